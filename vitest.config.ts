@@ -1,0 +1,31 @@
+import { defineConfig } from 'vitest/config';
+
+// Three separate runs (npm run test:unit | test:property | test:contract); npm test runs all of them.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['src/**/*.test.ts', 'simulator/**/*.test.ts', 'scripts/**/*.test.ts'],
+          testTimeout: 30_000,
+        },
+      },
+      {
+        test: {
+          name: 'property',
+          include: ['property-tests/**/*.test.ts'],
+          testTimeout: 300_000,
+        },
+      },
+      {
+        test: {
+          name: 'contract',
+          include: ['contract-tests/**/*.test.ts'],
+          testTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
