@@ -1,0 +1,345 @@
+// Submitting a transaction envelope: the validity checks stellar-core runs before accepting it (rejections are
+// `sendTransaction` ERRORs with a real TransactionResult: txTooEarly/txTooLate, txInsufficientFee, txNoAccount,
+// txBadSeq, txBadAuth, …), then its application in the next ledger: fee and sequence number first, then the
+// operations (classic ones, or one InvokeHostFunction run with enforced auth and footprint). A failed operation
+// leaves only the fee and sequence number behind (status FAILED).
+import { xdr } from '@stellar/stellar-sdk';
+import { applyClassicOp, minBalance, muxedToAccount, opSucceeded } from './classic.ts';
+import { accountKey, contractHash, sha256, verifyEd25519 } from './crypto.ts';
+import { diag, failureText, type Failure } from './diagnostics.ts';
+import { accountKeyId, fromScAddress, keyIdOfLedgerKey, type AccountEntry } from './entries.ts';
+import { Invocation, failureOf } from './invocation.ts';
+import { BASE_FEE } from './ledger.ts';
+import type { ContractEventRec, EntryChange, LedgerEvent, TxRecord } from './records.ts';
+import { declaredResources, resourceFee, type Core } from './simulate.ts';
+
+export type SubmitOutcome =
+  | { readonly status: 'PENDING'; readonly hash: string; readonly record: TxRecord }
+  | { readonly status: 'DUPLICATE'; readonly hash: string }
+  | { readonly status: 'ERROR'; readonly hash: string; readonly result: xdr.TransactionResult; readonly code: string };
+
+const hashes = new WeakMap<xdr.Transaction, { id: Buffer; hash: Buffer }>();
+
+/** The transaction hash: sha256(TransactionSignaturePayload{networkId, tx}); it is what every signature signs. */
+export function txHash(tx: xdr.Transaction, networkId: Buffer): Buffer {
+  const c = hashes.get(tx);
+  if (c && c.id.equals(networkId)) return c.hash;
+  const payload = new xdr.TransactionSignaturePayload({
+    networkId,
+    taggedTransaction: xdr.TransactionSignaturePayloadTaggedTransaction.envelopeTypeTx(tx),
+  });
+  const hash = sha256(payload.toXDR());
+  hashes.set(tx, { id: networkId, hash });
+  return hash;
+}
+
+const int64 = (n: bigint): xdr.Int64 => xdr.Int64.fromString(n.toString());
+export const txResult = (feeCharged: bigint, result: xdr.TransactionResultResult): xdr.TransactionResult =>
+  new xdr.TransactionResult({ feeCharged: int64(feeCharged), result, ext: new xdr.TransactionResultExt(0) });
+
+const SOROBAN_OPS = new Set([
+  xdr.OperationType.invokeHostFunction().value,
+  xdr.OperationType.extendFootprintTtl().value,
+  xdr.OperationType.restoreFootprint().value,
+]);
+
+function timeBounds(cond: xdr.Preconditions): { min: bigint; max: bigint } | undefined {
+  let tb: xdr.TimeBounds | null | undefined;
+  if (cond.switch() === xdr.PreconditionType.precondTime()) tb = cond.timeBounds();
+  else if (cond.switch() === xdr.PreconditionType.precondV2()) tb = cond.v2().timeBounds();
+  return tb ? { min: BigInt(tb.minTime().toString()), max: BigInt(tb.maxTime().toString()) } : undefined;
+}
+
+/** Accounts whose master key produced a valid signature; `extra` when some signature matches no needed signer. */
+function checkSignatures(sigs: xdr.DecoratedSignature[], hash: Buffer, needed: Set<string>): { signed: Set<string>; extra: boolean } {
+  const signed = new Set<string>();
+  let extra = false;
+  for (const s of sigs) {
+    let ok = false;
+    for (const g of needed) {
+      const pk = accountKey(g);
+      if (!pk.subarray(28).equals(s.hint())) continue;
+      if (verifyEd25519(pk, hash, s.signature())) {
+        signed.add(g);
+        ok = true;
+        break;
+      }
+    }
+    if (!ok) extra = true;
+  }
+  return { signed, extra };
+}
+
+/** An invocation already run in recording mode for exactly this transaction (the in-process fast path). */
+export interface Preexecuted {
+  readonly inv: Invocation;
+  readonly retval: xdr.ScVal;
+  /** The auth entries it recorded (the transaction must carry exactly these, signed). */
+  readonly auth: readonly xdr.SorobanAuthorizationEntry[];
+  /** Ledger version it ran against. */
+  readonly version: number;
+}
+
+/** The transaction's auth entries are the recorded ones (same credentials, nonces and invocation trees). */
+function sameAuth(recorded: readonly xdr.SorobanAuthorizationEntry[], given: readonly xdr.SorobanAuthorizationEntry[]): boolean {
+  if (recorded.length !== given.length) return false;
+  return recorded.every((r, i) => {
+    const g = given[i]!;
+    if (r === g) return true;
+    const rc = r.credentials();
+    const gc = g.credentials();
+    if (rc.switch() !== gc.switch()) return false;
+    if (rc.switch() === xdr.SorobanCredentialsType.sorobanCredentialsAddress()) {
+      const ra = rc.address();
+      const ga = gc.address();
+      if (fromScAddress(ra.address()) !== fromScAddress(ga.address()) || ra.nonce().toString() !== ga.nonce().toString()) return false;
+    }
+    return r.rootInvocation().toXDR().equals(g.rootInvocation().toXDR());
+  });
+}
+
+/** Every entry the invocation touched is in the declared footprint (writes in readWrite). */
+function footprintCovers(inv: Invocation, data: xdr.SorobanTransactionData): boolean {
+  const fp = footprintOf(data);
+  for (const k of inv.writes) if (!fp.readWrite.has(k)) return false;
+  for (const k of inv.reads) if (!fp.readWrite.has(k) && !fp.readOnly.has(k)) return false;
+  return true;
+}
+
+interface OpRun {
+  readonly inv: Invocation;
+  readonly ok: boolean;
+  readonly opResults: () => xdr.OperationResult[];
+  readonly returnValue?: xdr.ScVal;
+  readonly failure?: Failure;
+  readonly error?: string;
+}
+
+const trapped = (): xdr.OperationResult[] => [
+  xdr.OperationResult.opInner(xdr.OperationResultTr.invokeHostFunction(xdr.InvokeHostFunctionResult.invokeHostFunctionTrapped())),
+];
+
+function invokeSuccess(rv: xdr.ScVal, events: readonly ContractEventRec[]): () => xdr.OperationResult[] {
+  return () => [
+    xdr.OperationResult.opInner(
+      xdr.OperationResultTr.invokeHostFunction(
+        xdr.InvokeHostFunctionResult.invokeHostFunctionSuccess(
+          sha256(new xdr.InvokeHostFunctionSuccessPreImage({ returnValue: rv, events: events.map(contractEventXdr) }).toXDR()),
+        ),
+      ),
+    ),
+  ];
+}
+
+/** Runs the InvokeHostFunction operation with enforced auth and the declared footprint. */
+function runInvoke(core: Core, header: { seq: number; closeTime: number }, op: xdr.Operation, opSource: string, data: xdr.SorobanTransactionData): OpRun {
+  const body = op.body();
+  const hf = body.switch() === xdr.OperationType.invokeHostFunction() ? body.invokeHostFunctionOp().hostFunction() : undefined;
+  const inv = new Invocation({
+    ledger: core.ledger,
+    contracts: core.contracts,
+    seq: header.seq,
+    closeTime: header.closeTime,
+    mode: 'enforce',
+    source: opSource,
+    authEntries: hf ? body.invokeHostFunctionOp().auth() : [],
+    footprint: footprintOf(data),
+  });
+  if (!hf) return { inv, ok: false, opResults: () => [xdr.OperationResult.opNotSupported()] };
+  if (hf.switch() !== xdr.HostFunctionType.hostFunctionTypeInvokeContract()) {
+    return {
+      inv,
+      ok: false,
+      error: 'only InvokeContract host functions are supported by the simulator',
+      opResults: () => [xdr.OperationResult.opInner(xdr.OperationResultTr.invokeHostFunction(xdr.InvokeHostFunctionResult.invokeHostFunctionMalformed()))],
+    };
+  }
+  const call = hf.invokeContract();
+  try {
+    const rv = inv.invoke(fromScAddress(call.contractAddress()), call.functionName().toString(), call.args());
+    return { inv, ok: true, returnValue: rv, opResults: invokeSuccess(rv, inv.events) };
+  } catch (e) {
+    const failure = failureOf(e);
+    return { inv, ok: false, failure, error: failureText(failure, inv.log), opResults: trapped };
+  }
+}
+
+/**
+ * Applies a pre-executed invocation: the fee is charged first on the ledger, and the invocation's own view of the
+ * source account is charged the same fee (valid because the run never observed that balance, see
+ * Invocation.sourceBalanceObserved; when the fee would break the reserve it runs again for the real failure).
+ * Address credentials are checked and their nonces consumed as in enforcing mode.
+ */
+function reusePreexecuted(
+  pre: Preexecuted,
+  op: xdr.Operation,
+  data: xdr.SorobanTransactionData,
+  afterFee: AccountEntry,
+  fee: bigint,
+): OpRun | undefined {
+  const inv = pre.inv;
+  const source = afterFee.id;
+  if (inv.sourceBalanceObserved || inv.auth.mode !== 'record' || op.sourceAccount() || inv.source !== source) return undefined;
+  if (op.body().switch() !== xdr.OperationType.invokeHostFunction()) return undefined;
+  if (!sameAuth(pre.auth, op.body().invokeHostFunctionOp().auth()) || !footprintCovers(inv, data)) return undefined;
+  const key = accountKeyId(source);
+  const touched = inv.overlayEntry(key);
+  if (touched === null) return undefined;
+  if (touched) {
+    const a = touched as AccountEntry;
+    const patched: AccountEntry = { ...a, balance: a.balance - fee, seqNum: afterFee.seqNum };
+    if (patched.balance < minBalance(patched)) return undefined;
+    inv.patch(key, patched);
+  }
+  try {
+    inv.auth.consumeCredentials(op.body().invokeHostFunctionOp().auth());
+  } catch (e) {
+    const failure = failureOf(e);
+    inv.log.push(diag.error(undefined, failure, failure.detail));
+    return { inv, ok: false, failure, error: failureText(failure, inv.log), opResults: trapped };
+  }
+  return { inv, ok: true, returnValue: pre.retval, opResults: invokeSuccess(pre.retval, inv.events) };
+}
+
+export function submitEnvelope(core: Core, env: xdr.TransactionEnvelope, pre?: Preexecuted): SubmitOutcome {
+  const ledger = core.ledger;
+  const R = xdr.TransactionResultResult;
+  if (env.switch() !== xdr.EnvelopeType.envelopeTypeTx()) {
+    return { status: 'ERROR', hash: sha256(env.toXDR()).toString('hex'), result: txResult(0n, R.txNotSupported()), code: 'txNotSupported' };
+  }
+  const v1 = env.v1();
+  const tx = v1.tx();
+  const hashBuf = txHash(tx, ledger.networkId);
+  const hash = hashBuf.toString('hex');
+  if (ledger.txs.has(hash)) return { status: 'DUPLICATE', hash };
+  const fee = BigInt(tx.fee());
+  const ops = tx.operations();
+  const reject = (code: string, result: xdr.TransactionResultResult = (R as unknown as Record<string, () => xdr.TransactionResultResult>)[code]!()): SubmitOutcome => ({
+    status: 'ERROR',
+    hash,
+    result: txResult(BigInt(BASE_FEE) * BigInt(Math.max(ops.length, 1)), result),
+    code,
+  });
+
+  if (ops.length === 0) return reject('txMissingOperation');
+  const next = ledger.nextTxLedger();
+  const tb = timeBounds(tx.cond());
+  if (tb) {
+    if (BigInt(next.closeTime) < tb.min) return reject('txTooEarly');
+    if (tb.max !== 0n && BigInt(next.closeTime) > tb.max) return reject('txTooLate');
+  }
+  const ext = tx.ext();
+  const sorobanData = ext.switch() === 1 ? ext.sorobanData() : undefined;
+  const isSoroban = ops.some((op) => SOROBAN_OPS.has(op.body().switch().value));
+  if (isSoroban !== !!sorobanData || (isSoroban && ops.length !== 1)) return reject('txMalformed');
+  const declaredFee = sorobanData ? BigInt(sorobanData.resourceFee().toString()) : 0n;
+  const inclusionFee = BigInt(BASE_FEE) * BigInt(ops.length);
+  if (fee - declaredFee < inclusionFee) return reject('txInsufficientFee');
+  if (sorobanData && declaredFee < resourceFee(declaredResources(sorobanData))) return reject('txSorobanInvalid');
+
+  const source = muxedToAccount(tx.sourceAccount());
+  const acc = ledger.get(accountKeyId(source)) as AccountEntry | undefined;
+  if (!acc) return reject('txNoAccount');
+  if (BigInt(tx.seqNum().toString()) !== acc.seqNum + 1n) return reject('txBadSeq');
+
+  const opSources = ops.map((op) => (op.sourceAccount() ? muxedToAccount(op.sourceAccount()!) : source));
+  const { signed, extra } = checkSignatures(v1.signatures(), hashBuf, new Set(opSources.concat(source)));
+  if (!signed.has(source)) return reject('txBadAuth');
+  const badOps = opSources.map((s) => !signed.has(s) || !ledger.get(accountKeyId(s)));
+  if (badOps.some(Boolean)) {
+    return reject(
+      'txFailed',
+      R.txFailed(badOps.map((bad, i) => (bad ? (signed.has(opSources[i]!) ? xdr.OperationResult.opNoAccount() : xdr.OperationResult.opBadAuth()) : xdr.OperationResult.opInner(innerNoop(ops[i]!))))),
+    );
+  }
+  if (extra) return reject('txBadAuthExtra');
+  const feeCharged = declaredFee + inclusionFee;
+  if (acc.balance - minBalance(acc) < feeCharged) return reject('txInsufficientBalance');
+
+  // ---- apply -------------------------------------------------------------------------------------------------
+  const versionBefore = ledger.version;
+  const { header, order } = ledger.openTxLedger();
+  const afterFee: AccountEntry = { ...acc, balance: acc.balance - feeCharged, seqNum: acc.seqNum + 1n, lm: header.seq };
+  ledger.put(accountKeyId(source), afterFee);
+  ledger.feePool += feeCharged;
+
+  let run: OpRun;
+  if (isSoroban) {
+    const op = ops[0]!;
+    const reuse = pre && pre.version === versionBefore && pre.inv.seq === header.seq && pre.inv.closeTime === header.closeTime;
+    run = (reuse && reusePreexecuted(pre, op, sorobanData!, afterFee, feeCharged)) || runInvoke(core, header, op, opSources[0]!, sorobanData!);
+  } else {
+    const inv = new Invocation({ ledger, contracts: core.contracts, seq: header.seq, closeTime: header.closeTime, mode: 'genesis' });
+    const results = ops.map((op, i) => applyClassicOp(inv, op, opSources[i]!));
+    run = { inv, ok: results.every(opSucceeded), opResults: () => results };
+  }
+  const { inv, ok, opResults, returnValue, failure, error } = run;
+  const changes: EntryChange[] = ok ? inv.changes() : [];
+  if (ok) inv.commit();
+  const record: TxRecord = {
+    hash,
+    ledger: header.seq,
+    createdAt: header.closeTime,
+    applicationOrder: order,
+    status: ok ? 'SUCCESS' : 'FAILED',
+    envelope: env,
+    feeCharged,
+    opResults,
+    returnValue,
+    soroban: isSoroban,
+    events: ok ? inv.events : [],
+    diagnostics: ok ? [] : inv.log,
+    feeChange: { before: acc, after: afterFee },
+    opChanges: ok ? [changes] : [],
+    error,
+    failure,
+    cache: {},
+  };
+  const ledgerEvents: LedgerEvent[] = record.events.map((e, i) => ({
+    ...e,
+    ledger: header.seq,
+    closeTime: header.closeTime,
+    txIndex: order,
+    opIndex: 0,
+    eventIndex: i,
+    txHash: hash,
+  }));
+  ledger.record(record, ledgerEvents);
+  return { status: 'PENDING', hash, record };
+}
+
+function innerNoop(op: xdr.Operation): xdr.OperationResultTr {
+  // Placeholder result for the operations that were not at fault in a txFailed(opBadAuth…) rejection.
+  switch (op.body().switch()) {
+    case xdr.OperationType.payment():
+      return xdr.OperationResultTr.payment(xdr.PaymentResult.paymentSuccess());
+    case xdr.OperationType.changeTrust():
+      return xdr.OperationResultTr.changeTrust(xdr.ChangeTrustResult.changeTrustSuccess());
+    default:
+      return xdr.OperationResultTr.createAccount(xdr.CreateAccountResult.createAccountSuccess());
+  }
+}
+
+function footprintOf(d: xdr.SorobanTransactionData): { readOnly: Set<string>; readWrite: Set<string> } {
+  const fp = d.resources().footprint();
+  const ids = (keys: xdr.LedgerKey[]): Set<string> => {
+    const s = new Set<string>();
+    for (const k of keys) {
+      const id = keyIdOfLedgerKey(k);
+      if (id !== undefined) s.add(id);
+    }
+    return s;
+  };
+  return { readOnly: ids(fp.readOnly()), readWrite: ids(fp.readWrite()) };
+}
+
+export function contractEventXdr(e: { contractId: string; topics: readonly xdr.ScVal[]; data: xdr.ScVal }): xdr.ContractEvent {
+  return new xdr.ContractEvent({
+    ext: new xdr.ExtensionPoint(0),
+    contractId: contractHashOf(e.contractId),
+    type: xdr.ContractEventType.contract(),
+    body: new xdr.ContractEventBody(0, new xdr.ContractEventV0({ topics: [...e.topics], data: e.data })),
+  });
+}
+
+const contractHashOf = (c: string): xdr.ContractId => contractHash(c) as unknown as xdr.ContractId;

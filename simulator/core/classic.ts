@@ -1,0 +1,160 @@
+// The classic operations a wallet needs: createAccount, payment (native and credit assets), changeTrust.
+// Each works on an Invocation used as a write overlay, so a failing operation leaves nothing behind; results are
+// the real OperationResult codes (createAccountAlreadyExist, paymentNoTrust, changeTrustLowReserve, …).
+import { xdr } from '@stellar/stellar-sdk';
+import { accountIdOf } from './crypto.ts';
+import {
+  TRUSTLINE_AUTHORIZED,
+  accountKeyId,
+  trustlineKeyId,
+  type AccountEntry,
+  type TrustlineEntry,
+} from './entries.ts';
+import type { Invocation } from './invocation.ts';
+import { BASE_RESERVE } from './ledger.ts';
+
+const INT64_MAX = (1n << 63n) - 1n;
+const R = xdr.OperationResult;
+const Tr = xdr.OperationResultTr;
+
+export function muxedToAccount(m: xdr.MuxedAccount): string {
+  return m.switch() === xdr.CryptoKeyType.keyTypeMuxedEd25519() ? accountIdOf(m.med25519().ed25519()) : accountIdOf(m.ed25519());
+}
+
+export const minBalance = (a: AccountEntry): bigint => (2n + BigInt(a.numSubEntries)) * BASE_RESERVE;
+const i64 = (v: xdr.Int64): bigint => BigInt(v.toString());
+
+function creditAsset(a: xdr.Asset | xdr.ChangeTrustAsset): { code: string; issuer: string } | undefined {
+  const t = a.switch();
+  const arm =
+    t === xdr.AssetType.assetTypeCreditAlphanum4() ? a.alphaNum4() : t === xdr.AssetType.assetTypeCreditAlphanum12() ? a.alphaNum12() : undefined;
+  if (!arm) return undefined;
+  return { code: arm.assetCode().toString('ascii').replace(/\0+$/, ''), issuer: accountIdOf(arm.issuer().ed25519()) };
+}
+
+/** Applies one classic operation whose source is `source` (already checked to exist and to have signed). */
+export function applyClassicOp(inv: Invocation, op: xdr.Operation, source: string): xdr.OperationResult {
+  const body = op.body();
+  switch (body.switch()) {
+    case xdr.OperationType.createAccount():
+      return R.opInner(Tr.createAccount(createAccount(inv, source, body.createAccountOp())));
+    case xdr.OperationType.payment():
+      return R.opInner(Tr.payment(payment(inv, source, body.paymentOp())));
+    case xdr.OperationType.changeTrust():
+      return R.opInner(Tr.changeTrust(changeTrust(inv, source, body.changeTrustOp())));
+    default:
+      return R.opNotSupported();
+  }
+}
+
+const account = (inv: Invocation, g: string): AccountEntry | undefined => inv.get(accountKeyId(g)) as AccountEntry | undefined;
+
+function createAccount(inv: Invocation, source: string, op: xdr.CreateAccountOp): xdr.CreateAccountResult {
+  const C = xdr.CreateAccountResult;
+  const dest = accountIdOf(op.destination().ed25519());
+  const amount = i64(op.startingBalance());
+  if (amount <= 0n || dest === source) return C.createAccountMalformed();
+  if (account(inv, dest)) return C.createAccountAlreadyExist();
+  if (amount < 2n * BASE_RESERVE) return C.createAccountLowReserve();
+  const src = account(inv, source)!;
+  if (src.balance - amount < minBalance(src)) return C.createAccountUnderfunded();
+  inv.put(accountKeyId(source), { ...src, balance: src.balance - amount, lm: inv.seq });
+  inv.put(accountKeyId(dest), {
+    t: 'account',
+    id: dest,
+    balance: amount,
+    seqNum: BigInt(inv.seq) << 32n,
+    numSubEntries: 0,
+    lm: inv.seq,
+  });
+  return C.createAccountSuccess();
+}
+
+function payment(inv: Invocation, source: string, op: xdr.PaymentOp): xdr.PaymentResult {
+  const P = xdr.PaymentResult;
+  const dest = muxedToAccount(op.destination());
+  const amount = i64(op.amount());
+  if (amount <= 0n) return P.paymentMalformed();
+  const destAcc = account(inv, dest);
+  if (!destAcc) return P.paymentNoDestination();
+  const asset = creditAsset(op.asset());
+  if (!asset) {
+    const src = account(inv, source)!;
+    if (src.balance - amount < minBalance(src)) return P.paymentUnderfunded();
+    if (dest === source) return P.paymentSuccess();
+    if (destAcc.balance + amount > INT64_MAX) return P.paymentLineFull();
+    inv.put(accountKeyId(source), { ...src, balance: src.balance - amount, lm: inv.seq });
+    const d = account(inv, dest)!;
+    inv.put(accountKeyId(dest), { ...d, balance: d.balance + amount, lm: inv.seq });
+    return P.paymentSuccess();
+  }
+  if (!account(inv, asset.issuer)) return P.paymentNoIssuer();
+  let srcLine: TrustlineEntry | undefined;
+  if (source !== asset.issuer) {
+    srcLine = inv.get(trustlineKeyId(source, asset.code, asset.issuer)) as TrustlineEntry | undefined;
+    if (!srcLine) return P.paymentSrcNoTrust();
+    if ((srcLine.flags & TRUSTLINE_AUTHORIZED) === 0) return P.paymentSrcNotAuthorized();
+    if (srcLine.balance < amount) return P.paymentUnderfunded();
+  }
+  let destLine: TrustlineEntry | undefined;
+  if (dest !== asset.issuer) {
+    destLine = inv.get(trustlineKeyId(dest, asset.code, asset.issuer)) as TrustlineEntry | undefined;
+    if (!destLine) return P.paymentNoTrust();
+    if ((destLine.flags & TRUSTLINE_AUTHORIZED) === 0) return P.paymentNotAuthorized();
+    const after = destLine.balance + amount - (dest === source ? amount : 0n);
+    if (after > destLine.limit) return P.paymentLineFull();
+  }
+  if (srcLine) inv.put(trustlineKeyId(source, asset.code, asset.issuer), { ...srcLine, balance: srcLine.balance - amount, lm: inv.seq });
+  if (destLine) {
+    const d = inv.get(trustlineKeyId(dest, asset.code, asset.issuer)) as TrustlineEntry;
+    inv.put(trustlineKeyId(dest, asset.code, asset.issuer), { ...d, balance: d.balance + amount, lm: inv.seq });
+  }
+  return P.paymentSuccess();
+}
+
+function changeTrust(inv: Invocation, source: string, op: xdr.ChangeTrustOp): xdr.ChangeTrustResult {
+  const T = xdr.ChangeTrustResult;
+  const line = op.line();
+  if (line.switch() === xdr.AssetType.assetTypePoolShare()) return T.changeTrustTrustLineMissing();
+  const asset = creditAsset(line);
+  const limit = i64(op.limit());
+  if (!asset || limit < 0n) return T.changeTrustMalformed();
+  if (asset.issuer === source) return T.changeTrustMalformed();
+  const key = trustlineKeyId(source, asset.code, asset.issuer);
+  const existing = inv.get(key) as TrustlineEntry | undefined;
+  const src = account(inv, source)!;
+  if (existing) {
+    if (limit === 0n) {
+      if (existing.balance !== 0n) return T.changeTrustInvalidLimit();
+      inv.put(key, undefined);
+      inv.put(accountKeyId(source), { ...src, numSubEntries: src.numSubEntries - 1, lm: inv.seq });
+      return T.changeTrustSuccess();
+    }
+    if (limit < existing.balance) return T.changeTrustInvalidLimit();
+    inv.put(key, { ...existing, limit, lm: inv.seq });
+    return T.changeTrustSuccess();
+  }
+  if (limit === 0n) return T.changeTrustInvalidLimit();
+  if (!account(inv, asset.issuer)) return T.changeTrustNoIssuer();
+  const grown = { ...src, numSubEntries: src.numSubEntries + 1, lm: inv.seq };
+  if (src.balance < minBalance(grown)) return T.changeTrustLowReserve();
+  inv.put(accountKeyId(source), grown);
+  inv.put(key, {
+    t: 'trustline',
+    account: source,
+    code: asset.code,
+    issuer: asset.issuer,
+    balance: 0n,
+    limit,
+    flags: TRUSTLINE_AUTHORIZED,
+    lm: inv.seq,
+  });
+  return T.changeTrustSuccess();
+}
+
+/** True when an operation result is a success (its inner code is 0). */
+export function opSucceeded(r: xdr.OperationResult): boolean {
+  if (r.switch() !== xdr.OperationResultCode.opInner()) return false;
+  const inner = r.tr().value() as { switch(): { value: number } };
+  return inner.switch().value === 0;
+}

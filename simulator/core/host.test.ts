@@ -1,0 +1,109 @@
+// The host: storage, events, cross-contract calls, implicit invoker auth, deployment, rollback, error texts.
+import { Keypair, xdr } from '@stellar/stellar-sdk';
+import { describe, expect, it } from 'vitest';
+import { addressFromScVal, addressToScVal } from '../host.ts';
+import { scValKey } from './entries.ts';
+import { COUNTER_HASH, clock, funded, testNetwork } from './testing.ts';
+
+const u32 = (n: number) => xdr.ScVal.scvU32(n);
+const salt = (b: number) => Buffer.alloc(32, b);
+
+function setup() {
+  const c = clock();
+  const net = testNetwork({ now: c.now });
+  const owner = funded(net);
+  const a = net.deploy(COUNTER_HASH, salt(1), [addressToScVal(owner.publicKey())]);
+  const b = net.deploy(COUNTER_HASH, salt(2), [addressToScVal(owner.publicKey())]);
+  return { c, net, owner, a, b };
+}
+
+describe('host', () => {
+  it('stores, emits and returns through a signed transaction', () => {
+    const { net, owner, a } = setup();
+    const r1 = net.invoke({ source: owner, contractId: a, fn: 'incr', args: [u32(2)] });
+    const r2 = net.invoke({ source: owner, contractId: a, fn: 'incr', args: [u32(3)] });
+    expect(r1.status).toBe('SUCCESS');
+    expect(r2.status === 'SUCCESS' && r2.returnValue.u32()).toBe(5);
+    expect(r2.status === 'SUCCESS' && r2.events.map((e) => e.topics[0]!.sym().toString())).toEqual(['incr']);
+    const read = net.read(a, 'get', []);
+    expect(read.status === 'SUCCESS' && read.returnValue.u32()).toBe(5);
+  });
+
+  it('fails with Error(Contract, #N) and rolls every write back', () => {
+    const { net, owner, a } = setup();
+    const r = net.invoke({ source: owner, contractId: a, fn: 'fail', args: [u32(25)] });
+    expect(r).toMatchObject({ status: 'FAILED', stage: 'simulate', contractError: 25 });
+    expect(r.status === 'FAILED' && r.error).toMatch(/^HostError: Error\(Contract, #25\)\n\nEvent log \(newest first\):\n {3}0: \[Diagnostic Event\] contract:C/);
+    const read = net.read(a, 'get', []);
+    expect(read.status === 'SUCCESS' && read.returnValue.u32()).toBe(0);
+  });
+
+  it('rolls back a failed sub-call the caller catches, keeping the rest', () => {
+    const { net, owner, a, b } = setup();
+    expect(net.invoke({ source: owner, contractId: b, fn: 'incr', args: [u32(4)] }).status).toBe('SUCCESS');
+    const r = net.invoke({ source: owner, contractId: a, fn: 'try_fail', args: [addressToScVal(b)] });
+    expect(r.status === 'SUCCESS' && r.returnValue.u32()).toBe(4);
+  });
+
+  it('authorizes the calling contract implicitly, and no one else', () => {
+    const { net, owner, a, b } = setup();
+    expect(net.invoke({ source: owner, contractId: a, fn: 'poke', args: [addressToScVal(b)] }).status).toBe('SUCCESS');
+    const stranger = Keypair.random().publicKey();
+    const r = net.read(b, 'guarded', [addressToScVal(stranger)]);
+    expect(r.status).toBe('SUCCESS'); // a read records auth instead of enforcing it
+    // a contract's auth outside its own calls needs its __check_auth: nobody can sign for it here
+    const sim = net.invoke({ source: owner, contractId: b, fn: 'guarded', args: [addressToScVal(a)] });
+    expect(sim).toMatchObject({ status: 'FAILED', stage: 'sign' });
+  });
+
+  it('deploys at the derived address and refuses a used salt', () => {
+    const { net, owner, a } = setup();
+    const r = net.invoke({ source: owner, contractId: a, fn: 'spawn', args: [xdr.ScVal.scvBytes(salt(9))] });
+    expect(r.status).toBe('SUCCESS');
+    const child = r.status === 'SUCCESS' ? addressFromScVal(r.returnValue) : '';
+    expect(child).toMatch(/^C/);
+    expect(net.read(child, 'get', []).status).toBe('SUCCESS');
+    const again = net.invoke({ source: owner, contractId: a, fn: 'spawn', args: [xdr.ScVal.scvBytes(salt(9))] });
+    expect(again.status === 'FAILED' && again.error).toMatch(/Error\(Storage, ExistingValue\)[\s\S]*contract already exists/);
+  });
+
+  it('reports a missing contract and an unknown function as host errors', () => {
+    const { net, a } = setup();
+    const missing = net.read('CAAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQC526', 'get', []);
+    expect(missing.status === 'FAILED' && missing.error).toMatch(/Error\(Storage, MissingValue\)/);
+    expect(net.read(a, 'nope', []).status).toBe('FAILED');
+  });
+
+  it('expires temporary entries with their TTL', async () => {
+    const { c, net, owner, a } = setup();
+    expect(net.invoke({ source: owner, contractId: a, fn: 'temp', args: [u32(1)] }).status).toBe('SUCCESS');
+    const key = xdr.LedgerKey.contractData(
+      new xdr.LedgerKeyContractData({ contract: addressToScVal(a).address(), key: xdr.ScVal.scvSymbol('Count'), durability: xdr.ContractDataDurability.temporary() }),
+    );
+    const live = (await net.rpc('getLedgerEntries', { keys: [key.toXDR('base64')] })) as { entries: { liveUntilLedgerSeq: number }[] };
+    expect(live.entries).toHaveLength(1);
+    c.advance(17_281 * 5_000);
+    expect(net.ledger.tick().seq).toBeGreaterThan(live.entries[0]!.liveUntilLedgerSeq);
+    const before = net.ledger.entries.size;
+    const got = (await net.rpc('getLedgerEntries', { keys: [key.toXDR('base64')] })) as { entries: unknown[] };
+    expect(got.entries).toEqual([]); // expired: no longer served
+    expect(net.ledger.entries.size).toBe(before);
+  });
+
+  it('keys storage by an injective ScVal fingerprint, equal for built and parsed values', () => {
+    const kp = Keypair.random();
+    const S = xdr.ScVal;
+    const values = [
+      S.scvSymbol('Vc'), S.scvString('Vc'), S.scvBytes(Buffer.from('Vc')), S.scvVec([S.scvSymbol('Vc')]),
+      S.scvVec([S.scvSymbol('V'), S.scvSymbol('c')]), S.scvVec([S.scvSymbol('Vc'), S.scvString('1')]),
+      S.scvVec([S.scvSymbol('Vc'), S.scvString('1;')]), S.scvVec([S.scvSymbol('Vc'), S.scvU32(1)]), S.scvU32(1), S.scvI32(1),
+      S.scvString('é'), S.scvString(''), S.scvVec([]), S.scvVoid(), S.scvBool(true), S.scvBool(false),
+      addressToScVal(kp.publicKey()), addressToScVal('CAAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQC526'),
+      S.scvMap([new xdr.ScMapEntry({ key: S.scvSymbol('a'), val: S.scvU32(1) })]),
+      S.scvVec([S.scvSymbol('Rank'), S.scvU32(12)]), S.scvVec([S.scvSymbol('Rank'), S.scvU32(1), S.scvU32(2)]),
+    ];
+    const keys = values.map(scValKey);
+    expect(new Set(keys).size).toBe(values.length);
+    values.forEach((v, i) => expect(scValKey(xdr.ScVal.fromXDR(v.toXDR()))).toBe(keys[i]));
+  });
+});

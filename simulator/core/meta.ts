@@ -1,0 +1,64 @@
+// XDR of applied transactions, built lazily (only when a client asks for them): TransactionResult and
+// TransactionMeta v4 with entry changes, contract events and `sorobanMeta` (holding the return value) always set.
+import { xdr } from '@stellar/stellar-sdk';
+import { contractEventXdr, txResult } from './apply.ts';
+import { contractHash } from './crypto.ts';
+import { diagnosticXdr } from './diagnostics.ts';
+import { entryXdr, ledgerKeyOfEntry, type Entry } from './entries.ts';
+import type { EntryChange, TxRecord } from './records.ts';
+
+export function resultOf(rec: TxRecord): xdr.TransactionResult {
+  const ops = rec.opResults();
+  const R = xdr.TransactionResultResult;
+  return txResult(rec.feeCharged, rec.status === 'SUCCESS' ? R.txSuccess(ops) : R.txFailed(ops));
+}
+
+function changeXdr(c: EntryChange): xdr.LedgerEntryChange[] {
+  const C = xdr.LedgerEntryChange;
+  if (!c.before) return c.after ? [C.ledgerEntryCreated(entryXdr(c.after))] : [];
+  const state = C.ledgerEntryState(entryXdr(c.before));
+  return c.after ? [state, C.ledgerEntryUpdated(entryXdr(c.after))] : [state, C.ledgerEntryRemoved(ledgerKeyOfEntry(c.before))];
+}
+
+const accountChange = (before: Entry, after: Entry): xdr.LedgerEntryChange[] => [
+  xdr.LedgerEntryChange.ledgerEntryState(entryXdr(before)),
+  xdr.LedgerEntryChange.ledgerEntryUpdated(entryXdr(after)),
+];
+
+export function metaOf(rec: TxRecord): xdr.TransactionMeta {
+  const opCount = rec.envelope.v1().tx().operations().length;
+  const operations =
+    rec.status === 'SUCCESS'
+      ? Array.from({ length: opCount }, (_, i) =>
+          new xdr.OperationMetaV2({
+            ext: new xdr.ExtensionPoint(0),
+            changes: i === 0 ? (rec.opChanges[0] ?? []).flatMap(changeXdr) : [],
+            events: i === 0 ? rec.events.map(contractEventXdr) : [],
+          }),
+        )
+      : [];
+  return new xdr.TransactionMeta(
+    4,
+    new xdr.TransactionMetaV4({
+      ext: new xdr.ExtensionPoint(0),
+      txChangesBefore: accountChange(rec.feeChange.before, rec.feeChange.after),
+      operations,
+      txChangesAfter: [],
+      sorobanMeta: new xdr.SorobanTransactionMetaV2({
+        ext: new xdr.SorobanTransactionMetaExt(0),
+        returnValue: rec.returnValue ?? null,
+      }),
+      events: [],
+      diagnosticEvents: rec.diagnostics.map((d) => diagnosticXdr(d, contractHash)),
+    }),
+  );
+}
+
+/** The XDR fields of getTransaction for a record (memoized on the record). */
+export function txXdrFields(rec: TxRecord): { envelopeXdr: string; resultXdr: string; resultMetaXdr: string } {
+  const c = rec.cache;
+  c.envelope ??= rec.envelope.toXDR('base64');
+  c.result ??= resultOf(rec).toXDR('base64');
+  c.meta ??= metaOf(rec).toXDR('base64');
+  return { envelopeXdr: c.envelope, resultXdr: c.result, resultMetaXdr: c.meta };
+}

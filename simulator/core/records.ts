@@ -1,0 +1,64 @@
+// Records the ledger keeps about what happened: contract events, diagnostic events, entry changes, transactions.
+import type { xdr } from '@stellar/stellar-sdk';
+import type { Failure } from './diagnostics.ts';
+import type { AccountEntry, Entry } from './entries.ts';
+
+/** A contract event as emitted (`#[contractevent]`: topics + data). */
+export interface ContractEventRec {
+  readonly contractId: string;
+  readonly topics: readonly xdr.ScVal[];
+  readonly data: xdr.ScVal;
+}
+
+/** A contract event placed in the ledger (what getEvents serves). */
+export interface LedgerEvent extends ContractEventRec {
+  readonly ledger: number;
+  readonly closeTime: number;
+  readonly txIndex: number; // applicationOrder, 1-based
+  readonly opIndex: number;
+  readonly eventIndex: number;
+  readonly txHash: string;
+}
+
+/** A diagnostic event (fn_call, fn_return, error, log). */
+export interface DiagnosticRec {
+  readonly contractId?: string;
+  readonly topics: readonly xdr.ScVal[];
+  readonly data: xdr.ScVal;
+  readonly inSuccessfulContractCall: boolean;
+  /** Emitted by a frame that later failed ("Failed Diagnostic Event (not emitted)"). */
+  readonly failed?: boolean;
+}
+
+/** One entry's change: absent `before` = created, absent `after` = removed. */
+export interface EntryChange {
+  readonly key: string;
+  readonly before?: Entry;
+  readonly after?: Entry;
+}
+
+export type TxStatus = 'SUCCESS' | 'FAILED';
+
+/** An applied transaction (successful or failed; rejected ones are never recorded). */
+export interface TxRecord {
+  readonly hash: string;
+  readonly ledger: number;
+  readonly createdAt: number;
+  readonly applicationOrder: number;
+  readonly status: TxStatus;
+  readonly envelope: xdr.TransactionEnvelope;
+  readonly feeCharged: bigint;
+  /** Operation results (for TransactionResult), built when first needed. */
+  readonly opResults: () => xdr.OperationResult[];
+  readonly returnValue?: xdr.ScVal;
+  readonly soroban: boolean;
+  readonly events: readonly ContractEventRec[];
+  readonly diagnostics: readonly DiagnosticRec[];
+  readonly feeChange: { readonly before: AccountEntry; readonly after: AccountEntry };
+  readonly opChanges: readonly (readonly EntryChange[])[];
+  /** Failure text (host error + event log) of a failed transaction. */
+  readonly error?: string;
+  readonly failure?: Failure;
+  /** Memoized XDR (base64), filled lazily by the RPC layer. */
+  readonly cache: { envelope?: string; result?: string; meta?: string };
+}

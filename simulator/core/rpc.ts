@@ -1,0 +1,258 @@
+// The Soroban JSON-RPC methods of one network, with the result shapes of stellar-rpc (close times as strings,
+// XDR as base64), plus the developer cheats under `sim_`. Errors are RpcError (code + message).
+import { xdr } from '@stellar/stellar-sdk';
+import { contractEventXdr, submitEnvelope, type Preexecuted } from './apply.ts';
+import type { AuthMode } from './auth.ts';
+import { muxedToAccount } from './classic.ts';
+import { contractHash } from './crypto.ts';
+import { diagnosticXdr } from './diagnostics.ts';
+import { entryXdr, fromScAddress, keyIdOfLedgerKey, liveUntilOf, type Entry } from './entries.ts';
+import { getEvents, type GetEventsParams } from './events.ts';
+import { PROTOCOL_VERSION } from './ledger.ts';
+import { txXdrFields } from './meta.ts';
+import type { SimNetwork } from './network.ts';
+import type { DiagnosticRec } from './records.ts';
+import { INVALID_PARAMS, METHOD_NOT_FOUND, RpcError } from './rpc-error.ts';
+import { simulateInvoke } from './simulate.ts';
+
+type Params = Record<string, unknown>;
+type Method = (p: Params) => unknown;
+
+const RETENTION_WINDOW = 17_280;
+const SIM_CACHE_SIZE = 32;
+
+/** Key of an invocation for the simulation cache: its source and host function. */
+function invocationKey(tx: xdr.Transaction): string | undefined {
+  const ops = tx.operations();
+  if (ops.length !== 1 || ops[0]!.sourceAccount() || ops[0]!.body().switch() !== xdr.OperationType.invokeHostFunction()) return undefined;
+  return `${muxedToAccount(tx.sourceAccount())}|${ops[0]!.body().invokeHostFunctionOp().hostFunction().toXDR('base64')}`;
+}
+
+function obj(params: unknown): Params {
+  if (params === undefined || params === null) return {};
+  if (typeof params !== 'object' || Array.isArray(params)) throw new RpcError(INVALID_PARAMS, 'params must be an object');
+  return params as Params;
+}
+
+function str(p: Params, name: string): string {
+  const v = p[name];
+  if (typeof v !== 'string' || v === '') throw new RpcError(INVALID_PARAMS, `missing or invalid parameter: ${name}`);
+  return v;
+}
+
+function envelopeOf(b64: string): xdr.TransactionEnvelope {
+  try {
+    return xdr.TransactionEnvelope.fromXDR(b64, 'base64');
+  } catch {
+    throw new RpcError(INVALID_PARAMS, 'invalid_xdr');
+  }
+}
+
+const diagB64 = (log: readonly DiagnosticRec[]): string[] => log.map((d) => diagnosticXdr(d, contractHash).toXDR('base64'));
+
+export function createRpcHandler(net: SimNetwork): (method: string, params?: unknown) => Promise<unknown> {
+  const ledger = net.ledger;
+  // Recent recording-mode simulations: a transaction submitted for exactly that invocation, with exactly the
+  // recorded auth entries and a covering footprint, on an unchanged ledger, is applied without running again.
+  const simCache = new Map<string, Preexecuted>();
+  const latest = () => {
+    const l = ledger.tick();
+    return { latestLedger: l.seq, latestLedgerCloseTime: String(l.closeTime) };
+  };
+
+  const methods: Record<string, Method> = {
+    getHealth: () => ({
+      status: 'healthy',
+      latestLedger: ledger.tick().seq,
+      oldestLedger: ledger.oldestLedger,
+      ledgerRetentionWindow: RETENTION_WINDOW,
+    }),
+    getNetwork: () => ({
+      ...(net.info.friendbotUrl ? { friendbotUrl: net.info.friendbotUrl } : {}),
+      passphrase: net.info.passphrase,
+      protocolVersion: PROTOCOL_VERSION,
+    }),
+    getVersionInfo: () => ({
+      version: 'credential-vault-simulator 0.1.0',
+      commitHash: '',
+      buildTimestamp: '',
+      captiveCoreVersion: 'simulated',
+      protocolVersion: PROTOCOL_VERSION,
+    }),
+    getFeeStats: () => {
+      const d = { max: '100', min: '100', mode: '100', p10: '100', p20: '100', p30: '100', p40: '100', p50: '100', p60: '100', p70: '100', p80: '100', p90: '100', p95: '100', p99: '100', transactionCount: '0', ledgerCount: 1 };
+      return { sorobanInclusionFee: d, inclusionFee: d, latestLedger: ledger.tick().seq };
+    },
+    getLatestLedger: () => {
+      const l = ledger.tick();
+      return { id: l.hash.toString('hex'), sequence: l.seq, protocolVersion: PROTOCOL_VERSION, closeTime: String(l.closeTime), ...ledger.latestXdr() };
+    },
+    getLedgerEntries: (p) => {
+      const keys = p.keys;
+      if (!Array.isArray(keys) || keys.length === 0) throw new RpcError(INVALID_PARAMS, 'keys must be a non-empty array');
+      if (keys.length > 200) throw new RpcError(INVALID_PARAMS, 'key count (201) exceeds maximum supported (200)');
+      const seq = ledger.tick().seq;
+      const entries: object[] = [];
+      for (const k of keys) {
+        let key: xdr.LedgerKey;
+        try {
+          key = xdr.LedgerKey.fromXDR(String(k), 'base64');
+        } catch {
+          throw new RpcError(INVALID_PARAMS, `cannot unmarshal key value ${String(k)}`);
+        }
+        const id = keyIdOfLedgerKey(key);
+        const e: Entry | undefined = id === undefined ? undefined : ledger.get(id);
+        if (!e || (e.t === 'data' && e.durability === 'temporary' && e.liveUntil < seq)) continue;
+        const live = liveUntilOf(e);
+        entries.push({
+          key: String(k),
+          xdr: entryXdr(e).data().toXDR('base64'),
+          lastModifiedLedgerSeq: e.lm,
+          ...(live !== undefined ? { liveUntilLedgerSeq: live } : {}),
+        });
+      }
+      return { entries, latestLedger: seq };
+    },
+    simulateTransaction: (p) => {
+      const env = envelopeOf(str(p, 'transaction'));
+      const authMode = p.authMode as AuthMode | undefined;
+      if (authMode !== undefined && !['enforce', 'record', 'record_allow_nonroot'].includes(authMode)) {
+        throw new RpcError(INVALID_PARAMS, `invalid authMode: ${String(authMode)}`);
+      }
+      const base = { latestLedger: ledger.tick().seq };
+      if (env.switch() !== xdr.EnvelopeType.envelopeTypeTx()) return { ...base, error: 'only v1 transaction envelopes can be simulated', events: [] };
+      const tx = env.v1().tx();
+      const ops = tx.operations();
+      if (ops.length !== 1 || ops[0]!.body().switch() !== xdr.OperationType.invokeHostFunction()) {
+        return { ...base, error: 'Transaction contains unsupported operation type (the simulator simulates one InvokeHostFunction)', events: [] };
+      }
+      const op = ops[0]!.body().invokeHostFunctionOp();
+      const hf = op.hostFunction();
+      if (hf.switch() !== xdr.HostFunctionType.hostFunctionTypeInvokeContract()) {
+        return { ...base, error: 'only InvokeContract host functions are supported by the simulator', events: [] };
+      }
+      const call = hf.invokeContract();
+      const source = ops[0]!.sourceAccount() ? muxedToAccount(ops[0]!.sourceAccount()!) : muxedToAccount(tx.sourceAccount());
+      const sim = simulateInvoke(net, {
+        source,
+        contractId: fromScAddress(call.contractAddress()),
+        fn: call.functionName().toString(),
+        args: call.args(),
+        authMode,
+        authEntries: op.auth(),
+      });
+      if (!sim.ok) return { error: sim.error, events: diagB64(sim.log), latestLedger: sim.latestLedger };
+      if (sim.inv.auth.mode === 'record' && !ops[0]!.sourceAccount()) {
+        const key = invocationKey(tx);
+        if (key) {
+          if (simCache.size >= SIM_CACHE_SIZE) simCache.delete(simCache.keys().next().value!);
+          simCache.set(key, { inv: sim.inv, retval: sim.retval, auth: sim.auth, version: sim.version });
+        }
+      }
+      // contract events only (the fn_call / fn_return trace would re-encode every argument)
+      const events = sim.events.map((e) => new xdr.DiagnosticEvent({ inSuccessfulContractCall: true, event: contractEventXdr(e) }).toXDR('base64'));
+      return {
+        transactionData: sim.transactionData.toXDR('base64'),
+        minResourceFee: sim.minResourceFee.toString(),
+        events,
+        results: [{ auth: sim.auth.map((a) => a.toXDR('base64')), xdr: sim.retval.toXDR('base64') }],
+        latestLedger: sim.latestLedger,
+      };
+    },
+    sendTransaction: (p) => {
+      const b64 = str(p, 'transaction');
+      const env = envelopeOf(b64);
+      let pre: Preexecuted | undefined;
+      if (simCache.size > 0 && env.switch() === xdr.EnvelopeType.envelopeTypeTx()) {
+        const key = invocationKey(env.v1().tx());
+        pre = key === undefined ? undefined : simCache.get(key);
+        if (key !== undefined) simCache.delete(key);
+        if (pre && pre.version !== ledger.version) pre = undefined;
+      }
+      const out = submitEnvelope(net, env, pre);
+      if (out.status === 'PENDING') out.record.cache.envelope ??= b64;
+      const l = latest();
+      if (out.status === 'ERROR') return { status: 'ERROR', hash: out.hash, errorResultXdr: out.result.toXDR('base64'), ...l };
+      return { status: out.status, hash: out.hash, ...l };
+    },
+    getTransaction: (p) => {
+      const hash = str(p, 'hash');
+      if (!/^[0-9a-fA-F]{64}$/.test(hash)) throw new RpcError(INVALID_PARAMS, 'unexpected hash length');
+      const l = ledger.tick();
+      const base = {
+        latestLedger: l.seq,
+        latestLedgerCloseTime: String(l.closeTime),
+        oldestLedger: ledger.oldestLedger,
+        oldestLedgerCloseTime: String(ledger.oldestCloseTime),
+      };
+      const rec = ledger.txs.get(hash.toLowerCase());
+      if (!rec) return { status: 'NOT_FOUND', txHash: hash, ...base };
+      const opCount = rec.envelope.v1().tx().operations().length;
+      return {
+        status: rec.status,
+        txHash: rec.hash,
+        ...base,
+        applicationOrder: rec.applicationOrder,
+        feeBump: false,
+        ...txXdrFields(rec),
+        ...(rec.diagnostics.length ? { diagnosticEventsXdr: diagB64(rec.diagnostics) } : {}),
+        events: {
+          transactionEventsXdr: [],
+          contractEventsXdr: Array.from({ length: opCount }, (_, i) => (i === 0 ? rec.events.map((e) => contractEventXdr(e).toXDR('base64')) : [])),
+        },
+        ledger: rec.ledger,
+        createdAt: String(rec.createdAt),
+      };
+    },
+    getEvents: (p) => getEvents(ledger, p as GetEventsParams),
+
+    // ---- cheats ---------------------------------------------------------------------------------------------
+    sim_fund: (p) => {
+      const address = str(p, 'address');
+      const asset = (p.asset ?? 'native') as string;
+      if (asset !== 'native' && asset !== 'USDC') throw new RpcError(INVALID_PARAMS, "asset must be 'native' or 'USDC'");
+      let amount: bigint | undefined;
+      if (p.amount !== undefined) {
+        try {
+          amount = BigInt(p.amount as string | number);
+        } catch {
+          throw new RpcError(INVALID_PARAMS, 'amount must be an integer number of stroops');
+        }
+      }
+      try {
+        const balance = net.fund(address, amount, asset);
+        return { address, asset, balance: balance.toString() };
+      } catch (e) {
+        throw new RpcError(INVALID_PARAMS, (e as Error).message);
+      }
+    },
+    sim_setTime: (p) => {
+      const t = p.unixSeconds;
+      if (typeof t !== 'number' || !Number.isInteger(t) || t < 0) throw new RpcError(INVALID_PARAMS, 'unixSeconds must be a non-negative integer');
+      try {
+        return net.setTime(t);
+      } catch (e) {
+        throw new RpcError(INVALID_PARAMS, (e as Error).message);
+      }
+    },
+    sim_closeLedger: () => net.closeLedger(),
+    sim_snapshot: () => net.snapshot(),
+    sim_revert: (p) => {
+      const id = String(p.id ?? '');
+      if (!net.revert(id)) throw new RpcError(INVALID_PARAMS, `unknown snapshot id ${JSON.stringify(id)}`);
+      return true;
+    },
+    sim_info: () => ({
+      ...net.info,
+      friendbot: net.genesis.friendbot.publicKey(),
+      ...(net.genesis.stablecoin ? { stablecoinIssuerSecret: net.genesis.issuer.secret(), stablecoinTokenId: net.genesis.stablecoin.tokenId } : {}),
+      latestLedger: ledger.tick().seq,
+    }),
+  };
+
+  return async (method, params) => {
+    const fn = Object.hasOwn(methods, method) ? methods[method] : undefined;
+    if (!fn) throw new RpcError(METHOD_NOT_FOUND, 'method not found');
+    return fn(obj(params));
+  };
+}

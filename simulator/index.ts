@@ -1,0 +1,144 @@
+// The chain simulator's public API: both networks in-process (`createSimulator`), or served over HTTP as Soroban
+// JSON-RPC endpoints with friendbots (`startSimulator`). One contract code behind both.
+import fs from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { FACTORY_WASM_HASH, REGISTRY_WASM_HASH, VAULT_WASM_HASH, contractImpls } from './contracts/index.ts';
+import type { Profile } from './core/bootstrap.ts';
+import type { ContractRegistry } from './core/invocation.ts';
+import { txXdrFields } from './core/meta.ts';
+import { SimNetwork, type NetworkInfo, type NetworkName } from './core/network.ts';
+import { stellarAssetContract } from './core/sac.ts';
+import { createHttpServer } from './core/server.ts';
+import { STATE_FORMAT, loadNetwork, saveNetwork, type SavedState } from './core/state.ts';
+
+export type { NetworkInfo, NetworkName, InvokeOptions, InvokeResult, ReadResult } from './core/network.ts';
+export { SimNetwork, FriendbotError } from './core/network.ts';
+export type { SavedState } from './core/state.ts';
+
+export const NETWORK_NAMES: readonly NetworkName[] = ['testnet', 'mainnet'];
+
+export const PROFILES: Record<NetworkName, Profile> = {
+  testnet: { passphrase: 'Credential Vault Simulator Testnet ; 2026', feeAsset: 'native', feeAmount: 50_000_000n },
+  mainnet: { passphrase: 'Credential Vault Simulator Mainnet ; 2026', feeAsset: { code: 'USDC' }, feeAmount: 10_000_000n },
+};
+
+export interface SimulatorOptions {
+  /** Wall clock in ms (default Date.now); ledgers close on it. */
+  now?: () => number;
+  /** Restore this state instead of a fresh genesis. */
+  state?: SavedState;
+  /** Transactions kept per network for getTransaction (default 10,000). */
+  historyLimit?: number;
+}
+
+export interface Simulator {
+  network(name: NetworkName): SimNetwork;
+  readonly networks: Readonly<Record<NetworkName, SimNetwork>>;
+  /** The whole state (what `--state-file` writes). */
+  saveState(): SavedState;
+}
+
+const registry: ContractRegistry = { wasm: contractImpls, sac: stellarAssetContract };
+
+export function createSimulator(opts: SimulatorOptions = {}): Simulator {
+  const now = opts.now ?? Date.now;
+  if (opts.state && opts.state.format !== STATE_FORMAT) throw new Error('not a credential-vault simulator state file');
+  const make = (name: NetworkName): SimNetwork => {
+    const net = new SimNetwork({ name, profile: PROFILES[name], contracts: registry, vaultWasmHash: VAULT_WASM_HASH, now, historyLimit: opts.historyLimit });
+    const saved = opts.state?.networks[name];
+    if (saved) loadNetwork(net, saved);
+    else net.bootstrap({ factory: FACTORY_WASM_HASH, vault: VAULT_WASM_HASH, registry: REGISTRY_WASM_HASH });
+    return net;
+  };
+  const networks = { testnet: make('testnet'), mainnet: make('mainnet') };
+  return {
+    networks,
+    network(name) {
+      const n = networks[name];
+      if (!n) throw new RangeError(`unknown network ${String(name)} (testnet | mainnet)`);
+      return n;
+    },
+    saveState() {
+      return {
+        format: STATE_FORMAT,
+        version: 1,
+        savedAt: new Date(now()).toISOString(),
+        networks: { testnet: saveNetwork(networks.testnet, txXdrFields), mainnet: saveNetwork(networks.mainnet, txXdrFields) },
+      };
+    },
+  };
+}
+
+export interface StartSimulatorOptions {
+  /** Default 8000; 0 picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Loaded at start when present, written at close. */
+  stateFile?: string;
+  now?: () => number;
+}
+
+export interface RunningSimulator {
+  /** Base URL, e.g. http://127.0.0.1:8000 (rpc at `${url}/testnet/rpc`). */
+  url: string;
+  sim: Simulator;
+  networks: Record<NetworkName, NetworkInfo>;
+  /** Writes the state file (if any) now. */
+  save(): Promise<void>;
+  /** Stops serving and writes the state file (if any). */
+  close(): Promise<void>;
+}
+
+async function readState(file: string): Promise<SavedState | undefined> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+  return JSON.parse(text) as SavedState;
+}
+
+export async function writeStateFile(sim: Simulator, file: string): Promise<void> {
+  const tmp = `${file}.tmp-${process.pid}`;
+  await fs.writeFile(tmp, JSON.stringify(sim.saveState()));
+  await fs.rename(tmp, file);
+}
+
+export async function startSimulator(opts: StartSimulatorOptions = {}): Promise<RunningSimulator> {
+  const state = opts.stateFile ? await readState(opts.stateFile) : undefined;
+  const sim = createSimulator({ now: opts.now, state });
+  const server = createHttpServer(sim.networks);
+  const host = opts.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 8000, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  for (const name of NETWORK_NAMES) sim.network(name).setUrls(`${url}/${name}/rpc`, `${url}/${name}/friendbot`);
+  let closed = false;
+  const save = async (): Promise<void> => {
+    if (opts.stateFile) await writeStateFile(sim, opts.stateFile);
+  };
+  return {
+    url,
+    sim,
+    networks: { testnet: sim.network('testnet').info, mainnet: sim.network('mainnet').info },
+    save,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await save();
+    },
+  };
+}

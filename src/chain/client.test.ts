@@ -1,0 +1,465 @@
+// The client against a hand-made JSON-RPC stub: every failure path that a healthy simulator rarely produces.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  Account, Contract, Keypair, Networks, SorobanDataBuilder, StrKey, TransactionBuilder, xdr,
+} from '@stellar/stellar-sdk';
+import { createChainClient, readEvents } from './client.ts';
+import { ChainError } from './errors.ts';
+import { address, str, sym, u32, unit, vec } from './codec.ts';
+import type { ChainClient, ChainClientOptions } from './types.ts';
+
+const PASS = Networks.TESTNET;
+const kp = Keypair.fromRawEd25519Seed(Buffer.alloc(32, 1));
+const vaultId = StrKey.encodeContract(Buffer.alloc(32, 7));
+const registryId = StrKey.encodeContract(Buffer.alloc(32, 9));
+
+type Handler = (params: unknown) => unknown;
+let handlers: Record<string, Handler> = {};
+const calls: string[] = [];
+let server: Server;
+let url: string;
+let closedUrl: string;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const { id, method, params } = JSON.parse(body) as { id: number; method: string; params: unknown };
+      calls.push(method);
+      const h = handlers[method];
+      const reply = h ? { jsonrpc: '2.0', id, result: h(params) } : { jsonrpc: '2.0', id, error: { code: -32601, message: `no ${method}` } };
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify(reply));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const closed = createServer();
+  await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+  closedUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+  await new Promise<void>((r) => closed.close(() => r()));
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+function client(o: Partial<ChainClientOptions> = {}): ChainClient {
+  return createChainClient({
+    rpcUrl: url, networkPassphrase: PASS, network: 'testnet', simulationAccount: kp.publicKey(), allowHttp: true,
+    timeouts: { rpcMs: 2_000, submitMs: 300, pollIntervalMs: 20 }, contracts: { registryId }, ...o,
+  });
+}
+
+const accountEntry = (seq: string) => {
+  const entry = xdr.LedgerEntryData.account(new xdr.AccountEntry({
+    accountId: kp.xdrPublicKey(), balance: xdr.Int64.fromString('100000000000'), seqNum: xdr.Int64.fromString(seq),
+    numSubEntries: 0, inflationDest: null, flags: 0, homeDomain: '', thresholds: Buffer.from([1, 0, 0, 0]), signers: [],
+    ext: new xdr.AccountEntryExt(0),
+  }));
+  const key = xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: kp.xdrPublicKey() }));
+  return { entries: [{ key: key.toXDR('base64'), xdr: entry.toXDR('base64'), lastModifiedLedgerSeq: 5 }], latestLedger: 10 };
+};
+
+function signedCall(fn = 'revoke_vault', contractId = vaultId, passphrase = PASS, sign = true, signer = kp): string {
+  const tx = new TransactionBuilder(new Account(kp.publicKey(), '1'), { fee: '100', networkPassphrase: passphrase })
+    .addOperation(new Contract(contractId).call(fn)).setTimeout(300).build();
+  if (sign) tx.sign(signer);
+  return tx.toXDR();
+}
+
+async function failure(p: Promise<unknown>): Promise<ChainError> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof ChainError) return e;
+    throw e;
+  }
+  throw new Error('expected a ChainError');
+}
+
+const ledgerInfo = { latestLedger: 10, latestLedgerCloseTime: '1700000000', oldestLedger: 1, oldestLedgerCloseTime: '1600000000' };
+const metaV4 = (o: { returnValue?: xdr.ScVal; diagnostics?: xdr.DiagnosticEvent[] }) =>
+  new xdr.TransactionMeta(4 as never, new xdr.TransactionMetaV4({
+    ext: new xdr.ExtensionPoint(0), txChangesBefore: [], operations: [], txChangesAfter: [],
+    sorobanMeta: new xdr.SorobanTransactionMetaV2({ ext: new xdr.SorobanTransactionMetaExt(0), returnValue: o.returnValue ?? null }),
+    events: [], diagnosticEvents: o.diagnostics ?? [],
+  }) as never).toXDR('base64');
+const txResult = (r: xdr.TransactionResultResult) =>
+  new xdr.TransactionResult({ feeCharged: xdr.Int64.fromString('100'), result: r, ext: new xdr.TransactionResultExt(0) }).toXDR('base64');
+const trapped = () => xdr.TransactionResultResult.txFailed([
+  xdr.OperationResult.opInner(xdr.OperationResultTr.invokeHostFunction(xdr.InvokeHostFunctionResult.invokeHostFunctionTrapped())),
+]);
+const errorEvent = (n: number, words: string) => new xdr.DiagnosticEvent({
+  inSuccessfulContractCall: false,
+  event: new xdr.ContractEvent({
+    ext: new xdr.ExtensionPoint(0), contractId: null, type: xdr.ContractEventType.diagnostic(),
+    body: new xdr.ContractEventBody(0, new xdr.ContractEventV0({ topics: [sym('error'), xdr.ScVal.scvError(xdr.ScError.sceContract(n))], data: str(words) })),
+  }),
+});
+const final = (status: 'SUCCESS' | 'FAILED', resultXdr: string, resultMetaXdr: string) => ({
+  status, ...ledgerInfo, txHash: '', applicationOrder: 1, feeBump: false, ledger: 9, createdAt: 1700000000,
+  envelopeXdr: signedCall(), resultXdr, resultMetaXdr,
+});
+
+describe('RPC down', () => {
+  const down = () => client({ rpcUrl: closedUrl });
+  it.each([
+    { name: 'prepare', run: (c: ChainClient) => c.prepare({ source: kp.publicKey(), contractId: vaultId, fn: 'version', args: [] }) },
+    { name: 'read', run: (c: ChainClient) => c.read({ contractId: vaultId, fn: 'version', args: [] }) },
+    { name: 'submit', run: (c: ChainClient) => c.submit(signedCall()) },
+    { name: 'health', run: (c: ChainClient) => c.health() },
+    { name: 'getLedgerEntries', run: (c: ChainClient) => c.getLedgerEntries([new Contract(vaultId).getFootprint()]) },
+  ])('$name → chain_unavailable 502', async ({ run }) => {
+    const e = await failure(run(down()));
+    expect([e.code, e.status]).toEqual(['chain_unavailable', 502]);
+  });
+});
+
+// Both causes and the account whose signature was expected, not the network alone (toMatch: a substring).
+const noValidSignature = `no signature on the transaction verifies for its source account ${kp.publicKey()} under this network's passphrase ("${PASS}"): it was signed for another network, or by a key other than ${kp.publicKey()}'s`;
+
+describe('submit refuses before sending', () => {
+  it.each([
+    { name: 'bad base64', given: () => '%%%', words: /base64/ },
+    { name: 'bad XDR', given: () => Buffer.from('nope nope').toString('base64'), words: /not a transaction/ },
+    { name: 'signed for another network', given: () => signedCall('revoke_vault', vaultId, Networks.PUBLIC), words: noValidSignature },
+    { name: 'signed by another key', given: () => signedCall('revoke_vault', vaultId, PASS, true, Keypair.fromRawEd25519Seed(Buffer.alloc(32, 2))), words: noValidSignature },
+    { name: 'unsigned', given: () => signedCall('revoke_vault', vaultId, PASS, false), words: /not signed/ },
+  ])('$name → tx_invalid 400', async ({ given, words }) => {
+    calls.length = 0;
+    const e = await failure(client().submit(given()));
+    expect([e.code, e.status]).toEqual(['tx_invalid', 400]);
+    expect(e.message).toMatch(words);
+    expect(calls).toEqual([]);
+  });
+
+  it('runs the safe-submit check and sends nothing when it throws', async () => {
+    calls.length = 0;
+    const e = await failure(client().submit(signedCall('revoke'), (inv) => {
+      if (inv.fn !== 'issue') throw new ChainError('tx_operation_mismatch', 400, `expected issue, got ${inv.fn}`);
+    }));
+    expect(e.code).toBe('tx_operation_mismatch');
+    expect(calls).toEqual([]);
+  });
+});
+
+describe('prepare', () => {
+  it('missing source account → source_account_not_found 400', async () => {
+    handlers = { getLedgerEntries: () => ({ entries: [], latestLedger: 10 }) };
+    const e = await failure(client().prepare({ source: kp.publicKey(), contractId: vaultId, fn: 'revoke_vault', args: [] }));
+    expect([e.code, e.status]).toEqual(['source_account_not_found', 400]);
+  });
+
+  it('an invalid source → source_account_not_found 400 without calling the RPC', async () => {
+    const e = await failure(client().prepare({ source: 'GNOPE', contractId: vaultId, fn: 'revoke_vault', args: [] }));
+    expect(e.code).toBe('source_account_not_found');
+  });
+
+  it('simulation failure → the contract error of the called contract', async () => {
+    handlers = {
+      getLedgerEntries: () => accountEntry('41'),
+      simulateTransaction: () => ({ error: 'HostError: Error(Contract, #3)\nversion mismatch', latestLedger: 10, events: [] }),
+    };
+    const asRegistry = await failure(client().prepare({ source: kp.publicKey(), contractId: registryId, fn: 'update', args: [] }));
+    expect([asRegistry.code, asRegistry.status]).toEqual(['version_mismatch', 409]);
+    const asVault = await failure(client().prepare({ source: kp.publicKey(), contractId: vaultId, fn: 'issue', args: [] }));
+    expect(asVault.code).toBe('tx_failed');
+    expect(asVault.message).toContain('Error(Contract, #3)');
+  });
+
+  it('assembles fee, footprint and sequence from the simulation', async () => {
+    handlers = {
+      getLedgerEntries: () => accountEntry('41'),
+      simulateTransaction: () => ({
+        transactionData: new SorobanDataBuilder().setResourceFee(5000).build().toXDR('base64'), minResourceFee: '5000',
+        results: [{ auth: [], xdr: xdr.ScVal.scvVoid().toXDR('base64') }], latestLedger: 10, events: [],
+      }),
+    };
+    const now = 1_700_000_000_000;
+    const p = await client({ now: () => now }).prepare({ source: kp.publicKey(), contractId: vaultId, fn: 'revoke_vault', args: [] });
+    expect(p.network).toBe(PASS);
+    const tx = TransactionBuilder.fromXDR(p.xdr, PASS) as import('@stellar/stellar-sdk').Transaction;
+    expect(tx.sequence).toBe('42');
+    expect(Number(tx.fee)).toBe(5100);
+    expect(tx.timeBounds?.maxTime).toBe(String(now / 1000 + 300));
+    expect(tx.signatures).toEqual([]);
+  });
+});
+
+describe('submit after sending', () => {
+  it('sendTransaction ERROR → tx_failed with the result code', async () => {
+    handlers = {
+      sendTransaction: () => ({ status: 'ERROR', hash: 'ab'.repeat(32), latestLedger: 10, latestLedgerCloseTime: '1700000000', errorResultXdr: txResult(xdr.TransactionResultResult.txBadSeq()) }),
+    };
+    const e = await failure(client().submit(signedCall()));
+    expect([e.code, e.status, e.txId]).toEqual(['tx_failed', 400, 'ab'.repeat(32)]);
+    expect(e.message).toContain('txBadSeq');
+  });
+
+  it('never final → tx_timeout 504 with the hash', async () => {
+    handlers = {
+      sendTransaction: () => ({ status: 'PENDING', hash: 'cd'.repeat(32), latestLedger: 10, latestLedgerCloseTime: '1700000000' }),
+      getTransaction: () => ({ status: 'NOT_FOUND', ...ledgerInfo }),
+    };
+    const e = await failure(client().submit(signedCall()));
+    expect([e.code, e.status]).toEqual(['tx_timeout', 504]);
+    expect(e.message).toContain('cd'.repeat(32));
+  });
+
+  it('FAILED → the contract error from the diagnostic events, chain words kept', async () => {
+    handlers = {
+      sendTransaction: () => ({ status: 'PENDING', hash: 'ef'.repeat(32), latestLedger: 10, latestLedgerCloseTime: '1700000000' }),
+      getTransaction: () => final('FAILED', txResult(trapped()), metaV4({ diagnostics: [errorEvent(25, 'issuer is denied')] })),
+    };
+    const e = await failure(client().submit(signedCall()));
+    expect([e.code, e.status, e.txId]).toEqual(['issuer_denied', 403, 'ef'.repeat(32)]);
+    expect(e.message).toContain('issuer is denied');
+    expect(e.chainMessage).toContain('invokeHostFunctionTrapped');
+  });
+
+  it('FAILED with a token failure → trustline_missing', async () => {
+    handlers = {
+      sendTransaction: () => ({ status: 'PENDING', hash: 'ef'.repeat(32), latestLedger: 10, latestLedgerCloseTime: '1700000000' }),
+      getTransaction: () => final('FAILED', txResult(trapped()), metaV4({ diagnostics: [errorEvent(13, 'trustline entry is missing for account')] })),
+    };
+    expect((await failure(client().submit(signedCall()))).code).toBe('trustline_missing');
+  });
+
+  it('SUCCESS → txId and return value', async () => {
+    let polls = 0;
+    handlers = {
+      sendTransaction: () => ({ status: 'PENDING', hash: '12'.repeat(32), latestLedger: 10, latestLedgerCloseTime: '1700000000' }),
+      getTransaction: () =>
+        ++polls < 3 ? { status: 'NOT_FOUND', ...ledgerInfo }
+          : final('SUCCESS', txResult(xdr.TransactionResultResult.txSuccess([])), metaV4({ returnValue: str('ok') })),
+    };
+    const r = await client({ timeouts: { rpcMs: 2000, submitMs: 5000, pollIntervalMs: 10 } }).submit(signedCall());
+    expect(r.txId).toBe('12'.repeat(32));
+    expect(r.returnValue?.str().toString()).toBe('ok');
+    expect(polls).toBe(3);
+  });
+});
+
+describe('network checks', () => {
+  it('health and verifyNetwork', async () => {
+    handlers = {
+      getHealth: () => ({ status: 'healthy', latestLedger: 10, oldestLedger: 1, ledgerRetentionWindow: 100 }),
+      getNetwork: () => ({ passphrase: Networks.PUBLIC, protocolVersion: 23 }),
+    };
+    expect(await client().health()).toEqual({ status: 'healthy', latestLedger: 10, passphrase: Networks.PUBLIC, protocolVersion: '23' });
+    expect(await client().verifyNetwork()).toEqual({ ok: false, expected: PASS, actual: Networks.PUBLIC });
+  });
+});
+
+describe('RPC timeout', () => {
+  it('a silent RPC → chain_unavailable after rpcMs', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    try {
+      const c = client({ rpcUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, timeouts: { rpcMs: 200, submitMs: 300, pollIntervalMs: 20 } });
+      const t0 = Date.now();
+      const e = await failure(c.read({ contractId: vaultId, fn: 'version', args: [] }));
+      expect(e.code).toBe('chain_unavailable');
+      expect(Date.now() - t0).toBeLessThan(2_000);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((r) => silent.close(() => r()));
+    }
+  });
+});
+
+describe('readEvents', () => {
+  const ev = (topics: xdr.ScVal[], data: xdr.ScVal) =>
+    new xdr.DiagnosticEvent({
+      inSuccessfulContractCall: false,
+      event: new xdr.ContractEvent({
+        ext: new xdr.ExtensionPoint(0), contractId: null, type: xdr.ContractEventType.diagnostic(),
+        body: new xdr.ContractEventBody(0, new xdr.ContractEventV0({ topics, data })),
+      }),
+    });
+  const err = (n: number) => xdr.ScVal.scvError(xdr.ScError.sceContract(n));
+  it('takes the last contract error (outermost frame) and keeps the words', () => {
+    const r = readEvents([
+      ev([sym('fn_call')], unit()),
+      ev([sym('error'), err(13)], vec([str('trustline entry is missing for account'), address(kp.publicKey())])),
+      ev([sym('error'), err(13)], str('escalating error to VM trap')),
+      ev([sym('error'), err(25)], str('issuer denied')),
+    ]);
+    expect(r.contractCode).toBe(25);
+    expect(r.lines).toEqual([
+      `Error(Contract, #13): trustline entry is missing for account ${kp.publicKey()}`,
+      'Error(Contract, #13): escalating error to VM trap',
+      'Error(Contract, #25): issuer denied',
+    ]);
+  });
+  it('renders host errors', () => {
+    const r = readEvents([ev([sym('error'), xdr.ScVal.scvError(xdr.ScError.sceAuth(xdr.ScErrorCode.scecInvalidAction()))], str('failed account authentication'))]);
+    expect(r.contractCode).toBeUndefined();
+    expect(r.lines).toEqual(['Error(Auth, InvalidAction): failed account authentication']);
+  });
+  it('ignores non-error events', () => expect(readEvents([ev([sym('vc_issued')], u32(1))]).lines).toEqual([]));
+});
+
+describe('read cache', () => {
+  let sims = 0;
+  let ledger = 10;
+  const simulated = () => {
+    sims++;
+    return {
+      transactionData: new SorobanDataBuilder().setResourceFee(1).build().toXDR('base64'), minResourceFee: '1',
+      results: [{ auth: [], xdr: u32(sims).toXDR('base64') }], latestLedger: ledger, events: [],
+    };
+  };
+  const count = { contractId: vaultId, fn: 'vc_count', args: [] };
+  const reset = () => {
+    sims = 0;
+    ledger = 10;
+    handlers = { simulateTransaction: simulated };
+  };
+
+  it('off by default: every read simulates', async () => {
+    reset();
+    const c = client();
+    expect((await c.read(count)).u32()).toBe(1);
+    expect((await c.read(count)).u32()).toBe(2);
+  });
+
+  it('reuses an answer for readCacheMs, per contract, function, source and arguments', async () => {
+    reset();
+    let t = 1_000;
+    const c = client({ readCacheMs: 1_000, now: () => t });
+    expect((await c.read(count)).u32()).toBe(1);
+    t += 999;
+    expect((await c.read(count)).u32()).toBe(1);
+    expect((await c.read({ ...count, args: [u32(1)] })).u32()).toBe(2);
+    expect((await c.read({ ...count, fn: 'version' })).u32()).toBe(3);
+    expect((await c.read({ ...count, source: Keypair.random().publicKey() })).u32()).toBe(4);
+    expect((await c.read({ ...count, contractId: registryId })).u32()).toBe(5);
+    t += 1; // readCacheMs after the first simulation was sent
+    expect((await c.read(count)).u32()).toBe(6);
+    expect(sims).toBe(6);
+  });
+
+  it('concurrent identical reads share one simulation', async () => {
+    reset();
+    const c = client({ readCacheMs: 1_000 });
+    const got = await Promise.all([c.read(count), c.read(count), c.read(count)]);
+    expect(got.map((v) => v.u32())).toEqual([1, 1, 1]);
+    expect(sims).toBe(1);
+  });
+
+  it('a newer ledger seen in any answer ends the reuse', async () => {
+    reset();
+    const c = client({ readCacheMs: 60_000 });
+    expect((await c.read(count)).u32()).toBe(1);
+    handlers = { ...handlers, getLedgerEntries: () => ({ entries: [], latestLedger: 11 }) };
+    await c.getLedgerEntries([new Contract(vaultId).getFootprint()]);
+    ledger = 11;
+    expect((await c.read(count)).u32()).toBe(2);
+    expect((await c.read(count)).u32()).toBe(2);
+  });
+
+  it("read-your-writes: a submit of this client drops every answer (even in the same ledger)", async () => {
+    reset();
+    const c = client({ readCacheMs: 60_000, timeouts: { rpcMs: 2_000, submitMs: 5_000, pollIntervalMs: 10 } });
+    expect((await c.read(count)).u32()).toBe(1);
+    expect((await c.read({ ...count, contractId: registryId })).u32()).toBe(2);
+    handlers = {
+      ...handlers,
+      sendTransaction: () => ({ status: 'PENDING', hash: '34'.repeat(32), latestLedger: 10, latestLedgerCloseTime: '1700000000' }),
+      getTransaction: () => final('SUCCESS', txResult(xdr.TransactionResultResult.txSuccess([])), metaV4({})),
+    };
+    await c.submit(signedCall());
+    expect((await c.read(count)).u32()).toBe(3);
+    expect((await c.read({ ...count, contractId: registryId })).u32()).toBe(4);
+  });
+
+  it('an answer read between sending and the final status is not kept', async () => {
+    reset();
+    let release = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    const c = client({
+      readCacheMs: 60_000,
+      timeouts: { rpcMs: 2_000, submitMs: 5_000, pollIntervalMs: 10 },
+      sleep: async () => gate,
+    });
+    handlers = {
+      ...handlers,
+      sendTransaction: () => ({ status: 'PENDING', hash: '56'.repeat(32), latestLedger: 10, latestLedgerCloseTime: '1700000000' }),
+      getTransaction: () => (sims < 1 ? { status: 'NOT_FOUND', ...ledgerInfo } : final('SUCCESS', txResult(xdr.TransactionResultResult.txSuccess([])), metaV4({}))),
+    };
+    const submitted = c.submit(signedCall()); // sent, then waits to poll again
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await c.read(count)).u32()).toBe(1); // read between send and final
+    release();
+    await submitted;
+    expect((await c.read(count)).u32()).toBe(2);
+  });
+
+  it('ledger entries: reused only when asked for (never the account of a prepare)', async () => {
+    reset();
+    let entryReads = 0;
+    handlers = {
+      ...handlers,
+      getLedgerEntries: () => {
+        entryReads++;
+        return accountEntry(String(40 + entryReads));
+      },
+    };
+    const c = client({ readCacheMs: 60_000 });
+    const key = new Contract(vaultId).getFootprint();
+    await c.getLedgerEntries([key], { cached: true });
+    await c.getLedgerEntries([key], { cached: true });
+    expect(entryReads).toBe(1);
+    await c.getLedgerEntries([key]);
+    expect(entryReads).toBe(2);
+    const seqs: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const p = await c.prepare({ source: kp.publicKey(), contractId: vaultId, fn: 'revoke_vault', args: [] });
+      seqs.push((TransactionBuilder.fromXDR(p.xdr, PASS) as import('@stellar/stellar-sdk').Transaction).sequence);
+    }
+    expect(entryReads).toBe(4);
+    expect(seqs).toEqual(['44', '45']);
+  });
+
+  it('failures are not kept', async () => {
+    reset();
+    let fail = true;
+    handlers = {
+      simulateTransaction: () => (fail ? { error: 'HostError: Error(Contract, #9)', latestLedger: 10, events: [] } : simulated()),
+    };
+    const c = client({ readCacheMs: 60_000 });
+    expect((await failure(c.read(count))).code).toBeDefined();
+    fail = false;
+    expect((await c.read(count)).u32()).toBe(1);
+  });
+});
+
+describe('submit polling', () => {
+  it('asks at once, then after 50, 100, 200 ms, then every pollIntervalMs', async () => {
+    let polls = 0;
+    const waits: number[] = [];
+    handlers = {
+      sendTransaction: () => ({ status: 'PENDING', hash: '78'.repeat(32), latestLedger: 10, latestLedgerCloseTime: '1700000000' }),
+      getTransaction: () =>
+        ++polls < 6 ? { status: 'NOT_FOUND', ...ledgerInfo } : final('SUCCESS', txResult(xdr.TransactionResultResult.txSuccess([])), metaV4({})),
+    };
+    const c = client({ timeouts: { rpcMs: 2_000, submitMs: 60_000, pollIntervalMs: 250 }, sleep: async (ms) => void waits.push(ms) });
+    await c.submit(signedCall());
+    expect(waits).toEqual([50, 100, 200, 250, 250]);
+  });
+
+  it('never waits longer than pollIntervalMs', async () => {
+    let polls = 0;
+    const waits: number[] = [];
+    handlers = {
+      sendTransaction: () => ({ status: 'PENDING', hash: '9a'.repeat(32), latestLedger: 10, latestLedgerCloseTime: '1700000000' }),
+      getTransaction: () =>
+        ++polls < 4 ? { status: 'NOT_FOUND', ...ledgerInfo } : final('SUCCESS', txResult(xdr.TransactionResultResult.txSuccess([])), metaV4({})),
+    };
+    const c = client({ timeouts: { rpcMs: 2_000, submitMs: 60_000, pollIntervalMs: 80 }, sleep: async (ms) => void waits.push(ms) });
+    await c.submit(signedCall());
+    expect(waits).toEqual([50, 80, 80]);
+  });
+});

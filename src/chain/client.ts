@@ -1,0 +1,309 @@
+// The Soroban RPC client of the service: prepare (build → simulate → assemble), read (simulate as the
+// simulation account), submit (decode → check → send → poll). Every failure becomes a ChainError.
+import {
+  Account, Address, Contract, FeeBumpTransaction, Keypair, StrKey, Transaction, TransactionBuilder, rpc, xdr,
+} from '@stellar/stellar-sdk';
+import { ChainError, chainUnavailable, errorText, mapChainFailure, type ContractKind } from './errors.ts';
+import { inspectParsed, noValidSignature, parseEnvelope } from './inspect.ts';
+import { ReadCache, readKey } from './read-cache.ts';
+import { createJsonPostClient, useLightTransport } from './transport.ts';
+import type {
+  ChainClient, ChainClientOptions, ChainHealth, ChainTimeouts, ContractCall, ExpectInvocation, Invocation,
+  NetworkCheck, PreparedTransaction, PrepareRequest, ReadRequest, SubmitResult,
+} from './types.ts';
+
+export const DEFAULT_TIMEOUTS: ChainTimeouts = { rpcMs: 15_000, submitMs: 60_000, pollIntervalMs: 1_000 };
+/** The first waits between getTransaction polls (then `pollIntervalMs`), each capped by `pollIntervalMs`. */
+export const POLL_BACKOFF_MS: readonly number[] = [50, 100, 200];
+const DEFAULT_BASE_FEE = '100';
+const DEFAULT_VALIDITY_S = 300;
+
+export function createChainClient(opts: ChainClientOptions): ChainClient {
+  const timeouts: ChainTimeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
+  const passphrase = opts.networkPassphrase;
+  const now = opts.now ?? Date.now;
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const server = new rpc.Server(opts.rpcUrl, { allowHttp: opts.allowHttp ?? false });
+  if ((opts.rpcTransport ?? 'node') === 'node' && useLightTransport()) {
+    // rpc.Server only calls httpClient.post(url, body) and reads `data` (see transport.ts).
+    (server as unknown as { httpClient: unknown }).httpClient = createJsonPostClient({ timeoutMs: timeouts.rpcMs });
+  } else {
+    // rpc.Server accepts a `timeout` option but does not apply it: set it on its HTTP client.
+    server.httpClient.defaults.timeout = timeouts.rpcMs;
+  }
+  const tokenIds = new Set(opts.contracts?.tokenIds ?? []);
+  const reads = new ReadCache({ ttlMs: opts.readCacheMs ?? 0, now, ...(opts.readCacheEntries ? { maxEntries: opts.readCacheEntries } : {}) });
+
+  /** The error table of a contract id: the configured factory/registry/tokens, otherwise a vault. */
+  function kindOf(contractId: string, explicit?: ContractKind): ContractKind {
+    if (explicit) return explicit;
+    if (contractId === opts.contracts?.factoryId) return 'factory';
+    if (contractId === opts.contracts?.registryId) return 'registry';
+    if (tokenIds.has(contractId)) return 'token';
+    return 'vault';
+  }
+
+  /** Runs an RPC request; transport failures, HTTP errors and JSON-RPC errors → chain_unavailable. */
+  async function rpcCall<T>(f: () => Promise<T>): Promise<T> {
+    try {
+      return await f();
+    } catch (e) {
+      if (e instanceof ChainError) throw e;
+      throw chainUnavailable(e);
+    }
+  }
+
+  async function loadAccount(source: string): Promise<Account> {
+    if (typeof source !== 'string' || !StrKey.isValidEd25519PublicKey(source)) {
+      throw new ChainError('source_account_not_found', 400, `source account ${String(source)} is not an account address`);
+    }
+    const key = xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(source).xdrPublicKey() }));
+    const res = await rpcCall(() => server.getLedgerEntries(key));
+    reads.observeLedger(res.latestLedger);
+    const entry = res.entries[0];
+    if (!entry) throw new ChainError('source_account_not_found', 400, `source account ${source} does not exist on ${opts.network}`);
+    return new Account(source, entry.val.account().seqNum().toString());
+  }
+
+  function build(account: Account, { contractId, fn, args }: ContractCall, maxTime: number): Transaction {
+    return new TransactionBuilder(account, { fee: opts.baseFee ?? DEFAULT_BASE_FEE, networkPassphrase: passphrase })
+      .addOperation(new Contract(contractId).call(fn, ...args))
+      .setTimebounds(0, maxTime)
+      .build();
+  }
+
+  async function simulate(tx: Transaction, kind: ContractKind): Promise<rpc.Api.SimulateTransactionSuccessResponse> {
+    const sim = await rpcCall(() => server.simulateTransaction(tx));
+    reads.observeLedger(sim.latestLedger);
+    if (rpc.Api.isSimulationError(sim)) {
+      const { contractCode, lines } = readEvents(sim.events ?? []);
+      // soroban-rpc's error text already carries the event log; a bare one gets the decoded events appended
+      const text = /Event log/.test(sim.error) ? sim.error : [sim.error, ...lines].join('\n');
+      throw mapChainFailure({ contract: kind, text, ...opt('contractCode', contractCode) });
+    }
+    if (!rpc.Api.isSimulationSuccess(sim)) throw chainUnavailable('simulation returned neither result nor error');
+    return sim;
+  }
+
+  async function prepare(req: PrepareRequest): Promise<PreparedTransaction> {
+    const kind = kindOf(req.contractId, req.contract);
+    const account = await loadAccount(req.source);
+    const tx = build(account, req, Math.floor(now() / 1000) + (opts.txValiditySeconds ?? DEFAULT_VALIDITY_S));
+    const sim = await simulate(tx, kind);
+    if (rpc.Api.isSimulationRestore(sim)) {
+      throw mapChainFailure({ contract: kind, text: 'contract state is archived and must be restored first' });
+    }
+    const assembled = rpc.assembleTransaction(tx, sim).build();
+    return { xdr: assembled.toXDR(), network: passphrase };
+  }
+
+  async function read(req: ReadRequest): Promise<xdr.ScVal> {
+    const kind = kindOf(req.contractId, req.contract);
+    const source = req.source ?? opts.simulationAccount;
+    const load = async () => {
+      const tx = build(new Account(source, '0'), req, 0);
+      const sim = await simulate(tx, kind);
+      if (!sim.result) throw chainUnavailable(`simulation of ${req.fn} returned no value`);
+      return { value: sim.result.retval, ledger: sim.latestLedger };
+    };
+    if (!reads.enabled) return (await load()).value;
+    return reads.read(readKey(req.contractId, req.fn, source, req.args), load);
+  }
+
+  function inspect(signedXdr: string): Invocation {
+    return inspectParsed(parseEnvelope(signedXdr, passphrase));
+  }
+
+  async function submit(signedXdr: string, expect?: ExpectInvocation, o?: { contract?: ContractKind }): Promise<SubmitResult> {
+    const parsed = parseEnvelope(signedXdr, passphrase);
+    const inv = inspectParsed(parsed);
+    const inner = parsed instanceof FeeBumpTransaction ? parsed.innerTransaction : parsed;
+    if (inner.signatures.length === 0) throw new ChainError('tx_invalid', 400, 'transaction is not signed');
+    if (inv.signedBy.length === 0) throw noValidSignature(inv, passphrase);
+    if (expect) await expect(inv);
+    const kind = kindOf(inv.contractId, o?.contract);
+    // Read-your-writes: nothing read before this transaction is served once it may have landed, and
+    // again once it is final (reads sent meanwhile may predate it).
+    reads.clear();
+    try {
+      return await send(parsed, inv, kind);
+    } finally {
+      reads.clear();
+    }
+  }
+
+  async function send(parsed: Transaction | FeeBumpTransaction, inv: Invocation, kind: ContractKind): Promise<SubmitResult> {
+    const sent = await rpcCall(() => server.sendTransaction(parsed));
+    reads.observeLedger(sent.latestLedger);
+    const hash = sent.hash || inv.hash;
+    if (sent.status === 'ERROR') {
+      const resultCode = sent.errorResult ? resultCodes(sent.errorResult) : 'unknown result';
+      const { contractCode, lines } = readEvents(sent.diagnosticEvents ?? []);
+      throw mapChainFailure({
+        contract: kind, text: [`transaction rejected: ${resultCode}`, ...lines].join('\n'), txId: hash,
+        ...opt('contractCode', contractCode),
+      });
+    }
+    if (sent.status === 'TRY_AGAIN_LATER') {
+      throw new ChainError('chain_unavailable', 502, `the RPC asked to try again later (transaction ${hash})`, undefined, hash);
+    }
+    return poll(hash, kind);
+  }
+
+  async function poll(hash: string, kind: ContractKind): Promise<SubmitResult> {
+    const deadline = now() + timeouts.submitMs;
+    let lastError: unknown;
+    // Ask at once (a fast network, or the simulator, has applied it already), then back off to pollIntervalMs.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const r = await server.getTransaction(hash);
+        reads.observeLedger(r.latestLedger);
+        lastError = undefined;
+        if (r.status === rpc.Api.GetTransactionStatus.SUCCESS) {
+          return { txId: hash, ledger: r.ledger, ...opt('returnValue', r.returnValue) };
+        }
+        if (r.status === rpc.Api.GetTransactionStatus.FAILED) throw failed(r, kind, hash);
+      } catch (e) {
+        if (e instanceof ChainError) throw e;
+        lastError = e; // the transaction may still land: keep polling until the deadline
+      }
+      const left = deadline - now();
+      if (left <= 0) {
+        if (lastError !== undefined) {
+          throw new ChainError('chain_unavailable', 502, `chain RPC unavailable while waiting for ${hash}: ${errorText(lastError)}`, undefined, hash);
+        }
+        throw new ChainError('tx_timeout', 504, `transaction ${hash} was not final after ${timeouts.submitMs} ms`, undefined, hash);
+      }
+      await sleep(Math.min(timeouts.pollIntervalMs, POLL_BACKOFF_MS[attempt] ?? Infinity, left));
+    }
+  }
+
+  return {
+    network: opts.network,
+    networkPassphrase: passphrase,
+    rpcUrl: opts.rpcUrl,
+    prepare,
+    read,
+    submit,
+    inspect,
+    getLedgerEntries: async (keys, o) => {
+      const load = async () => {
+        const res = await rpcCall(() => server.getLedgerEntries(...keys));
+        reads.observeLedger(res.latestLedger);
+        return { value: res, ledger: res.latestLedger };
+      };
+      if (!o?.cached || !reads.enabled) return (await load()).value;
+      return reads.read(`entries ${keys.map((k) => k.toXDR('base64')).join(' ')}`, load);
+    },
+    async health(): Promise<ChainHealth> {
+      const h = await rpcCall(() => server.getHealth());
+      const n = await rpcCall(() => server.getNetwork());
+      return { status: h.status, latestLedger: h.latestLedger, passphrase: n.passphrase, protocolVersion: String(n.protocolVersion) };
+    },
+    async verifyNetwork(): Promise<NetworkCheck> {
+      const n = await rpcCall(() => server.getNetwork());
+      return { ok: n.passphrase === passphrase, expected: passphrase, actual: n.passphrase };
+    },
+  };
+}
+
+/** A FAILED transaction → ChainError from its diagnostic events and result codes, chain's words kept. */
+function failed(r: rpc.Api.GetFailedTransactionResponse, kind: ContractKind, hash: string): ChainError {
+  const events = [...(r.diagnosticEventsXdr ?? []), ...metaDiagnostics(r.resultMetaXdr)];
+  const { contractCode, lines } = readEvents(events);
+  const code = safe(() => resultCodes(r.resultXdr)) ?? 'txFailed';
+  const text = [...lines, `transaction failed: ${code}`].join('\n');
+  return mapChainFailure({ contract: kind, text, txId: hash, ...opt('contractCode', contractCode) });
+}
+
+function metaDiagnostics(meta: xdr.TransactionMeta | undefined): xdr.DiagnosticEvent[] {
+  if (!meta) return [];
+  return (
+    safe(() => {
+      switch (meta.switch()) {
+        case 4:
+          return meta.v4().diagnosticEvents() ?? [];
+        case 3:
+          return meta.v3().sorobanMeta()?.diagnosticEvents() ?? [];
+        default:
+          return [];
+      }
+    }) ?? []
+  );
+}
+
+/** `txFailed/invokeHostFunctionTrapped`-style result codes. */
+function resultCodes(res: xdr.TransactionResult): string {
+  const r = res.result();
+  const codes: string[] = [r.switch().name];
+  const opResults = safe(() => r.results()) ?? [];
+  for (const op of opResults) {
+    const inner = safe(() => op.tr().value() as { switch(): { name: string } });
+    codes.push(inner ? inner.switch().name : op.switch().name);
+  }
+  return codes.join('/');
+}
+
+/**
+ * Error lines of diagnostic events (`Error(Contract, #6): message …`) and the contract error number of the
+ * last error event, which is the outermost failing frame.
+ */
+export function readEvents(events: xdr.DiagnosticEvent[]): { contractCode?: number; lines: string[] } {
+  let contractCode: number | undefined;
+  const lines: string[] = [];
+  for (const ev of events) {
+    const body = safe(() => ev.event().body().v0());
+    if (!body) continue;
+    const topics = body.topics();
+    const isError = topics.some(
+      (t) => t.switch() === xdr.ScValType.scvError() || (t.switch() === xdr.ScValType.scvSymbol() && t.sym().toString() === 'error'),
+    );
+    if (!isError) continue;
+    const errs = topics.filter((t) => t.switch() === xdr.ScValType.scvError()).map((t) => t.error());
+    for (const e of errs) if (e.switch() === xdr.ScErrorType.sceContract()) contractCode = e.contractCode();
+    const head = errs.map(renderError).join(' ');
+    const data = renderData(body.data());
+    lines.push([head, data].filter((s) => s.length > 0).join(': '));
+  }
+  return { ...opt('contractCode', contractCode), lines };
+}
+
+function renderError(e: xdr.ScError): string {
+  const type = e.switch().name.replace(/^sce/, '');
+  if (e.switch() === xdr.ScErrorType.sceContract()) return `Error(Contract, #${e.contractCode()})`;
+  return `Error(${type}, ${safe(() => (e.code() as { name: string }).name.replace(/^scec/, '')) ?? '?'})`;
+}
+
+function renderData(v: xdr.ScVal): string {
+  switch (v.switch()) {
+    case xdr.ScValType.scvString():
+      return v.str().toString();
+    case xdr.ScValType.scvSymbol():
+      return v.sym().toString();
+    case xdr.ScValType.scvVec():
+      return (v.vec() ?? []).map(renderData).filter((s) => s.length > 0).join(' ');
+    case xdr.ScValType.scvAddress():
+      return Address.fromScVal(v).toString();
+    case xdr.ScValType.scvU32():
+      return String(v.u32());
+    case xdr.ScValType.scvI32():
+      return String(v.i32());
+    case xdr.ScValType.scvError():
+      return renderError(v.error());
+    default:
+      return '';
+  }
+}
+
+function safe<T>(f: () => T): T | undefined {
+  try {
+    return f();
+  } catch {
+    return undefined;
+  }
+}
+
+/** `{key: value}` when value is defined, `{}` otherwise (exactOptionalPropertyTypes-friendly spreading). */
+function opt<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return value === undefined ? {} : ({ [key]: value } as { [P in K]?: V });
+}

@@ -1,0 +1,47 @@
+// Address codecs: the remembered conversions answer exactly what the SDK does.
+import { describe, expect, it } from 'vitest';
+import { Address, Keypair, StrKey, xdr } from '@stellar/stellar-sdk';
+import { ADDRESS_CACHE_SIZE, CodecError, address, toAddress } from './codec.ts';
+
+const account = Keypair.fromRawEd25519Seed(Buffer.alloc(32, 1)).publicKey();
+const contract = StrKey.encodeContract(Buffer.alloc(32, 2));
+
+describe('address / toAddress', () => {
+  it.each([
+    { kind: 'account', a: account },
+    { kind: 'contract', a: contract },
+  ])('$kind: same XDR as the SDK, and back, every time', ({ a }) => {
+    const want = new Address(a).toScVal().toXDR('base64');
+    expect(address(a).toXDR('base64')).toBe(want);
+    expect(address(a).toXDR('base64')).toBe(want);
+    const fresh = xdr.ScVal.fromXDR(want, 'base64');
+    expect([toAddress(fresh), toAddress(fresh), toAddress(address(a))]).toEqual([a, a, a]);
+  });
+
+  it('an invalid address throws every time', () => {
+    for (let i = 0; i < 2; i++) {
+      expect(() => address('GNOPE')).toThrow();
+      expect(() => address(`${account.slice(0, -1)}A`)).toThrow();
+    }
+  });
+
+  it('toAddress of a non-address is a CodecError', () => {
+    expect(() => toAddress(xdr.ScVal.scvU32(1))).toThrow(CodecError);
+  });
+
+  it('other address kinds go through the SDK (a muxed account)', () => {
+    const muxed = StrKey.encodeMed25519PublicKey(Buffer.concat([Buffer.alloc(32, 1), Buffer.alloc(8, 0)]));
+    expect(toAddress(address(muxed))).toBe(Address.fromString(muxed).toString());
+  });
+
+  it('stays right past its bound', () => {
+    const keys = Array.from({ length: ADDRESS_CACHE_SIZE + 5 }, (_, i) => {
+      const raw = Buffer.alloc(32);
+      raw.writeUInt32BE(i);
+      return StrKey.encodeEd25519PublicKey(raw);
+    });
+    for (const k of keys) expect(toAddress(address(k))).toBe(k);
+    expect(address(keys[0]!).toXDR('base64')).toBe(new Address(keys[0]!).toScVal().toXDR('base64'));
+    expect(toAddress(new Address(keys[1]!).toScVal())).toBe(keys[1]);
+  });
+});

@@ -1,0 +1,174 @@
+// Chain failures as values with a stable code (credential-vault-api.md "Errors", did-registry-resolver.md "Errors").
+// Contract error numbers come from chain-abi.md; the same number means different things per contract,
+// so every mapping takes the contract that was called.
+
+/** Which contract a call went to; selects the error table. */
+export type ContractKind = 'vault' | 'factory' | 'registry' | 'token';
+
+/** A chain failure with the spec's code, an HTTP status, and the chain's own words. */
+export class ChainError extends Error {
+  override readonly name = 'ChainError';
+  constructor(
+    readonly code: string,
+    readonly status: number,
+    message: string,
+    readonly chainMessage?: string,
+    /** The transaction hash, when the failure happened after sending. */
+    readonly txId?: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface ErrorRow {
+  code: string;
+  status: number;
+  /** What the contract error means, put before the chain's words. */
+  text?: string;
+}
+
+const row = (code: string, status: number, text?: string): ErrorRow => (text ? { code, status, text } : { code, status });
+
+/** Vault template 0.4.0 errors (chain-abi.md "Vault"). Others → `tx_failed`. */
+export const VAULT_ERRORS: Readonly<Record<number, ErrorRow>> = {
+  4: row('vault_revoked', 409, 'the vault is revoked'),
+  6: row('vc_not_found', 404, 'credential not found'),
+  7: row('vc_already_revoked', 409, 'credential already revoked'),
+  10: row('tx_operation_mismatch', 400, 'vault_contract is not this vault'),
+  12: row('vc_already_exists', 409, 'a credential with this id already exists'),
+  16: row('limit_too_large', 400, 'limit above 200'),
+  17: row('batch_too_large', 400, 'more than 5 credentials in a batch'),
+  18: row('batch_too_large', 400, 'empty batch'),
+  19: row('input_too_long', 400, 'input too long'),
+  20: row('issuer_list_too_long', 400, 'denied issuer list is full'),
+  24: row('source_not_a_vault', 400, 'source is not a vault of this factory'),
+  25: row('issuer_denied', 403, 'the issuer is denied by this vault'),
+  26: row('push_owner_mismatch', 400, 'both vaults must have the same owner'),
+};
+
+/** DID registry 0.2.0 errors (chain-abi.md "DID registry"). Others → `tx_submission_failed`. */
+export const REGISTRY_ERRORS: Readonly<Record<number, ErrorRow>> = {
+  1: row('did_already_exists', 409, 'DID already registered'),
+  2: row('did_not_found', 404, 'DID not registered'),
+  3: row('version_mismatch', 409, 'expectedVersion is not the current version'),
+  4: row('did_deactivated', 409, 'DID is deactivated'),
+  5: row('key_count_invalid', 400),
+  6: row('key_count_invalid', 400),
+  7: row('key_count_invalid', 400),
+  8: row('key_count_invalid', 400),
+  9: row('duplicate_key', 400),
+  10: row('key_invalid', 400),
+  11: row('key_invalid', 400),
+  12: row('service_invalid', 400),
+  13: row('service_invalid', 400),
+  14: row('service_invalid', 400),
+  15: row('service_invalid', 400),
+  16: row('url_not_https', 400),
+  18: row('service_invalid', 400),
+  20: row('metadata_inconsistent', 400),
+  21: row('service_invalid', 400),
+};
+
+/** Factory 0.1.0 errors are admin-only fee settings: all → `tx_failed`. */
+export const FACTORY_ERRORS: Readonly<Record<number, ErrorRow>> = {
+  2: row('fee_invalid', 400, 'the fee amount is negative'),
+  3: row('fee_invalid', 400, 'the fee amount is above 10^18'),
+  4: row('fee_invalid', 400, 'the fee amount is below the minimum fee'),
+  6: row('expiresAt_in_past', 400, 'the expiry lies in the past'),
+};
+
+const TABLES: Readonly<Record<ContractKind, Readonly<Record<number, ErrorRow>>>> = {
+  vault: VAULT_ERRORS,
+  registry: REGISTRY_ERRORS,
+  factory: FACTORY_ERRORS,
+  token: {},
+};
+
+/** The code of a failure nothing more specific explains. */
+export const FALLBACK: Readonly<Record<ContractKind, ErrorRow>> = {
+  vault: row('tx_failed', 400),
+  factory: row('tx_failed', 400),
+  token: row('tx_failed', 400),
+  registry: row('tx_submission_failed', 400),
+};
+
+/**
+ * Host failures recognised by the chain's words, checked before contract numbers: a fee-token failure
+ * surfaces through the vault with the token's number (e.g. the asset contract's #10/#13), which would
+ * otherwise read as a vault error.
+ */
+export const HOST_FAILURES: readonly { pattern: RegExp; code: string; status: number }[] = [
+  { pattern: /contract already exists|already deployed/i, code: 'vault_already_deployed', status: 409 },
+  { pattern: /trustline entry is missing for account/i, code: 'trustline_missing', status: 400 },
+  { pattern: /balance is not sufficient/i, code: 'insufficient_balance', status: 400 },
+  // Prepare snapshots the ledger: a transaction that landed in between (e.g. another credential into the
+  // same vault) can move what this one must touch outside its footprint. The client must prepare again.
+  { pattern: /outside of the footprint/i, code: 'tx_stale', status: 409 },
+];
+
+const CONTRACT_ERROR = /Error\(Contract, #(\d+)\)/;
+
+/** The first `Error(Contract, #N)` of a host error text (the outermost failure). */
+export function contractErrorNumber(text: string): number | undefined {
+  const m = CONTRACT_ERROR.exec(text);
+  return m ? Number(m[1]) : undefined;
+}
+
+export interface ChainFailure {
+  /** The contract the transaction invoked. */
+  contract: ContractKind;
+  /** The chain's text: simulation error string, diagnostic messages, result codes. */
+  text: string;
+  /** A contract error number found in structured form (diagnostic events), if any. */
+  contractCode?: number;
+  txId?: string;
+}
+
+/** Maps a chain failure to a ChainError whose message keeps the chain's words. */
+export function mapChainFailure({ contract, text, contractCode, txId }: ChainFailure): ChainError {
+  const chainMessage = text.trim();
+  for (const h of HOST_FAILURES) {
+    const line = lineMatching(chainMessage, h.pattern);
+    if (line !== undefined) return new ChainError(h.code, h.status, line, chainMessage, txId);
+  }
+  const n = contractCode ?? contractErrorNumber(chainMessage);
+  const first = firstLine(chainMessage) || 'transaction failed';
+  if (n !== undefined) {
+    const hit = TABLES[contract][n];
+    if (hit) return new ChainError(hit.code, hit.status, hit.text ? `${hit.text} (${first})` : first, chainMessage, txId);
+    const fb = FALLBACK[contract];
+    const msg = CONTRACT_ERROR.test(first) ? first : `Error(Contract, #${n}): ${first}`;
+    return new ChainError(fb.code, fb.status, msg, chainMessage, txId);
+  }
+  const fb = FALLBACK[contract];
+  return new ChainError(fb.code, fb.status, first, chainMessage, txId);
+}
+
+const MAX_MESSAGE = 500;
+
+function firstLine(text: string): string {
+  const line = text.split('\n').map((l) => l.trim()).find((l) => l.length > 0) ?? '';
+  return line.length > MAX_MESSAGE ? `${line.slice(0, MAX_MESSAGE)}…` : line;
+}
+
+/** From the chain's phrase to the end of its line, without the event log's quotes and brackets. */
+function lineMatching(text: string, pattern: RegExp): string | undefined {
+  for (const line of text.split('\n')) {
+    const m = pattern.exec(line);
+    if (!m) continue;
+    const t = line.slice(m.index).replace(/["\[\]]/g, '').replace(/,\s*/g, ' ').trim();
+    return t.length > MAX_MESSAGE ? `${t.slice(0, MAX_MESSAGE)}…` : t;
+  }
+  return undefined;
+}
+
+/** The chain cannot be reached or answered out of protocol. */
+export function chainUnavailable(cause: unknown): ChainError {
+  return new ChainError('chain_unavailable', 502, `chain RPC unavailable: ${errorText(cause)}`);
+}
+
+export function errorText(e: unknown): string {
+  if (e instanceof Error) return e.message || e.name;
+  if (e && typeof e === 'object' && 'message' in e) return String((e as { message: unknown }).message);
+  return String(e);
+}

@@ -1,0 +1,257 @@
+// Decodes a signed transaction for the safe-submit checks (issue 4, item 3): what it invokes, with which
+// arguments, who authorized it and who signed it. Typed decoders let routes check semantic arguments
+// without touching ScVals; each refuses a call of another function with `tx_operation_mismatch`.
+import { createPublicKey, verify as verifySignature, type KeyObject } from 'node:crypto';
+import {
+  Address, FeeBumpTransaction, MuxedAccount, StrKey, Transaction, TransactionBuilder, xdr,
+} from '@stellar/stellar-sdk';
+import { CodecError, fromOption, toAddress, toBigInt, toBytes, toStr, toU32, toVec } from './codec.ts';
+import { ChainError, errorText } from './errors.ts';
+import { decodeDidRecordInput } from './registry.ts';
+import type { DidRecordInput } from '../did/types.ts';
+import type { Invocation } from './types.ts';
+
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+const invalid = (message: string) => new ChainError('tx_invalid', 400, message);
+export const mismatch = (message: string) => new ChainError('tx_operation_mismatch', 400, message);
+
+/** Parses a base64 envelope under `passphrase`; tx_invalid when it is not a transaction. */
+export function parseEnvelope(envelopeXdr: string, passphrase: string): Transaction | FeeBumpTransaction {
+  if (typeof envelopeXdr !== 'string' || envelopeXdr.length === 0 || !BASE64.test(envelopeXdr.trim())) {
+    throw invalid('signedXdr is not base64');
+  }
+  try {
+    return TransactionBuilder.fromXDR(envelopeXdr.trim(), passphrase);
+  } catch (e) {
+    throw invalid(`signedXdr is not a transaction envelope: ${errorText(e)}`);
+  }
+}
+
+/**
+ * What the transaction invokes. Requires exactly one InvokeHostFunction operation invoking a contract
+ * (otherwise tx_operation_mismatch). `signedBy` lists the known accounts whose signature verifies
+ * against the hash under `passphrase`: empty means no signature does — the transaction was signed for
+ * another network, or by keys other than its accounts' (see `noValidSignature`).
+ */
+export function inspectTransaction(envelopeXdr: string, passphrase: string): Invocation {
+  return inspectParsed(parseEnvelope(envelopeXdr, passphrase));
+}
+
+/**
+ * tx_invalid for a signed transaction none of whose signatures verifies under this network's passphrase.
+ * A signature does not say which network it was made for, so the message names both causes and the
+ * account whose signature was expected.
+ */
+export function noValidSignature(inv: Invocation, passphrase: string): ChainError {
+  return invalid(
+    `no signature on the transaction verifies for its source account ${inv.source} under this network's passphrase ` +
+      `("${passphrase}"): it was signed for another network, or by a key other than ${inv.source}'s`,
+  );
+}
+
+export function inspectParsed(parsed: Transaction | FeeBumpTransaction): Invocation {
+  const outer = parsed instanceof FeeBumpTransaction ? parsed : undefined;
+  const tx = outer ? outer.innerTransaction : (parsed as Transaction);
+  if (tx.operations.length !== 1) throw mismatch(`expected one operation, found ${tx.operations.length}`);
+  const op = tx.operations[0]!;
+  if (op.type !== 'invokeHostFunction') throw mismatch(`expected a contract invocation, found ${op.type}`);
+  const func = op.func;
+  if (func.switch() !== xdr.HostFunctionType.hostFunctionTypeInvokeContract()) {
+    throw mismatch(`expected a contract invocation, found ${func.switch().name}`);
+  }
+  const call = func.invokeContract();
+  const source = baseAccount(tx.source);
+  const operationSource = op.source ? baseAccount(op.source) : source;
+  const authAddresses = unique(
+    (op.auth ?? []).map((a) =>
+      a.credentials().switch() === xdr.SorobanCredentialsType.sorobanCredentialsSourceAccount()
+        ? operationSource
+        : Address.fromScAddress(a.credentials().address().address()).toString(),
+    ),
+  );
+  const feeSource = outer ? baseAccount(outer.feeSource) : undefined;
+  const candidates = unique([source, operationSource, ...authAddresses.filter((a) => a.startsWith('G'))]);
+  const signedBy = signers(tx, candidates);
+  if (outer && feeSource) for (const s of signers(outer, [feeSource])) if (!signedBy.includes(s)) signedBy.push(s);
+  return {
+    hash: (outer ?? tx).hash().toString('hex'),
+    source,
+    operationSource,
+    ...(feeSource ? { feeSource } : {}),
+    contractId: Address.fromScAddress(call.contractAddress()).toString(),
+    fn: call.functionName().toString(),
+    args: call.args(),
+    authAddresses,
+    signedBy,
+  };
+}
+
+function signers(tx: Transaction | FeeBumpTransaction, candidates: string[]): string[] {
+  const hash = tx.hash();
+  const out: string[] = [];
+  for (const account of candidates) {
+    const signer = signerOf(account);
+    const ok = tx.signatures.some((s) => s.hint().equals(signer.hint) && verifies(signer.key, hash, s.signature()));
+    if (ok) out.push(account);
+  }
+  return out;
+}
+
+// Ed25519 through node's crypto: the SDK's Keypair.verify is pure JavaScript, ~1 ms a signature; node's is
+// ~20× cheaper. A key's KeyObject and signature hint are made once per account (bounded).
+const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+const SIGNERS_KEPT = 10_000;
+const knownSigners = new Map<string, { key: KeyObject; hint: Buffer }>();
+
+function signerOf(account: string): { key: KeyObject; hint: Buffer } {
+  let s = knownSigners.get(account);
+  if (!s) {
+    const raw = StrKey.decodeEd25519PublicKey(account);
+    s = {
+      key: createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, raw]), format: 'der', type: 'spki' }),
+      hint: Buffer.from(raw.subarray(raw.length - 4)),
+    };
+    if (knownSigners.size >= SIGNERS_KEPT) knownSigners.delete(knownSigners.keys().next().value!);
+    knownSigners.set(account, s);
+  }
+  return s;
+}
+
+function verifies(key: KeyObject, message: Buffer, signature: Buffer): boolean {
+  if (signature.length !== 64) return false;
+  try {
+    return verifySignature(null, message, key, signature);
+  } catch {
+    return false;
+  }
+}
+
+function baseAccount(a: string): string {
+  if (StrKey.isValidMed25519PublicKey(a)) return MuxedAccount.fromAddress(a, '0').baseAccount().accountId();
+  return a;
+}
+
+const unique = <T>(xs: T[]): T[] => [...new Set(xs)];
+
+// ---- Typed argument decoders ------------------------------------------------------------------------
+
+/** Checks the invoked function and arity, then decodes; any other shape is tx_operation_mismatch. */
+function decode<T>(inv: Invocation, fn: string, arity: number, dec: (a: xdr.ScVal[]) => T): T {
+  if (inv.fn !== fn) throw mismatch(`transaction invokes ${inv.fn}, expected ${fn}`);
+  if (inv.args.length !== arity) throw mismatch(`${fn} takes ${arity} arguments, transaction has ${inv.args.length}`);
+  try {
+    return dec(inv.args);
+  } catch (e) {
+    if (e instanceof CodecError || e instanceof TypeError) throw mismatch(`${fn} arguments do not decode: ${e.message}`);
+    throw e;
+  }
+}
+
+const at = (a: xdr.ScVal[], i: number): xdr.ScVal => a[i]!;
+
+export interface IssueArgs { vcId: string; vcData: string; vaultContract: string; issuer: string; issuerDid: string }
+export const decodeIssueArgs = (inv: Invocation): IssueArgs =>
+  decode(inv, 'issue', 5, (a) => ({
+    vcId: toStr(at(a, 0)), vcData: toStr(at(a, 1)), vaultContract: toAddress(at(a, 2)),
+    issuer: toAddress(at(a, 3)), issuerDid: toStr(at(a, 4)),
+  }));
+
+export interface BatchIssueArgs {
+  issuer: string; vaultContract: string; issuerDid: string; vcs: { vcId: string; vcData: string }[];
+}
+export const decodeBatchIssueArgs = (inv: Invocation): BatchIssueArgs =>
+  decode(inv, 'batch_issue', 4, (a) => ({
+    issuer: toAddress(at(a, 0)), vaultContract: toAddress(at(a, 1)), issuerDid: toStr(at(a, 2)),
+    vcs: toVec(at(a, 3)).map((t) => {
+      const pair = toVec(t);
+      if (pair.length !== 2) throw new CodecError('expected (vc_id, vc_data)');
+      return { vcId: toStr(pair[0]!), vcData: toStr(pair[1]!) };
+    }),
+  }));
+
+export const decodeRevokeArgs = (inv: Invocation): { vcId: string; date: string } =>
+  decode(inv, 'revoke', 2, (a) => ({ vcId: toStr(at(a, 0)), date: toStr(at(a, 1)) }));
+
+export const decodeDenyIssuerArgs = (inv: Invocation): { issuer: string } =>
+  decode(inv, 'deny_issuer', 1, (a) => ({ issuer: toAddress(at(a, 0)) }));
+
+export const decodeAllowIssuerArgs = (inv: Invocation): { issuer: string } =>
+  decode(inv, 'allow_issuer', 1, (a) => ({ issuer: toAddress(at(a, 0)) }));
+
+export const decodeSetVaultDidArgs = (inv: Invocation): { didUri: string } =>
+  decode(inv, 'set_vault_did', 1, (a) => ({ didUri: toStr(at(a, 0)) }));
+
+export const decodeSetVaultAdminArgs = (inv: Invocation): { newAdmin: string } =>
+  decode(inv, 'set_vault_admin', 1, (a) => ({ newAdmin: toAddress(at(a, 0)) }));
+
+export const decodeRevokeVaultArgs = (inv: Invocation): Record<string, never> =>
+  decode(inv, 'revoke_vault', 0, () => ({}));
+
+export const decodePushArgs = (inv: Invocation): { vcId: string; destVault: string } =>
+  decode(inv, 'push', 2, (a) => ({ vcId: toStr(at(a, 0)), destVault: toAddress(at(a, 1)) }));
+
+/** userSalt as 64 lowercase hex characters. */
+export interface DeployArgs { owner: string; didUri: string; userSalt: string }
+export const decodeDeployArgs = (inv: Invocation): DeployArgs =>
+  decode(inv, 'deploy', 3, (a) => ({ owner: toAddress(at(a, 0)), didUri: toStr(at(a, 1)), userSalt: salt(at(a, 2)) }));
+
+export interface DeploySponsoredArgs extends DeployArgs { deployer: string }
+export const decodeDeploySponsoredArgs = (inv: Invocation): DeploySponsoredArgs =>
+  decode(inv, 'deploy_sponsored', 4, (a) => ({
+    deployer: toAddress(at(a, 0)), owner: toAddress(at(a, 1)), didUri: toStr(at(a, 2)), userSalt: salt(at(a, 3)),
+  }));
+
+export interface RegisterArgs { didId: Buffer; record: DidRecordInput }
+export const decodeRegisterArgs = (inv: Invocation): RegisterArgs =>
+  decode(inv, 'register', 2, (a) => ({ didId: didId(at(a, 0)), record: decodeDidRecordInput(at(a, 1)) }));
+
+export interface UpdateArgs { didId: Buffer; expectedVersion: number; record: DidRecordInput }
+export const decodeUpdateArgs = (inv: Invocation): UpdateArgs =>
+  decode(inv, 'update', 3, (a) => ({
+    didId: didId(at(a, 0)), expectedVersion: toU32(at(a, 1)), record: decodeDidRecordInput(at(a, 2)),
+  }));
+
+export interface TransferControllerArgs { didId: Buffer; expectedVersion: number; newController: string }
+export const decodeTransferControllerArgs = (inv: Invocation): TransferControllerArgs =>
+  decode(inv, 'transfer_controller', 3, (a) => ({
+    didId: didId(at(a, 0)), expectedVersion: toU32(at(a, 1)), newController: toAddress(at(a, 2)),
+  }));
+
+export interface DeactivateArgs { didId: Buffer; expectedVersion: number }
+export const decodeDeactivateArgs = (inv: Invocation): DeactivateArgs =>
+  decode(inv, 'deactivate', 2, (a) => ({ didId: didId(at(a, 0)), expectedVersion: toU32(at(a, 1)) }));
+
+export interface SetFeeCustomArgs { issuer: string; amount: bigint; expiresAt?: bigint }
+export const decodeSetFeeCustomArgs = (inv: Invocation): SetFeeCustomArgs =>
+  decode(inv, 'set_fee_custom', 3, (a) => {
+    const expiresAt = fromOption(at(a, 2), toBigInt);
+    return { issuer: toAddress(at(a, 0)), amount: toBigInt(at(a, 1)), ...(expiresAt !== undefined ? { expiresAt } : {}) };
+  });
+
+export const decodeRemoveFeeCustomArgs = (inv: Invocation): { issuer: string } =>
+  decode(inv, 'remove_fee_custom', 1, (a) => ({ issuer: toAddress(at(a, 0)) }));
+
+function salt(v: xdr.ScVal): string {
+  const b = toBytes(v);
+  if (b.length !== 32) throw new CodecError('user_salt must be 32 bytes');
+  return b.toString('hex');
+}
+
+function didId(v: xdr.ScVal): Buffer {
+  const b = toBytes(v);
+  if (b.length !== 16) throw new CodecError('did_id must be 16 bytes');
+  return b;
+}
+
+/**
+ * The invocation targets `contractId` and calls `fn`; refuses with tx_operation_mismatch otherwise.
+ * A convenience for routes that check the target before decoding arguments.
+ */
+export function expectCall(inv: Invocation, { contractId, fn }: { contractId?: string; fn: string }): void {
+  if (inv.fn !== fn) throw mismatch(`transaction invokes ${inv.fn}, expected ${fn}`);
+  if (contractId !== undefined && inv.contractId !== contractId) {
+    throw mismatch(`transaction invokes contract ${inv.contractId}, expected ${contractId}`);
+  }
+}
+

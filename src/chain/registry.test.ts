@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { Address, Keypair, StrKey, xdr } from '@stellar/stellar-sdk';
+import { sym, vec } from './codec.ts';
+import { decodeDidRecord, encodeDidRecord, recordKey, recordLedgerKey } from './registry.ts';
+import type { DidRecord } from '../did/types.ts';
+
+const G = Keypair.fromRawEd25519Seed(Buffer.alloc(32, 1)).publicKey();
+const C = StrKey.encodeContract(Buffer.alloc(32, 2));
+
+describe('DidRecord codec', () => {
+  const full: DidRecord = {
+    controller: G,
+    authentication: [{ publicKeyMultibase: 'z6MkA' }],
+    assertionMethod: [{ publicKeyMultibase: 'z6MkB' }, { publicKeyMultibase: 'z6MkC' }],
+    keyAgreement: [{ publicKeyMultibase: 'z6LSD' }],
+    services: [{ idSuffix: 's-1', serviceType: 'T', serviceEndpoint: 'https://e.org' }],
+    metadataUri: 'https://e.org/m',
+    metadataHash: '0f'.repeat(32),
+    version: 3, createdLedger: 10, updatedLedger: 20, deactivated: false,
+  };
+  it('round-trips a full record', () => expect(decodeDidRecord(encodeDidRecord(full))).toEqual(full));
+  it('encodes snake_case keys, sorted, options as void', () => {
+    const { metadataUri: _u, metadataHash: _h, ...bare } = full;
+    const v = encodeDidRecord(bare);
+    expect((v.map() ?? []).map((e) => e.key().sym().toString())).toEqual([
+      'assertion_method', 'authentication', 'controller', 'created_ledger', 'deactivated', 'key_agreement',
+      'metadata_hash', 'metadata_uri', 'services', 'updated_ledger', 'version',
+    ]);
+    expect(decodeDidRecord(v)).toEqual(bare);
+  });
+  it('refuses a metadataHash that is not 32 bytes of hex', () => {
+    expect(() => encodeDidRecord({ ...full, metadataHash: 'abc' })).toThrow(/metadataHash/);
+  });
+  it('storage key is ScVec[Symbol("Record"), Bytes(did_id)], persistent', () => {
+    const id = Buffer.alloc(16, 9);
+    expect(recordKey(id).toXDR('base64')).toBe(vec([sym('Record'), xdr.ScVal.scvBytes(id)]).toXDR('base64'));
+    const k = recordLedgerKey(C, id).contractData();
+    expect(Address.fromScAddress(k.contract()).toString()).toBe(C);
+    expect(k.durability()).toEqual(xdr.ContractDataDurability.persistent());
+  });
+});

@@ -1,0 +1,159 @@
+// Types shared by the modules of src/chain. ScVals appear only in the low-level client surface;
+// the contract modules (vault, factory, registry, token) take and return plain values.
+import type { xdr, rpc } from '@stellar/stellar-sdk';
+import type { ContractKind } from './errors.ts';
+
+export type NetworkName = 'testnet' | 'mainnet';
+
+/** A prepared, unsigned transaction (credential-vault-api.md "Transaction responses", prepare). */
+export interface PreparedTransaction {
+  /** Base64 XDR of the unsigned transaction envelope. */
+  xdr: string;
+  /** The network passphrase to sign with. */
+  network: string;
+}
+
+/** What a signed transaction does, decoded for the safe-submit checks. */
+export interface Invocation {
+  /** Transaction hash (hex) under the configured passphrase. */
+  hash: string;
+  /** Transaction source account (G…), the sequence and fee payer. */
+  source: string;
+  /** Source of the operation (the transaction source unless the operation sets its own). */
+  operationSource: string;
+  /** Fee-bump payer when the envelope is a fee bump. */
+  feeSource?: string;
+  /** Invoked contract (C…). */
+  contractId: string;
+  fn: string;
+  args: xdr.ScVal[];
+  /** Addresses whose authorization the transaction carries (source-account credentials resolve to the operation source). */
+  authAddresses: string[];
+  /** Accounts among source, operation source, fee source and G… auth addresses whose envelope signature verifies. */
+  signedBy: string[];
+}
+
+/** Safe-submit check run before sending; throws the route's ChainError to refuse the transaction. */
+export type ExpectInvocation = (inv: Invocation) => void | Promise<void>;
+
+export interface SubmitResult {
+  txId: string;
+  ledger?: number;
+  returnValue?: xdr.ScVal;
+}
+
+export interface ContractCall {
+  contractId: string;
+  fn: string;
+  args: xdr.ScVal[];
+  /** Error table for failures; inferred from the configured contract ids when absent. */
+  contract?: ContractKind;
+}
+
+export interface PrepareRequest extends ContractCall {
+  /** Transaction source (G…): sequence and fee payer. */
+  source: string;
+}
+
+export interface ReadRequest extends ContractCall {
+  /** Account to simulate as; defaults to the configured simulation account. */
+  source?: string;
+}
+
+export interface ChainTimeouts {
+  /** Per RPC request. */
+  rpcMs: number;
+  /** From sending until a final status. */
+  submitMs: number;
+  pollIntervalMs: number;
+}
+
+export interface ChainClientOptions {
+  rpcUrl: string;
+  networkPassphrase: string;
+  network: NetworkName;
+  /** An existing G… account used as source for read-only simulations. */
+  simulationAccount: string;
+  timeouts?: Partial<ChainTimeouts>;
+  allowHttp?: boolean;
+  /** Known contract ids, so failures of submitted transactions use the right error table. */
+  contracts?: { factoryId?: string; registryId?: string; tokenIds?: string[] };
+  /** Inclusion fee in stroops (the resource fee is added by simulation). Default 100. */
+  baseFee?: string;
+  /** Validity window of prepared transactions. Default 300 s. */
+  txValiditySeconds?: number;
+  /**
+   * How long the answer of a read-only call (`read`) may be reused, in ms; 0 (the default) reads the chain every
+   * time. A reused answer is also dropped as soon as a newer ledger shows in any RPC answer, and every `submit`
+   * of this client clears them all, so a write made elsewhere shows within this bound and one's own at once.
+   */
+  readCacheMs?: number;
+  /**
+   * The HTTP client under the SDK's rpc.Server: `node` (default) posts with node:http(s) (less CPU per call;
+   * no redirects), `sdk` keeps the SDK's axios client. A proxy configured in the environment (HTTP_PROXY,
+   * HTTPS_PROXY, ALL_PROXY) always keeps the SDK's client, which honours it.
+   */
+  rpcTransport?: 'node' | 'sdk';
+  /** Answers the read cache keeps at most (default 10,000). */
+  readCacheEntries?: number;
+  /** Clock in ms (timebounds, polling deadline, read cache). */
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface ChainHealth {
+  status: string;
+  latestLedger: number;
+  passphrase: string;
+  protocolVersion: string;
+}
+
+export interface NetworkCheck {
+  ok: boolean;
+  expected: string;
+  actual: string;
+}
+
+export interface ChainClient {
+  readonly network: NetworkName;
+  readonly networkPassphrase: string;
+  readonly rpcUrl: string;
+  prepare(req: PrepareRequest): Promise<PreparedTransaction>;
+  read(req: ReadRequest): Promise<xdr.ScVal>;
+  submit(signedXdr: string, expect?: ExpectInvocation, opts?: { contract?: ContractKind }): Promise<SubmitResult>;
+  /** Decodes a signed transaction under this network's passphrase (tx_invalid when undecodable). */
+  inspect(signedXdr: string): Invocation;
+  /**
+   * `cached`: the answer may come from the read cache (readCacheMs), like `read`'s; for entries that are
+   * not sequence numbers or anything else a caller must see fresh. The answer is shared: do not change it.
+   */
+  getLedgerEntries(keys: xdr.LedgerKey[], options?: { cached?: boolean }): Promise<rpc.Api.GetLedgerEntriesResponse>;
+  health(): Promise<ChainHealth>;
+  verifyNetwork(): Promise<NetworkCheck>;
+}
+
+/** verify_vc result (credential-vault-api.md "verify-vc"). */
+export type VcStatus =
+  | { status: 'valid' }
+  | { status: 'revoked'; since: string }
+  | { status: 'invalid' }
+  | { status: 'unknown' };
+
+/** get_vc result: `data` is the ciphertext the service wrote. */
+export interface StoredVc {
+  id: string;
+  data: string;
+  issuanceContract: string;
+  issuerDid: string;
+}
+
+/** Factory quote_fee result. */
+export interface FeeQuote {
+  enabled: boolean;
+  amount: bigint;
+  token?: string;
+  dest?: string;
+}
+
+/** 32 bytes, as 64 hex characters or raw bytes; absent = 32 zero bytes (the canonical vault). */
+export type UserSalt = string | Uint8Array;

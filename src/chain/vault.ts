@@ -1,0 +1,106 @@
+// Vault template 0.4.0 (chain-abi.md "Vault") as typed functions: prepare builders for every write the API
+// offers, and reads through simulation. No ScVal crosses this module's surface.
+import { Contract, xdr } from '@stellar/stellar-sdk';
+import {
+  address, fromEnum, fromOption, fromStruct, field, isVoid, str, toAddress, toStr, toU32, toVec, u32, vec,
+} from './codec.ts';
+import type { ChainClient, PreparedTransaction, StoredVc, VcStatus } from './types.ts';
+
+export interface VaultRef {
+  /** C… address of the vault. */
+  vault: string;
+}
+interface Write extends VaultRef {
+  /** Transaction source (G…). */
+  source: string;
+}
+interface Page extends VaultRef {
+  offset: number;
+  limit: number;
+}
+
+export interface VaultApi {
+  issue(o: Write & { vcId: string; vcData: string; issuer: string; issuerDid: string }): Promise<PreparedTransaction>;
+  batchIssue(o: Write & { issuer: string; issuerDid: string; vcs: { vcId: string; vcData: string }[] }): Promise<PreparedTransaction>;
+  revoke(o: Write & { vcId: string; date: string }): Promise<PreparedTransaction>;
+  denyIssuer(o: Write & { issuer: string }): Promise<PreparedTransaction>;
+  allowIssuer(o: Write & { issuer: string }): Promise<PreparedTransaction>;
+  setVaultDid(o: Write & { didUri: string }): Promise<PreparedTransaction>;
+  /** What the API calls set-new-owner: `vault_owner` itself never changes. */
+  setVaultAdmin(o: Write & { newAdmin: string }): Promise<PreparedTransaction>;
+  revokeVault(o: Write): Promise<PreparedTransaction>;
+  push(o: Write & { vcId: string; destVault: string }): Promise<PreparedTransaction>;
+
+  verifyVc(o: VaultRef & { vcId: string }): Promise<VcStatus>;
+  getVc(o: VaultRef & { vcId: string }): Promise<StoredVc | undefined>;
+  listVcIds(o: Page): Promise<string[]>;
+  vcCount(o: VaultRef): Promise<number>;
+  listDeniedIssuers(o: Page): Promise<string[]>;
+  deniedIssuerCount(o: VaultRef): Promise<number>;
+  version(o: VaultRef & { source?: string }): Promise<string>;
+  vaultOwner(o: VaultRef): Promise<string>;
+  vaultDid(o: VaultRef): Promise<string | undefined>;
+  /** Whether a contract instance exists at the address (one ledger-entry read). */
+  exists(o: VaultRef): Promise<boolean>;
+}
+
+/**
+ * VCStatus → API status: `Valid`, `Invalid`, `Revoked(date)`; any other shape (such as the pre-0.4
+ * `Map{status, since}`) is `unknown`, as chain-abi.md prescribes.
+ */
+export function decodeVcStatus(v: xdr.ScVal): VcStatus {
+  try {
+    const { tag, values } = fromEnum(v);
+    if (tag === 'Valid' && values.length === 0) return { status: 'valid' };
+    if (tag === 'Invalid' && values.length === 0) return { status: 'invalid' };
+    if (tag === 'Revoked' && values.length === 1) return { status: 'revoked', since: toStr(values[0]!) };
+  } catch {
+    // another shape
+  }
+  return { status: 'unknown' };
+}
+
+export function decodeStoredVc(v: xdr.ScVal): StoredVc | undefined {
+  if (isVoid(v)) return undefined;
+  const s = fromStruct(v);
+  return {
+    id: toStr(field(s, 'id')),
+    data: toStr(field(s, 'data')),
+    issuanceContract: toAddress(field(s, 'issuance_contract')),
+    issuerDid: toStr(field(s, 'issuer_did')),
+  };
+}
+
+export function createVaultApi(client: ChainClient): VaultApi {
+  const prepare = (o: Write, fn: string, args: xdr.ScVal[]) =>
+    client.prepare({ source: o.source, contractId: o.vault, fn, args, contract: 'vault' });
+  const read = (o: VaultRef & { source?: string }, fn: string, args: xdr.ScVal[] = []) =>
+    client.read({ contractId: o.vault, fn, args, contract: 'vault', ...(o.source ? { source: o.source } : {}) });
+
+  return {
+    issue: (o) => prepare(o, 'issue', [str(o.vcId), str(o.vcData), address(o.vault), address(o.issuer), str(o.issuerDid)]),
+    batchIssue: (o) =>
+      prepare(o, 'batch_issue', [
+        address(o.issuer), address(o.vault), str(o.issuerDid),
+        vec(o.vcs.map((c) => vec([str(c.vcId), str(c.vcData)]))),
+      ]),
+    revoke: (o) => prepare(o, 'revoke', [str(o.vcId), str(o.date)]),
+    denyIssuer: (o) => prepare(o, 'deny_issuer', [address(o.issuer)]),
+    allowIssuer: (o) => prepare(o, 'allow_issuer', [address(o.issuer)]),
+    setVaultDid: (o) => prepare(o, 'set_vault_did', [str(o.didUri)]),
+    setVaultAdmin: (o) => prepare(o, 'set_vault_admin', [address(o.newAdmin)]),
+    revokeVault: (o) => prepare(o, 'revoke_vault', []),
+    push: (o) => prepare(o, 'push', [str(o.vcId), address(o.destVault)]),
+
+    verifyVc: async (o) => decodeVcStatus(await read(o, 'verify_vc', [str(o.vcId)])),
+    getVc: async (o) => decodeStoredVc(await read(o, 'get_vc', [str(o.vcId)])),
+    listVcIds: async (o) => toVec(await read(o, 'list_vc_ids', [u32(o.offset), u32(o.limit)])).map(toStr),
+    vcCount: async (o) => toU32(await read(o, 'vc_count')),
+    listDeniedIssuers: async (o) => toVec(await read(o, 'list_denied_issuers', [u32(o.offset), u32(o.limit)])).map(toAddress),
+    deniedIssuerCount: async (o) => toU32(await read(o, 'denied_issuer_count')),
+    version: async (o) => toStr(await read(o, 'version')),
+    vaultOwner: async (o) => toAddress(await read(o, 'vault_owner')),
+    vaultDid: async (o) => fromOption(await read(o, 'vault_did'), toStr),
+    exists: async (o) => (await client.getLedgerEntries([new Contract(o.vault).getFootprint()])).entries.length > 0,
+  };
+}
