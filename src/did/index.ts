@@ -1,0 +1,70 @@
+// Public surface of the did:ledger library, shared by the resolver and the Vault API's issuer-DID checks.
+export * from './types.ts';
+export {
+  DID_ID_BYTES,
+  DID_ID_LENGTH,
+  DID_METHOD,
+  DID_PATTERN,
+  bytesToDidId,
+  decodeDidParam,
+  didIdToBytes,
+  formatDid,
+  generateDid,
+  isValidDid,
+  parseDid,
+  type ParseDidResult,
+} from './did.ts';
+export {
+  MULTIBASE_MAX_LENGTH,
+  MULTIKEY_PREFIX,
+  RAW_KEY_BYTES,
+  base58btcDecode,
+  base58btcEncode,
+  decodeMultikey,
+  encodeMultikey,
+  type DecodeMultikeyResult,
+  type MultikeyType,
+} from './multikey.ts';
+export { JcsError, canonicalize, canonicalizeToBytes } from './jcs.ts';
+export {
+  DID_CONTEXT,
+  DID_JSON,
+  DID_LD_JSON,
+  KEY_FRAGMENT,
+  buildDidDocument,
+  buildResolutionResult,
+  negotiateRepresentation,
+  resolutionError,
+  resolutionStatus,
+  xmlDateTime,
+  type BuildDocumentOptions,
+  type BuildResolutionOptions,
+  type LedgerTime,
+  type Negotiated,
+} from './document.ts';
+export {
+  ID_SUFFIX_PATTERN,
+  RECORD_LIMITS,
+  REGISTRY_ERRORS,
+  isHttpsUrl,
+  validateRecord,
+  type RecordRuleCode,
+  type RecordViolation,
+  type RegistryError,
+} from './record-rules.ts';
+export {
+  MemoryNonceStore,
+  NONCE_BYTES,
+  PROOF_WINDOW_MS,
+  authenticationMethods,
+  challengeBinding,
+  createChallenge,
+  verifyEd25519,
+  verifyProof,
+  type CreateChallengeResult,
+  type NonceStore,
+  type ProofChallenge,
+  type ProofErrorCode,
+  type VerifyProofOptions,
+  type VerifyProofResult,
+} from './proof.ts';

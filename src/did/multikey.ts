@@ -1,0 +1,105 @@
+// Multikey (W3C Controlled Identifiers §2.2.2): multibase base58btc (`z`) of multicodec varint prefix + raw key.
+// Ed25519 public key: multicodec 0xed → varint ed 01 → `z6Mk…`; X25519 public key: 0xec → ec 01 → `z6LS…`.
+
+export type MultikeyType = 'Ed25519' | 'X25519';
+
+/** Raw public key length of both curves. */
+export const RAW_KEY_BYTES = 32;
+/** The registry's limit on a stored multibase string. */
+export const MULTIBASE_MAX_LENGTH = 128;
+
+const MULTICODEC: Record<MultikeyType, readonly [number, number]> = {
+  Ed25519: [0xed, 0x01],
+  X25519: [0xec, 0x01],
+};
+
+/** The string every encoded key of the type starts with. */
+export const MULTIKEY_PREFIX: Record<MultikeyType, string> = { Ed25519: 'z6Mk', X25519: 'z6LS' };
+
+const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+const B58_INDEX = new Map([...B58].map((c, i) => [c, i]));
+
+export function base58btcEncode(bytes: Uint8Array): string {
+  let zeros = 0;
+  while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
+  // Base-58 digits, little-endian, by repeated multiply-add over the input bytes.
+  const digits: number[] = [];
+  for (let i = zeros; i < bytes.length; i++) {
+    let carry = bytes[i]!;
+    for (let j = 0; j < digits.length; j++) {
+      carry += digits[j]! << 8;
+      digits[j] = carry % 58;
+      carry = Math.floor(carry / 58);
+    }
+    while (carry > 0) {
+      digits.push(carry % 58);
+      carry = Math.floor(carry / 58);
+    }
+  }
+  let out = '1'.repeat(zeros);
+  for (let i = digits.length - 1; i >= 0; i--) out += B58[digits[i]!];
+  return out;
+}
+
+/** undefined when a character is outside the alphabet. */
+export function base58btcDecode(text: string): Uint8Array | undefined {
+  let zeros = 0;
+  while (zeros < text.length && text[zeros] === '1') zeros++;
+  const bytes: number[] = [];
+  for (let i = zeros; i < text.length; i++) {
+    const v = B58_INDEX.get(text[i]!);
+    if (v === undefined) return undefined;
+    let carry = v;
+    for (let j = 0; j < bytes.length; j++) {
+      carry += bytes[j]! * 58;
+      bytes[j] = carry & 0xff;
+      carry >>= 8;
+    }
+    while (carry > 0) {
+      bytes.push(carry & 0xff);
+      carry >>= 8;
+    }
+  }
+  const out = new Uint8Array(zeros + bytes.length);
+  for (let i = 0; i < bytes.length; i++) out[out.length - 1 - i] = bytes[i]!;
+  return out;
+}
+
+export function encodeMultikey(type: MultikeyType, publicKey: Uint8Array): string {
+  if (publicKey.length !== RAW_KEY_BYTES) {
+    throw new RangeError(`${type} public key must be ${RAW_KEY_BYTES} bytes, got ${publicKey.length}`);
+  }
+  const [a, b] = MULTICODEC[type];
+  const buf = new Uint8Array(2 + RAW_KEY_BYTES);
+  buf[0] = a;
+  buf[1] = b;
+  buf.set(publicKey, 2);
+  return 'z' + base58btcEncode(buf);
+}
+
+export type DecodeMultikeyResult =
+  | { ok: true; type: MultikeyType; publicKey: Uint8Array }
+  | { ok: false; message: string };
+
+/**
+ * Decodes a Multikey. With `expected`, any other key type is an error.
+ * Errors are values: the record rules and proof verification report them without a throw.
+ */
+export function decodeMultikey(multibase: unknown, expected?: MultikeyType): DecodeMultikeyResult {
+  if (typeof multibase !== 'string' || multibase.length === 0) return fail('empty multibase');
+  if (multibase.length > MULTIBASE_MAX_LENGTH) return fail(`longer than ${MULTIBASE_MAX_LENGTH} characters`);
+  if (multibase[0] !== 'z') return fail('multibase must be base58btc (prefix z)');
+  const bytes = base58btcDecode(multibase.slice(1));
+  if (!bytes) return fail('not base58btc');
+  const type = (Object.keys(MULTICODEC) as MultikeyType[]).find(
+    (t) => bytes[0] === MULTICODEC[t][0] && bytes[1] === MULTICODEC[t][1],
+  );
+  if (!type) return fail('unsupported multicodec (expected ed25519-pub 0xed or x25519-pub 0xec)');
+  if (expected && type !== expected) return fail(`expected an ${expected} key (${MULTIKEY_PREFIX[expected]}…), got ${type}`);
+  if (bytes.length !== 2 + RAW_KEY_BYTES) return fail(`raw key must be ${RAW_KEY_BYTES} bytes, got ${bytes.length - 2}`);
+  return { ok: true, type, publicKey: bytes.slice(2) };
+}
+
+function fail(message: string): DecodeMultikeyResult {
+  return { ok: false, message };
+}

@@ -1,0 +1,97 @@
+// The did:ledger resolver and registry service (spec/did-resolver.yaml): Express 5 with
+// express-openapi-validator on the spec (requests always, responses when asked), the error envelope
+// everywhere, X-Request-ID, metrics and the request log, /metrics and /ready (before the per-IP limit:
+// probes must not spend a client's budget), the per-IP limit, and the routes. Stateless over the chain:
+// what it keeps (the resolution cache, rate windows, proof nonces) sits behind the injected stores.
+import { readFile } from 'node:fs/promises';
+import express from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import { parse as parseYaml } from 'yaml';
+import { MemoryNonceStore } from '../did/index.ts';
+import { rememberCompiledRoutes } from '../openapi/route-cache.ts';
+import { createMetrics, httpMetrics, metricsHandler, readiness, requestLog } from '../observability/index.ts';
+import type { ResolverAppDeps } from './context.ts';
+import { errorHandler, notFound } from './middleware/errors.ts';
+import { rateLimit } from './middleware/rate-limit.ts';
+import { requestId } from './middleware/request-id.ts';
+import { proofRoutes } from './routes/proof.ts';
+import { registryRoutes } from './routes/registry.ts';
+import { resolveRoute } from './routes/resolve.ts';
+import { serviceRoutes } from './routes/service.ts';
+import { createRouteContext } from './routes/shared.ts';
+
+export const SPEC_URL = new URL('../../spec/did-resolver.yaml', import.meta.url);
+
+/** Bodies beyond this are refused; the largest valid body is a 128 KiB signedXdr. */
+export const BODY_LIMIT = '256kb';
+
+let specText: Promise<string> | undefined;
+
+/** The spec as a plain object (a fresh copy per call: the validator annotates what it is given). */
+export async function loadResolverSpec(): Promise<Record<string, unknown>> {
+  specText ??= readFile(SPEC_URL, 'utf8');
+  return parseYaml(await specText) as Record<string, unknown>;
+}
+
+export async function createResolverApp(deps: ResolverAppDeps): Promise<express.Express> {
+  const spec = await loadResolverSpec();
+  const ctx = createRouteContext(deps);
+  const nonceStore = deps.nonceStore ?? new MemoryNonceStore({ now: () => new Date(deps.now()) });
+  const service = serviceRoutes(ctx, spec);
+  const registry = registryRoutes(ctx);
+  const proof = proofRoutes(ctx, nonceStore);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('trust proxy', deps.trustProxy ?? false);
+
+  app.use(requestId());
+  // Without a process-wide registry (tests of the app alone) the app keeps its own, so /metrics answers.
+  const metrics = deps.metrics ?? createMetrics();
+  app.use(httpMetrics({ metrics, service: 'resolver', rateLimitBucketOf: () => 'ip' }));
+  if (deps.logger) {
+    app.use(requestLog({ logger: deps.logger, service: 'resolver' }));
+  } else if (deps.log) {
+    const log = deps.log;
+    app.use((req, res, next) => {
+      const start = deps.now();
+      res.on('finish', () =>
+        log({ event: 'request', requestId: res.locals.requestId, method: req.method, path: req.path, status: res.statusCode, ms: deps.now() - start }));
+      next();
+    });
+  }
+  app.get('/metrics', metricsHandler(metrics));
+  app.get('/ready', readiness(deps.readinessChecks ?? [], { ...(deps.logger ? { logger: deps.logger } : {}), ...(deps.draining ? { draining: deps.draining } : {}) }));
+  app.use(rateLimit({ limiter: deps.rateLimiter, limit: deps.limits.rateLimit, windowMs: deps.limits.rateWindowMs, now: deps.now, ...(deps.log ? { log: deps.log } : {}) }));
+  app.use(express.json({ limit: BODY_LIMIT }));
+  rememberCompiledRoutes(); // the validator recompiles every path template per request otherwise
+  app.use(
+    OpenApiValidator.middleware({
+      apiSpec: (await loadResolverSpec()) as never,
+      validateRequests: true,
+      validateResponses: deps.validateResponses ? { allErrors: true } : false,
+      // The UI's static files are not API routes.
+      ignorePaths: /^\/docs\/./,
+    }),
+  );
+
+  // Resolution first: the router tries layers in order, and this is the hot path.
+  app.get('/1.0/identifiers/:did', resolveRoute(ctx));
+  app.get('/health', service.health);
+  app.get('/openapi.json', service.openapi);
+  app.get('/docs', service.docs);
+  app.use('/docs', ...service.docsAssets());
+  app.get('/v1/dids/stellar/:did', registry.getRecord);
+  app.post('/v1/dids/stellar', registry.register);
+  app.post('/v1/dids/stellar/submit', registry.submitAny);
+  app.post('/v1/dids/stellar/:did/update', registry.update);
+  app.post('/v1/dids/stellar/:did/transfer', registry.transfer);
+  app.post('/v1/dids/stellar/:did/deactivate', registry.deactivate);
+  app.post('/v1/proof/challenge', proof.challenge);
+  app.post('/v1/proof/verify', proof.verify);
+
+  app.use(notFound());
+  app.use(errorHandler(deps.log ? { log: deps.log } : {}));
+  return app;
+}

@@ -1,0 +1,64 @@
+// What the resolver's app, routes and tests share: its dependencies and its error type.
+import type { Chain } from '../chain/index.ts';
+import type { Cache, RateLimiter } from '../stores/index.ts';
+import type { NetworkName } from '../config/index.ts';
+import type { NonceStore } from '../did/index.ts';
+import type { Logger, Metrics, ReadinessCheck } from '../observability/index.ts';
+
+/** One ledger the resolver routes to, chosen by the network inside the DID. */
+export interface ResolverNetwork {
+  chain: Chain;
+  networkPassphrase: string;
+  registryId: string;
+  rpcUrl: string;
+  /**
+   * Close time of a ledger, for the created/updated metadata. Default: read from the registry's events
+   * over rpcUrl (routes/ledger-time.ts).
+   */
+  ledgerCloseTime?: (sequence: number) => Promise<Date | undefined>;
+}
+
+export interface ResolverAppDeps {
+  networks: Partial<Record<NetworkName, ResolverNetwork>>;
+  cache: Cache;
+  rateLimiter: RateLimiter;
+  limits: {
+    /** Requests per IP per window (default 120 / 60 s). */
+    rateLimit: number;
+    rateWindowMs: number;
+    /** Resolution cache lifetime (default 30 s). */
+    cacheTtlMs: number;
+  };
+  now: () => number;
+  validateResponses?: boolean;
+  /**
+   * Issued proof-of-control nonces. Default: in memory, per process — several instances behind one
+   * address need a shared store, or a challenge issued by one is unknown to the others.
+   */
+  nonceStore?: NonceStore;
+  /**
+   * Express `trust proxy` for the per-IP limit: off by default (the socket's peer is the client). Behind a
+   * reverse proxy set the hop count or the proxy's addresses, never `true` on a directly reachable port.
+   */
+  trustProxy?: boolean | number | string | string[];
+  /**
+   * Event lines (cache or limiter unavailable, faults). Without `logger` it also gets one line per
+   * request; with `logger`, the request line is `requestLog`'s, so each request is logged once.
+   */
+  log?: (entry: Record<string, unknown>) => void;
+  /** Structured JSON logs: one line per request (src/observability `requestLog`). */
+  logger?: Logger;
+  /** The process's metrics: requests, latency, 429s; `GET /metrics` exposes them. */
+  metrics?: Metrics;
+  /** What `GET /ready` checks: each served network's RPC (and the stores, when chosen). */
+  readinessChecks?: ReadinessCheck[];
+  /** True once the process is shutting down: `GET /ready` answers 503 at once. */
+  draining?: () => boolean;
+}
+
+/** An error with the spec's stable `code`; rendered as `{code, message, details?}`. */
+export class ResolverError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string, readonly details?: Record<string, unknown>) {
+    super(message);
+  }
+}

@@ -1,0 +1,222 @@
+// The error envelope `{code, message, details?}` (spec "Errors") and the translation of everything that can
+// go wrong into it: request-validation failures (mapped onto the spec's codes), body-parser failures, chain
+// failures, unknown routes, and unexpected faults (500 `internal_error`, never the fault's own words).
+import type { NextFunction, Request, Response } from 'express';
+import { ChainError } from '../../chain/index.ts';
+import {
+  decodeDidParam, negotiateRepresentation, parseDid, resolutionError, validateRecord, type DidRecordInput,
+  type RecordViolation,
+} from '../../did/index.ts';
+import { ResolverError } from '../context.ts';
+import { requestIdOf } from './request-id.ts';
+
+export function sendError(res: Response, status: number, code: string, message: string, details?: Record<string, unknown>): void {
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.status(status).json(details === undefined ? { code, message } : { code, message, details });
+}
+
+/** A record-rule failure: the first violation's code, every violation in details (spec "Record rules"). */
+export function recordError(violations: RecordViolation[]): ResolverError {
+  const first = violations[0]!;
+  return new ResolverError(400, first.code, first.message, { field: first.field, violations });
+}
+
+export function didInvalid(did: string, message: string): ResolverError {
+  return new ResolverError(400, 'did_invalid', message, { did });
+}
+
+export function invalidRequest(message: string, errors: { path: string; message: string }[]): ResolverError {
+  return new ResolverError(400, 'invalid_request', message, { errors });
+}
+
+/** Codes the registry's failures keep as they are (the chain already mapped the contract's number). */
+const CONTRACT_CODES = new Set([
+  'did_already_exists', 'did_not_found', 'version_mismatch', 'did_deactivated', 'invalid_record', 'key_count_invalid',
+  'key_invalid', 'duplicate_key', 'service_invalid', 'url_not_https', 'metadata_inconsistent',
+]);
+
+const CONTRACT_ERROR = /Error\(Contract, #(\d+)\)/;
+
+/** A chain failure in the resolver's words; `network` names the ledger in messages. */
+export function fromChainError(e: ChainError, network: string): ResolverError {
+  const tx = e.txId ? { txId: e.txId } : {};
+  switch (e.code) {
+    case 'chain_unavailable':
+      return new ResolverError(502, 'ledger_unavailable', `${network} RPC unreachable: ${e.message.replace(/^chain RPC unavailable: /, '')}`, e.txId ? tx : undefined);
+    case 'tx_timeout':
+      return new ResolverError(502, 'ledger_unavailable', `${network}: ${e.message}`, tx);
+    case 'tx_invalid':
+      return invalidRequest(e.message, [{ path: '/body/signedXdr', message: e.message }]);
+    case 'source_account_not_found':
+      return invalidRequest(e.message, [{ path: '/body/sourcePublicKey', message: e.message }]);
+    case 'tx_operation_mismatch':
+      return new ResolverError(400, 'tx_operation_mismatch', e.message);
+  }
+  const text = e.chainMessage ?? e.message;
+  const n = CONTRACT_ERROR.exec(text);
+  if (CONTRACT_CODES.has(e.code)) {
+    return new ResolverError(e.status, e.code, e.message, { ...(n ? { contractError: Number(n[1]) } : {}), ...tx });
+  }
+  const rejected = /transaction rejected: (\S+)/.exec(text);
+  const failed = /transaction failed: (\S+)/.exec(text);
+  const status = rejected ? 'ERROR' : failed ? 'FAILED' : 'SIMULATION_FAILED';
+  const resultCode = (rejected ?? failed)?.[1];
+  return new ResolverError(400, 'tx_submission_failed', e.message, {
+    status,
+    ...(resultCode ? { resultCode } : {}),
+    ...tx,
+    ...(n ? { contractError: Number(n[1]) } : {}),
+    chainMessage: text,
+  });
+}
+
+interface ValidatorError {
+  status: number;
+  message: string;
+  errors: { path: string; message: string; errorCode?: string }[];
+}
+
+function isValidatorError(err: unknown): err is ValidatorError {
+  const e = err as Partial<ValidatorError> | null;
+  return typeof e === 'object' && e !== null && typeof e.status === 'number' && Array.isArray(e.errors);
+}
+
+/** body-parser's errors carry a `type` such as `entity.parse.failed` or `entity.too.large`. */
+function isBodyParserError(err: unknown): err is { type: string; status: number; message: string } {
+  const e = err as { type?: unknown; status?: unknown } | null;
+  return typeof e === 'object' && e !== null && typeof e.type === 'string' && typeof e.status === 'number' && e.status < 500;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A request-validation failure in the spec's codes ("Errors"): an invalid DID is `did_invalid`, a record
+ * breaking its rules has the record-rule code (the same check the handlers run), anything else is
+ * `invalid_request` with the validator's errors. Unknown routes and methods are `not_found`.
+ */
+export function fromValidationError(err: ValidatorError, req: Request): ResolverError {
+  if (err.status === 404 || err.status === 405) return notFoundError(req);
+  const body: unknown = req.body;
+  if (isObject(body) && 'signedXdr' in body && Object.keys(body).length > 1) {
+    const extra = Object.keys(body).filter((k) => k !== 'signedXdr');
+    return invalidRequest('body must match the prepare fields or be {signedXdr} alone', [
+      { path: '/body', message: `must NOT have additional properties: ${extra.join(', ')}` },
+    ]);
+  }
+  const didError = invalidDidIn(req, body);
+  if (didError) return didError;
+  if (isObject(body) && !('signedXdr' in body) && isObject(body.record)) {
+    const violations = validateRecord(body.record as unknown as DidRecordInput);
+    if (violations.length > 0) return recordError(violations);
+  }
+  const errors = relevantErrors(err.errors, body);
+  const first = errors[0];
+  const message = first && err.status === 400 ? `${first.path.replace(/^\//, '').replace(/\//g, '.')} ${first.message}` : err.message;
+  return invalidRequest(message, errors.map(({ path, message: m }) => ({ path, message: m })));
+}
+
+/** The DID of the path, the body or the challenge, when present and invalid. */
+function invalidDidIn(req: Request, body: unknown): ResolverError | undefined {
+  const candidates: unknown[] = [];
+  // The validator runs before the router, so req.params is still empty here: read the path parameter
+  // the validator matched (req.openapi.pathParams).
+  const openapi = (req as Request & { openapi?: { pathParams?: Record<string, unknown> } }).openapi;
+  const param = (req.params as Record<string, unknown> | undefined)?.did ?? openapi?.pathParams?.did;
+  if (typeof param === 'string') candidates.push(decodeDidParam(param));
+  if (isObject(body) && !('signedXdr' in body)) {
+    if ('did' in body) candidates.push(body.did);
+    if (isObject(body.challenge) && 'did' in body.challenge) candidates.push(body.challenge.did);
+  }
+  for (const did of candidates) {
+    const parsed = parseDid(did);
+    if (!parsed.ok) return didInvalid(typeof did === 'string' ? did : JSON.stringify(did), parsed.message);
+  }
+  return undefined;
+}
+
+/** For a prepare-or-submit body, the errors of the branch the client meant (the oneOf reports both). */
+function relevantErrors(errors: ValidatorError['errors'], body: unknown): ValidatorError['errors'] {
+  let kept = errors.filter((e) => e.errorCode !== 'oneOf.openapi.validation');
+  if (isObject(body)) {
+    kept = 'signedXdr' in body
+      ? kept.filter((e) => e.path.startsWith('/body/signedXdr'))
+      : kept.filter((e) => !(e.path === '/body/signedXdr' && e.errorCode === 'required.openapi.validation'));
+  }
+  return kept.length > 0 ? kept : errors;
+}
+
+export function notFoundError(req: Request): ResolverError {
+  return new ResolverError(404, 'not_found', `no route ${req.method} ${req.path}`);
+}
+
+export function notFound() {
+  return function notFoundHandler(req: Request, res: Response): void {
+    const e = notFoundError(req);
+    sendError(res, e.status, e.code, e.message);
+  };
+}
+
+const RESOLVE_PREFIX = '/1.0/identifiers/';
+
+export interface ErrorHandlerOptions {
+  log?: (entry: Record<string, unknown>) => void;
+}
+
+export function errorHandler({ log }: ErrorHandlerOptions) {
+  return function resolverErrorHandler(err: unknown, req: Request, res: Response, next: NextFunction): void {
+    if (res.headersSent) return next(err);
+    let e: ResolverError | undefined;
+    if (err instanceof ResolverError) e = err;
+    else if (err instanceof ChainError) e = fromChainError(err, 'ledger');
+    else if (isBodyParserError(err)) e = invalidRequest(`body is not valid JSON: ${err.message}`, [{ path: '/body', message: err.message }]);
+    else if (isValidatorError(err) && err.status < 500) {
+      // The resolution route answers resolution results, not envelopes (spec: resolveDid).
+      if (req.path.startsWith(RESOLVE_PREFIX) && err.status === 400) {
+        const { error, message } = resolutionValidationFailure(err, req);
+        sendResolutionFailure(req, res, 400, error, message);
+        return;
+      }
+      e = fromValidationError(err, req);
+    }
+    if (!e) {
+      const requestId = requestIdOf(res);
+      log?.({ event: 'internal_error', requestId, method: req.method, path: req.path, error: describe(err) });
+      e = new ResolverError(500, 'internal_error', `Internal error (request ${requestId})`);
+    }
+    sendError(res, e.status, e.code, e.message, e.details);
+  };
+}
+
+/**
+ * A request-validation failure of the resolution route in DID Resolution's words: `invalidDid` only when the
+ * DID itself fails (its syntax, or its length limit), else `invalidOptions` (an unknown query parameter is
+ * an unknown resolution option; the DID may well be valid).
+ */
+export function resolutionValidationFailure(err: ValidatorError, req: Request): { error: 'invalidDid' | 'invalidOptions'; message: string } {
+  const openapi = (req as Request & { openapi?: { pathParams?: Record<string, unknown> } }).openapi;
+  const param = openapi?.pathParams?.did ?? req.path.slice(RESOLVE_PREFIX.length);
+  const parsed = parseDid(decodeDidParam(String(param)));
+  if (!parsed.ok) return { error: 'invalidDid', message: parsed.message };
+  const didErrors = err.errors.filter((e) => e.path === '/params/did' || e.path.startsWith('/params/did/'));
+  if (didErrors.length > 0) return { error: 'invalidDid', message: didErrors[0]!.message };
+  return { error: 'invalidOptions', message: err.message };
+}
+
+/** A failed resolution as its result body, in the negotiated media type (JSON when none is acceptable). */
+export function sendResolutionFailure(
+  req: Request,
+  res: Response,
+  status: number,
+  error: 'invalidDid' | 'invalidOptions' | 'notFound' | 'representationNotSupported' | 'internalError',
+  message: string,
+): void {
+  const mediaType = (error !== 'representationNotSupported' && negotiateRepresentation(req.headers.accept)?.mediaType) || 'application/json';
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Content-Type', `${mediaType}; charset=utf-8`);
+  res.status(status).json(resolutionError(error, message));
+}
+
+function describe(err: unknown): string {
+  if (err instanceof Error) return `${err.name}: ${err.message}${err.stack ? `\n${err.stack}` : ''}`;
+  return String(err);
+}

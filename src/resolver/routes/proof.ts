@@ -1,0 +1,74 @@
+// Proof of control (spec tag "proof"): POST /v1/proof/challenge issues {did, domain, nonce, timestamp};
+// POST /v1/proof/verify checks, in order, the 5-minute window, the domain, the nonce (spent once, whatever
+// follows) and the signature against every authentication key of the DID's document, read fresh from the
+// ledger (a key removed seconds ago must not verify from a cached document). An unreachable nonce store is
+// 503 nonce_store_unavailable on both: without it a nonce can be neither issued nor spent once.
+import type { Request, Response } from 'express';
+import {
+  createChallenge, resolutionError, verifyProof, DID_LD_JSON, type DidResolutionResult, type NonceStore,
+  type ProofErrorCode,
+} from '../../did/index.ts';
+import { ResolverError } from '../context.ts';
+import { resolutionResult } from './resolve.ts';
+import { notServedMessage, readEntry, parseDidOrThrow, type RouteContext } from './shared.ts';
+
+const STATUS: Record<ProofErrorCode, number> = {
+  invalid_request: 400,
+  did_invalid: 400,
+  challenge_expired: 401,
+  domain_mismatch: 401,
+  nonce_invalid: 401,
+  signature_invalid: 401,
+  did_not_found: 404,
+  did_deactivated: 409,
+  ledger_unavailable: 502,
+  nonce_store_unavailable: 503,
+};
+
+export function proofRoutes(ctx: RouteContext, nonceStore: NonceStore) {
+  const now = () => new Date(ctx.deps.now());
+
+  /** Resolution for verification: no cache; the fresh entry refreshes the resolution cache. */
+  async function resolveFresh(did: string): Promise<DidResolutionResult> {
+    const parsed = parseDidOrThrow(did);
+    const net = ctx.served.get(parsed.network);
+    if (!net) return resolutionError('invalidDid', notServedMessage(ctx, parsed.network));
+    try {
+      const entry = await readEntry(net, parsed);
+      if (!entry) return resolutionError('notFound', `${parsed.did} is not registered`);
+      await ctx.cache.put(parsed.network, parsed.didId, entry);
+      return resolutionResult(parsed, entry, DID_LD_JSON);
+    } catch (err) {
+      if (err instanceof ResolverError && err.status === 502) return resolutionError('internalError', err.message);
+      throw err;
+    }
+  }
+
+  return {
+    async challenge(req: Request, res: Response): Promise<void> {
+      const { did, domain } = req.body as { did: string; domain: string };
+      const result = await createChallenge({ did, domain, now: now(), nonceStore });
+      if (!result.ok) {
+        throw new ResolverError(STATUS[result.error], result.error, result.message, result.error === 'did_invalid' ? { did } : undefined);
+      }
+      res.setHeader('Cache-Control', 'no-store');
+      res.json(result.challenge);
+    },
+
+    async verify(req: Request, res: Response): Promise<void> {
+      const body = req.body as { challenge: { domain?: unknown }; signature: string; domain?: string };
+      const expectedDomain = body.domain ?? (typeof body.challenge.domain === 'string' ? body.challenge.domain : '');
+      const result = await verifyProof({
+        challenge: body.challenge,
+        signature: body.signature,
+        expectedDomain,
+        resolve: resolveFresh,
+        now: now(),
+        nonceStore,
+      });
+      if (!result.verified) throw new ResolverError(STATUS[result.error], result.error, result.message);
+      res.setHeader('Cache-Control', 'no-store');
+      res.json({ verified: true, did: result.did, verificationMethod: result.verificationMethod });
+    },
+  };
+}

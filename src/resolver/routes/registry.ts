@@ -1,0 +1,248 @@
+// The registry routes (spec tag "registry"): the raw record, the four prepare-or-submit mutations and the
+// submit of any registry transaction. Prepare checks the record rules and the current state before the
+// transaction is built; submit checks that the signed transaction is what the route stands for (the
+// registry of the DID's network, the route's function, the path's DID) before it is sent.
+import type { Request, Response } from 'express';
+import { StrKey } from '@stellar/stellar-sdk';
+import {
+  ChainError, decodeDeactivateArgs, decodeRegisterArgs, decodeTransferControllerArgs, decodeUpdateArgs,
+  type Invocation, type PreparedTransaction,
+} from '../../chain/index.ts';
+import {
+  bytesToDidId, didIdToBytes, validateRecord, type DidRecordInput, type ParsedDid,
+} from '../../did/index.ts';
+import { ResolverError } from '../context.ts';
+import { fromChainError, invalidRequest, recordError } from '../middleware/errors.ts';
+import {
+  checkVersion, currentRecord, networkOf, parseDidOrThrow, readRecord, rethrowChain, type RouteContext,
+  type ServedNetwork,
+} from './shared.ts';
+
+/** The registry functions a submitted transaction may invoke, with their argument decoders. */
+const MUTATIONS = {
+  register: decodeRegisterArgs,
+  update: decodeUpdateArgs,
+  transfer_controller: decodeTransferControllerArgs,
+  deactivate: decodeDeactivateArgs,
+} as const;
+type RegistryFn = keyof typeof MUTATIONS;
+
+type Body = Record<string, unknown>;
+
+const mismatch = (message: string) => new ResolverError(400, 'tx_operation_mismatch', message);
+
+function isSubmit(body: Body): body is { signedXdr: string } {
+  return typeof body.signedXdr === 'string';
+}
+
+/** The record of a prepare body, field by field (the schema already refused anything else). */
+function recordInput(raw: unknown): DidRecordInput {
+  const r = raw as DidRecordInput;
+  const keys = (ks: { publicKeyMultibase: string }[]) => ks.map((k) => ({ publicKeyMultibase: k.publicKeyMultibase }));
+  return {
+    controller: r.controller,
+    authentication: keys(r.authentication),
+    assertionMethod: keys(r.assertionMethod),
+    keyAgreement: keys(r.keyAgreement),
+    services: r.services.map((s) => ({ idSuffix: s.idSuffix, serviceType: s.serviceType, serviceEndpoint: s.serviceEndpoint })),
+    ...(r.metadataUri !== undefined ? { metadataUri: r.metadataUri } : {}),
+    ...(r.metadataHash !== undefined ? { metadataHash: r.metadataHash } : {}),
+  };
+}
+
+function checkRecord(record: DidRecordInput): void {
+  const violations = validateRecord(record);
+  if (violations.length > 0) throw recordError(violations);
+}
+
+function checkAccount(value: unknown, field: string): string {
+  if (typeof value !== 'string' || !StrKey.isValidEd25519PublicKey(value)) {
+    throw invalidRequest(`${field} must be a classic G… account address`, [{ path: `/body/${field}`, message: 'must be a G… account with a valid checksum' }]);
+  }
+  return value;
+}
+
+function prepared(res: Response, net: ServedNetwork, tx: PreparedTransaction): void {
+  res.json({ xdr: tx.xdr, network: net.name, networkPassphrase: net.networkPassphrase });
+}
+
+async function prepare(net: ServedNetwork, build: () => Promise<PreparedTransaction>): Promise<PreparedTransaction> {
+  try {
+    return await build();
+  } catch (err) {
+    return rethrowChain(err, net);
+  }
+}
+
+/** Without a DID in the path the network is the one whose registry the transaction invokes (spec). */
+function networkOfTransaction(ctx: RouteContext, signedXdr: string): ServedNetwork {
+  const nets = [...ctx.served.values()];
+  const first = nets[0];
+  if (!first) throw mismatch('this resolver serves no network');
+  let inv: Invocation;
+  try {
+    inv = first.chain.client.inspect(signedXdr);
+  } catch (err) {
+    return rethrowChain(err, first);
+  }
+  const candidates = nets.filter((n) => n.registryId === inv.contractId);
+  if (candidates.length === 0) {
+    throw mismatch(`the transaction invokes ${inv.contractId}, no DID registry of a configured network`);
+  }
+  // Two networks with one registry id: the passphrase the transaction was signed for decides.
+  return candidates.find((n) => safeSignedBy(n, signedXdr)) ?? candidates[0]!;
+}
+
+function safeSignedBy(net: ServedNetwork, signedXdr: string): boolean {
+  try {
+    return net.chain.client.inspect(signedXdr).signedBy.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Safe submit: the transaction must invoke the registry of `net`, one of `fns`, for the path's DID when there
+ * is one; register and update carry a record, which must pass the record rules. Evicts the DID's cached
+ * resolution afterwards, whatever the outcome (a timed-out transaction may still land).
+ */
+async function submit(ctx: RouteContext, signedXdr: string, opts: { fns: RegistryFn[]; did?: ParsedDid }): Promise<{ txId: string }> {
+  const net = opts.did ? networkOf(ctx, opts.did) : networkOfTransaction(ctx, signedXdr);
+  let didId: string | undefined;
+  const expect = (inv: Invocation): void => {
+    if (inv.contractId !== net.registryId) {
+      throw mismatch(`the transaction invokes ${inv.contractId}, not the DID registry of ${net.name} (${net.registryId})`);
+    }
+    if (!(opts.fns as string[]).includes(inv.fn)) {
+      throw mismatch(
+        opts.fns.length === 1
+          ? `the transaction invokes ${inv.fn}, this route submits ${opts.fns[0]}`
+          : `the transaction invokes ${inv.fn}, not one of ${opts.fns.join(', ')}`,
+      );
+    }
+    const args = MUTATIONS[inv.fn as RegistryFn](inv);
+    const id = bytesToDidId(args.didId);
+    if (opts.did && id !== opts.did.didId) {
+      throw mismatch(`the transaction is for did:ledger:${net.name}:${id}, the path names ${opts.did.did}`);
+    }
+    if ('record' in args) checkRecord(args.record);
+    didId = id;
+  };
+  try {
+    // What the transaction does is checked before its signatures, so that a transaction of another
+    // network's registry is a mismatch rather than a signature failure (tx_invalid).
+    expect(net.chain.client.inspect(signedXdr));
+    const { txId } = await net.chain.client.submit(signedXdr, expect, { contract: 'registry' });
+    return { txId };
+  } catch (err) {
+    if (err instanceof ChainError) {
+      const mapped = fromChainError(err, net.name);
+      if (mapped.code === 'version_mismatch' && didId) await addCurrentVersion(net, didId, mapped);
+      throw mapped;
+    }
+    throw err;
+  } finally {
+    if (didId) await ctx.cache.evict(net.name, didId);
+  }
+}
+
+/** version_mismatch details carry both versions (spec); best effort after an on-chain failure. */
+async function addCurrentVersion(net: ServedNetwork, didId: string, e: ResolverError): Promise<void> {
+  try {
+    const record = await readRecord(net, { did: `did:ledger:${net.name}:${didId}`, network: net.name, didId });
+    if (record && e.details) e.details.currentVersion = record.version;
+  } catch {
+    // the code stands without the detail
+  }
+}
+
+export function registryRoutes(ctx: RouteContext) {
+  return {
+    /** GET /v1/dids/stellar/{did}: the record exactly as stored; never cached. */
+    async getRecord(req: Request, res: Response): Promise<void> {
+      const parsed = parseDidOrThrow(req.params.did, { fromPath: true });
+      const net = networkOf(ctx, parsed);
+      const record = await readRecord(net, parsed);
+      if (!record) throw new ResolverError(404, 'did_not_found', `${parsed.did} is not registered`);
+      res.setHeader('Cache-Control', 'no-store');
+      res.json({ did: parsed.did, didId: parsed.didId, record });
+    },
+
+    /** POST /v1/dids/stellar: register. */
+    async register(req: Request, res: Response): Promise<void> {
+      const body = req.body as Body;
+      if (isSubmit(body)) {
+        res.json(await submit(ctx, body.signedXdr, { fns: ['register'] }));
+        return;
+      }
+      const parsed = parseDidOrThrow(body.did);
+      const net = networkOf(ctx, parsed);
+      const record = recordInput(body.record);
+      checkRecord(record);
+      const source = checkAccount(body.sourcePublicKey, 'sourcePublicKey');
+      prepared(res, net, await prepare(net, () => net.chain.registry.register({ source, didId: didIdToBytes(parsed.didId), record })));
+    },
+
+    /** POST /v1/dids/stellar/{did}/update: a full replacement; the controller stays (transfer rotates it). */
+    async update(req: Request, res: Response): Promise<void> {
+      const parsed = parseDidOrThrow(req.params.did, { fromPath: true });
+      const body = req.body as Body;
+      if (isSubmit(body)) {
+        res.json(await submit(ctx, body.signedXdr, { fns: ['update'], did: parsed }));
+        return;
+      }
+      const net = networkOf(ctx, parsed);
+      const record = recordInput(body.record);
+      checkRecord(record);
+      const source = checkAccount(body.sourcePublicKey, 'sourcePublicKey');
+      const expectedVersion = body.expectedVersion as number;
+      const current = await currentRecord(net, parsed);
+      checkVersion(parsed, current, expectedVersion);
+      if (record.controller !== current.controller) {
+        const message = `controller must stay ${current.controller}; rotate it with /transfer`;
+        throw recordError([{ code: 'invalid_record', field: 'controller', message }]);
+      }
+      prepared(res, net, await prepare(net, () =>
+        net.chain.registry.update({ source, didId: didIdToBytes(parsed.didId), expectedVersion, record })));
+    },
+
+    /** POST /v1/dids/stellar/{did}/transfer: rotate the controlling wallet. */
+    async transfer(req: Request, res: Response): Promise<void> {
+      const parsed = parseDidOrThrow(req.params.did, { fromPath: true });
+      const body = req.body as Body;
+      if (isSubmit(body)) {
+        res.json(await submit(ctx, body.signedXdr, { fns: ['transfer_controller'], did: parsed }));
+        return;
+      }
+      const net = networkOf(ctx, parsed);
+      const newController = checkAccount(body.newController, 'newController');
+      const source = checkAccount(body.sourcePublicKey, 'sourcePublicKey');
+      const expectedVersion = body.expectedVersion as number;
+      checkVersion(parsed, await currentRecord(net, parsed), expectedVersion);
+      prepared(res, net, await prepare(net, () =>
+        net.chain.registry.transferController({ source, didId: didIdToBytes(parsed.didId), expectedVersion, newController })));
+    },
+
+    /** POST /v1/dids/stellar/{did}/deactivate: irreversible. */
+    async deactivate(req: Request, res: Response): Promise<void> {
+      const parsed = parseDidOrThrow(req.params.did, { fromPath: true });
+      const body = req.body as Body;
+      if (isSubmit(body)) {
+        res.json(await submit(ctx, body.signedXdr, { fns: ['deactivate'], did: parsed }));
+        return;
+      }
+      const net = networkOf(ctx, parsed);
+      const source = checkAccount(body.sourcePublicKey, 'sourcePublicKey');
+      const expectedVersion = body.expectedVersion as number;
+      checkVersion(parsed, await currentRecord(net, parsed), expectedVersion);
+      prepared(res, net, await prepare(net, () =>
+        net.chain.registry.deactivate({ source, didId: didIdToBytes(parsed.didId), expectedVersion })));
+    },
+
+    /** POST /v1/dids/stellar/submit: any signed registry mutation of a served network. */
+    async submitAny(req: Request, res: Response): Promise<void> {
+      const body = req.body as { signedXdr: string };
+      res.json(await submit(ctx, body.signedXdr, { fns: Object.keys(MUTATIONS) as RegistryFn[] }));
+    },
+  };
+}

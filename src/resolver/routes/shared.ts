@@ -1,0 +1,111 @@
+// What the route modules share: the served networks, DID parsing in the spec's codes, ledger reads with
+// their failures in the resolver's words, and the resolution cache.
+import { ChainError } from '../../chain/index.ts';
+import {
+  decodeDidParam, didIdToBytes, parseDid, xmlDateTime, type DidRecord, type Network, type ParsedDid,
+} from '../../did/index.ts';
+import { ResolverError, type ResolverAppDeps, type ResolverNetwork } from '../context.ts';
+import { didInvalid, fromChainError } from '../middleware/errors.ts';
+import { eventLedgerCloseTime, type LedgerCloseTime } from '../../chain/ledger-time.ts';
+import { ResolutionCache, type ResolvedEntry } from './resolution-cache.ts';
+
+export interface ServedNetwork extends ResolverNetwork {
+  name: Network;
+  closeTime: LedgerCloseTime;
+}
+
+export interface RouteContext {
+  deps: ResolverAppDeps;
+  served: ReadonlyMap<Network, ServedNetwork>;
+  cache: ResolutionCache;
+}
+
+export function createRouteContext(deps: ResolverAppDeps): RouteContext {
+  const served = new Map<Network, ServedNetwork>();
+  for (const name of ['testnet', 'mainnet'] as const) {
+    const net = deps.networks[name];
+    if (!net) continue;
+    const closeTime = net.ledgerCloseTime ?? eventLedgerCloseTime({ rpcUrl: net.rpcUrl, registryId: net.registryId });
+    served.set(name, { ...net, name, closeTime });
+  }
+  const cache = new ResolutionCache({
+    cache: deps.cache,
+    ttlMs: deps.limits.cacheTtlMs,
+    onError: (err) => deps.log?.({ event: 'cache_unavailable', message: (err as Error)?.message ?? String(err) }),
+  });
+  return { deps, served, cache };
+}
+
+/** A DID from a path segment (optionally URL-encoded) or a body field; `did_invalid` otherwise. */
+export function parseDidOrThrow(raw: unknown, { fromPath = false } = {}): ParsedDid {
+  const value = fromPath && typeof raw === 'string' ? decodeDidParam(raw) : raw;
+  const parsed = parseDid(value);
+  if (!parsed.ok) throw didInvalid(typeof value === 'string' ? value : JSON.stringify(value), parsed.message);
+  return parsed.value;
+}
+
+/**
+ * The ledger of the DID's network. A syntactically valid DID of a network this deployment does not serve
+ * is `did_invalid` (resolution: `invalidDid`): decidable from the string alone, and a 404 would suggest it
+ * might be registered later (spec "Networks and routing").
+ */
+export function networkOf(ctx: RouteContext, parsed: ParsedDid): ServedNetwork {
+  const net = ctx.served.get(parsed.network);
+  if (!net) throw didInvalid(parsed.did, notServedMessage(ctx, parsed.network));
+  return net;
+}
+
+export function notServedMessage(ctx: RouteContext, network: Network): string {
+  return `this resolver does not serve ${network} (served: ${[...ctx.served.keys()].join(', ') || 'none'})`;
+}
+
+/** A ChainError in the resolver's words; anything else passes through to the error handler. */
+export function rethrowChain(err: unknown, net: ServedNetwork): never {
+  if (err instanceof ChainError) throw fromChainError(err, net.name);
+  throw err;
+}
+
+/** The registry's record (a ledger-entry read, no transaction); undefined when not registered. */
+export async function readRecord(net: ServedNetwork, parsed: ParsedDid): Promise<DidRecord | undefined> {
+  try {
+    return (await net.chain.registry.get(didIdToBytes(parsed.didId)))?.record;
+  } catch (err) {
+    if (err instanceof ChainError) throw fromChainError(err, net.name);
+    // A reply that does not decode as a record: the RPC answered garbage.
+    throw new ResolverError(502, 'ledger_unavailable', `${net.name} RPC answered an unreadable record: ${(err as Error)?.message ?? String(err)}`);
+  }
+}
+
+/** The record with the close times of its ledgers, as the resolution cache keeps it. */
+export async function readEntry(net: ServedNetwork, parsed: ParsedDid): Promise<ResolvedEntry | undefined> {
+  const record = await readRecord(net, parsed);
+  if (!record) return undefined;
+  const [created, updated] = await Promise.all([
+    net.closeTime(record.createdLedger),
+    record.updatedLedger === record.createdLedger ? undefined : net.closeTime(record.updatedLedger),
+  ]);
+  const updatedAt = record.updatedLedger === record.createdLedger ? created : updated;
+  return {
+    record,
+    ...(created ? { created: xmlDateTime(created) } : {}),
+    ...(updatedAt ? { updated: xmlDateTime(updatedAt) } : {}),
+  };
+}
+
+/** The current record of a mutation's DID: registered (404 did_not_found) and active (409 did_deactivated). */
+export async function currentRecord(net: ServedNetwork, parsed: ParsedDid): Promise<DidRecord> {
+  const record = await readRecord(net, parsed);
+  if (!record) throw new ResolverError(404, 'did_not_found', `${parsed.did} is not registered`);
+  if (record.deactivated) throw new ResolverError(409, 'did_deactivated', `${parsed.did} is deactivated`);
+  return record;
+}
+
+/** Optimistic concurrency (spec: version_mismatch, 409, details with both versions). */
+export function checkVersion(parsed: ParsedDid, record: DidRecord, expectedVersion: number): void {
+  if (record.version !== expectedVersion) {
+    throw new ResolverError(409, 'version_mismatch', `expectedVersion ${expectedVersion} but ${parsed.did} is at version ${record.version}`, {
+      expectedVersion,
+      currentVersion: record.version,
+    });
+  }
+}
