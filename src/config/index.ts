@@ -1,0 +1,291 @@
+// The only module that reads process.env. Every setting has an environment variable, a flag and a
+// documented default; `loadConfig` validates everything at once and reports one line per problem.
+import { isIP } from 'node:net';
+export type NetworkName = 'testnet' | 'mainnet';
+export const NETWORKS: readonly NetworkName[] = ['testnet', 'mainnet'];
+export type Role = 'standard' | 'early' | 'admin';
+
+type Kind = 'string' | 'int' | 'bool' | 'url' | 'list';
+interface Setting {
+  key: string; // property name in the flat settings object
+  env: string;
+  flag: string;
+  kind: Kind;
+  default?: string;
+  doc: string;
+}
+
+const perNetwork = (n: NetworkName): Setting[] => {
+  const N = n.toUpperCase();
+  return [
+    { key: `${n}.rpcUrl`, env: `CV_${N}_RPC_URL`, flag: `--${n}-rpc-url`, kind: 'url', doc: `${n} Soroban RPC URL (default: the embedded simulator's /${n}/rpc)` },
+    { key: `${n}.passphrase`, env: `CV_${N}_PASSPHRASE`, flag: `--${n}-passphrase`, kind: 'string', doc: `${n} network passphrase (checked against the RPC's getNetwork at start)` },
+    { key: `${n}.factoryId`, env: `CV_${N}_FACTORY_ID`, flag: `--${n}-factory-id`, kind: 'string', doc: `${n} vc-vault-factory contract id (C…)` },
+    { key: `${n}.vaultWasmHash`, env: `CV_${N}_VAULT_WASM_HASH`, flag: `--${n}-vault-wasm-hash`, kind: 'string', doc: `${n} vault template hash (64 hex)` },
+    { key: `${n}.registryId`, env: `CV_${N}_REGISTRY_ID`, flag: `--${n}-registry-id`, kind: 'string', doc: `${n} DID registry contract id (C…)` },
+    { key: `${n}.feeTokenId`, env: `CV_${N}_FEE_TOKEN_ID`, flag: `--${n}-fee-token-id`, kind: 'string', doc: `${n} fee token contract id (C…), informational` },
+    { key: `${n}.simulationAccount`, env: `CV_${N}_SIMULATION_ACCOUNT`, flag: `--${n}-simulation-account`, kind: 'string', doc: `${n} existing account (G…) used as source of read-only simulations` },
+  ];
+};
+
+export const SETTINGS: Setting[] = [
+  { key: 'network', env: 'CV_NETWORK', flag: '--network', kind: 'string', default: 'testnet', doc: 'network served by `credential-vault serve` (testnet | mainnet)' },
+  { key: 'host', env: 'CV_HOST', flag: '--host', kind: 'string', default: '127.0.0.1', doc: 'interface the HTTP servers bind' },
+  { key: 'port', env: 'CV_PORT', flag: '--port', kind: 'int', default: '3000', doc: 'port of `credential-vault serve`' },
+  { key: 'testnetPort', env: 'CV_TESTNET_PORT', flag: '--testnet-port', kind: 'int', default: '3000', doc: 'vault API (testnet) port under `start`' },
+  { key: 'mainnetPort', env: 'CV_MAINNET_PORT', flag: '--mainnet-port', kind: 'int', default: '3002', doc: 'vault API (mainnet) port under `start`' },
+  { key: 'resolverPort', env: 'CV_RESOLVER_PORT', flag: '--resolver-port', kind: 'int', default: '3001', doc: 'DID resolver port' },
+  { key: 'simulatorPort', env: 'CV_SIMULATOR_PORT', flag: '--simulator-port', kind: 'int', default: '8000', doc: 'embedded chain simulator port' },
+  { key: 'simulator', env: 'CV_SIMULATOR', flag: '--simulator', kind: 'bool', default: 'true', doc: 'run the embedded simulator (false: use the configured network RPCs)' },
+  { key: 'dataDir', env: 'CV_DATA_DIR', flag: '--data-dir', kind: 'string', default: './data', doc: 'data directory of the embedded stores, the encryption key file and the simulator state' },
+  { key: 'stateFile', env: 'CV_SIMULATOR_STATE_FILE', flag: '--state-file', kind: 'string', doc: 'simulator state file (default: <data-dir>/simulator-state.json under `start`)' },
+  { key: 'databaseUrl', env: 'DATABASE_URL', flag: '--database-url', kind: 'string', doc: 'PostgreSQL for API keys and idempotency records (shared backend)' },
+  { key: 'redisUrl', env: 'REDIS_URL', flag: '--redis-url', kind: 'string', doc: 'Redis for rate-limit windows and the resolution cache (shared backend)' },
+  { key: 'databaseSchema', env: 'CV_DATABASE_SCHEMA', flag: '--database-schema', kind: 'string', doc: 'PostgreSQL schema of the tables (default: the connection\'s search_path), e.g. one per deployment' },
+  { key: 'redisKeyPrefix', env: 'CV_REDIS_KEY_PREFIX', flag: '--redis-key-prefix', kind: 'string', default: 'credential-vault:', doc: 'prefix of every Redis key, e.g. one per deployment sharing a Redis' },
+  { key: 'encryptionKeys', env: 'CV_ENCRYPTION_KEYS', flag: '--encryption-keys', kind: 'string', doc: 'credential encryption keys `kid:base64key,…` (first is active); default: created once in the data directory' },
+  { key: 'authOrigins', env: 'CV_AUTH_ALLOWED_ORIGINS', flag: '--auth-allowed-origins', kind: 'list', default: '*', doc: 'origins allowed to use the wallet-proof key routes (comma list; * = any, no Origin header is always allowed)' },
+  { key: 'trustProxy', env: 'CV_TRUST_PROXY', flag: '--trust-proxy', kind: 'string', default: 'false', doc: 'whose X-Forwarded-For names the client of the per-IP limits (vault API /auth/*, resolver): false = nobody, the TCP peer is the client; a hop count (1 = one load balancer in front); or a comma list of the proxies\' addresses/CIDRs (or loopback, linklocal, uniquelocal). `true` is refused: any client could pick its bucket' },
+  { key: 'keyTtlDays', env: 'CV_KEY_TTL_DAYS', flag: '--key-ttl-days', kind: 'int', default: '180', doc: 'lifetime of keys obtained by wallet proof' },
+  { key: 'rate.standard.read', env: 'CV_RATE_STANDARD_READ', flag: '--rate-standard-read', kind: 'int', default: '60', doc: 'reads per minute, standard keys' },
+  { key: 'rate.standard.write', env: 'CV_RATE_STANDARD_WRITE', flag: '--rate-standard-write', kind: 'int', default: '20', doc: 'writes per minute, standard keys' },
+  { key: 'rate.early.read', env: 'CV_RATE_EARLY_READ', flag: '--rate-early-read', kind: 'int', default: '300', doc: 'reads per minute, early keys' },
+  { key: 'rate.early.write', env: 'CV_RATE_EARLY_WRITE', flag: '--rate-early-write', kind: 'int', default: '100', doc: 'writes per minute, early keys' },
+  { key: 'rate.admin.read', env: 'CV_RATE_ADMIN_READ', flag: '--rate-admin-read', kind: 'int', default: '200', doc: 'reads per minute, admin keys' },
+  { key: 'rate.admin.write', env: 'CV_RATE_ADMIN_WRITE', flag: '--rate-admin-write', kind: 'int', default: '50', doc: 'writes per minute, admin keys' },
+  { key: 'rateWindowMs', env: 'CV_RATE_WINDOW_MS', flag: '--rate-window-ms', kind: 'int', default: '60000', doc: 'sliding rate-limit window' },
+  { key: 'resolverRateLimit', env: 'CV_RESOLVER_RATE_LIMIT', flag: '--resolver-rate-limit', kind: 'int', default: '120', doc: 'resolver requests per IP per window' },
+  { key: 'resolverRateWindowMs', env: 'CV_RESOLVER_RATE_WINDOW_MS', flag: '--resolver-rate-window-ms', kind: 'int', default: '60000', doc: 'resolver per-IP window' },
+  { key: 'resolverCacheTtlMs', env: 'CV_RESOLVER_CACHE_TTL_MS', flag: '--resolver-cache-ttl-ms', kind: 'int', default: '30000', doc: 'resolution cache TTL' },
+  { key: 'rpcTimeoutMs', env: 'CV_RPC_TIMEOUT_MS', flag: '--rpc-timeout-ms', kind: 'int', default: '10000', doc: 'timeout of one RPC call' },
+  { key: 'submitTimeoutMs', env: 'CV_SUBMIT_TIMEOUT_MS', flag: '--submit-timeout-ms', kind: 'int', default: '30000', doc: 'how long submit waits for a final transaction state' },
+  { key: 'pollIntervalMs', env: 'CV_POLL_INTERVAL_MS', flag: '--poll-interval-ms', kind: 'int', default: '250', doc: 'getTransaction polling interval (the first polls come sooner: at once, then after 50, 100 and 200 ms)' },
+  { key: 'readCacheMs', env: 'CV_READ_CACHE_MS', flag: '--read-cache-ms', kind: 'int', default: '1000', doc: 'how long a chain read (verify-vc, vc-count, list-vc-ids, …) may be answered from memory; dropped sooner when a newer ledger is seen, and at once by a transaction this instance submits; 0 = off' },
+  { key: 'logLevel', env: 'CV_LOG_LEVEL', flag: '--log-level', kind: 'string', default: 'info', doc: 'JSON log lines on stdout at this level and above: silent | error | warn | info | debug' },
+  { key: 'shutdownTimeoutMs', env: 'CV_SHUTDOWN_TIMEOUT_MS', flag: '--shutdown-timeout-ms', kind: 'int', default: '10000', doc: 'on SIGTERM/SIGINT, how long requests under way get to finish before their connections are closed' },
+  ...NETWORKS.flatMap(perNetwork),
+];
+
+export type RawSettings = Record<string, string | undefined>;
+
+/** Flags win over environment variables, which win over defaults. Unknown flags are problems. */
+export function readSettings(argv: string[], env: NodeJS.ProcessEnv = process.env): { raw: RawSettings; problems: string[]; rest: string[] } {
+  const raw: RawSettings = {};
+  const problems: string[] = [];
+  const rest: string[] = [];
+  for (const s of SETTINGS) raw[s.key] = env[s.env] ?? s.default;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('--')) { rest.push(arg); continue; }
+    const [name, inline] = arg.split('=', 2) as [string, string | undefined];
+    const s = SETTINGS.find((x) => x.flag === name);
+    if (!s) { rest.push(arg); continue; }
+    const value = inline ?? (s.kind === 'bool' && (argv[i + 1] === undefined || argv[i + 1]!.startsWith('--')) ? 'true' : argv[++i]);
+    if (value === undefined) problems.push(`${name}: needs a value`);
+    else raw[s.key] = value;
+  }
+  return { raw, problems, rest };
+}
+
+export interface NetworkProfile {
+  network: NetworkName;
+  rpcUrl?: string;
+  passphrase?: string;
+  factoryId?: string;
+  vaultWasmHash?: string;
+  registryId?: string;
+  feeTokenId?: string;
+  simulationAccount?: string;
+}
+
+export interface Config {
+  network: NetworkName;
+  host: string;
+  port: number;
+  testnetPort: number;
+  mainnetPort: number;
+  resolverPort: number;
+  simulatorPort: number;
+  simulator: boolean;
+  dataDir: string;
+  stateFile?: string;
+  databaseUrl?: string;
+  databaseSchema?: string;
+  redisUrl?: string;
+  redisKeyPrefix: string;
+  encryptionKeys?: string;
+  authOrigins: string[];
+  /** Express `trust proxy`: false, a hop count, or the proxies' addresses/CIDRs/names. */
+  trustProxy: false | number | string[];
+  keyTtlDays: number;
+  rateLimits: Record<Role, { read: number; write: number }>;
+  rateWindowMs: number;
+  resolverRateLimit: number;
+  resolverRateWindowMs: number;
+  resolverCacheTtlMs: number;
+  rpcTimeoutMs: number;
+  submitTimeoutMs: number;
+  pollIntervalMs: number;
+  readCacheMs: number;
+  logLevel: 'silent' | 'error' | 'warn' | 'info' | 'debug';
+  shutdownTimeoutMs: number;
+  networks: Record<NetworkName, NetworkProfile>;
+}
+
+const CONTRACT = /^C[A-Z2-7]{55}$/;
+/** The names Express (proxy-addr) accepts for address ranges. */
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** An address, a CIDR or a range name as Express's `trust proxy` list accepts it. */
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_NAMES.includes(entry)) return true;
+  const [addr, bits, extra] = entry.split('/');
+  const family = isIP(addr ?? '');
+  if (family === 0 || extra !== undefined) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+const ACCOUNT = /^G[A-Z2-7]{55}$/;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+/** Parse and validate; throws ConfigError listing every problem, one line each. */
+export function parseConfig(raw: RawSettings, earlier: string[] = []): Config {
+  const problems = [...earlier];
+  const get = (key: string) => raw[key];
+  const label = (key: string) => {
+    const s = SETTINGS.find((x) => x.key === key)!;
+    return `${s.env} (${s.flag})`;
+  };
+  const int = (key: string, min = 0, max = Number.MAX_SAFE_INTEGER): number => {
+    const v = get(key);
+    const n = Number(v);
+    if (v === undefined || !/^\d+$/.test(v) || n < min || n > max) {
+      problems.push(`${label(key)}: expected an integer from ${min} to ${max}, got ${JSON.stringify(v)}`);
+      return 0;
+    }
+    return n;
+  };
+  const oneOf = <T extends string>(key: string, allowed: readonly T[]): T => {
+    const v = get(key) as T;
+    if (!allowed.includes(v)) problems.push(`${label(key)}: expected one of ${allowed.join(', ')}, got ${JSON.stringify(v)}`);
+    return v;
+  };
+  const optional = (key: string, re?: RegExp, what?: string): string | undefined => {
+    const v = get(key);
+    if (v === undefined || v === '') return undefined;
+    if (re && !re.test(v)) problems.push(`${label(key)}: expected ${what}, got ${JSON.stringify(v)}`);
+    return v;
+  };
+  const url = (key: string): string | undefined => {
+    const v = optional(key);
+    if (v !== undefined) {
+      try { new URL(v); } catch { problems.push(`${label(key)}: not a URL: ${JSON.stringify(v)}`); }
+    }
+    return v;
+  };
+  const bool = (key: string): boolean => oneOf(key, ['true', 'false', '1', '0'] as const) === 'true' || get(key) === '1';
+  const port = (key: string) => int(key, 0, 65535);
+  // `true` would trust whatever X-Forwarded-For any client sends: refused, so a hop count or the proxies
+  // are named instead.
+  const trustProxy = (key: string): false | number | string[] => {
+    const v = (get(key) ?? 'false').trim();
+    if (v === 'false' || v === '' || v === '0') return false;
+    if (/^\d+$/.test(v) && Number(v) <= 100) return Number(v);
+    const list = v.split(',').map((x) => x.trim()).filter(Boolean);
+    const bad = list.filter((x) => !isProxyAddress(x));
+    if (bad.length === 0 && list.length > 0) return list;
+    problems.push(
+      `${label(key)}: expected false, a hop count (0 to 100) or a comma list of proxy addresses/CIDRs (loopback, linklocal, uniquelocal too), got ${JSON.stringify(v)}`,
+    );
+    return false;
+  };
+
+  const networks = Object.fromEntries(
+    NETWORKS.map((n) => [
+      n,
+      {
+        network: n,
+        rpcUrl: url(`${n}.rpcUrl`),
+        passphrase: optional(`${n}.passphrase`),
+        factoryId: optional(`${n}.factoryId`, CONTRACT, 'a contract id C…'),
+        vaultWasmHash: optional(`${n}.vaultWasmHash`, /^[0-9a-f]{64}$/, '64 lowercase hex'),
+        registryId: optional(`${n}.registryId`, CONTRACT, 'a contract id C…'),
+        feeTokenId: optional(`${n}.feeTokenId`, CONTRACT, 'a contract id C…'),
+        simulationAccount: optional(`${n}.simulationAccount`, ACCOUNT, 'an account G…'),
+      } satisfies NetworkProfile,
+    ]),
+  ) as Record<NetworkName, NetworkProfile>;
+
+  const config: Config = {
+    network: oneOf('network', NETWORKS),
+    host: get('host') ?? '127.0.0.1',
+    port: port('port'),
+    testnetPort: port('testnetPort'),
+    mainnetPort: port('mainnetPort'),
+    resolverPort: port('resolverPort'),
+    simulatorPort: port('simulatorPort'),
+    simulator: bool('simulator'),
+    dataDir: get('dataDir') ?? './data',
+    stateFile: optional('stateFile'),
+    databaseUrl: optional('databaseUrl', /^postgres(ql)?:\/\//, 'a postgres:// URL'),
+    redisUrl: optional('redisUrl', /^rediss?:\/\//, 'a redis:// URL'),
+    databaseSchema: optional('databaseSchema', /^[a-z_][a-z0-9_]{0,62}$/, 'a lowercase SQL identifier'),
+    redisKeyPrefix: get('redisKeyPrefix') ?? 'credential-vault:',
+    encryptionKeys: optional('encryptionKeys'),
+    authOrigins: (get('authOrigins') ?? '*').split(',').map((s) => s.trim()).filter(Boolean),
+    trustProxy: trustProxy('trustProxy'),
+    keyTtlDays: int('keyTtlDays', 1, 3650),
+    rateLimits: {
+      standard: { read: int('rate.standard.read', 1), write: int('rate.standard.write', 1) },
+      early: { read: int('rate.early.read', 1), write: int('rate.early.write', 1) },
+      admin: { read: int('rate.admin.read', 1), write: int('rate.admin.write', 1) },
+    },
+    rateWindowMs: int('rateWindowMs', 1000),
+    resolverRateLimit: int('resolverRateLimit', 1),
+    resolverRateWindowMs: int('resolverRateWindowMs', 1000),
+    resolverCacheTtlMs: int('resolverCacheTtlMs', 0),
+    rpcTimeoutMs: int('rpcTimeoutMs', 100),
+    submitTimeoutMs: int('submitTimeoutMs', 100),
+    pollIntervalMs: int('pollIntervalMs', 10),
+    readCacheMs: int('readCacheMs', 0, 60_000),
+    logLevel: oneOf('logLevel', ['silent', 'error', 'warn', 'info', 'debug'] as const),
+    shutdownTimeoutMs: int('shutdownTimeoutMs', 0, 600_000),
+    networks,
+  };
+  if (problems.length) throw new ConfigError(problems);
+  return config;
+}
+
+/** The profile fields a network needs when it is served without the embedded simulator. */
+export function requireProfiles(config: Config, networks: readonly NetworkName[], options: { vaultApi: boolean } = { vaultApi: true }): void {
+  if (config.simulator) return;
+  const problems: string[] = [];
+  // The vault API reports the template hash in GET /config, so it needs it; the resolver does not.
+  const fields = ['rpcUrl', 'passphrase', 'factoryId', 'registryId', 'simulationAccount', ...(options.vaultApi ? (['vaultWasmHash'] as const) : [])] as const;
+  for (const n of networks) {
+    for (const k of fields) {
+      if (!config.networks[n][k]) {
+        const s = SETTINGS.find((x) => x.key === `${n}.${k}`)!;
+        problems.push(`${s.env} (${s.flag}): required to serve ${n} when the embedded simulator is off`);
+      }
+    }
+  }
+  if (problems.length) throw new ConfigError(problems);
+}
+
+export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): { config: Config; rest: string[] } {
+  const { raw, problems, rest } = readSettings(argv, env);
+  return { config: parseConfig(raw, problems), rest };
+}
+
+/** Markdown table of every setting, for the README and `credential-vault help`. */
+export function settingsTable(): string {
+  const cell = (t: string) => t.replaceAll('|', '\\|');
+  const rows = SETTINGS.map((s) => `| \`${s.env}\` | \`${s.flag}\` | ${cell(s.default ?? '—')} | ${cell(s.doc)} |`);
+  return ['| variable | flag | default | meaning |', '|---|---|---|---|', ...rows].join('\n');
+}

@@ -1,0 +1,101 @@
+import express from 'express';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from './logging.ts';
+import { readiness, rpcCheck, runChecks, storeChecks, type ReadinessCheck } from './health.ts';
+import { request, serve, type Served } from './testing.ts';
+
+const up = (name: string): ReadinessCheck => ({ name, check: async () => true });
+const down = (name: string): ReadinessCheck => ({ name, check: async () => false });
+const throws = (name: string): ReadinessCheck => ({ name, check: async () => Promise.reject(new Error('ECONNREFUSED')) });
+const throwsSync = (name: string): ReadinessCheck => ({ name, check: () => { throw new Error('sync'); } });
+const hangs = (name: string, timeoutMs?: number): ReadinessCheck => ({ name, check: () => new Promise<boolean>(() => undefined), ...(timeoutMs ? { timeoutMs } : {}) });
+
+describe('GET /ready', () => {
+  let served: Served | undefined;
+  afterEach(async () => {
+    await served?.close();
+    served = undefined;
+  });
+
+  it.each([
+    { name: 'no checks', checks: [], status: 200, body: 'ready', want: [] },
+    { name: 'all up', checks: [up('rpc:testnet'), up('store:keys')], status: 200, body: 'ready', want: [['rpc:testnet', 'up'], ['store:keys', 'up']] },
+    { name: 'the RPC down', checks: [down('rpc:testnet'), up('store:keys')], status: 503, body: 'not_ready', want: [['rpc:testnet', 'down', 'failed'], ['store:keys', 'up']] },
+    { name: 'a store throws', checks: [up('rpc:testnet'), throws('store:keys')], status: 503, body: 'not_ready', want: [['rpc:testnet', 'up'], ['store:keys', 'down', 'error']] },
+    { name: 'a check throws synchronously', checks: [throwsSync('store:cache')], status: 503, body: 'not_ready', want: [['store:cache', 'down', 'error']] },
+    { name: 'a check hangs', checks: [hangs('rpc:mainnet'), up('store:keys')], status: 503, body: 'not_ready', want: [['rpc:mainnet', 'down', 'timeout'], ['store:keys', 'up']] },
+  ])('$name → $status', async ({ checks, status, body, want }) => {
+    const app = express();
+    app.get('/ready', readiness(checks, { timeoutMs: 50 }));
+    served = await serve(app);
+    const res = await request(served.port, { path: '/ready' });
+    expect(res.status).toBe(status);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.headers['cache-control']).toBe('no-store');
+    const json = JSON.parse(res.body) as { status: string; checks: { name: string; status: string; ms: number; reason?: string }[] };
+    expect(json.status).toBe(body);
+    expect(json.checks.map((c) => [c.name, c.status, ...(c.reason ? [c.reason] : [])])).toEqual(want);
+    for (const c of json.checks) expect(c.ms).toBeGreaterThanOrEqual(0);
+    expect(res.body).not.toContain('ECONNREFUSED');
+  });
+
+  it('runs checks in parallel, each under its own timeout', async () => {
+    const started = Date.now();
+    const report = await runChecks([hangs('a', 100), hangs('b', 100), hangs('c', 100), hangs('slow-allowed', 300)], { timeoutMs: 5000 });
+    const took = Date.now() - started;
+    expect(report.checks.map((c) => c.reason)).toEqual(['timeout', 'timeout', 'timeout', 'timeout']);
+    expect(took).toBeGreaterThanOrEqual(290);
+    expect(took).toBeLessThan(1500);
+  });
+
+  it('measures with the injected clock and logs why a check is down', async () => {
+    let t = 0;
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'info', write: (l) => lines.push(l), now: () => 0 });
+    const report = await runChecks([throws('store:keys')], { now: () => (t += 7), logger });
+    expect(report.checks.map((c) => c.ms)).toEqual([7]);
+    expect(lines.map((l) => JSON.parse(l) as unknown)).toEqual([
+      { time: '1970-01-01T00:00:00.000Z', level: 'error', msg: 'readiness check down', check: 'store:keys', reason: 'error', message: 'ECONNREFUSED' },
+    ]);
+  });
+
+  it('answers not ready without running checks once draining', async () => {
+    let ran = false;
+    const report = await runChecks([{ name: 'x', check: async () => (ran = true) }], { draining: () => true });
+    expect(report).toEqual({ status: 'not_ready', checks: [{ name: 'shutdown', status: 'down', ms: 0, reason: 'shutting_down' }] });
+    expect(ran).toBe(false);
+  });
+});
+
+describe('check builders', () => {
+  it.each([
+    { given: 'healthy', want: 'up' },
+    { given: 'unhealthy', want: 'down' },
+  ])('rpcCheck: RPC says $given → $want', async ({ given, want }) => {
+    const report = await runChecks([rpcCheck('rpc:testnet', { health: async () => ({ status: given }) })]);
+    expect(report.checks[0]!.status).toBe(want);
+  });
+
+  it('storeChecks: one check per store from a single health() probe', async () => {
+    let probes = 0;
+    const stores = {
+      health: async () => {
+        probes += 1;
+        return [
+          { name: 'keys', backend: 'postgres', ok: true },
+          { name: 'idempotency', backend: 'postgres', ok: true },
+          { name: 'rate_limit', backend: 'redis', ok: false },
+          { name: 'cache', backend: 'redis', ok: false },
+        ];
+      },
+    };
+    const checks = storeChecks(stores);
+    const report = await runChecks(checks);
+    expect(probes).toBe(1);
+    expect(report.status).toBe('not_ready');
+    expect(report.checks.map((c) => `${c.name}:${c.status}`)).toEqual(['store:keys:up', 'store:idempotency:up', 'store:rate_limit:down', 'store:cache:down']);
+    // The next readiness request probes again: no stale answer is kept.
+    await runChecks(checks);
+    expect(probes).toBe(2);
+  });
+});

@@ -1,0 +1,117 @@
+// Readiness (`GET /ready`): may this instance take traffic now? Every check runs in parallel under its own
+// timeout; one that fails, throws or runs out of time makes the instance not ready (503), so a load
+// balancer stops sending it requests until the RPC or the store is back. Liveness stays `GET /health`,
+// which reads nothing: a dependency outage must not get a live process restarted.
+import { performance } from 'node:perf_hooks';
+import type { RequestHandler } from 'express';
+import type { Logger } from './logging.ts';
+
+export interface ReadinessCheck {
+  /** Stable, e.g. `rpc:testnet`, `store:keys`. */
+  name: string;
+  /** True when the dependency answers as it should. */
+  check: () => Promise<boolean>;
+  /** Overrides the handler's timeout for this check. */
+  timeoutMs?: number;
+}
+
+export type CheckReason = 'failed' | 'error' | 'timeout' | 'shutting_down';
+
+export interface CheckResult {
+  name: string;
+  status: 'up' | 'down';
+  /** Milliseconds the check took (up to its timeout). */
+  ms: number;
+  /** Why it is down; error messages go to the log, not to the answer. */
+  reason?: CheckReason;
+}
+
+export interface ReadinessReport {
+  status: 'ready' | 'not_ready';
+  checks: CheckResult[];
+}
+
+export interface ReadinessOptions {
+  /** Per check, in milliseconds (default 2000). */
+  timeoutMs?: number;
+  /** Monotonic milliseconds (default performance.now). */
+  now?: () => number;
+  /** Told about each check that is down, with the error's message when it threw. */
+  logger?: Logger;
+  /** True once the process is shutting down: answer not ready at once, so traffic drains. */
+  draining?: () => boolean;
+}
+
+export const DEFAULT_CHECK_TIMEOUT_MS = 2000;
+
+/** Runs the checks in parallel; never rejects. */
+export async function runChecks(checks: readonly ReadinessCheck[], options: ReadinessOptions = {}): Promise<ReadinessReport> {
+  const now = options.now ?? (() => performance.now());
+  if (options.draining?.()) {
+    return { status: 'not_ready', checks: [{ name: 'shutdown', status: 'down', ms: 0, reason: 'shutting_down' }] };
+  }
+  const results = await Promise.all(
+    checks.map(async ({ name, check, timeoutMs }): Promise<CheckResult> => {
+      const started = now();
+      const outcome = await withTimeout(check, timeoutMs ?? options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS);
+      const ms = Math.round((now() - started) * 1000) / 1000;
+      if (outcome.ok) return { name, status: 'up', ms };
+      options.logger?.error('readiness check down', { check: name, reason: outcome.reason, ...(outcome.message ? { message: outcome.message } : {}) });
+      return { name, status: 'down', ms, reason: outcome.reason };
+    }),
+  );
+  return { status: results.every((r) => r.status === 'up') ? 'ready' : 'not_ready', checks: results };
+}
+
+type Outcome = { ok: true } | { ok: false; reason: 'failed' | 'error' | 'timeout'; message?: string };
+
+function withTimeout(check: () => Promise<boolean>, timeoutMs: number): Promise<Outcome> {
+  return new Promise<Outcome>((resolve) => {
+    const timer = setTimeout(() => resolve({ ok: false, reason: 'timeout' }), timeoutMs);
+    timer.unref?.();
+    let pending: Promise<boolean>;
+    try {
+      pending = Promise.resolve(check());
+    } catch (err) {
+      pending = Promise.reject(err);
+    }
+    pending.then(
+      (ok) => resolve(ok === true ? { ok: true } : { ok: false, reason: 'failed' }),
+      (err: unknown) => resolve({ ok: false, reason: 'error', message: err instanceof Error ? err.message : String(err) }),
+    ).finally(() => clearTimeout(timer));
+  });
+}
+
+/**
+ * `GET /ready`: 200 `{status: "ready", checks}` when every check is up, else 503
+ * `{status: "not_ready", checks}`. Never cached.
+ */
+export function readiness(checks: readonly ReadinessCheck[], options: ReadinessOptions = {}): RequestHandler {
+  return async (_req, res) => {
+    const report = await runChecks(checks, options);
+    res.status(report.status === 'ready' ? 200 : 503).set('Cache-Control', 'no-store').json(report);
+  };
+}
+
+/** The RPC answers `getHealth` with `healthy` (src/chain `ChainClient.health`). */
+export function rpcCheck(name: string, client: { health(): Promise<{ status: string }> }): ReadinessCheck {
+  return { name, check: async () => (await client.health()).status === 'healthy' };
+}
+
+/** The stores' own view (src/stores `Stores.health`); one check per store, from one shared probe. */
+export function storeChecks(
+  stores: { health(): Promise<readonly { name: string; ok: boolean }[]> },
+  names: readonly string[] = ['keys', 'idempotency', 'rate_limit', 'cache'],
+): ReadinessCheck[] {
+  let inFlight: Promise<readonly { name: string; ok: boolean }[]> | undefined;
+  const probe = () => {
+    inFlight ??= stores.health().finally(() => {
+      inFlight = undefined;
+    });
+    return inFlight;
+  };
+  return names.map((store) => ({
+    name: `store:${store}`,
+    check: async () => (await probe()).find((h) => h.name === store)?.ok === true,
+  }));
+}

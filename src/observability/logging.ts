@@ -1,0 +1,182 @@
+// Structured logs: one JSON object per line, `{time, level, msg, ...fields}`, and the request log line.
+// What a line must never hold — an API key, a body or payload, a query string — is kept out by
+// construction (the request line is built from an allow-list) and, as a second guard, by redacting fields
+// whose names say they hold secrets or payloads, wherever a caller puts them.
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { Request, RequestHandler, Response } from 'express';
+import { routeTemplate, type RouteOf } from './route.ts';
+
+export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
+export type LogFields = Record<string, unknown>;
+
+const SEVERITY: Record<LogLevel, number> = { silent: 0, error: 1, warn: 2, info: 3, debug: 4 };
+export const LOG_LEVELS = Object.keys(SEVERITY) as LogLevel[];
+
+/** Field names whose values are replaced by `[redacted]` at any depth (compared lower-case, without `-`/`_`). */
+export const REDACTED_FIELDS: ReadonlySet<string> = new Set([
+  'authorization', 'cookie', 'setcookie', 'xsvckey', 'xapikey', 'apikey', 'key', 'secret', 'password',
+  'token', 'privatekey', 'seed', 'body', 'payload', 'vcdata', 'signedxdr', 'xdr', 'query',
+]);
+const REDACTED = '[redacted]';
+const redacts = (name: string) => REDACTED_FIELDS.has(name.toLowerCase().replace(/[-_]/g, ''));
+
+export interface LoggerOptions {
+  /** Lines below this level are dropped; `silent` drops all. */
+  level: LogLevel;
+  /** Receives each line without its newline (default: stdout). */
+  write?: (line: string) => void;
+  /** Milliseconds since the epoch, for `time` (default Date.now). */
+  now?: () => number;
+}
+
+export interface Logger {
+  readonly level: LogLevel;
+  enabled(level: Exclude<LogLevel, 'silent'>): boolean;
+  error(msg: string, fields?: LogFields): void;
+  warn(msg: string, fields?: LogFields): void;
+  info(msg: string, fields?: LogFields): void;
+  debug(msg: string, fields?: LogFields): void;
+  /** A logger that adds `fields` to every line (a line's own fields win). */
+  child(fields: LogFields): Logger;
+  /**
+   * The `log(entry)` callback the apps take (`deps.log`): `entry.level` picks the level (default info),
+   * `entry.msg` or `entry.event` the message; the rest become fields.
+   */
+  readonly sink: (entry: LogFields) => void;
+}
+
+export function createLogger(options: LoggerOptions): Logger {
+  const write = options.write ?? ((line: string) => void process.stdout.write(`${line}\n`));
+  return makeLogger(options.level, write, options.now ?? Date.now, {});
+}
+
+function makeLogger(level: LogLevel, write: (line: string) => void, now: () => number, bound: LogFields): Logger {
+  const threshold = SEVERITY[level] ?? SEVERITY.info;
+  const enabled = (l: Exclude<LogLevel, 'silent'>) => SEVERITY[l] <= threshold;
+  const emit = (l: Exclude<LogLevel, 'silent'>, msg: string, fields?: LogFields) => {
+    if (!enabled(l)) return;
+    // time, level and msg come first and cannot be overwritten by fields.
+    const time = new Date(now()).toISOString();
+    const line = { time, level: l, msg, ...bound, ...fields };
+    line.time = time;
+    line.level = l;
+    line.msg = msg;
+    try {
+      write(serialize(line, threshold >= SEVERITY.debug));
+    } catch {
+      // Logging never breaks the request that logs.
+    }
+  };
+  const sink = (entry: LogFields) => {
+    const { level: l, msg, event, ...rest } = entry;
+    const lvl = typeof l === 'string' && l !== 'silent' && l in SEVERITY ? (l as Exclude<LogLevel, 'silent'>) : 'info';
+    const text = typeof msg === 'string' ? msg : typeof event === 'string' ? event : 'log';
+    emit(lvl, text, typeof msg === 'string' && event !== undefined ? { event, ...rest } : rest);
+  };
+  return {
+    level,
+    enabled,
+    error: (msg, fields) => emit('error', msg, fields),
+    warn: (msg, fields) => emit('warn', msg, fields),
+    info: (msg, fields) => emit('info', msg, fields),
+    debug: (msg, fields) => emit('debug', msg, fields),
+    child: (fields) => makeLogger(level, write, now, { ...bound, ...fields }),
+    sink,
+  };
+}
+
+/** JSON with secrets redacted, errors as `{name, message, code}` (and `stack` at debug), bigints as strings. */
+function serialize(line: LogFields, withStack: boolean): string {
+  const seen = new WeakSet<object>();
+  return JSON.stringify(line, function (this: unknown, key: string, value: unknown) {
+    if (key !== '' && !Array.isArray(this) && redacts(key)) return value === undefined ? undefined : REDACTED;
+    if (typeof value === 'bigint') return value.toString();
+    if (value instanceof Error) {
+      const code = (value as { code?: unknown }).code;
+      return { name: value.name, message: value.message, ...(code !== undefined ? { code } : {}), ...(withStack && value.stack ? { stack: value.stack } : {}) };
+    }
+    if (typeof value === 'object' && value !== null) {
+      if (seen.has(value)) return '[Circular]';
+      seen.add(value);
+    }
+    return value;
+  });
+}
+
+/** A client's X-Request-ID is kept when it is 1 to 128 visible ASCII characters (valid in both specs). */
+const ACCEPTABLE_ID = /^[\x21-\x7e]{1,128}$/;
+
+/** The request id of a response (what `X-Request-ID` says, set by `requestLog` or the app). */
+export function requestIdOf(res: Response): string | undefined {
+  const header = res.getHeader('X-Request-ID');
+  if (typeof header === 'string') return header;
+  const local = res.locals.requestId as unknown;
+  return typeof local === 'string' ? local : undefined;
+}
+
+export interface RequestLogOptions {
+  logger: Logger;
+  /** `vault-api`, `resolver`, …: which service answered. */
+  service: string;
+  /** The key id of an authenticated request (never the key). Read when the response finishes. */
+  getKeyId?: (req: Request) => string | undefined;
+  /** The route template (e.g. the OpenAPI route matched); default: Express's matched route. */
+  routeOf?: RouteOf;
+  /** The stable error code answered, when the answer is an error (e.g. the vault's `errorCodeOf`). */
+  getErrorCode?: (req: Request) => string | undefined;
+  /** A monotonic clock in milliseconds, for latency (default performance.now). */
+  now?: () => number;
+  /** Fresh request ids (default randomUUID). */
+  newId?: () => string;
+}
+
+/**
+ * One line per request when its response finishes (or the client goes away first: `aborted: true`):
+ * `{time, level, msg: "request", service, requestId, method, route, status, ms, keyId?, error?, aborted?}`.
+ * 5xx answers are logged at `error`, everything else at `info`. Sets `X-Request-ID` (the client's, when
+ * acceptable, else a fresh one) unless something before it already did; an app's own request-id
+ * middleware that runs later may replace it, and the line reports what the client was finally sent.
+ */
+export function requestLog(options: RequestLogOptions): RequestHandler {
+  const { logger, service, getKeyId, routeOf, getErrorCode } = options;
+  const now = options.now ?? (() => performance.now());
+  const newId = options.newId ?? randomUUID;
+  return (req, res, next) => {
+    const started = now();
+    if (!res.hasHeader('X-Request-ID')) {
+      const sent = req.get('x-request-id');
+      const id = sent !== undefined && ACCEPTABLE_ID.test(sent) ? sent : newId();
+      res.setHeader('X-Request-ID', id);
+      if (res.locals.requestId === undefined) res.locals.requestId = id;
+    }
+    res.once('close', () => {
+      const status = res.statusCode;
+      const keyId = safeCall(getKeyId, req);
+      const error = safeCall(getErrorCode, req);
+      const fields: LogFields = {
+        service,
+        requestId: requestIdOf(res),
+        method: req.method,
+        route: routeTemplate(req, routeOf),
+        status,
+        ms: Math.round((now() - started) * 1000) / 1000,
+        ...(keyId ? { keyId } : {}),
+        ...(error ? { error } : {}),
+        ...(res.writableFinished ? {} : { aborted: true }),
+      };
+      if (status >= 500) logger.error('request', fields);
+      else logger.info('request', fields);
+    });
+    next();
+  };
+}
+
+function safeCall(fn: ((req: Request) => string | undefined) | undefined, req: Request): string | undefined {
+  if (!fn) return undefined;
+  try {
+    return fn(req);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,195 @@
+import express from 'express';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createMetrics, httpMetrics, instrumentCache, instrumentChain, metricsHandler, type Metrics, type ProcessStats } from './metrics.ts';
+import { parseExposition, type ParsedFamily } from './prometheus.ts';
+import { request, serve, type Served } from './testing.ts';
+
+const OWNER_A = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';
+const OWNER_B = 'GBRPYHIL2CI3FNQ4BXLFMNDLFJUNPU2HY3ZMFSHONUCEOASW7QC7OX2H';
+
+const fixedProcess: ProcessStats = {
+  memoryUsage: () => ({ rss: 52_428_800, heapTotal: 20_000_000, heapUsed: 10_000_000, external: 1_000_000 }),
+  cpuUsage: () => ({ user: 1_500_000, system: 250_000 }),
+  startTimeSeconds: 1_700_000_000.5,
+  version: 'v20.20.2',
+  activeResources: () => 7,
+};
+
+/** A clock that moves `stepMs` every time it is read: a request (start, end) lasts exactly one step. */
+const steppingClock = (stepMs: number) => {
+  let t = 0;
+  return () => (t += stepMs);
+};
+
+const sample = (f: Map<string, ParsedFamily>, family: string, name: string, labels: Record<string, string>) =>
+  f.get(family)?.samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
+
+describe('createMetrics', () => {
+  it('exposes every family with its type', () => {
+    const f = parseExposition(createMetrics({ process: fixedProcess }).expose());
+    expect(Object.fromEntries([...f.values()].map((x) => [x.name, x.type]))).toEqual({
+      http_requests_total: 'counter',
+      http_request_duration_seconds: 'histogram',
+      chain_call_duration_seconds: 'histogram',
+      chain_call_errors_total: 'counter',
+      rate_limit_rejections_total: 'counter',
+      cache_requests_total: 'counter',
+      cache_hit_ratio: 'gauge',
+      process_resident_memory_bytes: 'gauge',
+      process_cpu_user_seconds_total: 'counter',
+      process_cpu_system_seconds_total: 'counter',
+      process_start_time_seconds: 'gauge',
+      nodejs_heap_size_total_bytes: 'gauge',
+      nodejs_heap_size_used_bytes: 'gauge',
+      nodejs_external_memory_bytes: 'gauge',
+      nodejs_active_resources: 'gauge',
+      nodejs_version_info: 'gauge',
+    });
+    for (const x of f.values()) expect(x.help).toBeTruthy();
+  });
+
+  it.each([
+    { family: 'process_resident_memory_bytes', want: 52_428_800 },
+    { family: 'process_cpu_user_seconds_total', want: 1.5 },
+    { family: 'process_cpu_system_seconds_total', want: 0.25 },
+    { family: 'process_start_time_seconds', want: 1_700_000_000.5 },
+    { family: 'nodejs_heap_size_used_bytes', want: 10_000_000 },
+    { family: 'nodejs_active_resources', want: 7 },
+  ])('$family = $want', ({ family, want }) => {
+    const f = parseExposition(createMetrics({ process: fixedProcess }).expose());
+    expect(sample(f, family, family, {})).toBe(want);
+  });
+
+  it('reads the real process by default', () => {
+    const f = parseExposition(createMetrics().expose());
+    expect(sample(f, 'process_resident_memory_bytes', 'process_resident_memory_bytes', {})).toBeGreaterThan(1_000_000);
+    expect(sample(f, 'nodejs_version_info', 'nodejs_version_info', { version: process.version })).toBe(1);
+  });
+
+  it('timeChainCall observes the duration, also of a failing call, and counts failures', async () => {
+    const m = createMetrics({ now: steppingClock(250), process: fixedProcess });
+    await expect(m.timeChainCall('testnet', 'vault.issue', async () => 'ok')).resolves.toBe('ok');
+    await expect(m.timeChainCall('testnet', 'vault.issue', async () => Promise.reject(new Error('rpc down')))).rejects.toThrow('rpc down');
+    await expect(m.timeChainCall('testnet', 'vault.issue', () => { throw new Error('sync'); })).rejects.toThrow('sync');
+    const f = parseExposition(m.expose());
+    const labels = { network: 'testnet', call: 'vault.issue' };
+    expect(sample(f, 'chain_call_duration_seconds', 'chain_call_duration_seconds_count', labels)).toBe(3);
+    expect(sample(f, 'chain_call_duration_seconds', 'chain_call_duration_seconds_sum', labels)).toBe(0.75);
+    expect(sample(f, 'chain_call_duration_seconds', 'chain_call_duration_seconds_bucket', { ...labels, le: '0.1' })).toBe(0);
+    expect(sample(f, 'chain_call_duration_seconds', 'chain_call_duration_seconds_bucket', { ...labels, le: '0.25' })).toBe(3);
+    expect(sample(f, 'chain_call_errors_total', 'chain_call_errors_total', labels)).toBe(2);
+  });
+
+  it('instrumentChain times the async calls of each group by <group>.<function>, and nothing else', async () => {
+    const m = createMetrics({ now: steppingClock(100), process: fixedProcess });
+    const vault = {
+      secret: 'kept',
+      issue: async (owner: string) => `issued for ${owner}`,
+      fails: async () => Promise.reject(new Error('contract error #6')),
+      pure: (x: number) => x * 2,
+    };
+    const chain = { client: { network: 'mainnet', submit: async () => 'tx' }, vault, vaultAddress: (o: string) => `C${o}` };
+    const timed = instrumentChain(chain, m);
+    expect(await timed.vault.issue(OWNER_A)).toBe(`issued for ${OWNER_A}`);
+    await expect(timed.vault.fails()).rejects.toThrow('#6');
+    expect(timed.vault.pure(2)).toBe(4);
+    expect(timed.vault.secret).toBe('kept');
+    expect(await timed.client.submit()).toBe('tx');
+    expect(timed.vaultAddress('G')).toBe('CG');
+    expect(chain.vault).toBe(vault);
+    expect(m.chainCallDuration.get({ network: 'mainnet', call: 'vault.issue' })).toEqual({ count: 1, sum: 0.1 });
+    expect(m.chainCallDuration.get({ network: 'mainnet', call: 'client.submit' }).count).toBe(1);
+    expect(m.chainCallDuration.get({ network: 'mainnet', call: 'vault.pure' }).count).toBe(0);
+    expect(m.chainCallErrors.get({ network: 'mainnet', call: 'vault.fails' })).toBe(1);
+  });
+
+  it('instrumentCache counts hits and misses; the hit ratio gauge follows them', async () => {
+    const m = createMetrics({ process: fixedProcess });
+    class Store {
+      readonly #data = new Map([['a', '1']]);
+      async get(k: string) {
+        if (k === 'boom') throw new Error('redis down');
+        return this.#data.get(k);
+      }
+      async set(k: string, v: string) {
+        this.#data.set(k, v);
+      }
+    }
+    const cache = instrumentCache(new Store(), m, 'did_resolution');
+    expect(await cache.get('a')).toBe('1');
+    expect(await cache.get('b')).toBeUndefined();
+    await cache.set('b', '2');
+    expect(await cache.get('b')).toBe('2');
+    await expect(cache.get('boom')).rejects.toThrow('redis down');
+    const f = parseExposition(m.expose());
+    expect(sample(f, 'cache_requests_total', 'cache_requests_total', { cache: 'did_resolution', result: 'hit' })).toBe(2);
+    expect(sample(f, 'cache_requests_total', 'cache_requests_total', { cache: 'did_resolution', result: 'miss' })).toBe(2);
+    expect(sample(f, 'cache_hit_ratio', 'cache_hit_ratio', { cache: 'did_resolution' })).toBe(0.5);
+  });
+});
+
+describe('httpMetrics and GET /metrics', () => {
+  let served: Served | undefined;
+  afterEach(async () => {
+    await served?.close();
+    served = undefined;
+  });
+
+  async function start(m: Metrics, options: { service?: string; rateLimitBucketOf?: () => string } = {}) {
+    const app = express();
+    app.use(httpMetrics({ metrics: m, service: options.service ?? 'vault-api', ...(options.rateLimitBucketOf ? { rateLimitBucketOf: options.rateLimitBucketOf } : {}) }));
+    app.get('/metrics', metricsHandler(m));
+    app.get('/contracts/vault/:owner', (_req, res) => void res.json({ ok: true }));
+    app.post('/contracts/vc/issue', (_req, res) => void res.set('X-WriteRateLimit-Limit', '20').set('Retry-After', '3').status(429).json({ error: 'write_rate_limit_exceeded' }));
+    app.get('/contracts/vc/list-vc-ids', (_req, res) => void res.set('X-RateLimit-Limit', '60').status(429).json({ error: 'rate_limit_exceeded' }));
+    served = await serve(app);
+    return served.port;
+  }
+
+  const scrape = async (port: number) => {
+    const res = await request(port, { path: '/metrics' });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
+    expect(res.headers['cache-control']).toBe('no-store');
+    return parseExposition(res.body);
+  };
+
+  it('counts requests by route template, method and status, and times them', async () => {
+    const m = createMetrics({ now: steppingClock(30), process: fixedProcess });
+    const port = await start(m);
+    for (const owner of [OWNER_A, OWNER_B, OWNER_A]) expect((await request(port, { path: `/contracts/vault/${owner}` })).status).toBe(200);
+    expect((await request(port, { path: `/nowhere/${OWNER_A}` })).status).toBe(404);
+    const f = await scrape(port);
+    const route = { service: 'vault-api', route: '/contracts/vault/{owner}', method: 'GET' };
+    expect(sample(f, 'http_requests_total', 'http_requests_total', { ...route, status: '200' })).toBe(3);
+    expect(sample(f, 'http_requests_total', 'http_requests_total', { service: 'vault-api', route: 'unmatched', method: 'GET', status: '404' })).toBe(1);
+    expect(sample(f, 'http_request_duration_seconds', 'http_request_duration_seconds_count', route)).toBe(3);
+    expect(sample(f, 'http_request_duration_seconds', 'http_request_duration_seconds_sum', route)).toBeCloseTo(0.09, 10);
+    expect(sample(f, 'http_request_duration_seconds', 'http_request_duration_seconds_bucket', { ...route, le: '0.025' })).toBe(0);
+    expect(sample(f, 'http_request_duration_seconds', 'http_request_duration_seconds_bucket', { ...route, le: '0.05' })).toBe(3);
+    // No address ever becomes a label value.
+    expect([...f.values()].flatMap((x) => x.samples).some((s) => Object.values(s.labels).some((v) => v.includes(OWNER_A)))).toBe(false);
+  });
+
+  it('counts the scrape itself once it has finished', async () => {
+    const m = createMetrics({ process: fixedProcess });
+    const port = await start(m);
+    await scrape(port);
+    const f = await scrape(port);
+    expect(sample(f, 'http_requests_total', 'http_requests_total', { route: '/metrics', status: '200' })).toBe(1);
+  });
+
+  it.each([
+    { name: 'a write refused (X-WriteRateLimit-*)', method: 'POST', path: '/contracts/vc/issue', service: 'vault-api', bucket: 'write' },
+    { name: 'a read refused (X-RateLimit-*)', method: 'GET', path: '/contracts/vc/list-vc-ids', service: 'vault-api', bucket: 'read' },
+    { name: 'a bucket named by the app', method: 'GET', path: '/contracts/vc/list-vc-ids', service: 'resolver', bucket: 'ip' },
+  ])('counts $name in rate_limit_rejections_total', async ({ method, path, service, bucket }) => {
+    const m = createMetrics({ process: fixedProcess });
+    const port = await start(m, { service, ...(bucket === 'ip' ? { rateLimitBucketOf: () => 'ip' } : {}) });
+    expect((await request(port, { method, path })).status).toBe(429);
+    expect((await request(port, { method, path })).status).toBe(429);
+    const f = await scrape(port);
+    expect(sample(f, 'rate_limit_rejections_total', 'rate_limit_rejections_total', { service, bucket })).toBe(2);
+    expect(f.get('rate_limit_rejections_total')!.samples).toHaveLength(1);
+  });
+});

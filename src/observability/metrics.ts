@@ -1,0 +1,301 @@
+// The services' metrics: HTTP requests and latency by route and status, chain call latency, rate-limit
+// rejections, cache hits and misses (with a derived hit ratio), and process/Node.js basics; the express
+// middleware that records requests, and the `GET /metrics` handler.
+import { performance } from 'node:perf_hooks';
+import type { Request, RequestHandler, Response } from 'express';
+import { Counter, EXPOSITION_CONTENT_TYPE, Gauge, Histogram, Registry } from './prometheus.ts';
+import { routeTemplate, type RouteOf } from './route.ts';
+
+/** Seconds; from 5 ms (a cached resolution) to 10 s (a prepare against a slow RPC). */
+export const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
+/** Seconds; up to a minute, because submit waits for the transaction to be final. */
+export const CHAIN_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60] as const;
+
+/** Where process and runtime figures come from (tests pass fixed ones). */
+export interface ProcessStats {
+  memoryUsage(): { rss: number; heapTotal: number; heapUsed: number; external: number };
+  /** Microseconds, as process.cpuUsage(). */
+  cpuUsage(): { user: number; system: number };
+  /** Epoch seconds the process started. */
+  startTimeSeconds: number;
+  /** process.version, e.g. `v20.20.2`. */
+  version: string;
+  /** Active handles and requests (sockets, timers, …). */
+  activeResources(): number;
+}
+
+export const nodeProcessStats = (): ProcessStats => ({
+  memoryUsage: () => process.memoryUsage(),
+  cpuUsage: () => process.cpuUsage(),
+  startTimeSeconds: Math.round(performance.timeOrigin) / 1000,
+  version: process.version,
+  activeResources: () => process.getActiveResourcesInfo().length,
+});
+
+export interface MetricsOptions {
+  /** A monotonic clock in milliseconds, for durations (default performance.now). */
+  now?: () => number;
+  process?: ProcessStats;
+}
+
+export type CacheResult = 'hit' | 'miss';
+
+export interface Metrics {
+  readonly registry: Registry;
+  readonly httpRequests: Counter<'service' | 'route' | 'method' | 'status'>;
+  readonly httpDuration: Histogram<'service' | 'route' | 'method'>;
+  readonly chainCallDuration: Histogram<'network' | 'call'>;
+  readonly chainCallErrors: Counter<'network' | 'call'>;
+  readonly rateLimitRejections: Counter<'service' | 'bucket'>;
+  readonly cacheRequests: Counter<'cache' | 'result'>;
+  /** Runs `fn`, observing its duration (also when it fails; failures are counted apart). */
+  timeChainCall<T>(network: string, call: string, fn: () => Promise<T>): Promise<T>;
+  /** The same for a call already under way that began at `started` (a reading of `now`). */
+  trackChainCall<T>(network: string, call: string, started: number, pending: PromiseLike<T>): Promise<T>;
+  rateLimitRejected(service: string, bucket: string): void;
+  cacheRequest(cache: string, result: CacheResult): void;
+  /** The text exposition format 0.0.4. */
+  expose(): string;
+  /** The clock the metrics time with (ms). */
+  readonly now: () => number;
+}
+
+export function createMetrics(options: MetricsOptions = {}): Metrics {
+  const now = options.now ?? (() => performance.now());
+  const proc = options.process ?? nodeProcessStats();
+  const registry = new Registry();
+
+  const httpRequests = registry.counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by service, route template, method and status (499: client went away first).',
+    labelNames: ['service', 'route', 'method', 'status'],
+  });
+  const httpDuration = registry.histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from the request entering the app to the response being finished.',
+    labelNames: ['service', 'route', 'method'],
+    buckets: HTTP_BUCKETS,
+  });
+  const chainCallDuration = registry.histogram({
+    name: 'chain_call_duration_seconds',
+    help: 'Duration of typed chain calls (prepare, read, submit, ...), failures included.',
+    labelNames: ['network', 'call'],
+    buckets: CHAIN_BUCKETS,
+  });
+  const chainCallErrors = registry.counter({
+    name: 'chain_call_errors_total',
+    help: 'Typed chain calls that failed (contract errors, RPC errors, timeouts).',
+    labelNames: ['network', 'call'],
+  });
+  const rateLimitRejections = registry.counter({
+    name: 'rate_limit_rejections_total',
+    help: 'Requests refused with 429 by a rate limit, by service and bucket.',
+    labelNames: ['service', 'bucket'],
+  });
+  const cacheRequests = registry.counter({
+    name: 'cache_requests_total',
+    help: 'Cache lookups by cache and result (hit or miss).',
+    labelNames: ['cache', 'result'],
+  });
+  const hitRatio = registry.gauge({
+    name: 'cache_hit_ratio',
+    help: 'hits / (hits + misses) since the process started; for a window use rate() of cache_requests_total.',
+    labelNames: ['cache'],
+    collect: () => {
+      const totals = new Map<string, { hit: number; all: number }>();
+      for (const { labels, value } of cacheRequests.entries()) {
+        const t = totals.get(labels.cache!) ?? { hit: 0, all: 0 };
+        t.all += value;
+        if (labels.result === 'hit') t.hit += value;
+        totals.set(labels.cache!, t);
+      }
+      for (const [cache, t] of totals) hitRatio.set({ cache }, t.all === 0 ? 0 : t.hit / t.all);
+    },
+  });
+  registerProcessMetrics(registry, proc);
+
+  async function trackChainCall<T>(network: string, call: string, started: number, pending: PromiseLike<T>): Promise<T> {
+    try {
+      return await pending;
+    } catch (err) {
+      chainCallErrors.inc({ network, call });
+      throw err;
+    } finally {
+      chainCallDuration.observe({ network, call }, (now() - started) / 1000);
+    }
+  }
+
+  return {
+    registry,
+    httpRequests,
+    httpDuration,
+    chainCallDuration,
+    chainCallErrors,
+    rateLimitRejections,
+    cacheRequests,
+    now,
+    timeChainCall<T>(network: string, call: string, fn: () => Promise<T>): Promise<T> {
+      const started = now();
+      let pending: Promise<T>;
+      try {
+        pending = fn();
+      } catch (err) {
+        pending = Promise.reject(err);
+      }
+      return trackChainCall(network, call, started, pending);
+    },
+    trackChainCall,
+    rateLimitRejected: (service, bucket) => rateLimitRejections.inc({ service, bucket }),
+    cacheRequest: (cache, result) => cacheRequests.inc({ cache, result }),
+    expose: () => registry.expose(),
+  };
+}
+
+function registerProcessMetrics(registry: Registry, proc: ProcessStats): void {
+  let memory: ReturnType<ProcessStats['memoryUsage']> | undefined;
+  let cpu: ReturnType<ProcessStats['cpuUsage']> | undefined;
+  // One memoryUsage() and one cpuUsage() per scrape: the first family of each reads it, the others reuse it.
+  const mem = () => (memory ??= proc.memoryUsage());
+  const cpuNow = () => (cpu ??= proc.cpuUsage());
+  const gauge = (name: string, help: string, read: () => number): void => {
+    const g: Gauge = registry.gauge({ name, help, collect: (): void => g.set({}, read()) });
+  };
+  const counter = (name: string, help: string, read: () => number): void => {
+    const c: Counter = registry.counter({ name, help, collect: (): void => c.setTotal({}, read()) });
+  };
+  gauge('process_resident_memory_bytes', 'Resident memory size in bytes.', () => {
+    memory = undefined;
+    cpu = undefined;
+    return mem().rss;
+  });
+  counter('process_cpu_user_seconds_total', 'User CPU time spent in seconds.', () => cpuNow().user / 1e6);
+  counter('process_cpu_system_seconds_total', 'System CPU time spent in seconds.', () => cpuNow().system / 1e6);
+  gauge('process_start_time_seconds', 'Start time of the process since the Unix epoch in seconds.', () => proc.startTimeSeconds);
+  gauge('nodejs_heap_size_total_bytes', 'V8 heap size in bytes.', () => mem().heapTotal);
+  gauge('nodejs_heap_size_used_bytes', 'V8 heap used in bytes.', () => mem().heapUsed);
+  gauge('nodejs_external_memory_bytes', 'Memory of C++ objects bound to JavaScript objects, in bytes.', () => mem().external);
+  gauge('nodejs_active_resources', 'Active handles and requests keeping the event loop alive.', () => proc.activeResources());
+  const [major = '', minor = '', patch = ''] = proc.version.replace(/^v/, '').split('.');
+  registry
+    .gauge({ name: 'nodejs_version_info', help: 'Node.js version.', labelNames: ['version', 'major', 'minor', 'patch'] })
+    .set({ version: proc.version, major, minor, patch }, 1);
+}
+
+export interface HttpMetricsOptions {
+  metrics: Metrics;
+  /** `vault-api`, `resolver`, …. */
+  service: string;
+  /** The route template (e.g. the OpenAPI route matched); default: Express's matched route. */
+  routeOf?: RouteOf;
+  /**
+   * The bucket a 429 was refused from, or undefined when a 429 is not a rate-limit rejection. Default:
+   * `write` when the answer carries `X-WriteRateLimit-Limit`, else `read` (the resolver's per-IP limit
+   * should pass `() => 'ip'`).
+   */
+  rateLimitBucketOf?: (req: Request, res: Response) => string | undefined;
+}
+
+export const defaultRateLimitBucket = (_req: Request, res: Response): string =>
+  res.hasHeader('X-WriteRateLimit-Limit') ? 'write' : 'read';
+
+/**
+ * Records every request when its response is done: `http_requests_total`, `http_request_duration_seconds`,
+ * and `rate_limit_rejections_total` for a 429. A request whose client went away before the answer was
+ * finished is counted with status 499. Mount it first, so that its time covers the whole pipeline.
+ */
+export function httpMetrics(options: HttpMetricsOptions): RequestHandler {
+  const { metrics, service, routeOf } = options;
+  const bucketOf = options.rateLimitBucketOf ?? defaultRateLimitBucket;
+  return (req, res, next) => {
+    const started = metrics.now();
+    res.once('close', () => {
+      const route = routeTemplate(req, routeOf);
+      const status = res.writableFinished ? String(res.statusCode) : '499';
+      metrics.httpRequests.inc({ service, route, method: req.method, status });
+      metrics.httpDuration.observe({ service, route, method: req.method }, (metrics.now() - started) / 1000);
+      if (res.statusCode === 429) {
+        const bucket = bucketOf(req, res);
+        if (bucket) metrics.rateLimitRejected(service, bucket);
+      }
+    });
+    next();
+  };
+}
+
+/** `GET /metrics`: the exposition, `text/plain; version=0.0.4`, never cached. */
+export function metricsHandler(metrics: Metrics): RequestHandler {
+  return (_req, res) => {
+    res.status(200).set('Content-Type', EXPOSITION_CONTENT_TYPE).set('Cache-Control', 'no-store').send(metrics.expose());
+  };
+}
+
+/** The groups of typed calls in a `Chain` (src/chain) whose async functions are timed. */
+const CHAIN_GROUPS = ['client', 'vault', 'factory', 'registry', 'token'] as const;
+
+/**
+ * The same chain with every async function of its groups timed as `chain_call_duration_seconds{network,
+ * call: "<group>.<function>"}` (e.g. `vault.issue`, `client.submit`). Calls the chain makes internally
+ * are not counted twice: only calls through the returned object are timed.
+ */
+export function instrumentChain<C extends { client: { network: string } }>(chain: C, metrics: Metrics): C {
+  const network = chain.client.network;
+  const out: Record<string, unknown> = { ...chain };
+  for (const group of CHAIN_GROUPS) {
+    const target = (chain as Record<string, unknown>)[group];
+    if (typeof target === 'object' && target !== null) out[group] = timed(target, network, group, metrics);
+  }
+  return out as C;
+}
+
+function timed<T extends object>(target: T, network: string, group: string, metrics: Metrics): T {
+  const wrapped = new Map<PropertyKey, unknown>();
+  return new Proxy(target, {
+    get(t, prop) {
+      const value = Reflect.get(t, prop, t) as unknown;
+      if (typeof value !== 'function' || typeof prop !== 'string') return value;
+      if (!wrapped.has(prop)) {
+        const fn = value as (...args: unknown[]) => unknown;
+        const call = `${group}.${prop}`;
+        wrapped.set(prop, (...args: unknown[]) => {
+          const started = metrics.now();
+          const result = fn.apply(t, args);
+          return isPromiseLike(result) ? metrics.trackChainCall(network, call, started, result) : result;
+        });
+      }
+      return wrapped.get(prop);
+    },
+  });
+}
+
+const isPromiseLike = (v: unknown): v is PromiseLike<unknown> =>
+  typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
+
+/**
+ * The same cache with each `get` counted in `cache_requests_total{cache: name}`: a hit when `isHit(value)`
+ * (default: not undefined), a failing lookup as a miss. Works with the stores' `Cache` and with any object
+ * whose `get` answers a promise; other methods pass through unchanged.
+ */
+export function instrumentCache<C extends { get(...args: never[]): Promise<unknown> }>(
+  cache: C,
+  metrics: Metrics,
+  name: string,
+  isHit: (value: Awaited<ReturnType<C['get']>>) => boolean = (v) => v !== undefined,
+): C {
+  return new Proxy(cache, {
+    get(t, prop) {
+      const value = Reflect.get(t, prop, t) as unknown;
+      if (typeof value !== 'function') return value;
+      if (prop !== 'get') return (value as (...a: unknown[]) => unknown).bind(t);
+      return async (...args: unknown[]) => {
+        try {
+          const v = (await (value as (...a: unknown[]) => Promise<unknown>).apply(t, args)) as Awaited<ReturnType<C['get']>>;
+          metrics.cacheRequest(name, isHit(v) ? 'hit' : 'miss');
+          return v;
+        } catch (err) {
+          metrics.cacheRequest(name, 'miss');
+          throw err;
+        }
+      };
+    },
+  });
+}

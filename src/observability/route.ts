@@ -1,0 +1,30 @@
+// The route template of a request, for log lines and metric labels. Never the raw URL: paths hold owner
+// addresses and DIDs, and a label per address would also grow the metrics without bound.
+import type { Request } from 'express';
+
+/** What a request that matched no route is labelled with. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/** The route template of a request, or undefined when the caller does not know it. */
+export type RouteOf = (req: Request) => string | undefined;
+
+/**
+ * An Express path (`/contracts/vault/:owner`, `/files/*rest`) in the OpenAPI form the specs use
+ * (`/contracts/vault/{owner}`). A path already in OpenAPI form is returned as is.
+ */
+export function toOpenApiPath(path: string): string {
+  return path.replace(/[:*]([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
+}
+
+/**
+ * The template of the route that answered: `routeOf(req)` when given and known (for example the OpenAPI
+ * route express-openapi-validator matched), else Express's own `req.baseUrl + req.route.path`, else
+ * `unmatched`. Read when the response finishes, after routing ran.
+ */
+export function routeTemplate(req: Request, routeOf?: RouteOf): string {
+  const given = routeOf?.(req);
+  if (given) return toOpenApiPath(given);
+  const route = (req as Request & { route?: { path?: unknown } }).route;
+  if (route && typeof route.path === 'string') return toOpenApiPath(`${req.baseUrl ?? ''}${route.path}`) || '/';
+  return UNMATCHED_ROUTE;
+}

@@ -1,0 +1,393 @@
+// Observability as `credential-vault start` wires it (src/services.ts): one process, both vault APIs and the
+// resolver, one logger and one metrics registry, readiness per app, graceful close. The RPC is reached
+// through a proxy the tests can slow down or take down.
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Keypair } from '@stellar/stellar-sdk';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startSimulator } from '../simulator/index.ts';
+import { loadConfig } from './config/index.ts';
+import { generateDid } from './did/index.ts';
+import { parseExposition, type ParsedFamily } from './observability/index.ts';
+import { request as rawRequest } from './observability/testing.ts';
+import { closedPort, multikey, sign } from './resolver/testing.ts';
+import { startServices, type RunningServices } from './services.ts';
+
+type Sim = Awaited<ReturnType<typeof startSimulator>>;
+type Mode = { kind: 'up' } | { kind: 'down' } | { kind: 'slow'; delayMs: number };
+
+/** Forwards to the simulator; `down` cuts every connection, `slow` delays each call. */
+async function rpcProxy(target: string) {
+  let mode: Mode = { kind: 'up' };
+  let seen = 0;
+  const server = http.createServer(async (req, res) => {
+    seen++;
+    if (mode.kind === 'down') return void req.socket.destroy();
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    if (mode.kind === 'slow') await new Promise((r) => setTimeout(r, (mode as { delayMs: number }).delayMs));
+    try {
+      const r = await fetch(target + (req.url ?? '/'), {
+        method: req.method ?? 'POST',
+        headers: { 'content-type': req.headers['content-type'] ?? 'application/json' },
+        ...(req.method === 'GET' || req.method === 'HEAD' ? {} : { body: Buffer.concat(chunks) }),
+      });
+      res.writeHead(r.status, { 'content-type': r.headers.get('content-type') ?? 'application/json' });
+      res.end(Buffer.from(await r.arrayBuffer()));
+    } catch {
+      res.writeHead(502).end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    set: (m: Mode) => void (mode = m),
+    seen: () => seen,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+const profileArgs = (sim: Sim, rpcBase: string) =>
+  (['testnet', 'mainnet'] as const).flatMap((n) => {
+    const i = sim.networks[n];
+    return [
+      `--${n}-rpc-url`, `${rpcBase}/${n}/rpc`, `--${n}-passphrase`, i.passphrase, `--${n}-factory-id`, i.factoryId,
+      `--${n}-registry-id`, i.registryId, `--${n}-vault-wasm-hash`, i.vaultWasmHash, `--${n}-simulation-account`, i.admin.publicKey,
+    ];
+  });
+
+const portArgs = ['--testnet-port', '0', '--mainnet-port', '0', '--resolver-port', '0'];
+
+let sim: Sim;
+let proxy: Awaited<ReturnType<typeof rpcProxy>>;
+let running: RunningServices;
+let vaultUrl: string;
+let resolverUrl: string;
+let draining = false;
+const lines: string[] = [];
+const dataDir = mkdtempSync(path.join(tmpdir(), 'cv-observability-'));
+
+beforeAll(async () => {
+  sim = await startSimulator({ port: 0 });
+  proxy = await rpcProxy(new URL(sim.url).origin);
+  const { config } = loadConfig(
+    [
+      '--simulator', 'false', '--data-dir', dataDir, ...portArgs, ...profileArgs(sim, proxy.url),
+      '--rate-standard-read', '3', '--rpc-timeout-ms', '1500', '--shutdown-timeout-ms', '10000', '--log-level', 'info',
+    ],
+    {},
+  );
+  running = await startServices(config, { mode: 'start', logWrite: (l) => lines.push(l), draining: () => draining });
+  vaultUrl = running.vault.testnet!.url;
+  resolverUrl = running.resolverUrl!;
+}, 60_000);
+
+afterAll(async () => {
+  await running?.close();
+  await proxy?.close();
+  await sim?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const fund = async () => {
+  const kp = Keypair.random();
+  const r = await fetch(`${sim.url}/testnet/friendbot?addr=${kp.publicKey()}`);
+  if (!r.ok) throw new Error(`friendbot: ${r.status}`);
+  return kp;
+};
+
+/** A standard key (3 reads a minute here) bound to the wallet, as `credential-vault keys create` makes it. */
+const mintKey = (wallet: Keypair) =>
+  running.stores.keys.create({ walletAddress: wallet.publicKey(), network: 'testnet', role: 'standard', scopes: [], expiresAt: null });
+
+const call = async (url: string, init: { method?: string; key?: string; body?: unknown; headers?: Record<string, string> } = {}) => {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.key) headers['x-svc-key'] = init.key;
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  const r = await fetch(url, {
+    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+    headers,
+    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+  });
+  const text = await r.text();
+  return { status: r.status, headers: r.headers, text, json: () => JSON.parse(text) as Record<string, any> };
+};
+
+const scrape = async (base: string) => {
+  const r = await call(`${base}/metrics`);
+  expect(r.status).toBe(200);
+  expect(r.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+  return parseExposition(r.text);
+};
+
+const value = (f: Map<string, ParsedFamily>, family: string, labels: Record<string, string>, name = family) =>
+  f.get(family)?.samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value ?? 0;
+
+/** Every line that reports a request's outcome (a status), whatever its message: a second one is a duplicate. */
+const requestLines = () =>
+  lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.status !== undefined);
+
+describe('GET /metrics', () => {
+  it('counts a keyed request by route template and status, and times its chain call', async () => {
+    const owner = await fund();
+    const { key } = await mintKey(owner);
+    const prepared = await call(`${vaultUrl}/contracts/vault/create`, {
+      key,
+      body: { owner: owner.publicKey(), didUri: 'did:ledger:testnet:ugzmhvhf6ydrqkj2jnog27upsa', sourcePublicKey: owner.publicKey() },
+    });
+    expect(prepared.status).toBe(200);
+    const ghost = Keypair.random().publicKey();
+    expect((await call(`${vaultUrl}/contracts/vault/${ghost}`, { key })).status).toBe(404);
+
+    await vi.waitFor(async () => {
+      const f = await scrape(vaultUrl);
+      const service = 'vault-api-testnet';
+      expect(value(f, 'http_requests_total', { service, route: '/contracts/vault/create', method: 'POST', status: '200' })).toBe(1);
+      expect(value(f, 'http_requests_total', { service, route: '/contracts/vault/{owner}', method: 'GET', status: '404' })).toBe(1);
+      expect(value(f, 'http_request_duration_seconds', { service, route: '/contracts/vault/create', method: 'POST' }, 'http_request_duration_seconds_count')).toBe(1);
+      expect(value(f, 'chain_call_duration_seconds', { network: 'testnet', call: 'factory.deploy' }, 'chain_call_duration_seconds_count')).toBe(1);
+      expect(value(f, 'chain_call_duration_seconds', { network: 'testnet', call: 'factory.deploy', le: '+Inf' }, 'chain_call_duration_seconds_bucket')).toBe(1);
+      // The vault that does not exist: the read failed, then the existence check answered.
+      expect(value(f, 'chain_call_errors_total', { network: 'testnet', call: 'vault.vaultDid' })).toBeGreaterThanOrEqual(1);
+      // Never a concrete address as a label.
+      expect([...f.values()].flatMap((x) => x.samples).some((s) => Object.values(s.labels).some((v) => v.includes(ghost)))).toBe(false);
+    });
+  });
+
+  it('counts a 429 as a rate-limit rejection of the read bucket', async () => {
+    const { key } = await mintKey(await fund());
+    const before = value(await scrape(vaultUrl), 'rate_limit_rejections_total', { service: 'vault-api-testnet', bucket: 'read' });
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await call(`${vaultUrl}/contracts/version`, { key })).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    await vi.waitFor(async () => {
+      const f = await scrape(vaultUrl);
+      expect(value(f, 'rate_limit_rejections_total', { service: 'vault-api-testnet', bucket: 'read' })).toBe(before + 1);
+      expect(value(f, 'http_requests_total', { service: 'vault-api-testnet', route: '/contracts/version', method: 'GET', status: '429' })).toBeGreaterThanOrEqual(1);
+    });
+  });
+
+  it('counts resolution cache hits and misses, and derives the hit ratio', async () => {
+    const controller = await fund();
+    const { did } = generateDid({ network: 'testnet' });
+    const record = {
+      controller: controller.publicKey(),
+      authentication: [{ publicKeyMultibase: multikey(Keypair.random()) }],
+      assertionMethod: [],
+      keyAgreement: [],
+      services: [],
+    };
+    const prep = await call(`${resolverUrl}/v1/dids/stellar`, { body: { did, sourcePublicKey: controller.publicKey(), record } });
+    expect(prep.status).toBe(200);
+    const p = prep.json();
+    const submitted = await call(`${resolverUrl}/v1/dids/stellar`, { body: { signedXdr: sign(p.xdr, p.networkPassphrase, [controller]) } });
+    expect(submitted.status).toBe(200);
+
+    const before = await scrape(resolverUrl);
+    const hits = value(before, 'cache_requests_total', { cache: 'did_resolution', result: 'hit' });
+    const misses = value(before, 'cache_requests_total', { cache: 'did_resolution', result: 'miss' });
+    const path = `/1.0/identifiers/${encodeURIComponent(did)}`;
+    expect((await call(resolverUrl + path)).status).toBe(200); // evicted by the registration: a miss
+    expect((await call(resolverUrl + path)).status).toBe(200); // cached: a hit
+
+    await vi.waitFor(async () => {
+      const f = await scrape(resolverUrl);
+      expect(value(f, 'cache_requests_total', { cache: 'did_resolution', result: 'hit' })).toBe(hits + 1);
+      expect(value(f, 'cache_requests_total', { cache: 'did_resolution', result: 'miss' })).toBe(misses + 1);
+      expect(value(f, 'cache_hit_ratio', { cache: 'did_resolution' })).toBeCloseTo((hits + 1) / (hits + misses + 2), 6);
+      expect(value(f, 'http_requests_total', { service: 'resolver', route: '/1.0/identifiers/{did}', method: 'GET', status: '200' })).toBeGreaterThanOrEqual(2);
+      // The registration's chain calls, timed through the same registry.
+      for (const c of ['registry.register', 'client.submit']) {
+        expect(value(f, 'chain_call_duration_seconds', { network: 'testnet', call: c }, 'chain_call_duration_seconds_count'), c).toBeGreaterThanOrEqual(1);
+      }
+    });
+  });
+
+  it('is one registry per process, with the service label telling the apps apart', async () => {
+    const a = await call(`${vaultUrl}/metrics`);
+    const b = await call(`${resolverUrl}/metrics`);
+    expect(a.text).toContain('service="resolver"');
+    expect(b.text).toContain('service="vault-api-testnet"');
+  });
+
+  it('needs no key and spends no rate budget', async () => {
+    for (let i = 0; i < 5; i++) expect((await call(`${vaultUrl}/metrics`)).status).toBe(200);
+    const r = await call(`${vaultUrl}/metrics`);
+    expect(r.headers.get('x-ratelimit-limit')).toBeNull();
+    expect(r.headers.get('x-request-id')).toBeTruthy();
+  });
+});
+
+describe('request log', () => {
+  it('writes exactly one line per request, with its id, route, status, latency and key id, never the key or the payload', async () => {
+    const owner = await fund();
+    const issuer = await fund();
+    const { key, record } = await mintKey(issuer);
+    const marker = 'PAYLOAD-MARKER-7f3a9c';
+    const vcData = JSON.stringify({
+      '@context': ['https://www.w3.org/ns/credentials/v2'],
+      type: ['VerifiableCredential'],
+      credentialSubject: { id: 'did:ledger:testnet:ugzmhvhf6ydrqkj2jnog27upsa', name: marker },
+    });
+    const r = await call(`${vaultUrl}/contracts/vc/issue`, {
+      key,
+      headers: { 'x-request-id': 'obs-log-1' },
+      body: {
+        owner: owner.publicKey(), vcId: 'vc-obs-1', vcData, issuer: issuer.publicKey(),
+        issuerDid: 'did:ledger:testnet:ugzmhvhf6ydrqkj2jnog27upsa', sourcePublicKey: issuer.publicKey(),
+      },
+    });
+    // The issuer DID is not registered: the body went through validation, auth, limits and a chain read.
+    expect([r.status, r.json().error]).toEqual([400, 'issuerDid_not_found']);
+
+    const ghost = Keypair.random().publicKey();
+    const salt = 'c0ffee'.repeat(10) + 'beef';
+    expect((await call(`${vaultUrl}/contracts/vault/${ghost}?userSalt=${salt}`, { key, headers: { 'x-request-id': 'obs-log-2' } })).status).toBe(404);
+
+    await vi.waitFor(() => {
+      const mine = requestLines().filter((l) => l.requestId === 'obs-log-1');
+      expect(mine).toHaveLength(1);
+      expect(mine[0]).toMatchObject({
+        msg: 'request',
+        level: 'info',
+        service: 'vault-api-testnet',
+        requestId: 'obs-log-1',
+        method: 'POST',
+        route: '/contracts/vc/issue',
+        status: 400,
+        keyId: record.keyId,
+        error: 'issuerDid_not_found',
+      });
+      expect(typeof mine[0]!.ms).toBe('number');
+      expect(typeof mine[0]!.time).toBe('string');
+      const other = requestLines().filter((l) => l.requestId === 'obs-log-2');
+      expect(other).toHaveLength(1);
+      expect(other[0]).toMatchObject({ route: '/contracts/vault/{owner}', status: 404, keyId: record.keyId, error: 'vault_not_found' });
+    });
+    const everything = lines.join('\n');
+    expect(everything).not.toContain(key);
+    expect(everything).not.toContain(marker);
+    expect(everything).not.toContain(ghost);
+    expect(everything).not.toContain(salt);
+    for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
+  });
+
+  it('logs the resolver\'s requests once, with the route template and never the DID', async () => {
+    const { did } = generateDid({ network: 'testnet' });
+    const r = await call(`${resolverUrl}/1.0/identifiers/${encodeURIComponent(did)}`, { headers: { 'x-request-id': 'obs-res-1' } });
+    expect(r.status).toBe(404);
+    await vi.waitFor(() => {
+      const mine = requestLines().filter((l) => l.requestId === 'obs-res-1');
+      expect(mine).toHaveLength(1);
+      expect(mine[0]).toMatchObject({ service: 'resolver', method: 'GET', route: '/1.0/identifiers/{did}', status: 404 });
+    });
+    expect(lines.join('\n')).not.toContain(did.split(':').pop()!);
+  });
+});
+
+describe('GET /ready', () => {
+  it('is 200 with every check up: the RPC and the vault API\'s stores; the resolver checks its RPCs', async () => {
+    const v = await call(`${vaultUrl}/ready`);
+    expect(v.status).toBe(200);
+    expect(v.json()).toEqual({
+      status: 'ready',
+      checks: [
+        { name: 'rpc:testnet', status: 'up', ms: expect.any(Number) },
+        { name: 'store:keys', status: 'up', ms: expect.any(Number) },
+        { name: 'store:idempotency', status: 'up', ms: expect.any(Number) },
+        { name: 'store:rate_limit', status: 'up', ms: expect.any(Number) },
+      ],
+    });
+    const m = await call(`${running.vault.mainnet!.url}/ready`);
+    expect(m.json().checks[0]).toMatchObject({ name: 'rpc:mainnet', status: 'up' });
+    const r = await call(`${resolverUrl}/ready`);
+    expect(r.status).toBe(200);
+    expect(r.json().checks.map((c: { name: string }) => c.name)).toEqual(['rpc:testnet', 'rpc:mainnet']);
+  });
+
+  it('is 503 while the RPC is down, and ready again when it is back; liveness stays 200', async () => {
+    proxy.set({ kind: 'down' });
+    try {
+      for (const base of [vaultUrl, resolverUrl]) {
+        const r = await call(`${base}/ready`);
+        expect(r.status).toBe(503);
+        const body = r.json();
+        expect(body.status).toBe('not_ready');
+        expect(body.checks.find((c: { name: string }) => c.name === 'rpc:testnet')).toMatchObject({ status: 'down', reason: expect.stringMatching(/^(error|timeout)$/) });
+        expect((await call(`${base}/health`)).status).toBe(200);
+      }
+    } finally {
+      proxy.set({ kind: 'up' });
+    }
+    expect((await call(`${vaultUrl}/ready`)).status).toBe(200);
+    const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'readiness check down');
+    expect(logged.some((l) => l.check === 'rpc:testnet')).toBe(true);
+  });
+
+  it('is 503 at once while the process drains', async () => {
+    draining = true;
+    try {
+      const r = await call(`${vaultUrl}/ready`);
+      expect(r.status).toBe(503);
+      expect(r.json()).toEqual({ status: 'not_ready', checks: [{ name: 'shutdown', status: 'down', ms: 0, reason: 'shutting_down' }] });
+      expect((await call(`${resolverUrl}/ready`)).status).toBe(503);
+    } finally {
+      draining = false;
+    }
+  });
+
+  it('is 503 on the vault API when a configured store is down; the resolver stays ready (it degrades)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'cv-observability-redis-'));
+    const deadRedis = `redis://127.0.0.1:${await closedPort()}`;
+    const { config } = loadConfig(
+      ['--simulator', 'false', '--data-dir', dir, ...portArgs, ...profileArgs(sim, proxy.url), '--redis-url', deadRedis, '--log-level', 'silent'],
+      {},
+    );
+    const other = await startServices(config, { mode: 'start' });
+    try {
+      const v = await call(`${other.vault.testnet!.url}/ready`);
+      expect(v.status).toBe(503);
+      const checks = Object.fromEntries(v.json().checks.map((c: { name: string; status: string }) => [c.name, c.status]));
+      expect(checks).toEqual({ 'rpc:testnet': 'up', 'store:keys': 'up', 'store:idempotency': 'up', 'store:rate_limit': 'down' });
+      expect((await call(`${other.resolverUrl}/ready`)).status).toBe(200);
+    } finally {
+      await other.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('graceful shutdown', () => {
+  it('lets a slow request under way finish during close(), refusing new connections', async () => {
+    const owner = await fund();
+    const { key } = await mintKey(owner);
+    proxy.set({ kind: 'slow', delayMs: 400 });
+    const seen = proxy.seen();
+    const pending = call(`${vaultUrl}/contracts/vault/create`, {
+      key,
+      body: { owner: owner.publicKey(), didUri: 'did:ledger:testnet:ugzmhvhf6ydrqkj2jnog27upsa', sourcePublicKey: owner.publicKey() },
+    });
+    await vi.waitFor(() => expect(proxy.seen()).toBeGreaterThan(seen)); // the request is at the RPC
+    let closed = false;
+    const closing = running.close().then(() => (closed = true));
+    await new Promise((r) => setTimeout(r, 50));
+    const port = Number(new URL(vaultUrl).port);
+    await expect(rawRequest(port, { path: '/health' })).rejects.toThrow(/ECONNREFUSED/);
+    expect(closed).toBe(false);
+    const answer = await pending;
+    expect(answer.status).toBe(200);
+    expect(answer.json().xdr).toEqual(expect.any(String));
+    await closing;
+    proxy.set({ kind: 'up' });
+    const shut = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'http server closed');
+    expect(shut.length).toBeGreaterThanOrEqual(3);
+    expect(shut.every((l) => l.forced === false)).toBe(true);
+  });
+});

@@ -1,0 +1,90 @@
+// startServices: the real-network path (simulator off) checks the RPC's passphrase before serving.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator } from '../simulator/index.ts';
+import { loadConfig } from './config/index.ts';
+import { startServices } from './services.ts';
+
+let sim: Awaited<ReturnType<typeof startSimulator>>;
+const dataDir = mkdtempSync(path.join(tmpdir(), 'cv-services-'));
+
+beforeAll(async () => {
+  sim = await startSimulator({ port: 0 });
+});
+afterAll(async () => {
+  await sim.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const argsFor = (passphrase: string) => {
+  const t = sim.networks.testnet;
+  return [
+    '--simulator', 'false', '--network', 'testnet', '--port', '0', '--data-dir', dataDir,
+    '--testnet-rpc-url', t.rpcUrl!, '--testnet-passphrase', passphrase,
+    '--testnet-factory-id', t.factoryId, '--testnet-registry-id', t.registryId,
+    '--testnet-vault-wasm-hash', t.vaultWasmHash, '--testnet-simulation-account', t.admin.publicKey,
+  ];
+};
+
+describe('startServices against a configured network profile', () => {
+  it('refuses to start when the RPC serves another passphrase', async () => {
+    const { config } = loadConfig(argsFor('Some Other Network ; 2026'), {});
+    await expect(startServices(config, { mode: 'serve' })).rejects.toThrow(/refusing to start: the testnet RPC .* serves the network "Credential Vault Simulator Testnet ; 2026"/);
+  });
+
+  it('refuses to start with a clear line per missing profile field', async () => {
+    const { config } = loadConfig(['--simulator', 'false', '--network', 'mainnet', '--data-dir', dataDir], {});
+    await expect(startServices(config, { mode: 'serve' })).rejects.toThrow(/CV_MAINNET_RPC_URL[\s\S]*CV_MAINNET_FACTORY_ID/);
+  });
+
+  it('serves the profile it was given when the passphrase matches', async () => {
+    const { config } = loadConfig(argsFor(sim.networks.testnet.passphrase), {});
+    const running = await startServices(config, { mode: 'serve' });
+    try {
+      const res = await fetch(`${running.vault.testnet!.url}/config`);
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as Record<string, string>;
+      expect(body.factoryContractId).toBe(sim.networks.testnet.factoryId);
+      expect(body.svcContractId).toBe(sim.networks.testnet.factoryId);
+      expect(body.networkPassphrase).toBe(sim.networks.testnet.passphrase);
+    } finally {
+      await running.close();
+    }
+  });
+});
+
+describe('CV_TRUST_PROXY reaches both apps', () => {
+  const both = () => {
+    const args = argsFor(sim.networks.testnet.passphrase);
+    const m = sim.networks.mainnet;
+    return [
+      ...args, '--resolver-port', '0', '--resolver-rate-limit', '1',
+      '--mainnet-rpc-url', m.rpcUrl!, '--mainnet-passphrase', m.passphrase,
+      '--mainnet-factory-id', m.factoryId, '--mainnet-registry-id', m.registryId,
+      '--mainnet-vault-wasm-hash', m.vaultWasmHash, '--mainnet-simulation-account', m.admin.publicKey,
+    ];
+  };
+  const from = (url: string, ip: string) => fetch(url, { headers: { 'x-forwarded-for': ip } });
+
+  it.each([
+    { given: [] as string[], want: { vault: ['59', '58'], resolver: [200, 429] } },
+    { given: ['--trust-proxy', 'loopback'], want: { vault: ['59', '59'], resolver: [200, 200] } },
+  ])('$given: two forwarded clients → vault /auth/* remaining $want.vault, resolver $want.resolver', async ({ given, want }) => {
+    const { config } = loadConfig([...both(), ...given], {});
+    const vault = await startServices(config, { mode: 'serve' });
+    const resolver = await startServices(config, { mode: 'resolver' });
+    try {
+      const challenge = `${vault.vault.testnet!.url}/auth/challenge?account=${sim.networks.testnet.admin.publicKey}`;
+      const remaining = [];
+      for (const ip of ['203.0.113.1', '203.0.113.2']) remaining.push((await from(challenge, ip)).headers.get('x-ratelimit-remaining'));
+      const statuses = [];
+      for (const ip of ['203.0.113.1', '203.0.113.2']) statuses.push((await from(`${resolver.resolverUrl!}/health`, ip)).status);
+      expect({ vault: remaining, resolver: statuses }).toEqual(want);
+    } finally {
+      await vault.close();
+      await resolver.close();
+    }
+  });
+});

@@ -1,0 +1,265 @@
+// Wires the processes of `credential-vault start | serve | resolver`: the embedded simulator (or a real
+// network's RPC), the stores, the encryption keyring, one vault API per network and the resolver, with one
+// logger and one metrics registry per process (src/observability), readiness checks per app, and a
+// graceful close that lets requests under way finish.
+import http from 'node:http';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import type express from 'express';
+import { requireProfiles, NETWORKS, type Config, type NetworkName } from './config/index.ts';
+import { createChain, type Chain } from './chain/index.ts';
+import { createStores, type Stores } from './stores/index.ts';
+import { keyringFromConfig, loadOrCreateKeyring } from './crypto/keyfile.ts';
+import {
+  createLogger,
+  createMetrics,
+  gracefulShutdown,
+  instrumentCache,
+  instrumentChain,
+  rpcCheck,
+  storeChecks,
+  type Logger,
+  type Metrics,
+  type ReadinessCheck,
+} from './observability/index.ts';
+import type { NetworkProfileInfo } from './vault-api/context.ts';
+
+export type Mode = 'start' | 'serve' | 'resolver';
+
+export interface RunningServices {
+  vault: Partial<Record<NetworkName, { url: string; profile: NetworkProfileInfo }>>;
+  resolverUrl?: string;
+  simulatorUrl?: string;
+  stores: Stores;
+  /** The process's logger and metrics registry (every app's `/metrics` shows `metrics`). */
+  logger: Logger;
+  metrics: Metrics;
+  describe(): string[];
+  /** Closes the HTTP servers gracefully (in parallel), then the stores and the simulator. */
+  close(): Promise<void>;
+}
+
+interface ResolvedProfile extends NetworkProfileInfo {
+  simulationAccount: string;
+}
+
+export interface StartOptions {
+  mode: Mode;
+  now?: () => number;
+  validateResponses?: boolean;
+  /** The apps' event lines (default: the process logger's). Request lines always go to the logger. */
+  log?: (entry: Record<string, unknown>) => void;
+  /** Where log lines go, one JSON object per call without its newline (default: stdout). */
+  logWrite?: (line: string) => void;
+  /** True once the process is shutting down (the CLI sets it on SIGTERM/SIGINT): `/ready` answers 503. */
+  draining?: () => boolean;
+}
+
+export async function startServices(config: Config, options: StartOptions): Promise<RunningServices> {
+  const now = options.now ?? Date.now;
+  const served: NetworkName[] = options.mode === 'serve' ? [config.network] : [...NETWORKS];
+  const logger = createLogger({ level: config.logLevel, ...(options.logWrite ? { write: options.logWrite } : {}) });
+  const metrics = createMetrics();
+  const log = options.log ?? logger.sink;
+  const draining = options.draining ? { draining: options.draining } : {};
+  // The servers close first and together (each lets its requests finish, which still need the stores and
+  // the chain); then the rest, in the reverse order of creation.
+  const httpClosers: (() => Promise<void>)[] = [];
+  const closers: (() => Promise<void>)[] = [];
+  const close = async () => {
+    await Promise.all(httpClosers.splice(0).map((c) => c().catch(() => undefined)));
+    for (const c of closers.splice(0).reverse()) await c().catch(() => undefined);
+  };
+  const serve = (app: express.Express, host: string, port: number) =>
+    listen(app, host, port, (server) =>
+      httpClosers.push(() => gracefulShutdown(server, { timeoutMs: config.shutdownTimeoutMs, logger }).then(() => undefined)),
+    );
+  try {
+    const profiles = {} as Record<NetworkName, ResolvedProfile>;
+    let simulatorUrl: string | undefined;
+    if (config.simulator) {
+      const { startSimulator } = await import('../simulator/index.ts');
+      const sim = await startSimulator({
+        port: config.simulatorPort,
+        host: config.host,
+        stateFile: config.stateFile ?? path.join(config.dataDir, 'simulator-state.json'),
+      });
+      closers.push(() => sim.close());
+      simulatorUrl = sim.url;
+      for (const n of NETWORKS) {
+        const info = sim.networks[n];
+        profiles[n] = {
+          network: n,
+          rpcUrl: info.rpcUrl!,
+          networkPassphrase: info.passphrase,
+          factoryId: info.factoryId,
+          vaultWasmHash: info.vaultWasmHash,
+          registryId: info.registryId,
+          feeTokenId: info.feeTokenId,
+          simulationAccount: info.admin.publicKey,
+        };
+      }
+    } else {
+      requireProfiles(config, served, { vaultApi: options.mode !== 'resolver' });
+      for (const n of served) {
+        const p = config.networks[n];
+        profiles[n] = {
+          network: n,
+          rpcUrl: p.rpcUrl!,
+          networkPassphrase: p.passphrase!,
+          factoryId: p.factoryId!,
+          vaultWasmHash: p.vaultWasmHash ?? '', // required above whenever a vault API is served
+          registryId: p.registryId!,
+          ...(p.feeTokenId ? { feeTokenId: p.feeTokenId } : {}),
+          simulationAccount: p.simulationAccount!,
+        };
+      }
+    }
+
+    const chains = {} as Record<NetworkName, Chain>;
+    const rpcChecks = {} as Record<NetworkName, ReadinessCheck>;
+    for (const n of served) {
+      const p = profiles[n];
+      const chain = createChain({
+        rpcUrl: p.rpcUrl,
+        networkPassphrase: p.networkPassphrase,
+        network: n,
+        simulationAccount: p.simulationAccount,
+        factoryId: p.factoryId,
+        registryId: p.registryId,
+        ...(p.feeTokenId ? { feeTokenId: p.feeTokenId } : {}),
+        allowHttp: p.rpcUrl.startsWith('http:'),
+        timeouts: { rpcMs: config.rpcTimeoutMs, submitMs: config.submitTimeoutMs, pollIntervalMs: config.pollIntervalMs },
+        readCacheMs: config.readCacheMs,
+      });
+      // Every typed call the apps make is timed; readiness probes use the bare client, so that
+      // chain_call_duration_seconds describes the work done for requests only.
+      chains[n] = instrumentChain(chain, metrics);
+      rpcChecks[n] = rpcCheck(`rpc:${n}`, chain.client);
+      // Refuse to serve a network whose RPC speaks another passphrase: every signature would be worthless.
+      const check = await chains[n].client.verifyNetwork();
+      if (!check.ok) {
+        throw new Error(
+          `refusing to start: the ${n} RPC at ${p.rpcUrl} serves the network "${check.actual}", but the ${n} profile expects "${check.expected}" (set CV_${n.toUpperCase()}_PASSPHRASE or point CV_${n.toUpperCase()}_RPC_URL at the right network)`,
+        );
+      }
+    }
+
+    const stores = createStores({
+      dataDir: config.dataDir,
+      ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
+      ...(config.databaseSchema ? { databaseSchema: config.databaseSchema } : {}),
+      ...(config.redisUrl ? { redisUrl: config.redisUrl, redisKeyPrefix: config.redisKeyPrefix } : {}),
+      now,
+      onError: throttled((suppressed, err) => logger.warn('store connection error', { error: err, ...(suppressed ? { suppressed } : {}) })),
+    });
+    closers.push(() => stores.close());
+
+    const vault: RunningServices['vault'] = {};
+    if (options.mode !== 'resolver') {
+      const keyring = config.encryptionKeys ? keyringFromConfig(config.encryptionKeys) : loadOrCreateKeyring({ dataDir: config.dataDir });
+      const { createVaultApp } = await import('./vault-api/app.ts');
+      for (const n of served) {
+        const { simulationAccount: _sim, ...profile } = profiles[n];
+        const app = await createVaultApp({
+          profile,
+          chain: chains[n],
+          stores,
+          keyring,
+          limits: { rateLimits: config.rateLimits, rateWindowMs: config.rateWindowMs, keyTtlDays: config.keyTtlDays, authOrigins: config.authOrigins },
+          now,
+          trustProxy: config.trustProxy,
+          ...(options.validateResponses ? { validateResponses: true } : {}),
+          log,
+          logger,
+          metrics,
+          // Every request needs its key, and writes need the idempotency records and rate windows: the
+          // API cannot serve without any of them.
+          readinessChecks: [rpcChecks[n], ...storeChecks(stores, ['keys', 'idempotency', 'rate_limit'])],
+          ...draining,
+        });
+        const port = options.mode === 'serve' ? config.port : n === 'testnet' ? config.testnetPort : config.mainnetPort;
+        const url = await serve(app, config.host, port);
+        vault[n] = { url, profile };
+      }
+    }
+
+    let resolverUrl: string | undefined;
+    if (options.mode !== 'serve') {
+      const { createResolverApp } = await import('./resolver/app.ts');
+      const app = await createResolverApp({
+        networks: Object.fromEntries(
+          served.map((n) => [n, { chain: chains[n], networkPassphrase: profiles[n].networkPassphrase, registryId: profiles[n].registryId, rpcUrl: profiles[n].rpcUrl }]),
+        ),
+        // Proof-of-control nonces shared across instances when Redis is configured (else per process).
+        ...(stores.nonces ? { nonceStore: stores.nonces } : {}),
+        cache: instrumentCache(stores.cache, metrics, 'did_resolution'),
+        rateLimiter: stores.rateLimiter,
+        limits: { rateLimit: config.resolverRateLimit, rateWindowMs: config.resolverRateWindowMs, cacheTtlMs: config.resolverCacheTtlMs },
+        now,
+        trustProxy: config.trustProxy,
+        ...(options.validateResponses ? { validateResponses: true } : {}),
+        log,
+        logger,
+        metrics,
+        // The RPCs only, not the stores: the resolver's per-IP limit fails open and its cache is an
+        // optimisation, so with Redis down it still answers every request (from the ledger). Failing
+        // readiness then would take every instance (they share the Redis) out of rotation at once and turn
+        // a degradation into an outage. The outage still shows: in the log (cache_unavailable,
+        // rate_limit_unavailable) and in the /ready of the vault APIs, which cannot work without that store.
+        readinessChecks: served.map((n) => rpcChecks[n]),
+        ...draining,
+      });
+      resolverUrl = await serve(app, config.host, config.resolverPort);
+    }
+
+    return {
+      vault,
+      ...(resolverUrl ? { resolverUrl } : {}),
+      ...(simulatorUrl ? { simulatorUrl } : {}),
+      stores,
+      logger,
+      metrics,
+      describe: () => [
+        ...(simulatorUrl ? [`chain simulator   ${simulatorUrl}  (RPC: /testnet/rpc, /mainnet/rpc; friendbot: /testnet/friendbot?addr=G…)`] : []),
+        ...Object.entries(vault).map(([n, v]) => `vault API ${n.padEnd(8)}${v.url}  (docs: ${n === 'testnet' ? `${v.url}/docs` : 'off on mainnet'})`),
+        ...(resolverUrl ? [`DID resolver      ${resolverUrl}  (docs: ${resolverUrl}/docs)`] : []),
+        `data directory    ${path.resolve(config.dataDir)}`,
+      ],
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/** Listen; `onListening` registers the server's graceful close. */
+function listen(app: express.Express, host: string, port: number, onListening: (server: http.Server) => void): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const server = http.createServer(app);
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      onListening(server);
+      const addr = server.address() as AddressInfo;
+      resolve(`http://${host.includes(':') ? `[${host}]` : host}:${addr.port}`);
+    });
+  });
+}
+
+/** At most one call per `everyMs` (a backend retrying every second would flood the log), with the count skipped. */
+function throttled(fn: (suppressed: number, err: Error) => void, everyMs = 10_000): (err: Error) => void {
+  let last = -Infinity;
+  let suppressed = 0;
+  return (err) => {
+    const t = Date.now();
+    if (t - last < everyMs) {
+      suppressed++;
+      return;
+    }
+    last = t;
+    fn(suppressed, err);
+    suppressed = 0;
+  };
+}

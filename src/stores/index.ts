@@ -1,0 +1,113 @@
+// Chooses the backends by configuration: keys and idempotency records in PostgreSQL when a database URL
+// is given, else in files of the data directory; rate-limit windows and the cache in Redis when a Redis
+// URL is given, else in memory; the resolver's proof-of-control nonces in Redis when a Redis URL is given,
+// else nowhere here (the resolver then keeps them per process). Nothing connects eagerly in a way that can
+// fail: an unreachable backend shows up as StoreUnavailableError on use and in health(), and recovers by itself.
+import { access, constants as fsConstants, mkdir } from 'node:fs/promises';
+import { createFileIdempotencyStore, createFileKeyStore } from './file.ts';
+import { createMemoryCache, createMemoryRateLimiter } from './memory.ts';
+import { createPostgresStores } from './postgres.ts';
+import { createRedisStores } from './redis.ts';
+import type { Cache, IdempotencyStore, KeyStore, NonceStore, RateLimiter, StoreName } from './types.ts';
+
+export * from './types.ts';
+
+export interface StoresOptions {
+  dataDir: string;
+  databaseUrl?: string;
+  /** PostgreSQL schema for the tables (default: the connection's search_path). */
+  databaseSchema?: string;
+  redisUrl?: string;
+  /** Prefix of Redis keys (default `credential-vault:`). */
+  redisKeyPrefix?: string;
+  now?: () => number;
+  /** Told about background connection errors of the shared backends. */
+  onError?: (err: Error) => void;
+}
+
+export interface StoreHealth {
+  name: StoreName;
+  backend: 'file' | 'postgres' | 'memory' | 'redis';
+  ok: boolean;
+}
+
+export interface Stores {
+  keys: KeyStore;
+  idempotency: IdempotencyStore;
+  rateLimiter: RateLimiter;
+  cache: Cache;
+  /** Proof-of-control nonces shared by every resolver instance; only with a Redis URL. */
+  nonces?: NonceStore;
+  /** Which backend serves what, and whether it answers now. */
+  health(): Promise<StoreHealth[]>;
+  close(): Promise<void>;
+}
+
+export function createStores(options: StoresOptions): Stores {
+  const now = options.now;
+  const records = options.databaseUrl
+    ? (() => {
+        const pg = createPostgresStores({
+          connectionString: options.databaseUrl,
+          ...(options.databaseSchema ? { schema: options.databaseSchema } : {}),
+          ...(now ? { now } : {}),
+          ...(options.onError ? { onError: options.onError } : {}),
+        });
+        return { backend: 'postgres' as const, keys: pg.keys, idempotency: pg.idempotency, health: pg.health, close: pg.close };
+      })()
+    : {
+        backend: 'file' as const,
+        keys: createFileKeyStore({ dataDir: options.dataDir, ...(now ? { now } : {}) }),
+        idempotency: createFileIdempotencyStore({ dataDir: options.dataDir, ...(now ? { now } : {}) }),
+        health: async () => {
+          try {
+            await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
+            await access(options.dataDir, fsConstants.W_OK);
+            return true;
+          } catch {
+            return false;
+          }
+        },
+        close: async () => {},
+      };
+
+  const windows = options.redisUrl
+    ? (() => {
+        const redis = createRedisStores({
+          url: options.redisUrl,
+          ...(options.redisKeyPrefix ? { keyPrefix: options.redisKeyPrefix } : {}),
+          ...(now ? { now } : {}),
+          ...(options.onError ? { onError: options.onError } : {}),
+        });
+        return { backend: 'redis' as const, ...redis };
+      })()
+    : {
+        backend: 'memory' as const,
+        rateLimiter: createMemoryRateLimiter(now ? { now } : {}),
+        cache: createMemoryCache(now ? { now } : {}),
+        health: async () => true,
+        nonces: undefined,
+        close: async () => {},
+      };
+
+  return {
+    keys: records.keys,
+    idempotency: records.idempotency,
+    rateLimiter: windows.rateLimiter,
+    cache: windows.cache,
+    ...(windows.nonces ? { nonces: windows.nonces } : {}),
+    async health() {
+      const [keysOk, windowsOk] = await Promise.all([records.health(), windows.health()]);
+      // keys and idempotency share one backend, rate limits and the cache another: one probe each.
+      return [
+        { name: 'keys', backend: records.backend, ok: keysOk },
+        { name: 'idempotency', backend: records.backend, ok: keysOk },
+        { name: 'rate_limit', backend: windows.backend, ok: windowsOk },
+        { name: 'cache', backend: windows.backend, ok: windowsOk },
+      ];
+    },
+    async close() {
+      await Promise.all([records.close(), windows.close()]);
+    },
+  };
+}

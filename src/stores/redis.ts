@@ -1,0 +1,192 @@
+// Rate-limit windows, the resolver's cache and its proof-of-control nonces in Redis, shared by many instances.
+//
+// The limiter is one Lua script, so checking and recording a hit is atomic across instances: a sorted
+// set per bucket holds one member per allowed request (score = time in ms, member unique), exact to the
+// millisecond. Time comes from the caller (`now`, the service's clock) rather than Redis TIME: tests can
+// drive it, and instances with NTP-synchronized clocks disagree by far less than the 60-second window.
+//
+// A nonce is one key `nonce:<nonce>` holding `<expiresAt ms>:<binding>`, set with NX and a TTL to its expiry;
+// consume is GETDEL, so exactly one attempt across all instances gets the value, whatever it then compares.
+// Validity is decided on the service clock (`now`), as MemoryNonceStore does; the TTL only frees memory.
+//
+// A down Redis fails fast: no offline queue, one retry per command, 1-second connect and command timeouts;
+// the client keeps reconnecting in the background (backoff capped at 1 s) and works again by itself.
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { checkHitInput, hitResult } from './sliding-window.ts';
+import { StoreUnavailableError, type Cache, type HitInput, type HitResult, type NonceStore, type RateLimiter, type StoreName } from './types.ts';
+
+/**
+ * KEYS[1] bucket; ARGV: now (ms), window (ms), limit, unique member.
+ * Returns {allowed 0|1, count in window, oldest score or -1, blocker score or -1}, where blocker is the
+ * entry whose expiry frees a slot when refused.
+ */
+export const SLIDING_WINDOW_LUA = `
+local key = KEYS[1]
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local limit = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+local count = redis.call('ZCARD', key)
+local allowed = 0
+if count < limit then
+  redis.call('ZADD', key, now, ARGV[4])
+  count = count + 1
+  allowed = 1
+end
+local oldest = -1
+local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+if first[2] then oldest = tonumber(first[2]) end
+local blocker = -1
+if allowed == 0 and count > 0 and count >= limit then
+  local b = redis.call('ZRANGE', key, count - limit, count - limit, 'WITHSCORES')
+  if b[2] then blocker = tonumber(b[2]) end
+end
+redis.call('PEXPIRE', key, window)
+return {allowed, count, oldest, blocker}
+`;
+
+export interface RedisStoresOptions {
+  url: string;
+  /** Prefix of every key this service writes (default `credential-vault:`). */
+  keyPrefix?: string;
+  now?: () => number;
+  /** Connect and command timeout (default 1000 ms). */
+  timeoutMs?: number;
+  /** Told about connection errors (the client reconnects by itself either way). */
+  onError?: (err: Error) => void;
+}
+
+export interface RedisStores {
+  rateLimiter: RateLimiter;
+  cache: Cache;
+  nonces: NonceStore;
+  health(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+type SlidingWindowReply = [number, number, number, number];
+
+interface WithScript {
+  cvSlidingWindow(key: string, now: number, windowMs: number, limit: number, member: string): Promise<SlidingWindowReply>;
+}
+
+/** Redis errors that mean "not now" rather than a bug in the command. */
+const UNAVAILABLE_REPLIES = /^(LOADING|BUSY|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|OOM|NOAUTH|WRONGPASS)/;
+
+function toOutage(store: StoreName, err: unknown): unknown {
+  if (err instanceof StoreUnavailableError) return err;
+  const e = err as Error;
+  if (e?.name === 'ReplyError' && !UNAVAILABLE_REPLIES.test(e.message)) return err;
+  return new StoreUnavailableError(store, `redis: ${e?.message ?? String(err)}`, { cause: err });
+}
+
+export function createRedisStores(options: RedisStoresOptions): RedisStores {
+  const now = options.now ?? Date.now;
+  const timeoutMs = options.timeoutMs ?? 1000;
+  const redis = new Redis(options.url, {
+    keyPrefix: options.keyPrefix ?? 'credential-vault:',
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: timeoutMs,
+    commandTimeout: timeoutMs,
+    retryStrategy: (times) => Math.min(50 * times, 1000),
+  });
+  redis.on('error', (err: Error) => options.onError?.(err));
+  redis.defineCommand('cvSlidingWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW_LUA });
+  const scripted = redis as unknown as WithScript;
+  let closed = false;
+
+  /** While a connection attempt is under way, wait for it (bounded) instead of failing at once. */
+  async function settled(): Promise<void> {
+    if (redis.status !== 'connecting' && redis.status !== 'connect') return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        redis.off('ready', done);
+        redis.off('close', done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      redis.once('ready', done);
+      redis.once('close', done);
+    });
+  }
+
+  async function run<T>(store: StoreName, op: () => Promise<T>): Promise<T> {
+    if (closed) throw new StoreUnavailableError(store, 'redis store closed');
+    try {
+      await settled();
+      return await op();
+    } catch (err) {
+      throw toOutage(store, err);
+    }
+  }
+
+  const rateLimiter: RateLimiter = {
+    async hit({ bucket, limit, windowMs, now: at }: HitInput): Promise<HitResult> {
+      checkHitInput(limit, windowMs);
+      const t = Math.floor(at ?? now());
+      const member = `${t}-${randomBytes(6).toString('hex')}`;
+      const [allowed, count, oldest, blocker] = await run('rate_limit', () =>
+        scripted.cvSlidingWindow(`rl:${bucket}`, t, windowMs, limit, member),
+      );
+      return hitResult(allowed === 1, limit, count, oldest < 0 ? undefined : oldest, blocker < 0 ? undefined : blocker, t, windowMs);
+    },
+    close: () => close(),
+  };
+
+  const cache: Cache = {
+    async get(key: string) {
+      const value = await run('cache', () => redis.get(`cache:${key}`));
+      return value ?? undefined;
+    },
+    async set(key: string, value: string, ttlMs: number) {
+      if (!(ttlMs > 0)) throw new RangeError('ttlMs must be positive');
+      await run('cache', () => redis.set(`cache:${key}`, value, 'PX', Math.ceil(ttlMs)));
+    },
+    async delete(key: string) {
+      await run('cache', () => redis.del(`cache:${key}`));
+    },
+    close: () => close(),
+  };
+
+  const nonces: NonceStore = {
+    async issue(nonce: string, expiresAt: Date, binding: string) {
+      const expiresMs = expiresAt.getTime();
+      const ttlMs = expiresMs - now();
+      // Expired on arrival: nothing to keep; consume answers false as for any unknown nonce.
+      if (!(ttlMs > 0)) return;
+      const set = await run('nonces', () => redis.set(`nonce:${nonce}`, `${expiresMs}:${binding}`, 'PX', Math.ceil(ttlMs), 'NX'));
+      // 16 random bytes never collide; a second issue of one nonce is a caller's bug, not an outage.
+      if (set !== 'OK') throw new Error('nonce already issued');
+    },
+    async consume(nonce: string, binding: string) {
+      const value = await run('nonces', () => redis.getdel(`nonce:${nonce}`));
+      if (value === null) return false;
+      const colon = value.indexOf(':');
+      return value.slice(colon + 1) === binding && Number(value.slice(0, colon)) >= now();
+    },
+    close: () => close(),
+  };
+
+  async function close(): Promise<void> {
+    if (closed) return;
+    closed = true;
+    redis.disconnect();
+  }
+
+  return {
+    rateLimiter,
+    cache,
+    nonces,
+    async health() {
+      try {
+        return (await run('rate_limit', () => redis.ping())) === 'PONG';
+      } catch {
+        return false;
+      }
+    },
+    close,
+  };
+}

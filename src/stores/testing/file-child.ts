@@ -1,0 +1,27 @@
+// Run by file.test.ts in a separate process (node bin/run-ts.js): acts on the file store of a data
+// directory the way the `credential-vault keys` CLI does while the server runs, and prints JSON.
+//   create-key <dataDir> <wallet>
+//   begin <dataDir> <scope> <key> <count>   (prints "ready", waits for a line on stdin, then runs count
+//                                            concurrent begin() calls, so several processes race)
+import { createFileIdempotencyStore, createFileKeyStore } from '../file.ts';
+
+const [command, dataDir, ...args] = process.argv.slice(2);
+if (!dataDir) throw new Error('usage: file-child.ts <command> <dataDir> ...');
+
+if (command === 'create-key') {
+  const keys = createFileKeyStore({ dataDir });
+  const created = await keys.create({ walletAddress: args[0]!, network: 'testnet', role: 'standard', scopes: [], expiresAt: null });
+  process.stdout.write(JSON.stringify(created));
+} else if (command === 'begin') {
+  const [scope, key, count] = args as [string, string, string];
+  const store = createFileIdempotencyStore({ dataDir });
+  process.stdout.write('ready\n');
+  await new Promise((resolve) => process.stdin.once('data', resolve));
+  process.stdin.pause();
+  const results = await Promise.all(
+    Array.from({ length: Number(count) }, () => store.begin({ scope, key, requestHash: 'h' })),
+  );
+  process.stdout.write(JSON.stringify(results.map((r) => r.state)));
+} else {
+  throw new Error(`unknown command ${command}`);
+}

@@ -1,0 +1,223 @@
+// Interfaces of what the services keep between requests (design.md "One picture"): API keys, idempotency
+// records, rate-limit windows and the resolver's cache. Each has an embedded default and a shared backend.
+
+/** The two networks; a key works on one only (credential-vault-api.md "API key"). */
+export type KeyNetwork = 'testnet' | 'mainnet';
+
+/** Roles of an API key (credential-vault-api.md "API key", "Limits"). */
+export type KeyRole = 'standard' | 'early' | 'admin';
+
+export const KEY_NETWORKS: readonly KeyNetwork[] = ['testnet', 'mainnet'];
+export const KEY_ROLES: readonly KeyRole[] = ['standard', 'early', 'admin'];
+
+/** Scopes a key may carry; none means unrestricted (credential-vault-api.md "Authentication" 9). */
+export const API_KEY_SCOPES = [
+  'credentials:issue',
+  'credentials:read',
+  'credentials:revoke',
+  'vault:write',
+  'vault:admin',
+  'sponsor',
+] as const;
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+
+/** A stored API key. The key itself is never stored, only its SHA-256. */
+export interface ApiKeyRecord {
+  /** 16 lowercase hex characters, random; the public identifier used to list and revoke. */
+  keyId: string;
+  /** SHA-256 of the 64-hex key as lowercase hex. */
+  keyHash: string;
+  /** The wallet the key is bound to; null only for admin keys. */
+  walletAddress: string | null;
+  network: KeyNetwork;
+  role: KeyRole;
+  scopes: string[];
+  /** ISO-8601. */
+  createdAt: string;
+  /** ISO-8601, or null for a key that does not expire. */
+  expiresAt: string | null;
+  /** ISO-8601 once revoked (explicitly, or replaced by a newer key of the same wallet and network). */
+  revokedAt?: string | null;
+}
+
+export interface CreateKeyInput {
+  walletAddress: string | null;
+  network: KeyNetwork;
+  role: KeyRole;
+  scopes: string[];
+  expiresAt: string | null;
+}
+
+export interface CreatedKey {
+  /** 64 lowercase hex characters; returned here once and never again. */
+  key: string;
+  record: ApiKeyRecord;
+}
+
+/** Whether a stored key can be used now; a revoked key reads `revoked` even once past its expiry. */
+export type KeyState = 'active' | 'expired' | 'revoked';
+
+/** A stored key with its state (KeyStore.lookup). */
+export interface KeyLookup {
+  record: ApiKeyRecord;
+  state: KeyState;
+}
+
+export interface CreateKeyOptions {
+  /** Refuse with KeyExistsError when the wallet holds a usable key on the network (checked atomically with the create). */
+  ifNoActiveKey?: boolean;
+}
+
+/** API keys: one usable key per wallet per network; a new one revokes the previous one. */
+export interface KeyStore {
+  /**
+   * Throws StoreInputError for a key without wallet that is not admin, or a bad role/network/scope;
+   * KeyExistsError under `ifNoActiveKey`.
+   */
+  create(input: CreateKeyInput, options?: CreateKeyOptions): Promise<CreatedKey>;
+  /** The usable record of a key: unknown, revoked and expired keys give undefined. */
+  findByKey(key: string): Promise<ApiKeyRecord | undefined>;
+  /** Any stored key with its state, by the key itself (one indexed lookup); undefined when unknown. */
+  lookup(key: string): Promise<KeyLookup | undefined>;
+  /** Keys ordered by creation; revoked ones only with includeRevoked. */
+  list(filter?: { network?: KeyNetwork; includeRevoked?: boolean }): Promise<ApiKeyRecord[]>;
+  /** True when a usable key was revoked by this call. */
+  revoke(keyId: string): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** The first response to an idempotent request, replayed byte for byte. */
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** JSON value of the body; stored as its JSON text so key order survives. */
+  body: unknown;
+}
+
+/** How long a completed response is replayed (credential-vault-api.md "Limits": 24 hours). */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** How long an unfinished first execution blocks its key; a crashed instance frees it after this. */
+export const IDEMPOTENCY_LEASE_MS = 60 * 1000;
+/** Longest Idempotency-Key header value (credential-vault-api.md "Limits"). */
+export const IDEMPOTENCY_KEY_MAX = 200;
+
+export interface BeginInput {
+  /** Who the key belongs to: the API key's keyId, so two clients never share a key. */
+  scope: string;
+  /** The Idempotency-Key header value, at most 200 characters. */
+  key: string;
+  /** Hash of what makes the request the same request (method, path, body). */
+  requestHash: string;
+  /** Defaults to the store's clock. */
+  now?: number;
+}
+
+export type BeginResult =
+  /** This caller executes the request and must then complete() or release() with the token. */
+  | { state: 'started'; token: string }
+  /** Another execution of the same request holds the key and has not finished. */
+  | { state: 'in_progress' }
+  /** The key was used for a different request. */
+  | { state: 'mismatch' }
+  | { state: 'replay'; response: StoredResponse };
+
+/**
+ * Idempotency records (credential-vault-api.md "Limits", Idempotency-Key). Two concurrent begin() of the
+ * same key: exactly one gets 'started'. 2xx and 4xx responses are kept 24 hours after completion; a 5xx
+ * is not kept (complete() releases the key instead) so a retry executes again.
+ */
+export interface IdempotencyStore {
+  begin(input: BeginInput): Promise<BeginResult>;
+  /** False when the token no longer holds the key (its lease ran out, and it was taken over or purged). */
+  complete(scope: string, key: string, token: string, response: StoredResponse): Promise<boolean>;
+  /** Frees the key without keeping a response (the first execution must not be replayed). */
+  release(scope: string, key: string, token: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface HitInput {
+  bucket: string;
+  limit: number;
+  windowMs: number;
+  /** Defaults to the limiter's clock. */
+  now?: number;
+}
+
+export interface HitResult {
+  allowed: boolean;
+  limit: number;
+  /** Requests left in the window after this one. */
+  remaining: number;
+  /** Whole seconds, at least 1, until a request would be allowed; 0 when allowed. */
+  retryAfterSeconds: number;
+  /** Milliseconds until the oldest counted request leaves the window (0 when the window is empty). */
+  resetMs: number;
+}
+
+/**
+ * A true sliding window (credential-vault-api.md "Limits": sliding 60 seconds): a log of the timestamps
+ * of allowed requests, exact to the millisecond. A refused request is not logged.
+ */
+export interface RateLimiter {
+  hit(input: HitInput): Promise<HitResult>;
+  close(): Promise<void>;
+}
+
+/** String cache with a TTL (the resolver's 30-second resolution cache). */
+export interface Cache {
+  get(key: string): Promise<string | undefined>;
+  set(key: string, value: string, ttlMs: number): Promise<void>;
+  /** Forgets the key (no-op when absent). */
+  delete(key: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Issued proof-of-control nonces shared by the resolver's instances: the shape of src/did's `NonceStore`
+ * (did-registry-resolver.md "Off-chain proof of control"), restated so the stores do not import the DID layer.
+ */
+export interface NonceStore {
+  issue(nonce: string, expiresAt: Date, binding: string): Promise<void>;
+  /** true once: issued with this binding, not expired, not consumed before; any attempt spends the nonce. */
+  consume(nonce: string, binding: string): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export type StoreName = 'keys' | 'idempotency' | 'rate_limit' | 'cache' | 'nonces';
+
+/**
+ * A backend could not be reached; the HTTP layer answers 503 (store_unavailable / rate_limit_unavailable;
+ * the resolver's proof routes nonce_store_unavailable).
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+  constructor(
+    readonly store: StoreName,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${store} store unavailable: ${message}`, options);
+  }
+}
+
+/** create(…, {ifNoActiveKey: true}) found a usable key of the wallet on the network (HTTP 409 key_exists). */
+export class KeyExistsError extends Error {
+  override readonly name = 'KeyExistsError';
+  constructor(
+    readonly walletAddress: string,
+    readonly network: KeyNetwork,
+  ) {
+    super(`${walletAddress} already holds a usable key on ${network}`);
+  }
+}
+
+/** A caller passed something the store refuses (a programming or CLI input error, not an outage). */
+export class StoreInputError extends Error {
+  override readonly name = 'StoreInputError';
+  constructor(
+    readonly code: 'invalid_key_request' | 'idempotency_key_too_long',
+    message: string,
+  ) {
+    super(message);
+  }
+}

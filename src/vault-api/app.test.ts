@@ -1,0 +1,180 @@
+// The app's pipeline over HTTP: validator failures → the spec's codes, unknown routes, bodies that are too
+// large or not JSON, uncaught and chain errors, X-Request-ID. A stub chain and stub contract routes keep
+// the platform layer alone under test; every answer is checked against the spec (validateResponses).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError } from './context.ts';
+import { ChainError } from '../chain/index.ts';
+import { indexOperations, loadVaultSpec } from './middleware/openapi.ts';
+import { startVaultTestEnv, stubChain, stubContractRoutes, type StubContractRoutes, type VaultTestEnv } from './testing.ts';
+
+const G = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';
+const DID = 'did:ledger:testnet:b4pc2pclljuxrb4wuw2mhuxb6a';
+const VC = '{"@context":["https://www.w3.org/ns/credentials/v2"],"credentialSubject":{"id":"did:ledger:testnet:ugzmhvhf6ydrqkj2jnog27upsa"}}';
+const issue = (over: Record<string, unknown> = {}) => ({ owner: G, vcId: 'vc-1', vcData: VC, issuer: G, issuerDid: DID, sourcePublicKey: G, ...over });
+const batch = (vcs: unknown[], over: Record<string, unknown> = {}) => ({ owner: G, issuer: G, issuerDid: DID, vcs, sourcePublicKey: G, ...over });
+const entry = (vcId = 'vc-1', vcData = VC) => ({ vcId, vcData });
+
+let env: VaultTestEnv;
+let stub: StubContractRoutes;
+let key: string;
+
+beforeAll(async () => {
+  stub = stubContractRoutes();
+  env = await startVaultTestEnv({
+    chain: stubChain(),
+    contractRoutes: stub.router,
+    limits: { rateLimits: { standard: { read: 1000, write: 1000 }, early: { read: 1000, write: 1000 }, admin: { read: 1000, write: 1000 } } },
+  });
+  key = (await env.mintKey()).key;
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+describe('request validation → the spec codes', () => {
+  const cases: { name: string; method?: string; path: string; body?: unknown; headers?: Record<string, string>; status: number; error: string; message?: RegExp }[] = [
+    { name: 'batch of 6', path: '/contracts/vc/batch-issue', body: batch([1, 2, 3, 4, 5, 6].map((i) => entry(`vc-${i}`))), status: 400, error: 'batch_too_large', message: /got 6/ },
+    { name: 'empty batch', path: '/contracts/vc/batch-issue', body: batch([]), status: 400, error: 'batch_too_large' },
+    { name: 'batch entry 2 vcId over 64', path: '/contracts/vc/batch-issue', body: batch([entry('a'), entry('b'), entry('c'.repeat(65))]), status: 400, error: 'vcs[2].vcId_too_long' },
+    { name: 'batch entry 0 vcData over 10,000', path: '/contracts/vc/batch-issue', body: batch([entry('a', 'x'.repeat(10_001))]), status: 400, error: 'vcs[0].vcData_too_long' },
+    { name: 'batch: the lowest index is named', path: '/contracts/vc/batch-issue', body: batch([entry('a'), entry('b', 'x'.repeat(10_001)), entry('c'.repeat(65))]), status: 400, error: 'vcs[1].vcData_too_long' },
+    { name: 'batch too large wins over entry errors', path: '/contracts/vc/batch-issue', body: batch([1, 2, 3, 4, 5, 6].map(() => entry('c'.repeat(65)))), status: 400, error: 'batch_too_large' },
+    { name: 'vcId over 64', path: '/contracts/vc/issue', body: issue({ vcId: 'v'.repeat(65) }), status: 400, error: 'vcId_too_long' },
+    { name: 'vcData over 10,000', path: '/contracts/vc/issue', body: issue({ vcData: 'x'.repeat(10_001) }), status: 400, error: 'vcData_too_long' },
+    { name: 'revoke: vcId over 64', path: '/contracts/vc/revoke', body: { owner: G, vcId: 'v'.repeat(65), sourcePublicKey: G }, status: 400, error: 'vcId_too_long' },
+    { name: 'list-vc-ids limit 201', path: '/contracts/vault/list-vc-ids', body: { owner: G, limit: 201 }, status: 400, error: 'limit_too_large' },
+    { name: 'denied issuers limit 500', path: `/contracts/vault/issuers/denied?owner=${G}&limit=500`, status: 400, error: 'limit_too_large' },
+    { name: 'limit 0', path: '/contracts/vault/list-vc-ids', body: { owner: G, limit: 0 }, status: 400, error: 'invalid_request', message: /limit/ },
+    { name: 'negative offset', path: `/contracts/vault/issuers/denied?owner=${G}&offset=-1`, status: 400, error: 'invalid_request', message: /offset/ },
+    { name: 'did:pkh issuerDid', path: '/contracts/vc/issue', body: issue({ issuerDid: 'did:pkh:eip155:1:0xab' }), status: 400, error: 'issuerDid_invalid' },
+    { name: 'bare address issuerDid', path: '/contracts/vc/issue', body: issue({ issuerDid: G }), status: 400, error: 'issuerDid_invalid' },
+    { name: 'didUri over 256', path: '/contracts/vault/create', body: { owner: G, didUri: `did:web:${'a'.repeat(260)}`, sourcePublicKey: G }, status: 400, error: 'input_too_long' },
+    { name: 'revoke date over 64', path: '/contracts/vc/revoke', body: { owner: G, vcId: 'a', date: `2026-07-15T09:30:00.000Z${' '.repeat(50)}`, sourcePublicKey: G }, status: 400, error: 'input_too_long' },
+    { name: 'removed holder field', path: '/contracts/vc/issue', body: issue({ holder: G }), status: 400, error: 'invalid_request', message: /unknown field "holder"/ },
+    { name: 'fee override', path: '/contracts/vc/issue', body: issue({ fee: '1' }), status: 400, error: 'invalid_request', message: /unknown field "fee"/ },
+    { name: 'missing field', path: '/contracts/vc/issue', body: issue({ issuer: undefined }), status: 400, error: 'invalid_request', message: /missing required field "issuer"/ },
+    { name: 'bad owner pattern', path: '/contracts/vc/issue', body: issue({ owner: 'nope' }), status: 400, error: 'invalid_request', message: /body\/owner must match pattern/ },
+    { name: 'submit with a prepare field', path: '/contracts/vc/issue', body: { signedXdr: 'AAAA', owner: G }, status: 400, error: 'invalid_request', message: /^submit takes \{signedXdr\} alone: unknown field "owner" in body$/ },
+    { name: 'submit: signedXdr not base64', path: '/contracts/vc/issue', body: { signedXdr: 'not xdr!' }, status: 400, error: 'invalid_request', message: /signedXdr must match pattern/ },
+    { name: 'body not an object', path: '/contracts/vc/issue', body: '[1,2]', status: 400, error: 'invalid_request', message: /must be object/ },
+    { name: 'JSON scalar body', path: '/contracts/vault/verify-vc', body: '42', status: 400, error: 'invalid_request' },
+    { name: 'unknown query parameter', path: `/contracts/vault/vc-count?owner=${G}&color=red`, status: 400, error: 'invalid_request', message: /color/ },
+    { name: 'metadata path not an address', path: '/contracts/vault/not-an-address', status: 400, error: 'invalid_request', message: /params\/owner/ },
+    { name: 'Idempotency-Key over 200', path: '/contracts/vault/revoke-vault', body: { owner: G, sourcePublicKey: G }, headers: { 'idempotency-key': 'k'.repeat(201) }, status: 400, error: 'invalid_request', message: /idempotency-key/ },
+    { name: 'X-Request-ID over 200', path: '/contracts/vault/verify-vc', body: { owner: G, vcId: 'a' }, headers: { 'x-request-id': 'r'.repeat(201) }, status: 400, error: 'invalid_request' },
+    { name: 'text/plain body', path: '/contracts/vault/verify-vc', body: 'owner=G', headers: { 'content-type': 'text/plain' }, status: 400, error: 'invalid_request', message: /application\/json/ },
+    { name: 'broken JSON', path: '/contracts/vc/issue', body: '{"owner": ', status: 400, error: 'invalid_json' },
+    { name: 'body over 512 KiB', path: '/contracts/vc/issue', body: JSON.stringify({ owner: 'x'.repeat(600 * 1024) }), status: 413, error: 'payload_too_large', message: /524288/ },
+    { name: 'valid prepare reaches the route', path: '/contracts/vault/revoke-vault', body: { owner: G, sourcePublicKey: G }, status: 200, error: '' },
+    { name: 'valid read reaches the route', path: '/contracts/vault/verify-vc', body: { owner: G, vcId: 'vc-1' }, status: 200, error: '' },
+  ];
+
+  it.each(cases)('$name → $status $error', async (c) => {
+    const res = await env.request(c.path, { key, method: c.method ?? (c.body === undefined ? 'GET' : 'POST'), body: c.body, headers: c.headers ?? {} });
+    expect(res.status, JSON.stringify(res.body)).toBe(c.status);
+    if (c.status === 200) return;
+    expect(res.body).toEqual({ error: c.error, message: expect.any(String) });
+    if (c.message) expect(res.body.message).toMatch(c.message);
+  });
+
+  it('reports only the failures of the branch the body chose', async () => {
+    const res = await env.request('/contracts/vc/issue', { key, body: issue({ owner: 'nope' }) });
+    expect(res.body.message).not.toMatch(/signedXdr/);
+    expect(res.body.message).not.toMatch(/oneOf/);
+  });
+});
+
+describe('routes', () => {
+  it.each([
+    ['GET', '/nope'],
+    ['GET', '/contracts/vault/create'],
+    ['DELETE', '/health'],
+    ['POST', '/contracts/vc/issue-linked'],
+    ['POST', '/contracts/vault/open-to-all'],
+    ['GET', '/contracts/vault/issuers/authorized/count'],
+  ])('%s %s → 404 not_found', async (method, path) => {
+    const res = await env.request(path, { method, key });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: 'not_found', message: expect.any(String) });
+  });
+
+  it('checks the key before the body: no key and a bad body → 401', async () => {
+    const res = await env.request('/contracts/vc/issue', { body: issue({ owner: 'nope' }) });
+    expect([res.status, res.body.error]).toEqual([401, 'missing_api_key']);
+  });
+});
+
+describe('errors thrown by routes', () => {
+  const revoke = () => env.request('/contracts/vc/revoke', { key, body: { owner: G, vcId: 'vc-1', sourcePublicKey: G } });
+  afterAll(() => {
+    stub.failWith = undefined;
+  });
+
+  it('an unexpected error → 500 internal_error, details only in the log', async () => {
+    stub.failWith = new Error('secret detail /var/lib/db password=hunter2');
+    const res = await revoke();
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ error: 'internal_error', message: expect.stringMatching(/X-Request-ID/) });
+    expect(JSON.stringify(res.body)).not.toMatch(/hunter2|secret/);
+    const requestId = res.headers.get('x-request-id');
+    expect(env.logs.find((l) => l['requestId'] === requestId && l['level'] === 'error')?.['detail']).toMatch(/hunter2/);
+  });
+
+  it('a ChainError → its status and code, with the chain words', async () => {
+    stub.failWith = new ChainError('trustline_missing', 400, 'fee payment failed: trustline entry is missing for account ' + G);
+    const res = await revoke();
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'trustline_missing', message: expect.stringMatching(/trustline entry is missing/) });
+  });
+
+  it('a ChainError chain_unavailable → 502', async () => {
+    stub.failWith = new ChainError('chain_unavailable', 502, 'the ledger RPC did not answer');
+    const res = await revoke();
+    expect([res.status, res.body.error]).toEqual([502, 'chain_unavailable']);
+  });
+
+  it('an ApiError → its status and code', async () => {
+    stub.failWith = new ApiError(409, 'vault_revoked', 'the vault is revoked; writes into it are blocked');
+    const res = await revoke();
+    expect([res.status, res.body.error]).toEqual([409, 'vault_revoked']);
+  });
+});
+
+describe('X-Request-ID', () => {
+  it('echoes the request id', async () => {
+    const res = await env.request('/health', { headers: { 'x-request-id': 'trace-123' } });
+    expect(res.headers.get('x-request-id')).toBe('trace-123');
+  });
+
+  it('makes one when the request has none, also on errors', async () => {
+    const res = await env.request('/nope');
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('logs one line per request without key, body or query', async () => {
+    const res = await env.request(`/contracts/vault/vc-count?owner=${G}`, { key, headers: { 'x-request-id': 'log-check' } });
+    expect(res.status).toBe(200);
+    await new Promise((r) => setTimeout(r, 20));
+    const line = env.logs.find((l) => l['requestId'] === 'log-check');
+    expect(line).toMatchObject({ method: 'GET', route: '/contracts/vault/vc-count', status: 200, network: 'testnet' });
+    expect(JSON.stringify(line)).not.toContain(key);
+    expect(JSON.stringify(line)).not.toContain(G);
+  });
+});
+
+describe('the spec declares every status the platform layer answers', () => {
+  const doc = loadVaultSpec();
+  // Mounted before route matching, so the validator never answers for them (no 400 on a bad X-Request-ID).
+  const ops = [...indexOperations(doc).values()].filter((op) => !['/docs', '/metrics', '/ready'].includes(op.path));
+  it.each(ops.map((op) => [op.method, op.path, op] as const))('%s %s', (_m, _p, op) => {
+    const declared = Object.keys((doc.paths[op.path]![op.method.toLowerCase()] as { responses: object }).responses);
+    // X-Request-ID is validated on every path, except on a CORS preflight: it is answered before keys, limits
+    // and request validation (app.ts), and its only refusal is 403 origin_not_allowed.
+    const need = new Set(op.method === 'OPTIONS' ? ['403'] : ['400']);
+    if (!op.public) ['401', '403', '429', '503'].forEach((s) => need.add(s)); // key, scope/role, limits, stores
+    if (op.bucket === 'ip') ['403', '429', '503'].forEach((s) => need.add(s)); // origin, per-IP limit
+    if (op.idempotent) ['409', '422'].forEach((s) => need.add(s));
+    if (op.bodyBranches.length > 0) need.add('413');
+    expect([...need].filter((s) => !declared.includes(s))).toEqual([]);
+  });
+});

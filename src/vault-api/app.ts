@@ -1,0 +1,82 @@
+// The vault API as an Express 5 app over spec/vault-api.yaml. Order of the pipeline, and why:
+//
+//   metrics + request log (their clocks cover everything, they see every answer) → request id
+//   → /metrics, /ready (no key, no rate budget, no body) → /docs (assets are not operations)
+//   → CORS headers of /auth/* → JSON body (512 KiB)
+//   → route matching (undeclared path or method → 404) → answer capture (idempotency) → response validation
+//   → CORS preflight of /auth/* → API key → rate limit → scopes / admin role → request validation
+//   → Idempotency-Key → routes → 404 → errors as {error, message}
+//
+// A keyless caller learns nothing about a body's validity (401 before 400), every keyed request is counted
+// before anything costly runs, and response validation (tests) covers every answer after route matching,
+// errors included, so a status the spec does not declare for an operation is caught. Only the wallet-proof
+// routes speak CORS: their headers are set before anything can fail, so a page reads every answer; their
+// preflight is answered from the origin allow-list alone, with no key, no rate budget, no request validation.
+import express, { type Router } from 'express';
+import { createMetrics, httpMetrics, metricsHandler, readiness, requestLog } from '../observability/index.ts';
+import { peekAuth, type VaultAppDeps } from './context.ts';
+import { authenticate } from './middleware/auth.ts';
+import { corsHeaders, corsPreflight } from './middleware/cors.ts';
+import { BODY_LIMIT_BYTES, errorCodeOf, errorHandler, notFound } from './middleware/errors.ts';
+import { captureAnswers, idempotency } from './middleware/idempotency.ts';
+import { indexOperations, loadVaultSpec, routeOf, validatorPieces } from './middleware/openapi.ts';
+import { rateLimit } from './middleware/rate-limit.ts';
+import { requestContext } from './middleware/request-id.ts';
+import { requireScopes } from './middleware/scopes.ts';
+import { strictIntegerQuery } from './middleware/strict-query.ts';
+import { createContractRoutes } from './routes/contracts.ts';
+import { createKeyRoutes } from './routes/keys.ts';
+import { createDocsRoutes, createPublicRoutes } from './routes/public.ts';
+
+const keyIdOf = (req: express.Request): string | undefined => peekAuth(req)?.keyId;
+
+export interface VaultAppOptions {
+  /** Replaces the contract routes (tests of the platform layer mount a stub router here). */
+  contractRoutes?: Router;
+}
+
+export async function createVaultApp(deps: VaultAppDeps, options: VaultAppOptions = {}): Promise<express.Express> {
+  const doc = loadVaultSpec();
+  const index = indexOperations(doc);
+  const validator = validatorPieces(doc, { validateResponses: deps.validateResponses === true });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  // req.ip, the key of the /auth/* per-IP bucket: the forwarded client address only from trusted proxies.
+  app.set('trust proxy', deps.trustProxy ?? false);
+
+  const service = `vault-api-${deps.profile.network}`;
+  // Without a process-wide registry (tests of the app alone) the app keeps its own, so /metrics answers.
+  const metrics = deps.metrics ?? createMetrics();
+  app.use(httpMetrics({ metrics, service, routeOf }));
+  if (deps.logger) {
+    app.use(requestLog({ logger: deps.logger, service, getKeyId: keyIdOf, routeOf, getErrorCode: errorCodeOf }));
+  }
+  app.use(requestContext(deps, { route: routeOf, keyId: keyIdOf, error: errorCodeOf }));
+  app.get('/metrics', metricsHandler(metrics));
+  app.get('/ready', readiness(deps.readinessChecks ?? [], { ...(deps.logger ? { logger: deps.logger } : {}), ...(deps.draining ? { draining: deps.draining } : {}) }));
+  app.use('/docs', createDocsRoutes(deps, doc));
+  app.use(corsHeaders(deps));
+  // strict: false lets a JSON scalar through to request validation ("body must be object", 400
+  // invalid_request); only text that is not JSON is `invalid_json`.
+  app.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false }));
+  app.use(validator.route);
+  app.use(captureAnswers);
+  if (validator.responses) app.use(validator.responses);
+  app.use(corsPreflight(deps));
+  app.use(authenticate(deps, index));
+  app.use(rateLimit(deps, index));
+  app.use(requireScopes(index));
+  app.use(strictIntegerQuery(index));
+  app.use(validator.requests);
+  app.use(idempotency(deps, index));
+
+  app.use(createPublicRoutes(deps));
+  app.use(createKeyRoutes(deps));
+  app.use(options.contractRoutes ?? createContractRoutes(deps));
+
+  app.use(notFound);
+  app.use(errorHandler(deps, index));
+  return app;
+}

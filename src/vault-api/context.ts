@@ -1,0 +1,82 @@
+// What the vault API's middleware and route modules share: dependencies, the caller's key, errors.
+import type { Request } from 'express';
+import type { Chain } from '../chain/index.ts';
+import type { Keyring } from '../crypto/envelope.ts';
+import type { Stores, KeyRole } from '../stores/index.ts';
+import type { NetworkName } from '../config/index.ts';
+import type { Logger, Metrics, ReadinessCheck } from '../observability/index.ts';
+
+/** The public configuration of the network this process serves (GET /config). */
+export interface NetworkProfileInfo {
+  network: NetworkName;
+  rpcUrl: string;
+  networkPassphrase: string;
+  factoryId: string;
+  vaultWasmHash: string;
+  registryId: string;
+  feeTokenId?: string;
+}
+
+export interface VaultAppDeps {
+  profile: NetworkProfileInfo;
+  chain: Chain;
+  stores: Stores;
+  keyring: Keyring;
+  limits: {
+    rateLimits: Record<KeyRole, { read: number; write: number }>;
+    rateWindowMs: number;
+    keyTtlDays: number;
+    authOrigins: string[];
+  };
+  now: () => number;
+  /**
+   * Express `trust proxy`, for the per-IP limit of /auth/*: off by default (the socket's peer is the
+   * client). Behind a reverse proxy set the hop count or the proxies' addresses, never `true` on a
+   * directly reachable port (config CV_TRUST_PROXY).
+   */
+  trustProxy?: boolean | number | string | string[];
+  /** Validate every response against the spec (tests turn this on). */
+  validateResponses?: boolean;
+  /**
+   * Event lines (idempotency release failures, 5xx details). Without `logger` it also gets one line per
+   * request; with `logger`, the request line is `requestLog`'s. Never the key or a payload.
+   */
+  log?: (entry: Record<string, unknown>) => void;
+  /** Structured JSON logs: one line per request (src/observability `requestLog`). */
+  logger?: Logger;
+  /** The process's metrics: requests, latency, 429s; `GET /metrics` exposes them. */
+  metrics?: Metrics;
+  /** What `GET /ready` checks: the network's RPC and the stores this app uses. */
+  readinessChecks?: ReadinessCheck[];
+  /** True once the process is shutting down: `GET /ready` answers 503 at once. */
+  draining?: () => boolean;
+}
+
+/** The authenticated caller, set by the auth middleware on every keyed route. */
+export interface AuthContext {
+  keyId: string;
+  wallet: string | null;
+  role: KeyRole;
+  scopes: string[];
+}
+
+/** An error with the spec's stable `error` code; the error middleware renders `{error, message}`. */
+export class ApiError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+const AUTH = Symbol('auth');
+export function setAuth(req: Request, auth: AuthContext): void {
+  (req as unknown as Record<symbol, AuthContext>)[AUTH] = auth;
+}
+/** The caller's key, or undefined on a keyless request (no exception: used on every request for logs). */
+export function peekAuth(req: Request): AuthContext | undefined {
+  return (req as unknown as Record<symbol, AuthContext | undefined>)[AUTH];
+}
+export function getAuth(req: Request): AuthContext {
+  const auth = (req as unknown as Record<symbol, AuthContext | undefined>)[AUTH];
+  if (!auth) throw new ApiError(401, 'missing_api_key', 'an API key is required');
+  return auth;
+}

@@ -1,0 +1,44 @@
+// API keys (vault-api.yaml "Authentication"): every operation except the public ones (`security: []`:
+// /health, /config, /docs, /auth/*) needs a key of this network in X-SVC-Key, x-api-key or
+// `Authorization: Bearer`.
+import type { Request, RequestHandler } from 'express';
+import { ApiError, setAuth, type AuthContext, type VaultAppDeps } from '../context.ts';
+import type { ApiKeyRecord } from '../../stores/index.ts';
+import { operationOf, type OperationInfo } from './openapi.ts';
+
+/** The key a request carries, in the order of precedence of the spec: X-SVC-Key, x-api-key, Bearer. */
+export function presentedKey(req: Request): string | undefined {
+  for (const header of ['x-svc-key', 'x-api-key']) {
+    const v = req.get(header)?.trim();
+    if (v) return v;
+  }
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
+  return m?.[1];
+}
+
+const KEY_RE = /^[0-9a-fA-F]{64}$/;
+
+export function authContextOf(record: ApiKeyRecord): AuthContext {
+  return { keyId: record.keyId, wallet: record.walletAddress, role: record.role, scopes: [...record.scopes] };
+}
+
+/** Resolves the key of every keyed operation and attaches the caller (`setAuth`). */
+export function authenticate(deps: VaultAppDeps, index: Map<string, OperationInfo>): RequestHandler {
+  return async (req, _res, next) => {
+    const op = operationOf(index, req);
+    if (!op || op.public) return next();
+    const key = presentedKey(req);
+    if (!key) throw new ApiError(401, 'missing_api_key', 'send the API key in X-SVC-Key, x-api-key or Authorization: Bearer');
+    const found = KEY_RE.test(key) ? await deps.stores.keys.lookup(key) : undefined;
+    // Nothing carries over between networks: a testnet key does not open mainnet, expired or not. Unknown
+    // and revoked keys read alike.
+    if (!found || found.record.network !== deps.profile.network || found.state === 'revoked') {
+      throw new ApiError(401, 'invalid_api_key', 'the API key is not valid on this network');
+    }
+    if (found.state === 'expired') {
+      throw new ApiError(401, 'api_key_expired', `the API key expired on ${found.record.expiresAt}; prove the wallet again to get a new one`);
+    }
+    setAuth(req, authContextOf(found.record));
+    next();
+  };
+}

@@ -1,0 +1,110 @@
+// Every failure → `{error, message}` with the spec's stable code (vault-api.yaml "Errors"). Internals never
+// reach the client: an unexpected error is 500 `internal_error`, and its details go to the log only.
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import { ApiError, type VaultAppDeps } from '../context.ts';
+import { ChainError } from '../../chain/index.ts';
+import { StoreInputError, StoreUnavailableError } from '../../stores/index.ts';
+import { operationOf, type OperationInfo } from './openapi.ts';
+import { mapValidationFailure, type ValidationItem } from './validation.ts';
+import { requestIdOf } from './request-id.ts';
+
+/** Longest accepted request body (vault-api.yaml "Errors": 512 KiB, else 413 `payload_too_large`). */
+export const BODY_LIMIT_BYTES = 512 * 1024;
+
+const V = OpenApiValidator.error;
+
+/** An error answer: status, code, message. */
+export interface ErrorAnswer {
+  status: number;
+  code: string;
+  message: string;
+  /** Details for the log only. */
+  internal?: unknown;
+}
+
+/** Errors of express.json (body-parser): `type` and `status`. */
+interface BodyParserError {
+  type: string;
+  status: number;
+}
+const isBodyParserError = (e: unknown): e is BodyParserError =>
+  typeof e === 'object' && e !== null && typeof (e as BodyParserError).type === 'string' && typeof (e as BodyParserError).status === 'number';
+
+const STORE_WORDS: Record<string, string> = {
+  keys: 'the key store is unavailable',
+  idempotency: 'the idempotency store is unavailable',
+  rate_limit: 'the rate-limit store is unavailable',
+  cache: 'the cache is unavailable',
+};
+
+/** Maps any thrown value onto the spec's error answers. */
+export function toErrorAnswer(err: unknown, req: Request, index: Map<string, OperationInfo>): ErrorAnswer {
+  if (err instanceof ApiError) return { status: err.status, code: err.code, message: err.message };
+  if (err instanceof ChainError) return { status: err.status, code: err.code, message: err.message };
+  if (err instanceof StoreUnavailableError) {
+    // Rate limits fail closed (vault-api.yaml "Rate limits"); keys and idempotency records cannot be
+    // checked without their store, so those requests fail too.
+    const code = err.store === 'rate_limit' ? 'rate_limit_unavailable' : 'store_unavailable';
+    return { status: 503, code, message: STORE_WORDS[err.store] ?? 'a backing store is unavailable', internal: err };
+  }
+  if (err instanceof StoreInputError) return { status: 400, code: 'invalid_request', message: err.message };
+  if (err instanceof V.NotFound || err instanceof V.MethodNotAllowed) {
+    // An undeclared path, or a method the path does not declare (vault-api.yaml "Routing note").
+    return { status: 404, code: 'not_found', message: `no route ${req.method} ${req.path}` };
+  }
+  if (err instanceof V.BadRequest) {
+    return fromApiError(mapValidationFailure((err.errors ?? []) as ValidationItem[], operationOf(index, req), req.body));
+  }
+  if (err instanceof V.UnsupportedMediaType) {
+    return { status: 400, code: 'invalid_request', message: 'send the body as JSON with Content-Type: application/json' };
+  }
+  if (err instanceof V.RequestEntityTooLarge) return payloadTooLarge();
+  if (isBodyParserError(err)) {
+    if (err.type === 'entity.too.large') return payloadTooLarge();
+    if (err.type === 'entity.parse.failed') return { status: 400, code: 'invalid_json', message: 'the body is not valid JSON' };
+    if (err.status >= 400 && err.status < 500) {
+      return { status: 400, code: 'invalid_request', message: `the body cannot be read (${err.type})` };
+    }
+  }
+  return { status: 500, code: 'internal_error', message: 'internal error; quote the X-Request-ID when reporting it', internal: err };
+}
+
+const fromApiError = (e: ApiError): ErrorAnswer => ({ status: e.status, code: e.code, message: e.message });
+const payloadTooLarge = (): ErrorAnswer => ({
+  status: 413,
+  code: 'payload_too_large',
+  message: `request body exceeds ${BODY_LIMIT_BYTES} bytes`,
+});
+
+/** Where a request's error code is kept for the request log. */
+const answered = new WeakMap<Request, string>();
+export const errorCodeOf = (req: Request): string | undefined => answered.get(req);
+
+export function errorHandler(deps: VaultAppDeps, index: Map<string, OperationInfo>): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const answer = toErrorAnswer(err, req, index);
+    answered.set(req, answer.code);
+    if (answer.internal !== undefined) {
+      const e = answer.internal as { name?: string; message?: string; stack?: string };
+      deps.log?.({
+        level: answer.status >= 500 && answer.code === 'internal_error' ? 'error' : 'warn',
+        requestId: requestIdOf(req),
+        error: answer.code,
+        detail: `${e?.name ?? 'Error'}: ${e?.message ?? String(e)}`,
+        ...(answer.code === 'internal_error' && e?.stack ? { stack: e.stack } : {}),
+      });
+    }
+    if (res.headersSent) {
+      // The answer has started; the only honest thing left is to cut the connection.
+      res.destroy();
+      return;
+    }
+    res.status(answer.status).json({ error: answer.code, message: answer.message });
+  };
+}
+
+/** After every route: nothing answered. */
+export const notFound: RequestHandler = (req, _res, next) => {
+  next(new ApiError(404, 'not_found', `no route ${req.method} ${req.path}`));
+};

@@ -1,0 +1,95 @@
+// Idempotency-Key on the contract write routes (vault-api.yaml "Idempotency"; issue 5 item 2). Keys are
+// scoped per API key; the request is identified by method, path and the canonical JSON of its body. The
+// first 2xx answer is stored and replayed with `Idempotency-Replayed: true`; an error answer is not
+// stored (the key is released, so a corrected retry may use it); a different request under the same key
+// is 422 `idempotency_key_reused`; the same request while the first still runs is 409
+// `idempotency_in_progress`. The store's begin() lets exactly one of two concurrent requests run.
+import { createHash } from 'node:crypto';
+import type { Request, RequestHandler, Response } from 'express';
+import { ApiError, getAuth, type VaultAppDeps } from '../context.ts';
+import { canonicalize } from '../../did/jcs.ts';
+import { IDEMPOTENCY_KEY_MAX, type StoredResponse } from '../../stores/index.ts';
+import { operationOf, type OperationInfo } from './openapi.ts';
+import { requestIdOf } from './request-id.ts';
+
+type Settle = (status: number, body: unknown) => Promise<void>;
+
+/** The pending first execution of a request, settled when its answer is sent. */
+const pending = new WeakMap<Response, Settle>();
+
+/**
+ * Wraps `res.json` so an answer is stored before it is sent. Mounted before the validator's response
+ * validation, so the validator sees the answer first, then the store, then the client: a retry that
+ * arrives right after the answer finds the stored response, never a half-finished record.
+ */
+export const captureAnswers: RequestHandler = (_req, res, next) => {
+  const send = res.json.bind(res);
+  res.json = function json(body: unknown) {
+    const settle = pending.get(res);
+    if (!settle) return send(body);
+    pending.delete(res);
+    void settle(res.statusCode, body)
+      .catch(() => undefined)
+      .then(() => send(body));
+    return res;
+  };
+  next();
+};
+
+/** SHA-256 of what makes two requests the same request. */
+export function requestHash(req: Request): string {
+  const path = req.originalUrl.split('?')[0] ?? req.path;
+  return createHash('sha256').update(`${req.method}\n${path}\n${canonicalize(req.body ?? null)}`).digest('hex');
+}
+
+export function idempotency(deps: VaultAppDeps, index: Map<string, OperationInfo>): RequestHandler {
+  const store = deps.stores.idempotency;
+  return async (req, res, next) => {
+    const op = operationOf(index, req);
+    const key = req.get('idempotency-key');
+    if (!op?.idempotent || key === undefined) return next();
+    if (key.length < 1 || key.length > IDEMPOTENCY_KEY_MAX) {
+      throw new ApiError(400, 'invalid_request', `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} characters`);
+    }
+    const scope = getAuth(req).keyId;
+    const begun = await store.begin({ scope, key, requestHash: requestHash(req), now: deps.now() });
+    switch (begun.state) {
+      case 'replay': {
+        const stored = begun.response;
+        res.status(stored.status);
+        for (const [name, value] of Object.entries(stored.headers)) res.set(name, value);
+        res.set('Idempotency-Replayed', 'true');
+        res.json(stored.body);
+        return;
+      }
+      case 'mismatch':
+        throw new ApiError(422, 'idempotency_key_reused', 'this Idempotency-Key was used with a different request body');
+      case 'in_progress':
+        throw new ApiError(409, 'idempotency_in_progress', 'a request with this Idempotency-Key is still running; retry later');
+      case 'started':
+        break;
+    }
+
+    const { token } = begun;
+    const release = () =>
+      store.release(scope, key, token).catch((err: unknown) => {
+        // The lease runs out by itself (IDEMPOTENCY_LEASE_MS); a retry before then gets 409.
+        deps.log?.({ level: 'warn', requestId: requestIdOf(req), error: 'idempotency_release_failed', detail: String(err) });
+      });
+    pending.set(res, async (status, body) => {
+      if (status < 200 || status >= 300) return release();
+      const response: StoredResponse = { status, headers: {}, body };
+      try {
+        await store.complete(scope, key, token, response);
+      } catch (err) {
+        // The work is done (a transaction may be on-chain): the client still gets its answer.
+        deps.log?.({ level: 'warn', requestId: requestIdOf(req), error: 'idempotency_complete_failed', detail: String(err) });
+      }
+    });
+    // An answer not sent through res.json (or a connection cut before it) never stores anything.
+    res.once('close', () => {
+      if (pending.delete(res)) void release();
+    });
+    next();
+  };
+}

@@ -1,0 +1,20 @@
+// Per-operation permissions (vault-api.yaml "Authentication"): `x-required-role: admin` needs an admin key,
+// `x-required-scope` needs that scope unless the key carries none (a key with no scopes is unrestricted).
+import type { RequestHandler } from 'express';
+import { ApiError, getAuth } from '../context.ts';
+import { operationOf, type OperationInfo } from './openapi.ts';
+
+/** `x-required-role: admin` → 403 `admin_required`; `x-required-scope` → 403 `insufficient_scope`. */
+export function requireScopes(index: Map<string, OperationInfo>): RequestHandler {
+  return (req, _res, next) => {
+    const op = operationOf(index, req);
+    if (!op || op.public) return next();
+    const auth = getAuth(req);
+    if (op.role === 'admin' && auth.role !== 'admin') throw new ApiError(403, 'admin_required', 'this operation needs an admin key');
+    // A key with no scopes is unrestricted (vault-api.yaml "Authentication").
+    if (op.scope && auth.scopes.length > 0 && !auth.scopes.includes(op.scope)) {
+      throw new ApiError(403, 'insufficient_scope', `this operation needs the scope ${op.scope}`);
+    }
+    next();
+  };
+}

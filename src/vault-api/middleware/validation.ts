@@ -1,0 +1,102 @@
+// Request-validation failures of express-openapi-validator → the spec's `{error, message}` (vault-api.yaml
+// "Errors": the named codes where the schema descriptions say so, otherwise `invalid_request`).
+import { ApiError } from '../context.ts';
+import type { BodyBranch, OperationInfo } from './openapi.ts';
+
+/** One failure as the validator reports it: `path` is `/body/vcs/2/vcId`, `/query/limit`, `/headers/x`. */
+export interface ValidationItem {
+  path: string;
+  message: string;
+  /** `<ajv keyword>.openapi.validation`; absent on the validator's own checks (unknown query parameter). */
+  errorCode?: string;
+}
+
+interface Failure {
+  segments: string[];
+  keyword: string;
+  message: string;
+}
+
+const keywordOf = (item: ValidationItem) => item.errorCode?.replace(/\.openapi\.validation$/, '') ?? '';
+
+function parse(item: ValidationItem): Failure {
+  return { segments: item.path.split('/').filter((s) => s !== ''), keyword: keywordOf(item), message: item.message };
+}
+
+/**
+ * The branch of a prepare | submit body the client meant: `signedXdr` present → submit, else prepare. The
+ * validator reports the failures of every `oneOf` branch; only those of this branch are worth reporting.
+ */
+export function branchFor(op: OperationInfo | undefined, body: unknown): BodyBranch | undefined {
+  const branches = op?.bodyBranches ?? [];
+  if (branches.length < 2) return undefined;
+  const submit = typeof body === 'object' && body !== null && !Array.isArray(body) && Object.hasOwn(body, 'signedXdr');
+  return branches.find((b) => b.mode === (submit ? 'submit' : 'prepare'));
+}
+
+/** Keeps a body failure when it belongs to `branch` (the branches of a body have disjoint fields). */
+function inBranch(f: Failure, branch: BodyBranch): boolean {
+  if (f.segments[0] !== 'body') return true;
+  if (f.keyword === 'oneOf') return false;
+  const field = f.segments[1];
+  if (field === undefined) return true;
+  if (f.keyword === 'additionalProperties' && f.segments.length === 2) return !branch.properties.has(field);
+  if (f.keyword === 'required' && f.segments.length === 2) return branch.required.has(field);
+  return branch.properties.has(field);
+}
+
+const at = (f: Failure, ...want: (string | RegExp)[]) =>
+  f.segments.length === want.length && want.every((w, i) => (typeof w === 'string' ? f.segments[i] === w : w.test(f.segments[i]!)));
+
+/** A named code for a failure, or undefined (vault-api.yaml schema descriptions). */
+function namedCode(f: Failure, body: unknown): { code: string; message: string; rank: number } | undefined {
+  const k = f.keyword;
+  if ((k === 'minItems' || k === 'maxItems') && at(f, 'body', 'vcs')) {
+    const n = Array.isArray((body as { vcs?: unknown })?.vcs) ? (body as { vcs: unknown[] }).vcs.length : 0;
+    return { code: 'batch_too_large', message: `vcs must hold 1 to 5 credentials, got ${n}`, rank: 0 };
+  }
+  if (k === 'maxLength' && at(f, 'body', 'vcs', /^\d+$/, /^(vcId|vcData)$/)) {
+    const [, , i, field] = f.segments as [string, string, string, string];
+    const max = field === 'vcId' ? 64 : 10000;
+    return { code: `vcs[${i}].${field}_too_long`, message: `vcs[${i}].${field} is longer than ${max} characters`, rank: 1 + Number(i) * 2 + (field === 'vcId' ? 0 : 1) };
+  }
+  if (k === 'maxLength' && at(f, 'body', 'vcId')) return { code: 'vcId_too_long', message: 'vcId is longer than 64 characters', rank: 20 };
+  if (k === 'maxLength' && at(f, 'body', 'vcData')) return { code: 'vcData_too_long', message: 'vcData is longer than 10000 characters', rank: 21 };
+  if (k === 'maximum' && (at(f, 'body', 'limit') || at(f, 'query', 'limit'))) return { code: 'limit_too_large', message: 'limit must be at most 200', rank: 22 };
+  if (k === 'pattern' && at(f, 'body', 'issuerDid')) {
+    return { code: 'issuerDid_invalid', message: 'issuerDid must be a did:ledger DID (did:ledger:testnet|mainnet:<26 base32 characters>); did:pkh and bare addresses are not accepted', rank: 23 };
+  }
+  if (k === 'maxLength' && (at(f, 'body', 'didUri') || at(f, 'body', 'date'))) {
+    const field = f.segments[1]!;
+    return { code: 'input_too_long', message: `${field} is longer than ${field === 'didUri' ? 256 : 64} characters`, rank: 24 };
+  }
+  return undefined;
+}
+
+/** A human line for one failure: the location in the request, then what is wrong. */
+function describe(f: Failure): string {
+  const where = f.segments.join('/');
+  const field = f.segments.slice(1).join('/');
+  if (f.keyword === '') return f.message;
+  if (f.keyword === 'additionalProperties') return `unknown field "${field}" in ${f.segments[0]}`;
+  if (f.keyword === 'required') return `missing required field "${field}" in ${f.segments[0]}`;
+  return where ? `${where} ${f.message}` : f.message;
+}
+
+/** The ApiError for a request-validation failure (status 400) of `op`. */
+export function mapValidationFailure(items: ValidationItem[], op: OperationInfo | undefined, body: unknown): ApiError {
+  const all = items.map(parse);
+  const branch = branchFor(op, body);
+  const kept = branch ? all.filter((f) => inBranch(f, branch)) : all.filter((f) => f.keyword !== 'oneOf');
+  const failures = kept.length > 0 ? kept : all;
+
+  const named = failures
+    .map((f) => namedCode(f, body))
+    .filter((n): n is NonNullable<typeof n> => n !== undefined)
+    .sort((a, b) => a.rank - b.rank)[0];
+  if (named) return new ApiError(400, named.code, named.message);
+
+  const lines = [...new Set(failures.map(describe))];
+  const prefix = branch?.mode === 'submit' ? 'submit takes {signedXdr} alone: ' : 'request validation failed: ';
+  return new ApiError(400, 'invalid_request', prefix + lines.join('; '));
+}

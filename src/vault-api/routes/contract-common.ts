@@ -1,0 +1,145 @@
+// What the contract routes share: the two write modes on one endpoint, the key bindings, vault lookup.
+import type { Request, RequestHandler } from 'express';
+import { ApiError, getAuth, type AuthContext, type VaultAppDeps } from '../context.ts';
+import { ChainError, mismatch, type Invocation, type PreparedTransaction, type UserSalt } from '../../chain/index.ts';
+
+export type Body = Record<string, unknown>;
+
+/** One write route: prepare builds the unsigned transaction, check refuses a signed one (safe submit). */
+export interface WriteRoute<B> {
+  prepare(body: B, auth: AuthContext, req: Request): Promise<PreparedTransaction>;
+  /** Runs on the decoded signed transaction before it is sent; throws to refuse it. */
+  check(inv: Invocation, auth: AuthContext, req: Request): Promise<void> | void;
+}
+
+/**
+ * Prepare or submit, chosen by the body (vault-api.yaml "Write routes: prepare and submit"): `{signedXdr}`
+ * alone submits and answers `{tx_id}`; anything else prepares and answers `{xdr, network}`.
+ */
+export function writeHandler<B>(deps: VaultAppDeps, route: WriteRoute<B>): RequestHandler {
+  return async (req, res) => {
+    const auth = getAuth(req);
+    const body = bodyOf(req);
+    if ('signedXdr' in body) {
+      if (Object.keys(body).length !== 1 || typeof body['signedXdr'] !== 'string') {
+        throw new ApiError(400, 'invalid_request', 'submit takes {signedXdr} alone, a string');
+      }
+      const sent = await deps.chain.client.submit(body['signedXdr'], (inv) => route.check(inv, auth, req));
+      res.json({ tx_id: sent.txId });
+      return;
+    }
+    const prepared = await route.prepare(body as B, auth, req);
+    res.json({ xdr: prepared.xdr, network: prepared.network });
+  };
+}
+
+export function bodyOf(req: Request): Body {
+  const body: unknown = req.body;
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ApiError(400, 'invalid_request', 'the body must be a JSON object');
+  return body as Body;
+}
+
+/** The key's wallet; a key without one gets 403 wallet_not_linked on routes that bind a field to it. */
+export function keyWallet(auth: AuthContext): string {
+  if (!auth.wallet) throw new ApiError(403, 'wallet_not_linked', 'the API key is not linked to a wallet');
+  return auth.wallet;
+}
+
+export type Binding = 'ownership' | 'issuer' | 'sponsor';
+
+/**
+ * `field` must equal the key's wallet (vault-api.yaml "Bindings": admin-role keys are exempt).
+ * The message names the field and the binding.
+ */
+export function bindToWallet(auth: AuthContext, binding: Binding, field: string, value: string): void {
+  if (auth.role === 'admin') return;
+  if (value !== keyWallet(auth)) {
+    throw new ApiError(403, 'forbidden', `${field} must equal the wallet bound to the API key (${binding} binding)`);
+  }
+}
+
+/** A rule between two request fields that holds for every key, reported as 403 forbidden naming the field. */
+export function requireSame(field: string, value: string, other: string, otherValue: string): void {
+  if (value !== otherValue) throw new ApiError(403, 'forbidden', `${field} must equal ${other}`);
+}
+
+/**
+ * The vault at (owner, userSalt). A `vaultContract` the client already knows must be that same address
+ * (vault-api.yaml VaultContractQuery: 400 vaultContract_mismatch).
+ */
+export function vaultOf(deps: VaultAppDeps, owner: string, userSalt?: UserSalt, vaultContract?: string): string {
+  const vault = deps.chain.vaultAddress(owner, userSalt);
+  if (vaultContract !== undefined && vaultContract !== vault) {
+    throw new ApiError(400, 'vaultContract_mismatch', `vaultContract ${vaultContract} is not the vault of this owner and userSalt (${vault})`);
+  }
+  return vault;
+}
+
+const NOT_ABOUT_THE_VAULT = new Set(['chain_unavailable', 'source_account_not_found', 'tx_timeout']);
+
+/**
+ * Runs a chain call on vaults; when it fails and one of them holds no contract, the answer is
+ * 404 vault_not_found (one ledger read, on the failure path only).
+ */
+export async function onVaults<T>(deps: VaultAppDeps, vaults: { vault: string; label?: string }[], f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (e) {
+    if (!(e instanceof ChainError) || NOT_ABOUT_THE_VAULT.has(e.code)) throw e;
+    for (const { vault, label } of vaults) {
+      if (!(await deps.chain.vault.exists({ vault }))) {
+        throw new ApiError(404, 'vault_not_found', `no vault is deployed ${label ?? 'for this owner and userSalt'} (${vault})`);
+      }
+    }
+    throw e;
+  }
+}
+
+/** Safe submit: the transaction invokes a vault this network's factory deployed. */
+export async function expectFactoryVault(deps: VaultAppDeps, inv: Invocation, contractId = inv.contractId): Promise<void> {
+  const isVault = contractId !== deps.chain.factory.factoryId && (await deps.chain.factory.isVault(contractId));
+  if (!isVault) {
+    throw mismatch(`the signed transaction invokes ${inv.fn} on ${contractId}, which is not a vault of this network's factory`);
+  }
+}
+
+/** Safe submit: the transaction invokes this network's factory. */
+export function expectFactory(deps: VaultAppDeps, inv: Invocation): void {
+  if (inv.contractId !== deps.chain.factory.factoryId) {
+    throw mismatch(`the signed transaction invokes ${inv.fn} on ${inv.contractId}, not on this network's factory`);
+  }
+}
+
+/** A string field of a validated body (the validator guarantees types; this keeps handlers honest). */
+export function str(body: Body, name: string): string {
+  const v = body[name];
+  if (typeof v !== 'string') throw new ApiError(400, 'invalid_request', `${name} is required and must be a string`);
+  return v;
+}
+
+export function optStr(body: Body, name: string): string | undefined {
+  const v = body[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw new ApiError(400, 'invalid_request', `${name} must be a string`);
+  return v;
+}
+
+/**
+ * An integer parameter from a body or a query string: default when absent, `limit_too_large` above max
+ * for limits, `invalid_request` otherwise (vault-api.yaml Offset / Limit).
+ */
+export function intParam(v: unknown, name: 'offset' | 'limit', dflt: number): number {
+  if (v === undefined || v === '') return dflt;
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : NaN;
+  if (!Number.isSafeInteger(n)) throw new ApiError(400, 'invalid_request', `${name} must be an integer`);
+  if (name === 'limit') {
+    if (n > MAX_PAGE) throw new ApiError(400, 'limit_too_large', `limit must be at most ${MAX_PAGE}`);
+    if (n < 1) throw new ApiError(400, 'invalid_request', 'limit must be at least 1');
+  } else if (n < 0) {
+    throw new ApiError(400, 'invalid_request', 'offset must be 0 or more');
+  }
+  return n;
+}
+
+export const MAX_PAGE = 200;
+export const DEFAULT_LIMIT = 50;

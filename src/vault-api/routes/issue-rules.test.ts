@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../context.ts';
+import { checkBatchSize, checkLengths, checkVcData } from './issue-rules.ts';
+
+const V2 = 'https://www.w3.org/ns/credentials/v2';
+const vc = (o: Record<string, unknown>) => JSON.stringify(o);
+
+const codeOf = (f: () => void): string => {
+  try {
+    f();
+    return 'ok';
+  } catch (e) {
+    return e instanceof ApiError ? `${e.status} ${e.code}` : `other ${String(e)}`;
+  }
+};
+
+describe('checkVcData', () => {
+  it.each([
+    { given: vc({ '@context': [V2], credentialSubject: { id: 'did:ledger:testnet:x' } }), want: 'ok' },
+    { given: vc({ '@context': V2, credentialSubject: { id: 'did:example:1' } }), want: 'ok' },
+    { given: vc({ '@context': [V2], credentialSubject: [{ id: 'did:a:1' }, { id: 'did:a:2' }] }), want: 'ok' },
+    { given: 'not json', want: '400 vcData_invalid' },
+    { given: '[1,2]', want: '400 vcData_invalid' },
+    { given: vc({ '@context': ['https://www.w3.org/2018/credentials/v1'], credentialSubject: { id: 'did:a:1' } }), want: '400 vcData_invalid' },
+    { given: vc({ credentialSubject: { id: 'did:a:1' } }), want: '400 vcData_invalid' },
+    { given: vc({ '@context': [V2], credentialSubject: {} }), want: '400 vcData_invalid' },
+    { given: vc({ '@context': [V2], credentialSubject: [{ id: 'did:a:1' }, {}] }), want: '400 vcData_invalid' },
+    { given: vc({ '@context': [V2] }), want: '400 vcData_invalid' },
+  ])('$given → $want', ({ given, want }) => {
+    expect(codeOf(() => checkVcData('', given))).toBe(want);
+  });
+
+  it('names the batch entry in the message', () => {
+    try {
+      checkVcData('vcs[3].', 'nope');
+    } catch (e) {
+      expect((e as ApiError).message).toMatch(/^vcs\[3\]\.vcData/);
+    }
+  });
+});
+
+describe('checkLengths and checkBatchSize', () => {
+  it.each([
+    { where: '' as const, vcId: 'a'.repeat(64), vcData: 'x'.repeat(10_000), want: 'ok' },
+    { where: '' as const, vcId: 'a'.repeat(65), vcData: 'x', want: '400 vcId_too_long' },
+    { where: '' as const, vcId: 'a', vcData: 'x'.repeat(10_001), want: '400 vcData_too_long' },
+    { where: 'vcs[2].' as const, vcId: 'a'.repeat(65), vcData: 'x', want: '400 vcs[2].vcId_too_long' },
+    { where: 'vcs[0].' as const, vcId: 'a', vcData: 'x'.repeat(10_001), want: '400 vcs[0].vcData_too_long' },
+  ])('$where $want', ({ where, vcId, vcData, want }) => {
+    expect(codeOf(() => checkLengths(where, vcId, vcData))).toBe(want);
+  });
+
+  it.each([
+    { n: 0, want: '400 batch_too_large' },
+    { n: 1, want: 'ok' },
+    { n: 5, want: 'ok' },
+    { n: 6, want: '400 batch_too_large' },
+  ])('batch of $n → $want', ({ n, want }) => {
+    expect(codeOf(() => checkBatchSize(n))).toBe(want);
+  });
+});

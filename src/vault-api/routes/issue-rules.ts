@@ -1,0 +1,104 @@
+// Issue rules (credential-vault-api.md "Credential (VC)", "Issuer DID"; vault-api.yaml VcData, IssuerDid):
+// checked before any transaction is built, and again on the decoded arguments of a signed one.
+import { ApiError, type VaultAppDeps } from '../context.ts';
+import { VcDataTooLargeError, decryptVcData, encryptVcData } from '../../crypto/envelope.ts';
+import { didIdToBytes, parseDid } from '../../did/index.ts';
+
+export const CREDENTIALS_V2_CONTEXT = 'https://www.w3.org/ns/credentials/v2';
+export const MAX_VC_ID = 64;
+export const MAX_VC_DATA = 10_000;
+export const MAX_BATCH_SIZE = 5;
+
+/** Where a credential sits in the request: `''` for vc/issue, `vcs[i].` in a batch. */
+export type Where = '' | `vcs[${number}].`;
+
+export const batchEntry = (i: number): Where => `vcs[${i}].`;
+
+/** vcId and vcData lengths (the validator checks them too; this keeps the codes without it). */
+export function checkLengths(where: Where, vcId: string, vcData: string): void {
+  if (vcId.length === 0) throw new ApiError(400, 'invalid_request', `${where}vcId must not be empty`);
+  if (vcId.length > MAX_VC_ID) throw new ApiError(400, `${where}vcId_too_long`, `${where}vcId is longer than ${MAX_VC_ID} characters`);
+  if (vcData.length > MAX_VC_DATA) {
+    throw new ApiError(400, `${where}vcData_too_long`, `${where}vcData is longer than ${MAX_VC_DATA} characters`);
+  }
+}
+
+export function checkBatchSize(n: number): void {
+  if (n < 1 || n > MAX_BATCH_SIZE) throw new ApiError(400, 'batch_too_large', `vcs must hold 1 to ${MAX_BATCH_SIZE} credentials, got ${n}`);
+}
+
+/**
+ * vcData is a JSON object whose `@context` includes the credentials v2 context and which names its holder
+ * in `credentialSubject.id` (an array of subjects: every one needs an id). Else 400 vcData_invalid; in a
+ * batch the message names the entry (the code stays `vcData_invalid`, as vault-api.yaml lists it).
+ */
+export function checkVcData(where: Where, vcData: string): void {
+  const invalid = (why: string) => new ApiError(400, 'vcData_invalid', `${where}vcData ${why}`);
+  let doc: unknown;
+  try {
+    doc = JSON.parse(vcData);
+  } catch {
+    throw invalid('is not JSON');
+  }
+  if (!isObject(doc)) throw invalid('must be a JSON object');
+  const ctx = doc['@context'];
+  const contexts = Array.isArray(ctx) ? ctx : [ctx];
+  if (!contexts.includes(CREDENTIALS_V2_CONTEXT)) throw invalid(`@context must include ${CREDENTIALS_V2_CONTEXT}`);
+  const subject = doc['credentialSubject'];
+  const subjects = Array.isArray(subject) ? subject : [subject];
+  const hasIds = subjects.length > 0 && subjects.every((s) => isObject(s) && typeof s['id'] === 'string' && s['id'].length > 0);
+  if (!hasIds) throw invalid('must contain credentialSubject.id, the holder DID');
+}
+
+/**
+ * The issuer DID: `did:ledger` of this network, registered, not deactivated, controlled by the issuer.
+ * The record is read from this network's registry.
+ */
+export async function checkIssuerDid(deps: VaultAppDeps, issuerDid: string, issuer: string): Promise<void> {
+  if (!issuerDid.startsWith('did:ledger:')) {
+    throw new ApiError(400, 'issuerDid_invalid', 'issuerDid must be a did:ledger DID; did:pkh and bare addresses are not accepted');
+  }
+  const parsed = parseDid(issuerDid);
+  if (!parsed.ok) throw new ApiError(400, 'issuerDid_invalid', `issuerDid is not a valid did:ledger DID: ${parsed.message}`);
+  const network = deps.profile.network;
+  if (parsed.value.network !== network) {
+    throw new ApiError(400, 'issuerDid_network_mismatch', `issuerDid belongs to ${parsed.value.network} but this service runs on ${network}`);
+  }
+  const entry = await deps.chain.registry.get(didIdToBytes(parsed.value.didId));
+  if (!entry) throw new ApiError(400, 'issuerDid_not_found', `issuerDid ${issuerDid} is not registered on ${network}`);
+  if (entry.record.deactivated) throw new ApiError(400, 'issuerDid_deactivated', `issuerDid ${issuerDid} is deactivated`);
+  if (entry.record.controller !== issuer) {
+    throw new ApiError(400, 'issuerDid_controller_mismatch', 'the issuer DID controller does not match the signing issuer');
+  }
+}
+
+/** Encrypts a checked vcData for (owner, vcId); an envelope over the on-chain limit is 400 vcData_ciphertext_too_long. */
+export function sealVcData(deps: VaultAppDeps, where: Where, c: { owner: string; vcId: string; vcData: string }): string {
+  try {
+    return encryptVcData(deps.keyring, { owner: c.owner, vcId: c.vcId, plaintext: c.vcData });
+  } catch (e) {
+    if (e instanceof VcDataTooLargeError) {
+      throw new ApiError(400, 'vcData_ciphertext_too_long', `${where}vcData encrypts to ${e.length} characters; the vault stores at most ${e.max}`);
+    }
+    throw e;
+  }
+}
+
+/**
+ * At submit: the vcData of a signed transaction must be an envelope this service sealed for the vault's
+ * owner and this vcId (so nothing reaches the chain unencrypted or bound elsewhere), and its plaintext
+ * must satisfy the vcData rules.
+ */
+export function checkSealedVcData(deps: VaultAppDeps, where: Where, c: { owner: string; vcId: string; data: string }): void {
+  let plaintext: string;
+  try {
+    plaintext = decryptVcData(deps.keyring, { owner: c.owner, vcId: c.vcId, data: c.data });
+  } catch {
+    throw new ApiError(400, 'vcData_invalid', `${where}vcData in the signed transaction is not a payload this service encrypted for this owner and vcId`);
+  }
+  checkVcData(where, plaintext);
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,178 @@
+// API keys (vault-api.yaml tag Keys). A wallet obtains a key by proving control of its account with a
+// web-authentication (SEP-10 style) challenge: GET /auth/challenge builds it, POST /auth/keys verifies the
+// wallet's signatures and answers a new `standard` key. Operators list, create and revoke keys of any role
+// under /admin/keys with an admin key.
+//
+// The service's challenge signing key is derived (HKDF-SHA256) from the active credential encryption key
+// and the network name: every instance that shares the keyring — which they must, to read credentials —
+// signs and verifies the same challenges, across restarts, with no extra secret to distribute. Rotating
+// the encryption key changes it; challenges in flight (at most 5 minutes old) then fail with
+// `challenge_invalid` and the wallet asks for a new one.
+import { hkdfSync } from 'node:crypto';
+import express, { type Router } from 'express';
+import { Keypair, StrKey, WebAuth, xdr } from '@stellar/stellar-sdk';
+import { ApiError, type VaultAppDeps } from '../context.ts';
+import { checkOrigin } from '../middleware/cors.ts';
+import { KeyExistsError, type ApiKeyRecord, type CreatedKey, type KeyRole } from '../../stores/index.ts';
+
+/** Home domain and web-auth domain written into challenges (the manage_data key is `credential-vault auth`). */
+export const WEB_AUTH_DOMAIN = 'credential-vault';
+/** Validity of a challenge (vault-api.yaml GET /auth/challenge: 5 minutes). */
+export const CHALLENGE_TIMEOUT_S = 300;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The account that signs this network's challenges. */
+export function webAuthKeypair(deps: Pick<VaultAppDeps, 'keyring' | 'profile'>): Keypair {
+  const secret = deps.keyring.key(deps.keyring.activeKid);
+  if (!secret) throw new Error('the keyring has no active key');
+  const seed = hkdfSync('sha256', secret, 'credential-vault web-auth', `challenge signing key ${deps.profile.network}`, 32);
+  return Keypair.fromRawEd25519Seed(Buffer.from(seed));
+}
+
+const challengeInvalid = (why: string) => new ApiError(400, 'challenge_invalid', `the challenge is not valid: ${why}`);
+
+interface SignerSummary {
+  threshold: number;
+  signers: { key: string; weight: number; type: string }[];
+}
+
+/**
+ * Who may sign for `account` on this network: its master key and ed25519 signers with their weights,
+ * and its medium threshold (at least 1). Undefined when the account does not exist on chain.
+ */
+async function signerSummary(deps: VaultAppDeps, account: string): Promise<SignerSummary | undefined> {
+  const key = xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(account).xdrPublicKey() }));
+  const found = await deps.chain.client.getLedgerEntries([key]);
+  const entry = found.entries[0];
+  if (!entry) return undefined;
+  const acc = entry.val.account();
+  const thresholds = acc.thresholds();
+  const signers = [{ key: account, weight: thresholds[0] ?? 0, type: 'ed25519_public_key' }];
+  for (const s of acc.signers()) {
+    if (s.key().switch() === xdr.SignerKeyType.signerKeyTypeEd25519()) {
+      signers.push({ key: StrKey.encodeEd25519PublicKey(s.key().ed25519()), weight: s.weight(), type: 'ed25519_public_key' });
+    }
+  }
+  return { threshold: Math.max(1, thresholds[2] ?? 0), signers: signers.filter((s) => s.weight > 0) };
+}
+
+/**
+ * The account a signed challenge proves: issued by this service for this network and still valid; signed
+ * by signers of the account meeting its medium threshold, or — for an account that does not exist on
+ * chain yet — by the account's own key.
+ */
+async function provenAccount(deps: VaultAppDeps, server: Keypair, transaction: string): Promise<{ account: string; hash: string }> {
+  const passphrase = deps.profile.networkPassphrase;
+  let read;
+  try {
+    read = WebAuth.readChallengeTx(transaction, server.publicKey(), passphrase, WEB_AUTH_DOMAIN, WEB_AUTH_DOMAIN);
+  } catch (err) {
+    throw challengeInvalid((err as Error).message);
+  }
+  const account = read.clientAccountID;
+  if (!StrKey.isValidEd25519PublicKey(account)) throw challengeInvalid('the challenge is not for an account address');
+  const summary = await signerSummary(deps, account);
+  try {
+    if (summary) {
+      WebAuth.verifyChallengeTxThreshold(transaction, server.publicKey(), passphrase, summary.threshold, summary.signers, WEB_AUTH_DOMAIN, WEB_AUTH_DOMAIN);
+    } else {
+      const signed = WebAuth.verifyChallengeTxSigners(transaction, server.publicKey(), passphrase, [account], WEB_AUTH_DOMAIN, WEB_AUTH_DOMAIN);
+      if (!signed.includes(account)) throw new Error(`not signed by ${account}`);
+    }
+  } catch (err) {
+    throw challengeInvalid((err as Error).message);
+  }
+  return { account, hash: read.tx.hash().toString('hex') };
+}
+
+/** A key record as the spec lists it (ApiKeyRecord); never the key itself. */
+function listed(record: ApiKeyRecord) {
+  return {
+    key_id: record.keyId,
+    wallet_address: record.walletAddress,
+    role: record.role,
+    scopes: [...record.scopes],
+    network: record.network,
+    created_at: record.createdAt,
+    expires_at: record.expiresAt,
+  };
+}
+
+/** A new key as the spec answers it once (ApiKeyCreated). */
+const created = ({ key, record }: CreatedKey) => ({ key, ...listed(record) });
+
+export function createKeyRoutes(deps: VaultAppDeps): Router {
+  const router = express.Router();
+  const network = deps.profile.network;
+  const server = webAuthKeypair(deps);
+  const usedChallenges = `web-auth-challenge:${network}`;
+
+  router.get('/auth/challenge', (req, res) => {
+    checkOrigin(deps, req);
+    const account = String(req.query['account']);
+    const transaction = WebAuth.buildChallengeTx(server, account, WEB_AUTH_DOMAIN, CHALLENGE_TIMEOUT_S, deps.profile.networkPassphrase, WEB_AUTH_DOMAIN);
+    res.json({ transaction, network_passphrase: deps.profile.networkPassphrase });
+  });
+
+  router.post('/auth/keys', async (req, res) => {
+    checkOrigin(deps, req);
+    const body = req.body as { transaction: string; scopes?: string[] };
+    const { account, hash } = await provenAccount(deps, server, body.transaction);
+    // One use per challenge, across instances: the idempotency store's begin() is the atomic claim.
+    const idem = deps.stores.idempotency;
+    const claim = await idem.begin({ scope: usedChallenges, key: hash, requestHash: hash, now: deps.now() });
+    if (claim.state !== 'started') throw challengeInvalid('this challenge was already used; request a new one');
+    let key: CreatedKey;
+    try {
+      key = await deps.stores.keys.create({
+        walletAddress: account,
+        network,
+        role: 'standard',
+        scopes: body.scopes ?? [],
+        expiresAt: new Date(deps.now() + deps.limits.keyTtlDays * DAY_MS).toISOString(),
+      });
+    } catch (err) {
+      await idem.release(usedChallenges, hash, claim.token).catch(() => undefined);
+      throw err;
+    }
+    await idem.complete(usedChallenges, hash, claim.token, { status: 201, headers: {}, body: { keyId: key.record.keyId } }).catch(() => undefined);
+    res.status(201).json(created(key));
+  });
+
+  router.get('/admin/keys', async (_req, res) => {
+    const keys = await deps.stores.keys.list({ network });
+    res.json({ keys: keys.map(listed) });
+  });
+
+  router.post('/admin/keys', async (req, res) => {
+    const body = req.body as { wallet_address: string; role?: KeyRole; scopes?: string[]; expires_at?: string | null };
+    const expiresAt = body.expires_at ?? null;
+    if (expiresAt !== null && Date.parse(expiresAt) <= deps.now()) {
+      throw new ApiError(400, 'invalid_request', 'expires_at must lie in the future');
+    }
+    let key: CreatedKey;
+    try {
+      // An operator never replaces a user's key silently (vault-api.yaml POST /admin/keys); the store checks
+      // and creates atomically, so of concurrent creates for one wallet exactly one succeeds.
+      key = await deps.stores.keys.create(
+        { walletAddress: body.wallet_address, network, role: body.role ?? 'standard', scopes: body.scopes ?? [], expiresAt },
+        { ifNoActiveKey: true },
+      );
+    } catch (err) {
+      if (err instanceof KeyExistsError) throw new ApiError(409, 'key_exists', 'this wallet already holds a key on this network; delete it first');
+      throw err;
+    }
+    res.status(201).json(created(key));
+  });
+
+  router.delete('/admin/keys/:keyId', async (req, res) => {
+    const keyId = String(req.params['keyId']);
+    const ofThisNetwork = (await deps.stores.keys.list({ network })).some((k) => k.keyId === keyId);
+    if (!ofThisNetwork || !(await deps.stores.keys.revoke(keyId))) {
+      throw new ApiError(404, 'key_not_found', 'no API key with this key_id');
+    }
+    res.status(204).end();
+  });
+
+  return router;
+}

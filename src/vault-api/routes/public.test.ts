@@ -1,0 +1,101 @@
+// GET /health, GET /config, /docs (testnet) and its 404 on mainnet (credential-vault-api.md "Public").
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startVaultTestEnv, stubChain, type VaultTestEnv } from '../testing.ts';
+
+let testnet: VaultTestEnv;
+let mainnet: VaultTestEnv;
+
+beforeAll(async () => {
+  [testnet, mainnet] = await Promise.all([
+    startVaultTestEnv({ chain: stubChain('testnet') }),
+    startVaultTestEnv({ network: 'mainnet', chain: stubChain('mainnet') }),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([testnet?.close(), mainnet?.close()]);
+});
+
+describe('GET /health', () => {
+  it('answers status, timestamp from the injected clock, service', async () => {
+    testnet.clock.advance(3_600_000);
+    const before = testnet.clock.now();
+    const res = await testnet.request('/health');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok', timestamp: expect.any(String), service: 'credential-vault' });
+    const t = Date.parse(res.body.timestamp);
+    expect(t).toBeGreaterThanOrEqual(before);
+    expect(t).toBeLessThan(Date.now() + 3_600_000 + 1000);
+    expect(t).toBeGreaterThan(Date.now() + 3_500_000);
+  });
+});
+
+describe('GET /config', () => {
+  it.each(['testnet', 'mainnet'] as const)('%s: every field, svcContractId = factoryContractId', async (network) => {
+    const env = network === 'testnet' ? testnet : mainnet;
+    const res = await env.request('/config');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      rpcUrl: env.profile.rpcUrl,
+      networkPassphrase: env.profile.networkPassphrase,
+      networkType: network,
+      factoryContractId: env.profile.factoryId,
+      vaultWasmHash: env.profile.vaultWasmHash,
+      didStellarRegistryId: env.profile.registryId,
+      svcContractId: env.profile.factoryId,
+    });
+  });
+});
+
+describe('/docs on testnet', () => {
+  it.each(['/docs', '/docs/'])('%s serves the Swagger UI page, with assets that resolve under /docs', async (path) => {
+    const res = await testnet.request(path);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/text\/html/);
+    const page = res.body as string;
+    expect(page).toContain('<div id="swagger-ui">');
+    const assets = [...page.matchAll(/(?:href|src)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(assets.filter((a) => /^(https?:)?\/\//.test(a))).toEqual([]); // nothing from a CDN
+    expect(assets).toEqual(expect.arrayContaining([expect.stringMatching(/swagger-ui\.css$/), expect.stringMatching(/swagger-ui-init\.js$/)]));
+    for (const asset of assets) {
+      const url = new URL(asset, testnet.url + path);
+      expect(url.pathname.startsWith('/docs/'), url.pathname).toBe(true);
+      const got = await fetch(url);
+      expect(got.status, url.pathname).toBe(200);
+      await got.arrayBuffer();
+    }
+  });
+
+  it('the init script carries this description', async () => {
+    const res = await testnet.request('/docs/swagger-ui-init.js');
+    expect(res.status).toBe(200);
+    expect(res.body).toContain('Credential Vault API');
+  });
+
+  it('/docs/openapi.json is the description', async () => {
+    const res = await testnet.request('/docs/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    expect(res.body.paths['/contracts/vc/issue']).toBeDefined();
+  });
+
+  it('an unknown file under /docs → 404 not_found', async () => {
+    const res = await testnet.request('/docs/nothing-here.js');
+    expect([res.status, res.body.error]).toEqual([404, 'not_found']);
+  });
+});
+
+describe('/docs on mainnet', () => {
+  it.each(['/docs', '/docs/', '/docs/openapi.json', '/docs/swagger-ui.css', '/docs/swagger-ui-init.js', '/docs/index.html', '/docs/a/b'])(
+    '%s → 404 not_found',
+    async (path) => {
+      const res = await mainnet.request(path);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: 'not_found', message: expect.any(String) });
+    },
+  );
+
+  it('/health and /config still answer', async () => {
+    expect((await mainnet.request('/health')).status).toBe(200);
+    expect((await mainnet.request('/config')).body.networkType).toBe('mainnet');
+  });
+});

@@ -1,0 +1,125 @@
+// Read routes (credential-vault-api.md "Read endpoints"): everything comes from the chain through
+// simulation; get-vc decrypts. POST reads take a body, GET reads take owner and userSalt as query.
+import type { Request, Router } from 'express';
+import { accountExists } from '../../chain/index.ts';
+import { ApiError, getAuth, type VaultAppDeps } from '../context.ts';
+import { decryptVcData } from '../../crypto/envelope.ts';
+import {
+  DEFAULT_LIMIT, bindToWallet, bodyOf, intParam, onVaults, optStr, str, vaultOf, type Body,
+} from './contract-common.ts';
+
+export const FACTORY_VERSION_NOTE = "The factory has no version of its own; pass owner to read a vault's version.";
+
+export function registerReadRoutes(router: Router, deps: VaultAppDeps): void {
+  const { chain } = deps;
+
+  /** The vault a read names: (owner, userSalt), or the `vaultContract` that must equal it. */
+  const target = (p: Body) => {
+    const owner = str(p, 'owner');
+    return { owner, vault: vaultOf(deps, owner, optStr(p, 'userSalt'), optStr(p, 'vaultContract')) };
+  };
+  const read = <T>(vault: string, f: () => Promise<T>) => onVaults(deps, [{ vault }], f);
+
+  router.post('/contracts/vault/list-vc-ids', async (req, res) => {
+    const b = bodyOf(req);
+    const offset = intParam(b['offset'], 'offset', 0);
+    const limit = intParam(b['limit'], 'limit', DEFAULT_LIMIT);
+    const { owner, vault } = target(b);
+    bindToWallet(getAuth(req), 'ownership', 'owner', owner);
+    const result = await read(vault, () => chain.vault.listVcIds({ vault, offset, limit }));
+    res.json({ result, offset, limit });
+  });
+
+  router.get('/contracts/vault/vc-count', async (req, res) => {
+    const { vault } = target(query(req));
+    res.json({ count: await read(vault, () => chain.vault.vcCount({ vault })) });
+  });
+
+  router.post('/contracts/vault/get-vc', async (req, res) => {
+    const b = bodyOf(req);
+    const { owner, vault } = target(b);
+    const vcId = str(b, 'vcId');
+    bindToWallet(getAuth(req), 'ownership', 'owner', owner);
+    const stored = await read(vault, () => chain.vault.getVc({ vault, vcId }));
+    if (!stored) throw new ApiError(404, 'vc_not_found', `the vault holds no credential ${vcId}`);
+    // The envelope is bound to the vault owner; a vault derived from (factory, owner, salt) has this owner
+    // as vault_owner, and push only moves credentials between vaults of one owner.
+    res.json({ result: openVc(deps, owner, vcId, stored.data) });
+  });
+
+  router.post('/contracts/vault/verify-vc', async (req, res) => {
+    const b = bodyOf(req);
+    const { vault } = target(b);
+    const vcId = str(b, 'vcId');
+    const status = await read(vault, () => chain.vault.verifyVc({ vault, vcId }));
+    res.json(status);
+  });
+
+  router.get('/contracts/vault/issuers/denied', async (req, res) => {
+    const q = query(req);
+    const offset = intParam(q['offset'], 'offset', 0);
+    const limit = intParam(q['limit'], 'limit', DEFAULT_LIMIT);
+    const { vault } = target(q);
+    const issuers = await read(vault, () => chain.vault.listDeniedIssuers({ vault, offset, limit }));
+    res.json({ issuers, offset, limit });
+  });
+
+  router.get('/contracts/vault/issuers/denied/count', async (req, res) => {
+    const { vault } = target(query(req));
+    res.json({ count: await read(vault, () => chain.vault.deniedIssuerCount({ vault })) });
+  });
+
+  router.get('/contracts/version', async (req, res) => {
+    const q = query(req);
+    if (q['owner'] === undefined) {
+      res.json({ factory_id: chain.factory.factoryId, note: FACTORY_VERSION_NOTE });
+      return;
+    }
+    const { vault } = target(q);
+    const source = optStr(q, 'sourcePublicKey');
+    if (source !== undefined && !(await accountExists(deps.chain.client, source))) {
+      throw new ApiError(400, 'source_account_not_found', `source account ${source} does not exist on ${deps.profile.network}`);
+    }
+    res.json({ version: await read(vault, () => chain.vault.version({ vault, ...(source ? { source } : {}) })) });
+  });
+
+  // Registered after the static GET routes beside it; the validator also constrains {owner} to G….
+  router.get('/contracts/vault/:owner', async (req, res) => {
+    const owner = String(req.params['owner']);
+    if (!/^G[A-Z2-7]{55}$/.test(owner)) throw new ApiError(400, 'invalid_request', 'owner must be an account address');
+    const { vault } = target({ ...query(req), owner });
+    const [didUri, version, vcCount, deniedCount] = await read(vault, () =>
+      Promise.all([
+        chain.vault.vaultDid({ vault }),
+        chain.vault.version({ vault }),
+        chain.vault.vcCount({ vault }),
+        chain.vault.deniedIssuerCount({ vault }),
+      ]),
+    );
+    res.json({
+      owner, vault_address: vault, did_uri: didUri ?? '', version, vc_count: vcCount, denied_issuer_count: deniedCount,
+    });
+  });
+}
+
+/**
+ * Decrypts a stored credential. A payload this service cannot open (another deployment's key, a key no
+ * longer in the keyring, data not written through this API) is 500 vc_decryption_failed: the credential
+ * exists, the service cannot read it.
+ */
+function openVc(deps: VaultAppDeps, owner: string, vcId: string, data: string): Record<string, unknown> {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(decryptVcData(deps.keyring, { owner, vcId, data }));
+  } catch (e) {
+    throw new ApiError(500, 'vc_decryption_failed', `credential ${vcId} cannot be decrypted by this service: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
+    throw new ApiError(500, 'vc_decryption_failed', `credential ${vcId} decrypts to something other than a JSON object`);
+  }
+  return doc as Record<string, unknown>;
+}
+
+function query(req: Request): Body {
+  return { ...(req.query as Record<string, unknown>) };
+}

@@ -1,0 +1,204 @@
+// Contract write routes (credential-vault-api.md "Write endpoints"): each prepares on the route and submits
+// on the same route after the safe-submit checks (the function, the contract, the key's binding).
+import type { Router } from 'express';
+import { ApiError, type VaultAppDeps } from '../context.ts';
+import {
+  decodeAllowIssuerArgs, decodeBatchIssueArgs, decodeDenyIssuerArgs, decodeDeployArgs, decodeDeploySponsoredArgs,
+  decodeIssueArgs, decodePushArgs, decodeRevokeArgs, decodeRevokeVaultArgs, decodeSetVaultAdminArgs,
+  decodeSetVaultDidArgs, mismatch, type Invocation,
+} from '../../chain/index.ts';
+import type { components } from '../../generated/vault-api.ts';
+import {
+  bindToWallet, expectFactory, expectFactoryVault, onVaults, requireSame, vaultOf, writeHandler, type WriteRoute,
+} from './contract-common.ts';
+import {
+  batchEntry, checkBatchSize, checkIssuerDid, checkLengths, checkSealedVcData, checkVcData, sealVcData,
+} from './issue-rules.ts';
+
+type S = components['schemas'];
+
+export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
+  const { chain } = deps;
+  const post = <B>(path: string, route: WriteRoute<B>) => router.post(path, writeHandler(deps, route));
+
+  /** Issuer binding and the route rule "sourcePublicKey must be the issuer". */
+  const issuerRules = (auth: Parameters<typeof bindToWallet>[0], issuer: string, source: string) => {
+    bindToWallet(auth, 'issuer', 'issuer', issuer);
+    bindToWallet(auth, 'issuer', 'sourcePublicKey', source);
+    requireSame('sourcePublicKey', source, 'the issuer', issuer);
+  };
+
+  /** At submit, issue and batch_issue: a factory vault, this vault as vault_contract, the issuer's rules. */
+  const checkIssued = async (inv: Invocation, auth: Parameters<typeof bindToWallet>[0], a: { vaultContract: string; issuer: string; issuerDid: string }) => {
+    await expectFactoryVault(deps, inv);
+    if (a.vaultContract !== inv.contractId) throw mismatch(`vault_contract ${a.vaultContract} is not the invoked vault ${inv.contractId}`);
+    issuerRules(auth, a.issuer, inv.source);
+    await checkIssuerDid(deps, a.issuerDid, a.issuer);
+    return chain.vault.vaultOwner({ vault: inv.contractId });
+  };
+
+  post<S['IssuePrepare']>('/contracts/vc/issue', {
+    async prepare(b, auth) {
+      issuerRules(auth, b.issuer, b.sourcePublicKey);
+      checkLengths('', b.vcId, b.vcData);
+      checkVcData('', b.vcData);
+      await checkIssuerDid(deps, b.issuerDid, b.issuer);
+      const vault = vaultOf(deps, b.owner, b.userSalt);
+      const vcData = sealVcData(deps, '', { owner: b.owner, vcId: b.vcId, vcData: b.vcData });
+      return onVaults(deps, [{ vault }], () =>
+        chain.vault.issue({ vault, source: b.sourcePublicKey, vcId: b.vcId, vcData, issuer: b.issuer, issuerDid: b.issuerDid }),
+      );
+    },
+    async check(inv, auth) {
+      const a = decodeIssueArgs(inv);
+      const owner = await checkIssued(inv, auth, a);
+      checkSealedVcData(deps, '', { owner, vcId: a.vcId, data: a.vcData });
+    },
+  });
+
+  post<S['BatchIssuePrepare']>('/contracts/vc/batch-issue', {
+    async prepare(b, auth) {
+      issuerRules(auth, b.issuer, b.sourcePublicKey);
+      checkBatchSize(b.vcs.length);
+      b.vcs.forEach((c, i) => checkLengths(batchEntry(i), c.vcId, c.vcData));
+      b.vcs.forEach((c, i) => checkVcData(batchEntry(i), c.vcData));
+      await checkIssuerDid(deps, b.issuerDid, b.issuer);
+      const vault = vaultOf(deps, b.owner, b.userSalt);
+      const vcs = b.vcs.map((c, i) => ({ vcId: c.vcId, vcData: sealVcData(deps, batchEntry(i), { owner: b.owner, ...c }) }));
+      return onVaults(deps, [{ vault }], () =>
+        chain.vault.batchIssue({ vault, source: b.sourcePublicKey, issuer: b.issuer, issuerDid: b.issuerDid, vcs }),
+      );
+    },
+    async check(inv, auth) {
+      const a = decodeBatchIssueArgs(inv);
+      checkBatchSize(a.vcs.length);
+      const owner = await checkIssued(inv, auth, a);
+      a.vcs.forEach((c, i) => checkSealedVcData(deps, batchEntry(i), { owner, vcId: c.vcId, data: c.vcData }));
+    },
+  });
+
+  post<S['RevokePrepare']>('/contracts/vc/revoke', {
+    prepare(b) {
+      const vault = vaultOf(deps, b.owner, b.userSalt);
+      const date = b.date ?? new Date(deps.now()).toISOString();
+      return onVaults(deps, [{ vault }], () => chain.vault.revoke({ vault, source: b.sourcePublicKey, vcId: b.vcId, date }));
+    },
+    async check(inv) {
+      decodeRevokeArgs(inv);
+      await expectFactoryVault(deps, inv);
+    },
+  });
+
+  post<S['VaultCreatePrepare']>('/contracts/vault/create', {
+    prepare: (b) =>
+      chain.factory.deploy({ source: b.sourcePublicKey, owner: b.owner, didUri: b.didUri, ...salt(b.userSalt) }),
+    check(inv) {
+      decodeDeployArgs(inv);
+      expectFactory(deps, inv);
+    },
+  });
+
+  const denyIssuer: WriteRoute<S['IssuerAccessPrepare']> = {
+    prepare(b) {
+      const vault = vaultOf(deps, b.owner, b.userSalt);
+      return onVaults(deps, [{ vault }], () => chain.vault.denyIssuer({ vault, source: b.sourcePublicKey, issuer: b.issuer }));
+    },
+    async check(inv) {
+      decodeDenyIssuerArgs(inv);
+      await expectFactoryVault(deps, inv);
+    },
+  };
+  post('/contracts/vault/deny-issuer', denyIssuer);
+  post('/contracts/vault/revoke-issuer', denyIssuer);
+
+  const allowIssuer: WriteRoute<S['IssuerAccessPrepare']> = {
+    prepare(b) {
+      const vault = vaultOf(deps, b.owner, b.userSalt);
+      return onVaults(deps, [{ vault }], () => chain.vault.allowIssuer({ vault, source: b.sourcePublicKey, issuer: b.issuer }));
+    },
+    async check(inv) {
+      decodeAllowIssuerArgs(inv);
+      await expectFactoryVault(deps, inv);
+    },
+  };
+  post('/contracts/vault/allow-issuer', allowIssuer);
+  post('/contracts/vault/authorize-issuer', allowIssuer);
+
+  post<S['SetVaultDidPrepare']>('/contracts/vault/set-vault-did', {
+    prepare(b) {
+      const vault = vaultOf(deps, b.owner, b.userSalt);
+      return onVaults(deps, [{ vault }], () => chain.vault.setVaultDid({ vault, source: b.sourcePublicKey, didUri: b.didUri }));
+    },
+    async check(inv) {
+      decodeSetVaultDidArgs(inv);
+      await expectFactoryVault(deps, inv);
+    },
+  });
+
+  // Decision (vault-api.yaml pushVc): the source is (fromOwner, userSalt), the destination toOwner's
+  // canonical vault; the contract requires both vaults to have the same owner.
+  post<S['PushPrepare']>('/contracts/vault/push', {
+    prepare(b, auth) {
+      bindToWallet(auth, 'ownership', 'fromOwner', b.fromOwner);
+      requireSame('sourcePublicKey', b.sourcePublicKey, 'fromOwner', b.fromOwner);
+      const source = vaultOf(deps, b.fromOwner, b.userSalt);
+      const dest = vaultOf(deps, b.toOwner);
+      if (source === dest) {
+        throw new ApiError(400, 'invalid_request', 'source and destination are the same vault: give the userSalt of the salted source vault');
+      }
+      return onVaults(
+        deps,
+        [{ vault: source, label: 'for fromOwner and userSalt' }, { vault: dest, label: "as toOwner's canonical vault" }],
+        () => chain.vault.push({ vault: source, source: b.sourcePublicKey, vcId: b.vcId, destVault: dest }),
+      );
+    },
+    async check(inv, auth) {
+      const a = decodePushArgs(inv);
+      await expectFactoryVault(deps, inv);
+      await expectFactoryVault(deps, inv, a.destVault);
+      const fromOwner = await chain.vault.vaultOwner({ vault: inv.contractId });
+      bindToWallet(auth, 'ownership', 'fromOwner', fromOwner);
+      requireSame('sourcePublicKey', inv.source, 'fromOwner', fromOwner);
+    },
+  });
+
+  post<S['RevokeVaultPrepare']>('/contracts/vault/revoke-vault', {
+    prepare(b) {
+      const vault = vaultOf(deps, b.owner, b.userSalt);
+      return onVaults(deps, [{ vault }], () => chain.vault.revokeVault({ vault, source: b.sourcePublicKey }));
+    },
+    async check(inv) {
+      decodeRevokeVaultArgs(inv);
+      await expectFactoryVault(deps, inv);
+    },
+  });
+
+  post<S['SetNewOwnerPrepare']>('/contracts/vault/set-new-owner', {
+    prepare(b) {
+      const vault = vaultOf(deps, b.owner, b.userSalt);
+      return onVaults(deps, [{ vault }], () => chain.vault.setVaultAdmin({ vault, source: b.sourcePublicKey, newAdmin: b.new_owner }));
+    },
+    async check(inv) {
+      decodeSetVaultAdminArgs(inv);
+      await expectFactoryVault(deps, inv);
+    },
+  });
+
+  post<S['SponsoredVaultCreatePrepare']>('/contracts/sponsored-vault/create', {
+    prepare(b, auth) {
+      bindToWallet(auth, 'sponsor', 'sponsor', b.sponsor);
+      bindToWallet(auth, 'sponsor', 'sourcePublicKey', b.sourcePublicKey);
+      return chain.factory.deploySponsored({
+        source: b.sourcePublicKey, deployer: b.sponsor, owner: b.owner, didUri: b.didUri, ...salt(b.userSalt),
+      });
+    },
+    check(inv, auth) {
+      const a = decodeDeploySponsoredArgs(inv);
+      expectFactory(deps, inv);
+      bindToWallet(auth, 'sponsor', 'sponsor', a.deployer);
+      bindToWallet(auth, 'sponsor', 'sourcePublicKey', inv.source);
+    },
+  });
+}
+
+const salt = (userSalt: string | undefined): { userSalt?: string } => (userSalt !== undefined ? { userSalt } : {});

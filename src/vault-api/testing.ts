@@ -1,0 +1,373 @@
+// Test harness of the vault API: the app on port 0 over HTTP, with the RPC simulator in-process (or a stub
+// chain for tests of the platform layer alone), the embedded stores in a temporary data directory, a fresh
+// keyring, an adjustable clock, and helpers to fund accounts, mint keys and sign transactions.
+// Response validation is on: every answer is checked against spec/vault-api.yaml.
+import { startSimulator, type NetworkInfo, type RunningSimulator } from '../../simulator/index.ts';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import express, { type Router } from 'express';
+import { Keypair, StrKey, TransactionBuilder } from '@stellar/stellar-sdk';
+import { createChain, type Chain } from '../chain/index.ts';
+import { createKeyring, type Keyring } from '../crypto/envelope.ts';
+import { createStores, StoreUnavailableError, type ApiKeyRecord, type KeyRole, type Stores } from '../stores/index.ts';
+import { createVaultApp } from './app.ts';
+import type { NetworkProfileInfo, VaultAppDeps } from './context.ts';
+
+type NetworkName = 'testnet' | 'mainnet';
+
+/** A clock that follows the wall clock, shifted by hand (`advance`) to jump through windows and expiries. */
+export interface TestClock {
+  now(): number;
+  advance(ms: number): void;
+}
+
+export function testClock(): TestClock {
+  let offset = 0;
+  return {
+    now: () => Date.now() + offset,
+    advance: (ms) => {
+      offset += ms;
+    },
+  };
+}
+
+/** What the simulator says about one of its networks. */
+export type SimNetworkInfo = NetworkInfo;
+
+/** A running RPC simulator. */
+export type TestSimulator = RunningSimulator;
+
+/** Starts the RPC simulator on a free loopback port. */
+export async function startTestSimulator(): Promise<TestSimulator> {
+  return startSimulator({ port: 0 });
+}
+
+export interface VaultTestOptions {
+  network?: NetworkName;
+  /** A simulator shared between environments (not closed by `close`); default: one of its own. */
+  simulator?: TestSimulator;
+  /** A stub chain instead of the simulator (tests of the platform layer); see `stubChain`. */
+  chain?: Chain;
+  limits?: Partial<VaultAppDeps['limits']>;
+  clock?: TestClock;
+  /** Wraps the stores, e.g. to make one of them fail. */
+  stores?: (stores: Stores) => Stores;
+  /** Replaces the contract routes (createVaultApp options). */
+  contractRoutes?: Router;
+  validateResponses?: boolean;
+  /** VaultAppDeps.trustProxy. */
+  trustProxy?: VaultAppDeps['trustProxy'];
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface RequestOptions {
+  method?: string;
+  /** Sent as X-SVC-Key unless `keyHeader` says otherwise. */
+  key?: string;
+  keyHeader?: 'x-svc-key' | 'x-api-key' | 'bearer';
+  /** JSON-encoded unless a string. */
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface MintedKey {
+  key: string;
+  record: ApiKeyRecord;
+  /** The wallet's keypair, when the key is bound to one the harness made. */
+  wallet?: Keypair;
+}
+
+export interface VaultTestEnv {
+  url: string;
+  network: NetworkName;
+  passphrase: string;
+  profile: NetworkProfileInfo;
+  deps: VaultAppDeps;
+  stores: Stores;
+  chain: Chain;
+  clock: TestClock;
+  dataDir: string;
+  /** Every log line of the app. */
+  logs: Record<string, unknown>[];
+  simulator?: TestSimulator;
+  /** The simulator's description of this network. */
+  info?: SimNetworkInfo;
+  request<T = any>(path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  /** A funded account (friendbot); needs the simulator. */
+  fund(kp?: Keypair): Promise<Keypair>;
+  /** A key as the operator CLI makes it; `wallet: null` for a wallet-less admin key. */
+  mintKey(options?: { wallet?: Keypair | string | null; role?: KeyRole; scopes?: string[]; expiresAt?: string | null }): Promise<MintedKey>;
+  /** Signs a transaction envelope (base64 XDR) with this network's passphrase, or the one given. */
+  sign(envelope: string, signers: Keypair | Keypair[], passphrase?: string): string;
+  close(): Promise<void>;
+}
+
+/** Contract ids and a template hash that look real (the spec's patterns), for a stub profile. */
+const stubId = (n: number) => StrKey.encodeContract(Buffer.alloc(32, n));
+
+const STUB_PASSPHRASES: Record<NetworkName, string> = {
+  testnet: 'Credential Vault Stub Testnet ; 2026',
+  mainnet: 'Credential Vault Stub Mainnet ; 2026',
+};
+
+/**
+ * A chain that is never reached except for account lookups (no account exists). Good for the platform
+ * layer; pass `overrides` for anything a test route needs.
+ */
+export function stubChain(network: NetworkName = 'testnet', overrides: Partial<Chain> = {}): Chain {
+  const fail = (what: string) => () => {
+    throw new Error(`stub chain: ${what} is not available`);
+  };
+  const client = {
+    network,
+    networkPassphrase: STUB_PASSPHRASES[network],
+    rpcUrl: 'http://127.0.0.1:9/rpc',
+    prepare: fail('prepare'),
+    read: fail('read'),
+    submit: fail('submit'),
+    inspect: fail('inspect'),
+    getLedgerEntries: async () => ({ entries: [], latestLedger: 1 }),
+    health: fail('health'),
+    verifyNetwork: fail('verifyNetwork'),
+  };
+  return {
+    client,
+    vault: {},
+    factory: { factoryId: stubId(2) },
+    registry: {},
+    token: {},
+    vaultAddress: () => stubId(4),
+    ...overrides,
+  } as unknown as Chain;
+}
+
+/** Switches that make the stores fail as an unreachable backend does (StoreUnavailableError). */
+export interface StoreFaults {
+  down: { keys: boolean; idempotency: boolean; rateLimiter: boolean };
+  /** Pass as `VaultTestOptions.stores`. */
+  wrap(stores: Stores): Stores;
+}
+
+export function storeFaults(): StoreFaults {
+  const down = { keys: false, idempotency: false, rateLimiter: false };
+  const names = { keys: 'keys', idempotency: 'idempotency', rateLimiter: 'rate_limit' } as const;
+  function guard<T extends object>(part: keyof typeof down, target: T): T {
+    return new Proxy(target, {
+      get(t, prop, receiver) {
+        const v = Reflect.get(t, prop, receiver) as unknown;
+        if (typeof v !== 'function' || prop === 'close') return v;
+        return (...args: unknown[]) =>
+          down[part] ? Promise.reject(new StoreUnavailableError(names[part], 'connect ECONNREFUSED 10.0.0.9:5432')) : (v as (...a: unknown[]) => unknown).apply(t, args);
+      },
+    });
+  }
+  return {
+    down,
+    wrap: (stores) => ({
+      ...stores,
+      keys: guard('keys', stores.keys),
+      idempotency: guard('idempotency', stores.idempotency),
+      rateLimiter: guard('rateLimiter', stores.rateLimiter),
+      health: () => stores.health(),
+      close: () => stores.close(),
+    }),
+  };
+}
+
+/** What a stub contract router counts and lets a test control. */
+export interface StubContractRoutes {
+  router: Router;
+  /** Executions per route path. */
+  calls: Map<string, number>;
+  /** Held while set: write handlers wait for it (to keep a request in flight). */
+  hold?: Promise<void>;
+  /** Thrown by POST /contracts/vc/revoke when set. */
+  failWith?: unknown;
+}
+
+/**
+ * A few contract operations answering canned bodies that satisfy the spec, for tests of the platform layer:
+ * POST /contracts/vault/revoke-vault (a write: prepare answer), POST /contracts/vc/revoke (a write that
+ * throws `failWith`), POST /contracts/vault/verify-vc and GET /contracts/vault/vc-count (reads).
+ */
+export function stubContractRoutes(passphrase = STUB_PASSPHRASES.testnet): StubContractRoutes {
+  const router = express.Router();
+  const stub: StubContractRoutes = { router, calls: new Map() };
+  const count = (p: string) => stub.calls.set(p, (stub.calls.get(p) ?? 0) + 1);
+  router.post('/contracts/vault/revoke-vault', async (req, res) => {
+    count(req.path);
+    await stub.hold;
+    res.json({ xdr: Buffer.from(`prepared ${stub.calls.get(req.path)}`).toString('base64'), network: passphrase });
+  });
+  router.post('/contracts/vc/revoke', async (req, res) => {
+    count(req.path);
+    await stub.hold;
+    if (stub.failWith !== undefined) throw stub.failWith;
+    res.json({ tx_id: 'ab'.repeat(32) });
+  });
+  router.post('/contracts/vault/verify-vc', (req, res) => {
+    count(req.path);
+    res.json({ status: 'valid' });
+  });
+  router.get('/contracts/vault/vc-count', (req, res) => {
+    count(req.path);
+    res.json({ count: 1 });
+  });
+  return stub;
+}
+
+function signWith(envelope: string, signers: Keypair | Keypair[], passphrase: string): string {
+  const tx = TransactionBuilder.fromXDR(envelope, passphrase);
+  for (const kp of Array.isArray(signers) ? signers : [signers]) tx.sign(kp);
+  return tx.toXDR();
+}
+
+export async function startVaultTestEnv(options: VaultTestOptions = {}): Promise<VaultTestEnv> {
+  const network = options.network ?? 'testnet';
+  const clock = options.clock ?? testClock();
+  const closers: (() => Promise<unknown>)[] = [];
+  const close = async () => {
+    for (const c of closers.reverse()) await c().catch(() => undefined);
+  };
+  try {
+    let chain: Chain;
+    let profile: NetworkProfileInfo;
+    let simulator: TestSimulator | undefined;
+    let info: SimNetworkInfo | undefined;
+    if (options.chain) {
+      chain = options.chain;
+      profile = {
+        network,
+        rpcUrl: chain.client.rpcUrl,
+        networkPassphrase: chain.client.networkPassphrase,
+        factoryId: stubId(2),
+        vaultWasmHash: 'ab'.repeat(32),
+        registryId: stubId(3),
+      };
+    } else {
+      simulator = options.simulator;
+      if (!simulator) {
+        const own = await startTestSimulator();
+        closers.push(() => own.close());
+        simulator = own;
+      }
+      info = simulator.networks[network];
+      chain = createChain({
+        rpcUrl: info.rpcUrl!,
+        networkPassphrase: info.passphrase,
+        network,
+        simulationAccount: info.admin.publicKey,
+        allowHttp: true,
+        timeouts: { rpcMs: 5_000, submitMs: 20_000, pollIntervalMs: 100 },
+        factoryId: info.factoryId,
+        registryId: info.registryId,
+        feeTokenId: info.feeTokenId,
+      });
+      profile = {
+        network,
+        rpcUrl: info.rpcUrl!,
+        networkPassphrase: info.passphrase,
+        factoryId: info.factoryId,
+        vaultWasmHash: info.vaultWasmHash,
+        registryId: info.registryId,
+        feeTokenId: info.feeTokenId,
+      };
+    }
+
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'cv-vault-api-'));
+    closers.push(() => rm(dataDir, { recursive: true, force: true }));
+    const base = createStores({ dataDir, now: clock.now });
+    closers.push(() => base.close());
+    const stores = options.stores ? options.stores(base) : base;
+    const keyring: Keyring = createKeyring({ keys: [{ kid: 'test', key: randomBytes(32) }], activeKid: 'test' });
+    const logs: Record<string, unknown>[] = [];
+    const deps: VaultAppDeps = {
+      profile,
+      chain,
+      stores,
+      keyring,
+      limits: {
+        rateLimits: { standard: { read: 60, write: 20 }, early: { read: 300, write: 100 }, admin: { read: 200, write: 50 } },
+        rateWindowMs: 60_000,
+        keyTtlDays: 180,
+        authOrigins: ['*'],
+        ...options.limits,
+      },
+      now: clock.now,
+      ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
+      validateResponses: options.validateResponses ?? true,
+      log: (entry) => logs.push(entry),
+    };
+    const app = await createVaultApp(deps, options.contractRoutes ? { contractRoutes: options.contractRoutes } : {});
+    const server = http.createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
+    );
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+    const env: VaultTestEnv = {
+      url,
+      network,
+      passphrase: profile.networkPassphrase,
+      profile,
+      deps,
+      stores,
+      chain,
+      clock,
+      dataDir,
+      logs,
+      ...(simulator ? { simulator } : {}),
+      ...(info ? { info } : {}),
+      async request(p, o = {}) {
+        const headers: Record<string, string> = { ...o.headers };
+        if (o.key !== undefined) {
+          if (o.keyHeader === 'bearer') headers['authorization'] = `Bearer ${o.key}`;
+          else headers[o.keyHeader ?? 'x-svc-key'] = o.key;
+        }
+        let body: string | undefined;
+        if (o.body !== undefined) {
+          body = typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
+          headers['content-type'] ??= 'application/json';
+        }
+        const res = await fetch(url + p, { method: o.method ?? (body === undefined ? 'GET' : 'POST'), headers, ...(body !== undefined ? { body } : {}) });
+        const text = await res.text();
+        let parsed: unknown = text;
+        if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+        return { status: res.status, headers: res.headers, body: parsed as any };
+      },
+      async fund(kp = Keypair.random()) {
+        if (!info?.friendbotUrl) throw new Error('fund() needs the simulator');
+        const res = await fetch(`${info.friendbotUrl}?addr=${kp.publicKey()}`);
+        if (!res.ok) throw new Error(`friendbot: ${res.status} ${await res.text()}`);
+        return kp;
+      },
+      async mintKey(o = {}) {
+        const role = o.role ?? 'standard';
+        const wallet = o.wallet === undefined ? Keypair.random() : o.wallet;
+        const walletAddress = wallet === null ? null : typeof wallet === 'string' ? wallet : wallet.publicKey();
+        const made = await stores.keys.create({ walletAddress, network, role, scopes: o.scopes ?? [], expiresAt: o.expiresAt ?? null });
+        return { key: made.key, record: made.record, ...(wallet instanceof Keypair ? { wallet } : {}) };
+      },
+      sign: (envelope, signers, passphrase = profile.networkPassphrase) => signWith(envelope, signers, passphrase),
+      close,
+    };
+    return env;
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
