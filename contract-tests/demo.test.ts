@@ -1,0 +1,84 @@
+// `npm run demo` is part of the product: it must walk through every step against freshly started services
+// and exit 0, and it must exit non-zero, naming the step, when a step fails.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Every step the demo prints, in order (issue 8, item 1). */
+const STEPS = [
+  'connect',
+  'create issuer account',
+  'create holder account',
+  'API key for issuer (challenge → sign → /auth/keys)',
+  'API key for holder (challenge → sign → /auth/keys)',
+  'register issuer DID (prepare → sign → submit)',
+  'resolve issuer DID',
+  'register holder DID (prepare → sign → submit)',
+  'fee quote and balances before',
+  'create holder vault (holder signs)',
+  'sponsor a salted vault for the holder (issuer signs and pays)',
+  'issue a credential',
+  'batch-issue credentials',
+  'verify a credential',
+  'read a credential (decrypted)',
+  'list and count',
+  'deny the issuer (holder signs)',
+  'issuance refused while denied',
+  'allow the issuer again and issue',
+  'issue into the salted vault',
+  'push from the salted vault to the canonical vault (holder signs)',
+  'revoke a credential (holder signs)',
+  'revoke the salted vault (holder signs)',
+  'write into the revoked vault refused',
+  'fees paid',
+];
+
+function runDemo(args: string[], timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['bin/run-ts.js', 'scripts/demo.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the demo did not finish in ${timeoutMs} ms\n${stdout}\n${stderr}`));
+    }, timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('npm run demo', () => {
+  it('walks through every step against in-process services and exits 0', async () => {
+    const { code, stdout, stderr } = await runDemo(['--start'], 60_000);
+    expect(code, `${stdout}\n${stderr}`).toBe(0);
+    expect(stderr).not.toMatch(/FAILED|demo failed/);
+    const lines = stdout.split('\n');
+    STEPS.forEach((title, i) => {
+      const prefix = `${i + 1}. ${title}: `;
+      expect(lines.some((l) => l.startsWith(prefix)), `missing step line "${prefix}…" in\n${stdout}`).toBe(true);
+    });
+    expect(lines.some((l) => l.startsWith(`${STEPS.length + 1}. `)), 'a step this test does not know').toBe(false);
+    // The key facts of the walk-through.
+    expect(stdout).toMatch(/issuance refused while denied: 403 issuer_denied/);
+    expect(stdout).toMatch(/is revoked since \d{4}-\d\d-\d\dT/);
+    expect(stdout).toMatch(/write into the revoked vault refused: 409 vault_revoked/);
+    expect(stdout).toMatch(/6 credentials × 5 = 30 in issuance fees/);
+    expect(stdout).toMatch(/demo passed in/);
+  }, 90_000);
+
+  it('exits 1 and names the failing step when a service cannot be reached', async () => {
+    const { code, stdout, stderr } = await runDemo(['--vault-url', 'http://127.0.0.1:9', '--resolver-url', 'http://127.0.0.1:9', '--simulator-url', 'http://127.0.0.1:9'], 30_000);
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(/^1\. connect: FAILED: fetch failed/);
+    expect(stderr).toMatch(/npm start/);
+  }, 40_000);
+});

@@ -1,0 +1,164 @@
+// Replays a committed pact against the Prism mock of the provider's spec, so the published mock and the
+// real service can never disagree with what consumers rely on.
+//
+// Prism answers from the spec's examples, so each replayed request carries `Prefer: code=<status>,
+// example=<name>`: the status the interaction expects and the spec example whose body has the fields
+// and the error code the interaction expects. The headers go into a copy of the pact (in a temporary
+// directory); the committed pact stays as the consumer wrote it. Provider states have nothing to build
+// on a mock: their handlers return no values, so every `fromProviderState` value keeps the pact's example.
+//
+// Interactions Prism cannot serve are excluded by description, each with its reason (also in
+// contract-tests/README.md). An exclusion must name an interaction of the pact, and every excluded
+// interaction must still fail against Prism: a stale exclusion fails the test.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Verifier } from '@pact-foundation/pact';
+import { parse } from 'yaml';
+import { startPrismMock } from '../../helpers/prism.ts';
+import { startConformanceProxy } from '../conformance.ts';
+import type { StateHandlers } from '../provider/states.ts';
+
+/** An interaction Prism cannot serve, and why. */
+export interface PrismExclusion {
+  readonly description: string;
+  readonly why: string;
+}
+
+type Json = any; // pact files and specs are walked dynamically
+
+interface PactInteraction {
+  description: string;
+  providerStates?: { name: string }[];
+  request: { method: string; path: string; headers?: Record<string, string[]> };
+  response: { status: number; headers?: Record<string, string[]>; body?: { content?: Json } };
+}
+
+export interface ReplayResult {
+  /** Descriptions verified against Prism. */
+  verified: string[];
+  /** Descriptions excluded, each confirmed to fail against Prism. */
+  excluded: string[];
+  /** The Prefer header sent per description. */
+  prefer: Record<string, string>;
+}
+
+/** Follows local `$ref`s (`#/a/b`). */
+function deref(spec: Json, node: Json): Json {
+  let current = node;
+  while (current && typeof current.$ref === 'string') {
+    current = current.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce((acc: Json, key: string) => acc?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], spec);
+  }
+  return current;
+}
+
+/** The spec operation of a concrete request path; a static path wins over a template. */
+function operationOf(spec: Json, method: string, requestPath: string): Json {
+  const candidates = Object.keys(spec.paths)
+    .filter((template) => new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`).test(requestPath))
+    .filter((template) => spec.paths[template][method.toLowerCase()] !== undefined)
+    .sort((a, b) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0));
+  const template = candidates[0];
+  if (template === undefined) throw new Error(`no operation of the spec serves ${method} ${requestPath}`);
+  return spec.paths[template][method.toLowerCase()];
+}
+
+/** An example fits when it has every field the interaction expects and the same error code or status. */
+function fits(example: Json, expected: Json): boolean {
+  if (expected === undefined || expected === null || typeof expected !== 'object' || Array.isArray(expected)) return true;
+  if (example === null || typeof example !== 'object') return false;
+  for (const [key, value] of Object.entries(expected)) {
+    if (!(key in example)) return false;
+    if (['error', 'code', 'status'].includes(key) && typeof value === 'string' && example[key] !== value) return false;
+  }
+  return true;
+}
+
+/** `Prefer` for one interaction: its status, and the name of the first example that fits its body. */
+export function preferFor(spec: Json, interaction: PactInteraction): string {
+  const { status } = interaction.response;
+  const operation = operationOf(spec, interaction.request.method, interaction.request.path.split('?')[0]!);
+  const response = deref(spec, operation.responses?.[String(status)]);
+  const declared = interaction.response.headers?.['Content-Type']?.[0] ?? 'application/json';
+  const content = response?.content ?? {};
+  const media = content[declared.split(';')[0]!.trim()] ?? Object.values(content)[0];
+  const examples = Object.entries((media?.examples ?? {}) as Record<string, Json>);
+  const name = examples.find(([, ex]) => fits(deref(spec, ex).value, interaction.response.body?.content))?.[0];
+  return name === undefined ? `code=${status}` : `code=${status}, example=${name}`;
+}
+
+/** The descriptions of a verifier run's results, by outcome. */
+function outcomes(results: string): { ok: string[]; failed: string[] } {
+  const parsed = JSON.parse(results) as { interactionResults?: { description: string; result: string }[] };
+  const all = parsed.interactionResults ?? [];
+  return { ok: all.filter((r) => r.result === 'OK').map((r) => r.description), failed: all.filter((r) => r.result !== 'OK').map((r) => r.description) };
+}
+
+async function verify(provider: string, url: string, pactPath: string, states: StateHandlers): Promise<{ passed: boolean; results: string }> {
+  try {
+    const results = await new Verifier({ provider, providerBaseUrl: url, pactUrls: [pactPath], stateHandlers: states, logLevel: 'error' }).verifyProvider();
+    return { passed: true, results };
+  } catch (err) {
+    const results = (err as Error).message;
+    if (!results.startsWith('{')) throw err;
+    return { passed: false, results };
+  }
+}
+
+export async function replayAgainstPrism(options: {
+  provider: string;
+  pactPath: string;
+  specPath: string;
+  exclusions: readonly PrismExclusion[];
+}): Promise<ReplayResult> {
+  const pact = JSON.parse(await readFile(options.pactPath, 'utf8')) as Json;
+  const spec = parse(await readFile(options.specPath, 'utf8')) as Json;
+  const interactions = pact.interactions as PactInteraction[];
+  const descriptions = new Set(interactions.map((i) => i.description));
+  const stale = options.exclusions.filter((e) => !descriptions.has(e.description));
+  if (stale.length > 0) throw new Error(`exclusions that name no interaction of ${options.pactPath}: ${stale.map((e) => e.description).join('; ')}`);
+  const excluded = new Set(options.exclusions.map((e) => e.description));
+
+  const prefer: Record<string, string> = {};
+  const withPrefer = (i: PactInteraction): PactInteraction => {
+    prefer[i.description] = preferFor(spec, i);
+    return { ...i, request: { ...i.request, headers: { ...i.request.headers, Prefer: [prefer[i.description]!] } } };
+  };
+  const states: StateHandlers = Object.fromEntries(
+    interactions.flatMap((i) => i.providerStates ?? []).map((s) => [s.name, async () => ({})]),
+  );
+
+  const dir = await mkdtemp(path.join(tmpdir(), 'cv-pact-prism-'));
+  const served = path.join(dir, 'served.json');
+  const unservable = path.join(dir, 'unservable.json');
+  await writeFile(served, JSON.stringify({ ...pact, interactions: interactions.filter((i) => !excluded.has(i.description)).map(withPrefer) }));
+  await writeFile(unservable, JSON.stringify({ ...pact, interactions: interactions.filter((i) => excluded.has(i.description)).map(withPrefer) }));
+
+  const prism = await startPrismMock(options.specPath);
+  const proxy = await startConformanceProxy(options.specPath);
+  proxy.upstream = prism.url;
+  try {
+    const main = await verify(options.provider, proxy.url, served, states);
+    if (!main.passed) throw new Error(`the Prism mock does not satisfy the pact:\n${main.results}`);
+    if (proxy.violations.length > 0) throw new Error(`the Prism mock answered outside the spec:\n${proxy.violations.join('\n')}`);
+    const verified = outcomes(main.results).ok;
+
+    if (verified.length !== interactions.length - excluded.size) {
+      throw new Error(`the Prism mock verified ${verified.length} of ${interactions.length - excluded.size} interactions`);
+    }
+    if (excluded.size === 0) return { verified, excluded: [], prefer };
+    console.info(`${options.provider}: replaying the ${excluded.size} interactions excluded from the Prism mock; each must fail (the failures below are expected)`);
+    const rest = await verify(options.provider, proxy.url, unservable, states);
+    const failed = new Set(outcomes(rest.results).failed);
+    const servable = [...excluded].filter((d) => !failed.has(d));
+    if (servable.length > 0) throw new Error(`excluded, yet Prism serves them (drop the exclusion): ${servable.join('; ')}`);
+    return { verified, excluded: [...excluded], prefer };
+  } finally {
+    await proxy.close();
+    await prism.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}

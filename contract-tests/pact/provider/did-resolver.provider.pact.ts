@@ -1,0 +1,34 @@
+// Provider verification of the did:ledger resolver: the committed pact against the real Express app
+// (response validation on: every answer is also checked against spec/did-resolver.yaml) over the RPC
+// simulator, each provider state built with real accounts, DIDs and signatures.
+import { Verifier } from '@pact-foundation/pact';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from '../../../src/resolver/testing.ts';
+import { RESOLVER_PROVIDER, pactFile } from '../shared.ts';
+import { resolverStateHandlers } from './resolver-states.ts';
+import { recordingFailures } from './states.ts';
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness({ validateResponses: true });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+describe(`${RESOLVER_PROVIDER} honours the pact`, () => {
+  it('verifies every interaction against the app over the simulator', async () => {
+    const states = recordingFailures(resolverStateHandlers(h));
+    const verification = new Verifier({
+      provider: RESOLVER_PROVIDER,
+      providerBaseUrl: h.url,
+      pactUrls: [pactFile(RESOLVER_PROVIDER)],
+      stateHandlers: states.handlers,
+      logLevel: 'warn',
+      failIfNoPactsFound: true,
+    }).verifyProvider();
+    // A failing state handler is the cause of whatever failed after it: report it first.
+    await verification.finally(() => expect(states.failures, 'provider-state handlers that failed').toEqual([]));
+  });
+});

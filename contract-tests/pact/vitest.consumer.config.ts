@@ -1,0 +1,16 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+// Consumer pact tests: write pacts/*.json from the typed clients' expectations. A run of its own (Pact's
+// consumer and provider sides must not share a process).
+export default defineConfig({
+  test: {
+    name: 'pact-consumer',
+    root: fileURLToPath(new URL('../..', import.meta.url)),
+    include: ['contract-tests/pact/consumer/**/*.pact.ts'],
+    globalSetup: ['contract-tests/pact/consumer/global-setup.ts'],
+    testTimeout: 30_000,
+    // Every file of one provider writes the same pact file.
+    fileParallelism: false,
+  },
+});

@@ -1,0 +1,13 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+// The same pacts replayed against the Prism mock of each spec.
+export default defineConfig({
+  test: {
+    name: 'pact-prism',
+    root: fileURLToPath(new URL('../..', import.meta.url)),
+    include: ['contract-tests/pact/prism/**/*.pact.ts'],
+    testTimeout: 120_000,
+    hookTimeout: 90_000,
+  },
+});

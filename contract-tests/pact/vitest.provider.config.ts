@@ -1,0 +1,13 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+// Provider verification: the committed pacts against the real apps over the chain simulator.
+export default defineConfig({
+  test: {
+    name: 'pact-provider',
+    root: fileURLToPath(new URL('../..', import.meta.url)),
+    include: ['contract-tests/pact/provider/**/*.pact.ts'],
+    testTimeout: 120_000,
+    hookTimeout: 60_000,
+  },
+});

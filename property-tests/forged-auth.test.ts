@@ -1,0 +1,236 @@
+// Ownership on the ledger: every write that needs someone else's signature, submitted by an attacker with a
+// forged authorization entry, fails when applied and changes nothing; the same call with the genuine signature
+// succeeds (so the forgery, not something else, is what failed). Transactions go the way a wallet sends them:
+// simulateTransaction → assemble → sign → sendTransaction → getTransaction over the simulator's JSON-RPC.
+// Every (write × forgery) pair runs: the table is small and each pair is a distinct way to steal.
+import { Account, hash, Keypair, Operation, rpc, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
+import { describe, expect, it } from 'vitest';
+import { address, bytes, i128, str, u32 } from '../src/chain/codec.ts';
+import { deriveVaultAddress } from '../src/chain/derive.ts';
+import { actor, freshChain, SALTS, type Actor } from './harness.ts';
+import { getVc, isVault, listDenied, listVcIds, quoteFee, vaultDid, verifyVc } from './vault-io.ts';
+
+const owner = actor('forge/owner');
+const issuer = actor('forge/issuer');
+const controller = actor('forge/controller');
+const eve = actor('forge/eve');
+const probe = actor('forge/probe'); // never an admin: its calls only reveal who must sign
+const chain = freshChain('testnet', [owner, issuer, controller, eve, probe]);
+const info = chain.info;
+const operator: Actor = { name: 'operator', kp: Keypair.fromSecret(info.admin.secret), id: info.admin.publicKey };
+const v0 = chain.deployVault(owner, SALTS[0]!);
+const v1 = chain.deployVault(owner, SALTS[1]!);
+const DID = Buffer.alloc(16, 0x42);
+const unsalted = deriveVaultAddress({ networkPassphrase: info.passphrase, factoryId: info.factoryId, owner: owner.id, userSalt: SALTS[2]! });
+
+function didRecord(who: string): xdr.ScVal {
+  const m = (k: string, v: xdr.ScVal) => new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol(k), val: v });
+  return xdr.ScVal.scvMap([
+    m('assertion_method', xdr.ScVal.scvVec([])),
+    m('authentication', xdr.ScVal.scvVec([xdr.ScVal.scvMap([m('public_key_multibase', str('z6Mkforge'))])])),
+    m('controller', address(who)),
+    m('created_ledger', u32(0)),
+    m('deactivated', xdr.ScVal.scvBool(false)),
+    m('key_agreement', xdr.ScVal.scvVec([])),
+    m('metadata_hash', xdr.ScVal.scvVoid()),
+    m('metadata_uri', xdr.ScVal.scvVoid()),
+    m('services', xdr.ScVal.scvVec([])),
+    m('updated_ledger', u32(0)),
+    m('version', u32(0)),
+  ]);
+}
+
+function setup(): void {
+  const ok = (r: ReturnType<typeof chain.call>, what: string) => {
+    if (!r.ok) throw new Error(`${what}: ${r.error.split('\n')[0]}`);
+  };
+  ok(chain.call(issuer, v0, 'issue', [str('vc-1'), str('data'), address(v0), address(issuer.id), str('did:ledger:testnet:issuer')]), 'issue');
+  ok(chain.call(controller, info.registryId, 'register', [bytes(DID), didRecord(controller.id)]), 'register');
+}
+setup();
+const genesis = chain.net.snapshot();
+
+/** A write that needs `victim`'s signature. */
+interface Attack {
+  name: string;
+  victim: Actor;
+  contractId: string;
+  fn: string;
+  args: xdr.ScVal[];
+}
+const ATTACKS: Attack[] = [
+  { name: 'set_vault_did', victim: owner, contractId: v0, fn: 'set_vault_did', args: [str('did:ledger:testnet:eve')] },
+  { name: 'set_vault_admin', victim: owner, contractId: v0, fn: 'set_vault_admin', args: [address(eve.id)] },
+  { name: 'deny_issuer', victim: owner, contractId: v0, fn: 'deny_issuer', args: [address(issuer.id)] },
+  { name: 'revoke_vault', victim: owner, contractId: v0, fn: 'revoke_vault', args: [] },
+  { name: 'revoke', victim: owner, contractId: v0, fn: 'revoke', args: [str('vc-1'), str('2026-01-02')] },
+  { name: 'push', victim: owner, contractId: v0, fn: 'push', args: [str('vc-1'), address(v1)] },
+  { name: 'issue paid by the issuer', victim: issuer, contractId: v1, fn: 'issue', args: [str('vc-eve'), str('x'), address(v1), address(issuer.id), str('did:ledger:testnet:eve')] },
+  { name: 'deploy for the owner', victim: owner, contractId: info.factoryId, fn: 'deploy', args: [address(owner.id), str('did:ledger:testnet:eve'), bytes(SALTS[2]!)] },
+  { name: 'set_fee_standard', victim: operator, contractId: info.factoryId, fn: 'set_fee_standard', args: [i128(0)] },
+  { name: 'did update', victim: controller, contractId: info.registryId, fn: 'update', args: [bytes(DID), u32(1), didRecord(eve.id)] },
+  { name: 'did transfer_controller', victim: controller, contractId: info.registryId, fn: 'transfer_controller', args: [bytes(DID), u32(1), address(eve.id)] },
+  { name: 'did deactivate', victim: controller, contractId: info.registryId, fn: 'deactivate', args: [bytes(DID), u32(1)] },
+  { name: 'token transfer', victim: issuer, contractId: info.feeTokenId, fn: 'transfer', args: [address(issuer.id), address(eve.id), i128(1_000_000_000n)] },
+];
+
+const sha256 = (b: Buffer): Buffer => hash(b);
+const networkId = (passphrase: string): Buffer => sha256(Buffer.from(passphrase));
+
+function payload(netId: Buffer, creds: xdr.SorobanAddressCredentials, invocation: xdr.SorobanAuthorizedInvocation): Buffer {
+  const preimage = xdr.HashIdPreimage.envelopeTypeSorobanAuthorization(
+    new xdr.HashIdPreimageSorobanAuthorization({ networkId: netId, nonce: creds.nonce(), signatureExpirationLedger: creds.signatureExpirationLedger(), invocation }),
+  );
+  return sha256(preimage.toXDR());
+}
+const sigVal = (publicKey: Buffer, signature: Buffer): xdr.ScVal =>
+  xdr.ScVal.scvVec([
+    xdr.ScVal.scvMap([
+      new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol('public_key'), val: xdr.ScVal.scvBytes(publicKey) }),
+      new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol('signature'), val: xdr.ScVal.scvBytes(signature) }),
+    ]),
+  ]);
+
+/** Ways to fill the victim's address-credential entry without the victim signing this very authorization. */
+type Forgery = (e: xdr.SorobanAuthorizationEntry, victim: Actor, latest: number) => void;
+const FORGERIES: Record<string, Forgery> = {
+  'no signature': (e, _v, latest) => {
+    e.credentials().address().signatureExpirationLedger(latest + 100);
+  },
+  "attacker's own key": (e, _v, latest) => {
+    const c = e.credentials().address();
+    c.signatureExpirationLedger(latest + 100);
+    c.signature(sigVal(eve.kp.rawPublicKey(), eve.kp.sign(payload(networkId(info.passphrase), c, e.rootInvocation()))));
+  },
+  "victim's key, attacker's signature": (e, v, latest) => {
+    const c = e.credentials().address();
+    c.signatureExpirationLedger(latest + 100);
+    c.signature(sigVal(v.kp.rawPublicKey(), eve.kp.sign(payload(networkId(info.passphrase), c, e.rootInvocation()))));
+  },
+  "victim's signature from another network": (e, v, latest) => {
+    const c = e.credentials().address();
+    c.signatureExpirationLedger(latest + 100);
+    c.signature(sigVal(v.kp.rawPublicKey(), v.kp.sign(payload(networkId('Credential Vault Simulator Mainnet ; 2026'), c, e.rootInvocation()))));
+  },
+  "victim's signature, nonce changed after signing": (e, v, latest) => {
+    const c = e.credentials().address();
+    c.signatureExpirationLedger(latest + 100);
+    c.signature(sigVal(v.kp.rawPublicKey(), v.kp.sign(payload(networkId(info.passphrase), c, e.rootInvocation()))));
+    c.nonce(xdr.Int64.fromString((BigInt(c.nonce().toString()) ^ 1n).toString()));
+  },
+  "victim's signature of another call": (e, v, latest) => {
+    const c = e.credentials().address();
+    c.signatureExpirationLedger(latest + 100);
+    const other = xdr.SorobanAuthorizedInvocation.fromXDR(e.rootInvocation().toXDR());
+    other.function().contractFn().functionName('version');
+    c.signature(sigVal(v.kp.rawPublicKey(), v.kp.sign(payload(networkId(info.passphrase), c, other))));
+  },
+  "victim's signature, expired": (e, v, latest) => {
+    const c = e.credentials().address();
+    c.signatureExpirationLedger(latest - 1);
+    c.signature(sigVal(v.kp.rawPublicKey(), v.kp.sign(payload(networkId(info.passphrase), c, e.rootInvocation()))));
+  },
+};
+
+/** Simulates as the attacker, lets `fill` set the authorization entries, signs the envelope as the attacker and
+ *  submits; the final status and the entries sent. */
+async function submitAs(a: Attack, fill: (auth: xdr.SorobanAuthorizationEntry[]) => xdr.SorobanAuthorizationEntry[]): Promise<{ status: string; envelope: string }> {
+  const seq = chain.net.account(eve.id)!.seqNum.toString();
+  const tx = new TransactionBuilder(new Account(eve.id, seq), { fee: '100', networkPassphrase: info.passphrase })
+    .addOperation(Operation.invokeContractFunction({ contract: a.contractId, function: a.fn, args: a.args }))
+    .setTimeout(300)
+    .build();
+  const sim = (await chain.net.rpc('simulateTransaction', { transaction: tx.toXDR() })) as rpc.Api.RawSimulateTransactionResponse;
+  if (sim.error) throw new Error(`${a.name}: simulation failed, the attack is not set up: ${sim.error.split('\n')[0]}`);
+  const env = rpc.assembleTransaction(tx, rpc.parseRawSimulation(sim)).build().toEnvelope();
+  const op = env.v1().tx().operations()[0]!.body().invokeHostFunctionOp();
+  op.auth(fill(op.auth()));
+  return send(env);
+}
+
+/** Signs `env` as the attacker (dropping other signatures) and submits it; the final status. */
+async function send(env: xdr.TransactionEnvelope): Promise<{ status: string; envelope: string }> {
+  env.v1().signatures([]);
+  const signed = TransactionBuilder.fromXDR(env.toXDR('base64'), info.passphrase);
+  signed.sign(eve.kp);
+  const envelope = signed.toXDR();
+  const sent = (await chain.net.rpc('sendTransaction', { transaction: envelope })) as { status: string; hash: string };
+  if (sent.status !== 'PENDING') return { status: sent.status, envelope };
+  return { status: ((await chain.net.rpc('getTransaction', { hash: sent.hash })) as { status: string }).status, envelope };
+}
+
+const isAddressEntry = (e: xdr.SorobanAuthorizationEntry): boolean =>
+  e.credentials().switch() === xdr.SorobanCredentialsType.sorobanCredentialsAddress();
+
+/** `forge` applied to every address-credential entry (the victim's). */
+async function forgedCall(a: Attack, forge: Forgery): Promise<string> {
+  const r = await submitAs(a, (auth) => {
+    const victims = auth.filter(isAddressEntry);
+    if (victims.length === 0) throw new Error(`${a.name}: no address credentials to forge`);
+    for (const e of victims) forge(e, a.victim, chain.net.ledger.latest.seq);
+    return auth;
+  });
+  return r.status;
+}
+
+/** Who must sign an admin write of `v` (its vault_admin), or the contract error (#4 once revoked); applies nothing. */
+function adminProbe(v: string): string {
+  const r = chain.call(probe, v, 'deny_issuer', [address(probe.id)]);
+  if (r.ok) throw new Error('the probe became an admin');
+  return r.authOf ?? `#${r.contractError}`;
+}
+
+/** Everything the attacks could change, except the attacker's own balance (it pays the transaction fees). */
+function digest(): string {
+  const vault = (v: string) => ({
+    admin: adminProbe(v),
+    did: vaultDid(chain, v), vc: getVc(chain, v, 'vc-1'), status: verifyVc(chain, v, 'vc-1'), eve: verifyVc(chain, v, 'vc-eve'),
+    ids: listVcIds(chain, v, 0, 200), denied: listDenied(chain, v, 0, 200),
+  });
+  const did = chain.read(info.registryId, 'get', [bytes(DID)]).toXDR('base64');
+  const balances = [owner, issuer, controller, operator].map((a) => chain.balance(info.feeTokenId, a.id).toString());
+  return JSON.stringify({ v0: vault(v0), v1: vault(v1), did, quote: quoteFee(chain, issuer.id), balances, unsalted: isVault(chain, unsalted) }, (_k, x) =>
+    typeof x === 'bigint' ? x.toString() : x,
+  );
+}
+
+const genuine: Forgery = (e, v, latest) => {
+  const c = e.credentials().address();
+  c.signatureExpirationLedger(latest + 100);
+  c.signature(sigVal(v.kp.rawPublicKey(), v.kp.sign(payload(networkId(info.passphrase), c, e.rootInvocation()))));
+};
+/** Writes that can be sent twice in a row (the second would succeed with a fresh signature). */
+const REPEATABLE = ['set_vault_did', 'deny_issuer', 'set_fee_standard', 'token transfer'];
+
+const CASES = ATTACKS.flatMap((a) => Object.keys(FORGERIES).map((f) => [a.name, f] as const));
+
+describe('forged authorization (simulator, over JSON-RPC)', () => {
+  it.each(CASES)('%s with %s fails on the ledger and changes nothing', async (attackName, forgeryName) => {
+    chain.reset(genesis);
+    const attack = ATTACKS.find((a) => a.name === attackName)!;
+    const before = digest();
+    expect(await forgedCall(attack, FORGERIES[forgeryName]!)).toBe('FAILED');
+    expect(digest()).toBe(before);
+    // control: with the victim's genuine signature the same call goes through
+    const genuine = chain.call(eve, attack.contractId, attack.fn, attack.args, [attack.victim]);
+    expect(genuine.ok ? 'SUCCESS' : genuine.error.split('\n')[0]).toBe('SUCCESS');
+    expect(digest()).not.toBe(before);
+  });
+
+  it.each(REPEATABLE)('%s: replaying the victim\'s genuine authorization entry fails (single-use nonce)', async (attackName) => {
+    chain.reset(genesis);
+    const attack = ATTACKS.find((a) => a.name === attackName)!;
+    const first = await submitAs(attack, (auth) => {
+      for (const e of auth.filter(isAddressEntry)) genuine(e, attack.victim, chain.net.ledger.latest.seq);
+      return auth;
+    });
+    expect(first.status).toBe('SUCCESS');
+    const after = digest();
+    // the same transaction (footprint, auth entries and all) under the attacker's next sequence number
+    const env = xdr.TransactionEnvelope.fromXDR(first.envelope, 'base64');
+    env.v1().tx().seqNum(xdr.Int64.fromString((chain.net.account(eve.id)!.seqNum + 1n).toString()));
+    const replay = await send(env);
+    expect(replay.status).toBe('FAILED');
+    expect(digest()).toBe(after);
+  });
+});

@@ -1,0 +1,231 @@
+// Bad input, for every route of both specs (read from the YAML, so a new route is covered without touching
+// this file): generated invalid bodies, queries, path parameters and headers never give a 5xx and always
+// give the spec's error body — `{error, message}` with a listed `error` (vault API), `{code, message,
+// details?}` with a listed `code` (resolver), a resolution result with `didResolutionMetadata.error` on
+// /1.0/identifiers — with the status `x-error-codes` gives the code, and the specific code where the spec
+// names one (vcId_too_long, vcs[i].vcData_too_long, invalid_json, payload_too_large, missing_api_key, …).
+//
+// Two tests per API: every route × every way to break it once (coverage that does not depend on sampling),
+// then a property over random routes and mutations. Both services run with response validation on, so an
+// answer that breaks its own spec also surfaces as a 5xx here.
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from '../../src/resolver/testing.ts';
+import { startVaultTestEnv, type VaultTestEnv } from '../../src/vault-api/testing.ts';
+import { mutationKinds, type Keys, type Mutation, type MutationKind } from './mutations.ts';
+import { runParams } from './params.ts';
+import {
+  loadSpec, resolutionFailureProblems, resolverErrorProblems, send, vaultErrorProblems, type Answer, type SpecDoc, type SpecOperation,
+} from './spec.ts';
+
+const UNLIMITED = { read: 1e9, write: 1e9 };
+
+/** What is wrong with `a` as the answer to mutation `m` of `op`; empty when nothing is. */
+function judge(spec: SpecDoc, op: SpecOperation, m: Mutation, a: Answer): string[] {
+  const problems: string[] = [];
+  if (a.status >= 500) problems.push(`answered ${a.status}: bad input must never give a 5xx`);
+  const resolution = spec.api === 'resolver' && op.path.startsWith('/1.0/identifiers/') && m.req.method === 'GET' && a.status !== 429;
+  const body = a.body as Record<string, any> | undefined;
+  const code: unknown = spec.api === 'vault' ? body?.['error'] : resolution ? body?.['didResolutionMetadata']?.['error'] : body?.['code'];
+  const e = m.expect;
+  if (e.kind === 'error') {
+    if (e.status !== 0 && a.status !== e.status) problems.push(`status ${a.status}, expected ${e.status}`);
+    if (!e.codes.includes('*') && !e.codes.includes(String(code))) problems.push(`code ${String(code)}, expected ${e.codes.join(' | ')}`);
+  } else if (e.kind === 'clientError' && (a.status < 400 || a.status >= 500)) {
+    problems.push(`status ${a.status}, expected a 4xx`);
+  }
+  if (a.status >= 400) {
+    const bodyProblems =
+      spec.api === 'vault' ? vaultErrorProblems(spec.errorCodes, a) : resolution ? resolutionFailureProblems(a) : resolverErrorProblems(spec.errorCodes, a);
+    problems.push(...bodyProblems);
+  }
+  return problems;
+}
+
+function report(op: SpecOperation, m: Mutation, a: Answer, problems: string[]): string {
+  const body = m.req.body === undefined ? '' : typeof m.req.body === 'string' ? m.req.body : new TextDecoder().decode(m.req.body);
+  const excerpt = (s: string, n = 300) => (s.length > n ? `${s.slice(0, n)}… (${s.length} chars)` : s);
+  return [
+    `${op.method.toUpperCase()} ${op.path} [${m.kind}] ${m.note}`,
+    `  request: ${m.req.method} ${excerpt(m.req.path, 200)} headers=${excerpt(JSON.stringify(m.req.headers), 200)} body=${excerpt(body, 200)}`,
+    `  answer:  ${a.status} ${a.contentType} ${excerpt(a.text)}`,
+    ...problems.map((p) => `  - ${p}`),
+  ].join('\n');
+}
+
+interface Target {
+  spec: SpecDoc;
+  url: string;
+  kinds: Map<SpecOperation, MutationKind[]>;
+  /** Runs before each request (the vault API moves its clock past the per-IP window of /auth/*). */
+  before?: (op: SpecOperation) => void;
+}
+
+async function attempt(t: Target, op: SpecOperation, m: Mutation): Promise<string | undefined> {
+  t.before?.(op);
+  const a = await send(t.url, m.req);
+  const problems = judge(t.spec, op, m, a);
+  return problems.length ? report(op, m, a, problems) : undefined;
+}
+
+/** Every operation × every mutation kind, one sample each (a fixed seed per pair). */
+async function everyRouteOnce(t: Target): Promise<{ failures: string[]; tried: number }> {
+  const failures: string[] = [];
+  let tried = 0;
+  let seed = 1;
+  for (const [op, kinds] of t.kinds) {
+    for (const k of kinds) {
+      const [m] = fc.sample(k.arb, { seed: seed++, numRuns: 1 });
+      tried++;
+      const f = await attempt(t, op, m!);
+      if (f) failures.push(f);
+    }
+  }
+  return { failures, tried };
+}
+
+async function randomProperty(t: Target, name: string, runs: number): Promise<void> {
+  const ops = [...t.kinds.keys()];
+  const arb = fc.constantFrom(...ops).chain((op) =>
+    fc.oneof(...t.kinds.get(op)!.map((k) => k.arb)).map((m) => ({
+      op,
+      m,
+      // A counterexample reads as the request, not as the whole operation object.
+      [fc.toStringMethod]: () => `${m.req.method} ${m.req.path} [${m.kind}] ${m.note}`,
+    })),
+  );
+  await fc.assert(
+    fc.asyncProperty(arb, async ({ op, m }) => {
+      const f = await attempt(t, op, m);
+      if (f) throw new Error(f);
+    }),
+    runParams(name, runs),
+  );
+}
+
+describe('bad input: vault API (spec/vault-api.yaml)', () => {
+  let env: VaultTestEnv;
+  let target: Target;
+  let keys: Keys;
+  beforeAll(async () => {
+    env = await startVaultTestEnv({ limits: { rateLimits: { standard: UNLIMITED, early: UNLIMITED, admin: UNLIMITED } } });
+    keys = { standard: (await env.mintKey()).key, admin: (await env.mintKey({ role: 'admin' })).key };
+    const spec = loadSpec('vault');
+    target = {
+      spec,
+      url: env.url,
+      kinds: new Map(spec.operations.map((op) => [op, mutationKinds(spec, op, keys)])),
+      // /auth/* is limited per client IP (60 a minute) and every request here comes from 127.0.0.1.
+      before: (op) => {
+        if (op.path.startsWith('/auth/')) env.clock.advance(61_000);
+      },
+    };
+  }, 60_000);
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  it('runs with response validation on', () => {
+    expect(env.deps.validateResponses).toBe(true);
+  });
+
+  it('every route × every way to break it: no 5xx, the spec error body', async () => {
+    const { failures, tried } = await everyRouteOnce(target);
+    console.log(`[bad-input] vault: ${target.kinds.size} operations, ${tried} route × mutation pairs`);
+    expect(failures, failures.join('\n\n')).toEqual([]);
+  });
+
+  it('property: random routes and invalid requests', async () => {
+    await randomProperty(target, 'bad input, vault API', 1000);
+  });
+
+  // The codes vault-api.yaml names for request-validation failures, each at its boundary.
+  const issue = () => structuredClone(loadSpec('vault').operations.find((o) => o.operationId === 'issueVc')!.body!.example);
+  const batch = () => structuredClone(loadSpec('vault').operations.find((o) => o.operationId === 'batchIssueVc')!.body!.example) as { vcs: Record<string, string>[] };
+  const vcsOf = (n: number) => Array.from({ length: n }, (_, i) => ({ ...batch().vcs[0]!, vcId: `vc-${i}` }));
+  it.each([
+    { given: 'vcId of 65 characters', path: '/contracts/vc/issue', body: () => ({ ...issue(), vcId: 'v'.repeat(65) }), want: [400, 'vcId_too_long'] },
+    { given: 'vcId of 64 characters (the limit: not a length error)', path: '/contracts/vc/issue', body: () => ({ ...issue(), vcId: 'v'.repeat(64) }), want: [403, 'forbidden'] },
+    { given: 'vcData of 10,001 characters', path: '/contracts/vc/issue', body: () => ({ ...issue(), vcData: ' '.repeat(10_001) }), want: [400, 'vcData_too_long'] },
+    { given: 'vcs[2].vcId of 65 characters', path: '/contracts/vc/batch-issue', body: () => ({ ...batch(), vcs: vcsOf(3).map((v, i) => (i === 2 ? { ...v, vcId: 'v'.repeat(65) } : v)) }), want: [400, 'vcs[2].vcId_too_long'] },
+    { given: 'vcs[0].vcData of 10,001 characters', path: '/contracts/vc/batch-issue', body: () => ({ ...batch(), vcs: vcsOf(2).map((v, i) => (i === 0 ? { ...v, vcData: ' '.repeat(10_001) } : v)) }), want: [400, 'vcs[0].vcData_too_long'] },
+    { given: '6 credentials in a batch', path: '/contracts/vc/batch-issue', body: () => ({ ...batch(), vcs: vcsOf(6) }), want: [400, 'batch_too_large'] },
+    { given: 'no credentials in a batch', path: '/contracts/vc/batch-issue', body: () => ({ ...batch(), vcs: [] }), want: [400, 'batch_too_large'] },
+    { given: 'a did:pkh issuerDid', path: '/contracts/vc/issue', body: () => ({ ...issue(), issuerDid: 'did:pkh:eip155:1:0xab' }), want: [400, 'issuerDid_invalid'] },
+    { given: 'the removed holder field', path: '/contracts/vc/issue', body: () => ({ ...issue(), holder: 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR' }), want: [400, 'invalid_request'] },
+    { given: 'a lowercase owner address', path: '/contracts/vc/issue', body: () => ({ ...issue(), owner: 'gcfiry65oqe7dfp5klns2pf2lvzmuzyjx4ozieq36n2iqanub5xvyojr' }), want: [400, 'invalid_request'] },
+    { given: 'a userSalt of 63 hex characters', path: '/contracts/vc/issue', body: () => ({ ...issue(), userSalt: 'a'.repeat(63) }), want: [400, 'invalid_request'] },
+    { given: 'list limit 201', path: '/contracts/vault/list-vc-ids', body: () => ({ owner: 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR', limit: 201 }), want: [400, 'limit_too_large'] },
+    { given: 'a didUri of 257 characters', path: '/contracts/vault/create', body: () => ({ owner: 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR', didUri: `did:x:${'a'.repeat(251)}`, sourcePublicKey: 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR' }), want: [400, 'input_too_long'] },
+    { given: 'prepare fields and signedXdr together', path: '/contracts/vc/revoke', body: () => ({ owner: 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR', vcId: 'x', sourcePublicKey: 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR', signedXdr: 'AAAA' }), want: [400, 'invalid_request'] },
+  ])('$given → $want', async ({ path, body, want }) => {
+    const a = await send(env.url, { method: 'POST', path, headers: { 'content-type': 'application/json', 'x-svc-key': keys.standard }, body: JSON.stringify(body()) });
+    expect([a.status, (a.body as { error?: string })?.error]).toEqual(want);
+    expect(vaultErrorProblems(target.spec.errorCodes, a)).toEqual([]);
+  });
+
+  it.each<{ given: string; headers: Record<string, string>; body: string; want: [number, string] }>([
+    { given: 'an Idempotency-Key of 201 characters', headers: { 'idempotency-key': 'k'.repeat(201) }, body: '{}', want: [400, 'invalid_request'] },
+    { given: 'an Idempotency-Key of 200 characters (the limit)', headers: { 'idempotency-key': 'k'.repeat(200) }, body: '{"signedXdr":"AAAA"}', want: [400, 'tx_invalid'] },
+    { given: 'a body of 512 KiB + 1', headers: {}, body: JSON.stringify({ signedXdr: 'A'.repeat(512 * 1024) }), want: [413, 'payload_too_large'] },
+    { given: 'text that is not JSON', headers: {}, body: '{"signedXdr": ', want: [400, 'invalid_json'] },
+  ])('$given → $want', async ({ headers, body, want }) => {
+    const a = await send(env.url, { method: 'POST', path: '/contracts/vc/revoke', headers: { 'content-type': 'application/json', 'x-svc-key': keys.standard, ...headers }, body });
+    expect([a.status, (a.body as { error?: string })?.error]).toEqual(want);
+  });
+});
+
+/** Every integer query parameter of the vault API (read from the spec), with values that are not integers. */
+const NOT_INTEGERS = ['abc', '1.5', '0x10', '1e1', '0b11', ' 5', '5 ', '+5', 'Infinity', ''];
+
+describe('bad input: integer query parameters of the vault API', () => {
+  let env: VaultTestEnv;
+  let key: string;
+  beforeAll(async () => {
+    env = await startVaultTestEnv({ limits: { rateLimits: { standard: UNLIMITED, early: UNLIMITED, admin: UNLIMITED } } });
+    key = (await env.mintKey()).key;
+  }, 60_000);
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  const spec = loadSpec('vault');
+  const cases = spec.operations.flatMap((op) =>
+    op.params
+      .filter((p) => p.in === 'query' && p.schema['type'] === 'integer')
+      .flatMap((p) => NOT_INTEGERS.map((value) => ({ route: `${op.method.toUpperCase()} ${op.path}`, op, name: p.name, value }))),
+  );
+  it.each(cases)('$route ?$name=$value → 400 invalid_request', async ({ op, name, value }) => {
+    const required = Object.fromEntries(op.params.filter((p) => p.in === 'query' && p.required).map((p) => [p.name, String(p.example)]));
+    const qs = new URLSearchParams({ ...required, [name]: value }).toString();
+    const a = await send(env.url, { method: op.method.toUpperCase(), path: `${op.path}?${qs}`, headers: { 'x-svc-key': key } });
+    expect([a.status, (a.body as { error?: string })?.error], a.text).toEqual([400, 'invalid_request']);
+  });
+});
+
+describe('bad input: DID resolver (spec/did-resolver.yaml)', () => {
+  let h: Harness;
+  let target: Target;
+  beforeAll(async () => {
+    h = await startHarness();
+    const spec = loadSpec('resolver');
+    target = { spec, url: h.url, kinds: new Map(spec.operations.map((op) => [op, mutationKinds(spec, op)])) };
+  }, 60_000);
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('runs with response validation on', () => {
+    expect(h.deps.validateResponses).toBe(true);
+  });
+
+  it('every route × every way to break it: no 5xx, the spec error body', async () => {
+    const { failures, tried } = await everyRouteOnce(target);
+    console.log(`[bad-input] resolver: ${target.kinds.size} operations, ${tried} route × mutation pairs`);
+    expect(failures, failures.join('\n\n')).toEqual([]);
+  });
+
+  it('property: random routes and invalid requests', async () => {
+    await randomProperty(target, 'bad input, resolver', 1000);
+  });
+});
