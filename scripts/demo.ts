@@ -1,0 +1,455 @@
+// `npm run demo`: the whole product, walked through as a user would, with the typed clients and wallet-side
+// signing. Against a running `npm start` (default URLs) or, with --start, services started in-process on
+// free ports with a temporary data directory. Prints one numbered line per step; exits 1 on the first
+// step that fails.
+//
+//   npm run demo [-- --vault-url U --resolver-url U --simulator-url U]
+//   npm run demo -- --start
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { Asset, Keypair, Transaction, TransactionBuilder, WebAuth, xdr } from '@stellar/stellar-sdk';
+import {
+  ApiError,
+  createResolverClient,
+  createVaultClient,
+  encodeMultikey,
+  generateDid,
+  isApiError,
+  obtainApiKey,
+  prepareAndSubmit,
+  registerDid,
+  resolveDid,
+  unwrap,
+  type ResolverClient,
+  type Signer,
+  type VaultClient,
+  type VaultSchemas,
+} from '../src/client/index.ts';
+
+const USAGE = `usage: npm run demo -- [--start] [--vault-url URL] [--resolver-url URL] [--simulator-url URL]
+
+  --start            start the simulator, the vault API and the resolver in-process on free ports
+                     (temporary data directory), run the demo against them, stop them
+  --vault-url        testnet vault API of a running \`npm start\` (default http://127.0.0.1:3000)
+  --resolver-url     DID resolver (default http://127.0.0.1:3001)
+  --simulator-url    chain simulator, for its friendbot (default http://127.0.0.1:8000)`;
+
+const STROOPS_PER_UNIT = 10_000_000n;
+const ZERO_SALT = '0'.repeat(64);
+
+interface Urls {
+  vault: string;
+  resolver: string;
+  simulator: string;
+}
+
+/** A credential in the W3C VC Data Model 2.0 shape the API requires (vcData). */
+function credential(issuerDid: string, holderDid: string, type: string, subject: Record<string, unknown>): string {
+  return JSON.stringify({
+    '@context': ['https://www.w3.org/ns/credentials/v2'],
+    id: `urn:uuid:${randomUUID()}`,
+    type: ['VerifiableCredential', type],
+    issuer: issuerDid,
+    validFrom: new Date().toISOString(),
+    credentialSubject: { id: holderDid, ...subject },
+  });
+}
+
+/** The wallet: signs only for the network it expects. */
+function walletSigner(kp: Keypair, expectedPassphrase: string): Signer {
+  return (txXdr, passphrase) => {
+    if (passphrase !== expectedPassphrase) throw new Error(`refusing to sign for network "${passphrase}" (expected "${expectedPassphrase}")`);
+    const tx = TransactionBuilder.fromXDR(txXdr, passphrase);
+    tx.sign(kp);
+    return tx.toXDR();
+  };
+}
+
+/** The wallet's side of the web-auth challenge: check it is a valid challenge for this account, then sign. */
+function challengeSigner(kp: Keypair): Signer {
+  return (challenge, passphrase) => {
+    const tx = TransactionBuilder.fromXDR(challenge, passphrase) as Transaction;
+    const first = tx.operations[0];
+    const webAuth = tx.operations.find((op) => op.type === 'manageData' && op.name === 'web_auth_domain');
+    if (!first || first.type !== 'manageData' || !first.name.endsWith(' auth')) throw new Error('not a web-auth challenge');
+    const homeDomain = first.name.slice(0, -' auth'.length);
+    const webAuthDomain = webAuth && webAuth.type === 'manageData' && webAuth.value ? webAuth.value.toString() : homeDomain;
+    const read = WebAuth.readChallengeTx(challenge, tx.source, passphrase, homeDomain, webAuthDomain);
+    if (read.clientAccountID !== kp.publicKey()) throw new Error(`the challenge is for ${read.clientAccountID}, not ${kp.publicKey()}`);
+    tx.sign(kp);
+    return tx.toXDR();
+  };
+}
+
+/** G…/C… addresses and hashes as `GA7HWB…CZFG`; DIDs keep their method and network: `did:ledger:testnet:zexe…lmsu`. */
+const short = (s: string) => {
+  const did = /^(did:[a-z0-9]+:[a-z]+:)(.+)$/.exec(s);
+  if (did) return did[2]!.length > 10 ? `${did[1]}${did[2]!.slice(0, 4)}…${did[2]!.slice(-4)}` : s;
+  return s.length > 16 ? `${s.slice(0, 6)}…${s.slice(-4)}` : s;
+};
+const units = (stroops: bigint) => {
+  const sign = stroops < 0n ? '-' : '';
+  const abs = stroops < 0n ? -stroops : stroops;
+  const frac = (abs % STROOPS_PER_UNIT).toString().padStart(7, '0').replace(/0+$/, '');
+  return `${sign}${abs / STROOPS_PER_UNIT}${frac ? `.${frac}` : ''}`;
+};
+
+/** Native balance of an account through the network's Soroban RPC (getLedgerEntries), in stroops. */
+async function nativeBalance(rpcUrl: string, account: string): Promise<bigint> {
+  const key = xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(account).xdrPublicKey() }));
+  const res = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getLedgerEntries', params: { keys: [key.toXDR('base64')] } }),
+  });
+  const body = (await res.json()) as { result?: { entries: { xdr: string }[] }; error?: { message: string } };
+  if (!body.result) throw new Error(`getLedgerEntries: ${body.error?.message ?? `HTTP ${res.status}`}`);
+  const entry = body.result.entries[0];
+  if (!entry) throw new Error(`account ${account} not found on the ledger`);
+  return BigInt(xdr.LedgerEntryData.fromXDR(entry.xdr, 'base64').account().balance().toString());
+}
+
+/** A new account funded by the network's friendbot. */
+async function friendbot(simulatorUrl: string, network: string): Promise<{ kp: Keypair; hash: string }> {
+  const kp = Keypair.random();
+  const res = await fetch(`${simulatorUrl}/${network}/friendbot?addr=${kp.publicKey()}`);
+  const body = (await res.json()) as { hash?: string; detail?: string };
+  if (!res.ok || !body.hash) throw new Error(`friendbot: HTTP ${res.status} ${body.detail ?? ''}`.trim());
+  return { kp, hash: body.hash };
+}
+
+/** Runs `fn` and requires it to fail with the API error `code`. */
+async function refused(code: string, fn: () => Promise<unknown>): Promise<ApiError> {
+  try {
+    await fn();
+  } catch (err) {
+    if (isApiError(err, code)) return err;
+    throw err;
+  }
+  throw new Error(`expected the API to refuse with ${code}, but it accepted`);
+}
+
+class StepFailed extends Error {}
+
+/** One line about a failure: the API's code and request id, or the network error and its cause. */
+function describe(err: unknown): string {
+  if (err instanceof ApiError) return `${err.toString()}${err.requestId ? ` [request ${err.requestId}]` : ''}`;
+  if (!(err instanceof Error)) return String(err);
+  const cause = err.cause instanceof Error ? ` (${err.cause.message})` : '';
+  return `${err.message}${cause}`;
+}
+
+function stepper(out: (line: string) => void) {
+  let n = 0;
+  return async <T>(title: string, fn: () => Promise<[T, string]>): Promise<T> => {
+    n += 1;
+    const started = Date.now();
+    try {
+      const [value, facts] = await fn();
+      out(`${n}. ${title}: ${facts} (${Date.now() - started} ms)`);
+      return value;
+    } catch (err) {
+      throw new StepFailed(`${n}. ${title}: FAILED: ${describe(err)}`);
+    }
+  };
+}
+
+async function runDemo(urls: Urls, out: (line: string) => void = console.log): Promise<void> {
+  const step = stepper(out);
+  const anon = createVaultClient({ baseUrl: urls.vault });
+  const resolver: ResolverClient = createResolverClient({ baseUrl: urls.resolver });
+
+  const config = await step('connect', async () => {
+    const c = unwrap(await anon.GET('/config'));
+    const health = unwrap(await resolver.GET('/health'));
+    return [c, `vault API ${urls.vault} (${c.networkType}, factory ${short(c.factoryContractId)}), resolver ${urls.resolver} (${health.networks.map((n) => n.network).join(', ')})`];
+  });
+  const network = config.networkType;
+  const passphrase = config.networkPassphrase;
+
+  const issuer = await step('create issuer account', async () => {
+    const a = await friendbot(urls.simulator, network);
+    return [a.kp, `${a.kp.publicKey()} funded by friendbot (tx ${short(a.hash)})`];
+  });
+  const holder = await step('create holder account', async () => {
+    const a = await friendbot(urls.simulator, network);
+    return [a.kp, `${a.kp.publicKey()} funded by friendbot (tx ${short(a.hash)})`];
+  });
+  const signIssuer = walletSigner(issuer, passphrase);
+  const signHolder = walletSigner(holder, passphrase);
+
+  const apiKey = async (kp: Keypair) => {
+    const key = await obtainApiKey(anon, { account: kp.publicKey(), sign: challengeSigner(kp) });
+    return [key, `key ${key.key_id} (${key.role}, ${key.scopes.length ? key.scopes.join(',') : 'all scopes'}, expires ${key.expires_at}) for ${short(key.wallet_address)}`] as [VaultSchemas['ApiKeyCreated'], string];
+  };
+  const issuerKey = await step('API key for issuer (challenge → sign → /auth/keys)', () => apiKey(issuer));
+  const holderKey = await step('API key for holder (challenge → sign → /auth/keys)', () => apiKey(holder));
+  const asIssuer: VaultClient = createVaultClient({ baseUrl: urls.vault, apiKey: issuerKey.key });
+  const asHolder: VaultClient = createVaultClient({ baseUrl: urls.vault, apiKey: holderKey.key });
+
+  const register = async (kp: Keypair, sign: Signer) => {
+    const { did } = generateDid({ network });
+    const key = { publicKeyMultibase: encodeMultikey('Ed25519', kp.rawPublicKey()) };
+    const { txId } = await registerDid(
+      resolver,
+      { did, sourcePublicKey: kp.publicKey(), record: { controller: kp.publicKey(), authentication: [key], assertionMethod: [key], keyAgreement: [], services: [] } },
+      sign,
+    );
+    return [did, `${did} (controller ${short(kp.publicKey())}, key ${short(key.publicKeyMultibase)}, tx ${short(txId)})`] as [string, string];
+  };
+  const issuerDid = await step('register issuer DID (prepare → sign → submit)', () => register(issuer, signIssuer));
+  await step('resolve issuer DID', async () => {
+    const { status, result } = await resolveDid(resolver, issuerDid);
+    if (status !== 200 || !result.didDocument) throw new Error(`resolution answered ${status}: ${JSON.stringify(result.didResolutionMetadata)}`);
+    const meta = result.didDocumentMetadata;
+    if (meta.method.stellarAccount !== issuer.publicKey()) throw new Error(`controller is ${meta.method.stellarAccount}, expected the issuer`);
+    const methods = (result.didDocument.verificationMethod ?? []).map((m) => m.id.slice(m.id.indexOf('#')));
+    return [undefined, `${status}, version ${meta.versionId}, controller ${short(meta.method.stellarAccount)}, methods ${methods.join(' ')}`];
+  });
+  const holderDid = await step('register holder DID (prepare → sign → submit)', () => register(holder, signHolder));
+
+  const fee = await step('fee quote and balances before', async () => {
+    const quote = unwrap(await asIssuer.GET('/contracts/issuer-registry/{issuer}', { params: { path: { issuer: issuer.publicKey() } } }));
+    const nativeToken = Asset.native().contractId(passphrase);
+    if (!quote.enabled || quote.token !== nativeToken || !quote.dest?.startsWith('G')) {
+      throw new Error(`this demo reads native balances; the fee here is ${JSON.stringify(quote)}`);
+    }
+    const before = { issuer: await nativeBalance(config.rpcUrl, issuer.publicKey()), dest: await nativeBalance(config.rpcUrl, quote.dest) };
+    return [
+      { amount: BigInt(quote.amount), dest: quote.dest, before },
+      `${units(BigInt(quote.amount))} native units per credential to ${short(quote.dest)}; issuer holds ${units(before.issuer)}`,
+    ];
+  });
+
+  const vaultOf = async (client: VaultClient, owner: string, userSalt = ZERO_SALT) =>
+    unwrap(await client.GET('/contracts/vault/{owner}', { params: { path: { owner }, query: { userSalt } } }));
+
+  await step('create holder vault (holder signs)', async () => {
+    const { txId } = await prepareAndSubmit(asHolder, '/contracts/vault/create', { owner: holder.publicKey(), didUri: holderDid, sourcePublicKey: holder.publicKey() }, signHolder, { idempotencyKey: randomUUID() });
+    const v = await vaultOf(asHolder, holder.publicKey());
+    return [undefined, `vault ${v.vault_address} (v${v.version}, did ${short(v.did_uri)}), tx ${short(txId)}`];
+  });
+
+  const salt = randomBytes(32).toString('hex');
+  await step('sponsor a salted vault for the holder (issuer signs and pays)', async () => {
+    const { txId } = await prepareAndSubmit(
+      asIssuer,
+      '/contracts/sponsored-vault/create',
+      { sponsor: issuer.publicKey(), owner: holder.publicKey(), didUri: holderDid, userSalt: salt, sourcePublicKey: issuer.publicKey() },
+      signIssuer,
+      { idempotencyKey: randomUUID() },
+    );
+    const v = await vaultOf(asHolder, holder.publicKey(), salt);
+    return [undefined, `vault ${v.vault_address} owned by ${short(v.owner)} at salt ${short(salt)}, tx ${short(txId)}`];
+  });
+
+  const run = randomBytes(3).toString('hex');
+  let issued = 0n;
+  const issue = async (vcId: string, type: string, subject: Record<string, unknown>, userSalt?: string) => {
+    const { txId } = await prepareAndSubmit(
+      asIssuer,
+      '/contracts/vc/issue',
+      { owner: holder.publicKey(), vcId, vcData: credential(issuerDid, holderDid, type, subject), issuer: issuer.publicKey(), issuerDid, sourcePublicKey: issuer.publicKey(), ...(userSalt ? { userSalt } : {}) },
+      signIssuer,
+      { idempotencyKey: randomUUID() },
+    );
+    issued += 1n;
+    return txId;
+  };
+
+  const degreeId = `degree-${run}`;
+  await step('issue a credential', async () => {
+    const txId = await issue(degreeId, 'UniversityDegreeCredential', { degree: { type: 'BachelorDegree', name: 'Bachelor of Science in Mathematics' } });
+    return [undefined, `${degreeId} into the holder's vault, tx ${short(txId)}`];
+  });
+
+  const courseIds = [1, 2, 3].map((i) => `course-${run}-${i}`);
+  await step('batch-issue credentials', async () => {
+    const { txId } = await prepareAndSubmit(
+      asIssuer,
+      '/contracts/vc/batch-issue',
+      {
+        owner: holder.publicKey(),
+        issuer: issuer.publicKey(),
+        issuerDid,
+        sourcePublicKey: issuer.publicKey(),
+        vcs: courseIds.map((vcId, i) => ({ vcId, vcData: credential(issuerDid, holderDid, 'CourseCompletionCredential', { course: `Linear Algebra ${i + 1}` }) })),
+      },
+      signIssuer,
+      { idempotencyKey: randomUUID() },
+    );
+    issued += BigInt(courseIds.length);
+    return [undefined, `${courseIds.join(', ')} in one transaction, tx ${short(txId)}`];
+  });
+
+  const verify = async (vcId: string, userSalt?: string) =>
+    unwrap(await asIssuer.POST('/contracts/vault/verify-vc', { body: { owner: holder.publicKey(), vcId, ...(userSalt ? { userSalt } : {}) } }));
+
+  await step('verify a credential', async () => {
+    const v = await verify(degreeId);
+    if (v.status !== 'valid') throw new Error(`status ${v.status}, expected valid`);
+    return [undefined, `${degreeId} is ${v.status}`];
+  });
+
+  await step('read a credential (decrypted)', async () => {
+    const { result } = unwrap(await asHolder.POST('/contracts/vault/get-vc', { body: { owner: holder.publicKey(), vcId: degreeId } }));
+    const vc = result as unknown as { type: string[]; issuer: string; credentialSubject: { id: string; degree?: { name?: string } } };
+    if (vc.issuer !== issuerDid || vc.credentialSubject.id !== holderDid) throw new Error(`unexpected credential ${JSON.stringify(vc)}`);
+    return [undefined, `${vc.type.join('/')} from ${short(vc.issuer)} to ${short(vc.credentialSubject.id)}: "${vc.credentialSubject.degree?.name}"`];
+  });
+
+  await step('list and count', async () => {
+    const page = unwrap(await asHolder.POST('/contracts/vault/list-vc-ids', { body: { owner: holder.publicKey(), limit: 50 } }));
+    const { count } = unwrap(await asHolder.GET('/contracts/vault/vc-count', { params: { query: { owner: holder.publicKey() } } }));
+    const want = [degreeId, ...courseIds];
+    if (count !== want.length || want.some((id) => !page.result.includes(id))) throw new Error(`listed ${JSON.stringify(page.result)}, count ${count}`);
+    return [undefined, `${count} active: ${page.result.join(', ')}`];
+  });
+
+  const access = { owner: holder.publicKey(), issuer: issuer.publicKey(), sourcePublicKey: holder.publicKey() };
+  await step('deny the issuer (holder signs)', async () => {
+    const { txId } = await prepareAndSubmit(asHolder, '/contracts/vault/deny-issuer', access, signHolder, { idempotencyKey: randomUUID() });
+    const denied = unwrap(await asHolder.GET('/contracts/vault/issuers/denied', { params: { query: { owner: holder.publicKey() } } }));
+    if (!denied.issuers.includes(issuer.publicKey())) throw new Error(`denied list ${JSON.stringify(denied.issuers)}`);
+    return [undefined, `denied issuers: ${denied.issuers.map(short).join(', ')}, tx ${short(txId)}`];
+  });
+
+  await step('issuance refused while denied', async () => {
+    const err = await refused('issuer_denied', () => issue(`refused-${run}`, 'UniversityDegreeCredential', { note: 'must not land' }));
+    return [undefined, `${err.status} ${err.code}`];
+  });
+
+  const lateId = `late-${run}`;
+  await step('allow the issuer again and issue', async () => {
+    const { txId } = await prepareAndSubmit(asHolder, '/contracts/vault/allow-issuer', access, signHolder, { idempotencyKey: randomUUID() });
+    const issueTx = await issue(lateId, 'CourseCompletionCredential', { course: 'Topology' });
+    return [undefined, `allowed (tx ${short(txId)}); ${lateId} issued, tx ${short(issueTx)}`];
+  });
+
+  const movedId = `moved-${run}`;
+  await step('issue into the salted vault', async () => {
+    const txId = await issue(movedId, 'MembershipCredential', { member: 'Mathematical Society' }, salt);
+    return [undefined, `${movedId} at salt ${short(salt)}, tx ${short(txId)}`];
+  });
+
+  await step('push from the salted vault to the canonical vault (holder signs)', async () => {
+    const { txId } = await prepareAndSubmit(
+      asHolder,
+      '/contracts/vault/push',
+      { fromOwner: holder.publicKey(), toOwner: holder.publicKey(), vcId: movedId, userSalt: salt, sourcePublicKey: holder.publicKey() },
+      signHolder,
+      { idempotencyKey: randomUUID() },
+    );
+    const [source, dest] = [await verify(movedId, salt), await verify(movedId)];
+    if (source.status !== 'invalid' || dest.status !== 'valid') throw new Error(`after push: source ${source.status}, destination ${dest.status}`);
+    return [undefined, `${movedId}: salted vault ${source.status}, canonical vault ${dest.status}, tx ${short(txId)}`];
+  });
+
+  await step('revoke a credential (holder signs)', async () => {
+    const { txId } = await prepareAndSubmit(asHolder, '/contracts/vc/revoke', { owner: holder.publicKey(), vcId: courseIds[0]!, sourcePublicKey: holder.publicKey() }, signHolder, { idempotencyKey: randomUUID() });
+    const v = await verify(courseIds[0]!);
+    if (v.status !== 'revoked' || !v.since) throw new Error(`status ${v.status} since ${v.since}, expected revoked with a date`);
+    return [undefined, `${courseIds[0]} is ${v.status} since ${v.since}, tx ${short(txId)}`];
+  });
+
+  await step('revoke the salted vault (holder signs)', async () => {
+    const { txId } = await prepareAndSubmit(asHolder, '/contracts/vault/revoke-vault', { owner: holder.publicKey(), userSalt: salt, sourcePublicKey: holder.publicKey() }, signHolder, { idempotencyKey: randomUUID() });
+    return [undefined, `vault at salt ${short(salt)} revoked, tx ${short(txId)}`];
+  });
+
+  await step('write into the revoked vault refused', async () => {
+    const err = await refused('vault_revoked', () => issue(`after-revoke-${run}`, 'MembershipCredential', { member: 'none' }, salt));
+    return [undefined, `${err.status} ${err.code}`];
+  });
+
+  await step('fees paid', async () => {
+    const after = { issuer: await nativeBalance(config.rpcUrl, issuer.publicKey()), dest: await nativeBalance(config.rpcUrl, fee.dest) };
+    const credentialFees = fee.amount * issued;
+    const received = after.dest - fee.before.dest;
+    const spent = fee.before.issuer - after.issuer;
+    if (received < credentialFees) throw new Error(`the fee destination received ${units(received)}, expected at least ${units(credentialFees)}`);
+    return [
+      undefined,
+      `issuer ${units(fee.before.issuer)} → ${units(after.issuer)} (spent ${units(spent)}): ${issued} credentials × ${units(fee.amount)} = ${units(credentialFees)} in issuance fees + ${units(spent - credentialFees)} in network fees; ${short(fee.dest)} received ${units(received)}`,
+    ];
+  });
+}
+
+async function main(argv: string[]): Promise<number> {
+  let args;
+  try {
+    args = parseArgs({
+      args: argv,
+      options: {
+        start: { type: 'boolean', default: false },
+        'vault-url': { type: 'string' },
+        'resolver-url': { type: 'string' },
+        'simulator-url': { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }).values;
+  } catch (err) {
+    console.error(`${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (args.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  if (args.start && (args['vault-url'] || args['resolver-url'] || args['simulator-url'])) {
+    console.error(`--start runs its own services; leave out the URL flags\n\n${USAGE}`);
+    return 2;
+  }
+
+  let close = async () => {};
+  let urls: Urls;
+  if (args.start) {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'credential-vault-demo-'));
+    const { loadConfig } = await import('../src/config/index.ts');
+    const { startServices } = await import('../src/services.ts');
+    const ports = ['--testnet-port', '--mainnet-port', '--resolver-port', '--simulator-port'].flatMap((f) => [f, '0']);
+    const { config } = loadConfig([...ports, '--data-dir', dataDir, '--log-level', 'silent'], {});
+    let running;
+    try {
+      running = await startServices(config, { mode: 'start' });
+    } catch (err) {
+      await rm(dataDir, { recursive: true, force: true });
+      console.error(`could not start the services: ${err instanceof Error ? err.message : String(err)}`);
+      return 1;
+    }
+    const services = running;
+    close = async () => {
+      await services.close();
+      await rm(dataDir, { recursive: true, force: true });
+    };
+    urls = { vault: services.vault.testnet!.url, resolver: services.resolverUrl!, simulator: services.simulatorUrl! };
+    console.log(`started in-process: simulator ${urls.simulator}, vault API (testnet) ${urls.vault}, resolver ${urls.resolver}, data ${dataDir}`);
+  } else {
+    urls = {
+      vault: args['vault-url'] ?? 'http://127.0.0.1:3000',
+      resolver: args['resolver-url'] ?? 'http://127.0.0.1:3001',
+      simulator: args['simulator-url'] ?? 'http://127.0.0.1:8000',
+    };
+  }
+
+  const started = Date.now();
+  try {
+    await runDemo(urls);
+    console.log(`demo passed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    return 0;
+  } catch (err) {
+    if (err instanceof StepFailed) console.error(err.message);
+    else console.error(`demo failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    if (err instanceof StepFailed && /fetch failed|ECONNREFUSED/.test(err.message) && !args.start) {
+      console.error(`is \`npm start\` running? (or run \`npm run demo -- --start\`)`);
+    }
+    return 1;
+  } finally {
+    await close();
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));
