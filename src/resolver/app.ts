@@ -50,17 +50,8 @@ export async function createResolverApp(deps: ResolverAppDeps): Promise<express.
   // Without a process-wide registry (tests of the app alone) the app keeps its own, so /metrics answers.
   const metrics = deps.metrics ?? createMetrics();
   app.use(httpMetrics({ metrics, service: 'resolver', rateLimitBucketOf: () => 'ip' }));
-  if (deps.logger) {
-    app.use(requestLog({ logger: deps.logger, service: 'resolver' }));
-  } else if (deps.log) {
-    const log = deps.log;
-    app.use((req, res, next) => {
-      const start = deps.now();
-      res.on('finish', () =>
-        log({ event: 'request', requestId: res.locals.requestId, method: req.method, path: req.path, status: res.statusCode, ms: deps.now() - start }));
-      next();
-    });
-  }
+  // The one request line per request; without a logger (tests of the app alone) there is none.
+  if (deps.logger) app.use(requestLog({ logger: deps.logger, service: 'resolver' }));
   app.get('/metrics', metricsHandler(metrics));
   app.get('/ready', readiness(deps.readinessChecks ?? [], { ...(deps.logger ? { logger: deps.logger } : {}), ...(deps.draining ? { draining: deps.draining } : {}) }));
   app.use(rateLimit({ limiter: deps.rateLimiter, limit: deps.limits.rateLimit, windowMs: deps.limits.rateWindowMs, now: deps.now, ...(deps.log ? { log: deps.log } : {}) }));

@@ -42,8 +42,7 @@ export interface ResolverAppDeps {
    */
   trustProxy?: boolean | number | string | string[];
   /**
-   * Event lines (cache or limiter unavailable, faults). Without `logger` it also gets one line per
-   * request; with `logger`, the request line is `requestLog`'s, so each request is logged once.
+   * Event lines (cache or limiter unavailable, faults). Request lines are `logger`'s alone.
    */
   log?: (entry: Record<string, unknown>) => void;
   /** Structured JSON logs: one line per request (src/observability `requestLog`). */

@@ -156,7 +156,9 @@ describe('X-Request-ID', () => {
     expect(res.status).toBe(200);
     await new Promise((r) => setTimeout(r, 20));
     const line = env.logs.find((l) => l['requestId'] === 'log-check');
-    expect(line).toMatchObject({ method: 'GET', route: '/contracts/vault/vc-count', status: 200, network: 'testnet' });
+    expect(line).toMatchObject({ msg: 'request', service: 'vault-api-testnet', method: 'GET', route: '/contracts/vault/vc-count', status: 200 });
+    expect(line?.['keyId']).toEqual(expect.any(String));
+    expect(env.logs.filter((l) => l['requestId'] === 'log-check' && l['msg'] === 'request')).toHaveLength(1);
     expect(JSON.stringify(line)).not.toContain(key);
     expect(JSON.stringify(line)).not.toContain(G);
   });

@@ -50,10 +50,9 @@ export async function createVaultApp(deps: VaultAppDeps, options: VaultAppOption
   // Without a process-wide registry (tests of the app alone) the app keeps its own, so /metrics answers.
   const metrics = deps.metrics ?? createMetrics();
   app.use(httpMetrics({ metrics, service, routeOf }));
-  if (deps.logger) {
-    app.use(requestLog({ logger: deps.logger, service, getKeyId: keyIdOf, routeOf, getErrorCode: errorCodeOf }));
-  }
-  app.use(requestContext(deps, { route: routeOf, keyId: keyIdOf, error: errorCodeOf }));
+  app.use(requestContext());
+  // The one request line per request; without a logger (tests of the app alone) there is none.
+  if (deps.logger) app.use(requestLog({ logger: deps.logger, service, getKeyId: keyIdOf, routeOf, getErrorCode: errorCodeOf }));
   app.get('/metrics', metricsHandler(metrics));
   app.get('/ready', readiness(deps.readinessChecks ?? [], { ...(deps.logger ? { logger: deps.logger } : {}), ...(deps.draining ? { draining: deps.draining } : {}) }));
   app.use('/docs', createDocsRoutes(deps, doc));

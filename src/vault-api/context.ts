@@ -38,8 +38,8 @@ export interface VaultAppDeps {
   /** Validate every response against the spec (tests turn this on). */
   validateResponses?: boolean;
   /**
-   * Event lines (idempotency release failures, 5xx details). Without `logger` it also gets one line per
-   * request; with `logger`, the request line is `requestLog`'s. Never the key or a payload.
+   * Event lines (idempotency release failures, 5xx details); request lines are `logger`'s alone.
+   * Never the key or a payload.
    */
   log?: (entry: Record<string, unknown>) => void;
   /** Structured JSON logs: one line per request (src/observability `requestLog`). */

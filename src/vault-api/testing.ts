@@ -14,6 +14,7 @@ import { Keypair, StrKey, TransactionBuilder } from '@stellar/stellar-sdk';
 import { createChain, type Chain } from '../chain/index.ts';
 import { createKeyring, type Keyring } from '../crypto/envelope.ts';
 import { createStores, StoreUnavailableError, type ApiKeyRecord, type KeyRole, type Stores } from '../stores/index.ts';
+import { createLogger } from '../observability/index.ts';
 import { createVaultApp } from './app.ts';
 import type { NetworkProfileInfo, VaultAppDeps } from './context.ts';
 
@@ -290,6 +291,7 @@ export async function startVaultTestEnv(options: VaultTestOptions = {}): Promise
     const stores = options.stores ? options.stores(base) : base;
     const keyring: Keyring = createKeyring({ keys: [{ kid: 'test', key: randomBytes(32) }], activeKid: 'test' });
     const logs: Record<string, unknown>[] = [];
+    const logger = createLogger({ level: 'debug', write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>) });
     const deps: VaultAppDeps = {
       profile,
       chain,
@@ -305,7 +307,9 @@ export async function startVaultTestEnv(options: VaultTestOptions = {}): Promise
       now: clock.now,
       ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
       validateResponses: options.validateResponses ?? true,
-      log: (entry) => logs.push(entry),
+      // The product's logger, writing into `logs`: request lines and event lines as production prints them.
+      logger,
+      log: logger.sink,
     };
     const app = await createVaultApp(deps, options.contractRoutes ? { contractRoutes: options.contractRoutes } : {});
     const server = http.createServer(app);
