@@ -51,6 +51,8 @@ export interface ContractImpl {
   construct?(ctx: ContractContext, args: xdr.ScVal[]): void;
   /** Invoke `fn`; unknown functions throw HostError. Return value as ScVal (ScVoid for `()`). */
   invoke(ctx: ContractContext, fn: string, args: xdr.ScVal[]): xdr.ScVal;
+  /** The exported functions and their argument counts, when known (the chain-abi drift test reads them). */
+  readonly functions?: ReadonlyMap<string, number>;
 }
 
 // ---- fast Address conversions ------------------------------------------------------------------------------------

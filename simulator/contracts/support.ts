@@ -98,6 +98,7 @@ export function defineContract(
   };
   return {
     name,
+    functions: new Map([...table].map(([fn, [n]]) => [fn, n])),
     construct: construct
       ? (ctx, args) => {
           arity('__constructor', construct[0], args);

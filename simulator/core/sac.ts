@@ -179,6 +179,7 @@ function arity(fn: string, args: xdr.ScVal[], n: number): void {
 /** The Stellar Asset Contract implementation (one for every SAC instance; the asset comes from its storage). */
 export const stellarAssetContract: ContractImpl = {
   name: 'stellar-asset-contract',
+  functions: new Map([['transfer', 3], ['mint', 2], ['balance', 1], ['decimals', 0], ['name', 0], ['symbol', 0], ['admin', 0]]),
   invoke(ctx, fn, args) {
     const frame = frameOf(ctx);
     const a = assetOf(ctx);

@@ -1,0 +1,189 @@
+// The contracts' interface, written down in docs/chain-abi.md (a copy of the team's ../shared/chain-abi.md),
+// against the two pieces of code that must follow it: the simulator's contracts (what the chain answers) and
+// src/chain's typed calls (what the service asks). A function renamed, an argument added or an error
+// renumbered on either side without the document fails here.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { xdr } from '@stellar/stellar-sdk';
+import { describe, expect, it } from 'vitest';
+import { FactoryError, RegistryError, VaultError, factory, registry, vault } from '../simulator/contracts/index.ts';
+import { stellarAssetContract } from '../simulator/core/sac.ts';
+import type { ContractImpl } from '../simulator/host.ts';
+import { FACTORY_ERRORS, REGISTRY_ERRORS, VAULT_ERRORS } from '../src/chain/errors.ts';
+import { createFactoryApi } from '../src/chain/factory.ts';
+import { createRegistryApi, recordKey } from '../src/chain/registry.ts';
+import { createTokenApi } from '../src/chain/token.ts';
+import type { ChainClient, PrepareRequest, ReadRequest } from '../src/chain/types.ts';
+import { createVaultApi } from '../src/chain/vault.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const DOC = readFileSync(path.join(ROOT, 'docs/chain-abi.md'), 'utf8');
+
+type Kind = 'factory' | 'vault' | 'registry' | 'token';
+const SECTION_TITLES: Record<Kind, RegExp> = {
+  factory: /^Factory\b/,
+  vault: /^Vault \(/,
+  registry: /^DID registry\b/,
+  token: /^Fee tokens\b/,
+};
+
+function section(kind: Kind): string {
+  const found = DOC.split(/^## /m).find((s) => SECTION_TITLES[kind].test(s));
+  if (!found) throw new Error(`docs/chain-abi.md has no "${SECTION_TITLES[kind].source}" section`);
+  return found;
+}
+
+/** Argument count of the text between a signature's parentheses (commas inside <…> or (…) do not count). */
+function arity(inner: string): number {
+  if (inner.trim() === '') return 0;
+  let depth = 0;
+  let n = 1;
+  for (const ch of inner) {
+    if (ch === '<' || ch === '(') depth++;
+    else if (ch === '>' || ch === ')') depth--;
+    else if (ch === ',' && depth === 0) n++;
+  }
+  return n;
+}
+
+/** Every `name(args…)` in backticks of the section's table rows and bullets: name → argument count. */
+function documentedFunctions(kind: Kind): Map<string, number> {
+  const fns = new Map<string, number>();
+  for (const line of section(kind).split('\n')) {
+    if (!/^\s*[|-]/.test(line)) continue;
+    // In a table only the first cell names functions; the notes cell mentions calls made inside.
+    const text = line.trimStart().startsWith('|') ? (line.split('|')[1] ?? '') : line;
+    for (const m of text.matchAll(/`([a-z_][a-z0-9_]*)\(/g)) {
+      let depth = 1;
+      let i = m.index + m[0].length;
+      const start = i;
+      for (; i < text.length && depth > 0; i++) {
+        if (text[i] === '(') depth++;
+        else if (text[i] === ')') depth--;
+      }
+      fns.set(m[1]!, arity(text.slice(start, i - 1)));
+    }
+  }
+  return fns;
+}
+
+/** The section's "Errors: 1 Name, 2 Name, …" list: number → name. */
+function documentedErrors(kind: Kind): Map<number, string> {
+  const s = section(kind);
+  const at = s.indexOf('Errors:');
+  if (at < 0) throw new Error(`no Errors: list in the ${kind} section`);
+  const list = s.slice(at + 'Errors:'.length, s.indexOf('.\n', at));
+  return new Map([...list.matchAll(/(\d+) ([A-Za-z]+)/g)].map((m) => [Number(m[1]), m[2]!]));
+}
+
+/** Functions the simulator exports beyond the document, each with the reason it may. */
+const UNDOCUMENTED: Partial<Record<Kind, Record<string, string>>> = {
+  // push's "dest … checks": the source vault calls the destination, which asks the factory is_vault(source).
+  vault: { receive_push: 'the destination side of push, called by the source vault only' },
+  // A real SAC has more (approve, burn, …): the simulator has what the service and its tests use.
+  token: { mint: 'the issuer mints USDC in tests', decimals: 'SAC metadata', name: 'SAC metadata', symbol: 'SAC metadata', admin: 'SAC metadata' },
+};
+
+const SIMULATOR: Record<Kind, ContractImpl> = { factory, vault, registry, token: stellarAssetContract };
+
+describe.each<Kind>(['factory', 'vault', 'registry', 'token'])('%s: simulator against docs/chain-abi.md', (kind) => {
+  const documented = documentedFunctions(kind);
+  const implemented = SIMULATOR[kind].functions!;
+
+  it('the document names functions (the parser found them)', () => {
+    expect(documented.size).toBeGreaterThanOrEqual(kind === 'token' ? 2 : 5);
+  });
+
+  it.each([...documented])('%s takes %i arguments in the simulator', (fn, n) => {
+    expect(implemented.get(fn), `${fn} is missing from the simulator's ${kind}`).toBe(n);
+  });
+
+  it('exports nothing the document does not name, except the listed extras', () => {
+    const extra = [...implemented.keys()].filter((fn) => !documented.has(fn)).sort();
+    expect(extra).toEqual(Object.keys(UNDOCUMENTED[kind] ?? {}).sort());
+  });
+});
+
+describe.each([
+  { kind: 'factory' as const, sim: FactoryError, service: FACTORY_ERRORS },
+  { kind: 'vault' as const, sim: VaultError, service: VAULT_ERRORS },
+  { kind: 'registry' as const, sim: RegistryError, service: REGISTRY_ERRORS },
+])('$kind errors', ({ kind, sim, service }) => {
+  const documented = documentedErrors(kind);
+
+  it('the simulator numbers them as the document does', () => {
+    expect(new Map(Object.entries(sim).map(([name, n]) => [n, name]))).toEqual(documented);
+  });
+
+  it('src/chain maps only documented numbers', () => {
+    const unknown = Object.keys(service).map(Number).filter((n) => !documented.has(n));
+    expect(unknown).toEqual([]);
+  });
+});
+
+describe('src/chain calls only documented functions, with the documented argument counts', () => {
+  const calls: { contract: string; fn: string; args: number }[] = [];
+  const record = (req: PrepareRequest | ReadRequest) => void calls.push({ contract: req.contract ?? '?', fn: req.fn, args: req.args?.length ?? 0 });
+  const client = {
+    prepare: async (req: PrepareRequest) => (record(req), { xdr: '', network: 'testnet' }),
+    read: async (req: ReadRequest) => {
+      record(req);
+      throw new Error('recorded');
+    },
+  } as unknown as ChainClient;
+  const G = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';
+  const C = 'CABAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAFNSZ';
+  const didId = new Uint8Array(16);
+  const rec = { controller: G, authentication: [], assertionMethod: [], keyAgreement: [], services: [] };
+  const any = {
+    source: G, vault: C, vcId: 'vc-1', vcData: 'data', issuer: G, issuerDid: 'did:ledger:testnet:x', vcs: [{ vcId: 'a', vcData: 'b' }],
+    date: '2026-01-01', didUri: 'did:ledger:testnet:x', newAdmin: G, destVault: C, offset: 0, limit: 10,
+    owner: G, deployer: G, amount: 1n, expiresAt: undefined, didId, record: rec, expectedVersion: 1, newController: G,
+  };
+  // Methods that take something other than the options object, and methods that are not contract calls.
+  const argsOf: Record<string, unknown[]> = { isVault: [C], quoteFee: [G], getAdmin: [], balance: [C, G] };
+  // Ledger-entry reads, not contract calls: the registry's record (its key is checked below) and a vault's instance.
+  const notCalls = new Set(['get', 'exists']);
+  const apis = {
+    vault: createVaultApi(client),
+    factory: createFactoryApi(client, { factoryId: C }),
+    registry: createRegistryApi(client, { registryId: C }),
+    token: createTokenApi(client),
+  };
+
+  it('every typed function invokes a documented function with its arity', async () => {
+    for (const [kind, api] of Object.entries(apis)) {
+      for (const [name, fn] of Object.entries(api as unknown as Record<string, unknown>)) {
+        if (typeof fn !== 'function' || notCalls.has(name)) continue;
+        const before = calls.length;
+        await (fn as (...a: unknown[]) => Promise<unknown>)(...(argsOf[name] ?? [any])).catch(() => undefined);
+        expect(calls.length, `${kind}.${name} made no contract call`).toBe(before + 1);
+        const call = calls.at(-1)!;
+        expect(call.contract).toBe(kind);
+        const documented = documentedFunctions(kind as Kind);
+        expect(documented.get(call.fn), `${kind}.${name} calls ${call.fn}, which docs/chain-abi.md does not name`).toBe(call.args);
+      }
+    }
+    expect(calls.length).toBeGreaterThan(20);
+  });
+
+  it('the registry reads the documented storage key ScVec[Symbol("Record"), Bytes(did_id)]', () => {
+    expect(section('registry')).toContain('Storage key: `ScVec[Symbol("Record"), Bytes(did_id)]`');
+    const want = xdr.ScVal.scvVec([xdr.ScVal.scvSymbol('Record'), xdr.ScVal.scvBytes(Buffer.from(didId))]);
+    expect(recordKey(didId).toXDR('base64')).toBe(want.toXDR('base64'));
+  });
+});
+
+describe('docs/chain-abi.md is the team document', () => {
+  const shared = path.resolve(ROOT, '../shared/chain-abi.md');
+  // The team's copy sits beside the repository on a developer's machine; a clone elsewhere has only ours.
+  it.runIf(existsSync(shared))('is the same text as ../shared/chain-abi.md', () => {
+    expect(DOC).toBe(readFileSync(shared, 'utf8'));
+  });
+
+  it('names the release line the simulator implements', () => {
+    expect(DOC).toContain('vault template 0.4.0, factory 0.1.0');
+    expect(DOC).toContain('DID registry 0.2.0');
+    expect([factory.name, vault.name, registry.name]).toEqual(['vc-vault-factory 0.1.0', 'vc-vault 0.4.0', 'did-registry 0.2.0']);
+  });
+});
