@@ -134,13 +134,17 @@ describe('file store on disk', () => {
 
   it('purges expired idempotency records from the file', async () => {
     const clock = manualClock();
-    const store = createFileIdempotencyStore({ dataDir: dir, now: clock.now });
+    const { dir: own, remove: removeOwn } = await tempDir();
+    // The journal drops expired records when it compacts; no slack, so the third line (one live record) compacts.
+    const store = createFileIdempotencyStore({ dataDir: own, now: clock.now, compactSlack: 0 });
     const first = await store.begin({ scope: 's', key: 'purge-me', requestHash: 'h' });
     await store.complete('s', 'purge-me', (first as { token: string }).token, { status: 200, headers: {}, body: {} });
-    expect(await readFile(path.join(dir, IDEMPOTENCY_FILE), 'utf8')).toContain('purge-me');
+    expect(await readFile(path.join(own, IDEMPOTENCY_FILE), 'utf8')).toContain('purge-me');
     clock.advance(IDEMPOTENCY_TTL_MS);
     await store.begin({ scope: 's', key: 'other', requestHash: 'h' });
-    expect(await readFile(path.join(dir, IDEMPOTENCY_FILE), 'utf8')).not.toContain('purge-me');
+    expect(await readFile(path.join(own, IDEMPOTENCY_FILE), 'utf8')).not.toContain('purge-me');
+    await store.close();
+    await removeOwn();
   });
 
   it('a corrupt file makes the store unavailable rather than empty', async () => {

@@ -1,13 +1,22 @@
-// The embedded default for keys and idempotency records: JSON files in the data directory, shared safely
-// with other processes (the `keys` CLI) through a lock file and atomic replacement. Reads take no lock and
+// The embedded default for keys and idempotency records: files in the data directory, shared safely with
+// other processes (the `keys` CLI, a second embedded server by mistake, a test opening two stores) through
+// lock files.
+// Keys: one JSON document (`api-keys.json`) replaced atomically under its lock. Reads take no lock and
 // reload the file only when it changed on disk. Key lookups check the file at most once per `keyRefreshMs`
 // (default 250 ms) while they find what they look for, and at once when they do not: a key created by the CLI
 // works at once on the server, a key revoked by the CLI stops working within `keyRefreshMs` (a revocation
 // through the running server's own store, such as DELETE /keys/{id}, applies at once).
-// Every idempotency operation rewrites its file: fine for one instance's traffic, not for many instances
-// (use PostgreSQL there).
+// Idempotency records: an append-only journal (`idempotency.jsonl`, see idempotency-journal.ts) with an
+// in-memory index. Each begin/complete/release takes the journal's lock, reads only the bytes other
+// processes appended since this process last looked (a whole reload only after another process compacted
+// the file), decides with records.ts, and appends at most one line, fdatasync'd before it returns. The file
+// is compacted to its live records when it holds more than 2 × live + 1,000 lines. A torn last line left by
+// a crash is ignored and cut off; a former `idempotency.json` is migrated into the journal once. Per
+// operation this costs O(new bytes), not O(file); still one lock and one fdatasync per write on one disk,
+// and a whole-file load at start: for many instances use PostgreSQL.
 import path from 'node:path';
 import { JsonFile, LockTimeoutError, withFileLock, type LockOptions } from './file-lock.ts';
+import { IdempotencyJournal, type JournalEntry, type JournalFs, type JournalStats } from './idempotency-journal.ts';
 import {
   addKey,
   beginIn,
@@ -42,7 +51,10 @@ import {
 } from './types.ts';
 
 export const KEYS_FILE = 'api-keys.json';
-export const IDEMPOTENCY_FILE = 'idempotency.json';
+/** The idempotency journal (JSON lines). */
+export const IDEMPOTENCY_FILE = 'idempotency.jsonl';
+/** The former whole-file idempotency store ({"version":1,"records":[…]}), migrated into the journal once. */
+export const LEGACY_IDEMPOTENCY_FILE = 'idempotency.json';
 
 export interface FileStoreOptions {
   dataDir: string;
@@ -170,70 +182,98 @@ export function createFileKeyStore(options: FileKeyStoreOptions): KeyStore {
 export interface FileIdempotencyOptions extends FileStoreOptions {
   leaseMs?: number;
   ttlMs?: number;
+  /** Compact the journal when it holds more than ratio × live records + slack lines (defaults 2 and 1,000). */
+  compactRatio?: number;
+  compactSlack?: number;
+  /** File operations of the journal (tests inject failing or counting ones); default node:fs/promises. */
+  fs?: JournalFs;
 }
 
-interface IdempotencyDoc {
-  version: 1;
-  records: IdempotencyRecord[];
+export interface FileIdempotencyStore extends IdempotencyStore {
+  /** What the journal did so far in this process (lines, bytes read, loads, compactions). */
+  stats(): JournalStats;
 }
 
-function parseIdempotency(raw: unknown): IdempotencyDoc {
-  const doc = raw as { version?: unknown; records?: unknown };
-  if (doc?.version !== 1 || !Array.isArray(doc.records)) throw new Error(`unrecognized ${IDEMPOTENCY_FILE}`);
-  return { version: 1, records: doc.records as IdempotencyRecord[] };
-}
+/** How often (store clock) the index drops expired records; the file drops them at compaction. */
+const PURGE_EVERY_MS = 60_000;
 
-export function createFileIdempotencyStore(options: FileIdempotencyOptions): IdempotencyStore {
+export function createFileIdempotencyStore(options: FileIdempotencyOptions): FileIdempotencyStore {
   const now = options.now ?? Date.now;
   const leaseMs = options.leaseMs ?? IDEMPOTENCY_LEASE_MS;
   const ttlMs = options.ttlMs ?? IDEMPOTENCY_TTL_MS;
-  const file = new JsonFile<IdempotencyDoc>(
-    path.join(options.dataDir, IDEMPOTENCY_FILE),
-    parseIdempotency,
-    () => ({ version: 1, records: [] }),
-  );
-  const lockPath = `${file.filePath}.lock`;
+  const journal = new IdempotencyJournal({
+    filePath: path.join(options.dataDir, IDEMPOTENCY_FILE),
+    legacyPath: path.join(options.dataDir, LEGACY_IDEMPOTENCY_FILE),
+    ...(options.fs ? { fs: options.fs } : {}),
+    ...(options.compactRatio !== undefined ? { compactRatio: options.compactRatio } : {}),
+    ...(options.compactSlack !== undefined ? { compactSlack: options.compactSlack } : {}),
+  });
+  const lockPath = `${journal.filePath}.lock`;
+  let lastPurge = -Infinity;
+  /** The last operation queued by this store: close() waits for it. */
+  let tail: Promise<unknown> = Promise.resolve();
 
-  /** Applies change under the lock; writes only if it (or purging expired records) changed something. */
-  const mutate = <T>(purgeAt: number | undefined, change: (records: Map<string, IdempotencyRecord>) => { result: T; changed: boolean }) =>
-    guarded('idempotency', () =>
+  /**
+   * Under the lock: catch up with the journal at time t, decide, append what changed. After a failure the
+   * index may hold a change the file does not (or the reverse): it is dropped and reloaded next time.
+   */
+  const run = <T>(t: number, decide: (records: Map<string, IdempotencyRecord>) => { result: T; entry?: JournalEntry }): Promise<T> => {
+    const op = guarded('idempotency', () =>
       withFileLock(
         lockPath,
         async () => {
-          const doc = await file.read();
-          const records = new Map(doc.records.map((r) => [recordId(r.scope, r.key), { ...r }]));
-          const purged = purgeAt === undefined ? 0 : purgeIn(records, purgeAt);
-          const { result, changed } = change(records);
-          if (changed || purged > 0) await file.write({ version: 1, records: [...records.values()] });
-          return result;
+          try {
+            const records = await journal.sync(t);
+            const { result, entry } = decide(records);
+            if (entry) await journal.append([entry], t);
+            return result;
+          } catch (err) {
+            if (!(err instanceof StoreInputError)) await journal.invalidate();
+            throw err;
+          }
         },
         options.lock,
       ),
     );
+    tail = op.catch(() => undefined);
+    return op;
+  };
 
   return {
     async begin(input: BeginInput): Promise<BeginResult> {
       checkBeginInput(input);
       const t = input.now ?? now();
-      return mutate(t, (records) => {
+      return run(t, (records) => {
+        if (t - lastPurge > PURGE_EVERY_MS) {
+          purgeIn(records, t);
+          lastPurge = t;
+        }
         const result = beginIn(records, input, t, leaseMs);
-        return { result, changed: result.state === 'started' };
+        const started = result.state === 'started' ? records.get(recordId(input.scope, input.key)) : undefined;
+        return started ? { result, entry: { put: started } } : { result };
       });
     },
     async complete(scope: string, key: string, token: string, response: StoredResponse) {
       const t = now();
-      return mutate(undefined, (records) => {
+      return run(t, (records) => {
         const done = completeIn(records, scope, key, token, response, t, ttlMs);
-        return { result: done, changed: done };
+        if (!done) return { result: false };
+        // A 5xx is not kept: completeIn deleted the record.
+        const record = records.get(recordId(scope, key));
+        return { result: true, entry: record ? { put: record } : { del: [scope, key] } };
       });
     },
     async release(scope: string, key: string, token: string) {
-      await mutate(undefined, (records) => {
-        const before = records.size;
+      await run(now(), (records) => {
+        const had = records.has(recordId(scope, key));
         releaseIn(records, scope, key, token);
-        return { result: undefined, changed: records.size !== before };
+        return had && !records.has(recordId(scope, key)) ? { result: undefined, entry: { del: [scope, key] } } : { result: undefined };
       });
     },
-    async close() {},
+    stats: () => journal.stats(),
+    async close() {
+      await tail;
+      await journal.close();
+    },
   };
 }

@@ -55,21 +55,25 @@ export function createStores(options: StoresOptions): Stores {
         });
         return { backend: 'postgres' as const, keys: pg.keys, idempotency: pg.idempotency, health: pg.health, close: pg.close };
       })()
-    : {
-        backend: 'file' as const,
-        keys: createFileKeyStore({ dataDir: options.dataDir, ...(now ? { now } : {}) }),
-        idempotency: createFileIdempotencyStore({ dataDir: options.dataDir, ...(now ? { now } : {}) }),
-        health: async () => {
-          try {
-            await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
-            await access(options.dataDir, fsConstants.W_OK);
-            return true;
-          } catch {
-            return false;
-          }
-        },
-        close: async () => {},
-      };
+    : (() => {
+        const idempotency = createFileIdempotencyStore({ dataDir: options.dataDir, ...(now ? { now } : {}) });
+        return {
+          backend: 'file' as const,
+          keys: createFileKeyStore({ dataDir: options.dataDir, ...(now ? { now } : {}) }),
+          idempotency,
+          health: async () => {
+            try {
+              await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
+              await access(options.dataDir, fsConstants.W_OK);
+              return true;
+            } catch {
+              return false;
+            }
+          },
+          // Closes the journal's file handle (the store reopens it if used again).
+          close: () => idempotency.close(),
+        };
+      })();
 
   const windows = options.redisUrl
     ? (() => {

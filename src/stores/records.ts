@@ -1,5 +1,6 @@
 // The rules of keys and idempotency records as plain functions over in-memory state, shared by the
-// memory store and the file store (which loads the state under its lock, applies them, writes it back).
+// memory store and the file stores (under their lock: the key store loads its file, applies them, writes it
+// back; the idempotency store catches its index up with its journal, applies them, appends the change).
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import {
   API_KEY_SCOPES,

@@ -3,6 +3,7 @@
 //   create-key <dataDir> <wallet>
 //   begin <dataDir> <scope> <key> <count>   (prints "ready", waits for a line on stdin, then runs count
 //                                            concurrent begin() calls, so several processes race)
+//   complete-and-hang <dataDir> <scope> <key>  (begin and complete, print "completed", then wait to be killed)
 import { createFileIdempotencyStore, createFileKeyStore } from '../file.ts';
 
 const [command, dataDir, ...args] = process.argv.slice(2);
@@ -22,6 +23,15 @@ if (command === 'create-key') {
     Array.from({ length: Number(count) }, () => store.begin({ scope, key, requestHash: 'h' })),
   );
   process.stdout.write(JSON.stringify(results.map((r) => r.state)));
+} else if (command === 'complete-and-hang') {
+  const [scope, key] = args as [string, string];
+  const store = createFileIdempotencyStore({ dataDir });
+  const begun = await store.begin({ scope, key, requestHash: 'h' });
+  if (begun.state !== 'started') throw new Error(`begin: ${begun.state}`);
+  const done = await store.complete(scope, key, begun.token, { status: 201, headers: { 'content-type': 'application/json' }, body: { survived: true } });
+  process.stdout.write(done ? 'completed\n' : 'not completed\n');
+  // Killed (SIGKILL) by the test now: nothing after complete() returned may be needed for the record to last.
+  setInterval(() => {}, 60_000);
 } else {
   throw new Error(`unknown command ${command}`);
 }
