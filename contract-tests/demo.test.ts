@@ -34,6 +34,22 @@ const STEPS = [
   'revoke the salted vault (holder signs)',
   'write into the revoked vault refused',
   'fees paid',
+  // The mainnet leg: the same API on the mainnet vault API, the fee paid in USDC.
+  'mainnet: connect',
+  'mainnet: create issuer account',
+  'mainnet: create holder account',
+  'mainnet: API key for issuer (challenge → sign → /auth/keys)',
+  'mainnet: API key for holder (challenge → sign → /auth/keys)',
+  'mainnet: register issuer DID (prepare → sign → submit)',
+  'mainnet: register holder DID (prepare → sign → submit)',
+  'mainnet: create holder vault (holder signs)',
+  'mainnet: fee quote',
+  'mainnet: issuance refused without a USDC trustline',
+  "mainnet: issuer's wallet adds a USDC trustline (changeTrust → rpc sendTransaction)",
+  'mainnet: issuer receives USDC from the asset issuer',
+  'mainnet: issue a credential',
+  'mainnet: verify the credential',
+  'mainnet: USDC fee paid',
 ];
 
 function runDemo(args: string[], timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -71,6 +87,15 @@ describe('npm run demo', () => {
     expect(stdout).toMatch(/is revoked since \d{4}-\d\d-\d\dT/);
     expect(stdout).toMatch(/write into the revoked vault refused: 409 vault_revoked/);
     expect(stdout).toMatch(/6 credentials × 5 = 30 in issuance fees/);
+    // The mainnet leg: its own passphrase and fee token, refused without a trustline (the API's code and the
+    // chain's words), then issued and verified once the issuer holds USDC, which pays the 1 USDC fee.
+    expect(stdout).toMatch(/mainnet: connect: .*\(mainnet, passphrase "Credential Vault Simulator Mainnet ; 2026".*fee token USDC:G/);
+    expect(stdout).toMatch(/mainnet: register issuer DID \(prepare → sign → submit\): did:ledger:mainnet:/);
+    expect(stdout).toMatch(/mainnet: issuance refused without a USDC trustline: 400 trustline_missing: "[^"]*trustline entry is missing for account G[A-Z2-7]{55}/);
+    expect(stdout).toMatch(/on a real network you would acquire USDC/);
+    expect(stdout).toMatch(/mainnet: issue a credential: mainnet-degree-[0-9a-f]+ into the holder's mainnet vault/);
+    expect(stdout).toMatch(/mainnet: verify the credential: mainnet-degree-[0-9a-f]+ is valid/);
+    expect(stdout).toMatch(/mainnet: USDC fee paid: issuer 10 → 9 USDC \(1 credential × 1 USDC/);
     expect(stdout).toMatch(/demo passed in/);
   }, 90_000);
 

@@ -1,16 +1,18 @@
 // `npm run demo`: the whole product, walked through as a user would, with the typed clients and wallet-side
 // signing. Against a running `npm start` (default URLs) or, with --start, services started in-process on
 // free ports with a temporary data directory. Prints one numbered line per step; exits 1 on the first
-// step that fails.
+// step that fails. The testnet walk-through comes first, then a mainnet leg: the same API on the mainnet
+// vault API, whose per-credential fee is paid in USDC (a classic asset wrapped as a SAC) — refused without
+// a trustline, paid once the issuer's wallet holds one and some USDC.
 //
-//   npm run demo [-- --vault-url U --resolver-url U --simulator-url U]
+//   npm run demo [-- --vault-url U --mainnet-url U --resolver-url U --simulator-url U]
 //   npm run demo -- --start
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Asset, Keypair, Transaction, TransactionBuilder, WebAuth, xdr } from '@stellar/stellar-sdk';
+import { Asset, Keypair, Operation, rpc, Transaction, TransactionBuilder, WebAuth, xdr } from '@stellar/stellar-sdk';
 import {
   ApiError,
   createResolverClient,
@@ -29,11 +31,12 @@ import {
   type VaultSchemas,
 } from '../src/client/index.ts';
 
-const USAGE = `usage: npm run demo -- [--start] [--vault-url URL] [--resolver-url URL] [--simulator-url URL]
+const USAGE = `usage: npm run demo -- [--start] [--vault-url URL] [--mainnet-url URL] [--resolver-url URL] [--simulator-url URL]
 
-  --start            start the simulator, the vault API and the resolver in-process on free ports
+  --start            start the simulator, both vault APIs and the resolver in-process on free ports
                      (temporary data directory), run the demo against them, stop them
   --vault-url        testnet vault API of a running \`npm start\` (default http://127.0.0.1:3000)
+  --mainnet-url      mainnet vault API of a running \`npm start\` (default http://127.0.0.1:3002)
   --resolver-url     DID resolver (default http://127.0.0.1:3001)
   --simulator-url    chain simulator, for its friendbot (default http://127.0.0.1:8000)`;
 
@@ -42,6 +45,7 @@ const ZERO_SALT = '0'.repeat(64);
 
 interface Urls {
   vault: string;
+  mainnet: string;
   resolver: string;
   simulator: string;
 }
@@ -157,8 +161,16 @@ function stepper(out: (line: string) => void) {
   };
 }
 
+type Step = ReturnType<typeof stepper>;
+
 async function runDemo(urls: Urls, out: (line: string) => void = console.log): Promise<void> {
   const step = stepper(out);
+  const testnetPassphrase = await testnetLeg(urls, step);
+  await mainnetLeg(urls, step, testnetPassphrase);
+}
+
+/** The whole product on testnet (fees in the native asset). Returns the testnet passphrase. */
+async function testnetLeg(urls: Urls, step: Step): Promise<string> {
   const anon = createVaultClient({ baseUrl: urls.vault });
   const resolver: ResolverClient = createResolverClient({ baseUrl: urls.resolver });
 
@@ -376,6 +388,196 @@ async function runDemo(urls: Urls, out: (line: string) => void = console.log): P
       `issuer ${units(fee.before.issuer)} → ${units(after.issuer)} (spent ${units(spent)}): ${issued} credentials × ${units(fee.amount)} = ${units(credentialFees)} in issuance fees + ${units(spent - credentialFees)} in network fees; ${short(fee.dest)} received ${units(received)}`,
     ];
   });
+  return passphrase;
+}
+
+/** What the simulator's `sim_info` tells about a network (the fields the mainnet leg reads). */
+interface SimInfo {
+  passphrase: string;
+  feeTokenId: string;
+  feeAmount: string;
+  stablecoin?: { code: string; issuer: string };
+  /** The test asset issuer's secret: the simulator's, so that the demo can hand out USDC. */
+  stablecoinIssuerSecret?: string;
+}
+
+/** A JSON-RPC call the SDK's rpc.Server has no method for (the simulator's cheats). */
+async function rpcCall<T>(rpcUrl: string, method: string, params: unknown = {}): Promise<T> {
+  const res = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const body = (await res.json()) as { result?: T; error?: { message: string } };
+  if (body.result === undefined) throw new Error(`${method}: ${body.error?.message ?? `HTTP ${res.status}`}`);
+  return body.result;
+}
+
+/** Balance of `asset` on an account's trustline (getLedgerEntries of the trustline), in stroops; undefined without one. */
+async function trustlineBalance(server: rpc.Server, account: string, asset: Asset): Promise<bigint | undefined> {
+  const key = xdr.LedgerKey.trustline(new xdr.LedgerKeyTrustLine({ accountId: Keypair.fromPublicKey(account).xdrPublicKey(), asset: asset.toTrustLineXDRObject() }));
+  const { entries } = await server.getLedgerEntries(key);
+  return entries[0] ? BigInt(entries[0].val.trustLine().balance().toString()) : undefined;
+}
+
+/**
+ * A wallet action that is no API route: a classic transaction from `source`, signed by the wallet (which
+ * refuses any other passphrase), sent with rpc.Server.sendTransaction and polled until final. Returns its hash.
+ */
+async function sendClassic(server: rpc.Server, passphrase: string, source: Keypair, sign: Signer, op: xdr.Operation): Promise<string> {
+  const account = await server.getAccount(source.publicKey());
+  const unsigned = new TransactionBuilder(account, { fee: '100', networkPassphrase: passphrase }).addOperation(op).setTimeout(60).build();
+  const signed = TransactionBuilder.fromXDR(await sign(unsigned.toXDR(), passphrase), passphrase);
+  const sent = await server.sendTransaction(signed);
+  if (sent.status !== 'PENDING') {
+    const codes = sent.errorResult ? ` (${sent.errorResult.result().switch().name})` : '';
+    throw new Error(`sendTransaction answered ${sent.status}${codes}`);
+  }
+  const final = await server.pollTransaction(sent.hash, { attempts: 40, sleepStrategy: () => 100 });
+  if (final.status !== rpc.Api.GetTransactionStatus.SUCCESS) throw new Error(`transaction ${sent.hash} is ${final.status}`);
+  return sent.hash;
+}
+
+/**
+ * The same API on mainnet, one process per network: its own passphrase, accounts, keys and DIDs, and a fee
+ * token that is not the native asset but USDC. The issuer is refused until its wallet holds a USDC trustline
+ * and a balance; then a credential is issued, verified, and the fee shows on the trustline.
+ */
+async function mainnetLeg(urls: Urls, step: Step, testnetPassphrase: string): Promise<void> {
+  const anon = createVaultClient({ baseUrl: urls.mainnet });
+  const resolver: ResolverClient = createResolverClient({ baseUrl: urls.resolver });
+
+  const { config, server, usdc, usdcIssuerSecret, feeTokenId } = await step('mainnet: connect', async () => {
+    const c = unwrap(await anon.GET('/config'));
+    if (c.networkType !== 'mainnet') throw new Error(`${urls.mainnet} serves ${c.networkType}, not mainnet (--mainnet-url)`);
+    if (c.networkPassphrase === testnetPassphrase) throw new Error('mainnet and testnet share a passphrase');
+    const srv = new rpc.Server(c.rpcUrl, { allowHttp: c.rpcUrl.startsWith('http://') });
+    // The wallet checks the passphrase with the network's own RPC, not only with what the API says.
+    const { passphrase } = await srv.getNetwork();
+    if (passphrase !== c.networkPassphrase) throw new Error(`the RPC ${c.rpcUrl} is on "${passphrase}", the API on "${c.networkPassphrase}"`);
+    const info = await rpcCall<SimInfo>(c.rpcUrl, 'sim_info');
+    if (!info.stablecoin || !info.stablecoinIssuerSecret) throw new Error(`the simulator's mainnet has no stablecoin: ${JSON.stringify(info)}`);
+    const asset = new Asset(info.stablecoin.code, info.stablecoin.issuer);
+    if (info.feeTokenId !== asset.contractId(passphrase)) throw new Error(`fee token ${info.feeTokenId} is not the ${asset.toString()} SAC`);
+    return [
+      { config: c, server: srv, usdc: asset, usdcIssuerSecret: info.stablecoinIssuerSecret, feeTokenId: info.feeTokenId },
+      `vault API ${urls.mainnet} (${c.networkType}, passphrase "${c.networkPassphrase}", factory ${short(c.factoryContractId)}); fee token ${asset.code}:${short(asset.issuer)} (SAC ${short(info.feeTokenId)}), ${units(BigInt(info.feeAmount))} ${asset.code} per credential`,
+    ];
+  });
+  const passphrase = config.networkPassphrase;
+  const network = config.networkType;
+
+  const account = async (role: string) => {
+    const a = await friendbot(urls.simulator, network);
+    return [a.kp, `${role} ${a.kp.publicKey()} funded with XLM by the simulator's mainnet friendbot (tx ${short(a.hash)}); no USDC trustline`] as [Keypair, string];
+  };
+  const issuer = await step('mainnet: create issuer account', () => account('issuer'));
+  const holder = await step('mainnet: create holder account', () => account('holder'));
+  const signIssuer = walletSigner(issuer, passphrase);
+  const signHolder = walletSigner(holder, passphrase);
+
+  const apiKey = async (kp: Keypair) => {
+    const key = await obtainApiKey(anon, { account: kp.publicKey(), sign: challengeSigner(kp) });
+    return [key, `key ${key.key_id} (${key.role}) for ${short(key.wallet_address)}, valid on mainnet only`] as [VaultSchemas['ApiKeyCreated'], string];
+  };
+  const issuerKey = await step('mainnet: API key for issuer (challenge → sign → /auth/keys)', () => apiKey(issuer));
+  const holderKey = await step('mainnet: API key for holder (challenge → sign → /auth/keys)', () => apiKey(holder));
+  const asIssuer: VaultClient = createVaultClient({ baseUrl: urls.mainnet, apiKey: issuerKey.key });
+  const asHolder: VaultClient = createVaultClient({ baseUrl: urls.mainnet, apiKey: holderKey.key });
+
+  const register = async (kp: Keypair, sign: Signer) => {
+    const { did } = generateDid({ network });
+    const key = { publicKeyMultibase: encodeMultikey('Ed25519', kp.rawPublicKey()) };
+    const { txId } = await registerDid(
+      resolver,
+      { did, sourcePublicKey: kp.publicKey(), record: { controller: kp.publicKey(), authentication: [key], assertionMethod: [key], keyAgreement: [], services: [] } },
+      sign,
+    );
+    const { status, result } = await resolveDid(resolver, did);
+    if (status !== 200 || result.didDocumentMetadata.method.stellarAccount !== kp.publicKey()) throw new Error(`${did} resolves with ${status}: ${JSON.stringify(result.didResolutionMetadata)}`);
+    return [did, `${did} (controller ${short(kp.publicKey())}, tx ${short(txId)}), resolves: ${status}`] as [string, string];
+  };
+  const issuerDid = await step('mainnet: register issuer DID (prepare → sign → submit)', () => register(issuer, signIssuer));
+  const holderDid = await step('mainnet: register holder DID (prepare → sign → submit)', () => register(holder, signHolder));
+
+  await step('mainnet: create holder vault (holder signs)', async () => {
+    const { txId } = await prepareAndSubmit(asHolder, '/contracts/vault/create', { owner: holder.publicKey(), didUri: holderDid, sourcePublicKey: holder.publicKey() }, signHolder, { idempotencyKey: randomUUID() });
+    const v = unwrap(await asHolder.GET('/contracts/vault/{owner}', { params: { path: { owner: holder.publicKey() }, query: { userSalt: ZERO_SALT } } }));
+    return [undefined, `vault ${v.vault_address} (v${v.version}, did ${short(v.did_uri)}), tx ${short(txId)}`];
+  });
+
+  const fee = await step('mainnet: fee quote', async () => {
+    const quote = unwrap(await asIssuer.GET('/contracts/issuer-registry/{issuer}', { params: { path: { issuer: issuer.publicKey() } } }));
+    if (!quote.enabled || quote.token !== feeTokenId || !quote.dest?.startsWith('G')) throw new Error(`expected a fee in ${usdc.code} (${feeTokenId}), the quote is ${JSON.stringify(quote)}`);
+    const line = await trustlineBalance(server, issuer.publicKey(), usdc);
+    if (line !== undefined) throw new Error(`the new issuer already holds a ${usdc.code} trustline`);
+    return [{ amount: BigInt(quote.amount), dest: quote.dest }, `${units(BigInt(quote.amount))} ${usdc.code} (token ${short(quote.token)}) per credential to ${short(quote.dest)}; the issuer has no ${usdc.code} trustline`];
+  });
+
+  const run = randomBytes(3).toString('hex');
+  const issue = async (vcId: string) => {
+    const { txId } = await prepareAndSubmit(
+      asIssuer,
+      '/contracts/vc/issue',
+      {
+        owner: holder.publicKey(),
+        vcId,
+        vcData: credential(issuerDid, holderDid, 'UniversityDegreeCredential', { degree: { type: 'MasterDegree', name: 'Master of Science in Mathematics' } }),
+        issuer: issuer.publicKey(),
+        issuerDid,
+        sourcePublicKey: issuer.publicKey(),
+      },
+      signIssuer,
+      { idempotencyKey: randomUUID() },
+    );
+    return txId;
+  };
+  const degreeId = `mainnet-degree-${run}`;
+
+  await step('mainnet: issuance refused without a USDC trustline', async () => {
+    const err = await refused('trustline_missing', () => issue(degreeId));
+    if (!/trustline entry is missing for account/.test(err.message)) throw new Error(`the message lost the chain's words: ${err.message}`);
+    return [undefined, `${err.status} ${err.code}: "${err.message}"`];
+  });
+
+  await step(`mainnet: issuer's wallet adds a USDC trustline (changeTrust → rpc sendTransaction)`, async () => {
+    const hash = await sendClassic(server, passphrase, issuer, signIssuer, Operation.changeTrust({ asset: usdc }));
+    const balance = await trustlineBalance(server, issuer.publicKey(), usdc);
+    if (balance !== 0n) throw new Error(`after changeTrust the trustline holds ${balance}`);
+    return [undefined, `trustline ${usdc.code}:${short(usdc.issuer)} for ${short(issuer.publicKey())}, balance 0, tx ${short(hash)} (a wallet action on the network's RPC, no API route)`];
+  });
+
+  const funding = 10n * STROOPS_PER_UNIT;
+  const before = await step('mainnet: issuer receives USDC from the asset issuer', async () => {
+    const usdcIssuer = Keypair.fromSecret(usdcIssuerSecret);
+    if (usdcIssuer.publicKey() !== usdc.issuer) throw new Error(`sim_info's issuer secret is for ${usdcIssuer.publicKey()}, not ${usdc.issuer}`);
+    const hash = await sendClassic(server, passphrase, usdcIssuer, walletSigner(usdcIssuer, passphrase), Operation.payment({ destination: issuer.publicKey(), asset: usdc, amount: units(funding) }));
+    const balances = { issuer: (await trustlineBalance(server, issuer.publicKey(), usdc)) ?? 0n, dest: (await trustlineBalance(server, fee.dest, usdc)) ?? 0n };
+    if (balances.issuer !== funding) throw new Error(`the issuer holds ${units(balances.issuer)} ${usdc.code}, expected ${units(funding)}`);
+    return [
+      balances,
+      `${units(funding)} ${usdc.code} paid by ${short(usdc.issuer)} with the simulator's test-asset secret (sim_info), tx ${short(hash)}; on a real network you would acquire USDC instead (exchange, anchor); issuer holds ${units(balances.issuer)} ${usdc.code}`,
+    ];
+  });
+
+  await step('mainnet: issue a credential', async () => {
+    const txId = await issue(degreeId);
+    return [undefined, `${degreeId} into the holder's mainnet vault, issuer ${short(issuerDid)}, tx ${short(txId)}`];
+  });
+
+  await step('mainnet: verify the credential', async () => {
+    const v = unwrap(await asIssuer.POST('/contracts/vault/verify-vc', { body: { owner: holder.publicKey(), vcId: degreeId } }));
+    if (v.status !== 'valid') throw new Error(`status ${v.status}, expected valid`);
+    return [undefined, `${degreeId} is ${v.status}`];
+  });
+
+  await step('mainnet: USDC fee paid', async () => {
+    const after = { issuer: (await trustlineBalance(server, issuer.publicKey(), usdc)) ?? 0n, dest: (await trustlineBalance(server, fee.dest, usdc)) ?? 0n };
+    const spent = before.issuer - after.issuer;
+    const received = after.dest - before.dest;
+    if (spent !== fee.amount) throw new Error(`the issuer's ${usdc.code} went ${units(before.issuer)} → ${units(after.issuer)}, expected exactly ${units(fee.amount)} less`);
+    if (received < fee.amount) throw new Error(`the fee destination received ${units(received)} ${usdc.code}, expected at least ${units(fee.amount)}`);
+    return [
+      undefined,
+      `issuer ${units(before.issuer)} → ${units(after.issuer)} ${usdc.code} (1 credential × ${units(fee.amount)} ${usdc.code}; network fees stay in XLM); ${short(fee.dest)} received ${units(received)} ${usdc.code}`,
+    ];
+  });
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -386,6 +588,7 @@ async function main(argv: string[]): Promise<number> {
       options: {
         start: { type: 'boolean', default: false },
         'vault-url': { type: 'string' },
+        'mainnet-url': { type: 'string' },
         'resolver-url': { type: 'string' },
         'simulator-url': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
@@ -399,7 +602,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  if (args.start && (args['vault-url'] || args['resolver-url'] || args['simulator-url'])) {
+  if (args.start && (args['vault-url'] || args['mainnet-url'] || args['resolver-url'] || args['simulator-url'])) {
     console.error(`--start runs its own services; leave out the URL flags\n\n${USAGE}`);
     return 2;
   }
@@ -425,11 +628,12 @@ async function main(argv: string[]): Promise<number> {
       await services.close();
       await rm(dataDir, { recursive: true, force: true });
     };
-    urls = { vault: services.vault.testnet!.url, resolver: services.resolverUrl!, simulator: services.simulatorUrl! };
-    console.log(`started in-process: simulator ${urls.simulator}, vault API (testnet) ${urls.vault}, resolver ${urls.resolver}, data ${dataDir}`);
+    urls = { vault: services.vault.testnet!.url, mainnet: services.vault.mainnet!.url, resolver: services.resolverUrl!, simulator: services.simulatorUrl! };
+    console.log(`started in-process: simulator ${urls.simulator}, vault API (testnet) ${urls.vault}, vault API (mainnet) ${urls.mainnet}, resolver ${urls.resolver}, data ${dataDir}`);
   } else {
     urls = {
       vault: args['vault-url'] ?? 'http://127.0.0.1:3000',
+      mainnet: args['mainnet-url'] ?? 'http://127.0.0.1:3002',
       resolver: args['resolver-url'] ?? 'http://127.0.0.1:3001',
       simulator: args['simulator-url'] ?? 'http://127.0.0.1:8000',
     };
