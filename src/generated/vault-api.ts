@@ -1044,7 +1044,7 @@ export interface components {
          */
         DidUri: string;
         /**
-         * @description Credential id, unique in the vault, 1 to 64 characters. Over 64 → 400 `vcId_too_long` (in a batch `vcs[i].vcId_too_long`); empty → `invalid_request`.
+         * @description Credential id, unique in the vault, 1 to 64 characters and at most 64 bytes of UTF-8 (the contract counts bytes, so an ASCII id may use all 64 characters, an id of two-byte characters 32). Over → 400 `vcId_too_long` (in a batch `vcs[i].vcId_too_long`); empty → `invalid_request`.
          * @example vc-2026-0001
          */
         VcId: string;
@@ -1064,7 +1064,7 @@ export interface components {
          */
         TxXdr: string;
         /**
-         * @description Zero-based offset, default 0.
+         * @description Zero-based offset, default 0. At most 4294967295 (the contract takes a u32); an offset at or past the count gives an empty page.
          * @default 0
          * @example 0
          */
@@ -1928,7 +1928,7 @@ export interface components {
          */
         VaultContractQuery: components["schemas"]["ContractId"];
         /**
-         * @description Zero-based start of the page (default 0); negative → 400 `invalid_request`.
+         * @description Zero-based start of the page (default 0); negative or above 4294967295 → 400 `invalid_request`.
          * @example 0
          */
         OffsetQuery: components["schemas"]["Offset"];
@@ -3049,7 +3049,7 @@ export interface operations {
                  */
                 owner: components["parameters"]["OwnerQuery"];
                 /**
-                 * @description Zero-based start of the page (default 0); negative → 400 `invalid_request`.
+                 * @description Zero-based start of the page (default 0); negative or above 4294967295 → 400 `invalid_request`.
                  * @example 0
                  */
                 offset?: components["parameters"]["OffsetQuery"];

@@ -62,6 +62,8 @@ export async function createResolverApp(deps: ResolverAppDeps): Promise<express.
       apiSpec: (await loadResolverSpec()) as never,
       validateRequests: true,
       validateResponses: deps.validateResponses ? { allErrors: true } : false,
+      // 'full': calendar-checked dates and strict URIs; the default 'fast' checks only their shape.
+      ajvFormats: { mode: 'full' },
       // The UI's static files are not API routes.
       ignorePaths: /^\/docs\/./,
     }),

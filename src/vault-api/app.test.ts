@@ -46,6 +46,10 @@ describe('request validation → the spec codes', () => {
     { name: 'denied issuers limit 500', path: `/contracts/vault/issuers/denied?owner=${G}&limit=500`, status: 400, error: 'limit_too_large' },
     { name: 'limit 0', path: '/contracts/vault/list-vc-ids', body: { owner: G, limit: 0 }, status: 400, error: 'invalid_request', message: /limit/ },
     { name: 'negative offset', path: `/contracts/vault/issuers/denied?owner=${G}&offset=-1`, status: 400, error: 'invalid_request', message: /offset/ },
+    // The contracts take u32 offsets: past it the request is wrong, not the chain unavailable.
+    { name: 'list-vc-ids offset past u32', path: '/contracts/vault/list-vc-ids', body: { owner: G, offset: 4294967296 }, status: 400, error: 'invalid_request', message: /offset/ },
+    { name: 'denied issuers offset past u32', path: `/contracts/vault/issuers/denied?owner=${G}&offset=99999999999`, status: 400, error: 'invalid_request', message: /offset/ },
+    { name: 'revoke date that is not in the calendar', path: '/contracts/vc/revoke', body: { owner: G, vcId: 'a', date: '2026-02-30T00:00:00Z', sourcePublicKey: G }, status: 400, error: 'invalid_request', message: /date/ },
     { name: 'did:pkh issuerDid', path: '/contracts/vc/issue', body: issue({ issuerDid: 'did:pkh:eip155:1:0xab' }), status: 400, error: 'issuerDid_invalid' },
     { name: 'bare address issuerDid', path: '/contracts/vc/issue', body: issue({ issuerDid: G }), status: 400, error: 'issuerDid_invalid' },
     { name: 'didUri over 256', path: '/contracts/vault/create', body: { owner: G, didUri: `did:web:${'a'.repeat(260)}`, sourcePublicKey: G }, status: 400, error: 'input_too_long' },

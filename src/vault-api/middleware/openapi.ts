@@ -174,6 +174,8 @@ export function validatorPieces(doc: OpenApiDocument, options: { validateRespons
     validateRequests: { allErrors: true, allowUnknownQueryParameters: false },
     validateResponses: options.validateResponses ? { allErrors: true } : false,
     validateSecurity: false,
+    // 'full': calendar-checked dates (no 2026-02-30); the default 'fast' checks only their shape.
+    ajvFormats: { mode: 'full' },
     fileUploader: false,
     ignoreUndocumented: false,
   }) as unknown as RequestHandler[];

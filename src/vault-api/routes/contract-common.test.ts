@@ -37,6 +37,8 @@ describe('intParam', () => {
     { v: 'x', name: 'offset' as const, want: '400 invalid_request' },
     { v: '-1', name: 'offset' as const, want: '400 invalid_request' },
     { v: '7', name: 'offset' as const, want: 7 },
+    { v: '4294967295', name: 'offset' as const, want: 4294967295 },
+    { v: 4294967296, name: 'offset' as const, want: '400 invalid_request' },
   ])('$name=$v → $want', ({ v, name, want }) => {
     let got: unknown;
     const o = outcome(() => (got = intParam(v, name, name === 'limit' ? 50 : 0)));

@@ -137,9 +137,13 @@ export function intParam(v: unknown, name: 'offset' | 'limit', dflt: number): nu
     if (n < 1) throw new ApiError(400, 'invalid_request', 'limit must be at least 1');
   } else if (n < 0) {
     throw new ApiError(400, 'invalid_request', 'offset must be 0 or more');
+  } else if (n > MAX_OFFSET) {
+    throw new ApiError(400, 'invalid_request', `offset must be at most ${MAX_OFFSET} (the contract takes a u32)`);
   }
   return n;
 }
 
 export const MAX_PAGE = 200;
+/** The contracts' u32. */
+export const MAX_OFFSET = 4_294_967_295;
 export const DEFAULT_LIMIT = 50;

@@ -206,6 +206,8 @@ describe('issue rules', () => {
     { name: 'unregistered DID', body: () => issueBody('r1', { issuerDid: generateDid({ network: 'testnet' }).did }), status: 400, code: 'issuerDid_not_found' },
     { name: "another controller's DID", body: () => issueBody('r1', { issuerDid: otherDid }), status: 400, code: 'issuerDid_controller_mismatch', words: /^the issuer DID controller does not match the signing issuer$/ },
     { name: 'vcId over 64', body: () => issueBody('v'.repeat(65)), status: 400, code: 'vcId_too_long' },
+    // 64 characters but 128 bytes: refused before the chain would answer input_too_long.
+    { name: 'vcId of 64 two-byte characters', body: () => issueBody('é'.repeat(64)), status: 400, code: 'vcId_too_long' },
     { name: 'vcData over 10,000', body: () => issueBody('r1', { vcData: vcData(owner.publicKey(), { pad: 'x'.repeat(10_000) }) }), status: 400, code: 'vcData_too_long' },
     { name: 'a removed holder field', body: () => issueBody('r1', { holder: owner.publicKey() }), status: 400, code: 'invalid_request' },
   ];

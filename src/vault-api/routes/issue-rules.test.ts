@@ -44,6 +44,12 @@ describe('checkLengths and checkBatchSize', () => {
     { where: '' as const, vcId: 'a'.repeat(64), vcData: 'x'.repeat(10_000), want: 'ok' },
     { where: '' as const, vcId: 'a'.repeat(65), vcData: 'x', want: '400 vcId_too_long' },
     { where: '' as const, vcId: 'a', vcData: 'x'.repeat(10_001), want: '400 vcData_too_long' },
+    { where: '' as const, vcId: '😀'.repeat(16), vcData: 'x', want: 'ok' },
+    { where: '' as const, vcId: '😀'.repeat(17), vcData: 'x', want: '400 vcId_too_long' },
+    { where: '' as const, vcId: 'é'.repeat(33), vcData: 'x', want: '400 vcId_too_long' },
+    // 10,000 characters as JSON Schema counts them, although 20,000 UTF-16 units.
+    { where: '' as const, vcId: 'a', vcData: '😀'.repeat(10_000), want: 'ok' },
+    { where: '' as const, vcId: 'a', vcData: '😀'.repeat(10_001), want: '400 vcData_too_long' },
     { where: 'vcs[2].' as const, vcId: 'a'.repeat(65), vcData: 'x', want: '400 vcs[2].vcId_too_long' },
     { where: 'vcs[0].' as const, vcId: 'a', vcData: 'x'.repeat(10_001), want: '400 vcs[0].vcData_too_long' },
   ])('$where $want', ({ where, vcId, vcData, want }) => {

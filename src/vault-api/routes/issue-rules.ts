@@ -17,10 +17,21 @@ export const batchEntry = (i: number): Where => `vcs[${i}].`;
 /** vcId and vcData lengths (the validator checks them too; this keeps the codes without it). */
 export function checkLengths(where: Where, vcId: string, vcData: string): void {
   if (vcId.length === 0) throw new ApiError(400, 'invalid_request', `${where}vcId must not be empty`);
-  if (vcId.length > MAX_VC_ID) throw new ApiError(400, `${where}vcId_too_long`, `${where}vcId is longer than ${MAX_VC_ID} characters`);
-  if (vcData.length > MAX_VC_DATA) {
+  // The contract counts the id in UTF-8 bytes (chain-abi: vc_id ≤ 64): an id of 64 non-ASCII characters is
+  // refused here with its own code, not by the chain as input_too_long.
+  if (vcId.length > MAX_VC_ID || Buffer.byteLength(vcId, 'utf8') > MAX_VC_ID) {
+    throw new ApiError(400, `${where}vcId_too_long`, `${where}vcId is longer than ${MAX_VC_ID} bytes of UTF-8 (ASCII characters take one byte, others two to four)`);
+  }
+  // Characters as JSON Schema counts them (code points): the spec's maxLength and this check agree.
+  if (vcData.length > MAX_VC_DATA && codePoints(vcData) > MAX_VC_DATA) {
     throw new ApiError(400, `${where}vcData_too_long`, `${where}vcData is longer than ${MAX_VC_DATA} characters`);
   }
+}
+
+function codePoints(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
 }
 
 export function checkBatchSize(n: number): void {
