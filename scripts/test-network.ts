@@ -14,7 +14,6 @@
 // without it the vault API is served for testnet alone and the resolver is wired for testnet alone,
 // because `start` requires both profiles.
 import { mkdtemp, rm } from 'node:fs/promises';
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -23,6 +22,7 @@ import { Keypair } from '@stellar/stellar-sdk';
 import { createChain, type Chain } from '../src/chain/index.ts';
 import { ConfigError, loadConfig, type Config } from '../src/config/index.ts';
 import { startServices, type RunningServices } from '../src/services.ts';
+import { createHttpServer } from '../src/http/server.ts';
 import { runConformanceFlow } from '../property-tests/http/conformance-flow.ts';
 import { networkModelEnv } from '../property-tests/http/model-env.ts';
 import { HTTP_SEED } from '../property-tests/http/params.ts';
@@ -72,7 +72,7 @@ async function startTestnetResolver(config: Config, chain: Chain): Promise<{ url
     now: Date.now,
     validateResponses: true,
   });
-  const server = http.createServer(app);
+  const server = createHttpServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

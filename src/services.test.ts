@@ -88,3 +88,48 @@ describe('CV_TRUST_PROXY reaches both apps', () => {
     }
   });
 });
+
+describe('the HTTP servers of serve()', () => {
+  const both = (...extra: string[]) => {
+    const m = sim.networks.mainnet;
+    return [
+      ...argsFor(sim.networks.testnet.passphrase), '--resolver-port', '0',
+      '--mainnet-rpc-url', m.rpcUrl!, '--mainnet-passphrase', m.passphrase,
+      '--mainnet-factory-id', m.factoryId, '--mainnet-registry-id', m.registryId,
+      '--mainnet-vault-wasm-hash', m.vaultWasmHash, '--mainnet-simulation-account', m.admin.publicKey, ...extra,
+    ];
+  };
+
+  it('answer a request head over the limit 431 in each service\'s envelope, and HEAD on /health', async () => {
+    const { config } = loadConfig(both(), {});
+    const vault = await startServices(config, { mode: 'serve' });
+    const resolver = await startServices(config, { mode: 'resolver' });
+    try {
+      const long = `/health?q=${'a'.repeat(20_000)}`;
+      const v = await fetch(vault.vault.testnet!.url + long);
+      expect([v.status, await v.json()]).toEqual([431, { error: 'headers_too_large', message: expect.any(String) }]);
+      const r = await fetch(resolver.resolverUrl! + long);
+      expect([r.status, await r.json()]).toEqual([431, { code: 'headers_too_large', message: expect.any(String) }]);
+      for (const url of [vault.vault.testnet!.url, resolver.resolverUrl!]) {
+        const head = await fetch(`${url}/health`, { method: 'HEAD' });
+        expect([head.status, await head.text()], url).toEqual([200, '']);
+      }
+    } finally {
+      await vault.close();
+      await resolver.close();
+    }
+  });
+
+  it('CV_LEGACY_BASE_PATHS reaches the vault API', async () => {
+    const { config } = loadConfig(both(), { CV_LEGACY_BASE_PATHS: '/legacy' });
+    const vault = await startServices(config, { mode: 'serve' });
+    try {
+      const url = vault.vault.testnet!.url;
+      const legacy = await fetch(`${url}/legacy/config`);
+      expect([legacy.status, legacy.headers.get('deprecation'), legacy.headers.get('link')]).toEqual([200, 'true', '</config>; rel="successor-version"']);
+      expect((await fetch(`${url}/api/config`)).status).toBe(404);
+    } finally {
+      await vault.close();
+    }
+  });
+});

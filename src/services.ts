@@ -2,13 +2,14 @@
 // network's RPC), the stores, the encryption keyring, one vault API per network and the resolver, with one
 // logger and one metrics registry per process (src/observability), readiness checks per app, and a
 // graceful close that lets requests under way finish.
-import http from 'node:http';
+import type http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type express from 'express';
 import { requireProfiles, NETWORKS, type Config, type NetworkName } from './config/index.ts';
 import { createChain, type Chain } from './chain/index.ts';
 import { createStores, type Stores } from './stores/index.ts';
+import { createHttpServer } from './http/server.ts';
 import { keyringFromConfig, loadOrCreateKeyring } from './crypto/keyfile.ts';
 import {
   createLogger,
@@ -169,6 +170,7 @@ export async function startServices(config: Config, options: StartOptions): Prom
           limits: { rateLimits: config.rateLimits, rateWindowMs: config.rateWindowMs, keyTtlDays: config.keyTtlDays, authOrigins: config.authOrigins },
           now,
           trustProxy: config.trustProxy,
+          legacyBasePaths: config.legacyBasePaths,
           ...(options.validateResponses ? { validateResponses: true } : {}),
           log,
           logger,
@@ -234,10 +236,13 @@ export async function startServices(config: Config, options: StartOptions): Prom
   }
 }
 
-/** Listen; `onListening` registers the server's graceful close. */
+/**
+ * Listen; `onListening` registers the server's graceful close. A request head Node cannot parse (over the
+ * header size limit, or not HTTP) is answered in the app's error envelope (src/http/server.ts).
+ */
 function listen(app: express.Express, host: string, port: number, onListening: (server: http.Server) => void): Promise<string> {
   return new Promise((resolve, reject) => {
-    const server = http.createServer(app);
+    const server = createHttpServer(app);
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);

@@ -69,14 +69,17 @@ const otherNetwork = (n: NetworkName): NetworkName => (n === 'testnet' ? 'mainne
 /** 16 deterministic bytes per label, so a replay sees the same DIDs. */
 const seeded = (label: string) => (n: number) => createHash('sha256').update(`http-model/${label}`).digest().subarray(0, n);
 
-/** Registers a DID for `kp` (controller and only authentication key) straight through the chain. */
+/**
+ * Registers an issuer DID for `kp` straight through the chain: `kp` is the controller, the authentication
+ * key and the assertionMethod key (did-registry-resolver.md "Roles": an issuer needs one to issue).
+ */
 export async function registerDidOnChain(chain: Chain, network: NetworkName, kp: Keypair, passphrase: string, random?: (n: number) => Uint8Array): Promise<string> {
   const { did, didId } = generateDid({ network, ...(random ? { random } : {}) });
   const key = { publicKeyMultibase: encodeMultikey('Ed25519', kp.rawPublicKey()) };
   const prepared = await chain.registry.register({
     source: kp.publicKey(),
     didId: didIdToBytes(didId),
-    record: { controller: kp.publicKey(), authentication: [key], assertionMethod: [], keyAgreement: [], services: [] },
+    record: { controller: kp.publicKey(), authentication: [key], assertionMethod: [key], keyAgreement: [], services: [] },
   });
   const tx = TransactionBuilder.fromXDR(prepared.xdr, passphrase);
   tx.sign(kp);

@@ -39,8 +39,10 @@ export interface Keys {
   admin: string;
 }
 
-/** Bodies above the vault API's limit (vault-api.yaml "Errors": 512 KiB → 413). */
+/** Bodies above the vault API's limit (vault-api.yaml "Errors": 512 KiB → 413), so above the resolver's 256 KiB too. */
 export const VAULT_BODY_LIMIT = 512 * 1024;
+/** The resolver's body limit (did-resolver.yaml "Errors": 256 KiB → 413 payload_too_large). */
+export const RESOLVER_BODY_LIMIT = 256 * 1024;
 
 const JSON_TYPE = 'application/json';
 const NOT_JSON_TYPES = ['text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=xyz', 'application/octet-stream', 'text/json'];
@@ -213,7 +215,12 @@ export function mutationKinds(spec: SpecDoc, op: SpecOperation, keys?: Keys): Mu
         return {
           note: `${depth} levels of ${open} ${asField ? 'in an unknown field' : 'as the body'}`,
           req: withBody(t),
-          expect: api === 'vault' ? { kind: 'error', status: 400, codes: ['invalid_request', 'invalid_json'] } : invalid(api),
+          expect:
+            api === 'vault'
+              ? { kind: 'error', status: 400, codes: ['invalid_request', 'invalid_json'] }
+              : Buffer.byteLength(t) > RESOLVER_BODY_LIMIT
+                ? { kind: 'error', status: 413, codes: ['payload_too_large'] }
+                : invalid(api),
         };
       }),
     );
@@ -247,7 +254,8 @@ export function mutationKinds(spec: SpecDoc, op: SpecOperation, keys?: Keys): Mu
         return {
           note: `${t.length} bytes (${asField ? 'a padded field' : 'an array'})`,
           req: withBody(t),
-          expect: api === 'vault' ? { kind: 'error', status: 413, codes: ['payload_too_large'] } : { kind: 'clientError' },
+          // Over both limits (vault 512 KiB, resolver 256 KiB): 413 payload_too_large from either.
+          expect: { kind: 'error', status: 413, codes: ['payload_too_large'] },
         };
       }),
     );

@@ -52,6 +52,20 @@ describe('trust proxy (CV_TRUST_PROXY / --trust-proxy)', () => {
   });
 });
 
+describe('legacy base paths of the vault API (CV_LEGACY_BASE_PATHS / --legacy-base-paths)', () => {
+  it.each([
+    { argv: [], env: {}, want: ['/api', '/api/v1'] },
+    { argv: [], env: { CV_LEGACY_BASE_PATHS: '' }, want: [] },
+    { argv: ['--legacy-base-paths='], env: {}, want: [] },
+    { argv: ['--legacy-base-paths', '/v0, /service/api'], env: { CV_LEGACY_BASE_PATHS: '/x' }, want: ['/v0', '/service/api'] },
+  ])('$argv $env → $want', ({ argv, env, want }) => {
+    expect(loadConfig(argv, env).config.legacyBasePaths).toEqual(want);
+  });
+  it.each(['api', '/api/', '/', '/a b', '/api?x'])('refuses %j', (given) => {
+    expect(() => loadConfig([], { CV_LEGACY_BASE_PATHS: given })).toThrow(/CV_LEGACY_BASE_PATHS \(--legacy-base-paths\): expected a comma list of path prefixes/);
+  });
+});
+
 describe('validation reports one line per problem', () => {
   it('collects every problem', () => {
     try {

@@ -45,6 +45,7 @@ export const SETTINGS: Setting[] = [
   { key: 'redisKeyPrefix', env: 'CV_REDIS_KEY_PREFIX', flag: '--redis-key-prefix', kind: 'string', default: 'credential-vault:', doc: 'prefix of every Redis key, e.g. one per deployment sharing a Redis' },
   { key: 'encryptionKeys', env: 'CV_ENCRYPTION_KEYS', flag: '--encryption-keys', kind: 'string', doc: 'credential encryption keys `kid:base64key,…` (first is active); default: created once in the data directory' },
   { key: 'authOrigins', env: 'CV_AUTH_ALLOWED_ORIGINS', flag: '--auth-allowed-origins', kind: 'list', default: '*', doc: 'origins allowed to use the wallet-proof key routes (comma list; * = any, no Origin header is always allowed)' },
+  { key: 'legacyBasePaths', env: 'CV_LEGACY_BASE_PATHS', flag: '--legacy-base-paths', kind: 'list', default: '/api,/api/v1', doc: 'legacy path-prefixed base URLs of the vault API (comma list; empty = none): the prefix is removed before routing (`/api/config` is `/config`) and every answer under it carries `Deprecation: true` and `Link: <canonical path>; rel="successor-version"`' },
   { key: 'trustProxy', env: 'CV_TRUST_PROXY', flag: '--trust-proxy', kind: 'string', default: 'false', doc: 'whose X-Forwarded-For names the client of the per-IP limits (vault API /auth/*, resolver): false = nobody, the TCP peer is the client; a hop count (1 = one load balancer in front); or a comma list of the proxies\' addresses/CIDRs (or loopback, linklocal, uniquelocal). `true` is refused: any client could pick its bucket' },
   { key: 'keyTtlDays', env: 'CV_KEY_TTL_DAYS', flag: '--key-ttl-days', kind: 'int', default: '180', doc: 'lifetime of keys obtained by wallet proof' },
   { key: 'rate.standard.read', env: 'CV_RATE_STANDARD_READ', flag: '--rate-standard-read', kind: 'int', default: '60', doc: 'reads per minute, standard keys' },
@@ -115,6 +116,8 @@ export interface Config {
   redisKeyPrefix: string;
   encryptionKeys?: string;
   authOrigins: string[];
+  /** Vault API: path prefixes removed before routing (`/api`, `/api/v1`); empty = none. */
+  legacyBasePaths: string[];
   /** Express `trust proxy`: false, a hop count, or the proxies' addresses/CIDRs/names. */
   trustProxy: false | number | string[];
   keyTtlDays: number;
@@ -205,6 +208,14 @@ export function parseConfig(raw: RawSettings, earlier: string[] = []): Config {
     return false;
   };
 
+  // `/api` or `/api/v1`: segments of unreserved characters, no trailing slash; `/` would strip nothing.
+  const legacyBasePaths = (key: string): string[] => {
+    const list = (get(key) ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+    const bad = list.filter((x) => !/^(\/[A-Za-z0-9._~-]+)+$/.test(x));
+    if (bad.length) problems.push(`${label(key)}: expected a comma list of path prefixes like /api,/api/v1 (no trailing slash), got ${JSON.stringify(bad.join(','))}`);
+    return list;
+  };
+
   const networks = Object.fromEntries(
     NETWORKS.map((n) => [
       n,
@@ -238,6 +249,7 @@ export function parseConfig(raw: RawSettings, earlier: string[] = []): Config {
     redisKeyPrefix: get('redisKeyPrefix') ?? 'credential-vault:',
     encryptionKeys: optional('encryptionKeys'),
     authOrigins: (get('authOrigins') ?? '*').split(',').map((s) => s.trim()).filter(Boolean),
+    legacyBasePaths: legacyBasePaths('legacyBasePaths'),
     trustProxy: trustProxy('trustProxy'),
     keyTtlDays: int('keyTtlDays', 1, 3650),
     rateLimits: {

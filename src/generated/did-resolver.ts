@@ -663,7 +663,7 @@ export interface components {
             verificationMethod: string;
         };
         /** @enum {string} */
-        ErrorCode: "invalid_request" | "did_invalid" | "invalid_record" | "key_count_invalid" | "key_invalid" | "duplicate_key" | "service_invalid" | "url_not_https" | "metadata_inconsistent" | "tx_operation_mismatch" | "tx_submission_failed" | "challenge_expired" | "domain_mismatch" | "nonce_invalid" | "signature_invalid" | "did_not_found" | "not_found" | "did_already_exists" | "version_mismatch" | "tx_stale" | "did_deactivated" | "rate_limited" | "internal_error" | "ledger_unavailable" | "nonce_store_unavailable";
+        ErrorCode: "invalid_request" | "did_invalid" | "invalid_record" | "key_count_invalid" | "key_invalid" | "duplicate_key" | "service_invalid" | "url_not_https" | "metadata_inconsistent" | "tx_operation_mismatch" | "tx_submission_failed" | "challenge_expired" | "domain_mismatch" | "nonce_invalid" | "signature_invalid" | "did_not_found" | "not_found" | "did_already_exists" | "version_mismatch" | "tx_stale" | "did_deactivated" | "payload_too_large" | "rate_limited" | "headers_too_large" | "internal_error" | "ledger_unavailable" | "nonce_store_unavailable";
         /** @description The error envelope; see the code table in the API description and `components.x-error-codes`. */
         Error: {
             code: components["schemas"]["ErrorCode"];
@@ -680,6 +680,24 @@ export interface components {
         };
     };
     responses: {
+        /** @description The request body is over 256 KiB. */
+        PayloadTooLarge: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "payload_too_large",
+                 *       "message": "the request body exceeds 262144 bytes (256 KiB)"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description More than 120 requests from this IP in the current 60-second window. */
         RateLimited: {
             headers: {
@@ -1238,6 +1256,7 @@ export interface operations {
             };
             400: components["responses"]["MutationBadRequest"];
             409: components["responses"]["MutationConflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["LedgerUnavailable"];
@@ -1283,6 +1302,7 @@ export interface operations {
             400: components["responses"]["SubmitBadRequest"];
             404: components["responses"]["DidNotFound"];
             409: components["responses"]["MutationConflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["LedgerUnavailable"];
@@ -1371,6 +1391,7 @@ export interface operations {
             400: components["responses"]["MutationBadRequest"];
             404: components["responses"]["DidNotFound"];
             409: components["responses"]["MutationConflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["LedgerUnavailable"];
@@ -1417,6 +1438,7 @@ export interface operations {
             400: components["responses"]["MutationBadRequest"];
             404: components["responses"]["DidNotFound"];
             409: components["responses"]["MutationConflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["LedgerUnavailable"];
@@ -1463,6 +1485,7 @@ export interface operations {
             400: components["responses"]["MutationBadRequest"];
             404: components["responses"]["DidNotFound"];
             409: components["responses"]["MutationConflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["LedgerUnavailable"];
@@ -1516,6 +1539,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["ProofBadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["NonceStoreUnavailable"];
@@ -1594,6 +1618,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["LedgerUnavailable"];

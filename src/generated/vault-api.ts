@@ -1031,10 +1031,14 @@ export interface components {
          */
         UserSalt: string;
         /**
-         * @description A registered `did:ledger` DID of this network whose on-chain controller is the signing issuer. A
-         *     value that is not `did:ledger` (for example `did:pkh` or a bare address) → 400 `issuerDid_invalid`;
-         *     a DID of the other network → `issuerDid_network_mismatch`; unregistered → `issuerDid_not_found`;
-         *     deactivated → `issuerDid_deactivated`; controller ≠ issuer → `issuerDid_controller_mismatch`.
+         * @description A registered `did:ledger` DID of this network whose on-chain controller is the signing issuer and
+         *     whose record holds at least one `assertionMethod` key (an issuer's DID: an authentication key plus
+         *     an assertion key; a holder's DID, with authentication keys only, cannot issue). A value that is not
+         *     `did:ledger` (for example `did:pkh` or a bare address) → 400 `issuerDid_invalid`; a DID of the
+         *     other network → `issuerDid_network_mismatch`; unregistered → `issuerDid_not_found`; deactivated →
+         *     `issuerDid_deactivated`; controller ≠ issuer → `issuerDid_controller_mismatch`; no
+         *     `assertionMethod` key → `issuerDid_invalid` (the message says so). Checked at prepare and again on
+         *     the signed transaction at submit.
          * @example did:ledger:testnet:b4pc2pclljuxrb4wuw2mhuxb6a
          */
         IssuerDid: string;
@@ -1485,7 +1489,7 @@ export interface components {
          *     | `vcData_invalid` | 400 | vcData is not a JSON object, lacks the context `https://www.w3.org/ns/credentials/v2` in `@context`, or lacks `credentialSubject.id` |
          *     | `vcData_ciphertext_too_long` | 400 | the encrypted payload would exceed the on-chain limit of 10,000 |
          *     | `limit_too_large` | 400 | list limit above 200 |
-         *     | `issuerDid_invalid` | 400 | issuerDid is not a `did:ledger` DID (e.g. `did:pkh` or a bare address) |
+         *     | `issuerDid_invalid` | 400 | issuerDid is not a `did:ledger` DID (e.g. `did:pkh` or a bare address), or its record has no `assertionMethod` key, so it cannot issue |
          *     | `issuerDid_network_mismatch` | 400 | issuerDid belongs to the other network |
          *     | `issuerDid_not_found` | 400 | issuerDid is not registered |
          *     | `issuerDid_deactivated` | 400 | issuerDid is deactivated |
@@ -1528,6 +1532,7 @@ export interface components {
          *     | `idempotency_key_reused` | 422 | the same Idempotency-Key with a different body |
          *     | `rate_limit_exceeded` | 429 | read bucket exhausted; `Retry-After` |
          *     | `write_rate_limit_exceeded` | 429 | write bucket exhausted; `Retry-After` |
+         *     | `headers_too_large` | 431 | the request line and headers together exceed the server's limit (16 KiB by default); the connection is closed |
          *     | `internal_error` | 500 | unexpected failure |
          *     | `vc_decryption_failed` | 500 | get-vc: the stored payload does not decrypt with this service's keys |
          *     | `chain_unavailable` | 502 | the ledger RPC is unreachable |

@@ -3,6 +3,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RequestListener } from 'node:http';
+import { createHttpServer } from '../http/server.ts';
 
 export interface Served {
   server: http.Server;
@@ -12,7 +13,7 @@ export interface Served {
 
 export function serve(app: RequestListener): Promise<Served> {
   return new Promise((resolve, reject) => {
-    const server = http.createServer(app);
+    const server = createHttpServer(app);
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address() as AddressInfo;

@@ -1,17 +1,21 @@
 // The did:ledger resolver and registry service (spec/did-resolver.yaml): Express 5 with
 // express-openapi-validator on the spec (requests always, responses when asked), the error envelope
 // everywhere, X-Request-ID, metrics and the request log, /metrics and /ready (before the per-IP limit:
-// probes must not spend a client's budget), the per-IP limit, and the routes. Stateless over the chain:
+// probes must not spend a client's budget), the per-IP limit, and the routes. HEAD on a GET operation is
+// routed as that GET (src/openapi/head.ts); a request head Node cannot parse is answered in the envelope by
+// the server (src/http/server.ts, which reads the envelope declared here). Stateless over the chain:
 // what it keeps (the resolution cache, rate windows, proof nonces) sits behind the injected stores.
 import { readFile } from 'node:fs/promises';
 import express from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { parse as parseYaml } from 'yaml';
 import { MemoryNonceStore } from '../did/index.ts';
+import { setErrorEnvelope } from '../http/server.ts';
+import { headAsGet } from '../openapi/head.ts';
 import { rememberCompiledRoutes } from '../openapi/route-cache.ts';
 import { createMetrics, httpMetrics, metricsHandler, readiness, requestLog } from '../observability/index.ts';
 import type { ResolverAppDeps } from './context.ts';
-import { errorHandler, notFound } from './middleware/errors.ts';
+import { BODY_LIMIT_BYTES, errorHandler, notFound } from './middleware/errors.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { requestId } from './middleware/request-id.ts';
 import { proofRoutes } from './routes/proof.ts';
@@ -22,8 +26,7 @@ import { createRouteContext } from './routes/shared.ts';
 
 export const SPEC_URL = new URL('../../spec/did-resolver.yaml', import.meta.url);
 
-/** Bodies beyond this are refused; the largest valid body is a 128 KiB signedXdr. */
-export const BODY_LIMIT = '256kb';
+export { BODY_LIMIT_BYTES };
 
 let specText: Promise<string> | undefined;
 
@@ -45,7 +48,11 @@ export async function createResolverApp(deps: ResolverAppDeps): Promise<express.
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', deps.trustProxy ?? false);
+  // A request head Node cannot parse (a 20 kB header) is answered in this envelope (src/http/server.ts).
+  setErrorEnvelope(app, (code, message) => ({ code, message }));
 
+  // HEAD on every GET operation: answered as the GET, without the body (spec "Headers, limits and caching").
+  app.use(headAsGet(spec['paths'] as Record<string, unknown>));
   app.use(requestId());
   // Without a process-wide registry (tests of the app alone) the app keeps its own, so /metrics answers.
   const metrics = deps.metrics ?? createMetrics();
@@ -55,7 +62,7 @@ export async function createResolverApp(deps: ResolverAppDeps): Promise<express.
   app.get('/metrics', metricsHandler(metrics));
   app.get('/ready', readiness(deps.readinessChecks ?? [], { ...(deps.logger ? { logger: deps.logger } : {}), ...(deps.draining ? { draining: deps.draining } : {}) }));
   app.use(rateLimit({ limiter: deps.rateLimiter, limit: deps.limits.rateLimit, windowMs: deps.limits.rateWindowMs, now: deps.now, ...(deps.log ? { log: deps.log } : {}) }));
-  app.use(express.json({ limit: BODY_LIMIT }));
+  app.use(express.json({ limit: BODY_LIMIT_BYTES }));
   rememberCompiledRoutes(); // the validator recompiles every path template per request otherwise
   app.use(
     OpenApiValidator.middleware({

@@ -108,10 +108,51 @@ describe('the error envelope', () => {
     expect(r.body.code).toBe('not_found');
   });
 
-  it('400 invalid_request for a body over the limit', async () => {
-    const r = await h.post('/v1/dids/stellar/submit', { signedXdr: 'A'.repeat(300_000) });
-    expect(r.status).toBe(400);
-    expect(r.body.code).toBe('invalid_request');
+  it.each([
+    ['/v1/dids/stellar/submit', 300_000],
+    ['/v1/dids/stellar', 3_000_000],
+  ])('413 payload_too_large for a body over the limit (%s, %i bytes), naming the limit', async (path, size) => {
+    const r = await h.post(path, { signedXdr: 'A'.repeat(size) });
+    expect(r.status).toBe(413);
+    expect(r.body).toEqual({ code: 'payload_too_large', message: 'the request body exceeds 262144 bytes (256 KiB)' });
+  });
+
+  it.each([
+    ['null', 'null'],
+    ['42', 'a number'],
+    ['"did"', 'a string'],
+    ['true', 'a boolean'],
+  ])('400 invalid_request for the JSON %s: the body must be a JSON object', async (rawBody, kind) => {
+    const r = await h.request('POST', '/v1/dids/stellar', { rawBody, headers: { 'content-type': 'application/json' } });
+    expect([r.status, r.body.code, r.body.message]).toEqual([400, 'invalid_request', `the body must be a JSON object, got ${kind}`]);
+  });
+
+  it('400 invalid_request for text that is not JSON says so', async () => {
+    const r = await h.request('POST', '/v1/dids/stellar', { rawBody: '{"did": ', headers: { 'content-type': 'application/json' } });
+    expect([r.status, r.body.code]).toEqual([400, 'invalid_request']);
+    expect(r.body.message).toMatch(/^body is not valid JSON: /);
+  });
+
+  it('400 invalid_request for a body without Content-Type or of another type: it must be application/json', async () => {
+    const none = await fetch(`${h.url}/v1/proof/challenge`, { method: 'POST', body: new TextEncoder().encode('{}') });
+    const noneBody = (await none.json()) as { code: string; message: string };
+    expect([none.status, noneBody.code]).toEqual([400, 'invalid_request']);
+    expect(noneBody.message).toBe('the body must be JSON sent with Content-Type: application/json; the request has no Content-Type');
+    expect(noneBody.message).not.toMatch(/undefined/);
+    const text = await h.request('POST', '/v1/proof/challenge', { rawBody: '{}', headers: { 'content-type': 'text/plain' } });
+    expect([text.status, text.body.code, text.body.message]).toEqual([400, 'invalid_request', 'the body must be JSON sent with Content-Type: application/json, not text/plain']);
+  });
+
+  it.each(['/v1/dids/stellar/%', '/v1/dids/stellar/%zz/update'])('400 invalid_request for a malformed percent-encoding in the path (%s)', async (path) => {
+    const r = await h.request(path.endsWith('/update') ? 'POST' : 'GET', path, path.endsWith('/update') ? { body: {} } : {});
+    expect([r.status, r.body.code]).toEqual([400, 'invalid_request']);
+    expect(r.body.message).toBe('the path has a malformed percent-encoding: every % must be followed by two hexadecimal digits (write a literal % as %25)');
+  });
+
+  it('431 headers_too_large in the envelope for a request head over the limit', async () => {
+    const r = await h.get(`/health?q=${'a'.repeat(20_000)}`);
+    expect(r.status).toBe(431);
+    expect(r.body).toEqual({ code: 'headers_too_large', message: expect.stringMatching(/exceed 16384 bytes/) });
   });
 
   it('500 internal_error for an unexpected fault, with the request id and nothing else', async () => {
@@ -136,6 +177,38 @@ describe('the error envelope', () => {
     const app = await h.startApp({ cache: down });
     const r = await fetch(`${app.url}/1.0/identifiers/${d.did}`);
     expect(r.status).toBe(200);
+  });
+});
+
+describe('HEAD on the GET routes (spec "Headers, limits and caching")', () => {
+  it.each(['/health', '/openapi.json', '/docs'])('HEAD %s: the GET status and headers, no body', async (path) => {
+    const get = await h.get(path);
+    const head = await h.request('HEAD', path);
+    expect([head.status, head.text]).toEqual([get.status, '']);
+    expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'));
+    expect(head.headers.get('x-ratelimit-limit')).toBe(get.headers.get('x-ratelimit-limit'));
+  });
+
+  it('HEAD /1.0/identifiers/{did} and /v1/dids/stellar/{did}: status and headers of the GET, no body', async () => {
+    const d = await h.registerDid();
+    for (const path of [`/1.0/identifiers/${d.did}`, `/v1/dids/stellar/${d.did}`]) {
+      const get = await h.get(path);
+      const head = await h.request('HEAD', path);
+      expect([head.status, head.text], path).toEqual([200, '']);
+      for (const name of ['content-type', 'cache-control', 'content-length']) expect(head.headers.get(name), `${path} ${name}`).toBe(get.headers.get(name));
+    }
+    const unknown = await h.request('HEAD', '/1.0/identifiers/did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxza');
+    expect([unknown.status, unknown.text]).toEqual([404, '']);
+  });
+
+  it('HEAD on a route without a GET → 404', async () => {
+    expect((await h.request('HEAD', '/v1/proof/challenge')).status).toBe(404);
+  });
+
+  it('HEAD counts in the per-IP window like the GET', async () => {
+    const app = await h.startApp({ limits: { rateLimit: 1, rateWindowMs: 60_000, cacheTtlMs: 30_000 }, rateLimiter: createMemoryRateLimiter({ now: h.clock.now }) });
+    expect((await fetch(`${app.url}/health`, { method: 'HEAD' })).status).toBe(200);
+    expect((await fetch(`${app.url}/health`, { method: 'HEAD' })).status).toBe(429);
   });
 });
 

@@ -1,7 +1,7 @@
 // Test harness of the resolver: the RPC simulator over HTTP (both networks) behind a proxy that counts RPC
 // calls, one chain per network, memory cache and limiter on an adjustable clock, the app on port 0, and
 // helpers that fund accounts and drive the registry through the resolver with real SDK signatures.
-import http from 'node:http';
+import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Address, Keypair, Transaction, TransactionBuilder, authorizeEntry, xdr } from '@stellar/stellar-sdk';
 import { startSimulator, type NetworkInfo, type RunningSimulator } from '../../simulator/index.ts';
@@ -9,6 +9,7 @@ import { createChain, type Chain } from '../chain/index.ts';
 import { encodeMultikey, generateDid, type DidRecordInput, type DidService, type Network } from '../did/index.ts';
 import { createMemoryCache, createMemoryRateLimiter } from '../stores/memory.ts';
 import type { Cache, RateLimiter } from '../stores/index.ts';
+import { createHttpServer } from '../http/server.ts';
 import { createResolverApp } from './app.ts';
 import type { ResolverAppDeps, ResolverNetwork } from './context.ts';
 
@@ -134,7 +135,7 @@ export async function signWithAuth(xdrText: string, passphrase: string, source: 
 }
 
 export async function listen(handler: http.RequestListener): Promise<Server> {
-  const server = http.createServer(handler);
+  const server = createHttpServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -69,6 +69,7 @@ describe('request validation → the spec codes', () => {
     { name: 'text/plain body', path: '/contracts/vault/verify-vc', body: 'owner=G', headers: { 'content-type': 'text/plain' }, status: 400, error: 'invalid_request', message: /application\/json/ },
     { name: 'broken JSON', path: '/contracts/vc/issue', body: '{"owner": ', status: 400, error: 'invalid_json' },
     { name: 'body over 512 KiB', path: '/contracts/vc/issue', body: JSON.stringify({ owner: 'x'.repeat(600 * 1024) }), status: 413, error: 'payload_too_large', message: /524288/ },
+    { name: 'malformed percent-encoding in the path', path: '/contracts/vault/%zz', status: 400, error: 'invalid_request', message: /^the path has a malformed percent-encoding/ },
     { name: 'valid prepare reaches the route', path: '/contracts/vault/revoke-vault', body: { owner: G, sourcePublicKey: G }, status: 200, error: '' },
     { name: 'valid read reaches the route', path: '/contracts/vault/verify-vc', body: { owner: G, vcId: 'vc-1' }, status: 200, error: '' },
   ];
@@ -105,6 +106,119 @@ describe('routes', () => {
   it('checks the key before the body: no key and a bad body → 401', async () => {
     const res = await env.request('/contracts/vc/issue', { body: issue({ owner: 'nope' }) });
     expect([res.status, res.body.error]).toEqual([401, 'missing_api_key']);
+  });
+
+  it('checks the key before reading the body: no key and text that is not JSON, or too much of it → 401', async () => {
+    for (const body of ['{', JSON.stringify({ owner: 'x'.repeat(600 * 1024) })]) {
+      const res = await env.request('/contracts/vc/issue', { body });
+      expect([res.status, res.body.error]).toEqual([401, 'missing_api_key']);
+    }
+  });
+});
+
+describe('HEAD (vault-api.yaml "HEAD")', () => {
+  const head = (path: string, o: { key?: string } = {}) => env.request(path, { method: 'HEAD', ...(o.key ? { key: o.key } : {}) });
+
+  it.each(['/health', '/config', '/metrics', '/ready'])('HEAD %s answers the GET status and headers, no body', async (path) => {
+    const get = await env.request(path);
+    const res = await head(path);
+    expect(res.status).toBe(get.status);
+    expect(res.body).toBe('');
+    expect(res.headers.get('content-type')).toBe(get.headers.get('content-type'));
+    // The metrics grow between two requests; the other bodies keep their length.
+    if (path !== '/metrics') expect(res.headers.get('content-length')).toBe(get.headers.get('content-length'));
+    expect(res.headers.get('x-request-id')).toEqual(expect.any(String));
+  });
+
+  it('a keyed GET route: HEAD needs the key and spends the read budget like the GET', async () => {
+    const { key: own } = await env.mintKey();
+    const path = `/contracts/vault/vc-count?owner=${G}`;
+    const keyless = await head(path);
+    expect([keyless.status, keyless.body]).toEqual([401, '']);
+    const res = await head(path, { key: own });
+    expect([res.status, res.body, res.headers.get('x-ratelimit-remaining')]).toEqual([200, '', '999']);
+    const bad = await head(`/contracts/vault/issuers/denied?owner=${G}&limit=500`, { key: own });
+    expect([bad.status, bad.body]).toEqual([400, '']);
+  });
+
+  it('HEAD on a path without a GET → 404, like any undeclared method', async () => {
+    expect((await head('/contracts/vc/issue', { key })).status).toBe(404);
+    expect((await head('/nope', { key })).status).toBe(404);
+  });
+
+  it('logs the request as HEAD on the GET route', async () => {
+    await env.request('/config', { method: 'HEAD', headers: { 'x-request-id': 'head-log' } });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(env.logs.find((l) => l['requestId'] === 'head-log' && l['msg'] === 'request')).toMatchObject({ method: 'HEAD', route: '/config', status: 200 });
+  });
+});
+
+describe('legacy base URLs (vault-api.yaml "Back-compat aliases and legacy base URLs")', () => {
+  const deprecated = (res: { headers: Headers }) => [res.headers.get('deprecation'), res.headers.get('link')];
+
+  it.each(['/api', '/api/v1'])('%s/config reads /config, marked deprecated with a link to /config', async (prefix) => {
+    const canonical = await env.request('/config');
+    const res = await env.request(`${prefix}/config`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(canonical.body);
+    expect(deprecated(res)).toEqual(['true', '</config>; rel="successor-version"']);
+    expect(deprecated(canonical)).toEqual([null, null]);
+  });
+
+  it('a write prepare under /api/v1 runs the canonical route with the same key, limits and validation', async () => {
+    const before = stub.calls.get('/contracts/vault/revoke-vault') ?? 0;
+    const res = await env.request('/api/v1/contracts/vault/revoke-vault', { key, body: { owner: G, sourcePublicKey: G } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toEqual({ xdr: expect.any(String), network: env.passphrase });
+    expect(res.headers.get('x-writeratelimit-limit')).toBe('1000');
+    expect(deprecated(res)).toEqual(['true', '</contracts/vault/revoke-vault>; rel="successor-version"']);
+    expect(stub.calls.get('/contracts/vault/revoke-vault')).toBe(before + 1);
+    const keyless = await env.request('/api/contracts/vault/revoke-vault', { body: { owner: G, sourcePublicKey: G } });
+    expect([keyless.status, keyless.body.error, keyless.headers.get('deprecation')]).toEqual([401, 'missing_api_key', 'true']);
+    const invalid = await env.request('/api/contracts/vc/issue', { key, body: issue({ vcId: 'v'.repeat(65) }) });
+    expect([invalid.status, invalid.body.error]).toEqual([400, 'vcId_too_long']);
+  });
+
+  it('a query string is kept', async () => {
+    const res = await env.request(`/api/contracts/vault/vc-count?owner=${G}`, { key });
+    expect([res.status, res.body]).toEqual([200, { count: 1 }]);
+    expect(res.headers.get('link')).toBe('</contracts/vault/vc-count>; rel="successor-version"');
+  });
+
+  it('an unknown path under a prefix → 404 not_found naming the canonical path', async () => {
+    const res = await env.request('/api/nope', { key });
+    expect([res.status, res.body]).toEqual([404, { error: 'not_found', message: 'no route GET /nope' }]);
+    expect(res.headers.get('deprecation')).toBe('true');
+  });
+
+  it('only whole segments are prefixes: /apiconfig and /api-v1/config are not stripped', async () => {
+    for (const path of ['/apiconfig', '/api-v1/config', '/v1/config']) {
+      const res = await env.request(path);
+      expect([res.status, res.body.error, res.headers.get('deprecation')], path).toEqual([404, 'not_found', null]);
+    }
+  });
+
+  it('logs and metrics report the canonical route', async () => {
+    await env.request('/api/v1/config', { headers: { 'x-request-id': 'legacy-log' } });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(env.logs.find((l) => l['requestId'] === 'legacy-log' && l['msg'] === 'request')).toMatchObject({ route: '/config', status: 200 });
+    const metrics = (await env.request('/metrics')).body as string;
+    expect(metrics).not.toMatch(/route="\/api/);
+  });
+
+  it('an empty list turns them off', async () => {
+    const off = await startVaultTestEnv({ chain: stubChain(), contractRoutes: stubContractRoutes().router, legacyBasePaths: [] });
+    try {
+      const res = await off.request('/api/config');
+      expect([res.status, res.body.error, res.headers.get('deprecation')]).toEqual([404, 'not_found', null]);
+    } finally {
+      await off.close();
+    }
+  });
+
+  it('a prefix that would shadow an API path is refused at start', async () => {
+    await expect(startVaultTestEnv({ chain: stubChain(), legacyBasePaths: ['/contracts'] })).rejects.toThrow(/\/contracts would shadow the API path/);
+    await expect(startVaultTestEnv({ chain: stubChain(), legacyBasePaths: ['/api/'] })).rejects.toThrow(/not a path prefix/);
   });
 });
 

@@ -1,24 +1,32 @@
 // The vault API as an Express 5 app over spec/vault-api.yaml. Order of the pipeline, and why:
 //
-//   metrics + request log (their clocks cover everything, they see every answer) → request id
+//   legacy base paths (/api/config → /config, before anything reads the URL) → HEAD as GET
+//   → metrics + request log (their clocks cover everything, they see every answer) → request id
 //   → /metrics, /ready (no key, no rate budget, no body) → /docs (assets are not operations)
-//   → CORS headers of /auth/* → JSON body (512 KiB)
-//   → route matching (undeclared path or method → 404) → answer capture (idempotency) → response validation
-//   → CORS preflight of /auth/* → API key → rate limit → scopes / admin role → request validation
+//   → CORS headers of /auth/* → route matching (undeclared path or method → 404)
+//   → answer capture (idempotency) → response validation → CORS preflight of /auth/*
+//   → API key → rate limit → scopes / admin role → JSON body (512 KiB) → request validation
 //   → Idempotency-Key → routes → 404 → errors as {error, message}
 //
-// A keyless caller learns nothing about a body's validity (401 before 400), every keyed request is counted
-// before anything costly runs, and response validation (tests) covers every answer after route matching,
-// errors included, so a status the spec does not declare for an operation is caught. Only the wallet-proof
-// routes speak CORS: their headers are set before anything can fail, so a page reads every answer; their
-// preflight is answered from the origin allow-list alone, with no key, no rate budget, no request validation.
+// Everything up to the scopes needs only the request line and the headers: a keyless caller learns nothing
+// about a body (401 before a 400 invalid_json or a 413; credential-vault-api.md "Authentication" 3), every
+// keyed request is counted before its body is read or anything costly runs, and a key without the
+// operation's scope gets its 403 whatever it sent. The public routes (/health, /config, /auth/*) pass the
+// key and scope checks untouched (/auth/* is counted per client IP) and have their bodies parsed as
+// before. Response validation (tests) covers every answer after route matching, errors included, so a
+// status the spec does not declare for an operation is caught. Only the wallet-proof routes speak CORS:
+// their headers are set before anything can fail, so a page reads every answer; their preflight is
+// answered from the origin allow-list alone, with no key, no rate budget, no request validation.
 import express, { type Router } from 'express';
+import { setErrorEnvelope } from '../http/server.ts';
+import { headAsGet } from '../openapi/head.ts';
 import { createMetrics, httpMetrics, metricsHandler, readiness, requestLog } from '../observability/index.ts';
 import { peekAuth, type VaultAppDeps } from './context.ts';
 import { authenticate } from './middleware/auth.ts';
 import { corsHeaders, corsPreflight } from './middleware/cors.ts';
 import { BODY_LIMIT_BYTES, errorCodeOf, errorHandler, notFound } from './middleware/errors.ts';
 import { captureAnswers, idempotency } from './middleware/idempotency.ts';
+import { legacyBasePaths, checkLegacyBasePaths, DEFAULT_LEGACY_BASE_PATHS } from './middleware/legacy-base-paths.ts';
 import { indexOperations, loadVaultSpec, routeOf, validatorPieces } from './middleware/openapi.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { requestContext } from './middleware/request-id.ts';
@@ -46,6 +54,14 @@ export async function createVaultApp(deps: VaultAppDeps, options: VaultAppOption
   // req.ip, the key of the /auth/* per-IP bucket: the forwarded client address only from trusted proxies.
   app.set('trust proxy', deps.trustProxy ?? false);
 
+  // A request head Node cannot parse (a 20 kB header) is answered in this envelope (src/http/server.ts).
+  setErrorEnvelope(app, (error, message) => ({ error, message }));
+
+  const prefixes = deps.legacyBasePaths ?? DEFAULT_LEGACY_BASE_PATHS;
+  checkLegacyBasePaths(prefixes, Object.keys(doc.paths));
+  app.use(legacyBasePaths(prefixes));
+  app.use(headAsGet(doc.paths));
+
   const service = `vault-api-${deps.profile.network}`;
   // Without a process-wide registry (tests of the app alone) the app keeps its own, so /metrics answers.
   const metrics = deps.metrics ?? createMetrics();
@@ -57,9 +73,6 @@ export async function createVaultApp(deps: VaultAppDeps, options: VaultAppOption
   app.get('/ready', readiness(deps.readinessChecks ?? [], { ...(deps.logger ? { logger: deps.logger } : {}), ...(deps.draining ? { draining: deps.draining } : {}) }));
   app.use('/docs', createDocsRoutes(deps, doc));
   app.use(corsHeaders(deps));
-  // strict: false lets a JSON scalar through to request validation ("body must be object", 400
-  // invalid_request); only text that is not JSON is `invalid_json`.
-  app.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false }));
   app.use(validator.route);
   app.use(captureAnswers);
   if (validator.responses) app.use(validator.responses);
@@ -67,6 +80,9 @@ export async function createVaultApp(deps: VaultAppDeps, options: VaultAppOption
   app.use(authenticate(deps, index));
   app.use(rateLimit(deps, index));
   app.use(requireScopes(index));
+  // strict: false lets a JSON scalar through to request validation ("body must be object", 400
+  // invalid_request); only text that is not JSON is `invalid_json`.
+  app.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false }));
   app.use(strictIntegerQuery(index));
   app.use(validator.requests);
   app.use(idempotency(deps, index));

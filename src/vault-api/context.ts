@@ -35,6 +35,11 @@ export interface VaultAppDeps {
    * directly reachable port (config CV_TRUST_PROXY).
    */
   trustProxy?: boolean | number | string | string[];
+  /**
+   * Legacy path prefixes removed before routing (`/api/config` ≡ `/config`), answered with `Deprecation` and
+   * a `Link` to the canonical path (config CV_LEGACY_BASE_PATHS). Default `/api`, `/api/v1`; `[]` disables.
+   */
+  legacyBasePaths?: readonly string[];
   /** Validate every response against the spec (tests turn this on). */
   validateResponses?: boolean;
   /**

@@ -5,7 +5,6 @@
 import { startSimulator, type NetworkInfo, type RunningSimulator } from '../../simulator/index.ts';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,6 +14,7 @@ import { createChain, type Chain } from '../chain/index.ts';
 import { createKeyring, type Keyring } from '../crypto/envelope.ts';
 import { createStores, StoreUnavailableError, type ApiKeyRecord, type KeyRole, type Stores } from '../stores/index.ts';
 import { createLogger } from '../observability/index.ts';
+import { createHttpServer } from '../http/server.ts';
 import { createVaultApp } from './app.ts';
 import type { NetworkProfileInfo, VaultAppDeps } from './context.ts';
 
@@ -62,6 +62,8 @@ export interface VaultTestOptions {
   validateResponses?: boolean;
   /** VaultAppDeps.trustProxy. */
   trustProxy?: VaultAppDeps['trustProxy'];
+  /** VaultAppDeps.legacyBasePaths (default: the app's, `/api` and `/api/v1`). */
+  legacyBasePaths?: string[];
 }
 
 export interface ApiResponse<T = any> {
@@ -306,13 +308,14 @@ export async function startVaultTestEnv(options: VaultTestOptions = {}): Promise
       },
       now: clock.now,
       ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
+      ...(options.legacyBasePaths !== undefined ? { legacyBasePaths: options.legacyBasePaths } : {}),
       validateResponses: options.validateResponses ?? true,
       // The product's logger, writing into `logs`: request lines and event lines as production prints them.
       logger,
       log: logger.sink,
     };
     const app = await createVaultApp(deps, options.contractRoutes ? { contractRoutes: options.contractRoutes } : {});
-    const server = http.createServer(app);
+    const server = createHttpServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     closers.push(
       () =>

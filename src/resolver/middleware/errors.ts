@@ -10,6 +10,9 @@ import {
 import { ResolverError } from '../context.ts';
 import { requestIdOf } from './request-id.ts';
 
+/** Bodies beyond this are refused with 413 `payload_too_large`; the largest valid body is a 128 KiB signedXdr. */
+export const BODY_LIMIT_BYTES = 256 * 1024;
+
 export function sendError(res: Response, status: number, code: string, message: string, details?: Record<string, unknown>): void {
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.status(status).json(details === undefined ? { code, message } : { code, message, details });
@@ -82,10 +85,55 @@ function isValidatorError(err: unknown): err is ValidatorError {
 }
 
 /** body-parser's errors carry a `type` such as `entity.parse.failed` or `entity.too.large`. */
-function isBodyParserError(err: unknown): err is { type: string; status: number; message: string } {
+interface BodyParserError {
+  type: string;
+  status: number;
+  message: string;
+  /** The raw text, on a parse failure. */
+  body?: unknown;
+}
+
+function isBodyParserError(err: unknown): err is BodyParserError {
   const e = err as { type?: unknown; status?: unknown } | null;
   return typeof e === 'object' && e !== null && typeof e.type === 'string' && typeof e.status === 'number' && e.status < 500;
 }
+
+/** What JSON text holds, in words ("null", "a number", "a string"…), or undefined when it is not JSON. */
+function jsonKind(text: unknown): string | undefined {
+  if (typeof text !== 'string') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/**
+ * A body the JSON parser refused, in the spec's codes: over the limit → 413 `payload_too_large`; valid JSON
+ * that is not an object or array (`null`, `42`, `"x"`: the parser takes only those two) or text that is
+ * not JSON → 400 `invalid_request`.
+ */
+export function fromBodyParserError(err: BodyParserError): ResolverError {
+  if (err.type === 'entity.too.large') {
+    return new ResolverError(413, 'payload_too_large', `the request body exceeds ${BODY_LIMIT_BYTES} bytes (256 KiB)`);
+  }
+  if (err.type === 'entity.parse.failed') {
+    const kind = jsonKind(err.body);
+    if (kind !== undefined) {
+      const message = `the body must be a JSON object, got ${kind}`;
+      return invalidRequest(message, [{ path: '/body', message: 'must be object' }]);
+    }
+    return invalidRequest(`body is not valid JSON: ${err.message}`, [{ path: '/body', message: err.message }]);
+  }
+  return invalidRequest(`the body cannot be read (${err.type}): ${err.message}`, [{ path: '/body', message: err.message }]);
+}
+
+/** The validator's words for a path whose percent-encoding does not decode (`%`, `%zz`). */
+const MALFORMED_URI = /^malformed uri/;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -96,6 +144,18 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  */
 export function fromValidationError(err: ValidatorError, req: Request): ResolverError {
   if (err.status === 404 || err.status === 405) return notFoundError(req);
+  if (err.status === 415) {
+    // A body without Content-Type, or of another media type: the validator says "unsupported media type X".
+    const type = req.get('content-type');
+    const message = type === undefined
+      ? 'the body must be JSON sent with Content-Type: application/json; the request has no Content-Type'
+      : `the body must be JSON sent with Content-Type: application/json, not ${type}`;
+    return invalidRequest(message, [{ path: '/headers/content-type', message: 'must be application/json' }]);
+  }
+  if (err.errors.some((e) => MALFORMED_URI.test(e.message))) {
+    const message = 'the path has a malformed percent-encoding: every % must be followed by two hexadecimal digits (write a literal % as %25)';
+    return invalidRequest(message, [{ path: '/path', message: 'malformed percent-encoding' }]);
+  }
   const body: unknown = req.body;
   if (isObject(body) && 'signedXdr' in body && Object.keys(body).length > 1) {
     const extra = Object.keys(body).filter((k) => k !== 'signedXdr');
@@ -168,7 +228,7 @@ export function errorHandler({ log }: ErrorHandlerOptions) {
     let e: ResolverError | undefined;
     if (err instanceof ResolverError) e = err;
     else if (err instanceof ChainError) e = fromChainError(err, 'ledger');
-    else if (isBodyParserError(err)) e = invalidRequest(`body is not valid JSON: ${err.message}`, [{ path: '/body', message: err.message }]);
+    else if (isBodyParserError(err)) e = fromBodyParserError(err);
     else if (isValidatorError(err) && err.status < 500) {
       // The resolution route answers resolution results, not envelopes (spec: resolveDid).
       if (req.path.startsWith(RESOLVE_PREFIX) && err.status === 400) {

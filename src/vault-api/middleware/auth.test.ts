@@ -52,6 +52,28 @@ describe('401', () => {
     }
   });
 
+  // credential-vault-api.md "Authentication" 3: a missing or invalid key returns 401, whatever the body;
+  // the body is read only after the key (and the rate limit) passed.
+  it.each<{ name: string; body: string; headers: Record<string, string> }>([
+    { name: 'text that is not JSON', body: '{', headers: {} },
+    { name: 'a body over 512 KiB', body: JSON.stringify({ owner: 'x'.repeat(600 * 1024) }), headers: {} },
+    { name: 'a body that is not application/json', body: 'owner=G', headers: { 'content-type': 'text/plain' } },
+  ])('the key is checked before the body is read: $name → 401', async ({ body, headers }) => {
+    const missing = await env.request('/contracts/vc/issue', { body, headers });
+    expect([missing.status, missing.body.error]).toEqual([401, 'missing_api_key']);
+    const unknown = await env.request('/contracts/vc/issue', { key: 'a'.repeat(64), body, headers });
+    expect([unknown.status, unknown.body.error]).toEqual([401, 'invalid_api_key']);
+    const { key } = await env.mintKey({ expiresAt: new Date(env.clock.now() - 1000).toISOString() });
+    const expired = await env.request('/contracts/vc/issue', { key, body, headers });
+    expect([expired.status, expired.body.error]).toEqual([401, 'api_key_expired']);
+  });
+
+  it('a valid key still gets the body errors', async () => {
+    const { key } = await env.mintKey();
+    expect((await env.request('/contracts/vc/issue', { key, body: '{' })).body.error).toBe('invalid_json');
+    expect((await env.request('/contracts/vc/issue', { key, body: JSON.stringify({ owner: 'x'.repeat(600 * 1024) }) })).status).toBe(413);
+  });
+
   it('a revoked key → invalid_api_key', async () => {
     const { key, record } = await env.mintKey();
     await env.stores.keys.revoke(record.keyId);
@@ -142,6 +164,8 @@ describe('scopes and roles', () => {
   it('scopes are checked before the body', async () => {
     const { key } = await env.mintKey({ scopes: ['credentials:read'] });
     expect((await env.request('/contracts/vc/issue', { key, body: { nonsense: true } })).body.error).toBe('insufficient_scope');
+    // ... before it is even read.
+    expect((await env.request('/contracts/vc/issue', { key, body: '{' })).body.error).toBe('insufficient_scope');
   });
 
   it.each([

@@ -54,6 +54,10 @@ export function toErrorAnswer(err: unknown, req: Request, index: Map<string, Ope
     return { status: 404, code: 'not_found', message: `no route ${req.method} ${req.path}` };
   }
   if (err instanceof V.BadRequest) {
+    if ((err.errors ?? []).some((e) => /^malformed uri/.test(String(e.message)))) {
+      // A path segment whose percent-encoding does not decode (`/contracts/vault/%`).
+      return { status: 400, code: 'invalid_request', message: MALFORMED_PATH };
+    }
     return fromApiError(mapValidationFailure((err.errors ?? []) as ValidationItem[], operationOf(index, req), req.body));
   }
   if (err instanceof V.UnsupportedMediaType) {
@@ -70,6 +74,7 @@ export function toErrorAnswer(err: unknown, req: Request, index: Map<string, Ope
   return { status: 500, code: 'internal_error', message: 'internal error; quote the X-Request-ID when reporting it', internal: err };
 }
 
+const MALFORMED_PATH = 'the path has a malformed percent-encoding: every % must be followed by two hexadecimal digits (write a literal % as %25)';
 const fromApiError = (e: ApiError): ErrorAnswer => ({ status: e.status, code: e.code, message: e.message });
 const payloadTooLarge = (): ErrorAnswer => ({
   status: 413,

@@ -96,6 +96,18 @@ describe('write bucket', () => {
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
   });
 
+  it('counts a request before its body is read: an exhausted bucket answers 429 even to a broken body', async () => {
+    const { key } = await env.mintKey();
+    const broken = () => env.request('/contracts/vault/revoke-vault', { key, body: '{' });
+    const first = await broken();
+    expect([first.status, first.body.error, first.headers.get('x-writeratelimit-remaining')]).toEqual([400, 'invalid_json', '1']);
+    expect((await write(env, key)).status).toBe(200);
+    const over = await broken();
+    expect([over.status, over.body.error]).toEqual([429, 'write_rate_limit_exceeded']);
+    const huge = await env.request('/contracts/vault/revoke-vault', { key, body: JSON.stringify({ owner: 'x'.repeat(600 * 1024) }) });
+    expect([huge.status, huge.body.error]).toEqual([429, 'write_rate_limit_exceeded']);
+  });
+
   it('rejected writes do not run the route', async () => {
     const stub = stubContractRoutes();
     const own = await startVaultTestEnv({ chain: stubChain(), contractRoutes: stub.router, limits: { rateLimits: { standard: { read: 1, write: 1 }, early: { read: 1, write: 1 }, admin: { read: 1, write: 1 } } } });

@@ -35,10 +35,11 @@ async function registerDid(kp: Keypair): Promise<string> {
   const prepared = await env.chain.registry.register({
     source: kp.publicKey(),
     didId: didIdToBytes(d.didId),
+    // An issuer's DID: an authentication key plus an assertionMethod key (did-registry-resolver.md "Roles").
     record: {
       controller: kp.publicKey(),
       authentication: [{ publicKeyMultibase: encodeMultikey('Ed25519', kp.rawPublicKey()) }],
-      assertionMethod: [], keyAgreement: [], services: [],
+      assertionMethod: [{ publicKeyMultibase: encodeMultikey('Ed25519', kp.rawPublicKey()) }], keyAgreement: [], services: [],
     },
   });
   await env.chain.client.submit(env.sign(prepared.xdr, kp));

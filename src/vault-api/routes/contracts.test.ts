@@ -49,18 +49,16 @@ function expectError(r: { status: number; body: any }, status: number, code: str
   if (words) expect(r.body.message).toMatch(words);
 }
 
-async function registerDid(kp: Keypair, network: 'testnet' | 'mainnet' = 'testnet'): Promise<{ did: string; didId: Uint8Array }> {
-  const d = generateDid({ network });
+/** An issuer's record (did-registry-resolver.md "Roles": authentication plus an assertionMethod key), or a holder's. */
+const didRecord = (kp: Keypair, role: 'issuer' | 'holder' = 'issuer') => {
+  const key = { publicKeyMultibase: encodeMultikey('Ed25519', kp.rawPublicKey()) };
+  return { controller: kp.publicKey(), authentication: [key], assertionMethod: role === 'issuer' ? [key] : [], keyAgreement: [], services: [] };
+};
+
+async function registerDid(kp: Keypair, role: 'issuer' | 'holder' = 'issuer'): Promise<{ did: string; didId: Uint8Array }> {
+  const d = generateDid({ network: 'testnet' });
   const didId = didIdToBytes(d.didId);
-  const prepared = await env.chain.registry.register({
-    source: kp.publicKey(),
-    didId,
-    record: {
-      controller: kp.publicKey(),
-      authentication: [{ publicKeyMultibase: encodeMultikey('Ed25519', kp.rawPublicKey()) }],
-      assertionMethod: [], keyAgreement: [], services: [],
-    },
-  });
+  const prepared = await env.chain.registry.register({ source: kp.publicKey(), didId, record: didRecord(kp, role) });
   await env.chain.client.submit(env.sign(prepared.xdr, kp));
   return { did: d.did, didId };
 }
@@ -222,6 +220,22 @@ describe('issue rules', () => {
     await env.chain.client.submit(env.sign(p.xdr, issuer));
     expectError(await call('/contracts/vc/issue', issuerKey, issueBody('r2', { issuerDid: d.did })), 400, 'issuerDid_deactivated');
     expectError(await submit('/contracts/vc/issue', early, issuer, issuerKey), 400, 'issuerDid_deactivated');
+  });
+
+  it('rejects an issuer DID without an assertionMethod key (a holder DID), at prepare and again at submit', async () => {
+    const holder = await registerDid(issuer, 'holder');
+    const noKey = /has no assertionMethod key, so it cannot issue/;
+    expectError(await call('/contracts/vc/issue', issuerKey, issueBody('r3', { issuerDid: holder.did })), 400, 'issuerDid_invalid', noKey);
+    expectError(await call('/contracts/vc/batch-issue', issuerKey, batch([ok('r3')], { issuerDid: holder.did })), 400, 'issuerDid_invalid', noKey);
+
+    // Prepared while the DID had an assertion key; the key is removed before the submit.
+    const d = await registerDid(issuer);
+    const early = await prepare('/contracts/vc/issue', issueBody('r4', { issuerDid: d.did }), issuerKey);
+    const earlyBatch = await prepare('/contracts/vc/batch-issue', batch([ok('r5')], { issuerDid: d.did }), issuerKey);
+    const p = await env.chain.registry.update({ source: issuer.publicKey(), didId: d.didId, expectedVersion: 1, record: didRecord(issuer, 'holder') });
+    await env.chain.client.submit(env.sign(p.xdr, issuer));
+    expectError(await submit('/contracts/vc/issue', early, issuer, issuerKey), 400, 'issuerDid_invalid', noKey);
+    expectError(await submit('/contracts/vc/batch-issue', earlyBatch, issuer, issuerKey), 400, 'issuerDid_invalid', noKey);
   });
 
   const batch = (vcs: unknown[], o: Record<string, unknown> = {}) => ({

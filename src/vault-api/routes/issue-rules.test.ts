@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../context.ts';
-import { checkBatchSize, checkLengths, checkVcData } from './issue-rules.ts';
+import type { VaultAppDeps } from '../context.ts';
+import { checkBatchSize, checkIssuerDid, checkLengths, checkVcData } from './issue-rules.ts';
 
 const V2 = 'https://www.w3.org/ns/credentials/v2';
 const vc = (o: Record<string, unknown>) => JSON.stringify(o);
@@ -63,5 +64,35 @@ describe('checkLengths and checkBatchSize', () => {
     { n: 6, want: '400 batch_too_large' },
   ])('batch of $n → $want', ({ n, want }) => {
     expect(codeOf(() => checkBatchSize(n))).toBe(want);
+  });
+});
+
+describe('checkIssuerDid', () => {
+  const ISSUER = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';
+  const DID = 'did:ledger:testnet:b4pc2pclljuxrb4wuw2mhuxb6a';
+  const KEY = { publicKeyMultibase: 'z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp' };
+  const depsWith = (record: Record<string, unknown> | undefined) =>
+    ({ profile: { network: 'testnet' }, chain: { registry: { get: async () => (record ? { record } : undefined) } } }) as unknown as VaultAppDeps;
+  const issuerRecord = { controller: ISSUER, authentication: [KEY], assertionMethod: [KEY], keyAgreement: [], services: [], deactivated: false };
+  const outcome = (record: Record<string, unknown> | undefined) =>
+    checkIssuerDid(depsWith(record), DID, ISSUER).then(
+      () => 'ok',
+      (e: unknown) => (e instanceof ApiError ? `${e.status} ${e.code}: ${e.message}` : `other ${String(e)}`),
+    );
+
+  it('accepts an issuer record: an authentication key and an assertionMethod key', async () => {
+    expect(await outcome(issuerRecord)).toBe('ok');
+  });
+
+  it('refuses a record without an assertionMethod key (a holder DID): 400 issuerDid_invalid saying why', async () => {
+    expect(await outcome({ ...issuerRecord, assertionMethod: [] })).toBe(
+      `400 issuerDid_invalid: issuerDid ${DID} has no assertionMethod key, so it cannot issue credentials; add one to its record (resolver: POST /v1/dids/stellar/{did}/update)`,
+    );
+  });
+
+  it('keeps the more specific codes first: deactivated, then another controller', async () => {
+    expect(await outcome({ ...issuerRecord, assertionMethod: [], deactivated: true })).toMatch(/^400 issuerDid_deactivated/);
+    expect(await outcome({ ...issuerRecord, assertionMethod: [], controller: 'G' + 'A'.repeat(55) })).toMatch(/^400 issuerDid_controller_mismatch/);
+    expect(await outcome(undefined)).toMatch(/^400 issuerDid_not_found/);
   });
 });

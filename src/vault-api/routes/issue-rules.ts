@@ -62,8 +62,10 @@ export function checkVcData(where: Where, vcData: string): void {
 }
 
 /**
- * The issuer DID: `did:ledger` of this network, registered, not deactivated, controlled by the issuer.
- * The record is read from this network's registry.
+ * The issuer DID: `did:ledger` of this network, registered, not deactivated, controlled by the issuer,
+ * and holding at least one assertionMethod key (did-registry-resolver.md "Roles": an issuer has an
+ * authentication key plus at least one assertionMethod key; a holder's DID, authentication only, cannot
+ * issue). The record is read from this network's registry.
  */
 export async function checkIssuerDid(deps: VaultAppDeps, issuerDid: string, issuer: string): Promise<void> {
   if (!issuerDid.startsWith('did:ledger:')) {
@@ -80,6 +82,13 @@ export async function checkIssuerDid(deps: VaultAppDeps, issuerDid: string, issu
   if (entry.record.deactivated) throw new ApiError(400, 'issuerDid_deactivated', `issuerDid ${issuerDid} is deactivated`);
   if (entry.record.controller !== issuer) {
     throw new ApiError(400, 'issuerDid_controller_mismatch', 'the issuer DID controller does not match the signing issuer');
+  }
+  if (entry.record.assertionMethod.length === 0) {
+    throw new ApiError(
+      400,
+      'issuerDid_invalid',
+      `issuerDid ${issuerDid} has no assertionMethod key, so it cannot issue credentials; add one to its record (resolver: POST /v1/dids/stellar/{did}/update)`,
+    );
   }
 }
 

@@ -1,0 +1,62 @@
+// Legacy path-prefixed base URLs (credential-vault-api.md "Back-compat aliases": "legacy path-prefixed base
+// URLs"; vault-api.yaml "Back-compat aliases"). Clients configured with a base URL such as
+// `https://host/api` or `https://host/api/v1` keep working: the prefix (CV_LEGACY_BASE_PATHS, default
+// `/api,/api/v1`) is removed before anything else looks at the request, so `/api/config` is `/config` for
+// routing, keys, limits, idempotency, logs and metrics (which report the canonical route). Every answer under
+// a prefix, errors included, says that the URL is deprecated and names the canonical one:
+// `Deprecation: true` and `Link: </config>; rel="successor-version"`.
+import type { RequestHandler } from 'express';
+
+/** The default prefixes (config CV_LEGACY_BASE_PATHS). */
+export const DEFAULT_LEGACY_BASE_PATHS: readonly string[] = ['/api', '/api/v1'];
+
+/** One or more segments of unreserved characters, no trailing slash: `/api`, `/api/v1`. */
+const PREFIX = /^(\/[A-Za-z0-9._~-]+)+$/;
+
+/**
+ * Checks the prefixes against the description's paths: a prefix must be well formed and must not be (or
+ * start) a canonical path, else stripping it would change what a canonical URL means (`/contracts` would
+ * turn `/contracts/version` into `/version`). Throws one error naming every bad prefix.
+ */
+export function checkLegacyBasePaths(prefixes: readonly string[], canonicalPaths: readonly string[]): void {
+  const problems: string[] = [];
+  for (const p of prefixes) {
+    if (!PREFIX.test(p)) {
+      problems.push(`${JSON.stringify(p)} is not a path prefix like /api or /api/v1`);
+      continue;
+    }
+    const clash = canonicalPaths.find((c) => c === p || c.startsWith(`${p}/`) || p.startsWith(`${c}/`));
+    if (clash) problems.push(`${p} would shadow the API path ${clash}`);
+  }
+  if (problems.length) throw new Error(`legacy base paths (CV_LEGACY_BASE_PATHS): ${problems.join('; ')}`);
+}
+
+/** The canonical path of `path` (undefined when no prefix applies): the longest matching prefix is removed. */
+export function stripLegacyBasePath(path: string, prefixes: readonly string[]): string | undefined {
+  for (const p of prefixes) {
+    if (path === p) return '/';
+    if (path.startsWith(`${p}/`)) return path.slice(p.length);
+  }
+  return undefined;
+}
+
+/**
+ * Rewrites `req.url` and `req.originalUrl` (express-openapi-validator matches routes on the latter) to the
+ * canonical path, keeping the query string. Mount it first.
+ */
+export function legacyBasePaths(prefixes: readonly string[]): RequestHandler {
+  const longestFirst = [...prefixes].sort((a, b) => b.length - a.length);
+  if (longestFirst.length === 0) return (_req, _res, next) => next();
+  return (req, res, next) => {
+    const q = req.url.indexOf('?');
+    const path = q < 0 ? req.url : req.url.slice(0, q);
+    const canonical = stripLegacyBasePath(path, longestFirst);
+    if (canonical === undefined) return next();
+    const url = canonical + (q < 0 ? '' : req.url.slice(q));
+    req.url = url;
+    req.originalUrl = url;
+    res.set('Deprecation', 'true');
+    res.set('Link', `<${canonical}>; rel="successor-version"`);
+    next();
+  };
+}
