@@ -2,7 +2,7 @@
 // against the two pieces of code that must follow it: the simulator's contracts (what the chain answers) and
 // src/chain's typed calls (what the service asks). A function renamed, an argument added or an error
 // renumbered on either side without the document fails here.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { xdr } from '@stellar/stellar-sdk';
 import { describe, expect, it } from 'vitest';
@@ -174,13 +174,9 @@ describe('src/chain calls only documented functions, with the documented argumen
   });
 });
 
-describe('docs/chain-abi.md is the team document', () => {
-  const shared = path.resolve(ROOT, '../shared/chain-abi.md');
-  // The team's copy sits beside the repository on a developer's machine; a clone elsewhere has only ours.
-  it.runIf(existsSync(shared))('is the same text as ../shared/chain-abi.md', () => {
-    expect(DOC).toBe(readFileSync(shared, 'utf8'));
-  });
-
+// Whether docs/chain-abi.md is still the team's ../shared/chain-abi.md is `npm run check:chain-abi` (that
+// file sits beside a developer's checkout, not in a clone), so no test here depends on where the clone is.
+describe('docs/chain-abi.md', () => {
   it('names the release line the simulator implements', () => {
     expect(DOC).toContain('vault template 0.4.0, factory 0.1.0');
     expect(DOC).toContain('DID registry 0.2.0');
