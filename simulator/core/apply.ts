@@ -10,7 +10,7 @@ import { diag, failureText, type Failure } from './diagnostics.ts';
 import { accountKeyId, fromScAddress, keyIdOfLedgerKey, type AccountEntry } from './entries.ts';
 import { Invocation, failureOf } from './invocation.ts';
 import { BASE_FEE } from './ledger.ts';
-import type { ContractEventRec, EntryChange, LedgerEvent, TxRecord } from './records.ts';
+import { lazyEnvelope, type ContractEventRec, type EntryChange, type LedgerEvent, type TxRecord } from './records.ts';
 import { declaredResources, resourceFee, type Core } from './simulate.ts';
 
 export type SubmitOutcome =
@@ -31,6 +31,25 @@ export function txHash(tx: xdr.Transaction, networkId: Buffer): Buffer {
   const hash = sha256(payload.toXDR());
   hashes.set(tx, { id: networkId, hash });
   return hash;
+}
+
+const ENVELOPE_TYPE_TX = Buffer.from([0, 0, 0, xdr.EnvelopeType.envelopeTypeTx().value]);
+
+/**
+ * Computes txHash of an envelope received as XDR from those bytes, without encoding its transaction again: the
+ * transaction's XDR is the envelope's, between the envelope type and the signatures (js-xdr decodes canonical XDR
+ * only — padding, bools and lengths are checked — so it is what encoding the decoded transaction gives back).
+ */
+export function hashFromEnvelopeXdr(env: xdr.TransactionEnvelope, raw: Buffer, networkId: Buffer): void {
+  if (env.switch() !== xdr.EnvelopeType.envelopeTypeTx()) return;
+  const v1 = env.v1();
+  let sigBytes = 4; // DecoratedSignature<20>: count, then per signature a 4-byte hint and an opaque<64>
+  for (const s of v1.signatures()) {
+    const n = s.signature().length;
+    sigBytes += 4 + 4 + n + ((4 - (n % 4)) % 4);
+  }
+  const txBytes = raw.subarray(ENVELOPE_TYPE_TX.length, raw.length - sigBytes);
+  hashes.set(v1.tx(), { id: networkId, hash: sha256(Buffer.concat([networkId, ENVELOPE_TYPE_TX, txBytes])) });
 }
 
 const int64 = (n: bigint): xdr.Int64 => xdr.Int64.fromString(n.toString());
@@ -201,7 +220,11 @@ function reusePreexecuted(
   return { inv, ok: true, returnValue: pre.retval, opResults: invokeSuccess(pre.retval, inv.events) };
 }
 
-export function submitEnvelope(core: Core, env: xdr.TransactionEnvelope, pre?: Preexecuted): SubmitOutcome {
+/**
+ * Checks and applies an envelope. `b64`, when given, is the envelope as received (base64): the record then keeps
+ * that text rather than the decoded envelope (see TxRecord.envelope).
+ */
+export function submitEnvelope(core: Core, env: xdr.TransactionEnvelope, pre?: Preexecuted, b64?: string): SubmitOutcome {
   const ledger = core.ledger;
   const R = xdr.TransactionResultResult;
   if (env.switch() !== xdr.EnvelopeType.envelopeTypeTx()) {
@@ -276,13 +299,13 @@ export function submitEnvelope(core: Core, env: xdr.TransactionEnvelope, pre?: P
   const { inv, ok, opResults, returnValue, failure, error } = run;
   const changes: EntryChange[] = ok ? inv.changes() : [];
   if (ok) inv.commit();
-  const record: TxRecord = {
+  const fields = {
     hash,
     ledger: header.seq,
     createdAt: header.closeTime,
     applicationOrder: order,
-    status: ok ? 'SUCCESS' : 'FAILED',
-    envelope: env,
+    status: ok ? ('SUCCESS' as const) : ('FAILED' as const),
+    opCount: ops.length,
     feeCharged,
     opResults,
     returnValue,
@@ -293,8 +316,8 @@ export function submitEnvelope(core: Core, env: xdr.TransactionEnvelope, pre?: P
     opChanges: ok ? [changes] : [],
     error,
     failure,
-    cache: {},
   };
+  const record: TxRecord = b64 === undefined ? { ...fields, envelope: env, cache: {} } : lazyEnvelope({ ...fields, cache: { envelope: b64 } });
   const ledgerEvents: LedgerEvent[] = record.events.map((e, i) => ({
     ...e,
     ledger: header.seq,

@@ -26,7 +26,7 @@ const accountChange = (before: Entry, after: Entry): xdr.LedgerEntryChange[] => 
 ];
 
 export function metaOf(rec: TxRecord): xdr.TransactionMeta {
-  const opCount = rec.envelope.v1().tx().operations().length;
+  const opCount = rec.opCount;
   const operations =
     rec.status === 'SUCCESS'
       ? Array.from({ length: opCount }, (_, i) =>

@@ -1,5 +1,5 @@
 // Records the ledger keeps about what happened: contract events, diagnostic events, entry changes, transactions.
-import type { xdr } from '@stellar/stellar-sdk';
+import { xdr } from '@stellar/stellar-sdk';
 import type { Failure } from './diagnostics.ts';
 import type { AccountEntry, Entry } from './entries.ts';
 
@@ -46,7 +46,11 @@ export interface TxRecord {
   readonly createdAt: number;
   readonly applicationOrder: number;
   readonly status: TxStatus;
+  /** The envelope. A record of an envelope received as base64 (sendTransaction, the state file) keeps only that
+   *  text (`cache.envelope`) and decodes it again when asked: a decoded envelope is ~20 KB of heap per record. */
   readonly envelope: xdr.TransactionEnvelope;
+  /** Operations in the envelope. */
+  readonly opCount: number;
   readonly feeCharged: bigint;
   /** Operation results (for TransactionResult), built when first needed. */
   readonly opResults: () => xdr.OperationResult[];
@@ -60,5 +64,15 @@ export interface TxRecord {
   readonly error?: string;
   readonly failure?: Failure;
   /** Memoized XDR (base64), filled lazily by the RPC layer. */
-  readonly cache: { envelope?: string; result?: string; meta?: string };
+  readonly cache: { envelope?: string; result?: string; meta?: string; events?: string[]; diagnostics?: string[] };
+}
+
+/** Defines `envelope` on a record as the decoding of `cache.envelope` (not kept decoded). */
+export function lazyEnvelope<T extends Omit<TxRecord, 'envelope'>>(rec: T): T & { readonly envelope: xdr.TransactionEnvelope } {
+  return Object.defineProperty(rec, 'envelope', {
+    enumerable: true,
+    get(this: TxRecord): xdr.TransactionEnvelope {
+      return xdr.TransactionEnvelope.fromXDR(this.cache.envelope!, 'base64');
+    },
+  }) as T & { readonly envelope: xdr.TransactionEnvelope };
 }

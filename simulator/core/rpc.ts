@@ -1,7 +1,7 @@
 // The Soroban JSON-RPC methods of one network, with the result shapes of stellar-rpc (close times as strings,
 // XDR as base64), plus the developer cheats under `sim_`. Errors are RpcError (code + message).
 import { xdr } from '@stellar/stellar-sdk';
-import { contractEventXdr, submitEnvelope, type Preexecuted } from './apply.ts';
+import { contractEventXdr, hashFromEnvelopeXdr, submitEnvelope, type Preexecuted } from './apply.ts';
 import type { AuthMode } from './auth.ts';
 import { muxedToAccount } from './classic.ts';
 import { contractHash } from './crypto.ts';
@@ -11,7 +11,7 @@ import { getEvents, type GetEventsParams } from './events.ts';
 import { PROTOCOL_VERSION } from './ledger.ts';
 import { txXdrFields } from './meta.ts';
 import type { SimNetwork } from './network.ts';
-import type { DiagnosticRec } from './records.ts';
+import type { DiagnosticRec, TxRecord } from './records.ts';
 import { INVALID_PARAMS, METHOD_NOT_FOUND, RpcError } from './rpc-error.ts';
 import { simulateInvoke } from './simulate.ts';
 
@@ -40,15 +40,24 @@ function str(p: Params, name: string): string {
   return v;
 }
 
-function envelopeOf(b64: string): xdr.TransactionEnvelope {
+function envelopeOf(b64: string | Buffer): xdr.TransactionEnvelope {
   try {
-    return xdr.TransactionEnvelope.fromXDR(b64, 'base64');
+    return typeof b64 === 'string' ? xdr.TransactionEnvelope.fromXDR(b64, 'base64') : xdr.TransactionEnvelope.fromXDR(b64);
   } catch {
     throw new RpcError(INVALID_PARAMS, 'invalid_xdr');
   }
 }
 
 const diagB64 = (log: readonly DiagnosticRec[]): string[] => log.map((d) => diagnosticXdr(d, contractHash).toXDR('base64'));
+
+/** The base64 XDR of getTransaction for a record, memoized on it (records never change). */
+function getTransactionXdr(rec: TxRecord): ReturnType<typeof txXdrFields> & { events: readonly string[]; diagnostics: readonly string[] } {
+  const x = txXdrFields(rec);
+  const c = rec.cache;
+  c.diagnostics ??= diagB64(rec.diagnostics);
+  c.events ??= rec.events.map((e) => contractEventXdr(e).toXDR('base64'));
+  return { ...x, events: c.events, diagnostics: c.diagnostics };
+}
 
 export function createRpcHandler(net: SimNetwork): (method: string, params?: unknown) => Promise<unknown> {
   const ledger = net.ledger;
@@ -161,7 +170,9 @@ export function createRpcHandler(net: SimNetwork): (method: string, params?: unk
     },
     sendTransaction: (p) => {
       const b64 = str(p, 'transaction');
-      const env = envelopeOf(b64);
+      const raw = Buffer.from(b64, 'base64'); // what fromXDR(b64, 'base64') decodes
+      const env = envelopeOf(raw);
+      hashFromEnvelopeXdr(env, raw, ledger.networkId);
       let pre: Preexecuted | undefined;
       if (simCache.size > 0 && env.switch() === xdr.EnvelopeType.envelopeTypeTx()) {
         const key = invocationKey(env.v1().tx());
@@ -169,8 +180,19 @@ export function createRpcHandler(net: SimNetwork): (method: string, params?: unk
         if (key !== undefined) simCache.delete(key);
         if (pre && pre.version !== ledger.version) pre = undefined;
       }
-      const out = submitEnvelope(net, env, pre);
-      if (out.status === 'PENDING') out.record.cache.envelope ??= b64;
+      const out = submitEnvelope(net, env, pre, b64);
+      if (out.status === 'PENDING') {
+        // What getTransaction answers for it, built once the reply is on its way (clients poll for it next). A
+        // failure here is left to getTransaction, which builds it again and answers the error as before.
+        const rec = out.record;
+        setImmediate(() => {
+          try {
+            getTransactionXdr(rec);
+          } catch {
+            // see above
+          }
+        });
+      }
       const l = latest();
       if (out.status === 'ERROR') return { status: 'ERROR', hash: out.hash, errorResultXdr: out.result.toXDR('base64'), ...l };
       return { status: out.status, hash: out.hash, ...l };
@@ -187,18 +209,20 @@ export function createRpcHandler(net: SimNetwork): (method: string, params?: unk
       };
       const rec = ledger.txs.get(hash.toLowerCase());
       if (!rec) return { status: 'NOT_FOUND', txHash: hash, ...base };
-      const opCount = rec.envelope.v1().tx().operations().length;
+      const x = getTransactionXdr(rec);
       return {
         status: rec.status,
         txHash: rec.hash,
         ...base,
         applicationOrder: rec.applicationOrder,
         feeBump: false,
-        ...txXdrFields(rec),
-        ...(rec.diagnostics.length ? { diagnosticEventsXdr: diagB64(rec.diagnostics) } : {}),
+        envelopeXdr: x.envelopeXdr,
+        resultXdr: x.resultXdr,
+        resultMetaXdr: x.resultMetaXdr,
+        ...(x.diagnostics.length ? { diagnosticEventsXdr: x.diagnostics.slice() } : {}),
         events: {
           transactionEventsXdr: [],
-          contractEventsXdr: Array.from({ length: opCount }, (_, i) => (i === 0 ? rec.events.map((e) => contractEventXdr(e).toXDR('base64')) : [])),
+          contractEventsXdr: Array.from({ length: rec.opCount }, (_, i) => (i === 0 ? x.events.slice() : [])),
         },
         ledger: rec.ledger,
         createdAt: String(rec.createdAt),

@@ -2,7 +2,7 @@
 // recent transactions and events, so a QA session resumes where it stopped. JSON, one object per network.
 import { xdr } from '@stellar/stellar-sdk';
 import { entryFromXdr, entryKeyId, entryXdr, liveUntilOf, type AccountEntry } from './entries.ts';
-import type { LedgerEvent, TxRecord } from './records.ts';
+import { lazyEnvelope, type LedgerEvent, type TxRecord } from './records.ts';
 import type { SimNetwork } from './network.ts';
 import { classify } from './diagnostics.ts';
 
@@ -136,13 +136,14 @@ export function loadNetwork(net: SimNetwork, s: SavedNetwork): void {
   const placeholder: AccountEntry = { t: 'account', id: '', balance: 0n, seqNum: 0n, numSubEntries: 0, lm: 0 };
   for (const t of s.transactions) {
     const result = t.result;
-    const rec: TxRecord = {
+    const env = xdr.TransactionEnvelope.fromXDR(t.envelope, 'base64'); // checked here, kept as text
+    const rec: TxRecord = lazyEnvelope({
       hash: t.hash,
       ledger: t.ledger,
       createdAt: t.createdAt,
       applicationOrder: t.order,
       status: t.status,
-      envelope: xdr.TransactionEnvelope.fromXDR(t.envelope, 'base64'),
+      opCount: env.switch() === xdr.EnvelopeType.envelopeTypeTx() ? env.v1().tx().operations().length : 1,
       feeCharged: BigInt(t.feeCharged),
       opResults: () => xdr.TransactionResult.fromXDR(result, 'base64').result().results(),
       returnValue: t.returnValue ? sc(t.returnValue) : undefined,
@@ -154,7 +155,7 @@ export function loadNetwork(net: SimNetwork, s: SavedNetwork): void {
       error: t.error,
       failure: t.error ? classifyText(t.error) : undefined,
       cache: { envelope: t.envelope, result: t.result, meta: t.meta },
-    };
+    });
     l.txs.set(rec.hash, rec);
   }
   l.events = s.events.map(

@@ -78,14 +78,26 @@ export function recordKey(didId: DidIdBytes): xdr.ScVal {
   return vec([sym('Record'), bytes(didIdBytes(didId))]);
 }
 
+const recordKeys = new Map<string, xdr.LedgerKey>();
+/**
+ * The LedgerKey of a record. Cached (bounded): the SDK re-validates the registry's StrKey on every Address, and a
+ * prepare for an issuer DID reads the same record again and again. The key may be shared: do not mutate it.
+ */
 export function recordLedgerKey(registryId: string, didId: DidIdBytes): xdr.LedgerKey {
-  return xdr.LedgerKey.contractData(
-    new xdr.LedgerKeyContractData({
-      contract: new Address(registryId).toScAddress(),
-      key: recordKey(didId),
-      durability: xdr.ContractDataDurability.persistent(),
-    }),
-  );
+  const k = `${registryId}:${Buffer.from(didId).toString('hex')}`;
+  let key = recordKeys.get(k);
+  if (!key) {
+    key = xdr.LedgerKey.contractData(
+      new xdr.LedgerKeyContractData({
+        contract: new Address(registryId).toScAddress(),
+        key: recordKey(didId),
+        durability: xdr.ContractDataDurability.persistent(),
+      }),
+    );
+    if (recordKeys.size >= 10_000) recordKeys.delete(recordKeys.keys().next().value!);
+    recordKeys.set(k, key);
+  }
+  return key;
 }
 
 export interface RegistryEntry {
