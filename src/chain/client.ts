@@ -3,6 +3,7 @@
 import {
   Account, Address, Contract, FeeBumpTransaction, Keypair, StrKey, Transaction, TransactionBuilder, rpc, xdr,
 } from '@stellar/stellar-sdk';
+import { assembleCall, buildCall, simulationInput } from './assemble.ts';
 import { ChainError, chainUnavailable, errorText, mapChainFailure, type ContractKind } from './errors.ts';
 import { inspectParsed, noValidSignature, parseEnvelope } from './inspect.ts';
 import { ReadCache, readKey } from './read-cache.ts';
@@ -17,6 +18,30 @@ export const DEFAULT_TIMEOUTS: ChainTimeouts = { rpcMs: 15_000, submitMs: 60_000
 export const POLL_BACKOFF_MS: readonly number[] = [50, 100, 200];
 const DEFAULT_BASE_FEE = '100';
 const DEFAULT_VALIDITY_S = 300;
+
+/** G… address → the LedgerKey of its account (undefined for anything else); the StrKey checked once. */
+const accountKeys = new Map<string, xdr.LedgerKey>();
+function accountLedgerKey(source: string): xdr.LedgerKey | undefined {
+  let key = accountKeys.get(source);
+  if (!key) {
+    if (!StrKey.isValidEd25519PublicKey(source)) return undefined;
+    key = xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(source).xdrPublicKey() }));
+    if (accountKeys.size >= 10_000) accountKeys.delete(accountKeys.keys().next().value!);
+    accountKeys.set(source, key);
+  }
+  return key;
+}
+
+/** Base64 of a LedgerKey, memoized per object (the registry's keys are cached objects, see recordLedgerKey). */
+const keyTexts = new WeakMap<xdr.LedgerKey, string>();
+function keyText(k: xdr.LedgerKey): string {
+  let t = keyTexts.get(k);
+  if (t === undefined) {
+    t = k.toXDR('base64');
+    keyTexts.set(k, t);
+  }
+  return t;
+}
 
 export function createChainClient(opts: ChainClientOptions): ChainClient {
   const timeouts: ChainTimeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
@@ -53,16 +78,15 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
     }
   }
 
-  async function loadAccount(source: string): Promise<Account> {
-    if (typeof source !== 'string' || !StrKey.isValidEd25519PublicKey(source)) {
-      throw new ChainError('source_account_not_found', 400, `source account ${String(source)} is not an account address`);
-    }
-    const key = xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(source).xdrPublicKey() }));
+  /** The current sequence number of `source` (a G… account that exists). */
+  async function loadSequence(source: string): Promise<string> {
+    const key = typeof source === 'string' ? accountLedgerKey(source) : undefined;
+    if (!key) throw new ChainError('source_account_not_found', 400, `source account ${String(source)} is not an account address`);
     const res = await rpcCall(() => server.getLedgerEntries(key));
     reads.observeLedger(res.latestLedger);
     const entry = res.entries[0];
     if (!entry) throw new ChainError('source_account_not_found', 400, `source account ${source} does not exist on ${opts.network}`);
-    return new Account(source, entry.val.account().seqNum().toString());
+    return entry.val.account().seqNum().toString();
   }
 
   function build(account: Account, { contractId, fn, args }: ContractCall, maxTime: number): Transaction {
@@ -87,14 +111,19 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
 
   async function prepare(req: PrepareRequest): Promise<PreparedTransaction> {
     const kind = kindOf(req.contractId, req.contract);
-    const account = await loadAccount(req.source);
-    const tx = build(account, req, Math.floor(now() / 1000) + (opts.txValiditySeconds ?? DEFAULT_VALIDITY_S));
-    const sim = await simulate(tx, kind);
+    const sequence = await loadSequence(req.source);
+    const maxTime = Math.floor(now() / 1000) + (opts.txValiditySeconds ?? DEFAULT_VALIDITY_S);
+    // The same bytes as the SDK's builder and assembleTransaction, built once (assemble.ts); else the SDK's path.
+    const call = buildCall({ ...req, sequence, baseFee: opts.baseFee ?? DEFAULT_BASE_FEE, maxTime });
+    const tx = call ? undefined : build(new Account(req.source, sequence), req, maxTime);
+    const sim = await simulate(call ? (simulationInput(call) as Transaction) : tx!, kind);
     if (rpc.Api.isSimulationRestore(sim)) {
       throw mapChainFailure({ contract: kind, text: 'contract state is archived and must be restored first' });
     }
-    const assembled = rpc.assembleTransaction(tx, sim).build();
-    return { xdr: assembled.toXDR(), network: passphrase };
+    const assembled = call && assembleCall(call, sim);
+    if (assembled) return { xdr: assembled, network: passphrase };
+    const raw = tx ?? new Transaction(call!.envelope, passphrase);
+    return { xdr: rpc.assembleTransaction(raw, sim).build().toXDR(), network: passphrase };
   }
 
   async function read(req: ReadRequest): Promise<xdr.ScVal> {
@@ -193,7 +222,7 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
         return { value: res, ledger: res.latestLedger };
       };
       if (!o?.cached || !reads.enabled) return (await load()).value;
-      return reads.read(`entries ${keys.map((k) => k.toXDR('base64')).join(' ')}`, load);
+      return reads.read(`entries ${keys.map(keyText).join(' ')}`, load);
     },
     async health(): Promise<ChainHealth> {
       const h = await rpcCall(() => server.getHealth());
