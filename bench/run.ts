@@ -1,5 +1,5 @@
 // npm run bench: measures side by side, in one run on this machine, and writes docs/benchmarks.md.
-//   --only http,cycle,vault-size,simulator   sections to run (default all)
+//   --only http,cycle,vault-size,simulator,stores   sections to run (default all)
 //   --case <part>[,<part>]                   cases whose name contains one of these (e.g. bare,service-config)
 //   --duration <s> --warmup <s> --connections <n> --out <file> --sizes 10,1000,10000
 import path from 'node:path';
@@ -12,9 +12,10 @@ import { RAISED_LIMIT_FLAGS, startStack, type Stack } from './lib/stack.ts';
 import { runCycleSection } from './sections/cycle.ts';
 import { runHttpSection } from './sections/http.ts';
 import { runSimulatorSection } from './sections/simulator.ts';
+import { runStoresSection } from './sections/stores.ts';
 import { DEFAULT_SIZES, runVaultSizeSection } from './sections/vault-size.ts';
 
-const SECTIONS = ['http', 'cycle', 'vault-size', 'simulator'] as const;
+const SECTIONS = ['http', 'cycle', 'vault-size', 'simulator', 'stores'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const FLAGS: FlagSpec[] = [
@@ -29,7 +30,7 @@ const FLAGS: FlagSpec[] = [
 
 const INTRO = `# Benchmarks
 
-Written by \`npm run bench\` (sections \`http\`, \`cycle\`, \`vault-size\`, \`simulator\`; one alone with \`--only\`) and
+Written by \`npm run bench\` (sections \`http\`, \`cycle\`, \`vault-size\`, \`simulator\`, \`stores\`; one alone with \`--only\`) and
 \`npm run load\` (section \`load\`). Every section says when and how it was measured; the figures are only comparable
 within one section, measured side by side in one run on the machine described below. Re-run on a quiet machine:
 other processes on the same cores lower every figure.`;
@@ -79,6 +80,7 @@ async function main(): Promise<number> {
     cycle: () => runCycleSection(ctx),
     'vault-size': () => runVaultSizeSection(ctx, sizes),
     simulator: () => runSimulatorSection(ctx),
+    stores: () => runStoresSection(ctx),
   };
 
   const written: Partial<Record<SectionName, string>> = {};
@@ -92,8 +94,8 @@ async function main(): Promise<number> {
   try {
     for (const s of SECTIONS) {
       if (only && !only.has(s)) continue;
-      // The simulator section runs in this process: stop the services first so nothing else competes.
-      if (s === 'simulator' && stack) {
+      // The simulator and stores sections run in this process: stop the services first so nothing else competes.
+      if ((s === 'simulator' || s === 'stores') && stack) {
         await (await stack.catch(() => undefined))?.close();
         stack = undefined;
       }

@@ -1,0 +1,154 @@
+// The embedded idempotency store's own speed: sequential begin + complete pairs (what one idempotent write
+// request costs the store) on the file store's journal holding 0, 10,000 and 100,000 live records, and the
+// memory store as reference. In process, one store, no HTTP. The existing records are written as a legacy
+// idempotency.json that a first store migrates into the journal (untimed); the measured store then opens
+// that journal: its first operation (a whole-file load) is shown apart.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { IDEMPOTENCY_FILE, LEGACY_IDEMPOTENCY_FILE, createFileIdempotencyStore } from '../../src/stores/file.ts';
+import { createMemoryIdempotencyStore } from '../../src/stores/memory.ts';
+import type { IdempotencyRecord } from '../../src/stores/records.ts';
+import { IDEMPOTENCY_TTL_MS, type IdempotencyStore, type StoredResponse } from '../../src/stores/types.ts';
+import { fmtInt, fmtRate, table } from '../lib/markdown.ts';
+import { attempt, wanted, type Outcome, type SectionContext, type SectionResult } from '../lib/section.ts';
+import { ms, summarize, type Summary } from '../lib/stats.ts';
+
+export const STORE_SIZES = [0, 10_000, 100_000];
+
+interface PairRate {
+  perSecond: number;
+  latency: Summary;
+  failures: number;
+  seconds: number;
+}
+
+interface StoreRow {
+  name: string;
+  backend: 'file' | 'memory';
+  existing: number;
+  /** Journal size before the run, bytes. */
+  fileBytes?: number;
+  /** The measured store's first operation: loading the whole journal. */
+  loadMs?: number;
+  /** Journal compactions during warm-up and run. */
+  compactions?: number;
+  outcome: Outcome<PairRate>;
+}
+
+const MAX_PAIRS = 5_000_000;
+
+/** A response the size of a typical vault write answer (a transaction hash and a few fields). */
+function response(i: number): StoredResponse {
+  return {
+    status: 200,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'x-request-id': randomBytes(8).toString('hex') },
+    body: { txHash: randomBytes(32).toString('hex'), status: 'SUCCESS', ledger: 1_000 + i, vcId: `vc-${i}`, fee: '100' },
+  };
+}
+
+/** begin + complete of fresh keys back to back for `seconds`. */
+async function pairs(store: IdempotencyStore, seconds: number, prefix: string): Promise<PairRate> {
+  const samples: number[] = [];
+  let failures = 0;
+  const t0 = performance.now();
+  const end = t0 + seconds * 1000;
+  let i = 0;
+  for (; i < MAX_PAIRS; i++) {
+    const s = performance.now();
+    if (s >= end) break;
+    const key = `${prefix}-${i}`;
+    const begun = await store.begin({ scope: 'bench', key, requestHash: 'h' });
+    if (begun.state !== 'started' || !(await store.complete('bench', key, begun.token, response(i)))) failures++;
+    samples.push(performance.now() - s);
+  }
+  const elapsed = (performance.now() - t0) / 1000;
+  return { perSecond: i / elapsed, latency: summarize(samples), failures, seconds: elapsed };
+}
+
+/** The old whole-file document with `count` completed records, live for 24 hours. */
+async function writeLegacy(dir: string, count: number): Promise<void> {
+  const now = Date.now();
+  const records: IdempotencyRecord[] = Array.from({ length: count }, (_, i) => ({
+    scope: `key-${i % 100}`,
+    key: `existing-${i}-${randomBytes(6).toString('hex')}`,
+    requestHash: randomBytes(32).toString('hex'),
+    token: randomBytes(16).toString('hex'),
+    state: 'completed',
+    response: JSON.stringify(response(i)),
+    createdAtMs: now,
+    expiresAtMs: now + IDEMPOTENCY_TTL_MS,
+  }));
+  await writeFile(path.join(dir, LEGACY_IDEMPOTENCY_FILE), JSON.stringify({ version: 1, records }));
+}
+
+async function fileCase(ctx: SectionContext, existing: number, row: StoreRow): Promise<PairRate> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'cv-bench-stores-'));
+  try {
+    if (existing > 0) {
+      await writeLegacy(dir, existing);
+      const migrating = createFileIdempotencyStore({ dataDir: dir });
+      await migrating.begin({ scope: 'bench', key: 'migrate', requestHash: 'h' });
+      await migrating.close();
+    }
+    const store = createFileIdempotencyStore({ dataDir: dir });
+    try {
+      const t = performance.now();
+      await store.begin({ scope: 'bench', key: 'first', requestHash: 'h' });
+      row.loadMs = performance.now() - t;
+      row.fileBytes = (await stat(path.join(dir, IDEMPOTENCY_FILE))).size;
+      ctx.log(`    journal ${fmtInt(row.fileBytes / 1024)} KiB, first operation (load) ${ms(row.loadMs)} ms`);
+      await pairs(store, ctx.settings.warmup, 'warm');
+      const r = await pairs(store, ctx.settings.duration, 'run');
+      row.compactions = store.stats().compactions;
+      return r;
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function memoryCase(ctx: SectionContext): Promise<PairRate> {
+  const store = createMemoryIdempotencyStore();
+  await pairs(store, ctx.settings.warmup, 'warm');
+  return pairs(store, ctx.settings.duration, 'run');
+}
+
+export async function runStoresSection(ctx: SectionContext, sizes: number[] = STORE_SIZES): Promise<SectionResult> {
+  const rows: StoreRow[] = [];
+  const run = async (row: Omit<StoreRow, 'outcome'>, fn: (row: StoreRow) => Promise<PairRate>) => {
+    if (!wanted(ctx, row.name)) return;
+    const full: StoreRow = { ...row, outcome: { ok: false, error: 'not run' } };
+    full.outcome = await attempt(ctx, row.name, async () => {
+      const r = await fn(full);
+      ctx.log(`    ${fmtRate(r.perSecond)} pairs/s, p50 ${ms(r.latency.p50)} ms, p99 ${ms(r.latency.p99)} ms, failures ${r.failures}`);
+      return r;
+    });
+    rows.push(full);
+  };
+  await run({ name: 'stores-memory', backend: 'memory', existing: 0 }, () => memoryCase(ctx));
+  for (const existing of sizes) {
+    await run({ name: `stores-file-${existing}`, backend: 'file', existing }, (row) => fileCase(ctx, existing, row));
+  }
+
+  const body = rows.map((r) => {
+    const what = r.backend === 'memory' ? 'memory (reference; not shared, not durable)' : 'file journal (embedded default)';
+    const size = r.fileBytes === undefined ? '—' : `${(r.fileBytes / (1024 * 1024)).toFixed(1)} MiB`;
+    const load = r.loadMs === undefined ? '—' : ms(r.loadMs);
+    if (!r.outcome.ok) return [what, fmtInt(r.existing), size, load, '—', '—', '—', '—', `not measured: ${r.outcome.error}`];
+    const v = r.outcome.value;
+    return [what, fmtInt(r.existing), size, load, `${fmtRate(v.perSecond)}/s`, ms(v.latency.p50), ms(v.latency.p99), String(v.failures), r.compactions === undefined ? '—' : String(r.compactions)];
+  });
+  const markdown = [
+    '## Idempotency store',
+    '',
+    `Sequential \`begin\` + \`complete\` pairs of fresh keys (what one idempotent write request costs the store), in process, one store, ${ctx.settings.warmup} s of warm-up then ${ctx.settings.duration} s. The file store appends one line per call to its journal in ${tmpdir()} and fdatasyncs it before returning, under its lock file; its cost should not grow with the records already held. "first operation" is the measured store loading the whole journal once at start.`,
+    '',
+    table(['store', 'existing records', 'journal', 'first operation ms', 'pairs', 'p50 ms', 'p99 ms', 'failures', 'compactions'], body, ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r']),
+  ].join('\n');
+  const summary = rows.map((r) => `${r.name}: ${r.outcome.ok ? `${fmtRate(r.outcome.value.perSecond)} pairs/s` : r.outcome.error}`);
+  return { markdown, summary };
+}
