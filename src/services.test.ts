@@ -126,7 +126,7 @@ describe('the HTTP servers of serve()', () => {
     try {
       const url = vault.vault.testnet!.url;
       const legacy = await fetch(`${url}/legacy/config`);
-      expect([legacy.status, legacy.headers.get('deprecation'), legacy.headers.get('link')]).toEqual([200, 'true', '</config>; rel="successor-version"']);
+      expect([legacy.status, legacy.headers.get('deprecation'), legacy.headers.get('link')]).toEqual([200, '@1795305600', '</config>; rel="successor-version"']);
       expect((await fetch(`${url}/api/config`)).status).toBe(404);
     } finally {
       await vault.close();

@@ -161,7 +161,7 @@ describe('legacy base URLs (vault-api.yaml "Back-compat aliases and legacy base 
     const res = await env.request(`${prefix}/config`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual(canonical.body);
-    expect(deprecated(res)).toEqual(['true', '</config>; rel="successor-version"']);
+    expect(deprecated(res)).toEqual(['@1795305600', '</config>; rel="successor-version"']);
     expect(deprecated(canonical)).toEqual([null, null]);
   });
 
@@ -171,10 +171,10 @@ describe('legacy base URLs (vault-api.yaml "Back-compat aliases and legacy base 
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toEqual({ xdr: expect.any(String), network: env.passphrase });
     expect(res.headers.get('x-writeratelimit-limit')).toBe('1000');
-    expect(deprecated(res)).toEqual(['true', '</contracts/vault/revoke-vault>; rel="successor-version"']);
+    expect(deprecated(res)).toEqual(['@1795305600', '</contracts/vault/revoke-vault>; rel="successor-version"']);
     expect(stub.calls.get('/contracts/vault/revoke-vault')).toBe(before + 1);
     const keyless = await env.request('/api/contracts/vault/revoke-vault', { body: { owner: G, sourcePublicKey: G } });
-    expect([keyless.status, keyless.body.error, keyless.headers.get('deprecation')]).toEqual([401, 'missing_api_key', 'true']);
+    expect([keyless.status, keyless.body.error, keyless.headers.get('deprecation')]).toEqual([401, 'missing_api_key', '@1795305600']);
     const invalid = await env.request('/api/contracts/vc/issue', { key, body: issue({ vcId: 'v'.repeat(65) }) });
     expect([invalid.status, invalid.body.error]).toEqual([400, 'vcId_too_long']);
   });
@@ -188,7 +188,7 @@ describe('legacy base URLs (vault-api.yaml "Back-compat aliases and legacy base 
   it('an unknown path under a prefix → 404 not_found naming the canonical path', async () => {
     const res = await env.request('/api/nope', { key });
     expect([res.status, res.body]).toEqual([404, { error: 'not_found', message: 'no route GET /nope' }]);
-    expect(res.headers.get('deprecation')).toBe('true');
+    expect(res.headers.get('deprecation')).toBe('@1795305600');
   });
 
   it('only whole segments are prefixes: /apiconfig and /api-v1/config are not stripped', async () => {

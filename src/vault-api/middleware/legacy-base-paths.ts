@@ -4,11 +4,15 @@
 // `/api,/api/v1`) is removed before anything else looks at the request, so `/api/config` is `/config` for
 // routing, keys, limits, idempotency, logs and metrics (which report the canonical route). Every answer under
 // a prefix, errors included, says that the URL is deprecated and names the canonical one:
-// `Deprecation: true` and `Link: </config>; rel="successor-version"`.
+// `Deprecation: @1795305600` (RFC 9745: deprecated since 2026-11-22, this release) and
+// `Link: </config>; rel="successor-version"`.
 import type { RequestHandler } from 'express';
 
 /** The default prefixes (config CV_LEGACY_BASE_PATHS). */
 export const DEFAULT_LEGACY_BASE_PATHS: readonly string[] = ['/api', '/api/v1'];
+
+/** RFC 9745 `Deprecation` value: a structured-field date, the release that deprecated the prefixes (2026-11-22). */
+export const LEGACY_DEPRECATION = '@1795305600';
 
 /** One or more segments of unreserved characters, no trailing slash: `/api`, `/api/v1`. */
 const PREFIX = /^(\/[A-Za-z0-9._~-]+)+$/;
@@ -55,7 +59,7 @@ export function legacyBasePaths(prefixes: readonly string[]): RequestHandler {
     const url = canonical + (q < 0 ? '' : req.url.slice(q));
     req.url = url;
     req.originalUrl = url;
-    res.set('Deprecation', 'true');
+    res.set('Deprecation', LEGACY_DEPRECATION);
     res.set('Link', `<${canonical}>; rel="successor-version"`);
     next();
   };
