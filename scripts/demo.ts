@@ -136,6 +136,18 @@ async function refused(code: string, fn: () => Promise<unknown>): Promise<ApiErr
   throw new Error(`expected the API to refuse with ${code}, but it accepted`);
 }
 
+/** Registers a new DID controlled by the wallet, its Ed25519 key for authentication and assertion (an issuer needs both). */
+async function registerWalletDid(resolver: ResolverClient, network: 'testnet' | 'mainnet', kp: Keypair, sign: Signer): Promise<{ did: string; key: string; txId: string }> {
+  const { did } = generateDid({ network });
+  const key = { publicKeyMultibase: encodeMultikey('Ed25519', kp.rawPublicKey()) };
+  const { txId } = await registerDid(
+    resolver,
+    { did, sourcePublicKey: kp.publicKey(), record: { controller: kp.publicKey(), authentication: [key], assertionMethod: [key], keyAgreement: [], services: [] } },
+    sign,
+  );
+  return { did, key: key.publicKeyMultibase, txId };
+}
+
 class StepFailed extends Error {}
 
 /** One line about a failure: the API's code and request id, or the network error and its cause. */
@@ -203,14 +215,8 @@ async function testnetLeg(urls: Urls, step: Step): Promise<string> {
   const asHolder: VaultClient = createVaultClient({ baseUrl: urls.vault, apiKey: holderKey.key });
 
   const register = async (kp: Keypair, sign: Signer) => {
-    const { did } = generateDid({ network });
-    const key = { publicKeyMultibase: encodeMultikey('Ed25519', kp.rawPublicKey()) };
-    const { txId } = await registerDid(
-      resolver,
-      { did, sourcePublicKey: kp.publicKey(), record: { controller: kp.publicKey(), authentication: [key], assertionMethod: [key], keyAgreement: [], services: [] } },
-      sign,
-    );
-    return [did, `${did} (controller ${short(kp.publicKey())}, key ${short(key.publicKeyMultibase)}, tx ${short(txId)})`] as [string, string];
+    const { did, key, txId } = await registerWalletDid(resolver, network, kp, sign);
+    return [did, `${did} (controller ${short(kp.publicKey())}, key ${short(key)}, tx ${short(txId)})`] as [string, string];
   };
   const issuerDid = await step('register issuer DID (prepare → sign → submit)', () => register(issuer, signIssuer));
   await step('resolve issuer DID', async () => {
@@ -482,13 +488,7 @@ async function mainnetLeg(urls: Urls, step: Step, testnetPassphrase: string): Pr
   const asHolder: VaultClient = createVaultClient({ baseUrl: urls.mainnet, apiKey: holderKey.key });
 
   const register = async (kp: Keypair, sign: Signer) => {
-    const { did } = generateDid({ network });
-    const key = { publicKeyMultibase: encodeMultikey('Ed25519', kp.rawPublicKey()) };
-    const { txId } = await registerDid(
-      resolver,
-      { did, sourcePublicKey: kp.publicKey(), record: { controller: kp.publicKey(), authentication: [key], assertionMethod: [key], keyAgreement: [], services: [] } },
-      sign,
-    );
+    const { did, txId } = await registerWalletDid(resolver, network, kp, sign);
     const { status, result } = await resolveDid(resolver, did);
     if (status !== 200 || result.didDocumentMetadata.method.stellarAccount !== kp.publicKey()) throw new Error(`${did} resolves with ${status}: ${JSON.stringify(result.didResolutionMetadata)}`);
     return [did, `${did} (controller ${short(kp.publicKey())}, tx ${short(txId)}), resolves: ${status}`] as [string, string];
