@@ -6,12 +6,13 @@
 // the server (src/http/server.ts, which reads the envelope declared here). Stateless over the chain:
 // what it keeps (the resolution cache, rate windows, proof nonces) sits behind the injected stores.
 import { readFile } from 'node:fs/promises';
-import express from 'express';
+import express, { type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { parse as parseYaml } from 'yaml';
 import { MemoryNonceStore } from '../did/index.ts';
 import { setErrorEnvelope } from '../http/server.ts';
 import { headAsGet } from '../openapi/head.ts';
+import { pipeline } from '../openapi/pipeline.ts';
 import { rememberCompiledRoutes } from '../openapi/route-cache.ts';
 import { createMetrics, httpMetrics, metricsHandler, readiness, requestLog } from '../observability/index.ts';
 import type { ResolverAppDeps } from './context.ts';
@@ -51,29 +52,37 @@ export async function createResolverApp(deps: ResolverAppDeps): Promise<express.
   // A request head Node cannot parse (a 20 kB header) is answered in this envelope (src/http/server.ts).
   setErrorEnvelope(app, (code, message) => ({ code, message }));
 
-  // HEAD on every GET operation: answered as the GET, without the body (spec "Headers, limits and caching").
-  app.use(headAsGet(spec['paths'] as Record<string, unknown>));
-  app.use(requestId());
   // Without a process-wide registry (tests of the app alone) the app keeps its own, so /metrics answers.
   const metrics = deps.metrics ?? createMetrics();
-  app.use(httpMetrics({ metrics, service: 'resolver', rateLimitBucketOf: () => 'ip' }));
-  // The one request line per request; without a logger (tests of the app alone) there is none.
-  if (deps.logger) app.use(requestLog({ logger: deps.logger, service: 'resolver' }));
+  // Path-less middleware in a row run as one layer each time (src/openapi/pipeline.ts): same order, same effect.
+  app.use(
+    pipeline(
+      // HEAD on every GET operation: answered as the GET, without the body (spec "Headers, limits and caching").
+      headAsGet(spec['paths'] as Record<string, unknown>),
+      requestId(),
+      httpMetrics({ metrics, service: 'resolver', rateLimitBucketOf: () => 'ip' }),
+      // The one request line per request; without a logger (tests of the app alone) there is none.
+      deps.logger ? [requestLog({ logger: deps.logger, service: 'resolver' })] : [],
+    ),
+  );
   app.get('/metrics', metricsHandler(metrics));
   app.get('/ready', readiness(deps.readinessChecks ?? [], { ...(deps.logger ? { logger: deps.logger } : {}), ...(deps.draining ? { draining: deps.draining } : {}) }));
-  app.use(rateLimit({ limiter: deps.rateLimiter, limit: deps.limits.rateLimit, windowMs: deps.limits.rateWindowMs, now: deps.now, ...(deps.log ? { log: deps.log } : {}) }));
-  app.use(express.json({ limit: BODY_LIMIT_BYTES }));
   rememberCompiledRoutes(); // the validator recompiles every path template per request otherwise
+  const validator = OpenApiValidator.middleware({
+    apiSpec: (await loadResolverSpec()) as never,
+    validateRequests: true,
+    validateResponses: deps.validateResponses ? { allErrors: true } : false,
+    // 'full': calendar-checked dates and strict URIs; the default 'fast' checks only their shape.
+    ajvFormats: { mode: 'full' },
+    // The UI's static files are not API routes.
+    ignorePaths: /^\/docs\/./,
+  }) as unknown as RequestHandler[];
   app.use(
-    OpenApiValidator.middleware({
-      apiSpec: (await loadResolverSpec()) as never,
-      validateRequests: true,
-      validateResponses: deps.validateResponses ? { allErrors: true } : false,
-      // 'full': calendar-checked dates and strict URIs; the default 'fast' checks only their shape.
-      ajvFormats: { mode: 'full' },
-      // The UI's static files are not API routes.
-      ignorePaths: /^\/docs\/./,
-    }),
+    pipeline(
+      rateLimit({ limiter: deps.rateLimiter, limit: deps.limits.rateLimit, windowMs: deps.limits.rateWindowMs, now: deps.now, ...(deps.log ? { log: deps.log } : {}) }),
+      express.json({ limit: BODY_LIMIT_BYTES }),
+      validator,
+    ),
   );
 
   // Resolution first: the router tries layers in order, and this is the hot path.

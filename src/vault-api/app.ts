@@ -20,6 +20,7 @@
 import express, { type Router } from 'express';
 import { setErrorEnvelope } from '../http/server.ts';
 import { headAsGet } from '../openapi/head.ts';
+import { pipeline } from '../openapi/pipeline.ts';
 import { createMetrics, httpMetrics, metricsHandler, readiness, requestLog } from '../observability/index.ts';
 import { peekAuth, type VaultAppDeps } from './context.ts';
 import { authenticate } from './middleware/auth.ts';
@@ -59,33 +60,41 @@ export async function createVaultApp(deps: VaultAppDeps, options: VaultAppOption
 
   const prefixes = deps.legacyBasePaths ?? DEFAULT_LEGACY_BASE_PATHS;
   checkLegacyBasePaths(prefixes, Object.keys(doc.paths));
-  app.use(legacyBasePaths(prefixes));
-  app.use(headAsGet(doc.paths));
-
   const service = `vault-api-${deps.profile.network}`;
   // Without a process-wide registry (tests of the app alone) the app keeps its own, so /metrics answers.
   const metrics = deps.metrics ?? createMetrics();
-  app.use(httpMetrics({ metrics, service, routeOf }));
-  app.use(requestContext());
-  // The one request line per request; without a logger (tests of the app alone) there is none.
-  if (deps.logger) app.use(requestLog({ logger: deps.logger, service, getKeyId: keyIdOf, routeOf, getErrorCode: errorCodeOf }));
+  // Path-less middleware in a row run as one layer each time (src/openapi/pipeline.ts): same order, same effect.
+  app.use(
+    pipeline(
+      legacyBasePaths(prefixes),
+      headAsGet(doc.paths),
+      httpMetrics({ metrics, service, routeOf }),
+      requestContext(),
+      // The one request line per request; without a logger (tests of the app alone) there is none.
+      deps.logger ? [requestLog({ logger: deps.logger, service, getKeyId: keyIdOf, routeOf, getErrorCode: errorCodeOf })] : [],
+    ),
+  );
   app.get('/metrics', metricsHandler(metrics));
   app.get('/ready', readiness(deps.readinessChecks ?? [], { ...(deps.logger ? { logger: deps.logger } : {}), ...(deps.draining ? { draining: deps.draining } : {}) }));
   app.use('/docs', createDocsRoutes(deps, doc));
-  app.use(corsHeaders(deps));
-  app.use(validator.route);
-  app.use(captureAnswers);
-  if (validator.responses) app.use(validator.responses);
-  app.use(corsPreflight(deps));
-  app.use(authenticate(deps, index));
-  app.use(rateLimit(deps, index));
-  app.use(requireScopes(index));
-  // strict: false lets a JSON scalar through to request validation ("body must be object", 400
-  // invalid_request); only text that is not JSON is `invalid_json`.
-  app.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false }));
-  app.use(strictIntegerQuery(index));
-  app.use(validator.requests);
-  app.use(idempotency(deps, index));
+  app.use(
+    pipeline(
+      corsHeaders(deps),
+      validator.route,
+      captureAnswers,
+      validator.responses ? [validator.responses] : [],
+      corsPreflight(deps),
+      authenticate(deps, index),
+      rateLimit(deps, index),
+      requireScopes(index),
+      // strict: false lets a JSON scalar through to request validation ("body must be object", 400
+      // invalid_request); only text that is not JSON is `invalid_json`.
+      express.json({ limit: BODY_LIMIT_BYTES, strict: false }),
+      strictIntegerQuery(index),
+      validator.requests,
+      idempotency(deps, index),
+    ),
+  );
 
   app.use(createPublicRoutes(deps));
   app.use(createKeyRoutes(deps));
