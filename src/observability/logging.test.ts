@@ -52,6 +52,25 @@ describe('createLogger', () => {
     expect(fields).toEqual(want);
   });
 
+  it.each([
+    { given: { token: 'abc', ok: 1 }, want: '"token":"[redacted]","ok":1' },
+    { given: { 'X-Api-Key': 'k', status: 200 }, want: '"X-Api-Key":"[redacted]","status":200' },
+    { given: { seed: undefined, n: null, b: true }, want: '"n":null,"b":true' },
+    { given: { service: 'vault-api', requestId: 'r', route: '/config', status: 200, ms: 1.5, keyId: 'k1', aborted: true, gone: undefined, nan: Number.NaN }, want: '"service":"vault-api","requestId":"r","route":"/config","status":200,"ms":1.5,"keyId":"k1","aborted":true,"nan":null' },
+  ])('writes flat lines (strings, numbers, booleans only) exactly as the redacting path: $given', ({ given, want }) => {
+    const { logger, lines } = capture();
+    logger.info('m', given);
+    logger.info('m', given); // the second time with the redaction of each name already decided
+    const head = '{"time":"2025-01-02T03:04:05.678Z","level":"info","msg":"m",';
+    expect(lines).toEqual([`${head}${want}}`, `${head}${want}}`]);
+  });
+
+  it('redacts a flat field bound by child() and a field named like a secret in any case or spelling', () => {
+    const { logger, lines } = capture();
+    logger.child({ privateKey: 'S...' }).info('m', { SECRET: 's', set_cookie: 'c', Key: 'k', keyid: 'id' });
+    expect(lines).toEqual(['{"time":"2025-01-02T03:04:05.678Z","level":"info","msg":"m","privateKey":"[redacted]","SECRET":"[redacted]","set_cookie":"[redacted]","Key":"[redacted]","keyid":"id"}']);
+  });
+
   it('writes errors as {name, message, code}, circular values once', () => {
     const { logger, parsed } = capture('info');
     const err = Object.assign(new Error('boom'), { code: 'E_X' });

@@ -47,7 +47,15 @@ abstract class Family<L extends string> {
 
   /** Series key: label values in declared order. A missing value is the empty string. */
   protected key(labels: LabelValues<L> | undefined): string {
-    return JSON.stringify(this.labelNames.map((l) => String(labels?.[l] ?? '')));
+    // The text of JSON.stringify(values), built without the intermediate array.
+    const names = this.labelNames;
+    if (names.length === 0) return '[]';
+    let key = '[';
+    for (let i = 0; i < names.length; i++) {
+      if (i > 0) key += ',';
+      key += JSON.stringify(String(labels?.[names[i]!] ?? ''));
+    }
+    return `${key}]`;
   }
 
   protected labelsOf(key: string): Record<string, string> {

@@ -37,7 +37,39 @@ export function rememberCompiledRoutes(): { hits: () => number } {
     }
     return key;
   };
+  /**
+   * The validator's own call, `(template, {sensitive, strict})` with booleans, per request and route: kept
+   * by template in one map per pair of flags, so that no key is built (same answers as the general memory).
+   */
+  const byFlags = [new Map<string, unknown>(), new Map<string, unknown>(), new Map<string, unknown>(), new Map<string, unknown>()];
+  let remembered = 0;
+  const flagsOf = (options: unknown): number => {
+    if (typeof options !== 'object' || options === null || Object.getPrototypeOf(options) !== Object.prototype) return -1;
+    let n = 0;
+    for (const k in options) {
+      if (k !== 'sensitive' && k !== 'strict') return -1;
+      n++;
+    }
+    const { sensitive, strict } = options as { sensitive?: unknown; strict?: unknown };
+    if (n !== 2 || typeof sensitive !== 'boolean' || typeof strict !== 'boolean') return -1;
+    return (sensitive ? 2 : 0) + (strict ? 1 : 0);
+  };
   ptr.pathToRegexp = function pathToRegexp(path: unknown, options?: unknown): unknown {
+    const flags = typeof path === 'string' ? flagsOf(options) : -1;
+    if (flags >= 0) {
+      const memory = byFlags[flags]!;
+      const known = memory.get(path as string);
+      if (known !== undefined) {
+        hits++;
+        return known;
+      }
+      const result = original(path, options);
+      if (remembered < COMPILED_ROUTES_MAX) {
+        memory.set(path as string, result);
+        remembered++;
+      }
+      return result;
+    }
     const key = keyOf(path, options);
     if (key === undefined) return original(path, options);
     const known = compiled.get(key);
@@ -46,7 +78,10 @@ export function rememberCompiledRoutes(): { hits: () => number } {
       return known;
     }
     const result = original(path, options);
-    if (compiled.size < COMPILED_ROUTES_MAX) compiled.set(key, result);
+    if (remembered < COMPILED_ROUTES_MAX) {
+      compiled.set(key, result);
+      remembered++;
+    }
     return result;
   };
   const handle = { hits: () => hits };

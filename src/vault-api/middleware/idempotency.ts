@@ -23,18 +23,23 @@ const pending = new WeakMap<Response, Settle>();
  * arrives right after the answer finds the stored response, never a half-finished record.
  */
 export const captureAnswers: RequestHandler = (_req, res, next) => {
-  const send = res.json.bind(res);
-  res.json = function json(body: unknown) {
+  res.json = capturingJson(res, res.json);
+  next();
+};
+
+/** `res.json` that hands the answer to a pending Idempotency-Key record first (built by a function, not
+ *  as a named closure per request: tsx would rename each one). */
+function capturingJson(res: Response, json: Response['json']): Response['json'] {
+  return (body: unknown) => {
     const settle = pending.get(res);
-    if (!settle) return send(body);
+    if (!settle) return json.call(res, body);
     pending.delete(res);
     void settle(res.statusCode, body)
       .catch(() => undefined)
-      .then(() => send(body));
+      .then(() => json.call(res, body));
     return res;
   };
-  next();
-};
+}
 
 /** SHA-256 of what makes two requests the same request. */
 export function requestHash(req: Request): string {

@@ -38,8 +38,10 @@ export function checkLegacyBasePaths(prefixes: readonly string[], canonicalPaths
 /** The canonical path of `path` (undefined when no prefix applies): the longest matching prefix is removed. */
 export function stripLegacyBasePath(path: string, prefixes: readonly string[]): string | undefined {
   for (const p of prefixes) {
-    if (path === p) return '/';
-    if (path.startsWith(`${p}/`)) return path.slice(p.length);
+    // `path` is `p` itself, or `p` then `/…` (checked without building `${p}/` per request).
+    if (!path.startsWith(p)) continue;
+    if (path.length === p.length) return '/';
+    if (path.charCodeAt(p.length) === 0x2f) return path.slice(p.length);
   }
   return undefined;
 }
