@@ -1,6 +1,6 @@
 // The interface between the simulator's ledger/host (simulator/core) and its contracts (simulator/contracts).
 // Contracts are TypeScript modules that behave like the deployed Soroban contracts of ../shared/chain-abi.md.
-import { StrKey, xdr } from '@stellar/stellar-sdk';
+import type { xdr } from '@stellar/stellar-sdk';
 
 export type Durability = 'persistent' | 'instance' | 'temporary';
 
@@ -55,39 +55,8 @@ export interface ContractImpl {
   readonly functions?: ReadonlyMap<string, number>;
 }
 
-// ---- fast Address conversions ------------------------------------------------------------------------------------
-// The SDK's `Address.fromScVal(v).toString()` and `new Address(a).toScVal()` re-encode and re-validate the StrKey
-// (base32 + CRC, ~15 µs each). Contracts convert addresses on every call, so these cache by raw key / by string.
-const MAX_CACHED_ADDRESSES = 100_000;
-const strOfRaw = new Map<string, string>();
-const valOfStr = new Map<string, xdr.ScVal>();
-
-/** `Address.fromScVal(v).toString()` for account (G…) and contract (C…) addresses, cached. */
-export function addressFromScVal(v: xdr.ScVal): string {
-  const a = v.address();
-  const isAccount = a.switch() === xdr.ScAddressType.scAddressTypeAccount();
-  if (!isAccount && a.switch() !== xdr.ScAddressType.scAddressTypeContract()) throw new TypeError(`unsupported address type ${a.switch().name}`);
-  const raw = isAccount ? a.accountId().ed25519() : (a.contractId() as unknown as Buffer);
-  const k = (isAccount ? 'G' : 'C') + raw.toString('hex');
-  let s = strOfRaw.get(k);
-  if (s === undefined) {
-    if (strOfRaw.size >= MAX_CACHED_ADDRESSES) strOfRaw.clear();
-    s = isAccount ? StrKey.encodeEd25519PublicKey(raw) : StrKey.encodeContract(raw);
-    strOfRaw.set(k, s);
-  }
-  return s;
-}
-
-/** `new Address(a).toScVal()`, cached (the returned ScVal is shared: do not mutate it). */
-export function addressToScVal(a: string): xdr.ScVal {
-  let v = valOfStr.get(a);
-  if (v === undefined) {
-    if (valOfStr.size >= MAX_CACHED_ADDRESSES) valOfStr.clear();
-    const sc = a.startsWith('C')
-      ? xdr.ScAddress.scAddressTypeContract(StrKey.decodeContract(a) as unknown as xdr.ContractId)
-      : xdr.ScAddress.scAddressTypeAccount(xdr.PublicKey.publicKeyTypeEd25519(StrKey.decodeEd25519PublicKey(a)));
-    v = xdr.ScVal.scvAddress(sc);
-    valOfStr.set(a, v);
-  }
-  return v;
-}
+// ---- Address conversions --------------------------------------------------------------------------------------
+// Contracts convert addresses on every call; the SDK's `Address` re-encodes and re-validates the StrKey each time.
+// The service's cached codecs (src/chain/codec.ts) do it once per address: the contracts and their tests use those,
+// so both sides convert identically and share one cache.
+export { address as addressToScVal, toAddress as addressFromScVal } from '../src/chain/codec.ts';

@@ -6,6 +6,7 @@
 import { xdr } from '@stellar/stellar-sdk';
 import type { ContractContext } from '../host.ts';
 import { bool, option, struct, sym, u32, unit, vec } from '../../src/chain/codec.ts';
+import { recordKey } from '../../src/chain/registry.ts';
 import { RegistryError, failWith } from './errors.ts';
 import { arg, defineContract } from './support.ts';
 
@@ -33,7 +34,8 @@ interface DidRecord {
   deactivated: boolean;
 }
 
-const recordKey = (didId: xdr.ScVal): xdr.ScVal => vec([sym('Record'), didId]);
+/** The record's storage key, built as the service reads it (src/chain/registry.ts); did_id must be BytesN<16>. */
+const keyOf = (didId: xdr.ScVal): xdr.ScVal => recordKey(arg.bytesN(didId, 16));
 const text = (v: xdr.ScVal): Buffer => Buffer.from(v.str());
 const isHttpsUrl = (v: xdr.ScVal): boolean => {
   const b = text(v);
@@ -121,9 +123,9 @@ function validate(r: DidRecord): void {
 
 /** The stored record of a mutation: exists (#2), current controller signs, active (#4), version (#3, #19). */
 function loadForMutation(ctx: ContractContext, didId: xdr.ScVal, expectedVersion: xdr.ScVal): DidRecord {
-  arg.bytesN(didId, 16);
+  const key = keyOf(didId);
   const expected = arg.u32(expectedVersion);
-  const stored = ctx.storage.get(recordKey(didId));
+  const stored = ctx.storage.get(key);
   if (!stored) return fail('DidNotFound');
   const current = decodeRecord(stored);
   ctx.requireAuth(arg.address(current.controller));
@@ -134,17 +136,17 @@ function loadForMutation(ctx: ContractContext, didId: xdr.ScVal, expectedVersion
 }
 
 function save(ctx: ContractContext, didId: xdr.ScVal, r: DidRecord): void {
-  ctx.storage.set(recordKey(didId), encodeRecord(r));
+  ctx.storage.set(keyOf(didId), encodeRecord(r));
 }
 
 export const registry = defineContract(
   'did-registry 0.2.0',
   {
     register: [2, (ctx, [didId, initial]) => {
-      arg.bytesN(didId!, 16);
+      const key = keyOf(didId!);
       const r = decodeRecord(initial!);
       ctx.requireAuth(arg.address(r.controller));
-      if (ctx.storage.has(recordKey(didId!))) fail('DidAlreadyExists');
+      if (ctx.storage.has(key)) fail('DidAlreadyExists');
       validate(r);
       // Bookkeeping fields are the registry's, whatever the caller sent.
       save(ctx, didId!, { ...r, version: 1, created_ledger: ctx.ledgerSequence, updated_ledger: ctx.ledgerSequence, deactivated: false });
@@ -185,8 +187,7 @@ export const registry = defineContract(
       return unit();
     }],
     get: [1, (ctx, [didId]) => {
-      arg.bytesN(didId!, 16);
-      return ctx.storage.get(recordKey(didId!)) ?? unit();
+      return ctx.storage.get(keyOf(didId!)) ?? unit();
     }],
   },
   [1, (ctx, [admin]) => {

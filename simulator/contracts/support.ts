@@ -1,12 +1,10 @@
 // Plumbing shared by the simulator's contracts: strict argument decoding (a Soroban contract rejects a wrong
 // argument type before running: HostError 'Value'), function tables, and an ordered index with O(limit) pages.
-import { Address, scValToBigInt, xdr } from '@stellar/stellar-sdk';
+import { scValToBigInt, xdr } from '@stellar/stellar-sdk';
 import { HostError, addressFromScVal, type ContractContext, type ContractImpl, type ContractStorage } from '../host.ts';
 import { sym, u32, vec } from '../../src/chain/codec.ts';
 
 const T = xdr.ScValType;
-const ACCOUNT = xdr.ScAddressType.scAddressTypeAccount().value;
-const CONTRACT = xdr.ScAddressType.scAddressTypeContract().value;
 
 function badArg(what: string, v: xdr.ScVal): never {
   throw new HostError(`Error(Value, UnexpectedType): expected ${what}, got ${v.switch().name}`, 'Value');
@@ -29,10 +27,7 @@ export const arg = {
     return v.switch() === T.scvSymbol() ? v.sym().toString() : badArg('Symbol', v);
   },
   address(v: xdr.ScVal): string {
-    if (v.switch() !== T.scvAddress()) return badArg('Address', v);
-    // G…/C… through the host's cache (no StrKey re-encoding per call); any other kind as the SDK reads it.
-    const kind = v.address().switch().value;
-    return kind === ACCOUNT || kind === CONTRACT ? addressFromScVal(v) : Address.fromScVal(v).toString();
+    return v.switch() === T.scvAddress() ? addressFromScVal(v) : badArg('Address', v);
   },
   u32(v: xdr.ScVal): number {
     return v.switch() === T.scvU32() ? v.u32() : badArg('u32', v);

@@ -5,7 +5,7 @@ import {
 } from '@stellar/stellar-sdk';
 import { assembleCall, buildCall, simulationInput } from './assemble.ts';
 import { ChainError, chainUnavailable, errorText, mapChainFailure, type ContractKind } from './errors.ts';
-import { inspectParsed, noValidSignature, parseEnvelope } from './inspect.ts';
+import { inspectParsed, inspectTransaction, noValidSignature, parseEnvelope } from './inspect.ts';
 import { ReadCache, readKey } from './read-cache.ts';
 import { createJsonPostClient, useLightTransport } from './transport.ts';
 import type {
@@ -139,9 +139,7 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
     return reads.read(readKey(req.contractId, req.fn, source, req.args), load);
   }
 
-  function inspect(signedXdr: string): Invocation {
-    return inspectParsed(parseEnvelope(signedXdr, passphrase));
-  }
+  const inspect = (signedXdr: string): Invocation => inspectTransaction(signedXdr, passphrase);
 
   async function submit(signedXdr: string, expect?: ExpectInvocation, o?: { contract?: ContractKind }): Promise<SubmitResult> {
     const parsed = parseEnvelope(signedXdr, passphrase);
