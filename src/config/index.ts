@@ -1,6 +1,7 @@
 // The only module that reads process.env. Every setting has an environment variable, a flag and a
 // documented default; `loadConfig` validates everything at once and reports one line per problem.
 import { isIP } from 'node:net';
+import { LOG_LEVELS, type LogLevel } from '../observability/logging.ts';
 export type NetworkName = 'testnet' | 'mainnet';
 export const NETWORKS: readonly NetworkName[] = ['testnet', 'mainnet'];
 export type Role = 'standard' | 'early' | 'admin';
@@ -62,7 +63,7 @@ export const SETTINGS: Setting[] = [
   { key: 'submitTimeoutMs', env: 'CV_SUBMIT_TIMEOUT_MS', flag: '--submit-timeout-ms', kind: 'int', default: '30000', doc: 'how long submit waits for a final transaction state' },
   { key: 'pollIntervalMs', env: 'CV_POLL_INTERVAL_MS', flag: '--poll-interval-ms', kind: 'int', default: '250', doc: 'getTransaction polling interval (the first polls come sooner: at once, then after 50, 100 and 200 ms)' },
   { key: 'readCacheMs', env: 'CV_READ_CACHE_MS', flag: '--read-cache-ms', kind: 'int', default: '1000', doc: 'how long a chain read (verify-vc, vc-count, list-vc-ids, …) may be answered from memory; dropped sooner when a newer ledger is seen, and at once by a transaction this instance submits; 0 = off' },
-  { key: 'logLevel', env: 'CV_LOG_LEVEL', flag: '--log-level', kind: 'string', default: 'info', doc: 'JSON log lines on stdout at this level and above: silent | error | warn | info | debug' },
+  { key: 'logLevel', env: 'CV_LOG_LEVEL', flag: '--log-level', kind: 'string', default: 'info', doc: `JSON log lines on stdout at this level and above: ${LOG_LEVELS.join(' | ')}` },
   { key: 'shutdownTimeoutMs', env: 'CV_SHUTDOWN_TIMEOUT_MS', flag: '--shutdown-timeout-ms', kind: 'int', default: '10000', doc: 'on SIGTERM/SIGINT, how long requests under way get to finish before their connections are closed' },
   ...NETWORKS.flatMap(perNetwork),
 ];
@@ -130,7 +131,7 @@ export interface Config {
   submitTimeoutMs: number;
   pollIntervalMs: number;
   readCacheMs: number;
-  logLevel: 'silent' | 'error' | 'warn' | 'info' | 'debug';
+  logLevel: LogLevel;
   shutdownTimeoutMs: number;
   networks: Record<NetworkName, NetworkProfile>;
 }
@@ -265,7 +266,7 @@ export function parseConfig(raw: RawSettings, earlier: string[] = []): Config {
     submitTimeoutMs: int('submitTimeoutMs', 100),
     pollIntervalMs: int('pollIntervalMs', 10),
     readCacheMs: int('readCacheMs', 0, 60_000),
-    logLevel: oneOf('logLevel', ['silent', 'error', 'warn', 'info', 'debug'] as const),
+    logLevel: oneOf('logLevel', LOG_LEVELS),
     shutdownTimeoutMs: int('shutdownTimeoutMs', 0, 600_000),
     networks,
   };

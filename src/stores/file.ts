@@ -35,6 +35,7 @@ import {
 } from './records.ts';
 import {
   IDEMPOTENCY_LEASE_MS,
+  IDEMPOTENCY_PURGE_EVERY_MS,
   IDEMPOTENCY_TTL_MS,
   KeyExistsError,
   StoreInputError,
@@ -194,9 +195,6 @@ export interface FileIdempotencyStore extends IdempotencyStore {
   stats(): JournalStats;
 }
 
-/** How often (store clock) the index drops expired records; the file drops them at compaction. */
-const PURGE_EVERY_MS = 60_000;
-
 export function createFileIdempotencyStore(options: FileIdempotencyOptions): FileIdempotencyStore {
   const now = options.now ?? Date.now;
   const leaseMs = options.leaseMs ?? IDEMPOTENCY_LEASE_MS;
@@ -244,7 +242,8 @@ export function createFileIdempotencyStore(options: FileIdempotencyOptions): Fil
       checkBeginInput(input);
       const t = input.now ?? now();
       return run(t, (records) => {
-        if (t - lastPurge > PURGE_EVERY_MS) {
+        // The index drops expired records; the file drops them at compaction.
+        if (t - lastPurge > IDEMPOTENCY_PURGE_EVERY_MS) {
           purgeIn(records, t);
           lastPurge = t;
         }

@@ -6,7 +6,6 @@ import {
   checkNoActiveKey,
   completeIn,
   hashKey,
-  isUsable,
   listKeys,
   lookupOf,
   mintKey,
@@ -18,6 +17,7 @@ import {
 import { checkHitInput, hitResult } from './sliding-window.ts';
 import {
   IDEMPOTENCY_LEASE_MS,
+  IDEMPOTENCY_PURGE_EVERY_MS,
   IDEMPOTENCY_TTL_MS,
   type ApiKeyRecord,
   type BeginInput,
@@ -42,6 +42,10 @@ export interface MemoryOptions {
 export function createMemoryKeyStore(options: MemoryOptions = {}): KeyStore {
   const now = options.now ?? Date.now;
   const keys: ApiKeyRecord[] = [];
+  const lookup = async (key: string) => {
+    const hash = hashKey(key);
+    return lookupOf(hash === undefined ? undefined : keys.find((k) => k.keyHash === hash), now());
+  };
   return {
     async create(input: CreateKeyInput, options?: CreateKeyOptions): Promise<CreatedKey> {
       const t = now();
@@ -52,14 +56,10 @@ export function createMemoryKeyStore(options: MemoryOptions = {}): KeyStore {
       return { key: created.key, record: { ...created.record, scopes: [...created.record.scopes] } };
     },
     async findByKey(key: string) {
-      const hash = hashKey(key);
-      const record = hash === undefined ? undefined : keys.find((k) => k.keyHash === hash);
-      return record && isUsable(record, now()) ? { ...record, scopes: [...record.scopes] } : undefined;
+      const found = await lookup(key);
+      return found?.state === 'active' ? found.record : undefined;
     },
-    async lookup(key: string) {
-      const hash = hashKey(key);
-      return lookupOf(hash === undefined ? undefined : keys.find((k) => k.keyHash === hash), now());
-    },
+    lookup,
     async list(filter?: { network?: KeyNetwork; includeRevoked?: boolean }) {
       return listKeys(keys, filter);
     },
@@ -84,7 +84,7 @@ export function createMemoryIdempotencyStore(options: MemoryIdempotencyOptions =
   return {
     async begin(input: BeginInput): Promise<BeginResult> {
       const t = input.now ?? now();
-      if (t - lastPurge > 60_000) {
+      if (t - lastPurge > IDEMPOTENCY_PURGE_EVERY_MS) {
         purgeIn(records, t);
         lastPurge = t;
       }

@@ -9,6 +9,7 @@ import type { PoolClient } from 'pg';
 import { checkBeginInput, hashKey, isReplayable, judge, lookupOf, mintKey } from './records.ts';
 import {
   IDEMPOTENCY_LEASE_MS,
+  IDEMPOTENCY_PURGE_EVERY_MS,
   IDEMPOTENCY_TTL_MS,
   KeyExistsError,
   StoreUnavailableError,
@@ -251,7 +252,7 @@ export function createPostgresStores(options: PostgresStoresOptions): PostgresSt
   let lastPurge = -Infinity;
   let purging: Promise<unknown> = Promise.resolve();
   const purgeExpired = (t: number) => {
-    if (t - lastPurge < 60_000) return;
+    if (t - lastPurge < IDEMPOTENCY_PURGE_EVERY_MS) return;
     lastPurge = t;
     purging = pool.query('DELETE FROM idempotency_records WHERE expires_at_ms <= $1', [t]).catch(() => undefined);
   };

@@ -120,7 +120,8 @@ export function listKeys(
   return keys
     .filter((k) => (filter.network === undefined || k.network === filter.network) && (filter.includeRevoked || !k.revokedAt))
     .map((k) => ({ ...k, scopes: [...k.scopes] }))
-    .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    // The PostgreSQL store's order: created_at, then key_id (keys made in the same millisecond).
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId));
 }
 
 /** One idempotency record as both embedded stores keep it. */
@@ -183,7 +184,11 @@ export function judge(
   return { state: 'replay', response: JSON.parse(record.response) as StoredResponse };
 }
 
-/** Whether a response is kept for replay: 2xx and 4xx are, 5xx is not (a retry may succeed). */
+/**
+ * Whether the store keeps a response for replay: 2xx and 4xx, not 5xx (a retry may succeed). The vault API's
+ * idempotency middleware stores only 2xx answers (vault-api.yaml: errors are not stored) and releases the
+ * key otherwise; this rule is the store's own, for any caller.
+ */
 export function isReplayable(response: StoredResponse): boolean {
   return response.status < 500;
 }

@@ -98,6 +98,8 @@ export interface StoredResponse {
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** How long an unfinished first execution blocks its key; a crashed instance frees it after this. */
 export const IDEMPOTENCY_LEASE_MS = 60 * 1000;
+/** How often (store clock) the idempotency stores drop expired records; between purges they are ignored. */
+export const IDEMPOTENCY_PURGE_EVERY_MS = 60 * 1000;
 /** Longest Idempotency-Key header value (credential-vault-api.md "Limits"). */
 export const IDEMPOTENCY_KEY_MAX = 200;
 

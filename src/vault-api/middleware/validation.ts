@@ -1,6 +1,8 @@
 // Request-validation failures of express-openapi-validator → the spec's `{error, message}` (vault-api.yaml
 // "Errors": the named codes where the schema descriptions say so, otherwise `invalid_request`).
 import { ApiError } from '../context.ts';
+import { MAX_PAGE } from '../routes/contract-common.ts';
+import { MAX_BATCH_SIZE, MAX_VC_DATA, MAX_VC_ID } from '../routes/issue-rules.ts';
 import type { BodyBranch, OperationInfo } from './openapi.ts';
 
 /** One failure as the validator reports it: `path` is `/body/vcs/2/vcId`, `/query/limit`, `/headers/x`. */
@@ -53,16 +55,16 @@ function namedCode(f: Failure, body: unknown): { code: string; message: string; 
   const k = f.keyword;
   if ((k === 'minItems' || k === 'maxItems') && at(f, 'body', 'vcs')) {
     const n = Array.isArray((body as { vcs?: unknown })?.vcs) ? (body as { vcs: unknown[] }).vcs.length : 0;
-    return { code: 'batch_too_large', message: `vcs must hold 1 to 5 credentials, got ${n}`, rank: 0 };
+    return { code: 'batch_too_large', message: `vcs must hold 1 to ${MAX_BATCH_SIZE} credentials, got ${n}`, rank: 0 };
   }
   if (k === 'maxLength' && at(f, 'body', 'vcs', /^\d+$/, /^(vcId|vcData)$/)) {
     const [, , i, field] = f.segments as [string, string, string, string];
-    const max = field === 'vcId' ? 64 : 10000;
+    const max = field === 'vcId' ? MAX_VC_ID : MAX_VC_DATA;
     return { code: `vcs[${i}].${field}_too_long`, message: `vcs[${i}].${field} is longer than ${max} characters`, rank: 1 + Number(i) * 2 + (field === 'vcId' ? 0 : 1) };
   }
-  if (k === 'maxLength' && at(f, 'body', 'vcId')) return { code: 'vcId_too_long', message: 'vcId is longer than 64 characters', rank: 20 };
-  if (k === 'maxLength' && at(f, 'body', 'vcData')) return { code: 'vcData_too_long', message: 'vcData is longer than 10000 characters', rank: 21 };
-  if (k === 'maximum' && (at(f, 'body', 'limit') || at(f, 'query', 'limit'))) return { code: 'limit_too_large', message: 'limit must be at most 200', rank: 22 };
+  if (k === 'maxLength' && at(f, 'body', 'vcId')) return { code: 'vcId_too_long', message: `vcId is longer than ${MAX_VC_ID} characters`, rank: 20 };
+  if (k === 'maxLength' && at(f, 'body', 'vcData')) return { code: 'vcData_too_long', message: `vcData is longer than ${MAX_VC_DATA} characters`, rank: 21 };
+  if (k === 'maximum' && (at(f, 'body', 'limit') || at(f, 'query', 'limit'))) return { code: 'limit_too_large', message: `limit must be at most ${MAX_PAGE}`, rank: 22 };
   if (k === 'pattern' && at(f, 'body', 'issuerDid')) {
     return { code: 'issuerDid_invalid', message: 'issuerDid must be a did:ledger DID (did:ledger:testnet|mainnet:<26 base32 characters>); did:pkh and bare addresses are not accepted', rank: 23 };
   }
