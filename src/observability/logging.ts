@@ -138,6 +138,18 @@ function serializeDeep(line: LogFields, withStack: boolean): string {
 /** A client's X-Request-ID is kept when it is 1 to 128 visible ASCII characters (valid in both specs). */
 const ACCEPTABLE_ID = /^[\x21-\x7e]{1,128}$/;
 
+/**
+ * Sets `X-Request-ID` (and `res.locals.requestId`, unless already set): the client's value when acceptable,
+ * else a fresh one. Returns the id sent.
+ */
+export function assignRequestId(req: Request, res: Response, newId: () => string = randomUUID): string {
+  const sent = req.get('x-request-id');
+  const id = sent !== undefined && ACCEPTABLE_ID.test(sent) ? sent : newId();
+  res.setHeader('X-Request-ID', id);
+  if (res.locals.requestId === undefined) res.locals.requestId = id;
+  return id;
+}
+
 /** The request id of a response (what `X-Request-ID` says, set by `requestLog` or the app). */
 export function requestIdOf(res: Response): string | undefined {
   const header = res.getHeader('X-Request-ID');
@@ -175,12 +187,7 @@ export function requestLog(options: RequestLogOptions): RequestHandler {
   const newId = options.newId ?? randomUUID;
   return (req, res, next) => {
     const started = now();
-    if (!res.hasHeader('X-Request-ID')) {
-      const sent = req.get('x-request-id');
-      const id = sent !== undefined && ACCEPTABLE_ID.test(sent) ? sent : newId();
-      res.setHeader('X-Request-ID', id);
-      if (res.locals.requestId === undefined) res.locals.requestId = id;
-    }
+    if (!res.hasHeader('X-Request-ID')) assignRequestId(req, res, newId);
     res.once('close', () => {
       const status = res.statusCode;
       const keyId = safeCall(getKeyId, req);

@@ -1,5 +1,6 @@
 // What the resolver's app, routes and tests share: its dependencies and its error type.
 import type { Chain } from '../chain/index.ts';
+import type { components } from '../generated/did-resolver.ts';
 import type { Cache, RateLimiter } from '../stores/index.ts';
 import type { NetworkName } from '../config/index.ts';
 import type { NonceStore } from '../did/index.ts';
@@ -13,7 +14,7 @@ export interface ResolverNetwork {
   rpcUrl: string;
   /**
    * Close time of a ledger, for the created/updated metadata. Default: read from the registry's events
-   * over rpcUrl (routes/ledger-time.ts).
+   * over rpcUrl (src/chain/ledger-time.ts).
    */
   ledgerCloseTime?: (sequence: number) => Promise<Date | undefined>;
 }
@@ -55,9 +56,12 @@ export interface ResolverAppDeps {
   draining?: () => boolean;
 }
 
+/** The spec's stable error codes (did-resolver.yaml `ErrorCode`). */
+export type ResolverErrorCode = components['schemas']['ErrorCode'];
+
 /** An error with the spec's stable `code`; rendered as `{code, message, details?}`. */
 export class ResolverError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string, readonly details?: Record<string, unknown>) {
+  constructor(readonly status: number, readonly code: ResolverErrorCode, message: string, readonly details?: Record<string, unknown>) {
     super(message);
   }
 }

@@ -2,18 +2,18 @@
 // go wrong into it: request-validation failures (mapped onto the spec's codes), body-parser failures, chain
 // failures, unknown routes, and unexpected faults (500 `internal_error`, never the fault's own words).
 import type { NextFunction, Request, Response } from 'express';
-import { ChainError } from '../../chain/index.ts';
+import { ChainError, REGISTRY_ERRORS } from '../../chain/index.ts';
 import {
   decodeDidParam, negotiateRepresentation, parseDid, resolutionError, validateRecord, type DidRecordInput,
   type RecordViolation,
 } from '../../did/index.ts';
-import { ResolverError } from '../context.ts';
+import { ResolverError, type ResolverErrorCode } from '../context.ts';
 import { requestIdOf } from './request-id.ts';
 
 /** Bodies beyond this are refused with 413 `payload_too_large`; the largest valid body is a 128 KiB signedXdr. */
 export const BODY_LIMIT_BYTES = 256 * 1024;
 
-export function sendError(res: Response, status: number, code: string, message: string, details?: Record<string, unknown>): void {
+export function sendError(res: Response, status: number, code: ResolverErrorCode, message: string, details?: Record<string, unknown>): void {
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.status(status).json(details === undefined ? { code, message } : { code, message, details });
 }
@@ -32,11 +32,12 @@ export function invalidRequest(message: string, errors: { path: string; message:
   return new ResolverError(400, 'invalid_request', message, { errors });
 }
 
-/** Codes the registry's failures keep as they are (the chain already mapped the contract's number). */
-const CONTRACT_CODES = new Set([
-  'did_already_exists', 'did_not_found', 'version_mismatch', 'did_deactivated', 'invalid_record', 'key_count_invalid',
-  'key_invalid', 'duplicate_key', 'service_invalid', 'url_not_https', 'metadata_inconsistent',
-]);
+/**
+ * Codes the registry's failures keep as they are: the chain already mapped the contract's number
+ * (REGISTRY_ERRORS), or recognised a stale footprint (409 `tx_stale`: prepare again).
+ */
+const CONTRACT_CODES: ReadonlySet<string> = new Set([...Object.values(REGISTRY_ERRORS).map((r) => r.code), 'tx_stale']);
+const isContractCode = (code: string): code is ResolverErrorCode => CONTRACT_CODES.has(code);
 
 const CONTRACT_ERROR = /Error\(Contract, #(\d+)\)/;
 
@@ -57,7 +58,7 @@ export function fromChainError(e: ChainError, network: string): ResolverError {
   }
   const text = e.chainMessage ?? e.message;
   const n = CONTRACT_ERROR.exec(text);
-  if (CONTRACT_CODES.has(e.code)) {
+  if (isContractCode(e.code)) {
     return new ResolverError(e.status, e.code, e.message, { ...(n ? { contractError: Number(n[1]) } : {}), ...tx });
   }
   const rejected = /transaction rejected: (\S+)/.exec(text);

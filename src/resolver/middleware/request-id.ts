@@ -1,20 +1,16 @@
 // X-Request-ID (spec "Headers, limits and caching"): a client value of 1 to 128 visible ASCII characters is
-// echoed; anything else, or none, is replaced by a generated UUID. Every response carries it.
-import { randomUUID } from 'node:crypto';
+// echoed; anything else, or none, is replaced by a generated UUID. Every response carries it. The rule is
+// the observability request log's (assignRequestId); this runs whether or not a logger is mounted.
 import type { NextFunction, Request, Response } from 'express';
-
-const VALID = /^[\x21-\x7e]{1,128}$/;
+import { assignRequestId, requestIdOf as requestIdOfResponse } from '../../observability/index.ts';
 
 export function requestId() {
   return function requestIdMiddleware(req: Request, res: Response, next: NextFunction): void {
-    const given = req.headers['x-request-id'];
-    const id = typeof given === 'string' && VALID.test(given) ? given : randomUUID();
-    res.locals.requestId = id;
-    res.setHeader('X-Request-ID', id);
+    res.locals.requestId = assignRequestId(req, res);
     next();
   };
 }
 
 export function requestIdOf(res: Response): string {
-  return (res.locals.requestId as string | undefined) ?? 'unknown';
+  return requestIdOfResponse(res) ?? 'unknown';
 }
