@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { FACTORY_ERRORS, HOST_FAILURES, REGISTRY_ERRORS, VAULT_ERRORS } from '../src/chain/errors.ts';
+import { FACTORY_ERRORS, FALLBACK, HOST_FAILURES, REGISTRY_ERRORS, VAULT_ERRORS } from '../src/chain/errors.ts';
 
 type Row = { code: string; status: number };
 const codesOf = (file: string): Map<string, number> => {
@@ -18,6 +18,8 @@ describe.each([
   ...Object.entries(FACTORY_ERRORS).map(([n, r]) => ({ source: `factory #${n}`, spec: 'vault', ...r })),
   ...HOST_FAILURES.map((r) => ({ source: `host ${r.pattern}`, spec: 'vault', code: r.code, status: r.status })),
   ...Object.entries(REGISTRY_ERRORS).map(([n, r]) => ({ source: `registry #${n}`, spec: 'resolver', ...r })),
+  // What a failure nothing more specific explains becomes, per contract: registry calls answer through the resolver.
+  ...Object.entries(FALLBACK).map(([kind, r]) => ({ source: `${kind} fallback`, spec: kind === 'registry' ? 'resolver' : 'vault', ...r })),
 ])('$source → $code', ({ spec, code, status }) => {
   it(`is listed in the ${spec} spec with status ${status}`, () => {
     const table = spec === 'vault' ? vault : resolver;

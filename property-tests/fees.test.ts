@@ -177,26 +177,8 @@ describe('fees (simulator)', () => {
     const issuers = [actor('fees/issuer-0'), actor('fees/issuer-1')];
     const chain = freshChain('testnet', [owner, relayer, ...issuers]);
     const vault = chain.deployVault(owner, SALTS[0]!);
-    const genesis = chain.net.snapshot();
-    const coverage = new Coverage('fees testnet');
     // valid amounts stay small: the issuers' 10,000 XLM always cover a sequence
-    const amount = fc.oneof(fc.constant(0n), fc.constant(BigInt(chain.info.feeAmount)), fc.bigInt({ min: 1n, max: 200_000_000n }));
-    type R = { chain: Chain; vault: string };
-    const commands = fc.commands(
-      [...adminCommands<R>(coverage, operator(chain), [relayer], issuers, amount), issueCommand<R>(coverage, relayer, issuers), issueCommand<R>(coverage, relayer, issuers)],
-      SEQUENCE,
-    );
-    fc.assert(
-      fc.property(commands, (cmds) => {
-        fc.modelRun(() => {
-          chain.reset(genesis);
-          chain.net.setTime(START);
-          return { model: feeModel(chain, issuers, issuers), real: { chain, vault } };
-        }, cmds);
-      }),
-      runParams('fees testnet', 500),
-    );
-    coverage.report();
+    runFees('fees testnet', { chain, vault, relayer, issuers, holders: issuers, maxAmount: 200_000_000n });
   });
 
   it('mainnet: USDC fees; no trustline or too little balance fails with the token words and nothing moves', async () => {
@@ -212,27 +194,36 @@ describe('fees (simulator)', () => {
     await changeTrust(chain, empty);
     chain.net.fund(poor.id, 15_000_000n, 'USDC'); // 1.5 credentials at the standard fee
     chain.net.fund(rich.id, 10_000_000_000n, 'USDC');
-    const genesis = chain.net.snapshot();
-    const coverage = new Coverage('fees mainnet');
-    type R = { chain: Chain; vault: string };
-    const amount = fc.oneof(fc.constant(0n), fc.constant(BigInt(chain.info.feeAmount)), fc.bigInt({ min: 1n, max: 30_000_000n }));
-    const commands = fc.commands(
-      [...adminCommands<R>(coverage, operator(chain), [relayer], issuers, amount), issueCommand<R>(coverage, relayer, issuers), issueCommand<R>(coverage, relayer, issuers)],
-      SEQUENCE,
-    );
-    fc.assert(
-      fc.property(commands, (cmds) => {
-        fc.modelRun(() => {
-          chain.reset(genesis);
-          chain.net.setTime(START);
-          return { model: feeModel(chain, issuers, [empty, poor, rich]), real: { chain, vault } };
-        }, cmds);
-      }),
-      runParams('fees mainnet', 500),
-    );
-    coverage.report();
+    runFees('fees mainnet', { chain, vault, relayer, issuers, holders: [empty, poor, rich], maxAmount: 30_000_000n });
   });
 });
+
+/**
+ * The fee property over `chain` as it stands now (its genesis): admin fee commands and issuance by `relayer` for
+ * `issuers`, checked against feeModel; `holders` are the issuers with a trustline for the fee token.
+ */
+function runFees(name: string, o: { chain: Chain; vault: string; relayer: Actor; issuers: Actor[]; holders: Actor[]; maxAmount: bigint }): void {
+  const { chain, vault, relayer, issuers } = o;
+  const genesis = chain.net.snapshot();
+  const coverage = new Coverage(name);
+  type R = { chain: Chain; vault: string };
+  const amount = fc.oneof(fc.constant(0n), fc.constant(BigInt(chain.info.feeAmount)), fc.bigInt({ min: 1n, max: o.maxAmount }));
+  const commands = fc.commands(
+    [...adminCommands<R>(coverage, operator(chain), [relayer], issuers, amount), issueCommand<R>(coverage, relayer, issuers), issueCommand<R>(coverage, relayer, issuers)],
+    SEQUENCE,
+  );
+  fc.assert(
+    fc.property(commands, (cmds) => {
+      fc.modelRun(() => {
+        chain.reset(genesis);
+        chain.net.setTime(START);
+        return { model: feeModel(chain, issuers, o.holders), real: { chain, vault } };
+      }, cmds);
+    }),
+    runParams(name, 500),
+  );
+  coverage.report();
+}
 
 /** A USDC trustline with no balance, by a real classic ChangeTrust transaction. */
 async function changeTrust(chain: Chain, who: Actor): Promise<void> {

@@ -12,7 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Asset, Keypair, Operation, rpc, Transaction, TransactionBuilder, WebAuth, xdr } from '@stellar/stellar-sdk';
+import { Asset, Keypair, Operation, rpc, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
 import {
   ApiError,
   createResolverClient,
@@ -30,6 +30,7 @@ import {
   type VaultClient,
   type VaultSchemas,
 } from '../src/client/index.ts';
+import { challengeSigner, walletSigner } from './wallet.ts';
 
 const USAGE = `usage: npm run demo -- [--start] [--vault-url URL] [--mainnet-url URL] [--resolver-url URL] [--simulator-url URL]
 
@@ -60,32 +61,6 @@ function credential(issuerDid: string, holderDid: string, type: string, subject:
     validFrom: new Date().toISOString(),
     credentialSubject: { id: holderDid, ...subject },
   });
-}
-
-/** The wallet: signs only for the network it expects. */
-function walletSigner(kp: Keypair, expectedPassphrase: string): Signer {
-  return (txXdr, passphrase) => {
-    if (passphrase !== expectedPassphrase) throw new Error(`refusing to sign for network "${passphrase}" (expected "${expectedPassphrase}")`);
-    const tx = TransactionBuilder.fromXDR(txXdr, passphrase);
-    tx.sign(kp);
-    return tx.toXDR();
-  };
-}
-
-/** The wallet's side of the web-auth challenge: check it is a valid challenge for this account, then sign. */
-function challengeSigner(kp: Keypair): Signer {
-  return (challenge, passphrase) => {
-    const tx = TransactionBuilder.fromXDR(challenge, passphrase) as Transaction;
-    const first = tx.operations[0];
-    const webAuth = tx.operations.find((op) => op.type === 'manageData' && op.name === 'web_auth_domain');
-    if (!first || first.type !== 'manageData' || !first.name.endsWith(' auth')) throw new Error('not a web-auth challenge');
-    const homeDomain = first.name.slice(0, -' auth'.length);
-    const webAuthDomain = webAuth && webAuth.type === 'manageData' && webAuth.value ? webAuth.value.toString() : homeDomain;
-    const read = WebAuth.readChallengeTx(challenge, tx.source, passphrase, homeDomain, webAuthDomain);
-    if (read.clientAccountID !== kp.publicKey()) throw new Error(`the challenge is for ${read.clientAccountID}, not ${kp.publicKey()}`);
-    tx.sign(kp);
-    return tx.toXDR();
-  };
 }
 
 /** G…/C… addresses and hashes as `GA7HWB…CZFG`; DIDs keep their method and network: `did:ledger:testnet:zexe…lmsu`. */

@@ -24,4 +24,48 @@ export function ms(n: number): string {
   return n < 10 ? n.toFixed(2) : Math.round(n).toLocaleString('en-US');
 }
 
+/** Throughput and latency of one operation run back to back. */
+export interface Rate {
+  perSecond: number;
+  latency: Summary;
+  failures: number;
+  seconds: number;
+}
+
+const MAX_ITERATIONS = 5_000_000;
+
+/** Runs `op` back to back for `seconds` (bounded in count too), synchronously; `false` counts as a failure. */
+export function timedSync(seconds: number, op: (i: number) => boolean): Rate {
+  const samples: number[] = [];
+  let failures = 0;
+  const t0 = performance.now();
+  const end = t0 + seconds * 1000;
+  let i = 0;
+  for (; i < MAX_ITERATIONS; i++) {
+    const s = performance.now();
+    if (s >= end) break;
+    if (!op(i)) failures++;
+    samples.push(performance.now() - s);
+  }
+  const elapsed = (performance.now() - t0) / 1000;
+  return { perSecond: i / elapsed, latency: summarize(samples), failures, seconds: elapsed };
+}
+
+/** timedSync for an asynchronous `op`, one call at a time. */
+export async function timedAsync(seconds: number, op: (i: number) => Promise<boolean>): Promise<Rate> {
+  const samples: number[] = [];
+  let failures = 0;
+  const t0 = performance.now();
+  const end = t0 + seconds * 1000;
+  let i = 0;
+  for (; i < MAX_ITERATIONS; i++) {
+    const s = performance.now();
+    if (s >= end) break;
+    if (!(await op(i))) failures++;
+    samples.push(performance.now() - s);
+  }
+  const elapsed = (performance.now() - t0) / 1000;
+  return { perSecond: i / elapsed, latency: summarize(samples), failures, seconds: elapsed };
+}
+
 export const sleep = (msDelay: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, msDelay));

@@ -7,49 +7,7 @@ import { startHost } from '../lib/child.ts';
 import { fmtRate, table, verdict } from '../lib/markdown.ts';
 import { attempt, wanted, type Outcome, type SectionContext, type SectionResult } from '../lib/section.ts';
 import type { SimReady } from '../lib/stack.ts';
-import { ms, sleep, summarize, type Summary } from '../lib/stats.ts';
-
-interface Rate {
-  perSecond: number;
-  latency: Summary;
-  failures: number;
-  seconds: number;
-}
-
-const MAX_ITERATIONS = 5_000_000;
-
-/** Runs `op` back to back for `seconds` (bounded in count too), synchronously. */
-function timedSync(seconds: number, op: (i: number) => boolean): Rate {
-  const samples: number[] = [];
-  let failures = 0;
-  const t0 = performance.now();
-  const end = t0 + seconds * 1000;
-  let i = 0;
-  for (; i < MAX_ITERATIONS; i++) {
-    const s = performance.now();
-    if (s >= end) break;
-    if (!op(i)) failures++;
-    samples.push(performance.now() - s);
-  }
-  const elapsed = (performance.now() - t0) / 1000;
-  return { perSecond: i / elapsed, latency: summarize(samples), failures, seconds: elapsed };
-}
-
-async function timedAsync(seconds: number, op: (i: number) => Promise<boolean>): Promise<Rate> {
-  const samples: number[] = [];
-  let failures = 0;
-  const t0 = performance.now();
-  const end = t0 + seconds * 1000;
-  let i = 0;
-  for (; i < MAX_ITERATIONS; i++) {
-    const s = performance.now();
-    if (s >= end) break;
-    if (!(await op(i))) failures++;
-    samples.push(performance.now() - s);
-  }
-  const elapsed = (performance.now() - t0) / 1000;
-  return { perSecond: i / elapsed, latency: summarize(samples), failures, seconds: elapsed };
-}
+import { ms, sleep, timedAsync, timedSync, type Rate } from '../lib/stats.ts';
 
 function inProcessVerify(ctx: SectionContext): Rate {
   const net = createSimulator().network('testnet');

@@ -13,16 +13,9 @@ import type { IdempotencyRecord } from '../../src/stores/records.ts';
 import { IDEMPOTENCY_TTL_MS, type IdempotencyStore, type StoredResponse } from '../../src/stores/types.ts';
 import { fmtInt, fmtRate, table } from '../lib/markdown.ts';
 import { attempt, wanted, type Outcome, type SectionContext, type SectionResult } from '../lib/section.ts';
-import { ms, summarize, type Summary } from '../lib/stats.ts';
+import { ms, timedAsync, type Rate } from '../lib/stats.ts';
 
 export const STORE_SIZES = [0, 10_000, 100_000];
-
-interface PairRate {
-  perSecond: number;
-  latency: Summary;
-  failures: number;
-  seconds: number;
-}
 
 interface StoreRow {
   name: string;
@@ -34,10 +27,8 @@ interface StoreRow {
   loadMs?: number;
   /** Journal compactions during warm-up and run. */
   compactions?: number;
-  outcome: Outcome<PairRate>;
+  outcome: Outcome<Rate>;
 }
-
-const MAX_PAIRS = 5_000_000;
 
 /** A response the size of a typical vault write answer (a transaction hash and a few fields). */
 function response(i: number): StoredResponse {
@@ -49,22 +40,12 @@ function response(i: number): StoredResponse {
 }
 
 /** begin + complete of fresh keys back to back for `seconds`. */
-async function pairs(store: IdempotencyStore, seconds: number, prefix: string): Promise<PairRate> {
-  const samples: number[] = [];
-  let failures = 0;
-  const t0 = performance.now();
-  const end = t0 + seconds * 1000;
-  let i = 0;
-  for (; i < MAX_PAIRS; i++) {
-    const s = performance.now();
-    if (s >= end) break;
+async function pairs(store: IdempotencyStore, seconds: number, prefix: string): Promise<Rate> {
+  return timedAsync(seconds, async (i) => {
     const key = `${prefix}-${i}`;
     const begun = await store.begin({ scope: 'bench', key, requestHash: 'h' });
-    if (begun.state !== 'started' || !(await store.complete('bench', key, begun.token, response(i)))) failures++;
-    samples.push(performance.now() - s);
-  }
-  const elapsed = (performance.now() - t0) / 1000;
-  return { perSecond: i / elapsed, latency: summarize(samples), failures, seconds: elapsed };
+    return begun.state === 'started' && (await store.complete('bench', key, begun.token, response(i)));
+  });
 }
 
 /** The old whole-file document with `count` completed records, live for 24 hours. */
@@ -83,7 +64,7 @@ async function writeLegacy(dir: string, count: number): Promise<void> {
   await writeFile(path.join(dir, LEGACY_IDEMPOTENCY_FILE), JSON.stringify({ version: 1, records }));
 }
 
-async function fileCase(ctx: SectionContext, existing: number, row: StoreRow): Promise<PairRate> {
+async function fileCase(ctx: SectionContext, existing: number, row: StoreRow): Promise<Rate> {
   const dir = await mkdtemp(path.join(tmpdir(), 'cv-bench-stores-'));
   try {
     if (existing > 0) {
@@ -111,7 +92,7 @@ async function fileCase(ctx: SectionContext, existing: number, row: StoreRow): P
   }
 }
 
-async function memoryCase(ctx: SectionContext): Promise<PairRate> {
+async function memoryCase(ctx: SectionContext): Promise<Rate> {
   const store = createMemoryIdempotencyStore();
   await pairs(store, ctx.settings.warmup, 'warm');
   return pairs(store, ctx.settings.duration, 'run');
@@ -119,7 +100,7 @@ async function memoryCase(ctx: SectionContext): Promise<PairRate> {
 
 export async function runStoresSection(ctx: SectionContext, sizes: number[] = STORE_SIZES): Promise<SectionResult> {
   const rows: StoreRow[] = [];
-  const run = async (row: Omit<StoreRow, 'outcome'>, fn: (row: StoreRow) => Promise<PairRate>) => {
+  const run = async (row: Omit<StoreRow, 'outcome'>, fn: (row: StoreRow) => Promise<Rate>) => {
     if (!wanted(ctx, row.name)) return;
     const full: StoreRow = { ...row, outcome: { ok: false, error: 'not run' } };
     full.outcome = await attempt(ctx, row.name, async () => {

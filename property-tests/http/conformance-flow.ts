@@ -4,11 +4,12 @@
 // and count, deny → refused → allow, push salted → canonical, revoke, revoke the salted vault → writes
 // refused. Everything through the typed clients, as a user would; every step checks what it got.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Keypair, Transaction, TransactionBuilder, WebAuth } from '@stellar/stellar-sdk';
+import { Keypair } from '@stellar/stellar-sdk';
 import {
   createResolverClient, createVaultClient, encodeMultikey, generateDid, isApiError, obtainApiKey, prepareAndSubmit, registerDid,
   resolveDid, unwrap, type Signer, type VaultClient,
 } from '../../src/client/index.ts';
+import { challengeSigner, walletSigner } from '../../scripts/wallet.ts';
 import { createAccounts } from './model-env.ts';
 
 export interface FlowOptions {
@@ -21,31 +22,6 @@ export interface FlowOptions {
   /** Starting balance of each new wallet, native units. */
   startingBalance: string;
   log: (line: string) => void;
-}
-
-function walletSigner(kp: Keypair, expected: string): Signer {
-  return (txXdr, passphrase) => {
-    if (passphrase !== expected) throw new Error(`refusing to sign for "${passphrase}" (expected "${expected}")`);
-    const tx = TransactionBuilder.fromXDR(txXdr, passphrase);
-    tx.sign(kp);
-    return tx.toXDR();
-  };
-}
-
-/** The wallet's side of the web-auth challenge: check it is one for this account, then sign it. */
-function challengeSigner(kp: Keypair): Signer {
-  return (challenge, passphrase) => {
-    const tx = TransactionBuilder.fromXDR(challenge, passphrase) as Transaction;
-    const first = tx.operations[0];
-    if (!first || first.type !== 'manageData' || !first.name.endsWith(' auth')) throw new Error('not a web-auth challenge');
-    const homeDomain = first.name.slice(0, -' auth'.length);
-    const webAuth = tx.operations.find((op) => op.type === 'manageData' && op.name === 'web_auth_domain');
-    const webAuthDomain = webAuth && webAuth.type === 'manageData' && webAuth.value ? webAuth.value.toString() : homeDomain;
-    const read = WebAuth.readChallengeTx(challenge, tx.source, passphrase, homeDomain, webAuthDomain);
-    if (read.clientAccountID !== kp.publicKey()) throw new Error(`the challenge is for ${read.clientAccountID}`);
-    tx.sign(kp);
-    return tx.toXDR();
-  };
 }
 
 function check(ok: boolean, what: string): void {

@@ -14,8 +14,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Verifier } from '@pact-foundation/pact';
-import { parse } from 'yaml';
 import { startPrismMock } from '../../helpers/prism.ts';
+import { deref, loadSpec, type Json } from '../../helpers/spec.ts';
 import { startConformanceProxy } from '../conformance.ts';
 import type { StateHandlers } from '../provider/states.ts';
 
@@ -24,8 +24,6 @@ export interface PrismExclusion {
   readonly description: string;
   readonly why: string;
 }
-
-type Json = any; // pact files and specs are walked dynamically
 
 interface PactInteraction {
   description: string;
@@ -41,18 +39,6 @@ export interface ReplayResult {
   excluded: string[];
   /** The Prefer header sent per description. */
   prefer: Record<string, string>;
-}
-
-/** Follows local `$ref`s (`#/a/b`). */
-function deref(spec: Json, node: Json): Json {
-  let current = node;
-  while (current && typeof current.$ref === 'string') {
-    current = current.$ref
-      .replace(/^#\//, '')
-      .split('/')
-      .reduce((acc: Json, key: string) => acc?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], spec);
-  }
-  return current;
 }
 
 /** The spec operation of a concrete request path; a static path wins over a template. */
@@ -115,7 +101,7 @@ export async function replayAgainstPrism(options: {
   exclusions: readonly PrismExclusion[];
 }): Promise<ReplayResult> {
   const pact = JSON.parse(await readFile(options.pactPath, 'utf8')) as Json;
-  const spec = parse(await readFile(options.specPath, 'utf8')) as Json;
+  const spec = loadSpec(options.specPath);
   const interactions = pact.interactions as PactInteraction[];
   const descriptions = new Set(interactions.map((i) => i.description));
   const stale = options.exclusions.filter((e) => !descriptions.has(e.description));
