@@ -6,17 +6,20 @@ import type { RequestHandler } from 'express';
 
 type Json = Record<string, unknown>;
 
+/** A path template (`/contracts/vault/{owner}`) as an anchored regular expression: a parameter is one non-empty segment. */
+export function templateMatcher(template: string): RegExp {
+  const source = template
+    .split(/(\{[^}/]+\})/)
+    .map((part) => (/^\{[^}/]+\}$/.test(part) ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${source}$`);
+}
+
 /** The path templates of `paths` with a `get` operation, as anchored regular expressions. */
 export function getPathMatchers(paths: Record<string, unknown>): RegExp[] {
   return Object.entries(paths)
     .filter(([, item]) => typeof item === 'object' && item !== null && (item as Json)['get'] !== undefined)
-    .map(([template]) => {
-      const source = template
-        .split(/(\{[^}/]+\})/)
-        .map((part) => (/^\{[^}/]+\}$/.test(part) ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-        .join('');
-      return new RegExp(`^${source}$`);
-    });
+    .map(([template]) => templateMatcher(template));
 }
 
 /**

@@ -191,6 +191,25 @@ describe('legacy base URLs (vault-api.yaml "Back-compat aliases and legacy base 
     expect(res.headers.get('deprecation')).toBe('@1795305600');
   });
 
+  // The rest of the path is the client's: a Link built from it could point at another host (`//evil…`).
+  it.each([
+    ['/api//evil.example/steal', 'no route GET //evil.example/steal'],
+    ['/api/v1//evil.example/steal?x=1', 'no route GET //evil.example/steal'],
+    ['/api/nope', 'no route GET /nope'],
+    ['/api/contracts/vault/create/extra', 'no route GET /contracts/vault/create/extra'],
+  ])('%s: a path the API does not have → 404 without a Link', async (path, message) => {
+    const res = await env.request(path, { key });
+    expect([res.status, res.body, res.headers.get('link')]).toEqual([404, { error: 'not_found', message }, null]);
+    expect(res.headers.get('deprecation')).toBe('@1795305600');
+  });
+
+  it('a templated path links to itself as a same-origin path', async () => {
+    const res = await env.request(`/api/contracts/vault/${G}`, { key });
+    expect(res.headers.get('link')).toBe(`</contracts/vault/${G}>; rel="successor-version"`);
+    const odd = await env.request('/api/contracts/vault/a%3Eb"c', { key });
+    expect([odd.status, odd.headers.get('link')]).toEqual([400, '</contracts/vault/a%3Eb%22c>; rel="successor-version"']);
+  });
+
   it('only whole segments are prefixes: /apiconfig and /api-v1/config are not stripped', async () => {
     for (const path of ['/apiconfig', '/api-v1/config', '/v1/config']) {
       const res = await env.request(path);

@@ -66,7 +66,7 @@ export async function createVaultApp(deps: VaultAppDeps, options: VaultAppOption
   // Path-less middleware in a row run as one layer each time (src/openapi/pipeline.ts): same order, same effect.
   app.use(
     pipeline(
-      legacyBasePaths(prefixes),
+      legacyBasePaths(prefixes, doc.paths),
       headAsGet(doc.paths),
       httpMetrics({ metrics, service, routeOf }),
       requestContext(),

@@ -3,10 +3,12 @@
 // `https://host/api` or `https://host/api/v1` keep working: the prefix (CV_LEGACY_BASE_PATHS, default
 // `/api,/api/v1`) is removed before anything else looks at the request, so `/api/config` is `/config` for
 // routing, keys, limits, idempotency, logs and metrics (which report the canonical route). Every answer under
-// a prefix, errors included, says that the URL is deprecated and names the canonical one:
-// `Deprecation: @1795305600` (RFC 9745: deprecated since 2026-11-22, this release) and
-// `Link: </config>; rel="successor-version"`.
+// a prefix, errors included, says that the URL is deprecated (`Deprecation: @1795305600`, RFC 9745:
+// deprecated since 2026-11-22, this release); when the canonical path is one of the description's paths it
+// also names it, `Link: </config>; rel="successor-version"`. Only then: the rest of the path is the
+// client's, and `/api//evil.example/x` must not become a link to another host.
 import type { RequestHandler } from 'express';
+import { templateMatcher } from '../../openapi/head.ts';
 
 /** The default prefixes (config CV_LEGACY_BASE_PATHS). */
 export const DEFAULT_LEGACY_BASE_PATHS: readonly string[] = ['/api', '/api/v1'];
@@ -46,13 +48,28 @@ export function stripLegacyBasePath(path: string, prefixes: readonly string[]): 
   return undefined;
 }
 
+/** Characters a Link target may hold as they are (RFC 3986 path characters); anything else is percent-encoded. */
+const NOT_PATH_CHAR = /[^A-Za-z0-9\-._~!$&'()*+,;=:@%/]/g;
+
+/**
+ * The `Link` value naming `canonical`, or undefined when `canonical` is not one of the description's paths
+ * (a path template's parameters match one non-empty segment, so a match is a same-origin path: never `//…`).
+ */
+export function successorLink(canonical: string, matchers: readonly RegExp[]): string | undefined {
+  if (canonical.startsWith('//') || !matchers.some((re) => re.test(canonical))) return undefined;
+  const target = canonical.replace(NOT_PATH_CHAR, (c) => encodeURIComponent(c));
+  return `<${target}>; rel="successor-version"`;
+}
+
 /**
  * Rewrites `req.url` and `req.originalUrl` (express-openapi-validator matches routes on the latter) to the
- * canonical path, keeping the query string. Mount it first.
+ * canonical path, keeping the query string. `paths` are the description's paths (for the `Link`). Mount it
+ * first.
  */
-export function legacyBasePaths(prefixes: readonly string[]): RequestHandler {
+export function legacyBasePaths(prefixes: readonly string[], paths: Record<string, unknown>): RequestHandler {
   const longestFirst = [...prefixes].sort((a, b) => b.length - a.length);
   if (longestFirst.length === 0) return (_req, _res, next) => next();
+  const matchers = Object.keys(paths).map(templateMatcher);
   return (req, res, next) => {
     const q = req.url.indexOf('?');
     const path = q < 0 ? req.url : req.url.slice(0, q);
@@ -62,7 +79,8 @@ export function legacyBasePaths(prefixes: readonly string[]): RequestHandler {
     req.url = url;
     req.originalUrl = url;
     res.set('Deprecation', LEGACY_DEPRECATION);
-    res.set('Link', `<${canonical}>; rel="successor-version"`);
+    const link = successorLink(canonical, matchers);
+    if (link !== undefined) res.set('Link', link);
     next();
   };
 }
