@@ -1,6 +1,7 @@
 // `credential-vault <command>`: start | serve | resolver | simulator | keys | help.
 import { API_KEY_SCOPES, KEY_ROLES } from './stores/types.ts';
 import { ConfigError, loadConfig, settingsTable, type Role, NETWORKS, type NetworkName } from './config/index.ts';
+import { isAccountAddress } from './openapi/formats.ts';
 
 const USAGE = `usage: credential-vault <command> [flags]
 
@@ -113,7 +114,7 @@ async function keysCommand(argv: string[]): Promise<number> {
       case 'create': {
         if (!network || !NETWORKS.includes(network)) throw new UsageError('keys create: --network testnet|mainnet is required');
         if (!ROLES.includes(role)) throw new UsageError(`keys create: --role must be one of ${ROLES.join(', ')}`);
-        if (wallet !== undefined && !/^G[A-Z2-7]{55}$/.test(wallet)) throw new UsageError('keys create: --wallet must be an account address G…');
+        if (wallet !== undefined && !isAccountAddress(wallet)) throw new UsageError('keys create: --wallet must be an account address G… with a valid checksum');
         if (!wallet && role !== 'admin') throw new UsageError('keys create: --wallet is required (only admin keys may have no wallet)');
         const scopeList = scopes ? scopes.split(',').map((s) => s.trim()).filter(Boolean) : [];
         const unknown = scopeList.filter((s) => !SCOPES.includes(s));

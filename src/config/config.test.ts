@@ -91,3 +91,17 @@ describe('validation reports one line per problem', () => {
     for (const s of SETTINGS) expect(table).toContain(s.env);
   });
 });
+
+describe('contract ids and accounts of a network profile are whole StrKeys (checksum included)', () => {
+  it.each([
+    ['--testnet-factory-id', `C${'A'.repeat(55)}`, /CV_TESTNET_FACTORY_ID \(--testnet-factory-id\): expected a contract id C… with a valid checksum/],
+    ['--mainnet-registry-id', 'CD4FWXJVWXKDA6QU36W7SMC7PVVM2F43RTJIXY7G4PSF3A2YH52YRHWA', /CV_MAINNET_REGISTRY_ID .*valid checksum/],
+    ['--testnet-simulation-account', `G${'A'.repeat(55)}`, /CV_TESTNET_SIMULATION_ACCOUNT .*an account G… with a valid checksum/],
+  ])('%s %s is refused', (flag, value, want) => {
+    expect(() => loadConfig([flag, value], {})).toThrow(want);
+  });
+  it('valid ones are taken', () => {
+    const { config } = loadConfig(['--testnet-factory-id', 'CD4FWXJVWXKDA6QU36W7SMC7PVVM2F43RTJIXY7G4PSF3A2YH52YRHWZ'], {});
+    expect(config.networks.testnet.factoryId).toBe('CD4FWXJVWXKDA6QU36W7SMC7PVVM2F43RTJIXY7G4PSF3A2YH52YRHWZ');
+  });
+});

@@ -2,6 +2,7 @@
 // documented default; `loadConfig` validates everything at once and reports one line per problem.
 import { isIP } from 'node:net';
 import { LOG_LEVELS, type LogLevel } from '../observability/logging.ts';
+import { isAccountAddress, isContractId } from '../openapi/formats.ts';
 export type NetworkName = 'testnet' | 'mainnet';
 export const NETWORKS: readonly NetworkName[] = ['testnet', 'mainnet'];
 export type Role = 'standard' | 'early' | 'admin';
@@ -136,7 +137,8 @@ export interface Config {
   networks: Record<NetworkName, NetworkProfile>;
 }
 
-const CONTRACT = /^C[A-Z2-7]{55}$/;
+// Whole StrKeys, checksum included: a pattern would let an id through that the SDK throws on at the first request.
+const CONTRACT = { test: isContractId };
 /** The names Express (proxy-addr) accepts for address ranges. */
 const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
 
@@ -149,7 +151,7 @@ function isProxyAddress(entry: string): boolean {
   if (bits === undefined) return true;
   return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
 }
-const ACCOUNT = /^G[A-Z2-7]{55}$/;
+const ACCOUNT = { test: isAccountAddress };
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -179,7 +181,7 @@ export function parseConfig(raw: RawSettings, earlier: string[] = []): Config {
     if (!allowed.includes(v)) problems.push(`${label(key)}: expected one of ${allowed.join(', ')}, got ${JSON.stringify(v)}`);
     return v;
   };
-  const optional = (key: string, re?: RegExp, what?: string): string | undefined => {
+  const optional = (key: string, re?: { test(v: string): boolean }, what?: string): string | undefined => {
     const v = get(key);
     if (v === undefined || v === '') return undefined;
     if (re && !re.test(v)) problems.push(`${label(key)}: expected ${what}, got ${JSON.stringify(v)}`);
@@ -224,11 +226,11 @@ export function parseConfig(raw: RawSettings, earlier: string[] = []): Config {
         network: n,
         rpcUrl: url(`${n}.rpcUrl`),
         passphrase: optional(`${n}.passphrase`),
-        factoryId: optional(`${n}.factoryId`, CONTRACT, 'a contract id C…'),
+        factoryId: optional(`${n}.factoryId`, CONTRACT, 'a contract id C… with a valid checksum'),
         vaultWasmHash: optional(`${n}.vaultWasmHash`, /^[0-9a-f]{64}$/, '64 lowercase hex'),
-        registryId: optional(`${n}.registryId`, CONTRACT, 'a contract id C…'),
-        feeTokenId: optional(`${n}.feeTokenId`, CONTRACT, 'a contract id C…'),
-        simulationAccount: optional(`${n}.simulationAccount`, ACCOUNT, 'an account G…'),
+        registryId: optional(`${n}.registryId`, CONTRACT, 'a contract id C… with a valid checksum'),
+        feeTokenId: optional(`${n}.feeTokenId`, CONTRACT, 'a contract id C… with a valid checksum'),
+        simulationAccount: optional(`${n}.simulationAccount`, ACCOUNT, 'an account G… with a valid checksum'),
       } satisfies NetworkProfile,
     ]),
   ) as Record<NetworkName, NetworkProfile>;

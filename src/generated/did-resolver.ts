@@ -369,11 +369,18 @@ export interface components {
         /** @enum {string} */
         Network: "testnet" | "mainnet";
         /**
-         * @description A classic Stellar account (`G...`, StrKey with a valid checksum).
+         * Format: stellar-account
+         * @description A classic Stellar account (`G...`, StrKey with a valid checksum). `format: stellar-account`: the
+         *     whole StrKey is checked (version byte, length and CRC16 checksum), not only the pattern; an address
+         *     that fails is 400 `invalid_request` naming the field (in a DID record, the record rule's code).
          * @example GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR
          */
         AccountId: string;
-        /** @example CABQGAYDAMBQGAYDAMBQGAYDAMBQGAYDAMBQGAYDAMBQGAYDAMBQGCK3 */
+        /**
+         * Format: stellar-contract
+         * @description A contract id (`C...`, StrKey with a valid checksum; `format: stellar-contract`).
+         * @example CABQGAYDAMBQGAYDAMBQGAYDAMBQGAYDAMBQGAYDAMBQGAYDAMBQGCK3
+         */
         ContractId: string;
         /**
          * @description Ed25519 public key as a Multikey: base58btc (`z`) of multicodec 0xed01 plus the 32-byte raw key.

@@ -1016,12 +1016,18 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
-         * @description Account address (StrKey `G…`, 56 characters).
+         * Format: stellar-account
+         * @description Account address (StrKey `G…`, 56 characters). `format: stellar-account`: the whole StrKey is checked
+         *     (version byte, length and CRC16 checksum), not only the pattern; an address that fails is 400
+         *     `invalid_request` naming the field.
          * @example GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR
          */
         Account: string;
         /**
-         * @description Contract id (StrKey `C…`, 56 characters).
+         * Format: stellar-contract
+         * @description Contract id (StrKey `C…`, 56 characters). `format: stellar-contract`: the whole StrKey is checked
+         *     (version byte, length and CRC16 checksum), not only the pattern; an id that fails is 400
+         *     `invalid_request` naming the field.
          * @example CD4FWXJVWXKDA6QU36W7SMC7PVVM2F43RTJIXY7G4PSF3A2YH52YRHWZ
          */
         ContractId: string;

@@ -11,6 +11,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import { parse as parseYaml } from 'yaml';
 import { MemoryNonceStore } from '../did/index.ts';
 import { setErrorEnvelope } from '../http/server.ts';
+import { ADDRESS_FORMATS } from '../openapi/formats.ts';
 import { headAsGet } from '../openapi/head.ts';
 import { pipeline } from '../openapi/pipeline.ts';
 import { rememberCompiledRoutes } from '../openapi/route-cache.ts';
@@ -74,6 +75,8 @@ export async function createResolverApp(deps: ResolverAppDeps): Promise<express.
     validateResponses: deps.validateResponses ? { allErrors: true } : false,
     // 'full': calendar-checked dates and strict URIs; the default 'fast' checks only their shape.
     ajvFormats: { mode: 'full' },
+    // stellar-account, stellar-contract: whole StrKeys, checksum included (src/openapi/formats.ts).
+    formats: ADDRESS_FORMATS,
     // The UI's static files are not API routes.
     ignorePaths: /^\/docs\/./,
   }) as unknown as RequestHandler[];

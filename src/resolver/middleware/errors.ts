@@ -7,6 +7,7 @@ import {
   decodeDidParam, negotiateRepresentation, parseDid, resolutionError, validateRecord, type DidRecordInput,
   type RecordViolation,
 } from '../../did/index.ts';
+import { FORMAT_WORDS } from '../../openapi/formats.ts';
 import { ResolverError, type ResolverErrorCode } from '../context.ts';
 import { requestIdOf } from './request-id.ts';
 
@@ -172,8 +173,14 @@ export function fromValidationError(err: ValidatorError, req: Request): Resolver
   }
   const errors = relevantErrors(err.errors, body);
   const first = errors[0];
-  const message = first && err.status === 400 ? `${first.path.replace(/^\//, '').replace(/\//g, '.')} ${first.message}` : err.message;
+  const message = first && err.status === 400 ? `${first.path.replace(/^\//, '').replace(/\//g, '.')} ${inWords(first.message)}` : err.message;
   return invalidRequest(message, errors.map(({ path, message: m }) => ({ path, message: m })));
+}
+
+/** A validator message in a client's words where the spec's own formats are concerned (`must match format "stellar-account"`). */
+function inWords(message: string): string {
+  const words = FORMAT_WORDS[/^must match format "([^"]+)"$/.exec(message)?.[1] ?? ''];
+  return words ? `is not ${words}` : message;
 }
 
 /** The DID of the path, the body or the challenge, when present and invalid. */

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { Request, RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import YAML from 'yaml';
+import { ADDRESS_FORMATS } from '../../openapi/formats.ts';
 import { rememberCompiledRoutes } from '../../openapi/route-cache.ts';
 
 export { rememberCompiledRoutes, COMPILED_ROUTES_MAX } from '../../openapi/route-cache.ts';
@@ -176,6 +177,8 @@ export function validatorPieces(doc: OpenApiDocument, options: { validateRespons
     validateSecurity: false,
     // 'full': calendar-checked dates (no 2026-02-30); the default 'fast' checks only their shape.
     ajvFormats: { mode: 'full' },
+    // stellar-account, stellar-contract: whole StrKeys, checksum included (src/openapi/formats.ts).
+    formats: ADDRESS_FORMATS,
     fileUploader: false,
     ignoreUndocumented: false,
   }) as unknown as RequestHandler[];

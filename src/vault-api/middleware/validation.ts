@@ -1,5 +1,6 @@
 // Request-validation failures of express-openapi-validator → the spec's `{error, message}` (vault-api.yaml
 // "Errors": the named codes where the schema descriptions say so, otherwise `invalid_request`).
+import { FORMAT_WORDS } from '../../openapi/formats.ts';
 import { ApiError } from '../context.ts';
 import { MAX_PAGE } from '../routes/contract-common.ts';
 import { MAX_BATCH_SIZE, MAX_VC_DATA, MAX_VC_ID } from '../routes/issue-rules.ts';
@@ -82,6 +83,10 @@ function describe(f: Failure): string {
   if (f.keyword === '') return f.message;
   if (f.keyword === 'additionalProperties') return `unknown field "${field}" in ${f.segments[0]}`;
   if (f.keyword === 'required') return `missing required field "${field}" in ${f.segments[0]}`;
+  if (f.keyword === 'format') {
+    const words = FORMAT_WORDS[/format "([^"]+)"/.exec(f.message)?.[1] ?? ''];
+    if (words) return `${where} is not ${words}`;
+  }
   return where ? `${where} ${f.message}` : f.message;
 }
 
