@@ -670,7 +670,7 @@ export interface components {
             verificationMethod: string;
         };
         /** @enum {string} */
-        ErrorCode: "invalid_request" | "did_invalid" | "invalid_record" | "key_count_invalid" | "key_invalid" | "duplicate_key" | "service_invalid" | "url_not_https" | "metadata_inconsistent" | "tx_operation_mismatch" | "tx_submission_failed" | "challenge_expired" | "domain_mismatch" | "nonce_invalid" | "signature_invalid" | "did_not_found" | "not_found" | "did_already_exists" | "version_mismatch" | "tx_stale" | "did_deactivated" | "payload_too_large" | "rate_limited" | "headers_too_large" | "internal_error" | "ledger_unavailable" | "nonce_store_unavailable";
+        ErrorCode: "invalid_request" | "invalid_body_encoding" | "did_invalid" | "invalid_record" | "key_count_invalid" | "key_invalid" | "duplicate_key" | "service_invalid" | "url_not_https" | "metadata_inconsistent" | "tx_operation_mismatch" | "tx_submission_failed" | "challenge_expired" | "domain_mismatch" | "nonce_invalid" | "signature_invalid" | "did_not_found" | "not_found" | "did_already_exists" | "version_mismatch" | "tx_stale" | "did_deactivated" | "payload_too_large" | "unsupported_content_encoding" | "rate_limited" | "headers_too_large" | "internal_error" | "ledger_unavailable" | "nonce_store_unavailable";
         /** @description The error envelope; see the code table in the API description and `components.x-error-codes`. */
         Error: {
             code: components["schemas"]["ErrorCode"];
@@ -687,7 +687,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request body is over 256 KiB. */
+        /** @description The request body is over 256 KiB (decompressed). */
         PayloadTooLarge: {
             headers: {
                 "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -700,6 +700,24 @@ export interface components {
                  * @example {
                  *       "code": "payload_too_large",
                  *       "message": "the request body exceeds 262144 bytes (256 KiB)"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The body's `Content-Encoding` is not one of identity, gzip, deflate, br. */
+        UnsupportedContentEncoding: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "unsupported_content_encoding",
+                 *       "message": "Content-Encoding \"compress\" is not supported: send the body as is, or compressed with one of gzip, deflate, br"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -1264,6 +1282,7 @@ export interface operations {
             400: components["responses"]["MutationBadRequest"];
             409: components["responses"]["MutationConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["LedgerUnavailable"];
@@ -1310,6 +1329,7 @@ export interface operations {
             404: components["responses"]["DidNotFound"];
             409: components["responses"]["MutationConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["LedgerUnavailable"];
@@ -1399,6 +1419,7 @@ export interface operations {
             404: components["responses"]["DidNotFound"];
             409: components["responses"]["MutationConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["LedgerUnavailable"];
@@ -1446,6 +1467,7 @@ export interface operations {
             404: components["responses"]["DidNotFound"];
             409: components["responses"]["MutationConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["LedgerUnavailable"];
@@ -1493,6 +1515,7 @@ export interface operations {
             404: components["responses"]["DidNotFound"];
             409: components["responses"]["MutationConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["LedgerUnavailable"];
@@ -1547,6 +1570,7 @@ export interface operations {
             };
             400: components["responses"]["ProofBadRequest"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["NonceStoreUnavailable"];
@@ -1626,6 +1650,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["LedgerUnavailable"];

@@ -1487,6 +1487,7 @@ export interface components {
          *     |---|---|---|
          *     | `invalid_request` | 400 | the request does not match the schema and no more specific code applies (unknown or missing field, bad pattern, both prepare fields and `signedXdr`) |
          *     | `invalid_json` | 400 | the body is not valid JSON |
+         *     | `invalid_body_encoding` | 400 | the body does not decompress as its `Content-Encoding` (gzip, deflate, br) says |
          *     | `batch_too_large` | 400 | batch-issue with more than 5 or fewer than 1 credentials |
          *     | `vcs[i].vcId_too_long` | 400 | batch entry `i` has a vcId over 64 characters (`i` is the index, e.g. `vcs[2].vcId_too_long`) |
          *     | `vcs[i].vcData_too_long` | 400 | batch entry `i` has a vcData over 10,000 characters |
@@ -1534,7 +1535,8 @@ export interface components {
          *     | `vault_revoked` | 409 | the vault is revoked; writes are blocked |
          *     | `idempotency_in_progress` | 409 | a request with the same Idempotency-Key is still running |
          *     | `key_exists` | 409 | the wallet already holds a key on this network (operator creation) |
-         *     | `payload_too_large` | 413 | body over 512 KiB |
+         *     | `payload_too_large` | 413 | body over 512 KiB (decompressed) |
+         *     | `unsupported_content_encoding` | 415 | the body's `Content-Encoding` is not one of identity, gzip, deflate, br (or lists several) |
          *     | `idempotency_key_reused` | 422 | the same Idempotency-Key with a different body |
          *     | `rate_limit_exceeded` | 429 | read bucket exhausted; `Retry-After` |
          *     | `write_rate_limit_exceeded` | 429 | write bucket exhausted; `Retry-After` |
@@ -1678,7 +1680,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description Request body over 512 KiB. */
+        /** @description Request body over 512 KiB (decompressed). */
         PayloadTooLarge: {
             headers: {
                 "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -1689,6 +1691,22 @@ export interface components {
                  * @example {
                  *       "error": "payload_too_large",
                  *       "message": "request body exceeds 524288 bytes"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The body's `Content-Encoding` is not one of identity, gzip, deflate, br. */
+        UnsupportedContentEncoding: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "unsupported_content_encoding",
+                 *       "message": "Content-Encoding \"compress\" is not supported: send the body as is, or compressed with one of gzip, deflate, br"
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorBody"];
@@ -1809,7 +1827,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description Request body over 512 KiB, with the CORS headers for an allowed `Origin`. */
+        /** @description Request body over 512 KiB (decompressed), with the CORS headers for an allowed `Origin`. */
         WalletProofPayloadTooLarge: {
             headers: {
                 "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -1823,6 +1841,25 @@ export interface components {
                  * @example {
                  *       "error": "payload_too_large",
                  *       "message": "request body exceeds 524288 bytes"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The body's `Content-Encoding` is not one of identity, gzip, deflate, br; with the CORS headers for an allowed `Origin`. */
+        WalletProofUnsupportedContentEncoding: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                Vary: components["headers"]["Vary"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "unsupported_content_encoding",
+                 *       "message": "Content-Encoding \"compress\" is not supported: send the body as is, or compressed with one of gzip, deflate, br"
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorBody"];
@@ -2357,6 +2394,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2395,6 +2433,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2433,6 +2472,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2470,6 +2510,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2508,6 +2549,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2546,6 +2588,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2584,6 +2627,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2622,6 +2666,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2660,6 +2705,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2698,6 +2744,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2736,6 +2783,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2774,6 +2822,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2811,6 +2860,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2866,6 +2916,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["ChainUnavailable"];
@@ -2997,6 +3048,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["ChainUnavailable"];
@@ -3045,6 +3097,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["ChainUnavailable"];
@@ -3428,6 +3481,7 @@ export interface operations {
             400: components["responses"]["WalletProofBadRequest"];
             403: components["responses"]["WalletProofForbidden"];
             413: components["responses"]["WalletProofPayloadTooLarge"];
+            415: components["responses"]["WalletProofUnsupportedContentEncoding"];
             429: components["responses"]["WalletProofTooManyRequests"];
             500: components["responses"]["WalletProofInternalError"];
             502: components["responses"]["WalletProofChainUnavailable"];
@@ -3567,6 +3621,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3641,6 +3696,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -3735,6 +3791,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -3778,6 +3835,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

@@ -10,13 +10,14 @@ import express, { type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { parse as parseYaml } from 'yaml';
 import { MemoryNonceStore } from '../did/index.ts';
+import { corruptBodyMessage, jsonBody, unsupportedCodingMessage } from '../http/json-body.ts';
 import { setErrorEnvelope } from '../http/server.ts';
 import { ADDRESS_FORMATS } from '../openapi/formats.ts';
 import { headAsGet } from '../openapi/head.ts';
 import { pipeline } from '../openapi/pipeline.ts';
 import { rememberCompiledRoutes } from '../openapi/route-cache.ts';
 import { createMetrics, httpMetrics, metricsHandler, readiness, requestLog } from '../observability/index.ts';
-import type { ResolverAppDeps } from './context.ts';
+import { ResolverError, type ResolverAppDeps } from './context.ts';
 import { BODY_LIMIT_BYTES, errorHandler, notFound } from './middleware/errors.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { requestId } from './middleware/request-id.ts';
@@ -38,6 +39,17 @@ export async function loadResolverSpec(): Promise<Record<string, unknown>> {
   return parseYaml(await specText) as Record<string, unknown>;
 }
 
+/** The HTTP methods (upper case) of the description's operations that take a request body. */
+function methodsWithBodies(paths: Record<string, Record<string, unknown>>): Set<string> {
+  const methods = new Set<string>();
+  for (const item of Object.values(paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      if (typeof op === 'object' && op !== null && 'requestBody' in op) methods.add(method.toUpperCase());
+    }
+  }
+  return methods;
+}
+
 export async function createResolverApp(deps: ResolverAppDeps): Promise<express.Express> {
   const spec = await loadResolverSpec();
   const ctx = createRouteContext(deps);
@@ -45,6 +57,8 @@ export async function createResolverApp(deps: ResolverAppDeps): Promise<express.
   const service = serviceRoutes(ctx, spec);
   const registry = registryRoutes(ctx);
   const proof = proofRoutes(ctx, nonceStore);
+
+  const bodyMethods = methodsWithBodies(spec['paths'] as Record<string, Record<string, unknown>>);
 
   const app = express();
   app.disable('x-powered-by');
@@ -83,7 +97,14 @@ export async function createResolverApp(deps: ResolverAppDeps): Promise<express.
   app.use(
     pipeline(
       rateLimit({ limiter: deps.rateLimiter, limit: deps.limits.rateLimit, windowMs: deps.limits.rateWindowMs, now: deps.now, ...(deps.log ? { log: deps.log } : {}) }),
-      express.json({ limit: BODY_LIMIT_BYTES }),
+      // Only the methods of the operations with a request body read one (POST): elsewhere it is ignored.
+      jsonBody(
+        { limit: BODY_LIMIT_BYTES, takesBody: (req) => bodyMethods.has(req.method) },
+        {
+          unsupported: (coding) => new ResolverError(415, 'unsupported_content_encoding', unsupportedCodingMessage(coding)),
+          corrupt: (coding) => new ResolverError(400, 'invalid_body_encoding', corruptBodyMessage(coding)),
+        },
+      ),
       validator,
     ),
   );

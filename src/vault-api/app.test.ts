@@ -313,7 +313,7 @@ describe('the spec declares every status the platform layer answers', () => {
     if (!op.public) ['401', '403', '429', '503'].forEach((s) => need.add(s)); // key, scope/role, limits, stores
     if (op.bucket === 'ip') ['403', '429', '503'].forEach((s) => need.add(s)); // origin, per-IP limit
     if (op.idempotent) ['409', '422'].forEach((s) => need.add(s));
-    if (op.bodyBranches.length > 0) need.add('413');
+    if (op.bodyBranches.length > 0) ['413', '415'].forEach((s) => need.add(s)); // body size, Content-Encoding
     expect([...need].filter((s) => !declared.includes(s))).toEqual([]);
   });
 });

@@ -5,7 +5,8 @@
 //   → /metrics, /ready (no key, no rate budget, no body) → /docs (assets are not operations)
 //   → CORS headers of /auth/* → route matching (undeclared path or method → 404)
 //   → answer capture (idempotency) → response validation → CORS preflight of /auth/*
-//   → API key → rate limit → scopes / admin role → JSON body (512 KiB) → request validation
+//   → API key → rate limit → scopes / admin role → JSON body (512 KiB decoded; gzip, deflate, br)
+//   → request validation
 //   → Idempotency-Key → routes → 404 → errors as {error, message}
 //
 // Everything up to the scopes needs only the request line and the headers: a keyless caller learns nothing
@@ -18,17 +19,18 @@
 // their headers are set before anything can fail, so a page reads every answer; their preflight is
 // answered from the origin allow-list alone, with no key, no rate budget, no request validation.
 import express, { type Router } from 'express';
+import { corruptBodyMessage, jsonBody, unsupportedCodingMessage } from '../http/json-body.ts';
 import { setErrorEnvelope } from '../http/server.ts';
 import { headAsGet } from '../openapi/head.ts';
 import { pipeline } from '../openapi/pipeline.ts';
 import { createMetrics, httpMetrics, metricsHandler, readiness, requestLog } from '../observability/index.ts';
-import { peekAuth, type VaultAppDeps } from './context.ts';
+import { ApiError, peekAuth, type VaultAppDeps } from './context.ts';
 import { authenticate } from './middleware/auth.ts';
 import { corsHeaders, corsPreflight } from './middleware/cors.ts';
 import { BODY_LIMIT_BYTES, errorCodeOf, errorHandler, notFound } from './middleware/errors.ts';
 import { captureAnswers, idempotency } from './middleware/idempotency.ts';
 import { legacyBasePaths, checkLegacyBasePaths, DEFAULT_LEGACY_BASE_PATHS } from './middleware/legacy-base-paths.ts';
-import { indexOperations, loadVaultSpec, routeOf, validatorPieces } from './middleware/openapi.ts';
+import { indexOperations, loadVaultSpec, operationOf, routeOf, validatorPieces } from './middleware/openapi.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { requestContext } from './middleware/request-id.ts';
 import { requireScopes } from './middleware/scopes.ts';
@@ -88,8 +90,15 @@ export async function createVaultApp(deps: VaultAppDeps, options: VaultAppOption
       rateLimit(deps, index),
       requireScopes(index),
       // strict: false lets a JSON scalar through to request validation ("body must be object", 400
-      // invalid_request); only text that is not JSON is `invalid_json`.
-      express.json({ limit: BODY_LIMIT_BYTES, strict: false }),
+      // invalid_request); only text that is not JSON is `invalid_json`. Only operations with a request
+      // body read one: a body elsewhere is ignored, whatever its Content-Encoding.
+      jsonBody(
+        { limit: BODY_LIMIT_BYTES, strict: false, takesBody: (req) => (operationOf(index, req)?.bodyBranches.length ?? 0) > 0 },
+        {
+          unsupported: (coding) => new ApiError(415, 'unsupported_content_encoding', unsupportedCodingMessage(coding)),
+          corrupt: (coding) => new ApiError(400, 'invalid_body_encoding', corruptBodyMessage(coding)),
+        },
+      ),
       strictIntegerQuery(index),
       validator.requests,
       idempotency(deps, index),
