@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 
 async function send(base: string, method: string, path: string, body: Uint8Array | string, headers: Record<string, string>) {
-  const res = await fetch(base + path, { method, headers: { 'content-type': 'application/json', ...headers }, body });
+  const res = await fetch(base + path, { method, headers: { 'content-type': 'application/json', ...headers }, body: body as BodyInit });
   const text = await res.text();
   return { status: res.status, body: JSON.parse(text) as Record<string, unknown> };
 }
