@@ -94,9 +94,8 @@ describe('routes', () => {
     ['GET', '/nope'],
     ['GET', '/contracts/vault/create'],
     ['DELETE', '/health'],
-    ['POST', '/contracts/vc/issue-linked'],
-    ['POST', '/contracts/vault/open-to-all'],
-    ['GET', '/contracts/vault/issuers/authorized/count'],
+    ['POST', '/contracts/vc/link'],
+    ['GET', '/contracts/vault/issuers/allowed/count'],
   ])('%s %s → 404 not_found', async (method, path) => {
     const res = await env.request(path, { method, key });
     expect(res.status).toBe(404);

@@ -3,7 +3,8 @@
 //   legacy base paths (/api/config → /config, before anything reads the URL) → HEAD as GET
 //   → metrics + request log (their clocks cover everything, they see every answer) → request id
 //   → /metrics, /ready (no key, no rate budget, no body) → /docs (assets are not operations)
-//   → CORS headers of /auth/* → route matching (undeclared path or method → 404)
+//   → removed routes (410, before they can match a template) → CORS headers of /auth/*
+//   → route matching (undeclared path or method → 404)
 //   → answer capture (idempotency) → response validation → CORS preflight of /auth/*
 //   → API key → rate limit → scopes / admin role → JSON body (512 KiB decoded; gzip, deflate, br)
 //   → request validation
@@ -32,6 +33,7 @@ import { captureAnswers, idempotency } from './middleware/idempotency.ts';
 import { legacyBasePaths, checkLegacyBasePaths, DEFAULT_LEGACY_BASE_PATHS } from './middleware/legacy-base-paths.ts';
 import { indexOperations, loadVaultSpec, operationOf, routeOf, validatorPieces } from './middleware/openapi.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
+import { removedRoutes, removedRoutesOf } from './middleware/removed-routes.ts';
 import { requestContext } from './middleware/request-id.ts';
 import { requireScopes } from './middleware/scopes.ts';
 import { strictIntegerQuery } from './middleware/strict-query.ts';
@@ -60,6 +62,7 @@ export async function createVaultApp(deps: VaultAppDeps, options: VaultAppOption
   // A request head Node cannot parse (a 20 kB header) is answered in this envelope (src/http/server.ts).
   setErrorEnvelope(app, (error, message) => ({ error, message }));
 
+  const removed = removedRoutesOf(doc);
   const prefixes = deps.legacyBasePaths ?? DEFAULT_LEGACY_BASE_PATHS;
   checkLegacyBasePaths(prefixes, Object.keys(doc.paths));
   const service = `vault-api-${deps.profile.network}`;
@@ -81,6 +84,7 @@ export async function createVaultApp(deps: VaultAppDeps, options: VaultAppOption
   app.use('/docs', createDocsRoutes(deps, doc));
   app.use(
     pipeline(
+      removedRoutes(removed),
       corsHeaders(deps),
       validator.route,
       captureAnswers,
