@@ -76,7 +76,7 @@ export async function createVaultApp(deps: VaultAppDeps, options: VaultAppOption
   );
   app.get('/metrics', metricsHandler(metrics));
   app.get('/ready', readiness(deps.readinessChecks ?? [], { ...(deps.logger ? { logger: deps.logger } : {}), ...(deps.draining ? { draining: deps.draining } : {}) }));
-  app.use('/docs', createDocsRoutes(deps, doc));
+  app.use('/docs', createDocsRoutes(deps));
   app.use(
     pipeline(
       corsHeaders(deps),
@@ -96,7 +96,7 @@ export async function createVaultApp(deps: VaultAppDeps, options: VaultAppOption
     ),
   );
 
-  app.use(createPublicRoutes(deps));
+  app.use(createPublicRoutes(deps, doc));
   app.use(createKeyRoutes(deps));
   app.use(options.contractRoutes ?? createContractRoutes(deps));
 
