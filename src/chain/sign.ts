@@ -27,6 +27,13 @@ export interface SignPreparedResult {
 
 export class SignError extends Error {}
 
+/**
+ * Credentials an account signs itself: ADDRESS, and from Protocol 27 ADDRESS_V2 (CAP-71, the same body
+ * bound to the address; docs/chain-abi.md "Protocol line"), both signed by the SDK's authorizeEntry. An
+ * ADDRESS_WITH_DELEGATES entry needs its delegates' signatures too and is left to a wallet that knows them.
+ */
+const SIGNED_BY_ADDRESS = new Set(['sorobanCredentialsAddress', 'sorobanCredentialsAddressV2']);
+
 /** Authorization entries (across the invocations) whose credentials name `address`. */
 function entriesFor(env: xdr.TransactionEnvelope, address: string): { op: xdr.InvokeHostFunctionOp; index: number }[] {
   const found: { op: xdr.InvokeHostFunctionOp; index: number }[] = [];
@@ -35,8 +42,9 @@ function entriesFor(env: xdr.TransactionEnvelope, address: string): { op: xdr.In
     const op = operation.body().invokeHostFunctionOp();
     op.auth().forEach((entry, index) => {
       const creds = entry.credentials();
-      if (creds.switch() !== xdr.SorobanCredentialsType.sorobanCredentialsAddress()) return;
-      if (Address.fromScAddress(creds.address().address()).toString() === address) found.push({ op, index });
+      if (!SIGNED_BY_ADDRESS.has(creds.switch().name)) return;
+      const body = creds.value() as xdr.SorobanAddressCredentials;
+      if (Address.fromScAddress(body.address()).toString() === address) found.push({ op, index });
     });
   }
   return found;
