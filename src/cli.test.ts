@@ -1,14 +1,14 @@
-// The command line as the README uses it: every `keys` command names its store, `did multikey`, and
-// `credential-vault resolver` serving one network with only that network's settings.
+// The command line as the README uses it: every `keys` command names its store, `did multikey`, `did new`,
+// `account new`, and `credential-vault resolver` serving one network with only that network's settings.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Keypair } from '@stellar/stellar-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../simulator/index.ts';
 import { describeKeyStore, main } from './cli.ts';
-import { decodeMultikey, generateDid } from './did/index.ts';
+import { decodeMultikey, generateDid, parseDid } from './did/index.ts';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'cv-cli-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -78,8 +78,42 @@ describe('did multikey', () => {
     const r = await run(given);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(want);
-    expect(r.err).toContain('usage: credential-vault did multikey');
+    expect(r.err).toContain('usage: credential-vault did new');
+    expect(r.err).toContain('did multikey --public G…');
     expect(r.out).toBe('');
+  });
+});
+
+describe('did new and account new', () => {
+  it.each(['testnet', 'mainnet'])('did new --network %s prints a fresh canonical DID of that network', async (network) => {
+    const [a, b] = [await run(['did', 'new', '--network', network]), await run(['did', 'new', '--network', network])];
+    expect(a.code).toBe(0);
+    expect(parseDid(a.out)).toMatchObject({ ok: true, value: { network } });
+    expect(a.out).not.toBe(b.out);
+  });
+
+  it('did new --network public → exit 2', async () => {
+    expect((await run(['did', 'new', '--network', 'public'])).code).toBe(2);
+  });
+
+  it('account new writes the secret owner-only, prints only the address, and never overwrites', async () => {
+    const file = path.join(dataDir, 'new.key');
+    const r = await run(['account', 'new', '--secret-file', file]);
+    expect(r.code).toBe(0);
+    const secret = readFileSync(file, 'utf8').trim();
+    expect(Keypair.fromSecret(secret).publicKey()).toBe(r.out);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(r.out + r.err).not.toContain(secret);
+    const again = await run(['account', 'new', '--secret-file', file]);
+    expect([again.code, again.out]).toEqual([2, '']);
+    expect(again.err).toContain('exists already (never overwritten)');
+    expect(readFileSync(file, 'utf8').trim()).toBe(secret);
+  });
+
+  it('account new without --secret-file → exit 2 (the secret is never printed)', async () => {
+    const r = await run(['account', 'new']);
+    expect([r.code, r.out]).toEqual([2, '']);
+    expect(r.err).toMatch(/--secret-file FILE is required/);
   });
 });
 

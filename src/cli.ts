@@ -1,4 +1,4 @@
-// `credential-vault <command>`: start | serve | resolver | simulator | keys | tx | did | help.
+// `credential-vault <command>`: start | serve | resolver | simulator | keys | tx | did | account | help.
 import path from 'node:path';
 import { API_KEY_SCOPES, KEY_ROLES } from './stores/types.ts';
 import { ConfigError, loadConfig, settingsTable, walletEnv, type Config, type Role, NETWORKS, type NetworkName } from './config/index.ts';
@@ -10,8 +10,12 @@ const TX_USAGE = `tx sign [--secret-file FILE] [--passphrase P] [--rpc-url U | -
               the key (valid until ledger N, or the RPC's latest + 120), then the envelope if the key is its
               source; prints the signed XDR, or with --submit posts {signedXdr} to URL (X-SVC-Key: CV_API_KEY
               when set) and prints the answer`;
-const DID_USAGE = `did multikey --public G… | --secret-file FILE
+const DID_USAGE = `did new [--network testnet|mainnet]
+              prints a fresh did:ledger DID (16 random bytes, canonical) to register
+  did multikey --public G… | --secret-file FILE
               prints the Multikey (z6Mk…) of an account's Ed25519 key; with no flag, of CV_SECRET_KEY's key`;
+const ACCOUNT_USAGE = `account new --secret-file FILE
+              a new account key: the secret into FILE (owner-only, never overwritten), the address G… printed`;
 
 const USAGE = `usage: credential-vault <command> [flags]
 
@@ -26,6 +30,7 @@ commands:
               (the store used, data directory or database, is named on standard error)
   ${TX_USAGE}
   ${DID_USAGE}
+  ${ACCOUNT_USAGE}
   help        this text and every setting
 
 Every setting below is an environment variable and a flag; flags win.`;
@@ -63,6 +68,10 @@ export async function main(argv: string[]): Promise<number> {
         const { didCommand } = await import('./cli/did.ts');
         return didCommand(args, processIo, walletEnv());
       }
+      case 'account': {
+        const { accountCommand } = await import('./cli/account.ts');
+        return accountCommand(args, processIo);
+      }
       case undefined:
       case 'help':
       case '--help':
@@ -79,7 +88,8 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
     if (err instanceof UsageError) {
-      const usage = command === 'tx' ? `usage: credential-vault ${TX_USAGE}` : command === 'did' ? `usage: credential-vault ${DID_USAGE}` : USAGE;
+      const own: Record<string, string> = { tx: TX_USAGE, did: DID_USAGE, account: ACCOUNT_USAGE };
+      const usage = command !== undefined && own[command] ? `usage: credential-vault ${own[command]}` : USAGE;
       console.error(`${err.message}\n\n${usage}`);
       return 2;
     }

@@ -1,15 +1,23 @@
-// `credential-vault did multikey`: the Multikey (publicKeyMultibase) of an Ed25519 account key, as a DID
-// record's authentication and assertionMethod keys take it.
+// `credential-vault did new | multikey`: a fresh did:ledger DID to register, and the Multikey
+// (publicKeyMultibase) of an Ed25519 account key, as a DID record's authentication keys take it.
 import { StrKey } from '@stellar/stellar-sdk';
-import type { WalletEnv } from '../config/index.ts';
-import { encodeMultikey } from '../did/index.ts';
+import { NETWORKS, type NetworkName, type WalletEnv } from '../config/index.ts';
+import { encodeMultikey, generateDid } from '../did/index.ts';
 import { UsageError, takeFlag, type CliIo } from './args.ts';
 import { refuseSecretsInArgv, takeSigningKey } from './wallet-key.ts';
 
 export function didCommand(argv: string[], io: CliIo, wallet: WalletEnv): number {
   const [sub, ...rest] = argv;
-  if (sub !== 'multikey') throw new UsageError(`did: unknown subcommand ${JSON.stringify(sub)}`);
   const args = [...rest];
+  if (sub === 'new') {
+    // 16 random bytes, in the canonical base32 spelling the registry keys records by.
+    const network = (takeFlag(args, '--network') ?? 'testnet') as NetworkName;
+    if (!NETWORKS.includes(network)) throw new UsageError(`did new: --network must be one of ${NETWORKS.join(', ')}`);
+    if (args.length) throw new UsageError(`did new: unexpected ${args.join(' ')}`);
+    io.out(generateDid({ network }).did);
+    return 0;
+  }
+  if (sub !== 'multikey') throw new UsageError(`did: unknown subcommand ${JSON.stringify(sub)}`);
   refuseSecretsInArgv(args);
   const account = takeFlag(args, '--public');
   const keypair = account === undefined ? takeSigningKey(args, wallet.secretKey, io) : undefined;
