@@ -93,8 +93,18 @@ describe.each([
   });
 });
 
-describe('mainnet vault API', () => {
-  it('/docs is 404 JSON, not a page', async () => {
+describe('no other HTML page', () => {
+  it.each([
+    ['the simulator', () => `${services.simulatorUrl}/`],
+    ['the vault API (testnet) /', () => `${services.vault.testnet!.url}/`],
+    ['the resolver /', () => `${services.resolverUrl}/`],
+  ])('%s answers JSON', async (_name, url) => {
+    const res = await fetch(url());
+    await res.arrayBuffer();
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+
+  it('the mainnet vault API answers /docs with 404 JSON', async () => {
     const res = await fetch(`${services.vault.mainnet!.url}/docs`);
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
