@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-// Three separate runs (npm run test:unit | test:property | test:contract); npm test runs all of them.
+// Four separate runs (npm run test:unit | test:property | test:contract | test:browser); npm test runs all of them.
 export default defineConfig({
   test: {
     projects: [
@@ -16,6 +16,16 @@ export default defineConfig({
           name: 'property',
           include: ['property-tests/**/*.test.ts'],
           testTimeout: 300_000,
+        },
+      },
+      {
+        test: {
+          // Debian's chromium through playwright-core (npm run test:browser); .ci/run installs it.
+          name: 'browser',
+          include: ['browser-tests/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
         },
       },
       {

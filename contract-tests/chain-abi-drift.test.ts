@@ -1,5 +1,5 @@
-// The contracts' interface, written down in docs/chain-abi.md (a copy of the team's ../shared/chain-abi.md),
-// against the two pieces of code that must follow it: the simulator's contracts (what the chain answers) and
+// The contracts' interface, written down in docs/chain-abi.md (the repository's record of it), against the
+// two pieces of code that must follow it: the simulator's contracts (what the chain answers) and
 // src/chain's typed calls (what the service asks). A function renamed, an argument added or an error
 // renumbered on either side without the document fails here.
 import { readFileSync } from 'node:fs';
@@ -174,8 +174,7 @@ describe('src/chain calls only documented functions, with the documented argumen
   });
 });
 
-// Whether docs/chain-abi.md is still the team's ../shared/chain-abi.md is `npm run check:chain-abi` (that
-// file sits beside a developer's checkout, not in a clone), so no test here depends on where the clone is.
+// docs/chain-abi.md is the repository's record of the interface (no copy outside it is compared).
 describe('docs/chain-abi.md', () => {
   it('names the release line the simulator implements', () => {
     expect(DOC).toContain('vault template 0.4.0, factory 0.1.0');

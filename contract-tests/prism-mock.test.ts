@@ -1,6 +1,10 @@
 // Each spec served by Prism answers a valid request with its own example and rejects an invalid one.
-// This is what `npm run mock:vault` / `npm run mock:resolver` give API consumers.
+// This is what `npm run mock:vault` / `npm run mock:resolver` give API consumers. Parity: the same invalid
+// requests sent to the mock and to the service (in process) get the same status and error code, except
+// the listed differences, each with its reason and each checked to still differ.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from '../src/resolver/testing.ts';
+import { startVaultTestEnv, stubChain, type VaultTestEnv } from '../src/vault-api/testing.ts';
 import { startPrismMock, type PrismMock } from './helpers/prism.ts';
 import { deref, loadSpec, type Json } from './helpers/spec.ts';
 
@@ -36,6 +40,44 @@ async function call(mock: PrismMock, method: string, route: string, init: { head
   });
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+/** One invalid request; `body` is sent as JSON unless it is a string (sent as is). */
+interface ParityCase {
+  readonly name: string;
+  readonly method: string;
+  readonly path: string;
+  readonly body?: unknown;
+  readonly headers?: Record<string, string>;
+  /** Why the mock cannot give the service's answer; the test checks that it still does not. */
+  readonly differs?: string;
+}
+
+/** Status and stable code of an answer: `error` (vault API), `code` (resolver envelope) or the resolution error. */
+async function answer(base: string, c: ParityCase, headers: Record<string, string>): Promise<{ status: number; code: unknown }> {
+  const body = c.body === undefined ? undefined : typeof c.body === 'string' ? c.body : JSON.stringify(c.body);
+  const res = await fetch(base + c.path, {
+    method: c.method,
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers, ...c.headers },
+    ...(body === undefined ? {} : { body }),
+  });
+  const text = await res.text();
+  let parsed: Json;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = {};
+  }
+  return { status: res.status, code: parsed?.error ?? parsed?.code ?? parsed?.didResolutionMetadata?.error };
+}
+
+function checkParity(mock: () => string, service: () => string, headers: () => Record<string, string>, cases: readonly ParityCase[]): void {
+  it.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+    const [fromMock, fromService] = [await answer(mock(), c, headers()), await answer(service(), c, headers())];
+    expect(fromService.status, 'the service refuses it').toBeGreaterThanOrEqual(400);
+    if (c.differs === undefined) expect(fromMock).toEqual(fromService);
+    else expect(fromMock, `listed as differing (${c.differs}), but the mock now answers as the service`).not.toEqual(fromService);
+  });
 }
 
 describe(`Prism mock of ${VAULT_SPEC}`, () => {
@@ -89,11 +131,56 @@ describe(`Prism mock of ${VAULT_SPEC}`, () => {
     expect(res.body).toEqual(responseExample(spec, '/contracts/vault/vc-count', 'get', '401'));
   });
 
-  it('rejects prepare fields mixed with signedXdr (Prism prefers the 422 a write route declares)', async () => {
+  it('rejects prepare fields mixed with signedXdr with 400 invalid_request, not the 422 of idempotency (scripts/mock-spec.ts)', async () => {
     const body = { ...requestExample(spec, '/contracts/vc/issue', 'post', 'prepare'), signedXdr: 'AAAAAgAAAA' };
     const res = await call(mock, 'POST', '/contracts/vc/issue', { headers: { 'X-SVC-Key': API_KEY }, body });
-    expect(res.status).toBe(422);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('invalid_request');
     expect(res.headers.get('sl-violations')).toBeTruthy();
+  });
+  describe('answers invalid requests as the service does', () => {
+    let service: VaultTestEnv;
+    let adminKey: string;
+    beforeAll(async () => {
+      service = await startVaultTestEnv({ chain: stubChain('testnet') });
+      adminKey = (await service.mintKey({ wallet: null, role: 'admin' })).key;
+    });
+    afterAll(async () => {
+      await service?.close();
+    });
+    const issue = () => requestExample(spec, '/contracts/vc/issue', 'post', 'prepare');
+    const credential = { vcId: 'vc-1', vcData: '{}' };
+    checkParity(() => mock.url, () => service.url, () => ({ 'X-SVC-Key': adminKey }), [
+      { name: 'issue: a body without its fields', method: 'POST', path: '/contracts/vc/issue', body: { owner: OWNER } },
+      { name: 'issue: an owner that is not an account', method: 'POST', path: '/contracts/vc/issue', get body() { return { ...issue(), owner: 'G123' }; } },
+      { name: 'issue: prepare fields and signedXdr together', method: 'POST', path: '/contracts/vc/issue', get body() { return { ...issue(), signedXdr: 'AAAAAgAAAA' }; } },
+      { name: 'issue: an unknown field', method: 'POST', path: '/contracts/vc/issue', get body() { return { ...issue(), colour: 'red' }; } },
+      { name: 'vault/create: a JSON array body', method: 'POST', path: '/contracts/vault/create', body: [] },
+      { name: 'GET vault/{owner}: an owner that is not an account', method: 'GET', path: '/contracts/vault/not-an-address' },
+      { name: 'GET vc-count: no owner', method: 'GET', path: '/contracts/vault/vc-count' },
+      { name: 'GET vc-count: no key', method: 'GET', path: `/contracts/vault/vc-count?owner=${OWNER}`, headers: { 'X-SVC-Key': '' } },
+      {
+        name: 'batch-issue: six credentials',
+        method: 'POST',
+        path: '/contracts/vc/batch-issue',
+        get body() { return { owner: OWNER, issuer: issue().issuer, issuerDid: issue().issuerDid, sourcePublicKey: OWNER, vcs: Array.from({ length: 6 }, (_, i) => ({ ...credential, vcId: `vc-${i}` })) }; },
+        differs: 'the service names the rule (400 batch_too_large); Prism answers a schema failure with the first 400 example, invalid_request',
+      },
+      {
+        name: 'list-vc-ids: a limit above 200',
+        method: 'POST',
+        path: '/contracts/vault/list-vc-ids',
+        body: { owner: OWNER, limit: 500 },
+        differs: 'the service names the rule (400 limit_too_large); Prism answers with the first 400 example, invalid_request',
+      },
+      {
+        name: 'issue: text that is not JSON',
+        method: 'POST',
+        path: '/contracts/vc/issue',
+        body: '{"owner": ',
+        differs: 'the service answers 400 invalid_json; Prism cannot parse the body and answers its own error',
+      },
+    ]);
   });
 });
 
@@ -129,5 +216,39 @@ describe(`Prism mock of ${RESOLVER_SPEC}`, () => {
     expect([400, 422]).toContain(response.status);
     expect(response.headers.get('sl-violations')).toBeTruthy();
     expect(await response.json()).toHaveProperty('code');
+  });
+  it('answers GET /1.0/identifiers/garbage with 400 invalidDid, not a document (x-handler-pattern)', async () => {
+    const response = await fetch(`${mock.url}/1.0/identifiers/garbage`, { headers: { Accept: 'application/did+json' } });
+    expect(response.status).toBe(400);
+    expect((await response.json()).didResolutionMetadata.error).toBe('invalidDid');
+  });
+
+  describe('answers invalid requests as the service does', () => {
+    let service: Harness;
+    beforeAll(async () => {
+      service = await startHarness();
+    }, 60_000);
+    afterAll(async () => {
+      await service?.close();
+    });
+    const resolve = (did: string, differs?: string): ParityCase => ({ name: `resolve ${did}`, method: 'GET', path: `/1.0/identifiers/${did}`, headers: { Accept: 'application/did+json' }, ...(differs ? { differs } : {}) });
+    checkParity(() => mock.url, () => service.url, () => ({}), [
+      resolve('garbage'),
+      resolve('did:ledger:public:nohsyhu2pu7uaulcoocjljvxza'),
+      resolve('did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxzb'),
+      resolve('did:ledger:testnet:NOHSYHU2PU7UAULCOOCJLJVXZA'),
+      resolve('did%3Aledger%3Atestnet%3Anohsyhu2pu7uaul'),
+      resolve('did:web:example.com'),
+      { name: 'register: an empty body', method: 'POST', path: '/v1/dids/stellar', body: {} },
+      { name: 'register: a JSON array body', method: 'POST', path: '/v1/dids/stellar', body: [] },
+      { name: 'proof challenge: an empty body', method: 'POST', path: '/v1/proof/challenge', body: {} },
+      {
+        name: 'resolve with an unknown resolution option',
+        method: 'GET',
+        path: `/1.0/identifiers/${DID}?colour=red`,
+        headers: { Accept: 'application/did+json' },
+        differs: 'the service answers 400 invalidOptions; Prism ignores a query parameter the operation does not declare',
+      },
+    ]);
   });
 });

@@ -62,6 +62,7 @@ const VAULT_DECIDED_ROUTES: readonly Route[] = [
   { method: 'post', path: '/admin/keys' },
   { method: 'delete', path: '/admin/keys/{keyId}' },
   { method: 'get', path: '/contracts/issuer-registry/{issuer}' },
+  { method: 'get', path: '/openapi.json' },
 ];
 
 const VAULT_WRITE_ROUTES = VAULT_ROUTES.filter((r) => r.path.startsWith('/contracts/') && !isVaultRead(r));
@@ -69,7 +70,7 @@ function isVaultRead(route: Route): boolean {
   return route.method === 'get' || ['list-vc-ids', 'get-vc', 'verify-vc'].some((s) => route.path.endsWith(s));
 }
 const VAULT_ALIASES = ['/contracts/vault/revoke-issuer', '/contracts/vault/authorize-issuer'];
-const VAULT_PUBLIC = ['/health', '/config', '/docs'];
+const VAULT_PUBLIC = ['/health', '/config', '/docs', '/openapi.json'];
 
 const VAULT_CODES: readonly ErrorCode[] = [
   { code: 'batch_too_large', status: 400 },
@@ -340,7 +341,7 @@ describe(VAULT_SPEC, () => {
     for (const p of VAULT_ALIASES) expect(findOperation(spec, { method: 'post', path: p }).deprecated).toBe(true);
   });
 
-  it('opens /health, /config, /docs and requires a key elsewhere (X-SVC-Key, x-api-key, Bearer)', () => {
+  it('opens /health, /config, /docs, /openapi.json and requires a key elsewhere (X-SVC-Key, x-api-key, Bearer)', () => {
     const schemes = spec.components.securitySchemes;
     expect(Object.values(schemes)).toEqual(
       expect.arrayContaining([

@@ -1,5 +1,5 @@
 // The interface between the simulator's ledger/host (simulator/core) and its contracts (simulator/contracts).
-// Contracts are TypeScript modules that behave like the deployed Soroban contracts of ../shared/chain-abi.md.
+// Contracts are TypeScript modules that behave like the deployed Soroban contracts of docs/chain-abi.md.
 import type { xdr } from '@stellar/stellar-sdk';
 
 export type Durability = 'persistent' | 'instance' | 'temporary';

@@ -1,39 +1,160 @@
-// `credential-vault keys create`: a wallet is an account address with a valid checksum (issue 12 item 4),
-// else the command refuses it before any key is made.
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+// The command line as the README uses it: every `keys` command names its store, `did multikey`, `did new`,
+// `account new`, and `credential-vault resolver` serving one network with only that network's settings.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { main } from './cli.ts';
+import { Keypair } from '@stellar/stellar-sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator } from '../simulator/index.ts';
+import { describeKeyStore, main } from './cli.ts';
+import { decodeMultikey, generateDid, parseDid } from './did/index.ts';
 
-let dataDir: string;
-beforeEach(async () => {
-  dataDir = await mkdtemp(path.join(tmpdir(), 'cv-cli-'));
-});
-afterEach(async () => {
-  vi.restoreAllMocks();
-  await rm(dataDir, { recursive: true, force: true });
-});
+const dataDir = mkdtempSync(path.join(tmpdir(), 'cv-cli-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-describe('keys create --wallet', () => {
+/** Runs main() with console output captured. */
+async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const [log, error] = [console.log, console.error];
+  console.log = (line: string) => out.push(line);
+  console.error = (line: string) => err.push(line);
+  try {
+    return { code: await main(argv), out: out.join('\n'), err: err.join('\n') };
+  } finally {
+    [console.log, console.error] = [log, error];
+  }
+}
+
+describe('keys: every command names the store it used, on standard error', () => {
+  const store = `store: data directory ${path.resolve(dataDir)}`;
+  it('create, list and revoke', async () => {
+    const created = await run(['keys', 'create', '--network', 'testnet', '--wallet', Keypair.random().publicKey(), '--data-dir', dataDir]);
+    expect(created.code, created.err).toBe(0);
+    expect(created.err).toBe(store);
+    const { key_id: keyId } = JSON.parse(created.out) as { key_id: string };
+    const listed = await run(['keys', 'list', '--data-dir', dataDir]);
+    expect([listed.code, listed.err]).toEqual([0, store]);
+    expect(JSON.parse(listed.out).keys.map((k: { key_id: string }) => k.key_id)).toContain(keyId);
+    const revoked = await run(['keys', 'revoke', keyId, '--data-dir', dataDir]);
+    expect([revoked.code, revoked.err, JSON.parse(revoked.out)]).toEqual([0, store, { key_id: keyId, revoked: true }]);
+  });
+
   it.each([
-    ['G + 55×A (bad checksum)', `G${'A'.repeat(55)}`],
-    ['a real address with its last character changed', 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJS'],
-    ['a contract id', 'CD4FWXJVWXKDA6QU36W7SMC7PVVM2F43RTJIXY7G4PSF3A2YH52YRHWZ'],
-  ])('%s → usage error, no key', async (_name, wallet) => {
-    const errors: string[] = [];
-    vi.spyOn(console, 'error').mockImplementation((line: unknown) => void errors.push(String(line)));
-    const code = await main(['keys', 'create', '--network', 'testnet', '--wallet', wallet, '--data-dir', dataDir]);
-    expect(code).toBe(2);
-    expect(errors.join('\n')).toMatch(/--wallet must be an account address G… with a valid checksum/);
-    expect((await readdir(dataDir)).filter((f) => /key/i.test(f))).toEqual([]);
+    { given: { dataDir: './data' }, want: `data directory ${path.resolve('data')}` },
+    { given: { dataDir: './data', databaseUrl: 'postgres://cv:secret@db.example:5432/vault' }, want: 'PostgreSQL postgres://cv@db.example:5432/vault' },
+    { given: { dataDir: './data', databaseUrl: 'postgresql://db.example/vault', databaseSchema: 'eu' }, want: 'PostgreSQL postgresql://db.example/vault (schema eu)' },
+  ])('$given → $want (never the password)', ({ given, want }) => {
+    expect(describeKeyStore(given)).toBe(want);
+  });
+});
+
+describe('did multikey', () => {
+  const kp = Keypair.random();
+  const decoded = (multikey: string) => decodeMultikey(multikey, 'Ed25519');
+
+  it('--public G… prints the Multikey of the account key', async () => {
+    const r = await run(['did', 'multikey', '--public', kp.publicKey()]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^z6Mk[1-9A-HJ-NP-Za-km-z]+$/);
+    expect(decoded(r.out)).toEqual({ ok: true, type: 'Ed25519', publicKey: new Uint8Array(kp.rawPublicKey()) });
   });
 
-  it('a valid address gets its key', async () => {
-    const out: string[] = [];
-    vi.spyOn(console, 'log').mockImplementation((line: unknown) => void out.push(String(line)));
-    const code = await main(['keys', 'create', '--network', 'testnet', '--wallet', 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR', '--data-dir', dataDir]);
-    expect(code).toBe(0);
-    expect(JSON.parse(out.join('\n'))).toMatchObject({ key: expect.stringMatching(/^[0-9a-f]{64}$/), wallet_address: 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR' });
+  it('--secret-file prints the same Multikey', async () => {
+    const file = path.join(dataDir, 'secret.txt');
+    writeFileSync(file, kp.secret(), { mode: 0o600 });
+    const [fromFile, fromPublic] = [await run(['did', 'multikey', '--secret-file', file]), await run(['did', 'multikey', '--public', kp.publicKey()])];
+    expect(fromFile.code).toBe(0);
+    expect(fromFile.out).toBe(fromPublic.out);
   });
+
+  it.each([
+    { given: ['did', 'multikey', '--public', 'GABC'], want: /--public must be an account address/ },
+    { given: ['did', 'multikey', '--secret', 'x'], want: /never goes on the command line/ },
+    { given: ['did', 'multikey', Keypair.random().secret()], want: /never goes on the command line/ },
+    { given: ['did', 'resolve'], want: /did: unknown subcommand "resolve"/ },
+  ])('$given → exit 2, $want', async ({ given, want }) => {
+    const r = await run(given);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(want);
+    expect(r.err).toContain('usage: credential-vault did new');
+    expect(r.err).toContain('did multikey --public G…');
+    expect(r.out).toBe('');
+  });
+});
+
+describe('did new and account new', () => {
+  it.each(['testnet', 'mainnet'])('did new --network %s prints a fresh canonical DID of that network', async (network) => {
+    const [a, b] = [await run(['did', 'new', '--network', network]), await run(['did', 'new', '--network', network])];
+    expect(a.code).toBe(0);
+    expect(parseDid(a.out)).toMatchObject({ ok: true, value: { network } });
+    expect(a.out).not.toBe(b.out);
+  });
+
+  it('did new --network public → exit 2', async () => {
+    expect((await run(['did', 'new', '--network', 'public'])).code).toBe(2);
+  });
+
+  it('account new writes the secret owner-only, prints only the address, and never overwrites', async () => {
+    const file = path.join(dataDir, 'new.key');
+    const r = await run(['account', 'new', '--secret-file', file]);
+    expect(r.code).toBe(0);
+    const secret = readFileSync(file, 'utf8').trim();
+    expect(Keypair.fromSecret(secret).publicKey()).toBe(r.out);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(r.out + r.err).not.toContain(secret);
+    const again = await run(['account', 'new', '--secret-file', file]);
+    expect([again.code, again.out]).toEqual([2, '']);
+    expect(again.err).toContain('exists already (never overwritten)');
+    expect(readFileSync(file, 'utf8').trim()).toBe(secret);
+  });
+
+  it('account new without --secret-file → exit 2 (the secret is never printed)', async () => {
+    const r = await run(['account', 'new']);
+    expect([r.code, r.out]).toEqual([2, '']);
+    expect(r.err).toMatch(/--secret-file FILE is required/);
+  });
+});
+
+describe('credential-vault resolver serving one network', () => {
+  let sim: Awaited<ReturnType<typeof startSimulator>>;
+  beforeAll(async () => {
+    sim = await startSimulator({ port: 0 });
+  });
+  afterAll(async () => {
+    await sim?.close();
+  });
+
+  it('starts with the testnet settings alone, serves testnet, and answers a mainnet DID with invalidDid', async () => {
+    const t = sim.networks.testnet;
+    const args = [
+      'resolver', '--resolver-networks', 'testnet', '--simulator', 'false', '--resolver-port', '0', '--data-dir', dataDir, '--log-level', 'silent',
+      '--testnet-rpc-url', t.rpcUrl!, '--testnet-passphrase', t.passphrase, '--testnet-factory-id', t.factoryId,
+      '--testnet-registry-id', t.registryId, '--testnet-simulation-account', t.admin.publicKey,
+    ];
+    const child = spawn(process.execPath, [path.resolve('bin/credential-vault.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    let output = '';
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (c: Buffer) => {
+          output += c.toString();
+          const m = /DID resolver\s+(http:\/\/\S+)/.exec(output);
+          if (m) resolve(m[1]!);
+        });
+        void exited.then(() => reject(new Error(`exited before serving:\n${output}`)));
+      });
+      const health = (await (await fetch(`${url}/health`)).json()) as { networks: { network: string }[] };
+      expect(health.networks.map((n) => n.network)).toEqual(['testnet']);
+      const mainnetDid = generateDid({ network: 'mainnet' }).did;
+      const res = await fetch(`${url}/1.0/identifiers/${mainnetDid}`, { headers: { Accept: 'application/did+json' } });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { didResolutionMetadata: { error: string } }).didResolutionMetadata.error).toBe('invalidDid');
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited, output).toBe(0);
+  }, 60_000);
 });

@@ -1,7 +1,22 @@
-// `credential-vault <command>`: start | serve | resolver | simulator | keys | help.
+// `credential-vault <command>`: start | serve | resolver | simulator | keys | tx | did | account | help.
+import path from 'node:path';
 import { API_KEY_SCOPES, KEY_ROLES } from './stores/types.ts';
-import { ConfigError, loadConfig, settingsTable, type Role, NETWORKS, type NetworkName } from './config/index.ts';
+import { ConfigError, loadConfig, settingsTable, walletEnv, type Config, type Role, NETWORKS, type NetworkName } from './config/index.ts';
 import { isAccountAddress } from './openapi/formats.ts';
+import { UsageError, processIo, takeFlag } from './cli/args.ts';
+
+const TX_USAGE = `tx sign [--secret-file FILE] [--passphrase P] [--rpc-url U | --valid-until-ledger N] [--submit URL] [XDR|JSON|-]
+              signs a prepared transaction (argument or standard input: the prepare answer's JSON or bare
+              XDR) with the secret in FILE or CV_SECRET_KEY (never a flag): authorization entries that name
+              the key (valid until ledger N, or the RPC's latest + 120), then the envelope if the key is its
+              source; prints the signed XDR, or with --submit posts {signedXdr} to URL (X-SVC-Key: CV_API_KEY
+              when set) and prints the answer`;
+const DID_USAGE = `did new [--network testnet|mainnet]
+              prints a fresh did:ledger DID (16 random bytes, canonical) to register
+  did multikey --public G… | --secret-file FILE
+              prints the Multikey (z6Mk…) of an account's Ed25519 key; with no flag, of CV_SECRET_KEY's key`;
+const ACCOUNT_USAGE = `account new --secret-file FILE
+              a new account key: the secret into FILE (owner-only, never overwritten), the address G… printed`;
 
 const USAGE = `usage: credential-vault <command> [flags]
 
@@ -9,10 +24,14 @@ commands:
   start       embedded default: chain simulator (8000), vault API testnet (3000) and mainnet (3002),
               DID resolver (3001), data in ./data
   serve       one vault API for one network (--network testnet|mainnet, --port)
-  resolver    the DID resolver alone (--resolver-port)
+  resolver    the DID resolver alone (--resolver-port; --resolver-networks testnet serves one network)
   simulator   the chain simulator alone: [--port 8000] [--host 127.0.0.1] [--state-file F]
   keys        API keys: create --network N --wallet G… [--role standard|early|admin] [--scopes a,b] [--expires-in-days D]
                         list [--network N] | revoke <keyId>
+              (the store used, data directory or database, is named on standard error)
+  ${TX_USAGE}
+  ${DID_USAGE}
+  ${ACCOUNT_USAGE}
   help        this text and every setting
 
 Every setting below is an environment variable and a flag; flags win.`;
@@ -42,6 +61,18 @@ export async function main(argv: string[]): Promise<number> {
       }
       case 'keys':
         return await keysCommand(args);
+      case 'tx': {
+        const { txCommand } = await import('./cli/tx.ts');
+        return await txCommand(args, processIo, walletEnv());
+      }
+      case 'did': {
+        const { didCommand } = await import('./cli/did.ts');
+        return didCommand(args, processIo, walletEnv());
+      }
+      case 'account': {
+        const { accountCommand } = await import('./cli/account.ts');
+        return accountCommand(args, processIo);
+      }
       case undefined:
       case 'help':
       case '--help':
@@ -58,15 +89,15 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
     if (err instanceof UsageError) {
-      console.error(`${err.message}\n\n${USAGE}`);
+      const own: Record<string, string> = { tx: TX_USAGE, did: DID_USAGE, account: ACCOUNT_USAGE };
+      const usage = command !== undefined && own[command] ? `usage: credential-vault ${own[command]}` : USAGE;
+      console.error(`${err.message}\n\n${usage}`);
       return 2;
     }
     console.error(err instanceof Error ? err.message : String(err));
     return 1;
   }
 }
-
-class UsageError extends Error {}
 
 /** Resolves on the first SIGINT or SIGTERM; both handlers are then removed, so a second signal kills. */
 function waitForSignal(): Promise<void> {
@@ -79,16 +110,6 @@ function waitForSignal(): Promise<void> {
     process.on('SIGINT', done);
     process.on('SIGTERM', done);
   });
-}
-
-function takeFlag(args: string[], name: string): string | undefined {
-  const i = args.findIndex((a) => a === name || a.startsWith(`${name}=`));
-  if (i < 0) return undefined;
-  const [flag] = args.splice(i, 1) as [string];
-  if (flag.includes('=')) return flag.slice(flag.indexOf('=') + 1);
-  const v = args.splice(i, 1)[0];
-  if (v === undefined) throw new UsageError(`${name} needs a value`);
-  return v;
 }
 
 const ROLES: readonly Role[] = KEY_ROLES;
@@ -109,6 +130,8 @@ async function keysCommand(argv: string[]): Promise<number> {
     ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
     ...(config.databaseSchema ? { databaseSchema: config.databaseSchema } : {}),
   });
+  // On standard error, so that standard output stays the JSON answer.
+  console.error(`store: ${describeKeyStore(config)}`);
   try {
     switch (sub) {
       case 'create': {
@@ -147,6 +170,17 @@ async function keysCommand(argv: string[]): Promise<number> {
   } finally {
     await stores.close();
   }
+}
+
+/** Where the keys live, for the operator: the database (without its password) or the data directory. */
+export function describeKeyStore(config: Pick<Config, 'databaseUrl' | 'databaseSchema' | 'dataDir'>): string {
+  if (config.databaseUrl) {
+    const url = new URL(config.databaseUrl);
+    url.password = '';
+    const where = url.toString().replace(/:@/, '@');
+    return `PostgreSQL ${where}${config.databaseSchema ? ` (schema ${config.databaseSchema})` : ''}`;
+  }
+  return `data directory ${path.resolve(config.dataDir)}`;
 }
 
 function publicRecord(r: { keyId: string; walletAddress: string | null; network: string; role: string; scopes: string[]; createdAt: string; expiresAt: string | null }) {

@@ -25,13 +25,17 @@ it('the schema and the key prefix settings place every record and window', async
   const shared = ['--database-url', pgUrl(), '--database-schema', schema, '--data-dir', dataDir, '--log-level', 'silent'];
   const wallet = Keypair.random().publicKey();
   const printed: string[] = [];
-  const log = console.log;
+  const said: string[] = [];
+  const [log, error] = [console.log, console.error];
   console.log = (line: string) => printed.push(line);
+  console.error = (line: string) => said.push(line);
   try {
     expect(await main(['keys', 'create', '--network', 'testnet', '--wallet', wallet, ...shared])).toBe(0);
   } finally {
-    console.log = log;
+    [console.log, console.error] = [log, error];
   }
+  // The operator sees which store the key went to: the database and schema, not the data directory.
+  expect(said).toEqual([expect.stringMatching(new RegExp(`^store: PostgreSQL postgres(ql)?://.* \\(schema ${schema}\\)$`))]);
   const { key } = JSON.parse(printed.join('\n')) as { key: string };
   expect(await pgQuery(schema, 'SELECT 1 FROM api_keys')).toHaveLength(1);
 

@@ -58,7 +58,7 @@ export interface StartOptions {
 
 export async function startServices(config: Config, options: StartOptions): Promise<RunningServices> {
   const now = options.now ?? Date.now;
-  const served: NetworkName[] = options.mode === 'serve' ? [config.network] : [...NETWORKS];
+  const served: NetworkName[] = options.mode === 'serve' ? [config.network] : options.mode === 'resolver' ? config.resolverNetworks : [...NETWORKS];
   const logger = createLogger({ level: config.logLevel, ...(options.logWrite ? { write: options.logWrite } : {}) });
   const metrics = createMetrics();
   const log = options.log ?? logger.sink;

@@ -1,11 +1,12 @@
-// Starts a Prism mock of one spec on a free loopback port, waits until it answers, and stops it.
+// Starts the Prism mock of one spec exactly as `npm run mock:vault` / `mock:resolver` do (scripts/mock.ts,
+// with its mock rules), on a free loopback port; waits until it answers, and stops it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const prismBin = path.join(root, 'node_modules', '.bin', 'prism');
+const runTs = path.join(root, 'bin', 'run-ts.js');
 
 /** A running Prism mock. */
 export interface PrismMock {
@@ -36,11 +37,11 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Runs `prism mock --cors=false -h 127.0.0.1 -p <port> <spec>` (CORS as the spec says, not Prism's own) and resolves once it answers HTTP. */
+/** Runs `scripts/mock.ts <spec> --port <port>` and resolves once it answers HTTP. */
 export async function startPrismMock(specPath: string, options: StartPrismOptions = {}): Promise<PrismMock> {
   const port = options.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(prismBin, ['mock', '--cors=false', '-h', '127.0.0.1', '-p', String(port), path.resolve(root, specPath)], {
+  const child = spawn(process.execPath, [runTs, 'scripts/mock.ts', specPath, '--port', String(port)], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -138,8 +138,15 @@ export function badParamValue(schema: Json, valid: string): fc.Arbitrary<string>
   const types = typesOf(schema);
   if (types.includes('integer')) {
     const parts: fc.Arbitrary<string>[] = [fc.constantFrom('abc', '1.5', '', '1e3', '0x10', '--1', 'null')];
-    if (typeof schema['minimum'] === 'number') parts.push(fc.integer({ min: -1000, max: (schema['minimum'] as number) - 1 }).map(String));
-    if (typeof schema['maximum'] === 'number') parts.push(fc.integer({ min: (schema['maximum'] as number) + 1, max: 100_000 }).map(String));
+    // As big integers: a bound such as a u32's 4294967295 is past fc.integer's 32-bit range.
+    if (typeof schema['minimum'] === 'number') {
+      const min = BigInt(schema['minimum'] as number);
+      parts.push(fc.bigInt({ min: min - 1000n, max: min - 1n }).map(String));
+    }
+    if (typeof schema['maximum'] === 'number') {
+      const max = BigInt(schema['maximum'] as number);
+      parts.push(fc.bigInt({ min: max + 1n, max: max + 100_000n }).map(String));
+    }
     return fc.oneof(...parts);
   }
   if (typeof schema['pattern'] === 'string') return badPatternValue(schema['pattern'] as string, valid).filter((s) => s.length > 0);

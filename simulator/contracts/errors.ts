@@ -1,4 +1,4 @@
-// Contract error enums, numbers exactly as ../shared/chain-abi.md. The host reports them as `Error(Contract, #N)`.
+// Contract error enums, numbers exactly as docs/chain-abi.md. The host reports them as `Error(Contract, #N)`.
 import { ContractError } from '../host.ts';
 
 /** vc-vault-factory 0.1.0. */

@@ -1,4 +1,4 @@
-// vc-vault-factory 0.1.0 as in ../../shared/chain-abi.md ("Factory"): deterministic vault deployment, the
+// vc-vault-factory 0.1.0 as in docs/chain-abi.md ("Factory"): deterministic vault deployment, the
 // registry of deployed vaults (`is_vault`, used by `push`), and the issuance fee that vaults charge (`quote_fee`).
 //
 // Storage. instance: Admin, PendingAdmin, VaultWasm (BytesN<32>), FeeEnabled (bool), MinFee (i128),

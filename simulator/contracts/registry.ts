@@ -1,4 +1,4 @@
-// DID registry 0.2.0 as in ../../shared/chain-abi.md ("DID registry") and the did:ledger rules of
+// DID registry 0.2.0 as in docs/chain-abi.md ("DID registry") and the did:ledger rules of
 // ../../shared/mission/did-registry-resolver.md: a plain store of DidRecords with optimistic versioning.
 //
 // Storage. instance: Admin (kept; 0.2.0 has no admin function);

@@ -1,4 +1,4 @@
-// vc-vault template 0.4.0 as in ../../shared/chain-abi.md ("Vault"): one vault per (owner, user_salt), deployed by
+// vc-vault template 0.4.0 as in docs/chain-abi.md ("Vault"): one vault per (owner, user_salt), deployed by
 // the factory; credentials, their status, the denied issuers, and `push` between two vaults of one owner.
 //
 // Storage. instance: Owner, Admin (vault_admin), ContractAdmin, Did, Factory, Revoked (bool), and the index

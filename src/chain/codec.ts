@@ -1,4 +1,4 @@
-// ScVal codecs for the Soroban `contracttype` conventions of ../shared/chain-abi.md ("Encoding conventions").
+// ScVal codecs for the Soroban `contracttype` conventions of docs/chain-abi.md ("Encoding conventions").
 // Shared by src/chain (the service) and simulator/ (the contracts), so both sides encode identically.
 import { Address, xdr, nativeToScVal, scValToBigInt } from '@stellar/stellar-sdk';
 

@@ -3,7 +3,7 @@ import { Keypair, StrKey } from '@stellar/stellar-sdk';
 import { contractIdFromAddress, deploySalt, deriveVaultAddress, parseUserSalt } from './derive.ts';
 import { createChain, VAULT_ADDRESS_CACHE_SIZE } from './index.ts';
 
-// Test vector of ../shared/chain-abi.md ("Vault address derivation").
+// Test vector of docs/chain-abi.md ("Vault address derivation").
 const passphrase = 'Test SDF Network ; September 2015';
 const owner = Keypair.fromRawEd25519Seed(Buffer.alloc(32, 1)).publicKey();
 const factoryId = StrKey.encodeContract(Buffer.alloc(32, 2));

@@ -1,4 +1,4 @@
-// Vault address derivation of ../shared/chain-abi.md ("Vault address derivation"). One implementation, used by
+// Vault address derivation of docs/chain-abi.md ("Vault address derivation"). One implementation, used by
 // the service (to find an owner's vault without storing it) and by the simulator (for every deployment).
 import { Address, StrKey, hash, xdr } from '@stellar/stellar-sdk';
 import { keccak_256 } from '@noble/hashes/sha3';

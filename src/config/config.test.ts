@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, requireProfiles, settingsTable, SETTINGS } from './index.ts';
+import { ConfigError, loadConfig, requireProfiles, settingsTable, SETTINGS, walletEnv } from './index.ts';
 
 describe('config defaults are the documented values', () => {
   const { config } = loadConfig([], {});
@@ -103,5 +103,34 @@ describe('contract ids and accounts of a network profile are whole StrKeys (chec
   it('valid ones are taken', () => {
     const { config } = loadConfig(['--testnet-factory-id', 'CD4FWXJVWXKDA6QU36W7SMC7PVVM2F43RTJIXY7G4PSF3A2YH52YRHWZ'], {});
     expect(config.networks.testnet.factoryId).toBe('CD4FWXJVWXKDA6QU36W7SMC7PVVM2F43RTJIXY7G4PSF3A2YH52YRHWZ');
+  });
+});
+
+describe('resolver networks (CV_RESOLVER_NETWORKS / --resolver-networks)', () => {
+  it.each([
+    { given: undefined, want: ['testnet', 'mainnet'] },
+    { given: 'testnet', want: ['testnet'] },
+    { given: ' mainnet ', want: ['mainnet'] },
+    { given: 'mainnet,testnet', want: ['mainnet', 'testnet'] },
+  ])('$given → $want', ({ given, want }) => {
+    expect(loadConfig([], given === undefined ? {} : { CV_RESOLVER_NETWORKS: given }).config.resolverNetworks).toEqual(want);
+  });
+
+  it.each(['', 'public', 'testnet,testnet', 'testnet,public'])('%j is refused', (given) => {
+    expect(() => loadConfig(['--resolver-networks', given], {})).toThrow(/CV_RESOLVER_NETWORKS \(--resolver-networks\): expected a comma list of testnet, mainnet/);
+  });
+});
+
+describe('walletEnv: the secret and the API key come from the environment only', () => {
+  it.each([
+    { given: {}, want: {} },
+    { given: { CV_SECRET_KEY: ' S123 \n', CV_API_KEY: 'k' }, want: { secretKey: 'S123', apiKey: 'k' } },
+    { given: { CV_SECRET_KEY: '' }, want: {} },
+  ])('$given → $want', ({ given, want }) => {
+    expect(walletEnv(given)).toEqual(want);
+  });
+
+  it('neither is a setting with a flag', () => {
+    expect(SETTINGS.filter((s) => ['CV_SECRET_KEY', 'CV_API_KEY'].includes(s.env))).toEqual([]);
   });
 });

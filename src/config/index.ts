@@ -37,6 +37,7 @@ export const SETTINGS: Setting[] = [
   { key: 'testnetPort', env: 'CV_TESTNET_PORT', flag: '--testnet-port', kind: 'int', default: '3000', doc: 'vault API (testnet) port under `start`' },
   { key: 'mainnetPort', env: 'CV_MAINNET_PORT', flag: '--mainnet-port', kind: 'int', default: '3002', doc: 'vault API (mainnet) port under `start`' },
   { key: 'resolverPort', env: 'CV_RESOLVER_PORT', flag: '--resolver-port', kind: 'int', default: '3001', doc: 'DID resolver port' },
+  { key: 'resolverNetworks', env: 'CV_RESOLVER_NETWORKS', flag: '--resolver-networks', kind: 'list', default: 'testnet,mainnet', doc: 'networks `credential-vault resolver` serves (comma list): with one, only that network\'s settings are needed, and a DID of the other is `did_invalid`' },
   { key: 'simulatorPort', env: 'CV_SIMULATOR_PORT', flag: '--simulator-port', kind: 'int', default: '8000', doc: 'embedded chain simulator port' },
   { key: 'simulator', env: 'CV_SIMULATOR', flag: '--simulator', kind: 'bool', default: 'true', doc: 'run the embedded simulator (false: use the configured network RPCs)' },
   { key: 'dataDir', env: 'CV_DATA_DIR', flag: '--data-dir', kind: 'string', default: './data', doc: 'data directory of the embedded stores, the encryption key file and the simulator state' },
@@ -108,6 +109,8 @@ export interface Config {
   testnetPort: number;
   mainnetPort: number;
   resolverPort: number;
+  /** Networks of `credential-vault resolver` (under `start` the resolver serves both). */
+  resolverNetworks: NetworkName[];
   simulatorPort: number;
   simulator: boolean;
   dataDir: string;
@@ -219,6 +222,15 @@ export function parseConfig(raw: RawSettings, earlier: string[] = []): Config {
     return list;
   };
 
+  const networkList = (key: string): NetworkName[] => {
+    const list = (get(key) ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+    const bad = list.filter((x) => !NETWORKS.includes(x as NetworkName));
+    if (list.length === 0 || bad.length || new Set(list).size !== list.length) {
+      problems.push(`${label(key)}: expected a comma list of ${NETWORKS.join(', ')} (each once, at least one), got ${JSON.stringify(get(key))}`);
+    }
+    return list as NetworkName[];
+  };
+
   const networks = Object.fromEntries(
     NETWORKS.map((n) => [
       n,
@@ -242,6 +254,7 @@ export function parseConfig(raw: RawSettings, earlier: string[] = []): Config {
     testnetPort: port('testnetPort'),
     mainnetPort: port('mainnetPort'),
     resolverPort: port('resolverPort'),
+    resolverNetworks: networkList('resolverNetworks'),
     simulatorPort: port('simulatorPort'),
     simulator: bool('simulator'),
     dataDir: get('dataDir') ?? './data',
@@ -291,6 +304,23 @@ export function requireProfiles(config: Config, networks: readonly NetworkName[]
     }
   }
   if (problems.length) throw new ConfigError(problems);
+}
+
+/**
+ * What the wallet-side commands (`tx sign`, `did multikey`) take from the environment and never from a flag:
+ * a secret on the command line ends up in shell history and in every `ps` listing.
+ */
+export interface WalletEnv {
+  /** `CV_SECRET_KEY`: the signing secret (S…), when no --secret-file is given. */
+  secretKey?: string;
+  /** `CV_API_KEY`: sent as X-SVC-Key by `tx sign --submit`. */
+  apiKey?: string;
+}
+
+export function walletEnv(env: NodeJS.ProcessEnv = process.env): WalletEnv {
+  const secretKey = env['CV_SECRET_KEY']?.trim();
+  const apiKey = env['CV_API_KEY']?.trim();
+  return { ...(secretKey ? { secretKey } : {}), ...(apiKey ? { apiKey } : {}) };
 }
 
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): { config: Config; rest: string[] } {

@@ -34,7 +34,7 @@ export interface paths {
         };
         /**
          * Interactive OpenAPI UI
-         * @description An HTML page (Swagger UI) rendering `/openapi.json`.
+         * @description An HTML page (Swagger UI) loading `/openapi.json`; `/docs/` redirects here (301).
          */
         get: operations["getDocs"];
         put?: never;
@@ -1137,7 +1137,11 @@ export interface operations {
             path: {
                 /**
                  * @description The DID, optionally URL-encoded. Checked by the resolver (not by request validation) so that an
-                 *     invalid DID is answered with a resolution result (`invalidDid`).
+                 *     invalid DID is answered with a resolution result (`invalidDid`). `x-handler-pattern` is that
+                 *     check, plain or URL-encoded (a canonical didId ends in one of `aeimquy4`: its 2 padding bits are
+                 *     zero); a DID of a network this instance does not serve is `invalidDid` too. The Prism mock
+                 *     (`npm run mock:resolver`) validates the pattern, so it too answers an invalid DID with 400
+                 *     `invalidDid`.
                  */
                 did: string;
             };

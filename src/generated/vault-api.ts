@@ -128,10 +128,37 @@ export interface paths {
         };
         /**
          * Interactive API documentation (Swagger UI)
-         * @description Swagger UI over this description, testnet only. On mainnet `/docs` and every route under it answer
-         *     404 `not_found`. No key.
+         * @description Swagger UI over this description (it loads `/openapi.json`), testnet only; `/docs/` redirects here.
+         *     On mainnet `/docs` and every route under it answer 404 `not_found`. No key.
          */
         get: operations["getDocs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional correlation id (up to 200 characters), echoed in the response.
+                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This OpenAPI 3.1 description
+         * @description This document as JSON, with `servers` naming this service. On both networks (only the interactive
+         *     UI at `/docs` is testnet-only; the UI loads the document from here). No key, not rate limited.
+         */
+        get: operations["getOpenApi"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2363,6 +2390,48 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+        };
+    };
+    getOpenApi: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional correlation id (up to 200 characters), echoed in the response.
+                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI document. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {
+                     *         "title": "Credential Vault API",
+                     *         "version": "1.1.1"
+                     *       },
+                     *       "paths": {}
+                     *     }
+                     */
+                    "application/json": {
+                        openapi: string;
+                        info: Record<string, never>;
+                        paths: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
         };
     };
     issueVc: {

@@ -253,4 +253,10 @@ describe('service routes', () => {
     expect(css.status).toBe(200);
     expect(css.headers.get('content-type')).toMatch(/^text\/css/);
   });
+
+  it('/docs/ redirects to /docs, where the relative links resolve', async () => {
+    const r = await fetch(`${h.url}/docs/`, { redirect: 'manual' });
+    expect(r.status).toBe(301);
+    expect(new URL(r.headers.get('location')!, `${h.url}/docs/`).pathname).toBe('/docs');
+  });
 });

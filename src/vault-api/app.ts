@@ -81,7 +81,7 @@ export async function createVaultApp(deps: VaultAppDeps, options: VaultAppOption
   );
   app.get('/metrics', metricsHandler(metrics));
   app.get('/ready', readiness(deps.readinessChecks ?? [], { ...(deps.logger ? { logger: deps.logger } : {}), ...(deps.draining ? { draining: deps.draining } : {}) }));
-  app.use('/docs', createDocsRoutes(deps, doc));
+  app.use('/docs', createDocsRoutes(deps));
   app.use(
     pipeline(
       removedRoutes(removed),
@@ -109,7 +109,7 @@ export async function createVaultApp(deps: VaultAppDeps, options: VaultAppOption
     ),
   );
 
-  app.use(createPublicRoutes(deps));
+  app.use(createPublicRoutes(deps, doc));
   app.use(createKeyRoutes(deps));
   app.use(options.contractRoutes ?? createContractRoutes(deps));
 

@@ -6,10 +6,6 @@ import { replayAgainstPrism, type PrismExclusion } from './replay.ts';
 /** What Prism cannot serve, and why (contract-tests/README.md lists the same). */
 export const VAULT_EXCLUSIONS: readonly PrismExclusion[] = [
   {
-    description: 'a batch of six credentials',
-    why: 'A request that fails validation (six credentials; maxItems 5) gets the operation\'s 422 response from Prism whenever the operation declares one, as every write route does (idempotency_key_reused), and Prefer cannot select 400: Prism answers 422, or 404 "exampleKey does not exist" when asked for the batch_too_large example. The service answers 400 batch_too_large.',
-  },
-  {
     description: 'a challenge this service did not issue',
     why: 'Prism cannot check a wallet-proof challenge, and the spec has no 400 example with challenge_invalid to select with Prefer.',
   },

@@ -1,5 +1,5 @@
 // API keys (vault-api.yaml "Authentication"): every operation except the public ones (`security: []`:
-// /health, /config, /docs, /auth/*) needs a key of this network in X-SVC-Key, x-api-key or
+// /health, /config, /openapi.json, /docs, /auth/*) needs a key of this network in X-SVC-Key, x-api-key or
 // `Authorization: Bearer`.
 import type { Request, RequestHandler } from 'express';
 import { ApiError, setAuth, type AuthContext, type VaultAppDeps } from '../context.ts';

@@ -46,9 +46,22 @@ describe('GET /config', () => {
   });
 });
 
+describe('GET /openapi.json', () => {
+  it.each(['testnet', 'mainnet'] as const)('%s: the description, its servers naming this service', async (network) => {
+    const env = network === 'testnet' ? testnet : mainnet;
+    const res = await env.request('/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.body.openapi).toBe('3.1.0');
+    expect(res.body.paths['/contracts/vc/issue']).toBeDefined();
+    expect(res.body.paths['/openapi.json']).toBeDefined();
+    expect(res.body.servers).toEqual([{ url: '/', description: `this service (${network})` }]);
+  });
+});
+
 describe('/docs on testnet', () => {
-  it.each(['/docs', '/docs/'])('%s serves the Swagger UI page, with assets that resolve under /docs', async (path) => {
-    const res = await testnet.request(path);
+  it('serves the Swagger UI page, with assets that resolve under /docs', async () => {
+    const res = await testnet.request('/docs');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/text\/html/);
     const page = res.body as string;
@@ -57,7 +70,7 @@ describe('/docs on testnet', () => {
     expect(assets.filter((a) => /^(https?:)?\/\//.test(a))).toEqual([]); // nothing from a CDN
     expect(assets).toEqual(expect.arrayContaining([expect.stringMatching(/swagger-ui\.css$/), expect.stringMatching(/swagger-ui-init\.js$/)]));
     for (const asset of assets) {
-      const url = new URL(asset, testnet.url + path);
+      const url = new URL(asset, `${testnet.url}/docs`);
       expect(url.pathname.startsWith('/docs/'), url.pathname).toBe(true);
       const got = await fetch(url);
       expect(got.status, url.pathname).toBe(200);
@@ -65,17 +78,17 @@ describe('/docs on testnet', () => {
     }
   });
 
-  it('the init script carries this description', async () => {
-    const res = await testnet.request('/docs/swagger-ui-init.js');
-    expect(res.status).toBe(200);
-    expect(res.body).toContain('Credential Vault API');
+  it.each([['/docs/', '/docs'], ['/api/docs/', '/api/docs']])('%s redirects to %s', async (path, target) => {
+    const res = await fetch(testnet.url + path, { redirect: 'manual' });
+    expect(res.status).toBe(301);
+    expect(new URL(res.headers.get('location')!, testnet.url + path).pathname).toBe(target);
   });
 
-  it('/docs/openapi.json is the description', async () => {
-    const res = await testnet.request('/docs/openapi.json');
+  it('the init script loads ./openapi.json instead of inlining the description', async () => {
+    const res = await testnet.request('/docs/swagger-ui-init.js');
     expect(res.status).toBe(200);
-    expect(res.body.openapi).toBe('3.1.0');
-    expect(res.body.paths['/contracts/vc/issue']).toBeDefined();
+    expect(res.body).toContain('"swaggerUrl": "openapi.json"');
+    expect(res.body).not.toContain('/contracts/vc/issue');
   });
 
   it('an unknown file under /docs → 404 not_found', async () => {

@@ -1,16 +1,19 @@
-// The public routes (vault-api.yaml tag Public): liveness, the network configuration, and the interactive
-// documentation (Swagger UI, served from this process; testnet only — on mainnet every /docs route is 404).
+// The public routes (vault-api.yaml tag Public): liveness, the network configuration, the description at
+// /openapi.json, and the interactive documentation (Swagger UI, served from this process; testnet only — on
+// mainnet every /docs route is 404).
 import express, { type Router } from 'express';
-import swaggerUi from 'swagger-ui-express';
+import { docsUi } from '../../openapi/docs-ui.ts';
 import { ApiError, type VaultAppDeps } from '../context.ts';
 import type { OpenApiDocument } from '../middleware/openapi.ts';
 
 export const SERVICE_NAME = 'credential-vault';
 
-/** GET /health and GET /config. */
-export function createPublicRoutes(deps: VaultAppDeps): Router {
+/** GET /health, GET /config and GET /openapi.json. */
+export function createPublicRoutes(deps: VaultAppDeps, doc: OpenApiDocument): Router {
   const router = express.Router();
   const p = deps.profile;
+  // `servers` names this service, so the UI (and a client generator) takes this origin as the base.
+  const served = JSON.stringify({ ...doc, servers: [{ url: '/', description: `this service (${p.network})` }] });
 
   router.get('/health', (_req, res) => {
     res.json({ status: 'ok', timestamp: new Date(deps.now()).toISOString(), service: SERVICE_NAME });
@@ -29,32 +32,26 @@ export function createPublicRoutes(deps: VaultAppDeps): Router {
     });
   });
 
+  router.get('/openapi.json', (_req, res) => {
+    res.type('application/json').send(served);
+  });
+
   return router;
 }
 
 /**
- * /docs: the Swagger UI page, its assets (from swagger-ui-dist, never a CDN) and the description itself at
- * /docs/openapi.json. Mounted before route matching, since the assets are not operations of the spec.
+ * /docs: the Swagger UI page and its assets, reading /openapi.json. Mounted before route matching, since the
+ * assets are not operations of the spec.
  */
-export function createDocsRoutes(deps: VaultAppDeps, doc: OpenApiDocument): Router {
+export function createDocsRoutes(deps: VaultAppDeps): Router {
   const router = express.Router();
   if (deps.profile.network === 'mainnet') {
     router.use((_req, _res, next) => next(new ApiError(404, 'not_found', 'not found')));
     return router;
   }
-  const served = { ...doc, servers: [{ url: '/', description: `this service (${deps.profile.network})` }] };
-  const options = { customSiteTitle: 'Credential Vault API', swaggerOptions: { tryItOutEnabled: false } };
-  const page = swaggerUi.generateHTML(served, options);
-  // The page's asset links are relative (./swagger-ui.css): from /docs they must name the docs folder.
-  const pageWithoutSlash = page.replace(/(href|src)="\.\//g, '$1="./docs/');
-
-  router.get('/openapi.json', (_req, res) => {
-    res.json(served);
-  });
-  router.get('/', (req, res) => {
-    res.type('html').send(req.originalUrl.split('?')[0]!.endsWith('/') ? page : pageWithoutSlash);
-  });
-  router.use(swaggerUi.serveFiles(served, options));
+  const ui = docsUi({ title: 'Credential Vault API' });
+  router.get('/', ui.page);
+  router.use(ui.assets);
   router.use((_req, _res, next) => next(new ApiError(404, 'not_found', 'not found')));
   return router;
 }

@@ -1,0 +1,113 @@
+// The HTML pages the services serve, in a real browser (Debian's chromium driven by playwright-core): the
+// Swagger UI at /docs of the vault API (testnet) and of the resolver. Each page must list every operation
+// of its spec (method and path; deprecated ones too) with a clean console, no failed request and no
+// description table row split by a '|'; a screenshot of each goes to test-results/. These two are the only
+// HTML pages: the mainnet vault API answers /docs with 404 JSON, and the simulator serves JSON-RPC and
+// friendbot only. The services are started in process as `npm start` starts them.
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSpec } from '../contract-tests/helpers/spec.ts';
+import { loadConfig } from '../src/config/index.ts';
+import { startServices, type RunningServices } from '../src/services.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--headless'];
+const SCREENSHOTS = path.resolve('test-results');
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/** `METHOD path` of every operation of a spec. */
+function operationsOf(specFile: string): string[] {
+  const spec = loadSpec(specFile);
+  return Object.entries<Record<string, unknown>>(spec.paths).flatMap(([p, item]) =>
+    METHODS.filter((m) => item[m] !== undefined).map((m) => `${m.toUpperCase()} ${p}`),
+  );
+}
+
+let browser: Browser;
+let services: RunningServices;
+const dataDir = mkdtempSync(path.join(tmpdir(), 'cv-browser-'));
+
+beforeAll(async () => {
+  // Never a skip: without the browser this test fails and says how to get it (.ci/run installs it).
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)`);
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const { config } = loadConfig(
+    ['--testnet-port', '0', '--mainnet-port', '0', '--resolver-port', '0', '--simulator-port', '0', '--data-dir', dataDir, '--log-level', 'silent'],
+    {},
+  );
+  [browser, services] = await Promise.all([
+    chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS }),
+    startServices(config, { mode: 'start' }),
+  ]);
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await services?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe.each([
+  { name: 'vault-api', spec: 'spec/vault-api.yaml', base: () => services.vault.testnet!.url },
+  { name: 'did-resolver', spec: 'spec/did-resolver.yaml', base: () => services.resolverUrl! },
+])('$name /docs', ({ name, spec, base }) => {
+  it('lists every operation of the spec, with a clean console, no failed request and whole table rows', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+    page.on('response', (r) => {
+      if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
+    });
+    try {
+      const res = await page.goto(`${base()}/docs`, { waitUntil: 'networkidle' });
+      expect(res?.status()).toBe(200);
+      await page.waitForSelector('.opblock', { timeout: 15_000 }).catch((err: Error) => {
+        throw new Error(`no operation rendered (${err.message.split('\n')[0]}); the page said:\n${problems.join('\n')}`);
+      });
+      const shown = await page.$$eval('.opblock', (blocks) =>
+        blocks.map((b) => `${b.querySelector('.opblock-summary-method')?.textContent?.trim()} ${b.querySelector('.opblock-summary [data-path]')?.getAttribute('data-path')}`),
+      );
+      // A '|' inside a table cell of a description splits the row: every row must have the header's cells.
+      const brokenRows = await page.$$eval('.info table', (tables) =>
+        tables.flatMap((t) => {
+          const width = t.querySelectorAll('thead th').length;
+          return [...t.querySelectorAll('tbody tr')].filter((r) => r.children.length !== width).map((r) => r.textContent);
+        }),
+      );
+      expect(brokenRows, 'table rows of the description with the wrong number of cells').toEqual([]);
+      await page.screenshot({ path: path.join(SCREENSHOTS, `docs-${name}.png`), fullPage: true });
+      const want = operationsOf(spec);
+      expect(want.length).toBeGreaterThan(5);
+      expect(want.filter((op) => !shown.includes(op)), 'operations missing from the page').toEqual([]);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+});
+
+describe('no other HTML page', () => {
+  it.each([
+    ['the simulator', () => `${services.simulatorUrl}/`],
+    ['the vault API (testnet) /', () => `${services.vault.testnet!.url}/`],
+    ['the resolver /', () => `${services.resolverUrl}/`],
+  ])('%s answers JSON', async (_name, url) => {
+    const res = await fetch(url());
+    await res.arrayBuffer();
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+
+  it('the mainnet vault API answers /docs with 404 JSON', async () => {
+    const res = await fetch(`${services.vault.mainnet!.url}/docs`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await res.json()).toEqual({ error: 'not_found', message: expect.any(String) });
+  });
+});

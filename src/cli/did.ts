@@ -1,0 +1,36 @@
+// `credential-vault did new | multikey`: a fresh did:ledger DID to register, and the Multikey
+// (publicKeyMultibase) of an Ed25519 account key, as a DID record's authentication keys take it.
+import { StrKey } from '@stellar/stellar-sdk';
+import { NETWORKS, type NetworkName, type WalletEnv } from '../config/index.ts';
+import { encodeMultikey, generateDid } from '../did/index.ts';
+import { UsageError, takeFlag, type CliIo } from './args.ts';
+import { refuseSecretsInArgv, takeSigningKey } from './wallet-key.ts';
+
+export function didCommand(argv: string[], io: CliIo, wallet: WalletEnv): number {
+  const [sub, ...rest] = argv;
+  const args = [...rest];
+  if (sub === 'new') {
+    // 16 random bytes, in the canonical base32 spelling the registry keys records by.
+    const network = (takeFlag(args, '--network') ?? 'testnet') as NetworkName;
+    if (!NETWORKS.includes(network)) throw new UsageError(`did new: --network must be one of ${NETWORKS.join(', ')}`);
+    if (args.length) throw new UsageError(`did new: unexpected ${args.join(' ')}`);
+    io.out(generateDid({ network }).did);
+    return 0;
+  }
+  if (sub !== 'multikey') throw new UsageError(`did: unknown subcommand ${JSON.stringify(sub)}`);
+  refuseSecretsInArgv(args);
+  const account = takeFlag(args, '--public');
+  const keypair = account === undefined ? takeSigningKey(args, wallet.secretKey, io) : undefined;
+  if (args.length) throw new UsageError(`did multikey: unexpected ${args.join(' ')}`);
+  let raw: Uint8Array;
+  if (account !== undefined) {
+    if (!StrKey.isValidEd25519PublicKey(account)) throw new UsageError('did multikey: --public must be an account address G…');
+    raw = StrKey.decodeEd25519PublicKey(account);
+  } else if (keypair) {
+    raw = keypair.rawPublicKey();
+  } else {
+    throw new UsageError('did multikey: --public G…, --secret-file FILE, or CV_SECRET_KEY in the environment');
+  }
+  io.out(encodeMultikey('Ed25519', raw));
+  return 0;
+}

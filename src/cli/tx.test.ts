@@ -1,0 +1,142 @@
+// `credential-vault tx sign` against the resolver over the chain simulator: a prepared registration signed
+// from the prepare answer (payer = controller), the two-party case (the controller signs its authorization
+// entry, then the payer the envelope), --submit, and every refusal. One run through the real command
+// (bin/credential-vault.js) reads the answer from standard input as the README's curl example does.
+import { execFile } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Keypair } from '@stellar/stellar-sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateDid } from '../did/index.ts';
+import { multikey, startHarness, type Harness } from '../resolver/testing.ts';
+import { UsageError, type CliIo } from './args.ts';
+import { txCommand } from './tx.ts';
+
+let h: Harness;
+const dir = mkdtempSync(path.join(tmpdir(), 'cv-tx-sign-'));
+beforeAll(async () => {
+  h = await startHarness();
+}, 60_000);
+afterAll(async () => {
+  await h?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** An io whose standard input is `stdin` and whose output is kept. */
+function io(stdin = ''): CliIo & { stdout: string[]; stderr: string[] } {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  return { stdout, stderr, out: (l) => stdout.push(l), err: (l) => stderr.push(l), readStdin: async () => stdin, fetch };
+}
+
+function secretFile(kp: Keypair, mode = 0o600): string {
+  const file = path.join(dir, `${kp.publicKey().slice(0, 8)}-${mode.toString(8)}.txt`);
+  writeFileSync(file, `${kp.secret()}\n`);
+  chmodSync(file, mode);
+  return file;
+}
+
+/** The prepare answer ({xdr, network, networkPassphrase}) of a registration paid by `payer` for `controller`. */
+async function prepareRegistration(payer: Keypair, controller: Keypair) {
+  const { did } = generateDid({ network: 'testnet' });
+  const record = { controller: controller.publicKey(), authentication: [{ publicKeyMultibase: multikey(controller) }], assertionMethod: [], keyAgreement: [], services: [] };
+  const prep = await h.post('/v1/dids/stellar', { did, sourcePublicKey: payer.publicKey(), record });
+  expect(prep.status, prep.text).toBe(200);
+  return { did, answer: prep.text, body: prep.body as { xdr: string; networkPassphrase: string } };
+}
+
+describe('tx sign', () => {
+  it('signs the prepare answer read from standard input with --secret-file; the signed XDR registers the DID', async () => {
+    const kp = await h.account();
+    const { did, answer } = await prepareRegistration(kp, kp);
+    const run = io(answer);
+    expect(await txCommand(['sign', '--secret-file', secretFile(kp)], run, {})).toBe(0);
+    expect(run.stdout).toHaveLength(1);
+    expect(run.stderr.join('\n')).toContain(`signed the envelope as ${kp.publicKey()}`);
+    const submitted = await h.post('/v1/dids/stellar', { signedXdr: run.stdout[0] });
+    expect(submitted.status, submitted.text).toBe(200);
+    expect((await h.get(`/1.0/identifiers/${did}`)).status).toBe(200);
+  });
+
+  it('takes the key from CV_SECRET_KEY, bare XDR with --passphrase, and --submit posts {signedXdr}', async () => {
+    const kp = await h.account();
+    const { did, body } = await prepareRegistration(kp, kp);
+    const run = io();
+    const code = await txCommand(['sign', '--passphrase', body.networkPassphrase, '--submit', `${h.url}/v1/dids/stellar`, body.xdr], run, { secretKey: kp.secret() });
+    expect(code, run.stderr.join('\n')).toBe(0);
+    expect(JSON.parse(run.stdout[0]!)).toEqual({ txId: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect((await h.get(`/1.0/identifiers/${did}`)).status).toBe(200);
+  });
+
+  it('two parties: the controller signs its authorization entry (--rpc-url), then the payer the envelope', async () => {
+    const [payer, controller] = [await h.account(), await h.account()];
+    const { did, answer } = await prepareRegistration(payer, controller);
+    const first = io(answer);
+    expect(await txCommand(['sign', '--rpc-url', h.info.testnet.rpcUrl!], first, { secretKey: controller.secret() })).toBe(0);
+    expect(first.stderr.join('\n')).toMatch(/signed 1 authorization entry \(valid until ledger \d+\) as G/);
+    expect(first.stderr.join('\n')).toContain(`the source ${payer.publicKey()} must sign it next`);
+    // The payer signs what the controller handed over; the passphrase now comes from the flag.
+    const second = io(first.stdout[0]);
+    expect(await txCommand(['sign', '--passphrase', JSON.parse(answer).networkPassphrase, '-'], second, { secretKey: payer.secret() })).toBe(0);
+    const submitted = await h.post('/v1/dids/stellar', { signedXdr: second.stdout[0] });
+    expect(submitted.status, submitted.text).toBe(200);
+    expect((await h.get(`/1.0/identifiers/${did}`)).body.didDocumentMetadata.method.stellarAccount).toBe(controller.publicKey());
+  });
+
+  it('warns when the secret file is readable by others', async () => {
+    const kp = await h.account();
+    const { answer } = await prepareRegistration(kp, kp);
+    const run = io(answer);
+    expect(await txCommand(['sign', '--secret-file', secretFile(kp, 0o644)], run, {})).toBe(0);
+    expect(run.stderr[0]).toMatch(/readable by other users \(chmod 600 /);
+  });
+
+  describe('refuses', () => {
+    let kp: Keypair;
+    let answer: string;
+    beforeAll(async () => {
+      kp = await h.account();
+      ({ answer } = await prepareRegistration(kp, kp));
+    });
+
+    it.each([
+      { given: () => ['sign', '--secret', kp.secret()], env: {}, want: /never goes on the command line/ },
+      { given: () => ['sign', `--secret-key=${kp.secret()}`], env: {}, want: /never goes on the command line/ },
+      { given: () => ['sign', kp.secret()], env: {}, want: /never goes on the command line/ },
+      { given: () => ['sign'], env: {}, want: /no key: --secret-file FILE, or CV_SECRET_KEY/ },
+      { given: () => ['sign', '--secret-file', path.join(dir, 'missing.txt')], env: {}, want: /missing\.txt: ENOENT/ },
+      { given: () => ['sign'], env: { secretKey: 'SNOTASECRET' }, want: /CV_SECRET_KEY: not a secret seed/ },
+      { given: () => ['sign', '--passphrase', 'Public Global Stellar Network ; September 2015'], env: () => ({ secretKey: kp.secret() }), want: /refusing to sign/ },
+      { given: () => ['sign', JSON.parse(answer).xdr], env: () => ({ secretKey: kp.secret() }), want: /bare XDR needs --passphrase/ },
+      { given: () => ['sign', '--passphrase', 'Test', 'AAAA'], env: () => ({ secretKey: kp.secret() }), want: /not a transaction envelope/ },
+      { given: () => ['sign', '{"nope": 1}'], env: () => ({ secretKey: kp.secret() }), want: /no "xdr"/ },
+      { given: () => ['sign', '--colour', 'red'], env: () => ({ secretKey: kp.secret() }), want: /unknown flag --colour/ },
+      { given: () => ['sign'], env: () => ({ secretKey: Keypair.random().secret() }), want: /has nothing to sign: the transaction's source is G/ },
+      { given: () => ['verify'], env: {}, want: /unknown subcommand "verify"/ },
+    ])('$want', async ({ given, env, want }) => {
+      const run = io(answer);
+      await expect(txCommand(given(), run, typeof env === 'function' ? env() : env)).rejects.toThrow(want);
+      await expect(txCommand(given(), io(answer), typeof env === 'function' ? env() : env)).rejects.toBeInstanceOf(UsageError);
+      expect(run.stdout).toEqual([]);
+    });
+
+    it('an authorization entry without a ledger to be valid until', async () => {
+      const [payer, controller] = [await h.account(), await h.account()];
+      const prepared = await prepareRegistration(payer, controller);
+      await expect(txCommand(['sign'], io(prepared.answer), { secretKey: controller.secret() })).rejects.toThrow(/needs G[A-Z2-7]+'s authorization: give the ledger/);
+    });
+  });
+
+  it('works as the command the README shows: the answer piped in, the key in CV_SECRET_KEY', async () => {
+    const kp = await h.account();
+    const { did, answer } = await prepareRegistration(kp, kp);
+    const bin = path.resolve('bin/credential-vault.js');
+    const child = promisify(execFile)(process.execPath, [bin, 'tx', 'sign', '--submit', `${h.url}/v1/dids/stellar`], { env: { ...process.env, CV_SECRET_KEY: kp.secret() } });
+    child.child.stdin!.end(answer);
+    const { stdout } = await child;
+    expect(JSON.parse(stdout)).toEqual({ txId: expect.any(String) });
+    expect((await h.get(`/1.0/identifiers/${did}`)).status).toBe(200);
+  });
+});

@@ -1,0 +1,96 @@
+// `credential-vault tx sign`: sign a prepared transaction as a wallet would, without writing a script.
+//
+//   curl … prepare … | credential-vault tx sign --secret-file key.txt [--submit URL]
+//
+// The input (argument, or standard input) is the prepare answer as JSON — the vault API's {xdr, network} or
+// the resolver's {xdr, network, networkPassphrase}, whose passphrase is used — or bare base64 XDR with
+// --passphrase. Authorization entries that name the signer need the ledger their signature is valid until:
+// --valid-until-ledger N, or --rpc-url U (latest ledger + AUTH_VALIDITY_LEDGERS).
+import { SignError, latestLedgerOf, needsAuthorization, signPrepared } from '../chain/sign.ts';
+import type { WalletEnv } from '../config/index.ts';
+import { UsageError, takeFlag, type CliIo } from './args.ts';
+import { refuseSecretsInArgv, takeSigningKey } from './wallet-key.ts';
+
+/** ≈10 minutes of 5-second ledgers: longer than a prepared transaction lives (300 s), not much more. */
+export const AUTH_VALIDITY_LEDGERS = 120;
+
+interface Prepared {
+  xdr: string;
+  passphrase?: string;
+}
+
+/** The prepare answer as JSON, or bare XDR. */
+function readPrepared(text: string): Prepared {
+  const trimmed = text.trim();
+  if (!trimmed) throw new UsageError('tx sign: no transaction (pass the XDR or the prepare answer, or pipe it in)');
+  if (!trimmed.startsWith('{')) return { xdr: trimmed };
+  let json: Record<string, unknown>;
+  try {
+    json = JSON.parse(trimmed) as Record<string, unknown>;
+  } catch {
+    throw new UsageError('tx sign: the input starts with "{" but is not JSON');
+  }
+  if (typeof json['xdr'] !== 'string') throw new UsageError('tx sign: the JSON has no "xdr" (is it a prepare answer?)');
+  // The vault API names the passphrase `network`; the resolver has `network: testnet` and `networkPassphrase`.
+  const named = [json['networkPassphrase'], json['network']].find((v) => typeof v === 'string' && v !== 'testnet' && v !== 'mainnet');
+  return { xdr: json['xdr'], ...(typeof named === 'string' ? { passphrase: named } : {}) };
+}
+
+export async function txCommand(argv: string[], io: CliIo, wallet: WalletEnv): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub !== 'sign') throw new UsageError(`tx: unknown subcommand ${JSON.stringify(sub)}`);
+  const args = [...rest];
+  refuseSecretsInArgv(args);
+  const keypair = takeSigningKey(args, wallet.secretKey, io);
+  const passphraseFlag = takeFlag(args, '--passphrase');
+  const rpcUrl = takeFlag(args, '--rpc-url');
+  const validUntilFlag = takeFlag(args, '--valid-until-ledger');
+  const submit = takeFlag(args, '--submit');
+  const unknown = args.filter((a) => a.startsWith('--'));
+  if (unknown.length) throw new UsageError(`tx sign: unknown flag ${unknown.join(', ')}`);
+  if (args.length > 1) throw new UsageError('tx sign: one transaction at a time');
+  if (!keypair) throw new UsageError('tx sign: no key: --secret-file FILE, or CV_SECRET_KEY in the environment');
+
+  const prepared = readPrepared(args[0] === undefined || args[0] === '-' ? await io.readStdin() : args[0]);
+  if (passphraseFlag !== undefined && prepared.passphrase !== undefined && passphraseFlag !== prepared.passphrase) {
+    throw new UsageError(`tx sign: the transaction is for "${prepared.passphrase}", not "${passphraseFlag}": refusing to sign`);
+  }
+  const passphrase = passphraseFlag ?? prepared.passphrase;
+  if (passphrase === undefined) throw new UsageError('tx sign: bare XDR needs --passphrase (the prepare answer names it)');
+
+  let validUntilLedger: number | undefined;
+  if (validUntilFlag !== undefined) {
+    validUntilLedger = Number(validUntilFlag);
+    if (!Number.isSafeInteger(validUntilLedger) || validUntilLedger < 1) throw new UsageError('tx sign: --valid-until-ledger must be a positive integer');
+  } else if (rpcUrl !== undefined && needsAuthorization(prepared.xdr, keypair.publicKey())) {
+    const latest = await latestLedgerOf(rpcUrl);
+    if (latest.passphrase !== passphrase) throw new UsageError(`tx sign: ${rpcUrl} serves "${latest.passphrase}", the transaction is for "${passphrase}"`);
+    validUntilLedger = latest.sequence + AUTH_VALIDITY_LEDGERS;
+  }
+
+  let signed;
+  try {
+    signed = await signPrepared({ xdr: prepared.xdr, passphrase, keypair, ...(validUntilLedger !== undefined ? { validUntilLedger } : {}) });
+  } catch (err) {
+    if (err instanceof SignError) throw new UsageError(`tx sign: ${err.message}`);
+    throw err;
+  }
+  const what = [signed.envelopeSigned ? 'the envelope' : '', signed.authEntriesSigned ? `${signed.authEntriesSigned} authorization entr${signed.authEntriesSigned === 1 ? 'y' : 'ies'} (valid until ledger ${validUntilLedger})` : '']
+    .filter(Boolean)
+    .join(' and ');
+  io.err(`signed ${what} as ${keypair.publicKey()} for "${passphrase}"`);
+  if (!signed.envelopeSigned) io.err(`the source ${signed.source} must sign it next`);
+
+  if (submit === undefined) {
+    io.out(signed.signedXdr);
+    return 0;
+  }
+  const res = await io.fetch(submit, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(wallet.apiKey ? { 'x-svc-key': wallet.apiKey } : {}) },
+    body: JSON.stringify({ signedXdr: signed.signedXdr }),
+  });
+  io.out(await res.text());
+  if (!res.ok) io.err(`${submit} answered ${res.status}`);
+  return res.ok ? 0 : 1;
+}
