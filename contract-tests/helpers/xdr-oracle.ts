@@ -18,6 +18,18 @@ export function xdrTypes(): ReadonlySet<string> {
   return loaded;
 }
 
+/** `base64` as stellar-xdr's JSON for `type`; throws what stellar-xdr reports. */
+export function xdrToJson(type: string, base64: string): string {
+  xdrTypes();
+  return decode(type, base64);
+}
+
+/** stellar-xdr's JSON for `type` as base64 XDR; throws what stellar-xdr reports. */
+export function jsonToXdr(type: string, json: string): string {
+  xdrTypes();
+  return encode(type, json);
+}
+
 /** The outcome of decoding one value as `type` and encoding the JSON back; failures are data, not throws. */
 export type RoundTrip =
   | { ok: true; json: string }
