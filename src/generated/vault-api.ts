@@ -851,6 +851,10 @@ export interface paths {
          *     The challenge must be signed by signers of the account that meet its medium threshold (read from the
          *     chain), or, for an account that does not exist on chain yet, by the account's own key.
          *
+         *     The challenge counts only within its own time bounds, on the service's clock: from its issue until 5
+         *     minutes later, with no grace period (decision; the SDK's `readChallengeTx` would allow 5 more minutes).
+         *     Later it is refused with 400 `challenge_invalid` and a message saying it expired; request a new one.
+         *
          *     Codes: 400 `challenge_invalid` (not issued by this service, expired, replayed, wrong network, or not
          *     signed by the account), `invalid_request`; 403 `origin_not_allowed`; 502 `chain_unavailable`; 503
          *     `store_unavailable`, `rate_limit_unavailable`.
