@@ -86,6 +86,38 @@ describe('validation reports one line per problem', () => {
     expect(() => requireProfiles(config, ['mainnet'])).toThrow(/CV_MAINNET_RPC_URL/);
     expect(() => requireProfiles(config, ['mainnet'])).not.toThrow(/CV_TESTNET/);
   });
+  // Issue 12 item 8: configuration that cannot work stops the start.
+  it('refuses a network profile setting while the embedded simulator replaces it, one line each', () => {
+    const { config } = loadConfig([], { CV_TESTNET_RPC_URL: 'https://rpc.example/', CV_MAINNET_PASSPHRASE: 'X' });
+    try {
+      requireProfiles(config, ['testnet', 'mainnet']);
+      expect.unreachable();
+    } catch (e) {
+      expect((e as ConfigError).problems).toEqual([
+        expect.stringMatching(/^CV_TESTNET_RPC_URL \(--testnet-rpc-url\): the embedded simulator replaces the testnet network profile, so this setting would be ignored; set CV_SIMULATOR=false/),
+        expect.stringMatching(/^CV_MAINNET_PASSPHRASE \(--mainnet-passphrase\): the embedded simulator replaces/),
+      ]);
+    }
+    expect(() => requireProfiles(loadConfig([], {}).config, ['testnet'])).not.toThrow();
+  });
+  it('refuses a state file without the embedded simulator', () => {
+    const { config } = loadConfig(['--simulator', 'false', '--state-file', 'x.json'], {});
+    expect(() => requireProfiles(config, [])).toThrow(/CV_SIMULATOR_STATE_FILE \(--state-file\): only the embedded simulator has a state file/);
+  });
+  it.each([
+    { given: 'postgres://db.internal:5432/vault', want: /DATABASE_URL \(--database-url\): names no user/ },
+    { given: 'postgres:///vault', want: /names no user/ },
+    { given: 'mysql://u:p@db/vault', want: /expected a postgres:\/\/ URL/ },
+    { given: 'not a url', want: /not a URL/ },
+  ])('refuses DATABASE_URL $given', ({ given, want }) => {
+    expect(() => loadConfig([], { DATABASE_URL: given })).toThrow(want);
+  });
+  it('a refused DATABASE_URL is never echoed (it holds the password)', () => {
+    expect(() => loadConfig([], { DATABASE_URL: 'postgres://:s3cret@db/vault' })).toThrow(/^(?![\s\S]*s3cret)/);
+  });
+  it.each(['postgres://vault:pw@db:5432/vault', 'postgresql://vault@db/vault', 'postgres://db/vault?user=vault'])('accepts DATABASE_URL %s', (given) => {
+    expect(loadConfig([], { DATABASE_URL: given }).config.databaseUrl).toBe(given);
+  });
   it('every setting is in the help table', () => {
     const table = settingsTable();
     for (const s of SETTINGS) expect(table).toContain(s.env);

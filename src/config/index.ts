@@ -37,10 +37,10 @@ export const SETTINGS: Setting[] = [
   { key: 'mainnetPort', env: 'CV_MAINNET_PORT', flag: '--mainnet-port', kind: 'int', default: '3002', doc: 'vault API (mainnet) port under `start`' },
   { key: 'resolverPort', env: 'CV_RESOLVER_PORT', flag: '--resolver-port', kind: 'int', default: '3001', doc: 'DID resolver port' },
   { key: 'simulatorPort', env: 'CV_SIMULATOR_PORT', flag: '--simulator-port', kind: 'int', default: '8000', doc: 'embedded chain simulator port' },
-  { key: 'simulator', env: 'CV_SIMULATOR', flag: '--simulator', kind: 'bool', default: 'true', doc: 'run the embedded simulator (false: use the configured network RPCs)' },
+  { key: 'simulator', env: 'CV_SIMULATOR', flag: '--simulator', kind: 'bool', default: 'true', doc: 'run the embedded simulator (false: use the configured network RPCs); while it runs, the network profile settings below are refused, since it replaces them' },
   { key: 'dataDir', env: 'CV_DATA_DIR', flag: '--data-dir', kind: 'string', default: './data', doc: 'data directory of the embedded stores, the encryption key file and the simulator state' },
   { key: 'stateFile', env: 'CV_SIMULATOR_STATE_FILE', flag: '--state-file', kind: 'string', doc: 'simulator state file (default: <data-dir>/simulator-state.json under `start`)' },
-  { key: 'databaseUrl', env: 'DATABASE_URL', flag: '--database-url', kind: 'string', doc: 'PostgreSQL for API keys and idempotency records (shared backend)' },
+  { key: 'databaseUrl', env: 'DATABASE_URL', flag: '--database-url', kind: 'string', doc: 'PostgreSQL for API keys and idempotency records (shared backend), with a user: postgres://USER:PASSWORD@HOST:5432/DATABASE' },
   { key: 'redisUrl', env: 'REDIS_URL', flag: '--redis-url', kind: 'string', doc: 'Redis for rate-limit windows and the resolution cache (shared backend)' },
   { key: 'databaseSchema', env: 'CV_DATABASE_SCHEMA', flag: '--database-schema', kind: 'string', doc: 'PostgreSQL schema of the tables (default: the connection\'s search_path), e.g. one per deployment' },
   { key: 'redisKeyPrefix', env: 'CV_REDIS_KEY_PREFIX', flag: '--redis-key-prefix', kind: 'string', default: 'credential-vault:', doc: 'prefix of every Redis key, e.g. one per deployment sharing a Redis' },
@@ -192,6 +192,22 @@ export function parseConfig(raw: RawSettings, earlier: string[] = []): Config {
     }
     return v;
   };
+  // Never echoes the value: it holds the database password.
+  const databaseUrl = (key: string): string | undefined => {
+    const v = get(key);
+    if (v === undefined || v === '') return undefined;
+    let u: URL;
+    try {
+      u = new URL(v);
+    } catch {
+      problems.push(`${label(key)}: not a URL (expected postgres://USER:PASSWORD@HOST:5432/DATABASE)`);
+      return v;
+    }
+    if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') problems.push(`${label(key)}: expected a postgres:// URL, got a ${u.protocol}// URL`);
+    // Without a user the driver falls back to the OS user of this process: every query would fail to log in.
+    else if (!u.username && !u.searchParams.get('user')) problems.push(`${label(key)}: names no user (expected postgres://USER:PASSWORD@HOST:5432/DATABASE)`);
+    return v;
+  };
   const bool = (key: string): boolean => oneOf(key, ['true', 'false', '1', '0'] as const) === 'true' || get(key) === '1';
   const port = (key: string) => int(key, 0, 65535);
   // `true` would trust whatever X-Forwarded-For any client sends: refused, so a hop count or the proxies
@@ -244,7 +260,7 @@ export function parseConfig(raw: RawSettings, earlier: string[] = []): Config {
     simulator: bool('simulator'),
     dataDir: get('dataDir') ?? './data',
     stateFile: optional('stateFile'),
-    databaseUrl: optional('databaseUrl', /^postgres(ql)?:\/\//, 'a postgres:// URL'),
+    databaseUrl: databaseUrl('databaseUrl'),
     redisUrl: optional('redisUrl', /^rediss?:\/\//, 'a redis:// URL'),
     databaseSchema: optional('databaseSchema', /^[a-z_][a-z0-9_]{0,62}$/, 'a lowercase SQL identifier'),
     redisKeyPrefix: get('redisKeyPrefix') ?? 'credential-vault:',
@@ -274,17 +290,37 @@ export function parseConfig(raw: RawSettings, earlier: string[] = []): Config {
   return config;
 }
 
-/** The profile fields a network needs when it is served without the embedded simulator. */
+const PROFILE_FIELDS = ['rpcUrl', 'passphrase', 'factoryId', 'vaultWasmHash', 'registryId', 'feeTokenId', 'simulationAccount'] as const;
+
+/**
+ * The network profiles against the simulator setting. Without the embedded simulator, the fields a served
+ * network needs. With it, no profile field at all: the simulator's own networks replace every one of them,
+ * so a set `CV_TESTNET_RPC_URL` would be silently ignored (issue 12 item 8); and no state file without it.
+ */
 export function requireProfiles(config: Config, networks: readonly NetworkName[], options: { vaultApi: boolean } = { vaultApi: true }): void {
-  if (config.simulator) return;
   const problems: string[] = [];
-  // The vault API reports the template hash in GET /config, so it needs it; the resolver does not.
-  const fields = ['rpcUrl', 'passphrase', 'factoryId', 'registryId', 'simulationAccount', ...(options.vaultApi ? (['vaultWasmHash'] as const) : [])] as const;
-  for (const n of networks) {
-    for (const k of fields) {
-      if (!config.networks[n][k]) {
-        const s = SETTINGS.find((x) => x.key === `${n}.${k}`)!;
-        problems.push(`${s.env} (${s.flag}): required to serve ${n} when the embedded simulator is off`);
+  const setting = (key: string) => SETTINGS.find((x) => x.key === key)!;
+  if (config.simulator) {
+    for (const n of NETWORKS) {
+      for (const k of PROFILE_FIELDS) {
+        if (config.networks[n][k] === undefined) continue;
+        const s = setting(`${n}.${k}`);
+        problems.push(`${s.env} (${s.flag}): the embedded simulator replaces the ${n} network profile, so this setting would be ignored; set CV_SIMULATOR=false (--simulator false) to use a real RPC, or remove it`);
+      }
+    }
+  } else {
+    if (config.stateFile !== undefined) {
+      const s = setting('stateFile');
+      problems.push(`${s.env} (${s.flag}): only the embedded simulator has a state file, and CV_SIMULATOR (--simulator) is false; remove it`);
+    }
+    // The vault API reports the template hash in GET /config, so it needs it; the resolver does not.
+    const fields = ['rpcUrl', 'passphrase', 'factoryId', 'registryId', 'simulationAccount', ...(options.vaultApi ? (['vaultWasmHash'] as const) : [])] as const;
+    for (const n of networks) {
+      for (const k of fields) {
+        if (!config.networks[n][k]) {
+          const s = setting(`${n}.${k}`);
+          problems.push(`${s.env} (${s.flag}): required to serve ${n} when the embedded simulator is off`);
+        }
       }
     }
   }
