@@ -263,7 +263,8 @@ export interface paths {
          * @description Calls the factory's `deploy(owner, did_uri, user_salt)`, signed by the owner. The vault address is
          *     derived from (factory, owner, userSalt) and never stored. Submit: `{signedXdr}` alone.
          *
-         *     Codes: `input_too_long`, `source_account_not_found`, `tx_invalid`, `tx_operation_mismatch`,
+         *     Codes: `input_too_long`, `issuerDid_network_mismatch` (a `did:ledger` didUri of the other network),
+         *     `source_account_not_found`, `tx_invalid`, `tx_operation_mismatch`,
          *     `tx_failed` (400); 409 `vault_already_deployed` (a vault already exists at (owner, userSalt); the
          *     message keeps the chain's words "already exists").
          */
@@ -409,7 +410,8 @@ export interface paths {
          * Replace the DID URI stored for the vault
          * @description Calls the vault's `set_vault_did(did_uri)`, signed by the vault owner. Submit: `{signedXdr}` alone.
          *
-         *     Codes: `input_too_long` (didUri over 256), `source_account_not_found`, `tx_invalid`,
+         *     Codes: `input_too_long` (didUri over 256), `issuerDid_network_mismatch` (a `did:ledger` didUri of the
+         *     other network), `source_account_not_found`, `tx_invalid`,
          *     `tx_operation_mismatch`, `tx_failed` (400); 404 `vault_not_found`; 409 `vault_revoked`.
          */
         post: operations["setVaultDid"];
@@ -538,7 +540,8 @@ export interface paths {
          *     The factory emits `sponsored_vault_deployed{deployer, owner, vault_address}` on-chain. Submit:
          *     `{signedXdr}` alone.
          *
-         *     Codes: `input_too_long`, `source_account_not_found`, `tx_invalid`, `tx_operation_mismatch`,
+         *     Codes: `input_too_long`, `issuerDid_network_mismatch` (a `did:ledger` didUri of the other network),
+         *     `source_account_not_found`, `tx_invalid`, `tx_operation_mismatch`,
          *     `tx_failed` (400); 403 `forbidden`, `wallet_not_linked`; 409 `vault_already_deployed`.
          */
         post: operations["createSponsoredVault"];
@@ -1047,7 +1050,7 @@ export interface components {
          */
         IssuerDid: string;
         /**
-         * @description DID URI stored for the vault (`did:<method>:<id>`), 1 to 256 characters. Longer → 400 `input_too_long`; not a DID → `invalid_request`.
+         * @description DID URI stored for the vault (`did:<method>:<id>`), 1 to 256 characters. Longer → 400 `input_too_long`; not a DID → `invalid_request`; a `did:ledger` DID must name this service's network, else 400 `issuerDid_network_mismatch` (decision; the code `vc/issue` answers for the same mistake).
          * @example did:ledger:testnet:ugzmhvhf6ydrqkj2jnog27upsa
          */
         DidUri: string;
@@ -1494,7 +1497,7 @@ export interface components {
          *     | `vcData_ciphertext_too_long` | 400 | the encrypted payload would exceed the on-chain limit of 10,000 |
          *     | `limit_too_large` | 400 | list limit above 200 |
          *     | `issuerDid_invalid` | 400 | issuerDid is not a `did:ledger` DID (e.g. `did:pkh` or a bare address), or its record has no `assertionMethod` key, so it cannot issue |
-         *     | `issuerDid_network_mismatch` | 400 | issuerDid belongs to the other network |
+         *     | `issuerDid_network_mismatch` | 400 | issuerDid (or a vault's did:ledger didUri) belongs to the other network |
          *     | `issuerDid_not_found` | 400 | issuerDid is not registered |
          *     | `issuerDid_deactivated` | 400 | issuerDid is deactivated |
          *     | `issuerDid_controller_mismatch` | 400 | the issuer DID controller does not match the signing issuer |
