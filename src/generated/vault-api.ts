@@ -1527,6 +1527,7 @@ export interface components {
          *     | `issuer_denied` | 403 | the vault denies this issuer (contract #25) |
          *     | `origin_not_allowed` | 403 | a key-creation request from an origin that is not allowed |
          *     | `not_found` | 404 | no such route (also every /docs route on mainnet) |
+         *     | `method_not_allowed` | 405 | the path exists but not with this method; `Allow` names its methods |
          *     | `vault_not_found` | 404 | no vault is deployed at (owner, userSalt) |
          *     | `vc_not_found` | 404 | the vault holds no such credential |
          *     | `key_not_found` | 404 | no key with this key_id |

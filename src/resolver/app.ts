@@ -11,6 +11,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import { parse as parseYaml } from 'yaml';
 import { MemoryNonceStore } from '../did/index.ts';
 import { setErrorEnvelope } from '../http/server.ts';
+import { allowLookup } from '../openapi/allow.ts';
 import { headAsGet } from '../openapi/head.ts';
 import { pipeline } from '../openapi/pipeline.ts';
 import { rememberCompiledRoutes } from '../openapi/route-cache.ts';
@@ -101,6 +102,6 @@ export async function createResolverApp(deps: ResolverAppDeps): Promise<express.
   app.post('/v1/proof/verify', proof.verify);
 
   app.use(notFound());
-  app.use(errorHandler(deps.log ? { log: deps.log } : {}));
+  app.use(errorHandler({ ...(deps.log ? { log: deps.log } : {}), allowOf: allowLookup(spec) }));
   return app;
 }

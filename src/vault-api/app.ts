@@ -19,6 +19,7 @@
 // answered from the origin allow-list alone, with no key, no rate budget, no request validation.
 import express, { type Router } from 'express';
 import { setErrorEnvelope } from '../http/server.ts';
+import { allowLookup } from '../openapi/allow.ts';
 import { headAsGet } from '../openapi/head.ts';
 import { pipeline } from '../openapi/pipeline.ts';
 import { createMetrics, httpMetrics, metricsHandler, readiness, requestLog } from '../observability/index.ts';
@@ -101,6 +102,6 @@ export async function createVaultApp(deps: VaultAppDeps, options: VaultAppOption
   app.use(options.contractRoutes ?? createContractRoutes(deps));
 
   app.use(notFound);
-  app.use(errorHandler(deps, index));
+  app.use(errorHandler(deps, index, allowLookup(doc as unknown as Record<string, unknown>)));
   return app;
 }

@@ -1,6 +1,7 @@
 // The public routes (vault-api.yaml tag Public): liveness, the network configuration, and the interactive
 // documentation (Swagger UI, served from this process; testnet only — on mainnet every /docs route is 404).
 import express, { type Router } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
 import swaggerUi from 'swagger-ui-express';
 import { ApiError, type VaultAppDeps } from '../context.ts';
 import type { OpenApiDocument } from '../middleware/openapi.ts';
@@ -55,6 +56,9 @@ export function createDocsRoutes(deps: VaultAppDeps, doc: OpenApiDocument): Rout
     res.type('html').send(req.originalUrl.split('?')[0]!.endsWith('/') ? page : pageWithoutSlash);
   });
   router.use(swaggerUi.serveFiles(served, options));
-  router.use((_req, _res, next) => next(new ApiError(404, 'not_found', 'not found')));
+  // `/docs` itself is a declared GET: another method is 405 like on every declared path (issue 12 item 9).
+  router.use((req, _res, next) =>
+    next(req.path === '/' ? new OpenApiValidator.error.MethodNotAllowed({ path: '/docs', message: `${req.method} method not allowed` }) : new ApiError(404, 'not_found', 'not found')),
+  );
   return router;
 }
