@@ -1506,6 +1506,7 @@ export interface components {
          *     | `tx_invalid` | 400 | signedXdr cannot be decoded, is not signed, or no signature verifies for its source account under this network passphrase (signed for another network, or by another key) |
          *     | `tx_operation_mismatch` | 400 | the signed transaction does not invoke this route's function on this network's factory or the right vault |
          *     | `tx_failed` | 400 | the transaction failed on-chain; the message keeps the chain's words |
+         *     | `tx_expired` | 400 | the signed transaction's time bounds have passed (a prepared transaction lives 5 minutes); prepare again, sign and submit |
          *     | `vault_already_deployed` | 409 | a vault already exists at (owner, userSalt); the message keeps "already exists" / "already deployed" |
          *     | `trustline_missing` | 400 | the issuer has no trustline to the fee token; the message keeps "trustline entry is missing for account" |
          *     | `insufficient_balance` | 400 | the issuer cannot pay the fee; the message keeps "balance is not sufficient" |

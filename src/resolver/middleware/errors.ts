@@ -37,7 +37,7 @@ export function invalidRequest(message: string, errors: { path: string; message:
  * Codes the registry's failures keep as they are: the chain already mapped the contract's number
  * (REGISTRY_ERRORS), or recognised a stale footprint (409 `tx_stale`: prepare again).
  */
-const CONTRACT_CODES: ReadonlySet<string> = new Set([...Object.values(REGISTRY_ERRORS).map((r) => r.code), 'tx_stale']);
+const CONTRACT_CODES: ReadonlySet<string> = new Set([...Object.values(REGISTRY_ERRORS).map((r) => r.code), 'tx_stale', 'tx_expired']);
 const isContractCode = (code: string): code is ResolverErrorCode => CONTRACT_CODES.has(code);
 
 const CONTRACT_ERROR = /Error\(Contract, #(\d+)\)/;
