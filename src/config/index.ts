@@ -1,5 +1,6 @@
 // The only module that reads process.env. Every setting has an environment variable, a flag and a
 // documented default; `loadConfig` validates everything at once and reports one line per problem.
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { LOG_LEVELS, type LogLevel } from '../observability/logging.ts';
 export type NetworkName = 'testnet' | 'mainnet';
@@ -41,10 +42,12 @@ export const SETTINGS: Setting[] = [
   { key: 'dataDir', env: 'CV_DATA_DIR', flag: '--data-dir', kind: 'string', default: './data', doc: 'data directory of the embedded stores, the encryption key file and the simulator state' },
   { key: 'stateFile', env: 'CV_SIMULATOR_STATE_FILE', flag: '--state-file', kind: 'string', doc: 'simulator state file (default: <data-dir>/simulator-state.json under `start`)' },
   { key: 'databaseUrl', env: 'DATABASE_URL', flag: '--database-url', kind: 'string', doc: 'PostgreSQL for API keys and idempotency records (shared backend), with a user: postgres://USER:PASSWORD@HOST:5432/DATABASE' },
+  { key: 'databaseUrlFile', env: 'DATABASE_URL_FILE', flag: '--database-url-file', kind: 'string', doc: 'file whose content (trimmed) is DATABASE_URL: keeps the password out of `ps` and the environment; not with DATABASE_URL' },
   { key: 'redisUrl', env: 'REDIS_URL', flag: '--redis-url', kind: 'string', doc: 'Redis for rate-limit windows and the resolution cache (shared backend)' },
   { key: 'databaseSchema', env: 'CV_DATABASE_SCHEMA', flag: '--database-schema', kind: 'string', doc: 'PostgreSQL schema of the tables (default: the connection\'s search_path), e.g. one per deployment' },
   { key: 'redisKeyPrefix', env: 'CV_REDIS_KEY_PREFIX', flag: '--redis-key-prefix', kind: 'string', default: 'credential-vault:', doc: 'prefix of every Redis key, e.g. one per deployment sharing a Redis' },
   { key: 'encryptionKeys', env: 'CV_ENCRYPTION_KEYS', flag: '--encryption-keys', kind: 'string', doc: 'credential encryption keys `kid:base64key,…` (first is active); default: created once in the data directory' },
+  { key: 'encryptionKeysFile', env: 'CV_ENCRYPTION_KEYS_FILE', flag: '--encryption-keys-file', kind: 'string', doc: 'file whose content (trimmed) is CV_ENCRYPTION_KEYS: keeps the keys out of `ps` and the environment; not with CV_ENCRYPTION_KEYS' },
   { key: 'authOrigins', env: 'CV_AUTH_ALLOWED_ORIGINS', flag: '--auth-allowed-origins', kind: 'list', default: '*', doc: 'origins allowed to use the wallet-proof key routes (comma list; * = any, no Origin header is always allowed)' },
   { key: 'legacyBasePaths', env: 'CV_LEGACY_BASE_PATHS', flag: '--legacy-base-paths', kind: 'list', default: '/api,/api/v1', doc: 'legacy path-prefixed base URLs of the vault API (comma list; empty = none): the prefix is removed before routing (`/api/config` is `/config`) and every answer under it carries `Deprecation: @1795305600` (RFC 9745) and `Link: <canonical path>; rel="successor-version"`' },
   { key: 'trustProxy', env: 'CV_TRUST_PROXY', flag: '--trust-proxy', kind: 'string', default: 'false', doc: 'whose X-Forwarded-For names the client of the per-IP limits (vault API /auth/*, resolver): false = nobody, the TCP peer is the client; a hop count (1 = one load balancer in front); or a comma list of the proxies\' addresses/CIDRs (or loopback, linklocal, uniquelocal). `true` is refused: any client could pick its bucket' },
@@ -151,6 +154,12 @@ function isProxyAddress(entry: string): boolean {
 }
 const ACCOUNT = /^G[A-Z2-7]{55}$/;
 
+/** Settings that may be read from a file instead: [setting, its file setting]. */
+const SECRET_FILES: readonly [string, string][] = [
+  ['databaseUrl', 'databaseUrlFile'],
+  ['encryptionKeys', 'encryptionKeysFile'],
+];
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
@@ -158,12 +167,37 @@ export class ConfigError extends Error {
 }
 
 /** Parse and validate; throws ConfigError listing every problem, one line each. */
-export function parseConfig(raw: RawSettings, earlier: string[] = []): Config {
+export function parseConfig(given: RawSettings, earlier: string[] = []): Config {
   const problems = [...earlier];
-  const get = (key: string) => raw[key];
-  const label = (key: string) => {
+  const settingLabel = (key: string) => {
     const s = SETTINGS.find((x) => x.key === key)!;
     return `${s.env} (${s.flag})`;
+  };
+  // Secrets may come from a file, so they never appear on a command line (`ps`) or in the environment.
+  const raw: RawSettings = { ...given };
+  const fromFile = new Map<string, string>();
+  for (const [key, fileKey] of SECRET_FILES) {
+    const file = raw[fileKey];
+    if (file === undefined || file === '') continue;
+    if (raw[key] !== undefined && raw[key] !== '') {
+      problems.push(`${settingLabel(fileKey)}: set either it or ${settingLabel(key)}, not both`);
+      continue;
+    }
+    try {
+      const text = readFileSync(file, 'utf8').trim();
+      if (text === '') problems.push(`${settingLabel(fileKey)}: the file ${file} is empty`);
+      else {
+        raw[key] = text;
+        fromFile.set(key, fileKey);
+      }
+    } catch (e) {
+      problems.push(`${settingLabel(fileKey)}: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    }
+  }
+  const get = (key: string) => raw[key];
+  const label = (key: string) => {
+    const fileKey = fromFile.get(key);
+    return fileKey ? `${settingLabel(fileKey)} (the file's content)` : settingLabel(key);
   };
   const int = (key: string, min = 0, max = Number.MAX_SAFE_INTEGER): number => {
     const v = get(key);
