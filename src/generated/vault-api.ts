@@ -851,15 +851,20 @@ export interface paths {
          *     working). The key is shown only in this response. No key; limited to 60 requests per minute per
          *     client IP.
          *
-         *     The challenge must be signed by signers of the account that meet its medium threshold (read from the
-         *     chain), or, for an account that does not exist on chain yet, by the account's own key.
+         *     Only an account that exists on this network gets a key (decision against key farming: otherwise any
+         *     random keypair gets one, and keys multiply the per-key limits and grow the key store without bound).
+         *     An account that does not exist is refused with 403 `account_not_found`, before the challenge is used:
+         *     create it (fund it; on the simulator, its friendbot), then send the same signed challenge again while
+         *     it is valid. The challenge must be signed by signers of the account that meet its medium threshold
+         *     (read from the chain). The store stays bounded: one key per wallet per network (a new proof replaces
+         *     the old key), and a key from wallet proof expires after 180 days (`CV_KEY_TTL_DAYS`).
          *
          *     The challenge counts only within its own time bounds, on the service's clock: from its issue until 5
          *     minutes later, with no grace period (decision; the SDK's `readChallengeTx` would allow 5 more minutes).
          *     Later it is refused with 400 `challenge_invalid` and a message saying it expired; request a new one.
          *
          *     Codes: 400 `challenge_invalid` (not issued by this service, expired, replayed, wrong network, or not
-         *     signed by the account), `invalid_request`; 403 `origin_not_allowed`; 502 `chain_unavailable`; 503
+         *     signed by the account), `invalid_request`; 403 `origin_not_allowed`, `account_not_found`; 502 `chain_unavailable`; 503
          *     `store_unavailable`, `rate_limit_unavailable`.
          */
         post: operations["createKeyFromProof"];
@@ -1527,6 +1532,7 @@ export interface components {
          *     | `admin_required` | 403 | the operation needs an admin key |
          *     | `issuer_denied` | 403 | the vault denies this issuer (contract #25) |
          *     | `origin_not_allowed` | 403 | a key-creation request from an origin that is not allowed |
+         *     | `account_not_found` | 403 | wallet proof: the account does not exist on this network; only an existing account gets a key (fund it, then send the challenge again) |
          *     | `not_found` | 404 | no such route (also every /docs route on mainnet) |
          *     | `method_not_allowed` | 405 | the path exists but not with this method; `Allow` names its methods |
          *     | `vault_not_found` | 404 | no vault is deployed at (owner, userSalt) |
@@ -1809,6 +1815,23 @@ export interface components {
                  *       "message": "this origin may not request API keys"
                  *     }
                  */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /**
+         * @description `origin_not_allowed`: the request's `Origin` is not allowed; no CORS headers, so a browser hides this
+         *     answer from the page. `account_not_found`: the proven account does not exist on this network (only
+         *     an existing account gets a key), with the CORS headers for an allowed `Origin`.
+         */
+        KeyFromProofForbidden: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                Vary: components["headers"]["Vary"];
+                [name: string]: unknown;
+            };
+            content: {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
@@ -3429,7 +3452,7 @@ export interface operations {
         responses: {
             201: components["responses"]["KeyFromProofCreated"];
             400: components["responses"]["WalletProofBadRequest"];
-            403: components["responses"]["WalletProofForbidden"];
+            403: components["responses"]["KeyFromProofForbidden"];
             413: components["responses"]["WalletProofPayloadTooLarge"];
             429: components["responses"]["WalletProofTooManyRequests"];
             500: components["responses"]["WalletProofInternalError"];

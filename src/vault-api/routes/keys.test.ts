@@ -337,9 +337,18 @@ describe('wallet proof against the RPC simulator', () => {
     expect([res.status, res.body.error]).toEqual([400, 'challenge_invalid']);
   });
 
-  it('an account not on chain yet: its own key proves it', async () => {
-    const res = await prove(live, Keypair.random());
-    expect(res.status).toBe(201);
+  // Issue 12 item 10 (decision against key farming): only an existing account gets a key. The refusal does
+  // not use up the challenge: fund the account, then send the same signed challenge again.
+  it('an account not on chain → 403 account_not_found; once funded, the same challenge gets the key', async () => {
+    const wallet = Keypair.random();
+    const c = await challenge(live, wallet.publicKey());
+    const signed = live.sign(c.transaction, wallet);
+    const refused = await live.request('/auth/keys', { body: { transaction: signed } });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual({ error: 'account_not_found', message: expect.stringMatching(new RegExp(`^the account ${wallet.publicKey()} does not exist on testnet: .*fund it`)) });
+    await live.fund(wallet);
+    const res = await live.request('/auth/keys', { body: { transaction: signed } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect((await version(res.body.key)).status).toBe(200);
   });
 });

@@ -58,14 +58,22 @@ async function signerSummary(deps: VaultAppDeps, account: string): Promise<Signe
 
 /**
  * The account a signed challenge proves: issued by this service for this network and within its time bounds
- * (on the service's clock); signed by signers of the account meeting its medium threshold, or — for an
- * account that does not exist on chain yet — by the account's own key.
+ * (on the service's clock); the account exists on this network (decision against key farming: a random
+ * unfunded keypair gets no key, 403 `account_not_found`); signed by signers of the account meeting its
+ * medium threshold.
  */
 async function provenAccount(deps: VaultAppDeps, o: ChallengeOptions, transaction: string): Promise<{ account: string; hash: string }> {
   try {
     const read = readChallenge(o, transaction);
     const summary = await signerSummary(deps, read.account);
-    checkSigners(o, read, summary ?? { threshold: 1, signers: [{ key: read.account, weight: 1 }] });
+    if (!summary) {
+      throw new ApiError(
+        403,
+        'account_not_found',
+        `the account ${read.account} does not exist on ${deps.profile.network}: only an existing account gets a key; fund it (create it on the network), then send this challenge again while it is valid`,
+      );
+    }
+    checkSigners(o, read, summary);
     return { account: read.account, hash: read.tx.hash().toString('hex') };
   } catch (err) {
     if (err instanceof ChallengeError) throw challengeInvalid(err.message);
