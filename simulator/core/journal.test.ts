@@ -90,6 +90,16 @@ describe('state journal', () => {
     await pay(second, b, c, '1');
   });
 
+  it('concurrent answers (one shared fdatasync) are all durable', async () => {
+    const file = stateFile();
+    const first = await start(file);
+    const wallets = Array.from({ length: 20 }, () => Keypair.random());
+    await Promise.all(wallets.map((w) => friendbot(first, w)));
+
+    const second = await start(file);
+    for (const w of wallets) expect(second.sim.network('testnet').account(w.publicKey())).toBeDefined();
+  });
+
   it('drops a torn last line and refuses a damaged complete one', async () => {
     const file = stateFile();
     const first = await start(file);

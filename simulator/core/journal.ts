@@ -1,7 +1,7 @@
 // Durability of a served simulator's state (issue 12 item 2): what a client was told (a transaction applied, an
 // account funded) must survive kill -9. The state file is a snapshot; next to it, `<state file>.journal` holds
 // one JSON line per batch of changes (changed entries, new transactions and events, the header), appended and
-// fdatasync'd before the simulator answers the request that caused them (`flush`). At start the snapshot is
+// fdatasync'd before the simulator answers any request after them (`flush`; concurrent answers share one sync). At start the snapshot is
 // loaded and the journal records after its `journalSeq` are replayed; a torn last line (a write cut by the kill,
 // never acknowledged) is dropped. The journal is folded into a fresh snapshot on close, on sim_revert (a whole
 // new state) and when it grows past `compactBytes`.
@@ -55,10 +55,21 @@ export interface JournalOptions {
   compactBytes?: number;
 }
 
+interface Waiter {
+  seq: number;
+  resolve: () => void;
+  reject: (e: Error) => void;
+}
+
 export class StateJournal {
   readonly file: string;
   private fd: number;
+  /** The last record written (to the page cache); the snapshot's journalSeq after a compaction. */
   private seq: number;
+  /** The last record known to be on disk. */
+  private synced: number;
+  private syncing = false;
+  private readonly waiters: Waiter[] = [];
   private size: number;
   private readonly compactBytes: number;
 
@@ -68,6 +79,7 @@ export class StateJournal {
     this.compactBytes = opts.compactBytes ?? 32 * 1024 * 1024;
     this.seq = opts.loaded?.journalSeq ?? 0;
     this.size = this.replay();
+    this.synced = this.seq;
     this.fd = fs.openSync(this.file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_APPEND, 0o600);
     fsyncDir(path.dirname(this.file));
     for (const net of Object.values(opts.networks)) net.ledger.changes = noChanges();
@@ -106,8 +118,40 @@ export class StateJournal {
     return bytes;
   }
 
-  /** Writes what changed since the last call and waits for the disk. Call before answering a request. */
-  flush(): void {
+  /**
+   * Writes what changed since the last call; the promise (undefined when nothing is pending) settles once
+   * every record written so far is on disk. Await it before answering a request. Concurrent answers share
+   * one fdatasync (group commit), and the event loop keeps serving while the disk works.
+   */
+  flush(): Promise<void> | undefined {
+    this.write();
+    if (this.synced >= this.seq) return undefined;
+    const seq = this.seq;
+    const done = new Promise<void>((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
+    this.sync();
+    return done;
+  }
+
+  private sync(): void {
+    if (this.syncing) return; // the callback starts the next one for records written meanwhile
+    this.syncing = true;
+    const target = this.seq;
+    fs.fdatasync(this.fd, (err) => {
+      this.syncing = false;
+      if (!err) this.synced = Math.max(this.synced, target);
+      const failed = err && this.synced < target;
+      for (let i = this.waiters.length - 1; i >= 0; i--) {
+        const w = this.waiters[i]!;
+        if (w.seq <= this.synced) w.resolve();
+        else if (failed && w.seq <= target) w.reject(err);
+        else continue;
+        this.waiters.splice(i, 1);
+      }
+      if (this.waiters.length) this.sync();
+    });
+  }
+
+  private write(): void {
     const nets = Object.entries(this.opts.networks);
     if (nets.some(([, n]) => n.ledger.changes?.reset)) return this.compact();
     const networks: Record<string, NetworkDelta> = {};
@@ -120,7 +164,6 @@ export class StateJournal {
     if (Object.keys(networks).length === 0) return;
     const line = `${JSON.stringify({ seq: this.seq + 1, networks } satisfies JournalRecord)}\n`;
     fs.writeSync(this.fd, line);
-    fs.fdatasyncSync(this.fd);
     this.seq += 1;
     this.size += Buffer.byteLength(line);
     if (this.size > this.compactBytes) this.compact();
@@ -135,6 +178,8 @@ export class StateJournal {
     fs.ftruncateSync(this.fd, 0);
     fs.fdatasyncSync(this.fd);
     this.size = 0;
+    this.synced = this.seq; // every record is in the synced snapshot
+    for (const w of this.waiters.splice(0)) w.resolve();
   }
 
   /** Compacts and stops tracking. */

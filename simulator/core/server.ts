@@ -96,22 +96,27 @@ function friendbot(net: SimNetwork, url: URL, res: http.ServerResponse, send: Se
 }
 
 export interface HttpServerOptions {
-  /** Runs before every answer (the state journal's flush: what the answer reveals is on disk first). */
-  beforeAnswer?: () => void;
+  /** Runs before every answer, which waits for its promise (the state journal's flush: what the answer
+   *  reveals is on disk first). */
+  beforeAnswer?: () => Promise<void> | undefined;
 }
 
 export function createHttpServer(networks: Record<NetworkName, SimNetwork>, opts: HttpServerOptions = {}): http.Server {
   const before = opts.beforeAnswer;
+  // Not durable: the client must not learn of a change that a crash could undo.
+  const notDurable = (res: http.ServerResponse, e: unknown) =>
+    send(res, 500, rpcError(null, INTERNAL_ERROR, `state journal: ${e instanceof Error ? e.message : String(e)}`));
   const answer: Send = before
     ? (res, status, body) => {
+        let pending: Promise<void> | undefined;
         try {
-          before();
+          pending = before();
         } catch (e) {
-          // Not durable: the client must not learn of a change that a crash could undo.
-          send(res, 500, rpcError(null, INTERNAL_ERROR, `state journal: ${e instanceof Error ? e.message : String(e)}`));
+          notDurable(res, e);
           return;
         }
-        send(res, status, body);
+        if (!pending) return send(res, status, body);
+        pending.then(() => send(res, status, body), (e: unknown) => notDurable(res, e));
       }
     : send;
   const lookup = (n: string): SimNetwork | undefined => (n === 'testnet' || n === 'mainnet' ? networks[n] : undefined);
