@@ -7,7 +7,8 @@ const USAGE = `usage: credential-vault simulator [--port 8000] [--host 127.0.0.1
 Serves the testnet and mainnet simulators:
   POST /<network>/rpc                Soroban JSON-RPC (plus sim_* cheat methods, see simulator/README.md)
   GET  /<network>/friendbot?addr=G…  funds an account with 10,000 XLM
-With --state-file the ledger is loaded at start (when the file exists) and saved on exit.`;
+With --state-file the ledger is loaded at start (when the file exists), journaled before every answer that
+changed it (kill -9 loses nothing answered) and saved on exit.`;
 
 interface CliOptions {
   port: number;

@@ -8,6 +8,7 @@ import type { ContractRegistry } from './core/invocation.ts';
 import { txXdrFields } from './core/meta.ts';
 import { SimNetwork, type NetworkInfo, type NetworkName } from './core/network.ts';
 import { stellarAssetContract } from './core/sac.ts';
+import { StateJournal, writeFileDurably } from './core/journal.ts';
 import { createHttpServer } from './core/server.ts';
 import { STATE_FORMAT, loadNetwork, saveNetwork, type SavedState } from './core/state.ts';
 
@@ -74,7 +75,8 @@ export interface StartSimulatorOptions {
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
-  /** Loaded at start when present, written at close. */
+  /** Loaded at start when present (with its journal replayed), journaled before every answer that changed the
+   *  state, compacted at close. */
   stateFile?: string;
   now?: () => number;
 }
@@ -84,7 +86,7 @@ export interface RunningSimulator {
   url: string;
   sim: Simulator;
   networks: Record<NetworkName, NetworkInfo>;
-  /** Writes the state file (if any) now. */
+  /** Writes the state file (if any) now and empties its journal. */
   save(): Promise<void>;
   /** Stops serving and writes the state file (if any). */
   close(): Promise<void>;
@@ -102,15 +104,16 @@ async function readState(file: string): Promise<SavedState | undefined> {
 }
 
 export async function writeStateFile(sim: Simulator, file: string): Promise<void> {
-  const tmp = `${file}.tmp-${process.pid}`;
-  await fs.writeFile(tmp, JSON.stringify(sim.saveState()));
-  await fs.rename(tmp, file);
+  writeFileDurably(file, JSON.stringify(sim.saveState()));
 }
 
 export async function startSimulator(opts: StartSimulatorOptions = {}): Promise<RunningSimulator> {
   const state = opts.stateFile ? await readState(opts.stateFile) : undefined;
   const sim = createSimulator({ now: opts.now, state });
-  const server = createHttpServer(sim.networks);
+  const journal = opts.stateFile
+    ? new StateJournal({ stateFile: opts.stateFile, networks: sim.networks, ...(state ? { loaded: state } : {}), saveState: () => sim.saveState(), txXdr: txXdrFields })
+    : undefined;
+  const server = createHttpServer(sim.networks, journal ? { beforeAnswer: () => journal.flush() } : {});
   const host = opts.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -118,14 +121,15 @@ export async function startSimulator(opts: StartSimulatorOptions = {}): Promise<
       server.off('error', reject);
       resolve();
     });
+  }).catch((e: unknown) => {
+    journal?.close();
+    throw e;
   });
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   for (const name of NETWORK_NAMES) sim.network(name).setUrls(`${url}/${name}/rpc`, `${url}/${name}/friendbot`);
   let closed = false;
-  const save = async (): Promise<void> => {
-    if (opts.stateFile) await writeStateFile(sim, opts.stateFile);
-  };
+  const save = async (): Promise<void> => journal?.compact();
   return {
     url,
     sim,
@@ -138,7 +142,7 @@ export async function startSimulator(opts: StartSimulatorOptions = {}): Promise<
         server.close(() => resolve());
         server.closeAllConnections();
       });
-      await save();
+      journal?.close();
     },
   };
 }

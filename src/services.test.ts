@@ -39,6 +39,11 @@ describe('startServices against a configured network profile', () => {
     await expect(startServices(config, { mode: 'serve' })).rejects.toThrow(/CV_MAINNET_RPC_URL[\s\S]*CV_MAINNET_FACTORY_ID/);
   });
 
+  it('refuses to start the embedded simulator when a network profile setting would be ignored', async () => {
+    const { config } = loadConfig(['--network', 'testnet', '--port', '0', '--simulator-port', '0', '--data-dir', dataDir], { CV_TESTNET_RPC_URL: 'https://rpc.example/' });
+    await expect(startServices(config, { mode: 'start' })).rejects.toThrow(/CV_TESTNET_RPC_URL \(--testnet-rpc-url\): the embedded simulator replaces the testnet network profile/);
+  });
+
   it('serves the profile it was given when the passphrase matches', async () => {
     const { config } = loadConfig(argsFor(sim.networks.testnet.passphrase), {});
     const running = await startServices(config, { mode: 'serve' });

@@ -78,6 +78,7 @@ export async function startServices(config: Config, options: StartOptions): Prom
   try {
     const profiles = {} as Record<NetworkName, ResolvedProfile>;
     let simulatorUrl: string | undefined;
+    requireProfiles(config, served, { vaultApi: options.mode !== 'resolver' });
     if (config.simulator) {
       const { startSimulator } = await import('../simulator/index.ts');
       const sim = await startSimulator({
@@ -101,7 +102,6 @@ export async function startServices(config: Config, options: StartOptions): Prom
         };
       }
     } else {
-      requireProfiles(config, served, { vaultApi: options.mode !== 'resolver' });
       for (const n of served) {
         const p = config.networks[n];
         profiles[n] = {

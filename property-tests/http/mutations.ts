@@ -350,11 +350,12 @@ export function mutationKinds(spec: SpecDoc, op: SpecOperation, keys?: Keys): Mu
         note: `{${p.name}} = ${JSON.stringify(v)}`,
         req: { ...base.req, path: fillPath(op.path, { ...pathValuesOf(op), [p.name]: v }) + qs(base.query) },
         expect:
+          // A value that names a static sibling (`/contracts/vault/create`) is that path: another method there is 405.
           api === 'vault'
-            ? { kind: 'error', status: 0, codes: ['invalid_request', 'not_found'] }
+            ? { kind: 'error', status: 0, codes: ['invalid_request', 'not_found', 'method_not_allowed'] }
             : isResolution
               ? { kind: 'clientError' }
-              : { kind: 'error', status: 0, codes: ['did_invalid', 'not_found'] },
+              : { kind: 'error', status: 0, codes: ['did_invalid', 'not_found', 'method_not_allowed'] },
       })),
     );
   }
@@ -423,7 +424,7 @@ export function mutationKinds(spec: SpecDoc, op: SpecOperation, keys?: Keys): Mu
           headers['content-type'] = JSON_TYPE;
           body = base.req.body === undefined ? '{}' : (base.req.body as string);
         }
-        return { note: `${m.toUpperCase()} ${op.path}`, req: { method: m.toUpperCase(), path: base.req.path, headers, ...(body !== undefined ? { body } : {}) }, expect: { kind: 'error', status: 404, codes: ['not_found'] } };
+        return { note: `${m.toUpperCase()} ${op.path}`, req: { method: m.toUpperCase(), path: base.req.path, headers, ...(body !== undefined ? { body } : {}) }, expect: { kind: 'error', status: 405, codes: ['method_not_allowed'] } };
       }),
     );
   }

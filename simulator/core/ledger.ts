@@ -33,6 +33,19 @@ export interface LedgerOptions {
   historyLimit?: number;
 }
 
+/** What changed since the state journal last wrote (tracked only while a journal is attached: simulator/core/journal.ts). */
+export interface LedgerChanges {
+  keys: Set<string>;
+  txs: TxRecord[];
+  events: LedgerEvent[];
+  /** The header or the clock moved without a transaction (sim_closeLedger, sim_setTime). */
+  header: boolean;
+  /** The whole state was replaced (sim_revert): only a full snapshot describes it. */
+  reset: boolean;
+}
+
+export const noChanges = (): LedgerChanges => ({ keys: new Set(), txs: [], events: [], header: false, reset: false });
+
 interface Snapshot {
   entries: Map<string, Entry>;
   latest: LedgerHeaderRec;
@@ -59,6 +72,8 @@ export class Ledger {
   feePool = 0n;
   /** Bumped by every state write: tells whether a simulation still describes the current state. */
   version = 0;
+  /** Set by the state journal; undefined = nothing tracked. */
+  changes?: LedgerChanges;
 
   constructor(opts: LedgerOptions) {
     this.passphrase = opts.passphrase;
@@ -115,6 +130,7 @@ export class Ledger {
   closeLedger(): LedgerHeaderRec {
     const latest = this.tick();
     this.latest = this.header(latest.seq + 1, Math.max(this.nowSec(), latest.closeTime), latest.hash, true);
+    if (this.changes) this.changes.header = true;
     return this.latest;
   }
 
@@ -126,6 +142,7 @@ export class Ledger {
     }
     this.timeOffsetMs = unixSeconds * 1000 - this.now();
     this.latest = this.header(latest.seq + 1, unixSeconds, latest.hash, true);
+    if (this.changes) this.changes.header = true;
     return this.latest;
   }
 
@@ -135,6 +152,7 @@ export class Ledger {
 
   put(key: string, entry: Entry | undefined): void {
     this.version += 1;
+    this.changes?.keys.add(key);
     if (entry) this.entries.set(key, entry);
     else this.entries.delete(key);
   }
@@ -143,6 +161,10 @@ export class Ledger {
   record(tx: TxRecord, events: LedgerEvent[]): void {
     this.txs.set(tx.hash, tx);
     for (const e of events) this.events.push(e);
+    if (this.changes) {
+      this.changes.txs.push(tx);
+      for (const e of events) this.changes.events.push(e);
+    }
     if (this.txs.size > this.historyLimit + Math.ceil(this.historyLimit / 10)) {
       const drop = this.txs.size - this.historyLimit;
       let i = 0;
@@ -172,6 +194,7 @@ export class Ledger {
 
   restore(s: Snapshot): void {
     this.version += 1;
+    if (this.changes) this.changes.reset = true;
     this.entries = new Map(s.entries);
     this.latest = { ...s.latest, sealed: true };
     this.timeOffsetMs = s.timeOffsetMs;

@@ -15,6 +15,8 @@ interface JsonRpcRequest {
   params?: unknown;
 }
 
+type Send = (res: http.ServerResponse, status: number, body: unknown) => void;
+
 function send(res: http.ServerResponse, status: number, body: unknown): void {
   const text = body === undefined ? '' : JSON.stringify(body);
   res.writeHead(status, {
@@ -65,7 +67,7 @@ function readBody(req: http.IncomingMessage): Promise<Buffer | 'too-large'> {
   });
 }
 
-async function rpc(net: SimNetwork, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+async function rpc(net: SimNetwork, req: http.IncomingMessage, res: http.ServerResponse, send: Send): Promise<void> {
   const body = await readBody(req);
   if (body === 'too-large') return send(res, 413, rpcError(null, INVALID_REQUEST, 'request body exceeds 1 MB'));
   let parsed: unknown;
@@ -83,7 +85,7 @@ async function rpc(net: SimNetwork, req: http.IncomingMessage, res: http.ServerR
   return out ? send(res, 200, out) : send(res, 204, undefined);
 }
 
-function friendbot(net: SimNetwork, url: URL, res: http.ServerResponse): void {
+function friendbot(net: SimNetwork, url: URL, res: http.ServerResponse, send: Send): void {
   const addr = url.searchParams.get('addr') ?? '';
   try {
     send(res, 200, net.friendbot(addr));
@@ -93,7 +95,30 @@ function friendbot(net: SimNetwork, url: URL, res: http.ServerResponse): void {
   }
 }
 
-export function createHttpServer(networks: Record<NetworkName, SimNetwork>): http.Server {
+export interface HttpServerOptions {
+  /** Runs before every answer, which waits for its promise (the state journal's flush: what the answer
+   *  reveals is on disk first). */
+  beforeAnswer?: () => Promise<void> | undefined;
+}
+
+export function createHttpServer(networks: Record<NetworkName, SimNetwork>, opts: HttpServerOptions = {}): http.Server {
+  const before = opts.beforeAnswer;
+  // Not durable: the client must not learn of a change that a crash could undo.
+  const notDurable = (res: http.ServerResponse, e: unknown) =>
+    send(res, 500, rpcError(null, INTERNAL_ERROR, `state journal: ${e instanceof Error ? e.message : String(e)}`));
+  const answer: Send = before
+    ? (res, status, body) => {
+        let pending: Promise<void> | undefined;
+        try {
+          pending = before();
+        } catch (e) {
+          notDurable(res, e);
+          return;
+        }
+        if (!pending) return send(res, status, body);
+        pending.then(() => send(res, status, body), (e: unknown) => notDurable(res, e));
+      }
+    : send;
   const lookup = (n: string): SimNetwork | undefined => (n === 'testnet' || n === 'mainnet' ? networks[n] : undefined);
   return http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://simulator.local');
@@ -109,12 +134,12 @@ export function createHttpServer(networks: Record<NetworkName, SimNetwork>): htt
     const m = /^\/([a-z]+)\/(rpc|friendbot)\/?$/.exec(url.pathname);
     const net = m ? lookup(m[1]!) : undefined;
     if (m && net && m[2] === 'rpc' && req.method === 'POST') {
-      rpc(net, req, res).catch((e: unknown) => send(res, 500, rpcError(null, INTERNAL_ERROR, String(e))));
+      rpc(net, req, res, answer).catch((e: unknown) => answer(res, 500, rpcError(null, INTERNAL_ERROR, String(e))));
       return;
     }
     if (m && net && m[2] === 'friendbot' && (req.method === 'GET' || req.method === 'POST')) {
       req.resume();
-      friendbot(net, url, res);
+      friendbot(net, url, res, answer);
       return;
     }
     req.resume();

@@ -1,7 +1,8 @@
 // The state file: every live ledger entry (as LedgerEntry XDR), the ledger header and clock offset, and the most
 // recent transactions and events, so a QA session resumes where it stopped. JSON, one object per network.
 import { xdr } from '@stellar/stellar-sdk';
-import { entryFromXdr, entryKeyId, entryXdr, liveUntilOf, type AccountEntry } from './entries.ts';
+import { entryFromXdr, entryKeyId, entryXdr, liveUntilOf, type AccountEntry, type Entry } from './entries.ts';
+import type { Ledger } from './ledger.ts';
 import { lazyEnvelope, type LedgerEvent, type TxRecord } from './records.ts';
 import type { SimNetwork } from './network.ts';
 import { classify } from './diagnostics.ts';
@@ -10,7 +11,7 @@ export const STATE_FORMAT = 'credential-vault-simulator-state';
 const KEEP_TXS = 1_000;
 const KEEP_EVENTS = 10_000;
 
-interface SavedTx {
+export interface SavedTx {
   hash: string;
   ledger: number;
   createdAt: number;
@@ -48,119 +49,152 @@ export interface SavedState {
   format: typeof STATE_FORMAT;
   version: 1;
   savedAt: string;
+  /** The last journal record this state includes (simulator/core/journal.ts); records up to it are not replayed. */
+  journalSeq?: number;
   networks: Record<string, SavedNetwork>;
 }
 
-export function saveNetwork(net: SimNetwork, txXdr: (rec: TxRecord) => { envelopeXdr: string; resultXdr: string; resultMetaXdr: string }): SavedNetwork {
+export type TxXdr = (rec: TxRecord) => { envelopeXdr: string; resultXdr: string; resultMetaXdr: string };
+export type SavedHeader = SavedNetwork['ledger'];
+export type SavedEvent = SavedNetwork['events'][number];
+
+/** The ledger header, clock offset, fee pool and history window as saved (also in every journal record). */
+export function savedHeader(l: Ledger, oldest = { ledger: l.oldestLedger, closeTime: l.oldestCloseTime }): SavedHeader {
+  const h = l.latest;
+  return {
+    seq: h.seq,
+    closeTime: h.closeTime,
+    hash: h.hash.toString('hex'),
+    prevHash: h.prevHash.toString('hex'),
+    timeOffsetMs: l.timeOffsetMs,
+    feePool: l.feePool.toString(),
+    oldestLedger: oldest.ledger,
+    oldestCloseTime: oldest.closeTime,
+  };
+}
+
+export function loadHeader(l: Ledger, h: SavedHeader): void {
+  l.latest = { seq: h.seq, closeTime: h.closeTime, hash: Buffer.from(h.hash, 'hex'), prevHash: Buffer.from(h.prevHash, 'hex'), txCount: 0, sealed: true };
+  l.timeOffsetMs = h.timeOffsetMs;
+  l.feePool = BigInt(h.feePool);
+  l.oldestLedger = h.oldestLedger;
+  l.oldestCloseTime = h.oldestCloseTime;
+}
+
+/** A live entry as saved: LedgerEntry XDR, and its live-until ledger when it has one. */
+export function savedEntry(e: Entry): [string, number?] {
+  const live = liveUntilOf(e);
+  return live === undefined ? [entryXdr(e).toXDR('base64')] : [entryXdr(e).toXDR('base64'), live];
+}
+
+export function entryFromSaved([b64, live]: [string, number?]): Entry {
+  return entryFromXdr(xdr.LedgerEntry.fromXDR(b64, 'base64'), live ?? 0);
+}
+
+export function savedTx(t: TxRecord, txXdr: TxXdr): SavedTx {
+  const x = txXdr(t);
+  return {
+    hash: t.hash,
+    ledger: t.ledger,
+    createdAt: t.createdAt,
+    order: t.applicationOrder,
+    status: t.status,
+    feeCharged: t.feeCharged.toString(),
+    soroban: t.soroban,
+    envelope: x.envelopeXdr,
+    result: x.resultXdr,
+    meta: x.resultMetaXdr,
+    ...(t.returnValue ? { returnValue: t.returnValue.toXDR('base64') } : {}),
+    ...(t.error ? { error: t.error } : {}),
+    events: t.events.map((e) => ({ contractId: e.contractId, topics: e.topics.map((v) => v.toXDR('base64')), data: e.data.toXDR('base64') })),
+  };
+}
+
+export function savedEvent(e: LedgerEvent): SavedEvent {
+  return {
+    ledger: e.ledger,
+    closeTime: e.closeTime,
+    txIndex: e.txIndex,
+    opIndex: e.opIndex,
+    eventIndex: e.eventIndex,
+    txHash: e.txHash,
+    contractId: e.contractId,
+    topics: e.topics.map((x) => x.toXDR('base64')),
+    data: e.data.toXDR('base64'),
+  };
+}
+
+export function saveNetwork(net: SimNetwork, txXdr: TxXdr): SavedNetwork {
   const l = net.ledger;
   const latest = l.tick();
   const entries: [string, number?][] = [];
   for (const e of l.entries.values()) {
     if (e.t === 'data' && e.durability === 'temporary' && e.liveUntil < latest.seq) continue;
-    const live = liveUntilOf(e);
-    entries.push(live === undefined ? [entryXdr(e).toXDR('base64')] : [entryXdr(e).toXDR('base64'), live]);
+    entries.push(savedEntry(e));
   }
   const txs = [...l.txs.values()].slice(-KEEP_TXS);
   return {
     passphrase: l.passphrase,
     factoryId: net.info.factoryId,
-    ledger: {
-      seq: latest.seq,
-      closeTime: latest.closeTime,
-      hash: latest.hash.toString('hex'),
-      prevHash: latest.prevHash.toString('hex'),
-      timeOffsetMs: l.timeOffsetMs,
-      feePool: l.feePool.toString(),
-      oldestLedger: txs[0]?.ledger ?? latest.seq,
-      oldestCloseTime: txs[0]?.createdAt ?? latest.closeTime,
-    },
+    ledger: savedHeader(l, { ledger: txs[0]?.ledger ?? latest.seq, closeTime: txs[0]?.createdAt ?? latest.closeTime }),
     entries,
-    transactions: txs.map((t) => {
-      const x = txXdr(t);
-      return {
-        hash: t.hash,
-        ledger: t.ledger,
-        createdAt: t.createdAt,
-        order: t.applicationOrder,
-        status: t.status,
-        feeCharged: t.feeCharged.toString(),
-        soroban: t.soroban,
-        envelope: x.envelopeXdr,
-        result: x.resultXdr,
-        meta: x.resultMetaXdr,
-        ...(t.returnValue ? { returnValue: t.returnValue.toXDR('base64') } : {}),
-        ...(t.error ? { error: t.error } : {}),
-        events: t.events.map((e) => ({ contractId: e.contractId, topics: e.topics.map((x) => x.toXDR('base64')), data: e.data.toXDR('base64') })),
-      };
-    }),
-    events: l.events.slice(-KEEP_EVENTS).map((e) => ({
-      ledger: e.ledger,
-      closeTime: e.closeTime,
-      txIndex: e.txIndex,
-      opIndex: e.opIndex,
-      eventIndex: e.eventIndex,
-      txHash: e.txHash,
-      contractId: e.contractId,
-      topics: e.topics.map((x) => x.toXDR('base64')),
-      data: e.data.toXDR('base64'),
-    })),
+    transactions: txs.map((t) => savedTx(t, txXdr)),
+    events: l.events.slice(-KEEP_EVENTS).map(savedEvent),
   };
 }
 
 const sc = (b64: string): xdr.ScVal => xdr.ScVal.fromXDR(b64, 'base64');
+const placeholder: AccountEntry = { t: 'account', id: '', balance: 0n, seqNum: 0n, numSubEntries: 0, lm: 0 };
 
-export function loadNetwork(net: SimNetwork, s: SavedNetwork): void {
+export function txFromSaved(t: SavedTx): TxRecord {
+  const result = t.result;
+  const env = xdr.TransactionEnvelope.fromXDR(t.envelope, 'base64'); // checked here, kept as text
+  return lazyEnvelope({
+    hash: t.hash,
+    ledger: t.ledger,
+    createdAt: t.createdAt,
+    applicationOrder: t.order,
+    status: t.status,
+    opCount: env.switch() === xdr.EnvelopeType.envelopeTypeTx() ? env.v1().tx().operations().length : 1,
+    feeCharged: BigInt(t.feeCharged),
+    opResults: () => xdr.TransactionResult.fromXDR(result, 'base64').result().results(),
+    returnValue: t.returnValue ? sc(t.returnValue) : undefined,
+    soroban: t.soroban,
+    events: t.events.map((e) => ({ contractId: e.contractId, topics: e.topics.map(sc), data: sc(e.data) })),
+    diagnostics: [],
+    feeChange: { before: placeholder, after: placeholder },
+    opChanges: [],
+    error: t.error,
+    failure: t.error ? classifyText(t.error) : undefined,
+    cache: { envelope: t.envelope, result: t.result, meta: t.meta },
+  });
+}
+
+export const eventFromSaved = (e: SavedEvent): LedgerEvent => ({ ...e, topics: e.topics.map(sc), data: sc(e.data) });
+
+/** Throws unless the saved network is this simulator's (same passphrase and genesis). */
+export function checkSavedNetwork(net: SimNetwork, s: { passphrase: string; factoryId: string }): void {
   if (s.passphrase !== net.info.passphrase || s.factoryId !== net.info.factoryId) {
     throw new Error(`state file does not match the ${net.name} network of this simulator (passphrase or factory id differ)`);
   }
+}
+
+export function loadNetwork(net: SimNetwork, s: SavedNetwork): void {
+  checkSavedNetwork(net, s);
   const l = net.ledger;
   l.version += 1;
   l.entries = new Map();
-  for (const [b64, live] of s.entries) {
-    const e = entryFromXdr(xdr.LedgerEntry.fromXDR(b64, 'base64'), live ?? 0);
+  for (const saved of s.entries) {
+    const e = entryFromSaved(saved);
     l.entries.set(entryKeyId(e), e);
   }
-  l.latest = {
-    seq: s.ledger.seq,
-    closeTime: s.ledger.closeTime,
-    hash: Buffer.from(s.ledger.hash, 'hex'),
-    prevHash: Buffer.from(s.ledger.prevHash, 'hex'),
-    txCount: 0,
-    sealed: true,
-  };
-  l.timeOffsetMs = s.ledger.timeOffsetMs;
-  l.feePool = BigInt(s.ledger.feePool);
-  l.oldestLedger = s.ledger.oldestLedger;
-  l.oldestCloseTime = s.ledger.oldestCloseTime;
+  loadHeader(l, s.ledger);
   l.txs = new Map();
-  const placeholder: AccountEntry = { t: 'account', id: '', balance: 0n, seqNum: 0n, numSubEntries: 0, lm: 0 };
   for (const t of s.transactions) {
-    const result = t.result;
-    const env = xdr.TransactionEnvelope.fromXDR(t.envelope, 'base64'); // checked here, kept as text
-    const rec: TxRecord = lazyEnvelope({
-      hash: t.hash,
-      ledger: t.ledger,
-      createdAt: t.createdAt,
-      applicationOrder: t.order,
-      status: t.status,
-      opCount: env.switch() === xdr.EnvelopeType.envelopeTypeTx() ? env.v1().tx().operations().length : 1,
-      feeCharged: BigInt(t.feeCharged),
-      opResults: () => xdr.TransactionResult.fromXDR(result, 'base64').result().results(),
-      returnValue: t.returnValue ? sc(t.returnValue) : undefined,
-      soroban: t.soroban,
-      events: t.events.map((e) => ({ contractId: e.contractId, topics: e.topics.map(sc), data: sc(e.data) })),
-      diagnostics: [],
-      feeChange: { before: placeholder, after: placeholder },
-      opChanges: [],
-      error: t.error,
-      failure: t.error ? classifyText(t.error) : undefined,
-      cache: { envelope: t.envelope, result: t.result, meta: t.meta },
-    });
+    const rec = txFromSaved(t);
     l.txs.set(rec.hash, rec);
   }
-  l.events = s.events.map(
-    (e): LedgerEvent => ({ ...e, topics: e.topics.map(sc), data: sc(e.data) }),
-  );
+  l.events = s.events.map(eventFromSaved);
 }
 
 /** The failure of a saved failed transaction, recovered from its text. */

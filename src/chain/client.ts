@@ -4,7 +4,7 @@ import {
   Account, Address, Contract, FeeBumpTransaction, Keypair, StrKey, Transaction, TransactionBuilder, rpc, xdr,
 } from '@stellar/stellar-sdk';
 import { assembleCall, buildCall, simulationInput } from './assemble.ts';
-import { ChainError, chainUnavailable, errorText, mapChainFailure, type ContractKind } from './errors.ts';
+import { ChainError, chainUnavailable, errorText, mapChainFailure, PREPARED_TX_VALIDITY_S, type ContractKind } from './errors.ts';
 import { inspectParsed, inspectTransaction, noValidSignature, parseEnvelope } from './inspect.ts';
 import { ReadCache, readKey } from './read-cache.ts';
 import { createJsonPostClient, useLightTransport } from './transport.ts';
@@ -17,7 +17,6 @@ export const DEFAULT_TIMEOUTS: ChainTimeouts = { rpcMs: 15_000, submitMs: 60_000
 /** The first waits between getTransaction polls (then `pollIntervalMs`), each capped by `pollIntervalMs`. */
 export const POLL_BACKOFF_MS: readonly number[] = [50, 100, 200];
 const DEFAULT_BASE_FEE = '100';
-const DEFAULT_VALIDITY_S = 300;
 
 /** G… address → the LedgerKey of its account (undefined for anything else); the StrKey checked once. */
 const accountKeys = new Map<string, xdr.LedgerKey>();
@@ -112,7 +111,7 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
   async function prepare(req: PrepareRequest): Promise<PreparedTransaction> {
     const kind = kindOf(req.contractId, req.contract);
     const sequence = await loadSequence(req.source);
-    const maxTime = Math.floor(now() / 1000) + (opts.txValiditySeconds ?? DEFAULT_VALIDITY_S);
+    const maxTime = Math.floor(now() / 1000) + (opts.txValiditySeconds ?? PREPARED_TX_VALIDITY_S);
     // The same bytes as the SDK's builder and assembleTransaction, built once (assemble.ts); else the SDK's path.
     const call = buildCall({ ...req, sequence, baseFee: opts.baseFee ?? DEFAULT_BASE_FEE, maxTime });
     const tx = call ? undefined : build(new Account(req.source, sequence), req, maxTime);

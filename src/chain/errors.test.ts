@@ -83,3 +83,11 @@ describe('contractErrorNumber', () => {
     { given: 'Error(Auth, InvalidAction)', want: undefined },
   ])('$given → $want', ({ given, want }) => expect(contractErrorNumber(given)).toBe(want));
 });
+
+describe('an expired transaction (issue 12 item 9)', () => {
+  it.each<ContractKind>(['vault', 'registry', 'factory'])('txTooLate from %s → 400 tx_expired, saying to prepare again', (contract) => {
+    const e = mapChainFailure({ contract, text: 'transaction rejected: txTooLate', txId: 'ab'.repeat(32) });
+    expect([e.code, e.status]).toEqual(['tx_expired', 400]);
+    expect(e.message).toBe('the prepared transaction expired (it is valid for 5 minutes after prepare); prepare again, sign and submit (txTooLate)');
+  });
+});

@@ -2,6 +2,9 @@
 // Contract error numbers come from chain-abi.md; the same number means different things per contract,
 // so every mapping takes the contract that was called.
 
+/** How long a prepared transaction stays valid: its time bounds end this long after prepare (both specs say so). */
+export const PREPARED_TX_VALIDITY_S = 300;
+
 /** Which contract a call went to; selects the error table. */
 export type ContractKind = 'vault' | 'factory' | 'registry' | 'token';
 
@@ -97,13 +100,20 @@ export const FALLBACK: Readonly<Record<ContractKind, ErrorRow>> = {
  * surfaces through the vault with the token's number (e.g. the asset contract's #10/#13), which would
  * otherwise read as a vault error.
  */
-export const HOST_FAILURES: readonly { pattern: RegExp; code: string; status: number }[] = [
+export const HOST_FAILURES: readonly { pattern: RegExp; code: string; status: number; text?: string }[] = [
   { pattern: /contract already exists|already deployed/i, code: 'vault_already_deployed', status: 409 },
   { pattern: /trustline entry is missing for account/i, code: 'trustline_missing', status: 400 },
   { pattern: /balance is not sufficient/i, code: 'insufficient_balance', status: 400 },
   // Prepare snapshots the ledger: a transaction that landed in between (e.g. another credential into the
   // same vault) can move what this one must touch outside its footprint. The client must prepare again.
   { pattern: /outside of the footprint/i, code: 'tx_stale', status: 409 },
+  // The time bounds prepare set (PREPARED_TX_VALIDITY_S) have passed: only a new prepare helps.
+  {
+    pattern: /\btxTooLate\b/,
+    code: 'tx_expired',
+    status: 400,
+    text: `the prepared transaction expired (it is valid for ${PREPARED_TX_VALIDITY_S / 60} minutes after prepare); prepare again, sign and submit`,
+  },
 ];
 
 const CONTRACT_ERROR = /Error\(Contract, #(\d+)\)/;
@@ -129,7 +139,7 @@ export function mapChainFailure({ contract, text, contractCode, txId }: ChainFai
   const chainMessage = text.trim();
   for (const h of HOST_FAILURES) {
     const line = lineMatching(chainMessage, h.pattern);
-    if (line !== undefined) return new ChainError(h.code, h.status, line, chainMessage, txId);
+    if (line !== undefined) return new ChainError(h.code, h.status, h.text ? `${h.text} (${line})` : line, chainMessage, txId);
   }
   const n = contractCode ?? contractErrorNumber(chainMessage);
   const first = firstLine(chainMessage) || 'transaction failed';

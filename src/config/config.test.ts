@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, requireProfiles, settingsTable, SETTINGS, walletEnv } from './index.ts';
 
 describe('config defaults are the documented values', () => {
@@ -86,6 +89,38 @@ describe('validation reports one line per problem', () => {
     expect(() => requireProfiles(config, ['mainnet'])).toThrow(/CV_MAINNET_RPC_URL/);
     expect(() => requireProfiles(config, ['mainnet'])).not.toThrow(/CV_TESTNET/);
   });
+  // Issue 12 item 8: configuration that cannot work stops the start.
+  it('refuses a network profile setting while the embedded simulator replaces it, one line each', () => {
+    const { config } = loadConfig([], { CV_TESTNET_RPC_URL: 'https://rpc.example/', CV_MAINNET_PASSPHRASE: 'X' });
+    try {
+      requireProfiles(config, ['testnet', 'mainnet']);
+      expect.unreachable();
+    } catch (e) {
+      expect((e as ConfigError).problems).toEqual([
+        expect.stringMatching(/^CV_TESTNET_RPC_URL \(--testnet-rpc-url\): the embedded simulator replaces the testnet network profile, so this setting would be ignored; set CV_SIMULATOR=false/),
+        expect.stringMatching(/^CV_MAINNET_PASSPHRASE \(--mainnet-passphrase\): the embedded simulator replaces/),
+      ]);
+    }
+    expect(() => requireProfiles(loadConfig([], {}).config, ['testnet'])).not.toThrow();
+  });
+  it('refuses a state file without the embedded simulator', () => {
+    const { config } = loadConfig(['--simulator', 'false', '--state-file', 'x.json'], {});
+    expect(() => requireProfiles(config, [])).toThrow(/CV_SIMULATOR_STATE_FILE \(--state-file\): only the embedded simulator has a state file/);
+  });
+  it.each([
+    { given: 'postgres://db.internal:5432/vault', want: /DATABASE_URL \(--database-url\): names no user/ },
+    { given: 'postgres:///vault', want: /names no user/ },
+    { given: 'mysql://u:p@db/vault', want: /expected a postgres:\/\/ URL/ },
+    { given: 'not a url', want: /not a URL/ },
+  ])('refuses DATABASE_URL $given', ({ given, want }) => {
+    expect(() => loadConfig([], { DATABASE_URL: given })).toThrow(want);
+  });
+  it('a refused DATABASE_URL is never echoed (it holds the password)', () => {
+    expect(() => loadConfig([], { DATABASE_URL: 'postgres://:s3cret@db/vault' })).toThrow(/^(?![\s\S]*s3cret)/);
+  });
+  it.each(['postgres://vault:pw@db:5432/vault', 'postgresql://vault@db/vault', 'postgres://db/vault?user=vault'])('accepts DATABASE_URL %s', (given) => {
+    expect(loadConfig([], { DATABASE_URL: given }).config.databaseUrl).toBe(given);
+  });
   it('every setting is in the help table', () => {
     const table = settingsTable();
     for (const s of SETTINGS) expect(table).toContain(s.env);
@@ -132,5 +167,42 @@ describe('walletEnv: the secret and the API key come from the environment only',
 
   it('neither is a setting with a flag', () => {
     expect(SETTINGS.filter((s) => ['CV_SECRET_KEY', 'CV_API_KEY'].includes(s.env))).toEqual([]);
+  });
+});
+
+// Issue 12 item 9: secrets on the command line are visible in `ps`; files keep them out.
+describe('secrets from files (--database-url-file, --encryption-keys-file)', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'cv-config-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const file = (name: string, text: string) => {
+    const f = path.join(dir, name);
+    writeFileSync(f, text, { mode: 0o600 });
+    return f;
+  };
+
+  it('reads each value from its file (flag or env), trimmed', () => {
+    const db = file('db', 'postgres://vault:s3cret@db:5432/vault\n');
+    const keys = file('keys', `  k1:${Buffer.alloc(32, 1).toString('base64')}\n`);
+    expect(loadConfig(['--database-url-file', db, '--encryption-keys-file', keys], {}).config).toMatchObject({
+      databaseUrl: 'postgres://vault:s3cret@db:5432/vault',
+      encryptionKeys: `k1:${Buffer.alloc(32, 1).toString('base64')}`,
+    });
+    expect(loadConfig([], { DATABASE_URL_FILE: db, CV_ENCRYPTION_KEYS_FILE: keys }).config.databaseUrl).toBe('postgres://vault:s3cret@db:5432/vault');
+  });
+
+  it.each([
+    { name: 'a missing file', env: { DATABASE_URL_FILE: '/nonexistent/db' }, want: /^DATABASE_URL_FILE \(--database-url-file\): cannot read \/nonexistent\/db \(ENOENT\)$/ },
+    { name: 'an empty file', env: { CV_ENCRYPTION_KEYS_FILE: 'EMPTY' }, want: /^CV_ENCRYPTION_KEYS_FILE \(--encryption-keys-file\): the file .* is empty$/ },
+    { name: 'both the value and its file', env: { DATABASE_URL: 'postgres://a@b/c', DATABASE_URL_FILE: 'DB' }, want: /set either it or DATABASE_URL \(--database-url\), not both/ },
+    { name: 'a file URL without a user', env: { DATABASE_URL_FILE: 'NOUSER' }, want: /^DATABASE_URL_FILE \(--database-url-file\) \(the file's content\): names no user/ },
+  ])('refuses $name', ({ env, want }) => {
+    const paths: Record<string, string> = { EMPTY: file('empty', '\n'), DB: file('db2', 'postgres://a@b/c'), NOUSER: file('nouser', 'postgres://db/vault') };
+    const resolved = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, paths[v] ?? v]));
+    try {
+      loadConfig([], resolved);
+      expect.unreachable();
+    } catch (e) {
+      expect((e as ConfigError).problems).toEqual([expect.stringMatching(want)]);
+    }
   });
 });

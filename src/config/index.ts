@@ -1,5 +1,6 @@
 // The only module that reads process.env. Every setting has an environment variable, a flag and a
 // documented default; `loadConfig` validates everything at once and reports one line per problem.
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { LOG_LEVELS, type LogLevel } from '../observability/logging.ts';
 import { isAccountAddress, isContractId } from '../openapi/formats.ts';
@@ -39,14 +40,16 @@ export const SETTINGS: Setting[] = [
   { key: 'resolverPort', env: 'CV_RESOLVER_PORT', flag: '--resolver-port', kind: 'int', default: '3001', doc: 'DID resolver port' },
   { key: 'resolverNetworks', env: 'CV_RESOLVER_NETWORKS', flag: '--resolver-networks', kind: 'list', default: 'testnet,mainnet', doc: 'networks `credential-vault resolver` serves (comma list): with one, only that network\'s settings are needed, and a DID of the other is `did_invalid`' },
   { key: 'simulatorPort', env: 'CV_SIMULATOR_PORT', flag: '--simulator-port', kind: 'int', default: '8000', doc: 'embedded chain simulator port' },
-  { key: 'simulator', env: 'CV_SIMULATOR', flag: '--simulator', kind: 'bool', default: 'true', doc: 'run the embedded simulator (false: use the configured network RPCs)' },
+  { key: 'simulator', env: 'CV_SIMULATOR', flag: '--simulator', kind: 'bool', default: 'true', doc: 'run the embedded simulator (false: use the configured network RPCs); while it runs, the network profile settings below are refused, since it replaces them' },
   { key: 'dataDir', env: 'CV_DATA_DIR', flag: '--data-dir', kind: 'string', default: './data', doc: 'data directory of the embedded stores, the encryption key file and the simulator state' },
   { key: 'stateFile', env: 'CV_SIMULATOR_STATE_FILE', flag: '--state-file', kind: 'string', doc: 'simulator state file (default: <data-dir>/simulator-state.json under `start`)' },
-  { key: 'databaseUrl', env: 'DATABASE_URL', flag: '--database-url', kind: 'string', doc: 'PostgreSQL for API keys and idempotency records (shared backend)' },
+  { key: 'databaseUrl', env: 'DATABASE_URL', flag: '--database-url', kind: 'string', doc: 'PostgreSQL for API keys and idempotency records (shared backend), with a user: postgres://USER:PASSWORD@HOST:5432/DATABASE' },
+  { key: 'databaseUrlFile', env: 'DATABASE_URL_FILE', flag: '--database-url-file', kind: 'string', doc: 'file whose content (trimmed) is DATABASE_URL: keeps the password out of `ps` and the environment; not with DATABASE_URL' },
   { key: 'redisUrl', env: 'REDIS_URL', flag: '--redis-url', kind: 'string', doc: 'Redis for rate-limit windows and the resolution cache (shared backend)' },
   { key: 'databaseSchema', env: 'CV_DATABASE_SCHEMA', flag: '--database-schema', kind: 'string', doc: 'PostgreSQL schema of the tables (default: the connection\'s search_path), e.g. one per deployment' },
   { key: 'redisKeyPrefix', env: 'CV_REDIS_KEY_PREFIX', flag: '--redis-key-prefix', kind: 'string', default: 'credential-vault:', doc: 'prefix of every Redis key, e.g. one per deployment sharing a Redis' },
   { key: 'encryptionKeys', env: 'CV_ENCRYPTION_KEYS', flag: '--encryption-keys', kind: 'string', doc: 'credential encryption keys `kid:base64key,…` (first is active); default: created once in the data directory' },
+  { key: 'encryptionKeysFile', env: 'CV_ENCRYPTION_KEYS_FILE', flag: '--encryption-keys-file', kind: 'string', doc: 'file whose content (trimmed) is CV_ENCRYPTION_KEYS: keeps the keys out of `ps` and the environment; not with CV_ENCRYPTION_KEYS' },
   { key: 'authOrigins', env: 'CV_AUTH_ALLOWED_ORIGINS', flag: '--auth-allowed-origins', kind: 'list', default: '*', doc: 'origins allowed to use the wallet-proof key routes (comma list; * = any, no Origin header is always allowed)' },
   { key: 'legacyBasePaths', env: 'CV_LEGACY_BASE_PATHS', flag: '--legacy-base-paths', kind: 'list', default: '/api,/api/v1', doc: 'legacy path-prefixed base URLs of the vault API (comma list; empty = none): the prefix is removed before routing (`/api/config` is `/config`) and every answer under it carries `Deprecation: @1795305600` (RFC 9745), plus `Link: <canonical path>; rel="successor-version"` when the canonical path is an API path' },
   { key: 'trustProxy', env: 'CV_TRUST_PROXY', flag: '--trust-proxy', kind: 'string', default: 'false', doc: 'whose X-Forwarded-For names the client of the per-IP limits (vault API /auth/*, resolver): false = nobody, the TCP peer is the client; a hop count (1 = one load balancer in front); or a comma list of the proxies\' addresses/CIDRs (or loopback, linklocal, uniquelocal). `true` is refused: any client could pick its bucket' },
@@ -156,6 +159,12 @@ function isProxyAddress(entry: string): boolean {
 }
 const ACCOUNT = { test: isAccountAddress };
 
+/** Settings that may be read from a file instead: [setting, its file setting]. */
+const SECRET_FILES: readonly [string, string][] = [
+  ['databaseUrl', 'databaseUrlFile'],
+  ['encryptionKeys', 'encryptionKeysFile'],
+];
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
@@ -163,12 +172,37 @@ export class ConfigError extends Error {
 }
 
 /** Parse and validate; throws ConfigError listing every problem, one line each. */
-export function parseConfig(raw: RawSettings, earlier: string[] = []): Config {
+export function parseConfig(given: RawSettings, earlier: string[] = []): Config {
   const problems = [...earlier];
-  const get = (key: string) => raw[key];
-  const label = (key: string) => {
+  const settingLabel = (key: string) => {
     const s = SETTINGS.find((x) => x.key === key)!;
     return `${s.env} (${s.flag})`;
+  };
+  // Secrets may come from a file, so they never appear on a command line (`ps`) or in the environment.
+  const raw: RawSettings = { ...given };
+  const fromFile = new Map<string, string>();
+  for (const [key, fileKey] of SECRET_FILES) {
+    const file = raw[fileKey];
+    if (file === undefined || file === '') continue;
+    if (raw[key] !== undefined && raw[key] !== '') {
+      problems.push(`${settingLabel(fileKey)}: set either it or ${settingLabel(key)}, not both`);
+      continue;
+    }
+    try {
+      const text = readFileSync(file, 'utf8').trim();
+      if (text === '') problems.push(`${settingLabel(fileKey)}: the file ${file} is empty`);
+      else {
+        raw[key] = text;
+        fromFile.set(key, fileKey);
+      }
+    } catch (e) {
+      problems.push(`${settingLabel(fileKey)}: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    }
+  }
+  const get = (key: string) => raw[key];
+  const label = (key: string) => {
+    const fileKey = fromFile.get(key);
+    return fileKey ? `${settingLabel(fileKey)} (the file's content)` : settingLabel(key);
   };
   const int = (key: string, min = 0, max = Number.MAX_SAFE_INTEGER): number => {
     const v = get(key);
@@ -195,6 +229,22 @@ export function parseConfig(raw: RawSettings, earlier: string[] = []): Config {
     if (v !== undefined) {
       try { new URL(v); } catch { problems.push(`${label(key)}: not a URL: ${JSON.stringify(v)}`); }
     }
+    return v;
+  };
+  // Never echoes the value: it holds the database password.
+  const databaseUrl = (key: string): string | undefined => {
+    const v = get(key);
+    if (v === undefined || v === '') return undefined;
+    let u: URL;
+    try {
+      u = new URL(v);
+    } catch {
+      problems.push(`${label(key)}: not a URL (expected postgres://USER:PASSWORD@HOST:5432/DATABASE)`);
+      return v;
+    }
+    if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') problems.push(`${label(key)}: expected a postgres:// URL, got a ${u.protocol}// URL`);
+    // Without a user the driver falls back to the OS user of this process: every query would fail to log in.
+    else if (!u.username && !u.searchParams.get('user')) problems.push(`${label(key)}: names no user (expected postgres://USER:PASSWORD@HOST:5432/DATABASE)`);
     return v;
   };
   const bool = (key: string): boolean => oneOf(key, ['true', 'false', '1', '0'] as const) === 'true' || get(key) === '1';
@@ -259,7 +309,7 @@ export function parseConfig(raw: RawSettings, earlier: string[] = []): Config {
     simulator: bool('simulator'),
     dataDir: get('dataDir') ?? './data',
     stateFile: optional('stateFile'),
-    databaseUrl: optional('databaseUrl', /^postgres(ql)?:\/\//, 'a postgres:// URL'),
+    databaseUrl: databaseUrl('databaseUrl'),
     redisUrl: optional('redisUrl', /^rediss?:\/\//, 'a redis:// URL'),
     databaseSchema: optional('databaseSchema', /^[a-z_][a-z0-9_]{0,62}$/, 'a lowercase SQL identifier'),
     redisKeyPrefix: get('redisKeyPrefix') ?? 'credential-vault:',
@@ -289,17 +339,37 @@ export function parseConfig(raw: RawSettings, earlier: string[] = []): Config {
   return config;
 }
 
-/** The profile fields a network needs when it is served without the embedded simulator. */
+const PROFILE_FIELDS = ['rpcUrl', 'passphrase', 'factoryId', 'vaultWasmHash', 'registryId', 'feeTokenId', 'simulationAccount'] as const;
+
+/**
+ * The network profiles against the simulator setting. Without the embedded simulator, the fields a served
+ * network needs. With it, no profile field at all: the simulator's own networks replace every one of them,
+ * so a set `CV_TESTNET_RPC_URL` would be silently ignored (issue 12 item 8); and no state file without it.
+ */
 export function requireProfiles(config: Config, networks: readonly NetworkName[], options: { vaultApi: boolean } = { vaultApi: true }): void {
-  if (config.simulator) return;
   const problems: string[] = [];
-  // The vault API reports the template hash in GET /config, so it needs it; the resolver does not.
-  const fields = ['rpcUrl', 'passphrase', 'factoryId', 'registryId', 'simulationAccount', ...(options.vaultApi ? (['vaultWasmHash'] as const) : [])] as const;
-  for (const n of networks) {
-    for (const k of fields) {
-      if (!config.networks[n][k]) {
-        const s = SETTINGS.find((x) => x.key === `${n}.${k}`)!;
-        problems.push(`${s.env} (${s.flag}): required to serve ${n} when the embedded simulator is off`);
+  const setting = (key: string) => SETTINGS.find((x) => x.key === key)!;
+  if (config.simulator) {
+    for (const n of NETWORKS) {
+      for (const k of PROFILE_FIELDS) {
+        if (config.networks[n][k] === undefined) continue;
+        const s = setting(`${n}.${k}`);
+        problems.push(`${s.env} (${s.flag}): the embedded simulator replaces the ${n} network profile, so this setting would be ignored; set CV_SIMULATOR=false (--simulator false) to use a real RPC, or remove it`);
+      }
+    }
+  } else {
+    if (config.stateFile !== undefined) {
+      const s = setting('stateFile');
+      problems.push(`${s.env} (${s.flag}): only the embedded simulator has a state file, and CV_SIMULATOR (--simulator) is false; remove it`);
+    }
+    // The vault API reports the template hash in GET /config, so it needs it; the resolver does not.
+    const fields = ['rpcUrl', 'passphrase', 'factoryId', 'registryId', 'simulationAccount', ...(options.vaultApi ? (['vaultWasmHash'] as const) : [])] as const;
+    for (const n of networks) {
+      for (const k of fields) {
+        if (!config.networks[n][k]) {
+          const s = setting(`${n}.${k}`);
+          problems.push(`${s.env} (${s.flag}): required to serve ${n} when the embedded simulator is off`);
+        }
       }
     }
   }

@@ -670,7 +670,7 @@ export interface components {
             verificationMethod: string;
         };
         /** @enum {string} */
-        ErrorCode: "invalid_request" | "invalid_body_encoding" | "did_invalid" | "invalid_record" | "key_count_invalid" | "key_invalid" | "duplicate_key" | "service_invalid" | "url_not_https" | "metadata_inconsistent" | "tx_operation_mismatch" | "tx_submission_failed" | "challenge_expired" | "domain_mismatch" | "nonce_invalid" | "signature_invalid" | "did_not_found" | "not_found" | "did_already_exists" | "version_mismatch" | "tx_stale" | "did_deactivated" | "payload_too_large" | "unsupported_content_encoding" | "rate_limited" | "headers_too_large" | "internal_error" | "ledger_unavailable" | "nonce_store_unavailable";
+        ErrorCode: "invalid_request" | "invalid_body_encoding" | "did_invalid" | "invalid_record" | "key_count_invalid" | "key_invalid" | "duplicate_key" | "service_invalid" | "url_not_https" | "metadata_inconsistent" | "tx_operation_mismatch" | "tx_submission_failed" | "tx_expired" | "challenge_expired" | "domain_mismatch" | "nonce_invalid" | "signature_invalid" | "did_not_found" | "not_found" | "method_not_allowed" | "did_already_exists" | "version_mismatch" | "tx_stale" | "did_deactivated" | "payload_too_large" | "unsupported_content_encoding" | "rate_limited" | "headers_too_large" | "internal_error" | "ledger_unavailable" | "nonce_store_unavailable";
         /** @description The error envelope; see the code table in the API description and `components.x-error-codes`. */
         Error: {
             code: components["schemas"]["ErrorCode"];

@@ -290,7 +290,8 @@ export interface paths {
          * @description Calls the factory's `deploy(owner, did_uri, user_salt)`, signed by the owner. The vault address is
          *     derived from (factory, owner, userSalt) and never stored. Submit: `{signedXdr}` alone.
          *
-         *     Codes: `input_too_long`, `source_account_not_found`, `tx_invalid`, `tx_operation_mismatch`,
+         *     Codes: `input_too_long`, `issuerDid_network_mismatch` (a `did:ledger` didUri of the other network),
+         *     `source_account_not_found`, `tx_invalid`, `tx_operation_mismatch`,
          *     `tx_failed` (400); 409 `vault_already_deployed` (a vault already exists at (owner, userSalt); the
          *     message keeps the chain's words "already exists").
          */
@@ -436,7 +437,8 @@ export interface paths {
          * Replace the DID URI stored for the vault
          * @description Calls the vault's `set_vault_did(did_uri)`, signed by the vault owner. Submit: `{signedXdr}` alone.
          *
-         *     Codes: `input_too_long` (didUri over 256), `source_account_not_found`, `tx_invalid`,
+         *     Codes: `input_too_long` (didUri over 256), `issuerDid_network_mismatch` (a `did:ledger` didUri of the
+         *     other network), `source_account_not_found`, `tx_invalid`,
          *     `tx_operation_mismatch`, `tx_failed` (400); 404 `vault_not_found`; 409 `vault_revoked`.
          */
         post: operations["setVaultDid"];
@@ -565,7 +567,8 @@ export interface paths {
          *     The factory emits `sponsored_vault_deployed{deployer, owner, vault_address}` on-chain. Submit:
          *     `{signedXdr}` alone.
          *
-         *     Codes: `input_too_long`, `source_account_not_found`, `tx_invalid`, `tx_operation_mismatch`,
+         *     Codes: `input_too_long`, `issuerDid_network_mismatch` (a `did:ledger` didUri of the other network),
+         *     `source_account_not_found`, `tx_invalid`, `tx_operation_mismatch`,
          *     `tx_failed` (400); 403 `forbidden`, `wallet_not_linked`; 409 `vault_already_deployed`.
          */
         post: operations["createSponsoredVault"];
@@ -875,11 +878,20 @@ export interface paths {
          *     working). The key is shown only in this response. No key; limited to 60 requests per minute per
          *     client IP.
          *
-         *     The challenge must be signed by signers of the account that meet its medium threshold (read from the
-         *     chain), or, for an account that does not exist on chain yet, by the account's own key.
+         *     Only an account that exists on this network gets a key (decision against key farming: otherwise any
+         *     random keypair gets one, and keys multiply the per-key limits and grow the key store without bound).
+         *     An account that does not exist is refused with 403 `account_not_found`, before the challenge is used:
+         *     create it (fund it; on the simulator, its friendbot), then send the same signed challenge again while
+         *     it is valid. The challenge must be signed by signers of the account that meet its medium threshold
+         *     (read from the chain). The store stays bounded: one key per wallet per network (a new proof replaces
+         *     the old key), and a key from wallet proof expires after 180 days (`CV_KEY_TTL_DAYS`).
+         *
+         *     The challenge counts only within its own time bounds, on the service's clock: from its issue until 5
+         *     minutes later, with no grace period (decision; the SDK's `readChallengeTx` would allow 5 more minutes).
+         *     Later it is refused with 400 `challenge_invalid` and a message saying it expired; request a new one.
          *
          *     Codes: 400 `challenge_invalid` (not issued by this service, expired, replayed, wrong network, or not
-         *     signed by the account), `invalid_request`; 403 `origin_not_allowed`; 502 `chain_unavailable`; 503
+         *     signed by the account), `invalid_request`; 403 `origin_not_allowed`, `account_not_found`; 502 `chain_unavailable`; 503
          *     `store_unavailable`, `rate_limit_unavailable`.
          */
         post: operations["createKeyFromProof"];
@@ -1076,7 +1088,7 @@ export interface components {
          */
         IssuerDid: string;
         /**
-         * @description DID URI stored for the vault (`did:<method>:<id>`), 1 to 256 characters. Longer → 400 `input_too_long`; not a DID → `invalid_request`.
+         * @description DID URI stored for the vault (`did:<method>:<id>`), 1 to 256 characters. Longer → 400 `input_too_long`; not a DID → `invalid_request`; a `did:ledger` DID must name this service's network, else 400 `issuerDid_network_mismatch` (decision; the code `vc/issue` answers for the same mistake).
          * @example did:ledger:testnet:ugzmhvhf6ydrqkj2jnog27upsa
          */
         DidUri: string;
@@ -1524,7 +1536,7 @@ export interface components {
          *     | `vcData_ciphertext_too_long` | 400 | the encrypted payload would exceed the on-chain limit of 10,000 |
          *     | `limit_too_large` | 400 | list limit above 200 |
          *     | `issuerDid_invalid` | 400 | issuerDid is not a `did:ledger` DID (e.g. `did:pkh` or a bare address), or its record has no `assertionMethod` key, so it cannot issue |
-         *     | `issuerDid_network_mismatch` | 400 | issuerDid belongs to the other network |
+         *     | `issuerDid_network_mismatch` | 400 | issuerDid (or a vault's did:ledger didUri) belongs to the other network |
          *     | `issuerDid_not_found` | 400 | issuerDid is not registered |
          *     | `issuerDid_deactivated` | 400 | issuerDid is deactivated |
          *     | `issuerDid_controller_mismatch` | 400 | the issuer DID controller does not match the signing issuer |
@@ -1533,6 +1545,7 @@ export interface components {
          *     | `tx_invalid` | 400 | signedXdr cannot be decoded, is not signed, or no signature verifies for its source account under this network passphrase (signed for another network, or by another key) |
          *     | `tx_operation_mismatch` | 400 | the signed transaction does not invoke this route's function on this network's factory or the right vault |
          *     | `tx_failed` | 400 | the transaction failed on-chain; the message keeps the chain's words |
+         *     | `tx_expired` | 400 | the signed transaction's time bounds have passed (a prepared transaction lives 5 minutes); prepare again, sign and submit |
          *     | `vault_already_deployed` | 409 | a vault already exists at (owner, userSalt); the message keeps "already exists" / "already deployed" |
          *     | `trustline_missing` | 400 | the issuer has no trustline to the fee token; the message keeps "trustline entry is missing for account" |
          *     | `insufficient_balance` | 400 | the issuer cannot pay the fee; the message keeps "balance is not sufficient" |
@@ -1553,8 +1566,10 @@ export interface components {
          *     | `admin_required` | 403 | the operation needs an admin key |
          *     | `issuer_denied` | 403 | the vault denies this issuer (contract #25) |
          *     | `origin_not_allowed` | 403 | a key-creation request from an origin that is not allowed |
+         *     | `account_not_found` | 403 | wallet proof: the account does not exist on this network; only an existing account gets a key (fund it, then send the challenge again) |
          *     | `not_found` | 404 | no such route (also every /docs route on mainnet) |
          *     | `route_removed` | 410 | the route existed in the earlier line and was removed; the message names its replacement (see "Removed routes") |
+         *     | `method_not_allowed` | 405 | the path exists but not with this method; `Allow` names its methods |
          *     | `vault_not_found` | 404 | no vault is deployed at (owner, userSalt) |
          *     | `vc_not_found` | 404 | the vault holds no such credential |
          *     | `key_not_found` | 404 | no key with this key_id |
@@ -1852,6 +1867,23 @@ export interface components {
                  *       "message": "this origin may not request API keys"
                  *     }
                  */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /**
+         * @description `origin_not_allowed`: the request's `Origin` is not allowed; no CORS headers, so a browser hides this
+         *     answer from the page. `account_not_found`: the proven account does not exist on this network (only
+         *     an existing account gets a key), with the CORS headers for an allowed `Origin`.
+         */
+        KeyFromProofForbidden: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                Vary: components["headers"]["Vary"];
+                [name: string]: unknown;
+            };
+            content: {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
@@ -3549,7 +3581,7 @@ export interface operations {
         responses: {
             201: components["responses"]["KeyFromProofCreated"];
             400: components["responses"]["WalletProofBadRequest"];
-            403: components["responses"]["WalletProofForbidden"];
+            403: components["responses"]["KeyFromProofForbidden"];
             413: components["responses"]["WalletProofPayloadTooLarge"];
             415: components["responses"]["WalletProofUnsupportedContentEncoding"];
             429: components["responses"]["WalletProofTooManyRequests"];

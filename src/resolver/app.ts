@@ -13,6 +13,7 @@ import { MemoryNonceStore } from '../did/index.ts';
 import { corruptBodyMessage, jsonBody, unsupportedCodingMessage } from '../http/json-body.ts';
 import { setErrorEnvelope } from '../http/server.ts';
 import { ADDRESS_FORMATS } from '../openapi/formats.ts';
+import { allowLookup } from '../openapi/allow.ts';
 import { headAsGet } from '../openapi/head.ts';
 import { pipeline } from '../openapi/pipeline.ts';
 import { rememberCompiledRoutes } from '../openapi/route-cache.ts';
@@ -125,6 +126,6 @@ export async function createResolverApp(deps: ResolverAppDeps): Promise<express.
   app.post('/v1/proof/verify', proof.verify);
 
   app.use(notFound());
-  app.use(errorHandler(deps.log ? { log: deps.log } : {}));
+  app.use(errorHandler({ ...(deps.log ? { log: deps.log } : {}), allowOf: allowLookup(spec) }));
   return app;
 }

@@ -61,7 +61,14 @@ export type ResolverErrorCode = components['schemas']['ErrorCode'];
 
 /** An error with the spec's stable `code`; rendered as `{code, message, details?}`. */
 export class ResolverError extends Error {
-  constructor(readonly status: number, readonly code: ResolverErrorCode, message: string, readonly details?: Record<string, unknown>) {
+  constructor(
+    readonly status: number,
+    readonly code: ResolverErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+    /** Response headers of the answer (`Allow` of a 405). */
+    readonly headers?: Record<string, string>,
+  ) {
     super(message);
   }
 }

@@ -102,10 +102,19 @@ describe('the error envelope', () => {
     expect(r.body).toEqual({ code: 'not_found', message: expect.any(String) });
   });
 
-  it('404 not_found for a method a route does not have', async () => {
+  // Issue 12 item 9.
+  it('405 method_not_allowed with Allow for a method a route does not have', async () => {
     const r = await h.request('DELETE', '/health');
-    expect(r.status).toBe(404);
-    expect(r.body.code).toBe('not_found');
+    expect(r.status).toBe(405);
+    expect(r.headers.get('allow')).toBe('GET, HEAD');
+    expect(r.body).toEqual({ code: 'method_not_allowed', message: 'DELETE is not allowed on /health; this path accepts GET, HEAD' });
+    const post = await h.request('GET', '/v1/dids/stellar/submit');
+    expect([post.status, post.headers.get('allow'), post.body.code]).toEqual([405, 'POST', 'method_not_allowed']);
+  });
+
+  it('404 not_found for OPTIONS on a route (no preflight)', async () => {
+    const r = await h.request('OPTIONS', '/health');
+    expect([r.status, r.body.code]).toEqual([404, 'not_found']);
   });
 
   it.each([
@@ -201,8 +210,10 @@ describe('HEAD on the GET routes (spec "Headers, limits and caching")', () => {
     expect([unknown.status, unknown.text]).toEqual([404, '']);
   });
 
-  it('HEAD on a route without a GET → 404', async () => {
-    expect((await h.request('HEAD', '/v1/proof/challenge')).status).toBe(404);
+  it('HEAD on a route without a GET → 405 with Allow; on no route → 404', async () => {
+    const r = await h.request('HEAD', '/v1/proof/challenge');
+    expect([r.status, r.headers.get('allow')]).toEqual([405, 'POST']);
+    expect((await h.request('HEAD', '/v1/nothing')).status).toBe(404);
   });
 
   it('HEAD counts in the per-IP window like the GET', async () => {

@@ -302,3 +302,21 @@ describe('safe submit', () => {
     expect(second.body).toMatchObject({ code: 'tx_submission_failed', details: { status: 'ERROR', resultCode: expect.stringMatching(/^tx/) } });
   });
 });
+
+// Issue 12 item 9: a prepared transaction lives 5 minutes; later its own code says to prepare again.
+describe('an expired prepared transaction', () => {
+  it('→ 400 tx_expired', async () => {
+    const net = h.sim.sim.network('testnet');
+    const snap = net.snapshot();
+    try {
+      const p = await prepareRegister((r) => ({ ...r }));
+      expect(p.status, p.text).toBe(200);
+      net.setTime(net.ledger.nowSec() + 301);
+      const r = await h.post('/v1/dids/stellar', { signedXdr: sign(p.body.xdr as string, p.body.networkPassphrase as string, [owner]) });
+      expect([r.status, r.body.code], r.text).toEqual([400, 'tx_expired']);
+      expect(r.body.message).toMatch(/^the prepared transaction expired .*prepare again, sign and submit/);
+    } finally {
+      net.revert(snap);
+    }
+  });
+});

@@ -126,7 +126,7 @@ describe('Redis unreachable', () => {
 
 describe('PostgreSQL unreachable', () => {
   it('keyed requests and wallet proof get 503 store_unavailable; /health and /config answer; recovery without restart', async () => {
-    const wallet = Keypair.random();
+    const wallet = chain.fund(); // only an existing account gets a key
     await pgProxy.stop();
     let signed: string;
     try {

@@ -90,7 +90,7 @@ describe('shared backends are really the ones configured', () => {
 
 describe('a key made through one instance works on the other', () => {
   it('wallet proof: challenge from A, redeemed at B; the key opens A and B; the challenge is single-use across both', async () => {
-    const wallet = Keypair.random();
+    const wallet = chain.fund(); // only an existing account gets a key
     const signed = await signedChallenge(a.url, wallet);
     const made = await redeemChallenge(b.url, signed);
     expect(made.status, show(made)).toBe(201);

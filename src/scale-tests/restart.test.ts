@@ -59,7 +59,7 @@ async function survivesRestart(before: ApiProcess, cliStore: string[], after: ()
   expect(first.status, show(first)).toBe(200);
   expect(first.headers.get('idempotency-replayed')).toBeNull();
 
-  const pending = await signedChallenge(before.url, Keypair.random());
+  const pending = await signedChallenge(before.url, chain.fund());
 
   await before.stop();
   expect(before.child.exitCode, before.output()).toBe(0);

@@ -92,14 +92,31 @@ describe('request validation → the spec codes', () => {
 describe('routes', () => {
   it.each([
     ['GET', '/nope'],
-    ['GET', '/contracts/vault/create'],
-    ['DELETE', '/health'],
     ['POST', '/contracts/vc/link'],
     ['GET', '/contracts/vault/issuers/allowed/count'],
   ])('%s %s → 404 not_found', async (method, path) => {
     const res = await env.request(path, { method, key });
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: 'not_found', message: expect.any(String) });
+  });
+
+  // Issue 12 item 9: a declared path with an undeclared method is 405 with Allow, in the error envelope.
+  it.each([
+    { method: 'GET', path: '/contracts/vault/verify-vc', allow: 'POST' },
+    { method: 'GET', path: '/contracts/vault/create', allow: 'POST' },
+    { method: 'HEAD', path: '/contracts/vault/create', allow: 'POST' },
+    { method: 'DELETE', path: '/health', allow: 'GET, HEAD' },
+    { method: 'PUT', path: '/admin/keys', allow: 'GET, HEAD, POST' },
+  ])('$method $path → 405 method_not_allowed, Allow: $allow', async ({ method, path, allow }) => {
+    const res = await env.request(path, { method, key });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe(allow);
+    if (method !== 'HEAD') expect(res.body).toEqual({ error: 'method_not_allowed', message: `${method} is not allowed on ${path}; this path accepts ${allow}` });
+  });
+
+  it('OPTIONS on a declared path stays 404 not_found (no preflight outside the wallet-proof routes)', async () => {
+    const res = await env.request('/contracts/vault/verify-vc', { method: 'OPTIONS', key });
+    expect([res.status, res.body.error]).toEqual([404, 'not_found']);
   });
 
   it('checks the key before the body: no key and a bad body → 401', async () => {
@@ -140,8 +157,9 @@ describe('HEAD (vault-api.yaml "HEAD")', () => {
     expect([bad.status, bad.body]).toEqual([400, '']);
   });
 
-  it('HEAD on a path without a GET → 404, like any undeclared method', async () => {
-    expect((await head('/contracts/vc/issue', { key })).status).toBe(404);
+  it('HEAD on a declared path without a GET → 405 like any undeclared method; on an undeclared path → 404', async () => {
+    const r = await head('/contracts/vc/issue', { key });
+    expect([r.status, r.headers.get('allow')]).toEqual([405, 'POST']);
     expect((await head('/nope', { key })).status).toBe(404);
   });
 

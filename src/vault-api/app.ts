@@ -22,6 +22,7 @@
 import express, { type Router } from 'express';
 import { corruptBodyMessage, jsonBody, unsupportedCodingMessage } from '../http/json-body.ts';
 import { setErrorEnvelope } from '../http/server.ts';
+import { allowLookup } from '../openapi/allow.ts';
 import { headAsGet } from '../openapi/head.ts';
 import { pipeline } from '../openapi/pipeline.ts';
 import { createMetrics, httpMetrics, metricsHandler, readiness, requestLog } from '../observability/index.ts';
@@ -114,6 +115,6 @@ export async function createVaultApp(deps: VaultAppDeps, options: VaultAppOption
   app.use(options.contractRoutes ?? createContractRoutes(deps));
 
   app.use(notFound);
-  app.use(errorHandler(deps, index));
+  app.use(errorHandler(deps, index, allowLookup(doc as unknown as Record<string, unknown>)));
   return app;
 }

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import express, { type Router } from 'express';
-import { Keypair, StrKey, TransactionBuilder } from '@stellar/stellar-sdk';
+import { Keypair, StrKey, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
 import { createChain, type Chain } from '../chain/index.ts';
 import { createKeyring, type Keyring } from '../crypto/envelope.ts';
 import { createStores, StoreUnavailableError, type ApiKeyRecord, type KeyRole, type Stores } from '../stores/index.ts';
@@ -122,11 +122,32 @@ const STUB_PASSPHRASES: Record<NetworkName, string> = {
   mainnet: 'Credential Vault Stub Mainnet ; 2026',
 };
 
+/** A funded account as getLedgerEntries answers it: master key weight 1, thresholds 0, no other signers. */
+function stubAccountEntry(key: xdr.LedgerKey) {
+  const accountId = key.account().accountId();
+  const val = xdr.LedgerEntryData.account(
+    new xdr.AccountEntry({
+      accountId,
+      balance: xdr.Int64.fromString('100000000000'),
+      seqNum: xdr.Int64.fromString('4294967296'),
+      numSubEntries: 0,
+      inflationDest: null,
+      flags: 0,
+      homeDomain: '',
+      thresholds: Buffer.from([1, 0, 0, 0]),
+      signers: [],
+      ext: new xdr.AccountEntryExt(0),
+    }),
+  );
+  return { key, val, lastModifiedLedgerSeq: 1 };
+}
+
 /**
- * A chain that is never reached except for account lookups (no account exists). Good for the platform
- * layer; pass `overrides` for anything a test route needs.
+ * A chain that is never reached except for account lookups: every account exists (funded, its own key
+ * signs), except those in `missingAccounts`. Good for the platform layer; pass `overrides` for anything a
+ * test route needs.
  */
-export function stubChain(network: NetworkName = 'testnet', overrides: Partial<Chain> = {}): Chain {
+export function stubChain(network: NetworkName = 'testnet', overrides: Partial<Chain> = {}, missingAccounts: ReadonlySet<string> = new Set()): Chain {
   const fail = (what: string) => () => {
     throw new Error(`stub chain: ${what} is not available`);
   };
@@ -138,7 +159,12 @@ export function stubChain(network: NetworkName = 'testnet', overrides: Partial<C
     read: fail('read'),
     submit: fail('submit'),
     inspect: fail('inspect'),
-    getLedgerEntries: async () => ({ entries: [], latestLedger: 1 }),
+    getLedgerEntries: async (keys: xdr.LedgerKey[]) => ({
+      entries: keys
+        .filter((k) => k.switch() === xdr.LedgerEntryType.account() && !missingAccounts.has(StrKey.encodeEd25519PublicKey(k.account().accountId().ed25519())))
+        .map(stubAccountEntry),
+      latestLedger: 1,
+    }),
     health: fail('health'),
     verifyNetwork: fail('verifyNetwork'),
   };

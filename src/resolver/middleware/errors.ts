@@ -10,6 +10,7 @@ import {
 import { FORMAT_WORDS } from '../../openapi/formats.ts';
 import { ResolverError, type ResolverErrorCode } from '../context.ts';
 import { requestIdOf } from './request-id.ts';
+import { answers405, methodNotAllowedMessage, type AllowLookup } from '../../openapi/allow.ts';
 
 /** Bodies beyond this are refused with 413 `payload_too_large`; the largest valid body is a 128 KiB signedXdr. */
 export const BODY_LIMIT_BYTES = 256 * 1024;
@@ -37,7 +38,7 @@ export function invalidRequest(message: string, errors: { path: string; message:
  * Codes the registry's failures keep as they are: the chain already mapped the contract's number
  * (REGISTRY_ERRORS), or recognised a stale footprint (409 `tx_stale`: prepare again).
  */
-const CONTRACT_CODES: ReadonlySet<string> = new Set([...Object.values(REGISTRY_ERRORS).map((r) => r.code), 'tx_stale']);
+const CONTRACT_CODES: ReadonlySet<string> = new Set([...Object.values(REGISTRY_ERRORS).map((r) => r.code), 'tx_stale', 'tx_expired']);
 const isContractCode = (code: string): code is ResolverErrorCode => CONTRACT_CODES.has(code);
 
 const CONTRACT_ERROR = /Error\(Contract, #(\d+)\)/;
@@ -142,9 +143,14 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /**
  * A request-validation failure in the spec's codes ("Errors"): an invalid DID is `did_invalid`, a record
  * breaking its rules has the record-rule code (the same check the handlers run), anything else is
- * `invalid_request` with the validator's errors. Unknown routes and methods are `not_found`.
+ * `invalid_request` with the validator's errors. Unknown routes are `not_found`; a method the path does not
+ * declare is 405 `method_not_allowed` with `Allow` (OPTIONS: `not_found`).
  */
-export function fromValidationError(err: ValidatorError, req: Request): ResolverError {
+export function fromValidationError(err: ValidatorError, req: Request, allowOf?: AllowLookup): ResolverError {
+  if (err.status === 405 && answers405(req.method)) {
+    const allow = allowOf?.(req.path);
+    if (allow) return new ResolverError(405, 'method_not_allowed', methodNotAllowedMessage(req.method, req.path, allow), undefined, { Allow: allow });
+  }
   if (err.status === 404 || err.status === 405) return notFoundError(req);
   if (err.status === 415) {
     // A body without Content-Type, or of another media type: the validator says "unsupported media type X".
@@ -228,9 +234,11 @@ const RESOLVE_PREFIX = '/1.0/identifiers/';
 
 export interface ErrorHandlerOptions {
   log?: (entry: Record<string, unknown>) => void;
+  /** The declared methods of a path (`Allow` of a 405). */
+  allowOf?: AllowLookup;
 }
 
-export function errorHandler({ log }: ErrorHandlerOptions) {
+export function errorHandler({ log, allowOf }: ErrorHandlerOptions) {
   return function resolverErrorHandler(err: unknown, req: Request, res: Response, next: NextFunction): void {
     if (res.headersSent) return next(err);
     let e: ResolverError | undefined;
@@ -244,13 +252,14 @@ export function errorHandler({ log }: ErrorHandlerOptions) {
         sendResolutionFailure(req, res, 400, error, message);
         return;
       }
-      e = fromValidationError(err, req);
+      e = fromValidationError(err, req, allowOf);
     }
     if (!e) {
       const requestId = requestIdOf(res);
       log?.({ event: 'internal_error', requestId, method: req.method, path: req.path, error: describe(err) });
       e = new ResolverError(500, 'internal_error', `Internal error (request ${requestId})`);
     }
+    if (e.headers) res.set(e.headers);
     sendError(res, e.status, e.code, e.message, e.details);
   };
 }

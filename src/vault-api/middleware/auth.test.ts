@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createHash } from 'node:crypto';
 import { startVaultTestEnv, storeFaults, stubChain, stubContractRoutes, type VaultTestEnv } from '../testing.ts';
+import { UNKNOWN_KEY } from './auth.ts';
 
 const G = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';
 const READ: { path: string; method: string; body?: unknown } = { path: `/contracts/vault/vc-count?owner=${G}`, method: 'GET' };
@@ -48,7 +49,7 @@ describe('401', () => {
     for (const op of [READ, WRITE]) {
       const res = await env.request(op.path, { method: op.method, body: op.body, headers: c.headers });
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ error: c.error, message: expect.any(String) });
+      expect(res.body).toEqual({ error: c.error, message: c.error === 'invalid_api_key' ? UNKNOWN_KEY : expect.any(String) });
     }
   });
 

@@ -6,6 +6,9 @@ import { ApiError, setAuth, type AuthContext, type VaultAppDeps } from '../conte
 import type { ApiKeyRecord } from '../../stores/index.ts';
 import { operationOf, type OperationInfo } from './openapi.ts';
 
+/** Said of an unknown, revoked or other-network key alike (they read the same, so none is revealed). */
+export const UNKNOWN_KEY = 'unknown API key: no active key of this network matches it';
+
 /** The key a request carries, in the order of precedence of the spec: X-SVC-Key, x-api-key, Bearer. */
 export function presentedKey(req: Request): string | undefined {
   for (const header of ['x-svc-key', 'x-api-key']) {
@@ -33,7 +36,7 @@ export function authenticate(deps: VaultAppDeps, index: Map<string, OperationInf
     // Nothing carries over between networks: a testnet key does not open mainnet, expired or not. Unknown
     // and revoked keys read alike.
     if (!found || found.record.network !== deps.profile.network || found.state === 'revoked') {
-      throw new ApiError(401, 'invalid_api_key', 'the API key is not valid on this network');
+      throw new ApiError(401, 'invalid_api_key', UNKNOWN_KEY);
     }
     if (found.state === 'expired') {
       throw new ApiError(401, 'api_key_expired', `the API key expired on ${found.record.expiresAt}; prove the wallet again to get a new one`);

@@ -8,6 +8,7 @@ import { StoreInputError, StoreUnavailableError } from '../../stores/index.ts';
 import { operationOf, type OperationInfo } from './openapi.ts';
 import { mapValidationFailure, type ValidationItem } from './validation.ts';
 import { requestIdOf } from './request-id.ts';
+import { answers405, methodNotAllowedMessage, type AllowLookup } from '../../openapi/allow.ts';
 
 /** Longest accepted request body (vault-api.yaml "Errors": 512 KiB, else 413 `payload_too_large`). */
 export const BODY_LIMIT_BYTES = 512 * 1024;
@@ -21,6 +22,8 @@ export interface ErrorAnswer {
   message: string;
   /** Details for the log only. */
   internal?: unknown;
+  /** Response headers of the answer (`Allow` of a 405). */
+  headers?: Record<string, string>;
 }
 
 /** Errors of express.json (body-parser): `type` and `status`. */
@@ -39,7 +42,7 @@ const STORE_WORDS: Record<string, string> = {
 };
 
 /** Maps any thrown value onto the spec's error answers. */
-export function toErrorAnswer(err: unknown, req: Request, index: Map<string, OperationInfo>): ErrorAnswer {
+export function toErrorAnswer(err: unknown, req: Request, index: Map<string, OperationInfo>, allowOf?: AllowLookup): ErrorAnswer {
   if (err instanceof ApiError) return { status: err.status, code: err.code, message: err.message };
   if (err instanceof ChainError) return { status: err.status, code: err.code, message: err.message };
   if (err instanceof StoreUnavailableError) {
@@ -49,8 +52,12 @@ export function toErrorAnswer(err: unknown, req: Request, index: Map<string, Ope
     return { status: 503, code, message: STORE_WORDS[err.store] ?? 'a backing store is unavailable', internal: err };
   }
   if (err instanceof StoreInputError) return { status: 400, code: 'invalid_request', message: err.message };
+  if (err instanceof V.MethodNotAllowed && answers405(req.method)) {
+    // A method the path does not declare (vault-api.yaml "Routing note").
+    const allow = allowOf?.(req.path);
+    if (allow) return { status: 405, code: 'method_not_allowed', message: methodNotAllowedMessage(req.method, req.path, allow), headers: { Allow: allow } };
+  }
   if (err instanceof V.NotFound || err instanceof V.MethodNotAllowed) {
-    // An undeclared path, or a method the path does not declare (vault-api.yaml "Routing note").
     return { status: 404, code: 'not_found', message: `no route ${req.method} ${req.path}` };
   }
   if (err instanceof V.BadRequest) {
@@ -86,9 +93,9 @@ const payloadTooLarge = (): ErrorAnswer => ({
 const answered = new WeakMap<Request, string>();
 export const errorCodeOf = (req: Request): string | undefined => answered.get(req);
 
-export function errorHandler(deps: VaultAppDeps, index: Map<string, OperationInfo>): ErrorRequestHandler {
+export function errorHandler(deps: VaultAppDeps, index: Map<string, OperationInfo>, allowOf?: AllowLookup): ErrorRequestHandler {
   return (err, req, res, _next) => {
-    const answer = toErrorAnswer(err, req, index);
+    const answer = toErrorAnswer(err, req, index, allowOf);
     answered.set(req, answer.code);
     if (answer.internal !== undefined) {
       const e = answer.internal as { name?: string; message?: string; stack?: string };
@@ -105,6 +112,7 @@ export function errorHandler(deps: VaultAppDeps, index: Map<string, OperationInf
       res.destroy();
       return;
     }
+    if (answer.headers) res.set(answer.headers);
     res.status(answer.status).json({ error: answer.code, message: answer.message });
   };
 }

@@ -99,6 +99,33 @@ describe('vault create and metadata', () => {
     expectError(again, 409, 'vault_already_deployed', /already (exists|deployed)/);
   });
 
+  // Issue 12 item 9: a did:ledger DID of the other network is refused with vc/issue's code; other methods pass.
+  it('a did:ledger didUri of the other network → 400 issuerDid_network_mismatch (create, sponsored create, set-vault-did)', async () => {
+    const mainnetDid = 'did:ledger:mainnet:ugzmhvhf6ydrqkj2jnog27upsa';
+    const o = other.publicKey();
+    expectError(await call('/contracts/vault/create', otherKey, { owner: o, didUri: mainnetDid, sourcePublicKey: o }), 400, 'issuerDid_network_mismatch', /mainnet .* testnet/);
+    expectError(
+      await call('/contracts/sponsored-vault/create', sponsorKey, { sponsor: sponsor.publicKey(), owner: o, didUri: mainnetDid, sourcePublicKey: sponsor.publicKey() }),
+      400,
+      'issuerDid_network_mismatch',
+    );
+    expectError(await call('/contracts/vault/set-vault-did', ownerKey, { owner: owner.publicKey(), didUri: mainnetDid, sourcePublicKey: owner.publicKey() }), 400, 'issuerDid_network_mismatch');
+    expect((await call('/contracts/vault/create', otherKey, { owner: o, didUri: 'did:web:example.com', sourcePublicKey: o })).status).toBe(200);
+  });
+
+  // Issue 12 item 9: a prepared transaction lives 5 minutes; later its own code says to prepare again.
+  it('a submit after the prepared transaction expired → 400 tx_expired', async () => {
+    const net = env.simulator!.sim.network('testnet');
+    const snap = net.snapshot();
+    try {
+      const xdr = await prepare('/contracts/vault/set-vault-did', { owner: owner.publicKey(), didUri: 'did:web:late.example', sourcePublicKey: owner.publicKey() }, ownerKey);
+      net.setTime(net.ledger.nowSec() + 301);
+      expectError(await submit('/contracts/vault/set-vault-did', xdr, owner, ownerKey), 400, 'tx_expired', /^the prepared transaction expired \(it is valid for 5 minutes after prepare\); prepare again, sign and submit/);
+    } finally {
+      net.revert(snap);
+    }
+  });
+
   it('reports 404 vault_not_found for an owner without a vault, on reads and writes', async () => {
     const none = Keypair.random().publicKey();
     expectError(await call(`/contracts/vault/${none}`, otherKey), 404, 'vault_not_found');

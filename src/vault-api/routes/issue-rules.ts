@@ -62,6 +62,19 @@ export function checkVcData(where: Where, vcData: string): void {
 }
 
 /**
+ * A vault's DID URI may use any method, but a `did:ledger` DID must name this network: a vault on testnet
+ * naming a mainnet DID points at a document its readers cannot resolve on this chain. Same code as the
+ * issuer DID (vault-api.yaml x-error-codes issuerDid_network_mismatch, decision).
+ */
+export function checkDidUriNetwork(deps: VaultAppDeps, didUri: string): void {
+  const m = /^did:ledger:([^:]*):/.exec(didUri);
+  const network = deps.profile.network;
+  if (m && m[1] !== network) {
+    throw new ApiError(400, 'issuerDid_network_mismatch', `didUri is a did:ledger DID of ${m[1] || 'no network'} but this service runs on ${network}`);
+  }
+}
+
+/**
  * The issuer DID: `did:ledger` of this network, registered, not deactivated, controlled by the issuer,
  * and holding at least one assertionMethod key (did-registry-resolver.md "Roles": an issuer has an
  * authentication key plus at least one assertionMethod key; a holder's DID, authentication only, cannot

@@ -124,7 +124,31 @@ describe('wallet proof', () => {
     it('not issued by this service', async () => {
       const wallet = Keypair.random();
       const forged = WebAuth.buildChallengeTx(Keypair.random(), wallet.publicKey(), WEB_AUTH_DOMAIN, 300, env.passphrase, WEB_AUTH_DOMAIN);
-      expect(await refused(env.sign(forged, wallet))).toMatch(/source account|not signed by server/i);
+      expect(await refused(env.sign(forged, wallet))).toMatch(/not a challenge of this service/);
+    });
+
+    // Issue 12 item 3: the SDK's readChallengeTx adds 5 minutes of grace; the challenge's own bounds rule.
+    it('posted after its 5 minutes (on the service clock) → expired; at 300 s it still counts', async () => {
+      const late = Keypair.random();
+      const c = await challenge(env, late.publicKey());
+      env.clock.advance(330_000);
+      expect(await refused(env.sign(c.transaction, late))).toMatch(/^the challenge is not valid: it expired 30 s ago .*request a new one$/);
+
+      const onTime = Keypair.random();
+      const d = await challenge(env, onTime.publicKey());
+      env.clock.advance(299_000);
+      expect((await env.request('/auth/keys', { body: { transaction: env.sign(d.transaction, onTime) } })).status).toBe(201);
+    });
+
+    it('not valid yet (issued ahead of the service clock)', async () => {
+      const wallet = Keypair.random();
+      const c = await challenge(env, wallet.publicKey());
+      env.clock.advance(-60_000);
+      try {
+        expect(await refused(env.sign(c.transaction, wallet))).toMatch(/not valid yet/);
+      } finally {
+        env.clock.advance(60_000);
+      }
     });
 
     it('expired', async () => {
@@ -313,9 +337,18 @@ describe('wallet proof against the RPC simulator', () => {
     expect([res.status, res.body.error]).toEqual([400, 'challenge_invalid']);
   });
 
-  it('an account not on chain yet: its own key proves it', async () => {
-    const res = await prove(live, Keypair.random());
-    expect(res.status).toBe(201);
+  // Issue 12 item 10 (decision against key farming): only an existing account gets a key. The refusal does
+  // not use up the challenge: fund the account, then send the same signed challenge again.
+  it('an account not on chain → 403 account_not_found; once funded, the same challenge gets the key', async () => {
+    const wallet = Keypair.random();
+    const c = await challenge(live, wallet.publicKey());
+    const signed = live.sign(c.transaction, wallet);
+    const refused = await live.request('/auth/keys', { body: { transaction: signed } });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual({ error: 'account_not_found', message: expect.stringMatching(new RegExp(`^the account ${wallet.publicKey()} does not exist on testnet: .*fund it`)) });
+    await live.fund(wallet);
+    const res = await live.request('/auth/keys', { body: { transaction: signed } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect((await version(res.body.key)).status).toBe(200);
   });
 });

@@ -10,15 +10,15 @@
 // `challenge_invalid` and the wallet asks for a new one.
 import { hkdfSync } from 'node:crypto';
 import express, { type Router } from 'express';
-import { Keypair, StrKey, WebAuth, xdr } from '@stellar/stellar-sdk';
+import { Keypair, StrKey, xdr } from '@stellar/stellar-sdk';
 import { ApiError, type VaultAppDeps } from '../context.ts';
 import { checkOrigin } from '../middleware/cors.ts';
+import { buildChallenge, checkSigners, ChallengeError, readChallenge, type ChallengeOptions } from './challenge.ts';
 import { KeyExistsError, type ApiKeyRecord, type CreatedKey, type KeyRole } from '../../stores/index.ts';
 
 /** Home domain and web-auth domain written into challenges (the manage_data key is `credential-vault auth`). */
 export const WEB_AUTH_DOMAIN = 'credential-vault';
-/** Validity of a challenge (vault-api.yaml GET /auth/challenge: 5 minutes). */
-export const CHALLENGE_TIMEOUT_S = 300;
+export { CHALLENGE_TIMEOUT_S } from './challenge.ts';
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The account that signs this network's challenges. */
@@ -57,32 +57,28 @@ async function signerSummary(deps: VaultAppDeps, account: string): Promise<Signe
 }
 
 /**
- * The account a signed challenge proves: issued by this service for this network and still valid; signed
- * by signers of the account meeting its medium threshold, or — for an account that does not exist on
- * chain yet — by the account's own key.
+ * The account a signed challenge proves: issued by this service for this network and within its time bounds
+ * (on the service's clock); the account exists on this network (decision against key farming: a random
+ * unfunded keypair gets no key, 403 `account_not_found`); signed by signers of the account meeting its
+ * medium threshold.
  */
-async function provenAccount(deps: VaultAppDeps, server: Keypair, transaction: string): Promise<{ account: string; hash: string }> {
-  const passphrase = deps.profile.networkPassphrase;
-  let read;
+async function provenAccount(deps: VaultAppDeps, o: ChallengeOptions, transaction: string): Promise<{ account: string; hash: string }> {
   try {
-    read = WebAuth.readChallengeTx(transaction, server.publicKey(), passphrase, WEB_AUTH_DOMAIN, WEB_AUTH_DOMAIN);
-  } catch (err) {
-    throw challengeInvalid((err as Error).message);
-  }
-  const account = read.clientAccountID;
-  if (!StrKey.isValidEd25519PublicKey(account)) throw challengeInvalid('the challenge is not for an account address');
-  const summary = await signerSummary(deps, account);
-  try {
-    if (summary) {
-      WebAuth.verifyChallengeTxThreshold(transaction, server.publicKey(), passphrase, summary.threshold, summary.signers, WEB_AUTH_DOMAIN, WEB_AUTH_DOMAIN);
-    } else {
-      const signed = WebAuth.verifyChallengeTxSigners(transaction, server.publicKey(), passphrase, [account], WEB_AUTH_DOMAIN, WEB_AUTH_DOMAIN);
-      if (!signed.includes(account)) throw new Error(`not signed by ${account}`);
+    const read = readChallenge(o, transaction);
+    const summary = await signerSummary(deps, read.account);
+    if (!summary) {
+      throw new ApiError(
+        403,
+        'account_not_found',
+        `the account ${read.account} does not exist on ${deps.profile.network}: only an existing account gets a key; fund it (create it on the network), then send this challenge again while it is valid`,
+      );
     }
+    checkSigners(o, read, summary);
+    return { account: read.account, hash: read.tx.hash().toString('hex') };
   } catch (err) {
-    throw challengeInvalid((err as Error).message);
+    if (err instanceof ChallengeError) throw challengeInvalid(err.message);
+    throw err;
   }
-  return { account, hash: read.tx.hash().toString('hex') };
 }
 
 /** A key record as the spec lists it (ApiKeyRecord); never the key itself. */
@@ -104,20 +100,20 @@ const created = ({ key, record }: CreatedKey) => ({ key, ...listed(record) });
 export function createKeyRoutes(deps: VaultAppDeps): Router {
   const router = express.Router();
   const network = deps.profile.network;
-  const server = webAuthKeypair(deps);
+  const challenges: ChallengeOptions = { server: webAuthKeypair(deps), passphrase: deps.profile.networkPassphrase, domain: WEB_AUTH_DOMAIN, now: deps.now };
   const usedChallenges = `web-auth-challenge:${network}`;
 
   router.get('/auth/challenge', (req, res) => {
     checkOrigin(deps, req);
     const account = String(req.query['account']);
-    const transaction = WebAuth.buildChallengeTx(server, account, WEB_AUTH_DOMAIN, CHALLENGE_TIMEOUT_S, deps.profile.networkPassphrase, WEB_AUTH_DOMAIN);
+    const transaction = buildChallenge(challenges, account);
     res.json({ transaction, network_passphrase: deps.profile.networkPassphrase });
   });
 
   router.post('/auth/keys', async (req, res) => {
     checkOrigin(deps, req);
     const body = req.body as { transaction: string; scopes?: string[] };
-    const { account, hash } = await provenAccount(deps, server, body.transaction);
+    const { account, hash } = await provenAccount(deps, challenges, body.transaction);
     // One use per challenge, across instances: the idempotency store's begin() is the atomic claim.
     const idem = deps.stores.idempotency;
     const claim = await idem.begin({ scope: usedChallenges, key: hash, requestHash: hash, now: deps.now() });

@@ -3,6 +3,7 @@
 // mainnet every /docs route is 404).
 import express, { type Router } from 'express';
 import { docsUi } from '../../openapi/docs-ui.ts';
+import * as OpenApiValidator from 'express-openapi-validator';
 import { ApiError, type VaultAppDeps } from '../context.ts';
 import type { OpenApiDocument } from '../middleware/openapi.ts';
 
@@ -52,6 +53,9 @@ export function createDocsRoutes(deps: VaultAppDeps): Router {
   const ui = docsUi({ title: 'Credential Vault API' });
   router.get('/', ui.page);
   router.use(ui.assets);
-  router.use((_req, _res, next) => next(new ApiError(404, 'not_found', 'not found')));
+  // `/docs` itself is a declared GET: another method is 405 like on every declared path (issue 12 item 9).
+  router.use((req, _res, next) =>
+    next(req.path === '/' ? new OpenApiValidator.error.MethodNotAllowed({ path: '/docs', message: `${req.method} method not allowed` }) : new ApiError(404, 'not_found', 'not found')),
+  );
   return router;
 }

@@ -12,7 +12,7 @@ import {
   bindToWallet, expectFactory, expectFactoryVault, onVaults, requireSame, vaultOf, writeHandler, type WriteRoute,
 } from './contract-common.ts';
 import {
-  batchEntry, checkBatchSize, checkIssuerDid, checkLengths, checkSealedVcData, checkVcData, sealVcData,
+  batchEntry, checkBatchSize, checkDidUriNetwork, checkIssuerDid, checkLengths, checkSealedVcData, checkVcData, sealVcData,
 } from './issue-rules.ts';
 
 type S = components['schemas'];
@@ -90,10 +90,12 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
   });
 
   post<S['VaultCreatePrepare']>('/contracts/vault/create', {
-    prepare: (b) =>
-      chain.factory.deploy({ source: b.sourcePublicKey, owner: b.owner, didUri: b.didUri, ...salt(b.userSalt) }),
+    prepare(b) {
+      checkDidUriNetwork(deps, b.didUri);
+      return chain.factory.deploy({ source: b.sourcePublicKey, owner: b.owner, didUri: b.didUri, ...salt(b.userSalt) });
+    },
     check(inv) {
-      decodeDeployArgs(inv);
+      checkDidUriNetwork(deps, decodeDeployArgs(inv).didUri);
       expectFactory(deps, inv);
     },
   });
@@ -126,11 +128,12 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
 
   post<S['SetVaultDidPrepare']>('/contracts/vault/set-vault-did', {
     prepare(b) {
+      checkDidUriNetwork(deps, b.didUri);
       const vault = vaultOf(deps, b.owner, b.userSalt);
       return onVaults(deps, [{ vault }], () => chain.vault.setVaultDid({ vault, source: b.sourcePublicKey, didUri: b.didUri }));
     },
     async check(inv) {
-      decodeSetVaultDidArgs(inv);
+      checkDidUriNetwork(deps, decodeSetVaultDidArgs(inv).didUri);
       await expectFactoryVault(deps, inv);
     },
   });
@@ -188,12 +191,14 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
     prepare(b, auth) {
       bindToWallet(auth, 'sponsor', 'sponsor', b.sponsor);
       bindToWallet(auth, 'sponsor', 'sourcePublicKey', b.sourcePublicKey);
+      checkDidUriNetwork(deps, b.didUri);
       return chain.factory.deploySponsored({
         source: b.sourcePublicKey, deployer: b.sponsor, owner: b.owner, didUri: b.didUri, ...salt(b.userSalt),
       });
     },
     check(inv, auth) {
       const a = decodeDeploySponsoredArgs(inv);
+      checkDidUriNetwork(deps, a.didUri);
       expectFactory(deps, inv);
       bindToWallet(auth, 'sponsor', 'sponsor', a.deployer);
       bindToWallet(auth, 'sponsor', 'sourcePublicKey', inv.source);
