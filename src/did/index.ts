@@ -29,6 +29,10 @@ export { JcsError, canonicalize, canonicalizeToBytes } from './jcs.ts';
 export {
   DID_CONTEXT,
   DID_JSON,
+  DID_RESOLUTION,
+  DID_RESOLUTION_CONTEXT,
+  DID_RESOLUTION_PROFILE,
+  LD_JSON_DID_RESOLUTION,
   DID_LD_JSON,
   KEY_FRAGMENT,
   buildDidDocument,
