@@ -145,7 +145,8 @@ export interface paths {
          *     result by its own media types: `application/did-resolution` and
          *     `application/ld+json;profile="https://w3id.org/did-resolution"` (also plain `application/ld+json`).
          *     Both answer the same full result as `application/did+ld+json` (the document with `@context`); the
-         *     `ld+json` one adds `"@context": "https://w3id.org/did-resolution/v1"` to the result. Every other
+         *     `ld+json` one adds `"@context": "https://w3id.org/did-resolution/v1"` to the result. (A Prism mock
+         *     cannot serialize `application/did-resolution` either and answers 500; ask it for the `ld+json` form.) Every other
          *     choice above (the full result for the DID Core media types, the tombstone on 410, `invalidDid` for
          *     other methods) is unchanged.
          *

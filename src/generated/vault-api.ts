@@ -1360,7 +1360,7 @@ export interface components {
              *     `signature_invalid`); for `issuerDid` `issuer_missing`, `issuer_not_ledger_did`,
              *     `network_mismatch`, `did_not_found`, `did_deactivated`, `not_proof_signer`, `stored_issuer_mismatch`;
              *     for `status` `revoked`, `invalid`, `unknown`, `not_the_stored_credential`, `no_vault_reference`;
-             *     for `issuerAllowed` `issuer_denied`, `no_vault_reference`; for `validityPeriod` `not_yet_valid`,
+             *     for `issuerAllowed` `issuer_denied`, `issuer_unknown`, `no_vault_reference`; for `validityPeriod` `not_yet_valid`,
              *     `expired`, `invalid_date`.
              * @example signature_invalid
              */
