@@ -1324,7 +1324,9 @@ export interface components {
          */
         VerifyCredentialRequest: {
             /** @description The credential as the holder presented it, with its `proof`. */
-            verifiableCredential?: Record<string, never>;
+            verifiableCredential?: {
+                [key: string]: unknown;
+            };
             owner?: components["schemas"]["Account"];
             vcId?: components["schemas"]["VcId"];
             userSalt?: components["schemas"]["UserSalt"];
