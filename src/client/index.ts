@@ -20,6 +20,7 @@ export {
 export {
   createResolverClient,
   resolveDid,
+  dereferenceDidUrl,
   registerDid,
   mutateDid,
   type ResolverClient,
@@ -28,6 +29,7 @@ export {
   type ResolverSchemas,
   type Resolution,
   type ResolutionResult,
+  type Dereferenced,
   type DidMutations,
   type DidWriteResult,
 } from './resolver.ts';
