@@ -1,9 +1,9 @@
 import { createHash, createPrivateKey, sign as cryptoSign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
-  addProof, createProof, ed25519KeyPair, hashData, proofConfiguration, signCredential, transform, verifyDataIntegrity,
-  type DataIntegrityProof, type ProofProblemReason, type VerifyDataIntegrityOptions,
+  addProof, createProof, signCredential, verifyDataIntegrity, type DataIntegrityProof, type ProofProblemReason, type VerifyDataIntegrityOptions,
 } from './data-integrity.ts';
+import { ed25519KeyPair, hashData, proofConfiguration, transform } from './eddsa-jcs-2022.ts';
 import { buildResolutionResult, resolutionError } from './document.ts';
 import { canonicalize } from './jcs.ts';
 import type { DidDocument, DidRecord, DidResolutionResult } from './types.ts';
