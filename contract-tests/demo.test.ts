@@ -24,6 +24,9 @@ const STEPS = [
   'batch-issue credentials',
   'verify a credential',
   'read a credential (decrypted)',
+  'verifier: check a presented credential (no API key)',
+  'verifier: account and API key',
+  'verifier: check a credential by reference (owner + vcId)',
   'list and count',
   'deny the issuer (holder signs)',
   'issuance refused while denied',
@@ -31,6 +34,7 @@ const STEPS = [
   'issue into the salted vault',
   'push from the salted vault to the canonical vault (holder signs)',
   'revoke a credential (holder signs)',
+  'verifier: the revoked credential no longer verifies',
   'revoke the salted vault (holder signs)',
   'write into the revoked vault refused',
   'fees paid',
@@ -85,6 +89,11 @@ describe('npm run demo', () => {
     // The key facts of the walk-through.
     expect(stdout).toMatch(/issuance refused while denied: 403 issuer_denied/);
     expect(stdout).toMatch(/is revoked since \d{4}-\d\d-\d\dT/);
+    // The verifier: a signed credential verifies presented (without a key) and by reference; once revoked it does not.
+    expect(stdout).toMatch(/issue a credential: degree-[0-9a-f]+ into the holder's vault, signed by the issuer \(eddsa-jcs-2022/);
+    expect(stdout).toMatch(/verifier: check a presented credential \(no API key\): verified: true \(proof passed, issuerDid passed, status skipped, issuerAllowed skipped, validityPeriod passed/);
+    expect(stdout).toMatch(/verifier: check a credential by reference \(owner \+ vcId\): degree-[0-9a-f]+ verified: true \(proof passed, issuerDid passed, status passed, issuerAllowed passed, validityPeriod passed\)/);
+    expect(stdout).toMatch(/verifier: the revoked credential no longer verifies: course-[0-9a-f]+-1 verified: false, status check failed \(revoked\)/);
     expect(stdout).toMatch(/write into the revoked vault refused: 409 vault_revoked/);
     expect(stdout).toMatch(/6 credentials × 5 = 30 in issuance fees/);
     // The mainnet leg: its own passphrase and fee token, refused without a trustline (the API's code and the

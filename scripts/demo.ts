@@ -24,13 +24,15 @@ import {
   prepareAndSubmit,
   registerDid,
   resolveDid,
+  signCredential,
   unwrap,
+  type ProofSigner,
   type ResolverClient,
   type Signer,
   type VaultClient,
   type VaultSchemas,
 } from '../src/client/index.ts';
-import { challengeSigner, walletSigner } from './wallet.ts';
+import { challengeSigner, credentialSigner, walletSigner } from './wallet.ts';
 
 const USAGE = `usage: npm run demo -- [--start] [--vault-url URL] [--mainnet-url URL] [--resolver-url URL] [--simulator-url URL]
 
@@ -52,16 +54,33 @@ interface Urls {
 }
 
 /** A credential in the W3C VC Data Model 2.0 shape the API requires (vcData). */
-function credential(issuerDid: string, holderDid: string, type: string, subject: Record<string, unknown>): string {
-  return JSON.stringify({
+function credential(issuerDid: string, holderDid: string, type: string, subject: Record<string, unknown>): Record<string, unknown> {
+  return {
     '@context': ['https://www.w3.org/ns/credentials/v2'],
     id: `urn:uuid:${randomUUID()}`,
     type: ['VerifiableCredential', type],
     issuer: issuerDid,
     validFrom: new Date().toISOString(),
     credentialSubject: { id: holderDid, ...subject },
-  });
+  };
 }
+
+/**
+ * The issuer signs the credential where its key lives (its wallet): a Data Integrity proof, cryptosuite
+ * eddsa-jcs-2022, made with the key its DID lists as `#assert-1`. The vault API checks the proof at issuance.
+ */
+async function signedVcData(sign: ProofSigner, issuerDid: string, holderDid: string, type: string, subject: Record<string, unknown>): Promise<string> {
+  const vc = await signCredential({
+    credential: credential(issuerDid, holderDid, type, subject),
+    verificationMethod: `${issuerDid}#assert-1`,
+    signer: sign,
+    created: new Date(),
+  });
+  return JSON.stringify(vc);
+}
+
+/** A verification's checks on one line: `proof passed, issuerDid passed, status skipped, …`. */
+const checks = (r: VaultSchemas['VerifyCredentialResponse']) => r.checks.map((c) => `${c.check} ${c.status}`).join(', ');
 
 /** G…/C… addresses and hashes as `GA7HWB…CZFG`; DIDs keep their method and network: `did:ledger:testnet:zexe…lmsu`. */
 const short = (s: string) => {
@@ -179,6 +198,7 @@ async function testnetLeg(urls: Urls, step: Step): Promise<string> {
   });
   const signIssuer = walletSigner(issuer, passphrase);
   const signHolder = walletSigner(holder, passphrase);
+  const signProof = credentialSigner(issuer);
 
   const apiKey = async (kp: Keypair) => {
     const key = await obtainApiKey(anon, { account: kp.publicKey(), sign: challengeSigner(kp) });
@@ -245,7 +265,7 @@ async function testnetLeg(urls: Urls, step: Step): Promise<string> {
     const { txId } = await prepareAndSubmit(
       asIssuer,
       '/contracts/vc/issue',
-      { owner: holder.publicKey(), vcId, vcData: credential(issuerDid, holderDid, type, subject), issuer: issuer.publicKey(), issuerDid, sourcePublicKey: issuer.publicKey(), ...(userSalt ? { userSalt } : {}) },
+      { owner: holder.publicKey(), vcId, vcData: await signedVcData(signProof, issuerDid, holderDid, type, subject), issuer: issuer.publicKey(), issuerDid, sourcePublicKey: issuer.publicKey(), ...(userSalt ? { userSalt } : {}) },
       signIssuer,
       { idempotencyKey: randomUUID() },
     );
@@ -256,7 +276,7 @@ async function testnetLeg(urls: Urls, step: Step): Promise<string> {
   const degreeId = `degree-${run}`;
   await step('issue a credential', async () => {
     const txId = await issue(degreeId, 'UniversityDegreeCredential', { degree: { type: 'BachelorDegree', name: 'Bachelor of Science in Mathematics' } });
-    return [undefined, `${degreeId} into the holder's vault, tx ${short(txId)}`];
+    return [undefined, `${degreeId} into the holder's vault, signed by the issuer (eddsa-jcs-2022, ${short(issuerDid)}#assert-1), tx ${short(txId)}`];
   });
 
   const courseIds = [1, 2, 3].map((i) => `course-${run}-${i}`);
@@ -269,7 +289,7 @@ async function testnetLeg(urls: Urls, step: Step): Promise<string> {
         issuer: issuer.publicKey(),
         issuerDid,
         sourcePublicKey: issuer.publicKey(),
-        vcs: courseIds.map((vcId, i) => ({ vcId, vcData: credential(issuerDid, holderDid, 'CourseCompletionCredential', { course: `Linear Algebra ${i + 1}` }) })),
+        vcs: await Promise.all(courseIds.map(async (vcId, i) => ({ vcId, vcData: await signedVcData(signProof, issuerDid, holderDid, 'CourseCompletionCredential', { course: `Linear Algebra ${i + 1}` }) }))),
       },
       signIssuer,
       { idempotencyKey: randomUUID() },
@@ -287,11 +307,32 @@ async function testnetLeg(urls: Urls, step: Step): Promise<string> {
     return [undefined, `${degreeId} is ${v.status}`];
   });
 
-  await step('read a credential (decrypted)', async () => {
+  const presented = await step('read a credential (decrypted)', async () => {
     const { result } = unwrap(await asHolder.POST('/contracts/vault/get-vc', { body: { owner: holder.publicKey(), vcId: degreeId } }));
     const vc = result as unknown as { type: string[]; issuer: string; credentialSubject: { id: string; degree?: { name?: string } } };
     if (vc.issuer !== issuerDid || vc.credentialSubject.id !== holderDid) throw new Error(`unexpected credential ${JSON.stringify(vc)}`);
-    return [undefined, `${vc.type.join('/')} from ${short(vc.issuer)} to ${short(vc.credentialSubject.id)}: "${vc.credentialSubject.degree?.name}"`];
+    return [result, `${vc.type.join('/')} from ${short(vc.issuer)} to ${short(vc.credentialSubject.id)}: "${vc.credentialSubject.degree?.name}"`];
+  });
+
+  // A verifier: someone the holder shows a credential to. Without a key it can check a presented credential;
+  // with one (its own wallet's) it can also look one up in the holder's vault by owner and vcId.
+  const anonVerifier = createVaultClient({ baseUrl: urls.vault });
+  await step('verifier: check a presented credential (no API key)', async () => {
+    const r = unwrap(await anonVerifier.POST('/credentials/verify', { body: { verifiableCredential: presented } }));
+    if (!r.verified) throw new Error(`not verified: ${JSON.stringify(r.errors)}`);
+    return [undefined, `verified: ${r.verified} (${checks(r)}; not checked without a vault reference: ${r.warnings.map((w) => w.check).join(', ')})`];
+  });
+  const asVerifier = await step('verifier: account and API key', async () => {
+    const a = await friendbot(urls.simulator, network);
+    const key = await obtainApiKey(anon, { account: a.kp.publicKey(), sign: challengeSigner(a.kp) });
+    return [createVaultClient({ baseUrl: urls.vault, apiKey: key.key }), `${short(a.kp.publicKey())} with key ${key.key_id}`];
+  });
+  const verifyByReference = async (vcId: string) =>
+    unwrap(await asVerifier.POST('/credentials/verify', { body: { owner: holder.publicKey(), vcId } }));
+  await step('verifier: check a credential by reference (owner + vcId)', async () => {
+    const r = await verifyByReference(degreeId);
+    if (!r.verified) throw new Error(`not verified: ${JSON.stringify(r.errors)}`);
+    return [undefined, `${degreeId} verified: ${r.verified} (${checks(r)})`];
   });
 
   await step('list and count', async () => {
@@ -346,6 +387,13 @@ async function testnetLeg(urls: Urls, step: Step): Promise<string> {
     const v = await verify(courseIds[0]!);
     if (v.status !== 'revoked' || !v.since) throw new Error(`status ${v.status} since ${v.since}, expected revoked with a date`);
     return [undefined, `${courseIds[0]} is ${v.status} since ${v.since}, tx ${short(txId)}`];
+  });
+
+  await step('verifier: the revoked credential no longer verifies', async () => {
+    const r = await verifyByReference(courseIds[0]!);
+    const failed = r.errors.find((e) => e.check === 'status');
+    if (r.verified || failed?.reason !== 'revoked') throw new Error(`expected verified: false with status revoked, got ${JSON.stringify(r)}`);
+    return [undefined, `${courseIds[0]} verified: ${r.verified}, ${failed.check} check failed (${failed.reason}): ${failed.message}`];
   });
 
   await step('revoke the salted vault (holder signs)', async () => {
@@ -493,7 +541,7 @@ async function mainnetLeg(urls: Urls, step: Step, testnetPassphrase: string): Pr
       {
         owner: holder.publicKey(),
         vcId,
-        vcData: credential(issuerDid, holderDid, 'UniversityDegreeCredential', { degree: { type: 'MasterDegree', name: 'Master of Science in Mathematics' } }),
+        vcData: await signedVcData(credentialSigner(issuer), issuerDid, holderDid, 'UniversityDegreeCredential', { degree: { type: 'MasterDegree', name: 'Master of Science in Mathematics' } }),
         issuer: issuer.publicKey(),
         issuerDid,
         sourcePublicKey: issuer.publicKey(),

@@ -1,7 +1,8 @@
 // The wallet's side of signing, shared by `npm run demo` and the conformance flow (property-tests/http):
-// it signs only for the network it expects, and signs a web-auth challenge only when it is one for its account.
+// it signs only for the network it expects, signs a web-auth challenge only when it is one for its account,
+// and signs credential proofs with the account's key.
 import { Keypair, Transaction, TransactionBuilder, WebAuth } from '@stellar/stellar-sdk';
-import type { Signer } from '../src/client/index.ts';
+import type { ProofSigner, Signer } from '../src/client/index.ts';
 
 /** The wallet: signs only for the network it expects. */
 export function walletSigner(kp: Keypair, expectedPassphrase: string): Signer {
@@ -27,4 +28,13 @@ export function challengeSigner(kp: Keypair): Signer {
     tx.sign(kp);
     return tx.toXDR();
   };
+}
+
+/**
+ * The wallet's side of a credential proof (Data Integrity eddsa-jcs-2022): it signs the 64 bytes the proof
+ * covers with the account's Ed25519 key, which the issuer's DID lists as its assertion key. The key never
+ * leaves the wallet.
+ */
+export function credentialSigner(kp: Keypair): ProofSigner {
+  return (data) => new Uint8Array(kp.sign(Buffer.from(data)));
 }

@@ -47,6 +47,11 @@ export const VAULT_STATES = {
    * registered); the stranger is funded, has a key and a DID, and no vault.
    */
   vaultWithCredential: 'a vault exists for owner G… with credential vc-1',
+  /**
+   * As vaultWithCredential, and the credential carries the issuer's Data Integrity proof (eddsa-jcs-2022,
+   * `{issuerDid}#assert-1`), so POST /credentials/verify passes every check.
+   */
+  signedCredential: 'a vault exists for owner G… with credential vc-1 signed by its issuer',
   /** As vaultWithCredential, and the credential is revoked. */
   revokedCredential: 'a vault exists for owner G… whose credential vc-1 is revoked',
   /** As vaultWithCredential, and the vault denies the issuer. */

@@ -385,7 +385,9 @@ export function mutationKinds(spec: SpecDoc, op: SpecOperation, keys?: Keys): Mu
       delete h['x-svc-key'];
       return h;
     };
-    add('missingKey', fc.constant({ note: 'no key header', req: { ...base.req, headers: noKey() }, expect: { kind: 'error', status: 401, codes: ['missing_api_key'] } }));
+    // Where the key is optional, a keyless request is served (or refused for what it asks, never a 5xx).
+    const keyless = op.auth === 'optional' ? ({ kind: 'noServerError' } as const) : undefined;
+    add('missingKey', fc.constant({ note: 'no key header', req: { ...base.req, headers: noKey() }, expect: keyless ?? { kind: 'error', status: 401, codes: ['missing_api_key'] } }));
     add(
       'garbageKey',
       fc
@@ -407,7 +409,7 @@ export function mutationKinds(spec: SpecDoc, op: SpecOperation, keys?: Keys): Mu
       fc.constantFrom(`Basic ${Buffer.from(`user:${keys.standard}`).toString('base64')}`, `Token ${keys.standard}`, 'Bearer', `bearer  ${keys.standard}x`).map((v) => {
         const h = noKey();
         h['authorization'] = v;
-        return { note: `Authorization: ${v.slice(0, 16)}…`, req: { ...base.req, headers: h }, expect: { kind: 'error', status: 401, codes: ['missing_api_key', 'invalid_api_key'] } };
+        return { note: `Authorization: ${v.slice(0, 16)}…`, req: { ...base.req, headers: h }, expect: keyless ?? { kind: 'error', status: 401, codes: ['missing_api_key', 'invalid_api_key'] } };
       }),
     );
   }

@@ -43,8 +43,11 @@ export interface SpecOperation {
   /** Path template as in the spec (`/contracts/vault/{owner}`). */
   path: string;
   operationId: string;
-  /** `none` (security: []), `key`, or `admin` (`x-required-role: admin`). */
-  auth: 'none' | 'key' | 'admin';
+  /**
+   * `none` (security: []), `key`, `optional` (the requirements include `{}`: keyless callers are served,
+   * limited per IP), or `admin` (`x-required-role: admin`).
+   */
+  auth: 'none' | 'key' | 'optional' | 'admin';
   params: SpecParam[];
   /** The JSON request body: its schema (the prepare branch of a prepare | submit body) and an example. */
   body?: { schema: Json; example: Json; submitBranch: boolean; required: boolean };
@@ -113,7 +116,8 @@ function operationsOf(api: ApiName, doc: Json): SpecOperation[] {
       const op = item[method] as Json;
       const security = (op['security'] ?? doc['security']) as unknown[] | undefined;
       const isPublic = !Array.isArray(security) || security.length === 0;
-      const auth = isPublic ? 'none' : op['x-required-role'] === 'admin' ? 'admin' : 'key';
+      const optional = !isPublic && security.some((r) => typeof r === 'object' && r !== null && Object.keys(r).length === 0);
+      const auth = isPublic ? 'none' : op['x-required-role'] === 'admin' ? 'admin' : optional ? 'optional' : 'key';
       const rawParams = [...((item['parameters'] as unknown[]) ?? []), ...((op['parameters'] as unknown[]) ?? [])];
       const params = rawParams.map((p): SpecParam => {
         const d = deref(doc, p);

@@ -20,6 +20,7 @@ export {
 export {
   createResolverClient,
   resolveDid,
+  dereferenceDidUrl,
   registerDid,
   mutateDid,
   type ResolverClient,
@@ -28,9 +29,22 @@ export {
   type ResolverSchemas,
   type Resolution,
   type ResolutionResult,
+  type Dereferenced,
   type DidMutations,
   type DidWriteResult,
 } from './resolver.ts';
 export { ApiError, UNEXPECTED_RESPONSE, apiErrorFrom, isApiError, unwrap, type FetchResult, type ResolverErrorCode } from './errors.ts';
 // What a client needs to name a new DID and its keys before registering them.
 export { generateDid, encodeMultikey } from '../did/index.ts';
+// What an issuer's wallet or backend needs to sign its credentials (Data Integrity, eddsa-jcs-2022), and a
+// verifier to check a proof itself: the services never sign with an issuer's key.
+export {
+  signCredential,
+  addProof,
+  ed25519KeyPair,
+  verifyDataIntegrity,
+  type SignCredentialOptions,
+  type Signer as ProofSigner,
+  type DataIntegrityProof,
+  type VerifyDataIntegrityResult,
+} from '../did/index.ts';

@@ -50,6 +50,34 @@ export async function resolveDid(client: ResolverClient, did: string, options: {
   throw apiErrorFrom(response, body);
 }
 
+/** What a DID URL with a fragment dereferences to (spec resolveDid, "DID URL dereferencing"). */
+export type Dereferenced =
+  | ResolverSchemas['VerificationMethod']
+  | ResolverSchemas['DereferencedService']
+  | ResolverSchemas['DereferencedVerificationMethodLd']
+  | ResolverSchemas['DereferencedServiceLd']
+  | ResolverSchemas['DereferencingResult']
+  | ResolverSchemas['DereferencingFailure'];
+
+/**
+ * Dereferences a DID URL with a fragment (`did:ledger:testnet:…#assert-1`): the verification method or
+ * service it names (alone for the DID Core media types, inside a dereferencing result for
+ * `application/did-resolution`), or a dereferencing failure (404 notFound, 410, 400 invalidDidUrl), never
+ * thrown; only an answer that is neither (429, 500) throws ApiError.
+ */
+export async function dereferenceDidUrl(client: ResolverClient, didUrl: string, options: { accept?: string } = {}): Promise<{ status: number; body: Dereferenced }> {
+  if (!didUrl.includes('#')) throw new TypeError('a DID URL to dereference has a fragment (#…); resolve a DID with resolveDid');
+  const { data, error, response } = await client.GET('/1.0/identifiers/{did}', {
+    params: { path: { did: didUrl } },
+    ...(options.accept ? { headers: { Accept: options.accept } } : {}),
+  });
+  const body: unknown = data ?? error;
+  if (typeof body === 'object' && body !== null && ('dereferencingMetadata' in body || ('id' in body && 'type' in body))) {
+    return { status: response.status, body: body as Dereferenced };
+  }
+  throw apiErrorFrom(response, body);
+}
+
 export interface DidWriteResult {
   txId: string;
   prepared: ResolverSchemas['PrepareResponse'];

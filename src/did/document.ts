@@ -125,46 +125,72 @@ export function xmlDateTime(d: Date): string {
   return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+/** W3C DID Resolution's media types of the whole resolution (or dereferencing) result. */
+export const DID_RESOLUTION = 'application/did-resolution';
+export const DID_RESOLUTION_PROFILE = 'https://w3id.org/did-resolution';
+export const LD_JSON_DID_RESOLUTION = `application/ld+json;profile="${DID_RESOLUTION_PROFILE}"`;
+/** `@context` of a resolution result answered as JSON-LD (DIF Universal Resolver). */
+export const DID_RESOLUTION_CONTEXT = 'https://w3id.org/did-resolution/v1';
+
 export interface Negotiated {
   /** The representation of the document (and the resolution metadata's contentType). */
   representation: DidRepresentation;
   /** The response's Content-Type. */
-  mediaType: 'application/did+ld+json' | 'application/did+json' | 'application/json';
+  mediaType: 'application/did+ld+json' | 'application/did+json' | 'application/json' | typeof DID_RESOLUTION | typeof LD_JSON_DID_RESOLUTION;
+  /**
+   * `result`: the client asked for the resolution result itself (W3C DID Resolution media types), which a
+   * DID URL with a fragment answers as the whole dereferencing result; `representation`: the document's
+   * own media types, which a fragment answers with the resource alone.
+   */
+  shape: 'representation' | 'result';
 }
 
-const OFFERS: { mediaType: Negotiated['mediaType']; representation: DidRepresentation }[] = [
-  { mediaType: 'application/did+ld+json', representation: DID_LD_JSON },
-  { mediaType: 'application/did+json', representation: DID_JSON },
+const OFFERS: (Negotiated & { profile?: string })[] = [
+  { mediaType: 'application/did+ld+json', representation: DID_LD_JSON, shape: 'representation' },
+  { mediaType: 'application/did+json', representation: DID_JSON, shape: 'representation' },
   // Plain JSON clients get the JSON representation, labelled as what they asked for.
-  { mediaType: 'application/json', representation: DID_JSON },
+  { mediaType: 'application/json', representation: DID_JSON, shape: 'representation' },
+  // Universal Resolver clients ask for the result by its own media types; its document is the JSON-LD one.
+  { mediaType: DID_RESOLUTION, representation: DID_LD_JSON, shape: 'result' },
+  { mediaType: LD_JSON_DID_RESOLUTION, representation: DID_LD_JSON, shape: 'result', profile: DID_RESOLUTION_PROFILE },
 ];
 
 /**
  * Content negotiation of the resolution endpoint (RFC 9110 §12.5.1, q-values honoured).
  * No Accept header, `*∕*` or `application/*` → `application/did+ld+json`, the default.
+ * `application/ld+json` matches the DID Resolution profile unless the range names another profile.
  * undefined → nothing acceptable (406, `representationNotSupported`).
  */
 export function negotiateRepresentation(accept: string | undefined): Negotiated | undefined {
-  if (accept === undefined || accept.trim() === '') return OFFERS[0];
+  if (accept === undefined || accept.trim() === '') return strip(OFFERS[0]!);
   const ranges = accept.split(',').flatMap((range) => {
-    const [type, ...params] = range.split(';').map((p) => p.trim().toLowerCase());
-    if (!type || !/^[^/\s]+\/[^/\s]+$/.test(type)) return [];
-    const qParam = params.find((p) => p.startsWith('q='));
-    const q = qParam && /^q=[01](\.\d{0,3})?$/.test(qParam) ? Number(qParam.slice(2)) : 1;
-    return [{ type, q }];
+    const [type, ...params] = range.split(';').map((p) => p.trim());
+    const lower = type?.toLowerCase();
+    if (!lower || !/^[^/\s]+\/[^/\s]+$/.test(lower)) return [];
+    const qParam = params.find((p) => p.toLowerCase().startsWith('q='));
+    const q = qParam && /^q=[01](\.\d{0,3})?$/i.test(qParam) ? Number(qParam.slice(2)) : 1;
+    const profileParam = params.find((p) => p.toLowerCase().startsWith('profile='));
+    const profile = profileParam?.slice('profile='.length).replace(/^"(.*)"$/, '$1');
+    return [{ type: lower, q, profile }];
   });
   let best: { offer: (typeof OFFERS)[number]; q: number } | undefined;
   for (const offer of OFFERS) {
     // The most specific matching range sets the offer's quality (RFC 9110 §12.5.1).
     let match: { q: number; specificity: number } | undefined;
     for (const r of ranges) {
-      const specificity = rangeSpecificity(r.type, offer.mediaType);
+      const type = offer.profile ? 'application/ld+json' : offer.mediaType;
+      let specificity = rangeSpecificity(r.type, type);
+      if (offer.profile && specificity === 3 && r.profile !== undefined && r.profile !== offer.profile) specificity = 0;
       if (specificity > 0 && (!match || specificity > match.specificity)) match = { q: r.q, specificity };
     }
     // Strictly greater: at equal quality the server's order (the default first) decides.
     if (match && match.q > 0 && (!best || match.q > best.q)) best = { offer, q: match.q };
   }
-  return best?.offer;
+  return best && strip(best.offer);
+}
+
+function strip({ mediaType, representation, shape }: (typeof OFFERS)[number]): Negotiated {
+  return { mediaType, representation, shape };
 }
 
 /** 0: no match; 1: `*∕*`; 2: `type/*`; 3: exact. */

@@ -29,6 +29,10 @@ export { JcsError, canonicalize, canonicalizeToBytes } from './jcs.ts';
 export {
   DID_CONTEXT,
   DID_JSON,
+  DID_RESOLUTION,
+  DID_RESOLUTION_CONTEXT,
+  DID_RESOLUTION_PROFILE,
+  LD_JSON_DID_RESOLUTION,
   DID_LD_JSON,
   KEY_FRAGMENT,
   buildDidDocument,
@@ -68,3 +72,43 @@ export {
   type VerifyProofOptions,
   type VerifyProofResult,
 } from './proof.ts';
+export {
+  VERIFICATION_RELATIONSHIPS,
+  absoluteId,
+  dereferenceFragment,
+  methodsFor,
+  parseDidUrl,
+  type ParsedDidUrl,
+  type VerificationRelationship,
+} from './dereference.ts';
+export {
+  DATA_INTEGRITY_PROOF,
+  DataIntegrityError,
+  EDDSA_JCS_2022,
+  ed25519KeyPair,
+  hashData,
+  isDateTimeStamp,
+  proofConfiguration,
+  transform,
+  type DataIntegrityErrorType,
+  type Ed25519SecretKey,
+  type Signer,
+} from './eddsa-jcs-2022.ts';
+export {
+  DEFAULT_CLOCK_SKEW_MS,
+  addProof,
+  createProof,
+  signCredential,
+  verificationKey,
+  verifyDataIntegrity,
+  type DataIntegrityProof,
+  type ProofOptions,
+  type ProofProblem,
+  type ProofProblemReason,
+  type ProofVerification,
+  type SignCredentialOptions,
+  type SigningKey,
+  type VerifyDataIntegrityOptions,
+  type VerifyDataIntegrityResult,
+} from './data-integrity.ts';
+export { resolveFromRegistry, type ResolveFromRegistryOptions } from './resolve.ts';

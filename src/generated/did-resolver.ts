@@ -141,6 +141,27 @@ export interface paths {
          *     of the media types below carries no meaning. Prism mocks cannot serialize `application/did+ld+json`,
          *     whose subtype has two `+`; a Prism mock answers `application/did+json` for `*\/*`.)
          *
+         *     Universal Resolver clients (W3C DID Resolution, DIF Universal Resolver) may ask for the resolution
+         *     result by its own media types: `application/did-resolution` and
+         *     `application/ld+json;profile="https://w3id.org/did-resolution"` (also plain `application/ld+json`).
+         *     Both answer the same full result as `application/did+ld+json` (the document with `@context`); the
+         *     `ld+json` one adds `"@context": "https://w3id.org/did-resolution/v1"` to the result. (A Prism mock
+         *     cannot serialize `application/did-resolution` either and answers 500; ask it for the `ld+json` form.) Every other
+         *     choice above (the full result for the DID Core media types, the tombstone on 410, `invalidDid` for
+         *     other methods) is unchanged.
+         *
+         *     DID URL dereferencing (decision; W3C DID Resolution "Dereferencing the Secondary Resource"): a DID
+         *     URL with a fragment, its `#` percent-encoded (`did:ledger:testnet:…%23assert-1`), names one
+         *     verification method (`#auth-N`, `#assert-N`, `#keyagr-N`) or service (`#service-{idSuffix}`) of the
+         *     document. For the DID Core media types the answer is that resource alone (with the document's
+         *     `@context` for `application/did+ld+json`); for the DID Resolution media types it is the dereferencing
+         *     result `{dereferencingMetadata: {contentType}, contentStream: <the resource>, contentMetadata: <the
+         *     document metadata>}`. A fragment the document does not have, or an unregistered DID, is 404 with
+         *     `{dereferencingMetadata: {error: notFound, message}, contentStream: null, contentMetadata: {}}`; a
+         *     deactivated DID is 410 the same way, its document metadata as `contentMetadata`; a DID URL whose DID
+         *     is invalid is 400 `invalidDidUrl`. Proof verifiers use this to fetch the key a proof's
+         *     `verificationMethod` names.
+         *
          *     | status | meaning | `didResolutionMetadata.error` |
          *     |---|---|---|
          *     | 200 | active DID resolved | (none) |
@@ -149,6 +170,7 @@ export interface paths {
          *     | 404 | not registered | `notFound` |
          *     | 406 | no acceptable representation | `representationNotSupported` |
          *     | 410 | deactivated: tombstone document (`id` only), `didDocumentMetadata.deactivated: true` | (none) |
+         *     | 200 / 404 / 410 / 400 | DID URL with a fragment: the resource, or a dereferencing failure | `dereferencingMetadata.error`: `notFound`, `invalidDidUrl` |
          *     | 429 | rate limited (error envelope, not a resolution result) | |
          *     | 502 | ledger RPC unreachable | `internalError` |
          */
@@ -622,6 +644,72 @@ export interface components {
                 error: "invalidDid" | "invalidOptions" | "notFound" | "representationNotSupported" | "internalError";
                 message?: string;
             };
+        };
+        /** @description A service of the document, dereferenced by its fragment (`#service-{idSuffix}`). */
+        DereferencedService: {
+            id: string;
+            type: string;
+            serviceEndpoint: string;
+        };
+        /** @description A verification method dereferenced by its fragment, JSON-LD (the document's `@context`). */
+        DereferencedVerificationMethodLd: {
+            "@context": components["schemas"]["DidContext"];
+            id: string;
+            /** @constant */
+            type: "Multikey";
+            controller: components["schemas"]["Did"];
+            publicKeyMultibase: string;
+        };
+        /** @description A service dereferenced by its fragment, JSON-LD. */
+        DereferencedServiceLd: {
+            "@context": components["schemas"]["DidContext"];
+            id: string;
+            type: string;
+            serviceEndpoint: string;
+        };
+        /**
+         * @description A resolution as `application/ld+json;profile="https://w3id.org/did-resolution"`: the JSON-LD result with
+         *     the DID Resolution context.
+         */
+        ResolutionResultLdProfile: {
+            /** @constant */
+            "@context": "https://w3id.org/did-resolution/v1";
+            didDocument: components["schemas"]["DidDocumentLd"];
+            didDocumentMetadata: components["schemas"]["DidDocumentMetadata"];
+            didResolutionMetadata: {
+                /** @constant */
+                contentType: "application/did+ld+json";
+            };
+        };
+        /** @description W3C DID Resolution dereferencing result of a DID URL with a fragment. */
+        DereferencingResult: {
+            dereferencingMetadata: components["schemas"]["DereferencingMetadataLd"];
+            contentStream: components["schemas"]["DereferencedResourceLd"];
+            contentMetadata: components["schemas"]["DidDocumentMetadata"];
+        };
+        /** @description The dereferencing result as `application/ld+json;profile="https://w3id.org/did-resolution"`. */
+        DereferencingResultLdProfile: {
+            /** @constant */
+            "@context": "https://w3id.org/did-resolution/v1";
+            dereferencingMetadata: components["schemas"]["DereferencingMetadataLd"];
+            contentStream: components["schemas"]["DereferencedResourceLd"];
+            contentMetadata: components["schemas"]["DidDocumentMetadata"];
+        };
+        DereferencingMetadataLd: {
+            /** @constant */
+            contentType: "application/did+ld+json";
+        };
+        DereferencedResourceLd: components["schemas"]["DereferencedVerificationMethodLd"] | components["schemas"]["DereferencedServiceLd"];
+        /** @description A failed dereferencing (W3C DID Resolution) - no content, the error in the dereferencing metadata. */
+        DereferencingFailure: {
+            dereferencingMetadata: {
+                /** @enum {string} */
+                error: "invalidDidUrl" | "notFound";
+                message?: string;
+            };
+            contentStream: null;
+            /** @description Empty, or the document metadata of a deactivated DID. */
+            contentMetadata: Record<string, never> | components["schemas"]["DidDocumentMetadata"];
         };
         ChallengeRequest: {
             did: components["schemas"]["Did"];
@@ -1159,12 +1247,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/did+json": components["schemas"]["ResolutionResultJson"];
-                    "application/did+ld+json": components["schemas"]["ResolutionResultLd"];
-                    "application/json": components["schemas"]["ResolutionResultJson"];
+                    "application/did+json": components["schemas"]["ResolutionResultJson"] | components["schemas"]["VerificationMethod"] | components["schemas"]["DereferencedService"];
+                    "application/did+ld+json": components["schemas"]["ResolutionResultLd"] | components["schemas"]["DereferencedVerificationMethodLd"] | components["schemas"]["DereferencedServiceLd"];
+                    "application/json": components["schemas"]["ResolutionResultJson"] | components["schemas"]["VerificationMethod"] | components["schemas"]["DereferencedService"];
+                    "application/did-resolution": components["schemas"]["ResolutionResultLd"] | components["schemas"]["DereferencingResult"];
+                    "application/ld+json;profile=\"https://w3id.org/did-resolution\"": components["schemas"]["ResolutionResultLdProfile"] | components["schemas"]["DereferencingResultLdProfile"];
                 };
             };
-            /** @description Invalid DID (`invalidDid`), or a valid one with an unknown query parameter (`invalidOptions`). */
+            /** @description Invalid DID (`invalidDid`), a valid one with an unknown query parameter (`invalidOptions`), or a DID URL whose DID is invalid (`invalidDidUrl`). */
             400: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control-NoStore"];
@@ -1174,12 +1264,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/did+json": components["schemas"]["ResolutionFailure"];
-                    "application/did+ld+json": components["schemas"]["ResolutionFailure"];
-                    "application/json": components["schemas"]["ResolutionFailure"];
+                    "application/did+json": components["schemas"]["ResolutionFailure"] | components["schemas"]["DereferencingFailure"];
+                    "application/did+ld+json": components["schemas"]["ResolutionFailure"] | components["schemas"]["DereferencingFailure"];
+                    "application/json": components["schemas"]["ResolutionFailure"] | components["schemas"]["DereferencingFailure"];
+                    "application/did-resolution": components["schemas"]["ResolutionFailure"] | components["schemas"]["DereferencingFailure"];
+                    "application/ld+json;profile=\"https://w3id.org/did-resolution\"": components["schemas"]["ResolutionFailure"] | components["schemas"]["DereferencingFailure"];
                 };
             };
-            /** @description The DID is not registered. */
+            /** @description The DID is not registered, or a DID URL's fragment names nothing in its document. */
             404: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control-NoStore"];
@@ -1189,9 +1281,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/did+json": components["schemas"]["ResolutionFailure"];
-                    "application/did+ld+json": components["schemas"]["ResolutionFailure"];
-                    "application/json": components["schemas"]["ResolutionFailure"];
+                    "application/did+json": components["schemas"]["ResolutionFailure"] | components["schemas"]["DereferencingFailure"];
+                    "application/did+ld+json": components["schemas"]["ResolutionFailure"] | components["schemas"]["DereferencingFailure"];
+                    "application/json": components["schemas"]["ResolutionFailure"] | components["schemas"]["DereferencingFailure"];
+                    "application/did-resolution": components["schemas"]["ResolutionFailure"] | components["schemas"]["DereferencingFailure"];
+                    "application/ld+json;profile=\"https://w3id.org/did-resolution\"": components["schemas"]["ResolutionFailure"] | components["schemas"]["DereferencingFailure"];
                 };
             };
             /** @description No representation matches `Accept`. */
@@ -1217,7 +1311,7 @@ export interface operations {
                     "application/json": components["schemas"]["ResolutionFailure"];
                 };
             };
-            /** @description Deactivated DID; the document is the tombstone. */
+            /** @description Deactivated DID; the document is the tombstone (a DID URL with a fragment - a dereferencing failure). */
             410: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control-Resolution"];
@@ -1227,9 +1321,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/did+json": components["schemas"]["ResolutionResultJson"];
-                    "application/did+ld+json": components["schemas"]["ResolutionResultLd"];
-                    "application/json": components["schemas"]["ResolutionResultJson"];
+                    "application/did+json": components["schemas"]["ResolutionResultJson"] | components["schemas"]["DereferencingFailure"];
+                    "application/did+ld+json": components["schemas"]["ResolutionResultLd"] | components["schemas"]["DereferencingFailure"];
+                    "application/json": components["schemas"]["ResolutionResultJson"] | components["schemas"]["DereferencingFailure"];
+                    "application/did-resolution": components["schemas"]["ResolutionResultLd"] | components["schemas"]["DereferencingFailure"];
+                    "application/ld+json;profile=\"https://w3id.org/did-resolution\"": components["schemas"]["ResolutionResultLdProfile"] | components["schemas"]["DereferencingFailure"];
                 };
             };
             429: components["responses"]["RateLimited"];
@@ -1247,6 +1343,8 @@ export interface operations {
                     "application/did+json": components["schemas"]["ResolutionFailure"];
                     "application/did+ld+json": components["schemas"]["ResolutionFailure"];
                     "application/json": components["schemas"]["ResolutionFailure"];
+                    "application/did-resolution": components["schemas"]["ResolutionFailure"];
+                    "application/ld+json;profile=\"https://w3id.org/did-resolution\"": components["schemas"]["ResolutionFailure"];
                 };
             };
         };

@@ -189,7 +189,7 @@ export interface paths {
          *     `sourcePublicKey` must be the issuer, and both must equal the key's wallet (403 `forbidden`); the
          *     owner is unrestricted. Submit: `{signedXdr}` alone.
          *
-         *     Codes: `vcId_too_long`, `vcData_too_long`, `vcData_invalid`, `vcData_ciphertext_too_long`,
+         *     Codes: `vcId_too_long`, `vcData_too_long`, `vcData_invalid`, `vc_proof_invalid`, `vcData_ciphertext_too_long`,
          *     `issuerDid_invalid`, `issuerDid_network_mismatch`, `issuerDid_not_found`, `issuerDid_deactivated`,
          *     `issuerDid_controller_mismatch`, `source_account_not_found`, `trustline_missing`,
          *     `insufficient_balance`, `tx_invalid`, `tx_operation_mismatch`, `tx_failed` (400); 403 `forbidden`,
@@ -226,7 +226,7 @@ export interface paths {
          *
          *     Codes: `batch_too_large` (fewer than 1 or more than 5 entries), `vcs[i].vcId_too_long`,
          *     `vcs[i].vcData_too_long` (`i` is the zero-based index, e.g. `vcs[2].vcId_too_long`),
-         *     `vcData_invalid`, `vcData_ciphertext_too_long`, the `issuerDid_*` codes, `source_account_not_found`,
+         *     `vcData_invalid`, `vc_proof_invalid`, `vcData_ciphertext_too_long`, the `issuerDid_*` codes, `source_account_not_found`,
          *     `trustline_missing`, `insufficient_balance`, `tx_invalid`, `tx_operation_mismatch`, `tx_failed` (400);
          *     403 `forbidden`, `wallet_not_linked`, `issuer_denied`; 404 `vault_not_found`; 409
          *     `vc_already_exists`, `vault_revoked`.
@@ -699,6 +699,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/credentials/verify": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional correlation id (up to 200 characters), echoed in the response.
+                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify a credential (proof, issuer DID, on-chain status, issuer access, validity period)
+         * @description One answer to a verifier's question "is this credential good now?", in the shape of the W3C VC API's
+         *     `POST /credentials/verify`. The credential is either presented by its holder
+         *     (`verifiableCredential`) or looked up in a vault by reference (`owner` + `vcId`, optional
+         *     `userSalt`/`vaultContract`), decrypted as get-vc does; the answer never returns its contents. A
+         *     presented credential may carry the reference too: the on-chain checks then apply to that entry,
+         *     whose stored credential must be the one presented (else the `status` check fails).
+         *
+         *     The answer is `{verified, checks, warnings, errors}`: one entry in `checks` for each of
+         *     - `proof`: a Data Integrity proof (`DataIntegrityProof`, cryptosuite `eddsa-jcs-2022`, purpose
+         *       `assertionMethod`) verifies; its `verificationMethod` (`did:ledger:…#assert-N`) is found by
+         *       resolving the DID with this network's registry, listed under `assertionMethod`, and the DID is
+         *       not deactivated; `created`/`expires` are checked against the service's clock. A credential
+         *       without a proof fails this check.
+         *     - `issuerDid`: the credential's `issuer` is a `did:ledger` DID of this network, registered and not
+         *       deactivated, and it is the DID whose key made the proof (by reference: also the issuer DID the
+         *       vault stored at issuance).
+         *     - `status`: the on-chain status in the vault is `valid` (`revoked` fails with its date). Skipped,
+         *       with a warning, for a presented credential without a reference.
+         *     - `issuerAllowed`: the vault does not deny the issuer's wallet (the DID's controller). Skipped
+         *       without a reference.
+         *     - `validityPeriod`: now is within `validFrom`/`validUntil` (VC 2.0) or
+         *       `issuanceDate`/`expirationDate` (VC 1.1).
+         *     Each check is `passed`, `failed` or `skipped`; `verified` is true when none failed. Every failure is
+         *     also in `errors` (`{check, reason, message}`), every skip in `warnings`. A verification that
+         *     completes answers 200, `verified` true or false; what keeps it from completing is an error as
+         *     usual (404 for an unknown vault or vcId, 502 when the ledger is unreachable).
+         *
+         *     Authentication (decision): the key is optional. A verifier without a key may verify presented
+         *     credentials only, limited per client IP (30 per minute, `X-RateLimit-*` headers, 429
+         *     `rate_limit_exceeded`); verification by reference needs a key (401 `missing_api_key` without one),
+         *     like verify-vc, and is open to any key of this network with the `credentials:verify` scope (or no
+         *     scopes): no ownership binding, since nothing of the credential is returned. A key that is sent
+         *     must be valid (401 otherwise).
+         *
+         *     Codes: `invalid_request`, `vaultContract_mismatch` (400); 401 `missing_api_key` (by reference),
+         *     `invalid_api_key`, `api_key_expired`; 403 `insufficient_scope`; 404 `vault_not_found`,
+         *     `vc_not_found`; 500 `vc_decryption_failed`; 502 `chain_unavailable`.
+         */
+        post: operations["verifyCredential"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/contracts/vault/issuers/denied": {
         parameters: {
             query?: never;
@@ -1103,7 +1165,12 @@ export interface components {
          *     `https://www.w3.org/ns/credentials/v2` and which has `credentialSubject.id` (the holder DID; there is
          *     no separate holder field), else 400 `vcData_invalid`. The service encrypts it (AES-256-GCM) before
          *     storing it; when the stored ciphertext would exceed the on-chain limit of 10,000 → 400
-         *     `vcData_ciphertext_too_long`.
+         *     `vcData_ciphertext_too_long`. A credential may carry the issuer's proof (`proof`, a Data Integrity
+         *     `eddsa-jcs-2022` proof, one or a set): it is checked at prepare and again at submit, and must verify
+         *     with an `assertionMethod` key of `issuerDid` (every proof; `issuer`, when present, must be
+         *     `issuerDid`), else 400 `vc_proof_invalid`. A credential without a proof is accepted as before;
+         *     `POST /credentials/verify` then reports its `proof` check as failed. Sign with `signCredential` of the
+         *     typed client, where the issuer's key lives; the service never signs.
          * @example {"@context":["https://www.w3.org/ns/credentials/v2"],"type":["VerifiableCredential"],"issuer":"did:ledger:testnet:b4pc2pclljuxrb4wuw2mhuxb6a","credentialSubject":{"id":"did:ledger:testnet:ugzmhvhf6ydrqkj2jnog27upsa"}}
          */
         VcData: string;
@@ -1134,7 +1201,7 @@ export interface components {
          * @example credentials:read
          * @enum {string}
          */
-        Scope: "credentials:issue" | "credentials:read" | "credentials:revoke" | "vault:write" | "vault:admin" | "sponsor";
+        Scope: "credentials:issue" | "credentials:read" | "credentials:revoke" | "credentials:verify" | "vault:write" | "vault:admin" | "sponsor";
         /**
          * @description Key role; sets the rate limits, and `admin` unlocks the operator routes and exempts from ownership binding.
          * @example standard
@@ -1295,6 +1362,57 @@ export interface components {
             vcId: components["schemas"]["VcId"];
             userSalt?: components["schemas"]["UserSalt"];
             vaultContract?: components["schemas"]["ContractId"];
+        };
+        /**
+         * @description A presented credential (`verifiableCredential`), a vault reference (`owner` + `vcId`), or both;
+         *     neither → 400 `invalid_request`; `vcId` without `owner` (or the reverse) → 400 `invalid_request`.
+         */
+        VerifyCredentialRequest: {
+            /** @description The credential as the holder presented it, with its `proof`. */
+            verifiableCredential?: {
+                [key: string]: unknown;
+            };
+            owner?: components["schemas"]["Account"];
+            vcId?: components["schemas"]["VcId"];
+            userSalt?: components["schemas"]["UserSalt"];
+            vaultContract?: components["schemas"]["ContractId"];
+            /** @description Data Integrity verification options (W3C VC API); the proof must carry the same values. */
+            options?: {
+                domain?: string;
+                challenge?: string;
+            };
+        };
+        /** @enum {string} */
+        VerificationCheckName: "proof" | "issuerDid" | "status" | "issuerAllowed" | "validityPeriod";
+        /** @description W3C VC API verification result, one entry per check. */
+        VerifyCredentialResponse: {
+            /** @description True when no check failed. */
+            verified: boolean;
+            checks: {
+                check: components["schemas"]["VerificationCheckName"];
+                /** @enum {string} */
+                status: "passed" | "failed" | "skipped";
+            }[];
+            warnings: components["schemas"]["VerificationProblem"][];
+            errors: components["schemas"]["VerificationProblem"][];
+        };
+        VerificationProblem: {
+            check: components["schemas"]["VerificationCheckName"];
+            /**
+             * @description Why, stable: for `proof` the Data Integrity reasons (`no_proof`, `malformed_proof`,
+             *     `unsupported_cryptosuite`, `context_mismatch`, `proof_purpose_mismatch`, `domain_mismatch`,
+             *     `challenge_mismatch`, `proof_expired`, `created_in_future`, `previous_proof_missing`,
+             *     `verification_method_invalid`, `verification_method_not_found`,
+             *     `verification_method_not_authorized`, `did_not_found`, `did_deactivated`, `did_unresolvable`,
+             *     `signature_invalid`); for `issuerDid` `issuer_missing`, `issuer_not_ledger_did`,
+             *     `network_mismatch`, `did_not_found`, `did_deactivated`, `not_proof_signer`, `stored_issuer_mismatch`;
+             *     for `status` `revoked`, `invalid`, `unknown`, `not_the_stored_credential`, `no_vault_reference`;
+             *     for `issuerAllowed` `issuer_denied`, `issuer_unknown`, `no_vault_reference`; for `validityPeriod` `not_yet_valid`,
+             *     `expired`, `invalid_date`.
+             * @example signature_invalid
+             */
+            reason: string;
+            message: string;
         };
         /** @description One page of active credential ids. */
         ListVcIdsResponse: {
@@ -1533,6 +1651,7 @@ export interface components {
          *     | `vcId_too_long` | 400 | vcId over 64 characters |
          *     | `vcData_too_long` | 400 | vcData over 10,000 characters |
          *     | `vcData_invalid` | 400 | vcData is not a JSON object, lacks the context `https://www.w3.org/ns/credentials/v2` in `@context`, or lacks `credentialSubject.id` |
+         *     | `vc_proof_invalid` | 400 | vcData carries a `proof` that does not verify as an `eddsa-jcs-2022` Data Integrity proof by an `assertionMethod` key of `issuerDid` (checked at prepare and again at submit); the message names the reason |
          *     | `vcData_ciphertext_too_long` | 400 | the encrypted payload would exceed the on-chain limit of 10,000 |
          *     | `limit_too_large` | 400 | list limit above 200 |
          *     | `issuerDid_invalid` | 400 | issuerDid is not a `did:ledger` DID (e.g. `did:pkh` or a bare address), or its record has no `assertionMethod` key, so it cannot issue |
@@ -3192,6 +3311,49 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VerifyVcResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["ChainUnavailable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    verifyCredential: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional correlation id (up to 200 characters), echoed in the response.
+                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerifyCredentialRequest"];
+            };
+        };
+        responses: {
+            /** @description The verification completed; `verified` says whether every check passed. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerifyCredentialResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

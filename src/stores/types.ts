@@ -15,6 +15,7 @@ export const API_KEY_SCOPES = [
   'credentials:issue',
   'credentials:read',
   'credentials:revoke',
+  'credentials:verify',
   'vault:write',
   'vault:admin',
   'sponsor',

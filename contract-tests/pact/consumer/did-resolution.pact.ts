@@ -2,7 +2,7 @@
 // `resolveDid` of the typed client sees it (resolution failures are results, not exceptions).
 import { MatchersV3 } from '@pact-foundation/pact';
 import { describe, expect, it } from 'vitest';
-import { resolveDid, unwrap } from '../../../src/client/index.ts';
+import { dereferenceDidUrl, resolveDid, unwrap } from '../../../src/client/index.ts';
 import { EXAMPLE, PATTERN, RESOLVER_PROVIDER, RESOLVER_SPEC, RESOLVER_STATES as S, injected, like } from '../shared.ts';
 import { consumerPact } from './support.ts';
 
@@ -11,6 +11,7 @@ const pact = consumerPact(RESOLVER_PROVIDER, RESOLVER_SPEC);
 
 const DID_JSON = 'application/did+json';
 const DID_LD_JSON = 'application/did+ld+json';
+const DID_RESOLUTION_LD = 'application/ld+json;profile="https://w3id.org/did-resolution"';
 // openapi-fetch sends the DID of a path URL-encoded (`did%3Aledger%3A…`), which the spec allows.
 const resolvePath = (name: string, example: string) => fromProviderState(`/1.0/identifiers/\${${name}}`, `/1.0/identifiers/${example}`);
 
@@ -182,5 +183,45 @@ describe('GET /1.0/identifiers/{did}', () => {
         const { status, result } = await resolveDid(pact.resolver(mock.url), EXAMPLE.unregisteredDid, { accept: 'text/html' });
         expect(status).toBe(406);
         expect(result.didResolutionMetadata).toHaveProperty('error', 'representationNotSupported');
+      }));
+
+  it('200: a Universal Resolver client asks for the resolution result (ld+json, DID Resolution profile)', () =>
+    pact
+      .interaction()
+      .given(S.registeredDid)
+      .uponReceiving('a resolution asked for as application/ld+json with the DID Resolution profile')
+      .withRequest('GET', resolvePath('did', EXAMPLE.did), (b) => b.headers({ Accept: DID_RESOLUTION_LD }))
+      .willRespondWith(200, (b) =>
+        b.headers({ 'Content-Type': regex('^application/ld\\+json; ?profile="https://w3id.org/did-resolution"(;.*)?$', DID_RESOLUTION_LD) }).jsonBody({
+          '@context': 'https://w3id.org/did-resolution/v1',
+          didDocument: { '@context': ['https://www.w3.org/ns/did/v1.1', 'https://w3id.org/security/multikey/v1'], ...documentBody },
+          didDocumentMetadata: documentMetadata(false),
+          didResolutionMetadata: { contentType: DID_LD_JSON },
+        }),
+      )
+      .executeTest(async (mock) => {
+        const { status, result } = await resolveDid(pact.resolver(mock.url), EXAMPLE.did, { accept: DID_RESOLUTION_LD });
+        expect(status).toBe(200);
+        expect(result.didResolutionMetadata).toEqual({ contentType: DID_LD_JSON });
+      }));
+
+  it('200: a DID URL with a fragment dereferences to that verification method', () =>
+    pact
+      .interaction()
+      .given(S.registeredDid)
+      .uponReceiving('a dereferencing of a DID URL naming an authentication key')
+      .withRequest('GET', fromProviderState('/1.0/identifiers/${did}%23auth-1', `/1.0/identifiers/${EXAMPLE.did}%23auth-1`), (b) => b.headers({ Accept: DID_JSON }))
+      .willRespondWith(200, (b) =>
+        b.headers({ 'Content-Type': regex(PATTERN.didJsonMediaType, DID_JSON) }).jsonBody({
+          id: regex('^did:ledger:(testnet|mainnet):[a-z2-7]{26}#auth-1$', `${EXAMPLE.did}#auth-1`),
+          type: 'Multikey',
+          controller: like.did(),
+          publicKeyMultibase: regex('^z6Mk[1-9A-HJ-NP-Za-km-z]+$', EXAMPLE.multikey),
+        }),
+      )
+      .executeTest(async (mock) => {
+        const { status, body } = await dereferenceDidUrl(pact.resolver(mock.url), `${EXAMPLE.did}#auth-1`, { accept: DID_JSON });
+        expect(status).toBe(200);
+        expect(body).toHaveProperty('type', 'Multikey');
       }));
 });

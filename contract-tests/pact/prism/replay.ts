@@ -52,13 +52,17 @@ function operationOf(spec: Json, method: string, requestPath: string): Json {
   return spec.paths[template][method.toLowerCase()];
 }
 
-/** An example fits when it has every field the interaction expects and the same error code or status. */
+/**
+ * An example fits when it has every field the interaction expects, the same error code or status, and the
+ * same top-level booleans (`verified: false` picks a failed verification, not the first example).
+ */
 function fits(example: Json, expected: Json): boolean {
   if (expected === undefined || expected === null || typeof expected !== 'object' || Array.isArray(expected)) return true;
   if (example === null || typeof example !== 'object') return false;
   for (const [key, value] of Object.entries(expected)) {
     if (!(key in example)) return false;
     if (['error', 'code', 'status'].includes(key) && typeof value === 'string' && example[key] !== value) return false;
+    if (typeof value === 'boolean' && example[key] !== value) return false;
   }
   return true;
 }

@@ -4,7 +4,7 @@
 // mocked. Each handler returns the values its pact interactions inject (`fromProviderState`).
 import { randomBytes } from 'node:crypto';
 import { Keypair } from '@stellar/stellar-sdk';
-import { didIdToBytes, encodeMultikey, generateDid } from '../../../src/did/index.ts';
+import { didIdToBytes, encodeMultikey, generateDid, signCredential } from '../../../src/did/index.ts';
 import type { VaultTestEnv } from '../../../src/vault-api/testing.ts';
 import { EXAMPLE, VAULT_STATES as S } from '../shared.ts';
 import { sharedStates, type JsonMap, type StateHandlerMap } from './states.ts';
@@ -67,11 +67,20 @@ export function vaultStateHandlers(env: VaultTestEnv): StateHandlerMap {
 
   const key = async (wallet: Keypair, scopes: string[] = []) => (await env.mintKey({ wallet, scopes })).key;
 
-  const issue = (owner: Keypair, issuer: Keypair, issuerDid: string, vcId: string, userSalt?: string) =>
+  const issue = (owner: Keypair, issuer: Keypair, issuerDid: string, vcId: string, userSalt?: string, vcData = VC_DATA) =>
     write('/contracts/vc/issue', {
-      owner: owner.publicKey(), vcId, vcData: VC_DATA, issuer: issuer.publicKey(), issuerDid, sourcePublicKey: issuer.publicKey(),
+      owner: owner.publicKey(), vcId, vcData, issuer: issuer.publicKey(), issuerDid, sourcePublicKey: issuer.publicKey(),
       ...(userSalt ? { userSalt } : {}),
     }, issuer);
+
+  /** VC_DATA with the issuer named and its proof, signed with the DID's assertion key (the issuer's own key). */
+  const signedVcData = async (issuer: Keypair, issuerDid: string): Promise<string> =>
+    JSON.stringify(await signCredential({
+      credential: { ...(JSON.parse(VC_DATA) as Record<string, unknown>), issuer: issuerDid },
+      verificationMethod: `${issuerDid}#assert-1`,
+      secretKey: issuer.rawSecretKey(),
+      created: new Date(env.clock.now() - 60_000),
+    }));
 
   const createVault = (owner: Keypair, userSalt?: string) =>
     write('/contracts/vault/create', {
@@ -82,13 +91,13 @@ export function vaultStateHandlers(env: VaultTestEnv): StateHandlerMap {
    * The owner's canonical vault holding `vcId` from the issuer; a stranger with a key and a DID but no
    * vault.
    */
-  async function vaultWorld(vcId: string): Promise<VaultWorld> {
+  async function vaultWorld(vcId: string, { signed = false } = {}): Promise<VaultWorld> {
     const [owner, issuer, stranger] = await Promise.all([env.fund(), env.fund(), env.fund()]);
     const [ownerKey, issuerKey, strangerKey, issuerDid, strangerDid] = await Promise.all([
       key(owner), key(issuer), key(stranger), registerDid(issuer), registerDid(stranger),
     ]);
     await createVault(owner);
-    await issue(owner, issuer, issuerDid, vcId);
+    await issue(owner, issuer, issuerDid, vcId, undefined, signed ? await signedVcData(issuer, issuerDid) : VC_DATA);
     return {
       owner, issuer, stranger,
       values: {
@@ -144,6 +153,7 @@ export function vaultStateHandlers(env: VaultTestEnv): StateHandlerMap {
       return { key: k, wallet: wallet.publicKey(), signedXdr: await prepareSigned('/contracts/vault/create', body, wallet, k) };
     },
     [S.vaultWithCredential]: once(S.vaultWithCredential, async (params?: unknown) => (await vaultWorld(paramOf(params, 'vcId', 'vc-1'))).values),
+    [S.signedCredential]: once(S.signedCredential, async (params?: unknown) => (await vaultWorld(paramOf(params, 'vcId', 'vc-1'), { signed: true })).values),
     [S.revokedCredential]: once(S.revokedCredential, async (params?: unknown) => {
       const w = await vaultWorld(paramOf(params, 'vcId', 'vc-1'));
       await write('/contracts/vc/revoke', { owner: w.owner.publicKey(), vcId: w.values['vcId'], date: new Date().toISOString(), sourcePublicKey: w.owner.publicKey() }, w.owner);

@@ -290,7 +290,10 @@ export function sendResolutionFailure(
   const mediaType = (error !== 'representationNotSupported' && negotiateRepresentation(req.headers.accept)?.mediaType) || 'application/json';
   res.setHeader('Cache-Control', 'no-store');
   res.setHeader('Content-Type', `${mediaType}; charset=utf-8`);
-  res.status(status).json(resolutionError(error, message));
+  // application/did-resolution is not a `+json` type: the response validator would hold it to another
+  // media type's schema (see routes/resolve.ts), so it is sent as text.
+  if (mediaType === 'application/did-resolution') res.status(status).send(JSON.stringify(resolutionError(error, message)));
+  else res.status(status).json(resolutionError(error, message));
 }
 
 function describe(err: unknown): string {

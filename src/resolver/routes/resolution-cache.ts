@@ -6,7 +6,7 @@
 // keyed by the value itself, so a hit costs one cache get and a string comparison, no parse and no build.
 // Expiry stays with the Cache: once it forgets the key, the memo is not consulted.
 import type { Cache } from '../../stores/index.ts';
-import type { DidRecord, DidRepresentation, Network } from '../../did/index.ts';
+import type { DidRecord, Network } from '../../did/index.ts';
 
 /** What a resolution needs from the ledger: the record and the close times of its two ledgers. */
 export interface ResolvedEntry {
@@ -19,13 +19,13 @@ export interface ResolvedEntry {
 interface Memo {
   raw: string;
   entry: ResolvedEntry;
-  bodies: Partial<Record<DidRepresentation, string>>;
+  bodies: Partial<Record<string, string>>;
 }
 
 export interface CachedResolution {
   entry: ResolvedEntry;
-  /** Serialized results already built for this value, by representation. */
-  bodies: Partial<Record<DidRepresentation, string>>;
+  /** Serialized results already built for this value, by response media type. */
+  bodies: Partial<Record<string, string>>;
 }
 
 export class ResolutionCache {

@@ -1,15 +1,19 @@
 // GET /1.0/identifiers/{did}: W3C DID Resolution (spec: resolveDid). Failures are resolution results, not
 // envelopes. A cached resolution costs no ledger read and, once built, no serialization either.
+// A DID URL with a fragment (`…%23assert-1`) is dereferenced (W3C DID Resolution, "Dereferencing the
+// Secondary Resource"): the verification method or service it names, alone for the document's media
+// types, inside a dereferencing result for the DID Resolution media types (Universal Resolver clients).
 import type { Request, Response } from 'express';
 import {
-  buildResolutionResult, decodeDidParam, negotiateRepresentation, parseDid, type DidRepresentation, type ParsedDid,
+  DID_CONTEXT, DID_LD_JSON, DID_RESOLUTION, DID_RESOLUTION_CONTEXT, LD_JSON_DID_RESOLUTION, buildResolutionResult, decodeDidParam,
+  dereferenceFragment, negotiateRepresentation, parseDid, type DidRepresentation, type Negotiated, type ParsedDid,
 } from '../../did/index.ts';
 import { ResolverError } from '../context.ts';
 import { sendResolutionFailure } from '../middleware/errors.ts';
-import type { ResolvedEntry } from './resolution-cache.ts';
+import type { CachedResolution, ResolvedEntry } from './resolution-cache.ts';
 import { notServedMessage, readEntry, type RouteContext } from './shared.ts';
 
-const OFFERED = 'application/did+ld+json, application/did+json, application/json';
+const OFFERED = 'application/did+ld+json, application/did+json, application/json, application/did-resolution, application/ld+json;profile="https://w3id.org/did-resolution"';
 
 export function resolutionResult(parsed: ParsedDid, entry: ResolvedEntry, representation: DidRepresentation) {
   const { record, created, updated } = entry;
@@ -17,6 +21,12 @@ export function resolutionResult(parsed: ParsedDid, entry: ResolvedEntry, repres
   if (updated) times.set(record.updatedLedger, new Date(updated));
   if (created) times.set(record.createdLedger, new Date(created));
   return buildResolutionResult({ parsed, record, representation, ledgerTime: (seq) => times.get(seq) });
+}
+
+/** The body of a resolution in the negotiated media type: JSON-LD results carry the DID Resolution context. */
+function resolutionBody(parsed: ParsedDid, entry: ResolvedEntry, negotiated: Negotiated): object {
+  const result = resolutionResult(parsed, entry, negotiated.representation);
+  return negotiated.mediaType === LD_JSON_DID_RESOLUTION ? { '@context': DID_RESOLUTION_CONTEXT, ...result } : result;
 }
 
 export function resolveRoute(ctx: RouteContext) {
@@ -27,8 +37,14 @@ export function resolveRoute(ctx: RouteContext) {
     if (!negotiated) {
       return sendResolutionFailure(req, res, 406, 'representationNotSupported', `Accept ${req.headers.accept}: available are ${OFFERED}`);
     }
-    const did = parseDid(decodeDidParam(String(req.params.did)));
-    if (!did.ok) return sendResolutionFailure(req, res, 400, 'invalidDid', did.message);
+    const text = decodeDidParam(String(req.params.did));
+    const hash = text.indexOf('#');
+    const fragment = hash < 0 ? undefined : text.slice(hash + 1);
+    const did = parseDid(hash < 0 ? text : text.slice(0, hash));
+    if (!did.ok) {
+      if (fragment !== undefined) return sendDereferencingFailure(res, negotiated, 400, 'invalidDidUrl', did.message);
+      return sendResolutionFailure(req, res, 400, 'invalidDid', did.message);
+    }
     const parsed = did.value;
     const net = ctx.served.get(parsed.network);
     if (!net) return sendResolutionFailure(req, res, 400, 'invalidDid', notServedMessage(ctx, parsed.network));
@@ -43,24 +59,77 @@ export function resolveRoute(ctx: RouteContext) {
         throw err;
       }
       // Not cached: a registration right after this answer resolves at once.
-      if (!entry) return sendResolutionFailure(req, res, 404, 'notFound', `${parsed.did} is not registered`);
+      if (!entry) {
+        if (fragment !== undefined) return sendDereferencingFailure(res, negotiated, 404, 'notFound', `${parsed.did} is not registered`);
+        return sendResolutionFailure(req, res, 404, 'notFound', `${parsed.did} is not registered`);
+      }
       cached = await ctx.cache.put(parsed.network, parsed.didId, entry);
     }
+    if (fragment !== undefined) return dereference(res, parsed, fragment, cached, negotiated, cacheControl);
 
-    const { representation, mediaType } = negotiated;
+    const { mediaType } = negotiated;
     const status = cached.entry.record.deactivated ? 410 : 200;
     res.setHeader('Cache-Control', cacheControl);
     res.setHeader('Content-Type', `${mediaType}; charset=utf-8`);
     if (validateResponses) {
-      // Through res.json, which the response validator hooks.
-      res.status(status).json(resolutionResult(parsed, cached.entry, representation));
+      sendJson(res, status, negotiated, resolutionBody(parsed, cached.entry, negotiated));
       return;
     }
-    let body = cached.bodies[representation];
+    let body = cached.bodies[mediaType];
     if (body === undefined) {
-      body = JSON.stringify(resolutionResult(parsed, cached.entry, representation));
-      cached.bodies[representation] = body;
+      body = JSON.stringify(resolutionBody(parsed, cached.entry, negotiated));
+      cached.bodies[mediaType] = body;
     }
     res.status(status).send(body);
   };
+}
+
+/**
+ * The resource a fragment names. Unknown fragment → 404 `notFound`; a deactivated DID's tombstone names
+ * nothing → 410 with the document metadata (`deactivated: true`) as the content metadata.
+ */
+function dereference(res: Response, parsed: ParsedDid, fragment: string, cached: CachedResolution, negotiated: Negotiated, cacheControl: string): void {
+  const result = resolutionResult(parsed, cached.entry, negotiated.representation);
+  const found = result.didDocument && dereferenceFragment(result.didDocument, fragment);
+  if (cached.entry.record.deactivated) {
+    return sendDereferencingFailure(res, negotiated, 410, 'notFound', `${parsed.did} is deactivated`, result.didDocumentMetadata);
+  }
+  if (!found) return sendDereferencingFailure(res, negotiated, 404, 'notFound', `${parsed.did} has no verification method or service #${fragment}`);
+  const resource = negotiated.representation === DID_LD_JSON ? { '@context': [...DID_CONTEXT], ...found.value } : found.value;
+  res.setHeader('Cache-Control', cacheControl);
+  res.setHeader('Content-Type', `${negotiated.mediaType}; charset=utf-8`);
+  if (negotiated.shape === 'representation') {
+    sendJson(res, 200, negotiated, resource);
+    return;
+  }
+  sendJson(res, 200, negotiated, {
+    ...(negotiated.mediaType === LD_JSON_DID_RESOLUTION ? { '@context': DID_RESOLUTION_CONTEXT } : {}),
+    dereferencingMetadata: { contentType: negotiated.representation },
+    contentStream: resource,
+    contentMetadata: result.didDocumentMetadata,
+  });
+}
+
+/** A failed dereferencing (W3C DID Resolution): no content, the error in the dereferencing metadata. */
+function sendDereferencingFailure(
+  res: Response,
+  negotiated: Negotiated,
+  status: number,
+  error: 'invalidDidUrl' | 'notFound',
+  message: string,
+  contentMetadata: object = {},
+): void {
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Content-Type', `${negotiated.mediaType}; charset=utf-8`);
+  sendJson(res, status, negotiated, { dereferencingMetadata: { error, message }, contentStream: null, contentMetadata });
+}
+
+/**
+ * Through res.json, which the response validator hooks (tests validate every answer), except for
+ * `application/did-resolution`: the validator checks only JSON and `+json` media types and would hold the
+ * body to another media type's schema. Its bodies are the JSON-LD ones the tests check field by field.
+ */
+function sendJson(res: Response, status: number, negotiated: Negotiated, body: object): void {
+  if (negotiated.mediaType === DID_RESOLUTION) res.status(status).send(JSON.stringify(body));
+  else res.status(status).json(body);
 }

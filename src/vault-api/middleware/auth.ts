@@ -31,6 +31,8 @@ export function authenticate(deps: VaultAppDeps, index: Map<string, OperationInf
     const op = operationOf(index, req);
     if (!op || op.public) return next();
     const key = presentedKey(req);
+    // A keyless call of an operation whose key is optional goes on without a caller (rate-limited per IP).
+    if (!key && op.keyOptional) return next();
     if (!key) throw new ApiError(401, 'missing_api_key', 'send the API key in X-SVC-Key, x-api-key or Authorization: Bearer');
     const found = KEY_RE.test(key) ? await deps.stores.keys.lookup(key) : undefined;
     // Nothing carries over between networks: a testnet key does not open mainnet, expired or not. Unknown

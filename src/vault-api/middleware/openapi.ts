@@ -39,6 +39,8 @@ export interface OperationInfo {
   path: string;
   /** `security: []`: no key. */
   public: boolean;
+  /** The security requirements include `{}`: a key is optional (keyless callers are limited per client IP). */
+  keyOptional: boolean;
   /** `x-required-scope`. */
   scope?: string;
   /** `x-required-role`. */
@@ -113,12 +115,14 @@ export function indexOperations(doc: OpenApiDocument): Map<string, OperationInfo
       if (!op) continue;
       const security = (op['security'] ?? doc['security']) as unknown[] | undefined;
       const isPublic = Array.isArray(security) && security.length === 0;
+      const keyOptional = !isPublic && Array.isArray(security) && security.some((r) => typeof r === 'object' && r !== null && Object.keys(r).length === 0);
       const params = [...((item['parameters'] as unknown[]) ?? []), ...((op['parameters'] as unknown[]) ?? [])].map((p) => resolve(doc, p));
       const info: OperationInfo = {
         operationId: op['operationId'] as string,
         method: method.toUpperCase(),
         path,
         public: isPublic,
+        keyOptional,
         bucket: bucketOf(method, path, op, isPublic),
         idempotent: params.some((p) => p['in'] === 'header' && String(p['name']).toLowerCase() === 'idempotency-key'),
         bodyBranches: bodyBranches(doc, op),

@@ -2,12 +2,14 @@
 // with separate read and write buckets and per-role limits; the wallet-proof routes (/auth/*), which have no
 // key yet, per client IP. /health and /config are never limited.
 import type { Request, RequestHandler } from 'express';
-import { ApiError, getAuth, type VaultAppDeps } from '../context.ts';
+import { ApiError, getAuth, peekAuth, type VaultAppDeps } from '../context.ts';
 import { StoreUnavailableError } from '../../stores/index.ts';
 import { operationOf, type OperationInfo } from './openapi.ts';
 
 /** Requests per window per client IP on /auth/* (vault-api.yaml: 60 per minute). */
 export const AUTH_IP_LIMIT = 60;
+/** Requests per window per client IP of keyless callers where a key is optional (verifyCredential: 30 per minute). */
+export const KEYLESS_IP_LIMIT = 30;
 
 interface BucketPlan {
   bucket: string;
@@ -24,6 +26,9 @@ function planFor(deps: VaultAppDeps, op: OperationInfo, req: Request): BucketPla
       return { bucket: `vault:${net}:auth-ip:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`, limit: AUTH_IP_LIMIT, write: false };
     case 'read':
     case 'write': {
+      if (op.keyOptional && !peekAuth(req)) {
+        return { bucket: `vault:${net}:keyless-ip:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`, limit: KEYLESS_IP_LIMIT, write: false };
+      }
       const auth = getAuth(req);
       const limit = deps.limits.rateLimits[auth.role][op.bucket];
       return { bucket: `vault:${net}:${op.bucket}:${auth.keyId}`, limit, write: op.bucket === 'write' };

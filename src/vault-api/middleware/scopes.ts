@@ -1,7 +1,7 @@
 // Per-operation permissions (vault-api.yaml "Authentication"): `x-required-role: admin` needs an admin key,
 // `x-required-scope` needs that scope unless the key carries none (a key with no scopes is unrestricted).
 import type { RequestHandler } from 'express';
-import { ApiError, getAuth } from '../context.ts';
+import { ApiError, getAuth, peekAuth } from '../context.ts';
 import { operationOf, type OperationInfo } from './openapi.ts';
 
 /** `x-required-role: admin` → 403 `admin_required`; `x-required-scope` → 403 `insufficient_scope`. */
@@ -9,6 +9,8 @@ export function requireScopes(index: Map<string, OperationInfo>): RequestHandler
   return (req, _res, next) => {
     const op = operationOf(index, req);
     if (!op || op.public) return next();
+    // Keyless where the key is optional: nothing to check; the route decides what a keyless caller may do.
+    if (op.keyOptional && !peekAuth(req)) return next();
     const auth = getAuth(req);
     if (op.role === 'admin' && auth.role !== 'admin') throw new ApiError(403, 'admin_required', 'this operation needs an admin key');
     // A key with no scopes is unrestricted (vault-api.yaml "Authentication").

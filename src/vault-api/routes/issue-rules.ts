@@ -120,9 +120,9 @@ export function sealVcData(deps: VaultAppDeps, where: Where, c: { owner: string;
 /**
  * At submit: the vcData of a signed transaction must be an envelope this service sealed for the vault's
  * owner and this vcId (so nothing reaches the chain unencrypted or bound elsewhere), and its plaintext
- * must satisfy the vcData rules.
+ * must satisfy the vcData rules. Answers the plaintext.
  */
-export function checkSealedVcData(deps: VaultAppDeps, where: Where, c: { owner: string; vcId: string; data: string }): void {
+export function checkSealedVcData(deps: VaultAppDeps, where: Where, c: { owner: string; vcId: string; data: string }): string {
   let plaintext: string;
   try {
     plaintext = decryptVcData(deps.keyring, { owner: c.owner, vcId: c.vcId, data: c.data });
@@ -130,6 +130,7 @@ export function checkSealedVcData(deps: VaultAppDeps, where: Where, c: { owner: 
     throw new ApiError(400, 'vcData_invalid', `${where}vcData in the signed transaction is not a payload this service encrypted for this owner and vcId`);
   }
   checkVcData(where, plaintext);
+  return plaintext;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

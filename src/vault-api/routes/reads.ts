@@ -107,7 +107,7 @@ export function registerReadRoutes(router: Router, deps: VaultAppDeps): void {
  * longer in the keyring, data not written through this API) is 500 vc_decryption_failed: the credential
  * exists, the service cannot read it.
  */
-function openVc(deps: VaultAppDeps, owner: string, vcId: string, data: string): Record<string, unknown> {
+export function openVc(deps: VaultAppDeps, owner: string, vcId: string, data: string): Record<string, unknown> {
   let doc: unknown;
   try {
     doc = JSON.parse(decryptVcData(deps.keyring, { owner, vcId, data }));

@@ -14,6 +14,7 @@ import {
 import {
   batchEntry, checkBatchSize, checkDidUriNetwork, checkIssuerDid, checkLengths, checkSealedVcData, checkVcData, sealVcData,
 } from './issue-rules.ts';
+import { checkVcProof } from '../verification.ts';
 
 type S = components['schemas'];
 
@@ -43,6 +44,7 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
       checkLengths('', b.vcId, b.vcData);
       checkVcData('', b.vcData);
       await checkIssuerDid(deps, b.issuerDid, b.issuer);
+      await checkVcProof(deps, '', b.vcData, b.issuerDid);
       const vault = vaultOf(deps, b.owner, b.userSalt);
       const vcData = sealVcData(deps, '', { owner: b.owner, vcId: b.vcId, vcData: b.vcData });
       return onVaults(deps, [{ vault }], () =>
@@ -52,7 +54,8 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
     async check(inv, auth) {
       const a = decodeIssueArgs(inv);
       const owner = await checkIssued(inv, auth, a);
-      checkSealedVcData(deps, '', { owner, vcId: a.vcId, data: a.vcData });
+      const vcData = checkSealedVcData(deps, '', { owner, vcId: a.vcId, data: a.vcData });
+      await checkVcProof(deps, '', vcData, a.issuerDid);
     },
   });
 
@@ -63,6 +66,7 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
       b.vcs.forEach((c, i) => checkLengths(batchEntry(i), c.vcId, c.vcData));
       b.vcs.forEach((c, i) => checkVcData(batchEntry(i), c.vcData));
       await checkIssuerDid(deps, b.issuerDid, b.issuer);
+      for (const [i, c] of b.vcs.entries()) await checkVcProof(deps, batchEntry(i), c.vcData, b.issuerDid);
       const vault = vaultOf(deps, b.owner, b.userSalt);
       const vcs = b.vcs.map((c, i) => ({ vcId: c.vcId, vcData: sealVcData(deps, batchEntry(i), { owner: b.owner, ...c }) }));
       return onVaults(deps, [{ vault }], () =>
@@ -73,7 +77,8 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
       const a = decodeBatchIssueArgs(inv);
       checkBatchSize(a.vcs.length);
       const owner = await checkIssued(inv, auth, a);
-      a.vcs.forEach((c, i) => checkSealedVcData(deps, batchEntry(i), { owner, vcId: c.vcId, data: c.vcData }));
+      const plaintexts = a.vcs.map((c, i) => checkSealedVcData(deps, batchEntry(i), { owner, vcId: c.vcId, data: c.vcData }));
+      for (const [i, vcData] of plaintexts.entries()) await checkVcProof(deps, batchEntry(i), vcData, a.issuerDid);
     },
   });
 
