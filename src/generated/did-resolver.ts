@@ -480,7 +480,7 @@ export interface components {
             signedXdr: string;
         };
         PrepareResponse: {
-            /** @description The unsigned, simulated and assembled transaction envelope (base64 XDR). */
+            /** @description The unsigned, simulated and assembled transaction envelope (base64 XDR, at most 128 KiB as a signed one). */
             xdr: string;
             network: components["schemas"]["Network"];
             /**
@@ -670,11 +670,25 @@ export interface components {
             /** @description For humans; may change. Branch on `code`. */
             message: string;
             /**
-             * @description Code-specific data: record rules `{field, violations: [{code, field, message}]}`;
-             *     `invalid_request` `{errors: [{path, message}]}`; `version_mismatch` `{expectedVersion, currentVersion}`;
+             * @description Code-specific data: record rules `{field, violations: [{code, field, message}], count}`;
+             *     `invalid_request` `{errors: [{path, message}], count}`; `version_mismatch` `{expectedVersion, currentVersion}`;
              *     `tx_submission_failed` `{status, resultCode?, txId?, resultXdr?}`; contract errors `{contractError}`.
+             *     `errors` and `violations` hold at most the first 10 failures; `count` is how many there were in
+             *     all. Values the client sent are cut to 100 characters, so an error body is at most a few KB.
              */
             details?: {
+                errors?: {
+                    path: string;
+                    message: string;
+                }[];
+                violations?: {
+                    code: components["schemas"]["ErrorCode"];
+                    field: string;
+                    message: string;
+                }[];
+                /** @description How many failures there were; `errors` or `violations` list the first 10 of them. */
+                count?: number;
+            } & {
                 [key: string]: unknown;
             };
         };
@@ -865,7 +879,8 @@ export interface components {
     parameters: {
         /**
          * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
-         *     characters is kept; anything else (or none) is replaced by a generated UUID.
+         *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+         *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
          * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
          */
         RequestId: string;
@@ -918,7 +933,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
-                 *     characters is kept; anything else (or none) is replaced by a generated UUID.
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
                  * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
@@ -950,7 +966,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
-                 *     characters is kept; anything else (or none) is replaced by a generated UUID.
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
                  * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
@@ -983,7 +1000,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
-                 *     characters is kept; anything else (or none) is replaced by a generated UUID.
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
                  * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
@@ -1020,7 +1038,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
-                 *     characters is kept; anything else (or none) is replaced by a generated UUID.
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
                  * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
@@ -1058,7 +1077,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
-                 *     characters is kept; anything else (or none) is replaced by a generated UUID.
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
                  * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
@@ -1104,7 +1124,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
-                 *     characters is kept; anything else (or none) is replaced by a generated UUID.
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
                  * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
@@ -1228,7 +1249,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
-                 *     characters is kept; anything else (or none) is replaced by a generated UUID.
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
                  * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
@@ -1268,7 +1290,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
-                 *     characters is kept; anything else (or none) is replaced by a generated UUID.
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
                  * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
@@ -1314,7 +1337,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
-                 *     characters is kept; anything else (or none) is replaced by a generated UUID.
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
                  * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
@@ -1356,7 +1380,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
-                 *     characters is kept; anything else (or none) is replaced by a generated UUID.
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
                  * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
@@ -1403,7 +1428,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
-                 *     characters is kept; anything else (or none) is replaced by a generated UUID.
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
                  * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
@@ -1450,7 +1476,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
-                 *     characters is kept; anything else (or none) is replaced by a generated UUID.
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
                  * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
@@ -1497,7 +1524,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
-                 *     characters is kept; anything else (or none) is replaced by a generated UUID.
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
                  * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
@@ -1551,7 +1579,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
-                 *     characters is kept; anything else (or none) is replaced by a generated UUID.
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
                  * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
