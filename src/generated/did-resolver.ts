@@ -673,8 +673,10 @@ export interface components {
              * @description Code-specific data: record rules `{field, violations: [{code, field, message}], count}`;
              *     `invalid_request` `{errors: [{path, message}], count}`; `version_mismatch` `{expectedVersion, currentVersion}`;
              *     `tx_submission_failed` `{status, resultCode?, txId?, resultXdr?}`; contract errors `{contractError}`.
-             *     `errors` and `violations` hold at most the first 10 failures; `count` is how many there were in
-             *     all. Values the client sent are cut to 100 characters, so an error body is at most a few KB.
+             *     `errors` and `violations` hold at most the first 10 failures; `count` is how many were found.
+             *     Validation stops at the first collection over its bound (`maxItems`, `maxProperties`, or more than
+             *     10 unknown keys), so a body with thousands of items or keys is answered at once, naming that one.
+             *     Values the client sent are cut to 100 characters, so an error body is at most a few KB.
              */
             details?: {
                 errors?: {
@@ -686,7 +688,7 @@ export interface components {
                     field: string;
                     message: string;
                 }[];
-                /** @description How many failures there were; `errors` or `violations` list the first 10 of them. */
+                /** @description How many failures were found; `errors` or `violations` list the first 10 of them. */
                 count?: number;
             } & {
                 [key: string]: unknown;

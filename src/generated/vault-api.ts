@@ -1551,8 +1551,10 @@ export interface components {
             error: string;
             /**
              * @description Human-readable explanation; wording may change. A request-validation failure names at most the first
-             *     5 failures and then how many more there were (`… and 37 more failures`); values the client sent are
+             *     5 failures and then how many more were found (`… and 5 more failures`); values the client sent are
              *     cut to 100 characters. An error body is therefore at most a few KB, whatever the request.
+             *     Validation stops at the first collection over its bound (an array over `maxItems`, an object over
+             *     `maxProperties`, or more than 10 unknown fields), so such a body is answered at once.
              * @example body must match the prepare fields or be {signedXdr} alone: unknown field "holder"
              */
             message: string;

@@ -12,6 +12,7 @@ import { parse as parseYaml } from 'yaml';
 import { MemoryNonceStore } from '../did/index.ts';
 import { setErrorEnvelope } from '../http/server.ts';
 import { headAsGet } from '../openapi/head.ts';
+import { collectionBounds } from '../openapi/collection-bounds.ts';
 import { pipeline } from '../openapi/pipeline.ts';
 import { rememberCompiledRoutes } from '../openapi/route-cache.ts';
 import { createMetrics, httpMetrics, metricsHandler, readiness, requestLog } from '../observability/index.ts';
@@ -68,7 +69,10 @@ export async function createResolverApp(deps: ResolverAppDeps): Promise<express.
   app.get('/metrics', metricsHandler(metrics));
   app.get('/ready', readiness(deps.readinessChecks ?? [], { ...(deps.logger ? { logger: deps.logger } : {}), ...(deps.draining ? { draining: deps.draining } : {}) }));
   rememberCompiledRoutes(); // the validator recompiles every path template per request otherwise
-  const validator = OpenApiValidator.middleware({
+  // Oversized collections are refused before ajv runs (src/openapi/collection-bounds.ts): between the
+  // validator's route matching, which names the operation, and its request validation.
+  const bounds = collectionBounds(spec);
+  const pieces = OpenApiValidator.middleware({
     apiSpec: (await loadResolverSpec()) as never,
     validateRequests: true,
     validateResponses: deps.validateResponses ? { allErrors: true } : false,
@@ -77,6 +81,9 @@ export async function createResolverApp(deps: ResolverAppDeps): Promise<express.
     // The UI's static files are not API routes.
     ignorePaths: /^\/docs\/./,
   }) as unknown as RequestHandler[];
+  const at = pieces.findIndex((m) => m.name === 'requestMiddleware');
+  if (at < 0) throw new Error('express-openapi-validator has no requestMiddleware: check its version');
+  const validator = [...pieces.slice(0, at), bounds, ...pieces.slice(at)];
   app.use(
     pipeline(
       rateLimit({ limiter: deps.rateLimiter, limit: deps.limits.rateLimit, windowMs: deps.limits.rateWindowMs, now: deps.now, ...(deps.log ? { log: deps.log } : {}) }),

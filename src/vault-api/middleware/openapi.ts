@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { Request, RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import YAML from 'yaml';
+import { collectionBounds } from '../../openapi/collection-bounds.ts';
 import { rememberCompiledRoutes } from '../../openapi/route-cache.ts';
 
 export { rememberCompiledRoutes, COMPILED_ROUTES_MAX } from '../../openapi/route-cache.ts';
@@ -152,8 +153,8 @@ export function routeOf(req: Request): string | undefined {
 export interface ValidatorPieces {
   /** Route matching: sets `req.openapi`; undeclared path → 404, undeclared method → 405. */
   route: RequestHandler[];
-  /** Request validation (parameters, headers, body). */
-  requests: RequestHandler;
+  /** Request validation (parameters, headers, body): oversized collections first, then the full check. */
+  requests: RequestHandler[];
   /** Response validation, when asked for. */
   responses?: RequestHandler;
 }
@@ -166,11 +167,14 @@ export interface ValidatorPieces {
  */
 export function validatorPieces(doc: OpenApiDocument, options: { validateResponses: boolean }): ValidatorPieces {
   rememberCompiledRoutes();
+  // Compiled before the validator sees the description: it annotates what it is given.
+  const bounds = collectionBounds(doc);
   const all = OpenApiValidator.middleware({
     apiSpec: doc as never,
     validateApiSpec: true,
     // allErrors: the error mapping picks the most specific code among all failures of the body's branch.
-    // Request bodies are at most 512 KiB and the schemas hold no costly keywords.
+    // That costs ajv a pass over every item, so `bounds` first refuses any collection over its spec bound
+    // (src/openapi/collection-bounds.ts): what reaches ajv is at most 512 KiB of small collections.
     validateRequests: { allErrors: true, allowUnknownQueryParameters: false },
     validateResponses: options.validateResponses ? { allErrors: true } : false,
     validateSecurity: false,
@@ -186,7 +190,7 @@ export function validatorPieces(doc: OpenApiDocument, options: { validateRespons
   };
   return {
     route: [named('pathParamsMiddleware'), named('metadataMiddleware')],
-    requests: named('requestMiddleware'),
+    requests: [bounds, named('requestMiddleware')],
     ...(options.validateResponses ? { responses: named('responseMiddleware') } : {}),
   };
 }
