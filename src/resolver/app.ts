@@ -13,6 +13,7 @@ import { MemoryNonceStore } from '../did/index.ts';
 import { setErrorEnvelope } from '../http/server.ts';
 import { headAsGet } from '../openapi/head.ts';
 import { collectionBounds } from '../openapi/collection-bounds.ts';
+import { withCanonicalContentType } from '../openapi/content-type.ts';
 import { pipeline } from '../openapi/pipeline.ts';
 import { rememberCompiledRoutes } from '../openapi/route-cache.ts';
 import { createMetrics, httpMetrics, metricsHandler, readiness, requestLog } from '../observability/index.ts';
@@ -83,7 +84,8 @@ export async function createResolverApp(deps: ResolverAppDeps): Promise<express.
   }) as unknown as RequestHandler[];
   const at = pieces.findIndex((m) => m.name === 'requestMiddleware');
   if (at < 0) throw new Error('express-openapi-validator has no requestMiddleware: check its version');
-  const validator = [...pieces.slice(0, at), bounds, ...pieces.slice(at)];
+  // One compiled validator per route and kind of body, not per Content-Type string (src/openapi/content-type.ts).
+  const validator = [...pieces.slice(0, at), bounds, withCanonicalContentType(pieces[at]!), ...pieces.slice(at + 1)];
   app.use(
     pipeline(
       rateLimit({ limiter: deps.rateLimiter, limit: deps.limits.rateLimit, windowMs: deps.limits.rateWindowMs, now: deps.now, ...(deps.log ? { log: deps.log } : {}) }),

@@ -7,6 +7,7 @@ import type { Request, RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import YAML from 'yaml';
 import { collectionBounds } from '../../openapi/collection-bounds.ts';
+import { withCanonicalContentType } from '../../openapi/content-type.ts';
 import { rememberCompiledRoutes } from '../../openapi/route-cache.ts';
 
 export { rememberCompiledRoutes, COMPILED_ROUTES_MAX } from '../../openapi/route-cache.ts';
@@ -190,7 +191,8 @@ export function validatorPieces(doc: OpenApiDocument, options: { validateRespons
   };
   return {
     route: [named('pathParamsMiddleware'), named('metadataMiddleware')],
-    requests: [bounds, named('requestMiddleware')],
+    // One compiled validator per route and kind of body, not per Content-Type string (src/openapi/content-type.ts).
+    requests: [bounds, withCanonicalContentType(named('requestMiddleware'))],
     ...(options.validateResponses ? { responses: named('responseMiddleware') } : {}),
   };
 }
