@@ -138,8 +138,10 @@ export function badParamValue(schema: Json, valid: string): fc.Arbitrary<string>
   const types = typesOf(schema);
   if (types.includes('integer')) {
     const parts: fc.Arbitrary<string>[] = [fc.constantFrom('abc', '1.5', '', '1e3', '0x10', '--1', 'null')];
-    if (typeof schema['minimum'] === 'number') parts.push(fc.integer({ min: -1000, max: (schema['minimum'] as number) - 1 }).map(String));
-    if (typeof schema['maximum'] === 'number') parts.push(fc.integer({ min: (schema['maximum'] as number) + 1, max: 100_000 }).map(String));
+    // Offsets above the bound rather than absolute values: a bound may lie beyond fc.integer's 32-bit range
+    // (an offset's maximum is 4294967295).
+    if (typeof schema['minimum'] === 'number') parts.push(fc.integer({ min: 1, max: 1000 }).map((d) => String((schema['minimum'] as number) - d)));
+    if (typeof schema['maximum'] === 'number') parts.push(fc.integer({ min: 1, max: 100_000 }).map((d) => String((schema['maximum'] as number) + d)));
     return fc.oneof(...parts);
   }
   if (typeof schema['pattern'] === 'string') return badPatternValue(schema['pattern'] as string, valid).filter((s) => s.length > 0);
