@@ -4,7 +4,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Section names in document order. */
-export const SECTION_ORDER = ['intro', 'machine', 'http', 'cycle', 'vault-size', 'verify', 'simulator', 'stores', 'load'] as const;
+export const SECTION_ORDER = ['intro', 'machine', 'http', 'cycle', 'vault-size', 'verify', 'oversized', 'simulator', 'stores', 'load'] as const;
 export type SectionName = (typeof SECTION_ORDER)[number];
 
 export type Cell = string | number;

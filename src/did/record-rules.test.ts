@@ -209,6 +209,18 @@ describe.each<{ name: string; given: DidRecordInput; want: Want[]; chain?: numbe
   }
 });
 
+describe('validateRecord on lists of thousands (issue 12: bounded work and answers)', () => {
+  it.each([
+    { list: 'authentication', given: rec({ authentication: Array.from({ length: 60_000 }, () => ({})) as never }), count: 'key_count_invalid' },
+    { list: 'services', given: rec({ services: Array.from({ length: 60_000 }, () => ({})) as never }), count: 'service_invalid' },
+  ])('$list of 60,000 entries: the count once, then the first 10 entries only', ({ list, given, count }) => {
+    const v = validateRecord(given);
+    expect(v[0]).toMatchObject({ code: count, field: list });
+    const perItem = new Set(v.slice(1).map((x) => /^\w+\[(\d+)\]/.exec(x.field)?.[1]));
+    expect([...perItem].map(Number).sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, i) => i));
+  });
+});
+
 describe('REGISTRY_ERRORS', () => {
   it('covers the 21 registry errors of chain-abi.md', () => {
     expect(Object.keys(REGISTRY_ERRORS).map(Number)).toEqual(Array.from({ length: 21 }, (_, i) => i + 1));

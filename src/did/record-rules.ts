@@ -32,6 +32,12 @@ export const RECORD_LIMITS = {
   urlLength: 255,
 } as const;
 
+/**
+ * Items of one list checked one by one. Far more than a valid list holds (3), so a list near its limit has
+ * every problem named; a list of thousands costs no more than this (issue 12: bounded work and answers).
+ */
+const ITEMS_CHECKED = 10;
+
 export const ID_SUFFIX_PATTERN = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
 const METADATA_HASH_PATTERN = /^[0-9a-f]{64}$/;
 
@@ -66,7 +72,7 @@ export function validateRecord(record: DidRecordInput): RecordViolation[] {
       add('key_count_invalid', rel, `${rel} holds ${min} to ${max} keys, got ${keys.length}`);
     }
     const seen = new Set<string>();
-    keys.forEach((key: unknown, i) => {
+    keys.slice(0, ITEMS_CHECKED).forEach((key: unknown, i) => {
       const field = `${rel}[${i}].publicKeyMultibase`;
       const mb = (key as { publicKeyMultibase?: unknown } | null)?.publicKeyMultibase;
       if (typeof mb !== 'string') return add('invalid_record', field, 'publicKeyMultibase must be a string');
@@ -88,7 +94,7 @@ export function validateRecord(record: DidRecordInput): RecordViolation[] {
       add('service_invalid', 'services', `at most ${RECORD_LIMITS.services.max} services, got ${services.length}`);
     }
     const suffixes = new Set<string>();
-    services.forEach((svc: unknown, i) => {
+    services.slice(0, ITEMS_CHECKED).forEach((svc: unknown, i) => {
       const s = (svc ?? {}) as Record<string, unknown>;
       const at = `services[${i}]`;
       if (typeof s.idSuffix !== 'string') {

@@ -509,7 +509,7 @@ export interface components {
             signedXdr: string;
         };
         PrepareResponse: {
-            /** @description The unsigned, simulated and assembled transaction envelope (base64 XDR). */
+            /** @description The unsigned, simulated and assembled transaction envelope (base64 XDR, at most 128 KiB as a signed one). */
             xdr: string;
             network: components["schemas"]["Network"];
             /**
@@ -765,11 +765,27 @@ export interface components {
             /** @description For humans; may change. Branch on `code`. */
             message: string;
             /**
-             * @description Code-specific data: record rules `{field, violations: [{code, field, message}]}`;
-             *     `invalid_request` `{errors: [{path, message}]}`; `version_mismatch` `{expectedVersion, currentVersion}`;
+             * @description Code-specific data: record rules `{field, violations: [{code, field, message}], count}`;
+             *     `invalid_request` `{errors: [{path, message}], count}`; `version_mismatch` `{expectedVersion, currentVersion}`;
              *     `tx_submission_failed` `{status, resultCode?, txId?, resultXdr?}`; contract errors `{contractError}`.
+             *     `errors` and `violations` hold at most the first 10 failures; `count` is how many were found.
+             *     Validation stops at the first collection over its bound (`maxItems`, `maxProperties`, or more than
+             *     10 unknown keys), so a body with thousands of items or keys is answered at once, naming that one.
+             *     Values the client sent are cut to 100 characters, so an error body is at most a few KB.
              */
             details?: {
+                errors?: {
+                    path: string;
+                    message: string;
+                }[];
+                violations?: {
+                    code: components["schemas"]["ErrorCode"];
+                    field: string;
+                    message: string;
+                }[];
+                /** @description How many failures were found; `errors` or `violations` list the first 10 of them. */
+                count?: number;
+            } & {
                 [key: string]: unknown;
             };
         };
@@ -978,7 +994,8 @@ export interface components {
     parameters: {
         /**
          * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
-         *     characters is kept; anything else (or none) is replaced by a generated UUID.
+         *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+         *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
          * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
          */
         RequestId: string;
@@ -1031,7 +1048,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
-                 *     characters is kept; anything else (or none) is replaced by a generated UUID.
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
                  * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
@@ -1063,7 +1081,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
-                 *     characters is kept; anything else (or none) is replaced by a generated UUID.
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
                  * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
@@ -1096,7 +1115,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
-                 *     characters is kept; anything else (or none) is replaced by a generated UUID.
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
                  * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
@@ -1133,7 +1153,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
-                 *     characters is kept; anything else (or none) is replaced by a generated UUID.
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
                  * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
@@ -1171,7 +1192,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
-                 *     characters is kept; anything else (or none) is replaced by a generated UUID.
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
                  * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
@@ -1217,7 +1239,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
-                 *     characters is kept; anything else (or none) is replaced by a generated UUID.
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
                  * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
@@ -1355,7 +1378,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
-                 *     characters is kept; anything else (or none) is replaced by a generated UUID.
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
                  * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
@@ -1396,7 +1420,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
-                 *     characters is kept; anything else (or none) is replaced by a generated UUID.
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
                  * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
@@ -1443,7 +1468,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
-                 *     characters is kept; anything else (or none) is replaced by a generated UUID.
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
                  * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
@@ -1485,7 +1511,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
-                 *     characters is kept; anything else (or none) is replaced by a generated UUID.
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
                  * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
@@ -1533,7 +1560,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
-                 *     characters is kept; anything else (or none) is replaced by a generated UUID.
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
                  * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
@@ -1581,7 +1609,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
-                 *     characters is kept; anything else (or none) is replaced by a generated UUID.
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
                  * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
@@ -1629,7 +1658,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
-                 *     characters is kept; anything else (or none) is replaced by a generated UUID.
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
                  * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
@@ -1684,7 +1714,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
-                 *     characters is kept; anything else (or none) is replaced by a generated UUID.
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
                  * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];

@@ -1417,11 +1417,12 @@ export interface components {
         /** @description One page of active credential ids. */
         ListVcIdsResponse: {
             /**
+             * @description At most `limit` ids (at most 200).
              * @example [
              *       "vc-2026-0001"
              *     ]
              */
-            result: string[];
+            result: components["schemas"]["VcId"][];
             /** @example 0 */
             offset: number;
             /** @example 50 */
@@ -1434,7 +1435,7 @@ export interface components {
         };
         /** @description The decrypted credential. */
         GetVcResponse: {
-            /** @description The credential JSON as issued. */
+            /** @description The credential JSON as issued (vcData is at most 10,000 characters, so at most 2,000 top-level properties). */
             result: {
                 [key: string]: unknown;
             };
@@ -1447,7 +1448,7 @@ export interface components {
              */
             status: "valid" | "revoked" | "invalid" | "unknown";
             /**
-             * @description With `revoked`, the stored revocation date (ISO-8601 when written through this API).
+             * @description With `revoked`, the stored revocation date (ISO-8601 when written through this API; at most 64 characters, as `date` of revoke).
              * @example 2026-07-15T09:30:00.000Z
              */
             since?: string;
@@ -1457,7 +1458,7 @@ export interface components {
             owner: components["schemas"]["Account"];
             vault_address: components["schemas"]["ContractId"];
             /**
-             * @description DID URI stored for the vault.
+             * @description DID URI stored for the vault (at most 256 characters, as `didUri` of create).
              * @example did:ledger:testnet:ugzmhvhf6ydrqkj2jnog27upsa
              */
             did_uri: string;
@@ -1473,6 +1474,7 @@ export interface components {
         };
         /** @description One page of denied issuer addresses. */
         DeniedIssuersResponse: {
+            /** @description At most `limit` addresses (at most 200). */
             issuers: components["schemas"]["Account"][];
             /** @example 0 */
             offset: number;
@@ -1620,6 +1622,7 @@ export interface components {
         };
         /** @description Keys of this network. */
         ApiKeyList: {
+            /** @description At most 10,000 keys, the newest first. */
             keys: components["schemas"]["ApiKeyRecord"][];
         };
         /** @description The factory's `quote_fee(issuer)`. */
@@ -1717,7 +1720,11 @@ export interface components {
              */
             error: string;
             /**
-             * @description Human-readable explanation; wording may change.
+             * @description Human-readable explanation; wording may change. A request-validation failure names at most the first
+             *     5 failures and then how many more were found (`… and 5 more failures`); values the client sent are
+             *     cut to 100 characters. An error body is therefore at most a few KB, whatever the request.
+             *     Validation stops at the first collection over its bound (an array over `maxItems`, an object over
+             *     `maxProperties`, or more than 10 unknown fields), so such a body is answered at once.
              * @example body must match the prepare fields or be {signedXdr} alone: unknown field "holder"
              */
             message: string;

@@ -15,6 +15,8 @@ import { setErrorEnvelope } from '../http/server.ts';
 import { ADDRESS_FORMATS } from '../openapi/formats.ts';
 import { allowLookup } from '../openapi/allow.ts';
 import { headAsGet } from '../openapi/head.ts';
+import { collectionBounds } from '../openapi/collection-bounds.ts';
+import { withCanonicalContentType } from '../openapi/content-type.ts';
 import { pipeline } from '../openapi/pipeline.ts';
 import { rememberCompiledRoutes } from '../openapi/route-cache.ts';
 import { createMetrics, httpMetrics, metricsHandler, readiness, requestLog } from '../observability/index.ts';
@@ -84,7 +86,10 @@ export async function createResolverApp(deps: ResolverAppDeps): Promise<express.
   app.get('/metrics', metricsHandler(metrics));
   app.get('/ready', readiness(deps.readinessChecks ?? [], { ...(deps.logger ? { logger: deps.logger } : {}), ...(deps.draining ? { draining: deps.draining } : {}) }));
   rememberCompiledRoutes(); // the validator recompiles every path template per request otherwise
-  const validator = OpenApiValidator.middleware({
+  // Oversized collections are refused before ajv runs (src/openapi/collection-bounds.ts): between the
+  // validator's route matching, which names the operation, and its request validation.
+  const bounds = collectionBounds(spec);
+  const pieces = OpenApiValidator.middleware({
     apiSpec: (await loadResolverSpec()) as never,
     validateRequests: true,
     validateResponses: deps.validateResponses ? { allErrors: true } : false,
@@ -95,6 +100,10 @@ export async function createResolverApp(deps: ResolverAppDeps): Promise<express.
     // The UI's static files are not API routes.
     ignorePaths: /^\/docs\/./,
   }) as unknown as RequestHandler[];
+  const at = pieces.findIndex((m) => m.name === 'requestMiddleware');
+  if (at < 0) throw new Error('express-openapi-validator has no requestMiddleware: check its version');
+  // One compiled validator per route and kind of body, not per Content-Type string (src/openapi/content-type.ts).
+  const validator = [...pieces.slice(0, at), bounds, withCanonicalContentType(pieces[at]!), ...pieces.slice(at + 1)];
   app.use(
     pipeline(
       rateLimit({ limiter: deps.rateLimiter, limit: deps.limits.rateLimit, windowMs: deps.limits.rateWindowMs, now: deps.now, ...(deps.log ? { log: deps.log } : {}) }),

@@ -9,6 +9,7 @@ import {
 } from '../../did/index.ts';
 import { FORMAT_WORDS } from '../../openapi/formats.ts';
 import { ResolverError, type ResolverErrorCode } from '../context.ts';
+import { clip, RESOLVER_FAILURES_LISTED } from '../../openapi/error-bounds.ts';
 import { requestIdOf } from './request-id.ts';
 import { answers405, methodNotAllowedMessage, type AllowLookup } from '../../openapi/allow.ts';
 
@@ -17,21 +18,29 @@ export const BODY_LIMIT_BYTES = 256 * 1024;
 
 export function sendError(res: Response, status: number, code: ResolverErrorCode, message: string, details?: Record<string, unknown>): void {
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.status(status).json(details === undefined ? { code, message } : { code, message, details });
+  // Whatever built the message, the body stays a few KB (spec Error.message).
+  const text = clip(message, 1000);
+  res.status(status).json(details === undefined ? { code, message: text } : { code, message: text, details });
 }
 
-/** A record-rule failure: the first violation's code, every violation in details (spec "Record rules"). */
+/**
+ * A record-rule failure: the first violation's code, the first violations in details and how many there
+ * were (spec "Record rules", Error.details).
+ */
 export function recordError(violations: RecordViolation[]): ResolverError {
   const first = violations[0]!;
-  return new ResolverError(400, first.code, first.message, { field: first.field, violations });
+  const listed = violations.slice(0, RESOLVER_FAILURES_LISTED).map((v) => ({ code: v.code, field: clip(v.field, 200), message: clip(v.message, 400) }));
+  return new ResolverError(400, first.code, clip(first.message, 400), { field: clip(first.field, 200), violations: listed, count: violations.length });
 }
 
 export function didInvalid(did: string, message: string): ResolverError {
-  return new ResolverError(400, 'did_invalid', message, { did });
+  return new ResolverError(400, 'did_invalid', clip(message, 400), { did: clip(did) });
 }
 
+/** `invalid_request` with the first failures and how many there were (spec Error.details). */
 export function invalidRequest(message: string, errors: { path: string; message: string }[]): ResolverError {
-  return new ResolverError(400, 'invalid_request', message, { errors });
+  const listed = errors.slice(0, RESOLVER_FAILURES_LISTED).map((e) => ({ path: clip(e.path, 200), message: clip(e.message, 400) }));
+  return new ResolverError(400, 'invalid_request', clip(message, 400), { errors: listed, count: Math.max(1, errors.length) });
 }
 
 /**
@@ -220,7 +229,7 @@ function relevantErrors(errors: ValidatorError['errors'], body: unknown): Valida
 }
 
 export function notFoundError(req: Request): ResolverError {
-  return new ResolverError(404, 'not_found', `no route ${req.method} ${req.path}`);
+  return new ResolverError(404, 'not_found', `no route ${req.method} ${clip(req.path, 200)}`);
 }
 
 export function notFound() {
@@ -292,8 +301,8 @@ export function sendResolutionFailure(
   res.setHeader('Content-Type', `${mediaType}; charset=utf-8`);
   // application/did-resolution is not a `+json` type: the response validator would hold it to another
   // media type's schema (see routes/resolve.ts), so it is sent as text.
-  if (mediaType === 'application/did-resolution') res.status(status).send(JSON.stringify(resolutionError(error, message)));
-  else res.status(status).json(resolutionError(error, message));
+  if (mediaType === 'application/did-resolution') res.status(status).send(JSON.stringify(resolutionError(error, clip(message, 1000))));
+  else res.status(status).json(resolutionError(error, clip(message, 1000)));
 }
 
 function describe(err: unknown): string {

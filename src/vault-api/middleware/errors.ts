@@ -4,6 +4,7 @@ import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { ApiError, type VaultAppDeps } from '../context.ts';
 import { ChainError } from '../../chain/index.ts';
+import { clip } from '../../openapi/error-bounds.ts';
 import { StoreInputError, StoreUnavailableError } from '../../stores/index.ts';
 import { operationOf, type OperationInfo } from './openapi.ts';
 import { mapValidationFailure, type ValidationItem } from './validation.ts';
@@ -58,7 +59,7 @@ export function toErrorAnswer(err: unknown, req: Request, index: Map<string, Ope
     if (allow) return { status: 405, code: 'method_not_allowed', message: methodNotAllowedMessage(req.method, req.path, allow), headers: { Allow: allow } };
   }
   if (err instanceof V.NotFound || err instanceof V.MethodNotAllowed) {
-    return { status: 404, code: 'not_found', message: `no route ${req.method} ${req.path}` };
+    return { status: 404, code: 'not_found', message: `no route ${req.method} ${clip(req.path, 200)}` };
   }
   if (err instanceof V.BadRequest) {
     if ((err.errors ?? []).some((e) => /^malformed uri/.test(String(e.message)))) {
@@ -113,11 +114,12 @@ export function errorHandler(deps: VaultAppDeps, index: Map<string, OperationInf
       return;
     }
     if (answer.headers) res.set(answer.headers);
-    res.status(answer.status).json({ error: answer.code, message: answer.message });
+    // Whatever built the message, the body stays a few KB (vault-api.yaml ErrorBody.message).
+    res.status(answer.status).json({ error: answer.code, message: clip(answer.message, 1000) });
   };
 }
 
 /** After every route: nothing answered. */
 export const notFound: RequestHandler = (req, _res, next) => {
-  next(new ApiError(404, 'not_found', `no route ${req.method} ${req.path}`));
+  next(new ApiError(404, 'not_found', `no route ${req.method} ${clip(req.path, 200)}`));
 };

@@ -7,6 +7,8 @@ import type { Request, RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import YAML from 'yaml';
 import { ADDRESS_FORMATS } from '../../openapi/formats.ts';
+import { collectionBounds } from '../../openapi/collection-bounds.ts';
+import { withCanonicalContentType } from '../../openapi/content-type.ts';
 import { rememberCompiledRoutes } from '../../openapi/route-cache.ts';
 
 export { rememberCompiledRoutes, COMPILED_ROUTES_MAX } from '../../openapi/route-cache.ts';
@@ -157,8 +159,8 @@ export function routeOf(req: Request): string | undefined {
 export interface ValidatorPieces {
   /** Route matching: sets `req.openapi`; undeclared path → 404, undeclared method → 405. */
   route: RequestHandler[];
-  /** Request validation (parameters, headers, body). */
-  requests: RequestHandler;
+  /** Request validation (parameters, headers, body): oversized collections first, then the full check. */
+  requests: RequestHandler[];
   /** Response validation, when asked for. */
   responses?: RequestHandler;
 }
@@ -171,11 +173,14 @@ export interface ValidatorPieces {
  */
 export function validatorPieces(doc: OpenApiDocument, options: { validateResponses: boolean }): ValidatorPieces {
   rememberCompiledRoutes();
+  // Compiled before the validator sees the description: it annotates what it is given.
+  const bounds = collectionBounds(doc);
   const all = OpenApiValidator.middleware({
     apiSpec: doc as never,
     validateApiSpec: true,
     // allErrors: the error mapping picks the most specific code among all failures of the body's branch.
-    // Request bodies are at most 512 KiB and the schemas hold no costly keywords.
+    // That costs ajv a pass over every item, so `bounds` first refuses any collection over its spec bound
+    // (src/openapi/collection-bounds.ts): what reaches ajv is at most 512 KiB of small collections.
     validateRequests: { allErrors: true, allowUnknownQueryParameters: false },
     validateResponses: options.validateResponses ? { allErrors: true } : false,
     validateSecurity: false,
@@ -193,7 +198,8 @@ export function validatorPieces(doc: OpenApiDocument, options: { validateRespons
   };
   return {
     route: [named('pathParamsMiddleware'), named('metadataMiddleware')],
-    requests: named('requestMiddleware'),
+    // One compiled validator per route and kind of body, not per Content-Type string (src/openapi/content-type.ts).
+    requests: [bounds, withCanonicalContentType(named('requestMiddleware'))],
     ...(options.validateResponses ? { responses: named('responseMiddleware') } : {}),
   };
 }

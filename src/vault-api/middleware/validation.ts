@@ -1,6 +1,7 @@
 // Request-validation failures of express-openapi-validator → the spec's `{error, message}` (vault-api.yaml
 // "Errors": the named codes where the schema descriptions say so, otherwise `invalid_request`).
 import { FORMAT_WORDS } from '../../openapi/formats.ts';
+import { clip, VAULT_FAILURES_LISTED } from '../../openapi/error-bounds.ts';
 import { ApiError } from '../context.ts';
 import { MAX_PAGE } from '../routes/contract-common.ts';
 import { MAX_BATCH_SIZE, MAX_VC_DATA, MAX_VC_ID } from '../routes/issue-rules.ts';
@@ -76,11 +77,11 @@ function namedCode(f: Failure, body: unknown): { code: string; message: string; 
   return undefined;
 }
 
-/** A human line for one failure: the location in the request, then what is wrong. */
+/** A human line for one failure: the location in the request, then what is wrong (the client's names cut short). */
 function describe(f: Failure): string {
-  const where = f.segments.join('/');
-  const field = f.segments.slice(1).join('/');
-  if (f.keyword === '') return f.message;
+  const where = clip(f.segments.join('/'));
+  const field = clip(f.segments.slice(1).join('/'));
+  if (f.keyword === '') return clip(f.message, 300);
   if (f.keyword === 'additionalProperties') return `unknown field "${field}" in ${f.segments[0]}`;
   if (f.keyword === 'required') return `missing required field "${field}" in ${f.segments[0]}`;
   if (f.keyword === 'format') {
@@ -103,7 +104,10 @@ export function mapValidationFailure(items: ValidationItem[], op: OperationInfo 
     .sort((a, b) => a.rank - b.rank)[0];
   if (named) return new ApiError(400, named.code, named.message);
 
+  // The first few failures and how many more (vault-api.yaml ErrorBody.message): a few KB at most.
   const lines = [...new Set(failures.map(describe))];
+  const more = lines.length - VAULT_FAILURES_LISTED;
+  const listed = lines.slice(0, VAULT_FAILURES_LISTED).join('; ') + (more > 0 ? `; … and ${more} more failure${more === 1 ? '' : 's'}` : '');
   const prefix = branch?.mode === 'submit' ? 'submit takes {signedXdr} alone: ' : 'request validation failed: ';
-  return new ApiError(400, 'invalid_request', prefix + lines.join('; '));
+  return new ApiError(400, 'invalid_request', prefix + listed);
 }

@@ -82,6 +82,9 @@ async function provenAccount(deps: VaultAppDeps, o: ChallengeOptions, transactio
 }
 
 /** A key record as the spec lists it (ApiKeyRecord); never the key itself. */
+/** The longest key list `GET /admin/keys` answers (vault-api.yaml ApiKeyList `maxItems`). */
+export const MAX_LISTED_KEYS = 10_000;
+
 function listed(record: ApiKeyRecord) {
   return {
     key_id: record.keyId,
@@ -137,7 +140,9 @@ export function createKeyRoutes(deps: VaultAppDeps): Router {
 
   router.get('/admin/keys', async (_req, res) => {
     const keys = await deps.stores.keys.list({ network });
-    res.json({ keys: keys.map(listed) });
+    // vault-api.yaml ApiKeyList: at most MAX_LISTED_KEYS, the newest first, so the answer stays bounded.
+    const newest = [...keys].sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0)).slice(0, MAX_LISTED_KEYS);
+    res.json({ keys: newest.map(listed) });
   });
 
   router.post('/admin/keys', async (req, res) => {

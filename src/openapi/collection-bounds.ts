@@ -1,0 +1,169 @@
+// A cheap check of a request body's collection sizes against the spec, run before full request validation.
+// ajv with `allErrors` checks every item of an oversized array (and `uniqueItems` compares every pair), so a
+// 500 KB body of 80,000 items froze a service for 47 s (issue 12, item 1). This walk visits each value at
+// most once, descends only into collections within their bounds, and stops at the first oversized one: an
+// array over `maxItems`, an object over `maxProperties`, or a closed object (`additionalProperties: false`)
+// with more unknown keys than an error message names. It never refuses a body the schema accepts; what it
+// lets through, ajv then validates in full, over a body whose collections are small.
+import * as OpenApiValidator from 'express-openapi-validator';
+import type { RequestHandler } from 'express';
+
+type Json = Record<string, unknown>;
+
+/** One failure in express-openapi-validator's shape, so the services' error mapping treats it as its own. */
+export interface BoundFailure {
+  path: string;
+  message: string;
+  errorCode: string;
+}
+
+/** Unknown keys of a closed object that ajv may report one by one; beyond this the walk answers instead. */
+export const UNKNOWN_KEYS_REPORTED = 10;
+
+/** The size rules of one schema node, with $refs, oneOf/anyOf and allOf compiled in. */
+interface Bounds {
+  maxItems?: number;
+  items?: Bounds;
+  prefixItems?: Bounds[];
+  maxProperties?: number;
+  /** The declared properties of a closed object; undefined when unknown keys are allowed. */
+  closed?: ReadonlySet<string>;
+  required?: readonly string[];
+  properties?: Map<string, Bounds>;
+  /** The schema of unknown keys when it is a schema (not `true`/`false`). */
+  additional?: Bounds;
+  /** Alternatives (oneOf/anyOf): the value must pass one of them. */
+  anyOf?: Bounds[];
+  /** Conjuncts (allOf): the value must pass each. */
+  allOf?: Bounds[];
+}
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const pointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** Follows local `$ref`s (`#/components/...`). */
+function deref(doc: Json, node: unknown): unknown {
+  let s = node;
+  for (let hops = 0; isObject(s) && typeof s['$ref'] === 'string' && hops < 20; hops++) {
+    const ref = s['$ref'] as string;
+    s = ref.slice(2).split('/').reduce<unknown>((at, part) => (at as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+  }
+  return s;
+}
+
+function compile(doc: Json, node: unknown, seen: Map<unknown, Bounds>): Bounds {
+  const s = deref(doc, node);
+  if (!isObject(s)) return {};
+  const cached = seen.get(s);
+  if (cached) return cached;
+  const b: Bounds = {};
+  seen.set(s, b); // before descending: a recursive schema refers to itself
+  if (typeof s['maxItems'] === 'number') b.maxItems = s['maxItems'];
+  if (s['items'] !== undefined && typeof s['items'] === 'object') b.items = compile(doc, s['items'], seen);
+  if (Array.isArray(s['prefixItems'])) b.prefixItems = s['prefixItems'].map((p) => compile(doc, p, seen));
+  if (typeof s['maxProperties'] === 'number') b.maxProperties = s['maxProperties'];
+  const props = isObject(s['properties']) ? s['properties'] : undefined;
+  if (props) b.properties = new Map(Object.entries(props).map(([k, v]) => [k, compile(doc, v, seen)]));
+  if (s['additionalProperties'] === false) b.closed = new Set(Object.keys(props ?? {}));
+  else if (isObject(s['additionalProperties'])) b.additional = compile(doc, s['additionalProperties'], seen);
+  if (Array.isArray(s['required'])) b.required = s['required'] as string[];
+  const alternatives = [...((s['oneOf'] as unknown[]) ?? []), ...((s['anyOf'] as unknown[]) ?? [])];
+  if (alternatives.length) b.anyOf = alternatives.map((a) => compile(doc, a, seen));
+  if (Array.isArray(s['allOf'])) b.allOf = s['allOf'].map((a) => compile(doc, a, seen));
+  return b;
+}
+
+/** Whether an alternative can match `value` at all: its required keys are there, and it knows every key. */
+function plausible(b: Bounds, value: unknown): boolean {
+  if (!isObject(value)) return true;
+  if (b.required?.some((k) => !Object.hasOwn(value, k))) return false;
+  if (b.closed) for (const k in value) if (Object.hasOwn(value, k) && !b.closed.has(k)) return false;
+  return b.anyOf ? b.anyOf.some((a) => plausible(a, value)) : true;
+}
+
+function check(b: Bounds, value: unknown, path: string): BoundFailure[] | undefined {
+  if (Array.isArray(value)) {
+    if (b.maxItems !== undefined && value.length > b.maxItems) {
+      return [{ path, message: `must NOT have more than ${b.maxItems} items`, errorCode: 'maxItems.openapi.validation' }];
+    }
+    for (let i = 0; i < value.length; i++) {
+      const sub = b.prefixItems?.[i] ?? b.items;
+      const f = sub && check(sub, value[i], `${path}/${i}`);
+      if (f) return f;
+    }
+  } else if (isObject(value)) {
+    const keys = Object.keys(value);
+    if (b.maxProperties !== undefined && keys.length > b.maxProperties) {
+      return [{ path, message: `must NOT have more than ${b.maxProperties} properties`, errorCode: 'maxProperties.openapi.validation' }];
+    }
+    if (b.closed && keys.length > b.closed.size + UNKNOWN_KEYS_REPORTED) {
+      const unknown = keys.filter((k) => !b.closed!.has(k));
+      if (unknown.length > UNKNOWN_KEYS_REPORTED) {
+        return unknown.slice(0, UNKNOWN_KEYS_REPORTED).map((k) => ({
+          path: `${path}/${k}`,
+          message: 'must NOT have additional properties',
+          errorCode: 'additionalProperties.openapi.validation',
+        }));
+      }
+    }
+    for (const k of keys) {
+      const sub = b.properties?.get(k) ?? b.additional;
+      const f = sub && check(sub, value[k], `${path}/${pointer(k)}`);
+      if (f) return f;
+    }
+  }
+  for (const part of b.allOf ?? []) {
+    const f = check(part, value, path);
+    if (f) return f;
+  }
+  if (b.anyOf) {
+    // The alternatives the value could be meant for (prepare fields, or {signedXdr} alone); when none
+    // could, every alternative fails anyway, so any oversized collection is worth reporting.
+    const candidates = b.anyOf.filter((a) => plausible(a, value));
+    const tried = candidates.length ? candidates : b.anyOf;
+    let first: BoundFailure[] | undefined;
+    for (const a of tried) {
+      const f = check(a, value, path);
+      if (!f) {
+        if (candidates.length) return undefined;
+      } else first ??= f;
+    }
+    return first;
+  }
+  return undefined;
+}
+
+/** The request-body bounds of every operation of a spec, by operationId. */
+export function bodyBounds(doc: Json): Map<string, Bounds> {
+  const seen = new Map<unknown, Bounds>();
+  const out = new Map<string, Bounds>();
+  for (const item of Object.values((doc['paths'] ?? {}) as Record<string, Json>)) {
+    for (const op of Object.values(item)) {
+      if (!isObject(op) || typeof op['operationId'] !== 'string' || !op['requestBody']) continue;
+      const rb = deref(doc, op['requestBody']) as Json;
+      const schema = ((rb['content'] as Json | undefined)?.['application/json'] as Json | undefined)?.['schema'];
+      if (schema !== undefined) out.set(op['operationId'], compile(doc, schema, seen));
+    }
+  }
+  return out;
+}
+
+/** The first oversized collection of `body` for operation `operationId`, or undefined. */
+export function oversizedIn(bounds: Map<string, Bounds>, operationId: string | undefined, body: unknown): BoundFailure[] | undefined {
+  const b = operationId === undefined ? undefined : bounds.get(operationId);
+  return b && body !== undefined ? check(b, body, '/body') : undefined;
+}
+
+/**
+ * Middleware for between route matching (which sets `req.openapi`) and request validation: an oversized
+ * collection is a 400 in the validator's own error type, which each service's error handler maps.
+ */
+export function collectionBounds(doc: Json): RequestHandler {
+  const bounds = bodyBounds(doc);
+  return (req, _res, next) => {
+    const id = (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId;
+    const failures = oversizedIn(bounds, id, req.body);
+    if (!failures) return next();
+    next(new OpenApiValidator.error.BadRequest({ path: req.path, message: `request${failures[0]!.path} ${failures[0]!.message}`, errors: failures }));
+  };
+}
