@@ -234,7 +234,7 @@ async function changeTrust(chain: Chain, who: Actor): Promise<void> {
     .setTimeout(0)
     .build();
   tx.sign(who.kp);
-  await chain.net.rpc('sendTransaction', { transaction: tx.toXDR() });
-  const got = (await chain.net.rpc('getTransaction', { hash: tx.hash().toString('hex') })) as { status: string };
+  await chain.net.rpc('sendTransaction', { transaction: tx.toXdr() });
+  const got = (await chain.net.rpc('getTransaction', { hash: Buffer.from(tx.hash()).toString('hex') })) as { status: string };
   if (got.status !== 'SUCCESS') throw new Error(`changeTrust: ${got.status}`);
 }

@@ -177,14 +177,14 @@ export class Real {
     if (prepared.status !== 200 || typeof p?.xdr !== 'string' || p.network !== this.env.passphrase || Object.keys(p).length !== 2) {
       this.fail(`${what} (prepare): expected 200 {xdr, network: "${this.env.passphrase}"}, got ${prepared.status} ${excerpt(prepared.text, 300)}`);
     }
-    const tx = TransactionBuilder.fromXDR(p.xdr as string, this.env.passphrase);
+    const tx = TransactionBuilder.fromXdr(p.xdr as string, this.env.passphrase);
     for (const kp of signers) tx.sign(kp);
-    return { signedXdr: tx.toXDR() };
+    return { signedXdr: tx.toXdr() };
   }
 
   /** Submits a signed transaction; checks the answer against `expected`. Returns whether it landed. */
   async submit(via: WalletName, path: string, signed: { signedXdr: string }, expected: WriteOutcome, what: string, replay = false): Promise<boolean> {
-    const hash = TransactionBuilder.fromXDR(signed.signedXdr, this.env.passphrase).hash().toString('hex');
+    const hash = Buffer.from(TransactionBuilder.fromXdr(signed.signedXdr, this.env.passphrase).hash()).toString('hex');
     const idem = replay ? { 'idempotency-key': `model-${this.runId}-${hash.slice(0, 24)}` } : undefined;
     const submitted = await this.post(via, path, signed, idem);
     if ('at' in expected) {

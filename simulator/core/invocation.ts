@@ -290,7 +290,7 @@ export class Frame implements ContractContext {
 
   /** XDR of ScVec(args), for matching auth entries. */
   argsXdr(): Buffer {
-    return (this.argsXdrCache ??= xdr.ScVal.scvVec(this.args).toXDR());
+    return (this.argsXdrCache ??= Buffer.from(xdr.ScVal.scvVec(this.args).toXdr()));
   }
 }
 

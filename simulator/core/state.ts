@@ -58,7 +58,7 @@ export function saveNetwork(net: SimNetwork, txXdr: (rec: TxRecord) => { envelop
   for (const e of l.entries.values()) {
     if (e.t === 'data' && e.durability === 'temporary' && e.liveUntil < latest.seq) continue;
     const live = liveUntilOf(e);
-    entries.push(live === undefined ? [entryXdr(e).toXDR('base64')] : [entryXdr(e).toXDR('base64'), live]);
+    entries.push(live === undefined ? [entryXdr(e).toXdr('base64')] : [entryXdr(e).toXdr('base64'), live]);
   }
   const txs = [...l.txs.values()].slice(-KEEP_TXS);
   return {
@@ -88,9 +88,9 @@ export function saveNetwork(net: SimNetwork, txXdr: (rec: TxRecord) => { envelop
         envelope: x.envelopeXdr,
         result: x.resultXdr,
         meta: x.resultMetaXdr,
-        ...(t.returnValue ? { returnValue: t.returnValue.toXDR('base64') } : {}),
+        ...(t.returnValue ? { returnValue: t.returnValue.toXdr('base64') } : {}),
         ...(t.error ? { error: t.error } : {}),
-        events: t.events.map((e) => ({ contractId: e.contractId, topics: e.topics.map((x) => x.toXDR('base64')), data: e.data.toXDR('base64') })),
+        events: t.events.map((e) => ({ contractId: e.contractId, topics: e.topics.map((x) => x.toXdr('base64')), data: e.data.toXdr('base64') })),
       };
     }),
     events: l.events.slice(-KEEP_EVENTS).map((e) => ({
@@ -101,13 +101,13 @@ export function saveNetwork(net: SimNetwork, txXdr: (rec: TxRecord) => { envelop
       eventIndex: e.eventIndex,
       txHash: e.txHash,
       contractId: e.contractId,
-      topics: e.topics.map((x) => x.toXDR('base64')),
-      data: e.data.toXDR('base64'),
+      topics: e.topics.map((x) => x.toXdr('base64')),
+      data: e.data.toXdr('base64'),
     })),
   };
 }
 
-const sc = (b64: string): xdr.ScVal => xdr.ScVal.fromXDR(b64, 'base64');
+const sc = (b64: string): xdr.ScVal => xdr.ScVal.fromXdr(b64, 'base64');
 
 export function loadNetwork(net: SimNetwork, s: SavedNetwork): void {
   if (s.passphrase !== net.info.passphrase || s.factoryId !== net.info.factoryId) {
@@ -117,7 +117,7 @@ export function loadNetwork(net: SimNetwork, s: SavedNetwork): void {
   l.version += 1;
   l.entries = new Map();
   for (const [b64, live] of s.entries) {
-    const e = entryFromXdr(xdr.LedgerEntry.fromXDR(b64, 'base64'), live ?? 0);
+    const e = entryFromXdr(xdr.LedgerEntry.fromXdr(b64, 'base64'), live ?? 0);
     l.entries.set(entryKeyId(e), e);
   }
   l.latest = {
@@ -136,16 +136,16 @@ export function loadNetwork(net: SimNetwork, s: SavedNetwork): void {
   const placeholder: AccountEntry = { t: 'account', id: '', balance: 0n, seqNum: 0n, numSubEntries: 0, lm: 0 };
   for (const t of s.transactions) {
     const result = t.result;
-    const env = xdr.TransactionEnvelope.fromXDR(t.envelope, 'base64'); // checked here, kept as text
+    const env = xdr.TransactionEnvelope.fromXdr(t.envelope, 'base64'); // checked here, kept as text
     const rec: TxRecord = lazyEnvelope({
       hash: t.hash,
       ledger: t.ledger,
       createdAt: t.createdAt,
       applicationOrder: t.order,
       status: t.status,
-      opCount: env.switch() === xdr.EnvelopeType.envelopeTypeTx() ? env.v1().tx().operations().length : 1,
+      opCount: env.type === 'envelopeTypeTx' ? env.v1.tx.operations.length : 1,
       feeCharged: BigInt(t.feeCharged),
-      opResults: () => xdr.TransactionResult.fromXDR(result, 'base64').result().results(),
+      opResults: () => opResultsOf(xdr.TransactionResult.fromXdr(result, 'base64')),
       returnValue: t.returnValue ? sc(t.returnValue) : undefined,
       soroban: t.soroban,
       events: t.events.map((e) => ({ contractId: e.contractId, topics: e.topics.map(sc), data: sc(e.data) })),
@@ -168,4 +168,10 @@ function classifyText(text: string) {
   const m = /Error\(Contract, #(\d+)\)/.exec(text);
   const f = classify(new Error(text));
   return m ? { ...f, code: `Error(Contract, #${m[1]})`, contractCode: Number(m[1]) } : f;
+}
+
+/** The operation results of a stored TransactionResult (none for the arms without them). */
+function opResultsOf(r: xdr.TransactionResult): xdr.OperationResult[] {
+  const res = r.result;
+  return res.type === 'txSuccess' || res.type === 'txFailed' ? res.results : [];
 }

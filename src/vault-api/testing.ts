@@ -229,9 +229,9 @@ export function stubContractRoutes(passphrase = STUB_PASSPHRASES.testnet): StubC
 }
 
 function signWith(envelope: string, signers: Keypair | Keypair[], passphrase: string): string {
-  const tx = TransactionBuilder.fromXDR(envelope, passphrase);
+  const tx = TransactionBuilder.fromXdr(envelope, passphrase);
   for (const kp of Array.isArray(signers) ? signers : [signers]) tx.sign(kp);
-  return tx.toXDR();
+  return tx.toXdr();
 }
 
 export async function startVaultTestEnv(options: VaultTestOptions = {}): Promise<VaultTestEnv> {
