@@ -68,7 +68,18 @@ function adminCommands<R extends { chain: Chain }>(
   const label = (c: SignerChoice, used: Actor | undefined, s: string): string => `${s.replace('(', `(by ${choiceLabel(c, used)}, `)}`;
   class Setter implements FeeCmd<R> {
     used?: Actor;
-    constructor(readonly signer: SignerChoice, readonly what: string, readonly rule: (m: FeeModel, who: string) => Transition, readonly fn: string, readonly args: () => ReturnType<typeof feeArgs.amount>) {}
+    readonly signer: SignerChoice;
+    readonly what: string;
+    readonly rule: (m: FeeModel, who: string) => Transition;
+    readonly fn: string;
+    readonly args: () => ReturnType<typeof feeArgs.amount>;
+    constructor(signer: SignerChoice, what: string, rule: (m: FeeModel, who: string) => Transition, fn: string, args: () => ReturnType<typeof feeArgs.amount>) {
+      this.signer = signer;
+      this.what = what;
+      this.rule = rule;
+      this.fn = fn;
+      this.args = args;
+    }
     check = (): boolean => true;
     run(m: FeeModel, r: R): void {
       const who = (this.used = resolveSigner(this.signer, m.admin, signers));

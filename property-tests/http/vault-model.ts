@@ -96,13 +96,22 @@ export class Real {
   /** Answers seen, by route and outcome (`POST /contracts/vc/issue 409 vc_already_exists`), for coverage reports. */
   readonly seen = new Map<string, number>();
   requests = 0;
+  readonly env: ModelEnv;
+  readonly world: World;
+  readonly factoryId: string;
+  readonly runId: string;
   constructor(
-    readonly env: ModelEnv,
-    readonly world: World,
-    readonly factoryId: string,
+    env: ModelEnv,
+    world: World,
+    factoryId: string,
     /** Unique per sequence: idempotency records outlive sim_revert, so keys must not repeat across sequences. */
-    readonly runId: string,
-  ) {}
+    runId: string,
+  ) {
+    this.env = env;
+    this.world = world;
+    this.factoryId = factoryId;
+    this.runId = runId;
+  }
 
   wallet(name: WalletName): Wallet {
     return this.world.wallets[name];

@@ -55,12 +55,18 @@ export class AuthTracker {
   private readonly recordedAt = new WeakMap<Frame, Map<string, RecNode>>();
   private readonly entries: EnfEntry[] = [];
 
+  private readonly inv: Invocation;
+  readonly mode: AuthMode;
+  private readonly source: string | undefined;
   constructor(
-    private readonly inv: Invocation,
-    readonly mode: AuthMode,
-    private readonly source: string | undefined,
+    inv: Invocation,
+    mode: AuthMode,
+    source: string | undefined,
     authEntries: readonly xdr.SorobanAuthorizationEntry[] = [],
   ) {
+    this.inv = inv;
+    this.mode = mode;
+    this.source = source;
     if (mode === 'enforce') for (const raw of authEntries) this.entries.push(this.load(raw));
   }
 

@@ -12,15 +12,19 @@ import type { DiagnosticRec } from './records.ts';
 
 /** A SAC (or other host-implemented contract) error: a contract error number with the host's words as data. */
 export class HostContractError extends ContractError {
-  constructor(code: number, readonly detail: xdr.ScVal, text: string) {
+  readonly detail: xdr.ScVal;
+  constructor(code: number, detail: xdr.ScVal, text: string) {
     super(code, text);
+    this.detail = detail;
   }
 }
 
 /** A host error whose diagnostic data is a structured value (e.g. `["Unauthorized function call for address", G…]`). */
 export class DetailedHostError extends HostError {
-  constructor(message: string, kind: HostError['kind'], readonly detail: xdr.ScVal) {
+  readonly detail: xdr.ScVal;
+  constructor(message: string, kind: HostError['kind'], detail: xdr.ScVal) {
     super(message, kind);
+    this.detail = detail;
   }
 }
 
@@ -102,12 +106,21 @@ const sym = (s: string): xdr.ScVal => xdr.ScVal.scvSymbol(s);
 /** fn_call / fn_return records build their ScVals only when read (most invocations never render their log). */
 class CallRec implements DiagnosticRec {
   readonly inSuccessfulContractCall = true;
+  private readonly callee: string;
+  private readonly fn: string;
+  private readonly args: readonly xdr.ScVal[];
+  readonly contractId: string | undefined;
   constructor(
-    private readonly callee: string,
-    private readonly fn: string,
-    private readonly args: readonly xdr.ScVal[],
-    readonly contractId: string | undefined,
-  ) {}
+    callee: string,
+    fn: string,
+    args: readonly xdr.ScVal[],
+    contractId: string | undefined,
+  ) {
+    this.callee = callee;
+    this.fn = fn;
+    this.args = args;
+    this.contractId = contractId;
+  }
   get topics(): xdr.ScVal[] {
     return [sym('fn_call'), xdr.ScVal.scvBytes(contractHash(this.callee)), sym(this.fn)];
   }
@@ -118,11 +131,18 @@ class CallRec implements DiagnosticRec {
 
 class ReturnRec implements DiagnosticRec {
   readonly inSuccessfulContractCall = true;
+  readonly contractId: string;
+  private readonly fn: string;
+  readonly data: xdr.ScVal;
   constructor(
-    readonly contractId: string,
-    private readonly fn: string,
-    readonly data: xdr.ScVal,
-  ) {}
+    contractId: string,
+    fn: string,
+    data: xdr.ScVal,
+  ) {
+    this.contractId = contractId;
+    this.fn = fn;
+    this.data = data;
+  }
   get topics(): xdr.ScVal[] {
     return [sym('fn_return'), sym(this.fn)];
   }

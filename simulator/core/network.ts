@@ -71,11 +71,15 @@ export type InvokeResult =
 export type ReadResult = { status: 'SUCCESS'; returnValue: xdr.ScVal } | { status: 'FAILED'; error: string; contractError?: number };
 
 export class FriendbotError extends Error {
+  readonly status: number;
+  readonly body: Record<string, unknown>;
   constructor(
-    readonly status: number,
-    readonly body: Record<string, unknown>,
+    status: number,
+    body: Record<string, unknown>,
   ) {
     super(String(body.detail ?? body.title));
+    this.status = status;
+    this.body = body;
   }
 }
 

@@ -152,8 +152,10 @@ function isProxyAddress(entry: string): boolean {
 const ACCOUNT = /^G[A-Z2-7]{55}$/;
 
 export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
+  readonly problems: string[];
+  constructor(problems: string[]) {
     super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.problems = problems;
   }
 }
 

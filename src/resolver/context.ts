@@ -61,7 +61,13 @@ export type ResolverErrorCode = components['schemas']['ErrorCode'];
 
 /** An error with the spec's stable `code`; rendered as `{code, message, details?}`. */
 export class ResolverError extends Error {
-  constructor(readonly status: number, readonly code: ResolverErrorCode, message: string, readonly details?: Record<string, unknown>) {
+  readonly status: number;
+  readonly code: ResolverErrorCode;
+  readonly details?: Record<string, unknown>;
+  constructor(status: number, code: ResolverErrorCode, message: string, details?: Record<string, unknown>) {
     super(message);
+    this.status = status;
+    this.code = code;
+    this.details = details;
   }
 }
