@@ -12,7 +12,7 @@ export function serviceRoutes(ctx: RouteContext, spec: { info?: { title?: string
   const page = swaggerUi.generateHTML(undefined, uiOptions).replace(/(href|src)="\.\//g, '$1="docs/');
   return {
     health(_req: Request, res: Response): void {
-      res.json({ status: 'ok', timestamp: new Date(ctx.deps.now()).toISOString(), service: 'did-resolver', networks });
+      res.json({ status: 'ok', timestamp: new Date(ctx.deps.now()).toISOString(), service: 'did-resolver', node: process.versions.node, networks });
     },
     openapi(_req: Request, res: Response): void {
       res.type('application/json').send(specJson);

@@ -13,7 +13,7 @@ export function createPublicRoutes(deps: VaultAppDeps): Router {
   const p = deps.profile;
 
   router.get('/health', (_req, res) => {
-    res.json({ status: 'ok', timestamp: new Date(deps.now()).toISOString(), service: SERVICE_NAME });
+    res.json({ status: 'ok', timestamp: new Date(deps.now()).toISOString(), service: SERVICE_NAME, node: process.versions.node });
   });
 
   router.get('/config', (_req, res) => {
