@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 // Four separate runs (npm run test:unit | test:property | test:contract | test:browser); npm test runs all of them.
 export default defineConfig({
   test: {
+    globalSetup: ['scripts/node-check.setup.ts'],
     projects: [
       {
         test: {

@@ -170,7 +170,7 @@ describe('src/chain calls only documented functions, with the documented argumen
   it('the registry reads the documented storage key ScVec[Symbol("Record"), Bytes(did_id)]', () => {
     expect(section('registry')).toContain('Storage key: `ScVec[Symbol("Record"), Bytes(did_id)]`');
     const want = xdr.ScVal.scvVec([xdr.ScVal.scvSymbol('Record'), xdr.ScVal.scvBytes(Buffer.from(didId))]);
-    expect(recordKey(didId).toXDR('base64')).toBe(want.toXDR('base64'));
+    expect(recordKey(didId).toXdr('base64')).toBe(want.toXdr('base64'));
   });
 });
 

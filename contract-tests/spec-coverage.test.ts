@@ -409,7 +409,7 @@ describe(VAULT_SPEC, () => {
     expect(requiredFields(spec, s.Config).required).toEqual(
       ['didStellarRegistryId', 'factoryContractId', 'networkPassphrase', 'networkType', 'rpcUrl', 'svcContractId', 'vaultWasmHash'],
     );
-    expect(requiredFields(spec, s.Health).required).toEqual(['service', 'status', 'timestamp']);
+    expect(requiredFields(spec, s.Health).required).toEqual(['node', 'service', 'status', 'timestamp']);
     expect(requiredFields(spec, s.ListVcIdsResponse).required).toEqual(['limit', 'offset', 'result']);
     expect(requiredFields(spec, s.DeniedIssuersResponse).required).toEqual(['issuers', 'limit', 'offset']);
     expect(requiredFields(spec, s.VaultMetadata).required).toEqual(

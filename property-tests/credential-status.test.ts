@@ -44,9 +44,22 @@ function step(label: string, m: Model, r: Real, t: Transition, call: () => Outco
 
 /** issue / batch_issue into `slot`; `names` is the vault the call names as vault_contract (#10 when not `slot`). */
 class Issue implements Cmd {
+  readonly slot: number;
+  readonly by: Actor;
+  readonly did: string;
+  readonly vcs: { id: string; data: string }[];
+  readonly batch: boolean;
+  readonly names: number;
   constructor(
-    readonly slot: number, readonly by: Actor, readonly did: string, readonly vcs: { id: string; data: string }[], readonly batch: boolean, readonly names: number,
-  ) {}
+    slot: number, by: Actor, did: string, vcs: { id: string; data: string }[], batch: boolean, names: number,
+  ) {
+    this.slot = slot;
+    this.by = by;
+    this.did = did;
+    this.vcs = vcs;
+    this.batch = batch;
+    this.names = names;
+  }
   check = (): boolean => true;
   run(m: Model, r: Real): void {
     const v = m.vaults[this.slot]!;
@@ -66,7 +79,16 @@ class Issue implements Cmd {
 class Revoke implements Cmd {
   used?: Actor;
   usedId?: string;
-  constructor(readonly slot: number, readonly signer: SignerChoice, readonly id: IdChoice, readonly date: string) {}
+  readonly slot: number;
+  readonly signer: SignerChoice;
+  readonly id: IdChoice;
+  readonly date: string;
+  constructor(slot: number, signer: SignerChoice, id: IdChoice, date: string) {
+    this.slot = slot;
+    this.signer = signer;
+    this.id = id;
+    this.date = date;
+  }
   check = (): boolean => true;
   run(m: Model, r: Real): void {
     const v = m.vaults[this.slot]!;
@@ -81,7 +103,16 @@ class Revoke implements Cmd {
 class Push implements Cmd {
   used?: Actor;
   usedId?: string;
-  constructor(readonly from: number, readonly to: number, readonly signer: SignerChoice, readonly id: IdChoice) {}
+  readonly from: number;
+  readonly to: number;
+  readonly signer: SignerChoice;
+  readonly id: IdChoice;
+  constructor(from: number, to: number, signer: SignerChoice, id: IdChoice) {
+    this.from = from;
+    this.to = to;
+    this.signer = signer;
+    this.id = id;
+  }
   check = (): boolean => true;
   run(m: Model, r: Real): void {
     const src = m.vaults[this.from]!;

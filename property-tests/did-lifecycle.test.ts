@@ -131,7 +131,16 @@ const expectedVersion = (m: Model, i: number, skew: Skew): number => (skew === '
 
 class Register implements Cmd {
   used?: Actor;
-  constructor(readonly i: number, readonly controller: Actor, readonly submitter: SignerChoice, readonly doc: Doc) {}
+  readonly i: number;
+  readonly controller: Actor;
+  readonly submitter: SignerChoice;
+  readonly doc: Doc;
+  constructor(i: number, controller: Actor, submitter: SignerChoice, doc: Doc) {
+    this.i = i;
+    this.controller = controller;
+    this.submitter = submitter;
+    this.doc = doc;
+  }
   check = (): boolean => true;
   run(m: Model, r: Real): void {
     const who = (this.used = resolveSigner(this.submitter, this.controller.id, CONTROLLERS));
@@ -152,7 +161,18 @@ class Update implements Cmd {
   used?: Actor;
   version?: number;
   i?: number;
-  constructor(readonly did: DidChoice, readonly signer: SignerChoice, readonly skew: Skew, readonly doc: Doc, readonly claimed: Actor) {}
+  readonly did: DidChoice;
+  readonly signer: SignerChoice;
+  readonly skew: Skew;
+  readonly doc: Doc;
+  readonly claimed: Actor;
+  constructor(did: DidChoice, signer: SignerChoice, skew: Skew, doc: Doc, claimed: Actor) {
+    this.did = did;
+    this.signer = signer;
+    this.skew = skew;
+    this.doc = doc;
+    this.claimed = claimed;
+  }
   check = (): boolean => true;
   run(m: Model, r: Real): void {
     const i = (this.i = resolveDid(m, this.did));
@@ -174,7 +194,16 @@ class Transfer implements Cmd {
   used?: Actor;
   version?: number;
   i?: number;
-  constructor(readonly did: DidChoice, readonly signer: SignerChoice, readonly skew: Skew, readonly to: Actor) {}
+  readonly did: DidChoice;
+  readonly signer: SignerChoice;
+  readonly skew: Skew;
+  readonly to: Actor;
+  constructor(did: DidChoice, signer: SignerChoice, skew: Skew, to: Actor) {
+    this.did = did;
+    this.signer = signer;
+    this.skew = skew;
+    this.to = to;
+  }
   check = (): boolean => true;
   run(m: Model, r: Real): void {
     const i = (this.i = resolveDid(m, this.did));
@@ -194,7 +223,14 @@ class Deactivate implements Cmd {
   used?: Actor;
   version?: number;
   i?: number;
-  constructor(readonly did: DidChoice, readonly signer: SignerChoice, readonly skew: Skew) {}
+  readonly did: DidChoice;
+  readonly signer: SignerChoice;
+  readonly skew: Skew;
+  constructor(did: DidChoice, signer: SignerChoice, skew: Skew) {
+    this.did = did;
+    this.signer = signer;
+    this.skew = skew;
+  }
   check = (): boolean => true;
   run(m: Model, r: Real): void {
     const i = (this.i = resolveDid(m, this.did));

@@ -68,7 +68,18 @@ function adminCommands<R extends { chain: Chain }>(
   const label = (c: SignerChoice, used: Actor | undefined, s: string): string => `${s.replace('(', `(by ${choiceLabel(c, used)}, `)}`;
   class Setter implements FeeCmd<R> {
     used?: Actor;
-    constructor(readonly signer: SignerChoice, readonly what: string, readonly rule: (m: FeeModel, who: string) => Transition, readonly fn: string, readonly args: () => ReturnType<typeof feeArgs.amount>) {}
+    readonly signer: SignerChoice;
+    readonly what: string;
+    readonly rule: (m: FeeModel, who: string) => Transition;
+    readonly fn: string;
+    readonly args: () => ReturnType<typeof feeArgs.amount>;
+    constructor(signer: SignerChoice, what: string, rule: (m: FeeModel, who: string) => Transition, fn: string, args: () => ReturnType<typeof feeArgs.amount>) {
+      this.signer = signer;
+      this.what = what;
+      this.rule = rule;
+      this.fn = fn;
+      this.args = args;
+    }
     check = (): boolean => true;
     run(m: FeeModel, r: R): void {
       const who = (this.used = resolveSigner(this.signer, m.admin, signers));
@@ -234,7 +245,7 @@ async function changeTrust(chain: Chain, who: Actor): Promise<void> {
     .setTimeout(0)
     .build();
   tx.sign(who.kp);
-  await chain.net.rpc('sendTransaction', { transaction: tx.toXDR() });
-  const got = (await chain.net.rpc('getTransaction', { hash: tx.hash().toString('hex') })) as { status: string };
+  await chain.net.rpc('sendTransaction', { transaction: tx.toXdr() });
+  const got = (await chain.net.rpc('getTransaction', { hash: Buffer.from(tx.hash()).toString('hex') })) as { status: string };
   if (got.status !== 'SUCCESS') throw new Error(`changeTrust: ${got.status}`);
 }

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { address, bytes, i128, str, u32 } from '../src/chain/codec.ts';
 import { deriveVaultAddress } from '../src/chain/derive.ts';
 import { actor, freshChain, SALTS, type Actor } from './harness.ts';
+import { addressCreds, authOf, contractFnOf, withAuth } from '../simulator/core/testing.ts';
 import { getVc, isVault, listDenied, listVcIds, quoteFee, vaultDid, verifyVc } from './vault-io.ts';
 
 const owner = actor('forge/owner');
@@ -74,16 +75,15 @@ const ATTACKS: Attack[] = [
   { name: 'token transfer', victim: issuer, contractId: info.feeTokenId, fn: 'transfer', args: [address(issuer.id), address(eve.id), i128(1_000_000_000n)] },
 ];
 
-const sha256 = (b: Buffer): Buffer => hash(b);
-const networkId = (passphrase: string): Buffer => sha256(Buffer.from(passphrase));
+const networkId = (passphrase: string): Uint8Array => hash(Buffer.from(passphrase));
 
-function payload(netId: Buffer, creds: xdr.SorobanAddressCredentials, invocation: xdr.SorobanAuthorizedInvocation): Buffer {
+function payload(netId: Uint8Array, creds: xdr.SorobanAddressCredentials, invocation: xdr.SorobanAuthorizedInvocation): Uint8Array {
   const preimage = xdr.HashIdPreimage.envelopeTypeSorobanAuthorization(
-    new xdr.HashIdPreimageSorobanAuthorization({ networkId: netId, nonce: creds.nonce(), signatureExpirationLedger: creds.signatureExpirationLedger(), invocation }),
+    new xdr.HashIdPreimageSorobanAuthorization({ networkId: netId, nonce: creds.nonce, signatureExpirationLedger: creds.signatureExpirationLedger, invocation }),
   );
-  return sha256(preimage.toXDR());
+  return hash(preimage.toXdr());
 }
-const sigVal = (publicKey: Buffer, signature: Buffer): xdr.ScVal =>
+const sigVal = (publicKey: Uint8Array, signature: Uint8Array): xdr.ScVal =>
   xdr.ScVal.scvVec([
     xdr.ScVal.scvMap([
       new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol('public_key'), val: xdr.ScVal.scvBytes(publicKey) }),
@@ -91,45 +91,43 @@ const sigVal = (publicKey: Buffer, signature: Buffer): xdr.ScVal =>
     ]),
   ]);
 
+/** The entry with some of its address credentials' fields replaced. */
+function withCreds(e: xdr.SorobanAuthorizationEntry, patch: Partial<Pick<xdr.SorobanAddressCredentials, 'nonce' | 'signatureExpirationLedger' | 'signature'>>): xdr.SorobanAuthorizationEntry {
+  const c = addressCreds(e);
+  const creds = new xdr.SorobanAddressCredentials({ address: c.address, nonce: c.nonce, signatureExpirationLedger: c.signatureExpirationLedger, signature: c.signature, ...patch });
+  return new xdr.SorobanAuthorizationEntry({ credentials: xdr.SorobanCredentials.sorobanCredentialsAddress(creds), rootInvocation: e.rootInvocation });
+}
+
+/** `e` with expiration `until`, signed by `signer` over the payload of `invocation` (default: e's own) on `netId`. */
+function signedBy(e: xdr.SorobanAuthorizationEntry, until: number, publicKey: Uint8Array, signer: Keypair, netId = networkId(info.passphrase), invocation = e.rootInvocation): xdr.SorobanAuthorizationEntry {
+  const dated = withCreds(e, { signatureExpirationLedger: until });
+  return withCreds(dated, { signature: sigVal(publicKey, signer.sign(payload(netId, addressCreds(dated), invocation))) });
+}
+
 /** Ways to fill the victim's address-credential entry without the victim signing this very authorization. */
-type Forgery = (e: xdr.SorobanAuthorizationEntry, victim: Actor, latest: number) => void;
+type Forgery = (e: xdr.SorobanAuthorizationEntry, victim: Actor, latest: number) => xdr.SorobanAuthorizationEntry;
 const FORGERIES: Record<string, Forgery> = {
-  'no signature': (e, _v, latest) => {
-    e.credentials().address().signatureExpirationLedger(latest + 100);
-  },
-  "attacker's own key": (e, _v, latest) => {
-    const c = e.credentials().address();
-    c.signatureExpirationLedger(latest + 100);
-    c.signature(sigVal(eve.kp.rawPublicKey(), eve.kp.sign(payload(networkId(info.passphrase), c, e.rootInvocation()))));
-  },
-  "victim's key, attacker's signature": (e, v, latest) => {
-    const c = e.credentials().address();
-    c.signatureExpirationLedger(latest + 100);
-    c.signature(sigVal(v.kp.rawPublicKey(), eve.kp.sign(payload(networkId(info.passphrase), c, e.rootInvocation()))));
-  },
-  "victim's signature from another network": (e, v, latest) => {
-    const c = e.credentials().address();
-    c.signatureExpirationLedger(latest + 100);
-    c.signature(sigVal(v.kp.rawPublicKey(), v.kp.sign(payload(networkId('Credential Vault Simulator Mainnet ; 2026'), c, e.rootInvocation()))));
-  },
+  'no signature': (e, _v, latest) => withCreds(e, { signatureExpirationLedger: latest + 100 }),
+  "attacker's own key": (e, _v, latest) => signedBy(e, latest + 100, eve.kp.rawPublicKey(), eve.kp),
+  "victim's key, attacker's signature": (e, v, latest) => signedBy(e, latest + 100, v.kp.rawPublicKey(), eve.kp),
+  "victim's signature from another network": (e, v, latest) =>
+    signedBy(e, latest + 100, v.kp.rawPublicKey(), v.kp, networkId('Credential Vault Simulator Mainnet ; 2026')),
   "victim's signature, nonce changed after signing": (e, v, latest) => {
-    const c = e.credentials().address();
-    c.signatureExpirationLedger(latest + 100);
-    c.signature(sigVal(v.kp.rawPublicKey(), v.kp.sign(payload(networkId(info.passphrase), c, e.rootInvocation()))));
-    c.nonce(xdr.Int64.fromString((BigInt(c.nonce().toString()) ^ 1n).toString()));
+    const signed = signedBy(e, latest + 100, v.kp.rawPublicKey(), v.kp);
+    return withCreds(signed, { nonce: addressCreds(signed).nonce ^ 1n });
   },
   "victim's signature of another call": (e, v, latest) => {
-    const c = e.credentials().address();
-    c.signatureExpirationLedger(latest + 100);
-    const other = xdr.SorobanAuthorizedInvocation.fromXDR(e.rootInvocation().toXDR());
-    other.function().contractFn().functionName('version');
-    c.signature(sigVal(v.kp.rawPublicKey(), v.kp.sign(payload(networkId(info.passphrase), c, other))));
+    const root = e.rootInvocation;
+    const call = contractFnOf(root);
+    const other = new xdr.SorobanAuthorizedInvocation({
+      function: xdr.SorobanAuthorizedFunction.sorobanAuthorizedFunctionTypeContractFn(
+        new xdr.InvokeContractArgs({ contractAddress: call.contractAddress, functionName: 'version', args: call.args }),
+      ),
+      subInvocations: root.subInvocations,
+    });
+    return signedBy(e, latest + 100, v.kp.rawPublicKey(), v.kp, networkId(info.passphrase), other);
   },
-  "victim's signature, expired": (e, v, latest) => {
-    const c = e.credentials().address();
-    c.signatureExpirationLedger(latest - 1);
-    c.signature(sigVal(v.kp.rawPublicKey(), v.kp.sign(payload(networkId(info.passphrase), c, e.rootInvocation()))));
-  },
+  "victim's signature, expired": (e, v, latest) => signedBy(e, latest - 1, v.kp.rawPublicKey(), v.kp),
 };
 
 /** Simulates as the attacker, lets `fill` set the authorization entries, signs the envelope as the attacker and
@@ -140,35 +138,31 @@ async function submitAs(a: Attack, fill: (auth: xdr.SorobanAuthorizationEntry[])
     .addOperation(Operation.invokeContractFunction({ contract: a.contractId, function: a.fn, args: a.args }))
     .setTimeout(300)
     .build();
-  const sim = (await chain.net.rpc('simulateTransaction', { transaction: tx.toXDR() })) as rpc.Api.RawSimulateTransactionResponse;
+  const sim = (await chain.net.rpc('simulateTransaction', { transaction: tx.toXdr() })) as rpc.Api.RawSimulateTransactionResponse;
   if (sim.error) throw new Error(`${a.name}: simulation failed, the attack is not set up: ${sim.error.split('\n')[0]}`);
   const env = rpc.assembleTransaction(tx, rpc.parseRawSimulation(sim)).build().toEnvelope();
-  const op = env.v1().tx().operations()[0]!.body().invokeHostFunctionOp();
-  op.auth(fill(op.auth()));
-  return send(env);
+  return send(withAuth(env, fill(authOf(env))));
 }
 
 /** Signs `env` as the attacker (dropping other signatures) and submits it; the final status. */
 async function send(env: xdr.TransactionEnvelope): Promise<{ status: string; envelope: string }> {
-  env.v1().signatures([]);
-  const signed = TransactionBuilder.fromXDR(env.toXDR('base64'), info.passphrase);
+  const v1 = xdr.expectUnionVariant(env, 'envelopeTypeTx').v1;
+  const unsigned = xdr.TransactionEnvelope.envelopeTypeTx(new xdr.TransactionV1Envelope({ tx: v1.tx, signatures: [] }));
+  const signed = TransactionBuilder.fromXdr(unsigned.toXdr('base64'), info.passphrase);
   signed.sign(eve.kp);
-  const envelope = signed.toXDR();
+  const envelope = signed.toXdr();
   const sent = (await chain.net.rpc('sendTransaction', { transaction: envelope })) as { status: string; hash: string };
   if (sent.status !== 'PENDING') return { status: sent.status, envelope };
   return { status: ((await chain.net.rpc('getTransaction', { hash: sent.hash })) as { status: string }).status, envelope };
 }
 
-const isAddressEntry = (e: xdr.SorobanAuthorizationEntry): boolean =>
-  e.credentials().switch() === xdr.SorobanCredentialsType.sorobanCredentialsAddress();
+const isAddressEntry = (e: xdr.SorobanAuthorizationEntry): boolean => e.credentials.type === 'sorobanCredentialsAddress';
 
 /** `forge` applied to every address-credential entry (the victim's). */
 async function forgedCall(a: Attack, forge: Forgery): Promise<string> {
   const r = await submitAs(a, (auth) => {
-    const victims = auth.filter(isAddressEntry);
-    if (victims.length === 0) throw new Error(`${a.name}: no address credentials to forge`);
-    for (const e of victims) forge(e, a.victim, chain.net.ledger.latest.seq);
-    return auth;
+    if (!auth.some(isAddressEntry)) throw new Error(`${a.name}: no address credentials to forge`);
+    return auth.map((e) => (isAddressEntry(e) ? forge(e, a.victim, chain.net.ledger.latest.seq) : e));
   });
   return r.status;
 }
@@ -187,18 +181,14 @@ function digest(): string {
     did: vaultDid(chain, v), vc: getVc(chain, v, 'vc-1'), status: verifyVc(chain, v, 'vc-1'), eve: verifyVc(chain, v, 'vc-eve'),
     ids: listVcIds(chain, v, 0, 200), denied: listDenied(chain, v, 0, 200),
   });
-  const did = chain.read(info.registryId, 'get', [bytes(DID)]).toXDR('base64');
+  const did = chain.read(info.registryId, 'get', [bytes(DID)]).toXdr('base64');
   const balances = [owner, issuer, controller, operator].map((a) => chain.balance(info.feeTokenId, a.id).toString());
   return JSON.stringify({ v0: vault(v0), v1: vault(v1), did, quote: quoteFee(chain, issuer.id), balances, unsalted: isVault(chain, unsalted) }, (_k, x) =>
     typeof x === 'bigint' ? x.toString() : x,
   );
 }
 
-const genuine: Forgery = (e, v, latest) => {
-  const c = e.credentials().address();
-  c.signatureExpirationLedger(latest + 100);
-  c.signature(sigVal(v.kp.rawPublicKey(), v.kp.sign(payload(networkId(info.passphrase), c, e.rootInvocation()))));
-};
+const genuine: Forgery = (e, v, latest) => signedBy(e, latest + 100, v.kp.rawPublicKey(), v.kp);
 /** Writes that can be sent twice in a row (the second would succeed with a fresh signature). */
 const REPEATABLE = ['set_vault_did', 'deny_issuer', 'set_fee_standard', 'token transfer'];
 
@@ -221,15 +211,14 @@ describe('forged authorization (simulator, over JSON-RPC)', () => {
     chain.reset(genesis);
     const attack = ATTACKS.find((a) => a.name === attackName)!;
     const first = await submitAs(attack, (auth) => {
-      for (const e of auth.filter(isAddressEntry)) genuine(e, attack.victim, chain.net.ledger.latest.seq);
-      return auth;
+      return auth.map((e) => (isAddressEntry(e) ? genuine(e, attack.victim, chain.net.ledger.latest.seq) : e));
     });
     expect(first.status).toBe('SUCCESS');
     const after = digest();
     // the same transaction (footprint, auth entries and all) under the attacker's next sequence number
-    const env = xdr.TransactionEnvelope.fromXDR(first.envelope, 'base64');
-    env.v1().tx().seqNum(xdr.Int64.fromString((chain.net.account(eve.id)!.seqNum + 1n).toString()));
-    const replay = await send(env);
+    const tx = xdr.expectUnionVariant(xdr.TransactionEnvelope.fromXdr(first.envelope, 'base64'), 'envelopeTypeTx').v1.tx;
+    const resequenced = new xdr.Transaction({ ...tx, seqNum: chain.net.account(eve.id)!.seqNum + 1n });
+    const replay = await send(xdr.TransactionEnvelope.envelopeTypeTx(new xdr.TransactionV1Envelope({ tx: resequenced, signatures: [] })));
     expect(replay.status).toBe('FAILED');
     expect(digest()).toBe(after);
   });

@@ -58,7 +58,10 @@ const AUTH_RE = /no signer for the auth entry of (G[A-Z2-7]{55})/;
 
 /** An in-process network with typed calls. */
 export class Chain {
-  constructor(readonly net: SimNetwork) {}
+  readonly net: SimNetwork;
+  constructor(net: SimNetwork) {
+    this.net = net;
+  }
 
   get info(): SimNetwork['info'] {
     return this.net.info;
@@ -153,7 +156,10 @@ export const SALTS: readonly Buffer[] = [Buffer.alloc(32), Buffer.alloc(32, 0xab
  *  commands were all skipped or all failed the same way proves little. */
 export class Coverage {
   private readonly counts = new Map<string, number>();
-  constructor(readonly name: string) {}
+  readonly name: string;
+  constructor(name: string) {
+    this.name = name;
+  }
 
   /** Records one executed command: its kind and the outcome class (`ok`, `#N`, `auth`, `host`). */
   hit(kind: string, outcome: Expected): void {

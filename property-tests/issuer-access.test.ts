@@ -33,7 +33,14 @@ const coverage = new Coverage('issuer access');
 
 class Access implements Cmd {
   used?: Actor;
-  constructor(readonly deny: boolean, readonly signer: SignerChoice, readonly issuer: Actor) {}
+  readonly deny: boolean;
+  readonly signer: SignerChoice;
+  readonly issuer: Actor;
+  constructor(deny: boolean, signer: SignerChoice, issuer: Actor) {
+    this.deny = deny;
+    this.signer = signer;
+    this.issuer = issuer;
+  }
   check = (): boolean => true;
   run(m: Model, r: Real): void {
     const who = (this.used = resolveSigner(this.signer, m.vault.admin, SIGNERS));
@@ -46,7 +53,12 @@ class Access implements Cmd {
 
 class SetAdmin implements Cmd {
   used?: Actor;
-  constructor(readonly signer: SignerChoice, readonly admin: Actor) {}
+  readonly signer: SignerChoice;
+  readonly admin: Actor;
+  constructor(signer: SignerChoice, admin: Actor) {
+    this.signer = signer;
+    this.admin = admin;
+  }
   check = (): boolean => true;
   run(m: Model, r: Real): void {
     const who = (this.used = resolveSigner(this.signer, m.vault.admin, SIGNERS));
@@ -56,7 +68,12 @@ class SetAdmin implements Cmd {
 }
 
 class Issue implements Cmd {
-  constructor(readonly issuer: Actor, readonly n: number) {}
+  readonly issuer: Actor;
+  readonly n: number;
+  constructor(issuer: Actor, n: number) {
+    this.issuer = issuer;
+    this.n = n;
+  }
   check = (): boolean => true;
   run(m: Model, r: Real): void {
     const vcs = Array.from({ length: Math.max(this.n, 1) }, (_, i) => ({ id: `vc-${m.next + i}`, data: 'c' }));
@@ -74,7 +91,12 @@ class Issue implements Cmd {
 }
 
 class Page implements Cmd {
-  constructor(readonly offset: number, readonly limit: number) {}
+  readonly offset: number;
+  readonly limit: number;
+  constructor(offset: number, limit: number) {
+    this.offset = offset;
+    this.limit = limit;
+  }
   check = (): boolean => true;
   run(m: Model): void {
     expectEqual(`${this}`, listDenied(chain, vault, this.offset, this.limit), m.vault.denied.slice(this.offset, this.offset + this.limit));

@@ -60,7 +60,12 @@ function checkCount(m: Model, r: Real): void {
 
 /** `batches` batch_issue calls of `size` fresh ids each. */
 class Issue implements Cmd {
-  constructor(readonly batches: number, readonly size: number) {}
+  readonly batches: number;
+  readonly size: number;
+  constructor(batches: number, size: number) {
+    this.batches = batches;
+    this.size = size;
+  }
   check = (): boolean => true;
   run(m: Model, r: Real): void {
     for (let b = 0; b < this.batches; b++) {
@@ -78,7 +83,12 @@ class Issue implements Cmd {
 /** Revokes (or pushes to the sibling vault) the active id at `at` (a fraction of the count). */
 class TakeOut implements Cmd {
   usedId?: string;
-  constructor(readonly at: number, readonly byPush: boolean) {}
+  readonly at: number;
+  readonly byPush: boolean;
+  constructor(at: number, byPush: boolean) {
+    this.at = at;
+    this.byPush = byPush;
+  }
   check = (m: Readonly<Model>): boolean => m.vault.active.length > 0;
   run(m: Model, r: Real): void {
     const id = (this.usedId = m.vault.active[Math.floor(this.at * m.vault.active.length)]!);
@@ -92,7 +102,12 @@ class TakeOut implements Cmd {
 /** One page at an offset spread over [0, count + 3) and a limit in [0, 200]. */
 class Page implements Cmd {
   offset?: number;
-  constructor(readonly at: number, readonly limit: number) {}
+  readonly at: number;
+  readonly limit: number;
+  constructor(at: number, limit: number) {
+    this.at = at;
+    this.limit = limit;
+  }
   check = (): boolean => true;
   run(m: Model, r: Real): void {
     const offset = (this.offset = Math.floor(this.at * (m.vault.active.length + 3)));
@@ -104,7 +119,12 @@ class Page implements Cmd {
 
 /** An offset far past any count (up to u32::MAX): an empty page, never an overflow. */
 class FarPage implements Cmd {
-  constructor(readonly offset: number, readonly limit: number) {}
+  readonly offset: number;
+  readonly limit: number;
+  constructor(offset: number, limit: number) {
+    this.offset = offset;
+    this.limit = limit;
+  }
   check = (): boolean => true;
   run(_m: Model, r: Real): void {
     expectEqual(`${this}`, listVcIds(r.chain, vault, this.offset, this.limit), []);
@@ -115,7 +135,10 @@ class FarPage implements Cmd {
 
 /** All pages of one size, concatenated. */
 class Walk implements Cmd {
-  constructor(readonly limit: number) {}
+  readonly limit: number;
+  constructor(limit: number) {
+    this.limit = limit;
+  }
   check = (): boolean => true;
   run(m: Model, r: Real): void {
     expectEqual(`${this}`, walkPages((o, l) => listVcIds(r.chain, vault, o, l), this.limit), m.vault.active);
@@ -125,7 +148,14 @@ class Walk implements Cmd {
 }
 
 class TooLarge implements Cmd {
-  constructor(readonly fn: 'list_vc_ids' | 'list_denied_issuers', readonly offset: number, readonly limit: number) {}
+  readonly fn: 'list_vc_ids' | 'list_denied_issuers';
+  readonly offset: number;
+  readonly limit: number;
+  constructor(fn: 'list_vc_ids' | 'list_denied_issuers', offset: number, limit: number) {
+    this.fn = fn;
+    this.offset = offset;
+    this.limit = limit;
+  }
   check = (): boolean => true;
   run(_m: Model, r: Real): void {
     const out = r.chain.tryRead(vault, this.fn, [u32(this.offset), u32(this.limit)]);

@@ -47,7 +47,14 @@ function step(label: string, m: Model, r: Real, t: Transition, call: () => Outco
 const deployed = (m: Readonly<Model>, slot: number): boolean => m.vaults[slot]!.deployed;
 
 class Deploy implements Cmd {
-  constructor(readonly slot: number, readonly by: Actor | undefined, readonly did: string) {}
+  readonly slot: number;
+  readonly by: Actor | undefined;
+  readonly did: string;
+  constructor(slot: number, by: Actor | undefined, did: string) {
+    this.slot = slot;
+    this.by = by;
+    this.did = did;
+  }
   check = (): boolean => true;
   run(m: Model, r: Real): void {
     const v = m.vaults[this.slot]!;
@@ -64,7 +71,14 @@ class Deploy implements Cmd {
 
 class SetDid implements Cmd {
   used?: Actor;
-  constructor(readonly slot: number, readonly signer: SignerChoice, readonly did: string) {}
+  readonly slot: number;
+  readonly signer: SignerChoice;
+  readonly did: string;
+  constructor(slot: number, signer: SignerChoice, did: string) {
+    this.slot = slot;
+    this.signer = signer;
+    this.did = did;
+  }
   check = (m: Readonly<Model>): boolean => deployed(m, this.slot);
   run(m: Model, r: Real): void {
     const v = m.vaults[this.slot]!;
@@ -76,7 +90,14 @@ class SetDid implements Cmd {
 
 class SetAdmin implements Cmd {
   used?: Actor;
-  constructor(readonly slot: number, readonly signer: SignerChoice, readonly admin: Actor) {}
+  readonly slot: number;
+  readonly signer: SignerChoice;
+  readonly admin: Actor;
+  constructor(slot: number, signer: SignerChoice, admin: Actor) {
+    this.slot = slot;
+    this.signer = signer;
+    this.admin = admin;
+  }
   check = (m: Readonly<Model>): boolean => deployed(m, this.slot);
   run(m: Model, r: Real): void {
     const v = m.vaults[this.slot]!;
@@ -88,7 +109,16 @@ class SetAdmin implements Cmd {
 
 class Access implements Cmd {
   used?: Actor;
-  constructor(readonly slot: number, readonly deny: boolean, readonly signer: SignerChoice, readonly target: Actor) {}
+  readonly slot: number;
+  readonly deny: boolean;
+  readonly signer: SignerChoice;
+  readonly target: Actor;
+  constructor(slot: number, deny: boolean, signer: SignerChoice, target: Actor) {
+    this.slot = slot;
+    this.deny = deny;
+    this.signer = signer;
+    this.target = target;
+  }
   check = (m: Readonly<Model>): boolean => deployed(m, this.slot);
   run(m: Model, r: Real): void {
     const v = m.vaults[this.slot]!;
@@ -102,7 +132,12 @@ class Access implements Cmd {
 
 class RevokeVault implements Cmd {
   used?: Actor;
-  constructor(readonly slot: number, readonly signer: SignerChoice) {}
+  readonly slot: number;
+  readonly signer: SignerChoice;
+  constructor(slot: number, signer: SignerChoice) {
+    this.slot = slot;
+    this.signer = signer;
+  }
   check = (m: Readonly<Model>): boolean => deployed(m, this.slot);
   run(m: Model, r: Real): void {
     const v = m.vaults[this.slot]!;
@@ -113,7 +148,14 @@ class RevokeVault implements Cmd {
 }
 
 class Issue implements Cmd {
-  constructor(readonly slot: number, readonly by: Actor, readonly id: string) {}
+  readonly slot: number;
+  readonly by: Actor;
+  readonly id: string;
+  constructor(slot: number, by: Actor, id: string) {
+    this.slot = slot;
+    this.by = by;
+    this.id = id;
+  }
   check = (m: Readonly<Model>): boolean => deployed(m, this.slot);
   run(m: Model, r: Real): void {
     const v = m.vaults[this.slot]!;
@@ -126,7 +168,14 @@ class Issue implements Cmd {
 class Revoke implements Cmd {
   used?: Actor;
   usedId?: string;
-  constructor(readonly slot: number, readonly signer: SignerChoice, readonly id: IdChoice) {}
+  readonly slot: number;
+  readonly signer: SignerChoice;
+  readonly id: IdChoice;
+  constructor(slot: number, signer: SignerChoice, id: IdChoice) {
+    this.slot = slot;
+    this.signer = signer;
+    this.id = id;
+  }
   check = (m: Readonly<Model>): boolean => deployed(m, this.slot);
   run(m: Model, r: Real): void {
     const v = m.vaults[this.slot]!;
@@ -140,7 +189,14 @@ class Revoke implements Cmd {
 class Push implements Cmd {
   used?: Actor;
   usedId?: string;
-  constructor(readonly slot: number, readonly signer: SignerChoice, readonly id: IdChoice) {}
+  readonly slot: number;
+  readonly signer: SignerChoice;
+  readonly id: IdChoice;
+  constructor(slot: number, signer: SignerChoice, id: IdChoice) {
+    this.slot = slot;
+    this.signer = signer;
+    this.id = id;
+  }
   check = (m: Readonly<Model>): boolean => deployed(m, 0) && deployed(m, 1);
   run(m: Model, r: Real): void {
     const src = m.vaults[this.slot]!;

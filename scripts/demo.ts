@@ -101,13 +101,15 @@ async function nativeBalance(rpcUrl: string, account: string): Promise<bigint> {
   const res = await fetch(rpcUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getLedgerEntries', params: { keys: [key.toXDR('base64')] } }),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getLedgerEntries', params: { keys: [key.toXdr('base64')] } }),
   });
   const body = (await res.json()) as { result?: { entries: { xdr: string }[] }; error?: { message: string } };
   if (!body.result) throw new Error(`getLedgerEntries: ${body.error?.message ?? `HTTP ${res.status}`}`);
   const entry = body.result.entries[0];
   if (!entry) throw new Error(`account ${account} not found on the ledger`);
-  return BigInt(xdr.LedgerEntryData.fromXDR(entry.xdr, 'base64').account().balance().toString());
+  const data = xdr.LedgerEntryData.fromXdr(entry.xdr, 'base64');
+  if (data.type !== 'account') throw new Error(`ledger entry of ${account} is ${data.type}, not an account`);
+  return data.account.balance;
 }
 
 /** A new account funded by the network's friendbot. */
@@ -442,7 +444,8 @@ async function rpcCall<T>(rpcUrl: string, method: string, params: unknown = {}):
 async function trustlineBalance(server: rpc.Server, account: string, asset: Asset): Promise<bigint | undefined> {
   const key = xdr.LedgerKey.trustline(new xdr.LedgerKeyTrustLine({ accountId: Keypair.fromPublicKey(account).xdrPublicKey(), asset: asset.toTrustLineXDRObject() }));
   const { entries } = await server.getLedgerEntries(key);
-  return entries[0] ? BigInt(entries[0].val.trustLine().balance().toString()) : undefined;
+  const val = entries[0]?.val;
+  return val?.type === 'trustline' ? val.trustLine.balance : undefined;
 }
 
 /**
@@ -452,10 +455,10 @@ async function trustlineBalance(server: rpc.Server, account: string, asset: Asse
 async function sendClassic(server: rpc.Server, passphrase: string, source: Keypair, sign: Signer, op: xdr.Operation): Promise<string> {
   const account = await server.getAccount(source.publicKey());
   const unsigned = new TransactionBuilder(account, { fee: '100', networkPassphrase: passphrase }).addOperation(op).setTimeout(60).build();
-  const signed = TransactionBuilder.fromXDR(await sign(unsigned.toXDR(), passphrase), passphrase);
+  const signed = TransactionBuilder.fromXdr(await sign(unsigned.toXdr(), passphrase), passphrase);
   const sent = await server.sendTransaction(signed);
   if (sent.status !== 'PENDING') {
-    const codes = sent.errorResult ? ` (${sent.errorResult.result().switch().name})` : '';
+    const codes = sent.errorResult ? ` (${sent.errorResult.result.type})` : '';
     throw new Error(`sendTransaction answered ${sent.status}${codes}`);
   }
   const final = await server.pollTransaction(sent.hash, { attempts: 40, sleepStrategy: () => 100 });
@@ -472,7 +475,7 @@ async function mainnetLeg(urls: Urls, step: Step, testnetPassphrase: string): Pr
   const anon = createVaultClient({ baseUrl: urls.mainnet });
   const resolver: ResolverClient = createResolverClient({ baseUrl: urls.resolver });
 
-  const { config, server, usdc, usdcIssuerSecret, feeTokenId } = await step('mainnet: connect', async () => {
+  const { config, server, usdc, usdcIssuerId, usdcIssuerSecret, feeTokenId } = await step('mainnet: connect', async () => {
     const c = unwrap(await anon.GET('/config'));
     if (c.networkType !== 'mainnet') throw new Error(`${urls.mainnet} serves ${c.networkType}, not mainnet (--mainnet-url)`);
     if (c.networkPassphrase === testnetPassphrase) throw new Error('mainnet and testnet share a passphrase');
@@ -485,8 +488,8 @@ async function mainnetLeg(urls: Urls, step: Step, testnetPassphrase: string): Pr
     const asset = new Asset(info.stablecoin.code, info.stablecoin.issuer);
     if (info.feeTokenId !== asset.contractId(passphrase)) throw new Error(`fee token ${info.feeTokenId} is not the ${asset.toString()} SAC`);
     return [
-      { config: c, server: srv, usdc: asset, usdcIssuerSecret: info.stablecoinIssuerSecret, feeTokenId: info.feeTokenId },
-      `vault API ${urls.mainnet} (${c.networkType}, passphrase "${c.networkPassphrase}", factory ${short(c.factoryContractId)}); fee token ${asset.code}:${short(asset.issuer)} (SAC ${short(info.feeTokenId)}), ${units(BigInt(info.feeAmount))} ${asset.code} per credential`,
+      { config: c, server: srv, usdc: asset, usdcIssuerId: info.stablecoin.issuer, usdcIssuerSecret: info.stablecoinIssuerSecret, feeTokenId: info.feeTokenId },
+      `vault API ${urls.mainnet} (${c.networkType}, passphrase "${c.networkPassphrase}", factory ${short(c.factoryContractId)}); fee token ${asset.code}:${short(info.stablecoin.issuer)} (SAC ${short(info.feeTokenId)}), ${units(BigInt(info.feeAmount))} ${asset.code} per credential`,
     ];
   });
   const passphrase = config.networkPassphrase;
@@ -563,19 +566,19 @@ async function mainnetLeg(urls: Urls, step: Step, testnetPassphrase: string): Pr
     const hash = await sendClassic(server, passphrase, issuer, signIssuer, Operation.changeTrust({ asset: usdc }));
     const balance = await trustlineBalance(server, issuer.publicKey(), usdc);
     if (balance !== 0n) throw new Error(`after changeTrust the trustline holds ${balance}`);
-    return [undefined, `trustline ${usdc.code}:${short(usdc.issuer)} for ${short(issuer.publicKey())}, balance 0, tx ${short(hash)} (a wallet action on the network's RPC, no API route)`];
+    return [undefined, `trustline ${usdc.code}:${short(usdcIssuerId)} for ${short(issuer.publicKey())}, balance 0, tx ${short(hash)} (a wallet action on the network's RPC, no API route)`];
   });
 
   const funding = 10n * STROOPS_PER_UNIT;
   const before = await step('mainnet: issuer receives USDC from the asset issuer', async () => {
     const usdcIssuer = Keypair.fromSecret(usdcIssuerSecret);
-    if (usdcIssuer.publicKey() !== usdc.issuer) throw new Error(`sim_info's issuer secret is for ${usdcIssuer.publicKey()}, not ${usdc.issuer}`);
+    if (usdcIssuer.publicKey() !== usdcIssuerId) throw new Error(`sim_info's issuer secret is for ${usdcIssuer.publicKey()}, not ${usdc.issuer}`);
     const hash = await sendClassic(server, passphrase, usdcIssuer, walletSigner(usdcIssuer, passphrase), Operation.payment({ destination: issuer.publicKey(), asset: usdc, amount: units(funding) }));
     const balances = { issuer: (await trustlineBalance(server, issuer.publicKey(), usdc)) ?? 0n, dest: (await trustlineBalance(server, fee.dest, usdc)) ?? 0n };
     if (balances.issuer !== funding) throw new Error(`the issuer holds ${units(balances.issuer)} ${usdc.code}, expected ${units(funding)}`);
     return [
       balances,
-      `${units(funding)} ${usdc.code} paid by ${short(usdc.issuer)} with the simulator's test-asset secret (sim_info), tx ${short(hash)}; on a real network you would acquire USDC instead (exchange, anchor); issuer holds ${units(balances.issuer)} ${usdc.code}`,
+      `${units(funding)} ${usdc.code} paid by ${short(usdcIssuerId)} with the simulator's test-asset secret (sim_info), tx ${short(hash)}; on a real network you would acquire USDC instead (exchange, anchor); issuer holds ${units(balances.issuer)} ${usdc.code}`,
     ];
   });
 

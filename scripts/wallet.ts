@@ -8,25 +8,25 @@ import type { ProofSigner, Signer } from '../src/client/index.ts';
 export function walletSigner(kp: Keypair, expectedPassphrase: string): Signer {
   return (txXdr, passphrase) => {
     if (passphrase !== expectedPassphrase) throw new Error(`refusing to sign for network "${passphrase}" (expected "${expectedPassphrase}")`);
-    const tx = TransactionBuilder.fromXDR(txXdr, passphrase);
+    const tx = TransactionBuilder.fromXdr(txXdr, passphrase);
     tx.sign(kp);
-    return tx.toXDR();
+    return tx.toXdr();
   };
 }
 
 /** The wallet's side of the web-auth challenge: check it is a valid challenge for this account, then sign. */
 export function challengeSigner(kp: Keypair): Signer {
   return (challenge, passphrase) => {
-    const tx = TransactionBuilder.fromXDR(challenge, passphrase) as Transaction;
+    const tx = TransactionBuilder.fromXdr(challenge, passphrase) as Transaction;
     const first = tx.operations[0];
     const webAuth = tx.operations.find((op) => op.type === 'manageData' && op.name === 'web_auth_domain');
     if (!first || first.type !== 'manageData' || !first.name.endsWith(' auth')) throw new Error('not a web-auth challenge');
     const homeDomain = first.name.slice(0, -' auth'.length);
-    const webAuthDomain = webAuth && webAuth.type === 'manageData' && webAuth.value ? webAuth.value.toString() : homeDomain;
+    const webAuthDomain = webAuth && webAuth.type === 'manageData' && webAuth.value ? Buffer.from(webAuth.value).toString() : homeDomain;
     const read = WebAuth.readChallengeTx(challenge, tx.source, passphrase, homeDomain, webAuthDomain);
     if (read.clientAccountID !== kp.publicKey()) throw new Error(`the challenge is for ${read.clientAccountID}, not ${kp.publicKey()}`);
     tx.sign(kp);
-    return tx.toXDR();
+    return tx.toXdr();
   };
 }
 

@@ -6,15 +6,21 @@ export type Durability = 'persistent' | 'instance' | 'temporary';
 
 /** A contract's own error: the host reports it as `Error(Contract, #code)`. */
 export class ContractError extends Error {
-  constructor(readonly code: number, readonly name_: string = '') {
+  readonly code: number;
+  readonly name_: string;
+  constructor(code: number, name_: string = '') {
     super(`Error(Contract, #${code})${name_ ? ` ${name_}` : ''}`);
+    this.code = code;
+    this.name_ = name_;
   }
 }
 
 /** A host-level failure (auth, missing trustline, already-existing contract, budget…), with the host's words. */
 export class HostError extends Error {
-  constructor(message: string, readonly kind: 'Auth' | 'Storage' | 'Context' | 'Value' | 'Budget' | 'Contract' = 'Context') {
+  readonly kind: 'Auth' | 'Storage' | 'Context' | 'Value' | 'Budget' | 'Contract';
+  constructor(message: string, kind: 'Auth' | 'Storage' | 'Context' | 'Value' | 'Budget' | 'Contract' = 'Context') {
     super(message);
+    this.kind = kind;
   }
 }
 

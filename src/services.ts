@@ -223,6 +223,7 @@ export async function startServices(config: Config, options: StartOptions): Prom
       logger,
       metrics,
       describe: () => [
+        `runtime           Node ${process.versions.node}`,
         ...(simulatorUrl ? [`chain simulator   ${simulatorUrl}  (RPC: /testnet/rpc, /mainnet/rpc; friendbot: /testnet/friendbot?addr=G…)`] : []),
         ...Object.entries(vault).map(([n, v]) => `vault API ${n.padEnd(8)}${v.url}  (docs: ${n === 'testnet' ? `${v.url}/docs` : 'off on mainnet'})`),
         ...(resolverUrl ? [`DID resolver      ${resolverUrl}  (docs: ${resolverUrl}/docs)`] : []),

@@ -6,7 +6,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const RUN_TS = path.join(ROOT, 'bin', 'run-ts.js');
 const HOST = path.join(ROOT, 'bench', 'lib', 'host.ts');
 
 export type HostKind = 'bare' | 'express' | 'simulator' | 'services';
@@ -62,7 +61,7 @@ async function stopChild(child: ChildProcess): Promise<void> {
 }
 
 export async function startHost<R>(spec: HostSpec, readyTimeoutMs = 120_000): Promise<Host<R>> {
-  const child = spawn(process.execPath, [RUN_TS, HOST, Buffer.from(JSON.stringify(spec)).toString('base64')], {
+  const child = spawn(process.execPath, [HOST, Buffer.from(JSON.stringify(spec)).toString('base64')], {
     cwd: ROOT,
     // stdout is dropped (request logs of the services would otherwise cost the parent); stderr is kept for errors.
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],

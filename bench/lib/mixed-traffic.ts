@@ -127,10 +127,10 @@ export async function runMixedTraffic(o: {
         const prepared = await call(`${base}/contracts/vc/issue`, { method: 'POST', key: w.issuer.key, body: issueBody(w.issuer, w.owner, vc, serial) });
         if (prepared.status !== 200) return `prepare ${label(prepared)}`;
         const { xdr, network } = prepared.json as { xdr: string; network: string };
-        const tx = TransactionBuilder.fromXDR(xdr, network);
+        const tx = TransactionBuilder.fromXdr(xdr, network);
         tx.sign(w.issuer.keypair);
         requests++;
-        const submitted = await call(`${nextUrl()}/contracts/vc/issue`, { method: 'POST', key: w.issuer.key, body: { signedXdr: tx.toXDR() } });
+        const submitted = await call(`${nextUrl()}/contracts/vc/issue`, { method: 'POST', key: w.issuer.key, body: { signedXdr: tx.toXdr() } });
         return submitted.status === 200 ? '200' : `submit ${label(submitted)}`;
       }
     }

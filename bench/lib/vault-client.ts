@@ -34,9 +34,9 @@ export function issueBody(issuer: IssuerIdentity, owner: string, vcId: string, n
 /** A wallet's signer: the SDK parses the XDR for the given passphrase and signs it with the keypair. */
 export function keypairSigner(keypair: Keypair): Signer {
   return (xdr, passphrase) => {
-    const tx = TransactionBuilder.fromXDR(xdr, passphrase);
+    const tx = TransactionBuilder.fromXdr(xdr, passphrase);
     tx.sign(keypair);
-    return tx.toXDR();
+    return tx.toXdr();
   };
 }
 

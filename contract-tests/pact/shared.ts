@@ -121,6 +121,7 @@ export const EXAMPLE = {
   xdr: 'AAAAAgAAAADtSSjGKNHCxurpAziQWZVhKVknOlxj+TY2wUYUrIc30QATEtAAAAGQAAAAAgAAAAEAAAAAAAAAAAAAAABqRFmsAAAAAAAAAAEAAAAAAAAAGAAAAAAAAAAB+FtdNbXUMHoU3635MF99as0Xm4zSi+Pm4+Rdg1g/dYgAAAAFaXNzdWUAAAAAAAAFAAAADgAAAAx2Yy0yMDI2LTAwMDEAAAAOAAAAH3YxLmdjbS45ZjJjNDFkMDdhYjNlNmM4YTVkMWYwZTMAAAAAEgAAAAH4W101tdQwehTfrfkwX31qzRebjNKL4+bj5F2DWD91iAAAABIAAAAAAAAAAO1JKMYo0cLG6ukDOJBZlWEpWSc6XGP5NjbBRhSshzfRAAAADgAAAC1kaWQ6bGVkZ2VyOnRlc3RuZXQ6YjRwYzJwY2xsanV4cmI0d3V3Mm1odXhiNmEAAAAAAAAAAAAAAAAAAAA=',
   multikey: 'z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp',
   timestamp: '2026-07-01T12:00:00.000Z',
+  nodeVersion: '24.21.0',
 } as const;
 
 const { regex, fromProviderState } = MatchersV3;
@@ -135,6 +136,7 @@ export const PATTERN = {
   isoDateTime: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2})$',
   did: '^did:ledger:(mainnet|testnet):[a-z2-7]{26}$',
   multikey: '^z6Mk[1-9A-HJ-NP-Za-km-z]+$',
+  nodeVersion: '^[0-9]+\\.[0-9]+\\.[0-9]+$',
   jsonMediaType: '^application/json(;.*)?$',
   didJsonMediaType: '^application/did\\+json(;.*)?$',
   htmlMediaType: '^text/html(;.*)?$',
@@ -149,6 +151,7 @@ export const like = {
   isoDateTime: (example: string = EXAMPLE.timestamp) => regex(PATTERN.isoDateTime, example),
   did: (example: string = EXAMPLE.did) => regex(PATTERN.did, example),
   multikey: (example: string = EXAMPLE.multikey) => regex(PATTERN.multikey, example),
+  nodeVersion: (example: string = EXAMPLE.nodeVersion) => regex(PATTERN.nodeVersion, example),
 };
 
 /** `${name}` of the provider state, `example` in the pact. */

@@ -8,7 +8,7 @@ export default defineConfig({
     name: 'pact-consumer',
     root: fileURLToPath(new URL('../..', import.meta.url)),
     include: ['contract-tests/pact/consumer/**/*.pact.ts'],
-    globalSetup: ['contract-tests/pact/consumer/global-setup.ts'],
+    globalSetup: ['scripts/node-check.setup.ts', 'contract-tests/pact/consumer/global-setup.ts'],
     testTimeout: 30_000,
     // Every file of one provider writes the same pact file.
     fileParallelism: false,

@@ -7,6 +7,7 @@ export default defineConfig({
     name: 'pact-prism',
     root: fileURLToPath(new URL('../..', import.meta.url)),
     include: ['contract-tests/pact/prism/**/*.pact.ts'],
+    globalSetup: ['scripts/node-check.setup.ts'],
     testTimeout: 120_000,
     hookTimeout: 90_000,
   },

@@ -7,6 +7,7 @@ export default defineConfig({
     name: 'pact-provider',
     root: fileURLToPath(new URL('../..', import.meta.url)),
     include: ['contract-tests/pact/provider/**/*.pact.ts'],
+    globalSetup: ['scripts/node-check.setup.ts'],
     testTimeout: 120_000,
     hookTimeout: 60_000,
   },

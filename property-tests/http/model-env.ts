@@ -81,9 +81,9 @@ export async function registerDidOnChain(chain: Chain, network: NetworkName, kp:
     didId: didIdToBytes(didId),
     record: { controller: kp.publicKey(), authentication: [key], assertionMethod: [key], keyAgreement: [], services: [] },
   });
-  const tx = TransactionBuilder.fromXDR(prepared.xdr, passphrase);
+  const tx = TransactionBuilder.fromXdr(prepared.xdr, passphrase);
   tx.sign(kp);
-  await chain.client.submit(tx.toXDR());
+  await chain.client.submit(tx.toXdr());
   return did;
 }
 
@@ -134,9 +134,9 @@ async function issueInitial(vaultUrl: string, passphrase: string, wallets: Recor
     const prepared = await post(issuer.key, {
       owner: owner.id, issuer: issuer.id, issuerDid: issuer.did, vcs, sourcePublicKey: issuer.id, ...(c.slot === 's' ? { userSalt: salt } : {}),
     });
-    const tx = TransactionBuilder.fromXDR(prepared.xdr, passphrase);
+    const tx = TransactionBuilder.fromXdr(prepared.xdr, passphrase);
     tx.sign(issuer.kp);
-    await post(issuer.key, { signedXdr: tx.toXDR() });
+    await post(issuer.key, { signedXdr: tx.toXdr() });
     out.push(...vcs.map((v) => ({ owner: c.owner, slot: c.slot, issuer: c.issuer, vcId: v.vcId, vcData: v.vcData })));
   }
   return out;
@@ -145,9 +145,9 @@ async function issueInitial(vaultUrl: string, passphrase: string, wallets: Recor
 /** Deploys a vault straight through the chain (set-up, not under test). */
 async function deployVault(chain: Chain, w: Wallet, userSalt: string | undefined, passphrase: string): Promise<void> {
   const prepared = await chain.factory.deploy({ source: w.id, owner: w.id, didUri: w.did, ...(userSalt ? { userSalt } : {}) });
-  const tx = TransactionBuilder.fromXDR(prepared.xdr, passphrase);
+  const tx = TransactionBuilder.fromXdr(prepared.xdr, passphrase);
   tx.sign(w.kp);
-  await chain.client.submit(tx.toXDR());
+  await chain.client.submit(tx.toXdr());
 }
 
 async function simRpc(url: string, method: string, params?: unknown): Promise<unknown> {
@@ -236,7 +236,7 @@ export async function createAccounts(o: { rpcUrl: string; passphrase: string; fu
   const tx = builder.setTimeout(120).build();
   tx.sign(o.funder);
   const sent = await server.sendTransaction(tx);
-  if (sent.status === 'ERROR') throw new Error(`createAccount rejected: ${sent.errorResult?.result().switch().name ?? 'unknown'}`);
+  if (sent.status === 'ERROR') throw new Error(`createAccount rejected: ${sent.errorResult?.result.type ?? 'unknown'}`);
   const deadline = Date.now() + 120_000;
   for (;;) {
     const r = await server.getTransaction(sent.hash);

@@ -37,7 +37,16 @@ export const via = (v: WalletName | undefined, dflt: WalletName) => v ?? dflt;
 export const viaText = (v: WalletName | undefined, dflt: WalletName) => (v && v !== dflt ? ` via ${v}` : '');
 
 export class CreateVault implements Cmd {
-  constructor(readonly owner: WalletName, readonly slot: Slot, readonly key: WalletName | undefined, readonly zeroSalt: boolean) {}
+  readonly owner: WalletName;
+  readonly slot: Slot;
+  readonly key: WalletName | undefined;
+  readonly zeroSalt: boolean;
+  constructor(owner: WalletName, slot: Slot, key: WalletName | undefined, zeroSalt: boolean) {
+    this.owner = owner;
+    this.slot = slot;
+    this.key = key;
+    this.zeroSalt = zeroSalt;
+  }
   check = () => true;
   async run(m: Model, r: Real) {
     const k = via(this.key, this.owner);
@@ -56,7 +65,16 @@ export class CreateVault implements Cmd {
 
 /** sponsored-vault/create: the sponsor signs and pays; `sponsor` must be the key's wallet (admin exempt). */
 export class SponsoredCreate implements Cmd {
-  constructor(readonly sponsor: WalletName, readonly owner: WalletName, readonly slot: Slot, readonly key: WalletName | undefined) {}
+  readonly sponsor: WalletName;
+  readonly owner: WalletName;
+  readonly slot: Slot;
+  readonly key: WalletName | undefined;
+  constructor(sponsor: WalletName, owner: WalletName, slot: Slot, key: WalletName | undefined) {
+    this.sponsor = sponsor;
+    this.owner = owner;
+    this.slot = slot;
+    this.key = key;
+  }
   check = () => true;
   async run(m: Model, r: Real) {
     const k = via(this.key, this.sponsor);
@@ -77,19 +95,40 @@ export class SponsoredCreate implements Cmd {
 export type DidChoice = 'own' | 'other' | 'unregistered' | 'otherNetwork' | 'pkh';
 
 export class Issue implements Cmd {
+  readonly issuer: WalletName;
+  readonly owner: WalletName;
+  readonly slot: Slot;
+  readonly vcId: string;
+  readonly did: DidChoice;
+  readonly note: string;
+  readonly key: WalletName | undefined;
+  readonly submitKey: WalletName | undefined;
+  readonly replay: boolean;
+  readonly source: WalletName | undefined;
   constructor(
-    readonly issuer: WalletName,
-    readonly owner: WalletName,
-    readonly slot: Slot,
-    readonly vcId: string,
-    readonly did: DidChoice,
-    readonly note: string,
-    readonly key: WalletName | undefined,
-    readonly submitKey: WalletName | undefined,
-    readonly replay: boolean,
+    issuer: WalletName,
+    owner: WalletName,
+    slot: Slot,
+    vcId: string,
+    did: DidChoice,
+    note: string,
+    key: WalletName | undefined,
+    submitKey: WalletName | undefined,
+    replay: boolean,
     /** sourcePublicKey when it is not the issuer: 403 for every key, admin included (a route rule). */
-    readonly source: WalletName | undefined = undefined,
-  ) {}
+    source: WalletName | undefined = undefined,
+  ) {
+    this.issuer = issuer;
+    this.owner = owner;
+    this.slot = slot;
+    this.vcId = vcId;
+    this.did = did;
+    this.note = note;
+    this.key = key;
+    this.submitKey = submitKey;
+    this.replay = replay;
+    this.source = source;
+  }
   check = () => true;
   async run(m: Model, r: Real) {
     const k = via(this.key, this.issuer);
@@ -133,7 +172,18 @@ export class Issue implements Cmd {
 }
 
 export class BatchIssue implements Cmd {
-  constructor(readonly issuer: WalletName, readonly owner: WalletName, readonly slot: Slot, readonly vcIds: string[], readonly key: WalletName | undefined) {}
+  readonly issuer: WalletName;
+  readonly owner: WalletName;
+  readonly slot: Slot;
+  readonly vcIds: string[];
+  readonly key: WalletName | undefined;
+  constructor(issuer: WalletName, owner: WalletName, slot: Slot, vcIds: string[], key: WalletName | undefined) {
+    this.issuer = issuer;
+    this.owner = owner;
+    this.slot = slot;
+    this.vcIds = vcIds;
+    this.key = key;
+  }
   check = () => true;
   async run(m: Model, r: Real) {
     const k = via(this.key, this.issuer);
@@ -161,7 +211,20 @@ export class BatchIssue implements Cmd {
 }
 
 export class RevokeVc implements Cmd {
-  constructor(readonly owner: WalletName, readonly slot: Slot, readonly vcId: string, readonly date: string | undefined, readonly key: WalletName | undefined, readonly signer: WalletName | undefined) {}
+  readonly owner: WalletName;
+  readonly slot: Slot;
+  readonly vcId: string;
+  readonly date: string | undefined;
+  readonly key: WalletName | undefined;
+  readonly signer: WalletName | undefined;
+  constructor(owner: WalletName, slot: Slot, vcId: string, date: string | undefined, key: WalletName | undefined, signer: WalletName | undefined) {
+    this.owner = owner;
+    this.slot = slot;
+    this.vcId = vcId;
+    this.date = date;
+    this.key = key;
+    this.signer = signer;
+  }
   check = () => true;
   async run(m: Model, r: Real) {
     const k = via(this.key, this.owner);
@@ -188,7 +251,20 @@ export class RevokeVc implements Cmd {
 }
 
 export class IssuerAccess implements Cmd {
-  constructor(readonly deny: boolean, readonly alias: boolean, readonly owner: WalletName, readonly slot: Slot, readonly target: WalletName, readonly key: WalletName | undefined) {}
+  readonly deny: boolean;
+  readonly alias: boolean;
+  readonly owner: WalletName;
+  readonly slot: Slot;
+  readonly target: WalletName;
+  readonly key: WalletName | undefined;
+  constructor(deny: boolean, alias: boolean, owner: WalletName, slot: Slot, target: WalletName, key: WalletName | undefined) {
+    this.deny = deny;
+    this.alias = alias;
+    this.owner = owner;
+    this.slot = slot;
+    this.target = target;
+    this.key = key;
+  }
   check = () => true;
   async run(m: Model, r: Real) {
     const k = via(this.key, this.owner);
@@ -210,7 +286,14 @@ export class IssuerAccess implements Cmd {
 }
 
 export class RevokeVault implements Cmd {
-  constructor(readonly owner: WalletName, readonly slot: Slot, readonly key: WalletName | undefined) {}
+  readonly owner: WalletName;
+  readonly slot: Slot;
+  readonly key: WalletName | undefined;
+  constructor(owner: WalletName, slot: Slot, key: WalletName | undefined) {
+    this.owner = owner;
+    this.slot = slot;
+    this.key = key;
+  }
   check = () => true;
   async run(m: Model, r: Real) {
     const k = via(this.key, this.owner);
@@ -229,17 +312,34 @@ export class RevokeVault implements Cmd {
 }
 
 export class Push implements Cmd {
+  readonly from: WalletName;
+  readonly fromSlot: Slot;
+  readonly to: WalletName;
+  readonly vcId: string;
+  readonly key: WalletName | undefined;
+  readonly submitKey: WalletName | undefined;
+  readonly replay: boolean;
+  readonly source: WalletName | undefined;
   constructor(
-    readonly from: WalletName,
-    readonly fromSlot: Slot,
-    readonly to: WalletName,
-    readonly vcId: string,
-    readonly key: WalletName | undefined,
-    readonly submitKey: WalletName | undefined,
-    readonly replay: boolean,
+    from: WalletName,
+    fromSlot: Slot,
+    to: WalletName,
+    vcId: string,
+    key: WalletName | undefined,
+    submitKey: WalletName | undefined,
+    replay: boolean,
     /** sourcePublicKey when it is not fromOwner: 403 for every key. */
-    readonly source: WalletName | undefined = undefined,
-  ) {}
+    source: WalletName | undefined = undefined,
+  ) {
+    this.from = from;
+    this.fromSlot = fromSlot;
+    this.to = to;
+    this.vcId = vcId;
+    this.key = key;
+    this.submitKey = submitKey;
+    this.replay = replay;
+    this.source = source;
+  }
   check = () => true;
   async run(m: Model, r: Real) {
     const k = via(this.key, this.from);
@@ -286,7 +386,18 @@ const vaultContractBody = (r: Real, owner: WalletName, slot: Slot, vc: VaultCont
 const vcText = (vc: VaultContract) => (vc ? ` vaultContract=${vc}` : '');
 
 export class Verify implements Cmd {
-  constructor(readonly owner: WalletName, readonly slot: Slot, readonly vcId: string, readonly key: WalletName, readonly vaultContract: VaultContract) {}
+  readonly owner: WalletName;
+  readonly slot: Slot;
+  readonly vcId: string;
+  readonly key: WalletName;
+  readonly vaultContract: VaultContract;
+  constructor(owner: WalletName, slot: Slot, vcId: string, key: WalletName, vaultContract: VaultContract) {
+    this.owner = owner;
+    this.slot = slot;
+    this.vcId = vcId;
+    this.key = key;
+    this.vaultContract = vaultContract;
+  }
   check = () => true;
   async run(m: Model, r: Real) {
     const v = m.vaults.get(vaultKey(this.owner, this.slot));
@@ -300,7 +411,18 @@ export class Verify implements Cmd {
 }
 
 export class GetVc implements Cmd {
-  constructor(readonly owner: WalletName, readonly slot: Slot, readonly vcId: string, readonly key: WalletName | undefined, readonly vaultContract: VaultContract = undefined) {}
+  readonly owner: WalletName;
+  readonly slot: Slot;
+  readonly vcId: string;
+  readonly key: WalletName | undefined;
+  readonly vaultContract: VaultContract;
+  constructor(owner: WalletName, slot: Slot, vcId: string, key: WalletName | undefined, vaultContract: VaultContract = undefined) {
+    this.owner = owner;
+    this.slot = slot;
+    this.vcId = vcId;
+    this.key = key;
+    this.vaultContract = vaultContract;
+  }
   check = () => true;
   async run(m: Model, r: Real) {
     const k = via(this.key, this.owner);
@@ -318,7 +440,18 @@ export class GetVc implements Cmd {
 }
 
 export class ListVcIds implements Cmd {
-  constructor(readonly owner: WalletName, readonly slot: Slot, readonly offset: number | undefined, readonly limit: number | undefined, readonly key: WalletName | undefined) {}
+  readonly owner: WalletName;
+  readonly slot: Slot;
+  readonly offset: number | undefined;
+  readonly limit: number | undefined;
+  readonly key: WalletName | undefined;
+  constructor(owner: WalletName, slot: Slot, offset: number | undefined, limit: number | undefined, key: WalletName | undefined) {
+    this.owner = owner;
+    this.slot = slot;
+    this.offset = offset;
+    this.limit = limit;
+    this.key = key;
+  }
   check = () => true;
   async run(m: Model, r: Real) {
     const k = via(this.key, this.owner);
@@ -336,7 +469,20 @@ export class ListVcIds implements Cmd {
 
 /** The open reads: vc-count, denied issuers (page and count), vault metadata. */
 export class OpenRead implements Cmd {
-  constructor(readonly what: 'vcCount' | 'denied' | 'deniedCount' | 'metadata', readonly owner: WalletName, readonly slot: Slot, readonly offset: number | undefined, readonly limit: number | undefined, readonly key: WalletName) {}
+  readonly what: 'vcCount' | 'denied' | 'deniedCount' | 'metadata';
+  readonly owner: WalletName;
+  readonly slot: Slot;
+  readonly offset: number | undefined;
+  readonly limit: number | undefined;
+  readonly key: WalletName;
+  constructor(what: 'vcCount' | 'denied' | 'deniedCount' | 'metadata', owner: WalletName, slot: Slot, offset: number | undefined, limit: number | undefined, key: WalletName) {
+    this.what = what;
+    this.owner = owner;
+    this.slot = slot;
+    this.offset = offset;
+    this.limit = limit;
+    this.key = key;
+  }
   check = () => true;
   async run(m: Model, r: Real) {
     const v = m.vaults.get(vaultKey(this.owner, this.slot));

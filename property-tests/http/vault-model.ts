@@ -96,13 +96,22 @@ export class Real {
   /** Answers seen, by route and outcome (`POST /contracts/vc/issue 409 vc_already_exists`), for coverage reports. */
   readonly seen = new Map<string, number>();
   requests = 0;
+  readonly env: ModelEnv;
+  readonly world: World;
+  readonly factoryId: string;
+  readonly runId: string;
   constructor(
-    readonly env: ModelEnv,
-    readonly world: World,
-    readonly factoryId: string,
+    env: ModelEnv,
+    world: World,
+    factoryId: string,
     /** Unique per sequence: idempotency records outlive sim_revert, so keys must not repeat across sequences. */
-    readonly runId: string,
-  ) {}
+    runId: string,
+  ) {
+    this.env = env;
+    this.world = world;
+    this.factoryId = factoryId;
+    this.runId = runId;
+  }
 
   wallet(name: WalletName): Wallet {
     return this.world.wallets[name];
@@ -177,14 +186,14 @@ export class Real {
     if (prepared.status !== 200 || typeof p?.xdr !== 'string' || p.network !== this.env.passphrase || Object.keys(p).length !== 2) {
       this.fail(`${what} (prepare): expected 200 {xdr, network: "${this.env.passphrase}"}, got ${prepared.status} ${excerpt(prepared.text, 300)}`);
     }
-    const tx = TransactionBuilder.fromXDR(p.xdr as string, this.env.passphrase);
+    const tx = TransactionBuilder.fromXdr(p.xdr as string, this.env.passphrase);
     for (const kp of signers) tx.sign(kp);
-    return { signedXdr: tx.toXDR() };
+    return { signedXdr: tx.toXdr() };
   }
 
   /** Submits a signed transaction; checks the answer against `expected`. Returns whether it landed. */
   async submit(via: WalletName, path: string, signed: { signedXdr: string }, expected: WriteOutcome, what: string, replay = false): Promise<boolean> {
-    const hash = TransactionBuilder.fromXDR(signed.signedXdr, this.env.passphrase).hash().toString('hex');
+    const hash = Buffer.from(TransactionBuilder.fromXdr(signed.signedXdr, this.env.passphrase).hash()).toString('hex');
     const idem = replay ? { 'idempotency-key': `model-${this.runId}-${hash.slice(0, 24)}` } : undefined;
     const submitted = await this.post(via, path, signed, idem);
     if ('at' in expected) {

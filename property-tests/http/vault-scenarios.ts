@@ -33,7 +33,18 @@ const SAME_FUNCTION: Record<string, string[]> = {
 
 /** A transaction signed for one route, posted to another: 400 tx_operation_mismatch, nothing lands. */
 class WrongRoute implements Cmd {
-  constructor(readonly owner: WalletName, readonly slot: Slot, readonly key: 'alice' | 'bob' | 'admin', readonly pick: number, readonly thenRight: boolean) {}
+  readonly owner: WalletName;
+  readonly slot: Slot;
+  readonly key: 'alice' | 'bob' | 'admin';
+  readonly pick: number;
+  readonly thenRight: boolean;
+  constructor(owner: WalletName, slot: Slot, key: 'alice' | 'bob' | 'admin', pick: number, thenRight: boolean) {
+    this.owner = owner;
+    this.slot = slot;
+    this.key = key;
+    this.pick = pick;
+    this.thenRight = thenRight;
+  }
   check = (m: Readonly<Model>) => !m.vaults.get(vaultKey(this.owner, this.slot))?.revoked;
   private plan(m: Model, r: Real) {
     const o = r.wallet(this.owner);
@@ -71,7 +82,20 @@ class WrongRoute implements Cmd {
 type StaleKind = 'doubleIssue' | 'denyBetween' | 'revokeVaultBetween';
 
 class Stale implements Cmd {
-  constructor(readonly kind: StaleKind, readonly owner: WalletName, readonly slot: Slot, readonly issuer: WalletName, readonly other: WalletName, readonly vcId: string) {}
+  readonly kind: StaleKind;
+  readonly owner: WalletName;
+  readonly slot: Slot;
+  readonly issuer: WalletName;
+  readonly other: WalletName;
+  readonly vcId: string;
+  constructor(kind: StaleKind, owner: WalletName, slot: Slot, issuer: WalletName, other: WalletName, vcId: string) {
+    this.kind = kind;
+    this.owner = owner;
+    this.slot = slot;
+    this.issuer = issuer;
+    this.other = other;
+    this.vcId = vcId;
+  }
   check = (m: Readonly<Model>) => {
     const v = m.vaults.get(vaultKey(this.owner, this.slot));
     const free = (i: WalletName) => !v!.denied.includes(i);
@@ -121,7 +145,14 @@ type ExistingKind = 'revoke' | 'revokeAgain' | 'push' | 'get' | 'issueDenied';
 
 class OnExisting implements Cmd {
   private inner: Cmd | undefined;
-  constructor(readonly kind: ExistingKind, readonly pick: number, readonly date: string | undefined) {}
+  readonly kind: ExistingKind;
+  readonly pick: number;
+  readonly date: string | undefined;
+  constructor(kind: ExistingKind, pick: number, date: string | undefined) {
+    this.kind = kind;
+    this.pick = pick;
+    this.date = date;
+  }
   private candidates(m: Readonly<Model>): Cmd[] {
     const out: Cmd[] = [];
     for (const [key, v] of [...m.vaults].sort(([a], [b]) => a.localeCompare(b))) {

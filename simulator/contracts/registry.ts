@@ -36,7 +36,7 @@ interface DidRecord {
 
 /** The record's storage key, built as the service reads it (src/chain/registry.ts); did_id must be BytesN<16>. */
 const keyOf = (didId: xdr.ScVal): xdr.ScVal => recordKey(arg.bytesN(didId, 16));
-const text = (v: xdr.ScVal): Buffer => Buffer.from(v.str());
+const text = (v: xdr.ScVal): Buffer => (v.type === 'scvString' ? Buffer.from(v.str.bytes) : Buffer.from(arg.string(v)));
 const isHttpsUrl = (v: xdr.ScVal): boolean => {
   const b = text(v);
   return b.length > 'https://'.length && b.length <= 255 && b.subarray(0, 8).toString() === 'https://';

@@ -7,65 +7,65 @@ import { sym, u32, vec } from '../../src/chain/codec.ts';
 const T = xdr.ScValType;
 
 function badArg(what: string, v: xdr.ScVal): never {
-  throw new HostError(`Error(Value, UnexpectedType): expected ${what}, got ${v.switch().name}`, 'Value');
+  throw new HostError(`Error(Value, UnexpectedType): expected ${what}, got ${v.type}`, 'Value');
 }
 
 /** Strict decoders for contract arguments and stored values. */
 export const arg = {
   string(v: xdr.ScVal): string {
-    return v.switch() === T.scvString() ? v.str().toString() : badArg('String', v);
+    return v.type === 'scvString' ? v.str.toString() : badArg('String', v);
   },
   /** `v` itself once it is a String (a cheap check for values used only as storage keys). */
   isString(v: xdr.ScVal): xdr.ScVal {
-    return v.switch() === T.scvString() ? v : badArg('String', v);
+    return v.type === 'scvString' ? v : badArg('String', v);
   },
   /** Byte length of a Soroban String (what on-chain limits count). */
   stringBytes(v: xdr.ScVal): number {
-    return v.switch() === T.scvString() ? Buffer.byteLength(v.str()) : badArg('String', v);
+    return v.type === 'scvString' ? v.str.length : badArg('String', v);
   },
   symbol(v: xdr.ScVal): string {
-    return v.switch() === T.scvSymbol() ? v.sym().toString() : badArg('Symbol', v);
+    return v.type === 'scvSymbol' ? v.sym.toString() : badArg('Symbol', v);
   },
   address(v: xdr.ScVal): string {
-    return v.switch() === T.scvAddress() ? addressFromScVal(v) : badArg('Address', v);
+    return v.type === 'scvAddress' ? addressFromScVal(v) : badArg('Address', v);
   },
   u32(v: xdr.ScVal): number {
-    return v.switch() === T.scvU32() ? v.u32() : badArg('u32', v);
+    return v.type === 'scvU32' ? v.u32 : badArg('u32', v);
   },
   bool(v: xdr.ScVal): boolean {
-    return v.switch() === T.scvBool() ? v.b() : badArg('bool', v);
+    return v.type === 'scvBool' ? v.b : badArg('bool', v);
   },
   i128(v: xdr.ScVal): bigint {
-    return v.switch() === T.scvI128() ? scValToBigInt(v) : badArg('i128', v);
+    return v.type === 'scvI128' ? scValToBigInt(v) : badArg('i128', v);
   },
   u64(v: xdr.ScVal): bigint {
-    return v.switch() === T.scvU64() ? scValToBigInt(v) : badArg('u64', v);
+    return v.type === 'scvU64' ? scValToBigInt(v) : badArg('u64', v);
   },
   bytesN(v: xdr.ScVal, n: number): Buffer {
-    if (v.switch() !== T.scvBytes() || v.bytes().length !== n) return badArg(`BytesN<${n}>`, v);
-    return Buffer.from(v.bytes());
+    if (v.type !== 'scvBytes' || v.bytes.value.length !== n) return badArg(`BytesN<${n}>`, v);
+    return Buffer.from(v.bytes.value);
   },
   vec(v: xdr.ScVal): xdr.ScVal[] {
-    return v.switch() === T.scvVec() ? (v.vec() ?? []) : badArg('Vec', v);
+    return v.type === 'scvVec' ? (v.vec ?? []) : badArg('Vec', v);
   },
   /** A tuple `(A, B, …)` of n elements: an ScVec of exactly n. */
   tuple(v: xdr.ScVal, n: number): xdr.ScVal[] {
-    const items = v.switch() === T.scvVec() ? (v.vec() ?? []) : badArg('tuple Vec', v);
+    const items = v.type === 'scvVec' ? (v.vec ?? []) : badArg('tuple Vec', v);
     return items.length === n ? items : badArg(`tuple of ${n}`, v);
   },
   /** A contracttype enum value → its variant name and payload. */
   variant(v: xdr.ScVal): { tag: string; values: xdr.ScVal[] } {
-    const items = v.switch() === T.scvVec() ? (v.vec() ?? []) : badArg('enum Vec', v);
+    const items = v.type === 'scvVec' ? (v.vec ?? []) : badArg('enum Vec', v);
     return { tag: items[0] ? arg.symbol(items[0]) : badArg('enum variant', v), values: items.slice(1) };
   },
   /** A contracttype struct: an ScMap whose Symbol keys are exactly `fields`. */
   struct(v: xdr.ScVal, fields: readonly string[]): Record<string, xdr.ScVal> {
-    if (v.switch() !== T.scvMap()) return badArg('struct map', v);
-    const entries = v.map() ?? [];
+    if (v.type !== 'scvMap') return badArg('struct map', v);
+    const entries = v.map ?? [];
     const out: Record<string, xdr.ScVal> = {};
     for (const e of entries) {
-      if (e.key().switch() !== T.scvSymbol()) return badArg('struct field Symbol', e.key());
-      out[e.key().sym().toString()] = e.val();
+      if (e.key.type !== 'scvSymbol') return badArg('struct field Symbol', e.key);
+      out[e.key.sym.toString()] = e.val;
     }
     if (entries.length !== fields.length || !fields.every((f) => f in out)) {
       throw new HostError(`Error(Value, UnexpectedType): struct fields must be ${fields.join(', ')}`, 'Value');
@@ -73,7 +73,7 @@ export const arg = {
     return out;
   },
   option<R>(v: xdr.ScVal, dec: (x: xdr.ScVal) => R): R | undefined {
-    return v.switch() === T.scvVoid() ? undefined : dec(v);
+    return v.type === 'scvVoid' ? undefined : dec(v);
   },
 };
 
@@ -110,6 +110,8 @@ export function defineContract(
 }
 
 const U32_MAX = 0xffffffff;
+/** A stored u32 (absent: undefined). */
+const storedU32 = (v: xdr.ScVal | undefined): number | undefined => (v === undefined ? undefined : arg.u32(v));
 const lowbit = (i: number): number => (i & -i) >>> 0; // exact for 1 ≤ i < 2^32
 
 /**
@@ -168,12 +170,12 @@ export class OrderedIndex {
   /** Removes `item`; false when it was absent. Order of the others is unchanged. */
   remove(s: ContractStorage, item: xdr.ScVal): boolean {
     const posKey = vec([this.pos, item]);
-    const p = s.get(posKey)?.u32();
+    const p = storedU32(s.get(posKey));
     if (p === undefined) return false;
     const len = this.meta(s, this.len);
     const rank = this.prefix(s, p);
     const prev = rank > 1 ? this.find(s, rank - 1, len) : 0;
-    const nxt = s.get(this.key(this.next, p))?.u32();
+    const nxt = storedU32(s.get(this.key(this.next, p)));
     if (nxt === undefined) s.remove(this.key(this.next, prev));
     else s.set(this.key(this.next, prev), u32(nxt));
     s.remove(this.key(this.next, p));
@@ -193,7 +195,7 @@ export class OrderedIndex {
     let p = this.find(s, offset + 1, this.meta(s, this.len));
     while (p !== 0 && out.length < limit) {
       out.push(s.get(this.key(this.at, p))!);
-      p = s.get(this.key(this.next, p))?.u32() ?? 0;
+      p = storedU32(s.get(this.key(this.next, p))) ?? 0;
     }
     return out;
   }
@@ -202,10 +204,10 @@ export class OrderedIndex {
     return vec([tag, u32(n)]);
   }
   private meta(s: ContractStorage, k: xdr.ScVal): number {
-    return s.get(k, 'instance')?.u32() ?? 0;
+    return storedU32(s.get(k, 'instance')) ?? 0;
   }
   private rankAt(s: ContractStorage, i: number): number {
-    return s.get(this.key(this.rank, i))?.u32() ?? 0;
+    return storedU32(s.get(this.key(this.rank, i))) ?? 0;
   }
   /** Live items at positions 1..p. */
   private prefix(s: ContractStorage, p: number): number {

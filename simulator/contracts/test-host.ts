@@ -6,6 +6,7 @@ import { ContractError, HostError, type ContractContext, type ContractImpl, type
 import { i128, sym, unit, vec } from '../../src/chain/codec.ts';
 import { contractIdFromAddress } from '../../src/chain/derive.ts';
 import { contractImpls } from './index.ts';
+import { scValKey } from '../core/entries.ts';
 import { arg, defineContract } from './support.ts';
 
 export interface TestEvent {
@@ -141,7 +142,7 @@ export class TestHost {
     let m = this.data.get(contractId);
     if (!m) this.data.set(contractId, (m = new Map()));
     const map = m;
-    const k = (key: xdr.ScVal, d: Durability = 'persistent') => `${d}:${key.toXDR('base64')}`;
+    const k = (key: xdr.ScVal, d: Durability = 'persistent') => `${d}:${scValKey(key)}`;
     const write = (key: string, value: xdr.ScVal | undefined) => {
       const before = map.get(key);
       if (this.depth > 0) this.undo.push(() => (before === undefined ? map.delete(key) : map.set(key, before)));
@@ -176,6 +177,6 @@ export function errorOf(run: () => unknown): { code?: number; kind?: string; mes
 /** Events of `host` named `name` (first topic), data as native values. */
 export function eventsNamed(host: TestHost, name: string): { contractId: string; data: unknown }[] {
   return host.events
-    .filter((e) => e.topics[0]?.switch() === xdr.ScValType.scvSymbol() && e.topics[0].sym().toString() === name)
+    .filter((e) => e.topics[0]?.type === 'scvSymbol' && e.topics[0].sym.toString() === name)
     .map((e) => ({ contractId: e.contractId, data: scValToNative(e.data) }));
 }

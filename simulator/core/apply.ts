@@ -28,12 +28,12 @@ export function txHash(tx: xdr.Transaction, networkId: Buffer): Buffer {
     networkId,
     taggedTransaction: xdr.TransactionSignaturePayloadTaggedTransaction.envelopeTypeTx(tx),
   });
-  const hash = sha256(payload.toXDR());
+  const hash = sha256(payload.toXdr());
   hashes.set(tx, { id: networkId, hash });
   return hash;
 }
 
-const ENVELOPE_TYPE_TX = Buffer.from([0, 0, 0, xdr.EnvelopeType.envelopeTypeTx().value]);
+const ENVELOPE_TYPE_TX = Buffer.from([0, 0, 0, xdr.EnvelopeType.envelopeTypeTx.value]);
 
 /**
  * Computes txHash of an envelope received as XDR from those bytes, without encoding its transaction again: the
@@ -41,32 +41,27 @@ const ENVELOPE_TYPE_TX = Buffer.from([0, 0, 0, xdr.EnvelopeType.envelopeTypeTx()
  * only — padding, bools and lengths are checked — so it is what encoding the decoded transaction gives back).
  */
 export function hashFromEnvelopeXdr(env: xdr.TransactionEnvelope, raw: Buffer, networkId: Buffer): void {
-  if (env.switch() !== xdr.EnvelopeType.envelopeTypeTx()) return;
-  const v1 = env.v1();
+  if (env.type !== 'envelopeTypeTx') return;
+  const v1 = env.v1;
   let sigBytes = 4; // DecoratedSignature<20>: count, then per signature a 4-byte hint and an opaque<64>
-  for (const s of v1.signatures()) {
-    const n = s.signature().length;
+  for (const s of v1.signatures) {
+    const n = s.signature.value.length;
     sigBytes += 4 + 4 + n + ((4 - (n % 4)) % 4);
   }
   const txBytes = raw.subarray(ENVELOPE_TYPE_TX.length, raw.length - sigBytes);
-  hashes.set(v1.tx(), { id: networkId, hash: sha256(Buffer.concat([networkId, ENVELOPE_TYPE_TX, txBytes])) });
+  hashes.set(v1.tx, { id: networkId, hash: sha256(Buffer.concat([networkId, ENVELOPE_TYPE_TX, txBytes])) });
 }
 
-const int64 = (n: bigint): xdr.Int64 => xdr.Int64.fromString(n.toString());
 export const txResult = (feeCharged: bigint, result: xdr.TransactionResultResult): xdr.TransactionResult =>
-  new xdr.TransactionResult({ feeCharged: int64(feeCharged), result, ext: new xdr.TransactionResultExt(0) });
+  new xdr.TransactionResult({ feeCharged, result, ext: xdr.TransactionResultExt.v0() });
 
-const SOROBAN_OPS = new Set([
-  xdr.OperationType.invokeHostFunction().value,
-  xdr.OperationType.extendFootprintTtl().value,
-  xdr.OperationType.restoreFootprint().value,
-]);
+const SOROBAN_OPS = new Set<xdr.OperationBody['type']>(['invokeHostFunction', 'extendFootprintTtl', 'restoreFootprint']);
 
 function timeBounds(cond: xdr.Preconditions): { min: bigint; max: bigint } | undefined {
   let tb: xdr.TimeBounds | null | undefined;
-  if (cond.switch() === xdr.PreconditionType.precondTime()) tb = cond.timeBounds();
-  else if (cond.switch() === xdr.PreconditionType.precondV2()) tb = cond.v2().timeBounds();
-  return tb ? { min: BigInt(tb.minTime().toString()), max: BigInt(tb.maxTime().toString()) } : undefined;
+  if (cond.type === 'precondTime') tb = cond.timeBounds;
+  else if (cond.type === 'precondV2') tb = cond.v2.timeBounds;
+  return tb ? { min: tb.minTime, max: tb.maxTime } : undefined;
 }
 
 /** Accounts whose master key produced a valid signature; `extra` when some signature matches no needed signer. */
@@ -77,8 +72,8 @@ function checkSignatures(sigs: xdr.DecoratedSignature[], hash: Buffer, needed: S
     let ok = false;
     for (const g of needed) {
       const pk = accountKey(g);
-      if (!pk.subarray(28).equals(s.hint())) continue;
-      if (verifyEd25519(pk, hash, s.signature())) {
+      if (!pk.subarray(28).equals(s.hint.value)) continue;
+      if (verifyEd25519(pk, hash, s.signature.value)) {
         signed.add(g);
         ok = true;
         break;
@@ -105,15 +100,15 @@ function sameAuth(recorded: readonly xdr.SorobanAuthorizationEntry[], given: rea
   return recorded.every((r, i) => {
     const g = given[i]!;
     if (r === g) return true;
-    const rc = r.credentials();
-    const gc = g.credentials();
-    if (rc.switch() !== gc.switch()) return false;
-    if (rc.switch() === xdr.SorobanCredentialsType.sorobanCredentialsAddress()) {
-      const ra = rc.address();
-      const ga = gc.address();
-      if (fromScAddress(ra.address()) !== fromScAddress(ga.address()) || ra.nonce().toString() !== ga.nonce().toString()) return false;
+    const rc = r.credentials;
+    const gc = g.credentials;
+    if (rc.type !== gc.type) return false;
+    if (rc.type === 'sorobanCredentialsAddress' && gc.type === 'sorobanCredentialsAddress') {
+      const ra = rc.address;
+      const ga = gc.address;
+      if (fromScAddress(ra.address) !== fromScAddress(ga.address) || ra.nonce !== ga.nonce) return false;
     }
-    return r.rootInvocation().toXDR().equals(g.rootInvocation().toXDR());
+    return r.rootInvocation === g.rootInvocation || Buffer.from(r.rootInvocation.toXdr()).equals(g.rootInvocation.toXdr());
   });
 }
 
@@ -143,7 +138,7 @@ function invokeSuccess(rv: xdr.ScVal, events: readonly ContractEventRec[]): () =
     xdr.OperationResult.opInner(
       xdr.OperationResultTr.invokeHostFunction(
         xdr.InvokeHostFunctionResult.invokeHostFunctionSuccess(
-          sha256(new xdr.InvokeHostFunctionSuccessPreImage({ returnValue: rv, events: events.map(contractEventXdr) }).toXDR()),
+          sha256(new xdr.InvokeHostFunctionSuccessPreImage({ returnValue: rv, events: events.map(contractEventXdr) }).toXdr()),
         ),
       ),
     ),
@@ -152,8 +147,8 @@ function invokeSuccess(rv: xdr.ScVal, events: readonly ContractEventRec[]): () =
 
 /** Runs the InvokeHostFunction operation with enforced auth and the declared footprint. */
 function runInvoke(core: Core, header: { seq: number; closeTime: number }, op: xdr.Operation, opSource: string, data: xdr.SorobanTransactionData): OpRun {
-  const body = op.body();
-  const hf = body.switch() === xdr.OperationType.invokeHostFunction() ? body.invokeHostFunctionOp().hostFunction() : undefined;
+  const body = op.body;
+  const hf = body.type === 'invokeHostFunction' ? body.invokeHostFunctionOp.hostFunction : undefined;
   const inv = new Invocation({
     ledger: core.ledger,
     contracts: core.contracts,
@@ -161,11 +156,11 @@ function runInvoke(core: Core, header: { seq: number; closeTime: number }, op: x
     closeTime: header.closeTime,
     mode: 'enforce',
     source: opSource,
-    authEntries: hf ? body.invokeHostFunctionOp().auth() : [],
+    authEntries: body.type === 'invokeHostFunction' ? body.invokeHostFunctionOp.auth : [],
     footprint: footprintOf(data),
   });
   if (!hf) return { inv, ok: false, opResults: () => [xdr.OperationResult.opNotSupported()] };
-  if (hf.switch() !== xdr.HostFunctionType.hostFunctionTypeInvokeContract()) {
+  if (hf.type !== 'hostFunctionTypeInvokeContract') {
     return {
       inv,
       ok: false,
@@ -173,9 +168,9 @@ function runInvoke(core: Core, header: { seq: number; closeTime: number }, op: x
       opResults: () => [xdr.OperationResult.opInner(xdr.OperationResultTr.invokeHostFunction(xdr.InvokeHostFunctionResult.invokeHostFunctionMalformed()))],
     };
   }
-  const call = hf.invokeContract();
+  const call = hf.invokeContract;
   try {
-    const rv = inv.invoke(fromScAddress(call.contractAddress()), call.functionName().toString(), call.args());
+    const rv = inv.invoke(fromScAddress(call.contractAddress), call.functionName.toString(), call.args);
     return { inv, ok: true, returnValue: rv, opResults: invokeSuccess(rv, inv.events) };
   } catch (e) {
     const failure = failureOf(e);
@@ -198,9 +193,11 @@ function reusePreexecuted(
 ): OpRun | undefined {
   const inv = pre.inv;
   const source = afterFee.id;
-  if (inv.sourceBalanceObserved || inv.auth.mode !== 'record' || op.sourceAccount() || inv.source !== source) return undefined;
-  if (op.body().switch() !== xdr.OperationType.invokeHostFunction()) return undefined;
-  if (!sameAuth(pre.auth, op.body().invokeHostFunctionOp().auth()) || !footprintCovers(inv, data)) return undefined;
+  if (inv.sourceBalanceObserved || inv.auth.mode !== 'record' || op.sourceAccount || inv.source !== source) return undefined;
+  const body = op.body;
+  if (body.type !== 'invokeHostFunction') return undefined;
+  const auth = body.invokeHostFunctionOp.auth;
+  if (!sameAuth(pre.auth, auth) || !footprintCovers(inv, data)) return undefined;
   const key = accountKeyId(source);
   const touched = inv.overlayEntry(key);
   if (touched === null) return undefined;
@@ -211,7 +208,7 @@ function reusePreexecuted(
     inv.patch(key, patched);
   }
   try {
-    inv.auth.consumeCredentials(op.body().invokeHostFunctionOp().auth());
+    inv.auth.consumeCredentials(auth);
   } catch (e) {
     const failure = failureOf(e);
     inv.log.push(diag.error(undefined, failure, failure.detail));
@@ -227,16 +224,16 @@ function reusePreexecuted(
 export function submitEnvelope(core: Core, env: xdr.TransactionEnvelope, pre?: Preexecuted, b64?: string): SubmitOutcome {
   const ledger = core.ledger;
   const R = xdr.TransactionResultResult;
-  if (env.switch() !== xdr.EnvelopeType.envelopeTypeTx()) {
-    return { status: 'ERROR', hash: sha256(env.toXDR()).toString('hex'), result: txResult(0n, R.txNotSupported()), code: 'txNotSupported' };
+  if (env.type !== 'envelopeTypeTx') {
+    return { status: 'ERROR', hash: sha256(env.toXdr()).toString('hex'), result: txResult(0n, R.txNotSupported()), code: 'txNotSupported' };
   }
-  const v1 = env.v1();
-  const tx = v1.tx();
+  const v1 = env.v1;
+  const tx = v1.tx;
   const hashBuf = txHash(tx, ledger.networkId);
   const hash = hashBuf.toString('hex');
   if (ledger.txs.has(hash)) return { status: 'DUPLICATE', hash };
-  const fee = BigInt(tx.fee());
-  const ops = tx.operations();
+  const fee = BigInt(tx.fee);
+  const ops = tx.operations;
   const reject = (code: string, result: xdr.TransactionResultResult = (R as unknown as Record<string, () => xdr.TransactionResultResult>)[code]!()): SubmitOutcome => ({
     status: 'ERROR',
     hash,
@@ -246,27 +243,27 @@ export function submitEnvelope(core: Core, env: xdr.TransactionEnvelope, pre?: P
 
   if (ops.length === 0) return reject('txMissingOperation');
   const next = ledger.nextTxLedger();
-  const tb = timeBounds(tx.cond());
+  const tb = timeBounds(tx.cond);
   if (tb) {
     if (BigInt(next.closeTime) < tb.min) return reject('txTooEarly');
     if (tb.max !== 0n && BigInt(next.closeTime) > tb.max) return reject('txTooLate');
   }
-  const ext = tx.ext();
-  const sorobanData = ext.switch() === 1 ? ext.sorobanData() : undefined;
-  const isSoroban = ops.some((op) => SOROBAN_OPS.has(op.body().switch().value));
+  const ext = tx.ext;
+  const sorobanData = ext.type === 'sorobanData' ? ext.sorobanData : undefined;
+  const isSoroban = ops.some((op) => SOROBAN_OPS.has(op.body.type));
   if (isSoroban !== !!sorobanData || (isSoroban && ops.length !== 1)) return reject('txMalformed');
-  const declaredFee = sorobanData ? BigInt(sorobanData.resourceFee().toString()) : 0n;
+  const declaredFee = sorobanData ? sorobanData.resourceFee : 0n;
   const inclusionFee = BigInt(BASE_FEE) * BigInt(ops.length);
   if (fee - declaredFee < inclusionFee) return reject('txInsufficientFee');
   if (sorobanData && declaredFee < resourceFee(declaredResources(sorobanData))) return reject('txSorobanInvalid');
 
-  const source = muxedToAccount(tx.sourceAccount());
+  const source = muxedToAccount(tx.sourceAccount);
   const acc = ledger.get(accountKeyId(source)) as AccountEntry | undefined;
   if (!acc) return reject('txNoAccount');
-  if (BigInt(tx.seqNum().toString()) !== acc.seqNum + 1n) return reject('txBadSeq');
+  if (tx.seqNum !== acc.seqNum + 1n) return reject('txBadSeq');
 
-  const opSources = ops.map((op) => (op.sourceAccount() ? muxedToAccount(op.sourceAccount()!) : source));
-  const { signed, extra } = checkSignatures(v1.signatures(), hashBuf, new Set(opSources.concat(source)));
+  const opSources = ops.map((op) => (op.sourceAccount ? muxedToAccount(op.sourceAccount) : source));
+  const { signed, extra } = checkSignatures(v1.signatures, hashBuf, new Set(opSources.concat(source)));
   if (!signed.has(source)) return reject('txBadAuth');
   const badOps = opSources.map((s) => !signed.has(s) || !ledger.get(accountKeyId(s)));
   if (badOps.some(Boolean)) {
@@ -333,10 +330,10 @@ export function submitEnvelope(core: Core, env: xdr.TransactionEnvelope, pre?: P
 
 function innerNoop(op: xdr.Operation): xdr.OperationResultTr {
   // Placeholder result for the operations that were not at fault in a txFailed(opBadAuth…) rejection.
-  switch (op.body().switch()) {
-    case xdr.OperationType.payment():
+  switch (op.body.type) {
+    case 'payment':
       return xdr.OperationResultTr.payment(xdr.PaymentResult.paymentSuccess());
-    case xdr.OperationType.changeTrust():
+    case 'changeTrust':
       return xdr.OperationResultTr.changeTrust(xdr.ChangeTrustResult.changeTrustSuccess());
     default:
       return xdr.OperationResultTr.createAccount(xdr.CreateAccountResult.createAccountSuccess());
@@ -344,7 +341,7 @@ function innerNoop(op: xdr.Operation): xdr.OperationResultTr {
 }
 
 function footprintOf(d: xdr.SorobanTransactionData): { readOnly: Set<string>; readWrite: Set<string> } {
-  const fp = d.resources().footprint();
+  const fp = d.resources.footprint;
   const ids = (keys: xdr.LedgerKey[]): Set<string> => {
     const s = new Set<string>();
     for (const k of keys) {
@@ -353,16 +350,16 @@ function footprintOf(d: xdr.SorobanTransactionData): { readOnly: Set<string>; re
     }
     return s;
   };
-  return { readOnly: ids(fp.readOnly()), readWrite: ids(fp.readWrite()) };
+  return { readOnly: ids(fp.readOnly), readWrite: ids(fp.readWrite) };
 }
 
 export function contractEventXdr(e: { contractId: string; topics: readonly xdr.ScVal[]; data: xdr.ScVal }): xdr.ContractEvent {
   return new xdr.ContractEvent({
-    ext: new xdr.ExtensionPoint(0),
+    ext: xdr.ExtensionPoint.v0(),
     contractId: contractHashOf(e.contractId),
-    type: xdr.ContractEventType.contract(),
-    body: new xdr.ContractEventBody(0, new xdr.ContractEventV0({ topics: [...e.topics], data: e.data })),
+    type: xdr.ContractEventType.contract,
+    body: xdr.ContractEventBody.v0(new xdr.ContractEventV0({ topics: [...e.topics], data: e.data })),
   });
 }
 
-const contractHashOf = (c: string): xdr.ContractId => contractHash(c) as unknown as xdr.ContractId;
+const contractHashOf = (c: string): xdr.ContractId => new xdr.ContractId(contractHash(c));

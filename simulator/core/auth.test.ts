@@ -14,7 +14,8 @@ import {
 import { describe, expect, it } from 'vitest';
 import { addressToScVal } from '../host.ts';
 import type { SimNetwork } from './network.ts';
-import { COUNTER_HASH, clock, funded, testNetwork, type Clock } from './testing.ts';
+import { COUNTER_HASH, addressCreds, clock, contractFnOf, funded, testNetwork, type Clock } from './testing.ts';
+import { field, fromStruct, toU32, toVec } from '../../src/chain/codec.ts';
 
 interface Ctx {
   net: SimNetwork;
@@ -43,8 +44,8 @@ async function prepare(ctx: Ctx, by: number) {
     .addOperation(new Contract(counterId).call('incr', xdr.ScVal.scvU32(by)))
     .setTimebounds(0, net.ledger.nowSec() + 300)
     .build();
-  const sim = (await net.rpc('simulateTransaction', { transaction: raw.toXDR() })) as Sim;
-  return { raw, sim, entries: sim.results[0]!.auth.map((a) => xdr.SorobanAuthorizationEntry.fromXDR(a, 'base64')) };
+  const sim = (await net.rpc('simulateTransaction', { transaction: raw.toXdr() })) as Sim;
+  return { raw, sim, entries: sim.results[0]!.auth.map((a) => xdr.SorobanAuthorizationEntry.fromXdr(a, 'base64')) };
 }
 
 /** Submits with the simulated data. `rerun`: close a ledger first, so the host runs the call again in enforcing
@@ -57,7 +58,7 @@ async function submit(ctx: Ctx, raw: ReturnType<TransactionBuilder['build']>, si
   b.clearOperations().addOperation(Operation.invokeHostFunction({ func: op.func, auth }));
   const tx = b.build();
   tx.sign(payer);
-  const sent = (await net.rpc('sendTransaction', { transaction: tx.toXDR() })) as { status: string; hash: string };
+  const sent = (await net.rpc('sendTransaction', { transaction: tx.toXdr() })) as { status: string; hash: string };
   expect(sent.status).toBe('PENDING');
   const got = (await net.rpc('getTransaction', { hash: sent.hash })) as { status: string; diagnosticEventsXdr?: string[] };
   return { status: got.status, error: net.ledger.txs.get(sent.hash)?.error ?? '', got };
@@ -70,16 +71,16 @@ describe('address credentials', () => {
     const ctx = setup();
     const { entries, sim } = await prepare(ctx, 1);
     expect(entries).toHaveLength(1);
-    const creds = entries[0]!.credentials().address();
-    expect(Address.fromScAddress(creds.address()).toString()).toBe(ctx.owner.publicKey());
-    expect(creds.signature().switch().name).toBe('scvVoid');
-    const fn = entries[0]!.rootInvocation().function().contractFn();
-    expect(fn.functionName().toString()).toBe('incr');
-    const footprint = xdr.SorobanTransactionData.fromXDR(sim.transactionData, 'base64').resources().footprint();
-    const nonceKeys = footprint.readWrite().filter((k) => k.switch().name === 'contractData' && k.contractData().key().switch().name === 'scvLedgerKeyNonce');
+    const creds = addressCreds(entries[0]!);
+    expect(Address.fromScAddress(creds.address).toString()).toBe(ctx.owner.publicKey());
+    expect(creds.signature.type).toBe('scvVoid');
+    const fn = contractFnOf(entries[0]!.rootInvocation);
+    expect(fn.functionName.toString()).toBe('incr');
+    const footprint = xdr.SorobanTransactionData.fromXdr(sim.transactionData, 'base64').resources.footprint;
+    const nonceKeys = footprint.readWrite.filter((k) => k.type === 'contractData' && k.contractData.key.type === 'scvLedgerKeyNonce');
     expect(nonceKeys).toHaveLength(1);
     const again = await prepare(ctx, 1);
-    expect(again.entries[0]!.credentials().address().nonce().toString()).not.toBe(creds.nonce().toString());
+    expect(addressCreds(again.entries[0]!).nonce).not.toBe(creds.nonce);
   });
 
   it('accepts the SDK-signed entry, then refuses the same nonce', async () => {
@@ -89,13 +90,13 @@ describe('address credentials', () => {
     const ok = await submit(ctx, raw, sim, [signed]);
     expect(ok.status).toBe('SUCCESS');
     const read = ctx.net.read(ctx.counterId, 'get', []);
-    expect(read.status === 'SUCCESS' && read.returnValue.u32()).toBe(2);
+    expect(read.status === 'SUCCESS' && toU32(read.returnValue)).toBe(2);
     // replayed: simulation (enforcing the given entry) refuses it…
     const second = await prepare(ctx, 2);
     const withAuth = TransactionBuilder.cloneFrom(second.raw).clearOperations()
       .addOperation(Operation.invokeHostFunction({ func: (second.raw.operations[0] as Operation.InvokeHostFunction).func, auth: [signed] }))
       .build();
-    const resim = (await ctx.net.rpc('simulateTransaction', { transaction: withAuth.toXDR() })) as { error?: string };
+    const resim = (await ctx.net.rpc('simulateTransaction', { transaction: withAuth.toXdr() })) as { error?: string };
     expect(resim.error).toMatch(/Error\(Auth, ExistingValue\)[\s\S]*nonce already exists/);
     // …and so does the ledger, given a footprint that covers the old nonce
     const replay = await submit(ctx, second.raw, sim, [signed]);
@@ -109,7 +110,8 @@ describe('address credentials', () => {
       ['another network passphrase', /failed ED25519 verification/, async (e: xdr.SorobanAuthorizationEntry, c: Ctx) => authorizeEntry(e, c.owner, latest(c.net) + 10, 'Test SDF Network ; September 2015')],
       ['a tampered signature', /failed ED25519 verification/, async (e: xdr.SorobanAuthorizationEntry, c: Ctx) => {
         const s = await authorizeEntry(e, c.owner, latest(c.net) + 10, c.net.info.passphrase);
-        const sig = s.credentials().address().signature().vec()![0]!.map()!.find((m) => m.key().sym().toString() === 'signature')!.val().bytes();
+        // the signature's own bytes, flipped in place
+        const sig = xdr.expectUnionVariant(field(fromStruct(toVec(addressCreds(s).signature)[0]!), 'signature'), 'scvBytes').bytes.value;
         sig[0] = sig[0]! ^ 0xff;
         return s;
       }],
@@ -122,7 +124,7 @@ describe('address credentials', () => {
       expect(r.error).toMatch(message);
       expect(r.got.diagnosticEventsXdr?.length).toBeGreaterThan(0);
       const read = ctx.net.read(ctx.counterId, 'get', []);
-      expect(read.status === 'SUCCESS' && read.returnValue.u32()).toBe(0);
+      expect(read.status === 'SUCCESS' && toU32(read.returnValue)).toBe(0);
     });
 
     it('accepts a valid SDK-signed entry', async () => {
@@ -131,7 +133,7 @@ describe('address credentials', () => {
       const signed = await authorizeEntry(entries[0]!, ctx.owner, latest(ctx.net) + 10, ctx.net.info.passphrase);
       expect((await submit(ctx, raw, sim, [signed], rerun)).status).toBe('SUCCESS');
       const read = ctx.net.read(ctx.counterId, 'get', []);
-      expect(read.status === 'SUCCESS' && read.returnValue.u32()).toBe(3);
+      expect(read.status === 'SUCCESS' && toU32(read.returnValue)).toBe(3);
     });
   });
 
@@ -179,15 +181,15 @@ describe('address credentials', () => {
       .addOperation(new Contract(vault).call('issue', ...args))
       .setTimebounds(0, net.ledger.nowSec() + 60)
       .build();
-    const sim = (await net.rpc('simulateTransaction', { transaction: raw.toXDR() })) as Sim;
-    const [entry] = sim.results[0]!.auth.map((a) => xdr.SorobanAuthorizationEntry.fromXDR(a, 'base64'));
-    expect(Address.fromScAddress(entry!.credentials().address().address()).toString()).toBe(issuer.publicKey());
-    const root = entry!.rootInvocation();
-    expect(root.function().contractFn().functionName().toString()).toBe('issue');
-    const sub = root.subInvocations();
+    const sim = (await net.rpc('simulateTransaction', { transaction: raw.toXdr() })) as Sim;
+    const [entry] = sim.results[0]!.auth.map((a) => xdr.SorobanAuthorizationEntry.fromXdr(a, 'base64'));
+    expect(Address.fromScAddress(addressCreds(entry!).address).toString()).toBe(issuer.publicKey());
+    const root = entry!.rootInvocation;
+    expect(contractFnOf(root).functionName.toString()).toBe('issue');
+    const sub = root.subInvocations;
     expect(sub).toHaveLength(1);
-    expect(Address.fromScAddress(sub[0]!.function().contractFn().contractAddress()).toString()).toBe(net.info.feeTokenId);
-    expect(sub[0]!.function().contractFn().functionName().toString()).toBe('transfer');
+    expect(Address.fromScAddress(contractFnOf(sub[0]!).contractAddress).toString()).toBe(net.info.feeTokenId);
+    expect(contractFnOf(sub[0]!).functionName.toString()).toBe('transfer');
     // and the issuer's signature makes it go through
     const r = net.invoke({ source: owner, signers: [issuer], contractId: vault, fn: 'issue', args });
     expect(r.status).toBe('SUCCESS');

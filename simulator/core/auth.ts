@@ -46,7 +46,7 @@ interface EnfEntry {
 }
 
 const nonceKey = (nonce: bigint): xdr.ScVal =>
-  xdr.ScVal.scvLedgerKeyNonce(new xdr.ScNonceKey({ nonce: xdr.Int64.fromString(nonce.toString()) }));
+  xdr.ScVal.scvLedgerKeyNonce(new xdr.ScNonceKey({ nonce }));
 
 const authError = (msg: string, code = 'InvalidAction'): HostError => new HostError(`Error(Auth, ${code}): ${msg}`, 'Auth');
 
@@ -55,12 +55,18 @@ export class AuthTracker {
   private readonly recordedAt = new WeakMap<Frame, Map<string, RecNode>>();
   private readonly entries: EnfEntry[] = [];
 
+  private readonly inv: Invocation;
+  readonly mode: AuthMode;
+  private readonly source: string | undefined;
   constructor(
-    private readonly inv: Invocation,
-    readonly mode: AuthMode,
-    private readonly source: string | undefined,
+    inv: Invocation,
+    mode: AuthMode,
+    source: string | undefined,
     authEntries: readonly xdr.SorobanAuthorizationEntry[] = [],
   ) {
+    this.inv = inv;
+    this.mode = mode;
+    this.source = source;
     if (mode === 'enforce') for (const raw of authEntries) this.entries.push(this.load(raw));
   }
 
@@ -121,7 +127,7 @@ export class AuthTracker {
             : xdr.SorobanCredentials.sorobanCredentialsAddress(
                 new xdr.SorobanAddressCredentials({
                   address: toScAddress(e.address),
-                  nonce: xdr.Int64.fromString(e.nonce.toString()),
+                  nonce: e.nonce,
                   signatureExpirationLedger: 0,
                   signature: xdr.ScVal.scvVoid(),
                 }),
@@ -135,28 +141,29 @@ export class AuthTracker {
    *  them to calls: for an invocation already run in recording mode whose recorded trees these entries carry. */
   consumeCredentials(entries: readonly xdr.SorobanAuthorizationEntry[]): void {
     for (const raw of entries) {
-      const c = raw.credentials();
-      if (c.switch() !== xdr.SorobanCredentialsType.sorobanCredentialsAddress()) continue;
-      const creds = c.address();
-      this.checkAddressCredentials({ address: fromScAddress(creds.address()), raw, creds, nodes: [] }, creds);
+      const c = raw.credentials;
+      if (c.type !== 'sorobanCredentialsAddress') continue;
+      const creds = c.address;
+      this.checkAddressCredentials({ address: fromScAddress(creds.address), raw, creds, nodes: [] }, creds);
     }
   }
 
   // ---- enforcing ----------------------------------------------------------------------------------------------
 
   private load(raw: xdr.SorobanAuthorizationEntry): EnfEntry {
-    const c = raw.credentials();
-    const isAddress = c.switch() === xdr.SorobanCredentialsType.sorobanCredentialsAddress();
-    const creds = isAddress ? c.address() : undefined;
-    const entry: EnfEntry = { address: creds ? fromScAddress(creds.address()) : (this.source ?? ''), raw, creds, nodes: [] };
+    const c = raw.credentials;
+    const creds = c.type === 'sorobanCredentialsAddress' ? c.address : undefined;
+    // The simulator speaks Protocol 23 auth: only source-account and legacy address credentials authorize anything.
+    // A newer credential type (V2, with delegates) gets an address no call can have, so it never matches.
+    const address = creds ? fromScAddress(creds.address) : c.type === 'sorobanCredentialsSourceAccount' ? (this.source ?? '') : '';
+    const entry: EnfEntry = { address, raw, creds, nodes: [] };
     const walk = (inv: xdr.SorobanAuthorizedInvocation, parent: EnfNode | undefined): void => {
-      const f = inv.function();
-      const isFn = f.switch() === xdr.SorobanAuthorizedFunctionType.sorobanAuthorizedFunctionTypeContractFn();
-      const a = isFn ? f.contractFn() : undefined;
+      const f = inv.function;
+      const a = f.type === 'sorobanAuthorizedFunctionTypeContractFn' ? f.contractFn : undefined;
       const node: EnfNode = {
-        contractId: a ? fromScAddress(a.contractAddress()) : undefined,
-        fn: a ? a.functionName().toString() : '',
-        argsXdr: a ? xdr.ScVal.scvVec(a.args()).toXDR() : Buffer.alloc(0),
+        contractId: a ? fromScAddress(a.contractAddress) : undefined,
+        fn: a ? a.functionName.toString() : '',
+        argsXdr: a ? Buffer.from(xdr.ScVal.scvVec(a.args).toXdr()) : Buffer.alloc(0),
         parent,
         children: [],
         entry,
@@ -164,9 +171,9 @@ export class AuthTracker {
       };
       parent?.children.push(node);
       entry.nodes.push(node);
-      for (const sub of inv.subInvocations()) walk(sub, node);
+      for (const sub of inv.subInvocations) walk(sub, node);
     };
-    walk(raw.rootInvocation(), undefined);
+    walk(raw.rootInvocation, undefined);
     return entry;
   }
 
@@ -193,12 +200,12 @@ export class AuthTracker {
 
   private checkAddressCredentials(entry: EnfEntry, creds: xdr.SorobanAddressCredentials): void {
     const seq = this.inv.seq;
-    if (this.inv.verifySignatures && creds.signature().switch() === xdr.ScValType.scvVoid()) {
+    if (this.inv.verifySignatures && creds.signature.type === 'scvVoid') {
       throw authError(`signature is missing for address ${entry.address}`);
     }
-    const expiration = creds.signatureExpirationLedger();
+    const expiration = creds.signatureExpirationLedger;
     if (expiration < seq) throw authError(`signature has expired: expiration ledger ${expiration} < current ledger ${seq}`, 'InvalidInput');
-    const nonce = BigInt(creds.nonce().toString());
+    const nonce = creds.nonce;
     const key = this.inv.dataKey(entry.address, 'temporary', nonceKey(nonce));
     if (this.inv.get(key)) throw authError(`nonce already exists for address ${entry.address}`, 'ExistingValue');
     if (!entry.address.startsWith('G')) {
@@ -209,12 +216,12 @@ export class AuthTracker {
       const preimage = xdr.HashIdPreimage.envelopeTypeSorobanAuthorization(
         new xdr.HashIdPreimageSorobanAuthorization({
           networkId: this.inv.ledger.networkId,
-          nonce: creds.nonce(),
+          nonce,
           signatureExpirationLedger: expiration,
-          invocation: entry.raw.rootInvocation(),
+          invocation: entry.raw.rootInvocation,
         }),
       );
-      verifyAccountSignatures(entry.address, sha256(preimage.toXDR()), creds.signature());
+      verifyAccountSignatures(entry.address, sha256(preimage.toXdr()), creds.signature);
     }
     this.inv.put(key, {
       t: 'data',
@@ -233,20 +240,20 @@ function verifyAccountSignatures(address: string, payload: Buffer, sig: xdr.ScVa
   const bad = (msg: string): never => {
     throw new HostError(`Error(Auth, InvalidAction): ${msg}`, 'Auth');
   };
-  if (sig.switch() !== xdr.ScValType.scvVec()) bad('signature is missing or malformed');
-  const items = sig.vec() ?? [];
+  if (sig.type !== 'scvVec') return bad('signature is missing or malformed');
+  const items = sig.vec ?? [];
   if (items.length === 0) bad('signature is missing');
   const master = accountKey(address);
   let weight = 0;
   let prev: Buffer | undefined;
   for (const item of items) {
-    if (item.switch() !== xdr.ScValType.scvMap()) bad('malformed signature entry');
+    if (item.type !== 'scvMap') return bad('malformed signature entry');
     let pk: Buffer | undefined;
     let s: Buffer | undefined;
-    for (const e of item.map() ?? []) {
-      const k = e.key().switch() === xdr.ScValType.scvSymbol() ? e.key().sym().toString() : '';
-      if (k === 'public_key' && e.val().switch() === xdr.ScValType.scvBytes()) pk = Buffer.from(e.val().bytes());
-      if (k === 'signature' && e.val().switch() === xdr.ScValType.scvBytes()) s = Buffer.from(e.val().bytes());
+    for (const e of item.map ?? []) {
+      const k = e.key.type === 'scvSymbol' ? e.key.sym.toString() : '';
+      if (k === 'public_key' && e.val.type === 'scvBytes') pk = Buffer.from(e.val.bytes.value);
+      if (k === 'signature' && e.val.type === 'scvBytes') s = Buffer.from(e.val.bytes.value);
     }
     if (!pk || !s) return bad('malformed signature entry');
     if (prev && Buffer.compare(prev, pk) >= 0) bad('signatures must be sorted by public key without duplicates');

@@ -18,30 +18,27 @@ const R = xdr.OperationResult;
 const Tr = xdr.OperationResultTr;
 
 export function muxedToAccount(m: xdr.MuxedAccount): string {
-  return m.switch() === xdr.CryptoKeyType.keyTypeMuxedEd25519() ? accountIdOf(m.med25519().ed25519()) : accountIdOf(m.ed25519());
+  return m.type === 'keyTypeMuxedEd25519' ? accountIdOf(m.med25519.ed25519.value) : accountIdOf(m.ed25519.value);
 }
 
 export const minBalance = (a: AccountEntry): bigint => (2n + BigInt(a.numSubEntries)) * BASE_RESERVE;
-const i64 = (v: xdr.Int64): bigint => BigInt(v.toString());
 
 function creditAsset(a: xdr.Asset | xdr.ChangeTrustAsset): { code: string; issuer: string } | undefined {
-  const t = a.switch();
-  const arm =
-    t === xdr.AssetType.assetTypeCreditAlphanum4() ? a.alphaNum4() : t === xdr.AssetType.assetTypeCreditAlphanum12() ? a.alphaNum12() : undefined;
+  const arm = a.type === 'assetTypeCreditAlphanum4' ? a.alphaNum4 : a.type === 'assetTypeCreditAlphanum12' ? a.alphaNum12 : undefined;
   if (!arm) return undefined;
-  return { code: arm.assetCode().toString('ascii').replace(/\0+$/, ''), issuer: accountIdOf(arm.issuer().ed25519()) };
+  return { code: Buffer.from(arm.assetCode.value).toString('ascii').replace(/\0+$/, ''), issuer: accountIdOf(arm.issuer.ed25519.value) };
 }
 
 /** Applies one classic operation whose source is `source` (already checked to exist and to have signed). */
 export function applyClassicOp(inv: Invocation, op: xdr.Operation, source: string): xdr.OperationResult {
-  const body = op.body();
-  switch (body.switch()) {
-    case xdr.OperationType.createAccount():
-      return R.opInner(Tr.createAccount(createAccount(inv, source, body.createAccountOp())));
-    case xdr.OperationType.payment():
-      return R.opInner(Tr.payment(payment(inv, source, body.paymentOp())));
-    case xdr.OperationType.changeTrust():
-      return R.opInner(Tr.changeTrust(changeTrust(inv, source, body.changeTrustOp())));
+  const body = op.body;
+  switch (body.type) {
+    case 'createAccount':
+      return R.opInner(Tr.createAccount(createAccount(inv, source, body.createAccountOp)));
+    case 'payment':
+      return R.opInner(Tr.payment(payment(inv, source, body.paymentOp)));
+    case 'changeTrust':
+      return R.opInner(Tr.changeTrust(changeTrust(inv, source, body.changeTrustOp)));
     default:
       return R.opNotSupported();
   }
@@ -51,8 +48,8 @@ const account = (inv: Invocation, g: string): AccountEntry | undefined => inv.ge
 
 function createAccount(inv: Invocation, source: string, op: xdr.CreateAccountOp): xdr.CreateAccountResult {
   const C = xdr.CreateAccountResult;
-  const dest = accountIdOf(op.destination().ed25519());
-  const amount = i64(op.startingBalance());
+  const dest = accountIdOf(op.destination.ed25519.value);
+  const amount = op.startingBalance;
   if (amount <= 0n || dest === source) return C.createAccountMalformed();
   if (account(inv, dest)) return C.createAccountAlreadyExist();
   if (amount < 2n * BASE_RESERVE) return C.createAccountLowReserve();
@@ -72,12 +69,12 @@ function createAccount(inv: Invocation, source: string, op: xdr.CreateAccountOp)
 
 function payment(inv: Invocation, source: string, op: xdr.PaymentOp): xdr.PaymentResult {
   const P = xdr.PaymentResult;
-  const dest = muxedToAccount(op.destination());
-  const amount = i64(op.amount());
+  const dest = muxedToAccount(op.destination);
+  const amount = op.amount;
   if (amount <= 0n) return P.paymentMalformed();
   const destAcc = account(inv, dest);
   if (!destAcc) return P.paymentNoDestination();
-  const asset = creditAsset(op.asset());
+  const asset = creditAsset(op.asset);
   if (!asset) {
     const src = account(inv, source)!;
     if (src.balance - amount < minBalance(src)) return P.paymentUnderfunded();
@@ -114,10 +111,10 @@ function payment(inv: Invocation, source: string, op: xdr.PaymentOp): xdr.Paymen
 
 function changeTrust(inv: Invocation, source: string, op: xdr.ChangeTrustOp): xdr.ChangeTrustResult {
   const T = xdr.ChangeTrustResult;
-  const line = op.line();
-  if (line.switch() === xdr.AssetType.assetTypePoolShare()) return T.changeTrustTrustLineMissing();
+  const line = op.line;
+  if (line.type === 'assetTypePoolShare') return T.changeTrustTrustLineMissing();
   const asset = creditAsset(line);
-  const limit = i64(op.limit());
+  const limit = op.limit;
   if (!asset || limit < 0n) return T.changeTrustMalformed();
   if (asset.issuer === source) return T.changeTrustMalformed();
   const key = trustlineKeyId(source, asset.code, asset.issuer);
@@ -154,7 +151,6 @@ function changeTrust(inv: Invocation, source: string, op: xdr.ChangeTrustOp): xd
 
 /** True when an operation result is a success (its inner code is 0). */
 export function opSucceeded(r: xdr.OperationResult): boolean {
-  if (r.switch() !== xdr.OperationResultCode.opInner()) return false;
-  const inner = r.tr().value() as { switch(): { value: number } };
-  return inner.switch().value === 0;
+  if (r.type !== 'opInner') return false;
+  return r.tr.value.toXdrObject().code === 0;
 }

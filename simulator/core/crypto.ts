@@ -58,27 +58,30 @@ export function signEd25519(keypair: Keypair, message: Uint8Array): Buffer {
   return crypto.sign(null, message, key);
 }
 
+/** A Buffer view of SDK bytes (SDK 17 returns Uint8Array), without copying. */
+export const asBuffer = (b: Uint8Array): Buffer => (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+
 const accountKeys = new Map<string, Buffer>();
 /** Raw 32-byte key of a G… account (cached: StrKey decoding checks a CRC each time). */
 export function accountKey(g: string): Buffer {
-  return remember(accountKeys, g, () => StrKey.decodeEd25519PublicKey(g));
+  return remember(accountKeys, g, () => asBuffer(StrKey.decodeEd25519PublicKey(g)));
 }
 
 const accountIds = new Map<string, string>();
 export function accountIdOf(raw: Uint8Array): string {
   const hex = Buffer.from(raw).toString('hex');
-  return remember(accountIds, hex, () => StrKey.encodeEd25519PublicKey(Buffer.from(raw)));
+  return remember(accountIds, hex, () => StrKey.encodeEd25519PublicKey(raw));
 }
 
 const contractIds = new Map<string, string>();
 export function contractIdOf(raw: Uint8Array): string {
   const hex = Buffer.from(raw).toString('hex');
-  return remember(contractIds, hex, () => StrKey.encodeContract(Buffer.from(raw)));
+  return remember(contractIds, hex, () => StrKey.encodeContract(raw));
 }
 
 const contractHashes = new Map<string, Buffer>();
 export function contractHash(c: string): Buffer {
-  return remember(contractHashes, c, () => StrKey.decodeContract(c));
+  return remember(contractHashes, c, () => asBuffer(StrKey.decodeContract(c)));
 }
 
 /** A fresh random non-negative i64 (auth nonces). */

@@ -12,29 +12,33 @@ import type { DiagnosticRec } from './records.ts';
 
 /** A SAC (or other host-implemented contract) error: a contract error number with the host's words as data. */
 export class HostContractError extends ContractError {
-  constructor(code: number, readonly detail: xdr.ScVal, text: string) {
+  readonly detail: xdr.ScVal;
+  constructor(code: number, detail: xdr.ScVal, text: string) {
     super(code, text);
+    this.detail = detail;
   }
 }
 
 /** A host error whose diagnostic data is a structured value (e.g. `["Unauthorized function call for address", G…]`). */
 export class DetailedHostError extends HostError {
-  constructor(message: string, kind: HostError['kind'], readonly detail: xdr.ScVal) {
+  readonly detail: xdr.ScVal;
+  constructor(message: string, kind: HostError['kind'], detail: xdr.ScVal) {
     super(message, kind);
+    this.detail = detail;
   }
 }
 
 const CODES: Record<string, () => xdr.ScErrorCode> = {
-  ArithDomain: () => xdr.ScErrorCode.scecArithDomain(),
-  IndexBounds: () => xdr.ScErrorCode.scecIndexBounds(),
-  InvalidInput: () => xdr.ScErrorCode.scecInvalidInput(),
-  MissingValue: () => xdr.ScErrorCode.scecMissingValue(),
-  ExistingValue: () => xdr.ScErrorCode.scecExistingValue(),
-  ExceededLimit: () => xdr.ScErrorCode.scecExceededLimit(),
-  InvalidAction: () => xdr.ScErrorCode.scecInvalidAction(),
-  InternalError: () => xdr.ScErrorCode.scecInternalError(),
-  UnexpectedType: () => xdr.ScErrorCode.scecUnexpectedType(),
-  UnexpectedSize: () => xdr.ScErrorCode.scecUnexpectedSize(),
+  ArithDomain: () => xdr.ScErrorCode.scecArithDomain,
+  IndexBounds: () => xdr.ScErrorCode.scecIndexBounds,
+  InvalidInput: () => xdr.ScErrorCode.scecInvalidInput,
+  MissingValue: () => xdr.ScErrorCode.scecMissingValue,
+  ExistingValue: () => xdr.ScErrorCode.scecExistingValue,
+  ExceededLimit: () => xdr.ScErrorCode.scecExceededLimit,
+  InvalidAction: () => xdr.ScErrorCode.scecInvalidAction,
+  InternalError: () => xdr.ScErrorCode.scecInternalError,
+  UnexpectedType: () => xdr.ScErrorCode.scecUnexpectedType,
+  UnexpectedSize: () => xdr.ScErrorCode.scecUnexpectedSize,
 };
 const TYPES: Record<string, (c: xdr.ScErrorCode) => xdr.ScError> = {
   WasmVm: (c) => xdr.ScError.sceWasmVm(c),
@@ -102,12 +106,21 @@ const sym = (s: string): xdr.ScVal => xdr.ScVal.scvSymbol(s);
 /** fn_call / fn_return records build their ScVals only when read (most invocations never render their log). */
 class CallRec implements DiagnosticRec {
   readonly inSuccessfulContractCall = true;
+  private readonly callee: string;
+  private readonly fn: string;
+  private readonly args: readonly xdr.ScVal[];
+  readonly contractId: string | undefined;
   constructor(
-    private readonly callee: string,
-    private readonly fn: string,
-    private readonly args: readonly xdr.ScVal[],
-    readonly contractId: string | undefined,
-  ) {}
+    callee: string,
+    fn: string,
+    args: readonly xdr.ScVal[],
+    contractId: string | undefined,
+  ) {
+    this.callee = callee;
+    this.fn = fn;
+    this.args = args;
+    this.contractId = contractId;
+  }
   get topics(): xdr.ScVal[] {
     return [sym('fn_call'), xdr.ScVal.scvBytes(contractHash(this.callee)), sym(this.fn)];
   }
@@ -118,11 +131,18 @@ class CallRec implements DiagnosticRec {
 
 class ReturnRec implements DiagnosticRec {
   readonly inSuccessfulContractCall = true;
+  readonly contractId: string;
+  private readonly fn: string;
+  readonly data: xdr.ScVal;
   constructor(
-    readonly contractId: string,
-    private readonly fn: string,
-    readonly data: xdr.ScVal,
-  ) {}
+    contractId: string,
+    fn: string,
+    data: xdr.ScVal,
+  ) {
+    this.contractId = contractId;
+    this.fn = fn;
+    this.data = data;
+  }
   get topics(): xdr.ScVal[] {
     return [sym('fn_return'), sym(this.fn)];
   }
@@ -146,77 +166,71 @@ const MAX_TEXT = 120;
 
 /** A compact, soroban-cli-like rendering of an ScVal. */
 export function fmtScVal(v: xdr.ScVal): string {
-  switch (v.switch().name) {
+  switch (v.type) {
     case 'scvBool':
-      return String(v.b());
+      return String(v.b);
     case 'scvVoid':
       return 'Void';
     case 'scvU32':
-      return String(v.u32());
+      return String(v.u32);
     case 'scvI32':
-      return String(v.i32());
+      return String(v.i32);
     case 'scvU64':
-      return v.u64().toString();
+      return v.u64.toString();
     case 'scvI64':
-      return v.i64().toString();
+      return v.i64.toString();
     case 'scvTimepoint':
-      return v.timepoint().toString();
+      return v.timepoint.toString();
     case 'scvU128':
     case 'scvI128':
     case 'scvU256':
     case 'scvI256':
-      try {
-        return xdrBigInt(v);
-      } catch {
-        return v.switch().name;
-      }
+      return xdrBigInt(v);
     case 'scvSymbol':
-      return v.sym().toString();
+      return v.sym.toString();
     case 'scvString': {
-      const s = v.str().toString();
+      const s = v.str.toString();
       return JSON.stringify(s.length > MAX_TEXT ? `${s.slice(0, MAX_TEXT)}…` : s);
     }
     case 'scvBytes': {
-      const b = Buffer.from(v.bytes());
+      const b = Buffer.from(v.bytes.value);
       const hex = b.toString('hex');
       return `Bytes(${hex.length > MAX_TEXT ? `${hex.slice(0, MAX_TEXT)}…` : hex})`;
     }
     case 'scvAddress':
-      return fromScAddress(v.address());
+      return fromScAddress(v.address);
     case 'scvVec':
-      return `[${(v.vec() ?? []).map(fmtScVal).join(', ')}]`;
+      return `[${(v.vec ?? []).map(fmtScVal).join(', ')}]`;
     case 'scvMap':
-      return `{${(v.map() ?? []).map((e) => `${fmtScVal(e.key())}: ${fmtScVal(e.val())}`).join(', ')}}`;
+      return `{${(v.map ?? []).map((e) => `${fmtScVal(e.key)}: ${fmtScVal(e.val)}`).join(', ')}}`;
     case 'scvError': {
-      const err = v.error();
-      if (err.switch().name === 'sceContract') return `Error(Contract, #${err.contractCode()})`;
-      const type = err.switch().name.replace(/^sce/, '');
-      return `Error(${type}, ${err.code().name.replace(/^scec/, '')})`;
+      const err = v.error;
+      if (err.type === 'sceContract') return `Error(Contract, #${err.contractCode})`;
+      const type = err.type.replace(/^sce/, '');
+      return `Error(${type}, ${err.code.name.replace(/^scec/, '')})`;
     }
     default:
-      return v.switch().name;
+      return v.type;
   }
 }
 
 function xdrBigInt(v: xdr.ScVal): string {
-  const name = v.switch().name;
-  if (name === 'scvI128' || name === 'scvU128') {
-    const p = name === 'scvI128' ? v.i128() : v.u128();
-    const hi = BigInt(p.hi().toString());
-    const lo = BigInt.asUintN(64, BigInt(p.lo().toString()));
-    return ((hi << 64n) | lo).toString();
+  if (v.type === 'scvI128' || v.type === 'scvU128') {
+    const p = v.type === 'scvI128' ? v.i128 : v.u128;
+    const lo = BigInt.asUintN(64, p.lo);
+    return ((p.hi << 64n) | lo).toString();
   }
-  return name;
+  return v.type;
 }
+
+const isFnCall = (t: xdr.ScVal): boolean => t.type === 'scvSymbol' && t.sym.toString() === 'fn_call';
 
 function fmtEvent(d: DiagnosticRec): string {
   const label = d.failed ? '[Failed Diagnostic Event (not emitted)]' : '[Diagnostic Event]';
   const contract = d.contractId ? ` contract:${d.contractId},` : '';
   const topics = d.topics.map((t, i) =>
     // fn_call carries the callee's contract hash as bytes; the CLI shows it as an address
-    i === 1 && d.topics[0]!.switch().name === 'scvSymbol' && d.topics[0]!.sym().toString() === 'fn_call'
-      ? contractIdOf(t.bytes())
-      : fmtScVal(t),
+    i === 1 && isFnCall(d.topics[0]!) && t.type === 'scvBytes' ? contractIdOf(t.bytes.value) : fmtScVal(t),
   );
   return `${label}${contract} topics:[${topics.join(', ')}], data:${fmtScVal(d.data)}`;
 }
@@ -232,10 +246,10 @@ export function diagnosticXdr(d: DiagnosticRec, contractHashOf: (c: string) => B
   return new xdr.DiagnosticEvent({
     inSuccessfulContractCall: d.inSuccessfulContractCall,
     event: new xdr.ContractEvent({
-      ext: new xdr.ExtensionPoint(0),
-      contractId: d.contractId && d.contractId.startsWith('C') ? (contractHashOf(d.contractId) as unknown as xdr.ContractId) : null,
-      type: xdr.ContractEventType.diagnostic(),
-      body: new xdr.ContractEventBody(0, new xdr.ContractEventV0({ topics: [...d.topics], data: d.data })),
+      ext: xdr.ExtensionPoint.v0(),
+      contractId: d.contractId && d.contractId.startsWith('C') ? new xdr.ContractId(contractHashOf(d.contractId)) : null,
+      type: xdr.ContractEventType.diagnostic,
+      body: xdr.ContractEventBody.v0(new xdr.ContractEventV0({ topics: [...d.topics], data: d.data })),
     }),
   });
 }

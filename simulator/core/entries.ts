@@ -1,7 +1,7 @@
 // Ledger entries as the simulator keeps them (plain immutable records), their canonical string keys, and their
 // real XDR forms (`LedgerKey`, `LedgerEntry`) for getLedgerEntries, footprints, metadata and the state file.
 import { xdr } from '@stellar/stellar-sdk';
-import { accountIdOf, accountKey, contractHash, contractIdOf } from './crypto.ts';
+import { accountIdOf, accountKey, asBuffer, contractHash, contractIdOf } from './crypto.ts';
 
 export type DataDurability = 'persistent' | 'temporary';
 
@@ -55,62 +55,61 @@ export const TRUSTLINE_AUTHORIZED = 1;
 
 // ---- canonical keys -------------------------------------------------------------------------------------------
 
-const T = xdr.ScValType;
-const bytesKey = (b: Buffer | string): string => {
-  const buf = typeof b === 'string' ? Buffer.from(b, 'utf8') : b;
+const bytesKey = (b: Uint8Array | string): string => {
+  const buf = typeof b === 'string' ? Buffer.from(b, 'utf8') : asBuffer(b);
   return `${buf.length}:${buf.toString('latin1')}`;
 };
 
 /** An injective string for an ScVal (a prefix code: every part is tagged and length- or ';'-delimited), equal for
  *  equal values whether built in JS or parsed from XDR. Much cheaper than encoding XDR for every storage access. */
 function fingerprint(v: xdr.ScVal): string {
-  switch (v.switch().value) {
-    case T.scvBool().value:
-      return v.b() ? 'T' : 'F';
-    case T.scvVoid().value:
+  switch (v.type) {
+    case 'scvBool':
+      return v.b ? 'T' : 'F';
+    case 'scvVoid':
       return 'V';
-    case T.scvU32().value:
-      return `u${v.u32()};`;
-    case T.scvI32().value:
-      return `i${v.i32()};`;
-    case T.scvU64().value:
-      return `U${v.u64().toString()};`;
-    case T.scvI64().value:
-      return `L${v.i64().toString()};`;
-    case T.scvU128().value:
-      return `q${v.u128().hi().toString()},${v.u128().lo().toString()};`;
-    case T.scvI128().value:
-      return `Q${v.i128().hi().toString()},${v.i128().lo().toString()};`;
-    case T.scvSymbol().value:
-      return `y${bytesKey(v.sym())}`;
-    case T.scvString().value:
-      return `s${bytesKey(v.str())}`;
-    case T.scvBytes().value:
-      return `b${bytesKey(v.bytes())}`;
-    case T.scvVec().value: {
-      const items = v.vec();
+    case 'scvU32':
+      return `u${v.u32};`;
+    case 'scvI32':
+      return `i${v.i32};`;
+    case 'scvU64':
+      return `U${v.u64.toString()};`;
+    case 'scvI64':
+      return `L${v.i64.toString()};`;
+    case 'scvU128':
+      return `q${v.u128.hi.toString()},${v.u128.lo.toString()};`;
+    case 'scvI128':
+      return `Q${v.i128.hi.toString()},${v.i128.lo.toString()};`;
+    case 'scvSymbol':
+      return `y${bytesKey(v.sym.bytes)}`;
+    case 'scvString':
+      return `s${bytesKey(v.str.bytes)}`;
+    case 'scvBytes':
+      return `b${bytesKey(v.bytes.value)}`;
+    case 'scvVec': {
+      const items = v.vec;
       if (!items) return 'n';
       let out = `[${items.length};`;
       for (const x of items) out += fingerprint(x);
       return out;
     }
-    case T.scvMap().value: {
-      const m = v.map();
+    case 'scvMap': {
+      const m = v.map;
       if (!m) return 'N';
       let out = `{${m.length};`;
-      for (const e of m) out += fingerprint(e.key()) + fingerprint(e.val());
+      for (const e of m) out += fingerprint(e.key) + fingerprint(e.val);
       return out;
     }
-    case T.scvAddress().value: {
-      const a = v.address();
-      if (a.switch() === xdr.ScAddressType.scAddressTypeAccount()) return `g${bytesKey(a.accountId().ed25519())}`;
-      if (a.switch() === xdr.ScAddressType.scAddressTypeContract()) return `c${bytesKey(a.contractId() as unknown as Buffer)}`;
-      return `x${bytesKey(v.toXDR())}`;
+    case 'scvAddress': {
+      const a = v.address;
+      if (a.type === 'scAddressTypeAccount') return `g${bytesKey(a.accountId.ed25519.value)}`;
+      if (a.type === 'scAddressTypeContract') return `c${bytesKey(a.contractId.value)}`;
+      return `x${bytesKey(v.toXdr())}`;
     }
-    case T.scvLedgerKeyNonce().value:
-      return `o${v.nonceKey().nonce().toString()};`;
+    case 'scvLedgerKeyNonce':
+      return `o${v.nonceKey.nonce.toString()};`;
     default:
-      return `x${bytesKey(v.toXDR())}`;
+      return `x${bytesKey(v.toXdr())}`;
   }
 }
 
@@ -148,18 +147,18 @@ export function entryKeyId(e: Entry): string {
 
 export function toScAddress(a: string): xdr.ScAddress {
   return a.startsWith('C')
-    ? xdr.ScAddress.scAddressTypeContract(contractHash(a) as unknown as xdr.ContractId)
+    ? xdr.ScAddress.scAddressTypeContract(new xdr.ContractId(contractHash(a)))
     : xdr.ScAddress.scAddressTypeAccount(xdr.PublicKey.publicKeyTypeEd25519(accountKey(a)));
 }
 
 export function fromScAddress(a: xdr.ScAddress): string {
-  switch (a.switch()) {
-    case xdr.ScAddressType.scAddressTypeAccount():
-      return accountIdOf(a.accountId().ed25519());
-    case xdr.ScAddressType.scAddressTypeContract():
-      return contractIdOf(a.contractId() as unknown as Buffer);
+  switch (a.type) {
+    case 'scAddressTypeAccount':
+      return accountIdOf(a.accountId.ed25519.value);
+    case 'scAddressTypeContract':
+      return contractIdOf(a.contractId.value);
     default:
-      throw new Error(`unsupported address type ${a.switch().name}`);
+      throw new Error(`unsupported address type ${a.type}`);
   }
 }
 
@@ -173,8 +172,8 @@ export function trustLineAsset(code: string, issuer: string): xdr.TrustLineAsset
     : xdr.TrustLineAsset.assetTypeCreditAlphanum12(new xdr.AlphaNum12({ assetCode: padded, issuer: accountXdrId(issuer) }));
 }
 
-function assetCodeOf(buf: Buffer): string {
-  return buf.toString('ascii').replace(/\0+$/, '');
+function assetCodeOf(code: Uint8Array): string {
+  return asBuffer(code).toString('ascii').replace(/\0+$/, '');
 }
 
 // ---- LedgerKey ↔ canonical key --------------------------------------------------------------------------------
@@ -186,22 +185,22 @@ export function keyIdOfLedgerKey(k: xdr.LedgerKey): string | undefined {
   const cached = keyIds.get(k);
   if (cached !== undefined) return cached;
   let id: string | undefined;
-  switch (k.switch()) {
-    case xdr.LedgerEntryType.account():
-      id = accountKeyId(accountIdOf(k.account().accountId().ed25519()));
+  switch (k.type) {
+    case 'account':
+      id = accountKeyId(accountIdOf(k.account.accountId.ed25519.value));
       break;
-    case xdr.LedgerEntryType.trustline(): {
-      const tl = k.trustLine();
-      const asset = tl.asset();
-      const arm = asset.switch() === xdr.AssetType.assetTypeCreditAlphanum4() ? asset.alphaNum4() : asset.switch() === xdr.AssetType.assetTypeCreditAlphanum12() ? asset.alphaNum12() : undefined;
-      if (arm) id = trustlineKeyId(accountIdOf(tl.accountId().ed25519()), assetCodeOf(arm.assetCode()), accountIdOf(arm.issuer().ed25519()));
+    case 'trustline': {
+      const tl = k.trustLine;
+      const asset = tl.asset;
+      const arm = asset.type === 'assetTypeCreditAlphanum4' ? asset.alphaNum4 : asset.type === 'assetTypeCreditAlphanum12' ? asset.alphaNum12 : undefined;
+      if (arm) id = trustlineKeyId(accountIdOf(tl.accountId.ed25519.value), assetCodeOf(arm.assetCode.value), accountIdOf(arm.issuer.ed25519.value));
       break;
     }
-    case xdr.LedgerEntryType.contractData(): {
-      const cd = k.contractData();
-      const contract = fromScAddress(cd.contract());
-      if (cd.key().switch() === xdr.ScValType.scvLedgerKeyContractInstance()) id = instanceKeyId(contract);
-      else id = dataKeyId(contract, cd.durability() === xdr.ContractDataDurability.temporary() ? 'temporary' : 'persistent', cd.key());
+    case 'contractData': {
+      const cd = k.contractData;
+      const contract = fromScAddress(cd.contract);
+      if (cd.key.type === 'scvLedgerKeyContractInstance') id = instanceKeyId(contract);
+      else id = dataKeyId(contract, cd.durability.name === 'temporary' ? 'temporary' : 'persistent', cd.key);
       break;
     }
     default:
@@ -228,7 +227,7 @@ export function ledgerKeyOf(id: string, keyVal?: xdr.ScVal): xdr.LedgerKey {
       break;
     case 'i':
       k = xdr.LedgerKey.contractData(
-        new xdr.LedgerKeyContractData({ contract: toScAddress(parts[1]!), key: INSTANCE_KEY, durability: xdr.ContractDataDurability.persistent() }),
+        new xdr.LedgerKeyContractData({ contract: toScAddress(parts[1]!), key: INSTANCE_KEY, durability: xdr.ContractDataDurability.persistent }),
       );
       break;
     case 'd':
@@ -237,7 +236,7 @@ export function ledgerKeyOf(id: string, keyVal?: xdr.ScVal): xdr.LedgerKey {
         new xdr.LedgerKeyContractData({
           contract: toScAddress(parts[1]!),
           key: keyVal,
-          durability: parts[2] === 't' ? xdr.ContractDataDurability.temporary() : xdr.ContractDataDurability.persistent(),
+          durability: parts[2] === 't' ? xdr.ContractDataDurability.temporary : xdr.ContractDataDurability.persistent,
         }),
       );
       break;
@@ -255,13 +254,12 @@ export function ledgerKeyOfEntry(e: Entry): xdr.LedgerKey {
 
 // ---- entries → XDR --------------------------------------------------------------------------------------------
 
-const int64 = (n: bigint): xdr.Int64 => xdr.Int64.fromString(n.toString());
-const THRESHOLDS = Buffer.from([1, 0, 0, 0]);
+const THRESHOLDS = new Uint8Array([1, 0, 0, 0]);
 
 /** ScMap entries sorted by key XDR (the host keeps maps ordered). */
 export function sortedMap(storage: InstanceEntry['storage']): xdr.ScMapEntry[] {
   return [...storage.values()]
-    .map((e) => ({ e, k: e.key.toXDR() }))
+    .map((e) => ({ e, k: e.key.toXdr() }))
     .sort((a, b) => Buffer.compare(a.k, b.k))
     .map(({ e }) => new xdr.ScMapEntry({ key: e.key, val: e.val }));
 }
@@ -272,15 +270,15 @@ export function entryDataXdr(e: Entry): xdr.LedgerEntryData {
       return xdr.LedgerEntryData.account(
         new xdr.AccountEntry({
           accountId: accountXdrId(e.id),
-          balance: int64(e.balance),
-          seqNum: int64(e.seqNum),
+          balance: e.balance,
+          seqNum: e.seqNum,
           numSubEntries: e.numSubEntries,
           inflationDest: null,
           flags: 0,
           homeDomain: '',
           thresholds: THRESHOLDS,
           signers: [],
-          ext: new xdr.AccountEntryExt(0),
+          ext: xdr.AccountEntryExt.v0(),
         }),
       );
     case 'trustline':
@@ -288,29 +286,29 @@ export function entryDataXdr(e: Entry): xdr.LedgerEntryData {
         new xdr.TrustLineEntry({
           accountId: accountXdrId(e.account),
           asset: trustLineAsset(e.code, e.issuer),
-          balance: int64(e.balance),
-          limit: int64(e.limit),
+          balance: e.balance,
+          limit: e.limit,
           flags: e.flags,
-          ext: new xdr.TrustLineEntryExt(0),
+          ext: xdr.TrustLineEntryExt.v0(),
         }),
       );
     case 'data':
       return xdr.LedgerEntryData.contractData(
         new xdr.ContractDataEntry({
-          ext: new xdr.ExtensionPoint(0),
+          ext: xdr.ExtensionPoint.v0(),
           contract: toScAddress(e.contract),
           key: e.key,
-          durability: e.durability === 'temporary' ? xdr.ContractDataDurability.temporary() : xdr.ContractDataDurability.persistent(),
+          durability: e.durability === 'temporary' ? xdr.ContractDataDurability.temporary : xdr.ContractDataDurability.persistent,
           val: e.val,
         }),
       );
     case 'instance':
       return xdr.LedgerEntryData.contractData(
         new xdr.ContractDataEntry({
-          ext: new xdr.ExtensionPoint(0),
+          ext: xdr.ExtensionPoint.v0(),
           contract: toScAddress(e.contract),
           key: INSTANCE_KEY,
-          durability: xdr.ContractDataDurability.persistent(),
+          durability: xdr.ContractDataDurability.persistent,
           val: xdr.ScVal.scvContractInstance(
             new xdr.ScContractInstance({
               executable:
@@ -326,7 +324,7 @@ export function entryDataXdr(e: Entry): xdr.LedgerEntryData {
 }
 
 export function entryXdr(e: Entry): xdr.LedgerEntry {
-  return new xdr.LedgerEntry({ lastModifiedLedgerSeq: e.lm, data: entryDataXdr(e), ext: new xdr.LedgerEntryExt(0) });
+  return new xdr.LedgerEntry({ lastModifiedLedgerSeq: e.lm, data: entryDataXdr(e), ext: xdr.LedgerEntryExt.v0() });
 }
 
 export function liveUntilOf(e: Entry): number | undefined {
@@ -336,50 +334,49 @@ export function liveUntilOf(e: Entry): number | undefined {
 // ---- XDR → entries (state file) -------------------------------------------------------------------------------
 
 export function entryFromXdr(le: xdr.LedgerEntry, liveUntil: number): Entry {
-  const lm = le.lastModifiedLedgerSeq();
-  const d = le.data();
-  switch (d.switch()) {
-    case xdr.LedgerEntryType.account(): {
-      const a = d.account();
+  const lm = le.lastModifiedLedgerSeq;
+  const d = le.data;
+  switch (d.type) {
+    case 'account': {
+      const a = d.account;
       return {
         t: 'account',
-        id: accountIdOf(a.accountId().ed25519()),
-        balance: BigInt(a.balance().toString()),
-        seqNum: BigInt(a.seqNum().toString()),
-        numSubEntries: a.numSubEntries(),
+        id: accountIdOf(a.accountId.ed25519.value),
+        balance: a.balance,
+        seqNum: a.seqNum,
+        numSubEntries: a.numSubEntries,
         lm,
       };
     }
-    case xdr.LedgerEntryType.trustline(): {
-      const t = d.trustLine();
-      const asset = t.asset();
-      const arm = asset.switch() === xdr.AssetType.assetTypeCreditAlphanum4() ? asset.alphaNum4() : asset.alphaNum12();
+    case 'trustline': {
+      const t = d.trustLine;
+      const asset = t.asset;
+      if (asset.type !== 'assetTypeCreditAlphanum4' && asset.type !== 'assetTypeCreditAlphanum12') throw new Error(`unsupported trustline asset ${asset.type}`);
+      const arm = asset.type === 'assetTypeCreditAlphanum4' ? asset.alphaNum4 : asset.alphaNum12;
       return {
         t: 'trustline',
-        account: accountIdOf(t.accountId().ed25519()),
-        code: assetCodeOf(arm.assetCode()),
-        issuer: accountIdOf(arm.issuer().ed25519()),
-        balance: BigInt(t.balance().toString()),
-        limit: BigInt(t.limit().toString()),
-        flags: t.flags(),
+        account: accountIdOf(t.accountId.ed25519.value),
+        code: assetCodeOf(arm.assetCode.value),
+        issuer: accountIdOf(arm.issuer.ed25519.value),
+        balance: t.balance,
+        limit: t.limit,
+        flags: t.flags,
         lm,
       };
     }
-    case xdr.LedgerEntryType.contractData(): {
-      const c = d.contractData();
-      const contract = fromScAddress(c.contract());
-      if (c.key().switch() === xdr.ScValType.scvLedgerKeyContractInstance()) {
-        const inst = c.val().instance();
-        const exe = inst.executable();
+    case 'contractData': {
+      const c = d.contractData;
+      const contract = fromScAddress(c.contract);
+      if (c.key.type === 'scvLedgerKeyContractInstance') {
+        if (c.val.type !== 'scvContractInstance') throw new Error(`contract instance entry of ${contract} holds ${c.val.type}`);
+        const inst = c.val.instance;
+        const exe = inst.executable;
         const storage = new Map<string, { key: xdr.ScVal; val: xdr.ScVal }>();
-        for (const me of inst.storage() ?? []) storage.set(scValKey(me.key()), { key: me.key(), val: me.val() });
+        for (const me of inst.storage ?? []) storage.set(scValKey(me.key), { key: me.key, val: me.val });
         return {
           t: 'instance',
           contract,
-          exec:
-            exe.switch() === xdr.ContractExecutableType.contractExecutableWasm()
-              ? { kind: 'wasm', hash: Buffer.from(exe.wasmHash()).toString('hex') }
-              : { kind: 'sac' },
+          exec: exe.type === 'contractExecutableWasm' ? { kind: 'wasm', hash: asBuffer(exe.wasmHash.value).toString('hex') } : { kind: 'sac' },
           storage,
           lm,
           liveUntil,
@@ -388,14 +385,14 @@ export function entryFromXdr(le: xdr.LedgerEntry, liveUntil: number): Entry {
       return {
         t: 'data',
         contract,
-        durability: c.durability() === xdr.ContractDataDurability.temporary() ? 'temporary' : 'persistent',
-        key: c.key(),
-        val: c.val(),
+        durability: c.durability.name === 'temporary' ? 'temporary' : 'persistent',
+        key: c.key,
+        val: c.val,
         lm,
         liveUntil,
       };
     }
     default:
-      throw new Error(`unsupported ledger entry ${d.switch().name}`);
+      throw new Error(`unsupported ledger entry ${d.type}`);
   }
 }

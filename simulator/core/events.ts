@@ -51,7 +51,7 @@ const topicCache = new WeakMap<LedgerEvent, string[]>();
 const topicsB64 = (e: LedgerEvent): string[] => {
   let t = topicCache.get(e);
   if (!t) {
-    t = e.topics.map((x) => x.toXDR('base64'));
+    t = e.topics.map((x) => x.toXdr('base64'));
     topicCache.set(e, t);
   }
   return t;
@@ -145,7 +145,7 @@ export function getEvents(ledger: Ledger, params: GetEventsParams) {
       txHash: e.txHash,
       inSuccessfulContractCall: true,
       topic: topicsB64(e),
-      value: e.data.toXDR('base64'),
+      value: e.data.toXdr('base64'),
     });
     if (out.length >= limit) break;
   }

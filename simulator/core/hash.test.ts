@@ -17,11 +17,11 @@ describe('hashFromEnvelopeXdr', () => {
         if (memo) b.addMemo(Memo.text(Buffer.from(memo).subarray(0, 28).toString('latin1')));
         const tx = b.build();
         for (let i = 0; i < sigs; i++) tx.sign(Keypair.random());
-        const raw = tx.toEnvelope().toXDR();
-        const env = xdr.TransactionEnvelope.fromXDR(raw);
-        const expected = txHash(xdr.TransactionEnvelope.fromXDR(raw).v1().tx(), id);
-        hashFromEnvelopeXdr(env, raw, id);
-        expect(txHash(env.v1().tx(), id).toString('hex')).toBe(expected.toString('hex'));
+        const raw = tx.toEnvelope().toXdr();
+        const env = xdr.TransactionEnvelope.fromXdr(raw);
+        const expected = txHash(xdr.expectUnionVariant(xdr.TransactionEnvelope.fromXdr(raw), 'envelopeTypeTx').v1.tx, id);
+        hashFromEnvelopeXdr(env, Buffer.from(raw), id);
+        expect(txHash(xdr.expectUnionVariant(env, 'envelopeTypeTx').v1.tx, id).toString('hex')).toBe(expected.toString('hex'));
         expect(expected.equals(tx.hash())).toBe(true);
       }),
       { numRuns: 200 },

@@ -2,8 +2,9 @@
 import { Keypair, xdr } from '@stellar/stellar-sdk';
 import { describe, expect, it } from 'vitest';
 import { addressFromScVal, addressToScVal } from '../host.ts';
-import { scValKey } from './entries.ts';
+import { scValKey, toScAddress } from './entries.ts';
 import { COUNTER_HASH, clock, funded, testNetwork } from './testing.ts';
+import { toStr, toU32 } from '../../src/chain/codec.ts';
 
 const u32 = (n: number) => xdr.ScVal.scvU32(n);
 const salt = (b: number) => Buffer.alloc(32, b);
@@ -23,10 +24,10 @@ describe('host', () => {
     const r1 = net.invoke({ source: owner, contractId: a, fn: 'incr', args: [u32(2)] });
     const r2 = net.invoke({ source: owner, contractId: a, fn: 'incr', args: [u32(3)] });
     expect(r1.status).toBe('SUCCESS');
-    expect(r2.status === 'SUCCESS' && r2.returnValue.u32()).toBe(5);
-    expect(r2.status === 'SUCCESS' && r2.events.map((e) => e.topics[0]!.sym().toString())).toEqual(['incr']);
+    expect(r2.status === 'SUCCESS' && toU32(r2.returnValue)).toBe(5);
+    expect(r2.status === 'SUCCESS' && r2.events.map((e) => toStr(e.topics[0]!))).toEqual(['incr']);
     const read = net.read(a, 'get', []);
-    expect(read.status === 'SUCCESS' && read.returnValue.u32()).toBe(5);
+    expect(read.status === 'SUCCESS' && toU32(read.returnValue)).toBe(5);
   });
 
   it('fails with Error(Contract, #N) and rolls every write back', () => {
@@ -35,14 +36,14 @@ describe('host', () => {
     expect(r).toMatchObject({ status: 'FAILED', stage: 'simulate', contractError: 25 });
     expect(r.status === 'FAILED' && r.error).toMatch(/^HostError: Error\(Contract, #25\)\n\nEvent log \(newest first\):\n {3}0: \[Diagnostic Event\] contract:C/);
     const read = net.read(a, 'get', []);
-    expect(read.status === 'SUCCESS' && read.returnValue.u32()).toBe(0);
+    expect(read.status === 'SUCCESS' && toU32(read.returnValue)).toBe(0);
   });
 
   it('rolls back a failed sub-call the caller catches, keeping the rest', () => {
     const { net, owner, a, b } = setup();
     expect(net.invoke({ source: owner, contractId: b, fn: 'incr', args: [u32(4)] }).status).toBe('SUCCESS');
     const r = net.invoke({ source: owner, contractId: a, fn: 'try_fail', args: [addressToScVal(b)] });
-    expect(r.status === 'SUCCESS' && r.returnValue.u32()).toBe(4);
+    expect(r.status === 'SUCCESS' && toU32(r.returnValue)).toBe(4);
   });
 
   it('authorizes the calling contract implicitly, and no one else', () => {
@@ -78,14 +79,14 @@ describe('host', () => {
     const { c, net, owner, a } = setup();
     expect(net.invoke({ source: owner, contractId: a, fn: 'temp', args: [u32(1)] }).status).toBe('SUCCESS');
     const key = xdr.LedgerKey.contractData(
-      new xdr.LedgerKeyContractData({ contract: addressToScVal(a).address(), key: xdr.ScVal.scvSymbol('Count'), durability: xdr.ContractDataDurability.temporary() }),
+      new xdr.LedgerKeyContractData({ contract: toScAddress(a), key: xdr.ScVal.scvSymbol('Count'), durability: xdr.ContractDataDurability.temporary }),
     );
-    const live = (await net.rpc('getLedgerEntries', { keys: [key.toXDR('base64')] })) as { entries: { liveUntilLedgerSeq: number }[] };
+    const live = (await net.rpc('getLedgerEntries', { keys: [key.toXdr('base64')] })) as { entries: { liveUntilLedgerSeq: number }[] };
     expect(live.entries).toHaveLength(1);
     c.advance(17_281 * 5_000);
     expect(net.ledger.tick().seq).toBeGreaterThan(live.entries[0]!.liveUntilLedgerSeq);
     const before = net.ledger.entries.size;
-    const got = (await net.rpc('getLedgerEntries', { keys: [key.toXDR('base64')] })) as { entries: unknown[] };
+    const got = (await net.rpc('getLedgerEntries', { keys: [key.toXdr('base64')] })) as { entries: unknown[] };
     expect(got.entries).toEqual([]); // expired: no longer served
     expect(net.ledger.entries.size).toBe(before);
   });
@@ -104,6 +105,6 @@ describe('host', () => {
     ];
     const keys = values.map(scValKey);
     expect(new Set(keys).size).toBe(values.length);
-    values.forEach((v, i) => expect(scValKey(xdr.ScVal.fromXDR(v.toXDR()))).toBe(keys[i]));
+    values.forEach((v, i) => expect(scValKey(xdr.ScVal.fromXdr(v.toXdr()))).toBe(keys[i]));
   });
 });

@@ -252,13 +252,23 @@ export class Frame implements ContractContext {
   readonly storage: ContractStorage;
   private argsXdrCache?: Buffer;
 
+  readonly inv: Invocation;
+  readonly contractId: string;
+  readonly fn: string;
+  readonly args: xdr.ScVal[];
+  readonly parent: Frame | undefined;
   constructor(
-    readonly inv: Invocation,
-    readonly contractId: string,
-    readonly fn: string,
-    readonly args: xdr.ScVal[],
-    readonly parent: Frame | undefined,
+    inv: Invocation,
+    contractId: string,
+    fn: string,
+    args: xdr.ScVal[],
+    parent: Frame | undefined,
   ) {
+    this.inv = inv;
+    this.contractId = contractId;
+    this.fn = fn;
+    this.args = args;
+    this.parent = parent;
     this.storage = new FrameStorage(inv, contractId);
   }
 
@@ -290,15 +300,20 @@ export class Frame implements ContractContext {
 
   /** XDR of ScVec(args), for matching auth entries. */
   argsXdr(): Buffer {
-    return (this.argsXdrCache ??= xdr.ScVal.scvVec(this.args).toXDR());
+    return (this.argsXdrCache ??= Buffer.from(xdr.ScVal.scvVec(this.args).toXdr()));
   }
 }
 
 class FrameStorage implements ContractStorage {
+  private readonly inv: Invocation;
+  private readonly contractId: string;
   constructor(
-    private readonly inv: Invocation,
-    private readonly contractId: string,
-  ) {}
+    inv: Invocation,
+    contractId: string,
+  ) {
+    this.inv = inv;
+    this.contractId = contractId;
+  }
 
   get(key: xdr.ScVal, durability: Durability = 'persistent'): xdr.ScVal | undefined {
     this.inv.storageOps += 1;

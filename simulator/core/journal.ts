@@ -74,7 +74,9 @@ export class StateJournal {
   private readonly compactBytes: number;
 
   /** Replays the journal onto the (already loaded) networks and starts tracking their changes. */
-  constructor(private readonly opts: JournalOptions) {
+  private readonly opts: JournalOptions;
+  constructor(opts: JournalOptions) {
+    this.opts = opts;
     this.file = `${opts.stateFile}.journal`;
     this.compactBytes = opts.compactBytes ?? 32 * 1024 * 1024;
     this.seq = opts.loaded?.journalSeq ?? 0;

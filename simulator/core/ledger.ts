@@ -220,35 +220,34 @@ export class Ledger {
       previousLedgerHash: l.prevHash,
       scpValue: new xdr.StellarValue({
         txSetHash: zero,
-        closeTime: xdr.Uint64.fromString(String(l.closeTime)),
+        closeTime: BigInt(l.closeTime),
         upgrades: [],
         ext: xdr.StellarValueExt.stellarValueBasic(),
       }),
       txSetResultHash: zero,
       bucketListHash: zero,
       ledgerSeq: l.seq,
-      totalCoins: xdr.Int64.fromString(TOTAL_COINS.toString()),
-      feePool: xdr.Int64.fromString(this.feePool.toString()),
+      totalCoins: TOTAL_COINS,
+      feePool: this.feePool,
       inflationSeq: 0,
-      idPool: xdr.Uint64.fromString('0'),
+      idPool: 0n,
       baseFee: BASE_FEE,
       baseReserve: Number(BASE_RESERVE),
       maxTxSetSize: 1000,
       skipList: [zero, zero, zero, zero],
-      ext: new xdr.LedgerHeaderExt(0),
+      ext: xdr.LedgerHeaderExt.v0(),
     });
-    const meta = new xdr.LedgerCloseMeta(
-      0,
+    const meta = xdr.LedgerCloseMeta.v0(
       new xdr.LedgerCloseMetaV0({
-        ledgerHeader: new xdr.LedgerHeaderHistoryEntry({ hash: l.hash, header, ext: new xdr.LedgerHeaderHistoryEntryExt(0) }),
-        txSet: new xdr.TransactionSet({ previousLedgerHash: l.prevHash, txes: [] }),
+        ledgerHeader: new xdr.LedgerHeaderHistoryEntry({ hash: l.hash, header, ext: xdr.LedgerHeaderHistoryEntryExt.v0() }),
+        txSet: new xdr.TransactionSet({ previousLedgerHash: l.prevHash, txs: [] }),
         txProcessing: [],
         upgradesProcessing: [],
         scpInfo: [],
       }),
     );
-    const headerB64 = header.toXDR('base64');
-    this.headerCache = { seq: l.seq, closeTime: l.closeTime, header, headerB64, meta: meta.toXDR('base64') };
+    const headerB64 = header.toXdr('base64');
+    this.headerCache = { seq: l.seq, closeTime: l.closeTime, header, headerB64, meta: meta.toXdr('base64') };
     return { headerXdr: headerB64, metadataXdr: this.headerCache.meta };
   }
 }

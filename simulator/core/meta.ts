@@ -31,21 +31,20 @@ export function metaOf(rec: TxRecord): xdr.TransactionMeta {
     rec.status === 'SUCCESS'
       ? Array.from({ length: opCount }, (_, i) =>
           new xdr.OperationMetaV2({
-            ext: new xdr.ExtensionPoint(0),
+            ext: xdr.ExtensionPoint.v0(),
             changes: i === 0 ? (rec.opChanges[0] ?? []).flatMap(changeXdr) : [],
             events: i === 0 ? rec.events.map(contractEventXdr) : [],
           }),
         )
       : [];
-  return new xdr.TransactionMeta(
-    4,
+  return xdr.TransactionMeta.v4(
     new xdr.TransactionMetaV4({
-      ext: new xdr.ExtensionPoint(0),
+      ext: xdr.ExtensionPoint.v0(),
       txChangesBefore: accountChange(rec.feeChange.before, rec.feeChange.after),
       operations,
       txChangesAfter: [],
       sorobanMeta: new xdr.SorobanTransactionMetaV2({
-        ext: new xdr.SorobanTransactionMetaExt(0),
+        ext: xdr.SorobanTransactionMetaExt.v0(),
         returnValue: rec.returnValue ?? null,
       }),
       events: [],
@@ -57,8 +56,8 @@ export function metaOf(rec: TxRecord): xdr.TransactionMeta {
 /** The XDR fields of getTransaction for a record (memoized on the record). */
 export function txXdrFields(rec: TxRecord): { envelopeXdr: string; resultXdr: string; resultMetaXdr: string } {
   const c = rec.cache;
-  c.envelope ??= rec.envelope.toXDR('base64');
-  c.result ??= resultOf(rec).toXDR('base64');
-  c.meta ??= metaOf(rec).toXDR('base64');
+  c.envelope ??= rec.envelope.toXdr('base64');
+  c.result ??= resultOf(rec).toXdr('base64');
+  c.meta ??= metaOf(rec).toXdr('base64');
   return { envelopeXdr: c.envelope, resultXdr: c.result, resultMetaXdr: c.meta };
 }

@@ -71,11 +71,15 @@ export type InvokeResult =
 export type ReadResult = { status: 'SUCCESS'; returnValue: xdr.ScVal } | { status: 'FAILED'; error: string; contractError?: number };
 
 export class FriendbotError extends Error {
+  readonly status: number;
+  readonly body: Record<string, unknown>;
   constructor(
-    readonly status: number,
-    readonly body: Record<string, unknown>,
+    status: number,
+    body: Record<string, unknown>,
   ) {
     super(String(body.detail ?? body.title));
+    this.status = status;
+    this.body = body;
   }
 }
 
@@ -164,22 +168,24 @@ export class SimNetwork implements Core {
     const sim = simulateInvoke(this, { source, contractId: opts.contractId, fn: opts.fn, args: opts.args });
     if (!sim.ok) return { status: 'FAILED', stage: 'simulate', error: sim.error, contractError: sim.failure.contractCode };
     const expiration = this.ledger.tick().seq + (opts.authValidFor ?? 100);
+    const auth: xdr.SorobanAuthorizationEntry[] = [];
     for (const entry of sim.auth) {
-      if (entry.credentials().switch() !== xdr.SorobanCredentialsType.sorobanCredentialsAddress()) continue;
-      const creds = entry.credentials().address();
-      const who = fromScAddress(creds.address());
+      const c = entry.credentials;
+      if (c.type !== 'sorobanCredentialsAddress') {
+        auth.push(entry);
+        continue;
+      }
+      const who = fromScAddress(c.address.address);
       const kp = [opts.source, ...(opts.signers ?? [])].find((k) => publicKeyOf(k) === who);
       if (!kp) return { status: 'FAILED', stage: 'sign', error: `no signer for the auth entry of ${who}` };
-      signAuthEntry(entry, kp, this.ledger.networkId, expiration);
+      auth.push(signAuthEntry(entry, kp, this.ledger.networkId, expiration));
     }
     const acc = this.account(source);
     const tx = new xdr.Transaction({
       sourceAccount: xdr.MuxedAccount.keyTypeEd25519(opts.source.rawPublicKey()),
       fee: Number(sim.minResourceFee) + BASE_FEE,
-      seqNum: xdr.Int64.fromString(((acc?.seqNum ?? 0n) + 1n).toString()),
-      cond: xdr.Preconditions.precondTime(
-        new xdr.TimeBounds({ minTime: xdr.Uint64.fromString('0'), maxTime: xdr.Uint64.fromString(String(this.ledger.nowSec() + 300)) }),
-      ),
+      seqNum: (acc?.seqNum ?? 0n) + 1n,
+      cond: xdr.Preconditions.precondTime(new xdr.TimeBounds({ minTime: 0n, maxTime: BigInt(this.ledger.nowSec() + 300) })),
       memo: xdr.Memo.memoNone(),
       operations: [
         new xdr.Operation({
@@ -189,12 +195,12 @@ export class SimNetwork implements Core {
               hostFunction: xdr.HostFunction.hostFunctionTypeInvokeContract(
                 new xdr.InvokeContractArgs({ contractAddress: toScAddress(opts.contractId), functionName: opts.fn, args: opts.args }),
               ),
-              auth: sim.auth,
+              auth,
             }),
           ),
         }),
       ],
-      ext: new xdr.TransactionExt(1, sim.transactionData),
+      ext: xdr.TransactionExt.sorobanData(sim.transactionData),
     });
     const env = signEnvelope(tx, opts.source, this.ledger.networkId);
     const out = submitEnvelope(this, env, { inv: sim.inv, retval: sim.retval, auth: sim.auth, version: sim.version });
@@ -221,7 +227,7 @@ export class SimNetwork implements Core {
     const tx = new xdr.Transaction({
       sourceAccount: xdr.MuxedAccount.keyTypeEd25519(fb.rawPublicKey()),
       fee: BASE_FEE,
-      seqNum: xdr.Int64.fromString((acc.seqNum + 1n).toString()),
+      seqNum: acc.seqNum + 1n,
       cond: xdr.Preconditions.precondNone(),
       memo: xdr.Memo.memoNone(),
       operations: [
@@ -230,12 +236,12 @@ export class SimNetwork implements Core {
           body: xdr.OperationBody.createAccount(
             new xdr.CreateAccountOp({
               destination: xdr.PublicKey.publicKeyTypeEd25519(StrKey.decodeEd25519PublicKey(address)),
-              startingBalance: xdr.Int64.fromString(FRIENDBOT_AMOUNT.toString()),
+              startingBalance: FRIENDBOT_AMOUNT,
             }),
           ),
         }),
       ],
-      ext: new xdr.TransactionExt(0),
+      ext: xdr.TransactionExt.v0(),
     });
     const out = submitEnvelope(this, signEnvelope(tx, fb, this.ledger.networkId));
     if (out.status !== 'PENDING') throw new FriendbotError(500, { title: 'Internal Server Error', status: 500, detail: out.status });
@@ -324,20 +330,26 @@ export function signEnvelope(tx: xdr.Transaction, kp: Keypair, networkId: Buffer
   );
 }
 
-/** Signs an address-credential auth entry in place (the SDK's `authorizeEntry` format). */
-export function signAuthEntry(entry: xdr.SorobanAuthorizationEntry, kp: Keypair, networkId: Buffer, expiration: number): void {
-  const creds = entry.credentials().address();
-  creds.signatureExpirationLedger(expiration);
+/** The address-credential auth entry signed by `kp` (the SDK's `authorizeEntry` format); the root invocation
+ *  object is shared with `entry`. */
+export function signAuthEntry(entry: xdr.SorobanAuthorizationEntry, kp: Keypair, networkId: Buffer, expiration: number): xdr.SorobanAuthorizationEntry {
+  const c = entry.credentials;
+  if (c.type !== 'sorobanCredentialsAddress') throw new Error(`cannot sign ${c.type} credentials`);
+  const creds = c.address;
   const preimage = xdr.HashIdPreimage.envelopeTypeSorobanAuthorization(
-    new xdr.HashIdPreimageSorobanAuthorization({ networkId, nonce: creds.nonce(), signatureExpirationLedger: expiration, invocation: entry.rootInvocation() }),
+    new xdr.HashIdPreimageSorobanAuthorization({ networkId, nonce: creds.nonce, signatureExpirationLedger: expiration, invocation: entry.rootInvocation }),
   );
-  const signature = signEd25519(kp, sha256(preimage.toXDR()));
-  creds.signature(
-    xdr.ScVal.scvVec([
+  const signature = signEd25519(kp, sha256(preimage.toXdr()));
+  const signed = new xdr.SorobanAddressCredentials({
+    address: creds.address,
+    nonce: creds.nonce,
+    signatureExpirationLedger: expiration,
+    signature: xdr.ScVal.scvVec([
       xdr.ScVal.scvMap([
         new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol('public_key'), val: xdr.ScVal.scvBytes(kp.rawPublicKey()) }),
         new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol('signature'), val: xdr.ScVal.scvBytes(signature) }),
       ]),
     ]),
-  );
+  });
+  return new xdr.SorobanAuthorizationEntry({ credentials: xdr.SorobanCredentials.sorobanCredentialsAddress(signed), rootInvocation: entry.rootInvocation });
 }

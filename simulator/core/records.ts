@@ -72,7 +72,7 @@ export function lazyEnvelope<T extends Omit<TxRecord, 'envelope'>>(rec: T): T & 
   return Object.defineProperty(rec, 'envelope', {
     enumerable: true,
     get(this: TxRecord): xdr.TransactionEnvelope {
-      return xdr.TransactionEnvelope.fromXDR(this.cache.envelope!, 'base64');
+      return xdr.TransactionEnvelope.fromXdr(this.cache.envelope!, 'base64');
     },
   }) as T & { readonly envelope: xdr.TransactionEnvelope };
 }

@@ -1,11 +1,15 @@
 // A JSON-RPC 2.0 error (code and message as stellar-rpc sends them).
 export class RpcError extends Error {
+  readonly code: number;
+  readonly data?: unknown;
   constructor(
-    readonly code: number,
+    code: number,
     message: string,
-    readonly data?: unknown,
+    data?: unknown,
   ) {
     super(message);
+    this.code = code;
+    this.data = data;
   }
 }
 

@@ -23,9 +23,10 @@ const SIM_CACHE_SIZE = 32;
 
 /** Key of an invocation for the simulation cache: its source and host function. */
 function invocationKey(tx: xdr.Transaction): string | undefined {
-  const ops = tx.operations();
-  if (ops.length !== 1 || ops[0]!.sourceAccount() || ops[0]!.body().switch() !== xdr.OperationType.invokeHostFunction()) return undefined;
-  return `${muxedToAccount(tx.sourceAccount())}|${ops[0]!.body().invokeHostFunctionOp().hostFunction().toXDR('base64')}`;
+  const ops = tx.operations;
+  const body = ops[0]?.body;
+  if (ops.length !== 1 || ops[0]!.sourceAccount || body?.type !== 'invokeHostFunction') return undefined;
+  return `${muxedToAccount(tx.sourceAccount)}|${body.invokeHostFunctionOp.hostFunction.toXdr('base64')}`;
 }
 
 function obj(params: unknown): Params {
@@ -42,20 +43,20 @@ function str(p: Params, name: string): string {
 
 function envelopeOf(b64: string | Buffer): xdr.TransactionEnvelope {
   try {
-    return typeof b64 === 'string' ? xdr.TransactionEnvelope.fromXDR(b64, 'base64') : xdr.TransactionEnvelope.fromXDR(b64);
+    return typeof b64 === 'string' ? xdr.TransactionEnvelope.fromXdr(b64, 'base64') : xdr.TransactionEnvelope.fromXdr(b64);
   } catch {
     throw new RpcError(INVALID_PARAMS, 'invalid_xdr');
   }
 }
 
-const diagB64 = (log: readonly DiagnosticRec[]): string[] => log.map((d) => diagnosticXdr(d, contractHash).toXDR('base64'));
+const diagB64 = (log: readonly DiagnosticRec[]): string[] => log.map((d) => diagnosticXdr(d, contractHash).toXdr('base64'));
 
 /** The base64 XDR of getTransaction for a record, memoized on it (records never change). */
 function getTransactionXdr(rec: TxRecord): ReturnType<typeof txXdrFields> & { events: readonly string[]; diagnostics: readonly string[] } {
   const x = txXdrFields(rec);
   const c = rec.cache;
   c.diagnostics ??= diagB64(rec.diagnostics);
-  c.events ??= rec.events.map((e) => contractEventXdr(e).toXDR('base64'));
+  c.events ??= rec.events.map((e) => contractEventXdr(e).toXdr('base64'));
   return { ...x, events: c.events, diagnostics: c.diagnostics };
 }
 
@@ -105,7 +106,7 @@ export function createRpcHandler(net: SimNetwork): (method: string, params?: unk
       for (const k of keys) {
         let key: xdr.LedgerKey;
         try {
-          key = xdr.LedgerKey.fromXDR(String(k), 'base64');
+          key = xdr.LedgerKey.fromXdr(String(k), 'base64');
         } catch {
           throw new RpcError(INVALID_PARAMS, `cannot unmarshal key value ${String(k)}`);
         }
@@ -115,7 +116,7 @@ export function createRpcHandler(net: SimNetwork): (method: string, params?: unk
         const live = liveUntilOf(e);
         entries.push({
           key: String(k),
-          xdr: entryXdr(e).data().toXDR('base64'),
+          xdr: entryXdr(e).data.toXdr('base64'),
           lastModifiedLedgerSeq: e.lm,
           ...(live !== undefined ? { liveUntilLedgerSeq: live } : {}),
         });
@@ -129,29 +130,31 @@ export function createRpcHandler(net: SimNetwork): (method: string, params?: unk
         throw new RpcError(INVALID_PARAMS, `invalid authMode: ${String(authMode)}`);
       }
       const base = { latestLedger: ledger.tick().seq };
-      if (env.switch() !== xdr.EnvelopeType.envelopeTypeTx()) return { ...base, error: 'only v1 transaction envelopes can be simulated', events: [] };
-      const tx = env.v1().tx();
-      const ops = tx.operations();
-      if (ops.length !== 1 || ops[0]!.body().switch() !== xdr.OperationType.invokeHostFunction()) {
+      if (env.type !== 'envelopeTypeTx') return { ...base, error: 'only v1 transaction envelopes can be simulated', events: [] };
+      const tx = env.v1.tx;
+      const ops = tx.operations;
+      const body = ops[0]?.body;
+      if (ops.length !== 1 || body?.type !== 'invokeHostFunction') {
         return { ...base, error: 'Transaction contains unsupported operation type (the simulator simulates one InvokeHostFunction)', events: [] };
       }
-      const op = ops[0]!.body().invokeHostFunctionOp();
-      const hf = op.hostFunction();
-      if (hf.switch() !== xdr.HostFunctionType.hostFunctionTypeInvokeContract()) {
+      const op = body.invokeHostFunctionOp;
+      const hf = op.hostFunction;
+      if (hf.type !== 'hostFunctionTypeInvokeContract') {
         return { ...base, error: 'only InvokeContract host functions are supported by the simulator', events: [] };
       }
-      const call = hf.invokeContract();
-      const source = ops[0]!.sourceAccount() ? muxedToAccount(ops[0]!.sourceAccount()!) : muxedToAccount(tx.sourceAccount());
+      const call = hf.invokeContract;
+      const opSource = ops[0]!.sourceAccount;
+      const source = muxedToAccount(opSource ?? tx.sourceAccount);
       const sim = simulateInvoke(net, {
         source,
-        contractId: fromScAddress(call.contractAddress()),
-        fn: call.functionName().toString(),
-        args: call.args(),
+        contractId: fromScAddress(call.contractAddress),
+        fn: call.functionName.toString(),
+        args: call.args,
         authMode,
-        authEntries: op.auth(),
+        authEntries: op.auth,
       });
       if (!sim.ok) return { error: sim.error, events: diagB64(sim.log), latestLedger: sim.latestLedger };
-      if (sim.inv.auth.mode === 'record' && !ops[0]!.sourceAccount()) {
+      if (sim.inv.auth.mode === 'record' && !opSource) {
         const key = invocationKey(tx);
         if (key) {
           if (simCache.size >= SIM_CACHE_SIZE) simCache.delete(simCache.keys().next().value!);
@@ -159,12 +162,12 @@ export function createRpcHandler(net: SimNetwork): (method: string, params?: unk
         }
       }
       // contract events only (the fn_call / fn_return trace would re-encode every argument)
-      const events = sim.events.map((e) => new xdr.DiagnosticEvent({ inSuccessfulContractCall: true, event: contractEventXdr(e) }).toXDR('base64'));
+      const events = sim.events.map((e) => new xdr.DiagnosticEvent({ inSuccessfulContractCall: true, event: contractEventXdr(e) }).toXdr('base64'));
       return {
-        transactionData: sim.transactionData.toXDR('base64'),
+        transactionData: sim.transactionData.toXdr('base64'),
         minResourceFee: sim.minResourceFee.toString(),
         events,
-        results: [{ auth: sim.auth.map((a) => a.toXDR('base64')), xdr: sim.retval.toXDR('base64') }],
+        results: [{ auth: sim.auth.map((a) => a.toXdr('base64')), xdr: sim.retval.toXdr('base64') }],
         latestLedger: sim.latestLedger,
       };
     },
@@ -174,8 +177,8 @@ export function createRpcHandler(net: SimNetwork): (method: string, params?: unk
       const env = envelopeOf(raw);
       hashFromEnvelopeXdr(env, raw, ledger.networkId);
       let pre: Preexecuted | undefined;
-      if (simCache.size > 0 && env.switch() === xdr.EnvelopeType.envelopeTypeTx()) {
-        const key = invocationKey(env.v1().tx());
+      if (simCache.size > 0 && env.type === 'envelopeTypeTx') {
+        const key = invocationKey(env.v1.tx);
         pre = key === undefined ? undefined : simCache.get(key);
         if (key !== undefined) simCache.delete(key);
         if (pre && pre.version !== ledger.version) pre = undefined;
@@ -194,7 +197,7 @@ export function createRpcHandler(net: SimNetwork): (method: string, params?: unk
         });
       }
       const l = latest();
-      if (out.status === 'ERROR') return { status: 'ERROR', hash: out.hash, errorResultXdr: out.result.toXDR('base64'), ...l };
+      if (out.status === 'ERROR') return { status: 'ERROR', hash: out.hash, errorResultXdr: out.result.toXdr('base64'), ...l };
       return { status: out.status, hash: out.hash, ...l };
     },
     getTransaction: (p) => {

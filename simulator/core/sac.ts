@@ -4,6 +4,7 @@
 // missing for account", `Error(Contract, #10)` "balance is not sufficient to spend").
 import { Asset, xdr } from '@stellar/stellar-sdk';
 import { HostError, type ContractContext, type ContractImpl } from '../host.ts';
+import { field, fromStruct, toBytes, toStr, toVec } from '../../src/chain/codec.ts';
 import { accountIdOf, accountKey } from './crypto.ts';
 import { HostContractError } from './diagnostics.ts';
 import {
@@ -70,11 +71,11 @@ function assetOf(ctx: ContractContext): AssetDesc {
   const cached = assetCache.get(ctx.contractId);
   if (cached) return cached;
   const info = ctx.storage.get(ASSET_INFO_KEY, 'instance');
-  const items = info?.vec() ?? [];
+  const items = info ? toVec(info) : [];
   let a: AssetDesc = { code: 'native' };
   if (items.length === 2) {
-    const m = new Map((items[1]!.map() ?? []).map((e) => [e.key().sym().toString(), e.val()]));
-    a = { code: m.get('asset_code')!.str().toString(), issuer: accountIdOf(m.get('issuer')!.bytes()) };
+    const m = fromStruct(items[1]!);
+    a = { code: toStr(field(m, 'asset_code')), issuer: accountIdOf(toBytes(field(m, 'issuer'))) };
   }
   assetCache.set(ctx.contractId, a);
   return a;
@@ -87,18 +88,18 @@ const addr = (a: string): xdr.ScVal => xdr.ScVal.scvAddress(toScAddress(a));
 const i128 = (n: bigint): xdr.ScVal =>
   xdr.ScVal.scvI128(
     new xdr.Int128Parts({
-      hi: xdr.Int64.fromString((n >> 64n).toString()),
-      lo: xdr.Uint64.fromString(BigInt.asUintN(64, n).toString()),
+      hi: n >> 64n,
+      lo: BigInt.asUintN(64, n),
     }),
   );
 function toI128(v: xdr.ScVal): bigint {
-  if (v.switch() !== xdr.ScValType.scvI128()) throw new HostError('Error(Value, UnexpectedType): expected i128', 'Value');
-  const p = v.i128();
-  return (BigInt(p.hi().toString()) << 64n) | BigInt.asUintN(64, BigInt(p.lo().toString()));
+  if (v.type !== 'scvI128') throw new HostError('Error(Value, UnexpectedType): expected i128', 'Value');
+  const p = v.i128;
+  return (p.hi << 64n) | BigInt.asUintN(64, p.lo);
 }
 function toAddr(v: xdr.ScVal): string {
-  if (v.switch() !== xdr.ScValType.scvAddress()) throw new HostError('Error(Value, UnexpectedType): expected Address', 'Value');
-  return fromScAddress(v.address());
+  if (v.type !== 'scvAddress') throw new HostError('Error(Value, UnexpectedType): expected Address', 'Value');
+  return fromScAddress(v.address);
 }
 
 const minBalance = (a: AccountEntry): bigint => (2n + BigInt(a.numSubEntries)) * BASE_RESERVE;
@@ -110,7 +111,7 @@ function adjust(inv: Invocation, sac: string, a: AssetDesc, holder: string, delt
     const bk = balanceKey(holder);
     const id = inv.dataKey(sac, 'persistent', bk);
     const e = inv.get(id) as DataEntry | undefined;
-    const bal = e ? toI128(e.val.map()!.find((m) => m.key().sym().toString() === 'amount')!.val()) : 0n;
+    const bal = e ? toI128(field(fromStruct(e.val), 'amount')) : 0n;
     const next = bal + delta;
     if (next < 0n) fail(SacError.Balance, `balance is not sufficient to spend: ${bal} < ${-delta}`, i128(bal), i128(-delta));
     const val = xdr.ScVal.scvMap([
@@ -150,7 +151,7 @@ function adjust(inv: Invocation, sac: string, a: AssetDesc, holder: string, delt
 function readBalance(inv: Invocation, sac: string, a: AssetDesc, holder: string): bigint {
   if (holder.startsWith('C')) {
     const e = inv.get(inv.dataKey(sac, 'persistent', balanceKey(holder))) as DataEntry | undefined;
-    return e ? toI128(e.val.map()!.find((m) => m.key().sym().toString() === 'amount')!.val()) : 0n;
+    return e ? toI128(field(fromStruct(e.val), 'amount')) : 0n;
   }
   if (!a.issuer) {
     if (holder === inv.source) inv.sourceBalanceObserved = true;

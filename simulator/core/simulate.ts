@@ -34,29 +34,29 @@ export function resourceFee(r: Resources): bigint {
 }
 
 export function declaredResources(d: xdr.SorobanTransactionData): Resources {
-  const r = d.resources();
+  const r = d.resources;
   return {
-    instructions: r.instructions(),
-    diskReadBytes: r.diskReadBytes(),
-    writeBytes: r.writeBytes(),
-    readOnly: r.footprint().readOnly().length,
-    readWrite: r.footprint().readWrite().length,
+    instructions: r.instructions,
+    diskReadBytes: r.diskReadBytes,
+    writeBytes: r.writeBytes,
+    readOnly: r.footprint.readOnly.length,
+    readWrite: r.footprint.readWrite.length,
   };
 }
 
 function approxScValSize(v: xdr.ScVal): number {
-  switch (v.switch().value) {
-    case xdr.ScValType.scvString().value:
-      return 8 + v.str().length;
-    case xdr.ScValType.scvSymbol().value:
-      return 8 + v.sym().length;
-    case xdr.ScValType.scvBytes().value:
-      return 8 + v.bytes().length;
-    case xdr.ScValType.scvVec().value:
-      return 8 + (v.vec() ?? []).reduce((n, x) => n + approxScValSize(x), 0);
-    case xdr.ScValType.scvMap().value:
-      return 8 + (v.map() ?? []).reduce((n, e) => n + approxScValSize(e.key()) + approxScValSize(e.val()), 0);
-    case xdr.ScValType.scvAddress().value:
+  switch (v.type) {
+    case 'scvString':
+      return 8 + v.str.length;
+    case 'scvSymbol':
+      return 8 + v.sym.length;
+    case 'scvBytes':
+      return 8 + v.bytes.value.length;
+    case 'scvVec':
+      return 8 + (v.vec ?? []).reduce((n, x) => n + approxScValSize(x), 0);
+    case 'scvMap':
+      return 8 + (v.map ?? []).reduce((n, e) => n + approxScValSize(e.key) + approxScValSize(e.val), 0);
+    case 'scvAddress':
       return 40;
     default:
       return 20;
@@ -178,14 +178,14 @@ export function simulateInvoke(core: Core, spec: InvokeSpec): SimOutcome {
   const readWrite = [...inv.writes].sort().map(lk);
   const minResourceFee = resourceFee(res);
   const transactionData = new xdr.SorobanTransactionData({
-    ext: new xdr.SorobanTransactionDataExt(0),
+    ext: xdr.SorobanTransactionDataExt.v0(),
     resources: new xdr.SorobanResources({
       footprint: new xdr.LedgerFootprint({ readOnly, readWrite }),
       instructions: res.instructions,
       diskReadBytes: res.diskReadBytes,
       writeBytes: res.writeBytes,
     }),
-    resourceFee: xdr.Int64.fromString(minResourceFee.toString()),
+    resourceFee: minResourceFee,
   });
   return {
     ok: true,

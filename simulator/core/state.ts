@@ -148,16 +148,16 @@ const placeholder: AccountEntry = { t: 'account', id: '', balance: 0n, seqNum: 0
 
 export function txFromSaved(t: SavedTx): TxRecord {
   const result = t.result;
-  const env = xdr.TransactionEnvelope.fromXDR(t.envelope, 'base64'); // checked here, kept as text
+  const env = xdr.TransactionEnvelope.fromXdr(t.envelope, 'base64'); // checked here, kept as text
   return lazyEnvelope({
     hash: t.hash,
     ledger: t.ledger,
     createdAt: t.createdAt,
     applicationOrder: t.order,
     status: t.status,
-    opCount: env.switch() === xdr.EnvelopeType.envelopeTypeTx() ? env.v1().tx().operations().length : 1,
+    opCount: env.type === 'envelopeTypeTx' ? env.v1.tx.operations.length : 1,
     feeCharged: BigInt(t.feeCharged),
-    opResults: () => xdr.TransactionResult.fromXDR(result, 'base64').result().results(),
+    opResults: () => opResultsOf(xdr.TransactionResult.fromXdr(result, 'base64')),
     returnValue: t.returnValue ? sc(t.returnValue) : undefined,
     soroban: t.soroban,
     events: t.events.map((e) => ({ contractId: e.contractId, topics: e.topics.map(sc), data: sc(e.data) })),
@@ -202,4 +202,10 @@ function classifyText(text: string) {
   const m = /Error\(Contract, #(\d+)\)/.exec(text);
   const f = classify(new Error(text));
   return m ? { ...f, code: `Error(Contract, #${m[1]})`, contractCode: Number(m[1]) } : f;
+}
+
+/** The operation results of a stored TransactionResult (none for the arms without them). */
+function opResultsOf(r: xdr.TransactionResult): xdr.OperationResult[] {
+  const res = r.result;
+  return res.type === 'txSuccess' || res.type === 'txFailed' ? res.results : [];
 }

@@ -3,6 +3,7 @@
 import { Account, Keypair, TransactionBuilder, type Transaction, type xdr as X, xdr } from '@stellar/stellar-sdk';
 import { createHash } from 'node:crypto';
 import { ContractError, addressFromScVal, addressToScVal, type ContractImpl } from '../host.ts';
+import { toBytes, toU32 } from '../../src/chain/codec.ts';
 import { FACTORY_WASM_HASH, REGISTRY_WASM_HASH, VAULT_WASM_HASH, contractImpls } from '../contracts/index.ts';
 import { PROFILES } from '../index.ts';
 import { SimNetwork, type NetworkName } from './network.ts';
@@ -13,7 +14,10 @@ export const COUNTER_HASH = createHash('sha256').update('test counter').digest()
 const COUNT = xdr.ScVal.scvSymbol('Count');
 const OWNER = xdr.ScVal.scvVec([xdr.ScVal.scvSymbol('Owner')]);
 const u32 = (n: number): X.ScVal => xdr.ScVal.scvU32(n);
-const count = (ctx: Parameters<ContractImpl['invoke']>[0]): number => ctx.storage.get(COUNT)?.u32() ?? 0;
+const count = (ctx: Parameters<ContractImpl['invoke']>[0]): number => {
+  const v = ctx.storage.get(COUNT);
+  return v ? toU32(v) : 0;
+};
 
 /** counter: `__constructor(owner)`, `incr(by: u32) -> u32` (sig owner, event `incr`), `get() -> u32`,
  *  `fail(code)` (writes, then fails with #code), `guarded(caller) -> u32` (sig caller), `poke(other) -> u32`
@@ -28,7 +32,7 @@ export const counter: ContractImpl = {
     switch (fn) {
       case 'incr': {
         ctx.requireAuth(addressFromScVal(ctx.storage.get(OWNER, 'instance')!));
-        const next = count(ctx) + args[0]!.u32();
+        const next = count(ctx) + toU32(args[0]!);
         ctx.storage.set(COUNT, u32(next));
         ctx.emit([xdr.ScVal.scvSymbol('incr')], u32(next));
         return u32(next);
@@ -38,7 +42,7 @@ export const counter: ContractImpl = {
       case 'fail':
         ctx.storage.set(COUNT, u32(999));
         ctx.emit([xdr.ScVal.scvSymbol('never')], u32(0));
-        throw new ContractError(args[0]!.u32());
+        throw new ContractError(toU32(args[0]!));
       case 'guarded':
         ctx.requireAuth(addressFromScVal(args[0]!));
         return u32(1);
@@ -54,7 +58,7 @@ export const counter: ContractImpl = {
         return ctx.call(other, 'get', []);
       }
       case 'spawn':
-        return addressToScVal(ctx.deployContract(COUNTER_HASH, Buffer.from(args[0]!.bytes()), [ctx.storage.get(OWNER, 'instance')!]));
+        return addressToScVal(ctx.deployContract(COUNTER_HASH, toBytes(args[0]!), [ctx.storage.get(OWNER, 'instance')!]));
       case 'temp':
         ctx.storage.set(COUNT, args[0]!, 'temporary');
         return xdr.ScVal.scvVoid();
@@ -118,10 +122,58 @@ export function classicTx(
 
 /** sendTransaction through the in-process RPC. */
 export async function send(net: SimNetwork, tx: Transaction): Promise<{ status: string; hash: string; errorResultXdr?: string }> {
-  return (await net.rpc('sendTransaction', { transaction: tx.toXDR() })) as { status: string; hash: string; errorResultXdr?: string };
+  return (await net.rpc('sendTransaction', { transaction: tx.toXdr() })) as { status: string; hash: string; errorResultXdr?: string };
 }
 
 /** The result code name of an ERROR sendTransaction reply (txBadSeq, …). */
 export function errorCode(reply: { errorResultXdr?: string }): string {
-  return xdr.TransactionResult.fromXDR(reply.errorResultXdr!, 'base64').result().switch().name;
+  return xdr.TransactionResult.fromXdr(reply.errorResultXdr!, 'base64').result.type;
+}
+
+/** The legacy address credentials of an auth entry (throws for any other credential type). */
+export const addressCreds = (e: xdr.SorobanAuthorizationEntry): xdr.SorobanAddressCredentials =>
+  xdr.expectUnionVariant(e.credentials, 'sorobanCredentialsAddress').address;
+
+/** The contract call of an authorized invocation node (throws for a host-function node). */
+export const contractFnOf = (i: xdr.SorobanAuthorizedInvocation): xdr.InvokeContractArgs =>
+  xdr.expectUnionVariant(i.function, 'sorobanAuthorizedFunctionTypeContractFn').contractFn;
+
+/** The operation results of a transaction result (throws unless it is txSuccess or txFailed). */
+export function opResultsOf(r: xdr.TransactionResult): xdr.OperationResult[] {
+  const res = r.result;
+  if (res.type !== 'txSuccess' && res.type !== 'txFailed') throw new Error(`no operation results in ${res.type}`);
+  return res.results;
+}
+
+/** The inner result of an operation result (throws unless it is opInner). */
+export const innerResult = (r: xdr.OperationResult): xdr.OperationResultTr => xdr.expectUnionVariant(r, 'opInner').tr;
+
+/** The auth entries of `env`'s single InvokeHostFunction operation. */
+export function authOf(env: xdr.TransactionEnvelope): xdr.SorobanAuthorizationEntry[] {
+  return invokeOp(env).body.invokeHostFunctionOp.auth;
+}
+
+/** `env` (a v1 envelope with one InvokeHostFunction operation) with its auth entries replaced; signatures kept. */
+export function withAuth(env: xdr.TransactionEnvelope, auth: xdr.SorobanAuthorizationEntry[]): xdr.TransactionEnvelope {
+  const op = invokeOp(env);
+  const tx = (env as xdr.TransactionEnvelopeTx).v1.tx;
+  const body = xdr.OperationBody.invokeHostFunction(new xdr.InvokeHostFunctionOp({ hostFunction: op.body.invokeHostFunctionOp.hostFunction, auth }));
+  const replaced = new xdr.Transaction({
+    sourceAccount: tx.sourceAccount,
+    fee: tx.fee,
+    seqNum: tx.seqNum,
+    cond: tx.cond,
+    memo: tx.memo,
+    operations: [new xdr.Operation({ sourceAccount: op.sourceAccount, body })],
+    ext: tx.ext,
+  });
+  return xdr.TransactionEnvelope.envelopeTypeTx(new xdr.TransactionV1Envelope({ tx: replaced, signatures: (env as xdr.TransactionEnvelopeTx).v1.signatures }));
+}
+
+function invokeOp(env: xdr.TransactionEnvelope): xdr.Operation & { body: xdr.OperationBodyInvokeHostFunction } {
+  if (env.type !== 'envelopeTypeTx') throw new Error(`expected a v1 transaction envelope, got ${env.type}`);
+  const ops = env.v1.tx.operations;
+  const op = ops[0];
+  if (ops.length !== 1 || op?.body.type !== 'invokeHostFunction') throw new Error('expected one InvokeHostFunction operation');
+  return op as xdr.Operation & { body: xdr.OperationBodyInvokeHostFunction };
 }

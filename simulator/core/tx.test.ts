@@ -3,7 +3,8 @@
 import { Asset, Keypair, Operation, xdr } from '@stellar/stellar-sdk';
 import { describe, expect, it } from 'vitest';
 import { addressToScVal } from '../host.ts';
-import { COUNTER_HASH, classicTx, clock, errorCode, funded, send, testNetwork } from './testing.ts';
+import { COUNTER_HASH, classicTx, clock, errorCode, funded, innerResult, opResultsOf, send, testNetwork } from './testing.ts';
+import { toBigInt } from '../../src/chain/codec.ts';
 
 const XLM = 10_000_000n;
 const i128 = (n: bigint) => xdr.ScVal.scvI128(new xdr.Int128Parts({ hi: xdr.Int64.fromString('0'), lo: xdr.Uint64.fromString(n.toString()) }));
@@ -67,12 +68,13 @@ describe('transaction checks', () => {
       .addOperation(new Contract(counterId).call('incr', xdr.ScVal.scvU32(1)))
       .setTimeout(60)
       .build();
-    const sim = await net.rpc('simulateTransaction', { transaction: raw.toXDR() });
+    const sim = await net.rpc('simulateTransaction', { transaction: raw.toXdr() });
     const prepared = rpc.assembleTransaction(raw, sim as never).setNetworkPassphrase(net.info.passphrase);
     const good = prepared.build();
-    const env = good.toEnvelope();
-    env.v1().tx().fee(Number(env.v1().tx().ext().sorobanData().resourceFee().toString()) + 50);
-    const cheap = TransactionBuilder.fromXDR(env.toXDR('base64'), net.info.passphrase);
+    const tx0 = xdr.expectUnionVariant(good.toEnvelope(), 'envelopeTypeTx').v1.tx;
+    const lowFee = new xdr.Transaction({ ...tx0, fee: Number(xdr.expectUnionVariant(tx0.ext, 'sorobanData').sorobanData.resourceFee) + 50 });
+    const env = xdr.TransactionEnvelope.envelopeTypeTx(new xdr.TransactionV1Envelope({ tx: lowFee, signatures: [] }));
+    const cheap = TransactionBuilder.fromXdr(env.toXdr('base64'), net.info.passphrase);
     cheap.sign(owner);
     expect(errorCode(await send(net, cheap as never))).toBe('txInsufficientFee');
     good.sign(owner);
@@ -107,8 +109,8 @@ describe('classic operations and friendbot', () => {
     const r3 = await send(net, classicTx(net, a, [Operation.createAccount({ destination: b.publicKey(), startingBalance: '10' })]));
     const failed = await txStatus(net, r3.hash);
     expect(failed.status).toBe('FAILED');
-    const res = xdr.TransactionResult.fromXDR(failed.resultXdr!, 'base64');
-    expect(res.result().results()[0]!.tr().createAccountResult().switch().name).toBe('createAccountAlreadyExist');
+    const res = xdr.TransactionResult.fromXdr(failed.resultXdr!, 'base64');
+    expect(innerResult(opResultsOf(res)[0]!).value.type).toBe('createAccountAlreadyExist');
   });
 
   it('USDC: changeTrust, payment from the issuer, SAC trustline and balance failures', async () => {
@@ -120,14 +122,14 @@ describe('classic operations and friendbot', () => {
     // payment to an account without a trustline fails with paymentNoTrust
     const r0 = await send(net, classicTx(net, issuer, [Operation.payment({ destination: holder.publicKey(), asset: usdc, amount: '5' })]));
     const f0 = await txStatus(net, r0.hash);
-    expect(xdr.TransactionResult.fromXDR(f0.resultXdr!, 'base64').result().results()[0]!.tr().paymentResult().switch().name).toBe('paymentNoTrust');
+    expect(innerResult(opResultsOf(xdr.TransactionResult.fromXdr(f0.resultXdr!, 'base64'))[0]!).value.type).toBe('paymentNoTrust');
     // trustline, then the issuer pays 5 USDC
     await send(net, classicTx(net, holder, [Operation.changeTrust({ asset: usdc })]));
     const r1 = await send(net, classicTx(net, issuer, [Operation.payment({ destination: holder.publicKey(), asset: usdc, amount: '5' })]));
     expect((await txStatus(net, r1.hash)).status).toBe('SUCCESS');
     const token = net.info.feeTokenId;
     const bal = net.read(token, 'balance', [addressToScVal(holder.publicKey())]);
-    expect(bal.status === 'SUCCESS' && bal.returnValue.i128().lo().toString()).toBe(String(5n * XLM));
+    expect(bal.status === 'SUCCESS' && toBigInt(bal.returnValue).toString()).toBe(String(5n * XLM));
     // SAC transfers: missing trustline (#13), insufficient balance (#10), success
     const to = addressToScVal(net.info.admin.publicKey);
     const missing = net.invoke({ source: noTrust, contractId: token, fn: 'transfer', args: [addressToScVal(noTrust.publicKey()), to, i128(1n)] });
@@ -138,7 +140,7 @@ describe('classic operations and friendbot', () => {
     expect(poor.status === 'FAILED' && poor.error).toContain('balance is not sufficient');
     const ok = net.invoke({ source: holder, contractId: token, fn: 'transfer', args: [addressToScVal(holder.publicKey()), to, i128(XLM)] });
     expect(ok.status === 'FAILED' ? ok.error : ok.status).toBe('SUCCESS');
-    expect(ok.status === 'SUCCESS' && ok.events[0]!.topics.map((t) => t.switch().name)).toEqual(['scvSymbol', 'scvAddress', 'scvAddress', 'scvString']);
+    expect(ok.status === 'SUCCESS' && ok.events[0]!.topics.map((t) => t.type)).toEqual(['scvSymbol', 'scvAddress', 'scvAddress', 'scvString']);
   });
 
   it('native SAC: balance is the account balance; spending below the reserve fails', () => {
@@ -146,7 +148,7 @@ describe('classic operations and friendbot', () => {
     const a = funded(net, 3n);
     const token = net.info.nativeTokenId;
     const bal = net.read(token, 'balance', [addressToScVal(a.publicKey())]);
-    expect(bal.status === 'SUCCESS' && bal.returnValue.i128().lo().toString()).toBe(String(3n * XLM));
+    expect(bal.status === 'SUCCESS' && toBigInt(bal.returnValue).toString()).toBe(String(3n * XLM));
     const r = net.invoke({ source: a, contractId: token, fn: 'transfer', args: [addressToScVal(a.publicKey()), addressToScVal(net.info.admin.publicKey), i128(25n * XLM / 10n)] });
     expect(r).toMatchObject({ status: 'FAILED', contractError: 10 });
   });

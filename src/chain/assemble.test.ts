@@ -23,9 +23,9 @@ function simulation(o: { resourceFee: bigint; auth: xdr.SorobanAuthorizationEntr
     .setFootprint(o.readOnly, [])
     .build();
   return rpc.parseRawSimulation({
-    transactionData: data.toXDR('base64'),
+    transactionData: data.toXdr('base64'),
     minResourceFee: o.resourceFee.toString(),
-    results: [{ auth: o.auth.map((a) => a.toXDR('base64')), xdr: xdr.ScVal.scvVoid().toXDR('base64') }],
+    results: [{ auth: o.auth.map((a) => a.toXdr('base64')), xdr: xdr.ScVal.scvVoid().toXdr('base64') }],
     latestLedger: 10,
     events: [],
   } as unknown as rpc.Api.RawSimulateTransactionResponse) as rpc.Api.SimulateTransactionSuccessResponse;
@@ -77,10 +77,10 @@ describe('buildCall / assembleCall = TransactionBuilder / assembleTransaction, b
         const sdk = sdkBuild(o);
         const mine = buildCall(o)!;
         expect(mine).toBeDefined();
-        expect(simulationInput(mine).toXDR()).toBe(sdk.toXDR());
+        expect(simulationInput(mine).toXdr()).toBe(sdk.toXdr());
         const auth = Array.from({ length: nAuth }, (_, i) => authEntry(c.kp, c.contractId, c.fn, c.args, BigInt(i) * 7919n));
         const sim = simulation({ resourceFee, auth, readOnly: [new Contract(c.contractId).getFootprint()], instructions });
-        const expected = rpc.assembleTransaction(sdk, sim).build().toXDR();
+        const expected = rpc.assembleTransaction(sdk, sim).build().toXdr();
         expect(assembleCall(mine, sim)).toBe(expected);
       }),
       { numRuns: 300 },

@@ -12,7 +12,7 @@ import { Contract, StrKey, xdr, type SorobanDataBuilder, type rpc } from '@stell
 
 /** The unsigned transaction of a call, ready to be simulated and then assembled. */
 export interface CallTransaction {
-  readonly envelope: xdr.TransactionEnvelope;
+  readonly envelope: xdr.TransactionEnvelopeTx;
   /** Base fee per operation (stroops), as given to TransactionBuilder. */
   readonly baseFee: number;
 }
@@ -41,12 +41,9 @@ function contractAddress(contractId: string): xdr.ScAddress {
   return contracts.get(contractId) ?? remember(contracts, contractId, new Contract(contractId).address().toScAddress());
 }
 
-const CLAIMABLE_BALANCE = xdr.ScAddressType.scAddressTypeClaimableBalance().value;
-const LIQUIDITY_POOL = xdr.ScAddressType.scAddressTypeLiquidityPool().value;
-const SCV_ADDRESS = xdr.ScValType.scvAddress().value;
 /** Arguments that Operation.invokeHostFunction refuses (it throws a TypeError for them): left to the SDK. */
 const refusedArg = (v: xdr.ScVal): boolean =>
-  v.switch().value === SCV_ADDRESS && [CLAIMABLE_BALANCE, LIQUIDITY_POOL].includes(v.address().switch().value);
+  v.type === 'scvAddress' && (v.address.type === 'scAddressTypeClaimableBalance' || v.address.type === 'scAddressTypeLiquidityPool');
 
 /**
  * The transaction TransactionBuilder builds for `contractId.fn(args)` from `source` at `sequence` (the account's
@@ -83,20 +80,18 @@ export function buildCall(o: {
   const tx = new xdr.Transaction({
     sourceAccount,
     fee: baseFee, // × 1 operation
-    seqNum: xdr.Int64.fromString((BigInt(o.sequence) + 1n).toString()), // xdr.SequenceNumber is xdr.Int64
-    cond: xdr.Preconditions.precondTime(
-      new xdr.TimeBounds({ minTime: xdr.Uint64.fromString('0'), maxTime: xdr.Uint64.fromString(String(o.maxTime)) }),
-    ),
+    seqNum: BigInt(o.sequence) + 1n,
+    cond: xdr.Preconditions.precondTime(new xdr.TimeBounds({ minTime: 0n, maxTime: BigInt(o.maxTime) })),
     memo: xdr.Memo.memoNone(),
     operations: [op],
-    ext: new xdr.TransactionExt(0),
+    ext: xdr.TransactionExt.v0(),
   });
-  return { envelope: xdr.TransactionEnvelope.envelopeTypeTx(new xdr.TransactionV1Envelope({ tx, signatures: [] })), baseFee };
+  return { envelope: new xdr.TransactionEnvelopeTx(new xdr.TransactionV1Envelope({ tx, signatures: [] })), baseFee };
 }
 
-/** What `server.simulateTransaction` needs of a transaction: its `toXDR()` (encoded when the request is made). */
-export function simulationInput(call: CallTransaction): { toXDR(): string } {
-  return { toXDR: () => call.envelope.toXDR('base64') };
+/** What `server.simulateTransaction` needs of a transaction: its `toXdr()` (encoded when the request is made). */
+export function simulationInput(call: CallTransaction): { toXdr(): string } {
+  return { toXdr: () => call.envelope.toXdr('base64') };
 }
 
 /** The simulation's soroban data: the builder's own decoded copy (its build() clones it through XDR, the same bytes). */
@@ -106,30 +101,31 @@ function sorobanData(b: SorobanDataBuilder): xdr.SorobanTransactionData {
 }
 
 /**
- * `rpc.assembleTransaction(tx, simulation).build().toXDR()` for a call of buildCall: the fee becomes the base fee
+ * `rpc.assembleTransaction(tx, simulation).build().toXdr()` for a call of buildCall: the fee becomes the base fee
  * plus the simulation's resource fee, the operation takes the simulation's auth entries and the transaction its
  * soroban data. Undefined when the simulation has no result (assembleTransaction would throw: the caller lets it).
  */
 export function assembleCall(call: CallTransaction, sim: rpc.Api.SimulateTransactionSuccessResponse): string | undefined {
   if (!sim.result) return undefined;
   const data = sorobanData(sim.transactionData);
-  const tx = call.envelope.v1().tx();
-  const op = tx.operations()[0]!;
+  const tx = call.envelope.v1.tx;
+  const body = tx.operations[0]!.body;
+  if (body.type !== 'invokeHostFunction') return undefined;
   const assembled = new xdr.Transaction({
-    sourceAccount: tx.sourceAccount(),
-    fee: Number(BigInt(call.baseFee) + BigInt(data.resourceFee().toString())), // BigNumber's exact sum, then toNumber()
-    seqNum: tx.seqNum(),
-    cond: tx.cond(),
-    memo: tx.memo(),
+    sourceAccount: tx.sourceAccount,
+    fee: Number(BigInt(call.baseFee) + data.resourceFee), // BigNumber's exact sum, then toNumber()
+    seqNum: tx.seqNum,
+    cond: tx.cond,
+    memo: tx.memo,
     operations: [
       new xdr.Operation({
         sourceAccount: null,
         body: xdr.OperationBody.invokeHostFunction(
-          new xdr.InvokeHostFunctionOp({ hostFunction: op.body().invokeHostFunctionOp().hostFunction(), auth: sim.result.auth }),
+          new xdr.InvokeHostFunctionOp({ hostFunction: body.invokeHostFunctionOp.hostFunction, auth: sim.result.auth }),
         ),
       }),
     ],
-    ext: new xdr.TransactionExt(1, data),
+    ext: xdr.TransactionExt.sorobanData(data),
   });
-  return xdr.TransactionEnvelope.envelopeTypeTx(new xdr.TransactionV1Envelope({ tx: assembled, signatures: [] })).toXDR('base64');
+  return xdr.TransactionEnvelope.envelopeTypeTx(new xdr.TransactionV1Envelope({ tx: assembled, signatures: [] })).toXdr('base64');
 }

@@ -36,7 +36,7 @@ const keyTexts = new WeakMap<xdr.LedgerKey, string>();
 function keyText(k: xdr.LedgerKey): string {
   let t = keyTexts.get(k);
   if (t === undefined) {
-    t = k.toXDR('base64');
+    t = k.toXdr('base64');
     keyTexts.set(k, t);
   }
   return t;
@@ -85,7 +85,9 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
     reads.observeLedger(res.latestLedger);
     const entry = res.entries[0];
     if (!entry) throw new ChainError('source_account_not_found', 400, `source account ${source} does not exist on ${opts.network}`);
-    return entry.val.account().seqNum().toString();
+    const val = entry.val;
+    if (val.type !== 'account') throw new ChainError('source_account_not_found', 400, `source account ${source} does not exist on ${opts.network}`);
+    return val.account.seqNum.toString();
   }
 
   function build(account: Account, { contractId, fn, args }: ContractCall, maxTime: number): Transaction {
@@ -122,7 +124,7 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
     const assembled = call && assembleCall(call, sim);
     if (assembled) return { xdr: assembled, network: passphrase };
     const raw = tx ?? new Transaction(call!.envelope, passphrase);
-    return { xdr: rpc.assembleTransaction(raw, sim).build().toXDR(), network: passphrase };
+    return { xdr: rpc.assembleTransaction(raw, sim).build().toXdr(), network: passphrase };
   }
 
   async function read(req: ReadRequest): Promise<xdr.ScVal> {
@@ -244,29 +246,22 @@ function failed(r: rpc.Api.GetFailedTransactionResponse, kind: ContractKind, has
 
 function metaDiagnostics(meta: xdr.TransactionMeta | undefined): xdr.DiagnosticEvent[] {
   if (!meta) return [];
-  return (
-    safe(() => {
-      switch (meta.switch()) {
-        case 4:
-          return meta.v4().diagnosticEvents() ?? [];
-        case 3:
-          return meta.v3().sorobanMeta()?.diagnosticEvents() ?? [];
-        default:
-          return [];
-      }
-    }) ?? []
-  );
+  switch (meta.type) {
+    case 'v4':
+      return meta.v4.diagnosticEvents;
+    case 'v3':
+      return meta.v3.sorobanMeta?.diagnosticEvents ?? [];
+    default:
+      return [];
+  }
 }
 
 /** `txFailed/invokeHostFunctionTrapped`-style result codes. */
 function resultCodes(res: xdr.TransactionResult): string {
-  const r = res.result();
-  const codes: string[] = [r.switch().name];
-  const opResults = safe(() => r.results()) ?? [];
-  for (const op of opResults) {
-    const inner = safe(() => op.tr().value() as { switch(): { name: string } });
-    codes.push(inner ? inner.switch().name : op.switch().name);
-  }
+  const r = res.result;
+  const codes: string[] = [r.type];
+  const opResults = r.type === 'txSuccess' || r.type === 'txFailed' ? r.results : [];
+  for (const op of opResults) codes.push(op.type === 'opInner' ? op.tr.value.type : op.type);
   return codes.join('/');
 }
 
@@ -278,44 +273,40 @@ export function readEvents(events: xdr.DiagnosticEvent[]): { contractCode?: numb
   let contractCode: number | undefined;
   const lines: string[] = [];
   for (const ev of events) {
-    const body = safe(() => ev.event().body().v0());
-    if (!body) continue;
-    const topics = body.topics();
-    const isError = topics.some(
-      (t) => t.switch() === xdr.ScValType.scvError() || (t.switch() === xdr.ScValType.scvSymbol() && t.sym().toString() === 'error'),
-    );
+    const body = ev.event.body.v0;
+    const topics = body.topics;
+    const isError = topics.some((t) => t.type === 'scvError' || (t.type === 'scvSymbol' && t.sym.toString() === 'error'));
     if (!isError) continue;
-    const errs = topics.filter((t) => t.switch() === xdr.ScValType.scvError()).map((t) => t.error());
-    for (const e of errs) if (e.switch() === xdr.ScErrorType.sceContract()) contractCode = e.contractCode();
+    const errs = topics.flatMap((t) => (t.type === 'scvError' ? [t.error] : []));
+    for (const e of errs) if (e.type === 'sceContract') contractCode = e.contractCode;
     const head = errs.map(renderError).join(' ');
-    const data = renderData(body.data());
+    const data = renderData(body.data);
     lines.push([head, data].filter((s) => s.length > 0).join(': '));
   }
   return { ...opt('contractCode', contractCode), lines };
 }
 
 function renderError(e: xdr.ScError): string {
-  const type = e.switch().name.replace(/^sce/, '');
-  if (e.switch() === xdr.ScErrorType.sceContract()) return `Error(Contract, #${e.contractCode()})`;
-  return `Error(${type}, ${safe(() => (e.code() as { name: string }).name.replace(/^scec/, '')) ?? '?'})`;
+  if (e.type === 'sceContract') return `Error(Contract, #${e.contractCode})`;
+  return `Error(${e.type.replace(/^sce/, '')}, ${e.code.name.replace(/^scec/, '')})`;
 }
 
 function renderData(v: xdr.ScVal): string {
-  switch (v.switch()) {
-    case xdr.ScValType.scvString():
-      return v.str().toString();
-    case xdr.ScValType.scvSymbol():
-      return v.sym().toString();
-    case xdr.ScValType.scvVec():
-      return (v.vec() ?? []).map(renderData).filter((s) => s.length > 0).join(' ');
-    case xdr.ScValType.scvAddress():
+  switch (v.type) {
+    case 'scvString':
+      return v.str.toString();
+    case 'scvSymbol':
+      return v.sym.toString();
+    case 'scvVec':
+      return (v.vec ?? []).map(renderData).filter((s) => s.length > 0).join(' ');
+    case 'scvAddress':
       return Address.fromScVal(v).toString();
-    case xdr.ScValType.scvU32():
-      return String(v.u32());
-    case xdr.ScValType.scvI32():
-      return String(v.i32());
-    case xdr.ScValType.scvError():
-      return renderError(v.error());
+    case 'scvU32':
+      return String(v.u32);
+    case 'scvI32':
+      return String(v.i32);
+    case 'scvError':
+      return renderError(v.error);
     default:
       return '';
   }

@@ -11,10 +11,10 @@ describe('address / toAddress', () => {
     { kind: 'account', a: account },
     { kind: 'contract', a: contract },
   ])('$kind: same XDR as the SDK, and back, every time', ({ a }) => {
-    const want = new Address(a).toScVal().toXDR('base64');
-    expect(address(a).toXDR('base64')).toBe(want);
-    expect(address(a).toXDR('base64')).toBe(want);
-    const fresh = xdr.ScVal.fromXDR(want, 'base64');
+    const want = new Address(a).toScVal().toXdr('base64');
+    expect(address(a).toXdr('base64')).toBe(want);
+    expect(address(a).toXdr('base64')).toBe(want);
+    const fresh = xdr.ScVal.fromXdr(want, 'base64');
     expect([toAddress(fresh), toAddress(fresh), toAddress(address(a))]).toEqual([a, a, a]);
   });
 
@@ -41,7 +41,7 @@ describe('address / toAddress', () => {
       return StrKey.encodeEd25519PublicKey(raw);
     });
     for (const k of keys) expect(toAddress(address(k))).toBe(k);
-    expect(address(keys[0]!).toXDR('base64')).toBe(new Address(keys[0]!).toScVal().toXDR('base64'));
+    expect(address(keys[0]!).toXdr('base64')).toBe(new Address(keys[0]!).toScVal().toXdr('base64'));
     expect(toAddress(new Address(keys[1]!).toScVal())).toBe(keys[1]);
   });
 });

@@ -8,7 +8,7 @@ export const u32 = (n: number): xdr.ScVal => xdr.ScVal.scvU32(n);
 export const u64 = (n: bigint | number): xdr.ScVal => nativeToScVal(BigInt(n), { type: 'u64' });
 export const i128 = (n: bigint | number): xdr.ScVal => nativeToScVal(BigInt(n), { type: 'i128' });
 export const bool = (b: boolean): xdr.ScVal => xdr.ScVal.scvBool(b);
-export const bytes = (b: Uint8Array): xdr.ScVal => xdr.ScVal.scvBytes(Buffer.from(b));
+export const bytes = (b: Uint8Array): xdr.ScVal => xdr.ScVal.scvBytes(Uint8Array.from(b));
 /**
  * Address → ScVal. Cached (bounded): the SDK re-validates the StrKey (base32 + CRC) on every call, and the same
  * few addresses recur call after call. The returned ScVal may be shared: do not mutate it.
@@ -43,8 +43,6 @@ export class CodecError extends Error {}
 export const ADDRESS_CACHE_SIZE = 10_000;
 const scValOfAddress = new Map<string, xdr.ScVal>();
 const stringOfAddress = new Map<string, string>();
-const ACCOUNT = xdr.ScAddressType.scAddressTypeAccount().value;
-const CONTRACT = xdr.ScAddressType.scAddressTypeContract().value;
 
 function remember<V>(m: Map<string, V>, k: string, v: V): void {
   if (m.size >= ADDRESS_CACHE_SIZE) m.delete(m.keys().next().value!);
@@ -52,12 +50,11 @@ function remember<V>(m: Map<string, V>, k: string, v: V): void {
 }
 
 /** `Address.fromScVal(v).toString()`, cached for account (G…) and contract (C…) addresses by their raw key. */
-function addressString(v: xdr.ScVal): string {
-  const a = v.address();
-  const kind = a.switch().value;
-  if (kind !== ACCOUNT && kind !== CONTRACT) return Address.fromScVal(v).toString();
-  const raw = kind === ACCOUNT ? a.accountId().ed25519() : (a.contractId() as unknown as Buffer);
-  const k = (kind === ACCOUNT ? 'G' : 'C') + raw.toString('hex');
+function addressString(v: xdr.ScValAddress): string {
+  const a = v.address;
+  if (a.type !== 'scAddressTypeAccount' && a.type !== 'scAddressTypeContract') return Address.fromScVal(v).toString();
+  const raw = a.type === 'scAddressTypeAccount' ? a.accountId.ed25519.value : a.contractId.value;
+  const k = (a.type === 'scAddressTypeAccount' ? 'G' : 'C') + Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('hex');
   let s = stringOfAddress.get(k);
   if (s === undefined) {
     s = Address.fromScVal(v).toString();
@@ -67,50 +64,50 @@ function addressString(v: xdr.ScVal): string {
 }
 
 function expect(v: xdr.ScVal, kind: string): never {
-  throw new CodecError(`expected ${kind}, got ${v.switch().name}`);
+  throw new CodecError(`expected ${kind}, got ${v.type}`);
 }
 
 export function toStr(v: xdr.ScVal): string {
-  if (v.switch() === xdr.ScValType.scvString()) return v.str().toString();
-  if (v.switch() === xdr.ScValType.scvSymbol()) return v.sym().toString();
+  if (v.type === 'scvString') return v.str.toString();
+  if (v.type === 'scvSymbol') return v.sym.toString();
   return expect(v, 'string');
 }
 export function toU32(v: xdr.ScVal): number {
-  return v.switch() === xdr.ScValType.scvU32() ? v.u32() : expect(v, 'u32');
+  return v.type === 'scvU32' ? v.u32 : expect(v, 'u32');
 }
 export function toBigInt(v: xdr.ScVal): bigint {
   return scValToBigInt(v);
 }
 export function toBool(v: xdr.ScVal): boolean {
-  return v.switch() === xdr.ScValType.scvBool() ? v.b() : expect(v, 'bool');
+  return v.type === 'scvBool' ? v.b : expect(v, 'bool');
 }
 export function toBytes(v: xdr.ScVal): Buffer {
-  return v.switch() === xdr.ScValType.scvBytes() ? Buffer.from(v.bytes()) : expect(v, 'bytes');
+  return v.type === 'scvBytes' ? Buffer.from(v.bytes.value) : expect(v, 'bytes');
 }
 export function toAddress(v: xdr.ScVal): string {
-  return v.switch() === xdr.ScValType.scvAddress() ? addressString(v) : expect(v, 'address');
+  return v.type === 'scvAddress' ? addressString(v) : expect(v, 'address');
 }
 export function toVec(v: xdr.ScVal): xdr.ScVal[] {
-  return v.switch() === xdr.ScValType.scvVec() ? (v.vec() ?? []) : expect(v, 'vec');
+  return v.type === 'scvVec' ? (v.vec ?? []) : expect(v, 'vec');
 }
 export function isVoid(v: xdr.ScVal): boolean {
-  return v.switch() === xdr.ScValType.scvVoid();
+  return v.type === 'scvVoid';
 }
 export function fromOption<T>(v: xdr.ScVal, dec: (x: xdr.ScVal) => T): T | undefined {
   return isVoid(v) ? undefined : dec(v);
 }
 /** ScMap with Symbol keys → record of field ScVals. */
 export function fromStruct(v: xdr.ScVal): Record<string, xdr.ScVal> {
-  if (v.switch() !== xdr.ScValType.scvMap()) return expect(v, 'struct map');
+  if (v.type !== 'scvMap') return expect(v, 'struct map');
   const out: Record<string, xdr.ScVal> = {};
-  for (const e of v.map() ?? []) out[toStr(e.key())] = e.val();
+  for (const e of v.map ?? []) out[toStr(e.key)] = e.val;
   return out;
 }
 /** ScVec[Symbol(tag), …values] → { tag, values }. */
 export function fromEnum(v: xdr.ScVal): { tag: string; values: xdr.ScVal[] } {
   const items = toVec(v);
   const head = items[0];
-  if (!head || head.switch() !== xdr.ScValType.scvSymbol()) return expect(v, 'enum vec');
+  if (!head || head.type !== 'scvSymbol') return expect(v, 'enum vec');
   return { tag: toStr(head), values: items.slice(1) };
 }
 /** A required field of a decoded struct. */

@@ -30,7 +30,7 @@ export function parseUserSalt(userSalt: string | Uint8Array | undefined): Buffer
 
 /** Step 1: `keccak256(user_salt || XDR(ScVal::Address(owner)))`, the salt the factory deploys the vault with. */
 export function deploySalt(owner: string, userSalt?: string | Uint8Array): Buffer {
-  const ownerXdr = new Address(owner).toScVal().toXDR();
+  const ownerXdr = new Address(owner).toScVal().toXdr();
   return Buffer.from(keccak_256(Buffer.concat([parseUserSalt(userSalt), ownerXdr])));
 }
 
@@ -44,7 +44,7 @@ export function contractIdFromAddress(networkPassphrase: string, deployer: strin
       ),
     }),
   );
-  return StrKey.encodeContract(hash(preimage.toXDR()));
+  return StrKey.encodeContract(hash(preimage.toXdr()));
 }
 
 /** The C… address of the vault `factoryId` deploys for (owner, userSalt). */

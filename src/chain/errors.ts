@@ -11,15 +11,23 @@ export type ContractKind = 'vault' | 'factory' | 'registry' | 'token';
 /** A chain failure with the spec's code, an HTTP status, and the chain's own words. */
 export class ChainError extends Error {
   override readonly name = 'ChainError';
+  readonly code: string;
+  readonly status: number;
+  readonly chainMessage?: string;
+  readonly txId?: string;
   constructor(
-    readonly code: string,
-    readonly status: number,
+    code: string,
+    status: number,
     message: string,
-    readonly chainMessage?: string,
+    chainMessage?: string,
     /** The transaction hash, when the failure happened after sending. */
-    readonly txId?: string,
+    txId?: string,
   ) {
     super(message);
+    this.code = code;
+    this.status = status;
+    this.chainMessage = chainMessage;
+    this.txId = txId;
   }
 }
 

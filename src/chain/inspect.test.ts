@@ -27,7 +27,7 @@ function localClient(): ChainClient {
     async prepare(req: PrepareRequest) {
       const tx = new TransactionBuilder(new Account(req.source, '41'), { fee: '100', networkPassphrase: PASS })
         .addOperation(new Contract(req.contractId).call(req.fn, ...req.args)).setTimeout(300).build();
-      return { xdr: tx.toXDR(), network: PASS };
+      return { xdr: tx.toXdr(), network: PASS };
     },
     read: unsupported, submit: unsupported, getLedgerEntries: unsupported, health: unsupported, verifyNetwork: unsupported,
     inspect: (x: string) => inspect.inspectTransaction(x, PASS),
@@ -35,15 +35,15 @@ function localClient(): ChainClient {
 }
 
 function signed(x: string, kp: Keypair, passphrase = PASS): string {
-  const tx = TransactionBuilder.fromXDR(x, passphrase);
+  const tx = TransactionBuilder.fromXdr(x, passphrase);
   tx.sign(kp);
-  return tx.toXDR();
+  return tx.toXdr();
 }
 
 function txWith(ops: xdr.Operation[], source = issuer): string {
   let b = new TransactionBuilder(new Account(source.publicKey(), '1'), { fee: '100', networkPassphrase: PASS });
   for (const op of ops) b = b.addOperation(op);
-  return b.setTimeout(300).build().toXDR();
+  return b.setTimeout(300).build().toXdr();
 }
 
 const code = (f: () => unknown): string => {
@@ -80,7 +80,7 @@ describe('inspectTransaction', () => {
 
   it('finds no valid signer when signed for another network or not at all', async () => {
     const { xdr: unsigned } = await vault.issue(issueArgs);
-    const otherNet = signed(TransactionBuilder.fromXDR(unsigned, PASS).toXDR(), issuer, OTHER);
+    const otherNet = signed(TransactionBuilder.fromXdr(unsigned, PASS).toXdr(), issuer, OTHER);
     expect(inspect.inspectTransaction(otherNet, PASS).signedBy).toEqual([]);
     expect(inspect.inspectTransaction(unsigned, PASS).signedBy).toEqual([]);
     expect(inspect.inspectTransaction(signed(unsigned, owner), PASS).signedBy).toEqual([]);
@@ -88,12 +88,12 @@ describe('inspectTransaction', () => {
 
   it('a signature with the right hint but wrong or malformed bytes does not count', async () => {
     const { xdr: unsigned } = await vault.issue(issueArgs);
-    const forge = (signature: Buffer) => {
-      const tx = TransactionBuilder.fromXDR(unsigned, PASS);
+    const forge = (signature: Uint8Array) => {
+      const tx = TransactionBuilder.fromXdr(unsigned, PASS);
       tx.signatures.push(new xdr.DecoratedSignature({ hint: issuer.signatureHint(), signature }));
-      return tx.toXDR();
+      return tx.toXdr();
     };
-    const good = TransactionBuilder.fromXDR(signed(unsigned, issuer), PASS).signatures[0]!.signature();
+    const good = TransactionBuilder.fromXdr(signed(unsigned, issuer), PASS).signatures[0]!.signature.value;
     const flipped = Buffer.from(good);
     flipped[10] = (flipped[10] ?? 0) ^ 1;
     expect(inspect.inspectTransaction(forge(flipped), PASS).signedBy).toEqual([]);
@@ -137,11 +137,11 @@ describe('inspectTransaction', () => {
   it('reads a fee bump: the inner invocation, and the fee payer among the signers', async () => {
     const sponsor = Keypair.fromRawEd25519Seed(Buffer.alloc(32, 4));
     const { xdr: unsigned } = await vault.revokeVault({ source: owner.publicKey(), vault: vaultId });
-    const inner = TransactionBuilder.fromXDR(unsigned, PASS);
+    const inner = TransactionBuilder.fromXdr(unsigned, PASS);
     inner.sign(owner);
     const bump = TransactionBuilder.buildFeeBumpTransaction(sponsor, '200', inner as never, PASS);
     bump.sign(sponsor);
-    const inv = inspect.inspectTransaction(bump.toXDR(), PASS);
+    const inv = inspect.inspectTransaction(bump.toXdr(), PASS);
     expect(inv).toMatchObject({ fn: 'revoke_vault', source: owner.publicKey(), feeSource: sponsor.publicKey() });
     expect(inv.signedBy.sort()).toEqual([owner.publicKey(), sponsor.publicKey()].sort());
   });

@@ -22,7 +22,7 @@ export function parseEnvelope(envelopeXdr: string, passphrase: string): Transact
     throw invalid('signedXdr is not base64');
   }
   try {
-    return TransactionBuilder.fromXDR(envelopeXdr.trim(), passphrase);
+    return TransactionBuilder.fromXdr(envelopeXdr.trim(), passphrase);
   } catch (e) {
     throw invalid(`signedXdr is not a transaction envelope: ${errorText(e)}`);
   }
@@ -57,42 +57,50 @@ export function inspectParsed(parsed: Transaction | FeeBumpTransaction): Invocat
   const op = tx.operations[0]!;
   if (op.type !== 'invokeHostFunction') throw mismatch(`expected a contract invocation, found ${op.type}`);
   const func = op.func;
-  if (func.switch() !== xdr.HostFunctionType.hostFunctionTypeInvokeContract()) {
-    throw mismatch(`expected a contract invocation, found ${func.switch().name}`);
-  }
-  const call = func.invokeContract();
+  if (func.type !== 'hostFunctionTypeInvokeContract') throw mismatch(`expected a contract invocation, found ${func.type}`);
+  const call = func.invokeContract;
   const source = baseAccount(tx.source);
   const operationSource = op.source ? baseAccount(op.source) : source;
   const authAddresses = unique(
-    (op.auth ?? []).map((a) =>
-      a.credentials().switch() === xdr.SorobanCredentialsType.sorobanCredentialsSourceAccount()
-        ? operationSource
-        : Address.fromScAddress(a.credentials().address().address()).toString(),
-    ),
+    (op.auth ?? []).map((a) => credentialsAddress(a.credentials) ?? operationSource),
   );
   const feeSource = outer ? baseAccount(outer.feeSource) : undefined;
   const candidates = unique([source, operationSource, ...authAddresses.filter((a) => a.startsWith('G'))]);
   const signedBy = signers(tx, candidates);
   if (outer && feeSource) for (const s of signers(outer, [feeSource])) if (!signedBy.includes(s)) signedBy.push(s);
   return {
-    hash: (outer ?? tx).hash().toString('hex'),
+    hash: Buffer.from((outer ?? tx).hash()).toString('hex'),
     source,
     operationSource,
     ...(feeSource ? { feeSource } : {}),
-    contractId: Address.fromScAddress(call.contractAddress()).toString(),
-    fn: call.functionName().toString(),
-    args: call.args(),
+    contractId: Address.fromScAddress(call.contractAddress).toString(),
+    fn: call.functionName.toString(),
+    args: call.args,
     authAddresses,
     signedBy,
   };
 }
 
+/** The address an auth entry's credentials authorize for; undefined for source-account credentials. */
+function credentialsAddress(c: xdr.SorobanCredentials): string | undefined {
+  switch (c.type) {
+    case 'sorobanCredentialsSourceAccount':
+      return undefined;
+    case 'sorobanCredentialsAddress':
+      return Address.fromScAddress(c.address.address).toString();
+    case 'sorobanCredentialsAddressV2':
+      return Address.fromScAddress(c.addressV2.address).toString();
+    case 'sorobanCredentialsAddressWithDelegates':
+      return Address.fromScAddress(c.addressWithDelegates.addressCredentials.address).toString();
+  }
+}
+
 function signers(tx: Transaction | FeeBumpTransaction, candidates: string[]): string[] {
-  const hash = tx.hash();
+  const hash = Buffer.from(tx.hash());
   const out: string[] = [];
   for (const account of candidates) {
     const signer = signerOf(account);
-    const ok = tx.signatures.some((s) => s.hint().equals(signer.hint) && verifies(signer.key, hash, s.signature()));
+    const ok = tx.signatures.some((s) => signer.hint.equals(s.hint.value) && verifies(signer.key, hash, s.signature.value));
     if (ok) out.push(account);
   }
   return out;
@@ -118,7 +126,7 @@ function signerOf(account: string): { key: KeyObject; hint: Buffer } {
   return s;
 }
 
-function verifies(key: KeyObject, message: Buffer, signature: Buffer): boolean {
+function verifies(key: KeyObject, message: Uint8Array, signature: Uint8Array): boolean {
   if (signature.length !== 64) return false;
   try {
     return verifySignature(null, message, key, signature);

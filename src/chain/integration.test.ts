@@ -32,9 +32,9 @@ async function funded(net: NetworkInfo): Promise<Keypair> {
 
 /** Signs a prepared transaction with the passphrase prepare returned (or another one, to test refusal). */
 function sign(prepared: { xdr: string; network: string }, kp: Keypair, passphrase = prepared.network): string {
-  const tx = TransactionBuilder.fromXDR(prepared.xdr, passphrase);
+  const tx = TransactionBuilder.fromXdr(prepared.xdr, passphrase);
   tx.sign(kp);
-  return tx.toXDR();
+  return tx.toXdr();
 }
 
 async function run(chain: Chain, prepared: Promise<{ xdr: string; network: string }>, kp: Keypair, expect?: ExpectInvocation) {

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { xdr } from '@stellar/stellar-sdk';
 import { ReadCache, readKey, type ReadResult } from './read-cache.ts';
+import { toU32 } from './codec.ts';
 
 const val = (n: number) => xdr.ScVal.scvU32(n);
 
@@ -24,11 +25,11 @@ describe('ReadCache', () => {
     let t = 0;
     const c = new ReadCache({ ttlMs: 100, now: () => t });
     const l = loader();
-    expect((await c.read('k', l.load)).u32()).toBe(1);
+    expect((await c.read('k', l.load)).u32).toBe(1);
     t = 99;
-    expect((await c.read('k', l.load)).u32()).toBe(1);
+    expect((await c.read('k', l.load)).u32).toBe(1);
     t = 100;
-    expect((await c.read('k', l.load)).u32()).toBe(2);
+    expect((await c.read('k', l.load)).u32).toBe(2);
   });
 
   it('an answer read at an older ledger than one seen since is not served', async () => {
@@ -36,12 +37,12 @@ describe('ReadCache', () => {
     const l = loader(10);
     await c.read('k', l.load);
     c.observeLedger(10);
-    expect((await c.read('k', l.load)).u32()).toBe(1);
+    expect((await c.read('k', l.load)).u32).toBe(1);
     c.observeLedger(9);
     c.observeLedger(undefined);
-    expect((await c.read('k', l.load)).u32()).toBe(1);
+    expect((await c.read('k', l.load)).u32).toBe(1);
     c.observeLedger(11);
-    expect((await c.read('k', l.load)).u32()).toBe(2);
+    expect((await c.read('k', l.load)).u32).toBe(2);
   });
 
   it('an answer from a newer ledger ends the reuse of older ones', async () => {
@@ -49,7 +50,7 @@ describe('ReadCache', () => {
     await c.read('a', loader(10).load);
     await c.read('b', loader(12).load);
     const again = loader(12);
-    expect((await c.read('a', again.load)).u32()).toBe(1);
+    expect((await c.read('a', again.load)).u32).toBe(1);
     expect(again.calls()).toBe(1);
   });
 
@@ -59,8 +60,8 @@ describe('ReadCache', () => {
     const slow = c.read('k', () => new Promise<ReadResult>((r) => (finish = () => r({ value: val(1), ledger: 10 }))));
     c.clear();
     finish();
-    expect((await slow).u32()).toBe(1);
-    expect((await c.read('k', async () => ({ value: val(2), ledger: 10 }))).u32()).toBe(2);
+    expect(toU32(await slow)).toBe(1);
+    expect((await c.read('k', async () => ({ value: val(2), ledger: 10 }))).u32).toBe(2);
   });
 
   it('concurrent reads of one key share a load; a failure is shared but not kept', async () => {
@@ -73,7 +74,7 @@ describe('ReadCache', () => {
     await expect(Promise.all([c.read('k', failing), c.read('k', failing)])).rejects.toThrow('rpc down');
     expect(calls).toBe(1);
     expect(c.size).toBe(0);
-    expect((await c.read('k', async () => ({ value: val(7), ledger: 10 }))).u32()).toBe(7);
+    expect((await c.read('k', async () => ({ value: val(7), ledger: 10 }))).u32).toBe(7);
   });
 
   it('keeps at most maxEntries, dropping expired ones first, then the oldest', async () => {
@@ -125,7 +126,7 @@ describe('readKey', () => {
     ];
     expect(new Set(keys).size).toBe(keys.length);
     // the same string read back from XDR (bytes, not a JS string) is the same value: a miss at worst, never another value
-    const fromXdr = xdr.ScVal.fromXDR(str('é').toXDR());
+    const fromXdr = xdr.ScVal.fromXdr(str('é').toXdr());
     expect(readKey('C', 'f', 'G', [fromXdr])).not.toBe(readKey('C', 'f', 'G', [str('x')]));
   });
 });

@@ -113,16 +113,10 @@ export function readKey(contractId: string, fn: string, source: string, args: re
   return k;
 }
 
-const SCV_STRING = 14; // xdr.ScValType.scvString().value
-const SCV_U32 = 3; // xdr.ScValType.scvU32().value
 
 /** One argument, injectively: strings and u32s without encoding XDR (the common read arguments), the rest as XDR. */
 function argKey(a: xdr.ScVal): string {
-  const t = a.switch().value;
-  if (t === SCV_STRING) {
-    const v = a.str() as string | Buffer;
-    return typeof v === 'string' ? `s${JSON.stringify(v)}` : `S${v.toString('base64')}`;
-  }
-  if (t === SCV_U32) return `u${a.u32()}`;
-  return a.toXDR('base64');
+  if (a.type === 'scvString') return `S${Buffer.from(a.str.bytes).toString('base64')}`;
+  if (a.type === 'scvU32') return `u${a.u32}`;
+  return a.toXdr('base64');
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Address, Keypair, StrKey, xdr } from '@stellar/stellar-sdk';
-import { sym, vec } from './codec.ts';
+import { fromStruct, sym, vec } from './codec.ts';
 import { decodeDidRecord, encodeDidRecord, recordKey, recordLedgerKey } from './registry.ts';
 import type { DidRecord } from '../did/types.ts';
 
@@ -22,7 +22,7 @@ describe('DidRecord codec', () => {
   it('encodes snake_case keys, sorted, options as void', () => {
     const { metadataUri: _u, metadataHash: _h, ...bare } = full;
     const v = encodeDidRecord(bare);
-    expect((v.map() ?? []).map((e) => e.key().sym().toString())).toEqual([
+    expect(Object.keys(fromStruct(v))).toEqual([
       'assertion_method', 'authentication', 'controller', 'created_ledger', 'deactivated', 'key_agreement',
       'metadata_hash', 'metadata_uri', 'services', 'updated_ledger', 'version',
     ]);
@@ -33,9 +33,9 @@ describe('DidRecord codec', () => {
   });
   it('storage key is ScVec[Symbol("Record"), Bytes(did_id)], persistent', () => {
     const id = Buffer.alloc(16, 9);
-    expect(recordKey(id).toXDR('base64')).toBe(vec([sym('Record'), xdr.ScVal.scvBytes(id)]).toXDR('base64'));
-    const k = recordLedgerKey(C, id).contractData();
-    expect(Address.fromScAddress(k.contract()).toString()).toBe(C);
-    expect(k.durability()).toEqual(xdr.ContractDataDurability.persistent());
+    expect(recordKey(id).toXdr('base64')).toBe(vec([sym('Record'), xdr.ScVal.scvBytes(id)]).toXdr('base64'));
+    const k = xdr.expectUnionVariant(recordLedgerKey(C, id), 'contractData').contractData;
+    expect(Address.fromScAddress(k.contract).toString()).toBe(C);
+    expect(k.durability).toBe(xdr.ContractDataDurability.persistent);
   });
 });

@@ -91,7 +91,7 @@ export function recordLedgerKey(registryId: string, didId: DidIdBytes): xdr.Ledg
       new xdr.LedgerKeyContractData({
         contract: new Address(registryId).toScAddress(),
         key: recordKey(didId),
-        durability: xdr.ContractDataDurability.persistent(),
+        durability: xdr.ContractDataDurability.persistent,
       }),
     );
     if (recordKeys.size >= 10_000) recordKeys.delete(recordKeys.keys().next().value!);
@@ -133,7 +133,8 @@ export function createRegistryApi(client: ChainClient, { registryId }: { registr
       const res = await client.getLedgerEntries([recordLedgerKey(registryId, didId)], { cached: true });
       const entry = res.entries[0];
       if (!entry) return undefined;
-      const record = decodeDidRecord(entry.val.contractData().val());
+      if (entry.val.type !== 'contractData') return undefined;
+      const record = decodeDidRecord(entry.val.contractData.val);
       return { record, ...(entry.lastModifiedLedgerSeq !== undefined ? { lastModifiedLedgerSeq: entry.lastModifiedLedgerSeq } : {}) };
     },
   };

@@ -32,58 +32,62 @@ export class SignError extends Error {}
  * bound to the address; docs/chain-abi.md "Protocol line"), both signed by the SDK's authorizeEntry. An
  * ADDRESS_WITH_DELEGATES entry needs its delegates' signatures too and is left to a wallet that knows them.
  */
-const SIGNED_BY_ADDRESS = new Set(['sorobanCredentialsAddress', 'sorobanCredentialsAddressV2']);
 
-/** Authorization entries (across the invocations) whose credentials name `address`. */
-function entriesFor(env: xdr.TransactionEnvelope, address: string): { op: xdr.InvokeHostFunctionOp; index: number }[] {
-  const found: { op: xdr.InvokeHostFunctionOp; index: number }[] = [];
-  for (const operation of env.v1().tx().operations()) {
-    if (operation.body().switch() !== xdr.OperationType.invokeHostFunction()) continue;
-    const op = operation.body().invokeHostFunctionOp();
-    op.auth().forEach((entry, index) => {
-      const creds = entry.credentials();
-      if (!SIGNED_BY_ADDRESS.has(creds.switch().name)) return;
-      const body = creds.value() as xdr.SorobanAddressCredentials;
-      if (Address.fromScAddress(body.address()).toString() === address) found.push({ op, index });
-    });
-  }
-  return found;
+type InvokeOperation = xdr.Operation & { body: xdr.OperationBodyInvokeHostFunction };
+
+/** Indexes of the authorization entries (of the transaction's one invocation) whose credentials name `address`. */
+function entriesFor(env: xdr.TransactionEnvelopeTx, address: string): { op: InvokeOperation | undefined; indexes: number[] } {
+  const op = env.v1.tx.operations.find((o): o is InvokeOperation => o.body.type === 'invokeHostFunction');
+  const indexes: number[] = [];
+  op?.body.invokeHostFunctionOp.auth.forEach((entry, index) => {
+    const creds = entry.credentials;
+    if (creds.type === 'sorobanCredentialsAddress' && Address.fromScAddress(creds.address.address).toString() === address) indexes.push(index);
+    if (creds.type === 'sorobanCredentialsAddressV2' && Address.fromScAddress(creds.addressV2.address).toString() === address) indexes.push(index);
+  });
+  return { op, indexes };
 }
 
 /** Whether the transaction has authorization entries for `address` (then `validUntilLedger` is needed). */
 export function needsAuthorization(xdrText: string, address: string): boolean {
-  return entriesFor(parseEnvelope(xdrText), address).length > 0;
+  return entriesFor(parseEnvelope(xdrText), address).indexes.length > 0;
 }
 
-function parseEnvelope(xdrText: string): xdr.TransactionEnvelope {
+function parseEnvelope(xdrText: string): xdr.TransactionEnvelopeTx {
   let env: xdr.TransactionEnvelope;
   try {
-    env = xdr.TransactionEnvelope.fromXDR(xdrText.trim(), 'base64');
+    env = xdr.TransactionEnvelope.fromXdr(xdrText.trim(), 'base64');
   } catch {
     throw new SignError('not a transaction envelope (base64 XDR)');
   }
-  if (env.switch() !== xdr.EnvelopeType.envelopeTypeTx()) throw new SignError('only a plain transaction envelope can be signed here (not a fee bump or a v0 envelope)');
+  if (env.type !== 'envelopeTypeTx') throw new SignError('only a plain transaction envelope can be signed here (not a fee bump or a v0 envelope)');
   return env;
 }
 
+/** The same envelope with the invocation's authorization entries replaced (SDK 17 values are immutable). */
+function withAuth(env: xdr.TransactionEnvelopeTx, op: InvokeOperation, auth: xdr.SorobanAuthorizationEntry[]): xdr.TransactionEnvelopeTx {
+  const tx = env.v1.tx;
+  const body = xdr.OperationBody.invokeHostFunction(new xdr.InvokeHostFunctionOp({ hostFunction: op.body.invokeHostFunctionOp.hostFunction, auth }));
+  const operations = tx.operations.map((o) => (o === op ? new xdr.Operation({ sourceAccount: op.sourceAccount, body }) : o));
+  const replaced = new xdr.Transaction({ sourceAccount: tx.sourceAccount, fee: tx.fee, seqNum: tx.seqNum, cond: tx.cond, memo: tx.memo, operations, ext: tx.ext });
+  return xdr.TransactionEnvelope.envelopeTypeTx(new xdr.TransactionV1Envelope({ tx: replaced, signatures: env.v1.signatures })) as xdr.TransactionEnvelopeTx;
+}
+
 export async function signPrepared(o: SignPreparedOptions): Promise<SignPreparedResult> {
-  const env = parseEnvelope(o.xdr);
+  let env = parseEnvelope(o.xdr);
   const address = o.keypair.publicKey();
-  const entries = entriesFor(env, address);
-  if (entries.length > 0) {
+  const { op, indexes } = entriesFor(env, address);
+  if (op && indexes.length > 0) {
     if (o.validUntilLedger === undefined) throw new SignError(`the transaction needs ${address}'s authorization: give the ledger it is valid until (or an RPC URL to read the latest ledger)`);
-    for (const { op, index } of entries) {
-      const auth = op.auth();
-      auth[index] = await authorizeEntry(auth[index]!, o.keypair, o.validUntilLedger, o.passphrase);
-      op.auth(auth);
-    }
+    const auth = [...op.body.invokeHostFunctionOp.auth];
+    for (const index of indexes) auth[index] = await authorizeEntry(auth[index]!, o.keypair, o.validUntilLedger, o.passphrase);
+    env = withAuth(env, op, auth);
   }
   const tx = new Transaction(env, o.passphrase);
   const sources = new Set([tx.source, ...tx.operations.map((op) => op.source).filter((s): s is string => s !== undefined)]);
   const envelopeSigned = sources.has(address);
   if (envelopeSigned) tx.sign(o.keypair);
-  else if (entries.length === 0) throw new SignError(`${address} has nothing to sign: the transaction's source is ${tx.source} and no authorization entry names it`);
-  return { signedXdr: tx.toXDR(), envelopeSigned, authEntriesSigned: entries.length, source: tx.source };
+  else if (indexes.length === 0) throw new SignError(`${address} has nothing to sign: the transaction's source is ${tx.source} and no authorization entry names it`);
+  return { signedXdr: tx.toXdr(), envelopeSigned, authEntriesSigned: indexes.length, source: tx.source };
 }
 
 /** The passphrase an RPC serves and its latest ledger: where an authorization's validity starts from. */

@@ -29,9 +29,9 @@ async function funded(): Promise<Keypair> {
   return kp;
 }
 const sign = (p: { xdr: string; network: string }, kp: Keypair) => {
-  const tx = TransactionBuilder.fromXDR(p.xdr, p.network);
+  const tx = TransactionBuilder.fromXdr(p.xdr, p.network);
   tx.sign(kp);
-  return tx.toXDR();
+  return tx.toXdr();
 };
 
 it('two issuers prepare into the same vault; the second submit is tx_stale and succeeds when prepared again', async () => {

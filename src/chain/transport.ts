@@ -21,8 +21,12 @@ export interface JsonPostClient {
 /** An HTTP failure with the words axios would use, so that error texts stay the same. */
 export class TransportError extends Error {
   override readonly name = 'TransportError';
-  constructor(message: string, readonly status?: number, readonly code?: string) {
+  readonly status?: number;
+  readonly code?: string;
+  constructor(message: string, status?: number, code?: string) {
     super(message);
+    this.status = status;
+    this.code = code;
   }
 }
 

@@ -61,22 +61,28 @@ export type VcDecryptErrorCode = 'malformed' | 'unknown_kid' | 'authentication_f
 /** The envelope cannot be opened: not an envelope, a key id not in the keyring, or tampered/misbound. */
 export class VcDecryptError extends Error {
   override readonly name = 'VcDecryptError';
+  readonly code: VcDecryptErrorCode;
   constructor(
-    readonly code: VcDecryptErrorCode,
+    code: VcDecryptErrorCode,
     message: string,
   ) {
     super(message);
+    this.code = code;
   }
 }
 
 /** The encrypted envelope would not fit the contract's vcData limit. */
 export class VcDataTooLargeError extends Error {
   override readonly name = 'VcDataTooLargeError';
+  readonly length: number;
+  readonly max: number;
   constructor(
-    readonly length: number,
-    readonly max: number,
+    length: number,
+    max: number,
   ) {
     super(`encrypted vcData is ${length} characters; the vault stores at most ${max}`);
+    this.length = length;
+    this.max = max;
   }
 }
 

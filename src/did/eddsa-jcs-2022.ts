@@ -89,7 +89,9 @@ function seedOf(secretKey: Ed25519SecretKey): Buffer {
 
 /** A failure of proof creation (verification never throws it). */
 export class DataIntegrityError extends Error {
-  constructor(readonly type: DataIntegrityErrorType, message: string) {
+  readonly type: DataIntegrityErrorType;
+  constructor(type: DataIntegrityErrorType, message: string) {
     super(message);
+    this.type = type;
   }
 }

@@ -547,6 +547,11 @@ export interface components {
             timestamp: string;
             /** @constant */
             service: "did-resolver";
+            /**
+             * @description The Node.js version this process runs on (`process.versions.node`).
+             * @example 24.21.0
+             */
+            node: string;
             networks: {
                 network: components["schemas"]["Network"];
                 registryId: components["schemas"]["ContractId"];

@@ -1539,6 +1539,11 @@ export interface components {
             timestamp: string;
             /** @example credential-vault */
             service: string;
+            /**
+             * @description The Node.js version this process runs on (`process.versions.node`).
+             * @example 24.21.0
+             */
+            node: string;
         };
         /** @description Public configuration of this deployment. */
         Config: {
@@ -2345,7 +2350,8 @@ export interface operations {
                      * @example {
                      *       "status": "ok",
                      *       "timestamp": "2026-07-01T12:00:00.000Z",
-                     *       "service": "credential-vault"
+                     *       "service": "credential-vault",
+                     *       "node": "24.21.0"
                      *     }
                      */
                     "application/json": components["schemas"]["Health"];

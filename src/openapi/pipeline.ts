@@ -19,7 +19,7 @@ export function pipeline(...handlers: (RequestHandler | readonly RequestHandler[
   }
   return function pipelined(req: Request, res: Response, done: NextFunction): void {
     const run: Run = { fns, i: 0, req, res, done, next: undefined as unknown as NextFunction };
-    // A bound function, not a closure: tsx (esbuild keepNames) would rename a named closure per request.
+    // One bound function per request carries the run through every step.
     run.next = step.bind(undefined, run) as NextFunction;
     run.next();
   };

@@ -61,14 +61,16 @@ export type ResolverErrorCode = components['schemas']['ErrorCode'];
 
 /** An error with the spec's stable `code`; rendered as `{code, message, details?}`. */
 export class ResolverError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: ResolverErrorCode,
-    message: string,
-    readonly details?: Record<string, unknown>,
-    /** Response headers of the answer (`Allow` of a 405). */
-    readonly headers?: Record<string, string>,
-  ) {
+  readonly status: number;
+  readonly code: ResolverErrorCode;
+  readonly details?: Record<string, unknown>;
+  /** Response headers of the answer (`Allow` of a 405). */
+  readonly headers?: Record<string, string>;
+  constructor(status: number, code: ResolverErrorCode, message: string, details?: Record<string, unknown>, headers?: Record<string, string>) {
     super(message);
+    this.status = status;
+    this.code = code;
+    this.details = details;
+    this.headers = headers;
   }
 }

@@ -224,13 +224,14 @@ describe('HEAD on the GET routes (spec "Headers, limits and caching")', () => {
 });
 
 describe('service routes', () => {
-  it('/health: status, time and the configured networks with their registries', async () => {
+  it('/health: status, time, the Node version and the configured networks with their registries', async () => {
     const r = await h.get('/health');
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
       status: 'ok',
       timestamp: expect.any(String),
       service: 'did-resolver',
+      node: process.versions.node,
       networks: [
         { network: 'testnet', registryId: h.info.testnet.registryId },
         { network: 'mainnet', registryId: h.info.mainnet.registryId },

@@ -103,7 +103,7 @@ describe('record rules, checked before any transaction is built', () => {
       .build();
     tx.sign(owner);
     const before = h.rpcCount({ method: 'sendTransaction' });
-    const r = await h.post('/v1/dids/stellar', { signedXdr: tx.toXDR() });
+    const r = await h.post('/v1/dids/stellar', { signedXdr: tx.toXdr() });
     expect(r.status).toBe(400);
     expect(r.body.code).toBe('duplicate_key');
     expect(h.rpcCount({ method: 'sendTransaction' })).toBe(before);
@@ -262,7 +262,7 @@ describe('safe submit', () => {
       .setTimeout(300)
       .build();
     tx.sign(owner);
-    const r = await h.post('/v1/dids/stellar/submit', { signedXdr: tx.toXDR() });
+    const r = await h.post('/v1/dids/stellar/submit', { signedXdr: tx.toXdr() });
     expect(r.status).toBe(400);
     expect(r.body.code).toBe('tx_operation_mismatch');
   });
@@ -274,7 +274,7 @@ describe('safe submit', () => {
       .setTimeout(300)
       .build();
     tx.sign(owner);
-    const r = await h.post('/v1/dids/stellar/submit', { signedXdr: tx.toXDR() });
+    const r = await h.post('/v1/dids/stellar/submit', { signedXdr: tx.toXdr() });
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ code: 'tx_operation_mismatch', message: expect.stringContaining('get') });
   });

@@ -5,6 +5,7 @@ import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Address, Keypair, Transaction, TransactionBuilder, authorizeEntry, xdr } from '@stellar/stellar-sdk';
 import { startSimulator, type NetworkInfo, type RunningSimulator } from '../../simulator/index.ts';
+import { authOf, withAuth } from '../../simulator/core/testing.ts';
 import { createChain, type Chain } from '../chain/index.ts';
 import { encodeMultikey, generateDid, type DidRecordInput, type DidService, type Network } from '../did/index.ts';
 import { createMemoryCache, createMemoryRateLimiter } from '../stores/memory.ts';
@@ -105,9 +106,9 @@ export function x25519Multikey(seed = Keypair.random()): string {
 }
 
 export function sign(xdr: string, passphrase: string, signers: Keypair[]): string {
-  const tx = TransactionBuilder.fromXDR(xdr, passphrase);
+  const tx = TransactionBuilder.fromXdr(xdr, passphrase);
   for (const kp of signers) tx.sign(kp);
-  return tx.toXDR();
+  return tx.toXdr();
 }
 
 /**
@@ -115,23 +116,21 @@ export function sign(xdr: string, passphrase: string, signers: Keypair[]): strin
  * until ledger `validUntil`), then the envelope with `source`: a fee payer other than the controller.
  */
 export async function signWithAuth(xdrText: string, passphrase: string, source: Keypair, authSigners: Keypair[], validUntil: number): Promise<string> {
-  const env = xdr.TransactionEnvelope.fromXDR(xdrText, 'base64');
-  const op = env.v1().tx().operations()[0]!.body().invokeHostFunctionOp();
+  const env = xdr.TransactionEnvelope.fromXdr(xdrText, 'base64');
   const signed: xdr.SorobanAuthorizationEntry[] = [];
-  for (const entry of op.auth()) {
-    const creds = entry.credentials();
-    if (creds.switch() !== xdr.SorobanCredentialsType.sorobanCredentialsAddress()) {
+  for (const entry of authOf(env)) {
+    const creds = entry.credentials;
+    if (creds.type !== 'sorobanCredentialsAddress') {
       signed.push(entry);
       continue;
     }
-    const address = Address.fromScAddress(creds.address().address()).toString();
+    const address = Address.fromScAddress(creds.address.address).toString();
     const signer = authSigners.find((k) => k.publicKey() === address);
     signed.push(signer ? await authorizeEntry(entry, signer, validUntil, passphrase) : entry);
   }
-  op.auth(signed);
-  const tx = new Transaction(env, passphrase);
+  const tx = new Transaction(withAuth(env, signed), passphrase);
   tx.sign(source);
-  return tx.toXDR();
+  return tx.toXdr();
 }
 
 export async function listen(handler: http.RequestListener): Promise<Server> {

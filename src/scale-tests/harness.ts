@@ -110,7 +110,7 @@ export async function startTestChain(): Promise<TestChain> {
     counts.set(method, (counts.get(method) ?? 0) + 1);
     if (method === 'sendTransaction') {
       const envelope = (params as { transaction?: string } | undefined)?.transaction;
-      if (envelope) sent.push(TransactionBuilder.fromXDR(envelope, info.passphrase).hash().toString('hex'));
+      if (envelope) sent.push(Buffer.from(TransactionBuilder.fromXdr(envelope, info.passphrase).hash()).toString('hex'));
     }
     const ms = delays.get(method);
     if (ms) await new Promise((r) => setTimeout(r, ms));
@@ -139,9 +139,9 @@ export async function startTestChain(): Promise<TestChain> {
     },
     sequence: (account) => net.account(account)?.seqNum,
     sign(envelope, kp) {
-      const tx = TransactionBuilder.fromXDR(envelope, info.passphrase);
+      const tx = TransactionBuilder.fromXdr(envelope, info.passphrase);
       tx.sign(kp);
-      return tx.toXDR();
+      return tx.toXdr();
     },
     close: () => running.close(),
   };
@@ -284,9 +284,9 @@ export const show = (a: Answer) => `${a.status} ${a.text.slice(0, 300)}`;
 export async function signedChallenge(base: string, wallet: Keypair): Promise<string> {
   const c = await request(base, `/auth/challenge?account=${wallet.publicKey()}`);
   if (c.status !== 200) throw new Error(`GET /auth/challenge: ${show(c)}`);
-  const tx = TransactionBuilder.fromXDR(c.body.transaction as string, c.body.network_passphrase as string);
+  const tx = TransactionBuilder.fromXdr(c.body.transaction as string, c.body.network_passphrase as string);
   tx.sign(wallet);
-  return tx.toXDR();
+  return tx.toXdr();
 }
 
 /** POST /auth/keys with a signed challenge. */

@@ -146,12 +146,21 @@ interface Version {
 export class JsonFile<T> {
   private cached: { version: Version; value: T } | undefined;
 
+  readonly filePath: string;
+  private readonly parse: (raw: unknown) => T;
+  private readonly empty: () => T;
+  private readonly mode: number;
   constructor(
-    readonly filePath: string,
-    private readonly parse: (raw: unknown) => T,
-    private readonly empty: () => T,
-    private readonly mode = 0o600,
-  ) {}
+    filePath: string,
+    parse: (raw: unknown) => T,
+    empty: () => T,
+    mode = 0o600,
+  ) {
+    this.filePath = filePath;
+    this.parse = parse;
+    this.empty = empty;
+    this.mode = mode;
+  }
 
   /** The current document; a missing file is the empty document. Do not mutate the result. */
   async read(): Promise<T> {

@@ -188,7 +188,7 @@ describe('idempotency journal on disk', () => {
 
   it('survives the process being killed (SIGKILL) right after complete() returned', async () => {
     const dir = await newDir();
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/run-ts.js'), CHILD, 'complete-and-hang', dir, 's', 'killed'], { cwd: ROOT });
+    const child = spawn(process.execPath, [CHILD, 'complete-and-hang', dir, 's', 'killed'], { cwd: ROOT });
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));

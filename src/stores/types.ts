@@ -194,33 +194,41 @@ export type StoreName = 'keys' | 'idempotency' | 'rate_limit' | 'cache' | 'nonce
  */
 export class StoreUnavailableError extends Error {
   override readonly name = 'StoreUnavailableError';
+  readonly store: StoreName;
   constructor(
-    readonly store: StoreName,
+    store: StoreName,
     message: string,
     options?: { cause?: unknown },
   ) {
     super(`${store} store unavailable: ${message}`, options);
+    this.store = store;
   }
 }
 
 /** create(…, {ifNoActiveKey: true}) found a usable key of the wallet on the network (HTTP 409 key_exists). */
 export class KeyExistsError extends Error {
   override readonly name = 'KeyExistsError';
+  readonly walletAddress: string;
+  readonly network: KeyNetwork;
   constructor(
-    readonly walletAddress: string,
-    readonly network: KeyNetwork,
+    walletAddress: string,
+    network: KeyNetwork,
   ) {
     super(`${walletAddress} already holds a usable key on ${network}`);
+    this.walletAddress = walletAddress;
+    this.network = network;
   }
 }
 
 /** A caller passed something the store refuses (a programming or CLI input error, not an outage). */
 export class StoreInputError extends Error {
   override readonly name = 'StoreInputError';
+  readonly code: 'invalid_key_request' | 'idempotency_key_too_long';
   constructor(
-    readonly code: 'invalid_key_request' | 'idempotency_key_too_long',
+    code: 'invalid_key_request' | 'idempotency_key_too_long',
     message: string,
   ) {
     super(message);
+    this.code = code;
   }
 }

@@ -67,8 +67,12 @@ export interface AuthContext {
 
 /** An error with the spec's stable `error` code; the error middleware renders `{error, message}`. */
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  readonly status: number;
+  readonly code: string;
+  constructor(status: number, code: string, message: string) {
     super(message);
+    this.status = status;
+    this.code = code;
   }
 }
 

@@ -123,8 +123,8 @@ const STUB_PASSPHRASES: Record<NetworkName, string> = {
 };
 
 /** A funded account as getLedgerEntries answers it: master key weight 1, thresholds 0, no other signers. */
-function stubAccountEntry(key: xdr.LedgerKey) {
-  const accountId = key.account().accountId();
+function stubAccountEntry(key: xdr.LedgerKeyAccountArm) {
+  const accountId = key.account.accountId;
   const val = xdr.LedgerEntryData.account(
     new xdr.AccountEntry({
       accountId,
@@ -136,7 +136,7 @@ function stubAccountEntry(key: xdr.LedgerKey) {
       homeDomain: '',
       thresholds: Buffer.from([1, 0, 0, 0]),
       signers: [],
-      ext: new xdr.AccountEntryExt(0),
+      ext: xdr.AccountEntryExt.v0(),
     }),
   );
   return { key, val, lastModifiedLedgerSeq: 1 };
@@ -161,7 +161,7 @@ export function stubChain(network: NetworkName = 'testnet', overrides: Partial<C
     inspect: fail('inspect'),
     getLedgerEntries: async (keys: xdr.LedgerKey[]) => ({
       entries: keys
-        .filter((k) => k.switch() === xdr.LedgerEntryType.account() && !missingAccounts.has(StrKey.encodeEd25519PublicKey(k.account().accountId().ed25519())))
+        .filter((k): k is xdr.LedgerKeyAccountArm => k.type === 'account' && !missingAccounts.has(StrKey.encodeEd25519PublicKey(k.account.accountId.ed25519.value)))
         .map(stubAccountEntry),
       latestLedger: 1,
     }),
@@ -255,9 +255,9 @@ export function stubContractRoutes(passphrase = STUB_PASSPHRASES.testnet): StubC
 }
 
 function signWith(envelope: string, signers: Keypair | Keypair[], passphrase: string): string {
-  const tx = TransactionBuilder.fromXDR(envelope, passphrase);
+  const tx = TransactionBuilder.fromXdr(envelope, passphrase);
   for (const kp of Array.isArray(signers) ? signers : [signers]) tx.sign(kp);
-  return tx.toXDR();
+  return tx.toXdr();
 }
 
 export async function startVaultTestEnv(options: VaultTestOptions = {}): Promise<VaultTestEnv> {

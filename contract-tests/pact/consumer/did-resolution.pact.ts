@@ -53,6 +53,7 @@ describe('service routes', () => {
           status: 'ok',
           timestamp: like.isoDateTime(),
           service: 'did-resolver',
+          node: like.nodeVersion(),
           networks: eachLike({ network: regex('^(testnet|mainnet)$', 'testnet'), registryId: like.contract() }),
         }),
       )

@@ -26,7 +26,7 @@ describe('public routes', () => {
       .interaction()
       .uponReceiving('a liveness probe')
       .withRequest('GET', '/health')
-      .willRespondWith(200, (b) => b.jsonBody({ status: 'ok', timestamp: like.isoDateTime(), service: string('credential-vault') }))
+      .willRespondWith(200, (b) => b.jsonBody({ status: 'ok', timestamp: like.isoDateTime(), service: string('credential-vault'), node: like.nodeVersion() }))
       .executeTest(async (mock) => {
         const health = unwrap(await pact.vault(mock.url).GET('/health'));
         expect(health.status).toBe('ok');

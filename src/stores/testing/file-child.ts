@@ -1,4 +1,4 @@
-// Run by file.test.ts in a separate process (node bin/run-ts.js): acts on the file store of a data
+// Run by file.test.ts in a separate process (plain node: it strips the types): acts on the file store of a data
 // directory the way the `credential-vault keys` CLI does while the server runs, and prints JSON.
 //   create-key <dataDir> <wallet>
 //   begin <dataDir> <scope> <key> <count>   (prints "ready", waits for a line on stdin, then runs count

@@ -27,8 +27,8 @@ export const captureAnswers: RequestHandler = (_req, res, next) => {
   next();
 };
 
-/** `res.json` that hands the answer to a pending Idempotency-Key record first (built by a function, not
- *  as a named closure per request: tsx would rename each one). */
+/** `res.json` that hands the answer to a pending Idempotency-Key record first (its closure holds only
+ *  `res` and the original `json`). */
 function capturingJson(res: Response, json: Response['json']): Response['json'] {
   return (body: unknown) => {
     const settle = pending.get(res);

@@ -328,7 +328,7 @@ describe('safe submit', () => {
     const tx = new TransactionBuilder(new Account(owner.publicKey(), '1'), { fee: '100', networkPassphrase: env.passphrase })
       .addOperation(new Contract(env.profile.registryId).call('revoke', nativeToScVal('vc-1', { type: 'string' }), nativeToScVal('2026-01-01', { type: 'string' })))
       .setTimeout(300).build();
-    expectError(await submit('/contracts/vc/revoke', tx.toXDR(), owner, ownerKey), 400, 'tx_operation_mismatch', /not a vault/);
+    expectError(await submit('/contracts/vc/revoke', tx.toXdr(), owner, ownerKey), 400, 'tx_operation_mismatch', /not a vault/);
   });
 
   it('an issue transaction carrying a payload this service did not encrypt → 400 vcData_invalid', async () => {

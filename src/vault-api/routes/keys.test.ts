@@ -44,7 +44,7 @@ describe('wallet proof', () => {
     const wallet = Keypair.random();
     const c = await challenge(env, wallet.publicKey());
     expect(c.network_passphrase).toBe(env.passphrase);
-    const tx = TransactionBuilder.fromXDR(c.transaction, env.passphrase) as import('@stellar/stellar-sdk').Transaction;
+    const tx = TransactionBuilder.fromXdr(c.transaction, env.passphrase) as import('@stellar/stellar-sdk').Transaction;
     expect(tx.source).toBe(webAuthKeypair(env.deps).publicKey());
     expect(tx.sequence).toBe('0');
     expect(tx.operations[0]).toMatchObject({ type: 'manageData', source: wallet.publicKey(), name: `${WEB_AUTH_DOMAIN} auth` });
@@ -160,7 +160,7 @@ describe('wallet proof', () => {
         .addOperation(Operation.manageData({ name: 'web_auth_domain', value: WEB_AUTH_DOMAIN, source: server.publicKey() }))
         .build();
       tx.sign(server, wallet);
-      expect(await refused(tx.toXDR())).toMatch(/expired/);
+      expect(await refused(tx.toXdr())).toMatch(/expired/);
     });
 
     it('not a transaction', async () => {

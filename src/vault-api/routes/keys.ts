@@ -45,12 +45,13 @@ async function signerSummary(deps: VaultAppDeps, account: string): Promise<Signe
   const found = await deps.chain.client.getLedgerEntries([key]);
   const entry = found.entries[0];
   if (!entry) return undefined;
-  const acc = entry.val.account();
-  const thresholds = acc.thresholds();
+  if (entry.val.type !== 'account') return undefined;
+  const acc = entry.val.account;
+  const thresholds = acc.thresholds.value;
   const signers = [{ key: account, weight: thresholds[0] ?? 0, type: 'ed25519_public_key' }];
-  for (const s of acc.signers()) {
-    if (s.key().switch() === xdr.SignerKeyType.signerKeyTypeEd25519()) {
-      signers.push({ key: StrKey.encodeEd25519PublicKey(s.key().ed25519()), weight: s.weight(), type: 'ed25519_public_key' });
+  for (const s of acc.signers) {
+    if (s.key.type === 'signerKeyTypeEd25519') {
+      signers.push({ key: StrKey.encodeEd25519PublicKey(s.key.ed25519.value), weight: s.weight, type: 'ed25519_public_key' });
     }
   }
   return { threshold: Math.max(1, thresholds[2] ?? 0), signers: signers.filter((s) => s.weight > 0) };
@@ -74,7 +75,7 @@ async function provenAccount(deps: VaultAppDeps, o: ChallengeOptions, transactio
       );
     }
     checkSigners(o, read, summary);
-    return { account: read.account, hash: read.tx.hash().toString('hex') };
+    return { account: read.account, hash: Buffer.from(read.tx.hash()).toString('hex') };
   } catch (err) {
     if (err instanceof ChallengeError) throw challengeInvalid(err.message);
     throw err;

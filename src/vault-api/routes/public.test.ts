@@ -16,12 +16,12 @@ afterAll(async () => {
 });
 
 describe('GET /health', () => {
-  it('answers status, timestamp from the injected clock, service', async () => {
+  it('answers status, timestamp from the injected clock, service, the Node version', async () => {
     testnet.clock.advance(3_600_000);
     const before = testnet.clock.now();
     const res = await testnet.request('/health');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ok', timestamp: expect.any(String), service: 'credential-vault' });
+    expect(res.body).toEqual({ status: 'ok', timestamp: expect.any(String), service: 'credential-vault', node: process.versions.node });
     const t = Date.parse(res.body.timestamp);
     expect(t).toBeGreaterThanOrEqual(before);
     expect(t).toBeLessThan(Date.now() + 3_600_000 + 1000);

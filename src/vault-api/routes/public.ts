@@ -17,7 +17,7 @@ export function createPublicRoutes(deps: VaultAppDeps, doc: OpenApiDocument): Ro
   const served = JSON.stringify({ ...doc, servers: [{ url: '/', description: `this service (${p.network})` }] });
 
   router.get('/health', (_req, res) => {
-    res.json({ status: 'ok', timestamp: new Date(deps.now()).toISOString(), service: SERVICE_NAME });
+    res.json({ status: 'ok', timestamp: new Date(deps.now()).toISOString(), service: SERVICE_NAME, node: process.versions.node });
   });
 
   router.get('/config', (_req, res) => {
