@@ -1,6 +1,6 @@
 // `npm run mock:vault` / `npm run mock:resolver`: a Prism mock of one spec, with the rules of mock-spec.ts.
 //
-//   node bin/run-ts.js scripts/mock.ts <spec file> [--port N] [--host H]
+//   node scripts/mock.ts <spec file> [--port N] [--host H]
 //
 // The port is --port, else PORT, else the spec's default (vault API 4010, resolver 4011); the host is --host,
 // else 127.0.0.1. Prism's own CORS is off: the mocks answer CORS as the specs do.

@@ -6,7 +6,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const runTs = path.join(root, 'bin', 'run-ts.js');
 
 /** A running Prism mock. */
 export interface PrismMock {
@@ -41,7 +40,7 @@ export async function freePort(): Promise<number> {
 export async function startPrismMock(specPath: string, options: StartPrismOptions = {}): Promise<PrismMock> {
   const port = options.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [runTs, 'scripts/mock.ts', specPath, '--port', String(port)], {
+  const child = spawn(process.execPath, [path.join(root, 'scripts', 'mock.ts'), specPath, '--port', String(port)], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

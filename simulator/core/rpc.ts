@@ -173,7 +173,7 @@ export function createRpcHandler(net: SimNetwork): (method: string, params?: unk
     },
     sendTransaction: (p) => {
       const b64 = str(p, 'transaction');
-      const raw = Buffer.from(b64, 'base64'); // what fromXDR(b64, 'base64') decodes
+      const raw = Buffer.from(b64, 'base64'); // what fromXdr(b64, 'base64') decodes
       const env = envelopeOf(raw);
       hashFromEnvelopeXdr(env, raw, ledger.networkId);
       let pre: Preexecuted | undefined;

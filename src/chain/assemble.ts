@@ -1,7 +1,7 @@
 // A contract call's transaction built and assembled straight in XDR: byte for byte what the SDK's
 // `new TransactionBuilder(…).addOperation(new Contract(id).call(fn, …args)).setTimebounds(0, maxTime).build()`
 // and `rpc.assembleTransaction(tx, simulation).build()` produce (assemble.test.ts compares them), without their
-// round trips: build() parses the transaction it has just built (new Transaction), every toXDR() first clones
+// round trips: build() parses the transaction it has just built (new Transaction), every toXdr() first clones
 // the envelope through XDR, and assembleTransaction rebuilds the whole transaction from its parsed form
 // (TransactionBuilder.cloneFrom, Operation.invokeHostFunction re-validating every argument).
 //

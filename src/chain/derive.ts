@@ -1,7 +1,7 @@
 // Vault address derivation of docs/chain-abi.md ("Vault address derivation"). One implementation, used by
 // the service (to find an owner's vault without storing it) and by the simulator (for every deployment).
 import { Address, StrKey, hash, xdr } from '@stellar/stellar-sdk';
-import { keccak_256 } from '@noble/hashes/sha3';
+import { keccak_256 } from '@noble/hashes/sha3.js';
 
 /** The default `user_salt`: 32 zero bytes, one canonical vault per owner. */
 export const DEFAULT_USER_SALT: Buffer = Buffer.alloc(32);

@@ -15,6 +15,8 @@ export interface BodyDecodingErrors {
   unsupported(coding: string): Error;
   /** The body does not decode as its `Content-Encoding` says: 400. */
   corrupt(coding: string): Error;
+  /** A request that must carry a body (`JsonBodyOptions.needsBody`) came without one: 400. */
+  missing?(): Error;
 }
 
 export interface JsonBodyOptions {
@@ -22,6 +24,8 @@ export interface JsonBodyOptions {
   strict?: boolean;
   /** Whether this request may carry a body at all; others are not read (default: every request). */
   takesBody?: (req: Request) => boolean;
+  /** Whether this request must carry a body (its operation's requestBody is required); default: none must. */
+  needsBody?: (req: Request) => boolean;
 }
 
 /** body-parser's own failures carry a `type` (`entity.too.large`, `entity.parse.failed`, …); a decoder's do not. */
@@ -38,7 +42,7 @@ export function jsonBody(options: JsonBodyOptions, errors: BodyDecodingErrors): 
     const header = req.headers['content-encoding'];
     const coding = header === undefined ? 'identity' : header.trim().toLowerCase();
     // An empty body is no body, whatever its coding says.
-    if (!hasBody(req)) return next();
+    if (!hasBody(req)) return errors.missing && options.needsBody?.(req) ? next(errors.missing()) : next();
     if (!CONTENT_CODINGS.includes(coding)) return next(errors.unsupported(header ?? ''));
     parse(req, res, (err?: unknown) => {
       if (err !== undefined && coding !== 'identity' && isDecoderFailure(err)) return next(errors.corrupt(coding));

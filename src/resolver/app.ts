@@ -109,8 +109,10 @@ export async function createResolverApp(deps: ResolverAppDeps): Promise<express.
       rateLimit({ limiter: deps.rateLimiter, limit: deps.limits.rateLimit, windowMs: deps.limits.rateWindowMs, now: deps.now, ...(deps.log ? { log: deps.log } : {}) }),
       // Only the methods of the operations with a request body read one (POST): elsewhere it is ignored.
       jsonBody(
-        { limit: BODY_LIMIT_BYTES, takesBody: (req) => bodyMethods.has(req.method) },
+        // Every resolver operation with a body requires one (did-resolver.yaml `requestBody.required`).
+        { limit: BODY_LIMIT_BYTES, takesBody: (req) => bodyMethods.has(req.method), needsBody: (req) => bodyMethods.has(req.method) },
         {
+          missing: () => new ResolverError(400, 'invalid_request', 'the request needs a JSON body'),
           unsupported: (coding) => new ResolverError(415, 'unsupported_content_encoding', unsupportedCodingMessage(coding)),
           corrupt: (coding) => new ResolverError(400, 'invalid_body_encoding', corruptBodyMessage(coding)),
         },
