@@ -1,6 +1,6 @@
 // Observability of both services: structured logs, Prometheus metrics, readiness, graceful shutdown.
 // How to mount it: ./README.md.
-export { createLogger, requestLog, requestIdOf, assignRequestId, LOG_LEVELS, REDACTED_FIELDS } from './logging.ts';
+export { createLogger, requestLog, requestIdOf, assignRequestId, LOG_LEVELS, REDACTED_FIELDS, REDACT_PATHS } from './logging.ts';
 export type { Logger, LoggerOptions, LogLevel, LogFields, RequestLogOptions } from './logging.ts';
 export {
   createMetrics,
