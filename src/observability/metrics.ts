@@ -38,11 +38,26 @@ export interface Metrics {
   readonly now: () => number;
 }
 
+/**
+ * prom-client's standard process_* and nodejs_* families, the names dashboards for Node services expect.
+ * They describe the process, so they are collected once per process (each collection starts its own
+ * event-loop delay monitor and GC observer) and shown by every registry.
+ */
+let processMetrics: Registry | undefined;
+function processRegistry(): Registry {
+  if (!processMetrics) {
+    processMetrics = new Registry();
+    collectDefaultMetrics({ register: processMetrics });
+  }
+  return processMetrics;
+}
+
 export function createMetrics(options: MetricsOptions = {}): Metrics {
   const now = options.now ?? (() => performance.now());
-  // One registry per `createMetrics`, never prom-client's global one: tests and `start` make several.
-  const registry = new Registry();
-  const registers = [registry];
+  // The services' families in a registry per `createMetrics`, never prom-client's global one: tests and
+  // `start` make several.
+  const own = new Registry();
+  const registers = [own];
 
   const httpRequests = new Counter({
     name: 'http_requests_total',
@@ -99,8 +114,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       for (const [cache, t] of totals) this.set({ cache }, t.all === 0 ? 0 : t.hit / t.all);
     },
   });
-  // The standard process_* and nodejs_* families, the names dashboards for Node services expect.
-  collectDefaultMetrics({ register: registry });
+  // What `/metrics` shows: these families, then the process's.
+  const registry = Registry.merge([own, processRegistry()]);
 
   async function trackChainCall<T>(network: string, call: string, started: number, pending: PromiseLike<T>): Promise<T> {
     try {
