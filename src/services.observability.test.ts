@@ -11,8 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSimulator } from '../simulator/index.ts';
 import { loadConfig } from './config/index.ts';
 import { generateDid } from './did/index.ts';
-import { parseExposition, type ParsedFamily } from './observability/index.ts';
-import { request as rawRequest } from './observability/testing.ts';
+import { parseExposition, request as rawRequest, type ParsedFamily } from './observability/testing.ts';
 import { closedPort, multikey, sign } from './resolver/testing.ts';
 import { startServices, type RunningServices } from './services.ts';
 

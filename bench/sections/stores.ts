@@ -1,13 +1,13 @@
 // The embedded idempotency store's own speed: sequential begin + complete pairs (what one idempotent write
-// request costs the store) on the file store's journal holding 0, 10,000 and 100,000 live records, and the
-// memory store as reference. In process, one store, no HTTP. The existing records are written as a legacy
-// idempotency.json that a first store migrates into the journal (untimed); the measured store then opens
-// that journal: its first operation (a whole-file load) is shown apart.
+// request costs the store) on the SQLite database holding 0, 10,000 and 100,000 live records, and the
+// memory store as reference. In process, one store, no HTTP. The existing records are written as a former
+// idempotency.json that a first store imports (untimed); the measured store then opens that database: its
+// first operation (open, migrations check, first statement) is shown apart.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { IDEMPOTENCY_FILE, LEGACY_IDEMPOTENCY_FILE, createFileIdempotencyStore } from '../../src/stores/file.ts';
+import { DB_FILE, FORMER_IDEMPOTENCY_FILE, createSqliteStores } from '../../src/stores/sqlite.ts';
 import { createMemoryIdempotencyStore } from '../../src/stores/memory.ts';
 import type { IdempotencyRecord } from '../../src/stores/records.ts';
 import { IDEMPOTENCY_TTL_MS, type IdempotencyStore, type StoredResponse } from '../../src/stores/types.ts';
@@ -19,14 +19,12 @@ export const STORE_SIZES = [0, 10_000, 100_000];
 
 interface StoreRow {
   name: string;
-  backend: 'file' | 'memory';
+  backend: 'sqlite' | 'memory';
   existing: number;
-  /** Journal size before the run, bytes. */
+  /** Database size (with its WAL) before the run, bytes. */
   fileBytes?: number;
-  /** The measured store's first operation: loading the whole journal. */
+  /** The measured store's first operation: opening the database. */
   loadMs?: number;
-  /** Journal compactions during warm-up and run. */
-  compactions?: number;
   outcome: Outcome<Rate>;
 }
 
@@ -48,7 +46,7 @@ async function pairs(store: IdempotencyStore, seconds: number, prefix: string): 
   });
 }
 
-/** The old whole-file document with `count` completed records, live for 24 hours. */
+/** The former whole-file document with `count` completed records, live for 24 hours. */
 async function writeLegacy(dir: string, count: number): Promise<void> {
   const now = Date.now();
   const records: IdempotencyRecord[] = Array.from({ length: count }, (_, i) => ({
@@ -61,29 +59,32 @@ async function writeLegacy(dir: string, count: number): Promise<void> {
     createdAtMs: now,
     expiresAtMs: now + IDEMPOTENCY_TTL_MS,
   }));
-  await writeFile(path.join(dir, LEGACY_IDEMPOTENCY_FILE), JSON.stringify({ version: 1, records }));
+  await writeFile(path.join(dir, FORMER_IDEMPOTENCY_FILE), JSON.stringify({ version: 1, records }));
 }
 
-async function fileCase(ctx: SectionContext, existing: number, row: StoreRow): Promise<Rate> {
+const dbBytes = async (dir: string): Promise<number> => {
+  const size = (f: string) => stat(path.join(dir, f)).then((s) => s.size, () => 0);
+  return (await size(DB_FILE)) + (await size(`${DB_FILE}-wal`));
+};
+
+async function sqliteCase(ctx: SectionContext, existing: number, row: StoreRow): Promise<Rate> {
   const dir = await mkdtemp(path.join(tmpdir(), 'cv-bench-stores-'));
   try {
     if (existing > 0) {
       await writeLegacy(dir, existing);
-      const migrating = createFileIdempotencyStore({ dataDir: dir });
-      await migrating.begin({ scope: 'bench', key: 'migrate', requestHash: 'h' });
-      await migrating.close();
+      const importing = createSqliteStores({ dataDir: dir });
+      await importing.idempotency.begin({ scope: 'bench', key: 'import', requestHash: 'h' });
+      await importing.close();
     }
-    const store = createFileIdempotencyStore({ dataDir: dir });
+    const store = createSqliteStores({ dataDir: dir });
     try {
       const t = performance.now();
-      await store.begin({ scope: 'bench', key: 'first', requestHash: 'h' });
+      await store.idempotency.begin({ scope: 'bench', key: 'first', requestHash: 'h' });
       row.loadMs = performance.now() - t;
-      row.fileBytes = (await stat(path.join(dir, IDEMPOTENCY_FILE))).size;
-      ctx.log(`    journal ${fmtInt(row.fileBytes / 1024)} KiB, first operation (load) ${ms(row.loadMs)} ms`);
-      await pairs(store, ctx.settings.warmup, 'warm');
-      const r = await pairs(store, ctx.settings.duration, 'run');
-      row.compactions = store.stats().compactions;
-      return r;
+      row.fileBytes = await dbBytes(dir);
+      ctx.log(`    database ${fmtInt(row.fileBytes / 1024)} KiB, first operation (open) ${ms(row.loadMs)} ms`);
+      await pairs(store.idempotency, ctx.settings.warmup, 'warm');
+      return await pairs(store.idempotency, ctx.settings.duration, 'run');
     } finally {
       await store.close();
     }
@@ -112,23 +113,23 @@ export async function runStoresSection(ctx: SectionContext, sizes: number[] = ST
   };
   await run({ name: 'stores-memory', backend: 'memory', existing: 0 }, () => memoryCase(ctx));
   for (const existing of sizes) {
-    await run({ name: `stores-file-${existing}`, backend: 'file', existing }, (row) => fileCase(ctx, existing, row));
+    await run({ name: `stores-sqlite-${existing}`, backend: 'sqlite', existing }, (row) => sqliteCase(ctx, existing, row));
   }
 
   const body = rows.map((r) => {
-    const what = r.backend === 'memory' ? 'memory (reference; not shared, not durable)' : 'file journal (embedded default)';
+    const what = r.backend === 'memory' ? 'memory (reference; not shared, not durable)' : 'SQLite (embedded default)';
     const size = r.fileBytes === undefined ? '—' : `${(r.fileBytes / (1024 * 1024)).toFixed(1)} MiB`;
     const load = r.loadMs === undefined ? '—' : ms(r.loadMs);
-    if (!r.outcome.ok) return [what, fmtInt(r.existing), size, load, '—', '—', '—', '—', `not measured: ${r.outcome.error}`];
+    if (!r.outcome.ok) return [what, fmtInt(r.existing), size, load, '—', '—', '—', `not measured: ${r.outcome.error}`];
     const v = r.outcome.value;
-    return [what, fmtInt(r.existing), size, load, `${fmtRate(v.perSecond)}/s`, ms(v.latency.p50), ms(v.latency.p99), String(v.failures), r.compactions === undefined ? '—' : String(r.compactions)];
+    return [what, fmtInt(r.existing), size, load, `${fmtRate(v.perSecond)}/s`, ms(v.latency.p50), ms(v.latency.p99), String(v.failures)];
   });
   const markdown = [
     '## Idempotency store',
     '',
-    `Sequential \`begin\` + \`complete\` pairs of fresh keys (what one idempotent write request costs the store), in process, one store, ${ctx.settings.warmup} s of warm-up then ${ctx.settings.duration} s. The file store appends one line per call to its journal in ${tmpdir()} and fdatasyncs it before returning, under its lock file; its cost should not grow with the records already held. "first operation" is the measured store loading the whole journal once at start.`,
+    `Sequential \`begin\` + \`complete\` pairs of fresh keys (what one idempotent write request costs the store), in process, one store, ${ctx.settings.warmup} s of warm-up then ${ctx.settings.duration} s. The SQLite store (WAL, synchronous=FULL) commits each call in ${tmpdir()} and fsyncs the WAL before returning; its cost should not grow with the records already held. "first operation" is the measured store opening the database.`,
     '',
-    table(['store', 'existing records', 'journal', 'first operation ms', 'pairs', 'p50 ms', 'p99 ms', 'failures', 'compactions'], body, ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r']),
+    table(['store', 'existing records', 'database', 'first operation ms', 'pairs', 'p50 ms', 'p99 ms', 'failures'], body, ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r']),
   ].join('\n');
   const summary = rows.map((r) => `${r.name}: ${r.outcome.ok ? `${fmtRate(r.outcome.value.perSecond)} pairs/s` : r.outcome.error}`);
   return { markdown, summary };

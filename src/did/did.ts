@@ -1,4 +1,5 @@
 // The `did:ledger:{network}:{didId}` identifier (did-registry-resolver.md, "DID syntax").
+import { base32nopad } from '@scure/base';
 import { randomBytes } from 'node:crypto';
 import type { Network, ParsedDid } from './types.ts';
 
@@ -13,8 +14,6 @@ const NETWORK = '(mainnet|testnet)';
 const DID_ID = `([a-z2-7]{${DID_ID_LENGTH}})`;
 /** The document's validation pattern. */
 export const DID_PATTERN = new RegExp(`^did:${DID_METHOD}:${NETWORK}:${DID_ID}$`);
-
-const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
 
 export type ParseDidResult =
   | { ok: true; value: ParsedDid }
@@ -59,23 +58,10 @@ export function generateDid({
   return { did: formatDid({ network, didId }), network, didId };
 }
 
-/** RFC 4648 base32, lowercase, no padding. */
+/** RFC 4648 base32, lowercase, no padding (@scure/base). */
 export function bytesToDidId(bytes: Uint8Array): string {
   if (bytes.length !== DID_ID_BYTES) throw new RangeError(`didId needs ${DID_ID_BYTES} bytes, got ${bytes.length}`);
-  let out = '';
-  let acc = 0;
-  let bits = 0;
-  for (const b of bytes) {
-    acc = (acc << 8) | b;
-    bits += 8;
-    while (bits >= 5) {
-      bits -= 5;
-      out += ALPHABET[(acc >>> bits) & 31];
-    }
-    acc &= (1 << bits) - 1;
-  }
-  if (bits > 0) out += ALPHABET[(acc << (5 - bits)) & 31];
-  return out;
+  return base32nopad.encode(bytes).toLowerCase();
 }
 
 /** The 16 bytes of a canonical didId (the registry's `BytesN<16>` key); throws on anything else. */
@@ -85,25 +71,14 @@ export function didIdToBytes(didId: string): Uint8Array {
   return bytes;
 }
 
+/** Lowercase only, and the leftover bits zero (@scure/base refuses them), or the spelling is not canonical. */
 function decodeBase32(didId: string): Uint8Array | undefined {
-  if (didId.length !== DID_ID_LENGTH) return undefined;
-  const out = new Uint8Array(DID_ID_BYTES);
-  let acc = 0;
-  let bits = 0;
-  let i = 0;
-  for (const ch of didId) {
-    const v = ALPHABET.indexOf(ch);
-    if (v < 0) return undefined;
-    acc = ((acc << 5) | v) & 0xfff;
-    bits += 5;
-    if (bits >= 8) {
-      bits -= 8;
-      out[i++] = (acc >>> bits) & 0xff;
-    }
+  if (didId.length !== DID_ID_LENGTH || didId !== didId.toLowerCase()) return undefined;
+  try {
+    return base32nopad.decode(didId.toUpperCase());
+  } catch {
+    return undefined;
   }
-  // The 2 leftover bits must be zero, or the spelling is not canonical.
-  if ((acc & ((1 << bits) - 1)) !== 0) return undefined;
-  return out;
 }
 
 function isCanonicalDidId(didId: string): boolean {

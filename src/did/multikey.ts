@@ -1,5 +1,6 @@
 // Multikey (W3C Controlled Identifiers §2.2.2): multibase base58btc (`z`) of multicodec varint prefix + raw key.
 // Ed25519 public key: multicodec 0xed → varint ed 01 → `z6Mk…`; X25519 public key: 0xec → ec 01 → `z6LS…`.
+import { base58 } from '@scure/base';
 
 export type MultikeyType = 'Ed25519' | 'X25519';
 
@@ -16,53 +17,18 @@ const MULTICODEC: Record<MultikeyType, readonly [number, number]> = {
 /** The string every encoded key of the type starts with. */
 export const MULTIKEY_PREFIX: Record<MultikeyType, string> = { Ed25519: 'z6Mk', X25519: 'z6LS' };
 
-const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-const B58_INDEX = new Map([...B58].map((c, i) => [c, i]));
-
+/** Base58btc (Bitcoin alphabet) with @scure/base, the audited codec of the @noble family. */
 export function base58btcEncode(bytes: Uint8Array): string {
-  let zeros = 0;
-  while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
-  // Base-58 digits, little-endian, by repeated multiply-add over the input bytes.
-  const digits: number[] = [];
-  for (let i = zeros; i < bytes.length; i++) {
-    let carry = bytes[i]!;
-    for (let j = 0; j < digits.length; j++) {
-      carry += digits[j]! << 8;
-      digits[j] = carry % 58;
-      carry = Math.floor(carry / 58);
-    }
-    while (carry > 0) {
-      digits.push(carry % 58);
-      carry = Math.floor(carry / 58);
-    }
-  }
-  let out = '1'.repeat(zeros);
-  for (let i = digits.length - 1; i >= 0; i--) out += B58[digits[i]!];
-  return out;
+  return base58.encode(bytes);
 }
 
 /** undefined when a character is outside the alphabet. */
 export function base58btcDecode(text: string): Uint8Array | undefined {
-  let zeros = 0;
-  while (zeros < text.length && text[zeros] === '1') zeros++;
-  const bytes: number[] = [];
-  for (let i = zeros; i < text.length; i++) {
-    const v = B58_INDEX.get(text[i]!);
-    if (v === undefined) return undefined;
-    let carry = v;
-    for (let j = 0; j < bytes.length; j++) {
-      carry += bytes[j]! * 58;
-      bytes[j] = carry & 0xff;
-      carry >>= 8;
-    }
-    while (carry > 0) {
-      bytes.push(carry & 0xff);
-      carry >>= 8;
-    }
+  try {
+    return base58.decode(text);
+  } catch {
+    return undefined;
   }
-  const out = new Uint8Array(zeros + bytes.length);
-  for (let i = 0; i < bytes.length; i++) out[out.length - 1 - i] = bytes[i]!;
-  return out;
 }
 
 export function encodeMultikey(type: MultikeyType, publicKey: Uint8Array): string {

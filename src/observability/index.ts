@@ -1,6 +1,6 @@
 // Observability of both services: structured logs, Prometheus metrics, readiness, graceful shutdown.
 // How to mount it: ./README.md.
-export { createLogger, requestLog, requestIdOf, assignRequestId, LOG_LEVELS, REDACTED_FIELDS } from './logging.ts';
+export { createLogger, requestLog, requestIdOf, assignRequestId, LOG_LEVELS, REDACTED_FIELDS, REDACT_PATHS } from './logging.ts';
 export type { Logger, LoggerOptions, LogLevel, LogFields, RequestLogOptions } from './logging.ts';
 export {
   createMetrics,
@@ -9,13 +9,10 @@ export {
   instrumentChain,
   instrumentCache,
   defaultRateLimitBucket,
-  nodeProcessStats,
   HTTP_BUCKETS,
   CHAIN_BUCKETS,
 } from './metrics.ts';
-export type { Metrics, MetricsOptions, HttpMetricsOptions, ProcessStats, CacheResult } from './metrics.ts';
-export { Registry, Counter, Gauge, Histogram, parseExposition, EXPOSITION_CONTENT_TYPE } from './prometheus.ts';
-export type { Sample, ParsedFamily, MetricType, LabelValues } from './prometheus.ts';
+export type { Metrics, MetricsOptions, HttpMetricsOptions, CacheResult } from './metrics.ts';
 export { readiness, runChecks, rpcCheck, storeChecks, DEFAULT_CHECK_TIMEOUT_MS } from './health.ts';
 export type { ReadinessCheck, ReadinessOptions, ReadinessReport, CheckResult, CheckReason } from './health.ts';
 export { gracefulShutdown } from './shutdown.ts';

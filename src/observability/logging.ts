@@ -1,23 +1,29 @@
-// Structured logs: one JSON object per line, `{time, level, msg, ...fields}`, and the request log line.
-// What a line must never hold — an API key, a body or payload, a query string — is kept out by
+// Structured logs on pino: one JSON object per line, `{level, time, ...fields, msg}`, and the request log
+// line. What a line must never hold — an API key, a body or payload, a query string — is kept out by
 // construction (the request line is built from an allow-list) and, as a second guard, by redacting fields
-// whose names say they hold secrets or payloads, wherever a caller puts them.
+// whose names say they hold secrets or payloads, wherever a caller puts them (pino's `redact` only knows
+// fixed paths, so the name rule runs in its `formatters`; the header paths are given to `redact` as well).
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Request, RequestHandler, Response } from 'express';
+import { pino, type Logger as PinoLogger } from 'pino';
 import { routeTemplate, type RouteOf } from './route.ts';
 
 export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
 export type LogFields = Record<string, unknown>;
 
-const SEVERITY: Record<LogLevel, number> = { silent: 0, error: 1, warn: 2, info: 3, debug: 4 };
-export const LOG_LEVELS = Object.keys(SEVERITY) as LogLevel[];
+export const LOG_LEVELS: LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
 
 /** Field names whose values are replaced by `[redacted]` at any depth (compared lower-case, without `-`/`_`). */
 export const REDACTED_FIELDS: ReadonlySet<string> = new Set([
-  'authorization', 'cookie', 'setcookie', 'xsvckey', 'xapikey', 'apikey', 'key', 'secret', 'password',
-  'token', 'privatekey', 'seed', 'body', 'payload', 'vcdata', 'signedxdr', 'xdr', 'query',
+  'authorization', 'cookie', 'setcookie', 'xsvckey', 'xapikey', 'apikey', 'key', 'keys', 'secret', 'password',
+  'token', 'privatekey', 'seed', 'encryptionkey', 'encryptionkeys', 'databaseurl', 'redisurl', 'body', 'payload',
+  'vcdata', 'signedxdr', 'xdr', 'query',
 ]);
+/** The same headers as pino `redact` paths, where HTTP loggers put them. */
+export const REDACT_PATHS: readonly string[] = ['req.headers', 'headers'].flatMap((h) =>
+  ['authorization', 'cookie', '["x-svc-key"]', '["x-api-key"]'].map((n) => `${h}${n.startsWith('[') ? '' : '.'}${n}`),
+);
 const REDACTED = '[redacted]';
 const redactsUncached = (name: string) => REDACTED_FIELDS.has(name.toLowerCase().replace(/[-_]/g, ''));
 /** Field names already decided (a pure function of the name); bounded, names are few and fixed in code. */
@@ -31,11 +37,13 @@ const redacts = (name: string): boolean => {
   }
   return r;
 };
+/** Written by pino itself: a field of these names would give a line two of them. */
+const RESERVED = new Set(['level', 'time', 'msg']);
 
 export interface LoggerOptions {
   /** Lines below this level are dropped; `silent` drops all. */
   level: LogLevel;
-  /** Receives each line without its newline (default: stdout). */
+  /** Receives each line without its newline (default: stdout through pino's own destination). */
   write?: (line: string) => void;
   /** Milliseconds since the epoch, for `time` (default Date.now). */
   now?: () => number;
@@ -55,84 +63,113 @@ export interface Logger {
    * `entry.msg` or `entry.event` the message; the rest become fields.
    */
   readonly sink: (entry: LogFields) => void;
+  /** The pino logger underneath, for libraries that take one (pino-http, fastify, …). */
+  readonly pino: PinoLogger;
 }
 
 export function createLogger(options: LoggerOptions): Logger {
-  const write = options.write ?? ((line: string) => void process.stdout.write(`${line}\n`));
-  return makeLogger(options.level, write, options.now ?? Date.now, {});
+  const now = options.now ?? Date.now;
+  const withStack = options.level === 'debug';
+  const write = options.write;
+  const destination = write
+    ? {
+        write(line: string) {
+          try {
+            write(line.endsWith('\n') ? line.slice(0, -1) : line);
+          } catch {
+            // Logging never breaks the request that logs.
+          }
+        },
+      }
+    : pino.destination({ fd: 1, sync: true });
+  const p = pino(
+    {
+      level: options.level,
+      base: undefined, // no pid/hostname: the platform's log shipper knows where a line came from
+      messageKey: 'msg',
+      timestamp: () => `,"time":"${new Date(now()).toISOString()}"`,
+      redact: { paths: [...REDACT_PATHS], censor: REDACTED },
+      // Errors are written by `clean` below, wherever they are; pino's own `err` serializer would run first.
+      serializers: { err: (value: unknown) => value },
+      formatters: {
+        level: (label) => ({ level: label }),
+        log: (fields) => clean(fields, withStack),
+      },
+    },
+    destination,
+  );
+  return wrap(p, withStack);
 }
 
-function makeLogger(level: LogLevel, write: (line: string) => void, now: () => number, bound: LogFields): Logger {
-  const threshold = SEVERITY[level] ?? SEVERITY.info;
-  const enabled = (l: Exclude<LogLevel, 'silent'>) => SEVERITY[l] <= threshold;
+function wrap(p: PinoLogger, withStack: boolean): Logger {
   const emit = (l: Exclude<LogLevel, 'silent'>, msg: string, fields?: LogFields) => {
-    if (!enabled(l)) return;
-    // time, level and msg come first and cannot be overwritten by fields.
-    const time = new Date(now()).toISOString();
-    const line = { time, level: l, msg, ...bound, ...fields };
-    line.time = time;
-    line.level = l;
-    line.msg = msg;
     try {
-      write(serialize(line, threshold >= SEVERITY.debug));
+      p[l](fields ?? {}, msg);
     } catch {
       // Logging never breaks the request that logs.
     }
   };
   const sink = (entry: LogFields) => {
     const { level: l, msg, event, ...rest } = entry;
-    const lvl = typeof l === 'string' && l !== 'silent' && l in SEVERITY ? (l as Exclude<LogLevel, 'silent'>) : 'info';
+    const lvl = typeof l === 'string' && l !== 'silent' && (LOG_LEVELS as string[]).includes(l) ? (l as Exclude<LogLevel, 'silent'>) : 'info';
     const text = typeof msg === 'string' ? msg : typeof event === 'string' ? event : 'log';
     emit(lvl, text, typeof msg === 'string' && event !== undefined ? { event, ...rest } : rest);
   };
   return {
-    level,
-    enabled,
+    get level() {
+      return p.level as LogLevel;
+    },
+    enabled: (l) => p.isLevelEnabled(l),
     error: (msg, fields) => emit('error', msg, fields),
     warn: (msg, fields) => emit('warn', msg, fields),
     info: (msg, fields) => emit('info', msg, fields),
     debug: (msg, fields) => emit('debug', msg, fields),
-    child: (fields) => makeLogger(level, write, now, { ...bound, ...fields }),
+    // pino's `formatters.bindings` does not see a child's bindings: they are cleaned here.
+    child: (fields) => wrap(p.child(clean(fields, withStack)), withStack),
     sink,
+    pino: p,
   };
 }
 
-/** JSON with secrets redacted, errors as `{name, message, code}` (and `stack` at debug), bigints as strings. */
-function serialize(line: LogFields, withStack: boolean): string {
-  return isFlatAndClean(line) ? JSON.stringify(line) : serializeDeep(line, withStack);
+/**
+ * The fields of a line as they may be written: secrets redacted at any depth, errors as
+ * `{name, message, code}` (and `stack` at debug), bigints as strings, cycles cut, no `level`/`time`/`msg`.
+ * A flat line under harmless names (the request line, most lines) is returned as it is.
+ */
+function clean(fields: LogFields, withStack: boolean): LogFields {
+  return isFlatAndClean(fields) ? fields : (cleanDeep(fields, withStack, new WeakSet(), true) as LogFields);
 }
 
-/**
- * A line whose values are all strings, numbers, booleans, null or undefined, under names that are never
- * redacted (the request line, most lines): the replacer below would return every value as it is, so plain
- * JSON.stringify writes the same text.
- */
-function isFlatAndClean(line: LogFields): boolean {
-  for (const key in line) {
-    if (!Object.hasOwn(line, key)) continue;
-    const value = line[key];
+function isFlatAndClean(fields: LogFields): boolean {
+  for (const key in fields) {
+    if (!Object.hasOwn(fields, key)) continue;
+    const value = fields[key];
     const t = typeof value;
     if (value !== null && t !== 'string' && t !== 'number' && t !== 'boolean' && t !== 'undefined') return false;
-    if (redacts(key)) return false;
+    if (redacts(key) || RESERVED.has(key)) return false;
   }
   return true;
 }
 
-function serializeDeep(line: LogFields, withStack: boolean): string {
-  const seen = new WeakSet<object>();
-  return JSON.stringify(line, function (this: unknown, key: string, value: unknown) {
-    if (key !== '' && !Array.isArray(this) && redacts(key)) return value === undefined ? undefined : REDACTED;
-    if (typeof value === 'bigint') return value.toString();
-    if (value instanceof Error) {
-      const code = (value as { code?: unknown }).code;
-      return { name: value.name, message: value.message, ...(code !== undefined ? { code } : {}), ...(withStack && value.stack ? { stack: value.stack } : {}) };
-    }
-    if (typeof value === 'object' && value !== null) {
-      if (seen.has(value)) return '[Circular]';
-      seen.add(value);
-    }
-    return value;
-  });
+function cleanDeep(value: unknown, withStack: boolean, seen: WeakSet<object>, top = false): unknown {
+  if (typeof value === 'bigint') return value.toString();
+  if (typeof value !== 'object' || value === null) return value;
+  if (value instanceof Error) {
+    const code = (value as { code?: unknown }).code;
+    return { name: value.name, message: value.message, ...(code !== undefined ? { code } : {}), ...(withStack && value.stack ? { stack: value.stack } : {}) };
+  }
+  if (seen.has(value)) return '[Circular]';
+  seen.add(value);
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === 'function') return cleanDeep(toJSON.call(value), withStack, seen);
+  if (Array.isArray(value)) return value.map((v) => cleanDeep(v, withStack, seen));
+  const out: LogFields = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (top && RESERVED.has(k)) continue;
+    if (v === undefined) continue;
+    out[k] = redacts(k) ? REDACTED : cleanDeep(v, withStack, seen);
+  }
+  return out;
 }
 
 /** A client's X-Request-ID is kept when it is 1 to 128 visible ASCII characters (valid in both specs). */

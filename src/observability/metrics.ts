@@ -1,9 +1,9 @@
-// The services' metrics: HTTP requests and latency by route and status, chain call latency, rate-limit
-// rejections, cache hits and misses (with a derived hit ratio), and process/Node.js basics; the express
-// middleware that records requests, and the `GET /metrics` handler.
+// The services' metrics on prom-client: HTTP requests and latency by route and status, chain call latency,
+// rate-limit rejections, cache hits and misses (with a derived hit ratio), and prom-client's default
+// process/Node.js metrics; the express middleware that records requests, and the `GET /metrics` handler.
 import { performance } from 'node:perf_hooks';
 import type { Request, RequestHandler, Response } from 'express';
-import { Counter, EXPOSITION_CONTENT_TYPE, Gauge, Histogram, Registry } from './prometheus.ts';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { routeTemplate, type RouteOf } from './route.ts';
 
 /** Seconds; from 5 ms (a cached resolution) to 10 s (a prepare against a slow RPC). */
@@ -11,31 +11,9 @@ export const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5
 /** Seconds; up to a minute, because submit waits for the transaction to be final. */
 export const CHAIN_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60] as const;
 
-/** Where process and runtime figures come from (tests pass fixed ones). */
-export interface ProcessStats {
-  memoryUsage(): { rss: number; heapTotal: number; heapUsed: number; external: number };
-  /** Microseconds, as process.cpuUsage(). */
-  cpuUsage(): { user: number; system: number };
-  /** Epoch seconds the process started. */
-  startTimeSeconds: number;
-  /** process.version, e.g. `v20.20.2`. */
-  version: string;
-  /** Active handles and requests (sockets, timers, …). */
-  activeResources(): number;
-}
-
-export const nodeProcessStats = (): ProcessStats => ({
-  memoryUsage: () => process.memoryUsage(),
-  cpuUsage: () => process.cpuUsage(),
-  startTimeSeconds: Math.round(performance.timeOrigin) / 1000,
-  version: process.version,
-  activeResources: () => process.getActiveResourcesInfo().length,
-});
-
 export interface MetricsOptions {
   /** A monotonic clock in milliseconds, for durations (default performance.now). */
   now?: () => number;
-  process?: ProcessStats;
 }
 
 export type CacheResult = 'hit' | 'miss';
@@ -55,64 +33,89 @@ export interface Metrics {
   rateLimitRejected(service: string, bucket: string): void;
   cacheRequest(cache: string, result: CacheResult): void;
   /** The text exposition format 0.0.4. */
-  expose(): string;
+  expose(): Promise<string>;
   /** The clock the metrics time with (ms). */
   readonly now: () => number;
 }
 
+/**
+ * prom-client's standard process_* and nodejs_* families, the names dashboards for Node services expect.
+ * They describe the process, so they are collected once per process (each collection starts its own
+ * event-loop delay monitor and GC observer) and shown by every registry.
+ */
+let processMetrics: Registry | undefined;
+function processRegistry(): Registry {
+  if (!processMetrics) {
+    processMetrics = new Registry();
+    collectDefaultMetrics({ register: processMetrics });
+  }
+  return processMetrics;
+}
+
 export function createMetrics(options: MetricsOptions = {}): Metrics {
   const now = options.now ?? (() => performance.now());
-  const proc = options.process ?? nodeProcessStats();
-  const registry = new Registry();
+  // The services' families in a registry per `createMetrics`, never prom-client's global one: tests and
+  // `start` make several.
+  const own = new Registry();
+  const registers = [own];
 
-  const httpRequests = registry.counter({
+  const httpRequests = new Counter({
     name: 'http_requests_total',
     help: 'HTTP requests answered, by service, route template, method and status (499: client went away first).',
-    labelNames: ['service', 'route', 'method', 'status'],
+    labelNames: ['service', 'route', 'method', 'status'] as const,
+    registers,
   });
-  const httpDuration = registry.histogram({
+  const httpDuration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'Time from the request entering the app to the response being finished.',
-    labelNames: ['service', 'route', 'method'],
-    buckets: HTTP_BUCKETS,
+    labelNames: ['service', 'route', 'method'] as const,
+    buckets: [...HTTP_BUCKETS],
+    registers,
   });
-  const chainCallDuration = registry.histogram({
+  const chainCallDuration = new Histogram({
     name: 'chain_call_duration_seconds',
     help: 'Duration of typed chain calls (prepare, read, submit, ...), failures included.',
-    labelNames: ['network', 'call'],
-    buckets: CHAIN_BUCKETS,
+    labelNames: ['network', 'call'] as const,
+    buckets: [...CHAIN_BUCKETS],
+    registers,
   });
-  const chainCallErrors = registry.counter({
+  const chainCallErrors = new Counter({
     name: 'chain_call_errors_total',
     help: 'Typed chain calls that failed (contract errors, RPC errors, timeouts).',
-    labelNames: ['network', 'call'],
+    labelNames: ['network', 'call'] as const,
+    registers,
   });
-  const rateLimitRejections = registry.counter({
+  const rateLimitRejections = new Counter({
     name: 'rate_limit_rejections_total',
     help: 'Requests refused with 429 by a rate limit, by service and bucket.',
-    labelNames: ['service', 'bucket'],
+    labelNames: ['service', 'bucket'] as const,
+    registers,
   });
-  const cacheRequests = registry.counter({
+  const cacheRequests = new Counter({
     name: 'cache_requests_total',
     help: 'Cache lookups by cache and result (hit or miss).',
-    labelNames: ['cache', 'result'],
+    labelNames: ['cache', 'result'] as const,
+    registers,
   });
-  const hitRatio = registry.gauge({
+  new Gauge({
     name: 'cache_hit_ratio',
     help: 'hits / (hits + misses) since the process started; for a window use rate() of cache_requests_total.',
-    labelNames: ['cache'],
-    collect: () => {
+    labelNames: ['cache'] as const,
+    registers,
+    async collect() {
       const totals = new Map<string, { hit: number; all: number }>();
-      for (const { labels, value } of cacheRequests.entries()) {
-        const t = totals.get(labels.cache!) ?? { hit: 0, all: 0 };
+      for (const { labels, value } of (await cacheRequests.get()).values) {
+        const cache = String(labels.cache);
+        const t = totals.get(cache) ?? { hit: 0, all: 0 };
         t.all += value;
         if (labels.result === 'hit') t.hit += value;
-        totals.set(labels.cache!, t);
+        totals.set(cache, t);
       }
-      for (const [cache, t] of totals) hitRatio.set({ cache }, t.all === 0 ? 0 : t.hit / t.all);
+      for (const [cache, t] of totals) this.set({ cache }, t.all === 0 ? 0 : t.hit / t.all);
     },
   });
-  registerProcessMetrics(registry, proc);
+  // What `/metrics` shows: these families, then the process's.
+  const registry = Registry.merge([own, processRegistry()]);
 
   async function trackChainCall<T>(network: string, call: string, started: number, pending: PromiseLike<T>): Promise<T> {
     try {
@@ -147,38 +150,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     trackChainCall,
     rateLimitRejected: (service, bucket) => rateLimitRejections.inc({ service, bucket }),
     cacheRequest: (cache, result) => cacheRequests.inc({ cache, result }),
-    expose: () => registry.expose(),
+    expose: () => registry.metrics(),
   };
-}
-
-function registerProcessMetrics(registry: Registry, proc: ProcessStats): void {
-  let memory: ReturnType<ProcessStats['memoryUsage']> | undefined;
-  let cpu: ReturnType<ProcessStats['cpuUsage']> | undefined;
-  // One memoryUsage() and one cpuUsage() per scrape: the first family of each reads it, the others reuse it.
-  const mem = () => (memory ??= proc.memoryUsage());
-  const cpuNow = () => (cpu ??= proc.cpuUsage());
-  const gauge = (name: string, help: string, read: () => number): void => {
-    const g: Gauge = registry.gauge({ name, help, collect: (): void => g.set({}, read()) });
-  };
-  const counter = (name: string, help: string, read: () => number): void => {
-    const c: Counter = registry.counter({ name, help, collect: (): void => c.setTotal({}, read()) });
-  };
-  gauge('process_resident_memory_bytes', 'Resident memory size in bytes.', () => {
-    memory = undefined;
-    cpu = undefined;
-    return mem().rss;
-  });
-  counter('process_cpu_user_seconds_total', 'User CPU time spent in seconds.', () => cpuNow().user / 1e6);
-  counter('process_cpu_system_seconds_total', 'System CPU time spent in seconds.', () => cpuNow().system / 1e6);
-  gauge('process_start_time_seconds', 'Start time of the process since the Unix epoch in seconds.', () => proc.startTimeSeconds);
-  gauge('nodejs_heap_size_total_bytes', 'V8 heap size in bytes.', () => mem().heapTotal);
-  gauge('nodejs_heap_size_used_bytes', 'V8 heap used in bytes.', () => mem().heapUsed);
-  gauge('nodejs_external_memory_bytes', 'Memory of C++ objects bound to JavaScript objects, in bytes.', () => mem().external);
-  gauge('nodejs_active_resources', 'Active handles and requests keeping the event loop alive.', () => proc.activeResources());
-  const [major = '', minor = '', patch = ''] = proc.version.replace(/^v/, '').split('.');
-  registry
-    .gauge({ name: 'nodejs_version_info', help: 'Node.js version.', labelNames: ['version', 'major', 'minor', 'patch'] })
-    .set({ version: proc.version, major, minor, patch }, 1);
 }
 
 export interface HttpMetricsOptions {
@@ -224,8 +197,11 @@ export function httpMetrics(options: HttpMetricsOptions): RequestHandler {
 
 /** `GET /metrics`: the exposition, `text/plain; version=0.0.4`, never cached. */
 export function metricsHandler(metrics: Metrics): RequestHandler {
-  return (_req, res) => {
-    res.status(200).set('Content-Type', EXPOSITION_CONTENT_TYPE).set('Cache-Control', 'no-store').send(metrics.expose());
+  return (_req, res, next) => {
+    metrics.expose().then(
+      (text) => void res.status(200).set('Content-Type', metrics.registry.contentType).set('Cache-Control', 'no-store').send(text),
+      next,
+    );
   };
 }
 

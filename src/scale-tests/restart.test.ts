@@ -1,7 +1,7 @@
 // Issue 5 item 5, restart: a `credential-vault serve` process makes keys and answers an idempotent write,
 // is stopped (SIGTERM), and a new process takes over. Nothing is lost — the keys open the new process, the
 // write replays byte for byte, and a challenge issued before the restart is still redeemable:
-//   - embedded default: file stores and the key file in the data directory, which the new process reuses;
+//   - embedded default: the SQLite store and the key file in the data directory, which the new process reuses;
 //   - shared backends: PostgreSQL (same schema) and Redis; the new process gets an empty data directory,
 //     so nothing it finds can come from the disk of the old one.
 import { randomBytes } from 'node:crypto';

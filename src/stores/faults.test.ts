@@ -82,8 +82,8 @@ describe('unreachable backends', () => {
     cleanups.push(remove);
     const embedded = createStores({ dataDir: dir });
     expect(await embedded.health()).toEqual([
-      { name: 'keys', backend: 'file', ok: true },
-      { name: 'idempotency', backend: 'file', ok: true },
+      { name: 'keys', backend: 'sqlite', ok: true },
+      { name: 'idempotency', backend: 'sqlite', ok: true },
       { name: 'rate_limit', backend: 'memory', ok: true },
       { name: 'cache', backend: 'memory', ok: true },
     ]);

@@ -1,13 +1,12 @@
 // Chooses the backends by configuration: keys and idempotency records in PostgreSQL when a database URL
-// is given, else in files of the data directory; rate-limit windows and the cache in Redis when a Redis
+// is given, else in the SQLite database of the data directory (one SQL store, two drivers: ./sql.ts); rate-limit windows and the cache in Redis when a Redis
 // URL is given, else in memory; the resolver's proof-of-control nonces in Redis when a Redis URL is given,
 // else nowhere here (the resolver then keeps them per process). Nothing connects eagerly in a way that can
 // fail: an unreachable backend shows up as StoreUnavailableError on use and in health(), and recovers by itself.
-import { access, constants as fsConstants, mkdir } from 'node:fs/promises';
-import { createFileIdempotencyStore, createFileKeyStore } from './file.ts';
 import { createMemoryCache, createMemoryRateLimiter } from './memory.ts';
 import { createPostgresStores } from './postgres.ts';
 import { createRedisStores } from './redis.ts';
+import { createSqliteStores } from './sqlite.ts';
 import type { Cache, IdempotencyStore, KeyStore, NonceStore, RateLimiter, StoreName } from './types.ts';
 
 export * from './types.ts';
@@ -27,7 +26,7 @@ export interface StoresOptions {
 
 export interface StoreHealth {
   name: StoreName;
-  backend: 'file' | 'postgres' | 'memory' | 'redis';
+  backend: 'sqlite' | 'postgres' | 'memory' | 'redis';
   ok: boolean;
 }
 
@@ -56,23 +55,8 @@ export function createStores(options: StoresOptions): Stores {
         return { backend: 'postgres' as const, keys: pg.keys, idempotency: pg.idempotency, health: pg.health, close: pg.close };
       })()
     : (() => {
-        const idempotency = createFileIdempotencyStore({ dataDir: options.dataDir, ...(now ? { now } : {}) });
-        return {
-          backend: 'file' as const,
-          keys: createFileKeyStore({ dataDir: options.dataDir, ...(now ? { now } : {}) }),
-          idempotency,
-          health: async () => {
-            try {
-              await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
-              await access(options.dataDir, fsConstants.W_OK);
-              return true;
-            } catch {
-              return false;
-            }
-          },
-          // Closes the journal's file handle (the store reopens it if used again).
-          close: () => idempotency.close(),
-        };
+        const sqlite = createSqliteStores({ dataDir: options.dataDir, ...(now ? { now } : {}) });
+        return { backend: 'sqlite' as const, ...sqlite };
       })();
 
   const windows = options.redisUrl

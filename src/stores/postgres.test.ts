@@ -23,7 +23,7 @@ describe('postgres migrations', () => {
   it('four instances starting together on an empty schema apply each migration once', async () => {
     const instances = Array.from({ length: 4 }, () => open());
     await Promise.all(instances.map((s) => s.migrate()));
-    const files = (await readdir(new URL('./migrations/', import.meta.url))).filter((f) => f.endsWith('.sql')).sort();
+    const files = (await readdir(new URL('./migrations/postgres/', import.meta.url))).filter((f) => f.endsWith('.sql')).sort();
     const rows = await pgQuery<{ version: string }>(schema, 'SELECT version FROM schema_migrations ORDER BY version');
     expect(rows.map((r) => r.version)).toEqual(files.map((f) => f.replace(/\.sql$/, '')));
     const tables = await pgQuery<{ table_name: string }>(

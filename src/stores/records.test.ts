@@ -1,9 +1,9 @@
-// One contract for every key and idempotency store: memory, file (data directory) and PostgreSQL.
+// One contract for every key and idempotency store: memory, SQLite (data directory) and PostgreSQL.
 import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createFileIdempotencyStore, createFileKeyStore } from './file.ts';
 import { createMemoryIdempotencyStore, createMemoryKeyStore } from './memory.ts';
 import { createPostgresStores } from './postgres.ts';
+import { createSqliteStores } from './sqlite.ts';
 import { dropSchema, manualClock, pgUrl, tempDir, uniqueName } from './testing/backends.ts';
 import {
   IDEMPOTENCY_LEASE_MS,
@@ -49,20 +49,19 @@ function memoryBackend(): Backend {
   };
 }
 
-function fileBackend(): Backend {
+function sqliteBackend(): Backend {
   let dir = '';
   let remove = async () => {};
   return {
-    name: 'file',
+    name: 'sqlite',
     persistent: true,
     setup: async () => {
       ({ dir, remove } = await tempDir());
     },
-    open: (now) => ({
-      keys: createFileKeyStore({ dataDir: dir, now }),
-      idempotency: createFileIdempotencyStore({ dataDir: dir, now }),
-      close: async () => {},
-    }),
+    open: (now) => {
+      const stores = createSqliteStores({ dataDir: dir, now });
+      return { keys: stores.keys, idempotency: stores.idempotency, close: stores.close };
+    },
     teardown: () => remove(),
   };
 }
@@ -81,7 +80,7 @@ function postgresBackend(): Backend {
   };
 }
 
-const backends = [memoryBackend(), fileBackend(), postgresBackend()];
+const backends = [memoryBackend(), sqliteBackend(), postgresBackend()];
 
 const ok = (body: unknown, status = 200): StoredResponse => ({
   status,
@@ -378,7 +377,7 @@ describe.each(backends)('$name store', (backend) => {
 
   describe('restart', () => {
     if (!backend.persistent) {
-      it('keeps nothing across instances (memory stores are for tests; the embedded default is the file store)', async () => {
+      it('keeps nothing across instances (memory stores are for tests; the embedded default is SQLite)', async () => {
         const { key } = await store.keys.create({ walletAddress: 'GRESTART', network: 'testnet', role: 'early', scopes: [], expiresAt: null });
         expect(await store.keys.findByKey(key)).toBeDefined();
         expect(await open().keys.findByKey(key)).toBeUndefined();

@@ -1,6 +1,5 @@
-// The rules of keys and idempotency records as plain functions over in-memory state, shared by the
-// memory store and the file stores (under their lock: the key store loads its file, applies them, writes it
-// back; the idempotency store catches its index up with its journal, applies them, appends the change).
+// The rules of keys and idempotency records as plain functions: minting and judging, shared by every store;
+// the in-memory state changes, used by the memory store (the SQL store, ./sql.ts, states them in SQL).
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import {
   API_KEY_SCOPES,
@@ -138,7 +137,7 @@ export interface IdempotencyRecord {
   expiresAtMs: number;
 }
 
-export function recordId(scope: string, key: string): string {
+function recordId(scope: string, key: string): string {
   return JSON.stringify([scope, key]);
 }
 

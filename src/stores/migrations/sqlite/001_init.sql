@@ -1,0 +1,38 @@
+-- The embedded store's tables: the same as migrations/postgres/001_init.sql in SQLite's types.
+-- API keys: only the SHA-256 of a key is stored (credential-vault-api.md "API key").
+-- Times are ISO-8601 UTC text as Date.toISOString() writes it, so text order is time order.
+CREATE TABLE api_keys (
+  key_id text PRIMARY KEY,
+  key_hash text NOT NULL UNIQUE,
+  wallet_address text,
+  network text NOT NULL CHECK (network IN ('testnet', 'mainnet')),
+  role text NOT NULL CHECK (role IN ('standard', 'early', 'admin')),
+  -- JSON array of scope names.
+  scopes text NOT NULL DEFAULT '[]' CHECK (json_valid(scopes)),
+  created_at text NOT NULL,
+  expires_at text,
+  revoked_at text,
+  CHECK (wallet_address IS NOT NULL OR role = 'admin')
+) STRICT;
+
+-- One usable key per wallet per network; creating a new one revokes the old one first.
+CREATE UNIQUE INDEX api_keys_one_per_wallet ON api_keys (wallet_address, network)
+  WHERE revoked_at IS NULL AND wallet_address IS NOT NULL;
+
+-- Idempotency records, per API key (scope) and Idempotency-Key header value.
+-- expires_at_ms: end of the lease while in progress, completion + 24 h once completed; times are the
+-- service's clock in epoch milliseconds.
+CREATE TABLE idempotency_records (
+  scope text NOT NULL,
+  key text NOT NULL CHECK (length(key) BETWEEN 1 AND 200),
+  request_hash text NOT NULL,
+  token text NOT NULL,
+  state text NOT NULL CHECK (state IN ('in_progress', 'completed')),
+  -- JSON text so a replay keeps the first response's key order.
+  response text,
+  created_at_ms integer NOT NULL,
+  expires_at_ms integer NOT NULL,
+  PRIMARY KEY (scope, key)
+) STRICT;
+
+CREATE INDEX idempotency_records_expiry ON idempotency_records (expires_at_ms);

@@ -1,0 +1,256 @@
+// The embedded driver of the SQL store (./sql.ts): one SQLite database in the data directory
+// (`credential-vault.db`, Node's built-in node:sqlite), shared safely by every process that opens it —
+// the server and the `credential-vault keys` CLI while the server runs.
+// - WAL mode: readers never wait for the writer; writers take SQLite's single write lock, and wait for it
+//   up to `busyTimeoutMs` (default 5 s) when another process holds it (a write holds it for well under a
+//   millisecond). Waiting blocks this process's event loop: node:sqlite is synchronous.
+// - synchronous=FULL: every commit fsyncs the WAL before it returns, so an acknowledged write survives the
+//   process being killed (kill -9) and the machine losing power.
+// - One connection per store, its statements run one at a time (a transaction's statements are never
+//   interleaved with another operation's).
+// - At first start the former files of the data directory — `api-keys.json`, `idempotency.jsonl` and
+//   `idempotency.json` — are imported once and renamed `<name>.migrated`.
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { readFile, rename } from 'node:fs/promises';
+import path from 'node:path';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { createSqlStores, runMigrations, type SqlDriver, type SqlExecutor, type SqlResult, type SqlStores } from './sql.ts';
+import { KEY_NETWORKS, KEY_ROLES, StoreUnavailableError, type ApiKeyRecord, type StoreName } from './types.ts';
+import type { IdempotencyRecord } from './records.ts';
+
+/** The database file in the data directory. */
+export const DB_FILE = 'credential-vault.db';
+/** Former files of the embedded store, imported once at first start and then renamed `<name>.migrated`. */
+export const FORMER_KEYS_FILE = 'api-keys.json';
+export const FORMER_JOURNAL_FILE = 'idempotency.jsonl';
+export const FORMER_IDEMPOTENCY_FILE = 'idempotency.json';
+export const MIGRATED_SUFFIX = '.migrated';
+
+export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
+
+export interface SqliteStoresOptions {
+  dataDir: string;
+  now?: () => number;
+  leaseMs?: number;
+  ttlMs?: number;
+  /** How long a write waits for another process's write lock before the store answers unavailable. */
+  busyTimeoutMs?: number;
+}
+
+/** Primary result codes that mean the database cannot serve now (busy, locked, I/O, full, unreadable). */
+const OUTAGE_CODES = new Set([5, 6, 7, 8, 10, 11, 13, 14, 15, 26]);
+
+function toOutage(store: StoreName, err: unknown): unknown {
+  if (err instanceof StoreUnavailableError) return err;
+  const e = err as { errcode?: unknown; code?: unknown; message?: string };
+  const sqliteOutage = typeof e?.errcode === 'number' && OUTAGE_CODES.has(e.errcode & 0xff);
+  const fsError = typeof e?.code === 'string' && /^E[A-Z]+$/.test(e.code);
+  if (!sqliteOutage && !fsError) return err;
+  return new StoreUnavailableError(store, `sqlite: ${e.message}`, { cause: err });
+}
+
+/** `$1` → `?1` (SQLite's numbered parameter); arrays as JSON text, booleans as 0/1. */
+const toSqlite = (sql: string) => sql.replace(/\$(\d+)/g, '?$1');
+const bind = (v: unknown) =>
+  Array.isArray(v) ? JSON.stringify(v) : typeof v === 'boolean' ? Number(v) : v === undefined ? null : (v as string | number | null);
+
+export function createSqliteStores(options: SqliteStoresOptions): SqlStores {
+  const file = path.join(options.dataDir, DB_FILE);
+  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  let db: DatabaseSync | undefined;
+  const statements = new Map<string, StatementSync>();
+
+  const open = (): DatabaseSync => {
+    if (db) return db;
+    mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+    // Created 0600 before SQLite opens it; SQLite gives its -wal and -shm files the same mode.
+    closeSync(openSync(file, 'a', 0o600));
+    const opened = new DatabaseSync(file);
+    try {
+      opened.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+      const mode = opened.prepare('PRAGMA journal_mode = WAL').get() as { journal_mode?: string } | undefined;
+      if (mode?.journal_mode !== 'wal') throw new Error(`cannot switch ${file} to WAL (journal_mode ${mode?.journal_mode})`);
+      opened.exec('PRAGMA synchronous = FULL');
+    } catch (err) {
+      opened.close();
+      throw err;
+    }
+    return (db = opened);
+  };
+
+  const run1 = <R>(sql: string, params: readonly unknown[] = []): SqlResult<R> => {
+    const conn = open();
+    let st = statements.get(sql);
+    if (!st) statements.set(sql, (st = conn.prepare(toSqlite(sql))));
+    const args = params.map(bind);
+    if (st.columns().length > 0) {
+      const rows = st.all(...args) as R[];
+      return { rows, rowCount: rows.length };
+    }
+    return { rows: [], rowCount: Number(st.run(...args).changes) };
+  };
+  const direct: SqlExecutor = {
+    query: async (sql, params) => run1(sql, params),
+    exec: async (sql) => void open().exec(sql),
+  };
+
+  /** Operations on the one connection, one after another. */
+  let queue: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(fn: () => T | Promise<T>): Promise<T> => {
+    const result = queue.then(fn);
+    queue = result.catch(() => undefined);
+    return result;
+  };
+
+  const driver: SqlDriver = {
+    dialect: 'sqlite',
+    query: (sql, params) => exclusive(() => run1(sql, params)),
+    exec: (sql) => exclusive(() => void open().exec(sql)),
+    // SQLite has one write lock per database: IMMEDIATE takes it at BEGIN, so every lock name is the same lock.
+    transaction: (fn, _lock) =>
+      exclusive(async () => {
+        const conn = open();
+        conn.exec('BEGIN IMMEDIATE');
+        try {
+          const result = await fn(direct);
+          conn.exec('COMMIT');
+          return result;
+        } catch (err) {
+          if (conn.isTransaction) conn.exec('ROLLBACK');
+          throw err;
+        }
+      }),
+    toOutage,
+    close: () =>
+      exclusive(() => {
+        statements.clear();
+        db?.close();
+        db = undefined;
+      }),
+  };
+
+  let readied: Promise<void> | undefined;
+  const ready = (): Promise<void> =>
+    (readied ??= (async () => {
+      await runMigrations(driver, 'migrate');
+      await importFormerFiles(options.dataDir, driver, options.now ?? Date.now);
+    })().catch(async (err: unknown) => {
+      readied = undefined;
+      await driver.close();
+      throw err;
+    }));
+
+  return createSqlStores(driver, ready, options);
+}
+
+// ---- the one-time import of the former file store ----
+
+const readIfThere = (p: string) =>
+  readFile(p, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return undefined;
+    throw err;
+  });
+
+const damaged = (store: StoreName, name: string, why: string) =>
+  new StoreUnavailableError(store, `${name} in the data directory cannot be imported (${why}); fix or move it away`);
+
+function parseKeysFile(text: string): ApiKeyRecord[] {
+  let doc: { version?: unknown; keys?: unknown };
+  try {
+    doc = JSON.parse(text) as typeof doc;
+  } catch {
+    throw damaged('keys', FORMER_KEYS_FILE, 'not JSON');
+  }
+  if (doc?.version !== 1 || !Array.isArray(doc.keys)) throw damaged('keys', FORMER_KEYS_FILE, 'not a keys document');
+  const keys = doc.keys as ApiKeyRecord[];
+  for (const k of keys) {
+    const ok = typeof k?.keyId === 'string' && typeof k.keyHash === 'string' && KEY_NETWORKS.includes(k.network) && KEY_ROLES.includes(k.role) && Array.isArray(k.scopes) && typeof k.createdAt === 'string';
+    if (!ok) throw damaged('keys', FORMER_KEYS_FILE, 'a key record is malformed');
+  }
+  return keys;
+}
+
+function isRecord(r: unknown): r is IdempotencyRecord {
+  const x = r as Partial<IdempotencyRecord> | null;
+  return (
+    typeof x === 'object' && x !== null && typeof x.scope === 'string' && typeof x.key === 'string' &&
+    typeof x.requestHash === 'string' && typeof x.token === 'string' && (x.state === 'in_progress' || x.state === 'completed') &&
+    typeof x.createdAtMs === 'number' && typeof x.expiresAtMs === 'number'
+  );
+}
+
+const idOf = (scope: string, key: string) => JSON.stringify([scope, key]);
+
+/** `{"version":1,"records":[…]}`, the whole-file store before the journal. */
+function replayWholeFile(text: string, into: Map<string, IdempotencyRecord>): void {
+  let doc: { version?: unknown; records?: unknown };
+  try {
+    doc = JSON.parse(text) as typeof doc;
+  } catch {
+    throw damaged('idempotency', FORMER_IDEMPOTENCY_FILE, 'not JSON');
+  }
+  if (doc?.version !== 1 || !Array.isArray(doc.records)) throw damaged('idempotency', FORMER_IDEMPOTENCY_FILE, 'not a records document');
+  for (const r of doc.records) if (isRecord(r)) into.set(idOf(r.scope, r.key), r);
+}
+
+/** JSON lines `{"put":record}` / `{"del":[scope,key]}`; a torn last line (a crash mid-append) is ignored. */
+function replayJournal(text: string, into: Map<string, IdempotencyRecord>): void {
+  const lines = text.split('\n');
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    let entry: { put?: unknown; del?: unknown } | undefined;
+    try {
+      entry = JSON.parse(line) as typeof entry;
+    } catch {
+      entry = undefined;
+    }
+    const del = entry?.del;
+    if (isRecord(entry?.put)) into.set(idOf(entry.put.scope, entry.put.key), entry.put);
+    else if (Array.isArray(del) && del.length === 2) into.delete(idOf(String(del[0]), String(del[1])));
+    else if (lines.slice(i + 1).some((l) => l.trim() !== '')) throw damaged('idempotency', FORMER_JOURNAL_FILE, `line ${i + 1} is damaged`);
+  });
+}
+
+async function importFormerFiles(dataDir: string, driver: SqlDriver, now: () => number): Promise<void> {
+  const at = (name: string) => path.join(dataDir, name);
+  const [keysText, wholeText, journalText] = await Promise.all(
+    [FORMER_KEYS_FILE, FORMER_IDEMPOTENCY_FILE, FORMER_JOURNAL_FILE].map((n) => readIfThere(at(n))),
+  );
+  if (keysText === undefined && wholeText === undefined && journalText === undefined) return;
+  const keys = keysText === undefined ? [] : parseKeysFile(keysText);
+  const records = new Map<string, IdempotencyRecord>();
+  // The journal began as a migration of the whole file, so it is newer: replayed last.
+  if (wholeText !== undefined) replayWholeFile(wholeText, records);
+  if (journalText !== undefined) replayJournal(journalText, records);
+  const t = now();
+  // ON CONFLICT DO NOTHING: two processes starting together may both import before either renames.
+  await driver.transaction(async (tx) => {
+    for (const k of keys) {
+      await tx.query(
+        `INSERT INTO api_keys (key_id, key_hash, wallet_address, network, role, scopes, created_at, expires_at, revoked_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
+        [k.keyId, k.keyHash, k.walletAddress ?? null, k.network, k.role, k.scopes, k.createdAt, k.expiresAt ?? null, k.revokedAt ?? null],
+      );
+    }
+    for (const r of records.values()) {
+      if (r.expiresAtMs <= t) continue;
+      await tx.query(
+        `INSERT INTO idempotency_records (scope, key, request_hash, token, state, response, created_at_ms, expires_at_ms)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
+        [r.scope, r.key, r.requestHash, r.token, r.state, r.response ?? null, r.createdAtMs, r.expiresAtMs],
+      );
+    }
+  }, 'import');
+  const moved = [
+    [FORMER_KEYS_FILE, keysText],
+    [FORMER_IDEMPOTENCY_FILE, wholeText],
+    [FORMER_JOURNAL_FILE, journalText],
+  ] as const;
+  for (const [name, text] of moved) {
+    if (text === undefined) continue;
+    await rename(at(name), at(name + MIGRATED_SUFFIX)).catch((err: NodeJS.ErrnoException) => {
+      // Another process imported and renamed it first.
+      if (err.code !== 'ENOENT') throw err;
+    });
+  }
+}
