@@ -117,20 +117,30 @@ async function waitReady(server, urls) {
   }
 }
 
+/**
+ * True while any process of the group `pgid` lives.
+ * @param {number} pgid
+ */
+function groupAlive(pgid) {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** SIGTERM to the whole group (npm and the node it started), SIGKILL to what still runs after 15 s. */
 /** @param {Server} server */
 async function stopServer(server) {
   const pid = server.child.pid;
-  if (pid === undefined || server.child.exitCode !== null || server.child.signalCode !== null) return;
-  const signal = (/** @type {NodeJS.Signals} */ sig) => {
-    try {
-      process.kill(-pid, sig);
-    } catch {
-      // already gone
-    }
-  };
-  signal('SIGTERM');
-  const stopped = await Promise.race([server.exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 15_000))]);
-  if (!stopped) signal('SIGKILL');
+  if (pid === undefined || !groupAlive(pid)) return;
+  process.kill(-pid, 'SIGTERM');
+  // npm may exit before the service has drained: wait for the group, not for npm.
+  const deadline = Date.now() + 15_000;
+  while (groupAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  if (groupAlive(pid)) process.kill(-pid, 'SIGKILL');
+  while (groupAlive(pid)) await new Promise((r) => setTimeout(r, 100));
 }
 
 async function main() {
@@ -172,6 +182,11 @@ async function main() {
         `${JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, outDir: 'dist', rootDir: 'src', types: ['node'] }, include: ['src'] }, null, 2)}\n`,
       );
       await copyFile(EXAMPLE, path.join(consumer, 'src/index.ts'));
+      // The README's example is type-checked too (not run: it stands for a browser wallet with `declare`).
+      const readme = await readFile(path.join(PACKAGE_DIR, 'README.md'), 'utf8');
+      const example = /## Example[^]*?```ts\n([^]*?)```/.exec(readme)?.[1];
+      if (!example) throw new Error('packages/client/README.md has no ```ts block under "## Example"');
+      await writeFile(path.join(consumer, 'src/readme-example.ts'), example);
       const typescript = rootPkg.devDependencies['typescript'];
       const typesNode = rootPkg.devDependencies['@types/node'];
       if (!typescript || !typesNode) throw new Error('package.json devDependencies name no typescript or @types/node version');
@@ -181,7 +196,7 @@ async function main() {
       });
     });
 
-    await step('type-check and compile the consumer with plain tsc --strict (NodeNext)', () => {
+    await step("type-check and compile the consumer and the README's example with plain tsc --strict (NodeNext)", () => {
       run(process.execPath, [path.join(consumer, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: consumer, timeout: 300_000 });
     });
 
