@@ -90,6 +90,15 @@ describe('state journal', () => {
     await pay(second, b, c, '1');
   });
 
+  it('creates the directory of a state file that does not exist yet', async () => {
+    const file = path.join(path.dirname(stateFile()), 'data', 'nested', 'simulator-state.json');
+    const first = await start(file);
+    const a = Keypair.random();
+    await friendbot(first, a);
+    const second = await start(file);
+    expect(second.sim.network('testnet').account(a.publicKey())).toBeDefined();
+  });
+
   it('concurrent answers (one shared fdatasync) are all durable', async () => {
     const file = stateFile();
     const first = await start(file);

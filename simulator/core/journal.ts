@@ -80,6 +80,8 @@ export class StateJournal {
     this.file = `${opts.stateFile}.journal`;
     this.compactBytes = opts.compactBytes ?? 32 * 1024 * 1024;
     this.seq = opts.loaded?.journalSeq ?? 0;
+    // A fresh clone has no ./data yet: `start` must create it, not fail opening the journal in it.
+    fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
     this.size = this.replay();
     this.synced = this.seq;
     this.fd = fs.openSync(this.file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_APPEND, 0o600);

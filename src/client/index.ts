@@ -14,9 +14,9 @@ export {
   type WriteOptions,
   type WriteResult,
   type ObtainKeyOptions,
-  type Signer,
   type FetchLike,
 } from './vault.ts';
+export { toSigner, keypairSigner, browserWalletSigner, type Signer, type Wallet, type BrowserWallet } from './wallet.ts';
 export {
   createResolverClient,
   resolveDid,

@@ -4,7 +4,8 @@
 import createClient, { type Client } from 'openapi-fetch';
 import type { components, paths } from '../generated/did-resolver.ts';
 import { apiErrorFrom, unwrap } from './errors.ts';
-import type { FetchLike, Signer } from './vault.ts';
+import type { FetchLike } from './vault.ts';
+import { toSigner, type Wallet } from './wallet.ts';
 
 export type ResolverPaths = paths;
 export type ResolverSchemas = components['schemas'];
@@ -85,19 +86,19 @@ export interface DidWriteResult {
 
 type UntypedPost = (path: string, init: { body: unknown; params?: { path: { did: string } } }) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
 
-async function prepareSignSubmit(client: ResolverClient, path: string, did: string | undefined, body: unknown, sign: Signer): Promise<DidWriteResult> {
+async function prepareSignSubmit(client: ResolverClient, path: string, did: string | undefined, body: unknown, sign: Wallet): Promise<DidWriteResult> {
   const post = client.POST as unknown as UntypedPost;
   const params = did !== undefined ? { params: { path: { did } } } : {};
   const prepared = unwrap(await post(path, { body, ...params })) as ResolverSchemas['PrepareResponse'] | ResolverSchemas['SubmitResponse'];
   if (!('xdr' in prepared)) throw new TypeError(`${path}: prepare answered without an unsigned transaction`);
-  const signedXdr = await sign(prepared.xdr, prepared.networkPassphrase);
+  const signedXdr = await toSigner(sign)(prepared.xdr, prepared.networkPassphrase);
   const submitted = unwrap(await post(path, { body: { signedXdr }, ...params })) as ResolverSchemas['SubmitResponse'] | ResolverSchemas['PrepareResponse'];
   if (!('txId' in submitted)) throw new TypeError(`${path}: submit answered without a transaction id`);
   return { txId: submitted.txId, prepared };
 }
 
 /** Registers a DID: prepare `register` → the controller signs → submit. */
-export function registerDid(client: ResolverClient, body: ResolverSchemas['RegisterPrepareRequest'], sign: Signer): Promise<DidWriteResult> {
+export function registerDid(client: ResolverClient, body: ResolverSchemas['RegisterPrepareRequest'], sign: Wallet): Promise<DidWriteResult> {
   return prepareSignSubmit(client, '/v1/dids/stellar', undefined, body, sign);
 }
 
@@ -113,7 +114,7 @@ export function mutateDid<K extends keyof DidMutations>(
   kind: K,
   did: string,
   body: DidMutations[K],
-  sign: Signer,
+  sign: Wallet,
 ): Promise<DidWriteResult> {
   return prepareSignSubmit(client, `/v1/dids/stellar/{did}/${kind}`, did, body, sign);
 }

@@ -4,6 +4,7 @@
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import type { components, paths } from '../generated/vault-api.ts';
 import { unwrap } from './errors.ts';
+import { toSigner, type Wallet } from './wallet.ts';
 
 export type VaultPaths = paths;
 export type VaultSchemas = components['schemas'];
@@ -11,12 +12,6 @@ export type VaultClient = Client<VaultPaths>;
 
 /** `fetch` as openapi-fetch calls it (one Request). */
 export type FetchLike = (input: Request) => Promise<Response>;
-
-/**
- * Signs a transaction the way a wallet does: base64 XDR in, signed base64 XDR out, for the given network
- * passphrase. The services never hold keys; this is where the user's key lives.
- */
-export type Signer = (xdr: string, networkPassphrase: string) => string | Promise<string>;
 
 export interface VaultClientOptions {
   /** Base URL of one network's vault API, e.g. http://127.0.0.1:3000. */
@@ -71,21 +66,21 @@ type UntypedPost = (path: string, init: { body: unknown; headers?: Record<string
 
 /**
  * Prepare → sign → submit on one write route; resolves to the transaction id once final, throws ApiError
- * for an error body of either request.
+ * for an error body of either request. `sign` is a Keypair, a browser wallet or a Signer callback.
  *
- *     const { txId } = await prepareAndSubmit(vault, '/contracts/vault/create', { owner, didUri, sourcePublicKey: owner }, sign);
+ *     const { txId } = await prepareAndSubmit(vault, '/contracts/vault/create', { owner, didUri, sourcePublicKey: owner }, keypair);
  */
 export async function prepareAndSubmit<P extends VaultWritePath>(
   client: VaultClient,
   path: P,
   body: PrepareBody<P>,
-  sign: Signer,
+  sign: Wallet,
   options: WriteOptions = {},
 ): Promise<WriteResult> {
   const post = client.POST as unknown as UntypedPost;
   const prepared = unwrap(await post(path, { body })) as VaultSchemas['WriteResponse'];
   if (!('xdr' in prepared)) throw new TypeError(`${path}: prepare answered without an unsigned transaction`);
-  const signedXdr = await sign(prepared.xdr, prepared.network);
+  const signedXdr = await toSigner(sign)(prepared.xdr, prepared.network);
   const headers = options.idempotencyKey !== undefined ? { 'Idempotency-Key': options.idempotencyKey } : undefined;
   const submitted = unwrap(await post(path, { body: { signedXdr }, ...(headers ? { headers } : {}) })) as VaultSchemas['WriteResponse'];
   if (!('tx_id' in submitted)) throw new TypeError(`${path}: submit answered without a transaction id`);
@@ -95,8 +90,8 @@ export async function prepareAndSubmit<P extends VaultWritePath>(
 export interface ObtainKeyOptions {
   /** The wallet to prove control of. */
   account: string;
-  /** Signs the challenge as the wallet. */
-  sign: Signer;
+  /** Signs the challenge as the wallet: a Keypair, a browser wallet or a Signer callback. */
+  sign: Wallet;
   /** Scopes of the new key; none = unrestricted. */
   scopes?: VaultSchemas['Scope'][];
   /** `Origin` to send (the key routes are origin-restricted when the deployment configures origins). */
@@ -112,7 +107,7 @@ export async function obtainApiKey(client: VaultClient, options: ObtainKeyOption
   const challenge = unwrap(
     await client.GET('/auth/challenge', { params: { query: { account: options.account } }, ...(headers ? { headers } : {}) }),
   );
-  const transaction = await options.sign(challenge.transaction, challenge.network_passphrase);
+  const transaction = await toSigner(options.sign)(challenge.transaction, challenge.network_passphrase);
   return unwrap(
     await client.POST('/auth/keys', {
       body: { transaction, ...(options.scopes ? { scopes: options.scopes } : {}) },

@@ -1,0 +1,114 @@
+// A consumer of @credential-vault/client, as another project writes it: an issuer (a Keypair held by the
+// program) and a holder (a browser-style wallet: `signTransaction(xdr, {networkPassphrase})`) get funded
+// accounts and API keys, the issuer registers its DID, the holder creates a vault, the issuer issues a
+// credential into it, and the credential verifies as valid. Any failure throws: the process exits non-zero.
+//
+//   node issue-and-verify.js --vault-url http://127.0.0.1:3000 --resolver-url http://127.0.0.1:3001 \
+//     --friendbot-url http://127.0.0.1:8000/testnet/friendbot
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { Keypair, TransactionBuilder } from '@stellar/stellar-sdk';
+import {
+  createResolverClient,
+  createVaultClient,
+  encodeMultikey,
+  generateDid,
+  obtainApiKey,
+  prepareAndSubmit,
+  registerDid,
+  unwrap,
+  type BrowserWallet,
+} from '@credential-vault/client';
+
+const { values } = parseArgs({
+  options: {
+    'vault-url': { type: 'string', default: 'http://127.0.0.1:3000' },
+    'resolver-url': { type: 'string', default: 'http://127.0.0.1:3001' },
+    'friendbot-url': { type: 'string', default: 'http://127.0.0.1:8000/testnet/friendbot' },
+  },
+});
+const vaultUrl = values['vault-url'];
+const resolverUrl = values['resolver-url'];
+const friendbotUrl = values['friendbot-url'];
+
+/** A new account, funded by the network's friendbot. */
+async function fundedAccount(): Promise<Keypair> {
+  const keypair = Keypair.random();
+  const res = await fetch(`${friendbotUrl}?addr=${keypair.publicKey()}`);
+  if (!res.ok) throw new Error(`friendbot: HTTP ${res.status} ${await res.text()}`);
+  return keypair;
+}
+
+/** Stands in for Freighter or Stellar Wallets Kit in this Node program: the key stays inside the wallet. */
+function walletHolding(keypair: Keypair): BrowserWallet {
+  return {
+    async signTransaction(xdr, { networkPassphrase }) {
+      const tx = TransactionBuilder.fromXDR(xdr, networkPassphrase);
+      tx.sign(keypair);
+      return { signedTxXdr: tx.toXDR() };
+    },
+  };
+}
+
+const vault = createVaultClient({ baseUrl: vaultUrl });
+const resolver = createResolverClient({ baseUrl: resolverUrl });
+const config = unwrap(await vault.GET('/config'));
+console.log(`1. vault API ${vaultUrl}: ${config.networkType}`);
+
+const issuer = await fundedAccount();
+const holderKeypair = await fundedAccount();
+const holder = { address: holderKeypair.publicKey(), wallet: walletHolding(holderKeypair) };
+console.log(`2. funded issuer ${issuer.publicKey()} and holder ${holder.address}`);
+
+// API keys by wallet proof: the issuer signs the challenge with its Keypair, the holder with its wallet.
+const issuerKey = await obtainApiKey(vault, { account: issuer.publicKey(), sign: issuer });
+const holderKey = await obtainApiKey(vault, { account: holder.address, sign: holder.wallet });
+const asIssuer = createVaultClient({ baseUrl: vaultUrl, apiKey: issuerKey.key });
+const asHolder = createVaultClient({ baseUrl: vaultUrl, apiKey: holderKey.key });
+console.log(`3. API keys ${issuerKey.key_id} (issuer) and ${holderKey.key_id} (holder)`);
+
+// The issuer's DID, controlled by its account, with its Ed25519 key for assertions.
+const { did: issuerDid } = generateDid({ network: config.networkType });
+const issuerKeyRef = { publicKeyMultibase: encodeMultikey('Ed25519', issuer.rawPublicKey()) };
+await registerDid(
+  resolver,
+  {
+    did: issuerDid,
+    sourcePublicKey: issuer.publicKey(),
+    record: { controller: issuer.publicKey(), authentication: [issuerKeyRef], assertionMethod: [issuerKeyRef], keyAgreement: [], services: [] },
+  },
+  issuer,
+);
+console.log(`4. registered ${issuerDid}`);
+
+const { did: holderDid } = generateDid({ network: config.networkType });
+const created = await prepareAndSubmit(
+  asHolder,
+  '/contracts/vault/create',
+  { owner: holder.address, didUri: holderDid, sourcePublicKey: holder.address },
+  holder.wallet,
+  { idempotencyKey: randomUUID() },
+);
+console.log(`5. holder's vault created (tx ${created.txId})`);
+
+const vcId = `degree-${randomUUID()}`;
+const vcData = JSON.stringify({
+  '@context': ['https://www.w3.org/ns/credentials/v2'],
+  id: `urn:uuid:${randomUUID()}`,
+  type: ['VerifiableCredential', 'UniversityDegreeCredential'],
+  issuer: issuerDid,
+  validFrom: new Date().toISOString(),
+  credentialSubject: { id: holderDid, degree: { type: 'BachelorDegree', name: 'Bachelor of Science' } },
+});
+const issued = await prepareAndSubmit(
+  asIssuer,
+  '/contracts/vc/issue',
+  { owner: holder.address, vcId, vcData, issuer: issuer.publicKey(), issuerDid, sourcePublicKey: issuer.publicKey() },
+  issuer,
+  { idempotencyKey: randomUUID() },
+);
+console.log(`6. issued ${vcId} (tx ${issued.txId})`);
+
+const verified = unwrap(await asIssuer.POST('/contracts/vault/verify-vc', { body: { owner: holder.address, vcId } }));
+if (verified.status !== 'valid') throw new Error(`verify-vc answered ${verified.status}, expected valid`);
+console.log(`7. verified ${vcId}: ${verified.status}`);

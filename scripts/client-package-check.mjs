@@ -1,0 +1,242 @@
+// `npm run test:client-package` (plain JavaScript: runs on any Node the repository supports, no loader): the published client, used the way another project uses it. Builds
+// packages/client, packs it, installs the tarball into a fresh project outside the repository (with the
+// repository's .npmrc: no install scripts), type-checks the README's consumer program with plain
+// `tsc --strict` (NodeNext), starts `npm start` on free ports with a temporary data directory, and runs the
+// compiled program with plain `node` against it: funded accounts, API keys, an issuer DID, a vault, a
+// credential issued and verified. Every step that fails stops the run with exit code 1 and says which.
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const PACKAGE_DIR = path.join(ROOT, 'packages/client');
+const EXAMPLE = path.join(PACKAGE_DIR, 'examples/issue-and-verify.ts');
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const SERVER_READY_TIMEOUT_MS = 90_000;
+const CONSUMER_TIMEOUT_MS = 180_000;
+const INSTALL_TIMEOUT_MS = 300_000;
+
+class CheckFailed extends Error {}
+
+let stepNo = 0;
+/**
+ * @template T
+ * @param {string} title
+ * @param {() => Promise<T> | T} fn
+ * @returns {Promise<T>}
+ */
+async function step(title, fn) {
+  stepNo += 1;
+  const started = Date.now();
+  process.stdout.write(`${stepNo}. ${title} … `);
+  try {
+    const value = await fn();
+    console.log(`ok (${Date.now() - started} ms)`);
+    return value;
+  } catch (err) {
+    console.log('FAILED');
+    throw new CheckFailed(`${stepNo}. ${title}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/**
+ * Runs a command to completion; a non-zero exit, a signal or a timeout throws with its output.
+ * @param {string} command
+ * @param {string[]} args
+ * @param {import('node:child_process').SpawnSyncOptions & { timeout: number }} options
+ * @returns {string}
+ */
+function run(command, args, options) {
+  const result = spawnSync(command, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...options });
+  const output = `${result.stdout ?? ''}${result.stderr ?? ''}`.trim();
+  if (result.error) throw new Error(`${command} ${args.join(' ')}: ${result.error.message}\n${output}`);
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${result.status ?? result.signal}\n${output}`);
+  return String(result.stdout ?? '');
+}
+
+/** @returns {Promise<number>} */
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Distinct free ports (asked for one by one while the others are still unknown to the kernel's picker). */
+/** @param {number} n */
+async function freePorts(n) {
+  const ports = new Set();
+  while (ports.size < n) ports.add(await freePort());
+  return [...ports];
+}
+
+/** @typedef {{ child: import('node:child_process').ChildProcess, log: () => string, exited: Promise<number | null> }} Server */
+
+/**
+ * @param {string[]} args
+ * @returns {Server}
+ */
+function startServer(args) {
+  // Its own process group, so that stopping it stops npm and the node process npm started.
+  const child = spawn(NPM, ['start', '--', ...args], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  const keep = (/** @type {Buffer} */ chunk) => {
+    log = (log + chunk.toString('utf8')).slice(-20_000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  /** @type {Promise<number | null>} */
+  const exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, log: () => log, exited };
+}
+
+/**
+ * @param {Server} server
+ * @param {string[]} urls
+ */
+async function waitReady(server, urls) {
+  const deadline = Date.now() + SERVER_READY_TIMEOUT_MS;
+  /** @type {number | null | undefined} */
+  let exitCode;
+  void server.exited.then((code) => (exitCode = code));
+  for (const url of urls) {
+    for (;;) {
+      if (exitCode !== undefined) throw new Error(`npm start exited ${exitCode} before ${url} was ready\n${server.log()}`);
+      if (Date.now() > deadline) throw new Error(`${url} not ready after ${SERVER_READY_TIMEOUT_MS} ms\n${server.log()}`);
+      const ok = await fetch(url, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false);
+      if (ok) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
+
+/**
+ * True while any process of the group `pgid` lives.
+ * @param {number} pgid
+ */
+function groupAlive(pgid) {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** SIGTERM to the whole group (npm and the node it started), SIGKILL to what still runs after 15 s. */
+/** @param {Server} server */
+async function stopServer(server) {
+  const pid = server.child.pid;
+  if (pid === undefined || !groupAlive(pid)) return;
+  process.kill(-pid, 'SIGTERM');
+  // npm may exit before the service has drained: wait for the group, not for npm.
+  const deadline = Date.now() + 15_000;
+  while (groupAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  if (groupAlive(pid)) process.kill(-pid, 'SIGKILL');
+  while (groupAlive(pid)) await new Promise((r) => setTimeout(r, 100));
+}
+
+async function main() {
+  /** @type {{ devDependencies: Record<string, string> }} */
+  const rootPkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8'));
+  const work = await mkdtemp(path.join(tmpdir(), 'cv-client-package-'));
+  /** @type {Server | undefined} */
+  let server;
+  let ok = false;
+  try {
+    await step('build packages/client with plain tsc', async () => {
+      await rm(path.join(PACKAGE_DIR, 'dist'), { recursive: true, force: true });
+      run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(PACKAGE_DIR, 'tsconfig.json')], { cwd: ROOT, timeout: 300_000 });
+    });
+
+    const tarball = await step('npm pack', async () => {
+      const dest = path.join(work, 'pack');
+      await mkdir(dest);
+      const out = run(NPM, ['pack', './packages/client', '--pack-destination', dest, '--json'], { cwd: ROOT, timeout: 120_000 });
+      /** @type {{ filename: string, files: { path: string }[] }[]} */
+      const [packed] = JSON.parse(out);
+      if (!packed) throw new Error(`npm pack printed no package: ${out}`);
+      const files = packed.files.map((f) => f.path);
+      const stray = files.filter((f) => /\.test\.|\.spec\.|(?<!\.d)\.ts$/.test(f) || f.startsWith('examples/'));
+      if (stray.length) throw new Error(`the tarball holds test or source files: ${stray.join(', ')}`);
+      for (const must of ['dist/client/index.js', 'dist/client/index.d.ts', 'dist/generated/vault-api.d.ts', 'README.md', 'CHANGELOG.md', 'package.json']) {
+        if (!files.includes(must)) throw new Error(`the tarball lacks ${must}`);
+      }
+      return path.join(dest, packed.filename);
+    });
+
+    const consumer = path.join(work, 'consumer');
+    await step('fresh consumer project: npm install the tarball, typescript and @types/node', async () => {
+      await mkdir(path.join(consumer, 'src'), { recursive: true });
+      await copyFile(path.join(ROOT, '.npmrc'), path.join(consumer, '.npmrc'));
+      await writeFile(path.join(consumer, 'package.json'), `${JSON.stringify({ name: 'cv-client-consumer', private: true, type: 'module' }, null, 2)}\n`);
+      await writeFile(
+        path.join(consumer, 'tsconfig.json'),
+        `${JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, outDir: 'dist', rootDir: 'src', types: ['node'] }, include: ['src'] }, null, 2)}\n`,
+      );
+      await copyFile(EXAMPLE, path.join(consumer, 'src/index.ts'));
+      // The README's example is type-checked too (not run: it stands for a browser wallet with `declare`).
+      const readme = await readFile(path.join(PACKAGE_DIR, 'README.md'), 'utf8');
+      const example = /## Example[^]*?```ts\n([^]*?)```/.exec(readme)?.[1];
+      if (!example) throw new Error('packages/client/README.md has no ```ts block under "## Example"');
+      await writeFile(path.join(consumer, 'src/readme-example.ts'), example);
+      const typescript = rootPkg.devDependencies['typescript'];
+      const typesNode = rootPkg.devDependencies['@types/node'];
+      if (!typescript || !typesNode) throw new Error('package.json devDependencies name no typescript or @types/node version');
+      run(NPM, ['install', '--ignore-scripts', '--no-audit', '--no-fund', tarball, `typescript@${typescript}`, `@types/node@${typesNode}`], {
+        cwd: consumer,
+        timeout: INSTALL_TIMEOUT_MS,
+      });
+    });
+
+    await step("type-check and compile the consumer and the README's example with plain tsc --strict (NodeNext)", () => {
+      run(process.execPath, [path.join(consumer, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: consumer, timeout: 300_000 });
+    });
+
+    const [testnet, mainnet, resolver, simulator] = await freePorts(4);
+    const urls = { vault: `http://127.0.0.1:${testnet}`, resolver: `http://127.0.0.1:${resolver}`, simulator: `http://127.0.0.1:${simulator}` };
+    await step(`npm start on ports ${testnet}/${mainnet}/${resolver}/${simulator} with a temporary data directory`, async () => {
+      server = startServer([
+        '--testnet-port', String(testnet),
+        '--mainnet-port', String(mainnet),
+        '--resolver-port', String(resolver),
+        '--simulator-port', String(simulator),
+        '--data-dir', path.join(work, 'data'),
+        '--log-level', 'warn',
+      ]);
+      await waitReady(server, [`${urls.vault}/ready`, `${urls.resolver}/ready`]);
+    });
+
+    await step('run the consumer with plain node: issue a credential and verify it', () => {
+      const out = run(
+        process.execPath,
+        ['dist/index.js', '--vault-url', urls.vault, '--resolver-url', urls.resolver, '--friendbot-url', `${urls.simulator}/testnet/friendbot`],
+        { cwd: consumer, timeout: CONSUMER_TIMEOUT_MS },
+      );
+      process.stdout.write(`\n${out.replace(/^/gm, '   | ')}`);
+      if (!/verified .*: valid/.test(out)) throw new Error('the consumer did not report a valid credential');
+    });
+    ok = true;
+  } finally {
+    if (server) {
+      if (!ok) console.error(`--- npm start output (last lines) ---\n${server.log()}`);
+      await stopServer(server);
+    }
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => console.log('client package: installed from its tarball, type-checked and run in a fresh project'),
+  (err) => {
+    console.error(err instanceof CheckFailed ? err.message : err);
+    process.exitCode = 1;
+  },
+);
