@@ -168,7 +168,7 @@ const FORGERIES: Record<string, Forgery> = {
 const otherAddress: Forgery = (e, v, latest) => {
   const dated = withCreds(e, { signatureExpirationLedger: latest + 100 });
   const any = addressCredentialsOf(dated.credentials)!;
-  const elsewhere = { ...any.creds, address: address(v0).address };
+  const elsewhere = { ...any.creds, address: xdr.expectUnionVariant(address(v0), 'scvAddress').address };
   const sig = v.kp.sign(hash(authPreimage(any.type, networkId(info.passphrase), elsewhere, dated.rootInvocation).toXdr()));
   return withCreds(dated, { signature: sigVal(v.kp.rawPublicKey(), sig) });
 };
