@@ -349,6 +349,31 @@ describe('Protocol 28 XDR in requests: decoded, and refused where the simulator 
       .build();
     const sim = (await ctx.net.rpc('simulateTransaction', { transaction: tx.toXdr() })) as Sim;
     expect(sim.error).toBe('CONTRACT_EXECUTABLE_EXTERNAL_REF (CAP-85) executables are not supported by the simulator');
+    // sent anyway (with resources): it decodes, and the operation fails as malformed
+    const data = new xdr.SorobanTransactionData({
+      ext: xdr.SorobanTransactionDataExt.v0(),
+      resources: new xdr.SorobanResources({ footprint: new xdr.LedgerFootprint({ readOnly: [], readWrite: [] }), instructions: 1_000_000, diskReadBytes: 0, writeBytes: 0 }),
+      resourceFee: 1_000_000n,
+    });
+    const withData = TransactionBuilder.cloneFrom(tx, { fee: '1000100', sorobanData: data, networkPassphrase: ctx.net.info.passphrase }).build();
+    withData.sign(ctx.payer);
+    const sent = (await ctx.net.rpc('sendTransaction', { transaction: withData.toXdr() })) as { status: string; hash: string };
+    expect(sent.status).toBe('PENDING');
+    const got = (await ctx.net.rpc('getTransaction', { hash: sent.hash })) as { status: string; resultXdr: string };
+    expect(got.status).toBe('FAILED');
+    const op = xdr.TransactionResult.fromXdr(got.resultXdr, 'base64').result;
+    expect(op.type).toBe('txFailed');
+  });
+
+  it('CAP-85: an SCV_EXECUTABLE_TAG in a ledger key or an event topic filter decodes and matches nothing', async () => {
+    const ctx = setup();
+    const tag = xdr.ScVal.scvExecutableTag('wasm');
+    const key = xdr.LedgerKey.contractData(
+      new xdr.LedgerKeyContractData({ contract: new Address(ctx.counterId).toScAddress(), key: tag, durability: xdr.ContractDataDurability.persistent }),
+    );
+    expect(await ctx.net.rpc('getLedgerEntries', { keys: [key.toXdr('base64')] })).toMatchObject({ entries: [] });
+    const events = (await ctx.net.rpc('getEvents', { startLedger: ctx.net.ledger.oldestLedger, filters: [{ type: 'contract', topics: [[tag.toXdr('base64')]] }] })) as { events: unknown[] };
+    expect(events.events).toEqual([]);
   });
 
   it('CAP-85: an SCV_EXECUTABLE_TAG argument decodes and fails the call, not the server', async () => {
