@@ -83,6 +83,7 @@ export async function startServices(config: Config, options: StartOptions): Prom
       const { startSimulator } = await import('../simulator/index.ts');
       const sim = await startSimulator({
         port: config.simulatorPort,
+        protocol: config.simulatorProtocol,
         host: config.host,
         stateFile: config.stateFile ?? path.join(config.dataDir, 'simulator-state.json'),
       });
@@ -224,7 +225,7 @@ export async function startServices(config: Config, options: StartOptions): Prom
       metrics,
       describe: () => [
         `runtime           Node ${process.versions.node}`,
-        ...(simulatorUrl ? [`chain simulator   ${simulatorUrl}  (RPC: /testnet/rpc, /mainnet/rpc; friendbot: /testnet/friendbot?addr=G…)`] : []),
+        ...(simulatorUrl ? [`chain simulator   ${simulatorUrl}  Protocol ${config.simulatorProtocol} (RPC: /testnet/rpc, /mainnet/rpc; friendbot: /testnet/friendbot?addr=G…)`] : []),
         ...Object.entries(vault).map(([n, v]) => `vault API ${n.padEnd(8)}${v.url}  (docs: ${n === 'testnet' ? `${v.url}/docs` : 'off on mainnet'})`),
         ...(resolverUrl ? [`DID resolver      ${resolverUrl}  (docs: ${resolverUrl}/docs)`] : []),
         `data directory    ${path.resolve(config.dataDir)}`,

@@ -6,6 +6,7 @@ import { ContractError, addressFromScVal, addressToScVal, type ContractImpl } fr
 import { toBytes, toU32 } from '../../src/chain/codec.ts';
 import { FACTORY_WASM_HASH, REGISTRY_WASM_HASH, VAULT_WASM_HASH, contractImpls } from '../contracts/index.ts';
 import { PROFILES } from '../index.ts';
+import { addressCredentialsOf } from './auth.ts';
 import { SimNetwork, type NetworkName } from './network.ts';
 import { stellarAssetContract } from './sac.ts';
 
@@ -79,7 +80,7 @@ export function clock(startMs = Date.UTC(2026, 0, 1)): Clock {
 }
 
 /** A bootstrapped network with the counter template installed (the real contracts too). */
-export function testNetwork(opts: { name?: NetworkName; now?: () => number } = {}): SimNetwork {
+export function testNetwork(opts: { name?: NetworkName; now?: () => number; protocol?: number } = {}): SimNetwork {
   const name = opts.name ?? 'testnet';
   const wasm = new Map(contractImpls);
   wasm.set(COUNTER_HASH.toString('hex'), counter);
@@ -89,6 +90,7 @@ export function testNetwork(opts: { name?: NetworkName; now?: () => number } = {
     contracts: { wasm, sac: stellarAssetContract },
     vaultWasmHash: VAULT_WASM_HASH,
     now: opts.now ?? Date.now,
+    protocol: opts.protocol,
   });
   net.bootstrap({ factory: FACTORY_WASM_HASH, vault: VAULT_WASM_HASH, registry: REGISTRY_WASM_HASH });
   return net;
@@ -130,9 +132,12 @@ export function errorCode(reply: { errorResultXdr?: string }): string {
   return xdr.TransactionResult.fromXdr(reply.errorResultXdr!, 'base64').result.type;
 }
 
-/** The legacy address credentials of an auth entry (throws for any other credential type). */
-export const addressCreds = (e: xdr.SorobanAuthorizationEntry): xdr.SorobanAddressCredentials =>
-  xdr.expectUnionVariant(e.credentials, 'sorobanCredentialsAddress').address;
+/** The address credentials of an auth entry, of any address credential type (throws for source-account ones). */
+export function addressCreds(e: xdr.SorobanAuthorizationEntry): xdr.SorobanAddressCredentials {
+  const c = addressCredentialsOf(e.credentials);
+  if (!c) throw new Error(`expected address credentials, got ${e.credentials.type}`);
+  return c.creds;
+}
 
 /** The contract call of an authorized invocation node (throws for a host-function node). */
 export const contractFnOf = (i: xdr.SorobanAuthorizedInvocation): xdr.InvokeContractArgs =>

@@ -40,6 +40,7 @@ export const SETTINGS: Setting[] = [
   { key: 'resolverPort', env: 'CV_RESOLVER_PORT', flag: '--resolver-port', kind: 'int', default: '3001', doc: 'DID resolver port' },
   { key: 'resolverNetworks', env: 'CV_RESOLVER_NETWORKS', flag: '--resolver-networks', kind: 'list', default: 'testnet,mainnet', doc: 'networks `credential-vault resolver` serves (comma list): with one, only that network\'s settings are needed, and a DID of the other is `did_invalid`' },
   { key: 'simulatorPort', env: 'CV_SIMULATOR_PORT', flag: '--simulator-port', kind: 'int', default: '8000', doc: 'embedded chain simulator port' },
+  { key: 'simulatorProtocol', env: 'CV_SIMULATOR_PROTOCOL', flag: '--protocol', kind: 'int', default: '29', doc: 'protocol version the embedded simulator emulates (26 to 29; 26 predates CAP-71 address-bound auth, 28 on returns ADDRESS_V2 entries from simulation); also `credential-vault simulator --protocol`' },
   { key: 'simulator', env: 'CV_SIMULATOR', flag: '--simulator', kind: 'bool', default: 'true', doc: 'run the embedded simulator (false: use the configured network RPCs); while it runs, the network profile settings below are refused, since it replaces them' },
   { key: 'dataDir', env: 'CV_DATA_DIR', flag: '--data-dir', kind: 'string', default: './data', doc: 'data directory of the embedded stores, the encryption key file and the simulator state' },
   { key: 'stateFile', env: 'CV_SIMULATOR_STATE_FILE', flag: '--state-file', kind: 'string', doc: 'simulator state file (default: <data-dir>/simulator-state.json under `start`)' },
@@ -115,6 +116,8 @@ export interface Config {
   /** Networks of `credential-vault resolver` (under `start` the resolver serves both). */
   resolverNetworks: NetworkName[];
   simulatorPort: number;
+  /** Protocol version the embedded simulator emulates. */
+  simulatorProtocol: number;
   simulator: boolean;
   dataDir: string;
   stateFile?: string;
@@ -142,6 +145,9 @@ export interface Config {
   shutdownTimeoutMs: number;
   networks: Record<NetworkName, NetworkProfile>;
 }
+
+/** Protocol versions the embedded simulator emulates. */
+export const SIMULATOR_PROTOCOLS = { min: 26, max: 29 } as const;
 
 // Whole StrKeys, checksum included: a pattern would let an id through that the SDK throws on at the first request.
 const CONTRACT = { test: isContractId };
@@ -308,6 +314,8 @@ export function parseConfig(given: RawSettings, earlier: string[] = []): Config 
     resolverPort: port('resolverPort'),
     resolverNetworks: networkList('resolverNetworks'),
     simulatorPort: port('simulatorPort'),
+    // The range the simulator emulates (simulator/core/ledger.ts MIN_PROTOCOL..MAX_PROTOCOL; a test keeps them equal).
+    simulatorProtocol: int('simulatorProtocol', SIMULATOR_PROTOCOLS.min, SIMULATOR_PROTOCOLS.max),
     simulator: bool('simulator'),
     dataDir: get('dataDir') ?? './data',
     stateFile: optional('stateFile'),
