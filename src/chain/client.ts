@@ -5,7 +5,7 @@ import {
 } from '@stellar/stellar-sdk';
 import { assembleCall, buildCall, simulationInput } from './assemble.ts';
 import { ChainError, chainUnavailable, errorText, mapChainFailure, type ContractKind } from './errors.ts';
-import { inspectParsed, inspectTransaction, noValidSignature, parseEnvelope } from './inspect.ts';
+import { checkAuthSignatures, inspectParsed, inspectTransaction, noValidSignature, parseEnvelope } from './inspect.ts';
 import { ReadCache, readKey } from './read-cache.ts';
 import { createJsonPostClient, useLightTransport } from './transport.ts';
 import type {
@@ -149,6 +149,7 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
     const inner = parsed instanceof FeeBumpTransaction ? parsed.innerTransaction : parsed;
     if (inner.signatures.length === 0) throw new ChainError('tx_invalid', 400, 'transaction is not signed');
     if (inv.signedBy.length === 0) throw noValidSignature(inv, passphrase);
+    checkAuthSignatures(parsed, passphrase);
     if (expect) await expect(inv);
     const kind = kindOf(inv.contractId, o?.contract);
     // Read-your-writes: nothing read before this transaction is served once it may have landed, and
