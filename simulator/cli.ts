@@ -1,22 +1,32 @@
-// `credential-vault simulator [--port 8000] [--host 127.0.0.1] [--state-file F]`: serves both networks until
+// `credential-vault simulator [--port 8000] [--host 127.0.0.1] [--state-file F] [--protocol 29]`: serves both networks until
 // SIGINT/SIGTERM, then writes the state file. Resolves with the process exit code.
-import { startSimulator, NETWORK_NAMES } from './index.ts';
+import { MAX_PROTOCOL, MIN_PROTOCOL, PROTOCOL_VERSION, parseProtocol, startSimulator, NETWORK_NAMES } from './index.ts';
 
-const USAGE = `usage: credential-vault simulator [--port 8000] [--host 127.0.0.1] [--state-file FILE]
+const USAGE = `usage: credential-vault simulator [--port 8000] [--host 127.0.0.1] [--state-file FILE] [--protocol ${PROTOCOL_VERSION}]
 
 Serves the testnet and mainnet simulators:
   POST /<network>/rpc                Soroban JSON-RPC (plus sim_* cheat methods, see simulator/README.md)
   GET  /<network>/friendbot?addr=G…  funds an account with 10,000 XLM
-With --state-file the ledger is loaded at start (when the file exists) and saved on exit.`;
+With --state-file the ledger is loaded at start (when the file exists) and saved on exit.
+--protocol ${MIN_PROTOCOL}..${MAX_PROTOCOL} emulates an older network (default ${PROTOCOL_VERSION}, or CV_SIMULATOR_PROTOCOL).`;
 
 interface CliOptions {
   port: number;
   host: string;
   stateFile?: string;
+  protocol: number;
 }
 
-function parse(args: string[]): CliOptions | 'help' {
-  const o: CliOptions = { port: 8000, host: '127.0.0.1' };
+function parse(args: string[], defaults: CliDefaults): CliOptions | 'help' {
+  let protocol = PROTOCOL_VERSION;
+  if (defaults.protocol !== undefined) {
+    try {
+      protocol = parseProtocol(defaults.protocol);
+    } catch (e) {
+      throw new Error(`CV_SIMULATOR_PROTOCOL: ${(e as Error).message}`);
+    }
+  }
+  const o: CliOptions = { port: 8000, host: '127.0.0.1', protocol };
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     const [flag, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
@@ -38,6 +48,13 @@ function parse(args: string[]): CliOptions | 'help' {
       case '--state-file':
         o.stateFile = value();
         break;
+      case '--protocol':
+        try {
+          o.protocol = parseProtocol(value());
+        } catch (e) {
+          throw new Error(`--protocol: ${(e as Error).message}`);
+        }
+        break;
       case '-h':
       case '--help':
         return 'help';
@@ -48,12 +65,19 @@ function parse(args: string[]): CliOptions | 'help' {
   return o;
 }
 
-export async function runSimulator(args: string[], out: (line: string) => void = (l) => console.log(l)): Promise<number> {
+/** Defaults from the environment (read by src/config); flags win. */
+export interface CliDefaults {
+  protocol?: string;
+}
+
+export async function runSimulator(args: string[], out: (line: string) => void = (l) => console.log(l), defaults: CliDefaults = {}): Promise<number> {
   let parsed: CliOptions | 'help';
   try {
-    parsed = parse(args);
+    parsed = parse(args, defaults);
   } catch (e) {
-    console.error(`${(e as Error).message}\n\n${USAGE}`);
+    const msg = (e as Error).message;
+    // A refused protocol is one line; other usage errors show the usage.
+    console.error(/protocol/i.test(msg) ? msg : `${msg}\n\n${USAGE}`);
     return 2;
   }
   if (parsed === 'help') {
@@ -61,8 +85,8 @@ export async function runSimulator(args: string[], out: (line: string) => void =
     return 0;
   }
   const opts = parsed;
-  const running = await startSimulator({ port: opts.port, host: opts.host, stateFile: opts.stateFile });
-  out(`credential-vault simulator listening on ${running.url}${opts.stateFile ? ` (state file ${opts.stateFile})` : ''}`);
+  const running = await startSimulator({ port: opts.port, host: opts.host, stateFile: opts.stateFile, protocol: opts.protocol });
+  out(`credential-vault simulator listening on ${running.url}, Protocol ${opts.protocol}${opts.stateFile ? ` (state file ${opts.stateFile})` : ''}`);
   for (const name of NETWORK_NAMES) {
     const n = running.networks[name];
     out(`\n[${name}]`);

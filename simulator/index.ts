@@ -13,6 +13,7 @@ import { STATE_FORMAT, loadNetwork, saveNetwork, type SavedState } from './core/
 
 export type { NetworkInfo, NetworkName, InvokeOptions, InvokeResult, ReadResult } from './core/network.ts';
 export { SimNetwork, FriendbotError } from './core/network.ts';
+export { MAX_PROTOCOL, MIN_PROTOCOL, PROTOCOL_VERSION, parseProtocol } from './core/ledger.ts';
 export type { SavedState } from './core/state.ts';
 
 export const NETWORK_NAMES: readonly NetworkName[] = ['testnet', 'mainnet'];
@@ -29,6 +30,8 @@ export interface SimulatorOptions {
   state?: SavedState;
   /** Transactions kept per network for getTransaction (default 10,000). */
   historyLimit?: number;
+  /** Protocol version both networks emulate (26..29, default 29). */
+  protocol?: number;
 }
 
 export interface Simulator {
@@ -44,7 +47,7 @@ export function createSimulator(opts: SimulatorOptions = {}): Simulator {
   const now = opts.now ?? Date.now;
   if (opts.state && opts.state.format !== STATE_FORMAT) throw new Error('not a credential-vault simulator state file');
   const make = (name: NetworkName): SimNetwork => {
-    const net = new SimNetwork({ name, profile: PROFILES[name], contracts: registry, vaultWasmHash: VAULT_WASM_HASH, now, historyLimit: opts.historyLimit });
+    const net = new SimNetwork({ name, profile: PROFILES[name], contracts: registry, vaultWasmHash: VAULT_WASM_HASH, now, historyLimit: opts.historyLimit, protocol: opts.protocol });
     const saved = opts.state?.networks[name];
     if (saved) loadNetwork(net, saved);
     else net.bootstrap({ factory: FACTORY_WASM_HASH, vault: VAULT_WASM_HASH, registry: REGISTRY_WASM_HASH });
@@ -77,6 +80,8 @@ export interface StartSimulatorOptions {
   /** Loaded at start when present, written at close. */
   stateFile?: string;
   now?: () => number;
+  /** Protocol version both networks emulate (26..29, default 29). */
+  protocol?: number;
 }
 
 export interface RunningSimulator {
@@ -109,7 +114,7 @@ export async function writeStateFile(sim: Simulator, file: string): Promise<void
 
 export async function startSimulator(opts: StartSimulatorOptions = {}): Promise<RunningSimulator> {
   const state = opts.stateFile ? await readState(opts.stateFile) : undefined;
-  const sim = createSimulator({ now: opts.now, state });
+  const sim = createSimulator({ now: opts.now, state, protocol: opts.protocol });
   const server = createHttpServer(sim.networks);
   const host = opts.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {

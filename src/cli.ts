@@ -1,6 +1,6 @@
 // `credential-vault <command>`: start | serve | resolver | simulator | keys | help.
 import { API_KEY_SCOPES, KEY_ROLES } from './stores/types.ts';
-import { ConfigError, loadConfig, settingsTable, type Role, NETWORKS, type NetworkName } from './config/index.ts';
+import { ConfigError, loadConfig, readSettings, settingsTable, type Role, NETWORKS, type NetworkName } from './config/index.ts';
 
 const USAGE = `usage: credential-vault <command> [flags]
 
@@ -9,7 +9,7 @@ commands:
               DID resolver (3001), data in ./data
   serve       one vault API for one network (--network testnet|mainnet, --port)
   resolver    the DID resolver alone (--resolver-port)
-  simulator   the chain simulator alone: [--port 8000] [--host 127.0.0.1] [--state-file F]
+  simulator   the chain simulator alone: [--port 8000] [--host 127.0.0.1] [--state-file F] [--protocol 26..29]
   keys        API keys: create --network N --wallet G… [--role standard|early|admin] [--scopes a,b] [--expires-in-days D]
                         list [--network N] | revoke <keyId>
   help        this text and every setting
@@ -37,7 +37,8 @@ export async function main(argv: string[]): Promise<number> {
       }
       case 'simulator': {
         const { runSimulator } = await import('../simulator/cli.ts');
-        return await runSimulator(args);
+        // CV_SIMULATOR_PROTOCOL is read here (src/config reads the environment); --protocol wins.
+        return await runSimulator(args, undefined, { protocol: readSettings([]).raw.simulatorProtocol });
       }
       case 'keys':
         return await keysCommand(args);

@@ -82,6 +82,7 @@ export async function startServices(config: Config, options: StartOptions): Prom
       const { startSimulator } = await import('../simulator/index.ts');
       const sim = await startSimulator({
         port: config.simulatorPort,
+        protocol: config.simulatorProtocol,
         host: config.host,
         stateFile: config.stateFile ?? path.join(config.dataDir, 'simulator-state.json'),
       });
@@ -223,7 +224,7 @@ export async function startServices(config: Config, options: StartOptions): Prom
       logger,
       metrics,
       describe: () => [
-        ...(simulatorUrl ? [`chain simulator   ${simulatorUrl}  (RPC: /testnet/rpc, /mainnet/rpc; friendbot: /testnet/friendbot?addr=G…)`] : []),
+        ...(simulatorUrl ? [`chain simulator   ${simulatorUrl}  Protocol ${config.simulatorProtocol} (RPC: /testnet/rpc, /mainnet/rpc; friendbot: /testnet/friendbot?addr=G…)`] : []),
         ...Object.entries(vault).map(([n, v]) => `vault API ${n.padEnd(8)}${v.url}  (docs: ${n === 'testnet' ? `${v.url}/docs` : 'off on mainnet'})`),
         ...(resolverUrl ? [`DID resolver      ${resolverUrl}  (docs: ${resolverUrl}/docs)`] : []),
         `data directory    ${path.resolve(config.dataDir)}`,

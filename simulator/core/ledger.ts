@@ -10,7 +10,24 @@ import type { Entry } from './entries.ts';
 import type { LedgerEvent, TxRecord } from './records.ts';
 
 export const LEDGER_SECONDS = 5;
-export const PROTOCOL_VERSION = 23;
+/** The protocol a network runs unless told otherwise: the public networks' (mainnet since 2026-10-01). */
+export const PROTOCOL_VERSION = 29;
+/** The protocols the simulator emulates: 26 (before CAP-71) to the current one. */
+export const MIN_PROTOCOL = 26;
+export const MAX_PROTOCOL = 29;
+/** First protocol with CAP-71 credentials (ADDRESS_V2, ADDRESS_WITH_DELEGATES) and their address-bound payload. */
+export const ADDRESS_BOUND_AUTH_PROTOCOL = 27;
+/** First protocol whose recording-mode simulation returns ADDRESS_V2 entries without being asked to. */
+export const V2_BY_DEFAULT_PROTOCOL = 28;
+
+/** A protocol number from a flag or setting; one clear line when it is not one the simulator emulates. */
+export function parseProtocol(value: string | number): number {
+  const n = typeof value === 'number' ? value : /^\d+$/.test(value.trim()) ? Number(value.trim()) : NaN;
+  if (!Number.isInteger(n) || n < MIN_PROTOCOL || n > MAX_PROTOCOL) {
+    throw new RangeError(`protocol must be ${MIN_PROTOCOL} to ${MAX_PROTOCOL}, got ${JSON.stringify(String(value))}`);
+  }
+  return n;
+}
 export const BASE_FEE = 100;
 export const BASE_RESERVE = 5_000_000n;
 export const TOTAL_COINS = 1_000_000_000_000_000_000n;
@@ -31,6 +48,8 @@ export interface LedgerOptions {
   now: () => number; // ms
   /** Transactions kept for getTransaction (oldest dropped first). */
   historyLimit?: number;
+  /** Protocol version the network runs (default PROTOCOL_VERSION). */
+  protocol?: number;
 }
 
 interface Snapshot {
@@ -49,6 +68,7 @@ export class Ledger {
   readonly networkId: Buffer;
   readonly now: () => number;
   readonly historyLimit: number;
+  readonly protocol: number;
   entries = new Map<string, Entry>();
   latest: LedgerHeaderRec;
   timeOffsetMs = 0;
@@ -65,6 +85,7 @@ export class Ledger {
     this.networkId = networkId(opts.passphrase);
     this.now = opts.now;
     this.historyLimit = opts.historyLimit ?? 10_000;
+    this.protocol = parseProtocol(opts.protocol ?? PROTOCOL_VERSION);
     const closeTime = this.nowSec();
     this.latest = this.header(1, closeTime, Buffer.alloc(32), true);
     this.oldestLedger = 1;
@@ -193,7 +214,7 @@ export class Ledger {
     if (c && c.seq === l.seq && c.closeTime === l.closeTime) return { headerXdr: c.headerB64, metadataXdr: c.meta };
     const zero = Buffer.alloc(32);
     const header = new xdr.LedgerHeader({
-      ledgerVersion: PROTOCOL_VERSION,
+      ledgerVersion: this.protocol,
       previousLedgerHash: l.prevHash,
       scpValue: new xdr.StellarValue({
         txSetHash: zero,
@@ -214,13 +235,26 @@ export class Ledger {
       skipList: [zero, zero, zero, zero],
       ext: xdr.LedgerHeaderExt.v0(),
     });
-    const meta = xdr.LedgerCloseMeta.v0(
-      new xdr.LedgerCloseMetaV0({
+    // stellar-core emits LedgerCloseMetaV2 from Protocol 23 (parallel Soroban phase) on: an empty generalized tx
+    // set has a classic phase and a parallel Soroban phase.
+    const meta = xdr.LedgerCloseMeta.v2(
+      new xdr.LedgerCloseMetaV2({
+        ext: xdr.LedgerCloseMetaExt.v0(),
         ledgerHeader: new xdr.LedgerHeaderHistoryEntry({ hash: l.hash, header, ext: xdr.LedgerHeaderHistoryEntryExt.v0() }),
-        txSet: new xdr.TransactionSet({ previousLedgerHash: l.prevHash, txs: [] }),
+        txSet: xdr.GeneralizedTransactionSet.v1TxSet(
+          new xdr.TransactionSetV1({
+            previousLedgerHash: l.prevHash,
+            phases: [
+              xdr.TransactionPhase.v0Components([]),
+              xdr.TransactionPhase.parallelTxsComponent(new xdr.ParallelTxsComponent({ baseFee: null, executionStages: [] })),
+            ],
+          }),
+        ),
         txProcessing: [],
         upgradesProcessing: [],
         scpInfo: [],
+        totalByteSizeOfLiveSorobanState: 0n,
+        evictedKeys: [],
       }),
     );
     const headerB64 = header.toXdr('base64');

@@ -86,6 +86,8 @@ export interface NetworkOptions {
   vaultWasmHash: Buffer;
   now: () => number;
   historyLimit?: number;
+  /** Protocol version to emulate (26..29, default 29). */
+  protocol?: number;
 }
 
 const FRIENDBOT_AMOUNT = 100_000_000_000n;
@@ -107,7 +109,7 @@ export class SimNetwork implements Core {
     this.name = opts.name;
     this.profile = opts.profile;
     this.contracts = opts.contracts;
-    this.ledger = new Ledger({ passphrase: opts.profile.passphrase, now: opts.now, historyLimit: opts.historyLimit });
+    this.ledger = new Ledger({ passphrase: opts.profile.passphrase, now: opts.now, historyLimit: opts.historyLimit, protocol: opts.protocol });
     this.genesis = genesisIds(opts.profile);
     const g = this.genesis;
     this.info = {

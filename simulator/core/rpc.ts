@@ -8,7 +8,6 @@ import { contractHash } from './crypto.ts';
 import { diagnosticXdr } from './diagnostics.ts';
 import { entryXdr, fromScAddress, keyIdOfLedgerKey, liveUntilOf, type Entry } from './entries.ts';
 import { getEvents, type GetEventsParams } from './events.ts';
-import { PROTOCOL_VERSION } from './ledger.ts';
 import { txXdrFields } from './meta.ts';
 import type { SimNetwork } from './network.ts';
 import type { DiagnosticRec, TxRecord } from './records.ts';
@@ -80,14 +79,14 @@ export function createRpcHandler(net: SimNetwork): (method: string, params?: unk
     getNetwork: () => ({
       ...(net.info.friendbotUrl ? { friendbotUrl: net.info.friendbotUrl } : {}),
       passphrase: net.info.passphrase,
-      protocolVersion: PROTOCOL_VERSION,
+      protocolVersion: ledger.protocol,
     }),
     getVersionInfo: () => ({
       version: 'credential-vault-simulator 0.1.0',
       commitHash: '',
       buildTimestamp: '',
       captiveCoreVersion: 'simulated',
-      protocolVersion: PROTOCOL_VERSION,
+      protocolVersion: ledger.protocol,
     }),
     getFeeStats: () => {
       const d = { max: '100', min: '100', mode: '100', p10: '100', p20: '100', p30: '100', p40: '100', p50: '100', p60: '100', p70: '100', p80: '100', p90: '100', p95: '100', p99: '100', transactionCount: '0', ledgerCount: 1 };
@@ -95,7 +94,7 @@ export function createRpcHandler(net: SimNetwork): (method: string, params?: unk
     },
     getLatestLedger: () => {
       const l = ledger.tick();
-      return { id: l.hash.toString('hex'), sequence: l.seq, protocolVersion: PROTOCOL_VERSION, closeTime: String(l.closeTime), ...ledger.latestXdr() };
+      return { id: l.hash.toString('hex'), sequence: l.seq, protocolVersion: ledger.protocol, closeTime: String(l.closeTime), ...ledger.latestXdr() };
     },
     getLedgerEntries: (p) => {
       const keys = p.keys;

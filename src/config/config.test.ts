@@ -8,6 +8,7 @@ describe('config defaults are the documented values', () => {
     ['mainnetPort', 3002],
     ['resolverPort', 3001],
     ['simulatorPort', 8000],
+    ['simulatorProtocol', 29],
     ['resolverRateLimit', 120],
     ['resolverRateWindowMs', 60_000],
     ['resolverCacheTtlMs', 30_000],
@@ -32,6 +33,18 @@ describe('flags win over environment, environment over defaults', () => {
     { given: { argv: ['--rate-standard-read=11'], env: {} }, want: 11 },
   ])('$given.argv $given.env → $want', ({ given, want }) => {
     expect(loadConfig(given.argv, given.env).config.rateLimits.standard.read).toBe(want);
+  });
+});
+
+describe('simulator protocol (CV_SIMULATOR_PROTOCOL / --protocol)', () => {
+  it('takes 26 to 29, the flag over the environment', () => {
+    expect(loadConfig([], { CV_SIMULATOR_PROTOCOL: '26' }).config.simulatorProtocol).toBe(26);
+    expect(loadConfig(['--protocol', '27'], { CV_SIMULATOR_PROTOCOL: '26' }).config.simulatorProtocol).toBe(27);
+  });
+  it.each(['25', '30', 'latest', '28.0'])('refuses %j with one line', (given) => {
+    expect(() => loadConfig([], { CV_SIMULATOR_PROTOCOL: given })).toThrow(
+      `invalid configuration:\n  - CV_SIMULATOR_PROTOCOL (--protocol): expected an integer from 26 to 29, got ${JSON.stringify(given)}`,
+    );
   });
 });
 

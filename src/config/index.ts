@@ -37,6 +37,7 @@ export const SETTINGS: Setting[] = [
   { key: 'mainnetPort', env: 'CV_MAINNET_PORT', flag: '--mainnet-port', kind: 'int', default: '3002', doc: 'vault API (mainnet) port under `start`' },
   { key: 'resolverPort', env: 'CV_RESOLVER_PORT', flag: '--resolver-port', kind: 'int', default: '3001', doc: 'DID resolver port' },
   { key: 'simulatorPort', env: 'CV_SIMULATOR_PORT', flag: '--simulator-port', kind: 'int', default: '8000', doc: 'embedded chain simulator port' },
+  { key: 'simulatorProtocol', env: 'CV_SIMULATOR_PROTOCOL', flag: '--protocol', kind: 'int', default: '29', doc: 'protocol version the embedded simulator emulates (26 to 29; 26 predates CAP-71 address-bound auth, 28 on returns ADDRESS_V2 entries from simulation); also `credential-vault simulator --protocol`' },
   { key: 'simulator', env: 'CV_SIMULATOR', flag: '--simulator', kind: 'bool', default: 'true', doc: 'run the embedded simulator (false: use the configured network RPCs)' },
   { key: 'dataDir', env: 'CV_DATA_DIR', flag: '--data-dir', kind: 'string', default: './data', doc: 'data directory of the embedded stores, the encryption key file and the simulator state' },
   { key: 'stateFile', env: 'CV_SIMULATOR_STATE_FILE', flag: '--state-file', kind: 'string', doc: 'simulator state file (default: <data-dir>/simulator-state.json under `start`)' },
@@ -108,6 +109,8 @@ export interface Config {
   mainnetPort: number;
   resolverPort: number;
   simulatorPort: number;
+  /** Protocol version the embedded simulator emulates. */
+  simulatorProtocol: number;
   simulator: boolean;
   dataDir: string;
   stateFile?: string;
@@ -135,6 +138,9 @@ export interface Config {
   shutdownTimeoutMs: number;
   networks: Record<NetworkName, NetworkProfile>;
 }
+
+/** Protocol versions the embedded simulator emulates. */
+export const SIMULATOR_PROTOCOLS = { min: 26, max: 29 } as const;
 
 const CONTRACT = /^C[A-Z2-7]{55}$/;
 /** The names Express (proxy-addr) accepts for address ranges. */
@@ -241,6 +247,8 @@ export function parseConfig(raw: RawSettings, earlier: string[] = []): Config {
     mainnetPort: port('mainnetPort'),
     resolverPort: port('resolverPort'),
     simulatorPort: port('simulatorPort'),
+    // The range the simulator emulates (simulator/core/ledger.ts MIN_PROTOCOL..MAX_PROTOCOL; a test keeps them equal).
+    simulatorProtocol: int('simulatorProtocol', SIMULATOR_PROTOCOLS.min, SIMULATOR_PROTOCOLS.max),
     simulator: bool('simulator'),
     dataDir: get('dataDir') ?? './data',
     stateFile: optional('stateFile'),
