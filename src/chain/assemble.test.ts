@@ -114,9 +114,10 @@ describe('buildCall / assembleCall = TransactionBuilder / assembleTransaction, b
     const mine = assembleCall(buildCall(o)!, sim)!;
     expect(mine).toBe(rpc.assembleTransaction(sdkBuild(o), sim).build().toXdr());
     const env = xdr.TransactionEnvelope.fromXdr(mine, 'base64');
+    if (env.type !== 'envelopeTypeTx') throw new Error('not a v1 envelope');
     const body = env.v1.tx.operations[0]!.body;
     if (body.type !== 'invokeHostFunction') throw new Error('not an invocation');
-    expect(body.invokeHostFunctionOp.auth.map((a) => a.toXdr('base64'))).toEqual(auth.map((a) => a.toXdr('base64')));
+    expect(body.invokeHostFunctionOp.auth.map((a: xdr.SorobanAuthorizationEntry) => a.toXdr('base64'))).toEqual(auth.map((a) => a.toXdr('base64')));
   });
 
   it('keeps the SDK path where it cannot promise the same', () => {

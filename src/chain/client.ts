@@ -208,9 +208,21 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
     }
   }
 
+  /** What getNetwork last said: a network upgrades while the service runs, and health probes see it. */
+  let protocolVersion: number | undefined;
+  const getNetwork = async () => {
+    const n = await rpcCall(() => server.getNetwork());
+    // JSON-RPC answers a number; the SDK's type says string
+    protocolVersion = Number(n.protocolVersion);
+    return { passphrase: n.passphrase, protocolVersion };
+  };
+
   return {
     network: opts.network,
     networkPassphrase: passphrase,
+    get protocolVersion() {
+      return protocolVersion;
+    },
     rpcUrl: opts.rpcUrl,
     prepare,
     read,
@@ -227,12 +239,12 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
     },
     async health(): Promise<ChainHealth> {
       const h = await rpcCall(() => server.getHealth());
-      const n = await rpcCall(() => server.getNetwork());
+      const n = await getNetwork();
       return { status: h.status, latestLedger: h.latestLedger, passphrase: n.passphrase, protocolVersion: String(n.protocolVersion) };
     },
     async verifyNetwork(): Promise<NetworkCheck> {
-      const n = await rpcCall(() => server.getNetwork());
-      return { ok: n.passphrase === passphrase, expected: passphrase, actual: n.passphrase };
+      const n = await getNetwork();
+      return { ok: n.passphrase === passphrase, expected: passphrase, actual: n.passphrase, protocolVersion: n.protocolVersion };
     },
   };
 }

@@ -23,7 +23,7 @@ const registryId = StrKey.encodeContract(Buffer.alloc(32, 9));
 function localClient(): ChainClient {
   const unsupported = () => Promise.reject(new Error('not in this test'));
   return {
-    network: 'testnet', networkPassphrase: PASS, rpcUrl: 'http://127.0.0.1:1',
+    network: 'testnet', networkPassphrase: PASS, rpcUrl: 'http://127.0.0.1:1', protocolVersion: 29,
     async prepare(req: PrepareRequest) {
       const tx = new TransactionBuilder(new Account(req.source, '41'), { fee: '100', networkPassphrase: PASS })
         .addOperation(new Contract(req.contractId).call(req.fn, ...req.args)).setTimeout(300).build();

@@ -126,6 +126,8 @@ export interface NetworkCheck {
   ok: boolean;
   expected: string;
   actual: string;
+  /** The protocol version the RPC reports (getNetwork). */
+  protocolVersion: number;
 }
 
 export interface ChainClient {
@@ -144,6 +146,8 @@ export interface ChainClient {
   getLedgerEntries(keys: xdr.LedgerKey[], options?: { cached?: boolean }): Promise<rpc.Api.GetLedgerEntriesResponse>;
   health(): Promise<ChainHealth>;
   verifyNetwork(): Promise<NetworkCheck>;
+  /** The protocol version the RPC last reported (verifyNetwork, health); undefined before either ran. */
+  readonly protocolVersion: number | undefined;
 }
 
 /** verify_vc result (credential-vault-api.md "verify-vc"). */
