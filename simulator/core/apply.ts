@@ -4,6 +4,7 @@
 // operations (classic ones, or one InvokeHostFunction run with enforced auth and footprint). A failed operation
 // leaves only the fee and sequence number behind (status FAILED).
 import { xdr } from '@stellar/stellar-sdk';
+import { addressCredentialsOf, credentialsInvalidAt } from './auth.ts';
 import { applyClassicOp, minBalance, muxedToAccount, opSucceeded } from './classic.ts';
 import { accountKey, contractHash, sha256, verifyEd25519 } from './crypto.ts';
 import { diag, failureText, type Failure } from './diagnostics.ts';
@@ -103,11 +104,9 @@ function sameAuth(recorded: readonly xdr.SorobanAuthorizationEntry[], given: rea
     const rc = r.credentials;
     const gc = g.credentials;
     if (rc.type !== gc.type) return false;
-    if (rc.type === 'sorobanCredentialsAddress' && gc.type === 'sorobanCredentialsAddress') {
-      const ra = rc.address;
-      const ga = gc.address;
-      if (fromScAddress(ra.address) !== fromScAddress(ga.address) || ra.nonce !== ga.nonce) return false;
-    }
+    const ra = addressCredentialsOf(rc)?.creds;
+    const ga = addressCredentialsOf(gc)?.creds;
+    if (ra && ga && (!Buffer.from(ra.address.toXdr()).equals(ga.address.toXdr()) || ra.nonce !== ga.nonce)) return false;
     return r.rootInvocation === g.rootInvocation || Buffer.from(r.rootInvocation.toXdr()).equals(g.rootInvocation.toXdr());
   });
 }
@@ -252,6 +251,9 @@ export function submitEnvelope(core: Core, env: xdr.TransactionEnvelope, pre?: P
   const sorobanData = ext.type === 'sorobanData' ? ext.sorobanData : undefined;
   const isSoroban = ops.some((op) => SOROBAN_OPS.has(op.body.type));
   if (isSoroban !== !!sorobanData || (isSoroban && ops.length !== 1)) return reject('txMalformed');
+  // CAP-71 credentials in a transaction before Protocol 27 invalidate it.
+  const invokeBody = ops[0]!.body;
+  if (invokeBody.type === 'invokeHostFunction' && credentialsInvalidAt(invokeBody.invokeHostFunctionOp.auth, ledger.protocol)) return reject('txMalformed');
   const declaredFee = sorobanData ? sorobanData.resourceFee : 0n;
   const inclusionFee = BigInt(BASE_FEE) * BigInt(ops.length);
   if (fee - declaredFee < inclusionFee) return reject('txInsufficientFee');

@@ -1,20 +1,82 @@
 // Soroban authorization, as the host does it.
 // - enforce: every `require_auth(address)` must match a node of one of the transaction's SorobanAuthorizationEntry
 //   trees (the root first, then children of matched nodes). Source-account credentials count for the operation's
-//   source (the envelope signature covers them); address credentials carry an Ed25519 signature over
-//   sha256(HashIdPreimage::SorobanAuthorization{networkId, nonce, signatureExpirationLedger, invocation}), a
-//   single-use nonce (a temporary entry under the address) and an expiration ledger.
+//   source (the envelope signature covers them); address credentials carry an Ed25519 signature, a single-use nonce
+//   (a temporary entry under the address) and an expiration ledger. What is signed depends on the credential type:
+//   legacy ADDRESS signs sha256(HashIdPreimage::SorobanAuthorization{networkId, nonce, signatureExpirationLedger,
+//   invocation}); ADDRESS_V2 and ADDRESS_WITH_DELEGATES (CAP-71, Protocol 27) sign the address-bound
+//   sha256(HashIdPreimage::SorobanAuthorizationWithAddress{networkId, nonce, signatureExpirationLedger, address,
+//   invocation}), so a signature made for one address never authorizes another address sharing the key.
 // - record / record_allow_nonroot (simulation): every require_auth is recorded into per-address trees following
-//   the call stack; the result is the auth entries a client signs.
+//   the call stack; the result is the auth entries a client signs (ADDRESS_V2 from Protocol 28, or at 27 when the
+//   request asks for upgraded auth; legacy ADDRESS otherwise).
 // A contract that directly calls another is implicitly authorized for `require_auth(itself)` in the callee.
 import { xdr } from '@stellar/stellar-sdk';
 import { HostError } from '../host.ts';
 import { accountKey, randomNonce, sha256, verifyEd25519 } from './crypto.ts';
+import { ADDRESS_BOUND_AUTH_PROTOCOL, V2_BY_DEFAULT_PROTOCOL } from './ledger.ts';
 import { DetailedHostError } from './diagnostics.ts';
 import { accountKeyId, fromScAddress, toScAddress } from './entries.ts';
 import type { Frame, Invocation } from './invocation.ts';
 
 export type AuthMode = 'enforce' | 'record' | 'record_allow_nonroot' | 'genesis';
+
+/** The address credential types: legacy ADDRESS, and CAP-71's ADDRESS_V2 and ADDRESS_WITH_DELEGATES. */
+export type AddressCredentialType = 'sorobanCredentialsAddress' | 'sorobanCredentialsAddressV2' | 'sorobanCredentialsAddressWithDelegates';
+
+/** The address credentials of any address credential type, with its delegates (empty unless WITH_DELEGATES). */
+export interface AnyAddressCredentials {
+  readonly type: AddressCredentialType;
+  readonly creds: xdr.SorobanAddressCredentials;
+  readonly delegates: readonly xdr.SorobanDelegateSignature[];
+}
+
+/** The address credentials of `c`; undefined for source-account credentials. */
+export function addressCredentialsOf(c: xdr.SorobanCredentials): AnyAddressCredentials | undefined {
+  switch (c.type) {
+    case 'sorobanCredentialsAddress':
+      return { type: c.type, creds: c.address, delegates: [] };
+    case 'sorobanCredentialsAddressV2':
+      return { type: c.type, creds: c.addressV2, delegates: [] };
+    case 'sorobanCredentialsAddressWithDelegates':
+      return { type: c.type, creds: c.addressWithDelegates.addressCredentials, delegates: c.addressWithDelegates.delegates };
+    default:
+      return undefined;
+  }
+}
+
+/** The HashIdPreimage an address credential's signature covers (CAP-46-11 for ADDRESS, CAP-71 for the others). */
+export function authPreimage(
+  type: AddressCredentialType,
+  networkId: Uint8Array,
+  creds: { nonce: bigint; signatureExpirationLedger: number; address: xdr.ScAddress },
+  invocation: xdr.SorobanAuthorizedInvocation,
+): xdr.HashIdPreimage {
+  const { nonce, signatureExpirationLedger, address } = creds;
+  return type === 'sorobanCredentialsAddress'
+    ? xdr.HashIdPreimage.envelopeTypeSorobanAuthorization(
+        new xdr.HashIdPreimageSorobanAuthorization({ networkId, nonce, signatureExpirationLedger, invocation }),
+      )
+    : xdr.HashIdPreimage.envelopeTypeSorobanAuthorizationWithAddress(
+        new xdr.HashIdPreimageSorobanAuthorizationWithAddress({ networkId, nonce, signatureExpirationLedger, address, invocation }),
+      );
+}
+
+/** Why `entries` make a transaction invalid at `protocol`: CAP-71 credentials before Protocol 27. */
+export function credentialsInvalidAt(entries: readonly xdr.SorobanAuthorizationEntry[], protocol: number): string | undefined {
+  if (protocol >= ADDRESS_BOUND_AUTH_PROTOCOL) return undefined;
+  const bad = entries.find((e) => e.credentials.type === 'sorobanCredentialsAddressV2' || e.credentials.type === 'sorobanCredentialsAddressWithDelegates');
+  return bad
+    ? `${bad.credentials.type === 'sorobanCredentialsAddressV2' ? 'SOROBAN_CREDENTIALS_ADDRESS_V2' : 'SOROBAN_CREDENTIALS_ADDRESS_WITH_DELEGATES'} credentials are not valid before Protocol ${ADDRESS_BOUND_AUTH_PROTOCOL} (this network runs Protocol ${protocol})`
+    : undefined;
+}
+
+/** The credential type recording-mode simulation returns: ADDRESS_V2 from Protocol 28; at 27 when the request asks
+ *  for upgraded auth (SDK 17's `useUpgradedAuth`); legacy ADDRESS otherwise. */
+export function recordedCredentialType(protocol: number, upgradedAuth = false): 'sorobanCredentialsAddress' | 'sorobanCredentialsAddressV2' {
+  if (protocol >= V2_BY_DEFAULT_PROTOCOL || (protocol >= ADDRESS_BOUND_AUTH_PROTOCOL && upgradedAuth)) return 'sorobanCredentialsAddressV2';
+  return 'sorobanCredentialsAddress';
+}
 
 interface RecNode {
   readonly contractId: string;
@@ -41,7 +103,7 @@ interface EnfNode {
 interface EnfEntry {
   readonly address: string;
   readonly raw: xdr.SorobanAuthorizationEntry;
-  readonly creds?: xdr.SorobanAddressCredentials; // absent: source-account credentials
+  readonly creds?: AnyAddressCredentials; // absent: source-account credentials
   nodes: EnfNode[];
 }
 
@@ -54,6 +116,8 @@ export class AuthTracker {
   private readonly recorded: RecEntry[] = [];
   private readonly recordedAt = new WeakMap<Frame, Map<string, RecNode>>();
   private readonly entries: EnfEntry[] = [];
+  /** Why the entries are malformed (unsorted or duplicate delegates): the host fails before entering the contract. */
+  private entriesError: HostError | undefined;
 
   constructor(
     private readonly inv: Invocation,
@@ -61,7 +125,15 @@ export class AuthTracker {
     private readonly source: string | undefined,
     authEntries: readonly xdr.SorobanAuthorizationEntry[] = [],
   ) {
-    if (mode === 'enforce') for (const raw of authEntries) this.entries.push(this.load(raw));
+    if (mode === 'enforce') {
+      for (const raw of authEntries) this.entries.push(this.load(raw));
+      this.entriesError = entriesProblem(authEntries, inv.ledger.protocol);
+    }
+  }
+
+  /** Fails when the auth entries are not acceptable at all: run before the host enters the contract. */
+  checkEntries(): void {
+    if (this.entriesError) throw this.entriesError;
   }
 
   require(frame: Frame, address: string): void {
@@ -104,8 +176,9 @@ export class AuthTracker {
     if (!here) this.recordedAt.set(frame, map);
   }
 
-  /** The recorded entries as a client receives them from simulation (address credentials unsigned). */
-  recordedEntries(): xdr.SorobanAuthorizationEntry[] {
+  /** The recorded entries as a client receives them from simulation (address credentials unsigned, of `type`). */
+  recordedEntries(type: 'sorobanCredentialsAddress' | 'sorobanCredentialsAddressV2' = 'sorobanCredentialsAddress'): xdr.SorobanAuthorizationEntry[] {
+    const addressCreds = type === 'sorobanCredentialsAddressV2' ? xdr.SorobanCredentials.sorobanCredentialsAddressV2 : xdr.SorobanCredentials.sorobanCredentialsAddress;
     const toInvocation = (n: RecNode): xdr.SorobanAuthorizedInvocation =>
       new xdr.SorobanAuthorizedInvocation({
         function: xdr.SorobanAuthorizedFunction.sorobanAuthorizedFunctionTypeContractFn(
@@ -118,7 +191,7 @@ export class AuthTracker {
         new xdr.SorobanAuthorizationEntry({
           credentials: e.source
             ? xdr.SorobanCredentials.sorobanCredentialsSourceAccount()
-            : xdr.SorobanCredentials.sorobanCredentialsAddress(
+            : addressCreds(
                 new xdr.SorobanAddressCredentials({
                   address: toScAddress(e.address),
                   nonce: e.nonce,
@@ -134,11 +207,14 @@ export class AuthTracker {
   /** Checks and consumes the address credentials of `entries` (signature, nonce, expiration) without matching
    *  them to calls: for an invocation already run in recording mode whose recorded trees these entries carry. */
   consumeCredentials(entries: readonly xdr.SorobanAuthorizationEntry[]): void {
+    const problem = entriesProblem(entries, this.inv.ledger.protocol);
+    if (problem) throw problem;
     for (const raw of entries) {
-      const c = raw.credentials;
-      if (c.type !== 'sorobanCredentialsAddress') continue;
-      const creds = c.address;
-      this.checkAddressCredentials({ address: fromScAddress(creds.address), raw, creds, nodes: [] }, creds);
+      const creds = addressCredentialsOf(raw.credentials);
+      if (!creds) continue;
+      const address = addressOf(creds.creds.address);
+      if (!address) throw authError(`${creds.creds.address.type} credentials cannot authorize anything`, 'InvalidInput');
+      this.checkAddressCredentials({ address, raw, creds, nodes: [] }, creds);
     }
   }
 
@@ -146,16 +222,14 @@ export class AuthTracker {
 
   private load(raw: xdr.SorobanAuthorizationEntry): EnfEntry {
     const c = raw.credentials;
-    const creds = c.type === 'sorobanCredentialsAddress' ? c.address : undefined;
-    // The simulator speaks Protocol 23 auth: only source-account and legacy address credentials authorize anything.
-    // A newer credential type (V2, with delegates) gets an address no call can have, so it never matches.
-    const address = creds ? fromScAddress(creds.address) : c.type === 'sorobanCredentialsSourceAccount' ? (this.source ?? '') : '';
+    const creds = addressCredentialsOf(c);
+    const address = creds ? addressOf(creds.creds.address) : c.type === 'sorobanCredentialsSourceAccount' ? (this.source ?? '') : '';
     const entry: EnfEntry = { address, raw, creds, nodes: [] };
     const walk = (inv: xdr.SorobanAuthorizedInvocation, parent: EnfNode | undefined): void => {
       const f = inv.function;
       const a = f.type === 'sorobanAuthorizedFunctionTypeContractFn' ? f.contractFn : undefined;
       const node: EnfNode = {
-        contractId: a ? fromScAddress(a.contractAddress) : undefined,
+        contractId: a ? addressOf(a.contractAddress) || undefined : undefined,
         fn: a ? a.functionName.toString() : '',
         argsXdr: a ? Buffer.from(xdr.ScVal.scvVec(a.args).toXdr()) : Buffer.alloc(0),
         parent,
@@ -192,8 +266,17 @@ export class AuthTracker {
     );
   }
 
-  private checkAddressCredentials(entry: EnfEntry, creds: xdr.SorobanAddressCredentials): void {
+  private checkAddressCredentials(entry: EnfEntry, any: AnyAddressCredentials): void {
+    const creds = any.creds;
     const seq = this.inv.seq;
+    // CAP-71-01: delegates are consulted only when the address's check calls delegate_account_auth. A Stellar
+    // account's built-in check verifies its own signers and never delegates (contract signers for G-accounts are
+    // CAP-72, which the simulator's accounts do not have), so a delegate here could never be used: refused.
+    if (any.delegates.length > 0) {
+      throw authError(
+        `delegated signers are not supported for account ${entry.address}: its built-in check never calls delegate_account_auth (the simulator models no CAP-72 account signers)`,
+      );
+    }
     if (this.inv.verifySignatures && creds.signature.type === 'scvVoid') {
       throw authError(`signature is missing for address ${entry.address}`);
     }
@@ -207,14 +290,7 @@ export class AuthTracker {
     }
     if (!this.inv.get(accountKeyId(entry.address))) throw new HostError('Error(Storage, MissingValue): account entry is missing', 'Storage');
     if (this.inv.verifySignatures) {
-      const preimage = xdr.HashIdPreimage.envelopeTypeSorobanAuthorization(
-        new xdr.HashIdPreimageSorobanAuthorization({
-          networkId: this.inv.ledger.networkId,
-          nonce,
-          signatureExpirationLedger: expiration,
-          invocation: entry.raw.rootInvocation,
-        }),
-      );
+      const preimage = authPreimage(any.type, this.inv.ledger.networkId, creds, entry.raw.rootInvocation);
       verifyAccountSignatures(entry.address, sha256(preimage.toXdr()), creds.signature);
     }
     this.inv.put(key, {
@@ -227,6 +303,30 @@ export class AuthTracker {
       liveUntil: expiration,
     });
   }
+}
+
+/** An address as the auth tracker keys it: G… or C…; any other address type (muxed, claimable balance, pool, or
+ *  a newer one) can never be `require_auth`ed, so its entry never matches. */
+function addressOf(a: xdr.ScAddress): string {
+  return a.type === 'scAddressTypeAccount' || a.type === 'scAddressTypeContract' ? fromScAddress(a) : '';
+}
+
+/** CAP-71-01 validation of the delegate trees (every array sorted by address, no duplicates), and the protocol
+ *  gate; the host fails on either before entering the contract. */
+function entriesProblem(entries: readonly xdr.SorobanAuthorizationEntry[], protocol: number): HostError | undefined {
+  const invalid = credentialsInvalidAt(entries, protocol);
+  if (invalid) return authError(invalid, 'InvalidInput');
+  const sorted = (list: readonly xdr.SorobanDelegateSignature[]): boolean => {
+    for (let i = 1; i < list.length; i++) if (Buffer.compare(list[i - 1]!.address.toXdr(), list[i]!.address.toXdr()) >= 0) return false;
+    return list.every((d) => sorted(d.nestedDelegates));
+  };
+  for (const e of entries) {
+    const c = e.credentials;
+    if (c.type === 'sorobanCredentialsAddressWithDelegates' && !sorted(c.addressWithDelegates.delegates)) {
+      return authError('delegate signatures must be sorted by address without duplicates', 'InvalidInput');
+    }
+  }
+  return undefined;
 }
 
 /** The SDK's signature format: Vec<Map{public_key: Bytes(32), signature: Bytes(64)}>, by the account's master key. */

@@ -198,6 +198,8 @@ export function keyIdOfLedgerKey(k: xdr.LedgerKey): string | undefined {
     }
     case 'contractData': {
       const cd = k.contractData;
+      // Contract data lives under contracts (and nonces under accounts); any other address type names nothing.
+      if (cd.contract.type !== 'scAddressTypeContract' && cd.contract.type !== 'scAddressTypeAccount') break;
       const contract = fromScAddress(cd.contract);
       if (cd.key.type === 'scvLedgerKeyContractInstance') id = instanceKeyId(contract);
       else id = dataKeyId(contract, cd.durability.name === 'temporary' ? 'temporary' : 'persistent', cd.key);

@@ -179,6 +179,7 @@ export class Invocation {
 
   /** Runs `fn` of `contractId`; `parent` is the calling frame (undefined for the transaction's own call). */
   invoke(contractId: string, fn: string, args: xdr.ScVal[], parent?: Frame): xdr.ScVal {
+    if (!parent) this.auth.checkEntries();
     this.calls += 1;
     this.log.push(diag.fnCall(contractId, fn, args, parent?.contractId));
     const frame = new Frame(this, contractId, fn, args, parent);

@@ -4,6 +4,7 @@
 import { Keypair, StrKey, xdr } from '@stellar/stellar-sdk';
 import { submitEnvelope, txHash } from './apply.ts';
 import { bootstrap, genesisIds, type Genesis, type Profile, type Templates } from './bootstrap.ts';
+import { addressCredentialsOf, authPreimage } from './auth.ts';
 import { publicKeyOf, sha256, signEd25519 } from './crypto.ts';
 import { accountKeyId, fromScAddress, toScAddress, trustlineKeyId, TRUSTLINE_AUTHORIZED, type AccountEntry, type TrustlineEntry } from './entries.ts';
 import { Invocation, type ContractRegistry } from './invocation.ts';
@@ -168,12 +169,12 @@ export class SimNetwork implements Core {
     const expiration = this.ledger.tick().seq + (opts.authValidFor ?? 100);
     const auth: xdr.SorobanAuthorizationEntry[] = [];
     for (const entry of sim.auth) {
-      const c = entry.credentials;
-      if (c.type !== 'sorobanCredentialsAddress') {
+      const c = addressCredentialsOf(entry.credentials);
+      if (!c) {
         auth.push(entry);
         continue;
       }
-      const who = fromScAddress(c.address.address);
+      const who = fromScAddress(c.creds.address);
       const kp = [opts.source, ...(opts.signers ?? [])].find((k) => publicKeyOf(k) === who);
       if (!kp) return { status: 'FAILED', stage: 'sign', error: `no signer for the auth entry of ${who}` };
       auth.push(signAuthEntry(entry, kp, this.ledger.networkId, expiration));
@@ -328,15 +329,14 @@ export function signEnvelope(tx: xdr.Transaction, kp: Keypair, networkId: Buffer
   );
 }
 
-/** The address-credential auth entry signed by `kp` (the SDK's `authorizeEntry` format); the root invocation
- *  object is shared with `entry`. */
+/** The address-credential auth entry signed by `kp` (the SDK's `authorizeEntry` format: the payload of the entry's
+ *  credential type, legacy or address-bound); the root invocation object is shared with `entry`. Delegates are
+ *  kept as they are. */
 export function signAuthEntry(entry: xdr.SorobanAuthorizationEntry, kp: Keypair, networkId: Buffer, expiration: number): xdr.SorobanAuthorizationEntry {
-  const c = entry.credentials;
-  if (c.type !== 'sorobanCredentialsAddress') throw new Error(`cannot sign ${c.type} credentials`);
-  const creds = c.address;
-  const preimage = xdr.HashIdPreimage.envelopeTypeSorobanAuthorization(
-    new xdr.HashIdPreimageSorobanAuthorization({ networkId, nonce: creds.nonce, signatureExpirationLedger: expiration, invocation: entry.rootInvocation }),
-  );
+  const c = addressCredentialsOf(entry.credentials);
+  if (!c) throw new Error(`cannot sign ${entry.credentials.type} credentials`);
+  const creds = c.creds;
+  const preimage = authPreimage(c.type, networkId, { nonce: creds.nonce, signatureExpirationLedger: expiration, address: creds.address }, entry.rootInvocation);
   const signature = signEd25519(kp, sha256(preimage.toXdr()));
   const signed = new xdr.SorobanAddressCredentials({
     address: creds.address,
@@ -349,5 +349,13 @@ export function signAuthEntry(entry: xdr.SorobanAuthorizationEntry, kp: Keypair,
       ]),
     ]),
   });
-  return new xdr.SorobanAuthorizationEntry({ credentials: xdr.SorobanCredentials.sorobanCredentialsAddress(signed), rootInvocation: entry.rootInvocation });
+  const credentials =
+    c.type === 'sorobanCredentialsAddress'
+      ? xdr.SorobanCredentials.sorobanCredentialsAddress(signed)
+      : c.type === 'sorobanCredentialsAddressV2'
+        ? xdr.SorobanCredentials.sorobanCredentialsAddressV2(signed)
+        : xdr.SorobanCredentials.sorobanCredentialsAddressWithDelegates(
+            new xdr.SorobanAddressCredentialsWithDelegates({ addressCredentials: signed, delegates: [...c.delegates] }),
+          );
+  return new xdr.SorobanAuthorizationEntry({ credentials, rootInvocation: entry.rootInvocation });
 }

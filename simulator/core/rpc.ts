@@ -2,7 +2,7 @@
 // XDR as base64), plus the developer cheats under `sim_`. Errors are RpcError (code + message).
 import { xdr } from '@stellar/stellar-sdk';
 import { contractEventXdr, hashFromEnvelopeXdr, submitEnvelope, type Preexecuted } from './apply.ts';
-import type { AuthMode } from './auth.ts';
+import { credentialsInvalidAt, type AuthMode } from './auth.ts';
 import { muxedToAccount } from './classic.ts';
 import { contractHash } from './crypto.ts';
 import { diagnosticXdr } from './diagnostics.ts';
@@ -43,9 +43,28 @@ function str(p: Params, name: string): string {
 function envelopeOf(b64: string | Buffer): xdr.TransactionEnvelope {
   try {
     return typeof b64 === 'string' ? xdr.TransactionEnvelope.fromXdr(b64, 'base64') : xdr.TransactionEnvelope.fromXdr(b64);
-  } catch {
+  } catch (e) {
+    // @stellar/stellar-sdk 17 compiles the XDR without CAP-84 (SC_ADDRESS_TYPE_MUXED_CONTRACT = 5), so neither the
+    // simulator nor the service can decode a muxed contract address: named, so a client knows what was refused.
+    if (/ScAddress\.type: unknown enum value 5\b/.test(String((e as Error).message))) {
+      throw new RpcError(INVALID_PARAMS, 'invalid_xdr: SC_ADDRESS_TYPE_MUXED_CONTRACT (CAP-84) addresses are not supported by the simulator');
+    }
     throw new RpcError(INVALID_PARAMS, 'invalid_xdr');
   }
+}
+
+/** Why the simulator cannot simulate this host function (it runs InvokeContract on a plain contract address). */
+function unsupportedHostFunction(hf: xdr.HostFunction): string | undefined {
+  if (hf.type === 'hostFunctionTypeCreateContract' || hf.type === 'hostFunctionTypeCreateContractV2') {
+    const exec = (hf.type === 'hostFunctionTypeCreateContract' ? hf.createContract : hf.createContractV2).executable;
+    if (exec.type === 'contractExecutableExternalRef') {
+      return 'CONTRACT_EXECUTABLE_EXTERNAL_REF (CAP-85) executables are not supported by the simulator';
+    }
+  }
+  if (hf.type !== 'hostFunctionTypeInvokeContract') return 'only InvokeContract host functions are supported by the simulator';
+  const to = hf.invokeContract.contractAddress;
+  if (to.type !== 'scAddressTypeContract') return `cannot invoke a ${to.type} address: only contract addresses can be invoked`;
+  return undefined;
 }
 
 const diagB64 = (log: readonly DiagnosticRec[]): string[] => log.map((d) => diagnosticXdr(d, contractHash).toXdr('base64'));
@@ -128,6 +147,8 @@ export function createRpcHandler(net: SimNetwork): (method: string, params?: unk
       if (authMode !== undefined && !['enforce', 'record', 'record_allow_nonroot'].includes(authMode)) {
         throw new RpcError(INVALID_PARAMS, `invalid authMode: ${String(authMode)}`);
       }
+      const upgraded = p.useUpgradedAuth;
+      if (upgraded !== undefined && typeof upgraded !== 'boolean') throw new RpcError(INVALID_PARAMS, 'useUpgradedAuth must be a boolean');
       const base = { latestLedger: ledger.tick().seq };
       if (env.type !== 'envelopeTypeTx') return { ...base, error: 'only v1 transaction envelopes can be simulated', events: [] };
       const tx = env.v1.tx;
@@ -138,9 +159,12 @@ export function createRpcHandler(net: SimNetwork): (method: string, params?: unk
       }
       const op = body.invokeHostFunctionOp;
       const hf = op.hostFunction;
-      if (hf.type !== 'hostFunctionTypeInvokeContract') {
-        return { ...base, error: 'only InvokeContract host functions are supported by the simulator', events: [] };
+      const unsupported = unsupportedHostFunction(hf);
+      if (unsupported !== undefined || hf.type !== 'hostFunctionTypeInvokeContract') {
+        return { ...base, error: unsupported ?? 'only InvokeContract host functions are supported by the simulator', events: [] };
       }
+      const invalid = credentialsInvalidAt(op.auth, ledger.protocol);
+      if (invalid) return { ...base, error: `transaction is invalid: ${invalid}`, events: [] };
       const call = hf.invokeContract;
       const opSource = ops[0]!.sourceAccount;
       const source = muxedToAccount(opSource ?? tx.sourceAccount);
@@ -151,6 +175,7 @@ export function createRpcHandler(net: SimNetwork): (method: string, params?: unk
         args: call.args,
         authMode,
         authEntries: op.auth,
+        upgradedAuth: upgraded,
       });
       if (!sim.ok) return { error: sim.error, events: diagB64(sim.log), latestLedger: sim.latestLedger };
       if (sim.inv.auth.mode === 'record' && !opSource) {

@@ -3,7 +3,7 @@
 // of every entry touched, the resources and the minimum resource fee. Also the resource/fee model used to check
 // a submitted transaction's declared resources.
 import { xdr } from '@stellar/stellar-sdk';
-import type { AuthMode } from './auth.ts';
+import { recordedCredentialType, type AuthMode } from './auth.ts';
 import { failureText, type Failure } from './diagnostics.ts';
 import { ledgerKeyOf, type Entry } from './entries.ts';
 import { Invocation, failureOf, type ContractRegistry } from './invocation.ts';
@@ -113,6 +113,8 @@ export interface InvokeSpec {
   readonly args: xdr.ScVal[];
   readonly authMode?: AuthMode;
   readonly authEntries?: readonly xdr.SorobanAuthorizationEntry[];
+  /** The request asked for ADDRESS_V2 entries (`useUpgradedAuth`); matters at Protocol 27 only. */
+  readonly upgradedAuth?: boolean;
 }
 
 export type SimOutcome =
@@ -191,7 +193,7 @@ export function simulateInvoke(core: Core, spec: InvokeSpec): SimOutcome {
     ok: true,
     latestLedger,
     retval,
-    auth: mode === 'enforce' ? [...(spec.authEntries ?? [])] : inv.auth.recordedEntries(),
+    auth: mode === 'enforce' ? [...(spec.authEntries ?? [])] : inv.auth.recordedEntries(recordedCredentialType(core.ledger.protocol, spec.upgradedAuth)),
     transactionData,
     minResourceFee,
     events: inv.events,

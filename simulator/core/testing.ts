@@ -6,6 +6,7 @@ import { ContractError, addressFromScVal, addressToScVal, type ContractImpl } fr
 import { toBytes, toU32 } from '../../src/chain/codec.ts';
 import { FACTORY_WASM_HASH, REGISTRY_WASM_HASH, VAULT_WASM_HASH, contractImpls } from '../contracts/index.ts';
 import { PROFILES } from '../index.ts';
+import { addressCredentialsOf } from './auth.ts';
 import { SimNetwork, type NetworkName } from './network.ts';
 import { stellarAssetContract } from './sac.ts';
 
@@ -131,9 +132,12 @@ export function errorCode(reply: { errorResultXdr?: string }): string {
   return xdr.TransactionResult.fromXdr(reply.errorResultXdr!, 'base64').result.type;
 }
 
-/** The legacy address credentials of an auth entry (throws for any other credential type). */
-export const addressCreds = (e: xdr.SorobanAuthorizationEntry): xdr.SorobanAddressCredentials =>
-  xdr.expectUnionVariant(e.credentials, 'sorobanCredentialsAddress').address;
+/** The address credentials of an auth entry, of any address credential type (throws for source-account ones). */
+export function addressCreds(e: xdr.SorobanAuthorizationEntry): xdr.SorobanAddressCredentials {
+  const c = addressCredentialsOf(e.credentials);
+  if (!c) throw new Error(`expected address credentials, got ${e.credentials.type}`);
+  return c.creds;
+}
 
 /** The contract call of an authorized invocation node (throws for a host-function node). */
 export const contractFnOf = (i: xdr.SorobanAuthorizedInvocation): xdr.InvokeContractArgs =>
