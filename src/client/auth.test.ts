@@ -55,7 +55,9 @@ describe('authorizeEntries signs each credential type over its own payload', () 
     }]);
     let signed = await authorizeEntries(x, PASS, { address: owner.publicKey(), signer: owner, validUntilLedger: 500 });
     if (kind === 'addressWithDelegates') signed = await authorizeEntries(signed, PASS, { address: delegate.publicKey(), signer: delegate, validUntilLedger: 500 });
-    const [entry] = (xdr.TransactionEnvelope.fromXdr(signed, 'base64') as xdr.TransactionEnvelopeTx).v1.tx.operations[0]!.body.invokeHostFunctionOp.auth;
+    const body = (xdr.TransactionEnvelope.fromXdr(signed, 'base64') as xdr.TransactionEnvelopeTx).v1.tx.operations[0]!.body;
+    if (body.type !== 'invokeHostFunction') throw new Error('not an invocation');
+    const [entry] = body.invokeHostFunctionOp.auth;
     expect(entry!.credentials.type).toBe(ENTRIES[kind].credentials.type); // the type prepare returned, kept
     // the payload: legacy names no address; V2 and delegates name the entry's address (CAP-71)
     const payload = hash(buildAuthorizationEntryPreimage(entry!, 500, PASS).toXdr());
