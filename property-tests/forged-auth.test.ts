@@ -2,12 +2,15 @@
 // forged authorization entry, fails when applied and changes nothing; the same call with the genuine signature
 // succeeds (so the forgery, not something else, is what failed). Transactions go the way a wallet sends them:
 // simulateTransaction → assemble → sign → sendTransaction → getTransaction over the simulator's JSON-RPC.
-// Every (write × forgery) pair runs: the table is small and each pair is a distinct way to steal.
+// Every (write × forgery × credential type) runs: the table is small and each is a distinct way to steal. The
+// simulator runs Protocol 29, so the victim's entry is sent as legacy ADDRESS, ADDRESS_V2 or
+// ADDRESS_WITH_DELEGATES (CAP-71), each with its own payload.
 import { Account, hash, Keypair, Operation, rpc, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
 import { describe, expect, it } from 'vitest';
 import { address, bytes, i128, str, u32 } from '../src/chain/codec.ts';
 import { deriveVaultAddress } from '../src/chain/derive.ts';
 import { actor, freshChain, SALTS, type Actor } from './harness.ts';
+import { addressCredentialsOf, authPreimage, type AddressCredentialType } from '../simulator/core/auth.ts';
 import { addressCreds, authOf, contractFnOf, withAuth } from '../simulator/core/testing.ts';
 import { getVc, isVault, listDenied, listVcIds, quoteFee, vaultDid, verifyVc } from './vault-io.ts';
 
@@ -77,11 +80,10 @@ const ATTACKS: Attack[] = [
 
 const networkId = (passphrase: string): Uint8Array => hash(Buffer.from(passphrase));
 
-function payload(netId: Uint8Array, creds: xdr.SorobanAddressCredentials, invocation: xdr.SorobanAuthorizedInvocation): Uint8Array {
-  const preimage = xdr.HashIdPreimage.envelopeTypeSorobanAuthorization(
-    new xdr.HashIdPreimageSorobanAuthorization({ networkId: netId, nonce: creds.nonce, signatureExpirationLedger: creds.signatureExpirationLedger, invocation }),
-  );
-  return hash(preimage.toXdr());
+/** The payload `e`'s credential type signs: legacy ADDRESS without the address, V2 and delegates with it. */
+function payload(netId: Uint8Array, e: xdr.SorobanAuthorizationEntry, invocation: xdr.SorobanAuthorizedInvocation): Uint8Array {
+  const any = addressCredentialsOf(e.credentials)!;
+  return hash(authPreimage(any.type, netId, any.creds, invocation).toXdr());
 }
 const sigVal = (publicKey: Uint8Array, signature: Uint8Array): xdr.ScVal =>
   xdr.ScVal.scvVec([
@@ -91,17 +93,39 @@ const sigVal = (publicKey: Uint8Array, signature: Uint8Array): xdr.ScVal =>
     ]),
   ]);
 
-/** The entry with some of its address credentials' fields replaced. */
-function withCreds(e: xdr.SorobanAuthorizationEntry, patch: Partial<Pick<xdr.SorobanAddressCredentials, 'nonce' | 'signatureExpirationLedger' | 'signature'>>): xdr.SorobanAuthorizationEntry {
+type CredType = AddressCredentialType;
+const CRED_TYPES: readonly CredType[] = ['sorobanCredentialsAddress', 'sorobanCredentialsAddressV2', 'sorobanCredentialsAddressWithDelegates'];
+
+/** The entry with its address credentials re-typed (address, nonce, expiration and signature kept; no delegates). */
+function retyped(e: xdr.SorobanAuthorizationEntry, type: CredType): xdr.SorobanAuthorizationEntry {
   const c = addressCreds(e);
+  const credentials =
+    type === 'sorobanCredentialsAddress'
+      ? xdr.SorobanCredentials.sorobanCredentialsAddress(c)
+      : type === 'sorobanCredentialsAddressV2'
+        ? xdr.SorobanCredentials.sorobanCredentialsAddressV2(c)
+        : xdr.SorobanCredentials.sorobanCredentialsAddressWithDelegates(new xdr.SorobanAddressCredentialsWithDelegates({ addressCredentials: c, delegates: [] }));
+  return new xdr.SorobanAuthorizationEntry({ credentials, rootInvocation: e.rootInvocation });
+}
+
+/** The entry with some of its address credentials' fields replaced, its credential type (and delegates) kept. */
+function withCreds(e: xdr.SorobanAuthorizationEntry, patch: Partial<Pick<xdr.SorobanAddressCredentials, 'nonce' | 'signatureExpirationLedger' | 'signature'>>): xdr.SorobanAuthorizationEntry {
+  const any = addressCredentialsOf(e.credentials)!;
+  const c = any.creds;
   const creds = new xdr.SorobanAddressCredentials({ address: c.address, nonce: c.nonce, signatureExpirationLedger: c.signatureExpirationLedger, signature: c.signature, ...patch });
-  return new xdr.SorobanAuthorizationEntry({ credentials: xdr.SorobanCredentials.sorobanCredentialsAddress(creds), rootInvocation: e.rootInvocation });
+  const credentials =
+    any.type === 'sorobanCredentialsAddress'
+      ? xdr.SorobanCredentials.sorobanCredentialsAddress(creds)
+      : any.type === 'sorobanCredentialsAddressV2'
+        ? xdr.SorobanCredentials.sorobanCredentialsAddressV2(creds)
+        : xdr.SorobanCredentials.sorobanCredentialsAddressWithDelegates(new xdr.SorobanAddressCredentialsWithDelegates({ addressCredentials: creds, delegates: [...any.delegates] }));
+  return new xdr.SorobanAuthorizationEntry({ credentials, rootInvocation: e.rootInvocation });
 }
 
 /** `e` with expiration `until`, signed by `signer` over the payload of `invocation` (default: e's own) on `netId`. */
 function signedBy(e: xdr.SorobanAuthorizationEntry, until: number, publicKey: Uint8Array, signer: Keypair, netId = networkId(info.passphrase), invocation = e.rootInvocation): xdr.SorobanAuthorizationEntry {
   const dated = withCreds(e, { signatureExpirationLedger: until });
-  return withCreds(dated, { signature: sigVal(publicKey, signer.sign(payload(netId, addressCreds(dated), invocation))) });
+  return withCreds(dated, { signature: sigVal(publicKey, signer.sign(payload(netId, dated, invocation))) });
 }
 
 /** Ways to fill the victim's address-credential entry without the victim signing this very authorization. */
@@ -128,6 +152,25 @@ const FORGERIES: Record<string, Forgery> = {
     return signedBy(e, latest + 100, v.kp.rawPublicKey(), v.kp, networkId(info.passphrase), other);
   },
   "victim's signature, expired": (e, v, latest) => signedBy(e, latest - 1, v.kp.rawPublicKey(), v.kp),
+  // CAP-71: a signature of the other payload kind (legacy ↔ address-bound) verifies nothing
+  "victim's signature of the other credential type's payload": (e, v, latest) => {
+    const dated = withCreds(e, { signatureExpirationLedger: latest + 100 });
+    const any = addressCredentialsOf(dated.credentials)!;
+    const other = any.type === 'sorobanCredentialsAddress' ? 'sorobanCredentialsAddressV2' : 'sorobanCredentialsAddress';
+    const sig = v.kp.sign(hash(authPreimage(other, networkId(info.passphrase), any.creds, dated.rootInvocation).toXdr()));
+    return withCreds(dated, { signature: sigVal(v.kp.rawPublicKey(), sig) });
+  },
+};
+
+/** CAP-71's replay: the victim's key signed the address-bound payload of another address (as that address's
+ *  delegate, or an account sharing the key). Only address-bound types are protected: the legacy payload names no
+ *  address, so for ADDRESS this "forgery" is the genuine signature, and the table leaves it out. */
+const otherAddress: Forgery = (e, v, latest) => {
+  const dated = withCreds(e, { signatureExpirationLedger: latest + 100 });
+  const any = addressCredentialsOf(dated.credentials)!;
+  const elsewhere = { ...any.creds, address: xdr.expectUnionVariant(address(v0), 'scvAddress').address };
+  const sig = v.kp.sign(hash(authPreimage(any.type, networkId(info.passphrase), elsewhere, dated.rootInvocation).toXdr()));
+  return withCreds(dated, { signature: sigVal(v.kp.rawPublicKey(), sig) });
 };
 
 /** Simulates as the attacker, lets `fill` set the authorization entries, signs the envelope as the attacker and
@@ -156,13 +199,13 @@ async function send(env: xdr.TransactionEnvelope): Promise<{ status: string; env
   return { status: ((await chain.net.rpc('getTransaction', { hash: sent.hash })) as { status: string }).status, envelope };
 }
 
-const isAddressEntry = (e: xdr.SorobanAuthorizationEntry): boolean => e.credentials.type === 'sorobanCredentialsAddress';
+const isAddressEntry = (e: xdr.SorobanAuthorizationEntry): boolean => addressCredentialsOf(e.credentials) !== undefined;
 
-/** `forge` applied to every address-credential entry (the victim's). */
-async function forgedCall(a: Attack, forge: Forgery): Promise<string> {
+/** `forge` applied to every address-credential entry (the victim's), sent as `type`. */
+async function forgedCall(a: Attack, forge: Forgery, type: CredType): Promise<string> {
   const r = await submitAs(a, (auth) => {
     if (!auth.some(isAddressEntry)) throw new Error(`${a.name}: no address credentials to forge`);
-    return auth.map((e) => (isAddressEntry(e) ? forge(e, a.victim, chain.net.ledger.latest.seq) : e));
+    return auth.map((e) => (isAddressEntry(e) ? forge(retyped(e, type), a.victim, chain.net.ledger.latest.seq) : e));
   });
   return r.status;
 }
@@ -192,14 +235,19 @@ const genuine: Forgery = (e, v, latest) => signedBy(e, latest + 100, v.kp.rawPub
 /** Writes that can be sent twice in a row (the second would succeed with a fresh signature). */
 const REPEATABLE = ['set_vault_did', 'deny_issuer', 'set_fee_standard', 'token transfer'];
 
-const CASES = ATTACKS.flatMap((a) => Object.keys(FORGERIES).map((f) => [a.name, f] as const));
+const ADDRESS_BOUND: Record<string, Forgery> = { "victim's signature for another address (same key)": otherAddress };
+const CASES = CRED_TYPES.flatMap((type) =>
+  ATTACKS.flatMap((a) =>
+    Object.keys({ ...FORGERIES, ...(type === 'sorobanCredentialsAddress' ? {} : ADDRESS_BOUND) }).map((f) => [type, a.name, f] as const),
+  ),
+);
 
-describe('forged authorization (simulator, over JSON-RPC)', () => {
-  it.each(CASES)('%s with %s fails on the ledger and changes nothing', async (attackName, forgeryName) => {
+describe('forged authorization (simulator at Protocol 29, over JSON-RPC)', () => {
+  it.each(CASES)('%s: %s with %s fails on the ledger and changes nothing', async (type, attackName, forgeryName) => {
     chain.reset(genesis);
     const attack = ATTACKS.find((a) => a.name === attackName)!;
     const before = digest();
-    expect(await forgedCall(attack, FORGERIES[forgeryName]!)).toBe('FAILED');
+    expect(await forgedCall(attack, (FORGERIES[forgeryName] ?? ADDRESS_BOUND[forgeryName])!, type)).toBe('FAILED');
     expect(digest()).toBe(before);
     // control: with the victim's genuine signature the same call goes through
     const genuine = chain.call(eve, attack.contractId, attack.fn, attack.args, [attack.victim]);
@@ -207,11 +255,11 @@ describe('forged authorization (simulator, over JSON-RPC)', () => {
     expect(digest()).not.toBe(before);
   });
 
-  it.each(REPEATABLE)('%s: replaying the victim\'s genuine authorization entry fails (single-use nonce)', async (attackName) => {
+  it.each(CRED_TYPES.flatMap((type) => REPEATABLE.map((a) => [type, a] as const)))('%s: %s: replaying the victim\'s genuine authorization entry fails (single-use nonce)', async (type, attackName) => {
     chain.reset(genesis);
     const attack = ATTACKS.find((a) => a.name === attackName)!;
     const first = await submitAs(attack, (auth) => {
-      return auth.map((e) => (isAddressEntry(e) ? genuine(e, attack.victim, chain.net.ledger.latest.seq) : e));
+      return auth.map((e) => (isAddressEntry(e) ? genuine(retyped(e, type), attack.victim, chain.net.ledger.latest.seq) : e));
     });
     expect(first.status).toBe('SUCCESS');
     const after = digest();

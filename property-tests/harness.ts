@@ -104,8 +104,8 @@ export class Chain {
 }
 
 /** A fresh simulator network on the fixed clock, with `actors` funded by the friendbot. */
-export function freshChain(name: NetworkName, actors: Actor[]): Chain {
-  const sim = createSimulator({ now: () => GENESIS_MS, historyLimit: 1_000 });
+export function freshChain(name: NetworkName, actors: Actor[], opts: { protocol?: number } = {}): Chain {
+  const sim = createSimulator({ now: () => GENESIS_MS, historyLimit: 1_000, protocol: opts.protocol });
   const net = sim.network(name);
   for (const a of actors) net.friendbot(a.id);
   return new Chain(net);

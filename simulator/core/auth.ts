@@ -274,7 +274,7 @@ export class AuthTracker {
     // CAP-72, which the simulator's accounts do not have), so a delegate here could never be used: refused.
     if (any.delegates.length > 0) {
       throw authError(
-        `delegated signers are not supported for account ${entry.address}: its built-in check never calls delegate_account_auth (the simulator models no CAP-72 account signers)`,
+        `account ${entry.address} cannot use delegated signers: its check never delegates`,
       );
     }
     if (this.inv.verifySignatures && creds.signature.type === 'scvVoid') {

@@ -179,7 +179,15 @@ export class Invocation {
 
   /** Runs `fn` of `contractId`; `parent` is the calling frame (undefined for the transaction's own call). */
   invoke(contractId: string, fn: string, args: xdr.ScVal[], parent?: Frame): xdr.ScVal {
-    if (!parent) this.auth.checkEntries();
+    if (!parent) {
+      try {
+        this.auth.checkEntries();
+      } catch (e) {
+        const f = failureOf(e);
+        this.log.push(diag.error(undefined, f, f.detail));
+        throw e;
+      }
+    }
     this.calls += 1;
     this.log.push(diag.fnCall(contractId, fn, args, parent?.contractId));
     const frame = new Frame(this, contractId, fn, args, parent);

@@ -46,7 +46,7 @@ function envelopeOf(b64: string | Buffer): xdr.TransactionEnvelope {
   } catch (e) {
     // @stellar/stellar-sdk 17 compiles the XDR without CAP-84 (SC_ADDRESS_TYPE_MUXED_CONTRACT = 5), so neither the
     // simulator nor the service can decode a muxed contract address: named, so a client knows what was refused.
-    if (/ScAddress\.type: unknown enum value 5\b/.test(String((e as Error).message))) {
+    if (/(ScAddress|address|contract|contractAddress)\.type: unknown enum value 5$/i.test(String((e as Error).message))) {
       throw new RpcError(INVALID_PARAMS, 'invalid_xdr: SC_ADDRESS_TYPE_MUXED_CONTRACT (CAP-84) addresses are not supported by the simulator');
     }
     throw new RpcError(INVALID_PARAMS, 'invalid_xdr');
