@@ -71,7 +71,7 @@ export function bindAuthorizers(auth: AuthContext, binding: Binding, inv: Invoca
     if (a.address === wallet) continue;
     throw new ApiError(
       403, 'forbidden',
-      `the transaction carries a ${CREDENTIAL_NAMES[a.credentials]} authorization entry for ${a.address}, which is not the wallet bound to the API key (${binding} binding)`,
+      `the transaction carries an authorization entry (${CREDENTIAL_NAMES[a.credentials]}) for ${a.address}, which is not the wallet bound to the API key (${binding} binding)`,
     );
   }
 }
