@@ -12,6 +12,7 @@ const STEPS = [
   'connect',
   'create issuer account',
   'create holder account',
+  'create relayer account',
   'API key for issuer (challenge → sign → /auth/keys)',
   'API key for holder (challenge → sign → /auth/keys)',
   'register issuer DID (prepare → sign → submit)',
@@ -28,12 +29,12 @@ const STEPS = [
   'verifier: account and API key',
   'verifier: check a credential by reference (owner + vcId)',
   'list and count',
-  'deny the issuer (holder signs)',
+  'deny the issuer (relayed: holder authorizes, relayer pays)',
   'issuance refused while denied',
   'allow the issuer again and issue',
   'issue into the salted vault',
   'push from the salted vault to the canonical vault (holder signs)',
-  'revoke a credential (holder signs)',
+  'revoke a credential (relayed: holder authorizes, relayer pays)',
   'verifier: the revoked credential no longer verifies',
   'revoke the salted vault (holder signs)',
   'write into the revoked vault refused',
@@ -94,6 +95,10 @@ describe('npm run demo', () => {
     expect(stdout).toMatch(/verifier: check a presented credential \(no API key\): verified: true \(proof passed, issuerDid passed, status skipped, issuerAllowed skipped, validityPeriod passed/);
     expect(stdout).toMatch(/verifier: check a credential by reference \(owner \+ vcId\): degree-[0-9a-f]+ verified: true \(proof passed, issuerDid passed, status passed, issuerAllowed passed, validityPeriod passed\)/);
     expect(stdout).toMatch(/verifier: the revoked credential no longer verifies: course-[0-9a-f]+-1 verified: false, status check failed \(revoked\)/);
+    // The relayed writes on today's network: prepare returns ADDRESS_V2 entries, which the holder signs with SDK 17.
+    expect(stdout).toMatch(/1\. connect: .*\(testnet, Protocol 29,/);
+    expect(stdout).toMatch(/deny the issuer \(relayed: holder authorizes, relayer pays\): .*holder signed 1 addressV2 entry \(SDK 17 authorizeEntry\)/);
+    expect(stdout).toMatch(/revoke a credential \(relayed: holder authorizes, relayer pays\): .*holder signed 1 addressV2 entry/);
     expect(stdout).toMatch(/write into the revoked vault refused: 409 vault_revoked/);
     expect(stdout).toMatch(/6 credentials × 5 = 30 in issuance fees/);
     // The mainnet leg: its own passphrase and fee token, refused without a trustline (the API's code and the

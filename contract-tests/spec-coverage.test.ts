@@ -407,7 +407,7 @@ describe(VAULT_SPEC, () => {
   it('returns the documented read and configuration shapes', () => {
     const s = spec.components.schemas;
     expect(requiredFields(spec, s.Config).required).toEqual(
-      ['didStellarRegistryId', 'factoryContractId', 'networkPassphrase', 'networkType', 'rpcUrl', 'svcContractId', 'vaultWasmHash'],
+      ['didStellarRegistryId', 'factoryContractId', 'networkPassphrase', 'networkType', 'protocolVersion', 'rpcUrl', 'svcContractId', 'vaultWasmHash'],
     );
     expect(requiredFields(spec, s.Health).required).toEqual(['node', 'service', 'status', 'timestamp']);
     expect(requiredFields(spec, s.ListVcIdsResponse).required).toEqual(['limit', 'offset', 'result']);

@@ -27,12 +27,13 @@ import {
   signCredential,
   unwrap,
   type ProofSigner,
+  type CredentialType,
   type ResolverClient,
   type Signer,
   type VaultClient,
   type VaultSchemas,
 } from '../src/client/index.ts';
-import { challengeSigner, credentialSigner, walletSigner } from './wallet.ts';
+import { challengeSigner, credentialSigner, relayedSigner, walletSigner } from './wallet.ts';
 
 const USAGE = `usage: npm run demo -- [--start] [--vault-url URL] [--mainnet-url URL] [--resolver-url URL] [--simulator-url URL]
 
@@ -185,7 +186,7 @@ async function testnetLeg(urls: Urls, step: Step): Promise<string> {
   const config = await step('connect', async () => {
     const c = unwrap(await anon.GET('/config'));
     const health = unwrap(await resolver.GET('/health'));
-    return [c, `vault API ${urls.vault} (${c.networkType}, factory ${short(c.factoryContractId)}), resolver ${urls.resolver} (${health.networks.map((n) => n.network).join(', ')})`];
+    return [c, `vault API ${urls.vault} (${c.networkType}, Protocol ${c.protocolVersion}, factory ${short(c.factoryContractId)}), resolver ${urls.resolver} (${health.networks.map((n) => n.network).join(', ')})`];
   });
   const network = config.networkType;
   const passphrase = config.networkPassphrase;
@@ -198,9 +199,29 @@ async function testnetLeg(urls: Urls, step: Step): Promise<string> {
     const a = await friendbot(urls.simulator, network);
     return [a.kp, `${a.kp.publicKey()} funded by friendbot (tx ${short(a.hash)})`];
   });
+  const relayer = await step('create relayer account', async () => {
+    const a = await friendbot(urls.simulator, network);
+    return [a.kp, `${a.kp.publicKey()} funded by friendbot (tx ${short(a.hash)}): pays for the holder's relayed writes`];
+  });
   const signIssuer = walletSigner(issuer, passphrase);
   const signHolder = walletSigner(holder, passphrase);
   const signProof = credentialSigner(issuer);
+  // The relayed writes: the holder authorizes with SDK 17 (V2 entries on a Protocol 28+ network), the relayer pays.
+  const latestLedger = async () => (await rpcCall<{ sequence: number }>(config.rpcUrl, 'getLatestLedger')).sequence;
+  const expected: CredentialType = config.protocolVersion >= 28 ? 'addressV2' : 'address';
+  const relayedByHolder = (): { sign: Signer; seen: () => string } => {
+    let types: CredentialType[] = [];
+    const sign = relayedSigner({
+      authorizer: holder, relayer, expectedPassphrase: passphrase, validUntilLedger: async () => (await latestLedger()) + 100,
+      seen: (t) => {
+        if (t.length === 0 || t.some((x) => x !== expected)) {
+          throw new Error(`prepare returned ${JSON.stringify(t)} entries for the holder; a Protocol ${config.protocolVersion} network returns ${expected}`);
+        }
+        types = t;
+      },
+    });
+    return { sign, seen: () => `holder signed ${types.length} ${types.join(', ')} entr${types.length === 1 ? 'y' : 'ies'} (SDK 17 authorizeEntry), relayer ${short(relayer.publicKey())} signed and paid` };
+  };
 
   const apiKey = async (kp: Keypair) => {
     const key = await obtainApiKey(anon, { account: kp.publicKey(), sign: challengeSigner(kp) });
@@ -346,11 +367,12 @@ async function testnetLeg(urls: Urls, step: Step): Promise<string> {
   });
 
   const access = { owner: holder.publicKey(), issuer: issuer.publicKey(), sourcePublicKey: holder.publicKey() };
-  await step('deny the issuer (holder signs)', async () => {
-    const { txId } = await prepareAndSubmit(asHolder, '/contracts/vault/deny-issuer', access, signHolder, { idempotencyKey: randomUUID() });
+  await step('deny the issuer (relayed: holder authorizes, relayer pays)', async () => {
+    const relayed = relayedByHolder();
+    const { txId } = await prepareAndSubmit(asHolder, '/contracts/vault/deny-issuer', { ...access, sourcePublicKey: relayer.publicKey() }, relayed.sign, { idempotencyKey: randomUUID() });
     const denied = unwrap(await asHolder.GET('/contracts/vault/issuers/denied', { params: { query: { owner: holder.publicKey() } } }));
     if (!denied.issuers.includes(issuer.publicKey())) throw new Error(`denied list ${JSON.stringify(denied.issuers)}`);
-    return [undefined, `denied issuers: ${denied.issuers.map(short).join(', ')}, tx ${short(txId)}`];
+    return [undefined, `denied issuers: ${denied.issuers.map(short).join(', ')}; ${relayed.seen()}, tx ${short(txId)}`];
   });
 
   await step('issuance refused while denied', async () => {
@@ -384,11 +406,12 @@ async function testnetLeg(urls: Urls, step: Step): Promise<string> {
     return [undefined, `${movedId}: salted vault ${source.status}, canonical vault ${dest.status}, tx ${short(txId)}`];
   });
 
-  await step('revoke a credential (holder signs)', async () => {
-    const { txId } = await prepareAndSubmit(asHolder, '/contracts/vc/revoke', { owner: holder.publicKey(), vcId: courseIds[0]!, sourcePublicKey: holder.publicKey() }, signHolder, { idempotencyKey: randomUUID() });
+  await step('revoke a credential (relayed: holder authorizes, relayer pays)', async () => {
+    const relayed = relayedByHolder();
+    const { txId } = await prepareAndSubmit(asHolder, '/contracts/vc/revoke', { owner: holder.publicKey(), vcId: courseIds[0]!, sourcePublicKey: relayer.publicKey() }, relayed.sign, { idempotencyKey: randomUUID() });
     const v = await verify(courseIds[0]!);
     if (v.status !== 'revoked' || !v.since) throw new Error(`status ${v.status} since ${v.since}, expected revoked with a date`);
-    return [undefined, `${courseIds[0]} is ${v.status} since ${v.since}, tx ${short(txId)}`];
+    return [undefined, `${courseIds[0]} is ${v.status} since ${v.since}; ${relayed.seen()}, tx ${short(txId)}`];
   });
 
   await step('verifier: the revoked credential no longer verifies', async () => {

@@ -2,7 +2,7 @@
 // it signs only for the network it expects, signs a web-auth challenge only when it is one for its account,
 // and signs credential proofs with the account's key.
 import { Keypair, Transaction, TransactionBuilder, WebAuth } from '@stellar/stellar-sdk';
-import type { ProofSigner, Signer } from '../src/client/index.ts';
+import { authEntries, authorizeEntries, type CredentialType, type ProofSigner, type Signer } from '../src/client/index.ts';
 
 /** The wallet: signs only for the network it expects. */
 export function walletSigner(kp: Keypair, expectedPassphrase: string): Signer {
@@ -37,4 +37,29 @@ export function challengeSigner(kp: Keypair): Signer {
  */
 export function credentialSigner(kp: Keypair): ProofSigner {
   return (data) => new Uint8Array(kp.sign(Buffer.from(data)));
+}
+
+/**
+ * A relayed write's two wallets: `authorizer` signs the transaction's authorization entries for its address
+ * with SDK 17's authorizeEntry (ADDRESS_V2 on a Protocol 28+ network, legacy ADDRESS before), valid until
+ * `validUntilLedger()`; then `relayer`, the source, signs the envelope and pays. `seen` receives the credential
+ * types of the entries the authorizer signed, as prepare returned them.
+ */
+export function relayedSigner(o: {
+  authorizer: Keypair;
+  relayer: Keypair;
+  expectedPassphrase: string;
+  validUntilLedger: () => Promise<number>;
+  seen?: (types: CredentialType[]) => void;
+}): Signer {
+  const envelope = walletSigner(o.relayer, o.expectedPassphrase);
+  return async (txXdr, passphrase) => {
+    if (passphrase !== o.expectedPassphrase) throw new Error(`refusing to sign for network "${passphrase}" (expected "${o.expectedPassphrase}")`);
+    const mine = authEntries(txXdr).filter((e) => e.signers.some((s) => s.address === o.authorizer.publicKey()));
+    o.seen?.(mine.map((e) => e.credentialType));
+    const authorized = await authorizeEntries(txXdr, passphrase, {
+      address: o.authorizer.publicKey(), signer: o.authorizer, validUntilLedger: await o.validUntilLedger(),
+    });
+    return envelope(authorized, passphrase);
+  };
 }

@@ -1,5 +1,7 @@
 // startServices: the real-network path (simulator off) checks the RPC's passphrase before serving.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,6 +36,50 @@ describe('startServices against a configured network profile', () => {
     await expect(startServices(config, { mode: 'serve' })).rejects.toThrow(/refusing to start: the testnet RPC .* serves the network "Credential Vault Simulator Testnet ; 2026"/);
   });
 
+  it('refuses to start, in one line naming both versions, when the RPC runs a protocol older than 26', async () => {
+    // an RPC that answers getNetwork as a Protocol 25 node of the right network would
+    const old = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        const { id } = JSON.parse(body) as { id: number };
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ jsonrpc: '2.0', id, result: { passphrase: sim.networks.testnet.passphrase, protocolVersion: 25 } }));
+      });
+    });
+    await new Promise<void>((r) => old.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(old.address() as AddressInfo).port}/rpc`;
+    try {
+      const args = argsFor(sim.networks.testnet.passphrase).map((a) => (a === sim.networks.testnet.rpcUrl ? url : a));
+      const { config } = loadConfig(args, {});
+      const refused = startServices(config, { mode: 'serve' });
+      await expect(refused).rejects.toThrow(
+        new RegExp(`^refusing to start: the testnet RPC at ${url} runs Protocol 25, older than Protocol 26, the oldest this service supports \\(26\\.\\.29\\)$`),
+      );
+    } finally {
+      await new Promise((r) => old.close(r));
+    }
+  });
+
+  it.each([26, 29])('starts against a Protocol %i network and shows it in /config', async (protocol) => {
+    const at = await startSimulator({ port: 0, protocol });
+    try {
+      const t = at.networks.testnet;
+      const args = argsFor(t.passphrase).map((a) =>
+        a === sim.networks.testnet.rpcUrl ? t.rpcUrl! : a === sim.networks.testnet.factoryId ? t.factoryId : a === sim.networks.testnet.registryId ? t.registryId : a,
+      );
+      const running = await startServices(loadConfig(args, {}).config, { mode: 'serve' });
+      try {
+        const body = (await (await fetch(`${running.vault.testnet!.url}/config`)).json()) as Record<string, unknown>;
+        expect(body.protocolVersion).toBe(protocol);
+      } finally {
+        await running.close();
+      }
+    } finally {
+      await at.close();
+    }
+  });
+
   it('refuses to start with a clear line per missing profile field', async () => {
     const { config } = loadConfig(['--simulator', 'false', '--network', 'mainnet', '--data-dir', dataDir], {});
     await expect(startServices(config, { mode: 'serve' })).rejects.toThrow(/CV_MAINNET_RPC_URL[\s\S]*CV_MAINNET_FACTORY_ID/);
@@ -50,10 +96,11 @@ describe('startServices against a configured network profile', () => {
     try {
       const res = await fetch(`${running.vault.testnet!.url}/config`);
       expect(res.status).toBe(200);
-      const body = (await res.json()) as Record<string, string>;
+      const body = (await res.json()) as Record<string, unknown>;
       expect(body.factoryContractId).toBe(sim.networks.testnet.factoryId);
       expect(body.svcContractId).toBe(sim.networks.testnet.factoryId);
       expect(body.networkPassphrase).toBe(sim.networks.testnet.passphrase);
+      expect(body.protocolVersion).toBe(29);
     } finally {
       await running.close();
     }

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type express from 'express';
 import { requireProfiles, NETWORKS, type Config, type NetworkName } from './config/index.ts';
-import { createChain, type Chain } from './chain/index.ts';
+import { createChain, protocolRefusal, type Chain } from './chain/index.ts';
 import { createStores, type Stores } from './stores/index.ts';
 import { createHttpServer } from './http/server.ts';
 import { keyringFromConfig, loadOrCreateKeyring } from './crypto/keyfile.ts';
@@ -145,6 +145,9 @@ export async function startServices(config: Config, options: StartOptions): Prom
           `refusing to start: the ${n} RPC at ${p.rpcUrl} serves the network "${check.actual}", but the ${n} profile expects "${check.expected}" (set CV_${n.toUpperCase()}_PASSPHRASE or point CV_${n.toUpperCase()}_RPC_URL at the right network)`,
         );
       }
+      // An older protocol's simulation and results are not what src/chain decodes and checks (README "Protocol line").
+      const refusal = protocolRefusal({ network: n, rpcUrl: p.rpcUrl, protocolVersion: check.protocolVersion });
+      if (refusal) throw new Error(refusal);
     }
 
     const stores = createStores({
@@ -226,7 +229,7 @@ export async function startServices(config: Config, options: StartOptions): Prom
       describe: () => [
         `runtime           Node ${process.versions.node}`,
         ...(simulatorUrl ? [`chain simulator   ${simulatorUrl}  Protocol ${config.simulatorProtocol} (RPC: /testnet/rpc, /mainnet/rpc; friendbot: /testnet/friendbot?addr=G…)`] : []),
-        ...Object.entries(vault).map(([n, v]) => `vault API ${n.padEnd(8)}${v.url}  (docs: ${n === 'testnet' ? `${v.url}/docs` : 'off on mainnet'})`),
+        ...Object.entries(vault).map(([n, v]) => `vault API ${n.padEnd(8)}${v.url}  (docs: ${n === 'testnet' ? `${v.url}/docs` : 'off on mainnet'}; chain Protocol ${chains[n as NetworkName].client.protocolVersion})`),
         ...(resolverUrl ? [`DID resolver      ${resolverUrl}  (docs: ${resolverUrl}/docs)`] : []),
         `data directory    ${path.resolve(config.dataDir)}`,
       ],

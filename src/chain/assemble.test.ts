@@ -31,16 +31,34 @@ function simulation(o: { resourceFee: bigint; auth: xdr.SorobanAuthorizationEntr
   } as unknown as rpc.Api.RawSimulateTransactionResponse) as rpc.Api.SimulateTransactionSuccessResponse;
 }
 
-const authEntry = (kp: Keypair, contractId: string, fn: string, args: xdr.ScVal[], nonce: bigint) =>
-  new xdr.SorobanAuthorizationEntry({
-    credentials: xdr.SorobanCredentials.sorobanCredentialsAddress(
-      new xdr.SorobanAddressCredentials({
-        address: new Address(kp.publicKey()).toScAddress(),
-        nonce: xdr.Int64.fromString(nonce.toString()),
-        signatureExpirationLedger: 0,
-        signature: xdr.ScVal.scvVoid(),
-      }),
-    ),
+/** What simulation may return: legacy ADDRESS, CAP-71's ADDRESS_V2 (recording at Protocol 28+) and
+ *  ADDRESS_WITH_DELEGATES (nested delegates, signed), and source-account credentials. */
+const CREDENTIALS = ['address', 'addressV2', 'addressWithDelegates', 'sourceAccount'] as const;
+const authEntry = (kp: Keypair, contractId: string, fn: string, args: xdr.ScVal[], nonce: bigint, kind: (typeof CREDENTIALS)[number] = 'address') => {
+  const creds = new xdr.SorobanAddressCredentials({
+    address: new Address(kp.publicKey()).toScAddress(),
+    nonce: xdr.Int64.fromString(nonce.toString()),
+    signatureExpirationLedger: 0,
+    signature: xdr.ScVal.scvVoid(),
+  });
+  const sig = (b: number) => xdr.ScVal.scvVec([xdr.ScVal.scvMap([
+    new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol('public_key'), val: xdr.ScVal.scvBytes(kp.rawPublicKey()) }),
+    new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol('signature'), val: xdr.ScVal.scvBytes(Buffer.alloc(64, b)) }),
+  ])]);
+  const credentials =
+    kind === 'address' ? xdr.SorobanCredentials.sorobanCredentialsAddress(creds)
+    : kind === 'addressV2' ? xdr.SorobanCredentials.sorobanCredentialsAddressV2(creds)
+    : kind === 'sourceAccount' ? xdr.SorobanCredentials.sorobanCredentialsSourceAccount()
+    : xdr.SorobanCredentials.sorobanCredentialsAddressWithDelegates(new xdr.SorobanAddressCredentialsWithDelegates({
+        addressCredentials: creds,
+        delegates: [new xdr.SorobanDelegateSignature({
+          address: new Address(contractId).toScAddress(),
+          signature: sig(1),
+          nestedDelegates: [new xdr.SorobanDelegateSignature({ address: new Address(kp.publicKey()).toScAddress(), signature: sig(2), nestedDelegates: [] })],
+        })],
+      }));
+  return new xdr.SorobanAuthorizationEntry({
+    credentials,
     rootInvocation: new xdr.SorobanAuthorizedInvocation({
       function: xdr.SorobanAuthorizedFunction.sorobanAuthorizedFunctionTypeContractFn(
         new xdr.InvokeContractArgs({ contractAddress: new Address(contractId).toScAddress(), functionName: fn, args }),
@@ -48,6 +66,7 @@ const authEntry = (kp: Keypair, contractId: string, fn: string, args: xdr.ScVal[
       subInvocations: [],
     }),
   });
+};
 
 const keypair = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => Keypair.fromRawEd25519Seed(Buffer.from(b)));
 const contractId = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => StrKey.encodeContract(Buffer.from(b)));
@@ -72,19 +91,33 @@ const call = fc.record({
 describe('buildCall / assembleCall = TransactionBuilder / assembleTransaction, byte for byte', () => {
   it('the simulated transaction and the assembled one', () => {
     fc.assert(
-      fc.property(call, fc.bigInt({ min: 0n, max: 4_000_000_000n }), fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 100_000_000 }), (c, resourceFee, nAuth, instructions) => {
+      fc.property(call, fc.bigInt({ min: 0n, max: 4_000_000_000n }), fc.array(fc.constantFrom(...CREDENTIALS), { maxLength: 4 }), fc.integer({ min: 0, max: 100_000_000 }), (c, resourceFee, kinds, instructions) => {
         const o = { ...c, source: c.kp.publicKey() };
         const sdk = sdkBuild(o);
         const mine = buildCall(o)!;
         expect(mine).toBeDefined();
         expect(simulationInput(mine).toXdr()).toBe(sdk.toXdr());
-        const auth = Array.from({ length: nAuth }, (_, i) => authEntry(c.kp, c.contractId, c.fn, c.args, BigInt(i) * 7919n));
+        const auth = kinds.map((kind, i) => authEntry(c.kp, c.contractId, c.fn, c.args, BigInt(i) * 7919n, kind));
         const sim = simulation({ resourceFee, auth, readOnly: [new Contract(c.contractId).getFootprint()], instructions });
         const expected = rpc.assembleTransaction(sdk, sim).build().toXdr();
         expect(assembleCall(mine, sim)).toBe(expected);
       }),
       { numRuns: 300 },
     );
+  });
+
+  it.each(CREDENTIALS)('passes %s entries through untouched, as assembleTransaction does', (kind) => {
+    const kp = Keypair.fromRawEd25519Seed(Buffer.alloc(32, 4));
+    const o = { source: kp.publicKey(), sequence: '41', baseFee: '100', maxTime: 1_000, contractId: StrKey.encodeContract(Buffer.alloc(32, 3)), fn: 'deny_issuer', args: [new Address(kp.publicKey()).toScVal()] };
+    const auth = [authEntry(kp, o.contractId, o.fn, o.args, 5n, kind), authEntry(kp, o.contractId, o.fn, o.args, 6n, kind)];
+    const sim = simulation({ resourceFee: 12_345n, auth, readOnly: [new Contract(o.contractId).getFootprint()], instructions: 1_000 });
+    const mine = assembleCall(buildCall(o)!, sim)!;
+    expect(mine).toBe(rpc.assembleTransaction(sdkBuild(o), sim).build().toXdr());
+    const env = xdr.TransactionEnvelope.fromXdr(mine, 'base64');
+    if (env.type !== 'envelopeTypeTx') throw new Error('not a v1 envelope');
+    const body = env.v1.tx.operations[0]!.body;
+    if (body.type !== 'invokeHostFunction') throw new Error('not an invocation');
+    expect(body.invokeHostFunctionOp.auth.map((a: xdr.SorobanAuthorizationEntry) => a.toXdr('base64'))).toEqual(auth.map((a) => a.toXdr('base64')));
   });
 
   it('keeps the SDK path where it cannot promise the same', () => {

@@ -248,7 +248,14 @@ describe('network checks', () => {
       getNetwork: () => ({ passphrase: Networks.PUBLIC, protocolVersion: 23 }),
     };
     expect(await client().health()).toEqual({ status: 'healthy', latestLedger: 10, passphrase: Networks.PUBLIC, protocolVersion: '23' });
-    expect(await client().verifyNetwork()).toEqual({ ok: false, expected: PASS, actual: Networks.PUBLIC });
+    expect(await client().verifyNetwork()).toEqual({ ok: false, expected: PASS, actual: Networks.PUBLIC, protocolVersion: 23 });
+    const c = client();
+    expect(c.protocolVersion).toBeUndefined(); // not asked yet
+    await c.verifyNetwork();
+    expect(c.protocolVersion).toBe(23);
+    handlers.getNetwork = () => ({ passphrase: Networks.PUBLIC, protocolVersion: 29 }); // the network upgraded
+    await c.health();
+    expect(c.protocolVersion).toBe(29);
   });
 });
 

@@ -5,7 +5,7 @@ import {
 } from '@stellar/stellar-sdk';
 import { assembleCall, buildCall, simulationInput } from './assemble.ts';
 import { ChainError, chainUnavailable, errorText, mapChainFailure, PREPARED_TX_VALIDITY_S, type ContractKind } from './errors.ts';
-import { inspectParsed, inspectTransaction, noValidSignature, parseEnvelope } from './inspect.ts';
+import { checkAuthSignatures, inspectParsed, inspectTransaction, noValidSignature, parseEnvelope } from './inspect.ts';
 import { ReadCache, readKey } from './read-cache.ts';
 import { createJsonPostClient, useLightTransport } from './transport.ts';
 import type {
@@ -148,6 +148,7 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
     const inner = parsed instanceof FeeBumpTransaction ? parsed.innerTransaction : parsed;
     if (inner.signatures.length === 0) throw new ChainError('tx_invalid', 400, 'transaction is not signed');
     if (inv.signedBy.length === 0) throw noValidSignature(inv, passphrase);
+    checkAuthSignatures(parsed, passphrase);
     if (expect) await expect(inv);
     const kind = kindOf(inv.contractId, o?.contract);
     // Read-your-writes: nothing read before this transaction is served once it may have landed, and
@@ -206,9 +207,21 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
     }
   }
 
+  /** What getNetwork last said: a network upgrades while the service runs, and health probes see it. */
+  let protocolVersion: number | undefined;
+  const getNetwork = async () => {
+    const n = await rpcCall(() => server.getNetwork());
+    // JSON-RPC answers a number; the SDK's type says string
+    protocolVersion = Number(n.protocolVersion);
+    return { passphrase: n.passphrase, protocolVersion };
+  };
+
   return {
     network: opts.network,
     networkPassphrase: passphrase,
+    get protocolVersion() {
+      return protocolVersion;
+    },
     rpcUrl: opts.rpcUrl,
     prepare,
     read,
@@ -225,12 +238,12 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
     },
     async health(): Promise<ChainHealth> {
       const h = await rpcCall(() => server.getHealth());
-      const n = await rpcCall(() => server.getNetwork());
+      const n = await getNetwork();
       return { status: h.status, latestLedger: h.latestLedger, passphrase: n.passphrase, protocolVersion: String(n.protocolVersion) };
     },
     async verifyNetwork(): Promise<NetworkCheck> {
-      const n = await rpcCall(() => server.getNetwork());
-      return { ok: n.passphrase === passphrase, expected: passphrase, actual: n.passphrase };
+      const n = await getNetwork();
+      return { ok: n.passphrase === passphrase, expected: passphrase, actual: n.passphrase, protocolVersion: n.protocolVersion };
     },
   };
 }

@@ -78,3 +78,4 @@ export type { TokenApi } from './token.ts';
 export { DEFAULT_USER_SALT, parseUserSalt } from './derive.ts';
 export { eventLedgerCloseTime, type LedgerCloseTime } from './ledger-time.ts';
 export { accountExists } from './accounts.ts';
+export { MIN_PROTOCOL, NEWEST_PROTOCOL, protocolRefusal } from './protocol.ts';

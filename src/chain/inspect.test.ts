@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  Account, Address, Asset, Contract, Keypair, Networks, Operation, StrKey, TransactionBuilder, xdr,
+  Account, Address, Asset, Contract, Keypair, Networks, Operation, StrKey, TransactionBuilder, authorizeEntry, buildWithDelegatesEntry, xdr,
 } from '@stellar/stellar-sdk';
 import * as inspect from './inspect.ts';
 import { ChainError } from './errors.ts';
@@ -23,7 +23,7 @@ const registryId = StrKey.encodeContract(Buffer.alloc(32, 9));
 function localClient(): ChainClient {
   const unsupported = () => Promise.reject(new Error('not in this test'));
   return {
-    network: 'testnet', networkPassphrase: PASS, rpcUrl: 'http://127.0.0.1:1',
+    network: 'testnet', networkPassphrase: PASS, rpcUrl: 'http://127.0.0.1:1', protocolVersion: 29,
     async prepare(req: PrepareRequest) {
       const tx = new TransactionBuilder(new Account(req.source, '41'), { fee: '100', networkPassphrase: PASS })
         .addOperation(new Contract(req.contractId).call(req.fn, ...req.args)).setTimeout(300).build();
@@ -211,5 +211,141 @@ describe('typed decoders round-trip the typed builders', () => {
     expect(code(() => inspect.expectCall(i, { fn: 'revoke', contractId: vaultId }))).toBe('no error');
     expect(code(() => inspect.expectCall(i, { fn: 'revoke', contractId: otherVault }))).toBe('tx_operation_mismatch 400');
     expect(code(() => inspect.expectCall(i, { fn: 'issue' }))).toBe('tx_operation_mismatch 400');
+  });
+});
+
+// CAP-71 (Protocol 27): the three address credential types. Each row builds an entry of that type, signs it
+// with the SDK's authorizeEntry and reads it back through inspect and the submit-time signature check.
+describe('authorization entries of every credential type', () => {
+  const relayer = Keypair.fromRawEd25519Seed(Buffer.alloc(32, 5));
+  const delegate = Keypair.fromRawEd25519Seed(Buffer.alloc(32, 6));
+  const nested = Keypair.fromRawEd25519Seed(Buffer.alloc(32, 10));
+  /** A custom account (C…) that would accept the owner's key: the address a replayed signature targets. */
+  const sharedKeyAccount = StrKey.encodeContract(Buffer.alloc(32, 11));
+  const args = new xdr.InvokeContractArgs({ contractAddress: new Address(vaultId).toScAddress(), functionName: 'deny_issuer', args: [new Address(issuer.publicKey()).toScVal()] });
+  const root = new xdr.SorobanAuthorizedInvocation({ function: xdr.SorobanAuthorizedFunction.sorobanAuthorizedFunctionTypeContractFn(args), subInvocations: [] });
+  const creds = (address: string, nonce = 77n) =>
+    new xdr.SorobanAddressCredentials({ address: new Address(address).toScAddress(), nonce, signatureExpirationLedger: 0, signature: xdr.ScVal.scvVoid() });
+
+  type Kind = 'sourceAccount' | 'address' | 'addressV2' | 'addressWithDelegates';
+  /** An unsigned entry of `kind` for `address` (with delegates: `delegate`, which has `nested` below it). */
+  function unsigned(kind: Kind, address = owner.publicKey()): xdr.SorobanAuthorizationEntry {
+    switch (kind) {
+      case 'sourceAccount':
+        return new xdr.SorobanAuthorizationEntry({ credentials: xdr.SorobanCredentials.sorobanCredentialsSourceAccount(), rootInvocation: root });
+      case 'address':
+        return new xdr.SorobanAuthorizationEntry({ credentials: xdr.SorobanCredentials.sorobanCredentialsAddress(creds(address)), rootInvocation: root });
+      case 'addressV2':
+        return new xdr.SorobanAuthorizationEntry({ credentials: xdr.SorobanCredentials.sorobanCredentialsAddressV2(creds(address)), rootInvocation: root });
+      case 'addressWithDelegates':
+        return buildWithDelegatesEntry({
+          entry: unsigned('addressV2', address),
+          validUntilLedgerSeq: 0,
+          delegates: [{ address: delegate.publicKey(), nestedDelegates: [{ address: nested.publicKey() }] }],
+        });
+    }
+  }
+  /** Signed by the owner (and, with delegates, by both delegates) for `passphrase`. */
+  async function signedEntry(kind: Kind, passphrase = PASS): Promise<xdr.SorobanAuthorizationEntry> {
+    let e = unsigned(kind);
+    if (kind === 'sourceAccount') return e;
+    e = await authorizeEntry(e, owner, 500, passphrase, owner.publicKey());
+    if (kind === 'addressWithDelegates') {
+      e = await authorizeEntry(e, delegate, 500, passphrase, delegate.publicKey());
+      e = await authorizeEntry(e, nested, 500, passphrase, nested.publicKey());
+    }
+    return e;
+  }
+  /** `entry`'s credentials moved to `address`, signatures, nonce and expiration kept: a replay attempt. */
+  function movedTo(entry: xdr.SorobanAuthorizationEntry, address: string): xdr.SorobanAuthorizationEntry {
+    const c = entry.credentials;
+    const move = (a: xdr.SorobanAddressCredentials) =>
+      new xdr.SorobanAddressCredentials({ address: new Address(address).toScAddress(), nonce: a.nonce, signatureExpirationLedger: a.signatureExpirationLedger, signature: a.signature });
+    const moved =
+      c.type === 'sorobanCredentialsAddress' ? xdr.SorobanCredentials.sorobanCredentialsAddress(move(c.address))
+      : c.type === 'sorobanCredentialsAddressV2' ? xdr.SorobanCredentials.sorobanCredentialsAddressV2(move(c.addressV2))
+      : c.type === 'sorobanCredentialsAddressWithDelegates'
+        ? xdr.SorobanCredentials.sorobanCredentialsAddressWithDelegates(new xdr.SorobanAddressCredentialsWithDelegates({
+            addressCredentials: move(c.addressWithDelegates.addressCredentials), delegates: c.addressWithDelegates.delegates,
+          }))
+        : c;
+    return new xdr.SorobanAuthorizationEntry({ credentials: moved, rootInvocation: entry.rootInvocation });
+  }
+  /** A relayed transaction (relayer is source and signs the envelope) carrying `entries`. */
+  const relayed = (entries: xdr.SorobanAuthorizationEntry[]): string =>
+    signed(txWith([Operation.invokeHostFunction({ func: xdr.HostFunction.hostFunctionTypeInvokeContract(args), auth: entries })], relayer), relayer);
+  const check = (x: string, passphrase = PASS) => code(() => inspect.checkAuthSignatures(inspect.parseEnvelope(x, passphrase), passphrase));
+
+  it.each<{ kind: Kind; summary: object }>([
+    { kind: 'sourceAccount', summary: { credentials: 'sourceAccount', address: relayer.publicKey(), delegates: [] } },
+    { kind: 'address', summary: { credentials: 'address', address: owner.publicKey(), delegates: [] } },
+    { kind: 'addressV2', summary: { credentials: 'addressV2', address: owner.publicKey(), delegates: [] } },
+    {
+      kind: 'addressWithDelegates',
+      summary: { credentials: 'addressWithDelegates', address: owner.publicKey(), delegates: [delegate.publicKey(), nested.publicKey()] },
+    },
+  ])('$kind: inspect names the authorizing address and delegates; its own signatures pass', async ({ kind, summary }) => {
+    const x = relayed([await signedEntry(kind)]);
+    const inv = inspect.inspectTransaction(x, PASS);
+    expect(inv.auth).toEqual([summary]);
+    expect(inv.authAddresses).toEqual([(summary as { address: string }).address]);
+    expect(inv.signedBy).toEqual([relayer.publicKey()]);
+    expect(check(x)).toBe('no error');
+  });
+
+  // The replay CAP-71 closes: the owner's signature copied under another address that accepts the same key.
+  it.each<{ kind: Kind; want: string }>([
+    { kind: 'address', want: 'no error' }, // the legacy payload names no address: only the network can refuse it
+    { kind: 'addressV2', want: 'tx_invalid 400' },
+    { kind: 'addressWithDelegates', want: 'tx_invalid 400' },
+  ])('$kind: a signature made for one address, put under another → $want', async ({ kind, want }) => {
+    const forOwner = await signedEntry(kind);
+    expect(check(relayed([movedTo(forOwner, sharedKeyAccount)]))).toBe(want);
+    expect(check(relayed([movedTo(forOwner, relayer.publicKey())]))).toBe(want);
+    expect(inspect.inspectTransaction(relayed([movedTo(forOwner, sharedKeyAccount)]), PASS).authAddresses).toEqual([sharedKeyAccount]);
+  });
+
+  it.each<{ kind: Kind }>([{ kind: 'address' }, { kind: 'addressV2' }, { kind: 'addressWithDelegates' }])(
+    '$kind: signed for another network → tx_invalid naming the entry',
+    async ({ kind }) => {
+      const x = relayed([await signedEntry(kind, OTHER)]);
+      let message = '';
+      try {
+        inspect.checkAuthSignatures(inspect.parseEnvelope(x, PASS), PASS);
+      } catch (e) {
+        message = (e as Error).message;
+      }
+      expect(message).toContain(`authorization entry for ${owner.publicKey()}`);
+      expect(check(x)).toBe('tx_invalid 400');
+    },
+  );
+
+  it('a delegate signature that does not verify is refused, naming the delegate', async () => {
+    const good = await signedEntry('addressWithDelegates');
+    const w = (good.credentials as xdr.SorobanCredentialsAddressWithDelegates).addressWithDelegates;
+    // the delegate's node as signed for another network, under the owner's valid signature
+    const other = (await signedEntry('addressWithDelegates', OTHER)).credentials as xdr.SorobanCredentialsAddressWithDelegates;
+    const forged = other.addressWithDelegates.delegates[0]!;
+    const entry = new xdr.SorobanAuthorizationEntry({
+      credentials: xdr.SorobanCredentials.sorobanCredentialsAddressWithDelegates(new xdr.SorobanAddressCredentialsWithDelegates({ addressCredentials: w.addressCredentials, delegates: [forged] })),
+      rootInvocation: good.rootInvocation,
+    });
+    let message = '';
+    try {
+      inspect.checkAuthSignatures(inspect.parseEnvelope(relayed([entry]), PASS), PASS);
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(new RegExp(`ADDRESS_WITH_DELEGATES authorization entry for ${owner.publicKey()} .*\\(delegate ${delegate.publicKey()}\\)`));
+  });
+
+  it('unsigned entries and non-Ed25519 signature forms are left to the network', () => {
+    const custom = new xdr.SorobanAuthorizationEntry({
+      credentials: xdr.SorobanCredentials.sorobanCredentialsAddressV2(new xdr.SorobanAddressCredentials({
+        address: new Address(sharedKeyAccount).toScAddress(), nonce: 1n, signatureExpirationLedger: 9, signature: xdr.ScVal.scvBytes(Buffer.alloc(64, 1)),
+      })),
+      rootInvocation: root,
+    });
+    expect(check(relayed([unsigned('address'), unsigned('addressV2'), unsigned('addressWithDelegates'), custom]))).toBe('no error');
   });
 });

@@ -1,7 +1,7 @@
 // Decodes a signed transaction for the safe-submit checks (issue 4, item 3): what it invokes, with which
 // arguments, who authorized it and who signed it. Typed decoders let routes check semantic arguments
 // without touching ScVals; each refuses a call of another function with `tx_operation_mismatch`.
-import { createPublicKey, verify as verifySignature, type KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, verify as verifySignature, type KeyObject } from 'node:crypto';
 import {
   Address, FeeBumpTransaction, MuxedAccount, StrKey, Transaction, TransactionBuilder, xdr,
 } from '@stellar/stellar-sdk';
@@ -9,7 +9,7 @@ import { CodecError, fromOption, toAddress, toBigInt, toBytes, toStr, toU32, toV
 import { ChainError, errorText } from './errors.ts';
 import { decodeDidRecordInput } from './registry.ts';
 import type { DidRecordInput } from '../did/types.ts';
-import type { Invocation } from './types.ts';
+import type { AuthEntrySummary, Invocation } from './types.ts';
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
@@ -61,9 +61,8 @@ export function inspectParsed(parsed: Transaction | FeeBumpTransaction): Invocat
   const call = func.invokeContract;
   const source = baseAccount(tx.source);
   const operationSource = op.source ? baseAccount(op.source) : source;
-  const authAddresses = unique(
-    (op.auth ?? []).map((a) => credentialsAddress(a.credentials) ?? operationSource),
-  );
+  const auth = (op.auth ?? []).map((a) => summarize(a.credentials, operationSource));
+  const authAddresses = unique(auth.map((a) => a.address));
   const feeSource = outer ? baseAccount(outer.feeSource) : undefined;
   const candidates = unique([source, operationSource, ...authAddresses.filter((a) => a.startsWith('G'))]);
   const signedBy = signers(tx, candidates);
@@ -77,22 +76,115 @@ export function inspectParsed(parsed: Transaction | FeeBumpTransaction): Invocat
     fn: call.functionName.toString(),
     args: call.args,
     authAddresses,
+    auth,
     signedBy,
   };
 }
 
-/** The address an auth entry's credentials authorize for; undefined for source-account credentials. */
-function credentialsAddress(c: xdr.SorobanCredentials): string | undefined {
+/** An auth entry's credentials: the address they authorize for (source-account: the operation source) and delegates. */
+function summarize(c: xdr.SorobanCredentials, operationSource: string): AuthEntrySummary {
   switch (c.type) {
     case 'sorobanCredentialsSourceAccount':
-      return undefined;
+      return { credentials: 'sourceAccount', address: operationSource, delegates: [] };
     case 'sorobanCredentialsAddress':
-      return Address.fromScAddress(c.address.address).toString();
+      return { credentials: 'address', address: Address.fromScAddress(c.address.address).toString(), delegates: [] };
     case 'sorobanCredentialsAddressV2':
-      return Address.fromScAddress(c.addressV2.address).toString();
-    case 'sorobanCredentialsAddressWithDelegates':
-      return Address.fromScAddress(c.addressWithDelegates.addressCredentials.address).toString();
+      return { credentials: 'addressV2', address: Address.fromScAddress(c.addressV2.address).toString(), delegates: [] };
+    case 'sorobanCredentialsAddressWithDelegates': {
+      const w = c.addressWithDelegates;
+      const delegates: string[] = [];
+      const walk = (ds: readonly xdr.SorobanDelegateSignature[]): void => {
+        for (const d of ds) {
+          delegates.push(Address.fromScAddress(d.address).toString());
+          walk(d.nestedDelegates);
+        }
+      };
+      walk(w.delegates);
+      return { credentials: 'addressWithDelegates', address: Address.fromScAddress(w.addressCredentials.address).toString(), delegates };
+    }
   }
+}
+
+/**
+ * tx_invalid when an authorization entry carries an Ed25519 signature (the SDK's `[{public_key, signature}]`
+ * form) that does not verify over that entry's own payload under `passphrase`. For ADDRESS_V2 and
+ * ADDRESS_WITH_DELEGATES the payload names the entry's address (CAP-71), so a signature made for one address
+ * and put under another fails here, whichever keys the two addresses share; a legacy ADDRESS payload names no
+ * address, so only the network's own check (the key belongs to the address) binds it. Unsigned entries and
+ * other signature forms (custom accounts) are left to the network.
+ */
+export function checkAuthSignatures(parsed: Transaction | FeeBumpTransaction, passphrase: string): void {
+  const tx = parsed instanceof FeeBumpTransaction ? parsed.innerTransaction : parsed;
+  const op = tx.operations[0];
+  if (!op || op.type !== 'invokeHostFunction') return;
+  let networkId: Buffer | undefined;
+  for (const entry of op.auth ?? []) {
+    const c = entry.credentials;
+    if (c.type === 'sorobanCredentialsSourceAccount') continue;
+    const creds = c.type === 'sorobanCredentialsAddress' ? c.address : c.type === 'sorobanCredentialsAddressV2' ? c.addressV2 : c.addressWithDelegates.addressCredentials;
+    const signed: { address: xdr.ScAddress; signature: xdr.ScVal }[] = [{ address: creds.address, signature: creds.signature }];
+    if (c.type === 'sorobanCredentialsAddressWithDelegates') {
+      const walk = (ds: readonly xdr.SorobanDelegateSignature[]): void => {
+        for (const d of ds) {
+          signed.push({ address: d.address, signature: d.signature });
+          walk(d.nestedDelegates);
+        }
+      };
+      walk(c.addressWithDelegates.delegates);
+    }
+    const pairs = signed.map((s) => ({ ...s, keys: ed25519Signatures(s.signature) })).filter((s) => s.keys.length > 0);
+    if (pairs.length === 0) continue;
+    networkId ??= createHash('sha256').update(passphrase).digest();
+    const preimage = c.type === 'sorobanCredentialsAddress'
+      ? xdr.HashIdPreimage.envelopeTypeSorobanAuthorization(new xdr.HashIdPreimageSorobanAuthorization({
+          networkId, nonce: creds.nonce, signatureExpirationLedger: creds.signatureExpirationLedger, invocation: entry.rootInvocation,
+        }))
+      : xdr.HashIdPreimage.envelopeTypeSorobanAuthorizationWithAddress(new xdr.HashIdPreimageSorobanAuthorizationWithAddress({
+          networkId, nonce: creds.nonce, signatureExpirationLedger: creds.signatureExpirationLedger, address: creds.address,
+          invocation: entry.rootInvocation,
+        }));
+    const payload = createHash('sha256').update(preimage.toXdr()).digest();
+    const entryAddress = Address.fromScAddress(creds.address).toString();
+    for (const { address, keys } of pairs) {
+      for (const { publicKey, signature } of keys) {
+        if (verifies(keyObject(publicKey), payload, signature)) continue;
+        const signer = Address.fromScAddress(address).toString();
+        const by = StrKey.encodeEd25519PublicKey(Buffer.from(publicKey));
+        throw invalid(
+          `the ${credentialName[c.type]} authorization entry for ${entryAddress} carries a signature by ${by}` +
+            (signer !== entryAddress ? ` (delegate ${signer})` : '') +
+            ` that does not verify over that entry under this network's passphrase: it was made for another address, ` +
+            `network, nonce, expiration ledger or invocation`,
+        );
+      }
+    }
+  }
+}
+
+const credentialName = {
+  sorobanCredentialsAddress: 'ADDRESS',
+  sorobanCredentialsAddressV2: 'ADDRESS_V2',
+  sorobanCredentialsAddressWithDelegates: 'ADDRESS_WITH_DELEGATES',
+} as const;
+
+/** The `[{public_key: Bytes(32), signature: Bytes(64)}]` signatures of a G account's credentials; [] for any other form. */
+function ed25519Signatures(v: xdr.ScVal): { publicKey: Uint8Array; signature: Uint8Array }[] {
+  if (v.type !== 'scvVec' || !v.vec) return [];
+  const out: { publicKey: Uint8Array; signature: Uint8Array }[] = [];
+  for (const item of v.vec) {
+    if (item.type !== 'scvMap' || !item.map || item.map.length !== 2) return [];
+    let publicKey: Uint8Array | undefined;
+    let signature: Uint8Array | undefined;
+    for (const e of item.map) {
+      if (e.key.type !== 'scvSymbol' || e.val.type !== 'scvBytes') return [];
+      const k = e.key.sym.toString();
+      if (k === 'public_key') publicKey = e.val.bytes.value;
+      else if (k === 'signature') signature = e.val.bytes.value;
+    }
+    if (!publicKey || publicKey.length !== 32 || !signature) return [];
+    out.push({ publicKey, signature });
+  }
+  return out;
 }
 
 function signers(tx: Transaction | FeeBumpTransaction, candidates: string[]): string[] {
@@ -125,6 +217,9 @@ function signerOf(account: string): { key: KeyObject; hint: Buffer } {
   }
   return s;
 }
+
+/** A raw Ed25519 public key's KeyObject, through the bounded per-account cache. */
+const keyObject = (raw: Uint8Array): KeyObject => signerOf(StrKey.encodeEd25519PublicKey(Buffer.from(raw))).key;
 
 function verifies(key: KeyObject, message: Uint8Array, signature: Uint8Array): boolean {
   if (signature.length !== 64) return false;

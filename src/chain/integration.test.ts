@@ -3,13 +3,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { Keypair, TransactionBuilder } from '@stellar/stellar-sdk';
+import { Address, Keypair, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
 import { createChain, type Chain } from './index.ts';
 import { ChainError } from './errors.ts';
 import * as inspect from './inspect.ts';
 import type { DidRecordInput } from '../did/types.ts';
 import type { ExpectInvocation } from './types.ts';
 import { startSimulator, type NetworkInfo, type RunningSimulator } from '../../simulator/index.ts';
+import { authOf, withAuth } from '../../simulator/core/testing.ts';
+import { authEntries, authorizeEntries } from '../client/auth.ts';
 
 
 let sim: RunningSimulator;
@@ -297,5 +299,104 @@ describe('src/chain against the RPC simulator', () => {
     const c = chainFor(sim.networks.testnet, `http://127.0.0.1:${port}`);
     const e = await failure(c.vault.version({ vault: c.vaultAddress(sim.networks.testnet.admin.publicKey) }));
     expect([e.code, e.status]).toEqual(['chain_unavailable', 502]);
+  });
+});
+
+// CAP-71 end to end: a relayed write (the relayer is the source and pays; the vault owner authorizes through an
+// address-credential entry), prepared by src/chain, signed by src/client with SDK 17's authorizeEntry, submitted
+// by src/chain, against the simulator emulating each protocol of the supported line.
+describe('relayed writes across the protocol line (CAP-71)', () => {
+  const sims: RunningSimulator[] = [];
+  afterAll(async () => {
+    await Promise.all(sims.map((s) => s.close()));
+  });
+
+  async function network(protocol: number) {
+    const s = await startSimulator({ port: 0, protocol });
+    sims.push(s);
+    const net = s.networks.testnet;
+    const c = chainFor(net);
+    const [owner, relayer] = await Promise.all([funded(net), funded(net)]);
+    await run(c, c.factory.deploy({ source: owner.publicKey(), owner: owner.publicKey(), didUri: 'did:web:o' }), owner);
+    const vault = c.vaultAddress(owner.publicKey());
+    const latest = async () => (await (await fetch(net.rpcUrl!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getLatestLedger' }) })).json()) as { result: { sequence: number; protocolVersion: number } };
+    return { net, c, owner, relayer, vault, latest };
+  }
+
+  /** The owner authorizes (SDK 17), then the relayer signs the envelope. */
+  async function relay(prepared: { xdr: string; network: string }, owner: Keypair, relayer: Keypair, validUntilLedger: number): Promise<string> {
+    const authorized = await authorizeEntries(prepared.xdr, prepared.network, { address: owner.publicKey(), signer: owner, validUntilLedger });
+    return sign({ xdr: authorized, network: prepared.network }, relayer);
+  }
+
+  it.each([
+    { protocol: 29, prepared: 'addressV2' },
+    { protocol: 28, prepared: 'addressV2' },
+    { protocol: 27, prepared: 'addressV2' }, // SDK 17 asks for upgraded auth
+    { protocol: 26, prepared: 'address' },
+  ])('Protocol $protocol: prepare returns $prepared entries, the owner signs them with SDK 17, the relayed deny lands', async ({ protocol, prepared: kind }) => {
+    const { c, owner, relayer, vault, latest } = await network(protocol);
+    const { result } = await latest();
+    expect(result.protocolVersion).toBe(protocol);
+    expect((await c.client.verifyNetwork()).protocolVersion).toBe(protocol);
+    const denied = Keypair.random().publicKey();
+    const prepared = await c.vault.denyIssuer({ source: relayer.publicKey(), vault, issuer: denied });
+    expect(authEntries(prepared.xdr)).toEqual([{ credentialType: kind, address: owner.publicKey(), signers: [{ address: owner.publicKey(), signed: false }] }]);
+    const signed = await relay(prepared, owner, relayer, result.sequence + 100);
+    expect(c.client.inspect(signed)).toMatchObject({ source: relayer.publicKey(), authAddresses: [owner.publicKey()], signedBy: [relayer.publicKey()] });
+    await c.client.submit(signed, (inv) => void inspect.decodeDenyIssuerArgs(inv));
+    expect(await c.vault.listDeniedIssuers({ vault, offset: 0, limit: 10 })).toEqual([denied]);
+  });
+
+  /** The prepared transaction with its address entries turned into `kind` (same address, nonce and invocation). */
+  function asCredentials(preparedXdr: string, kind: 'address' | 'addressV2'): string {
+    const env = xdr.TransactionEnvelope.fromXdr(preparedXdr, 'base64');
+    const auth = authOf(env).map((e) => {
+      const c = e.credentials;
+      const creds = c.type === 'sorobanCredentialsAddress' ? c.address : c.type === 'sorobanCredentialsAddressV2' ? c.addressV2 : undefined;
+      if (!creds) return e;
+      const credentials = kind === 'address' ? xdr.SorobanCredentials.sorobanCredentialsAddress(creds) : xdr.SorobanCredentials.sorobanCredentialsAddressV2(creds);
+      return new xdr.SorobanAuthorizationEntry({ credentials, rootInvocation: e.rootInvocation });
+    });
+    return withAuth(env, auth).toXdr('base64');
+  }
+
+  it('legacy ADDRESS entries still land on Protocol 29, which accepts them (CAP-71-02)', async () => {
+    const { c, owner, relayer, vault, latest } = await network(29);
+    const denied = Keypair.random().publicKey();
+    const prepared = await c.vault.denyIssuer({ source: relayer.publicKey(), vault, issuer: denied });
+    const legacy = { xdr: asCredentials(prepared.xdr, 'address'), network: prepared.network };
+    expect(authEntries(legacy.xdr).map((e) => e.credentialType)).toEqual(['address']);
+    await c.client.submit(await relay(legacy, owner, relayer, (await latest()).result.sequence + 100));
+    expect(await c.vault.listDeniedIssuers({ vault, offset: 0, limit: 10 })).toEqual([denied]);
+  });
+
+  it('an ADDRESS_V2 entry on Protocol 26 is relayed as signed and refused by the network', async () => {
+    const { c, owner, relayer, vault, latest } = await network(26);
+    const prepared = await c.vault.denyIssuer({ source: relayer.publicKey(), vault, issuer: Keypair.random().publicKey() });
+    const v2 = { xdr: asCredentials(prepared.xdr, 'addressV2'), network: prepared.network };
+    const e = await failure(c.client.submit(await relay(v2, owner, relayer, (await latest()).result.sequence + 100)));
+    expect(e.status).toBe(400);
+    expect([e.code, e.message]).toEqual(['tx_failed', 'transaction rejected: txMalformed']);
+    expect(await c.vault.deniedIssuerCount({ vault })).toBe(0);
+  });
+
+  it("the owner's V2 signature put under another address is refused by submit before it is sent", async () => {
+    const { c, owner, relayer, vault, latest } = await network(29);
+    const prepared = await c.vault.denyIssuer({ source: relayer.publicKey(), vault, issuer: Keypair.random().publicKey() });
+    const authorized = xdr.TransactionEnvelope.fromXdr(
+      await authorizeEntries(prepared.xdr, prepared.network, { address: owner.publicKey(), signer: owner, validUntilLedger: (await latest()).result.sequence + 100 }),
+      'base64',
+    );
+    const moved = authOf(authorized).map((e) => {
+      const a = (e.credentials as xdr.SorobanCredentialsAddressV2).addressV2;
+      const creds = new xdr.SorobanAddressCredentials({ address: new Address(relayer.publicKey()).toScAddress(), nonce: a.nonce, signatureExpirationLedger: a.signatureExpirationLedger, signature: a.signature });
+      return new xdr.SorobanAuthorizationEntry({ credentials: xdr.SorobanCredentials.sorobanCredentialsAddressV2(creds), rootInvocation: e.rootInvocation });
+    });
+    const signed = sign({ xdr: withAuth(authorized, moved).toXdr('base64'), network: prepared.network }, relayer);
+    const e = await failure(c.client.submit(signed));
+    expect([e.code, e.status]).toEqual(['tx_invalid', 400]);
+    expect(e.message).toMatch(new RegExp(`ADDRESS_V2 authorization entry for ${relayer.publicKey()} carries a signature by ${owner.publicKey()}`));
+    expect(e.txId).toBeUndefined(); // never sent
   });
 });

@@ -13,6 +13,18 @@ export interface PreparedTransaction {
   network: string;
 }
 
+/** A SorobanCredentials type: legacy `address`, CAP-71's address-bound `addressV2` and `addressWithDelegates`. */
+export type CredentialKind = 'sourceAccount' | 'address' | 'addressV2' | 'addressWithDelegates';
+
+/** One authorization entry of a transaction, as the safe-submit checks see it. */
+export interface AuthEntrySummary {
+  credentials: CredentialKind;
+  /** The address the entry authorizes for (source-account credentials: the operation source). */
+  address: string;
+  /** The delegate signers of an `addressWithDelegates` entry, nested ones included, depth first; else empty. */
+  delegates: string[];
+}
+
 /** What a signed transaction does, decoded for the safe-submit checks. */
 export interface Invocation {
   /** Transaction hash (hex) under the configured passphrase. */
@@ -29,6 +41,8 @@ export interface Invocation {
   args: xdr.ScVal[];
   /** Addresses whose authorization the transaction carries (source-account credentials resolve to the operation source). */
   authAddresses: string[];
+  /** Each authorization entry: its credential type, the address it authorizes for and its delegates (CAP-71). */
+  auth: AuthEntrySummary[];
   /** Accounts among source, operation source, fee source and G… auth addresses whose envelope signature verifies. */
   signedBy: string[];
 }
@@ -112,6 +126,8 @@ export interface NetworkCheck {
   ok: boolean;
   expected: string;
   actual: string;
+  /** The protocol version the RPC reports (getNetwork). */
+  protocolVersion: number;
 }
 
 export interface ChainClient {
@@ -130,6 +146,8 @@ export interface ChainClient {
   getLedgerEntries(keys: xdr.LedgerKey[], options?: { cached?: boolean }): Promise<rpc.Api.GetLedgerEntriesResponse>;
   health(): Promise<ChainHealth>;
   verifyNetwork(): Promise<NetworkCheck>;
+  /** The protocol version the RPC last reported (verifyNetwork, health); undefined before either ran. */
+  readonly protocolVersion: number | undefined;
 }
 
 /** verify_vc result (credential-vault-api.md "verify-vc"). */

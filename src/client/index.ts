@@ -33,6 +33,7 @@ export {
   type DidMutations,
   type DidWriteResult,
 } from './resolver.ts';
+export { authEntries, authorizeEntries, type AuthEntryInfo, type AuthEntrySigner, type AuthorizeOptions, type CredentialType } from './auth.ts';
 export { ApiError, UNEXPECTED_RESPONSE, apiErrorFrom, isApiError, unwrap, type FetchResult, type ResolverErrorCode } from './errors.ts';
 // What a client needs to name a new DID and its keys before registering them.
 export { generateDid, encodeMultikey } from '../did/index.ts';

@@ -45,7 +45,7 @@ export interface paths {
         };
         /**
          * Public network configuration
-         * @description The network and contract ids of this deployment. No key, never rate limited.
+         * @description The network, its protocol version and the contract ids of this deployment. No key, never rate limited.
          */
         get: operations["getConfig"];
         put?: never;
@@ -1555,6 +1555,17 @@ export interface components {
             /** @example Test SDF Network ; September 2015 */
             networkPassphrase: string;
             networkType: components["schemas"]["Network"];
+            /**
+             * @description The Stellar protocol version the chain RPC reports (`getNetwork`), read at start and again by every
+             *     readiness check, so an upgrade of the network shows here. The service supports Protocol 26 and later
+             *     and refuses to start against an older network (decision: 26 is the oldest protocol whose RPC answers
+             *     `@stellar/stellar-sdk` 17 decodes and the contracts run on). From Protocol 27 prepared transactions
+             *     may carry `SOROBAN_CREDENTIALS_ADDRESS_V2` authorization entries (CAP-71; from Protocol 28 they do
+             *     whenever another party authorizes): a client must decode and sign them with `@stellar/stellar-sdk`
+             *     16 or later (17 recommended); SDK 15 cannot decode them.
+             * @example 29
+             */
+            protocolVersion: number;
             factoryContractId: components["schemas"]["ContractId"];
             /**
              * @description Hash of the vault template the factory deploys (64 hex).
@@ -2387,6 +2398,7 @@ export interface operations {
                      *       "rpcUrl": "http://127.0.0.1:8000/rpc",
                      *       "networkPassphrase": "Test SDF Network ; September 2015",
                      *       "networkType": "testnet",
+                     *       "protocolVersion": 29,
                      *       "factoryContractId": "CABAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAFNSZ",
                      *       "vaultWasmHash": "5c9a3e1f7b2d4c6a8e0f1a3b5d7c9e2f4a6b8d0c1e3f5a7b9c2d4e6f8a0b1c3d",
                      *       "didStellarRegistryId": "CAEQSCIJBEEQSCIJBEEQSCIJBEEQSCIJBEEQSCIJBEEQSCIJBEEQTD2L",

@@ -2,7 +2,8 @@
 // transitions"): register → resolve → update → stale update 409 → transfer → old controller refused →
 // deactivate → 410 tombstone → raw record deactivated; and network routing on mainnet.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Keypair } from '@stellar/stellar-sdk';
+import { Address, Keypair, Transaction, xdr } from '@stellar/stellar-sdk';
+import { authOf, withAuth } from '../../simulator/core/testing.ts';
 import { generateDid } from '../did/index.ts';
 import { multikey, signWithAuth, startHarness, type Harness, type RegisteredDid } from './testing.ts';
 
@@ -160,6 +161,29 @@ describe('who signs (did-registry-resolver.md "Authentication")', () => {
     const ok = await h.post('/v1/dids/stellar', { signedXdr: signed });
     expect(ok.status, ok.text).toBe(200);
     expect((await h.get(`/1.0/identifiers/${did}`)).body.didDocumentMetadata.method.stellarAccount).toBe(controller.publicKey());
+  });
+
+  it("the controller's ADDRESS_V2 entry, its signature moved to another address, is refused at submit", async () => {
+    const payer = await h.account();
+    const controller = await h.account();
+    const other = await h.account();
+    const { did } = generateDid({ network: 'testnet' });
+    const record = { controller: controller.publicKey(), authentication: [{ publicKeyMultibase: multikey(Keypair.random()) }], assertionMethod: [], keyAgreement: [], services: [] };
+    const prep = await h.post('/v1/dids/stellar', { did, sourcePublicKey: payer.publicKey(), record });
+    expect(authOf(xdr.TransactionEnvelope.fromXdr(prep.body.xdr, 'base64')).map((e) => e.credentials.type)).toEqual(['sorobanCredentialsAddressV2']);
+    const env = xdr.TransactionEnvelope.fromXdr(await signWithAuth(prep.body.xdr, prep.body.networkPassphrase, payer, [controller], (await h.latestLedger()) + 100), 'base64');
+    const moved = authOf(env).map((e) => {
+      const a = (e.credentials as xdr.SorobanCredentialsAddressV2).addressV2;
+      const creds = new xdr.SorobanAddressCredentials({ address: new Address(other.publicKey()).toScAddress(), nonce: a.nonce, signatureExpirationLedger: a.signatureExpirationLedger, signature: a.signature });
+      return new xdr.SorobanAuthorizationEntry({ credentials: xdr.SorobanCredentials.sorobanCredentialsAddressV2(creds), rootInvocation: e.rootInvocation });
+    });
+    const tx = new Transaction(withAuth(env, moved), prep.body.networkPassphrase);
+    tx.sign(payer);
+    const r = await h.post('/v1/dids/stellar', { signedXdr: tx.toXdr() });
+    expect(r.status, r.text).toBe(400);
+    expect(r.body.code).toBe('invalid_request');
+    expect(r.body.message).toMatch(new RegExp(`ADDRESS_V2 authorization entry for ${other.publicKey()} carries a signature by ${controller.publicKey()}`));
+    expect((await h.get(`/1.0/identifiers/${did}`)).status).toBe(404);
   });
 
   it('deactivate and transfer signed by a stranger fail on-chain; the DID stays active', async () => {

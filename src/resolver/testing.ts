@@ -3,7 +3,7 @@
 // helpers that fund accounts and drive the registry through the resolver with real SDK signatures.
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Address, Keypair, Transaction, TransactionBuilder, authorizeEntry, xdr } from '@stellar/stellar-sdk';
+import { Keypair, Transaction, TransactionBuilder, authorizeEntry, inspectAuthEntry, xdr } from '@stellar/stellar-sdk';
 import { startSimulator, type NetworkInfo, type RunningSimulator } from '../../simulator/index.ts';
 import { authOf, withAuth } from '../../simulator/core/testing.ts';
 import { createChain, type Chain } from '../chain/index.ts';
@@ -119,13 +119,9 @@ export async function signWithAuth(xdrText: string, passphrase: string, source: 
   const env = xdr.TransactionEnvelope.fromXdr(xdrText, 'base64');
   const signed: xdr.SorobanAuthorizationEntry[] = [];
   for (const entry of authOf(env)) {
-    const creds = entry.credentials;
-    if (creds.type !== 'sorobanCredentialsAddress') {
-      signed.push(entry);
-      continue;
-    }
-    const address = Address.fromScAddress(creds.address.address).toString();
-    const signer = authSigners.find((k) => k.publicKey() === address);
+    // every address credential type (legacy ADDRESS, and ADDRESS_V2 which simulation returns from Protocol 28)
+    const info = inspectAuthEntry(entry);
+    const signer = info.address === null ? undefined : authSigners.find((k) => k.publicKey() === info.address);
     signed.push(signer ? await authorizeEntry(entry, signer, validUntil, passphrase) : entry);
   }
   const tx = new Transaction(withAuth(env, signed), passphrase);

@@ -167,6 +167,7 @@ export function stubChain(network: NetworkName = 'testnet', overrides: Partial<C
     }),
     health: fail('health'),
     verifyNetwork: fail('verifyNetwork'),
+    protocolVersion: 29,
   };
   return {
     client,
@@ -301,6 +302,7 @@ export async function startVaultTestEnv(options: VaultTestOptions = {}): Promise
         registryId: info.registryId,
         feeTokenId: info.feeTokenId,
       });
+      await chain.client.verifyNetwork(); // as services.ts does at start: /config shows the protocol it read
       profile = {
         network,
         rpcUrl: info.rpcUrl!,

@@ -58,6 +58,28 @@ export function bindToWallet(auth: AuthContext, binding: Binding, field: string,
   }
 }
 
+/**
+ * Safe submit on a bound route: every authorization entry of the transaction, whatever its credential type
+ * (legacy ADDRESS, ADDRESS_V2, ADDRESS_WITH_DELEGATES, source account), authorizes for the key's wallet, so a
+ * signed transaction cannot carry the authorization of an address the key is not bound to. An
+ * ADDRESS_WITH_DELEGATES entry's delegates sign for its address, which is what is bound.
+ */
+export function bindAuthorizers(auth: AuthContext, binding: Binding, inv: Invocation): void {
+  if (auth.role === 'admin') return;
+  const wallet = keyWallet(auth);
+  for (const a of inv.auth) {
+    if (a.address === wallet) continue;
+    throw new ApiError(
+      403, 'forbidden',
+      `the transaction carries an authorization entry (${CREDENTIAL_NAMES[a.credentials]}) for ${a.address}, which is not the wallet bound to the API key (${binding} binding)`,
+    );
+  }
+}
+
+const CREDENTIAL_NAMES = {
+  sourceAccount: 'SOURCE_ACCOUNT', address: 'ADDRESS', addressV2: 'ADDRESS_V2', addressWithDelegates: 'ADDRESS_WITH_DELEGATES',
+} as const;
+
 /** A rule between two request fields that holds for every key, reported as 403 forbidden naming the field. */
 export function requireSame(field: string, value: string, other: string, otherValue: string): void {
   if (value !== otherValue) throw new ApiError(403, 'forbidden', `${field} must equal ${other}`);

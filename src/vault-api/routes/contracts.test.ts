@@ -3,7 +3,8 @@
 // One environment for the whole file; accounts and vaults are reused across the ordered tests.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Account, Contract, Keypair, TransactionBuilder, nativeToScVal } from '@stellar/stellar-sdk';
+import { Account, Address, Contract, Keypair, TransactionBuilder, authorizeEntry, buildWithDelegatesEntry, nativeToScVal, xdr as xdrLib } from '@stellar/stellar-sdk';
+import { authOf, withAuth } from '../../../simulator/core/testing.ts';
 import type { RunningSimulator } from '../../../simulator/index.ts';
 import { startVaultTestEnv, type MintedKey, type VaultTestEnv } from '../testing.ts';
 import { didIdToBytes, encodeMultikey, generateDid } from '../../did/index.ts';
@@ -314,6 +315,45 @@ describe('safe submit', () => {
   it("an issue whose issuer is not the key's wallet → 403 forbidden", async () => {
     const xdr = await prepare('/contracts/vc/issue', { ...issueBody('s1'), issuer: other.publicKey(), issuerDid: otherDid, sourcePublicKey: other.publicKey() }, otherKey);
     expectError(await submit('/contracts/vc/issue', xdr, other, issuerKey), 403, 'forbidden', /^issuer/);
+  });
+
+  // The issuer binding covers who authorizes, not only the arguments: an entry of any credential type for
+  // another address (signed by that address for this very invocation) is refused before it is sent.
+  it.each(['address', 'addressV2', 'addressWithDelegates'] as const)(
+    "an issue carrying a %s authorization entry for an address other than the key's wallet → 403 forbidden",
+    async (kind) => {
+      const prepared = xdrLib.TransactionEnvelope.fromXdr(await prepare('/contracts/vc/issue', issueBody(`ae-${kind}`), issuerKey), 'base64');
+      const [own] = authOf(prepared);
+      const creds = new xdrLib.SorobanAddressCredentials({ address: new Address(other.publicKey()).toScAddress(), nonce: 9n, signatureExpirationLedger: 0, signature: xdrLib.ScVal.scvVoid() });
+      const v2 = new xdrLib.SorobanAuthorizationEntry({ credentials: xdrLib.SorobanCredentials.sorobanCredentialsAddressV2(creds), rootInvocation: own!.rootInvocation });
+      const unsigned =
+        kind === 'address' ? new xdrLib.SorobanAuthorizationEntry({ credentials: xdrLib.SorobanCredentials.sorobanCredentialsAddress(creds), rootInvocation: own!.rootInvocation })
+        : kind === 'addressV2' ? v2
+        : buildWithDelegatesEntry({ entry: v2, validUntilLedgerSeq: 0, delegates: [{ address: issuer.publicKey() }] });
+      const foreign = await authorizeEntry(unsigned, other, 1_000_000, env.passphrase, other.publicKey());
+      const x = withAuth(prepared, [...authOf(prepared), foreign]).toXdr('base64');
+      const name = { address: 'ADDRESS', addressV2: 'ADDRESS_V2', addressWithDelegates: 'ADDRESS_WITH_DELEGATES' }[kind];
+      expectError(await submit('/contracts/vc/issue', x, issuer, issuerKey), 403, 'forbidden', new RegExp(`authorization entry \\(${name}\\) for ${other.publicKey()}.*issuer binding`));
+    },
+  );
+
+  it('an authorization signature moved to another address → 400 tx_invalid before the binding is even asked', async () => {
+    const prepared = xdrLib.TransactionEnvelope.fromXdr(await prepare('/contracts/vc/issue', issueBody('ae-moved'), issuerKey), 'base64');
+    const [own] = authOf(prepared);
+    const forIssuer = await authorizeEntry(
+      new xdrLib.SorobanAuthorizationEntry({
+        credentials: xdrLib.SorobanCredentials.sorobanCredentialsAddressV2(new xdrLib.SorobanAddressCredentials({ address: new Address(issuer.publicKey()).toScAddress(), nonce: 9n, signatureExpirationLedger: 0, signature: xdrLib.ScVal.scvVoid() })),
+        rootInvocation: own!.rootInvocation,
+      }),
+      issuer, 1_000_000, env.passphrase,
+    );
+    const c = (forIssuer.credentials as xdrLib.SorobanCredentialsAddressV2).addressV2;
+    const moved = new xdrLib.SorobanAuthorizationEntry({
+      credentials: xdrLib.SorobanCredentials.sorobanCredentialsAddressV2(new xdrLib.SorobanAddressCredentials({ address: new Address(other.publicKey()).toScAddress(), nonce: c.nonce, signatureExpirationLedger: c.signatureExpirationLedger, signature: c.signature })),
+      rootInvocation: own!.rootInvocation,
+    });
+    const x = withAuth(prepared, [...authOf(prepared), moved]).toXdr('base64');
+    expectError(await submit('/contracts/vc/issue', x, issuer, issuerKey), 400, 'tx_invalid', new RegExp(`ADDRESS_V2 authorization entry for ${other.publicKey()}`));
   });
 
   it('undecodable, unsigned and wrong-network transactions → 400 tx_invalid', async () => {

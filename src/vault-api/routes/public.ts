@@ -25,6 +25,8 @@ export function createPublicRoutes(deps: VaultAppDeps, doc: OpenApiDocument): Ro
       rpcUrl: p.rpcUrl,
       networkPassphrase: p.networkPassphrase,
       networkType: p.network,
+      // read at start (services.ts refuses an older protocol) and refreshed by every readiness check
+      protocolVersion: deps.chain.client.protocolVersion,
       factoryContractId: p.factoryId,
       vaultWasmHash: p.vaultWasmHash,
       didStellarRegistryId: p.registryId,

@@ -9,7 +9,7 @@ import {
 } from '../../chain/index.ts';
 import type { components } from '../../generated/vault-api.ts';
 import {
-  bindToWallet, expectFactory, expectFactoryVault, onVaults, requireSame, vaultOf, writeHandler, type WriteRoute,
+  bindAuthorizers, bindToWallet, expectFactory, expectFactoryVault, onVaults, requireSame, vaultOf, writeHandler, type WriteRoute,
 } from './contract-common.ts';
 import {
   batchEntry, checkBatchSize, checkDidUriNetwork, checkIssuerDid, checkLengths, checkSealedVcData, checkVcData, sealVcData,
@@ -34,6 +34,7 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
     await expectFactoryVault(deps, inv);
     if (a.vaultContract !== inv.contractId) throw mismatch(`vault_contract ${a.vaultContract} is not the invoked vault ${inv.contractId}`);
     issuerRules(auth, a.issuer, inv.source);
+    bindAuthorizers(auth, 'issuer', inv);
     await checkIssuerDid(deps, a.issuerDid, a.issuer);
     return chain.vault.vaultOwner({ vault: inv.contractId });
   };
@@ -167,6 +168,7 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
       const fromOwner = await chain.vault.vaultOwner({ vault: inv.contractId });
       bindToWallet(auth, 'ownership', 'fromOwner', fromOwner);
       requireSame('sourcePublicKey', inv.source, 'fromOwner', fromOwner);
+      bindAuthorizers(auth, 'ownership', inv);
     },
   });
 
@@ -207,6 +209,7 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
       expectFactory(deps, inv);
       bindToWallet(auth, 'sponsor', 'sponsor', a.deployer);
       bindToWallet(auth, 'sponsor', 'sourcePublicKey', inv.source);
+      bindAuthorizers(auth, 'sponsor', inv);
     },
   });
 }
