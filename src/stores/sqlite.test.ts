@@ -32,7 +32,7 @@ interface Child {
 }
 
 function runChild(args: string[]): Child {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/run-ts.js'), CHILD, ...args], { cwd: ROOT });
+  const child = spawn(process.execPath, [CHILD, ...args], { cwd: ROOT });
   let out = '';
   let err = '';
   let markReady = () => {};

@@ -1,4 +1,4 @@
-// Run by sqlite.test.ts in a separate process (node bin/run-ts.js): acts on the embedded store of a data
+// Run by sqlite.test.ts in a separate process (plain node: Node 24 strips the types): acts on the embedded store of a data
 // directory the way the `credential-vault keys` CLI or a second process does while the server runs, and
 // prints JSON.
 //   create-key <dataDir> <wallet>
