@@ -77,4 +77,11 @@ describe("the resolver's x-handler-pattern is the resolver's DID check", () => {
     }), { numRuns: 2000 });
     expect(accepted, 'valid DIDs were generated too').toBeGreaterThan(100);
   });
+
+  it('lets a DID URL with an encoded fragment through (dereferencing), not a bare or broken one', () => {
+    expect(pattern.test('did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxza%23assert-1')).toBe(true);
+    expect(pattern.test('did%3Aledger%3Atestnet%3Anohsyhu2pu7uaulcoocjljvxza%23auth-1')).toBe(true);
+    expect(pattern.test('did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxza%23')).toBe(false);
+    expect(pattern.test('did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxzb%23assert-1')).toBe(false);
+  });
 });

@@ -1255,7 +1255,8 @@ export interface operations {
                  * @description The DID, optionally URL-encoded. Checked by the resolver (not by request validation) so that an
                  *     invalid DID is answered with a resolution result (`invalidDid`). `x-handler-pattern` is that
                  *     check, plain or URL-encoded (a canonical didId ends in one of `aeimquy4`: its 2 padding bits are
-                 *     zero); a DID of a network this instance does not serve is `invalidDid` too. The Prism mock
+                 *     zero), optionally followed by an encoded fragment (`%23assert-1`, dereferencing); a DID of a
+                 *     network this instance does not serve is `invalidDid` too. The Prism mock
                  *     (`npm run mock:resolver`) validates the pattern, so it too answers an invalid DID with 400
                  *     `invalidDid`.
                  */

@@ -1368,7 +1368,7 @@ export interface components {
          *     neither → 400 `invalid_request`; `vcId` without `owner` (or the reverse) → 400 `invalid_request`.
          */
         VerifyCredentialRequest: {
-            /** @description The credential as the holder presented it, with its `proof`. */
+            /** @description The credential as the holder presented it, with its `proof` (its JSON at most the body limit; as many members as a stored `vcData` may hold). */
             verifiableCredential?: {
                 [key: string]: unknown;
             };

@@ -4,6 +4,7 @@
 // (vault-api.yaml verifyCredential). Also the issuance rule that a vcData carrying a proof must verify
 // against issuerDid's assertion keys (vc_proof_invalid). src/did holds the pure pieces; this composes them
 // with src/chain reads. A ledger that cannot be read is an error (502), never a verified: false.
+import { clip } from '../openapi/error-bounds.ts';
 import { canonicalize, didIdToBytes, parseDid, resolveFromRegistry, verifyDataIntegrity } from '../did/index.ts';
 import type { DidResolutionResult, VerifyDataIntegrityResult } from '../did/index.ts';
 import type { components } from '../generated/vault-api.ts';
@@ -109,11 +110,12 @@ export async function verifyCredential(deps: VaultAppDeps, input: VerifyCredenti
   const warnings: Problem[] = [];
   const fail = (check: CheckName, reason: string, message: string) => {
     outcome.set(check, 'failed');
-    errors.push({ check, reason, message });
+    // The answer stays small (VerifyCredentialResponse: at most 20 of each, messages at most 1,000 characters).
+    if (errors.length < 20) errors.push({ check, reason, message: clip(message, 1000) });
   };
   const skip = (check: CheckName, reason: string, message: string) => {
     if (!outcome.has(check)) outcome.set(check, 'skipped');
-    warnings.push({ check, reason, message });
+    if (warnings.length < 20) warnings.push({ check, reason, message: clip(message, 1000) });
   };
 
   // proof
