@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Keypair } from '@stellar/stellar-sdk';
 import { generateDid } from '../did/index.ts';
-import { multikey, signWithAuth, startHarness, type Harness, type RegisteredDid } from './testing.ts';
+import { multikey, signWithAuth, startHarness, type Harness, type RegisteredDid } from '../../test-support/resolver.ts';
 
 let h: Harness;
 beforeAll(async () => {

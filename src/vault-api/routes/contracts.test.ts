@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Account, Contract, Keypair, TransactionBuilder, nativeToScVal } from '@stellar/stellar-sdk';
 import type { RunningSimulator } from '../../../simulator/index.ts';
-import { startVaultTestEnv, type MintedKey, type VaultTestEnv } from '../testing.ts';
+import { startVaultTestEnv, type MintedKey, type VaultTestEnv } from '../../../test-support/vault-api.ts';
 import { didIdToBytes, encodeMultikey, generateDid } from '../../did/index.ts';
 import { i128 } from '../../chain/codec.ts';
 
