@@ -3,8 +3,8 @@
 // requests sent to the mock and to the service (in process) get the same status and error code, except
 // the listed differences, each with its reason and each checked to still differ.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../src/resolver/testing.ts';
-import { startVaultTestEnv, stubChain, type VaultTestEnv } from '../src/vault-api/testing.ts';
+import { startHarness, type Harness } from '../test-support/resolver.ts';
+import { startVaultTestEnv, stubChain, type VaultTestEnv } from '../test-support/vault-api.ts';
 import { startPrismMock, type PrismMock } from './helpers/prism.ts';
 import { deref, loadSpec, type Json } from './helpers/spec.ts';
 

@@ -6,13 +6,15 @@ import { FACTORY_WASM_HASH, REGISTRY_WASM_HASH, VAULT_WASM_HASH, contractImpls }
 import type { Profile } from './core/bootstrap.ts';
 import type { ContractRegistry } from './core/invocation.ts';
 import { txXdrFields } from './core/meta.ts';
-import { SimNetwork, type NetworkInfo, type NetworkName } from './core/network.ts';
+import { SimNetwork } from './core/network.ts';
+import type { NetworkInfo, NetworkName } from './core/network-types.ts';
 import { stellarAssetContract } from './core/sac.ts';
 import { StateJournal, writeFileDurably } from './core/journal.ts';
 import { createHttpServer } from './core/server.ts';
 import { STATE_FORMAT, loadNetwork, saveNetwork, type SavedState } from './core/state.ts';
 
-export type { NetworkInfo, NetworkName, InvokeOptions, InvokeResult, ReadResult } from './core/network.ts';
+export type { InvokeOptions, InvokeResult, ReadResult } from './core/network.ts';
+export type { NetworkInfo, NetworkName } from './core/network-types.ts';
 export { SimNetwork, FriendbotError } from './core/network.ts';
 export { MAX_PROTOCOL, MIN_PROTOCOL, PROTOCOL_VERSION, parseProtocol } from './core/ledger.ts';
 export type { SavedState } from './core/state.ts';

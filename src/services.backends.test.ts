@@ -9,7 +9,7 @@ import { afterAll, expect, it } from 'vitest';
 import { loadConfig } from './config/index.ts';
 import { main } from './cli.ts';
 import { startServices } from './services.ts';
-import { dropRedisPrefix, dropSchema, pgQuery, pgUrl, redisUrl, uniqueName } from './stores/testing/backends.ts';
+import { dropRedisPrefix, dropSchema, pgQuery, pgUrl, redisUrl, uniqueName } from '../test-support/stores/backends.ts';
 
 const schema = uniqueName('cv_cfg');
 const prefix = `${uniqueName('cvcfg')}:`;

@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSimulator } from '../simulator/index.ts';
 import { loadConfig } from './config/index.ts';
 import { generateDid } from './did/index.ts';
-import { parseExposition, request as rawRequest, type ParsedFamily } from './observability/testing.ts';
-import { closedPort, multikey, sign } from './resolver/testing.ts';
+import { parseExposition, request as rawRequest, type ParsedFamily } from '../test-support/observability.ts';
+import { closedPort, multikey, sign } from '../test-support/resolver.ts';
 import { startServices, type RunningServices } from './services.ts';
 
 type Sim = Awaited<ReturnType<typeof startSimulator>>;

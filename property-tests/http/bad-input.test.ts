@@ -10,8 +10,8 @@
 // answer that breaks its own spec also surfaces as a 5xx here.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../../src/resolver/testing.ts';
-import { startVaultTestEnv, type VaultTestEnv } from '../../src/vault-api/testing.ts';
+import { startHarness, type Harness } from '../../test-support/resolver.ts';
+import { startVaultTestEnv, type VaultTestEnv } from '../../test-support/vault-api.ts';
 import { hostileKinds } from './hostile-mutations.ts';
 import { knownUntilMerge } from './known-until-merge.ts';
 import { mutationKinds, type Keys, type Mutation, type MutationKind } from './mutations.ts';

@@ -11,7 +11,7 @@ import { Keypair, Operation, TransactionBuilder, rpc } from '@stellar/stellar-sd
 import type { Chain } from '../../src/chain/index.ts';
 import { didIdToBytes, encodeMultikey, generateDid } from '../../src/did/index.ts';
 import type { KeyStore } from '../../src/stores/index.ts';
-import { startVaultTestEnv, type VaultTestEnv } from '../../src/vault-api/testing.ts';
+import { startVaultTestEnv, type VaultTestEnv } from '../../test-support/vault-api.ts';
 
 export type NetworkName = 'testnet' | 'mainnet';
 

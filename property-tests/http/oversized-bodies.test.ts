@@ -3,8 +3,8 @@
 // most a few KB. Not timed here (a shared CI machine makes timings flaky): bench/sections/oversized.ts
 // measures the latency.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../../src/resolver/testing.ts';
-import { startVaultTestEnv, type VaultTestEnv } from '../../src/vault-api/testing.ts';
+import { startHarness, type Harness } from '../../test-support/resolver.ts';
+import { startVaultTestEnv, type VaultTestEnv } from '../../test-support/vault-api.ts';
 import { ERROR_BODY_MAX_BYTES, oversizedCases } from './oversized-bodies.ts';
 import { loadSpec, resolverErrorProblems, send, vaultErrorProblems } from './spec.ts';
 

@@ -5,7 +5,7 @@
 // into a 500, which no command ever expects).
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startVaultTestEnv, stubChain } from '../../src/vault-api/testing.ts';
+import { startVaultTestEnv, stubChain } from '../../test-support/vault-api.ts';
 import { startSimulatorModelEnv, type ModelEnv } from './model-env.ts';
 import { runParams } from './params.ts';
 import { runVaultModel } from './run-model.ts';

@@ -17,7 +17,7 @@ import { accountKey, randomNonce, sha256, verifyEd25519 } from './crypto.ts';
 import { ADDRESS_BOUND_AUTH_PROTOCOL, V2_BY_DEFAULT_PROTOCOL } from './ledger.ts';
 import { DetailedHostError } from './diagnostics.ts';
 import { accountKeyId, fromScAddress, toScAddress } from './entries.ts';
-import type { Frame, Invocation } from './invocation.ts';
+import type { AuthFrame, AuthInvocation } from './auth-host.ts';
 
 export type AuthMode = 'enforce' | 'record' | 'record_allow_nonroot' | 'genesis';
 
@@ -114,16 +114,16 @@ const authError = (msg: string, code = 'InvalidAction'): HostError => new HostEr
 
 export class AuthTracker {
   private readonly recorded: RecEntry[] = [];
-  private readonly recordedAt = new WeakMap<Frame, Map<string, RecNode>>();
+  private readonly recordedAt = new WeakMap<AuthFrame, Map<string, RecNode>>();
   private readonly entries: EnfEntry[] = [];
   /** Why the entries are malformed (unsorted or duplicate delegates): the host fails before entering the contract. */
   private entriesError: HostError | undefined;
 
-  private readonly inv: Invocation;
+  private readonly inv: AuthInvocation;
   readonly mode: AuthMode;
   private readonly source: string | undefined;
   constructor(
-    inv: Invocation,
+    inv: AuthInvocation,
     mode: AuthMode,
     source: string | undefined,
     authEntries: readonly xdr.SorobanAuthorizationEntry[] = [],
@@ -142,7 +142,7 @@ export class AuthTracker {
     if (this.entriesError) throw this.entriesError;
   }
 
-  require(frame: Frame, address: string): void {
+  require(frame: AuthFrame, address: string): void {
     if (frame.parent && frame.parent.contractId === address) return; // the invoking contract
     switch (this.mode) {
       case 'genesis':
@@ -156,7 +156,7 @@ export class AuthTracker {
 
   // ---- recording ----------------------------------------------------------------------------------------------
 
-  private record(frame: Frame, address: string): void {
+  private record(frame: AuthFrame, address: string): void {
     const here = this.recordedAt.get(frame);
     if (here?.has(address)) return;
     const node: RecNode = { contractId: frame.contractId, fn: frame.fn, args: frame.args, children: [] };
@@ -251,7 +251,7 @@ export class AuthTracker {
     return entry;
   }
 
-  private enforce(frame: Frame, address: string): void {
+  private enforce(frame: AuthFrame, address: string): void {
     let argsXdr: Buffer | undefined;
     for (const entry of this.entries) {
       if (entry.address !== address) continue;

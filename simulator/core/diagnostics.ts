@@ -8,6 +8,7 @@ import { xdr } from '@stellar/stellar-sdk';
 import { ContractError, HostError } from '../host.ts';
 import { contractHash, contractIdOf } from './crypto.ts';
 import { fromScAddress } from './entries.ts';
+import type { Failure } from './failure.ts';
 import type { DiagnosticRec } from './records.ts';
 
 /** A SAC (or other host-implemented contract) error: a contract error number with the host's words as data. */
@@ -51,14 +52,6 @@ const TYPES: Record<string, (c: xdr.ScErrorCode) => xdr.ScError> = {
   Value: (c) => xdr.ScError.sceValue(c),
   Auth: (c) => xdr.ScError.sceAuth(c),
 };
-
-/** A classified failure: `Error(Type, Code)` text, its ScVal, the contract error number, the host's detail. */
-export interface Failure {
-  readonly code: string;
-  readonly value: xdr.ScVal;
-  readonly contractCode?: number;
-  readonly detail: xdr.ScVal;
-}
 
 function errorValue(type: string, code: string): xdr.ScVal {
   if (type === 'Contract') return xdr.ScVal.scvError(xdr.ScError.sceContract(Number(code.replace('#', ''))));

@@ -5,7 +5,8 @@ import { xdr } from '@stellar/stellar-sdk';
 import { HostError, type ContractContext, type ContractImpl, type ContractStorage, type Durability } from '../host.ts';
 import { contractIdFromAddress } from '../../src/chain/derive.ts';
 import { AuthTracker, type AuthMode } from './auth.ts';
-import { classify, diag, type Failure } from './diagnostics.ts';
+import { classify, diag } from './diagnostics.ts';
+import type { Failure } from './failure.ts';
 import {
   PERSISTENT_TTL,
   dataKeyId,

@@ -10,31 +10,10 @@ import { accountKeyId, fromScAddress, toScAddress, trustlineKeyId, TRUSTLINE_AUT
 import { Invocation, type ContractRegistry } from './invocation.ts';
 import { BASE_FEE, Ledger } from './ledger.ts';
 import { txXdrFields } from './meta.ts';
+import type { NetworkInfo, NetworkName } from './network-types.ts';
 import type { ContractEventRec } from './records.ts';
 import { createRpcHandler } from './rpc.ts';
 import { readCall, simulateInvoke, type Core } from './simulate.ts';
-
-export type NetworkName = 'testnet' | 'mainnet';
-
-/** What clients need to know about a network (also `sim_info`). */
-export interface NetworkInfo {
-  network: NetworkName;
-  passphrase: string;
-  rpcUrl?: string;
-  friendbotUrl?: string;
-  factoryId: string;
-  registryId: string;
-  /** hex */
-  vaultWasmHash: string;
-  feeTokenId: string;
-  /** stroops per credential, decimal string */
-  feeAmount: string;
-  stablecoin?: { code: 'USDC'; issuer: string };
-  /** Factory admin and fee destination. */
-  admin: { publicKey: string; secret: string };
-  /** The native asset's contract (SAC). */
-  nativeTokenId: string;
-}
 
 export interface InvokeOptions {
   /** Transaction source; signs the envelope (and its own source-account auth). */

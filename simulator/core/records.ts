@@ -1,6 +1,6 @@
 // Records the ledger keeps about what happened: contract events, diagnostic events, entry changes, transactions.
 import { xdr } from '@stellar/stellar-sdk';
-import type { Failure } from './diagnostics.ts';
+import type { Failure } from './failure.ts';
 import type { AccountEntry, Entry } from './entries.ts';
 
 /** A contract event as emitted (`#[contractevent]`: topics + data). */

@@ -9,7 +9,7 @@ import { diagnosticXdr } from './diagnostics.ts';
 import { entryXdr, fromScAddress, keyIdOfLedgerKey, liveUntilOf, type Entry } from './entries.ts';
 import { getEvents, type GetEventsParams } from './events.ts';
 import { txXdrFields } from './meta.ts';
-import type { SimNetwork } from './network.ts';
+import type { RpcNetwork } from './network-types.ts';
 import type { DiagnosticRec, TxRecord } from './records.ts';
 import { INVALID_PARAMS, METHOD_NOT_FOUND, RpcError } from './rpc-error.ts';
 import { simulateInvoke } from './simulate.ts';
@@ -78,7 +78,7 @@ function getTransactionXdr(rec: TxRecord): ReturnType<typeof txXdrFields> & { ev
   return { ...x, events: c.events, diagnostics: c.diagnostics };
 }
 
-export function createRpcHandler(net: SimNetwork): (method: string, params?: unknown) => Promise<unknown> {
+export function createRpcHandler(net: RpcNetwork): (method: string, params?: unknown) => Promise<unknown> {
   const ledger = net.ledger;
   // Recent recording-mode simulations: a transaction submitted for exactly that invocation, with exactly the
   // recorded auth entries and a covering footprint, on an unchanged ledger, is applied without running again.

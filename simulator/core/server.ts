@@ -1,7 +1,8 @@
 // The HTTP face of the simulator: POST /<network>/rpc (JSON-RPC 2.0, single or batch), GET|POST
 // /<network>/friendbot?addr=G…, GET / (network summary). Bodies over 1 MB are refused with 413.
 import http from 'node:http';
-import { FriendbotError, type NetworkName, type SimNetwork } from './network.ts';
+import { FriendbotError, type SimNetwork } from './network.ts';
+import type { NetworkName } from './network-types.ts';
 import { INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, RpcError } from './rpc-error.ts';
 
 const MAX_BODY = 1_048_576;

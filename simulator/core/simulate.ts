@@ -4,7 +4,8 @@
 // a submitted transaction's declared resources.
 import { xdr } from '@stellar/stellar-sdk';
 import { recordedCredentialType, type AuthMode } from './auth.ts';
-import { failureText, type Failure } from './diagnostics.ts';
+import { failureText } from './diagnostics.ts';
+import type { Failure } from './failure.ts';
 import { ledgerKeyOf, type Entry } from './entries.ts';
 import { Invocation, failureOf, type ContractRegistry } from './invocation.ts';
 import type { Ledger } from './ledger.ts';

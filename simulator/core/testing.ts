@@ -7,7 +7,8 @@ import { toBytes, toU32 } from '../../src/chain/codec.ts';
 import { FACTORY_WASM_HASH, REGISTRY_WASM_HASH, VAULT_WASM_HASH, contractImpls } from '../contracts/index.ts';
 import { PROFILES } from '../index.ts';
 import { addressCredentialsOf } from './auth.ts';
-import { SimNetwork, type NetworkName } from './network.ts';
+import { SimNetwork } from './network.ts';
+import type { NetworkName } from './network-types.ts';
 import { stellarAssetContract } from './sac.ts';
 
 export const COUNTER_HASH = createHash('sha256').update('test counter').digest();

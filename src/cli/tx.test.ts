@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { Keypair } from '@stellar/stellar-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDid } from '../did/index.ts';
-import { multikey, startHarness, type Harness } from '../resolver/testing.ts';
+import { multikey, startHarness, type Harness } from '../../test-support/resolver.ts';
 import { UsageError, type CliIo } from './args.ts';
 import { txCommand } from './tx.ts';
 

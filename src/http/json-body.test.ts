@@ -7,9 +7,9 @@ import http from 'node:http';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadResolverSpec } from '../resolver/app.ts';
-import { startHarness, type Harness } from '../resolver/testing.ts';
+import { startHarness, type Harness } from '../../test-support/resolver.ts';
 import { indexOperations, loadVaultSpec } from '../vault-api/middleware/openapi.ts';
-import { startVaultTestEnv, stubChain, stubContractRoutes, type VaultTestEnv } from '../vault-api/testing.ts';
+import { startVaultTestEnv, stubChain, stubContractRoutes, type VaultTestEnv } from '../../test-support/vault-api.ts';
 
 const G = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';
 const DID = 'did:ledger:testnet:b4pc2pclljuxrb4wuw2mhuxb6a';

@@ -2,7 +2,7 @@ import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from './logging.ts';
 import { readiness, rpcCheck, runChecks, storeChecks, type ReadinessCheck } from './health.ts';
-import { request, serve, type Served } from './testing.ts';
+import { request, serve, type Served } from '../../test-support/observability.ts';
 
 const up = (name: string): ReadinessCheck => ({ name, check: async () => true });
 const down = (name: string): ReadinessCheck => ({ name, check: async () => false });

@@ -2,7 +2,7 @@ import http from 'node:http';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger, requestLog, type LogLevel, type Logger } from './logging.ts';
-import { request, serve, type Served } from './testing.ts';
+import { request, serve, type Served } from '../../test-support/observability.ts';
 
 const T0 = Date.UTC(2025, 0, 2, 3, 4, 5, 678);
 const capture = (level: LogLevel = 'debug') => {

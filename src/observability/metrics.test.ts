@@ -1,7 +1,7 @@
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMetrics, httpMetrics, instrumentCache, instrumentChain, metricsHandler, type Metrics } from './metrics.ts';
-import { parseExposition, request, serve, type ParsedFamily, type Served } from './testing.ts';
+import { parseExposition, request, serve, type ParsedFamily, type Served } from '../../test-support/observability.ts';
 
 const OWNER_A = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';
 const OWNER_B = 'GBRPYHIL2CI3FNQ4BXLFMNDLFJUNPU2HY3ZMFSHONUCEOASW7QC7OX2H';

@@ -2,7 +2,7 @@ import http from 'node:http';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { gracefulShutdown } from './shutdown.ts';
-import { request, serve, type Served } from './testing.ts';
+import { request, serve, type Served } from '../../test-support/observability.ts';
 
 /** An app whose /slow answers after `ms`, and which tells when a request has arrived. */
 function slowApp(ms: number) {

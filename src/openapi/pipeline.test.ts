@@ -1,6 +1,6 @@
 import express, { type RequestHandler } from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
-import { request, serve, type Served } from '../observability/testing.ts';
+import { request, serve, type Served } from '../../test-support/observability.ts';
 import { pipeline } from './pipeline.ts';
 
 let served: Served | undefined;

@@ -2,9 +2,9 @@
 // spec/did-resolver.yaml (`sourcePublicKey`, `newController`, a record's `controller`) is sent with a bad
 // checksum to the real app over the simulator: 400 in the envelope, naming the field, never a 500.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addressFieldCases, BAD_CHECKSUMS } from '../openapi/address-fields.testing.ts';
+import { addressFieldCases, BAD_CHECKSUMS } from '../../test-support/address-fields.ts';
 import { loadResolverSpec } from './app.ts';
-import { startHarness, type Harness } from './testing.ts';
+import { startHarness, type Harness } from '../../test-support/resolver.ts';
 
 let h: Harness;
 beforeAll(async () => {

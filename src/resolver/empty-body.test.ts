@@ -1,7 +1,7 @@
 // A POST without a body (plain, or claiming a Content-Encoding) is 400 invalid_request, not a 500 from a
 // handler reading an undefined body (found by property-tests/http/bad-input.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from './testing.ts';
+import { startHarness, type Harness } from '../../test-support/resolver.ts';
 
 let h: Harness;
 beforeAll(async () => {

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError, type Cache, type RateLimiter } from '../stores/index.ts';
 import { createMemoryRateLimiter } from '../stores/memory.ts';
-import { startHarness, type Harness, type Server } from './testing.ts';
+import { startHarness, type Harness, type Server } from '../../test-support/resolver.ts';
 
 let h: Harness;
 const logs: Record<string, unknown>[] = [];

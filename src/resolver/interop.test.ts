@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Keypair } from '@stellar/stellar-sdk';
 import { DID_CONTEXT, generateDid } from '../did/index.ts';
-import { startHarness, type Harness, type RegisteredDid } from './testing.ts';
+import { startHarness, type Harness, type RegisteredDid } from '../../test-support/resolver.ts';
 
 let h: Harness;
 let d: RegisteredDid;

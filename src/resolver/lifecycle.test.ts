@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Address, Keypair, Transaction, xdr } from '@stellar/stellar-sdk';
 import { authOf, withAuth } from '../../simulator/core/testing.ts';
 import { generateDid } from '../did/index.ts';
-import { multikey, signWithAuth, startHarness, type Harness, type RegisteredDid } from './testing.ts';
+import { multikey, signWithAuth, startHarness, type Harness, type RegisteredDid } from '../../test-support/resolver.ts';
 
 let h: Harness;
 beforeAll(async () => {

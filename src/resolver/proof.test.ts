@@ -6,9 +6,9 @@ import { Keypair } from '@stellar/stellar-sdk';
 import { createChain } from '../chain/index.ts';
 import { canonicalizeToBytes, generateDid, type ProofChallenge } from '../did/index.ts';
 import { createMemoryCache } from '../stores/memory.ts';
-import { closedPort, multikey, sign, startHarness, type Harness, type RegisteredDid } from './testing.ts';
+import { closedPort, multikey, sign, startHarness, type Harness, type RegisteredDid } from '../../test-support/resolver.ts';
 import { createRedisStores, type RedisStores } from '../stores/redis.ts';
-import { dropRedisPrefix, redisUrl, uniqueName } from '../stores/testing/backends.ts';
+import { dropRedisPrefix, redisUrl, uniqueName } from '../../test-support/stores/backends.ts';
 
 let h: Harness;
 let d: RegisteredDid;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Account, Contract, Keypair, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
 import { encodeDidRecord } from '../chain/registry.ts';
 import { didIdToBytes, generateDid, type DidRecordInput } from '../did/index.ts';
-import { multikey, sign, startHarness, x25519Multikey, type Harness, type RegisteredDid } from './testing.ts';
+import { multikey, sign, startHarness, x25519Multikey, type Harness, type RegisteredDid } from '../../test-support/resolver.ts';
 
 let h: Harness;
 let owner: Keypair;

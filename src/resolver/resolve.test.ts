@@ -5,7 +5,7 @@ import { Keypair } from '@stellar/stellar-sdk';
 import { createChain } from '../chain/index.ts';
 import { DID_CONTEXT, generateDid } from '../did/index.ts';
 import { createMemoryCache } from '../stores/memory.ts';
-import { closedPort, multikey, sign, startHarness, type Harness, type RegisteredDid } from './testing.ts';
+import { closedPort, multikey, sign, startHarness, type Harness, type RegisteredDid } from '../../test-support/resolver.ts';
 
 let h: Harness;
 let d: RegisteredDid;

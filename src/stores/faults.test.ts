@@ -17,8 +17,8 @@ import {
   redisUrl,
   tempDir,
   uniqueName,
-} from './testing/backends.ts';
-import { closedPort, startTcpProxy, type TcpProxy } from './testing/tcp-proxy.ts';
+} from '../../test-support/stores/backends.ts';
+import { closedPort, startTcpProxy, type TcpProxy } from '../../test-support/stores/tcp-proxy.ts';
 import { StoreUnavailableError, type StoreName } from './types.ts';
 
 const schema = uniqueName('cv_faults');

@@ -7,8 +7,8 @@ import { Redis } from 'ioredis';
 import { MemoryNonceStore } from '../did/proof.ts';
 import { createStores } from './index.ts';
 import { createRedisStores, type RedisStores } from './redis.ts';
-import { dropRedisPrefix, manualClock, redisUrl, tempDir, uniqueName } from './testing/backends.ts';
-import { closedPort } from './testing/tcp-proxy.ts';
+import { dropRedisPrefix, manualClock, redisUrl, tempDir, uniqueName } from '../../test-support/stores/backends.ts';
+import { closedPort } from '../../test-support/stores/tcp-proxy.ts';
 import { StoreUnavailableError } from './types.ts';
 
 const prefix = `${uniqueName('cvnonces')}:`;

@@ -3,8 +3,8 @@
 import { readdir } from 'node:fs/promises';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createPostgresStores, type PostgresStores } from './postgres.ts';
-import { dropSchema, manualClock, pgQuery, pgUrl, uniqueName } from './testing/backends.ts';
-import { closedPort } from './testing/tcp-proxy.ts';
+import { dropSchema, manualClock, pgQuery, pgUrl, uniqueName } from '../../test-support/stores/backends.ts';
+import { closedPort } from '../../test-support/stores/tcp-proxy.ts';
 import { IDEMPOTENCY_TTL_MS, StoreUnavailableError } from './types.ts';
 
 const schema = uniqueName('cv_pg');

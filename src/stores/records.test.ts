@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryIdempotencyStore, createMemoryKeyStore } from './memory.ts';
 import { createPostgresStores } from './postgres.ts';
 import { createSqliteStores } from './sqlite.ts';
-import { dropSchema, manualClock, pgUrl, tempDir, uniqueName } from './testing/backends.ts';
+import { dropSchema, manualClock, pgUrl, tempDir, uniqueName } from '../../test-support/stores/backends.ts';
 import {
   IDEMPOTENCY_LEASE_MS,
   IDEMPOTENCY_TTL_MS,

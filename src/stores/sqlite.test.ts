@@ -16,11 +16,11 @@ import {
   MIGRATED_SUFFIX,
   createSqliteStores,
 } from './sqlite.ts';
-import { manualClock, tempDir } from './testing/backends.ts';
+import { manualClock, tempDir } from '../../test-support/stores/backends.ts';
 import { IDEMPOTENCY_TTL_MS, StoreUnavailableError, type CreatedKey } from './types.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CHILD = path.join(ROOT, 'src/stores/testing/sqlite-child.ts');
+const CHILD = path.join(ROOT, 'test-support/stores/sqlite-child.ts');
 
 interface Child {
   ready: Promise<void>;

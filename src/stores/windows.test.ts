@@ -3,7 +3,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createMemoryCache, createMemoryRateLimiter } from './memory.ts';
 import { createRedisStores, type RedisStores } from './redis.ts';
-import { dropRedisPrefix, manualClock, redisUrl, uniqueName } from './testing/backends.ts';
+import { dropRedisPrefix, manualClock, redisUrl, uniqueName } from '../../test-support/stores/backends.ts';
 import type { Cache, RateLimiter } from './types.ts';
 
 const T0 = Date.parse('2026-07-01T00:00:00Z');

@@ -3,9 +3,9 @@
 // query, body — is sent with a bad checksum to the real app over the simulator: 400 `invalid_request`
 // naming the field. Response validation is on, so the answer is also checked against the spec.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addressFieldCases, BAD_CHECKSUMS } from '../openapi/address-fields.testing.ts';
+import { addressFieldCases, BAD_CHECKSUMS } from '../../test-support/address-fields.ts';
 import { loadVaultSpec } from './middleware/openapi.ts';
-import { startVaultTestEnv, type VaultTestEnv } from './testing.ts';
+import { startVaultTestEnv, type VaultTestEnv } from '../../test-support/vault-api.ts';
 
 const many = { read: 10_000, write: 10_000 };
 let env: VaultTestEnv;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from './context.ts';
 import { ChainError } from '../chain/index.ts';
 import { indexOperations, loadVaultSpec } from './middleware/openapi.ts';
-import { startVaultTestEnv, stubChain, stubContractRoutes, type StubContractRoutes, type VaultTestEnv } from './testing.ts';
+import { startVaultTestEnv, stubChain, stubContractRoutes, type StubContractRoutes, type VaultTestEnv } from '../../test-support/vault-api.ts';
 
 const G = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';
 const DID = 'did:ledger:testnet:b4pc2pclljuxrb4wuw2mhuxb6a';

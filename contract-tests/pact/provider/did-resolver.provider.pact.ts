@@ -3,7 +3,7 @@
 // simulator, each provider state built with real accounts, DIDs and signatures.
 import { Verifier } from '@pact-foundation/pact';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../../../src/resolver/testing.ts';
+import { startHarness, type Harness } from '../../../test-support/resolver.ts';
 import { RESOLVER_PROVIDER, pactFile } from '../shared.ts';
 import { resolverStateHandlers } from './resolver-states.ts';
 import { recordingFailures } from './states.ts';

@@ -4,7 +4,7 @@
 // Nothing is mocked. Each handler returns the values its pact interactions inject.
 import { Keypair } from '@stellar/stellar-sdk';
 import { canonicalizeToBytes, generateDid } from '../../../src/did/index.ts';
-import { multikey, sign, type Harness, type RegisteredDid } from '../../../src/resolver/testing.ts';
+import { multikey, sign, type Harness, type RegisteredDid } from '../../../test-support/resolver.ts';
 import { RESOLVER_STATES as S } from '../shared.ts';
 import { sharedStates, type JsonMap, type StateHandlerMap } from './states.ts';
 

@@ -3,7 +3,7 @@
 // provider state built with real accounts, keys, DIDs and signed transactions.
 import { Verifier } from '@pact-foundation/pact';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startVaultTestEnv, type VaultTestEnv } from '../../../src/vault-api/testing.ts';
+import { startVaultTestEnv, type VaultTestEnv } from '../../../test-support/vault-api.ts';
 import { VAULT_PROVIDER, pactFile } from '../shared.ts';
 import { recordingFailures } from './states.ts';
 import { vaultStateHandlers } from './vault-states.ts';

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { Keypair } from '@stellar/stellar-sdk';
 import { didIdToBytes, encodeMultikey, generateDid, signCredential } from '../../../src/did/index.ts';
-import type { VaultTestEnv } from '../../../src/vault-api/testing.ts';
+import type { VaultTestEnv } from '../../../test-support/vault-api.ts';
 import { EXAMPLE, VAULT_STATES as S } from '../shared.ts';
 import { sharedStates, type JsonMap, type StateHandlerMap } from './states.ts';
 

@@ -1,7 +1,7 @@
 // API keys, scopes and the admin role over HTTP (vault-api.yaml "Authentication").
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createHash } from 'node:crypto';
-import { startVaultTestEnv, storeFaults, stubChain, stubContractRoutes, type VaultTestEnv } from '../testing.ts';
+import { startVaultTestEnv, storeFaults, stubChain, stubContractRoutes, type VaultTestEnv } from '../../../test-support/vault-api.ts';
 import { UNKNOWN_KEY } from './auth.ts';
 
 const G = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';

@@ -3,7 +3,7 @@
 // answer is checked against the spec (validateResponses is on in the test harness).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Keypair } from '@stellar/stellar-sdk';
-import { startVaultTestEnv, stubChain, stubContractRoutes, type VaultTestEnv } from '../testing.ts';
+import { startVaultTestEnv, stubChain, stubContractRoutes, type VaultTestEnv } from '../../../test-support/vault-api.ts';
 import { allowedOriginValue, CORS_EXPOSE_HEADERS } from './cors.ts';
 
 const G = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';

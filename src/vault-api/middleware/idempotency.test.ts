@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../context.ts';
 import { IDEMPOTENCY_TTL_MS } from '../../stores/index.ts';
-import { startVaultTestEnv, storeFaults, stubChain, stubContractRoutes, type StubContractRoutes, type VaultTestEnv } from '../testing.ts';
+import { startVaultTestEnv, storeFaults, stubChain, stubContractRoutes, type StubContractRoutes, type VaultTestEnv } from '../../../test-support/vault-api.ts';
 
 const G = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';
 const H = 'GDWUSKGGFDI4FRXK5EBTRECZSVQSSWJHHJOGH6JWG3AUMFFMQ435DIAG';

@@ -1,7 +1,7 @@
 // Rate limits over HTTP with small limits and an injected clock (vault-api.yaml "Rate limits").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Keypair } from '@stellar/stellar-sdk';
-import { startVaultTestEnv, storeFaults, stubChain, stubContractRoutes, type VaultTestEnv } from '../testing.ts';
+import { startVaultTestEnv, storeFaults, stubChain, stubContractRoutes, type VaultTestEnv } from '../../../test-support/vault-api.ts';
 import { AUTH_IP_LIMIT } from './rate-limit.ts';
 
 const G = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';

@@ -3,7 +3,7 @@
 // without a key, under the legacy base paths too; `GET /contracts/vault/get-vc-parent` no longer reaches
 // the metadata route `/contracts/vault/{owner}` (it answered 400).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startVaultTestEnv, stubChain, stubContractRoutes, type VaultTestEnv } from '../testing.ts';
+import { startVaultTestEnv, stubChain, stubContractRoutes, type VaultTestEnv } from '../../../test-support/vault-api.ts';
 import { loadVaultSpec } from './openapi.ts';
 import { removedRoutesOf } from './removed-routes.ts';
 

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Keypair } from '@stellar/stellar-sdk';
 import { startSimulator, type RunningSimulator, type SimNetwork } from '../../../simulator/index.ts';
-import { startVaultTestEnv, type MintedKey, type VaultTestEnv } from '../testing.ts';
+import { startVaultTestEnv, type MintedKey, type VaultTestEnv } from '../../../test-support/vault-api.ts';
 import { didIdToBytes, encodeMultikey, generateDid } from '../../did/index.ts';
 
 const V2 = 'https://www.w3.org/ns/credentials/v2';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Account, Address, Contract, Keypair, TransactionBuilder, authorizeEntry, buildWithDelegatesEntry, nativeToScVal, xdr as xdrLib } from '@stellar/stellar-sdk';
 import { authOf, withAuth } from '../../../simulator/core/testing.ts';
 import type { RunningSimulator } from '../../../simulator/index.ts';
-import { startVaultTestEnv, type MintedKey, type VaultTestEnv } from '../testing.ts';
+import { startVaultTestEnv, type MintedKey, type VaultTestEnv } from '../../../test-support/vault-api.ts';
 import { didIdToBytes, encodeMultikey, generateDid } from '../../did/index.ts';
 import { i128 } from '../../chain/codec.ts';
 

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Account, Keypair, Operation, TransactionBuilder, WebAuth } from '@stellar/stellar-sdk';
 import { randomBytes } from 'node:crypto';
-import { storeFaults, startVaultTestEnv, stubChain, stubContractRoutes, type VaultTestEnv } from '../testing.ts';
+import { storeFaults, startVaultTestEnv, stubChain, stubContractRoutes, type VaultTestEnv } from '../../../test-support/vault-api.ts';
 import { webAuthKeypair, WEB_AUTH_DOMAIN } from './keys.ts';
 
 const DAY = 24 * 60 * 60 * 1000;

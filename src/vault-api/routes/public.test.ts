@@ -1,6 +1,6 @@
 // GET /health, GET /config, /docs (testnet) and its 404 on mainnet (credential-vault-api.md "Public").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startVaultTestEnv, stubChain, type VaultTestEnv } from '../testing.ts';
+import { startVaultTestEnv, stubChain, type VaultTestEnv } from '../../../test-support/vault-api.ts';
 
 let testnet: VaultTestEnv;
 let mainnet: VaultTestEnv;

@@ -3,7 +3,7 @@
 // checks for presented credentials (keyless) and by reference (keyed). Responses are validated by the spec.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Keypair } from '@stellar/stellar-sdk';
-import { startVaultTestEnv, type MintedKey, type VaultTestEnv } from '../testing.ts';
+import { startVaultTestEnv, type MintedKey, type VaultTestEnv } from '../../../test-support/vault-api.ts';
 import { didIdToBytes, encodeMultikey, generateDid, signCredential } from '../../did/index.ts';
 
 const V2 = 'https://www.w3.org/ns/credentials/v2';

@@ -2,7 +2,7 @@
 // chain for tests of the platform layer alone), the embedded stores in a temporary data directory, a fresh
 // keyring, an adjustable clock, and helpers to fund accounts, mint keys and sign transactions.
 // Response validation is on: every answer is checked against spec/vault-api.yaml.
-import { startSimulator, type NetworkInfo, type RunningSimulator } from '../../simulator/index.ts';
+import { startSimulator, type NetworkInfo, type RunningSimulator } from '../simulator/index.ts';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -10,13 +10,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import express, { type Router } from 'express';
 import { Keypair, StrKey, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
-import { createChain, type Chain } from '../chain/index.ts';
-import { createKeyring, type Keyring } from '../crypto/envelope.ts';
-import { createStores, StoreUnavailableError, type ApiKeyRecord, type KeyRole, type Stores } from '../stores/index.ts';
-import { createLogger } from '../observability/index.ts';
-import { createHttpServer } from '../http/server.ts';
-import { createVaultApp } from './app.ts';
-import type { NetworkProfileInfo, VaultAppDeps } from './context.ts';
+import { createChain, type Chain } from '../src/chain/index.ts';
+import { createKeyring, type Keyring } from '../src/crypto/envelope.ts';
+import { createStores, StoreUnavailableError, type ApiKeyRecord, type KeyRole, type Stores } from '../src/stores/index.ts';
+import { createLogger } from '../src/observability/index.ts';
+import { createHttpServer } from '../src/http/server.ts';
+import { createVaultApp } from '../src/vault-api/app.ts';
+import type { NetworkProfileInfo, VaultAppDeps } from '../src/vault-api/context.ts';
 
 type NetworkName = 'testnet' | 'mainnet';
 

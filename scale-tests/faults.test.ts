@@ -6,10 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Keypair } from '@stellar/stellar-sdk';
-import { loadConfig } from '../config/index.ts';
-import { startServices, type RunningServices } from '../services.ts';
-import { PG_HOST, PG_PORT, REDIS_HOST, REDIS_PORT } from '../stores/testing/backends.ts';
-import { startTcpProxy, type TcpProxy } from '../stores/testing/tcp-proxy.ts';
+import { loadConfig } from '../src/config/index.ts';
+import { startServices, type RunningServices } from '../src/services.ts';
+import { PG_HOST, PG_PORT, REDIS_HOST, REDIS_PORT } from '../test-support/stores/backends.ts';
+import { startTcpProxy, type TcpProxy } from '../test-support/stores/tcp-proxy.ts';
 import {
   encryptionKeys,
   eventually,

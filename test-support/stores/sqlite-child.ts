@@ -8,7 +8,7 @@
 //   write-and-hang <dataDir> <scope> <key>  (creates a key and completes an idempotency record, prints the
 //                                            key as JSON, then waits to be killed)
 //   create-keys <dataDir> <prefix> <count>  (creates keys one after another, printing each created key id)
-import { createSqliteStores } from '../sqlite.ts';
+import { createSqliteStores } from '../../src/stores/sqlite.ts';
 
 const [command, dataDir, ...args] = process.argv.slice(2);
 if (!dataDir) throw new Error('usage: sqlite-child.ts <command> <dataDir> ...');

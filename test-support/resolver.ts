@@ -4,15 +4,15 @@
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Keypair, Transaction, TransactionBuilder, authorizeEntry, inspectAuthEntry, xdr } from '@stellar/stellar-sdk';
-import { startSimulator, type NetworkInfo, type RunningSimulator } from '../../simulator/index.ts';
-import { authOf, withAuth } from '../../simulator/core/testing.ts';
-import { createChain, type Chain } from '../chain/index.ts';
-import { encodeMultikey, generateDid, type DidRecordInput, type DidService, type Network } from '../did/index.ts';
-import { createMemoryCache, createMemoryRateLimiter } from '../stores/memory.ts';
-import type { Cache, RateLimiter } from '../stores/index.ts';
-import { createHttpServer } from '../http/server.ts';
-import { createResolverApp } from './app.ts';
-import type { ResolverAppDeps, ResolverNetwork } from './context.ts';
+import { startSimulator, type NetworkInfo, type RunningSimulator } from '../simulator/index.ts';
+import { authOf, withAuth } from '../simulator/core/testing.ts';
+import { createChain, type Chain } from '../src/chain/index.ts';
+import { encodeMultikey, generateDid, type DidRecordInput, type DidService, type Network } from '../src/did/index.ts';
+import { createMemoryCache, createMemoryRateLimiter } from '../src/stores/memory.ts';
+import type { Cache, RateLimiter } from '../src/stores/index.ts';
+import { createHttpServer } from '../src/http/server.ts';
+import { createResolverApp } from '../src/resolver/app.ts';
+import type { ResolverAppDeps, ResolverNetwork } from '../src/resolver/context.ts';
 
 export interface Clock {
   /** Added to the wall clock: tests jump ahead without waiting. */

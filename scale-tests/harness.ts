@@ -13,10 +13,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Keypair, TransactionBuilder } from '@stellar/stellar-sdk';
-import { startSimulator, type RunningSimulator } from '../../simulator/index.ts';
-import { dropRedisPrefix, dropSchema, pgUrl, redisUrl, uniqueName } from '../stores/testing/backends.ts';
+import { startSimulator, type RunningSimulator } from '../simulator/index.ts';
+import { dropRedisPrefix, dropSchema, pgUrl, redisUrl, uniqueName } from '../test-support/stores/backends.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'credential-vault.js');
 
 // ---- shared backends -------------------------------------------------------------------------------------------

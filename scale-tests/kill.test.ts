@@ -11,7 +11,7 @@ import { Keypair, TransactionBuilder } from '@stellar/stellar-sdk';
 import { afterAll, expect, it } from 'vitest';
 import { redeemChallenge, request, show, signedChallenge, tempDataDir } from './harness.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'credential-vault.js');
 const WRITES = 6;
 

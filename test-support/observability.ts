@@ -3,7 +3,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RequestListener } from 'node:http';
-import { createHttpServer } from '../http/server.ts';
+import { createHttpServer } from '../src/http/server.ts';
 
 export interface Served {
   server: http.Server;
