@@ -46,11 +46,13 @@ describe('public routes', () => {
           vaultWasmHash: like.txHash(),
           didStellarRegistryId: like.contract(),
           svcContractId: like.contract(),
+          protocolVersion: MatchersV3.integer(29),
         }),
       )
       .executeTest(async (mock) => {
         const config = unwrap(await pact.vault(mock.url).GET('/config'));
         expect(config.factoryContractId).toMatch(/^C/);
+        expect(config.protocolVersion).toBeGreaterThanOrEqual(26);
       }));
 
   it('GET /docs: the interactive documentation (testnet)', () =>
