@@ -1,6 +1,6 @@
 // The published client's metadata: its version is the vault API's (packages/client/README.md
 // "Versioning"), its CHANGELOG has an entry for that version, and its manifest points at built files only.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -53,5 +53,21 @@ describe('packages/client', () => {
     // openapi-fetch is 0.x: its minor is the breaking part.
     expect(major(fetchRange!)).toEqual(major(root.dependencies['openapi-fetch']!).slice(0, 2));
     expect(major(sdkRange!)[0]).toBe(major(root.dependencies['@stellar/stellar-sdk']!)[0]);
+  });
+
+  it('declares every package the compiled sources import (src/client, src/did, src/generated)', () => {
+    const imported = new Set<string>();
+    for (const dir of ['src/client', 'src/did', 'src/generated']) {
+      for (const file of readdirSync(path.join(ROOT, dir))) {
+        if (!file.endsWith('.ts') || file.endsWith('.test.ts')) continue;
+        for (const m of read(`${dir}/${file}`).matchAll(/from '([^'.][^']*)'/g)) {
+          const spec = m[1]!;
+          if (spec.startsWith('node:')) continue;
+          imported.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
+        }
+      }
+    }
+    const declared = new Set([...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})]);
+    expect([...imported].filter((p) => !declared.has(p)).sort()).toEqual([]);
   });
 });
