@@ -13,7 +13,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../../test-support/resolver.ts';
 import { startVaultTestEnv, type VaultTestEnv } from '../../test-support/vault-api.ts';
 import { hostileKinds } from './hostile-mutations.ts';
-import { knownUntilMerge } from './known-until-merge.ts';
 import { mutationKinds, type Keys, type Mutation, type MutationKind } from './mutations.ts';
 import { runParams } from './params.ts';
 import {
@@ -40,8 +39,6 @@ const allKinds = (spec: SpecDoc, op: SpecOperation, keys?: Keys): MutationKind[]
 /** What is wrong with `a` as the answer to mutation `m` of `op`; empty when nothing is. */
 function judge(spec: SpecDoc, op: SpecOperation, m: Mutation, a: Answer): string[] {
   const problems: string[] = [];
-  // A defect another branch of issue 12 fixes (known-until-merge.ts): only its 5xx is tolerated.
-  if (a.status >= 500 && knownUntilMerge(spec.api, m.kind)) return [];
   if (a.status >= 500) problems.push(`answered ${a.status}: bad input must never give a 5xx`);
   if (a.status >= 400 && Buffer.byteLength(a.text) > ERROR_BODY_MAX_BYTES) {
     problems.push(`an error body of ${Buffer.byteLength(a.text)} bytes: at most ${ERROR_BODY_MAX_BYTES}`);

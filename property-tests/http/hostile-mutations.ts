@@ -35,19 +35,12 @@ export function badChecksum(valid: string): fc.Arbitrary<string> {
 const REAL_ENCODINGS = ['gzip', 'deflate', 'br'] as const;
 const UNSUPPORTED_ENCODINGS = ['compress', 'zstd', 'x-gzip-bogus', 'identity, gzip', 'gzip, gzip', '*'];
 
-/** The routes vault-api.md "Removed in the current line" names, as a client of the old line would call them. */
-export const REMOVED_VAULT_ROUTES: { method: string; path: string }[] = [
-  { method: 'POST', path: '/contracts/vc/issue-linked' },
-  { method: 'GET', path: '/contracts/vault/get-vc-parent' },
-  { method: 'POST', path: '/contracts/vault/authorize-issuers' },
-  { method: 'GET', path: '/contracts/vault/issuers/authorized' },
-  { method: 'GET', path: '/contracts/vault/issuers/authorized/count' },
-  { method: 'GET', path: '/contracts/factory/fee-tiers' },
-  { method: 'POST', path: '/contracts/factory/fee-tier' },
-  { method: 'POST', path: '/contracts/vault/open-to-all' },
-  { method: 'POST', path: '/contracts/vault/add-sponsor' },
-  { method: 'POST', path: '/contracts/vault/remove-sponsor' },
-];
+/** The routes the vault spec lists as removed (components.x-removed-routes): 410 `route_removed` on any method. */
+function removedVaultRoutes(doc: SpecDoc['doc']): string[] {
+  const listed = (doc as { components?: { 'x-removed-routes'?: { path: string }[] } }).components?.['x-removed-routes'] ?? [];
+  if (listed.length === 0) throw new Error('vault-api.yaml lists no components.x-removed-routes');
+  return listed.map((r) => r.path);
+}
 
 /** Methods fetch can send besides a path's own: the usual ones, WebDAV ones Node parses, and an unknown token. */
 const OTHER_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'PROPFIND', 'SEARCH', 'FROB'];
@@ -166,13 +159,12 @@ export function hostileKinds(spec: SpecDoc, op: SpecOperation, keys?: Keys): Mut
     add(
       'removedRoute',
       fc
-        .tuple(fc.constantFrom(...REMOVED_VAULT_ROUTES), fc.constantFrom('', '/api', '/api/v1'), fc.boolean(), fc.constantFrom('', `?owner=${String(op.params.find((p) => p.name === 'owner')?.example ?? 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR')}`, '?x=1'))
-        .map(([r, prefix, sameMethod, q]) => {
-          const method = sameMethod ? r.method : r.method === 'GET' ? 'POST' : 'GET';
+        .tuple(fc.constantFrom(...removedVaultRoutes(doc)), fc.constantFrom('', '/api', '/api/v1'), fc.constantFrom('GET', 'POST', 'DELETE', 'HEAD'), fc.constantFrom('', `?owner=${String(op.params.find((p) => p.name === 'owner')?.example ?? 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR')}`, '?x=1'))
+        .map(([path, prefix, method, q]) => {
           const headers: Record<string, string> = { ...(base.req.headers['x-svc-key'] ? { 'x-svc-key': base.req.headers['x-svc-key'] } : {}) };
           const body = method === 'POST' ? '{}' : undefined;
           if (body) headers['content-type'] = 'application/json';
-          return { note: `removed ${method} ${prefix}${r.path}${q}`, req: { method, path: `${prefix}${r.path}${q}`, headers, ...(body ? { body } : {}) }, expect: noServerError };
+          return { note: `removed ${method} ${prefix}${path}${q}`, req: { method, path: `${prefix}${path}${q}`, headers, ...(body ? { body } : {}) }, expect: { kind: 'error', status: 410, codes: ['route_removed'] } as const };
         }),
     );
   }
