@@ -164,11 +164,11 @@ describe('credential-vault resolver serving one network', () => {
     await sim?.close();
   });
 
-  it('starts with the testnet settings alone, serves testnet, and answers a mainnet DID with invalidDid', async () => {
+  it('starts with the testnet resolver settings alone (no factory id), serves testnet, and answers a mainnet DID with invalidDid', async () => {
     const t = sim.networks.testnet;
     const args = [
       'resolver', '--resolver-networks', 'testnet', '--simulator', 'false', '--resolver-port', '0', '--data-dir', dataDir, '--log-level', 'silent',
-      '--testnet-rpc-url', t.rpcUrl!, '--testnet-passphrase', t.passphrase, '--testnet-factory-id', t.factoryId,
+      '--testnet-rpc-url', t.rpcUrl!, '--testnet-passphrase', t.passphrase,
       '--testnet-registry-id', t.registryId, '--testnet-simulation-account', t.admin.publicKey,
     ];
     const child = spawn(process.execPath, [path.resolve('bin/credential-vault.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });

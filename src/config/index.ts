@@ -372,8 +372,9 @@ export function requireProfiles(config: Config, networks: readonly NetworkName[]
       const s = setting('stateFile');
       problems.push(`${s.env} (${s.flag}): only the embedded simulator has a state file, and CV_SIMULATOR (--simulator) is false; remove it`);
     }
-    // The vault API reports the template hash in GET /config, so it needs it; the resolver does not.
-    const fields = ['rpcUrl', 'passphrase', 'factoryId', 'registryId', 'simulationAccount', ...(options.vaultApi ? (['vaultWasmHash'] as const) : [])] as const;
+    // The resolver reads and writes the DID registry only (simulated from the simulation account); the
+    // factory and the template hash (reported in GET /config) are the vault API's. The fee token is optional.
+    const fields = ['rpcUrl', 'passphrase', 'registryId', 'simulationAccount', ...(options.vaultApi ? (['factoryId', 'vaultWasmHash'] as const) : [])] as const;
     for (const n of networks) {
       for (const k of fields) {
         if (!config.networks[n][k]) {
