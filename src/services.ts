@@ -137,6 +137,7 @@ export async function startServices(config: Config, options: StartOptions): Prom
         allowHttp: p.rpcUrl.startsWith('http:'),
         timeouts: { rpcMs: config.rpcTimeoutMs, submitMs: config.submitTimeoutMs, pollIntervalMs: config.pollIntervalMs },
         readCacheMs: config.readCacheMs,
+        rpcTransport: config.rpcTransport,
       };
       // Every typed call the apps make is timed; readiness probes use the bare client, so that
       // chain_call_duration_seconds describes the work done for requests only.

@@ -181,6 +181,18 @@ describe('contract ids and accounts of a network profile are whole StrKeys (chec
   });
 });
 
+describe('RPC transport: the SDK client (which honours them) when the environment configures a proxy', () => {
+  it.each([
+    { env: {}, want: 'node' },
+    { env: { HTTPS_PROXY: 'http://proxy:3128' }, want: 'sdk' },
+    { env: { http_proxy: 'http://proxy:3128' }, want: 'sdk' },
+    { env: { ALL_PROXY: 'socks5://proxy:1080' }, want: 'sdk' },
+    { env: { ALL_PROXY: '' }, want: 'node' },
+  ])('$env → $want', ({ env, want }) => {
+    expect(loadConfig([], env).config.rpcTransport).toBe(want);
+  });
+});
+
 describe('resolver networks (CV_RESOLVER_NETWORKS / --resolver-networks)', () => {
   it.each([
     { given: undefined, want: ['testnet', 'mainnet'] },
