@@ -125,6 +125,7 @@ export async function runNetworkTests(env: NodeJS.ProcessEnv, o: Output = { out:
       rpcUrl: p.rpcUrl!, networkPassphrase: p.passphrase!, network: 'testnet', simulationAccount: p.simulationAccount!,
       factoryId: p.factoryId!, registryId: p.registryId!, ...(p.feeTokenId ? { feeTokenId: p.feeTokenId } : {}),
       allowHttp: p.rpcUrl!.startsWith('http:'), timeouts: { rpcMs: config.rpcTimeoutMs, submitMs: config.submitTimeoutMs, pollIntervalMs: config.pollIntervalMs },
+      rpcTransport: config.rpcTransport,
     });
     const both = MAINNET.every((n) => env[n]);
     let services: RunningServices;

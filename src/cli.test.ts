@@ -1,7 +1,7 @@
 // The command line as the README uses it: every `keys` command names its store, `did multikey`, `did new`,
 // `account new`, and `credential-vault resolver` serving one network with only that network's settings.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Keypair } from '@stellar/stellar-sdk';
@@ -47,6 +47,44 @@ describe('keys: every command names the store it used, on standard error', () =>
     { given: { dataDir: './data', databaseUrl: 'postgresql://db.example/vault', databaseSchema: 'eu' }, want: 'PostgreSQL postgresql://db.example/vault (schema eu)' },
   ])('$given → $want (never the password)', ({ given, want }) => {
     expect(describeKeyStore(given)).toBe(want);
+  });
+});
+
+describe('a wrong command line touches nothing; --help prints the usage', () => {
+  // A data directory that must never be created: no server started, no store opened.
+  const untouched = path.join(dataDir, 'untouched');
+
+  it.each([
+    { given: ['start', '--database-url-flie', 'db.txt'], want: /start: unknown flag or argument --database-url-flie db\.txt/ },
+    { given: ['serve', 'testnet'], want: /serve: unknown flag or argument testnet/ },
+    { given: ['resolver', '--resolver-network', 'testnet'], want: /resolver: unknown flag or argument --resolver-network testnet/ },
+    { given: ['keys', 'list', '--netwrk', 'testnet'], want: /keys list: unknown flag or argument --netwrk testnet/ },
+    { given: ['keys', 'revoke', 'k1', 'k2'], want: /keys revoke: unknown flag or argument k2/ },
+    { given: ['keys', 'rotate'], want: /keys: unknown subcommand "rotate"/ },
+  ])('$given → exit 2, $want', async ({ given, want }) => {
+    const r = await run([...given, '--data-dir', untouched]);
+    expect([r.code, r.out]).toEqual([2, '']);
+    expect(r.err).toMatch(want);
+    expect(r.err).toContain('usage: credential-vault');
+    expect(existsSync(untouched)).toBe(false);
+  });
+
+  it.each([
+    { given: ['start', '--help'], want: /^usage: credential-vault <command>[\s\S]*\| `CV_DATA_DIR` \| `--data-dir` \|/ },
+    { given: ['serve', '--port', '0', '-h'], want: /^usage: credential-vault <command>/ },
+    { given: ['resolver', '--help'], want: /^usage: credential-vault <command>/ },
+    { given: ['keys', '--help'], want: /^usage: credential-vault keys {8}API keys: create/ },
+    { given: ['keys', 'create', '--network', 'testnet', '-h'], want: /^usage: credential-vault keys/ },
+    { given: ['tx', 'sign', '--help'], want: /^usage: credential-vault tx sign \[--secret-file FILE\]/ },
+    { given: ['tx', '--help'], want: /^usage: credential-vault tx sign/ },
+    { given: ['did', 'multikey', '--help'], want: /^usage: credential-vault did new[\s\S]*did multikey/ },
+    { given: ['did', 'new', '-h'], want: /^usage: credential-vault did new/ },
+    { given: ['account', 'new', '--help'], want: /^usage: credential-vault account new --secret-file FILE/ },
+  ])('$given → exit 0, $want', async ({ given, want }) => {
+    const r = await run([...given, '--data-dir', untouched]);
+    expect([r.code, r.err]).toEqual([0, '']);
+    expect(r.out).toMatch(want);
+    expect(existsSync(untouched)).toBe(false);
   });
 });
 
@@ -126,11 +164,11 @@ describe('credential-vault resolver serving one network', () => {
     await sim?.close();
   });
 
-  it('starts with the testnet settings alone, serves testnet, and answers a mainnet DID with invalidDid', async () => {
+  it('starts with the testnet resolver settings alone (no factory id), serves testnet, and answers a mainnet DID with invalidDid', async () => {
     const t = sim.networks.testnet;
     const args = [
       'resolver', '--resolver-networks', 'testnet', '--simulator', 'false', '--resolver-port', '0', '--data-dir', dataDir, '--log-level', 'silent',
-      '--testnet-rpc-url', t.rpcUrl!, '--testnet-passphrase', t.passphrase, '--testnet-factory-id', t.factoryId,
+      '--testnet-rpc-url', t.rpcUrl!, '--testnet-passphrase', t.passphrase,
       '--testnet-registry-id', t.registryId, '--testnet-simulation-account', t.admin.publicKey,
     ];
     const child = spawn(process.execPath, [path.resolve('bin/credential-vault.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -17,6 +17,9 @@ const DID_USAGE = `did new [--network testnet|mainnet]
               prints the Multikey (z6Mk…) of an account's Ed25519 key; with no flag, of CV_SECRET_KEY's key`;
 const ACCOUNT_USAGE = `account new --secret-file FILE
               a new account key: the secret into FILE (owner-only, never overwritten), the address G… printed`;
+const KEYS_USAGE = `keys        API keys: create --network N --wallet G… [--role standard|early|admin] [--scopes a,b] [--expires-in-days D]
+                        list [--network N] | revoke <keyId>
+              (the store used, data directory or database, is named on standard error)`;
 
 const USAGE = `usage: credential-vault <command> [flags]
 
@@ -26,9 +29,7 @@ commands:
   serve       one vault API for one network (--network testnet|mainnet, --port)
   resolver    the DID resolver alone (--resolver-port; --resolver-networks testnet serves one network)
   simulator   the chain simulator alone: [--port 8000] [--host 127.0.0.1] [--state-file F] [--protocol 26..29]
-  keys        API keys: create --network N --wallet G… [--role standard|early|admin] [--scopes a,b] [--expires-in-days D]
-                        list [--network N] | revoke <keyId>
-              (the store used, data directory or database, is named on standard error)
+  ${KEYS_USAGE}
   ${TX_USAGE}
   ${DID_USAGE}
   ${ACCOUNT_USAGE}
@@ -36,14 +37,28 @@ commands:
 
 Every setting below is an environment variable and a flag; flags win.`;
 
+/** A command's own usage (--help prints it, a usage error ends with it); the others get USAGE. */
+const OWN_USAGE: Record<string, string> = { keys: KEYS_USAGE, tx: TX_USAGE, did: DID_USAGE, account: ACCOUNT_USAGE };
+const usageOf = (command: string | undefined) =>
+  command !== undefined && OWN_USAGE[command] ? `usage: credential-vault ${OWN_USAGE[command]}` : USAGE;
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
+  // --help anywhere after a command prints its usage and does nothing else: no server, no store, no key read.
+  // (The simulator parses its own command line, --help included.)
+  if (command !== 'simulator' && args.some((a) => a === '--help' || a === '-h')) {
+    if (command === 'start' || command === 'serve' || command === 'resolver') console.log(`${USAGE}\n\n${settingsTable()}`);
+    else console.log(usageOf(command));
+    return 0;
+  }
   try {
     switch (command) {
       case 'start':
       case 'serve':
       case 'resolver': {
-        const { config } = loadConfig(args);
+        const { config, rest } = loadConfig(args);
+        // A mistyped flag must not fall back to a default silently (an embedded store instead of the database).
+        if (rest.length) throw new UsageError(`${command}: unknown flag or argument ${rest.join(' ')} (\`credential-vault help\` lists every setting's flag)`);
         const { startServices } = await import('./services.ts');
         // From the first SIGTERM/SIGINT on, /ready answers 503 so load balancers stop sending, while the
         // servers let the requests under way finish (up to --shutdown-timeout-ms). A second signal kills.
@@ -90,9 +105,7 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
     if (err instanceof UsageError) {
-      const own: Record<string, string> = { tx: TX_USAGE, did: DID_USAGE, account: ACCOUNT_USAGE };
-      const usage = command !== undefined && own[command] ? `usage: credential-vault ${own[command]}` : USAGE;
-      console.error(`${err.message}\n\n${usage}`);
+      console.error(`${err.message}\n\n${usageOf(command)}`);
       return 2;
     }
     console.error(err instanceof Error ? err.message : String(err));
@@ -125,6 +138,10 @@ async function keysCommand(argv: string[]): Promise<number> {
   const scopes = takeFlag(args, '--scopes');
   const expiresInDays = takeFlag(args, '--expires-in-days');
   const { config, rest: positional } = loadConfig(args);
+  // Checked before the store is opened, so that a wrong command line creates no data directory.
+  if (sub !== 'create' && sub !== 'list' && sub !== 'revoke') throw new UsageError(`keys: unknown subcommand ${JSON.stringify(sub)}`);
+  const unexpected = sub === 'revoke' ? positional.filter((a, i) => i > 0 || a.startsWith('-')) : positional;
+  if (unexpected.length) throw new UsageError(`keys ${sub}: unknown flag or argument ${unexpected.join(' ')}`);
   const { createStores } = await import('./stores/index.ts');
   const stores = createStores({
     dataDir: config.dataDir,
@@ -165,8 +182,6 @@ async function keysCommand(argv: string[]): Promise<number> {
         console.log(JSON.stringify({ key_id: keyId, revoked: ok }));
         return ok ? 0 : 1;
       }
-      default:
-        throw new UsageError(`keys: unknown subcommand ${JSON.stringify(sub)}`);
     }
   } finally {
     await stores.close();

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type express from 'express';
 import { requireProfiles, NETWORKS, type Config, type NetworkName } from './config/index.ts';
-import { createChain, protocolRefusal, type Chain } from './chain/index.ts';
+import { createChain, createRegistryChain, protocolRefusal, type Chain, type RegistryChain } from './chain/index.ts';
 import { createStores, type Stores } from './stores/index.ts';
 import { createHttpServer } from './http/server.ts';
 import { keyringFromConfig, loadOrCreateKeyring } from './crypto/keyfile.ts';
@@ -40,7 +40,10 @@ export interface RunningServices {
   close(): Promise<void>;
 }
 
-interface ResolvedProfile extends NetworkProfileInfo {
+/** A served network's settings; factoryId and vaultWasmHash only where a vault API runs (requireProfiles). */
+interface ResolvedProfile extends Omit<NetworkProfileInfo, 'factoryId' | 'vaultWasmHash'> {
+  factoryId?: string;
+  vaultWasmHash?: string;
   simulationAccount: string;
 }
 
@@ -109,8 +112,8 @@ export async function startServices(config: Config, options: StartOptions): Prom
           network: n,
           rpcUrl: p.rpcUrl!,
           networkPassphrase: p.passphrase!,
-          factoryId: p.factoryId!,
-          vaultWasmHash: p.vaultWasmHash ?? '', // required above whenever a vault API is served
+          ...(p.factoryId ? { factoryId: p.factoryId } : {}),
+          ...(p.vaultWasmHash ? { vaultWasmHash: p.vaultWasmHash } : {}),
           registryId: p.registryId!,
           ...(p.feeTokenId ? { feeTokenId: p.feeTokenId } : {}),
           simulationAccount: p.simulationAccount!,
@@ -118,25 +121,36 @@ export async function startServices(config: Config, options: StartOptions): Prom
       }
     }
 
-    const chains = {} as Record<NetworkName, Chain>;
+    const chains = {} as Record<NetworkName, RegistryChain>;
+    // The vault APIs' chains, with the factory; every network a vault API serves has one (requireProfiles).
+    const vaultChains: Partial<Record<NetworkName, Chain>> = {};
     const rpcChecks = {} as Record<NetworkName, ReadinessCheck>;
     for (const n of served) {
       const p = profiles[n];
-      const chain = createChain({
+      const settings = {
         rpcUrl: p.rpcUrl,
         networkPassphrase: p.networkPassphrase,
         network: n,
         simulationAccount: p.simulationAccount,
-        factoryId: p.factoryId,
         registryId: p.registryId,
         ...(p.feeTokenId ? { feeTokenId: p.feeTokenId } : {}),
         allowHttp: p.rpcUrl.startsWith('http:'),
         timeouts: { rpcMs: config.rpcTimeoutMs, submitMs: config.submitTimeoutMs, pollIntervalMs: config.pollIntervalMs },
         readCacheMs: config.readCacheMs,
-      });
+        rpcTransport: config.rpcTransport,
+      };
       // Every typed call the apps make is timed; readiness probes use the bare client, so that
       // chain_call_duration_seconds describes the work done for requests only.
-      chains[n] = instrumentChain(chain, metrics);
+      let chain: RegistryChain;
+      if (p.factoryId !== undefined) {
+        const full = createChain({ ...settings, factoryId: p.factoryId });
+        vaultChains[n] = instrumentChain(full, metrics);
+        chain = full;
+        chains[n] = vaultChains[n];
+      } else {
+        chain = createRegistryChain(settings);
+        chains[n] = instrumentChain(chain, metrics);
+      }
       rpcChecks[n] = rpcCheck(`rpc:${n}`, chain.client);
       // Refuse to serve a network whose RPC speaks another passphrase: every signature would be worthless.
       const check = await chains[n].client.verifyNetwork();
@@ -165,10 +179,14 @@ export async function startServices(config: Config, options: StartOptions): Prom
       const keyring = config.encryptionKeys ? keyringFromConfig(config.encryptionKeys) : loadOrCreateKeyring({ dataDir: config.dataDir });
       const { createVaultApp } = await import('./vault-api/app.ts');
       for (const n of served) {
-        const { simulationAccount: _sim, ...profile } = profiles[n];
+        const { simulationAccount: _sim, factoryId, vaultWasmHash, ...rest } = profiles[n];
+        const chain = vaultChains[n];
+        // requireProfiles asked for both wherever a vault API runs, and the simulator's profiles have them.
+        if (factoryId === undefined || vaultWasmHash === undefined || chain === undefined) throw new Error(`${n}: the vault API needs the factory id and the vault template hash`);
+        const profile = { ...rest, factoryId, vaultWasmHash };
         const app = await createVaultApp({
           profile,
-          chain: chains[n],
+          chain,
           stores,
           keyring,
           limits: { rateLimits: config.rateLimits, rateWindowMs: config.rateWindowMs, keyTtlDays: config.keyTtlDays, authOrigins: config.authOrigins },

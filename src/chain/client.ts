@@ -7,7 +7,7 @@ import { assembleCall, buildCall, simulationInput } from './assemble.ts';
 import { ChainError, chainUnavailable, errorText, mapChainFailure, PREPARED_TX_VALIDITY_S, type ContractKind } from './errors.ts';
 import { checkAuthSignatures, inspectParsed, inspectTransaction, noValidSignature, parseEnvelope } from './inspect.ts';
 import { ReadCache, readKey } from './read-cache.ts';
-import { createJsonPostClient, useLightTransport } from './transport.ts';
+import { createJsonPostClient } from './transport.ts';
 import type {
   ChainClient, ChainClientOptions, ChainHealth, ChainTimeouts, ContractCall, ExpectInvocation, Invocation,
   NetworkCheck, PreparedTransaction, PrepareRequest, ReadRequest, SubmitResult,
@@ -48,7 +48,7 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
   const now = opts.now ?? Date.now;
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const server = new rpc.Server(opts.rpcUrl, { allowHttp: opts.allowHttp ?? false });
-  if ((opts.rpcTransport ?? 'node') === 'node' && useLightTransport()) {
+  if ((opts.rpcTransport ?? 'node') === 'node') {
     // rpc.Server only calls httpClient.post(url, body) and reads `data` (see transport.ts).
     (server as unknown as { httpClient: unknown }).httpClient = createJsonPostClient({ timeoutMs: timeouts.rpcMs });
   } else {

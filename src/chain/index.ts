@@ -26,6 +26,19 @@ export interface Chain {
   vaultAddress(owner: string, userSalt?: UserSalt): string;
 }
 
+/** What the DID resolver uses: the registry and the bare client, no factory. */
+export type RegistryChain = Pick<Chain, 'client' | 'registry'>;
+
+/** A chain without a factory, for the resolver alone: it needs no CV_<NET>_FACTORY_ID. */
+export function createRegistryChain(config: Omit<ChainConfig, 'factoryId'>): RegistryChain {
+  const { registryId, feeTokenId, ...clientOptions } = config;
+  const client = createChainClient({
+    ...clientOptions,
+    contracts: { registryId, ...(feeTokenId ? { tokenIds: [feeTokenId] } : {}) },
+  });
+  return { client, registry: createRegistryApi(client, { registryId }) };
+}
+
 export function createChain(config: ChainConfig): Chain {
   const { factoryId, registryId, feeTokenId, ...clientOptions } = config;
   const client = createChainClient({

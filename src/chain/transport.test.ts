@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createJsonPostClient, useLightTransport } from './transport.ts';
+import { createJsonPostClient } from './transport.ts';
 
 let server: Server;
 let base = '';
@@ -80,11 +80,3 @@ describe('createJsonPostClient', () => {
   });
 });
 
-describe('useLightTransport', () => {
-  it('keeps the SDK client (which honours them) when a proxy is configured', () => {
-    expect(useLightTransport({})).toBe(true);
-    expect(useLightTransport({ HTTPS_PROXY: 'http://proxy:3128' })).toBe(false);
-    expect(useLightTransport({ http_proxy: 'http://proxy:3128' })).toBe(false);
-    expect(useLightTransport({ ALL_PROXY: '' })).toBe(true);
-  });
-});

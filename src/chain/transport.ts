@@ -3,8 +3,8 @@
 // makes three calls, a submit two or more. rpc.Server only ever calls `post(url, body)` and reads `data`.
 //
 // What axios does and this does not: follow redirects (a redirect is an error here, naming where to), and
-// route through HTTP(S)_PROXY — when a proxy is configured in the environment the SDK's client is kept
-// (see useLightTransport).
+// route through HTTP(S)_PROXY — when a proxy is configured in the environment, src/config picks the SDK's
+// client instead (Config.rpcTransport).
 import http from 'node:http';
 import https from 'node:https';
 import zlib from 'node:zlib';
@@ -28,13 +28,6 @@ export class TransportError extends Error {
     this.status = status;
     this.code = code;
   }
-}
-
-const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy'];
-
-/** False when the environment configures a proxy (which axios would honour): keep the SDK's client then. */
-export function useLightTransport(env: NodeJS.ProcessEnv = process.env): boolean {
-  return !PROXY_VARIABLES.some((v) => (env[v] ?? '') !== '');
 }
 
 /** A JSON POST client with a whole-request timeout (as axios' `timeout`). */

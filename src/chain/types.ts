@@ -104,8 +104,8 @@ export interface ChainClientOptions {
   readCacheMs?: number;
   /**
    * The HTTP client under the SDK's rpc.Server: `node` (default) posts with node:http(s) (less CPU per call;
-   * no redirects), `sdk` keeps the SDK's axios client. A proxy configured in the environment (HTTP_PROXY,
-   * HTTPS_PROXY, ALL_PROXY) always keeps the SDK's client, which honours it.
+   * no redirects, no proxy), `sdk` keeps the SDK's axios client, which honours HTTP(S)_PROXY: src/config
+   * picks it when the environment configures a proxy (Config.rpcTransport).
    */
   rpcTransport?: 'node' | 'sdk';
   /** Answers the read cache keeps at most (default 10,000). */

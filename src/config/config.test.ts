@@ -116,6 +116,33 @@ describe('validation reports one line per problem', () => {
     }
     expect(() => requireProfiles(loadConfig([], {}).config, ['testnet'])).not.toThrow();
   });
+  // README: `--resolver-networks testnet` needs only that network's settings, and only the resolver's.
+  describe('without the simulator, what each served process needs of a network', () => {
+    const resolverOnly = {
+      CV_TESTNET_RPC_URL: 'https://rpc.example/',
+      CV_TESTNET_PASSPHRASE: 'Test SDF Network ; September 2015',
+      CV_TESTNET_REGISTRY_ID: 'CD4FWXJVWXKDA6QU36W7SMC7PVVM2F43RTJIXY7G4PSF3A2YH52YRHWZ',
+      CV_TESTNET_SIMULATION_ACCOUNT: 'GAAZI4TCR3TY5OJHCTJC2A4QSY6CJWJH5IAJTGKIN2ER7LBNVKOCCWN7',
+    };
+    const problems = (env: Record<string, string>, vaultApi: boolean): string[] => {
+      try {
+        requireProfiles(loadConfig(['--simulator', 'false'], env).config, ['testnet'], { vaultApi });
+        return [];
+      } catch (e) {
+        return (e as ConfigError).problems.map((p) => p.split(' ')[0]!);
+      }
+    };
+    const without = (key: string) => Object.fromEntries(Object.entries(resolverOnly).filter(([k]) => k !== key));
+    it.each([
+      { process: 'resolver', env: resolverOnly, vaultApi: false, want: [] },
+      { process: 'vault API', env: resolverOnly, vaultApi: true, want: ['CV_TESTNET_FACTORY_ID', 'CV_TESTNET_VAULT_WASM_HASH'] },
+      { process: 'resolver', env: without('CV_TESTNET_REGISTRY_ID'), vaultApi: false, want: ['CV_TESTNET_REGISTRY_ID'] },
+      { process: 'resolver', env: without('CV_TESTNET_SIMULATION_ACCOUNT'), vaultApi: false, want: ['CV_TESTNET_SIMULATION_ACCOUNT'] },
+      { process: 'resolver', env: without('CV_TESTNET_RPC_URL'), vaultApi: false, want: ['CV_TESTNET_RPC_URL'] },
+    ])('$process with $want missing', ({ env, vaultApi, want }) => {
+      expect(problems(env, vaultApi)).toEqual(want);
+    });
+  });
   it('refuses a state file without the embedded simulator', () => {
     const { config } = loadConfig(['--simulator', 'false', '--state-file', 'x.json'], {});
     expect(() => requireProfiles(config, [])).toThrow(/CV_SIMULATOR_STATE_FILE \(--state-file\): only the embedded simulator has a state file/);
@@ -151,6 +178,18 @@ describe('contract ids and accounts of a network profile are whole StrKeys (chec
   it('valid ones are taken', () => {
     const { config } = loadConfig(['--testnet-factory-id', 'CD4FWXJVWXKDA6QU36W7SMC7PVVM2F43RTJIXY7G4PSF3A2YH52YRHWZ'], {});
     expect(config.networks.testnet.factoryId).toBe('CD4FWXJVWXKDA6QU36W7SMC7PVVM2F43RTJIXY7G4PSF3A2YH52YRHWZ');
+  });
+});
+
+describe('RPC transport: the SDK client (which honours them) when the environment configures a proxy', () => {
+  it.each([
+    { env: {}, want: 'node' },
+    { env: { HTTPS_PROXY: 'http://proxy:3128' }, want: 'sdk' },
+    { env: { http_proxy: 'http://proxy:3128' }, want: 'sdk' },
+    { env: { ALL_PROXY: 'socks5://proxy:1080' }, want: 'sdk' },
+    { env: { ALL_PROXY: '' }, want: 'node' },
+  ])('$env → $want', ({ env, want }) => {
+    expect(loadConfig([], env).config.rpcTransport).toBe(want);
   });
 });
 

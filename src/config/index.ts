@@ -143,6 +143,11 @@ export interface Config {
   readCacheMs: number;
   logLevel: LogLevel;
   shutdownTimeoutMs: number;
+  /**
+   * The HTTP client of the RPC calls (src/chain/transport.ts): `sdk` (axios) when the environment configures
+   * a proxy, which axios honours by itself and node:http(s) does not; else the lighter `node`.
+   */
+  rpcTransport: 'node' | 'sdk';
   networks: Record<NetworkName, NetworkProfile>;
 }
 
@@ -179,8 +184,11 @@ export class ConfigError extends Error {
   }
 }
 
+/** The proxy variables axios reads itself (not settings of ours: the convention every HTTP client shares). */
+const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy'];
+
 /** Parse and validate; throws ConfigError listing every problem, one line each. */
-export function parseConfig(given: RawSettings, earlier: string[] = []): Config {
+export function parseConfig(given: RawSettings, earlier: string[] = [], env: NodeJS.ProcessEnv = process.env): Config {
   const problems = [...earlier];
   const settingLabel = (key: string) => {
     const s = SETTINGS.find((x) => x.key === key)!;
@@ -343,6 +351,7 @@ export function parseConfig(given: RawSettings, earlier: string[] = []): Config 
     readCacheMs: int('readCacheMs', 0, 60_000),
     logLevel: oneOf('logLevel', LOG_LEVELS),
     shutdownTimeoutMs: int('shutdownTimeoutMs', 0, 600_000),
+    rpcTransport: PROXY_VARIABLES.some((v) => (env[v] ?? '') !== '') ? 'sdk' : 'node',
     networks,
   };
   if (problems.length) throw new ConfigError(problems);
@@ -372,8 +381,9 @@ export function requireProfiles(config: Config, networks: readonly NetworkName[]
       const s = setting('stateFile');
       problems.push(`${s.env} (${s.flag}): only the embedded simulator has a state file, and CV_SIMULATOR (--simulator) is false; remove it`);
     }
-    // The vault API reports the template hash in GET /config, so it needs it; the resolver does not.
-    const fields = ['rpcUrl', 'passphrase', 'factoryId', 'registryId', 'simulationAccount', ...(options.vaultApi ? (['vaultWasmHash'] as const) : [])] as const;
+    // The resolver reads and writes the DID registry only (simulated from the simulation account); the
+    // factory and the template hash (reported in GET /config) are the vault API's. The fee token is optional.
+    const fields = ['rpcUrl', 'passphrase', 'registryId', 'simulationAccount', ...(options.vaultApi ? (['factoryId', 'vaultWasmHash'] as const) : [])] as const;
     for (const n of networks) {
       for (const k of fields) {
         if (!config.networks[n][k]) {
@@ -405,7 +415,7 @@ export function walletEnv(env: NodeJS.ProcessEnv = process.env): WalletEnv {
 
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): { config: Config; rest: string[] } {
   const { raw, problems, rest } = readSettings(argv, env);
-  return { config: parseConfig(raw, problems), rest };
+  return { config: parseConfig(raw, problems, env), rest };
 }
 
 /** Markdown table of every setting, for the README and `credential-vault help`. */

@@ -1,5 +1,5 @@
 // What the resolver's app, routes and tests share: its dependencies and its error type.
-import type { Chain } from '../chain/index.ts';
+import type { RegistryChain } from '../chain/index.ts';
 import type { components } from '../generated/did-resolver.ts';
 import type { Cache, RateLimiter } from '../stores/index.ts';
 import type { NetworkName } from '../config/index.ts';
@@ -8,7 +8,7 @@ import type { Logger, Metrics, ReadinessCheck } from '../observability/index.ts'
 
 /** One ledger the resolver routes to, chosen by the network inside the DID. */
 export interface ResolverNetwork {
-  chain: Chain;
+  chain: RegistryChain;
   networkPassphrase: string;
   registryId: string;
   rpcUrl: string;
