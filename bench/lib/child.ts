@@ -60,9 +60,24 @@ async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-export async function startHost<R>(spec: HostSpec, readyTimeoutMs = 120_000): Promise<Host<R>> {
-  const child = spawn(process.execPath, [HOST, Buffer.from(JSON.stringify(spec)).toString('base64')], {
-    cwd: ROOT,
+/**
+ * Which Node runs a host, and which tree's host.ts: this tree on this Node by default; the Node 20 rows run
+ * through the loader of the pre-migration tree (bench/lib/runtimes.ts).
+ */
+export interface HostRuntime {
+  node: string;
+  /** Arguments before the host file (a TypeScript loader on Node 20). */
+  prefix: string[];
+  /** host.ts to run, and the directory it runs in. */
+  host: string;
+  cwd: string;
+}
+
+export const THIS_RUNTIME: HostRuntime = { node: process.execPath, prefix: [], host: HOST, cwd: ROOT };
+
+export async function startHost<R>(spec: HostSpec, readyTimeoutMs = 120_000, rt: HostRuntime = THIS_RUNTIME): Promise<Host<R>> {
+  const child = spawn(rt.node, [...rt.prefix, rt.host, Buffer.from(JSON.stringify(spec)).toString('base64')], {
+    cwd: rt.cwd,
     // stdout is dropped (request logs of the services would otherwise cost the parent); stderr is kept for errors.
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });

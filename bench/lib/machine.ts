@@ -39,13 +39,20 @@ function gitCommit(): string {
   }
 }
 
-export function machineLines(m: Machine): string[] {
+/** Load averages (1, 5, 15 min) now. */
+export function loadNow(): [number, number, number] {
+  const [a = 0, b = 0, c = 0] = os.loadavg().map((n) => Math.round(n * 100) / 100);
+  return [a, b, c];
+}
+
+/** `endLoad`: the load averages when the run ended, for a run whose sections took minutes. */
+export function machineLines(m: Machine, endLoad?: readonly number[]): string[] {
   return [
     `- CPU: ${m.cpu}, ${m.cores} cores available to Node`,
     `- memory: ${m.memoryGiB} GiB`,
     `- Node ${m.node} on ${m.os}`,
     `- date: ${m.date}; commit ${m.commit}`,
-    `- load average (1 min) at start: ${m.load1}`,
+    `- load average (1 min) at start: ${m.load1}${endLoad ? `; at the end (1, 5, 15 min): ${endLoad.join(', ')}` : ''} (${m.cores} cores; the machine is shared with other work)`,
   ];
 }
 

@@ -1,6 +1,6 @@
 // The two baselines: a bare node:http server (the physical ceiling) and Express 5 + express-openapi-validator
-// on one trivial validated route (the framework ceiling). Both answer the same fixed JSON, the size of a
-// real GET /config body.
+// on one trivial validated route (the framework ceiling). Both answer the same fixed JSON, the fields and
+// size of a real GET /config body (the http section compares it with the real answer and says so).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
@@ -15,6 +15,7 @@ export const FIXED_CONFIG = {
   rpcUrl: 'http://127.0.0.1:8000/testnet/rpc',
   networkPassphrase: 'Credential Vault Simulator Testnet ; 2026',
   networkType: 'testnet',
+  protocolVersion: 29,
   factoryContractId: 'CABAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAFNSZ',
   vaultWasmHash: '5c9a3e1f7b2d4c6a8e0f1a3b5d7c9e2f4a6b8d0c1e3f5a7b9c2d4e6f8a0b1c3d',
   didStellarRegistryId: 'CAEQSCIJBEEQSCIJBEEQSCIJBEEQSCIJBEEQSCIJBEEQSCIJBEEQTD2L',
@@ -39,7 +40,7 @@ export const CEILING_SPEC = {
                   type: 'object',
                   additionalProperties: false,
                   required: Object.keys(FIXED_CONFIG),
-                  properties: Object.fromEntries(Object.keys(FIXED_CONFIG).map((k) => [k, { type: 'string' }])),
+                  properties: Object.fromEntries(Object.entries(FIXED_CONFIG).map(([k, v]) => [k, { type: typeof v === 'number' ? 'integer' : 'string' }])),
                 },
               },
             },

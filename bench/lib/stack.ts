@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Keypair } from '@stellar/stellar-sdk';
 import type { NetworkInfo, NetworkName } from '../../simulator/index.ts';
-import { startHost, type Host } from './child.ts';
+import { startHost, THIS_RUNTIME, type Host, type HostRuntime } from './child.ts';
 import type { IssuerIdentity } from './vault-client.ts';
 
 /** Requests per minute every limit is raised to, so that no benchmark is throttled. */
@@ -69,16 +69,17 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-export async function startStack(log: (line: string) => void): Promise<Stack> {
+/** `rt`: which Node and which tree's host.ts runs the simulator and the services (bench/lib/runtimes.ts). */
+export async function startStack(log: (line: string) => void, rt: HostRuntime = THIS_RUNTIME): Promise<Stack> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'cv-bench-'));
-  const sim = await startHost<SimReady>({ kind: 'simulator' });
+  const sim = await startHost<SimReady>({ kind: 'simulator' }, undefined, rt);
   let services: Stack['services'] | undefined;
   try {
     const common = ['--host', '127.0.0.1', '--simulator', 'false', ...RAISED_LIMIT_FLAGS];
     const vaultArgv = ['--network', 'testnet', '--port', '0', '--data-dir', path.join(dataDir, 'vault'), ...common, ...profileFlags(sim.ready, ['testnet'])];
     const resolverArgv = ['--resolver-port', '0', '--data-dir', path.join(dataDir, 'resolver'), ...common, ...profileFlags(sim.ready, ['testnet', 'mainnet'])];
     log(`  starting the vault API and the resolver against the simulator at ${sim.ready.url}`);
-    services = await startHost({ kind: 'services', args: { vaultArgv, resolverArgv } });
+    services = await startHost({ kind: 'services', args: { vaultArgv, resolverArgv } }, undefined, rt);
   } catch (e) {
     await sim.stop();
     await rm(dataDir, { recursive: true, force: true });

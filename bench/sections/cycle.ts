@@ -1,6 +1,6 @@
 // The full issue cycle over the real vault API — prepare → sign with the SDK's Keypair → submit → confirmed —
 // by one client, and by 8 concurrent clients with distinct issuer accounts (no sequence-number conflicts).
-import { fmtInt, fmtRate, table } from '../lib/markdown.ts';
+import { fmtInt, fmtRate, table, verdict } from '../lib/markdown.ts';
 import { attempt, wanted, type Outcome, type SectionContext, type SectionResult } from '../lib/section.ts';
 import { raisedLimitsNote, type Stack } from '../lib/stack.ts';
 import { ms, summarize, type Summary } from '../lib/stats.ts';
@@ -8,6 +8,8 @@ import { failureLabel, failureText, issueCycle, vaultClient, type IssuerIdentity
 
 const CONCURRENT_CLIENTS = 8;
 const MAX_CYCLES_PER_CLIENT = 1_000_000;
+/** Issue 11's target for the concurrent case, cycles per second. */
+const CONCURRENT_TARGET = 300;
 
 interface CycleResult {
   clients: number;
@@ -45,7 +47,7 @@ async function runClients(stack: Stack, clients: IssuerIdentity[], owners: strin
 }
 
 export async function runCycleSection(ctx: SectionContext): Promise<SectionResult> {
-  const rows: { label: string; outcome: Outcome<CycleResult> }[] = [];
+  const rows: { name: string; label: string; outcome: Outcome<CycleResult> }[] = [];
   const modes = [
     { name: 'cycle-sequential', label: 'sequential (1 client)', clients: 1 },
     { name: 'cycle-concurrent', label: `${CONCURRENT_CLIENTS} concurrent clients`, clients: CONCURRENT_CLIENTS },
@@ -69,7 +71,7 @@ export async function runCycleSection(ctx: SectionContext): Promise<SectionResul
       ctx.log(`    ${fmtRate(r.perSecond)} cycles/s, p50 ${ms(r.latency.p50)} ms, p99 ${ms(r.latency.p99)} ms, failures ${JSON.stringify(r.failures)}`);
       return r;
     });
-    rows.push({ label: m.label, outcome });
+    rows.push({ name: m.name, label: m.label, outcome });
   }
   const body = rows.map(({ label, outcome }) => {
     if (!outcome.ok) return [label, '—', '—', '—', '—', `not measured: ${outcome.error}`];
@@ -77,6 +79,13 @@ export async function runCycleSection(ctx: SectionContext): Promise<SectionResul
     const failed = Object.entries(v.failures).map(([k, n]) => `${k} ×${n}`).join(', ') || '0';
     return [label, fmtInt(v.cycles), fmtRate(v.perSecond), ms(v.latency.p50), ms(v.latency.p99), failed];
   });
+  const concurrent = rows.find((r) => r.name === 'cycle-concurrent')?.outcome;
+  const rate = concurrent?.ok ? concurrent.value.perSecond : undefined;
+  const target: [string, string, boolean | undefined] = [
+    `${CONCURRENT_CLIENTS} concurrent clients ≥ ${CONCURRENT_TARGET} cycles/s`,
+    rate === undefined ? '—' : `${fmtRate(rate)}/s`,
+    rate === undefined ? undefined : rate >= CONCURRENT_TARGET,
+  ];
   const markdown = [
     '## Full issue cycle over the vault API',
     '',
@@ -88,7 +97,14 @@ export async function runCycleSection(ctx: SectionContext): Promise<SectionResul
     `- ${raisedLimitsNote()}`,
     '',
     table(['clients', 'cycles', 'cycles/s', 'p50 ms', 'p99 ms', 'failures'], body, ['l', 'r', 'r', 'r', 'r', 'l']),
+    '',
+    '### Target',
+    '',
+    table(['target', 'measured', 'verdict'], [[target[0], target[1], verdict(target[2])]]),
   ].join('\n');
-  const summary = rows.map(({ label, outcome }) => `${label}: ${outcome.ok ? `${fmtRate(outcome.value.perSecond)} cycles/s` : outcome.error}`);
+  const summary = [
+    ...rows.map(({ label, outcome }) => `${label}: ${outcome.ok ? `${fmtRate(outcome.value.perSecond)} cycles/s` : outcome.error}`),
+    `${target[0]}: ${target[1]} → ${target[2] === undefined ? 'not measured' : target[2] ? 'pass' : 'FAIL'}`,
+  ];
   return { markdown, summary };
 }
