@@ -141,6 +141,25 @@ describe('sqlite store on disk', () => {
     await removeOwn();
   });
 
+  it('a statement run again (prepared once) still answers rows for reads and changes for writes', async () => {
+    // run1 remembers per SQL text whether it returns rows: a write must keep its rowCount, a read its rows.
+    const { dir: own, remove: removeOwn } = await tempDir();
+    const store = createSqliteStores({ dataDir: own });
+    const a = await store.keys.create(standard('GREUSEA'));
+    const b = await store.keys.create(standard('GREUSEB'));
+    for (let i = 0; i < 3; i++) {
+      expect((await store.keys.lookup(a.key))?.record.keyId).toBe(a.record.keyId);
+      expect((await store.keys.lookup(b.key))?.record.keyId).toBe(b.record.keyId);
+    }
+    expect(await store.keys.revoke(a.record.keyId)).toBe(true);
+    expect(await store.keys.revoke(a.record.keyId)).toBe(false);
+    expect(await store.keys.revoke(b.record.keyId)).toBe(true);
+    expect((await store.keys.lookup(a.key))?.state).toBe('revoked');
+    expect((await store.keys.lookup(b.key))?.state).toBe('revoked');
+    await store.close();
+    await removeOwn();
+  });
+
   it('a write waits for another process holding the write lock, then answers unavailable; reads go on', async () => {
     const { dir: own, remove: removeOwn } = await tempDir();
     const store = createSqliteStores({ dataDir: own, busyTimeoutMs: 200 });

@@ -58,7 +58,8 @@ export function createSqliteStores(options: SqliteStoresOptions): SqlStores {
   const file = path.join(options.dataDir, DB_FILE);
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   let db: DatabaseSync | undefined;
-  const statements = new Map<string, StatementSync>();
+  /** Prepared once per SQL text; `returnsRows` is asked once too (columns() costs as much as the query). */
+  const statements = new Map<string, { st: StatementSync; returnsRows: boolean }>();
 
   const open = (): DatabaseSync => {
     if (db) return db;
@@ -80,10 +81,14 @@ export function createSqliteStores(options: SqliteStoresOptions): SqlStores {
 
   const run1 = <R>(sql: string, params: readonly unknown[] = []): SqlResult<R> => {
     const conn = open();
-    let st = statements.get(sql);
-    if (!st) statements.set(sql, (st = conn.prepare(toSqlite(sql))));
+    let prepared = statements.get(sql);
+    if (!prepared) {
+      const st = conn.prepare(toSqlite(sql));
+      statements.set(sql, (prepared = { st, returnsRows: st.columns().length > 0 }));
+    }
+    const { st, returnsRows } = prepared;
     const args = params.map(bind);
-    if (st.columns().length > 0) {
+    if (returnsRows) {
       const rows = st.all(...args) as R[];
       return { rows, rowCount: rows.length };
     }
