@@ -6,7 +6,7 @@
 // the resolver's {xdr, network, networkPassphrase}, whose passphrase is used — or bare base64 XDR with
 // --passphrase. Authorization entries that name the signer need the ledger their signature is valid until:
 // --valid-until-ledger N, or --rpc-url U (latest ledger + AUTH_VALIDITY_LEDGERS).
-import { SignError, latestLedgerOf, needsAuthorization, signPrepared } from '../chain/sign.ts';
+import { SignError, latestLedgerOf, needsAuthorization, signPrepared } from './sign.ts';
 import type { WalletEnv } from '../config/index.ts';
 import { UsageError, takeFlag, type CliIo } from './args.ts';
 import { refuseSecretsInArgv, takeSigningKey } from './wallet-key.ts';

@@ -3,7 +3,7 @@
 // each, configuration first) and Ed25519 keys. data-integrity.ts builds proofs, proof sets and chains on it.
 import { createHash, createPrivateKey, createPublicKey, sign as cryptoSign, type KeyObject } from 'node:crypto';
 import { canonicalize } from './jcs.ts';
-import { base58btcDecode, base58btcEncode } from './multikey.ts';
+import { base58btcDecode, encodeMultikey } from './multikey.ts';
 
 export const DATA_INTEGRITY_PROOF = 'DataIntegrityProof';
 export const EDDSA_JCS_2022 = 'eddsa-jcs-2022';
@@ -69,7 +69,7 @@ export function ed25519KeyPair(secretKey: Ed25519SecretKey): { sign: Signer; pub
   const publicKey = Buffer.from(x, 'base64url');
   return {
     sign: (data) => new Uint8Array(cryptoSign(null, data, key)),
-    publicKeyMultibase: 'z' + base58btcEncode(Uint8Array.from([0xed, 0x01, ...publicKey])),
+    publicKeyMultibase: encodeMultikey('Ed25519', publicKey),
   };
 }
 
