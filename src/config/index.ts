@@ -4,9 +4,9 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { LOG_LEVELS, type LogLevel } from '../observability/logging.ts';
 import { isAccountAddress, isContractId } from '../openapi/formats.ts';
+import type { KeyRole } from '../stores/types.ts';
 export type NetworkName = 'testnet' | 'mainnet';
 export const NETWORKS: readonly NetworkName[] = ['testnet', 'mainnet'];
-export type Role = 'standard' | 'early' | 'admin';
 
 type Kind = 'string' | 'int' | 'bool' | 'url' | 'list';
 interface Setting {
@@ -132,7 +132,7 @@ export interface Config {
   /** Express `trust proxy`: false, a hop count, or the proxies' addresses/CIDRs/names. */
   trustProxy: false | number | string[];
   keyTtlDays: number;
-  rateLimits: Record<Role, { read: number; write: number }>;
+  rateLimits: Record<KeyRole, { read: number; write: number }>;
   rateWindowMs: number;
   resolverRateLimit: number;
   resolverRateWindowMs: number;
