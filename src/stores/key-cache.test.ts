@@ -3,7 +3,9 @@
 import { LRUCache } from 'lru-cache';
 import { describe, expect, it } from 'vitest';
 import { manualClock } from '../../test-support/stores/backends.ts';
-import { cachedKeyStore, KEY_CACHE_MAX_STALENESS_MS, KEY_CACHE_REFRESH_EVERY_MS, type KeyChangeSink } from './key-cache.ts';
+import {
+  cachedKeyStore, KEY_CACHE_MAX_STALENESS_MS, KEY_CACHE_REFRESH_EVERY_MS, type KeyChangeSink,
+} from './key-cache.ts';
 import { createMemoryKeyStore } from './memory.ts';
 import type { ApiKeyRecord, CreateKeyInput, KeyStore } from './types.ts';
 
@@ -20,7 +22,9 @@ const input = (wallet: string, extra: Partial<CreateKeyInput> = {}): CreateKeyIn
 function setup(o: { max?: number } = {}) {
   const service = manualClock();
   let mono = 1_000_000;
-  const feed = { watermark: -Infinity, refreshes: 0, opened: 0, closed: 0, sink: undefined as KeyChangeSink | undefined };
+  const feed: { watermark: number; refreshes: number; opened: number; closed: number; sink?: KeyChangeSink } = {
+    watermark: -Infinity, refreshes: 0, opened: 0, closed: 0,
+  };
   const lru = new LRUCache<string, ApiKeyRecord>({ max: o.max ?? 100 });
   let evict: ((hashes: readonly string[]) => void) | undefined;
   let local = true;
@@ -111,7 +115,7 @@ describe('a known key', () => {
     expect(t.reads() - before).toBe(c.reads ? 1 : 0);
   });
 
-  it('revoked by another instance: accepted at most until the bound, refused at once when the feed says so', async () => {
+  it('revoked elsewhere: accepted at most until the bound, refused at once when the feed says so', async () => {
     const t = setup();
     const { key, record } = await t.cache.create(input('GC'));
     t.fresh();
@@ -197,7 +201,8 @@ describe('what is never cached', () => {
 
   it('more keys than the LRU holds: the least recently used go', async () => {
     const t = setup({ max: 2 });
-    const made = [await t.cache.create(input('GJ')), await t.cache.create(input('GK')), await t.cache.create(input('GL'))];
+    const made = [];
+    for (const w of ['GJ', 'GK', 'GL']) made.push(await t.cache.create(input(w)));
     t.fresh();
     for (const m of made) await t.cache.lookup(m.key);
     expect(t.lru.size).toBe(2);
@@ -206,7 +211,7 @@ describe('what is never cached', () => {
 });
 
 describe('the feed', () => {
-  it('opens at the first lookup only (creating and listing keys never opens it), and closes with the store', async () => {
+  it('opens at the first lookup only (creating and listing keys never do), and closes with the store', async () => {
     const t = setup();
     const { key } = await t.cache.create(input('GM'));
     await t.cache.list();

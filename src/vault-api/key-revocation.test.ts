@@ -52,7 +52,8 @@ describe.each(backends)('$name', ({ shared }) => {
   it('two instances start over one store', async () => {
     const storesOptions = await shared();
     const start = async () => {
-      const env = await startVaultTestEnv({ chain: stubChain(), contractRoutes: stubContractRoutes().router, storesOptions });
+      const contractRoutes = stubContractRoutes().router;
+      const env = await startVaultTestEnv({ chain: stubChain(), contractRoutes, storesOptions });
       cleanups.push(() => env.close());
       return env;
     };
