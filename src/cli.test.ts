@@ -43,9 +43,10 @@ describe('keys: every command names the store it used, on standard error', () =>
 
   it.each([
     { given: { dataDir: './data' }, want: `data directory ${path.resolve('data')}` },
-    { given: { dataDir: './data', databaseUrl: 'postgres://cv:secret@db.example:5432/vault' }, want: 'PostgreSQL postgres://cv@db.example:5432/vault' },
+    { given: { dataDir: './data', databaseUrl: 'postgres://cv:secret@db.example:5432/vault' }, want: 'PostgreSQL postgres://db.example:5432/vault' },
     { given: { dataDir: './data', databaseUrl: 'postgresql://db.example/vault', databaseSchema: 'eu' }, want: 'PostgreSQL postgresql://db.example/vault (schema eu)' },
-  ])('$given → $want (never the password)', ({ given, want }) => {
+    { given: { dataDir: './data', databaseUrl: 'postgres://cv:s=c@db.example/vault?sslmode=require&password=p' }, want: 'PostgreSQL postgres://db.example/vault' },
+  ])('$given → $want (no userinfo, no query)', ({ given, want }) => {
     expect(describeKeyStore(given)).toBe(want);
   });
 });
@@ -60,7 +61,12 @@ describe('a wrong command line touches nothing; --help prints the usage', () => 
     { given: ['resolver', '--resolver-network', 'testnet'], want: /resolver: unknown flag or argument --resolver-network testnet/ },
     { given: ['keys', 'list', '--netwrk', 'testnet'], want: /keys list: unknown flag or argument --netwrk testnet/ },
     { given: ['keys', 'revoke', 'k1', 'k2'], want: /keys revoke: unknown flag or argument k2/ },
-    { given: ['keys', 'rotate'], want: /keys: unknown subcommand "rotate"/ },
+    { given: ['keys', 'rotate'], want: /keys: unknown subcommand "rotate" \(create, list or revoke\)/ },
+    { given: ['keys'], want: /^keys: name a subcommand: create, list or revoke\n\nusage: credential-vault keys {8}API keys: create/ },
+    { given: ['keys', '--network', 'testnet'], want: /^keys: name a subcommand: create, list or revoke\n/ },
+    { given: ['account'], want: /^account: name a subcommand: new\n\nusage: credential-vault account new/ },
+    { given: ['did'], want: /^did: name a subcommand: new or multikey\n\nusage: credential-vault did new/ },
+    { given: ['tx'], want: /^tx: name a subcommand: sign\n\nusage: credential-vault tx sign/ },
   ])('$given → exit 2, $want', async ({ given, want }) => {
     const r = await run([...given, '--data-dir', untouched]);
     expect([r.code, r.out]).toEqual([2, '']);

@@ -8,7 +8,7 @@
 // --valid-until-ledger N, or --rpc-url U (latest ledger + AUTH_VALIDITY_LEDGERS).
 import { SignError, latestLedgerOf, needsAuthorization, signPrepared } from './sign.ts';
 import type { WalletEnv } from '../config/index.ts';
-import { UsageError, takeFlag, type CliIo } from './args.ts';
+import { UsageError, subcommand, takeFlag, type CliIo } from './args.ts';
 import { refuseSecretsInArgv, takeSigningKey } from './wallet-key.ts';
 
 /** ≈10 minutes of 5-second ledgers: longer than a prepared transaction lives (300 s), not much more. */
@@ -38,7 +38,7 @@ function readPrepared(text: string): Prepared {
 
 export async function txCommand(argv: string[], io: CliIo, wallet: WalletEnv): Promise<number> {
   const [sub, ...rest] = argv;
-  if (sub !== 'sign') throw new UsageError(`tx: unknown subcommand ${JSON.stringify(sub)}`);
+  subcommand('tx', sub, ['sign']);
   const args = [...rest];
   refuseSecretsInArgv(args);
   const keypair = takeSigningKey(args, wallet.secretKey, io);
