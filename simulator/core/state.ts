@@ -74,7 +74,7 @@ export function savedHeader(l: Ledger, oldest = { ledger: l.oldestLedger, closeT
 }
 
 export function loadHeader(l: Ledger, h: SavedHeader): void {
-  l.latest = { seq: h.seq, closeTime: h.closeTime, hash: Buffer.from(h.hash, 'hex'), prevHash: Buffer.from(h.prevHash, 'hex'), txCount: 0, sealed: true };
+  l.resetHeaders({ seq: h.seq, closeTime: h.closeTime, hash: Buffer.from(h.hash, 'hex'), prevHash: Buffer.from(h.prevHash, 'hex') });
   l.timeOffsetMs = h.timeOffsetMs;
   l.feePool = BigInt(h.feePool);
   l.oldestLedger = h.oldestLedger;
