@@ -122,20 +122,6 @@ export async function runSimulator(args: string[], out: (line: string) => void =
     return 1;
   }
   const timing = opts.ledgerCloseMs ? `a ledger every ${opts.ledgerCloseMs} ms` : 'every transaction applied at once';
-  out(`credential-vault simulator listening on ${running.url}, Protocol ${opts.protocol}, ${timing}${opts.stateFile ? ` (state file ${opts.stateFile})` : ''}`);
-  for (const name of NETWORK_NAMES) {
-    const n = running.networks[name];
-    out(`\n[${name}]`);
-    out(`  passphrase      ${n.passphrase}`);
-    out(`  rpc             ${n.rpcUrl}`);
-    out(`  friendbot       ${n.friendbotUrl}?addr=G…`);
-    out(`  factory         ${n.factoryId}`);
-    out(`  registry        ${n.registryId}`);
-    out(`  vault wasm hash ${n.vaultWasmHash}`);
-    out(`  fee token       ${n.feeTokenId} (${n.stablecoin ? `USDC:${n.stablecoin.issuer}` : 'native'}, ${n.feeAmount} stroops per credential)`);
-    // The secret is a cheat's answer (sim_info), never printed: banners end up in logs.
-    out(`  admin           ${n.admin.publicKey} (its secret: the sim_info RPC method, admin.secret)`);
-  }
   return new Promise<number>((resolve) => {
     const stop = (signal: string): void => {
       process.off('SIGINT', onInt);
@@ -153,5 +139,20 @@ export async function runSimulator(args: string[], out: (line: string) => void =
     const onTerm = (): void => stop('SIGTERM');
     process.on('SIGINT', onInt);
     process.on('SIGTERM', onTerm);
+    // The banner once the handlers are in place: whoever reads it may stop the simulator at once.
+    out(`credential-vault simulator listening on ${running.url}, Protocol ${opts.protocol}, ${timing}${opts.stateFile ? ` (state file ${opts.stateFile})` : ''}`);
+    for (const name of NETWORK_NAMES) {
+      const n = running.networks[name];
+      out(`\n[${name}]`);
+      out(`  passphrase      ${n.passphrase}`);
+      out(`  rpc             ${n.rpcUrl}`);
+      out(`  friendbot       ${n.friendbotUrl}?addr=G…`);
+      out(`  factory         ${n.factoryId}`);
+      out(`  registry        ${n.registryId}`);
+      out(`  vault wasm hash ${n.vaultWasmHash}`);
+      out(`  fee token       ${n.feeTokenId} (${n.stablecoin ? `USDC:${n.stablecoin.issuer}` : 'native'}, ${n.feeAmount} stroops per credential)`);
+      // The secret is a cheat's answer (sim_info), never printed: banners end up in logs.
+      out(`  admin           ${n.admin.publicKey} (its secret: the sim_info RPC method, admin.secret)`);
+    }
   });
 }

@@ -202,3 +202,47 @@ describe('credential-vault resolver serving one network', () => {
     expect(await exited, output).toBe(0);
   }, 60_000);
 });
+
+// `npm link`, a global install or the file's own path start the command with whatever Node is on PATH; without
+// type stripping (a system Node 20, here a Node 24 with it switched off) it runs itself again under the pinned Node,
+// in the caller's folder, from any folder.
+describe('bin/credential-vault.js under a Node without type stripping', () => {
+  const bin = path.resolve('bin/credential-vault.js');
+  const runBin = (args: string[], cwd: string, signal?: NodeJS.Signals) =>
+    new Promise<{ code: number | null; out: string; err: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, ['--no-experimental-strip-types', bin, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      let signalled = false;
+      child.stdout.on('data', (c: Buffer) => {
+        out += c.toString();
+        if (signal && !signalled && /admin/.test(out)) signalled = child.kill(signal);
+      });
+      child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+      child.on('error', reject);
+      child.on('exit', (code) => resolve({ code, out, err }));
+    });
+
+  it('runs under the pinned Node from another folder, which stays the working folder', async () => {
+    const elsewhere = mkdtempSync(path.join(tmpdir(), 'cv-elsewhere-'));
+    try {
+      const did = await runBin(['did', 'new', '--network', 'mainnet'], elsewhere);
+      expect([did.code, did.err]).toEqual([0, '']);
+      expect(parseDid(did.out.trim())).toMatchObject({ ok: true, value: { network: 'mainnet' } });
+      const account = await runBin(['account', 'new', '--secret-file', 'me.key'], elsewhere);
+      expect(account.code, account.err).toBe(0);
+      expect(existsSync(path.join(elsewhere, 'me.key'))).toBe(true);
+      const keys = await runBin(['keys'], elsewhere);
+      expect(keys.code).toBe(2);
+      expect(keys.err).toMatch(/^keys: name a subcommand: create, list or revoke/);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('passes a SIGTERM on, so a server it started stops gracefully', async () => {
+    const r = await runBin(['simulator', '--port', '0'], dataDir, 'SIGTERM');
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/SIGTERM: stopping/);
+  }, 60_000);
+});
