@@ -8,6 +8,7 @@
 // --valid-until-ledger N, or --rpc-url U (latest ledger + AUTH_VALIDITY_LEDGERS).
 import { SignError, latestLedgerOf, needsAuthorization, signPrepared } from './sign.ts';
 import type { WalletEnv } from '../config/index.ts';
+import { publicUrl } from '../config/redact.ts';
 import { UsageError, subcommand, takeFlag, type CliIo } from './args.ts';
 import { refuseSecretsInArgv, takeSigningKey } from './wallet-key.ts';
 
@@ -64,7 +65,9 @@ export async function txCommand(argv: string[], io: CliIo, wallet: WalletEnv): P
     if (!Number.isSafeInteger(validUntilLedger) || validUntilLedger < 1) throw new UsageError('tx sign: --valid-until-ledger must be a positive integer');
   } else if (rpcUrl !== undefined && needsAuthorization(prepared.xdr, keypair.publicKey())) {
     const latest = await latestLedgerOf(rpcUrl);
-    if (latest.passphrase !== passphrase) throw new UsageError(`tx sign: ${rpcUrl} serves "${latest.passphrase}", the transaction is for "${passphrase}"`);
+    if (latest.passphrase !== passphrase) {
+      throw new UsageError(`tx sign: ${publicUrl(rpcUrl)} serves "${latest.passphrase}", the transaction is for "${passphrase}"`);
+    }
     validUntilLedger = latest.sequence + AUTH_VALIDITY_LEDGERS;
   }
 
