@@ -184,8 +184,15 @@ describe('every XDR value of the demo, both networks', () => {
       };
       const { oldestLedger } = await rpc('getHealth');
       expect(await rpc('getLatestLedger'), `${n}: getLatestLedger`).toHaveProperty('metadataXdr');
-      const { ledgers } = await rpc('getLedgers', { startLedger: oldestLedger, pagination: { limit: 10_000 } });
-      const txCount = (ledgers as { metadataXdr: string }[])
+      const ledgers: { metadataXdr: string }[] = [];
+      let page = await rpc('getLedgers', { startLedger: oldestLedger, pagination: { limit: 200 } });
+      for (;;) {
+        const got = page.ledgers as { metadataXdr: string }[];
+        ledgers.push(...got);
+        if (got.length < 200) break;
+        page = await rpc('getLedgers', { pagination: { cursor: page.cursor, limit: 200 } });
+      }
+      const txCount = ledgers
         .map((l) => xdr.expectUnionVariant(xdr.LedgerCloseMeta.fromXdr(l.metadataXdr, 'base64'), 'v2').v2.txProcessing.length)
         .reduce((a, b) => a + b, 0);
       expect(txCount, `${n}: getLedgers holds the demo's transactions`).toBeGreaterThan(5);

@@ -10,8 +10,9 @@ export interface GetLedgersParams {
   xdrFormat?: unknown;
 }
 
-const DEFAULT_LIMIT = 100;
-const MAX_LIMIT = 10_000;
+// stellar-rpc's range and default for getLedgers
+const DEFAULT_LIMIT = 50;
+const MAX_LIMIT = 200;
 
 export function getLedgers(ledger: Ledger, params: GetLedgersParams, memo: LedgerXdrMemo) {
   const latest = ledger.tick();

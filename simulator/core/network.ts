@@ -246,6 +246,9 @@ export class SimNetwork implements Core {
   async requestFriendbot(address: string): Promise<FriendbotReply> {
     if (!this.ledger.timed) return this.friendbot(address);
     const env = this.friendbotEnvelope(address);
+    if (this.queue.size >= QUEUE_LIMIT) {
+      throw new FriendbotError(503, { title: 'Service Unavailable', status: 503, detail: 'the transaction queue is full: try again after the next ledger' });
+    }
     return friendbotOutcome(await new Promise<QueueOutcome>((resolve) => this.queueFriendbot(env, resolve)));
   }
 

@@ -172,4 +172,18 @@ describe('ledger timing on', () => {
     expect(net.closeLedger().applied).toBe(0);
     expect((await get(net, sent.hash)).status).toBe('NOT_FOUND');
   });
+
+  it.each([
+    { params: { startLedger: 1, pagination: { limit: 0 } }, want: /limit must be between 1 and 200/ },
+    { params: { startLedger: 1, pagination: { limit: 201 } }, want: /limit must be between 1 and 200/ },
+    { params: { startLedger: 0 }, want: /start ledger must be between the oldest ledger: 1 and the latest ledger: \d+/ },
+    { params: { startLedger: 10_000 }, want: /start ledger must be between/ },
+    { params: { startLedger: '1' }, want: /start ledger must be between/ },
+    { params: { startLedger: 1, pagination: { cursor: '1' } }, want: /startLedger and cursor cannot both be set/ },
+    { params: { pagination: { cursor: 'x' } }, want: /invalid cursor "x"/ },
+    { params: { startLedger: 1, xdrFormat: 'json' }, want: /xdrFormat "json" is not supported by the simulator/ },
+  ])('getLedgers refuses $params with -32602', async ({ params, want }) => {
+    const { net } = timed();
+    await expect(net.rpc('getLedgers', params)).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(want) });
+  });
 });

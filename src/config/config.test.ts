@@ -204,6 +204,10 @@ describe('validation reports one line per problem', () => {
       expect(problems(env, vaultApi)).toEqual(want);
     });
   });
+  it('refuses ledger timing without the embedded simulator', () => {
+    const { config } = loadConfig(['--simulator', 'false', '--ledger-close-ms', '1000'], {});
+    expect(() => requireProfiles(config, [])).toThrow(/CV_SIMULATOR_LEDGER_CLOSE_MS \(--ledger-close-ms\): only the embedded simulator closes ledgers/);
+  });
   it('refuses a state file without the embedded simulator', () => {
     const { config } = loadConfig(['--simulator', 'false', '--state-file', 'x.json'], {});
     expect(() => requireProfiles(config, [])).toThrow(/CV_SIMULATOR_STATE_FILE \(--state-file\): only the embedded simulator has a state file/);

@@ -425,6 +425,10 @@ export function requireProfiles(config: Config, networks: readonly NetworkName[]
       const s = setting('stateFile');
       problems.push(`${s.env} (${s.flag}): only the embedded simulator has a state file, and CV_SIMULATOR (--simulator) is false; remove it`);
     }
+    if (config.ledgerCloseMs > 0) {
+      const s = setting('ledgerCloseMs');
+      problems.push(`${s.env} (${s.flag}): only the embedded simulator closes ledgers on a clock, and CV_SIMULATOR (--simulator) is false; remove it`);
+    }
     // The resolver reads and writes the DID registry only (simulated from the simulation account); the
     // factory and the template hash (reported in GET /config) are the vault API's. The fee token is optional.
     const fields = ['rpcUrl', 'passphrase', 'registryId', 'simulationAccount', ...(options.vaultApi ? (['factoryId', 'vaultWasmHash'] as const) : [])] as const;
