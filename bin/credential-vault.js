@@ -12,7 +12,8 @@ if (!process.features.typescript) {
   // The marker stops a second round should the pinned Node itself lack type stripping.
   if (!existsSync(pinned) || process.env.CREDENTIAL_VAULT_PINNED_NODE) {
     console.error(
-      `credential-vault needs Node >= 22.18 (TypeScript type stripping); this is Node ${process.version} without it, and the package's pinned Node 24 is not installed (npm ci in the repository installs it; or install Node 24).`,
+      `credential-vault needs Node >= 22.18 (TypeScript type stripping); this is Node ${process.version} without it, ` +
+        "and the package's pinned Node 24 is not installed (npm ci in the repository installs it; or install Node 24).",
     );
     process.exit(1);
   }
@@ -20,14 +21,16 @@ if (!process.features.typescript) {
   const env = { ...process.env, CREDENTIAL_VAULT_PINNED_NODE: '1' };
   const child = spawn(pinned, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit', env });
   // Ctrl-C reaches the whole foreground process group, the child included: passing it on as well would be a second
-  // signal, which stops the servers without letting requests finish. A TERM or HUP sent to this process alone is passed on.
+  // signal, which stops the servers without letting requests finish. A TERM or HUP sent to this process alone is
+  // passed on.
   process.on('SIGINT', () => {});
   for (const signal of ['SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
   child.on('error', (e) => {
     console.error(`credential-vault: cannot run ${pinned}: ${e.message}`);
     process.exit(1);
   });
-  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 128 + ({ SIGINT: 2, SIGTERM: 15, SIGHUP: 1, SIGKILL: 9 }[signal] ?? 1) : 1)));
+  const numbers = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1, SIGKILL: 9 };
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 128 + (numbers[signal] ?? 1) : 1)));
 } else {
   const { main } = await import('../src/cli.ts');
   process.exitCode = await main(process.argv.slice(2));

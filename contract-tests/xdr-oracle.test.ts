@@ -193,7 +193,8 @@ describe('every XDR value of the demo, both networks', () => {
         page = await rpc('getLedgers', { pagination: { cursor: page.cursor, limit: 200 } });
       }
       const txCount = ledgers
-        .map((l) => xdr.expectUnionVariant(xdr.LedgerCloseMeta.fromXdr(l.metadataXdr, 'base64'), 'v2').v2.txProcessing.length)
+        .map((l) => xdr.LedgerCloseMeta.fromXdr(l.metadataXdr, 'base64'))
+        .map((m) => xdr.expectUnionVariant(m, 'v2').v2.txProcessing.length)
         .reduce((a, b) => a + b, 0);
       expect(txCount, `${n}: getLedgers holds the demo's transactions`).toBeGreaterThan(5);
       const { events } = await rpc('getEvents', { startLedger: oldestLedger, pagination: { limit: 10_000 } });

@@ -88,7 +88,8 @@ describe('CAP-71 authorization at Protocols 26 to 28', () => {
         const sim = (await net.rpc('simulateTransaction', params)) as rpc.Api.RawSimulateTransactionResponse;
         if (sim.error) throw new Error(`simulation failed: ${sim.error.split('\n')[0]}`);
         const recorded = (sim.results?.[0]?.auth ?? []).map((a) => xdr.SorobanAuthorizationEntry.fromXdr(a, 'base64'));
-        const wantRecorded = s.protocol >= 27 && s.upgraded === true ? 'sorobanCredentialsAddressV2' : 'sorobanCredentialsAddress';
+        const asked = s.protocol >= 27 && s.upgraded === true;
+        const wantRecorded = asked ? 'sorobanCredentialsAddressV2' : 'sorobanCredentialsAddress';
         expectEqual('recorded credential types', recorded.map((e) => e.credentials.type), [wantRecorded]);
 
         // the entry as sent: the recorded address, nonce and invocation, signed as the scenario says

@@ -35,7 +35,8 @@ import {
 } from '../src/client/index.ts';
 import { challengeSigner, credentialSigner, relayedSigner, walletSigner } from './wallet.ts';
 
-const USAGE = `usage: npm run demo -- [--start [--ledger-close-ms N]] [--vault-url URL] [--mainnet-url URL] [--resolver-url URL] [--simulator-url URL]
+const USAGE = `usage: npm run demo -- [--start [--ledger-close-ms N]]
+                     [--vault-url URL] [--mainnet-url URL] [--resolver-url URL] [--simulator-url URL]
 
   --start            start the simulator, both vault APIs and the resolver in-process on free ports
                      (temporary data directory), run the demo against them, stop them
@@ -701,7 +702,10 @@ async function main(argv: string[]): Promise<number> {
     };
     urls = { vault: services.vault.testnet!.url, mainnet: services.vault.mainnet!.url, resolver: services.resolverUrl!, simulator: services.simulatorUrl! };
     const closes = config.ledgerCloseMs ? `a ledger every ${config.ledgerCloseMs} ms` : 'transactions applied at once';
-    console.log(`started in-process: simulator ${urls.simulator} (${closes}), vault API (testnet) ${urls.vault}, vault API (mainnet) ${urls.mainnet}, resolver ${urls.resolver}, data ${dataDir}`);
+    console.log(
+      `started in-process: simulator ${urls.simulator} (${closes}), vault API (testnet) ${urls.vault}, ` +
+        `vault API (mainnet) ${urls.mainnet}, resolver ${urls.resolver}, data ${dataDir}`,
+    );
   } else {
     urls = {
       vault: args['vault-url'] ?? 'http://127.0.0.1:3000',

@@ -158,7 +158,8 @@ export async function startSimulator(opts: StartSimulatorOptions = {}): Promise<
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   for (const name of NETWORK_NAMES) sim.network(name).setUrls(`${url}/${name}/rpc`, `${url}/${name}/friendbot`);
-  const onCloseError = opts.onCloseError ?? ((e: unknown) => console.error(`ledger close failed: ${e instanceof Error ? e.stack : String(e)}`));
+  const onCloseError =
+    opts.onCloseError ?? ((e: unknown) => console.error(`ledger close failed: ${e instanceof Error ? e.stack : e}`));
   const stopClock = opts.ledgerCloseMs
     ? (opts.ledgerClock ?? intervalClock)(opts.ledgerCloseMs, () => {
         for (const name of NETWORK_NAMES) {

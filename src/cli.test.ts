@@ -43,9 +43,15 @@ describe('keys: every command names the store it used, on standard error', () =>
 
   it.each([
     { given: { dataDir: './data' }, want: `data directory ${path.resolve('data')}` },
-    { given: { dataDir: './data', databaseUrl: 'postgres://cv:secret@db.example:5432/vault' }, want: 'PostgreSQL postgres://db.example:5432/vault' },
+    {
+      given: { dataDir: './data', databaseUrl: 'postgres://cv:secret@db.example:5432/vault' },
+      want: 'PostgreSQL postgres://db.example:5432/vault',
+    },
     { given: { dataDir: './data', databaseUrl: 'postgresql://db.example/vault', databaseSchema: 'eu' }, want: 'PostgreSQL postgresql://db.example/vault (schema eu)' },
-    { given: { dataDir: './data', databaseUrl: 'postgres://cv:s=c@db.example/vault?sslmode=require&password=p' }, want: 'PostgreSQL postgres://db.example/vault' },
+    {
+      given: { dataDir: './data', databaseUrl: 'postgres://cv:s=c@db.example/vault?sslmode=require&password=p' },
+      want: 'PostgreSQL postgres://db.example/vault',
+    },
   ])('$given → $want (no userinfo, no query)', ({ given, want }) => {
     expect(describeKeyStore(given)).toBe(want);
   });
@@ -62,7 +68,7 @@ describe('a wrong command line touches nothing; --help prints the usage', () => 
     { given: ['keys', 'list', '--netwrk', 'testnet'], want: /keys list: unknown flag or argument --netwrk testnet/ },
     { given: ['keys', 'revoke', 'k1', 'k2'], want: /keys revoke: unknown flag or argument k2/ },
     { given: ['keys', 'rotate'], want: /keys: unknown subcommand "rotate" \(create, list or revoke\)/ },
-    { given: ['keys'], want: /^keys: name a subcommand: create, list or revoke\n\nusage: credential-vault keys {8}API keys: create/ },
+    { given: ['keys'], want: /^keys: name a subcommand: create, list or revoke\n\nusage: credential-vault keys {8}API keys/ },
     { given: ['keys', '--network', 'testnet'], want: /^keys: name a subcommand: create, list or revoke\n/ },
     { given: ['account'], want: /^account: name a subcommand: new\n\nusage: credential-vault account new/ },
     { given: ['did'], want: /^did: name a subcommand: new or multikey\n\nusage: credential-vault did new/ },
@@ -210,7 +216,8 @@ describe('bin/credential-vault.js under a Node without type stripping', () => {
   const bin = path.resolve('bin/credential-vault.js');
   const runBin = (args: string[], cwd: string, signal?: NodeJS.Signals) =>
     new Promise<{ code: number | null; out: string; err: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--no-experimental-strip-types', bin, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+      const argv = ['--no-experimental-strip-types', bin, ...args];
+      const child = spawn(process.execPath, argv, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       let err = '';
       let signalled = false;

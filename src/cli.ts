@@ -77,7 +77,8 @@ export async function main(argv: string[]): Promise<number> {
         // CV_SIMULATOR_PROTOCOL and CV_SIMULATOR_LEDGER_CLOSE_MS are read here (src/config reads the environment);
         // the flags win.
         const { raw } = readSettings([]);
-        return await runSimulator(args, undefined, { protocol: raw.simulatorProtocol, ledgerCloseMs: raw.ledgerCloseMs });
+        const defaults = { protocol: raw.simulatorProtocol, ledgerCloseMs: raw.ledgerCloseMs };
+        return await runSimulator(args, undefined, defaults);
       }
       case 'keys':
         return await keysCommand(args);
@@ -194,7 +195,8 @@ async function keysCommand(argv: string[]): Promise<number> {
 
 /** Where the keys live, for the operator: the database (host and name, no userinfo or query) or the data directory. */
 export function describeKeyStore(config: Pick<Config, 'databaseUrl' | 'databaseSchema' | 'dataDir'>): string {
-  if (config.databaseUrl) return `PostgreSQL ${publicUrl(config.databaseUrl)}${config.databaseSchema ? ` (schema ${config.databaseSchema})` : ''}`;
+  const schema = config.databaseSchema ? ` (schema ${config.databaseSchema})` : '';
+  if (config.databaseUrl) return `PostgreSQL ${publicUrl(config.databaseUrl)}${schema}`;
   return `data directory ${path.resolve(config.dataDir)}`;
 }
 

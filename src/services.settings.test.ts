@@ -28,8 +28,13 @@ beforeAll(async () => {
         return;
       }
       const url = new URL(req.url ?? '/', 'http://x');
-      fetch(`${sim.url}${url.pathname}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) }).then(
-        async (up) => res.writeHead(up.status, { 'content-type': 'application/json' }).end(Buffer.from(await up.arrayBuffer())),
+      fetch(`${sim.url}${url.pathname}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.concat(chunks),
+      }).then(
+        async (up) =>
+          res.writeHead(up.status, { 'content-type': 'application/json' }).end(Buffer.from(await up.arrayBuffer())),
         () => res.writeHead(502).end(),
       );
     });
@@ -43,15 +48,36 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+/** What a failed listen says about `service` on PORT, and which setting moves it. */
+const busyLine = (service: string, setting: string) =>
+  `${service} cannot listen on 127.0.0.1:PORT: another process uses that port; ` +
+  `stop it, or set ${setting} to a free port (0 picks one)`;
+
 const SECRETS = /SECRET|APIKEY|KEYVALUE/;
 const secretUrl = () => `http://user:SECRET@127.0.0.1:${rpc.port}/testnet/rpc?apikey=KEYVALUE&x=1`;
 const argsFor = (rpcUrl: string, passphrase = sim.networks.testnet.passphrase) => {
   const t = sim.networks.testnet;
   return [
-    '--simulator', 'false', '--network', 'testnet', '--port', '0', '--data-dir', dataDir,
-    '--testnet-rpc-url', rpcUrl, '--testnet-passphrase', passphrase,
-    '--testnet-factory-id', t.factoryId, '--testnet-registry-id', t.registryId,
-    '--testnet-vault-wasm-hash', t.vaultWasmHash, '--testnet-simulation-account', t.admin.publicKey,
+    '--simulator',
+    'false',
+    '--network',
+    'testnet',
+    '--port',
+    '0',
+    '--data-dir',
+    dataDir,
+    '--testnet-rpc-url',
+    rpcUrl,
+    '--testnet-passphrase',
+    passphrase,
+    '--testnet-factory-id',
+    t.factoryId,
+    '--testnet-registry-id',
+    t.registryId,
+    '--testnet-vault-wasm-hash',
+    t.vaultWasmHash,
+    '--testnet-simulation-account',
+    t.admin.publicKey,
   ];
 };
 
@@ -59,7 +85,10 @@ describe('an RPC URL with userinfo and a query', () => {
   it('GET /config publishes it without them; no banner, log line, metric or error answer carries them', async () => {
     rpc.redirect = false;
     const lines: string[] = [];
-    const running = await startServices(loadConfig(argsFor(secretUrl()), {}).config, { mode: 'serve', logWrite: (l) => lines.push(l) });
+    const running = await startServices(loadConfig(argsFor(secretUrl()), {}).config, {
+      mode: 'serve',
+      logWrite: (l) => lines.push(l),
+    });
     try {
       const base = running.vault.testnet!.url;
       const config = await (await fetch(`${base}/config`)).text();
@@ -67,7 +96,13 @@ describe('an RPC URL with userinfo and a query', () => {
       expect(config).not.toMatch(SECRETS);
       expect(running.describe().join('\n')).not.toMatch(SECRETS);
 
-      const { key } = await running.stores.keys.create({ walletAddress: null, network: 'testnet', role: 'admin', scopes: [], expiresAt: null });
+      const { key } = await running.stores.keys.create({
+        walletAddress: null,
+        network: 'testnet',
+        role: 'admin',
+        scopes: [],
+        expiresAt: null,
+      });
       const owner = Keypair.random().publicKey();
       const read = () => fetch(`${base}/contracts/vault/vc-count?owner=${owner}`, { headers: { 'X-SVC-Key': key } });
       expect((await read()).status).toBe(404); // through the RPC, which works
@@ -88,8 +123,12 @@ describe('an RPC URL with userinfo and a query', () => {
   });
 
   it('a start refused for that RPC names it without them', async () => {
-    const wrong = startServices(loadConfig(argsFor(secretUrl(), 'Some Other Network ; 2026'), {}).config, { mode: 'serve' });
-    await expect(wrong).rejects.toThrow(`refusing to start: the testnet RPC at http://127.0.0.1:${rpc.port}/testnet/rpc serves the network`);
+    const wrong = startServices(loadConfig(argsFor(secretUrl(), 'Some Other Network ; 2026'), {}).config, {
+      mode: 'serve',
+    });
+    await expect(wrong).rejects.toThrow(
+      `refusing to start: the testnet RPC at http://127.0.0.1:${rpc.port}/testnet/rpc serves the network`,
+    );
     rpc.redirect = true;
     try {
       const refused = await startServices(loadConfig(argsFor(secretUrl()), {}).config, { mode: 'serve' }).then(
@@ -112,26 +151,53 @@ describe('a busy port', () => {
   };
 
   it.each([
-    { flag: '--port', mode: 'serve' as const, want: 'the testnet vault API cannot listen on 127.0.0.1:PORT: another process uses that port; stop it, or set CV_PORT (--port) to a free port (0 picks one)' },
-    { flag: '--resolver-port', mode: 'resolver' as const, want: 'the DID resolver cannot listen on 127.0.0.1:PORT: another process uses that port; stop it, or set CV_RESOLVER_PORT (--resolver-port) to a free port (0 picks one)' },
+    {
+      flag: '--port',
+      mode: 'serve' as const,
+      want: busyLine('the testnet vault API', 'CV_PORT (--port)'),
+    },
+    {
+      flag: '--resolver-port',
+      mode: 'resolver' as const,
+      want: busyLine('the DID resolver', 'CV_RESOLVER_PORT (--resolver-port)'),
+    },
   ])('$flag under $mode names the service, the address and the setting', async ({ flag, mode, want }) => {
     const taken = await busy();
     try {
-      const args = [...argsFor(`http://127.0.0.1:${rpc.port}/testnet/rpc`), '--resolver-networks', 'testnet', '--resolver-port', '0', flag, String(taken.port)];
-      await expect(startServices(loadConfig(args, {}).config, { mode })).rejects.toThrow(want.replace('PORT', String(taken.port)));
+      const args = [
+        ...argsFor(`http://127.0.0.1:${rpc.port}/testnet/rpc`),
+        '--resolver-networks',
+        'testnet',
+        '--resolver-port',
+        '0',
+        flag,
+        String(taken.port),
+      ];
+      await expect(startServices(loadConfig(args, {}).config, { mode })).rejects.toThrow(
+        want.replace('PORT', String(taken.port)),
+      );
     } finally {
       await taken.close();
     }
   });
 
   it.each([
-    { flag: '--simulator-port', want: 'the chain simulator cannot listen on 127.0.0.1:PORT: another process uses that port; stop it, or set CV_SIMULATOR_PORT (--simulator-port) to a free port (0 picks one)' },
-    { flag: '--mainnet-port', want: 'the mainnet vault API cannot listen on 127.0.0.1:PORT: another process uses that port; stop it, or set CV_MAINNET_PORT (--mainnet-port) to a free port (0 picks one)' },
+    {
+      flag: '--simulator-port',
+      want: busyLine('the chain simulator', 'CV_SIMULATOR_PORT (--simulator-port)'),
+    },
+    {
+      flag: '--mainnet-port',
+      want: busyLine('the mainnet vault API', 'CV_MAINNET_PORT (--mainnet-port)'),
+    },
   ])('$flag under start names the service, the address and the setting', async ({ flag, want }) => {
     const taken = await busy();
     const dir = mkdtempSync(path.join(tmpdir(), 'cv-busy-'));
     try {
-      const ports = ['--testnet-port', '--mainnet-port', '--resolver-port', '--simulator-port'].flatMap((f) => [f, f === flag ? String(taken.port) : '0']);
+      const ports = ['--testnet-port', '--mainnet-port', '--resolver-port', '--simulator-port'].flatMap((f) => [
+        f,
+        f === flag ? String(taken.port) : '0',
+      ]);
       const config = loadConfig([...ports, '--data-dir', dir, '--log-level', 'silent'], {}).config;
       await expect(startServices(config, { mode: 'start' })).rejects.toThrow(want.replace('PORT', String(taken.port)));
     } finally {

@@ -231,7 +231,8 @@ export interface CheckedTx {
 
 /** The hash of an envelope (of any type) under this network's passphrase. */
 export function envelopeHash(core: Core, env: xdr.TransactionEnvelope): string {
-  return env.type === 'envelopeTypeTx' ? txHash(env.v1.tx, core.ledger.networkId).toString('hex') : sha256(env.toXdr()).toString('hex');
+  const hash = env.type === 'envelopeTypeTx' ? txHash(env.v1.tx, core.ledger.networkId) : sha256(env.toXdr());
+  return hash.toString('hex');
 }
 
 /**
@@ -248,7 +249,8 @@ export function checkEnvelope(
   const ledger = core.ledger;
   const R = xdr.TransactionResultResult;
   if (env.type !== 'envelopeTypeTx') {
-    return { status: 'ERROR', hash: sha256(env.toXdr()).toString('hex'), result: txResult(0n, R.txNotSupported()), code: 'txNotSupported' };
+    const hash = sha256(env.toXdr()).toString('hex');
+    return { status: 'ERROR', hash, result: txResult(0n, R.txNotSupported()), code: 'txNotSupported' };
   }
   const v1 = env.v1;
   const tx = v1.tx;
@@ -256,7 +258,8 @@ export function checkEnvelope(
   const hash = hashBuf.toString('hex');
   const fee = BigInt(tx.fee);
   const ops = tx.operations;
-  const reject = (code: string, result: xdr.TransactionResultResult = (R as unknown as Record<string, () => xdr.TransactionResultResult>)[code]!()) => ({
+  const named = R as unknown as Record<string, () => xdr.TransactionResultResult>;
+  const reject = (code: string, result: xdr.TransactionResultResult = named[code]!()) => ({
     status: 'ERROR' as const,
     hash,
     result: txResult(BigInt(BASE_FEE) * BigInt(Math.max(ops.length, 1)), result),
@@ -275,7 +278,8 @@ export function checkEnvelope(
   if (isSoroban !== !!sorobanData || (isSoroban && ops.length !== 1)) return reject('txMalformed');
   // CAP-71 credentials in a transaction before Protocol 27 invalidate it.
   const invokeBody = ops[0]!.body;
-  if (invokeBody.type === 'invokeHostFunction' && credentialsInvalidAt(invokeBody.invokeHostFunctionOp.auth, ledger.protocol)) return reject('txMalformed');
+  const auth = invokeBody.type === 'invokeHostFunction' ? invokeBody.invokeHostFunctionOp.auth : [];
+  if (credentialsInvalidAt(auth, ledger.protocol)) return reject('txMalformed');
   const declaredFee = sorobanData ? sorobanData.resourceFee : 0n;
   const inclusionFee = BigInt(BASE_FEE) * BigInt(ops.length);
   if (fee - declaredFee < inclusionFee) return reject('txInsufficientFee');
@@ -293,7 +297,12 @@ export function checkEnvelope(
   if (badOps.some(Boolean)) {
     return reject(
       'txFailed',
-      R.txFailed(badOps.map((bad, i) => (bad ? (signed.has(opSources[i]!) ? xdr.OperationResult.opNoAccount() : xdr.OperationResult.opBadAuth()) : xdr.OperationResult.opInner(innerNoop(ops[i]!))))),
+      R.txFailed(
+        badOps.map((bad, i) => {
+          if (!bad) return xdr.OperationResult.opInner(innerNoop(ops[i]!));
+          return signed.has(opSources[i]!) ? xdr.OperationResult.opNoAccount() : xdr.OperationResult.opBadAuth();
+        }),
+      ),
     );
   }
   if (extra) return reject('txBadAuthExtra');
@@ -307,7 +316,13 @@ export function checkEnvelope(
  * the operations. `b64`, when given, is the envelope as received (base64): the record then keeps that text rather
  * than the decoded envelope (see TxRecord.envelope).
  */
-export function applyChecked(core: Core, c: CheckedTx, header: LedgerHeaderRec, pre?: Preexecuted, b64?: string): TxRecord {
+export function applyChecked(
+  core: Core,
+  c: CheckedTx,
+  header: LedgerHeaderRec,
+  pre?: Preexecuted,
+  b64?: string,
+): TxRecord {
   const ledger = core.ledger;
   const { env, hash, source, acc, opSources, sorobanData, feeCharged } = c;
   const ops = env.v1.tx.operations;
@@ -321,9 +336,12 @@ export function applyChecked(core: Core, c: CheckedTx, header: LedgerHeaderRec, 
   if (sorobanData) {
     const op = ops[0]!;
     const reuse = pre && pre.version === versionBefore && pre.inv.seq === header.seq && pre.inv.closeTime === header.closeTime;
-    run = (reuse && reusePreexecuted(pre, op, sorobanData, afterFee, feeCharged)) || runInvoke(core, header, op, opSources[0]!, sorobanData);
+    run =
+      (reuse && reusePreexecuted(pre, op, sorobanData, afterFee, feeCharged)) ||
+      runInvoke(core, header, op, opSources[0]!, sorobanData);
   } else {
-    const inv = new Invocation({ ledger, contracts: core.contracts, seq: header.seq, closeTime: header.closeTime, mode: 'genesis' });
+    const at = { seq: header.seq, closeTime: header.closeTime };
+    const inv = new Invocation({ ledger, contracts: core.contracts, ...at, mode: 'genesis' });
     const results = ops.map((op, i) => applyClassicOp(inv, op, opSources[i]!));
     run = { inv, ok: results.every(opSucceeded), opResults: () => results };
   }
@@ -348,7 +366,8 @@ export function applyChecked(core: Core, c: CheckedTx, header: LedgerHeaderRec, 
     error,
     failure,
   };
-  const record: TxRecord = b64 === undefined ? { ...fields, envelope: env, cache: {} } : lazyEnvelope({ ...fields, cache: { envelope: b64 } });
+  const record: TxRecord =
+    b64 === undefined ? { ...fields, envelope: env, cache: {} } : lazyEnvelope({ ...fields, cache: { envelope: b64 } });
   const ledgerEvents: LedgerEvent[] = record.events.map((e, i) => ({
     ...e,
     ledger: header.seq,
@@ -366,7 +385,12 @@ export function applyChecked(core: Core, c: CheckedTx, header: LedgerHeaderRec, 
  * Checks and applies an envelope at once, in the ledger of this wall-clock second (ledger timing off). `b64`, when
  * given, is the envelope as received (base64).
  */
-export function submitEnvelope(core: Core, env: xdr.TransactionEnvelope, pre?: Preexecuted, b64?: string): SubmitOutcome {
+export function submitEnvelope(
+  core: Core,
+  env: xdr.TransactionEnvelope,
+  pre?: Preexecuted,
+  b64?: string,
+): SubmitOutcome {
   const ledger = core.ledger;
   const hash = envelopeHash(core, env);
   if (env.type === 'envelopeTypeTx' && ledger.txs.has(hash)) return { status: 'DUPLICATE', hash };

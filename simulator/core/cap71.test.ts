@@ -323,7 +323,7 @@ describe('recording mode returns V2 entries only when the request asks for them'
     expect((await submit(ctx, raw, sim, [signed])).status).toBe('SUCCESS');
   });
 
-  it.each([27, 28])('SDK 17 simulateTransaction (useUpgradedAuth: true by default) gets V2 at %i, signs it and lands', async (protocol) => {
+  it.each([27, 28])('SDK 17 simulation (useUpgradedAuth true by default) gets V2 at %i, signed it lands', async (protocol) => {
     const ctx = setup(protocol);
     const server = sdkOver(ctx.net);
     const acc = new Account(ctx.payer.publicKey(), ctx.net.account(ctx.payer.publicKey())!.seqNum.toString());
@@ -334,16 +334,18 @@ describe('recording mode returns V2 entries only when the request asks for them'
     const typesOf = (sim: rpc.Api.SimulateTransactionResponse) =>
       rpc.Api.isSimulationSuccess(sim) ? sim.result!.auth.map((e) => e.credentials.type) : sim;
     // with the flag turned off, as a client of another SDK may send it: legacy entries
-    expect(typesOf(await server.simulateTransaction(raw, undefined, undefined, false))).toEqual(['sorobanCredentialsAddress']);
+    const withoutFlag = await server.simulateTransaction(raw, undefined, undefined, false);
+    expect(typesOf(withoutFlag)).toEqual(['sorobanCredentialsAddress']);
     const sim = await server.simulateTransaction(raw);
     expect(typesOf(sim)).toEqual(['sorobanCredentialsAddressV2']);
     if (!rpc.Api.isSimulationSuccess(sim)) throw new Error('simulation failed');
     const signed = await authorizeEntry(sim.result!.auth[0]!, ctx.owner, latest(ctx.net) + 10, ctx.net.info.passphrase);
     const b = rpc.assembleTransaction(raw, sim);
     const op = raw.operations[0] as Operation.InvokeHostFunction;
-    const tx = b.clearOperations().addOperation(Operation.invokeHostFunction({ func: op.func, auth: [signed] })).build();
-    tx.sign(ctx.payer);
-    const sent = await server.sendTransaction(tx);
+    const tx = b.clearOperations().addOperation(Operation.invokeHostFunction({ func: op.func, auth: [signed] }));
+    const built = tx.build();
+    built.sign(ctx.payer);
+    const sent = await server.sendTransaction(built);
     expect([sent.status, sent.errorResult?.result.type]).toEqual(['PENDING', undefined]);
     expect((await server.getTransaction(sent.hash)).status).toBe('SUCCESS');
     expect(count(ctx)).toBe(5);

@@ -28,7 +28,12 @@ export function ledgerXdr(ledger: Ledger, h: LedgerHeaderRec, memo: LedgerXdrMem
   const header = new xdr.LedgerHeader({
     ledgerVersion: ledger.protocol,
     previousLedgerHash: h.prevHash,
-    scpValue: new xdr.StellarValue({ txSetHash: ZERO, closeTime: BigInt(h.closeTime), upgrades: [], ext: xdr.StellarValueExt.stellarValueBasic() }),
+    scpValue: new xdr.StellarValue({
+      txSetHash: ZERO,
+      closeTime: BigInt(h.closeTime),
+      upgrades: [],
+      ext: xdr.StellarValueExt.stellarValueBasic(),
+    }),
     txSetResultHash: ZERO,
     bucketListHash: ZERO,
     ledgerSeq: h.seq,
@@ -42,7 +47,8 @@ export function ledgerXdr(ledger: Ledger, h: LedgerHeaderRec, memo: LedgerXdrMem
     skipList: [ZERO, ZERO, ZERO, ZERO],
     ext: xdr.LedgerHeaderExt.v0(),
   });
-  const historyEntry = new xdr.LedgerHeaderHistoryEntry({ hash: h.hash, header, ext: xdr.LedgerHeaderHistoryEntryExt.v0() });
+  const ext = xdr.LedgerHeaderHistoryEntryExt.v0();
+  const historyEntry = new xdr.LedgerHeaderHistoryEntry({ hash: h.hash, header, ext });
   const recs = h.txHashes.map((hash) => ledger.txs.get(hash)).filter((r): r is TxRecord => r !== undefined);
   const envelope = (r: TxRecord) => xdr.TransactionEnvelope.fromXdr(txXdrFields(r).envelopeXdr, 'base64');
   const classic = recs.filter((r) => !r.soroban).map(envelope);
@@ -55,11 +61,11 @@ export function ledgerXdr(ledger: Ledger, h: LedgerHeaderRec, memo: LedgerXdrMem
         new xdr.TransactionSetV1({
           previousLedgerHash: h.prevHash,
           phases: [
-            xdr.TransactionPhase.v0Components(
-              classic.length ? [xdr.TxSetComponent.txsetCompTxsMaybeDiscountedFee(new xdr.TxSetComponentTxsMaybeDiscountedFee({ baseFee: null, txs: classic }))] : [],
-            ),
+            xdr.TransactionPhase.v0Components(classic.length ? [classicComponent(classic)] : []),
             // one stage, one cluster: the simulator applies Soroban transactions one after the other
-            xdr.TransactionPhase.parallelTxsComponent(new xdr.ParallelTxsComponent({ baseFee: null, executionStages: soroban.length ? [[soroban]] : [] })),
+            xdr.TransactionPhase.parallelTxsComponent(
+              new xdr.ParallelTxsComponent({ baseFee: null, executionStages: soroban.length ? [[soroban]] : [] }),
+            ),
           ],
         }),
       ),
@@ -86,3 +92,8 @@ export function ledgerXdr(ledger: Ledger, h: LedgerHeaderRec, memo: LedgerXdrMem
   memo.set(h, { txCount: h.txCount, feePool: ledger.feePool, x });
   return x;
 }
+
+const classicComponent = (txs: xdr.TransactionEnvelope[]): xdr.TxSetComponent =>
+  xdr.TxSetComponent.txsetCompTxsMaybeDiscountedFee(
+    new xdr.TxSetComponentTxsMaybeDiscountedFee({ baseFee: null, txs }),
+  );

@@ -26,10 +26,13 @@ export function parseProtocol(value: string | number): number {
   const n = /^\d+$/.test(text) ? Number(text) : NaN;
   if (n > MAX_PROTOCOL) {
     throw new RangeError(
-      `there is no Protocol ${n}: the newest released protocol is ${MAX_PROTOCOL}, which the networks run (the simulator emulates ${MIN_PROTOCOL} to ${MAX_PROTOCOL})`,
+      `there is no Protocol ${n}: the newest released protocol is ${MAX_PROTOCOL}, which the networks run ` +
+        `(the simulator emulates ${MIN_PROTOCOL} to ${MAX_PROTOCOL})`,
     );
   }
-  if (!(n >= MIN_PROTOCOL)) throw new RangeError(`protocol must be ${MIN_PROTOCOL} to ${MAX_PROTOCOL}, got ${JSON.stringify(String(value))}`);
+  if (!(n >= MIN_PROTOCOL)) {
+    throw new RangeError(`protocol must be ${MIN_PROTOCOL} to ${MAX_PROTOCOL}, got ${JSON.stringify(String(value))}`);
+  }
   return n;
 }
 export const BASE_FEE = 100;
@@ -118,7 +121,9 @@ export class Ledger {
     this.historyLimit = opts.historyLimit ?? 10_000;
     this.protocol = parseProtocol(opts.protocol ?? PROTOCOL_VERSION);
     const closeMs = opts.ledgerCloseMs ?? 0;
-    if (!Number.isInteger(closeMs) || closeMs < 0) throw new RangeError(`ledgerCloseMs must be a non-negative integer, got ${closeMs}`);
+    if (!Number.isInteger(closeMs) || closeMs < 0) {
+      throw new RangeError(`ledgerCloseMs must be a non-negative integer, got ${closeMs}`);
+    }
     this.ledgerCloseMs = closeMs;
     const closeTime = this.nowSec();
     this.latest = this.header(1, closeTime, Buffer.alloc(32), true);
@@ -149,7 +154,8 @@ export class Ledger {
   private append(h: LedgerHeaderRec): LedgerHeaderRec {
     this.latest = h;
     this.headers.push(h);
-    if (this.headers.length > HEADER_HISTORY + HEADER_HISTORY / 10) this.headers.splice(0, this.headers.length - HEADER_HISTORY);
+    const over = this.headers.length - HEADER_HISTORY;
+    if (over > HEADER_HISTORY / 10) this.headers.splice(0, over);
     return h;
   }
 
@@ -172,7 +178,9 @@ export class Ledger {
         prev = this.header(prev.seq + skip, prev.closeTime + skip * LEDGER_SECONDS, prev.hash, true);
         this.headers = [];
       }
-      for (let i = skip; i < n; i++) prev = this.append(this.header(prev.seq + 1, prev.closeTime + LEDGER_SECONDS, prev.hash, true));
+      for (let i = skip; i < n; i++) {
+        prev = this.append(this.header(prev.seq + 1, prev.closeTime + LEDGER_SECONDS, prev.hash, true));
+      }
     }
     return this.latest;
   }

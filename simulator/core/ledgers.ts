@@ -1,5 +1,6 @@
 // getLedgers: the retained ledgers from `startLedger` (or after a cursor, which is the last sequence a page
-// returned), each with its hash, close time, LedgerHeaderHistoryEntry and LedgerCloseMeta (simulator/core/ledger-xdr.ts).
+// returned), each with its hash, close time, LedgerHeaderHistoryEntry and LedgerCloseMeta
+// (simulator/core/ledger-xdr.ts).
 import type { Ledger } from './ledger.ts';
 import { ledgerXdr, type LedgerXdrMemo } from './ledger-xdr.ts';
 import { INVALID_PARAMS, RpcError } from './rpc-error.ts';
@@ -19,7 +20,8 @@ export function getLedgers(ledger: Ledger, params: GetLedgersParams, memo: Ledge
   const headers = ledger.headers;
   const oldest = headers[0]!;
   if (params.xdrFormat !== undefined && params.xdrFormat !== 'base64') {
-    throw new RpcError(INVALID_PARAMS, `xdrFormat ${JSON.stringify(params.xdrFormat)} is not supported by the simulator (base64 only)`);
+    const format = JSON.stringify(params.xdrFormat);
+    throw new RpcError(INVALID_PARAMS, `xdrFormat ${format} is not supported by the simulator (base64 only)`);
   }
   const p = params.pagination ?? {};
   const limit = p.limit ?? DEFAULT_LIMIT;
@@ -28,13 +30,18 @@ export function getLedgers(ledger: Ledger, params: GetLedgersParams, memo: Ledge
   }
   let start: number;
   if (p.cursor !== undefined) {
-    if (params.startLedger !== undefined) throw new RpcError(INVALID_PARAMS, 'startLedger and cursor cannot both be set');
-    if (typeof p.cursor !== 'string' || !/^\d{1,10}$/.test(p.cursor)) throw new RpcError(INVALID_PARAMS, `invalid cursor ${JSON.stringify(p.cursor)}`);
+    if (params.startLedger !== undefined) {
+      throw new RpcError(INVALID_PARAMS, 'startLedger and cursor cannot both be set');
+    }
+    if (typeof p.cursor !== 'string' || !/^\d{1,10}$/.test(p.cursor)) {
+      throw new RpcError(INVALID_PARAMS, `invalid cursor ${JSON.stringify(p.cursor)}`);
+    }
     start = Number(p.cursor) + 1;
   } else {
     const s = params.startLedger;
     if (typeof s !== 'number' || !Number.isInteger(s) || s < oldest.seq || s > latest.seq) {
-      throw new RpcError(INVALID_PARAMS, `start ledger must be between the oldest ledger: ${oldest.seq} and the latest ledger: ${latest.seq} for this rpc instance`);
+      const range = `the oldest ledger: ${oldest.seq} and the latest ledger: ${latest.seq}`;
+      throw new RpcError(INVALID_PARAMS, `start ledger must be between ${range} for this rpc instance`);
     }
     start = s;
   }
@@ -44,7 +51,13 @@ export function getLedgers(ledger: Ledger, params: GetLedgersParams, memo: Ledge
     const h = ledger.headerOf(seq);
     if (!h) continue;
     const x = ledgerXdr(ledger, h, memo);
-    ledgers.push({ hash: h.hash.toString('hex'), sequence: h.seq, ledgerCloseTime: String(h.closeTime), headerXdr: x.historyEntry, metadataXdr: x.meta });
+    ledgers.push({
+      hash: h.hash.toString('hex'),
+      sequence: h.seq,
+      ledgerCloseTime: String(h.closeTime),
+      headerXdr: x.historyEntry,
+      metadataXdr: x.meta,
+    });
     last = h.seq;
   }
   return {

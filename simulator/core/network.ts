@@ -172,7 +172,8 @@ export class SimNetwork implements Core {
   /** Builds, simulates, signs (envelope and auth entries) and submits a contract call, as a wallet would. */
   invoke(opts: InvokeOptions): InvokeResult {
     const source = publicKeyOf(opts.source);
-    const sim = simulateInvoke(this, { source, contractId: opts.contractId, fn: opts.fn, args: opts.args, upgradedAuth: opts.upgradedAuth ?? true });
+    const { contractId, fn, args } = opts;
+    const sim = simulateInvoke(this, { source, contractId, fn, args, upgradedAuth: opts.upgradedAuth ?? true });
     if (!sim.ok) return { status: 'FAILED', stage: 'simulate', error: sim.error, contractError: sim.failure.contractCode };
     const expiration = this.ledger.tick().seq + (opts.authValidFor ?? 100);
     const auth: xdr.SorobanAuthorizationEntry[] = [];
@@ -215,7 +216,8 @@ export class SimNetwork implements Core {
       return { status: 'FAILED', stage: 'submit', error: out.code, resultCode: out.code, hash: out.hash };
     }
     if (out.status !== 'PENDING') {
-      return { status: 'FAILED', stage: 'submit', error: out.status === 'DUPLICATE' ? 'duplicate transaction' : out.status, hash: out.hash };
+      const error = out.status === 'DUPLICATE' ? 'duplicate transaction' : out.status;
+      return { status: 'FAILED', stage: 'submit', error, hash: out.hash };
     }
     const rec = out.record;
     if (rec.status === 'FAILED') {
@@ -232,7 +234,9 @@ export class SimNetwork implements Core {
     const env = this.friendbotEnvelope(address);
     if (!this.ledger.timed) {
       const out = submitEnvelope(this, env);
-      if (out.status !== 'PENDING') throw new FriendbotError(500, { title: 'Internal Server Error', status: 500, detail: out.status });
+      if (out.status !== 'PENDING') {
+        throw new FriendbotError(500, { title: 'Internal Server Error', status: 500, detail: out.status });
+      }
       return friendbotReply(out.record);
     }
     let outcome: QueueOutcome | undefined;
@@ -247,18 +251,21 @@ export class SimNetwork implements Core {
     if (!this.ledger.timed) return this.friendbot(address);
     const env = this.friendbotEnvelope(address);
     if (this.queue.size >= QUEUE_LIMIT) {
-      throw new FriendbotError(503, { title: 'Service Unavailable', status: 503, detail: 'the transaction queue is full: try again after the next ledger' });
+      const detail = 'the transaction queue is full: try again after the next ledger';
+      throw new FriendbotError(503, { title: 'Service Unavailable', status: 503, detail });
     }
     return friendbotOutcome(await new Promise<QueueOutcome>((resolve) => this.queueFriendbot(env, resolve)));
   }
 
   private queueFriendbot(env: xdr.TransactionEnvelope, settled: (o: QueueOutcome) => void): void {
-    this.queue.push({ hash: envelopeHash(this, env), env, source: this.genesis.friendbot.publicKey(), chained: true, settle: settled });
+    const source = this.genesis.friendbot.publicKey();
+    this.queue.push({ hash: envelopeHash(this, env), env, source, chained: true, settle: settled });
   }
 
   private friendbotEnvelope(address: string): xdr.TransactionEnvelope {
     if (!StrKey.isValidEd25519PublicKey(address)) {
-      throw new FriendbotError(400, { title: 'Bad Request', status: 400, detail: 'addr is not a valid account address (G…)' });
+      const detail = 'addr is not a valid account address (G…)';
+      throw new FriendbotError(400, { title: 'Bad Request', status: 400, detail });
     }
     const fb = this.genesis.friendbot;
     const acc = this.account(fb.publicKey())!;
@@ -292,13 +299,18 @@ export class SimNetwork implements Core {
    * the next ledger and queued (PENDING, applied at the next close); DUPLICATE when queued or applied already;
    * TRY_AGAIN_LATER while another transaction of the same source waits, or the queue is full.
    */
-  send(env: xdr.TransactionEnvelope, o: { pre?: Preexecuted; b64?: string; settled?: (o: QueueOutcome) => void } = {}): SendOutcome {
+  send(
+    env: xdr.TransactionEnvelope,
+    o: { pre?: Preexecuted; b64?: string; settled?: (o: QueueOutcome) => void } = {},
+  ): SendOutcome {
     if (!this.ledger.timed) return submitEnvelope(this, env, o.pre, o.b64);
     const hash = envelopeHash(this, env);
-    if (this.queue.has(hash) || (env.type === 'envelopeTypeTx' && this.ledger.txs.has(hash))) return { status: 'DUPLICATE', hash };
+    const applied = env.type === 'envelopeTypeTx' && this.ledger.txs.has(hash);
+    if (this.queue.has(hash) || applied) return { status: 'DUPLICATE', hash };
     // As stellar-core's queue: a source with a transaction waiting is told to try later, before any other check.
     const source = env.type === 'envelopeTypeTx' ? muxedToAccount(env.v1.tx.sourceAccount) : undefined;
-    if ((source !== undefined && this.queue.waiting(source) > 0) || this.queue.size >= QUEUE_LIMIT) return { status: 'TRY_AGAIN_LATER', hash };
+    const waits = source !== undefined && this.queue.waiting(source) > 0;
+    if (waits || this.queue.size >= QUEUE_LIMIT) return { status: 'TRY_AGAIN_LATER', hash };
     const checked = checkEnvelope(this, env, this.ledger.nextTxLedger());
     if ('status' in checked) return checked;
     this.queue.push({
@@ -313,13 +325,19 @@ export class SimNetwork implements Core {
   }
 
   /** `send`, then (ledger timing on) a close at once: the in-process `invoke`, which answers with the outcome. */
-  private sendAndClose(env: xdr.TransactionEnvelope, pre?: Preexecuted): Exclude<SendOutcome, { status: 'PENDING' }> | { status: 'PENDING'; hash: string; record: TxRecord } {
+  private sendAndClose(
+    env: xdr.TransactionEnvelope,
+    pre?: Preexecuted,
+  ): Exclude<SendOutcome, { status: 'PENDING' }> | { status: 'PENDING'; hash: string; record: TxRecord } {
     if (!this.ledger.timed) return submitEnvelope(this, env, pre);
     let outcome: QueueOutcome | undefined;
     const sent = this.send(env, { ...(pre ? { pre } : {}), settled: (o) => void (outcome = o) });
     if (sent.status !== 'PENDING') return sent;
     this.closeLedger();
-    if (!outcome || 'dropped' in outcome) throw new Error(`transaction ${sent.hash} was dropped at the close (${outcome && 'dropped' in outcome ? outcome.dropped : 'not queued'})`);
+    if (!outcome || 'dropped' in outcome) {
+      const why = outcome && 'dropped' in outcome ? outcome.dropped : 'not queued';
+      throw new Error(`transaction ${sent.hash} was dropped at the close (${why})`);
+    }
     return { status: 'PENDING', hash: sent.hash, record: outcome.record };
   }
 
@@ -415,7 +433,8 @@ export class SimNetwork implements Core {
 function friendbotOutcome(outcome: QueueOutcome | undefined): FriendbotReply {
   if (!outcome || 'dropped' in outcome) {
     const why = outcome && 'dropped' in outcome ? outcome.dropped : 'not applied';
-    throw new FriendbotError(503, { title: 'Service Unavailable', status: 503, detail: `the funding transaction was dropped (${why}): try again` });
+    const detail = `the funding transaction was dropped (${why}): try again`;
+    throw new FriendbotError(503, { title: 'Service Unavailable', status: 503, detail });
   }
   return friendbotReply(outcome.record);
 }
@@ -428,10 +447,21 @@ function friendbotReply(rec: TxRecord): FriendbotReply {
       title: 'Transaction Failed',
       status: 400,
       detail: 'createAccountAlreadyExist: the account is already funded',
-      extras: { envelope_xdr: x.envelopeXdr, result_xdr: x.resultXdr, result_codes: { transaction: 'tx_failed', operations: ['op_already_exists'] } },
+      extras: {
+        envelope_xdr: x.envelopeXdr,
+        result_xdr: x.resultXdr,
+        result_codes: { transaction: 'tx_failed', operations: ['op_already_exists'] },
+      },
     });
   }
-  return { hash: rec.hash, ledger: rec.ledger, successful: true, envelope_xdr: x.envelopeXdr, result_xdr: x.resultXdr, result_meta_xdr: x.resultMetaXdr };
+  return {
+    hash: rec.hash,
+    ledger: rec.ledger,
+    successful: true,
+    envelope_xdr: x.envelopeXdr,
+    result_xdr: x.resultXdr,
+    result_meta_xdr: x.resultMetaXdr,
+  };
 }
 
 /** Signs a transaction envelope with node's crypto (the same bytes as Keypair.sign). */

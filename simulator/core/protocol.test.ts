@@ -1,4 +1,5 @@
-// The protocol a simulated network runs: 28 by default (the networks' own), 26..28 on request, reported wherever a node reports it
+// The protocol a simulated network runs: 28 by default (the networks' own), 26..28 on request, reported wherever a
+// node reports it
 // (getNetwork, getVersionInfo, getLatestLedger, the ledger header and the LedgerCloseMeta version core emits).
 import { xdr } from '@stellar/stellar-sdk';
 import { describe, expect, it, vi } from 'vitest';
@@ -38,8 +39,12 @@ describe('simulator protocol', () => {
   });
 
   it('refuses protocols it does not emulate with one line; one newer than 28 does not exist', () => {
-    for (const bad of ['25', 'abc', '', '27.5', '-1']) expect(() => parseProtocol(bad)).toThrow(/^protocol must be 26 to 28, got /);
-    for (const bad of ['29', '30', 29]) expect(() => parseProtocol(bad)).toThrow(/^there is no Protocol (29|30): the newest released protocol is 28/);
+    for (const bad of ['25', 'abc', '', '27.5', '-1']) {
+      expect(() => parseProtocol(bad)).toThrow(/^protocol must be 26 to 28, got /);
+    }
+    for (const bad of ['29', '30', 29]) {
+      expect(() => parseProtocol(bad)).toThrow(/^there is no Protocol (29|30): the newest released protocol is 28/);
+    }
     expect(() => testNetwork({ protocol: 23 })).toThrow('protocol must be 26 to 28, got "23"');
     expect(() => testNetwork({ protocol: 29 })).toThrow('there is no Protocol 29');
     expect(parseProtocol(' 27 ')).toBe(27);
@@ -47,7 +52,8 @@ describe('simulator protocol', () => {
 
   it('the CLI refuses --protocol 29 and CV_SIMULATOR_PROTOCOL=29 with one line, before serving', async () => {
     const err = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    const noProtocol29 = 'there is no Protocol 29: the newest released protocol is 28, which the networks run (the simulator emulates 26 to 28)';
+    const noProtocol29 =
+      'there is no Protocol 29: the newest released protocol is 28, which the networks run (the simulator emulates 26 to 28)';
     try {
       expect(await runSimulator(['--protocol', '29'])).toBe(2);
       expect(err.mock.calls.at(-1)).toEqual([`--protocol: ${noProtocol29}`]);

@@ -117,7 +117,14 @@ export function createRpcHandler(net: RpcNetwork): (method: string, params?: unk
     getLatestLedger: () => {
       const l = ledger.tick();
       const x = ledgerXdr(ledger, l, xdrMemo);
-      return { id: l.hash.toString('hex'), sequence: l.seq, protocolVersion: ledger.protocol, closeTime: String(l.closeTime), headerXdr: x.header, metadataXdr: x.meta };
+      return {
+        id: l.hash.toString('hex'),
+        sequence: l.seq,
+        protocolVersion: ledger.protocol,
+        closeTime: String(l.closeTime),
+        headerXdr: x.header,
+        metadataXdr: x.meta,
+      };
     },
     getLedgers: (p) => getLedgers(ledger, p, xdrMemo),
     getLedgerEntries: (p) => {

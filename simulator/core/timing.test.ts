@@ -9,7 +9,8 @@ import { addressToScVal } from '../host.ts';
 import { COUNTER_HASH, classicTx, clock, errorCode, funded, send, testNetwork } from './testing.ts';
 
 type Got = { status: string; ledger?: number; createdAt?: string; applicationOrder?: number; latestLedger: number };
-const get = async (net: ReturnType<typeof testNetwork>, hash: string) => (await net.rpc('getTransaction', { hash })) as Got;
+const get = async (net: ReturnType<typeof testNetwork>, hash: string) =>
+  (await net.rpc('getTransaction', { hash })) as Got;
 const latest = async (net: ReturnType<typeof testNetwork>) =>
   (await net.rpc('getLatestLedger')) as { sequence: number; closeTime: string; metadataXdr: string };
 const payment = (to: string) => Operation.payment({ destination: to, asset: Asset.native(), amount: '1' });
@@ -34,7 +35,11 @@ describe('ledger timing on', () => {
   it('PENDING, NOT_FOUND until the close, then SUCCESS with that ledger and its close time', async () => {
     const { c, net, a } = timed();
     const before = await latest(net);
-    const sent = (await send(net, classicTx(net, a, [payment(net.info.admin.publicKey)]))) as { status: string; hash: string; latestLedger?: number };
+    const sent = (await send(net, classicTx(net, a, [payment(net.info.admin.publicKey)]))) as {
+      status: string;
+      hash: string;
+      latestLedger?: number;
+    };
     expect(sent.status).toBe('PENDING');
     const waiting = await get(net, sent.hash);
     expect(waiting.status).toBe('NOT_FOUND');
@@ -46,7 +51,12 @@ describe('ledger timing on', () => {
     const closed = net.closeLedger();
     expect(closed).toMatchObject({ sequence: before.sequence + 1, applied: 1, dropped: 0 });
     const done = await get(net, sent.hash);
-    expect(done).toMatchObject({ status: 'SUCCESS', ledger: closed.sequence, createdAt: String(closed.closeTime), applicationOrder: 1 });
+    expect(done).toMatchObject({
+      status: 'SUCCESS',
+      ledger: closed.sequence,
+      createdAt: String(closed.closeTime),
+      applicationOrder: 1,
+    });
     expect(closed.closeTime).toBe(Math.floor(c.now() / 1000));
     const now = await latest(net);
     expect([now.sequence, now.closeTime]).toEqual([closed.sequence, String(closed.closeTime)]);
@@ -64,7 +74,9 @@ describe('ledger timing on', () => {
     expect([x.applicationOrder, y.applicationOrder]).toEqual([1, 2]);
     // the ledger's close meta carries both, in that order
     const meta = xdr.LedgerCloseMeta.fromXdr((await latest(net)).metadataXdr, 'base64');
-    const processed = xdr.expectUnionVariant(meta, 'v2').v2.txProcessing.map((t) => Buffer.from(t.result.transactionHash.toXdr()).toString('hex'));
+    const processed = xdr
+      .expectUnionVariant(meta, 'v2')
+      .v2.txProcessing.map((t) => Buffer.from(t.result.transactionHash.toXdr()).toString('hex'));
     expect(processed).toEqual([first.hash, second.hash]);
   });
 
@@ -90,11 +102,14 @@ describe('ledger timing on', () => {
     expect((await send(net, tx)).status).toBe('DUPLICATE');
     const stale = await send(net, classicTx(net, a, [payment(Keypair.random().publicKey())], { seqOffset: -1n }));
     expect([stale.status, errorCode(stale)]).toEqual(['ERROR', 'txBadSeq']);
-    const unsigned = await send(net, classicTx(net, a, [payment(net.info.admin.publicKey)], { signers: [Keypair.random()] }));
+    const unsigned = await send(
+      net,
+      classicTx(net, a, [payment(net.info.admin.publicKey)], { signers: [Keypair.random()] }),
+    );
     expect(errorCode(unsigned)).toBe('txBadAuth');
   });
 
-  it("a transaction whose time bounds end before the close is dropped: never applied, its sequence number unused", async () => {
+  it('a transaction whose time bounds end before the close is dropped: never applied, nothing used', async () => {
     const { c, net, a } = timed();
     const seq = net.account(a.publicKey())!.seqNum;
     const tx = classicTx(net, a, [payment(net.info.admin.publicKey)], { timeout: 10 });
@@ -114,7 +129,11 @@ describe('ledger timing on', () => {
     const at = Math.floor(c.now() / 1000) + 100; // within the transaction's time bounds (300 s)
     const moved = (await net.rpc('sim_setTime', { unixSeconds: at })) as { sequence: number; closeTime: number };
     expect(moved).toMatchObject({ sequence: closed.sequence + 1, closeTime: at });
-    expect(await get(net, later.hash)).toMatchObject({ status: 'SUCCESS', ledger: moved.sequence, createdAt: String(at) });
+    expect(await get(net, later.hash)).toMatchObject({
+      status: 'SUCCESS',
+      ledger: moved.sequence,
+      createdAt: String(at),
+    });
   });
 
   it('contract events appear with the ledger that closed them, and getLedgers lists every closed ledger', async () => {
@@ -125,7 +144,9 @@ describe('ledger timing on', () => {
     expect(invoked.status).toBe('SUCCESS'); // in process: queued, then a ledger closed for it
     const ledger = invoked.status === 'SUCCESS' ? invoked.ledger : 0;
     expect(ledger).toBe(start + 1);
-    const events = (await net.rpc('getEvents', { startLedger: start, filters: [{ contractIds: [counter] }] })) as { events: { ledger: number }[] };
+    const events = (await net.rpc('getEvents', { startLedger: start, filters: [{ contractIds: [counter] }] })) as {
+      events: { ledger: number }[];
+    };
     expect(events.events.map((e) => e.ledger)).toEqual([ledger]);
     net.closeLedger();
     net.closeLedger();
@@ -141,11 +162,13 @@ describe('ledger timing on', () => {
     expect(entry.header.ledgerSeq).toBe(start + 1);
     const meta = xdr.expectUnionVariant(xdr.LedgerCloseMeta.fromXdr(page.ledgers[1]!.metadataXdr, 'base64'), 'v2').v2;
     expect(meta.txProcessing).toHaveLength(1);
-    const next = (await net.rpc('getLedgers', { pagination: { cursor: page.cursor } })) as { ledgers: { sequence: number }[] };
+    const next = (await net.rpc('getLedgers', { pagination: { cursor: page.cursor } })) as {
+      ledgers: { sequence: number }[];
+    };
     expect(next.ledgers.map((l) => l.sequence)).toEqual([start + 3]);
   });
 
-  it("the friendbot answers once the ledger that funds the account closes", async () => {
+  it('the friendbot answers once the ledger that funds the account closes', async () => {
     const { net } = timed();
     const kp = Keypair.random();
     let answered = false;
@@ -176,7 +199,10 @@ describe('ledger timing on', () => {
   it.each([
     { params: { startLedger: 1, pagination: { limit: 0 } }, want: /limit must be between 1 and 200/ },
     { params: { startLedger: 1, pagination: { limit: 201 } }, want: /limit must be between 1 and 200/ },
-    { params: { startLedger: 0 }, want: /start ledger must be between the oldest ledger: 1 and the latest ledger: \d+/ },
+    {
+      params: { startLedger: 0 },
+      want: /start ledger must be between the oldest ledger: 1 and the latest ledger: \d+/,
+    },
     { params: { startLedger: 10_000 }, want: /start ledger must be between/ },
     { params: { startLedger: '1' }, want: /start ledger must be between/ },
     { params: { startLedger: 1, pagination: { cursor: '1' } }, want: /startLedger and cursor cannot both be set/ },
@@ -184,6 +210,9 @@ describe('ledger timing on', () => {
     { params: { startLedger: 1, xdrFormat: 'json' }, want: /xdrFormat "json" is not supported by the simulator/ },
   ])('getLedgers refuses $params with -32602', async ({ params, want }) => {
     const { net } = timed();
-    await expect(net.rpc('getLedgers', params)).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(want) });
+    await expect(net.rpc('getLedgers', params)).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(want),
+    });
   });
 });

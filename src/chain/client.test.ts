@@ -248,6 +248,10 @@ describe('submit on a network whose ledgers take time to close', () => {
     const slept: number[] = [];
     return { now: () => t, sleep: async (ms: number) => void (slept.push(ms), (t += ms)), slept };
   };
+  const sendReply = (status: string, hash: string) => ({ status, hash, latestLedger: 10, latestLedgerCloseTime: '1700000000' });
+  const success = () => final('SUCCESS', txResult(xdr.TransactionResultResult.txSuccess([])), metaV4({ returnValue: str('ok') }));
+  const timed = (t: ReturnType<typeof fakeTime>, submitMs: number, pollIntervalMs: number) =>
+    client({ now: t.now, sleep: t.sleep, timeouts: { rpcMs: 2000, submitMs, pollIntervalMs } });
 
   it('TRY_AGAIN_LATER: the same signed transaction is sent again until taken, then polled until final', async () => {
     let sends = 0;
@@ -255,31 +259,29 @@ describe('submit on a network whose ledgers take time to close', () => {
     handlers = {
       sendTransaction: (p) => {
         sent.push((p as { transaction: string }).transaction);
-        return { status: ++sends < 3 ? 'TRY_AGAIN_LATER' : 'PENDING', hash: '21'.repeat(32), latestLedger: 10, latestLedgerCloseTime: '1700000000' };
+        return sendReply(++sends < 3 ? 'TRY_AGAIN_LATER' : 'PENDING', '21'.repeat(32));
       },
-      getTransaction: () => final('SUCCESS', txResult(xdr.TransactionResultResult.txSuccess([])), metaV4({ returnValue: str('ok') })),
+      getTransaction: success,
     };
     const t = fakeTime();
-    const r = await client({ now: t.now, sleep: t.sleep, timeouts: { rpcMs: 2000, submitMs: 30_000, pollIntervalMs: 250 } }).submit(signedCall());
+    const r = await timed(t, 30_000, 250).submit(signedCall());
     expect(r.txId).toBe('21'.repeat(32));
     expect(sends).toBe(3);
     expect(new Set(sent).size).toBe(1);
     expect(t.slept).toEqual([50, 100]);
   });
 
-  it('TRY_AGAIN_LATER until the submit timeout → chain_unavailable 502 naming the network, the hash and the timeout', async () => {
-    handlers = { sendTransaction: () => ({ status: 'TRY_AGAIN_LATER', hash: '22'.repeat(32), latestLedger: 10, latestLedgerCloseTime: '1700000000' }) };
-    const t = fakeTime();
-    const e = await failure(client({ now: t.now, sleep: t.sleep, timeouts: { rpcMs: 2000, submitMs: 5_000, pollIntervalMs: 250 } }).submit(signedCall()));
+  it('TRY_AGAIN_LATER until the submit timeout → chain_unavailable 502 naming the network and the hash', async () => {
+    handlers = { sendTransaction: () => sendReply('TRY_AGAIN_LATER', '22'.repeat(32)) };
+    const e = await failure(timed(fakeTime(), 5_000, 250).submit(signedCall()));
     expect([e.code, e.status, e.txId, e.network]).toEqual(['chain_unavailable', 502, '22'.repeat(32), 'testnet']);
-    expect(e.message).toBe(`the RPC answered TRY_AGAIN_LATER until the submit timeout (5000 ms); transaction ${'22'.repeat(32)} was not taken`);
+    expect(e.message).toBe(
+      `the RPC answered TRY_AGAIN_LATER until the submit timeout (5000 ms); transaction ${'22'.repeat(32)} was not taken`,
+    );
   });
 
   it('DUPLICATE: the network holds it already; its outcome is what getTransaction says', async () => {
-    handlers = {
-      sendTransaction: () => ({ status: 'DUPLICATE', hash: '23'.repeat(32), latestLedger: 10, latestLedgerCloseTime: '1700000000' }),
-      getTransaction: () => final('SUCCESS', txResult(xdr.TransactionResultResult.txSuccess([])), metaV4({ returnValue: str('ok') })),
-    };
+    handlers = { sendTransaction: () => sendReply('DUPLICATE', '23'.repeat(32)), getTransaction: success };
     expect((await client().submit(signedCall())).txId).toBe('23'.repeat(32));
   });
 
@@ -287,11 +289,10 @@ describe('submit on a network whose ledgers take time to close', () => {
     const t = fakeTime();
     const closesAt = t.now() + 5_000;
     handlers = {
-      sendTransaction: () => ({ status: 'PENDING', hash: '24'.repeat(32), latestLedger: 10, latestLedgerCloseTime: '1700000000' }),
-      getTransaction: () =>
-        t.now() < closesAt ? { status: 'NOT_FOUND', ...ledgerInfo } : final('SUCCESS', txResult(xdr.TransactionResultResult.txSuccess([])), metaV4({})),
+      sendTransaction: () => sendReply('PENDING', '24'.repeat(32)),
+      getTransaction: () => (t.now() < closesAt ? { status: 'NOT_FOUND', ...ledgerInfo } : success()),
     };
-    const r = await client({ now: t.now, sleep: t.sleep, timeouts: { rpcMs: 2000, submitMs: 30_000, pollIntervalMs: 1_000 } }).submit(signedCall());
+    const r = await timed(t, 30_000, 1_000).submit(signedCall());
     expect(r.txId).toBe('24'.repeat(32));
     expect(t.now()).toBeGreaterThanOrEqual(closesAt);
   });

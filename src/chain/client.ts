@@ -110,7 +110,9 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
       const text = /Event log/.test(sim.error) ? sim.error : [sim.error, ...lines].join('\n');
       throw mapChainFailure({ contract: kind, text, ...opt('contractCode', contractCode) });
     }
-    if (!rpc.Api.isSimulationSuccess(sim)) throw chainUnavailable('simulation returned neither result nor error', opts.network);
+    if (!rpc.Api.isSimulationSuccess(sim)) {
+      throw chainUnavailable('simulation returned neither result nor error', opts.network);
+    }
     return sim;
   }
 
@@ -185,7 +187,9 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
       if (sent.status !== 'TRY_AGAIN_LATER') return poll(hash, kind, deadline);
       const left = deadline - now();
       if (left <= 0) {
-        const text = `the RPC answered TRY_AGAIN_LATER until the submit timeout (${timeouts.submitMs} ms); transaction ${hash} was not taken`;
+        const text =
+          `the RPC answered TRY_AGAIN_LATER until the submit timeout (${timeouts.submitMs} ms); ` +
+          `transaction ${hash} was not taken`;
         throw new ChainError('chain_unavailable', 502, text, undefined, hash, opts.network);
       }
       await sleep(Math.min(timeouts.pollIntervalMs, POLL_BACKOFF_MS[attempt] ?? Infinity, left));
@@ -215,7 +219,8 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
           const text = `chain RPC unavailable while waiting for ${hash}: ${errorText(lastError)}`;
           throw new ChainError('chain_unavailable', 502, text, undefined, hash, opts.network);
         }
-        throw new ChainError('tx_timeout', 504, `transaction ${hash} was not final after ${timeouts.submitMs} ms`, undefined, hash, opts.network);
+        const text = `transaction ${hash} was not final after ${timeouts.submitMs} ms`;
+        throw new ChainError('tx_timeout', 504, text, undefined, hash, opts.network);
       }
       await sleep(Math.min(timeouts.pollIntervalMs, POLL_BACKOFF_MS[attempt] ?? Infinity, left));
     }

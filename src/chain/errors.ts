@@ -188,7 +188,8 @@ function lineMatching(text: string, pattern: RegExp): string | undefined {
 
 /** The chain cannot be reached or answered out of protocol. */
 export function chainUnavailable(cause: unknown, network?: string): ChainError {
-  return new ChainError('chain_unavailable', 502, `chain RPC unavailable: ${errorText(cause)}`, undefined, undefined, network);
+  const text = `chain RPC unavailable: ${errorText(cause)}`;
+  return new ChainError('chain_unavailable', 502, text, undefined, undefined, network);
 }
 
 /** A failure's words, without the userinfo or query of any URL they quote (an RPC URL may carry a key). */

@@ -29,7 +29,8 @@ function localClient(): ChainClient {
         .addOperation(new Contract(req.contractId).call(req.fn, ...req.args)).setTimeout(300).build();
       return { xdr: tx.toXdr(), network: PASS };
     },
-    read: unsupported, submit: unsupported, getLedgerEntries: unsupported, getEvents: unsupported, health: unsupported, verifyNetwork: unsupported,
+    read: unsupported, submit: unsupported, getLedgerEntries: unsupported, getEvents: unsupported, health: unsupported,
+    verifyNetwork: unsupported,
     inspect: (x: string) => inspect.inspectTransaction(x, PASS),
   };
 }

@@ -18,17 +18,29 @@ function client(answer: (req: rpc.Api.GetEventsRequest) => Promise<Partial<rpc.A
 
 describe('eventLedgerCloseTime', () => {
   it("asks the client for the registry's events of that one ledger, and remembers the answer", async () => {
-    const c = client(async () => ({ events: [{ ledger: 42, ledgerClosedAt: '2026-11-26T10:00:05Z' } as rpc.Api.EventResponse] }));
+    const c = client(async () => ({
+      events: [{ ledger: 42, ledgerClosedAt: '2026-11-26T10:00:05Z' } as rpc.Api.EventResponse],
+    }));
     const closeTime = eventLedgerCloseTime({ client: c, registryId: REGISTRY });
     expect(await closeTime(42)).toEqual(new Date('2026-11-26T10:00:05Z'));
     expect(await closeTime(42)).toEqual(new Date('2026-11-26T10:00:05Z'));
-    expect(c.asked).toEqual([{ startLedger: 42, endLedger: 43, filters: [{ type: 'contract', contractIds: [REGISTRY] }], limit: 1 }]);
+    expect(c.asked).toEqual([
+      { startLedger: 42, endLedger: 43, filters: [{ type: 'contract', contractIds: [REGISTRY] }], limit: 1 },
+    ]);
   });
 
   it.each([
     { name: 'no event in that ledger', answer: async () => ({ events: [] }) },
-    { name: 'an event of another ledger', answer: async () => ({ events: [{ ledger: 43, ledgerClosedAt: '2026-11-26T10:00:10Z' } as rpc.Api.EventResponse] }) },
-    { name: 'a time that is not a date', answer: async () => ({ events: [{ ledger: 42, ledgerClosedAt: 'soon' } as rpc.Api.EventResponse] }) },
+    {
+      name: 'an event of another ledger',
+      answer: async () => ({
+        events: [{ ledger: 43, ledgerClosedAt: '2026-11-26T10:00:10Z' } as rpc.Api.EventResponse],
+      }),
+    },
+    {
+      name: 'a time that is not a date',
+      answer: async () => ({ events: [{ ledger: 42, ledgerClosedAt: 'soon' } as rpc.Api.EventResponse] }),
+    },
     { name: 'a failing RPC', answer: () => Promise.reject(new Error('chain RPC unavailable')) },
   ])('undefined for $name, never a throw, and not remembered', async ({ answer }) => {
     const c = client(answer);

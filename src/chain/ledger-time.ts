@@ -18,7 +18,8 @@ export interface EventLedgerTimeOptions {
   maxEntries?: number;
 }
 
-export function eventLedgerCloseTime({ client, registryId, maxEntries = 50_000 }: EventLedgerTimeOptions): LedgerCloseTime {
+export function eventLedgerCloseTime(o: EventLedgerTimeOptions): LedgerCloseTime {
+  const { client, registryId, maxEntries = 50_000 } = o;
   const known = new Map<number, Date>();
   return async (sequence) => {
     const hit = known.get(sequence);

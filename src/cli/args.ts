@@ -10,7 +10,9 @@ export class UsageError extends Error {}
 export function subcommand<T extends string>(command: string, sub: string | undefined, known: readonly T[]): T {
   const list = known.length === 1 ? known[0]! : `${known.slice(0, -1).join(', ')} or ${known.at(-1)!}`;
   if (sub === undefined || sub.startsWith('-')) throw new UsageError(`${command}: name a subcommand: ${list}`);
-  if (!(known as readonly string[]).includes(sub)) throw new UsageError(`${command}: unknown subcommand ${JSON.stringify(sub)} (${list})`);
+  if (!(known as readonly string[]).includes(sub)) {
+    throw new UsageError(`${command}: unknown subcommand ${JSON.stringify(sub)} (${list})`);
+  }
   return sub as T;
 }
 

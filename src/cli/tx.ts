@@ -66,7 +66,8 @@ export async function txCommand(argv: string[], io: CliIo, wallet: WalletEnv): P
   } else if (rpcUrl !== undefined && needsAuthorization(prepared.xdr, keypair.publicKey())) {
     const latest = await latestLedgerOf(rpcUrl);
     if (latest.passphrase !== passphrase) {
-      throw new UsageError(`tx sign: ${publicUrl(rpcUrl)} serves "${latest.passphrase}", the transaction is for "${passphrase}"`);
+      const rpcServes = `${publicUrl(rpcUrl)} serves "${latest.passphrase}"`;
+      throw new UsageError(`tx sign: ${rpcServes}, the transaction is for "${passphrase}"`);
     }
     validUntilLedger = latest.sequence + AUTH_VALIDITY_LEDGERS;
   }

@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CHAIN_TIMEOUT_DEFAULTS, ConfigError, loadConfig, readSettings, requireProfiles, settingsTable, SETTINGS, walletEnv } from './index.ts';
+import {
+  CHAIN_TIMEOUT_DEFAULTS, ConfigError, loadConfig, readSettings, requireProfiles, settingsTable, SETTINGS, walletEnv,
+} from './index.ts';
 import { DEFAULT_TIMEOUTS } from '../chain/client.ts';
 
 describe('config defaults are the documented values', () => {
@@ -26,7 +28,8 @@ describe('config defaults are the documented values', () => {
     expect(config[key]).toBe(want);
   });
   it("the chain client's own defaults are these settings' defaults (one set of timeouts)", () => {
-    expect(CHAIN_TIMEOUT_DEFAULTS).toEqual({ rpcMs: config.rpcTimeoutMs, submitMs: config.submitTimeoutMs, pollIntervalMs: config.pollIntervalMs });
+    const { rpcTimeoutMs: rpcMs, submitTimeoutMs: submitMs, pollIntervalMs } = config;
+    expect(CHAIN_TIMEOUT_DEFAULTS).toEqual({ rpcMs, submitMs, pollIntervalMs });
     expect(DEFAULT_TIMEOUTS).toEqual(CHAIN_TIMEOUT_DEFAULTS);
   });
   it('per-role limits are 60/20, 300/100, 200/50', () => {
@@ -56,7 +59,9 @@ describe('simulator protocol (CV_SIMULATOR_PROTOCOL / --protocol)', () => {
   });
   it.each(['25', 'latest', '28.0'])('refuses %j with one line', (given) => {
     expect(() => loadConfig([], { CV_SIMULATOR_PROTOCOL: given })).toThrow(
-      new ConfigError([`CV_SIMULATOR_PROTOCOL (--protocol): expected an integer from 26 to 28, got ${JSON.stringify(given)}`]),
+      new ConfigError([
+        `CV_SIMULATOR_PROTOCOL (--protocol): expected an integer from 26 to 28, got ${JSON.stringify(given)}`,
+      ]),
     );
   });
   it.each([
@@ -65,7 +70,8 @@ describe('simulator protocol (CV_SIMULATOR_PROTOCOL / --protocol)', () => {
     { argv: [], env: { CV_SIMULATOR_PROTOCOL: '29' } },
   ])('$argv $env stops the start with one line: there is no Protocol 29', ({ argv, env }) => {
     const want =
-      'invalid configuration: CV_SIMULATOR_PROTOCOL (--protocol): there is no Protocol 29: the newest released protocol is 28, which the networks run (the simulator emulates 26 to 28)';
+      'invalid configuration: CV_SIMULATOR_PROTOCOL (--protocol): there is no Protocol 29: the newest released ' +
+      'protocol is 28, which the networks run (the simulator emulates 26 to 28)';
     expect(() => loadConfig(argv, env)).toThrow(want);
     try {
       loadConfig(argv, env);
@@ -85,11 +91,14 @@ describe('ledger timing of the embedded simulator (CV_SIMULATOR_LEDGER_CLOSE_MS 
     expect(loadConfig(argv, env).config.ledgerCloseMs).toBe(want);
   });
   it.each(['-1', '1.5', 'fast', '600001'])('refuses %j', (given) => {
-    expect(() => loadConfig(['--ledger-close-ms', given], {})).toThrow(/CV_SIMULATOR_LEDGER_CLOSE_MS \(--ledger-close-ms\): expected an integer from 0 to 600000/);
+    expect(() => loadConfig(['--ledger-close-ms', given], {})).toThrow(
+      /CV_SIMULATOR_LEDGER_CLOSE_MS \(--ledger-close-ms\): expected an integer from 0 to 600000/,
+    );
   });
 });
 
 // A value keeps everything after the first `=`: URLs carry `?a=b&c=d`, base64 keys end in `=`.
+const b64 = (byte: number) => Buffer.alloc(32, byte).toString('base64');
 describe('every setting keeps its value, in the --flag=value and the --flag value forms', () => {
   const value = (env: string) => `${env.toLowerCase()}://u:p=w@h:1/x?a=b&c=d=&e=:f@g==`;
   it.each(SETTINGS.map((s) => [s.flag, s.env] as const))('%s (%s)', (flag, env) => {
@@ -101,12 +110,12 @@ describe('every setting keeps its value, in the --flag=value and the --flag valu
     expect(readSettings([`${flag}=`], {}).raw[key]).toBe('');
   });
   it.each([
-    { argv: ['--database-url=postgres://vault:p=w@db:5432/vault?sslmode=require&application_name=cv'], key: 'databaseUrl', want: 'postgres://vault:p=w@db:5432/vault?sslmode=require&application_name=cv' },
-    { argv: ['--redis-url=redis://:p=w@cache:6379/0'], key: 'redisUrl', want: 'redis://:p=w@cache:6379/0' },
-    { argv: [`--encryption-keys=k2:${Buffer.alloc(32, 2).toString('base64')},k1:${Buffer.alloc(32, 1).toString('base64')}`], key: 'encryptionKeys', want: `k2:${Buffer.alloc(32, 2).toString('base64')},k1:${Buffer.alloc(32, 1).toString('base64')}` },
-    { argv: ['--simulator=false', '--testnet-rpc-url=https://user:SECRET@rpc.example/soroban?apikey=KEY=&x=1'], key: 'networks.testnet.rpcUrl', want: 'https://user:SECRET@rpc.example/soroban?apikey=KEY=&x=1' },
-  ])('$key keeps $want', ({ argv, key, want }) => {
-    const { config } = loadConfig(argv, {});
+    { flag: '--database-url', key: 'databaseUrl', want: 'postgres://vault:p=w@db:5432/vault?sslmode=require&application_name=cv' },
+    { flag: '--redis-url', key: 'redisUrl', want: 'redis://:p=w@cache:6379/0' },
+    { flag: '--encryption-keys', key: 'encryptionKeys', want: `k2:${b64(2)},k1:${b64(1)}` },
+    { flag: '--testnet-rpc-url', key: 'networks.testnet.rpcUrl', want: 'https://user:SECRET@rpc.example/soroban?apikey=KEY=&x=1' },
+  ])('$key keeps $want', ({ flag, key, want }) => {
+    const { config } = loadConfig(['--simulator=false', `${flag}=${want}`], {});
     const got = key.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown>)[k], config);
     expect(got).toBe(want);
   });
@@ -206,7 +215,9 @@ describe('validation reports one line per problem', () => {
   });
   it('refuses ledger timing without the embedded simulator', () => {
     const { config } = loadConfig(['--simulator', 'false', '--ledger-close-ms', '1000'], {});
-    expect(() => requireProfiles(config, [])).toThrow(/CV_SIMULATOR_LEDGER_CLOSE_MS \(--ledger-close-ms\): only the embedded simulator closes ledgers/);
+    expect(() => requireProfiles(config, [])).toThrow(
+      /CV_SIMULATOR_LEDGER_CLOSE_MS \(--ledger-close-ms\): only the embedded simulator closes ledgers/,
+    );
   });
   it('refuses a state file without the embedded simulator', () => {
     const { config } = loadConfig(['--simulator', 'false', '--state-file', 'x.json'], {});
@@ -288,7 +299,7 @@ describe('walletEnv: the secret and the API key come from the environment only',
 });
 
 // Secrets on the command line are visible in `ps`; files keep them out.
-describe('secrets from files (--database-url-file, --encryption-keys-file, --redis-url-file, --<network>-rpc-url-file)', () => {
+describe('secrets from files (database URL, encryption keys, Redis URL, RPC URLs)', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'cv-config-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const file = (name: string, text: string) => {
@@ -322,7 +333,8 @@ describe('secrets from files (--database-url-file, --encryption-keys-file, --red
       /CV_TESTNET_RPC_URL_FILE \(--testnet-rpc-url-file\): cannot read \/nonexistent\/rpc \(ENOENT\)/,
     );
     // with the embedded simulator on, an RPC URL from a file is refused like one given directly
-    expect(() => requireProfiles(loadConfig(['--testnet-rpc-url-file', testnet], {}).config, ['testnet'])).toThrow(/CV_TESTNET_RPC_URL/);
+    const simulatorOn = loadConfig(['--testnet-rpc-url-file', testnet], {}).config;
+    expect(() => requireProfiles(simulatorOn, ['testnet'])).toThrow(/CV_TESTNET_RPC_URL/);
   });
 
   it('a refused URL from a file or a setting is never echoed (it may hold a password or a key)', () => {

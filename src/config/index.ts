@@ -21,8 +21,16 @@ interface Setting {
 const perNetwork = (n: NetworkName): Setting[] => {
   const N = n.toUpperCase();
   return [
-    { key: `${n}.rpcUrl`, env: `CV_${N}_RPC_URL`, flag: `--${n}-rpc-url`, kind: 'url', doc: `${n} Soroban RPC URL (default: the embedded simulator's /${n}/rpc); GET /config publishes it without userinfo and query` },
-    { key: `${n}.rpcUrlFile`, env: `CV_${N}_RPC_URL_FILE`, flag: `--${n}-rpc-url-file`, kind: 'string', doc: `file whose content (trimmed) is CV_${N}_RPC_URL, for an RPC URL that carries a password or an API key; not with CV_${N}_RPC_URL` },
+    {
+      key: `${n}.rpcUrl`, env: `CV_${N}_RPC_URL`, flag: `--${n}-rpc-url`, kind: 'url',
+      doc: `${n} Soroban RPC URL (default: the embedded simulator's /${n}/rpc); ` +
+        'GET /config publishes it without userinfo and query',
+    },
+    {
+      key: `${n}.rpcUrlFile`, env: `CV_${N}_RPC_URL_FILE`, flag: `--${n}-rpc-url-file`, kind: 'string',
+      doc: `file whose content (trimmed) is CV_${N}_RPC_URL, for an RPC URL that carries a password or an API key; ` +
+        `not with CV_${N}_RPC_URL`,
+    },
     { key: `${n}.passphrase`, env: `CV_${N}_PASSPHRASE`, flag: `--${n}-passphrase`, kind: 'string', doc: `${n} network passphrase (checked against the RPC's getNetwork at start)` },
     { key: `${n}.factoryId`, env: `CV_${N}_FACTORY_ID`, flag: `--${n}-factory-id`, kind: 'string', doc: `${n} vc-vault-factory contract id (C…)` },
     { key: `${n}.vaultWasmHash`, env: `CV_${N}_VAULT_WASM_HASH`, flag: `--${n}-vault-wasm-hash`, kind: 'string', doc: `${n} vault template hash (64 hex)` },
@@ -41,15 +49,29 @@ export const SETTINGS: Setting[] = [
   { key: 'resolverPort', env: 'CV_RESOLVER_PORT', flag: '--resolver-port', kind: 'int', default: '3001', doc: 'DID resolver port' },
   { key: 'resolverNetworks', env: 'CV_RESOLVER_NETWORKS', flag: '--resolver-networks', kind: 'list', default: 'testnet,mainnet', doc: 'networks `credential-vault resolver` serves (comma list): with one, only that network\'s settings are needed, and a DID of the other is `did_invalid`' },
   { key: 'simulatorPort', env: 'CV_SIMULATOR_PORT', flag: '--simulator-port', kind: 'int', default: '8000', doc: 'embedded chain simulator port' },
-  { key: 'simulatorProtocol', env: 'CV_SIMULATOR_PROTOCOL', flag: '--protocol', kind: 'int', default: '28', doc: 'protocol version the embedded simulator emulates (26 to 28, the networks run 28; 26 predates CAP-71 address-bound auth; at 27 and 28 simulation returns ADDRESS_V2 entries when the request sets useUpgradedAuth, legacy ADDRESS otherwise); also `credential-vault simulator --protocol`' },
-  { key: 'ledgerCloseMs', env: 'CV_SIMULATOR_LEDGER_CLOSE_MS', flag: '--ledger-close-ms', kind: 'int', default: '0', doc: 'embedded simulator: 0 applies every transaction at once; N > 0 queues them (sendTransaction answers PENDING, getTransaction NOT_FOUND) and closes a ledger every N ms with everything queued, as a real network does about every 5000 ms; also `credential-vault simulator --ledger-close-ms`' },
+  {
+    key: 'simulatorProtocol', env: 'CV_SIMULATOR_PROTOCOL', flag: '--protocol', kind: 'int', default: '28',
+    doc: 'protocol version the embedded simulator emulates (26 to 28, the networks run 28; 26 predates CAP-71 ' +
+      'address-bound auth; at 27 and 28 simulation returns ADDRESS_V2 entries when the request sets useUpgradedAuth, ' +
+      'legacy ADDRESS otherwise); also `credential-vault simulator --protocol`',
+  },
+  {
+    key: 'ledgerCloseMs', env: 'CV_SIMULATOR_LEDGER_CLOSE_MS', flag: '--ledger-close-ms', kind: 'int', default: '0',
+    doc: 'embedded simulator: 0 applies every transaction at once; N > 0 queues them ' +
+      '(sendTransaction answers PENDING, getTransaction NOT_FOUND) and closes a ledger every N ms with everything ' +
+      'queued, as a real network does about every 5000 ms; also `credential-vault simulator --ledger-close-ms`',
+  },
   { key: 'simulator', env: 'CV_SIMULATOR', flag: '--simulator', kind: 'bool', default: 'true', doc: 'run the embedded simulator (false: use the configured network RPCs); while it runs, the network profile settings below are refused, since it replaces them' },
   { key: 'dataDir', env: 'CV_DATA_DIR', flag: '--data-dir', kind: 'string', default: './data', doc: 'data directory of the embedded stores, the encryption key file and the simulator state' },
   { key: 'stateFile', env: 'CV_SIMULATOR_STATE_FILE', flag: '--state-file', kind: 'string', doc: 'simulator state file (default: <data-dir>/simulator-state.json under `start`)' },
   { key: 'databaseUrl', env: 'DATABASE_URL', flag: '--database-url', kind: 'string', doc: 'PostgreSQL for API keys and idempotency records (shared backend), with a user: postgres://USER:PASSWORD@HOST:5432/DATABASE' },
   { key: 'databaseUrlFile', env: 'DATABASE_URL_FILE', flag: '--database-url-file', kind: 'string', doc: 'file whose content (trimmed) is DATABASE_URL: keeps the password out of `ps` and the environment; not with DATABASE_URL' },
   { key: 'redisUrl', env: 'REDIS_URL', flag: '--redis-url', kind: 'string', doc: 'Redis for rate-limit windows and the resolution cache (shared backend)' },
-  { key: 'redisUrlFile', env: 'REDIS_URL_FILE', flag: '--redis-url-file', kind: 'string', doc: 'file whose content (trimmed) is REDIS_URL: keeps its password out of `ps` and the environment; not with REDIS_URL' },
+  {
+    key: 'redisUrlFile', env: 'REDIS_URL_FILE', flag: '--redis-url-file', kind: 'string',
+    doc: 'file whose content (trimmed) is REDIS_URL: keeps its password out of `ps` and the environment; ' +
+      'not with REDIS_URL',
+  },
   { key: 'databaseSchema', env: 'CV_DATABASE_SCHEMA', flag: '--database-schema', kind: 'string', doc: 'PostgreSQL schema of the tables (default: the connection\'s search_path), e.g. one per deployment' },
   { key: 'redisKeyPrefix', env: 'CV_REDIS_KEY_PREFIX', flag: '--redis-key-prefix', kind: 'string', default: 'credential-vault:', doc: 'prefix of every Redis key, e.g. one per deployment sharing a Redis' },
   { key: 'encryptionKeys', env: 'CV_ENCRYPTION_KEYS', flag: '--encryption-keys', kind: 'string', doc: 'credential encryption keys `kid:base64key,…` (first is active); default: created once in the data directory' },
@@ -201,7 +223,9 @@ const SECRET_FILES: readonly [string, string][] = [
 export class ConfigError extends Error {
   readonly problems: string[];
   constructor(problems: string[]) {
-    super(problems.length === 1 ? `invalid configuration: ${problems[0]}` : `invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    // One problem is one line; several are a list.
+    const list = problems.map((p) => `  - ${p}`).join('\n');
+    super(problems.length === 1 ? `invalid configuration: ${problems[0]}` : `invalid configuration:\n${list}`);
     this.problems = problems;
   }
 }
@@ -268,7 +292,9 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
       // The value is not echoed: an RPC URL may carry a password or an API key.
       let u: URL | undefined;
       try { u = new URL(v); } catch { problems.push(`${label(key)}: not a URL`); }
-      if (u && u.protocol !== 'http:' && u.protocol !== 'https:') problems.push(`${label(key)}: expected an http:// or https:// URL, got a ${u.protocol}// URL`);
+      if (u && u.protocol !== 'http:' && u.protocol !== 'https:') {
+        problems.push(`${label(key)}: expected an http:// or https:// URL, got a ${u.protocol}// URL`);
+      }
     }
     return v;
   };
@@ -293,7 +319,9 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
     const v = get(key) ?? '';
     if (/^\d+$/.test(v) && Number(v) > SIMULATOR_PROTOCOLS.max) {
       problems.push(
-        `${label(key)}: there is no Protocol ${Number(v)}: the newest released protocol is ${SIMULATOR_PROTOCOLS.max}, which the networks run (the simulator emulates ${SIMULATOR_PROTOCOLS.min} to ${SIMULATOR_PROTOCOLS.max})`,
+        `${label(key)}: there is no Protocol ${Number(v)}: the newest released protocol is ` +
+          `${SIMULATOR_PROTOCOLS.max}, which the networks run ` +
+          `(the simulator emulates ${SIMULATOR_PROTOCOLS.min} to ${SIMULATOR_PROTOCOLS.max})`,
       );
       return 0;
     }
@@ -427,7 +455,8 @@ export function requireProfiles(config: Config, networks: readonly NetworkName[]
     }
     if (config.ledgerCloseMs > 0) {
       const s = setting('ledgerCloseMs');
-      problems.push(`${s.env} (${s.flag}): only the embedded simulator closes ledgers on a clock, and CV_SIMULATOR (--simulator) is false; remove it`);
+      const why = 'only the embedded simulator closes ledgers on a clock, and CV_SIMULATOR (--simulator) is false';
+      problems.push(`${s.env} (${s.flag}): ${why}; remove it`);
     }
     // The resolver reads and writes the DID registry only (simulated from the simulation account); the
     // factory and the template hash (reported in GET /config) are the vault API's. The fee token is optional.

@@ -20,12 +20,21 @@ export function listenFailure(err: unknown, t: ListenTarget): Error {
   const address = `${t.host.includes(':') ? `[${t.host}]` : t.host}:${t.port}`;
   switch (code) {
     case 'EADDRINUSE':
-      return new Error(`${t.service} cannot listen on ${address}: another process uses that port; stop it, or set ${t.setting} to a free port (0 picks one)`);
+      return new Error(
+        `${t.service} cannot listen on ${address}: another process uses that port; ` +
+          `stop it, or set ${t.setting} to a free port (0 picks one)`,
+      );
     case 'EACCES':
-      return new Error(`${t.service} cannot listen on ${address}: not allowed to bind that port (ports below 1024 need privileges); set ${t.setting} to a port from 1024`);
+      return new Error(
+        `${t.service} cannot listen on ${address}: not allowed to bind that port (ports below 1024 need privileges); ` +
+          `set ${t.setting} to a port from 1024`,
+      );
     case 'EADDRNOTAVAIL':
     case 'ENOTFOUND':
-      return new Error(`${t.service} cannot listen on ${address}: no interface of this machine has the address ${t.host}; set ${t.hostSetting ?? 'CV_HOST (--host)'} to one of its addresses (127.0.0.1, 0.0.0.0)`);
+      return new Error(
+        `${t.service} cannot listen on ${address}: no interface of this machine has the address ${t.host}; ` +
+          `set ${t.hostSetting ?? 'CV_HOST (--host)'} to one of its addresses (127.0.0.1, 0.0.0.0)`,
+      );
     default:
       return err instanceof Error ? err : new Error(String(err));
   }

@@ -46,11 +46,13 @@ describe('an RPC failure that reaches the error handler unmapped', () => {
       end: () => res,
     };
     const handle = errorHandler({});
-    handle(chainUnavailable(new Error('connect ECONNREFUSED 127.0.0.1:9'), 'mainnet'), { path: '/v1/x', method: 'GET', headers: {} } as never, res as never, () => undefined);
+    const req = { path: '/v1/x', method: 'GET', headers: {} } as never;
+    handle(chainUnavailable(new Error('connect ECONNREFUSED 127.0.0.1:9'), 'mainnet'), req, res as never, () => undefined);
     expect(sent.status).toBe(502);
-    expect(sent.body).toMatchObject({ code: 'ledger_unavailable', message: 'mainnet RPC unreachable: connect ECONNREFUSED 127.0.0.1:9' });
+    const message = 'mainnet RPC unreachable: connect ECONNREFUSED 127.0.0.1:9';
+    expect(sent.body).toMatchObject({ code: 'ledger_unavailable', message });
     sent = {};
-    handle(chainUnavailable(new Error('boom')), { path: '/v1/x', method: 'GET', headers: {} } as never, res as never, () => undefined);
+    handle(chainUnavailable(new Error('boom')), req, res as never, () => undefined);
     expect(sent.body?.message).toBe('the ledger RPC unreachable: boom');
   });
 });
