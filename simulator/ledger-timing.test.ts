@@ -2,6 +2,9 @@
 // PENDING, NOT_FOUND, then SUCCESS with the closing ledger; the friendbot answers once its ledger closed; the
 // service's chain client waits for the close within its submit timeout. Closes are stepped by an injected clock where
 // the test asserts an order, and run on a real 1000 ms interval only where it polls with generous bounds.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Keypair, Operation, TransactionBuilder, rpc } from '@stellar/stellar-sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createChain } from '../src/chain/index.ts';
@@ -89,6 +92,41 @@ describe('--ledger-close-ms over HTTP, closes stepped by hand', () => {
     await vi.waitFor(() => expect(r.sim.network('testnet').queue.size).toBe(1), { timeout: 10_000, interval: 10 });
     await r.close();
     expect(['closed', 503]).toContain(await pending);
+  });
+});
+
+describe('--ledger-close-ms with a state file', () => {
+  it('keeps what a close applied across a restart; what still waited in the queue is gone, as on a node', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'cv-timed-state-'));
+    const stateFile = path.join(dir, 'sim.json');
+    try {
+      const m = manualClock();
+      const first = await startSimulator({ port: 0, stateFile, ledgerCloseMs: 1000, ledgerClock: m.clock });
+      const server = new rpc.Server(first.networks.testnet.rpcUrl!, { allowHttp: true });
+      const kp = Keypair.random();
+      const funded = server.requestAirdrop(kp.publicKey());
+      await vi.waitFor(() => expect(first.sim.network('testnet').queue.size).toBe(1), { timeout: 10_000, interval: 10 });
+      m.close();
+      await funded;
+      const passphrase = first.networks.testnet.passphrase;
+      const applied = await server.sendTransaction(await payment(server, kp, passphrase));
+      m.close();
+      expect((await server.getTransaction(applied.hash)).status).toBe('SUCCESS');
+      const waiting = await server.sendTransaction(await payment(server, kp, passphrase));
+      expect(waiting.status).toBe('PENDING');
+      await first.close();
+
+      const again = await startSimulator({ port: 0, stateFile, ledgerCloseMs: 1000, ledgerClock: manualClock().clock });
+      try {
+        const after = new rpc.Server(again.networks.testnet.rpcUrl!, { allowHttp: true });
+        expect((await after.getTransaction(applied.hash)).status).toBe('SUCCESS');
+        expect((await after.getTransaction(waiting.hash)).status).toBe('NOT_FOUND');
+      } finally {
+        await again.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
