@@ -259,7 +259,7 @@ export class SimNetwork implements Core {
 
   private queueFriendbot(env: xdr.TransactionEnvelope, settled: (o: QueueOutcome) => void): void {
     const source = this.genesis.friendbot.publicKey();
-    this.queue.push({ hash: envelopeHash(this, env), env, source, chained: true, settle: settled });
+    this.queue.push({ hash: envelopeHash(this, env), env, source, settle: settled });
   }
 
   private friendbotEnvelope(address: string): xdr.TransactionEnvelope {

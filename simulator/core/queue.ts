@@ -1,6 +1,7 @@
 // What a network with ledger timing holds until its next close, as stellar-core's transaction queue does: at most one
 // transaction per source account (another one is TRY_AGAIN_LATER while the first waits for a ledger) and at most
-// QUEUE_LIMIT in all; the next close applies them in arrival order.
+// QUEUE_LIMIT in all; the next close applies them in arrival order. The simulator's own friendbot queues past the
+// per-account rule, each of its transactions taking the sequence number after the one queued before it.
 import type { xdr } from '@stellar/stellar-sdk';
 import type { Preexecuted } from './apply.ts';
 import type { TxRecord } from './records.ts';
@@ -18,9 +19,6 @@ export interface Queued {
   /** The envelope as received (base64), kept by the record instead of the decoded one. */
   readonly b64?: string;
   readonly pre?: Preexecuted;
-  /** Queued by the simulator itself (its friendbot): exempt from the one-per-account rule, its sequence number
-   *  follows the queued one before it. */
-  readonly chained?: boolean;
   /** Told the outcome at the close. */
   readonly settle?: (outcome: QueueOutcome) => void;
 }
