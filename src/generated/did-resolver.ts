@@ -514,7 +514,7 @@ export interface components {
             network: components["schemas"]["Network"];
             /**
              * @description The passphrase the wallet signs with (the transaction hash depends on it).
-             * @example Test SDF Network ; September 2015
+             * @example Credential Vault Simulator Testnet ; 2026
              */
             networkPassphrase: string;
         };
@@ -1001,7 +1001,6 @@ export interface components {
          * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
          *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
          *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
-         * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
          */
         RequestId: string;
         /**
@@ -1055,7 +1054,6 @@ export interface operations {
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
                  *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
                  *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
-                 * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1088,7 +1086,6 @@ export interface operations {
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
                  *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
                  *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
-                 * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1122,7 +1119,6 @@ export interface operations {
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
                  *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
                  *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
-                 * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1160,7 +1156,6 @@ export interface operations {
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
                  *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
                  *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
-                 * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1199,7 +1194,6 @@ export interface operations {
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
                  *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
                  *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
-                 * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1246,7 +1240,6 @@ export interface operations {
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
                  *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
                  *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
-                 * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1386,7 +1379,6 @@ export interface operations {
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
                  *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
                  *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
-                 * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1428,7 +1420,6 @@ export interface operations {
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
                  *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
                  *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
-                 * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1476,7 +1467,6 @@ export interface operations {
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
                  *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
                  *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
-                 * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1519,7 +1509,6 @@ export interface operations {
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
                  *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
                  *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
-                 * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1568,7 +1557,6 @@ export interface operations {
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
                  *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
                  *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
-                 * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1617,7 +1605,6 @@ export interface operations {
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
                  *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
                  *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
-                 * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1666,7 +1653,6 @@ export interface operations {
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
                  *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
                  *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
-                 * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1722,7 +1708,6 @@ export interface operations {
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
                  *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
                  *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
-                 * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };

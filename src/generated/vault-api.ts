@@ -9,8 +9,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -35,8 +35,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -61,8 +61,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -89,8 +89,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -118,8 +118,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -145,8 +145,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -172,8 +172,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -208,8 +208,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -243,8 +243,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -275,8 +275,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -307,8 +307,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -337,8 +337,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -365,8 +365,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -395,8 +395,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -423,8 +423,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -453,8 +453,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -488,8 +488,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -518,8 +518,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -548,8 +548,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -583,8 +583,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -613,8 +613,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -641,8 +641,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -672,8 +672,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -704,8 +704,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -766,8 +766,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -795,8 +795,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -823,8 +823,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -852,8 +852,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -883,8 +883,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -921,8 +921,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -975,8 +975,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1007,8 +1007,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1033,8 +1033,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1066,8 +1066,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1332,19 +1332,35 @@ export interface components {
         IssuerFeeRemovePrepare: {
             sourcePublicKey: components["schemas"]["Account"];
         };
-        /** @description An unsigned transaction and the network passphrase to sign it with. */
+        /**
+         * @description An unsigned transaction and the network passphrase to sign it with. `network` and `networkPassphrase`
+         *     hold the same passphrase: `networkPassphrase` is the name the resolver and `GET /config` use.
+         */
         PrepareResponse: {
             xdr: components["schemas"]["TxXdr"];
             /**
-             * @description Network passphrase to sign with.
-             * @example Test SDF Network ; September 2015
+             * @description Network passphrase to sign with (the same value as `networkPassphrase`).
+             * @example Credential Vault Simulator Testnet ; 2026
              */
             network: string;
+            /**
+             * @description Network passphrase to sign with (the same value as `network`).
+             * @example Credential Vault Simulator Testnet ; 2026
+             */
+            networkPassphrase: string;
         };
-        /** @description The hash of the final, successful transaction. */
+        /**
+         * @description The hash of the final, successful transaction. `tx_id` and `txId` hold the same hash: `txId` is the
+         *     name the resolver's submit answers with.
+         */
         SubmitResponse: {
             /** @example f7d362c66eb9749e2f834f195957d7cc319994d0dc1c00deac725f285c8d4a30 */
             tx_id: string;
+            /**
+             * @description The same hash as `tx_id`.
+             * @example f7d362c66eb9749e2f834f195957d7cc319994d0dc1c00deac725f285c8d4a30
+             */
+            txId: string;
         };
         /** @description Prepare or submit result. */
         WriteResponse: components["schemas"]["PrepareResponse"] | components["schemas"]["SubmitResponse"];
@@ -1552,7 +1568,7 @@ export interface components {
              * @example http://127.0.0.1:8000/rpc
              */
             rpcUrl: string;
-            /** @example Test SDF Network ; September 2015 */
+            /** @example Credential Vault Simulator Testnet ; 2026 */
             networkPassphrase: string;
             networkType: components["schemas"]["Network"];
             /**
@@ -1587,7 +1603,7 @@ export interface components {
         /** @description A challenge transaction to sign with the wallet. */
         AuthChallenge: {
             transaction: components["schemas"]["TxXdr"];
-            /** @example Test SDF Network ; September 2015 */
+            /** @example Credential Vault Simulator Testnet ; 2026 */
             network_passphrase: string;
         };
         /** @description The challenge signed by the wallet, and optional scopes. `role` is not accepted (wallet-proof keys are `standard`). */
@@ -1747,7 +1763,10 @@ export interface components {
         };
     };
     responses: {
-        /** @description Prepare → `{xdr, network}` (sign with the passphrase in `network`); submit → `{tx_id}` once final. */
+        /**
+         * @description Prepare → `{xdr, network, networkPassphrase}`: sign the XDR with that passphrase (both fields hold it).
+         *     Submit → `{tx_id, txId}` (the same hash) once the transaction is final.
+         */
         WriteResult: {
             headers: {
                 "X-WriteRateLimit-Limit": components["headers"]["X-WriteRateLimit-Limit"];
@@ -2143,16 +2162,17 @@ export interface components {
     };
     parameters: {
         /**
-         * @description Optional correlation id (up to 200 characters), echoed in the response.
-         * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+         * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+         *     log line. Without it the service makes a fresh one (a UUID) and answers it.
          */
         RequestId: string;
         /**
-         * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-         *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-         *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-         *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-         * @example 9b2f6c1e-issue-vc-2026-0001
+         * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+         *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+         *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+         *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+         *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+         *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
          */
         IdempotencyKey: string;
         /**
@@ -2340,8 +2360,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -2376,8 +2396,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -2396,7 +2416,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "rpcUrl": "http://127.0.0.1:8000/rpc",
-                     *       "networkPassphrase": "Test SDF Network ; September 2015",
+                     *       "networkPassphrase": "Credential Vault Simulator Testnet ; 2026",
                      *       "networkType": "testnet",
                      *       "protocolVersion": 29,
                      *       "factoryContractId": "CABAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAFNSZ",
@@ -2417,8 +2437,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -2452,8 +2472,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -2545,8 +2565,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -2573,8 +2593,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -2615,16 +2635,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -2654,16 +2675,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -2693,16 +2715,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -2732,16 +2755,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -2770,16 +2794,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -2809,16 +2834,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -2848,16 +2874,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -2887,16 +2914,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -2926,16 +2954,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -2965,16 +2994,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -3004,16 +3034,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -3043,16 +3074,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -3082,16 +3114,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -3120,8 +3153,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -3192,8 +3225,8 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -3234,8 +3267,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -3306,8 +3339,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -3355,8 +3388,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -3426,8 +3459,8 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -3490,8 +3523,8 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -3545,8 +3578,8 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -3621,8 +3654,8 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -3664,8 +3697,8 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -3689,7 +3722,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "transaction": "AAAAAgAAAAALUTrZtJJAFcoJAu0HkETTrF2+wjBvBpSMENqOtuOfLQAAAGQAAAAAAAAAAAAAAAEAAAAAakRYgAAAAABqRFmsAAAAAAAAAAEAAAABAAAAAIqI4910CfGV/VLbLTy6XXLKZwm/HZQSG/N0iAG0D29cAAAACgAAABVjcmVkZW50aWFsLXZhdWx0IGF1dGgAAAAAAAABAAAAQE5tUXpaakJpTjJNeVlUbGxOR1l4WkRoak5XSXpZVGRsT1dZd1pESmpOR0kyWVRobE1XWXpaRFZqTjJJNVlUQmwAAAAAAAAAAbbjny0AAABA5P607wEdsbBrPwzAfj0qhNrSvhmApjrwmUFZWehWhtpstbNGlgr5cWHDgvy44ccTjKv1xRr5wvU8aYr3Kc1xAg==",
-                     *       "network_passphrase": "Test SDF Network ; September 2015"
+                     *       "network_passphrase": "Credential Vault Simulator Testnet ; 2026"
                      *     }
                      */
                     "application/json": components["schemas"]["AuthChallenge"];
@@ -3707,8 +3740,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -3743,8 +3776,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -3782,8 +3815,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -3818,8 +3851,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -3880,8 +3913,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -3921,8 +3954,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -3961,16 +3994,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -3999,8 +4033,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -4050,16 +4084,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -4094,16 +4129,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };

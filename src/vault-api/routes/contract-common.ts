@@ -13,8 +13,9 @@ export interface WriteRoute<B> {
 }
 
 /**
- * Prepare or submit, chosen by the body (vault-api.yaml "Write routes: prepare and submit"): `{signedXdr}`
- * alone submits and answers `{tx_id}`; anything else prepares and answers `{xdr, network}`.
+ * Prepare or submit, chosen by the body (vault-api.yaml `PrepareResponse`, `SubmitResponse`): `{signedXdr}`
+ * alone submits and answers `{tx_id, txId}`; anything else prepares and answers `{xdr, network,
+ * networkPassphrase}`. The second name of each pair is the resolver's, so one client helper reads both.
  */
 export function writeHandler<B>(deps: VaultAppDeps, route: WriteRoute<B>): RequestHandler {
   return async (req, res) => {
@@ -25,11 +26,11 @@ export function writeHandler<B>(deps: VaultAppDeps, route: WriteRoute<B>): Reque
         throw new ApiError(400, 'invalid_request', 'submit takes {signedXdr} alone, a string');
       }
       const sent = await deps.chain.client.submit(body['signedXdr'], (inv) => route.check(inv, auth, req));
-      res.json({ tx_id: sent.txId });
+      res.json({ tx_id: sent.txId, txId: sent.txId });
       return;
     }
     const prepared = await route.prepare(body as B, auth, req);
-    res.json({ xdr: prepared.xdr, network: prepared.network });
+    res.json({ xdr: prepared.xdr, network: prepared.network, networkPassphrase: prepared.network });
   };
 }
 
