@@ -21,7 +21,7 @@ export default defineConfig({
       },
       {
         test: {
-          // Debian's chromium through playwright-core (npm run test:browser); .ci/run installs it.
+          // playwright-core driving /usr/bin/chromium, or the one @sparticuz/chromium ships (browser-tests/chromium.ts).
           name: 'browser',
           include: ['browser-tests/**/*.test.ts'],
           testTimeout: 120_000,
