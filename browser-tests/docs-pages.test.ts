@@ -87,6 +87,8 @@ describe.each([
       const firstTop = await page.$eval('.opblock', (b) => b.getBoundingClientRect().top + window.scrollY);
       expect(firstTop, 'top of the first operation (px)').toBeLessThan(FIRST_OPERATION_MAX_TOP);
       await page.screenshot({ path: path.join(SCREENSHOTS, `docs-${name}.png`), fullPage: true });
+      await page.screenshot({ path: path.join(SCREENSHOTS, `docs-${name}-first-screen.png`) });
+      if (process.env['CV_REPORT_DOCS_LAYOUT']) console.log(`${name}: first operation at ${firstTop} px of ${await page.evaluate(() => document.body.scrollHeight)} px`);
       const want = operationsOf(spec);
       expect(want.length).toBeGreaterThan(5);
       expect(want.filter((op) => !shown.includes(op)), 'operations missing from the page').toEqual([]);

@@ -188,13 +188,6 @@ export interface paths {
          *     issuer, who pays the on-chain fee (`quote_fee`; testnet 5 native units, mainnet 1 stablecoin unit).
          *     `sourcePublicKey` must be the issuer, and both must equal the key's wallet (403 `forbidden`); the
          *     owner is unrestricted. Submit: `{signedXdr}` alone.
-         *
-         *     Codes: `vcId_too_long`, `vcData_too_long`, `vcData_invalid`, `vc_proof_invalid`, `vcData_ciphertext_too_long`,
-         *     `issuerDid_invalid`, `issuerDid_network_mismatch`, `issuerDid_not_found`, `issuerDid_deactivated`,
-         *     `issuerDid_controller_mismatch`, `source_account_not_found`, `trustline_missing`,
-         *     `insufficient_balance`, `tx_invalid`, `tx_operation_mismatch`, `tx_failed` (400); 403 `forbidden`,
-         *     `wallet_not_linked`, `issuer_denied`; 404 `vault_not_found`; 409 `vc_already_exists`,
-         *     `vault_revoked`.
          */
         post: operations["issueVc"];
         delete?: never;
@@ -223,13 +216,6 @@ export interface paths {
          * @description One transaction into one owner's vault, one fee transfer of the unit fee times the number of
          *     credentials. The holder of each credential is the `credentialSubject.id` of its own `vcData`.
          *     Issuer binding as for vc/issue. Submit: `{signedXdr}` alone.
-         *
-         *     Codes: `batch_too_large` (fewer than 1 or more than 5 entries), `vcs[i].vcId_too_long`,
-         *     `vcs[i].vcData_too_long` (`i` is the zero-based index, e.g. `vcs[2].vcId_too_long`),
-         *     `vcData_invalid`, `vc_proof_invalid`, `vcData_ciphertext_too_long`, the `issuerDid_*` codes, `source_account_not_found`,
-         *     `trustline_missing`, `insufficient_balance`, `tx_invalid`, `tx_operation_mismatch`, `tx_failed` (400);
-         *     403 `forbidden`, `wallet_not_linked`, `issuer_denied`; 404 `vault_not_found`; 409
-         *     `vc_already_exists`, `vault_revoked`.
          */
         post: operations["batchIssueVc"];
         delete?: never;
@@ -258,10 +244,6 @@ export interface paths {
          * @description Moves a credential from `valid` to `revoked` and stores the revocation `date` (default now). The
          *     vault owner signs (the contract enforces it); `sourcePublicKey` is the credential's owner or the
          *     vault admin. Submit: `{signedXdr}` alone.
-         *
-         *     Codes: `input_too_long`, `source_account_not_found`, `tx_invalid`, `tx_operation_mismatch`,
-         *     `tx_failed` (400); 404 `vault_not_found`, `vc_not_found`; 409 `vc_already_revoked`,
-         *     `vault_revoked`.
          */
         post: operations["revokeVc"];
         delete?: never;
@@ -289,11 +271,6 @@ export interface paths {
          * Deploy and initialize the owner's vault through the factory
          * @description Calls the factory's `deploy(owner, did_uri, user_salt)`, signed by the owner. The vault address is
          *     derived from (factory, owner, userSalt) and never stored. Submit: `{signedXdr}` alone.
-         *
-         *     Codes: `input_too_long`, `issuerDid_network_mismatch` (a `did:ledger` didUri of the other network),
-         *     `source_account_not_found`, `tx_invalid`, `tx_operation_mismatch`,
-         *     `tx_failed` (400); 409 `vault_already_deployed` (a vault already exists at (owner, userSalt); the
-         *     message keeps the chain's words "already exists").
          */
         post: operations["createVault"];
         delete?: never;
@@ -321,9 +298,6 @@ export interface paths {
          * Deny an issuer in the owner's vault
          * @description Adds `issuer` to the vault's denied set (idempotent; at most 1,000 denied issuers). The vault admin
          *     signs. Alias: `/contracts/vault/revoke-issuer` (deprecated). Submit: `{signedXdr}` alone.
-         *
-         *     Codes: `issuer_list_too_long`, `source_account_not_found`, `tx_invalid`, `tx_operation_mismatch`,
-         *     `tx_failed` (400); 404 `vault_not_found`; 409 `vault_revoked`.
          */
         post: operations["denyIssuer"];
         delete?: never;
@@ -379,9 +353,6 @@ export interface paths {
          * Allow a previously denied issuer in the owner's vault
          * @description Removes `issuer` from the vault's denied set (idempotent). The vault admin signs. Alias:
          *     `/contracts/vault/authorize-issuer` (deprecated). Submit: `{signedXdr}` alone.
-         *
-         *     Codes: `source_account_not_found`, `tx_invalid`, `tx_operation_mismatch`, `tx_failed` (400); 404
-         *     `vault_not_found`; 409 `vault_revoked`.
          */
         post: operations["allowIssuer"];
         delete?: never;
@@ -436,10 +407,6 @@ export interface paths {
         /**
          * Replace the DID URI stored for the vault
          * @description Calls the vault's `set_vault_did(did_uri)`, signed by the vault owner. Submit: `{signedXdr}` alone.
-         *
-         *     Codes: `input_too_long` (didUri over 256), `issuerDid_network_mismatch` (a `did:ledger` didUri of the
-         *     other network), `source_account_not_found`, `tx_invalid`,
-         *     `tx_operation_mismatch`, `tx_failed` (400); 404 `vault_not_found`; 409 `vault_revoked`.
          */
         post: operations["setVaultDid"];
         delete?: never;
@@ -466,15 +433,11 @@ export interface paths {
         /**
          * Move a credential between two factory-deployed vaults of the same owner
          * @description Calls `push(vc_id, dest_vault)` on the source vault, signed by `fromOwner`. The source vault is
-         *     (fromOwner, userSalt); the destination is toOwner's canonical vault (default salt) — decision, as the
-         *     document gives one salt: for example salted → canonical. Source and destination must differ (else 400
+         *     (fromOwner, userSalt); the destination is toOwner's canonical vault (default salt), so a push moves a
+         *     credential from a salted vault to the canonical one. Source and destination must differ (else 400
          *     `invalid_request`). The credential is removed from the source vault (its status there becomes
          *     `invalid`) and written to the destination. `sourcePublicKey` must equal `fromOwner`, and `fromOwner`
          *     must equal the key's wallet (403 `forbidden`). Submit: `{signedXdr}` alone.
-         *
-         *     Codes: `push_owner_mismatch`, `source_not_a_vault`, `source_account_not_found`, `tx_invalid`,
-         *     `tx_operation_mismatch`, `tx_failed` (400); 403 `forbidden`, `wallet_not_linked`; 404
-         *     `vault_not_found`, `vc_not_found`; 409 `vc_already_exists`, `vault_revoked`.
          */
         post: operations["pushVc"];
         delete?: never;
@@ -502,9 +465,6 @@ export interface paths {
          * Revoke the vault (irreversible)
          * @description Calls `revoke_vault()`, signed by the vault admin. Irreversible: every later write into the vault
          *     fails with 409 `vault_revoked`. Submit: `{signedXdr}` alone.
-         *
-         *     Codes: `source_account_not_found`, `tx_invalid`, `tx_operation_mismatch`, `tx_failed` (400); 404
-         *     `vault_not_found`; 409 `vault_revoked` (already revoked).
          */
         post: operations["revokeVault"];
         delete?: never;
@@ -532,9 +492,6 @@ export interface paths {
          * Hand the vault's administration to a new owner
          * @description Calls the vault's `set_vault_admin(new_admin)`, signed by the current owner. The vault keeps its
          *     address, which stays derived from the original owner. Submit: `{signedXdr}` alone.
-         *
-         *     Codes: `source_account_not_found`, `tx_invalid`, `tx_operation_mismatch`, `tx_failed` (400); 404
-         *     `vault_not_found`; 409 `vault_revoked`.
          */
         post: operations["setNewOwner"];
         delete?: never;
@@ -566,10 +523,6 @@ export interface paths {
          *     `forbidden`); a key with no linked wallet gets 403 `wallet_not_linked`. The owner is unrestricted.
          *     The factory emits `sponsored_vault_deployed{deployer, owner, vault_address}` on-chain. Submit:
          *     `{signedXdr}` alone.
-         *
-         *     Codes: `input_too_long`, `issuerDid_network_mismatch` (a `did:ledger` didUri of the other network),
-         *     `source_account_not_found`, `tx_invalid`, `tx_operation_mismatch`,
-         *     `tx_failed` (400); 403 `forbidden`, `wallet_not_linked`; 409 `vault_already_deployed`.
          */
         post: operations["createSponsoredVault"];
         delete?: never;
@@ -597,9 +550,6 @@ export interface paths {
          * List the ids of the active credentials in the owner's vault
          * @description Pages through the active (not revoked) credential ids; vc-count sizes the pagination. Ownership
          *     binding: `owner` must equal the key's wallet (admin keys exempt; 403 `forbidden`).
-         *
-         *     Codes: `limit_too_large` (limit above 200), `vaultContract_mismatch`, `invalid_request` (400); 403
-         *     `forbidden`, `wallet_not_linked`; 404 `vault_not_found`.
          */
         post: operations["listVcIds"];
         delete?: never;
@@ -624,8 +574,6 @@ export interface paths {
         /**
          * Number of active credentials in the owner's vault
          * @description Open to any valid key (no ownership check). Revoked credentials are not counted.
-         *
-         *     Codes: `vaultContract_mismatch`, `invalid_request` (400); 404 `vault_not_found`.
          */
         get: operations["getVcCount"];
         put?: never;
@@ -655,10 +603,6 @@ export interface paths {
          * Read and decrypt one credential
          * @description Returns the decrypted credential JSON (also for revoked credentials). Ownership binding: `owner`
          *     must equal the key's wallet (admin keys exempt; 403 `forbidden`).
-         *
-         *     Codes: `vaultContract_mismatch`, `invalid_request` (400); 403 `forbidden`, `wallet_not_linked`; 404
-         *     `vault_not_found`, `vc_not_found`; 500 `vc_decryption_failed` (decision: the stored payload does not
-         *     decrypt with this service's keys, e.g. another deployment's key or a key no longer configured).
          */
         post: operations["getVc"];
         delete?: never;
@@ -686,11 +630,9 @@ export interface paths {
          * Issuance status of a credential
          * @description The status comes from the chain (`verify_vc`); contents are never returned. Open to any valid key.
          *     `valid`; `revoked` with `since` (the stored revocation date); `invalid` when the contract reports
-         *     the credential as not valid — decision: this includes an id the vault does not hold (never issued,
-         *     or pushed to another vault); `unknown` when the contract answers with an unexpected shape (for
+         *     the credential as not valid, which includes an id the vault does not hold (never issued, or pushed
+         *     to another vault); `unknown` when the contract answers with an unexpected shape (for
          *     example a pre-0.4 vault).
-         *
-         *     Codes: `vaultContract_mismatch`, `invalid_request` (400); 404 `vault_not_found`.
          */
         post: operations["verifyVc"];
         delete?: never;
@@ -743,16 +685,12 @@ export interface paths {
          *     completes answers 200, `verified` true or false; what keeps it from completing is an error as
          *     usual (404 for an unknown vault or vcId, 502 when the ledger is unreachable).
          *
-         *     Authentication (decision): the key is optional. A verifier without a key may verify presented
+         *     Authentication: the key is optional. A verifier without a key may verify presented
          *     credentials only, limited per client IP (30 per minute, `X-RateLimit-*` headers, 429
          *     `rate_limit_exceeded`); verification by reference needs a key (401 `missing_api_key` without one),
          *     like verify-vc, and is open to any key of this network with the `credentials:verify` scope (or no
          *     scopes): no ownership binding, since nothing of the credential is returned. A key that is sent
          *     must be valid (401 otherwise).
-         *
-         *     Codes: `invalid_request`, `vaultContract_mismatch` (400); 401 `missing_api_key` (by reference),
-         *     `invalid_api_key`, `api_key_expired`; 403 `insufficient_scope`; 404 `vault_not_found`,
-         *     `vc_not_found`; 500 `vc_decryption_failed`; 502 `chain_unavailable`.
          */
         post: operations["verifyCredential"];
         delete?: never;
@@ -776,10 +714,7 @@ export interface paths {
         };
         /**
          * List the issuers the owner's vault denies
-         * @description Open to any valid key. Defaults (decision, the same as list-vc-ids): offset 0, limit 50, limit at
-         *     most 200.
-         *
-         *     Codes: `limit_too_large`, `vaultContract_mismatch`, `invalid_request` (400); 404 `vault_not_found`.
+         * @description Open to any valid key. Defaults, as for list-vc-ids: offset 0, limit 50, limit at most 200.
          */
         get: operations["listDeniedIssuers"];
         put?: never;
@@ -806,8 +741,6 @@ export interface paths {
         /**
          * Number of issuers the owner's vault denies
          * @description Open to any valid key.
-         *
-         *     Codes: `vaultContract_mismatch`, `invalid_request` (400); 404 `vault_not_found`.
          */
         get: operations["countDeniedIssuers"];
         put?: never;
@@ -835,8 +768,6 @@ export interface paths {
          * Vault metadata
          * @description Metadata of the vault at (owner, userSalt). Open to any valid key. `{owner}` must be an account
          *     address, which keeps this template apart from the static routes beside it (see the routing note).
-         *
-         *     Codes: `vaultContract_mismatch`, `invalid_request` (400); 404 `vault_not_found`.
          */
         get: operations["getVault"];
         put?: never;
@@ -865,9 +796,6 @@ export interface paths {
          * @description With `owner`: `{version}` of that owner's vault (at userSalt). Without `owner`: `{factory_id, note}`
          *     (the factory has no version of its own). `sourcePublicKey` is an existing account used as the source
          *     of the simulation. Open to any valid key.
-         *
-         *     Codes: `source_account_not_found`, `vaultContract_mismatch`, `invalid_request` (400); 404
-         *     `vault_not_found`.
          */
         get: operations["getVersion"];
         put?: never;
@@ -940,21 +868,16 @@ export interface paths {
          *     working). The key is shown only in this response. No key; limited to 60 requests per minute per
          *     client IP.
          *
-         *     Only an account that exists on this network gets a key (decision against key farming: otherwise any
-         *     random keypair gets one, and keys multiply the per-key limits and grow the key store without bound).
-         *     An account that does not exist is refused with 403 `account_not_found`, before the challenge is used:
+         *     Only an account that exists on this network gets a key, so that random keypairs cannot farm keys
+         *     (each key brings its own rate limits and a row in the key store). An account that does not exist is refused with 403 `account_not_found`, before the challenge is used:
          *     create it (fund it; on the simulator, its friendbot), then send the same signed challenge again while
          *     it is valid. The challenge must be signed by signers of the account that meet its medium threshold
          *     (read from the chain). The store stays bounded: one key per wallet per network (a new proof replaces
          *     the old key), and a key from wallet proof expires after 180 days (`CV_KEY_TTL_DAYS`).
          *
          *     The challenge counts only within its own time bounds, on the service's clock: from its issue until 5
-         *     minutes later, with no grace period (decision; the SDK's `readChallengeTx` would allow 5 more minutes).
+         *     minutes later, with no grace period (the SDK's `readChallengeTx` would allow 5 more minutes).
          *     Later it is refused with 400 `challenge_invalid` and a message saying it expired; request a new one.
-         *
-         *     Codes: 400 `challenge_invalid` (not issued by this service, expired, replayed, wrong network, or not
-         *     signed by the account), `invalid_request`; 403 `origin_not_allowed`, `account_not_found`; 502 `chain_unavailable`; 503
-         *     `store_unavailable`, `rate_limit_unavailable`.
          */
         post: operations["createKeyFromProof"];
         delete?: never;
@@ -1045,14 +968,10 @@ export interface paths {
         put?: never;
         /**
          * Set an issuer's custom fee (factory admin)
-         * @description The issuer registry is the factory's per-issuer custom fee table (decision; the document names the
-         *     routes but not their payloads). Prepares `set_fee_custom(issuer, amount, expires_at)`, signed by the
+         * @description The issuer registry is the factory's per-issuer custom fee table. Prepares `set_fee_custom(issuer, amount, expires_at)`, signed by the
          *     factory admin (`sourcePublicKey` must be the factory admin: 403 `forbidden`). While set and not
          *     expired, `quote_fee(issuer)` returns this amount instead of the standard fee. Submit:
          *     `{signedXdr}` alone.
-         *
-         *     Codes: `fee_invalid`, `expiresAt_in_past`, `source_account_not_found`, `tx_invalid`,
-         *     `tx_operation_mismatch`, `tx_failed` (400); 403 `forbidden`, `admin_required`.
          */
         post: operations["setIssuerFee"];
         delete?: never;
@@ -1093,9 +1012,6 @@ export interface paths {
          * @description Prepares `remove_fee_custom(issuer)`, signed by the factory admin; the issuer pays the standard fee
          *     again. The body is `{sourcePublicKey}` (prepare) or `{signedXdr}` (submit). Submit: the transaction
          *     must remove this same issuer's fee (else `tx_operation_mismatch`).
-         *
-         *     Codes: `source_account_not_found`, `tx_invalid`, `tx_operation_mismatch`, `tx_failed` (400); 403
-         *     `forbidden`, `admin_required`.
          */
         delete: operations["removeIssuerFee"];
         options?: never;
@@ -1105,9 +1021,6 @@ export interface paths {
          * @description Prepares `set_fee_custom(issuer, amount, expires_at)` for the issuer in the path, signed by the
          *     factory admin. A submitted transaction must set the fee of this same issuer (else
          *     `tx_operation_mismatch`). Submit: `{signedXdr}` alone.
-         *
-         *     Codes: `fee_invalid`, `expiresAt_in_past`, `source_account_not_found`, `tx_invalid`,
-         *     `tx_operation_mismatch`, `tx_failed` (400); 403 `forbidden`, `admin_required`.
          */
         patch: operations["updateIssuerFee"];
         trace?: never;
@@ -1150,7 +1063,7 @@ export interface components {
          */
         IssuerDid: string;
         /**
-         * @description DID URI stored for the vault (`did:<method>:<id>`), 1 to 256 characters. Longer → 400 `input_too_long`; not a DID → `invalid_request`; a `did:ledger` DID must name this service's network, else 400 `issuerDid_network_mismatch` (decision; the code `vc/issue` answers for the same mistake).
+         * @description DID URI stored for the vault (`did:<method>:<id>`), 1 to 256 characters. Longer → 400 `input_too_long`; not a DID → `invalid_request`; a `did:ledger` DID must name this service's network, else 400 `issuerDid_network_mismatch` (the code `vc/issue` answers for the same mistake).
          * @example did:ledger:testnet:ugzmhvhf6ydrqkj2jnog27upsa
          */
         DidUri: string;
@@ -1574,8 +1487,8 @@ export interface components {
             /**
              * @description The Stellar protocol version the chain RPC reports (`getNetwork`), read at start and again by every
              *     readiness check, so an upgrade of the network shows here. The service supports Protocol 26 and later
-             *     and refuses to start against an older network (decision: 26 is the oldest protocol whose RPC answers
-             *     `@stellar/stellar-sdk` 17 decodes and the contracts run on). From Protocol 27 prepared transactions
+             *     and refuses to start against an older network: 26 is the oldest protocol whose RPC answers
+             *     `@stellar/stellar-sdk` 17 decodes and the contracts run on. From Protocol 27 prepared transactions
              *     may carry `SOROBAN_CREDENTIALS_ADDRESS_V2` authorization entries (CAP-71; from Protocol 28 they do
              *     whenever another party authorizes): a client must decode and sign them with `@stellar/stellar-sdk`
              *     16 or later (17 recommended); SDK 15 cannot decode them.
@@ -2001,7 +1914,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description Invalid parameters on a wallet-proof route (`invalid_request`, `invalid_json`, `challenge_invalid`), with the CORS headers for an allowed `Origin`. */
+        /** @description Invalid parameters on a wallet-proof route, with the CORS headers for an allowed `Origin`. */
         WalletProofBadRequest: {
             headers: {
                 "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -2655,11 +2568,47 @@ export interface operations {
         requestBody: components["requestBodies"]["IssueBody"];
         responses: {
             200: components["responses"]["WriteResult"];
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, or the transaction cannot be built or was refused. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            /** @description The API key may not do this. */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request conflicts with the ledger's current state. */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -2695,11 +2644,47 @@ export interface operations {
         requestBody: components["requestBodies"]["BatchIssueBody"];
         responses: {
             200: components["responses"]["WriteResult"];
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, or the transaction cannot be built or was refused. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            /** @description The API key may not do this. */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request conflicts with the ledger's current state. */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -2735,11 +2720,38 @@ export interface operations {
         requestBody: components["requestBodies"]["RevokeBody"];
         responses: {
             200: components["responses"]["WriteResult"];
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, or the transaction cannot be built or was refused. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request conflicts with the ledger's current state. */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -2775,10 +2787,28 @@ export interface operations {
         requestBody: components["requestBodies"]["VaultCreateBody"];
         responses: {
             200: components["responses"]["WriteResult"];
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, or the transaction cannot be built or was refused. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
+            /** @description The request conflicts with the ledger's current state. */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -2814,11 +2844,38 @@ export interface operations {
         requestBody: components["requestBodies"]["IssuerAccessBody"];
         responses: {
             200: components["responses"]["WriteResult"];
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, or the transaction cannot be built or was refused. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request conflicts with the ledger's current state. */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -2894,11 +2951,38 @@ export interface operations {
         requestBody: components["requestBodies"]["IssuerAccessBody"];
         responses: {
             200: components["responses"]["WriteResult"];
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, or the transaction cannot be built or was refused. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request conflicts with the ledger's current state. */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -2974,11 +3058,38 @@ export interface operations {
         requestBody: components["requestBodies"]["SetVaultDidBody"];
         responses: {
             200: components["responses"]["WriteResult"];
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, or the transaction cannot be built or was refused. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request conflicts with the ledger's current state. */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -3014,11 +3125,47 @@ export interface operations {
         requestBody: components["requestBodies"]["PushBody"];
         responses: {
             200: components["responses"]["WriteResult"];
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, or the transaction cannot be built or was refused. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            /** @description The API key may not do this. */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request conflicts with the ledger's current state. */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -3054,11 +3201,38 @@ export interface operations {
         requestBody: components["requestBodies"]["RevokeVaultBody"];
         responses: {
             200: components["responses"]["WriteResult"];
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, or the transaction cannot be built or was refused. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request conflicts with the ledger's current state. */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -3094,11 +3268,38 @@ export interface operations {
         requestBody: components["requestBodies"]["SetNewOwnerBody"];
         responses: {
             200: components["responses"]["WriteResult"];
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, or the transaction cannot be built or was refused. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request conflicts with the ledger's current state. */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -3134,10 +3335,37 @@ export interface operations {
         requestBody: components["requestBodies"]["SponsoredVaultCreateBody"];
         responses: {
             200: components["responses"]["WriteResult"];
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, or the transaction cannot be built or was refused. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
+            /** @description The API key may not do this. */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request conflicts with the ledger's current state. */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -3190,10 +3418,37 @@ export interface operations {
                     "application/json": components["schemas"]["ListVcIdsResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /** @description The API key may not do this. */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             429: components["responses"]["TooManyRequests"];
@@ -3252,10 +3507,28 @@ export interface operations {
                     "application/json": components["schemas"]["CountResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["ChainUnavailable"];
@@ -3322,14 +3595,50 @@ export interface operations {
                     "application/json": components["schemas"]["GetVcResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /** @description The API key may not do this. */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             502: components["responses"]["ChainUnavailable"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3371,10 +3680,28 @@ export interface operations {
                     "application/json": components["schemas"]["VerifyVcResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             429: components["responses"]["TooManyRequests"];
@@ -3414,15 +3741,69 @@ export interface operations {
                     "application/json": components["schemas"]["VerifyCredentialResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key is missing, unknown or expired. */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key may not do this. */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            502: components["responses"]["ChainUnavailable"];
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The ledger RPC cannot be reached. */
+            502: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3490,10 +3871,28 @@ export interface operations {
                     "application/json": components["schemas"]["DeniedIssuersResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["ChainUnavailable"];
@@ -3550,10 +3949,28 @@ export interface operations {
                     "application/json": components["schemas"]["CountResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["ChainUnavailable"];
@@ -3616,10 +4033,28 @@ export interface operations {
                     "application/json": components["schemas"]["VaultMetadata"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["ChainUnavailable"];
@@ -3676,10 +4111,28 @@ export interface operations {
                     "application/json": components["schemas"]["VersionResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["ChainUnavailable"];
@@ -4014,9 +4467,27 @@ export interface operations {
         requestBody: components["requestBodies"]["IssuerFeeSetBody"];
         responses: {
             200: components["responses"]["WriteResult"];
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, or the transaction cannot be built or was refused. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /** @description The API key may not do this. */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
@@ -4110,9 +4581,27 @@ export interface operations {
         requestBody: components["requestBodies"]["IssuerFeeRemoveBody"];
         responses: {
             200: components["responses"]["WriteResult"];
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, or the transaction cannot be built or was refused. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /** @description The API key may not do this. */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
@@ -4155,9 +4644,27 @@ export interface operations {
         requestBody: components["requestBodies"]["IssuerFeeUpdateBody"];
         responses: {
             200: components["responses"]["WriteResult"];
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, or the transaction cannot be built or was refused. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /** @description The API key may not do this. */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
