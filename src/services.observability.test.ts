@@ -209,11 +209,53 @@ describe('GET /metrics', () => {
     });
   });
 
-  it('is one registry per process, with the service label telling the apps apart', async () => {
-    const a = await call(`${vaultUrl}/metrics`);
-    const b = await call(`${resolverUrl}/metrics`);
-    expect(a.text).toContain('service="resolver"');
-    expect(b.text).toContain('service="vault-api-testnet"');
+  // A scrape of every port counts each series once: each port shows its own service's series, and the
+  // process's families (process_*, nodejs_*) on one port only.
+  it('shows no series on two ports, each labelled with its own service', async () => {
+    const ports = { 'vault-api-testnet': vaultUrl, 'vault-api-mainnet': running.vault.mainnet!.url, resolver: resolverUrl };
+    const seen = new Map<string, string>();
+    const twice: string[] = [];
+    const processOn = new Set<string>();
+    for (const [service, base] of Object.entries(ports)) {
+      const f = await scrape(base);
+      for (const family of f.values()) {
+        for (const s of family.samples) {
+          expect(s.labels['service'], `${s.name} on ${service}`).toBe(service);
+          const id = `${s.name}{${Object.entries(s.labels).sort().map(([k, v]) => `${k}=${v}`).join(',')}}`;
+          if (seen.has(id)) twice.push(`${id} on ${seen.get(id)} and ${service}`);
+          seen.set(id, service);
+          if (/^(process|nodejs)_/.test(s.name)) processOn.add(service);
+        }
+      }
+      const build = f.get('credential_vault_build_info')!.samples;
+      expect(build.length, service).toBeGreaterThan(0);
+      for (const b of build) expect(b.labels, service).toMatchObject({ node: process.versions.node, protocol: expect.stringMatching(/^\d+$/) });
+    }
+    expect(twice).toEqual([]);
+    expect([...processOn]).toEqual(['vault-api-testnet']);
+  });
+
+  it('tells prepare from submit and counts the domain: DID writes, submits, verifications', async () => {
+    const f = await scrape(vaultUrl);
+    expect(value(f, 'http_requests_total', { route: '/contracts/vault/create', method: 'POST', status: '200', mode: 'prepare' })).toBeGreaterThanOrEqual(1);
+    // The resolver's registration in the test above: one register submitted.
+    const r = await scrape(resolverUrl);
+    expect(value(r, 'credential_vault_did_writes_total', { network: 'testnet', operation: 'register' })).toBeGreaterThanOrEqual(1);
+    expect(value(r, 'credential_vault_submits_total', { route: '/v1/dids/stellar', outcome: 'success' })).toBeGreaterThanOrEqual(1);
+    expect(value(r, 'http_requests_total', { route: '/v1/dids/stellar', method: 'POST', status: '200', mode: 'submit' })).toBeGreaterThanOrEqual(1);
+    // A presented credential without a proof: verified false, reason of the first failure.
+    const presented = {
+      '@context': ['https://www.w3.org/ns/credentials/v2'],
+      type: ['VerifiableCredential'],
+      issuer: generateDid({ network: 'testnet' }).did,
+      credentialSubject: { id: generateDid({ network: 'testnet' }).did },
+    };
+    const answer = await call(`${vaultUrl}/credentials/verify`, { body: { verifiableCredential: presented } });
+    expect(answer.status).toBe(200);
+    const reason = answer.json().errors[0].reason as string;
+    await vi.waitFor(async () => {
+      expect(value(await scrape(vaultUrl), 'credential_vault_verifications_total', { result: 'failed', reason })).toBe(1);
+    });
   });
 
   it('needs no key and spends no rate budget', async () => {
@@ -319,7 +361,11 @@ describe('GET /ready', () => {
         expect(r.status).toBe(503);
         const body = r.json();
         expect(body.status).toBe('not_ready');
-        expect(body.checks.find((c: { name: string }) => c.name === 'rpc:testnet')).toMatchObject({ status: 'down', reason: expect.stringMatching(/^(error|timeout)$/) });
+        expect(body.checks.find((c: { name: string }) => c.name === 'rpc:testnet')).toMatchObject({
+          status: 'down',
+          reason: expect.stringMatching(/^(error|timeout)$/),
+          detail: expect.stringMatching(/^(error \S+|no answer within \d+ ms)$/),
+        });
         expect((await call(`${base}/health`)).status).toBe(200);
       }
     } finally {
@@ -330,12 +376,21 @@ describe('GET /ready', () => {
     expect(logged.some((l) => l.check === 'rpc:testnet')).toBe(true);
   });
 
+  it('names its service on every log line: requests, readiness, warnings', async () => {
+    const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(parsed.length).toBeGreaterThan(5);
+    const services = new Set(['vault-api-testnet', 'vault-api-mainnet', 'resolver', 'credential-vault']);
+    expect(parsed.filter((l) => !services.has(String(l.service))), 'lines without a service').toEqual([]);
+    expect(parsed.filter((l) => l.msg === 'log'), 'lines whose message says nothing').toEqual([]);
+    expect(parsed.some((l) => l.msg === 'readiness check down' && l.service === 'vault-api-testnet' && typeof l.detail === 'string')).toBe(true);
+  });
+
   it('is 503 at once while the process drains', async () => {
     draining = true;
     try {
       const r = await call(`${vaultUrl}/ready`);
       expect(r.status).toBe(503);
-      expect(r.json()).toEqual({ status: 'not_ready', checks: [{ name: 'shutdown', status: 'down', ms: 0, reason: 'shutting_down' }] });
+      expect(r.json()).toEqual({ status: 'not_ready', checks: [{ name: 'shutdown', status: 'down', ms: 0, reason: 'shutting_down', detail: 'the process is shutting down' }] });
       expect((await call(`${resolverUrl}/ready`)).status).toBe(503);
     } finally {
       draining = false;

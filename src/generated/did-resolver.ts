@@ -54,10 +54,14 @@ export interface paths {
         };
         /**
          * Prometheus metrics
-         * @description Counters, histograms and gauges of this process in the Prometheus text format 0.0.4: requests and
-         *     latency by route template and status, resolution cache hits and misses, ledger call latency,
-         *     rate-limit rejections, process memory and CPU. Not counted by the per-IP limit; expose it to the
-         *     internal network only.
+         * @description This service's series in the Prometheus text format 0.0.4, each labelled `service="resolver"`:
+         *     requests and latency by route template, status and, on the registry's write routes, `mode`
+         *     (`prepare`, `submit`); resolution cache hits and misses; ledger call latency; rate-limit rejections;
+         *     submits by outcome and DID writes by network and operation; and
+         *     `credential_vault_build_info{version, node, network, protocol}`. The process's own families
+         *     (`process_*`, `nodejs_*`) are shown here when the resolver runs alone, and on the vault API's port
+         *     when one process runs both, so that scraping every port counts nothing twice. Not counted by the
+         *     per-IP limit; expose it to the internal network only.
          */
         get: operations["getMetrics"];
         put?: never;
@@ -536,6 +540,8 @@ export interface components {
                  * @enum {string}
                  */
                 reason?: "failed" | "error" | "timeout" | "shutting_down";
+                /** @description What failed, in words, when the check is down: what the RPC answered, the error's code, or how long it stayed silent. The full error message goes to the log. */
+                detail?: string;
             }[];
         };
         Health: {
@@ -1172,11 +1178,11 @@ export interface operations {
                     /**
                      * @example # HELP cache_requests_total Cache lookups by cache and result (hit or miss).
                      *     # TYPE cache_requests_total counter
-                     *     cache_requests_total{cache="did_resolution",result="hit"} 940
-                     *     cache_requests_total{cache="did_resolution",result="miss"} 60
+                     *     cache_requests_total{cache="did_resolution",result="hit",service="resolver"} 940
+                     *     cache_requests_total{cache="did_resolution",result="miss",service="resolver"} 60
                      *     # HELP cache_hit_ratio hits / (hits + misses) since the process started; for a window use rate() of cache_requests_total.
                      *     # TYPE cache_hit_ratio gauge
-                     *     cache_hit_ratio{cache="did_resolution"} 0.94
+                     *     cache_hit_ratio{cache="did_resolution",service="resolver"} 0.94
                      */
                     "text/plain; version=0.0.4": string;
                 };

@@ -71,9 +71,13 @@ export interface paths {
         };
         /**
          * Prometheus metrics
-         * @description Counters, histograms and gauges of this process in the Prometheus text format 0.0.4: requests and
-         *     latency by route template and status, chain call latency, rate-limit rejections, cache lookups,
-         *     process memory and CPU. No key, not rate limited; expose it to the internal network only.
+         * @description This service's series in the Prometheus text format 0.0.4, each labelled `service`
+         *     (`vault-api-testnet`, `vault-api-mainnet`): requests and latency by route template, status and, on
+         *     write routes, `mode` (`prepare`, `submit`); chain call latency; rate-limit rejections; submits by
+         *     outcome, credentials issued, revoked and verified (by result and reason); and
+         *     `credential_vault_build_info{version, node, network, protocol}`. A process running several services
+         *     shows its own families (`process_*`, `nodejs_*`) on one of them only, so that scraping every port
+         *     counts nothing twice. No key, not rate limited; expose it to the internal network only.
          */
         get: operations["getMetrics"];
         put?: never;
@@ -1452,6 +1456,13 @@ export interface components {
                  * @enum {string}
                  */
                 reason?: "failed" | "error" | "timeout" | "shutting_down";
+                /**
+                 * @description What failed, in words, when the check is down: what the dependency answered (`getHealth
+                 *     answered "unhealthy"`), the error's code (`ECONNREFUSED`), or how long it stayed silent. Never
+                 *     an address or a secret: the full error message goes to the log.
+                 * @example no answer within 2000 ms
+                 */
+                detail?: string;
             }[];
         };
         /** @description Liveness. */
@@ -2368,12 +2379,18 @@ export interface operations {
                 };
                 content: {
                     /**
-                     * @example # HELP http_requests_total HTTP requests answered, by service, route template, method and status (499: client went away first).
+                     * @example # HELP http_requests_total HTTP requests answered, by service, route template, method, status (499: client went away first) and, on write routes, mode (prepare or submit).
                      *     # TYPE http_requests_total counter
-                     *     http_requests_total{service="vault-api-testnet",route="/contracts/vc/verify",method="POST",status="200"} 42
+                     *     http_requests_total{service="vault-api-testnet",route="/contracts/vc/issue",method="POST",status="200",mode="submit"} 42
+                     *     # HELP credential_vault_credentials_issued_total Credentials issued (a batch counts each of its credentials).
+                     *     # TYPE credential_vault_credentials_issued_total counter
+                     *     credential_vault_credentials_issued_total{service="vault-api-testnet"} 57
+                     *     # HELP credential_vault_build_info Always 1: the API version, the Node.js version, and per network the protocol version its RPC reports now.
+                     *     # TYPE credential_vault_build_info gauge
+                     *     credential_vault_build_info{version="1.1.1",node="24.21.0",network="testnet",protocol="29",service="vault-api-testnet"} 1
                      *     # HELP process_resident_memory_bytes Resident memory size in bytes.
                      *     # TYPE process_resident_memory_bytes gauge
-                     *     process_resident_memory_bytes 83267584
+                     *     process_resident_memory_bytes{service="vault-api-testnet"} 83267584
                      */
                     "text/plain; version=0.0.4": string;
                 };
