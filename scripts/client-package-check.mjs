@@ -5,8 +5,9 @@
 // install scripts), imports it with plain `node`, type-checks the package README's example and the example
 // program with plain `tsc --strict` (NodeNext), starts `npm start` on free ports with a temporary data
 // directory, and runs the example program as TypeScript with plain `node` against it: funded accounts, API
-// keys by wallet proof, an issuer DID, a vault, a signed credential issued and verified. Every step that
-// fails stops the run with exit code 1 and says which.
+// keys by wallet proof, an issuer DID, a vault, a signed credential issued and verified. Then it scrapes
+// /metrics on each port of that npm start: no series may show on two ports. Every step that fails stops
+// the run with exit code 1 and says which.
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -238,6 +239,23 @@ async function main() {
       );
       process.stdout.write(`\n${out.replace(/^/gm, '   | ')}`);
       if (!/verified .*: proof passed.*status passed/.test(out)) throw new Error('the consumer did not report a verified credential');
+    });
+    await step('scrape /metrics on every port of npm start: no series on two ports, each labelled with its service', async () => {
+      const ports = { 'vault-api-testnet': urls.vault, 'vault-api-mainnet': `http://127.0.0.1:${mainnet}`, resolver: urls.resolver };
+      /** @type {Map<string, string>} */
+      const seen = new Map();
+      for (const [service, base] of Object.entries(ports)) {
+        const text = await (await fetch(`${base}/metrics`)).text();
+        for (const line of text.split('\n')) {
+          if (!line || line.startsWith('#')) continue;
+          const series = line.slice(0, line.lastIndexOf(' '));
+          const label = /[{,]service="([^"]*)"/.exec(series)?.[1];
+          if (label !== service) throw new Error(`${base}/metrics: ${series} is not labelled service="${service}"`);
+          if (seen.has(series)) throw new Error(`${series} is on ${seen.get(series)} and on ${service}`);
+          seen.set(series, service);
+        }
+      }
+      if (seen.size < 50) throw new Error(`only ${seen.size} series on the three ports`);
     });
     ok = true;
   } finally {
