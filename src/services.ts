@@ -168,7 +168,7 @@ export async function startServices(config: Config, options: StartOptions): Prom
           `refusing to start: the ${n} RPC at ${p.rpcUrl} serves the network "${check.actual}", but the ${n} profile expects "${check.expected}" (set CV_${n.toUpperCase()}_PASSPHRASE or point CV_${n.toUpperCase()}_RPC_URL at the right network)`,
         );
       }
-      // An older protocol's simulation and results are not what src/chain decodes and checks (README "Protocol line").
+      // An older protocol's simulation and results are not what src/chain decodes and checks (docs/protocol.md).
       const refusal = protocolRefusal({ network: n, rpcUrl: p.rpcUrl, protocolVersion: check.protocolVersion });
       if (refusal) throw new Error(refusal);
     }
