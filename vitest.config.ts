@@ -1,4 +1,9 @@
 import { defineConfig } from 'vitest/config';
+import { SHOW_OUTPUT } from './test-support/log-level.ts';
+
+// A passing test's console output (coverage tallies, a library's warnings) is shown only when asked
+// (DEBUG=1 or LOG_LEVEL=…); a failing test's always.
+const silent = SHOW_OUTPUT ? false : ('passed-only' as const);
 
 // Four separate runs (npm run test:unit | test:property | test:contract | test:browser); npm test runs all of them.
 export default defineConfig({
@@ -8,6 +13,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
+          silent,
           include: ['src/**/*.test.ts', 'simulator/**/*.test.ts', 'scripts/**/*.test.ts', 'scale-tests/**/*.test.ts'],
           testTimeout: 30_000,
         },
@@ -15,6 +21,7 @@ export default defineConfig({
       {
         test: {
           name: 'property',
+          silent,
           include: ['property-tests/**/*.test.ts'],
           testTimeout: 300_000,
         },
@@ -23,6 +30,7 @@ export default defineConfig({
         test: {
           // playwright-core driving /usr/bin/chromium, or the one @sparticuz/chromium ships (browser-tests/chromium.ts).
           name: 'browser',
+          silent,
           include: ['browser-tests/**/*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
@@ -32,6 +40,7 @@ export default defineConfig({
       {
         test: {
           name: 'contract',
+          silent,
           include: ['contract-tests/**/*.test.ts'],
           testTimeout: 120_000,
           fileParallelism: false,

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSpec } from '../contract-tests/helpers/spec.ts';
 import { loadConfig } from '../src/config/index.ts';
 import { startServices, type RunningServices } from '../src/services.ts';
+import { TEST_LOG_ARGS } from '../test-support/log-level.ts';
 import { launchChromium } from './chromium.ts';
 
 /** Where the first operation must start, in CSS pixels from the top of the page (a 1280 × 900 viewport). */
@@ -36,7 +37,7 @@ const dataDir = mkdtempSync(path.join(tmpdir(), 'cv-browser-'));
 beforeAll(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const { config } = loadConfig(
-    ['--testnet-port', '0', '--mainnet-port', '0', '--resolver-port', '0', '--simulator-port', '0', '--data-dir', dataDir, '--log-level', 'silent'],
+    ['--testnet-port', '0', '--mainnet-port', '0', '--resolver-port', '0', '--simulator-port', '0', '--data-dir', dataDir, ...TEST_LOG_ARGS],
     {},
   );
   // Never a skip: without a browser this fails with one line that says what to install.
@@ -88,7 +89,7 @@ describe.each([
       expect(firstTop, 'top of the first operation (px)').toBeLessThan(FIRST_OPERATION_MAX_TOP);
       await page.screenshot({ path: path.join(SCREENSHOTS, `docs-${name}.png`), fullPage: true });
       await page.screenshot({ path: path.join(SCREENSHOTS, `docs-${name}-first-screen.png`) });
-      if (process.env['CV_REPORT_DOCS_LAYOUT']) console.log(`${name}: first operation at ${firstTop} px of ${await page.evaluate(() => document.body.scrollHeight)} px`);
+      console.log(`${name}: first operation at ${firstTop} px of ${await page.evaluate(() => document.body.scrollHeight)} px`);
       const want = operationsOf(spec);
       expect(want.length).toBeGreaterThan(5);
       expect(want.filter((op) => !shown.includes(op)), 'operations missing from the page').toEqual([]);

@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/index.ts';
 import { startServices, type RunningServices } from '../src/services.ts';
+import { TEST_LOG_ARGS } from '../test-support/log-level.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dir = mkdtempSync(path.join(tmpdir(), 'cv-readme-'));
@@ -39,7 +40,7 @@ const run = async (script: string) =>
 
 beforeAll(async () => {
   const { config } = loadConfig(
-    ['--testnet-port', '0', '--mainnet-port', '0', '--resolver-port', '0', '--simulator-port', '0', '--data-dir', path.join(dir, 'data'), '--log-level', 'silent'],
+    ['--testnet-port', '0', '--mainnet-port', '0', '--resolver-port', '0', '--simulator-port', '0', '--data-dir', path.join(dir, 'data'), ...TEST_LOG_ARGS],
     {},
   );
   services = await startServices(config, { mode: 'start' });
