@@ -28,7 +28,7 @@ export default defineConfig({
       },
       {
         test: {
-          // playwright-core driving /usr/bin/chromium, or the one @sparticuz/chromium ships (browser-tests/chromium.ts).
+          // playwright-core driving /usr/bin/chromium or the one @sparticuz/chromium ships (browser-tests/chromium.ts).
           name: 'browser',
           silent,
           include: ['browser-tests/**/*.test.ts'],

@@ -5,7 +5,10 @@
 //      node_modules/.cache and launched with that package's own flags;
 //   3. else a failure whose one line says what to install. Never a skip.
 import { spawn } from 'node:child_process';
-import { accessSync, constants, createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  accessSync, constants, createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync,
+  statSync, writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +16,10 @@ import { createBrotliDecompress } from 'node:zlib';
 import { chromium, type Browser } from 'playwright-core';
 
 export const SYSTEM_CHROMIUM = '/usr/bin/chromium';
-const SYSTEM_FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--headless'];
+const SYSTEM_FLAGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--headless',
+];
 const PACKAGE = '@sparticuz/chromium';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -41,7 +47,8 @@ function isExecutableFile(file: string): boolean {
 /** The installed package's folder, or undefined when it is not installed. */
 function packageDir(): string | undefined {
   const dir = path.join(ROOT, 'node_modules', PACKAGE);
-  return existsSync(path.join(dir, 'package.json')) && existsSync(path.join(dir, 'bin', 'chromium.br')) ? dir : undefined;
+  const complete = existsSync(path.join(dir, 'package.json')) && existsSync(path.join(dir, 'bin', 'chromium.br'));
+  return complete ? dir : undefined;
 }
 
 async function unbrotli(from: string, to: string): Promise<void> {
@@ -83,7 +90,8 @@ async function unpacked(dir: string, version: string): Promise<string> {
   // The package's fonts.conf names Lambda's folders; this one names the unpacked fonts.
   writeFileSync(
     path.join(staging, 'fonts.conf'),
-    `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n  <dir>${path.join(target, 'fonts')}</dir>\n` +
+    `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n` +
+      `  <dir>${path.join(target, 'fonts')}</dir>\n` +
       `  <cachedir>${path.join(target, 'fonts-cache')}</cachedir>\n</fontconfig>\n`,
   );
   try {

@@ -37,7 +37,10 @@ const dataDir = mkdtempSync(path.join(tmpdir(), 'cv-browser-'));
 beforeAll(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const { config } = loadConfig(
-    ['--testnet-port', '0', '--mainnet-port', '0', '--resolver-port', '0', '--simulator-port', '0', '--data-dir', dataDir, ...TEST_LOG_ARGS],
+    [
+      '--testnet-port', '0', '--mainnet-port', '0', '--resolver-port', '0', '--simulator-port', '0',
+      '--data-dir', dataDir, ...TEST_LOG_ARGS,
+    ],
     {},
   );
   // Never a skip: without a browser this fails with one line that says what to install.
@@ -89,7 +92,8 @@ describe.each([
       expect(firstTop, 'top of the first operation (px)').toBeLessThan(FIRST_OPERATION_MAX_TOP);
       await page.screenshot({ path: path.join(SCREENSHOTS, `docs-${name}.png`), fullPage: true });
       await page.screenshot({ path: path.join(SCREENSHOTS, `docs-${name}-first-screen.png`) });
-      console.log(`${name}: first operation at ${firstTop} px of ${await page.evaluate(() => document.body.scrollHeight)} px`);
+      const height = await page.evaluate(() => document.body.scrollHeight);
+      console.log(`${name}: first operation at ${firstTop} px of ${height} px`);
       const want = operationsOf(spec);
       expect(want.length).toBeGreaterThan(5);
       expect(want.filter((op) => !shown.includes(op)), 'operations missing from the page').toEqual([]);

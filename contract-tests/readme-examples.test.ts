@@ -20,7 +20,8 @@ let services: RunningServices;
 /** The code block right after `<!-- <marker> -->` in `file`. */
 function example(file: string, marker: string): string {
   const text = readFileSync(path.join(ROOT, file), 'utf8');
-  const m = new RegExp(`<!-- ${marker.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} -->\\n\`\`\`\\n([\\s\\S]*?)\\n\`\`\``).exec(text);
+  const escaped = marker.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const m = new RegExp(`<!-- ${escaped} -->\\n\`\`\`\\n([\\s\\S]*?)\\n\`\`\``).exec(text);
   if (!m) throw new Error(`${file} has no example ${marker}`);
   return m[1]!;
 }
@@ -35,12 +36,17 @@ function localised(script: string, files: string[]): string {
   return out;
 }
 
-const run = async (script: string) =>
-  (await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], { cwd: ROOT, timeout: 240_000, maxBuffer: 16 * 1024 * 1024 })).stdout;
+const run = async (script: string) => {
+  const options = { cwd: ROOT, timeout: 240_000, maxBuffer: 16 * 1024 * 1024 };
+  return (await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], options)).stdout;
+};
 
 beforeAll(async () => {
   const { config } = loadConfig(
-    ['--testnet-port', '0', '--mainnet-port', '0', '--resolver-port', '0', '--simulator-port', '0', '--data-dir', path.join(dir, 'data'), ...TEST_LOG_ARGS],
+    [
+      '--testnet-port', '0', '--mainnet-port', '0', '--resolver-port', '0', '--simulator-port', '0',
+      '--data-dir', path.join(dir, 'data'), ...TEST_LOG_ARGS,
+    ],
     {},
   );
   services = await startServices(config, { mode: 'start' });
@@ -50,7 +56,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-it('README: accounts, wallet-proof keys, an issuer DID, a vault, a signed issue, verify, revoke, verify again', async () => {
+it('README: accounts, wallet-proof keys, an issuer DID, a vault, a signed issue, verify, revoke, verify', async () => {
   const script = localised(example('README.md', 'readme-example:first-credential'), ['issuer.key', 'holder.key']);
   // Each variable holds one thing: the block's names must not be reused for another meaning.
   const assigned = [...script.matchAll(/^([A-Z_]+)=/gm)].map((m) => m[1]);
@@ -70,16 +76,19 @@ it('README: accounts, wallet-proof keys, an issuer DID, a vault, a signed issue,
   expect(did.txId).toMatch(/^[0-9a-f]{64}$/);
   for (const w of [vault, issued, revoked]) expect(w.txId).toBe(w.tx_id);
   expect(first.verified, JSON.stringify(first)).toBe(true);
-  expect(first.checks.map((c) => `${c.check}:${c.status}`)).toEqual(['proof:passed', 'issuerDid:passed', 'status:passed', 'issuerAllowed:passed', 'validityPeriod:passed']);
+  expect(first.checks.map((c) => `${c.check}:${c.status}`)).toEqual(
+    ['proof', 'issuerDid', 'status', 'issuerAllowed', 'validityPeriod'].map((c) => `${c}:passed`),
+  );
   expect(second.verified).toBe(false);
   expect(second.errors).toContainEqual(expect.objectContaining({ check: 'status', reason: 'revoked' }));
 }, 300_000);
 
-it('docs/did-resolver.md: registers a DID with account new, did new, did multikey and tx sign --submit, then resolves it', async () => {
+it('docs/did-resolver.md: account new, did new, did multikey and tx sign --submit register a DID', async () => {
   const script = localised(example('docs/did-resolver.md', 'example:register-did'), ['me.key']);
   const lines = (await run(script)).trim().split('\n');
   const submitted = JSON.parse(lines.at(-2)!) as { txId: string };
-  const resolved = JSON.parse(lines.at(-1)!) as { didDocument: { id: string; authentication: string[] }; didResolutionMetadata: { error?: string } };
+  type Resolved = { didDocument: { id: string; authentication: string[] }; didResolutionMetadata: { error?: string } };
+  const resolved = JSON.parse(lines.at(-1)!) as Resolved;
   expect(submitted.txId).toMatch(/^[0-9a-f]{64}$/);
   expect(resolved.didResolutionMetadata.error).toBeUndefined();
   expect(resolved.didDocument.id).toMatch(/^did:ledger:testnet:[a-z2-7]{26}$/);

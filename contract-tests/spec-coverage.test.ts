@@ -305,7 +305,9 @@ describe(VAULT_SPEC, () => {
     '$name: every error example names a listed code with its own status, and no description lists codes',
     ({ op }) => {
       const codes = errorCodes(spec);
-      const statusOf = (value: string) => codes.find((c) => c.code === value || (c.pattern !== undefined && new RegExp(c.pattern).test(value)))?.status;
+      const named = (value: string) => (c: { code: string; pattern?: string }) =>
+        c.code === value || (c.pattern !== undefined && new RegExp(c.pattern).test(value));
+      const statusOf = (value: string) => codes.find(named(value))?.status;
       expect(op.description ?? '', 'a "Codes:" paragraph').not.toMatch(/(^|\n)\s*Codes:/);
       for (const [status, ref] of Object.entries<Json>(op.responses)) {
         if (!/^[45]/.test(status)) continue;

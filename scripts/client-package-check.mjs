@@ -155,7 +155,7 @@ async function main() {
   let server;
   let ok = false;
   try {
-    const tarball = await step('npm pack in packages/client, as a publisher runs it (its prepack builds dist/)', async () => {
+    const tarball = await step('npm pack in packages/client as a publisher runs it (prepack builds)', async () => {
       // No dist/ before: what the tarball holds was built by the package's own prepack.
       await rm(path.join(PACKAGE_DIR, 'dist'), { recursive: true, force: true });
       const dest = path.join(work, 'pack');
@@ -170,22 +170,24 @@ async function main() {
       const files = packed.files.map((f) => f.path);
       const stray = files.filter((f) => /\.test\.|\.spec\.|(?<!\.d)\.ts$/.test(f) || f.startsWith('examples/'));
       if (stray.length) throw new Error(`the tarball holds test or source files: ${stray.join(', ')}`);
-      const musts = ['dist/client/index.js', 'dist/client/index.d.ts', 'dist/generated/vault-api.d.ts', 'README.md', 'CHANGELOG.md', 'package.json'];
-      for (const must of musts) {
-        if (!files.includes(must)) throw new Error(`the tarball lacks ${must} (did prepack run? ignore-scripts skips it)`);
+      const built = ['dist/client/index.js', 'dist/client/index.d.ts', 'dist/generated/vault-api.d.ts'];
+      for (const must of [...built, 'README.md', 'CHANGELOG.md', 'package.json']) {
+        if (!files.includes(must)) throw new Error(`the tarball lacks ${must} (ignore-scripts skips prepack)`);
       }
       return path.join(dest, packed.filename);
     });
 
     const consumer = path.join(work, 'consumer');
-    await step('fresh consumer project: npm install the tarball, @stellar/stellar-sdk, typescript and @types/node', async () => {
+    await step('fresh consumer project: npm install the tarball, the SDK, typescript and @types/node', async () => {
       await mkdir(path.join(consumer, 'src'), { recursive: true });
       await copyFile(path.join(ROOT, '.npmrc'), path.join(consumer, '.npmrc'));
-      await writeFile(path.join(consumer, 'package.json'), `${JSON.stringify({ name: 'cv-client-consumer', private: true, type: 'module' }, null, 2)}\n`);
-      await writeFile(
-        path.join(consumer, 'tsconfig.json'),
-        `${JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: ['node'] }, include: ['src'] }, null, 2)}\n`,
-      );
+      const json = (/** @type {unknown} */ value) => `${JSON.stringify(value, null, 2)}\n`;
+      const manifest = { name: 'cv-client-consumer', private: true, type: 'module' };
+      await writeFile(path.join(consumer, 'package.json'), json(manifest));
+      const compilerOptions = {
+        target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: ['node'],
+      };
+      await writeFile(path.join(consumer, 'tsconfig.json'), json({ compilerOptions, include: ['src'] }));
       await copyFile(EXAMPLE, path.join(consumer, 'src/index.ts'));
       // The README's example is type-checked too (not run: it stands for a browser wallet with `declare`).
       const readme = await readFile(path.join(PACKAGE_DIR, 'README.md'), 'utf8');
@@ -195,26 +197,27 @@ async function main() {
       const typescript = rootPkg.devDependencies['typescript'];
       const typesNode = rootPkg.devDependencies['@types/node'];
       const sdk = rootPkg.dependencies['@stellar/stellar-sdk'];
-      if (!typescript || !typesNode || !sdk) throw new Error('package.json names no typescript, @types/node or @stellar/stellar-sdk version');
+      if (!typescript || !typesNode || !sdk) throw new Error('package.json names no typescript, @types/node or SDK');
       // The versions the repository installed, preferring npm's cache: the run needs the registry only for
       // what `npm ci` did not fetch already (and none at all in a network namespace after `npm ci`).
       const args = ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'];
-      run(NPM, [...args, tarball, `@stellar/stellar-sdk@${sdk}`, `typescript@${typescript}`, `@types/node@${typesNode}`], {
-        cwd: consumer,
-        timeout: INSTALL_TIMEOUT_MS,
-      });
+      const packages = [tarball, `@stellar/stellar-sdk@${sdk}`, `typescript@${typescript}`, `@types/node@${typesNode}`];
+      run(NPM, [...args, ...packages], { cwd: consumer, timeout: INSTALL_TIMEOUT_MS });
     });
 
-    await step('import the installed package with plain node: every export is there, no dist/ of the repository', () => {
+    await step('import the installed package with plain node: every export is there', () => {
       const script = "const m = await import('@credential-vault/client'); console.log(Object.keys(m).sort().join(' '))";
       const out = run(process.execPath, ['--input-type=module', '-e', script], { cwd: consumer, timeout: 60_000 });
-      for (const name of ['createVaultClient', 'createResolverClient', 'prepareAndSubmit', 'obtainApiKey', 'registerDid', 'signCredential', 'signingPassphrase', 'transactionId']) {
-        if (!out.split(' ').map((s) => s.trim()).includes(name)) throw new Error(`the package exports no ${name}: ${out}`);
+      const exported = out.split(' ').map((s) => s.trim());
+      const wanted = ['createVaultClient', 'createResolverClient', 'prepareAndSubmit', 'obtainApiKey', 'registerDid'];
+      for (const name of [...wanted, 'signCredential', 'signingPassphrase', 'transactionId']) {
+        if (!exported.includes(name)) throw new Error(`the package exports no ${name}: ${out}`);
       }
     });
 
-    await step("type-check the example program and the package README's example with plain tsc --strict (NodeNext)", () => {
-      run(process.execPath, [path.join(consumer, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: consumer, timeout: 300_000 });
+    await step("type-check the example program and the package README's example with plain tsc --strict", () => {
+      const tsc = path.join(consumer, 'node_modules/typescript/bin/tsc');
+      run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: consumer, timeout: 300_000 });
     });
 
     const [testnet, mainnet, resolver, simulator] = await freePorts(4);
@@ -232,16 +235,18 @@ async function main() {
     });
 
     await step('run the example as TypeScript with plain node: sign, issue and verify a credential', () => {
+      const friendbot = `${urls.simulator}/testnet/friendbot`;
       const out = run(
         process.execPath,
-        ['src/index.ts', '--vault-url', urls.vault, '--resolver-url', urls.resolver, '--friendbot-url', `${urls.simulator}/testnet/friendbot`],
+        ['src/index.ts', '--vault-url', urls.vault, '--resolver-url', urls.resolver, '--friendbot-url', friendbot],
         { cwd: consumer, timeout: CONSUMER_TIMEOUT_MS },
       );
       process.stdout.write(`\n${out.replace(/^/gm, '   | ')}`);
-      if (!/verified .*: proof passed.*status passed/.test(out)) throw new Error('the consumer did not report a verified credential');
+      if (!/verified .*: proof passed.*status passed/.test(out)) throw new Error('the example verified no credential');
     });
-    await step('scrape /metrics on every port of npm start: no series on two ports, each labelled with its service', async () => {
-      const ports = { 'vault-api-testnet': urls.vault, 'vault-api-mainnet': `http://127.0.0.1:${mainnet}`, resolver: urls.resolver };
+    await step('scrape /metrics on every port of npm start: no series twice, each with its service', async () => {
+      const mainnetUrl = `http://127.0.0.1:${mainnet}`;
+      const ports = { 'vault-api-testnet': urls.vault, 'vault-api-mainnet': mainnetUrl, resolver: urls.resolver };
       /** @type {Map<string, string>} */
       const seen = new Map();
       for (const [service, base] of Object.entries(ports)) {

@@ -15,7 +15,7 @@ const DID_USAGE = `did new [--network testnet|mainnet]
               prints a fresh did:ledger DID (16 random bytes, canonical) to register
   did multikey --public G… | --secret-file FILE
               prints the Multikey (z6Mk…) of an account's Ed25519 key; with no flag, of CV_SECRET_KEY's key`;
-const VC_USAGE = `vc sign --verification-method DID#assert-N [--secret-file FILE] [--created ISO] [--json-string] [JSON|-]
+const VC_USAGE = `vc sign --verification-method DID#assert-N [--secret-file FILE] [--created ISO] [--json-string] [JSON]
               signs a credential (argument or standard input) as its issuer, Data Integrity eddsa-jcs-2022,
               with the secret in FILE or CV_SECRET_KEY; prints it with its proof (--json-string: as a JSON
               string, as an issue request's vcData takes it)`;
@@ -43,7 +43,9 @@ commands:
 Every setting below is an environment variable and a flag; flags win.`;
 
 /** A command's own usage (--help prints it, a usage error ends with it); the others get USAGE. */
-const OWN_USAGE: Record<string, string> = { keys: KEYS_USAGE, tx: TX_USAGE, did: DID_USAGE, vc: VC_USAGE, account: ACCOUNT_USAGE };
+const OWN_USAGE: Record<string, string> = {
+  keys: KEYS_USAGE, tx: TX_USAGE, did: DID_USAGE, vc: VC_USAGE, account: ACCOUNT_USAGE,
+};
 const usageOf = (command: string | undefined) =>
   command !== undefined && OWN_USAGE[command] ? `usage: credential-vault ${OWN_USAGE[command]}` : USAGE;
 

@@ -212,7 +212,8 @@ describe('GET /metrics', () => {
   // A scrape of every port counts each series once: each port shows its own service's series, and the
   // process's families (process_*, nodejs_*) on one port only.
   it('shows no series on two ports, each labelled with its own service', async () => {
-    const ports = { 'vault-api-testnet': vaultUrl, 'vault-api-mainnet': running.vault.mainnet!.url, resolver: resolverUrl };
+    const mainnetUrl = running.vault.mainnet!.url;
+    const ports = { 'vault-api-testnet': vaultUrl, 'vault-api-mainnet': mainnetUrl, resolver: resolverUrl };
     const seen = new Map<string, string>();
     const twice: string[] = [];
     const processOn = new Set<string>();
@@ -229,7 +230,8 @@ describe('GET /metrics', () => {
       }
       const build = f.get('credential_vault_build_info')!.samples;
       expect(build.length, service).toBeGreaterThan(0);
-      for (const b of build) expect(b.labels, service).toMatchObject({ node: process.versions.node, protocol: expect.stringMatching(/^\d+$/) });
+      const labels = { node: process.versions.node, protocol: expect.stringMatching(/^\d+$/) };
+      for (const b of build) expect(b.labels, service).toMatchObject(labels);
     }
     expect(twice).toEqual([]);
     expect([...processOn]).toEqual(['vault-api-testnet']);
@@ -237,12 +239,16 @@ describe('GET /metrics', () => {
 
   it('tells prepare from submit and counts the domain: DID writes, submits, verifications', async () => {
     const f = await scrape(vaultUrl);
-    expect(value(f, 'http_requests_total', { route: '/contracts/vault/create', method: 'POST', status: '200', mode: 'prepare' })).toBeGreaterThanOrEqual(1);
+    const create = { route: '/contracts/vault/create', method: 'POST', status: '200', mode: 'prepare' };
+    expect(value(f, 'http_requests_total', create)).toBeGreaterThanOrEqual(1);
     // The resolver's registration in the test above: one register submitted.
     const r = await scrape(resolverUrl);
-    expect(value(r, 'credential_vault_did_writes_total', { network: 'testnet', operation: 'register' })).toBeGreaterThanOrEqual(1);
-    expect(value(r, 'credential_vault_submits_total', { route: '/v1/dids/stellar', outcome: 'success' })).toBeGreaterThanOrEqual(1);
-    expect(value(r, 'http_requests_total', { route: '/v1/dids/stellar', method: 'POST', status: '200', mode: 'submit' })).toBeGreaterThanOrEqual(1);
+    const route = '/v1/dids/stellar';
+    const registered = { network: 'testnet', operation: 'register' };
+    expect(value(r, 'credential_vault_did_writes_total', registered)).toBeGreaterThanOrEqual(1);
+    expect(value(r, 'credential_vault_submits_total', { route, outcome: 'success' })).toBeGreaterThanOrEqual(1);
+    const submitted = { route, method: 'POST', status: '200', mode: 'submit' };
+    expect(value(r, 'http_requests_total', submitted)).toBeGreaterThanOrEqual(1);
     // A presented credential without a proof: verified false, reason of the first failure.
     const presented = {
       '@context': ['https://www.w3.org/ns/credentials/v2'],
@@ -254,7 +260,8 @@ describe('GET /metrics', () => {
     expect(answer.status).toBe(200);
     const reason = answer.json().errors[0].reason as string;
     await vi.waitFor(async () => {
-      expect(value(await scrape(vaultUrl), 'credential_vault_verifications_total', { result: 'failed', reason })).toBe(1);
+      const f = await scrape(vaultUrl);
+      expect(value(f, 'credential_vault_verifications_total', { result: 'failed', reason })).toBe(1);
     });
   });
 
@@ -382,7 +389,8 @@ describe('GET /ready', () => {
     const services = new Set(['vault-api-testnet', 'vault-api-mainnet', 'resolver', 'credential-vault']);
     expect(parsed.filter((l) => !services.has(String(l.service))), 'lines without a service').toEqual([]);
     expect(parsed.filter((l) => l.msg === 'log'), 'lines whose message says nothing').toEqual([]);
-    expect(parsed.some((l) => l.msg === 'readiness check down' && l.service === 'vault-api-testnet' && typeof l.detail === 'string')).toBe(true);
+    const down = parsed.filter((l) => l.msg === 'readiness check down' && l.service === 'vault-api-testnet');
+    expect(down.some((l) => typeof l.detail === 'string')).toBe(true);
   });
 
   it('is 503 at once while the process drains', async () => {
@@ -390,7 +398,9 @@ describe('GET /ready', () => {
     try {
       const r = await call(`${vaultUrl}/ready`);
       expect(r.status).toBe(503);
-      expect(r.json()).toEqual({ status: 'not_ready', checks: [{ name: 'shutdown', status: 'down', ms: 0, reason: 'shutting_down', detail: 'the process is shutting down' }] });
+      const detail = 'the process is shutting down';
+      const shutdown = { name: 'shutdown', status: 'down', ms: 0, reason: 'shutting_down', detail };
+      expect(r.json()).toEqual({ status: 'not_ready', checks: [shutdown] });
       expect((await call(`${resolverUrl}/ready`)).status).toBe(503);
     } finally {
       draining = false;

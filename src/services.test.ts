@@ -82,12 +82,15 @@ describe('startServices against a configured network profile', () => {
   });
 
   it('refuses to start with a clear line per missing profile field', async () => {
-    const { config } = loadConfig(['--simulator', 'false', '--network', 'mainnet', '--data-dir', dataDir, ...TEST_LOG_ARGS], {});
+    const args = ['--simulator', 'false', '--network', 'mainnet', '--data-dir', dataDir, ...TEST_LOG_ARGS];
+    const { config } = loadConfig(args, {});
     await expect(startServices(config, { mode: 'serve' })).rejects.toThrow(/CV_MAINNET_RPC_URL[\s\S]*CV_MAINNET_FACTORY_ID/);
   });
 
   it('refuses to start the embedded simulator when a network profile setting would be ignored', async () => {
-    const { config } = loadConfig(['--network', 'testnet', '--port', '0', '--simulator-port', '0', '--data-dir', dataDir, ...TEST_LOG_ARGS], { CV_TESTNET_RPC_URL: 'https://rpc.example/' });
+    const args = ['--network', 'testnet', '--port', '0', '--simulator-port', '0', '--data-dir', dataDir];
+    args.push(...TEST_LOG_ARGS);
+    const { config } = loadConfig(args, { CV_TESTNET_RPC_URL: 'https://rpc.example/' });
     await expect(startServices(config, { mode: 'start' })).rejects.toThrow(/CV_TESTNET_RPC_URL \(--testnet-rpc-url\): the embedded simulator replaces the testnet network profile/);
   });
 

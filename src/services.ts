@@ -72,7 +72,8 @@ export async function startServices(config: Config, options: StartOptions): Prom
   const metricsFor = (service: string): Metrics =>
     (metrics[service] = createMetrics({ service, ...(Object.keys(metrics).length === 0 ? { processMetrics } : {}) }));
   // Every line names its service: an app's lines its own, the process's (stores, start-up) the process's role.
-  const processService = options.mode === 'serve' ? `vault-api-${config.network}` : options.mode === 'resolver' ? 'resolver' : 'credential-vault';
+  const roles = { serve: `vault-api-${config.network}`, resolver: 'resolver', start: 'credential-vault' } as const;
+  const processService = roles[options.mode];
   const processLogger = withFields(logger, { service: processService });
   const draining = options.draining ? { draining: options.draining } : {};
   // The servers close first and together (each lets its requests finish, which still need the stores and
@@ -85,7 +86,9 @@ export async function startServices(config: Config, options: StartOptions): Prom
   };
   const serve = (app: express.Express, host: string, port: number, appLogger: Logger) =>
     listen(app, host, port, (server) =>
-      httpClosers.push(() => gracefulShutdown(server, { timeoutMs: config.shutdownTimeoutMs, logger: appLogger }).then(() => undefined)),
+      httpClosers.push(() =>
+        gracefulShutdown(server, { timeoutMs: config.shutdownTimeoutMs, logger: appLogger }).then(() => undefined),
+      ),
     );
   try {
     const profiles = {} as Record<NetworkName, ResolvedProfile>;
@@ -179,7 +182,9 @@ export async function startServices(config: Config, options: StartOptions): Prom
       ...(config.databaseSchema ? { databaseSchema: config.databaseSchema } : {}),
       ...(config.redisUrl ? { redisUrl: config.redisUrl, redisKeyPrefix: config.redisKeyPrefix } : {}),
       now,
-      onError: throttled((suppressed, err) => processLogger.warn('store connection error', { error: err, ...(suppressed ? { suppressed } : {}) })),
+      onError: throttled((suppressed, err) =>
+        processLogger.warn('store connection error', { error: err, ...(suppressed ? { suppressed } : {}) }),
+      ),
     });
     closers.push(() => stores.close());
 
@@ -226,7 +231,10 @@ export async function startServices(config: Config, options: StartOptions): Prom
       const resolverLogger = withFields(logger, { service: 'resolver' });
       const app = await createResolverApp({
         networks: Object.fromEntries(
-          served.map((n) => [n, { chain: instrumentChain(chains[n], resolverMetrics), networkPassphrase: profiles[n].networkPassphrase, registryId: profiles[n].registryId, rpcUrl: profiles[n].rpcUrl }]),
+          served.map((n) => {
+            const { networkPassphrase, registryId, rpcUrl } = profiles[n];
+            return [n, { chain: instrumentChain(chains[n], resolverMetrics), networkPassphrase, registryId, rpcUrl }];
+          }),
         ),
         // Proof-of-control nonces shared across instances when Redis is configured (else per process).
         ...(stores.nonces ? { nonceStore: stores.nonces } : {}),

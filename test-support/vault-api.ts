@@ -236,7 +236,8 @@ export function stubContractRoutes(passphrase = STUB_PASSPHRASES.testnet): StubC
   router.post('/contracts/vault/revoke-vault', async (req, res) => {
     count(req.path);
     await stub.hold;
-    res.json({ xdr: Buffer.from(`prepared ${stub.calls.get(req.path)}`).toString('base64'), network: passphrase, networkPassphrase: passphrase });
+    const xdr = Buffer.from(`prepared ${stub.calls.get(req.path)}`).toString('base64');
+    res.json({ xdr, network: passphrase, networkPassphrase: passphrase });
   });
   router.post('/contracts/vc/revoke', async (req, res) => {
     count(req.path);

@@ -19,7 +19,9 @@ function readCredential(text: string): Record<string, unknown> {
   } catch {
     throw new UsageError('vc sign: the credential is not JSON');
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError('vc sign: the credential must be a JSON object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new UsageError('vc sign: the credential must be a JSON object');
+  }
   return value as Record<string, unknown>;
 }
 
@@ -38,7 +40,8 @@ export async function vcCommand(argv: string[], io: CliIo, wallet: WalletEnv): P
   if (args.length > 1) throw new UsageError('vc sign: one credential at a time');
   if (!keypair) throw new UsageError('vc sign: no key: --secret-file FILE, or CV_SECRET_KEY in the environment');
   if (!verificationMethod || !/^did:[a-z0-9]+:\S+#\S+$/.test(verificationMethod)) {
-    throw new UsageError('vc sign: --verification-method must name the issuer DID\'s assertion key, e.g. did:ledger:testnet:…#assert-1');
+    const example = 'did:ledger:testnet:…#assert-1';
+    throw new UsageError(`vc sign: --verification-method must name the issuer DID's assertion key, e.g. ${example}`);
   }
   const credential = readCredential(args[0] === undefined || args[0] === '-' ? await io.readStdin() : args[0]);
   let signed;

@@ -26,7 +26,8 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export function signingPassphrase(prepared: PreparedShape): string {
   if (typeof prepared.networkPassphrase === 'string' && prepared.networkPassphrase) return prepared.networkPassphrase;
   // The resolver's `network` is a name ("testnet"), never a passphrase: only a vault API answer gets here.
-  if (typeof prepared.network === 'string' && prepared.network && !/^(testnet|mainnet)$/.test(prepared.network)) return prepared.network;
+  const { network } = prepared;
+  if (typeof network === 'string' && network && !/^(testnet|mainnet)$/.test(network)) return network;
   throw new TypeError('the prepare answer names no network passphrase (networkPassphrase or network)');
 }
 

@@ -50,7 +50,9 @@ export const DEFAULT_CHECK_TIMEOUT_MS = 2000;
 export async function runChecks(checks: readonly ReadinessCheck[], options: ReadinessOptions = {}): Promise<ReadinessReport> {
   const now = options.now ?? (() => performance.now());
   if (options.draining?.()) {
-    return { status: 'not_ready', checks: [{ name: 'shutdown', status: 'down', ms: 0, reason: 'shutting_down', detail: 'the process is shutting down' }] };
+    const detail = 'the process is shutting down';
+    const check: CheckResult = { name: 'shutdown', status: 'down', ms: 0, reason: 'shutting_down', detail };
+    return { status: 'not_ready', checks: [check] };
   }
   const results = await Promise.all(
     checks.map(async ({ name, check, timeoutMs }): Promise<CheckResult> => {
@@ -72,6 +74,9 @@ export async function runChecks(checks: readonly ReadinessCheck[], options: Read
 
 type Outcome = { ok: true } | { ok: false; reason: 'failed' | 'error' | 'timeout'; detail: string; message?: string };
 
+/** What a check that answered `false` is reported as. */
+const NOT_READY = 'the check answered not ready';
+
 /** At most this long in an answer: a detail says what failed, it is not a log. */
 const DETAIL_MAX = 200;
 
@@ -84,7 +89,8 @@ function errorDetail(err: unknown): string {
 
 function withTimeout(check: () => Promise<boolean | string>, timeoutMs: number): Promise<Outcome> {
   return new Promise<Outcome>((resolve) => {
-    const timer = setTimeout(() => resolve({ ok: false, reason: 'timeout', detail: `no answer within ${timeoutMs} ms` }), timeoutMs);
+    const silent: Outcome = { ok: false, reason: 'timeout', detail: `no answer within ${timeoutMs} ms` };
+    const timer = setTimeout(() => resolve(silent), timeoutMs);
     timer.unref?.();
     let pending: Promise<boolean | string>;
     try {
@@ -97,9 +103,14 @@ function withTimeout(check: () => Promise<boolean | string>, timeoutMs: number):
         resolve(
           ok === true
             ? { ok: true }
-            : { ok: false, reason: 'failed', detail: typeof ok === 'string' && ok ? ok.slice(0, DETAIL_MAX) : 'the check answered not ready' },
+            : { ok: false, reason: 'failed', detail:
+                typeof ok === 'string' && ok ? ok.slice(0, DETAIL_MAX) : NOT_READY
+            },
         ),
-      (err: unknown) => resolve({ ok: false, reason: 'error', detail: errorDetail(err), message: err instanceof Error ? err.message : String(err) }),
+      (err: unknown) => {
+        const message = err instanceof Error ? err.message : String(err);
+        resolve({ ok: false, reason: 'error', detail: errorDetail(err), message });
+      },
     ).finally(() => clearTimeout(timer));
   });
 }
@@ -140,6 +151,6 @@ export function storeChecks(
   };
   return names.map((store) => ({
     name: `store:${store}`,
-    check: async () => (await probe()).find((h) => h.name === store)?.ok === true || `the ${store} store does not answer`,
+    check: async () => (await probe()).find((h) => h.name === store)?.ok === true || `the ${store} store is down`,
   }));
 }

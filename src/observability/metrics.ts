@@ -97,13 +97,15 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
 
   const httpRequests = new Counter({
     name: 'http_requests_total',
-    help: 'HTTP requests answered, by service, route template, method, status (499: client went away first) and, on write routes, mode (prepare or submit).',
+    help:
+      'HTTP requests answered, by service, route template, method, status (499: client went away first) and, ' +
+      'on write routes, mode (prepare or submit).',
     labelNames: ['service', 'route', 'method', 'status', 'mode'] as const,
     registers,
   });
   const httpDuration = new Histogram({
     name: 'http_request_duration_seconds',
-    help: 'Time from the request entering the app to the response being finished (mode: prepare or submit on write routes).',
+    help: 'Time from the request entering the app to the response being finished (mode: prepare or submit).',
     labelNames: ['service', 'route', 'method', 'mode'] as const,
     buckets: [...HTTP_BUCKETS],
     registers,
@@ -152,21 +154,29 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   });
   const submits = new Counter({
     name: 'credential_vault_submits_total',
-    help: 'Signed transactions submitted on a write route, by route template and outcome (success, or the error code answered).',
+    help: 'Signed transactions submitted on a write route, by route template and outcome (success, or the error code).',
     labelNames: ['route', 'outcome'] as const,
     registers,
   });
-  const issued = new Counter({ name: 'credential_vault_credentials_issued_total', help: 'Credentials issued (a batch counts each of its credentials).', registers });
-  const revoked = new Counter({ name: 'credential_vault_credentials_revoked_total', help: 'Credentials revoked.', registers });
+  const issued = new Counter({
+    name: 'credential_vault_credentials_issued_total',
+    help: 'Credentials issued (a batch counts each of its credentials).',
+    registers,
+  });
+  const revoked = new Counter({
+    name: 'credential_vault_credentials_revoked_total',
+    help: 'Credentials revoked.',
+    registers,
+  });
   const verifications = new Counter({
     name: 'credential_vault_verifications_total',
-    help: 'POST /credentials/verify answers, by result (verified, failed) and the first failure\'s reason (none when verified).',
+    help: 'POST /credentials/verify answers, by result (verified, failed) and the first failure\'s reason (or none).',
     labelNames: ['result', 'reason'] as const,
     registers,
   });
   const didWrites = new Counter({
     name: 'credential_vault_did_writes_total',
-    help: 'DID registry writes submitted successfully, by network and operation (register, update, transfer, deactivate).',
+    help: 'DID registry writes that succeeded, by network and operation (register, update, transfer, deactivate).',
     labelNames: ['network', 'operation'] as const,
     registers,
   });
@@ -193,7 +203,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       this.reset();
       if (!build) return;
       for (const [network, protocol] of Object.entries(build.protocols())) {
-        this.set({ version: build.version, node: process.versions.node, network, protocol: protocol === undefined ? 'unknown' : String(protocol) }, 1);
+        const labels = { version: build.version, node: process.versions.node, network };
+        this.set({ ...labels, protocol: protocol === undefined ? 'unknown' : String(protocol) }, 1);
       }
     },
   });

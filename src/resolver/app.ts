@@ -19,7 +19,9 @@ import { collectionBounds } from '../openapi/collection-bounds.ts';
 import { withCanonicalContentType } from '../openapi/content-type.ts';
 import { pipeline } from '../openapi/pipeline.ts';
 import { rememberCompiledRoutes } from '../openapi/route-cache.ts';
-import { createMetrics, httpMetrics, metricsHandler, readiness, requestLog, type WriteMode } from '../observability/index.ts';
+import {
+  createMetrics, httpMetrics, metricsHandler, readiness, requestLog, type WriteMode,
+} from '../observability/index.ts';
 import { ResolverError, type ResolverAppDeps } from './context.ts';
 import { BODY_LIMIT_BYTES, errorHandler, notFound } from './middleware/errors.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
@@ -75,7 +77,8 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
   const metrics = deps.metrics!;
   metrics.buildInfo({
     version: String((spec['info'] as { version: unknown }).version),
-    protocols: () => Object.fromEntries(Object.entries(deps.networks).map(([n, net]) => [n, net?.chain.client.protocolVersion])),
+    protocols: () =>
+      Object.fromEntries(Object.entries(deps.networks).map(([n, net]) => [n, net?.chain.client.protocolVersion])),
   });
   const ctx = createRouteContext(deps);
   const nonceStore = deps.nonceStore ?? new MemoryNonceStore({ now: () => new Date(deps.now()) });

@@ -25,7 +25,9 @@ import { setErrorEnvelope } from '../http/server.ts';
 import { allowLookup } from '../openapi/allow.ts';
 import { headAsGet } from '../openapi/head.ts';
 import { pipeline } from '../openapi/pipeline.ts';
-import { createMetrics, httpMetrics, metricsHandler, readiness, requestLog, type WriteMode } from '../observability/index.ts';
+import {
+  createMetrics, httpMetrics, metricsHandler, readiness, requestLog, type WriteMode,
+} from '../observability/index.ts';
 import { ApiError, peekAuth, type VaultAppDeps } from './context.ts';
 import { authenticate } from './middleware/auth.ts';
 import { corsHeaders, corsPreflight } from './middleware/cors.ts';
@@ -71,7 +73,10 @@ export async function createVaultApp(given: VaultAppDeps, options: VaultAppOptio
   const removed = removedRoutesOf(doc);
   const prefixes = deps.legacyBasePaths ?? DEFAULT_LEGACY_BASE_PATHS;
   checkLegacyBasePaths(prefixes, Object.keys(doc.paths));
-  metrics.buildInfo({ version: String((doc['info'] as { version?: unknown } | undefined)?.version), protocols: () => ({ [deps.profile.network]: deps.chain.client.protocolVersion }) });
+  metrics.buildInfo({
+    version: String((doc['info'] as { version?: unknown } | undefined)?.version),
+    protocols: () => ({ [deps.profile.network]: deps.chain.client.protocolVersion }),
+  });
   // Prepare or submit, on the write routes (the operations that take an Idempotency-Key).
   const modeOf = (req: express.Request): WriteMode | undefined => {
     const body: unknown = req.body;

@@ -51,7 +51,11 @@ export function consumerPact(provider: string, spec: string): ConsumerPact {
 export const keyHeader = (name: string, example: string) => ({ 'X-SVC-Key': injected(name, example) });
 
 /** Vault API prepare answer (`PrepareResponse`: the passphrase under both names). */
-export const PREPARED = { xdr: like.xdr(), network: string(EXAMPLE.passphrase), networkPassphrase: string(EXAMPLE.passphrase) };
+export const PREPARED = {
+  xdr: like.xdr(),
+  network: string(EXAMPLE.passphrase),
+  networkPassphrase: string(EXAMPLE.passphrase),
+};
 /** Vault API submit answer (`SubmitResponse`: the hash under both names). */
 export const SUBMITTED = { tx_id: like.txHash(), txId: like.txHash() };
 

@@ -28,7 +28,13 @@ export interface PrismExclusion {
 interface PactInteraction {
   description: string;
   providerStates?: { name: string }[];
-  request: { method: string; path: string; query?: Record<string, string[]>; headers?: Record<string, string[]>; body?: { content?: Json } };
+  request: {
+    method: string;
+    path: string;
+    query?: Record<string, string[]>;
+    headers?: Record<string, string[]>;
+    body?: { content?: Json };
+  };
   response: { status: number; headers?: Record<string, string[]>; body?: { content?: Json } };
 }
 
@@ -94,7 +100,8 @@ async function answersOtherwise(baseUrl: string, i: PactInteraction, prefer: str
   await res.arrayBuffer();
   const mediaType = (v: string | null | undefined) => v?.split(';')[0]?.trim().toLowerCase();
   const wanted = mediaType(i.response.headers?.['Content-Type']?.[0]);
-  return res.status !== i.response.status || (wanted !== undefined && wanted !== mediaType(res.headers.get('content-type')));
+  const answered = mediaType(res.headers.get('content-type'));
+  return res.status !== i.response.status || (wanted !== undefined && wanted !== answered);
 }
 
 /** The descriptions of a verifier run's results, by outcome. */

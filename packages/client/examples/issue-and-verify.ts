@@ -117,7 +117,14 @@ const credential = await signCredential({
 const issued = await prepareAndSubmit(
   asIssuer,
   '/contracts/vc/issue',
-  { owner: holder.address, vcId, vcData: JSON.stringify(credential), issuer: issuer.publicKey(), issuerDid, sourcePublicKey: issuer.publicKey() },
+  {
+    owner: holder.address,
+    vcId,
+    vcData: JSON.stringify(credential),
+    issuer: issuer.publicKey(),
+    issuerDid,
+    sourcePublicKey: issuer.publicKey(),
+  },
   issuer,
   { idempotencyKey: randomUUID() },
 );
@@ -131,4 +138,5 @@ for (const [how, result] of [['presented', presented], ['by reference', byRefere
   if (!result.verified) throw new Error(`${how}: not verified: ${JSON.stringify(result.errors)}`);
 }
 const status = byReference.checks.find((c) => c.check === 'status')?.status;
-console.log(`7. verified ${vcId}: ${presented.checks.map((c) => `${c.check} ${c.status}`).join(', ')} (presented); status ${status} (by reference)`);
+const checks = presented.checks.map((c) => `${c.check} ${c.status}`).join(', ');
+console.log(`7. verified ${vcId}: ${checks} (presented); status ${status} (by reference)`);

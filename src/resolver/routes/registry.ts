@@ -107,7 +107,11 @@ function safeSignedBy(net: ServedNetwork, signedXdr: string): boolean {
  * is one; register and update carry a record, which must pass the record rules. Evicts the DID's cached
  * resolution afterwards, whatever the outcome (a timed-out transaction may still land).
  */
-async function submit(ctx: RouteContext, signedXdr: string, opts: { route: string; fns: RegistryFn[]; did?: ParsedDid }): Promise<{ txId: string }> {
+async function submit(
+  ctx: RouteContext,
+  signedXdr: string,
+  opts: { route: string; fns: RegistryFn[]; did?: ParsedDid },
+): Promise<{ txId: string }> {
   const domain = ctx.deps.metrics?.domain;
   try {
     const sent = await submitChecked(ctx, signedXdr, opts);
@@ -216,7 +220,8 @@ export function registryRoutes(ctx: RouteContext) {
       const parsed = parseDidOrThrow(req.params.did, { fromPath: true });
       const body = req.body as Body;
       if (isSubmit(body)) {
-        res.json(await submit(ctx, body.signedXdr, { route: '/v1/dids/stellar/{did}/update', fns: ['update'], did: parsed }));
+        const route = '/v1/dids/stellar/{did}/update';
+        res.json(await submit(ctx, body.signedXdr, { route, fns: ['update'], did: parsed }));
         return;
       }
       const net = networkOf(ctx, parsed);
@@ -239,7 +244,8 @@ export function registryRoutes(ctx: RouteContext) {
       const parsed = parseDidOrThrow(req.params.did, { fromPath: true });
       const body = req.body as Body;
       if (isSubmit(body)) {
-        res.json(await submit(ctx, body.signedXdr, { route: '/v1/dids/stellar/{did}/transfer', fns: ['transfer_controller'], did: parsed }));
+        const route = '/v1/dids/stellar/{did}/transfer';
+        res.json(await submit(ctx, body.signedXdr, { route, fns: ['transfer_controller'], did: parsed }));
         return;
       }
       const net = networkOf(ctx, parsed);
@@ -256,7 +262,8 @@ export function registryRoutes(ctx: RouteContext) {
       const parsed = parseDidOrThrow(req.params.did, { fromPath: true });
       const body = req.body as Body;
       if (isSubmit(body)) {
-        res.json(await submit(ctx, body.signedXdr, { route: '/v1/dids/stellar/{did}/deactivate', fns: ['deactivate'], did: parsed }));
+        const route = '/v1/dids/stellar/{did}/deactivate';
+        res.json(await submit(ctx, body.signedXdr, { route, fns: ['deactivate'], did: parsed }));
         return;
       }
       const net = networkOf(ctx, parsed);
@@ -270,7 +277,8 @@ export function registryRoutes(ctx: RouteContext) {
     /** POST /v1/dids/stellar/submit: any signed registry mutation of a served network. */
     async submitAny(req: Request, res: Response): Promise<void> {
       const body = req.body as { signedXdr: string };
-      res.json(await submit(ctx, body.signedXdr, { route: '/v1/dids/stellar/submit', fns: Object.keys(MUTATIONS) as RegistryFn[] }));
+      const fns = Object.keys(MUTATIONS) as RegistryFn[];
+      res.json(await submit(ctx, body.signedXdr, { route: '/v1/dids/stellar/submit', fns }));
     },
   };
 }

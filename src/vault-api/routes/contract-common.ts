@@ -1,7 +1,9 @@
 // What the contract routes share: the two write modes on one endpoint, the key bindings, vault lookup.
 import type { Request, RequestHandler } from 'express';
 import { ApiError, getAuth, type AuthContext, type VaultAppDeps } from '../context.ts';
-import { ChainError, decodeBatchIssueArgs, mismatch, type Invocation, type PreparedTransaction, type UserSalt } from '../../chain/index.ts';
+import {
+  ChainError, decodeBatchIssueArgs, mismatch, type Invocation, type PreparedTransaction, type UserSalt,
+} from '../../chain/index.ts';
 import { routeTemplate } from '../../observability/index.ts';
 
 export type Body = Record<string, unknown>;
@@ -34,7 +36,8 @@ export function writeHandler<B>(deps: VaultAppDeps, route: WriteRoute<B>): Reque
           return route.check(inv, auth, req);
         });
       } catch (err) {
-        deps.metrics?.domain.submitted(routeTemplate(req), err instanceof ApiError || err instanceof ChainError ? err.code : 'internal_error');
+        const outcome = err instanceof ApiError || err instanceof ChainError ? err.code : 'internal_error';
+        deps.metrics?.domain.submitted(routeTemplate(req), outcome);
         throw err;
       }
       deps.metrics?.domain.submitted(routeTemplate(req), 'success');
