@@ -8,6 +8,8 @@ const silent = SHOW_OUTPUT ? false : ('passed-only' as const);
 // Four separate runs (npm run test:unit | test:property | test:contract | test:browser); npm test runs all of them.
 export default defineConfig({
   test: {
+    // The reporter reads this one (the projects' own copies govern their workers).
+    silent,
     globalSetup: ['scripts/node-check.setup.ts'],
     projects: [
       {
