@@ -16,6 +16,7 @@ export {
   type ObtainKeyOptions,
   type FetchLike,
 } from './vault.ts';
+export { signingPassphrase, transactionId, preparedOf, type PreparedShape, type SubmittedShape } from './shapes.ts';
 export { toSigner, keypairSigner, browserWalletSigner, type Signer, type Wallet, type BrowserWallet } from './wallet.ts';
 export {
   createResolverClient,

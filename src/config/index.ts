@@ -504,7 +504,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   return { config: parseConfig(raw, problems, env), rest };
 }
 
-/** Markdown table of every setting, for the README and `credential-vault help`. */
+/** Markdown table of every setting, for docs/operations.md and `credential-vault help`. */
 export function settingsTable(): string {
   const cell = (t: string) => t.replaceAll('|', '\\|');
   const rows = SETTINGS.map((s) => `| \`${s.env}\` | \`${s.flag}\` | ${cell(s.default ?? '—')} | ${cell(s.doc)} |`);

@@ -1,9 +1,14 @@
-// A consumer of @credential-vault/client, as another project writes it: an issuer (a Keypair held by the
-// program) and a holder (a browser-style wallet: `signTransaction(xdr, {networkPassphrase})`) get funded
-// accounts and API keys, the issuer registers its DID, the holder creates a vault, the issuer issues a
-// credential into it, and the credential verifies as valid. Any failure throws: the process exits non-zero.
+// A consumer of @credential-vault/client, as another project writes it. Needs Node >= 22.18 (it runs as
+// TypeScript with Node's own type stripping; compiled with tsc it runs on Node >= 22.12) and an ESM project
+// (`"type": "module"` in its package.json): the package is ESM only.
 //
-//   node issue-and-verify.js --vault-url http://127.0.0.1:3000 --resolver-url http://127.0.0.1:3001 \
+// An issuer (a Keypair this program holds) and a holder (a browser-style wallet:
+// `signTransaction(xdr, {networkPassphrase})`) get funded accounts and API keys by wallet proof; the issuer
+// registers its DID; the holder creates a vault; the issuer signs a credential (Data Integrity,
+// eddsa-jcs-2022) and issues it into the vault; a verifier checks it with POST /credentials/verify, both
+// as the holder presents it and by reference to the vault. Any failure throws: the process exits non-zero.
+//
+//   node issue-and-verify.ts --vault-url http://127.0.0.1:3000 --resolver-url http://127.0.0.1:3001 \
 //     --friendbot-url http://127.0.0.1:8000/testnet/friendbot
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -16,6 +21,7 @@ import {
   obtainApiKey,
   prepareAndSubmit,
   registerDid,
+  signCredential,
   unwrap,
   type BrowserWallet,
 } from '@credential-vault/client';
@@ -31,7 +37,7 @@ const vaultUrl = values['vault-url'];
 const resolverUrl = values['resolver-url'];
 const friendbotUrl = values['friendbot-url'];
 
-/** A new account, funded by the network's friendbot. */
+/** A new account, funded by the network's friendbot (the simulator's; on testnet, the network's). */
 async function fundedAccount(): Promise<Keypair> {
   const keypair = Keypair.random();
   const res = await fetch(`${friendbotUrl}?addr=${keypair.publicKey()}`);
@@ -67,7 +73,7 @@ const asIssuer = createVaultClient({ baseUrl: vaultUrl, apiKey: issuerKey.key })
 const asHolder = createVaultClient({ baseUrl: vaultUrl, apiKey: holderKey.key });
 console.log(`3. API keys ${issuerKey.key_id} (issuer) and ${holderKey.key_id} (holder)`);
 
-// The issuer's DID, controlled by its account, with its Ed25519 key for assertions.
+// The issuer's DID, controlled by its account, with its Ed25519 key for assertions (#assert-1).
 const { did: issuerDid } = generateDid({ network: config.networkType });
 const issuerKeyRef = { publicKeyMultibase: encodeMultikey('Ed25519', issuer.rawPublicKey()) };
 await registerDid(
@@ -81,6 +87,7 @@ await registerDid(
 );
 console.log(`4. registered ${issuerDid}`);
 
+// Idempotency-Key goes on the submit only (prepareAndSubmit sends it there): a prepare changes nothing.
 const { did: holderDid } = generateDid({ network: config.networkType });
 const created = await prepareAndSubmit(
   asHolder,
@@ -91,24 +98,45 @@ const created = await prepareAndSubmit(
 );
 console.log(`5. holder's vault created (tx ${created.txId})`);
 
+// The issuer signs where its key lives; the service never sees it.
 const vcId = `degree-${randomUUID()}`;
-const vcData = JSON.stringify({
-  '@context': ['https://www.w3.org/ns/credentials/v2'],
-  id: `urn:uuid:${randomUUID()}`,
-  type: ['VerifiableCredential', 'UniversityDegreeCredential'],
-  issuer: issuerDid,
-  validFrom: new Date().toISOString(),
-  credentialSubject: { id: holderDid, degree: { type: 'BachelorDegree', name: 'Bachelor of Science' } },
+const credential = await signCredential({
+  credential: {
+    '@context': ['https://www.w3.org/ns/credentials/v2'],
+    id: `urn:uuid:${randomUUID()}`,
+    type: ['VerifiableCredential', 'UniversityDegreeCredential'],
+    issuer: issuerDid,
+    validFrom: new Date().toISOString(),
+    credentialSubject: { id: holderDid, degree: { type: 'BachelorDegree', name: 'Bachelor of Science' } },
+    // A status entry that points at this vault goes here too once the package's signCredential offers one.
+  },
+  verificationMethod: `${issuerDid}#assert-1`,
+  signer: (bytes) => issuer.sign(Buffer.from(bytes)),
+  created: new Date(),
 });
 const issued = await prepareAndSubmit(
   asIssuer,
   '/contracts/vc/issue',
-  { owner: holder.address, vcId, vcData, issuer: issuer.publicKey(), issuerDid, sourcePublicKey: issuer.publicKey() },
+  {
+    owner: holder.address,
+    vcId,
+    vcData: JSON.stringify(credential),
+    issuer: issuer.publicKey(),
+    issuerDid,
+    sourcePublicKey: issuer.publicKey(),
+  },
   issuer,
   { idempotencyKey: randomUUID() },
 );
-console.log(`6. issued ${vcId} (tx ${issued.txId})`);
+console.log(`6. issued ${vcId}, signed by ${issuerDid}#assert-1 (tx ${issued.txId})`);
 
-const verified = unwrap(await asIssuer.POST('/contracts/vault/verify-vc', { body: { owner: holder.address, vcId } }));
-if (verified.status !== 'valid') throw new Error(`verify-vc answered ${verified.status}, expected valid`);
-console.log(`7. verified ${vcId}: ${verified.status}`);
+// A verifier: the credential as the holder presents it (no API key needed), then by reference to the vault,
+// which adds its on-chain status and the vault's issuer access.
+const presented = unwrap(await vault.POST('/credentials/verify', { body: { verifiableCredential: credential } }));
+const byReference = unwrap(await asIssuer.POST('/credentials/verify', { body: { owner: holder.address, vcId } }));
+for (const [how, result] of [['presented', presented], ['by reference', byReference]] as const) {
+  if (!result.verified) throw new Error(`${how}: not verified: ${JSON.stringify(result.errors)}`);
+}
+const status = byReference.checks.find((c) => c.check === 'status')?.status;
+const checks = presented.checks.map((c) => `${c.check} ${c.status}`).join(', ');
+console.log(`7. verified ${vcId}: ${checks} (presented); status ${status} (by reference)`);

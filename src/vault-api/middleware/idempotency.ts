@@ -1,10 +1,9 @@
 // Idempotency-Key on the contract write routes (vault-api.yaml "Idempotency"; issue 5 item 2). Keys are
 // scoped per API key; the request is identified by method, path and the canonical JSON of its body. The
 // first 2xx answer is stored with the headers that describe it (REPLAYED_HEADERS) and replayed with
-// `Idempotency-Replayed: true`; an error answer is not
-// stored (the key is released, so a corrected retry may use it); a different request under the same key
-// is 422 `idempotency_key_reused`; the same request while the first still runs is 409
-// `idempotency_in_progress`. The store's begin() lets exactly one of two concurrent requests run.
+// `Idempotency-Replayed: true`; an error answer is not stored (the key is released, so a corrected retry
+// may use it); a different request under the same key is 422 `idempotency_key_reused`; the same request
+// while the first still runs is 409 `idempotency_in_progress`. The store's begin() lets exactly one of two concurrent requests run.
 import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { ApiError, getAuth, type VaultAppDeps } from '../context.ts';
@@ -110,7 +109,9 @@ export function idempotency(deps: VaultAppDeps, index: Map<string, OperationInfo
     const release = () =>
       store.release(scope, key, token).catch((err: unknown) => {
         // The lease runs out by itself (IDEMPOTENCY_LEASE_MS); a retry before then gets 409.
-        deps.log?.({ level: 'warn', requestId: requestIdOf(req), error: 'idempotency_release_failed', detail: String(err) });
+        const requestId = requestIdOf(req);
+        const error = 'idempotency_release_failed';
+        deps.log?.({ level: 'warn', msg: 'idempotency record not released', requestId, error, detail: String(err) });
       });
     pending.set(res, async (status, body) => {
       if (status < 200 || status >= 300) return release();
@@ -119,7 +120,9 @@ export function idempotency(deps: VaultAppDeps, index: Map<string, OperationInfo
         await store.complete(scope, key, token, response);
       } catch (err) {
         // The work is done (a transaction may be on-chain): the client still gets its answer.
-        deps.log?.({ level: 'warn', requestId: requestIdOf(req), error: 'idempotency_complete_failed', detail: String(err) });
+        const requestId = requestIdOf(req);
+        const error = 'idempotency_complete_failed';
+        deps.log?.({ level: 'warn', msg: 'idempotency record not completed', requestId, error, detail: String(err) });
       }
     });
     // An answer not sent through res.json (or a connection cut before it) never stores anything.

@@ -46,6 +46,7 @@ export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
         ...(options ? { options } : {}),
       }),
     );
+    deps.metrics?.domain.verified(result.verified ? 'verified' : 'failed', result.errors[0]?.reason ?? 'none');
     res.json(result);
   });
 }
