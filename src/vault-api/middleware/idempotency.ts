@@ -3,7 +3,8 @@
 // first 2xx answer is stored with the headers that describe it (REPLAYED_HEADERS) and replayed with
 // `Idempotency-Replayed: true`; an error answer is not stored (the key is released, so a corrected retry
 // may use it); a different request under the same key is 422 `idempotency_key_reused`; the same request
-// while the first still runs is 409 `idempotency_in_progress`. The store's begin() lets exactly one of two concurrent requests run.
+// while the first still runs is 409 `idempotency_in_progress`. The store's begin() lets exactly one of two
+// concurrent requests run.
 import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { ApiError, getAuth, type VaultAppDeps } from '../context.ts';
