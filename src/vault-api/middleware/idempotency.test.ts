@@ -217,7 +217,8 @@ describe('a replay repeats the headers that describe the first answer, and no pe
       res.set('Location', `/contracts/vault/vc-count?owner=${G}&run=${runs}`);
       res.set('Set-Cookie', `run=${runs}`);
       const xdr = Buffer.from(`prepared ${runs}`).toString('base64');
-      res.json({ xdr, network: 'Credential Vault Stub Testnet ; 2026' });
+      const passphrase = 'Credential Vault Stub Testnet ; 2026';
+      res.json({ xdr, network: passphrase, networkPassphrase: passphrase });
     });
     const own = await startVaultTestEnv({ chain: stubChain(), contractRoutes: router, ...o });
     try {
@@ -258,7 +259,8 @@ describe('a replay repeats the headers that describe the first answer, and no pe
         'Set-Cookie': 'a=b',
         'X-Other': 'c',
       };
-      const stored = { xdr: 'cGxhbnRlZA==', network: 'Credential Vault Stub Testnet ; 2026' };
+      const passphrase = 'Credential Vault Stub Testnet ; 2026';
+      const stored = { xdr: 'cGxhbnRlZA==', network: passphrase, networkPassphrase: passphrase };
       const token = (begun as { token: string }).token;
       await env2.stores.idempotency.complete(record.keyId, 'planted', token, { status: 200, headers, body: stored });
       const res = await env2.request(PREPARE, { key: k, body, headers: { 'idempotency-key': 'planted' } });
