@@ -8,8 +8,11 @@ import path from 'node:path';
 import { Keypair, Operation, TransactionBuilder, rpc } from '@stellar/stellar-sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createChain } from '../src/chain/index.ts';
+import { SIMULATOR_LEDGER_CLOSE_MS } from '../src/config/index.ts';
 import { runSimulator } from './cli.ts';
-import { startSimulator, type LedgerClock, type RunningSimulator } from './index.ts';
+import {
+  MAX_LEDGER_CLOSE_MS, MIN_LEDGER_CLOSE_MS, startSimulator, type LedgerClock, type RunningSimulator,
+} from './index.ts';
 
 const running: RunningSimulator[] = [];
 afterEach(async () => {
@@ -272,6 +275,10 @@ describe('credential-vault simulator --ledger-close-ms', () => {
     } finally {
       err.mockRestore();
     }
+  });
+
+  it('src/config accepts the same intervals the simulator closes at', () => {
+    expect(SIMULATOR_LEDGER_CLOSE_MS).toEqual({ min: MIN_LEDGER_CLOSE_MS, max: MAX_LEDGER_CLOSE_MS });
   });
 
   it('an unknown argument → exit 2 with the usage', async () => {
