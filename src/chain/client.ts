@@ -51,8 +51,13 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const server = new rpc.Server(opts.rpcUrl, { allowHttp: opts.allowHttp ?? false });
   if ((opts.rpcTransport ?? 'node') === 'node') {
-    // rpc.Server only calls httpClient.post(url, body) and reads `data` (see transport.ts).
-    (server as unknown as { httpClient: unknown }).httpClient = createJsonPostClient({ timeoutMs: timeouts.rpcMs });
+    // The SDK's client, configured with its public `adapter` option: rpc.Server only posts JSON and reads `data`,
+    // which transport.ts does over node:http(s).
+    const transport = createJsonPostClient({ timeoutMs: timeouts.rpcMs });
+    server.httpClient.defaults.adapter = async (config) => {
+      const res = await transport.post(String(config.url), config.data);
+      return { data: res.data, status: res.status, statusText: '', headers: {}, config };
+    };
   } else {
     // rpc.Server accepts a `timeout` option but does not apply it: set it on its HTTP client.
     server.httpClient.defaults.timeout = timeouts.rpcMs;
