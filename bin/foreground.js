@@ -17,7 +17,8 @@ export function groupsFromStat(stat) {
 
 /** The same two numbers from `ps` (macOS and the BSDs have no /proc). */
 function groupsFromPs(pid) {
-  const [pgrp, tpgid] = execFileSync('ps', ['-o', 'pgid=,tpgid=', '-p', String(pid)], { encoding: 'utf8', timeout: 2000 })
+  const text = execFileSync('ps', ['-o', 'pgid=,tpgid=', '-p', String(pid)], { encoding: 'utf8', timeout: 2000 });
+  const [pgrp, tpgid] = text
     .trim()
     .split(/\s+/)
     .map(Number);

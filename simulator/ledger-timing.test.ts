@@ -145,7 +145,8 @@ describe('--ledger-close-ms with a state file', () => {
       const server = new rpc.Server(first.networks.testnet.rpcUrl!, { allowHttp: true });
       const kp = Keypair.random();
       const funded = server.requestAirdrop(kp.publicKey());
-      await vi.waitFor(() => expect(first.sim.network('testnet').queue.size).toBe(1), { timeout: 10_000, interval: 10 });
+      const queued = () => expect(first.sim.network('testnet').queue.size).toBe(1);
+      await vi.waitFor(queued, { timeout: 10_000, interval: 10 });
       m.close();
       await funded;
       const passphrase = first.networks.testnet.passphrase;

@@ -326,7 +326,7 @@ describe('recording mode returns V2 entries only when the request asks for them'
     expect((await submit(ctx, raw, sim, [signed])).status).toBe('SUCCESS');
   });
 
-  it.each([27, 28])('SDK 17 simulation (useUpgradedAuth true by default) gets V2 at %i, signed it lands', async (protocol) => {
+  it.each([27, 28])('SDK 17 simulation (useUpgradedAuth by default) gets V2 at %i, it lands', async (protocol) => {
     const ctx = setup(protocol);
     const server = sdkOver(ctx.net);
     const acc = new Account(ctx.payer.publicKey(), ctx.net.account(ctx.payer.publicKey())!.seqNum.toString());

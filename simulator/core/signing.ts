@@ -11,7 +11,9 @@ export function signEnvelope(tx: xdr.Transaction, kp: Keypair, networkId: Buffer
   return xdr.TransactionEnvelope.envelopeTypeTx(
     new xdr.TransactionV1Envelope({
       tx,
-      signatures: [new xdr.DecoratedSignature({ hint: kp.rawPublicKey().subarray(28), signature: signEd25519(kp, hash) })],
+      signatures: [
+        new xdr.DecoratedSignature({ hint: kp.rawPublicKey().subarray(28), signature: signEd25519(kp, hash) }),
+      ],
     }),
   );
 }

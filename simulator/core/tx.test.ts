@@ -55,7 +55,7 @@ describe('transaction checks', () => {
 
   // As stellar-core: the hash of an applied transaction is banned for 10 ledgers, then its used sequence number
   // is what refuses it. Never DUPLICATE: that means it still waits in a queue, and nothing waits here.
-  it('sent again once applied: TRY_AGAIN_LATER for 10 ledgers, then ERROR txBadSeq; getTransaction has it', async () => {
+  it('sent again once applied: TRY_AGAIN_LATER for 10 ledgers, then txBadSeq; getTransaction has it', async () => {
     const c = clock();
     const net = testNetwork({ now: c.now });
     const a = funded(net);

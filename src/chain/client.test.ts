@@ -281,7 +281,8 @@ describe('submit on a network whose ledgers take time to close', () => {
     const e = await failure(timed(fakeTime(), 5_000, 250).submit(signedCall()));
     expect([e.code, e.status, e.txId, e.network]).toEqual(['chain_unavailable', 502, '22'.repeat(32), 'testnet']);
     expect(e.message).toBe(
-      `the RPC answered TRY_AGAIN_LATER until the submit timeout (5000 ms); transaction ${'22'.repeat(32)} was not taken`,
+      'the RPC answered TRY_AGAIN_LATER until the submit timeout (5000 ms); ' +
+        `transaction ${'22'.repeat(32)} was not taken`,
     );
   });
 
@@ -294,7 +295,8 @@ describe('submit on a network whose ledgers take time to close', () => {
   // 10 ledgers (TRY_AGAIN_LATER), then refuses its used sequence number (ERROR txBadSeq) or its passed time bounds.
   const badSeq = txResult(xdr.TransactionResultResult.txBadSeq());
   const tooLate = txResult(xdr.TransactionResultResult.txTooLate());
-  const failedTx = () => final('FAILED', txResult(trapped()), metaV4({ diagnostics: [errorEvent(25, 'issuer is denied')] }));
+  const failedTx = () =>
+    final('FAILED', txResult(trapped()), metaV4({ diagnostics: [errorEvent(25, 'issuer is denied')] }));
   it.each([
     { name: 'TRY_AGAIN_LATER', reply: () => sendReply('TRY_AGAIN_LATER', '25'.repeat(32)) },
     { name: 'ERROR txBadSeq', reply: () => sendReply('ERROR', '25'.repeat(32), badSeq) },
@@ -376,10 +378,10 @@ describe('RPC timeout', () => {
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
     try {
       const c = client({ rpcUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, timeouts: { rpcMs: 200, submitMs: 300, pollIntervalMs: 20 } });
-      const t0 = Date.now();
       const e = await failure(c.read({ contractId: vaultId, fn: 'version', args: [] }));
-      expect(e.code).toBe('chain_unavailable');
-      expect(Date.now() - t0).toBeLessThan(2_000);
+      // the client's own timeout ended it (the server never answers): said so, whatever the machine's speed
+      expect([e.code, e.status]).toEqual(['chain_unavailable', 502]);
+      expect(e.message).toMatch(/timeout of 200ms exceeded/);
     } finally {
       silent.closeAllConnections();
       await new Promise<void>((r) => silent.close(() => r()));

@@ -158,10 +158,18 @@ describe('every setting keeps its value, in the --flag=value and the --flag valu
     expect(readSettings([`${flag}=`], {}).raw[key]).toBe('');
   });
   it.each([
-    { flag: '--database-url', key: 'databaseUrl', want: 'postgres://vault:p=w@db:5432/vault?sslmode=require&application_name=cv' },
+    {
+      flag: '--database-url',
+      key: 'databaseUrl',
+      want: 'postgres://vault:p=w@db:5432/vault?sslmode=require&application_name=cv',
+    },
     { flag: '--redis-url', key: 'redisUrl', want: 'redis://:p=w@cache:6379/0' },
     { flag: '--encryption-keys', key: 'encryptionKeys', want: `k2:${b64(2)},k1:${b64(1)}` },
-    { flag: '--testnet-rpc-url', key: 'networks.testnet.rpcUrl', want: 'https://user:SECRET@rpc.example/soroban?apikey=KEY=&x=1' },
+    {
+      flag: '--testnet-rpc-url',
+      key: 'networks.testnet.rpcUrl',
+      want: 'https://user:SECRET@rpc.example/soroban?apikey=KEY=&x=1',
+    },
   ])('$key keeps $want', ({ flag, key, want }) => {
     const { config } = loadConfig(['--simulator=false', `${flag}=${want}`], {});
     const got = key.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown>)[k], config);

@@ -9,7 +9,8 @@ import { ConfigError, NETWORKS, SETTINGS, readSettings, type NetworkName, type R
 
 export { requireProfiles } from './profiles.ts';
 export {
-  CHAIN_TIMEOUT_DEFAULTS, ConfigError, NETWORKS, SETTINGS, readSettings, settingsTable, type NetworkName, type RawSettings,
+  CHAIN_TIMEOUT_DEFAULTS, ConfigError, NETWORKS, SETTINGS, readSettings, settingsTable, type NetworkName,
+  type RawSettings,
 } from './settings.ts';
 export type Role = 'standard' | 'early' | 'admin';
 
