@@ -20,7 +20,7 @@
 // their headers are set before anything can fail, so a page reads every answer; their preflight is
 // answered from the origin allow-list alone, with no key, no rate budget, no request validation.
 import express, { type Router } from 'express';
-import { corruptBodyMessage, jsonBody, unsupportedCodingMessage } from '../http/json-body.ts';
+import { corruptBodyMessage, jsonBody, loneSurrogateMessage, unsupportedCodingMessage } from '../http/json-body.ts';
 import { setErrorEnvelope } from '../http/server.ts';
 import { allowLookup } from '../openapi/allow.ts';
 import { headAsGet } from '../openapi/head.ts';
@@ -102,6 +102,7 @@ export async function createVaultApp(deps: VaultAppDeps, options: VaultAppOption
         {
           unsupported: (coding) => new ApiError(415, 'unsupported_content_encoding', unsupportedCodingMessage(coding)),
           corrupt: (coding) => new ApiError(400, 'invalid_body_encoding', corruptBodyMessage(coding)),
+          loneSurrogate: (at) => new ApiError(400, 'invalid_json', loneSurrogateMessage(at)),
         },
       ),
       strictIntegerQuery(index),
