@@ -113,6 +113,8 @@ export function resolutionStatus(result: DidResolutionResult): number {
       return 404;
     case 'representationNotSupported':
       return 406;
+    case 'methodNotSupported':
+      return 501;
     case 'internalError':
       return 502;
     default:

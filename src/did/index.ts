@@ -96,6 +96,8 @@ export {
 } from './eddsa-jcs-2022.ts';
 export {
   DEFAULT_CLOCK_SKEW_MS,
+  MAX_PREVIOUS_PROOFS,
+  MAX_PROOFS,
   addProof,
   createProof,
   signCredential,
@@ -112,3 +114,4 @@ export {
   type VerifyDataIntegrityResult,
 } from './data-integrity.ts';
 export { resolveFromRegistry, type ResolveFromRegistryOptions } from './resolve.ts';
+export { DID_KEY_PREFIX, resolveDidKey } from './did-key.ts';
