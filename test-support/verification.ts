@@ -5,7 +5,7 @@
 import { Keypair } from '@stellar/stellar-sdk';
 import { expect } from 'vitest';
 import { addProof, didIdToBytes, ed25519KeyPair, encodeMultikey, generateDid, signCredential } from '../src/did/index.ts';
-import { startVaultTestEnv, type MintedKey, type VaultTestEnv, type VaultTestOptions } from './vault-api.ts';
+import { startVaultTestEnv, type ApiResponse, type MintedKey, type VaultTestEnv, type VaultTestOptions } from './vault-api.ts';
 
 export const V2 = 'https://www.w3.org/ns/credentials/v2';
 
@@ -24,7 +24,7 @@ export interface VerificationEnv {
   holder: Party;
   /** The holder's canonical vault. */
   vault: string;
-  call(path: string, body: unknown, key?: MintedKey): ReturnType<VaultTestEnv['request']>;
+  call(path: string, body: unknown, key?: MintedKey): Promise<ApiResponse>;
   write(path: string, body: unknown, key: MintedKey, signer: Keypair): Promise<void>;
   registerDid(controller: Keypair, keys: { auth?: Keypair; assert?: Keypair }): Promise<{ did: string; didId: Uint8Array }>;
   credential(extra?: Record<string, unknown>, issuerDid?: string): Record<string, unknown>;

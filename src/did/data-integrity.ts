@@ -181,11 +181,26 @@ export async function addProof(
   return { ...rest, proof: allProofs.length === 1 ? proof : (allProofs as DataIntegrityProof[]) };
 }
 
+/**
+ * Where a credential held in a vault keeps its status: its LedgerVaultStatusEntry (vault-api.yaml), which a
+ * verifier reads on the chain. `vaultContract` is the holder's vault (`vault_address` of
+ * `GET /contracts/vault/{owner}`); `contextUrl`, when given, is the vault API's
+ * `{base}/contexts/ledger-vault/v1`, added to the credential's `@context`.
+ */
+export interface LedgerVaultStatus {
+  network: 'testnet' | 'mainnet';
+  vaultContract: string;
+  vcId: string;
+  contextUrl?: string;
+}
+
 export interface SignCredentialOptions extends Omit<ProofOptions, 'proofPurpose'> {
   credential: Record<string, unknown>;
   proofPurpose?: VerificationRelationship;
   secretKey?: Ed25519SecretKey;
   signer?: Signer;
+  /** Adds the credential's LedgerVaultStatusEntry before signing. */
+  ledgerVaultStatus?: LedgerVaultStatus;
 }
 
 /**
@@ -193,11 +208,51 @@ export interface SignCredentialOptions extends Omit<ProofOptions, 'proofPurpose'
  * `verificationMethod` names (one of the issuer DID's `#assert-N` keys). Pass the key itself or a `signer`
  * (a wallet, an HSM) that signs the 64 bytes it is given.
  */
-export async function signCredential({ credential, secretKey, signer, ...options }: SignCredentialOptions) {
+export async function signCredential({ credential, secretKey, signer, ledgerVaultStatus, ...options }: SignCredentialOptions) {
   if ((secretKey === undefined) === (signer === undefined)) {
     throw new DataIntegrityError('PROOF_GENERATION_ERROR', 'pass exactly one of secretKey and signer');
   }
-  return addProof(credential, options, signer ? { signer } : { secretKey: secretKey! });
+  const unsigned = ledgerVaultStatus ? withStatusEntry(credential, ledgerVaultStatus) : credential;
+  return addProof(unsigned, options, signer ? { signer } : { secretKey: secretKey! });
+}
+
+function withStatusEntry(credential: Record<string, unknown>, s: LedgerVaultStatus): Record<string, unknown> {
+  const entry = { type: 'LedgerVaultStatusEntry', statusPurpose: 'revocation', network: s.network, vaultContract: s.vaultContract, vcId: s.vcId };
+  const existing = credential['credentialStatus'];
+  const list = existing === undefined ? [] : Array.isArray(existing) ? existing : [existing];
+  if (list.some((e) => typeof e === 'object' && e !== null && (e as { type?: unknown }).type === entry.type)) {
+    throw new DataIntegrityError('PROOF_GENERATION_ERROR', 'the credential already carries a LedgerVaultStatusEntry');
+  }
+  const context = credential['@context'];
+  const contexts = Array.isArray(context) ? context : context === undefined ? [] : [context];
+  return {
+    ...credential,
+    ...(s.contextUrl !== undefined && !contexts.includes(s.contextUrl) ? { '@context': [...contexts, s.contextUrl] } : {}),
+    credentialStatus: list.length === 0 ? entry : [...list, entry],
+  };
+}
+
+export interface SignPresentationOptions {
+  /** The presentation: `holder` and `verifiableCredential`; `@context` and `type` are added when missing. */
+  presentation: Record<string, unknown>;
+  /** A key under the holder DID's `authentication` (`did:ledger:…#auth-1`, or a did:key's own key). */
+  verificationMethod: string;
+  /** The verifier's challenge (POST /challenges) and, when it asks for one, its domain. */
+  challenge: string;
+  domain?: string;
+  created?: Date | string;
+  secretKey?: Ed25519SecretKey;
+  signer?: Signer;
+}
+
+/** A holder's proof on a presentation: `eddsa-jcs-2022`, purpose `authentication`, over the challenge. */
+export async function signPresentation({ presentation, secretKey, signer, challenge, domain, ...options }: SignPresentationOptions) {
+  if ((secretKey === undefined) === (signer === undefined)) {
+    throw new DataIntegrityError('PROOF_GENERATION_ERROR', 'pass exactly one of secretKey and signer');
+  }
+  const vp = { '@context': ['https://www.w3.org/ns/credentials/v2'], type: ['VerifiablePresentation'], ...presentation };
+  const proof = { ...options, proofPurpose: 'authentication' as const, challenge, ...(domain !== undefined ? { domain } : {}) };
+  return addProof(vp, proof, signer ? { signer } : { secretKey: secretKey! });
 }
 
 function dateTimeOf(value: Date | string, name: string): string {
