@@ -306,6 +306,12 @@ describe('proof sets and chains', () => {
     expect(result).toMatchObject({ verified: false, results: [], errors: [{ type: 'MALFORMED_PROOF_ERROR', reason: 'too_many_proofs' }] });
   });
 
+  it('refuses a set that holds the same proof twice', async () => {
+    const doc = await first();
+    const result = await verifyDataIntegrity({ document: { ...doc, proof: [doc.proof, structuredClone(doc.proof)] }, resolve, now: NOW });
+    expect(result).toMatchObject({ verified: false, errors: [{ type: 'MALFORMED_PROOF_ERROR', message: expect.stringContaining('twice') }] });
+  });
+
   it.each([
     ['names a proof twice', ['urn:uuid:proof-1', 'urn:uuid:proof-1']],
     [`names more than ${MAX_PREVIOUS_PROOFS} proofs`, Array.from({ length: MAX_PREVIOUS_PROOFS + 1 }, (_, i) => `urn:uuid:p-${i}`)],

@@ -310,6 +310,21 @@ export async function verifyDataIntegrity(options: VerifyDataIntegrityOptions): 
     return failed([problem('PROOF_TRANSFORMATION_ERROR', 'malformed_proof', `the document cannot be canonicalized: ${(e as Error).message}`)]);
   }
   const ctx: VerifyContext = { members, allProofs, proofTexts: new Map(), hashes: new Map() };
+  // A set that holds one proof twice says nothing more than once, and costs twice: refused.
+  if (allProofs.length > 1) {
+    const seen = new Set<string>();
+    for (const [i, q] of allProofs.entries()) {
+      let text: string;
+      try {
+        text = canonicalize(q);
+      } catch (e) {
+        return failed([problem('PROOF_TRANSFORMATION_ERROR', 'malformed_proof', `proof ${i} cannot be canonicalized: ${(e as Error).message}`)]);
+      }
+      if (seen.has(text)) return failed([problem('MALFORMED_PROOF_ERROR', 'malformed_proof', `the document carries proof ${i} twice`)]);
+      seen.add(text);
+      ctx.proofTexts.set(i, text);
+    }
+  }
   const results: ProofVerification[] = [];
   for (const p of allProofs) results.push(await verifyOne(ctx, p, options));
   const errors = results.flatMap((r) => r.errors);
