@@ -1,7 +1,7 @@
 import { createHash, createPrivateKey, sign as cryptoSign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
-  MAX_PREVIOUS_PROOFS, MAX_PROOFS, addProof, createProof, signCredential, verifyDataIntegrity, type DataIntegrityProof, type ProofProblemReason,
+  MAX_PREVIOUS_PROOFS, MAX_PROOFS, addProof, createProof, signCredential, signPresentation, verifyDataIntegrity, type DataIntegrityProof, type ProofProblemReason,
   type VerifyDataIntegrityOptions,
 } from './data-integrity.ts';
 import { ed25519KeyPair, hashData, proofConfiguration, transform } from './eddsa-jcs-2022.ts';
@@ -356,5 +356,34 @@ describe('signCredential', () => {
     ['a signer that returns no signature', { secretKey: undefined, signer: () => new Uint8Array(3) }],
   ])('refuses %s', async (_name, over) => {
     await expect(sign(over as never)).rejects.toThrow();
+  });
+});
+
+describe('signCredential with ledgerVaultStatus, and signPresentation', () => {
+  const VAULT = 'CD4FWXJVWXKDA6QU36W7SMC7PVVM2F43RTJIXY7G4PSF3A2YH52YRHWZ';
+  const CTX = 'http://127.0.0.1:3000/contexts/ledger-vault/v1';
+
+  it('adds the LedgerVaultStatusEntry and its context before signing', async () => {
+    const signed = await sign({ ledgerVaultStatus: { network: 'testnet', vaultContract: VAULT, vcId: 'vc-1', contextUrl: CTX } });
+    expect(signed['credentialStatus']).toEqual({ type: 'LedgerVaultStatusEntry', statusPurpose: 'revocation', network: 'testnet', vaultContract: VAULT, vcId: 'vc-1' });
+    expect(signed['@context']).toEqual([...CREDENTIAL['@context'], CTX]);
+    expect((await verifyDataIntegrity({ document: signed, resolve: registry({ [DID]: record() }), now: NOW })).verified).toBe(true);
+  });
+
+  it('keeps other status entries beside it, and refuses a second LedgerVaultStatusEntry', async () => {
+    const other = { type: 'BitstringStatusListEntry', statusPurpose: 'suspension' };
+    const signed = await sign({ credential: { ...CREDENTIAL, credentialStatus: other }, ledgerVaultStatus: { network: 'testnet', vaultContract: VAULT, vcId: 'vc-1' } });
+    expect(signed['credentialStatus']).toEqual([other, expect.objectContaining({ type: 'LedgerVaultStatusEntry' })]);
+    await expect(sign({ credential: signed, ledgerVaultStatus: { network: 'testnet', vaultContract: VAULT, vcId: 'vc-2' } })).rejects.toThrow(/already carries/);
+  });
+
+  it("signs a presentation for its holder's authentication key over the challenge", async () => {
+    const vp = await signPresentation({
+      presentation: { holder: DID, verifiableCredential: [await sign()] }, verificationMethod: `${DID}#auth-1`, challenge: 'c-1', domain: 'v.example', secretKey: AUTH,
+    });
+    expect(vp).toMatchObject({ '@context': ['https://www.w3.org/ns/credentials/v2'], type: ['VerifiablePresentation'], holder: DID });
+    expect(vp.proof).toMatchObject({ proofPurpose: 'authentication', challenge: 'c-1', domain: 'v.example' });
+    const result = await verifyDataIntegrity({ document: vp, resolve: registry({ [DID]: record() }), now: NOW, expectedProofPurpose: 'authentication', challenge: 'c-1', domain: 'v.example', expectedController: DID });
+    expect(result.errors).toEqual([]);
   });
 });
