@@ -387,3 +387,21 @@ describe('signCredential with ledgerVaultStatus, and signPresentation', () => {
     expect(result.errors).toEqual([]);
   });
 });
+
+describe('canonicalCache', () => {
+  it('keeps the JCS text of each document verified, equal to canonicalize, and uses it inside a container', async () => {
+    const cache = new WeakMap<object, string>();
+    const one = await sign({ id: 'urn:uuid:a' } as never);
+    const set = await addProof(await sign(), { verificationMethod: `${DID}#assert-1`, created: '2026-11-24T09:01:00Z' }, { secretKey: ASSERT });
+    const resolve = registry({ [DID]: record() });
+    for (const doc of [one, set]) {
+      await verifyDataIntegrity({ document: doc, resolve, now: NOW, canonicalCache: cache });
+      expect(cache.get(doc)).toBe(canonicalize(doc));
+    }
+    const vp = await addProof({ '@context': CREDENTIAL['@context'], type: ['VerifiablePresentation'], holder: DID, verifiableCredential: [one, set] },
+      { verificationMethod: `${DID}#auth-1`, proofPurpose: 'authentication', challenge: 'c' }, { secretKey: AUTH });
+    const r = await verifyDataIntegrity({ document: vp, resolve, now: NOW, canonicalCache: cache, expectedProofPurpose: 'authentication', challenge: 'c' });
+    expect(r.errors).toEqual([]);
+    expect(cache.get(vp)).toBe(canonicalize(vp));
+  });
+});

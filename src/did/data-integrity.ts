@@ -6,7 +6,7 @@
 // issuer's key, only issuers' wallets and backends do. Verification answers a result with the problems as
 // data (like digitalbazaar/vc), the clock and the DID resolver injected; it throws only on a programming
 // error (the resolver's own failures are resolution metadata, did_unresolvable).
-import { createHash } from 'node:crypto';
+import { createHash, type Hash, type KeyObject } from 'node:crypto';
 import { canonicalize } from './jcs.ts';
 import { base58btcDecode, base58btcEncode, decodeMultikey } from './multikey.ts';
 import {
@@ -14,7 +14,7 @@ import {
   type DataIntegrityErrorType, type Ed25519SecretKey, type Signer,
 } from './eddsa-jcs-2022.ts';
 import { dereferenceFragment, methodsFor, parseDidUrl, type VerificationRelationship } from './dereference.ts';
-import { verifyEd25519 } from './proof.ts';
+import { ed25519PublicKey, verifyEd25519 } from './proof.ts';
 import type { DidResolutionResult, VerificationMethod } from './types.ts';
 
 /** A proof as Data Integrity §2.1 defines it (the properties this cryptosuite reads). */
@@ -103,6 +103,11 @@ export interface VerifyDataIntegrityOptions {
    * another DID fails `not_proof_signer` without that DID being resolved.
    */
   expectedController?: string;
+  /**
+   * Canonical (JCS) texts of documents verified before in the same request, by object: a presentation's
+   * credentials are canonicalized once, for their own proofs and then inside the presentation's.
+   */
+  canonicalCache?: WeakMap<object, string>;
 }
 
 export const DEFAULT_CLOCK_SKEW_MS = 5 * 60 * 1000;
@@ -305,11 +310,11 @@ export async function verifyDataIntegrity(options: VerifyDataIntegrityOptions): 
   }
   let members: CanonicalMembers;
   try {
-    members = canonicalMembers(unsecured);
+    members = canonicalMembers(unsecured, options.canonicalCache);
   } catch (e) {
     return failed([problem('PROOF_TRANSFORMATION_ERROR', 'malformed_proof', `the document cannot be canonicalized: ${(e as Error).message}`)]);
   }
-  const ctx: VerifyContext = { members, allProofs, proofTexts: new Map(), hashes: new Map() };
+  const ctx: VerifyContext = { members, allProofs, proofTexts: new Map(), hashes: new Map(), keys: new Map() };
   // A set that holds one proof twice says nothing more than once, and costs twice: refused.
   if (allProofs.length > 1) {
     const seen = new Set<string>();
@@ -323,6 +328,13 @@ export async function verifyDataIntegrity(options: VerifyDataIntegrityOptions): 
       if (seen.has(text)) return failed([problem('MALFORMED_PROOF_ERROR', 'malformed_proof', `the document carries proof ${i} twice`)]);
       seen.add(text);
       ctx.proofTexts.set(i, text);
+    }
+  }
+  if (options.canonicalCache) {
+    try {
+      options.canonicalCache.set(document, securedText(members, proof, ctx.proofTexts));
+    } catch {
+      // a proof JCS cannot take: the document is refused below, and a container canonicalizes it anew
     }
   }
   const results: ProofVerification[] = [];
@@ -339,6 +351,8 @@ interface VerifyContext {
   proofTexts: Map<number, string>;
   /** SHA-256 of each distinct hash input (the same @context and chained proofs give the same input). */
   hashes: Map<string, Buffer>;
+  /** Node's key of each Ed25519 public key met, made once (hex of the raw key → key). */
+  keys: Map<string, KeyObject>;
 }
 
 async function verifyOne(ctx: VerifyContext, proof: unknown, o: VerifyDataIntegrityOptions): Promise<ProofVerification> {
@@ -416,7 +430,13 @@ async function verifyOne(ctx: VerifyContext, proof: unknown, o: VerifyDataIntegr
   } catch (e) {
     return fail('PROOF_TRANSFORMATION_ERROR', 'malformed_proof', `the proof cannot be canonicalized: ${(e as Error).message}`, who);
   }
-  if (!verifyEd25519(key.publicKey, data, signature)) {
+  const hex = Buffer.from(key.publicKey).toString('hex');
+  let publicKey = ctx.keys.get(hex);
+  if (!publicKey) {
+    publicKey = ed25519PublicKey(key.publicKey);
+    ctx.keys.set(hex, publicKey);
+  }
+  if (!verifyEd25519(publicKey, data, signature)) {
     return fail('PROOF_VERIFICATION_ERROR', 'signature_invalid', 'the signature does not verify: the document or the proof was changed, or another key signed it', who);
   }
   return { proof, verified: true, ...who, errors: [] };
@@ -457,59 +477,106 @@ function chainedProofs(ctx: VerifyContext, previous: unknown): Chained {
   return { ok: true, text: `"proof":[${texts.join(',')}]` };
 }
 
-/** The unsecured document's canonical (JCS) members: `"name":value` texts, names in JCS order. */
+/** The unsecured document's canonical (JCS) members: `"name":value` texts in UTF-8, names in JCS order. */
 interface CanonicalMembers {
   names: string[];
-  texts: Map<string, string>;
+  /** The member texts, as strings and in UTF-8. */
+  strings: Map<string, string>;
+  texts: Map<string, Buffer>;
   values: Map<string, unknown>;
+  /** SHA-256 states over `{` and the members before `proof`, per @context member (hash.copy() per proof). */
+  prefixes: Map<string, Hash>;
 }
 
-function canonicalMembers(doc: Record<string, unknown>): CanonicalMembers {
+function canonicalMembers(doc: Record<string, unknown>, cache?: WeakMap<object, string>): CanonicalMembers {
   const names: string[] = [];
-  const texts = new Map<string, string>();
+  const strings = new Map<string, string>();
+  const texts = new Map<string, Buffer>();
   const values = new Map<string, unknown>();
   // RFC 8785 §3.2.3: names sorted by UTF-16 code units, which is what sort() compares.
   for (const name of Object.keys(doc).sort()) {
     const v = doc[name];
     if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
     names.push(name);
-    texts.set(name, memberText(name, v));
+    const text = memberText(name, v, cache);
+    strings.set(name, text);
+    texts.set(name, Buffer.from(text, 'utf8'));
     values.set(name, v);
   }
-  return { names, texts, values };
+  return { names, strings, texts, values, prefixes: new Map() };
 }
 
-function memberText(name: string, value: unknown): string {
-  return `${canonicalize(name)}:${canonicalize(value)}`;
+function memberText(name: string, value: unknown, cache?: WeakMap<object, string>): string {
+  return `${canonicalize(name)}:${cachedCanonical(value, cache)}`;
 }
+
+/** JCS of a value, from the cache for a verified document or a list of them (RFC 8785: `[a,b]` of their texts). */
+function cachedCanonical(value: unknown, cache?: WeakMap<object, string>): string {
+  if (cache && typeof value === 'object' && value !== null) {
+    const hit = cache.get(value);
+    if (hit !== undefined) return hit;
+    if (Array.isArray(value) && value.length > 0) {
+      const items = value.map((v) => (typeof v === 'object' && v !== null ? cache.get(v) : undefined));
+      if (items.every((t) => t !== undefined)) return `[${items.join(',')}]`;
+    }
+  }
+  return canonicalize(value);
+}
+
+/** JCS of the whole secured document: its members with the `proof` member in its place. */
+function securedText(members: CanonicalMembers, proof: unknown, proofTexts: Map<number, string>): string {
+  const proofs = Array.isArray(proof) ? proof : undefined;
+  const proofText = proofs && proofTexts.size === proofs.length ? `[${proofs.map((_, i) => proofTexts.get(i)!).join(',')}]` : canonicalize(proof);
+  const parts: string[] = [];
+  let placed = false;
+  for (const name of members.names) {
+    if (!placed && name > 'proof') {
+      parts.push(`"proof":${proofText}`);
+      placed = true;
+    }
+    parts.push(members.strings.get(name)!);
+  }
+  if (!placed) parts.push(`"proof":${proofText}`);
+  return `{${parts.join(',')}}`;
+}
+
+const OPEN = Buffer.from('{');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from('}');
 
 /**
  * SHA-256 of the JCS text of the unsecured document with its `@context` member replaced (a proof's own
  * @context) and a `proof` member added (the proofs a chained proof signs over). Texts are composed, never
- * canonicalized again: hashing is the only per-proof cost, and equal inputs are hashed once.
+ * canonicalized again; the members before `proof` are hashed once per @context and the state copied, so a
+ * proof costs the hashing of what follows; equal inputs are hashed once.
  */
 function documentHash(ctx: VerifyContext, contextMember: string | undefined, proofMember: string | undefined): Buffer {
   const key = `${contextMember ?? ''}\u0000${proofMember ?? ''}`;
   const cached = ctx.hashes.get(key);
   if (cached) return cached;
-  const { names, texts } = ctx.members;
-  const hash = createHash('sha256');
-  hash.update('{');
-  let first = true;
-  const put = (text: string) => {
-    hash.update(first ? text : `,${text}`);
+  const { names, texts, prefixes } = ctx.members;
+  const before = names.filter((n) => n < 'proof');
+  const after = names.filter((n) => n > 'proof');
+  const textOf = (name: string) => (name === '@context' && contextMember !== undefined ? Buffer.from(contextMember, 'utf8') : texts.get(name)!);
+  let prefix = prefixes.get(contextMember ?? '');
+  if (!prefix) {
+    prefix = createHash('sha256').update(OPEN);
+    before.forEach((name, i) => {
+      if (i > 0) prefix!.update(COMMA);
+      prefix!.update(textOf(name));
+    });
+    prefixes.set(contextMember ?? '', prefix);
+  }
+  const hash = prefix.copy();
+  let first = before.length === 0;
+  const put = (text: Buffer) => {
+    if (!first) hash.update(COMMA);
+    hash.update(text);
     first = false;
   };
-  let proofPut = proofMember === undefined;
-  for (const name of names) {
-    if (!proofPut && name > 'proof') {
-      put(proofMember!);
-      proofPut = true;
-    }
-    put(name === '@context' && contextMember !== undefined ? contextMember : texts.get(name)!);
-  }
-  if (!proofPut) put(proofMember!);
-  hash.update('}');
+  if (proofMember !== undefined) put(Buffer.from(proofMember, 'utf8'));
+  for (const name of after) put(textOf(name));
+  hash.update(CLOSE);
   const digest = hash.digest();
   ctx.hashes.set(key, digest);
   return digest;

@@ -6,8 +6,9 @@
 // not decode → 400. The size limit counts decoded bytes, and reading stops at the limit (raw-body), so a
 // small compressed body that would inflate to gigabytes is a 413 after at most the limit.
 // The text is also read as I-JSON (RFC 7493, ./json-text.ts): a string with a lone surrogate is refused on
-// every route (no hash, JCS or UTF-8 encoder can take it), and repeated member names are kept for the
-// routes that must refuse them (`duplicateMembersOf`).
+// every route (no hash, JCS or UTF-8 encoder can take it), and repeated member names are found for the
+// routes that must refuse them (`JsonBodyOptions.findDuplicates`, then `duplicateMembersOf`). Elsewhere only a
+// text with a `\u` escape is scanned: no other text can hold a lone surrogate.
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { inspectJsonText } from './json-text.ts';
 
@@ -32,6 +33,8 @@ export interface JsonBodyOptions {
   takesBody?: (req: Request) => boolean;
   /** Whether this request must carry a body (its operation's requestBody is required); default: none must. */
   needsBody?: (req: Request) => boolean;
+  /** Whether this request's repeated member names are looked for (`duplicateMembersOf`); default: none. */
+  findDuplicates?: (req: Request) => boolean;
 }
 
 /** body-parser's own failures carry a `type` (`entity.too.large`, `entity.parse.failed`, …); a decoder's do not. */
@@ -55,9 +58,11 @@ class LoneSurrogate extends Error {
   }
 }
 
-function inspectBody(req: Request, _res: unknown, buf: Buffer, encoding: string | null): void {
+function inspectBody(req: Request, buf: Buffer, encoding: string | null, findDuplicates: boolean): void {
   // express.json only takes UTF-8, -16 and -32; TextDecoder knows their labels.
   const text = !encoding || encoding === 'utf-8' ? buf.toString('utf8') : new TextDecoder(encoding).decode(buf);
+  // Only a `\u` escape can make a lone surrogate: other texts are scanned only where names must be checked.
+  if (!findDuplicates && !text.includes('\\u')) return;
   const found = inspectJsonText(text);
   if (!found) return; // not JSON: the parser says so
   if (found.loneSurrogateAt !== undefined) throw new LoneSurrogate(found.loneSurrogateAt);
@@ -65,7 +70,11 @@ function inspectBody(req: Request, _res: unknown, buf: Buffer, encoding: string 
 }
 
 export function jsonBody(options: JsonBodyOptions, errors: BodyDecodingErrors): RequestHandler {
-  const parse = express.json({ limit: options.limit, strict: options.strict ?? true, verify: inspectBody as never });
+  const parse = express.json({
+    limit: options.limit,
+    strict: options.strict ?? true,
+    verify: ((req: Request, _res: Response, buf: Buffer, encoding: string | null) => inspectBody(req, buf, encoding, options.findDuplicates?.(req) ?? false)) as never,
+  });
   return function readJsonBody(req: Request, res: Response, next: NextFunction): void {
     if (options.takesBody && !options.takesBody(req)) return next();
     const header = req.headers['content-encoding'];

@@ -52,3 +52,5 @@ describe('inspectJsonText', () => {
     expect(inspectJsonText(text)).toEqual({ duplicateMembers: ['/k7'] });
   });
 });
+
+

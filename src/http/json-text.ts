@@ -11,9 +11,24 @@ export interface JsonTextFindings {
   duplicateMembers: string[];
 }
 
-type Frame = { kind: 'object'; names: Set<string>; name: string | undefined } | { kind: 'array'; index: number };
+/** An open object keeps its names in a list while it is small, in a set once it is not. */
+type Frame = { kind: 'object'; names: string[]; set?: Set<string>; name: string | undefined } | { kind: 'array'; index: number };
+const SMALL_OBJECT = 16;
 
-const WS = new Set([0x20, 0x09, 0x0a, 0x0d]);
+/** Adds a member name; false when the object already has it. */
+function addName(f: Extract<Frame, { kind: 'object' }>, name: string): boolean {
+  if (f.set) {
+    if (f.set.has(name)) return false;
+    f.set.add(name);
+    return true;
+  }
+  if (f.names.includes(name)) return false;
+  f.names.push(name);
+  if (f.names.length > SMALL_OBJECT) f.set = new Set(f.names);
+  return true;
+}
+
+const isWs = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 /** RFC 6901: `~` → `~0`, `/` → `~1`. */
 function pointer(stack: Frame[], last?: string): string {
@@ -36,19 +51,22 @@ export function inspectJsonText(text: string, maxDuplicates = 20): JsonTextFindi
   const n = text.length;
   let i = 0;
   const skipWs = () => {
-    while (i < n && WS.has(text.charCodeAt(i))) i++;
+    while (i < n && isWs(text.charCodeAt(i))) i++;
   };
 
   /** Reads the string starting at text[i] === '"'; answers its end (index after the closing quote). */
   const readString = (wantValue: boolean): { end: number; value?: string; lone: boolean } | undefined => {
-    const close = text.indexOf('"', i + 1);
-    if (close < 0) return undefined;
-    const slash = text.indexOf('\\', i + 1);
-    if (slash < 0 || slash > close) {
-      return { end: close + 1, lone: false, ...(wantValue ? { value: text.slice(i + 1, close) } : {}) };
+    // Up to the closing quote or the first escape, whichever comes first (a search for either alone could
+    // run to the end of the text for every string).
+    let k = i + 1;
+    for (; k < n; k++) {
+      const c = text.charCodeAt(k);
+      if (c === 0x22 || c === 0x5c) break;
     }
+    if (k >= n) return undefined;
+    if (text.charCodeAt(k) === 0x22) return { end: k + 1, lone: false, ...(wantValue ? { value: text.slice(i + 1, k) } : {}) };
     // Escapes: walk to the real closing quote, pairing \uD8xx with \uDCxx.
-    let j = i + 1;
+    let j = k;
     let lone = false;
     let pendingHigh = false;
     for (;;) {
@@ -123,9 +141,7 @@ export function inspectJsonText(text: string, maxDuplicates = 20): JsonTextFindi
       top.name = undefined;
     } else {
       const name = s.value!;
-      if (top.names.has(name)) {
-        if (findings.duplicateMembers.length < maxDuplicates) findings.duplicateMembers.push(pointer(stack.slice(0, -1), name));
-      } else top.names.add(name);
+      if (!addName(top, name) && findings.duplicateMembers.length < maxDuplicates) findings.duplicateMembers.push(pointer(stack.slice(0, -1), name));
       top.name = name;
     }
     i = s.end;
@@ -145,7 +161,7 @@ export function inspectJsonText(text: string, maxDuplicates = 20): JsonTextFindi
       if (text.charCodeAt(i) === 0x7d) {
         i++;
       } else {
-        stack.push({ kind: 'object', names: new Set(), name: undefined });
+        stack.push({ kind: 'object', names: [], name: undefined });
         if (!memberName()) return undefined;
         continue;
       }
@@ -168,7 +184,7 @@ export function inspectJsonText(text: string, maxDuplicates = 20): JsonTextFindi
       const start = i;
       while (i < n) {
         const d = text.charCodeAt(i);
-        if (d === 0x2c || d === 0x5d || d === 0x7d || WS.has(d)) break;
+        if (d === 0x2c || d === 0x5d || d === 0x7d || isWs(d)) break;
         i++;
       }
       if (i === start) return undefined;
@@ -180,3 +196,4 @@ export function inspectJsonText(text: string, maxDuplicates = 20): JsonTextFindi
     if (top.kind === 'object' && text.charCodeAt(i - 1) === 0x2c && !memberName()) return undefined;
   }
 }
+

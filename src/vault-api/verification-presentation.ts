@@ -54,6 +54,13 @@ export async function verifyPresentation(deps: VaultAppDeps, store: ChallengeSto
 
   const holder = holderOf(vp);
   const resolver = requestResolver(deps);
+  // The credentials first: each is canonicalized once, for its proofs and then inside the presentation's.
+  const canonicalCache = new WeakMap<object, string>();
+  const credentials = [];
+  for (const credential of credentialsOf(vp)) {
+    const shape = { returnResults: options.returnResults !== false, returnProblemDetails: options.returnProblemDetails !== false };
+    credentials.push(await verifyCredential(deps, { credential, resolver, canonicalCache, options: shape }));
+  }
   const problems: ProblemDetails[] = [];
   const proof = await verifyDataIntegrity({
     document: vp,
@@ -62,6 +69,7 @@ export async function verifyPresentation(deps: VaultAppDeps, store: ChallengeSto
     expectedProofPurpose: 'authentication',
     expectedController: holder,
     challenge: options.challenge,
+    canonicalCache,
     ...(options.domain !== undefined ? { domain: options.domain } : {}),
   });
   resolver.rethrow();
@@ -83,10 +91,6 @@ export async function verifyPresentation(deps: VaultAppDeps, store: ChallengeSto
     holder: { verified: proof.verified && !failed('holder'), input: clip(holder) },
     proof: proofResults(vp['proof'], proof.results),
   };
-  const credentials = [];
-  for (const credential of credentialsOf(vp)) {
-    credentials.push(await verifyCredential(deps, { credential, resolver, options: { returnResults: options.returnResults !== false, returnProblemDetails: options.returnProblemDetails !== false } }));
-  }
   return answer(vp, options, problems, presentationResults, credentials);
 }
 

@@ -130,6 +130,8 @@ export interface VerifyCredentialInput {
   parsingProblems?: ProblemDetails[];
   /** Shared by the credentials of one presentation. */
   resolver?: RequestResolver;
+  /** Canonical texts kept for the presentation's own proof (verifyDataIntegrity `canonicalCache`). */
+  canonicalCache?: WeakMap<object, string>;
 }
 
 /** Verifies one credential; the answer's `verified` is true when no check failed. */
@@ -156,6 +158,7 @@ export async function verifyCredential(deps: VaultAppDeps, input: VerifyCredenti
       resolve: resolver.resolve,
       now,
       expectedController: issuer,
+      ...(input.canonicalCache ? { canonicalCache: input.canonicalCache } : {}),
       ...(options.domain !== undefined ? { domain: options.domain } : {}),
       ...(options.challenge !== undefined ? { challenge: options.challenge } : {}),
     });
