@@ -6,7 +6,7 @@
 // issuer's key, only issuers' wallets and backends do. Verification answers a result with the problems as
 // data (like digitalbazaar/vc), the clock and the DID resolver injected; it throws only on a programming
 // error (the resolver's own failures are resolution metadata, did_unresolvable).
-import { createHash, type Hash, type KeyObject } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { canonicalize } from './jcs.ts';
 import { base58btcDecode, base58btcEncode, decodeMultikey } from './multikey.ts';
 import {
@@ -14,7 +14,7 @@ import {
   type DataIntegrityErrorType, type Ed25519SecretKey, type Signer,
 } from './eddsa-jcs-2022.ts';
 import { dereferenceFragment, methodsFor, parseDidUrl, type VerificationRelationship } from './dereference.ts';
-import { ed25519PublicKey, verifyEd25519 } from './proof.ts';
+import { Ed25519KeyCache, verifyEd25519 } from './proof.ts';
 import type { DidResolutionResult, VerificationMethod } from './types.ts';
 
 /** A proof as Data Integrity §2.1 defines it (the properties this cryptosuite reads). */
@@ -108,6 +108,8 @@ export interface VerifyDataIntegrityOptions {
    * credentials are canonicalized once, for their own proofs and then inside the presentation's.
    */
   canonicalCache?: WeakMap<object, string>;
+  /** Node's public keys, kept across documents (default: one cache for this document). */
+  keyCache?: Ed25519KeyCache;
 }
 
 export const DEFAULT_CLOCK_SKEW_MS = 5 * 60 * 1000;
@@ -314,7 +316,7 @@ export async function verifyDataIntegrity(options: VerifyDataIntegrityOptions): 
   } catch (e) {
     return failed([problem('PROOF_TRANSFORMATION_ERROR', 'malformed_proof', `the document cannot be canonicalized: ${(e as Error).message}`)]);
   }
-  const ctx: VerifyContext = { members, allProofs, proofTexts: new Map(), hashes: new Map(), keys: new Map() };
+  const ctx: VerifyContext = { members, allProofs, proofTexts: new Map(), hashes: new Map(), keys: options.keyCache ?? new Ed25519KeyCache(MAX_PROOFS) };
   // A set that holds one proof twice says nothing more than once, and costs twice: refused.
   if (allProofs.length > 1) {
     const seen = new Set<string>();
@@ -351,8 +353,8 @@ interface VerifyContext {
   proofTexts: Map<number, string>;
   /** SHA-256 of each distinct hash input (the same @context and chained proofs give the same input). */
   hashes: Map<string, Buffer>;
-  /** Node's key of each Ed25519 public key met, made once (hex of the raw key → key). */
-  keys: Map<string, KeyObject>;
+  /** Node's key of each Ed25519 public key met, made once. */
+  keys: Ed25519KeyCache;
 }
 
 async function verifyOne(ctx: VerifyContext, proof: unknown, o: VerifyDataIntegrityOptions): Promise<ProofVerification> {
@@ -430,13 +432,7 @@ async function verifyOne(ctx: VerifyContext, proof: unknown, o: VerifyDataIntegr
   } catch (e) {
     return fail('PROOF_TRANSFORMATION_ERROR', 'malformed_proof', `the proof cannot be canonicalized: ${(e as Error).message}`, who);
   }
-  const hex = Buffer.from(key.publicKey).toString('hex');
-  let publicKey = ctx.keys.get(hex);
-  if (!publicKey) {
-    publicKey = ed25519PublicKey(key.publicKey);
-    ctx.keys.set(hex, publicKey);
-  }
-  if (!verifyEd25519(publicKey, data, signature)) {
+  if (!verifyEd25519(ctx.keys.get(key.publicKey), data, signature)) {
     return fail('PROOF_VERIFICATION_ERROR', 'signature_invalid', 'the signature does not verify: the document or the proof was changed, or another key signed it', who);
   }
   return { proof, verified: true, ...who, errors: [] };

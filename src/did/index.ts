@@ -58,6 +58,7 @@ export {
   type RegistryError,
 } from './record-rules.ts';
 export {
+  Ed25519KeyCache,
   MemoryNonceStore,
   NONCE_BYTES,
   PROOF_WINDOW_MS,

@@ -251,6 +251,35 @@ export function ed25519PublicKey(publicKey: Uint8Array): KeyObject {
   return createPublicKey({ key: Buffer.concat([SPKI_ED25519, publicKey]), format: 'der', type: 'spki' });
 }
 
+/**
+ * Node's keys of Ed25519 public keys, each made once: making one costs several times a verification. Bounded;
+ * the oldest entry goes first. One per verifier (a request, or an app across requests).
+ */
+export class Ed25519KeyCache {
+  readonly #max: number;
+  readonly #keys = new Map<string, KeyObject>();
+
+  constructor(maxEntries = 1_000) {
+    this.#max = maxEntries;
+  }
+
+  get size(): number {
+    return this.#keys.size;
+  }
+
+  /** The key of `publicKey` (32 bytes); throws as ed25519PublicKey does. */
+  get(publicKey: Uint8Array): KeyObject {
+    const id = Buffer.from(publicKey).toString('hex');
+    let key = this.#keys.get(id);
+    if (!key) {
+      key = ed25519PublicKey(publicKey);
+      if (this.#keys.size >= this.#max) this.#keys.delete(this.#keys.keys().next().value!);
+      this.#keys.set(id, key);
+    }
+    return key;
+  }
+}
+
 /** Ed25519 verification with the raw 32-byte key or a key made by ed25519PublicKey (reused across proofs). */
 export function verifyEd25519(publicKey: Uint8Array | KeyObject, message: Uint8Array, signature: Uint8Array): boolean {
   try {

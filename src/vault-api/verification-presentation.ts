@@ -4,7 +4,7 @@
 // verifies a presented one. Challenges this service issued are remembered in the nonce store (Redis when
 // configured, so every instance shares them) and accepted once, within 5 minutes.
 import { randomBytes } from 'node:crypto';
-import { verifyDataIntegrity } from '../did/index.ts';
+import { verifyDataIntegrity, type Ed25519KeyCache } from '../did/index.ts';
 import type { components } from '../generated/vault-api.ts';
 import type { NonceStore } from '../stores/index.ts';
 import type { VaultAppDeps } from './context.ts';
@@ -38,6 +38,8 @@ export interface VerifyPresentationInput {
   options: { challenge: string; domain?: string; returnPresentation?: boolean; returnResults?: boolean; returnProblemDetails?: boolean };
   /** The presentation's JSON text is not I-JSON. */
   parsingProblems?: ProblemDetails[];
+  /** Node's public keys, kept by the app across requests. */
+  keyCache?: Ed25519KeyCache;
 }
 
 /** Where a Data Integrity problem of the holder's proof belongs among the presentation's checks. */
@@ -59,7 +61,7 @@ export async function verifyPresentation(deps: VaultAppDeps, store: ChallengeSto
   const credentials = [];
   for (const credential of credentialsOf(vp)) {
     const shape = { returnResults: options.returnResults !== false, returnProblemDetails: options.returnProblemDetails !== false };
-    credentials.push(await verifyCredential(deps, { credential, resolver, canonicalCache, options: shape }));
+    credentials.push(await verifyCredential(deps, { credential, resolver, canonicalCache, options: shape, ...(input.keyCache ? { keyCache: input.keyCache } : {}) }));
   }
   const problems: ProblemDetails[] = [];
   const proof = await verifyDataIntegrity({
@@ -70,6 +72,7 @@ export async function verifyPresentation(deps: VaultAppDeps, store: ChallengeSto
     expectedController: holder,
     challenge: options.challenge,
     canonicalCache,
+    ...(input.keyCache ? { keyCache: input.keyCache } : {}),
     ...(options.domain !== undefined ? { domain: options.domain } : {}),
   });
   resolver.rethrow();

@@ -7,7 +7,7 @@
 import {
   DID_KEY_PREFIX, canonicalize, didIdToBytes, parseDid, resolutionError, resolveDidKey, resolveFromRegistry, verifyDataIntegrity,
 } from '../did/index.ts';
-import type { DidResolutionResult, ProofVerification } from '../did/index.ts';
+import type { DidResolutionResult, Ed25519KeyCache, ProofVerification } from '../did/index.ts';
 import type { components } from '../generated/vault-api.ts';
 import { ApiError, type VaultAppDeps } from './context.ts';
 import { isError, problem, proofProblem, type CredentialCheckName, type ProblemDetails } from './verification-problems.ts';
@@ -132,6 +132,8 @@ export interface VerifyCredentialInput {
   resolver?: RequestResolver;
   /** Canonical texts kept for the presentation's own proof (verifyDataIntegrity `canonicalCache`). */
   canonicalCache?: WeakMap<object, string>;
+  /** Node's public keys, kept by the app across requests. */
+  keyCache?: Ed25519KeyCache;
 }
 
 /** Verifies one credential; the answer's `verified` is true when no check failed. */
@@ -159,6 +161,7 @@ export async function verifyCredential(deps: VaultAppDeps, input: VerifyCredenti
       now,
       expectedController: issuer,
       ...(input.canonicalCache ? { canonicalCache: input.canonicalCache } : {}),
+      ...(input.keyCache ? { keyCache: input.keyCache } : {}),
       ...(options.domain !== undefined ? { domain: options.domain } : {}),
       ...(options.challenge !== undefined ? { challenge: options.challenge } : {}),
     });

@@ -4,7 +4,7 @@
 // status code of an answer. A key is optional on these routes (keyless callers are limited per client IP by
 // the rate-limit middleware); naming a stored credential needs the owner's or an admin key.
 import type { Request, Router } from 'express';
-import { MemoryNonceStore } from '../../did/index.ts';
+import { Ed25519KeyCache, MemoryNonceStore } from '../../did/index.ts';
 import { duplicateMembersOf } from '../../http/json-body.ts';
 import { ApiError, peekAuth, type VaultAppDeps } from '../context.ts';
 import { sameCredential, verifyCredential, type VaultReference, type VerifyCredentialInput } from '../verification.ts';
@@ -43,6 +43,8 @@ function refuseDuplicatesOutside(req: Request, member: string): void {
 
 export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
   const challenges: ChallengeStore = deps.stores.nonces ?? new MemoryNonceStore({ now: () => new Date(deps.now()) });
+  // Making Node's key of an Ed25519 public key costs more than verifying with it: issuers' keys are few.
+  const keyCache = new Ed25519KeyCache();
 
   router.post('/credentials/verify', async (req, res) => {
     const b = bodyOf(req);
@@ -75,7 +77,7 @@ export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
     const credential = presented ?? reference!.slot.document!;
     const parsingProblems = duplicateProblems(duplicateMembersOf(req), '/verifiableCredential', 'credential');
     const result = await onVaults(deps, reference ? [{ vault: reference.vault }] : [], () =>
-      verifyCredential(deps, { credential, options, parsingProblems, ...(reference ? { reference } : {}) }),
+      verifyCredential(deps, { credential, options, parsingProblems, keyCache, ...(reference ? { reference } : {}) }),
     );
     // VCALM: a verification that completes with verified false is a 400 with the same body.
     res.status(result.verified ? 200 : 400).json(result);
@@ -88,6 +90,7 @@ export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
       presentation: b['verifiablePresentation'] as Record<string, unknown>,
       options: b['options'] as VerifyPresentationInput['options'],
       parsingProblems: duplicateProblems(duplicateMembersOf(req), '/verifiablePresentation', 'presentation'),
+      keyCache,
     };
     res.json(await verifyPresentation(deps, challenges, input));
   });
