@@ -77,45 +77,59 @@ function runDemo(args: string[], timeoutMs: number): Promise<{ code: number | nu
   });
 }
 
+/** Every step printed, in order, with the key facts of the walk-through. */
+function expectWholeWalkThrough({ code, stdout, stderr }: { code: number | null; stdout: string; stderr: string }): void {
+  expect(code, `${stdout}\n${stderr}`).toBe(0);
+  expect(stderr).not.toMatch(/FAILED|demo failed/);
+  const lines = stdout.split('\n');
+  STEPS.forEach((title, i) => {
+    const prefix = `${i + 1}. ${title}: `;
+    expect(lines.some((l) => l.startsWith(prefix)), `missing step line "${prefix}…" in\n${stdout}`).toBe(true);
+  });
+  expect(lines.some((l) => l.startsWith(`${STEPS.length + 1}. `)), 'a step this test does not know').toBe(false);
+  // The key facts of the walk-through.
+  expect(stdout).toMatch(/issuance refused while denied: 403 issuer_denied/);
+  expect(stdout).toMatch(/is revoked since \d{4}-\d\d-\d\dT/);
+  // The verifier: a signed credential verifies presented (without a key), its status read through its
+  // LedgerVaultStatusEntry; a presentation over the verifier's challenge verifies once; the owner verifies by
+  // reference and another wallet's key may not; once revoked the presented credential does not verify.
+  expect(stdout).toMatch(/issue a credential: degree-[0-9a-f]+ into the holder's vault, signed by the issuer \(eddsa-jcs-2022/);
+  expect(stdout).toMatch(/verifier: check a presented credential \(no API key\): verified: true \(proof passed, validFrom passed, credentialStatus valid, issuerDid passed, issuerAllowed passed\)/);
+  expect(stdout).toMatch(/verifier: a presentation over its challenge \(holder signs with its DID key\), once: holder did:ledger:testnet:\S+ bound, credential verified: true; the same presentation again: INVALID_CHALLENGE_ERROR \(challenge_unknown\)/);
+  expect(stdout).toMatch(/holder: check a credential in its own vault by reference \(owner \+ vcId\): degree-[0-9a-f]+ verified: true \(proof passed, validFrom passed, credentialStatus valid, issuerDid passed, issuerAllowed passed\); another wallet's key: 403/);
+  expect(stdout).toMatch(/verifier: the revoked credential no longer verifies: course-[0-9a-f]+-1 presented: verified false, CREDENTIAL_REVOKED: the credential was revoked on \d{4}-/);
+  // The relayed writes on today's network: prepare returns ADDRESS_V2 entries, which the holder signs with SDK 17.
+  expect(stdout).toMatch(/1\. connect: .*\(testnet, Protocol 28,/);
+  expect(stdout).toMatch(/deny the issuer \(relayed: holder authorizes, relayer pays\): .*holder signed 1 addressV2 entry \(SDK 17 authorizeEntry\)/);
+  expect(stdout).toMatch(/revoke a credential \(relayed: holder authorizes, relayer pays\): .*holder signed 1 addressV2 entry/);
+  expect(stdout).toMatch(/write into the revoked vault refused: 409 vault_revoked/);
+  expect(stdout).toMatch(/6 credentials × 5 = 30 in issuance fees/);
+  // The mainnet leg: its own passphrase and fee token, refused without a trustline (the API's code and the
+  // chain's words), then issued and verified once the issuer holds USDC, which pays the 1 USDC fee.
+  expect(stdout).toMatch(/mainnet: connect: .*\(mainnet, passphrase "Credential Vault Simulator Mainnet ; 2026".*fee token USDC:G/);
+  expect(stdout).toMatch(/mainnet: register issuer DID \(prepare → sign → submit\): did:ledger:mainnet:/);
+  expect(stdout).toMatch(/mainnet: issuance refused without a USDC trustline: 400 trustline_missing: "[^"]*trustline entry is missing for account G[A-Z2-7]{55}/);
+  expect(stdout).toMatch(/on a real network you would acquire USDC/);
+  expect(stdout).toMatch(/mainnet: issue a credential: mainnet-degree-[0-9a-f]+ into the holder's mainnet vault/);
+  expect(stdout).toMatch(/mainnet: verify the credential: mainnet-degree-[0-9a-f]+ is valid/);
+  expect(stdout).toMatch(/mainnet: USDC fee paid: issuer 10 → 9 USDC \(1 credential × 1 USDC/);
+  expect(stdout).toMatch(/demo passed in/);
+}
+
 describe('npm run demo', () => {
   it('walks through every step against in-process services and exits 0', async () => {
-    const { code, stdout, stderr } = await runDemo(['--start'], 60_000);
-    expect(code, `${stdout}\n${stderr}`).toBe(0);
-    expect(stderr).not.toMatch(/FAILED|demo failed/);
-    const lines = stdout.split('\n');
-    STEPS.forEach((title, i) => {
-      const prefix = `${i + 1}. ${title}: `;
-      expect(lines.some((l) => l.startsWith(prefix)), `missing step line "${prefix}…" in\n${stdout}`).toBe(true);
-    });
-    expect(lines.some((l) => l.startsWith(`${STEPS.length + 1}. `)), 'a step this test does not know').toBe(false);
-    // The key facts of the walk-through.
-    expect(stdout).toMatch(/issuance refused while denied: 403 issuer_denied/);
-    expect(stdout).toMatch(/is revoked since \d{4}-\d\d-\d\dT/);
-    // The verifier: a signed credential verifies presented (without a key), its status read through its
-    // LedgerVaultStatusEntry; a presentation over the verifier's challenge verifies once; the owner verifies by
-    // reference and another wallet's key may not; once revoked the presented credential does not verify.
-    expect(stdout).toMatch(/issue a credential: degree-[0-9a-f]+ into the holder's vault, signed by the issuer \(eddsa-jcs-2022/);
-    expect(stdout).toMatch(/verifier: check a presented credential \(no API key\): verified: true \(proof passed, validFrom passed, credentialStatus valid, issuerDid passed, issuerAllowed passed\)/);
-    expect(stdout).toMatch(/verifier: a presentation over its challenge \(holder signs with its DID key\), once: holder did:ledger:testnet:\S+ bound, credential verified: true; the same presentation again: INVALID_CHALLENGE_ERROR \(challenge_unknown\)/);
-    expect(stdout).toMatch(/holder: check a credential in its own vault by reference \(owner \+ vcId\): degree-[0-9a-f]+ verified: true \(proof passed, validFrom passed, credentialStatus valid, issuerDid passed, issuerAllowed passed\); another wallet's key: 403/);
-    expect(stdout).toMatch(/verifier: the revoked credential no longer verifies: course-[0-9a-f]+-1 presented: verified false, CREDENTIAL_REVOKED: the credential was revoked on \d{4}-/);
-    // The relayed writes on today's network: prepare returns ADDRESS_V2 entries, which the holder signs with SDK 17.
-    expect(stdout).toMatch(/1\. connect: .*\(testnet, Protocol 29,/);
-    expect(stdout).toMatch(/deny the issuer \(relayed: holder authorizes, relayer pays\): .*holder signed 1 addressV2 entry \(SDK 17 authorizeEntry\)/);
-    expect(stdout).toMatch(/revoke a credential \(relayed: holder authorizes, relayer pays\): .*holder signed 1 addressV2 entry/);
-    expect(stdout).toMatch(/write into the revoked vault refused: 409 vault_revoked/);
-    expect(stdout).toMatch(/6 credentials × 5 = 30 in issuance fees/);
-    // The mainnet leg: its own passphrase and fee token, refused without a trustline (the API's code and the
-    // chain's words), then issued and verified once the issuer holds USDC, which pays the 1 USDC fee.
-    expect(stdout).toMatch(/mainnet: connect: .*\(mainnet, passphrase "Credential Vault Simulator Mainnet ; 2026".*fee token USDC:G/);
-    expect(stdout).toMatch(/mainnet: register issuer DID \(prepare → sign → submit\): did:ledger:mainnet:/);
-    expect(stdout).toMatch(/mainnet: issuance refused without a USDC trustline: 400 trustline_missing: "[^"]*trustline entry is missing for account G[A-Z2-7]{55}/);
-    expect(stdout).toMatch(/on a real network you would acquire USDC/);
-    expect(stdout).toMatch(/mainnet: issue a credential: mainnet-degree-[0-9a-f]+ into the holder's mainnet vault/);
-    expect(stdout).toMatch(/mainnet: verify the credential: mainnet-degree-[0-9a-f]+ is valid/);
-    expect(stdout).toMatch(/mainnet: USDC fee paid: issuer 10 → 9 USDC \(1 credential × 1 USDC/);
-    expect(stdout).toMatch(/demo passed in/);
+    const run = await runDemo(['--start'], 60_000);
+    expectWholeWalkThrough(run);
+    expect(run.stdout).toMatch(/^started in-process: simulator \S+ \(transactions applied at once\)/m);
   }, 90_000);
+
+  // As on a real network: every write waits for a ledger to close (NOT_FOUND until then), friendbot answers once
+  // its ledger closed, a second transaction of the same account meanwhile is TRY_AGAIN_LATER.
+  it('walks through every step the same way when a ledger closes every 1000 ms', async () => {
+    const run = await runDemo(['--start', '--ledger-close-ms', '1000'], 240_000);
+    expectWholeWalkThrough(run);
+    expect(run.stdout).toMatch(/^started in-process: simulator \S+ \(a ledger every 1000 ms\)/m);
+  }, 300_000);
 
   it('exits 1 and names the failing step when a service cannot be reached', async () => {
     const { code, stdout, stderr } = await runDemo(['--vault-url', 'http://127.0.0.1:9', '--resolver-url', 'http://127.0.0.1:9', '--simulator-url', 'http://127.0.0.1:9'], 30_000);

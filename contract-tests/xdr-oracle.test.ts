@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { xdr } from '@stellar/stellar-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../simulator/index.ts';
 import { loadConfig } from '../src/config/index.ts';
@@ -112,6 +113,8 @@ const REQUIRED_FIELDS: RegExp[] = [
       'getLedgerEntries result.entries.xdr',
       'getLatestLedger result.headerXdr',
       'getLatestLedger result.metadataXdr',
+      'getLedgers result.ledgers.headerXdr',
+      'getLedgers result.ledgers.metadataXdr',
       'getEvents result.events.topic',
       'getEvents result.events.value',
       'sendTransaction result.errorResultXdr',
@@ -171,8 +174,9 @@ describe('every XDR value of the demo, both networks', () => {
     expect(code, out).toBe(0);
     expect(out).toMatch(/mainnet: USDC fee paid: /);
 
-    // Calls the demo's flows do not make: getLatestLedger carries the ledger header and close meta, getEvents the
-    // ScVal topics and values of every contract event the demo caused, a refused sendTransaction its result.
+    // Calls the demo's flows do not make: getLatestLedger carries the ledger header and close meta, getLedgers the
+    // close meta of every ledger the demo's transactions landed in (their envelopes, results and meta), getEvents
+    // the ScVal topics and values of every contract event the demo caused, a refused sendTransaction its result.
     for (const n of ['testnet', 'mainnet']) {
       const rpc = async (method: string, params?: object) => {
         const res = await fetch(`${simProxy.url}/${n}/rpc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
@@ -180,6 +184,19 @@ describe('every XDR value of the demo, both networks', () => {
       };
       const { oldestLedger } = await rpc('getHealth');
       expect(await rpc('getLatestLedger'), `${n}: getLatestLedger`).toHaveProperty('metadataXdr');
+      const ledgers: { metadataXdr: string }[] = [];
+      let page = await rpc('getLedgers', { startLedger: oldestLedger, pagination: { limit: 200 } });
+      for (;;) {
+        const got = page.ledgers as { metadataXdr: string }[];
+        ledgers.push(...got);
+        if (got.length < 200) break;
+        page = await rpc('getLedgers', { pagination: { cursor: page.cursor, limit: 200 } });
+      }
+      const txCount = ledgers
+        .map((l) => xdr.LedgerCloseMeta.fromXdr(l.metadataXdr, 'base64'))
+        .map((m) => xdr.expectUnionVariant(m, 'v2').v2.txProcessing.length)
+        .reduce((a, b) => a + b, 0);
+      expect(txCount, `${n}: getLedgers holds the demo's transactions`).toBeGreaterThan(5);
       const { events } = await rpc('getEvents', { startLedger: oldestLedger, pagination: { limit: 10_000 } });
       expect((events as unknown[]).length, `${n}: getEvents`).toBeGreaterThan(0);
       // A client resubmitting a sent envelope with another fee (rebuilt through the oracle's JSON, so no SDK):

@@ -3,7 +3,7 @@
 // succeeds (so the forgery, not something else, is what failed). Transactions go the way a wallet sends them:
 // simulateTransaction → assemble → sign → sendTransaction → getTransaction over the simulator's JSON-RPC.
 // Every (write × forgery × credential type) runs: the table is small and each is a distinct way to steal. The
-// simulator runs Protocol 29, so the victim's entry is sent as legacy ADDRESS, ADDRESS_V2 or
+// simulator runs Protocol 28, so the victim's entry is sent as legacy ADDRESS, ADDRESS_V2 or
 // ADDRESS_WITH_DELEGATES (CAP-71), each with its own payload.
 import { Account, hash, Keypair, Operation, rpc, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
 import { describe, expect, it } from 'vitest';
@@ -242,7 +242,7 @@ const CASES = CRED_TYPES.flatMap((type) =>
   ),
 );
 
-describe('forged authorization (simulator at Protocol 29, over JSON-RPC)', () => {
+describe('forged authorization (simulator at Protocol 28, over JSON-RPC)', () => {
   it.each(CASES)('%s: %s with %s fails on the ledger and changes nothing', async (type, attackName, forgeryName) => {
     chain.reset(genesis);
     const attack = ATTACKS.find((a) => a.name === attackName)!;

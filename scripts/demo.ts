@@ -6,7 +6,7 @@
 // a trustline, paid once the issuer's wallet holds one and some USDC.
 //
 //   npm run demo [-- --vault-url U --mainnet-url U --resolver-url U --simulator-url U]
-//   npm run demo -- --start
+//   npm run demo -- --start [--ledger-close-ms N]
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -41,10 +41,13 @@ import {
 } from '../src/client/index.ts';
 import { challengeSigner, credentialSigner, relayedSigner, walletSigner } from './wallet.ts';
 
-const USAGE = `usage: npm run demo -- [--start] [--vault-url URL] [--mainnet-url URL] [--resolver-url URL] [--simulator-url URL]
+const USAGE = `usage: npm run demo -- [--start [--ledger-close-ms N]]
+                     [--vault-url URL] [--mainnet-url URL] [--resolver-url URL] [--simulator-url URL]
 
   --start            start the simulator, both vault APIs and the resolver in-process on free ports
                      (temporary data directory), run the demo against them, stop them
+  --ledger-close-ms  with --start: the simulator closes a ledger every N ms, as a network does (default 0:
+                     every transaction lands at once); to try a running one: npm start -- --ledger-close-ms N
   --vault-url        testnet vault API of a running \`npm start\` (default http://127.0.0.1:3000)
   --mainnet-url      mainnet vault API of a running \`npm start\` (default http://127.0.0.1:3002)
   --resolver-url     DID resolver (default http://127.0.0.1:3001)
@@ -223,9 +226,10 @@ async function testnetLeg(urls: Urls, step: Step): Promise<string> {
   const signIssuer = walletSigner(issuer, passphrase);
   const signHolder = walletSigner(holder, passphrase);
   const signProof = credentialSigner(issuer);
-  // The relayed writes: the holder authorizes with SDK 17 (V2 entries on a Protocol 28+ network), the relayer pays.
+  // The relayed writes: the holder authorizes with SDK 17, the relayer pays. Prepare asks for V2 entries
+  // (useUpgradedAuth), which a Protocol 27 or 28 network returns; an older one returns legacy entries.
   const latestLedger = async () => (await rpcCall<{ sequence: number }>(config.rpcUrl, 'getLatestLedger')).sequence;
-  const expected: CredentialType = config.protocolVersion >= 28 ? 'addressV2' : 'address';
+  const expected: CredentialType = config.protocolVersion >= 27 ? 'addressV2' : 'address';
   const relayedByHolder = (): { sign: Signer; seen: () => string } => {
     let types: CredentialType[] = [];
     const sign = relayedSigner({
@@ -518,12 +522,18 @@ async function sendClassic(server: rpc.Server, passphrase: string, source: Keypa
   const account = await server.getAccount(source.publicKey());
   const unsigned = new TransactionBuilder(account, { fee: '100', networkPassphrase: passphrase }).addOperation(op).setTimeout(60).build();
   const signed = TransactionBuilder.fromXdr(await sign(unsigned.toXdr(), passphrase), passphrase);
-  const sent = await server.sendTransaction(signed);
+  // A network takes one transaction per source account at a time: TRY_AGAIN_LATER means send it again shortly.
+  let sent = await server.sendTransaction(signed);
+  for (let tries = 0; sent.status === 'TRY_AGAIN_LATER' && tries < 60; tries++) {
+    await new Promise((r) => setTimeout(r, 500));
+    sent = await server.sendTransaction(signed);
+  }
   if (sent.status !== 'PENDING') {
     const codes = sent.errorResult ? ` (${sent.errorResult.result.type})` : '';
     throw new Error(`sendTransaction answered ${sent.status}${codes}`);
   }
-  const final = await server.pollTransaction(sent.hash, { attempts: 40, sleepStrategy: () => 100 });
+  // NOT_FOUND until its ledger closes: about 5 s on a real network, at once on the simulator by default.
+  const final = await server.pollTransaction(sent.hash, { attempts: 120, sleepStrategy: () => 250 });
   if (final.status !== rpc.Api.GetTransactionStatus.SUCCESS) throw new Error(`transaction ${sent.hash} is ${final.status}`);
   return sent.hash;
 }
@@ -675,6 +685,7 @@ async function main(argv: string[]): Promise<number> {
       args: argv,
       options: {
         start: { type: 'boolean', default: false },
+        'ledger-close-ms': { type: 'string' },
         'vault-url': { type: 'string' },
         'mainnet-url': { type: 'string' },
         'resolver-url': { type: 'string' },
@@ -694,6 +705,10 @@ async function main(argv: string[]): Promise<number> {
     console.error(`--start runs its own services; leave out the URL flags\n\n${USAGE}`);
     return 2;
   }
+  if (args['ledger-close-ms'] !== undefined && !args.start) {
+    console.error(`--ledger-close-ms sets the simulator --start runs; a running one has its own\n\n${USAGE}`);
+    return 2;
+  }
 
   let close = async () => {};
   let urls: Urls;
@@ -702,7 +717,15 @@ async function main(argv: string[]): Promise<number> {
     const { loadConfig } = await import('../src/config/index.ts');
     const { startServices } = await import('../src/services.ts');
     const ports = ['--testnet-port', '--mainnet-port', '--resolver-port', '--simulator-port'].flatMap((f) => [f, '0']);
-    const { config } = loadConfig([...ports, '--data-dir', dataDir, '--log-level', 'silent'], {});
+    const timing = args['ledger-close-ms'] !== undefined ? ['--ledger-close-ms', args['ledger-close-ms']] : [];
+    let config;
+    try {
+      config = loadConfig([...ports, ...timing, '--data-dir', dataDir, '--log-level', 'silent'], {}).config;
+    } catch (err) {
+      await rm(dataDir, { recursive: true, force: true });
+      console.error(err instanceof Error ? err.message : String(err));
+      return 2;
+    }
     let running;
     try {
       running = await startServices(config, { mode: 'start' });
@@ -717,7 +740,11 @@ async function main(argv: string[]): Promise<number> {
       await rm(dataDir, { recursive: true, force: true });
     };
     urls = { vault: services.vault.testnet!.url, mainnet: services.vault.mainnet!.url, resolver: services.resolverUrl!, simulator: services.simulatorUrl! };
-    console.log(`started in-process: simulator ${urls.simulator}, vault API (testnet) ${urls.vault}, vault API (mainnet) ${urls.mainnet}, resolver ${urls.resolver}, data ${dataDir}`);
+    const closes = config.ledgerCloseMs ? `a ledger every ${config.ledgerCloseMs} ms` : 'transactions applied at once';
+    console.log(
+      `started in-process: simulator ${urls.simulator} (${closes}), vault API (testnet) ${urls.vault}, ` +
+        `vault API (mainnet) ${urls.mainnet}, resolver ${urls.resolver}, data ${dataDir}`,
+    );
   } else {
     urls = {
       vault: args['vault-url'] ?? 'http://127.0.0.1:3000',

@@ -65,7 +65,7 @@ async function startTestnetResolver(config: Config, chain: Chain): Promise<{ url
   ]);
   const p = config.networks.testnet;
   const app = await createResolverApp({
-    networks: { testnet: { chain, networkPassphrase: p.passphrase!, registryId: p.registryId!, rpcUrl: p.rpcUrl! } },
+    networks: { testnet: { chain, networkPassphrase: p.passphrase!, registryId: p.registryId! } },
     cache: createMemoryCache({}),
     rateLimiter: createMemoryRateLimiter({}),
     limits: { rateLimit: 1_000_000, rateWindowMs: config.resolverRateWindowMs, cacheTtlMs: config.resolverCacheTtlMs },

@@ -1,21 +1,38 @@
-// `credential-vault simulator [--port 8000] [--host 127.0.0.1] [--state-file F] [--protocol 29]`: serves both networks until
-// SIGINT/SIGTERM, then writes the state file. Resolves with the process exit code.
+// `credential-vault simulator [--port 8000] [--host 127.0.0.1] [--state-file F] [--protocol 28]
+// [--ledger-close-ms N]`: serves both networks until SIGINT/SIGTERM, then writes the state file. Resolves with the
+// process exit code.
+import { listenFailure } from '../src/http/listen-error.ts';
 import { MAX_PROTOCOL, MIN_PROTOCOL, PROTOCOL_VERSION, parseProtocol, startSimulator, NETWORK_NAMES } from './index.ts';
 
-const USAGE = `usage: credential-vault simulator [--port 8000] [--host 127.0.0.1] [--state-file FILE] [--protocol ${PROTOCOL_VERSION}]
+const USAGE = `usage: credential-vault simulator [--port 8000] [--host 127.0.0.1] [--state-file FILE]
+                                   [--protocol ${PROTOCOL_VERSION}] [--ledger-close-ms N]
 
 Serves the testnet and mainnet simulators:
   POST /<network>/rpc                Soroban JSON-RPC (plus sim_* cheat methods, see simulator/README.md)
   GET  /<network>/friendbot?addr=G…  funds an account with 10,000 XLM
 With --state-file the ledger is loaded at start (when the file exists), journaled before every answer that
 changed it (kill -9 loses nothing answered) and saved on exit.
---protocol ${MIN_PROTOCOL}..${MAX_PROTOCOL} emulates an older network (default ${PROTOCOL_VERSION}, or CV_SIMULATOR_PROTOCOL).`;
+--protocol ${MIN_PROTOCOL}..${MAX_PROTOCOL} emulates an older network (default ${PROTOCOL_VERSION}, the networks' own,
+or CV_SIMULATOR_PROTOCOL).
+--ledger-close-ms N closes a ledger every N ms with the transactions queued meanwhile, as a real network does
+about every 5000 ms: sendTransaction answers PENDING and getTransaction NOT_FOUND until then (default 0: every
+transaction is applied at once; or CV_SIMULATOR_LEDGER_CLOSE_MS).`;
 
 interface CliOptions {
   port: number;
   host: string;
   stateFile?: string;
   protocol: number;
+  ledgerCloseMs: number;
+}
+
+/** Milliseconds between ledger closes: 0 (at once) to 600,000. */
+function parseCloseMs(value: string): number {
+  const n = /^\d+$/.test(value.trim()) ? Number(value.trim()) : NaN;
+  if (!(n >= 0 && n <= 600_000)) {
+    throw new RangeError(`expected milliseconds from 0 to 600000, got ${JSON.stringify(value)}`);
+  }
+  return n;
 }
 
 function parse(args: string[], defaults: CliDefaults): CliOptions | 'help' {
@@ -27,7 +44,15 @@ function parse(args: string[], defaults: CliDefaults): CliOptions | 'help' {
       throw new Error(`CV_SIMULATOR_PROTOCOL: ${(e as Error).message}`);
     }
   }
-  const o: CliOptions = { port: 8000, host: '127.0.0.1', protocol };
+  let ledgerCloseMs = 0;
+  if (defaults.ledgerCloseMs !== undefined) {
+    try {
+      ledgerCloseMs = parseCloseMs(defaults.ledgerCloseMs);
+    } catch (e) {
+      throw new Error(`CV_SIMULATOR_LEDGER_CLOSE_MS: ${(e as Error).message}`);
+    }
+  }
+  const o: CliOptions = { port: 8000, host: '127.0.0.1', protocol, ledgerCloseMs };
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     const [flag, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
@@ -56,6 +81,13 @@ function parse(args: string[], defaults: CliDefaults): CliOptions | 'help' {
           throw new Error(`--protocol: ${(e as Error).message}`);
         }
         break;
+      case '--ledger-close-ms':
+        try {
+          o.ledgerCloseMs = parseCloseMs(value());
+        } catch (e) {
+          throw new Error(`--ledger-close-ms: ${(e as Error).message}`);
+        }
+        break;
       case '-h':
       case '--help':
         return 'help';
@@ -69,6 +101,7 @@ function parse(args: string[], defaults: CliDefaults): CliOptions | 'help' {
 /** Defaults from the environment (read by src/config); flags win. */
 export interface CliDefaults {
   protocol?: string;
+  ledgerCloseMs?: string;
 }
 
 export async function runSimulator(args: string[], out: (line: string) => void = (l) => console.log(l), defaults: CliDefaults = {}): Promise<number> {
@@ -77,8 +110,9 @@ export async function runSimulator(args: string[], out: (line: string) => void =
     parsed = parse(args, defaults);
   } catch (e) {
     const msg = (e as Error).message;
-    // A refused protocol is one line; other usage errors show the usage.
-    console.error(/protocol/i.test(msg) ? msg : `${msg}\n\n${USAGE}`);
+    // A refused value is one line; other usage errors show the usage.
+    const oneLine = /PROTOCOL|LEDGER_CLOSE_MS|^--(protocol|ledger-close-ms|port):/.test(msg);
+    console.error(oneLine ? msg : `${msg}\n\n${USAGE}`);
     return 2;
   }
   if (parsed === 'help') {
@@ -86,20 +120,16 @@ export async function runSimulator(args: string[], out: (line: string) => void =
     return 0;
   }
   const opts = parsed;
-  const running = await startSimulator({ port: opts.port, host: opts.host, stateFile: opts.stateFile, protocol: opts.protocol });
-  out(`credential-vault simulator listening on ${running.url}, Protocol ${opts.protocol}${opts.stateFile ? ` (state file ${opts.stateFile})` : ''}`);
-  for (const name of NETWORK_NAMES) {
-    const n = running.networks[name];
-    out(`\n[${name}]`);
-    out(`  passphrase      ${n.passphrase}`);
-    out(`  rpc             ${n.rpcUrl}`);
-    out(`  friendbot       ${n.friendbotUrl}?addr=G…`);
-    out(`  factory         ${n.factoryId}`);
-    out(`  registry        ${n.registryId}`);
-    out(`  vault wasm hash ${n.vaultWasmHash}`);
-    out(`  fee token       ${n.feeTokenId} (${n.stablecoin ? `USDC:${n.stablecoin.issuer}` : 'native'}, ${n.feeAmount} stroops per credential)`);
-    out(`  admin           ${n.admin.publicKey} (secret ${n.admin.secret})`);
+  let running;
+  try {
+    const { port, host, stateFile, protocol, ledgerCloseMs } = opts;
+    running = await startSimulator({ port, host, stateFile, protocol, ledgerCloseMs });
+  } catch (e) {
+    const what = { service: 'the chain simulator', setting: '--port', hostSetting: '--host' };
+    console.error(listenFailure(e, { ...what, host: opts.host, port: opts.port }).message);
+    return 1;
   }
+  const timing = opts.ledgerCloseMs ? `a ledger every ${opts.ledgerCloseMs} ms` : 'every transaction applied at once';
   return new Promise<number>((resolve) => {
     const stop = (signal: string): void => {
       process.off('SIGINT', onInt);
@@ -117,5 +147,22 @@ export async function runSimulator(args: string[], out: (line: string) => void =
     const onTerm = (): void => stop('SIGTERM');
     process.on('SIGINT', onInt);
     process.on('SIGTERM', onTerm);
+    // The banner once the handlers are in place: whoever reads it may stop the simulator at once.
+    const state = opts.stateFile ? ` (state file ${opts.stateFile})` : '';
+    out(`credential-vault simulator listening on ${running.url}, Protocol ${opts.protocol}, ${timing}${state}`);
+    for (const name of NETWORK_NAMES) {
+      const n = running.networks[name];
+      out(`\n[${name}]`);
+      out(`  passphrase      ${n.passphrase}`);
+      out(`  rpc             ${n.rpcUrl}`);
+      out(`  friendbot       ${n.friendbotUrl}?addr=G…`);
+      out(`  factory         ${n.factoryId}`);
+      out(`  registry        ${n.registryId}`);
+      out(`  vault wasm hash ${n.vaultWasmHash}`);
+      const asset = n.stablecoin ? `USDC:${n.stablecoin.issuer}` : 'native';
+      out(`  fee token       ${n.feeTokenId} (${asset}, ${n.feeAmount} stroops per credential)`);
+      // The secret is a cheat's answer (sim_info), never printed: banners end up in logs.
+      out(`  admin           ${n.admin.publicKey} (its secret: the sim_info RPC method, admin.secret)`);
+    }
   });
 }

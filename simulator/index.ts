@@ -9,7 +9,7 @@ import { txXdrFields } from './core/meta.ts';
 import { SimNetwork } from './core/network.ts';
 import type { NetworkInfo, NetworkName } from './core/network-types.ts';
 import { stellarAssetContract } from './core/sac.ts';
-import { StateJournal, writeFileDurably } from './core/journal.ts';
+import { StateJournal } from './core/journal.ts';
 import { createHttpServer } from './core/server.ts';
 import { STATE_FORMAT, loadNetwork, saveNetwork, type SavedState } from './core/state.ts';
 
@@ -33,8 +33,11 @@ export interface SimulatorOptions {
   state?: SavedState;
   /** Transactions kept per network for getTransaction (default 10,000). */
   historyLimit?: number;
-  /** Protocol version both networks emulate (26..29, default 29). */
+  /** Protocol version both networks emulate (26..28, default 28). */
   protocol?: number;
+  /** 0 (default): every transaction is applied at once. N > 0: transactions queue until a network's
+   *  `closeLedger()`, which nothing calls in process (tests close by hand); startSimulator calls it every N ms. */
+  ledgerCloseMs?: number;
 }
 
 export interface Simulator {
@@ -50,7 +53,16 @@ export function createSimulator(opts: SimulatorOptions = {}): Simulator {
   const now = opts.now ?? Date.now;
   if (opts.state && opts.state.format !== STATE_FORMAT) throw new Error('not a credential-vault simulator state file');
   const make = (name: NetworkName): SimNetwork => {
-    const net = new SimNetwork({ name, profile: PROFILES[name], contracts: registry, vaultWasmHash: VAULT_WASM_HASH, now, historyLimit: opts.historyLimit, protocol: opts.protocol });
+    const net = new SimNetwork({
+      name,
+      profile: PROFILES[name],
+      contracts: registry,
+      vaultWasmHash: VAULT_WASM_HASH,
+      now,
+      historyLimit: opts.historyLimit,
+      protocol: opts.protocol,
+      ledgerCloseMs: opts.ledgerCloseMs,
+    });
     const saved = opts.state?.networks[name];
     if (saved) loadNetwork(net, saved);
     else net.bootstrap({ factory: FACTORY_WASM_HASH, vault: VAULT_WASM_HASH, registry: REGISTRY_WASM_HASH });
@@ -84,9 +96,24 @@ export interface StartSimulatorOptions {
    *  state, compacted at close. */
   stateFile?: string;
   now?: () => number;
-  /** Protocol version both networks emulate (26..29, default 29). */
+  /** Protocol version both networks emulate (26..28, default 28). */
   protocol?: number;
+  /** 0 (default): every transaction is applied at once. N > 0: a ledger closes on both networks every N ms, with
+   *  the transactions queued since the last one (sendTransaction answers PENDING, getTransaction NOT_FOUND). */
+  ledgerCloseMs?: number;
+  /** Runs `close` every `everyMs` until the returned stop is called (default: setInterval). */
+  ledgerClock?: LedgerClock;
+  /** A failed close (default: written to standard error). */
+  onCloseError?: (err: unknown) => void;
 }
+
+/** Calls `close` every `everyMs` ms; returns what stops it. */
+export type LedgerClock = (everyMs: number, close: () => void) => () => void;
+
+const intervalClock: LedgerClock = (everyMs, close) => {
+  const timer = setInterval(close, everyMs);
+  return () => clearInterval(timer);
+};
 
 export interface RunningSimulator {
   /** Base URL, e.g. http://127.0.0.1:8000 (rpc at `${url}/testnet/rpc`). */
@@ -110,13 +137,9 @@ async function readState(file: string): Promise<SavedState | undefined> {
   return JSON.parse(text) as SavedState;
 }
 
-export async function writeStateFile(sim: Simulator, file: string): Promise<void> {
-  writeFileDurably(file, JSON.stringify(sim.saveState()));
-}
-
 export async function startSimulator(opts: StartSimulatorOptions = {}): Promise<RunningSimulator> {
   const state = opts.stateFile ? await readState(opts.stateFile) : undefined;
-  const sim = createSimulator({ now: opts.now, state, protocol: opts.protocol });
+  const sim = createSimulator({ now: opts.now, state, protocol: opts.protocol, ledgerCloseMs: opts.ledgerCloseMs });
   const journal = opts.stateFile
     ? new StateJournal({ stateFile: opts.stateFile, networks: sim.networks, ...(state ? { loaded: state } : {}), saveState: () => sim.saveState(), txXdr: txXdrFields })
     : undefined;
@@ -135,6 +158,19 @@ export async function startSimulator(opts: StartSimulatorOptions = {}): Promise<
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   for (const name of NETWORK_NAMES) sim.network(name).setUrls(`${url}/${name}/rpc`, `${url}/${name}/friendbot`);
+  const onCloseError =
+    opts.onCloseError ?? ((e: unknown) => console.error(`ledger close failed: ${e instanceof Error ? e.stack : e}`));
+  const stopClock = opts.ledgerCloseMs
+    ? (opts.ledgerClock ?? intervalClock)(opts.ledgerCloseMs, () => {
+        for (const name of NETWORK_NAMES) {
+          try {
+            sim.network(name).closeLedger();
+          } catch (e) {
+            onCloseError(e);
+          }
+        }
+      })
+    : undefined;
   let closed = false;
   const save = async (): Promise<void> => journal?.compact();
   return {
@@ -145,6 +181,9 @@ export async function startSimulator(opts: StartSimulatorOptions = {}): Promise<
     async close() {
       if (closed) return;
       closed = true;
+      stopClock?.();
+      // What still waits for a ledger is lost, as a node's queue is when it stops.
+      for (const name of NETWORK_NAMES) sim.network(name).queue.drop('the simulator stopped');
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -74,14 +74,14 @@ describe('Soroban RPC over HTTP with the SDK', () => {
   it('serves network, health and the latest ledger with valid XDR', async () => {
     const n = await server.getNetwork();
     expect(n.passphrase).toBe('Credential Vault Simulator Testnet ; 2026');
-    expect(n.protocolVersion).toBe(29);
-    expect((await server.getVersionInfo()).protocolVersion).toBe(29);
+    expect(n.protocolVersion).toBe(28);
+    expect((await server.getVersionInfo()).protocolVersion).toBe(28);
     expect(n.friendbotUrl).toBe(`${running.url}/testnet/friendbot`);
     expect((await server.getHealth()).status).toBe('healthy');
     const l = await server.getLatestLedger();
     expect(l.headerXdr.ledgerSeq).toBe(l.sequence);
-    expect(l.protocolVersion).toBe(29);
-    expect(l.headerXdr.ledgerVersion).toBe(29);
+    expect(l.protocolVersion).toBe(28);
+    expect(l.headerXdr.ledgerVersion).toBe(28);
     // stellar-core emits LedgerCloseMetaV2 from Protocol 23 on
     expect(l.metadataXdr.type).toBe('v2');
     expect(Number(l.closeTime)).toBeGreaterThan(1_700_000_000);

@@ -43,9 +43,16 @@ describe('keys: every command names the store it used, on standard error', () =>
 
   it.each([
     { given: { dataDir: './data' }, want: `data directory ${path.resolve('data')}` },
-    { given: { dataDir: './data', databaseUrl: 'postgres://cv:secret@db.example:5432/vault' }, want: 'PostgreSQL postgres://cv@db.example:5432/vault' },
+    {
+      given: { dataDir: './data', databaseUrl: 'postgres://cv:secret@db.example:5432/vault' },
+      want: 'PostgreSQL postgres://db.example:5432/vault',
+    },
     { given: { dataDir: './data', databaseUrl: 'postgresql://db.example/vault', databaseSchema: 'eu' }, want: 'PostgreSQL postgresql://db.example/vault (schema eu)' },
-  ])('$given → $want (never the password)', ({ given, want }) => {
+    {
+      given: { dataDir: './data', databaseUrl: 'postgres://cv:s=c@db.example/vault?sslmode=require&password=p' },
+      want: 'PostgreSQL postgres://db.example/vault',
+    },
+  ])('$given → $want (no userinfo, no query)', ({ given, want }) => {
     expect(describeKeyStore(given)).toBe(want);
   });
 });
@@ -60,7 +67,12 @@ describe('a wrong command line touches nothing; --help prints the usage', () => 
     { given: ['resolver', '--resolver-network', 'testnet'], want: /resolver: unknown flag or argument --resolver-network testnet/ },
     { given: ['keys', 'list', '--netwrk', 'testnet'], want: /keys list: unknown flag or argument --netwrk testnet/ },
     { given: ['keys', 'revoke', 'k1', 'k2'], want: /keys revoke: unknown flag or argument k2/ },
-    { given: ['keys', 'rotate'], want: /keys: unknown subcommand "rotate"/ },
+    { given: ['keys', 'rotate'], want: /keys: unknown subcommand "rotate" \(create, list or revoke\)/ },
+    { given: ['keys'], want: /^keys: name a subcommand: create, list or revoke\n\nusage: credential-vault keys {8}API keys/ },
+    { given: ['keys', '--network', 'testnet'], want: /^keys: name a subcommand: create, list or revoke\n/ },
+    { given: ['account'], want: /^account: name a subcommand: new\n\nusage: credential-vault account new/ },
+    { given: ['did'], want: /^did: name a subcommand: new or multikey\n\nusage: credential-vault did new/ },
+    { given: ['tx'], want: /^tx: name a subcommand: sign\n\nusage: credential-vault tx sign/ },
   ])('$given → exit 2, $want', async ({ given, want }) => {
     const r = await run([...given, '--data-dir', untouched]);
     expect([r.code, r.out]).toEqual([2, '']);
@@ -194,5 +206,50 @@ describe('credential-vault resolver serving one network', () => {
       child.kill('SIGTERM');
     }
     expect(await exited, output).toBe(0);
+  }, 60_000);
+});
+
+// `npm link`, a global install or the file's own path start the command with whatever Node is on PATH; without
+// type stripping (a system Node 20, here a Node 24 with it switched off) it runs itself again under the pinned Node,
+// in the caller's folder, from any folder.
+describe('bin/credential-vault.js under a Node without type stripping', () => {
+  const bin = path.resolve('bin/credential-vault.js');
+  const runBin = (args: string[], cwd: string, signal?: NodeJS.Signals) =>
+    new Promise<{ code: number | null; out: string; err: string }>((resolve, reject) => {
+      const argv = ['--no-experimental-strip-types', bin, ...args];
+      const child = spawn(process.execPath, argv, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      let signalled = false;
+      child.stdout.on('data', (c: Buffer) => {
+        out += c.toString();
+        if (signal && !signalled && /admin/.test(out)) signalled = child.kill(signal);
+      });
+      child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+      child.on('error', reject);
+      child.on('exit', (code) => resolve({ code, out, err }));
+    });
+
+  it('runs under the pinned Node from another folder, which stays the working folder', async () => {
+    const elsewhere = mkdtempSync(path.join(tmpdir(), 'cv-elsewhere-'));
+    try {
+      const did = await runBin(['did', 'new', '--network', 'mainnet'], elsewhere);
+      expect([did.code, did.err]).toEqual([0, '']);
+      expect(parseDid(did.out.trim())).toMatchObject({ ok: true, value: { network: 'mainnet' } });
+      const account = await runBin(['account', 'new', '--secret-file', 'me.key'], elsewhere);
+      expect(account.code, account.err).toBe(0);
+      expect(existsSync(path.join(elsewhere, 'me.key'))).toBe(true);
+      const keys = await runBin(['keys'], elsewhere);
+      expect(keys.code).toBe(2);
+      expect(keys.err).toMatch(/^keys: name a subcommand: create, list or revoke/);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('passes a SIGTERM on, so a server it started stops gracefully', async () => {
+    const r = await runBin(['simulator', '--port', '0'], dataDir, 'SIGTERM');
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/SIGTERM: stopping/);
   }, 60_000);
 });

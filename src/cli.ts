@@ -3,7 +3,8 @@ import path from 'node:path';
 import { API_KEY_SCOPES, KEY_ROLES } from './stores/types.ts';
 import { ConfigError, loadConfig, readSettings, settingsTable, walletEnv, type Config, type Role, NETWORKS, type NetworkName } from './config/index.ts';
 import { isAccountAddress } from './openapi/formats.ts';
-import { UsageError, processIo, takeFlag } from './cli/args.ts';
+import { UsageError, processIo, subcommand, takeFlag } from './cli/args.ts';
+import { publicUrl } from './config/redact.ts';
 
 const TX_USAGE = `tx sign [--secret-file FILE] [--passphrase P] [--rpc-url U | --valid-until-ledger N] [--submit URL] [XDR|JSON|-]
               signs a prepared transaction (argument or standard input: the prepare answer's JSON or bare
@@ -28,7 +29,8 @@ commands:
               DID resolver (3001), data in ./data
   serve       one vault API for one network (--network testnet|mainnet, --port)
   resolver    the DID resolver alone (--resolver-port; --resolver-networks testnet serves one network)
-  simulator   the chain simulator alone: [--port 8000] [--host 127.0.0.1] [--state-file F] [--protocol 26..29]
+  simulator   the chain simulator alone: [--port 8000] [--host 127.0.0.1] [--state-file F] [--protocol 26..28]
+              [--ledger-close-ms N]
   ${KEYS_USAGE}
   ${TX_USAGE}
   ${DID_USAGE}
@@ -72,8 +74,11 @@ export async function main(argv: string[]): Promise<number> {
       }
       case 'simulator': {
         const { runSimulator } = await import('../simulator/cli.ts');
-        // CV_SIMULATOR_PROTOCOL is read here (src/config reads the environment); --protocol wins.
-        return await runSimulator(args, undefined, { protocol: readSettings([]).raw.simulatorProtocol });
+        // CV_SIMULATOR_PROTOCOL and CV_SIMULATOR_LEDGER_CLOSE_MS are read here (src/config reads the environment);
+        // the flags win.
+        const { raw } = readSettings([]);
+        const defaults = { protocol: raw.simulatorProtocol, ledgerCloseMs: raw.ledgerCloseMs };
+        return await runSimulator(args, undefined, defaults);
       }
       case 'keys':
         return await keysCommand(args);
@@ -130,7 +135,9 @@ const ROLES: readonly Role[] = KEY_ROLES;
 const SCOPES: readonly string[] = API_KEY_SCOPES;
 
 async function keysCommand(argv: string[]): Promise<number> {
-  const [sub, ...rest] = argv;
+  const [given, ...rest] = argv;
+  // Checked before anything else, so that a wrong command line creates no data directory.
+  const sub = subcommand('keys', given, ['create', 'list', 'revoke']);
   const args = [...rest];
   const network = takeFlag(args, '--network') as NetworkName | undefined;
   const wallet = takeFlag(args, '--wallet');
@@ -138,8 +145,6 @@ async function keysCommand(argv: string[]): Promise<number> {
   const scopes = takeFlag(args, '--scopes');
   const expiresInDays = takeFlag(args, '--expires-in-days');
   const { config, rest: positional } = loadConfig(args);
-  // Checked before the store is opened, so that a wrong command line creates no data directory.
-  if (sub !== 'create' && sub !== 'list' && sub !== 'revoke') throw new UsageError(`keys: unknown subcommand ${JSON.stringify(sub)}`);
   const unexpected = sub === 'revoke' ? positional.filter((a, i) => i > 0 || a.startsWith('-')) : positional;
   if (unexpected.length) throw new UsageError(`keys ${sub}: unknown flag or argument ${unexpected.join(' ')}`);
   const { createStores } = await import('./stores/index.ts');
@@ -188,14 +193,10 @@ async function keysCommand(argv: string[]): Promise<number> {
   }
 }
 
-/** Where the keys live, for the operator: the database (without its password) or the data directory. */
+/** Where the keys live, for the operator: the database (host and name, no userinfo or query) or the data directory. */
 export function describeKeyStore(config: Pick<Config, 'databaseUrl' | 'databaseSchema' | 'dataDir'>): string {
-  if (config.databaseUrl) {
-    const url = new URL(config.databaseUrl);
-    url.password = '';
-    const where = url.toString().replace(/:@/, '@');
-    return `PostgreSQL ${where}${config.databaseSchema ? ` (schema ${config.databaseSchema})` : ''}`;
-  }
+  const schema = config.databaseSchema ? ` (schema ${config.databaseSchema})` : '';
+  if (config.databaseUrl) return `PostgreSQL ${publicUrl(config.databaseUrl)}${schema}`;
   return `data directory ${path.resolve(config.dataDir)}`;
 }
 

@@ -54,14 +54,14 @@ describe('startServices against a configured network profile', () => {
       const { config } = loadConfig(args, {});
       const refused = startServices(config, { mode: 'serve' });
       await expect(refused).rejects.toThrow(
-        new RegExp(`^refusing to start: the testnet RPC at ${url} runs Protocol 25, older than Protocol 26, the oldest this service supports \\(26\\.\\.29\\)$`),
+        new RegExp(`^refusing to start: the testnet RPC at ${url} runs Protocol 25, older than Protocol 26, the oldest this service supports \\(26\\.\\.28\\)$`),
       );
     } finally {
       await new Promise((r) => old.close(r));
     }
   });
 
-  it.each([26, 29])('starts against a Protocol %i network and shows it in /config', async (protocol) => {
+  it.each([26, 28])('starts against a Protocol %i network and shows it in /config', async (protocol) => {
     const at = await startSimulator({ port: 0, protocol });
     try {
       const t = at.networks.testnet;
@@ -100,7 +100,7 @@ describe('startServices against a configured network profile', () => {
       expect(body.factoryContractId).toBe(sim.networks.testnet.factoryId);
       expect(body.svcContractId).toBe(sim.networks.testnet.factoryId);
       expect(body.networkPassphrase).toBe(sim.networks.testnet.passphrase);
-      expect(body.protocolVersion).toBe(29);
+      expect(body.protocolVersion).toBe(28);
     } finally {
       await running.close();
     }

@@ -7,9 +7,11 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type express from 'express';
 import { requireProfiles, NETWORKS, type Config, type NetworkName } from './config/index.ts';
+import { publicUrl } from './config/redact.ts';
 import { createChain, createRegistryChain, protocolRefusal, type Chain, type RegistryChain } from './chain/index.ts';
 import { createStores, type Stores } from './stores/index.ts';
 import { createHttpServer } from './http/server.ts';
+import { listenFailure, type ListenTarget } from './http/listen-error.ts';
 import { keyringFromConfig, loadOrCreateKeyring } from './crypto/keyfile.ts';
 import {
   createLogger,
@@ -74,10 +76,12 @@ export async function startServices(config: Config, options: StartOptions): Prom
     await Promise.all(httpClosers.splice(0).map((c) => c().catch(() => undefined)));
     for (const c of closers.splice(0).reverse()) await c().catch(() => undefined);
   };
-  const serve = (app: express.Express, host: string, port: number) =>
+  const serve = (app: express.Express, host: string, port: number, what: Omit<ListenTarget, 'host' | 'port'>) =>
     listen(app, host, port, (server) =>
       httpClosers.push(() => gracefulShutdown(server, { timeoutMs: config.shutdownTimeoutMs, logger }).then(() => undefined)),
-    );
+    ).catch((e: unknown) => {
+      throw listenFailure(e, { ...what, host, port });
+    });
   try {
     const profiles = {} as Record<NetworkName, ResolvedProfile>;
     let simulatorUrl: string | undefined;
@@ -87,8 +91,12 @@ export async function startServices(config: Config, options: StartOptions): Prom
       const sim = await startSimulator({
         port: config.simulatorPort,
         protocol: config.simulatorProtocol,
+        ledgerCloseMs: config.ledgerCloseMs,
         host: config.host,
         stateFile: config.stateFile ?? path.join(config.dataDir, 'simulator-state.json'),
+      }).catch((e: unknown) => {
+        const what = { service: 'the chain simulator', setting: 'CV_SIMULATOR_PORT (--simulator-port)' };
+        throw listenFailure(e, { ...what, host: config.host, port: config.simulatorPort });
       });
       closers.push(() => sim.close());
       simulatorUrl = sim.url;
@@ -156,11 +164,14 @@ export async function startServices(config: Config, options: StartOptions): Prom
       const check = await chains[n].client.verifyNetwork();
       if (!check.ok) {
         throw new Error(
-          `refusing to start: the ${n} RPC at ${p.rpcUrl} serves the network "${check.actual}", but the ${n} profile expects "${check.expected}" (set CV_${n.toUpperCase()}_PASSPHRASE or point CV_${n.toUpperCase()}_RPC_URL at the right network)`,
+          `refusing to start: the ${n} RPC at ${publicUrl(p.rpcUrl)} serves the network "${check.actual}", ` +
+            `but the ${n} profile expects "${check.expected}" ` +
+            `(set CV_${n.toUpperCase()}_PASSPHRASE or point CV_${n.toUpperCase()}_RPC_URL at the right network)`,
         );
       }
       // An older protocol's simulation and results are not what src/chain decodes and checks (README "Protocol line").
-      const refusal = protocolRefusal({ network: n, rpcUrl: p.rpcUrl, protocolVersion: check.protocolVersion });
+      const { protocolVersion } = check;
+      const refusal = protocolRefusal({ network: n, rpcUrl: publicUrl(p.rpcUrl), protocolVersion });
       if (refusal) throw new Error(refusal);
     }
 
@@ -203,7 +214,9 @@ export async function startServices(config: Config, options: StartOptions): Prom
           ...draining,
         });
         const port = options.mode === 'serve' ? config.port : n === 'testnet' ? config.testnetPort : config.mainnetPort;
-        const url = await serve(app, config.host, port);
+        const setting = options.mode === 'serve' ? 'CV_PORT (--port)'
+          : n === 'testnet' ? 'CV_TESTNET_PORT (--testnet-port)' : 'CV_MAINNET_PORT (--mainnet-port)';
+        const url = await serve(app, config.host, port, { service: `the ${n} vault API`, setting });
         vault[n] = { url, profile };
       }
     }
@@ -213,7 +226,10 @@ export async function startServices(config: Config, options: StartOptions): Prom
       const { createResolverApp } = await import('./resolver/app.ts');
       const app = await createResolverApp({
         networks: Object.fromEntries(
-          served.map((n) => [n, { chain: chains[n], networkPassphrase: profiles[n].networkPassphrase, registryId: profiles[n].registryId, rpcUrl: profiles[n].rpcUrl }]),
+          served.map((n) => {
+            const { networkPassphrase, registryId } = profiles[n];
+            return [n, { chain: chains[n], networkPassphrase, registryId }];
+          }),
         ),
         // Proof-of-control nonces shared across instances when Redis is configured (else per process).
         ...(stores.nonces ? { nonceStore: stores.nonces } : {}),
@@ -234,7 +250,8 @@ export async function startServices(config: Config, options: StartOptions): Prom
         readinessChecks: served.map((n) => rpcChecks[n]),
         ...draining,
       });
-      resolverUrl = await serve(app, config.host, config.resolverPort);
+      const what = { service: 'the DID resolver', setting: 'CV_RESOLVER_PORT (--resolver-port)' };
+      resolverUrl = await serve(app, config.host, config.resolverPort, what);
     }
 
     return {
@@ -246,7 +263,13 @@ export async function startServices(config: Config, options: StartOptions): Prom
       metrics,
       describe: () => [
         `runtime           Node ${process.versions.node}`,
-        ...(simulatorUrl ? [`chain simulator   ${simulatorUrl}  Protocol ${config.simulatorProtocol} (RPC: /testnet/rpc, /mainnet/rpc; friendbot: /testnet/friendbot?addr=G…)`] : []),
+        ...(simulatorUrl
+          ? [
+              `chain simulator   ${simulatorUrl}  Protocol ${config.simulatorProtocol}, ` +
+                (config.ledgerCloseMs ? `a ledger every ${config.ledgerCloseMs} ms ` : 'every transaction at once ') +
+                '(RPC: /testnet/rpc, /mainnet/rpc; friendbot: /testnet/friendbot?addr=G…)',
+            ]
+          : []),
         ...Object.entries(vault).map(([n, v]) => `vault API ${n.padEnd(8)}${v.url}  (docs: ${n === 'testnet' ? `${v.url}/docs` : 'off on mainnet'}; chain Protocol ${chains[n as NetworkName].client.protocolVersion})`),
         ...(resolverUrl ? [`DID resolver      ${resolverUrl}  (docs: ${resolverUrl}/docs)`] : []),
         `data directory    ${path.resolve(config.dataDir)}`,

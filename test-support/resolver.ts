@@ -207,7 +207,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       allowHttp: true,
       timeouts: { rpcMs: 10_000, submitMs: 20_000, pollIntervalMs: 50 },
     });
-    networks[n] = { chain: chains[n], networkPassphrase: i.passphrase, registryId: i.registryId, rpcUrl };
+    networks[n] = { chain: chains[n], networkPassphrase: i.passphrase, registryId: i.registryId };
   }
   const cache: Cache = createMemoryCache({ now: clock.now });
   const rateLimiter: RateLimiter = createMemoryRateLimiter({ now: clock.now });

@@ -167,7 +167,7 @@ export function stubChain(network: NetworkName = 'testnet', overrides: Partial<C
     }),
     health: fail('health'),
     verifyNetwork: fail('verifyNetwork'),
-    protocolVersion: 29,
+    protocolVersion: 28,
   };
   return {
     client,

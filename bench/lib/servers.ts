@@ -15,7 +15,7 @@ export const FIXED_CONFIG = {
   rpcUrl: 'http://127.0.0.1:8000/testnet/rpc',
   networkPassphrase: 'Credential Vault Simulator Testnet ; 2026',
   networkType: 'testnet',
-  protocolVersion: 29,
+  protocolVersion: 28,
   factoryContractId: 'CABAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAFNSZ',
   vaultWasmHash: '5c9a3e1f7b2d4c6a8e0f1a3b5d7c9e2f4a6b8d0c1e3f5a7b9c2d4e6f8a0b1c3d',
   didStellarRegistryId: 'CAEQSCIJBEEQSCIJBEEQSCIJBEEQSCIJBEEQSCIJBEEQSCIJBEEQTD2L',

@@ -11,7 +11,7 @@ import { diag, failureText } from './diagnostics.ts';
 import type { Failure } from './failure.ts';
 import { accountKeyId, fromScAddress, keyIdOfLedgerKey, type AccountEntry } from './entries.ts';
 import { Invocation, failureOf } from './invocation.ts';
-import { BASE_FEE } from './ledger.ts';
+import { BASE_FEE, type LedgerHeaderRec } from './ledger.ts';
 import { lazyEnvelope, type ContractEventRec, type EntryChange, type LedgerEvent, type TxRecord } from './records.ts';
 import { declaredResources, resourceFee, type Core } from './simulate.ts';
 
@@ -217,36 +217,60 @@ function reusePreexecuted(
   return { inv, ok: true, returnValue: pre.retval, opResults: invokeSuccess(pre.retval, inv.events) };
 }
 
+/** An envelope that passed the checks stellar-core runs before accepting it, with what applying it needs. */
+export interface CheckedTx {
+  readonly env: xdr.TransactionEnvelopeTx;
+  readonly hash: string;
+  readonly source: string;
+  readonly seqNum: bigint;
+  readonly acc: AccountEntry;
+  readonly opSources: readonly string[];
+  readonly sorobanData?: xdr.SorobanTransactionData;
+  readonly feeCharged: bigint;
+}
+
+/** The hash of an envelope (of any type) under this network's passphrase. */
+export function envelopeHash(core: Core, env: xdr.TransactionEnvelope): string {
+  const hash = env.type === 'envelopeTypeTx' ? txHash(env.v1.tx, core.ledger.networkId) : sha256(env.toXdr());
+  return hash.toString('hex');
+}
+
 /**
- * Checks and applies an envelope. `b64`, when given, is the envelope as received (base64): the record then keeps
- * that text rather than the decoded envelope (see TxRecord.envelope).
+ * The checks stellar-core runs before it takes a transaction, against the ledger it would be applied in (`at`):
+ * validity, time bounds, fees, sequence number (`seq: false` skips it, for a chain the simulator queued itself),
+ * signatures, balance. An ERROR outcome (with its TransactionResult) or the checked transaction.
  */
-export function submitEnvelope(core: Core, env: xdr.TransactionEnvelope, pre?: Preexecuted, b64?: string): SubmitOutcome {
+export function checkEnvelope(
+  core: Core,
+  env: xdr.TransactionEnvelope,
+  at: { readonly seq: number; readonly closeTime: number },
+  o: { seq?: boolean } = {},
+): CheckedTx | Extract<SubmitOutcome, { status: 'ERROR' }> {
   const ledger = core.ledger;
   const R = xdr.TransactionResultResult;
   if (env.type !== 'envelopeTypeTx') {
-    return { status: 'ERROR', hash: sha256(env.toXdr()).toString('hex'), result: txResult(0n, R.txNotSupported()), code: 'txNotSupported' };
+    const hash = sha256(env.toXdr()).toString('hex');
+    return { status: 'ERROR', hash, result: txResult(0n, R.txNotSupported()), code: 'txNotSupported' };
   }
   const v1 = env.v1;
   const tx = v1.tx;
   const hashBuf = txHash(tx, ledger.networkId);
   const hash = hashBuf.toString('hex');
-  if (ledger.txs.has(hash)) return { status: 'DUPLICATE', hash };
   const fee = BigInt(tx.fee);
   const ops = tx.operations;
-  const reject = (code: string, result: xdr.TransactionResultResult = (R as unknown as Record<string, () => xdr.TransactionResultResult>)[code]!()): SubmitOutcome => ({
-    status: 'ERROR',
+  const named = R as unknown as Record<string, () => xdr.TransactionResultResult>;
+  const reject = (code: string, result: xdr.TransactionResultResult = named[code]!()) => ({
+    status: 'ERROR' as const,
     hash,
     result: txResult(BigInt(BASE_FEE) * BigInt(Math.max(ops.length, 1)), result),
     code,
   });
 
   if (ops.length === 0) return reject('txMissingOperation');
-  const next = ledger.nextTxLedger();
   const tb = timeBounds(tx.cond);
   if (tb) {
-    if (BigInt(next.closeTime) < tb.min) return reject('txTooEarly');
-    if (tb.max !== 0n && BigInt(next.closeTime) > tb.max) return reject('txTooLate');
+    if (BigInt(at.closeTime) < tb.min) return reject('txTooEarly');
+    if (tb.max !== 0n && BigInt(at.closeTime) > tb.max) return reject('txTooLate');
   }
   const ext = tx.ext;
   const sorobanData = ext.type === 'sorobanData' ? ext.sorobanData : undefined;
@@ -254,7 +278,8 @@ export function submitEnvelope(core: Core, env: xdr.TransactionEnvelope, pre?: P
   if (isSoroban !== !!sorobanData || (isSoroban && ops.length !== 1)) return reject('txMalformed');
   // CAP-71 credentials in a transaction before Protocol 27 invalidate it.
   const invokeBody = ops[0]!.body;
-  if (invokeBody.type === 'invokeHostFunction' && credentialsInvalidAt(invokeBody.invokeHostFunctionOp.auth, ledger.protocol)) return reject('txMalformed');
+  const auth = invokeBody.type === 'invokeHostFunction' ? invokeBody.invokeHostFunctionOp.auth : [];
+  if (credentialsInvalidAt(auth, ledger.protocol)) return reject('txMalformed');
   const declaredFee = sorobanData ? sorobanData.resourceFee : 0n;
   const inclusionFee = BigInt(BASE_FEE) * BigInt(ops.length);
   if (fee - declaredFee < inclusionFee) return reject('txInsufficientFee');
@@ -263,7 +288,7 @@ export function submitEnvelope(core: Core, env: xdr.TransactionEnvelope, pre?: P
   const source = muxedToAccount(tx.sourceAccount);
   const acc = ledger.get(accountKeyId(source)) as AccountEntry | undefined;
   if (!acc) return reject('txNoAccount');
-  if (tx.seqNum !== acc.seqNum + 1n) return reject('txBadSeq');
+  if ((o.seq ?? true) && tx.seqNum !== acc.seqNum + 1n) return reject('txBadSeq');
 
   const opSources = ops.map((op) => (op.sourceAccount ? muxedToAccount(op.sourceAccount) : source));
   const { signed, extra } = checkSignatures(v1.signatures, hashBuf, new Set(opSources.concat(source)));
@@ -272,27 +297,51 @@ export function submitEnvelope(core: Core, env: xdr.TransactionEnvelope, pre?: P
   if (badOps.some(Boolean)) {
     return reject(
       'txFailed',
-      R.txFailed(badOps.map((bad, i) => (bad ? (signed.has(opSources[i]!) ? xdr.OperationResult.opNoAccount() : xdr.OperationResult.opBadAuth()) : xdr.OperationResult.opInner(innerNoop(ops[i]!))))),
+      R.txFailed(
+        badOps.map((bad, i) => {
+          if (!bad) return xdr.OperationResult.opInner(innerNoop(ops[i]!));
+          return signed.has(opSources[i]!) ? xdr.OperationResult.opNoAccount() : xdr.OperationResult.opBadAuth();
+        }),
+      ),
     );
   }
   if (extra) return reject('txBadAuthExtra');
   const feeCharged = declaredFee + inclusionFee;
   if (acc.balance - minBalance(acc) < feeCharged) return reject('txInsufficientBalance');
+  return { env, hash, source, seqNum: tx.seqNum, acc, opSources, ...(sorobanData ? { sorobanData } : {}), feeCharged };
+}
 
-  // ---- apply -------------------------------------------------------------------------------------------------
+/**
+ * Applies a checked transaction in ledger `header` (the latest, open): the fee and sequence number first, then
+ * the operations. `b64`, when given, is the envelope as received (base64): the record then keeps that text rather
+ * than the decoded envelope (see TxRecord.envelope).
+ */
+export function applyChecked(
+  core: Core,
+  c: CheckedTx,
+  header: LedgerHeaderRec,
+  pre?: Preexecuted,
+  b64?: string,
+): TxRecord {
+  const ledger = core.ledger;
+  const { env, hash, source, acc, opSources, sorobanData, feeCharged } = c;
+  const ops = env.v1.tx.operations;
   const versionBefore = ledger.version;
-  const { header, order } = ledger.openTxLedger();
-  const afterFee: AccountEntry = { ...acc, balance: acc.balance - feeCharged, seqNum: acc.seqNum + 1n, lm: header.seq };
+  const order = ledger.joinLedger(header, hash);
+  const afterFee: AccountEntry = { ...acc, balance: acc.balance - feeCharged, seqNum: c.seqNum, lm: header.seq };
   ledger.put(accountKeyId(source), afterFee);
   ledger.feePool += feeCharged;
 
   let run: OpRun;
-  if (isSoroban) {
+  if (sorobanData) {
     const op = ops[0]!;
     const reuse = pre && pre.version === versionBefore && pre.inv.seq === header.seq && pre.inv.closeTime === header.closeTime;
-    run = (reuse && reusePreexecuted(pre, op, sorobanData!, afterFee, feeCharged)) || runInvoke(core, header, op, opSources[0]!, sorobanData!);
+    run =
+      (reuse && reusePreexecuted(pre, op, sorobanData, afterFee, feeCharged)) ||
+      runInvoke(core, header, op, opSources[0]!, sorobanData);
   } else {
-    const inv = new Invocation({ ledger, contracts: core.contracts, seq: header.seq, closeTime: header.closeTime, mode: 'genesis' });
+    const at = { seq: header.seq, closeTime: header.closeTime };
+    const inv = new Invocation({ ledger, contracts: core.contracts, ...at, mode: 'genesis' });
     const results = ops.map((op, i) => applyClassicOp(inv, op, opSources[i]!));
     run = { inv, ok: results.every(opSucceeded), opResults: () => results };
   }
@@ -309,7 +358,7 @@ export function submitEnvelope(core: Core, env: xdr.TransactionEnvelope, pre?: P
     feeCharged,
     opResults,
     returnValue,
-    soroban: isSoroban,
+    soroban: !!sorobanData,
     events: ok ? inv.events : [],
     diagnostics: ok ? [] : inv.log,
     feeChange: { before: acc, after: afterFee },
@@ -317,7 +366,8 @@ export function submitEnvelope(core: Core, env: xdr.TransactionEnvelope, pre?: P
     error,
     failure,
   };
-  const record: TxRecord = b64 === undefined ? { ...fields, envelope: env, cache: {} } : lazyEnvelope({ ...fields, cache: { envelope: b64 } });
+  const record: TxRecord =
+    b64 === undefined ? { ...fields, envelope: env, cache: {} } : lazyEnvelope({ ...fields, cache: { envelope: b64 } });
   const ledgerEvents: LedgerEvent[] = record.events.map((e, i) => ({
     ...e,
     ledger: header.seq,
@@ -328,6 +378,25 @@ export function submitEnvelope(core: Core, env: xdr.TransactionEnvelope, pre?: P
     txHash: hash,
   }));
   ledger.record(record, ledgerEvents);
+  return record;
+}
+
+/**
+ * Checks and applies an envelope at once, in the ledger of this wall-clock second (ledger timing off). `b64`, when
+ * given, is the envelope as received (base64).
+ */
+export function submitEnvelope(
+  core: Core,
+  env: xdr.TransactionEnvelope,
+  pre?: Preexecuted,
+  b64?: string,
+): SubmitOutcome {
+  const ledger = core.ledger;
+  const hash = envelopeHash(core, env);
+  if (env.type === 'envelopeTypeTx' && ledger.txs.has(hash)) return { status: 'DUPLICATE', hash };
+  const checked = checkEnvelope(core, env, ledger.nextTxLedger());
+  if ('status' in checked) return checked;
+  const record = applyChecked(core, checked, ledger.openTxLedger(), pre, b64);
   return { status: 'PENDING', hash, record };
 }
 

@@ -71,7 +71,7 @@ describe('address credentials', () => {
     const ctx = setup();
     const { entries, sim } = await prepare(ctx, 1);
     expect(entries).toHaveLength(1);
-    expect(entries[0]!.credentials.type).toBe('sorobanCredentialsAddressV2'); // Protocol 29
+    expect(entries[0]!.credentials.type).toBe('sorobanCredentialsAddress'); // Protocol 28 without useUpgradedAuth
     const creds = addressCreds(entries[0]!);
     expect(Address.fromScAddress(creds.address).toString()).toBe(ctx.owner.publicKey());
     expect(creds.signature.type).toBe('scvVoid');

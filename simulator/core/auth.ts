@@ -14,7 +14,7 @@
 import { xdr } from '@stellar/stellar-sdk';
 import { HostError } from '../host.ts';
 import { accountKey, randomNonce, sha256, verifyEd25519 } from './crypto.ts';
-import { ADDRESS_BOUND_AUTH_PROTOCOL, V2_BY_DEFAULT_PROTOCOL } from './ledger.ts';
+import { ADDRESS_BOUND_AUTH_PROTOCOL } from './ledger.ts';
 import { DetailedHostError } from './diagnostics.ts';
 import { accountKeyId, fromScAddress, toScAddress } from './entries.ts';
 import type { AuthFrame, AuthInvocation } from './auth-host.ts';
@@ -71,10 +71,11 @@ export function credentialsInvalidAt(entries: readonly xdr.SorobanAuthorizationE
     : undefined;
 }
 
-/** The credential type recording-mode simulation returns: ADDRESS_V2 from Protocol 28; at 27 when the request asks
- *  for upgraded auth (SDK 17's `useUpgradedAuth`); legacy ADDRESS otherwise. */
+/** The credential type recording-mode simulation returns, as stellar-rpc does at Protocols 27 and 28: ADDRESS_V2 only
+ *  when the request asks for upgraded auth (`useUpgradedAuth`, which SDK 17 sends by default), legacy ADDRESS
+ *  otherwise; before Protocol 27 the flag is ignored (docs/chain-abi.md "Protocol line"). */
 export function recordedCredentialType(protocol: number, upgradedAuth = false): 'sorobanCredentialsAddress' | 'sorobanCredentialsAddressV2' {
-  if (protocol >= V2_BY_DEFAULT_PROTOCOL || (protocol >= ADDRESS_BOUND_AUTH_PROTOCOL && upgradedAuth)) return 'sorobanCredentialsAddressV2';
+  if (protocol >= ADDRESS_BOUND_AUTH_PROTOCOL && upgradedAuth) return 'sorobanCredentialsAddressV2';
   return 'sorobanCredentialsAddress';
 }
 

@@ -1,6 +1,6 @@
 // CAP-71 authorization across protocols: the three address credential types verified with their own payloads
 // (signed by the SDK's `authorizeEntry`), the cross-address replay the address-bound payload prevents, delegate
-// validation, the Protocol 26 gate, what recording mode returns at 26..29, and the Protocol 28 XDR the simulator
+// validation, the Protocol 26 gate, what recording mode returns at 26..28, and the Protocol 28 XDR the simulator
 // decodes but does not model.
 import {
   Account,
@@ -125,12 +125,22 @@ async function enforce(ctx: Ctx, raw: ReturnType<TransactionBuilder['build']>, a
   return (await ctx.net.rpc('simulateTransaction', { transaction: tx.toXdr() })) as Sim;
 }
 
+/** The SDK's rpc.Server answered by the in-process network (no HTTP): what a wallet's SDK sends, it receives. */
+function sdkOver(net: SimNetwork): rpc.Server {
+  const server = new rpc.Server('http://simulator.invalid/rpc', { allowHttp: true });
+  const post = async (_url: string, body: { id: unknown; method: string; params: unknown }) => ({
+    data: { jsonrpc: '2.0', id: body.id, result: await net.rpc(body.method, body.params) },
+  });
+  (server as unknown as { httpClient: unknown }).httpClient = { post };
+  return server;
+}
+
 const count = (ctx: Ctx): number => {
   const r = ctx.net.read(ctx.counterId, 'get', []);
   return r.status === 'SUCCESS' ? toU32(r.returnValue) : -1;
 };
 
-describe('CAP-71 credentials at Protocol 29', () => {
+describe('CAP-71 credentials at Protocol 28', () => {
   describe.each([false, true])('(rerun: %s)', (rerun) => {
     it.each(TYPES)('%s signed by the SDK authorizes the call', async (type) => {
       const ctx = setup();
@@ -291,17 +301,19 @@ describe('Protocol 26: before CAP-71', () => {
   });
 });
 
-describe('recording mode returns the credential type of the protocol', () => {
+// stellar-rpc records ADDRESS_V2 only when the request sets useUpgradedAuth, at 27 and 28 alike (docs/chain-abi.md
+// "Protocol line"); before 27 the flag is ignored.
+describe('recording mode returns V2 entries only when the request asks for them', () => {
   it.each([
     [26, undefined, 'sorobanCredentialsAddress'],
+    [26, false, 'sorobanCredentialsAddress'],
     [26, true, 'sorobanCredentialsAddress'],
     [27, undefined, 'sorobanCredentialsAddress'],
     [27, false, 'sorobanCredentialsAddress'],
     [27, true, 'sorobanCredentialsAddressV2'],
-    [28, undefined, 'sorobanCredentialsAddressV2'],
-    [28, false, 'sorobanCredentialsAddressV2'],
-    [29, undefined, 'sorobanCredentialsAddressV2'],
-    [29, false, 'sorobanCredentialsAddressV2'],
+    [28, undefined, 'sorobanCredentialsAddress'],
+    [28, false, 'sorobanCredentialsAddress'],
+    [28, true, 'sorobanCredentialsAddressV2'],
   ] as const)('Protocol %i, useUpgradedAuth %s → %s', async (protocol, upgraded, want) => {
     const ctx = setup(protocol);
     const { raw, sim, entries } = await prepare(ctx, 1, upgraded === undefined ? {} : { useUpgradedAuth: upgraded });
@@ -311,12 +323,31 @@ describe('recording mode returns the credential type of the protocol', () => {
     expect((await submit(ctx, raw, sim, [signed])).status).toBe('SUCCESS');
   });
 
-  it('SDK 17 prepareTransaction (useUpgradedAuth: true) gets V2 at 27, signs it and lands', async () => {
-    const ctx = setup(27);
-    const { raw, sim, entries } = await prepare(ctx, 5, { useUpgradedAuth: true });
-    expect(entries[0]!.credentials.type).toBe('sorobanCredentialsAddressV2');
-    const signed = await authorizeEntry(entries[0]!, ctx.owner, latest(ctx.net) + 10, ctx.net.info.passphrase);
-    expect((await submit(ctx, raw, sim, [signed])).status).toBe('SUCCESS');
+  it.each([27, 28])('SDK 17 simulation (useUpgradedAuth true by default) gets V2 at %i, signed it lands', async (protocol) => {
+    const ctx = setup(protocol);
+    const server = sdkOver(ctx.net);
+    const acc = new Account(ctx.payer.publicKey(), ctx.net.account(ctx.payer.publicKey())!.seqNum.toString());
+    const raw = new TransactionBuilder(acc, { fee: '100', networkPassphrase: ctx.net.info.passphrase })
+      .addOperation(new Contract(ctx.counterId).call('incr', xdr.ScVal.scvU32(5)))
+      .setTimebounds(0, ctx.net.ledger.nowSec() + 300)
+      .build();
+    const typesOf = (sim: rpc.Api.SimulateTransactionResponse) =>
+      rpc.Api.isSimulationSuccess(sim) ? sim.result!.auth.map((e) => e.credentials.type) : sim;
+    // with the flag turned off, as a client of another SDK may send it: legacy entries
+    const withoutFlag = await server.simulateTransaction(raw, undefined, undefined, false);
+    expect(typesOf(withoutFlag)).toEqual(['sorobanCredentialsAddress']);
+    const sim = await server.simulateTransaction(raw);
+    expect(typesOf(sim)).toEqual(['sorobanCredentialsAddressV2']);
+    if (!rpc.Api.isSimulationSuccess(sim)) throw new Error('simulation failed');
+    const signed = await authorizeEntry(sim.result!.auth[0]!, ctx.owner, latest(ctx.net) + 10, ctx.net.info.passphrase);
+    const b = rpc.assembleTransaction(raw, sim);
+    const op = raw.operations[0] as Operation.InvokeHostFunction;
+    const tx = b.clearOperations().addOperation(Operation.invokeHostFunction({ func: op.func, auth: [signed] }));
+    const built = tx.build();
+    built.sign(ctx.payer);
+    const sent = await server.sendTransaction(built);
+    expect([sent.status, sent.errorResult?.result.type]).toEqual(['PENDING', undefined]);
+    expect((await server.getTransaction(sent.hash)).status).toBe('SUCCESS');
     expect(count(ctx)).toBe(5);
   });
 

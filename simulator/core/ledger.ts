@@ -1,29 +1,36 @@
 // One network's ledger: the live entries, the chain of ledger headers closing on the wall clock, and the retained
-// history (transactions and events). Entries are immutable records, so a snapshot is a shallow copy of the maps.
+// history (ledger headers, transactions and events). Entries are immutable records, so a snapshot is a shallow copy
+// of the maps.
 //
-// Closing rule: with no traffic a ledger closes every 5 s of (possibly cheat-shifted) wall time. A transaction
-// lands in a new ledger, except that transactions applied within the same wall-clock second share one ledger
-// (at most one transaction ledger per second, so "latest + 100" auth expirations keep meaning ~minutes).
-import { xdr } from '@stellar/stellar-sdk';
+// Closing rule, by default: with no traffic a ledger closes every 5 s of (possibly cheat-shifted) wall time. A
+// transaction lands in a new ledger, except that transactions applied within the same wall-clock second share one
+// ledger (at most one transaction ledger per second, so "latest + 100" auth expirations keep meaning ~minutes).
+// With ledger timing on (`ledgerCloseMs` > 0) ledgers close only when the network closes one (SimNetwork.closeLedger,
+// on its timer or by hand), with the transactions queued since the last close.
 import { networkId, sha256 } from './crypto.ts';
 import type { Entry } from './entries.ts';
 import type { LedgerEvent, TxRecord } from './records.ts';
 
 export const LEDGER_SECONDS = 5;
-/** The protocol a network runs unless told otherwise: the public networks' (mainnet since 2026-10-01). */
-export const PROTOCOL_VERSION = 29;
-/** The protocols the simulator emulates: 26 (before CAP-71) to the current one. */
+/** The protocol a network runs unless told otherwise: the public networks' (docs/chain-abi.md "Protocol line"). */
+export const PROTOCOL_VERSION = 28;
+/** The protocols the simulator emulates: 26 (before CAP-71) to the newest released one. */
 export const MIN_PROTOCOL = 26;
-export const MAX_PROTOCOL = 29;
+export const MAX_PROTOCOL = 28;
 /** First protocol with CAP-71 credentials (ADDRESS_V2, ADDRESS_WITH_DELEGATES) and their address-bound payload. */
 export const ADDRESS_BOUND_AUTH_PROTOCOL = 27;
-/** First protocol whose recording-mode simulation returns ADDRESS_V2 entries without being asked to. */
-export const V2_BY_DEFAULT_PROTOCOL = 28;
 
 /** A protocol number from a flag or setting; one clear line when it is not one the simulator emulates. */
 export function parseProtocol(value: string | number): number {
-  const n = typeof value === 'number' ? value : /^\d+$/.test(value.trim()) ? Number(value.trim()) : NaN;
-  if (!Number.isInteger(n) || n < MIN_PROTOCOL || n > MAX_PROTOCOL) {
+  const text = typeof value === 'number' ? String(value) : value.trim();
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (n > MAX_PROTOCOL) {
+    throw new RangeError(
+      `there is no Protocol ${n}: the newest released protocol is ${MAX_PROTOCOL}, which the networks run ` +
+        `(the simulator emulates ${MIN_PROTOCOL} to ${MAX_PROTOCOL})`,
+    );
+  }
+  if (!(n >= MIN_PROTOCOL)) {
     throw new RangeError(`protocol must be ${MIN_PROTOCOL} to ${MAX_PROTOCOL}, got ${JSON.stringify(String(value))}`);
   }
   return n;
@@ -39,9 +46,14 @@ export interface LedgerHeaderRec {
   readonly prevHash: Buffer;
   /** Transactions applied in this ledger so far. */
   txCount: number;
+  /** Their hashes, in application order (getLedgers builds the ledger's close meta from them). */
+  readonly txHashes: string[];
   /** No further transaction may join this ledger. */
   sealed: boolean;
 }
+
+/** Ledger headers kept for getLedgers (a day of 5-second ledgers, stellar-rpc's default retention window). */
+export const HEADER_HISTORY = 17_280;
 
 export interface LedgerOptions {
   passphrase: string;
@@ -50,6 +62,8 @@ export interface LedgerOptions {
   historyLimit?: number;
   /** Protocol version the network runs (default PROTOCOL_VERSION). */
   protocol?: number;
+  /** 0 (default): each transaction is applied at once. N > 0: ledgers close only on SimNetwork.closeLedger. */
+  ledgerCloseMs?: number;
 }
 
 /** What changed since the state journal last wrote (tracked only while a journal is attached: simulator/core/journal.ts). */
@@ -68,6 +82,7 @@ export const noChanges = (): LedgerChanges => ({ keys: new Set(), txs: [], event
 interface Snapshot {
   entries: Map<string, Entry>;
   latest: LedgerHeaderRec;
+  headers: LedgerHeaderRec[];
   timeOffsetMs: number;
   txs: Map<string, TxRecord>;
   events: LedgerEvent[];
@@ -82,8 +97,12 @@ export class Ledger {
   readonly now: () => number;
   readonly historyLimit: number;
   readonly protocol: number;
+  /** Ledger timing (0: off). */
+  readonly ledgerCloseMs: number;
   entries = new Map<string, Entry>();
   latest: LedgerHeaderRec;
+  /** The retained headers, oldest first; the last is `latest`. */
+  headers: LedgerHeaderRec[];
   timeOffsetMs = 0;
   txs = new Map<string, TxRecord>();
   events: LedgerEvent[] = [];
@@ -101,10 +120,21 @@ export class Ledger {
     this.now = opts.now;
     this.historyLimit = opts.historyLimit ?? 10_000;
     this.protocol = parseProtocol(opts.protocol ?? PROTOCOL_VERSION);
+    const closeMs = opts.ledgerCloseMs ?? 0;
+    if (!Number.isInteger(closeMs) || closeMs < 0) {
+      throw new RangeError(`ledgerCloseMs must be a non-negative integer, got ${closeMs}`);
+    }
+    this.ledgerCloseMs = closeMs;
     const closeTime = this.nowSec();
     this.latest = this.header(1, closeTime, Buffer.alloc(32), true);
+    this.headers = [this.latest];
     this.oldestLedger = 1;
     this.oldestCloseTime = closeTime;
+  }
+
+  /** Ledgers close on a clock (SimNetwork.closeLedger) rather than per transaction. */
+  get timed(): boolean {
+    return this.ledgerCloseMs > 0;
   }
 
   /** Ledger time: the wall clock shifted by sim_setTime. */
@@ -117,16 +147,40 @@ export class Ledger {
     buf.writeUInt32BE(seq, 0);
     buf.writeBigUInt64BE(BigInt(closeTime), 4);
     const hash = sha256(Buffer.concat([this.networkId, prevHash, buf]));
-    return { seq, closeTime, hash, prevHash, txCount: 0, sealed };
+    return { seq, closeTime, hash, prevHash, txCount: 0, txHashes: [], sealed };
   }
 
-  /** Closes the empty ledgers that wall time has produced since the latest one. */
+  /** Makes `h` the latest ledger and keeps it for getLedgers. */
+  private append(h: LedgerHeaderRec): LedgerHeaderRec {
+    this.latest = h;
+    this.headers.push(h);
+    const over = this.headers.length - HEADER_HISTORY;
+    if (over > HEADER_HISTORY / 10) this.headers.splice(0, over);
+    return h;
+  }
+
+  /** Replaces the whole header history with `h` (a state file or journal was loaded). */
+  resetHeaders(h: Omit<LedgerHeaderRec, 'txCount' | 'txHashes' | 'sealed'>): void {
+    this.latest = { ...h, txCount: 0, txHashes: [], sealed: true };
+    this.headers = [this.latest];
+  }
+
+  /** Closes the empty ledgers that wall time has produced since the latest one (not with ledger timing on). */
   tick(): LedgerHeaderRec {
-    const now = this.nowSec();
-    const gap = now - this.latest.closeTime;
+    if (this.timed) return this.latest;
+    const gap = this.nowSec() - this.latest.closeTime;
     if (gap >= LEDGER_SECONDS) {
       const n = Math.floor(gap / LEDGER_SECONDS);
-      this.latest = this.header(this.latest.seq + n, this.latest.closeTime + n * LEDGER_SECONDS, this.latest.hash, true);
+      // Only the last HEADER_HISTORY of a long idle stretch are kept, so only those are built.
+      const skip = Math.max(0, n - HEADER_HISTORY);
+      let prev = this.latest;
+      if (skip > 0) {
+        prev = this.header(prev.seq + skip, prev.closeTime + skip * LEDGER_SECONDS, prev.hash, true);
+        this.headers = [];
+      }
+      for (let i = skip; i < n; i++) {
+        prev = this.append(this.header(prev.seq + 1, prev.closeTime + LEDGER_SECONDS, prev.hash, true));
+      }
     }
     return this.latest;
   }
@@ -135,36 +189,64 @@ export class Ledger {
   nextTxLedger(): { seq: number; closeTime: number } {
     const latest = this.tick();
     const now = Math.max(this.nowSec(), latest.closeTime);
-    if (!latest.sealed && latest.closeTime === now) return { seq: latest.seq, closeTime: now };
+    if (!this.timed && !latest.sealed && latest.closeTime === now) return { seq: latest.seq, closeTime: now };
     return { seq: latest.seq + 1, closeTime: now };
   }
 
-  /** Opens (or joins) the ledger a transaction is applied in; returns it with the tx's application order. */
-  openTxLedger(): { header: LedgerHeaderRec; order: number } {
+  /** Opens (or joins) the ledger a transaction is applied in at once (ledger timing off). */
+  openTxLedger(): LedgerHeaderRec {
     const next = this.nextTxLedger();
-    if (next.seq !== this.latest.seq) this.latest = this.header(next.seq, next.closeTime, this.latest.hash, false);
-    this.latest.txCount += 1;
-    return { header: this.latest, order: this.latest.txCount };
-  }
-
-  /** Closes a ledger now (sim_closeLedger). */
-  closeLedger(): LedgerHeaderRec {
-    const latest = this.tick();
-    this.latest = this.header(latest.seq + 1, Math.max(this.nowSec(), latest.closeTime), latest.hash, true);
-    if (this.changes) this.changes.header = true;
+    if (next.seq !== this.latest.seq) this.append(this.header(next.seq, next.closeTime, this.latest.hash, false));
     return this.latest;
   }
 
-  /** Moves ledger time to `unixSeconds` (never backwards) and closes a ledger there. */
-  setTime(unixSeconds: number): LedgerHeaderRec {
+  /** Counts a transaction into `h` (the latest ledger); returns its application order. */
+  joinLedger(h: LedgerHeaderRec, hash: string): number {
+    h.txCount += 1;
+    h.txHashes.push(hash);
+    return h.txCount;
+  }
+
+  /** Opens the next ledger now, for a close that applies queued transactions into it (ledger timing on). */
+  openLedger(): LedgerHeaderRec {
+    const latest = this.tick();
+    latest.sealed = true;
+    if (this.changes) this.changes.header = true;
+    return this.append(this.header(latest.seq + 1, Math.max(this.nowSec(), latest.closeTime), latest.hash, false));
+  }
+
+  /** Closes a ledger now (sim_closeLedger, ledger timing off). */
+  closeLedger(): LedgerHeaderRec {
+    const latest = this.tick();
+    latest.sealed = true;
+    if (this.changes) this.changes.header = true;
+    return this.append(this.header(latest.seq + 1, Math.max(this.nowSec(), latest.closeTime), latest.hash, true));
+  }
+
+  /** Moves ledger time to `unixSeconds` (never backwards). */
+  shiftTime(unixSeconds: number): void {
     const latest = this.tick();
     if (unixSeconds < latest.closeTime) {
       throw new RangeError(`ledger time cannot go backwards (latest close time ${latest.closeTime})`);
     }
     this.timeOffsetMs = unixSeconds * 1000 - this.now();
-    this.latest = this.header(latest.seq + 1, unixSeconds, latest.hash, true);
+  }
+
+  /** Moves ledger time to `unixSeconds` (never backwards) and closes a ledger there (ledger timing off). */
+  setTime(unixSeconds: number): LedgerHeaderRec {
+    this.shiftTime(unixSeconds);
+    const latest = this.latest;
+    latest.sealed = true;
     if (this.changes) this.changes.header = true;
-    return this.latest;
+    return this.append(this.header(latest.seq + 1, unixSeconds, latest.hash, true));
+  }
+
+  /** The retained header of ledger `seq`, if any. */
+  headerOf(seq: number): LedgerHeaderRec | undefined {
+    const first = this.headers[0];
+    if (!first || seq < first.seq) return undefined;
+    const h = this.headers[seq - first.seq];
+    return h?.seq === seq ? h : this.headers.find((x) => x.seq === seq);
   }
 
   get(key: string): Entry | undefined {
@@ -203,7 +285,8 @@ export class Ledger {
   snapshot(): Snapshot {
     return {
       entries: new Map(this.entries),
-      latest: { ...this.latest },
+      latest: { ...this.latest, txHashes: [...this.latest.txHashes] },
+      headers: this.headers.slice(0, -1),
       timeOffsetMs: this.timeOffsetMs,
       txs: new Map(this.txs),
       events: this.events.slice(),
@@ -217,71 +300,13 @@ export class Ledger {
     this.version += 1;
     if (this.changes) this.changes.reset = true;
     this.entries = new Map(s.entries);
-    this.latest = { ...s.latest, sealed: true };
+    this.latest = { ...s.latest, txHashes: [...s.latest.txHashes], sealed: true };
+    this.headers = [...s.headers, this.latest];
     this.timeOffsetMs = s.timeOffsetMs;
     this.txs = new Map(s.txs);
     this.events = s.events.slice();
     this.oldestLedger = s.oldestLedger;
     this.oldestCloseTime = s.oldestCloseTime;
     this.feePool = s.feePool;
-  }
-
-  // ---- header XDR (getLatestLedger) ----------------------------------------------------------------------------
-
-  private headerCache?: { seq: number; closeTime: number; header: xdr.LedgerHeader; meta: string; headerB64: string };
-
-  /** `headerXdr` (LedgerHeader) and `metadataXdr` (LedgerCloseMeta) of the latest ledger, base64. */
-  latestXdr(): { headerXdr: string; metadataXdr: string } {
-    const l = this.tick();
-    const c = this.headerCache;
-    if (c && c.seq === l.seq && c.closeTime === l.closeTime) return { headerXdr: c.headerB64, metadataXdr: c.meta };
-    const zero = Buffer.alloc(32);
-    const header = new xdr.LedgerHeader({
-      ledgerVersion: this.protocol,
-      previousLedgerHash: l.prevHash,
-      scpValue: new xdr.StellarValue({
-        txSetHash: zero,
-        closeTime: BigInt(l.closeTime),
-        upgrades: [],
-        ext: xdr.StellarValueExt.stellarValueBasic(),
-      }),
-      txSetResultHash: zero,
-      bucketListHash: zero,
-      ledgerSeq: l.seq,
-      totalCoins: TOTAL_COINS,
-      feePool: this.feePool,
-      inflationSeq: 0,
-      idPool: 0n,
-      baseFee: BASE_FEE,
-      baseReserve: Number(BASE_RESERVE),
-      maxTxSetSize: 1000,
-      skipList: [zero, zero, zero, zero],
-      ext: xdr.LedgerHeaderExt.v0(),
-    });
-    // stellar-core emits LedgerCloseMetaV2 from Protocol 23 (parallel Soroban phase) on: an empty generalized tx
-    // set has a classic phase and a parallel Soroban phase.
-    const meta = xdr.LedgerCloseMeta.v2(
-      new xdr.LedgerCloseMetaV2({
-        ext: xdr.LedgerCloseMetaExt.v0(),
-        ledgerHeader: new xdr.LedgerHeaderHistoryEntry({ hash: l.hash, header, ext: xdr.LedgerHeaderHistoryEntryExt.v0() }),
-        txSet: xdr.GeneralizedTransactionSet.v1TxSet(
-          new xdr.TransactionSetV1({
-            previousLedgerHash: l.prevHash,
-            phases: [
-              xdr.TransactionPhase.v0Components([]),
-              xdr.TransactionPhase.parallelTxsComponent(new xdr.ParallelTxsComponent({ baseFee: null, executionStages: [] })),
-            ],
-          }),
-        ),
-        txProcessing: [],
-        upgradesProcessing: [],
-        scpInfo: [],
-        totalByteSizeOfLiveSorobanState: 0n,
-        evictedKeys: [],
-      }),
-    );
-    const headerB64 = header.toXdr('base64');
-    this.headerCache = { seq: l.seq, closeTime: l.closeTime, header, headerB64, meta: meta.toXdr('base64') };
-    return { headerXdr: headerB64, metadataXdr: this.headerCache.meta };
   }
 }

@@ -2,16 +2,18 @@
 // the developer cheats and a fast in-process path for contract calls (`invoke` builds, simulates, signs and
 // submits a real transaction; `read` runs a read-only call).
 import { Keypair, StrKey, xdr } from '@stellar/stellar-sdk';
-import { submitEnvelope, txHash } from './apply.ts';
+import { applyChecked, checkEnvelope, envelopeHash, submitEnvelope, txHash, type Preexecuted } from './apply.ts';
 import { bootstrap, genesisIds, type Genesis, type Profile, type Templates } from './bootstrap.ts';
 import { addressCredentialsOf, authPreimage } from './auth.ts';
 import { publicKeyOf, sha256, signEd25519 } from './crypto.ts';
+import { muxedToAccount } from './classic.ts';
 import { accountKeyId, fromScAddress, toScAddress, trustlineKeyId, TRUSTLINE_AUTHORIZED, type AccountEntry, type TrustlineEntry } from './entries.ts';
 import { Invocation, type ContractRegistry } from './invocation.ts';
 import { BASE_FEE, Ledger } from './ledger.ts';
 import { txXdrFields } from './meta.ts';
-import type { NetworkInfo, NetworkName } from './network-types.ts';
-import type { ContractEventRec } from './records.ts';
+import type { NetworkInfo, NetworkName, SendOutcome } from './network-types.ts';
+import { QUEUE_LIMIT, TxQueue, settle, type QueueOutcome } from './queue.ts';
+import type { ContractEventRec, TxRecord } from './records.ts';
 import { createRpcHandler } from './rpc.ts';
 import { readCall, simulateInvoke, type Core } from './simulate.ts';
 
@@ -25,6 +27,8 @@ export interface InvokeOptions {
   signers?: Keypair[];
   /** Ledgers an auth signature stays valid (default 100). */
   authValidFor?: number;
+  /** Simulate with `useUpgradedAuth` (ADDRESS_V2 entries from Protocol 27): default true, as SDK 17 sends it. */
+  upgradedAuth?: boolean;
 }
 
 export type InvokeResult =
@@ -70,8 +74,21 @@ export interface NetworkOptions {
   vaultWasmHash: Buffer;
   now: () => number;
   historyLimit?: number;
-  /** Protocol version to emulate (26..29, default 29). */
+  /** Protocol version to emulate (26..28, default 28). */
   protocol?: number;
+  /** 0 (default): every transaction is applied at once. N > 0: transactions queue until `closeLedger`, which the
+   *  served simulator calls every N ms (startSimulator). */
+  ledgerCloseMs?: number;
+}
+
+/** What the friendbot answers for a funded account (Horizon's transaction shape). */
+export interface FriendbotReply {
+  hash: string;
+  ledger: number;
+  successful: true;
+  envelope_xdr: string;
+  result_xdr: string;
+  result_meta_xdr: string;
 }
 
 const FRIENDBOT_AMOUNT = 100_000_000_000n;
@@ -88,12 +105,20 @@ export class SimNetwork implements Core {
   readonly rpc: (method: string, params?: unknown) => Promise<unknown>;
   private readonly snapshots = new Map<number, ReturnType<Ledger['snapshot']>>();
   private nextSnapshot = 1;
+  /** Transactions waiting for the next close (ledger timing on). */
+  readonly queue = new TxQueue();
 
   constructor(opts: NetworkOptions) {
     this.name = opts.name;
     this.profile = opts.profile;
     this.contracts = opts.contracts;
-    this.ledger = new Ledger({ passphrase: opts.profile.passphrase, now: opts.now, historyLimit: opts.historyLimit, protocol: opts.protocol });
+    this.ledger = new Ledger({
+      passphrase: opts.profile.passphrase,
+      now: opts.now,
+      historyLimit: opts.historyLimit,
+      protocol: opts.protocol,
+      ledgerCloseMs: opts.ledgerCloseMs,
+    });
     this.genesis = genesisIds(opts.profile);
     const g = this.genesis;
     this.info = {
@@ -147,7 +172,8 @@ export class SimNetwork implements Core {
   /** Builds, simulates, signs (envelope and auth entries) and submits a contract call, as a wallet would. */
   invoke(opts: InvokeOptions): InvokeResult {
     const source = publicKeyOf(opts.source);
-    const sim = simulateInvoke(this, { source, contractId: opts.contractId, fn: opts.fn, args: opts.args });
+    const { contractId, fn, args } = opts;
+    const sim = simulateInvoke(this, { source, contractId, fn, args, upgradedAuth: opts.upgradedAuth ?? true });
     if (!sim.ok) return { status: 'FAILED', stage: 'simulate', error: sim.error, contractError: sim.failure.contractCode };
     const expiration = this.ledger.tick().seq + (opts.authValidFor ?? 100);
     const auth: xdr.SorobanAuthorizationEntry[] = [];
@@ -185,11 +211,14 @@ export class SimNetwork implements Core {
       ext: xdr.TransactionExt.sorobanData(sim.transactionData),
     });
     const env = signEnvelope(tx, opts.source, this.ledger.networkId);
-    const out = submitEnvelope(this, env, { inv: sim.inv, retval: sim.retval, auth: sim.auth, version: sim.version });
+    const out = this.sendAndClose(env, { inv: sim.inv, retval: sim.retval, auth: sim.auth, version: sim.version });
     if (out.status === 'ERROR') {
       return { status: 'FAILED', stage: 'submit', error: out.code, resultCode: out.code, hash: out.hash };
     }
-    if (out.status === 'DUPLICATE') return { status: 'FAILED', stage: 'submit', error: 'duplicate transaction', hash: out.hash };
+    if (out.status !== 'PENDING') {
+      const error = out.status === 'DUPLICATE' ? 'duplicate transaction' : out.status;
+      return { status: 'FAILED', stage: 'submit', error, hash: out.hash };
+    }
     const rec = out.record;
     if (rec.status === 'FAILED') {
       return { status: 'FAILED', stage: 'apply', error: rec.error ?? 'txFailed', contractError: rec.failure?.contractCode, resultCode: 'txFailed', hash: rec.hash };
@@ -199,17 +228,52 @@ export class SimNetwork implements Core {
 
   // ---- friendbot ---------------------------------------------------------------------------------------------------
 
-  /** Funds a new account with 10,000 XLM by a createAccount transaction from the friendbot account. */
-  friendbot(address: string): { hash: string; ledger: number; successful: true; envelope_xdr: string; result_xdr: string; result_meta_xdr: string } {
+  /** Funds a new account with 10,000 XLM by a createAccount transaction from the friendbot account, applied at once
+   *  (with ledger timing on, in a ledger closed for it). */
+  friendbot(address: string): FriendbotReply {
+    const env = this.friendbotEnvelope(address);
+    if (!this.ledger.timed) {
+      const out = submitEnvelope(this, env);
+      if (out.status !== 'PENDING') {
+        throw new FriendbotError(500, { title: 'Internal Server Error', status: 500, detail: out.status });
+      }
+      return friendbotReply(out.record);
+    }
+    let outcome: QueueOutcome | undefined;
+    this.queueFriendbot(env, (o) => void (outcome = o));
+    this.closeLedger();
+    return friendbotOutcome(outcome);
+  }
+
+  /** The friendbot as the served simulator runs it: with ledger timing on, the answer waits for the next close, as a
+   *  real network's friendbot waits for its transaction's ledger. */
+  async requestFriendbot(address: string): Promise<FriendbotReply> {
+    if (!this.ledger.timed) return this.friendbot(address);
+    const env = this.friendbotEnvelope(address);
+    if (this.queue.size >= QUEUE_LIMIT) {
+      const detail = 'the transaction queue is full: try again after the next ledger';
+      throw new FriendbotError(503, { title: 'Service Unavailable', status: 503, detail });
+    }
+    return friendbotOutcome(await new Promise<QueueOutcome>((resolve) => this.queueFriendbot(env, resolve)));
+  }
+
+  private queueFriendbot(env: xdr.TransactionEnvelope, settled: (o: QueueOutcome) => void): void {
+    const source = this.genesis.friendbot.publicKey();
+    this.queue.push({ hash: envelopeHash(this, env), env, source, settle: settled });
+  }
+
+  private friendbotEnvelope(address: string): xdr.TransactionEnvelope {
     if (!StrKey.isValidEd25519PublicKey(address)) {
-      throw new FriendbotError(400, { title: 'Bad Request', status: 400, detail: 'addr is not a valid account address (G…)' });
+      const detail = 'addr is not a valid account address (G…)';
+      throw new FriendbotError(400, { title: 'Bad Request', status: 400, detail });
     }
     const fb = this.genesis.friendbot;
     const acc = this.account(fb.publicKey())!;
     const tx = new xdr.Transaction({
       sourceAccount: xdr.MuxedAccount.keyTypeEd25519(fb.rawPublicKey()),
       fee: BASE_FEE,
-      seqNum: acc.seqNum + 1n,
+      // its own transactions may wait in the queue together: each takes the next number
+      seqNum: acc.seqNum + 1n + BigInt(this.queue.waiting(fb.publicKey())),
       cond: xdr.Preconditions.precondNone(),
       memo: xdr.Memo.memoNone(),
       operations: [
@@ -225,20 +289,56 @@ export class SimNetwork implements Core {
       ],
       ext: xdr.TransactionExt.v0(),
     });
-    const out = submitEnvelope(this, signEnvelope(tx, fb, this.ledger.networkId));
-    if (out.status !== 'PENDING') throw new FriendbotError(500, { title: 'Internal Server Error', status: 500, detail: out.status });
-    const rec = out.record;
-    const x = txXdrFields(rec);
-    if (rec.status !== 'SUCCESS') {
-      throw new FriendbotError(400, {
-        type: 'transaction_failed',
-        title: 'Transaction Failed',
-        status: 400,
-        detail: 'createAccountAlreadyExist: the account is already funded',
-        extras: { envelope_xdr: x.envelopeXdr, result_xdr: x.resultXdr, result_codes: { transaction: 'tx_failed', operations: ['op_already_exists'] } },
-      });
+    return signEnvelope(tx, fb, this.ledger.networkId);
+  }
+
+  // ---- sending and closing ----------------------------------------------------------------------------------------
+
+  /**
+   * sendTransaction. Ledger timing off: checked and applied at once (PENDING with its record). On: checked against
+   * the next ledger and queued (PENDING, applied at the next close); DUPLICATE when queued or applied already;
+   * TRY_AGAIN_LATER while another transaction of the same source waits, or the queue is full.
+   */
+  send(
+    env: xdr.TransactionEnvelope,
+    o: { pre?: Preexecuted; b64?: string; settled?: (o: QueueOutcome) => void } = {},
+  ): SendOutcome {
+    if (!this.ledger.timed) return submitEnvelope(this, env, o.pre, o.b64);
+    const hash = envelopeHash(this, env);
+    const applied = env.type === 'envelopeTypeTx' && this.ledger.txs.has(hash);
+    if (this.queue.has(hash) || applied) return { status: 'DUPLICATE', hash };
+    // As stellar-core's queue: a source with a transaction waiting is told to try later, before any other check.
+    const source = env.type === 'envelopeTypeTx' ? muxedToAccount(env.v1.tx.sourceAccount) : undefined;
+    const waits = source !== undefined && this.queue.waiting(source) > 0;
+    if (waits || this.queue.size >= QUEUE_LIMIT) return { status: 'TRY_AGAIN_LATER', hash };
+    const checked = checkEnvelope(this, env, this.ledger.nextTxLedger());
+    if ('status' in checked) return checked;
+    this.queue.push({
+      hash,
+      env,
+      source: checked.source,
+      ...(o.b64 !== undefined ? { b64: o.b64 } : {}),
+      ...(o.pre ? { pre: o.pre } : {}),
+      ...(o.settled ? { settle: o.settled } : {}),
+    });
+    return { status: 'PENDING', hash };
+  }
+
+  /** `send`, then (ledger timing on) a close at once: the in-process `invoke`, which answers with the outcome. */
+  private sendAndClose(
+    env: xdr.TransactionEnvelope,
+    pre?: Preexecuted,
+  ): Exclude<SendOutcome, { status: 'PENDING' }> | { status: 'PENDING'; hash: string; record: TxRecord } {
+    if (!this.ledger.timed) return submitEnvelope(this, env, pre);
+    let outcome: QueueOutcome | undefined;
+    const sent = this.send(env, { ...(pre ? { pre } : {}), settled: (o) => void (outcome = o) });
+    if (sent.status !== 'PENDING') return sent;
+    this.closeLedger();
+    if (!outcome || 'dropped' in outcome) {
+      const why = outcome && 'dropped' in outcome ? outcome.dropped : 'not queued';
+      throw new Error(`transaction ${sent.hash} was dropped at the close (${why})`);
     }
-    return { hash: rec.hash, ledger: rec.ledger, successful: true, envelope_xdr: x.envelopeXdr, result_xdr: x.resultXdr, result_meta_xdr: x.resultMetaXdr };
+    return { status: 'PENDING', hash: sent.hash, record: outcome.record };
   }
 
   // ---- cheats --------------------------------------------------------------------------------------------------------
@@ -276,14 +376,39 @@ export class SimNetwork implements Core {
     return next.balance;
   }
 
+  /** Moves ledger time forward and closes a ledger there (with ledger timing on, with what is queued). */
   setTime(unixSeconds: number): { sequence: number; closeTime: number } {
+    if (this.ledger.timed) {
+      this.ledger.shiftTime(unixSeconds);
+      return this.closeLedger();
+    }
     const h = this.ledger.setTime(unixSeconds);
     return { sequence: h.seq, closeTime: h.closeTime };
   }
 
-  closeLedger(): { sequence: number; closeTime: number } {
-    const h = this.ledger.closeLedger();
-    return { sequence: h.seq, closeTime: h.closeTime };
+  /**
+   * Closes a ledger now. With ledger timing on it holds every queued transaction, in arrival order, each checked
+   * again against this ledger (time bounds, sequence number, balance): one that fails is dropped, as stellar-core
+   * leaves an invalid transaction out of the set, and getTransaction never finds it.
+   */
+  closeLedger(): { sequence: number; closeTime: number; applied: number; dropped: number } {
+    if (!this.ledger.timed) {
+      const h = this.ledger.closeLedger();
+      return { sequence: h.seq, closeTime: h.closeTime, applied: 0, dropped: 0 };
+    }
+    const header = this.ledger.openLedger();
+    let dropped = 0;
+    for (const q of this.queue.take()) {
+      const checked = checkEnvelope(this, q.env, header);
+      if ('status' in checked) {
+        dropped += 1;
+        settle(q, { dropped: checked.code });
+        continue;
+      }
+      settle(q, { record: applyChecked(this, checked, header, q.pre, q.b64) });
+    }
+    header.sealed = true;
+    return { sequence: header.seq, closeTime: header.closeTime, applied: header.txCount, dropped };
   }
 
   /** Saves the whole network state; returns its id for `revert`. */
@@ -298,10 +423,45 @@ export class SimNetwork implements Core {
     const n = Number(id);
     const s = this.snapshots.get(n);
     if (!s) return false;
+    this.queue.drop('the ledger was reverted');
     this.ledger.restore(s);
     for (const k of [...this.snapshots.keys()]) if (k > n) this.snapshots.delete(k);
     return true;
   }
+}
+
+function friendbotOutcome(outcome: QueueOutcome | undefined): FriendbotReply {
+  if (!outcome || 'dropped' in outcome) {
+    const why = outcome && 'dropped' in outcome ? outcome.dropped : 'not applied';
+    const detail = `the funding transaction was dropped (${why}): try again`;
+    throw new FriendbotError(503, { title: 'Service Unavailable', status: 503, detail });
+  }
+  return friendbotReply(outcome.record);
+}
+
+function friendbotReply(rec: TxRecord): FriendbotReply {
+  const x = txXdrFields(rec);
+  if (rec.status !== 'SUCCESS') {
+    throw new FriendbotError(400, {
+      type: 'transaction_failed',
+      title: 'Transaction Failed',
+      status: 400,
+      detail: 'createAccountAlreadyExist: the account is already funded',
+      extras: {
+        envelope_xdr: x.envelopeXdr,
+        result_xdr: x.resultXdr,
+        result_codes: { transaction: 'tx_failed', operations: ['op_already_exists'] },
+      },
+    });
+  }
+  return {
+    hash: rec.hash,
+    ledger: rec.ledger,
+    successful: true,
+    envelope_xdr: x.envelopeXdr,
+    result_xdr: x.resultXdr,
+    result_meta_xdr: x.resultMetaXdr,
+  };
 }
 
 /** Signs a transaction envelope with node's crypto (the same bytes as Keypair.sign). */

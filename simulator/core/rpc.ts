@@ -1,13 +1,15 @@
 // The Soroban JSON-RPC methods of one network, with the result shapes of stellar-rpc (close times as strings,
 // XDR as base64), plus the developer cheats under `sim_`. Errors are RpcError (code + message).
 import { xdr } from '@stellar/stellar-sdk';
-import { contractEventXdr, hashFromEnvelopeXdr, submitEnvelope, type Preexecuted } from './apply.ts';
+import { contractEventXdr, hashFromEnvelopeXdr, type Preexecuted } from './apply.ts';
 import { credentialsInvalidAt, type AuthMode } from './auth.ts';
 import { muxedToAccount } from './classic.ts';
 import { contractHash } from './crypto.ts';
 import { diagnosticXdr } from './diagnostics.ts';
 import { entryXdr, fromScAddress, keyIdOfLedgerKey, liveUntilOf, type Entry } from './entries.ts';
 import { getEvents, type GetEventsParams } from './events.ts';
+import { getLedgers } from './ledgers.ts';
+import { ledgerXdr, type LedgerXdrMemo } from './ledger-xdr.ts';
 import { txXdrFields } from './meta.ts';
 import type { RpcNetwork } from './network-types.ts';
 import type { DiagnosticRec, TxRecord } from './records.ts';
@@ -83,6 +85,7 @@ export function createRpcHandler(net: RpcNetwork): (method: string, params?: unk
   // Recent recording-mode simulations: a transaction submitted for exactly that invocation, with exactly the
   // recorded auth entries and a covering footprint, on an unchanged ledger, is applied without running again.
   const simCache = new Map<string, Preexecuted>();
+  const xdrMemo: LedgerXdrMemo = new WeakMap();
   const latest = () => {
     const l = ledger.tick();
     return { latestLedger: l.seq, latestLedgerCloseTime: String(l.closeTime) };
@@ -113,8 +116,17 @@ export function createRpcHandler(net: RpcNetwork): (method: string, params?: unk
     },
     getLatestLedger: () => {
       const l = ledger.tick();
-      return { id: l.hash.toString('hex'), sequence: l.seq, protocolVersion: ledger.protocol, closeTime: String(l.closeTime), ...ledger.latestXdr() };
+      const x = ledgerXdr(ledger, l, xdrMemo);
+      return {
+        id: l.hash.toString('hex'),
+        sequence: l.seq,
+        protocolVersion: ledger.protocol,
+        closeTime: String(l.closeTime),
+        headerXdr: x.header,
+        metadataXdr: x.meta,
+      };
     },
+    getLedgers: (p) => getLedgers(ledger, p, xdrMemo),
     getLedgerEntries: (p) => {
       const keys = p.keys;
       if (!Array.isArray(keys) || keys.length === 0) throw new RpcError(INVALID_PARAMS, 'keys must be a non-empty array');
@@ -207,8 +219,8 @@ export function createRpcHandler(net: RpcNetwork): (method: string, params?: unk
         if (key !== undefined) simCache.delete(key);
         if (pre && pre.version !== ledger.version) pre = undefined;
       }
-      const out = submitEnvelope(net, env, pre, b64);
-      if (out.status === 'PENDING') {
+      const out = net.send(env, { ...(pre ? { pre } : {}), b64 });
+      if (out.status === 'PENDING' && out.record) {
         // What getTransaction answers for it, built once the reply is on its way (clients poll for it next). A
         // failure here is left to getTransaction, which builds it again and answers the error as before.
         const rec = out.record;
@@ -298,6 +310,7 @@ export function createRpcHandler(net: RpcNetwork): (method: string, params?: unk
       friendbot: net.genesis.friendbot.publicKey(),
       ...(net.genesis.stablecoin ? { stablecoinIssuerSecret: net.genesis.issuer.secret(), stablecoinTokenId: net.genesis.stablecoin.tokenId } : {}),
       latestLedger: ledger.tick().seq,
+      ledgerCloseMs: ledger.ledgerCloseMs,
     }),
   };
 

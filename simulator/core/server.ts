@@ -7,8 +7,6 @@ import { INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, RpcError } from './rpc-er
 
 const MAX_BODY = 1_048_576;
 
-export type NetworkLookup = (name: string) => SimNetwork | undefined;
-
 interface JsonRpcRequest {
   jsonrpc?: unknown;
   id?: unknown;
@@ -86,10 +84,11 @@ async function rpc(net: SimNetwork, req: http.IncomingMessage, res: http.ServerR
   return out ? send(res, 200, out) : send(res, 204, undefined);
 }
 
-function friendbot(net: SimNetwork, url: URL, res: http.ServerResponse, send: Send): void {
+/** With ledger timing on, the answer waits for the ledger that funds the account (SimNetwork.requestFriendbot). */
+async function friendbot(net: SimNetwork, url: URL, res: http.ServerResponse, send: Send): Promise<void> {
   const addr = url.searchParams.get('addr') ?? '';
   try {
-    send(res, 200, net.friendbot(addr));
+    send(res, 200, await net.requestFriendbot(addr));
   } catch (e) {
     if (e instanceof FriendbotError) send(res, e.status, e.body);
     else send(res, 500, { title: 'Internal Server Error', status: 500, detail: e instanceof Error ? e.message : String(e) });
@@ -140,7 +139,7 @@ export function createHttpServer(networks: Record<NetworkName, SimNetwork>, opts
     }
     if (m && net && m[2] === 'friendbot' && (req.method === 'GET' || req.method === 'POST')) {
       req.resume();
-      friendbot(net, url, res, answer);
+      void friendbot(net, url, res, answer);
       return;
     }
     req.resume();

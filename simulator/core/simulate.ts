@@ -114,7 +114,7 @@ export interface InvokeSpec {
   readonly args: xdr.ScVal[];
   readonly authMode?: AuthMode;
   readonly authEntries?: readonly xdr.SorobanAuthorizationEntry[];
-  /** The request asked for ADDRESS_V2 entries (`useUpgradedAuth`); matters at Protocol 27 only. */
+  /** The request asked for ADDRESS_V2 entries (`useUpgradedAuth`); ignored before Protocol 27. */
   readonly upgradedAuth?: boolean;
 }
 

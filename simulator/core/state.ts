@@ -74,7 +74,8 @@ export function savedHeader(l: Ledger, oldest = { ledger: l.oldestLedger, closeT
 }
 
 export function loadHeader(l: Ledger, h: SavedHeader): void {
-  l.latest = { seq: h.seq, closeTime: h.closeTime, hash: Buffer.from(h.hash, 'hex'), prevHash: Buffer.from(h.prevHash, 'hex'), txCount: 0, sealed: true };
+  const hashes = { hash: Buffer.from(h.hash, 'hex'), prevHash: Buffer.from(h.prevHash, 'hex') };
+  l.resetHeaders({ seq: h.seq, closeTime: h.closeTime, ...hashes });
   l.timeOffsetMs = h.timeOffsetMs;
   l.feePool = BigInt(h.feePool);
   l.oldestLedger = h.oldestLedger;

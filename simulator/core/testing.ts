@@ -81,7 +81,9 @@ export function clock(startMs = Date.UTC(2026, 0, 1)): Clock {
 }
 
 /** A bootstrapped network with the counter template installed (the real contracts too). */
-export function testNetwork(opts: { name?: NetworkName; now?: () => number; protocol?: number } = {}): SimNetwork {
+export function testNetwork(
+  opts: { name?: NetworkName; now?: () => number; protocol?: number; ledgerCloseMs?: number } = {},
+): SimNetwork {
   const name = opts.name ?? 'testnet';
   const wasm = new Map(contractImpls);
   wasm.set(COUNTER_HASH.toString('hex'), counter);
@@ -92,6 +94,7 @@ export function testNetwork(opts: { name?: NetworkName; now?: () => number; prot
     vaultWasmHash: VAULT_WASM_HASH,
     now: opts.now ?? Date.now,
     protocol: opts.protocol,
+    ledgerCloseMs: opts.ledgerCloseMs,
   });
   net.bootstrap({ factory: FACTORY_WASM_HASH, vault: VAULT_WASM_HASH, registry: REGISTRY_WASM_HASH });
   return net;

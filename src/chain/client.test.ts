@@ -241,6 +241,63 @@ describe('submit after sending', () => {
   });
 });
 
+describe('submit on a network whose ledgers take time to close', () => {
+  /** A test clock: sleeping moves it, nothing waits on the machine. */
+  const fakeTime = () => {
+    let t = 1_700_000_000_000;
+    const slept: number[] = [];
+    return { now: () => t, sleep: async (ms: number) => void (slept.push(ms), (t += ms)), slept };
+  };
+  const sendReply = (status: string, hash: string) => ({ status, hash, latestLedger: 10, latestLedgerCloseTime: '1700000000' });
+  const success = () => final('SUCCESS', txResult(xdr.TransactionResultResult.txSuccess([])), metaV4({ returnValue: str('ok') }));
+  const timed = (t: ReturnType<typeof fakeTime>, submitMs: number, pollIntervalMs: number) =>
+    client({ now: t.now, sleep: t.sleep, timeouts: { rpcMs: 2000, submitMs, pollIntervalMs } });
+
+  it('TRY_AGAIN_LATER: the same signed transaction is sent again until taken, then polled until final', async () => {
+    let sends = 0;
+    const sent: string[] = [];
+    handlers = {
+      sendTransaction: (p) => {
+        sent.push((p as { transaction: string }).transaction);
+        return sendReply(++sends < 3 ? 'TRY_AGAIN_LATER' : 'PENDING', '21'.repeat(32));
+      },
+      getTransaction: success,
+    };
+    const t = fakeTime();
+    const r = await timed(t, 30_000, 250).submit(signedCall());
+    expect(r.txId).toBe('21'.repeat(32));
+    expect(sends).toBe(3);
+    expect(new Set(sent).size).toBe(1);
+    expect(t.slept).toEqual([50, 100]);
+  });
+
+  it('TRY_AGAIN_LATER until the submit timeout → chain_unavailable 502 naming the network and the hash', async () => {
+    handlers = { sendTransaction: () => sendReply('TRY_AGAIN_LATER', '22'.repeat(32)) };
+    const e = await failure(timed(fakeTime(), 5_000, 250).submit(signedCall()));
+    expect([e.code, e.status, e.txId, e.network]).toEqual(['chain_unavailable', 502, '22'.repeat(32), 'testnet']);
+    expect(e.message).toBe(
+      `the RPC answered TRY_AGAIN_LATER until the submit timeout (5000 ms); transaction ${'22'.repeat(32)} was not taken`,
+    );
+  });
+
+  it('DUPLICATE: the network holds it already; its outcome is what getTransaction says', async () => {
+    handlers = { sendTransaction: () => sendReply('DUPLICATE', '23'.repeat(32)), getTransaction: success };
+    expect((await client().submit(signedCall())).txId).toBe('23'.repeat(32));
+  });
+
+  it('NOT_FOUND for seconds is waited out within the submit timeout (a 5-second ledger)', async () => {
+    const t = fakeTime();
+    const closesAt = t.now() + 5_000;
+    handlers = {
+      sendTransaction: () => sendReply('PENDING', '24'.repeat(32)),
+      getTransaction: () => (t.now() < closesAt ? { status: 'NOT_FOUND', ...ledgerInfo } : success()),
+    };
+    const r = await timed(t, 30_000, 1_000).submit(signedCall());
+    expect(r.txId).toBe('24'.repeat(32));
+    expect(t.now()).toBeGreaterThanOrEqual(closesAt);
+  });
+});
+
 describe('network checks', () => {
   it('health and verifyNetwork', async () => {
     handlers = {
@@ -253,9 +310,9 @@ describe('network checks', () => {
     expect(c.protocolVersion).toBeUndefined(); // not asked yet
     await c.verifyNetwork();
     expect(c.protocolVersion).toBe(23);
-    handlers.getNetwork = () => ({ passphrase: Networks.PUBLIC, protocolVersion: 29 }); // the network upgraded
+    handlers.getNetwork = () => ({ passphrase: Networks.PUBLIC, protocolVersion: 28 }); // the network upgraded
     await c.health();
-    expect(c.protocolVersion).toBe(29);
+    expect(c.protocolVersion).toBe(28);
   });
 });
 

@@ -3,6 +3,7 @@
 import {
   Account, Address, Contract, FeeBumpTransaction, Keypair, StrKey, Transaction, TransactionBuilder, rpc, xdr,
 } from '@stellar/stellar-sdk';
+import { CHAIN_TIMEOUT_DEFAULTS } from '../config/index.ts';
 import { assembleCall, buildCall, simulationInput } from './assemble.ts';
 import { ChainError, chainUnavailable, errorText, mapChainFailure, PREPARED_TX_VALIDITY_S, type ContractKind } from './errors.ts';
 import { checkAuthSignatures, inspectParsed, inspectTransaction, noValidSignature, parseEnvelope } from './inspect.ts';
@@ -13,7 +14,8 @@ import type {
   NetworkCheck, PreparedTransaction, PrepareRequest, ReadRequest, SubmitResult,
 } from './types.ts';
 
-export const DEFAULT_TIMEOUTS: ChainTimeouts = { rpcMs: 15_000, submitMs: 60_000, pollIntervalMs: 1_000 };
+/** The settings' defaults (src/config), so that a client built without timeouts behaves as a configured one. */
+export const DEFAULT_TIMEOUTS: ChainTimeouts = { ...CHAIN_TIMEOUT_DEFAULTS };
 /** The first waits between getTransaction polls (then `pollIntervalMs`), each capped by `pollIntervalMs`. */
 export const POLL_BACKOFF_MS: readonly number[] = [50, 100, 200];
 const DEFAULT_BASE_FEE = '100';
@@ -73,7 +75,7 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
       return await f();
     } catch (e) {
       if (e instanceof ChainError) throw e;
-      throw chainUnavailable(e);
+      throw chainUnavailable(e, opts.network);
     }
   }
 
@@ -98,7 +100,9 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
   }
 
   async function simulate(tx: Transaction, kind: ContractKind): Promise<rpc.Api.SimulateTransactionSuccessResponse> {
-    const sim = await rpcCall(() => server.simulateTransaction(tx));
+    // Recording mode asks for ADDRESS_V2 entries (useUpgradedAuth, at Protocols 27 and 28 a request flag): their
+    // signature names the address, so it cannot be moved to another one (README "Protocol line").
+    const sim = await rpcCall(() => server.simulateTransaction(tx, undefined, undefined, true));
     reads.observeLedger(sim.latestLedger);
     if (rpc.Api.isSimulationError(sim)) {
       const { contractCode, lines } = readEvents(sim.events ?? []);
@@ -106,7 +110,9 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
       const text = /Event log/.test(sim.error) ? sim.error : [sim.error, ...lines].join('\n');
       throw mapChainFailure({ contract: kind, text, ...opt('contractCode', contractCode) });
     }
-    if (!rpc.Api.isSimulationSuccess(sim)) throw chainUnavailable('simulation returned neither result nor error');
+    if (!rpc.Api.isSimulationSuccess(sim)) {
+      throw chainUnavailable('simulation returned neither result nor error', opts.network);
+    }
     return sim;
   }
 
@@ -133,7 +139,7 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
     const load = async () => {
       const tx = build(new Account(source, '0'), req, 0);
       const sim = await simulate(tx, kind);
-      if (!sim.result) throw chainUnavailable(`simulation of ${req.fn} returned no value`);
+      if (!sim.result) throw chainUnavailable(`simulation of ${req.fn} returned no value`, opts.network);
       return { value: sim.result.retval, ledger: sim.latestLedger };
     };
     if (!reads.enabled) return (await load()).value;
@@ -162,27 +168,38 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
   }
 
   async function send(parsed: Transaction | FeeBumpTransaction, inv: Invocation, kind: ContractKind): Promise<SubmitResult> {
-    const sent = await rpcCall(() => server.sendTransaction(parsed));
-    reads.observeLedger(sent.latestLedger);
-    const hash = sent.hash || inv.hash;
-    if (sent.status === 'ERROR') {
-      const resultCode = sent.errorResult ? resultCodes(sent.errorResult) : 'unknown result';
-      const { contractCode, lines } = readEvents(sent.diagnosticEvents ?? []);
-      throw mapChainFailure({
-        contract: kind, text: [`transaction rejected: ${resultCode}`, ...lines].join('\n'), txId: hash,
-        ...opt('contractCode', contractCode),
-      });
+    const deadline = now() + timeouts.submitMs;
+    // TRY_AGAIN_LATER: the network did not take the transaction this time (another one of the same source waits
+    // for a ledger, or its queue is full). The same signed transaction is sent again until the submit timeout.
+    for (let attempt = 0; ; attempt++) {
+      const sent = await rpcCall(() => server.sendTransaction(parsed));
+      reads.observeLedger(sent.latestLedger);
+      const hash = sent.hash || inv.hash;
+      if (sent.status === 'ERROR') {
+        const resultCode = sent.errorResult ? resultCodes(sent.errorResult) : 'unknown result';
+        const { contractCode, lines } = readEvents(sent.diagnosticEvents ?? []);
+        throw mapChainFailure({
+          contract: kind, text: [`transaction rejected: ${resultCode}`, ...lines].join('\n'), txId: hash,
+          ...opt('contractCode', contractCode),
+        });
+      }
+      // PENDING, or DUPLICATE (already queued or applied): its outcome is what getTransaction says.
+      if (sent.status !== 'TRY_AGAIN_LATER') return poll(hash, kind, deadline);
+      const left = deadline - now();
+      if (left <= 0) {
+        const text =
+          `the RPC answered TRY_AGAIN_LATER until the submit timeout (${timeouts.submitMs} ms); ` +
+          `transaction ${hash} was not taken`;
+        throw new ChainError('chain_unavailable', 502, text, undefined, hash, opts.network);
+      }
+      await sleep(Math.min(timeouts.pollIntervalMs, POLL_BACKOFF_MS[attempt] ?? Infinity, left));
     }
-    if (sent.status === 'TRY_AGAIN_LATER') {
-      throw new ChainError('chain_unavailable', 502, `the RPC asked to try again later (transaction ${hash})`, undefined, hash);
-    }
-    return poll(hash, kind);
   }
 
-  async function poll(hash: string, kind: ContractKind): Promise<SubmitResult> {
-    const deadline = now() + timeouts.submitMs;
+  async function poll(hash: string, kind: ContractKind, deadline: number): Promise<SubmitResult> {
     let lastError: unknown;
     // Ask at once (a fast network, or the simulator, has applied it already), then back off to pollIntervalMs.
+    // NOT_FOUND means not in a ledger yet: it may land any time until the deadline.
     for (let attempt = 0; ; attempt++) {
       try {
         const r = await server.getTransaction(hash);
@@ -199,9 +216,11 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
       const left = deadline - now();
       if (left <= 0) {
         if (lastError !== undefined) {
-          throw new ChainError('chain_unavailable', 502, `chain RPC unavailable while waiting for ${hash}: ${errorText(lastError)}`, undefined, hash);
+          const text = `chain RPC unavailable while waiting for ${hash}: ${errorText(lastError)}`;
+          throw new ChainError('chain_unavailable', 502, text, undefined, hash, opts.network);
         }
-        throw new ChainError('tx_timeout', 504, `transaction ${hash} was not final after ${timeouts.submitMs} ms`, undefined, hash);
+        const text = `transaction ${hash} was not final after ${timeouts.submitMs} ms`;
+        throw new ChainError('tx_timeout', 504, text, undefined, hash, opts.network);
       }
       await sleep(Math.min(timeouts.pollIntervalMs, POLL_BACKOFF_MS[attempt] ?? Infinity, left));
     }
@@ -235,6 +254,11 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
       };
       if (!o?.cached || !reads.enabled) return (await load()).value;
       return reads.read(`entries ${keys.map(keyText).join(' ')}`, load);
+    },
+    async getEvents(request) {
+      const res = await rpcCall(() => server.getEvents(request));
+      reads.observeLedger(res.latestLedger);
+      return res;
     },
     async health(): Promise<ChainHealth> {
       const h = await rpcCall(() => server.getHealth());

@@ -2,6 +2,8 @@
 // Contract error numbers come from chain-abi.md; the same number means different things per contract,
 // so every mapping takes the contract that was called.
 
+import { redactUrls } from '../config/redact.ts';
+
 /** How long a prepared transaction stays valid: its time bounds end this long after prepare (both specs say so). */
 export const PREPARED_TX_VALIDITY_S = 300;
 
@@ -15,6 +17,8 @@ export class ChainError extends Error {
   readonly status: number;
   readonly chainMessage?: string;
   readonly txId?: string;
+  /** The network whose RPC failed, for failures of the RPC itself (chain_unavailable, tx_timeout). */
+  readonly network?: string;
   constructor(
     code: string,
     status: number,
@@ -22,12 +26,14 @@ export class ChainError extends Error {
     chainMessage?: string,
     /** The transaction hash, when the failure happened after sending. */
     txId?: string,
+    network?: string,
   ) {
     super(message);
     this.code = code;
     this.status = status;
     this.chainMessage = chainMessage;
     this.txId = txId;
+    this.network = network;
   }
 }
 
@@ -181,12 +187,16 @@ function lineMatching(text: string, pattern: RegExp): string | undefined {
 }
 
 /** The chain cannot be reached or answered out of protocol. */
-export function chainUnavailable(cause: unknown): ChainError {
-  return new ChainError('chain_unavailable', 502, `chain RPC unavailable: ${errorText(cause)}`);
+export function chainUnavailable(cause: unknown, network?: string): ChainError {
+  const text = `chain RPC unavailable: ${errorText(cause)}`;
+  return new ChainError('chain_unavailable', 502, text, undefined, undefined, network);
 }
 
+/** A failure's words, without the userinfo or query of any URL they quote (an RPC URL may carry a key). */
 export function errorText(e: unknown): string {
-  if (e instanceof Error) return e.message || e.name;
-  if (e && typeof e === 'object' && 'message' in e) return String((e as { message: unknown }).message);
-  return String(e);
+  let text: string;
+  if (e instanceof Error) text = e.message || e.name;
+  else if (e && typeof e === 'object' && 'message' in e) text = String((e as { message: unknown }).message);
+  else text = String(e);
+  return redactUrls(text);
 }

@@ -23,13 +23,14 @@ const registryId = StrKey.encodeContract(Buffer.alloc(32, 9));
 function localClient(): ChainClient {
   const unsupported = () => Promise.reject(new Error('not in this test'));
   return {
-    network: 'testnet', networkPassphrase: PASS, rpcUrl: 'http://127.0.0.1:1', protocolVersion: 29,
+    network: 'testnet', networkPassphrase: PASS, rpcUrl: 'http://127.0.0.1:1', protocolVersion: 28,
     async prepare(req: PrepareRequest) {
       const tx = new TransactionBuilder(new Account(req.source, '41'), { fee: '100', networkPassphrase: PASS })
         .addOperation(new Contract(req.contractId).call(req.fn, ...req.args)).setTimeout(300).build();
       return { xdr: tx.toXdr(), network: PASS };
     },
-    read: unsupported, submit: unsupported, getLedgerEntries: unsupported, health: unsupported, verifyNetwork: unsupported,
+    read: unsupported, submit: unsupported, getLedgerEntries: unsupported, getEvents: unsupported, health: unsupported,
+    verifyNetwork: unsupported,
     inspect: (x: string) => inspect.inspectTransaction(x, PASS),
   };
 }

@@ -330,9 +330,8 @@ describe('relayed writes across the protocol line (CAP-71)', () => {
   }
 
   it.each([
-    { protocol: 29, prepared: 'addressV2' },
-    { protocol: 28, prepared: 'addressV2' },
-    { protocol: 27, prepared: 'addressV2' }, // SDK 17 asks for upgraded auth
+    { protocol: 28, prepared: 'addressV2' }, // prepare asks for upgraded auth (useUpgradedAuth)
+    { protocol: 27, prepared: 'addressV2' },
     { protocol: 26, prepared: 'address' },
   ])('Protocol $protocol: prepare returns $prepared entries, the owner signs them with SDK 17, the relayed deny lands', async ({ protocol, prepared: kind }) => {
     const { c, owner, relayer, vault, latest } = await network(protocol);
@@ -361,8 +360,8 @@ describe('relayed writes across the protocol line (CAP-71)', () => {
     return withAuth(env, auth).toXdr('base64');
   }
 
-  it('legacy ADDRESS entries still land on Protocol 29, which accepts them (CAP-71-02)', async () => {
-    const { c, owner, relayer, vault, latest } = await network(29);
+  it('legacy ADDRESS entries still land on Protocol 28, which accepts them', async () => {
+    const { c, owner, relayer, vault, latest } = await network(28);
     const denied = Keypair.random().publicKey();
     const prepared = await c.vault.denyIssuer({ source: relayer.publicKey(), vault, issuer: denied });
     const legacy = { xdr: asCredentials(prepared.xdr, 'address'), network: prepared.network };
@@ -382,7 +381,7 @@ describe('relayed writes across the protocol line (CAP-71)', () => {
   });
 
   it("the owner's V2 signature put under another address is refused by submit before it is sent", async () => {
-    const { c, owner, relayer, vault, latest } = await network(29);
+    const { c, owner, relayer, vault, latest } = await network(28);
     const prepared = await c.vault.denyIssuer({ source: relayer.publicKey(), vault, issuer: Keypair.random().publicKey() });
     const authorized = xdr.TransactionEnvelope.fromXdr(
       await authorizeEntries(prepared.xdr, prepared.network, { address: owner.publicKey(), signer: owner, validUntilLedger: (await latest()).result.sequence + 100 }),

@@ -6,28 +6,27 @@
 // `ledgerClosedAt`. One getEvents over [sequence, sequence + 1) filtered to the registry gives the time.
 // Ledgers older than the RPC's event retention give no time: the field is then left out, as the spec allows.
 // Close times never change, so they are remembered (bounded) in process.
-import { rpc } from '@stellar/stellar-sdk';
+import type { ChainClient } from './types.ts';
 
 /** Ledger sequence → close time, or undefined when it cannot be known. Never throws. */
 export type LedgerCloseTime = (sequence: number) => Promise<Date | undefined>;
 
 export interface EventLedgerTimeOptions {
-  rpcUrl: string;
+  /** The network's chain client: its RPC settings and timeouts, and its metrics when instrumented. */
+  client: Pick<ChainClient, 'getEvents'>;
   registryId: string;
-  timeoutMs?: number;
   maxEntries?: number;
 }
 
-export function eventLedgerCloseTime({ rpcUrl, registryId, timeoutMs = 5_000, maxEntries = 50_000 }: EventLedgerTimeOptions): LedgerCloseTime {
-  const server = new rpc.Server(rpcUrl, { allowHttp: rpcUrl.startsWith('http:') });
-  server.httpClient.defaults.timeout = timeoutMs;
+export function eventLedgerCloseTime(o: EventLedgerTimeOptions): LedgerCloseTime {
+  const { client, registryId, maxEntries = 50_000 } = o;
   const known = new Map<number, Date>();
   return async (sequence) => {
     const hit = known.get(sequence);
     if (hit) return hit;
     if (!Number.isInteger(sequence) || sequence < 1) return undefined;
     try {
-      const res = await server.getEvents({
+      const res = await client.getEvents({
         startLedger: sequence,
         endLedger: sequence + 1,
         filters: [{ type: 'contract', contractIds: [registryId] }],

@@ -6,8 +6,8 @@
 
 /** The oldest protocol an RPC may report for the service to start. */
 export const MIN_PROTOCOL = 26;
-/** The newest protocol this code and its SDK were built against (Protocol 29: mainnet since 2026-10-01). */
-export const NEWEST_PROTOCOL = 29;
+/** The newest protocol this code and its SDK were built against: 28, the newest released, which the networks run. */
+export const NEWEST_PROTOCOL = 28;
 
 /** The one line the service refuses to start with when an RPC runs a protocol older than MIN_PROTOCOL. */
 export function protocolRefusal(o: { network: string; rpcUrl: string; protocolVersion: number }): string | undefined {

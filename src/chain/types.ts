@@ -144,6 +144,8 @@ export interface ChainClient {
    * not sequence numbers or anything else a caller must see fresh. The answer is shared: do not change it.
    */
   getLedgerEntries(keys: xdr.LedgerKey[], options?: { cached?: boolean }): Promise<rpc.Api.GetLedgerEntriesResponse>;
+  /** Contract events (ledger close times come from them: src/chain/ledger-time.ts). */
+  getEvents(request: rpc.Api.GetEventsRequest): Promise<rpc.Api.GetEventsResponse>;
   health(): Promise<ChainHealth>;
   verifyNetwork(): Promise<NetworkCheck>;
   /** The protocol version the RPC last reported (verifyNetwork, health); undefined before either ran. */

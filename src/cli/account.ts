@@ -3,12 +3,12 @@
 // address is printed, to fund with friendbot and to name as sourcePublicKey or controller.
 import { writeFileSync } from 'node:fs';
 import { Keypair } from '@stellar/stellar-sdk';
-import { UsageError, takeFlag, type CliIo } from './args.ts';
+import { UsageError, subcommand, takeFlag, type CliIo } from './args.ts';
 import { refuseSecretsInArgv } from './wallet-key.ts';
 
 export function accountCommand(argv: string[], io: CliIo): number {
   const [sub, ...rest] = argv;
-  if (sub !== 'new') throw new UsageError(`account: unknown subcommand ${JSON.stringify(sub)}`);
+  subcommand('account', sub, ['new']);
   const args = [...rest];
   refuseSecretsInArgv(args);
   const file = takeFlag(args, '--secret-file');

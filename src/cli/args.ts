@@ -3,6 +3,19 @@
 /** A wrong command line: printed with the usage, exit code 2. */
 export class UsageError extends Error {}
 
+/**
+ * The subcommand, one of `known`; otherwise a usage error that says what to type (a missing one is not "unknown
+ * subcommand undefined").
+ */
+export function subcommand<T extends string>(command: string, sub: string | undefined, known: readonly T[]): T {
+  const list = known.length === 1 ? known[0]! : `${known.slice(0, -1).join(', ')} or ${known.at(-1)!}`;
+  if (sub === undefined || sub.startsWith('-')) throw new UsageError(`${command}: name a subcommand: ${list}`);
+  if (!(known as readonly string[]).includes(sub)) {
+    throw new UsageError(`${command}: unknown subcommand ${JSON.stringify(sub)} (${list})`);
+  }
+  return sub as T;
+}
+
 /** Removes `name value` or `name=value` from `args` and returns the value. */
 export function takeFlag(args: string[], name: string): string | undefined {
   const i = args.findIndex((a) => a === name || a.startsWith(`${name}=`));

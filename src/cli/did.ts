@@ -3,11 +3,12 @@
 import { StrKey } from '@stellar/stellar-sdk';
 import { NETWORKS, type NetworkName, type WalletEnv } from '../config/index.ts';
 import { encodeMultikey, generateDid } from '../did/index.ts';
-import { UsageError, takeFlag, type CliIo } from './args.ts';
+import { UsageError, subcommand, takeFlag, type CliIo } from './args.ts';
 import { refuseSecretsInArgv, takeSigningKey } from './wallet-key.ts';
 
 export function didCommand(argv: string[], io: CliIo, wallet: WalletEnv): number {
-  const [sub, ...rest] = argv;
+  const [given, ...rest] = argv;
+  const sub = subcommand('did', given, ['new', 'multikey']);
   const args = [...rest];
   if (sub === 'new') {
     // 16 random bytes, in the canonical base32 spelling the registry keys records by.
@@ -17,7 +18,6 @@ export function didCommand(argv: string[], io: CliIo, wallet: WalletEnv): number
     io.out(generateDid({ network }).did);
     return 0;
   }
-  if (sub !== 'multikey') throw new UsageError(`did: unknown subcommand ${JSON.stringify(sub)}`);
   refuseSecretsInArgv(args);
   const account = takeFlag(args, '--public');
   const keypair = account === undefined ? takeSigningKey(args, wallet.secretKey, io) : undefined;

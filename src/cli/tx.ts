@@ -8,7 +8,8 @@
 // --valid-until-ledger N, or --rpc-url U (latest ledger + AUTH_VALIDITY_LEDGERS).
 import { SignError, latestLedgerOf, needsAuthorization, signPrepared } from './sign.ts';
 import type { WalletEnv } from '../config/index.ts';
-import { UsageError, takeFlag, type CliIo } from './args.ts';
+import { publicUrl } from '../config/redact.ts';
+import { UsageError, subcommand, takeFlag, type CliIo } from './args.ts';
 import { refuseSecretsInArgv, takeSigningKey } from './wallet-key.ts';
 
 /** ≈10 minutes of 5-second ledgers: longer than a prepared transaction lives (300 s), not much more. */
@@ -38,7 +39,7 @@ function readPrepared(text: string): Prepared {
 
 export async function txCommand(argv: string[], io: CliIo, wallet: WalletEnv): Promise<number> {
   const [sub, ...rest] = argv;
-  if (sub !== 'sign') throw new UsageError(`tx: unknown subcommand ${JSON.stringify(sub)}`);
+  subcommand('tx', sub, ['sign']);
   const args = [...rest];
   refuseSecretsInArgv(args);
   const keypair = takeSigningKey(args, wallet.secretKey, io);
@@ -64,7 +65,10 @@ export async function txCommand(argv: string[], io: CliIo, wallet: WalletEnv): P
     if (!Number.isSafeInteger(validUntilLedger) || validUntilLedger < 1) throw new UsageError('tx sign: --valid-until-ledger must be a positive integer');
   } else if (rpcUrl !== undefined && needsAuthorization(prepared.xdr, keypair.publicKey())) {
     const latest = await latestLedgerOf(rpcUrl);
-    if (latest.passphrase !== passphrase) throw new UsageError(`tx sign: ${rpcUrl} serves "${latest.passphrase}", the transaction is for "${passphrase}"`);
+    if (latest.passphrase !== passphrase) {
+      const rpcServes = `${publicUrl(rpcUrl)} serves "${latest.passphrase}"`;
+      throw new UsageError(`tx sign: ${rpcServes}, the transaction is for "${passphrase}"`);
+    }
     validUntilLedger = latest.sequence + AUTH_VALIDITY_LEDGERS;
   }
 

@@ -2,7 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, requireProfiles, settingsTable, SETTINGS, walletEnv } from './index.ts';
+import {
+  CHAIN_TIMEOUT_DEFAULTS, ConfigError, loadConfig, readSettings, requireProfiles, settingsTable, SETTINGS, walletEnv,
+} from './index.ts';
+import { DEFAULT_TIMEOUTS } from '../chain/client.ts';
 
 describe('config defaults are the documented values', () => {
   const { config } = loadConfig([], {});
@@ -11,7 +14,11 @@ describe('config defaults are the documented values', () => {
     ['mainnetPort', 3002],
     ['resolverPort', 3001],
     ['simulatorPort', 8000],
-    ['simulatorProtocol', 29],
+    ['simulatorProtocol', 28],
+    ['ledgerCloseMs', 0],
+    ['rpcTimeoutMs', 10_000],
+    ['submitTimeoutMs', 30_000],
+    ['pollIntervalMs', 250],
     ['resolverRateLimit', 120],
     ['resolverRateWindowMs', 60_000],
     ['resolverCacheTtlMs', 30_000],
@@ -19,6 +26,11 @@ describe('config defaults are the documented values', () => {
     ['keyTtlDays', 180],
   ] as const)('%s = %s', (key, want) => {
     expect(config[key]).toBe(want);
+  });
+  it("the chain client's own defaults are these settings' defaults (one set of timeouts)", () => {
+    const { rpcTimeoutMs: rpcMs, submitTimeoutMs: submitMs, pollIntervalMs } = config;
+    expect(CHAIN_TIMEOUT_DEFAULTS).toEqual({ rpcMs, submitMs, pollIntervalMs });
+    expect(DEFAULT_TIMEOUTS).toEqual(CHAIN_TIMEOUT_DEFAULTS);
   });
   it('per-role limits are 60/20, 300/100, 200/50', () => {
     expect(config.rateLimits).toEqual({
@@ -40,14 +52,72 @@ describe('flags win over environment, environment over defaults', () => {
 });
 
 describe('simulator protocol (CV_SIMULATOR_PROTOCOL / --protocol)', () => {
-  it('takes 26 to 29, the flag over the environment', () => {
+  it('takes 26 to 28, the flag over the environment', () => {
     expect(loadConfig([], { CV_SIMULATOR_PROTOCOL: '26' }).config.simulatorProtocol).toBe(26);
     expect(loadConfig(['--protocol', '27'], { CV_SIMULATOR_PROTOCOL: '26' }).config.simulatorProtocol).toBe(27);
+    expect(loadConfig(['--protocol=28'], {}).config.simulatorProtocol).toBe(28);
   });
-  it.each(['25', '30', 'latest', '28.0'])('refuses %j with one line', (given) => {
+  it.each(['25', 'latest', '28.0'])('refuses %j with one line', (given) => {
     expect(() => loadConfig([], { CV_SIMULATOR_PROTOCOL: given })).toThrow(
-      `invalid configuration:\n  - CV_SIMULATOR_PROTOCOL (--protocol): expected an integer from 26 to 29, got ${JSON.stringify(given)}`,
+      new ConfigError([
+        `CV_SIMULATOR_PROTOCOL (--protocol): expected an integer from 26 to 28, got ${JSON.stringify(given)}`,
+      ]),
     );
+  });
+  it.each([
+    { argv: ['--protocol', '29'], env: {} },
+    { argv: ['--protocol=29'], env: {} },
+    { argv: [], env: { CV_SIMULATOR_PROTOCOL: '29' } },
+  ])('$argv $env stops the start with one line: there is no Protocol 29', ({ argv, env }) => {
+    const want =
+      'invalid configuration: CV_SIMULATOR_PROTOCOL (--protocol): there is no Protocol 29: the newest released ' +
+      'protocol is 28, which the networks run (the simulator emulates 26 to 28)';
+    expect(() => loadConfig(argv, env)).toThrow(want);
+    try {
+      loadConfig(argv, env);
+    } catch (e) {
+      expect((e as Error).message).toBe(want);
+    }
+  });
+});
+
+describe('ledger timing of the embedded simulator (CV_SIMULATOR_LEDGER_CLOSE_MS / --ledger-close-ms)', () => {
+  it.each([
+    { argv: [], env: {}, want: 0 },
+    { argv: ['--ledger-close-ms', '1000'], env: {}, want: 1000 },
+    { argv: ['--ledger-close-ms=250'], env: { CV_SIMULATOR_LEDGER_CLOSE_MS: '5000' }, want: 250 },
+    { argv: [], env: { CV_SIMULATOR_LEDGER_CLOSE_MS: '5000' }, want: 5000 },
+  ])('$argv $env → $want', ({ argv, env, want }) => {
+    expect(loadConfig(argv, env).config.ledgerCloseMs).toBe(want);
+  });
+  it.each(['-1', '1.5', 'fast', '600001'])('refuses %j', (given) => {
+    expect(() => loadConfig(['--ledger-close-ms', given], {})).toThrow(
+      /CV_SIMULATOR_LEDGER_CLOSE_MS \(--ledger-close-ms\): expected an integer from 0 to 600000/,
+    );
+  });
+});
+
+// A value keeps everything after the first `=`: URLs carry `?a=b&c=d`, base64 keys end in `=`.
+const b64 = (byte: number) => Buffer.alloc(32, byte).toString('base64');
+describe('every setting keeps its value, in the --flag=value and the --flag value forms', () => {
+  const value = (env: string) => `${env.toLowerCase()}://u:p=w@h:1/x?a=b&c=d=&e=:f@g==`;
+  it.each(SETTINGS.map((s) => [s.flag, s.env] as const))('%s (%s)', (flag, env) => {
+    const key = SETTINGS.find((s) => s.flag === flag)!.key;
+    const given = value(env);
+    expect(readSettings([`${flag}=${given}`], {}).raw[key]).toBe(given);
+    expect(readSettings([flag, given], {}).raw[key]).toBe(given);
+    expect(readSettings([], { [env]: given }).raw[key]).toBe(given);
+    expect(readSettings([`${flag}=`], {}).raw[key]).toBe('');
+  });
+  it.each([
+    { flag: '--database-url', key: 'databaseUrl', want: 'postgres://vault:p=w@db:5432/vault?sslmode=require&application_name=cv' },
+    { flag: '--redis-url', key: 'redisUrl', want: 'redis://:p=w@cache:6379/0' },
+    { flag: '--encryption-keys', key: 'encryptionKeys', want: `k2:${b64(2)},k1:${b64(1)}` },
+    { flag: '--testnet-rpc-url', key: 'networks.testnet.rpcUrl', want: 'https://user:SECRET@rpc.example/soroban?apikey=KEY=&x=1' },
+  ])('$key keeps $want', ({ flag, key, want }) => {
+    const { config } = loadConfig(['--simulator=false', `${flag}=${want}`], {});
+    const got = key.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown>)[k], config);
+    expect(got).toBe(want);
   });
 });
 
@@ -143,6 +213,12 @@ describe('validation reports one line per problem', () => {
       expect(problems(env, vaultApi)).toEqual(want);
     });
   });
+  it('refuses ledger timing without the embedded simulator', () => {
+    const { config } = loadConfig(['--simulator', 'false', '--ledger-close-ms', '1000'], {});
+    expect(() => requireProfiles(config, [])).toThrow(
+      /CV_SIMULATOR_LEDGER_CLOSE_MS \(--ledger-close-ms\): only the embedded simulator closes ledgers/,
+    );
+  });
   it('refuses a state file without the embedded simulator', () => {
     const { config } = loadConfig(['--simulator', 'false', '--state-file', 'x.json'], {});
     expect(() => requireProfiles(config, [])).toThrow(/CV_SIMULATOR_STATE_FILE \(--state-file\): only the embedded simulator has a state file/);
@@ -222,8 +298,8 @@ describe('walletEnv: the secret and the API key come from the environment only',
   });
 });
 
-// Issue 12 item 9: secrets on the command line are visible in `ps`; files keep them out.
-describe('secrets from files (--database-url-file, --encryption-keys-file)', () => {
+// Secrets on the command line are visible in `ps`; files keep them out.
+describe('secrets from files (database URL, encryption keys, Redis URL, RPC URLs)', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'cv-config-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const file = (name: string, text: string) => {
@@ -240,6 +316,38 @@ describe('secrets from files (--database-url-file, --encryption-keys-file)', () 
       encryptionKeys: `k1:${Buffer.alloc(32, 1).toString('base64')}`,
     });
     expect(loadConfig([], { DATABASE_URL_FILE: db, CV_ENCRYPTION_KEYS_FILE: keys }).config.databaseUrl).toBe('postgres://vault:s3cret@db:5432/vault');
+  });
+
+  it('reads the Redis URL and the RPC URLs from files, with the same rules', () => {
+    const redis = file('redis', 'redis://:p=w@cache:6379/0\n');
+    const testnet = file('testnet-rpc', 'https://user:SECRET@rpc.example/soroban?apikey=KEY\n');
+    const mainnet = file('mainnet-rpc', ' https://rpc.example/mainnet?key=K \n');
+    const argv = ['--simulator', 'false', '--redis-url-file', redis, '--testnet-rpc-url-file', testnet];
+    const { config } = loadConfig(argv, { CV_MAINNET_RPC_URL_FILE: mainnet });
+    expect(config.redisUrl).toBe('redis://:p=w@cache:6379/0');
+    expect(config.networks.testnet.rpcUrl).toBe('https://user:SECRET@rpc.example/soroban?apikey=KEY');
+    expect(config.networks.mainnet.rpcUrl).toBe('https://rpc.example/mainnet?key=K');
+    const both = () => loadConfig(['--redis-url', 'redis://x', '--redis-url-file', redis], {});
+    expect(both).toThrow(/REDIS_URL_FILE \(--redis-url-file\): set either it or REDIS_URL \(--redis-url\), not both/);
+    expect(() => loadConfig(['--testnet-rpc-url-file', '/nonexistent/rpc'], {})).toThrow(
+      /CV_TESTNET_RPC_URL_FILE \(--testnet-rpc-url-file\): cannot read \/nonexistent\/rpc \(ENOENT\)/,
+    );
+    // with the embedded simulator on, an RPC URL from a file is refused like one given directly
+    const simulatorOn = loadConfig(['--testnet-rpc-url-file', testnet], {}).config;
+    expect(() => requireProfiles(simulatorOn, ['testnet'])).toThrow(/CV_TESTNET_RPC_URL/);
+  });
+
+  it('a refused URL from a file or a setting is never echoed (it may hold a password or a key)', () => {
+    const bad = file('bad-rpc', 'ftp://user:SECRET@rpc.example/?apikey=KEY');
+    for (const attempt of [
+      () => loadConfig(['--testnet-rpc-url-file', bad], {}),
+      () => loadConfig(['--testnet-rpc-url', 'ftp://user:SECRET@rpc.example/?apikey=KEY'], {}),
+      () => loadConfig(['--mainnet-rpc-url', 'not a url SECRET KEY'], {}),
+      () => loadConfig(['--redis-url', 'http://:SECRET@cache/?KEY'], {}),
+    ]) {
+      expect(attempt).toThrow(ConfigError);
+      expect(attempt).toThrow(/^(?![\s\S]*(SECRET|KEY))/);
+    }
   });
 
   it.each([

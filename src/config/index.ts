@@ -21,7 +21,16 @@ interface Setting {
 const perNetwork = (n: NetworkName): Setting[] => {
   const N = n.toUpperCase();
   return [
-    { key: `${n}.rpcUrl`, env: `CV_${N}_RPC_URL`, flag: `--${n}-rpc-url`, kind: 'url', doc: `${n} Soroban RPC URL (default: the embedded simulator's /${n}/rpc)` },
+    {
+      key: `${n}.rpcUrl`, env: `CV_${N}_RPC_URL`, flag: `--${n}-rpc-url`, kind: 'url',
+      doc: `${n} Soroban RPC URL (default: the embedded simulator's /${n}/rpc); ` +
+        'GET /config publishes it without userinfo and query',
+    },
+    {
+      key: `${n}.rpcUrlFile`, env: `CV_${N}_RPC_URL_FILE`, flag: `--${n}-rpc-url-file`, kind: 'string',
+      doc: `file whose content (trimmed) is CV_${N}_RPC_URL, for an RPC URL that carries a password or an API key; ` +
+        `not with CV_${N}_RPC_URL`,
+    },
     { key: `${n}.passphrase`, env: `CV_${N}_PASSPHRASE`, flag: `--${n}-passphrase`, kind: 'string', doc: `${n} network passphrase (checked against the RPC's getNetwork at start)` },
     { key: `${n}.factoryId`, env: `CV_${N}_FACTORY_ID`, flag: `--${n}-factory-id`, kind: 'string', doc: `${n} vc-vault-factory contract id (C…)` },
     { key: `${n}.vaultWasmHash`, env: `CV_${N}_VAULT_WASM_HASH`, flag: `--${n}-vault-wasm-hash`, kind: 'string', doc: `${n} vault template hash (64 hex)` },
@@ -40,13 +49,29 @@ export const SETTINGS: Setting[] = [
   { key: 'resolverPort', env: 'CV_RESOLVER_PORT', flag: '--resolver-port', kind: 'int', default: '3001', doc: 'DID resolver port' },
   { key: 'resolverNetworks', env: 'CV_RESOLVER_NETWORKS', flag: '--resolver-networks', kind: 'list', default: 'testnet,mainnet', doc: 'networks `credential-vault resolver` serves (comma list): with one, only that network\'s settings are needed, and a DID of the other is `did_invalid`' },
   { key: 'simulatorPort', env: 'CV_SIMULATOR_PORT', flag: '--simulator-port', kind: 'int', default: '8000', doc: 'embedded chain simulator port' },
-  { key: 'simulatorProtocol', env: 'CV_SIMULATOR_PROTOCOL', flag: '--protocol', kind: 'int', default: '29', doc: 'protocol version the embedded simulator emulates (26 to 29; 26 predates CAP-71 address-bound auth, 28 on returns ADDRESS_V2 entries from simulation); also `credential-vault simulator --protocol`' },
+  {
+    key: 'simulatorProtocol', env: 'CV_SIMULATOR_PROTOCOL', flag: '--protocol', kind: 'int', default: '28',
+    doc: 'protocol version the embedded simulator emulates (26 to 28, the networks run 28; 26 predates CAP-71 ' +
+      'address-bound auth; at 27 and 28 simulation returns ADDRESS_V2 entries when the request sets useUpgradedAuth, ' +
+      'legacy ADDRESS otherwise); also `credential-vault simulator --protocol`',
+  },
+  {
+    key: 'ledgerCloseMs', env: 'CV_SIMULATOR_LEDGER_CLOSE_MS', flag: '--ledger-close-ms', kind: 'int', default: '0',
+    doc: 'embedded simulator: 0 applies every transaction at once; N > 0 queues them ' +
+      '(sendTransaction answers PENDING, getTransaction NOT_FOUND) and closes a ledger every N ms with everything ' +
+      'queued, as a real network does about every 5000 ms; also `credential-vault simulator --ledger-close-ms`',
+  },
   { key: 'simulator', env: 'CV_SIMULATOR', flag: '--simulator', kind: 'bool', default: 'true', doc: 'run the embedded simulator (false: use the configured network RPCs); while it runs, the network profile settings below are refused, since it replaces them' },
   { key: 'dataDir', env: 'CV_DATA_DIR', flag: '--data-dir', kind: 'string', default: './data', doc: 'data directory of the embedded stores, the encryption key file and the simulator state' },
   { key: 'stateFile', env: 'CV_SIMULATOR_STATE_FILE', flag: '--state-file', kind: 'string', doc: 'simulator state file (default: <data-dir>/simulator-state.json under `start`)' },
   { key: 'databaseUrl', env: 'DATABASE_URL', flag: '--database-url', kind: 'string', doc: 'PostgreSQL for API keys and idempotency records (shared backend), with a user: postgres://USER:PASSWORD@HOST:5432/DATABASE' },
   { key: 'databaseUrlFile', env: 'DATABASE_URL_FILE', flag: '--database-url-file', kind: 'string', doc: 'file whose content (trimmed) is DATABASE_URL: keeps the password out of `ps` and the environment; not with DATABASE_URL' },
   { key: 'redisUrl', env: 'REDIS_URL', flag: '--redis-url', kind: 'string', doc: 'Redis for rate-limit windows and the resolution cache (shared backend)' },
+  {
+    key: 'redisUrlFile', env: 'REDIS_URL_FILE', flag: '--redis-url-file', kind: 'string',
+    doc: 'file whose content (trimmed) is REDIS_URL: keeps its password out of `ps` and the environment; ' +
+      'not with REDIS_URL',
+  },
   { key: 'databaseSchema', env: 'CV_DATABASE_SCHEMA', flag: '--database-schema', kind: 'string', doc: 'PostgreSQL schema of the tables (default: the connection\'s search_path), e.g. one per deployment' },
   { key: 'redisKeyPrefix', env: 'CV_REDIS_KEY_PREFIX', flag: '--redis-key-prefix', kind: 'string', default: 'credential-vault:', doc: 'prefix of every Redis key, e.g. one per deployment sharing a Redis' },
   { key: 'encryptionKeys', env: 'CV_ENCRYPTION_KEYS', flag: '--encryption-keys', kind: 'string', doc: 'credential encryption keys `kid:base64key,…` (first is active); default: created once in the data directory' },
@@ -74,6 +99,18 @@ export const SETTINGS: Setting[] = [
   ...NETWORKS.flatMap(perNetwork),
 ];
 
+/** A setting's documented default as a number (the table above is the one place defaults live). */
+function defaultNumber(key: string): number {
+  return Number(SETTINGS.find((s) => s.key === key)!.default);
+}
+
+/** The chain client's timeouts when a caller gives none: the defaults of CV_RPC_TIMEOUT_MS and its siblings. */
+export const CHAIN_TIMEOUT_DEFAULTS = {
+  rpcMs: defaultNumber('rpcTimeoutMs'),
+  submitMs: defaultNumber('submitTimeoutMs'),
+  pollIntervalMs: defaultNumber('pollIntervalMs'),
+} as const;
+
 export type RawSettings = Record<string, string | undefined>;
 
 /** Flags win over environment variables, which win over defaults. Unknown flags are problems. */
@@ -85,7 +122,10 @@ export function readSettings(argv: string[], env: NodeJS.ProcessEnv = process.en
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (!arg.startsWith('--')) { rest.push(arg); continue; }
-    const [name, inline] = arg.split('=', 2) as [string, string | undefined];
+    // Only the first `=` separates: a value keeps every later one (a URL's query, base64 padding).
+    const eq = arg.indexOf('=');
+    const name = eq < 0 ? arg : arg.slice(0, eq);
+    const inline = eq < 0 ? undefined : arg.slice(eq + 1);
     const s = SETTINGS.find((x) => x.flag === name);
     if (!s) { rest.push(arg); continue; }
     const value = inline ?? (s.kind === 'bool' && (argv[i + 1] === undefined || argv[i + 1]!.startsWith('--')) ? 'true' : argv[++i]);
@@ -118,6 +158,8 @@ export interface Config {
   simulatorPort: number;
   /** Protocol version the embedded simulator emulates. */
   simulatorProtocol: number;
+  /** The embedded simulator's ledger close interval: 0 applies each transaction at once. */
+  ledgerCloseMs: number;
   simulator: boolean;
   dataDir: string;
   stateFile?: string;
@@ -151,8 +193,8 @@ export interface Config {
   networks: Record<NetworkName, NetworkProfile>;
 }
 
-/** Protocol versions the embedded simulator emulates. */
-export const SIMULATOR_PROTOCOLS = { min: 26, max: 29 } as const;
+/** Protocol versions the embedded simulator emulates (the newest released is the maximum). */
+export const SIMULATOR_PROTOCOLS = { min: 26, max: 28 } as const;
 
 // Whole StrKeys, checksum included: a pattern would let an id through that the SDK throws on at the first request.
 const CONTRACT = { test: isContractId };
@@ -174,12 +216,16 @@ const ACCOUNT = { test: isAccountAddress };
 const SECRET_FILES: readonly [string, string][] = [
   ['databaseUrl', 'databaseUrlFile'],
   ['encryptionKeys', 'encryptionKeysFile'],
+  ['redisUrl', 'redisUrlFile'],
+  ...NETWORKS.map((n): [string, string] => [`${n}.rpcUrl`, `${n}.rpcUrlFile`]),
 ];
 
 export class ConfigError extends Error {
   readonly problems: string[];
   constructor(problems: string[]) {
-    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    // One problem is one line; several are a list.
+    const list = problems.map((p) => `  - ${p}`).join('\n');
+    super(problems.length === 1 ? `invalid configuration: ${problems[0]}` : `invalid configuration:\n${list}`);
     this.problems = problems;
   }
 }
@@ -243,7 +289,12 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
   const url = (key: string): string | undefined => {
     const v = optional(key);
     if (v !== undefined) {
-      try { new URL(v); } catch { problems.push(`${label(key)}: not a URL: ${JSON.stringify(v)}`); }
+      // The value is not echoed: an RPC URL may carry a password or an API key.
+      let u: URL | undefined;
+      try { u = new URL(v); } catch { problems.push(`${label(key)}: not a URL`); }
+      if (u && u.protocol !== 'http:' && u.protocol !== 'https:') {
+        problems.push(`${label(key)}: expected an http:// or https:// URL, got a ${u.protocol}// URL`);
+      }
     }
     return v;
   };
@@ -261,6 +312,26 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
     if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') problems.push(`${label(key)}: expected a postgres:// URL, got a ${u.protocol}// URL`);
     // Without a user the driver falls back to the OS user of this process: every query would fail to log in.
     else if (!u.username && !u.searchParams.get('user')) problems.push(`${label(key)}: names no user (expected postgres://USER:PASSWORD@HOST:5432/DATABASE)`);
+    return v;
+  };
+  // A protocol newer than the newest released one is not a typo of a range: it does not exist.
+  const protocol = (key: string): number => {
+    const v = get(key) ?? '';
+    if (/^\d+$/.test(v) && Number(v) > SIMULATOR_PROTOCOLS.max) {
+      problems.push(
+        `${label(key)}: there is no Protocol ${Number(v)}: the newest released protocol is ` +
+          `${SIMULATOR_PROTOCOLS.max}, which the networks run ` +
+          `(the simulator emulates ${SIMULATOR_PROTOCOLS.min} to ${SIMULATOR_PROTOCOLS.max})`,
+      );
+      return 0;
+    }
+    return int(key, SIMULATOR_PROTOCOLS.min, SIMULATOR_PROTOCOLS.max);
+  };
+  // Never echoes the value: it may hold the Redis password.
+  const redisUrl = (key: string): string | undefined => {
+    const v = get(key);
+    if (v === undefined || v === '') return undefined;
+    if (!/^rediss?:\/\//.test(v)) problems.push(`${label(key)}: expected a redis:// or rediss:// URL`);
     return v;
   };
   const bool = (key: string): boolean => oneOf(key, ['true', 'false', '1', '0'] as const) === 'true' || get(key) === '1';
@@ -323,12 +394,13 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
     resolverNetworks: networkList('resolverNetworks'),
     simulatorPort: port('simulatorPort'),
     // The range the simulator emulates (simulator/core/ledger.ts MIN_PROTOCOL..MAX_PROTOCOL; a test keeps them equal).
-    simulatorProtocol: int('simulatorProtocol', SIMULATOR_PROTOCOLS.min, SIMULATOR_PROTOCOLS.max),
+    simulatorProtocol: protocol('simulatorProtocol'),
+    ledgerCloseMs: int('ledgerCloseMs', 0, 600_000),
     simulator: bool('simulator'),
     dataDir: get('dataDir') ?? './data',
     stateFile: optional('stateFile'),
     databaseUrl: databaseUrl('databaseUrl'),
-    redisUrl: optional('redisUrl', /^rediss?:\/\//, 'a redis:// URL'),
+    redisUrl: redisUrl('redisUrl'),
     databaseSchema: optional('databaseSchema', /^[a-z_][a-z0-9_]{0,62}$/, 'a lowercase SQL identifier'),
     redisKeyPrefix: get('redisKeyPrefix') ?? 'credential-vault:',
     encryptionKeys: optional('encryptionKeys'),
@@ -380,6 +452,11 @@ export function requireProfiles(config: Config, networks: readonly NetworkName[]
     if (config.stateFile !== undefined) {
       const s = setting('stateFile');
       problems.push(`${s.env} (${s.flag}): only the embedded simulator has a state file, and CV_SIMULATOR (--simulator) is false; remove it`);
+    }
+    if (config.ledgerCloseMs > 0) {
+      const s = setting('ledgerCloseMs');
+      const why = 'only the embedded simulator closes ledgers on a clock, and CV_SIMULATOR (--simulator) is false';
+      problems.push(`${s.env} (${s.flag}): ${why}; remove it`);
     }
     // The resolver reads and writes the DID registry only (simulated from the simulation account); the
     // factory and the template hash (reported in GET /config) are the vault API's. The fee token is optional.

@@ -1799,7 +1799,8 @@ export interface components {
         /** @description Public configuration of this deployment. */
         Config: {
             /**
-             * @description Chain RPC endpoint.
+             * @description Chain RPC endpoint this deployment uses, without userinfo, query or fragment: a password or an RPC
+             *     provider's API key in the configured URL (`CV_TESTNET_RPC_URL`, `CV_MAINNET_RPC_URL`) is never published.
              * @example http://127.0.0.1:8000/rpc
              */
             rpcUrl: string;
@@ -1811,10 +1812,10 @@ export interface components {
              *     readiness check, so an upgrade of the network shows here. The service supports Protocol 26 and later
              *     and refuses to start against an older network (decision: 26 is the oldest protocol whose RPC answers
              *     `@stellar/stellar-sdk` 17 decodes and the contracts run on). From Protocol 27 prepared transactions
-             *     may carry `SOROBAN_CREDENTIALS_ADDRESS_V2` authorization entries (CAP-71; from Protocol 28 they do
-             *     whenever another party authorizes): a client must decode and sign them with `@stellar/stellar-sdk`
-             *     16 or later (17 recommended); SDK 15 cannot decode them.
-             * @example 29
+             *     carry `SOROBAN_CREDENTIALS_ADDRESS_V2` authorization entries whenever another party authorizes (CAP-71;
+             *     prepare asks the network's simulation for them): a client must decode and sign them with
+             *     `@stellar/stellar-sdk` 16 or later (17 recommended); SDK 15 cannot decode them.
+             * @example 28
              */
             protocolVersion: number;
             factoryContractId: components["schemas"]["ContractId"];
@@ -2650,7 +2651,7 @@ export interface operations {
                      *       "rpcUrl": "http://127.0.0.1:8000/rpc",
                      *       "networkPassphrase": "Test SDF Network ; September 2015",
                      *       "networkType": "testnet",
-                     *       "protocolVersion": 29,
+                     *       "protocolVersion": 28,
                      *       "factoryContractId": "CABAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAFNSZ",
                      *       "vaultWasmHash": "5c9a3e1f7b2d4c6a8e0f1a3b5d7c9e2f4a6b8d0c1e3f5a7b9c2d4e6f8a0b1c3d",
                      *       "didStellarRegistryId": "CAEQSCIJBEEQSCIJBEEQSCIJBEEQSCIJBEEQSCIJBEEQSCIJBEEQTD2L",

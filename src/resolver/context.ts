@@ -11,10 +11,9 @@ export interface ResolverNetwork {
   chain: RegistryChain;
   networkPassphrase: string;
   registryId: string;
-  rpcUrl: string;
   /**
    * Close time of a ledger, for the created/updated metadata. Default: read from the registry's events
-   * over rpcUrl (src/chain/ledger-time.ts).
+   * with the chain's client (src/chain/ledger-time.ts).
    */
   ledgerCloseTime?: (sequence: number) => Promise<Date | undefined>;
 }

@@ -232,7 +232,7 @@ describe('ledger RPC unreachable', () => {
       factoryId: i.factoryId, registryId: i.registryId, allowHttp: true, timeouts: { rpcMs: 2_000 },
     });
     const down = await h.startApp({
-      networks: { testnet: { chain, networkPassphrase: i.passphrase, registryId: i.registryId, rpcUrl } },
+      networks: { testnet: { chain, networkPassphrase: i.passphrase, registryId: i.registryId } },
       cache: createMemoryCache({ now: h.clock.now }),
     });
     const r = await fetch(`${down.url}/1.0/identifiers/${d.did}`);

@@ -46,7 +46,7 @@ describe('public routes', () => {
           vaultWasmHash: like.txHash(),
           didStellarRegistryId: like.contract(),
           svcContractId: like.contract(),
-          protocolVersion: MatchersV3.integer(29),
+          protocolVersion: MatchersV3.integer(28),
         }),
       )
       .executeTest(async (mock) => {

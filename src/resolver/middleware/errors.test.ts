@@ -1,7 +1,8 @@
 // fromChainError: the registry's coded failures keep their code and status (spec ErrorCode / x-error-codes).
 import { describe, expect, it } from 'vitest';
 import { ChainError, mapChainFailure } from '../../chain/index.ts';
-import { fromChainError } from './errors.ts';
+import { chainUnavailable } from '../../chain/errors.ts';
+import { errorHandler, fromChainError } from './errors.ts';
 
 describe('fromChainError', () => {
   it('a stale footprint is 409 tx_stale, not tx_submission_failed', () => {
@@ -20,5 +21,38 @@ describe('fromChainError', () => {
     const e = fromChainError(new ChainError('tx_submission_failed', 400, 'transaction failed: txFAILED', 'transaction failed: txFAILED'), 'testnet');
     expect(e.code).toBe('tx_submission_failed');
     expect(e.details).toMatchObject({ status: 'FAILED', resultCode: 'txFAILED' });
+  });
+});
+
+describe('an RPC failure that reaches the error handler unmapped', () => {
+  it('names the network whose RPC failed (the chain client puts it on the error)', () => {
+    let sent: { status?: number; body?: { code: string; message: string } } = {};
+    const res = {
+      headersSent: false,
+      locals: {},
+      set: () => res,
+      setHeader: () => res,
+      getHeader: () => undefined,
+      status(code: number) {
+        sent.status = code;
+        return res;
+      },
+      json(body: { code: string; message: string }) {
+        sent.body = body;
+        return res;
+      },
+      type: () => res,
+      send: (body: string) => void (sent.body = JSON.parse(body)),
+      end: () => res,
+    };
+    const handle = errorHandler({});
+    const req = { path: '/v1/x', method: 'GET', headers: {} } as never;
+    handle(chainUnavailable(new Error('connect ECONNREFUSED 127.0.0.1:9'), 'mainnet'), req, res as never, () => undefined);
+    expect(sent.status).toBe(502);
+    const message = 'mainnet RPC unreachable: connect ECONNREFUSED 127.0.0.1:9';
+    expect(sent.body).toMatchObject({ code: 'ledger_unavailable', message });
+    sent = {};
+    handle(chainUnavailable(new Error('boom')), req, res as never, () => undefined);
+    expect(sent.body?.message).toBe('the ledger RPC unreachable: boom');
   });
 });

@@ -252,7 +252,7 @@ export function errorHandler({ log, allowOf }: ErrorHandlerOptions) {
     if (res.headersSent) return next(err);
     let e: ResolverError | undefined;
     if (err instanceof ResolverError) e = err;
-    else if (err instanceof ChainError) e = fromChainError(err, 'ledger');
+    else if (err instanceof ChainError) e = fromChainError(err, err.network ?? 'the ledger');
     else if (isBodyParserError(err)) e = fromBodyParserError(err);
     else if (isValidatorError(err) && err.status < 500) {
       // The resolution route answers resolution results, not envelopes (spec: resolveDid).

@@ -25,7 +25,9 @@ export function createRouteContext(deps: ResolverAppDeps): RouteContext {
   for (const name of ['testnet', 'mainnet'] as const) {
     const net = deps.networks[name];
     if (!net) continue;
-    const closeTime = net.ledgerCloseTime ?? eventLedgerCloseTime({ rpcUrl: net.rpcUrl, registryId: net.registryId });
+    // through the chain's client: its timeouts, and its metrics (client.getEvents)
+    const closeTime =
+      net.ledgerCloseTime ?? eventLedgerCloseTime({ client: net.chain.client, registryId: net.registryId });
     served.set(name, { ...net, name, closeTime });
   }
   const cache = new ResolutionCache({

@@ -38,7 +38,7 @@ describe('GET /config', () => {
       rpcUrl: env.profile.rpcUrl,
       networkPassphrase: env.profile.networkPassphrase,
       networkType: network,
-      protocolVersion: 29,
+      protocolVersion: 28,
       factoryContractId: env.profile.factoryId,
       vaultWasmHash: env.profile.vaultWasmHash,
       didStellarRegistryId: env.profile.registryId,

@@ -3,6 +3,7 @@
 // mainnet every /docs route is 404).
 import express, { type Router } from 'express';
 import { docsUi } from '../../openapi/docs-ui.ts';
+import { publicUrl } from '../../config/redact.ts';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { ApiError, type VaultAppDeps } from '../context.ts';
 import type { OpenApiDocument } from '../middleware/openapi.ts';
@@ -20,9 +21,11 @@ export function createPublicRoutes(deps: VaultAppDeps, doc: OpenApiDocument): Ro
     res.json({ status: 'ok', timestamp: new Date(deps.now()).toISOString(), service: SERVICE_NAME, node: process.versions.node });
   });
 
+  // Without userinfo and query: an RPC URL may carry a password or a provider's API key (spec Config.rpcUrl).
+  const rpcUrl = publicUrl(p.rpcUrl);
   router.get('/config', (_req, res) => {
     res.json({
-      rpcUrl: p.rpcUrl,
+      rpcUrl,
       networkPassphrase: p.networkPassphrase,
       networkType: p.network,
       // read at start (services.ts refuses an older protocol) and refreshed by every readiness check

@@ -1,0 +1,99 @@
+// The XDR of a closed ledger (getLatestLedger, getLedgers): its LedgerHeader and the LedgerCloseMeta stellar-core
+// emits from Protocol 23 on (v2: a generalized transaction set with a classic phase and a parallel Soroban phase),
+// carrying the ledger's transactions, their results and their meta. Built once per ledger state and memoized.
+import { xdr } from '@stellar/stellar-sdk';
+import { entryXdr } from './entries.ts';
+import { BASE_FEE, BASE_RESERVE, TOTAL_COINS, type Ledger, type LedgerHeaderRec } from './ledger.ts';
+import { metaOf, resultOf, txXdrFields } from './meta.ts';
+import type { TxRecord } from './records.ts';
+
+export interface LedgerXdr {
+  /** LedgerHeader, base64 (getLatestLedger's `headerXdr`). */
+  readonly header: string;
+  /** LedgerHeaderHistoryEntry, base64 (getLedgers' `headerXdr`). */
+  readonly historyEntry: string;
+  /** LedgerCloseMeta, base64. */
+  readonly meta: string;
+}
+
+/** Built XDR by ledger; its owner (the RPC handler of one network) keeps it. */
+export type LedgerXdrMemo = WeakMap<LedgerHeaderRec, { txCount: number; feePool: bigint; x: LedgerXdr }>;
+
+const ZERO = Buffer.alloc(32);
+
+/** The XDR of ledger `h` of `ledger` (the fee pool is the network's current one, as the simulator keeps no other). */
+export function ledgerXdr(ledger: Ledger, h: LedgerHeaderRec, memo: LedgerXdrMemo): LedgerXdr {
+  const hit = memo.get(h);
+  if (hit && hit.txCount === h.txCount && (h.sealed || hit.feePool === ledger.feePool)) return hit.x;
+  const header = new xdr.LedgerHeader({
+    ledgerVersion: ledger.protocol,
+    previousLedgerHash: h.prevHash,
+    scpValue: new xdr.StellarValue({
+      txSetHash: ZERO,
+      closeTime: BigInt(h.closeTime),
+      upgrades: [],
+      ext: xdr.StellarValueExt.stellarValueBasic(),
+    }),
+    txSetResultHash: ZERO,
+    bucketListHash: ZERO,
+    ledgerSeq: h.seq,
+    totalCoins: TOTAL_COINS,
+    feePool: ledger.feePool,
+    inflationSeq: 0,
+    idPool: 0n,
+    baseFee: BASE_FEE,
+    baseReserve: Number(BASE_RESERVE),
+    maxTxSetSize: 1000,
+    skipList: [ZERO, ZERO, ZERO, ZERO],
+    ext: xdr.LedgerHeaderExt.v0(),
+  });
+  const ext = xdr.LedgerHeaderHistoryEntryExt.v0();
+  const historyEntry = new xdr.LedgerHeaderHistoryEntry({ hash: h.hash, header, ext });
+  const recs = h.txHashes.map((hash) => ledger.txs.get(hash)).filter((r): r is TxRecord => r !== undefined);
+  const envelope = (r: TxRecord) => xdr.TransactionEnvelope.fromXdr(txXdrFields(r).envelopeXdr, 'base64');
+  const classic = recs.filter((r) => !r.soroban).map(envelope);
+  const soroban = recs.filter((r) => r.soroban).map(envelope);
+  const meta = xdr.LedgerCloseMeta.v2(
+    new xdr.LedgerCloseMetaV2({
+      ext: xdr.LedgerCloseMetaExt.v0(),
+      ledgerHeader: historyEntry,
+      txSet: xdr.GeneralizedTransactionSet.v1TxSet(
+        new xdr.TransactionSetV1({
+          previousLedgerHash: h.prevHash,
+          phases: [
+            xdr.TransactionPhase.v0Components(classic.length ? [classicComponent(classic)] : []),
+            // one stage, one cluster: the simulator applies Soroban transactions one after the other
+            xdr.TransactionPhase.parallelTxsComponent(
+              new xdr.ParallelTxsComponent({ baseFee: null, executionStages: soroban.length ? [[soroban]] : [] }),
+            ),
+          ],
+        }),
+      ),
+      txProcessing: recs.map(
+        (r) =>
+          new xdr.TransactionResultMetaV1({
+            ext: xdr.ExtensionPoint.v0(),
+            result: new xdr.TransactionResultPair({ transactionHash: Buffer.from(r.hash, 'hex'), result: resultOf(r) }),
+            feeProcessing: [
+              xdr.LedgerEntryChange.ledgerEntryState(entryXdr(r.feeChange.before)),
+              xdr.LedgerEntryChange.ledgerEntryUpdated(entryXdr(r.feeChange.after)),
+            ],
+            txApplyProcessing: metaOf(r),
+            postTxApplyFeeProcessing: [],
+          }),
+      ),
+      upgradesProcessing: [],
+      scpInfo: [],
+      totalByteSizeOfLiveSorobanState: 0n,
+      evictedKeys: [],
+    }),
+  );
+  const x = { header: header.toXdr('base64'), historyEntry: historyEntry.toXdr('base64'), meta: meta.toXdr('base64') };
+  memo.set(h, { txCount: h.txCount, feePool: ledger.feePool, x });
+  return x;
+}
+
+const classicComponent = (txs: xdr.TransactionEnvelope[]): xdr.TxSetComponent =>
+  xdr.TxSetComponent.txsetCompTxsMaybeDiscountedFee(
+    new xdr.TxSetComponentTxsMaybeDiscountedFee({ baseFee: null, txs }),
+  );
