@@ -697,10 +697,13 @@ export interface components {
             contentStream: components["schemas"]["DereferencedResourceLd"];
             contentMetadata: components["schemas"]["DidDocumentMetadata"];
         };
-        /** @description W3C DID Resolution dereferencing result of a DID alone (`application/did-url-dereferencing`): the document as its content. */
-        DereferencingResultDocument: {
+        /**
+         * @description W3C DID Resolution dereferencing result as `application/did-url-dereferencing`: of a DID URL with a
+         *     fragment, the verification method or service; of a DID alone, its document.
+         */
+        DidUrlDereferencingResult: {
             dereferencingMetadata: components["schemas"]["DereferencingMetadataLd"];
-            contentStream: components["schemas"]["DidDocumentLd"];
+            contentStream: components["schemas"]["DereferencedResourceLd"] | components["schemas"]["DidDocumentLd"];
             contentMetadata: components["schemas"]["DidDocumentMetadata"];
         };
         /** @description The dereferencing result as `application/ld+json;profile="https://w3id.org/did-resolution"`. */
@@ -1298,7 +1301,7 @@ export interface operations {
                     "application/json": components["schemas"]["ResolutionResultJson"] | components["schemas"]["VerificationMethod"] | components["schemas"]["DereferencedService"];
                     "application/did-resolution": components["schemas"]["ResolutionResultLd"] | components["schemas"]["DereferencingResult"];
                     "application/ld+json;profile=\"https://w3id.org/did-resolution\"": components["schemas"]["ResolutionResultLdProfile"] | components["schemas"]["DereferencingResultLdProfile"];
-                    "application/did-url-dereferencing": components["schemas"]["DereferencingResult"] | components["schemas"]["DereferencingResultDocument"];
+                    "application/did-url-dereferencing": components["schemas"]["DidUrlDereferencingResult"];
                 };
             };
             /** @description Invalid DID (`invalidDid`), a valid one with an unknown query parameter (`invalidOptions`), or a DID URL whose DID is invalid (`invalidDidUrl`). */
