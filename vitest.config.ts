@@ -1,13 +1,21 @@
 import { defineConfig } from 'vitest/config';
+import { SHOW_OUTPUT } from './test-support/log-level.ts';
+
+// A passing test's console output (coverage tallies, a library's warnings) is shown only when asked
+// (DEBUG=1 or LOG_LEVEL=…); a failing test's always.
+const silent = SHOW_OUTPUT ? false : ('passed-only' as const);
 
 // Four separate runs (npm run test:unit | test:property | test:contract | test:browser); npm test runs all of them.
 export default defineConfig({
   test: {
+    // The reporter reads this one (the projects' own copies govern their workers).
+    silent,
     globalSetup: ['scripts/node-check.setup.ts'],
     projects: [
       {
         test: {
           name: 'unit',
+          silent,
           include: ['src/**/*.test.ts', 'simulator/**/*.test.ts', 'scripts/**/*.test.ts', 'scale-tests/**/*.test.ts'],
           testTimeout: 30_000,
         },
@@ -15,14 +23,16 @@ export default defineConfig({
       {
         test: {
           name: 'property',
+          silent,
           include: ['property-tests/**/*.test.ts'],
           testTimeout: 300_000,
         },
       },
       {
         test: {
-          // Debian's chromium through playwright-core (npm run test:browser); .ci/run installs it.
+          // playwright-core driving /usr/bin/chromium or the one @sparticuz/chromium ships (browser-tests/chromium.ts).
           name: 'browser',
+          silent,
           include: ['browser-tests/**/*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
@@ -32,6 +42,7 @@ export default defineConfig({
       {
         test: {
           name: 'contract',
+          silent,
           include: ['contract-tests/**/*.test.ts'],
           testTimeout: 120_000,
           fileParallelism: false,

@@ -1,20 +1,24 @@
-// The HTML pages the services serve, in a real browser (Debian's chromium driven by playwright-core): the
-// Swagger UI at /docs of the vault API (testnet) and of the resolver. Each page must list every operation
-// of its spec (method and path; deprecated ones too) with a clean console, no failed request and no
-// description table row split by a '|'; a screenshot of each goes to test-results/. These two are the only
-// HTML pages: the mainnet vault API answers /docs with 404 JSON, and the simulator serves JSON-RPC and
-// friendbot only. The services are started in process as `npm start` starts them.
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+// The HTML pages the services serve, in a real browser (playwright-core driving the system's chromium, or
+// the one an npm package ships: ./chromium.ts): the Swagger UI at /docs of the vault API (testnet) and of
+// the resolver. Each page must list every operation of its spec (method and path; deprecated ones too) with
+// a clean console, no failed request and no description table row split by a '|', and show its first
+// operation near the top (the guide's prose lives in docs/, not above the operations); a screenshot of
+// each goes to test-results/. These two are the only HTML pages: the mainnet vault API answers /docs with
+// 404 JSON, and the simulator serves JSON-RPC and friendbot only. The services are started in process as
+// `npm start` starts them.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSpec } from '../contract-tests/helpers/spec.ts';
 import { loadConfig } from '../src/config/index.ts';
 import { startServices, type RunningServices } from '../src/services.ts';
+import { TEST_LOG_ARGS } from '../test-support/log-level.ts';
+import { launchChromium } from './chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--headless'];
+/** Where the first operation must start, in CSS pixels from the top of the page (a 1280 × 900 viewport). */
+const FIRST_OPERATION_MAX_TOP = 1_000;
 const SCREENSHOTS = path.resolve('test-results');
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
@@ -31,17 +35,18 @@ let services: RunningServices;
 const dataDir = mkdtempSync(path.join(tmpdir(), 'cv-browser-'));
 
 beforeAll(async () => {
-  // Never a skip: without the browser this test fails and says how to get it (.ci/run installs it).
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)`);
   mkdirSync(SCREENSHOTS, { recursive: true });
   const { config } = loadConfig(
-    ['--testnet-port', '0', '--mainnet-port', '0', '--resolver-port', '0', '--simulator-port', '0', '--data-dir', dataDir, '--log-level', 'silent'],
+    [
+      '--testnet-port', '0', '--mainnet-port', '0', '--resolver-port', '0', '--simulator-port', '0',
+      '--data-dir', dataDir, ...TEST_LOG_ARGS,
+    ],
     {},
   );
-  [browser, services] = await Promise.all([
-    chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS }),
-    startServices(config, { mode: 'start' }),
-  ]);
+  // Never a skip: without a browser this fails with one line that says what to install.
+  let launched: Awaited<ReturnType<typeof launchChromium>>;
+  [launched, services] = await Promise.all([launchChromium(), startServices(config, { mode: 'start' })]);
+  browser = launched.browser;
 }, 120_000);
 
 afterAll(async () => {
@@ -82,7 +87,13 @@ describe.each([
         }),
       );
       expect(brokenRows, 'table rows of the description with the wrong number of cells').toEqual([]);
+      // The reader meets the operations without scrolling past pages of prose.
+      const firstTop = await page.$eval('.opblock', (b) => b.getBoundingClientRect().top + window.scrollY);
+      expect(firstTop, 'top of the first operation (px)').toBeLessThan(FIRST_OPERATION_MAX_TOP);
       await page.screenshot({ path: path.join(SCREENSHOTS, `docs-${name}.png`), fullPage: true });
+      await page.screenshot({ path: path.join(SCREENSHOTS, `docs-${name}-first-screen.png`) });
+      const height = await page.evaluate(() => document.body.scrollHeight);
+      console.log(`${name}: first operation at ${firstTop} px of ${height} px`);
       const want = operationsOf(spec);
       expect(want.length).toBeGreaterThan(5);
       expect(want.filter((op) => !shown.includes(op)), 'operations missing from the page').toEqual([]);

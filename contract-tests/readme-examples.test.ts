@@ -1,6 +1,7 @@
-// The README's "Register a DID by hand" block, run as written in bash from the repository folder against
-// services started in process: only the addresses of `npm start` become the ones of this run, and me.key a
-// temporary file. A README edit that breaks the example fails here.
+// The README's five-minute path and the resolver guide's "Register a DID by hand" block, each run as written
+// in bash from the repository folder against services started in process: only the addresses of
+// `npm start` become the ones of this run, and the secret files temporary ones. A documentation edit that
+// breaks an example fails here.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,22 +11,42 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/index.ts';
 import { startServices, type RunningServices } from '../src/services.ts';
+import { TEST_LOG_ARGS } from '../test-support/log-level.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dir = mkdtempSync(path.join(tmpdir(), 'cv-readme-'));
 let services: RunningServices;
 
-/** The code block right after `<!-- readme-example:NAME -->`. */
-function example(name: string): string {
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const m = new RegExp(`<!-- readme-example:${name} -->\\n\`\`\`\\n([\\s\\S]*?)\\n\`\`\``).exec(readme);
-  if (!m) throw new Error(`README.md has no example ${name}`);
+/** The code block right after `<!-- <marker> -->` in `file`. */
+function example(file: string, marker: string): string {
+  const text = readFileSync(path.join(ROOT, file), 'utf8');
+  const escaped = marker.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const m = new RegExp(`<!-- ${escaped} -->\\n\`\`\`\\n([\\s\\S]*?)\\n\`\`\``).exec(text);
+  if (!m) throw new Error(`${file} has no example ${marker}`);
   return m[1]!;
 }
 
+/** The block with the addresses of this run's services and its secret files in the temporary folder. */
+function localised(script: string, files: string[]): string {
+  let out = script
+    .replaceAll('http://127.0.0.1:8000', services.simulatorUrl!)
+    .replaceAll('http://127.0.0.1:3001', services.resolverUrl!)
+    .replaceAll('http://127.0.0.1:3000', services.vault.testnet!.url);
+  for (const f of files) out = out.replaceAll(f, path.join(dir, f));
+  return out;
+}
+
+const run = async (script: string) => {
+  const options = { cwd: ROOT, timeout: 240_000, maxBuffer: 16 * 1024 * 1024 };
+  return (await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], options)).stdout;
+};
+
 beforeAll(async () => {
   const { config } = loadConfig(
-    ['--testnet-port', '0', '--mainnet-port', '0', '--resolver-port', '0', '--simulator-port', '0', '--data-dir', path.join(dir, 'data'), '--log-level', 'silent'],
+    [
+      '--testnet-port', '0', '--mainnet-port', '0', '--resolver-port', '0', '--simulator-port', '0',
+      '--data-dir', path.join(dir, 'data'), ...TEST_LOG_ARGS,
+    ],
     {},
   );
   services = await startServices(config, { mode: 'start' });
@@ -35,15 +56,38 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-it('registers a DID with account new, did new, did multikey and tx sign --submit, then resolves it', async () => {
-  const script = example('register-did')
-    .replaceAll('http://127.0.0.1:8000', services.simulatorUrl!)
-    .replaceAll('http://127.0.0.1:3001', services.resolverUrl!)
-    .replaceAll('me.key', path.join(dir, 'me.key'));
-  const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], { cwd: ROOT, timeout: 90_000 });
-  const lines = stdout.trim().split('\n');
+it('README: accounts, wallet-proof keys, an issuer DID, a vault, a signed issue, verify, revoke, verify', async () => {
+  const script = localised(example('README.md', 'readme-example:first-credential'), ['issuer.key', 'holder.key']);
+  // Each variable holds one thing: the block's names must not be reused for another meaning.
+  const assigned = [...script.matchAll(/^([A-Z_]+)=/gm)].map((m) => m[1]);
+  expect(new Set(assigned).size, `assigned twice: ${assigned.join(' ')}`).toBe(assigned.length);
+  const lines = (await run(script)).trim().split('\n');
+  // Four submits (DID, vault, issue, revoke) and two verifications, in order.
+  const answers = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+  expect(answers).toHaveLength(6);
+  const [did, vault, issued, first, revoked, second] = answers as [
+    { txId: string },
+    { tx_id: string; txId: string },
+    { tx_id: string; txId: string },
+    { verified: boolean; problemDetails: { level: string; check?: string; reason: string }[]; results: Record<string, unknown> },
+    { tx_id: string; txId: string },
+    { verified: boolean; problemDetails: { level: string; check?: string; reason: string }[] },
+  ];
+  expect(did.txId).toMatch(/^[0-9a-f]{64}$/);
+  for (const w of [vault, issued, revoked]) expect(w.txId).toBe(w.tx_id);
+  expect(first.verified, JSON.stringify(first)).toBe(true);
+  expect(first.problemDetails.filter((p) => p.level === 'error')).toEqual([]);
+  expect(Object.keys(first.results).sort()).toEqual(['credentialStatus', 'issuerAllowed', 'issuerDid', 'proof']);
+  expect(second.verified).toBe(false);
+  expect(second.problemDetails).toContainEqual(expect.objectContaining({ level: 'error', check: 'credentialStatus', reason: 'revoked' }));
+}, 300_000);
+
+it('docs/did-resolver.md: account new, did new, did multikey and tx sign --submit register a DID', async () => {
+  const script = localised(example('docs/did-resolver.md', 'example:register-did'), ['me.key']);
+  const lines = (await run(script)).trim().split('\n');
   const submitted = JSON.parse(lines.at(-2)!) as { txId: string };
-  const resolved = JSON.parse(lines.at(-1)!) as { didDocument: { id: string; authentication: string[] }; didResolutionMetadata: { error?: string } };
+  type Resolved = { didDocument: { id: string; authentication: string[] }; didResolutionMetadata: { error?: string } };
+  const resolved = JSON.parse(lines.at(-1)!) as Resolved;
   expect(submitted.txId).toMatch(/^[0-9a-f]{64}$/);
   expect(resolved.didResolutionMetadata.error).toBeUndefined();
   expect(resolved.didDocument.id).toMatch(/^did:ledger:testnet:[a-z2-7]{26}$/);

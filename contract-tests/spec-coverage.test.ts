@@ -1,6 +1,7 @@
 // Every route, error code, status and header the two mission documents name is present in the specs,
 // so a spec cannot silently lose one. The tables below are transcribed from
 // ../shared/mission/credential-vault-api.md and did-registry-resolver.md; extend them, never trim them.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { deref, loadSpec, type Json } from './helpers/spec.ts';
 
@@ -308,6 +309,27 @@ describe(VAULT_SPEC, () => {
     }
   });
 
+  // An operation's error codes are its responses' examples (one per code, named by it), not a paragraph.
+  it.each(operations(spec).map((o) => ({ ...o, name: `${o.method.toUpperCase()} ${o.path}` })))(
+    '$name: every error example names a listed code with its own status, and no description lists codes',
+    ({ op }) => {
+      const codes = errorCodes(spec);
+      const named = (value: string) => (c: { code: string; pattern?: string }) =>
+        c.code === value || (c.pattern !== undefined && new RegExp(c.pattern).test(value));
+      const statusOf = (value: string) => codes.find(named(value))?.status;
+      expect(op.description ?? '', 'a "Codes:" paragraph').not.toMatch(/(^|\n)\s*Codes:/);
+      for (const [status, ref] of Object.entries<Json>(op.responses)) {
+        if (!/^[45]/.test(status)) continue;
+        const media = deref(spec, ref).content?.['application/json'];
+        for (const [name, example] of Object.entries<Json>(media?.examples ?? {})) {
+          const value = deref(spec, example).value;
+          if (value?.error === undefined) continue;
+          expect(statusOf(value.error), `${status} example ${name}: ${value.error}`).toBe(Number(status));
+        }
+      }
+    },
+  );
+
   it('names every status the document names', () => {
     const statuses = new Set(operations(spec).flatMap(({ op }) => Object.keys(op.responses)));
     for (const status of VAULT_STATUSES) expect(statuses.has(status), status).toBe(true);
@@ -329,7 +351,7 @@ describe(VAULT_SPEC, () => {
     const ok = deref(spec, op.responses['200']);
     const result = ok.content['application/json'].schema;
     const shapes = deref(spec, result).oneOf.map((s: Json) => Object.keys(deref(spec, s).properties).sort().join(','));
-    expect(shapes.sort()).toEqual(['network,xdr', 'tx_id']);
+    expect(shapes.sort()).toEqual(['network,networkPassphrase,xdr', 'txId,tx_id']);
     expect(Object.keys(ok.headers)).toEqual(expect.arrayContaining(['Idempotency-Replayed', 'X-WriteRateLimit-Limit', 'X-WriteRateLimit-Remaining']));
   });
 
@@ -464,4 +486,35 @@ describe(RESOLVER_SPEC, () => {
 
   describeExamples(RESOLVER_SPEC, spec);
   describeObservability(RESOLVER_SPEC, spec);
+});
+
+// ---- both specs, as a reader meets them ------------------------------------------------------------
+describe.each([VAULT_SPEC, RESOLVER_SPEC])('%s reads as documentation', (file) => {
+  const spec = loadSpec(file);
+  const text = readFileSync(file, 'utf8');
+
+  it('states decisions as what the service does, not as notes of a design discussion', () => {
+    expect(text).not.toMatch(/\bdecision\b|source document|the document names/i);
+  });
+
+  it('keeps the long prose in docs/: a short API description, no section headings', () => {
+    expect(spec.info.description.length).toBeLessThan(1_000);
+    expect(spec.info.description).not.toMatch(/^#/m);
+  });
+
+  // Swagger UI's "Try it out" fills a header parameter with its example: a fixed Idempotency-Key makes the
+  // second prepare from /docs a 422, a fixed X-Request-ID breaks log correlation.
+  it('gives no fixed value to the Idempotency-Key and X-Request-ID parameters', () => {
+    for (const param of Object.values<Json>(spec.components.parameters ?? {})) {
+      if (!['Idempotency-Key', 'X-Request-ID'].includes(param.name)) continue;
+      expect(param.example, param.name).toBeUndefined();
+      expect(param.examples, param.name).toBeUndefined();
+      expect(param.schema?.default, param.name).toBeUndefined();
+      expect(param.schema?.example, param.name).toBeUndefined();
+    }
+  });
+
+  it('uses the chain simulator\'s passphrase in its examples, not a public network\'s', () => {
+    expect(text).not.toMatch(/Test SDF Network|Public Global Stellar Network/);
+  });
 });

@@ -1,9 +1,13 @@
-// `npm run test:client-package` (plain JavaScript: runs on any Node the repository supports, no loader): the published client, used the way another project uses it. Builds
-// packages/client, packs it, installs the tarball into a fresh project outside the repository (with the
-// repository's .npmrc: no install scripts), type-checks the README's consumer program with plain
-// `tsc --strict` (NodeNext), starts `npm start` on free ports with a temporary data directory, and runs the
-// compiled program with plain `node` against it: funded accounts, API keys, an issuer DID, a vault, a
-// credential issued and verified. Every step that fails stops the run with exit code 1 and says which.
+// `npm run test:client-package` (plain JavaScript: runs on any Node the repository supports, no loader): the
+// published client, used the way another project uses it. Packs packages/client exactly as a publisher
+// does (`npm pack` in that folder, whose `prepack` builds dist/: this script builds nothing itself),
+// installs the tarball into a fresh ESM project outside the repository (with the repository's .npmrc: no
+// install scripts), imports it with plain `node`, type-checks the package README's example and the example
+// program with plain `tsc --strict` (NodeNext), starts `npm start` on free ports with a temporary data
+// directory, and runs the example program as TypeScript with plain `node` against it: funded accounts, API
+// keys by wallet proof, an issuer DID, a vault, a signed credential issued and verified. Then it scrapes
+// /metrics on each port of that npm start: no series may show on two ports. Every step that fails stops
+// the run with exit code 1 and says which.
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -17,7 +21,7 @@ const EXAMPLE = path.join(PACKAGE_DIR, 'examples/issue-and-verify.ts');
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const SERVER_READY_TIMEOUT_MS = 90_000;
 const CONSUMER_TIMEOUT_MS = 180_000;
-const INSTALL_TIMEOUT_MS = 300_000;
+const INSTALL_TIMEOUT_MS = 180_000;
 
 class CheckFailed extends Error {}
 
@@ -144,43 +148,46 @@ async function stopServer(server) {
 }
 
 async function main() {
-  /** @type {{ devDependencies: Record<string, string> }} */
+  /** @type {{ dependencies: Record<string, string>, devDependencies: Record<string, string> }} */
   const rootPkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8'));
   const work = await mkdtemp(path.join(tmpdir(), 'cv-client-package-'));
   /** @type {Server | undefined} */
   let server;
   let ok = false;
   try {
-    await step('build packages/client with plain tsc', async () => {
+    const tarball = await step('npm pack in packages/client as a publisher runs it (prepack builds)', async () => {
+      // No dist/ before: what the tarball holds was built by the package's own prepack.
       await rm(path.join(PACKAGE_DIR, 'dist'), { recursive: true, force: true });
-      run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(PACKAGE_DIR, 'tsconfig.json')], { cwd: ROOT, timeout: 300_000 });
-    });
-
-    const tarball = await step('npm pack', async () => {
       const dest = path.join(work, 'pack');
       await mkdir(dest);
-      const out = run(NPM, ['pack', './packages/client', '--pack-destination', dest, '--json'], { cwd: ROOT, timeout: 120_000 });
+      // A publisher's shell: none of the npm_config_* that `npm run` exported from the repository's .npmrc
+      // (its ignore-scripts would skip prepack; in packages/client that .npmrc is not read).
+      const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
+      const out = run(NPM, ['pack', '--pack-destination', dest, '--json'], { cwd: PACKAGE_DIR, env, timeout: 300_000 });
       /** @type {{ filename: string, files: { path: string }[] }[]} */
       const [packed] = JSON.parse(out);
       if (!packed) throw new Error(`npm pack printed no package: ${out}`);
       const files = packed.files.map((f) => f.path);
       const stray = files.filter((f) => /\.test\.|\.spec\.|(?<!\.d)\.ts$/.test(f) || f.startsWith('examples/'));
       if (stray.length) throw new Error(`the tarball holds test or source files: ${stray.join(', ')}`);
-      for (const must of ['dist/client/index.js', 'dist/client/index.d.ts', 'dist/generated/vault-api.d.ts', 'README.md', 'CHANGELOG.md', 'package.json']) {
-        if (!files.includes(must)) throw new Error(`the tarball lacks ${must}`);
+      const built = ['dist/client/index.js', 'dist/client/index.d.ts', 'dist/generated/vault-api.d.ts'];
+      for (const must of [...built, 'README.md', 'CHANGELOG.md', 'package.json']) {
+        if (!files.includes(must)) throw new Error(`the tarball lacks ${must} (ignore-scripts skips prepack)`);
       }
       return path.join(dest, packed.filename);
     });
 
     const consumer = path.join(work, 'consumer');
-    await step('fresh consumer project: npm install the tarball, typescript and @types/node', async () => {
+    await step('fresh consumer project: npm install the tarball, the SDK, typescript and @types/node', async () => {
       await mkdir(path.join(consumer, 'src'), { recursive: true });
       await copyFile(path.join(ROOT, '.npmrc'), path.join(consumer, '.npmrc'));
-      await writeFile(path.join(consumer, 'package.json'), `${JSON.stringify({ name: 'cv-client-consumer', private: true, type: 'module' }, null, 2)}\n`);
-      await writeFile(
-        path.join(consumer, 'tsconfig.json'),
-        `${JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, outDir: 'dist', rootDir: 'src', types: ['node'] }, include: ['src'] }, null, 2)}\n`,
-      );
+      const json = (/** @type {unknown} */ value) => `${JSON.stringify(value, null, 2)}\n`;
+      const manifest = { name: 'cv-client-consumer', private: true, type: 'module' };
+      await writeFile(path.join(consumer, 'package.json'), json(manifest));
+      const compilerOptions = {
+        target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: ['node'],
+      };
+      await writeFile(path.join(consumer, 'tsconfig.json'), json({ compilerOptions, include: ['src'] }));
       await copyFile(EXAMPLE, path.join(consumer, 'src/index.ts'));
       // The README's example is type-checked too (not run: it stands for a browser wallet with `declare`).
       const readme = await readFile(path.join(PACKAGE_DIR, 'README.md'), 'utf8');
@@ -189,15 +196,28 @@ async function main() {
       await writeFile(path.join(consumer, 'src/readme-example.ts'), example);
       const typescript = rootPkg.devDependencies['typescript'];
       const typesNode = rootPkg.devDependencies['@types/node'];
-      if (!typescript || !typesNode) throw new Error('package.json devDependencies name no typescript or @types/node version');
-      run(NPM, ['install', '--ignore-scripts', '--no-audit', '--no-fund', tarball, `typescript@${typescript}`, `@types/node@${typesNode}`], {
-        cwd: consumer,
-        timeout: INSTALL_TIMEOUT_MS,
-      });
+      const sdk = rootPkg.dependencies['@stellar/stellar-sdk'];
+      if (!typescript || !typesNode || !sdk) throw new Error('package.json names no typescript, @types/node or SDK');
+      // The versions the repository installed, preferring npm's cache: the run needs the registry only for
+      // what `npm ci` did not fetch already (and none at all in a network namespace after `npm ci`).
+      const args = ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'];
+      const packages = [tarball, `@stellar/stellar-sdk@${sdk}`, `typescript@${typescript}`, `@types/node@${typesNode}`];
+      run(NPM, [...args, ...packages], { cwd: consumer, timeout: INSTALL_TIMEOUT_MS });
     });
 
-    await step("type-check and compile the consumer and the README's example with plain tsc --strict (NodeNext)", () => {
-      run(process.execPath, [path.join(consumer, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: consumer, timeout: 300_000 });
+    await step('import the installed package with plain node: every export is there', () => {
+      const script = "const m = await import('@credential-vault/client'); console.log(Object.keys(m).sort().join(' '))";
+      const out = run(process.execPath, ['--input-type=module', '-e', script], { cwd: consumer, timeout: 60_000 });
+      const exported = out.split(' ').map((s) => s.trim());
+      const wanted = ['createVaultClient', 'createResolverClient', 'prepareAndSubmit', 'obtainApiKey', 'registerDid'];
+      for (const name of [...wanted, 'signCredential', 'signingPassphrase', 'transactionId']) {
+        if (!exported.includes(name)) throw new Error(`the package exports no ${name}: ${out}`);
+      }
+    });
+
+    await step("type-check the example program and the package README's example with plain tsc --strict", () => {
+      const tsc = path.join(consumer, 'node_modules/typescript/bin/tsc');
+      run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: consumer, timeout: 300_000 });
     });
 
     const [testnet, mainnet, resolver, simulator] = await freePorts(4);
@@ -214,14 +234,35 @@ async function main() {
       await waitReady(server, [`${urls.vault}/ready`, `${urls.resolver}/ready`]);
     });
 
-    await step('run the consumer with plain node: issue a credential and verify it', () => {
+    await step('run the example as TypeScript with plain node: sign, issue and verify a credential', () => {
+      const friendbot = `${urls.simulator}/testnet/friendbot`;
       const out = run(
         process.execPath,
-        ['dist/index.js', '--vault-url', urls.vault, '--resolver-url', urls.resolver, '--friendbot-url', `${urls.simulator}/testnet/friendbot`],
+        ['src/index.ts', '--vault-url', urls.vault, '--resolver-url', urls.resolver, '--friendbot-url', friendbot],
         { cwd: consumer, timeout: CONSUMER_TIMEOUT_MS },
       );
       process.stdout.write(`\n${out.replace(/^/gm, '   | ')}`);
-      if (!/verified .*: valid/.test(out)) throw new Error('the consumer did not report a valid credential');
+      if (!/verified .*: proof passed, credentialStatus valid, issuerAllowed passed \(presented\); by reference: verified true/.test(out)) {
+        throw new Error('the example verified no credential');
+      }
+    });
+    await step('scrape /metrics on every port of npm start: no series twice, each with its service', async () => {
+      const mainnetUrl = `http://127.0.0.1:${mainnet}`;
+      const ports = { 'vault-api-testnet': urls.vault, 'vault-api-mainnet': mainnetUrl, resolver: urls.resolver };
+      /** @type {Map<string, string>} */
+      const seen = new Map();
+      for (const [service, base] of Object.entries(ports)) {
+        const text = await (await fetch(`${base}/metrics`)).text();
+        for (const line of text.split('\n')) {
+          if (!line || line.startsWith('#')) continue;
+          const series = line.slice(0, line.lastIndexOf(' '));
+          const label = /[{,]service="([^"]*)"/.exec(series)?.[1];
+          if (label !== service) throw new Error(`${base}/metrics: ${series} is not labelled service="${service}"`);
+          if (seen.has(series)) throw new Error(`${series} is on ${seen.get(series)} and on ${service}`);
+          seen.set(series, service);
+        }
+      }
+      if (seen.size < 50) throw new Error(`only ${seen.size} series on the three ports`);
     });
     ok = true;
   } finally {

@@ -20,6 +20,7 @@ interface Manifest {
   files: string[];
   dependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
+  scripts?: Record<string, string>;
 }
 
 const manifest = JSON.parse(read('packages/client/package.json')) as Manifest;
@@ -42,6 +43,11 @@ describe('packages/client', () => {
     expect(manifest.exports['.']).toEqual({ types: './dist/client/index.d.ts', default: './dist/client/index.js' });
     expect(manifest.files).toContain('!dist/**/*.test.*');
     expect(manifest.files.every((f) => f.startsWith('dist/') || f.startsWith('!dist/') || f.endsWith('.md'))).toBe(true);
+  });
+
+  it('builds dist/ in prepack, so that npm pack and npm publish in its folder ship the built files', () => {
+    expect(manifest.scripts?.['prepack']).toMatch(/\bnpm run build\b/);
+    expect(manifest.scripts?.['build']).toMatch(/^tsc -p tsconfig\.json$/);
   });
 
   it('asks for the openapi-fetch and stellar-sdk majors the repository builds with', () => {

@@ -1,4 +1,4 @@
-// `credential-vault <command>`: start | serve | resolver | simulator | keys | tx | did | account | help.
+// `credential-vault <command>`: start | serve | resolver | simulator | keys | tx | did | vc | account | help.
 import path from 'node:path';
 import { API_KEY_SCOPES, KEY_ROLES } from './stores/types.ts';
 import { ConfigError, loadConfig, readSettings, settingsTable, walletEnv, type Config, type Role, NETWORKS, type NetworkName } from './config/index.ts';
@@ -7,15 +7,19 @@ import { UsageError, processIo, subcommand, takeFlag } from './cli/args.ts';
 import { publicUrl } from './config/redact.ts';
 
 const TX_USAGE = `tx sign [--secret-file FILE] [--passphrase P] [--rpc-url U | --valid-until-ledger N] [--submit URL] [XDR|JSON|-]
-              signs a prepared transaction (argument or standard input: the prepare answer's JSON or bare
-              XDR) with the secret in FILE or CV_SECRET_KEY (never a flag): authorization entries that name
-              the key (valid until ledger N, or the RPC's latest + 120), then the envelope if the key is its
-              source; prints the signed XDR, or with --submit posts {signedXdr} to URL (X-SVC-Key: CV_API_KEY
-              when set) and prints the answer`;
+              signs a prepared transaction (argument or standard input: the prepare answer's JSON, a
+              wallet-proof challenge's JSON, or bare XDR) with the secret in FILE or CV_SECRET_KEY (never a
+              flag): authorization entries that name the key (valid until ledger N, or the RPC's latest +
+              120), then the envelope if the key is its source; prints the signed XDR, or with --submit posts
+              {signedXdr} to URL (X-SVC-Key: CV_API_KEY when set) and prints the answer`;
 const DID_USAGE = `did new [--network testnet|mainnet]
               prints a fresh did:ledger DID (16 random bytes, canonical) to register
   did multikey --public G… | --secret-file FILE
               prints the Multikey (z6Mk…) of an account's Ed25519 key; with no flag, of CV_SECRET_KEY's key`;
+const VC_USAGE = `vc sign --verification-method DID#assert-N [--secret-file FILE] [--created ISO] [--json-string] [JSON]
+              signs a credential (argument or standard input) as its issuer, Data Integrity eddsa-jcs-2022,
+              with the secret in FILE or CV_SECRET_KEY; prints it with its proof (--json-string: as a JSON
+              string, as an issue request's vcData takes it)`;
 const ACCOUNT_USAGE = `account new --secret-file FILE
               a new account key: the secret into FILE (owner-only, never overwritten), the address G… printed`;
 const KEYS_USAGE = `keys        API keys: create --network N --wallet G… [--role standard|early|admin] [--scopes a,b] [--expires-in-days D]
@@ -34,13 +38,16 @@ commands:
   ${KEYS_USAGE}
   ${TX_USAGE}
   ${DID_USAGE}
+  ${VC_USAGE}
   ${ACCOUNT_USAGE}
   help        this text and every setting
 
 Every setting below is an environment variable and a flag; flags win.`;
 
 /** A command's own usage (--help prints it, a usage error ends with it); the others get USAGE. */
-const OWN_USAGE: Record<string, string> = { keys: KEYS_USAGE, tx: TX_USAGE, did: DID_USAGE, account: ACCOUNT_USAGE };
+const OWN_USAGE: Record<string, string> = {
+  keys: KEYS_USAGE, tx: TX_USAGE, did: DID_USAGE, vc: VC_USAGE, account: ACCOUNT_USAGE,
+};
 const usageOf = (command: string | undefined) =>
   command !== undefined && OWN_USAGE[command] ? `usage: credential-vault ${OWN_USAGE[command]}` : USAGE;
 
@@ -89,6 +96,10 @@ export async function main(argv: string[]): Promise<number> {
       case 'did': {
         const { didCommand } = await import('./cli/did.ts');
         return didCommand(args, processIo, walletEnv());
+      }
+      case 'vc': {
+        const { vcCommand } = await import('./cli/vc.ts');
+        return await vcCommand(args, processIo, walletEnv());
       }
       case 'account': {
         const { accountCommand } = await import('./cli/account.ts');

@@ -209,11 +209,60 @@ describe('GET /metrics', () => {
     });
   });
 
-  it('is one registry per process, with the service label telling the apps apart', async () => {
-    const a = await call(`${vaultUrl}/metrics`);
-    const b = await call(`${resolverUrl}/metrics`);
-    expect(a.text).toContain('service="resolver"');
-    expect(b.text).toContain('service="vault-api-testnet"');
+  // A scrape of every port counts each series once: each port shows its own service's series, and the
+  // process's families (process_*, nodejs_*) on one port only.
+  it('shows no series on two ports, each labelled with its own service', async () => {
+    const mainnetUrl = running.vault.mainnet!.url;
+    const ports = { 'vault-api-testnet': vaultUrl, 'vault-api-mainnet': mainnetUrl, resolver: resolverUrl };
+    const seen = new Map<string, string>();
+    const twice: string[] = [];
+    const processOn = new Set<string>();
+    for (const [service, base] of Object.entries(ports)) {
+      const f = await scrape(base);
+      for (const family of f.values()) {
+        for (const s of family.samples) {
+          expect(s.labels['service'], `${s.name} on ${service}`).toBe(service);
+          const id = `${s.name}{${Object.entries(s.labels).sort().map(([k, v]) => `${k}=${v}`).join(',')}}`;
+          if (seen.has(id)) twice.push(`${id} on ${seen.get(id)} and ${service}`);
+          seen.set(id, service);
+          if (/^(process|nodejs)_/.test(s.name)) processOn.add(service);
+        }
+      }
+      const build = f.get('credential_vault_build_info')!.samples;
+      expect(build.length, service).toBeGreaterThan(0);
+      const labels = { node: process.versions.node, protocol: expect.stringMatching(/^\d+$/) };
+      for (const b of build) expect(b.labels, service).toMatchObject(labels);
+    }
+    expect(twice).toEqual([]);
+    expect([...processOn]).toEqual(['vault-api-testnet']);
+  });
+
+  it('tells prepare from submit and counts the domain: DID writes, submits, verifications', async () => {
+    const f = await scrape(vaultUrl);
+    const create = { route: '/contracts/vault/create', method: 'POST', status: '200', mode: 'prepare' };
+    expect(value(f, 'http_requests_total', create)).toBeGreaterThanOrEqual(1);
+    // The resolver's registration in the test above: one register submitted.
+    const r = await scrape(resolverUrl);
+    const route = '/v1/dids/stellar';
+    const registered = { network: 'testnet', operation: 'register' };
+    expect(value(r, 'credential_vault_did_writes_total', registered)).toBeGreaterThanOrEqual(1);
+    expect(value(r, 'credential_vault_submits_total', { route, outcome: 'success' })).toBeGreaterThanOrEqual(1);
+    const submitted = { route, method: 'POST', status: '200', mode: 'submit' };
+    expect(value(r, 'http_requests_total', submitted)).toBeGreaterThanOrEqual(1);
+    // A presented credential without a proof: verified false, reason of the first failure.
+    const presented = {
+      '@context': ['https://www.w3.org/ns/credentials/v2'],
+      type: ['VerifiableCredential'],
+      issuer: generateDid({ network: 'testnet' }).did,
+      credentialSubject: { id: generateDid({ network: 'testnet' }).did },
+    };
+    const answer = await call(`${vaultUrl}/credentials/verify`, { body: { verifiableCredential: presented } });
+    expect(answer.status).toBe(400); // VCALM: a credential that does not verify is a 400 with the result
+    const reason = answer.json().problemDetails.find((p: { level: string }) => p.level === 'error').reason as string;
+    await vi.waitFor(async () => {
+      const f = await scrape(vaultUrl);
+      expect(value(f, 'credential_vault_verifications_total', { result: 'failed', reason })).toBe(1);
+    });
   });
 
   it('needs no key and spends no rate budget', async () => {
@@ -319,7 +368,11 @@ describe('GET /ready', () => {
         expect(r.status).toBe(503);
         const body = r.json();
         expect(body.status).toBe('not_ready');
-        expect(body.checks.find((c: { name: string }) => c.name === 'rpc:testnet')).toMatchObject({ status: 'down', reason: expect.stringMatching(/^(error|timeout)$/) });
+        expect(body.checks.find((c: { name: string }) => c.name === 'rpc:testnet')).toMatchObject({
+          status: 'down',
+          reason: expect.stringMatching(/^(error|timeout)$/),
+          detail: expect.stringMatching(/^(error \S+|no answer within \d+ ms)$/),
+        });
         expect((await call(`${base}/health`)).status).toBe(200);
       }
     } finally {
@@ -330,12 +383,24 @@ describe('GET /ready', () => {
     expect(logged.some((l) => l.check === 'rpc:testnet')).toBe(true);
   });
 
+  it('names its service on every log line: requests, readiness, warnings', async () => {
+    const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(parsed.length).toBeGreaterThan(5);
+    const services = new Set(['vault-api-testnet', 'vault-api-mainnet', 'resolver', 'credential-vault']);
+    expect(parsed.filter((l) => !services.has(String(l.service))), 'lines without a service').toEqual([]);
+    expect(parsed.filter((l) => l.msg === 'log'), 'lines whose message says nothing').toEqual([]);
+    const down = parsed.filter((l) => l.msg === 'readiness check down' && l.service === 'vault-api-testnet');
+    expect(down.some((l) => typeof l.detail === 'string')).toBe(true);
+  });
+
   it('is 503 at once while the process drains', async () => {
     draining = true;
     try {
       const r = await call(`${vaultUrl}/ready`);
       expect(r.status).toBe(503);
-      expect(r.json()).toEqual({ status: 'not_ready', checks: [{ name: 'shutdown', status: 'down', ms: 0, reason: 'shutting_down' }] });
+      const detail = 'the process is shutting down';
+      const shutdown = { name: 'shutdown', status: 'down', ms: 0, reason: 'shutting_down', detail };
+      expect(r.json()).toEqual({ status: 'not_ready', checks: [shutdown] });
       expect((await call(`${resolverUrl}/ready`)).status).toBe(503);
     } finally {
       draining = false;

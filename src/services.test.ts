@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../simulator/index.ts';
 import { loadConfig } from './config/index.ts';
 import { startServices } from './services.ts';
+import { TEST_LOG_ARGS } from '../test-support/log-level.ts';
 
 let sim: Awaited<ReturnType<typeof startSimulator>>;
 const dataDir = mkdtempSync(path.join(tmpdir(), 'cv-services-'));
@@ -32,7 +33,7 @@ const argsFor = (passphrase: string) => {
 
 describe('startServices against a configured network profile', () => {
   it('refuses to start when the RPC serves another passphrase', async () => {
-    const { config } = loadConfig(argsFor('Some Other Network ; 2026'), {});
+    const { config } = loadConfig([...argsFor('Some Other Network ; 2026'), ...TEST_LOG_ARGS], {});
     await expect(startServices(config, { mode: 'serve' })).rejects.toThrow(/refusing to start: the testnet RPC .* serves the network "Credential Vault Simulator Testnet ; 2026"/);
   });
 
@@ -51,7 +52,7 @@ describe('startServices against a configured network profile', () => {
     const url = `http://127.0.0.1:${(old.address() as AddressInfo).port}/rpc`;
     try {
       const args = argsFor(sim.networks.testnet.passphrase).map((a) => (a === sim.networks.testnet.rpcUrl ? url : a));
-      const { config } = loadConfig(args, {});
+      const { config } = loadConfig([...args, ...TEST_LOG_ARGS], {});
       const refused = startServices(config, { mode: 'serve' });
       await expect(refused).rejects.toThrow(
         new RegExp(`^refusing to start: the testnet RPC at ${url} runs Protocol 25, older than Protocol 26, the oldest this service supports \\(26\\.\\.28\\)$`),
@@ -68,7 +69,7 @@ describe('startServices against a configured network profile', () => {
       const args = argsFor(t.passphrase).map((a) =>
         a === sim.networks.testnet.rpcUrl ? t.rpcUrl! : a === sim.networks.testnet.factoryId ? t.factoryId : a === sim.networks.testnet.registryId ? t.registryId : a,
       );
-      const running = await startServices(loadConfig(args, {}).config, { mode: 'serve' });
+      const running = await startServices(loadConfig([...args, ...TEST_LOG_ARGS], {}).config, { mode: 'serve' });
       try {
         const body = (await (await fetch(`${running.vault.testnet!.url}/config`)).json()) as Record<string, unknown>;
         expect(body.protocolVersion).toBe(protocol);
@@ -81,17 +82,20 @@ describe('startServices against a configured network profile', () => {
   });
 
   it('refuses to start with a clear line per missing profile field', async () => {
-    const { config } = loadConfig(['--simulator', 'false', '--network', 'mainnet', '--data-dir', dataDir], {});
+    const args = ['--simulator', 'false', '--network', 'mainnet', '--data-dir', dataDir, ...TEST_LOG_ARGS];
+    const { config } = loadConfig(args, {});
     await expect(startServices(config, { mode: 'serve' })).rejects.toThrow(/CV_MAINNET_RPC_URL[\s\S]*CV_MAINNET_FACTORY_ID/);
   });
 
   it('refuses to start the embedded simulator when a network profile setting would be ignored', async () => {
-    const { config } = loadConfig(['--network', 'testnet', '--port', '0', '--simulator-port', '0', '--data-dir', dataDir], { CV_TESTNET_RPC_URL: 'https://rpc.example/' });
+    const args = ['--network', 'testnet', '--port', '0', '--simulator-port', '0', '--data-dir', dataDir];
+    args.push(...TEST_LOG_ARGS);
+    const { config } = loadConfig(args, { CV_TESTNET_RPC_URL: 'https://rpc.example/' });
     await expect(startServices(config, { mode: 'start' })).rejects.toThrow(/CV_TESTNET_RPC_URL \(--testnet-rpc-url\): the embedded simulator replaces the testnet network profile/);
   });
 
   it('serves the profile it was given when the passphrase matches', async () => {
-    const { config } = loadConfig(argsFor(sim.networks.testnet.passphrase), {});
+    const { config } = loadConfig([...argsFor(sim.networks.testnet.passphrase), ...TEST_LOG_ARGS], {});
     const running = await startServices(config, { mode: 'serve' });
     try {
       const res = await fetch(`${running.vault.testnet!.url}/config`);
@@ -124,7 +128,7 @@ describe('CV_TRUST_PROXY reaches both apps', () => {
     { given: [] as string[], want: { vault: ['59', '58'], resolver: [200, 429] } },
     { given: ['--trust-proxy', 'loopback'], want: { vault: ['59', '59'], resolver: [200, 200] } },
   ])('$given: two forwarded clients → vault /auth/* remaining $want.vault, resolver $want.resolver', async ({ given, want }) => {
-    const { config } = loadConfig([...both(), ...given], {});
+    const { config } = loadConfig([...both(), ...given, ...TEST_LOG_ARGS], {});
     const vault = await startServices(config, { mode: 'serve' });
     const resolver = await startServices(config, { mode: 'resolver' });
     try {
@@ -153,7 +157,7 @@ describe('the HTTP servers of serve()', () => {
   };
 
   it('answer a request head over the limit 431 in each service\'s envelope, and HEAD on /health', async () => {
-    const { config } = loadConfig(both(), {});
+    const { config } = loadConfig([...both(), ...TEST_LOG_ARGS], {});
     const vault = await startServices(config, { mode: 'serve' });
     const resolver = await startServices(config, { mode: 'resolver' });
     try {
@@ -173,7 +177,7 @@ describe('the HTTP servers of serve()', () => {
   });
 
   it('CV_LEGACY_BASE_PATHS reaches the vault API', async () => {
-    const { config } = loadConfig(both(), { CV_LEGACY_BASE_PATHS: '/legacy' });
+    const { config } = loadConfig([...both(), ...TEST_LOG_ARGS], { CV_LEGACY_BASE_PATHS: '/legacy' });
     const vault = await startServices(config, { mode: 'serve' });
     try {
       const url = vault.vault.testnet!.url;

@@ -1,7 +1,8 @@
 // Wires the processes of `credential-vault start | serve | resolver`: the embedded simulator (or a real
 // network's RPC), the stores, the encryption keyring, one vault API per network and the resolver, with one
-// logger and one metrics registry per process (src/observability), readiness checks per app, and a
-// graceful close that lets requests under way finish.
+// logger per process and one metrics registry per service (src/observability: each port's /metrics shows
+// its own service's series, the process's families on the first service only), readiness checks per app,
+// and a graceful close that lets requests under way finish.
 import type http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +16,9 @@ import { listenFailure, type ListenTarget } from './http/listen-error.ts';
 import { keyringFromConfig, loadOrCreateKeyring } from './crypto/keyfile.ts';
 import {
   createLogger,
+  withFields,
   createMetrics,
+  createProcessMetrics,
   gracefulShutdown,
   instrumentCache,
   instrumentChain,
@@ -34,9 +37,9 @@ export interface RunningServices {
   resolverUrl?: string;
   simulatorUrl?: string;
   stores: Stores;
-  /** The process's logger and metrics registry (every app's `/metrics` shows `metrics`). */
+  /** The process's logger, and each service's metrics registry by its `service` label. */
   logger: Logger;
-  metrics: Metrics;
+  metrics: Record<string, Metrics>;
   describe(): string[];
   /** Closes the HTTP servers gracefully (in parallel), then the stores and the simulator. */
   close(): Promise<void>;
@@ -65,8 +68,15 @@ export async function startServices(config: Config, options: StartOptions): Prom
   const now = options.now ?? Date.now;
   const served: NetworkName[] = options.mode === 'serve' ? [config.network] : options.mode === 'resolver' ? config.resolverNetworks : [...NETWORKS];
   const logger = createLogger({ level: config.logLevel, ...(options.logWrite ? { write: options.logWrite } : {}) });
-  const metrics = createMetrics();
-  const log = options.log ?? logger.sink;
+  // One registry per service; the process's families go with the first one made (one port shows them).
+  const processMetrics = createProcessMetrics();
+  const metrics: Record<string, Metrics> = {};
+  const metricsFor = (service: string): Metrics =>
+    (metrics[service] = createMetrics({ service, ...(Object.keys(metrics).length === 0 ? { processMetrics } : {}) }));
+  // Every line names its service: an app's lines its own, the process's (stores, start-up) the process's role.
+  const roles = { serve: `vault-api-${config.network}`, resolver: 'resolver', start: 'credential-vault' } as const;
+  const processService = roles[options.mode];
+  const processLogger = withFields(logger, { service: processService });
   const draining = options.draining ? { draining: options.draining } : {};
   // The servers close first and together (each lets its requests finish, which still need the stores and
   // the chain); then the rest, in the reverse order of creation.
@@ -76,9 +86,12 @@ export async function startServices(config: Config, options: StartOptions): Prom
     await Promise.all(httpClosers.splice(0).map((c) => c().catch(() => undefined)));
     for (const c of closers.splice(0).reverse()) await c().catch(() => undefined);
   };
-  const serve = (app: express.Express, host: string, port: number, what: Omit<ListenTarget, 'host' | 'port'>) =>
+  type Served = Omit<ListenTarget, 'host' | 'port'>;
+  const serve = (app: express.Express, host: string, port: number, appLogger: Logger, what: Served) =>
     listen(app, host, port, (server) =>
-      httpClosers.push(() => gracefulShutdown(server, { timeoutMs: config.shutdownTimeoutMs, logger }).then(() => undefined)),
+      httpClosers.push(() =>
+        gracefulShutdown(server, { timeoutMs: config.shutdownTimeoutMs, logger: appLogger }).then(() => undefined),
+      ),
     ).catch((e: unknown) => {
       throw listenFailure(e, { ...what, host, port });
     });
@@ -129,6 +142,7 @@ export async function startServices(config: Config, options: StartOptions): Prom
       }
     }
 
+    // Bare chains: each app times the calls it makes with its own registry (instrumentChain below).
     const chains = {} as Record<NetworkName, RegistryChain>;
     // The vault APIs' chains, with the factory; every network a vault API serves has one (requireProfiles).
     const vaultChains: Partial<Record<NetworkName, Chain>> = {};
@@ -147,18 +161,17 @@ export async function startServices(config: Config, options: StartOptions): Prom
         readCacheMs: config.readCacheMs,
         rpcTransport: config.rpcTransport,
       };
-      // Every typed call the apps make is timed; readiness probes use the bare client, so that
-      // chain_call_duration_seconds describes the work done for requests only.
+      // Every typed call the apps make is timed (by the app's registry); readiness probes use the bare
+      // client, so that chain_call_duration_seconds describes the work done for requests only.
       let chain: RegistryChain;
       if (p.factoryId !== undefined) {
         const full = createChain({ ...settings, factoryId: p.factoryId });
-        vaultChains[n] = instrumentChain(full, metrics);
+        vaultChains[n] = full;
         chain = full;
-        chains[n] = vaultChains[n];
       } else {
         chain = createRegistryChain(settings);
-        chains[n] = instrumentChain(chain, metrics);
       }
+      chains[n] = chain;
       rpcChecks[n] = rpcCheck(`rpc:${n}`, chain.client);
       // Refuse to serve a network whose RPC speaks another passphrase: every signature would be worthless.
       const check = await chains[n].client.verifyNetwork();
@@ -169,7 +182,7 @@ export async function startServices(config: Config, options: StartOptions): Prom
             `(set CV_${n.toUpperCase()}_PASSPHRASE or point CV_${n.toUpperCase()}_RPC_URL at the right network)`,
         );
       }
-      // An older protocol's simulation and results are not what src/chain decodes and checks (README "Protocol line").
+      // An older protocol's simulation and results are not what src/chain decodes and checks (docs/protocol.md).
       const { protocolVersion } = check;
       const refusal = protocolRefusal({ network: n, rpcUrl: publicUrl(p.rpcUrl), protocolVersion });
       if (refusal) throw new Error(refusal);
@@ -181,7 +194,9 @@ export async function startServices(config: Config, options: StartOptions): Prom
       ...(config.databaseSchema ? { databaseSchema: config.databaseSchema } : {}),
       ...(config.redisUrl ? { redisUrl: config.redisUrl, redisKeyPrefix: config.redisKeyPrefix } : {}),
       now,
-      onError: throttled((suppressed, err) => logger.warn('store connection error', { error: err, ...(suppressed ? { suppressed } : {}) })),
+      onError: throttled((suppressed, err) =>
+        processLogger.warn('store connection error', { error: err, ...(suppressed ? { suppressed } : {}) }),
+      ),
     });
     closers.push(() => stores.close());
 
@@ -195,9 +210,11 @@ export async function startServices(config: Config, options: StartOptions): Prom
         // requireProfiles asked for both wherever a vault API runs, and the simulator's profiles have them.
         if (factoryId === undefined || vaultWasmHash === undefined || chain === undefined) throw new Error(`${n}: the vault API needs the factory id and the vault template hash`);
         const profile = { ...rest, factoryId, vaultWasmHash };
+        const appMetrics = metricsFor(`vault-api-${n}`);
+        const appLogger = withFields(logger, { service: `vault-api-${n}` });
         const app = await createVaultApp({
           profile,
-          chain,
+          chain: instrumentChain(chain, appMetrics),
           stores,
           keyring,
           limits: { rateLimits: config.rateLimits, rateWindowMs: config.rateWindowMs, keyTtlDays: config.keyTtlDays, authOrigins: config.authOrigins },
@@ -205,9 +222,9 @@ export async function startServices(config: Config, options: StartOptions): Prom
           trustProxy: config.trustProxy,
           legacyBasePaths: config.legacyBasePaths,
           ...(options.validateResponses ? { validateResponses: true } : {}),
-          log,
-          logger,
-          metrics,
+          log: options.log ?? appLogger.sink,
+          logger: appLogger,
+          metrics: appMetrics,
           // Every request needs its key, and writes need the idempotency records and rate windows: the
           // API cannot serve without any of them.
           readinessChecks: [rpcChecks[n], ...storeChecks(stores, ['keys', 'idempotency', 'rate_limit'])],
@@ -216,7 +233,7 @@ export async function startServices(config: Config, options: StartOptions): Prom
         const port = options.mode === 'serve' ? config.port : n === 'testnet' ? config.testnetPort : config.mainnetPort;
         const setting = options.mode === 'serve' ? 'CV_PORT (--port)'
           : n === 'testnet' ? 'CV_TESTNET_PORT (--testnet-port)' : 'CV_MAINNET_PORT (--mainnet-port)';
-        const url = await serve(app, config.host, port, { service: `the ${n} vault API`, setting });
+        const url = await serve(app, config.host, port, appLogger, { service: `the ${n} vault API`, setting });
         vault[n] = { url, profile };
       }
     }
@@ -224,24 +241,26 @@ export async function startServices(config: Config, options: StartOptions): Prom
     let resolverUrl: string | undefined;
     if (options.mode !== 'serve') {
       const { createResolverApp } = await import('./resolver/app.ts');
+      const resolverMetrics = metricsFor('resolver');
+      const resolverLogger = withFields(logger, { service: 'resolver' });
       const app = await createResolverApp({
         networks: Object.fromEntries(
           served.map((n) => {
             const { networkPassphrase, registryId } = profiles[n];
-            return [n, { chain: chains[n], networkPassphrase, registryId }];
+            return [n, { chain: instrumentChain(chains[n], resolverMetrics), networkPassphrase, registryId }];
           }),
         ),
         // Proof-of-control nonces shared across instances when Redis is configured (else per process).
         ...(stores.nonces ? { nonceStore: stores.nonces } : {}),
-        cache: instrumentCache(stores.cache, metrics, 'did_resolution'),
+        cache: instrumentCache(stores.cache, resolverMetrics, 'did_resolution'),
         rateLimiter: stores.rateLimiter,
         limits: { rateLimit: config.resolverRateLimit, rateWindowMs: config.resolverRateWindowMs, cacheTtlMs: config.resolverCacheTtlMs },
         now,
         trustProxy: config.trustProxy,
         ...(options.validateResponses ? { validateResponses: true } : {}),
-        log,
-        logger,
-        metrics,
+        log: options.log ?? resolverLogger.sink,
+        logger: resolverLogger,
+        metrics: resolverMetrics,
         // The RPCs only, not the stores: the resolver's per-IP limit fails open and its cache is an
         // optimisation, so with Redis down it still answers every request (from the ledger). Failing
         // readiness then would take every instance (they share the Redis) out of rotation at once and turn
@@ -251,7 +270,7 @@ export async function startServices(config: Config, options: StartOptions): Prom
         ...draining,
       });
       const what = { service: 'the DID resolver', setting: 'CV_RESOLVER_PORT (--resolver-port)' };
-      resolverUrl = await serve(app, config.host, config.resolverPort, what);
+      resolverUrl = await serve(app, config.host, config.resolverPort, resolverLogger, what);
     }
 
     return {

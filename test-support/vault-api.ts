@@ -236,13 +236,14 @@ export function stubContractRoutes(passphrase = STUB_PASSPHRASES.testnet): StubC
   router.post('/contracts/vault/revoke-vault', async (req, res) => {
     count(req.path);
     await stub.hold;
-    res.json({ xdr: Buffer.from(`prepared ${stub.calls.get(req.path)}`).toString('base64'), network: passphrase });
+    const xdr = Buffer.from(`prepared ${stub.calls.get(req.path)}`).toString('base64');
+    res.json({ xdr, network: passphrase, networkPassphrase: passphrase });
   });
   router.post('/contracts/vc/revoke', async (req, res) => {
     count(req.path);
     await stub.hold;
     if (stub.failWith !== undefined) throw stub.failWith;
-    res.json({ tx_id: 'ab'.repeat(32) });
+    res.json({ tx_id: 'ab'.repeat(32), txId: 'ab'.repeat(32) });
   });
   router.post('/contracts/vault/verify-vc', (req, res) => {
     count(req.path);

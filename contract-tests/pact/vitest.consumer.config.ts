@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { SHOW_OUTPUT } from '../../test-support/log-level.ts';
 
 // Consumer pact tests: write pacts/*.json from the typed clients' expectations. A run of its own (Pact's
 // consumer and provider sides must not share a process).
@@ -7,6 +8,7 @@ export default defineConfig({
   test: {
     name: 'pact-consumer',
     root: fileURLToPath(new URL('../..', import.meta.url)),
+    silent: SHOW_OUTPUT ? false : 'passed-only',
     include: ['contract-tests/pact/consumer/**/*.pact.ts'],
     globalSetup: ['scripts/node-check.setup.ts', 'contract-tests/pact/consumer/global-setup.ts'],
     testTimeout: 30_000,

@@ -182,9 +182,12 @@ export class Real {
   }
 
   private signPrepared(prepared: Answer, signers: Keypair[], what: string): { signedXdr: string } {
-    const p = prepared.body as { xdr?: unknown; network?: unknown } | undefined;
-    if (prepared.status !== 200 || typeof p?.xdr !== 'string' || p.network !== this.env.passphrase || Object.keys(p).length !== 2) {
-      this.fail(`${what} (prepare): expected 200 {xdr, network: "${this.env.passphrase}"}, got ${prepared.status} ${excerpt(prepared.text, 300)}`);
+    const p = prepared.body as { xdr?: unknown; network?: unknown; networkPassphrase?: unknown } | undefined;
+    const passphrase = this.env.passphrase;
+    const exact = p?.network === passphrase && p.networkPassphrase === passphrase && Object.keys(p).length === 3;
+    if (prepared.status !== 200 || typeof p?.xdr !== 'string' || !exact) {
+      const want = `{xdr, network and networkPassphrase: "${this.env.passphrase}"}`;
+      this.fail(`${what} (prepare): expected 200 ${want}, got ${prepared.status} ${excerpt(prepared.text, 300)}`);
     }
     const tx = TransactionBuilder.fromXdr(p.xdr as string, this.env.passphrase);
     for (const kp of signers) tx.sign(kp);
@@ -206,9 +209,10 @@ export class Real {
       }
       return false;
     }
-    const s = submitted.body as { tx_id?: unknown } | undefined;
-    if (submitted.status !== 200 || typeof s?.tx_id !== 'string' || Object.keys(s).length !== 1) {
-      this.fail(`${what} (submit): expected 200 {tx_id}, got ${submitted.status} ${excerpt(submitted.text, 300)}`);
+    const s = submitted.body as { tx_id?: unknown; txId?: unknown } | undefined;
+    if (submitted.status !== 200 || typeof s?.tx_id !== 'string' || s.txId !== s.tx_id || Object.keys(s).length !== 2) {
+      const got = `${submitted.status} ${excerpt(submitted.text, 300)}`;
+      this.fail(`${what} (submit): expected 200 {tx_id, txId}, the same hash, got ${got}`);
     }
     if (s.tx_id !== hash) this.fail(`${what} (submit): tx_id ${s.tx_id} is not the hash of the signed transaction (${hash})`);
     if (idem) {

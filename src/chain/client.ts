@@ -101,7 +101,7 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
 
   async function simulate(tx: Transaction, kind: ContractKind): Promise<rpc.Api.SimulateTransactionSuccessResponse> {
     // Recording mode asks for ADDRESS_V2 entries (useUpgradedAuth, at Protocols 27 and 28 a request flag): their
-    // signature names the address, so it cannot be moved to another one (README "Protocol line").
+    // signature names the address, so it cannot be moved to another one (docs/protocol.md).
     const sim = await rpcCall(() => server.simulateTransaction(tx, undefined, undefined, true));
     reads.observeLedger(sim.latestLedger);
     if (rpc.Api.isSimulationError(sim)) {

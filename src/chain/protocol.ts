@@ -1,4 +1,4 @@
-// The Stellar protocol line this service supports (README "Protocol line", docs/chain-abi.md).
+// The Stellar protocol line this service supports (docs/protocol.md, docs/chain-abi.md).
 // The minimum is the oldest protocol whose RPC responses @stellar/stellar-sdk 17 decodes and the contracts run on:
 // nothing here needs a host function newer than Protocol 26 (the contracts use require_auth only), and at 26
 // simulation returns legacy ADDRESS entries, which every SDK signs. A network newer than the newest known one is

@@ -2,9 +2,10 @@
 //
 //   curl … prepare … | credential-vault tx sign --secret-file key.txt [--submit URL]
 //
-// The input (argument, or standard input) is the prepare answer as JSON — the vault API's {xdr, network} or
-// the resolver's {xdr, network, networkPassphrase}, whose passphrase is used — or bare base64 XDR with
-// --passphrase. Authorization entries that name the signer need the ledger their signature is valid until:
+// The input (argument, or standard input) is the prepare answer as JSON — the vault API's {xdr, network,
+// networkPassphrase} or the resolver's {xdr, network, networkPassphrase}, whose passphrase is used — or a
+// wallet-proof challenge {transaction, network_passphrase}, or bare base64 XDR with --passphrase.
+// Authorization entries that name the signer need the ledger their signature is valid until:
 // --valid-until-ledger N, or --rpc-url U (latest ledger + AUTH_VALIDITY_LEDGERS).
 import { SignError, latestLedgerOf, needsAuthorization, signPrepared } from './sign.ts';
 import type { WalletEnv } from '../config/index.ts';
@@ -31,7 +32,13 @@ function readPrepared(text: string): Prepared {
   } catch {
     throw new UsageError('tx sign: the input starts with "{" but is not JSON');
   }
-  if (typeof json['xdr'] !== 'string') throw new UsageError('tx sign: the JSON has no "xdr" (is it a prepare answer?)');
+  // A wallet-proof challenge (vault-api.yaml GET /auth/challenge) is signed like a prepared transaction.
+  if (typeof json['transaction'] === 'string' && typeof json['network_passphrase'] === 'string') {
+    return { xdr: json['transaction'], passphrase: json['network_passphrase'] };
+  }
+  if (typeof json['xdr'] !== 'string') {
+    throw new UsageError('tx sign: the JSON has no "xdr" (is it a prepare answer or a challenge?)');
+  }
   // The vault API names the passphrase `network`; the resolver has `network: testnet` and `networkPassphrase`.
   const named = [json['networkPassphrase'], json['network']].find((v) => typeof v === 'string' && v !== 'testnet' && v !== 'mainnet');
   return { xdr: json['xdr'], ...(typeof named === 'string' ? { passphrase: named } : {}) };

@@ -2,7 +2,7 @@
 // than the transaction's source must sign (a relayed revoke or deny, where a relayer pays the fee). Signed with
 // @stellar/stellar-sdk 17's authorizeEntry, which signs each credential type over its own payload: legacy
 // ADDRESS, and CAP-71's ADDRESS_V2 and ADDRESS_WITH_DELEGATES (Protocol 27), which networks return from
-// Protocol 28. An SDK older than 16 cannot decode V2 entries (README "Protocol line").
+// Protocol 28. An SDK older than 16 cannot decode V2 entries (docs/protocol.md).
 import { authorizeEntry, inspectAuthEntry, xdr } from '@stellar/stellar-sdk';
 
 /** What signs an entry's payload: a Keypair, or a wallet's callback (the SDK's SigningCallback). */

@@ -27,6 +27,7 @@ export {
   type VerifyPresentationResult,
   type ProblemDetails,
 } from './verify.ts';
+export { signingPassphrase, transactionId, preparedOf, type PreparedShape, type SubmittedShape } from './shapes.ts';
 export { toSigner, keypairSigner, browserWalletSigner, type Signer, type Wallet, type BrowserWallet } from './wallet.ts';
 export {
   createResolverClient,

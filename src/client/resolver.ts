@@ -4,6 +4,7 @@
 import createClient, { type Client } from 'openapi-fetch';
 import type { components, paths } from '../generated/did-resolver.ts';
 import { apiErrorFrom, unwrap } from './errors.ts';
+import { preparedOf, signingPassphrase, transactionId } from './shapes.ts';
 import type { FetchLike } from './vault.ts';
 import { toSigner, type Wallet } from './wallet.ts';
 
@@ -89,12 +90,13 @@ type UntypedPost = (path: string, init: { body: unknown; params?: { path: { did:
 async function prepareSignSubmit(client: ResolverClient, path: string, did: string | undefined, body: unknown, sign: Wallet): Promise<DidWriteResult> {
   const post = client.POST as unknown as UntypedPost;
   const params = did !== undefined ? { params: { path: { did } } } : {};
-  const prepared = unwrap(await post(path, { body, ...params })) as ResolverSchemas['PrepareResponse'] | ResolverSchemas['SubmitResponse'];
-  if (!('xdr' in prepared)) throw new TypeError(`${path}: prepare answered without an unsigned transaction`);
-  const signedXdr = await toSigner(sign)(prepared.xdr, prepared.networkPassphrase);
-  const submitted = unwrap(await post(path, { body: { signedXdr }, ...params })) as ResolverSchemas['SubmitResponse'] | ResolverSchemas['PrepareResponse'];
-  if (!('txId' in submitted)) throw new TypeError(`${path}: submit answered without a transaction id`);
-  return { txId: submitted.txId, prepared };
+  const answer = unwrap(await post(path, { body, ...params }));
+  const prepared = preparedOf(answer);
+  if (!prepared) throw new TypeError(`${path}: prepare answered without an unsigned transaction`);
+  const signedXdr = await toSigner(sign)(prepared.xdr, signingPassphrase(prepared));
+  const txId = transactionId(unwrap(await post(path, { body: { signedXdr }, ...params })));
+  if (txId === undefined) throw new TypeError(`${path}: submit answered without a transaction id`);
+  return { txId, prepared: answer as ResolverSchemas['PrepareResponse'] };
 }
 
 /** Registers a DID: prepare `register` → the controller signs → submit. */

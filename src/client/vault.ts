@@ -4,6 +4,7 @@
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import type { components, paths } from '../generated/vault-api.ts';
 import { unwrap } from './errors.ts';
+import { preparedOf, signingPassphrase, transactionId } from './shapes.ts';
 import { toSigner, type Wallet } from './wallet.ts';
 
 export type VaultPaths = paths;
@@ -50,7 +51,11 @@ export type VaultWritePath = {
 export type PrepareBody<P extends VaultWritePath> = Exclude<JsonBody<VaultPaths[P]['post']>, VaultSchemas['SubmitRequest']>;
 
 export interface WriteOptions {
-  /** Sent as `Idempotency-Key` on the submit, the request that changes the chain (prepare is free to retry). */
+  /**
+   * Sent as `Idempotency-Key` on the submit only: the submit changes the ledger, a prepare has no side
+   * effect. The same key on both would be 422 `idempotency_key_reused` (their bodies differ). Use a fresh
+   * value (a UUID) per transaction and the same one when retrying that submit.
+   */
   idempotencyKey?: string;
 }
 
@@ -78,13 +83,14 @@ export async function prepareAndSubmit<P extends VaultWritePath>(
   options: WriteOptions = {},
 ): Promise<WriteResult> {
   const post = client.POST as unknown as UntypedPost;
-  const prepared = unwrap(await post(path, { body })) as VaultSchemas['WriteResponse'];
-  if (!('xdr' in prepared)) throw new TypeError(`${path}: prepare answered without an unsigned transaction`);
-  const signedXdr = await toSigner(sign)(prepared.xdr, prepared.network);
+  const answer = unwrap(await post(path, { body }));
+  const prepared = preparedOf(answer);
+  if (!prepared) throw new TypeError(`${path}: prepare answered without an unsigned transaction`);
+  const signedXdr = await toSigner(sign)(prepared.xdr, signingPassphrase(prepared));
   const headers = options.idempotencyKey !== undefined ? { 'Idempotency-Key': options.idempotencyKey } : undefined;
-  const submitted = unwrap(await post(path, { body: { signedXdr }, ...(headers ? { headers } : {}) })) as VaultSchemas['WriteResponse'];
-  if (!('tx_id' in submitted)) throw new TypeError(`${path}: submit answered without a transaction id`);
-  return { txId: submitted.tx_id, prepared };
+  const txId = transactionId(unwrap(await post(path, { body: { signedXdr }, ...(headers ? { headers } : {}) })));
+  if (txId === undefined) throw new TypeError(`${path}: submit answered without a transaction id`);
+  return { txId, prepared: answer as VaultSchemas['PrepareResponse'] };
 }
 
 export interface ObtainKeyOptions {

@@ -1,5 +1,5 @@
 // URLs as the services may show them (GET /config, log lines, error answers, banners): never with the userinfo or
-// the query, where an operator's password or an RPC provider's API key lives (README "Settings").
+// the query, where an operator's password or an RPC provider's API key lives (docs/operations.md "Settings").
 
 /** `url` without userinfo, query and fragment. Text that is not a URL is not shown at all. */
 export function publicUrl(url: string): string {

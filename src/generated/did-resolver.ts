@@ -54,10 +54,14 @@ export interface paths {
         };
         /**
          * Prometheus metrics
-         * @description Counters, histograms and gauges of this process in the Prometheus text format 0.0.4: requests and
-         *     latency by route template and status, resolution cache hits and misses, ledger call latency,
-         *     rate-limit rejections, process memory and CPU. Not counted by the per-IP limit; expose it to the
-         *     internal network only.
+         * @description This service's series in the Prometheus text format 0.0.4, each labelled `service="resolver"`:
+         *     requests and latency by route template, status and, on the registry's write routes, `mode`
+         *     (`prepare`, `submit`); resolution cache hits and misses; ledger call latency; rate-limit rejections;
+         *     submits by outcome and DID writes by network and operation; and
+         *     `credential_vault_build_info{version, node, network, protocol}`. The process's own families
+         *     (`process_*`, `nodejs_*`) are shown here when the resolver runs alone, and on the vault API's port
+         *     when one process runs both, so that scraping every port counts nothing twice. Not counted by the
+         *     per-IP limit; expose it to the internal network only.
          */
         get: operations["getMetrics"];
         put?: never;
@@ -138,19 +142,17 @@ export interface paths {
          *     `@context`), `application/did+json` (no `@context`), and `application/json` (a synonym of
          *     `application/did+json`, answered as `application/json`). `didResolutionMetadata.contentType` names
          *     the document's representation. Nothing acceptable: 406 `representationNotSupported`. (The order
-         *     of the media types below carries no meaning. Prism mocks cannot serialize `application/did+ld+json`,
-         *     whose subtype has two `+`; a Prism mock answers `application/did+json` for `*\/*`.)
+         *     of the media types below carries no meaning.)
          *
          *     Universal Resolver clients (W3C DID Resolution, DIF Universal Resolver) may ask for the resolution
          *     result by its own media types: `application/did-resolution` and
          *     `application/ld+json;profile="https://w3id.org/did-resolution"` (also plain `application/ld+json`).
          *     Both answer the same full result as `application/did+ld+json` (the document with `@context`); the
-         *     `ld+json` one adds `"@context": "https://w3id.org/did-resolution/v1"` to the result. (A Prism mock
-         *     cannot serialize `application/did-resolution` either and answers 500; ask it for the `ld+json` form.) Every other
+         *     `ld+json` one adds `"@context": "https://w3id.org/did-resolution/v1"` to the result. Every other
          *     choice above (the full result for the DID Core media types, the tombstone on 410, `invalidDid` for
          *     other methods) is unchanged.
          *
-         *     DID URL dereferencing (decision; W3C DID Resolution "Dereferencing the Secondary Resource"): a DID
+         *     DID URL dereferencing (W3C DID Resolution "Dereferencing the Secondary Resource"): a DID
          *     URL with a fragment, its `#` percent-encoded (`did:ledger:testnet:…%23assert-1`), names one
          *     verification method (`#auth-N`, `#assert-N`, `#keyagr-N`) or service (`#service-{idSuffix}`) of the
          *     document. For the DID Core media types the answer is that resource alone (with the document's
@@ -519,7 +521,7 @@ export interface components {
             network: components["schemas"]["Network"];
             /**
              * @description The passphrase the wallet signs with (the transaction hash depends on it).
-             * @example Test SDF Network ; September 2015
+             * @example Credential Vault Simulator Testnet ; 2026
              */
             networkPassphrase: string;
         };
@@ -543,6 +545,8 @@ export interface components {
                  * @enum {string}
                  */
                 reason?: "failed" | "error" | "timeout" | "shutting_down";
+                /** @description What failed, in words, when the check is down: what the RPC answered, the error's code, or how long it stayed silent. The full error message goes to the log. */
+                detail?: string;
             }[];
         };
         Health: {
@@ -776,9 +780,46 @@ export interface components {
             /** @description The absolute id of the key that verified, `{did}#auth-N`. */
             verificationMethod: string;
         };
-        /** @enum {string} */
+        /**
+         * @description The stable code of an error (the same list, machine-readable, is `components.x-error-codes`):
+         *
+         *     | code | status | when |
+         *         |---|---|---|
+         *         | `invalid_request` | 400 | the request does not match the schema and no more specific code applies (unknown or missing field, not JSON, JSON that is not an object, no `Content-Type: application/json`, a malformed percent-encoding in the path, both prepare fields and `signedXdr`) |
+         *         | `invalid_body_encoding` | 400 | the body does not decompress as its `Content-Encoding` (gzip, deflate, br) says |
+         *         | `did_invalid` | 400 | the DID is neither `did:ledger:mainnet:<didId>` nor `did:ledger:testnet:<didId>` with the canonical 26-character didId |
+         *         | `invalid_record` | 400 | a record field breaks its rule and no more specific code applies; `details.field` names it |
+         *         | `key_count_invalid` | 400 | authentication not 1-3, assertionMethod not 0-3, or keyAgreement not 0-1 keys |
+         *         | `key_invalid` | 400 | a key is empty, longer than 128, not base58btc, not the relationship's key type, or not 32 bytes |
+         *         | `duplicate_key` | 400 | the same key appears twice in one relationship |
+         *         | `service_invalid` | 400 | more than 3 services, bad or duplicate idSuffix, empty or long serviceType, endpoint over 255 |
+         *         | `url_not_https` | 400 | serviceEndpoint or metadataUri is not an absolute `https://` URL |
+         *         | `metadata_inconsistent` | 400 | metadataHash without metadataUri |
+         *         | `tx_operation_mismatch` | 400 | the signed transaction does not invoke this route's registry function (for the path's DID, on its network) |
+         *         | `tx_expired` | 400 | the signed transaction's time bounds have passed (a prepared transaction lives 5 minutes); prepare again, sign and submit |
+         *         | `tx_submission_failed` | 400 | the network rejected the transaction or it failed on-chain for a reason that has no code of its own; `details` carries the chain's result (`status`, `resultCode`, `txId`, `resultXdr`) |
+         *         | `challenge_expired` | 401 | proof of control: the challenge timestamp is more than 5 minutes from the server clock |
+         *         | `domain_mismatch` | 401 | proof of control: the challenge is for another domain |
+         *         | `nonce_invalid` | 401 | proof of control: the nonce is unknown, expired, already used, or was issued with another DID, domain or timestamp |
+         *         | `signature_invalid` | 401 | proof of control: no authentication key of the DID verifies the signature (or it is not 64 bytes of base64url) |
+         *         | `did_not_found` | 404 | the DID is not registered |
+         *         | `not_found` | 404 | no such route |
+         *         | `method_not_allowed` | 405 | the path exists but not with this method; `Allow` names its methods (`HEAD` wherever `GET` is; `OPTIONS` is `not_found`) |
+         *         | `did_already_exists` | 409 | register: the DID is registered already |
+         *         | `version_mismatch` | 409 | `expectedVersion` is not the current version (optimistic concurrency); `details` has both |
+         *         | `tx_stale` | 409 | the ledger changed between prepare and submit and the signed transaction no longer covers what it touches; prepare again, sign and submit |
+         *         | `did_deactivated` | 409 | a mutation or a proof of control for a deactivated DID |
+         *         | `payload_too_large` | 413 | the request body is over 256 KiB (decompressed) |
+         *         | `unsupported_content_encoding` | 415 | the body's `Content-Encoding` is not one of identity, gzip, deflate, br (or lists several) |
+         *         | `rate_limited` | 429 | more than the per-IP limit; body `{code: rate_limited, message}`, header `Retry-After` |
+         *         | `headers_too_large` | 431 | the request line and headers together exceed the server's limit (16 KiB by default); the connection is closed |
+         *         | `internal_error` | 500 | an unexpected server fault; the message carries the request id |
+         *         | `ledger_unavailable` | 502 | the network's RPC is unreachable or answered garbage |
+         *         | `nonce_store_unavailable` | 503 | proof of control: the shared store of issued nonces is unreachable; nothing verifies without it, ask for a new challenge later |
+         * @enum {string}
+         */
         ErrorCode: "invalid_request" | "invalid_body_encoding" | "did_invalid" | "invalid_record" | "key_count_invalid" | "key_invalid" | "duplicate_key" | "service_invalid" | "url_not_https" | "metadata_inconsistent" | "tx_operation_mismatch" | "tx_submission_failed" | "tx_expired" | "challenge_expired" | "domain_mismatch" | "nonce_invalid" | "signature_invalid" | "did_not_found" | "not_found" | "method_not_allowed" | "did_already_exists" | "version_mismatch" | "tx_stale" | "did_deactivated" | "payload_too_large" | "unsupported_content_encoding" | "rate_limited" | "headers_too_large" | "internal_error" | "ledger_unavailable" | "nonce_store_unavailable";
-        /** @description The error envelope; see the code table in the API description and `components.x-error-codes`. */
+        /** @description The error envelope; `code` is one of `ErrorCode` (also `components.x-error-codes`). */
         Error: {
             code: components["schemas"]["ErrorCode"];
             /** @description For humans; may change. Branch on `code`. */
@@ -1015,7 +1056,6 @@ export interface components {
          * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
          *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
          *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
-         * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
          */
         RequestId: string;
         /**
@@ -1074,7 +1114,6 @@ export interface operations {
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
                  *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
                  *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
-                 * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1107,7 +1146,6 @@ export interface operations {
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
                  *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
                  *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
-                 * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1141,7 +1179,6 @@ export interface operations {
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
                  *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
                  *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
-                 * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1160,11 +1197,11 @@ export interface operations {
                     /**
                      * @example # HELP cache_requests_total Cache lookups by cache and result (hit or miss).
                      *     # TYPE cache_requests_total counter
-                     *     cache_requests_total{cache="did_resolution",result="hit"} 940
-                     *     cache_requests_total{cache="did_resolution",result="miss"} 60
+                     *     cache_requests_total{cache="did_resolution",result="hit",service="resolver"} 940
+                     *     cache_requests_total{cache="did_resolution",result="miss",service="resolver"} 60
                      *     # HELP cache_hit_ratio hits / (hits + misses) since the process started; for a window use rate() of cache_requests_total.
                      *     # TYPE cache_hit_ratio gauge
-                     *     cache_hit_ratio{cache="did_resolution"} 0.94
+                     *     cache_hit_ratio{cache="did_resolution",service="resolver"} 0.94
                      */
                     "text/plain; version=0.0.4": string;
                 };
@@ -1179,7 +1216,6 @@ export interface operations {
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
                  *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
                  *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
-                 * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1218,7 +1254,6 @@ export interface operations {
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
                  *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
                  *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
-                 * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1265,7 +1300,6 @@ export interface operations {
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
                  *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
                  *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
-                 * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1416,7 +1450,6 @@ export interface operations {
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
                  *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
                  *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
-                 * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1458,7 +1491,6 @@ export interface operations {
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
                  *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
                  *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
-                 * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1506,7 +1538,6 @@ export interface operations {
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
                  *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
                  *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
-                 * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1549,7 +1580,6 @@ export interface operations {
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
                  *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
                  *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
-                 * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1598,7 +1628,6 @@ export interface operations {
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
                  *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
                  *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
-                 * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1647,7 +1676,6 @@ export interface operations {
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
                  *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
                  *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
-                 * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1696,7 +1724,6 @@ export interface operations {
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
                  *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
                  *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
-                 * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1752,7 +1779,6 @@ export interface operations {
                  * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
                  *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
                  *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
-                 * @example 7f3c2a9e-5b1d-4c8e-9a0f-2d6b8e4c1a73
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };

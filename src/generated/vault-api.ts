@@ -9,8 +9,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -35,8 +35,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -61,8 +61,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -71,9 +71,13 @@ export interface paths {
         };
         /**
          * Prometheus metrics
-         * @description Counters, histograms and gauges of this process in the Prometheus text format 0.0.4: requests and
-         *     latency by route template and status, chain call latency, rate-limit rejections, cache lookups,
-         *     process memory and CPU. No key, not rate limited; expose it to the internal network only.
+         * @description This service's series in the Prometheus text format 0.0.4, each labelled `service`
+         *     (`vault-api-testnet`, `vault-api-mainnet`): requests and latency by route template, status and, on
+         *     write routes, `mode` (`prepare`, `submit`); chain call latency; rate-limit rejections; submits by
+         *     outcome, credentials issued, revoked and verified (by result and reason); and
+         *     `credential_vault_build_info{version, node, network, protocol}`. A process running several services
+         *     shows its own families (`process_*`, `nodejs_*`) on one of them only, so that scraping every port
+         *     counts nothing twice. No key, not rate limited; expose it to the internal network only.
          */
         get: operations["getMetrics"];
         put?: never;
@@ -89,8 +93,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -118,8 +122,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -145,8 +149,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -172,8 +176,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -188,13 +192,6 @@ export interface paths {
          *     issuer, who pays the on-chain fee (`quote_fee`; testnet 5 native units, mainnet 1 stablecoin unit).
          *     `sourcePublicKey` must be the issuer, and both must equal the key's wallet (403 `forbidden`); the
          *     owner is unrestricted. Submit: `{signedXdr}` alone.
-         *
-         *     Codes: `vcId_too_long`, `vcData_too_long`, `vcData_invalid`, `vc_proof_invalid`, `vcData_ciphertext_too_long`,
-         *     `issuerDid_invalid`, `issuerDid_network_mismatch`, `issuerDid_not_found`, `issuerDid_deactivated`,
-         *     `issuerDid_controller_mismatch`, `source_account_not_found`, `trustline_missing`,
-         *     `insufficient_balance`, `tx_invalid`, `tx_operation_mismatch`, `tx_failed` (400); 403 `forbidden`,
-         *     `wallet_not_linked`, `issuer_denied`; 404 `vault_not_found`; 409 `vc_already_exists`,
-         *     `vault_revoked`.
          */
         post: operations["issueVc"];
         delete?: never;
@@ -208,8 +205,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -223,13 +220,6 @@ export interface paths {
          * @description One transaction into one owner's vault, one fee transfer of the unit fee times the number of
          *     credentials. The holder of each credential is the `credentialSubject.id` of its own `vcData`.
          *     Issuer binding as for vc/issue. Submit: `{signedXdr}` alone.
-         *
-         *     Codes: `batch_too_large` (fewer than 1 or more than 5 entries), `vcs[i].vcId_too_long`,
-         *     `vcs[i].vcData_too_long` (`i` is the zero-based index, e.g. `vcs[2].vcId_too_long`),
-         *     `vcData_invalid`, `vc_proof_invalid`, `vcData_ciphertext_too_long`, the `issuerDid_*` codes, `source_account_not_found`,
-         *     `trustline_missing`, `insufficient_balance`, `tx_invalid`, `tx_operation_mismatch`, `tx_failed` (400);
-         *     403 `forbidden`, `wallet_not_linked`, `issuer_denied`; 404 `vault_not_found`; 409
-         *     `vc_already_exists`, `vault_revoked`.
          */
         post: operations["batchIssueVc"];
         delete?: never;
@@ -243,8 +233,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -258,10 +248,6 @@ export interface paths {
          * @description Moves a credential from `valid` to `revoked` and stores the revocation `date` (default now). The
          *     vault owner signs (the contract enforces it); `sourcePublicKey` is the credential's owner or the
          *     vault admin. Submit: `{signedXdr}` alone.
-         *
-         *     Codes: `input_too_long`, `source_account_not_found`, `tx_invalid`, `tx_operation_mismatch`,
-         *     `tx_failed` (400); 404 `vault_not_found`, `vc_not_found`; 409 `vc_already_revoked`,
-         *     `vault_revoked`.
          */
         post: operations["revokeVc"];
         delete?: never;
@@ -275,8 +261,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -289,11 +275,6 @@ export interface paths {
          * Deploy and initialize the owner's vault through the factory
          * @description Calls the factory's `deploy(owner, did_uri, user_salt)`, signed by the owner. The vault address is
          *     derived from (factory, owner, userSalt) and never stored. Submit: `{signedXdr}` alone.
-         *
-         *     Codes: `input_too_long`, `issuerDid_network_mismatch` (a `did:ledger` didUri of the other network),
-         *     `source_account_not_found`, `tx_invalid`, `tx_operation_mismatch`,
-         *     `tx_failed` (400); 409 `vault_already_deployed` (a vault already exists at (owner, userSalt); the
-         *     message keeps the chain's words "already exists").
          */
         post: operations["createVault"];
         delete?: never;
@@ -307,8 +288,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -321,9 +302,6 @@ export interface paths {
          * Deny an issuer in the owner's vault
          * @description Adds `issuer` to the vault's denied set (idempotent; at most 1,000 denied issuers). The vault admin
          *     signs. Alias: `/contracts/vault/revoke-issuer` (deprecated). Submit: `{signedXdr}` alone.
-         *
-         *     Codes: `issuer_list_too_long`, `source_account_not_found`, `tx_invalid`, `tx_operation_mismatch`,
-         *     `tx_failed` (400); 404 `vault_not_found`; 409 `vault_revoked`.
          */
         post: operations["denyIssuer"];
         delete?: never;
@@ -337,8 +315,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -365,8 +343,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -379,9 +357,6 @@ export interface paths {
          * Allow a previously denied issuer in the owner's vault
          * @description Removes `issuer` from the vault's denied set (idempotent). The vault admin signs. Alias:
          *     `/contracts/vault/authorize-issuer` (deprecated). Submit: `{signedXdr}` alone.
-         *
-         *     Codes: `source_account_not_found`, `tx_invalid`, `tx_operation_mismatch`, `tx_failed` (400); 404
-         *     `vault_not_found`; 409 `vault_revoked`.
          */
         post: operations["allowIssuer"];
         delete?: never;
@@ -395,8 +370,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -423,8 +398,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -436,10 +411,6 @@ export interface paths {
         /**
          * Replace the DID URI stored for the vault
          * @description Calls the vault's `set_vault_did(did_uri)`, signed by the vault owner. Submit: `{signedXdr}` alone.
-         *
-         *     Codes: `input_too_long` (didUri over 256), `issuerDid_network_mismatch` (a `did:ledger` didUri of the
-         *     other network), `source_account_not_found`, `tx_invalid`,
-         *     `tx_operation_mismatch`, `tx_failed` (400); 404 `vault_not_found`; 409 `vault_revoked`.
          */
         post: operations["setVaultDid"];
         delete?: never;
@@ -453,8 +424,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -466,15 +437,11 @@ export interface paths {
         /**
          * Move a credential between two factory-deployed vaults of the same owner
          * @description Calls `push(vc_id, dest_vault)` on the source vault, signed by `fromOwner`. The source vault is
-         *     (fromOwner, userSalt); the destination is toOwner's canonical vault (default salt) — decision, as the
-         *     document gives one salt: for example salted → canonical. Source and destination must differ (else 400
+         *     (fromOwner, userSalt); the destination is toOwner's canonical vault (default salt), so a push moves a
+         *     credential from a salted vault to the canonical one. Source and destination must differ (else 400
          *     `invalid_request`). The credential is removed from the source vault (its status there becomes
          *     `invalid`) and written to the destination. `sourcePublicKey` must equal `fromOwner`, and `fromOwner`
          *     must equal the key's wallet (403 `forbidden`). Submit: `{signedXdr}` alone.
-         *
-         *     Codes: `push_owner_mismatch`, `source_not_a_vault`, `source_account_not_found`, `tx_invalid`,
-         *     `tx_operation_mismatch`, `tx_failed` (400); 403 `forbidden`, `wallet_not_linked`; 404
-         *     `vault_not_found`, `vc_not_found`; 409 `vc_already_exists`, `vault_revoked`.
          */
         post: operations["pushVc"];
         delete?: never;
@@ -488,8 +455,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -502,9 +469,6 @@ export interface paths {
          * Revoke the vault (irreversible)
          * @description Calls `revoke_vault()`, signed by the vault admin. Irreversible: every later write into the vault
          *     fails with 409 `vault_revoked`. Submit: `{signedXdr}` alone.
-         *
-         *     Codes: `source_account_not_found`, `tx_invalid`, `tx_operation_mismatch`, `tx_failed` (400); 404
-         *     `vault_not_found`; 409 `vault_revoked` (already revoked).
          */
         post: operations["revokeVault"];
         delete?: never;
@@ -518,8 +482,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -532,9 +496,6 @@ export interface paths {
          * Hand the vault's administration to a new owner
          * @description Calls the vault's `set_vault_admin(new_admin)`, signed by the current owner. The vault keeps its
          *     address, which stays derived from the original owner. Submit: `{signedXdr}` alone.
-         *
-         *     Codes: `source_account_not_found`, `tx_invalid`, `tx_operation_mismatch`, `tx_failed` (400); 404
-         *     `vault_not_found`; 409 `vault_revoked`.
          */
         post: operations["setNewOwner"];
         delete?: never;
@@ -548,8 +509,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -566,10 +527,6 @@ export interface paths {
          *     `forbidden`); a key with no linked wallet gets 403 `wallet_not_linked`. The owner is unrestricted.
          *     The factory emits `sponsored_vault_deployed{deployer, owner, vault_address}` on-chain. Submit:
          *     `{signedXdr}` alone.
-         *
-         *     Codes: `input_too_long`, `issuerDid_network_mismatch` (a `did:ledger` didUri of the other network),
-         *     `source_account_not_found`, `tx_invalid`, `tx_operation_mismatch`,
-         *     `tx_failed` (400); 403 `forbidden`, `wallet_not_linked`; 409 `vault_already_deployed`.
          */
         post: operations["createSponsoredVault"];
         delete?: never;
@@ -583,8 +540,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -597,9 +554,6 @@ export interface paths {
          * List the ids of the active credentials in the owner's vault
          * @description Pages through the active (not revoked) credential ids; vc-count sizes the pagination. Ownership
          *     binding: `owner` must equal the key's wallet (admin keys exempt; 403 `forbidden`).
-         *
-         *     Codes: `limit_too_large` (limit above 200), `vaultContract_mismatch`, `invalid_request` (400); 403
-         *     `forbidden`, `wallet_not_linked`; 404 `vault_not_found`.
          */
         post: operations["listVcIds"];
         delete?: never;
@@ -613,8 +567,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -624,8 +578,6 @@ export interface paths {
         /**
          * Number of active credentials in the owner's vault
          * @description Open to any valid key (no ownership check). Revoked credentials are not counted.
-         *
-         *     Codes: `vaultContract_mismatch`, `invalid_request` (400); 404 `vault_not_found`.
          */
         get: operations["getVcCount"];
         put?: never;
@@ -641,8 +593,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -655,10 +607,6 @@ export interface paths {
          * Read and decrypt one credential
          * @description Returns the decrypted credential JSON (also for revoked credentials). Ownership binding: `owner`
          *     must equal the key's wallet (admin keys exempt; 403 `forbidden`).
-         *
-         *     Codes: `vaultContract_mismatch`, `invalid_request` (400); 403 `forbidden`, `wallet_not_linked`; 404
-         *     `vault_not_found`, `vc_not_found`; 500 `vc_decryption_failed` (decision: the stored payload does not
-         *     decrypt with this service's keys, e.g. another deployment's key or a key no longer configured).
          */
         post: operations["getVc"];
         delete?: never;
@@ -672,8 +620,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -686,11 +634,9 @@ export interface paths {
          * Issuance status of a credential
          * @description The status comes from the chain (`verify_vc`); contents are never returned. Open to any valid key.
          *     `valid`; `revoked` with `since` (the stored revocation date); `invalid` when the contract reports
-         *     the credential as not valid — decision: this includes an id the vault does not hold (never issued,
-         *     or pushed to another vault); `unknown` when the contract answers with an unexpected shape (for
+         *     the credential as not valid, which includes an id the vault does not hold (never issued, or pushed
+         *     to another vault); `unknown` when the contract answers with an unexpected shape (for
          *     example a pre-0.4 vault).
-         *
-         *     Codes: `vaultContract_mismatch`, `invalid_request` (400); 404 `vault_not_found`.
          */
         post: operations["verifyVc"];
         delete?: never;
@@ -704,8 +650,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -755,8 +701,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -791,8 +737,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -820,8 +766,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -848,8 +794,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -858,10 +804,7 @@ export interface paths {
         };
         /**
          * List the issuers the owner's vault denies
-         * @description Open to any valid key. Defaults (decision, the same as list-vc-ids): offset 0, limit 50, limit at
-         *     most 200.
-         *
-         *     Codes: `limit_too_large`, `vaultContract_mismatch`, `invalid_request` (400); 404 `vault_not_found`.
+         * @description Open to any valid key. Defaults, as for list-vc-ids: offset 0, limit 50, limit at most 200.
          */
         get: operations["listDeniedIssuers"];
         put?: never;
@@ -877,8 +820,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -888,8 +831,6 @@ export interface paths {
         /**
          * Number of issuers the owner's vault denies
          * @description Open to any valid key.
-         *
-         *     Codes: `vaultContract_mismatch`, `invalid_request` (400); 404 `vault_not_found`.
          */
         get: operations["countDeniedIssuers"];
         put?: never;
@@ -905,8 +846,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -917,8 +858,6 @@ export interface paths {
          * Vault metadata
          * @description Metadata of the vault at (owner, userSalt). Open to any valid key. `{owner}` must be an account
          *     address, which keeps this template apart from the static routes beside it (see the routing note).
-         *
-         *     Codes: `vaultContract_mismatch`, `invalid_request` (400); 404 `vault_not_found`.
          */
         get: operations["getVault"];
         put?: never;
@@ -934,8 +873,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -947,9 +886,6 @@ export interface paths {
          * @description With `owner`: `{version}` of that owner's vault (at userSalt). Without `owner`: `{factory_id, note}`
          *     (the factory has no version of its own). `sourcePublicKey` is an existing account used as the source
          *     of the simulation. Open to any valid key.
-         *
-         *     Codes: `source_account_not_found`, `vaultContract_mismatch`, `invalid_request` (400); 404
-         *     `vault_not_found`.
          */
         get: operations["getVersion"];
         put?: never;
@@ -965,8 +901,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1003,8 +939,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1022,21 +958,16 @@ export interface paths {
          *     working). The key is shown only in this response. No key; limited to 60 requests per minute per
          *     client IP.
          *
-         *     Only an account that exists on this network gets a key (decision against key farming: otherwise any
-         *     random keypair gets one, and keys multiply the per-key limits and grow the key store without bound).
-         *     An account that does not exist is refused with 403 `account_not_found`, before the challenge is used:
+         *     Only an account that exists on this network gets a key, so that random keypairs cannot farm keys
+         *     (each key brings its own rate limits and a row in the key store). An account that does not exist is refused with 403 `account_not_found`, before the challenge is used:
          *     create it (fund it; on the simulator, its friendbot), then send the same signed challenge again while
          *     it is valid. The challenge must be signed by signers of the account that meet its medium threshold
          *     (read from the chain). The store stays bounded: one key per wallet per network (a new proof replaces
          *     the old key), and a key from wallet proof expires after 180 days (`CV_KEY_TTL_DAYS`).
          *
          *     The challenge counts only within its own time bounds, on the service's clock: from its issue until 5
-         *     minutes later, with no grace period (decision; the SDK's `readChallengeTx` would allow 5 more minutes).
+         *     minutes later, with no grace period (the SDK's `readChallengeTx` would allow 5 more minutes).
          *     Later it is refused with 400 `challenge_invalid` and a message saying it expired; request a new one.
-         *
-         *     Codes: 400 `challenge_invalid` (not issued by this service, expired, replayed, wrong network, or not
-         *     signed by the account), `invalid_request`; 403 `origin_not_allowed`, `account_not_found`; 502 `chain_unavailable`; 503
-         *     `store_unavailable`, `rate_limit_unavailable`.
          */
         post: operations["createKeyFromProof"];
         delete?: never;
@@ -1057,8 +988,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1089,8 +1020,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1115,8 +1046,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1127,14 +1058,10 @@ export interface paths {
         put?: never;
         /**
          * Set an issuer's custom fee (factory admin)
-         * @description The issuer registry is the factory's per-issuer custom fee table (decision; the document names the
-         *     routes but not their payloads). Prepares `set_fee_custom(issuer, amount, expires_at)`, signed by the
+         * @description The issuer registry is the factory's per-issuer custom fee table. Prepares `set_fee_custom(issuer, amount, expires_at)`, signed by the
          *     factory admin (`sourcePublicKey` must be the factory admin: 403 `forbidden`). While set and not
          *     expired, `quote_fee(issuer)` returns this amount instead of the standard fee. Submit:
          *     `{signedXdr}` alone.
-         *
-         *     Codes: `fee_invalid`, `expiresAt_in_past`, `source_account_not_found`, `tx_invalid`,
-         *     `tx_operation_mismatch`, `tx_failed` (400); 403 `forbidden`, `admin_required`.
          */
         post: operations["setIssuerFee"];
         delete?: never;
@@ -1148,8 +1075,8 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1175,9 +1102,6 @@ export interface paths {
          * @description Prepares `remove_fee_custom(issuer)`, signed by the factory admin; the issuer pays the standard fee
          *     again. The body is `{sourcePublicKey}` (prepare) or `{signedXdr}` (submit). Submit: the transaction
          *     must remove this same issuer's fee (else `tx_operation_mismatch`).
-         *
-         *     Codes: `source_account_not_found`, `tx_invalid`, `tx_operation_mismatch`, `tx_failed` (400); 403
-         *     `forbidden`, `admin_required`.
          */
         delete: operations["removeIssuerFee"];
         options?: never;
@@ -1187,9 +1111,6 @@ export interface paths {
          * @description Prepares `set_fee_custom(issuer, amount, expires_at)` for the issuer in the path, signed by the
          *     factory admin. A submitted transaction must set the fee of this same issuer (else
          *     `tx_operation_mismatch`). Submit: `{signedXdr}` alone.
-         *
-         *     Codes: `fee_invalid`, `expiresAt_in_past`, `source_account_not_found`, `tx_invalid`,
-         *     `tx_operation_mismatch`, `tx_failed` (400); 403 `forbidden`, `admin_required`.
          */
         patch: operations["updateIssuerFee"];
         trace?: never;
@@ -1232,7 +1153,7 @@ export interface components {
          */
         IssuerDid: string;
         /**
-         * @description DID URI stored for the vault (`did:<method>:<id>`), 1 to 256 characters. Longer → 400 `input_too_long`; not a DID → `invalid_request`; a `did:ledger` DID must name this service's network, else 400 `issuerDid_network_mismatch` (decision; the code `vc/issue` answers for the same mistake).
+         * @description DID URI stored for the vault (`did:<method>:<id>`), 1 to 256 characters. Longer → 400 `input_too_long`; not a DID → `invalid_request`; a `did:ledger` DID must name this service's network, else 400 `issuerDid_network_mismatch` (the code `vc/issue` answers for the same mistake).
          * @example did:ledger:testnet:ugzmhvhf6ydrqkj2jnog27upsa
          */
         DidUri: string;
@@ -1414,19 +1335,35 @@ export interface components {
         IssuerFeeRemovePrepare: {
             sourcePublicKey: components["schemas"]["Account"];
         };
-        /** @description An unsigned transaction and the network passphrase to sign it with. */
+        /**
+         * @description An unsigned transaction and the network passphrase to sign it with. `network` and `networkPassphrase`
+         *     hold the same passphrase: `networkPassphrase` is the name the resolver and `GET /config` use.
+         */
         PrepareResponse: {
             xdr: components["schemas"]["TxXdr"];
             /**
-             * @description Network passphrase to sign with.
-             * @example Test SDF Network ; September 2015
+             * @description Network passphrase to sign with (the same value as `networkPassphrase`).
+             * @example Credential Vault Simulator Testnet ; 2026
              */
             network: string;
+            /**
+             * @description Network passphrase to sign with (the same value as `network`).
+             * @example Credential Vault Simulator Testnet ; 2026
+             */
+            networkPassphrase: string;
         };
-        /** @description The hash of the final, successful transaction. */
+        /**
+         * @description The hash of the final, successful transaction. `tx_id` and `txId` hold the same hash: `txId` is the
+         *     name the resolver's submit answers with.
+         */
         SubmitResponse: {
             /** @example f7d362c66eb9749e2f834f195957d7cc319994d0dc1c00deac725f285c8d4a30 */
             tx_id: string;
+            /**
+             * @description The same hash as `tx_id`.
+             * @example f7d362c66eb9749e2f834f195957d7cc319994d0dc1c00deac725f285c8d4a30
+             */
+            txId: string;
         };
         /** @description Prepare or submit result. */
         WriteResponse: components["schemas"]["PrepareResponse"] | components["schemas"]["SubmitResponse"];
@@ -1774,6 +1711,13 @@ export interface components {
                  * @enum {string}
                  */
                 reason?: "failed" | "error" | "timeout" | "shutting_down";
+                /**
+                 * @description What failed, in words, when the check is down: what the dependency answered (`getHealth
+                 *     answered "unhealthy"`), the error's code (`ECONNREFUSED`), or how long it stayed silent. Never
+                 *     an address or a secret: the full error message goes to the log.
+                 * @example no answer within 2000 ms
+                 */
+                detail?: string;
             }[];
         };
         /** @description Liveness. */
@@ -1804,14 +1748,14 @@ export interface components {
              * @example http://127.0.0.1:8000/rpc
              */
             rpcUrl: string;
-            /** @example Test SDF Network ; September 2015 */
+            /** @example Credential Vault Simulator Testnet ; 2026 */
             networkPassphrase: string;
             networkType: components["schemas"]["Network"];
             /**
              * @description The Stellar protocol version the chain RPC reports (`getNetwork`), read at start and again by every
              *     readiness check, so an upgrade of the network shows here. The service supports Protocol 26 and later
-             *     and refuses to start against an older network (decision: 26 is the oldest protocol whose RPC answers
-             *     `@stellar/stellar-sdk` 17 decodes and the contracts run on). From Protocol 27 prepared transactions
+             *     and refuses to start against an older network: 26 is the oldest protocol whose RPC answers
+             *     `@stellar/stellar-sdk` 17 decodes and the contracts run on. From Protocol 27 prepared transactions
              *     carry `SOROBAN_CREDENTIALS_ADDRESS_V2` authorization entries whenever another party authorizes (CAP-71;
              *     prepare asks the network's simulation for them): a client must decode and sign them with
              *     `@stellar/stellar-sdk` 16 or later (17 recommended); SDK 15 cannot decode them.
@@ -1839,7 +1783,7 @@ export interface components {
         /** @description A challenge transaction to sign with the wallet. */
         AuthChallenge: {
             transaction: components["schemas"]["TxXdr"];
-            /** @example Test SDF Network ; September 2015 */
+            /** @example Credential Vault Simulator Testnet ; 2026 */
             network_passphrase: string;
         };
         /** @description The challenge signed by the wallet, and optional scopes. `role` is not accepted (wallet-proof keys are `standard`). */
@@ -2000,7 +1944,10 @@ export interface components {
         };
     };
     responses: {
-        /** @description Prepare → `{xdr, network}` (sign with the passphrase in `network`); submit → `{tx_id}` once final. */
+        /**
+         * @description Prepare → `{xdr, network, networkPassphrase}`: sign the XDR with that passphrase (both fields hold it).
+         *     Submit → `{tx_id, txId}` (the same hash) once the transaction is final.
+         */
         WriteResult: {
             headers: {
                 "X-WriteRateLimit-Limit": components["headers"]["X-WriteRateLimit-Limit"];
@@ -2235,7 +2182,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description Invalid parameters on a wallet-proof route (`invalid_request`, `invalid_json`, `challenge_invalid`), with the CORS headers for an allowed `Origin`. */
+        /** @description Invalid parameters on a wallet-proof route, with the CORS headers for an allowed `Origin`. */
         WalletProofBadRequest: {
             headers: {
                 "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -2396,16 +2343,17 @@ export interface components {
     };
     parameters: {
         /**
-         * @description Optional correlation id (up to 200 characters), echoed in the response.
-         * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+         * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+         *     log line. Without it the service makes a fresh one (a UUID) and answers it.
          */
         RequestId: string;
         /**
-         * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-         *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-         *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-         *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-         * @example 9b2f6c1e-issue-vc-2026-0001
+         * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+         *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+         *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+         *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+         *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+         *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
          */
         IdempotencyKey: string;
         /**
@@ -2593,8 +2541,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -2629,8 +2577,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -2649,7 +2597,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "rpcUrl": "http://127.0.0.1:8000/rpc",
-                     *       "networkPassphrase": "Test SDF Network ; September 2015",
+                     *       "networkPassphrase": "Credential Vault Simulator Testnet ; 2026",
                      *       "networkType": "testnet",
                      *       "protocolVersion": 28,
                      *       "factoryContractId": "CABAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAFNSZ",
@@ -2670,8 +2618,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -2688,12 +2636,18 @@ export interface operations {
                 };
                 content: {
                     /**
-                     * @example # HELP http_requests_total HTTP requests answered, by service, route template, method and status (499: client went away first).
+                     * @example # HELP http_requests_total HTTP requests answered, by service, route template, method, status (499: client went away first) and, on write routes, mode (prepare or submit).
                      *     # TYPE http_requests_total counter
-                     *     http_requests_total{service="vault-api-testnet",route="/contracts/vc/verify",method="POST",status="200"} 42
+                     *     http_requests_total{service="vault-api-testnet",route="/contracts/vc/issue",method="POST",status="200",mode="submit"} 42
+                     *     # HELP credential_vault_credentials_issued_total Credentials issued (a batch counts each of its credentials).
+                     *     # TYPE credential_vault_credentials_issued_total counter
+                     *     credential_vault_credentials_issued_total{service="vault-api-testnet"} 57
+                     *     # HELP credential_vault_build_info Always 1: the API version, the Node.js version, and per network the protocol version its RPC reports now.
+                     *     # TYPE credential_vault_build_info gauge
+                     *     credential_vault_build_info{version="1.1.1",node="24.21.0",network="testnet",protocol="29",service="vault-api-testnet"} 1
                      *     # HELP process_resident_memory_bytes Resident memory size in bytes.
                      *     # TYPE process_resident_memory_bytes gauge
-                     *     process_resident_memory_bytes 83267584
+                     *     process_resident_memory_bytes{service="vault-api-testnet"} 83267584
                      */
                     "text/plain; version=0.0.4": string;
                 };
@@ -2705,8 +2659,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -2798,8 +2752,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -2826,8 +2780,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -2868,16 +2822,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -2887,11 +2842,47 @@ export interface operations {
         requestBody: components["requestBodies"]["IssueBody"];
         responses: {
             200: components["responses"]["WriteResult"];
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, or the transaction cannot be built or was refused. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            /** @description The API key may not do this. */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request conflicts with the ledger's current state. */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -2907,16 +2898,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -2926,11 +2918,47 @@ export interface operations {
         requestBody: components["requestBodies"]["BatchIssueBody"];
         responses: {
             200: components["responses"]["WriteResult"];
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, or the transaction cannot be built or was refused. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            /** @description The API key may not do this. */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request conflicts with the ledger's current state. */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -2946,16 +2974,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -2965,11 +2994,38 @@ export interface operations {
         requestBody: components["requestBodies"]["RevokeBody"];
         responses: {
             200: components["responses"]["WriteResult"];
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, or the transaction cannot be built or was refused. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request conflicts with the ledger's current state. */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -2985,16 +3041,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -3004,10 +3061,28 @@ export interface operations {
         requestBody: components["requestBodies"]["VaultCreateBody"];
         responses: {
             200: components["responses"]["WriteResult"];
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, or the transaction cannot be built or was refused. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
+            /** @description The request conflicts with the ledger's current state. */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -3023,16 +3098,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -3042,11 +3118,38 @@ export interface operations {
         requestBody: components["requestBodies"]["IssuerAccessBody"];
         responses: {
             200: components["responses"]["WriteResult"];
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, or the transaction cannot be built or was refused. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request conflicts with the ledger's current state. */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -3062,16 +3165,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -3101,16 +3205,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -3120,11 +3225,38 @@ export interface operations {
         requestBody: components["requestBodies"]["IssuerAccessBody"];
         responses: {
             200: components["responses"]["WriteResult"];
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, or the transaction cannot be built or was refused. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request conflicts with the ledger's current state. */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -3140,16 +3272,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -3179,16 +3312,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -3198,11 +3332,38 @@ export interface operations {
         requestBody: components["requestBodies"]["SetVaultDidBody"];
         responses: {
             200: components["responses"]["WriteResult"];
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, or the transaction cannot be built or was refused. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request conflicts with the ledger's current state. */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -3218,16 +3379,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -3237,11 +3399,47 @@ export interface operations {
         requestBody: components["requestBodies"]["PushBody"];
         responses: {
             200: components["responses"]["WriteResult"];
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, or the transaction cannot be built or was refused. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            /** @description The API key may not do this. */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request conflicts with the ledger's current state. */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -3257,16 +3455,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -3276,11 +3475,38 @@ export interface operations {
         requestBody: components["requestBodies"]["RevokeVaultBody"];
         responses: {
             200: components["responses"]["WriteResult"];
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, or the transaction cannot be built or was refused. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request conflicts with the ledger's current state. */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -3296,16 +3522,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -3315,11 +3542,38 @@ export interface operations {
         requestBody: components["requestBodies"]["SetNewOwnerBody"];
         responses: {
             200: components["responses"]["WriteResult"];
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, or the transaction cannot be built or was refused. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request conflicts with the ledger's current state. */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -3335,16 +3589,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -3354,10 +3609,37 @@ export interface operations {
         requestBody: components["requestBodies"]["SponsoredVaultCreateBody"];
         responses: {
             200: components["responses"]["WriteResult"];
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, or the transaction cannot be built or was refused. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
+            /** @description The API key may not do this. */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request conflicts with the ledger's current state. */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -3373,8 +3655,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -3410,10 +3692,37 @@ export interface operations {
                     "application/json": components["schemas"]["ListVcIdsResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /** @description The API key may not do this. */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             429: components["responses"]["TooManyRequests"];
@@ -3445,8 +3754,8 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -3472,10 +3781,28 @@ export interface operations {
                     "application/json": components["schemas"]["CountResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["ChainUnavailable"];
@@ -3487,8 +3814,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -3542,14 +3869,50 @@ export interface operations {
                     "application/json": components["schemas"]["GetVcResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /** @description The API key may not do this. */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             502: components["responses"]["ChainUnavailable"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3559,8 +3922,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -3591,10 +3954,28 @@ export interface operations {
                     "application/json": components["schemas"]["VerifyVcResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             429: components["responses"]["TooManyRequests"];
@@ -3608,8 +3989,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -3650,14 +4031,59 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["VerifyCredentialResult"];
                 };
             };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /** @description The API key is missing, unknown or expired. */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key may not do this. */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            502: components["responses"]["ChainUnavailable"];
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The ledger RPC cannot be reached. */
+            502: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3666,8 +4092,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -3770,8 +4196,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -3817,8 +4243,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -3895,8 +4321,8 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -3926,10 +4352,28 @@ export interface operations {
                     "application/json": components["schemas"]["DeniedIssuersResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["ChainUnavailable"];
@@ -3959,8 +4403,8 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -3986,10 +4430,28 @@ export interface operations {
                     "application/json": components["schemas"]["CountResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["ChainUnavailable"];
@@ -4014,8 +4476,8 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -4052,10 +4514,28 @@ export interface operations {
                     "application/json": components["schemas"]["VaultMetadata"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["ChainUnavailable"];
@@ -4090,8 +4570,8 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -4112,10 +4592,28 @@ export interface operations {
                     "application/json": components["schemas"]["VersionResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["ChainUnavailable"];
@@ -4133,8 +4631,8 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -4158,7 +4656,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "transaction": "AAAAAgAAAAALUTrZtJJAFcoJAu0HkETTrF2+wjBvBpSMENqOtuOfLQAAAGQAAAAAAAAAAAAAAAEAAAAAakRYgAAAAABqRFmsAAAAAAAAAAEAAAABAAAAAIqI4910CfGV/VLbLTy6XXLKZwm/HZQSG/N0iAG0D29cAAAACgAAABVjcmVkZW50aWFsLXZhdWx0IGF1dGgAAAAAAAABAAAAQE5tUXpaakJpTjJNeVlUbGxOR1l4WkRoak5XSXpZVGRsT1dZd1pESmpOR0kyWVRobE1XWXpaRFZqTjJJNVlUQmwAAAAAAAAAAbbjny0AAABA5P607wEdsbBrPwzAfj0qhNrSvhmApjrwmUFZWehWhtpstbNGlgr5cWHDgvy44ccTjKv1xRr5wvU8aYr3Kc1xAg==",
-                     *       "network_passphrase": "Test SDF Network ; September 2015"
+                     *       "network_passphrase": "Credential Vault Simulator Testnet ; 2026"
                      *     }
                      */
                     "application/json": components["schemas"]["AuthChallenge"];
@@ -4176,8 +4674,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -4212,8 +4710,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -4251,8 +4749,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -4287,8 +4785,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -4349,8 +4847,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -4390,8 +4888,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -4430,16 +4928,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -4449,9 +4948,27 @@ export interface operations {
         requestBody: components["requestBodies"]["IssuerFeeSetBody"];
         responses: {
             200: components["responses"]["WriteResult"];
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, or the transaction cannot be built or was refused. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /** @description The API key may not do this. */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
@@ -4468,8 +4985,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -4519,16 +5036,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -4544,9 +5062,27 @@ export interface operations {
         requestBody: components["requestBodies"]["IssuerFeeRemoveBody"];
         responses: {
             200: components["responses"]["WriteResult"];
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, or the transaction cannot be built or was refused. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /** @description The API key may not do this. */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
@@ -4563,16 +5099,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (up to 200 characters), echoed in the response.
-                 * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
-                 * @description 1 to 200 characters; scoped to the API key, kept 24 hours. A retry with the same key and body gets
-                 *     the stored 2xx response with `Idempotency-Replayed: true`; a different body gets 422
-                 *     `idempotency_key_reused`; a retry while the first request still runs gets 409
-                 *     `idempotency_in_progress`. Error responses are not stored. Over 200 characters: 400 `invalid_request`.
-                 * @example 9b2f6c1e-issue-vc-2026-0001
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -4588,9 +5125,27 @@ export interface operations {
         requestBody: components["requestBodies"]["IssuerFeeUpdateBody"];
         responses: {
             200: components["responses"]["WriteResult"];
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, or the transaction cannot be built or was refused. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /** @description The API key may not do this. */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];

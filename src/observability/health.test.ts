@@ -48,6 +48,39 @@ describe('GET /ready', () => {
     expect(took).toBeLessThan(1500);
   });
 
+  it.each([
+    {
+      what: 'a check that answers what it saw',
+      check: async () => 'getHealth answered "unhealthy"',
+      reason: 'failed',
+      detail: 'getHealth answered "unhealthy"',
+    },
+    {
+      what: 'a check that answers false',
+      check: async () => false,
+      reason: 'failed',
+      detail: 'the check answered not ready',
+    },
+    {
+      what: 'an error with a code (its message stays in the log)',
+      check: async () => {
+        throw Object.assign(new Error('connect ECONNREFUSED 10.0.0.7:5432'), { code: 'ECONNREFUSED' });
+      },
+      reason: 'error',
+      detail: 'error ECONNREFUSED',
+    },
+    {
+      what: 'an error without a code',
+      check: async () => Promise.reject(new TypeError('x is not a function')),
+      reason: 'error',
+      detail: 'error TypeError',
+    },
+  ])('names what failed: $what', async ({ check, reason, detail }) => {
+    const report = await runChecks([{ name: 'rpc:testnet', check }]);
+    expect(report.checks[0]).toMatchObject({ status: 'down', reason, detail });
+    expect(JSON.stringify(report)).not.toContain('10.0.0.7');
+  });
+
   it('measures with the injected clock and logs why a check is down', async () => {
     let t = 0;
     const lines: string[] = [];
@@ -55,14 +88,24 @@ describe('GET /ready', () => {
     const report = await runChecks([throws('store:keys')], { now: () => (t += 7), logger });
     expect(report.checks.map((c) => c.ms)).toEqual([7]);
     expect(lines.map((l) => JSON.parse(l) as unknown)).toEqual([
-      { time: '1970-01-01T00:00:00.000Z', level: 'error', msg: 'readiness check down', check: 'store:keys', reason: 'error', message: 'ECONNREFUSED' },
+      {
+        time: '1970-01-01T00:00:00.000Z',
+        level: 'error',
+        msg: 'readiness check down',
+        check: 'store:keys',
+        reason: 'error',
+        detail: 'error Error',
+        message: 'ECONNREFUSED',
+      },
     ]);
   });
 
   it('answers not ready without running checks once draining', async () => {
     let ran = false;
     const report = await runChecks([{ name: 'x', check: async () => (ran = true) }], { draining: () => true });
-    expect(report).toEqual({ status: 'not_ready', checks: [{ name: 'shutdown', status: 'down', ms: 0, reason: 'shutting_down' }] });
+    const detail = 'the process is shutting down';
+    const shutdown = { name: 'shutdown', status: 'down', ms: 0, reason: 'shutting_down', detail };
+    expect(report).toEqual({ status: 'not_ready', checks: [shutdown] });
     expect(ran).toBe(false);
   });
 });

@@ -9,8 +9,8 @@ import type { Logger } from './logging.ts';
 export interface ReadinessCheck {
   /** Stable, e.g. `rpc:testnet`, `store:keys`. */
   name: string;
-  /** True when the dependency answers as it should. */
-  check: () => Promise<boolean>;
+  /** True when the dependency answers as it should; else false, or what it answered instead, in words. */
+  check: () => Promise<boolean | string>;
   /** Overrides the handler's timeout for this check. */
   timeoutMs?: number;
 }
@@ -24,6 +24,8 @@ export interface CheckResult {
   ms: number;
   /** Why it is down; error messages go to the log, not to the answer. */
   reason?: CheckReason;
+  /** What failed, in words: what the dependency answered, the error's code, or how long it was silent. */
+  detail?: string;
 }
 
 export interface ReadinessReport {
@@ -48,7 +50,9 @@ export const DEFAULT_CHECK_TIMEOUT_MS = 2000;
 export async function runChecks(checks: readonly ReadinessCheck[], options: ReadinessOptions = {}): Promise<ReadinessReport> {
   const now = options.now ?? (() => performance.now());
   if (options.draining?.()) {
-    return { status: 'not_ready', checks: [{ name: 'shutdown', status: 'down', ms: 0, reason: 'shutting_down' }] };
+    const detail = 'the process is shutting down';
+    const check: CheckResult = { name: 'shutdown', status: 'down', ms: 0, reason: 'shutting_down', detail };
+    return { status: 'not_ready', checks: [check] };
   }
   const results = await Promise.all(
     checks.map(async ({ name, check, timeoutMs }): Promise<CheckResult> => {
@@ -56,28 +60,57 @@ export async function runChecks(checks: readonly ReadinessCheck[], options: Read
       const outcome = await withTimeout(check, timeoutMs ?? options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS);
       const ms = Math.round((now() - started) * 1000) / 1000;
       if (outcome.ok) return { name, status: 'up', ms };
-      options.logger?.error('readiness check down', { check: name, reason: outcome.reason, ...(outcome.message ? { message: outcome.message } : {}) });
-      return { name, status: 'down', ms, reason: outcome.reason };
+      options.logger?.error('readiness check down', {
+        check: name,
+        reason: outcome.reason,
+        detail: outcome.detail,
+        ...(outcome.message ? { message: outcome.message } : {}),
+      });
+      return { name, status: 'down', ms, reason: outcome.reason, detail: outcome.detail };
     }),
   );
   return { status: results.every((r) => r.status === 'up') ? 'ready' : 'not_ready', checks: results };
 }
 
-type Outcome = { ok: true } | { ok: false; reason: 'failed' | 'error' | 'timeout'; message?: string };
+type Outcome = { ok: true } | { ok: false; reason: 'failed' | 'error' | 'timeout'; detail: string; message?: string };
 
-function withTimeout(check: () => Promise<boolean>, timeoutMs: number): Promise<Outcome> {
+/** What a check that answered `false` is reported as. */
+const NOT_READY = 'the check answered not ready';
+
+/** At most this long in an answer: a detail says what failed, it is not a log. */
+const DETAIL_MAX = 200;
+
+/** An error in words safe to answer: its code (`ECONNREFUSED`) or class, never its message (addresses, URLs). */
+function errorDetail(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(code)) return `error ${code}`;
+  return `error ${err instanceof Error ? err.name : typeof err}`;
+}
+
+function withTimeout(check: () => Promise<boolean | string>, timeoutMs: number): Promise<Outcome> {
   return new Promise<Outcome>((resolve) => {
-    const timer = setTimeout(() => resolve({ ok: false, reason: 'timeout' }), timeoutMs);
+    const silent: Outcome = { ok: false, reason: 'timeout', detail: `no answer within ${timeoutMs} ms` };
+    const timer = setTimeout(() => resolve(silent), timeoutMs);
     timer.unref?.();
-    let pending: Promise<boolean>;
+    let pending: Promise<boolean | string>;
     try {
       pending = Promise.resolve(check());
     } catch (err) {
       pending = Promise.reject(err);
     }
     pending.then(
-      (ok) => resolve(ok === true ? { ok: true } : { ok: false, reason: 'failed' }),
-      (err: unknown) => resolve({ ok: false, reason: 'error', message: err instanceof Error ? err.message : String(err) }),
+      (ok) =>
+        resolve(
+          ok === true
+            ? { ok: true }
+            : { ok: false, reason: 'failed', detail:
+                typeof ok === 'string' && ok ? ok.slice(0, DETAIL_MAX) : NOT_READY
+            },
+        ),
+      (err: unknown) => {
+        const message = err instanceof Error ? err.message : String(err);
+        resolve({ ok: false, reason: 'error', detail: errorDetail(err), message });
+      },
     ).finally(() => clearTimeout(timer));
   });
 }
@@ -95,7 +128,13 @@ export function readiness(checks: readonly ReadinessCheck[], options: ReadinessO
 
 /** The RPC answers `getHealth` with `healthy` (src/chain `ChainClient.health`). */
 export function rpcCheck(name: string, client: { health(): Promise<{ status: string }> }): ReadinessCheck {
-  return { name, check: async () => (await client.health()).status === 'healthy' };
+  return {
+    name,
+    check: async () => {
+      const { status } = await client.health();
+      return status === 'healthy' || `getHealth answered ${JSON.stringify(status).slice(0, 64)}`;
+    },
+  };
 }
 
 /** The stores' own view (src/stores `Stores.health`); one check per store, from one shared probe. */
@@ -112,6 +151,6 @@ export function storeChecks(
   };
   return names.map((store) => ({
     name: `store:${store}`,
-    check: async () => (await probe()).find((h) => h.name === store)?.ok === true,
+    check: async () => (await probe()).find((h) => h.name === store)?.ok === true || `the ${store} store is down`,
   }));
 }

@@ -1,9 +1,12 @@
 // Observability of both services: structured logs, Prometheus metrics, readiness, graceful shutdown.
 // How to mount it: ./README.md.
-export { createLogger, requestLog, requestIdOf, assignRequestId, LOG_LEVELS, REDACTED_FIELDS, REDACT_PATHS } from './logging.ts';
+export {
+  createLogger, withFields, requestLog, requestIdOf, assignRequestId, LOG_LEVELS, REDACTED_FIELDS, REDACT_PATHS,
+} from './logging.ts';
 export type { Logger, LoggerOptions, LogLevel, LogFields, RequestLogOptions } from './logging.ts';
 export {
   createMetrics,
+  createProcessMetrics,
   httpMetrics,
   metricsHandler,
   instrumentChain,
@@ -12,7 +15,10 @@ export {
   HTTP_BUCKETS,
   CHAIN_BUCKETS,
 } from './metrics.ts';
-export type { Metrics, MetricsOptions, HttpMetricsOptions, CacheResult } from './metrics.ts';
+export type {
+  Metrics, MetricsOptions, HttpMetricsOptions, CacheResult, WriteMode, VerificationResult, DidOperation, DomainMetrics,
+  BuildInfo,
+} from './metrics.ts';
 export { readiness, runChecks, rpcCheck, storeChecks, DEFAULT_CHECK_TIMEOUT_MS } from './health.ts';
 export type { ReadinessCheck, ReadinessOptions, ReadinessReport, CheckResult, CheckReason } from './health.ts';
 export { gracefulShutdown } from './shutdown.ts';

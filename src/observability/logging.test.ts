@@ -1,7 +1,7 @@
 import http from 'node:http';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger, requestLog, type LogLevel, type Logger } from './logging.ts';
+import { createLogger, withFields, requestLog, type LogLevel, type Logger } from './logging.ts';
 import { request, serve, type Served } from '../../test-support/observability.ts';
 
 const T0 = Date.UTC(2025, 0, 2, 3, 4, 5, 678);
@@ -87,12 +87,31 @@ describe('createLogger', () => {
     logger.sink({ event: 'rate_limit_unavailable', message: 'down' });
     logger.sink({ level: 'error', msg: 'oops', event: 'e' });
     logger.sink({ level: 'nonsense' });
+    logger.sink({ level: 'warn', error: 'idempotency_release_failed' });
+    const T = '2025-01-02T03:04:05.678Z';
     expect(parsed()).toEqual([
       { time: '2025-01-02T03:04:05.678Z', level: 'info', msg: 'one', service: 'resolver', x: 1 },
       { time: '2025-01-02T03:04:05.678Z', level: 'info', msg: 'rate_limit_unavailable', message: 'down' },
       { time: '2025-01-02T03:04:05.678Z', level: 'error', msg: 'oops', event: 'e' },
-      { time: '2025-01-02T03:04:05.678Z', level: 'info', msg: 'log' },
+      { time: '2025-01-02T03:04:05.678Z', level: 'info', msg: 'event' },
+      { time: T, level: 'warn', msg: 'idempotency_release_failed', error: 'idempotency_release_failed' },
     ]);
+  });
+
+  it('withFields puts its fields on every line, a line\'s own winning, written once', () => {
+    const { logger, parsed, lines } = capture();
+    const app = withFields(logger, { service: 'vault-api-testnet' });
+    app.warn('store connection error', { suppressed: 2 });
+    app.info('request', { service: 'vault-api-testnet', status: 200 });
+    app.sink({ event: 'cache_unavailable' });
+    app.child({ requestId: 'r1' }).error('boom');
+    expect(parsed().map((l) => [l['msg'], l['service']])).toEqual([
+      ['store connection error', 'vault-api-testnet'],
+      ['request', 'vault-api-testnet'],
+      ['cache_unavailable', 'vault-api-testnet'],
+      ['boom', 'vault-api-testnet'],
+    ]);
+    for (const line of lines) expect(line.match(/"service"/g)).toHaveLength(1);
   });
 
   it('never throws when the writer does', () => {

@@ -101,6 +101,28 @@ export function createLogger(options: LoggerOptions): Logger {
   return wrap(p, withStack);
 }
 
+/**
+ * The same logger with `fields` on every line, a line's own fields winning (the `service` of an app's
+ * lines). Unlike `child`, a line may carry one of these fields itself without writing it twice.
+ */
+export function withFields(logger: Logger, fields: LogFields): Logger {
+  const merged = (own?: LogFields): LogFields => ({ ...fields, ...own });
+  const out: Logger = {
+    get level() {
+      return logger.level;
+    },
+    enabled: (l) => logger.enabled(l),
+    error: (msg, own) => logger.error(msg, merged(own)),
+    warn: (msg, own) => logger.warn(msg, merged(own)),
+    info: (msg, own) => logger.info(msg, merged(own)),
+    debug: (msg, own) => logger.debug(msg, merged(own)),
+    child: (own) => withFields(logger.child(own), fields),
+    sink: (entry) => logger.sink({ ...fields, ...entry }),
+    pino: logger.pino,
+  };
+  return out;
+}
+
 function wrap(p: PinoLogger, withStack: boolean): Logger {
   const emit = (l: Exclude<LogLevel, 'silent'>, msg: string, fields?: LogFields) => {
     try {
@@ -112,7 +134,9 @@ function wrap(p: PinoLogger, withStack: boolean): Logger {
   const sink = (entry: LogFields) => {
     const { level: l, msg, event, ...rest } = entry;
     const lvl = typeof l === 'string' && l !== 'silent' && (LOG_LEVELS as string[]).includes(l) ? (l as Exclude<LogLevel, 'silent'>) : 'info';
-    const text = typeof msg === 'string' ? msg : typeof event === 'string' ? event : 'log';
+    // The message says what happened: msg, else the event's or the error's name; never a bare "log".
+    const named = [msg, event, rest['error']].find((v): v is string => typeof v === 'string' && v !== '');
+    const text = named ?? 'event';
     emit(lvl, text, typeof msg === 'string' && event !== undefined ? { event, ...rest } : rest);
   };
   return {

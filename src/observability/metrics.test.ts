@@ -1,6 +1,8 @@
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMetrics, httpMetrics, instrumentCache, instrumentChain, metricsHandler, type Metrics } from './metrics.ts';
+import {
+  createMetrics, createProcessMetrics, httpMetrics, instrumentCache, instrumentChain, metricsHandler, type Metrics,
+} from './metrics.ts';
 import { parseExposition, request, serve, type ParsedFamily, type Served } from '../../test-support/observability.ts';
 
 const OWNER_A = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';
@@ -15,13 +17,21 @@ const steppingClock = (stepMs: number) => {
 const sample = (f: Map<string, ParsedFamily>, family: string, name: string, labels: Record<string, string>) =>
   f.get(family)?.samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
 
+/** The process's families, made once for this file as a process makes them once. */
+const processMetrics = createProcessMetrics();
+
 describe('createMetrics', () => {
   it('exposes every family of ours and the standard process/Node.js ones, each with its type and help', async () => {
-    const f = parseExposition(await createMetrics().expose());
+    const f = parseExposition(await createMetrics({ processMetrics }).expose());
     const types = Object.fromEntries([...f.values()].map((x) => [x.name, x.type]));
     expect(types).toMatchObject({
       http_requests_total: 'counter',
       http_request_duration_seconds: 'histogram',
+      credential_vault_submits_total: 'counter',
+      credential_vault_credentials_issued_total: 'counter',
+      credential_vault_credentials_revoked_total: 'counter',
+      credential_vault_verifications_total: 'counter',
+      credential_vault_did_writes_total: 'counter',
       chain_call_duration_seconds: 'histogram',
       chain_call_errors_total: 'counter',
       rate_limit_rejections_total: 'counter',
@@ -41,8 +51,64 @@ describe('createMetrics', () => {
     for (const x of f.values()) expect(x.help).toBeTruthy();
   });
 
+  it('shows the process families only when given them: one service of a process shows them', async () => {
+    const f = parseExposition(await createMetrics({ service: 'resolver' }).expose());
+    expect([...f.keys()].filter((n) => n.startsWith('process_') || n.startsWith('nodejs_'))).toEqual([]);
+  });
+
+  it('labels every series with its service, the process families included', async () => {
+    const m = createMetrics({ service: 'vault-api-testnet', processMetrics: createProcessMetrics() });
+    m.domain.credentialsIssued(3);
+    m.domain.submitted('/contracts/vc/issue', 'success');
+    const f = parseExposition(await m.expose());
+    const samples = [...f.values()].flatMap((x) => x.samples);
+    const unlabelled = samples.filter((s) => s.labels['service'] !== 'vault-api-testnet');
+    expect(unlabelled.map((s) => s.name)).toEqual([]);
+    const rss = 'process_resident_memory_bytes';
+    expect(sample(f, rss, rss, { service: 'vault-api-testnet' })).toBeGreaterThan(0);
+  });
+
+  it('counts the domain: submits by outcome, credentials issued and revoked, verifications, DID writes', async () => {
+    const m = createMetrics({ service: 'vault-api-testnet' });
+    m.domain.submitted('/contracts/vc/issue', 'success');
+    m.domain.submitted('/contracts/vc/issue', 'tx_failed');
+    m.domain.submitted('/contracts/vc/issue', 'success');
+    m.domain.credentialsIssued(1);
+    m.domain.credentialsIssued(5);
+    m.domain.credentialsRevoked(1);
+    m.domain.verified('verified', 'none');
+    m.domain.verified('failed', 'revoked');
+    m.domain.didWritten('testnet', 'register');
+    const f = parseExposition(await m.expose());
+    const at = (family: string, labels: Record<string, string> = {}) => sample(f, family, family, labels);
+    expect(at('credential_vault_submits_total', { route: '/contracts/vc/issue', outcome: 'success' })).toBe(2);
+    expect(at('credential_vault_submits_total', { route: '/contracts/vc/issue', outcome: 'tx_failed' })).toBe(1);
+    expect(at('credential_vault_credentials_issued_total')).toBe(6);
+    expect(at('credential_vault_credentials_revoked_total')).toBe(1);
+    expect(at('credential_vault_verifications_total', { result: 'verified', reason: 'none' })).toBe(1);
+    expect(at('credential_vault_verifications_total', { result: 'failed', reason: 'revoked' })).toBe(1);
+    expect(at('credential_vault_did_writes_total', { network: 'testnet', operation: 'register' })).toBe(1);
+  });
+
+  it('reports build info per network, with the protocol read at each scrape', async () => {
+    const m = createMetrics({ service: 'resolver' });
+    let testnet: number | undefined = 28;
+    m.buildInfo({ version: '1.2.3', protocols: () => ({ testnet, mainnet: undefined }) });
+    m.buildInfo({ version: 'ignored', protocols: () => ({}) });
+    const labels = { service: 'resolver', version: '1.2.3', node: process.versions.node };
+    let f = parseExposition(await m.expose());
+    const family = 'credential_vault_build_info';
+    const info = (more: Record<string, string>) => sample(f, family, family, { ...labels, ...more });
+    expect(info({ network: 'testnet', protocol: '28' })).toBe(1);
+    expect(info({ network: 'mainnet', protocol: 'unknown' })).toBe(1);
+    testnet = 29;
+    f = parseExposition(await m.expose());
+    const series = f.get('credential_vault_build_info')!.samples.filter((s) => s.labels['network'] === 'testnet');
+    expect(series.map((s) => s.labels['protocol'])).toEqual(['29']);
+  });
+
   it('reads the real process', async () => {
-    const f = parseExposition(await createMetrics().expose());
+    const f = parseExposition(await createMetrics({ processMetrics }).expose());
     expect(sample(f, 'process_resident_memory_bytes', 'process_resident_memory_bytes', {})).toBeGreaterThan(1_000_000);
     expect(sample(f, 'nodejs_heap_size_used_bytes', 'nodejs_heap_size_used_bytes', {})).toBeGreaterThan(0);
     expect(sample(f, 'process_cpu_user_seconds_total', 'process_cpu_user_seconds_total', {})).toBeGreaterThan(0);
@@ -142,6 +208,34 @@ describe('httpMetrics and GET /metrics', () => {
     expect(res.headers['cache-control']).toBe('no-store');
     return parseExposition(res.body);
   };
+
+  it('tells prepare and submit apart on a write route (the mode label), and no other route has one', async () => {
+    const m = createMetrics({ now: steppingClock(30) });
+    const app = express();
+    app.use(express.json());
+    const modeOf = (req: express.Request) =>
+      req.path !== '/contracts/vault/create' ? undefined : 'signedXdr' in req.body ? 'submit' : 'prepare';
+    app.use(httpMetrics({ metrics: m, service: 'vault-api', modeOf }));
+    app.get('/metrics', metricsHandler(m));
+    app.post('/contracts/vault/create', (_req, res) => void res.json({}));
+    app.get('/config', (_req, res) => void res.json({}));
+    served = await serve(app);
+    const headers = { 'content-type': 'application/json' };
+    const post = (body: unknown) =>
+      request(served!.port, { method: 'POST', path: '/contracts/vault/create', headers, body: JSON.stringify(body) });
+    await post({ owner: OWNER_A });
+    await post({ owner: OWNER_A });
+    await post({ signedXdr: 'AAAA' });
+    await request(served.port, { path: '/config' });
+    const f = await scrape(served.port);
+    const write = { service: 'vault-api', route: '/contracts/vault/create', method: 'POST', status: '200' };
+    expect(sample(f, 'http_requests_total', 'http_requests_total', { ...write, mode: 'prepare' })).toBe(2);
+    expect(sample(f, 'http_requests_total', 'http_requests_total', { ...write, mode: 'submit' })).toBe(1);
+    const submitted = { route: '/contracts/vault/create', mode: 'submit' };
+    expect(sample(f, 'http_request_duration_seconds', 'http_request_duration_seconds_count', submitted)).toBe(1);
+    const config = f.get('http_requests_total')!.samples.find((x) => x.labels['route'] === '/config')!;
+    expect(config.labels['mode']).toBeUndefined();
+  });
 
   it('counts requests by route template, method and status, and times them', async () => {
     const m = createMetrics({ now: steppingClock(30) });

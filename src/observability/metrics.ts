@@ -1,6 +1,9 @@
-// The services' metrics on prom-client: HTTP requests and latency by route and status, chain call latency,
-// rate-limit rejections, cache hits and misses (with a derived hit ratio), and prom-client's default
-// process/Node.js metrics; the express middleware that records requests, and the `GET /metrics` handler.
+// The services' metrics on prom-client: HTTP requests and latency by route, status and write mode (prepare
+// or submit), chain call latency, rate-limit rejections, cache hits and misses (with a derived hit ratio),
+// the domain's counters (credentials issued, revoked and verified, DID writes, submits by outcome), build
+// info, and prom-client's default process/Node.js metrics; the express middleware that records requests,
+// and the `GET /metrics` handler. One registry per service, every series labelled with that service, so
+// that several services in one process (`credential-vault start`) never show one series on two ports.
 import { performance } from 'node:perf_hooks';
 import type { Request, RequestHandler, Response } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
@@ -14,14 +17,47 @@ export const CHAIN_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 
 export interface MetricsOptions {
   /** A monotonic clock in milliseconds, for durations (default performance.now). */
   now?: () => number;
+  /** The `service` label of every series (`vault-api-testnet`, `resolver`, …). */
+  service?: string;
+  /**
+   * The process's families (`createProcessMetrics`), shown by this registry too. A process shows them on
+   * one service's `/metrics` only: they describe the process, and a second port would show them twice.
+   */
+  processMetrics?: Registry;
 }
 
 export type CacheResult = 'hit' | 'miss';
 
+/** Whether a request on a write route prepared or submitted (vault-api.yaml "Write routes"). */
+export type WriteMode = 'prepare' | 'submit';
+
+/** `verified` when no check failed, else `failed` (vault-api.yaml `VerifyCredentialResult`). */
+export type VerificationResult = 'verified' | 'failed';
+
+export type DidOperation = 'register' | 'update' | 'transfer' | 'deactivate';
+
+/** What the services count in their own words: the domain's events, beside the HTTP traffic. */
+export interface DomainMetrics {
+  /** A submit's outcome on a write route: `success`, or the error code answered. */
+  submitted(route: string, outcome: string): void;
+  credentialsIssued(count: number): void;
+  credentialsRevoked(count: number): void;
+  /** One verification: its result and, when it failed, the first failure's reason (else `none`). */
+  verified(result: VerificationResult, reason: string): void;
+  didWritten(network: string, operation: DidOperation): void;
+}
+
+export interface BuildInfo {
+  /** The API version (`info.version` of the service's spec). */
+  version: string;
+  /** Per network the service serves, the protocol version its RPC reports now (read at each scrape). */
+  protocols: () => Readonly<Record<string, number | undefined>>;
+}
+
 export interface Metrics {
   readonly registry: Registry;
-  readonly httpRequests: Counter<'service' | 'route' | 'method' | 'status'>;
-  readonly httpDuration: Histogram<'service' | 'route' | 'method'>;
+  readonly httpRequests: Counter<'service' | 'route' | 'method' | 'status' | 'mode'>;
+  readonly httpDuration: Histogram<'service' | 'route' | 'method' | 'mode'>;
   readonly chainCallDuration: Histogram<'network' | 'call'>;
   readonly chainCallErrors: Counter<'network' | 'call'>;
   readonly rateLimitRejections: Counter<'service' | 'bucket'>;
@@ -32,6 +68,9 @@ export interface Metrics {
   trackChainCall<T>(network: string, call: string, started: number, pending: PromiseLike<T>): Promise<T>;
   rateLimitRejected(service: string, bucket: string): void;
   cacheRequest(cache: string, result: CacheResult): void;
+  readonly domain: DomainMetrics;
+  /** Registers `credential_vault_build_info` (once per registry; later calls are ignored). */
+  buildInfo(info: BuildInfo): void;
   /** The text exposition format 0.0.4. */
   expose(): Promise<string>;
   /** The clock the metrics time with (ms). */
@@ -40,16 +79,13 @@ export interface Metrics {
 
 /**
  * prom-client's standard process_* and nodejs_* families, the names dashboards for Node services expect.
- * They describe the process, so they are collected once per process (each collection starts its own
- * event-loop delay monitor and GC observer) and shown by every registry.
+ * They describe the process: make them once per process (each collection starts its own event-loop delay
+ * monitor and GC observer) and give them to one service's `createMetrics`.
  */
-let processMetrics: Registry | undefined;
-function processRegistry(): Registry {
-  if (!processMetrics) {
-    processMetrics = new Registry();
-    collectDefaultMetrics({ register: processMetrics });
-  }
-  return processMetrics;
+export function createProcessMetrics(): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return registry;
 }
 
 export function createMetrics(options: MetricsOptions = {}): Metrics {
@@ -61,14 +97,16 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
 
   const httpRequests = new Counter({
     name: 'http_requests_total',
-    help: 'HTTP requests answered, by service, route template, method and status (499: client went away first).',
-    labelNames: ['service', 'route', 'method', 'status'] as const,
+    help:
+      'HTTP requests answered, by service, route template, method, status (499: client went away first) and, ' +
+      'on write routes, mode (prepare or submit).',
+    labelNames: ['service', 'route', 'method', 'status', 'mode'] as const,
     registers,
   });
   const httpDuration = new Histogram({
     name: 'http_request_duration_seconds',
-    help: 'Time from the request entering the app to the response being finished.',
-    labelNames: ['service', 'route', 'method'] as const,
+    help: 'Time from the request entering the app to the response being finished (mode: prepare or submit).',
+    labelNames: ['service', 'route', 'method', 'mode'] as const,
     buckets: [...HTTP_BUCKETS],
     registers,
   });
@@ -114,8 +152,66 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       for (const [cache, t] of totals) this.set({ cache }, t.all === 0 ? 0 : t.hit / t.all);
     },
   });
-  // What `/metrics` shows: these families, then the process's.
-  const registry = Registry.merge([own, processRegistry()]);
+  const submits = new Counter({
+    name: 'credential_vault_submits_total',
+    help: 'Signed transactions submitted on a write route, by route template and outcome (success, or the error code).',
+    labelNames: ['route', 'outcome'] as const,
+    registers,
+  });
+  const issued = new Counter({
+    name: 'credential_vault_credentials_issued_total',
+    help: 'Credentials issued (a batch counts each of its credentials).',
+    registers,
+  });
+  const revoked = new Counter({
+    name: 'credential_vault_credentials_revoked_total',
+    help: 'Credentials revoked.',
+    registers,
+  });
+  const verifications = new Counter({
+    name: 'credential_vault_verifications_total',
+    help: 'POST /credentials/verify answers, by result (verified, failed) and the first failure\'s reason (or none).',
+    labelNames: ['result', 'reason'] as const,
+    registers,
+  });
+  const didWrites = new Counter({
+    name: 'credential_vault_did_writes_total',
+    help: 'DID registry writes that succeeded, by network and operation (register, update, transfer, deactivate).',
+    labelNames: ['network', 'operation'] as const,
+    registers,
+  });
+  const domain: DomainMetrics = {
+    submitted: (route, outcome) => submits.inc({ route, outcome }),
+    credentialsIssued: (count) => issued.inc(count),
+    credentialsRevoked: (count) => revoked.inc(count),
+    verified: (result, reason) => verifications.inc({ result, reason }),
+    didWritten: (network, operation) => didWrites.inc({ network, operation }),
+  };
+  // Registered now (a merged registry takes the families that exist when it is made); filled once the app
+  // tells its version and how to read its networks' protocols.
+  let build: BuildInfo | undefined;
+  const buildInfo = (info: BuildInfo) => {
+    build ??= info;
+  };
+  new Gauge({
+    name: 'credential_vault_build_info',
+    help: 'Always 1: the API version, the Node.js version, and per network the protocol version its RPC reports now.',
+    labelNames: ['version', 'node', 'network', 'protocol'] as const,
+    registers,
+    collect() {
+      // Rebuilt at each scrape: a network upgrade replaces the series instead of adding one.
+      this.reset();
+      if (!build) return;
+      for (const [network, protocol] of Object.entries(build.protocols())) {
+        const labels = { version: build.version, node: process.versions.node, network };
+        this.set({ ...labels, protocol: protocol === undefined ? 'unknown' : String(protocol) }, 1);
+      }
+    },
+  });
+  // What `/metrics` shows: these families, then the process's when this service shows them; every series
+  // labelled with the service.
+  const registry = options.processMetrics ? Registry.merge([own, options.processMetrics]) : own;
+  if (options.service !== undefined) registry.setDefaultLabels({ service: options.service });
 
   async function trackChainCall<T>(network: string, call: string, started: number, pending: PromiseLike<T>): Promise<T> {
     try {
@@ -150,6 +246,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     trackChainCall,
     rateLimitRejected: (service, bucket) => rateLimitRejections.inc({ service, bucket }),
     cacheRequest: (cache, result) => cacheRequests.inc({ cache, result }),
+    domain,
+    buildInfo,
     expose: () => registry.metrics(),
   };
 }
@@ -166,6 +264,8 @@ export interface HttpMetricsOptions {
    * should pass `() => 'ip'`).
    */
   rateLimitBucketOf?: (req: Request, res: Response) => string | undefined;
+  /** Whether a request prepared or submitted, on a write route; undefined elsewhere (no `mode` label). */
+  modeOf?: (req: Request) => WriteMode | undefined;
 }
 
 export const defaultRateLimitBucket = (_req: Request, res: Response): string =>
@@ -177,15 +277,17 @@ export const defaultRateLimitBucket = (_req: Request, res: Response): string =>
  * finished is counted with status 499. Mount it first, so that its time covers the whole pipeline.
  */
 export function httpMetrics(options: HttpMetricsOptions): RequestHandler {
-  const { metrics, service, routeOf } = options;
+  const { metrics, service, routeOf, modeOf } = options;
   const bucketOf = options.rateLimitBucketOf ?? defaultRateLimitBucket;
   return (req, res, next) => {
     const started = metrics.now();
     res.once('close', () => {
       const route = routeTemplate(req, routeOf);
       const status = res.writableFinished ? String(res.statusCode) : '499';
-      metrics.httpRequests.inc({ service, route, method: req.method, status });
-      metrics.httpDuration.observe({ service, route, method: req.method }, (metrics.now() - started) / 1000);
+      const mode = modeOf?.(req);
+      const labels = mode ? { service, route, method: req.method, mode } : { service, route, method: req.method };
+      metrics.httpRequests.inc({ ...labels, status });
+      metrics.httpDuration.observe(labels, (metrics.now() - started) / 1000);
       if (res.statusCode === 429) {
         const bucket = bucketOf(req, res);
         if (bucket) metrics.rateLimitRejected(service, bucket);

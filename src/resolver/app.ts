@@ -19,7 +19,9 @@ import { collectionBounds } from '../openapi/collection-bounds.ts';
 import { withCanonicalContentType } from '../openapi/content-type.ts';
 import { pipeline } from '../openapi/pipeline.ts';
 import { rememberCompiledRoutes } from '../openapi/route-cache.ts';
-import { createMetrics, httpMetrics, metricsHandler, readiness, requestLog } from '../observability/index.ts';
+import {
+  createMetrics, httpMetrics, metricsHandler, readiness, requestLog, type WriteMode,
+} from '../observability/index.ts';
 import { ResolverError, type ResolverAppDeps } from './context.ts';
 import { BODY_LIMIT_BYTES, errorHandler, notFound } from './middleware/errors.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
@@ -33,6 +35,21 @@ import { createRouteContext } from './routes/shared.ts';
 export const SPEC_URL = new URL('../../spec/did-resolver.yaml', import.meta.url);
 
 export { BODY_LIMIT_BYTES };
+
+/** The `service` of this app's metric series and log lines. */
+const SERVICE = 'resolver';
+
+/**
+ * Prepare or submit, on the registry's write routes (did-resolver.yaml "Writes: prepare and submit"):
+ * `/v1/dids/stellar/submit` always submits; the others submit a body with `signedXdr`.
+ */
+function writeModeOf(req: express.Request): WriteMode | undefined {
+  if (req.method !== 'POST' || !req.path.startsWith('/v1/dids/stellar')) return undefined;
+  if (req.path === '/v1/dids/stellar/submit') return 'submit';
+  const body: unknown = req.body;
+  if (typeof body !== 'object' || body === null) return undefined;
+  return 'signedXdr' in body ? 'submit' : 'prepare';
+}
 
 let specText: Promise<string> | undefined;
 
@@ -53,8 +70,16 @@ function methodsWithBodies(paths: Record<string, Record<string, unknown>>): Set<
   return methods;
 }
 
-export async function createResolverApp(deps: ResolverAppDeps): Promise<express.Express> {
+export async function createResolverApp(given: ResolverAppDeps): Promise<express.Express> {
   const spec = await loadResolverSpec();
+  // Without a registry from the process (tests of the app alone) the app keeps its own, so /metrics answers.
+  const deps: ResolverAppDeps = given.metrics ? given : { ...given, metrics: createMetrics({ service: SERVICE }) };
+  const metrics = deps.metrics!;
+  metrics.buildInfo({
+    version: String((spec['info'] as { version: unknown }).version),
+    protocols: () =>
+      Object.fromEntries(Object.entries(deps.networks).map(([n, net]) => [n, net?.chain.client.protocolVersion])),
+  });
   const ctx = createRouteContext(deps);
   const nonceStore = deps.nonceStore ?? new MemoryNonceStore({ now: () => new Date(deps.now()) });
   const service = serviceRoutes(ctx, spec);
@@ -70,17 +95,15 @@ export async function createResolverApp(deps: ResolverAppDeps): Promise<express.
   // A request head Node cannot parse (a 20 kB header) is answered in this envelope (src/http/server.ts).
   setErrorEnvelope(app, (code, message) => ({ code, message }));
 
-  // Without a process-wide registry (tests of the app alone) the app keeps its own, so /metrics answers.
-  const metrics = deps.metrics ?? createMetrics();
   // Path-less middleware in a row run as one layer each time (src/openapi/pipeline.ts): same order, same effect.
   app.use(
     pipeline(
       // HEAD on every GET operation: answered as the GET, without the body (spec "Headers, limits and caching").
       headAsGet(spec['paths'] as Record<string, unknown>),
       requestId(),
-      httpMetrics({ metrics, service: 'resolver', rateLimitBucketOf: () => 'ip' }),
+      httpMetrics({ metrics, service: SERVICE, rateLimitBucketOf: () => 'ip', modeOf: writeModeOf }),
       // The one request line per request; without a logger (tests of the app alone) there is none.
-      deps.logger ? [requestLog({ logger: deps.logger, service: 'resolver' })] : [],
+      deps.logger ? [requestLog({ logger: deps.logger, service: SERVICE })] : [],
     ),
   );
   app.get('/metrics', metricsHandler(metrics));

@@ -186,7 +186,7 @@ describe('legacy base URLs (vault-api.yaml "Back-compat aliases and legacy base 
     const before = stub.calls.get('/contracts/vault/revoke-vault') ?? 0;
     const res = await env.request('/api/v1/contracts/vault/revoke-vault', { key, body: { owner: G, sourcePublicKey: G } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toEqual({ xdr: expect.any(String), network: env.passphrase });
+    expect(res.body).toEqual({ xdr: expect.any(String), network: env.passphrase, networkPassphrase: env.passphrase });
     expect(res.headers.get('x-writeratelimit-limit')).toBe('1000');
     expect(deprecated(res)).toEqual(['@1795305600', '</contracts/vault/revoke-vault>; rel="successor-version"']);
     expect(stub.calls.get('/contracts/vault/revoke-vault')).toBe(before + 1);

@@ -25,7 +25,9 @@ import { setErrorEnvelope } from '../http/server.ts';
 import { allowLookup } from '../openapi/allow.ts';
 import { headAsGet } from '../openapi/head.ts';
 import { pipeline } from '../openapi/pipeline.ts';
-import { createMetrics, httpMetrics, metricsHandler, readiness, requestLog } from '../observability/index.ts';
+import {
+  createMetrics, httpMetrics, metricsHandler, readiness, requestLog, type WriteMode,
+} from '../observability/index.ts';
 import { ApiError, peekAuth, type VaultAppDeps } from './context.ts';
 import { authenticate } from './middleware/auth.ts';
 import { corsHeaders, corsPreflight } from './middleware/cors.ts';
@@ -50,7 +52,12 @@ export interface VaultAppOptions {
   contractRoutes?: Router;
 }
 
-export async function createVaultApp(deps: VaultAppDeps, options: VaultAppOptions = {}): Promise<express.Express> {
+export async function createVaultApp(given: VaultAppDeps, options: VaultAppOptions = {}): Promise<express.Express> {
+  const service = `vault-api-${given.profile.network}`;
+  // Without a registry from the process (tests of the app alone) the app keeps its own, so /metrics answers;
+  // the handlers count into the same one.
+  const deps: VaultAppDeps = given.metrics ? given : { ...given, metrics: createMetrics({ service }) };
+  const metrics = deps.metrics!;
   const doc = loadVaultSpec();
   const index = indexOperations(doc);
   const validator = validatorPieces(doc, { validateResponses: deps.validateResponses === true });
@@ -67,15 +74,22 @@ export async function createVaultApp(deps: VaultAppDeps, options: VaultAppOption
   const removed = removedRoutesOf(doc);
   const prefixes = deps.legacyBasePaths ?? DEFAULT_LEGACY_BASE_PATHS;
   checkLegacyBasePaths(prefixes, Object.keys(doc.paths));
-  const service = `vault-api-${deps.profile.network}`;
-  // Without a process-wide registry (tests of the app alone) the app keeps its own, so /metrics answers.
-  const metrics = deps.metrics ?? createMetrics();
+  metrics.buildInfo({
+    version: String((doc['info'] as { version?: unknown } | undefined)?.version),
+    protocols: () => ({ [deps.profile.network]: deps.chain.client.protocolVersion }),
+  });
+  // Prepare or submit, on the write routes (the operations that take an Idempotency-Key).
+  const modeOf = (req: express.Request): WriteMode | undefined => {
+    const body: unknown = req.body;
+    if (!operationOf(index, req)?.idempotent || typeof body !== 'object' || body === null) return undefined;
+    return 'signedXdr' in body ? 'submit' : 'prepare';
+  };
   // Path-less middleware in a row run as one layer each time (src/openapi/pipeline.ts): same order, same effect.
   app.use(
     pipeline(
       legacyBasePaths(prefixes, doc.paths),
       headAsGet(doc.paths),
-      httpMetrics({ metrics, service, routeOf }),
+      httpMetrics({ metrics, service, routeOf, modeOf }),
       requestContext(),
       // The one request line per request; without a logger (tests of the app alone) there is none.
       deps.logger ? [requestLog({ logger: deps.logger, service, getKeyId: keyIdOf, routeOf, getErrorCode: errorCodeOf })] : [],

@@ -50,10 +50,14 @@ export function consumerPact(provider: string, spec: string): ConsumerPact {
 /** The X-SVC-Key header of a key the provider state creates. */
 export const keyHeader = (name: string, example: string) => ({ 'X-SVC-Key': injected(name, example) });
 
-/** Vault API prepare answer (`PrepareResponse`). */
-export const PREPARED = { xdr: like.xdr(), network: string(EXAMPLE.passphrase) };
-/** Vault API submit answer (`SubmitResponse`). */
-export const SUBMITTED = { tx_id: like.txHash() };
+/** Vault API prepare answer (`PrepareResponse`: the passphrase under both names). */
+export const PREPARED = {
+  xdr: like.xdr(),
+  network: string(EXAMPLE.passphrase),
+  networkPassphrase: string(EXAMPLE.passphrase),
+};
+/** Vault API submit answer (`SubmitResponse`: the hash under both names). */
+export const SUBMITTED = { tx_id: like.txHash(), txId: like.txHash() };
 
 /** The vault API's error body: the stable code exactly, any message. */
 export const vaultError = (code: string, message = 'explanation for humans') => ({ error: code, message: string(message) });

@@ -28,7 +28,13 @@ export interface PrismExclusion {
 interface PactInteraction {
   description: string;
   providerStates?: { name: string }[];
-  request: { method: string; path: string; headers?: Record<string, string[]> };
+  request: {
+    method: string;
+    path: string;
+    query?: Record<string, string[]>;
+    headers?: Record<string, string[]>;
+    body?: { content?: Json };
+  };
   response: { status: number; headers?: Record<string, string[]>; body?: { content?: Json } };
 }
 
@@ -80,6 +86,24 @@ export function preferFor(spec: Json, interaction: PactInteraction): string {
   return name === undefined ? `code=${status}` : `code=${status}, example=${name}`;
 }
 
+/** Whether Prism answers an interaction otherwise than the pact expects: another status or media type. */
+async function answersOtherwise(baseUrl: string, i: PactInteraction, prefer: string): Promise<boolean> {
+  const query = Object.entries(i.request.query ?? {}).flatMap(([k, values]) => values.map((v) => [k, v]));
+  const url = `${baseUrl}${i.request.path}${query.length ? `?${new URLSearchParams(query)}` : ''}`;
+  const headers = Object.fromEntries(Object.entries(i.request.headers ?? {}).map(([k, v]) => [k, v.join(', ')]));
+  const content = i.request.body?.content;
+  const res = await fetch(url, {
+    method: i.request.method,
+    headers: { ...headers, Prefer: prefer },
+    ...(content !== undefined ? { body: typeof content === 'string' ? content : JSON.stringify(content) } : {}),
+  });
+  await res.arrayBuffer();
+  const mediaType = (v: string | null | undefined) => v?.split(';')[0]?.trim().toLowerCase();
+  const wanted = mediaType(i.response.headers?.['Content-Type']?.[0]);
+  const answered = mediaType(res.headers.get('content-type'));
+  return res.status !== i.response.status || (wanted !== undefined && wanted !== answered);
+}
+
 /** The descriptions of a verifier run's results, by outcome. */
 function outcomes(results: string): { ok: string[]; failed: string[] } {
   const parsed = JSON.parse(results) as { interactionResults?: { description: string; result: string }[] };
@@ -123,9 +147,7 @@ export async function replayAgainstPrism(options: {
 
   const dir = await mkdtemp(path.join(tmpdir(), 'cv-pact-prism-'));
   const served = path.join(dir, 'served.json');
-  const unservable = path.join(dir, 'unservable.json');
   await writeFile(served, JSON.stringify({ ...pact, interactions: interactions.filter((i) => !excluded.has(i.description)).map(withPrefer) }));
-  await writeFile(unservable, JSON.stringify({ ...pact, interactions: interactions.filter((i) => excluded.has(i.description)).map(withPrefer) }));
 
   const prism = await startPrismMock(options.specPath);
   const proxy = await startConformanceProxy(options.specPath);
@@ -140,10 +162,12 @@ export async function replayAgainstPrism(options: {
       throw new Error(`the Prism mock verified ${verified.length} of ${interactions.length - excluded.size} interactions`);
     }
     if (excluded.size === 0) return { verified, excluded: [], prefer };
-    console.info(`${options.provider}: replaying the ${excluded.size} interactions excluded from the Prism mock; each must fail (the failures below are expected)`);
-    const rest = await verify(options.provider, proxy.url, unservable, states);
-    const failed = new Set(outcomes(rest.results).failed);
-    const servable = [...excluded].filter((d) => !failed.has(d));
+    // Sent by hand rather than through Pact's verifier, whose report of the expected failures would print
+    // as red FAILED blocks in a passing run.
+    const servable: string[] = [];
+    for (const i of interactions.filter((x) => excluded.has(x.description))) {
+      if (!(await answersOtherwise(prism.url, i, preferFor(spec, i)))) servable.push(i.description);
+    }
     if (servable.length > 0) throw new Error(`excluded, yet Prism serves them (drop the exclusion): ${servable.join('; ')}`);
     return { verified, excluded: [...excluded], prefer };
   } finally {

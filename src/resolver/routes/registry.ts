@@ -11,6 +11,7 @@ import {
 import {
   bytesToDidId, didIdToBytes, validateRecord, type DidRecordInput, type ParsedDid,
 } from '../../did/index.ts';
+import type { DidOperation } from '../../observability/index.ts';
 import { ResolverError } from '../context.ts';
 import { fromChainError, invalidRequest, recordError } from '../middleware/errors.ts';
 import {
@@ -106,9 +107,39 @@ function safeSignedBy(net: ServedNetwork, signedXdr: string): boolean {
  * is one; register and update carry a record, which must pass the record rules. Evicts the DID's cached
  * resolution afterwards, whatever the outcome (a timed-out transaction may still land).
  */
-async function submit(ctx: RouteContext, signedXdr: string, opts: { fns: RegistryFn[]; did?: ParsedDid }): Promise<{ txId: string }> {
+async function submit(
+  ctx: RouteContext,
+  signedXdr: string,
+  opts: { route: string; fns: RegistryFn[]; did?: ParsedDid },
+): Promise<{ txId: string }> {
+  const domain = ctx.deps.metrics?.domain;
+  try {
+    const sent = await submitChecked(ctx, signedXdr, opts);
+    domain?.submitted(opts.route, 'success');
+    domain?.didWritten(sent.network, DID_OPERATIONS[sent.fn]);
+    return { txId: sent.txId };
+  } catch (err) {
+    domain?.submitted(opts.route, err instanceof ResolverError ? err.code : 'internal_error');
+    throw err;
+  }
+}
+
+/** What the metrics call each registry function. */
+const DID_OPERATIONS: Record<RegistryFn, DidOperation> = {
+  register: 'register',
+  update: 'update',
+  transfer_controller: 'transfer',
+  deactivate: 'deactivate',
+};
+
+async function submitChecked(
+  ctx: RouteContext,
+  signedXdr: string,
+  opts: { fns: RegistryFn[]; did?: ParsedDid },
+): Promise<{ txId: string; network: string; fn: RegistryFn }> {
   const net = opts.did ? networkOf(ctx, opts.did) : networkOfTransaction(ctx, signedXdr);
   let didId: string | undefined;
+  let fn: RegistryFn | undefined;
   const expect = (inv: Invocation): void => {
     if (inv.contractId !== net.registryId) {
       throw mismatch(`the transaction invokes ${inv.contractId}, not the DID registry of ${net.name} (${net.registryId})`);
@@ -127,13 +158,14 @@ async function submit(ctx: RouteContext, signedXdr: string, opts: { fns: Registr
     }
     if ('record' in args) checkRecord(args.record);
     didId = id;
+    fn = inv.fn as RegistryFn;
   };
   try {
     // What the transaction does is checked before its signatures, so that a transaction of another
     // network's registry is a mismatch rather than a signature failure (tx_invalid).
     expect(net.chain.client.inspect(signedXdr));
     const { txId } = await net.chain.client.submit(signedXdr, expect, { contract: 'registry' });
-    return { txId };
+    return { txId, network: net.name, fn: fn! };
   } catch (err) {
     if (err instanceof ChainError) {
       const mapped = fromChainError(err, net.name);
@@ -172,7 +204,7 @@ export function registryRoutes(ctx: RouteContext) {
     async register(req: Request, res: Response): Promise<void> {
       const body = req.body as Body;
       if (isSubmit(body)) {
-        res.json(await submit(ctx, body.signedXdr, { fns: ['register'] }));
+        res.json(await submit(ctx, body.signedXdr, { route: '/v1/dids/stellar', fns: ['register'] }));
         return;
       }
       const parsed = parseDidOrThrow(body.did);
@@ -188,7 +220,8 @@ export function registryRoutes(ctx: RouteContext) {
       const parsed = parseDidOrThrow(req.params.did, { fromPath: true });
       const body = req.body as Body;
       if (isSubmit(body)) {
-        res.json(await submit(ctx, body.signedXdr, { fns: ['update'], did: parsed }));
+        const route = '/v1/dids/stellar/{did}/update';
+        res.json(await submit(ctx, body.signedXdr, { route, fns: ['update'], did: parsed }));
         return;
       }
       const net = networkOf(ctx, parsed);
@@ -211,7 +244,8 @@ export function registryRoutes(ctx: RouteContext) {
       const parsed = parseDidOrThrow(req.params.did, { fromPath: true });
       const body = req.body as Body;
       if (isSubmit(body)) {
-        res.json(await submit(ctx, body.signedXdr, { fns: ['transfer_controller'], did: parsed }));
+        const route = '/v1/dids/stellar/{did}/transfer';
+        res.json(await submit(ctx, body.signedXdr, { route, fns: ['transfer_controller'], did: parsed }));
         return;
       }
       const net = networkOf(ctx, parsed);
@@ -228,7 +262,8 @@ export function registryRoutes(ctx: RouteContext) {
       const parsed = parseDidOrThrow(req.params.did, { fromPath: true });
       const body = req.body as Body;
       if (isSubmit(body)) {
-        res.json(await submit(ctx, body.signedXdr, { fns: ['deactivate'], did: parsed }));
+        const route = '/v1/dids/stellar/{did}/deactivate';
+        res.json(await submit(ctx, body.signedXdr, { route, fns: ['deactivate'], did: parsed }));
         return;
       }
       const net = networkOf(ctx, parsed);
@@ -242,7 +277,8 @@ export function registryRoutes(ctx: RouteContext) {
     /** POST /v1/dids/stellar/submit: any signed registry mutation of a served network. */
     async submitAny(req: Request, res: Response): Promise<void> {
       const body = req.body as { signedXdr: string };
-      res.json(await submit(ctx, body.signedXdr, { fns: Object.keys(MUTATIONS) as RegistryFn[] }));
+      const fns = Object.keys(MUTATIONS) as RegistryFn[];
+      res.json(await submit(ctx, body.signedXdr, { route: '/v1/dids/stellar/submit', fns }));
     },
   };
 }

@@ -102,6 +102,7 @@ export function errorHandler(deps: VaultAppDeps, index: Map<string, OperationInf
       const e = answer.internal as { name?: string; message?: string; stack?: string };
       deps.log?.({
         level: answer.status >= 500 && answer.code === 'internal_error' ? 'error' : 'warn',
+        msg: `request failed: ${answer.code}`,
         requestId: requestIdOf(req),
         error: answer.code,
         detail: `${e?.name ?? 'Error'}: ${e?.message ?? String(e)}`,

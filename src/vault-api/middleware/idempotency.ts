@@ -79,7 +79,9 @@ export function idempotency(deps: VaultAppDeps, index: Map<string, OperationInfo
     const release = () =>
       store.release(scope, key, token).catch((err: unknown) => {
         // The lease runs out by itself (IDEMPOTENCY_LEASE_MS); a retry before then gets 409.
-        deps.log?.({ level: 'warn', requestId: requestIdOf(req), error: 'idempotency_release_failed', detail: String(err) });
+        const requestId = requestIdOf(req);
+        const error = 'idempotency_release_failed';
+        deps.log?.({ level: 'warn', msg: 'idempotency record not released', requestId, error, detail: String(err) });
       });
     pending.set(res, async (status, body) => {
       if (status < 200 || status >= 300) return release();
@@ -88,7 +90,9 @@ export function idempotency(deps: VaultAppDeps, index: Map<string, OperationInfo
         await store.complete(scope, key, token, response);
       } catch (err) {
         // The work is done (a transaction may be on-chain): the client still gets its answer.
-        deps.log?.({ level: 'warn', requestId: requestIdOf(req), error: 'idempotency_complete_failed', detail: String(err) });
+        const requestId = requestIdOf(req);
+        const error = 'idempotency_complete_failed';
+        deps.log?.({ level: 'warn', msg: 'idempotency record not completed', requestId, error, detail: String(err) });
       }
     });
     // An answer not sent through res.json (or a connection cut before it) never stores anything.

@@ -1,7 +1,10 @@
 // What the contract routes share: the two write modes on one endpoint, the key bindings, vault lookup.
 import type { Request, RequestHandler } from 'express';
 import { ApiError, getAuth, type AuthContext, type VaultAppDeps } from '../context.ts';
-import { ChainError, mismatch, type Invocation, type PreparedTransaction, type UserSalt } from '../../chain/index.ts';
+import {
+  ChainError, decodeBatchIssueArgs, mismatch, type Invocation, type PreparedTransaction, type UserSalt,
+} from '../../chain/index.ts';
+import { routeTemplate } from '../../observability/index.ts';
 
 export type Body = Record<string, unknown>;
 
@@ -13,8 +16,9 @@ export interface WriteRoute<B> {
 }
 
 /**
- * Prepare or submit, chosen by the body (vault-api.yaml "Write routes: prepare and submit"): `{signedXdr}`
- * alone submits and answers `{tx_id}`; anything else prepares and answers `{xdr, network}`.
+ * Prepare or submit, chosen by the body (vault-api.yaml `PrepareResponse`, `SubmitResponse`): `{signedXdr}`
+ * alone submits and answers `{tx_id, txId}`; anything else prepares and answers `{xdr, network,
+ * networkPassphrase}`. The second name of each pair is the resolver's, so one client helper reads both.
  */
 export function writeHandler<B>(deps: VaultAppDeps, route: WriteRoute<B>): RequestHandler {
   return async (req, res) => {
@@ -24,13 +28,35 @@ export function writeHandler<B>(deps: VaultAppDeps, route: WriteRoute<B>): Reque
       if (Object.keys(body).length !== 1 || typeof body['signedXdr'] !== 'string') {
         throw new ApiError(400, 'invalid_request', 'submit takes {signedXdr} alone, a string');
       }
-      const sent = await deps.chain.client.submit(body['signedXdr'], (inv) => route.check(inv, auth, req));
-      res.json({ tx_id: sent.txId });
+      let invoked: Invocation | undefined;
+      let sent;
+      try {
+        sent = await deps.chain.client.submit(body['signedXdr'], (inv) => {
+          invoked = inv;
+          return route.check(inv, auth, req);
+        });
+      } catch (err) {
+        const outcome = err instanceof ApiError || err instanceof ChainError ? err.code : 'internal_error';
+        deps.metrics?.domain.submitted(routeTemplate(req), outcome);
+        throw err;
+      }
+      deps.metrics?.domain.submitted(routeTemplate(req), 'success');
+      if (invoked) countCredentials(deps, invoked);
+      res.json({ tx_id: sent.txId, txId: sent.txId });
       return;
     }
     const prepared = await route.prepare(body as B, auth, req);
-    res.json({ xdr: prepared.xdr, network: prepared.network });
+    res.json({ xdr: prepared.xdr, network: prepared.network, networkPassphrase: prepared.network });
   };
+}
+
+/** Credentials a successful transaction issued or revoked, in the domain counters. */
+function countCredentials(deps: VaultAppDeps, inv: Invocation): void {
+  const domain = deps.metrics?.domain;
+  if (!domain) return;
+  if (inv.fn === 'issue') domain.credentialsIssued(1);
+  else if (inv.fn === 'batch_issue') domain.credentialsIssued(decodeBatchIssueArgs(inv).vcs.length);
+  else if (inv.fn === 'revoke') domain.credentialsRevoked(1);
 }
 
 export function bodyOf(req: Request): Body {

@@ -10,6 +10,7 @@ import { ApiError, peekAuth, type VaultAppDeps } from '../context.ts';
 import { sameCredential, verifyCredential, type VaultReference, type VerifyCredentialInput } from '../verification.ts';
 import { issueChallenge, verifyPresentation, type ChallengeStore, type VerifyPresentationInput } from '../verification-presentation.ts';
 import { readSlot } from '../verification-status.ts';
+import { isError } from '../verification-problems.ts';
 import { duplicateProblems } from '../verification-structure.ts';
 import { bodyOf, onVaults, optStr, vaultOf } from './contract-common.ts';
 
@@ -79,6 +80,8 @@ export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
     const result = await onVaults(deps, reference ? [{ vault: reference.vault }] : [], () =>
       verifyCredential(deps, { credential, options, parsingProblems, keyCache, ...(reference ? { reference } : {}) }),
     );
+    const firstError = result.verified ? undefined : result.problemDetails?.find(isError);
+    deps.metrics?.domain.verified(result.verified ? 'verified' : 'failed', firstError?.reason ?? 'none');
     // VCALM: a verification that completes with verified false is a 400 with the same body.
     res.status(result.verified ? 200 : 400).json(result);
   });
