@@ -4017,8 +4017,7 @@ export interface operations {
             };
             /**
              * @description The verification completed and `verified` is false (a `VerifyCredentialResult`, same body as a 200),
-             *     or the request cannot be verified at all (`ErrorBody`: `invalid_request`, `invalid_json`,
-             *     `invalid_body_encoding`, `vaultContract_mismatch`).
+             *     or the request cannot be verified at all (an `ErrorBody`).
              */
             400: {
                 headers: {
@@ -4180,14 +4179,50 @@ export interface operations {
                     "application/json": components["schemas"]["VerifyPresentationResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /** @description The request is invalid (malformed JSON, a lone surrogate, a body outside the schema). */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An API key was sent and is unknown or expired (the key is optional). */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key lacks the scope credentials:verify. */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            502: components["responses"]["ChainUnavailable"];
+            /** @description The ledger RPC cannot be reached. */
+            502: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4228,9 +4263,36 @@ export interface operations {
                     "application/json": components["schemas"]["CreateChallengeResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /** @description The request is invalid (malformed JSON, a lone surrogate, a body outside the schema). */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An API key was sent and is unknown or expired (the key is optional). */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key lacks the scope credentials:verify. */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             429: components["responses"]["TooManyRequests"];
