@@ -20,10 +20,14 @@ if (!process.features.typescript) {
   const { spawn } = await import('node:child_process');
   const env = { ...process.env, CREDENTIAL_VAULT_PINNED_NODE: '1' };
   const child = spawn(pinned, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit', env });
-  // Ctrl-C reaches the whole foreground process group, the child included: passing it on as well would be a second
-  // signal, which stops the servers without letting requests finish. A TERM or HUP sent to this process alone is
-  // passed on.
-  process.on('SIGINT', () => {});
+  // A TERM or HUP sent to this process is passed on. So is an INT, except while this process group is the
+  // terminal's foreground group: then the INT is the terminal's Ctrl-C, which reached the whole group, the child
+  // included, and passing it on too would be a second signal, which stops the servers without letting requests
+  // finish. A process manager's INT (no terminal) or one sent to a background job is passed on.
+  const { terminalForeground } = await import('./foreground.js');
+  process.on('SIGINT', () => {
+    if (!terminalForeground()) child.kill('SIGINT');
+  });
   for (const signal of ['SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
   child.on('error', (e) => {
     console.error(`credential-vault: cannot run ${pinned}: ${e.message}`);

@@ -78,7 +78,8 @@ function runDemo(args: string[], timeoutMs: number): Promise<{ code: number | nu
 }
 
 /** Every step printed, in order, with the key facts of the walk-through. */
-function expectWholeWalkThrough({ code, stdout, stderr }: { code: number | null; stdout: string; stderr: string }): void {
+function expectWholeWalkThrough(run: { code: number | null; stdout: string; stderr: string }): void {
+  const { code, stdout, stderr } = run;
   expect(code, `${stdout}\n${stderr}`).toBe(0);
   expect(stderr).not.toMatch(/FAILED|demo failed/);
   const lines = stdout.split('\n');
@@ -100,15 +101,19 @@ function expectWholeWalkThrough({ code, stdout, stderr }: { code: number | null;
   expect(stdout).toMatch(/verifier: the revoked credential no longer verifies: course-[0-9a-f]+-1 presented: verified false, CREDENTIAL_REVOKED: the credential was revoked on \d{4}-/);
   // The relayed writes on today's network: prepare returns ADDRESS_V2 entries, which the holder signs with SDK 17.
   expect(stdout).toMatch(/1\. connect: .*\(testnet, Protocol 28,/);
-  expect(stdout).toMatch(/deny the issuer \(relayed: holder authorizes, relayer pays\): .*holder signed 1 addressV2 entry \(SDK 17 authorizeEntry\)/);
-  expect(stdout).toMatch(/revoke a credential \(relayed: holder authorizes, relayer pays\): .*holder signed 1 addressV2 entry/);
+  const relayed = '\\(relayed: holder authorizes, relayer pays\\): .*holder signed 1 addressV2 entry';
+  expect(stdout).toMatch(new RegExp(`deny the issuer ${relayed} \\(SDK 17 authorizeEntry\\)`));
+  expect(stdout).toMatch(new RegExp(`revoke a credential ${relayed}`));
   expect(stdout).toMatch(/write into the revoked vault refused: 409 vault_revoked/);
   expect(stdout).toMatch(/6 credentials × 5 = 30 in issuance fees/);
   // The mainnet leg: its own passphrase and fee token, refused without a trustline (the API's code and the
   // chain's words), then issued and verified once the issuer holds USDC, which pays the 1 USDC fee.
-  expect(stdout).toMatch(/mainnet: connect: .*\(mainnet, passphrase "Credential Vault Simulator Mainnet ; 2026".*fee token USDC:G/);
+  expect(stdout).toMatch(
+    /mainnet: connect: .*\(mainnet, passphrase "Credential Vault Simulator Mainnet ; 2026".*fee token USDC:G/,
+  );
   expect(stdout).toMatch(/mainnet: register issuer DID \(prepare → sign → submit\): did:ledger:mainnet:/);
-  expect(stdout).toMatch(/mainnet: issuance refused without a USDC trustline: 400 trustline_missing: "[^"]*trustline entry is missing for account G[A-Z2-7]{55}/);
+  const noTrustline = 'refused without a USDC trustline: 400 trustline_missing: "[^"]*trustline entry is missing';
+  expect(stdout).toMatch(new RegExp(`mainnet: issuance ${noTrustline} for account G[A-Z2-7]{55}`));
   expect(stdout).toMatch(/on a real network you would acquire USDC/);
   expect(stdout).toMatch(/mainnet: issue a credential: mainnet-degree-[0-9a-f]+ into the holder's mainnet vault/);
   expect(stdout).toMatch(/mainnet: verify the credential: mainnet-degree-[0-9a-f]+ is valid/);

@@ -41,7 +41,8 @@ export function credentialSigner(kp: Keypair): ProofSigner {
 
 /**
  * A relayed write's two wallets: `authorizer` signs the transaction's authorization entries for its address
- * with SDK 17's authorizeEntry (ADDRESS_V2 on a Protocol 28+ network, legacy ADDRESS before), valid until
+ * with SDK 17's authorizeEntry (whatever credential type prepare recorded: ADDRESS_V2 from a Protocol 27 or 28
+ * network when the simulation asked for useUpgradedAuth, as the service does, else legacy ADDRESS), valid until
  * `validUntilLedger()`; then `relayer`, the source, signs the envelope and pays. `seen` receives the credential
  * types of the entries the authorizer signed, as prepare returned them.
  */

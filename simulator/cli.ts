@@ -2,7 +2,9 @@
 // [--ledger-close-ms N]`: serves both networks until SIGINT/SIGTERM, then writes the state file. Resolves with the
 // process exit code.
 import { listenFailure } from '../src/http/listen-error.ts';
-import { MAX_PROTOCOL, MIN_PROTOCOL, PROTOCOL_VERSION, parseProtocol, startSimulator, NETWORK_NAMES } from './index.ts';
+import {
+  MAX_PROTOCOL, MIN_PROTOCOL, PROTOCOL_VERSION, parseLedgerCloseMs, parseProtocol, startSimulator, NETWORK_NAMES,
+} from './index.ts';
 
 const USAGE = `usage: credential-vault simulator [--port 8000] [--host 127.0.0.1] [--state-file FILE]
                                    [--protocol ${PROTOCOL_VERSION}] [--ledger-close-ms N]
@@ -14,9 +16,10 @@ With --state-file the ledger is loaded at start (when the file exists), journale
 changed it (kill -9 loses nothing answered) and saved on exit.
 --protocol ${MIN_PROTOCOL}..${MAX_PROTOCOL} emulates an older network (default ${PROTOCOL_VERSION}, the networks' own,
 or CV_SIMULATOR_PROTOCOL).
---ledger-close-ms N closes a ledger every N ms with the transactions queued meanwhile, as a real network does
-about every 5000 ms: sendTransaction answers PENDING and getTransaction NOT_FOUND until then (default 0: every
-transaction is applied at once; or CV_SIMULATOR_LEDGER_CLOSE_MS).`;
+--ledger-close-ms N closes a ledger every N ms (1000 to 600000: close times are whole seconds, each later than
+the last) with the transactions queued meanwhile, as a real network does about every 5000 ms: sendTransaction
+answers PENDING and getTransaction NOT_FOUND until then (default 0: every transaction is applied at once; or
+CV_SIMULATOR_LEDGER_CLOSE_MS).`;
 
 interface CliOptions {
   port: number;
@@ -26,48 +29,42 @@ interface CliOptions {
   ledgerCloseMs: number;
 }
 
-/** Milliseconds between ledger closes: 0 (at once) to 600,000. */
-function parseCloseMs(value: string): number {
-  const n = /^\d+$/.test(value.trim()) ? Number(value.trim()) : NaN;
-  if (!(n >= 0 && n <= 600_000)) {
-    throw new RangeError(`expected milliseconds from 0 to 600000, got ${JSON.stringify(value)}`);
+/** A refused value of a known flag or setting: one line, without the usage (an unknown argument gets the usage). */
+class ValueError extends Error {}
+
+/** `parse(value)`, its RangeError said as `label: message`. */
+function valueOf<T>(label: string, value: string, parse: (v: string) => T): T {
+  try {
+    return parse(value);
+  } catch (e) {
+    throw new ValueError(`${label}: ${(e as Error).message}`);
   }
-  return n;
+}
+
+function parsePort(value: string): number {
+  const p = /^\d+$/.test(value.trim()) ? Number(value.trim()) : NaN;
+  if (!(p >= 0 && p <= 65535)) throw new RangeError(`expected a port from 0 to 65535, got ${JSON.stringify(value)}`);
+  return p;
 }
 
 function parse(args: string[], defaults: CliDefaults): CliOptions | 'help' {
-  let protocol = PROTOCOL_VERSION;
-  if (defaults.protocol !== undefined) {
-    try {
-      protocol = parseProtocol(defaults.protocol);
-    } catch (e) {
-      throw new Error(`CV_SIMULATOR_PROTOCOL: ${(e as Error).message}`);
-    }
-  }
-  let ledgerCloseMs = 0;
-  if (defaults.ledgerCloseMs !== undefined) {
-    try {
-      ledgerCloseMs = parseCloseMs(defaults.ledgerCloseMs);
-    } catch (e) {
-      throw new Error(`CV_SIMULATOR_LEDGER_CLOSE_MS: ${(e as Error).message}`);
-    }
-  }
+  const { protocol: p, ledgerCloseMs: ms } = defaults;
+  const protocol = p === undefined ? PROTOCOL_VERSION : valueOf('CV_SIMULATOR_PROTOCOL', p, parseProtocol);
+  const ledgerCloseMs = ms === undefined ? 0 : valueOf('CV_SIMULATOR_LEDGER_CLOSE_MS', ms, parseLedgerCloseMs);
   const o: CliOptions = { port: 8000, host: '127.0.0.1', protocol, ledgerCloseMs };
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
-    const [flag, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
+    const eq = a.startsWith('--') ? a.indexOf('=') : -1;
+    const [flag, inline] = eq > 0 ? [a.slice(0, eq), a.slice(eq + 1)] : [a, undefined];
     const value = (): string => {
       const v = inline ?? args[++i];
-      if (v === undefined || v === '') throw new Error(`${flag} needs a value`);
+      if (v === undefined || v === '') throw new ValueError(`${flag} needs a value`);
       return v;
     };
     switch (flag) {
-      case '--port': {
-        const p = Number(value());
-        if (!Number.isInteger(p) || p < 0 || p > 65535) throw new Error('--port must be 0..65535');
-        o.port = p;
+      case '--port':
+        o.port = valueOf(flag, value(), parsePort);
         break;
-      }
       case '--host':
         o.host = value();
         break;
@@ -75,18 +72,10 @@ function parse(args: string[], defaults: CliDefaults): CliOptions | 'help' {
         o.stateFile = value();
         break;
       case '--protocol':
-        try {
-          o.protocol = parseProtocol(value());
-        } catch (e) {
-          throw new Error(`--protocol: ${(e as Error).message}`);
-        }
+        o.protocol = valueOf(flag, value(), parseProtocol);
         break;
       case '--ledger-close-ms':
-        try {
-          o.ledgerCloseMs = parseCloseMs(value());
-        } catch (e) {
-          throw new Error(`--ledger-close-ms: ${(e as Error).message}`);
-        }
+        o.ledgerCloseMs = valueOf(flag, value(), parseLedgerCloseMs);
         break;
       case '-h':
       case '--help':
@@ -110,9 +99,7 @@ export async function runSimulator(args: string[], out: (line: string) => void =
     parsed = parse(args, defaults);
   } catch (e) {
     const msg = (e as Error).message;
-    // A refused value is one line; other usage errors show the usage.
-    const oneLine = /PROTOCOL|LEDGER_CLOSE_MS|^--(protocol|ledger-close-ms|port):/.test(msg);
-    console.error(oneLine ? msg : `${msg}\n\n${USAGE}`);
+    console.error(e instanceof ValueError ? msg : `${msg}\n\n${USAGE}`);
     return 2;
   }
   if (parsed === 'help') {

@@ -16,7 +16,10 @@ import { STATE_FORMAT, loadNetwork, saveNetwork, type SavedState } from './core/
 export type { InvokeOptions, InvokeResult, ReadResult } from './core/network.ts';
 export type { NetworkInfo, NetworkName } from './core/network-types.ts';
 export { SimNetwork, FriendbotError } from './core/network.ts';
-export { MAX_PROTOCOL, MIN_PROTOCOL, PROTOCOL_VERSION, parseProtocol } from './core/ledger.ts';
+export {
+  MAX_LEDGER_CLOSE_MS, MAX_PROTOCOL, MIN_LEDGER_CLOSE_MS, MIN_PROTOCOL, PROTOCOL_VERSION, parseLedgerCloseMs,
+  parseProtocol,
+} from './core/ledger.ts';
 export type { SavedState } from './core/state.ts';
 
 export const NETWORK_NAMES: readonly NetworkName[] = ['testnet', 'mainnet'];

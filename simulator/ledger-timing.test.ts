@@ -1,15 +1,18 @@
 // Ledger timing over HTTP (`--ledger-close-ms`), as a client of a real network meets it: the SDK's rpc.Server sees
 // PENDING, NOT_FOUND, then SUCCESS with the closing ledger; the friendbot answers once its ledger closed; the
 // service's chain client waits for the close within its submit timeout. Closes are stepped by an injected clock where
-// the test asserts an order, and run on a real 1000 ms interval only where it polls with generous bounds.
+// the test asserts exact ledgers, and run on a real 1000 ms interval where only the order of states is asserted.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Keypair, Operation, TransactionBuilder, rpc } from '@stellar/stellar-sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createChain } from '../src/chain/index.ts';
+import { SIMULATOR_LEDGER_CLOSE_MS } from '../src/config/index.ts';
 import { runSimulator } from './cli.ts';
-import { startSimulator, type LedgerClock, type RunningSimulator } from './index.ts';
+import {
+  MAX_LEDGER_CLOSE_MS, MIN_LEDGER_CLOSE_MS, startSimulator, type LedgerClock, type RunningSimulator,
+} from './index.ts';
 
 const running: RunningSimulator[] = [];
 afterEach(async () => {
@@ -82,6 +85,43 @@ describe('--ledger-close-ms over HTTP, closes stepped by hand', () => {
     expect(latest.sequence).toBe(before + 2);
   });
 
+  // A client that retries a submit whose transaction landed: the network refuses the resend (TRY_AGAIN_LATER while
+  // it bans the hash, then txBadSeq), and the service's submit answers what landed instead.
+  it('sent again once applied: never DUPLICATE; the chain client answers the landed transaction', async () => {
+    const m = manualClock();
+    const { r, server } = await start({ ledgerCloseMs: 1000, ledgerClock: m.clock });
+    const t = r.networks.testnet;
+    const kp = Keypair.random();
+    const funded = server.requestAirdrop(kp.publicKey());
+    await vi.waitFor(() => expect(r.sim.network('testnet').queue.size).toBe(1), { timeout: 10_000, interval: 10 });
+    m.close();
+    await funded;
+    const chain = createChain({
+      rpcUrl: t.rpcUrl!,
+      networkPassphrase: t.passphrase,
+      network: 'testnet',
+      simulationAccount: t.admin.publicKey,
+      factoryId: t.factoryId,
+      registryId: t.registryId,
+      allowHttp: true,
+      timeouts: { rpcMs: 10_000, submitMs: 60_000, pollIntervalMs: 50 },
+    });
+    const prepared = await chain.factory.deploy({ source: kp.publicKey(), owner: kp.publicKey(), didUri: 'did:web:x' });
+    const tx = TransactionBuilder.fromXdr(prepared.xdr, prepared.network);
+    tx.sign(kp);
+    const sent = await server.sendTransaction(tx);
+    m.close();
+    const landed = await server.getTransaction(sent.hash);
+    expect(landed.status).toBe('SUCCESS');
+    expect((await server.sendTransaction(tx)).status).toBe('TRY_AGAIN_LATER');
+    const again = await chain.client.submit(tx.toXDR());
+    expect(again).toMatchObject({ txId: sent.hash, ledger: landed.status === 'SUCCESS' ? landed.ledger : -1 });
+    for (let i = 0; i < 10; i++) m.close();
+    const late = await server.sendTransaction(tx);
+    expect([late.status, late.errorResult?.result.type]).toEqual(['ERROR', 'txBadSeq']);
+    expect((await chain.client.submit(tx.toXDR())).txId).toBe(sent.hash);
+  });
+
   it('close stops the clock and drops what waits', async () => {
     const m = manualClock();
     const { r } = await start({ ledgerCloseMs: 1000, ledgerClock: m.clock });
@@ -105,7 +145,8 @@ describe('--ledger-close-ms with a state file', () => {
       const server = new rpc.Server(first.networks.testnet.rpcUrl!, { allowHttp: true });
       const kp = Keypair.random();
       const funded = server.requestAirdrop(kp.publicKey());
-      await vi.waitFor(() => expect(first.sim.network('testnet').queue.size).toBe(1), { timeout: 10_000, interval: 10 });
+      const queued = () => expect(first.sim.network('testnet').queue.size).toBe(1);
+      await vi.waitFor(queued, { timeout: 10_000, interval: 10 });
       m.close();
       await funded;
       const passphrase = first.networks.testnet.passphrase;
@@ -130,27 +171,43 @@ describe('--ledger-close-ms with a state file', () => {
   });
 });
 
+// What must hold on a real interval is the order of the states, whatever the machine's speed: the send and a first
+// lookup go in one JSON-RPC batch, which the simulator answers within one turn of its event loop (no close between
+// them); the polls then run until the transaction is final, each wait bounded only by the test's own timeout.
 describe('--ledger-close-ms 1000 on a real interval', () => {
   it('PENDING, NOT_FOUND, then SUCCESS in a later ledger; the chain client waits for it', async () => {
     const { r, server } = await start({ ledgerCloseMs: 1000 });
     const t = r.networks.testnet;
     const kp = Keypair.random();
     await server.requestAirdrop(kp.publicKey()); // answers once its ledger closed
-    // A close may fall between send and the first getTransaction on a slow machine: try again until the window
-    // shows NOT_FOUND (each attempt is a new transaction).
-    let seen: string[] = [];
-    for (let attempt = 0; attempt < 5 && !seen.includes('NOT_FOUND'); attempt++) {
-      const sent = await server.sendTransaction(await payment(server, kp, t.passphrase));
-      expect(sent.status).toBe('PENDING');
-      seen = [(await server.getTransaction(sent.hash)).status];
-      const final = await server.pollTransaction(sent.hash, { attempts: 100, sleepStrategy: () => 100 });
+    const tx = await payment(server, kp, t.passphrase);
+    const hash = Buffer.from(tx.hash()).toString('hex');
+    const batch = await fetch(t.rpcUrl!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([
+        { jsonrpc: '2.0', id: 1, method: 'sendTransaction', params: { transaction: tx.toXDR() } },
+        { jsonrpc: '2.0', id: 2, method: 'getTransaction', params: { hash } },
+      ]),
+    });
+    const [sent, first] = (await batch.json()) as [
+      { result: { status: string; latestLedger: number } },
+      { result: { status: string } },
+    ];
+    expect([sent.result.status, first.result.status]).toEqual(['PENDING', 'NOT_FOUND']);
+    const seen: string[] = [];
+    let final: rpc.Api.GetTransactionResponse;
+    do {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      final = await server.getTransaction(hash);
       seen.push(final.status);
-      expect(final.status).toBe('SUCCESS');
-      if (final.status === 'SUCCESS') expect(final.ledger).toBeGreaterThan(sent.latestLedger);
-    }
-    expect(seen).toEqual(['NOT_FOUND', 'SUCCESS']);
+    } while (final.status === 'NOT_FOUND');
+    expect(seen.at(-1)).toBe('SUCCESS');
+    expect(seen.slice(0, -1).every((s) => s === 'NOT_FOUND')).toBe(true);
+    if (final.status === 'SUCCESS') expect(final.ledger).toBeGreaterThan(sent.result.latestLedger);
 
-    // src/chain: prepare → sign → submit, submit answering once the ledger closed
+    // src/chain: prepare → sign → submit, submit answering once the ledger closed (a submit timeout far beyond
+    // any close, so that only the order is tested)
     const chain = createChain({
       rpcUrl: t.rpcUrl!,
       networkPassphrase: t.passphrase,
@@ -159,20 +216,20 @@ describe('--ledger-close-ms 1000 on a real interval', () => {
       factoryId: t.factoryId,
       registryId: t.registryId,
       allowHttp: true,
-      timeouts: { rpcMs: 10_000, submitMs: 30_000, pollIntervalMs: 100 },
+      timeouts: { rpcMs: 60_000, submitMs: 240_000, pollIntervalMs: 100 },
     });
     const prepared = await chain.factory.deploy({
       source: kp.publicKey(),
       owner: kp.publicKey(),
       didUri: 'did:web:timed',
     });
-    const tx = TransactionBuilder.fromXdr(prepared.xdr, prepared.network);
-    tx.sign(kp);
+    const signed = TransactionBuilder.fromXdr(prepared.xdr, prepared.network);
+    signed.sign(kp);
     const latest = (await server.getLatestLedger()).sequence;
-    const done = await chain.client.submit(tx.toXdr());
+    const done = await chain.client.submit(signed.toXdr());
     expect(done.ledger).toBeGreaterThan(latest);
     expect(await chain.vault.version({ vault: chain.vaultAddress(kp.publicKey()) })).toBe('0.4.0');
-  }, 60_000);
+  }, 300_000);
 });
 
 describe('credential-vault simulator --ledger-close-ms', () => {
@@ -198,17 +255,38 @@ describe('credential-vault simulator --ledger-close-ms', () => {
     }
   });
 
+  const range = 'expected 0 (every transaction at once) or milliseconds from 1000 to 600000';
+  const belowOne = 'ms is below one ledger a second: close times are whole seconds and each must be later than the ' +
+    'last, so the interval is 0 (every transaction at once) or 1000 to 600000';
   it.each([
-    {
-      args: ['--ledger-close-ms', 'fast'],
-      want: '--ledger-close-ms: expected milliseconds from 0 to 600000, got "fast"',
-    },
-    { args: ['--ledger-close-ms=-5'], want: '--ledger-close-ms: expected milliseconds from 0 to 600000, got "-5"' },
-  ])('$args → exit 2 with one line', async ({ args, want }) => {
+    { args: ['--ledger-close-ms', 'fast'], want: `--ledger-close-ms: ${range}, got "fast"` },
+    { args: ['--ledger-close-ms=-5'], want: `--ledger-close-ms: ${range}, got "-5"` },
+    { args: ['--ledger-close-ms', '600001'], want: `--ledger-close-ms: ${range}, got "600001"` },
+    { args: ['--ledger-close-ms', '250'], want: `--ledger-close-ms: 250 ${belowOne}` },
+    { args: ['--ledger-close-ms'], want: '--ledger-close-ms needs a value' },
+    { args: ['--port', '99999'], want: '--port: expected a port from 0 to 65535, got "99999"' },
+    { args: ['--port=80x'], want: '--port: expected a port from 0 to 65535, got "80x"' },
+    { args: ['--port'], want: '--port needs a value' },
+    { args: [], env: { ledgerCloseMs: '1' }, want: `CV_SIMULATOR_LEDGER_CLOSE_MS: 1 ${belowOne}` },
+  ])('$args $env → exit 2 with one line', async ({ args, env, want }) => {
     const err = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     try {
-      expect(await runSimulator(args)).toBe(2);
+      expect(await runSimulator(args, () => undefined, env ?? {})).toBe(2);
       expect(err.mock.calls.at(-1)).toEqual([want]);
+    } finally {
+      err.mockRestore();
+    }
+  });
+
+  it('src/config accepts the same intervals the simulator closes at', () => {
+    expect(SIMULATOR_LEDGER_CLOSE_MS).toEqual({ min: MIN_LEDGER_CLOSE_MS, max: MAX_LEDGER_CLOSE_MS });
+  });
+
+  it('an unknown argument → exit 2 with the usage', async () => {
+    const err = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      expect(await runSimulator(['--prot', '27'])).toBe(2);
+      expect(err.mock.calls.at(-1)![0]).toMatch(/^unknown argument --prot\n\nusage: credential-vault simulator /);
     } finally {
       err.mockRestore();
     }

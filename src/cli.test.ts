@@ -68,7 +68,7 @@ describe('a wrong command line touches nothing; --help prints the usage', () => 
     { given: ['keys', 'list', '--netwrk', 'testnet'], want: /keys list: unknown flag or argument --netwrk testnet/ },
     { given: ['keys', 'revoke', 'k1', 'k2'], want: /keys revoke: unknown flag or argument k2/ },
     { given: ['keys', 'rotate'], want: /keys: unknown subcommand "rotate" \(create, list or revoke\)/ },
-    { given: ['keys'], want: /^keys: name a subcommand: create, list or revoke\n\nusage: credential-vault keys {8}API keys/ },
+    { given: ['keys'], want: /^keys: name a subcommand: create, list or revoke\n\nusage: credential-vault keys crea/ },
     { given: ['keys', '--network', 'testnet'], want: /^keys: name a subcommand: create, list or revoke\n/ },
     { given: ['account'], want: /^account: name a subcommand: new\n\nusage: credential-vault account new/ },
     { given: ['did'], want: /^did: name a subcommand: new or multikey\n\nusage: credential-vault did new/ },
@@ -85,7 +85,7 @@ describe('a wrong command line touches nothing; --help prints the usage', () => 
     { given: ['start', '--help'], want: /^usage: credential-vault <command>[\s\S]*\| `CV_DATA_DIR` \| `--data-dir` \|/ },
     { given: ['serve', '--port', '0', '-h'], want: /^usage: credential-vault <command>/ },
     { given: ['resolver', '--help'], want: /^usage: credential-vault <command>/ },
-    { given: ['keys', '--help'], want: /^usage: credential-vault keys {8}API keys: create/ },
+    { given: ['keys', '--help'], want: /^usage: credential-vault keys create --network N [\s\S]*\n {2}keys list / },
     { given: ['keys', 'create', '--network', 'testnet', '-h'], want: /^usage: credential-vault keys/ },
     { given: ['tx', 'sign', '--help'], want: /^usage: credential-vault tx sign \[--secret-file FILE\]/ },
     { given: ['tx', '--help'], want: /^usage: credential-vault tx sign/ },
@@ -209,15 +209,20 @@ describe('credential-vault resolver serving one network', () => {
   }, 60_000);
 });
 
+/** util-linux's `script`, which runs a command in a pseudo-terminal of its own. */
+const script = ['/usr/bin/script', '/bin/script'].find((f) => existsSync(f));
+
 // `npm link`, a global install or the file's own path start the command with whatever Node is on PATH; without
 // type stripping (a system Node 20, here a Node 24 with it switched off) it runs itself again under the pinned Node,
 // in the caller's folder, from any folder.
 describe('bin/credential-vault.js under a Node without type stripping', () => {
   const bin = path.resolve('bin/credential-vault.js');
+  // `detached`: in a process group of its own, as a background job or a service is, so that the signal reaches the
+  // wrapper alone and nothing but the wrapper can pass it on.
   const runBin = (args: string[], cwd: string, signal?: NodeJS.Signals) =>
     new Promise<{ code: number | null; out: string; err: string }>((resolve, reject) => {
       const argv = ['--no-experimental-strip-types', bin, ...args];
-      const child = spawn(process.execPath, argv, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, argv, { cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
       let out = '';
       let err = '';
       let signalled = false;
@@ -247,9 +252,69 @@ describe('bin/credential-vault.js under a Node without type stripping', () => {
     }
   }, 60_000);
 
-  it('passes a SIGTERM on, so a server it started stops gracefully', async () => {
-    const r = await runBin(['simulator', '--port', '0'], dataDir, 'SIGTERM');
+  it.each(['SIGTERM', 'SIGINT'] as const)('passes a %s sent to it alone on: it stops gracefully', async (sig) => {
+    const stateFile = path.join(dataDir, `wrapped-${sig}.json`);
+    const r = await runBin(['simulator', '--port', '0', '--state-file', stateFile], dataDir, sig);
     expect(r.code, r.err).toBe(0);
-    expect(r.out).toMatch(/SIGTERM: stopping/);
+    expect(r.out).toContain(`${sig}: stopping, saving ${stateFile}`);
+    expect(existsSync(stateFile)).toBe(true);
   }, 60_000);
+
+  // A terminal (a pseudo-terminal from util-linux's `script`) whose Ctrl-C reaches the wrapper and the command alike:
+  // the command is stopped once, gracefully. (Passed on as well, the second INT kills it, exit 130 and no state,
+  // unless the two INTs merge into one pending signal: whether the wrapper passes it on is tested below.)
+  it.runIf(process.platform === 'linux' && script)('a Ctrl-C at a terminal stops the command once', async () => {
+    const stateFile = path.join(dataDir, 'wrapped-ctrl-c.json');
+    const command = [process.execPath, '--no-experimental-strip-types', bin, 'simulator', '--port', '0']
+      .concat(['--state-file', stateFile])
+      .map((a) => `'${a}'`)
+      .join(' ');
+    const child = spawn(script!, ['-qfec', command, '/dev/null'], { cwd: dataDir, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    child.stdout.on('data', (c: Buffer) => {
+      const before = out;
+      out += c.toString();
+      if (!/admin[\s\S]*admin/.test(before) && /admin[\s\S]*admin/.test(out)) child.stdin.write('\x03');
+    });
+    const code = await exited;
+    child.stdin.end();
+    expect(code, out).toBe(0);
+    expect(out.match(/SIGINT: stopping/g)).toHaveLength(1);
+    expect(existsSync(stateFile)).toBe(true);
+  }, 60_000);
+});
+
+describe('bin/foreground.js', () => {
+  const module = JSON.stringify(path.resolve('bin/foreground.js'));
+  const probe = `import(${module}).then((m) => console.log(String(m.terminalForeground())))`;
+  const output = (child: ReturnType<typeof spawn>) =>
+    new Promise<string>((resolve) => {
+      let out = '';
+      child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+      child.on('exit', () => resolve(out.trim()));
+    });
+
+  it('terminalForeground: false in a process group of its own, without a terminal', async () => {
+    const child = spawn(process.execPath, ['-e', probe], { stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+    expect(await output(child)).toBe('false');
+  });
+
+  it.runIf(process.platform === 'linux' && script)('terminalForeground: true in a terminal\'s foreground', async () => {
+    const command = `'${process.execPath}' -e '${probe.replaceAll("'", "'\\''")}'`;
+    const child = spawn(script!, ['-qec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    expect(await output(child)).toBe('true');
+    child.stdin!.end();
+  });
+
+  it.each([
+    { stat: '4242 (node) S 1 4242 4242 34816 4242 4194560', want: { pgrp: 4242, tpgid: 4242 } },
+    { stat: '4243 (a) (b c) S 4242 4242 4242 0 -1 4194560', want: { pgrp: 4242, tpgid: -1 } },
+    { stat: 'garbage', want: undefined },
+  ])('reads the process group and the terminal\'s foreground group from $stat', async ({ stat, want }) => {
+    const { groupsFromStat } = (await import(path.resolve('bin/foreground.js'))) as {
+      groupsFromStat: (s: string) => { pgrp: number; tpgid: number } | undefined;
+    };
+    expect(groupsFromStat(stat)).toEqual(want);
+  });
 });

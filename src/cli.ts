@@ -22,9 +22,14 @@ const VC_USAGE = `vc sign --verification-method DID#assert-N [--secret-file FILE
               string, as an issue request's vcData takes it)`;
 const ACCOUNT_USAGE = `account new --secret-file FILE
               a new account key: the secret into FILE (owner-only, never overwritten), the address G… printed`;
-const KEYS_USAGE = `keys        API keys: create --network N --wallet G… [--role standard|early|admin] [--scopes a,b] [--expires-in-days D]
-                        list [--network N] | revoke <keyId>
-              (the store used, data directory or database, is named on standard error)`;
+const KEYS_USAGE = `keys create --network N --wallet G… [--role standard|early|admin] [--scopes a,b]
+              [--expires-in-days D]
+              an API key: the key printed once, with its record (admin keys may have no wallet)
+  keys list [--network N]
+              the keys' records, never the keys
+  keys revoke <keyId>
+              revokes a key; each keys command names the store it uses (data directory or database) on
+              standard error`;
 
 const USAGE = `usage: credential-vault <command> [flags]
 

@@ -122,6 +122,18 @@ describe('an RPC URL with userinfo and a query', () => {
     }
   });
 
+  it('GET /config publishes the public RPC URL instead when one is set (a key in the path stays private)', async () => {
+    const public_ = 'https://rpc.example.org/soroban/testnet';
+    const args = [...argsFor(`http://127.0.0.1:${rpc.port}/testnet/rpc`), '--testnet-public-rpc-url', public_];
+    const running = await startServices(loadConfig(args, {}).config, { mode: 'serve', logWrite: () => undefined });
+    try {
+      const config = (await (await fetch(`${running.vault.testnet!.url}/config`)).json()) as { rpcUrl: string };
+      expect(config.rpcUrl).toBe(public_);
+    } finally {
+      await running.close();
+    }
+  });
+
   it('a start refused for that RPC names it without them', async () => {
     const wrong = startServices(loadConfig(argsFor(secretUrl(), 'Some Other Network ; 2026'), {}).config, {
       mode: 'serve',

@@ -55,7 +55,10 @@ describe('startServices against a configured network profile', () => {
       const { config } = loadConfig([...args, ...TEST_LOG_ARGS], {});
       const refused = startServices(config, { mode: 'serve' });
       await expect(refused).rejects.toThrow(
-        new RegExp(`^refusing to start: the testnet RPC at ${url} runs Protocol 25, older than Protocol 26, the oldest this service supports \\(26\\.\\.28\\)$`),
+        new RegExp(
+          `^refusing to start: the testnet RPC at ${url} runs Protocol 25, older than Protocol 26, ` +
+            'the oldest this service supports \\(26\\.\\.28\\)$',
+        ),
       );
     } finally {
       await new Promise((r) => old.close(r));

@@ -132,6 +132,7 @@ export async function startServices(config: Config, options: StartOptions): Prom
         profiles[n] = {
           network: n,
           rpcUrl: p.rpcUrl!,
+          ...(p.publicRpcUrl ? { publicRpcUrl: p.publicRpcUrl } : {}),
           networkPassphrase: p.passphrase!,
           ...(p.factoryId ? { factoryId: p.factoryId } : {}),
           ...(p.vaultWasmHash ? { vaultWasmHash: p.vaultWasmHash } : {}),

@@ -128,10 +128,13 @@ async function enforce(ctx: Ctx, raw: ReturnType<TransactionBuilder['build']>, a
 /** The SDK's rpc.Server answered by the in-process network (no HTTP): what a wallet's SDK sends, it receives. */
 function sdkOver(net: SimNetwork): rpc.Server {
   const server = new rpc.Server('http://simulator.invalid/rpc', { allowHttp: true });
-  const post = async (_url: string, body: { id: unknown; method: string; params: unknown }) => ({
-    data: { jsonrpc: '2.0', id: body.id, result: await net.rpc(body.method, body.params) },
-  });
-  (server as unknown as { httpClient: unknown }).httpClient = { post };
+  // configured through its public `adapter` option (the request the SDK built, answered in process), not replaced
+  server.httpClient.defaults.adapter = async (config) => {
+    const raw: unknown = config.data;
+    const body = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { id: unknown; method: string; params: unknown };
+    const data = { jsonrpc: '2.0', id: body.id, result: await net.rpc(body.method, body.params) };
+    return { data, status: 200, statusText: 'OK', headers: {}, config };
+  };
   return server;
 }
 
@@ -323,7 +326,7 @@ describe('recording mode returns V2 entries only when the request asks for them'
     expect((await submit(ctx, raw, sim, [signed])).status).toBe('SUCCESS');
   });
 
-  it.each([27, 28])('SDK 17 simulation (useUpgradedAuth true by default) gets V2 at %i, signed it lands', async (protocol) => {
+  it.each([27, 28])('SDK 17 simulation (useUpgradedAuth by default) gets V2 at %i, it lands', async (protocol) => {
     const ctx = setup(protocol);
     const server = sdkOver(ctx.net);
     const acc = new Account(ctx.payer.publicKey(), ctx.net.account(ctx.payer.publicKey())!.seqNum.toString());

@@ -3,7 +3,7 @@
 import { Account, Asset, Keypair, Memo, Networks, Operation, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hashFromEnvelopeXdr, txHash } from './apply.ts';
+import { hashFromEnvelopeXdr, txHash } from './check.ts';
 import { networkId } from './crypto.ts';
 
 describe('hashFromEnvelopeXdr', () => {

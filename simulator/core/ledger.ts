@@ -7,11 +7,39 @@
 // ledger (at most one transaction ledger per second, so "latest + 100" auth expirations keep meaning ~minutes).
 // With ledger timing on (`ledgerCloseMs` > 0) ledgers close only when the network closes one (SimNetwork.closeLedger,
 // on its timer or by hand), with the transactions queued since the last close.
+//
+// Close times are whole seconds and each is later than the one before, as stellar-core requires of a ledger: a
+// ledger closed within the second of the latest one (sim_closeLedger right after a close) takes the next second,
+// ahead of the clock until the clock catches up. Hence at most one ledger a second on a clock: ledger timing takes
+// 0 or MIN_LEDGER_CLOSE_MS and up.
 import { networkId, sha256 } from './crypto.ts';
 import type { Entry } from './entries.ts';
 import type { LedgerEvent, TxRecord } from './records.ts';
 
 export const LEDGER_SECONDS = 5;
+/** The shortest ledger close interval: close times are whole seconds, each later than the last. */
+export const MIN_LEDGER_CLOSE_MS = 1000;
+/** The longest one the simulator takes (ten minutes). */
+export const MAX_LEDGER_CLOSE_MS = 600_000;
+
+/** A ledger close interval from a flag or setting: 0 (every transaction at once) or 1000 to 600000 ms. */
+export function parseLedgerCloseMs(value: string | number): number {
+  const text = typeof value === 'number' ? String(value) : value.trim();
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (n > 0 && n < MIN_LEDGER_CLOSE_MS) {
+    throw new RangeError(
+      `${n} ms is below one ledger a second: close times are whole seconds and each must be later than the last, ` +
+        `so the interval is 0 (every transaction at once) or ${MIN_LEDGER_CLOSE_MS} to ${MAX_LEDGER_CLOSE_MS}`,
+    );
+  }
+  if (!(n >= 0 && n <= MAX_LEDGER_CLOSE_MS)) {
+    throw new RangeError(
+      `expected 0 (every transaction at once) or milliseconds from ${MIN_LEDGER_CLOSE_MS} to ${MAX_LEDGER_CLOSE_MS}, ` +
+        `got ${JSON.stringify(String(value))}`,
+    );
+  }
+  return n;
+}
 /** The protocol a network runs unless told otherwise: the public networks' (docs/chain-abi.md "Protocol line"). */
 export const PROTOCOL_VERSION = 28;
 /** The protocols the simulator emulates: 26 (before CAP-71) to the newest released one. */
@@ -120,11 +148,7 @@ export class Ledger {
     this.now = opts.now;
     this.historyLimit = opts.historyLimit ?? 10_000;
     this.protocol = parseProtocol(opts.protocol ?? PROTOCOL_VERSION);
-    const closeMs = opts.ledgerCloseMs ?? 0;
-    if (!Number.isInteger(closeMs) || closeMs < 0) {
-      throw new RangeError(`ledgerCloseMs must be a non-negative integer, got ${closeMs}`);
-    }
-    this.ledgerCloseMs = closeMs;
+    this.ledgerCloseMs = parseLedgerCloseMs(opts.ledgerCloseMs ?? 0);
     const closeTime = this.nowSec();
     this.latest = this.header(1, closeTime, Buffer.alloc(32), true);
     this.headers = [this.latest];
@@ -185,12 +209,18 @@ export class Ledger {
     return this.latest;
   }
 
+  /** The close time of the next ledger: now, or the second after the latest close when that is later. */
+  private nextCloseTime(): number {
+    return Math.max(this.nowSec(), this.latest.closeTime + 1);
+  }
+
   /** The ledger (sequence, close time) the next transaction would be applied in. */
   nextTxLedger(): { seq: number; closeTime: number } {
     const latest = this.tick();
-    const now = Math.max(this.nowSec(), latest.closeTime);
-    if (!this.timed && !latest.sealed && latest.closeTime === now) return { seq: latest.seq, closeTime: now };
-    return { seq: latest.seq + 1, closeTime: now };
+    if (!this.timed && !latest.sealed && this.nowSec() <= latest.closeTime) {
+      return { seq: latest.seq, closeTime: latest.closeTime };
+    }
+    return { seq: latest.seq + 1, closeTime: this.nextCloseTime() };
   }
 
   /** Opens (or joins) the ledger a transaction is applied in at once (ledger timing off). */
@@ -212,7 +242,7 @@ export class Ledger {
     const latest = this.tick();
     latest.sealed = true;
     if (this.changes) this.changes.header = true;
-    return this.append(this.header(latest.seq + 1, Math.max(this.nowSec(), latest.closeTime), latest.hash, false));
+    return this.append(this.header(latest.seq + 1, this.nextCloseTime(), latest.hash, false));
   }
 
   /** Closes a ledger now (sim_closeLedger, ledger timing off). */
@@ -220,7 +250,7 @@ export class Ledger {
     const latest = this.tick();
     latest.sealed = true;
     if (this.changes) this.changes.header = true;
-    return this.append(this.header(latest.seq + 1, Math.max(this.nowSec(), latest.closeTime), latest.hash, true));
+    return this.append(this.header(latest.seq + 1, this.nextCloseTime(), latest.hash, true));
   }
 
   /** Moves ledger time to `unixSeconds` (never backwards). */
@@ -232,13 +262,17 @@ export class Ledger {
     this.timeOffsetMs = unixSeconds * 1000 - this.now();
   }
 
-  /** Moves ledger time to `unixSeconds` (never backwards) and closes a ledger there (ledger timing off). */
+  /**
+   * Moves ledger time to `unixSeconds` (never backwards) and closes a ledger there, or a second after the latest
+   * close when that is later (ledger timing off). Transactions of that second join it, as they join any ledger of
+   * their second.
+   */
   setTime(unixSeconds: number): LedgerHeaderRec {
     this.shiftTime(unixSeconds);
     const latest = this.latest;
     latest.sealed = true;
     if (this.changes) this.changes.header = true;
-    return this.append(this.header(latest.seq + 1, unixSeconds, latest.hash, true));
+    return this.append(this.header(latest.seq + 1, this.nextCloseTime(), latest.hash, false));
   }
 
   /** The retained header of ledger `seq`, if any. */

@@ -1,7 +1,8 @@
 // XDR of applied transactions, built lazily (only when a client asks for them): TransactionResult and
 // TransactionMeta v4 with entry changes, contract events and `sorobanMeta` (holding the return value) always set.
 import { xdr } from '@stellar/stellar-sdk';
-import { contractEventXdr, txResult } from './apply.ts';
+import { contractEventXdr } from './apply.ts';
+import { txResult } from './check.ts';
 import { contractHash } from './crypto.ts';
 import { diagnosticXdr } from './diagnostics.ts';
 import { entryXdr, ledgerKeyOfEntry, type Entry } from './entries.ts';

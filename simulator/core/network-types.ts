@@ -1,9 +1,9 @@
 // The shapes of a simulated network that network.ts and rpc.ts share. network.ts builds the JSON-RPC handler from
 // its SimNetwork, which satisfies RpcNetwork; declared here so that rpc.ts does not import network.ts back.
 import type { xdr } from '@stellar/stellar-sdk';
-import type { Preexecuted, SubmitOutcome } from './apply.ts';
+import type { Preexecuted } from './apply.ts';
 import type { Genesis } from './bootstrap.ts';
-import type { TxRecord } from './records.ts';
+import type { SendOutcome } from './sending.ts';
 import type { Core } from './simulate.ts';
 
 export type NetworkName = 'testnet' | 'mainnet';
@@ -28,12 +28,7 @@ export interface NetworkInfo {
   nativeTokenId: string;
 }
 
-/** What sendTransaction answers (stellar-rpc's statuses): ERROR carries the TransactionResult of the rejection;
- *  PENDING carries the record when the transaction was applied at once (ledger timing off). */
-export type SendOutcome =
-  | { readonly status: 'PENDING'; readonly hash: string; readonly record?: TxRecord }
-  | { readonly status: 'DUPLICATE' | 'TRY_AGAIN_LATER'; readonly hash: string }
-  | Extract<SubmitOutcome, { status: 'ERROR' }>;
+export type { SendOutcome } from './sending.ts';
 
 /** What the JSON-RPC methods use of a network: its ledger and contracts, what it reports about itself, the cheats. */
 export interface RpcNetwork extends Core {

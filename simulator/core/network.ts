@@ -2,20 +2,26 @@
 // the developer cheats and a fast in-process path for contract calls (`invoke` builds, simulates, signs and
 // submits a real transaction; `read` runs a read-only call).
 import { Keypair, StrKey, xdr } from '@stellar/stellar-sdk';
-import { applyChecked, checkEnvelope, envelopeHash, submitEnvelope, txHash, type Preexecuted } from './apply.ts';
+import type { Preexecuted } from './apply.ts';
 import { bootstrap, genesisIds, type Genesis, type Profile, type Templates } from './bootstrap.ts';
-import { addressCredentialsOf, authPreimage } from './auth.ts';
-import { publicKeyOf, sha256, signEd25519 } from './crypto.ts';
-import { muxedToAccount } from './classic.ts';
+import { addressCredentialsOf } from './auth.ts';
+import { envelopeHash } from './check.ts';
+import { publicKeyOf } from './crypto.ts';
 import { accountKeyId, fromScAddress, toScAddress, trustlineKeyId, TRUSTLINE_AUTHORIZED, type AccountEntry, type TrustlineEntry } from './entries.ts';
 import { Invocation, type ContractRegistry } from './invocation.ts';
 import { BASE_FEE, Ledger } from './ledger.ts';
-import { txXdrFields } from './meta.ts';
-import type { NetworkInfo, NetworkName, SendOutcome } from './network-types.ts';
-import { QUEUE_LIMIT, TxQueue, settle, type QueueOutcome } from './queue.ts';
+import {
+  FRIENDBOT_AMOUNT, FriendbotError, friendbotEnvelope, friendbotOutcome, friendbotReply, type FriendbotReply,
+} from './friendbot.ts';
+import type { NetworkInfo, NetworkName } from './network-types.ts';
+import { QUEUE_LIMIT, TxQueue, type QueueOutcome } from './queue.ts';
 import type { ContractEventRec, TxRecord } from './records.ts';
 import { createRpcHandler } from './rpc.ts';
+import { closeQueued, sendAtOnce, sendQueued, type ClosedLedger, type SendOutcome } from './sending.ts';
+import { signAuthEntry, signEnvelope } from './signing.ts';
 import { readCall, simulateInvoke, type Core } from './simulate.ts';
+
+export { FriendbotError, type FriendbotReply } from './friendbot.ts';
 
 export interface InvokeOptions {
   /** Transaction source; signs the envelope (and its own source-account auth). */
@@ -54,19 +60,6 @@ export type InvokeResult =
 
 export type ReadResult = { status: 'SUCCESS'; returnValue: xdr.ScVal } | { status: 'FAILED'; error: string; contractError?: number };
 
-export class FriendbotError extends Error {
-  readonly status: number;
-  readonly body: Record<string, unknown>;
-  constructor(
-    status: number,
-    body: Record<string, unknown>,
-  ) {
-    super(String(body.detail ?? body.title));
-    this.status = status;
-    this.body = body;
-  }
-}
-
 export interface NetworkOptions {
   name: NetworkName;
   profile: Profile;
@@ -81,17 +74,6 @@ export interface NetworkOptions {
   ledgerCloseMs?: number;
 }
 
-/** What the friendbot answers for a funded account (Horizon's transaction shape). */
-export interface FriendbotReply {
-  hash: string;
-  ledger: number;
-  successful: true;
-  envelope_xdr: string;
-  result_xdr: string;
-  result_meta_xdr: string;
-}
-
-const FRIENDBOT_AMOUNT = 100_000_000_000n;
 const INT64_MAX = (1n << 63n) - 1n;
 
 export class SimNetwork implements Core {
@@ -189,11 +171,13 @@ export class SimNetwork implements Core {
       auth.push(signAuthEntry(entry, kp, this.ledger.networkId, expiration));
     }
     const acc = this.account(source);
+    const validFrom = Math.max(this.ledger.nowSec(), this.ledger.latest.closeTime);
     const tx = new xdr.Transaction({
       sourceAccount: xdr.MuxedAccount.keyTypeEd25519(opts.source.rawPublicKey()),
       fee: Number(sim.minResourceFee) + BASE_FEE,
       seqNum: (acc?.seqNum ?? 0n) + 1n,
-      cond: xdr.Preconditions.precondTime(new xdr.TimeBounds({ minTime: 0n, maxTime: BigInt(this.ledger.nowSec() + 300) })),
+      // valid 5 minutes from the later of now and the latest close (closes may run a few seconds ahead)
+      cond: xdr.Preconditions.precondTime(new xdr.TimeBounds({ minTime: 0n, maxTime: BigInt(validFrom + 300) })),
       memo: xdr.Memo.memoNone(),
       operations: [
         new xdr.Operation({
@@ -215,10 +199,7 @@ export class SimNetwork implements Core {
     if (out.status === 'ERROR') {
       return { status: 'FAILED', stage: 'submit', error: out.code, resultCode: out.code, hash: out.hash };
     }
-    if (out.status !== 'PENDING') {
-      const error = out.status === 'DUPLICATE' ? 'duplicate transaction' : out.status;
-      return { status: 'FAILED', stage: 'submit', error, hash: out.hash };
-    }
+    if (out.status !== 'PENDING') return { status: 'FAILED', stage: 'submit', error: out.status, hash: out.hash };
     const rec = out.record;
     if (rec.status === 'FAILED') {
       return { status: 'FAILED', stage: 'apply', error: rec.error ?? 'txFailed', contractError: rec.failure?.contractCode, resultCode: 'txFailed', hash: rec.hash };
@@ -231,9 +212,9 @@ export class SimNetwork implements Core {
   /** Funds a new account with 10,000 XLM by a createAccount transaction from the friendbot account, applied at once
    *  (with ledger timing on, in a ledger closed for it). */
   friendbot(address: string): FriendbotReply {
-    const env = this.friendbotEnvelope(address);
+    const env = friendbotEnvelope(this, address);
     if (!this.ledger.timed) {
-      const out = submitEnvelope(this, env);
+      const out = sendAtOnce(this, env);
       if (out.status !== 'PENDING') {
         throw new FriendbotError(500, { title: 'Internal Server Error', status: 500, detail: out.status });
       }
@@ -249,7 +230,7 @@ export class SimNetwork implements Core {
    *  real network's friendbot waits for its transaction's ledger. */
   async requestFriendbot(address: string): Promise<FriendbotReply> {
     if (!this.ledger.timed) return this.friendbot(address);
-    const env = this.friendbotEnvelope(address);
+    const env = friendbotEnvelope(this, address);
     if (this.queue.size >= QUEUE_LIMIT) {
       const detail = 'the transaction queue is full: try again after the next ledger';
       throw new FriendbotError(503, { title: 'Service Unavailable', status: 503, detail });
@@ -257,71 +238,21 @@ export class SimNetwork implements Core {
     return friendbotOutcome(await new Promise<QueueOutcome>((resolve) => this.queueFriendbot(env, resolve)));
   }
 
+  // Its own transactions queue past the one-per-source rule, each taking the next sequence number.
   private queueFriendbot(env: xdr.TransactionEnvelope, settled: (o: QueueOutcome) => void): void {
     const source = this.genesis.friendbot.publicKey();
     this.queue.push({ hash: envelopeHash(this, env), env, source, settle: settled });
   }
 
-  private friendbotEnvelope(address: string): xdr.TransactionEnvelope {
-    if (!StrKey.isValidEd25519PublicKey(address)) {
-      const detail = 'addr is not a valid account address (G…)';
-      throw new FriendbotError(400, { title: 'Bad Request', status: 400, detail });
-    }
-    const fb = this.genesis.friendbot;
-    const acc = this.account(fb.publicKey())!;
-    const tx = new xdr.Transaction({
-      sourceAccount: xdr.MuxedAccount.keyTypeEd25519(fb.rawPublicKey()),
-      fee: BASE_FEE,
-      // its own transactions may wait in the queue together: each takes the next number
-      seqNum: acc.seqNum + 1n + BigInt(this.queue.waiting(fb.publicKey())),
-      cond: xdr.Preconditions.precondNone(),
-      memo: xdr.Memo.memoNone(),
-      operations: [
-        new xdr.Operation({
-          sourceAccount: null,
-          body: xdr.OperationBody.createAccount(
-            new xdr.CreateAccountOp({
-              destination: xdr.PublicKey.publicKeyTypeEd25519(StrKey.decodeEd25519PublicKey(address)),
-              startingBalance: FRIENDBOT_AMOUNT,
-            }),
-          ),
-        }),
-      ],
-      ext: xdr.TransactionExt.v0(),
-    });
-    return signEnvelope(tx, fb, this.ledger.networkId);
-  }
+  // ---- sending and closing (sending.ts) -----------------------------------------------------------------------------
 
-  // ---- sending and closing ----------------------------------------------------------------------------------------
-
-  /**
-   * sendTransaction. Ledger timing off: checked and applied at once (PENDING with its record). On: checked against
-   * the next ledger and queued (PENDING, applied at the next close); DUPLICATE when queued or applied already;
-   * TRY_AGAIN_LATER while another transaction of the same source waits, or the queue is full.
-   */
+  /** sendTransaction: applied at once (ledger timing off) or queued for the next close (on). */
   send(
     env: xdr.TransactionEnvelope,
     o: { pre?: Preexecuted; b64?: string; settled?: (o: QueueOutcome) => void } = {},
   ): SendOutcome {
-    if (!this.ledger.timed) return submitEnvelope(this, env, o.pre, o.b64);
-    const hash = envelopeHash(this, env);
-    const applied = env.type === 'envelopeTypeTx' && this.ledger.txs.has(hash);
-    if (this.queue.has(hash) || applied) return { status: 'DUPLICATE', hash };
-    // As stellar-core's queue: a source with a transaction waiting is told to try later, before any other check.
-    const source = env.type === 'envelopeTypeTx' ? muxedToAccount(env.v1.tx.sourceAccount) : undefined;
-    const waits = source !== undefined && this.queue.waiting(source) > 0;
-    if (waits || this.queue.size >= QUEUE_LIMIT) return { status: 'TRY_AGAIN_LATER', hash };
-    const checked = checkEnvelope(this, env, this.ledger.nextTxLedger());
-    if ('status' in checked) return checked;
-    this.queue.push({
-      hash,
-      env,
-      source: checked.source,
-      ...(o.b64 !== undefined ? { b64: o.b64 } : {}),
-      ...(o.pre ? { pre: o.pre } : {}),
-      ...(o.settled ? { settle: o.settled } : {}),
-    });
-    return { status: 'PENDING', hash };
+    if (!this.ledger.timed) return sendAtOnce(this, env, o.pre, o.b64);
+    return sendQueued(this, this.queue, env, o);
   }
 
   /** `send`, then (ledger timing on) a close at once: the in-process `invoke`, which answers with the outcome. */
@@ -329,7 +260,7 @@ export class SimNetwork implements Core {
     env: xdr.TransactionEnvelope,
     pre?: Preexecuted,
   ): Exclude<SendOutcome, { status: 'PENDING' }> | { status: 'PENDING'; hash: string; record: TxRecord } {
-    if (!this.ledger.timed) return submitEnvelope(this, env, pre);
+    if (!this.ledger.timed) return sendAtOnce(this, env, pre);
     let outcome: QueueOutcome | undefined;
     const sent = this.send(env, { ...(pre ? { pre } : {}), settled: (o) => void (outcome = o) });
     if (sent.status !== 'PENDING') return sent;
@@ -386,29 +317,13 @@ export class SimNetwork implements Core {
     return { sequence: h.seq, closeTime: h.closeTime };
   }
 
-  /**
-   * Closes a ledger now. With ledger timing on it holds every queued transaction, in arrival order, each checked
-   * again against this ledger (time bounds, sequence number, balance): one that fails is dropped, as stellar-core
-   * leaves an invalid transaction out of the set, and getTransaction never finds it.
-   */
-  closeLedger(): { sequence: number; closeTime: number; applied: number; dropped: number } {
+  /** Closes a ledger now; with ledger timing on, with every queued transaction (sending.ts closeQueued). */
+  closeLedger(): ClosedLedger {
     if (!this.ledger.timed) {
       const h = this.ledger.closeLedger();
       return { sequence: h.seq, closeTime: h.closeTime, applied: 0, dropped: 0 };
     }
-    const header = this.ledger.openLedger();
-    let dropped = 0;
-    for (const q of this.queue.take()) {
-      const checked = checkEnvelope(this, q.env, header);
-      if ('status' in checked) {
-        dropped += 1;
-        settle(q, { dropped: checked.code });
-        continue;
-      }
-      settle(q, { record: applyChecked(this, checked, header, q.pre, q.b64) });
-    }
-    header.sealed = true;
-    return { sequence: header.seq, closeTime: header.closeTime, applied: header.txCount, dropped };
+    return closeQueued(this, this.queue);
   }
 
   /** Saves the whole network state; returns its id for `revert`. */
@@ -428,77 +343,4 @@ export class SimNetwork implements Core {
     for (const k of [...this.snapshots.keys()]) if (k > n) this.snapshots.delete(k);
     return true;
   }
-}
-
-function friendbotOutcome(outcome: QueueOutcome | undefined): FriendbotReply {
-  if (!outcome || 'dropped' in outcome) {
-    const why = outcome && 'dropped' in outcome ? outcome.dropped : 'not applied';
-    const detail = `the funding transaction was dropped (${why}): try again`;
-    throw new FriendbotError(503, { title: 'Service Unavailable', status: 503, detail });
-  }
-  return friendbotReply(outcome.record);
-}
-
-function friendbotReply(rec: TxRecord): FriendbotReply {
-  const x = txXdrFields(rec);
-  if (rec.status !== 'SUCCESS') {
-    throw new FriendbotError(400, {
-      type: 'transaction_failed',
-      title: 'Transaction Failed',
-      status: 400,
-      detail: 'createAccountAlreadyExist: the account is already funded',
-      extras: {
-        envelope_xdr: x.envelopeXdr,
-        result_xdr: x.resultXdr,
-        result_codes: { transaction: 'tx_failed', operations: ['op_already_exists'] },
-      },
-    });
-  }
-  return {
-    hash: rec.hash,
-    ledger: rec.ledger,
-    successful: true,
-    envelope_xdr: x.envelopeXdr,
-    result_xdr: x.resultXdr,
-    result_meta_xdr: x.resultMetaXdr,
-  };
-}
-
-/** Signs a transaction envelope with node's crypto (the same bytes as Keypair.sign). */
-export function signEnvelope(tx: xdr.Transaction, kp: Keypair, networkId: Buffer): xdr.TransactionEnvelope {
-  const hash = txHash(tx, networkId);
-  return xdr.TransactionEnvelope.envelopeTypeTx(
-    new xdr.TransactionV1Envelope({ tx, signatures: [new xdr.DecoratedSignature({ hint: kp.rawPublicKey().subarray(28), signature: signEd25519(kp, hash) })] }),
-  );
-}
-
-/** The address-credential auth entry signed by `kp` (the SDK's `authorizeEntry` format: the payload of the entry's
- *  credential type, legacy or address-bound); the root invocation object is shared with `entry`. Delegates are
- *  kept as they are. */
-export function signAuthEntry(entry: xdr.SorobanAuthorizationEntry, kp: Keypair, networkId: Buffer, expiration: number): xdr.SorobanAuthorizationEntry {
-  const c = addressCredentialsOf(entry.credentials);
-  if (!c) throw new Error(`cannot sign ${entry.credentials.type} credentials`);
-  const creds = c.creds;
-  const preimage = authPreimage(c.type, networkId, { nonce: creds.nonce, signatureExpirationLedger: expiration, address: creds.address }, entry.rootInvocation);
-  const signature = signEd25519(kp, sha256(preimage.toXdr()));
-  const signed = new xdr.SorobanAddressCredentials({
-    address: creds.address,
-    nonce: creds.nonce,
-    signatureExpirationLedger: expiration,
-    signature: xdr.ScVal.scvVec([
-      xdr.ScVal.scvMap([
-        new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol('public_key'), val: xdr.ScVal.scvBytes(kp.rawPublicKey()) }),
-        new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol('signature'), val: xdr.ScVal.scvBytes(signature) }),
-      ]),
-    ]),
-  });
-  const credentials =
-    c.type === 'sorobanCredentialsAddress'
-      ? xdr.SorobanCredentials.sorobanCredentialsAddress(signed)
-      : c.type === 'sorobanCredentialsAddressV2'
-        ? xdr.SorobanCredentials.sorobanCredentialsAddressV2(signed)
-        : xdr.SorobanCredentials.sorobanCredentialsAddressWithDelegates(
-            new xdr.SorobanAddressCredentialsWithDelegates({ addressCredentials: signed, delegates: [...c.delegates] }),
-          );
-  return new xdr.SorobanAuthorizationEntry({ credentials, rootInvocation: entry.rootInvocation });
 }

@@ -53,7 +53,8 @@ describe('simulator protocol', () => {
   it('the CLI refuses --protocol 29 and CV_SIMULATOR_PROTOCOL=29 with one line, before serving', async () => {
     const err = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const noProtocol29 =
-      'there is no Protocol 29: the newest released protocol is 28, which the networks run (the simulator emulates 26 to 28)';
+      'there is no Protocol 29: the newest released protocol is 28, which the networks run ' +
+      '(the simulator emulates 26 to 28)';
     try {
       expect(await runSimulator(['--protocol', '29'])).toBe(2);
       expect(err.mock.calls.at(-1)).toEqual([`--protocol: ${noProtocol29}`]);

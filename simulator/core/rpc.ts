@@ -1,7 +1,8 @@
 // The Soroban JSON-RPC methods of one network, with the result shapes of stellar-rpc (close times as strings,
 // XDR as base64), plus the developer cheats under `sim_`. Errors are RpcError (code + message).
 import { xdr } from '@stellar/stellar-sdk';
-import { contractEventXdr, hashFromEnvelopeXdr, type Preexecuted } from './apply.ts';
+import { contractEventXdr, type Preexecuted } from './apply.ts';
+import { hashFromEnvelopeXdr } from './check.ts';
 import { credentialsInvalidAt, type AuthMode } from './auth.ts';
 import { muxedToAccount } from './classic.ts';
 import { contractHash } from './crypto.ts';

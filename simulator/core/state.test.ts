@@ -34,10 +34,13 @@ describe('ledger clock and cheats', () => {
     const r = (await net.rpc('sim_setTime', { unixSeconds: t0 + 86_400 })) as { sequence: number; closeTime: number };
     expect(r.closeTime).toBe(t0 + 86_400);
     await expect(net.rpc('sim_setTime', { unixSeconds: t0 })).rejects.toMatchObject({ code: -32602 });
-    const closed = (await net.rpc('sim_closeLedger')) as { sequence: number };
-    expect(closed.sequence).toBe(r.sequence + 1);
+    // in the same second: the next second, since every close time is later than the last
+    const closed = (await net.rpc('sim_closeLedger')) as { sequence: number; closeTime: number };
+    expect([closed.sequence, closed.closeTime]).toEqual([r.sequence + 1, t0 + 86_401]);
     c.advance(5_000);
-    expect(net.ledger.tick().closeTime).toBe(t0 + 86_405);
+    expect(net.ledger.tick().closeTime).toBe(t0 + 86_401);
+    c.advance(1_000);
+    expect(net.ledger.tick().closeTime).toBe(t0 + 86_406);
   });
 
   it('sim_fund mints native and USDC (with a trustline), sim_snapshot / sim_revert restore everything', async () => {

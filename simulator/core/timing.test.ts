@@ -29,6 +29,20 @@ describe('ledger timing off (the default): every transaction lands at once', () 
     expect(sent.status).toBe('PENDING');
     expect((await get(net, sent.hash)).status).toBe('SUCCESS');
   });
+
+  it('a transaction after sim_closeLedger in the same second lands in a later second', async () => {
+    const c = clock();
+    const net = testNetwork({ now: c.now });
+    const a = funded(net);
+    const closed = (await net.rpc('sim_closeLedger')) as { sequence: number; closeTime: number };
+    const sent = await send(net, classicTx(net, a, [payment(net.info.admin.publicKey)]));
+    const got = await get(net, sent.hash);
+    expect(got.ledger).toBe(closed.sequence + 1);
+    expect(Number(got.createdAt)).toBe(closed.closeTime + 1);
+    // another one in that second joins the ledger
+    const again = await send(net, classicTx(net, a, [payment(net.info.admin.publicKey)]));
+    expect((await get(net, again.hash)).ledger).toBe(got.ledger);
+  });
 });
 
 describe('ledger timing on', () => {
@@ -93,13 +107,26 @@ describe('ledger timing on', () => {
     expect(net.account(a.publicKey())!.seqNum).toBe(BigInt(two.sequence));
   });
 
-  it('DUPLICATE while queued and once applied; ERROR at once for what stellar-core refuses on receipt', async () => {
+  it('DUPLICATE while queued; once applied TRY_AGAIN_LATER for 10 ledgers, then txBadSeq', async () => {
     const { net, a } = timed();
     const tx = classicTx(net, a, [payment(net.info.admin.publicKey)]);
     expect((await send(net, tx)).status).toBe('PENDING');
     expect((await send(net, tx)).status).toBe('DUPLICATE');
-    net.closeLedger();
-    expect((await send(net, tx)).status).toBe('DUPLICATE');
+    const landed = net.closeLedger();
+    expect(landed.applied).toBe(1);
+    for (let i = 0; i < 9; i++) {
+      expect((await send(net, tx)).status).toBe('TRY_AGAIN_LATER');
+      net.closeLedger();
+    }
+    expect((await send(net, tx)).status).toBe('TRY_AGAIN_LATER');
+    expect(net.closeLedger()).toMatchObject({ sequence: landed.sequence + 10, applied: 0 });
+    const late = await send(net, tx);
+    expect([late.status, errorCode(late)]).toEqual(['ERROR', 'txBadSeq']);
+    expect((await get(net, late.hash)).ledger).toBe(landed.sequence);
+  });
+
+  it('ERROR at once for what stellar-core refuses on receipt', async () => {
+    const { net, a } = timed();
     const stale = await send(net, classicTx(net, a, [payment(Keypair.random().publicKey())], { seqOffset: -1n }));
     expect([stale.status, errorCode(stale)]).toEqual(['ERROR', 'txBadSeq']);
     const unsigned = await send(
@@ -134,6 +161,31 @@ describe('ledger timing on', () => {
       ledger: moved.sequence,
       createdAt: String(at),
     });
+  });
+
+  it('every close time is later than the one before, also for closes within one second', async () => {
+    const { c, net } = timed();
+    const times = [Number((await latest(net)).closeTime)];
+    c.advance(5_000);
+    times.push(net.closeLedger().closeTime); // the timer's close, on the clock
+    times.push(((await net.rpc('sim_closeLedger')) as { closeTime: number }).closeTime); // right after it
+    times.push(net.closeLedger().closeTime);
+    const now = Math.floor(c.now() / 1000);
+    expect(times.slice(1)).toEqual([now, now + 1, now + 2]);
+    // the clock catches up: the next closes follow it again
+    c.advance(5_000);
+    expect(net.closeLedger().closeTime).toBe(now + 5);
+    const page = (await net.rpc('getLedgers', { startLedger: 1, pagination: { limit: 200 } })) as {
+      ledgers: { ledgerCloseTime: string }[];
+    };
+    const all = page.ledgers.map((l) => Number(l.ledgerCloseTime));
+    expect(all.every((t, i) => i === 0 || t > all[i - 1]!)).toBe(true);
+  });
+
+  it.each([1, 250, 999])('%i ms is refused: at most one ledger a second', (ms) => {
+    expect(() => testNetwork({ ledgerCloseMs: ms })).toThrow(
+      /below one ledger a second: .* 0 \(every transaction at once\) or 1000 to 600000/,
+    );
   });
 
   it('contract events appear with the ledger that closed them, and getLedgers lists every closed ledger', async () => {

@@ -47,14 +47,32 @@ describe('transaction checks', () => {
     expect(errorCode(await send(net, early))).toBe('txTooEarly');
   });
 
-  it('txNoAccount for an unknown source; DUPLICATE for a resubmission', async () => {
+  it('txNoAccount for an unknown source', async () => {
     const net = testNetwork();
     const ghost = Keypair.random();
     expect(errorCode(await send(net, classicTx(net, ghost, [payment(net.info.admin.publicKey)])))).toBe('txNoAccount');
+  });
+
+  // As stellar-core: the hash of an applied transaction is banned for 10 ledgers, then its used sequence number
+  // is what refuses it. Never DUPLICATE: that means it still waits in a queue, and nothing waits here.
+  it('sent again once applied: TRY_AGAIN_LATER for 10 ledgers, then txBadSeq; getTransaction has it', async () => {
+    const c = clock();
+    const net = testNetwork({ now: c.now });
     const a = funded(net);
     const tx = classicTx(net, a, [payment(net.info.admin.publicKey)]);
-    expect((await send(net, tx)).status).toBe('PENDING');
-    expect((await send(net, tx)).status).toBe('DUPLICATE');
+    c.advance(1_000); // a second after the genesis ledger's: the payment's ledger closes on the clock
+    const first = await send(net, tx);
+    expect(first.status).toBe('PENDING');
+    const landed = (await net.rpc('getTransaction', { hash: first.hash })) as { status: string; ledger: number };
+    expect(landed.status).toBe('SUCCESS');
+    expect((await send(net, tx)).status).toBe('TRY_AGAIN_LATER');
+    c.advance(9 * 5_000); // nine empty ledgers
+    expect(net.ledger.tick().seq).toBe(landed.ledger + 9);
+    expect((await send(net, tx)).status).toBe('TRY_AGAIN_LATER');
+    c.advance(5_000);
+    const late = await send(net, tx);
+    expect([late.status, errorCode(late)]).toEqual(['ERROR', 'txBadSeq']);
+    expect(((await net.rpc('getTransaction', { hash: first.hash })) as { status: string }).status).toBe('SUCCESS');
   });
 
   it('txInsufficientFee when the fee does not cover the declared resource fee', async () => {

@@ -31,8 +31,8 @@ function simulation(o: { resourceFee: bigint; auth: xdr.SorobanAuthorizationEntr
   } as unknown as rpc.Api.RawSimulateTransactionResponse) as rpc.Api.SimulateTransactionSuccessResponse;
 }
 
-/** What simulation may return: legacy ADDRESS, CAP-71's ADDRESS_V2 (recording at Protocol 28+) and
- *  ADDRESS_WITH_DELEGATES (nested delegates, signed), and source-account credentials. */
+/** What simulation may return: legacy ADDRESS, CAP-71's ADDRESS_V2 (recorded at Protocols 27 and 28 when the request
+ *  sets useUpgradedAuth) and ADDRESS_WITH_DELEGATES (nested delegates, signed), and source-account credentials. */
 const CREDENTIALS = ['address', 'addressV2', 'addressWithDelegates', 'sourceAccount'] as const;
 const authEntry = (kp: Keypair, contractId: string, fn: string, args: xdr.ScVal[], nonce: bigint, kind: (typeof CREDENTIALS)[number] = 'address') => {
   const creds = new xdr.SorobanAddressCredentials({

@@ -51,8 +51,13 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const server = new rpc.Server(opts.rpcUrl, { allowHttp: opts.allowHttp ?? false });
   if ((opts.rpcTransport ?? 'node') === 'node') {
-    // rpc.Server only calls httpClient.post(url, body) and reads `data` (see transport.ts).
-    (server as unknown as { httpClient: unknown }).httpClient = createJsonPostClient({ timeoutMs: timeouts.rpcMs });
+    // The SDK's client, configured with its public `adapter` option: rpc.Server only posts JSON and reads `data`,
+    // which transport.ts does over node:http(s).
+    const transport = createJsonPostClient({ timeoutMs: timeouts.rpcMs });
+    server.httpClient.defaults.adapter = async (config) => {
+      const res = await transport.post(String(config.url), config.data);
+      return { data: res.data, status: res.status, statusText: '', headers: {}, config };
+    };
   } else {
     // rpc.Server accepts a `timeout` option but does not apply it: set it on its HTTP client.
     server.httpClient.defaults.timeout = timeouts.rpcMs;
@@ -169,22 +174,23 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
 
   async function send(parsed: Transaction | FeeBumpTransaction, inv: Invocation, kind: ContractKind): Promise<SubmitResult> {
     const deadline = now() + timeouts.submitMs;
-    // TRY_AGAIN_LATER: the network did not take the transaction this time (another one of the same source waits
-    // for a ledger, or its queue is full). The same signed transaction is sent again until the submit timeout.
     for (let attempt = 0; ; attempt++) {
       const sent = await rpcCall(() => server.sendTransaction(parsed));
       reads.observeLedger(sent.latestLedger);
       const hash = sent.hash || inv.hash;
-      if (sent.status === 'ERROR') {
-        const resultCode = sent.errorResult ? resultCodes(sent.errorResult) : 'unknown result';
-        const { contractCode, lines } = readEvents(sent.diagnosticEvents ?? []);
-        throw mapChainFailure({
-          contract: kind, text: [`transaction rejected: ${resultCode}`, ...lines].join('\n'), txId: hash,
-          ...opt('contractCode', contractCode),
-        });
+      // PENDING, or DUPLICATE (it waits in the network's queue already): its outcome is what getTransaction says.
+      if (sent.status === 'PENDING' || sent.status === 'DUPLICATE') return poll(hash, kind, deadline);
+      // Sent again once it is in a ledger (a client retrying a submit that landed), a transaction is refused:
+      // TRY_AGAIN_LATER while the network bans its hash (about 10 ledgers), then ERROR for its used sequence number
+      // or its passed time bounds. What landed is the answer (docs/chain-abi.md "Soroban RPC").
+      const rejected = sent.status === 'ERROR' ? rejection(sent, kind, hash) : undefined;
+      if (!rejected || LANDED_REJECTIONS.has(rejected.code)) {
+        const outcome = await landed(hash, kind);
+        if (outcome) return outcome;
       }
-      // PENDING, or DUPLICATE (already queued or applied): its outcome is what getTransaction says.
-      if (sent.status !== 'TRY_AGAIN_LATER') return poll(hash, kind, deadline);
+      if (rejected) throw rejected.error;
+      // TRY_AGAIN_LATER and not in a ledger: the network did not take it this time (another transaction of the same
+      // source waits for a ledger, or its queue is full). The same signed transaction is sent again.
       const left = deadline - now();
       if (left <= 0) {
         const text =
@@ -196,6 +202,19 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
     }
   }
 
+  /** What getTransaction says of a transaction in a ledger: its result, or its failure thrown; undefined when it is
+   *  not found, or the RPC cannot say. */
+  async function landed(hash: string, kind: ContractKind): Promise<SubmitResult | undefined> {
+    let r: rpc.Api.GetTransactionResponse;
+    try {
+      r = await server.getTransaction(hash);
+    } catch {
+      return undefined;
+    }
+    reads.observeLedger(r.latestLedger);
+    return final(r, kind, hash);
+  }
+
   async function poll(hash: string, kind: ContractKind, deadline: number): Promise<SubmitResult> {
     let lastError: unknown;
     // Ask at once (a fast network, or the simulator, has applied it already), then back off to pollIntervalMs.
@@ -205,10 +224,8 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
         const r = await server.getTransaction(hash);
         reads.observeLedger(r.latestLedger);
         lastError = undefined;
-        if (r.status === rpc.Api.GetTransactionStatus.SUCCESS) {
-          return { txId: hash, ledger: r.ledger, ...opt('returnValue', r.returnValue) };
-        }
-        if (r.status === rpc.Api.GetTransactionStatus.FAILED) throw failed(r, kind, hash);
+        const outcome = final(r, kind, hash);
+        if (outcome) return outcome;
       } catch (e) {
         if (e instanceof ChainError) throw e;
         lastError = e; // the transaction may still land: keep polling until the deadline
@@ -270,6 +287,34 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
       return { ok: n.passphrase === passphrase, expected: passphrase, actual: n.passphrase, protocolVersion: n.protocolVersion };
     },
   };
+}
+
+/** Rejections a transaction already in a ledger gets when it is sent again: its sequence number is used, its time
+ *  bounds may have passed. */
+const LANDED_REJECTIONS: ReadonlySet<string> = new Set(['txBadSeq', 'txTooLate', 'txFeeBumpInnerFailed']);
+
+/** A final getTransaction answer → the submit's result (SUCCESS) or its ChainError thrown (FAILED); else undefined. */
+function final(r: rpc.Api.GetTransactionResponse, kind: ContractKind, hash: string): SubmitResult | undefined {
+  if (r.status === rpc.Api.GetTransactionStatus.SUCCESS) {
+    return { txId: hash, ledger: r.ledger, ...opt('returnValue', r.returnValue) };
+  }
+  if (r.status === rpc.Api.GetTransactionStatus.FAILED) throw failed(r, kind, hash);
+  return undefined;
+}
+
+/** An ERROR of sendTransaction → its result code and the ChainError that says it. */
+function rejection(
+  sent: rpc.Api.SendTransactionResponse,
+  kind: ContractKind,
+  hash: string,
+): { code: string; error: ChainError } {
+  const codes = sent.errorResult ? resultCodes(sent.errorResult) : 'unknown result';
+  const { contractCode, lines } = readEvents(sent.diagnosticEvents ?? []);
+  const error = mapChainFailure({
+    contract: kind, text: [`transaction rejected: ${codes}`, ...lines].join('\n'), txId: hash,
+    ...opt('contractCode', contractCode),
+  });
+  return { code: codes.split('/')[0]!, error };
 }
 
 /** A FAILED transaction → ChainError from its diagnostic events and result codes, chain's words kept. */

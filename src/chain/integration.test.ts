@@ -256,7 +256,7 @@ describe('src/chain against the RPC simulator', () => {
     expect(e.message).toMatch(/signed for another network, or by a key other than/);
   });
 
-  it('a stale sequence number → tx_failed naming txBadSeq; a replay of an applied transaction returns its id', async () => {
+  it('a stale sequence number → tx_failed naming txBadSeq; a replay of an applied one returns its id', async () => {
     const net = sim.networks.testnet;
     const c = chains.testnet!;
     const owner = await funded(net);
@@ -266,6 +266,9 @@ describe('src/chain against the RPC simulator', () => {
     const e = await failure(c.client.submit(second));
     expect([e.code, e.status]).toEqual(['tx_failed', 400]);
     expect(e.message).toContain('txBadSeq');
+    expect((await c.client.submit(first)).txId).toBe(done.txId);
+    // ten ledgers on, the network no longer bans the hash but refuses the used sequence number: still its id
+    for (let i = 0; i < 10; i++) await sim.sim.network('testnet').rpc('sim_closeLedger');
     expect((await c.client.submit(first)).txId).toBe(done.txId);
   });
 

@@ -93,6 +93,55 @@ describe('tx sign', () => {
     expect(run.stderr[0]).toMatch(/readable by other users \(chmod 600 /);
   });
 
+  // A URL is shown without its userinfo and query (a password, an API key), whatever went wrong with it.
+  describe('URLs in its messages', () => {
+    const SECRETS = /SECRET|KEYVALUE/;
+    const withSecrets = (pathAndQuery: string) => `${h.url.replace('://', '://user:SECRET@')}${pathAndQuery}`;
+
+    it('--submit answered with an error: the URL without its query', async () => {
+      const kp = await h.account();
+      const { answer } = await prepareRegistration(kp, kp);
+      const run = io(answer);
+      const args = ['sign', '--submit', `${h.url}/v1/nope?apikey=KEYVALUE`];
+      const code = await txCommand(args, run, { secretKey: kp.secret() });
+      expect(code).toBe(1);
+      expect(run.stderr.at(-1)).toBe(`${h.url}/v1/nope answered 404`);
+      expect(run.stderr.join('\n')).not.toMatch(SECRETS);
+    });
+
+    it.each([
+      {
+        name: 'with userinfo',
+        url: () => withSecrets('/v1/dids/stellar?apikey=KEYVALUE'),
+        shown: () => `${h.url}/v1/dids/stellar`,
+      },
+      { name: 'unreachable', url: () => 'http://127.0.0.1:1/rpc?key=KEYVALUE', shown: () => 'http://127.0.0.1:1/rpc' },
+      { name: 'not a URL', url: () => 'not a url SECRET', shown: () => '(not a URL)' },
+    ])('--submit $name: cannot reach it, said without its secrets', async ({ url, shown }) => {
+      const kp = await h.account();
+      const { answer } = await prepareRegistration(kp, kp);
+      const run = io(answer);
+      const got = await txCommand(['sign', '--submit', url()], run, { secretKey: kp.secret() }).then(
+        () => 'answered',
+        (e: Error) => e.message,
+      );
+      expect(got.startsWith(`tx sign: cannot reach ${shown()}: `), got).toBe(true);
+      expect(got).not.toMatch(SECRETS);
+    });
+
+    it('--rpc-url unreachable: said without its secrets', async () => {
+      const [payer, controller] = [await h.account(), await h.account()];
+      const { answer } = await prepareRegistration(payer, controller);
+      const url = 'http://user:SECRET@127.0.0.1:1/rpc?apikey=KEYVALUE';
+      const got = await txCommand(['sign', '--rpc-url', url], io(answer), { secretKey: controller.secret() }).then(
+        () => 'signed',
+        (e: Error) => e.message,
+      );
+      expect(got.startsWith('tx sign: cannot reach http://127.0.0.1:1/rpc: '), got).toBe(true);
+      expect(got).not.toMatch(SECRETS);
+    });
+  });
+
   describe('refuses', () => {
     let kp: Keypair;
     let answer: string;

@@ -9,7 +9,7 @@
 // --valid-until-ledger N, or --rpc-url U (latest ledger + AUTH_VALIDITY_LEDGERS).
 import { SignError, latestLedgerOf, needsAuthorization, signPrepared } from './sign.ts';
 import type { WalletEnv } from '../config/index.ts';
-import { publicUrl } from '../config/redact.ts';
+import { publicUrl, redactUrls } from '../config/redact.ts';
 import { UsageError, subcommand, takeFlag, type CliIo } from './args.ts';
 import { refuseSecretsInArgv, takeSigningKey } from './wallet-key.ts';
 
@@ -71,7 +71,7 @@ export async function txCommand(argv: string[], io: CliIo, wallet: WalletEnv): P
     validUntilLedger = Number(validUntilFlag);
     if (!Number.isSafeInteger(validUntilLedger) || validUntilLedger < 1) throw new UsageError('tx sign: --valid-until-ledger must be a positive integer');
   } else if (rpcUrl !== undefined && needsAuthorization(prepared.xdr, keypair.publicKey())) {
-    const latest = await latestLedgerOf(rpcUrl);
+    const latest = await reach(rpcUrl, () => latestLedgerOf(rpcUrl));
     if (latest.passphrase !== passphrase) {
       const rpcServes = `${publicUrl(rpcUrl)} serves "${latest.passphrase}"`;
       throw new UsageError(`tx sign: ${rpcServes}, the transaction is for "${passphrase}"`);
@@ -96,12 +96,30 @@ export async function txCommand(argv: string[], io: CliIo, wallet: WalletEnv): P
     io.out(signed.signedXdr);
     return 0;
   }
-  const res = await io.fetch(submit, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(wallet.apiKey ? { 'x-svc-key': wallet.apiKey } : {}) },
-    body: JSON.stringify({ signedXdr: signed.signedXdr }),
-  });
+  const res = await reach(submit, () =>
+    io.fetch(submit, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(wallet.apiKey ? { 'x-svc-key': wallet.apiKey } : {}) },
+      body: JSON.stringify({ signedXdr: signed.signedXdr }),
+    }),
+  );
   io.out(await res.text());
-  if (!res.ok) io.err(`${submit} answered ${res.status}`);
+  if (!res.ok) io.err(`${publicUrl(submit)} answered ${res.status}`);
   return res.ok ? 0 : 1;
+}
+
+/**
+ * `call()`, a failure to reach `url` said with the URL as publicUrl shows it: a URL's userinfo and query (a password,
+ * an API key) are never printed, neither ours nor in a library's words (docs/operations.md "Settings").
+ */
+async function reach<T>(url: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (e) {
+    const cause = e instanceof Error && e.cause instanceof Error ? ` (${e.cause.message})` : '';
+    const why = `${e instanceof Error ? e.message : String(e)}${cause}`;
+    // the URL as given first (it may not even parse as one), then any other URL in the library's words
+    const shown = url === '' ? why : why.replaceAll(url, publicUrl(url));
+    throw new Error(`tx sign: cannot reach ${publicUrl(url)}: ${redactUrls(shown)}`);
+  }
 }

@@ -85,14 +85,62 @@ describe('ledger timing of the embedded simulator (CV_SIMULATOR_LEDGER_CLOSE_MS 
   it.each([
     { argv: [], env: {}, want: 0 },
     { argv: ['--ledger-close-ms', '1000'], env: {}, want: 1000 },
-    { argv: ['--ledger-close-ms=250'], env: { CV_SIMULATOR_LEDGER_CLOSE_MS: '5000' }, want: 250 },
+    { argv: ['--ledger-close-ms=2500'], env: { CV_SIMULATOR_LEDGER_CLOSE_MS: '5000' }, want: 2500 },
     { argv: [], env: { CV_SIMULATOR_LEDGER_CLOSE_MS: '5000' }, want: 5000 },
+    { argv: ['--ledger-close-ms', '600000'], env: {}, want: 600_000 },
   ])('$argv $env → $want', ({ argv, env, want }) => {
     expect(loadConfig(argv, env).config.ledgerCloseMs).toBe(want);
   });
-  it.each(['-1', '1.5', 'fast', '600001'])('refuses %j', (given) => {
+  it.each(['-1', '1.5', 'fast', '600001', ''])('refuses %j', (given) => {
     expect(() => loadConfig(['--ledger-close-ms', given], {})).toThrow(
-      /CV_SIMULATOR_LEDGER_CLOSE_MS \(--ledger-close-ms\): expected an integer from 0 to 600000/,
+      new ConfigError([
+        'CV_SIMULATOR_LEDGER_CLOSE_MS (--ledger-close-ms): expected 0 (every transaction at once) or milliseconds ' +
+          `from 1000 to 600000, got ${JSON.stringify(given)}`,
+      ]),
+    );
+  });
+  // Close times are whole seconds, each later than the last: a shorter interval cannot be honoured.
+  it.each(['1', '250', '999'])('refuses %j: below one ledger a second', (given) => {
+    expect(() => loadConfig([], { CV_SIMULATOR_LEDGER_CLOSE_MS: given })).toThrow(
+      `CV_SIMULATOR_LEDGER_CLOSE_MS (--ledger-close-ms): ${given} ms is below one ledger a second: close times are ` +
+        'whole seconds and each must be later than the last, so the interval is 0 (every transaction at once) or ' +
+        '1000 to 600000',
+    );
+  });
+});
+
+describe('the public RPC URL GET /config publishes (CV_TESTNET_PUBLIC_RPC_URL, CV_MAINNET_PUBLIC_RPC_URL)', () => {
+  const off = ['--simulator', 'false'];
+  it('is taken as it is, per network', () => {
+    const { config } = loadConfig([...off, '--testnet-public-rpc-url=https://rpc.example/public'], {
+      CV_MAINNET_PUBLIC_RPC_URL: 'https://mainnet.example/',
+    });
+    expect(config.networks.testnet.publicRpcUrl).toBe('https://rpc.example/public');
+    expect(config.networks.mainnet.publicRpcUrl).toBe('https://mainnet.example/');
+    expect(loadConfig(off, {}).config.networks.testnet.publicRpcUrl).toBeUndefined();
+  });
+  it.each([
+    'https://user:SECRET@rpc.example/',
+    'https://rpc.example/?apikey=KEY',
+    'https://rpc.example/#KEY',
+  ])('refuses %s: published as it is, it takes no userinfo, query or fragment, and is never echoed', (given) => {
+    const attempt = () => loadConfig([...off, '--testnet-public-rpc-url', given], {});
+    expect(attempt).toThrow(
+      new ConfigError([
+        'CV_TESTNET_PUBLIC_RPC_URL (--testnet-public-rpc-url): GET /config publishes it as it is, so it takes no ' +
+          'userinfo, query or fragment',
+      ]),
+    );
+  });
+  it('refuses a URL that is not http(s)', () => {
+    expect(() => loadConfig([...off, '--mainnet-public-rpc-url', 'ftp://rpc.example/'], {})).toThrow(
+      /CV_MAINNET_PUBLIC_RPC_URL \(--mainnet-public-rpc-url\): expected an http:\/\/ or https:\/\/ URL/,
+    );
+  });
+  it('is refused while the embedded simulator replaces the profile', () => {
+    const { config } = loadConfig(['--testnet-public-rpc-url', 'https://rpc.example/'], {});
+    expect(() => requireProfiles(config, ['testnet'])).toThrow(
+      /CV_TESTNET_PUBLIC_RPC_URL \(--testnet-public-rpc-url\): the embedded simulator replaces the testnet network/,
     );
   });
 });
@@ -110,10 +158,18 @@ describe('every setting keeps its value, in the --flag=value and the --flag valu
     expect(readSettings([`${flag}=`], {}).raw[key]).toBe('');
   });
   it.each([
-    { flag: '--database-url', key: 'databaseUrl', want: 'postgres://vault:p=w@db:5432/vault?sslmode=require&application_name=cv' },
+    {
+      flag: '--database-url',
+      key: 'databaseUrl',
+      want: 'postgres://vault:p=w@db:5432/vault?sslmode=require&application_name=cv',
+    },
     { flag: '--redis-url', key: 'redisUrl', want: 'redis://:p=w@cache:6379/0' },
     { flag: '--encryption-keys', key: 'encryptionKeys', want: `k2:${b64(2)},k1:${b64(1)}` },
-    { flag: '--testnet-rpc-url', key: 'networks.testnet.rpcUrl', want: 'https://user:SECRET@rpc.example/soroban?apikey=KEY=&x=1' },
+    {
+      flag: '--testnet-rpc-url',
+      key: 'networks.testnet.rpcUrl',
+      want: 'https://user:SECRET@rpc.example/soroban?apikey=KEY=&x=1',
+    },
   ])('$key keeps $want', ({ flag, key, want }) => {
     const { config } = loadConfig(['--simulator=false', `${flag}=${want}`], {});
     const got = key.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown>)[k], config);
@@ -172,7 +228,7 @@ describe('validation reports one line per problem', () => {
     expect(() => requireProfiles(config, ['mainnet'])).toThrow(/CV_MAINNET_RPC_URL/);
     expect(() => requireProfiles(config, ['mainnet'])).not.toThrow(/CV_TESTNET/);
   });
-  // Issue 12 item 8: configuration that cannot work stops the start.
+  // Configuration that cannot work stops the start.
   it('refuses a network profile setting while the embedded simulator replaces it, one line each', () => {
     const { config } = loadConfig([], { CV_TESTNET_RPC_URL: 'https://rpc.example/', CV_MAINNET_PASSPHRASE: 'X' });
     try {
@@ -180,7 +236,9 @@ describe('validation reports one line per problem', () => {
       expect.unreachable();
     } catch (e) {
       expect((e as ConfigError).problems).toEqual([
-        expect.stringMatching(/^CV_TESTNET_RPC_URL \(--testnet-rpc-url\): the embedded simulator replaces the testnet network profile, so this setting would be ignored; set CV_SIMULATOR=false/),
+        expect.stringMatching(
+          /^CV_TESTNET_RPC_URL \(--testnet-rpc-url\): the embedded simulator replaces the testnet network profile, so /,
+        ),
         expect.stringMatching(/^CV_MAINNET_PASSPHRASE \(--mainnet-passphrase\): the embedded simulator replaces/),
       ]);
     }
@@ -332,9 +390,21 @@ describe('secrets from files (database URL, encryption keys, Redis URL, RPC URLs
     expect(() => loadConfig(['--testnet-rpc-url-file', '/nonexistent/rpc'], {})).toThrow(
       /CV_TESTNET_RPC_URL_FILE \(--testnet-rpc-url-file\): cannot read \/nonexistent\/rpc \(ENOENT\)/,
     );
-    // with the embedded simulator on, an RPC URL from a file is refused like one given directly
-    const simulatorOn = loadConfig(['--testnet-rpc-url-file', testnet], {}).config;
-    expect(() => requireProfiles(simulatorOn, ['testnet'])).toThrow(/CV_TESTNET_RPC_URL/);
+    // with the embedded simulator on, an RPC URL from a file is refused like one given directly, naming the setting
+    // the user set
+    const simulatorOn = loadConfig(['--testnet-rpc-url-file', testnet], { CV_MAINNET_RPC_URL: 'https://rpc.example/' });
+    try {
+      requireProfiles(simulatorOn.config, ['testnet']);
+      expect.unreachable();
+    } catch (e) {
+      const why = 'network profile, so this setting would be ignored; set CV_SIMULATOR=false (--simulator false) ' +
+        'to use a real RPC, or remove it';
+      expect((e as ConfigError).problems).toEqual([
+        `CV_TESTNET_RPC_URL_FILE (--testnet-rpc-url-file) (the file's content): the embedded simulator replaces the ` +
+          `testnet ${why}`,
+        `CV_MAINNET_RPC_URL (--mainnet-rpc-url): the embedded simulator replaces the mainnet ${why}`,
+      ]);
+    }
   });
 
   it('a refused URL from a file or a setting is never echoed (it may hold a password or a key)', () => {

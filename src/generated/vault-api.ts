@@ -1743,8 +1743,11 @@ export interface components {
         /** @description Public configuration of this deployment. */
         Config: {
             /**
-             * @description Chain RPC endpoint this deployment uses, without userinfo, query or fragment: a password or an RPC
-             *     provider's API key in the configured URL (`CV_TESTNET_RPC_URL`, `CV_MAINNET_RPC_URL`) is never published.
+             * @description Chain RPC endpoint for clients of this deployment: the public RPC URL when one is configured
+             *     (`CV_TESTNET_PUBLIC_RPC_URL`, `CV_MAINNET_PUBLIC_RPC_URL`, published as configured; it has no userinfo,
+             *     query or fragment), otherwise the endpoint the deployment uses (`CV_TESTNET_RPC_URL`,
+             *     `CV_MAINNET_RPC_URL`) without userinfo, query or fragment: a password or an RPC provider's API key there
+             *     is never published. A key that a provider carries in the URL path is, unless a public RPC URL is set.
              * @example http://127.0.0.1:8000/rpc
              */
             rpcUrl: string;

@@ -18,6 +18,7 @@ export interface ListenTarget {
 export function listenFailure(err: unknown, t: ListenTarget): Error {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   const address = `${t.host.includes(':') ? `[${t.host}]` : t.host}:${t.port}`;
+  const hostSetting = t.hostSetting ?? 'CV_HOST (--host)';
   switch (code) {
     case 'EADDRINUSE':
       return new Error(
@@ -33,9 +34,20 @@ export function listenFailure(err: unknown, t: ListenTarget): Error {
     case 'ENOTFOUND':
       return new Error(
         `${t.service} cannot listen on ${address}: no interface of this machine has the address ${t.host}; ` +
-          `set ${t.hostSetting ?? 'CV_HOST (--host)'} to one of its addresses (127.0.0.1, 0.0.0.0)`,
+          `set ${hostSetting} to one of its addresses (127.0.0.1, 0.0.0.0)`,
       );
-    default:
-      return err instanceof Error ? err : new Error(String(err));
+    // getaddrinfo's other failures: the name service did not answer (EAI_AGAIN) or failed (EAI_FAIL)
+    case 'EAI_AGAIN':
+    case 'EAI_FAIL':
+    case 'EAI_NODATA':
+    case 'EAI_NONAME':
+      return new Error(
+        `${t.service} cannot listen on ${address}: the host name ${t.host} could not be resolved (${code}); ` +
+          `set ${hostSetting} to one of this machine's addresses (127.0.0.1, 0.0.0.0)`,
+      );
+    default: {
+      const why = err instanceof Error ? err.message : String(err);
+      return new Error(`${t.service} cannot listen on ${address}: ${why}`);
+    }
   }
 }

@@ -191,7 +191,8 @@ describe('POST /v1/proof/verify', () => {
       rpcUrl, networkPassphrase: i.passphrase, network: 'testnet', simulationAccount: i.admin.publicKey,
       factoryId: i.factoryId, registryId: i.registryId, allowHttp: true, timeouts: { rpcMs: 2_000 },
     });
-    const down = await h.startApp({ networks: { testnet: { chain, networkPassphrase: i.passphrase, registryId: i.registryId } } });
+    const testnet = { chain, networkPassphrase: i.passphrase, registryId: i.registryId };
+    const down = await h.startApp({ networks: { testnet } });
     const post = (path: string, body: unknown) =>
       fetch(down.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const c = (await (await post('/v1/proof/challenge', { did: d.did, domain: DOMAIN })).json()) as ProofChallenge;

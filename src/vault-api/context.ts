@@ -10,6 +10,8 @@ import type { Logger, Metrics, ReadinessCheck } from '../observability/index.ts'
 export interface NetworkProfileInfo {
   network: NetworkName;
   rpcUrl: string;
+  /** Published by GET /config instead of rpcUrl when set (config CV_TESTNET_PUBLIC_RPC_URL, …). */
+  publicRpcUrl?: string;
   networkPassphrase: string;
   factoryId: string;
   vaultWasmHash: string;

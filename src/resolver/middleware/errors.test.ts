@@ -47,7 +47,8 @@ describe('an RPC failure that reaches the error handler unmapped', () => {
     };
     const handle = errorHandler({});
     const req = { path: '/v1/x', method: 'GET', headers: {} } as never;
-    handle(chainUnavailable(new Error('connect ECONNREFUSED 127.0.0.1:9'), 'mainnet'), req, res as never, () => undefined);
+    const refused = chainUnavailable(new Error('connect ECONNREFUSED 127.0.0.1:9'), 'mainnet');
+    handle(refused, req, res as never, () => undefined);
     expect(sent.status).toBe(502);
     const message = 'mainnet RPC unreachable: connect ECONNREFUSED 127.0.0.1:9';
     expect(sent.body).toMatchObject({ code: 'ledger_unavailable', message });

@@ -21,8 +21,9 @@ export function createPublicRoutes(deps: VaultAppDeps, doc: OpenApiDocument): Ro
     res.json({ status: 'ok', timestamp: new Date(deps.now()).toISOString(), service: SERVICE_NAME, node: process.versions.node });
   });
 
-  // Without userinfo and query: an RPC URL may carry a password or a provider's API key (spec Config.rpcUrl).
-  const rpcUrl = publicUrl(p.rpcUrl);
+  // The configured public URL, else the one in use without userinfo and query, where a password or a provider's API
+  // key lives (spec Config.rpcUrl).
+  const rpcUrl = p.publicRpcUrl ?? publicUrl(p.rpcUrl);
   router.get('/config', (_req, res) => {
     res.json({
       rpcUrl,
