@@ -27,7 +27,8 @@ const STEPS = [
   'read a credential (decrypted)',
   'verifier: check a presented credential (no API key)',
   'verifier: account and API key',
-  'verifier: check a credential by reference (owner + vcId)',
+  'verifier: a presentation over its challenge (holder signs with its DID key), once',
+  'holder: check a credential in its own vault by reference (owner + vcId)',
   'list and count',
   'deny the issuer (relayed: holder authorizes, relayer pays)',
   'issuance refused while denied',
@@ -90,11 +91,14 @@ function expectWholeWalkThrough(run: { code: number | null; stdout: string; stde
   // The key facts of the walk-through.
   expect(stdout).toMatch(/issuance refused while denied: 403 issuer_denied/);
   expect(stdout).toMatch(/is revoked since \d{4}-\d\d-\d\dT/);
-  // The verifier: a signed credential verifies presented (without a key) and by reference; once revoked it does not.
+  // The verifier: a signed credential verifies presented (without a key), its status read through its
+  // LedgerVaultStatusEntry; a presentation over the verifier's challenge verifies once; the owner verifies by
+  // reference and another wallet's key may not; once revoked the presented credential does not verify.
   expect(stdout).toMatch(/issue a credential: degree-[0-9a-f]+ into the holder's vault, signed by the issuer \(eddsa-jcs-2022/);
-  expect(stdout).toMatch(/verifier: check a presented credential \(no API key\): verified: true \(proof passed, issuerDid passed, status skipped, issuerAllowed skipped, validityPeriod passed/);
-  expect(stdout).toMatch(/verifier: check a credential by reference \(owner \+ vcId\): degree-[0-9a-f]+ verified: true \(proof passed, issuerDid passed, status passed, issuerAllowed passed, validityPeriod passed\)/);
-  expect(stdout).toMatch(/verifier: the revoked credential no longer verifies: course-[0-9a-f]+-1 verified: false, status check failed \(revoked\)/);
+  expect(stdout).toMatch(/verifier: check a presented credential \(no API key\): verified: true \(proof passed, validFrom passed, credentialStatus valid, issuerDid passed, issuerAllowed passed\)/);
+  expect(stdout).toMatch(/verifier: a presentation over its challenge \(holder signs with its DID key\), once: holder did:ledger:testnet:\S+ bound, credential verified: true; the same presentation again: INVALID_CHALLENGE_ERROR \(challenge_unknown\)/);
+  expect(stdout).toMatch(/holder: check a credential in its own vault by reference \(owner \+ vcId\): degree-[0-9a-f]+ verified: true \(proof passed, validFrom passed, credentialStatus valid, issuerDid passed, issuerAllowed passed\); another wallet's key: 403/);
+  expect(stdout).toMatch(/verifier: the revoked credential no longer verifies: course-[0-9a-f]+-1 presented: verified false, CREDENTIAL_REVOKED: the credential was revoked on \d{4}-/);
   // The relayed writes on today's network: prepare returns ADDRESS_V2 entries, which the holder signs with SDK 17.
   expect(stdout).toMatch(/1\. connect: .*\(testnet, Protocol 28,/);
   const relayed = '\\(relayed: holder authorizes, relayer pays\\): .*holder signed 1 addressV2 entry';

@@ -132,7 +132,8 @@ describe(`Prism mock of ${VAULT_SPEC}`, () => {
   });
 
   it.each([
-    { name: 'presented', headers: {} as Record<string, string>, prefer: 'presented-tampered' },
+    { name: 'presented', headers: {} as Record<string, string>, prefer: 'proof-only' },
+    { name: 'with-status-entry', headers: {} as Record<string, string>, prefer: 'verified' },
     { name: 'by-reference', headers: { 'X-SVC-Key': API_KEY }, prefer: 'verified' },
   ])('answers POST /credentials/verify ($name request example, keyless when presented)', async ({ name, headers, prefer }) => {
     const res = await call(mock, 'POST', '/credentials/verify', {
@@ -142,7 +143,26 @@ describe(`Prism mock of ${VAULT_SPEC}`, () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const examples = deref(spec, spec.paths['/credentials/verify'].post.responses['200']).content['application/json'].examples;
     expect(res.body).toEqual(examples[prefer].value);
-    expect(res.body.checks.map((c: { check: string }) => c.check)).toEqual(['proof', 'issuerDid', 'status', 'issuerAllowed', 'validityPeriod']);
+    expect(res.body.verified).toBe(true);
+  });
+
+  it('answers a credential that does not verify with 400 and the VCALM result (Prefer: code=400)', async () => {
+    const res = await call(mock, 'POST', '/credentials/verify', {
+      headers: { Prefer: 'code=400, example=revoked' },
+      body: requestExample(spec, '/credentials/verify', 'post', 'with-status-entry'),
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ verified: false, problemDetails: [{ title: 'CREDENTIAL_REVOKED', reason: 'revoked' }] });
+  });
+
+  it('answers POST /presentations/verify and POST /challenges, keyless', async () => {
+    const challenge = await call(mock, 'POST', '/challenges', { body: {} });
+    expect(challenge.status).toBe(200);
+    expect(challenge.body.challenge).toMatch(/^cvc1_/);
+    const body = deref(spec, spec.paths['/presentations/verify'].post.requestBody).content['application/json'].example;
+    const res = await call(mock, 'POST', '/presentations/verify', { body });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.results.presentation.holder).toEqual({ verified: true, input: body.verifiablePresentation.holder });
   });
 
   it('rejects a verification request with an unknown field', async () => {

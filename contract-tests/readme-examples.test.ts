@@ -69,18 +69,17 @@ it('README: accounts, wallet-proof keys, an issuer DID, a vault, a signed issue,
     { txId: string },
     { tx_id: string; txId: string },
     { tx_id: string; txId: string },
-    { verified: boolean; checks: { check: string; status: string }[] },
+    { verified: boolean; problemDetails: { level: string; check?: string; reason: string }[]; results: Record<string, unknown> },
     { tx_id: string; txId: string },
-    { verified: boolean; errors: { check: string; reason: string }[] },
+    { verified: boolean; problemDetails: { level: string; check?: string; reason: string }[] },
   ];
   expect(did.txId).toMatch(/^[0-9a-f]{64}$/);
   for (const w of [vault, issued, revoked]) expect(w.txId).toBe(w.tx_id);
   expect(first.verified, JSON.stringify(first)).toBe(true);
-  expect(first.checks.map((c) => `${c.check}:${c.status}`)).toEqual(
-    ['proof', 'issuerDid', 'status', 'issuerAllowed', 'validityPeriod'].map((c) => `${c}:passed`),
-  );
+  expect(first.problemDetails.filter((p) => p.level === 'error')).toEqual([]);
+  expect(Object.keys(first.results).sort()).toEqual(['credentialStatus', 'issuerAllowed', 'issuerDid', 'proof']);
   expect(second.verified).toBe(false);
-  expect(second.errors).toContainEqual(expect.objectContaining({ check: 'status', reason: 'revoked' }));
+  expect(second.problemDetails).toContainEqual(expect.objectContaining({ level: 'error', check: 'credentialStatus', reason: 'revoked' }));
 }, 300_000);
 
 it('docs/did-resolver.md: account new, did new, did multikey and tx sign --submit register a DID', async () => {

@@ -64,6 +64,11 @@ const VAULT_DECIDED_ROUTES: readonly Route[] = [
   { method: 'delete', path: '/admin/keys/{keyId}' },
   { method: 'get', path: '/contracts/issuer-registry/{issuer}' },
   { method: 'get', path: '/openapi.json' },
+  // The W3C VC API's verifier (VCALM 0.9) and the context of the status entry that travels in a credential.
+  { method: 'post', path: '/credentials/verify' },
+  { method: 'post', path: '/presentations/verify' },
+  { method: 'post', path: '/challenges' },
+  { method: 'get', path: '/contexts/ledger-vault/v1' },
 ];
 
 const VAULT_WRITE_ROUTES = VAULT_ROUTES.filter((r) => r.path.startsWith('/contracts/') && !isVaultRead(r));
@@ -119,6 +124,9 @@ const VAULT_SCOPES: Readonly<Record<string, string>> = {
   'get /contracts/vault/issuers/denied': 'credentials:read',
   'get /contracts/vault/issuers/denied/count': 'credentials:read',
   'get /contracts/version': 'credentials:read',
+  'post /credentials/verify': 'credentials:verify',
+  'post /presentations/verify': 'credentials:verify',
+  'post /challenges': 'credentials:verify',
 };
 
 /** Prepare fields per write route: R = required, O = optional (document's table). */
@@ -265,9 +273,10 @@ function describeExamples(file: string, spec: Json): void {
 describe(VAULT_SPEC, () => {
   const spec = loadSpec(VAULT_SPEC);
 
-  it('is OpenAPI 3.1 at API version 1.1.1', () => {
+  // 2.0.0: the verification answers of the W3C VC API replace those of 1.1.1 (packages/client/CHANGELOG.md).
+  it('is OpenAPI 3.1 at API version 2.0.0', () => {
     expect(spec.openapi).toMatch(/^3\.1\./);
-    expect(spec.info.version).toBe('1.1.1');
+    expect(spec.info.version).toBe('2.0.0');
   });
 
   it.each([...VAULT_ROUTES, ...VAULT_DECIDED_ROUTES, ...OBSERVABILITY_ROUTES])('has $method $path', (route) => {

@@ -24,8 +24,14 @@ import {
   prepareAndSubmit,
   registerDid,
   resolveDid,
+  createChallenge,
+  failures,
   signCredential,
+  signPresentation,
   unwrap,
+  verifyCredential,
+  verifyPresentation,
+  type LedgerVaultStatus,
   type ProofSigner,
   type CredentialType,
   type ResolverClient,
@@ -72,19 +78,30 @@ function credential(issuerDid: string, holderDid: string, type: string, subject:
 /**
  * The issuer signs the credential where its key lives (its wallet): a Data Integrity proof, cryptosuite
  * eddsa-jcs-2022, made with the key its DID lists as `#assert-1`. The vault API checks the proof at issuance.
+ * With `status`, the credential carries its LedgerVaultStatusEntry: any verifier reads its status on the chain.
  */
-async function signedVcData(sign: ProofSigner, issuerDid: string, holderDid: string, type: string, subject: Record<string, unknown>): Promise<string> {
+async function signedVcData(sign: ProofSigner, issuerDid: string, holderDid: string, type: string, subject: Record<string, unknown>, status?: LedgerVaultStatus): Promise<string> {
   const vc = await signCredential({
     credential: credential(issuerDid, holderDid, type, subject),
     verificationMethod: `${issuerDid}#assert-1`,
     signer: sign,
     created: new Date(),
+    ...(status ? { ledgerVaultStatus: status } : {}),
   });
   return JSON.stringify(vc);
 }
 
-/** A verification's checks on one line: `proof passed, issuerDid passed, status skipped, …`. */
-const checks = (r: VaultSchemas['VerifyCredentialResponse']) => r.checks.map((c) => `${c.check} ${c.status}`).join(', ');
+/** A verification's results on one line: `proof passed, credentialStatus valid, issuerAllowed passed, …`. */
+const checks = (r: VaultSchemas['VerifyCredentialResult']) => {
+  const res = r.results ?? {};
+  const parts = [
+    ...(res.proof ? [`proof ${res.proof.every((p) => p.verified) ? 'passed' : 'failed'}`] : []),
+    ...(['validFrom', 'validUntil'] as const).flatMap((k) => (res[k] ? [`${k} ${res[k].verified ? 'passed' : 'failed'}`] : [])),
+    ...(res.credentialStatus ? [`credentialStatus ${res.credentialStatus.map((s) => s.status ?? 'unread').join('/') || 'not checked'}`] : []),
+    ...(['issuerDid', 'issuerAllowed'] as const).flatMap((k) => (res[k] ? [`${k} ${res[k].outcome}`] : [])),
+  ];
+  return parts.join(', ');
+};
 
 /** G…/C… addresses and hashes as `GA7HWB…CZFG`; DIDs keep their method and network: `did:ledger:testnet:zexe…lmsu`. */
 const short = (s: string) => {
@@ -288,11 +305,16 @@ async function testnetLeg(urls: Urls, step: Step): Promise<string> {
 
   const run = randomBytes(3).toString('hex');
   let issued = 0n;
+  // Each credential carries its LedgerVaultStatusEntry: the vault it goes into and its vcId.
+  const statusIn = async (vcId: string, userSalt?: string): Promise<LedgerVaultStatus> => ({
+    network, vaultContract: (await vaultOf(asHolder, holder.publicKey(), userSalt)).vault_address, vcId, contextUrl: `${urls.vault}/contexts/ledger-vault/v1`,
+  });
   const issue = async (vcId: string, type: string, subject: Record<string, unknown>, userSalt?: string) => {
+    const vcData = await signedVcData(signProof, issuerDid, holderDid, type, subject, await statusIn(vcId, userSalt));
     const { txId } = await prepareAndSubmit(
       asIssuer,
       '/contracts/vc/issue',
-      { owner: holder.publicKey(), vcId, vcData: await signedVcData(signProof, issuerDid, holderDid, type, subject), issuer: issuer.publicKey(), issuerDid, sourcePublicKey: issuer.publicKey(), ...(userSalt ? { userSalt } : {}) },
+      { owner: holder.publicKey(), vcId, vcData, issuer: issuer.publicKey(), issuerDid, sourcePublicKey: issuer.publicKey(), ...(userSalt ? { userSalt } : {}) },
       signIssuer,
       { idempotencyKey: randomUUID() },
     );
@@ -316,7 +338,9 @@ async function testnetLeg(urls: Urls, step: Step): Promise<string> {
         issuer: issuer.publicKey(),
         issuerDid,
         sourcePublicKey: issuer.publicKey(),
-        vcs: await Promise.all(courseIds.map(async (vcId, i) => ({ vcId, vcData: await signedVcData(signProof, issuerDid, holderDid, 'CourseCompletionCredential', { course: `Linear Algebra ${i + 1}` }) }))),
+        vcs: await Promise.all(courseIds.map(async (vcId, i) => ({
+          vcId, vcData: await signedVcData(signProof, issuerDid, holderDid, 'CourseCompletionCredential', { course: `Linear Algebra ${i + 1}` }, await statusIn(vcId)),
+        }))),
       },
       signIssuer,
       { idempotencyKey: randomUUID() },
@@ -341,25 +365,39 @@ async function testnetLeg(urls: Urls, step: Step): Promise<string> {
     return [result, `${vc.type.join('/')} from ${short(vc.issuer)} to ${short(vc.credentialSubject.id)}: "${vc.credentialSubject.degree?.name}"`];
   });
 
-  // A verifier: someone the holder shows a credential to. Without a key it can check a presented credential;
-  // with one (its own wallet's) it can also look one up in the holder's vault by owner and vcId.
+  // A verifier: someone the holder shows a credential to. Without a key it checks a presented credential,
+  // its status and issuer access read on the chain through the credential's LedgerVaultStatusEntry.
   const anonVerifier = createVaultClient({ baseUrl: urls.vault });
   await step('verifier: check a presented credential (no API key)', async () => {
-    const r = unwrap(await anonVerifier.POST('/credentials/verify', { body: { verifiableCredential: presented } }));
-    if (!r.verified) throw new Error(`not verified: ${JSON.stringify(r.errors)}`);
-    return [undefined, `verified: ${r.verified} (${checks(r)}; not checked without a vault reference: ${r.warnings.map((w) => w.check).join(', ')})`];
+    const r = await verifyCredential(anonVerifier, { verifiableCredential: presented });
+    if (!r.verified) throw new Error(`not verified: ${JSON.stringify(failures(r))}`);
+    return [undefined, `verified: ${r.verified} (${checks(r)})`];
   });
   const asVerifier = await step('verifier: account and API key', async () => {
     const a = await friendbot(urls.simulator, network);
     const key = await obtainApiKey(anon, { account: a.kp.publicKey(), sign: challengeSigner(a.kp) });
     return [createVaultClient({ baseUrl: urls.vault, apiKey: key.key }), `${short(a.kp.publicKey())} with key ${key.key_id}`];
   });
-  const verifyByReference = async (vcId: string) =>
-    unwrap(await asVerifier.POST('/credentials/verify', { body: { owner: holder.publicKey(), vcId } }));
-  await step('verifier: check a credential by reference (owner + vcId)', async () => {
-    const r = await verifyByReference(degreeId);
-    if (!r.verified) throw new Error(`not verified: ${JSON.stringify(r.errors)}`);
-    return [undefined, `${degreeId} verified: ${r.verified} (${checks(r)})`];
+  await step('verifier: a presentation over its challenge (holder signs with its DID key), once', async () => {
+    const challenge = await createChallenge(asVerifier);
+    const vp = await signPresentation({
+      presentation: { holder: holderDid, verifiableCredential: [presented] },
+      verificationMethod: `${holderDid}#auth-1`, challenge, domain: 'verifier.example', signer: credentialSigner(holder), created: new Date(),
+    });
+    const body = { verifiablePresentation: vp, options: { challenge, domain: 'verifier.example' } };
+    const r = await verifyPresentation(asVerifier, body);
+    if (!r.verified) throw new Error(`not verified: ${JSON.stringify(r)}`);
+    const replay = await verifyPresentation(asVerifier, body);
+    const spent = failures(replay).find((p) => p.reason === 'challenge_unknown');
+    if (replay.verified || !spent) throw new Error(`the replay verified: ${JSON.stringify(replay)}`);
+    return [undefined, `holder ${short(holderDid)} bound, credential verified: ${r.verified}; the same presentation again: ${spent.title} (${spent.reason})`];
+  });
+  await step('holder: check a credential in its own vault by reference (owner + vcId)', async () => {
+    const r = await verifyCredential(asHolder, { owner: holder.publicKey(), vcId: degreeId });
+    if (!r.verified) throw new Error(`not verified: ${JSON.stringify(failures(r))}`);
+    const stranger = await asVerifier.POST('/credentials/verify', { body: { owner: holder.publicKey(), vcId: degreeId } });
+    if (stranger.response.status !== 403) throw new Error(`another wallet's key verified by reference: ${stranger.response.status}`);
+    return [undefined, `${degreeId} verified: ${r.verified} (${checks(r)}); another wallet's key: 403`];
   });
 
   await step('list and count', async () => {
@@ -419,10 +457,11 @@ async function testnetLeg(urls: Urls, step: Step): Promise<string> {
   });
 
   await step('verifier: the revoked credential no longer verifies', async () => {
-    const r = await verifyByReference(courseIds[0]!);
-    const failed = r.errors.find((e) => e.check === 'status');
+    const { result } = unwrap(await asHolder.POST('/contracts/vault/get-vc', { body: { owner: holder.publicKey(), vcId: courseIds[0]! } }));
+    const r = await verifyCredential(anonVerifier, { verifiableCredential: result });
+    const failed = failures(r).find((p) => p.check === 'credentialStatus');
     if (r.verified || failed?.reason !== 'revoked') throw new Error(`expected verified: false with status revoked, got ${JSON.stringify(r)}`);
-    return [undefined, `${courseIds[0]} verified: ${r.verified}, ${failed.check} check failed (${failed.reason}): ${failed.message}`];
+    return [undefined, `${courseIds[0]} presented: verified ${r.verified}, ${failed.title}: ${failed.detail}`];
   });
 
   await step('revoke the salted vault (holder signs)', async () => {

@@ -257,8 +257,8 @@ describe('GET /metrics', () => {
       credentialSubject: { id: generateDid({ network: 'testnet' }).did },
     };
     const answer = await call(`${vaultUrl}/credentials/verify`, { body: { verifiableCredential: presented } });
-    expect(answer.status).toBe(200);
-    const reason = answer.json().errors[0].reason as string;
+    expect(answer.status).toBe(400); // VCALM: a credential that does not verify is a 400 with the result
+    const reason = answer.json().problemDetails.find((p: { level: string }) => p.level === 'error').reason as string;
     await vi.waitFor(async () => {
       const f = await scrape(vaultUrl);
       expect(value(f, 'credential_vault_verifications_total', { result: 'failed', reason })).toBe(1);

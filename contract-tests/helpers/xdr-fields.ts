@@ -78,12 +78,14 @@ const MULTIBASE_BASE58 = /^z[1-9A-HJ-NP-Za-km-z]+$/;
 
 /**
  * Whether a string in an unmapped field looks like XDR: any non-empty value of a field named `…xdr…`, or
- * canonical base64 of a whole number of 4-byte XDR units that is not hex, decimal, a base32 StrKey or multibase.
+ * canonical base64 of a whole number of 4-byte XDR units that is not hex, decimal, a base32 StrKey, multibase or
+ * a lower-case word (a field name such as a verification check `credentialStatus`: XDR's leading word makes
+ * base64 start with an upper-case `A`).
  */
 export function looksLikeXdr(field: string, s: string): boolean {
   if (/xdr/i.test(field)) return s !== '';
   if (s.length < 8 || s.length % 4 !== 0 || !BASE64.test(s)) return false;
-  if (/^[0-9a-fA-F]+$/.test(s) || /^[A-Z2-7]+$/.test(s) || MULTIBASE_BASE58.test(s)) return false;
+  if (/^[0-9a-fA-F]+$/.test(s) || /^[A-Z2-7]+$/.test(s) || MULTIBASE_BASE58.test(s) || /^[a-z][A-Za-z]*$/.test(s)) return false;
   return Buffer.from(s, 'base64').length % 4 === 0;
 }
 

@@ -16,6 +16,17 @@ export {
   type ObtainKeyOptions,
   type FetchLike,
 } from './vault.ts';
+export {
+  verifyCredential,
+  verifyPresentation,
+  createChallenge,
+  failures,
+  type VerifyCredentialRequest,
+  type VerifyCredentialResult,
+  type VerifyPresentationRequest,
+  type VerifyPresentationResult,
+  type ProblemDetails,
+} from './verify.ts';
 export { signingPassphrase, transactionId, preparedOf, type PreparedShape, type SubmittedShape } from './shapes.ts';
 export { toSigner, keypairSigner, browserWalletSigner, type Signer, type Wallet, type BrowserWallet } from './wallet.ts';
 export {
@@ -42,9 +53,12 @@ export { generateDid, encodeMultikey } from '../did/index.ts';
 // verifier to check a proof itself: the services never sign with an issuer's key.
 export {
   signCredential,
+  signPresentation,
   addProof,
   ed25519KeyPair,
   verifyDataIntegrity,
+  type LedgerVaultStatus,
+  type SignPresentationOptions,
   type SignCredentialOptions,
   type Signer as ProofSigner,
   type DataIntegrityProof,

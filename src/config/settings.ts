@@ -72,7 +72,7 @@ export const SETTINGS: Setting[] = [
   { key: 'stateFile', env: 'CV_SIMULATOR_STATE_FILE', flag: '--state-file', kind: 'string', doc: 'simulator state file (default: <data-dir>/simulator-state.json under `start`)' },
   { key: 'databaseUrl', env: 'DATABASE_URL', flag: '--database-url', kind: 'string', doc: 'PostgreSQL for API keys and idempotency records (shared backend), with a user: postgres://USER:PASSWORD@HOST:5432/DATABASE' },
   { key: 'databaseUrlFile', env: 'DATABASE_URL_FILE', flag: '--database-url-file', kind: 'string', doc: 'file whose content (trimmed) is DATABASE_URL: keeps the password out of `ps` and the environment; not with DATABASE_URL' },
-  { key: 'redisUrl', env: 'REDIS_URL', flag: '--redis-url', kind: 'string', doc: 'Redis for rate-limit windows and the resolution cache (shared backend)' },
+  { key: 'redisUrl', env: 'REDIS_URL', flag: '--redis-url', kind: 'string', doc: 'Redis for rate-limit windows, the resolution cache and presentation challenges (shared backend)' },
   {
     key: 'redisUrlFile', env: 'REDIS_URL_FILE', flag: '--redis-url-file', kind: 'string',
     doc: 'file whose content (trimmed) is REDIS_URL: keeps its password out of `ps` and the environment; ' +

@@ -9,6 +9,7 @@ import {
   decryptVcData,
   encryptVcData,
   isEnvelope,
+  openVcData,
 } from './envelope.ts';
 
 const OWNER = 'GBRPYHIL2CI3FNQ4BXLFMNDLFJUNPU2HY3ZMFSHONUCEOASW7QC7OX2H';
@@ -86,6 +87,31 @@ describe('envelope: round trip', () => {
     }
     expect(ivs.size).toBe(50);
     expect(datas.size).toBe(50);
+  });
+});
+
+describe('envelope: the issuing wallet (cv2)', () => {
+  const ISSUER = 'GDWUSKGGFDI4FRXK5EBTRECZSVQSSWJHHJOGH6JWG3AUMFFMQ435DIAG';
+  const data = encryptVcData(ring, { ...binding, plaintext: '{"a":1}', issuer: ISSUER });
+
+  it('records the wallet and opens to the plaintext and the wallet', () => {
+    expect(data).toMatch(new RegExp(`^cv2\\.kA\\.${ISSUER}\\.[A-Za-z0-9_-]{16}\\.[A-Za-z0-9_-]+$`));
+    expect(isEnvelope(data)).toBe(true);
+    expect(openVcData(ring, { ...binding, data })).toEqual({ plaintext: '{"a":1}', issuer: ISSUER });
+    expect(decryptVcData(ring, { ...binding, data })).toBe('{"a":1}');
+    expect(openVcData(ring, { ...binding, data: encryptVcData(ring, { ...binding, plaintext: '{}' }) })).toEqual({ plaintext: '{}' });
+  });
+
+  it.each([
+    ['another wallet written over it', data.replace(ISSUER, OTHER_OWNER), 'authentication_failed'],
+    ['the wallet removed (relabelled cv1)', data.replace(`cv2.kA.${ISSUER}.`, 'cv1.kA.'), 'authentication_failed'],
+    ['text that is no account', data.replace(ISSUER, 'G-not-an-account'), 'malformed'],
+  ])('%s → %s', (_name, bad, code) => {
+    expect(() => openVcData(ring, { ...binding, data: bad })).toThrow(expect.objectContaining({ code }));
+  });
+
+  it('refuses to record something that is not an account', () => {
+    expect(() => encryptVcData(ring, { ...binding, plaintext: '{}', issuer: 'did:key:z6Mk' })).toThrow(RangeError);
   });
 });
 

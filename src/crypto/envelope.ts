@@ -2,6 +2,11 @@
 // does" 6; issue 4 item 5).
 //
 //   cv1.<kid>.<base64url iv>.<base64url ciphertext || tag>
+//   cv2.<kid>.<issuer G…>.<base64url iv>.<base64url ciphertext || tag>
+//
+// cv2 records the wallet that issued the credential: the vault contract keeps no issuer, and issuer access
+// must still be judged by that wallet once the issuer DID has moved to another controller. The wallet is
+// bound by the associated data, so it cannot be changed without the envelope failing to open.
 //
 // The vcData is compressed with Brotli (quality 6, or 11 when that is needed to fit on-chain; text mode), then encrypted with AES-256-GCM under the
 // keyring's active key and a fresh random 96-bit IV. The associated data binds the envelope to its version,
@@ -17,6 +22,9 @@ import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'nod
 export const MAX_ONCHAIN_VC_DATA = 10_000;
 
 export const ENVELOPE_VERSION = 'cv1';
+/** The version that also records the issuing wallet. */
+export const ENVELOPE_VERSION_ISSUER = 'cv2';
+const ACCOUNT_RE = /^G[A-Z2-7]{55}$/;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const KEY_BYTES = 32;
@@ -92,9 +100,10 @@ export interface VcBinding {
   vcId: string;
 }
 
-function associatedData(kid: string, { owner, vcId }: VcBinding): Buffer {
+function associatedData(kid: string, { owner, vcId }: VcBinding, issuer?: string): Buffer {
   // JSON array: unambiguous whatever characters owner and vcId contain.
-  return Buffer.from(JSON.stringify([ENVELOPE_VERSION, kid, owner, vcId]), 'utf8');
+  const parts = issuer === undefined ? [ENVELOPE_VERSION, kid, owner, vcId] : [ENVELOPE_VERSION_ISSUER, kid, owner, vcId, issuer];
+  return Buffer.from(JSON.stringify(parts), 'utf8');
 }
 
 /**
@@ -104,7 +113,8 @@ function associatedData(kid: string, { owner, vcId }: VcBinding): Buffer {
 const FAST_QUALITY = 6;
 const MAX_QUALITY = 11;
 
-export function encryptVcData(keyring: Keyring, input: VcBinding & { plaintext: string }): string {
+export function encryptVcData(keyring: Keyring, input: VcBinding & { plaintext: string; issuer?: string }): string {
+  if (input.issuer !== undefined && !ACCOUNT_RE.test(input.issuer)) throw new RangeError('the issuer must be an account address (G…)');
   const kid = keyring.activeKid;
   const key = keyring.key(kid)!;
   const raw = Buffer.from(input.plaintext, 'utf8');
@@ -118,9 +128,10 @@ export function encryptVcData(keyring: Keyring, input: VcBinding & { plaintext: 
     });
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
-    cipher.setAAD(associatedData(kid, input));
+    cipher.setAAD(associatedData(kid, input, input.issuer));
     const sealed = Buffer.concat([cipher.update(compressed), cipher.final(), cipher.getAuthTag()]);
-    return `${ENVELOPE_VERSION}.${kid}.${iv.toString('base64url')}.${sealed.toString('base64url')}`;
+    const head = input.issuer === undefined ? `${ENVELOPE_VERSION}.${kid}` : `${ENVELOPE_VERSION_ISSUER}.${kid}.${input.issuer}`;
+    return `${head}.${iv.toString('base64url')}.${sealed.toString('base64url')}`;
   };
   // Quality 6 costs ~0.05 ms and is within a few percent of quality 11 (~0.7-2 ms); the slow, tighter
   // setting is spent only on payloads that would not otherwise fit on-chain.
@@ -132,7 +143,7 @@ export function encryptVcData(keyring: Keyring, input: VcBinding & { plaintext: 
 
 /** True when data has the shape of an envelope (it may still fail to decrypt). */
 export function isEnvelope(data: string): boolean {
-  return data.startsWith(`${ENVELOPE_VERSION}.`);
+  return data.startsWith(`${ENVELOPE_VERSION}.`) || data.startsWith(`${ENVELOPE_VERSION_ISSUER}.`);
 }
 
 function decodePart(part: string | undefined, what: string): Buffer {
@@ -144,9 +155,19 @@ function decodePart(part: string | undefined, what: string): Buffer {
 
 /** Opens an envelope made by encryptVcData for the same owner and vcId. */
 export function decryptVcData(keyring: Keyring, input: VcBinding & { data: string }): string {
-  const parts = input.data.split('.');
-  if (parts.length !== 4 || parts[0] !== ENVELOPE_VERSION) {
-    throw new VcDecryptError('malformed', `not a ${ENVELOPE_VERSION} envelope`);
+  return openVcData(keyring, input).plaintext;
+}
+
+/** Opens an envelope; answers the plaintext and, for cv2, the wallet that issued it. */
+export function openVcData(keyring: Keyring, input: VcBinding & { data: string }): { plaintext: string; issuer?: string } {
+  let parts = input.data.split('.');
+  let issuer: string | undefined;
+  if (parts.length === 5 && parts[0] === ENVELOPE_VERSION_ISSUER) {
+    issuer = parts[2]!;
+    if (!ACCOUNT_RE.test(issuer)) throw new VcDecryptError('malformed', 'envelope issuer is not an account address');
+    parts = [parts[0], parts[1]!, parts[3]!, parts[4]!];
+  } else if (parts.length !== 4 || parts[0] !== ENVELOPE_VERSION) {
+    throw new VcDecryptError('malformed', `not a ${ENVELOPE_VERSION} or ${ENVELOPE_VERSION_ISSUER} envelope`);
   }
   const kid = parts[1]!;
   if (!KID_RE.test(kid)) throw new VcDecryptError('malformed', 'envelope key id is invalid');
@@ -157,7 +178,7 @@ export function decryptVcData(keyring: Keyring, input: VcBinding & { data: strin
   if (iv.length !== IV_BYTES || sealed.length < TAG_BYTES) throw new VcDecryptError('malformed', 'envelope is truncated');
 
   const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
-  decipher.setAAD(associatedData(kid, input));
+  decipher.setAAD(associatedData(kid, input, issuer));
   decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
   let compressed: Buffer;
   try {
@@ -167,7 +188,8 @@ export function decryptVcData(keyring: Keyring, input: VcBinding & { data: strin
   }
   try {
     const raw = brotliDecompressSync(compressed, { maxOutputLength: MAX_PLAINTEXT_BYTES });
-    return new TextDecoder('utf-8', { fatal: true }).decode(raw);
+    const plaintext = new TextDecoder('utf-8', { fatal: true }).decode(raw);
+    return issuer === undefined ? { plaintext } : { plaintext, issuer };
   } catch {
     throw new VcDecryptError('decompression_failed', 'envelope payload does not decompress');
   }

@@ -1,7 +1,8 @@
 import { createHash, createPrivateKey, sign as cryptoSign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
-  addProof, createProof, signCredential, verifyDataIntegrity, type DataIntegrityProof, type ProofProblemReason, type VerifyDataIntegrityOptions,
+  MAX_PREVIOUS_PROOFS, MAX_PROOFS, addProof, createProof, signCredential, signPresentation, verifyDataIntegrity, type DataIntegrityProof, type ProofProblemReason,
+  type VerifyDataIntegrityOptions,
 } from './data-integrity.ts';
 import { ed25519KeyPair, hashData, proofConfiguration, transform } from './eddsa-jcs-2022.ts';
 import { buildResolutionResult, resolutionError } from './document.ts';
@@ -210,10 +211,43 @@ describe('verifyDataIntegrity: did:ledger credentials', () => {
     });
   });
 
-  it('reports a resolver that throws as a result, never a throw', async () => {
-    const result = await verifyDataIntegrity({ document: await sign(), resolve: async () => { throw new Error('rpc down'); }, now: NOW });
+  it('reports a DID that cannot be resolved (the ledger unreachable) as did_unresolvable', async () => {
+    const resolve = async () => resolutionError('internalError', 'the registry could not be read: rpc down');
+    const result = await verifyDataIntegrity({ document: await sign(), resolve, now: NOW });
     expect(result.verified).toBe(false);
     expect(result.errors[0]!.reason).toBe('did_unresolvable');
+  });
+
+  // A programming error is not a verification outcome: it must surface (the service answers 500 and logs it),
+  // not read as "the issuer's DID could not be resolved".
+  it('lets a programming error of the resolver through as a throw', async () => {
+    const resolve = async (): Promise<DidResolutionResult> => {
+      throw new TypeError("Cannot read properties of undefined (reading 'record')");
+    };
+    await expect(verifyDataIntegrity({ document: await sign(), resolve, now: NOW })).rejects.toThrow(TypeError);
+  });
+
+  it('refuses a proof by another DID than expectedController without resolving it', async () => {
+    const asked: string[] = [];
+    const inner = registry({ [DID]: record(), [OTHER]: record({ assertionMethod: [{ publicKeyMultibase: mk(OTHER_ASSERT) }] }) });
+    const resolve = (did: string) => {
+      asked.push(did);
+      return inner(did);
+    };
+    const result = await verifyDataIntegrity({ document: await sign(), resolve, now: NOW, expectedController: OTHER });
+    expect(result.errors.map((e) => e.reason)).toEqual(['not_proof_signer']);
+    expect(asked).toEqual([]);
+    expect((await verifyDataIntegrity({ document: await sign(), resolve, now: NOW, expectedController: DID })).verified).toBe(true);
+  });
+
+  it('reports every mismatch of purpose, domain and challenge', async () => {
+    const document = await sign({ proofPurpose: 'authentication', domain: 'a.example', challenge: 'c-1' });
+    const result = await verifyDataIntegrity({ document, resolve: registry({ [DID]: record() }), now: NOW, domain: 'b.example', challenge: 'c-2' });
+    expect(result.errors.map((e) => [e.type, e.reason])).toEqual([
+      ['MISMATCHED_PROOF_PURPOSE_ERROR', 'proof_purpose_mismatch'],
+      ['INVALID_DOMAIN_ERROR', 'domain_mismatch'],
+      ['INVALID_CHALLENGE_ERROR', 'challenge_mismatch'],
+    ]);
   });
 
   it.each([null, 'text', [], 42])('answers a non-object document (%j) with a result', async (document) => {
@@ -254,6 +288,41 @@ describe('proof sets and chains', () => {
     expect(swapped.results.map((r) => r.verified)).toEqual([true, false]);
   });
 
+  it('composes the hash input of a chained proof with members before and after "proof" in JCS order', async () => {
+    const doc = { ...(await first()), aardvark: [1, 2], quux: { b: 1, a: 2 }, zeta: 'last', type: ['VerifiableCredential'] };
+    const { proof: p1, ...rest } = doc;
+    const one = await addProof(rest, { id: 'urn:uuid:p-a', verificationMethod: `${DID}#assert-1` }, { secretKey: ASSERT });
+    const two = await addProof(one, { id: 'urn:uuid:p-b', verificationMethod: `${OTHER}#assert-1`, previousProof: 'urn:uuid:p-a' }, { secretKey: OTHER_ASSERT });
+    const three = await addProof(two, { verificationMethod: `${DID}#assert-1`, previousProof: ['urn:uuid:p-b', 'urn:uuid:p-a'] }, { secretKey: ASSERT });
+    expect(p1).toBeDefined();
+    const result = await verifyDataIntegrity({ document: three, resolve, now: NOW });
+    expect(result.errors).toEqual([]);
+    expect(result.verified).toBe(true);
+  });
+
+  it(`refuses more than ${MAX_PROOFS} proofs without verifying any`, async () => {
+    const one = (await first()).proof;
+    const result = await verifyDataIntegrity({ document: { ...(await first()), proof: Array.from({ length: MAX_PROOFS + 1 }, () => one) }, resolve, now: NOW });
+    expect(result).toMatchObject({ verified: false, results: [], errors: [{ type: 'MALFORMED_PROOF_ERROR', reason: 'too_many_proofs' }] });
+  });
+
+  it('refuses a set that holds the same proof twice', async () => {
+    const doc = await first();
+    const result = await verifyDataIntegrity({ document: { ...doc, proof: [doc.proof, structuredClone(doc.proof)] }, resolve, now: NOW });
+    expect(result).toMatchObject({ verified: false, errors: [{ type: 'MALFORMED_PROOF_ERROR', message: expect.stringContaining('twice') }] });
+  });
+
+  it.each([
+    ['names a proof twice', ['urn:uuid:proof-1', 'urn:uuid:proof-1']],
+    [`names more than ${MAX_PREVIOUS_PROOFS} proofs`, Array.from({ length: MAX_PREVIOUS_PROOFS + 1 }, (_, i) => `urn:uuid:p-${i}`)],
+    ['is an empty list', []],
+    ['is a number', 7],
+  ])('a previousProof that %s is a malformed proof', async (_name, previousProof) => {
+    const doc = await first();
+    const result = await verifyDataIntegrity({ document: { ...doc, proof: [doc.proof, { ...doc.proof, id: 'urn:uuid:proof-2', previousProof }] }, resolve, now: NOW });
+    expect(result.results.map((r) => r.errors.map((e) => e.type))).toEqual([[], ['MALFORMED_PROOF_ERROR']]);
+  });
+
   it('refuses to chain to a proof the document does not have', async () => {
     await expect(addProof(await first(), { verificationMethod: `${OTHER}#assert-1`, previousProof: 'urn:uuid:nope' }, { secretKey: OTHER_ASSERT })).rejects.toThrow(/previousProof/);
   });
@@ -287,5 +356,52 @@ describe('signCredential', () => {
     ['a signer that returns no signature', { secretKey: undefined, signer: () => new Uint8Array(3) }],
   ])('refuses %s', async (_name, over) => {
     await expect(sign(over as never)).rejects.toThrow();
+  });
+});
+
+describe('signCredential with ledgerVaultStatus, and signPresentation', () => {
+  const VAULT = 'CD4FWXJVWXKDA6QU36W7SMC7PVVM2F43RTJIXY7G4PSF3A2YH52YRHWZ';
+  const CTX = 'http://127.0.0.1:3000/contexts/ledger-vault/v1';
+
+  it('adds the LedgerVaultStatusEntry and its context before signing', async () => {
+    const signed = await sign({ ledgerVaultStatus: { network: 'testnet', vaultContract: VAULT, vcId: 'vc-1', contextUrl: CTX } });
+    expect(signed['credentialStatus']).toEqual({ type: 'LedgerVaultStatusEntry', statusPurpose: 'revocation', network: 'testnet', vaultContract: VAULT, vcId: 'vc-1' });
+    expect(signed['@context']).toEqual([...CREDENTIAL['@context'], CTX]);
+    expect((await verifyDataIntegrity({ document: signed, resolve: registry({ [DID]: record() }), now: NOW })).verified).toBe(true);
+  });
+
+  it('keeps other status entries beside it, and refuses a second LedgerVaultStatusEntry', async () => {
+    const other = { type: 'BitstringStatusListEntry', statusPurpose: 'suspension' };
+    const signed = await sign({ credential: { ...CREDENTIAL, credentialStatus: other }, ledgerVaultStatus: { network: 'testnet', vaultContract: VAULT, vcId: 'vc-1' } });
+    expect(signed['credentialStatus']).toEqual([other, expect.objectContaining({ type: 'LedgerVaultStatusEntry' })]);
+    await expect(sign({ credential: signed, ledgerVaultStatus: { network: 'testnet', vaultContract: VAULT, vcId: 'vc-2' } })).rejects.toThrow(/already carries/);
+  });
+
+  it("signs a presentation for its holder's authentication key over the challenge", async () => {
+    const vp = await signPresentation({
+      presentation: { holder: DID, verifiableCredential: [await sign()] }, verificationMethod: `${DID}#auth-1`, challenge: 'c-1', domain: 'v.example', secretKey: AUTH,
+    });
+    expect(vp).toMatchObject({ '@context': ['https://www.w3.org/ns/credentials/v2'], type: ['VerifiablePresentation'], holder: DID });
+    expect(vp.proof).toMatchObject({ proofPurpose: 'authentication', challenge: 'c-1', domain: 'v.example' });
+    const result = await verifyDataIntegrity({ document: vp, resolve: registry({ [DID]: record() }), now: NOW, expectedProofPurpose: 'authentication', challenge: 'c-1', domain: 'v.example', expectedController: DID });
+    expect(result.errors).toEqual([]);
+  });
+});
+
+describe('canonicalCache', () => {
+  it('keeps the JCS text of each document verified, equal to canonicalize, and uses it inside a container', async () => {
+    const cache = new WeakMap<object, string>();
+    const one = await sign({ id: 'urn:uuid:a' } as never);
+    const set = await addProof(await sign(), { verificationMethod: `${DID}#assert-1`, created: '2026-11-24T09:01:00Z' }, { secretKey: ASSERT });
+    const resolve = registry({ [DID]: record() });
+    for (const doc of [one, set]) {
+      await verifyDataIntegrity({ document: doc, resolve, now: NOW, canonicalCache: cache });
+      expect(cache.get(doc)).toBe(canonicalize(doc));
+    }
+    const vp = await addProof({ '@context': CREDENTIAL['@context'], type: ['VerifiablePresentation'], holder: DID, verifiableCredential: [one, set] },
+      { verificationMethod: `${DID}#auth-1`, proofPurpose: 'authentication', challenge: 'c' }, { secretKey: AUTH });
+    const r = await verifyDataIntegrity({ document: vp, resolve, now: NOW, canonicalCache: cache, expectedProofPurpose: 'authentication', challenge: 'c' });
+    expect(r.errors).toEqual([]);
+    expect(cache.get(vp)).toBe(canonicalize(vp));
   });
 });

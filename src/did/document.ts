@@ -113,6 +113,8 @@ export function resolutionStatus(result: DidResolutionResult): number {
       return 404;
     case 'representationNotSupported':
       return 406;
+    case 'methodNotSupported':
+      return 501;
     case 'internalError':
       return 502;
     default:
@@ -129,6 +131,8 @@ export function xmlDateTime(d: Date): string {
 export const DID_RESOLUTION = 'application/did-resolution';
 export const DID_RESOLUTION_PROFILE = 'https://w3id.org/did-resolution';
 export const LD_JSON_DID_RESOLUTION = `application/ld+json;profile="${DID_RESOLUTION_PROFILE}"`;
+/** W3C DID Resolution's media type of a dereferencing result. */
+export const DID_URL_DEREFERENCING = 'application/did-url-dereferencing';
 /** `@context` of a resolution result answered as JSON-LD (DIF Universal Resolver). */
 export const DID_RESOLUTION_CONTEXT = 'https://w3id.org/did-resolution/v1';
 
@@ -136,7 +140,13 @@ export interface Negotiated {
   /** The representation of the document (and the resolution metadata's contentType). */
   representation: DidRepresentation;
   /** The response's Content-Type. */
-  mediaType: 'application/did+ld+json' | 'application/did+json' | 'application/json' | typeof DID_RESOLUTION | typeof LD_JSON_DID_RESOLUTION;
+  mediaType:
+    | 'application/did+ld+json'
+    | 'application/did+json'
+    | 'application/json'
+    | typeof DID_RESOLUTION
+    | typeof LD_JSON_DID_RESOLUTION
+    | typeof DID_URL_DEREFERENCING;
   /**
    * `result`: the client asked for the resolution result itself (W3C DID Resolution media types), which a
    * DID URL with a fragment answers as the whole dereferencing result; `representation`: the document's
@@ -153,6 +163,8 @@ const OFFERS: (Negotiated & { profile?: string })[] = [
   // Universal Resolver clients ask for the result by its own media types; its document is the JSON-LD one.
   { mediaType: DID_RESOLUTION, representation: DID_LD_JSON, shape: 'result' },
   { mediaType: LD_JSON_DID_RESOLUTION, representation: DID_LD_JSON, shape: 'result', profile: DID_RESOLUTION_PROFILE },
+  // DID URL dereferencing asked for by its own media type: always the dereferencing result.
+  { mediaType: DID_URL_DEREFERENCING, representation: DID_LD_JSON, shape: 'result' },
 ];
 
 /**

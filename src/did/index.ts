@@ -32,6 +32,7 @@ export {
   DID_RESOLUTION,
   DID_RESOLUTION_CONTEXT,
   DID_RESOLUTION_PROFILE,
+  DID_URL_DEREFERENCING,
   LD_JSON_DID_RESOLUTION,
   DID_LD_JSON,
   KEY_FRAGMENT,
@@ -57,6 +58,7 @@ export {
   type RegistryError,
 } from './record-rules.ts';
 export {
+  Ed25519KeyCache,
   MemoryNonceStore,
   NONCE_BYTES,
   PROOF_WINDOW_MS,
@@ -96,9 +98,12 @@ export {
 } from './eddsa-jcs-2022.ts';
 export {
   DEFAULT_CLOCK_SKEW_MS,
+  MAX_PREVIOUS_PROOFS,
+  MAX_PROOFS,
   addProof,
   createProof,
   signCredential,
+  signPresentation,
   verificationKey,
   verifyDataIntegrity,
   type DataIntegrityProof,
@@ -106,9 +111,12 @@ export {
   type ProofProblem,
   type ProofProblemReason,
   type ProofVerification,
+  type LedgerVaultStatus,
   type SignCredentialOptions,
+  type SignPresentationOptions,
   type SigningKey,
   type VerifyDataIntegrityOptions,
   type VerifyDataIntegrityResult,
 } from './data-integrity.ts';
 export { resolveFromRegistry, type ResolveFromRegistryOptions } from './resolve.ts';
+export { DID_KEY_PREFIX, resolveDidKey } from './did-key.ts';

@@ -2,7 +2,7 @@ import { createPrivateKey, sign as cryptoSign, type KeyObject } from 'node:crypt
 import { describe, expect, it } from 'vitest';
 import { buildResolutionResult, resolutionError } from './document.ts';
 import { canonicalizeToBytes } from './jcs.ts';
-import { MemoryNonceStore, createChallenge, verifyProof, type ProofChallenge, type VerifyProofOptions } from './proof.ts';
+import { Ed25519KeyCache, MemoryNonceStore, createChallenge, verifyProof, type ProofChallenge, type VerifyProofOptions } from './proof.ts';
 import type { DidRecord, DidResolutionResult } from './types.ts';
 
 const DID = 'did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxza';
@@ -289,5 +289,19 @@ describe('MemoryNonceStore', () => {
     now = minutes(10);
     await store.issue('new', minutes(15), 'x');
     expect(store.size).toBe(1);
+  });
+});
+
+describe('Ed25519KeyCache', () => {
+  it('makes each key once, keeps at most its bound (the oldest goes first), and verifies as the raw key does', () => {
+    const cache = new Ed25519KeyCache(2);
+    const keys = [1, 2, 3].map((n) => new Uint8Array(32).fill(n));
+    const first = cache.get(keys[0]!);
+    expect(cache.get(keys[0]!)).toBe(first);
+    cache.get(keys[1]!);
+    cache.get(keys[2]!);
+    expect(cache.size).toBe(2);
+    expect(cache.get(keys[0]!)).not.toBe(first);
+    expect(() => cache.get(new Uint8Array(31))).toThrow(RangeError);
   });
 });

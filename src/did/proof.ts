@@ -2,7 +2,7 @@
 // a challenge {did, domain, nonce, timestamp}; the signer signs its JCS form (RFC 8785) with an Ed25519
 // authentication key; the verifier checks, in order, the 5-minute window, the domain, the nonce (once), and
 // the signature against every authentication key of the resolved document. Verification never throws.
-import { createHash, createPublicKey, randomBytes, verify as cryptoVerify } from 'node:crypto';
+import { createHash, createPublicKey, randomBytes, verify as cryptoVerify, type KeyObject } from 'node:crypto';
 import { parseDid } from './did.ts';
 import { canonicalizeToBytes } from './jcs.ts';
 import { decodeMultikey } from './multikey.ts';
@@ -241,13 +241,47 @@ export function authenticationMethods(document: DidDocument): VerificationMethod
   return out;
 }
 
-/** Node's Ed25519 from the raw 32-byte key, through its JWK form. */
-export function verifyEd25519(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+const SPKI_ED25519 = Buffer.from('302a300506032b6570032100', 'hex');
+
+/** Node's Ed25519 public key from the raw 32 bytes (SubjectPublicKeyInfo DER); throws on a wrong length. */
+export function ed25519PublicKey(publicKey: Uint8Array): KeyObject {
+  if (publicKey.length !== 32) throw new RangeError('an Ed25519 public key is 32 bytes');
+  return createPublicKey({ key: Buffer.concat([SPKI_ED25519, publicKey]), format: 'der', type: 'spki' });
+}
+
+/**
+ * Node's keys of Ed25519 public keys, each made once: making one costs several times a verification. Bounded;
+ * the oldest entry goes first. One per verifier (a request, or an app across requests).
+ */
+export class Ed25519KeyCache {
+  readonly #max: number;
+  readonly #keys = new Map<string, KeyObject>();
+
+  constructor(maxEntries = 1_000) {
+    this.#max = maxEntries;
+  }
+
+  get size(): number {
+    return this.#keys.size;
+  }
+
+  /** The key of `publicKey` (32 bytes); throws as ed25519PublicKey does. */
+  get(publicKey: Uint8Array): KeyObject {
+    const id = Buffer.from(publicKey).toString('hex');
+    let key = this.#keys.get(id);
+    if (!key) {
+      key = ed25519PublicKey(publicKey);
+      if (this.#keys.size >= this.#max) this.#keys.delete(this.#keys.keys().next().value!);
+      this.#keys.set(id, key);
+    }
+    return key;
+  }
+}
+
+/** Ed25519 verification with the raw 32-byte key or a key made by ed25519PublicKey (reused across proofs). */
+export function verifyEd25519(publicKey: Uint8Array | KeyObject, message: Uint8Array, signature: Uint8Array): boolean {
   try {
-    const key = createPublicKey({
-      key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(publicKey).toString('base64url') },
-      format: 'jwk',
-    });
+    const key = publicKey instanceof Uint8Array ? ed25519PublicKey(publicKey) : publicKey;
     return cryptoVerify(null, message, key, signature);
   } catch {
     return false;

@@ -162,7 +162,12 @@ export interface paths {
          *     `{dereferencingMetadata: {error: notFound, message}, contentStream: null, contentMetadata: {}}`; a
          *     deactivated DID is 410 the same way, its document metadata as `contentMetadata`; a DID URL whose DID
          *     is invalid is 400 `invalidDidUrl`. Proof verifiers use this to fetch the key a proof's
-         *     `verificationMethod` names.
+         *     `verificationMethod` names. `Accept: application/did-url-dereferencing` asks for the dereferencing
+         *     result by its own media type: for a DID URL with a fragment as above; for a DID alone, the result
+         *     whose `contentStream` is the document (with `@context`); failures as dereferencing failures.
+         *
+         *     Every answer of this route carries `Vary: Accept`: its body depends on the negotiated media type, so
+         *     a shared cache keeps one entry per representation.
          *
          *     | status | meaning | `didResolutionMetadata.error` |
          *     |---|---|---|
@@ -696,6 +701,15 @@ export interface components {
             contentStream: components["schemas"]["DereferencedResourceLd"];
             contentMetadata: components["schemas"]["DidDocumentMetadata"];
         };
+        /**
+         * @description W3C DID Resolution dereferencing result as `application/did-url-dereferencing`: of a DID URL with a
+         *     fragment, the verification method or service; of a DID alone, its document.
+         */
+        DidUrlDereferencingResult: {
+            dereferencingMetadata: components["schemas"]["DereferencingMetadataLd"];
+            contentStream: components["schemas"]["DereferencedResourceLd"] | components["schemas"]["DidDocumentLd"];
+            contentMetadata: components["schemas"]["DidDocumentMetadata"];
+        };
         /** @description The dereferencing result as `application/ld+json;profile="https://w3id.org/did-resolution"`. */
         DereferencingResultLdProfile: {
             /** @constant */
@@ -1082,6 +1096,11 @@ export interface components {
          * @example no-store
          */
         "Cache-Control-NoStore": "no-store";
+        /**
+         * @description The body depends on the negotiated media type (`Accept`).
+         * @example Accept
+         */
+        "Vary-Accept": "Accept";
     };
     pathItems: never;
 }
@@ -1304,6 +1323,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control-Resolution"];
+                    Vary: components["headers"]["Vary-Accept"];
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -1315,12 +1335,14 @@ export interface operations {
                     "application/json": components["schemas"]["ResolutionResultJson"] | components["schemas"]["VerificationMethod"] | components["schemas"]["DereferencedService"];
                     "application/did-resolution": components["schemas"]["ResolutionResultLd"] | components["schemas"]["DereferencingResult"];
                     "application/ld+json;profile=\"https://w3id.org/did-resolution\"": components["schemas"]["ResolutionResultLdProfile"] | components["schemas"]["DereferencingResultLdProfile"];
+                    "application/did-url-dereferencing": components["schemas"]["DidUrlDereferencingResult"];
                 };
             };
             /** @description Invalid DID (`invalidDid`), a valid one with an unknown query parameter (`invalidOptions`), or a DID URL whose DID is invalid (`invalidDidUrl`). */
             400: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control-NoStore"];
+                    Vary: components["headers"]["Vary-Accept"];
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -1331,6 +1353,7 @@ export interface operations {
                     "application/did+ld+json": components["schemas"]["ResolutionFailure"] | components["schemas"]["DereferencingFailure"];
                     "application/json": components["schemas"]["ResolutionFailure"] | components["schemas"]["DereferencingFailure"];
                     "application/did-resolution": components["schemas"]["ResolutionFailure"] | components["schemas"]["DereferencingFailure"];
+                    "application/did-url-dereferencing": components["schemas"]["ResolutionFailure"] | components["schemas"]["DereferencingFailure"];
                     "application/ld+json;profile=\"https://w3id.org/did-resolution\"": components["schemas"]["ResolutionFailure"] | components["schemas"]["DereferencingFailure"];
                 };
             };
@@ -1338,6 +1361,7 @@ export interface operations {
             404: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control-NoStore"];
+                    Vary: components["headers"]["Vary-Accept"];
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -1348,6 +1372,7 @@ export interface operations {
                     "application/did+ld+json": components["schemas"]["ResolutionFailure"] | components["schemas"]["DereferencingFailure"];
                     "application/json": components["schemas"]["ResolutionFailure"] | components["schemas"]["DereferencingFailure"];
                     "application/did-resolution": components["schemas"]["ResolutionFailure"] | components["schemas"]["DereferencingFailure"];
+                    "application/did-url-dereferencing": components["schemas"]["ResolutionFailure"] | components["schemas"]["DereferencingFailure"];
                     "application/ld+json;profile=\"https://w3id.org/did-resolution\"": components["schemas"]["ResolutionFailure"] | components["schemas"]["DereferencingFailure"];
                 };
             };
@@ -1355,6 +1380,7 @@ export interface operations {
             406: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control-NoStore"];
+                    Vary: components["headers"]["Vary-Accept"];
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -1378,6 +1404,7 @@ export interface operations {
             410: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control-Resolution"];
+                    Vary: components["headers"]["Vary-Accept"];
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -1388,6 +1415,7 @@ export interface operations {
                     "application/did+ld+json": components["schemas"]["ResolutionResultLd"] | components["schemas"]["DereferencingFailure"];
                     "application/json": components["schemas"]["ResolutionResultJson"] | components["schemas"]["DereferencingFailure"];
                     "application/did-resolution": components["schemas"]["ResolutionResultLd"] | components["schemas"]["DereferencingFailure"];
+                    "application/did-url-dereferencing": components["schemas"]["DereferencingFailure"];
                     "application/ld+json;profile=\"https://w3id.org/did-resolution\"": components["schemas"]["ResolutionResultLdProfile"] | components["schemas"]["DereferencingFailure"];
                 };
             };
@@ -1397,6 +1425,7 @@ export interface operations {
             502: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control-NoStore"];
+                    Vary: components["headers"]["Vary-Accept"];
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -1407,6 +1436,7 @@ export interface operations {
                     "application/did+ld+json": components["schemas"]["ResolutionFailure"];
                     "application/json": components["schemas"]["ResolutionFailure"];
                     "application/did-resolution": components["schemas"]["ResolutionFailure"];
+                    "application/did-url-dereferencing": components["schemas"]["ResolutionFailure"];
                     "application/ld+json;profile=\"https://w3id.org/did-resolution\"": components["schemas"]["ResolutionFailure"];
                 };
             };

@@ -661,42 +661,128 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Verify a credential (proof, issuer DID, on-chain status, issuer access, validity period)
-         * @description One answer to a verifier's question "is this credential good now?", in the shape of the W3C VC API's
-         *     `POST /credentials/verify`. The credential is either presented by its holder
-         *     (`verifiableCredential`) or looked up in a vault by reference (`owner` + `vcId`, optional
-         *     `userSalt`/`vaultContract`), decrypted as get-vc does; the answer never returns its contents. A
-         *     presented credential may carry the reference too: the on-chain checks then apply to that entry,
-         *     whose stored credential must be the one presented (else the `status` check fails).
+         * Verify a credential (proof, validity period, on-chain status, issuer DID, issuer access)
+         * @description The W3C VC API (VCALM 0.9) `POST /credentials/verify`: is this credential good now? Send the credential
+         *     the holder presented (`verifiableCredential`), or name one in a vault (`owner` + `vcId`, optional
+         *     `userSalt`/`vaultContract`), or both.
          *
-         *     The answer is `{verified, checks, warnings, errors}`: one entry in `checks` for each of
-         *     - `proof`: a Data Integrity proof (`DataIntegrityProof`, cryptosuite `eddsa-jcs-2022`, purpose
-         *       `assertionMethod`) verifies; its `verificationMethod` (`did:ledger:…#assert-N`) is found by
-         *       resolving the DID with this network's registry, listed under `assertionMethod`, and the DID is
-         *       not deactivated; `created`/`expires` are checked against the service's clock. A credential
-         *       without a proof fails this check.
-         *     - `issuerDid`: the credential's `issuer` is a `did:ledger` DID of this network, registered and not
-         *       deactivated, and it is the DID whose key made the proof (by reference: also the issuer DID the
-         *       vault stored at issuance).
-         *     - `status`: the on-chain status in the vault is `valid` (`revoked` fails with its date). Skipped,
-         *       with a warning, for a presented credential without a reference.
-         *     - `issuerAllowed`: the vault does not deny the issuer's wallet (the DID's controller). Skipped
-         *       without a reference.
-         *     - `validityPeriod`: now is within `validFrom`/`validUntil` (VC 2.0) or
-         *       `issuanceDate`/`expirationDate` (VC 1.1).
-         *     Each check is `passed`, `failed` or `skipped`; `verified` is true when none failed. Every failure is
-         *     also in `errors` (`{check, reason, message}`), every skip in `warnings`. A verification that
-         *     completes answers 200, `verified` true or false; what keeps it from completing is an error as
-         *     usual (404 for an unknown vault or vcId, 502 when the ledger is unreachable).
+         *     The checks (`options.checks`, default all):
+         *     - `proof`: every proof is a Data Integrity `eddsa-jcs-2022` proof, purpose `assertionMethod`, by a key
+         *       of the credential's `issuer` (a `did:ledger` DID of this network, resolved with its registry, its key
+         *       under `assertionMethod`; or a `did:key`, resolved offline). At most 8 proofs per credential and 8
+         *       ids per `previousProof`; proof sets and chains as Data Integrity defines them.
+         *     - `validFrom`, `validUntil`: now lies within them (VC 1.1: `issuanceDate`, `expirationDate`).
+         *     - `credentialStatus`: the status on the chain of the vault that holds the credential: the vault named
+         *       by `owner` + `vcId`, or by the credential's `LedgerVaultStatusEntry` (schema `LedgerVaultStatusEntry`;
+         *       its JSON-LD context is `GET /contexts/ledger-vault/v1`), whose stored copy must be the credential
+         *       presented. An entry is trusted only under a verified proof, so asking for `credentialStatus` runs
+         *       `proof` too. A credential with neither is not status-checked; a warning says so.
+         *     - `issuerDid`: the issuer DID is registered and active (not applicable to `did:key`).
+         *     - `issuerAllowed`: the vault denies neither the wallet that issued the credential (recorded when it was
+         *       issued through this service) nor the issuer DID's current controller.
          *
-         *     Authentication: the key is optional. A verifier without a key may verify presented
-         *     credentials only, limited per client IP (30 per minute, `X-RateLimit-*` headers, 429
-         *     `rate_limit_exceeded`); verification by reference needs a key (401 `missing_api_key` without one),
-         *     like verify-vc, and is open to any key of this network with the `credentials:verify` scope (or no
-         *     scopes): no ownership binding, since nothing of the credential is returned. A key that is sent
-         *     must be valid (401 otherwise).
+         *     `verified` is true when no check failed. 200 when verified; a verification that completes with
+         *     `verified: false` answers 400 with the same body (the VC API's verifier tests require a 4xx). Input
+         *     that cannot be verified at all is 400 with the error envelope.
+         *
+         *     A key is optional for a presented credential (keyless: 30 per minute per client IP). By reference
+         *     (`owner` + `vcId`) needs the key of the owner's wallet or an admin key: nothing of a stored
+         *     credential, not even whether a presented one equals it, is told to anyone else.
          */
         post: operations["verifyCredential"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/presentations/verify": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify a presentation, its holder binding and every credential in it
+         * @description The W3C VC API (VCALM 0.9) `POST /presentations/verify`. The presentation carries a Data Integrity
+         *     `eddsa-jcs-2022` proof, purpose `authentication`, made with a key of its `holder` DID (a `did:ledger`
+         *     DID of this network, its key under `authentication`; or a `did:key`): that is the holder binding.
+         *     The proof's `challenge` must equal `options.challenge`, and its `domain` `options.domain` when sent.
+         *     A challenge from `POST /challenges` is accepted once, within 5 minutes of its issue; any other value is
+         *     the caller's own and is only compared. Every credential inside (at most 10) is verified as
+         *     `POST /credentials/verify` verifies a presented one; whether its subject is the holder is the
+         *     caller's business.
+         *
+         *     200 whenever the verification completes, `verified` true or false; 400 with the error envelope for
+         *     input that cannot be verified at all. Keys and limits as for a presented credential.
+         */
+        post: operations["verifyPresentation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/challenges": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A fresh challenge for a presentation
+         * @description The VC API `POST /challenges`: a challenge for `options.challenge` of `POST /presentations/verify`,
+         *     remembered by every instance of this deployment (shared through Redis when one is configured). A
+         *     presentation answering it verifies at most once, within 5 minutes. No body, or `{}`. Keys and limits
+         *     as for a presented credential.
+         */
+        post: operations["createChallenge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/contexts/ledger-vault/v1": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * JSON-LD context of LedgerVaultStatusEntry
+         * @description The JSON-LD context that defines `LedgerVaultStatusEntry` (schema `LedgerVaultStatusEntry`). Credentials
+         *     that carry the entry name this URL in their `@context`. No key, never rate limited, the same bytes on
+         *     every deployment and network.
+         */
+        get: operations["getLedgerVaultContext"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1297,11 +1383,15 @@ export interface components {
             vaultContract?: components["schemas"]["ContractId"];
         };
         /**
-         * @description A presented credential (`verifiableCredential`), a vault reference (`owner` + `vcId`), or both;
-         *     neither → 400 `invalid_request`; `vcId` without `owner` (or the reverse) → 400 `invalid_request`.
+         * @description A presented credential (`verifiableCredential`), a credential in the caller's vault (`owner` + `vcId`),
+         *     or both (then the vault's copy must be the one presented). Neither, or `vcId` without `owner` (or the
+         *     reverse) → 400 `invalid_request`.
          */
         VerifyCredentialRequest: {
-            /** @description The credential as the holder presented it, with its `proof` (its JSON at most the body limit; as many members as a stored `vcData` may hold). */
+            /**
+             * @description The credential as the holder presented it, with its `proof`. Its JSON text must be I-JSON: a member
+             *     name repeated in one object fails it (`PARSING_ERROR`).
+             */
             verifiableCredential?: {
                 [key: string]: unknown;
             };
@@ -1309,43 +1399,208 @@ export interface components {
             vcId?: components["schemas"]["VcId"];
             userSalt?: components["schemas"]["UserSalt"];
             vaultContract?: components["schemas"]["ContractId"];
-            /** @description Data Integrity verification options (W3C VC API); the proof must carry the same values. */
-            options?: {
-                domain?: string;
-                challenge?: string;
-            };
+            options?: components["schemas"]["VerifyCredentialOptions"];
+        };
+        /** @description The VC API's verification options; any other member is 400 `invalid_request`. */
+        VerifyCredentialOptions: {
+            /**
+             * @description The checks to run (default all); `credentialStatus` runs `proof` too.
+             * @example [
+             *       "proof"
+             *     ]
+             */
+            checks?: components["schemas"]["CredentialCheckName"][];
+            /** @description Answer `results` (default true). */
+            returnResults?: boolean;
+            /** @description Answer `problemDetails` (default true). */
+            returnProblemDetails?: boolean;
+            /** @description Answer the credential verified as `credential` (default false). */
+            returnCredential?: boolean;
+            /** @description Every proof must carry this `domain` (Data Integrity §4.4). */
+            domain?: string;
+            /** @description Every proof must carry this `challenge`. */
+            challenge?: string;
         };
         /** @enum {string} */
-        VerificationCheckName: "proof" | "issuerDid" | "status" | "issuerAllowed" | "validityPeriod";
-        /** @description W3C VC API verification result, one entry per check. */
-        VerifyCredentialResponse: {
+        CredentialCheckName: "proof" | "validFrom" | "validUntil" | "credentialStatus" | "issuerDid" | "issuerAllowed";
+        /**
+         * @description The check a problem belongs to; presentations add `challenge`, `domain` and `holder`.
+         * @enum {string}
+         */
+        VerificationCheckName: "proof" | "validFrom" | "validUntil" | "credentialStatus" | "issuerDid" | "issuerAllowed" | "challenge" | "domain" | "holder";
+        /** @description The VC API (VCALM 0.9) verification result of one credential. */
+        VerifyCredentialResult: {
             /** @description True when no check failed. */
             verified: boolean;
-            checks: {
-                check: components["schemas"]["VerificationCheckName"];
-                /** @enum {string} */
-                status: "passed" | "failed" | "skipped";
-            }[];
-            warnings: components["schemas"]["VerificationProblem"][];
-            errors: components["schemas"]["VerificationProblem"][];
+            /** @description The credential verified (`options.returnCredential`). */
+            credential?: {
+                [key: string]: unknown;
+            };
+            /** @description Every failure (`level` error) and every warning, in check order. */
+            problemDetails?: components["schemas"]["ProblemDetails"][];
+            results?: components["schemas"]["VerifyCredentialResults"];
         };
-        VerificationProblem: {
-            check: components["schemas"]["VerificationCheckName"];
+        /** @description One entry for each check that ran (`validFrom`/`validUntil` only when the credential has them). */
+        VerifyCredentialResults: {
+            proof?: components["schemas"]["ProofResult"][];
+            validFrom?: components["schemas"]["ValueResult"];
+            validUntil?: components["schemas"]["ValueResult"];
+            credentialStatus?: components["schemas"]["StatusResult"][];
+            issuerDid?: components["schemas"]["LedgerCheckResult"];
+            issuerAllowed?: components["schemas"]["LedgerCheckResult"];
+        };
+        ProofResult: {
+            verified: boolean;
+            /** @description The proof's Data Integrity members (strings cut to 256 characters); null when the proof is not an object. */
+            input: components["schemas"]["ProofSummary"] | null;
+        };
+        ProofSummary: {
+            id?: string;
+            type?: string;
+            cryptosuite?: string;
+            created?: string;
+            expires?: string;
+            verificationMethod?: string;
+            proofPurpose?: string;
+            domain?: string | string[];
+            challenge?: string;
+            nonce?: string;
+            previousProof?: string | string[];
+            proofValue?: string;
+        };
+        ValueResult: {
+            verified: boolean;
+            input: string;
+        };
+        StatusResult: {
+            verified: boolean;
             /**
-             * @description Why, stable: for `proof` the Data Integrity reasons (`no_proof`, `malformed_proof`,
-             *     `unsupported_cryptosuite`, `context_mismatch`, `proof_purpose_mismatch`, `domain_mismatch`,
-             *     `challenge_mismatch`, `proof_expired`, `created_in_future`, `previous_proof_missing`,
-             *     `verification_method_invalid`, `verification_method_not_found`,
-             *     `verification_method_not_authorized`, `did_not_found`, `did_deactivated`, `did_unresolvable`,
-             *     `signature_invalid`); for `issuerDid` `issuer_missing`, `issuer_not_ledger_did`,
-             *     `network_mismatch`, `did_not_found`, `did_deactivated`, `not_proof_signer`, `stored_issuer_mismatch`;
-             *     for `status` `revoked`, `invalid`, `unknown`, `not_the_stored_credential`, `no_vault_reference`;
-             *     for `issuerAllowed` `issuer_denied`, `issuer_unknown`, `no_vault_reference`; for `validityPeriod` `not_yet_valid`,
-             *     `expired`, `invalid_date`.
-             * @example signature_invalid
+             * @description What the vault says (`verify_vc`), when it was read.
+             * @enum {string}
              */
-            reason: string;
-            message: string;
+            status?: "valid" | "revoked" | "invalid" | "unknown";
+            since?: string;
+            /** @description The status entry (its members of `StatusInput`, strings cut to 256 characters), or a `VaultReference` for `owner` + `vcId`. */
+            input: components["schemas"]["LedgerVaultStatusEntry"] | components["schemas"]["StatusInput"];
+        };
+        StatusInput: {
+            id?: string;
+            type?: string;
+            statusPurpose?: string;
+            network?: string;
+            vaultContract?: string;
+            vcId?: string;
+        };
+        LedgerCheckResult: {
+            /**
+             * @description `not_applicable`: a `did:key` issuer has no ledger state; `not_checked`: no vault holds the credential as far as the request says.
+             * @enum {string}
+             */
+            outcome: "passed" | "failed" | "not_applicable" | "not_checked";
+            input?: string;
+        };
+        /**
+         * @description RFC 9457 problem details as the VC API uses them: `type` names the VC Data Model or Data Integrity error
+         *     (or this service's own), `title` its name, `detail` the reason in words. Extensions: `level`, `check`
+         *     and `reason` (stable; clients branch on it, never on `detail`).
+         */
+        ProblemDetails: {
+            /** @enum {string} */
+            type: "https://www.w3.org/TR/vc-data-model#PARSING_ERROR" | "https://www.w3.org/TR/vc-data-model#MALFORMED_VALUE_ERROR" | "https://w3id.org/security#PROOF_VERIFICATION_ERROR" | "https://w3id.org/security#PROOF_TRANSFORMATION_ERROR" | "https://w3id.org/security#PROOF_GENERATION_ERROR" | "https://w3id.org/security#MALFORMED_PROOF_ERROR" | "https://w3id.org/security#MISMATCHED_PROOF_PURPOSE_ERROR" | "https://w3id.org/security#INVALID_DOMAIN_ERROR" | "https://w3id.org/security#INVALID_CHALLENGE_ERROR" | "urn:credential-vault:problem:UNSUPPORTED_DID_METHOD" | "urn:credential-vault:problem:ISSUER_DID_INVALID" | "urn:credential-vault:problem:CREDENTIAL_NOT_YET_VALID" | "urn:credential-vault:problem:CREDENTIAL_EXPIRED" | "urn:credential-vault:problem:CREDENTIAL_REVOKED" | "urn:credential-vault:problem:STATUS_VERIFICATION_ERROR" | "urn:credential-vault:problem:ISSUER_DENIED" | "urn:credential-vault:problem:HOLDER_BINDING_ERROR" | "urn:credential-vault:problem:STATUS_NOT_CHECKED" | "urn:credential-vault:problem:ISSUER_ACCESS_NOT_CHECKED";
+            /** @enum {string} */
+            title: "PARSING_ERROR" | "MALFORMED_VALUE_ERROR" | "PROOF_VERIFICATION_ERROR" | "PROOF_TRANSFORMATION_ERROR" | "PROOF_GENERATION_ERROR" | "MALFORMED_PROOF_ERROR" | "MISMATCHED_PROOF_PURPOSE_ERROR" | "INVALID_DOMAIN_ERROR" | "INVALID_CHALLENGE_ERROR" | "UNSUPPORTED_DID_METHOD" | "ISSUER_DID_INVALID" | "CREDENTIAL_NOT_YET_VALID" | "CREDENTIAL_EXPIRED" | "CREDENTIAL_REVOKED" | "STATUS_VERIFICATION_ERROR" | "ISSUER_DENIED" | "HOLDER_BINDING_ERROR" | "STATUS_NOT_CHECKED" | "ISSUER_ACCESS_NOT_CHECKED";
+            detail: string;
+            /**
+             * @description A warning does not make `verified` false.
+             * @enum {string}
+             */
+            level: "error" | "warning";
+            check?: components["schemas"]["VerificationCheckName"];
+            /**
+             * @description Why, stable.
+             * @example signature_invalid
+             * @enum {string}
+             */
+            reason: "duplicate_member" | "context_invalid" | "type_invalid" | "issuer_invalid" | "credential_subject_invalid" | "holder_invalid" | "credentials_invalid" | "status_entry_invalid" | "no_proof" | "too_many_proofs" | "malformed_proof" | "unsupported_cryptosuite" | "context_mismatch" | "proof_purpose_mismatch" | "domain_mismatch" | "challenge_mismatch" | "proof_expired" | "created_in_future" | "previous_proof_missing" | "verification_method_invalid" | "verification_method_not_found" | "verification_method_not_authorized" | "not_proof_signer" | "did_not_found" | "did_deactivated" | "did_unresolvable" | "did_method_not_supported" | "signature_invalid" | "not_yet_valid" | "expired" | "invalid_date" | "revoked" | "invalid" | "unknown" | "not_the_stored_credential" | "vc_not_found" | "network_mismatch" | "status_unconfirmed" | "no_status_entry" | "status_type_unsupported" | "stored_issuer_mismatch" | "issuer_denied" | "issuer_unknown" | "no_vault" | "challenge_unknown" | "challenge_missing";
+        };
+        VerifyPresentationRequest: {
+            /**
+             * @description The presentation (`holder`, `verifiableCredential`: one credential or a list of at most 10, and the
+             *     holder's `proof`). Its JSON text must be I-JSON (`PARSING_ERROR` otherwise).
+             */
+            verifiablePresentation: {
+                [key: string]: unknown;
+            };
+            options: components["schemas"]["VerifyPresentationOptions"];
+        };
+        VerifyPresentationOptions: {
+            /** @description The challenge the holder's proof must answer (from `POST /challenges`, or the caller's own). */
+            challenge: string;
+            /** @description The domain the holder's proof must name. */
+            domain?: string;
+            /** @description Answer the presentation verified as `verifiablePresentation` (default false). */
+            returnPresentation?: boolean;
+            /** @description Answer `results` (default true). */
+            returnResults?: boolean;
+            /** @description Answer `problemDetails` (default true). */
+            returnProblemDetails?: boolean;
+        };
+        /** @description The VC API (VCALM 0.9) verification result of a presentation. */
+        VerifyPresentationResult: {
+            /** @description True when the presentation and every credential in it passed. */
+            verified: boolean;
+            verifiablePresentation?: {
+                [key: string]: unknown;
+            };
+            /** @description The presentation's own problems; each credential's are in `results.credentials`. */
+            problemDetails?: components["schemas"]["ProblemDetails"][];
+            results?: {
+                presentation?: {
+                    challenge?: components["schemas"]["ValueResult"];
+                    domain?: components["schemas"]["ValueResult"];
+                    holder?: components["schemas"]["ValueResult"];
+                    proof?: components["schemas"]["ProofResult"][];
+                };
+                credentials?: components["schemas"]["VerifyCredentialResult"][];
+            };
+        };
+        CreateChallengeResult: {
+            /**
+             * @description 16 random bytes; values of this form are taken as this service's challenges.
+             * @example cvc1_5mBLvR1bbz4uSMo7c6o0hQ
+             */
+            challenge: string;
+        };
+        /**
+         * @description A `credentialStatus` entry for a credential held in a vault: its status and its issuer's access are read
+         *     from that vault on that network, so no status list is hosted by anyone. The issuer adds it before
+         *     signing; the vault's address derives from the factory, the owner and `userSalt` (`vault_address` of
+         *     `GET /contracts/vault/{owner}`). Issuance refuses an entry that names another network, vault or vcId
+         *     than its own (400 `credentialStatus_mismatch`). Other members may be added; these are fixed.
+         * @example {
+         *       "type": "LedgerVaultStatusEntry",
+         *       "statusPurpose": "revocation",
+         *       "network": "testnet",
+         *       "vaultContract": "CD4FWXJVWXKDA6QU36W7SMC7PVVM2F43RTJIXY7G4PSF3A2YH52YRHWZ",
+         *       "vcId": "vc-2026-0001"
+         *     }
+         */
+        LedgerVaultStatusEntry: {
+            /** @description Optional URL of the entry. */
+            id?: string;
+            /** @enum {string} */
+            type: "LedgerVaultStatusEntry";
+            /** @enum {string} */
+            statusPurpose: "revocation";
+            /** @enum {string} */
+            network: "testnet" | "mainnet";
+            vaultContract: components["schemas"]["ContractId"];
+            vcId: components["schemas"]["VcId"];
+        };
+        JsonLdContext: {
+            "@context": {
+                [key: string]: unknown;
+            };
         };
         /** @description One page of active credential ids. */
         ListVcIdsResponse: {
@@ -1615,6 +1870,7 @@ export interface components {
          *     | `vcData_too_long` | 400 | vcData over 10,000 characters |
          *     | `vcData_invalid` | 400 | vcData is not a JSON object, lacks the context `https://www.w3.org/ns/credentials/v2` in `@context`, or lacks `credentialSubject.id` |
          *     | `vc_proof_invalid` | 400 | vcData carries a `proof` that does not verify as an `eddsa-jcs-2022` Data Integrity proof by an `assertionMethod` key of `issuerDid` (checked at prepare and again at submit); the message names the reason |
+         *     | `credentialStatus_mismatch` | 400 | vcData carries a `LedgerVaultStatusEntry` that names another network, vault or vcId than the one it is issued into |
          *     | `vcData_ciphertext_too_long` | 400 | the encrypted payload would exceed the on-chain limit of 10,000 |
          *     | `limit_too_large` | 400 | list limit above 200 |
          *     | `issuerDid_invalid` | 400 | issuerDid is not a `did:ledger` DID (e.g. `did:pkh` or a bare address), or its record has no `assertionMethod` key, so it cannot issue |
@@ -3750,7 +4006,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The verification completed; `verified` says whether every check passed. */
+            /** @description Verified (`verified` is true). */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3759,17 +4015,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["VerifyCredentialResponse"];
+                    "application/json": components["schemas"]["VerifyCredentialResult"];
                 };
             };
-            /** @description The request is invalid. */
+            /**
+             * @description The verification completed and `verified` is false (a `VerifyCredentialResult`, same body as a 200),
+             *     or the request cannot be verified at all (an `ErrorBody`).
+             */
             400: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["VerifyCredentialResult"];
                 };
             };
             /** @description The API key is missing, unknown or expired. */
@@ -3826,6 +4087,270 @@ export interface operations {
                 };
             };
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    verifyPresentation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "verifiablePresentation": {
+                 *         "@context": [
+                 *           "https://www.w3.org/ns/credentials/v2"
+                 *         ],
+                 *         "type": [
+                 *           "VerifiablePresentation"
+                 *         ],
+                 *         "holder": "did:ledger:testnet:ugzmhvhf6ydrqkj2jnog27upsa",
+                 *         "verifiableCredential": [
+                 *           {
+                 *             "@context": [
+                 *               "https://www.w3.org/ns/credentials/v2"
+                 *             ],
+                 *             "id": "urn:uuid:3f1c9a52-8d0e-4b7a-9c61-2f4e5d6a7b80",
+                 *             "type": [
+                 *               "VerifiableCredential",
+                 *               "UniversityDegreeCredential"
+                 *             ],
+                 *             "issuer": "did:ledger:testnet:b4pc2pclljuxrb4wuw2mhuxb6a",
+                 *             "validFrom": "2026-07-01T00:00:00Z",
+                 *             "credentialSubject": {
+                 *               "id": "did:ledger:testnet:ugzmhvhf6ydrqkj2jnog27upsa",
+                 *               "degree": {
+                 *                 "type": "BachelorDegree",
+                 *                 "name": "Bachelor of Science in Mathematics"
+                 *               }
+                 *             },
+                 *             "proof": {
+                 *               "type": "DataIntegrityProof",
+                 *               "cryptosuite": "eddsa-jcs-2022",
+                 *               "created": "2026-07-01T09:12:44Z",
+                 *               "verificationMethod": "did:ledger:testnet:b4pc2pclljuxrb4wuw2mhuxb6a#assert-1",
+                 *               "proofPurpose": "assertionMethod",
+                 *               "@context": [
+                 *                 "https://www.w3.org/ns/credentials/v2"
+                 *               ],
+                 *               "proofValue": "z4oey5q2M3XKaxup3tmzN4DRFTLVqpLMweBrSxMY2xHX5XTYVQeVbY8nQAVHMrXFkXJpmEcqdoDwLWxaqA3Q1geV6"
+                 *             }
+                 *           }
+                 *         ],
+                 *         "proof": {
+                 *           "type": "DataIntegrityProof",
+                 *           "cryptosuite": "eddsa-jcs-2022",
+                 *           "created": "2026-07-02T08:00:00Z",
+                 *           "verificationMethod": "did:ledger:testnet:ugzmhvhf6ydrqkj2jnog27upsa#auth-1",
+                 *           "proofPurpose": "authentication",
+                 *           "challenge": "cvc1_5mBLvR1bbz4uSMo7c6o0hQ",
+                 *           "domain": "verifier.example",
+                 *           "@context": [
+                 *             "https://www.w3.org/ns/credentials/v2"
+                 *           ],
+                 *           "proofValue": "z5cwqbnvB6Ndn4Kdm3HEVrULfWuWPbc7LDWmNzPdc5u84gK5AYR6MqpxXcjS1GVpcgt3fmb7f9cgd1Tsg53Z9JNBf"
+                 *         }
+                 *       },
+                 *       "options": {
+                 *         "challenge": "cvc1_5mBLvR1bbz4uSMo7c6o0hQ",
+                 *         "domain": "verifier.example"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["VerifyPresentationRequest"];
+            };
+        };
+        responses: {
+            /** @description The verification completed; `verified` says whether the presentation and every credential in it passed. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerifyPresentationResult"];
+                };
+            };
+            /** @description The request is invalid (malformed JSON, a lone surrogate, a body outside the schema). */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An API key was sent and is unknown or expired (the key is optional). */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key lacks the scope credentials:verify. */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description The ledger RPC cannot be reached. */
+            502: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createChallenge: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The challenge. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "challenge": "cvc1_5mBLvR1bbz4uSMo7c6o0hQ"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreateChallengeResult"];
+                };
+            };
+            /** @description The request is invalid (malformed JSON, a lone surrogate, a body outside the schema). */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An API key was sent and is unknown or expired (the key is optional). */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key lacks the scope credentials:verify. */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getLedgerVaultContext: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
+                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The context. */
+            200: {
+                headers: {
+                    /** @description The context never changes under this path. */
+                    "Cache-Control"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "@context": {
+                     *         "@protected": true,
+                     *         "LedgerVaultStatusEntry": {
+                     *           "@id": "urn:credential-vault:vocab#LedgerVaultStatusEntry",
+                     *           "@context": {
+                     *             "@protected": true,
+                     *             "id": "@id",
+                     *             "type": "@type",
+                     *             "statusPurpose": "https://www.w3.org/ns/credentials/status#statusPurpose",
+                     *             "network": "urn:credential-vault:vocab#network",
+                     *             "vaultContract": "urn:credential-vault:vocab#vaultContract",
+                     *             "vcId": "urn:credential-vault:vocab#vcId"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/ld+json": components["schemas"]["JsonLdContext"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            500: components["responses"]["InternalError"];
         };
     };
     listDeniedIssuers: {

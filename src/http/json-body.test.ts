@@ -42,8 +42,8 @@ const resolverOps = Object.entries(resolverSpec.paths).flatMap(([path, item]) =>
 );
 
 const apps = [
-  { app: 'vault API', ops: vaultOps, base: () => vault.url, key: () => ({ 'x-svc-key': admin }), codeOf: (b: Record<string, unknown>) => b['error'] },
-  { app: 'resolver', ops: resolverOps, base: () => resolver.url, key: () => ({}), codeOf: (b: Record<string, unknown>) => b['code'] },
+  { app: 'vault API', ops: vaultOps, base: () => vault.url, key: () => ({ 'x-svc-key': admin }), codeOf: (b: Record<string, unknown>) => b['error'], notIJson: 'invalid_json' },
+  { app: 'resolver', ops: resolverOps, base: () => resolver.url, key: () => ({}), codeOf: (b: Record<string, unknown>) => b['code'], notIJson: 'invalid_request' },
 ];
 
 // Text that is not what the coding says; `notgzip` is the review's reproduction.
@@ -54,7 +54,7 @@ const corrupt: [string, string | Uint8Array][] = [
   ['br', new Uint8Array([0xff, 0xff, 0xff, 0xff, 0xff])],
 ];
 
-describe.each(apps)('$app', ({ ops, base, key, codeOf }) => {
+describe.each(apps)('$app', ({ ops, base, key, codeOf, notIJson }) => {
   it('has operations with a body', () => {
     expect(ops.length).toBeGreaterThan(5);
   });
@@ -66,6 +66,17 @@ describe.each(apps)('$app', ({ ops, base, key, codeOf }) => {
       const res = await send(base(), method, path, body, { ...key(), 'content-encoding': coding });
       expect([res.status, codeOf(res.body)], JSON.stringify(res.body)).toEqual([400, 'invalid_body_encoding']);
       expect(res.body['message']).toMatch(new RegExp(`not valid ${coding.toLowerCase()} data`));
+    });
+
+    // A lone surrogate reached the idempotency hash (JCS) as a 500; every route refuses it as not I-JSON.
+    it.each([
+      ['without Idempotency-Key', {}],
+      ['with Idempotency-Key', { 'idempotency-key': 'lone-surrogate-1' }],
+    ])('a string with a lone surrogate, %s → 400', async (_name, extra) => {
+      const res = await send(base(), method, path, '{"owner":"G\\ud800","x":["ok","\\udfff"]}', { ...key(), ...extra });
+      expect([res.status, codeOf(res.body)], JSON.stringify(res.body)).toEqual([400, notIJson]);
+      expect(res.body['message']).toMatch(/not I-JSON.*lone surrogate/);
+      expect(res.body['message']).toContain('"/owner"');
     });
 
     it.each(['bogus', 'compress', 'zstd', 'gzip, br', 'x-gzip'])('Content-Encoding %s → 415 unsupported_content_encoding', async (coding) => {

@@ -5,7 +5,12 @@
 // gzip, deflate and br, on every runtime; any other coding (or a list of codings) → 415; a body that does
 // not decode → 400. The size limit counts decoded bytes, and reading stops at the limit (raw-body), so a
 // small compressed body that would inflate to gigabytes is a 413 after at most the limit.
+// The text is also read as I-JSON (RFC 7493, ./json-text.ts): a string with a lone surrogate is refused on
+// every route (no hash, JCS or UTF-8 encoder can take it), and repeated member names are found for the
+// routes that must refuse them (`JsonBodyOptions.findDuplicates`, then `duplicateMembersOf`). Elsewhere only a
+// text with a `\u` escape is scanned: no other text can hold a lone surrogate.
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { inspectJsonText } from './json-text.ts';
 
 /** The content codings a request body may have (both specs, "Errors"). */
 export const CONTENT_CODINGS: readonly string[] = ['identity', 'gzip', 'deflate', 'br'];
@@ -17,6 +22,8 @@ export interface BodyDecodingErrors {
   corrupt(coding: string): Error;
   /** A request that must carry a body (`JsonBodyOptions.needsBody`) came without one: 400. */
   missing?(): Error;
+  /** A string of the body holds a lone surrogate (not I-JSON): 400. `at` is its JSON Pointer. */
+  loneSurrogate(at: string): Error;
 }
 
 export interface JsonBodyOptions {
@@ -26,6 +33,8 @@ export interface JsonBodyOptions {
   takesBody?: (req: Request) => boolean;
   /** Whether this request must carry a body (its operation's requestBody is required); default: none must. */
   needsBody?: (req: Request) => boolean;
+  /** Whether this request's repeated member names are looked for (`duplicateMembersOf`); default: none. */
+  findDuplicates?: (req: Request) => boolean;
 }
 
 /** body-parser's own failures carry a `type` (`entity.too.large`, `entity.parse.failed`, …); a decoder's do not. */
@@ -35,8 +44,37 @@ const isDecoderFailure = (err: unknown): boolean =>
 const hasBody = (req: Request): boolean =>
   req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 
+/** Members named twice in the body, as JSON Pointers (RFC 6901); empty when none or not read. */
+const duplicates = new WeakMap<Request, readonly string[]>();
+export const duplicateMembersOf = (req: Request): readonly string[] => duplicates.get(req) ?? [];
+
+/** Thrown from body-parser's `verify` hook; body-parser passes it on with this `type`. */
+class LoneSurrogate extends Error {
+  readonly type = 'json.lone_surrogate';
+  readonly at: string;
+  constructor(at: string) {
+    super('lone surrogate');
+    this.at = at;
+  }
+}
+
+function inspectBody(req: Request, buf: Buffer, encoding: string | null, findDuplicates: boolean): void {
+  // express.json only takes UTF-8, -16 and -32; TextDecoder knows their labels.
+  const text = !encoding || encoding === 'utf-8' ? buf.toString('utf8') : new TextDecoder(encoding).decode(buf);
+  // Only a `\u` escape can make a lone surrogate: other texts are scanned only where names must be checked.
+  if (!findDuplicates && !text.includes('\\u')) return;
+  const found = inspectJsonText(text);
+  if (!found) return; // not JSON: the parser says so
+  if (found.loneSurrogateAt !== undefined) throw new LoneSurrogate(found.loneSurrogateAt);
+  if (found.duplicateMembers.length > 0) duplicates.set(req, found.duplicateMembers);
+}
+
 export function jsonBody(options: JsonBodyOptions, errors: BodyDecodingErrors): RequestHandler {
-  const parse = express.json({ limit: options.limit, strict: options.strict ?? true });
+  const parse = express.json({
+    limit: options.limit,
+    strict: options.strict ?? true,
+    verify: ((req: Request, _res: Response, buf: Buffer, encoding: string | null) => inspectBody(req, buf, encoding, options.findDuplicates?.(req) ?? false)) as never,
+  });
   return function readJsonBody(req: Request, res: Response, next: NextFunction): void {
     if (options.takesBody && !options.takesBody(req)) return next();
     const header = req.headers['content-encoding'];
@@ -45,6 +83,9 @@ export function jsonBody(options: JsonBodyOptions, errors: BodyDecodingErrors): 
     if (!hasBody(req)) return errors.missing && options.needsBody?.(req) ? next(errors.missing()) : next();
     if (!CONTENT_CODINGS.includes(coding)) return next(errors.unsupported(header ?? ''));
     parse(req, res, (err?: unknown) => {
+      if (err instanceof Error && (err as { type?: unknown }).type === 'json.lone_surrogate') {
+        return next(errors.loneSurrogate((err as unknown as LoneSurrogate).at ?? ''));
+      }
       if (err !== undefined && coding !== 'identity' && isDecoderFailure(err)) return next(errors.corrupt(coding));
       next(err as Error | undefined);
     });
@@ -57,3 +98,7 @@ export const unsupportedCodingMessage = (coding: string): string =>
 
 /** The words of a 400 for a body that does not decode as `coding`. */
 export const corruptBodyMessage = (coding: string): string => `the body is not valid ${coding} data (Content-Encoding: ${coding})`;
+
+/** The words of a 400 for a lone surrogate at `at` (a JSON Pointer). */
+export const loneSurrogateMessage = (at: string): string =>
+  `the body is not I-JSON (RFC 7493): the string at ${at === '' ? 'the top level' : JSON.stringify(at)} holds a lone surrogate escape (\\ud800-\\udfff without its pair); send text that UTF-8 can encode`;

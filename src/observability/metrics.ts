@@ -31,7 +31,7 @@ export type CacheResult = 'hit' | 'miss';
 /** Whether a request on a write route prepared or submitted (vault-api.yaml "Write routes"). */
 export type WriteMode = 'prepare' | 'submit';
 
-/** `verified` when no check failed, else `failed` (vault-api.yaml `VerifyCredentialResponse`). */
+/** `verified` when no check failed, else `failed` (vault-api.yaml `VerifyCredentialResult`). */
 export type VerificationResult = 'verified' | 'failed';
 
 export type DidOperation = 'register' | 'update' | 'transfer' | 'deactivate';

@@ -10,7 +10,7 @@ import express, { type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { parse as parseYaml } from 'yaml';
 import { MemoryNonceStore } from '../did/index.ts';
-import { corruptBodyMessage, jsonBody, unsupportedCodingMessage } from '../http/json-body.ts';
+import { corruptBodyMessage, jsonBody, loneSurrogateMessage, unsupportedCodingMessage } from '../http/json-body.ts';
 import { setErrorEnvelope } from '../http/server.ts';
 import { ADDRESS_FORMATS } from '../openapi/formats.ts';
 import { allowLookup } from '../openapi/allow.ts';
@@ -138,6 +138,7 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
           missing: () => new ResolverError(400, 'invalid_request', 'the request needs a JSON body'),
           unsupported: (coding) => new ResolverError(415, 'unsupported_content_encoding', unsupportedCodingMessage(coding)),
           corrupt: (coding) => new ResolverError(400, 'invalid_body_encoding', corruptBodyMessage(coding)),
+          loneSurrogate: (at) => new ResolverError(400, 'invalid_request', loneSurrogateMessage(at)),
         },
       ),
       validator,

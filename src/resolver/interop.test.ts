@@ -110,3 +110,44 @@ describe('DID URL dereferencing (fragments)', () => {
     expect(tombstone.body.didDocument).toEqual({ '@context': DID_CONTEXT, id: x.did });
   });
 });
+
+describe('application/did-url-dereferencing and Vary: Accept', () => {
+  const DEREF = 'application/did-url-dereferencing';
+
+  it('a DID URL with a fragment: the dereferencing result, in that media type', async () => {
+    const r = await h.get(url(`${d.did}#assert-1`), { accept: DEREF });
+    expect(r.status, r.text).toBe(200);
+    expect(r.headers.get('content-type')).toBe(`${DEREF}; charset=utf-8`);
+    expect(JSON.parse(r.text)).toMatchObject({ dereferencingMetadata: { contentType: 'application/did+ld+json' }, contentStream: { id: `${d.did}#assert-1` } });
+  });
+
+  it('a DID alone: the dereferencing result whose content is the document', async () => {
+    const r = await h.get(url(d.did), { accept: DEREF });
+    expect(r.status, r.text).toBe(200);
+    const body = JSON.parse(r.text);
+    expect(body.contentStream).toMatchObject({ '@context': DID_CONTEXT, id: d.did });
+    expect(body.contentMetadata).toMatchObject({ versionId: '1', deactivated: false });
+  });
+
+  it.each([
+    ['an unregistered DID', () => generateDid({ network: 'testnet' }).did, 404, 'notFound'],
+    ['an invalid DID', () => 'did:ledger:testnet:nope', 400, 'invalidDidUrl'],
+  ])('%s: a dereferencing failure (%i %s)', async (_name, did, status, error) => {
+    const r = await h.get(url(did()), { accept: DEREF });
+    expect(r.status).toBe(status);
+    expect(JSON.parse(r.text)).toEqual({ dereferencingMetadata: { error, message: expect.any(String) }, contentStream: null, contentMetadata: {} });
+  });
+
+  // Adversarial review defect 6: negotiated answers are cacheable (max-age=30) and named no Vary.
+  it.each([
+    ['a resolution', () => url(d.did), 'application/did+json'],
+    ['a resolution result', () => url(d.did), 'application/did-resolution'],
+    ['a dereferenced key', () => url(`${d.did}#assert-1`), 'application/did+ld+json'],
+    ['a failure', () => url(generateDid({ network: 'testnet' }).did), 'application/did+json'],
+    ['an invalid DID', () => url('did:ledger:testnet:nope'), 'application/json'],
+    ['nothing acceptable (406)', () => url(d.did), 'text/html'],
+  ])('%s answers Vary: Accept', async (_name, path, accept) => {
+    const r = await h.get(path(), { accept });
+    expect(r.headers.get('vary')).toBe('Accept');
+  });
+});

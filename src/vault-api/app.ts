@@ -20,7 +20,7 @@
 // their headers are set before anything can fail, so a page reads every answer; their preflight is
 // answered from the origin allow-list alone, with no key, no rate budget, no request validation.
 import express, { type Router } from 'express';
-import { corruptBodyMessage, jsonBody, unsupportedCodingMessage } from '../http/json-body.ts';
+import { corruptBodyMessage, jsonBody, loneSurrogateMessage, unsupportedCodingMessage } from '../http/json-body.ts';
 import { setErrorEnvelope } from '../http/server.ts';
 import { allowLookup } from '../openapi/allow.ts';
 import { headAsGet } from '../openapi/head.ts';
@@ -45,6 +45,7 @@ import { createKeyRoutes } from './routes/keys.ts';
 import { createDocsRoutes, createPublicRoutes } from './routes/public.ts';
 
 const keyIdOf = (req: express.Request): string | undefined => peekAuth(req)?.keyId;
+const VERIFIES_DOCUMENTS = new Set(['verifyCredential', 'verifyPresentation']);
 
 export interface VaultAppOptions {
   /** Replaces the contract routes (tests of the platform layer mount a stub router here). */
@@ -112,10 +113,17 @@ export async function createVaultApp(given: VaultAppDeps, options: VaultAppOptio
       // invalid_request); only text that is not JSON is `invalid_json`. Only operations with a request
       // body read one: a body elsewhere is ignored, whatever its Content-Encoding.
       jsonBody(
-        { limit: BODY_LIMIT_BYTES, strict: false, takesBody: (req) => (operationOf(index, req)?.bodyBranches.length ?? 0) > 0 },
+        {
+          limit: BODY_LIMIT_BYTES,
+          strict: false,
+          takesBody: (req) => (operationOf(index, req)?.bodyBranches.length ?? 0) > 0,
+          // A presented credential or presentation whose JSON repeats a member name fails verification.
+          findDuplicates: (req) => VERIFIES_DOCUMENTS.has(operationOf(index, req)?.operationId ?? ''),
+        },
         {
           unsupported: (coding) => new ApiError(415, 'unsupported_content_encoding', unsupportedCodingMessage(coding)),
           corrupt: (coding) => new ApiError(400, 'invalid_body_encoding', corruptBodyMessage(coding)),
+          loneSurrogate: (at) => new ApiError(400, 'invalid_json', loneSurrogateMessage(at)),
         },
       ),
       strictIntegerQuery(index),

@@ -1,20 +1,120 @@
 import { describe, expect, it } from 'vitest';
-import { issuerOf, sameCredential, validityProblem } from './verification.ts';
+import { issuerOf, proofSummary, sameCredential, validityOf } from './verification.ts';
+import { problem } from './verification-problems.ts';
+import { statusEntries } from './verification-status.ts';
+import { credentialStructureProblems, duplicateProblems, presentationStructureProblems } from './verification-structure.ts';
 
 const NOW = new Date('2026-11-24T10:00:00Z');
+const V2 = 'https://www.w3.org/ns/credentials/v2';
+const VC = { '@context': [V2], type: ['VerifiableCredential'], issuer: 'did:key:z6Mk', credentialSubject: { id: 'did:example:1' } };
+const VAULT = 'CD4FWXJVWXKDA6QU36W7SMC7PVVM2F43RTJIXY7G4PSF3A2YH52YRHWZ';
 
-describe('validityProblem', () => {
+describe('validityOf', () => {
   it.each([
-    { given: {}, want: undefined },
-    { given: { validFrom: '2026-01-01T00:00:00Z', validUntil: '2027-01-01T00:00:00Z' }, want: undefined },
-    { given: { validFrom: '2026-12-01T00:00:00Z' }, want: 'not_yet_valid' },
-    { given: { validUntil: '2026-11-24T09:59:59Z' }, want: 'expired' },
-    { given: { issuanceDate: '2027-01-01T00:00:00Z' }, want: 'not_yet_valid' },
-    { given: { expirationDate: '2020-01-01T00:00:00Z' }, want: 'expired' },
-    { given: { validFrom: 'yesterday' }, want: 'invalid_date' },
-    { given: { validUntil: 42 }, want: 'invalid_date' },
-  ])('$given → $want', ({ given, want }) => {
-    expect(validityProblem(given, NOW)?.reason).toBe(want);
+    { given: {}, check: 'validFrom', want: undefined },
+    { given: { validFrom: '2026-01-01T00:00:00Z' }, check: 'validFrom', want: null },
+    { given: { validUntil: '2027-01-01T00:00:00Z' }, check: 'validUntil', want: null },
+    { given: { validFrom: '2026-12-01T00:00:00Z' }, check: 'validFrom', want: 'not_yet_valid' },
+    { given: { validUntil: '2026-11-24T09:59:59Z' }, check: 'validUntil', want: 'expired' },
+    { given: { issuanceDate: '2027-01-01T00:00:00Z' }, check: 'validFrom', want: 'not_yet_valid' },
+    { given: { expirationDate: '2020-01-01T00:00:00Z' }, check: 'validUntil', want: 'expired' },
+    { given: { validFrom: 'yesterday' }, check: 'validFrom', want: 'invalid_date' },
+    { given: { validUntil: 42 }, check: 'validUntil', want: 'invalid_date' },
+  ] as const)('$given $check → $want', ({ given, check, want }) => {
+    const v = validityOf(given, check, NOW);
+    expect(v === undefined ? undefined : (v.problem?.reason ?? null)).toBe(want);
+  });
+});
+
+describe('credentialStructureProblems (VC Data Model 2.0 §4; the VC API verifier suite\'s "MUST not verify" cases)', () => {
+  it('a well-formed credential has none', () => {
+    expect(credentialStructureProblems(VC)).toEqual([]);
+    expect(credentialStructureProblems({ ...VC, '@context': [V2, { ex: 'https://ex.example#' }], type: 'VerifiableCredential' })).toEqual([]);
+    expect(credentialStructureProblems({ ...VC, issuer: { id: 'did:key:z6Mk' }, credentialSubject: [{ a: 1 }, { b: 2 }] })).toEqual([]);
+  });
+
+  type Row = [string, Record<string, unknown>, string];
+  it.each<Row>([
+    ['no @context', { '@context': undefined }, 'context_invalid'],
+    ...['string', {}, null, 10, true].map((v): Row => [`@context ${JSON.stringify(v)}`, { '@context': v }, 'context_invalid']),
+    ...[[], {}, null, 10, true].map((v): Row => [`@context [${JSON.stringify(v)}]`, { '@context': [v] }, 'context_invalid']),
+    ['no type', { type: undefined }, 'type_invalid'],
+    ...['string', {}, null, 10, true].map((v): Row => [`type ${JSON.stringify(v)}`, { type: v }, 'type_invalid']),
+    ...[[], {}, null, 10, true].map((v): Row => [`type [${JSON.stringify(v)}]`, { type: [v] }, 'type_invalid']),
+    ['no issuer', { issuer: undefined }, 'issuer_invalid'],
+    ...[[], null, 10, true].map((v): Row => [`issuer ${JSON.stringify(v)}`, { issuer: v }, 'issuer_invalid']),
+    ['no credentialSubject', { credentialSubject: undefined }, 'credential_subject_invalid'],
+    ...['string', null, 10, true, []].map((v): Row => [`credentialSubject ${JSON.stringify(v)}`, { credentialSubject: v }, 'credential_subject_invalid']),
+    ['five status entries', { credentialStatus: Array.from({ length: 5 }, () => ({ type: 'X' })) }, 'status_entry_invalid'],
+    ['a status entry without type', { credentialStatus: { id: 'x' } }, 'status_entry_invalid'],
+  ])('%s → %s', (_name, change, reason) => {
+    const vc: Record<string, unknown> = { ...VC, ...change };
+    for (const k of Object.keys(change)) if (change[k] === undefined) delete vc[k];
+    const problems = credentialStructureProblems(vc);
+    expect(problems.map((p) => [p.title, p.reason])).toEqual([['MALFORMED_VALUE_ERROR', reason]]);
+  });
+});
+
+describe('presentationStructureProblems', () => {
+  const VP = { '@context': [V2], type: ['VerifiablePresentation'], holder: 'did:key:z6Mk', verifiableCredential: [VC] };
+  it.each([
+    ['well-formed', {}, []],
+    ['one credential, not a list', { verifiableCredential: VC }, []],
+    ['no credential', { verifiableCredential: undefined }, []],
+    ['no holder', { holder: undefined }, ['holder_invalid']],
+    ['a holder that is not a DID', { holder: 'https://holder.example' }, ['holder_invalid']],
+    ['eleven credentials', { verifiableCredential: Array.from({ length: 11 }, () => VC) }, ['credentials_invalid']],
+    ['a credential that is a string (enveloped)', { verifiableCredential: ['eyJ…'] }, ['credentials_invalid']],
+    ['a credential type', { type: ['VerifiableCredential'] }, ['type_invalid']],
+  ])('%s → %j', (_name, change, reasons) => {
+    const vp: Record<string, unknown> = { ...VP, ...change };
+    for (const k of Object.keys(change)) if ((change as Record<string, unknown>)[k] === undefined) delete vp[k];
+    expect(presentationStructureProblems(vp).map((p) => p.reason)).toEqual(reasons);
+  });
+});
+
+describe('duplicateProblems', () => {
+  it('reports the first repeated member inside the document only', () => {
+    expect(duplicateProblems(['/options/checks', '/verifiableCredential/validUntil', '/verifiableCredential/a'], '/verifiableCredential', 'credential')).toEqual([
+      expect.objectContaining({ title: 'PARSING_ERROR', reason: 'duplicate_member', detail: expect.stringContaining('"/validUntil"') }),
+    ]);
+    expect(duplicateProblems(['/verifiableCredentialX/a'], '/verifiableCredential', 'credential')).toEqual([]);
+  });
+});
+
+describe('statusEntries', () => {
+  const entry = { type: 'LedgerVaultStatusEntry', statusPurpose: 'revocation', network: 'testnet', vaultContract: VAULT, vcId: 'vc-1' };
+  it.each([
+    ['one entry', entry, ['ledger']],
+    ['beside another kind', [{ type: 'BitstringStatusListEntry' }, entry], ['other', 'ledger']],
+    ['two entries', [entry, entry], ['ledger', 'invalid']],
+    ['another purpose', { ...entry, statusPurpose: 'suspension' }, ['invalid']],
+    ['a network alias', { ...entry, network: 'public' }, ['invalid']],
+    ['an account for a contract', { ...entry, vaultContract: 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR' }, ['invalid']],
+    ['a vcId over 64 characters', { ...entry, vcId: 'x'.repeat(65) }, ['invalid']],
+  ])('%s → %j', (_name, credentialStatus, kinds) => {
+    expect(statusEntries({ credentialStatus }).map((e) => e.kind)).toEqual(kinds);
+  });
+});
+
+describe('proofSummary', () => {
+  it('keeps the Data Integrity members, cut to 256 characters; null for what is not a proof object', () => {
+    const long = 'z'.repeat(10_000);
+    expect(proofSummary({ type: 'DataIntegrityProof', proofValue: long, extra: long, domain: ['a', 'b'], previousProof: 7 })).toEqual({
+      type: 'DataIntegrityProof', proofValue: `${'z'.repeat(256)}…`, domain: ['a', 'b'],
+    });
+    expect(proofSummary('text')).toBeNull();
+    expect(proofSummary([{}])).toBeNull();
+  });
+});
+
+describe('problem', () => {
+  it('pairs each title with its W3C or own type, and marks warnings', () => {
+    expect(problem('PROOF_VERIFICATION_ERROR', 'proof', 'signature_invalid', 'x')).toEqual({
+      type: 'https://w3id.org/security#PROOF_VERIFICATION_ERROR', title: 'PROOF_VERIFICATION_ERROR', detail: 'x', level: 'error', check: 'proof', reason: 'signature_invalid',
+    });
+    expect(problem('PARSING_ERROR', undefined, 'duplicate_member', 'x').type).toBe('https://www.w3.org/TR/vc-data-model#PARSING_ERROR');
+    expect(problem('STATUS_NOT_CHECKED', 'credentialStatus', 'no_status_entry', 'x').level).toBe('warning');
   });
 });
 

@@ -1,44 +1,59 @@
-// Credential verification (design.md "Verification"): the proof (Data Integrity eddsa-jcs-2022, the key
-// found by resolving the issuer DID with this network's registry), the issuer DID's state, the on-chain
-// status in the holder's vault, the issuer's access to it, and the validity period, in one answer
-// (vault-api.yaml verifyCredential). Also the issuance rule that a vcData carrying a proof must verify
-// against issuerDid's assertion keys (vc_proof_invalid). src/did holds the pure pieces; this composes them
-// with src/chain reads. A ledger that cannot be read is an error (502), never a verified: false.
-import { clip } from '../openapi/error-bounds.ts';
-import { canonicalize, didIdToBytes, parseDid, resolveFromRegistry, verifyDataIntegrity } from '../did/index.ts';
-import type { DidResolutionResult, VerifyDataIntegrityResult } from '../did/index.ts';
+// Credential verification (design.md "Verification"; vault-api.yaml verifyCredential): the credential's shape,
+// its proof (Data Integrity eddsa-jcs-2022, the key found by resolving the issuer DID: this network's
+// registry for did:ledger, offline for did:key), its validity period, its on-chain status and its issuer's
+// access in the vault that holds it, and the issuer DID's ledger state, in one VC API (VCALM) answer.
+// `verifyCredential` is the one place where a verification's final result and reasons are known.
+// A ledger that cannot be read is an error (502), never a `verified: false`.
+import {
+  DID_KEY_PREFIX, canonicalize, didIdToBytes, parseDid, resolutionError, resolveDidKey, resolveFromRegistry, verifyDataIntegrity,
+} from '../did/index.ts';
+import type { DidResolutionResult, Ed25519KeyCache, ProofVerification } from '../did/index.ts';
 import type { components } from '../generated/vault-api.ts';
 import { ApiError, type VaultAppDeps } from './context.ts';
+import { isError, problem, proofProblem, type CredentialCheckName, type ProblemDetails } from './verification-problems.ts';
+import { deniedWallet, readSlot, statusEntries, statusInput, type StatusInput, type VaultSlot } from './verification-status.ts';
+import { credentialStructureProblems } from './verification-structure.ts';
 import type { Where } from './routes/issue-rules.ts';
 
 type Schemas = components['schemas'];
-export type VerifyCredentialResponse = Schemas['VerifyCredentialResponse'];
-export type CheckName = Schemas['VerificationCheckName'];
-type Problem = Schemas['VerificationProblem'];
-type CheckStatus = VerifyCredentialResponse['checks'][number]['status'];
+export type VerifyCredentialResult = Schemas['VerifyCredentialResult'];
+type Results = NonNullable<VerifyCredentialResult['results']>;
+type ProofResult = Schemas['ProofResult'];
+type StatusResult = Schemas['StatusResult'];
+
+export const CREDENTIAL_CHECKS: readonly CredentialCheckName[] = ['proof', 'validFrom', 'validUntil', 'credentialStatus', 'issuerDid', 'issuerAllowed'];
 
 /**
- * DID resolution for one request: this network's registry through the chain's read cache, each DID read
- * once. A registry read that fails is kept and rethrown by `rethrow()` once the verification is done.
+ * DID resolution for one request, each DID once: `did:ledger` of this network through its registry (the chain
+ * client's read cache), `did:key` offline, any other method `methodNotSupported`. A registry read that fails
+ * is kept and rethrown by `rethrow()` once the verification is done (502).
  */
 export function requestResolver(deps: VaultAppDeps) {
   const seen = new Map<string, Promise<DidResolutionResult>>();
   let failure: unknown;
+  const resolveOnce = (did: string): Promise<DidResolutionResult> => {
+    if (did.startsWith(DID_KEY_PREFIX)) return Promise.resolve(resolveDidKey(did));
+    if (!did.startsWith('did:ledger:')) {
+      const method = /^did:([a-z0-9]+):/.exec(did)?.[1];
+      return Promise.resolve(resolutionError('methodNotSupported', `this verifier resolves did:ledger and did:key, not ${method ? `did:${method}` : 'this identifier'}`));
+    }
+    return resolveFromRegistry({
+      did,
+      networks: [deps.profile.network],
+      readRecord: async (parsed) => {
+        try {
+          return (await deps.chain.registry.get(didIdToBytes(parsed.didId)))?.record;
+        } catch (e) {
+          failure ??= e;
+          throw e;
+        }
+      },
+    });
+  };
   const resolve = (did: string): Promise<DidResolutionResult> => {
     let r = seen.get(did);
     if (!r) {
-      r = resolveFromRegistry({
-        did,
-        networks: [deps.profile.network],
-        readRecord: async (parsed) => {
-          try {
-            return (await deps.chain.registry.get(didIdToBytes(parsed.didId)))?.record;
-          } catch (e) {
-            failure ??= e;
-            throw e;
-          }
-        },
-      });
+      r = resolveOnce(did);
       seen.set(did, r);
     }
     return r;
@@ -51,9 +66,20 @@ export function requestResolver(deps: VaultAppDeps) {
   };
 }
 
+export type RequestResolver = ReturnType<typeof requestResolver>;
+
+/** The credential's `issuer`: a URL, or an object with `id` (VC Data Model 2.0 §4.7). */
+export function issuerOf(credential: Record<string, unknown>): string | undefined {
+  const issuer = credential['issuer'];
+  if (typeof issuer === 'string') return issuer;
+  if (typeof issuer === 'object' && issuer !== null && typeof (issuer as { id?: unknown }).id === 'string') return (issuer as { id: string }).id;
+  return undefined;
+}
+
 /**
- * Issuance: a vcData that carries a proof must verify, every proof by an assertionMethod key of issuerDid,
- * and name issuerDid as its issuer when it names one. Without a proof it is accepted as before.
+ * Issuance: a vcData that carries a proof must verify, every proof by an assertionMethod key of issuerDid, or
+ * of the credential's issuer when that is a did:key (the vault still records issuerDid). A credential that
+ * names an issuer names one of those two. Without a proof it is accepted as before.
  */
 export async function checkVcProof(deps: VaultAppDeps, where: Where, vcData: string, issuerDid: string): Promise<void> {
   let doc: Record<string, unknown>;
@@ -64,167 +90,309 @@ export async function checkVcProof(deps: VaultAppDeps, where: Where, vcData: str
   }
   if (doc['proof'] === undefined) return;
   const refuse = (why: string) => new ApiError(400, 'vc_proof_invalid', `${where}vcData proof ${why}`);
+  const issuer = issuerOf(doc);
+  if (issuer !== undefined && issuer !== issuerDid && !issuer.startsWith(DID_KEY_PREFIX)) {
+    throw refuse(`is for issuer ${issuer}, but issuerDid is ${issuerDid}`);
+  }
+  const signer = issuer?.startsWith(DID_KEY_PREFIX) ? issuer : issuerDid;
   const resolver = requestResolver(deps);
-  const result = await verifyDataIntegrity({ document: doc, resolve: resolver.resolve, now: new Date(deps.now()) });
+  const result = await verifyDataIntegrity({ document: doc, resolve: resolver.resolve, now: new Date(deps.now()), expectedController: signer });
   resolver.rethrow();
   if (!result.verified) {
     const e = result.errors[0];
+    if (e?.reason === 'not_proof_signer') throw refuse(`was made by another key than an assertion key of ${signer}: ${e.message}`);
     throw refuse(`does not verify: ${e ? `${e.message} (${e.reason})` : 'no proof'}`);
   }
-  const other = result.results.find((r) => r.controller !== issuerDid);
-  if (other) throw refuse(`was made by ${other.verificationMethod}, not by an assertion key of issuerDid ${issuerDid}`);
-  const issuer = issuerOf(doc);
-  if (issuer !== undefined && issuer !== issuerDid) throw refuse(`is for issuer ${issuer}, but issuerDid is ${issuerDid}`);
 }
 
-/** The credential's `issuer`: a URL, or an object with `id` (VC Data Model 2.0 §4.7). */
-export function issuerOf(credential: Record<string, unknown>): string | undefined {
-  const issuer = credential['issuer'];
-  if (typeof issuer === 'string') return issuer;
-  if (typeof issuer === 'object' && issuer !== null && typeof (issuer as { id?: unknown }).id === 'string') return (issuer as { id: string }).id;
-  return undefined;
-}
-
-/** Where the credential sits on the chain, when the caller named it. */
-export interface VaultEntry {
+/** Where the caller says the credential sits (`owner` + `vcId`), read with the owner's or an admin key. */
+export interface VaultReference {
+  owner: string;
   vault: string;
   vcId: string;
-  /** The issuer DID the vault stored at issuance. */
-  storedIssuerDid: string;
+  /** The stored credential differs from the one presented with the reference. */
+  notTheStoredCredential?: boolean;
+  slot: VaultSlot;
 }
 
 export interface VerifyCredentialInput {
   credential: Record<string, unknown>;
-  entry?: VaultEntry;
-  /** A presented credential that differs from the one the vault holds under `entry`. */
-  notTheStoredCredential?: boolean;
-  options?: { domain?: string; challenge?: string };
+  reference?: VaultReference;
+  options?: {
+    checks?: readonly CredentialCheckName[];
+    domain?: string;
+    challenge?: string;
+    returnResults?: boolean;
+    returnProblemDetails?: boolean;
+    returnCredential?: boolean;
+  };
+  /** Problems found before (the credential's JSON text is not I-JSON): answered without verifying. */
+  parsingProblems?: ProblemDetails[];
+  /** Shared by the credentials of one presentation. */
+  resolver?: RequestResolver;
+  /** Canonical texts kept for the presentation's own proof (verifyDataIntegrity `canonicalCache`). */
+  canonicalCache?: WeakMap<object, string>;
+  /** Node's public keys, kept by the app across requests. */
+  keyCache?: Ed25519KeyCache;
 }
 
-/** The five checks, each passed, failed or skipped; verified when none failed. */
-export async function verifyCredential(deps: VaultAppDeps, input: VerifyCredentialInput): Promise<VerifyCredentialResponse> {
+/** Verifies one credential; the answer's `verified` is true when no check failed. */
+export async function verifyCredential(deps: VaultAppDeps, input: VerifyCredentialInput): Promise<VerifyCredentialResult> {
+  const { credential, reference, options = {} } = input;
+  const problems: ProblemDetails[] = [...(input.parsingProblems ?? [])];
+  if (problems.length === 0) problems.push(...credentialStructureProblems(credential));
+  if (problems.length > 0) return answer(credential, options, problems, {});
+
+  const wanted = new Set<CredentialCheckName>(options.checks ?? CREDENTIAL_CHECKS);
+  // A status entry is trusted only under a verified proof.
+  if (wanted.has('credentialStatus')) wanted.add('proof');
   const now = new Date(deps.now());
-  const resolver = requestResolver(deps);
-  const outcome = new Map<CheckName, CheckStatus>();
-  const errors: Problem[] = [];
-  const warnings: Problem[] = [];
-  const fail = (check: CheckName, reason: string, message: string) => {
-    outcome.set(check, 'failed');
-    // The answer stays small (VerifyCredentialResponse: at most 20 of each, messages at most 1,000 characters).
-    if (errors.length < 20) errors.push({ check, reason, message: clip(message, 1000) });
-  };
-  const skip = (check: CheckName, reason: string, message: string) => {
-    if (!outcome.has(check)) outcome.set(check, 'skipped');
-    if (warnings.length < 20) warnings.push({ check, reason, message: clip(message, 1000) });
-  };
+  const resolver = input.resolver ?? requestResolver(deps);
+  const issuer = issuerOf(credential)!;
+  const results: Results = {};
+  const add = (p: ProblemDetails) => problems.length < 48 && problems.push(p);
 
   // proof
-  const proof = await verifyDataIntegrity({
-    document: input.credential,
-    resolve: resolver.resolve,
-    now,
-    ...(input.options?.domain !== undefined ? { domain: input.options.domain } : {}),
-    ...(input.options?.challenge !== undefined ? { challenge: input.options.challenge } : {}),
-  });
-  resolver.rethrow();
-  if (!proof.verified) for (const e of proof.errors) fail('proof', e.reason, e.message);
+  let proofVerified = false;
+  if (wanted.has('proof')) {
+    const proof = await verifyDataIntegrity({
+      document: credential,
+      resolve: resolver.resolve,
+      now,
+      expectedController: issuer,
+      ...(input.canonicalCache ? { canonicalCache: input.canonicalCache } : {}),
+      ...(input.keyCache ? { keyCache: input.keyCache } : {}),
+      ...(options.domain !== undefined ? { domain: options.domain } : {}),
+      ...(options.challenge !== undefined ? { challenge: options.challenge } : {}),
+    });
+    resolver.rethrow();
+    proofVerified = proof.verified;
+    for (const e of proof.errors) add(proofProblem(e));
+    results.proof = proofResults(credential['proof'], proof.results);
+  }
 
-  // issuerDid
-  const issuerWallet = await checkIssuer(deps, input, proof, resolver, fail);
-  resolver.rethrow();
+  // validFrom, validUntil
+  for (const check of ['validFrom', 'validUntil'] as const) {
+    if (!wanted.has(check)) continue;
+    const v = validityOf(credential, check, now);
+    if (!v) continue;
+    results[check] = { verified: v.problem === undefined, input: clipText(v.input) };
+    if (v.problem) add(v.problem);
+  }
 
-  // status and issuerAllowed: on the chain, when the caller named the vault entry.
-  if (!input.entry) {
-    skip('status', 'no_vault_reference', 'no owner and vcId were given: the on-chain status was not checked');
-    skip('issuerAllowed', 'no_vault_reference', 'no owner and vcId were given: issuer access was not checked');
-  } else {
-    const { vault, vcId } = input.entry;
-    if (input.notTheStoredCredential) {
-      fail('status', 'not_the_stored_credential', `the vault holds a different credential under ${vcId}`);
-    }
-    const status = await deps.chain.vault.verifyVc({ vault, vcId });
-    if (status.status === 'revoked') fail('status', 'revoked', `the credential was revoked on ${status.since}`);
-    else if (status.status !== 'valid') fail('status', status.status, `the vault reports the credential as ${status.status}`);
-    if (issuerWallet === undefined) {
-      skip('issuerAllowed', 'issuer_unknown', "the issuer's wallet is unknown (its DID did not resolve): issuer access was not checked");
-    } else if (await isDenied(deps, vault, issuerWallet)) {
-      fail('issuerAllowed', 'issuer_denied', `the vault owner denies the issuer ${issuerWallet}`);
+  // issuerDid: the ledger state of a did:ledger issuer.
+  const method = issuer.startsWith('did:ledger:') ? 'ledger' : issuer.startsWith(DID_KEY_PREFIX) ? 'key' : 'other';
+  if (wanted.has('issuerDid')) {
+    const outcome = await checkIssuerDid(deps, issuer, method, reference, resolver, add);
+    results.issuerDid = { outcome, input: clipText(issuer) };
+  }
+
+  // credentialStatus: by reference, or by the credential's LedgerVaultStatusEntry.
+  const slots: VaultSlot[] = reference ? [reference.slot] : [];
+  if (wanted.has('credentialStatus')) {
+    results.credentialStatus = [];
+    if (reference) {
+      const input = { type: 'VaultReference', network: deps.profile.network, vaultContract: reference.vault, vcId: clipText(reference.vcId) };
+      if (reference.notTheStoredCredential) {
+        add(problem('STATUS_VERIFICATION_ERROR', 'credentialStatus', 'not_the_stored_credential', `the vault holds a different credential under ${clipText(reference.vcId, 64)}`));
+        results.credentialStatus.push({ verified: false, input });
+      } else {
+        results.credentialStatus.push(statusResult(reference.slot, input, add));
+      }
+    } else {
+      const entries = await statusFromEntries(deps, credential, proofVerified, add);
+      results.credentialStatus.push(...entries.results);
+      slots.push(...entries.slots);
     }
   }
 
-  // validityPeriod
-  const period = validityProblem(input.credential, now);
-  if (period) fail('validityPeriod', period.reason, period.message);
-
-  const checks = (['proof', 'issuerDid', 'status', 'issuerAllowed', 'validityPeriod'] as const).map((check) => ({
-    check,
-    status: outcome.get(check) ?? ('passed' as const),
-  }));
-  return { verified: errors.length === 0, checks, warnings, errors };
+  // issuerAllowed: the recorded issuing wallet and the issuer DID's current controller, in the vault.
+  if (wanted.has('issuerAllowed')) {
+    const outcome = await checkIssuerAllowed(deps, slots, resolver, add);
+    results.issuerAllowed = { outcome, input: clipText(issuer) };
+  }
+  return answer(credential, options, problems, results);
 }
 
-/** The issuerDid check; answers the issuer's wallet (the DID's controller) when the DID resolved. */
-async function checkIssuer(
+function answer(credential: Record<string, unknown>, options: VerifyCredentialInput['options'] = {}, problems: ProblemDetails[], results: Results): VerifyCredentialResult {
+  return {
+    verified: !problems.some(isError),
+    ...(options.returnCredential === true ? { credential } : {}),
+    ...(options.returnProblemDetails === false ? {} : { problemDetails: problems }),
+    ...(options.returnResults === false ? {} : { results }),
+  };
+}
+
+async function checkIssuerDid(
   deps: VaultAppDeps,
-  input: VerifyCredentialInput,
-  proof: VerifyDataIntegrityResult,
-  resolver: ReturnType<typeof requestResolver>,
-  fail: (check: CheckName, reason: string, message: string) => void,
-): Promise<string | undefined> {
-  const issuer = issuerOf(input.credential);
-  if (issuer === undefined) {
-    fail('issuerDid', 'issuer_missing', 'the credential names no issuer');
-    return undefined;
-  }
+  issuer: string,
+  method: 'ledger' | 'key' | 'other',
+  reference: VaultReference | undefined,
+  resolver: RequestResolver,
+  add: (p: ProblemDetails) => void,
+): Promise<'passed' | 'failed' | 'not_applicable'> {
+  const fail = (title: 'ISSUER_DID_INVALID' | 'UNSUPPORTED_DID_METHOD', reason: ProblemDetails['reason'], detail: string) => {
+    add(problem(title, 'issuerDid', reason, detail));
+    return 'failed' as const;
+  };
+  if (method === 'key') return 'not_applicable';
+  if (method === 'other') return fail('UNSUPPORTED_DID_METHOD', 'did_method_not_supported', `the issuer ${clipText(issuer, 100)} is not a did:ledger or did:key DID`);
   const parsed = parseDid(issuer);
-  if (!parsed.ok) {
-    fail('issuerDid', 'issuer_not_ledger_did', `the issuer ${issuer} is not a did:ledger DID`);
-    return undefined;
-  }
+  if (!parsed.ok) return fail('ISSUER_DID_INVALID', 'did_not_found', `the issuer ${clipText(issuer, 100)} is not a valid did:ledger DID: ${parsed.message}`);
   if (parsed.value.network !== deps.profile.network) {
-    fail('issuerDid', 'network_mismatch', `the issuer DID belongs to ${parsed.value.network}, this service to ${deps.profile.network}`);
-    return undefined;
+    return fail('ISSUER_DID_INVALID', 'network_mismatch', `the issuer DID belongs to ${parsed.value.network}, this service to ${deps.profile.network}`);
   }
   const resolved = await resolver.resolve(issuer);
+  resolver.rethrow();
   const error = resolved.didResolutionMetadata.error;
-  if (error === 'notFound') {
-    fail('issuerDid', 'did_not_found', `the issuer DID ${issuer} is not registered`);
-    return undefined;
+  if (error === 'notFound') return fail('ISSUER_DID_INVALID', 'did_not_found', `the issuer DID ${issuer} is not registered`);
+  if (error !== undefined) return fail('ISSUER_DID_INVALID', 'did_unresolvable', `the issuer DID ${issuer} could not be resolved (${error})`);
+  if (resolved.didDocumentMetadata.deactivated) return fail('ISSUER_DID_INVALID', 'did_deactivated', `the issuer DID ${issuer} is deactivated`);
+  if (reference && reference.slot.issuerDid !== issuer) {
+    return fail('ISSUER_DID_INVALID', 'stored_issuer_mismatch', `the vault stored the issuer DID ${reference.slot.issuerDid}, the credential names ${issuer}`);
   }
-  if (error !== undefined) return undefined; // a registry that cannot be read: rethrown by the caller
-  if (resolved.didDocumentMetadata.deactivated) fail('issuerDid', 'did_deactivated', `the issuer DID ${issuer} is deactivated`);
-  const signers = proof.results.map((r) => r.controller).filter((c): c is string => c !== undefined);
-  const other = signers.find((c) => c !== issuer);
-  if (other) fail('issuerDid', 'not_proof_signer', `a proof was made by ${other}, not by the issuer ${issuer}`);
-  if (input.entry && input.entry.storedIssuerDid !== issuer) {
-    fail('issuerDid', 'stored_issuer_mismatch', `the vault stored the issuer DID ${input.entry.storedIssuerDid}, the credential names ${issuer}`);
-  }
-  return resolved.didDocumentMetadata.method?.stellarAccount;
+  return 'passed';
 }
 
-/** Denied issuers are few (the contract allows 1,000): the count first, then pages of 200. */
-async function isDenied(deps: VaultAppDeps, vault: string, issuer: string): Promise<boolean> {
-  const count = await deps.chain.vault.deniedIssuerCount({ vault });
-  for (let offset = 0; offset < count; offset += 200) {
-    const page = await deps.chain.vault.listDeniedIssuers({ vault, offset, limit: 200 });
-    if (page.includes(issuer)) return true;
-    if (page.length < 200) break;
-  }
-  return false;
+function statusResult(slot: VaultSlot, input: StatusInput, add: (p: ProblemDetails) => void): StatusResult {
+  const s = slot.status;
+  if (s.status === 'revoked') add(problem('CREDENTIAL_REVOKED', 'credentialStatus', 'revoked', `the credential was revoked on ${s.since}`));
+  else if (s.status !== 'valid') add(problem('STATUS_VERIFICATION_ERROR', 'credentialStatus', s.status, `the vault reports the credential as ${s.status}`));
+  return { verified: s.status === 'valid', status: s.status, ...(s.status === 'revoked' ? { since: s.since } : {}), input };
 }
 
-/** VC 2.0 validFrom/validUntil, or VC 1.1 issuanceDate/expirationDate, against now. */
-export function validityProblem(credential: Record<string, unknown>, now: Date): { reason: string; message: string } | undefined {
-  const from = credential['validFrom'] ?? credential['issuanceDate'];
-  const until = credential['validUntil'] ?? credential['expirationDate'];
-  for (const [name, value] of [['validFrom', from], ['validUntil', until]] as const) {
-    if (value !== undefined && (typeof value !== 'string' || Number.isNaN(Date.parse(value)))) {
-      return { reason: 'invalid_date', message: `${name} is not a date-time` };
+/** The status of each LedgerVaultStatusEntry: read only under a verified proof, from this network's vault. */
+async function statusFromEntries(
+  deps: VaultAppDeps,
+  credential: Record<string, unknown>,
+  proofVerified: boolean,
+  add: (p: ProblemDetails) => void,
+): Promise<{ results: StatusResult[]; slots: VaultSlot[] }> {
+  const results: StatusResult[] = [];
+  const slots: VaultSlot[] = [];
+  const entries = statusEntries(credential);
+  if (!entries.some((e) => e.kind === 'ledger' || e.kind === 'invalid')) {
+    add(problem('STATUS_NOT_CHECKED', 'credentialStatus', 'no_status_entry', 'the credential carries no LedgerVaultStatusEntry and no owner and vcId were given: its status was not checked'));
+  }
+  for (const e of entries) {
+    if (e.kind === 'other') {
+      add(problem('STATUS_NOT_CHECKED', 'credentialStatus', 'status_type_unsupported', `credentialStatus of type ${e.input.type ?? '?'} is not checked: this verifier reads LedgerVaultStatusEntry only`));
+      continue;
+    }
+    if (e.kind === 'invalid') {
+      add(e.problem);
+      results.push({ verified: false, input: e.input });
+      continue;
+    }
+    const { entry } = e;
+    const input = statusInput(entry as unknown as Record<string, unknown>);
+    const fail = (reason: ProblemDetails['reason'], detail: string) => {
+      add(problem('STATUS_VERIFICATION_ERROR', 'credentialStatus', reason, detail));
+      results.push({ verified: false, input });
+    };
+    if (!proofVerified) {
+      fail('status_unconfirmed', 'the LedgerVaultStatusEntry is trusted only under a verified proof, and the proof did not verify: the status was not read');
+      continue;
+    }
+    if (entry.network !== deps.profile.network) {
+      fail('network_mismatch', `the status lives on ${entry.network}; this service reads ${deps.profile.network}: verify at the ${entry.network} service`);
+      continue;
+    }
+    const read = await readSlot(deps, entry.vaultContract, entry.vcId);
+    if (!read.ok) {
+      fail('vc_not_found', read.detail);
+      continue;
+    }
+    const slot = read.slot;
+    if (!slot.document) {
+      fail('status_unconfirmed', `the vault's copy of ${clipText(entry.vcId, 64)} cannot be opened by this service, so it cannot be matched with the credential presented`);
+      continue;
+    }
+    if (!sameCredential(slot.document, credential)) {
+      fail('not_the_stored_credential', `the vault holds a different credential under ${clipText(entry.vcId, 64)}`);
+      continue;
+    }
+    slots.push(slot);
+    results.push(statusResult(slot, input, add));
+  }
+  return { results, slots };
+}
+
+async function checkIssuerAllowed(
+  deps: VaultAppDeps,
+  slots: VaultSlot[],
+  resolver: RequestResolver,
+  add: (p: ProblemDetails) => void,
+): Promise<'passed' | 'failed' | 'not_checked'> {
+  if (slots.length === 0) {
+    add(problem('ISSUER_ACCESS_NOT_CHECKED', 'issuerAllowed', 'no_vault', 'no vault holds the credential as far as this request says (no owner and vcId, no LedgerVaultStatusEntry read): issuer access was not checked'));
+    return 'not_checked';
+  }
+  let checked = false;
+  for (const slot of slots) {
+    const wallets = await issuerWallets(slot, resolver);
+    if (wallets.length === 0) continue;
+    checked = true;
+    const denied = await deniedWallet(deps, slot.vault, wallets);
+    if (denied) {
+      add(problem('ISSUER_DENIED', 'issuerAllowed', 'issuer_denied', `the vault owner denies the issuer ${denied}`));
+      return 'failed';
     }
   }
-  if (typeof from === 'string' && Date.parse(from) > now.getTime()) return { reason: 'not_yet_valid', message: `the credential is valid from ${from}` };
-  if (typeof until === 'string' && Date.parse(until) < now.getTime()) return { reason: 'expired', message: `the credential expired at ${until}` };
-  return undefined;
+  if (!checked) {
+    add(problem('ISSUER_ACCESS_NOT_CHECKED', 'issuerAllowed', 'issuer_unknown', "the issuer's wallet is unknown (not recorded at issuance, and its DID did not resolve): issuer access was not checked"));
+    return 'not_checked';
+  }
+  return 'passed';
+}
+
+/**
+ * The wallets whose denial fails issuerAllowed: the one this service recorded when it sealed the credential,
+ * and the current controller of the issuer DID the vault stored (a DID moved to another wallet after it was
+ * denied does not get its credentials allowed again).
+ */
+async function issuerWallets(slot: VaultSlot, resolver: RequestResolver): Promise<string[]> {
+  const wallets = new Set<string>();
+  if (slot.issuerWallet) wallets.add(slot.issuerWallet);
+  const resolved = await resolver.resolve(slot.issuerDid);
+  resolver.rethrow();
+  const controller = resolved.didDocumentMetadata.method?.stellarAccount;
+  if (controller) wallets.add(controller);
+  return [...wallets];
+}
+
+type ProofSummary = Schemas['ProofSummary'];
+const SUMMARY_STRINGS = ['id', 'type', 'cryptosuite', 'created', 'expires', 'verificationMethod', 'proofPurpose', 'challenge', 'nonce', 'proofValue'] as const;
+
+/** A proof's Data Integrity members, bounded (vault-api.yaml ProofSummary); null for what is not an object. */
+export function proofSummary(proof: unknown): ProofSummary | null {
+  if (typeof proof !== 'object' || proof === null || Array.isArray(proof)) return null;
+  const p = proof as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k of SUMMARY_STRINGS) if (typeof p[k] === 'string') out[k] = clipText(p[k]);
+  for (const k of ['domain', 'previousProof'] as const) {
+    const v = p[k];
+    if (typeof v === 'string') out[k] = clipText(v);
+    else if (Array.isArray(v) && v.every((x) => typeof x === 'string')) out[k] = v.slice(0, 8).map((x) => clipText(x));
+  }
+  return out as ProofSummary;
+}
+
+/** One result per proof (none for a document that carries none, or more than may be verified). */
+export function proofResults(proof: unknown, verified: ProofVerification[]): ProofResult[] {
+  return verified.map((r) => ({ verified: r.verified, input: proofSummary(r.proof) }));
+}
+
+export function validityOf(credential: Record<string, unknown>, check: 'validFrom' | 'validUntil', now: Date): { input: string; problem?: ProblemDetails } | undefined {
+  const value = check === 'validFrom' ? (credential['validFrom'] ?? credential['issuanceDate']) : (credential['validUntil'] ?? credential['expirationDate']);
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || Number.isNaN(Date.parse(value))) {
+    return { input: typeof value === 'string' ? value : JSON.stringify(value) ?? '', problem: problem('MALFORMED_VALUE_ERROR', check, 'invalid_date', `${check} is not a date-time`) };
+  }
+  const t = Date.parse(value);
+  if (check === 'validFrom' && t > now.getTime()) return { input: value, problem: problem('CREDENTIAL_NOT_YET_VALID', check, 'not_yet_valid', `the credential is valid from ${value}`) };
+  if (check === 'validUntil' && t < now.getTime()) return { input: value, problem: problem('CREDENTIAL_EXPIRED', check, 'expired', `the credential expired at ${value}`) };
+  return { input: value };
 }
 
 /** Whether two credentials are the same JSON (canonical forms). */
@@ -234,4 +402,8 @@ export function sameCredential(a: unknown, b: unknown): boolean {
   } catch {
     return false;
   }
+}
+
+function clipText(text: string, max = 256): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }

@@ -1,17 +1,28 @@
-// Consumer contract with the vault API, part 4: POST /credentials/verify (W3C VC API shape), keyed by
-// reference and keyless for a presented credential, as a verifier calls it.
+// Consumer contract with the vault API, part 4: the W3C VC API verifier (VCALM 0.9), as a verifier calls it
+// through the client package's verify API: POST /credentials/verify by the owner's key and keyless for a
+// presented credential (400 with the result when it does not verify), POST /challenges,
+// POST /presentations/verify, and the JSON-LD context of LedgerVaultStatusEntry.
 import { MatchersV3 } from '@pact-foundation/pact';
 import { describe, expect, it } from 'vitest';
-import { unwrap } from '../../../src/client/index.ts';
+import { createChallenge, failures, verifyCredential, verifyPresentation } from '../../../src/client/index.ts';
 import { EXAMPLE, VAULT_PROVIDER, VAULT_SPEC, VAULT_STATES as S, withInjected } from '../shared.ts';
 import { consumerPact, expectApiError, keyHeader, vaultError } from './support.ts';
 
-const { eachLike, regex, string } = MatchersV3;
+const { eachLike, like, regex, string } = MatchersV3;
 const pact = consumerPact(VAULT_PROVIDER, VAULT_SPEC);
 
+const ownerKey = keyHeader('ownerKey', EXAMPLE.ownerKey);
 const strangerKey = keyHeader('strangerKey', EXAMPLE.strangerKey);
-const CHECKS = ['proof', 'issuerDid', 'status', 'issuerAllowed', 'validityPeriod'] as const;
-const problem = (check: string, reason: string) => ({ check: string(check), reason: string(reason), message: string('why, for humans') });
+/** A problem of the result: its W3C (or this service's) type and stable reason, any words. */
+const problem = (type: string, title: string, reason: string) => ({ type, title, detail: string('why, for humans'), level: 'error', reason });
+const PROOF = {
+  type: 'DataIntegrityProof',
+  cryptosuite: 'eddsa-jcs-2022',
+  created: '2026-07-01T09:12:44Z',
+  proofPurpose: 'assertionMethod',
+  '@context': ['https://www.w3.org/ns/credentials/v2'],
+  proofValue: 'z4oey5q2M3XKaxup3tmzN4DRFTLVqpLMweBrSxMY2xHX5XTYVQeVbY8nQAVHMrXFkXJpmEcqdoDwLWxaqA3Q1geV6',
+};
 
 /** A credential whose proof names a DID no deployment registered: it can never verify. */
 const UNVERIFIABLE = {
@@ -21,52 +32,52 @@ const UNVERIFIABLE = {
   issuer: EXAMPLE.unregisteredDid,
   validFrom: '2026-07-01T00:00:00Z',
   credentialSubject: { id: EXAMPLE.holderDid },
-  proof: {
-    type: 'DataIntegrityProof',
-    cryptosuite: 'eddsa-jcs-2022',
-    created: '2026-07-01T09:12:44Z',
-    verificationMethod: `${EXAMPLE.unregisteredDid}#assert-1`,
-    proofPurpose: 'assertionMethod',
-    '@context': ['https://www.w3.org/ns/credentials/v2'],
-    proofValue: 'z4oey5q2M3XKaxup3tmzN4DRFTLVqpLMweBrSxMY2xHX5XTYVQeVbY8nQAVHMrXFkXJpmEcqdoDwLWxaqA3Q1geV6',
-  },
+  proof: { ...PROOF, verificationMethod: `${EXAMPLE.unregisteredDid}#assert-1` },
 };
 
 describe('credential verification', () => {
-  it('POST /credentials/verify: a signed credential in a vault, by reference, passes every check', () => {
+  it("POST /credentials/verify: a signed credential in the owner's vault, by the owner's key, passes every check", () => {
     const body = { owner: EXAMPLE.owner, vcId: 'vc-1' };
     return pact
       .interaction()
       .given(S.signedCredential, { vcId: 'vc-1' })
-      .uponReceiving('a verification of a signed credential by owner and vcId')
-      .withRequest('POST', '/credentials/verify', (b) => b.headers(strangerKey).jsonBody(withInjected(body, { owner: 'owner' })))
-      .willRespondWith(200, (b) =>
-        b.jsonBody({ verified: true, checks: CHECKS.map((check) => ({ check, status: 'passed' })), warnings: [], errors: [] }),
-      )
-      .executeTest(async (mock) => {
-        const r = unwrap(await pact.vault(mock.url, EXAMPLE.strangerKey).POST('/credentials/verify', { body }));
-        expect(r.verified).toBe(true);
-        expect(r.checks.map((c) => c.check)).toEqual([...CHECKS]);
-      });
-  });
-
-  it('POST /credentials/verify: a presented credential without a key; verified false with the reasons', () =>
-    pact
-      .interaction()
-      .uponReceiving('a keyless verification of a presented credential whose issuer DID is not registered')
-      .withRequest('POST', '/credentials/verify', (b) => b.jsonBody({ verifiableCredential: UNVERIFIABLE }))
+      .uponReceiving("a verification of a signed credential by owner and vcId, with the owner's key")
+      .withRequest('POST', '/credentials/verify', (b) => b.headers(ownerKey).jsonBody(withInjected(body, { owner: 'owner' })))
       .willRespondWith(200, (b) =>
         b.jsonBody({
-          verified: false,
-          checks: eachLike({ check: string('proof'), status: regex('^(passed|failed|skipped)$', 'failed') }, 5),
-          warnings: eachLike(problem('status', 'no_vault_reference')),
-          errors: eachLike(problem('proof', 'did_not_found')),
+          verified: true,
+          problemDetails: [],
+          results: {
+            proof: eachLike({ verified: true, input: like({ type: 'DataIntegrityProof', cryptosuite: 'eddsa-jcs-2022' }) }),
+            credentialStatus: eachLike({ verified: true, status: 'valid', input: like({ type: 'VaultReference', vcId: 'vc-1' }) }),
+            issuerDid: { outcome: 'passed', input: string(EXAMPLE.issuerDid) },
+            issuerAllowed: { outcome: 'passed', input: string(EXAMPLE.issuerDid) },
+          },
         }),
       )
       .executeTest(async (mock) => {
-        const r = unwrap(await pact.vault(mock.url).POST('/credentials/verify', { body: { verifiableCredential: UNVERIFIABLE } }));
+        const r = await verifyCredential(pact.vault(mock.url, EXAMPLE.ownerKey), body);
+        expect(r.verified).toBe(true);
+        expect(r.results?.credentialStatus?.[0]?.status).toBe('valid');
+      });
+  });
+
+  it('POST /credentials/verify: a presented credential without a key; 400 with the result and its problems', () =>
+    pact
+      .interaction()
+      .uponReceiving('a keyless verification of a presented credential whose issuer DID is not registered')
+      .withRequest('POST', '/credentials/verify', (b) => b.jsonBody({ verifiableCredential: UNVERIFIABLE, options: { checks: ['proof'] } }))
+      .willRespondWith(400, (b) =>
+        b.jsonBody({
+          verified: false,
+          problemDetails: eachLike(problem('https://w3id.org/security#PROOF_VERIFICATION_ERROR', 'PROOF_VERIFICATION_ERROR', 'did_not_found')),
+          results: { proof: eachLike({ verified: false, input: like({ type: 'DataIntegrityProof' }) }) },
+        }),
+      )
+      .executeTest(async (mock) => {
+        const r = await verifyCredential(pact.vault(mock.url), { verifiableCredential: UNVERIFIABLE, options: { checks: ['proof'] } });
         expect(r.verified).toBe(false);
-        expect(r.errors.length).toBeGreaterThan(0);
+        expect(failures(r).map((p) => p.reason)).toContain('did_not_found');
       }));
 
   it('POST /credentials/verify: 401 missing_api_key by reference without a key', () => {
@@ -81,4 +92,80 @@ describe('credential verification', () => {
         expectApiError(await pact.vault(mock.url).POST('/credentials/verify', { body }), 401, 'missing_api_key');
       });
   });
+
+  it("POST /credentials/verify: 403 forbidden by reference with another wallet's key (nothing of the credential told)", () => {
+    const body = { owner: EXAMPLE.owner, vcId: 'vc-1' };
+    return pact
+      .interaction()
+      .given(S.signedCredential, { vcId: 'vc-1' })
+      .uponReceiving("a verification by owner and vcId with another wallet's key")
+      .withRequest('POST', '/credentials/verify', (b) => b.headers(strangerKey).jsonBody(withInjected(body, { owner: 'owner' })))
+      .willRespondWith(403, (b) => b.jsonBody(vaultError('forbidden')))
+      .executeTest(async (mock) => {
+        await expect(verifyCredential(pact.vault(mock.url, EXAMPLE.strangerKey), body)).rejects.toMatchObject({ status: 403, code: 'forbidden' });
+      });
+  });
+});
+
+describe('presentations', () => {
+  it('POST /challenges: a fresh challenge, keyless', () =>
+    pact
+      .interaction()
+      .uponReceiving('a request for a presentation challenge')
+      .withRequest('POST', '/challenges', (b) => b.jsonBody({}))
+      .willRespondWith(200, (b) => b.jsonBody({ challenge: regex('^cvc1_[A-Za-z0-9_-]{22}$', 'cvc1_5mBLvR1bbz4uSMo7c6o0hQ') }))
+      .executeTest(async (mock) => {
+        expect(await createChallenge(pact.vault(mock.url))).toMatch(/^cvc1_/);
+      }));
+
+  it('POST /presentations/verify: a holder proof by a DID no deployment registered; 200, verified false', () => {
+    const body = {
+      verifiablePresentation: {
+        '@context': ['https://www.w3.org/ns/credentials/v2'],
+        type: ['VerifiablePresentation'],
+        holder: EXAMPLE.unregisteredDid,
+        verifiableCredential: [],
+        proof: { ...PROOF, proofPurpose: 'authentication', challenge: 'verifier-nonce-1', verificationMethod: `${EXAMPLE.unregisteredDid}#auth-1` },
+      },
+      options: { challenge: 'verifier-nonce-1' },
+    };
+    return pact
+      .interaction()
+      .uponReceiving('a keyless verification of a presentation whose holder DID is not registered')
+      .withRequest('POST', '/presentations/verify', (b) => b.jsonBody(body))
+      .willRespondWith(200, (b) =>
+        b.jsonBody({
+          verified: false,
+          problemDetails: eachLike(problem('https://w3id.org/security#PROOF_VERIFICATION_ERROR', 'PROOF_VERIFICATION_ERROR', 'did_not_found')),
+          results: {
+            presentation: {
+              challenge: { verified: false, input: 'verifier-nonce-1' },
+              holder: { verified: false, input: EXAMPLE.unregisteredDid },
+              proof: eachLike({ verified: false, input: like({ type: 'DataIntegrityProof', proofPurpose: 'authentication' }) }),
+            },
+            credentials: [],
+          },
+        }),
+      )
+      .executeTest(async (mock) => {
+        const r = await verifyPresentation(pact.vault(mock.url), body);
+        expect(r.verified).toBe(false);
+        expect(r.results?.presentation?.holder?.verified).toBe(false);
+      });
+  });
+
+  it('GET /contexts/ledger-vault/v1: the JSON-LD context of LedgerVaultStatusEntry, keyless', () =>
+    pact
+      .interaction()
+      .uponReceiving('a request for the LedgerVaultStatusEntry context')
+      .withRequest('GET', '/contexts/ledger-vault/v1')
+      .willRespondWith(200, (b) =>
+        b.headers({ 'Content-Type': regex('^application/ld\\+json.*$', 'application/ld+json; charset=utf-8') }).jsonBody({
+          '@context': like({ '@protected': true, LedgerVaultStatusEntry: like({ '@id': 'urn:credential-vault:vocab#LedgerVaultStatusEntry' }) }),
+        }),
+      )
+      .executeTest(async (mock) => {
+        const r = await pact.vault(mock.url).GET('/contexts/ledger-vault/v1');
+        expect(r.response.status).toBe(200);
+      }));
 });

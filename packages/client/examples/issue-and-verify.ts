@@ -5,8 +5,10 @@
 // An issuer (a Keypair this program holds) and a holder (a browser-style wallet:
 // `signTransaction(xdr, {networkPassphrase})`) get funded accounts and API keys by wallet proof; the issuer
 // registers its DID; the holder creates a vault; the issuer signs a credential (Data Integrity,
-// eddsa-jcs-2022) and issues it into the vault; a verifier checks it with POST /credentials/verify, both
-// as the holder presents it and by reference to the vault. Any failure throws: the process exits non-zero.
+// eddsa-jcs-2022), with a status entry that names the vault, and issues it into the vault; a verifier checks
+// it as the holder presents it (POST /credentials/verify, no API key: the entry lets the verifier read its
+// status on the chain), and the holder checks it by reference to its own vault. Any failure throws: the
+// process exits non-zero.
 //
 //   node issue-and-verify.ts --vault-url http://127.0.0.1:3000 --resolver-url http://127.0.0.1:3001 \
 //     --friendbot-url http://127.0.0.1:8000/testnet/friendbot
@@ -23,6 +25,8 @@ import {
   registerDid,
   signCredential,
   unwrap,
+  verifyCredential,
+  failures,
   type BrowserWallet,
 } from '@credential-vault/client';
 
@@ -98,8 +102,10 @@ const created = await prepareAndSubmit(
 );
 console.log(`5. holder's vault created (tx ${created.txId})`);
 
-// The issuer signs where its key lives; the service never sees it.
+// The issuer signs where its key lives; the service never sees it. The status entry names the holder's vault
+// (its address derives from the factory and the owner), so any verifier can read the status on the chain.
 const vcId = `degree-${randomUUID()}`;
+const holderVault = unwrap(await asHolder.GET('/contracts/vault/{owner}', { params: { path: { owner: holder.address } } }));
 const credential = await signCredential({
   credential: {
     '@context': ['https://www.w3.org/ns/credentials/v2'],
@@ -108,7 +114,12 @@ const credential = await signCredential({
     issuer: issuerDid,
     validFrom: new Date().toISOString(),
     credentialSubject: { id: holderDid, degree: { type: 'BachelorDegree', name: 'Bachelor of Science' } },
-    // A status entry that points at this vault goes here too once the package's signCredential offers one.
+  },
+  ledgerVaultStatus: {
+    network: config.networkType,
+    vaultContract: holderVault.vault_address,
+    vcId,
+    contextUrl: `${vaultUrl}/contexts/ledger-vault/v1`,
   },
   verificationMethod: `${issuerDid}#assert-1`,
   signer: (bytes) => issuer.sign(Buffer.from(bytes)),
@@ -130,13 +141,19 @@ const issued = await prepareAndSubmit(
 );
 console.log(`6. issued ${vcId}, signed by ${issuerDid}#assert-1 (tx ${issued.txId})`);
 
-// A verifier: the credential as the holder presents it (no API key needed), then by reference to the vault,
-// which adds its on-chain status and the vault's issuer access.
-const presented = unwrap(await vault.POST('/credentials/verify', { body: { verifiableCredential: credential } }));
-const byReference = unwrap(await asIssuer.POST('/credentials/verify', { body: { owner: holder.address, vcId } }));
+// A verifier: the credential as the holder presents it (no API key needed); its status entry adds the
+// on-chain status and the vault's issuer access. Then the holder, by reference to its own vault (a stored
+// credential is verified by its owner's key only). A credential that does not verify is a 400 with the same
+// result, which verifyCredential returns rather than throws.
+const presented = await verifyCredential(vault, { verifiableCredential: credential });
+const byReference = await verifyCredential(asHolder, { owner: holder.address, vcId });
 for (const [how, result] of [['presented', presented], ['by reference', byReference]] as const) {
-  if (!result.verified) throw new Error(`${how}: not verified: ${JSON.stringify(result.errors)}`);
+  if (!result.verified) throw new Error(`${how}: not verified: ${JSON.stringify(failures(result))}`);
 }
-const status = byReference.checks.find((c) => c.check === 'status')?.status;
-const checks = presented.checks.map((c) => `${c.check} ${c.status}`).join(', ');
-console.log(`7. verified ${vcId}: ${checks} (presented); status ${status} (by reference)`);
+const res = presented.results ?? {};
+const checks = [
+  `proof ${res.proof?.every((p) => p.verified) ? 'passed' : 'failed'}`,
+  `credentialStatus ${res.credentialStatus?.map((s) => s.status).join('/') || 'not checked'}`,
+  `issuerAllowed ${res.issuerAllowed?.outcome}`,
+].join(', ');
+console.log(`7. verified ${vcId}: ${checks} (presented); by reference: verified ${byReference.verified}`);

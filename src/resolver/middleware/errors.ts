@@ -298,11 +298,14 @@ export function sendResolutionFailure(
 ): void {
   const mediaType = (error !== 'representationNotSupported' && negotiateRepresentation(req.headers.accept)?.mediaType) || 'application/json';
   res.setHeader('Cache-Control', 'no-store');
+  // The body's media type was negotiated on Accept (did-resolver.yaml resolveDid).
+  res.setHeader('Vary', 'Accept');
   res.setHeader('Content-Type', `${mediaType}; charset=utf-8`);
   // application/did-resolution is not a `+json` type: the response validator would hold it to another
   // media type's schema (see routes/resolve.ts), so it is sent as text.
-  if (mediaType === 'application/did-resolution') res.status(status).send(JSON.stringify(resolutionError(error, clip(message, 1000))));
-  else res.status(status).json(resolutionError(error, clip(message, 1000)));
+  if (mediaType === 'application/did-resolution' || mediaType === 'application/did-url-dereferencing') {
+    res.status(status).send(JSON.stringify(resolutionError(error, clip(message, 1000))));
+  } else res.status(status).json(resolutionError(error, clip(message, 1000)));
 }
 
 function describe(err: unknown): string {

@@ -3,9 +3,11 @@
 // A DID URL with a fragment (`…%23assert-1`) is dereferenced (W3C DID Resolution, "Dereferencing the
 // Secondary Resource"): the verification method or service it names, alone for the document's media
 // types, inside a dereferencing result for the DID Resolution media types (Universal Resolver clients).
+// `application/did-url-dereferencing` always answers the dereferencing result, for a DID alone its document.
+// Every answer varies with Accept (`Vary: Accept`), so a shared cache never serves one representation for another.
 import type { Request, Response } from 'express';
 import {
-  DID_CONTEXT, DID_LD_JSON, DID_RESOLUTION, DID_RESOLUTION_CONTEXT, LD_JSON_DID_RESOLUTION, buildResolutionResult, decodeDidParam,
+  DID_CONTEXT, DID_LD_JSON, DID_RESOLUTION, DID_RESOLUTION_CONTEXT, DID_URL_DEREFERENCING, LD_JSON_DID_RESOLUTION, buildResolutionResult, decodeDidParam,
   dereferenceFragment, negotiateRepresentation, parseDid, type DidRepresentation, type Negotiated, type ParsedDid,
 } from '../../did/index.ts';
 import { ResolverError } from '../context.ts';
@@ -13,7 +15,8 @@ import { sendResolutionFailure } from '../middleware/errors.ts';
 import type { CachedResolution, ResolvedEntry } from './resolution-cache.ts';
 import { notServedMessage, readEntry, type RouteContext } from './shared.ts';
 
-const OFFERED = 'application/did+ld+json, application/did+json, application/json, application/did-resolution, application/ld+json;profile="https://w3id.org/did-resolution"';
+const OFFERED =
+  'application/did+ld+json, application/did+json, application/json, application/did-resolution, application/ld+json;profile="https://w3id.org/did-resolution", application/did-url-dereferencing';
 
 export function resolutionResult(parsed: ParsedDid, entry: ResolvedEntry, representation: DidRepresentation) {
   const { record, created, updated } = entry;
@@ -33,6 +36,7 @@ export function resolveRoute(ctx: RouteContext) {
   const validateResponses = ctx.deps.validateResponses === true;
   const cacheControl = `max-age=${ctx.cache.ttlSeconds}`;
   return async function resolveDid(req: Request, res: Response): Promise<void> {
+    res.setHeader('Vary', 'Accept');
     const negotiated = negotiateRepresentation(req.headers.accept);
     if (!negotiated) {
       return sendResolutionFailure(req, res, 406, 'representationNotSupported', `Accept ${req.headers.accept}: available are ${OFFERED}`);
@@ -41,8 +45,10 @@ export function resolveRoute(ctx: RouteContext) {
     const hash = text.indexOf('#');
     const fragment = hash < 0 ? undefined : text.slice(hash + 1);
     const did = parseDid(hash < 0 ? text : text.slice(0, hash));
+    // A DID URL, or a DID asked for as a dereferencing result: failures are dereferencing failures.
+    const dereferencing = fragment !== undefined || negotiated.mediaType === DID_URL_DEREFERENCING;
     if (!did.ok) {
-      if (fragment !== undefined) return sendDereferencingFailure(res, negotiated, 400, 'invalidDidUrl', did.message);
+      if (dereferencing) return sendDereferencingFailure(res, negotiated, 400, 'invalidDidUrl', did.message);
       return sendResolutionFailure(req, res, 400, 'invalidDid', did.message);
     }
     const parsed = did.value;
@@ -60,12 +66,13 @@ export function resolveRoute(ctx: RouteContext) {
       }
       // Not cached: a registration right after this answer resolves at once.
       if (!entry) {
-        if (fragment !== undefined) return sendDereferencingFailure(res, negotiated, 404, 'notFound', `${parsed.did} is not registered`);
+        if (dereferencing) return sendDereferencingFailure(res, negotiated, 404, 'notFound', `${parsed.did} is not registered`);
         return sendResolutionFailure(req, res, 404, 'notFound', `${parsed.did} is not registered`);
       }
       cached = await ctx.cache.put(parsed.network, parsed.didId, entry);
     }
     if (fragment !== undefined) return dereference(res, parsed, fragment, cached, negotiated, cacheControl);
+    if (dereferencing) return dereferenceDocument(res, parsed, cached, negotiated, cacheControl);
 
     const { mediaType } = negotiated;
     const status = cached.entry.record.deactivated ? 410 : 200;
@@ -110,6 +117,21 @@ function dereference(res: Response, parsed: ParsedDid, fragment: string, cached:
   });
 }
 
+/** A DID alone dereferenced (`application/did-url-dereferencing`): its document is the content. */
+function dereferenceDocument(res: Response, parsed: ParsedDid, cached: CachedResolution, negotiated: Negotiated, cacheControl: string): void {
+  const result = resolutionResult(parsed, cached.entry, negotiated.representation);
+  if (cached.entry.record.deactivated) {
+    return sendDereferencingFailure(res, negotiated, 410, 'notFound', `${parsed.did} is deactivated`, result.didDocumentMetadata);
+  }
+  res.setHeader('Cache-Control', cacheControl);
+  res.setHeader('Content-Type', `${negotiated.mediaType}; charset=utf-8`);
+  sendJson(res, 200, negotiated, {
+    dereferencingMetadata: { contentType: negotiated.representation },
+    contentStream: result.didDocument,
+    contentMetadata: result.didDocumentMetadata,
+  });
+}
+
 /** A failed dereferencing (W3C DID Resolution): no content, the error in the dereferencing metadata. */
 function sendDereferencingFailure(
   res: Response,
@@ -130,6 +152,6 @@ function sendDereferencingFailure(
  * body to another media type's schema. Its bodies are the JSON-LD ones the tests check field by field.
  */
 function sendJson(res: Response, status: number, negotiated: Negotiated, body: object): void {
-  if (negotiated.mediaType === DID_RESOLUTION) res.status(status).send(JSON.stringify(body));
+  if (negotiated.mediaType === DID_RESOLUTION || negotiated.mediaType === DID_URL_DEREFERENCING) res.status(status).send(JSON.stringify(body));
   else res.status(status).json(body);
 }

@@ -7,6 +7,7 @@ import { Account, Address, Contract, Keypair, TransactionBuilder, authorizeEntry
 import { authOf, withAuth } from '../../../simulator/core/testing.ts';
 import type { RunningSimulator } from '../../../simulator/index.ts';
 import { startVaultTestEnv, type MintedKey, type VaultTestEnv } from '../../../test-support/vault-api.ts';
+import { encryptVcData } from '../../crypto/envelope.ts';
 import { didIdToBytes, encodeMultikey, generateDid } from '../../did/index.ts';
 import { i128 } from '../../chain/codec.ts';
 
@@ -153,7 +154,8 @@ describe('issue, read back, fees, encryption', () => {
     expect((await feeBalance()) - before).toBe(5n * UNIT);
 
     const stored = await env.chain.vault.getVc({ vault: env.chain.vaultAddress(owner.publicKey()), vcId: 'vc-1' });
-    expect(stored?.data.startsWith('cv1.')).toBe(true);
+    // cv2: the envelope records the issuing wallet (issuer access is judged by it at verification).
+    expect(stored?.data.startsWith(`cv2.test.${issuer.publicKey()}.`)).toBe(true);
     expect(stored?.data).not.toContain('Ada');
     expect(stored?.issuerDid).toBe(issuerDid);
 
@@ -377,6 +379,13 @@ describe('safe submit', () => {
       vault, source: issuer.publicKey(), vcId: 's3', vcData: vcData(owner.publicKey()), issuer: issuer.publicKey(), issuerDid,
     });
     expectError(await submit('/contracts/vc/issue', plain.xdr, issuer, issuerKey), 400, 'vcData_invalid', /not a payload this service encrypted/);
+  });
+
+  it('an issue transaction carrying a payload sealed for another issuer → 400 vcData_invalid', async () => {
+    const vault = env.chain.vaultAddress(owner.publicKey());
+    const sealed = encryptVcData(env.deps.keyring, { owner: owner.publicKey(), vcId: 's4', plaintext: vcData(owner.publicKey()), issuer: other.publicKey() });
+    const tx = await env.chain.vault.issue({ vault, source: issuer.publicKey(), vcId: 's4', vcData: sealed, issuer: issuer.publicKey(), issuerDid });
+    expectError(await submit('/contracts/vc/issue', tx.xdr, issuer, issuerKey), 400, 'vcData_invalid', new RegExp(`sealed for the issuer ${other.publicKey()}`));
   });
 
   it('a deploy posted to sponsored-vault/create → 400 tx_operation_mismatch', async () => {

@@ -1,7 +1,7 @@
 // Issue rules (credential-vault-api.md "Credential (VC)", "Issuer DID"; vault-api.yaml VcData, IssuerDid):
 // checked before any transaction is built, and again on the decoded arguments of a signed one.
 import { ApiError, type VaultAppDeps } from '../context.ts';
-import { VcDataTooLargeError, decryptVcData, encryptVcData } from '../../crypto/envelope.ts';
+import { VcDataTooLargeError, encryptVcData, openVcData } from '../../crypto/envelope.ts';
 import { didIdToBytes, parseDid } from '../../did/index.ts';
 
 export const CREDENTIALS_V2_CONTEXT = 'https://www.w3.org/ns/credentials/v2';
@@ -105,10 +105,13 @@ export async function checkIssuerDid(deps: VaultAppDeps, issuerDid: string, issu
   }
 }
 
-/** Encrypts a checked vcData for (owner, vcId); an envelope over the on-chain limit is 400 vcData_ciphertext_too_long. */
-export function sealVcData(deps: VaultAppDeps, where: Where, c: { owner: string; vcId: string; vcData: string }): string {
+/**
+ * Encrypts a checked vcData for (owner, vcId), recording the issuing wallet (issuer access is judged by it
+ * later); an envelope over the on-chain limit is 400 vcData_ciphertext_too_long.
+ */
+export function sealVcData(deps: VaultAppDeps, where: Where, c: { owner: string; vcId: string; vcData: string; issuer: string }): string {
   try {
-    return encryptVcData(deps.keyring, { owner: c.owner, vcId: c.vcId, plaintext: c.vcData });
+    return encryptVcData(deps.keyring, { owner: c.owner, vcId: c.vcId, plaintext: c.vcData, issuer: c.issuer });
   } catch (e) {
     if (e instanceof VcDataTooLargeError) {
       throw new ApiError(400, 'vcData_ciphertext_too_long', `${where}vcData encrypts to ${e.length} characters; the vault stores at most ${e.max}`);
@@ -122,13 +125,18 @@ export function sealVcData(deps: VaultAppDeps, where: Where, c: { owner: string;
  * owner and this vcId (so nothing reaches the chain unencrypted or bound elsewhere), and its plaintext
  * must satisfy the vcData rules. Answers the plaintext.
  */
-export function checkSealedVcData(deps: VaultAppDeps, where: Where, c: { owner: string; vcId: string; data: string }): string {
-  let plaintext: string;
+export function checkSealedVcData(deps: VaultAppDeps, where: Where, c: { owner: string; vcId: string; data: string; issuer: string }): string {
+  let opened: { plaintext: string; issuer?: string };
   try {
-    plaintext = decryptVcData(deps.keyring, { owner: c.owner, vcId: c.vcId, data: c.data });
+    opened = openVcData(deps.keyring, { owner: c.owner, vcId: c.vcId, data: c.data });
   } catch {
     throw new ApiError(400, 'vcData_invalid', `${where}vcData in the signed transaction is not a payload this service encrypted for this owner and vcId`);
   }
+  // Prepared before the issuing wallet was recorded (cv1), or for the wallet that signs the issue.
+  if (opened.issuer !== undefined && opened.issuer !== c.issuer) {
+    throw new ApiError(400, 'vcData_invalid', `${where}vcData in the signed transaction was sealed for the issuer ${opened.issuer}, not ${c.issuer}`);
+  }
+  const plaintext = opened.plaintext;
   checkVcData(where, plaintext);
   return plaintext;
 }

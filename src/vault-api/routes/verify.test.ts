@@ -1,230 +1,275 @@
-// Credentials with Data Integrity proofs, end to end over HTTP against the RPC simulator: issuance checks a
-// carried proof at prepare and at submit (vc_proof_invalid), and POST /credentials/verify answers the five
-// checks for presented credentials (keyless) and by reference (keyed). Responses are validated by the spec.
+// POST /credentials/verify end to end over HTTP against the RPC simulator (responses validated by the spec):
+// the VC API (VCALM) answer and status codes, presented credentials (keyless), LedgerVaultStatusEntry status
+// read from the vault, verification by reference for the owner's key only, issuer access judged by the
+// recorded issuing wallet and the DID's current controller, I-JSON, and issuance rules for proofs and
+// status entries. Presentations are in presentations.test.ts; the W3C suites' cases in
+// contract-tests/w3c-verifier-suites.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Keypair } from '@stellar/stellar-sdk';
-import { startVaultTestEnv, type MintedKey, type VaultTestEnv } from '../../../test-support/vault-api.ts';
-import { didIdToBytes, encodeMultikey, generateDid, signCredential } from '../../did/index.ts';
+import { signCredential } from '../../did/index.ts';
+import { didKeyOf, startVerificationEnv, type VerificationEnv } from '../../../test-support/verification.ts';
 
-const V2 = 'https://www.w3.org/ns/credentials/v2';
-
-let env: VaultTestEnv;
-let owner: Keypair, issuer: Keypair, rotating: Keypair;
-let ownerKey: MintedKey, issuerKey: MintedKey, rotatingKey: MintedKey;
-/** The issuer DID: authentication = the issuer wallet's key, assertionMethod = `assertKp`. */
-let did: { did: string; didId: Uint8Array };
-const assertKp = Keypair.random();
-
-const call = (path: string, key: MintedKey | undefined, body?: unknown) =>
-  env.request(path, { ...(key ? { key: key.key } : {}), ...(body !== undefined ? { body } : {}) });
-
-async function write(path: string, body: unknown, key: MintedKey, signer: Keypair): Promise<void> {
-  const p = await call(path, key, body);
-  expect(p.status, JSON.stringify(p.body)).toBe(200);
-  const s = await call(path, key, { signedXdr: env.sign(p.body.xdr, signer) });
-  expect(s.status, JSON.stringify(s.body)).toBe(200);
-}
-
-const mk = (kp: Keypair) => ({ publicKeyMultibase: encodeMultikey('Ed25519', kp.rawPublicKey()) });
-const record = (controller: Keypair, assertion: Keypair) => ({
-  controller: controller.publicKey(), authentication: [mk(controller)], assertionMethod: [mk(assertion)], keyAgreement: [], services: [],
-});
-
-async function registerDid(controller: Keypair, assertion: Keypair) {
-  const d = generateDid({ network: 'testnet' });
-  const didId = didIdToBytes(d.didId);
-  const prepared = await env.chain.registry.register({ source: controller.publicKey(), didId, record: record(controller, assertion) });
-  await env.chain.client.submit(env.sign(prepared.xdr, controller));
-  return { did: d.did, didId };
-}
-
-const credential = (issuerDid: string, extra: Record<string, unknown> = {}) => ({
-  '@context': [V2],
-  id: `urn:uuid:${crypto.randomUUID()}`,
-  type: ['VerifiableCredential', 'EmployeeCredential'],
-  issuer: issuerDid,
-  validFrom: '2026-01-01T00:00:00Z',
-  credentialSubject: { id: 'did:ledger:testnet:aaaqeayeaudaocajbifqydiob4', role: 'auditor' },
-  ...extra,
-});
-
-const signed = (o: { issuerDid?: string; fragment?: string; key?: Keypair; extra?: Record<string, unknown> } = {}) =>
-  signCredential({
-    credential: credential(o.issuerDid ?? did.did, o.extra),
-    verificationMethod: `${o.issuerDid ?? did.did}#${o.fragment ?? 'assert-1'}`,
-    secretKey: (o.key ?? assertKp).rawSecretKey(),
-    created: new Date(env.clock.now() - 60_000),
-  });
-
-const issueBody = (vcId: string, vc: object, who: { issuer: Keypair; did: string } = { issuer, did: did.did }) => ({
-  owner: owner.publicKey(), vcId, vcData: JSON.stringify(vc), issuer: who.issuer.publicKey(), issuerDid: who.did, sourcePublicKey: who.issuer.publicKey(),
-});
-
-const verify = (body: unknown, key?: MintedKey) => call('/credentials/verify', key, body);
-
-function checksOf(body: { checks: { check: string; status: string }[] }): Record<string, string> {
-  return Object.fromEntries(body.checks.map((c) => [c.check, c.status]));
-}
-
+let t: VerificationEnv;
 let vc1: Record<string, unknown>;
+let vcEntry: Record<string, unknown>;
+
+const verify = (body: unknown, key?: Parameters<VerificationEnv['call']>[2]) => t.call('/credentials/verify', body, key);
+const reasons = (body: { problemDetails?: { reason: string; level: string }[] }, level = 'error') =>
+  (body.problemDetails ?? []).filter((p) => p.level === level).map((p) => p.reason);
 
 beforeAll(async () => {
-  const many = { read: 10_000, write: 10_000 };
-  env = await startVaultTestEnv({ network: 'testnet', limits: { rateLimits: { standard: many, early: many, admin: many } } });
-  [owner, issuer, rotating] = await Promise.all([env.fund(), env.fund(), env.fund()]);
-  [ownerKey, issuerKey, rotatingKey] = await Promise.all([env.mintKey({ wallet: owner }), env.mintKey({ wallet: issuer }), env.mintKey({ wallet: rotating })]);
-  did = await registerDid(issuer, assertKp);
-  await write('/contracts/vault/create', { owner: owner.publicKey(), didUri: 'did:ledger:testnet:owner', sourcePublicKey: owner.publicKey() }, ownerKey, owner);
-  vc1 = await signed();
-  await write('/contracts/vc/issue', issueBody('vc-1', vc1), issuerKey, issuer);
-  await write('/contracts/vc/issue', issueBody('vc-unsigned', credential(did.did)), issuerKey, issuer);
+  t = await startVerificationEnv();
+  vc1 = await t.sign();
+  vcEntry = await t.sign({ statusFor: 'vc-entry' });
+  await t.issue('vc-1', vc1);
+  await t.issue('vc-entry', vcEntry);
+  await t.issue('vc-unsigned', t.credential());
 }, 120_000);
 afterAll(async () => {
-  await env?.close();
+  await t?.close();
 });
 
-describe('issuance with a proof (vc_proof_invalid)', () => {
-  it.each([
-    ['a tampered credential', async () => ({ ...(await signed()), credentialSubject: { id: 'did:ledger:testnet:aaaqeayeaudaocajbifqydiob4', role: 'admin' } }), /signature_invalid/],
-    ['a key not under assertionMethod', () => signed({ fragment: 'auth-1', key: issuer }), /verification_method_not_authorized/],
-    ['another DID named as issuer', async () => ({ ...(await signed()), issuer: 'did:ledger:testnet:aaaqeayeaudaocajbifqydiob4' }), /signature_invalid|issuer/],
-  ])('refuses %s at prepare', async (_name, make, words) => {
-    const r = await call('/contracts/vc/issue', issuerKey, issueBody('vc-bad', await make()));
-    expect(r.status, JSON.stringify(r.body)).toBe(400);
-    expect(r.body.error).toBe('vc_proof_invalid');
-    expect(r.body.message).toMatch(words);
-  });
-
-  it('refuses a proof of another DID than issuerDid, in a batch with the entry named', async () => {
-    const otherAssert = Keypair.random();
-    const other = await registerDid(rotating, otherAssert);
-    const foreign = await signed({ issuerDid: other.did, key: otherAssert, extra: {} });
-    const r = await call('/contracts/vc/batch-issue', issuerKey, {
-      owner: owner.publicKey(), issuer: issuer.publicKey(), issuerDid: did.did, sourcePublicKey: issuer.publicKey(),
-      vcs: [{ vcId: 'b-1', vcData: JSON.stringify(await signed()) }, { vcId: 'b-2', vcData: JSON.stringify({ ...foreign, issuer: did.did }) }],
-    });
-    expect(r.status, JSON.stringify(r.body)).toBe(400);
-    expect(r.body).toMatchObject({ error: 'vc_proof_invalid', message: expect.stringContaining('vcs[1].') });
-  });
-
-  it('checks the proof again at submit: a key rotated after prepare refuses the signed transaction', async () => {
-    const oldAssert = Keypair.random();
-    const rot = await registerDid(rotating, oldAssert);
-    const vc = await signed({ issuerDid: rot.did, key: oldAssert });
-    const p = await call('/contracts/vc/issue', rotatingKey, issueBody('vc-rotated', vc, { issuer: rotating, did: rot.did }));
-    expect(p.status, JSON.stringify(p.body)).toBe(200);
-    const updated = await env.chain.registry.update({ source: rotating.publicKey(), didId: rot.didId, expectedVersion: 1, record: record(rotating, Keypair.random()) });
-    await env.chain.client.submit(env.sign(updated.xdr, rotating));
-    const s = await call('/contracts/vc/issue', rotatingKey, { signedXdr: env.sign(p.body.xdr, rotating) });
-    expect(s.status, JSON.stringify(s.body)).toBe(400);
-    expect(s.body).toMatchObject({ error: 'vc_proof_invalid', message: expect.stringMatching(/signature_invalid/) });
-  });
-});
-
-describe('POST /credentials/verify', () => {
-  it('a presented credential, keyless: verified, the vault checks skipped with warnings', async () => {
+describe('presented credentials', () => {
+  it('keyless: 200 verified, every check in results, the unchecked status and access as warnings', async () => {
     const r = await verify({ verifiableCredential: vc1 });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body.verified).toBe(true);
-    expect(checksOf(r.body)).toEqual({ proof: 'passed', issuerDid: 'passed', status: 'skipped', issuerAllowed: 'skipped', validityPeriod: 'passed' });
-    expect(r.body.warnings.map((w: { reason: string }) => w.reason)).toEqual(['no_vault_reference', 'no_vault_reference']);
+    expect(reasons(r.body)).toEqual([]);
+    expect(reasons(r.body, 'warning')).toEqual(['no_status_entry', 'no_vault']);
+    expect(r.body.results).toEqual({
+      proof: [{ verified: true, input: expect.objectContaining({ type: 'DataIntegrityProof', cryptosuite: 'eddsa-jcs-2022', proofPurpose: 'assertionMethod' }) }],
+      validFrom: { verified: true, input: '2026-01-01T00:00:00Z' },
+      credentialStatus: [],
+      issuerDid: { outcome: 'passed', input: t.issuer.did },
+      issuerAllowed: { outcome: 'not_checked', input: t.issuer.did },
+    });
     expect(r.headers.get('x-ratelimit-limit')).toBe('30');
   });
 
-  it('by reference (keyed): every check passes', async () => {
-    const r = await verify({ owner: owner.publicKey(), vcId: 'vc-1' }, issuerKey);
-    expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect(r.body).toEqual({
-      verified: true,
-      checks: ['proof', 'issuerDid', 'status', 'issuerAllowed', 'validityPeriod'].map((check) => ({ check, status: 'passed' })),
-      warnings: [],
-      errors: [],
-    });
+  it('options.checks [proof]: only the proof runs; returnResults/returnProblemDetails/returnCredential shape the answer', async () => {
+    const r = await verify({ verifiableCredential: vc1, options: { checks: ['proof'] } });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ verified: true, problemDetails: [], results: { proof: [expect.objectContaining({ verified: true })] } });
+    const bare = await verify({ verifiableCredential: vc1, options: { checks: ['proof'], returnResults: false, returnProblemDetails: false, returnCredential: true } });
+    expect(bare.body).toEqual({ verified: true, credential: vc1 });
   });
 
   it.each([
-    ['a tampered credential', async () => ({ verifiableCredential: { ...vc1, credentialSubject: { id: 'did:ledger:testnet:aaaqeayeaudaocajbifqydiob4', role: 'admin' } } }), 'proof', 'signature_invalid'],
-    ['a key not under assertionMethod', async () => ({ verifiableCredential: await signed({ fragment: 'auth-1', key: issuer }) }), 'proof', 'verification_method_not_authorized'],
-    ['an expired credential', async () => ({ verifiableCredential: await signed({ extra: { validUntil: '2026-02-01T00:00:00Z' } }) }), 'validityPeriod', 'expired'],
-    ['a credential without a proof, by reference', async () => ({ owner: owner.publicKey(), vcId: 'vc-unsigned' }), 'proof', 'no_proof'],
-    ['another credential presented with a reference', async () => ({ verifiableCredential: await signed(), owner: owner.publicKey(), vcId: 'vc-1' }), 'status', 'not_the_stored_credential'],
-    ['an issuer that is not a did:ledger DID', async () => ({ verifiableCredential: { ...credential('https://issuer.example') } }), 'issuerDid', 'issuer_not_ledger_did'],
-  ])('%s → verified: false, %s check failed (%s)', async (_name, make, check, reason) => {
-    const r = await verify(await make(), issuerKey);
+    ['an unknown check', { checks: ['credentialSchema'] }],
+    ['an unknown option', { expectedProofPurpose: 'authentication' }],
+    ['a check named twice', { checks: ['proof', 'proof'] }],
+  ])('400 invalid_request for %s', async (_name, options) => {
+    const r = await verify({ verifiableCredential: vc1, options });
+    expect([r.status, r.body.error]).toEqual([400, 'invalid_request']);
+  });
+
+  it.each([
+    ['a tampered credential', () => ({ ...vc1, credentialSubject: { id: t.holder.did, role: 'admin' } }), 'PROOF_VERIFICATION_ERROR', 'signature_invalid'],
+    ['a key not under assertionMethod', () => t.sign({ fragment: 'auth-1', key: t.issuer.wallet }), 'PROOF_VERIFICATION_ERROR', 'verification_method_not_authorized'],
+    ['an expired credential', () => t.sign({ credential: t.credential({ validUntil: '2026-02-01T00:00:00Z' }) }), 'CREDENTIAL_EXPIRED', 'expired'],
+    ['a credential valid from next year', () => t.sign({ credential: t.credential({ validFrom: '2099-01-01T00:00:00Z' }) }), 'CREDENTIAL_NOT_YET_VALID', 'not_yet_valid'],
+    ['no proof', () => t.credential(), 'PROOF_VERIFICATION_ERROR', 'no_proof'],
+    ['a proof by another DID than the issuer', async () => ({ ...(await t.sign()), issuer: t.holder.did }), 'PROOF_VERIFICATION_ERROR', 'not_proof_signer'],
+    ['an issuer of another DID method', async () => {
+      const vc = t.credential({}, 'did:web:issuer.example');
+      return { ...vc, proof: { ...((await t.sign()).proof as object), verificationMethod: 'did:web:issuer.example#key-1' } };
+    }, 'UNSUPPORTED_DID_METHOD', 'did_method_not_supported'],
+  ])('%s → 400, verified false, %s (%s)', async (_name, make, title, reason) => {
+    const r = await verify({ verifiableCredential: await make() });
+    expect(r.status, JSON.stringify(r.body)).toBe(400);
+    expect(r.body.verified).toBe(false);
+    expect(r.body.problemDetails).toContainEqual(expect.objectContaining({ title, reason, level: 'error' }));
+  });
+
+  it('a did:key issuer verifies offline; its ledger checks are not applicable, not failed', async () => {
+    const k = didKeyOf(Keypair.random());
+    const vc = await signCredential({ credential: t.credential({}, k.did), verificationMethod: k.vm, secretKey: k.key.rawSecretKey(), created: new Date(t.env.clock.now() - 1000) });
+    const r = await verify({ verifiableCredential: vc });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect(r.body.verified).toBe(false);
-    expect(checksOf(r.body)[check]).toBe('failed');
-    expect(r.body.errors).toContainEqual({ check, reason, message: expect.any(String) });
+    expect(r.body.results.issuerDid).toEqual({ outcome: 'not_applicable', input: k.did });
+    expect(reasons(r.body)).toEqual([]);
   });
 
-  it('a denied issuer fails issuerAllowed until allowed again', async () => {
-    const issuerAccess = { owner: owner.publicKey(), issuer: issuer.publicKey(), sourcePublicKey: owner.publicKey() };
-    await write('/contracts/vault/deny-issuer', issuerAccess, ownerKey, owner);
-    const denied = await verify({ owner: owner.publicKey(), vcId: 'vc-1' }, issuerKey);
-    expect(checksOf(denied.body).issuerAllowed).toBe('failed');
-    expect(denied.body.errors).toEqual([{ check: 'issuerAllowed', reason: 'issuer_denied', message: expect.stringContaining(issuer.publicKey()) }]);
-    await write('/contracts/vault/allow-issuer', issuerAccess, ownerKey, owner);
-    expect((await verify({ owner: owner.publicKey(), vcId: 'vc-1' }, issuerKey)).body.verified).toBe(true);
-  });
-
-  it('a revoked credential → verified: false, status failed (revoked)', async () => {
-    await write('/contracts/vc/revoke', { owner: owner.publicKey(), vcId: 'vc-1', date: '2026-07-15T09:30:00.000Z', sourcePublicKey: owner.publicKey() }, ownerKey, owner);
-    const r = await verify({ owner: owner.publicKey(), vcId: 'vc-1' }, issuerKey);
-    expect(r.body.verified).toBe(false);
-    expect(checksOf(r.body)).toMatchObject({ proof: 'passed', status: 'failed' });
-    expect(r.body.errors).toEqual([{ check: 'status', reason: 'revoked', message: 'the credential was revoked on 2026-07-15T09:30:00.000Z' }]);
-  });
-
-  it('a deactivated issuer DID → verified: false, proof and issuerDid failed (did_deactivated)', async () => {
-    const d = await env.chain.registry.deactivate({ source: issuer.publicKey(), didId: did.didId, expectedVersion: 1 });
-    await env.chain.client.submit(env.sign(d.xdr, issuer));
-    const r = await verify({ verifiableCredential: vc1 });
-    expect(r.body.verified).toBe(false);
-    expect(checksOf(r.body)).toMatchObject({ proof: 'failed', issuerDid: 'failed' });
-    expect(r.body.errors).toEqual([
-      { check: 'proof', reason: 'did_deactivated', message: expect.any(String) },
-      { check: 'issuerDid', reason: 'did_deactivated', message: expect.any(String) },
-    ]);
+  // Adversarial review defect 4: JSON.parse keeps the last of two members, another reader the first.
+  it('a credential whose JSON repeats a member name is PARSING_ERROR; a repeat outside it is invalid_request', async () => {
+    const text = JSON.stringify({ verifiableCredential: vc1 }).replace('"validFrom":"2026-01-01T00:00:00Z"', '"validUntil":"2099-01-01T00:00:00Z","validUntil":"2035-01-01T00:00:00Z","validFrom":"2026-01-01T00:00:00Z"');
+    const r = await verify(text);
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ verified: false, problemDetails: [expect.objectContaining({ title: 'PARSING_ERROR', reason: 'duplicate_member' })] });
+    const outside = await verify(`{"verifiableCredential":${JSON.stringify(vc1)},"options":{"checks":["proof"]},"options":{}}`);
+    expect([outside.status, outside.body.error]).toEqual([400, 'invalid_request']);
   });
 });
 
-describe('POST /credentials/verify: requests and keys', () => {
+describe('LedgerVaultStatusEntry: status that travels inside the credential', () => {
+  it('a presented credential carrying its entry: status and issuer access read from the vault, keyless', async () => {
+    const r = await verify({ verifiableCredential: vcEntry });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.results.credentialStatus).toEqual([{ verified: true, status: 'valid', input: t.statusEntry('vc-entry') }]);
+    expect(r.body.results.issuerAllowed.outcome).toBe('passed');
+    expect(r.body.problemDetails).toEqual([]);
+  });
+
+  it('is trusted only under a verified proof: a tampered credential does not get its status read', async () => {
+    const r = await verify({ verifiableCredential: { ...vcEntry, credentialSubject: { id: t.holder.did, role: 'admin' } } });
+    expect(r.status).toBe(400);
+    expect(reasons(r.body)).toEqual(['signature_invalid', 'status_unconfirmed']);
+  });
+
+  it.each([
+    ['another network', { network: 'mainnet' }, 'network_mismatch'],
+    ['a vcId the vault does not hold', { vcId: 'vc-none' }, 'vc_not_found'],
+    ['a contract that is no vault', { vaultContract: 'CABAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAFNSZ' }, 'vc_not_found'],
+    ['a vcId that holds another credential', { vcId: 'vc-1' }, 'not_the_stored_credential'],
+  ])('an entry naming %s fails credentialStatus (%s)', async (_name, over, reason) => {
+    const vc = await t.sign({ credential: t.credential({ credentialStatus: t.statusEntry('vc-entry', over) }) });
+    const r = await verify({ verifiableCredential: vc });
+    expect(r.status, JSON.stringify(r.body)).toBe(400);
+    expect(reasons(r.body)).toEqual([reason]);
+  });
+});
+
+describe('by reference: what get-vc protects stays protected', () => {
+  it("the owner's key: every check passes", async () => {
+    const r = await verify({ owner: t.holder.wallet.publicKey(), vcId: 'vc-1' }, t.holder.key);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.results.credentialStatus).toEqual([
+      { verified: true, status: 'valid', input: { type: 'VaultReference', network: 'testnet', vaultContract: t.vault, vcId: 'vc-1' } },
+    ]);
+    expect(r.body.problemDetails).toEqual([]);
+  });
+
+  it('an admin key may; any other key gets 403 and nothing of the content, also with a guessed credential beside', async () => {
+    const admin = await t.env.mintKey({ wallet: null, role: 'admin' });
+    expect((await verify({ owner: t.holder.wallet.publicKey(), vcId: 'vc-1' }, admin)).status).toBe(200);
+    for (const body of [{ owner: t.holder.wallet.publicKey(), vcId: 'vc-1' }, { owner: t.holder.wallet.publicKey(), vcId: 'vc-1', verifiableCredential: vc1 }]) {
+      const r = await verify(body, t.issuer.key);
+      expect([r.status, r.body.error], JSON.stringify(r.body)).toEqual([403, 'forbidden']);
+      expect(Object.keys(r.body)).toEqual(['error', 'message']);
+      expect(r.body.message).not.toMatch(/2026-01-01|auditor/);
+    }
+    expect((await verify({ owner: t.holder.wallet.publicKey(), vcId: 'vc-1' })).body.error).toBe('missing_api_key');
+  });
+
+  it('the owner comparing another credential with the stored one: not_the_stored_credential', async () => {
+    const r = await verify({ verifiableCredential: await t.sign(), owner: t.holder.wallet.publicKey(), vcId: 'vc-1' }, t.holder.key);
+    expect(r.status).toBe(400);
+    expect(reasons(r.body)).toEqual(['not_the_stored_credential']);
+  });
+
+  it('404 for an unknown vcId or vault', async () => {
+    expect((await verify({ owner: t.holder.wallet.publicKey(), vcId: 'nope' }, t.holder.key)).body.error).toBe('vc_not_found');
+    const stranger = await t.env.fund();
+    const key = await t.env.mintKey({ wallet: stranger });
+    expect((await verify({ owner: stranger.publicKey(), vcId: 'vc-1' }, key)).body.error).toBe('vault_not_found');
+  });
+
+  it('a stored credential without a proof fails proof (no_proof)', async () => {
+    const r = await verify({ owner: t.holder.wallet.publicKey(), vcId: 'vc-unsigned' }, t.holder.key);
+    expect(reasons(r.body)).toEqual(['no_proof']);
+  });
+});
+
+describe('issuance rules', () => {
+  const issueBody = (vcId: string, vc: object) => ({
+    owner: t.holder.wallet.publicKey(), vcId, vcData: JSON.stringify(vc), issuer: t.issuer.wallet.publicKey(), issuerDid: t.issuer.did, sourcePublicKey: t.issuer.wallet.publicKey(),
+  });
+
+  it.each([
+    ['another vcId', 'vc-x', { vcId: 'vc-y' }],
+    ['another vault', 'vc-x', { vaultContract: 'CANONPF2ORKR6OEA5I7A5ZMQZZCNXLSWJDVXY2IKWHCNHLPCXSD4HTVG' }],
+    ['another network', 'vc-x', { network: 'mainnet' }],
+  ])('refuses a LedgerVaultStatusEntry naming %s: 400 credentialStatus_mismatch', async (_name, vcId, over) => {
+    const vc = await t.sign({ credential: t.credential({ credentialStatus: t.statusEntry(vcId, over) }) });
+    const r = await t.call('/contracts/vc/issue', issueBody(vcId, vc), t.issuer.key);
+    expect([r.status, r.body.error], JSON.stringify(r.body)).toEqual([400, 'credentialStatus_mismatch']);
+  });
+
+  it('accepts a credential of a did:key issuer signed by that key (the vault records issuerDid)', async () => {
+    const k = didKeyOf(Keypair.random());
+    const vc = await signCredential({ credential: t.credential({ credentialStatus: t.statusEntry('vc-didkey') }, k.did), verificationMethod: k.vm, secretKey: k.key.rawSecretKey(), created: new Date(t.env.clock.now() - 1000) });
+    await t.issue('vc-didkey', vc);
+    const r = await verify({ verifiableCredential: vc });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.results).toMatchObject({ issuerDid: { outcome: 'not_applicable' }, credentialStatus: [{ status: 'valid' }], issuerAllowed: { outcome: 'passed' } });
+  });
+});
+
+describe('issuer access and revocation on the chain', () => {
+  // Adversarial review defect 3: issuerAllowed read only the DID's current controller, so a denied issuer
+  // that moved its DID to another wallet had its credentials verify again.
+  it('a denied issuer stays denied after moving its DID to another wallet; the new controller counts too', async () => {
+    const access = (issuer: string) => ({ owner: t.holder.wallet.publicKey(), issuer, sourcePublicKey: t.holder.wallet.publicKey() });
+    await t.write('/contracts/vault/deny-issuer', access(t.issuer.wallet.publicKey()), t.holder.key, t.holder.wallet);
+    const denied = await verify({ verifiableCredential: vcEntry });
+    expect([denied.status, reasons(denied.body)]).toEqual([400, ['issuer_denied']]);
+
+    const next = await t.env.fund();
+    const moved = await t.env.chain.registry.transferController({ source: t.issuer.wallet.publicKey(), didId: t.issuer.didId, expectedVersion: 1, newController: next.publicKey() });
+    await t.env.chain.client.submit(t.env.sign(moved.xdr, t.issuer.wallet));
+    const still = await verify({ verifiableCredential: vcEntry });
+    expect([still.status, reasons(still.body)]).toEqual([400, ['issuer_denied']]);
+    expect(still.body.problemDetails[0].detail).toContain(t.issuer.wallet.publicKey());
+
+    await t.write('/contracts/vault/allow-issuer', access(t.issuer.wallet.publicKey()), t.holder.key, t.holder.wallet);
+    expect((await verify({ verifiableCredential: vcEntry })).status).toBe(200);
+    await t.write('/contracts/vault/deny-issuer', access(next.publicKey()), t.holder.key, t.holder.wallet);
+    const byController = await verify({ verifiableCredential: vcEntry });
+    expect([byController.status, reasons(byController.body)]).toEqual([400, ['issuer_denied']]);
+    expect(byController.body.problemDetails[0].detail).toContain(next.publicKey());
+    await t.write('/contracts/vault/allow-issuer', access(next.publicKey()), t.holder.key, t.holder.wallet);
+  });
+
+  it('a presented credential carrying its entry verifies, then fails with its status once the owner revokes it', async () => {
+    expect((await verify({ verifiableCredential: vcEntry })).status).toBe(200);
+    await t.write('/contracts/vc/revoke', { owner: t.holder.wallet.publicKey(), vcId: 'vc-entry', date: '2026-07-15T09:30:00.000Z', sourcePublicKey: t.holder.wallet.publicKey() }, t.holder.key, t.holder.wallet);
+    const r = await verify({ verifiableCredential: vcEntry });
+    expect(r.status).toBe(400);
+    expect(r.body.problemDetails).toEqual([
+      expect.objectContaining({ title: 'CREDENTIAL_REVOKED', reason: 'revoked', detail: 'the credential was revoked on 2026-07-15T09:30:00.000Z' }),
+    ]);
+    expect(r.body.results.credentialStatus).toEqual([{ verified: false, status: 'revoked', since: '2026-07-15T09:30:00.000Z', input: t.statusEntry('vc-entry') }]);
+  });
+});
+
+describe('requests and keys', () => {
   it.each([
     ['an empty body', {}],
     ['owner without vcId', { owner: 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR' }],
     ['a credential that is not an object', { verifiableCredential: 'eyJ…' }],
     ['an unknown field', { verifiableCredential: {}, holder: 'x' }],
   ])('400 invalid_request for %s', async (_name, body) => {
-    const r = await verify(body);
-    expect(r.status, JSON.stringify(r.body)).toBe(400);
-    expect(r.body.error).toBe('invalid_request');
+    const r = await verify(body, t.issuer.key);
+    expect([r.status, r.body.error], JSON.stringify(r.body)).toEqual([400, 'invalid_request']);
   });
 
-  it('by reference without a key → 401 missing_api_key; an invalid key is 401 even for a presented credential', async () => {
-    expect((await verify({ owner: owner.publicKey(), vcId: 'vc-1' })).body.error).toBe('missing_api_key');
-    const bad = await env.request('/credentials/verify', { key: 'ab'.repeat(32), body: { verifiableCredential: vc1 } });
-    expect(bad.status).toBe(401);
-    expect(bad.body.error).toBe('invalid_api_key');
-  });
-
-  it('404 for an unknown vcId or vault', async () => {
-    expect((await verify({ owner: owner.publicKey(), vcId: 'nope' }, issuerKey)).body.error).toBe('vc_not_found');
-    expect((await verify({ owner: rotating.publicKey(), vcId: 'vc-1' }, issuerKey)).body.error).toBe('vault_not_found');
+  it('an invalid key is 401 even for a presented credential', async () => {
+    const bad = await t.env.request('/credentials/verify', { key: 'ab'.repeat(32), body: { verifiableCredential: vc1 } });
+    expect([bad.status, bad.body.error]).toEqual([401, 'invalid_api_key']);
   });
 
   it('scopes: credentials:verify opens it, credentials:read alone does not', async () => {
-    const readOnly = await env.mintKey({ wallet: Keypair.random().publicKey(), scopes: ['credentials:read'] });
-    const verifier = await env.mintKey({ wallet: Keypair.random().publicKey(), scopes: ['credentials:verify'] });
+    const readOnly = await t.env.mintKey({ wallet: Keypair.random().publicKey(), scopes: ['credentials:read'] });
+    const verifier = await t.env.mintKey({ wallet: Keypair.random().publicKey(), scopes: ['credentials:verify'] });
     expect((await verify({ verifiableCredential: vc1 }, readOnly)).body.error).toBe('insufficient_scope');
     expect((await verify({ verifiableCredential: vc1 }, verifier)).status).toBe(200);
   });
 
-  it('keyless callers share a per-IP limit of 30 per minute', async () => {
-    let last = await verify({ verifiableCredential: vc1 });
-    for (let i = 0; i < 30 && last.status === 200; i++) last = await verify({ verifiableCredential: vc1 });
-    expect(last.status).toBe(429);
-    expect(last.body.error).toBe('rate_limit_exceeded');
+  it('the JSON-LD context of LedgerVaultStatusEntry, keyless, GET and HEAD', async () => {
+    const r = await t.env.request('/contexts/ledger-vault/v1');
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/^application\/ld\+json/);
+    expect(r.body['@context'].LedgerVaultStatusEntry['@context']).toMatchObject({ network: expect.any(String), vaultContract: expect.any(String), vcId: expect.any(String) });
+    expect((await t.env.request('/contexts/ledger-vault/v1', { method: 'HEAD' })).status).toBe(200);
+  });
+
+  it('keyless callers share a per-IP limit of 30 per minute across the verification routes', async () => {
+    await t.env.clock.advance(61_000);
+    let last = await t.call('/challenges', {});
+    for (let i = 0; i < 30 && last.status !== 429; i++) last = await verify({ verifiableCredential: vc1, options: { checks: ['proof'] } });
+    expect([last.status, last.body.error]).toEqual([429, 'rate_limit_exceeded']);
+    expect((await t.call('/challenges', {})).status).toBe(429);
     // A keyed verifier draws on its key's bucket instead.
-    expect((await verify({ verifiableCredential: vc1 }, issuerKey)).status).toBe(200);
+    expect((await verify({ verifiableCredential: vc1, options: { checks: ['proof'] } }, t.issuer.key)).status).toBe(200);
   });
 });

@@ -1,52 +1,110 @@
-// POST /credentials/verify (vault-api.yaml verifyCredential, W3C VC API shape): a credential presented by
-// its holder, or looked up in a vault by owner + vcId and decrypted as get-vc does, verified in one answer
-// (src/vault-api/verification.ts). The key is optional for presented credentials (keyless callers are
-// limited per client IP by the rate-limit middleware); a lookup by reference needs one.
-import type { Router } from 'express';
+// The verification routes of the W3C VC API (vault-api.yaml verifyCredential, verifyPresentation,
+// createChallenge) and the JSON-LD context of LedgerVaultStatusEntry (getLedgerVaultContext). The composition
+// is in src/vault-api/verification*.ts; here: the request's parts, who may name a stored credential, and the
+// status code of an answer. A key is optional on these routes (keyless callers are limited per client IP by
+// the rate-limit middleware); naming a stored credential needs the owner's or an admin key.
+import type { Request, Router } from 'express';
+import { Ed25519KeyCache, MemoryNonceStore } from '../../did/index.ts';
+import { duplicateMembersOf } from '../../http/json-body.ts';
 import { ApiError, peekAuth, type VaultAppDeps } from '../context.ts';
-import { sameCredential, verifyCredential, type VaultEntry } from '../verification.ts';
+import { sameCredential, verifyCredential, type VaultReference, type VerifyCredentialInput } from '../verification.ts';
+import { issueChallenge, verifyPresentation, type ChallengeStore, type VerifyPresentationInput } from '../verification-presentation.ts';
+import { readSlot } from '../verification-status.ts';
+import { isError } from '../verification-problems.ts';
+import { duplicateProblems } from '../verification-structure.ts';
 import { bodyOf, onVaults, optStr, vaultOf } from './contract-common.ts';
-import { openVc } from './reads.ts';
+
+/** The JSON-LD context that defines LedgerVaultStatusEntry (vault-api.yaml getLedgerVaultContext). */
+export const LEDGER_VAULT_CONTEXT = {
+  '@context': {
+    '@protected': true,
+    LedgerVaultStatusEntry: {
+      '@id': 'urn:credential-vault:vocab#LedgerVaultStatusEntry',
+      '@context': {
+        '@protected': true,
+        id: '@id',
+        type: '@type',
+        statusPurpose: 'https://www.w3.org/ns/credentials/status#statusPurpose',
+        network: 'urn:credential-vault:vocab#network',
+        vaultContract: 'urn:credential-vault:vocab#vaultContract',
+        vcId: 'urn:credential-vault:vocab#vcId',
+      },
+    },
+  },
+} as const;
+export const LEDGER_VAULT_CONTEXT_PATH = '/contexts/ledger-vault/v1';
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Repeated member names outside the credential or presentation: the request itself is ambiguous. */
+function refuseDuplicatesOutside(req: Request, member: string): void {
+  const outside = duplicateMembersOf(req).find((d) => d !== `/${member}` && !d.startsWith(`/${member}/`));
+  if (outside !== undefined) throw new ApiError(400, 'invalid_request', `the body names the member ${JSON.stringify(outside)} twice`);
+}
 
 export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
+  const challenges: ChallengeStore = deps.stores.nonces ?? new MemoryNonceStore({ now: () => new Date(deps.now()) });
+  // Making Node's key of an Ed25519 public key costs more than verifying with it: issuers' keys are few.
+  const keyCache = new Ed25519KeyCache();
+
   router.post('/credentials/verify', async (req, res) => {
     const b = bodyOf(req);
-    const presented = b['verifiableCredential'];
+    const presented = b['verifiableCredential'] as Record<string, unknown> | undefined;
     const owner = optStr(b, 'owner');
     const vcId = optStr(b, 'vcId');
     if ((owner === undefined) !== (vcId === undefined)) {
       throw new ApiError(400, 'invalid_request', 'a vault reference is owner and vcId together');
     }
     if (presented === undefined && owner === undefined) {
-      throw new ApiError(400, 'invalid_request', 'send verifiableCredential, or owner and vcId of a credential in a vault, or both');
+      throw new ApiError(400, 'invalid_request', 'send verifiableCredential, or owner and vcId of a credential in your vault, or both');
     }
-    if (presented !== undefined && (typeof presented !== 'object' || presented === null || Array.isArray(presented))) {
-      throw new ApiError(400, 'invalid_request', 'verifiableCredential must be a JSON object');
-    }
+    refuseDuplicatesOutside(req, 'verifiableCredential');
+    const options = (isObject(b['options']) ? b['options'] : {}) as NonNullable<VerifyCredentialInput['options']>;
 
-    let credential = presented as Record<string, unknown> | undefined;
-    let entry: VaultEntry | undefined;
-    let notTheStoredCredential = false;
+    let reference: VaultReference | undefined;
     if (owner !== undefined && vcId !== undefined) {
-      if (!peekAuth(req)) throw new ApiError(401, 'missing_api_key', 'verification by owner and vcId needs an API key; a presented credential does not');
+      const auth = peekAuth(req);
+      if (!auth) throw new ApiError(401, 'missing_api_key', 'verification by owner and vcId needs an API key; a presented credential does not');
+      if (auth.role !== 'admin' && auth.wallet !== owner) {
+        throw new ApiError(403, 'forbidden', "owner must equal the wallet bound to the API key: a stored credential is verified by its owner's key (or an admin key); others verify the credential its holder presents");
+      }
       const vault = vaultOf(deps, owner, optStr(b, 'userSalt'), optStr(b, 'vaultContract'));
-      const stored = await onVaults(deps, [{ vault }], () => deps.chain.vault.getVc({ vault, vcId }));
-      if (!stored) throw new ApiError(404, 'vc_not_found', `the vault holds no credential ${vcId}`);
-      const held = openVc(deps, owner, vcId, stored.data);
-      entry = { vault, vcId, storedIssuerDid: stored.issuerDid };
-      if (credential === undefined) credential = held;
-      else notTheStoredCredential = !sameCredential(credential, held);
+      const read = await readSlot(deps, vault, vcId, owner);
+      if (!read.ok) throw new ApiError(404, read.reason, read.reason === 'vault_not_found' ? 'no vault is deployed for this owner and userSalt' : `the vault holds no credential ${vcId}`);
+      const stored = read.slot.document;
+      if (!stored) throw new ApiError(500, 'vc_decryption_failed', `credential ${vcId} cannot be decrypted by this service`);
+      reference = { owner, vault, vcId, slot: read.slot, ...(presented !== undefined && !sameCredential(presented, stored) ? { notTheStoredCredential: true } : {}) };
     }
-    const options = b['options'] as { domain?: string; challenge?: string } | undefined;
-    const result = await onVaults(deps, entry ? [{ vault: entry.vault }] : [], () =>
-      verifyCredential(deps, {
-        credential: credential!,
-        ...(entry ? { entry } : {}),
-        notTheStoredCredential,
-        ...(options ? { options } : {}),
-      }),
+    const credential = presented ?? reference!.slot.document!;
+    const parsingProblems = duplicateProblems(duplicateMembersOf(req), '/verifiableCredential', 'credential');
+    const result = await onVaults(deps, reference ? [{ vault: reference.vault }] : [], () =>
+      verifyCredential(deps, { credential, options, parsingProblems, keyCache, ...(reference ? { reference } : {}) }),
     );
-    deps.metrics?.domain.verified(result.verified ? 'verified' : 'failed', result.errors[0]?.reason ?? 'none');
-    res.json(result);
+    const firstError = result.verified ? undefined : result.problemDetails?.find(isError);
+    deps.metrics?.domain.verified(result.verified ? 'verified' : 'failed', firstError?.reason ?? 'none');
+    // VCALM: a verification that completes with verified false is a 400 with the same body.
+    res.status(result.verified ? 200 : 400).json(result);
+  });
+
+  router.post('/presentations/verify', async (req, res) => {
+    const b = bodyOf(req);
+    refuseDuplicatesOutside(req, 'verifiablePresentation');
+    const input: VerifyPresentationInput = {
+      presentation: b['verifiablePresentation'] as Record<string, unknown>,
+      options: b['options'] as VerifyPresentationInput['options'],
+      parsingProblems: duplicateProblems(duplicateMembersOf(req), '/verifiablePresentation', 'presentation'),
+      keyCache,
+    };
+    res.json(await verifyPresentation(deps, challenges, input));
+  });
+
+  router.post('/challenges', async (_req, res) => {
+    res.json({ challenge: await issueChallenge(deps, challenges) });
+  });
+
+  router.get(LEDGER_VAULT_CONTEXT_PATH, (_req, res) => {
+    res.set('Cache-Control', 'public, max-age=86400');
+    res.type('application/ld+json');
+    res.json(LEDGER_VAULT_CONTEXT);
   });
 }

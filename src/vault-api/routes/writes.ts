@@ -15,6 +15,7 @@ import {
   batchEntry, checkBatchSize, checkDidUriNetwork, checkIssuerDid, checkLengths, checkSealedVcData, checkVcData, sealVcData,
 } from './issue-rules.ts';
 import { checkVcProof } from '../verification.ts';
+import { checkStatusEntry } from '../verification-status.ts';
 
 type S = components['schemas'];
 
@@ -47,7 +48,8 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
       await checkIssuerDid(deps, b.issuerDid, b.issuer);
       await checkVcProof(deps, '', b.vcData, b.issuerDid);
       const vault = vaultOf(deps, b.owner, b.userSalt);
-      const vcData = sealVcData(deps, '', { owner: b.owner, vcId: b.vcId, vcData: b.vcData });
+      checkStatusEntry(deps, '', b.vcData, { vault, vcId: b.vcId });
+      const vcData = sealVcData(deps, '', { owner: b.owner, vcId: b.vcId, vcData: b.vcData, issuer: b.issuer });
       return onVaults(deps, [{ vault }], () =>
         chain.vault.issue({ vault, source: b.sourcePublicKey, vcId: b.vcId, vcData, issuer: b.issuer, issuerDid: b.issuerDid }),
       );
@@ -55,7 +57,8 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
     async check(inv, auth) {
       const a = decodeIssueArgs(inv);
       const owner = await checkIssued(inv, auth, a);
-      const vcData = checkSealedVcData(deps, '', { owner, vcId: a.vcId, data: a.vcData });
+      const vcData = checkSealedVcData(deps, '', { owner, vcId: a.vcId, data: a.vcData, issuer: a.issuer });
+      checkStatusEntry(deps, '', vcData, { vault: inv.contractId, vcId: a.vcId });
       await checkVcProof(deps, '', vcData, a.issuerDid);
     },
   });
@@ -69,7 +72,8 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
       await checkIssuerDid(deps, b.issuerDid, b.issuer);
       for (const [i, c] of b.vcs.entries()) await checkVcProof(deps, batchEntry(i), c.vcData, b.issuerDid);
       const vault = vaultOf(deps, b.owner, b.userSalt);
-      const vcs = b.vcs.map((c, i) => ({ vcId: c.vcId, vcData: sealVcData(deps, batchEntry(i), { owner: b.owner, ...c }) }));
+      b.vcs.forEach((c, i) => checkStatusEntry(deps, batchEntry(i), c.vcData, { vault, vcId: c.vcId }));
+      const vcs = b.vcs.map((c, i) => ({ vcId: c.vcId, vcData: sealVcData(deps, batchEntry(i), { owner: b.owner, issuer: b.issuer, ...c }) }));
       return onVaults(deps, [{ vault }], () =>
         chain.vault.batchIssue({ vault, source: b.sourcePublicKey, issuer: b.issuer, issuerDid: b.issuerDid, vcs }),
       );
@@ -78,7 +82,8 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
       const a = decodeBatchIssueArgs(inv);
       checkBatchSize(a.vcs.length);
       const owner = await checkIssued(inv, auth, a);
-      const plaintexts = a.vcs.map((c, i) => checkSealedVcData(deps, batchEntry(i), { owner, vcId: c.vcId, data: c.vcData }));
+      const plaintexts = a.vcs.map((c, i) => checkSealedVcData(deps, batchEntry(i), { owner, vcId: c.vcId, data: c.vcData, issuer: a.issuer }));
+      plaintexts.forEach((vcData, i) => checkStatusEntry(deps, batchEntry(i), vcData, { vault: inv.contractId, vcId: a.vcs[i]!.vcId }));
       for (const [i, vcData] of plaintexts.entries()) await checkVcProof(deps, batchEntry(i), vcData, a.issuerDid);
     },
   });

@@ -1,0 +1,56 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { inspectJsonText } from './json-text.ts';
+
+describe('inspectJsonText', () => {
+  it.each([
+    { given: '{"a":1,"b":[1,2,{"c":"x"}]}', want: { duplicateMembers: [] } },
+    { given: ' [ ] ', want: { duplicateMembers: [] } },
+    { given: '"\\ud83d\\ude00"', want: { duplicateMembers: [] } },
+    { given: '{"a":1,"a":2}', want: { duplicateMembers: ['/a'] } },
+    { given: '{"a":1,"\\u0061":2}', want: { duplicateMembers: ['/a'] } },
+    { given: '{"vc":{"validUntil":"2099","validUntil":"2035"}}', want: { duplicateMembers: ['/vc/validUntil'] } },
+    { given: '[{"x":[0,{"a/b":1,"a/b":2}]}]', want: { duplicateMembers: ['/0/x/1/a~1b'] } },
+    { given: '{"a":"\\ud800"}', want: { loneSurrogateAt: '/a', duplicateMembers: [] } },
+    { given: '{"a":["ok","\\udc00x"]}', want: { loneSurrogateAt: '/a/1', duplicateMembers: [] } },
+    { given: '{"\\ud800":1}', want: { loneSurrogateAt: '', duplicateMembers: [] } },
+    { given: '{"a":"\\ud800\\u0041"}', want: { loneSurrogateAt: '/a', duplicateMembers: [] } },
+    { given: '{"a":"\\ud800\\ud800\\udc00"}', want: { loneSurrogateAt: '/a', duplicateMembers: [] } },
+    { given: '{"a":"\\\\ud800"}', want: { duplicateMembers: [] } },
+  ])('$given', ({ given, want }) => {
+    expect(inspectJsonText(given)).toEqual(want);
+  });
+
+  it.each(['', '{', '{"a"}', '{"a":1,}', '[1,', '"abc', '{"a":1}x'])('undefined for text that is not JSON: %j', (text) => {
+    expect(inspectJsonText(text)).toBeUndefined();
+  });
+
+  it('agrees with JSON.parse on every JSON text of random values: no finding, nothing refused', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        const text = JSON.stringify(v);
+        expect(inspectJsonText(text)).toEqual({ duplicateMembers: [] });
+        expect(inspectJsonText(JSON.stringify(v, null, 2))).toEqual({ duplicateMembers: [] });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('finds a lone surrogate wherever JSON.parse produces one', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (s) => {
+        const text = JSON.stringify({ k: s });
+        const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
+        expect(inspectJsonText(text)?.loneSurrogateAt).toBe(lone ? '/k' : undefined);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('is linear: 50,000 members of one object', () => {
+    const text = `{${Array.from({ length: 50_000 }, (_, i) => `"k${i}":${i}`).join(',')},"k7":0}`;
+    expect(inspectJsonText(text)).toEqual({ duplicateMembers: ['/k7'] });
+  });
+});
+
+

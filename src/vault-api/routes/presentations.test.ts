@@ -1,0 +1,186 @@
+// POST /presentations/verify and POST /challenges end to end over HTTP against the RPC simulator: holder
+// binding (the proof's key belongs to `holder`), challenge and domain, a challenge of this service accepted
+// once and for 5 minutes, shared by two instances through Redis, and every credential inside verified.
+import { Keypair } from '@stellar/stellar-sdk';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createRedisStores } from '../../stores/redis.ts';
+import { dropRedisPrefix, redisUrl, uniqueName } from '../../../test-support/stores/backends.ts';
+import { didKeyOf, startVerificationEnv, type VerificationEnv } from '../../../test-support/verification.ts';
+import { startVaultTestEnv, type VaultTestEnv } from '../../../test-support/vault-api.ts';
+import { addProof } from '../../did/index.ts';
+
+let t: VerificationEnv;
+let vc1: Record<string, unknown>;
+
+const challenge = async (env: VaultTestEnv = t.env): Promise<string> => {
+  const r = await env.request('/challenges', { body: {} });
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  return r.body.challenge;
+};
+const verify = (body: unknown, env: VaultTestEnv = t.env) => env.request('/presentations/verify', { body });
+const errors = (body: { problemDetails?: { reason: string; level: string }[] }) => (body.problemDetails ?? []).filter((p) => p.level === 'error').map((p) => p.reason);
+
+beforeAll(async () => {
+  t = await startVerificationEnv();
+  vc1 = await t.sign();
+}, 120_000);
+afterAll(async () => {
+  await t?.close();
+});
+// Each test starts a new keyless window (30 per minute per client IP).
+beforeEach(() => {
+  t?.env.clock.advance(61_000);
+});
+
+describe('POST /challenges', () => {
+  it('answers a fresh challenge of the documented form, keyless, with or without {}', async () => {
+    const a = await challenge();
+    const b = await t.env.request('/challenges', { method: 'POST' });
+    expect(a).toMatch(/^cvc1_[A-Za-z0-9_-]{22}$/);
+    expect(b.status).toBe(200);
+    expect(b.body.challenge).not.toBe(a);
+  });
+
+  it('refuses a body with members', async () => {
+    const r = await t.env.request('/challenges', { body: { domain: 'x' } });
+    expect([r.status, r.body.error]).toEqual([400, 'invalid_request']);
+  });
+});
+
+describe('POST /presentations/verify', () => {
+  it("the holder's authentication key over the service's challenge: verified once, then the replay fails", async () => {
+    const c = await challenge();
+    const vp = await t.present({ credentials: [vc1], challenge: c, domain: 'verifier.example' });
+    const body = { verifiablePresentation: vp, options: { challenge: c, domain: 'verifier.example' } };
+    const first = await verify(body);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.verified).toBe(true);
+    expect(first.body.results.presentation).toMatchObject({
+      challenge: { verified: true, input: c }, domain: { verified: true, input: 'verifier.example' }, holder: { verified: true, input: t.holder.did },
+    });
+    expect(first.body.results.credentials).toEqual([expect.objectContaining({ verified: true })]);
+
+    const replay = await verify(body);
+    expect(replay.status).toBe(200);
+    expect(replay.body.verified).toBe(false);
+    expect(errors(replay.body)).toEqual(['challenge_unknown']);
+    expect(replay.body.results.presentation.challenge.verified).toBe(false);
+  });
+
+  it.each([
+    ['another challenge', async (c: string) => ({ vp: await t.present({ credentials: [vc1], challenge: c }), options: { challenge: `${c}-other` } }), ['challenge_mismatch']],
+    ['another domain', async (c: string) => ({ vp: await t.present({ credentials: [vc1], challenge: c, domain: 'a.example' }), options: { challenge: c, domain: 'b.example' } }), ['domain_mismatch']],
+    ['another key, named as the holder\'s', async (c: string) => ({ vp: await t.present({ credentials: [vc1], challenge: c, key: Keypair.random() }), options: { challenge: c } }), ['signature_invalid']],
+    ['a key of another DID (holder binding)', async (c: string) => ({ vp: await t.present({ credentials: [vc1], challenge: c, vm: `${t.issuer.did}#assert-1`, key: t.issuer.signing }), options: { challenge: c } }), ['not_proof_signer']],
+    ["the holder's key that is not under authentication", async (c: string) => {
+      const d = await t.registerDid(t.holder.wallet, { assert: t.holder.signing });
+      return { vp: await t.present({ credentials: [vc1], challenge: c, holder: d.did, vm: `${d.did}#assert-1` }), options: { challenge: c } };
+    }, ['verification_method_not_authorized']],
+  ])('%s → 200, verified false (%j)', async (_name, make, want) => {
+    const { vp, options } = await make(await challenge());
+    const r = await verify({ verifiablePresentation: vp, options });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.verified).toBe(false);
+    expect(errors(r.body)).toEqual(want);
+  });
+
+  it('a failed attempt does not spend the challenge: the holder can still answer it', async () => {
+    const c = await challenge();
+    const forged = await t.present({ credentials: [vc1], challenge: c, key: Keypair.random() });
+    expect((await verify({ verifiablePresentation: forged, options: { challenge: c } })).body.verified).toBe(false);
+    const real = await t.present({ credentials: [vc1], challenge: c });
+    expect((await verify({ verifiablePresentation: real, options: { challenge: c } })).body.verified).toBe(true);
+  });
+
+  it('a challenge expires after 5 minutes', async () => {
+    const c = await challenge();
+    const vp = await t.present({ credentials: [], challenge: c });
+    t.env.clock.advance(5 * 60 * 1000 + 1000);
+    const r = await verify({ verifiablePresentation: vp, options: { challenge: c } });
+    expect(errors(r.body)).toEqual(['challenge_unknown']);
+  });
+
+  it("a caller's own challenge is only compared: no store, no single use", async () => {
+    const vp = await t.present({ credentials: [vc1], challenge: 'verifier-own-nonce-1' });
+    for (let i = 0; i < 2; i++) expect((await verify({ verifiablePresentation: vp, options: { challenge: 'verifier-own-nonce-1' } })).body.verified).toBe(true);
+  });
+
+  it('a did:key holder binds with its own key', async () => {
+    const k = didKeyOf(Keypair.random());
+    const c = await challenge();
+    const vp = await t.present({ credentials: [vc1], challenge: c, holder: k.did, vm: k.vm, key: k.key });
+    const r = await verify({ verifiablePresentation: vp, options: { challenge: c } });
+    expect(r.body.verified, JSON.stringify(r.body)).toBe(true);
+  });
+
+  it('a presentation with a tampered credential: 200, verified false, the credential says why', async () => {
+    const c = await challenge();
+    const vp = await t.present({ credentials: [vc1, { ...vc1, credentialSubject: { id: t.holder.did, role: 'admin' } }], challenge: c });
+    const r = await verify({ verifiablePresentation: vp, options: { challenge: c } });
+    expect(r.status).toBe(200);
+    expect(r.body.verified).toBe(false);
+    expect(errors(r.body)).toEqual([]);
+    expect(r.body.results.credentials.map((x: { verified: boolean }) => x.verified)).toEqual([true, false]);
+    expect(errors(r.body.results.credentials[1])).toEqual(['signature_invalid']);
+  });
+
+  it('a presentation whose JSON repeats a member name: PARSING_ERROR', async () => {
+    const c = await challenge();
+    const vp = await t.present({ credentials: [vc1], challenge: c });
+    const text = JSON.stringify({ verifiablePresentation: vp, options: { challenge: c } }).replace('"holder":', '"holder":"did:key:z6MkOther","holder":');
+    const r = await verify(text);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ verified: false, problemDetails: [expect.objectContaining({ title: 'PARSING_ERROR', reason: 'duplicate_member' })] });
+  });
+
+  it.each([
+    ['no options.challenge', (vp: object) => ({ verifiablePresentation: vp, options: {} })],
+    ['no options', (vp: object) => ({ verifiablePresentation: vp })],
+    ['an unknown option', (vp: object) => ({ verifiablePresentation: vp, options: { challenge: 'x', checks: ['proof'] } })],
+    ['a presentation that is not an object', () => ({ verifiablePresentation: 'eyJ…', options: { challenge: 'x' } })],
+  ])('400 invalid_request for %s', async (_name, make) => {
+    const r = await verify(make(await t.present({ credentials: [], challenge: 'x' })));
+    expect([r.status, r.body.error], JSON.stringify(r.body)).toEqual([400, 'invalid_request']);
+  });
+
+  it('a presentation of more than 10 credentials or proofs is answered without verifying them', async () => {
+    const many = await t.present({ credentials: Array.from({ length: 11 }, () => vc1), challenge: 'x' });
+    expect(errors((await verify({ verifiablePresentation: many, options: { challenge: 'x' } })).body)).toEqual(['credentials_invalid']);
+    let vp: Record<string, unknown> = await t.present({ credentials: [], challenge: 'x' });
+    for (let i = 0; i < 8; i++) vp = await addProof(vp, { verificationMethod: `${t.holder.did}#auth-1`, proofPurpose: 'authentication', challenge: 'x' }, { secretKey: t.holder.signing.rawSecretKey() });
+    expect(errors((await verify({ verifiablePresentation: vp, options: { challenge: 'x' } })).body)).toEqual(['too_many_proofs']);
+  });
+});
+
+describe('challenges shared by instances through Redis', () => {
+  const prefix = `${uniqueName('cv_challenges')}:`;
+  let redis: ReturnType<typeof createRedisStores>;
+  let other: VaultTestEnv;
+  beforeAll(async () => {
+    redis = createRedisStores({ url: redisUrl(), keyPrefix: prefix, now: t.env.clock.now });
+    // The first instance gets the shared store too: a fresh env on the same simulator, and a second one.
+    other = await startVaultTestEnv({ simulator: t.env.simulator!, clock: t.env.clock, stores: (s) => ({ ...s, nonces: redis.nonces }) });
+  }, 60_000);
+  afterAll(async () => {
+    await other?.close();
+    await redis?.close();
+    await dropRedisPrefix(prefix);
+  });
+
+  it('a challenge issued by one instance is accepted once by another, and then by neither', async () => {
+    const first = await startVaultTestEnv({ simulator: t.env.simulator!, clock: t.env.clock, stores: (s) => ({ ...s, nonces: redis.nonces }) });
+    try {
+      const c = await challenge(first);
+      const vp = await t.present({ credentials: [], challenge: c });
+      const ok = await verify({ verifiablePresentation: vp, options: { challenge: c } }, other);
+      expect(ok.body.verified, JSON.stringify(ok.body)).toBe(true);
+      for (const env of [first, other]) expect(errors((await verify({ verifiablePresentation: vp, options: { challenge: c } }, env)).body)).toEqual(['challenge_unknown']);
+      // An instance with only its own memory never saw it.
+      const c2 = await challenge(first);
+      const vp2 = await t.present({ credentials: [], challenge: c2 });
+      expect(errors((await verify({ verifiablePresentation: vp2, options: { challenge: c2 } })).body)).toEqual(['challenge_unknown']);
+    } finally {
+      await first.close();
+    }
+  });
+});
