@@ -1,7 +1,9 @@
 // `credential-vault <command>`: start | serve | resolver | simulator | keys | tx | did | vc | account | help.
 import path from 'node:path';
-import { API_KEY_SCOPES, KEY_ROLES } from './stores/types.ts';
-import { ConfigError, loadConfig, readSettings, settingsTable, walletEnv, type Config, type Role, NETWORKS, type NetworkName } from './config/index.ts';
+import { API_KEY_SCOPES, KEY_ROLES, type KeyRole } from './stores/types.ts';
+import {
+  ConfigError, loadConfig, readSettings, settingsTable, walletEnv, type Config, NETWORKS, type NetworkName,
+} from './config/index.ts';
 import { isAccountAddress } from './openapi/formats.ts';
 import { UsageError, processIo, subcommand, takeFlag } from './cli/args.ts';
 import { publicUrl } from './config/redact.ts';
@@ -147,7 +149,6 @@ function waitForSignal(): Promise<void> {
   });
 }
 
-const ROLES: readonly Role[] = KEY_ROLES;
 const SCOPES: readonly string[] = API_KEY_SCOPES;
 
 async function keysCommand(argv: string[]): Promise<number> {
@@ -157,7 +158,7 @@ async function keysCommand(argv: string[]): Promise<number> {
   const args = [...rest];
   const network = takeFlag(args, '--network') as NetworkName | undefined;
   const wallet = takeFlag(args, '--wallet');
-  const role = (takeFlag(args, '--role') ?? 'standard') as Role;
+  const role = (takeFlag(args, '--role') ?? 'standard') as KeyRole;
   const scopes = takeFlag(args, '--scopes');
   const expiresInDays = takeFlag(args, '--expires-in-days');
   const { config, rest: positional } = loadConfig(args);
@@ -175,7 +176,9 @@ async function keysCommand(argv: string[]): Promise<number> {
     switch (sub) {
       case 'create': {
         if (!network || !NETWORKS.includes(network)) throw new UsageError('keys create: --network testnet|mainnet is required');
-        if (!ROLES.includes(role)) throw new UsageError(`keys create: --role must be one of ${ROLES.join(', ')}`);
+        if (!KEY_ROLES.includes(role)) {
+          throw new UsageError(`keys create: --role must be one of ${KEY_ROLES.join(', ')}`);
+        }
         if (wallet !== undefined && !isAccountAddress(wallet)) throw new UsageError('keys create: --wallet must be an account address G… with a valid checksum');
         if (!wallet && role !== 'admin') throw new UsageError('keys create: --wallet is required (only admin keys may have no wallet)');
         const scopeList = scopes ? scopes.split(',').map((s) => s.trim()).filter(Boolean) : [];

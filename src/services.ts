@@ -7,10 +7,11 @@ import type http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type express from 'express';
+import { LRUCache } from 'lru-cache';
 import { requireProfiles, NETWORKS, type Config, type NetworkName } from './config/index.ts';
 import { publicUrl } from './config/redact.ts';
 import { createChain, createRegistryChain, protocolRefusal, type Chain, type RegistryChain } from './chain/index.ts';
-import { createStores, type Stores } from './stores/index.ts';
+import { createStores, type ApiKeyRecord, type Stores } from './stores/index.ts';
 import { createHttpServer } from './http/server.ts';
 import { listenFailure, type ListenTarget } from './http/listen-error.ts';
 import { keyringFromConfig, loadOrCreateKeyring } from './crypto/keyfile.ts';
@@ -198,6 +199,10 @@ export async function startServices(config: Config, options: StartOptions): Prom
       onError: throttled((suppressed, err) =>
         processLogger.warn('store connection error', { error: err, ...(suppressed ? { suppressed } : {}) }),
       ),
+      // Verified keys answered from memory: one LRU per process, shared by its vault APIs (keys are per network).
+      ...(config.keyCacheSize > 0
+        ? { keyCache: new LRUCache<string, ApiKeyRecord>({ max: config.keyCacheSize }) }
+        : {}),
     });
     closers.push(() => stores.close());
 

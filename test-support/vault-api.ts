@@ -12,7 +12,10 @@ import express, { type Router } from 'express';
 import { Keypair, StrKey, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
 import { createChain, type Chain } from '../src/chain/index.ts';
 import { createKeyring, type Keyring } from '../src/crypto/envelope.ts';
-import { createStores, StoreUnavailableError, type ApiKeyRecord, type KeyRole, type Stores } from '../src/stores/index.ts';
+import { LRUCache } from 'lru-cache';
+import {
+  createStores, StoreUnavailableError, type ApiKeyRecord, type KeyRole, type Stores, type StoresOptions,
+} from '../src/stores/index.ts';
 import { createLogger } from '../src/observability/index.ts';
 import { createHttpServer } from '../src/http/server.ts';
 import { createVaultApp } from '../src/vault-api/app.ts';
@@ -57,6 +60,10 @@ export interface VaultTestOptions {
   clock?: TestClock;
   /** Wraps the stores, e.g. to make one of them fail. */
   stores?: (stores: Stores) => Stores;
+  /** Where the stores keep things (default: the embedded ones in a fresh data directory), e.g. a shared database. */
+  storesOptions?: Partial<Pick<StoresOptions, 'dataDir' | 'databaseUrl' | 'databaseSchema'>>;
+  /** Verified keys kept in memory, as CV_KEY_CACHE_SIZE (default 1000; 0 = off). */
+  keyCacheSize?: number;
   /** Replaces the contract routes (createVaultApp options). */
   contractRoutes?: Router;
   validateResponses?: boolean;
@@ -317,7 +324,13 @@ export async function startVaultTestEnv(options: VaultTestOptions = {}): Promise
 
     const dataDir = await mkdtemp(path.join(tmpdir(), 'cv-vault-api-'));
     closers.push(() => rm(dataDir, { recursive: true, force: true }));
-    const base = createStores({ dataDir, now: clock.now });
+    const keyCacheSize = options.keyCacheSize ?? 1000;
+    const base = createStores({
+      dataDir,
+      ...options.storesOptions,
+      now: clock.now,
+      ...(keyCacheSize > 0 ? { keyCache: new LRUCache<string, ApiKeyRecord>({ max: keyCacheSize }) } : {}),
+    });
     closers.push(() => base.close());
     const stores = options.stores ? options.stores(base) : base;
     const keyring: Keyring = createKeyring({ keys: [{ kid: 'test', key: randomBytes(32) }], activeKid: 'test' });

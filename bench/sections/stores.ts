@@ -3,14 +3,20 @@
 // memory store as reference. In process, one store, no HTTP. The existing records are written as a former
 // idempotency.json that a first store imports (untimed); the measured store then opens that database: its
 // first operation (open, migrations check, first statement) is shown apart.
+// Then the API key lookup that authenticates every keyed request: the SQLite store read, and the same store
+// behind the key cache (src/stores/key-cache.ts) as the services run it.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { LRUCache } from 'lru-cache';
+import { createStores } from '../../src/stores/index.ts';
 import { DB_FILE, FORMER_IDEMPOTENCY_FILE, createSqliteStores } from '../../src/stores/sqlite.ts';
 import { createMemoryIdempotencyStore } from '../../src/stores/memory.ts';
 import type { IdempotencyRecord } from '../../src/stores/records.ts';
-import { IDEMPOTENCY_TTL_MS, type IdempotencyStore, type StoredResponse } from '../../src/stores/types.ts';
+import {
+  IDEMPOTENCY_TTL_MS, type ApiKeyRecord, type CreateKeyInput, type IdempotencyStore, type StoredResponse,
+} from '../../src/stores/types.ts';
 import { fmtInt, fmtRate, table } from '../lib/markdown.ts';
 import { attempt, wanted, type Outcome, type SectionContext, type SectionResult } from '../lib/section.ts';
 import { ms, timedAsync, type Rate } from '../lib/stats.ts';
@@ -99,6 +105,37 @@ async function memoryCase(ctx: SectionContext): Promise<Rate> {
   return pairs(store, ctx.settings.duration, 'run');
 }
 
+/** Keys looked up in turn by the key-lookup cases (as many callers, each with its own key). */
+const LOOKUP_KEYS = 1_000;
+
+interface KeyRow {
+  name: string;
+  cached: boolean;
+  outcome: Outcome<Rate>;
+}
+
+/** Lookups of LOOKUP_KEYS known keys in turn, one at a time, with the embedded store (and the key cache). */
+async function keyLookupCase(ctx: SectionContext, cached: boolean): Promise<Rate> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'cv-bench-keys-'));
+  const keyCache = cached ? { keyCache: new LRUCache<string, ApiKeyRecord>({ max: 10_000 }) } : {};
+  const stores = createStores({ dataDir: dir, ...keyCache });
+  try {
+    const keys: string[] = [];
+    for (let i = 0; i < LOOKUP_KEYS; i++) {
+      const input: CreateKeyInput = {
+        walletAddress: `GBENCH${i}`, network: 'testnet', role: 'standard', scopes: [], expiresAt: null,
+      };
+      keys.push((await stores.keys.create(input)).key);
+    }
+    const lookup = async (i: number) => (await stores.keys.lookup(keys[i % LOOKUP_KEYS]!))?.state === 'active';
+    await timedAsync(ctx.settings.warmup, lookup);
+    return await timedAsync(ctx.settings.duration, lookup);
+  } finally {
+    await stores.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 export async function runStoresSection(ctx: SectionContext, sizes: number[] = STORE_SIZES): Promise<SectionResult> {
   const rows: StoreRow[] = [];
   const run = async (row: Omit<StoreRow, 'outcome'>, fn: (row: StoreRow) => Promise<Rate>) => {
@@ -131,6 +168,37 @@ export async function runStoresSection(ctx: SectionContext, sizes: number[] = ST
     '',
     table(['store', 'existing records', 'database', 'first operation ms', 'pairs', 'p50 ms', 'p99 ms', 'failures'], body, ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r']),
   ].join('\n');
-  const summary = rows.map((r) => `${r.name}: ${r.outcome.ok ? `${fmtRate(r.outcome.value.perSecond)} pairs/s` : r.outcome.error}`);
-  return { markdown, summary };
+  const keyRows: KeyRow[] = [];
+  for (const cached of [false, true]) {
+    const name = cached ? 'stores-keys-cached' : 'stores-keys-sqlite';
+    if (!wanted(ctx, name)) continue;
+    const outcome = await attempt(ctx, name, async () => {
+      const r = await keyLookupCase(ctx, cached);
+      const { p50, p99 } = r.latency;
+      ctx.log(`    ${fmtRate(r.perSecond)} lookups/s, p50 ${ms(p50)} ms, p99 ${ms(p99)} ms, failures ${r.failures}`);
+      return r;
+    });
+    keyRows.push({ name, cached, outcome });
+  }
+  const keyBody = keyRows.map((r) => {
+    const what = r.cached ? 'SQLite behind the key cache (CV_KEY_CACHE_SIZE 10,000)' : 'SQLite (the store read alone)';
+    if (!r.outcome.ok) return [what, '—', '—', '—', `not measured: ${r.outcome.error}`];
+    const v = r.outcome.value;
+    return [what, `${fmtRate(v.perSecond)}/s`, ms(v.latency.p50), ms(v.latency.p99), String(v.failures)];
+  });
+  const keyMarkdown = keyRows.length === 0 ? [] : [
+    '',
+    '### API key lookup',
+    '',
+    `\`keys.lookup\` of ${fmtInt(LOOKUP_KEYS)} known keys in turn, one at a time, in process (what authenticating a `
+      + `keyed request costs the store), ${ctx.settings.warmup} s of warm-up then ${ctx.settings.duration} s.`,
+    '',
+    table(['store', 'lookups', 'p50 ms', 'p99 ms', 'failures'], keyBody, ['l', 'r', 'r', 'r', 'r']),
+  ];
+  const said = (o: Outcome<Rate>, unit: string) => (o.ok ? `${fmtRate(o.value.perSecond)} ${unit}/s` : o.error);
+  const summary = [
+    ...rows.map((r) => `${r.name}: ${said(r.outcome, 'pairs')}`),
+    ...keyRows.map((r) => `${r.name}: ${said(r.outcome, 'lookups')}`),
+  ];
+  return { markdown: [markdown, ...keyMarkdown].join('\n'), summary };
 }

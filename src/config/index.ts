@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { LOG_LEVELS, type LogLevel } from '../observability/logging.ts';
 import { isAccountAddress, isContractId } from '../openapi/formats.ts';
+import type { KeyRole } from '../stores/types.ts';
 import { ConfigError, NETWORKS, SETTINGS, readSettings, type NetworkName, type RawSettings } from './settings.ts';
 
 export { requireProfiles } from './profiles.ts';
@@ -12,7 +13,6 @@ export {
   CHAIN_TIMEOUT_DEFAULTS, ConfigError, NETWORKS, SETTINGS, readSettings, settingsTable, type NetworkName,
   type RawSettings,
 } from './settings.ts';
-export type Role = 'standard' | 'early' | 'admin';
 
 export interface NetworkProfile {
   network: NetworkName;
@@ -55,7 +55,9 @@ export interface Config {
   /** Express `trust proxy`: false, a hop count, or the proxies' addresses/CIDRs/names. */
   trustProxy: false | number | string[];
   keyTtlDays: number;
-  rateLimits: Record<Role, { read: number; write: number }>;
+  /** Verified API keys kept in memory per process (0: none). */
+  keyCacheSize: number;
+  rateLimits: Record<KeyRole, { read: number; write: number }>;
   rateWindowMs: number;
   resolverRateLimit: number;
   resolverRateWindowMs: number;
@@ -315,6 +317,7 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
     legacyBasePaths: legacyBasePaths('legacyBasePaths'),
     trustProxy: trustProxy('trustProxy'),
     keyTtlDays: int('keyTtlDays', 1, 3650),
+    keyCacheSize: int('keyCacheSize', 0, 1_000_000),
     rateLimits: {
       standard: { read: int('rate.standard.read', 1), write: int('rate.standard.write', 1) },
       early: { read: int('rate.early.read', 1), write: int('rate.early.write', 1) },

@@ -86,6 +86,12 @@ export const SETTINGS: Setting[] = [
   { key: 'legacyBasePaths', env: 'CV_LEGACY_BASE_PATHS', flag: '--legacy-base-paths', kind: 'list', default: '/api,/api/v1', doc: 'legacy path-prefixed base URLs of the vault API (comma list; empty = none): the prefix is removed before routing (`/api/config` is `/config`) and every answer under it carries `Deprecation: @1795305600` (RFC 9745), plus `Link: <canonical path>; rel="successor-version"` when the canonical path is an API path' },
   { key: 'trustProxy', env: 'CV_TRUST_PROXY', flag: '--trust-proxy', kind: 'string', default: 'false', doc: 'whose X-Forwarded-For names the client of the per-IP limits (vault API /auth/*, resolver): false = nobody, the TCP peer is the client; a hop count (1 = one load balancer in front); or a comma list of the proxies\' addresses/CIDRs (or loopback, linklocal, uniquelocal). `true` is refused: any client could pick its bucket' },
   { key: 'keyTtlDays', env: 'CV_KEY_TTL_DAYS', flag: '--key-ttl-days', kind: 'int', default: '180', doc: 'lifetime of keys obtained by wallet proof' },
+  {
+    key: 'keyCacheSize', env: 'CV_KEY_CACHE_SIZE', flag: '--key-cache-size', kind: 'int', default: '10000',
+    doc: 'API keys each process keeps verified in memory (least recently used go first); a key revoked, replaced or '
+      + 'changed through any instance or the keys CLI is refused by every instance within 1 s; 0 = off, every '
+      + 'request reads the key store',
+  },
   { key: 'rate.standard.read', env: 'CV_RATE_STANDARD_READ', flag: '--rate-standard-read', kind: 'int', default: '60', doc: 'reads per minute, standard keys' },
   { key: 'rate.standard.write', env: 'CV_RATE_STANDARD_WRITE', flag: '--rate-standard-write', kind: 'int', default: '20', doc: 'writes per minute, standard keys' },
   { key: 'rate.early.read', env: 'CV_RATE_EARLY_READ', flag: '--rate-early-read', kind: 'int', default: '300', doc: 'reads per minute, early keys' },

@@ -247,7 +247,11 @@ describe.each([
 });
 
 describe('a nonce store that throws (an outage) is nonce_store_unavailable, never a pass', () => {
-  const down = { issue: () => Promise.reject(new Error('redis down')), consume: () => Promise.reject(new Error('redis down')) };
+  const down = {
+    issue: () => Promise.reject(new Error('redis down')),
+    consume: () => Promise.reject(new Error('redis down')),
+    close: async () => {},
+  };
   it('createChallenge', async () => {
     expect(await createChallenge({ did: DID, domain: DOMAIN, now: NOW, nonceStore: down })).toEqual({
       ok: false, error: 'nonce_store_unavailable', message: 'the challenge could not be issued: redis down',

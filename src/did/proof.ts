@@ -7,6 +7,7 @@ import { parseDid } from './did.ts';
 import { canonicalizeToBytes } from './jcs.ts';
 import { decodeMultikey } from './multikey.ts';
 import type { DidDocument, DidResolutionResult, VerificationMethod } from './types.ts';
+import type { NonceStore } from '../stores/types.ts';
 
 /** The timestamp window, either side of the verifier's clock. */
 export const PROOF_WINDOW_MS = 5 * 60 * 1000;
@@ -35,16 +36,9 @@ export type ProofErrorCode =
   | 'ledger_unavailable'
   | 'nonce_store_unavailable';
 
-/**
- * Issued nonces. A nonce is bound to the challenge it was issued with (`binding`), so a caller cannot
- * reuse it under another DID, domain or timestamp, and it is consumed by the first verification that
- * reaches the nonce check, whatever the outcome of the signature check after it.
- */
-export interface NonceStore {
-  issue(nonce: string, expiresAt: Date, binding: string): Promise<void>;
-  /** true once: the nonce was issued with this binding, has not expired and was not consumed before. */
-  consume(nonce: string, binding: string): Promise<boolean>;
-}
+// Issued nonces are a store (src/stores/types.ts, one declaration); a nonce is consumed by the first
+// verification that reaches the nonce check, whatever the outcome of the signature check after it.
+export type { NonceStore };
 
 /** The embedded NonceStore: one process, bounded (oldest entries go first when full). */
 export class MemoryNonceStore implements NonceStore {
@@ -76,6 +70,10 @@ export class MemoryNonceStore implements NonceStore {
     if (!entry) return false;
     this.#entries.delete(nonce);
     return entry.binding === binding && entry.expiresAt >= this.#now().getTime();
+  }
+
+  async close(): Promise<void> {
+    this.#entries.clear();
   }
 
   #sweep(): void {

@@ -1033,7 +1033,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke an API key (operator)
-         * @description Admin key. The key stops working at once.
+         * @description Admin key. The key stops working at once on the instance that answers, and within 1 second on every other instance of the deployment (each keeps verified keys in memory: `CV_KEY_CACHE_SIZE`).
          */
         delete: operations["deleteKey"];
         options?: never;

@@ -3,6 +3,9 @@
 // URL is given, else in memory; the resolver's proof-of-control nonces in Redis when a Redis URL is given,
 // else nowhere here (the resolver then keeps them per process). Nothing connects eagerly in a way that can
 // fail: an unreachable backend shows up as StoreUnavailableError on use and in health(), and recovers by itself.
+// With `keyCache`, verified keys are answered from memory and kept true by the records backend's change feed
+// (./key-cache.ts).
+import { cachedKeyStore, type KeyCacheLru } from './key-cache.ts';
 import { createMemoryCache, createMemoryRateLimiter } from './memory.ts';
 import { createPostgresStores } from './postgres.ts';
 import { createRedisStores } from './redis.ts';
@@ -22,6 +25,8 @@ export interface StoresOptions {
   now?: () => number;
   /** Told about background connection errors of the shared backends. */
   onError?: (err: Error) => void;
+  /** An LRU for verified API keys (its `max` from CV_KEY_CACHE_SIZE); without it every lookup reads the store. */
+  keyCache?: KeyCacheLru;
 }
 
 export interface StoreHealth {
@@ -44,6 +49,9 @@ export interface Stores {
 
 export function createStores(options: StoresOptions): Stores {
   const now = options.now;
+  // The cache is made after the stores; the stores tell it of their own changes through this.
+  let evict: ((hashes: readonly string[]) => void) | undefined;
+  const onKeysChanged = (hashes: readonly string[]) => evict?.(hashes);
   const records = options.databaseUrl
     ? (() => {
         const pg = createPostgresStores({
@@ -51,13 +59,19 @@ export function createStores(options: StoresOptions): Stores {
           ...(options.databaseSchema ? { schema: options.databaseSchema } : {}),
           ...(now ? { now } : {}),
           ...(options.onError ? { onError: options.onError } : {}),
+          onKeysChanged,
         });
-        return { backend: 'postgres' as const, keys: pg.keys, idempotency: pg.idempotency, health: pg.health, close: pg.close };
+        return { backend: 'postgres' as const, ...pg };
       })()
     : (() => {
-        const sqlite = createSqliteStores({ dataDir: options.dataDir, ...(now ? { now } : {}) });
+        const sqlite = createSqliteStores({ dataDir: options.dataDir, ...(now ? { now } : {}), onKeysChanged });
         return { backend: 'sqlite' as const, ...sqlite };
       })();
+  const cached = options.keyCache
+    ? cachedKeyStore(records.keys, { lru: options.keyCache, openFeed: records.keyChanges, now: now ?? Date.now })
+    : undefined;
+  evict = cached?.evict;
+  const keys: KeyStore = cached ?? records.keys;
 
   const windows = options.redisUrl
     ? (() => {
@@ -79,7 +93,7 @@ export function createStores(options: StoresOptions): Stores {
       };
 
   return {
-    keys: records.keys,
+    keys,
     idempotency: records.idempotency,
     rateLimiter: windows.rateLimiter,
     cache: windows.cache,
@@ -95,7 +109,7 @@ export function createStores(options: StoresOptions): Stores {
       ];
     },
     async close() {
-      await Promise.all([records.close(), windows.close()]);
+      await Promise.all([keys.close(), records.close(), windows.close()]);
     },
   };
 }

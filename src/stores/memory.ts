@@ -39,8 +39,16 @@ export interface MemoryOptions {
   now?: () => number;
 }
 
-export function createMemoryKeyStore(options: MemoryOptions = {}): KeyStore {
+export interface MemoryKeyStoreOptions extends MemoryOptions {
+  /** Told the hashes of the keys a revoke or create changed (a key cache of this process evicts them). */
+  onKeysChanged?: (hashes: readonly string[]) => void;
+}
+
+export function createMemoryKeyStore(options: MemoryKeyStoreOptions = {}): KeyStore {
   const now = options.now ?? Date.now;
+  const changed = (hashes: readonly string[]) => {
+    if (hashes.length > 0) options.onKeysChanged?.(hashes);
+  };
   const keys: ApiKeyRecord[] = [];
   const lookup = async (key: string) => {
     const hash = hashKey(key);
@@ -52,7 +60,7 @@ export function createMemoryKeyStore(options: MemoryOptions = {}): KeyStore {
       const created = mintKey(input, t);
       // Check and add with no await between them: atomic on the one thread.
       checkNoActiveKey(keys, created.record, options, t);
-      addKey(keys, created.record);
+      changed(addKey(keys, created.record));
       return { key: created.key, record: { ...created.record, scopes: [...created.record.scopes] } };
     },
     async findByKey(key: string) {
@@ -64,7 +72,10 @@ export function createMemoryKeyStore(options: MemoryOptions = {}): KeyStore {
       return listKeys(keys, filter);
     },
     async revoke(keyId: string) {
-      return revokeKey(keys, keyId, now());
+      const record = keys.find((k) => k.keyId === keyId);
+      const revoked = revokeKey(keys, keyId, now());
+      if (revoked && record) changed([record.keyHash]);
+      return revoked;
     },
     async close() {},
   };

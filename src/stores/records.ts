@@ -93,16 +93,19 @@ export function checkNoActiveKey(keys: readonly ApiKeyRecord[], record: ApiKeyRe
   }
 }
 
-/** Adds the record; the previous usable key of the same wallet and network is revoked. */
-export function addKey(keys: ApiKeyRecord[], record: ApiKeyRecord): void {
+/** Adds the record; the previous usable key of the same wallet and network is revoked (its hash returned). */
+export function addKey(keys: ApiKeyRecord[], record: ApiKeyRecord): string[] {
+  const revoked: string[] = [];
   if (record.walletAddress !== null) {
     for (const other of keys) {
       if (other.walletAddress === record.walletAddress && other.network === record.network && !other.revokedAt) {
         other.revokedAt = record.createdAt;
+        revoked.push(other.keyHash);
       }
     }
   }
   keys.push(record);
+  return revoked;
 }
 
 export function revokeKey(keys: ApiKeyRecord[], keyId: string, nowMs: number): boolean {

@@ -106,11 +106,15 @@ export interface SqlStoresOptions {
   now?: () => number;
   leaseMs?: number;
   ttlMs?: number;
+  /** Told, after the commit, the hashes of the keys a revoke or create changed (this process's key cache). */
+  onKeysChanged?: (hashes: readonly string[]) => void;
 }
 
 export interface SqlStores {
   keys: KeyStore;
   idempotency: IdempotencyStore;
+  /** One statement as the key store runs it (ready first, outages as StoreUnavailableError): for change feeds. */
+  query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<SqlResult<R>>;
   health(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -125,6 +129,9 @@ export function createSqlStores(driver: SqlDriver, ready: () => Promise<void>, o
   const leaseMs = options.leaseMs ?? IDEMPOTENCY_LEASE_MS;
   const ttlMs = options.ttlMs ?? IDEMPOTENCY_TTL_MS;
   let closed = false;
+  const changed = (rows: readonly { key_hash: string }[]) => {
+    if (rows.length > 0) options.onKeysChanged?.(rows.map((r) => r.key_hash));
+  };
 
   async function run<T>(store: StoreName, op: () => Promise<T>): Promise<T> {
     if (closed) throw new StoreUnavailableError(store, `${driver.dialect} store closed`);
@@ -150,8 +157,9 @@ export function createSqlStores(driver: SqlDriver, ready: () => Promise<void>, o
       const created = mintKey(input, now());
       const r = created.record;
       // Every create of this wallet and network takes the same lock: the check and the insert are atomic.
-      await run('keys', () =>
+      const replaced = await run('keys', () =>
         driver.transaction(async (tx) => {
+          let replaced: SqlResult<{ key_hash: string }> | undefined;
           if (r.walletAddress !== null) {
             if (createOptions?.ifNoActiveKey) {
               const held = await tx.query(
@@ -161,19 +169,21 @@ export function createSqlStores(driver: SqlDriver, ready: () => Promise<void>, o
               );
               if (held.rows.length > 0) throw new KeyExistsError(r.walletAddress, r.network);
             }
-            await tx.query('UPDATE api_keys SET revoked_at = $3 WHERE wallet_address = $1 AND network = $2 AND revoked_at IS NULL', [
-              r.walletAddress,
-              r.network,
-              r.createdAt,
-            ]);
+            replaced = await tx.query<{ key_hash: string }>(
+              `UPDATE api_keys SET revoked_at = $3 WHERE wallet_address = $1 AND network = $2 AND revoked_at IS NULL
+               RETURNING key_hash`,
+              [r.walletAddress, r.network, r.createdAt],
+            );
           }
           await tx.query(
             `INSERT INTO api_keys (key_id, key_hash, wallet_address, network, role, scopes, created_at, expires_at, revoked_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL)`,
             [r.keyId, r.keyHash, r.walletAddress, r.network, r.role, r.scopes, r.createdAt, r.expiresAt],
           );
+          return replaced?.rows ?? [];
         }, `credential-vault:key:${r.network}:${r.walletAddress ?? ''}`),
       );
+      changed(replaced);
       return created;
     },
     async findByKey(key) {
@@ -192,9 +202,13 @@ export function createSqlStores(driver: SqlDriver, ready: () => Promise<void>, o
     },
     async revoke(keyId) {
       const result = await run('keys', () =>
-        driver.query('UPDATE api_keys SET revoked_at = $2 WHERE key_id = $1 AND revoked_at IS NULL', [keyId, new Date(now()).toISOString()]),
+        driver.query<{ key_hash: string }>(
+          'UPDATE api_keys SET revoked_at = $2 WHERE key_id = $1 AND revoked_at IS NULL RETURNING key_hash',
+          [keyId, new Date(now()).toISOString()],
+        ),
       );
-      return result.rowCount > 0;
+      changed(result.rows);
+      return result.rows.length > 0;
     },
     close: () => close(),
   };
@@ -277,6 +291,7 @@ export function createSqlStores(driver: SqlDriver, ready: () => Promise<void>, o
   return {
     keys,
     idempotency,
+    query: (sql, params) => run('keys', () => driver.query(sql, params)),
     async health() {
       try {
         await run('keys', () => driver.query('SELECT 1 AS one'));

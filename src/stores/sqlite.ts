@@ -14,6 +14,7 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { readFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { KeyChangeFeed, KeyChangeSink, OpenKeyChangeFeed } from './key-cache.ts';
 import { createSqlStores, runMigrations, type SqlDriver, type SqlExecutor, type SqlResult, type SqlStores } from './sql.ts';
 import { KEY_NETWORKS, KEY_ROLES, StoreUnavailableError, type ApiKeyRecord, type StoreName } from './types.ts';
 import type { IdempotencyRecord } from './records.ts';
@@ -33,6 +34,8 @@ export interface SqliteStoresOptions {
   now?: () => number;
   leaseMs?: number;
   ttlMs?: number;
+  /** Told the hashes of the keys a revoke or create of this process changed (after the commit). */
+  onKeysChanged?: (hashes: readonly string[]) => void;
   /** How long a write waits for another process's write lock before the store answers unavailable. */
   busyTimeoutMs?: number;
 }
@@ -54,7 +57,12 @@ const toSqlite = (sql: string) => sql.replace(/\$(\d+)/g, '?$1');
 const bind = (v: unknown) =>
   Array.isArray(v) ? JSON.stringify(v) : typeof v === 'boolean' ? Number(v) : v === undefined ? null : (v as string | number | null);
 
-export function createSqliteStores(options: SqliteStoresOptions): SqlStores {
+export interface SqliteStores extends SqlStores {
+  /** The changes of the keys made by any connection or process, for a key cache (./key-cache.ts). */
+  keyChanges: OpenKeyChangeFeed;
+}
+
+export function createSqliteStores(options: SqliteStoresOptions): SqliteStores {
   const file = path.join(options.dataDir, DB_FILE);
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   let db: DatabaseSync | undefined;
@@ -145,7 +153,67 @@ export function createSqliteStores(options: SqliteStoresOptions): SqlStores {
       throw err;
     }));
 
-  return createSqlStores(driver, ready, options);
+  const stores = createSqlStores(driver, ready, options);
+  return { ...stores, keyChanges: (sink, clock) => pollKeyChanges(stores.query, sink, clock) };
+}
+
+/** Rows of the change log read per poll; a full batch is delivered without moving the watermark. */
+const CHANGES_PER_POLL = 1000;
+
+/**
+ * The key change log (migrations/sqlite/002_key_changes.sql) read by polling. The watermark is the time a
+ * poll started: every change committed before it was in the poll's snapshot. A failed poll leaves the
+ * watermark where it was, so the cache stops being used once it is too old.
+ */
+function pollKeyChanges(query: SqlStores['query'], sink: KeyChangeSink, clock: () => number): KeyChangeFeed {
+  let watermark = -Infinity;
+  /** The last change delivered; undefined until the first poll set the starting point. */
+  let lastSeq: number | undefined;
+  let polling = false;
+  let closed = false;
+
+  const poll = async (): Promise<void> => {
+    const started = clock();
+    if (lastSeq === undefined) {
+      const { rows } = await query<{ seq: number | null }>('SELECT max(seq) AS seq FROM api_key_changes');
+      if (closed) return;
+      lastSeq = Number(rows[0]?.seq ?? 0);
+      // Records cached before the starting point may predate changes that it skips.
+      sink.clear();
+      watermark = started;
+      return;
+    }
+    const { rows } = await query<{ seq: number; key_hash: string }>(
+      'SELECT seq, key_hash FROM api_key_changes WHERE seq > $1 ORDER BY seq LIMIT $2',
+      [lastSeq, CHANGES_PER_POLL],
+    );
+    if (closed) return;
+    const first = rows[0];
+    const last = rows[rows.length - 1];
+    if (first && last) {
+      // A gap: the log was trimmed past what this reader saw, so some changes are unknown.
+      if (first.seq !== lastSeq + 1) sink.clear();
+      else sink.evict(rows.map((r) => r.key_hash));
+      lastSeq = last.seq;
+    }
+    if (rows.length < CHANGES_PER_POLL) watermark = Math.max(watermark, started);
+  };
+
+  return {
+    watermark: () => watermark,
+    refresh() {
+      if (polling || closed) return;
+      polling = true;
+      poll()
+        .catch(() => undefined)
+        .finally(() => {
+          polling = false;
+        });
+    },
+    async close() {
+      closed = true;
+    },
+  };
 }
 
 // ---- the one-time import of the former file store ----

@@ -20,7 +20,6 @@ export const API_KEY_SCOPES = [
   'vault:admin',
   'sponsor',
 ] as const;
-export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
 /** A stored API key. The key itself is never stored, only its SHA-256. */
 export interface ApiKeyRecord {
@@ -176,8 +175,9 @@ export interface Cache {
 }
 
 /**
- * Issued proof-of-control nonces shared by the resolver's instances: the shape of src/did's `NonceStore`
- * (did-registry-resolver.md "Off-chain proof of control"), restated so the stores do not import the DID layer.
+ * Issued proof-of-control nonces (did-resolver.yaml, the proof routes): the embedded one of src/did keeps them
+ * per process, the Redis one shares them between the resolver's instances. A nonce is bound to the challenge
+ * it was issued with (`binding`), so it cannot be reused under another DID, domain or timestamp.
  */
 export interface NonceStore {
   issue(nonce: string, expiresAt: Date, binding: string): Promise<void>;

@@ -15,11 +15,18 @@ export interface TcpProxy {
   /** Listens again on the same port. */
   start(): Promise<void>;
   setMode(mode: ProxyMode): void;
+  /**
+   * Stops (true) or resumes (false) forwarding on the open connections: their bytes wait in the buffers, as
+   * on a network that went silent without closing anything.
+   */
+  freeze(frozen: boolean): void;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
+  /** Open client ↔ upstream pairs, for freeze(). */
+  const pairs = new Set<[net.Socket, net.Socket]>();
   let mode: ProxyMode = 'forward';
   const server = net.createServer((client) => {
     sockets.add(client);
@@ -34,6 +41,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     });
     upstream.on('error', () => upstream.destroy());
     client.on('close', () => upstream.destroy());
+    const pair: [net.Socket, net.Socket] = [client, upstream];
+    pairs.add(pair);
+    client.on('close', () => pairs.delete(pair));
     client.pipe(upstream);
     upstream.pipe(client);
   });
@@ -59,6 +69,19 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     start: () => listen(port),
     setMode: (m) => {
       mode = m;
+    },
+    freeze: (frozen) => {
+      for (const [client, upstream] of pairs) {
+        if (frozen) {
+          client.unpipe(upstream);
+          upstream.unpipe(client);
+          client.pause();
+          upstream.pause();
+        } else {
+          client.pipe(upstream);
+          upstream.pipe(client);
+        }
+      }
     },
     close: async () => {
       if (server.listening) await stop();

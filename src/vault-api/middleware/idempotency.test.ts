@@ -1,7 +1,10 @@
 // Idempotency-Key over HTTP (vault-api.yaml "Idempotency"; issue 5 item 2).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import express from 'express';
+import { canonicalize } from '../../did/jcs.ts';
 import { ApiError } from '../context.ts';
+import { REPLAYED_HEADERS } from './idempotency.ts';
 import { IDEMPOTENCY_TTL_MS } from '../../stores/index.ts';
 import { startVaultTestEnv, storeFaults, stubChain, stubContractRoutes, type StubContractRoutes, type VaultTestEnv } from '../../../test-support/vault-api.ts';
 
@@ -201,4 +204,71 @@ it('replays the same way without response validation (production)', async () => 
   } finally {
     await prod.close();
   }
+});
+
+describe('a replay repeats the headers that describe the first answer, and no per-request ones', () => {
+  const modes = [{ validateResponses: true }, { validateResponses: false }];
+  it.each(modes)('validateResponses: $validateResponses', async (o) => {
+    // A write route that also answers a Location and a cookie, different each time it runs.
+    const router = express.Router();
+    let runs = 0;
+    router.post(PREPARE, (_req, res) => {
+      runs++;
+      res.set('Location', `/contracts/vault/vc-count?owner=${G}&run=${runs}`);
+      res.set('Set-Cookie', `run=${runs}`);
+      const xdr = Buffer.from(`prepared ${runs}`).toString('base64');
+      const passphrase = 'Credential Vault Stub Testnet ; 2026';
+      res.json({ xdr, network: passphrase, networkPassphrase: passphrase });
+    });
+    const own = await startVaultTestEnv({ chain: stubChain(), contractRoutes: router, ...o });
+    try {
+      const { key: k } = await own.mintKey();
+      const body = { owner: G, sourcePublicKey: G };
+      const send = () => own.request(PREPARE, { key: k, body, headers: { 'idempotency-key': 'h-1' } });
+      const first = await send();
+      const again = await send();
+      const replayed = again.headers.get('idempotency-replayed');
+      expect([first.status, again.status, runs, replayed]).toEqual([200, 200, 1, 'true']);
+      const same = ['content-type', 'location', 'x-writeratelimit-limit', 'x-writeratelimit-remaining'];
+      expect(Object.fromEntries(same.map((h) => [h, again.headers.get(h)]))).toEqual(
+        Object.fromEntries(same.map((h) => [h, first.headers.get(h)])),
+      );
+      // The budget as the first answer reported it (the replay itself was counted: the store knows better).
+      expect(first.headers.get('x-writeratelimit-remaining')).toBe('19');
+      expect(first.headers.get('location')).toMatch(/run=1$/);
+      expect(first.headers.get('set-cookie')).toBe('run=1');
+      expect(again.headers.get('set-cookie')).toBeNull();
+      expect(again.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
+      expect(again.body).toEqual(first.body);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('a stored header outside the list is never replayed, whatever a record holds', async () => {
+    const env2 = await startVaultTestEnv({ chain: stubChain(), contractRoutes: stubContractRoutes().router });
+    try {
+      const { key: k, record } = await env2.mintKey();
+      const body = { owner: G, sourcePublicKey: G };
+      // A completed record of exactly this request, written to the store directly.
+      const hash = createHash('sha256').update(`POST\n${PREPARE}\n${canonicalize(body)}`).digest('hex');
+      const begun = await env2.stores.idempotency.begin({ scope: record.keyId, key: 'planted', requestHash: hash });
+      const headers = {
+        'Content-Type': 'application/json; charset=utf-8',
+        'X-WriteRateLimit-Remaining': '7',
+        'Set-Cookie': 'a=b',
+        'X-Other': 'c',
+      };
+      const passphrase = 'Credential Vault Stub Testnet ; 2026';
+      const stored = { xdr: 'cGxhbnRlZA==', network: passphrase, networkPassphrase: passphrase };
+      const token = (begun as { token: string }).token;
+      await env2.stores.idempotency.complete(record.keyId, 'planted', token, { status: 200, headers, body: stored });
+      const res = await env2.request(PREPARE, { key: k, body, headers: { 'idempotency-key': 'planted' } });
+      expect([res.status, res.headers.get('idempotency-replayed'), res.body]).toEqual([200, 'true', stored]);
+      expect(res.headers.get('x-writeratelimit-remaining')).toBe('7');
+      expect([res.headers.get('set-cookie'), res.headers.get('x-other')]).toEqual([null, null]);
+    } finally {
+      await env2.close();
+    }
+  });
 });

@@ -1,9 +1,10 @@
 // Idempotency-Key on the contract write routes (vault-api.yaml "Idempotency"; issue 5 item 2). Keys are
 // scoped per API key; the request is identified by method, path and the canonical JSON of its body. The
-// first 2xx answer is stored and replayed with `Idempotency-Replayed: true`; an error answer is not
-// stored (the key is released, so a corrected retry may use it); a different request under the same key
-// is 422 `idempotency_key_reused`; the same request while the first still runs is 409
-// `idempotency_in_progress`. The store's begin() lets exactly one of two concurrent requests run.
+// first 2xx answer is stored with the headers that describe it (REPLAYED_HEADERS) and replayed with
+// `Idempotency-Replayed: true`; an error answer is not stored (the key is released, so a corrected retry
+// may use it); a different request under the same key is 422 `idempotency_key_reused`; the same request
+// while the first still runs is 409 `idempotency_in_progress`. The store's begin() lets exactly one of two
+// concurrent requests run.
 import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { ApiError, getAuth, type VaultAppDeps } from '../context.ts';
@@ -13,6 +14,33 @@ import { operationOf, type OperationInfo } from './openapi.ts';
 import { requestIdOf } from './request-id.ts';
 
 type Settle = (status: number, body: unknown) => Promise<void>;
+
+/**
+ * The headers of a first answer that its replays repeat: those that describe the answer (its type, where
+ * it points, the rate-limit budget it reported). Per-request headers (X-Request-ID, Set-Cookie, CORS,
+ * Deprecation) are never stored: a replay gets its own.
+ */
+export const REPLAYED_HEADERS: readonly string[] = [
+  'content-type',
+  'location',
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-writeratelimit-limit',
+  'x-writeratelimit-remaining',
+];
+
+/** What `res.json` sends as its type when the handler set none. */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+function storedHeaders(res: Response): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of REPLAYED_HEADERS) {
+    const value = res.getHeader(name);
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  headers['content-type'] ??= JSON_TYPE;
+  return headers;
+}
 
 /** The pending first execution of a request, settled when its answer is sent. */
 const pending = new WeakMap<Response, Settle>();
@@ -62,7 +90,10 @@ export function idempotency(deps: VaultAppDeps, index: Map<string, OperationInfo
       case 'replay': {
         const stored = begun.response;
         res.status(stored.status);
-        for (const [name, value] of Object.entries(stored.headers)) res.set(name, value);
+        // Only the listed names, whatever a record holds (records written before headers were kept have none).
+        for (const [name, value] of Object.entries(stored.headers)) {
+          if (REPLAYED_HEADERS.includes(name.toLowerCase())) res.set(name, value);
+        }
         res.set('Idempotency-Replayed', 'true');
         res.json(stored.body);
         return;
@@ -85,7 +116,7 @@ export function idempotency(deps: VaultAppDeps, index: Map<string, OperationInfo
       });
     pending.set(res, async (status, body) => {
       if (status < 200 || status >= 300) return release();
-      const response: StoredResponse = { status, headers: {}, body };
+      const response: StoredResponse = { status, headers: storedHeaders(res), body };
       try {
         await store.complete(scope, key, token, response);
       } catch (err) {
