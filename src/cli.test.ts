@@ -269,7 +269,9 @@ describe('bin/credential-vault.js under a Node without type stripping', () => {
       .concat(['--state-file', stateFile])
       .map((a) => `'${a}'`)
       .join(' ');
-    const child = spawn(script!, ['-qfec', command, '/dev/null'], { cwd: dataDir, stdio: ['pipe', 'pipe', 'pipe'] });
+    // `exec`: the shell that `script` starts ($SHELL, or sh, which is dash on Debian) is replaced by the command.
+    // Left waiting in the same foreground group, dash would die of the Ctrl-C itself and `script` report 130.
+    const child = spawn(script!, ['-qfec', `exec ${command}`, '/dev/null'], { cwd: dataDir, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     child.stdout.on('data', (c: Buffer) => {
@@ -301,7 +303,7 @@ describe('bin/foreground.js', () => {
   });
 
   it.runIf(process.platform === 'linux' && script)('terminalForeground: true in a terminal\'s foreground', async () => {
-    const command = `'${process.execPath}' -e '${probe.replaceAll("'", "'\\''")}'`;
+    const command = `exec '${process.execPath}' -e '${probe.replaceAll("'", "'\\''")}'`;
     const child = spawn(script!, ['-qec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'inherit'] });
     expect(await output(child)).toBe('true');
     child.stdin!.end();
