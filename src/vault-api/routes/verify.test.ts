@@ -185,6 +185,16 @@ describe('issuance rules', () => {
     expect([r.status, r.body.error], JSON.stringify(r.body)).toEqual([400, 'credentialStatus_mismatch']);
   });
 
+  it.each([
+    ['a repeated member name', (text: string) => text.replace('"validFrom":', '"validUntil":"2001-01-01T00:00:00Z","validUntil":"2099-01-01T00:00:00Z","validFrom":')],
+    ['a lone surrogate escape', (text: string) => text.replace('"auditor"', '"\\ud800"')],
+  ])('refuses vcData that is not I-JSON (%s), with or without a proof: 400 vcData_invalid', async (_name, spoil) => {
+    for (const vc of [t.credential(), await t.sign()]) {
+      const r = await t.call('/contracts/vc/issue', { ...issueBody('vc-ijson', vc), vcData: spoil(JSON.stringify(vc)) }, t.issuer.key);
+      expect([r.status, r.body.error], JSON.stringify(r.body)).toEqual([400, 'vcData_invalid']);
+    }
+  });
+
   it('accepts a credential of a did:key issuer signed by that key (the vault records issuerDid)', async () => {
     const k = didKeyOf(Keypair.random());
     const vc = await signCredential({ credential: t.credential({ credentialStatus: t.statusEntry('vc-didkey') }, k.did), verificationMethod: k.vm, secretKey: k.key.rawSecretKey(), created: new Date(t.env.clock.now() - 1000) });
