@@ -1164,7 +1164,8 @@ export interface components {
         VcId: string;
         /**
          * @description The credential as a JSON string, at most 10,000 characters (over → 400 `vcData_too_long`, in a batch
-         *     `vcs[i].vcData_too_long`). It must parse as a JSON object whose `@context` includes
+         *     `vcs[i].vcData_too_long`). It must be I-JSON (RFC 7493: no member name twice in one object, no lone
+         *     surrogate escape) and parse as a JSON object whose `@context` includes
          *     `https://www.w3.org/ns/credentials/v2` and which has `credentialSubject.id` (the holder DID; there is
          *     no separate holder field), else 400 `vcData_invalid`. The service encrypts it (AES-256-GCM) before
          *     storing it; when the stored ciphertext would exceed the on-chain limit of 10,000 → 400
@@ -1385,7 +1386,8 @@ export interface components {
         /**
          * @description A presented credential (`verifiableCredential`), a credential in the caller's vault (`owner` + `vcId`),
          *     or both (then the vault's copy must be the one presented). Neither, or `vcId` without `owner` (or the
-         *     reverse) → 400 `invalid_request`.
+         *     reverse) → 400 `invalid_request`. The body nests at most 64 levels (`[]` and `{"a":1}` are one; the
+         *     credential's members start at the second), else 400 `invalid_json`.
          */
         VerifyCredentialRequest: {
             /**
@@ -1523,6 +1525,10 @@ export interface components {
              */
             reason: "duplicate_member" | "context_invalid" | "type_invalid" | "issuer_invalid" | "credential_subject_invalid" | "holder_invalid" | "credentials_invalid" | "status_entry_invalid" | "no_proof" | "too_many_proofs" | "malformed_proof" | "unsupported_cryptosuite" | "context_mismatch" | "proof_purpose_mismatch" | "domain_mismatch" | "challenge_mismatch" | "proof_expired" | "created_in_future" | "previous_proof_missing" | "verification_method_invalid" | "verification_method_not_found" | "verification_method_not_authorized" | "not_proof_signer" | "did_not_found" | "did_deactivated" | "did_unresolvable" | "did_method_not_supported" | "signature_invalid" | "not_yet_valid" | "expired" | "invalid_date" | "revoked" | "invalid" | "unknown" | "not_the_stored_credential" | "vc_not_found" | "network_mismatch" | "status_unconfirmed" | "no_status_entry" | "status_type_unsupported" | "stored_issuer_mismatch" | "issuer_denied" | "issuer_unknown" | "no_vault" | "challenge_unknown" | "challenge_missing";
         };
+        /**
+         * @description A presentation and the options of its verification. The body nests at most 64 levels (`[]` and
+         *     `{"a":1}` are one), else 400 `invalid_json`.
+         */
         VerifyPresentationRequest: {
             /**
              * @description The presentation (`holder`, `verifiableCredential`: one credential or a list of at most 10, and the
@@ -1868,7 +1874,7 @@ export interface components {
          *     | `vcs[i].vcData_too_long` | 400 | batch entry `i` has a vcData over 10,000 characters |
          *     | `vcId_too_long` | 400 | vcId over 64 characters |
          *     | `vcData_too_long` | 400 | vcData over 10,000 characters |
-         *     | `vcData_invalid` | 400 | vcData is not a JSON object, lacks the context `https://www.w3.org/ns/credentials/v2` in `@context`, or lacks `credentialSubject.id` |
+         *     | `vcData_invalid` | 400 | vcData is not I-JSON (a repeated member name, a lone surrogate), not a JSON object, lacks the context `https://www.w3.org/ns/credentials/v2` in `@context`, or lacks `credentialSubject.id` |
          *     | `vc_proof_invalid` | 400 | vcData carries a `proof` that does not verify as an `eddsa-jcs-2022` Data Integrity proof by an `assertionMethod` key of `issuerDid` (checked at prepare and again at submit); the message names the reason |
          *     | `credentialStatus_mismatch` | 400 | vcData carries a `LedgerVaultStatusEntry` that names another network, vault or vcId than the one it is issued into |
          *     | `vcData_ciphertext_too_long` | 400 | the encrypted payload would exceed the on-chain limit of 10,000 |

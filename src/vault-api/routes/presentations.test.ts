@@ -143,6 +143,13 @@ describe('POST /presentations/verify', () => {
     expect([r.status, r.body.error], JSON.stringify(r.body)).toEqual([400, 'invalid_request']);
   });
 
+  it('a presentation nested deeper than 64 levels: 400 invalid_json, also when asked back (it was a 500)', async () => {
+    const vp = await t.present({ credentials: [vc1], challenge: 'x' });
+    const deep = '['.repeat(5_000) + ']'.repeat(5_000);
+    const r = await verify(`{"verifiablePresentation":${JSON.stringify(vp).replace('"auditor"', deep)},"options":{"challenge":"x","returnPresentation":true}}`);
+    expect([r.status, r.body.error], JSON.stringify(r.body).slice(0, 300)).toEqual([400, 'invalid_json']);
+  });
+
   it('a presentation of more than 10 credentials or proofs is answered without verifying them', async () => {
     const many = await t.present({ credentials: Array.from({ length: 11 }, () => vc1), challenge: 'x' });
     expect(errors((await verify({ verifiablePresentation: many, options: { challenge: 'x' } })).body)).toEqual(['credentials_invalid']);

@@ -99,6 +99,26 @@ describe('presented credentials', () => {
     const outside = await verify(`{"verifiableCredential":${JSON.stringify(vc1)},"options":{"checks":["proof"]},"options":{}}`);
     expect([outside.status, outside.body.error]).toEqual([400, 'invalid_request']);
   });
+
+  // A credential nested 5,000 levels deep (10 KB) asked back with returnCredential was a 500 (JSON.stringify
+  // ran out of stack); 20,000 levels overflowed the body reader's I-JSON scan (400 "cannot be read").
+  it.each([5_000, 20_000, 200_000])('a body nested %i levels deep: 400 invalid_json, whatever it asks back', async (depth) => {
+    t.env.clock.advance(61_000); // a new keyless window (30 per minute)
+    const deep = '['.repeat(depth) + ']'.repeat(depth);
+    const body = `{"verifiableCredential":${JSON.stringify(vc1).replace('"auditor"', deep)},"options":{"returnCredential":true}}`;
+    const r = await verify(body);
+    expect([r.status, r.body.error], JSON.stringify(r.body).slice(0, 300)).toEqual([400, 'invalid_json']);
+    expect(r.body.message).toMatch(/nests \d+ levels deep; .* at most 64 levels/);
+  });
+
+  it('a credential as deep as the bound allows is verified and answered back', async () => {
+    t.env.clock.advance(61_000);
+    const deep = `${'['.repeat(60)}"x"${']'.repeat(60)}`;
+    const vc = await t.sign({ credential: t.credential({ credentialSubject: { id: t.holder.did, nested: JSON.parse(deep) } }) });
+    const r = await verify({ verifiableCredential: vc, options: { returnCredential: true, checks: ['proof'] } });
+    expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200);
+    expect(r.body.credential).toEqual(vc);
+  });
 });
 
 describe('LedgerVaultStatusEntry: status that travels inside the credential', () => {
