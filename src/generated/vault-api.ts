@@ -722,8 +722,11 @@ export interface paths {
          *     `POST /credentials/verify` verifies a presented one; whether its subject is the holder is the
          *     caller's business.
          *
-         *     200 whenever the verification completes, `verified` true or false; 400 with the error envelope for
-         *     input that cannot be verified at all. Keys and limits as for a presented credential.
+         *     200 whenever the verification completes, `verified` true or false. Input that cannot be verified at
+         *     all is 400: with the verification result (`verified: false`, its `problemDetails` saying why) for a
+         *     presentation that is not I-JSON (`PARSING_ERROR`) or not a presentation (`MALFORMED_VALUE_ERROR`: its
+         *     `@context`, `type`, `holder`, or `verifiableCredential` not at most 10 objects), with the error envelope
+         *     for a request outside the schema. Keys and limits as for a presented credential.
          */
         post: operations["verifyPresentation"];
         delete?: never;
@@ -4188,14 +4191,20 @@ export interface operations {
                     "application/json": components["schemas"]["VerifyPresentationResult"];
                 };
             };
-            /** @description The request is invalid (malformed JSON, a lone surrogate, a body outside the schema). */
+            /**
+             * @description The presentation cannot be verified at all: not I-JSON or not a presentation (a
+             *     `VerifyPresentationResult`, `verified: false`), or a request that is invalid (malformed JSON, a
+             *     lone surrogate, a body outside the schema: an `ErrorBody`).
+             */
             400: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["VerifyPresentationResult"];
                 };
             };
             /** @description An API key was sent and is unknown or expired (the key is optional). */

@@ -11,7 +11,7 @@ import { sameCredential, verifyCredential, type VaultReference, type VerifyCrede
 import { issueChallenge, verifyPresentation, type ChallengeStore, type VerifyPresentationInput } from '../verification-presentation.ts';
 import { readSlot } from '../verification-status.ts';
 import { isError } from '../verification-problems.ts';
-import { duplicateProblems } from '../verification-structure.ts';
+import { duplicateProblems, presentationStructureProblems } from '../verification-structure.ts';
 import { bodyOf, onVaults, optStr, vaultOf } from './contract-common.ts';
 
 /** The JSON-LD context that defines LedgerVaultStatusEntry (vault-api.yaml getLedgerVaultContext). */
@@ -95,7 +95,10 @@ export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
       parsingProblems: duplicateProblems(duplicateMembersOf(req), '/verifiablePresentation', 'presentation'),
       keyCache,
     };
-    res.json(await verifyPresentation(deps, challenges, input));
+    // VCALM for this route: 200 whenever the verification completes, valid or not; a presentation that is
+    // not I-JSON or not a presentation cannot be verified at all: 400, with the same body (its problems).
+    const completes = input.parsingProblems!.length === 0 && presentationStructureProblems(input.presentation).length === 0;
+    res.status(completes ? 200 : 400).json(await verifyPresentation(deps, challenges, input));
   });
 
   router.post('/challenges', async (_req, res) => {
