@@ -781,7 +781,8 @@ export interface paths {
          * JSON-LD context of LedgerVaultStatusEntry
          * @description The JSON-LD context that defines `LedgerVaultStatusEntry` (schema `LedgerVaultStatusEntry`). Credentials
          *     that carry the entry name this URL in their `@context`. No key, never rate limited, the same bytes on
-         *     every deployment and network.
+         *     every deployment and network, readable from any web origin (`Access-Control-Allow-Origin: *`, a simple
+         *     request: no preflight).
          */
         get: operations["getLedgerVaultContext"];
         put?: never;
@@ -4338,6 +4339,8 @@ export interface operations {
                 headers: {
                     /** @description The context never changes under this path. */
                     "Cache-Control"?: string;
+                    /** @description `*`, whatever the `Origin`: a JSON-LD processor in any web page (a verifier's) may load the context. */
+                    "Access-Control-Allow-Origin"?: "*";
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };

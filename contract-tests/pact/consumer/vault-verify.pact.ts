@@ -187,7 +187,7 @@ describe('presentations', () => {
       .uponReceiving('a request for the LedgerVaultStatusEntry context')
       .withRequest('GET', '/contexts/ledger-vault/v1')
       .willRespondWith(200, (b) =>
-        b.headers({ 'Content-Type': regex('^application/ld\\+json.*$', 'application/ld+json; charset=utf-8') }).jsonBody({
+        b.headers({ 'Content-Type': regex('^application/ld\\+json.*$', 'application/ld+json; charset=utf-8'), 'Access-Control-Allow-Origin': '*' }).jsonBody({
           '@context': like({ '@protected': true, LedgerVaultStatusEntry: like({ '@id': 'urn:credential-vault:vocab#LedgerVaultStatusEntry' }) }),
         }),
       )

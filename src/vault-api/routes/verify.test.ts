@@ -293,6 +293,13 @@ describe('requests and keys', () => {
     expect((await t.env.request('/contexts/ledger-vault/v1', { method: 'HEAD' })).status).toBe(200);
   });
 
+  it('the context is readable from any web origin (a verifier page loading it with CORS)', async () => {
+    for (const headers of [{ origin: 'https://verifier.example' }, {}]) {
+      const r = await t.env.request('/contexts/ledger-vault/v1', { headers: { accept: 'application/ld+json, application/json', ...headers } });
+      expect([r.status, r.headers.get('access-control-allow-origin')]).toEqual([200, '*']);
+    }
+  });
+
   it('keyless callers share a per-IP limit of 30 per minute across the verification routes', async () => {
     await t.env.clock.advance(61_000);
     let last = await t.call('/challenges', {});

@@ -107,6 +107,8 @@ export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
 
   router.get(LEDGER_VAULT_CONTEXT_PATH, (_req, res) => {
     res.set('Cache-Control', 'public, max-age=86400');
+    // Verifiers' JSON-LD processors run in web pages too (jsonld.js document loaders fetch with CORS).
+    res.set('Access-Control-Allow-Origin', '*');
     res.type('application/ld+json');
     res.json(LEDGER_VAULT_CONTEXT);
   });
