@@ -294,7 +294,7 @@ describe('requests and keys', () => {
   });
 
   it('the context is readable from any web origin (a verifier page loading it with CORS)', async () => {
-    for (const headers of [{ origin: 'https://verifier.example' }, {}]) {
+    for (const headers of [{ origin: 'https://verifier.example' }, {}] as Record<string, string>[]) {
       const r = await t.env.request('/contexts/ledger-vault/v1', { headers: { accept: 'application/ld+json, application/json', ...headers } });
       expect([r.status, r.headers.get('access-control-allow-origin')]).toEqual([200, '*']);
     }
