@@ -671,7 +671,8 @@ export interface paths {
          *       of the credential's `issuer` (a `did:ledger` DID of this network, resolved with its registry, its key
          *       under `assertionMethod`; or a `did:key`, resolved offline). At most 8 proofs per credential and 8
          *       ids per `previousProof`; proof sets and chains as Data Integrity defines them.
-         *     - `validFrom`, `validUntil`: now lies within them (VC 1.1: `issuanceDate`, `expirationDate`).
+         *     - `validFrom`, `validUntil`: now lies within them (VC 1.1: `issuanceDate`, `expirationDate`); each is
+         *       an XML Schema dateTimeStamp (a time zone included), else `MALFORMED_VALUE_ERROR` `invalid_date`.
          *     - `credentialStatus`: the status on the chain of the vault that holds the credential: the vault named
          *       by `owner` + `vcId`, or by the credential's `LedgerVaultStatusEntry` (schema `LedgerVaultStatusEntry`;
          *       its JSON-LD context is `GET /contexts/ledger-vault/v1`), whose stored copy must be the credential

@@ -5,7 +5,7 @@
 // `verifyCredential` is the one place where a verification's final result and reasons are known.
 // A ledger that cannot be read is an error (502), never a `verified: false`.
 import {
-  DID_KEY_PREFIX, canonicalize, didIdToBytes, parseDid, resolutionError, resolveDidKey, resolveFromRegistry, verifyDataIntegrity,
+  DID_KEY_PREFIX, canonicalize, didIdToBytes, isDateTimeStamp, parseDid, resolutionError, resolveDidKey, resolveFromRegistry, verifyDataIntegrity,
 } from '../did/index.ts';
 import type { DidResolutionResult, Ed25519KeyCache, ProofVerification } from '../did/index.ts';
 import type { components } from '../generated/vault-api.ts';
@@ -386,8 +386,11 @@ export function proofResults(proof: unknown, verified: ProofVerification[]): Pro
 export function validityOf(credential: Record<string, unknown>, check: 'validFrom' | 'validUntil', now: Date): { input: string; problem?: ProblemDetails } | undefined {
   const value = check === 'validFrom' ? (credential['validFrom'] ?? credential['issuanceDate']) : (credential['validUntil'] ?? credential['expirationDate']);
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || Number.isNaN(Date.parse(value))) {
-    return { input: typeof value === 'string' ? value : JSON.stringify(value) ?? '', problem: problem('MALFORMED_VALUE_ERROR', check, 'invalid_date', `${check} is not a date-time`) };
+  // VC Data Model 2.0 §4.9: an XML Schema dateTimeStamp (time zone included). Date.parse alone takes "1",
+  // "2099" or "March 7" for dates, and a time without zone in the server's local time.
+  if (!isDateTimeStamp(value)) {
+    const input = typeof value === 'string' ? value : JSON.stringify(value) ?? '';
+    return { input, problem: problem('MALFORMED_VALUE_ERROR', check, 'invalid_date', `${check} is not a date-time with a time zone (XML Schema dateTimeStamp)`) };
   }
   const t = Date.parse(value);
   if (check === 'validFrom' && t > now.getTime()) return { input: value, problem: problem('CREDENTIAL_NOT_YET_VALID', check, 'not_yet_valid', `the credential is valid from ${value}`) };
