@@ -676,8 +676,9 @@ export interface paths {
          *     - `credentialStatus`: the status on the chain of the vault that holds the credential: the vault named
          *       by `owner` + `vcId`, or by the credential's `LedgerVaultStatusEntry` (schema `LedgerVaultStatusEntry`;
          *       its JSON-LD context is `GET /contexts/ledger-vault/v1`), whose stored copy must be the credential
-         *       presented. An entry is trusted only under a verified proof, so asking for `credentialStatus` runs
-         *       `proof` too. A credential with neither is not status-checked; a warning says so.
+         *       presented. An entry is trusted only under a verified proof, so asking for `credentialStatus` (or,
+         *       without `owner` + `vcId`, `issuerAllowed`, which reads the vault the entry names) runs `proof` too. A
+         *       credential with neither is not status-checked; a warning says so.
          *     - `issuerDid`: the issuer DID is registered and active (not applicable to `did:key`).
          *     - `issuerAllowed`: the vault denies neither the wallet that issued the credential (recorded when it was
          *       issued through this service) nor the issuer DID's current controller.
@@ -1411,7 +1412,7 @@ export interface components {
         /** @description The VC API's verification options; any other member is 400 `invalid_request`. */
         VerifyCredentialOptions: {
             /**
-             * @description The checks to run (default all); `credentialStatus` runs `proof` too.
+             * @description The checks to run (default all); `credentialStatus` runs `proof` too, and so does `issuerAllowed` for a presented credential (its vault is the one its status entry names).
              * @example [
              *       "proof"
              *     ]

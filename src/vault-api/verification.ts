@@ -144,8 +144,8 @@ export async function verifyCredential(deps: VaultAppDeps, input: VerifyCredenti
   if (problems.length > 0) return answer(credential, options, problems, {});
 
   const wanted = new Set<CredentialCheckName>(options.checks ?? CREDENTIAL_CHECKS);
-  // A status entry is trusted only under a verified proof.
-  if (wanted.has('credentialStatus')) wanted.add('proof');
+  // A status entry is trusted only under a verified proof; issuer access reads the vault the entry names too.
+  if (wanted.has('credentialStatus') || (wanted.has('issuerAllowed') && !reference)) wanted.add('proof');
   const now = new Date(deps.now());
   const resolver = input.resolver ?? requestResolver(deps);
   const issuer = issuerOf(credential)!;
@@ -189,6 +189,10 @@ export async function verifyCredential(deps: VaultAppDeps, input: VerifyCredenti
 
   // credentialStatus: by reference, or by the credential's LedgerVaultStatusEntry.
   const slots: VaultSlot[] = reference ? [reference.slot] : [];
+  if (!wanted.has('credentialStatus') && wanted.has('issuerAllowed') && !reference) {
+    // Only issuer access asked: the vault the entry names is read for it, its status not reported.
+    slots.push(...(await statusFromEntries(deps, credential, proofVerified, () => undefined)).slots);
+  }
   if (wanted.has('credentialStatus')) {
     results.credentialStatus = [];
     if (reference) {

@@ -250,6 +250,23 @@ describe('issuer access and revocation on the chain', () => {
     await t.write('/contracts/vault/allow-issuer', access(next.publicKey()), t.holder.key, t.holder.wallet);
   });
 
+  // Asked alone, issuerAllowed did not read the vault the entry names: a denied issuer passed with a warning.
+  it('checks [issuerAllowed] alone: the vault the entry names is read, under a verified proof', async () => {
+    const access = { owner: t.holder.wallet.publicKey(), issuer: t.issuer.wallet.publicKey(), sourcePublicKey: t.holder.wallet.publicKey() };
+    t.env.clock.advance(61_000);
+    const allowed = await verify({ verifiableCredential: vcEntry, options: { checks: ['issuerAllowed'] } });
+    expect([allowed.status, allowed.body.results], JSON.stringify(allowed.body)).toEqual([200, { proof: [expect.objectContaining({ verified: true })], issuerAllowed: { outcome: 'passed', input: t.issuer.did } }]);
+    await t.write('/contracts/vault/deny-issuer', access, t.holder.key, t.holder.wallet);
+    try {
+      const denied = await verify({ verifiableCredential: vcEntry, options: { checks: ['issuerAllowed'] } });
+      expect([denied.status, reasons(denied.body)]).toEqual([400, ['issuer_denied']]);
+      const tampered = await verify({ verifiableCredential: { ...vcEntry, credentialSubject: { id: t.holder.did, role: 'admin' } }, options: { checks: ['issuerAllowed'] } });
+      expect([tampered.status, reasons(tampered.body)]).toEqual([400, ['signature_invalid']]);
+    } finally {
+      await t.write('/contracts/vault/allow-issuer', access, t.holder.key, t.holder.wallet);
+    }
+  });
+
   it('a presented credential carrying its entry verifies, then fails with its status once the owner revokes it', async () => {
     expect((await verify({ verifiableCredential: vcEntry })).status).toBe(200);
     await t.write('/contracts/vc/revoke', { owner: t.holder.wallet.publicKey(), vcId: 'vc-entry', date: '2026-07-15T09:30:00.000Z', sourcePublicKey: t.holder.wallet.publicKey() }, t.holder.key, t.holder.wallet);
