@@ -688,8 +688,9 @@ export interface paths {
          *     that cannot be verified at all is 400 with the error envelope.
          *
          *     A key is optional for a presented credential (keyless: 30 per minute per client IP). By reference
-         *     (`owner` + `vcId`) needs the key of the owner's wallet or an admin key: nothing of a stored
-         *     credential, not even whether a presented one equals it, is told to anyone else.
+         *     (`owner` + `vcId`) needs the key of the owner's wallet or an admin key, and comparing a presented
+         *     credential with the stored one (both sent) the owner's key alone: nothing of a stored credential, not
+         *     even whether a presented one equals it, is told to anyone else (403 `forbidden`).
          */
         post: operations["verifyCredential"];
         delete?: never;

@@ -171,6 +171,17 @@ describe('by reference: what get-vc protects stays protected', () => {
     expect((await verify({ owner: t.holder.wallet.publicKey(), vcId: 'vc-1' })).body.error).toBe('missing_api_key');
   });
 
+  // An admin key answered not_the_stored_credential or verified true: an equality oracle on the content.
+  it("comparing a presented credential with the stored one is for the owner's key alone; an admin key gets 403", async () => {
+    const admin = await t.env.mintKey({ wallet: null, role: 'admin' });
+    for (const presented of [vc1, await t.sign()]) {
+      const r = await verify({ owner: t.holder.wallet.publicKey(), vcId: 'vc-1', verifiableCredential: presented }, admin);
+      expect([r.status, r.body.error], JSON.stringify(r.body)).toEqual([403, 'forbidden']);
+      expect(Object.keys(r.body)).toEqual(['error', 'message']);
+    }
+    expect((await verify({ owner: t.holder.wallet.publicKey(), vcId: 'vc-1', verifiableCredential: vc1 }, t.holder.key)).status).toBe(200);
+  });
+
   it('the owner comparing another credential with the stored one: not_the_stored_credential', async () => {
     const r = await verify({ verifiableCredential: await t.sign(), owner: t.holder.wallet.publicKey(), vcId: 'vc-1' }, t.holder.key);
     expect(r.status).toBe(400);

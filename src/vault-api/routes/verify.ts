@@ -68,6 +68,10 @@ export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
       if (auth.role !== 'admin' && auth.wallet !== owner) {
         throw new ApiError(403, 'forbidden', "owner must equal the wallet bound to the API key: a stored credential is verified by its owner's key (or an admin key); others verify the credential its holder presents");
       }
+      // Whether a presented credential equals the stored one is an answer about its content: the owner's only.
+      if (presented !== undefined && auth.wallet !== owner) {
+        throw new ApiError(403, 'forbidden', "comparing a presented credential with a stored one needs the owner's key; an admin key verifies the stored credential by owner and vcId alone");
+      }
       const vault = vaultOf(deps, owner, optStr(b, 'userSalt'), optStr(b, 'vaultContract'));
       const read = await readSlot(deps, vault, vcId, owner);
       if (!read.ok) throw new ApiError(404, read.reason, read.reason === 'vault_not_found' ? 'no vault is deployed for this owner and userSalt' : `the vault holds no credential ${vcId}`);
