@@ -5,17 +5,16 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { LOG_LEVELS, type LogLevel } from '../observability/logging.ts';
 import { isAccountAddress, isContractId } from '../openapi/formats.ts';
-import type { KeyRole } from '../stores/types.ts';
-import { ConfigError, NETWORKS, SETTINGS, readSettings, type NetworkName, type RawSettings } from './settings.ts';
+import { ConfigError, SETTINGS, readSettings, type RawSettings } from './settings.ts';
+import { type KeyRole, type Network, NETWORKS } from '../domain.ts';
 
 export { requireProfiles } from './profiles.ts';
 export {
-  CHAIN_TIMEOUT_DEFAULTS, ConfigError, NETWORKS, SETTINGS, readSettings, settingsTable, type NetworkName,
-  type RawSettings,
+  CHAIN_TIMEOUT_DEFAULTS, ConfigError, SETTINGS, readSettings, settingsTable, type RawSettings,
 } from './settings.ts';
 
 export interface NetworkProfile {
-  network: NetworkName;
+  network: Network;
   rpcUrl?: string;
   /** What GET /config publishes instead of rpcUrl. */
   publicRpcUrl?: string;
@@ -28,14 +27,14 @@ export interface NetworkProfile {
 }
 
 export interface Config {
-  network: NetworkName;
+  network: Network;
   host: string;
   port: number;
   testnetPort: number;
   mainnetPort: number;
   resolverPort: number;
   /** Networks of `credential-vault resolver` (under `start` the resolver serves both). */
-  resolverNetworks: NetworkName[];
+  resolverNetworks: Network[];
   simulatorPort: number;
   /** Protocol version the embedded simulator emulates. */
   simulatorProtocol: number;
@@ -73,7 +72,7 @@ export interface Config {
    * a proxy, which axios honours by itself and node:http(s) does not; else the lighter `node`.
    */
   rpcTransport: 'node' | 'sdk';
-  networks: Record<NetworkName, NetworkProfile>;
+  networks: Record<Network, NetworkProfile>;
   /** Settings whose value was read from a file: setting key → the key of its file setting (messages name that). */
   fromFile?: Readonly<Record<string, string>>;
 }
@@ -267,13 +266,13 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
     return list;
   };
 
-  const networkList = (key: string): NetworkName[] => {
+  const networkList = (key: string): Network[] => {
     const list = (get(key) ?? '').split(',').map((x) => x.trim()).filter(Boolean);
-    const bad = list.filter((x) => !NETWORKS.includes(x as NetworkName));
+    const bad = list.filter((x) => !NETWORKS.includes(x as Network));
     if (list.length === 0 || bad.length || new Set(list).size !== list.length) {
       problems.push(`${label(key)}: expected a comma list of ${NETWORKS.join(', ')} (each once, at least one), got ${JSON.stringify(get(key))}`);
     }
-    return list as NetworkName[];
+    return list as Network[];
   };
 
   const networks = Object.fromEntries(
@@ -291,7 +290,7 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
         simulationAccount: optional(`${n}.simulationAccount`, ACCOUNT, 'an account G… with a valid checksum'),
       } satisfies NetworkProfile,
     ]),
-  ) as Record<NetworkName, NetworkProfile>;
+  ) as Record<Network, NetworkProfile>;
 
   const config: Config = {
     network: oneOf('network', NETWORKS),

@@ -1,10 +1,8 @@
 // Every setting of the services: its environment variable, its flag, its documented default and what it means (the
 // one table docs/operations.md and `credential-vault help` print), and how a command line and the environment are read
 // into raw values. Parsing and checking those values is index.ts's.
+import { NETWORKS, type Network } from '../domain.ts';
 import { LOG_LEVELS } from '../observability/logging.ts';
-
-export type NetworkName = 'testnet' | 'mainnet';
-export const NETWORKS: readonly NetworkName[] = ['testnet', 'mainnet'];
 
 type Kind = 'string' | 'int' | 'bool' | 'url' | 'list';
 /** One setting: where it is read from and what it means. */
@@ -17,7 +15,7 @@ export interface Setting {
   doc: string;
 }
 
-const perNetwork = (n: NetworkName): Setting[] => {
+const perNetwork = (n: Network): Setting[] => {
   const N = n.toUpperCase();
   return [
     {

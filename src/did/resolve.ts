@@ -3,7 +3,8 @@
 // the registry themselves. Resolution failures are resolution metadata, never throws; a defect (a TypeError) is thrown.
 import { parseDid } from './did.ts';
 import { buildResolutionResult, resolutionError, DID_LD_JSON, type LedgerTime } from './document.ts';
-import type { DidRecord, DidResolutionResult, Network, ParsedDid } from './types.ts';
+import type { DidRecord, DidResolutionResult, ParsedDid } from './types.ts';
+import type { Network } from '../domain.ts';
 
 export interface ResolveFromRegistryOptions {
   did: string;

@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import type { Request, RequestHandler, Response } from 'express';
 import { pino, type Logger as PinoLogger } from 'pino';
 import { routeTemplate, type RouteOf } from './route.ts';
+import type { Clock } from '../domain.ts';
 
 export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
 export type LogFields = Record<string, unknown>;
@@ -46,7 +47,7 @@ export interface LoggerOptions {
   /** Receives each line without its newline (default: stdout through pino's own destination). */
   write?: (line: string) => void;
   /** Milliseconds since the epoch, for `time` (default Date.now). */
-  now?: () => number;
+  now?: Clock;
 }
 
 export interface Logger {
@@ -230,7 +231,7 @@ export interface RequestLogOptions {
   /** The stable error code answered, when the answer is an error (e.g. the vault's `errorCodeOf`). */
   getErrorCode?: (req: Request) => string | undefined;
   /** A monotonic clock in milliseconds, for latency (default performance.now). */
-  now?: () => number;
+  now?: Clock;
   /** Fresh request ids (default randomUUID). */
   newId?: () => string;
 }

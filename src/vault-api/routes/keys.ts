@@ -14,7 +14,8 @@ import { Keypair, StrKey, xdr } from '@stellar/stellar-sdk';
 import { ApiError, type VaultAppDeps } from '../context.ts';
 import { checkOrigin } from '../middleware/cors.ts';
 import { buildChallenge, checkSigners, ChallengeError, readChallenge, type ChallengeOptions } from './challenge.ts';
-import { KeyExistsError, type ApiKeyRecord, type CreatedKey, type KeyRole } from '../../stores/index.ts';
+import { KeyExistsError, type ApiKeyRecord, type CreatedKey } from '../../stores/index.ts';
+import type { KeyRole } from '../../domain.ts';
 
 /** Home domain and web-auth domain written into challenges (the manage_data key is `credential-vault auth`). */
 export const WEB_AUTH_DOMAIN = 'credential-vault';
