@@ -1,6 +1,7 @@
 // Types shared by the modules of src/chain. ScVals appear only in the low-level client surface;
 // the contract modules (vault, factory, registry, token) take and return plain values.
 import type { xdr, rpc } from '@stellar/stellar-sdk';
+import type { ChainCaches } from './caches.ts';
 import type { ContractKind } from './errors.ts';
 import type { Clock, Network } from '../domain.ts';
 
@@ -107,6 +108,8 @@ export interface ChainClientOptions {
    * picks it when the environment configures a proxy (Config.rpcTransport).
    */
   rpcTransport?: 'node' | 'sdk';
+  /** The network's caches of decoded keys (src/chain/caches.ts); default: the client's own, of default size. */
+  caches?: ChainCaches;
   /** Answers the read cache keeps at most (default 10,000). */
   readCacheEntries?: number;
   /** Clock in ms (timebounds, polling deadline, read cache). */

@@ -65,6 +65,8 @@ export interface Config {
   submitTimeoutMs: number;
   pollIntervalMs: number;
   readCacheMs: number;
+  /** Entries of each chain cache per network (src/chain/caches.ts). */
+  chainCacheEntries: number;
   logLevel: LogLevel;
   shutdownTimeoutMs: number;
   /**
@@ -86,7 +88,7 @@ export const SIMULATOR_LEDGER_CLOSE_MS = { min: 1000, max: 600_000 } as const;
 // Whole StrKeys, checksum included: a pattern would let an id through that the SDK throws on at the first request.
 const CONTRACT = { test: isContractId };
 /** The names Express (proxy-addr) accepts for address ranges. */
-const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+const PROXY_NAMES: readonly string[] = ['loopback', 'linklocal', 'uniquelocal'];
 
 /** An address, a CIDR or a range name as Express's `trust proxy` list accepts it. */
 function isProxyAddress(entry: string): boolean {
@@ -108,7 +110,7 @@ const SECRET_FILES: readonly [string, string][] = [
 ];
 
 /** The proxy variables axios reads itself (not settings of ours: the convention every HTTP client shares). */
-const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy'];
+const PROXY_VARIABLES: readonly string[] = ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy'];
 
 /** Parse and validate; throws ConfigError listing every problem, one line each. */
 export function parseConfig(given: RawSettings, earlier: string[] = [], env: NodeJS.ProcessEnv = process.env): Config {
@@ -330,6 +332,7 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
     submitTimeoutMs: int('submitTimeoutMs', 100),
     pollIntervalMs: int('pollIntervalMs', 10),
     readCacheMs: int('readCacheMs', 0, 60_000),
+    chainCacheEntries: int('chainCacheEntries', 1, 1_000_000),
     logLevel: oneOf('logLevel', LOG_LEVELS),
     shutdownTimeoutMs: int('shutdownTimeoutMs', 0, 600_000),
     rpcTransport: PROXY_VARIABLES.some((v) => (env[v] ?? '') !== '') ? 'sdk' : 'node',

@@ -48,7 +48,7 @@ export interface PostgresStores {
 }
 
 /** SQLSTATE classes that mean the server cannot serve now: connection, resources, operator intervention. */
-const OUTAGE_CLASSES = new Set(['08', '53', '57']);
+const OUTAGE_CLASSES: ReadonlySet<string> = new Set(['08', '53', '57']);
 
 /** Network errors, timeouts and server-unavailable states are outages; other SQL errors are bugs. */
 function isOutage(err: unknown): boolean {

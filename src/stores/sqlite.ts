@@ -42,7 +42,7 @@ export interface SqliteStoresOptions {
 }
 
 /** Primary result codes that mean the database cannot serve now (busy, locked, I/O, full, unreadable). */
-const OUTAGE_CODES = new Set([5, 6, 7, 8, 10, 11, 13, 14, 15, 26]);
+const OUTAGE_CODES: ReadonlySet<number> = new Set([5, 6, 7, 8, 10, 11, 13, 14, 15, 26]);
 
 function toOutage(store: StoreName, err: unknown): unknown {
   if (err instanceof StoreUnavailableError) return err;

@@ -80,7 +80,7 @@ export interface VaultSlot {
 
 export type SlotRead = { ok: true; slot: VaultSlot } | { ok: false; reason: 'vault_not_found' | 'vc_not_found'; detail: string };
 
-const NOT_ABOUT_THE_VAULT = new Set(['chain_unavailable', 'source_account_not_found', 'tx_timeout']);
+const NOT_ABOUT_THE_VAULT: ReadonlySet<string> = new Set(['chain_unavailable', 'source_account_not_found', 'tx_timeout']);
 
 /**
  * Reads a vault slot. `owner` is needed to open the payload (the envelope is bound to it): the vault's own
