@@ -14,9 +14,9 @@ import { createHttpServer } from './core/server.ts';
 import { STATE_FORMAT, loadNetwork, saveNetwork, type SavedState } from './core/state.ts';
 import { type Clock, type Network, NETWORKS } from '../src/domain.ts';
 
-export type { InvokeOptions, InvokeResult, ReadResult } from './core/network.ts';
+export type { InvokeResult } from './core/network.ts';
 export type { NetworkInfo } from './core/network-types.ts';
-export { SimNetwork, FriendbotError } from './core/network.ts';
+export { SimNetwork } from './core/network.ts';
 export {
   MAX_LEDGER_CLOSE_MS, MAX_PROTOCOL, MIN_LEDGER_CLOSE_MS, MIN_PROTOCOL, PROTOCOL_VERSION, parseLedgerCloseMs,
   parseProtocol,

@@ -79,16 +79,13 @@ function rememberedAddress(
   };
 }
 
-export { createChainClient, DEFAULT_TIMEOUTS } from './client.ts';
-export { createChainCaches, DEFAULT_CHAIN_CACHE_ENTRIES, type ChainCaches } from './caches.ts';
-export { ChainError, mapChainFailure, VAULT_ERRORS, REGISTRY_ERRORS, HOST_FAILURES, type ContractKind } from './errors.ts';
+export { createChainClient } from './client.ts';
+export { ChainError, mapChainFailure, REGISTRY_ERRORS } from './errors.ts';
 export * from './inspect.ts';
 export type * from './types.ts';
 export type { VaultApi } from './vault.ts';
 export type { FactoryApi } from './factory.ts';
-export type { RegistryApi, RegistryEntry, DidRecord, DidRecordInput } from './registry.ts';
+export type { RegistryApi } from './registry.ts';
 export type { TokenApi } from './token.ts';
-export { DEFAULT_USER_SALT, parseUserSalt } from './derive.ts';
-export { eventLedgerCloseTime, type LedgerCloseTime } from './ledger-time.ts';
 export { accountExists } from './accounts.ts';
-export { MIN_PROTOCOL, NEWEST_PROTOCOL, protocolRefusal } from './protocol.ts';
+export { protocolRefusal } from './protocol.ts';

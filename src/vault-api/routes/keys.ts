@@ -19,7 +19,6 @@ import type { KeyRole } from '../../domain.ts';
 
 /** Home domain and web-auth domain written into challenges (the manage_data key is `credential-vault auth`). */
 export const WEB_AUTH_DOMAIN = 'credential-vault';
-export { CHALLENGE_TIMEOUT_S } from './challenge.ts';
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The account that signs this network's challenges. */
