@@ -41,25 +41,36 @@ function keyText(k: xdr.LedgerKey): string {
   return t;
 }
 
-export function createChainClient(opts: ChainClientOptions): ChainClient {
-  const timeouts: ChainTimeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
-  const passphrase = opts.networkPassphrase;
-  const caches = opts.caches ?? createChainCaches();
-  const now = opts.now ?? Date.now;
-  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const server = new rpc.Server(opts.rpcUrl, { allowHttp: opts.allowHttp ?? false });
-  if ((opts.rpcTransport ?? 'node') === 'node') {
+/**
+ * The SDK's rpc.Server with the service's transport and one RPC timeout: the one place an RPC connection is made
+ * (the chain client's, and the `tx sign` command's read of the latest ledger).
+ */
+export function createRpcServer(o: { rpcUrl: string; allowHttp: boolean; timeoutMs: number; transport: 'node' | 'sdk' }): rpc.Server {
+  const server = new rpc.Server(o.rpcUrl, { allowHttp: o.allowHttp });
+  if (o.transport === 'node') {
     // The SDK's client, configured with its public `adapter` option: rpc.Server only posts JSON and reads `data`,
     // which transport.ts does over node:http(s).
-    const transport = createJsonPostClient({ timeoutMs: timeouts.rpcMs });
+    const transport = createJsonPostClient({ timeoutMs: o.timeoutMs });
     server.httpClient.defaults.adapter = async (config) => {
       const res = await transport.post(String(config.url), config.data);
       return { data: res.data, status: res.status, statusText: '', headers: {}, config };
     };
   } else {
     // rpc.Server accepts a `timeout` option but does not apply it: set it on its HTTP client.
-    server.httpClient.defaults.timeout = timeouts.rpcMs;
+    server.httpClient.defaults.timeout = o.timeoutMs;
   }
+  return server;
+}
+
+export function createChainClient(opts: ChainClientOptions): ChainClient {
+  const timeouts: ChainTimeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
+  const passphrase = opts.networkPassphrase;
+  const caches = opts.caches ?? createChainCaches();
+  const now = opts.now ?? Date.now;
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const server = createRpcServer({
+    rpcUrl: opts.rpcUrl, allowHttp: opts.allowHttp ?? false, timeoutMs: timeouts.rpcMs, transport: opts.rpcTransport ?? 'node',
+  });
   const tokenIds = new Set(opts.contracts?.tokenIds ?? []);
   const reads = new ReadCache({ ttlMs: opts.readCacheMs ?? 0, now, ...(opts.readCacheEntries ? { maxEntries: opts.readCacheEntries } : {}) });
 
