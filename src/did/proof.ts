@@ -8,6 +8,7 @@ import { canonicalizeToBytes } from './jcs.ts';
 import { decodeMultikey } from './multikey.ts';
 import type { DidDocument, DidResolutionResult, VerificationMethod } from './types.ts';
 import type { NonceStore } from '../stores/types.ts';
+import type { Clock } from '../domain.ts';
 
 /** The timestamp window, either side of the verifier's clock. */
 export const PROOF_WINDOW_MS = 5 * 60 * 1000;
@@ -41,7 +42,7 @@ export type ProofErrorCode =
 export type { NonceStore };
 
 /** How often, at most, the embedded store looks through all its entries for expired ones. */
-export const NONCE_SWEEP_INTERVAL_MS = 1000;
+const NONCE_SWEEP_INTERVAL_MS = 1000;
 
 /**
  * The embedded NonceStore: one process, bounded (oldest entries go first when full). Expired entries are
@@ -49,13 +50,13 @@ export const NONCE_SWEEP_INTERVAL_MS = 1000;
  * cost the whole map (100,000 issues took 91 s), and POST /challenges issues one per keyless request.
  */
 export class MemoryNonceStore implements NonceStore {
-  readonly #now: () => Date;
+  readonly #now: Clock;
   readonly #maxEntries: number;
   readonly #entries = new Map<string, { expiresAt: number; binding: string }>();
   #lastSweep = Number.NEGATIVE_INFINITY;
   #sweeps = 0;
 
-  constructor({ now = () => new Date(), maxEntries = 100_000 }: { now?: () => Date; maxEntries?: number } = {}) {
+  constructor({ now = Date.now, maxEntries = 100_000 }: { now?: Clock; maxEntries?: number } = {}) {
     this.#now = now;
     this.#maxEntries = maxEntries;
   }
@@ -70,7 +71,7 @@ export class MemoryNonceStore implements NonceStore {
   }
 
   async issue(nonce: string, expiresAt: Date, binding: string): Promise<void> {
-    const now = this.#now().getTime();
+    const now = this.#now();
     if (now - this.#lastSweep >= NONCE_SWEEP_INTERVAL_MS) this.#sweep(now);
     while (this.#entries.size >= this.#maxEntries) {
       const oldest = this.#entries.keys().next().value;
@@ -84,7 +85,7 @@ export class MemoryNonceStore implements NonceStore {
     const entry = this.#entries.get(nonce);
     if (!entry) return false;
     this.#entries.delete(nonce);
-    return entry.binding === binding && entry.expiresAt >= this.#now().getTime();
+    return entry.binding === binding && entry.expiresAt >= this.#now();
   }
 
   async close(): Promise<void> {

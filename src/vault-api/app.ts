@@ -45,9 +45,9 @@ import { createKeyRoutes } from './routes/keys.ts';
 import { createDocsRoutes, createPublicRoutes } from './routes/public.ts';
 
 const keyIdOf = (req: express.Request): string | undefined => peekAuth(req)?.keyId;
-const VERIFIES_DOCUMENTS = new Set(['verifyCredential', 'verifyPresentation']);
+const VERIFIES_DOCUMENTS: ReadonlySet<string> = new Set(['verifyCredential', 'verifyPresentation']);
 /** The deepest a verification request body may nest (vault-api.yaml VerifyCredentialRequest, VerifyPresentationRequest). */
-export const MAX_VERIFIED_BODY_DEPTH = 64;
+const MAX_VERIFIED_BODY_DEPTH = 64;
 
 export interface VaultAppOptions {
   /** Replaces the contract routes (tests of the platform layer mount a stub router here). */
