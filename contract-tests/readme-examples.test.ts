@@ -36,9 +36,21 @@ function localised(script: string, files: string[]): string {
   return out;
 }
 
+/**
+ * The PATH of the reader's shell: this run's without the node_modules/.bin folders that `npm test` put first.
+ * So the blocks run on the system's Node, as pasted, and must put the pinned one first themselves.
+ */
+const READER_PATH = (process.env['PATH'] ?? '')
+  .split(path.delimiter)
+  .filter((dir) => !/[\\/]node_modules[\\/]\.bin$|[\\/]node-gyp-bin$/.test(dir))
+  .join(path.delimiter);
+
+/** Runs a block in bash; answers its stdout, and fails on npm's warnings (EBADENGINE on an older Node). */
 const run = async (script: string) => {
-  const options = { cwd: ROOT, timeout: 240_000, maxBuffer: 16 * 1024 * 1024 };
-  return (await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], options)).stdout;
+  const options = { cwd: ROOT, timeout: 240_000, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, PATH: READER_PATH } };
+  const { stdout, stderr } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], options);
+  expect(stderr, 'what the block printed on stderr').not.toMatch(/npm (warn|error)|EBADENGINE/i);
+  return stdout;
 };
 
 beforeAll(async () => {
