@@ -17,7 +17,7 @@ export {
 } from './metrics.ts';
 export type {
   Metrics, MetricsOptions, HttpMetricsOptions, CacheResult, WriteMode, VerificationResult, DidOperation, DomainMetrics,
-  BuildInfo,
+  BuildInfo, ServiceKind,
 } from './metrics.ts';
 export { readiness, runChecks, rpcCheck, storeChecks, DEFAULT_CHECK_TIMEOUT_MS } from './health.ts';
 export type { ReadinessCheck, ReadinessOptions, ReadinessReport, CheckResult, CheckReason } from './health.ts';
