@@ -103,12 +103,15 @@ export async function startServices(config: Config, options: StartOptions): Prom
     requireProfiles(config, served, { vaultApi: options.mode !== 'resolver' });
     if (config.simulator) {
       const { startSimulator } = await import('../simulator/index.ts');
+      const simulatorLogger = withFields(logger, { service: 'simulator' });
       const sim = await startSimulator({
         port: config.simulatorPort,
         protocol: config.simulatorProtocol,
         ledgerCloseMs: config.ledgerCloseMs,
         host: config.host,
         stateFile: config.stateFile ?? path.join(config.dataDir, 'simulator-state.json'),
+        // A JSON line that names its service, as every other line of the process (not a bare stderr line).
+        onCloseError: (error: unknown) => simulatorLogger.error('ledger close failed', { error }),
       }).catch((e: unknown) => {
         const what = { service: 'the chain simulator', setting: 'CV_SIMULATOR_PORT (--simulator-port)' };
         throw listenFailure(e, { ...what, host: config.host, port: config.simulatorPort });
