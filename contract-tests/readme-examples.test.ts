@@ -3,7 +3,7 @@
 // `npm start` become the ones of this run, and the secret files temporary ones. A documentation edit that
 // breaks an example fails here.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -93,6 +93,20 @@ it('README: accounts, wallet-proof keys, an issuer DID, a vault, a signed issue,
   expect(second.verified).toBe(false);
   expect(second.problemDetails).toContainEqual(expect.objectContaining({ level: 'error', check: 'credentialStatus', reason: 'revoked' }));
 }, 300_000);
+
+// A reader pastes blocks of several pages into one shell: a name that holds a key says which kind, everywhere.
+it('names every key variable of the README and docs/ by its kind: *_API_KEY or *MULTIKEY', () => {
+  const pages = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const vague: string[] = [];
+  for (const page of pages) {
+    const text = readFileSync(path.join(ROOT, page), 'utf8');
+    for (const m of text.matchAll(/(?:^|[\s({"'])\$?\{?((?=[A-Z])[A-Z0-9_]*KEY)\b(?==|\}|["'\s)])/gm)) {
+      const name = m[1]!;
+      if (!/(_API_KEY|MULTIKEY)$/.test(name) && !/^CV_/.test(name)) vague.push(`${page}: ${name}`);
+    }
+  }
+  expect([...new Set(vague)]).toEqual([]);
+});
 
 it('docs/did-resolver.md: account new, did new, did multikey and tx sign --submit register a DID', async () => {
   const script = localised(example('docs/did-resolver.md', 'example:register-did'), ['me.key']);
