@@ -47,7 +47,8 @@ const READER_PATH = (process.env['PATH'] ?? '')
 
 /** Runs a block in bash; answers its stdout, and fails on npm's warnings (EBADENGINE on an older Node). */
 const run = async (script: string) => {
-  const options = { cwd: ROOT, timeout: 240_000, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, PATH: READER_PATH } };
+  const env = { ...process.env, PATH: READER_PATH };
+  const options = { cwd: ROOT, timeout: 240_000, maxBuffer: 16 * 1024 * 1024, env };
   const { stdout, stderr } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], options);
   expect(stderr, 'what the block printed on stderr').not.toMatch(/npm (warn|error)|EBADENGINE/i);
   return stdout;
@@ -96,7 +97,8 @@ it('README: accounts, wallet-proof keys, an issuer DID, a vault, a signed issue,
 
 // A reader pastes blocks of several pages into one shell: a name that holds a key says which kind, everywhere.
 it('names every key variable of the README and docs/ by its kind: *_API_KEY or *MULTIKEY', () => {
-  const pages = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const guides = readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md'));
+  const pages = ['README.md', ...guides.map((f) => `docs/${f}`)];
   const vague: string[] = [];
   for (const page of pages) {
     const text = readFileSync(path.join(ROOT, page), 'utf8');

@@ -55,7 +55,8 @@ async function step(title, fn) {
  */
 function run(command, args, options) {
   // SIGKILL at the timeout: a SIGTERM did not always stop an npm install waiting on an unreachable registry.
-  const result = spawnSync(command, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, killSignal: 'SIGKILL', ...options });
+  const defaults = { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, killSignal: 'SIGKILL' };
+  const result = spawnSync(command, args, { ...defaults, ...options });
   const output = `${result.stdout ?? ''}${result.stderr ?? ''}`.trim();
   if (result.error) throw new Error(`${command} ${args.join(' ')}: ${result.error.message}\n${output}`);
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${result.status ?? result.signal}\n${output}`);

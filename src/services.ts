@@ -74,7 +74,9 @@ export async function startServices(config: Config, options: StartOptions): Prom
   const processMetrics = createProcessMetrics();
   const metrics: Record<string, Metrics> = {};
   const metricsFor = (service: string, domainOf: ServiceKind): Metrics =>
-    (metrics[service] = createMetrics({ service, domainOf, ...(Object.keys(metrics).length === 0 ? { processMetrics } : {}) }));
+    (metrics[service] = createMetrics({
+      service, domainOf, ...(Object.keys(metrics).length === 0 ? { processMetrics } : {}),
+    }));
   // Every line names its service: an app's lines its own, the process's (stores, start-up) the process's role.
   const roles = { serve: `vault-api-${config.network}`, resolver: 'resolver', start: 'credential-vault' } as const;
   const processService = roles[options.mode];

@@ -4,7 +4,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { Verifier, type VerifierOptions } from '@pact-foundation/pact';
 import type { ChildOptions } from './quiet-verifier.ts';
 
-const { states, stateUrl, resultsFile, ...options } = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as ChildOptions;
+const given = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as ChildOptions;
+const { states, stateUrl, resultsFile, ...options } = given;
 
 type JsonMap = Record<string, string | number | boolean>;
 
@@ -14,7 +15,9 @@ const ask = async (state: string, params?: unknown): Promise<JsonMap> => {
   if (!res.ok) throw new Error(`provider state ${JSON.stringify(state)} failed: ${text}`);
   return JSON.parse(text) as JsonMap;
 };
-const stateHandlers: VerifierOptions['stateHandlers'] = Object.fromEntries(states.map((s) => [s, (params?: unknown) => ask(s, params)]));
+const stateHandlers: VerifierOptions['stateHandlers'] = Object.fromEntries(
+  states.map((s) => [s, (params?: unknown) => ask(s, params)]),
+);
 
 let passed = false;
 let results: string;

@@ -13,6 +13,7 @@ const pactPath = path.join(dir, 'consumer-provider.json');
 let server: Server;
 let url: string;
 let status = 200;
+const target = () => ({ provider: 'provider', providerBaseUrl: url, pactUrls: [pactPath], logLevel: 'error' as const });
 
 beforeAll(async () => {
   // One interaction: given a thing, GET /thing/1 answers {ok: true}.
@@ -49,7 +50,7 @@ it('builds the provider states in this process and keeps the report of a passing
   process.stdout.write = ((chunk: string | Uint8Array) => ((printed += String(chunk)), true)) as typeof write;
   let run;
   try {
-    run = await verifyQuietly({ provider: 'provider', providerBaseUrl: url, pactUrls: [pactPath], stateHandlers: states, logLevel: 'error' });
+    run = await verifyQuietly({ ...target(), stateHandlers: states });
   } finally {
     process.stdout.write = write;
   }
@@ -62,7 +63,7 @@ it('builds the provider states in this process and keeps the report of a passing
 it('answers a failing verification with its report', async () => {
   status = 500;
   const states = { 'a thing exists': async () => ({}) };
-  const run = await verifyQuietly({ provider: 'provider', providerBaseUrl: url, pactUrls: [pactPath], stateHandlers: states, logLevel: 'error' });
+  const run = await verifyQuietly({ ...target(), stateHandlers: states });
   expect(run.passed).toBe(false);
   expect(run.output).toMatch(/FAILED/);
   expect(run.results).toContain('a thing');

@@ -91,7 +91,9 @@ export async function verifyQuietly(options: QuietVerifierOptions): Promise<Quie
       proc.once('close', resolve);
     });
     const saved = await readFile(child.resultsFile, 'utf8').catch(() => undefined);
-    if (saved === undefined) throw new Error(`the Pact verifier (child process) exited ${code} without results:\n${output}`);
+    if (saved === undefined) {
+      throw new Error(`the Pact verifier (child process) exited ${code} without results:\n${output}`);
+    }
     const { passed, results } = JSON.parse(saved) as { passed: boolean; results: string };
     return { passed: passed && code === 0, results, output };
   } finally {

@@ -91,7 +91,10 @@ describe('createMetrics', () => {
   });
 
   it('shows on each kind of service only the domain families it moves; submits and build info on both', async () => {
-    const vaultOnly = ['credential_vault_credentials_issued_total', 'credential_vault_credentials_revoked_total', 'credential_vault_verifications_total'];
+    const vaultOnly = [
+      'credential_vault_credentials_issued_total', 'credential_vault_credentials_revoked_total',
+      'credential_vault_verifications_total',
+    ];
     const resolverOnly = ['credential_vault_did_writes_total'];
     const both = ['credential_vault_submits_total', 'credential_vault_build_info'];
     const families = async (domainOf?: 'vault-api' | 'resolver') => {

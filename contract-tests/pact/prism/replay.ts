@@ -113,8 +113,12 @@ function outcomes(results: string): { ok: string[]; failed: string[] } {
 
 /** The verifier's run (in a child process: its report shows only when the run fails or asks for it). */
 async function verify(provider: string, url: string, pactPath: string, states: StateHandlers): Promise<{ passed: boolean; results: string }> {
-  const run = await verifyQuietly({ provider, providerBaseUrl: url, pactUrls: [pactPath], stateHandlers: states, logLevel: 'error' });
-  if (!run.passed && !run.results.startsWith('{')) throw new Error(`the Pact verifier failed:\n${run.output}\n${run.results}`);
+  const run = await verifyQuietly({
+    provider, providerBaseUrl: url, pactUrls: [pactPath], stateHandlers: states, logLevel: 'error',
+  });
+  if (!run.passed && !run.results.startsWith('{')) {
+    throw new Error(`the Pact verifier failed:\n${run.output}\n${run.results}`);
+  }
   return { passed: run.passed, results: run.passed ? run.results : `${run.results}\n${run.output}` };
 }
 

@@ -31,6 +31,8 @@ describe(`${RESOLVER_PROVIDER} honours the pact`, () => {
     });
     // A failing state handler is the cause of whatever failed after it: report it first.
     expect(states.failures, 'provider-state handlers that failed').toEqual([]);
-    if (!verification.passed) throw new Error(`the Pact verification failed:\n${verification.output}\n${verification.results}`);
+    if (!verification.passed) {
+      throw new Error(`the Pact verification failed:\n${verification.output}\n${verification.results}`);
+    }
   });
 });
