@@ -202,7 +202,7 @@ async function main() {
       if (!typescript || !typesNode || !sdk) throw new Error('package.json names no typescript, @types/node or SDK');
       // The versions the repository installed, preferring npm's cache. `npm ci` caches tarballs but not the
       // registry's package documents that `npm install name@version` reads, so this step needs the registry
-      // (docs/testing.md); without one it fails within seconds (one retry), naming the registry.
+      // (docs/testing.md); without one it fails in about a minute (one retry), naming the registry.
       const args = [
         'install', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', '--fetch-retries=1',
         '--fetch-retry-maxtimeout=10000',
