@@ -668,29 +668,26 @@ export interface paths {
          *
          *     The checks (`options.checks`, default all):
          *     - `proof`: every proof is a Data Integrity `eddsa-jcs-2022` proof, purpose `assertionMethod`, by a key
-         *       of the credential's `issuer` (a `did:ledger` DID of this network, resolved with its registry, its key
-         *       under `assertionMethod`; or a `did:key`, resolved offline). At most 8 proofs per credential and 8
-         *       ids per `previousProof`; proof sets and chains as Data Integrity defines them.
-         *     - `validFrom`, `validUntil`: now lies within them (VC 1.1: `issuanceDate`, `expirationDate`); each is
-         *       an XML Schema dateTimeStamp (a time zone included), else `MALFORMED_VALUE_ERROR` `invalid_date`.
-         *     - `credentialStatus`: the status on the chain of the vault that holds the credential: the vault named
-         *       by `owner` + `vcId`, or by the credential's `LedgerVaultStatusEntry` (schema `LedgerVaultStatusEntry`;
-         *       its JSON-LD context is `GET /contexts/ledger-vault/v1`), whose stored copy must be the credential
-         *       presented. An entry is trusted only under a verified proof, so asking for `credentialStatus` (or,
-         *       without `owner` + `vcId`, `issuerAllowed`, which reads the vault the entry names) runs `proof` too. A
-         *       credential with neither is not status-checked; a warning says so.
+         *       of the `issuer` (a `did:ledger` DID of this network, its key under `assertionMethod`; or a `did:key`).
+         *       At most 8 proofs per credential and 8 ids per `previousProof`.
+         *     - `validFrom`, `validUntil` (VC 1.1: `issuanceDate`, `expirationDate`): XML Schema dateTimeStamps
+         *       (else `invalid_date`), and now lies within them.
+         *     - `credentialStatus`: the status in the vault named by `owner` + `vcId`, or by the credential's
+         *       `LedgerVaultStatusEntry` (context: `GET /contexts/ledger-vault/v1`), whose stored copy must be the
+         *       one presented. An entry is trusted only under a verified proof: `credentialStatus` (and, without
+         *       `owner` + `vcId`, `issuerAllowed`, which reads the entry's vault) runs `proof` too. Without either,
+         *       the status is not checked; a warning says so.
          *     - `issuerDid`: the issuer DID is registered and active (not applicable to `did:key`).
          *     - `issuerAllowed`: the vault denies neither the wallet that issued the credential (recorded when it was
          *       issued through this service) nor the issuer DID's current controller.
          *
-         *     `verified` is true when no check failed. 200 when verified; a verification that completes with
-         *     `verified: false` answers 400 with the same body (the VC API's verifier tests require a 4xx). Input
-         *     that cannot be verified at all is 400 with the error envelope.
+         *     200 when `verified`; a verification that completes with `verified: false` answers 400 with the same
+         *     body (the VC API's verifier tests require a 4xx). Input that cannot be verified at all is 400 with the
+         *     error envelope.
          *
          *     A key is optional for a presented credential (keyless: 30 per minute per client IP). By reference
-         *     (`owner` + `vcId`) needs the key of the owner's wallet or an admin key, and comparing a presented
-         *     credential with the stored one (both sent) the owner's key alone: nothing of a stored credential, not
-         *     even whether a presented one equals it, is told to anyone else (403 `forbidden`).
+         *     needs the owner's key or an admin key, and comparing a presented credential with the stored one the
+         *     owner's key alone: nobody else learns anything of a stored credential (403 `forbidden`).
          */
         post: operations["verifyCredential"];
         delete?: never;
