@@ -102,26 +102,29 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
       },
     ),
   );
-  // One Express route per path of the description (src/platform/validator.ts): route matching, oversized
-  // collections, request validation, response validation when asked.
-  for (const route of routes) {
-    app.all(route.expressPath, firstMatchOnly, ...route.match, ...route.requests, ...(route.responses ? [route.responses] : []));
-  }
+  // The route table: each operation's handler. It runs at the end of its path's chain (below), so a request
+  // is routed at the app's level once.
+  const handlers = express.Router();
+  handlers.get('/1.0/identifiers/:did', resolveRoute(ctx));
+  handlers.get('/health', service.health);
+  handlers.get('/openapi.json', service.openapi);
+  handlers.get('/docs', service.docs);
+  handlers.get('/v1/dids/stellar/:did', registry.getRecord);
+  handlers.post('/v1/dids/stellar', registry.register);
+  handlers.post('/v1/dids/stellar/submit', registry.submitAny);
+  handlers.post('/v1/dids/stellar/:did/update', registry.update);
+  handlers.post('/v1/dids/stellar/:did/transfer', registry.transfer);
+  handlers.post('/v1/dids/stellar/:did/deactivate', registry.deactivate);
+  handlers.post('/v1/proof/challenge', proof.challenge);
+  handlers.post('/v1/proof/verify', proof.verify);
 
-  // Resolution first: the router tries layers in order, and this is the hot path.
-  app.get('/1.0/identifiers/:did', resolveRoute(ctx));
-  app.get('/health', service.health);
-  app.get('/openapi.json', service.openapi);
-  app.get('/docs', service.docs);
+  // One Express route per path of the description (src/platform/validator.ts): route matching, oversized
+  // collections, request validation, response validation when asked, then the handler.
+  for (const route of routes) {
+    app.all(route.expressPath, firstMatchOnly, ...route.match, ...route.requests, ...(route.responses ? [route.responses] : []), handlers);
+  }
+  // The UI's static files are not operations of the description.
   app.use('/docs', ...service.docsAssets());
-  app.get('/v1/dids/stellar/:did', registry.getRecord);
-  app.post('/v1/dids/stellar', registry.register);
-  app.post('/v1/dids/stellar/submit', registry.submitAny);
-  app.post('/v1/dids/stellar/:did/update', registry.update);
-  app.post('/v1/dids/stellar/:did/transfer', registry.transfer);
-  app.post('/v1/dids/stellar/:did/deactivate', registry.deactivate);
-  app.post('/v1/proof/challenge', proof.challenge);
-  app.post('/v1/proof/verify', proof.verify);
 
   app.use(notFound());
   app.use(errorHandler({ ...(deps.log ? { log: deps.log } : {}), allowOf: allowLookup(spec) }));

@@ -9,7 +9,8 @@
 //     chain is: route matching (an undeclared method → 405) → answer capture (idempotency) → response
 //     validation → CORS preflight of /auth/* → API key → rate limit → scopes / admin role → JSON body
 //     (512 KiB decoded; gzip, deflate, br) → request validation → Idempotency-Key
-//   → routes → 404 → errors as {error, message}
+//     → the route's handler (one router of every handler, reached at the end of the chain)
+//   → 404 → errors as {error, message}
 //
 // Everything up to the scopes needs only the request line and the headers: a keyless caller learns nothing
 // about a body (401 before a 400 invalid_json or a 413; credential-vault-api.md "Authentication" 3), every
@@ -123,6 +124,11 @@ export async function createVaultApp(given: VaultAppDeps, options: VaultAppOptio
   );
   const integers = strictIntegerQuery(index);
   const once = idempotency(deps, index);
+  // The handlers run at the end of their operation's chain, so a request is routed at the app's level once.
+  const handlers = express.Router();
+  handlers.use(createPublicRoutes(deps, doc));
+  handlers.use(createKeyRoutes(deps));
+  handlers.use(options.contractRoutes ?? createContractRoutes(deps));
   for (const route of routes) {
     app.all(
       route.expressPath,
@@ -138,12 +144,9 @@ export async function createVaultApp(given: VaultAppDeps, options: VaultAppOptio
       integers,
       ...route.requests,
       once,
+      handlers,
     );
   }
-
-  app.use(createPublicRoutes(deps, doc));
-  app.use(createKeyRoutes(deps));
-  app.use(options.contractRoutes ?? createContractRoutes(deps));
 
   app.use(notFound);
   app.use(errorHandler(deps, index, allowLookup(doc as unknown as Record<string, unknown>)));
