@@ -70,6 +70,24 @@ describe('routes from the description', () => {
     expect(register).toBeLessThan(routes.findIndex((r) => r.template === '/v1/dids/stellar/{did}'));
   });
 
+  it('every path of both descriptions gets an instance that loads and matches its own template', async () => {
+    for (const doc of [loadVaultSpec(), loadResolverSpec()]) {
+      const routes = operationRoutes(doc, { allErrors: false, validateResponses: false });
+      const s = await start((app) => {
+        for (const r of routes) app.all(r.expressPath, ...r.match, (req, res) => void res.json({ route: (req as { openapi?: { openApiRoute?: string } }).openapi?.openApiRoute }));
+      });
+      const answered: string[] = [];
+      for (const r of routes) {
+        const method = Object.keys(doc.paths[r.template]!).find((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))!.toUpperCase();
+        const a = await request(s.port, { method, path: r.template.replace(/\{[^}]+\}/g, 'x1') });
+        answered.push(a.status === 200 ? JSON.parse(a.body).route : `${a.status} ${r.template}`);
+      }
+      expect(answered.sort()).toEqual(routes.map((r) => r.template).sort());
+      await s.close();
+      served = undefined;
+    }
+  }, 60_000);
+
   it('a path that does not decode is recognised whoever found it', () => {
     expect(isMalformedPath(Object.assign(new URIError('x'), { status: 400, message: "Failed to decode param '%'" }))).toBe(true);
     expect(isMalformedPath({ status: 400, message: 'bad', errors: [{ message: "malformed uri'" }] })).toBe(true);

@@ -103,7 +103,7 @@ function withOnePath(doc: OpenApiDocument, template: string): OpenApiDocument {
 /**
  * The description's paths as routes, most specific first. The validator checks the description itself on
  * the first route's instance only (each check compiles the OpenAPI meta-schema, about 0.1 s): the whole
- * description is checked by `npm run lint:spec` in CI.
+ * description is checked by `npm run lint:spec` in CI, and the platform tests make every instance.
  */
 export function operationRoutes(doc: OpenApiDocument, options: ValidatorOptions): OperationRoute[] {
   // Compiled before the validator sees any copy of the description.
@@ -113,33 +113,41 @@ export function operationRoutes(doc: OpenApiDocument, options: ValidatorOptions)
     .map((template) => ({ template, expressPath: toExpressPath(template) }))
     .sort((a, b) => compareRoutes(a.expressPath, b.expressPath))
     .map(({ template, expressPath }, i) => {
-      const pieces = OpenApiValidator.middleware({
-        apiSpec: withOnePath(doc, template) as never,
-        validateApiSpec: i === 0,
-        // allErrors costs ajv a pass over every item, so `bounds` first refuses any collection over its spec
-        // bound (src/openapi/collection-bounds.ts).
-        validateRequests: options.allErrors ? { allErrors: true, allowUnknownQueryParameters: false } : { allowUnknownQueryParameters: false },
-        validateResponses: options.validateResponses ? { allErrors: true } : false,
-        validateSecurity: false,
-        // 'full': calendar-checked dates and strict URIs; the default 'fast' checks only their shape.
-        ajvFormats: { mode: 'full' },
-        // stellar-account, stellar-contract: whole StrKeys, checksum included (src/openapi/formats.ts).
-        formats: ADDRESS_FORMATS,
-        fileUploader: false,
-        ignoreUndocumented: false,
-      }) as unknown as RequestHandler[];
-      const named = (name: string): RequestHandler => {
+      // Each instance is made on its path's first request: an instance starts loading its description (and,
+      // for the first, checking it) as soon as it is made, and a process serves few of its paths at first.
+      let pieces: RequestHandler[] | undefined;
+      const piece = (name: string): RequestHandler => {
+        pieces ??= OpenApiValidator.middleware({
+          apiSpec: withOnePath(doc, template) as never,
+          validateApiSpec: i === 0,
+          // allErrors costs ajv a pass over every item, so `bounds` first refuses any collection over its
+          // spec bound (src/openapi/collection-bounds.ts).
+          validateRequests: options.allErrors ? { allErrors: true, allowUnknownQueryParameters: false } : { allowUnknownQueryParameters: false },
+          validateResponses: options.validateResponses ? { allErrors: true } : false,
+          validateSecurity: false,
+          // 'full': calendar-checked dates and strict URIs; the default 'fast' checks only their shape.
+          ajvFormats: { mode: 'full' },
+          // stellar-account, stellar-contract: whole StrKeys, checksum included (src/openapi/formats.ts).
+          formats: ADDRESS_FORMATS,
+          fileUploader: false,
+          ignoreUndocumented: false,
+        }) as unknown as RequestHandler[];
         const found = pieces.find((m) => m.name === name);
         if (!found) throw new Error(`express-openapi-validator has no ${name}: check its version`);
         return found;
       };
+      /** The instance's middleware `name`, looked up once, the instance made on first use. */
+      const lazy = (name: string): RequestHandler => {
+        let handler: RequestHandler | undefined;
+        return (req, res, next) => (handler ??= piece(name))(req, res, next);
+      };
       return {
         template,
         expressPath,
-        match: [named('pathParamsMiddleware'), named('metadataMiddleware')],
+        match: [lazy('pathParamsMiddleware'), lazy('metadataMiddleware')],
         // One compiled validator per route and kind of body, not per Content-Type string (src/openapi/content-type.ts).
-        requests: [bounds, withCanonicalContentType(named('requestMiddleware'))],
-        ...(options.validateResponses ? { responses: named('responseMiddleware') } : {}),
+        requests: [bounds, withCanonicalContentType(lazy('requestMiddleware'))],
+        ...(options.validateResponses ? { responses: lazy('responseMiddleware') } : {}),
       };
     });
 }
