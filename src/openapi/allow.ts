@@ -6,7 +6,7 @@
 // (CORS)").
 type Json = Record<string, unknown>;
 
-const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete', 'options'];
+const METHODS: readonly string[] = ['get', 'head', 'post', 'put', 'patch', 'delete', 'options'];
 
 /** `Allow` for a request path: the methods of the declared path it is, or undefined when it is none. */
 export type AllowLookup = (path: string) => string | undefined;

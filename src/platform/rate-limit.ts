@@ -4,6 +4,7 @@
 // vault-api.yaml "Rate limits"); the resolver admits (it is a public read service and its limit protects
 // it, did-resolver.yaml "Headers, limits and caching").
 import type { Request, RequestHandler } from 'express';
+import type { Clock } from '../domain.ts';
 import { StoreUnavailableError, type RateLimiter } from '../stores/index.ts';
 
 /** The client address a per-IP bucket is keyed by: the socket's peer unless the app trusts a proxy. */
@@ -22,7 +23,7 @@ export interface RatePlan {
 export interface RateLimitOptions {
   limiter: RateLimiter;
   windowMs: number;
-  now: () => number;
+  now: Clock;
   /** The request's bucket, or undefined when it is not limited. */
   plan: (req: Request) => RatePlan | undefined;
   /** The limiter cannot be reached: `refuse` (503 through StoreUnavailableError) or `admit` (with full headers). */

@@ -38,7 +38,7 @@ export interface OperationRoute {
   responses?: RequestHandler;
 }
 
-const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+const METHODS: ReadonlySet<string> = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
 /** `{owner}` → `:owner`, as the validator converts templates. */
 export const toExpressPath = (template: string): string => template.replace(/\{([^}/]+)\}/g, ':$1');

@@ -18,13 +18,6 @@ import { answers405, methodNotAllowedMessage, type AllowLookup } from '../../ope
 /** Bodies beyond this are refused with 413 `payload_too_large`; the largest valid body is a 128 KiB signedXdr. */
 export const BODY_LIMIT_BYTES = 256 * 1024;
 
-export function sendError(res: Response, status: number, code: ResolverErrorCode, message: string, details?: Record<string, unknown>): void {
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  // Whatever built the message, the body stays a few KB (spec Error.message).
-  const text = clip(message, 1000);
-  res.status(status).json(details === undefined ? { code, message: text } : { code, message: text, details });
-}
-
 /**
  * A record-rule failure: the first violation's code, the first violations in details and how many there
  * were (spec "Record rules", Error.details).

@@ -7,13 +7,14 @@
 import type { RequestHandler } from 'express';
 import { clientIp, rateLimit as platformRateLimit } from '../../platform/rate-limit.ts';
 import type { RateLimiter } from '../../stores/index.ts';
+import type { Clock } from '../../domain.ts';
 import { ResolverError } from '../context.ts';
 
 export interface RateLimitOptions {
   limiter: RateLimiter;
   limit: number;
   windowMs: number;
-  now: () => number;
+  now: Clock;
   log?: (entry: Record<string, unknown>) => void;
 }
 
