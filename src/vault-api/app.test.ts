@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from './context.ts';
 import { ChainError } from '../chain/index.ts';
-import { indexOperations, loadVaultSpec } from './middleware/openapi.ts';
+import { indexOperations } from './middleware/openapi.ts';
+import { loadVaultSpec } from '../platform/spec.ts';
 import { startVaultTestEnv, stubChain, stubContractRoutes, type StubContractRoutes, type VaultTestEnv } from '../../test-support/vault-api.ts';
 
 const G = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';

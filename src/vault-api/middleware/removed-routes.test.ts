@@ -4,7 +4,7 @@
 // the metadata route `/contracts/vault/{owner}` (it answered 400).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVaultTestEnv, stubChain, stubContractRoutes, type VaultTestEnv } from '../../../test-support/vault-api.ts';
-import { loadVaultSpec } from './openapi.ts';
+import { loadVaultSpec } from '../../platform/spec.ts';
 import { removedRoutesOf } from './removed-routes.ts';
 
 let env: VaultTestEnv;
