@@ -180,7 +180,7 @@ function lineMatching(text: string, pattern: RegExp): string | undefined {
   for (const line of text.split('\n')) {
     const m = pattern.exec(line);
     if (!m) continue;
-    const t = line.slice(m.index).replace(/["\[\]]/g, '').replace(/,\s*/g, ' ').trim();
+    const t = line.slice(m.index).replace(/["[\]]/g, '').replace(/,\s*/g, ' ').trim();
     return t.length > MAX_MESSAGE ? `${t.slice(0, MAX_MESSAGE)}…` : t;
   }
   return undefined;

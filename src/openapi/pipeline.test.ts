@@ -19,7 +19,7 @@ const step = (name: string, how: 'next' | 'route' | 'async' | 'throw' | 'reject'
       case 'route': return next('route');
       case 'async': return void setImmediate(() => next());
       case 'throw': throw new Error(`${name} threw`);
-      case 'reject': return Promise.reject(new Error(`${name} rejected`)) as unknown as void;
+      case 'reject': return Promise.reject(new Error(`${name} rejected`)) as never;
       case 'error': return next(new Error(`${name} failed`));
       case 'router': return next('router');
       case 'answer': return void res.json({ by: name, trace });

@@ -168,7 +168,7 @@ export async function verifyCredential(deps: VaultAppDeps, input: VerifyCredenti
     resolver.rethrow();
     proofVerified = proof.verified;
     for (const e of proof.errors) add(proofProblem(e));
-    results.proof = proofResults(credential['proof'], proof.results);
+    results.proof = proofResults(proof.results);
   }
 
   // validFrom, validUntil
@@ -379,7 +379,7 @@ export function proofSummary(proof: unknown): ProofSummary | null {
 }
 
 /** One result per proof (none for a document that carries none, or more than may be verified). */
-export function proofResults(proof: unknown, verified: ProofVerification[]): ProofResult[] {
+export function proofResults(verified: ProofVerification[]): ProofResult[] {
   return verified.map((r) => ({ verified: r.verified, input: proofSummary(r.proof) }));
 }
 

@@ -4,7 +4,6 @@ import { createHash, randomUUID } from 'node:crypto';
 import express from 'express';
 import { canonicalize } from '../../did/jcs.ts';
 import { ApiError } from '../context.ts';
-import { REPLAYED_HEADERS } from './idempotency.ts';
 import { IDEMPOTENCY_TTL_MS } from '../../stores/index.ts';
 import { startVaultTestEnv, storeFaults, stubChain, stubContractRoutes, type StubContractRoutes, type VaultTestEnv } from '../../../test-support/vault-api.ts';
 
