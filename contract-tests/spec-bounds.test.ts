@@ -1,4 +1,4 @@
-// Every collection and every string in both specs is bounded (issue 12, item 1): an array has `maxItems`, an
+// Every collection and every string in both specs is bounded: an array has `maxItems`, an
 // object that takes unknown keys has `maxProperties`, a string has `maxLength`, `pattern`, `enum`, `const`
 // or `format`. The request validator and the pre-check in src/openapi/collection-bounds.ts read these bounds,
 // and response validation holds the services to them; a schema added without one fails here.

@@ -1,6 +1,6 @@
-// Types of the did:ledger method (did-registry-resolver.md) and of W3C DID Core 1.1 / DID Resolution.
+// Types of the did:ledger method (docs/did-resolver.md) and of W3C DID Core 1.1 / DID Resolution.
 
-/** The two networks of the method; no aliases (did-registry-resolver.md, "DID syntax"). */
+/** The two networks of the method; no aliases (docs/did-resolver.md, "DID syntax"). */
 export type Network = 'mainnet' | 'testnet';
 
 export const NETWORKS: readonly Network[] = ['mainnet', 'testnet'];

@@ -1,4 +1,4 @@
-// Idempotency-Key over HTTP (vault-api.yaml "Idempotency"; issue 5 item 2).
+// Idempotency-Key over HTTP (vault-api.yaml "Idempotency").
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createHash, randomUUID } from 'node:crypto';
 import express from 'express';

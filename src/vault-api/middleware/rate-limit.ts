@@ -1,4 +1,4 @@
-// Rate limits (vault-api.yaml "Rate limits"; credential-vault-api.md "Limits"): a sliding window per API key
+// Rate limits (vault-api.yaml "Rate limits"; docs/vault-api.md "Rate limits"): a sliding window per API key
 // with separate read and write buckets and per-role limits; the wallet-proof routes (/auth/*), which have no
 // key yet, per client IP. /health and /config are never limited.
 import type { Request, RequestHandler } from 'express';
