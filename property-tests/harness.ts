@@ -4,8 +4,9 @@
 import { Keypair, type xdr } from '@stellar/stellar-sdk';
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { createSimulator, type NetworkName, type SimNetwork } from '../simulator/index.ts';
+import { createSimulator, type SimNetwork } from '../simulator/index.ts';
 import { address, bytes, str, toAddress, toBigInt } from '../src/chain/codec.ts';
+import type { Network } from '../src/domain.ts';
 
 /** Default seed of every property (override with FC_SEED). */
 export const DEFAULT_SEED = 20261122;
@@ -107,7 +108,7 @@ export class Chain {
 }
 
 /** A fresh simulator network on the fixed clock, with `actors` funded by the friendbot. */
-export function freshChain(name: NetworkName, actors: Actor[], opts: { protocol?: number } = {}): Chain {
+export function freshChain(name: Network, actors: Actor[], opts: { protocol?: number } = {}): Chain {
   const sim = createSimulator({ now: () => GENESIS_MS, historyLimit: 1_000, protocol: opts.protocol });
   const net = sim.network(name);
   for (const a of actors) net.friendbot(a.id);

@@ -3,8 +3,9 @@
 // process exit code.
 import { listenFailure } from '../src/http/listen-error.ts';
 import {
-  MAX_PROTOCOL, MIN_PROTOCOL, PROTOCOL_VERSION, parseLedgerCloseMs, parseProtocol, startSimulator, NETWORK_NAMES,
+  MAX_PROTOCOL, MIN_PROTOCOL, PROTOCOL_VERSION, parseLedgerCloseMs, parseProtocol, startSimulator,
 } from './index.ts';
+import { NETWORKS } from '../src/domain.ts';
 
 const USAGE = `usage: credential-vault simulator [--port 8000] [--host 127.0.0.1] [--state-file FILE]
                                    [--protocol ${PROTOCOL_VERSION}] [--ledger-close-ms N]
@@ -137,7 +138,7 @@ export async function runSimulator(args: string[], out: (line: string) => void =
     // The banner once the handlers are in place: whoever reads it may stop the simulator at once.
     const state = opts.stateFile ? ` (state file ${opts.stateFile})` : '';
     out(`credential-vault simulator listening on ${running.url}, Protocol ${opts.protocol}, ${timing}${state}`);
-    for (const name of NETWORK_NAMES) {
+    for (const name of NETWORKS) {
       const n = running.networks[name];
       out(`\n[${name}]`);
       out(`  passphrase      ${n.passphrase}`);

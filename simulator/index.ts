@@ -7,31 +7,30 @@ import type { Profile } from './core/bootstrap.ts';
 import type { ContractRegistry } from './core/invocation.ts';
 import { txXdrFields } from './core/meta.ts';
 import { SimNetwork } from './core/network.ts';
-import type { NetworkInfo, NetworkName } from './core/network-types.ts';
+import type { NetworkInfo } from './core/network-types.ts';
 import { stellarAssetContract } from './core/sac.ts';
 import { StateJournal } from './core/journal.ts';
 import { createHttpServer } from './core/server.ts';
 import { STATE_FORMAT, loadNetwork, saveNetwork, type SavedState } from './core/state.ts';
+import { type Clock, type Network, NETWORKS } from '../src/domain.ts';
 
-export type { InvokeOptions, InvokeResult, ReadResult } from './core/network.ts';
-export type { NetworkInfo, NetworkName } from './core/network-types.ts';
-export { SimNetwork, FriendbotError } from './core/network.ts';
+export type { InvokeResult } from './core/network.ts';
+export type { NetworkInfo } from './core/network-types.ts';
+export { SimNetwork } from './core/network.ts';
 export {
   MAX_LEDGER_CLOSE_MS, MAX_PROTOCOL, MIN_LEDGER_CLOSE_MS, MIN_PROTOCOL, PROTOCOL_VERSION, parseLedgerCloseMs,
   parseProtocol,
 } from './core/ledger.ts';
 export type { SavedState } from './core/state.ts';
 
-export const NETWORK_NAMES: readonly NetworkName[] = ['testnet', 'mainnet'];
-
-export const PROFILES: Record<NetworkName, Profile> = {
+export const PROFILES: Record<Network, Profile> = {
   testnet: { passphrase: 'Credential Vault Simulator Testnet ; 2026', feeAsset: 'native', feeAmount: 50_000_000n },
   mainnet: { passphrase: 'Credential Vault Simulator Mainnet ; 2026', feeAsset: { code: 'USDC' }, feeAmount: 10_000_000n },
 };
 
 export interface SimulatorOptions {
   /** Wall clock in ms (default Date.now); ledgers close on it. */
-  now?: () => number;
+  now?: Clock;
   /** Restore this state instead of a fresh genesis. */
   state?: SavedState;
   /** Transactions kept per network for getTransaction (default 10,000). */
@@ -44,8 +43,8 @@ export interface SimulatorOptions {
 }
 
 export interface Simulator {
-  network(name: NetworkName): SimNetwork;
-  readonly networks: Readonly<Record<NetworkName, SimNetwork>>;
+  network(name: Network): SimNetwork;
+  readonly networks: Readonly<Record<Network, SimNetwork>>;
   /** The whole state (what `--state-file` writes). */
   saveState(): SavedState;
 }
@@ -55,7 +54,7 @@ const registry: ContractRegistry = { wasm: contractImpls, sac: stellarAssetContr
 export function createSimulator(opts: SimulatorOptions = {}): Simulator {
   const now = opts.now ?? Date.now;
   if (opts.state && opts.state.format !== STATE_FORMAT) throw new Error('not a credential-vault simulator state file');
-  const make = (name: NetworkName): SimNetwork => {
+  const make = (name: Network): SimNetwork => {
     const net = new SimNetwork({
       name,
       profile: PROFILES[name],
@@ -98,7 +97,7 @@ export interface StartSimulatorOptions {
   /** Loaded at start when present (with its journal replayed), journaled before every answer that changed the
    *  state, compacted at close. */
   stateFile?: string;
-  now?: () => number;
+  now?: Clock;
   /** Protocol version both networks emulate (26..28, default 28). */
   protocol?: number;
   /** 0 (default): every transaction is applied at once. N > 0: a ledger closes on both networks every N ms, with
@@ -122,7 +121,7 @@ export interface RunningSimulator {
   /** Base URL, e.g. http://127.0.0.1:8000 (rpc at `${url}/testnet/rpc`). */
   url: string;
   sim: Simulator;
-  networks: Record<NetworkName, NetworkInfo>;
+  networks: Record<Network, NetworkInfo>;
   /** Writes the state file (if any) now and empties its journal. */
   save(): Promise<void>;
   /** Stops serving and writes the state file (if any). */
@@ -160,12 +159,12 @@ export async function startSimulator(opts: StartSimulatorOptions = {}): Promise<
   });
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  for (const name of NETWORK_NAMES) sim.network(name).setUrls(`${url}/${name}/rpc`, `${url}/${name}/friendbot`);
+  for (const name of NETWORKS) sim.network(name).setUrls(`${url}/${name}/rpc`, `${url}/${name}/friendbot`);
   const onCloseError =
     opts.onCloseError ?? ((e: unknown) => console.error(`ledger close failed: ${e instanceof Error ? e.stack : e}`));
   const stopClock = opts.ledgerCloseMs
     ? (opts.ledgerClock ?? intervalClock)(opts.ledgerCloseMs, () => {
-        for (const name of NETWORK_NAMES) {
+        for (const name of NETWORKS) {
           try {
             sim.network(name).closeLedger();
           } catch (e) {
@@ -186,7 +185,7 @@ export async function startSimulator(opts: StartSimulatorOptions = {}): Promise<
       closed = true;
       stopClock?.();
       // What still waits for a ledger is lost, as a node's queue is when it stops.
-      for (const name of NETWORK_NAMES) sim.network(name).queue.drop('the simulator stopped');
+      for (const name of NETWORKS) sim.network(name).queue.drop('the simulator stopped');
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -1,12 +1,10 @@
 // `credential-vault <command>`: start | serve | resolver | simulator | keys | tx | did | vc | account | help.
 import path from 'node:path';
-import { API_KEY_SCOPES, KEY_ROLES, type KeyRole } from './stores/types.ts';
-import {
-  ConfigError, loadConfig, readSettings, settingsTable, walletEnv, type Config, NETWORKS, type NetworkName,
-} from './config/index.ts';
+import { ConfigError, loadConfig, readSettings, settingsTable, walletEnv, type Config } from './config/index.ts';
 import { isAccountAddress } from './openapi/formats.ts';
 import { UsageError, processIo, subcommand, takeFlag } from './cli/args.ts';
 import { publicUrl } from './config/redact.ts';
+import { API_KEY_SCOPES, isScope, KEY_ROLES, type KeyRole, type Network, NETWORKS } from './domain.ts';
 
 const TX_USAGE = `tx sign [--secret-file FILE] [--passphrase P] [--rpc-url U | --valid-until-ledger N] [--submit URL] [XDR|JSON|-]
               signs a prepared transaction (argument or standard input: the prepare answer's JSON, a
@@ -149,14 +147,13 @@ function waitForSignal(): Promise<void> {
   });
 }
 
-const SCOPES: readonly string[] = API_KEY_SCOPES;
 
 async function keysCommand(argv: string[]): Promise<number> {
   const [given, ...rest] = argv;
   // Checked before anything else, so that a wrong command line creates no data directory.
   const sub = subcommand('keys', given, ['create', 'list', 'revoke']);
   const args = [...rest];
-  const network = takeFlag(args, '--network') as NetworkName | undefined;
+  const network = takeFlag(args, '--network') as Network | undefined;
   const wallet = takeFlag(args, '--wallet');
   const role = (takeFlag(args, '--role') ?? 'standard') as KeyRole;
   const scopes = takeFlag(args, '--scopes');
@@ -182,8 +179,8 @@ async function keysCommand(argv: string[]): Promise<number> {
         if (wallet !== undefined && !isAccountAddress(wallet)) throw new UsageError('keys create: --wallet must be an account address G… with a valid checksum');
         if (!wallet && role !== 'admin') throw new UsageError('keys create: --wallet is required (only admin keys may have no wallet)');
         const scopeList = scopes ? scopes.split(',').map((s) => s.trim()).filter(Boolean) : [];
-        const unknown = scopeList.filter((s) => !SCOPES.includes(s));
-        if (unknown.length) throw new UsageError(`keys create: unknown scopes ${unknown.join(', ')} (known: ${SCOPES.join(', ')})`);
+        const unknown = scopeList.filter((s) => !isScope(s));
+        if (unknown.length) throw new UsageError(`keys create: unknown scopes ${unknown.join(', ')} (known: ${API_KEY_SCOPES.join(', ')})`);
         let expiresAt: string | null = null;
         if (expiresInDays !== undefined) {
           const d = Number(expiresInDays);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type express from 'express';
 import { LRUCache } from 'lru-cache';
-import { requireProfiles, NETWORKS, type Config, type NetworkName } from './config/index.ts';
+import { requireProfiles, type Config } from './config/index.ts';
 import { publicUrl } from './config/redact.ts';
 import { createChain, createRegistryChain, protocolRefusal, type Chain, type RegistryChain } from './chain/index.ts';
 import { createStores, type ApiKeyRecord, type Stores } from './stores/index.ts';
@@ -30,11 +30,12 @@ import {
   type ReadinessCheck,
 } from './observability/index.ts';
 import type { NetworkProfileInfo } from './vault-api/context.ts';
+import { type Clock, type Network, NETWORKS } from './domain.ts';
 
 export type Mode = 'start' | 'serve' | 'resolver';
 
 export interface RunningServices {
-  vault: Partial<Record<NetworkName, { url: string; profile: NetworkProfileInfo }>>;
+  vault: Partial<Record<Network, { url: string; profile: NetworkProfileInfo }>>;
   resolverUrl?: string;
   simulatorUrl?: string;
   stores: Stores;
@@ -55,7 +56,7 @@ interface ResolvedProfile extends Omit<NetworkProfileInfo, 'factoryId' | 'vaultW
 
 export interface StartOptions {
   mode: Mode;
-  now?: () => number;
+  now?: Clock;
   validateResponses?: boolean;
   /** The apps' event lines (default: the process logger's). Request lines always go to the logger. */
   log?: (entry: Record<string, unknown>) => void;
@@ -67,7 +68,7 @@ export interface StartOptions {
 
 export async function startServices(config: Config, options: StartOptions): Promise<RunningServices> {
   const now = options.now ?? Date.now;
-  const served: NetworkName[] = options.mode === 'serve' ? [config.network] : options.mode === 'resolver' ? config.resolverNetworks : [...NETWORKS];
+  const served: Network[] = options.mode === 'serve' ? [config.network] : options.mode === 'resolver' ? config.resolverNetworks : [...NETWORKS];
   const logger = createLogger({ level: config.logLevel, ...(options.logWrite ? { write: options.logWrite } : {}) });
   // One registry per service; the process's families go with the first one made (one port shows them).
   const processMetrics = createProcessMetrics();
@@ -97,7 +98,7 @@ export async function startServices(config: Config, options: StartOptions): Prom
       throw listenFailure(e, { ...what, host, port });
     });
   try {
-    const profiles = {} as Record<NetworkName, ResolvedProfile>;
+    const profiles = {} as Record<Network, ResolvedProfile>;
     let simulatorUrl: string | undefined;
     requireProfiles(config, served, { vaultApi: options.mode !== 'resolver' });
     if (config.simulator) {
@@ -145,10 +146,10 @@ export async function startServices(config: Config, options: StartOptions): Prom
     }
 
     // Bare chains: each app times the calls it makes with its own registry (instrumentChain below).
-    const chains = {} as Record<NetworkName, RegistryChain>;
+    const chains = {} as Record<Network, RegistryChain>;
     // The vault APIs' chains, with the factory; every network a vault API serves has one (requireProfiles).
-    const vaultChains: Partial<Record<NetworkName, Chain>> = {};
-    const rpcChecks = {} as Record<NetworkName, ReadinessCheck>;
+    const vaultChains: Partial<Record<Network, Chain>> = {};
+    const rpcChecks = {} as Record<Network, ReadinessCheck>;
     for (const n of served) {
       const p = profiles[n];
       const settings = {
@@ -161,6 +162,7 @@ export async function startServices(config: Config, options: StartOptions): Prom
         allowHttp: p.rpcUrl.startsWith('http:'),
         timeouts: { rpcMs: config.rpcTimeoutMs, submitMs: config.submitTimeoutMs, pollIntervalMs: config.pollIntervalMs },
         readCacheMs: config.readCacheMs,
+        cacheEntries: config.chainCacheEntries,
         rpcTransport: config.rpcTransport,
       };
       // Every typed call the apps make is timed (by the app's registry); readiness probes use the bare
@@ -295,7 +297,7 @@ export async function startServices(config: Config, options: StartOptions): Prom
                 '(RPC: /testnet/rpc, /mainnet/rpc; friendbot: /testnet/friendbot?addr=G…)',
             ]
           : []),
-        ...Object.entries(vault).map(([n, v]) => `vault API ${n.padEnd(8)}${v.url}  (docs: ${n === 'testnet' ? `${v.url}/docs` : 'off on mainnet'}; chain Protocol ${chains[n as NetworkName].client.protocolVersion})`),
+        ...Object.entries(vault).map(([n, v]) => `vault API ${n.padEnd(8)}${v.url}  (docs: ${n === 'testnet' ? `${v.url}/docs` : 'off on mainnet'}; chain Protocol ${chains[n as Network].client.protocolVersion})`),
         ...(resolverUrl ? [`DID resolver      ${resolverUrl}  (docs: ${resolverUrl}/docs)`] : []),
         `data directory    ${path.resolve(config.dataDir)}`,
       ],

@@ -7,22 +7,23 @@ import { Keypair, Transaction, TransactionBuilder, authorizeEntry, inspectAuthEn
 import { startSimulator, type NetworkInfo, type RunningSimulator } from '../simulator/index.ts';
 import { authOf, withAuth } from '../simulator/core/testing.ts';
 import { createChain, type Chain } from '../src/chain/index.ts';
-import { encodeMultikey, generateDid, type DidRecordInput, type DidService, type Network } from '../src/did/index.ts';
+import { encodeMultikey, generateDid, type DidRecordInput, type DidService } from '../src/did/index.ts';
 import { createMemoryCache, createMemoryRateLimiter } from '../src/stores/memory.ts';
 import type { Cache, RateLimiter } from '../src/stores/index.ts';
 import { createHttpServer } from '../src/http/server.ts';
 import { createResolverApp } from '../src/resolver/app.ts';
 import type { ResolverAppDeps, ResolverNetwork } from '../src/resolver/context.ts';
+import type { Network } from '../src/domain.ts';
 
-export interface Clock {
+export interface TestClock {
   /** Added to the wall clock: tests jump ahead without waiting. */
   offsetMs: number;
   now(): number;
   advance(ms: number): void;
 }
 
-export function createClock(): Clock {
-  const clock: Clock = {
+export function createClock(): TestClock {
+  const clock: TestClock = {
     offsetMs: 0,
     now: () => Date.now() + clock.offsetMs,
     advance: (ms) => {
@@ -69,7 +70,7 @@ export interface Harness {
   info: Record<Network, NetworkInfo>;
   /** The resolver's base URL. */
   url: string;
-  clock: Clock;
+  clock: TestClock;
   chains: Record<Network, Chain>;
   deps: ResolverAppDeps;
   /** JSON-RPC calls the resolver made, by `network:method` (e.g. `testnet:getLedgerEntries`). */

@@ -14,14 +14,15 @@ import { createChain, type Chain } from '../src/chain/index.ts';
 import { createKeyring, type Keyring } from '../src/crypto/envelope.ts';
 import { LRUCache } from 'lru-cache';
 import {
-  createStores, StoreUnavailableError, type ApiKeyRecord, type KeyRole, type Stores, type StoresOptions,
+  createStores, StoreUnavailableError, type ApiKeyRecord, type Stores, type StoresOptions,
 } from '../src/stores/index.ts';
 import { createLogger } from '../src/observability/index.ts';
 import { createHttpServer } from '../src/http/server.ts';
 import { createVaultApp } from '../src/vault-api/app.ts';
 import type { NetworkProfileInfo, VaultAppDeps } from '../src/vault-api/context.ts';
+import type { KeyRole } from '../src/domain.ts';
 
-type NetworkName = 'testnet' | 'mainnet';
+type Network = 'testnet' | 'mainnet';
 
 /** A clock that follows the wall clock, shifted by hand (`advance`) to jump through windows and expiries. */
 export interface TestClock {
@@ -51,7 +52,7 @@ export async function startTestSimulator(): Promise<TestSimulator> {
 }
 
 export interface VaultTestOptions {
-  network?: NetworkName;
+  network?: Network;
   /** A simulator shared between environments (not closed by `close`); default: one of its own. */
   simulator?: TestSimulator;
   /** A stub chain instead of the simulator (tests of the platform layer); see `stubChain`. */
@@ -98,7 +99,7 @@ export interface MintedKey {
 
 export interface VaultTestEnv {
   url: string;
-  network: NetworkName;
+  network: Network;
   passphrase: string;
   profile: NetworkProfileInfo;
   deps: VaultAppDeps;
@@ -124,7 +125,7 @@ export interface VaultTestEnv {
 /** Contract ids and a template hash that look real (the spec's patterns), for a stub profile. */
 const stubId = (n: number) => StrKey.encodeContract(Buffer.alloc(32, n));
 
-const STUB_PASSPHRASES: Record<NetworkName, string> = {
+const STUB_PASSPHRASES: Record<Network, string> = {
   testnet: 'Credential Vault Stub Testnet ; 2026',
   mainnet: 'Credential Vault Stub Mainnet ; 2026',
 };
@@ -154,7 +155,7 @@ function stubAccountEntry(key: xdr.LedgerKeyAccountArm) {
  * signs), except those in `missingAccounts`. Good for the platform layer; pass `overrides` for anything a
  * test route needs.
  */
-export function stubChain(network: NetworkName = 'testnet', overrides: Partial<Chain> = {}, missingAccounts: ReadonlySet<string> = new Set()): Chain {
+export function stubChain(network: Network = 'testnet', overrides: Partial<Chain> = {}, missingAccounts: ReadonlySet<string> = new Set()): Chain {
   const fail = (what: string) => () => {
     throw new Error(`stub chain: ${what} is not available`);
   };

@@ -5,9 +5,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Keypair } from '@stellar/stellar-sdk';
-import type { NetworkInfo, NetworkName } from '../../simulator/index.ts';
+import type { NetworkInfo } from '../../simulator/index.ts';
 import { startHost, THIS_RUNTIME, type Host, type HostRuntime } from './child.ts';
 import type { IssuerIdentity } from './vault-client.ts';
+import type { Network } from '../../src/domain.ts';
 
 /** Requests per minute every limit is raised to, so that no benchmark is throttled. */
 export const RAISED_LIMIT = 100_000_000;
@@ -25,11 +26,11 @@ export function raisedLimitsNote(): string {
 
 export interface SimReady {
   url: string;
-  networks: Record<NetworkName, NetworkInfo>;
+  networks: Record<Network, NetworkInfo>;
 }
 
 /** The `--{network}-…` profile flags that point a service at the simulator (with `--simulator false`). */
-export function profileFlags(sim: SimReady, networks: readonly NetworkName[]): string[] {
+export function profileFlags(sim: SimReady, networks: readonly Network[]): string[] {
   return networks.flatMap((n) => {
     const i = sim.networks[n];
     return [

@@ -13,7 +13,7 @@ import { didIdToBytes, encodeMultikey, generateDid } from '../../src/did/index.t
 import type { KeyStore } from '../../src/stores/index.ts';
 import { startVaultTestEnv, type VaultTestEnv } from '../../test-support/vault-api.ts';
 
-export type NetworkName = 'testnet' | 'mainnet';
+export type Network = 'testnet' | 'mainnet';
 
 /** The model's wallets: two standard keys, one key limited to reading and issuing, one admin key. */
 export const WALLET_NAMES = ['alice', 'bob', 'lim', 'admin'] as const;
@@ -57,14 +57,14 @@ export interface World {
 export interface ModelEnv {
   kind: 'simulator' | 'network';
   vaultUrl: string;
-  network: NetworkName;
+  network: Network;
   passphrase: string;
   /** A world whose vaults do not exist yet. */
   freshWorld(): Promise<World>;
   close(): Promise<void>;
 }
 
-const otherNetwork = (n: NetworkName): NetworkName => (n === 'testnet' ? 'mainnet' : 'testnet');
+const otherNetwork = (n: Network): Network => (n === 'testnet' ? 'mainnet' : 'testnet');
 
 /** 16 deterministic bytes per label, so a replay sees the same DIDs. */
 const seeded = (label: string) => (n: number) => createHash('sha256').update(`http-model/${label}`).digest().subarray(0, n);
@@ -73,7 +73,7 @@ const seeded = (label: string) => (n: number) => createHash('sha256').update(`ht
  * Registers an issuer DID for `kp` straight through the chain: `kp` is the controller, the authentication
  * key and the assertionMethod key (docs/did-resolver.md "Record rules": an issuer needs one to issue).
  */
-export async function registerDidOnChain(chain: Chain, network: NetworkName, kp: Keypair, passphrase: string, random?: (n: number) => Uint8Array): Promise<string> {
+export async function registerDidOnChain(chain: Chain, network: Network, kp: Keypair, passphrase: string, random?: (n: number) => Uint8Array): Promise<string> {
   const { did, didId } = generateDid({ network, ...(random ? { random } : {}) });
   const key = { publicKeyMultibase: encodeMultikey('Ed25519', kp.rawPublicKey()) };
   const prepared = await chain.registry.register({
@@ -213,7 +213,7 @@ export async function startSimulatorModelEnv(): Promise<ModelEnv & { vault: Vaul
 
 export interface NetworkModelOptions {
   vaultUrl: string;
-  network: NetworkName;
+  network: Network;
   passphrase: string;
   rpcUrl: string;
   /** The chain of the vault API's network (to register the wallets' DIDs). */

@@ -14,12 +14,12 @@ import {
 import { describe, expect, it } from 'vitest';
 import { addressToScVal } from '../host.ts';
 import type { SimNetwork } from './network.ts';
-import { COUNTER_HASH, addressCreds, clock, contractFnOf, funded, testNetwork, type Clock } from './testing.ts';
+import { COUNTER_HASH, addressCreds, clock, contractFnOf, funded, testNetwork, type TestClock } from './testing.ts';
 import { field, fromStruct, toU32, toVec } from '../../src/chain/codec.ts';
 
 interface Ctx {
   net: SimNetwork;
-  c: Clock;
+  c: TestClock;
   owner: Keypair;
   payer: Keypair;
   counterId: string;

@@ -15,6 +15,7 @@
 import { networkId, sha256 } from './crypto.ts';
 import type { Entry } from './entries.ts';
 import type { LedgerEvent, TxRecord } from './records.ts';
+import type { Clock } from '../../src/domain.ts';
 
 export const LEDGER_SECONDS = 5;
 /** The shortest ledger close interval: close times are whole seconds, each later than the last. */
@@ -85,7 +86,7 @@ export const HEADER_HISTORY = 17_280;
 
 export interface LedgerOptions {
   passphrase: string;
-  now: () => number; // ms
+  now: Clock; // ms
   /** Transactions kept for getTransaction (oldest dropped first). */
   historyLimit?: number;
   /** Protocol version the network runs (default PROTOCOL_VERSION). */
@@ -122,7 +123,7 @@ interface Snapshot {
 export class Ledger {
   readonly passphrase: string;
   readonly networkId: Buffer;
-  readonly now: () => number;
+  readonly now: Clock;
   readonly historyLimit: number;
   readonly protocol: number;
   /** Ledger timing (0: off). */

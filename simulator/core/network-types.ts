@@ -5,12 +5,12 @@ import type { Preexecuted } from './apply.ts';
 import type { Genesis } from './bootstrap.ts';
 import type { SendOutcome } from './sending.ts';
 import type { Core } from './simulate.ts';
+import type { Network } from '../../src/domain.ts';
 
-export type NetworkName = 'testnet' | 'mainnet';
 
 /** What clients need to know about a network (also `sim_info`). */
 export interface NetworkInfo {
-  network: NetworkName;
+  network: Network;
   passphrase: string;
   rpcUrl?: string;
   friendbotUrl?: string;

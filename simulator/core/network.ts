@@ -13,13 +13,14 @@ import { BASE_FEE, Ledger } from './ledger.ts';
 import {
   FRIENDBOT_AMOUNT, FriendbotError, friendbotEnvelope, friendbotOutcome, friendbotReply, type FriendbotReply,
 } from './friendbot.ts';
-import type { NetworkInfo, NetworkName } from './network-types.ts';
+import type { NetworkInfo } from './network-types.ts';
 import { QUEUE_LIMIT, TxQueue, type QueueOutcome } from './queue.ts';
 import type { ContractEventRec, TxRecord } from './records.ts';
 import { createRpcHandler } from './rpc.ts';
 import { closeQueued, sendAtOnce, sendQueued, type ClosedLedger, type SendOutcome } from './sending.ts';
 import { signAuthEntry, signEnvelope } from './signing.ts';
 import { readCall, simulateInvoke, type Core } from './simulate.ts';
+import type { Clock, Network } from '../../src/domain.ts';
 
 export { FriendbotError, type FriendbotReply } from './friendbot.ts';
 
@@ -61,11 +62,11 @@ export type InvokeResult =
 export type ReadResult = { status: 'SUCCESS'; returnValue: xdr.ScVal } | { status: 'FAILED'; error: string; contractError?: number };
 
 export interface NetworkOptions {
-  name: NetworkName;
+  name: Network;
   profile: Profile;
   contracts: ContractRegistry;
   vaultWasmHash: Buffer;
-  now: () => number;
+  now: Clock;
   historyLimit?: number;
   /** Protocol version to emulate (26..28, default 28). */
   protocol?: number;
@@ -77,7 +78,7 @@ export interface NetworkOptions {
 const INT64_MAX = (1n << 63n) - 1n;
 
 export class SimNetwork implements Core {
-  readonly name: NetworkName;
+  readonly name: Network;
   readonly profile: Profile;
   readonly contracts: ContractRegistry;
   readonly ledger: Ledger;

@@ -2,8 +2,8 @@
 // /<network>/friendbot?addr=G…, GET / (network summary). Bodies over 1 MB are refused with 413.
 import http from 'node:http';
 import { FriendbotError, type SimNetwork } from './network.ts';
-import type { NetworkName } from './network-types.ts';
 import { INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, RpcError } from './rpc-error.ts';
+import type { Network } from '../../src/domain.ts';
 
 const MAX_BODY = 1_048_576;
 
@@ -101,7 +101,7 @@ export interface HttpServerOptions {
   beforeAnswer?: () => Promise<void> | undefined;
 }
 
-export function createHttpServer(networks: Record<NetworkName, SimNetwork>, opts: HttpServerOptions = {}): http.Server {
+export function createHttpServer(networks: Record<Network, SimNetwork>, opts: HttpServerOptions = {}): http.Server {
   const before = opts.beforeAnswer;
   // Not durable: the client must not learn of a change that a crash could undo.
   const notDurable = (res: http.ServerResponse, e: unknown) =>

@@ -8,7 +8,7 @@ import { FACTORY_WASM_HASH, REGISTRY_WASM_HASH, VAULT_WASM_HASH, contractImpls }
 import { PROFILES } from '../index.ts';
 import { addressCredentialsOf } from './auth.ts';
 import { SimNetwork } from './network.ts';
-import type { NetworkName } from './network-types.ts';
+import type { Clock, Network } from '../../src/domain.ts';
 import { stellarAssetContract } from './sac.ts';
 
 export const COUNTER_HASH = createHash('sha256').update('test counter').digest();
@@ -70,19 +70,20 @@ export const counter: ContractImpl = {
   },
 };
 
-export interface Clock {
-  now: () => number;
+/** A clock a test moves by hand. */
+export interface TestClock {
+  now: Clock;
   advance(ms: number): void;
 }
 
-export function clock(startMs = Date.UTC(2026, 0, 1)): Clock {
+export function clock(startMs = Date.UTC(2026, 0, 1)): TestClock {
   let t = startMs;
   return { now: () => t, advance: (ms) => void (t += ms) };
 }
 
 /** A bootstrapped network with the counter template installed (the real contracts too). */
 export function testNetwork(
-  opts: { name?: NetworkName; now?: () => number; protocol?: number; ledgerCloseMs?: number } = {},
+  opts: { name?: Network; now?: Clock; protocol?: number; ledgerCloseMs?: number } = {},
 ): SimNetwork {
   const name = opts.name ?? 'testnet';
   const wasm = new Map(contractImpls);

@@ -9,17 +9,9 @@ export const u64 = (n: bigint | number): xdr.ScVal => nativeToScVal(BigInt(n), {
 export const i128 = (n: bigint | number): xdr.ScVal => nativeToScVal(BigInt(n), { type: 'i128' });
 export const bool = (b: boolean): xdr.ScVal => xdr.ScVal.scvBool(b);
 export const bytes = (b: Uint8Array): xdr.ScVal => xdr.ScVal.scvBytes(Uint8Array.from(b));
-/**
- * Address → ScVal. Cached (bounded): the SDK re-validates the StrKey (base32 + CRC) on every call, and the same
- * few addresses recur call after call. The returned ScVal may be shared: do not mutate it.
- */
+/** Address → ScVal; throws on an invalid address. About 8 µs each on the bench machine (the StrKey's checksum). */
 export function address(a: string): xdr.ScVal {
-  let v = scValOfAddress.get(a);
-  if (v === undefined) {
-    v = new Address(a).toScVal(); // throws on an invalid address: nothing cached
-    remember(scValOfAddress, a, v);
-  }
-  return v;
+  return new Address(a).toScVal();
 }
 export const vec = (items: xdr.ScVal[]): xdr.ScVal => xdr.ScVal.scvVec(items);
 export const unit = (): xdr.ScVal => xdr.ScVal.scvVoid();
@@ -39,29 +31,6 @@ export const option = <T>(v: T | undefined | null, enc: (x: T) => xdr.ScVal): xd
 
 export class CodecError extends Error {}
 
-/** Entries kept by each address cache; the oldest go first. */
-export const ADDRESS_CACHE_SIZE = 10_000;
-const scValOfAddress = new Map<string, xdr.ScVal>();
-const stringOfAddress = new Map<string, string>();
-
-function remember<V>(m: Map<string, V>, k: string, v: V): void {
-  if (m.size >= ADDRESS_CACHE_SIZE) m.delete(m.keys().next().value!);
-  m.set(k, v);
-}
-
-/** `Address.fromScVal(v).toString()`, cached for account (G…) and contract (C…) addresses by their raw key. */
-function addressString(v: xdr.ScValAddress): string {
-  const a = v.address;
-  if (a.type !== 'scAddressTypeAccount' && a.type !== 'scAddressTypeContract') return Address.fromScVal(v).toString();
-  const raw = a.type === 'scAddressTypeAccount' ? a.accountId.ed25519.value : a.contractId.value;
-  const k = (a.type === 'scAddressTypeAccount' ? 'G' : 'C') + Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('hex');
-  let s = stringOfAddress.get(k);
-  if (s === undefined) {
-    s = Address.fromScVal(v).toString();
-    remember(stringOfAddress, k, s);
-  }
-  return s;
-}
 
 function expect(v: xdr.ScVal, kind: string): never {
   throw new CodecError(`expected ${kind}, got ${v.type}`);
@@ -85,7 +54,7 @@ export function toBytes(v: xdr.ScVal): Buffer {
   return v.type === 'scvBytes' ? Buffer.from(v.bytes.value) : expect(v, 'bytes');
 }
 export function toAddress(v: xdr.ScVal): string {
-  return v.type === 'scvAddress' ? addressString(v) : expect(v, 'address');
+  return v.type === 'scvAddress' ? Address.fromScVal(v).toString() : expect(v, 'address');
 }
 export function toVec(v: xdr.ScVal): xdr.ScVal[] {
   return v.type === 'scvVec' ? (v.vec ?? []) : expect(v, 'vec');

@@ -1,4 +1,5 @@
 // src/chain: the only code that speaks Soroban (docs/architecture.md). Handlers use these typed functions.
+import { createChainCaches, remembered, type ChainCaches } from './caches.ts';
 import { createChainClient } from './client.ts';
 import { deriveVaultAddress } from './derive.ts';
 import { createFactoryApi, type FactoryApi } from './factory.ts';
@@ -14,6 +15,8 @@ export interface ChainConfig extends Omit<ChainClientOptions, 'contracts'> {
   registryId: string;
   /** C… of the fee token, so its failures use the token error table. */
   feeTokenId?: string;
+  /** Entries of each of the chain's caches (CV_CHAIN_CACHE_ENTRIES); ignored when `caches` is given. */
+  cacheEntries?: number;
 }
 
 export interface Chain {
@@ -31,64 +34,58 @@ export type RegistryChain = Pick<Chain, 'client' | 'registry'>;
 
 /** A chain without a factory, for the resolver alone: it needs no CV_<NET>_FACTORY_ID. */
 export function createRegistryChain(config: Omit<ChainConfig, 'factoryId'>): RegistryChain {
-  const { registryId, feeTokenId, ...clientOptions } = config;
+  const { registryId, feeTokenId, cacheEntries, ...clientOptions } = config;
+  const caches = clientOptions.caches ?? createChainCaches(cacheEntries);
   const client = createChainClient({
     ...clientOptions,
+    caches,
     contracts: { registryId, ...(feeTokenId ? { tokenIds: [feeTokenId] } : {}) },
   });
-  return { client, registry: createRegistryApi(client, { registryId }) };
+  return { client, registry: createRegistryApi(client, { registryId, recordKeys: caches.recordKeys }) };
 }
 
 export function createChain(config: ChainConfig): Chain {
-  const { factoryId, registryId, feeTokenId, ...clientOptions } = config;
+  const { factoryId, registryId, feeTokenId, cacheEntries, ...clientOptions } = config;
+  const caches = clientOptions.caches ?? createChainCaches(cacheEntries);
   const client = createChainClient({
     ...clientOptions,
+    caches,
     contracts: { factoryId, registryId, ...(feeTokenId ? { tokenIds: [feeTokenId] } : {}) },
   });
-  const vaultAddress = memoize(VAULT_ADDRESS_CACHE_SIZE, (owner: string, userSalt?: UserSalt) =>
+  const vaultAddress = rememberedAddress(caches.vaultAddresses, (owner: string, userSalt?: UserSalt) =>
     deriveVaultAddress({ networkPassphrase: config.networkPassphrase, factoryId, owner, ...(userSalt !== undefined ? { userSalt } : {}) }),
   );
   return {
     client,
     vault: createVaultApi(client),
     factory: createFactoryApi(client, { factoryId }),
-    registry: createRegistryApi(client, { registryId }),
+    registry: createRegistryApi(client, { registryId, recordKeys: caches.recordKeys }),
     token: createTokenApi(client),
     vaultAddress,
   };
 }
 
-/** Vault addresses remembered per chain (the derivation hashes twice and re-validates the StrKeys). */
-export const VAULT_ADDRESS_CACHE_SIZE = 10_000;
-
 /**
- * `derive(owner, userSalt)` remembered for the last `size` (owner, salt) pairs; a salt given as hex and as
- * bytes is one entry. Failures (a bad owner or salt) are not remembered: they throw every time.
+ * `derive(owner, userSalt)` remembered in the chain's cache; a salt given as hex and as bytes is one entry.
+ * Failures (a bad owner or salt) are not remembered: they throw every time.
  */
-function memoize(size: number, derive: (owner: string, userSalt?: UserSalt) => string): (owner: string, userSalt?: UserSalt) => string {
-  const known = new Map<string, string>();
+function rememberedAddress(
+  cache: ChainCaches['vaultAddresses'],
+  derive: (owner: string, userSalt?: UserSalt) => string,
+): (owner: string, userSalt?: UserSalt) => string {
   return (owner, userSalt) => {
     const salt = userSalt === undefined ? '' : typeof userSalt === 'string' ? userSalt.toLowerCase() : Buffer.from(userSalt).toString('hex');
-    const key = `${owner} ${salt}`;
-    let address = known.get(key);
-    if (address === undefined) {
-      address = derive(owner, userSalt);
-      if (known.size >= size) known.delete(known.keys().next().value!);
-      known.set(key, address);
-    }
-    return address;
+    return remembered(cache, `${owner} ${salt}`, () => derive(owner, userSalt));
   };
 }
 
-export { createChainClient, DEFAULT_TIMEOUTS } from './client.ts';
-export { ChainError, mapChainFailure, VAULT_ERRORS, REGISTRY_ERRORS, HOST_FAILURES, type ContractKind } from './errors.ts';
+export { createChainClient } from './client.ts';
+export { ChainError, mapChainFailure, REGISTRY_ERRORS } from './errors.ts';
 export * from './inspect.ts';
 export type * from './types.ts';
 export type { VaultApi } from './vault.ts';
 export type { FactoryApi } from './factory.ts';
-export type { RegistryApi, RegistryEntry, DidRecord, DidRecordInput } from './registry.ts';
+export type { RegistryApi } from './registry.ts';
 export type { TokenApi } from './token.ts';
-export { DEFAULT_USER_SALT, parseUserSalt } from './derive.ts';
-export { eventLedgerCloseTime, type LedgerCloseTime } from './ledger-time.ts';
 export { accountExists } from './accounts.ts';
-export { MIN_PROTOCOL, NEWEST_PROTOCOL, protocolRefusal } from './protocol.ts';
+export { protocolRefusal } from './protocol.ts';

@@ -5,6 +5,7 @@ import { createHash, createPublicKey, verify as verifySignature, type KeyObject 
 import {
   Address, FeeBumpTransaction, MuxedAccount, StrKey, Transaction, TransactionBuilder, xdr,
 } from '@stellar/stellar-sdk';
+import { remembered, type ChainCaches, type Signer } from './caches.ts';
 import { CodecError, fromOption, toAddress, toBigInt, toBytes, toStr, toU32, toVec } from './codec.ts';
 import { ChainError, errorText } from './errors.ts';
 import { decodeDidRecordInput } from './registry.ts';
@@ -34,8 +35,8 @@ export function parseEnvelope(envelopeXdr: string, passphrase: string): Transact
  * against the hash under `passphrase`: empty means no signature does — the transaction was signed for
  * another network, or by keys other than its accounts' (see `noValidSignature`).
  */
-export function inspectTransaction(envelopeXdr: string, passphrase: string): Invocation {
-  return inspectParsed(parseEnvelope(envelopeXdr, passphrase));
+export function inspectTransaction(envelopeXdr: string, passphrase: string, signerCache?: SignerCache): Invocation {
+  return inspectParsed(parseEnvelope(envelopeXdr, passphrase), signerCache);
 }
 
 /**
@@ -50,7 +51,8 @@ export function noValidSignature(inv: Invocation, passphrase: string): ChainErro
   );
 }
 
-export function inspectParsed(parsed: Transaction | FeeBumpTransaction): Invocation {
+/** `signerCache`: the chain's cache of accounts' keys (src/chain/caches.ts); without one, each key is made anew. */
+export function inspectParsed(parsed: Transaction | FeeBumpTransaction, signerCache?: SignerCache): Invocation {
   const outer = parsed instanceof FeeBumpTransaction ? parsed : undefined;
   const tx = outer ? outer.innerTransaction : (parsed as Transaction);
   if (tx.operations.length !== 1) throw mismatch(`expected one operation, found ${tx.operations.length}`);
@@ -65,8 +67,8 @@ export function inspectParsed(parsed: Transaction | FeeBumpTransaction): Invocat
   const authAddresses = unique(auth.map((a) => a.address));
   const feeSource = outer ? baseAccount(outer.feeSource) : undefined;
   const candidates = unique([source, operationSource, ...authAddresses.filter((a) => a.startsWith('G'))]);
-  const signedBy = signers(tx, candidates);
-  if (outer && feeSource) for (const s of signers(outer, [feeSource])) if (!signedBy.includes(s)) signedBy.push(s);
+  const signedBy = signers(tx, candidates, signerCache);
+  if (outer && feeSource) for (const s of signers(outer, [feeSource], signerCache)) if (!signedBy.includes(s)) signedBy.push(s);
   return {
     hash: Buffer.from((outer ?? tx).hash()).toString('hex'),
     source,
@@ -113,7 +115,7 @@ function summarize(c: xdr.SorobanCredentials, operationSource: string): AuthEntr
  * address, so only the network's own check (the key belongs to the address) binds it. Unsigned entries and
  * other signature forms (custom accounts) are left to the network.
  */
-export function checkAuthSignatures(parsed: Transaction | FeeBumpTransaction, passphrase: string): void {
+export function checkAuthSignatures(parsed: Transaction | FeeBumpTransaction, passphrase: string, signerCache?: SignerCache): void {
   const tx = parsed instanceof FeeBumpTransaction ? parsed.innerTransaction : parsed;
   const op = tx.operations[0];
   if (!op || op.type !== 'invokeHostFunction') return;
@@ -147,7 +149,7 @@ export function checkAuthSignatures(parsed: Transaction | FeeBumpTransaction, pa
     const entryAddress = Address.fromScAddress(creds.address).toString();
     for (const { address, keys } of pairs) {
       for (const { publicKey, signature } of keys) {
-        if (verifies(keyObject(publicKey), payload, signature)) continue;
+        if (verifies(keyObject(publicKey, signerCache), payload, signature)) continue;
         const signer = Address.fromScAddress(address).toString();
         const by = StrKey.encodeEd25519PublicKey(Buffer.from(publicKey));
         throw invalid(
@@ -187,11 +189,11 @@ function ed25519Signatures(v: xdr.ScVal): { publicKey: Uint8Array; signature: Ui
   return out;
 }
 
-function signers(tx: Transaction | FeeBumpTransaction, candidates: string[]): string[] {
+function signers(tx: Transaction | FeeBumpTransaction, candidates: string[], signerCache: SignerCache | undefined): string[] {
   const hash = Buffer.from(tx.hash());
   const out: string[] = [];
   for (const account of candidates) {
-    const signer = signerOf(account);
+    const signer = signerOf(account, signerCache);
     const ok = tx.signatures.some((s) => signer.hint.equals(s.hint.value) && verifies(signer.key, hash, s.signature.value));
     if (ok) out.push(account);
   }
@@ -199,27 +201,25 @@ function signers(tx: Transaction | FeeBumpTransaction, candidates: string[]): st
 }
 
 // Ed25519 through node's crypto: the SDK's Keypair.verify is pure JavaScript, ~1 ms a signature; node's is
-// ~20× cheaper. A key's KeyObject and signature hint are made once per account (bounded).
+// ~20× cheaper. A key's KeyObject and signature hint are made once per account and kept in the chain's cache.
 const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
-const SIGNERS_KEPT = 10_000;
-const knownSigners = new Map<string, { key: KeyObject; hint: Buffer }>();
 
-function signerOf(account: string): { key: KeyObject; hint: Buffer } {
-  let s = knownSigners.get(account);
-  if (!s) {
+/** The chain's cache of accounts' keys (ChainCaches.signers). */
+type SignerCache = ChainCaches['signers'];
+
+function signerOf(account: string, signerCache: SignerCache | undefined): Signer {
+  return remembered(signerCache, account, () => {
     const raw = StrKey.decodeEd25519PublicKey(account);
-    s = {
+    return {
       key: createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, raw]), format: 'der', type: 'spki' }),
       hint: Buffer.from(raw.subarray(raw.length - 4)),
     };
-    if (knownSigners.size >= SIGNERS_KEPT) knownSigners.delete(knownSigners.keys().next().value!);
-    knownSigners.set(account, s);
-  }
-  return s;
+  });
 }
 
-/** A raw Ed25519 public key's KeyObject, through the bounded per-account cache. */
-const keyObject = (raw: Uint8Array): KeyObject => signerOf(StrKey.encodeEd25519PublicKey(Buffer.from(raw))).key;
+/** A raw Ed25519 public key's KeyObject, through the chain's cache when given. */
+const keyObject = (raw: Uint8Array, signerCache: SignerCache | undefined): KeyObject =>
+  signerOf(StrKey.encodeEd25519PublicKey(Buffer.from(raw)), signerCache).key;
 
 function verifies(key: KeyObject, message: Uint8Array, signature: Uint8Array): boolean {
   if (signature.length !== 64) return false;

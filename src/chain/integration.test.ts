@@ -8,6 +8,7 @@ import { createChain, type Chain } from './index.ts';
 import { ChainError } from './errors.ts';
 import * as inspect from './inspect.ts';
 import type { DidRecordInput } from '../did/types.ts';
+import type { Network } from '../domain.ts';
 import type { ExpectInvocation } from './types.ts';
 import { startSimulator, type NetworkInfo, type RunningSimulator } from '../../simulator/index.ts';
 import { authOf, withAuth } from '../../simulator/core/testing.ts';
@@ -15,7 +16,7 @@ import { authEntries, authorizeEntries } from '../client/auth.ts';
 
 
 let sim: RunningSimulator;
-const chains: Partial<Record<'testnet' | 'mainnet', Chain>> = {};
+const chains: Partial<Record<Network, Chain>> = {};
 
 function chainFor(net: NetworkInfo, rpcUrl = net.rpcUrl, readCacheMs = 0): Chain {
   return createChain({

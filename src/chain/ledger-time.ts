@@ -6,6 +6,7 @@
 // `ledgerClosedAt`. One getEvents over [sequence, sequence + 1) filtered to the registry gives the time.
 // Ledgers older than the RPC's event retention give no time: the field is then left out, as the spec allows.
 // Close times never change, so they are remembered (bounded) in process.
+import { LRUCache } from 'lru-cache';
 import type { ChainClient } from './types.ts';
 
 /** Ledger sequence → close time, or undefined when it cannot be known. Never throws. */
@@ -20,7 +21,7 @@ export interface EventLedgerTimeOptions {
 
 export function eventLedgerCloseTime(o: EventLedgerTimeOptions): LedgerCloseTime {
   const { client, registryId, maxEntries = 50_000 } = o;
-  const known = new Map<number, Date>();
+  const known = new LRUCache<number, Date>({ max: maxEntries });
   return async (sequence) => {
     const hit = known.get(sequence);
     if (hit) return hit;
@@ -36,7 +37,6 @@ export function eventLedgerCloseTime(o: EventLedgerTimeOptions): LedgerCloseTime
       if (!event || event.ledger !== sequence) return undefined;
       const at = new Date(event.ledgerClosedAt);
       if (Number.isNaN(at.getTime())) return undefined;
-      if (known.size >= maxEntries) known.delete(known.keys().next().value!);
       known.set(sequence, at);
       return at;
     } catch {

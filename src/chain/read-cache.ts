@@ -9,13 +9,14 @@
 // So a write made elsewhere (another instance, another program) shows within `ttlMs` at most. Concurrent
 // identical reads share one simulation. Failures are never kept.
 import type { xdr } from '@stellar/stellar-sdk';
+import type { Clock } from '../domain.ts';
 
 export interface ReadCacheOptions {
   /** How long an answer may be served; 0 turns the cache off. */
   ttlMs: number;
   /** Entries kept at most; the oldest go first. Default 10,000. */
   maxEntries?: number;
-  now?: () => number;
+  now?: Clock;
 }
 
 export interface ReadResult<T = xdr.ScVal> {
@@ -37,7 +38,7 @@ export const DEFAULT_READ_CACHE_ENTRIES = 10_000;
 export class ReadCache {
   readonly ttlMs: number;
   private readonly maxEntries: number;
-  private readonly now: () => number;
+  private readonly now: Clock;
   private readonly entries = new Map<string, Entry>();
   /** The newest ledger sequence seen in any answer. */
   private latest = 0;

@@ -5,6 +5,7 @@ import {
   address, bool, bytes, field, fromOption, fromStruct, option, str, struct, sym, toAddress, toBool, toBytes,
   toStr, toU32, toVec, u32, vec,
 } from './codec.ts';
+import { remembered, type ChainCaches } from './caches.ts';
 import type { DidKey, DidRecord, DidRecordInput, DidService } from '../did/types.ts';
 import type { ChainClient, PreparedTransaction } from './types.ts';
 
@@ -78,26 +79,21 @@ export function recordKey(didId: DidIdBytes): xdr.ScVal {
   return vec([sym('Record'), bytes(didIdBytes(didId))]);
 }
 
-const recordKeys = new Map<string, xdr.LedgerKey>();
 /**
- * The LedgerKey of a record. Cached (bounded): the SDK re-validates the registry's StrKey on every Address, and a
- * prepare for an issuer DID reads the same record again and again. The key may be shared: do not mutate it.
+ * The LedgerKey of a record, through the chain's cache when given: the SDK re-validates the registry's StrKey on
+ * every Address, and a prepare for an issuer DID reads the same record again and again. A cached key is shared:
+ * do not mutate it.
  */
-export function recordLedgerKey(registryId: string, didId: DidIdBytes): xdr.LedgerKey {
-  const k = `${registryId}:${Buffer.from(didId).toString('hex')}`;
-  let key = recordKeys.get(k);
-  if (!key) {
-    key = xdr.LedgerKey.contractData(
+export function recordLedgerKey(registryId: string, didId: DidIdBytes, cache?: ChainCaches['recordKeys']): xdr.LedgerKey {
+  return remembered(cache, `${registryId}:${Buffer.from(didId).toString('hex')}`, () =>
+    xdr.LedgerKey.contractData(
       new xdr.LedgerKeyContractData({
         contract: new Address(registryId).toScAddress(),
         key: recordKey(didId),
         durability: xdr.ContractDataDurability.persistent,
       }),
-    );
-    if (recordKeys.size >= 10_000) recordKeys.delete(recordKeys.keys().next().value!);
-    recordKeys.set(k, key);
-  }
-  return key;
+    ),
+  );
 }
 
 export interface RegistryEntry {
@@ -116,7 +112,10 @@ export interface RegistryApi {
   get(didId: DidIdBytes): Promise<RegistryEntry | undefined>;
 }
 
-export function createRegistryApi(client: ChainClient, { registryId }: { registryId: string }): RegistryApi {
+export function createRegistryApi(
+  client: ChainClient,
+  { registryId, recordKeys }: { registryId: string; recordKeys?: ChainCaches['recordKeys'] },
+): RegistryApi {
   const prepare = (source: string, fn: string, args: xdr.ScVal[]) =>
     client.prepare({ source, contractId: registryId, fn, args, contract: 'registry' });
   const id = (d: DidIdBytes) => bytes(didIdBytes(d));
@@ -130,7 +129,7 @@ export function createRegistryApi(client: ChainClient, { registryId }: { registr
     deactivate: ({ source, didId, expectedVersion }) => prepare(source, 'deactivate', [id(didId), u32(expectedVersion)]),
     async get(didId) {
       // Within the read cache's bound (a registration, update or deactivation elsewhere shows within readCacheMs).
-      const res = await client.getLedgerEntries([recordLedgerKey(registryId, didId)], { cached: true });
+      const res = await client.getLedgerEntries([recordLedgerKey(registryId, didId, recordKeys)], { cached: true });
       const entry = res.entries[0];
       if (!entry) return undefined;
       if (entry.val.type !== 'contractData') return undefined;

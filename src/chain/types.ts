@@ -1,9 +1,9 @@
 // Types shared by the modules of src/chain. ScVals appear only in the low-level client surface;
 // the contract modules (vault, factory, registry, token) take and return plain values.
 import type { xdr, rpc } from '@stellar/stellar-sdk';
+import type { ChainCaches } from './caches.ts';
 import type { ContractKind } from './errors.ts';
-
-export type NetworkName = 'testnet' | 'mainnet';
+import type { Clock, Network } from '../domain.ts';
 
 /** A prepared, unsigned transaction (vault-api.yaml PrepareResponse). */
 export interface PreparedTransaction {
@@ -85,7 +85,7 @@ export interface ChainTimeouts {
 export interface ChainClientOptions {
   rpcUrl: string;
   networkPassphrase: string;
-  network: NetworkName;
+  network: Network;
   /** An existing G… account used as source for read-only simulations. */
   simulationAccount: string;
   timeouts?: Partial<ChainTimeouts>;
@@ -108,10 +108,12 @@ export interface ChainClientOptions {
    * picks it when the environment configures a proxy (Config.rpcTransport).
    */
   rpcTransport?: 'node' | 'sdk';
+  /** The network's caches of decoded keys (src/chain/caches.ts); default: the client's own, of default size. */
+  caches?: ChainCaches;
   /** Answers the read cache keeps at most (default 10,000). */
   readCacheEntries?: number;
   /** Clock in ms (timebounds, polling deadline, read cache). */
-  now?: () => number;
+  now?: Clock;
   sleep?: (ms: number) => Promise<void>;
 }
 
@@ -131,7 +133,7 @@ export interface NetworkCheck {
 }
 
 export interface ChainClient {
-  readonly network: NetworkName;
+  readonly network: Network;
   readonly networkPassphrase: string;
   readonly rpcUrl: string;
   prepare(req: PrepareRequest): Promise<PreparedTransaction>;

@@ -1,10 +1,11 @@
 // `credential-vault did new | multikey`: a fresh did:ledger DID to register, and the Multikey
 // (publicKeyMultibase) of an Ed25519 account key, as a DID record's authentication keys take it.
 import { StrKey } from '@stellar/stellar-sdk';
-import { NETWORKS, type NetworkName, type WalletEnv } from '../config/index.ts';
+import { type WalletEnv } from '../config/index.ts';
 import { encodeMultikey, generateDid } from '../did/index.ts';
 import { UsageError, subcommand, takeFlag, type CliIo } from './args.ts';
 import { refuseSecretsInArgv, takeSigningKey } from './wallet-key.ts';
+import { type Network, NETWORKS } from '../domain.ts';
 
 export function didCommand(argv: string[], io: CliIo, wallet: WalletEnv): number {
   const [given, ...rest] = argv;
@@ -12,7 +13,7 @@ export function didCommand(argv: string[], io: CliIo, wallet: WalletEnv): number
   const args = [...rest];
   if (sub === 'new') {
     // 16 random bytes, in the canonical base32 spelling the registry keys records by.
-    const network = (takeFlag(args, '--network') ?? 'testnet') as NetworkName;
+    const network = (takeFlag(args, '--network') ?? 'testnet') as Network;
     if (!NETWORKS.includes(network)) throw new UsageError(`did new: --network must be one of ${NETWORKS.join(', ')}`);
     if (args.length) throw new UsageError(`did new: unexpected ${args.join(' ')}`);
     io.out(generateDid({ network }).did);

@@ -3,7 +3,8 @@
 // valid until a ledger), then the envelope when the signer is the transaction's or an operation's source.
 // The order matters: an authorization signature changes the transaction, so the envelope is signed last.
 // A key that neither is refused: an extra signature would fail the transaction (txBAD_AUTH_EXTRA).
-import { Keypair, Transaction, rpc, xdr } from '@stellar/stellar-sdk';
+import { Keypair, Transaction, xdr } from '@stellar/stellar-sdk';
+import { DEFAULT_TIMEOUTS, createRpcServer } from '../chain/client.ts';
 import { authEntries, authorizeEntries } from '../client/auth.ts';
 
 export interface SignPreparedOptions {
@@ -66,9 +67,12 @@ export async function signPrepared(o: SignPreparedOptions): Promise<SignPrepared
   return { signedXdr: tx.toXdr(), envelopeSigned, authEntriesSigned: named, source: tx.source };
 }
 
-/** The passphrase an RPC serves and its latest ledger: where an authorization's validity starts from. */
-export async function latestLedgerOf(rpcUrl: string): Promise<{ passphrase: string; sequence: number }> {
-  const server = new rpc.Server(rpcUrl, { allowHttp: rpcUrl.startsWith('http:') });
+/**
+ * The passphrase an RPC serves and its latest ledger: where an authorization's validity starts from. Through the
+ * SDK's own HTTP client (a wallet's machine may need its proxy), within the service's RPC timeout.
+ */
+export async function latestLedgerOf(rpcUrl: string, timeoutMs: number = DEFAULT_TIMEOUTS.rpcMs): Promise<{ passphrase: string; sequence: number }> {
+  const server = createRpcServer({ rpcUrl, allowHttp: rpcUrl.startsWith('http:'), timeoutMs, transport: 'sdk' });
   const [network, latest] = await Promise.all([server.getNetwork(), server.getLatestLedger()]);
   return { passphrase: network.passphrase, sequence: latest.sequence };
 }

@@ -4,7 +4,7 @@ import { Keypair, StrKey } from '@stellar/stellar-sdk';
 import { UsageError, takeFlag, type CliIo } from './args.ts';
 
 const NO_ARGV = 'a secret never goes on the command line (shell history, ps): use --secret-file FILE or CV_SECRET_KEY';
-const SECRET_FLAGS = ['--secret', '--secret-key', '--secret-seed', '--seed'];
+const SECRET_FLAGS: readonly string[] = ['--secret', '--secret-key', '--secret-seed', '--seed'];
 
 /** Refuses a secret given as a flag or as a bare argument, without echoing it. */
 export function refuseSecretsInArgv(args: readonly string[]): void {

@@ -5,17 +5,16 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { LOG_LEVELS, type LogLevel } from '../observability/logging.ts';
 import { isAccountAddress, isContractId } from '../openapi/formats.ts';
-import type { KeyRole } from '../stores/types.ts';
-import { ConfigError, NETWORKS, SETTINGS, readSettings, type NetworkName, type RawSettings } from './settings.ts';
+import { ConfigError, SETTINGS, readSettings, type RawSettings } from './settings.ts';
+import { type KeyRole, type Network, NETWORKS } from '../domain.ts';
 
 export { requireProfiles } from './profiles.ts';
 export {
-  CHAIN_TIMEOUT_DEFAULTS, ConfigError, NETWORKS, SETTINGS, readSettings, settingsTable, type NetworkName,
-  type RawSettings,
+  CHAIN_TIMEOUT_DEFAULTS, ConfigError, SETTINGS, readSettings, settingsTable, type RawSettings,
 } from './settings.ts';
 
 export interface NetworkProfile {
-  network: NetworkName;
+  network: Network;
   rpcUrl?: string;
   /** What GET /config publishes instead of rpcUrl. */
   publicRpcUrl?: string;
@@ -28,14 +27,14 @@ export interface NetworkProfile {
 }
 
 export interface Config {
-  network: NetworkName;
+  network: Network;
   host: string;
   port: number;
   testnetPort: number;
   mainnetPort: number;
   resolverPort: number;
   /** Networks of `credential-vault resolver` (under `start` the resolver serves both). */
-  resolverNetworks: NetworkName[];
+  resolverNetworks: Network[];
   simulatorPort: number;
   /** Protocol version the embedded simulator emulates. */
   simulatorProtocol: number;
@@ -66,6 +65,8 @@ export interface Config {
   submitTimeoutMs: number;
   pollIntervalMs: number;
   readCacheMs: number;
+  /** Entries of each chain cache per network (src/chain/caches.ts). */
+  chainCacheEntries: number;
   logLevel: LogLevel;
   shutdownTimeoutMs: number;
   /**
@@ -73,7 +74,7 @@ export interface Config {
    * a proxy, which axios honours by itself and node:http(s) does not; else the lighter `node`.
    */
   rpcTransport: 'node' | 'sdk';
-  networks: Record<NetworkName, NetworkProfile>;
+  networks: Record<Network, NetworkProfile>;
   /** Settings whose value was read from a file: setting key → the key of its file setting (messages name that). */
   fromFile?: Readonly<Record<string, string>>;
 }
@@ -87,7 +88,7 @@ export const SIMULATOR_LEDGER_CLOSE_MS = { min: 1000, max: 600_000 } as const;
 // Whole StrKeys, checksum included: a pattern would let an id through that the SDK throws on at the first request.
 const CONTRACT = { test: isContractId };
 /** The names Express (proxy-addr) accepts for address ranges. */
-const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+const PROXY_NAMES: readonly string[] = ['loopback', 'linklocal', 'uniquelocal'];
 
 /** An address, a CIDR or a range name as Express's `trust proxy` list accepts it. */
 function isProxyAddress(entry: string): boolean {
@@ -109,7 +110,7 @@ const SECRET_FILES: readonly [string, string][] = [
 ];
 
 /** The proxy variables axios reads itself (not settings of ours: the convention every HTTP client shares). */
-const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy'];
+const PROXY_VARIABLES: readonly string[] = ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy'];
 
 /** Parse and validate; throws ConfigError listing every problem, one line each. */
 export function parseConfig(given: RawSettings, earlier: string[] = [], env: NodeJS.ProcessEnv = process.env): Config {
@@ -267,13 +268,13 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
     return list;
   };
 
-  const networkList = (key: string): NetworkName[] => {
+  const networkList = (key: string): Network[] => {
     const list = (get(key) ?? '').split(',').map((x) => x.trim()).filter(Boolean);
-    const bad = list.filter((x) => !NETWORKS.includes(x as NetworkName));
+    const bad = list.filter((x) => !NETWORKS.includes(x as Network));
     if (list.length === 0 || bad.length || new Set(list).size !== list.length) {
       problems.push(`${label(key)}: expected a comma list of ${NETWORKS.join(', ')} (each once, at least one), got ${JSON.stringify(get(key))}`);
     }
-    return list as NetworkName[];
+    return list as Network[];
   };
 
   const networks = Object.fromEntries(
@@ -291,7 +292,7 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
         simulationAccount: optional(`${n}.simulationAccount`, ACCOUNT, 'an account G… with a valid checksum'),
       } satisfies NetworkProfile,
     ]),
-  ) as Record<NetworkName, NetworkProfile>;
+  ) as Record<Network, NetworkProfile>;
 
   const config: Config = {
     network: oneOf('network', NETWORKS),
@@ -331,6 +332,7 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
     submitTimeoutMs: int('submitTimeoutMs', 100),
     pollIntervalMs: int('pollIntervalMs', 10),
     readCacheMs: int('readCacheMs', 0, 60_000),
+    chainCacheEntries: int('chainCacheEntries', 1, 1_000_000),
     logLevel: oneOf('logLevel', LOG_LEVELS),
     shutdownTimeoutMs: int('shutdownTimeoutMs', 0, 600_000),
     rpcTransport: PROXY_VARIABLES.some((v) => (env[v] ?? '') !== '') ? 'sdk' : 'node',

@@ -1,7 +1,8 @@
 // The network profiles against the embedded simulator setting: with the simulator, no profile setting at all (its
 // own networks replace them, so a set one would be ignored silently); without it, what each served network needs.
 import type { Config } from './index.ts';
-import { ConfigError, NETWORKS, SETTINGS, type NetworkName } from './settings.ts';
+import { ConfigError, SETTINGS } from './settings.ts';
+import { type Network, NETWORKS } from '../domain.ts';
 
 const PROFILE_FIELDS = [
   'rpcUrl', 'publicRpcUrl', 'passphrase', 'factoryId', 'vaultWasmHash', 'registryId', 'feeTokenId', 'simulationAccount',
@@ -15,7 +16,7 @@ const PROFILE_FIELDS = [
  */
 export function requireProfiles(
   config: Config,
-  networks: readonly NetworkName[],
+  networks: readonly Network[],
   options: { vaultApi: boolean } = { vaultApi: true },
 ): void {
   const problems: string[] = [];

@@ -1,10 +1,8 @@
 // Every setting of the services: its environment variable, its flag, its documented default and what it means (the
 // one table docs/operations.md and `credential-vault help` print), and how a command line and the environment are read
 // into raw values. Parsing and checking those values is index.ts's.
+import { NETWORKS, type Network } from '../domain.ts';
 import { LOG_LEVELS } from '../observability/logging.ts';
-
-export type NetworkName = 'testnet' | 'mainnet';
-export const NETWORKS: readonly NetworkName[] = ['testnet', 'mainnet'];
 
 type Kind = 'string' | 'int' | 'bool' | 'url' | 'list';
 /** One setting: where it is read from and what it means. */
@@ -17,7 +15,7 @@ export interface Setting {
   doc: string;
 }
 
-const perNetwork = (n: NetworkName): Setting[] => {
+const perNetwork = (n: Network): Setting[] => {
   const N = n.toUpperCase();
   return [
     {
@@ -45,7 +43,7 @@ const perNetwork = (n: NetworkName): Setting[] => {
   ];
 };
 
-export const SETTINGS: Setting[] = [
+export const SETTINGS: readonly Setting[] = [
   { key: 'network', env: 'CV_NETWORK', flag: '--network', kind: 'string', default: 'testnet', doc: 'network served by `credential-vault serve` (testnet | mainnet)' },
   { key: 'host', env: 'CV_HOST', flag: '--host', kind: 'string', default: '127.0.0.1', doc: 'interface the HTTP servers bind' },
   { key: 'port', env: 'CV_PORT', flag: '--port', kind: 'int', default: '3000', doc: 'port of `credential-vault serve`' },
@@ -106,6 +104,12 @@ export const SETTINGS: Setting[] = [
   { key: 'submitTimeoutMs', env: 'CV_SUBMIT_TIMEOUT_MS', flag: '--submit-timeout-ms', kind: 'int', default: '30000', doc: 'how long submit waits for a final transaction state' },
   { key: 'pollIntervalMs', env: 'CV_POLL_INTERVAL_MS', flag: '--poll-interval-ms', kind: 'int', default: '250', doc: 'getTransaction polling interval (the first polls come sooner: at once, then after 50, 100 and 200 ms)' },
   { key: 'readCacheMs', env: 'CV_READ_CACHE_MS', flag: '--read-cache-ms', kind: 'int', default: '1000', doc: 'how long a chain read (verify-vc, vc-count, list-vc-ids, …) may be answered from memory; dropped sooner when a newer ledger is seen, and at once by a transaction this instance submits; 0 = off' },
+  {
+    key: 'chainCacheEntries', env: 'CV_CHAIN_CACHE_ENTRIES', flag: '--chain-cache-entries', kind: 'int', default: '10000',
+    doc: 'entries each network keeps in each of its caches of decoded keys (source accounts, signers\' public keys, '
+      + 'DID record keys, vault addresses; least recently used go first): what the SDK would decode and check again '
+      + 'on every request',
+  },
   { key: 'logLevel', env: 'CV_LOG_LEVEL', flag: '--log-level', kind: 'string', default: 'info', doc: `JSON log lines on stdout at this level and above: ${LOG_LEVELS.join(' | ')}` },
   { key: 'shutdownTimeoutMs', env: 'CV_SHUTDOWN_TIMEOUT_MS', flag: '--shutdown-timeout-ms', kind: 'int', default: '10000', doc: 'on SIGTERM/SIGINT, how long requests under way get to finish before their connections are closed' },
   ...NETWORKS.flatMap(perNetwork),

@@ -7,6 +7,7 @@
 // data (like digitalbazaar/vc), the clock and the DID resolver injected; it throws only on a programming
 // error (the resolver's own failures are resolution metadata, did_unresolvable).
 import { createHash, type Hash } from 'node:crypto';
+import type { Network } from '../domain.ts';
 import { canonicalize } from './jcs.ts';
 import { base58btcDecode, base58btcEncode, decodeMultikey } from './multikey.ts';
 import {
@@ -195,7 +196,7 @@ export async function addProof(
  * `{base}/contexts/ledger-vault/v1`, added to the credential's `@context`.
  */
 export interface LedgerVaultStatus {
-  network: 'testnet' | 'mainnet';
+  network: Network;
   vaultContract: string;
   vcId: string;
   contextUrl?: string;

@@ -8,7 +8,7 @@ import type { DidDocument, DidResolutionResult, VerificationMethod } from './typ
 
 export const DID_KEY_PREFIX = 'did:key:';
 
-const DID_KEY_CONTEXT = ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/multikey/v1'];
+const DID_KEY_CONTEXT: readonly string[] = ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/multikey/v1'];
 
 /** W3C DID Resolution `resolve(did)` for `did:key:z6Mk…`; failures are resolution metadata. */
 export function resolveDidKey(did: string): DidResolutionResult {

@@ -1,7 +1,8 @@
 // The `did:ledger:{network}:{didId}` identifier (docs/did-resolver.md, "DID syntax").
 import { base32nopad } from '@scure/base';
 import { randomBytes } from 'node:crypto';
-import type { Network, ParsedDid } from './types.ts';
+import type { ParsedDid } from './types.ts';
+import type { Network } from '../domain.ts';
 
 export const DID_METHOD = 'ledger';
 /** Bytes behind a didId. */

@@ -12,7 +12,7 @@ import type {
 } from './types.ts';
 
 /** `@context` of the JSON-LD representation: DID Core 1.1 and the Multikey vocabulary. */
-export const DID_CONTEXT = ['https://www.w3.org/ns/did/v1.1', 'https://w3id.org/security/multikey/v1'];
+export const DID_CONTEXT: readonly string[] = ['https://www.w3.org/ns/did/v1.1', 'https://w3id.org/security/multikey/v1'];
 
 export const DID_LD_JSON: DidRepresentation = 'application/did+ld+json';
 export const DID_JSON: DidRepresentation = 'application/did+json';
@@ -155,7 +155,7 @@ export interface Negotiated {
   shape: 'representation' | 'result';
 }
 
-const OFFERS: (Negotiated & { profile?: string })[] = [
+const OFFERS: readonly (Negotiated & { profile?: string })[] = [
   { mediaType: 'application/did+ld+json', representation: DID_LD_JSON, shape: 'representation' },
   { mediaType: 'application/did+json', representation: DID_JSON, shape: 'representation' },
   // Plain JSON clients get the JSON representation, labelled as what they asked for.

@@ -18,7 +18,7 @@ export type DataIntegrityErrorType =
   | 'INVALID_DOMAIN_ERROR'
   | 'INVALID_CHALLENGE_ERROR';
 
-const SECRET_KEY_PREFIX = [0x80, 0x26]; // multicodec ed25519-priv (0x1300) as varint
+const SECRET_KEY_PREFIX: readonly number[] = [0x80, 0x26]; // multicodec ed25519-priv (0x1300) as varint
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 // XML Schema 1.1 dateTimeStamp: a dateTime with its time zone (Data Integrity §2.1 `created`, `expires`).
 const DATE_TIME_STAMP = /^-?\d{4,}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;

@@ -1,122 +1,45 @@
 // Public surface of the did:ledger library, shared by the resolver and the Vault API's issuer-DID checks.
 export * from './types.ts';
-export {
-  DID_ID_BYTES,
-  DID_ID_LENGTH,
-  DID_METHOD,
-  DID_PATTERN,
-  bytesToDidId,
-  decodeDidParam,
-  didIdToBytes,
-  formatDid,
-  generateDid,
-  isValidDid,
-  parseDid,
-  type ParseDidResult,
-} from './did.ts';
-export {
-  MULTIBASE_MAX_LENGTH,
-  MULTIKEY_PREFIX,
-  RAW_KEY_BYTES,
-  base58btcDecode,
-  base58btcEncode,
-  decodeMultikey,
-  encodeMultikey,
-  type DecodeMultikeyResult,
-  type MultikeyType,
-} from './multikey.ts';
-export { JcsError, canonicalize, canonicalizeToBytes } from './jcs.ts';
+export { bytesToDidId, decodeDidParam, didIdToBytes, generateDid, parseDid } from './did.ts';
+export { decodeMultikey, encodeMultikey } from './multikey.ts';
+export { canonicalize, canonicalizeToBytes } from './jcs.ts';
 export {
   DID_CONTEXT,
-  DID_JSON,
   DID_RESOLUTION,
   DID_RESOLUTION_CONTEXT,
-  DID_RESOLUTION_PROFILE,
   DID_URL_DEREFERENCING,
   LD_JSON_DID_RESOLUTION,
   DID_LD_JSON,
-  KEY_FRAGMENT,
-  buildDidDocument,
   buildResolutionResult,
   negotiateRepresentation,
   resolutionError,
-  resolutionStatus,
   xmlDateTime,
-  type BuildDocumentOptions,
-  type BuildResolutionOptions,
-  type LedgerTime,
   type Negotiated,
 } from './document.ts';
-export {
-  ID_SUFFIX_PATTERN,
-  RECORD_LIMITS,
-  REGISTRY_ERRORS,
-  isHttpsUrl,
-  validateRecord,
-  type RecordRuleCode,
-  type RecordViolation,
-  type RegistryError,
-} from './record-rules.ts';
+export { validateRecord, type RecordViolation } from './record-rules.ts';
 export {
   Ed25519KeyCache,
   MemoryNonceStore,
-  NONCE_BYTES,
-  PROOF_WINDOW_MS,
-  authenticationMethods,
-  challengeBinding,
   createChallenge,
-  verifyEd25519,
   verifyProof,
-  type CreateChallengeResult,
   type NonceStore,
   type ProofChallenge,
   type ProofErrorCode,
-  type VerifyProofOptions,
-  type VerifyProofResult,
 } from './proof.ts';
+export { dereferenceFragment } from './dereference.ts';
+export { ed25519KeyPair, type DataIntegrityErrorType, type Signer } from './eddsa-jcs-2022.ts';
 export {
-  VERIFICATION_RELATIONSHIPS,
-  absoluteId,
-  dereferenceFragment,
-  methodsFor,
-  parseDidUrl,
-  type ParsedDidUrl,
-  type VerificationRelationship,
-} from './dereference.ts';
-export {
-  DATA_INTEGRITY_PROOF,
-  DataIntegrityError,
-  EDDSA_JCS_2022,
-  ed25519KeyPair,
-  hashData,
-  isDateTimeStamp,
-  proofConfiguration,
-  transform,
-  type DataIntegrityErrorType,
-  type Ed25519SecretKey,
-  type Signer,
-} from './eddsa-jcs-2022.ts';
-export {
-  DEFAULT_CLOCK_SKEW_MS,
-  MAX_PREVIOUS_PROOFS,
-  MAX_PROOFS,
   addProof,
-  createProof,
   signCredential,
   signPresentation,
-  verificationKey,
   verifyDataIntegrity,
   type DataIntegrityProof,
-  type ProofOptions,
   type ProofProblem,
-  type ProofProblemReason,
   type ProofVerification,
   type LedgerVaultStatus,
   type SignCredentialOptions,
   type SignPresentationOptions,
-  type SigningKey,
-  type VerifyDataIntegrityOptions,
   type VerifyDataIntegrityResult,
 } from './data-integrity.ts';
-export { resolveFromRegistry, type ResolveFromRegistryOptions } from './resolve.ts';
+export { resolveFromRegistry } from './resolve.ts';
 export { DID_KEY_PREFIX, resolveDidKey } from './did-key.ts';

@@ -48,7 +48,7 @@ interface Setup {
 }
 
 async function issue(over: { did?: string; at?: Date } = {}): Promise<Setup> {
-  const store = new MemoryNonceStore({ now: () => NOW });
+  const store = new MemoryNonceStore({ now: () => NOW.getTime() });
   const r = await createChallenge({ did: over.did ?? DID, domain: DOMAIN, now: over.at ?? NOW, nonceStore: store });
   if (!r.ok) throw new Error(r.message);
   return { store, challenge: r.challenge };
@@ -102,7 +102,7 @@ describe.each<Case>([
   {
     name: 'unknown nonce, with a bad signature too',
     tweak: (o) => {
-      o.nonceStore = new MemoryNonceStore({ now: () => NOW });
+      o.nonceStore = new MemoryNonceStore({ now: () => NOW.getTime() });
       o.signature = 'A'.repeat(86);
     },
     want: { verified: false, error: 'nonce_invalid' },
@@ -134,7 +134,7 @@ describe.each<Case>([
   {
     name: 'nonce expired in the store',
     tweak: (o, s) => {
-      const later = new MemoryNonceStore({ now: () => minutes(6) });
+      const later = new MemoryNonceStore({ now: () => minutes(6).getTime() });
       void later.issue(s.challenge.nonce, minutes(5), 'x');
       o.nonceStore = later;
     },
@@ -234,7 +234,7 @@ describe.each([
   { name: 'domain too long', did: DID, domain: 'a'.repeat(256), want: { ok: false, error: 'invalid_request' } },
 ])('createChallenge: $name', ({ did, domain, want }) => {
   it('returns a challenge or an error value', async () => {
-    const store = new MemoryNonceStore({ now: () => NOW });
+    const store = new MemoryNonceStore({ now: () => NOW.getTime() });
     const r = await createChallenge({ did, domain, now: NOW, nonceStore: store, random: (n) => Buffer.alloc(n, 0xfb) });
     expect(r).toMatchObject(want);
     if (r.ok) {
@@ -271,20 +271,20 @@ describe('MemoryNonceStore', () => {
     { name: 'after expiry', binding: 'b', at: 6, want: [false, false] },
   ])('$name', async ({ binding, at, want }) => {
     let now = NOW;
-    const store = new MemoryNonceStore({ now: () => now });
+    const store = new MemoryNonceStore({ now: () => now.getTime() });
     await store.issue('n', minutes(5), 'b');
     now = minutes(at);
     expect([await store.consume('n', binding), await store.consume('n', 'b')]).toEqual(want);
   });
   it('stays bounded, dropping the oldest nonce first', async () => {
-    const store = new MemoryNonceStore({ now: () => NOW, maxEntries: 2 });
+    const store = new MemoryNonceStore({ now: () => NOW.getTime(), maxEntries: 2 });
     for (const n of ['a', 'b', 'c']) await store.issue(n, minutes(5), 'x');
     expect(store.size).toBe(2);
     expect([await store.consume('a', 'x'), await store.consume('b', 'x'), await store.consume('c', 'x')]).toEqual([false, true, true]);
   });
   it('sweeps expired entries when issuing', async () => {
     let now = NOW;
-    const store = new MemoryNonceStore({ now: () => now });
+    const store = new MemoryNonceStore({ now: () => now.getTime() });
     await store.issue('old', minutes(5), 'x');
     now = minutes(10);
     await store.issue('new', minutes(15), 'x');

@@ -8,6 +8,7 @@ import { canonicalizeToBytes } from './jcs.ts';
 import { decodeMultikey } from './multikey.ts';
 import type { DidDocument, DidResolutionResult, VerificationMethod } from './types.ts';
 import type { NonceStore } from '../stores/types.ts';
+import type { Clock } from '../domain.ts';
 
 /** The timestamp window, either side of the verifier's clock. */
 export const PROOF_WINDOW_MS = 5 * 60 * 1000;
@@ -42,11 +43,11 @@ export type { NonceStore };
 
 /** The embedded NonceStore: one process, bounded (oldest entries go first when full). */
 export class MemoryNonceStore implements NonceStore {
-  readonly #now: () => Date;
+  readonly #now: Clock;
   readonly #maxEntries: number;
   readonly #entries = new Map<string, { expiresAt: number; binding: string }>();
 
-  constructor({ now = () => new Date(), maxEntries = 100_000 }: { now?: () => Date; maxEntries?: number } = {}) {
+  constructor({ now = Date.now, maxEntries = 100_000 }: { now?: Clock; maxEntries?: number } = {}) {
     this.#now = now;
     this.#maxEntries = maxEntries;
   }
@@ -69,7 +70,7 @@ export class MemoryNonceStore implements NonceStore {
     const entry = this.#entries.get(nonce);
     if (!entry) return false;
     this.#entries.delete(nonce);
-    return entry.binding === binding && entry.expiresAt >= this.#now().getTime();
+    return entry.binding === binding && entry.expiresAt >= this.#now();
   }
 
   async close(): Promise<void> {
@@ -77,7 +78,7 @@ export class MemoryNonceStore implements NonceStore {
   }
 
   #sweep(): void {
-    const now = this.#now().getTime();
+    const now = this.#now();
     for (const [nonce, { expiresAt }] of this.#entries) if (expiresAt < now) this.#entries.delete(nonce);
   }
 }

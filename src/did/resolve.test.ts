@@ -23,7 +23,7 @@ describe('resolveFromRegistry', () => {
     { name: 'a DID of a network not read', did: 'did:ledger:mainnet:nohsyhu2pu7uaulcoocjljvxza', read: async () => RECORD, want: { error: 'invalidDid' } },
     { name: 'a registry that cannot be read', did: DID, read: async () => { throw new Error('rpc down'); }, want: { error: 'internalError' } },
   ])('$name', async ({ did, read, want }) => {
-    const r = await resolveFromRegistry({ did, networks: ['testnet'], readRecord: read });
+    const r = await resolveFromRegistry({ did, networks: ['testnet'], readRecord: read, isReadFailure: (e) => e instanceof Error && e.message === 'rpc down' });
     expect(r.didResolutionMetadata.error).toBe(want.error);
     if (want.error === undefined) {
       expect(r.didDocumentMetadata.versionId).toBe(want.versionId);
@@ -34,8 +34,18 @@ describe('resolveFromRegistry', () => {
   });
 
   it('a deactivated DID resolves to its tombstone with deactivated metadata', async () => {
-    const r = await resolveFromRegistry({ did: DID, networks: ['testnet'], readRecord: async () => ({ ...RECORD, deactivated: true }) });
+    const r = await resolveFromRegistry({ did: DID, networks: ['testnet'], readRecord: async () => ({ ...RECORD, deactivated: true }), isReadFailure: () => true });
     expect(r.didDocumentMetadata.deactivated).toBe(true);
     expect(r.didDocument?.verificationMethod).toBeUndefined();
+  });
+
+  // A defect of the reader is not a DID that cannot be resolved: it must surface (the service answers 500 and
+  // logs it), where internalError metadata would make a verifier say did_unresolvable.
+  it('lets a TypeError of the reader through as a throw, not internalError', async () => {
+    const readRecord = async (): Promise<DidRecord | undefined> => {
+      throw new TypeError("Cannot read properties of undefined (reading 'record')");
+    };
+    const isReadFailure = (e: unknown) => !(e instanceof TypeError);
+    await expect(resolveFromRegistry({ did: DID, networks: ['testnet'], readRecord, isReadFailure })).rejects.toThrow(TypeError);
   });
 });

@@ -1,9 +1,6 @@
 // Types of the did:ledger method (docs/did-resolver.md) and of W3C DID Core 1.1 / DID Resolution.
 
-/** The two networks of the method; no aliases (docs/did-resolver.md, "DID syntax"). */
-export type Network = 'mainnet' | 'testnet';
-
-export const NETWORKS: readonly Network[] = ['mainnet', 'testnet'];
+import type { Network } from '../domain.ts';
 
 /** A parsed `did:ledger:{network}:{didId}`. */
 export interface ParsedDid {

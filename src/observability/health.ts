@@ -5,6 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import type { RequestHandler } from 'express';
 import type { Logger } from './logging.ts';
+import type { Clock } from '../domain.ts';
 
 export interface ReadinessCheck {
   /** Stable, e.g. `rpc:testnet`, `store:keys`. */
@@ -37,7 +38,7 @@ export interface ReadinessOptions {
   /** Per check, in milliseconds (default 2000). */
   timeoutMs?: number;
   /** Monotonic milliseconds (default performance.now). */
-  now?: () => number;
+  now?: Clock;
   /** Told about each check that is down, with the error's message when it threw. */
   logger?: Logger;
   /** True once the process is shutting down: answer not ready at once, so traffic drains. */

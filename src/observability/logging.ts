@@ -8,11 +8,12 @@ import { performance } from 'node:perf_hooks';
 import type { Request, RequestHandler, Response } from 'express';
 import { pino, type Logger as PinoLogger } from 'pino';
 import { routeTemplate, type RouteOf } from './route.ts';
+import type { Clock } from '../domain.ts';
 
 export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
 export type LogFields = Record<string, unknown>;
 
-export const LOG_LEVELS: LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
+export const LOG_LEVELS: readonly LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
 
 /** Field names whose values are replaced by `[redacted]` at any depth (compared lower-case, without `-`/`_`). */
 export const REDACTED_FIELDS: ReadonlySet<string> = new Set([
@@ -25,20 +26,10 @@ export const REDACT_PATHS: readonly string[] = ['req.headers', 'headers'].flatMa
   ['authorization', 'cookie', '["x-svc-key"]', '["x-api-key"]'].map((n) => `${h}${n.startsWith('[') ? '' : '.'}${n}`),
 );
 const REDACTED = '[redacted]';
-const redactsUncached = (name: string) => REDACTED_FIELDS.has(name.toLowerCase().replace(/[-_]/g, ''));
-/** Field names already decided (a pure function of the name); bounded, names are few and fixed in code. */
-const redactedByName = new Map<string, boolean>();
-const REDACTED_BY_NAME_MAX = 1_000;
-const redacts = (name: string): boolean => {
-  let r = redactedByName.get(name);
-  if (r === undefined) {
-    r = redactsUncached(name);
-    if (redactedByName.size < REDACTED_BY_NAME_MAX) redactedByName.set(name, r);
-  }
-  return r;
-};
+/** Whether a field of this name is redacted (a tenth of a microsecond: not worth a cache). */
+const redacts = (name: string): boolean => REDACTED_FIELDS.has(name.toLowerCase().replace(/[-_]/g, ''));
 /** Written by pino itself: a field of these names would give a line two of them. */
-const RESERVED = new Set(['level', 'time', 'msg']);
+const RESERVED: ReadonlySet<string> = new Set(['level', 'time', 'msg']);
 
 export interface LoggerOptions {
   /** Lines below this level are dropped; `silent` drops all. */
@@ -46,7 +37,7 @@ export interface LoggerOptions {
   /** Receives each line without its newline (default: stdout through pino's own destination). */
   write?: (line: string) => void;
   /** Milliseconds since the epoch, for `time` (default Date.now). */
-  now?: () => number;
+  now?: Clock;
 }
 
 export interface Logger {
@@ -133,7 +124,7 @@ function wrap(p: PinoLogger, withStack: boolean): Logger {
   };
   const sink = (entry: LogFields) => {
     const { level: l, msg, event, ...rest } = entry;
-    const lvl = typeof l === 'string' && l !== 'silent' && (LOG_LEVELS as string[]).includes(l) ? (l as Exclude<LogLevel, 'silent'>) : 'info';
+    const lvl = typeof l === 'string' && l !== 'silent' && (LOG_LEVELS as readonly string[]).includes(l) ? (l as Exclude<LogLevel, 'silent'>) : 'info';
     // The message says what happened: msg, else the event's or the error's name; never a bare "log".
     const named = [msg, event, rest['error']].find((v): v is string => typeof v === 'string' && v !== '');
     const text = named ?? 'event';
@@ -230,7 +221,7 @@ export interface RequestLogOptions {
   /** The stable error code answered, when the answer is an error (e.g. the vault's `errorCodeOf`). */
   getErrorCode?: (req: Request) => string | undefined;
   /** A monotonic clock in milliseconds, for latency (default performance.now). */
-  now?: () => number;
+  now?: Clock;
   /** Fresh request ids (default randomUUID). */
   newId?: () => string;
 }

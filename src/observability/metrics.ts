@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import type { Request, RequestHandler, Response } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { routeTemplate, type RouteOf } from './route.ts';
+import type { Clock } from '../domain.ts';
 
 /** Seconds; from 5 ms (a cached resolution) to 10 s (a prepare against a slow RPC). */
 export const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
@@ -16,7 +17,7 @@ export const CHAIN_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 
 
 export interface MetricsOptions {
   /** A monotonic clock in milliseconds, for durations (default performance.now). */
-  now?: () => number;
+  now?: Clock;
   /** The `service` label of every series (`vault-api-testnet`, `resolver`, …). */
   service?: string;
   /**
@@ -74,7 +75,7 @@ export interface Metrics {
   /** The text exposition format 0.0.4. */
   expose(): Promise<string>;
   /** The clock the metrics time with (ms). */
-  readonly now: () => number;
+  readonly now: Clock;
 }
 
 /**

@@ -13,17 +13,8 @@ export type RouteOf = (req: Request) => string | undefined;
  * (`/contracts/vault/{owner}`). A path already in OpenAPI form is returned as is.
  */
 export function toOpenApiPath(path: string): string {
-  let known = openApiPaths.get(path);
-  if (known === undefined) {
-    known = path.replace(/[:*]([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
-    if (openApiPaths.size < OPENAPI_PATHS_MAX) openApiPaths.set(path, known);
-  }
-  return known;
+  return path.replace(/[:*]([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
 }
-
-/** Route templates already converted (a pure function of the template; the apps have a few dozen). */
-const openApiPaths = new Map<string, string>();
-const OPENAPI_PATHS_MAX = 1_000;
 
 /**
  * The template of the route that answered: `routeOf(req)` when given and known (for example the OpenAPI

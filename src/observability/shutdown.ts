@@ -4,13 +4,14 @@
 import type { Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from './logging.ts';
+import type { Clock } from '../domain.ts';
 
 export interface ShutdownOptions {
   /** How long in-flight requests get before their sockets are destroyed. */
   timeoutMs: number;
   logger?: Logger;
   /** Monotonic milliseconds (default performance.now). */
-  now?: () => number;
+  now?: Clock;
   /** How often sockets that fell idle are closed (default 25 ms). */
   idlePollMs?: number;
 }

@@ -5,7 +5,7 @@
 // `not_found`: no route answers a preflight except the two wallet-proof routes (vault-api.yaml "Browsers (CORS)").
 type Json = Record<string, unknown>;
 
-const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete', 'options'];
+const METHODS: readonly string[] = ['get', 'head', 'post', 'put', 'patch', 'delete', 'options'];
 
 /** `Allow` for a request path: the methods of the declared path it is, or undefined when it is none. */
 export type AllowLookup = (path: string) => string | undefined;

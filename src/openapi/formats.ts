@@ -5,9 +5,9 @@
 import { StrKey } from '@stellar/stellar-sdk';
 
 /** `format: stellar-account`: an account address, `G…` (ed25519 public key StrKey). */
-export const STELLAR_ACCOUNT = 'stellar-account';
+const STELLAR_ACCOUNT = 'stellar-account';
 /** `format: stellar-contract`: a contract id, `C…` (contract StrKey). */
-export const STELLAR_CONTRACT = 'stellar-contract';
+const STELLAR_CONTRACT = 'stellar-contract';
 
 /** What a value of each format is, in a client's words (error messages). */
 export const FORMAT_WORDS: Readonly<Record<string, string>> = {

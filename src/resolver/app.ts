@@ -81,7 +81,7 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
       Object.fromEntries(Object.entries(deps.networks).map(([n, net]) => [n, net?.chain.client.protocolVersion])),
   });
   const ctx = createRouteContext(deps);
-  const nonceStore = deps.nonceStore ?? new MemoryNonceStore({ now: () => new Date(deps.now()) });
+  const nonceStore = deps.nonceStore ?? new MemoryNonceStore({ now: deps.now });
   const service = serviceRoutes(ctx, spec);
   const registry = registryRoutes(ctx);
   const proof = proofRoutes(ctx, nonceStore);

@@ -2,9 +2,9 @@
 import type { RegistryChain } from '../chain/index.ts';
 import type { components } from '../generated/did-resolver.ts';
 import type { Cache, RateLimiter } from '../stores/index.ts';
-import type { NetworkName } from '../config/index.ts';
 import type { NonceStore } from '../did/index.ts';
 import type { Logger, Metrics, ReadinessCheck } from '../observability/index.ts';
+import type { Clock, Network } from '../domain.ts';
 
 /** One ledger the resolver routes to, chosen by the network inside the DID. */
 export interface ResolverNetwork {
@@ -19,7 +19,7 @@ export interface ResolverNetwork {
 }
 
 export interface ResolverAppDeps {
-  networks: Partial<Record<NetworkName, ResolverNetwork>>;
+  networks: Partial<Record<Network, ResolverNetwork>>;
   cache: Cache;
   rateLimiter: RateLimiter;
   limits: {
@@ -29,7 +29,7 @@ export interface ResolverAppDeps {
     /** Resolution cache lifetime (default 30 s). */
     cacheTtlMs: number;
   };
-  now: () => number;
+  now: Clock;
   validateResponses?: boolean;
   /**
    * Issued proof-of-control nonces. Default: in memory, per process — several instances behind one

@@ -11,6 +11,7 @@ import { createPostgresStores } from './postgres.ts';
 import { createRedisStores } from './redis.ts';
 import { createSqliteStores } from './sqlite.ts';
 import type { Cache, IdempotencyStore, KeyStore, NonceStore, RateLimiter, StoreName } from './types.ts';
+import type { Clock } from '../domain.ts';
 
 export * from './types.ts';
 
@@ -22,7 +23,7 @@ export interface StoresOptions {
   redisUrl?: string;
   /** Prefix of Redis keys (default `credential-vault:`). */
   redisKeyPrefix?: string;
-  now?: () => number;
+  now?: Clock;
   /** Told about background connection errors of the shared backends. */
   onError?: (err: Error) => void;
   /** An LRU for verified API keys (its `max` from CV_KEY_CACHE_SIZE); without it every lookup reads the store. */

@@ -15,6 +15,7 @@
 import type { LRUCache } from 'lru-cache';
 import { hashKey, lookupOf } from './records.ts';
 import type { ApiKeyRecord, KeyLookup, KeyStore } from './types.ts';
+import type { Clock } from '../domain.ts';
 
 /** The longest a revoked, replaced or changed key may still be accepted by another instance. */
 export const KEY_CACHE_MAX_STALENESS_MS = 1000;
@@ -44,16 +45,16 @@ export interface KeyChangeFeed {
   close(): Promise<void>;
 }
 
-export type OpenKeyChangeFeed = (sink: KeyChangeSink, clock: () => number) => KeyChangeFeed;
+export type OpenKeyChangeFeed = (sink: KeyChangeSink, clock: Clock) => KeyChangeFeed;
 
 export interface KeyCacheOptions {
   lru: KeyCacheLru;
   /** Opens the feed at the first lookup (a CLI that only creates or lists keys never opens one). */
   openFeed: OpenKeyChangeFeed;
   /** The service clock, for expiry. */
-  now: () => number;
+  now: Clock;
   /** Monotonic milliseconds, for staleness (default performance.now). */
-  clock?: () => number;
+  clock?: Clock;
   maxStalenessMs?: number;
   refreshEveryMs?: number;
 }

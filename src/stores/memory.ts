@@ -16,27 +16,12 @@ import {
 } from './records.ts';
 import { checkHitInput, hitResult } from './sliding-window.ts';
 import {
-  IDEMPOTENCY_LEASE_MS,
-  IDEMPOTENCY_PURGE_EVERY_MS,
-  IDEMPOTENCY_TTL_MS,
-  type ApiKeyRecord,
-  type BeginInput,
-  type BeginResult,
-  type Cache,
-  type CreateKeyInput,
-  type CreateKeyOptions,
-  type CreatedKey,
-  type HitInput,
-  type HitResult,
-  type IdempotencyStore,
-  type KeyNetwork,
-  type KeyStore,
-  type RateLimiter,
-  type StoredResponse,
+  IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_PURGE_EVERY_MS, IDEMPOTENCY_TTL_MS, type ApiKeyRecord, type BeginInput, type BeginResult, type Cache, type CreateKeyInput, type CreateKeyOptions, type CreatedKey, type HitInput, type HitResult, type IdempotencyStore, type KeyStore, type RateLimiter, type StoredResponse,
 } from './types.ts';
+import type { Clock, Network } from '../domain.ts';
 
 export interface MemoryOptions {
-  now?: () => number;
+  now?: Clock;
 }
 
 export interface MemoryKeyStoreOptions extends MemoryOptions {
@@ -68,7 +53,7 @@ export function createMemoryKeyStore(options: MemoryKeyStoreOptions = {}): KeySt
       return found?.state === 'active' ? found.record : undefined;
     },
     lookup,
-    async list(filter?: { network?: KeyNetwork; includeRevoked?: boolean }) {
+    async list(filter?: { network?: Network; includeRevoked?: boolean }) {
       return listKeys(keys, filter);
     },
     async revoke(keyId: string) {

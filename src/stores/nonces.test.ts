@@ -36,7 +36,7 @@ const backends: Backend[] = [
   {
     name: 'memory',
     pair: (now) => {
-      const one = new MemoryNonceStore({ now: () => new Date(now()) });
+      const one = new MemoryNonceStore({ now });
       return [one, one];
     },
   },

@@ -8,6 +8,7 @@ import type { PoolClient } from 'pg';
 import type { KeyChangeFeed, KeyChangeSink, OpenKeyChangeFeed } from './key-cache.ts';
 import { createSqlStores, runMigrations, type SqlDriver, type SqlExecutor } from './sql.ts';
 import { StoreUnavailableError, type IdempotencyStore, type KeyStore, type StoreName } from './types.ts';
+import type { Clock } from '../domain.ts';
 
 const SCHEMA_RE = /^[a-z_][a-z0-9_]{0,62}$/;
 
@@ -15,7 +16,7 @@ export interface PostgresStoresOptions {
   connectionString: string;
   /** Schema for the tables (created if missing); default: the connection's search_path (public). */
   schema?: string;
-  now?: () => number;
+  now?: Clock;
   /** Time to open a connection before failing (default 1500 ms). */
   connectionTimeoutMillis?: number;
   /** Client-side limit on one query, so a silent network fails too (default 5000 ms). */
@@ -47,7 +48,7 @@ export interface PostgresStores {
 }
 
 /** SQLSTATE classes that mean the server cannot serve now: connection, resources, operator intervention. */
-const OUTAGE_CLASSES = new Set(['08', '53', '57']);
+const OUTAGE_CLASSES: ReadonlySet<string> = new Set(['08', '53', '57']);
 
 /** Network errors, timeouts and server-unavailable states are outages; other SQL errors are bugs. */
 function isOutage(err: unknown): boolean {
@@ -171,7 +172,7 @@ interface ListenOptions {
   /** Migrations, so that the triggers exist before listening. */
   ready: () => Promise<void>;
   sink: KeyChangeSink;
-  clock: () => number;
+  clock: Clock;
   pingTimeoutMs: number;
   onError: (err: Error) => void;
 }

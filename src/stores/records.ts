@@ -2,22 +2,9 @@
 // the in-memory state changes, used by the memory store (the SQL store, ./sql.ts, states them in SQL).
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import {
-  API_KEY_SCOPES,
-  IDEMPOTENCY_KEY_MAX,
-  KEY_NETWORKS,
-  KEY_ROLES,
-  KeyExistsError,
-  StoreInputError,
-  type ApiKeyRecord,
-  type BeginInput,
-  type BeginResult,
-  type CreateKeyInput,
-  type CreateKeyOptions,
-  type CreatedKey,
-  type KeyLookup,
-  type KeyState,
-  type StoredResponse,
+  IDEMPOTENCY_KEY_MAX, KeyExistsError, StoreInputError, type ApiKeyRecord, type BeginInput, type BeginResult, type CreateKeyInput, type CreateKeyOptions, type CreatedKey, type KeyLookup, type KeyState, type StoredResponse,
 } from './types.ts';
+import { isScope, KEY_ROLES, NETWORKS } from '../domain.ts';
 
 const KEY_RE = /^[0-9a-fA-F]{64}$/;
 
@@ -29,8 +16,8 @@ export function hashKey(key: string): string | undefined {
 
 /** Validates the input and mints a key and its record (crypto-random, 256 bits). */
 export function mintKey(input: CreateKeyInput, nowMs: number): CreatedKey {
-  if (!KEY_NETWORKS.includes(input.network)) {
-    throw new StoreInputError('invalid_key_request', `network must be one of ${KEY_NETWORKS.join(', ')}`);
+  if (!NETWORKS.includes(input.network)) {
+    throw new StoreInputError('invalid_key_request', `network must be one of ${NETWORKS.join(', ')}`);
   }
   if (!KEY_ROLES.includes(input.role)) {
     throw new StoreInputError('invalid_key_request', `role must be one of ${KEY_ROLES.join(', ')}`);
@@ -43,9 +30,8 @@ export function mintKey(input: CreateKeyInput, nowMs: number): CreatedKey {
   } else if (typeof wallet !== 'string') {
     throw new StoreInputError('invalid_key_request', 'walletAddress must be a string or null');
   }
-  const known: readonly string[] = API_KEY_SCOPES;
   for (const scope of input.scopes) {
-    if (!known.includes(scope)) {
+    if (!isScope(scope)) {
       throw new StoreInputError('invalid_key_request', `unknown scope ${JSON.stringify(scope)}`);
     }
   }

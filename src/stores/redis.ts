@@ -15,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { checkHitInput, hitResult } from './sliding-window.ts';
 import { StoreUnavailableError, type Cache, type HitInput, type HitResult, type NonceStore, type RateLimiter, type StoreName } from './types.ts';
+import type { Clock } from '../domain.ts';
 
 /**
  * KEYS[1] bucket; ARGV: now (ms), window (ms), limit, unique member.
@@ -50,7 +51,7 @@ export interface RedisStoresOptions {
   url: string;
   /** Prefix of every key this service writes (default `credential-vault:`). */
   keyPrefix?: string;
-  now?: () => number;
+  now?: Clock;
   /** Connect and command timeout (default 1000 ms). */
   timeoutMs?: number;
   /** Told about connection errors (the client reconnects by itself either way). */

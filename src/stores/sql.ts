@@ -7,23 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { checkBeginInput, hashKey, isReplayable, judge, lookupOf, mintKey } from './records.ts';
 import {
-  IDEMPOTENCY_LEASE_MS,
-  IDEMPOTENCY_PURGE_EVERY_MS,
-  IDEMPOTENCY_TTL_MS,
-  KeyExistsError,
-  StoreInputError,
-  StoreUnavailableError,
-  type ApiKeyRecord,
-  type BeginInput,
-  type BeginResult,
-  type IdempotencyStore,
-  type KeyLookup,
-  type KeyNetwork,
-  type KeyRole,
-  type KeyStore,
-  type StoreName,
-  type StoredResponse,
+  IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_PURGE_EVERY_MS, IDEMPOTENCY_TTL_MS, KeyExistsError, StoreInputError, StoreUnavailableError, type ApiKeyRecord, type BeginInput, type BeginResult, type IdempotencyStore, type KeyLookup, type KeyStore, type StoreName, type StoredResponse,
 } from './types.ts';
+import type { Clock, KeyRole, Network } from '../domain.ts';
 
 export interface SqlResult<R> {
   rows: R[];
@@ -76,7 +62,7 @@ interface KeyRow {
   key_id: string;
   key_hash: string;
   wallet_address: string | null;
-  network: KeyNetwork;
+  network: Network;
   role: KeyRole;
   /** text[] (PostgreSQL) or JSON text (SQLite). */
   scopes: string[] | string;
@@ -103,7 +89,7 @@ function fromRow(row: KeyRow): ApiKeyRecord {
 }
 
 export interface SqlStoresOptions {
-  now?: () => number;
+  now?: Clock;
   leaseMs?: number;
   ttlMs?: number;
   /** Told, after the commit, the hashes of the keys a revoke or create changed (this process's key cache). */

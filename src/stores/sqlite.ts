@@ -16,8 +16,9 @@ import path from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { KeyChangeFeed, KeyChangeSink, OpenKeyChangeFeed } from './key-cache.ts';
 import { createSqlStores, runMigrations, type SqlDriver, type SqlExecutor, type SqlResult, type SqlStores } from './sql.ts';
-import { KEY_NETWORKS, KEY_ROLES, StoreUnavailableError, type ApiKeyRecord, type StoreName } from './types.ts';
+import { StoreUnavailableError, type ApiKeyRecord, type StoreName } from './types.ts';
 import type { IdempotencyRecord } from './records.ts';
+import { type Clock, KEY_ROLES, NETWORKS } from '../domain.ts';
 
 /** The database file in the data directory. */
 export const DB_FILE = 'credential-vault.db';
@@ -31,7 +32,7 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 
 export interface SqliteStoresOptions {
   dataDir: string;
-  now?: () => number;
+  now?: Clock;
   leaseMs?: number;
   ttlMs?: number;
   /** Told the hashes of the keys a revoke or create of this process changed (after the commit). */
@@ -41,7 +42,7 @@ export interface SqliteStoresOptions {
 }
 
 /** Primary result codes that mean the database cannot serve now (busy, locked, I/O, full, unreadable). */
-const OUTAGE_CODES = new Set([5, 6, 7, 8, 10, 11, 13, 14, 15, 26]);
+const OUTAGE_CODES: ReadonlySet<number> = new Set([5, 6, 7, 8, 10, 11, 13, 14, 15, 26]);
 
 function toOutage(store: StoreName, err: unknown): unknown {
   if (err instanceof StoreUnavailableError) return err;
@@ -165,7 +166,7 @@ const CHANGES_PER_POLL = 1000;
  * poll started: every change committed before it was in the poll's snapshot. A failed poll leaves the
  * watermark where it was, so the cache stops being used once it is too old.
  */
-function pollKeyChanges(query: SqlStores['query'], sink: KeyChangeSink, clock: () => number): KeyChangeFeed {
+function pollKeyChanges(query: SqlStores['query'], sink: KeyChangeSink, clock: Clock): KeyChangeFeed {
   let watermark = -Infinity;
   /** The last change delivered; undefined until the first poll set the starting point. */
   let lastSeq: number | undefined;
@@ -237,7 +238,7 @@ function parseKeysFile(text: string): ApiKeyRecord[] {
   if (doc?.version !== 1 || !Array.isArray(doc.keys)) throw damaged('keys', FORMER_KEYS_FILE, 'not a keys document');
   const keys = doc.keys as ApiKeyRecord[];
   for (const k of keys) {
-    const ok = typeof k?.keyId === 'string' && typeof k.keyHash === 'string' && KEY_NETWORKS.includes(k.network) && KEY_ROLES.includes(k.role) && Array.isArray(k.scopes) && typeof k.createdAt === 'string';
+    const ok = typeof k?.keyId === 'string' && typeof k.keyHash === 'string' && NETWORKS.includes(k.network) && KEY_ROLES.includes(k.role) && Array.isArray(k.scopes) && typeof k.createdAt === 'string';
     if (!ok) throw damaged('keys', FORMER_KEYS_FILE, 'a key record is malformed');
   }
   return keys;
@@ -284,7 +285,7 @@ function replayJournal(text: string, into: Map<string, IdempotencyRecord>): void
   });
 }
 
-async function importFormerFiles(dataDir: string, driver: SqlDriver, now: () => number): Promise<void> {
+async function importFormerFiles(dataDir: string, driver: SqlDriver, now: Clock): Promise<void> {
   const at = (name: string) => path.join(dataDir, name);
   const [keysText, wholeText, journalText] = await Promise.all(
     [FORMER_KEYS_FILE, FORMER_IDEMPOTENCY_FILE, FORMER_JOURNAL_FILE].map((n) => readIfThere(at(n))),

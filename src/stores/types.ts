@@ -1,25 +1,7 @@
 // Interfaces of what the services keep between requests (docs/architecture.md): API keys, idempotency
 // records, rate-limit windows and the resolver's cache. Each has an embedded default and a shared backend.
 
-/** The two networks; a key works on one only (docs/vault-api.md "Authentication"). */
-export type KeyNetwork = 'testnet' | 'mainnet';
-
-/** Roles of an API key (docs/vault-api.md "Authentication", "Rate limits"). */
-export type KeyRole = 'standard' | 'early' | 'admin';
-
-export const KEY_NETWORKS: readonly KeyNetwork[] = ['testnet', 'mainnet'];
-export const KEY_ROLES: readonly KeyRole[] = ['standard', 'early', 'admin'];
-
-/** Scopes a key may carry; none means unrestricted (docs/vault-api.md "Authentication"). */
-export const API_KEY_SCOPES = [
-  'credentials:issue',
-  'credentials:read',
-  'credentials:revoke',
-  'credentials:verify',
-  'vault:write',
-  'vault:admin',
-  'sponsor',
-] as const;
+import type { KeyRole, Network } from '../domain.ts';
 
 /** A stored API key. The key itself is never stored, only its SHA-256. */
 export interface ApiKeyRecord {
@@ -29,7 +11,7 @@ export interface ApiKeyRecord {
   keyHash: string;
   /** The wallet the key is bound to; null only for admin keys. */
   walletAddress: string | null;
-  network: KeyNetwork;
+  network: Network;
   role: KeyRole;
   scopes: string[];
   /** ISO-8601. */
@@ -42,7 +24,7 @@ export interface ApiKeyRecord {
 
 export interface CreateKeyInput {
   walletAddress: string | null;
-  network: KeyNetwork;
+  network: Network;
   role: KeyRole;
   scopes: string[];
   expiresAt: string | null;
@@ -80,7 +62,7 @@ export interface KeyStore {
   /** Any stored key with its state, by the key itself (one indexed lookup); undefined when unknown. */
   lookup(key: string): Promise<KeyLookup | undefined>;
   /** Keys ordered by creation; revoked ones only with includeRevoked. */
-  list(filter?: { network?: KeyNetwork; includeRevoked?: boolean }): Promise<ApiKeyRecord[]>;
+  list(filter?: { network?: Network; includeRevoked?: boolean }): Promise<ApiKeyRecord[]>;
   /** True when a usable key was revoked by this call. */
   revoke(keyId: string): Promise<boolean>;
   close(): Promise<void>;
@@ -209,10 +191,10 @@ export class StoreUnavailableError extends Error {
 export class KeyExistsError extends Error {
   override readonly name = 'KeyExistsError';
   readonly walletAddress: string;
-  readonly network: KeyNetwork;
+  readonly network: Network;
   constructor(
     walletAddress: string,
-    network: KeyNetwork,
+    network: Network,
   ) {
     super(`${walletAddress} already holds a usable key on ${network}`);
     this.walletAddress = walletAddress;

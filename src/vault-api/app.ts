@@ -45,7 +45,7 @@ import { createKeyRoutes } from './routes/keys.ts';
 import { createDocsRoutes, createPublicRoutes } from './routes/public.ts';
 
 const keyIdOf = (req: express.Request): string | undefined => peekAuth(req)?.keyId;
-const VERIFIES_DOCUMENTS = new Set(['verifyCredential', 'verifyPresentation']);
+const VERIFIES_DOCUMENTS: ReadonlySet<string> = new Set(['verifyCredential', 'verifyPresentation']);
 
 export interface VaultAppOptions {
   /** Replaces the contract routes (tests of the platform layer mount a stub router here). */

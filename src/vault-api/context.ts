@@ -2,13 +2,13 @@
 import type { Request } from 'express';
 import type { Chain } from '../chain/index.ts';
 import type { Keyring } from '../crypto/envelope.ts';
-import type { Stores, KeyRole } from '../stores/index.ts';
-import type { NetworkName } from '../config/index.ts';
+import type { Stores } from '../stores/index.ts';
 import type { Logger, Metrics, ReadinessCheck } from '../observability/index.ts';
+import type { Clock, KeyRole, Network } from '../domain.ts';
 
 /** The public configuration of the network this process serves (GET /config). */
 export interface NetworkProfileInfo {
-  network: NetworkName;
+  network: Network;
   rpcUrl: string;
   /** Published by GET /config instead of rpcUrl when set (config CV_TESTNET_PUBLIC_RPC_URL, …). */
   publicRpcUrl?: string;
@@ -30,7 +30,7 @@ export interface VaultAppDeps {
     keyTtlDays: number;
     authOrigins: string[];
   };
-  now: () => number;
+  now: Clock;
   /**
    * Express `trust proxy`, for the per-IP limit of /auth/*: off by default (the socket's peer is the
    * client). Behind a reverse proxy set the hop count or the proxies' addresses, never `true` on a

@@ -5,6 +5,7 @@
 import { StrKey } from '@stellar/stellar-sdk';
 import { ChainError, type VcStatus } from '../chain/index.ts';
 import { openVcData } from '../crypto/envelope.ts';
+import type { Network } from '../domain.ts';
 import { clip } from '../openapi/error-bounds.ts';
 import { ApiError, type VaultAppDeps } from './context.ts';
 import { problem, type ProblemDetails } from './verification-problems.ts';
@@ -15,7 +16,7 @@ export const LEDGER_VAULT_STATUS_ENTRY = 'LedgerVaultStatusEntry';
 export interface LedgerVaultStatusEntry {
   type: typeof LEDGER_VAULT_STATUS_ENTRY;
   statusPurpose: 'revocation';
-  network: 'testnet' | 'mainnet';
+  network: Network;
   vaultContract: string;
   vcId: string;
   id?: string;
@@ -79,7 +80,7 @@ export interface VaultSlot {
 
 export type SlotRead = { ok: true; slot: VaultSlot } | { ok: false; reason: 'vault_not_found' | 'vc_not_found'; detail: string };
 
-const NOT_ABOUT_THE_VAULT = new Set(['chain_unavailable', 'source_account_not_found', 'tx_timeout']);
+const NOT_ABOUT_THE_VAULT: ReadonlySet<string> = new Set(['chain_unavailable', 'source_account_not_found', 'tx_timeout']);
 
 /**
  * Reads a vault slot. `owner` is needed to open the payload (the envelope is bound to it): the vault's own

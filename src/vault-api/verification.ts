@@ -8,6 +8,7 @@ import {
   DID_KEY_PREFIX, canonicalize, didIdToBytes, parseDid, resolutionError, resolveDidKey, resolveFromRegistry, verifyDataIntegrity,
 } from '../did/index.ts';
 import type { DidResolutionResult, Ed25519KeyCache, ProofVerification } from '../did/index.ts';
+import { ChainError } from '../chain/index.ts';
 import type { components } from '../generated/vault-api.ts';
 import { ApiError, type VaultAppDeps } from './context.ts';
 import { isError, problem, proofProblem, type CredentialCheckName, type ProblemDetails } from './verification-problems.ts';
@@ -44,10 +45,12 @@ export function requestResolver(deps: VaultAppDeps) {
         try {
           return (await deps.chain.registry.get(didIdToBytes(parsed.didId)))?.record;
         } catch (e) {
-          failure ??= e;
+          if (e instanceof ChainError) failure ??= e;
           throw e;
         }
       },
+      // The chain client says every failure to read the ledger as a ChainError; anything else is a defect.
+      isReadFailure: (e) => e instanceof ChainError,
     });
   };
   const resolve = (did: string): Promise<DidResolutionResult> => {

@@ -6,12 +6,13 @@
 import type { NextFunction, Request, Response } from 'express';
 import { StoreUnavailableError, type RateLimiter } from '../../stores/index.ts';
 import { sendError } from './errors.ts';
+import type { Clock } from '../../domain.ts';
 
 export interface RateLimitOptions {
   limiter: RateLimiter;
   limit: number;
   windowMs: number;
-  now: () => number;
+  now: Clock;
   log?: (entry: Record<string, unknown>) => void;
 }
 

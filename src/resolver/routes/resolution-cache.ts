@@ -6,7 +6,8 @@
 // keyed by the value itself, so a hit costs one cache get and a string comparison, no parse and no build.
 // Expiry stays with the Cache: once it forgets the key, the memo is not consulted.
 import type { Cache } from '../../stores/index.ts';
-import type { DidRecord, Network } from '../../did/index.ts';
+import type { DidRecord } from '../../did/index.ts';
+import type { Network } from '../../domain.ts';
 
 /** What a resolution needs from the ledger: the record and the close times of its two ledgers. */
 export interface ResolvedEntry {

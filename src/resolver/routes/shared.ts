@@ -2,12 +2,13 @@
 // their failures in the resolver's words, and the resolution cache.
 import { ChainError } from '../../chain/index.ts';
 import {
-  decodeDidParam, didIdToBytes, parseDid, xmlDateTime, type DidRecord, type Network, type ParsedDid,
+  decodeDidParam, didIdToBytes, parseDid, xmlDateTime, type DidRecord, type ParsedDid,
 } from '../../did/index.ts';
 import { ResolverError, type ResolverAppDeps, type ResolverNetwork } from '../context.ts';
 import { didInvalid, fromChainError } from '../middleware/errors.ts';
 import { eventLedgerCloseTime, type LedgerCloseTime } from '../../chain/ledger-time.ts';
 import { ResolutionCache, type ResolvedEntry } from './resolution-cache.ts';
+import type { Network } from '../../domain.ts';
 
 export interface ServedNetwork extends ResolverNetwork {
   name: Network;

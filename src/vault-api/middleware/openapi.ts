@@ -11,7 +11,7 @@ import { collectionBounds } from '../../openapi/collection-bounds.ts';
 import { withCanonicalContentType } from '../../openapi/content-type.ts';
 import { rememberCompiledRoutes } from '../../openapi/route-cache.ts';
 
-export { rememberCompiledRoutes, COMPILED_ROUTES_MAX } from '../../openapi/route-cache.ts';
+export { rememberCompiledRoutes } from '../../openapi/route-cache.ts';
 
 export const VAULT_SPEC_PATH = fileURLToPath(new URL('../../../spec/vault-api.yaml', import.meta.url));
 

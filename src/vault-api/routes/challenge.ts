@@ -7,6 +7,7 @@
 // nothing else), so its structure is checked for clear messages, not for trust.
 import { randomBytes } from 'node:crypto';
 import { Account, BASE_FEE, Keypair, Operation, StrKey, Transaction, TransactionBuilder, WebAuth } from '@stellar/stellar-sdk';
+import type { Clock } from '../../domain.ts';
 
 /** Validity of a challenge (vault-api.yaml GET /auth/challenge: 5 minutes). */
 export const CHALLENGE_TIMEOUT_S = 300;
@@ -19,7 +20,7 @@ export interface ChallengeOptions {
   /** Home domain and web-auth domain (the first operation is `${domain} auth`). */
   domain: string;
   /** ms */
-  now: () => number;
+  now: Clock;
 }
 
 /** A challenge for `account`, signed by the server, valid from now for CHALLENGE_TIMEOUT_S. */

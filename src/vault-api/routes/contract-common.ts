@@ -123,7 +123,7 @@ export function vaultOf(deps: VaultAppDeps, owner: string, userSalt?: UserSalt, 
   return vault;
 }
 
-const NOT_ABOUT_THE_VAULT = new Set(['chain_unavailable', 'source_account_not_found', 'tx_timeout']);
+const NOT_ABOUT_THE_VAULT: ReadonlySet<string> = new Set(['chain_unavailable', 'source_account_not_found', 'tx_timeout']);
 
 /**
  * Runs a chain call on vaults; when it fails and one of them holds no contract, the answer is

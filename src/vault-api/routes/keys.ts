@@ -14,11 +14,11 @@ import { Keypair, StrKey, xdr } from '@stellar/stellar-sdk';
 import { ApiError, type VaultAppDeps } from '../context.ts';
 import { checkOrigin } from '../middleware/cors.ts';
 import { buildChallenge, checkSigners, ChallengeError, readChallenge, type ChallengeOptions } from './challenge.ts';
-import { KeyExistsError, type ApiKeyRecord, type CreatedKey, type KeyRole } from '../../stores/index.ts';
+import { KeyExistsError, type ApiKeyRecord, type CreatedKey } from '../../stores/index.ts';
+import type { KeyRole } from '../../domain.ts';
 
 /** Home domain and web-auth domain written into challenges (the manage_data key is `credential-vault auth`). */
 export const WEB_AUTH_DOMAIN = 'credential-vault';
-export { CHALLENGE_TIMEOUT_S } from './challenge.ts';
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The account that signs this network's challenges. */

@@ -25,4 +25,20 @@ describe('POST /credentials/verify: a programming error', () => {
     expect([r.status, r.body.error], JSON.stringify(r.body)).toEqual([500, 'internal_error']);
     expect(env.logs).toContainEqual(expect.objectContaining({ level: 'error', error: 'internal_error', detail: expect.stringMatching(/^TypeError/) }));
   });
+
+  it('answers 500 for a TypeError thrown by the registry read itself, not did_unresolvable', async () => {
+    const registry = { get: async () => { throw new TypeError("Cannot read properties of undefined (reading 'entries')"); } };
+    const thrower = await startVaultTestEnv({ chain: stubChain('testnet', { registry } as never) });
+    try {
+      const credential = {
+        '@context': ['https://www.w3.org/ns/credentials/v2'], type: ['VerifiableCredential'], issuer: DID, credentialSubject: { id: DID },
+        proof: { type: 'DataIntegrityProof', cryptosuite: 'eddsa-jcs-2022', verificationMethod: `${DID}#assert-1`, proofPurpose: 'assertionMethod', proofValue: 'z5' },
+      };
+      const r = await thrower.request('/credentials/verify', { body: { verifiableCredential: credential } });
+      expect([r.status, r.body.error], JSON.stringify(r.body)).toEqual([500, 'internal_error']);
+      expect(thrower.logs).toContainEqual(expect.objectContaining({ level: 'error', detail: expect.stringMatching(/^TypeError/) }));
+    } finally {
+      await thrower.close();
+    }
+  }, 60_000);
 });

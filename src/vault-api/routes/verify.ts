@@ -43,7 +43,7 @@ function refuseDuplicatesOutside(req: Request, member: string): void {
 }
 
 export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
-  const challenges: ChallengeStore = deps.stores.nonces ?? new MemoryNonceStore({ now: () => new Date(deps.now()) });
+  const challenges: ChallengeStore = deps.stores.nonces ?? new MemoryNonceStore({ now: deps.now });
   // Making Node's key of an Ed25519 public key costs more than verifying with it: issuers' keys are few.
   const keyCache = new Ed25519KeyCache();
 

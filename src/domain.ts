@@ -1,0 +1,31 @@
+// The domain's small shared types, declared once: the networks, the roles and scopes of an API key, and the clock.
+// Every module (config, chain, stores, did, the two apps, the simulator) imports them from here.
+
+/** The two networks the service serves; a DID, an API key and a chain client each belong to one. */
+export type Network = 'testnet' | 'mainnet';
+/** Every network, testnet first (the order settings, help texts and `start` list them in). */
+export const NETWORKS: readonly Network[] = ['testnet', 'mainnet'];
+
+/** Roles of an API key; each has its own rate limits (docs/operations.md, the CV_RATE_* settings). */
+export type KeyRole = 'standard' | 'early' | 'admin';
+export const KEY_ROLES: readonly KeyRole[] = ['standard', 'early', 'admin'];
+
+/** Scopes a key may carry; none means unrestricted (spec/vault-api.yaml, the key routes). Stored as `string[]`. */
+export const API_KEY_SCOPES = [
+  'credentials:issue',
+  'credentials:read',
+  'credentials:revoke',
+  'credentials:verify',
+  'vault:write',
+  'vault:admin',
+  'sponsor',
+] as const;
+export type Scope = (typeof API_KEY_SCOPES)[number];
+export const isScope = (s: string): s is Scope => (API_KEY_SCOPES as readonly string[]).includes(s);
+
+/**
+ * A clock: milliseconds, read each time it is called. Wall clocks (`Date.now`, the default where a time is
+ * compared with a stored date or a ledger's close time) and monotonic clocks (`performance.now`, for durations)
+ * have this one shape; an option's comment says which one it expects.
+ */
+export type Clock = () => number;
