@@ -26,7 +26,7 @@ const MUTABLE_CONSTRUCTORS: ReadonlySet<string> = new Set(['Map', 'Set', 'Array'
 /** Declared types under which a Map, a Set or an array cannot be changed without a cast. */
 const READONLY_TYPES = /^(ReadonlyMap|ReadonlySet|ReadonlyArray|readonly\s)/;
 
-export interface Finding {
+interface Finding {
   file: string;
   line: number;
   name: string;
@@ -93,7 +93,7 @@ function mutableInit(init: ts.Expression, type: ts.TypeNode | undefined, name: s
   return undefined;
 }
 
-export function findModuleState(file: string, text: string): Finding[] {
+function findModuleState(file: string, text: string): Finding[] {
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const mutated = mutatedNames(sf);
   const found: Finding[] = [];

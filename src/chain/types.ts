@@ -5,7 +5,7 @@ import type { ChainCaches } from './caches.ts';
 import type { ContractKind } from './errors.ts';
 import type { Clock, Network } from '../domain.ts';
 
-/** A prepared, unsigned transaction (credential-vault-api.md "Transaction responses", prepare). */
+/** A prepared, unsigned transaction (vault-api.yaml PrepareResponse). */
 export interface PreparedTransaction {
   /** Base64 XDR of the unsigned transaction envelope. */
   xdr: string;
@@ -154,7 +154,7 @@ export interface ChainClient {
   readonly protocolVersion: number | undefined;
 }
 
-/** verify_vc result (credential-vault-api.md "verify-vc"). */
+/** verify_vc result (docs/chain-abi.md "Vault", verify_vc). */
 export type VcStatus =
   | { status: 'valid' }
   | { status: 'revoked'; since: string }

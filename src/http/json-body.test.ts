@@ -1,4 +1,4 @@
-// Compressed request bodies on both apps (issue 12 item 5): every operation with a body, sent a body that
+// Compressed request bodies on both apps: every operation with a body, sent a body that
 // does not decode as its Content-Encoding says, answered 400 `invalid_body_encoding` (it was a 500); an
 // unsupported coding 415 `unsupported_content_encoding`; a body that inflates past the limit 413 without
 // being inflated whole; valid compressed bodies read as if sent plain. Real apps over HTTP, with response

@@ -1,4 +1,4 @@
-// Account addresses with a bad StrKey checksum (issue 12 item 4): every address field of
+// Account addresses with a bad StrKey checksum: every address field of
 // spec/did-resolver.yaml (`sourcePublicKey`, `newController`, a record's `controller`) is sent with a bad
 // checksum to the real app over the simulator: 400 in the envelope, naming the field, never a 500.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

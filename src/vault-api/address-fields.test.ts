@@ -1,4 +1,4 @@
-// Account addresses and contract ids with a bad StrKey checksum (issue 12 item 4): they pass the pattern,
+// Account addresses and contract ids with a bad StrKey checksum: they pass the pattern,
 // and the SDK threw on them inside the handlers (500). Every address field of spec/vault-api.yaml — path,
 // query, body — is sent with a bad checksum to the real app over the simulator: 400 `invalid_request`
 // naming the field. Response validation is on, so the answer is also checked against the spec.

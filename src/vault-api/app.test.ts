@@ -101,7 +101,7 @@ describe('routes', () => {
     expect(res.body).toEqual({ error: 'not_found', message: expect.any(String) });
   });
 
-  // Issue 12 item 9: a declared path with an undeclared method is 405 with Allow, in the error envelope.
+  // A declared path with an undeclared method is 405 with Allow, in the error envelope.
   it.each([
     { method: 'GET', path: '/contracts/vault/verify-vc', allow: 'POST' },
     { method: 'GET', path: '/contracts/vault/create', allow: 'POST' },

@@ -13,7 +13,7 @@
 //   → 404 → errors as {error, message}
 //
 // Everything up to the scopes needs only the request line and the headers: a keyless caller learns nothing
-// about a body (401 before a 400 invalid_json or a 413; credential-vault-api.md "Authentication" 3), every
+// about a body (401 before a 400 invalid_json or a 413; docs/vault-api.md "Authentication"), every
 // keyed request is counted before its body is read or anything costly runs, and a key without the
 // operation's scope gets its 403 whatever it sent. The public routes (/health, /config, /auth/*) pass the
 // key and scope checks untouched (/auth/* is counted per client IP) and have their bodies parsed as

@@ -1,4 +1,4 @@
-// Idempotency-Key on the contract write routes (vault-api.yaml "Idempotency"; issue 5 item 2). Keys are
+// Idempotency-Key on the contract write routes (vault-api.yaml "Idempotency"). Keys are
 // scoped per API key; the request is identified by method, path and the canonical JSON of its body. The
 // first 2xx answer is stored with the headers that describe it (REPLAYED_HEADERS) and replayed with
 // `Idempotency-Replayed: true`; an error answer is not stored (the key is released, so a corrected retry

@@ -1,5 +1,5 @@
-// Rate limits (vault-api.yaml "Rate limits"): a sliding window per API key with separate read and write
-// buckets and per-role limits; the wallet-proof routes (/auth/*), which have no key yet, per client IP; a
+// Rate limits (vault-api.yaml "Rate limits"; docs/vault-api.md "Rate limits"): a sliding window per API key
+// with separate read and write buckets and per-role limits; the wallet-proof routes (/auth/*), which have no key yet, per client IP; a
 // keyless caller where a key is optional, per client IP too. /health and /config are never limited. The
 // counting is the platform's (src/platform/rate-limit.ts); this says which bucket and in which words.
 //

@@ -40,7 +40,7 @@ export function createPublicRoutes(deps: VaultAppDeps, doc: OpenApiDocument): Ro
       factoryContractId: p.factoryId,
       vaultWasmHash: p.vaultWasmHash,
       didStellarRegistryId: p.registryId,
-      // Back-compat alias of factoryContractId (credential-vault-api.md "Versioning" 4).
+      // Back-compat alias of factoryContractId (vault-api.yaml Config.svcContractId).
       svcContractId: p.factoryId,
     });
   };
@@ -66,7 +66,7 @@ export function createDocsRoutes(deps: VaultAppDeps): Router {
   const ui = docsUi({ title: 'Credential Vault API' });
   router.get('/', ui.page);
   router.use(ui.assets);
-  // `/docs` itself is a declared GET: another method is 405 like on every declared path (issue 12 item 9).
+  // `/docs` itself is a declared GET: another method is 405 like on every declared path (docs/vault-api.md).
   router.use((req, _res, next) =>
     next(req.path === '/' ? new OpenApiValidator.error.MethodNotAllowed({ path: '/docs', message: `${req.method} method not allowed` }) : new ApiError(404, 'not_found', 'not found')),
   );

@@ -1,4 +1,4 @@
-// Read routes (credential-vault-api.md "Read endpoints"): everything comes from the chain through
+// Read routes (vault-api.yaml tag Reads): everything comes from the chain through
 // simulation; get-vc decrypts. POST reads take a body, GET reads take owner and userSalt as query.
 import type { Request, Router } from 'express';
 import { accountExists } from '../../chain/index.ts';
