@@ -41,6 +41,7 @@ export function generateErrorCodes(specPath, prefix) {
     seen.add(entry.code);
   }
   const upper = prefix.toUpperCase();
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the text written is a TypeScript template literal type
   const typeOf = (code) => (code.includes('[i]') ? '`' + code.replace('[i]', '[${number}]') + '`' : JSON.stringify(code));
   const lines = [
     `// The error codes of ${path.basename(specPath)} (components.x-error-codes), written by scripts/generate.mjs.`,
