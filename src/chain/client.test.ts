@@ -7,6 +7,7 @@ import {
 } from '@stellar/stellar-sdk';
 import { createChainClient, readEvents } from './client.ts';
 import { ChainError } from './errors.ts';
+import { buildCall } from './fast-assemble.ts';
 import { address, str, sym, toStr, toU32, u32, unit, vec } from './codec.ts';
 import type { ChainClient, ChainClientOptions } from './types.ts';
 
@@ -224,6 +225,8 @@ describe('prepare with and without fast assembly (fastAssemble, CV_FAST_ASSEMBLE
       simulated.length = 0;
       const now = () => 1_700_000_000_000;
       const req = { source: kp.publicKey(), contractId: vaultId, fn, args };
+      // the request is of the shape fast assembly covers, so the two answers come from the two paths
+      expect(buildCall({ ...req, sequence: '41', baseFee: '100', maxTime: 1_700_000_300 })).toBeDefined();
       const fast = await client({ now, fastAssemble: true }).prepare(req);
       const sdk = await client({ now, fastAssemble: false }).prepare(req);
       expect(simulated).toHaveLength(2);

@@ -5,7 +5,7 @@ import {
 } from '@stellar/stellar-sdk';
 import { CHAIN_TIMEOUT_DEFAULTS } from '../config/index.ts';
 import { createChainCaches, type ChainCaches } from './caches.ts';
-import { assembleCall, buildCall, simulationInput } from './fast-assemble.ts';
+import { assembleCall, buildCall, sdkTransaction } from './fast-assemble.ts';
 import { ChainError, chainUnavailable, errorText, mapChainFailure, PREPARED_TX_VALIDITY_S, type ContractKind } from './errors.ts';
 import { checkAuthSignatures, inspectParsed, inspectTransaction, noValidSignature, parseEnvelope } from './inspect.ts';
 import { ReadCache, readKey } from './read-cache.ts';
@@ -140,15 +140,14 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
     // The same bytes as the SDK's builder and assembleTransaction, written once (fast-assemble.ts, a workaround
     // switched off by CV_FAST_ASSEMBLE=false); the SDK's own path for anything it does not cover.
     const call = fastAssemble ? buildCall({ ...req, sequence, baseFee, maxTime }) : undefined;
-    const tx = call ? undefined : build(new Account(req.source, sequence), req, maxTime);
-    const sim = await simulate(call ? (simulationInput(call) as Transaction) : tx!, kind);
+    const tx = call ? sdkTransaction(call, passphrase) : build(new Account(req.source, sequence), req, maxTime);
+    const sim = await simulate(tx, kind);
     if (rpc.Api.isSimulationRestore(sim)) {
       throw mapChainFailure({ contract: kind, text: 'contract state is archived and must be restored first' });
     }
     const assembled = call && assembleCall(call, sim);
     if (assembled) return { xdr: assembled, network: passphrase };
-    const raw = tx ?? new Transaction(call!.envelope, passphrase);
-    return { xdr: rpc.assembleTransaction(raw, sim).build().toXdr(), network: passphrase };
+    return { xdr: rpc.assembleTransaction(tx, sim).build().toXdr(), network: passphrase };
   }
 
   async function read(req: ReadRequest): Promise<xdr.ScVal> {

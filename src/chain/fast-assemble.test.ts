@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import {
   Account, Address, Contract, Keypair, Networks, SorobanDataBuilder, StrKey, TransactionBuilder, rpc, xdr,
 } from '@stellar/stellar-sdk';
-import { assembleCall, buildCall, simulationInput } from './fast-assemble.ts';
+import { assembleCall, buildCall, sdkTransaction } from './fast-assemble.ts';
 
 const PASS = Networks.TESTNET;
 
@@ -96,7 +96,7 @@ describe('buildCall / assembleCall = TransactionBuilder / assembleTransaction, b
         const sdk = sdkBuild(o);
         const mine = buildCall(o)!;
         expect(mine).toBeDefined();
-        expect(simulationInput(mine).toXdr()).toBe(sdk.toXdr());
+        expect(sdkTransaction(mine, PASS).toXdr()).toBe(sdk.toXdr());
         const auth = kinds.map((kind, i) => authEntry(c.kp, c.contractId, c.fn, c.args, BigInt(i) * 7919n, kind));
         const sim = simulation({ resourceFee, auth, readOnly: [new Contract(c.contractId).getFootprint()], instructions });
         const expected = rpc.assembleTransaction(sdk, sim).build().toXdr();

@@ -1,28 +1,28 @@
 // WORKAROUND for a performance defect of @stellar/stellar-sdk 17.2.0 (its bundled stellar-base), switched off by
-// CV_FAST_ASSEMBLE=false (docs/operations.md); what it buys is the bench's "prepare, SDK assembly" row beside
-// "prepare" (docs/benchmarks.md).
+// CV_FAST_ASSEMBLE=false (docs/operations.md); what it buys is the bench's prepare row "real service, SDK
+// assembly" beside the "real service" one (bench/sections/http.ts, docs/benchmarks.md).
 //
 // The defect: building and assembling one contract call through the SDK's public API round-trips the same
 // transaction through XDR several times, and re-validates what it has just validated:
-// - `TransactionBuilder.build()` (base/transaction_builder.js) writes the xdr.Transaction, then wraps it in
-//   `new Transaction(envelope)`, whose constructor parses it back: the source's StrKey is encoded again and every
-//   operation is decoded again (`Operation.fromXdrObject`);
-// - `Transaction.toEnvelope()` (base/transaction.js), under every `toXdr()`, clones the transaction by encoding it
-//   and decoding the bytes (`Transaction.fromXdr(this.tx.toXdr())`) before encoding it once more;
-// - `rpc.assembleTransaction` (rpc/transaction.js) calls toEnvelope() again, rebuilds the whole transaction with
+// - `TransactionBuilder.build()` writes the xdr.Transaction, then wraps it in `new Transaction(envelope)`, whose
+//   constructor parses it back: the source's StrKey is encoded again and every operation is decoded again
+//   (`Operation.fromXdrObject`);
+// - `Transaction.toEnvelope()`, under every `toXdr()`, clones the transaction by encoding it and decoding the bytes
+//   (`Transaction.fromXdr(this.tx.toXdr())`) before encoding it once more;
+// - `rpc.assembleTransaction` calls toEnvelope() again, rebuilds the whole transaction with
 //   `TransactionBuilder.cloneFrom` (a new Account from the StrKey, every operation re-added), clones the
 //   simulation's soroban data twice (`transactionData.build()`, then `new SorobanDataBuilder(…)` in the builder's
 //   constructor), and re-creates the operation with `Operation.invokeHostFunction`, which runs
 //   `Address.fromScVal` over every argument (throwing and catching for each argument that is not an address);
 //   its `build()` then parses the result again as above.
-// For the calls of src/chain this is 0.4 to 1 ms of CPU per prepare on the bench machine.
+// For an issue-sized call that is about 0.2 ms more CPU per prepare on the bench machine (docs/benchmarks.md).
 //
-// What this module does instead: the same xdr.Transaction written once, encoded once for simulation and once,
-// assembled, for the answer; only the SDK's public API is used. It covers the calls src/chain makes: a G… source,
+// What this module does instead: the same xdr.Transaction written once, wrapped once in the SDK's Transaction for
+// simulation, and the assembled one encoded once for the answer; only the SDK's public API is used. It covers the calls src/chain makes: a G… source,
 // an integer base fee, one invokeHostFunction without auth of its own. For anything else it answers undefined and
 // the caller keeps the SDK's path, so that what is sent, returned and thrown stays the SDK's. fast-assemble.test.ts
 // compares the bytes with the SDK's over many random calls and simulations.
-import { Contract, StrKey, xdr, type rpc } from '@stellar/stellar-sdk';
+import { Contract, StrKey, Transaction, xdr, type rpc } from '@stellar/stellar-sdk';
 
 /** The unsigned transaction of a call, ready to be simulated and then assembled. */
 export interface CallTransaction {
@@ -88,9 +88,12 @@ function invocation(hostFunction: xdr.HostFunction, auth: xdr.SorobanAuthorizati
   });
 }
 
-/** What `server.simulateTransaction` needs of a transaction: its `toXdr()` (encoded when the request is made). */
-export function simulationInput(call: CallTransaction): { toXdr(): string } {
-  return { toXdr: () => call.envelope.toXdr('base64') };
+/**
+ * The call as the SDK's Transaction, for `server.simulateTransaction` (and the SDK's assembly when assembleCall
+ * declines): its public constructor, which parses the envelope once (about 20 µs; docs/benchmarks.md).
+ */
+export function sdkTransaction(call: CallTransaction, networkPassphrase: string): Transaction {
+  return new Transaction(call.envelope, networkPassphrase);
 }
 
 /**
