@@ -71,7 +71,9 @@ export interface Stack {
    * A second vault API (testnet) against the same simulator, started on first use with `extraFlags` (e.g.
    * `--fast-assemble false`) and its own data directory; `key` makes a standard key in its own store. Stopped by close().
    */
-  variant(extraFlags: readonly string[]): Promise<{ url: string; key(wallet: string): Promise<string> }>;
+  variant(extraFlags: readonly string[]): Promise<{ url: string; key(wallet: string): Promise<string>; cpuUs(): Promise<number> }>;
+  /** CPU time (µs) the services' process has used so far. */
+  cpuUs(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -113,6 +115,7 @@ export async function startStack(log: (line: string) => void, rt: HostRuntime = 
     return {
       url: endpoint(h.ready.vault, `vault API with ${id}`),
       key: async (wallet: string) => (await h.call<{ key: string }>('createKey', { wallet })).key,
+      cpuUs: async () => (await h.call<{ us: number }>('cpu')).us,
     };
   };
   return {
@@ -131,6 +134,7 @@ export async function startStack(log: (line: string) => void, rt: HostRuntime = 
     },
     key,
     variant,
+    cpuUs: async () => (await svc.call<{ us: number }>('cpu')).us,
     fill: (o) => sim.call('fill', { vault: o.vault, issuer: o.issuer.keypair.publicKey(), count: o.count, prefix: o.prefix }),
     async close() {
       for (const h of variants.values()) await (await h.catch(() => undefined))?.stop();

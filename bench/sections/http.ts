@@ -49,7 +49,10 @@ function postCase(url: string, key: string, body: unknown): HttpCase {
 
 /** A case, and what its row should say about how it was set up. */
 type Case = HttpCase & { note?: string };
-type Measure = (name: string, rt: Runtime, route: Route, server: Server, c: () => Promise<Case> | Case, inspect?: (body: unknown) => string) => Promise<void>;
+type Measure = (
+  name: string, rt: Runtime, route: Route, server: Server, c: () => Promise<Case> | Case,
+  inspect?: (body: unknown) => string, serverCpuUs?: () => Promise<number>,
+) => Promise<void>;
 
 export interface HttpRuntimes {
   /** This Node first, then Node 20 when it is measured. */
@@ -72,7 +75,7 @@ function configShape(body: unknown): string {
 export async function runHttpSection(ctx: SectionContext, rts: HttpRuntimes): Promise<SectionResult> {
   const rows: Row[] = [];
   const current = rts.runtimes[0]!;
-  const measure: Measure = async (name, rt, route, server, c, inspect) => {
+  const measure: Measure = async (name, rt, route, server, c, inspect, serverCpuUs) => {
     if (!wanted(ctx, name)) return;
     let note: string | undefined;
     const outcome = await attempt(ctx, name, async () => {
@@ -80,8 +83,10 @@ export async function runHttpSection(ctx: SectionContext, rts: HttpRuntimes): Pr
       note = hc.note;
       const body = await probe(hc);
       if (inspect) note = [note, inspect(body)].filter(Boolean).join('; ');
-      const r = await measureHttp(hc, ctx.settings);
-      ctx.log(`    ${fmtRate(r.rps)} req/s, p50 ${fmtMs(r.p50)} ms, p99 ${fmtMs(r.p99)} ms, non-2xx ${r.non2xx}, errors ${r.errors}`);
+      const r = await measureHttp(hc, ctx.settings, serverCpuUs);
+      const cpu = r.cpuUsPerRequest === undefined ? '' : `service CPU ${fmtInt(r.cpuUsPerRequest)} µs per request`;
+      if (cpu) note = [note, cpu].filter(Boolean).join('; ');
+      ctx.log(`    ${fmtRate(r.rps)} req/s, p50 ${fmtMs(r.p50)} ms, p99 ${fmtMs(r.p99)} ms, non-2xx ${r.non2xx}, errors ${r.errors}${cpu ? `, ${cpu}` : ''}`);
       return r;
     });
     rows.push({ name, runtime: rt.label, route, server, outcome, ...(note ? { note } : {}) });
@@ -149,12 +154,15 @@ export async function runHttpSection(ctx: SectionContext, rts: HttpRuntimes): Pr
             rows.push({ name, runtime: rt.label, route, server: 'real service', outcome: { ok: false, error: `services not running: ${c.message}` } });
             continue;
           }
-          await measure(name, rt, route, 'real service', c[route], route === 'config' ? configShape : undefined);
+          // prepare's rows also read the vault API process's CPU time: less exposed to the machine's load than req/s
+          const cpu = route === 'prepare' && rt === current ? async () => (await stacks.get(rt)!).cpuUs() : undefined;
+          await measure(name, rt, route, 'real service', c[route], route === 'config' ? configShape : undefined, cpu);
         }
         // What the fast assembly buys: the same prepare, right after, on a vault API with it switched off.
         if (route === 'prepare' && rt === current && wanted(ctx, 'service-prepare-sdk') && !(c instanceof Error)) {
           const st = await stacks.get(rt)!;
-          await measure('service-prepare-sdk', rt, 'prepare', 'real service, SDK assembly', () => sdkAssemblyCase(st));
+          const cpu = async () => (await st.variant(SDK_ASSEMBLY_FLAGS)).cpuUs();
+          await measure('service-prepare-sdk', rt, 'prepare', 'real service, SDK assembly', () => sdkAssemblyCase(st), undefined, cpu);
         }
       }
     }
@@ -309,7 +317,7 @@ function render(ctx: SectionContext, rts: HttpRuntimes, rows: Row[]): SectionRes
     '- framework ceiling: Express 5 + express-openapi-validator (request validation on, response validation off, as the services run), one validated `GET /config` route of an inline OpenAPI 3.1 document, the same fixed JSON.',
     `- Prism mock (${current!.label} only): \`prism mock\` of \`spec/vault-api.yaml\` / \`spec/did-resolver.yaml\` with the specs' example values.`,
     `- real service: the vault API (testnet) and the resolver started as \`serve\` / \`resolver\` do, against the chain simulator over JSON-RPC in a separate process. verify-vc uses a standard key bound to a wallet and a credential issued through the API (auth, rate limit, chain read included); the resolution is of a registered DID with the cache warmed; prepare builds and simulates an issue transaction. Both resolvers are asked for \`${DID_ACCEPT}\`.`,
-    `- real service, SDK assembly (${current!.label} only): prepare, measured right after the real service's, on a second vault API against the same simulator started with \`${SDK_ASSEMBLY_FLAGS.join(' ')}\`: the SDK's TransactionBuilder and rpc.assembleTransaction instead of the XDR written once (src/chain/fast-assemble.ts). The two prepare rows side by side are what that workaround buys.`,
+    `- real service, SDK assembly (${current!.label} only): prepare, measured right after the real service's, on a second vault API against the same simulator started with \`${SDK_ASSEMBLY_FLAGS.join(' ')}\`: the SDK's TransactionBuilder and rpc.assembleTransaction instead of the XDR written once (src/chain/fast-assemble.ts). The two prepare rows side by side are what that workaround buys; their notes give the vault API process's CPU time per request over the measured run, less exposed to other work on the machine than req/s.`,
     `- ${raisedLimitsNote()}`,
     '',
     table(['route', 'server', 'runtime', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', '× framework', '× bare', 'note'], body, ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l']),
