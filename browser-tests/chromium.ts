@@ -55,18 +55,27 @@ async function unbrotli(from: string, to: string): Promise<void> {
   await pipeline(createReadStream(from), createBrotliDecompress(), createWriteStream(to, { mode: 0o755 }));
 }
 
-/** A `.tar.br` of the package unpacked into `dir` (the system's tar reads what Node decompresses). */
-async function untarBrotli(from: string, dir: string): Promise<void> {
-  const tar = spawn('tar', ['-x', '-f', '-', '-C', dir], { stdio: ['pipe', 'ignore', 'pipe'] });
-  let stderr = '';
-  tar.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const exited = new Promise<number | null>((resolve, reject) => {
-    tar.once('error', reject);
-    tar.once('close', resolve);
-  });
-  await pipeline(createReadStream(from), createBrotliDecompress(), tar.stdin);
-  const code = await exited;
-  if (code !== 0) throw new Error(`tar -x of ${from} exited ${code}: ${stderr.trim()}`);
+/**
+ * A `.tar.br` of the package unpacked into `dir`: Node decompresses it to a file, the system's tar reads that
+ * file. (Piped into tar's stdin, the copy raced tar's exit: tar stops at the archive's end marker, before
+ * the zero padding the package's archives carry after it, and a write still under way then failed with
+ * "Premature close".)
+ */
+export async function untarBrotli(from: string, dir: string): Promise<void> {
+  const tarFile = path.join(dir, `${path.basename(from, '.br')}.unpacking`);
+  try {
+    await unbrotli(from, tarFile);
+    const tar = spawn('tar', ['-x', '-f', tarFile, '-C', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    tar.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const code = await new Promise<number | null>((resolve, reject) => {
+      tar.once('error', reject);
+      tar.once('close', resolve);
+    });
+    if (code !== 0) throw new Error(`tar -x of ${from} exited ${code}: ${stderr.trim()}`);
+  } finally {
+    rmSync(tarFile, { force: true });
+  }
 }
 
 /**
@@ -81,12 +90,23 @@ async function unpacked(dir: string, version: string): Promise<string> {
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
   const bin = path.join(dir, 'bin');
-  await Promise.all([
-    unbrotli(path.join(bin, 'chromium.br'), path.join(staging, 'chromium')),
-    untarBrotli(path.join(bin, 'al2023.tar.br'), staging), // lib/: NSS, NSPR and expat, absent on a bare system
-    untarBrotli(path.join(bin, 'fonts.tar.br'), staging), // fonts/: Open Sans
-    untarBrotli(path.join(bin, 'swiftshader.tar.br'), staging), // the software GL the package's flags select
-  ]);
+  try {
+    await Promise.all([
+      unbrotli(path.join(bin, 'chromium.br'), path.join(staging, 'chromium')),
+      untarBrotli(path.join(bin, 'al2023.tar.br'), staging), // lib/: NSS, NSPR and expat, absent on a bare system
+      untarBrotli(path.join(bin, 'fonts.tar.br'), staging), // fonts/: Open Sans
+      untarBrotli(path.join(bin, 'swiftshader.tar.br'), staging), // the software GL the package's flags select
+    ]);
+  } catch (err) {
+    // Nothing half-unpacked stays behind, and the one line says what failed and the other way to a browser.
+    rmSync(staging, { recursive: true, force: true });
+    const why = err instanceof Error ? err.message : String(err);
+    throw new Error(
+      `cannot unpack the Chromium of ${PACKAGE} into ${target}: ${why} ` +
+        `(or install Debian's chromium: apt-get install -y chromium)`,
+      { cause: err },
+    );
+  }
   // The package's fonts.conf names Lambda's folders; this one names the unpacked fonts.
   writeFileSync(
     path.join(staging, 'fonts.conf'),

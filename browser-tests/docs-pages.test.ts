@@ -104,6 +104,26 @@ describe.each([
   });
 });
 
+// "Try it out" must not send a fixed Idempotency-Key (a second prepare from /docs would be refused) or a fixed
+// X-Request-ID (every request from /docs would share one id in the logs): Swagger UI fills a header with its
+// parameter's example, so the spec gives these none, and the request sent has neither header.
+it('vault-api /docs: "Try it out" on a write sends no Idempotency-Key and no X-Request-ID', async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  try {
+    await page.goto(`${services.vault.testnet!.url}/docs`, { waitUntil: 'networkidle' });
+    const op = page.locator('.opblock', { has: page.locator('[data-path="/contracts/vc/revoke"]') }).first();
+    await op.locator('.opblock-summary').click();
+    await op.locator('button.try-out__btn').click();
+    const sent = page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith('/contracts/vc/revoke'));
+    await op.locator('button.execute').click();
+    const headers = await (await sent).allHeaders();
+    expect(headers['idempotency-key']).toBeUndefined();
+    expect(headers['x-request-id']).toBeUndefined();
+  } finally {
+    await page.close();
+  }
+});
+
 describe('no other HTML page', () => {
   it.each([
     ['the simulator', () => `${services.simulatorUrl}/`],

@@ -3,7 +3,7 @@
 // `npm start` become the ones of this run, and the secret files temporary ones. A documentation edit that
 // breaks an example fails here.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,9 +36,22 @@ function localised(script: string, files: string[]): string {
   return out;
 }
 
+/**
+ * The PATH of the reader's shell: this run's without the node_modules/.bin folders that `npm test` put first.
+ * So the blocks run on the system's Node, as pasted, and must put the pinned one first themselves.
+ */
+const READER_PATH = (process.env['PATH'] ?? '')
+  .split(path.delimiter)
+  .filter((dir) => !/[\\/]node_modules[\\/]\.bin$|[\\/]node-gyp-bin$/.test(dir))
+  .join(path.delimiter);
+
+/** Runs a block in bash; answers its stdout, and fails on npm's warnings (EBADENGINE on an older Node). */
 const run = async (script: string) => {
-  const options = { cwd: ROOT, timeout: 240_000, maxBuffer: 16 * 1024 * 1024 };
-  return (await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], options)).stdout;
+  const env = { ...process.env, PATH: READER_PATH };
+  const options = { cwd: ROOT, timeout: 240_000, maxBuffer: 16 * 1024 * 1024, env };
+  const { stdout, stderr } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], options);
+  expect(stderr, 'what the block printed on stderr').not.toMatch(/npm (warn|error)|EBADENGINE/i);
+  return stdout;
 };
 
 beforeAll(async () => {
@@ -81,6 +94,21 @@ it('README: accounts, wallet-proof keys, an issuer DID, a vault, a signed issue,
   expect(second.verified).toBe(false);
   expect(second.problemDetails).toContainEqual(expect.objectContaining({ level: 'error', check: 'credentialStatus', reason: 'revoked' }));
 }, 300_000);
+
+// A reader pastes blocks of several pages into one shell: a name that holds a key says which kind, everywhere.
+it('names every key variable of the README and docs/ by its kind: *_API_KEY or *MULTIKEY', () => {
+  const guides = readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md'));
+  const pages = ['README.md', ...guides.map((f) => `docs/${f}`)];
+  const vague: string[] = [];
+  for (const page of pages) {
+    const text = readFileSync(path.join(ROOT, page), 'utf8');
+    for (const m of text.matchAll(/(?:^|[\s({"'])\$?\{?((?=[A-Z])[A-Z0-9_]*KEY)\b(?==|\}|["'\s)])/gm)) {
+      const name = m[1]!;
+      if (!/(_API_KEY|MULTIKEY)$/.test(name) && !/^CV_/.test(name)) vague.push(`${page}: ${name}`);
+    }
+  }
+  expect([...new Set(vague)]).toEqual([]);
+});
 
 it('docs/did-resolver.md: account new, did new, did multikey and tx sign --submit register a DID', async () => {
   const script = localised(example('docs/did-resolver.md', 'example:register-did'), ['me.key']);

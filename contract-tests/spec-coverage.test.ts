@@ -502,6 +502,35 @@ describe.each([VAULT_SPEC, RESOLVER_SPEC])('%s reads as documentation', (file) =
     expect(spec.info.description).not.toMatch(/^#/m);
   });
 
+  // An operation says what a caller needs; its error codes live in its responses' examples, the tables and
+  // long explanations in docs/.
+  it('keeps each operation\'s description short, without tables or lists of error codes', () => {
+    const codes = new Set<string>();
+    const collect = (v: unknown): void => {
+      if (Array.isArray(v)) return v.forEach(collect);
+      if (v === null || typeof v !== 'object') return;
+      for (const [k, x] of Object.entries(v)) {
+        if ((k === 'error' || k === 'code') && typeof x === 'string') codes.add(x);
+        collect(x);
+      }
+    };
+    collect(spec.paths);
+    collect(spec.components);
+    expect(codes.size).toBeGreaterThan(20);
+    const wordy: string[] = [];
+    for (const [p, item] of Object.entries<Json>(spec.paths)) {
+      for (const [method, op] of Object.entries<Json>(item)) {
+        if (typeof op?.description !== 'string') continue;
+        const text: string = op.description;
+        const named = new Set([...text.matchAll(/`([A-Za-z_]+)`/g)].map((m) => m[1]!).filter((c) => codes.has(c)));
+        if (/^\s*\|/m.test(text)) wordy.push(`${method} ${p}: a table`);
+        if (named.size > 3) wordy.push(`${method} ${p}: ${named.size} error codes (${[...named].join(', ')})`);
+        if (text.length > 2_100) wordy.push(`${method} ${p}: ${text.length} characters`);
+      }
+    }
+    expect(wordy).toEqual([]);
+  });
+
   // Swagger UI's "Try it out" fills a header parameter with its example: a fixed Idempotency-Key makes the
   // second prepare from /docs a 422, a fixed X-Request-ID breaks log correlation.
   it('gives no fixed value to the Idempotency-Key and X-Request-ID parameters', () => {

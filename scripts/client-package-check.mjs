@@ -54,7 +54,9 @@ async function step(title, fn) {
  * @returns {string}
  */
 function run(command, args, options) {
-  const result = spawnSync(command, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...options });
+  // SIGKILL at the timeout: a SIGTERM did not always stop an npm install waiting on an unreachable registry.
+  const defaults = { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, killSignal: 'SIGKILL' };
+  const result = spawnSync(command, args, { ...defaults, ...options });
   const output = `${result.stdout ?? ''}${result.stderr ?? ''}`.trim();
   if (result.error) throw new Error(`${command} ${args.join(' ')}: ${result.error.message}\n${output}`);
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${result.status ?? result.signal}\n${output}`);
@@ -198,11 +200,20 @@ async function main() {
       const typesNode = rootPkg.devDependencies['@types/node'];
       const sdk = rootPkg.dependencies['@stellar/stellar-sdk'];
       if (!typescript || !typesNode || !sdk) throw new Error('package.json names no typescript, @types/node or SDK');
-      // The versions the repository installed, preferring npm's cache: the run needs the registry only for
-      // what `npm ci` did not fetch already (and none at all in a network namespace after `npm ci`).
-      const args = ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'];
+      // The versions the repository installed, preferring npm's cache. `npm ci` caches tarballs but not the
+      // registry's package documents that `npm install name@version` reads, so this step needs the registry
+      // (docs/testing.md); without one it fails in about a minute (one retry), naming the registry.
+      const args = [
+        'install', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', '--fetch-retries=1',
+        '--fetch-retry-maxtimeout=10000',
+      ];
       const packages = [tarball, `@stellar/stellar-sdk@${sdk}`, `typescript@${typescript}`, `@types/node@${typesNode}`];
-      run(NPM, [...args, ...packages], { cwd: consumer, timeout: INSTALL_TIMEOUT_MS });
+      try {
+        run(NPM, [...args, ...packages], { cwd: consumer, timeout: INSTALL_TIMEOUT_MS });
+      } catch (err) {
+        const why = err instanceof Error ? err.message : String(err);
+        throw new Error(`this step installs from the npm registry, which must be reachable: ${why}`);
+      }
     });
 
     await step('import the installed package with plain node: every export is there', () => {

@@ -235,6 +235,12 @@ describe('GET /metrics', () => {
     }
     expect(twice).toEqual([]);
     expect([...processOn]).toEqual(['vault-api-testnet']);
+    // Nor a family its service never moves: no credentials on the resolver, no DID writes on a vault API.
+    const families = async (base: string) => [...(await scrape(base)).keys()];
+    const vaultFamilies = /^credential_vault_(credentials|verifications)_/;
+    expect((await families(resolverUrl)).filter((n) => vaultFamilies.test(n))).toEqual([]);
+    expect(await families(vaultUrl)).not.toContain('credential_vault_did_writes_total');
+    expect(await families(vaultUrl)).toContain('credential_vault_credentials_issued_total');
   });
 
   it('tells prepare from submit and counts the domain: DID writes, submits, verifications', async () => {

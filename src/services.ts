@@ -27,6 +27,7 @@ import {
   storeChecks,
   type Logger,
   type Metrics,
+  type ServiceKind,
   type ReadinessCheck,
 } from './observability/index.ts';
 import type { NetworkProfileInfo } from './vault-api/context.ts';
@@ -73,8 +74,10 @@ export async function startServices(config: Config, options: StartOptions): Prom
   // One registry per service; the process's families go with the first one made (one port shows them).
   const processMetrics = createProcessMetrics();
   const metrics: Record<string, Metrics> = {};
-  const metricsFor = (service: string): Metrics =>
-    (metrics[service] = createMetrics({ service, ...(Object.keys(metrics).length === 0 ? { processMetrics } : {}) }));
+  const metricsFor = (service: string, domainOf: ServiceKind): Metrics =>
+    (metrics[service] = createMetrics({
+      service, domainOf, ...(Object.keys(metrics).length === 0 ? { processMetrics } : {}),
+    }));
   // Every line names its service: an app's lines its own, the process's (stores, start-up) the process's role.
   const roles = { serve: `vault-api-${config.network}`, resolver: 'resolver', start: 'credential-vault' } as const;
   const processService = roles[options.mode];
@@ -103,12 +106,15 @@ export async function startServices(config: Config, options: StartOptions): Prom
     requireProfiles(config, served, { vaultApi: options.mode !== 'resolver' });
     if (config.simulator) {
       const { startSimulator } = await import('../simulator/index.ts');
+      const simulatorLogger = withFields(logger, { service: 'simulator' });
       const sim = await startSimulator({
         port: config.simulatorPort,
         protocol: config.simulatorProtocol,
         ledgerCloseMs: config.ledgerCloseMs,
         host: config.host,
         stateFile: config.stateFile ?? path.join(config.dataDir, 'simulator-state.json'),
+        // A JSON line that names its service, as every other line of the process (not a bare stderr line).
+        onCloseError: (error: unknown) => simulatorLogger.error('ledger close failed', { error }),
       }).catch((e: unknown) => {
         const what = { service: 'the chain simulator', setting: 'CV_SIMULATOR_PORT (--simulator-port)' };
         throw listenFailure(e, { ...what, host: config.host, port: config.simulatorPort });
@@ -219,7 +225,7 @@ export async function startServices(config: Config, options: StartOptions): Prom
         // requireProfiles asked for both wherever a vault API runs, and the simulator's profiles have them.
         if (factoryId === undefined || vaultWasmHash === undefined || chain === undefined) throw new Error(`${n}: the vault API needs the factory id and the vault template hash`);
         const profile = { ...rest, factoryId, vaultWasmHash };
-        const appMetrics = metricsFor(`vault-api-${n}`);
+        const appMetrics = metricsFor(`vault-api-${n}`, 'vault-api');
         const appLogger = withFields(logger, { service: `vault-api-${n}` });
         const app = await createVaultApp({
           profile,
@@ -250,7 +256,7 @@ export async function startServices(config: Config, options: StartOptions): Prom
     let resolverUrl: string | undefined;
     if (options.mode !== 'serve') {
       const { createResolverApp } = await import('./resolver/app.ts');
-      const resolverMetrics = metricsFor('resolver');
+      const resolverMetrics = metricsFor('resolver', 'resolver');
       const resolverLogger = withFields(logger, { service: 'resolver' });
       const app = await createResolverApp({
         networks: Object.fromEntries(

@@ -126,60 +126,21 @@ export interface paths {
         };
         /**
          * Resolve a DID (W3C DID Resolution)
-         * @description The resolution result `{didDocument, didDocumentMetadata, didResolutionMetadata}`. The document
-         *     follows W3C DID Core 1.1 with Multikey keys: `verificationMethod` entries
-         *     `{id: "{did}#auth-N" | "#assert-N" | "#keyagr-N", type: Multikey, controller: did, publicKeyMultibase}`
-         *     numbered from 1 in record order; the relationships `authentication`, `assertionMethod` and
-         *     `keyAgreement` hold the relative fragment references (`#auth-1`, ...), which resolve against the
-         *     document `id`; services are `{id: "{did}#service-{idSuffix}", type, serviceEndpoint}`; empty
-         *     relationships and `service` are left out; there is no root `controller` (the controlling wallet is
-         *     `didDocumentMetadata.method.stellarAccount`). `created` and `updated` are the close times of the
-         *     record's `createdLedger` and `updatedLedger` (XML Schema dateTime, UTC, whole seconds); they are
-         *     left out when the ledger's time is not known.
+         * @description The resolution result `{didDocument, didDocumentMetadata, didResolutionMetadata}`: a W3C DID Core
+         *     document with Multikey keys (`#auth-N`, `#assert-N`, `#keyagr-N`, numbered from 1 in record order)
+         *     and services (`#service-{idSuffix}`); the controlling wallet is
+         *     `didDocumentMetadata.method.stellarAccount`.
          *
-         *     Content negotiation on `Accept` (q-values honoured; at equal quality the order below decides):
-         *     `application/did+ld+json` (the default, also for no `Accept` and `*\/*`; the document carries
-         *     `@context`), `application/did+json` (no `@context`), and `application/json` (a synonym of
-         *     `application/did+json`, answered as `application/json`). `didResolutionMetadata.contentType` names
-         *     the document's representation. Nothing acceptable: 406 `representationNotSupported`. (The order
-         *     of the media types below carries no meaning.)
+         *     `Accept` picks the representation: `application/did+ld+json` (the default), `application/did+json`
+         *     or `application/json` answer the full resolution result; a Universal Resolver client's
+         *     `application/did-resolution` (or `application/ld+json;profile="https://w3id.org/did-resolution"`)
+         *     answers the same. A DID URL with its `#` percent-encoded (`…%23assert-1`) names one key or service
+         *     of the document and answers it alone, or its dereferencing result for the DID Resolution media
+         *     types and `application/did-url-dereferencing`. Every answer carries `Vary: Accept`.
          *
-         *     Universal Resolver clients (W3C DID Resolution, DIF Universal Resolver) may ask for the resolution
-         *     result by its own media types: `application/did-resolution` and
-         *     `application/ld+json;profile="https://w3id.org/did-resolution"` (also plain `application/ld+json`).
-         *     Both answer the same full result as `application/did+ld+json` (the document with `@context`); the
-         *     `ld+json` one adds `"@context": "https://w3id.org/did-resolution/v1"` to the result. Every other
-         *     choice above (the full result for the DID Core media types, the tombstone on 410, `invalidDid` for
-         *     other methods) is unchanged.
-         *
-         *     DID URL dereferencing (W3C DID Resolution "Dereferencing the Secondary Resource"): a DID
-         *     URL with a fragment, its `#` percent-encoded (`did:ledger:testnet:…%23assert-1`), names one
-         *     verification method (`#auth-N`, `#assert-N`, `#keyagr-N`) or service (`#service-{idSuffix}`) of the
-         *     document. For the DID Core media types the answer is that resource alone (with the document's
-         *     `@context` for `application/did+ld+json`); for the DID Resolution media types it is the dereferencing
-         *     result `{dereferencingMetadata: {contentType}, contentStream: <the resource>, contentMetadata: <the
-         *     document metadata>}`. A fragment the document does not have, or an unregistered DID, is 404 with
-         *     `{dereferencingMetadata: {error: notFound, message}, contentStream: null, contentMetadata: {}}`; a
-         *     deactivated DID is 410 the same way, its document metadata as `contentMetadata`; a DID URL whose DID
-         *     is invalid is 400 `invalidDidUrl`. Proof verifiers use this to fetch the key a proof's
-         *     `verificationMethod` names. `Accept: application/did-url-dereferencing` asks for the dereferencing
-         *     result by its own media type: for a DID URL with a fragment as above; for a DID alone, the result
-         *     whose `contentStream` is the document (with `@context`); failures as dereferencing failures.
-         *
-         *     Every answer of this route carries `Vary: Accept`: its body depends on the negotiated media type, so
-         *     a shared cache keeps one entry per representation.
-         *
-         *     | status | meaning | `didResolutionMetadata.error` |
-         *     |---|---|---|
-         *     | 200 | active DID resolved | (none) |
-         *     | 400 | invalid DID | `invalidDid` |
-         *     | 400 | valid DID, but a query parameter (resolution option) this resolver does not know | `invalidOptions` |
-         *     | 404 | not registered | `notFound` |
-         *     | 406 | no acceptable representation | `representationNotSupported` |
-         *     | 410 | deactivated: tombstone document (`id` only), `didDocumentMetadata.deactivated: true` | (none) |
-         *     | 200 / 404 / 410 / 400 | DID URL with a fragment: the resource, or a dereferencing failure | `dereferencingMetadata.error`: `notFound`, `invalidDidUrl` |
-         *     | 429 | rate limited (error envelope, not a resolution result) | |
-         *     | 502 | ledger RPC unreachable | `internalError` |
+         *     A failure answers a resolution result whose `didResolutionMetadata.error` each response's examples
+         *     show (a 429 excepted: the error envelope); a deactivated DID answers 410 with its tombstone. The guide
+         *     (`docs/did-resolver.md`, "Media types" and "The document") has every case.
          */
         get: operations["resolveDid"];
         put?: never;
@@ -363,15 +324,13 @@ export interface paths {
         put?: never;
         /**
          * Verify a proof of control
-         * @description Checks, in this order, stopping at the first failure: (1) `challenge.timestamp` within 5 minutes of
-         *     the server clock, either side (`challenge_expired`); (2) the domain: `domain` when given, otherwise
-         *     the domain the challenge was issued for, equals `challenge.domain` (`domain_mismatch`); (3) the nonce
-         *     was issued by this resolver with exactly this DID, domain and timestamp, has not expired and was not
-         *     used: it is spent by this step whatever follows (`nonce_invalid`); (4) the DID resolves to an active
-         *     document (`did_not_found`, `did_deactivated`, `ledger_unavailable`) and the Ed25519 signature over the
-         *     challenge's JCS form verifies under one of its authentication keys, tried in order
-         *     (`signature_invalid`). On success the answer names the verification method that verified. When the
-         *     store of issued nonces is unreachable the answer is 503 `nonce_store_unavailable` (never a pass).
+         * @description Checks, in this order, stopping at the first failure: the challenge's timestamp is within 5 minutes
+         *     of the server clock; its domain is the one asked for (or the one it was issued for); its nonce was
+         *     issued by this resolver for exactly this challenge, has not expired and was not used (this step
+         *     spends it, whatever follows); the DID resolves to an active document, and the Ed25519 signature over
+         *     the challenge's JCS form verifies under one of its authentication keys. On success the answer names
+         *     the verification method that verified. Each failure's code is in the responses' examples; an
+         *     unreachable nonce store is a 503, never a pass.
          */
         post: operations["verifyProof"];
         delete?: never;

@@ -951,23 +951,17 @@ export interface paths {
         put?: never;
         /**
          * Create an API key by proving control of a wallet
-         * @description Origin-restricted, used through the web application (see "Browsers (CORS)"). Send the challenge from `GET /auth/challenge`
-         *     signed by the account. The new key has role `standard` (a `role` field is not accepted: 400
-         *     `invalid_request`), the requested scopes (none = unrestricted), and expires 180 days after creation.
-         *     One key per wallet per network: proving the same wallet again replaces its key (the old key stops
-         *     working). The key is shown only in this response. No key; limited to 60 requests per minute per
-         *     client IP.
+         * @description Send the challenge from `GET /auth/challenge`, signed by signers of the account that meet its medium
+         *     threshold. Origin-restricted: browsers call it from an allowed origin (the guide's "Browsers (CORS)").
+         *     No key needed; 60 requests per minute per client IP.
          *
-         *     Only an account that exists on this network gets a key, so that random keypairs cannot farm keys
-         *     (each key brings its own rate limits and a row in the key store). An account that does not exist is refused with 403 `account_not_found`, before the challenge is used:
-         *     create it (fund it; on the simulator, its friendbot), then send the same signed challenge again while
-         *     it is valid. The challenge must be signed by signers of the account that meet its medium threshold
-         *     (read from the chain). The store stays bounded: one key per wallet per network (a new proof replaces
-         *     the old key), and a key from wallet proof expires after 180 days (`CV_KEY_TTL_DAYS`).
+         *     The new key has role `standard`, the requested scopes (none = unrestricted) and expires after 180 days
+         *     (`CV_KEY_TTL_DAYS`). It is shown only in this response. One key per wallet per network: proving the
+         *     same wallet again replaces its key, and the old one stops working.
          *
-         *     The challenge counts only within its own time bounds, on the service's clock: from its issue until 5
-         *     minutes later, with no grace period (the SDK's `readChallengeTx` would allow 5 more minutes).
-         *     Later it is refused with 400 `challenge_invalid` and a message saying it expired; request a new one.
+         *     The account must exist on this network (fund it first; on the simulator, its friendbot), else 403
+         *     `account_not_found`, and the same signed challenge may be sent again once it does. The challenge is
+         *     valid for 5 minutes from its issue, on the service's clock; later, request a new one.
          */
         post: operations["createKeyFromProof"];
         delete?: never;

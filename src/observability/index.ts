@@ -10,7 +10,7 @@ export {
   instrumentChain,
   instrumentCache,
 } from './metrics.ts';
-export type { Metrics, WriteMode, DidOperation } from './metrics.ts';
+export type { Metrics, WriteMode, DidOperation, ServiceKind } from './metrics.ts';
 export { readiness, rpcCheck, storeChecks } from './health.ts';
 export type { ReadinessCheck } from './health.ts';
 export { gracefulShutdown } from './shutdown.ts';

@@ -90,6 +90,29 @@ describe('createMetrics', () => {
     expect(at('credential_vault_did_writes_total', { network: 'testnet', operation: 'register' })).toBe(1);
   });
 
+  it('shows on each kind of service only the domain families it moves; submits and build info on both', async () => {
+    const vaultOnly = [
+      'credential_vault_credentials_issued_total', 'credential_vault_credentials_revoked_total',
+      'credential_vault_verifications_total',
+    ];
+    const resolverOnly = ['credential_vault_did_writes_total'];
+    const both = ['credential_vault_submits_total', 'credential_vault_build_info'];
+    const families = async (domainOf?: 'vault-api' | 'resolver') => {
+      const m = createMetrics({ service: 'x', ...(domainOf ? { domainOf } : {}) });
+      // Counted on either kind (a stray call is no error), shown only on its own.
+      m.domain.credentialsIssued(1);
+      m.domain.didWritten('testnet', 'register');
+      return [...parseExposition(await m.expose()).keys()];
+    };
+    const vault = await families('vault-api');
+    const resolver = await families('resolver');
+    for (const name of [...vaultOnly, ...both]) expect(vault, name).toContain(name);
+    for (const name of resolverOnly) expect(vault, name).not.toContain(name);
+    for (const name of [...resolverOnly, ...both]) expect(resolver, name).toContain(name);
+    for (const name of vaultOnly) expect(resolver, name).not.toContain(name);
+    expect(await families()).toEqual(expect.arrayContaining([...vaultOnly, ...resolverOnly, ...both]));
+  });
+
   it('reports build info per network, with the protocol read at each scrape', async () => {
     const m = createMetrics({ service: 'resolver' });
     let testnet: number | undefined = 28;

@@ -25,7 +25,16 @@ export interface MetricsOptions {
    * one service's `/metrics` only: they describe the process, and a second port would show them twice.
    */
   processMetrics?: Registry;
+  /**
+   * Which service's domain families `/metrics` shows: the vault API's (credentials issued, revoked and
+   * verified) or the resolver's (DID writes); submits and build info show on both. Default: all of them
+   * (an app made alone, tests). The families of the other service still count, unseen.
+   */
+  domainOf?: ServiceKind;
 }
+
+/** The kinds of service with families of their own. */
+export type ServiceKind = 'vault-api' | 'resolver';
 
 export type CacheResult = 'hit' | 'miss';
 
@@ -95,6 +104,9 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   // `start` make several.
   const own = new Registry();
   const registers = [own];
+  // A domain family of the other kind of service counts into no registry: a port never shows a family
+  // that its service cannot move (the resolver's credentials issued, always 0).
+  const shownOn = (kind: ServiceKind) => (options.domainOf === undefined || options.domainOf === kind ? registers : []);
 
   const httpRequests = new Counter({
     name: 'http_requests_total',
@@ -162,24 +174,24 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const issued = new Counter({
     name: 'credential_vault_credentials_issued_total',
     help: 'Credentials issued (a batch counts each of its credentials).',
-    registers,
+    registers: shownOn('vault-api'),
   });
   const revoked = new Counter({
     name: 'credential_vault_credentials_revoked_total',
     help: 'Credentials revoked.',
-    registers,
+    registers: shownOn('vault-api'),
   });
   const verifications = new Counter({
     name: 'credential_vault_verifications_total',
     help: 'POST /credentials/verify answers, by result (verified, failed) and the first failure\'s reason (or none).',
     labelNames: ['result', 'reason'] as const,
-    registers,
+    registers: shownOn('vault-api'),
   });
   const didWrites = new Counter({
     name: 'credential_vault_did_writes_total',
     help: 'DID registry writes that succeeded, by network and operation (register, update, transfer, deactivate).',
     labelNames: ['network', 'operation'] as const,
-    registers,
+    registers: shownOn('resolver'),
   });
   const domain: DomainMetrics = {
     submitted: (route, outcome) => submits.inc({ route, outcome }),

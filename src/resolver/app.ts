@@ -73,7 +73,8 @@ function methodsWithBodies(paths: Record<string, Record<string, unknown>>): Set<
 export async function createResolverApp(given: ResolverAppDeps): Promise<express.Express> {
   const spec = await loadResolverSpec();
   // Without a registry from the process (tests of the app alone) the app keeps its own, so /metrics answers.
-  const deps: ResolverAppDeps = given.metrics ? given : { ...given, metrics: createMetrics({ service: SERVICE }) };
+  const own = () => createMetrics({ service: SERVICE, domainOf: 'resolver' });
+  const deps: ResolverAppDeps = given.metrics ? given : { ...given, metrics: own() };
   const metrics = deps.metrics!;
   metrics.buildInfo({
     version: String((spec['info'] as { version: unknown }).version),

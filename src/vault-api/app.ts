@@ -56,7 +56,8 @@ export async function createVaultApp(given: VaultAppDeps, options: VaultAppOptio
   const service = `vault-api-${given.profile.network}`;
   // Without a registry from the process (tests of the app alone) the app keeps its own, so /metrics answers;
   // the handlers count into the same one.
-  const deps: VaultAppDeps = given.metrics ? given : { ...given, metrics: createMetrics({ service }) };
+  const own = () => createMetrics({ service, domainOf: 'vault-api' });
+  const deps: VaultAppDeps = given.metrics ? given : { ...given, metrics: own() };
   const metrics = deps.metrics!;
   const doc = loadVaultSpec();
   const index = indexOperations(doc);

@@ -13,10 +13,10 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Verifier } from '@pact-foundation/pact';
 import { startPrismMock } from '../../helpers/prism.ts';
 import { deref, loadSpec, type Json } from '../../helpers/spec.ts';
 import { startConformanceProxy } from '../conformance.ts';
+import { verifyQuietly } from '../quiet-verifier.ts';
 import type { StateHandlers } from '../provider/states.ts';
 
 /** An interaction Prism cannot serve, and why. */
@@ -111,15 +111,15 @@ function outcomes(results: string): { ok: string[]; failed: string[] } {
   return { ok: all.filter((r) => r.result === 'OK').map((r) => r.description), failed: all.filter((r) => r.result !== 'OK').map((r) => r.description) };
 }
 
+/** The verifier's run (in a child process: its report shows only when the run fails or asks for it). */
 async function verify(provider: string, url: string, pactPath: string, states: StateHandlers): Promise<{ passed: boolean; results: string }> {
-  try {
-    const results = await new Verifier({ provider, providerBaseUrl: url, pactUrls: [pactPath], stateHandlers: states, logLevel: 'error' }).verifyProvider();
-    return { passed: true, results };
-  } catch (err) {
-    const results = (err as Error).message;
-    if (!results.startsWith('{')) throw err;
-    return { passed: false, results };
+  const run = await verifyQuietly({
+    provider, providerBaseUrl: url, pactUrls: [pactPath], stateHandlers: states, logLevel: 'error',
+  });
+  if (!run.passed && !run.results.startsWith('{')) {
+    throw new Error(`the Pact verifier failed:\n${run.output}\n${run.results}`);
   }
+  return { passed: run.passed, results: run.passed ? run.results : `${run.results}\n${run.output}` };
 }
 
 export async function replayAgainstPrism(options: {

@@ -1,13 +1,11 @@
 // What the provider-state handlers of both providers share: their types, a memo for states that several
 // interactions may share, and a wrapper that keeps every handler failure for the test to report.
-import type { VerifierOptions } from '@pact-foundation/pact';
-
 /** The values a state hands to the interactions (`fromProviderState`). */
 export type JsonMap = Record<string, string | number | boolean>;
 export type StateHandler = (params?: unknown) => Promise<JsonMap>;
 export type StateHandlerMap = Record<string, StateHandler>;
-/** What the Verifier takes. */
-export type StateHandlers = NonNullable<VerifierOptions['stateHandlers']>;
+/** What the verifier takes (contract-tests/pact/quiet-verifier.ts). */
+export type StateHandlers = StateHandlerMap;
 
 /**
  * `once(state, build)`: a handler that builds its state at the first setup for given params and hands

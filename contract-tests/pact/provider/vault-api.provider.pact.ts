@@ -1,10 +1,10 @@
 // Provider verification of the vault API: the committed pact against the real Express app (response
 // validation on: every answer is also checked against spec/vault-api.yaml) over the RPC simulator, each
 // provider state built with real accounts, keys, DIDs and signed transactions.
-import { Verifier } from '@pact-foundation/pact';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVaultTestEnv, type VaultTestEnv } from '../../../test-support/vault-api.ts';
 import { VAULT_PROVIDER, pactFile } from '../shared.ts';
+import { verifyQuietly } from '../quiet-verifier.ts';
 import { recordingFailures } from './states.ts';
 import { vaultStateHandlers } from './vault-states.ts';
 
@@ -25,15 +25,19 @@ afterAll(async () => {
 describe(`${VAULT_PROVIDER} honours the pact`, () => {
   it('verifies every interaction against the app over the simulator', async () => {
     const states = recordingFailures(vaultStateHandlers(env));
-    const verification = new Verifier({
+    // In a child process: its report of every interaction is shown when it fails (or when asked).
+    const verification = await verifyQuietly({
       provider: VAULT_PROVIDER,
       providerBaseUrl: env.url,
       pactUrls: [pactFile(VAULT_PROVIDER)],
       stateHandlers: states.handlers,
       logLevel: 'warn',
       failIfNoPactsFound: true,
-    }).verifyProvider();
+    });
     // A failing state handler is the cause of whatever failed after it: report it first.
-    await verification.finally(() => expect(states.failures, 'provider-state handlers that failed').toEqual([]));
+    expect(states.failures, 'provider-state handlers that failed').toEqual([]);
+    if (!verification.passed) {
+      throw new Error(`the Pact verification failed:\n${verification.output}\n${verification.results}`);
+    }
   });
 });
