@@ -94,6 +94,12 @@ export interface ChainClientOptions {
   contracts?: { factoryId?: string; registryId?: string; tokenIds?: string[] };
   /** Inclusion fee in stroops (the resource fee is added by simulation). Default 100. */
   baseFee?: string;
+  /**
+   * Prepare builds and assembles its transaction in XDR itself, byte for byte what the SDK's TransactionBuilder and
+   * rpc.assembleTransaction produce, without their repeated XDR round trips (fast-assemble.ts, CV_FAST_ASSEMBLE).
+   * Default true; false keeps the SDK's path for every call.
+   */
+  fastAssemble?: boolean;
   /** Validity window of prepared transactions. Default 300 s. */
   txValiditySeconds?: number;
   /**
