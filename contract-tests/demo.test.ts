@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Every step the demo prints, in order (issue 8, item 1). */
+/** Every step the demo prints, in order. */
 const STEPS = [
   'connect',
   'create issuer account',

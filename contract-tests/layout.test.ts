@@ -1,4 +1,4 @@
-// The repository's layout, read off the import graph (design.md, "Test support"): production code under src/
+// The repository's layout, read off the import graph (docs/architecture.md): production code under src/
 // reaches the simulator only through the `start` wiring and never imports test support; src/ holds no test
 // harnesses; the simulator's modules import each other without cycles.
 import { readdirSync, readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Every collection and every string in both specs is bounded (issue 12, item 1): an array has `maxItems`, an
+// Every collection and every string in both specs is bounded: an array has `maxItems`, an
 // object that takes unknown keys has `maxProperties`, a string has `maxLength`, `pattern`, `enum`, `const`
 // or `format`. The request validator and the pre-check in src/openapi/collection-bounds.ts read these bounds,
 // and response validation holds the services to them; a schema added without one fails here.
@@ -13,7 +13,7 @@ const SCHEMA_LIST = ['oneOf', 'anyOf', 'allOf', 'prefixItems'];
 const typesOf = (s: Json): string[] => (Array.isArray(s.type) ? s.type : typeof s.type === 'string' ? [s.type] : []);
 
 /** What is unbounded in one schema node (its own keywords only). */
-export function unboundedIn(s: Json): string[] {
+function unboundedIn(s: Json): string[] {
   if (typeof s !== 'object' || s === null || typeof s.$ref === 'string') return [];
   const out: string[] = [];
   const types = typesOf(s);
@@ -25,7 +25,7 @@ export function unboundedIn(s: Json): string[] {
 }
 
 /** Every schema of a spec with its location: component schemas, parameters, headers, bodies, responses. */
-export function* schemasOf(doc: Json): Generator<{ at: string; schema: Json }> {
+function* schemasOf(doc: Json): Generator<{ at: string; schema: Json }> {
   function* schema(node: Json, at: string): Generator<{ at: string; schema: Json }> {
     if (typeof node !== 'object' || node === null || Array.isArray(node)) return;
     yield { at, schema: node };

@@ -1,6 +1,6 @@
-// Every route, error code, status and header the two mission documents name is present in the specs,
+// Every route, error code, status and header the product's requirements name is present in the specs,
 // so a spec cannot silently lose one. The tables below are transcribed from
-// ../shared/mission/credential-vault-api.md and did-registry-resolver.md; extend them, never trim them.
+// those requirements; extend them, never trim them.
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { deref, loadSpec, type Json } from './helpers/spec.ts';
@@ -19,7 +19,7 @@ interface ErrorCode {
   readonly status: number | '4xx';
 }
 
-// ---- credential-vault-api.md ------------------------------------------------------------------
+// ---- the vault API ----------------------------------------------------------------------------
 const VAULT_ROUTES: readonly Route[] = [
   // Public
   { method: 'get', path: '/health' },
@@ -144,7 +144,7 @@ const VAULT_PREPARE_FIELDS: Readonly<Record<string, Readonly<Record<string, 'R' 
   '/contracts/sponsored-vault/create': { sponsor: 'R', owner: 'R', didUri: 'R', userSalt: 'O', sourcePublicKey: 'R' },
 };
 
-// ---- did-registry-resolver.md -----------------------------------------------------------------
+// ---- the resolver ----------------------------------------------------------------------------
 const RESOLVER_ROUTES: readonly Route[] = [
   { method: 'get', path: '/health' },
   { method: 'get', path: '/docs' },
@@ -168,7 +168,7 @@ const RESOLVER_CODES: readonly ErrorCode[] = [
 ];
 const RESOLUTION_STATUSES = ['200', '400', '404', '410', '502'];
 
-// ---- issue 8 (observability): both services ------------------------------------------------------
+// ---- observability: both services ---------------------------------------------------------------
 /** Keyless and outside every rate limit: Prometheus scrapes /metrics, load balancers poll /ready. */
 const OBSERVABILITY_ROUTES: readonly Route[] = [
   { method: 'get', path: '/metrics' },

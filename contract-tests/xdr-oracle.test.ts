@@ -1,4 +1,4 @@
-// Issue 11, item 6: the official XDR definitions (stellar-xdr, Rust, via @stellar/stellar-xdr-json) decode every
+// The official XDR definitions (stellar-xdr, Rust, via @stellar/stellar-xdr-json) decode every
 // XDR value that the simulator and both services put on the wire during the demo, on both networks, and
 // encode it back byte for byte. `npm run demo` runs unchanged as a child process; recording proxies sit in front
 // of the simulator (JSON-RPC and friendbot), both vault APIs and the resolver, so requests (the signed

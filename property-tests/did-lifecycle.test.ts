@@ -1,5 +1,5 @@
-// Property 6 — DID lifecycle on the registry (chain-abi.md "DID registry", did-registry-resolver.md "States and
-// transitions"): register → version 1; every mutation adds exactly 1; a stale expected_version always fails #3;
+// Property 6 — DID lifecycle on the registry (docs/chain-abi.md "DID registry", spec/did-resolver.yaml
+// registry operations): register → version 1; every mutation adds exactly 1; a stale expected_version always fails #3;
 // update replaces the whole record but never the controller; transfer rotates the controller (the old one can no
 // longer sign); deactivated is terminal (#4 for every later mutation) and its keys and services are emptied.
 import fc from 'fast-check';

@@ -1,4 +1,4 @@
-// Property 5 — issuance fees (chain-abi.md "Factory" quote_fee, "Vault" issue/batch_issue, "Fee tokens"):
+// Property 5 — issuance fees (docs/chain-abi.md "Factory" quote_fee, "Vault" issue/batch_issue, "Fee tokens"):
 // every issuance moves exactly quote_fee(issuer).amount × n from the issuer to the fee destination and nothing
 // else; the quote follows the model through standard, minimum and custom fees, custom expiry (the time cheat
 // crosses expires_at), removal and disabling. On mainnet (USDC) an issuer without a trustline or without enough

@@ -1,4 +1,4 @@
-// Property 7 — vault address derivation (chain-abi.md "Vault address derivation", src/chain/derive.ts):
+// Property 7 — vault address derivation (docs/chain-abi.md "Vault address derivation", src/chain/derive.ts):
 // distinct (owner, user_salt) → distinct addresses, even one bit apart; the same inputs → the same address in
 // either salt form; the network and the factory are part of the address; and the factory's actual deployment
 // (own or sponsored) lands exactly at the derived address.

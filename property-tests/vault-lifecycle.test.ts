@@ -1,5 +1,5 @@
 // Property 1 — vault lifecycle: deploy (own or sponsored) at the derived address, set DID, set admin, deny/allow,
-// revoke vault; once revoked every write fails #4 and every read still answers (chain-abi.md "Vault").
+// revoke vault; once revoked every write fails #4 and every read still answers (docs/chain-abi.md "Vault").
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import { address, bytes, str, toAddress } from '../src/chain/codec.ts';

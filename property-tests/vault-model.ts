@@ -1,4 +1,4 @@
-// The model of a vault (docs/chain-abi.md "Vault", credential-vault-api.md "States and transitions"):
+// The model of a vault (docs/chain-abi.md "Vault"):
 // its state, one rule per write (the outcome the chain must give and the state change on success), and the
 // check that the chain's reads agree with the model. The vault properties differ only in which commands they mix.
 //

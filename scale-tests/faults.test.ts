@@ -1,4 +1,4 @@
-// Issue 5 item 5, faults, at the HTTP level: the vault API as `serve` wires it (startServices), with a TCP
+// Store faults at the HTTP level: the vault API as `serve` wires it (startServices), with a TCP
 // proxy in front of PostgreSQL, of Redis and of the chain's RPC. Each dependency is cut and restored under
 // the running service: the answers are the spec's (503 `rate_limit_unavailable` — fail closed —, 503
 // `store_unavailable`, 502 `chain_unavailable`), the keyless routes keep answering, and the service

@@ -1,4 +1,4 @@
-// Issue 12 item 2: kill -9 must not lose what the API acknowledged. `credential-vault start` (embedded
+// kill -9 must not lose what the API acknowledged. `credential-vault start` (embedded
 // simulator, file stores) runs as its own process group; accounts are funded by friendbot, keys obtained by
 // wallet proof, vaults created with idempotent submits; the whole group is killed with SIGKILL; a new `start`
 // on the same data directory still has the accounts, the keys and the vaults, and every idempotent retry

@@ -1,4 +1,4 @@
-// Issue 5 item 4, at the HTTP level: two `credential-vault serve` processes behind no balancer, sharing one
+// Several instances at the HTTP level: two `credential-vault serve` processes behind no balancer, sharing one
 // PostgreSQL schema (keys, idempotency records), one Redis key prefix (rate-limit windows) and one chain
 // simulator. Whatever one instance learns, the other must know: keys, windows, first responses, leases.
 import { randomBytes } from 'node:crypto';

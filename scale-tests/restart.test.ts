@@ -1,4 +1,4 @@
-// Issue 5 item 5, restart: a `credential-vault serve` process makes keys and answers an idempotent write,
+// Restart: a `credential-vault serve` process makes keys and answers an idempotent write,
 // is stopped (SIGTERM), and a new process takes over. Nothing is lost — the keys open the new process, the
 // write replays byte for byte, and a challenge issued before the restart is still redeemable:
 //   - embedded default: the SQLite store and the key file in the data directory, which the new process reuses;

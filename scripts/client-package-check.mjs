@@ -193,7 +193,7 @@ async function main() {
       await copyFile(EXAMPLE, path.join(consumer, 'src/index.ts'));
       // The README's example is type-checked too (not run: it stands for a browser wallet with `declare`).
       const readme = await readFile(path.join(PACKAGE_DIR, 'README.md'), 'utf8');
-      const example = /## Example[^]*?```ts\n([^]*?)```/.exec(readme)?.[1];
+      const example = /## Example[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme)?.[1];
       if (!example) throw new Error('packages/client/README.md has no ```ts block under "## Example"');
       await writeFile(path.join(consumer, 'src/readme-example.ts'), example);
       const typescript = rootPkg.devDependencies['typescript'];

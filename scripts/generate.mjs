@@ -1,18 +1,22 @@
 #!/usr/bin/env node
-// Generates TypeScript types from the hand-written OpenAPI specs (openapi-typescript's Node API).
+// Generates TypeScript types from the hand-written OpenAPI specs (openapi-typescript's Node API), and each
+// spec's error codes (`components.x-error-codes`) as a union with their statuses.
 //   node scripts/generate.mjs          write src/generated/*.ts
 //   node scripts/generate.mjs --check  regenerate in memory; exit 1 naming each file that differs
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript';
+import YAML from 'yaml';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Each spec and the file its types go to. */
 export const TARGETS = [
-  { spec: 'spec/vault-api.yaml', out: 'src/generated/vault-api.ts' },
-  { spec: 'spec/did-resolver.yaml', out: 'src/generated/did-resolver.ts' },
+  { spec: 'spec/vault-api.yaml', out: 'src/generated/vault-api.ts', make: generate },
+  { spec: 'spec/did-resolver.yaml', out: 'src/generated/did-resolver.ts', make: generate },
+  { spec: 'spec/vault-api.yaml', out: 'src/generated/vault-api-errors.ts', make: (p) => generateErrorCodes(p, 'Vault') },
+  { spec: 'spec/did-resolver.yaml', out: 'src/generated/did-resolver-errors.ts', make: (p) => generateErrorCodes(p, 'Resolver') },
 ];
 
 /** The generated source for one spec: a fixed header, then the types. */
@@ -21,17 +25,57 @@ export async function generate(specPath) {
   return COMMENT_HEADER + astToString(ast);
 }
 
+/**
+ * A spec's `components.x-error-codes` as TypeScript: the codes and their statuses as a constant, the codes
+ * as a union type (`vcs[i].vcId_too_long` is a family: `vcs[${number}].vcId_too_long`), and the status of
+ * each code. `prefix` names them (`VaultErrorCode`, `VAULT_ERROR_CODES`).
+ */
+export function generateErrorCodes(specPath, prefix) {
+  const doc = YAML.parse(readFileSync(specPath, 'utf8'));
+  const list = doc?.components?.['x-error-codes'];
+  if (!Array.isArray(list) || list.length === 0) throw new Error(`${specPath}: components.x-error-codes is missing or empty`);
+  const seen = new Set();
+  for (const entry of list) {
+    if (typeof entry?.code !== 'string' || !Number.isInteger(entry?.status)) throw new Error(`${specPath}: an x-error-codes entry without code and status`);
+    if (seen.has(entry.code)) throw new Error(`${specPath}: x-error-codes lists ${entry.code} twice`);
+    seen.add(entry.code);
+  }
+  const upper = prefix.toUpperCase();
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the text written is a TypeScript template literal type
+  const typeOf = (code) => (code.includes('[i]') ? '`' + code.replace('[i]', '[${number}]') + '`' : JSON.stringify(code));
+  const lines = [
+    `// The error codes of ${path.basename(specPath)} (components.x-error-codes), written by scripts/generate.mjs.`,
+    '// Do not edit: change the spec and run npm run generate.',
+    '',
+    `/** Every code the spec lists, with its status; \`[i]\` stands for an item's index. */`,
+    `export const ${upper}_ERROR_CODES = [`,
+    ...list.map((e) => `  { code: ${JSON.stringify(e.code)}, status: ${e.status} },`),
+    '] as const;',
+    '',
+    `/** A code of the spec's error envelope. */`,
+    `export type ${prefix}ErrorCode =`,
+    ...list.map((e, i) => `  | ${typeOf(e.code)}${i === list.length - 1 ? ';' : ''}`),
+    '',
+    `/** The status the spec gives each code (the families of \`[i]\` codes under their listed name). */`,
+    `export const ${upper}_ERROR_STATUS: Readonly<Record<(typeof ${upper}_ERROR_CODES)[number]['code'], number>> = Object.fromEntries(`,
+    `  ${upper}_ERROR_CODES.map((e) => [e.code, e.status]),`,
+    `) as Record<(typeof ${upper}_ERROR_CODES)[number]['code'], number>;`,
+    '',
+  ];
+  return lines.join('\n');
+}
+
 async function main(argv) {
   const check = argv.includes('--check');
   const differing = [];
-  for (const { spec, out } of TARGETS) {
+  for (const { spec, out, make } of TARGETS) {
     const specPath = path.join(root, spec);
     const outPath = path.join(root, out);
     if (!existsSync(specPath)) {
       console.warn(`warning: ${spec} does not exist yet; skipping ${out}`);
       continue;
     }
-    const source = await generate(specPath);
+    const source = await make(specPath);
     if (check) {
       const committed = existsSync(outPath) ? readFileSync(outPath, 'utf8') : null;
       if (committed !== source) differing.push(out);

@@ -34,7 +34,7 @@ interface CliOptions {
 class ValueError extends Error {}
 
 /** `parse(value)`, its RangeError said as `label: message`. */
-function valueOf<T>(label: string, value: string, parse: (v: string) => T): T {
+function parsedSetting<T>(label: string, value: string, parse: (v: string) => T): T {
   try {
     return parse(value);
   } catch (e) {
@@ -50,8 +50,8 @@ function parsePort(value: string): number {
 
 function parse(args: string[], defaults: CliDefaults): CliOptions | 'help' {
   const { protocol: p, ledgerCloseMs: ms } = defaults;
-  const protocol = p === undefined ? PROTOCOL_VERSION : valueOf('CV_SIMULATOR_PROTOCOL', p, parseProtocol);
-  const ledgerCloseMs = ms === undefined ? 0 : valueOf('CV_SIMULATOR_LEDGER_CLOSE_MS', ms, parseLedgerCloseMs);
+  const protocol = p === undefined ? PROTOCOL_VERSION : parsedSetting('CV_SIMULATOR_PROTOCOL', p, parseProtocol);
+  const ledgerCloseMs = ms === undefined ? 0 : parsedSetting('CV_SIMULATOR_LEDGER_CLOSE_MS', ms, parseLedgerCloseMs);
   const o: CliOptions = { port: 8000, host: '127.0.0.1', protocol, ledgerCloseMs };
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
@@ -64,7 +64,7 @@ function parse(args: string[], defaults: CliDefaults): CliOptions | 'help' {
     };
     switch (flag) {
       case '--port':
-        o.port = valueOf(flag, value(), parsePort);
+        o.port = parsedSetting(flag, value(), parsePort);
         break;
       case '--host':
         o.host = value();
@@ -73,10 +73,10 @@ function parse(args: string[], defaults: CliDefaults): CliOptions | 'help' {
         o.stateFile = value();
         break;
       case '--protocol':
-        o.protocol = valueOf(flag, value(), parseProtocol);
+        o.protocol = parsedSetting(flag, value(), parseProtocol);
         break;
       case '--ledger-close-ms':
-        o.ledgerCloseMs = valueOf(flag, value(), parseLedgerCloseMs);
+        o.ledgerCloseMs = parsedSetting(flag, value(), parseLedgerCloseMs);
         break;
       case '-h':
       case '--help':

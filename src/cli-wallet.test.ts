@@ -1,4 +1,4 @@
-// `credential-vault keys create`: a wallet is an account address with a valid checksum (issue 12 item 4),
+// `credential-vault keys create`: a wallet is an account address with a valid checksum,
 // else the command refuses it before any key is made.
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

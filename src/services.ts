@@ -168,6 +168,7 @@ export async function startServices(config: Config, options: StartOptions): Prom
         allowHttp: p.rpcUrl.startsWith('http:'),
         timeouts: { rpcMs: config.rpcTimeoutMs, submitMs: config.submitTimeoutMs, pollIntervalMs: config.pollIntervalMs },
         readCacheMs: config.readCacheMs,
+        fastAssemble: config.fastAssemble,
         cacheEntries: config.chainCacheEntries,
         rpcTransport: config.rpcTransport,
       };

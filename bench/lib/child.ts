@@ -51,9 +51,22 @@ function tail(child: ChildProcess): () => string {
   return () => text.trim();
 }
 
+/**
+ * BENCH_CPU_PROF_DIR=<dir>: every host (the services, the simulator, the ceilings) runs with `--cpu-prof`
+ * and writes its profile there when it stops (it is asked to exit, not killed, so the profile is written).
+ */
+const CPU_PROF_DIR = process.env['BENCH_CPU_PROF_DIR'];
+const PROFILE_FLAGS = CPU_PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF_DIR] : [];
+
 async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  if (CPU_PROF_DIR && child.connected) {
+    // The host exits by itself when its parent disconnects (host.ts), writing its profile.
+    child.disconnect();
+    const gone = await Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]);
+    if (gone) return;
+  }
   child.kill('SIGTERM');
   const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
   await exited;
@@ -76,7 +89,7 @@ export interface HostRuntime {
 export const THIS_RUNTIME: HostRuntime = { node: process.execPath, prefix: [], host: HOST, cwd: ROOT };
 
 export async function startHost<R>(spec: HostSpec, readyTimeoutMs = 120_000, rt: HostRuntime = THIS_RUNTIME): Promise<Host<R>> {
-  const child = spawn(rt.node, [...rt.prefix, rt.host, Buffer.from(JSON.stringify(spec)).toString('base64')], {
+  const child = spawn(rt.node, [...PROFILE_FLAGS, ...rt.prefix, rt.host, Buffer.from(JSON.stringify(spec)).toString('base64')], {
     cwd: rt.cwd,
     // stdout is dropped (request logs of the services would otherwise cost the parent); stderr is kept for errors.
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],

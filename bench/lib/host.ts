@@ -103,6 +103,11 @@ async function startServicesHost(spec: ServicesArgs): Promise<{ ready: unknown; 
         });
         return { key: created.key, keyId: created.record.keyId };
       },
+      /** CPU time (user + system, µs) this process has used so far. */
+      cpu: async () => {
+        const u = process.cpuUsage();
+        return { us: u.user + u.system };
+      },
       close: async () => {
         await vault?.close();
         await resolver?.close();

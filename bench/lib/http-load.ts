@@ -28,6 +28,8 @@ export interface HttpResult {
   errors: number;
   statuses: Record<string, number>;
   seconds: number;
+  /** CPU time (user + system) the server's process spent per completed request of the measured run, when asked. */
+  cpuUsPerRequest?: number;
 }
 
 function assertLoopback(url: string): void {
@@ -41,7 +43,8 @@ function once(opts: Options): Promise<Result> {
   });
 }
 
-export async function measureHttp(c: HttpCase, s: RunSettings): Promise<HttpResult> {
+/** `serverCpuUs`: reads the CPU time (µs) the server's process has used so far, for `cpuUsPerRequest`. */
+export async function measureHttp(c: HttpCase, s: RunSettings, serverCpuUs?: () => Promise<number>): Promise<HttpResult> {
   assertLoopback(c.url);
   const base: Options = {
     url: c.url,
@@ -52,7 +55,9 @@ export async function measureHttp(c: HttpCase, s: RunSettings): Promise<HttpResu
     ...(c.body !== undefined ? { body: c.body } : {}),
   };
   if (s.warmup > 0) await once({ ...base, duration: s.warmup });
+  const cpuBefore = await serverCpuUs?.();
   const r = await once({ ...base, duration: s.duration });
+  const cpuAfter = await serverCpuUs?.();
   const statuses: Record<string, number> = {};
   for (const [code, v] of Object.entries(r.statusCodeStats ?? {})) statuses[code] = Number(v.count);
   const requests = r.requests.total;
@@ -65,6 +70,7 @@ export async function measureHttp(c: HttpCase, s: RunSettings): Promise<HttpResu
     errors: r.errors,
     statuses,
     seconds: r.duration,
+    ...(cpuBefore !== undefined && cpuAfter !== undefined && requests > 0 ? { cpuUsPerRequest: (cpuAfter - cpuBefore) / requests } : {}),
   };
 }
 

@@ -67,6 +67,13 @@ export interface Stack {
   key(wallet: string): Promise<string>;
   /** Credentials issued straight into the simulator (batch_issue), not through the API. */
   fill(o: { vault: string; issuer: IssuerIdentity; count: number; prefix: string }): Promise<{ count: number; ms: number }>;
+  /**
+   * A second vault API (testnet) against the same simulator, started on first use with `extraFlags` (e.g.
+   * `--fast-assemble false`) and its own data directory; `key` makes a standard key in its own store. Stopped by close().
+   */
+  variant(extraFlags: readonly string[]): Promise<{ url: string; key(wallet: string): Promise<string>; cpuUs(): Promise<number> }>;
+  /** CPU time (µs) the services' process has used so far. */
+  cpuUs(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -93,6 +100,24 @@ export async function startStack(log: (line: string) => void, rt: HostRuntime = 
     throw new Error(ep?.error ?? `${what} not started`);
   };
   const key = async (wallet: string) => (await svc.call<{ key: string }>('createKey', { wallet })).key;
+  const variants = new Map<string, Promise<Host<{ vault?: Endpoint }>>>();
+  const variant: Stack['variant'] = async (extraFlags) => {
+    const id = extraFlags.join(' ');
+    let host = variants.get(id);
+    if (!host) {
+      const dir = path.join(dataDir, `variant-${variants.size}`);
+      const argv = ['--network', 'testnet', '--port', '0', '--data-dir', dir, '--host', '127.0.0.1', '--simulator', 'false', ...RAISED_LIMIT_FLAGS, ...profileFlags(sim.ready, ['testnet']), ...extraFlags];
+      log(`  starting a second vault API with ${id}`);
+      host = startHost<{ vault?: Endpoint }>({ kind: 'services', args: { vaultArgv: argv } }, undefined, rt);
+      variants.set(id, host);
+    }
+    const h = await host;
+    return {
+      url: endpoint(h.ready.vault, `vault API with ${id}`),
+      key: async (wallet: string) => (await h.call<{ key: string }>('createKey', { wallet })).key,
+      cpuUs: async () => (await h.call<{ us: number }>('cpu')).us,
+    };
+  };
   return {
     sim,
     services: svc,
@@ -108,8 +133,11 @@ export async function startStack(log: (line: string) => void, rt: HostRuntime = 
       return { keypair: Keypair.fromSecret(o.secret), vault: o.vault };
     },
     key,
+    variant,
+    cpuUs: async () => (await svc.call<{ us: number }>('cpu')).us,
     fill: (o) => sim.call('fill', { vault: o.vault, issuer: o.issuer.keypair.publicKey(), count: o.count, prefix: o.prefix }),
     async close() {
+      for (const h of variants.values()) await (await h.catch(() => undefined))?.stop();
       await svc.stop();
       await sim.stop();
       await rm(dataDir, { recursive: true, force: true });

@@ -8,7 +8,7 @@ import { failureLabel, failureText, issueCycle, vaultClient, type IssuerIdentity
 
 const CONCURRENT_CLIENTS = 8;
 const MAX_CYCLES_PER_CLIENT = 1_000_000;
-/** Issue 11's target for the concurrent case, cycles per second. */
+/** The target for the concurrent case, cycles per second (docs/benchmarks.md). */
 const CONCURRENT_TARGET = 300;
 
 interface CycleResult {

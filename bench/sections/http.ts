@@ -12,7 +12,10 @@ import { FIXED_CONFIG } from '../lib/servers.ts';
 import { raisedLimitsNote, startStack, type Stack } from '../lib/stack.ts';
 import { KEY_HEADER, failureText, issueBody, issueCycle, vaultClient, type IssuerIdentity } from '../lib/vault-client.ts';
 
-type Server = 'bare node:http' | 'framework ceiling' | 'Prism mock' | 'real service';
+type Server = 'bare node:http' | 'framework ceiling' | 'Prism mock' | 'real service' | 'real service, SDK assembly';
+
+/** The setting that switches prepare's fast assembly off (src/chain/fast-assemble.ts), for the row beside it. */
+const SDK_ASSEMBLY_FLAGS = ['--fast-assemble', 'false'] as const;
 type Route = 'config' | 'verify' | 'resolve' | 'prepare';
 
 const ROUTE_LABEL: Record<Route, string> = {
@@ -46,7 +49,10 @@ function postCase(url: string, key: string, body: unknown): HttpCase {
 
 /** A case, and what its row should say about how it was set up. */
 type Case = HttpCase & { note?: string };
-type Measure = (name: string, rt: Runtime, route: Route, server: Server, c: () => Promise<Case> | Case, inspect?: (body: unknown) => string) => Promise<void>;
+type Measure = (
+  name: string, rt: Runtime, route: Route, server: Server, c: () => Promise<Case> | Case,
+  inspect?: (body: unknown) => string, serverCpuUs?: () => Promise<number>,
+) => Promise<void>;
 
 export interface HttpRuntimes {
   /** This Node first, then Node 20 when it is measured. */
@@ -69,7 +75,7 @@ function configShape(body: unknown): string {
 export async function runHttpSection(ctx: SectionContext, rts: HttpRuntimes): Promise<SectionResult> {
   const rows: Row[] = [];
   const current = rts.runtimes[0]!;
-  const measure: Measure = async (name, rt, route, server, c, inspect) => {
+  const measure: Measure = async (name, rt, route, server, c, inspect, serverCpuUs) => {
     if (!wanted(ctx, name)) return;
     let note: string | undefined;
     const outcome = await attempt(ctx, name, async () => {
@@ -77,8 +83,10 @@ export async function runHttpSection(ctx: SectionContext, rts: HttpRuntimes): Pr
       note = hc.note;
       const body = await probe(hc);
       if (inspect) note = [note, inspect(body)].filter(Boolean).join('; ');
-      const r = await measureHttp(hc, ctx.settings);
-      ctx.log(`    ${fmtRate(r.rps)} req/s, p50 ${fmtMs(r.p50)} ms, p99 ${fmtMs(r.p99)} ms, non-2xx ${r.non2xx}, errors ${r.errors}`);
+      const r = await measureHttp(hc, ctx.settings, serverCpuUs);
+      const cpu = r.cpuUsPerRequest === undefined ? '' : `service CPU ${fmtInt(r.cpuUsPerRequest)} µs per request`;
+      if (cpu) note = [note, cpu].filter(Boolean).join('; ');
+      ctx.log(`    ${fmtRate(r.rps)} req/s, p50 ${fmtMs(r.p50)} ms, p99 ${fmtMs(r.p99)} ms, non-2xx ${r.non2xx}, errors ${r.errors}${cpu ? `, ${cpu}` : ''}`);
       return r;
     });
     rows.push({ name, runtime: rt.label, route, server, outcome, ...(note ? { note } : {}) });
@@ -129,7 +137,8 @@ export async function runHttpSection(ctx: SectionContext, rts: HttpRuntimes): Pr
   }
 
   // The real services: this Node's are the ones the other sections share; Node 20's live for this section only.
-  const active = rts.runtimes.filter((rt) => ROUTES.some((r) => wanted(ctx, `${rt.prefix}service-${r}`)));
+  const active = rts.runtimes.filter((rt) =>
+    ROUTES.some((r) => wanted(ctx, `${rt.prefix}service-${r}`)) || (rt === current && wanted(ctx, 'service-prepare-sdk')));
   const stacks = new Map<Runtime, Promise<Stack>>(active.map((rt) => [rt, rt === current ? ctx.stack() : startStack(ctx.log, rt.product)]));
   for (const p of stacks.values()) p.catch(() => {}); // reported per case below
   try {
@@ -139,13 +148,22 @@ export async function runHttpSection(ctx: SectionContext, rts: HttpRuntimes): Pr
     for (const route of ROUTES) {
       for (const rt of active) {
         const name = `${rt.prefix}service-${route}`;
-        if (!wanted(ctx, name)) continue;
         const c = cases.get(rt)!;
-        if (c instanceof Error) {
-          rows.push({ name, runtime: rt.label, route, server: 'real service', outcome: { ok: false, error: `services not running: ${c.message}` } });
-          continue;
+        if (wanted(ctx, name)) {
+          if (c instanceof Error) {
+            rows.push({ name, runtime: rt.label, route, server: 'real service', outcome: { ok: false, error: `services not running: ${c.message}` } });
+            continue;
+          }
+          // prepare's rows also read the vault API process's CPU time: less exposed to the machine's load than req/s
+          const cpu = route === 'prepare' && rt === current ? async () => (await stacks.get(rt)!).cpuUs() : undefined;
+          await measure(name, rt, route, 'real service', c[route], route === 'config' ? configShape : undefined, cpu);
         }
-        await measure(name, rt, route, 'real service', c[route], route === 'config' ? configShape : undefined);
+        // What the fast assembly buys: the same prepare, right after, on a vault API with it switched off.
+        if (route === 'prepare' && rt === current && wanted(ctx, 'service-prepare-sdk') && !(c instanceof Error)) {
+          const st = await stacks.get(rt)!;
+          const cpu = async () => (await st.variant(SDK_ASSEMBLY_FLAGS)).cpuUs();
+          await measure('service-prepare-sdk', rt, 'prepare', 'real service, SDK assembly', () => sdkAssemblyCase(st), undefined, cpu);
+        }
       }
     }
   } finally {
@@ -214,6 +232,18 @@ function serviceCases(ctx: SectionContext, stack: Stack): Record<Route, () => Pr
   };
 }
 
+/** Prepare as in serviceCases, on a second vault API started with CV_FAST_ASSEMBLE=false (same simulator). */
+async function sdkAssemblyCase(stack: Stack): Promise<Case> {
+  const v = await stack.variant(SDK_ASSEMBLY_FLAGS);
+  const iss = await stack.issuer();
+  const owner = await stack.owner();
+  const key = await v.key(iss.keypair.publicKey());
+  return {
+    ...postCase(`${v.url}/contracts/vc/issue`, key, issueBody({ ...iss, key }, owner.keypair.publicKey(), 'bench-prepare-000002')),
+    note: `\`${SDK_ASSEMBLY_FLAGS.join(' ')}\` (CV_FAST_ASSEMBLE=false): the SDK's TransactionBuilder and assembleTransaction`,
+  };
+}
+
 type Target = [string, string, boolean | undefined, string];
 
 function render(ctx: SectionContext, rts: HttpRuntimes, rows: Row[]): SectionResult {
@@ -268,6 +298,7 @@ function render(ctx: SectionContext, rts: HttpRuntimes, rows: Row[]): SectionRes
     ...(['prepare', 'config', 'verify', 'resolve'] as const).map(
       (route): Target => [`real service ahead of Prism: ${ROUTE_LABEL[route]}`, fmtRatio(ratio(real(route), prism(route))), atLeast(real(route), prism(route), 1), '—'],
     ),
+    ['the same, prepare with CV_FAST_ASSEMBLE=false (the SDK\'s assembly)', fmtRatio(ratio(rps('service-prepare-sdk'), prism('prepare'))), atLeast(rps('service-prepare-sdk'), prism('prepare'), 1), '—'],
   ];
 
   const s = ctx.settings;
@@ -286,6 +317,7 @@ function render(ctx: SectionContext, rts: HttpRuntimes, rows: Row[]): SectionRes
     '- framework ceiling: Express 5 + express-openapi-validator (request validation on, response validation off, as the services run), one validated `GET /config` route of an inline OpenAPI 3.1 document, the same fixed JSON.',
     `- Prism mock (${current!.label} only): \`prism mock\` of \`spec/vault-api.yaml\` / \`spec/did-resolver.yaml\` with the specs' example values.`,
     `- real service: the vault API (testnet) and the resolver started as \`serve\` / \`resolver\` do, against the chain simulator over JSON-RPC in a separate process. verify-vc uses a standard key bound to a wallet and a credential issued through the API (auth, rate limit, chain read included); the resolution is of a registered DID with the cache warmed; prepare builds and simulates an issue transaction. Both resolvers are asked for \`${DID_ACCEPT}\`.`,
+    `- real service, SDK assembly (${current!.label} only): prepare, measured right after the real service's, on a second vault API against the same simulator started with \`${SDK_ASSEMBLY_FLAGS.join(' ')}\`: the SDK's TransactionBuilder and rpc.assembleTransaction instead of the XDR written once (src/chain/fast-assemble.ts). The two prepare rows side by side are what that workaround buys; their notes give the vault API process's CPU time per request over the measured run, less exposed to other work on the machine than req/s.`,
     `- ${raisedLimitsNote()}`,
     '',
     table(['route', 'server', 'runtime', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', '× framework', '× bare', 'note'], body, ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l']),

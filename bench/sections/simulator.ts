@@ -1,4 +1,4 @@
-// The chain simulator's own speed (issue 3): in-process verify_vc reads and signed issue transactions, and
+// The chain simulator's own speed: in-process verify_vc reads and signed issue transactions, and
 // sequential prepare → sign → send → confirmed cycles over its JSON-RPC with the SDK's rpc.Server.
 import { BASE_FEE, Contract, Keypair, TransactionBuilder, rpc, xdr } from '@stellar/stellar-sdk';
 import { createSimulator } from '../../simulator/index.ts';

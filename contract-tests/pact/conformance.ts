@@ -1,4 +1,4 @@
-// Response conformance of what the pact tests see (issue 6, item 3): a loopback proxy that forwards every
+// Response conformance of what the pact tests see: a loopback proxy that forwards every
 // request to an upstream (the consumer tests' Pact mock server, or a Prism mock) and checks every answer
 // against the spec with express-openapi-validator, as the real apps do with response validation on.
 // Requests are not validated here: some interactions send an invalid request on purpose, and the real

@@ -21,7 +21,7 @@ import {
 
 const UNLIMITED = { read: 1e9, write: 1e9 };
 
-/** The largest error body any bad request may get (issue 12: a count and the first failures, not all of them). */
+/** The largest error body any bad request may get (a count and the first failures, not all of them). */
 const ERROR_BODY_MAX_BYTES = 8 * 1024;
 
 /** Generated bad requests per route in `every route: … bad requests each` (FC_RUNS overrides). */
@@ -33,7 +33,7 @@ const RUNS_PER_ROUTE = 1000;
  */
 const PER_ROUTE_TIMEOUT_MS = 900_000;
 
-/** Every way to break `op`: the spec-derived kinds and the hostile ones of issue 12. */
+/** Every way to break `op`: the spec-derived kinds and the hostile ones (http/hostile-mutations.ts). */
 const allKinds = (spec: SpecDoc, op: SpecOperation, keys?: Keys): MutationKind[] => [...mutationKinds(spec, op, keys), ...hostileKinds(spec, op, keys)];
 
 /** What is wrong with `a` as the answer to mutation `m` of `op`; empty when nothing is. */
@@ -134,7 +134,7 @@ async function randomProperty(t: Target, name: string, runs: number): Promise<vo
 /**
  * Draw weights of the per-route properties (10 for every other kind). Kinds that cost the most per request
  * (bodies of hundreds of KB; a Content-Type the validator compiles a validator for; random strings to
- * generate) are drawn less often; the floods of issue 12 a little more than the rest of those.
+ * generate) are drawn less often; the floods a little more than the rest of those.
  */
 const WEIGHT: Record<string, number> = { hugeBody: 1, deepJson: 1, wrongContentType: 1, oddStrings: 1, oversizedArray: 4, unknownFieldFlood: 3 };
 

@@ -1,4 +1,4 @@
-// The bad inputs that found the defects of issue 12, as generators for every route of both specs: StrKeys
+// Bad inputs that once found defects, as generators for every route of both specs: StrKeys
 // whose checksum is wrong (the pattern still matches), every array field far over its `maxItems` and closed
 // objects flooded with unknown fields, compressed bodies that do not decompress (and encodings nobody
 // supports), methods a path does not declare, and the routes the vault document lists as removed. What the
@@ -24,7 +24,7 @@ export function badChecksum(valid: string): fc.Arbitrary<string> {
         const c = BASE32[(BASE32.indexOf(valid[i]!) + d) % 32]!;
         return valid.slice(0, i) + c + valid.slice(i + 1);
       }),
-      // Two neighbours swapped, and the reproduction of issue 12 (the version byte and 55 × A).
+      // Two neighbours swapped, and a known trap (the version byte and 55 × A).
       fc.integer({ min: 1, max: valid.length - 2 }).map((i) => valid.slice(0, i) + valid[i + 1] + valid[i] + valid.slice(i + 2)),
       fc.constant(valid[0] + 'A'.repeat(55)),
     )

@@ -71,7 +71,7 @@ const seeded = (label: string) => (n: number) => createHash('sha256').update(`ht
 
 /**
  * Registers an issuer DID for `kp` straight through the chain: `kp` is the controller, the authentication
- * key and the assertionMethod key (did-registry-resolver.md "Roles": an issuer needs one to issue).
+ * key and the assertionMethod key (docs/did-resolver.md "Record rules": an issuer needs one to issue).
  */
 export async function registerDidOnChain(chain: Chain, network: Network, kp: Keypair, passphrase: string, random?: (n: number) => Uint8Array): Promise<string> {
   const { did, didId } = generateDid({ network, ...(random ? { random } : {}) });

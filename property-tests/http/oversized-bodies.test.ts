@@ -1,4 +1,4 @@
-// The reproductions of issue 12, item 1, over HTTP: the worst body within each service's size limit (one
+// Oversized collections over HTTP: the worst body within each service's size limit (one
 // collection with tens of thousands of items or keys) answers its 400 in the spec's error envelope, in at
 // most a few KB. Not timed here (a shared CI machine makes timings flaky): bench/sections/oversized.ts
 // measures the latency.
@@ -10,7 +10,7 @@ import { loadSpec, resolverErrorProblems, send, vaultErrorProblems } from './spe
 
 const UNLIMITED = { read: 1e9, write: 1e9 };
 
-describe('the worst bodies within the size limits (issue 12)', () => {
+describe('the worst bodies within the size limits', () => {
   let vault: VaultTestEnv;
   let resolver: Harness;
   let key: string;

@@ -1,4 +1,4 @@
-// The worst request bodies within each service's size limit (issue 12, item 1): one huge collection,
+// The worst request bodies within each service's size limit: one huge collection,
 // filled right up to the limit. They froze the vault API for 33-47 s and answered up to 32 MB before the
 // pre-check (src/openapi/collection-bounds.ts); now each is a 400 of a few KB. Shared by the HTTP test
 // (oversized-bodies.test.ts: status, code and size) and the benchmark (bench/sections/oversized.ts: latency).

@@ -1,5 +1,5 @@
 // DID registry 0.2.0 as in docs/chain-abi.md ("DID registry") and the did:ledger rules of
-// ../../shared/mission/did-registry-resolver.md: a plain store of DidRecords with optimistic versioning.
+// docs/did-resolver.md "Record rules": a plain store of DidRecords with optimistic versioning.
 //
 // Storage. instance: Admin (kept; 0.2.0 has no admin function);
 // persistent: Record(did_id: Bytes) → DidRecord — the exact key the resolver reads with getLedgerEntries.

@@ -4,8 +4,6 @@ import { scValToBigInt, xdr } from '@stellar/stellar-sdk';
 import { HostError, addressFromScVal, type ContractContext, type ContractImpl, type ContractStorage } from '../host.ts';
 import { sym, u32, vec } from '../../src/chain/codec.ts';
 
-const T = xdr.ScValType;
-
 function badArg(what: string, v: xdr.ScVal): never {
   throw new HostError(`Error(Value, UnexpectedType): expected ${what}, got ${v.type}`, 'Value');
 }

@@ -380,7 +380,7 @@ describe('errors that need a crafted state', () => {
     expect(errorOf(() => issue('a', lone))).toMatchObject(want);
   });
   // #9 NotInitialized and #13 NoPendingAdmin belong to the contract_admin functions of older templates:
-  // chain-abi.md lists no 0.4.0 function that can raise them.
+  // docs/chain-abi.md lists no 0.4.0 function that can raise them.
 });
 
 describe.each([

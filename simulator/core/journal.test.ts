@@ -1,4 +1,4 @@
-// The state journal (issue 12 item 2): whatever a served simulator answered survives the process dying without
+// The state journal: whatever a served simulator answered survives the process dying without
 // its close (a new simulator on the same state file is the restart), a torn last line is dropped, records the
 // snapshot already holds are not replayed over it, and sim_revert rewrites the snapshot.
 import fs from 'node:fs';

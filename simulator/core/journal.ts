@@ -1,4 +1,4 @@
-// Durability of a served simulator's state (issue 12 item 2): what a client was told (a transaction applied, an
+// Durability of a served simulator's state: what a client was told (a transaction applied, an
 // account funded) must survive kill -9. The state file is a snapshot; next to it, `<state file>.journal` holds
 // one JSON line per batch of changes (changed entries, new transactions and events, the header), appended and
 // fdatasync'd before the simulator answers any request after them (`flush`; concurrent answers share one sync). At start the snapshot is

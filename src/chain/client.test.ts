@@ -3,10 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
-  Account, Contract, Keypair, Networks, SorobanDataBuilder, StrKey, TransactionBuilder, xdr,
+  Account, Address, Contract, Keypair, Networks, SorobanDataBuilder, StrKey, TransactionBuilder, xdr,
 } from '@stellar/stellar-sdk';
 import { createChainClient, readEvents } from './client.ts';
 import { ChainError } from './errors.ts';
+import { buildCall } from './fast-assemble.ts';
 import { address, str, sym, toStr, toU32, u32, unit, vec } from './codec.ts';
 import type { ChainClient, ChainClientOptions } from './types.ts';
 
@@ -184,6 +185,65 @@ describe('prepare', () => {
     expect(Number(tx.fee)).toBe(5100);
     expect(tx.timeBounds?.maxTime).toBe(String(now / 1000 + 300));
     expect(tx.signatures).toEqual([]);
+  });
+});
+
+describe('prepare with and without fast assembly (fastAssemble, CV_FAST_ASSEMBLE)', () => {
+  it('gives the same simulated transaction and the same answer on both paths', async () => {
+    const auth = (nonce: number) => new xdr.SorobanAuthorizationEntry({
+      credentials: xdr.SorobanCredentials.sorobanCredentialsAddress(new xdr.SorobanAddressCredentials({
+        address: new Address(kp.publicKey()).toScAddress(), nonce: xdr.Int64.fromString(String(nonce)),
+        signatureExpirationLedger: 0, signature: xdr.ScVal.scvVoid(),
+      })),
+      rootInvocation: new xdr.SorobanAuthorizedInvocation({
+        function: xdr.SorobanAuthorizedFunction.sorobanAuthorizedFunctionTypeContractFn(new xdr.InvokeContractArgs({
+          contractAddress: new Address(vaultId).toScAddress(), functionName: 'issue', args: [],
+        })),
+        subInvocations: [],
+      }),
+    });
+    const simulated: string[] = [];
+    handlers = {
+      getLedgerEntries: () => accountEntry('41'),
+      simulateTransaction: (params) => {
+        simulated.push((params as { transaction: string }).transaction);
+        return {
+          transactionData: new SorobanDataBuilder().setResourceFee(123_456).setResources(9_000_000, 2_000, 500)
+            .setFootprint([new Contract(vaultId).getFootprint()], [new Contract(registryId).getFootprint()]).build().toXdr('base64'),
+          minResourceFee: '123456',
+          results: [{ auth: [auth(1), auth(2)].map((a) => a.toXdr('base64')), xdr: xdr.ScVal.scvVoid().toXdr('base64') }],
+          latestLedger: 10, events: [],
+        };
+      },
+    };
+    const calls = [
+      { fn: 'issue', args: [address(kp.publicKey()), str('vc-1'), str('x'.repeat(300)), vec([sym('a'), u32(7)]), address(registryId)] },
+      { fn: 'revoke_vault', args: [] },
+      { fn: 'version', args: [unit()] },
+    ];
+    for (const { fn, args } of calls) {
+      simulated.length = 0;
+      const now = () => 1_700_000_000_000;
+      const req = { source: kp.publicKey(), contractId: vaultId, fn, args };
+      // the request is of the shape fast assembly covers, so the two answers come from the two paths
+      expect(buildCall({ ...req, sequence: '41', baseFee: '100', maxTime: 1_700_000_300 })).toBeDefined();
+      const fast = await client({ now, fastAssemble: true }).prepare(req);
+      const sdk = await client({ now, fastAssemble: false }).prepare(req);
+      expect(simulated).toHaveLength(2);
+      expect(simulated[0]).toBe(simulated[1]);
+      expect(fast).toEqual(sdk);
+      const tx = TransactionBuilder.fromXdr(fast.xdr, PASS) as import('@stellar/stellar-sdk').Transaction;
+      expect([tx.sequence, tx.fee]).toEqual(['42', String(100 + 123_456)]);
+    }
+  });
+
+  it('an argument outside what fast assembly covers goes the SDK\'s way on both settings', async () => {
+    handlers = { getLedgerEntries: () => accountEntry('41') };
+    const pool = new Address(StrKey.encodeLiquidityPool(Buffer.alloc(32, 1))).toScVal();
+    const req = { source: kp.publicKey(), contractId: vaultId, fn: 'issue', args: [pool] };
+    for (const fastAssemble of [true, false]) {
+      await expect(client({ fastAssemble }).prepare(req)).rejects.toThrow(/claimable balances and liquidity pools/);
+    }
   });
 });
 

@@ -5,6 +5,7 @@ import {
 } from '@stellar/stellar-sdk';
 import { CHAIN_TIMEOUT_DEFAULTS } from '../config/index.ts';
 import { createChainCaches, type ChainCaches } from './caches.ts';
+import { assembleCall, buildCall, sdkTransaction } from './fast-assemble.ts';
 import { ChainError, chainUnavailable, errorText, mapChainFailure, PREPARED_TX_VALIDITY_S, type ContractKind } from './errors.ts';
 import { checkAuthSignatures, inspectParsed, inspectTransaction, noValidSignature, parseEnvelope } from './inspect.ts';
 import { ReadCache, readKey } from './read-cache.ts';
@@ -66,6 +67,8 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
   const timeouts: ChainTimeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
   const passphrase = opts.networkPassphrase;
   const caches = opts.caches ?? createChainCaches();
+  const baseFee = opts.baseFee ?? DEFAULT_BASE_FEE;
+  const fastAssemble = opts.fastAssemble ?? true;
   const now = opts.now ?? Date.now;
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const server = createRpcServer({
@@ -107,7 +110,7 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
   }
 
   function build(account: Account, { contractId, fn, args }: ContractCall, maxTime: number): Transaction {
-    return new TransactionBuilder(account, { fee: opts.baseFee ?? DEFAULT_BASE_FEE, networkPassphrase: passphrase })
+    return new TransactionBuilder(account, { fee: baseFee, networkPassphrase: passphrase })
       .addOperation(new Contract(contractId).call(fn, ...args))
       .setTimebounds(0, maxTime)
       .build();
@@ -134,13 +137,16 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
     const kind = kindOf(req.contractId, req.contract);
     const sequence = await loadSequence(req.source);
     const maxTime = Math.floor(now() / 1000) + (opts.txValiditySeconds ?? PREPARED_TX_VALIDITY_S);
-    // The SDK's own builder and assembleTransaction: about 0.4 ms more CPU per prepare on the bench machine than the
-    // transaction bytes written by hand, the price of staying on its public API (docs/benchmarks.md).
-    const tx = build(new Account(req.source, sequence), req, maxTime);
+    // The same bytes as the SDK's builder and assembleTransaction, written once (fast-assemble.ts, a workaround
+    // switched off by CV_FAST_ASSEMBLE=false); the SDK's own path for anything it does not cover.
+    const call = fastAssemble ? buildCall({ ...req, sequence, baseFee, maxTime }) : undefined;
+    const tx = call ? sdkTransaction(call, passphrase) : build(new Account(req.source, sequence), req, maxTime);
     const sim = await simulate(tx, kind);
     if (rpc.Api.isSimulationRestore(sim)) {
       throw mapChainFailure({ contract: kind, text: 'contract state is archived and must be restored first' });
     }
+    const assembled = call && assembleCall(call, sim);
+    if (assembled) return { xdr: assembled, network: passphrase };
     return { xdr: rpc.assembleTransaction(tx, sim).build().toXdr(), network: passphrase };
   }
 

@@ -84,7 +84,7 @@ describe('contractErrorNumber', () => {
   ])('$given → $want', ({ given, want }) => expect(contractErrorNumber(given)).toBe(want));
 });
 
-describe('an expired transaction (issue 12 item 9)', () => {
+describe('an expired transaction', () => {
   it.each<ContractKind>(['vault', 'registry', 'factory'])('txTooLate from %s → 400 tx_expired, saying to prepare again', (contract) => {
     const e = mapChainFailure({ contract, text: 'transaction rejected: txTooLate', txId: 'ab'.repeat(32) });
     expect([e.code, e.status]).toEqual(['tx_expired', 400]);

@@ -1,5 +1,5 @@
-// Chain failures as values with a stable code (credential-vault-api.md "Errors", did-registry-resolver.md "Errors").
-// Contract error numbers come from chain-abi.md; the same number means different things per contract,
+// Chain failures as values with a stable code (docs/vault-api.md "Errors", docs/did-resolver.md "Errors").
+// Contract error numbers come from docs/chain-abi.md; the same number means different things per contract,
 // so every mapping takes the contract that was called.
 
 import { redactUrls } from '../config/redact.ts';
@@ -46,7 +46,7 @@ export interface ErrorRow {
 
 const row = (code: string, status: number, text?: string): ErrorRow => (text ? { code, status, text } : { code, status });
 
-/** Vault template 0.4.0 errors (chain-abi.md "Vault"). Others → `tx_failed`. */
+/** Vault template 0.4.0 errors (docs/chain-abi.md "Vault"). Others → `tx_failed`. */
 export const VAULT_ERRORS: Readonly<Record<number, ErrorRow>> = {
   4: row('vault_revoked', 409, 'the vault is revoked'),
   6: row('vc_not_found', 404, 'credential not found'),
@@ -63,7 +63,7 @@ export const VAULT_ERRORS: Readonly<Record<number, ErrorRow>> = {
   26: row('push_owner_mismatch', 400, 'both vaults must have the same owner'),
 };
 
-/** DID registry 0.2.0 errors (chain-abi.md "DID registry"). Others → `tx_submission_failed`. */
+/** DID registry 0.2.0 errors (docs/chain-abi.md "DID registry"). Others → `tx_submission_failed`. */
 export const REGISTRY_ERRORS: Readonly<Record<number, ErrorRow>> = {
   1: row('did_already_exists', 409, 'DID already registered'),
   2: row('did_not_found', 404, 'DID not registered'),
@@ -180,7 +180,7 @@ function lineMatching(text: string, pattern: RegExp): string | undefined {
   for (const line of text.split('\n')) {
     const m = pattern.exec(line);
     if (!m) continue;
-    const t = line.slice(m.index).replace(/["\[\]]/g, '').replace(/,\s*/g, ' ').trim();
+    const t = line.slice(m.index).replace(/["[\]]/g, '').replace(/,\s*/g, ' ').trim();
     return t.length > MAX_MESSAGE ? `${t.slice(0, MAX_MESSAGE)}…` : t;
   }
   return undefined;

@@ -1,4 +1,4 @@
-// Factory 0.1.0 (chain-abi.md "Factory") as typed functions. Vault addresses are derived off-chain (derive.ts).
+// Factory 0.1.0 (docs/chain-abi.md "Factory") as typed functions. Vault addresses are derived off-chain (derive.ts).
 import type { xdr } from '@stellar/stellar-sdk';
 import { address, bytes, field, fromOption, fromStruct, i128, option, str, toAddress, toBigInt, toBool, u64 } from './codec.ts';
 import { parseUserSalt } from './derive.ts';

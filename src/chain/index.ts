@@ -1,4 +1,4 @@
-// src/chain: the only code that speaks Soroban (design.md). Handlers use these typed functions.
+// src/chain: the only code that speaks Soroban (docs/architecture.md). Handlers use these typed functions.
 import { createChainCaches, remembered, type ChainCaches } from './caches.ts';
 import { createChainClient } from './client.ts';
 import { deriveVaultAddress } from './derive.ts';

@@ -1,6 +1,6 @@
-// Decodes a signed transaction for the safe-submit checks (issue 4, item 3): what it invokes, with which
-// arguments, who authorized it and who signed it. Typed decoders let routes check semantic arguments
-// without touching ScVals; each refuses a call of another function with `tx_operation_mismatch`.
+// Decodes a signed transaction for the safe-submit checks (docs/vault-api.md "Writes: prepare, sign, submit"): what
+// it invokes, with which arguments, who authorized it and who signed it. Typed decoders let routes check semantic
+// arguments without touching ScVals; each refuses a call of another function with `tx_operation_mismatch`.
 import { createHash, createPublicKey, verify as verifySignature, type KeyObject } from 'node:crypto';
 import {
   Address, FeeBumpTransaction, MuxedAccount, StrKey, Transaction, TransactionBuilder, xdr,

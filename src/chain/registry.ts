@@ -1,5 +1,5 @@
-// DID registry 0.2.0 (chain-abi.md "DID registry") as typed functions. Reads are ledger-entry reads
-// (did-registry-resolver.md "What the service does" 3: reads are free, no simulation).
+// DID registry 0.2.0 (docs/chain-abi.md "DID registry") as typed functions. Reads are ledger-entry reads
+// (reads are free: no simulation).
 import { Address, xdr } from '@stellar/stellar-sdk';
 import {
   address, bool, bytes, field, fromOption, fromStruct, option, str, struct, sym, toAddress, toBool, toBytes,

@@ -1,4 +1,4 @@
-// Fee tokens (chain-abi.md "Fee tokens"): Stellar Asset Contracts; the service only reads balances.
+// Fee tokens (docs/chain-abi.md "Fee tokens"): Stellar Asset Contracts; the service only reads balances.
 import { address, toBigInt } from './codec.ts';
 import type { ChainClient } from './types.ts';
 

@@ -5,7 +5,7 @@ import type { ChainCaches } from './caches.ts';
 import type { ContractKind } from './errors.ts';
 import type { Clock, Network } from '../domain.ts';
 
-/** A prepared, unsigned transaction (credential-vault-api.md "Transaction responses", prepare). */
+/** A prepared, unsigned transaction (vault-api.yaml PrepareResponse). */
 export interface PreparedTransaction {
   /** Base64 XDR of the unsigned transaction envelope. */
   xdr: string;
@@ -94,6 +94,12 @@ export interface ChainClientOptions {
   contracts?: { factoryId?: string; registryId?: string; tokenIds?: string[] };
   /** Inclusion fee in stroops (the resource fee is added by simulation). Default 100. */
   baseFee?: string;
+  /**
+   * Prepare builds and assembles its transaction in XDR itself, byte for byte what the SDK's TransactionBuilder and
+   * rpc.assembleTransaction produce, without their repeated XDR round trips (fast-assemble.ts, CV_FAST_ASSEMBLE).
+   * Default true; false keeps the SDK's path for every call.
+   */
+  fastAssemble?: boolean;
   /** Validity window of prepared transactions. Default 300 s. */
   txValiditySeconds?: number;
   /**
@@ -154,7 +160,7 @@ export interface ChainClient {
   readonly protocolVersion: number | undefined;
 }
 
-/** verify_vc result (credential-vault-api.md "verify-vc"). */
+/** verify_vc result (docs/chain-abi.md "Vault", verify_vc). */
 export type VcStatus =
   | { status: 'valid' }
   | { status: 'revoked'; since: string }

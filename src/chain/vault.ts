@@ -1,4 +1,4 @@
-// Vault template 0.4.0 (chain-abi.md "Vault") as typed functions: prepare builders for every write the API
+// Vault template 0.4.0 (docs/chain-abi.md "Vault") as typed functions: prepare builders for every write the API
 // offers, and reads through simulation. No ScVal crosses this module's surface.
 import { Contract, xdr } from '@stellar/stellar-sdk';
 import {
@@ -46,7 +46,7 @@ export interface VaultApi {
 
 /**
  * VCStatus → API status: `Valid`, `Invalid`, `Revoked(date)`; any other shape (such as the pre-0.4
- * `Map{status, since}`) is `unknown`, as chain-abi.md prescribes.
+ * `Map{status, since}`) is `unknown`, as docs/chain-abi.md prescribes.
  */
 export function decodeVcStatus(v: xdr.ScVal): VcStatus {
   try {

@@ -1,4 +1,4 @@
-// The package's typed clients (design.md: "src/client exports typed clients for both APIs"): what the
+// The package's typed clients (docs/architecture.md): what the
 // consumer tests, the demo and the benchmarks use, as a user would.
 export {
   createVaultClient,

@@ -51,6 +51,18 @@ describe('flags win over environment, environment over defaults', () => {
   });
 });
 
+describe('fast assembly of prepare (CV_FAST_ASSEMBLE / --fast-assemble)', () => {
+  it('is on by default; false or 0 switches it off, the flag over the environment', () => {
+    expect(loadConfig([], {}).config.fastAssemble).toBe(true);
+    expect(loadConfig([], { CV_FAST_ASSEMBLE: 'false' }).config.fastAssemble).toBe(false);
+    expect(loadConfig([], { CV_FAST_ASSEMBLE: '0' }).config.fastAssemble).toBe(false);
+    expect(loadConfig(['--fast-assemble=true'], { CV_FAST_ASSEMBLE: 'false' }).config.fastAssemble).toBe(true);
+  });
+  it('refuses anything else', () => {
+    expect(() => loadConfig([], { CV_FAST_ASSEMBLE: 'yes' })).toThrow(ConfigError);
+  });
+});
+
 describe('simulator protocol (CV_SIMULATOR_PROTOCOL / --protocol)', () => {
   it('takes 26 to 28, the flag over the environment', () => {
     expect(loadConfig([], { CV_SIMULATOR_PROTOCOL: '26' }).config.simulatorProtocol).toBe(26);

@@ -65,6 +65,8 @@ export interface Config {
   submitTimeoutMs: number;
   pollIntervalMs: number;
   readCacheMs: number;
+  /** Prepare assembles in XDR itself (src/chain/fast-assemble.ts); false keeps the SDK's builder. */
+  fastAssemble: boolean;
   /** Entries of each chain cache per network (src/chain/caches.ts). */
   chainCacheEntries: number;
   logLevel: LogLevel;
@@ -332,6 +334,7 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
     submitTimeoutMs: int('submitTimeoutMs', 100),
     pollIntervalMs: int('pollIntervalMs', 10),
     readCacheMs: int('readCacheMs', 0, 60_000),
+    fastAssemble: bool('fastAssemble'),
     chainCacheEntries: int('chainCacheEntries', 1, 1_000_000),
     logLevel: oneOf('logLevel', LOG_LEVELS),
     shutdownTimeoutMs: int('shutdownTimeoutMs', 0, 600_000),

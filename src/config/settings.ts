@@ -110,6 +110,12 @@ export const SETTINGS: readonly Setting[] = [
       + 'DID record keys, vault addresses; least recently used go first): what the SDK would decode and check again '
       + 'on every request',
   },
+  {
+    key: 'fastAssemble', env: 'CV_FAST_ASSEMBLE', flag: '--fast-assemble', kind: 'bool', default: 'true',
+    doc: 'prepare writes its transaction\'s XDR itself, byte for byte what the Stellar SDK\'s TransactionBuilder and '
+      + 'assembleTransaction produce, without their repeated XDR round trips (a workaround, src/chain/fast-assemble.ts; '
+      + 'docs/benchmarks.md shows what it saves); false = the SDK builds every transaction',
+  },
   { key: 'logLevel', env: 'CV_LOG_LEVEL', flag: '--log-level', kind: 'string', default: 'info', doc: `JSON log lines on stdout at this level and above: ${LOG_LEVELS.join(' | ')}` },
   { key: 'shutdownTimeoutMs', env: 'CV_SHUTDOWN_TIMEOUT_MS', flag: '--shutdown-timeout-ms', kind: 'int', default: '10000', doc: 'on SIGTERM/SIGINT, how long requests under way get to finish before their connections are closed' },
   ...NETWORKS.flatMap(perNetwork),

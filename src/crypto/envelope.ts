@@ -1,5 +1,5 @@
-// Encryption of credential payloads before they go on-chain (credential-vault-api.md "What the service
-// does" 6; issue 4 item 5).
+// Encryption of credential payloads before they go on-chain (docs/dependencies.md, the cv2
+// envelope layout).
 //
 //   cv1.<kid>.<base64url iv>.<base64url ciphertext || tag>
 //   cv2.<kid>.<issuer G…>.<base64url iv>.<base64url ciphertext || tag>
@@ -18,7 +18,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'node:zlib';
 
-/** Longest vcData string the vault contract stores (credential-vault-api.md "Limits"). */
+/** Longest vcData string the vault contract stores (vault-api.yaml VcData maxLength). */
 export const MAX_ONCHAIN_VC_DATA = 10_000;
 
 export const ENVELOPE_VERSION = 'cv1';

@@ -1,4 +1,4 @@
-// The `did:ledger:{network}:{didId}` identifier (did-registry-resolver.md, "DID syntax").
+// The `did:ledger:{network}:{didId}` identifier (docs/did-resolver.md, "DID syntax").
 import { base32nopad } from '@scure/base';
 import { randomBytes } from 'node:crypto';
 import type { ParsedDid } from './types.ts';

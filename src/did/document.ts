@@ -1,4 +1,4 @@
-// DID documents and resolution results from registry records (did-registry-resolver.md, "Resolution result";
+// DID documents and resolution results from registry records (docs/did-resolver.md, "Media types";
 // W3C DID Core 1.1 §4-§7, W3C DID Resolution).
 import type {
   DidDocument,
@@ -103,7 +103,7 @@ export function resolutionError(error: ResolutionError, message?: string): DidRe
   };
 }
 
-/** HTTP status of a resolution outcome (did-registry-resolver.md, "Resolution status codes"). */
+/** HTTP status of a resolution outcome (docs/did-resolver.md, "Errors"). */
 export function resolutionStatus(result: DidResolutionResult): number {
   switch (result.didResolutionMetadata.error) {
     case 'invalidDid':

@@ -1,4 +1,4 @@
-// Off-chain proof of control (did-registry-resolver.md, "Off-chain proof of control"): the verifier issues
+// Off-chain proof of control (docs/did-resolver.md, "Proof of control"): the verifier issues
 // a challenge {did, domain, nonce, timestamp}; the signer signs its JCS form (RFC 8785) with an Ed25519
 // authentication key; the verifier checks, in order, the 5-minute window, the domain, the nonce (once), and
 // the signature against every authentication key of the resolved document. Verification never throws.

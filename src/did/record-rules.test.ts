@@ -209,7 +209,7 @@ describe.each<{ name: string; given: DidRecordInput; want: Want[]; chain?: numbe
   }
 });
 
-describe('validateRecord on lists of thousands (issue 12: bounded work and answers)', () => {
+describe('validateRecord on lists of thousands (bounded work and answers)', () => {
   it.each([
     { list: 'authentication', given: rec({ authentication: Array.from({ length: 60_000 }, () => ({})) as never }), count: 'key_count_invalid' },
     { list: 'services', given: rec({ services: Array.from({ length: 60_000 }, () => ({})) as never }), count: 'service_invalid' },
@@ -222,7 +222,7 @@ describe('validateRecord on lists of thousands (issue 12: bounded work and answe
 });
 
 describe('REGISTRY_ERRORS', () => {
-  it('covers the 21 registry errors of chain-abi.md', () => {
+  it('covers the 21 registry errors of docs/chain-abi.md', () => {
     expect(Object.keys(REGISTRY_ERRORS).map(Number)).toEqual(Array.from({ length: 21 }, (_, i) => i + 1));
   });
 });

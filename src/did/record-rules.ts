@@ -1,5 +1,5 @@
-// Record rules checked before any transaction is built (did-registry-resolver.md, "DID record", "Limits"),
-// mirroring the registry contract's own checks (chain-abi.md, "DID registry") so that what passes here is
+// Record rules checked before any transaction is built (docs/did-resolver.md, "Record rules"),
+// mirroring the registry contract's own checks (docs/chain-abi.md, "DID registry") so that what passes here is
 // not rejected on-chain for its shape. The codes are the resolver spec's error codes.
 import { StrKey } from '@stellar/stellar-sdk';
 import { decodeMultikey, MULTIBASE_MAX_LENGTH, MULTIKEY_PREFIX, type MultikeyType } from './multikey.ts';
@@ -34,7 +34,7 @@ export const RECORD_LIMITS = {
 
 /**
  * Items of one list checked one by one. Far more than a valid list holds (3), so a list near its limit has
- * every problem named; a list of thousands costs no more than this (issue 12: bounded work and answers).
+ * every problem named; a list of thousands costs no more than this: bounded work and answers.
  */
 const ITEMS_CHECKED = 10;
 
@@ -170,7 +170,7 @@ export interface RegistryError {
 }
 
 /**
- * The registry's error table (chain-abi.md) mapped to the resolver's codes: the shape errors map to the
+ * The registry's error table (docs/chain-abi.md) mapped to the resolver's codes: the shape errors map to the
  * record-rule codes above, which catch them before a transaction is built.
  */
 export const REGISTRY_ERRORS: Readonly<Record<number, RegistryError>> = {

@@ -1,4 +1,4 @@
-// Types of the did:ledger method (did-registry-resolver.md) and of W3C DID Core 1.1 / DID Resolution.
+// Types of the did:ledger method (docs/did-resolver.md) and of W3C DID Core 1.1 / DID Resolution.
 
 import type { Network } from '../domain.ts';
 

@@ -1,4 +1,4 @@
-// Compressed request bodies on both apps (issue 12 item 5): every operation with a body, sent a body that
+// Compressed request bodies on both apps: every operation with a body, sent a body that
 // does not decode as its Content-Encoding says, answered 400 `invalid_body_encoding` (it was a 500); an
 // unsupported coding 415 `unsupported_content_encoding`; a body that inflates past the limit 413 without
 // being inflated whole; valid compressed bodies read as if sent plain. Real apps over HTTP, with response
@@ -6,9 +6,10 @@
 import http from 'node:http';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadResolverSpec } from '../resolver/app.ts';
+
 import { startHarness, type Harness } from '../../test-support/resolver.ts';
-import { indexOperations, loadVaultSpec } from '../vault-api/middleware/openapi.ts';
+import { indexOperations } from '../vault-api/middleware/openapi.ts';
+import { loadResolverSpec, loadVaultSpec } from '../platform/spec.ts';
 import { startVaultTestEnv, stubChain, stubContractRoutes, type VaultTestEnv } from '../../test-support/vault-api.ts';
 
 const G = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';
@@ -36,7 +37,7 @@ async function send(base: string, method: string, path: string, body: Uint8Array
 
 const fill = (template: string) => template.replace(/\{(owner|issuer)\}/, G).replace('{keyId}', 'k-1').replace('{did}', DID);
 const vaultOps = [...indexOperations(loadVaultSpec()).values()].filter((op) => op.bodyBranches.length > 0);
-const resolverSpec = (await loadResolverSpec()) as { paths: Record<string, Record<string, { requestBody?: unknown }>> };
+const resolverSpec = loadResolverSpec() as { paths: Record<string, Record<string, { requestBody?: unknown }>> };
 const resolverOps = Object.entries(resolverSpec.paths).flatMap(([path, item]) =>
   Object.entries(item).filter(([, op]) => typeof op === 'object' && op !== null && 'requestBody' in op).map(([method]) => ({ method: method.toUpperCase(), path })),
 );

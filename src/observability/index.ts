@@ -1,6 +1,6 @@
 // Observability of both services: structured logs, Prometheus metrics, readiness, graceful shutdown.
 // How to mount it: ./README.md.
-export { createLogger, withFields, requestLog, requestIdOf, assignRequestId } from './logging.ts';
+export { createLogger, withFields, requestLog } from './logging.ts';
 export type { Logger } from './logging.ts';
 export {
   createMetrics,

@@ -1,9 +1,8 @@
-// 405 answers of both apps (issue 12 item 9): a path the description declares, with a method it does not,
-// names the path's methods in `Allow` (RFC 9110 §15.5.6). "Declared" means a path template whose parameters
-// fit their schemas' patterns: `POST /contracts/vault/open-to-all` only looks like `/contracts/vault/{owner}`
-// (an owner is an account address), so it stays 404. HEAD is served wherever GET is (head.ts). OPTIONS stays
-// 404 `not_found`: no route answers a preflight except the two wallet-proof routes (vault-api.yaml "Browsers
-// (CORS)").
+// 405 answers of both apps (docs/vault-api.md "HEAD and methods"): a path the description declares, with a method it
+// does not, names the path's methods in `Allow` (RFC 9110 §15.5.6). "Declared" means a path template whose parameters
+// fit their schemas' patterns: `POST /contracts/vault/open-to-all` only looks like `/contracts/vault/{owner}` (an
+// owner is an account address), so it stays 404. HEAD is served wherever GET is (head.ts). OPTIONS stays 404
+// `not_found`: no route answers a preflight except the two wallet-proof routes (vault-api.yaml "Browsers (CORS)").
 type Json = Record<string, unknown>;
 
 const METHODS: readonly string[] = ['get', 'head', 'post', 'put', 'patch', 'delete', 'options'];

@@ -1,4 +1,4 @@
-// How much of a bad request an error answer may repeat (issue 12, item 1: a 469 KB body once answered 7.5 MB,
+// How much of a bad request an error answer may repeat (a 469 KB body once answered 7.5 MB,
 // one line per failure). Both specs promise error bodies of a few KB: the first failures and a count, and
 // the client's own values cut short (vault-api.yaml ErrorBody.message, did-resolver.yaml Error.details).
 

@@ -1,9 +1,9 @@
-// Account addresses with a bad StrKey checksum (issue 12 item 4): every address field of
+// Account addresses with a bad StrKey checksum: every address field of
 // spec/did-resolver.yaml (`sourcePublicKey`, `newController`, a record's `controller`) is sent with a bad
 // checksum to the real app over the simulator: 400 in the envelope, naming the field, never a 500.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addressFieldCases, BAD_CHECKSUMS } from '../../test-support/address-fields.ts';
-import { loadResolverSpec } from './app.ts';
+import { loadResolverSpec } from '../platform/spec.ts';
 import { startHarness, type Harness } from '../../test-support/resolver.ts';
 
 let h: Harness;
@@ -14,7 +14,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-const spec = await loadResolverSpec();
+const spec = loadResolverSpec();
 const cases = BAD_CHECKSUMS.flatMap((bad, i) => addressFieldCases(spec, bad).map((c) => ({ ...c, name: `${c.name} (bad checksum ${i + 1})` })));
 
 describe('every address field of the description, with a bad checksum → 400 naming the field', () => {

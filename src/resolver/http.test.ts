@@ -102,7 +102,6 @@ describe('the error envelope', () => {
     expect(r.body).toEqual({ code: 'not_found', message: expect.any(String) });
   });
 
-  // Issue 12 item 9.
   it('405 method_not_allowed with Allow for a method a route does not have', async () => {
     const r = await h.request('DELETE', '/health');
     expect(r.status).toBe(405);

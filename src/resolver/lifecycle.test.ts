@@ -1,5 +1,5 @@
-// The whole DID lifecycle through the resolver with SDK signatures (did-registry-resolver.md "States and
-// transitions"): register → resolve → update → stale update 409 → transfer → old controller refused →
+// The whole DID lifecycle through the resolver with SDK signatures (spec/did-resolver.yaml, the
+// registry operations): register → resolve → update → stale update 409 → transfer → old controller refused →
 // deactivate → 410 tombstone → raw record deactivated; and network routing on mainnet.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Address, Keypair, Transaction, xdr } from '@stellar/stellar-sdk';
@@ -145,7 +145,7 @@ describe('DID lifecycle on testnet', () => {
   });
 });
 
-describe('who signs (did-registry-resolver.md "Authentication")', () => {
+describe('who signs (docs/did-resolver.md "Writes: prepare and submit")', () => {
   it('register needs the signature of record.controller: a payer alone cannot register for it', async () => {
     const payer = await h.account();
     const controller = await h.account();

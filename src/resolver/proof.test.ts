@@ -1,4 +1,4 @@
-// Proof of control (did-registry-resolver.md "Off-chain proof of control"; spec tag "proof"): challenge,
+// Proof of control (docs/did-resolver.md "Proof of control"; spec tag "proof"): challenge,
 // verification in order (window, domain, nonce once, signature against every authentication key),
 // replay, expiry, wrong domain, wrong key, and the DID's state.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -303,7 +303,7 @@ describe('safe submit', () => {
   });
 });
 
-// Issue 12 item 9: a prepared transaction lives 5 minutes; later its own code says to prepare again.
+// A prepared transaction lives 5 minutes; later its own code says to prepare again.
 describe('an expired prepared transaction', () => {
   it('→ 400 tx_expired', async () => {
     const net = h.sim.sim.network('testnet');

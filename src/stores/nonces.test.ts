@@ -1,4 +1,4 @@
-// One contract for the proof-of-control nonce stores (did-registry-resolver.md "Off-chain proof of control"):
+// One contract for the proof-of-control nonce stores (docs/did-resolver.md "Proof of control"):
 // the embedded MemoryNonceStore and the Redis one shared by every resolver instance. Same semantics: a
 // nonce is spent by the first consume, whether its binding matches or not, and is valid up to and including
 // its expiry on the service's clock. Redis runs at 127.0.0.1:6379 under a key prefix of this file's own.

@@ -1,4 +1,4 @@
-// Interfaces of what the services keep between requests (design.md "One picture"): API keys, idempotency
+// Interfaces of what the services keep between requests (docs/architecture.md): API keys, idempotency
 // records, rate-limit windows and the resolver's cache. Each has an embedded default and a shared backend.
 
 import type { KeyRole, Network } from '../domain.ts';
@@ -76,13 +76,13 @@ export interface StoredResponse {
   body: unknown;
 }
 
-/** How long a completed response is replayed (credential-vault-api.md "Limits": 24 hours). */
+/** How long a completed response is replayed (docs/vault-api.md "Idempotency": 24 hours). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** How long an unfinished first execution blocks its key; a crashed instance frees it after this. */
 export const IDEMPOTENCY_LEASE_MS = 60 * 1000;
 /** How often (store clock) the idempotency stores drop expired records; between purges they are ignored. */
 export const IDEMPOTENCY_PURGE_EVERY_MS = 60 * 1000;
-/** Longest Idempotency-Key header value (credential-vault-api.md "Limits"). */
+/** Longest Idempotency-Key header value (spec/vault-api.yaml, the IdempotencyKey parameter). */
 export const IDEMPOTENCY_KEY_MAX = 200;
 
 export interface BeginInput {
@@ -106,7 +106,7 @@ export type BeginResult =
   | { state: 'replay'; response: StoredResponse };
 
 /**
- * Idempotency records (credential-vault-api.md "Limits", Idempotency-Key). Two concurrent begin() of the
+ * Idempotency records (docs/vault-api.md "Idempotency"). Two concurrent begin() of the
  * same key: exactly one gets 'started'. 2xx and 4xx responses are kept 24 hours after completion; a 5xx
  * is not kept (complete() releases the key instead) so a retry executes again.
  */
@@ -139,7 +139,7 @@ export interface HitResult {
 }
 
 /**
- * A true sliding window (credential-vault-api.md "Limits": sliding 60 seconds): a log of the timestamps
+ * A true sliding window (docs/vault-api.md "Rate limits": sliding 60 seconds): a log of the timestamps
  * of allowed requests, exact to the millisecond. A refused request is not logged.
  */
 export interface RateLimiter {

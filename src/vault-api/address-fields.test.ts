@@ -1,10 +1,10 @@
-// Account addresses and contract ids with a bad StrKey checksum (issue 12 item 4): they pass the pattern,
+// Account addresses and contract ids with a bad StrKey checksum: they pass the pattern,
 // and the SDK threw on them inside the handlers (500). Every address field of spec/vault-api.yaml — path,
 // query, body — is sent with a bad checksum to the real app over the simulator: 400 `invalid_request`
 // naming the field. Response validation is on, so the answer is also checked against the spec.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addressFieldCases, BAD_CHECKSUMS } from '../../test-support/address-fields.ts';
-import { loadVaultSpec } from './middleware/openapi.ts';
+import { loadVaultSpec } from '../platform/spec.ts';
 import { startVaultTestEnv, type VaultTestEnv } from '../../test-support/vault-api.ts';
 
 const many = { read: 10_000, write: 10_000 };

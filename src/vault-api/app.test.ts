@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from './context.ts';
 import { ChainError } from '../chain/index.ts';
-import { indexOperations, loadVaultSpec } from './middleware/openapi.ts';
+import { indexOperations } from './middleware/openapi.ts';
+import { loadVaultSpec } from '../platform/spec.ts';
 import { startVaultTestEnv, stubChain, stubContractRoutes, type StubContractRoutes, type VaultTestEnv } from '../../test-support/vault-api.ts';
 
 const G = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';
@@ -100,7 +101,7 @@ describe('routes', () => {
     expect(res.body).toEqual({ error: 'not_found', message: expect.any(String) });
   });
 
-  // Issue 12 item 9: a declared path with an undeclared method is 405 with Allow, in the error envelope.
+  // A declared path with an undeclared method is 405 with Allow, in the error envelope.
   it.each([
     { method: 'GET', path: '/contracts/vault/verify-vc', allow: 'POST' },
     { method: 'GET', path: '/contracts/vault/create', allow: 'POST' },

@@ -1,17 +1,19 @@
-// The vault API as an Express 5 app over spec/vault-api.yaml. Order of the pipeline, and why:
+// The vault API as an Express 5 app over spec/vault-api.yaml, on the platform layer (src/platform/). Order
+// of the pipeline, and why:
 //
 //   legacy base paths (/api/config → /config, before anything reads the URL) → HEAD as GET
 //   → metrics + request log (their clocks cover everything, they see every answer) → request id
 //   → /metrics, /ready (no key, no rate budget, no body) → /docs (assets are not operations)
 //   → removed routes (410, before they can match a template) → CORS headers of /auth/*
-//   → route matching (undeclared path or method → 404)
-//   → answer capture (idempotency) → response validation → CORS preflight of /auth/*
-//   → API key → rate limit → scopes / admin role → JSON body (512 KiB decoded; gzip, deflate, br)
-//   → request validation
-//   → Idempotency-Key → routes → 404 → errors as {error, message}
+//   → one Express route per path of the description (an undeclared path meets the 404 at the end), whose
+//     chain is: route matching (an undeclared method → 405) → answer capture (idempotency) → response
+//     validation → CORS preflight of /auth/* → API key → rate limit → scopes / admin role → JSON body
+//     (512 KiB decoded; gzip, deflate, br) → request validation → Idempotency-Key
+//     → the route's handler (one router of every handler, reached at the end of the chain)
+//   → 404 → errors as {error, message}
 //
 // Everything up to the scopes needs only the request line and the headers: a keyless caller learns nothing
-// about a body (401 before a 400 invalid_json or a 413; credential-vault-api.md "Authentication" 3), every
+// about a body (401 before a 400 invalid_json or a 413; docs/vault-api.md "Authentication"), every
 // keyed request is counted before its body is read or anything costly runs, and a key without the
 // operation's scope gets its 403 whatever it sent. The public routes (/health, /config, /auth/*) pass the
 // key and scope checks untouched (/auth/* is counted per client IP) and have their bodies parsed as
@@ -20,24 +22,26 @@
 // their headers are set before anything can fail, so a page reads every answer; their preflight is
 // answered from the origin allow-list alone, with no key, no rate budget, no request validation.
 import express, { type Router } from 'express';
-import { corruptBodyMessage, jsonBody, loneSurrogateMessage, tooDeepMessage, unsupportedCodingMessage } from '../http/json-body.ts';
+import { corruptBodyMessage, jsonBody, loneSurrogateMessage, tooDeepMessage, unsupportedCodingMessage } from '../platform/body.ts';
 import { setErrorEnvelope } from '../http/server.ts';
 import { allowLookup } from '../openapi/allow.ts';
 import { headAsGet } from '../openapi/head.ts';
-import { pipeline } from '../openapi/pipeline.ts';
+import { errorCodeOf } from '../platform/errors.ts';
+import { requestIdMaxLength, requestIds } from '../platform/request-id.ts';
+import { loadVaultSpec } from '../platform/spec.ts';
+import { firstMatchOnly, operationRoutes } from '../platform/validator.ts';
 import {
   createMetrics, httpMetrics, metricsHandler, readiness, requestLog, type WriteMode,
 } from '../observability/index.ts';
 import { ApiError, peekAuth, type VaultAppDeps } from './context.ts';
 import { authenticate } from './middleware/auth.ts';
 import { corsHeaders, corsPreflight } from './middleware/cors.ts';
-import { BODY_LIMIT_BYTES, errorCodeOf, errorHandler, notFound } from './middleware/errors.ts';
+import { BODY_LIMIT_BYTES, errorHandler, notFound } from './middleware/errors.ts';
 import { captureAnswers, idempotency } from './middleware/idempotency.ts';
 import { legacyBasePaths, checkLegacyBasePaths, DEFAULT_LEGACY_BASE_PATHS } from './middleware/legacy-base-paths.ts';
-import { indexOperations, loadVaultSpec, operationOf, routeOf, validatorPieces } from './middleware/openapi.ts';
+import { indexOperations, operationOf, routeOf } from './middleware/openapi.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { removedRoutes, removedRoutesOf } from './middleware/removed-routes.ts';
-import { requestContext } from './middleware/request-id.ts';
 import { requireScopes } from './middleware/scopes.ts';
 import { strictIntegerQuery } from './middleware/strict-query.ts';
 import { createContractRoutes } from './routes/contracts.ts';
@@ -63,7 +67,7 @@ export async function createVaultApp(given: VaultAppDeps, options: VaultAppOptio
   const metrics = deps.metrics!;
   const doc = loadVaultSpec();
   const index = indexOperations(doc);
-  const validator = validatorPieces(doc, { validateResponses: deps.validateResponses === true });
+  const routes = operationRoutes(doc, { allErrors: true, validateResponses: deps.validateResponses === true });
 
   const app = express();
   app.disable('x-powered-by');
@@ -87,60 +91,68 @@ export async function createVaultApp(given: VaultAppDeps, options: VaultAppOptio
     if (!operationOf(index, req)?.idempotent || typeof body !== 'object' || body === null) return undefined;
     return 'signedXdr' in body ? 'submit' : 'prepare';
   };
-  // Path-less middleware in a row run as one layer each time (src/openapi/pipeline.ts): same order, same effect.
-  app.use(
-    pipeline(
-      legacyBasePaths(prefixes, doc.paths),
-      headAsGet(doc.paths),
-      httpMetrics({ metrics, service, routeOf, modeOf }),
-      requestContext(),
-      // The one request line per request; without a logger (tests of the app alone) there is none.
-      deps.logger ? [requestLog({ logger: deps.logger, service, getKeyId: keyIdOf, routeOf, getErrorCode: errorCodeOf })] : [],
-    ),
-  );
+  app.use(legacyBasePaths(prefixes, doc.paths));
+  app.use(headAsGet(doc.paths));
+  app.use(httpMetrics({ metrics, service, routeOf, modeOf }));
+  app.use(requestIds({ maxLength: requestIdMaxLength(doc) }));
+  // The one request line per request; without a logger (tests of the app alone) there is none.
+  if (deps.logger) app.use(requestLog({ logger: deps.logger, service, getKeyId: keyIdOf, routeOf, getErrorCode: errorCodeOf }));
   app.get('/metrics', metricsHandler(metrics));
   app.get('/ready', readiness(deps.readinessChecks ?? [], { ...(deps.logger ? { logger: deps.logger } : {}), ...(deps.draining ? { draining: deps.draining } : {}) }));
   app.use('/docs', createDocsRoutes(deps));
-  app.use(
-    pipeline(
-      removedRoutes(removed),
-      corsHeaders(deps),
-      validator.route,
-      captureAnswers,
-      validator.responses ? [validator.responses] : [],
-      corsPreflight(deps),
-      authenticate(deps, index),
-      rateLimit(deps, index),
-      requireScopes(index),
-      // strict: false lets a JSON scalar through to request validation ("body must be object", 400
-      // invalid_request); only text that is not JSON is `invalid_json`. Only operations with a request
-      // body read one: a body elsewhere is ignored, whatever its Content-Encoding.
-      jsonBody(
-        {
-          limit: BODY_LIMIT_BYTES,
-          strict: false,
-          takesBody: (req) => (operationOf(index, req)?.bodyBranches.length ?? 0) > 0,
-          // A presented credential or presentation whose JSON repeats a member name fails verification.
-          findDuplicates: (req) => VERIFIES_DOCUMENTS.has(operationOf(index, req)?.operationId ?? ''),
-          // …and nests at most so deep: it is canonicalized, hashed and may be answered back (returnCredential).
-          maxDepth: MAX_VERIFIED_BODY_DEPTH,
-        },
-        {
-          unsupported: (coding) => new ApiError(415, 'unsupported_content_encoding', unsupportedCodingMessage(coding)),
-          corrupt: (coding) => new ApiError(400, 'invalid_body_encoding', corruptBodyMessage(coding)),
-          loneSurrogate: (at) => new ApiError(400, 'invalid_json', loneSurrogateMessage(at)),
-          tooDeep: (depth, max) => new ApiError(400, 'invalid_json', tooDeepMessage(depth, max)),
-        },
-      ),
-      strictIntegerQuery(index),
-      validator.requests,
-      idempotency(deps, index),
-    ),
-  );
+  app.use(removedRoutes(removed));
+  app.use(corsHeaders(deps));
 
-  app.use(createPublicRoutes(deps, doc));
-  app.use(createKeyRoutes(deps));
-  app.use(options.contractRoutes ?? createContractRoutes(deps));
+  // Made once, shared by every route's chain.
+  const preflight = corsPreflight(deps);
+  const keys = authenticate(deps, index);
+  const limits = rateLimit(deps, index);
+  const scopes = requireScopes(index);
+  // strict: false lets a JSON scalar through to request validation ("body must be object", 400
+  // invalid_request); only text that is not JSON is `invalid_json`. Only operations with a request
+  // body read one: a body elsewhere is ignored, whatever its Content-Encoding.
+  const body = jsonBody(
+    {
+      limit: BODY_LIMIT_BYTES,
+      strict: false,
+      takesBody: (req) => (operationOf(index, req)?.bodyBranches.length ?? 0) > 0,
+      // A presented credential or presentation whose JSON repeats a member name fails verification.
+      findDuplicates: (req) => VERIFIES_DOCUMENTS.has(operationOf(index, req)?.operationId ?? ''),
+      // …and nests at most so deep: it is canonicalized, hashed and may be answered back (returnCredential).
+      maxDepth: MAX_VERIFIED_BODY_DEPTH,
+    },
+    {
+      unsupported: (coding) => new ApiError(415, 'unsupported_content_encoding', unsupportedCodingMessage(coding)),
+      corrupt: (coding) => new ApiError(400, 'invalid_body_encoding', corruptBodyMessage(coding)),
+      loneSurrogate: (at) => new ApiError(400, 'invalid_json', loneSurrogateMessage(at)),
+      tooDeep: (depth, max) => new ApiError(400, 'invalid_json', tooDeepMessage(depth, max)),
+    },
+  );
+  const integers = strictIntegerQuery(index);
+  const once = idempotency(deps, index);
+  // The handlers run at the end of their operation's chain, so a request is routed at the app's level once.
+  const handlers = express.Router();
+  handlers.use(createPublicRoutes(deps, doc));
+  handlers.use(createKeyRoutes(deps));
+  handlers.use(options.contractRoutes ?? createContractRoutes(deps));
+  for (const route of routes) {
+    app.all(
+      route.expressPath,
+      firstMatchOnly,
+      ...route.match,
+      captureAnswers,
+      ...(route.responses ? [route.responses] : []),
+      preflight,
+      keys,
+      limits,
+      scopes,
+      body,
+      integers,
+      ...route.requests,
+      once,
+      handlers,
+    );
+  }
 
   app.use(notFound);
   app.use(errorHandler(deps, index, allowLookup(doc as unknown as Record<string, unknown>)));

@@ -1,5 +1,6 @@
 // What the vault API's middleware and route modules share: dependencies, the caller's key, errors.
 import type { Request } from 'express';
+import { VAULT_ERROR_STATUS, type VAULT_ERROR_CODES, type VaultErrorCode } from '../generated/vault-api-errors.ts';
 import type { Chain } from '../chain/index.ts';
 import type { Keyring } from '../crypto/envelope.ts';
 import type { Stores } from '../stores/index.ts';
@@ -67,15 +68,28 @@ export interface AuthContext {
   scopes: string[];
 }
 
+/** The spec's stable error codes (vault-api.yaml `components.x-error-codes`, generated). */
+export type { VaultErrorCode };
+
 /** An error with the spec's stable `error` code; the error middleware renders `{error, message}`. */
 export class ApiError extends Error {
   readonly status: number;
-  readonly code: string;
-  constructor(status: number, code: string, message: string) {
+  readonly code: VaultErrorCode;
+  constructor(status: number, code: VaultErrorCode, message: string) {
     super(message);
     this.status = status;
     this.code = code;
   }
+}
+
+/** Whether `code` is one the spec lists (the `[i]` families by their concrete form, `vcs[3].vcId_too_long`). */
+export function isVaultErrorCode(code: string): code is VaultErrorCode {
+  return Object.hasOwn(VAULT_ERROR_STATUS, code.replace(/^vcs\[\d+\]\./, 'vcs[i].'));
+}
+
+/** The error of a listed code with the status the spec gives it: `vaultError('vault_not_found', '…')`. */
+export function vaultError(code: (typeof VAULT_ERROR_CODES)[number]['code'] & VaultErrorCode, message: string): ApiError {
+  return new ApiError(VAULT_ERROR_STATUS[code], code, message);
 }
 
 const AUTH = Symbol('auth');

@@ -92,7 +92,7 @@ export async function verifyPresentation(deps: VaultAppDeps, store: ChallengeSto
     challenge: { verified: proof.verified && !failed('challenge'), input: options.challenge },
     ...(options.domain !== undefined ? { domain: { verified: proof.verified && !failed('domain'), input: options.domain } } : {}),
     holder: { verified: proof.verified && !failed('holder'), input: clip(holder) },
-    proof: proofResults(vp['proof'], proof.results),
+    proof: proofResults(proof.results),
   };
   return answer(vp, options, problems, presentationResults, credentials);
 }

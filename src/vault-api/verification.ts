@@ -1,9 +1,9 @@
-// Credential verification (design.md "Verification"; vault-api.yaml verifyCredential): the credential's shape,
-// its proof (Data Integrity eddsa-jcs-2022, the key found by resolving the issuer DID: this network's
-// registry for did:ledger, offline for did:key), its validity period, its on-chain status and its issuer's
+// Credential verification (docs/vault-api.md "Verify a credential"; vault-api.yaml verifyCredential): the
+// credential's shape, its proof (Data Integrity eddsa-jcs-2022, the key found by resolving the issuer DID: this
+// network's registry for did:ledger, offline for did:key), its validity period, its on-chain status and its issuer's
 // access in the vault that holds it, and the issuer DID's ledger state, in one VC API (VCALM) answer.
-// `verifyCredential` is the one place where a verification's final result and reasons are known.
-// A ledger that cannot be read is an error (502), never a `verified: false`.
+// `verifyCredential` is the one place where a verification's final result and reasons are known. A ledger that cannot
+// be read is an error (502), never a `verified: false`.
 import {
   DID_KEY_PREFIX, canonicalize, didIdToBytes, isDateTimeStamp, parseDid, resolutionError, resolveDidKey, resolveFromRegistry, verifyDataIntegrity,
 } from '../did/index.ts';
@@ -171,7 +171,7 @@ export async function verifyCredential(deps: VaultAppDeps, input: VerifyCredenti
     resolver.rethrow();
     proofVerified = proof.verified;
     for (const e of proof.errors) add(proofProblem(e));
-    results.proof = proofResults(credential['proof'], proof.results);
+    results.proof = proofResults(proof.results);
   }
 
   // validFrom, validUntil
@@ -386,7 +386,7 @@ export function proofSummary(proof: unknown): ProofSummary | null {
 }
 
 /** One result per proof (none for a document that carries none, or more than may be verified). */
-export function proofResults(proof: unknown, verified: ProofVerification[]): ProofResult[] {
+export function proofResults(verified: ProofVerification[]): ProofResult[] {
   return verified.map((r) => ({ verified: r.verified, input: proofSummary(r.proof) }));
 }
 

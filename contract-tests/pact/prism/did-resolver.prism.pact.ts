@@ -4,7 +4,7 @@ import { RESOLVER_PROVIDER, RESOLVER_SPEC, pactFile } from '../shared.ts';
 import { replayAgainstPrism, type PrismExclusion } from './replay.ts';
 
 /** What Prism cannot serve, and why (contract-tests/README.md lists the same). */
-export const RESOLVER_EXCLUSIONS: readonly PrismExclusion[] = [
+const RESOLVER_EXCLUSIONS: readonly PrismExclusion[] = [
   {
     description: 'a resolution of an active DID as JSON-LD',
     why: 'Prism 5.14 cannot serialize application/did+ld+json (its media-type parser rejects a subtype with two "+"): it answers 500 "Cannot find serializer".',

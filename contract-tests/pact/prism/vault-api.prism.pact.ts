@@ -7,7 +7,7 @@ import { replayAgainstPrism, type PrismExclusion } from './replay.ts';
  * What Prism cannot serve, and why (contract-tests/README.md lists the same): nothing since every error code
  * of an operation is one of its responses' examples, which `Prefer` selects.
  */
-export const VAULT_EXCLUSIONS: readonly PrismExclusion[] = [];
+const VAULT_EXCLUSIONS: readonly PrismExclusion[] = [];
 
 describe(`the Prism mock of ${VAULT_PROVIDER} honours the pact`, () => {
   it('serves every interaction but the documented exclusions, which it still fails', async () => {

@@ -1,7 +1,7 @@
 // The error envelope `{code, message, details?}` (spec "Errors") and the translation of everything that can
 // go wrong into it: request-validation failures (mapped onto the spec's codes), body-parser failures, chain
 // failures, unknown routes, and unexpected faults (500 `internal_error`, never the fault's own words).
-import type { NextFunction, Request, Response } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { ChainError, REGISTRY_ERRORS } from '../../chain/index.ts';
 import {
   decodeDidParam, negotiateRepresentation, parseDid, resolutionError, validateRecord, type DidRecordInput,
@@ -10,18 +10,13 @@ import {
 import { FORMAT_WORDS } from '../../openapi/formats.ts';
 import { ResolverError, type ResolverErrorCode } from '../context.ts';
 import { clip, RESOLVER_FAILURES_LISTED } from '../../openapi/error-bounds.ts';
-import { requestIdOf } from './request-id.ts';
+import { errorHandler as platformErrorHandler, notFound as platformNotFound } from '../../platform/errors.ts';
+import { requestIdOf } from '../../platform/request-id.ts';
+import { isMalformedPath } from '../../platform/validator.ts';
 import { answers405, methodNotAllowedMessage, type AllowLookup } from '../../openapi/allow.ts';
 
 /** Bodies beyond this are refused with 413 `payload_too_large`; the largest valid body is a 128 KiB signedXdr. */
 export const BODY_LIMIT_BYTES = 256 * 1024;
-
-export function sendError(res: Response, status: number, code: ResolverErrorCode, message: string, details?: Record<string, unknown>): void {
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  // Whatever built the message, the body stays a few KB (spec Error.message).
-  const text = clip(message, 1000);
-  res.status(status).json(details === undefined ? { code, message: text } : { code, message: text, details });
-}
 
 /**
  * A record-rule failure: the first violation's code, the first violations in details and how many there
@@ -232,11 +227,9 @@ export function notFoundError(req: Request): ResolverError {
   return new ResolverError(404, 'not_found', `no route ${req.method} ${clip(req.path, 200)}`);
 }
 
-export function notFound() {
-  return function notFoundHandler(req: Request, res: Response): void {
-    const e = notFoundError(req);
-    sendError(res, e.status, e.code, e.message);
-  };
+/** After every route: nothing answered. */
+export function notFound(): RequestHandler {
+  return platformNotFound(notFoundError);
 }
 
 const RESOLVE_PREFIX = '/1.0/identifiers/';
@@ -247,30 +240,42 @@ export interface ErrorHandlerOptions {
   allowOf?: AllowLookup;
 }
 
-export function errorHandler({ log, allowOf }: ErrorHandlerOptions) {
-  return function resolverErrorHandler(err: unknown, req: Request, res: Response, next: NextFunction): void {
-    if (res.headersSent) return next(err);
-    let e: ResolverError | undefined;
-    if (err instanceof ResolverError) e = err;
-    else if (err instanceof ChainError) e = fromChainError(err, err.network ?? 'the ledger');
-    else if (isBodyParserError(err)) e = fromBodyParserError(err);
-    else if (isValidatorError(err) && err.status < 500) {
-      // The resolution route answers resolution results, not envelopes (spec: resolveDid).
-      if (req.path.startsWith(RESOLVE_PREFIX) && err.status === 400) {
-        const { error, message } = resolutionValidationFailure(err, req);
-        sendResolutionFailure(req, res, 400, error, message);
-        return;
+/** A path whose percent-encoding does not decode, in the validator's shape whoever found it. */
+const MALFORMED: ValidatorError = { status: 400, message: 'malformed uri', errors: [{ path: '/path', message: 'malformed uri' }] };
+
+/** The resolver's envelope (did-resolver.yaml Error): `{code, message, details?}`. */
+export function errorHandler({ log, allowOf }: ErrorHandlerOptions): ErrorRequestHandler {
+  return platformErrorHandler<ResolverErrorCode>({
+    toAnswer: (thrown, req, res) => {
+      const err = isMalformedPath(thrown) && !isValidatorError(thrown) ? MALFORMED : thrown;
+      let e: ResolverError | undefined;
+      if (err instanceof ResolverError) e = err;
+      else if (err instanceof ChainError) e = fromChainError(err, err.network ?? 'the ledger');
+      else if (isBodyParserError(err)) e = fromBodyParserError(err);
+      else if (isValidatorError(err) && err.status < 500) {
+        // The resolution route answers resolution results, not envelopes (spec: resolveDid).
+        if (res && req.path.startsWith(RESOLVE_PREFIX) && err.status === 400) {
+          const { error, message } = resolutionValidationFailure(err, req);
+          sendResolutionFailure(req, res, 400, error, message);
+          return 'answered';
+        }
+        e = fromValidationError(err, req, allowOf);
       }
-      e = fromValidationError(err, req, allowOf);
-    }
-    if (!e) {
-      const requestId = requestIdOf(res);
-      log?.({ event: 'internal_error', requestId, method: req.method, path: req.path, error: describe(err) });
-      e = new ResolverError(500, 'internal_error', `Internal error (request ${requestId})`);
-    }
-    if (e.headers) res.set(e.headers);
-    sendError(res, e.status, e.code, e.message, e.details);
-  };
+      if (!e) {
+        return { status: 500, code: 'internal_error', message: `Internal error (request ${(req.res && requestIdOf(req.res)) ?? 'unknown'})`, internal: err };
+      }
+      return {
+        status: e.status,
+        code: e.code,
+        message: e.message,
+        ...(e.details === undefined ? {} : { details: e.details }),
+        ...(e.headers ? { headers: e.headers } : {}),
+      };
+    },
+    body: ({ code, message, details }) => (details === undefined ? { code, message } : { code, message, details }),
+    logFault: ({ answer, req, requestId }) =>
+      log?.({ event: 'internal_error', requestId: requestId ?? 'unknown', method: req.method, path: req.path, error: describe(answer.internal) }),
+  });
 }
 
 /**

@@ -2,7 +2,6 @@
 // submit of any registry transaction. Prepare checks the record rules and the current state before the
 // transaction is built; submit checks that the signed transaction is what the route stands for (the
 // registry of the DID's network, the route's function, the path's DID) before it is sent.
-import type { Request, Response } from 'express';
 import { StrKey } from '@stellar/stellar-sdk';
 import {
   ChainError, decodeDeactivateArgs, decodeRegisterArgs, decodeTransferControllerArgs, decodeUpdateArgs,
@@ -11,7 +10,10 @@ import {
 import {
   bytesToDidId, didIdToBytes, validateRecord, type DidRecordInput, type ParsedDid,
 } from '../../did/index.ts';
+import type { operations } from '../../generated/did-resolver.ts';
 import type { DidOperation } from '../../observability/index.ts';
+import type { OperationHandler, OperationResponse } from '../../platform/typed.ts';
+import { writeOperation, type WriteOptions } from '../../platform/write.ts';
 import { ResolverError } from '../context.ts';
 import { fromChainError, invalidRequest, recordError } from '../middleware/errors.ts';
 import {
@@ -28,13 +30,7 @@ const MUTATIONS = {
 } as const;
 type RegistryFn = keyof typeof MUTATIONS;
 
-type Body = Record<string, unknown>;
-
 const mismatch = (message: string) => new ResolverError(400, 'tx_operation_mismatch', message);
-
-function isSubmit(body: Body): body is { signedXdr: string } {
-  return typeof body.signedXdr === 'string';
-}
 
 /** The record of a prepare body, field by field (the schema already refused anything else). */
 function recordInput(raw: unknown): DidRecordInput {
@@ -63,7 +59,10 @@ function checkAccount(value: unknown, field: string): string {
   return value;
 }
 
-function prepared(res: Response, net: ServedNetwork, tx: PreparedTransaction): void {
+/** The registry's write operations: each answers PrepareResponse or SubmitResponse. */
+type WriteOp = operations['registerDid' | 'updateDid' | 'transferDidController' | 'deactivateDid' | 'submitDidTransaction'];
+
+function prepared(res: OperationResponse<WriteOp>, net: ServedNetwork, tx: PreparedTransaction): void {
   res.json({ xdr: tx.xdr, network: net.name, networkPassphrase: net.networkPassphrase });
 }
 
@@ -110,18 +109,11 @@ function safeSignedBy(net: ServedNetwork, signedXdr: string): boolean {
 async function submit(
   ctx: RouteContext,
   signedXdr: string,
-  opts: { route: string; fns: RegistryFn[]; did?: ParsedDid },
+  opts: { fns: RegistryFn[]; did?: ParsedDid },
 ): Promise<{ txId: string }> {
-  const domain = ctx.deps.metrics?.domain;
-  try {
-    const sent = await submitChecked(ctx, signedXdr, opts);
-    domain?.submitted(opts.route, 'success');
-    domain?.didWritten(sent.network, DID_OPERATIONS[sent.fn]);
-    return { txId: sent.txId };
-  } catch (err) {
-    domain?.submitted(opts.route, err instanceof ResolverError ? err.code : 'internal_error');
-    throw err;
-  }
+  const sent = await submitChecked(ctx, signedXdr, opts);
+  ctx.deps.metrics?.domain.didWritten(sent.network, DID_OPERATIONS[sent.fn]);
+  return { txId: sent.txId };
 }
 
 /** What the metrics call each registry function. */
@@ -189,24 +181,26 @@ async function addCurrentVersion(net: ServedNetwork, didId: string, e: ResolverE
 }
 
 export function registryRoutes(ctx: RouteContext) {
-  return {
-    /** GET /v1/dids/stellar/{did}: the record exactly as stored; never cached. */
-    async getRecord(req: Request, res: Response): Promise<void> {
-      const parsed = parseDidOrThrow(req.params.did, { fromPath: true });
-      const net = networkOf(ctx, parsed);
-      const record = await readRecord(net, parsed);
-      if (!record) throw new ResolverError(404, 'did_not_found', `${parsed.did} is not registered`);
-      res.setHeader('Cache-Control', 'no-store');
-      res.json({ did: parsed.did, didId: parsed.didId, record });
-    },
+  /** Prepare or submit (src/platform/write.ts); a submit's outcome is counted under `route`. */
+  const write = (route: string) => ({
+    routeOf: () => route,
+    codeOf: (err: unknown) => (err instanceof ResolverError ? err.code : undefined),
+    ...(ctx.deps.metrics ? { submitted: ctx.deps.metrics.domain.submitted.bind(ctx.deps.metrics.domain) } : {}),
+  }) satisfies WriteOptions;
 
-    /** POST /v1/dids/stellar: register. */
-    async register(req: Request, res: Response): Promise<void> {
-      const body = req.body as Body;
-      if (isSubmit(body)) {
-        res.json(await submit(ctx, body.signedXdr, { route: '/v1/dids/stellar', fns: ['register'] }));
-        return;
-      }
+  const getRecord: OperationHandler<operations['getDidRecord']> = async (req, res) => {
+    const parsed = parseDidOrThrow(req.params.did, { fromPath: true });
+    const net = networkOf(ctx, parsed);
+    const record = await readRecord(net, parsed);
+    if (!record) throw new ResolverError(404, 'did_not_found', `${parsed.did} is not registered`);
+    res.setHeader('Cache-Control', 'no-store');
+    res.json({ did: parsed.did, didId: parsed.didId, record });
+  };
+
+  /** POST /v1/dids/stellar: register. */
+  const register = writeOperation<operations['registerDid']>(write('/v1/dids/stellar'), {
+    submit: async (signedXdr, _req, res) => void res.json(await submit(ctx, signedXdr, { fns: ['register'] })),
+    prepare: async (body, _req, res) => {
       const parsed = parseDidOrThrow(body.did);
       const net = networkOf(ctx, parsed);
       const record = recordInput(body.record);
@@ -214,21 +208,21 @@ export function registryRoutes(ctx: RouteContext) {
       const source = checkAccount(body.sourcePublicKey, 'sourcePublicKey');
       prepared(res, net, await prepare(net, () => net.chain.registry.register({ source, didId: didIdToBytes(parsed.didId), record })));
     },
+  });
 
-    /** POST /v1/dids/stellar/{did}/update: a full replacement; the controller stays (transfer rotates it). */
-    async update(req: Request, res: Response): Promise<void> {
+  /** POST /v1/dids/stellar/{did}/update: a full replacement; the controller stays (transfer rotates it). */
+  const update = writeOperation<operations['updateDid']>(write('/v1/dids/stellar/{did}/update'), {
+    submit: async (signedXdr, req, res) => {
       const parsed = parseDidOrThrow(req.params.did, { fromPath: true });
-      const body = req.body as Body;
-      if (isSubmit(body)) {
-        const route = '/v1/dids/stellar/{did}/update';
-        res.json(await submit(ctx, body.signedXdr, { route, fns: ['update'], did: parsed }));
-        return;
-      }
+      res.json(await submit(ctx, signedXdr, { fns: ['update'], did: parsed }));
+    },
+    prepare: async (body, req, res) => {
+      const parsed = parseDidOrThrow(req.params.did, { fromPath: true });
       const net = networkOf(ctx, parsed);
       const record = recordInput(body.record);
       checkRecord(record);
       const source = checkAccount(body.sourcePublicKey, 'sourcePublicKey');
-      const expectedVersion = body.expectedVersion as number;
+      const expectedVersion = body.expectedVersion;
       const current = await currentRecord(net, parsed);
       checkVersion(parsed, current, expectedVersion);
       if (record.controller !== current.controller) {
@@ -238,47 +232,51 @@ export function registryRoutes(ctx: RouteContext) {
       prepared(res, net, await prepare(net, () =>
         net.chain.registry.update({ source, didId: didIdToBytes(parsed.didId), expectedVersion, record })));
     },
+  });
 
-    /** POST /v1/dids/stellar/{did}/transfer: rotate the controlling wallet. */
-    async transfer(req: Request, res: Response): Promise<void> {
+  /** POST /v1/dids/stellar/{did}/transfer: rotate the controlling wallet. */
+  const transfer = writeOperation<operations['transferDidController']>(write('/v1/dids/stellar/{did}/transfer'), {
+    submit: async (signedXdr, req, res) => {
       const parsed = parseDidOrThrow(req.params.did, { fromPath: true });
-      const body = req.body as Body;
-      if (isSubmit(body)) {
-        const route = '/v1/dids/stellar/{did}/transfer';
-        res.json(await submit(ctx, body.signedXdr, { route, fns: ['transfer_controller'], did: parsed }));
-        return;
-      }
+      res.json(await submit(ctx, signedXdr, { fns: ['transfer_controller'], did: parsed }));
+    },
+    prepare: async (body, req, res) => {
+      const parsed = parseDidOrThrow(req.params.did, { fromPath: true });
       const net = networkOf(ctx, parsed);
       const newController = checkAccount(body.newController, 'newController');
       const source = checkAccount(body.sourcePublicKey, 'sourcePublicKey');
-      const expectedVersion = body.expectedVersion as number;
+      const expectedVersion = body.expectedVersion;
       checkVersion(parsed, await currentRecord(net, parsed), expectedVersion);
       prepared(res, net, await prepare(net, () =>
         net.chain.registry.transferController({ source, didId: didIdToBytes(parsed.didId), expectedVersion, newController })));
     },
+  });
 
-    /** POST /v1/dids/stellar/{did}/deactivate: irreversible. */
-    async deactivate(req: Request, res: Response): Promise<void> {
+  /** POST /v1/dids/stellar/{did}/deactivate: irreversible. */
+  const deactivate = writeOperation<operations['deactivateDid']>(write('/v1/dids/stellar/{did}/deactivate'), {
+    submit: async (signedXdr, req, res) => {
       const parsed = parseDidOrThrow(req.params.did, { fromPath: true });
-      const body = req.body as Body;
-      if (isSubmit(body)) {
-        const route = '/v1/dids/stellar/{did}/deactivate';
-        res.json(await submit(ctx, body.signedXdr, { route, fns: ['deactivate'], did: parsed }));
-        return;
-      }
+      res.json(await submit(ctx, signedXdr, { fns: ['deactivate'], did: parsed }));
+    },
+    prepare: async (body, req, res) => {
+      const parsed = parseDidOrThrow(req.params.did, { fromPath: true });
       const net = networkOf(ctx, parsed);
       const source = checkAccount(body.sourcePublicKey, 'sourcePublicKey');
-      const expectedVersion = body.expectedVersion as number;
+      const expectedVersion = body.expectedVersion;
       checkVersion(parsed, await currentRecord(net, parsed), expectedVersion);
       prepared(res, net, await prepare(net, () =>
         net.chain.registry.deactivate({ source, didId: didIdToBytes(parsed.didId), expectedVersion })));
     },
+  });
 
-    /** POST /v1/dids/stellar/submit: any signed registry mutation of a served network. */
-    async submitAny(req: Request, res: Response): Promise<void> {
-      const body = req.body as { signedXdr: string };
-      const fns = Object.keys(MUTATIONS) as RegistryFn[];
-      res.json(await submit(ctx, body.signedXdr, { route: '/v1/dids/stellar/submit', fns }));
+  /** POST /v1/dids/stellar/submit: any signed registry mutation of a served network. */
+  const submitAny = writeOperation<operations['submitDidTransaction']>(write('/v1/dids/stellar/submit'), {
+    submit: async (signedXdr, _req, res) => void res.json(await submit(ctx, signedXdr, { fns: Object.keys(MUTATIONS) as RegistryFn[] })),
+    // The body is `{signedXdr}` alone (SubmitRequest): request validation refuses any other.
+    prepare: async () => {
+      throw new ResolverError(400, 'invalid_request', 'this route only submits: send {signedXdr}');
     },
-  };
+  });
+
+  return { getRecord, register, update, transfer, deactivate, submitAny };
 }

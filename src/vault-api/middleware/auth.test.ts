@@ -53,7 +53,7 @@ describe('401', () => {
     }
   });
 
-  // credential-vault-api.md "Authentication" 3: a missing or invalid key returns 401, whatever the body;
+  // docs/vault-api.md "Authentication": a missing or invalid key returns 401, whatever the body;
   // the body is read only after the key (and the rate limit) passed.
   it.each<{ name: string; body: string; headers: Record<string, string> }>([
     { name: 'text that is not JSON', body: '{', headers: {} },

@@ -2,13 +2,14 @@
 // reach the client: an unexpected error is 500 `internal_error`, and its details go to the log only.
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { ApiError, type VaultAppDeps } from '../context.ts';
+import { ApiError, isVaultErrorCode, vaultError, type VaultAppDeps, type VaultErrorCode } from '../context.ts';
 import { ChainError } from '../../chain/index.ts';
 import { clip } from '../../openapi/error-bounds.ts';
 import { StoreInputError, StoreUnavailableError } from '../../stores/index.ts';
 import { operationOf, type OperationInfo } from './openapi.ts';
 import { mapValidationFailure, type ValidationItem } from './validation.ts';
-import { requestIdOf } from './request-id.ts';
+import { errorHandler as platformErrorHandler, notFound as platformNotFound, type ErrorAnswer } from '../../platform/errors.ts';
+import { isMalformedPath } from '../../platform/validator.ts';
 import { answers405, methodNotAllowedMessage, type AllowLookup } from '../../openapi/allow.ts';
 
 /** Longest accepted request body (vault-api.yaml "Errors": 512 KiB, else 413 `payload_too_large`). */
@@ -16,16 +17,8 @@ export const BODY_LIMIT_BYTES = 512 * 1024;
 
 const V = OpenApiValidator.error;
 
-/** An error answer: status, code, message. */
-export interface ErrorAnswer {
-  status: number;
-  code: string;
-  message: string;
-  /** Details for the log only. */
-  internal?: unknown;
-  /** Response headers of the answer (`Allow` of a 405). */
-  headers?: Record<string, string>;
-}
+/** An error answer in the vault API's codes. */
+export type VaultErrorAnswer = ErrorAnswer<VaultErrorCode>;
 
 /** Errors of express.json (body-parser): `type` and `status`. */
 interface BodyParserError {
@@ -43,9 +36,10 @@ const STORE_WORDS: Record<string, string> = {
 };
 
 /** Maps any thrown value onto the spec's error answers. */
-export function toErrorAnswer(err: unknown, req: Request, index: Map<string, OperationInfo>, allowOf?: AllowLookup): ErrorAnswer {
+export function toErrorAnswer(err: unknown, req: Request, index: Map<string, OperationInfo>, allowOf?: AllowLookup): VaultErrorAnswer {
   if (err instanceof ApiError) return { status: err.status, code: err.code, message: err.message };
-  if (err instanceof ChainError) return { status: err.status, code: err.code, message: err.message };
+  // The chain's codes are the spec's; one it lacks must not reach a client (a 500, logged).
+  if (err instanceof ChainError && isVaultErrorCode(err.code)) return { status: err.status, code: err.code, message: err.message };
   if (err instanceof StoreUnavailableError) {
     // Rate limits fail closed (vault-api.yaml "Rate limits"); keys and idempotency records cannot be
     // checked without their store, so those requests fail too.
@@ -61,11 +55,9 @@ export function toErrorAnswer(err: unknown, req: Request, index: Map<string, Ope
   if (err instanceof V.NotFound || err instanceof V.MethodNotAllowed) {
     return { status: 404, code: 'not_found', message: `no route ${req.method} ${clip(req.path, 200)}` };
   }
+  // A path segment whose percent-encoding does not decode (`/contracts/vault/%`).
+  if (isMalformedPath(err)) return { status: 400, code: 'invalid_request', message: MALFORMED_PATH };
   if (err instanceof V.BadRequest) {
-    if ((err.errors ?? []).some((e) => /^malformed uri/.test(String(e.message)))) {
-      // A path segment whose percent-encoding does not decode (`/contracts/vault/%`).
-      return { status: 400, code: 'invalid_request', message: MALFORMED_PATH };
-    }
     return fromApiError(mapValidationFailure((err.errors ?? []) as ValidationItem[], operationOf(index, req), req.body));
   }
   if (err instanceof V.UnsupportedMediaType) {
@@ -83,44 +75,31 @@ export function toErrorAnswer(err: unknown, req: Request, index: Map<string, Ope
 }
 
 const MALFORMED_PATH = 'the path has a malformed percent-encoding: every % must be followed by two hexadecimal digits (write a literal % as %25)';
-const fromApiError = (e: ApiError): ErrorAnswer => ({ status: e.status, code: e.code, message: e.message });
-const payloadTooLarge = (): ErrorAnswer => ({
+const fromApiError = (e: ApiError): VaultErrorAnswer => ({ status: e.status, code: e.code, message: e.message });
+const payloadTooLarge = (): VaultErrorAnswer => ({
   status: 413,
   code: 'payload_too_large',
   message: `request body exceeds ${BODY_LIMIT_BYTES} bytes`,
 });
 
-/** Where a request's error code is kept for the request log. */
-const answered = new WeakMap<Request, string>();
-export const errorCodeOf = (req: Request): string | undefined => answered.get(req);
-
+/** The vault API's envelope (vault-api.yaml ErrorBody): `{error, message}`. */
 export function errorHandler(deps: VaultAppDeps, index: Map<string, OperationInfo>, allowOf?: AllowLookup): ErrorRequestHandler {
-  return (err, req, res, _next) => {
-    const answer = toErrorAnswer(err, req, index, allowOf);
-    answered.set(req, answer.code);
-    if (answer.internal !== undefined) {
+  return platformErrorHandler<VaultErrorCode>({
+    toAnswer: (err, req) => toErrorAnswer(err, req, index, allowOf),
+    body: (answer) => ({ error: answer.code, message: answer.message }),
+    logFault: ({ answer, requestId }) => {
       const e = answer.internal as { name?: string; message?: string; stack?: string };
       deps.log?.({
         level: answer.status >= 500 && answer.code === 'internal_error' ? 'error' : 'warn',
         msg: `request failed: ${answer.code}`,
-        requestId: requestIdOf(req),
+        requestId,
         error: answer.code,
         detail: `${e?.name ?? 'Error'}: ${e?.message ?? String(e)}`,
         ...(answer.code === 'internal_error' && e?.stack ? { stack: e.stack } : {}),
       });
-    }
-    if (res.headersSent) {
-      // The answer has started; the only honest thing left is to cut the connection.
-      res.destroy();
-      return;
-    }
-    if (answer.headers) res.set(answer.headers);
-    // Whatever built the message, the body stays a few KB (vault-api.yaml ErrorBody.message).
-    res.status(answer.status).json({ error: answer.code, message: clip(answer.message, 1000) });
-  };
+    },
+  });
 }
 
 /** After every route: nothing answered. */
-export const notFound: RequestHandler = (req, _res, next) => {
-  next(new ApiError(404, 'not_found', `no route ${req.method} ${clip(req.path, 200)}`));
-};
+export const notFound: RequestHandler = platformNotFound((req) => vaultError('not_found', `no route ${req.method} ${clip(req.path, 200)}`));

@@ -1,10 +1,9 @@
-// Idempotency-Key over HTTP (vault-api.yaml "Idempotency"; issue 5 item 2).
+// Idempotency-Key over HTTP (vault-api.yaml "Idempotency").
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createHash, randomUUID } from 'node:crypto';
 import express from 'express';
 import { canonicalize } from '../../did/jcs.ts';
 import { ApiError } from '../context.ts';
-import { REPLAYED_HEADERS } from './idempotency.ts';
 import { IDEMPOTENCY_TTL_MS } from '../../stores/index.ts';
 import { startVaultTestEnv, storeFaults, stubChain, stubContractRoutes, type StubContractRoutes, type VaultTestEnv } from '../../../test-support/vault-api.ts';
 

@@ -1,4 +1,4 @@
-// Idempotency-Key on the contract write routes (vault-api.yaml "Idempotency"; issue 5 item 2). Keys are
+// Idempotency-Key on the contract write routes (vault-api.yaml "Idempotency"). Keys are
 // scoped per API key; the request is identified by method, path and the canonical JSON of its body. The
 // first 2xx answer is stored with the headers that describe it (REPLAYED_HEADERS) and replayed with
 // `Idempotency-Replayed: true`; an error answer is not stored (the key is released, so a corrected retry
@@ -11,7 +11,7 @@ import { ApiError, getAuth, type VaultAppDeps } from '../context.ts';
 import { canonicalize } from '../../did/jcs.ts';
 import { IDEMPOTENCY_KEY_MAX, type StoredResponse } from '../../stores/index.ts';
 import { operationOf, type OperationInfo } from './openapi.ts';
-import { requestIdOf } from './request-id.ts';
+import { requestIdOf } from '../../platform/request-id.ts';
 
 type Settle = (status: number, body: unknown) => Promise<void>;
 
@@ -110,7 +110,7 @@ export function idempotency(deps: VaultAppDeps, index: Map<string, OperationInfo
     const release = () =>
       store.release(scope, key, token).catch((err: unknown) => {
         // The lease runs out by itself (IDEMPOTENCY_LEASE_MS); a retry before then gets 409.
-        const requestId = requestIdOf(req);
+        const requestId = requestIdOf(res);
         const error = 'idempotency_release_failed';
         deps.log?.({ level: 'warn', msg: 'idempotency record not released', requestId, error, detail: String(err) });
       });
@@ -121,7 +121,7 @@ export function idempotency(deps: VaultAppDeps, index: Map<string, OperationInfo
         await store.complete(scope, key, token, response);
       } catch (err) {
         // The work is done (a transaction may be on-chain): the client still gets its answer.
-        const requestId = requestIdOf(req);
+        const requestId = requestIdOf(res);
         const error = 'idempotency_complete_failed';
         deps.log?.({ level: 'warn', msg: 'idempotency record not completed', requestId, error, detail: String(err) });
       }

@@ -1,5 +1,5 @@
-// Legacy path-prefixed base URLs (credential-vault-api.md "Back-compat aliases": "legacy path-prefixed base
-// URLs"; vault-api.yaml "Back-compat aliases"). Clients configured with a base URL such as
+// Legacy path-prefixed base URLs (docs/vault-api.md "Older URLs that still work";
+// vault-api.yaml "Back-compat aliases"). Clients configured with a base URL such as
 // `https://host/api` or `https://host/api/v1` keep working: the prefix (CV_LEGACY_BASE_PATHS, default
 // `/api,/api/v1`) is removed before anything else looks at the request, so `/api/config` is `/config` for
 // routing, keys, limits, idempotency, logs and metrics (which report the canonical route). Every answer under

@@ -1,28 +1,11 @@
-// spec/vault-api.yaml at run time: the parsed description, an index of its operations (what the auth,
-// scope, rate-limit and idempotency middleware need to know about each one), and the pieces of
-// express-openapi-validator, taken apart so the platform middleware can run between them.
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import type { Request, RequestHandler } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
-import YAML from 'yaml';
-import { ADDRESS_FORMATS } from '../../openapi/formats.ts';
-import { collectionBounds } from '../../openapi/collection-bounds.ts';
-import { withCanonicalContentType } from '../../openapi/content-type.ts';
-import { rememberCompiledRoutes } from '../../openapi/route-cache.ts';
+// spec/vault-api.yaml's operations as the vault API's middleware need to know them (key, scope, rate-limit
+// bucket, idempotency, body branches); the description itself is the platform's (src/platform/spec.ts).
+import type { Request } from 'express';
+import { resolveRef, type OpenApiDocument } from '../../platform/spec.ts';
 
-export { rememberCompiledRoutes } from '../../openapi/route-cache.ts';
-
-export const VAULT_SPEC_PATH = fileURLToPath(new URL('../../../spec/vault-api.yaml', import.meta.url));
+export type { OpenApiDocument };
 
 type Json = Record<string, unknown>;
-
-/** The parsed description (OpenAPI 3.1). */
-export interface OpenApiDocument extends Json {
-  openapi: string;
-  paths: Record<string, Json>;
-  components: Json;
-}
 
 /** Which rate-limit bucket an operation draws from (vault-api.yaml "Rate limits"). */
 export type Bucket = 'read' | 'write' | 'ip' | 'none';
@@ -56,28 +39,9 @@ export interface OperationInfo {
   integerQuery: string[];
 }
 
-let cachedSpec: OpenApiDocument | undefined;
-
-/** The description, parsed once per process. Callers must not mutate it. */
-export function loadVaultSpec(): OpenApiDocument {
-  cachedSpec ??= YAML.parse(readFileSync(VAULT_SPEC_PATH, 'utf8')) as OpenApiDocument;
-  return cachedSpec;
-}
-
 const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'options'] as const;
 
-function resolve(doc: OpenApiDocument, node: unknown): Json {
-  let current = node as Json;
-  for (let hops = 0; typeof current?.['$ref'] === 'string' && hops < 10; hops++) {
-    const ref = current['$ref'] as string;
-    if (!ref.startsWith('#/')) throw new Error(`external $ref ${ref} is not supported`);
-    current = ref
-      .slice(2)
-      .split('/')
-      .reduce<unknown>((at, part) => (at as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc) as Json;
-  }
-  return current ?? {};
-}
+const resolve = (doc: OpenApiDocument, node: unknown): Json => resolveRef(doc, node);
 
 function bodyBranches(doc: OpenApiDocument, op: Json): BodyBranch[] {
   if (!op['requestBody']) return [];
@@ -154,52 +118,4 @@ export function operationOf(index: Map<string, OperationInfo>, req: Request): Op
 /** The description's route template of this request, for logs (never the concrete path). */
 export function routeOf(req: Request): string | undefined {
   return (req as Request & { openapi?: OpenApiMetadata }).openapi?.openApiRoute;
-}
-
-export interface ValidatorPieces {
-  /** Route matching: sets `req.openapi`; undeclared path → 404, undeclared method → 405. */
-  route: RequestHandler[];
-  /** Request validation (parameters, headers, body): oversized collections first, then the full check. */
-  requests: RequestHandler[];
-  /** Response validation, when asked for. */
-  responses?: RequestHandler;
-}
-
-/**
- * express-openapi-validator's middleware, by name. It installs them as one array (route matching,
- * security, request validation, response validation); taking them apart lets authentication, rate limits
- * and scopes run after route matching and before request validation, and lets response validation cover
- * every answer sent after route matching, errors included.
- */
-export function validatorPieces(doc: OpenApiDocument, options: { validateResponses: boolean }): ValidatorPieces {
-  rememberCompiledRoutes();
-  // Compiled before the validator sees the description: it annotates what it is given.
-  const bounds = collectionBounds(doc);
-  const all = OpenApiValidator.middleware({
-    apiSpec: doc as never,
-    validateApiSpec: true,
-    // allErrors: the error mapping picks the most specific code among all failures of the body's branch.
-    // That costs ajv a pass over every item, so `bounds` first refuses any collection over its spec bound
-    // (src/openapi/collection-bounds.ts): what reaches ajv is at most 512 KiB of small collections.
-    validateRequests: { allErrors: true, allowUnknownQueryParameters: false },
-    validateResponses: options.validateResponses ? { allErrors: true } : false,
-    validateSecurity: false,
-    // 'full': calendar-checked dates (no 2026-02-30); the default 'fast' checks only their shape.
-    ajvFormats: { mode: 'full' },
-    // stellar-account, stellar-contract: whole StrKeys, checksum included (src/openapi/formats.ts).
-    formats: ADDRESS_FORMATS,
-    fileUploader: false,
-    ignoreUndocumented: false,
-  }) as unknown as RequestHandler[];
-  const named = (name: string): RequestHandler => {
-    const found = all.find((m) => m.name === name);
-    if (!found) throw new Error(`express-openapi-validator has no ${name}: check its version`);
-    return found;
-  };
-  return {
-    route: [named('pathParamsMiddleware'), named('metadataMiddleware')],
-    // One compiled validator per route and kind of body, not per Content-Type string (src/openapi/content-type.ts).
-    requests: [bounds, withCanonicalContentType(named('requestMiddleware'))],
-    ...(options.validateResponses ? { responses: named('responseMiddleware') } : {}),
-  };
 }

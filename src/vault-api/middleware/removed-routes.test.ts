@@ -1,10 +1,10 @@
-// Removed routes (issue 12 item 7; credential-vault-api.md "Removed in the current line"; vault-api.yaml
+// Removed routes (docs/vault-api.md "Removed routes"; vault-api.yaml
 // "Removed routes"): every one answers 410 route_removed naming its replacement, on any method, with or
 // without a key, under the legacy base paths too; `GET /contracts/vault/get-vc-parent` no longer reaches
 // the metadata route `/contracts/vault/{owner}` (it answered 400).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVaultTestEnv, stubChain, stubContractRoutes, type VaultTestEnv } from '../../../test-support/vault-api.ts';
-import { loadVaultSpec } from './openapi.ts';
+import { loadVaultSpec } from '../../platform/spec.ts';
 import { removedRoutesOf } from './removed-routes.ts';
 
 let env: VaultTestEnv;

@@ -2,7 +2,7 @@
 // "Errors": the named codes where the schema descriptions say so, otherwise `invalid_request`).
 import { FORMAT_WORDS } from '../../openapi/formats.ts';
 import { clip, VAULT_FAILURES_LISTED } from '../../openapi/error-bounds.ts';
-import { ApiError } from '../context.ts';
+import { ApiError, type VaultErrorCode } from '../context.ts';
 import { MAX_PAGE } from '../routes/contract-common.ts';
 import { MAX_BATCH_SIZE, MAX_VC_DATA, MAX_VC_ID } from '../routes/issue-rules.ts';
 import type { BodyBranch, OperationInfo } from './openapi.ts';
@@ -53,14 +53,16 @@ const at = (f: Failure, ...want: (string | RegExp)[]) =>
   f.segments.length === want.length && want.every((w, i) => (typeof w === 'string' ? f.segments[i] === w : w.test(f.segments[i]!)));
 
 /** A named code for a failure, or undefined (vault-api.yaml schema descriptions). */
-function namedCode(f: Failure, body: unknown): { code: string; message: string; rank: number } | undefined {
+function namedCode(f: Failure, body: unknown): { code: VaultErrorCode; message: string; rank: number } | undefined {
   const k = f.keyword;
   if ((k === 'minItems' || k === 'maxItems') && at(f, 'body', 'vcs')) {
     const n = Array.isArray((body as { vcs?: unknown })?.vcs) ? (body as { vcs: unknown[] }).vcs.length : 0;
     return { code: 'batch_too_large', message: `vcs must hold 1 to ${MAX_BATCH_SIZE} credentials, got ${n}`, rank: 0 };
   }
   if (k === 'maxLength' && at(f, 'body', 'vcs', /^\d+$/, /^(vcId|vcData)$/)) {
-    const [, , i, field] = f.segments as [string, string, string, string];
+    // The pattern above admits only these two fields and a decimal index.
+    const [, , index, field] = f.segments as [string, string, string, 'vcId' | 'vcData'];
+    const i = Number(index);
     const max = field === 'vcId' ? MAX_VC_ID : MAX_VC_DATA;
     return { code: `vcs[${i}].${field}_too_long`, message: `vcs[${i}].${field} is longer than ${max} characters`, rank: 1 + Number(i) * 2 + (field === 'vcId' ? 0 : 1) };
   }

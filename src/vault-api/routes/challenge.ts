@@ -1,7 +1,7 @@
 // The wallet-proof challenge (SEP-10 style; vault-api.yaml GET /auth/challenge, POST /auth/keys): built and
 // checked on the service's clock (`now`, injected), so its time bounds are exactly the spec's 5 minutes. The
 // SDK's readChallengeTx is not used to check a signed challenge: it reads the wall clock and allows 5 more
-// minutes of grace, which let a challenge posted 330 s after issue obtain a key (issue 12 item 3).
+// minutes of grace, which let a challenge posted 330 s after issue obtain a key.
 //
 // A challenge carrying the service's signature was built here (only the service holds that key and it signs
 // nothing else), so its structure is checked for clear messages, not for trust.

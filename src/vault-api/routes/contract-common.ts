@@ -1,5 +1,7 @@
 // What the contract routes share: the two write modes on one endpoint, the key bindings, vault lookup.
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
+import type { components } from '../../generated/vault-api.ts';
+import { prepareOrSubmit, type WriteOptions } from '../../platform/write.ts';
 import { ApiError, getAuth, type AuthContext, type VaultAppDeps } from '../context.ts';
 import {
   ChainError, decodeBatchIssueArgs, mismatch, type Invocation, type PreparedTransaction, type UserSalt,
@@ -7,6 +9,8 @@ import {
 import { routeTemplate } from '../../observability/index.ts';
 
 export type Body = Record<string, unknown>;
+type PrepareResponse = components['schemas']['PrepareResponse'];
+type SubmitResponse = components['schemas']['SubmitResponse'];
 
 /** One write route: prepare builds the unsigned transaction, check refuses a signed one (safe submit). */
 export interface WriteRoute<B> {
@@ -16,38 +20,36 @@ export interface WriteRoute<B> {
 }
 
 /**
- * Prepare or submit, chosen by the body (vault-api.yaml `PrepareResponse`, `SubmitResponse`): `{signedXdr}`
- * alone submits and answers `{tx_id, txId}`; anything else prepares and answers `{xdr, network,
- * networkPassphrase}`. The second name of each pair is the resolver's, so one client helper reads both.
+ * Prepare or submit, chosen by the body (vault-api.yaml `PrepareResponse`, `SubmitResponse`; the choice and
+ * the submit counts are the platform's, src/platform/write.ts): `{signedXdr}` alone submits and answers
+ * `{tx_id, txId}`; anything else prepares and answers `{xdr, network, networkPassphrase}`. The second name
+ * of each pair is the resolver's, so one client helper reads both.
  */
 export function writeHandler<B>(deps: VaultAppDeps, route: WriteRoute<B>): RequestHandler {
-  return async (req, res) => {
-    const auth = getAuth(req);
-    const body = bodyOf(req);
-    if ('signedXdr' in body) {
-      if (Object.keys(body).length !== 1 || typeof body['signedXdr'] !== 'string') {
-        throw new ApiError(400, 'invalid_request', 'submit takes {signedXdr} alone, a string');
-      }
+  const options: WriteOptions = {
+    routeOf: (req) => routeTemplate(req),
+    codeOf: (err) => (err instanceof ApiError || err instanceof ChainError ? err.code : undefined),
+    ...(deps.metrics ? { submitted: deps.metrics.domain.submitted.bind(deps.metrics.domain) } : {}),
+  };
+  return prepareOrSubmit<B, Request, Response<PrepareResponse | SubmitResponse>>(options, {
+    submit: async (signedXdr, req, res) => {
+      const body = bodyOf(req);
+      if (Object.keys(body).length !== 1) throw new ApiError(400, 'invalid_request', 'submit takes {signedXdr} alone, a string');
+      const auth = getAuth(req);
       let invoked: Invocation | undefined;
-      let sent;
-      try {
-        sent = await deps.chain.client.submit(body['signedXdr'], (inv) => {
-          invoked = inv;
-          return route.check(inv, auth, req);
-        });
-      } catch (err) {
-        const outcome = err instanceof ApiError || err instanceof ChainError ? err.code : 'internal_error';
-        deps.metrics?.domain.submitted(routeTemplate(req), outcome);
-        throw err;
-      }
-      deps.metrics?.domain.submitted(routeTemplate(req), 'success');
+      const sent = await deps.chain.client.submit(signedXdr, (inv) => {
+        invoked = inv;
+        return route.check(inv, auth, req);
+      });
       if (invoked) countCredentials(deps, invoked);
       res.json({ tx_id: sent.txId, txId: sent.txId });
-      return;
-    }
-    const prepared = await route.prepare(body as B, auth, req);
-    res.json({ xdr: prepared.xdr, network: prepared.network, networkPassphrase: prepared.network });
-  };
+    },
+    prepare: async (body, req, res) => {
+      bodyOf(req);
+      const prepared = await route.prepare(body, getAuth(req), req);
+      res.json({ xdr: prepared.xdr, network: prepared.network, networkPassphrase: prepared.network });
+    },
+  });
 }
 
 /** Credentials a successful transaction issued or revoked, in the domain counters. */

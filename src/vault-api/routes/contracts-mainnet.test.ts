@@ -35,7 +35,7 @@ async function registerDid(kp: Keypair): Promise<string> {
   const prepared = await env.chain.registry.register({
     source: kp.publicKey(),
     didId: didIdToBytes(d.didId),
-    // An issuer's DID: an authentication key plus an assertionMethod key (did-registry-resolver.md "Roles").
+    // An issuer's DID: an authentication key plus an assertionMethod key (docs/did-resolver.md "Record rules").
     record: {
       controller: kp.publicKey(),
       authentication: [{ publicKeyMultibase: encodeMultikey('Ed25519', kp.rawPublicKey()) }],

@@ -51,7 +51,7 @@ function expectError(r: { status: number; body: any }, status: number, code: str
   if (words) expect(r.body.message).toMatch(words);
 }
 
-/** An issuer's record (did-registry-resolver.md "Roles": authentication plus an assertionMethod key), or a holder's. */
+/** An issuer's record (docs/did-resolver.md "Record rules": authentication and assertionMethod keys), or a holder's. */
 const didRecord = (kp: Keypair, role: 'issuer' | 'holder' = 'issuer') => {
   const key = { publicKeyMultibase: encodeMultikey('Ed25519', kp.rawPublicKey()) };
   return { controller: kp.publicKey(), authentication: [key], assertionMethod: role === 'issuer' ? [key] : [], keyAgreement: [], services: [] };
@@ -101,7 +101,7 @@ describe('vault create and metadata', () => {
     expectError(again, 409, 'vault_already_deployed', /already (exists|deployed)/);
   });
 
-  // Issue 12 item 9: a did:ledger DID of the other network is refused with vc/issue's code; other methods pass.
+  // A did:ledger DID of the other network is refused with vc/issue's code; other methods pass.
   it('a did:ledger didUri of the other network → 400 issuerDid_network_mismatch (create, sponsored create, set-vault-did)', async () => {
     const mainnetDid = 'did:ledger:mainnet:ugzmhvhf6ydrqkj2jnog27upsa';
     const o = other.publicKey();
@@ -115,7 +115,7 @@ describe('vault create and metadata', () => {
     expect((await call('/contracts/vault/create', otherKey, { owner: o, didUri: 'did:web:example.com', sourcePublicKey: o })).status).toBe(200);
   });
 
-  // Issue 12 item 9: a prepared transaction lives 5 minutes; later its own code says to prepare again.
+  // A prepared transaction lives 5 minutes; later its own code says to prepare again.
   it('a submit after the prepared transaction expired → 400 tx_expired', async () => {
     const net = env.simulator!.sim.network('testnet');
     const snap = net.snapshot();

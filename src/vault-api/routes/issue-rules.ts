@@ -1,4 +1,4 @@
-// Issue rules (credential-vault-api.md "Credential (VC)", "Issuer DID"; vault-api.yaml VcData, IssuerDid):
+// Issue rules (vault-api.yaml VcData, IssuerDid):
 // checked before any transaction is built, and again on the decoded arguments of a signed one.
 import { ApiError, type VaultAppDeps } from '../context.ts';
 import { VcDataTooLargeError, encryptVcData, openVcData } from '../../crypto/envelope.ts';
@@ -90,7 +90,7 @@ export function checkDidUriNetwork(deps: VaultAppDeps, didUri: string): void {
 
 /**
  * The issuer DID: `did:ledger` of this network, registered, not deactivated, controlled by the issuer,
- * and holding at least one assertionMethod key (did-registry-resolver.md "Roles": an issuer has an
+ * and holding at least one assertionMethod key (docs/did-resolver.md "Record rules": an issuer has an
  * authentication key plus at least one assertionMethod key; a holder's DID, authentication only, cannot
  * issue). The record is read from this network's registry.
  */

@@ -127,7 +127,7 @@ describe('wallet proof', () => {
       expect(await refused(env.sign(forged, wallet))).toMatch(/not a challenge of this service/);
     });
 
-    // Issue 12 item 3: the SDK's readChallengeTx adds 5 minutes of grace; the challenge's own bounds rule.
+    // The SDK's readChallengeTx adds 5 minutes of grace; the challenge's own bounds rule.
     it('posted after its 5 minutes (on the service clock) → expired; at 300 s it still counts', async () => {
       const late = Keypair.random();
       const c = await challenge(env, late.publicKey());
@@ -338,7 +338,7 @@ describe('wallet proof against the RPC simulator', () => {
     expect([res.status, res.body.error]).toEqual([400, 'challenge_invalid']);
   });
 
-  // Issue 12 item 10 (decision against key farming): only an existing account gets a key. The refusal does
+  // Against key farming (docs/vault-api.md "Authentication"): only an existing account gets a key. The refusal does
   // not use up the challenge: fund the account, then send the same signed challenge again.
   it('an account not on chain → 403 account_not_found; once funded, the same challenge gets the key', async () => {
     const wallet = Keypair.random();

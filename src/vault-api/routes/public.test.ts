@@ -1,4 +1,4 @@
-// GET /health, GET /config, /docs (testnet) and its 404 on mainnet (credential-vault-api.md "Public").
+// GET /health, GET /config, /docs (testnet) and its 404 on mainnet (vault-api.yaml tag Public).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVaultTestEnv, stubChain, type VaultTestEnv } from '../../../test-support/vault-api.ts';
 

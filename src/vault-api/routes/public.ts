@@ -5,6 +5,8 @@ import express, { type Router } from 'express';
 import { docsUi } from '../../openapi/docs-ui.ts';
 import { publicUrl } from '../../config/redact.ts';
 import * as OpenApiValidator from 'express-openapi-validator';
+import type { operations } from '../../generated/vault-api.ts';
+import type { OperationHandler } from '../../platform/typed.ts';
 import { ApiError, type VaultAppDeps } from '../context.ts';
 import type { OpenApiDocument } from '../middleware/openapi.ts';
 
@@ -17,27 +19,32 @@ export function createPublicRoutes(deps: VaultAppDeps, doc: OpenApiDocument): Ro
   // `servers` names this service, so the UI (and a client generator) takes this origin as the base.
   const served = JSON.stringify({ ...doc, servers: [{ url: '/', description: `this service (${p.network})` }] });
 
-  router.get('/health', (_req, res) => {
+  const health: OperationHandler<operations['getHealth']> = (_req, res) => {
     res.json({ status: 'ok', timestamp: new Date(deps.now()).toISOString(), service: SERVICE_NAME, node: process.versions.node });
-  });
+  };
+  router.get('/health', health);
 
   // The configured public URL, else the one in use without userinfo and query, where a password or a provider's API
   // key lives (spec Config.rpcUrl).
   const rpcUrl = p.publicRpcUrl ?? publicUrl(p.rpcUrl);
-  router.get('/config', (_req, res) => {
+  const config: OperationHandler<operations['getConfig']> = (_req, res) => {
+    // Read at start (services.ts refuses to start without it) and refreshed by every readiness check: an app
+    // wired without it is a fault of this process (500, logged), never a Config without the field.
+    const protocolVersion = deps.chain.client.protocolVersion;
+    if (protocolVersion === undefined) throw new Error('GET /config: the chain client has not read the protocol version');
     res.json({
       rpcUrl,
       networkPassphrase: p.networkPassphrase,
       networkType: p.network,
-      // read at start (services.ts refuses an older protocol) and refreshed by every readiness check
-      protocolVersion: deps.chain.client.protocolVersion,
+      protocolVersion,
       factoryContractId: p.factoryId,
       vaultWasmHash: p.vaultWasmHash,
       didStellarRegistryId: p.registryId,
-      // Back-compat alias of factoryContractId (credential-vault-api.md "Versioning" 4).
+      // Back-compat alias of factoryContractId (vault-api.yaml Config.svcContractId).
       svcContractId: p.factoryId,
     });
-  });
+  };
+  router.get('/config', config);
 
   router.get('/openapi.json', (_req, res) => {
     res.type('application/json').send(served);
@@ -59,7 +66,7 @@ export function createDocsRoutes(deps: VaultAppDeps): Router {
   const ui = docsUi({ title: 'Credential Vault API' });
   router.get('/', ui.page);
   router.use(ui.assets);
-  // `/docs` itself is a declared GET: another method is 405 like on every declared path (issue 12 item 9).
+  // `/docs` itself is a declared GET: another method is 405 like on every declared path (docs/vault-api.md).
   router.use((req, _res, next) =>
     next(req.path === '/' ? new OpenApiValidator.error.MethodNotAllowed({ path: '/docs', message: `${req.method} method not allowed` }) : new ApiError(404, 'not_found', 'not found')),
   );

@@ -1,11 +1,13 @@
-// Read routes (credential-vault-api.md "Read endpoints"): everything comes from the chain through
+// Read routes (vault-api.yaml tag Reads): everything comes from the chain through
 // simulation; get-vc decrypts. POST reads take a body, GET reads take owner and userSalt as query.
 import type { Request, Router } from 'express';
 import { accountExists } from '../../chain/index.ts';
 import { ApiError, getAuth, type VaultAppDeps } from '../context.ts';
 import { decryptVcData } from '../../crypto/envelope.ts';
+import type { operations } from '../../generated/vault-api.ts';
+import type { OperationHandler } from '../../platform/typed.ts';
 import {
-  DEFAULT_LIMIT, bindToWallet, bodyOf, intParam, onVaults, optStr, str, vaultOf, type Body,
+  DEFAULT_LIMIT, bindToWallet, intParam, onVaults, optStr, str, vaultOf, type Body,
 } from './contract-common.ts';
 
 export const FACTORY_VERSION_NOTE = "The factory has no version of its own; pass owner to read a vault's version.";
@@ -20,40 +22,42 @@ export function registerReadRoutes(router: Router, deps: VaultAppDeps): void {
   };
   const read = <T>(vault: string, f: () => Promise<T>) => onVaults(deps, [{ vault }], f);
 
-  router.post('/contracts/vault/list-vc-ids', async (req, res) => {
-    const b = bodyOf(req);
-    const offset = intParam(b['offset'], 'offset', 0);
-    const limit = intParam(b['limit'], 'limit', DEFAULT_LIMIT);
-    const { owner, vault } = target(b);
-    bindToWallet(getAuth(req), 'ownership', 'owner', owner);
+  // The POST reads take their body and answer through the generated operation types (src/platform/typed.ts).
+  const listVcIds: OperationHandler<operations['listVcIds']> = async (req, res) => {
+    const b = req.body;
+    const offset = intParam(b.offset, 'offset', 0);
+    const limit = intParam(b.limit, 'limit', DEFAULT_LIMIT);
+    const vault = vaultOf(deps, b.owner, b.userSalt, b.vaultContract);
+    bindToWallet(getAuth(req), 'ownership', 'owner', b.owner);
     const result = await read(vault, () => chain.vault.listVcIds({ vault, offset, limit }));
     res.json({ result, offset, limit });
-  });
+  };
+  router.post('/contracts/vault/list-vc-ids', listVcIds);
 
   router.get('/contracts/vault/vc-count', async (req, res) => {
     const { vault } = target(query(req));
     res.json({ count: await read(vault, () => chain.vault.vcCount({ vault })) });
   });
 
-  router.post('/contracts/vault/get-vc', async (req, res) => {
-    const b = bodyOf(req);
-    const { owner, vault } = target(b);
-    const vcId = str(b, 'vcId');
+  const getVc: OperationHandler<operations['getVc']> = async (req, res) => {
+    const { owner, userSalt, vaultContract, vcId } = req.body;
+    const vault = vaultOf(deps, owner, userSalt, vaultContract);
     bindToWallet(getAuth(req), 'ownership', 'owner', owner);
     const stored = await read(vault, () => chain.vault.getVc({ vault, vcId }));
     if (!stored) throw new ApiError(404, 'vc_not_found', `the vault holds no credential ${vcId}`);
     // The envelope is bound to the vault owner; a vault derived from (factory, owner, salt) has this owner
     // as vault_owner, and push only moves credentials between vaults of one owner.
     res.json({ result: openVc(deps, owner, vcId, stored.data) });
-  });
+  };
+  router.post('/contracts/vault/get-vc', getVc);
 
-  router.post('/contracts/vault/verify-vc', async (req, res) => {
-    const b = bodyOf(req);
-    const { vault } = target(b);
-    const vcId = str(b, 'vcId');
+  const verifyVc: OperationHandler<operations['verifyVc']> = async (req, res) => {
+    const { owner, userSalt, vaultContract, vcId } = req.body;
+    const vault = vaultOf(deps, owner, userSalt, vaultContract);
     const status = await read(vault, () => chain.vault.verifyVc({ vault, vcId }));
     res.json(status);
-  });
+  };
+  router.post('/contracts/vault/verify-vc', verifyVc);
 
   router.get('/contracts/vault/issuers/denied', async (req, res) => {
     const q = query(req);

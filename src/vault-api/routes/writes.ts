@@ -1,4 +1,4 @@
-// Contract write routes (credential-vault-api.md "Write endpoints"): each prepares on the route and submits
+// Contract write routes (docs/vault-api.md "Writes: prepare, sign, submit"): each prepares on the route and submits
 // on the same route after the safe-submit checks (the function, the contract, the key's binding).
 import type { Router } from 'express';
 import { ApiError, type VaultAppDeps } from '../context.ts';

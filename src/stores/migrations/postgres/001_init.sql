@@ -1,4 +1,4 @@
--- API keys: only the SHA-256 of a key is stored (credential-vault-api.md "API key").
+-- API keys: only the SHA-256 of a key is stored (docs/vault-api.md "Authentication").
 CREATE TABLE api_keys (
   key_id text PRIMARY KEY,
   key_hash text NOT NULL UNIQUE,

@@ -1,5 +1,5 @@
 -- The embedded store's tables: the same as migrations/postgres/001_init.sql in SQLite's types.
--- API keys: only the SHA-256 of a key is stored (credential-vault-api.md "API key").
+-- API keys: only the SHA-256 of a key is stored (docs/vault-api.md "Authentication").
 -- Times are ISO-8601 UTC text as Date.toISOString() writes it, so text order is time order.
 CREATE TABLE api_keys (
   key_id text PRIMARY KEY,

@@ -1,0 +1,98 @@
+// Each service's error codes against its spec's `components.x-error-codes` (generated into
+// src/generated/*-errors.ts): nothing in the source can answer a code the spec lacks, and every code the
+// spec lists is answered by something. The types already refuse an unlisted code in `new ApiError(…)` /
+// `new ResolverError(…)`; this reads the source, so codes built from tables (the chain's contract errors)
+// and strings the types cannot see are held to the list too.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { RESOLVER_ERROR_CODES } from '../generated/did-resolver-errors.ts';
+import { VAULT_ERROR_CODES } from '../generated/vault-api-errors.ts';
+import { FACTORY_ERRORS, FALLBACK, HOST_FAILURES, REGISTRY_ERRORS, VAULT_ERRORS } from '../chain/errors.ts';
+
+const SRC = fileURLToPath(new URL('..', import.meta.url));
+
+/** The non-test TypeScript under `dirs` (relative to src/), with its text. */
+function sources(dirs: string[]): { file: string; text: string }[] {
+  const out: { file: string; text: string }[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) out.push({ file: path.relative(SRC, full), text: readFileSync(full, 'utf8') });
+    }
+  };
+  for (const d of dirs) walk(path.join(SRC, d));
+  return out;
+}
+
+/** The first argument after the status of each `new <Type>(status, 'code'` in the text. */
+function thrownCodes(text: string, type: string): string[] {
+  const re = new RegExp(`new ${type}\\(\\s*\\d{3},\\s*'([^']+)'`, 'g');
+  return [...text.matchAll(re)].map((m) => m[1]!);
+}
+
+/** Every listed code as a quoted literal (`'not_found'`, a family's literal prefix `vcs[`) somewhere in `files`. */
+function unanswered(listed: readonly string[], files: { text: string }[]): string[] {
+  const all = files.map((f) => f.text).join('\n');
+  return listed.filter((code) => {
+    if (code.includes('[i]')) return !all.includes(`\`${code.slice(0, code.indexOf('[i]'))}[\${`);
+    return !all.includes(`'${code}'`) && !all.includes(`"${code}"`);
+  });
+}
+
+const VAULT_DIRS = ['vault-api', 'platform', 'http', 'chain', 'stores', 'openapi'];
+const RESOLVER_DIRS = ['resolver', 'platform', 'http', 'chain', 'did', 'stores', 'openapi'];
+const vaultCodes = VAULT_ERROR_CODES.map((e) => e.code as string);
+const resolverCodes = RESOLVER_ERROR_CODES.map((e) => e.code as string);
+
+describe('the vault API answers exactly its listed codes', () => {
+  const files = sources(VAULT_DIRS);
+
+  it('every `new ApiError(status, code)` uses a listed code with the listed status', () => {
+    const status = new Map(VAULT_ERROR_CODES.map((e) => [e.code as string, e.status as number]));
+    const wrong: string[] = [];
+    for (const f of sources(['vault-api', 'platform'])) {
+      for (const m of f.text.matchAll(/new ApiError\(\s*(\d{3}),\s*'([^']+)'/g)) {
+        if (status.get(m[2]!) !== Number(m[1])) wrong.push(`${f.file}: ${m[1]} ${m[2]}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('every code the chain gives a vault, factory or token failure is listed (the vault API passes them on)', () => {
+    const chainCodes = [
+      ...Object.values(VAULT_ERRORS),
+      ...Object.values(FACTORY_ERRORS),
+      ...HOST_FAILURES,
+      FALLBACK.vault,
+      FALLBACK.factory,
+      FALLBACK.token,
+    ].map((r) => r.code);
+    expect(chainCodes.filter((c) => !vaultCodes.includes(c))).toEqual([]);
+  });
+
+  it('every listed code is answered somewhere in the source', () => {
+    expect(unanswered(vaultCodes, files)).toEqual([]);
+  });
+});
+
+describe('the resolver answers exactly its listed codes', () => {
+  const files = sources(RESOLVER_DIRS);
+
+  it('every `new ResolverError(status, code)` uses a listed code', () => {
+    const codes = sources(['resolver', 'platform']).flatMap((f) => thrownCodes(f.text, 'ResolverError').map((c) => [f.file, c] as const));
+    expect(codes.length).toBeGreaterThan(0);
+    expect(codes.filter(([, c]) => !resolverCodes.includes(c))).toEqual([]);
+  });
+
+  it('every code of the registry contract is listed', () => {
+    const codes = Object.values(REGISTRY_ERRORS).map((r) => r.code);
+    expect(codes.filter((c) => !resolverCodes.includes(c))).toEqual([]);
+  });
+
+  it('every listed code is answered somewhere in the source', () => {
+    expect(unanswered(resolverCodes, files)).toEqual([]);
+  });
+});

@@ -1,0 +1,63 @@
+// The error envelope of both services: every failure, whatever threw it, becomes one answer of the spec's
+// shape. Each service maps what it knows (its own error type, chain and store faults, the validator's
+// failures) to an `ErrorAnswer`; this module does the rest the same way for both: the code kept for the
+// request log, the log line of a fault, the answer's headers, the message cut to the spec's bound, and a
+// connection cut when the answer had already started (nothing honest can be sent then).
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import { clip } from '../openapi/error-bounds.ts';
+import { requestIdOf } from './request-id.ts';
+
+/** An error answer in a service's words. */
+export interface ErrorAnswer<Code extends string = string> {
+  status: number;
+  code: Code;
+  message: string;
+  /** The resolver's `details`. */
+  details?: Record<string, unknown>;
+  /** Response headers of the answer (`Allow` of a 405). */
+  headers?: Record<string, string>;
+  /** The fault behind the answer, for the log only (never sent). */
+  internal?: unknown;
+}
+
+export interface ErrorEnvelope<Code extends string> {
+  /**
+   * Any thrown value as an answer; `answered` when the service wrote the answer itself, which it may only
+   * do when given `res` (not when the answer has started already).
+   */
+  toAnswer: (err: unknown, req: Request, res: Response | undefined) => ErrorAnswer<Code> | 'answered';
+  /** The body of an answer: `{error, message}` or `{code, message, details?}`, as each spec says. */
+  body: (answer: ErrorAnswer<Code>) => Record<string, unknown>;
+  /** A fault's log line (answers that carry `internal`). */
+  logFault?: (fault: { answer: ErrorAnswer<Code>; req: Request; requestId: string | undefined }) => void;
+}
+
+/** Longest message sent (both specs bound the envelope's `message`). */
+export const MESSAGE_MAX = 1000;
+
+/** The error code a request was answered with, for the request log. */
+export const errorCodeOf = (req: Request): string | undefined => {
+  const code = req.res?.locals['errorCode'] as unknown;
+  return typeof code === 'string' ? code : undefined;
+};
+
+export function errorHandler<Code extends string>(envelope: ErrorEnvelope<Code>): ErrorRequestHandler {
+  return function platformErrorHandler(err, req, res, _next) {
+    const started = res.headersSent;
+    const answer = envelope.toAnswer(err, req, started ? undefined : res);
+    if (answer === 'answered') return;
+    res.locals['errorCode'] = answer.code;
+    if (answer.internal !== undefined) envelope.logFault?.({ answer, req, requestId: requestIdOf(res) });
+    if (started) {
+      res.destroy();
+      return;
+    }
+    if (answer.headers) res.set(answer.headers);
+    res.status(answer.status).json(envelope.body({ ...answer, message: clip(answer.message, MESSAGE_MAX) }));
+  };
+}
+
+/** After every route: nothing answered. */
+export function notFound(error: (req: Request) => Error): RequestHandler {
+  return (req, _res, next) => next(error(req));
+}

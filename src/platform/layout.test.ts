@@ -1,0 +1,89 @@
+// The shape that keeps both services on one platform (docs/architecture.md): each app is its route table
+// and its domain handlers; request ids, spec loading, validator set-up, the error envelope, rate limiting
+// and body decoding are src/platform/'s alone; neither app reaches into the other; nothing under src/
+// patches a library's private internals. Each rule is checked on a sample that breaks it, so a rule that
+// cannot fail fails here first.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const SRC = fileURLToPath(new URL('..', import.meta.url));
+const APPS = ['vault-api', 'resolver'] as const;
+
+function files(dir: string): { file: string; text: string }[] {
+  const out: { file: string; text: string }[] = [];
+  const walk = (d: string) => {
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const full = path.join(d, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) out.push({ file: path.relative(SRC, full), text: readFileSync(full, 'utf8') });
+    }
+  };
+  walk(path.join(SRC, dir));
+  return out;
+}
+
+/** What an app must leave to the platform, each with a sample that re-implements it. */
+const PLATFORM_PIECES: { piece: string; pattern: RegExp; sample: string }[] = [
+  { piece: 'request ids', pattern: /(set(Header)?|get)\(\s*['"]x-request-id['"]|headers\[\s*['"]x-request-id['"]\s*\]/i, sample: "res.setHeader('X-Request-ID', id)" },
+  { piece: 'spec loading', pattern: /['"][^'"\n]*spec\/[\w-]+\.yaml['"]|\bYAML\.parse\(|\bparseYaml\(/, sample: "readFileSync(new URL('../../spec/vault-api.yaml', import.meta.url))" },
+  { piece: 'validator set-up', pattern: /OpenApiValidator\.middleware\(|from ['"]express-openapi-validator\/dist/, sample: 'OpenApiValidator.middleware({ apiSpec })' },
+  {
+    piece: 'an error handler',
+    pattern: /\(\s*_?err\w*\s*(:\s*\w+\s*)?,\s*_?req\w*\s*(:\s*\w+\s*)?,\s*_?res\w*\s*(:\s*\w+\s*)?,\s*_?next\w*\s*(:\s*\w+\s*)?\)\s*(=>|:|\{)|res\.headersSent/,
+    sample: 'return (err: unknown, req: Request, res: Response, next: NextFunction) => {',
+  },
+  { piece: 'a rate limiter', pattern: /\.hit\(\s*\{/, sample: 'await deps.stores.rateLimiter.hit({ bucket, limit, windowMs, now })' },
+  { piece: 'body decoding', pattern: /express\.json\(|from ['"](node:)?zlib['"]|from ['"]body-parser['"]/, sample: "import { createGunzip } from 'node:zlib';" },
+];
+
+/** Reaching another app: an import path into its folder. */
+const otherApp = (app: (typeof APPS)[number]) =>
+  new RegExp(`from ['"](\\.\\./)+${APPS.find((a) => a !== app)}/`);
+
+/** Patching or re-implementing a library's internals. */
+const PRIVATE_INTERNALS: { what: string; pattern: RegExp; sample: string }[] = [
+  { what: "a dependency's own dependencies reached through createRequire", pattern: /createRequire\([^)]*createRequire|createRequire\([^)]*\.resolve\(/, sample: "createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'))" },
+  { what: "a package's unexported files", pattern: /from ['"](?!\.)[@\w/.-]+\/(dist|lib|build)\//, sample: "import x from 'express-openapi-validator/dist/middlewares/openapi.metadata';" },
+  { what: "a router's private loop", pattern: /\.handle\(\s*req\s*,\s*res\s*,|router\.stack|app\._router/, sample: 'app._router.stack.splice(0, 1)' },
+];
+
+describe('each rule fails on a sample that breaks it', () => {
+  for (const rule of PLATFORM_PIECES) it(rule.piece, () => expect(rule.pattern.test(rule.sample)).toBe(true));
+  for (const rule of PRIVATE_INTERNALS) it(rule.what, () => expect(rule.pattern.test(rule.sample)).toBe(true));
+  it('another app', () => {
+    expect(otherApp('vault-api').test("import { ResolverError } from '../../resolver/context.ts';")).toBe(true);
+    expect(otherApp('resolver').test("import { ApiError } from '../vault-api/context.ts';")).toBe(true);
+    expect(otherApp('vault-api').test("import { x } from '../vault-api/context.ts';")).toBe(false);
+  });
+});
+
+describe('the apps leave the platform to src/platform/', () => {
+  for (const app of APPS) {
+    const sources = files(app);
+    for (const rule of PLATFORM_PIECES) {
+      it(`${app} does not re-implement ${rule.piece}`, () => {
+        expect(sources.filter((f) => rule.pattern.test(f.text)).map((f) => f.file)).toEqual([]);
+      });
+    }
+    it(`${app} does not import the other app's internals`, () => {
+      expect(sources.filter((f) => otherApp(app).test(f.text)).map((f) => f.file)).toEqual([]);
+    });
+    it(`${app}/app.ts is built on the platform`, () => {
+      const text = readFileSync(path.join(SRC, app, 'app.ts'), 'utf8');
+      for (const module of ['spec', 'request-id', 'validator', 'body']) expect(text).toContain(`from '../platform/${module}.ts'`);
+    });
+  }
+});
+
+describe('nothing under src/ patches a library', () => {
+  const all = readdirSync(SRC, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && d.name !== 'generated')
+    .flatMap((d) => files(d.name));
+  for (const rule of PRIVATE_INTERNALS) {
+    it(`no ${rule.what}`, () => {
+      expect(all.filter((f) => rule.pattern.test(f.text)).map((f) => f.file)).toEqual([]);
+    });
+  }
+});

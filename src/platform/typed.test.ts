@@ -1,0 +1,60 @@
+// The handler types refuse what the spec lacks: `npm run typecheck` fails on each `@ts-expect-error` below
+// that stops being an error, and the write route's mode choice runs here.
+import type { Request, Response } from 'express';
+import { describe, expect, it } from 'vitest';
+import type { operations } from '../generated/did-resolver.ts';
+import type { OperationHandler } from './typed.ts';
+import { prepareOrSubmit, signedXdrOf, writeOperation } from './write.ts';
+
+type GetRecord = operations['getDidRecord'];
+
+describe('types from the generated operations', () => {
+  it('refuse a response field the spec lacks and a body field it does not send', () => {
+    const handler: OperationHandler<GetRecord> = (req, res) => {
+      const did: string = req.params.did;
+      // @ts-expect-error the path has no parameter `owner`
+      void req.params.owner;
+      // @ts-expect-error GetDidRecordResponse has no `extra`
+      res.json({ did, didId: 'x', record: undefined as never, extra: 1 });
+    };
+    expect(typeof handler).toBe('function');
+    writeOperation<operations['registerDid']>({ routeOf: () => '/', codeOf: () => undefined }, {
+      prepare: async (body) => {
+        const did: string = body.did;
+        void did;
+        // @ts-expect-error a prepare body has no signedXdr
+        void body.signedXdr;
+      },
+      submit: async (_xdr, _req, res) => {
+        // @ts-expect-error SubmitResponse has txId, not tx_id
+        res.json({ tx_id: 'x' });
+      },
+    });
+  });
+});
+
+describe('prepareOrSubmit', () => {
+  const run = async (body: unknown, fail = false) => {
+    const seen: string[] = [];
+    const handler = prepareOrSubmit<unknown>(
+      { routeOf: () => '/r', codeOf: (e) => (e as { code?: string }).code, submitted: (route, outcome) => seen.push(`${route} ${outcome}`) },
+      {
+        prepare: async () => void seen.push('prepare'),
+        submit: async (xdr) => {
+          seen.push(`submit ${xdr}`);
+          if (fail) throw Object.assign(new Error('no'), { code: 'tx_failed' });
+        },
+      },
+    );
+    await handler({ body } as Request, {} as Response).catch(() => seen.push('thrown'));
+    return seen;
+  };
+
+  it('a string signedXdr submits and is counted; anything else prepares, uncounted', async () => {
+    expect(await run({ signedXdr: 'AAA' })).toEqual(['submit AAA', '/r success']);
+    expect(await run({ signedXdr: 'AAA' }, true)).toEqual(['submit AAA', '/r tx_failed', 'thrown']);
+    expect(await run({ sourcePublicKey: 'G' })).toEqual(['prepare']);
+    expect(signedXdrOf({ signedXdr: 5 })).toBeUndefined();
+    expect(signedXdrOf(null)).toBeUndefined();
+  });
+});

@@ -1,0 +1,31 @@
+// Handlers typed from a spec's generated `operations` (src/generated/*.ts): the request body an operation
+// takes and the JSON its 200 answers, so the type checker refuses a body field the spec lacks and a
+// handler that reads a field the spec does not send. Usage, with `operations` of one spec:
+//
+//   const register: OperationHandler<operations['registerDid']> = async (req, res) => {
+//     req.body;          // RegisterPrepareRequest | SubmitRequest
+//     res.json({ txId }); // checked against PrepareResponse | SubmitResponse
+//   };
+import type { Request, Response } from 'express';
+
+type JsonOf<T> = T extends { content: { 'application/json': infer B } } ? B : never;
+
+/** The JSON body of an operation's 200 answer. */
+export type OkBody<Op> = Op extends { responses: { 200: infer Ok } } ? JsonOf<Ok> : never;
+
+/** The JSON request body an operation takes (`undefined` when it takes none). */
+export type RequestBodyOf<Op> = Op extends { requestBody: { content: { 'application/json': infer B } } }
+  ? B
+  : Op extends { requestBody?: { content: { 'application/json': infer B } } } ? B | undefined : undefined;
+
+/** The path parameters of an operation, as strings (Express decodes them). */
+export type PathParamsOf<Op> = Op extends { parameters: { path: infer P } } ? ([P] extends [never] ? Record<string, never> : { [K in keyof P]: string }) : Record<string, never>;
+
+/** The request of an operation: typed path parameters and body (the validator has checked both). */
+export type OperationRequest<Op> = Request<PathParamsOf<Op>, OkBody<Op>, RequestBodyOf<Op>>;
+
+/** The response of an operation: `res.json` takes its 200 body only. */
+export type OperationResponse<Op> = Response<OkBody<Op>>;
+
+/** A handler of one operation. */
+export type OperationHandler<Op> = (req: OperationRequest<Op>, res: OperationResponse<Op>) => Promise<void> | void;

@@ -1,0 +1,169 @@
+// express-openapi-validator, set up once for both services, through its public options only.
+//
+// Routing runs once per request, in Express's router: each path of the description is an Express route
+// (`app.all('/contracts/vault/:owner', …)`) whose chain starts with a validator instance given a copy of
+// the description that declares that one path. The validator's own route lookup then tries a single
+// template instead of compiling every template of the description, in order, on every request (its
+// `lookupRoute`); the routes are ordered as the validator orders them (a literal segment before a
+// parameter), so the same template wins. A request for an undeclared path matches no route and meets the
+// app's 404; a declared path with an undeclared method is the validator's 405, mapped by each service.
+import type { RequestHandler } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import { collectionBounds } from '../openapi/collection-bounds.ts';
+import { withCanonicalContentType } from '../openapi/content-type.ts';
+import { ADDRESS_FORMATS } from '../openapi/formats.ts';
+import type { OpenApiDocument } from './spec.ts';
+
+export interface ValidatorOptions {
+  /**
+   * Report every failure of a request (the vault API's error mapping picks the most specific code among
+   * them), or stop at the first.
+   */
+  allErrors: boolean;
+  /** Validate responses too (tests and development; never in production). */
+  validateResponses: boolean;
+}
+
+/** One path of the description as an Express route and the validator pieces that serve it. */
+export interface OperationRoute {
+  /** The description's template, `/contracts/vault/{owner}`. */
+  template: string;
+  /** The same as an Express path, `/contracts/vault/:owner`. */
+  expressPath: string;
+  /** Route matching: sets `req.openapi` and `req.params`; an undeclared method → the validator's 405. */
+  match: RequestHandler[];
+  /** Request validation (parameters, headers, body): oversized collections first, then the full check. */
+  requests: RequestHandler[];
+  /** Response validation, when asked for. */
+  responses?: RequestHandler;
+}
+
+const METHODS: ReadonlySet<string> = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+
+/** `{owner}` → `:owner`, as the validator converts templates. */
+export const toExpressPath = (template: string): string => template.replace(/\{([^}/]+)\}/g, ':$1');
+
+/**
+ * Most specific first, the validator's rule: a parameter segment sorts after every literal (`:` read as
+ * `~`), and a route sorts before the routes it is a prefix of.
+ */
+export function compareRoutes(a: string, b: string): number {
+  const e1 = a.replace(/\/:/g, '/~');
+  const e2 = b.replace(/\/:/g, '/~');
+  if (e1.startsWith(e2)) return -1;
+  if (e2.startsWith(e1)) return 1;
+  return e1 > e2 ? 1 : -1;
+}
+
+type Json = Record<string, unknown>;
+
+/** The `#/components/<kind>/<name>` references reachable from `node`, followed through the components. */
+function reachableComponents(doc: OpenApiDocument, node: unknown): Map<string, Set<string>> {
+  const found = new Map<string, Set<string>>();
+  const stack: unknown[] = [node];
+  while (stack.length > 0) {
+    const at = stack.pop();
+    if (Array.isArray(at)) {
+      stack.push(...at);
+      continue;
+    }
+    if (typeof at !== 'object' || at === null) continue;
+    for (const [key, value] of Object.entries(at as Json)) {
+      if (key === '$ref' && typeof value === 'string') {
+        const m = /^#\/components\/([^/]+)\/([^/]+)$/.exec(value);
+        if (!m) continue;
+        const [, kind, name] = m as unknown as [string, string, string];
+        const names = found.get(kind) ?? new Set<string>();
+        found.set(kind, names);
+        if (names.has(name)) continue;
+        names.add(name);
+        stack.push((doc.components[kind] as Json | undefined)?.[name]);
+      } else stack.push(value);
+    }
+  }
+  return found;
+}
+
+/**
+ * A copy of `doc` that declares only `template`, with the components that path reaches (every security
+ * scheme, every extension): the validator annotates what it is given, and dereferences all of it.
+ */
+function withOnePath(doc: OpenApiDocument, template: string): OpenApiDocument {
+  const item = doc.paths[template]!;
+  const reached = reachableComponents(doc, item);
+  const components: Json = {};
+  for (const [kind, all] of Object.entries(doc.components)) {
+    const names = reached.get(kind);
+    if (kind === 'securitySchemes' || kind.startsWith('x-')) components[kind] = all;
+    else if (names) components[kind] = Object.fromEntries([...names].map((n) => [n, (all as Json)[n]]));
+  }
+  return structuredClone({ ...doc, components, paths: { [template]: item } });
+}
+
+/**
+ * The description's paths as routes, most specific first. The validator checks the description itself on
+ * the first route's instance only (each check compiles the OpenAPI meta-schema, about 0.1 s): the whole
+ * description is checked by `npm run lint:spec` in CI, and the platform tests make every instance.
+ */
+export function operationRoutes(doc: OpenApiDocument, options: ValidatorOptions): OperationRoute[] {
+  // Compiled before the validator sees any copy of the description.
+  const bounds = collectionBounds(doc);
+  const templates = Object.keys(doc.paths).filter((t) => Object.keys(doc.paths[t]!).some((k) => METHODS.has(k)));
+  return templates
+    .map((template) => ({ template, expressPath: toExpressPath(template) }))
+    .sort((a, b) => compareRoutes(a.expressPath, b.expressPath))
+    .map(({ template, expressPath }, i) => {
+      // Each instance is made on its path's first request: an instance starts loading its description (and,
+      // for the first, checking it) as soon as it is made, and a process serves few of its paths at first.
+      let pieces: RequestHandler[] | undefined;
+      const piece = (name: string): RequestHandler => {
+        pieces ??= OpenApiValidator.middleware({
+          apiSpec: withOnePath(doc, template) as never,
+          validateApiSpec: i === 0,
+          // allErrors costs ajv a pass over every item, so `bounds` first refuses any collection over its
+          // spec bound (src/openapi/collection-bounds.ts).
+          validateRequests: options.allErrors ? { allErrors: true, allowUnknownQueryParameters: false } : { allowUnknownQueryParameters: false },
+          validateResponses: options.validateResponses ? { allErrors: true } : false,
+          validateSecurity: false,
+          // 'full': calendar-checked dates and strict URIs; the default 'fast' checks only their shape.
+          ajvFormats: { mode: 'full' },
+          // stellar-account, stellar-contract: whole StrKeys, checksum included (src/openapi/formats.ts).
+          formats: ADDRESS_FORMATS,
+          fileUploader: false,
+          ignoreUndocumented: false,
+        }) as unknown as RequestHandler[];
+        const found = pieces.find((m) => m.name === name);
+        if (!found) throw new Error(`express-openapi-validator has no ${name}: check its version`);
+        return found;
+      };
+      /** The instance's middleware `name`, looked up once, the instance made on first use. */
+      const lazy = (name: string): RequestHandler => {
+        let handler: RequestHandler | undefined;
+        return (req, res, next) => (handler ??= piece(name))(req, res, next);
+      };
+      return {
+        template,
+        expressPath,
+        match: [lazy('pathParamsMiddleware'), lazy('metadataMiddleware')],
+        // One compiled validator per route and kind of body, not per Content-Type string (src/openapi/content-type.ts).
+        requests: [bounds, withCanonicalContentType(lazy('requestMiddleware'))],
+        ...(options.validateResponses ? { responses: lazy('responseMiddleware') } : {}),
+      };
+    });
+}
+
+/**
+ * First step of every route's chain: a request that an earlier, more specific route already matched skips
+ * the less specific ones (`next('route')`), so each request runs one chain.
+ */
+export const firstMatchOnly: RequestHandler = function firstMatchOnly(req, _res, next) {
+  next((req as { openapi?: unknown }).openapi === undefined ? undefined : 'route');
+};
+
+/** A path segment whose percent-encoding does not decode: the router's words, or the validator's. */
+export function isMalformedPath(err: unknown): boolean {
+  const e = err as { status?: unknown; message?: unknown; errors?: { message?: unknown }[] } | null;
+  if (typeof e !== 'object' || e === null || e.status !== 400) return false;
+  if (typeof e.message === 'string' && e.message.startsWith('Failed to decode param')) return true;
+  return Array.isArray(e.errors) && e.errors.some((x) => /^malformed uri/.test(String(x?.message)));
+}
