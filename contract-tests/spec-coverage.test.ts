@@ -1,7 +1,7 @@
 // Every route, error code, status and header the product's requirements name is present in the specs,
 // so a spec cannot silently lose one. The tables below are transcribed from
 // those requirements; extend them, never trim them.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { deref, loadSpec, type Json } from './helpers/spec.ts';
 
@@ -277,6 +277,22 @@ describe(VAULT_SPEC, () => {
   it('is OpenAPI 3.1 at API version 2.0.0', () => {
     expect(spec.openapi).toMatch(/^3\.1\./);
     expect(spec.info.version).toBe('2.0.0');
+  });
+
+  // The Prism mock served `info.version 1.1.1` from this example after the API became 2.0.0.
+  it("GET /openapi.json's example names the API version", () => {
+    const media = spec.paths['/openapi.json'].get.responses['200'].content['application/json'];
+    expect(media.example.info.version).toBe(spec.info.version);
+  });
+
+  // A reason listed but never produced is a dead value in every generated client (`challenge_missing` was one).
+  it('lists as verification reasons only those the verifier produces', () => {
+    const reasons = spec.components.schemas.ProblemDetails.properties.reason.enum as string[];
+    const sources = ['src/vault-api', 'src/did', 'src/chain'] // the vault's statuses are reasons too
+      .flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts')).map((f) => readFileSync(`${dir}/${f}`, 'utf8')))
+      .join('\n');
+    const produced = (r: string) => sources.includes(`'${r}'`) || sources.includes(`"${r}"`);
+    expect(reasons.filter((r) => !produced(r))).toEqual([]);
   });
 
   it.each([...VAULT_ROUTES, ...VAULT_DECIDED_ROUTES, ...OBSERVABILITY_ROUTES])('has $method $path', (route) => {

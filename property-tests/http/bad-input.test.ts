@@ -56,8 +56,9 @@ function judge(spec: SpecDoc, op: SpecOperation, m: Mutation, a: Answer): string
     problems.push(`status ${a.status}, expected a 4xx`);
   }
   // POST /credentials/verify answers a credential that does not verify with 400 and the VC API result, not the
-  // error envelope (vault-api.yaml verifyCredential).
-  if (a.status === 400 && op.operationId === 'verifyCredential' && typeof body?.['verified'] === 'boolean') {
+  // error envelope (vault-api.yaml verifyCredential); so does POST /presentations/verify for a presentation that
+  // cannot be verified at all (verifyPresentation).
+  if (a.status === 400 && (op.operationId === 'verifyCredential' || op.operationId === 'verifyPresentation') && typeof body?.['verified'] === 'boolean') {
     if (body['verified'] !== false || !Array.isArray(body['problemDetails'])) problems.push('a 400 result must be verified: false with its problemDetails');
     return problems;
   }

@@ -27,7 +27,7 @@ export {
   type ProofErrorCode,
 } from './proof.ts';
 export { dereferenceFragment } from './dereference.ts';
-export { ed25519KeyPair, type DataIntegrityErrorType, type Signer } from './eddsa-jcs-2022.ts';
+export { ed25519KeyPair, isDateTimeStamp, type DataIntegrityErrorType, type Signer } from './eddsa-jcs-2022.ts';
 export {
   addProof,
   signCredential,

@@ -668,26 +668,26 @@ export interface paths {
          *
          *     The checks (`options.checks`, default all):
          *     - `proof`: every proof is a Data Integrity `eddsa-jcs-2022` proof, purpose `assertionMethod`, by a key
-         *       of the credential's `issuer` (a `did:ledger` DID of this network, resolved with its registry, its key
-         *       under `assertionMethod`; or a `did:key`, resolved offline). At most 8 proofs per credential and 8
-         *       ids per `previousProof`; proof sets and chains as Data Integrity defines them.
-         *     - `validFrom`, `validUntil`: now lies within them (VC 1.1: `issuanceDate`, `expirationDate`).
-         *     - `credentialStatus`: the status on the chain of the vault that holds the credential: the vault named
-         *       by `owner` + `vcId`, or by the credential's `LedgerVaultStatusEntry` (schema `LedgerVaultStatusEntry`;
-         *       its JSON-LD context is `GET /contexts/ledger-vault/v1`), whose stored copy must be the credential
-         *       presented. An entry is trusted only under a verified proof, so asking for `credentialStatus` runs
-         *       `proof` too. A credential with neither is not status-checked; a warning says so.
+         *       of the `issuer` (a `did:ledger` DID of this network, its key under `assertionMethod`; or a `did:key`).
+         *       At most 8 proofs per credential and 8 ids per `previousProof`.
+         *     - `validFrom`, `validUntil` (VC 1.1: `issuanceDate`, `expirationDate`): XML Schema dateTimeStamps
+         *       (else `invalid_date`), and now lies within them.
+         *     - `credentialStatus`: the status in the vault named by `owner` + `vcId`, or by the credential's
+         *       `LedgerVaultStatusEntry` (context: `GET /contexts/ledger-vault/v1`), whose stored copy must be the
+         *       one presented. An entry is trusted only under a verified proof: `credentialStatus` (and, without
+         *       `owner` + `vcId`, `issuerAllowed`, which reads the entry's vault) runs `proof` too. Without either,
+         *       the status is not checked; a warning says so.
          *     - `issuerDid`: the issuer DID is registered and active (not applicable to `did:key`).
          *     - `issuerAllowed`: the vault denies neither the wallet that issued the credential (recorded when it was
          *       issued through this service) nor the issuer DID's current controller.
          *
-         *     `verified` is true when no check failed. 200 when verified; a verification that completes with
-         *     `verified: false` answers 400 with the same body (the VC API's verifier tests require a 4xx). Input
-         *     that cannot be verified at all is 400 with the error envelope.
+         *     200 when `verified`; a verification that completes with `verified: false` answers 400 with the same
+         *     body (the VC API's verifier tests require a 4xx). Input that cannot be verified at all is 400 with the
+         *     error envelope.
          *
          *     A key is optional for a presented credential (keyless: 30 per minute per client IP). By reference
-         *     (`owner` + `vcId`) needs the key of the owner's wallet or an admin key: nothing of a stored
-         *     credential, not even whether a presented one equals it, is told to anyone else.
+         *     needs the owner's key or an admin key, and comparing a presented credential with the stored one the
+         *     owner's key alone: nobody else learns anything of a stored credential (403 `forbidden`).
          */
         post: operations["verifyCredential"];
         delete?: never;
@@ -722,8 +722,11 @@ export interface paths {
          *     `POST /credentials/verify` verifies a presented one; whether its subject is the holder is the
          *     caller's business.
          *
-         *     200 whenever the verification completes, `verified` true or false; 400 with the error envelope for
-         *     input that cannot be verified at all. Keys and limits as for a presented credential.
+         *     200 whenever the verification completes, `verified` true or false. Input that cannot be verified at
+         *     all is 400: with the verification result (`verified: false`, its `problemDetails` saying why) for a
+         *     presentation that is not I-JSON (`PARSING_ERROR`) or not a presentation (`MALFORMED_VALUE_ERROR`: its
+         *     `@context`, `type`, `holder`, or `verifiableCredential` not at most 10 objects), with the error envelope
+         *     for a request outside the schema. Keys and limits as for a presented credential.
          */
         post: operations["verifyPresentation"];
         delete?: never;
@@ -778,7 +781,8 @@ export interface paths {
          * JSON-LD context of LedgerVaultStatusEntry
          * @description The JSON-LD context that defines `LedgerVaultStatusEntry` (schema `LedgerVaultStatusEntry`). Credentials
          *     that carry the entry name this URL in their `@context`. No key, never rate limited, the same bytes on
-         *     every deployment and network.
+         *     every deployment and network, readable from any web origin (`Access-Control-Allow-Origin: *`, a simple
+         *     request: no preflight).
          */
         get: operations["getLedgerVaultContext"];
         put?: never;
@@ -1158,7 +1162,8 @@ export interface components {
         VcId: string;
         /**
          * @description The credential as a JSON string, at most 10,000 characters (over → 400 `vcData_too_long`, in a batch
-         *     `vcs[i].vcData_too_long`). It must parse as a JSON object whose `@context` includes
+         *     `vcs[i].vcData_too_long`). It must be I-JSON (RFC 7493: no member name twice in one object, no lone
+         *     surrogate escape) and parse as a JSON object whose `@context` includes
          *     `https://www.w3.org/ns/credentials/v2` and which has `credentialSubject.id` (the holder DID; there is
          *     no separate holder field), else 400 `vcData_invalid`. The service encrypts it (AES-256-GCM) before
          *     storing it; when the stored ciphertext would exceed the on-chain limit of 10,000 → 400
@@ -1379,7 +1384,8 @@ export interface components {
         /**
          * @description A presented credential (`verifiableCredential`), a credential in the caller's vault (`owner` + `vcId`),
          *     or both (then the vault's copy must be the one presented). Neither, or `vcId` without `owner` (or the
-         *     reverse) → 400 `invalid_request`.
+         *     reverse) → 400 `invalid_request`. The body nests at most 64 levels (`[]` and `{"a":1}` are one; the
+         *     credential's members start at the second), else 400 `invalid_json`.
          */
         VerifyCredentialRequest: {
             /**
@@ -1398,7 +1404,7 @@ export interface components {
         /** @description The VC API's verification options; any other member is 400 `invalid_request`. */
         VerifyCredentialOptions: {
             /**
-             * @description The checks to run (default all); `credentialStatus` runs `proof` too.
+             * @description The checks to run (default all); `credentialStatus` runs `proof` too, and so does `issuerAllowed` for a presented credential (its vault is the one its status entry names).
              * @example [
              *       "proof"
              *     ]
@@ -1515,8 +1521,12 @@ export interface components {
              * @example signature_invalid
              * @enum {string}
              */
-            reason: "duplicate_member" | "context_invalid" | "type_invalid" | "issuer_invalid" | "credential_subject_invalid" | "holder_invalid" | "credentials_invalid" | "status_entry_invalid" | "no_proof" | "too_many_proofs" | "malformed_proof" | "unsupported_cryptosuite" | "context_mismatch" | "proof_purpose_mismatch" | "domain_mismatch" | "challenge_mismatch" | "proof_expired" | "created_in_future" | "previous_proof_missing" | "verification_method_invalid" | "verification_method_not_found" | "verification_method_not_authorized" | "not_proof_signer" | "did_not_found" | "did_deactivated" | "did_unresolvable" | "did_method_not_supported" | "signature_invalid" | "not_yet_valid" | "expired" | "invalid_date" | "revoked" | "invalid" | "unknown" | "not_the_stored_credential" | "vc_not_found" | "network_mismatch" | "status_unconfirmed" | "no_status_entry" | "status_type_unsupported" | "stored_issuer_mismatch" | "issuer_denied" | "issuer_unknown" | "no_vault" | "challenge_unknown" | "challenge_missing";
+            reason: "duplicate_member" | "context_invalid" | "type_invalid" | "issuer_invalid" | "credential_subject_invalid" | "holder_invalid" | "credentials_invalid" | "status_entry_invalid" | "no_proof" | "too_many_proofs" | "malformed_proof" | "unsupported_cryptosuite" | "context_mismatch" | "proof_purpose_mismatch" | "domain_mismatch" | "challenge_mismatch" | "proof_expired" | "created_in_future" | "previous_proof_missing" | "verification_method_invalid" | "verification_method_not_found" | "verification_method_not_authorized" | "not_proof_signer" | "did_not_found" | "did_deactivated" | "did_unresolvable" | "did_method_not_supported" | "signature_invalid" | "not_yet_valid" | "expired" | "invalid_date" | "revoked" | "invalid" | "unknown" | "not_the_stored_credential" | "vc_not_found" | "network_mismatch" | "status_unconfirmed" | "no_status_entry" | "status_type_unsupported" | "stored_issuer_mismatch" | "issuer_denied" | "issuer_unknown" | "no_vault" | "challenge_unknown";
         };
+        /**
+         * @description A presentation and the options of its verification. The body nests at most 64 levels (`[]` and
+         *     `{"a":1}` are one), else 400 `invalid_json`.
+         */
         VerifyPresentationRequest: {
             /**
              * @description The presentation (`holder`, `verifiableCredential`: one credential or a list of at most 10, and the
@@ -1862,7 +1872,7 @@ export interface components {
          *     | `vcs[i].vcData_too_long` | 400 | batch entry `i` has a vcData over 10,000 characters |
          *     | `vcId_too_long` | 400 | vcId over 64 characters |
          *     | `vcData_too_long` | 400 | vcData over 10,000 characters |
-         *     | `vcData_invalid` | 400 | vcData is not a JSON object, lacks the context `https://www.w3.org/ns/credentials/v2` in `@context`, or lacks `credentialSubject.id` |
+         *     | `vcData_invalid` | 400 | vcData is not I-JSON (a repeated member name, a lone surrogate), not a JSON object, lacks the context `https://www.w3.org/ns/credentials/v2` in `@context`, or lacks `credentialSubject.id` |
          *     | `vc_proof_invalid` | 400 | vcData carries a `proof` that does not verify as an `eddsa-jcs-2022` Data Integrity proof by an `assertionMethod` key of `issuerDid` (checked at prepare and again at submit); the message names the reason |
          *     | `credentialStatus_mismatch` | 400 | vcData carries a `LedgerVaultStatusEntry` that names another network, vault or vcId than the one it is issued into |
          *     | `vcData_ciphertext_too_long` | 400 | the encrypted payload would exceed the on-chain limit of 10,000 |
@@ -2799,7 +2809,7 @@ export interface operations {
                      *       "openapi": "3.1.0",
                      *       "info": {
                      *         "title": "Credential Vault API",
-                     *         "version": "1.1.1"
+                     *         "version": "2.0.0"
                      *       },
                      *       "paths": {}
                      *     }
@@ -4176,14 +4186,20 @@ export interface operations {
                     "application/json": components["schemas"]["VerifyPresentationResult"];
                 };
             };
-            /** @description The request is invalid (malformed JSON, a lone surrogate, a body outside the schema). */
+            /**
+             * @description The presentation cannot be verified at all: not I-JSON or not a presentation (a
+             *     `VerifyPresentationResult`, `verified: false`), or a request that is invalid (malformed JSON, a
+             *     lone surrogate, a body outside the schema: an `ErrorBody`).
+             */
             400: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["VerifyPresentationResult"];
                 };
             };
             /** @description An API key was sent and is unknown or expired (the key is optional). */
@@ -4317,6 +4333,8 @@ export interface operations {
                 headers: {
                     /** @description The context never changes under this path. */
                     "Cache-Control"?: string;
+                    /** @description `*`, whatever the `Origin`: a JSON-LD processor in any web page (a verifier's) may load the context. */
+                    "Access-Control-Allow-Origin"?: "*";
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };

@@ -24,6 +24,8 @@ export interface BodyDecodingErrors {
   missing?(): Error;
   /** A string of the body holds a lone surrogate (not I-JSON): 400. `at` is its JSON Pointer. */
   loneSurrogate(at: string): Error;
+  /** The body nests deeper than `JsonBodyOptions.maxDepth` (where that applies): 400. */
+  tooDeep?(depth: number, max: number): Error;
 }
 
 export interface JsonBodyOptions {
@@ -35,6 +37,12 @@ export interface JsonBodyOptions {
   needsBody?: (req: Request) => boolean;
   /** Whether this request's repeated member names are looked for (`duplicateMembersOf`); default: none. */
   findDuplicates?: (req: Request) => boolean;
+  /**
+   * The deepest nesting a body scanned for repeated names may have (`[]` and `{"a":1}` are 1 deep). Those
+   * bodies hold documents the service canonicalizes, hashes and may answer back: recursion over them must
+   * stay far from the stack's end. Default: no bound.
+   */
+  maxDepth?: number;
 }
 
 /** body-parser's own failures carry a `type` (`entity.too.large`, `entity.parse.failed`, …); a decoder's do not. */
@@ -58,7 +66,17 @@ class LoneSurrogate extends Error {
   }
 }
 
-function inspectBody(req: Request, buf: Buffer, encoding: string | null, findDuplicates: boolean): void {
+/** Thrown from the `verify` hook for a body that nests deeper than allowed. */
+class TooDeep extends Error {
+  readonly type = 'json.too_deep';
+  readonly depth: number;
+  constructor(depth: number) {
+    super('too deep');
+    this.depth = depth;
+  }
+}
+
+function inspectBody(req: Request, buf: Buffer, encoding: string | null, findDuplicates: boolean, maxDepth: number | undefined): void {
   // express.json only takes UTF-8, -16 and -32; TextDecoder knows their labels.
   const text = !encoding || encoding === 'utf-8' ? buf.toString('utf8') : new TextDecoder(encoding).decode(buf);
   // Only a `\u` escape can make a lone surrogate: other texts are scanned only where names must be checked.
@@ -66,6 +84,7 @@ function inspectBody(req: Request, buf: Buffer, encoding: string | null, findDup
   const found = inspectJsonText(text);
   if (!found) return; // not JSON: the parser says so
   if (found.loneSurrogateAt !== undefined) throw new LoneSurrogate(found.loneSurrogateAt);
+  if (findDuplicates && maxDepth !== undefined && found.depth > maxDepth) throw new TooDeep(found.depth);
   if (found.duplicateMembers.length > 0) duplicates.set(req, found.duplicateMembers);
 }
 
@@ -73,7 +92,7 @@ export function jsonBody(options: JsonBodyOptions, errors: BodyDecodingErrors): 
   const parse = express.json({
     limit: options.limit,
     strict: options.strict ?? true,
-    verify: ((req: Request, _res: Response, buf: Buffer, encoding: string | null) => inspectBody(req, buf, encoding, options.findDuplicates?.(req) ?? false)) as never,
+    verify: ((req: Request, _res: Response, buf: Buffer, encoding: string | null) => inspectBody(req, buf, encoding, options.findDuplicates?.(req) ?? false, options.maxDepth)) as never,
   });
   return function readJsonBody(req: Request, res: Response, next: NextFunction): void {
     if (options.takesBody && !options.takesBody(req)) return next();
@@ -85,6 +104,10 @@ export function jsonBody(options: JsonBodyOptions, errors: BodyDecodingErrors): 
     parse(req, res, (err?: unknown) => {
       if (err instanceof Error && (err as { type?: unknown }).type === 'json.lone_surrogate') {
         return next(errors.loneSurrogate((err as unknown as LoneSurrogate).at ?? ''));
+      }
+      if (err instanceof Error && (err as { type?: unknown }).type === 'json.too_deep') {
+        const depth = (err as unknown as TooDeep).depth;
+        return next(errors.tooDeep ? errors.tooDeep(depth, options.maxDepth ?? 0) : err);
       }
       if (err !== undefined && coding !== 'identity' && isDecoderFailure(err)) return next(errors.corrupt(coding));
       next(err as Error | undefined);
@@ -98,6 +121,10 @@ export const unsupportedCodingMessage = (coding: string): string =>
 
 /** The words of a 400 for a body that does not decode as `coding`. */
 export const corruptBodyMessage = (coding: string): string => `the body is not valid ${coding} data (Content-Encoding: ${coding})`;
+
+/** The words of a 400 for a body nested `depth` levels where `max` are allowed. */
+export const tooDeepMessage = (depth: number, max: number): string =>
+  `the body nests ${depth} levels deep; a credential or presentation to verify may nest at most ${max} levels (counted from the request body)`;
 
 /** The words of a 400 for a lone surrogate at `at` (a JSON Pointer). */
 export const loneSurrogateMessage = (at: string): string =>

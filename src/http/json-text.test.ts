@@ -4,19 +4,19 @@ import { inspectJsonText } from './json-text.ts';
 
 describe('inspectJsonText', () => {
   it.each([
-    { given: '{"a":1,"b":[1,2,{"c":"x"}]}', want: { duplicateMembers: [] } },
-    { given: ' [ ] ', want: { duplicateMembers: [] } },
-    { given: '"\\ud83d\\ude00"', want: { duplicateMembers: [] } },
-    { given: '{"a":1,"a":2}', want: { duplicateMembers: ['/a'] } },
-    { given: '{"a":1,"\\u0061":2}', want: { duplicateMembers: ['/a'] } },
-    { given: '{"vc":{"validUntil":"2099","validUntil":"2035"}}', want: { duplicateMembers: ['/vc/validUntil'] } },
-    { given: '[{"x":[0,{"a/b":1,"a/b":2}]}]', want: { duplicateMembers: ['/0/x/1/a~1b'] } },
-    { given: '{"a":"\\ud800"}', want: { loneSurrogateAt: '/a', duplicateMembers: [] } },
-    { given: '{"a":["ok","\\udc00x"]}', want: { loneSurrogateAt: '/a/1', duplicateMembers: [] } },
-    { given: '{"\\ud800":1}', want: { loneSurrogateAt: '', duplicateMembers: [] } },
-    { given: '{"a":"\\ud800\\u0041"}', want: { loneSurrogateAt: '/a', duplicateMembers: [] } },
-    { given: '{"a":"\\ud800\\ud800\\udc00"}', want: { loneSurrogateAt: '/a', duplicateMembers: [] } },
-    { given: '{"a":"\\\\ud800"}', want: { duplicateMembers: [] } },
+    { given: '{"a":1,"b":[1,2,{"c":"x"}]}', want: { depth: 3, duplicateMembers: [] } },
+    { given: ' [ ] ', want: { depth: 1, duplicateMembers: [] } },
+    { given: '"\\ud83d\\ude00"', want: { depth: 0, duplicateMembers: [] } },
+    { given: '{"a":1,"a":2}', want: { depth: 1, duplicateMembers: ['/a'] } },
+    { given: '{"a":1,"\\u0061":2}', want: { depth: 1, duplicateMembers: ['/a'] } },
+    { given: '{"vc":{"validUntil":"2099","validUntil":"2035"}}', want: { depth: 2, duplicateMembers: ['/vc/validUntil'] } },
+    { given: '[{"x":[0,{"a/b":1,"a/b":2}]}]', want: { depth: 4, duplicateMembers: ['/0/x/1/a~1b'] } },
+    { given: '{"a":"\\ud800"}', want: { loneSurrogateAt: '/a', depth: 1, duplicateMembers: [] } },
+    { given: '{"a":["ok","\\udc00x"]}', want: { loneSurrogateAt: '/a/1', depth: 2, duplicateMembers: [] } },
+    { given: '{"\\ud800":1}', want: { loneSurrogateAt: '', depth: 1, duplicateMembers: [] } },
+    { given: '{"a":"\\ud800\\u0041"}', want: { loneSurrogateAt: '/a', depth: 1, duplicateMembers: [] } },
+    { given: '{"a":"\\ud800\\ud800\\udc00"}', want: { loneSurrogateAt: '/a', depth: 1, duplicateMembers: [] } },
+    { given: '{"a":"\\\\ud800"}', want: { depth: 1, duplicateMembers: [] } },
   ])('$given', ({ given, want }) => {
     expect(inspectJsonText(given)).toEqual(want);
   });
@@ -29,8 +29,9 @@ describe('inspectJsonText', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (v) => {
         const text = JSON.stringify(v);
-        expect(inspectJsonText(text)).toEqual({ duplicateMembers: [] });
-        expect(inspectJsonText(JSON.stringify(v, null, 2))).toEqual({ duplicateMembers: [] });
+        const depth = inspectJsonText(text)?.depth;
+        expect(inspectJsonText(text)).toEqual({ depth, duplicateMembers: [] });
+        expect(inspectJsonText(JSON.stringify(v, null, 2))).toEqual({ depth, duplicateMembers: [] });
       }),
       { numRuns: 300 },
     );
@@ -49,7 +50,15 @@ describe('inspectJsonText', () => {
 
   it('is linear: 50,000 members of one object', () => {
     const text = `{${Array.from({ length: 50_000 }, (_, i) => `"k${i}":${i}`).join(',')},"k7":0}`;
-    expect(inspectJsonText(text)).toEqual({ duplicateMembers: ['/k7'] });
+    expect(inspectJsonText(text)).toEqual({ depth: 1, duplicateMembers: ['/k7'] });
+  });
+
+  // Closing brackets were read by recursion: 20,000 of them overflowed the stack inside the body reader, which
+  // then answered "the body cannot be read" without its I-JSON checks.
+  it('reads a text nested 200,000 deep, and says how deep', () => {
+    const d = 200_000;
+    expect(inspectJsonText(`{"a":${'['.repeat(d)}"\\ud800"${']'.repeat(d)},"a":1}`)).toEqual({ depth: d + 1, loneSurrogateAt: `/a${'/0'.repeat(d)}`, duplicateMembers: ['/a'] });
+    expect(inspectJsonText(`${'[{"b":'.repeat(1000)}1${'}]'.repeat(1000)}`)?.depth).toBe(2000);
   });
 });
 

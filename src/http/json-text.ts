@@ -9,6 +9,8 @@ export interface JsonTextFindings {
   loneSurrogateAt?: string;
   /** JSON Pointers of the repeated members (at most `maxDuplicates`, in text order). */
   duplicateMembers: string[];
+  /** How deep the text nests: 0 for a scalar, 1 for `[]` or `{"a":1}`, 2 for `[[]]`. */
+  depth: number;
 }
 
 /** An open object keeps its names in a list while it is small, in a set once it is not. */
@@ -46,7 +48,7 @@ function pointer(stack: Frame[], last?: string): string {
  * Linear in the text: each character is looked at a bounded number of times.
  */
 export function inspectJsonText(text: string, maxDuplicates = 20): JsonTextFindings | undefined {
-  const findings: JsonTextFindings = { duplicateMembers: [] };
+  const findings: JsonTextFindings = { duplicateMembers: [], depth: 0 };
   const stack: Frame[] = [];
   const n = text.length;
   let i = 0;
@@ -110,23 +112,28 @@ export function inspectJsonText(text: string, maxDuplicates = 20): JsonTextFindi
     }
   };
 
-  /** After a value: `,` or a closing bracket; answers false when the text is not well-formed. */
+  /**
+   * After a value: `,` or closing brackets; answers false when the text is not well-formed. A loop, not a
+   * recursion: a text may close 100,000 brackets in a row.
+   */
   const afterValue = (): boolean => {
-    skipWs();
-    const top = stack[stack.length - 1];
-    if (!top) return i === n;
-    const c = text.charCodeAt(i);
-    if (c === 0x2c) {
-      i++;
-      if (top.kind === 'array') top.index++;
-      return true;
+    for (;;) {
+      skipWs();
+      const top = stack[stack.length - 1];
+      if (!top) return i === n;
+      const c = text.charCodeAt(i);
+      if (c === 0x2c) {
+        i++;
+        if (top.kind === 'array') top.index++;
+        return true;
+      }
+      if ((c === 0x7d && top.kind === 'object') || (c === 0x5d && top.kind === 'array')) {
+        i++;
+        stack.pop();
+        continue;
+      }
+      return false;
     }
-    if ((c === 0x7d && top.kind === 'object') || (c === 0x5d && top.kind === 'array')) {
-      i++;
-      stack.pop();
-      return afterValue();
-    }
-    return false;
   };
 
   /** In an object, before a member: reads the name and the colon. */
@@ -155,6 +162,7 @@ export function inspectJsonText(text: string, maxDuplicates = 20): JsonTextFindi
     skipWs();
     if (i >= n) return undefined;
     const c = text.charCodeAt(i);
+    if (c === 0x7b || c === 0x5b) findings.depth = Math.max(findings.depth, stack.length + 1);
     if (c === 0x7b) {
       i++;
       skipWs();

@@ -22,7 +22,7 @@
 // their headers are set before anything can fail, so a page reads every answer; their preflight is
 // answered from the origin allow-list alone, with no key, no rate budget, no request validation.
 import express, { type Router } from 'express';
-import { corruptBodyMessage, jsonBody, loneSurrogateMessage, unsupportedCodingMessage } from '../platform/body.ts';
+import { corruptBodyMessage, jsonBody, loneSurrogateMessage, tooDeepMessage, unsupportedCodingMessage } from '../platform/body.ts';
 import { setErrorEnvelope } from '../http/server.ts';
 import { allowLookup } from '../openapi/allow.ts';
 import { headAsGet } from '../openapi/head.ts';
@@ -50,6 +50,8 @@ import { createDocsRoutes, createPublicRoutes } from './routes/public.ts';
 
 const keyIdOf = (req: express.Request): string | undefined => peekAuth(req)?.keyId;
 const VERIFIES_DOCUMENTS: ReadonlySet<string> = new Set(['verifyCredential', 'verifyPresentation']);
+/** The deepest a verification request body may nest (vault-api.yaml VerifyCredentialRequest, VerifyPresentationRequest). */
+const MAX_VERIFIED_BODY_DEPTH = 64;
 
 export interface VaultAppOptions {
   /** Replaces the contract routes (tests of the platform layer mount a stub router here). */
@@ -116,11 +118,14 @@ export async function createVaultApp(given: VaultAppDeps, options: VaultAppOptio
       takesBody: (req) => (operationOf(index, req)?.bodyBranches.length ?? 0) > 0,
       // A presented credential or presentation whose JSON repeats a member name fails verification.
       findDuplicates: (req) => VERIFIES_DOCUMENTS.has(operationOf(index, req)?.operationId ?? ''),
+      // …and nests at most so deep: it is canonicalized, hashed and may be answered back (returnCredential).
+      maxDepth: MAX_VERIFIED_BODY_DEPTH,
     },
     {
       unsupported: (coding) => new ApiError(415, 'unsupported_content_encoding', unsupportedCodingMessage(coding)),
       corrupt: (coding) => new ApiError(400, 'invalid_body_encoding', corruptBodyMessage(coding)),
       loneSurrogate: (at) => new ApiError(400, 'invalid_json', loneSurrogateMessage(at)),
+      tooDeep: (depth, max) => new ApiError(400, 'invalid_json', tooDeepMessage(depth, max)),
     },
   );
   const integers = strictIntegerQuery(index);

@@ -20,6 +20,14 @@ describe('validityOf', () => {
     { given: { expirationDate: '2020-01-01T00:00:00Z' }, check: 'validUntil', want: 'expired' },
     { given: { validFrom: 'yesterday' }, check: 'validFrom', want: 'invalid_date' },
     { given: { validUntil: 42 }, check: 'validUntil', want: 'invalid_date' },
+    // Date.parse reads these as dates (2001-01-01, year 2099 in local time, 2001-03-07): VC Data Model 2.0
+    // §4.9 wants an XML Schema dateTimeStamp, a time zone included.
+    { given: { validUntil: '1' }, check: 'validUntil', want: 'invalid_date' },
+    { given: { validFrom: '2099' }, check: 'validFrom', want: 'invalid_date' },
+    { given: { validUntil: 'March 7' }, check: 'validUntil', want: 'invalid_date' },
+    { given: { validUntil: '2099-01-01T00:00:00' }, check: 'validUntil', want: 'invalid_date' },
+    { given: { expirationDate: '2099-01-01' }, check: 'validUntil', want: 'invalid_date' },
+    { given: { validUntil: '2099-01-01T00:00:00.123+02:00' }, check: 'validUntil', want: null },
   ] as const)('$given $check → $want', ({ given, check, want }) => {
     const v = validityOf(given, check, NOW);
     expect(v === undefined ? undefined : (v.problem?.reason ?? null)).toBe(want);

@@ -5,7 +5,7 @@
 // `verifyCredential` is the one place where a verification's final result and reasons are known. A ledger that cannot
 // be read is an error (502), never a `verified: false`.
 import {
-  DID_KEY_PREFIX, canonicalize, didIdToBytes, parseDid, resolutionError, resolveDidKey, resolveFromRegistry, verifyDataIntegrity,
+  DID_KEY_PREFIX, canonicalize, didIdToBytes, isDateTimeStamp, parseDid, resolutionError, resolveDidKey, resolveFromRegistry, verifyDataIntegrity,
 } from '../did/index.ts';
 import type { DidResolutionResult, Ed25519KeyCache, ProofVerification } from '../did/index.ts';
 import { ChainError } from '../chain/index.ts';
@@ -147,8 +147,8 @@ export async function verifyCredential(deps: VaultAppDeps, input: VerifyCredenti
   if (problems.length > 0) return answer(credential, options, problems, {});
 
   const wanted = new Set<CredentialCheckName>(options.checks ?? CREDENTIAL_CHECKS);
-  // A status entry is trusted only under a verified proof.
-  if (wanted.has('credentialStatus')) wanted.add('proof');
+  // A status entry is trusted only under a verified proof; issuer access reads the vault the entry names too.
+  if (wanted.has('credentialStatus') || (wanted.has('issuerAllowed') && !reference)) wanted.add('proof');
   const now = new Date(deps.now());
   const resolver = input.resolver ?? requestResolver(deps);
   const issuer = issuerOf(credential)!;
@@ -192,6 +192,10 @@ export async function verifyCredential(deps: VaultAppDeps, input: VerifyCredenti
 
   // credentialStatus: by reference, or by the credential's LedgerVaultStatusEntry.
   const slots: VaultSlot[] = reference ? [reference.slot] : [];
+  if (!wanted.has('credentialStatus') && wanted.has('issuerAllowed') && !reference) {
+    // Only issuer access asked: the vault the entry names is read for it, its status not reported.
+    slots.push(...(await statusFromEntries(deps, credential, proofVerified, () => undefined)).slots);
+  }
   if (wanted.has('credentialStatus')) {
     results.credentialStatus = [];
     if (reference) {
@@ -389,8 +393,11 @@ export function proofResults(verified: ProofVerification[]): ProofResult[] {
 export function validityOf(credential: Record<string, unknown>, check: 'validFrom' | 'validUntil', now: Date): { input: string; problem?: ProblemDetails } | undefined {
   const value = check === 'validFrom' ? (credential['validFrom'] ?? credential['issuanceDate']) : (credential['validUntil'] ?? credential['expirationDate']);
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || Number.isNaN(Date.parse(value))) {
-    return { input: typeof value === 'string' ? value : JSON.stringify(value) ?? '', problem: problem('MALFORMED_VALUE_ERROR', check, 'invalid_date', `${check} is not a date-time`) };
+  // VC Data Model 2.0 §4.9: an XML Schema dateTimeStamp (time zone included). Date.parse alone takes "1",
+  // "2099" or "March 7" for dates, and a time without zone in the server's local time.
+  if (!isDateTimeStamp(value)) {
+    const input = typeof value === 'string' ? value : JSON.stringify(value) ?? '';
+    return { input, problem: problem('MALFORMED_VALUE_ERROR', check, 'invalid_date', `${check} is not a date-time with a time zone (XML Schema dateTimeStamp)`) };
   }
   const t = Date.parse(value);
   if (check === 'validFrom' && t > now.getTime()) return { input: value, problem: problem('CREDENTIAL_NOT_YET_VALID', check, 'not_yet_valid', `the credential is valid from ${value}`) };

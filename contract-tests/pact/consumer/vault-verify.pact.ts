@@ -154,13 +154,40 @@ describe('presentations', () => {
       });
   });
 
+  it('POST /presentations/verify: a presentation without a holder cannot be verified at all; 400 with the result', () => {
+    const body = {
+      verifiablePresentation: {
+        '@context': ['https://www.w3.org/ns/credentials/v2'],
+        type: ['VerifiablePresentation'],
+        verifiableCredential: [],
+        proof: { ...PROOF, proofPurpose: 'authentication', challenge: 'verifier-nonce-1', verificationMethod: `${EXAMPLE.unregisteredDid}#auth-1` },
+      },
+      options: { challenge: 'verifier-nonce-1' },
+    };
+    return pact
+      .interaction()
+      .uponReceiving('a keyless verification of a presentation without a holder')
+      .withRequest('POST', '/presentations/verify', (b) => b.jsonBody(body))
+      .willRespondWith(400, (b) =>
+        b.jsonBody({
+          verified: false,
+          problemDetails: eachLike(problem('https://www.w3.org/TR/vc-data-model#MALFORMED_VALUE_ERROR', 'MALFORMED_VALUE_ERROR', 'holder_invalid')),
+        }),
+      )
+      .executeTest(async (mock) => {
+        const r = await verifyPresentation(pact.vault(mock.url), body);
+        expect(r.verified).toBe(false);
+        expect(failures(r).map((p) => p.reason)).toEqual(['holder_invalid']);
+      });
+  });
+
   it('GET /contexts/ledger-vault/v1: the JSON-LD context of LedgerVaultStatusEntry, keyless', () =>
     pact
       .interaction()
       .uponReceiving('a request for the LedgerVaultStatusEntry context')
       .withRequest('GET', '/contexts/ledger-vault/v1')
       .willRespondWith(200, (b) =>
-        b.headers({ 'Content-Type': regex('^application/ld\\+json.*$', 'application/ld+json; charset=utf-8') }).jsonBody({
+        b.headers({ 'Content-Type': regex('^application/ld\\+json.*$', 'application/ld+json; charset=utf-8'), 'Access-Control-Allow-Origin': '*' }).jsonBody({
           '@context': like({ '@protected': true, LedgerVaultStatusEntry: like({ '@id': 'urn:credential-vault:vocab#LedgerVaultStatusEntry' }) }),
         }),
       )

@@ -31,6 +31,17 @@ describe('checkVcData', () => {
     expect(codeOf(() => checkVcData('', given))).toBe(want);
   });
 
+  // The stored text is what holders present: a repeated name reads as two credentials, and a lone surrogate
+  // escape cannot be stored as UTF-8 (the vault would hold U+FFFD instead of what was sent).
+  it.each([
+    ['a repeated member name', `{"@context":["${V2}"],"validUntil":"2001-01-01T00:00:00Z","validUntil":"2099-01-01T00:00:00Z","credentialSubject":{"id":"did:a:1"}}`, /member "\/validUntil" appears twice/],
+    ['a repeated name deep inside', `{"@context":["${V2}"],"credentialSubject":{"id":"did:a:1","role":"x","role":"y"}}`, /"\/credentialSubject\/role" appears twice/],
+    ['a lone surrogate escape', `{"@context":["${V2}"],"credentialSubject":{"id":"did:a:1","role":"\\ud800"}}`, /"\/credentialSubject\/role" holds a lone surrogate/],
+  ])('refuses vcData that is not I-JSON: %s', (_name, given, message) => {
+    expect(codeOf(() => checkVcData('vcs[1].', given))).toBe('400 vcData_invalid');
+    expect(() => checkVcData('vcs[1].', given)).toThrow(message);
+  });
+
   it('names the batch entry in the message', () => {
     try {
       checkVcData('vcs[3].', 'nope');

@@ -3,6 +3,7 @@
 import { ApiError, type VaultAppDeps } from '../context.ts';
 import { VcDataTooLargeError, encryptVcData, openVcData } from '../../crypto/envelope.ts';
 import { didIdToBytes, parseDid } from '../../did/index.ts';
+import { inspectJsonText } from '../../http/json-text.ts';
 
 export const CREDENTIALS_V2_CONTEXT = 'https://www.w3.org/ns/credentials/v2';
 export const MAX_VC_ID = 64;
@@ -28,6 +29,8 @@ export function checkLengths(where: Where, vcId: string, vcData: string): void {
   }
 }
 
+const clipPointer = (p: string): string => JSON.stringify(p.length > 80 ? `${p.slice(0, 80)}…` : p);
+
 function codePoints(s: string): number {
   let n = 0;
   for (const _ of s) n++;
@@ -39,9 +42,11 @@ export function checkBatchSize(n: number): void {
 }
 
 /**
- * vcData is a JSON object whose `@context` includes the credentials v2 context and which names its holder
- * in `credentialSubject.id` (an array of subjects: every one needs an id). Else 400 vcData_invalid; in a
- * batch the message names the entry (the code stays `vcData_invalid`, as vault-api.yaml lists it).
+ * vcData is an I-JSON text (RFC 7493: no repeated member name, no lone surrogate; what a verifier and JCS
+ * read as the document) of a JSON object whose `@context` includes the credentials v2 context and which
+ * names its holder in `credentialSubject.id` (an array of subjects: every one needs an id). Else 400
+ * vcData_invalid; in a batch the message names the entry (the code stays `vcData_invalid`, as vault-api.yaml
+ * lists it).
  */
 export function checkVcData(where: Where, vcData: string): void {
   const invalid = (why: string) => new ApiError(400, 'vcData_invalid', `${where}vcData ${why}`);
@@ -50,6 +55,15 @@ export function checkVcData(where: Where, vcData: string): void {
     doc = JSON.parse(vcData);
   } catch {
     throw invalid('is not JSON');
+  }
+  // The stored text is what the holder presents: one reader must not see another credential than the next
+  // (a repeated name), and UTF-8 cannot carry a lone surrogate (the vault would hold U+FFFD instead).
+  const found = inspectJsonText(vcData, 1);
+  if (found?.loneSurrogateAt !== undefined) {
+    throw invalid(`is not I-JSON: the string at ${clipPointer(found.loneSurrogateAt)} holds a lone surrogate escape (\\ud800-\\udfff without its pair)`);
+  }
+  if (found && found.duplicateMembers.length > 0) {
+    throw invalid(`is not I-JSON: the member ${clipPointer(found.duplicateMembers[0]!)} appears twice, and readers disagree on which one counts`);
   }
   if (!isObject(doc)) throw invalid('must be a JSON object');
   const ctx = doc['@context'];

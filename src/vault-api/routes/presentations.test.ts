@@ -124,12 +124,12 @@ describe('POST /presentations/verify', () => {
     expect(errors(r.body.results.credentials[1])).toEqual(['signature_invalid']);
   });
 
-  it('a presentation whose JSON repeats a member name: PARSING_ERROR', async () => {
+  it('a presentation whose JSON repeats a member name cannot be verified at all: 400, PARSING_ERROR', async () => {
     const c = await challenge();
     const vp = await t.present({ credentials: [vc1], challenge: c });
     const text = JSON.stringify({ verifiablePresentation: vp, options: { challenge: c } }).replace('"holder":', '"holder":"did:key:z6MkOther","holder":');
     const r = await verify(text);
-    expect(r.status).toBe(200);
+    expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ verified: false, problemDetails: [expect.objectContaining({ title: 'PARSING_ERROR', reason: 'duplicate_member' })] });
   });
 
@@ -143,9 +143,29 @@ describe('POST /presentations/verify', () => {
     expect([r.status, r.body.error], JSON.stringify(r.body)).toEqual([400, 'invalid_request']);
   });
 
+  it('a presentation nested deeper than 64 levels: 400 invalid_json, also when asked back (it was a 500)', async () => {
+    const vp = await t.present({ credentials: [vc1], challenge: 'x' });
+    const deep = '['.repeat(5_000) + ']'.repeat(5_000);
+    const r = await verify(`{"verifiablePresentation":${JSON.stringify(vp).replace('"auditor"', deep)},"options":{"challenge":"x","returnPresentation":true}}`);
+    expect([r.status, r.body.error], JSON.stringify(r.body).slice(0, 300)).toEqual([400, 'invalid_json']);
+  });
+
+  // VCALM: 200 whenever the verification completes; these were 200 although nothing could be verified.
+  it.each([
+    ['no holder', (vp: Record<string, unknown>) => ({ ...vp, holder: undefined }), 'holder_invalid'],
+    ['a wrong @context', (vp: Record<string, unknown>) => ({ ...vp, '@context': ['https://example.com/v1'] }), 'context_invalid'],
+    ['a type without VerifiablePresentation', (vp: Record<string, unknown>) => ({ ...vp, type: ['Presentation'] }), 'type_invalid'],
+    ['a credential that is not an object', (vp: Record<string, unknown>) => ({ ...vp, verifiableCredential: ['eyJhbGciOi…'] }), 'credentials_invalid'],
+  ])('a presentation with %s cannot be verified at all: 400 with the result (%s)', async (_name, spoil, reason) => {
+    const r = await verify({ verifiablePresentation: spoil(await t.present({ credentials: [vc1], challenge: 'x' })), options: { challenge: 'x' } });
+    expect([r.status, r.body.verified, errors(r.body)], JSON.stringify(r.body)).toEqual([400, false, [reason]]);
+    expect(r.body.problemDetails[0].title).toBe('MALFORMED_VALUE_ERROR');
+  });
+
   it('a presentation of more than 10 credentials or proofs is answered without verifying them', async () => {
     const many = await t.present({ credentials: Array.from({ length: 11 }, () => vc1), challenge: 'x' });
-    expect(errors((await verify({ verifiablePresentation: many, options: { challenge: 'x' } })).body)).toEqual(['credentials_invalid']);
+    const tooMany = await verify({ verifiablePresentation: many, options: { challenge: 'x' } });
+    expect([tooMany.status, errors(tooMany.body)]).toEqual([400, ['credentials_invalid']]);
     let vp: Record<string, unknown> = await t.present({ credentials: [], challenge: 'x' });
     for (let i = 0; i < 8; i++) vp = await addProof(vp, { verificationMethod: `${t.holder.did}#auth-1`, proofPurpose: 'authentication', challenge: 'x' }, { secretKey: t.holder.signing.rawSecretKey() });
     expect(errors((await verify({ verifiablePresentation: vp, options: { challenge: 'x' } })).body)).toEqual(['too_many_proofs']);

@@ -99,6 +99,26 @@ describe('presented credentials', () => {
     const outside = await verify(`{"verifiableCredential":${JSON.stringify(vc1)},"options":{"checks":["proof"]},"options":{}}`);
     expect([outside.status, outside.body.error]).toEqual([400, 'invalid_request']);
   });
+
+  // A credential nested 5,000 levels deep (10 KB) asked back with returnCredential was a 500 (JSON.stringify
+  // ran out of stack); 20,000 levels overflowed the body reader's I-JSON scan (400 "cannot be read").
+  it.each([5_000, 20_000, 200_000])('a body nested %i levels deep: 400 invalid_json, whatever it asks back', async (depth) => {
+    t.env.clock.advance(61_000); // a new keyless window (30 per minute)
+    const deep = '['.repeat(depth) + ']'.repeat(depth);
+    const body = `{"verifiableCredential":${JSON.stringify(vc1).replace('"auditor"', deep)},"options":{"returnCredential":true}}`;
+    const r = await verify(body);
+    expect([r.status, r.body.error], JSON.stringify(r.body).slice(0, 300)).toEqual([400, 'invalid_json']);
+    expect(r.body.message).toMatch(/nests \d+ levels deep; .* at most 64 levels/);
+  });
+
+  it('a credential as deep as the bound allows is verified and answered back', async () => {
+    t.env.clock.advance(61_000);
+    const deep = `${'['.repeat(60)}"x"${']'.repeat(60)}`;
+    const vc = await t.sign({ credential: t.credential({ credentialSubject: { id: t.holder.did, nested: JSON.parse(deep) } }) });
+    const r = await verify({ verifiableCredential: vc, options: { returnCredential: true, checks: ['proof'] } });
+    expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200);
+    expect(r.body.credential).toEqual(vc);
+  });
 });
 
 describe('LedgerVaultStatusEntry: status that travels inside the credential', () => {
@@ -151,6 +171,17 @@ describe('by reference: what get-vc protects stays protected', () => {
     expect((await verify({ owner: t.holder.wallet.publicKey(), vcId: 'vc-1' })).body.error).toBe('missing_api_key');
   });
 
+  // An admin key answered not_the_stored_credential or verified true: an equality oracle on the content.
+  it("comparing a presented credential with the stored one is for the owner's key alone; an admin key gets 403", async () => {
+    const admin = await t.env.mintKey({ wallet: null, role: 'admin' });
+    for (const presented of [vc1, await t.sign()]) {
+      const r = await verify({ owner: t.holder.wallet.publicKey(), vcId: 'vc-1', verifiableCredential: presented }, admin);
+      expect([r.status, r.body.error], JSON.stringify(r.body)).toEqual([403, 'forbidden']);
+      expect(Object.keys(r.body)).toEqual(['error', 'message']);
+    }
+    expect((await verify({ owner: t.holder.wallet.publicKey(), vcId: 'vc-1', verifiableCredential: vc1 }, t.holder.key)).status).toBe(200);
+  });
+
   it('the owner comparing another credential with the stored one: not_the_stored_credential', async () => {
     const r = await verify({ verifiableCredential: await t.sign(), owner: t.holder.wallet.publicKey(), vcId: 'vc-1' }, t.holder.key);
     expect(r.status).toBe(400);
@@ -183,6 +214,16 @@ describe('issuance rules', () => {
     const vc = await t.sign({ credential: t.credential({ credentialStatus: t.statusEntry(vcId, over) }) });
     const r = await t.call('/contracts/vc/issue', issueBody(vcId, vc), t.issuer.key);
     expect([r.status, r.body.error], JSON.stringify(r.body)).toEqual([400, 'credentialStatus_mismatch']);
+  });
+
+  it.each([
+    ['a repeated member name', (text: string) => text.replace('"validFrom":', '"validUntil":"2001-01-01T00:00:00Z","validUntil":"2099-01-01T00:00:00Z","validFrom":')],
+    ['a lone surrogate escape', (text: string) => text.replace('"auditor"', '"\\ud800"')],
+  ])('refuses vcData that is not I-JSON (%s), with or without a proof: 400 vcData_invalid', async (_name, spoil) => {
+    for (const vc of [t.credential(), await t.sign()]) {
+      const r = await t.call('/contracts/vc/issue', { ...issueBody('vc-ijson', vc), vcData: spoil(JSON.stringify(vc)) }, t.issuer.key);
+      expect([r.status, r.body.error], JSON.stringify(r.body)).toEqual([400, 'vcData_invalid']);
+    }
   });
 
   it('accepts a credential of a did:key issuer signed by that key (the vault records issuerDid)', async () => {
@@ -218,6 +259,23 @@ describe('issuer access and revocation on the chain', () => {
     expect([byController.status, reasons(byController.body)]).toEqual([400, ['issuer_denied']]);
     expect(byController.body.problemDetails[0].detail).toContain(next.publicKey());
     await t.write('/contracts/vault/allow-issuer', access(next.publicKey()), t.holder.key, t.holder.wallet);
+  });
+
+  // Asked alone, issuerAllowed did not read the vault the entry names: a denied issuer passed with a warning.
+  it('checks [issuerAllowed] alone: the vault the entry names is read, under a verified proof', async () => {
+    const access = { owner: t.holder.wallet.publicKey(), issuer: t.issuer.wallet.publicKey(), sourcePublicKey: t.holder.wallet.publicKey() };
+    t.env.clock.advance(61_000);
+    const allowed = await verify({ verifiableCredential: vcEntry, options: { checks: ['issuerAllowed'] } });
+    expect([allowed.status, allowed.body.results], JSON.stringify(allowed.body)).toEqual([200, { proof: [expect.objectContaining({ verified: true })], issuerAllowed: { outcome: 'passed', input: t.issuer.did } }]);
+    await t.write('/contracts/vault/deny-issuer', access, t.holder.key, t.holder.wallet);
+    try {
+      const denied = await verify({ verifiableCredential: vcEntry, options: { checks: ['issuerAllowed'] } });
+      expect([denied.status, reasons(denied.body)]).toEqual([400, ['issuer_denied']]);
+      const tampered = await verify({ verifiableCredential: { ...vcEntry, credentialSubject: { id: t.holder.did, role: 'admin' } }, options: { checks: ['issuerAllowed'] } });
+      expect([tampered.status, reasons(tampered.body)]).toEqual([400, ['signature_invalid']]);
+    } finally {
+      await t.write('/contracts/vault/allow-issuer', access, t.holder.key, t.holder.wallet);
+    }
   });
 
   it('a presented credential carrying its entry verifies, then fails with its status once the owner revokes it', async () => {
@@ -261,6 +319,13 @@ describe('requests and keys', () => {
     expect(r.headers.get('content-type')).toMatch(/^application\/ld\+json/);
     expect(r.body['@context'].LedgerVaultStatusEntry['@context']).toMatchObject({ network: expect.any(String), vaultContract: expect.any(String), vcId: expect.any(String) });
     expect((await t.env.request('/contexts/ledger-vault/v1', { method: 'HEAD' })).status).toBe(200);
+  });
+
+  it('the context is readable from any web origin (a verifier page loading it with CORS)', async () => {
+    for (const headers of [{ origin: 'https://verifier.example' }, {}] as Record<string, string>[]) {
+      const r = await t.env.request('/contexts/ledger-vault/v1', { headers: { accept: 'application/ld+json, application/json', ...headers } });
+      expect([r.status, r.headers.get('access-control-allow-origin')]).toEqual([200, '*']);
+    }
   });
 
   it('keyless callers share a per-IP limit of 30 per minute across the verification routes', async () => {

@@ -11,7 +11,7 @@ import { sameCredential, verifyCredential, type VaultReference, type VerifyCrede
 import { issueChallenge, verifyPresentation, type ChallengeStore, type VerifyPresentationInput } from '../verification-presentation.ts';
 import { readSlot } from '../verification-status.ts';
 import { isError } from '../verification-problems.ts';
-import { duplicateProblems } from '../verification-structure.ts';
+import { duplicateProblems, presentationStructureProblems } from '../verification-structure.ts';
 import { bodyOf, onVaults, optStr, vaultOf } from './contract-common.ts';
 
 /** The JSON-LD context that defines LedgerVaultStatusEntry (vault-api.yaml getLedgerVaultContext). */
@@ -68,6 +68,10 @@ export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
       if (auth.role !== 'admin' && auth.wallet !== owner) {
         throw new ApiError(403, 'forbidden', "owner must equal the wallet bound to the API key: a stored credential is verified by its owner's key (or an admin key); others verify the credential its holder presents");
       }
+      // Whether a presented credential equals the stored one is an answer about its content: the owner's only.
+      if (presented !== undefined && auth.wallet !== owner) {
+        throw new ApiError(403, 'forbidden', "comparing a presented credential with a stored one needs the owner's key; an admin key verifies the stored credential by owner and vcId alone");
+      }
       const vault = vaultOf(deps, owner, optStr(b, 'userSalt'), optStr(b, 'vaultContract'));
       const read = await readSlot(deps, vault, vcId, owner);
       if (!read.ok) throw new ApiError(404, read.reason, read.reason === 'vault_not_found' ? 'no vault is deployed for this owner and userSalt' : `the vault holds no credential ${vcId}`);
@@ -95,7 +99,10 @@ export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
       parsingProblems: duplicateProblems(duplicateMembersOf(req), '/verifiablePresentation', 'presentation'),
       keyCache,
     };
-    res.json(await verifyPresentation(deps, challenges, input));
+    // VCALM for this route: 200 whenever the verification completes, valid or not; a presentation that is
+    // not I-JSON or not a presentation cannot be verified at all: 400, with the same body (its problems).
+    const completes = input.parsingProblems!.length === 0 && presentationStructureProblems(input.presentation).length === 0;
+    res.status(completes ? 200 : 400).json(await verifyPresentation(deps, challenges, input));
   });
 
   router.post('/challenges', async (_req, res) => {
@@ -104,6 +111,8 @@ export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
 
   router.get(LEDGER_VAULT_CONTEXT_PATH, (_req, res) => {
     res.set('Cache-Control', 'public, max-age=86400');
+    // Verifiers' JSON-LD processors run in web pages too (jsonld.js document loaders fetch with CORS).
+    res.set('Access-Control-Allow-Origin', '*');
     res.type('application/ld+json');
     res.json(LEDGER_VAULT_CONTEXT);
   });
