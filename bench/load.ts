@@ -13,7 +13,15 @@ import { listFlag, parseFlags, UsageError, type FlagSpec } from './lib/args.ts';
 import { ROOT, rssOf, startHost, startProcess, type Host, type Proc } from './lib/child.ts';
 import { machineInfo, machineSummary } from './lib/machine.ts';
 import { fmtInt, fmtRate, table, updateDoc } from './lib/markdown.ts';
-import { OPS, OP_LABEL, parseMix, runMixedTraffic, type ReadVault, type TrafficResult, type Worker } from './lib/mixed-traffic.ts';
+import {
+  OPS,
+  OP_LABEL,
+  parseMix,
+  runMixedTraffic,
+  type ReadVault,
+  type TrafficResult,
+  type Worker,
+} from './lib/mixed-traffic.ts';
 import { RAISED_LIMIT_FLAGS, profileFlags, raisedLimitsNote, type SimReady } from './lib/stack.ts';
 import { ms } from './lib/stats.ts';
 
@@ -24,9 +32,24 @@ const FLAGS: FlagSpec[] = [
   { name: 'mix', kind: 'string', default: 'verify:40,count:20,list:20,prepare:15,cycle:5', doc: 'operation weights' },
   { name: 'read-vaults', kind: 'number', default: 4, doc: 'vaults the reads go to' },
   { name: 'read-vault-size', kind: 'number', default: 200, doc: 'credentials in each of them' },
-  { name: 'database-url', kind: 'string', default: 'postgres://postgres@127.0.0.1:5432/test', doc: 'PostgreSQL; a fresh schema is created in it and dropped at the end' },
-  { name: 'redis-url', kind: 'string', default: 'redis://127.0.0.1:6379/9', doc: 'Redis (its own database number: the service\'s key prefix is fixed)' },
-  { name: 'out', kind: 'string', default: 'docs/benchmarks.md', doc: 'markdown file (only the load section is replaced)' },
+  {
+    name: 'database-url',
+    kind: 'string',
+    default: 'postgres://postgres@127.0.0.1:5432/test',
+    doc: 'PostgreSQL; a fresh schema is created in it and dropped at the end',
+  },
+  {
+    name: 'redis-url',
+    kind: 'string',
+    default: 'redis://127.0.0.1:6379/9',
+    doc: "Redis (its own database number: the service's key prefix is fixed)",
+  },
+  {
+    name: 'out',
+    kind: 'string',
+    default: 'docs/benchmarks.md',
+    doc: 'markdown file (only the load section is replaced)',
+  },
 ];
 
 interface Phase {
@@ -39,7 +62,8 @@ const mib = (b: number | undefined) => (b === undefined ? undefined : Math.round
 
 function loopbackOnly(url: string): void {
   const host = new URL(url).hostname;
-  if (host !== '127.0.0.1' && host !== 'localhost') throw new UsageError(`${url}: the load test talks to 127.0.0.1 only`);
+  if (host !== '127.0.0.1' && host !== 'localhost')
+    throw new UsageError(`${url}: the load test talks to 127.0.0.1 only`);
 }
 
 async function main(): Promise<number> {
@@ -84,34 +108,70 @@ async function main(): Promise<number> {
     cleanups.push(() => sim.stop());
     const stores = createStores({ dataDir: path.join(tmp, 'keys'), databaseUrl });
     cleanups.push(() => stores.close());
-    const { workers, reads } = await fixtures(sim, stores, concurrency, Number(flags['read-vaults']), Number(flags['read-vault-size']));
+    const { workers, reads } = await fixtures(
+      sim,
+      stores,
+      concurrency,
+      Number(flags['read-vaults']),
+      Number(flags['read-vault-size']),
+    );
 
     for (const n of phases) {
       console.log(`\n== ${n} instance${n > 1 ? 's' : ''}: ${seconds} s of mixed traffic, ${concurrency} clients`);
       const procs: Proc[] = [];
       try {
-        for (let i = 0; i < n; i++) procs.push(await startServe(sim.ready, { databaseUrl, redisUrl, encryptionKeys, dataDir: path.join(tmp, `p${n}-i${i}`) }));
+        for (let i = 0; i < n; i++)
+          procs.push(
+            await startServe(sim.ready, {
+              databaseUrl,
+              redisUrl,
+              encryptionKeys,
+              dataDir: path.join(tmp, `p${n}-i${i}`),
+            }),
+          );
         const urls = procs.map((p) => urlOf(p));
         const startRss = await Promise.all(procs.map((p) => rssOf(p.pid)));
-        const traffic = await runMixedTraffic({ urls, workers, reads, mix, seconds, tag: `load${n}-${Date.now().toString(36)}` });
+        const traffic = await runMixedTraffic({
+          urls,
+          workers,
+          reads,
+          mix,
+          seconds,
+          tag: `load${n}-${Date.now().toString(36)}`,
+        });
         const endRss = await Promise.all(procs.map((p) => rssOf(p.pid)));
         const phase: Phase = {
           instances: n,
           traffic,
-          memory: procs.map((p, i) => ({ pid: p.pid, ...opt('startMiB', mib(startRss[i])), ...opt('endMiB', mib(endRss[i])) })),
+          memory: procs.map((p, i) => ({
+            pid: p.pid,
+            ...opt('startMiB', mib(startRss[i])),
+            ...opt('endMiB', mib(endRss[i])),
+          })),
         };
         results.push(phase);
-        console.log(`   ${fmtRate(traffic.requests / traffic.seconds)} req/s, ${fmtInt(traffic.operations)} operations, outcomes ${JSON.stringify(traffic.outcomes)}`);
+        console.log(
+          `   ${fmtRate(traffic.requests / traffic.seconds)} req/s, ${fmtInt(traffic.operations)} operations, outcomes ${JSON.stringify(traffic.outcomes)}`,
+        );
         console.log(`   RSS MiB: ${phase.memory.map((m) => `${m.startMiB} → ${m.endMiB}`).join(', ')}`);
       } finally {
         for (const p of procs) await p.stop();
       }
     }
   } finally {
-    for (const c of cleanups.reverse()) await c().catch((e: unknown) => console.error(`cleanup: ${(e as Error).message}`));
+    for (const c of cleanups.reverse())
+      await c().catch((e: unknown) => console.error(`cleanup: ${(e as Error).message}`));
   }
   const out = path.resolve(ROOT, String(flags.out));
-  await updateDoc(out, { load: render(results, { seconds, concurrency, mix: String(flags.mix), machine: machineSummary(machine), busy: machine.load1 > machine.cores }) });
+  await updateDoc(out, {
+    load: render(results, {
+      seconds,
+      concurrency,
+      mix: String(flags.mix),
+      machine: machineSummary(machine),
+      busy: machine.load1 > machine.cores,
+    }),
+  });
   console.log(`\nwrote the load section of ${path.relative(ROOT, out)}`);
   return 0;
 }
@@ -128,34 +188,75 @@ async function adminQuery(url: string, sql: string): Promise<void> {
   }
 }
 
-async function fixtures(sim: Host<SimReady>, stores: Stores, workersN: number, readVaults: number, readSize: number): Promise<{ workers: Worker[]; reads: ReadVault[] }> {
-  const key = async (wallet: string) => (await stores.keys.create({ walletAddress: wallet, network: 'testnet', role: 'standard', scopes: [], expiresAt: null })).key;
+async function fixtures(
+  sim: Host<SimReady>,
+  stores: Stores,
+  workersN: number,
+  readVaults: number,
+  readSize: number,
+): Promise<{ workers: Worker[]; reads: ReadVault[] }> {
+  const key = async (wallet: string) =>
+    (
+      await stores.keys.create({
+        walletAddress: wallet,
+        network: 'testnet',
+        role: 'standard',
+        scopes: [],
+        expiresAt: null,
+      })
+    ).key;
   const t0 = performance.now();
   const reads: ReadVault[] = [];
   const filler = await sim.call<{ publicKey: string; did: string }>('issuer');
   for (let v = 0; v < readVaults; v++) {
     const owner = await sim.call<{ publicKey: string; vault: string }>('owner');
     await sim.call('fill', { vault: owner.vault, issuer: filler.publicKey, count: readSize, prefix: `read${v}` });
-    reads.push({ owner: owner.publicKey, key: await key(owner.publicKey), vcIds: Array.from({ length: readSize }, (_, i) => `read${v}-${String(i).padStart(6, '0')}`) });
+    reads.push({
+      owner: owner.publicKey,
+      key: await key(owner.publicKey),
+      vcIds: Array.from({ length: readSize }, (_, i) => `read${v}-${String(i).padStart(6, '0')}`),
+    });
   }
   const workers: Worker[] = [];
   for (let w = 0; w < workersN; w++) {
     const i = await sim.call<{ secret: string; publicKey: string; did: string }>('issuer');
     const owner = await sim.call<{ publicKey: string }>('owner');
-    workers.push({ issuer: { keypair: Keypair.fromSecret(i.secret), did: i.did, key: await key(i.publicKey) }, owner: owner.publicKey });
+    workers.push({
+      issuer: { keypair: Keypair.fromSecret(i.secret), did: i.did, key: await key(i.publicKey) },
+      owner: owner.publicKey,
+    });
   }
-  console.log(`fixtures: ${readVaults} vaults of ${readSize} credentials, ${workersN} issuers with keys and DIDs (${fmtInt(performance.now() - t0)} ms)`);
+  console.log(
+    `fixtures: ${readVaults} vaults of ${readSize} credentials, ${workersN} issuers with keys and DIDs (${fmtInt(performance.now() - t0)} ms)`,
+  );
   return { workers, reads };
 }
 
-async function startServe(sim: SimReady, o: { databaseUrl: string; redisUrl: string; encryptionKeys: string; dataDir: string }): Promise<Proc> {
+async function startServe(
+  sim: SimReady,
+  o: { databaseUrl: string; redisUrl: string; encryptionKeys: string; dataDir: string },
+): Promise<Proc> {
   const port = await freePort();
   const args = [
-    path.join(ROOT, 'bin', 'credential-vault.js'), 'serve',
-    '--network', 'testnet', '--host', '127.0.0.1', '--port', String(port),
-    '--simulator', 'false', ...profileFlags(sim, ['testnet']),
-    '--database-url', o.databaseUrl, '--redis-url', o.redisUrl,
-    '--encryption-keys', o.encryptionKeys, '--data-dir', o.dataDir,
+    path.join(ROOT, 'bin', 'credential-vault.js'),
+    'serve',
+    '--network',
+    'testnet',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--simulator',
+    'false',
+    ...profileFlags(sim, ['testnet']),
+    '--database-url',
+    o.databaseUrl,
+    '--redis-url',
+    o.redisUrl,
+    '--encryption-keys',
+    o.encryptionKeys,
+    '--data-dir',
+    o.dataDir,
     ...RAISED_LIMIT_FLAGS,
   ];
   return startProcess(args, { readyWhen: /vault API testnet\s+http:\/\/\S+/, timeoutMs: 60_000 });
@@ -167,7 +268,10 @@ function urlOf(p: Proc): string {
   return m[1]!;
 }
 
-function render(phases: Phase[], o: { seconds: number; concurrency: number; mix: string; machine: string; busy: boolean }): string {
+function render(
+  phases: Phase[],
+  o: { seconds: number; concurrency: number; mix: string; machine: string; busy: boolean },
+): string {
   const lines = [
     '## Load: mixed traffic, one and two instances',
     '',
@@ -176,21 +280,67 @@ function render(phases: Phase[], o: { seconds: number; concurrency: number; mix:
     '',
     `- ${raisedLimitsNote().replace('embedded stores', 'PostgreSQL + Redis')}`,
     `- ${o.machine}`,
-    ...(o.busy || o.seconds < 30 ? ['', `> **Indicative only:** ${[o.seconds < 30 ? `a short run (${o.seconds} s per phase)` : '', o.busy ? 'a busy machine (load average above the core count at the start)' : ''].filter(Boolean).join(' on ')}. Re-run \`npm run load\` on a quiet machine for figures to quote.`] : []),
+    ...(o.busy || o.seconds < 30
+      ? [
+          '',
+          `> **Indicative only:** ${[o.seconds < 30 ? `a short run (${o.seconds} s per phase)` : '', o.busy ? 'a busy machine (load average above the core count at the start)' : ''].filter(Boolean).join(' on ')}. Re-run \`npm run load\` on a quiet machine for figures to quote.`,
+        ]
+      : []),
   ];
   for (const ph of phases) {
     const t = ph.traffic;
     lines.push('', `### ${ph.instances} instance${ph.instances > 1 ? 's' : ''}`, '');
-    lines.push(`${fmtInt(t.requests)} HTTP requests in ${t.seconds.toFixed(1)} s = **${fmtRate(t.requests / t.seconds)} req/s** (${fmtRate(t.operations / t.seconds)} operations/s).`, '');
+    lines.push(
+      `${fmtInt(t.requests)} HTTP requests in ${t.seconds.toFixed(1)} s = **${fmtRate(t.requests / t.seconds)} req/s** (${fmtRate(t.operations / t.seconds)} operations/s).`,
+      '',
+    );
     const rows = OPS.filter((op) => t.perOp[op].latency.count > 0).map((op) => {
       const s = t.perOp[op];
-      const errors = Object.entries(s.outcomes).filter(([k]) => k !== '200').map(([k, n]) => `${k} ×${n}`).join(', ') || '0';
-      return [OP_LABEL[op], fmtInt(s.latency.count), fmtRate(s.latency.count / t.seconds), ms(s.latency.p50), ms(s.latency.p99), errors];
+      const errors =
+        Object.entries(s.outcomes)
+          .filter(([k]) => k !== '200')
+          .map(([k, n]) => `${k} ×${n}`)
+          .join(', ') || '0';
+      return [
+        OP_LABEL[op],
+        fmtInt(s.latency.count),
+        fmtRate(s.latency.count / t.seconds),
+        ms(s.latency.p50),
+        ms(s.latency.p99),
+        errors,
+      ];
     });
-    const allErrors = Object.entries(t.outcomes).filter(([k]) => k !== '200').map(([k, n]) => `${k} ×${n}`).join(', ') || '0';
-    rows.push(['**all operations**', fmtInt(t.overall.count), fmtRate(t.overall.count / t.seconds), ms(t.overall.p50), ms(t.overall.p99), allErrors]);
-    lines.push(table(['operation', 'count', 'per s', 'p50 ms', 'p99 ms', 'errors by status'], rows, ['l', 'r', 'r', 'r', 'r', 'l']), '');
-    lines.push(table(['process', 'RSS at start (MiB)', 'RSS at end (MiB)'], ph.memory.map((m, i) => [`serve #${i + 1}`, String(m.startMiB ?? '—'), String(m.endMiB ?? '—')]), ['l', 'r', 'r']));
+    const allErrors =
+      Object.entries(t.outcomes)
+        .filter(([k]) => k !== '200')
+        .map(([k, n]) => `${k} ×${n}`)
+        .join(', ') || '0';
+    rows.push([
+      '**all operations**',
+      fmtInt(t.overall.count),
+      fmtRate(t.overall.count / t.seconds),
+      ms(t.overall.p50),
+      ms(t.overall.p99),
+      allErrors,
+    ]);
+    lines.push(
+      table(['operation', 'count', 'per s', 'p50 ms', 'p99 ms', 'errors by status'], rows, [
+        'l',
+        'r',
+        'r',
+        'r',
+        'r',
+        'l',
+      ]),
+      '',
+    );
+    lines.push(
+      table(
+        ['process', 'RSS at start (MiB)', 'RSS at end (MiB)'],
+        ph.memory.map((m, i) => [`serve #${i + 1}`, String(m.startMiB ?? '—'), String(m.endMiB ?? '—')]),
+        ['l', 'r', 'r'],
+      ),
+    );
   }
   return lines.join('\n');
 }

@@ -32,9 +32,22 @@ const FLAGS: FlagSpec[] = [
   { name: 'warmup', kind: 'number', default: 5, allowZero: true, doc: 'warm-up seconds per case (not measured)' },
   { name: 'connections', kind: 'number', default: 10, doc: 'autocannon connections' },
   { name: 'sizes', kind: 'string', default: DEFAULT_SIZES.join(','), doc: 'vault sizes of the vault-size section' },
-  { name: 'node20-tree', kind: 'string', doc: 'checkout of the pre-migration product (npm ci done): the http section adds its Node 20 rows' },
-  { name: 'node20-bin', kind: 'string', doc: 'the Node 20 to run it with (default: the first Node 20 of `which -a node`)' },
-  { name: 'out', kind: 'string', default: 'docs/benchmarks.md', doc: 'markdown file to write (sections between markers are replaced)' },
+  {
+    name: 'node20-tree',
+    kind: 'string',
+    doc: 'checkout of the pre-migration product (npm ci done): the http section adds its Node 20 rows',
+  },
+  {
+    name: 'node20-bin',
+    kind: 'string',
+    doc: 'the Node 20 to run it with (default: the first Node 20 of `which -a node`)',
+  },
+  {
+    name: 'out',
+    kind: 'string',
+    default: 'docs/benchmarks.md',
+    doc: 'markdown file to write (sections between markers are replaced)',
+  },
 ];
 
 const INTRO = `# Benchmarks
@@ -76,7 +89,12 @@ async function main(): Promise<number> {
   let node20Missing: string | undefined = 'no --node20-tree given';
   if (flags['node20-tree'] !== undefined) {
     try {
-      runtimes.push(node20Runtime(String(flags['node20-tree']), flags['node20-bin'] === undefined ? undefined : String(flags['node20-bin'])));
+      runtimes.push(
+        node20Runtime(
+          String(flags['node20-tree']),
+          flags['node20-bin'] === undefined ? undefined : String(flags['node20-bin']),
+        ),
+      );
       node20Missing = undefined;
     } catch (e) {
       console.error((e as Error).message);
@@ -96,7 +114,11 @@ async function main(): Promise<number> {
   let stack: Promise<Stack> | undefined;
   const cases = listFlag(flags.case);
   const ctx: SectionContext = {
-    settings: { duration: Number(flags.duration), warmup: Number(flags.warmup), connections: Number(flags.connections) },
+    settings: {
+      duration: Number(flags.duration),
+      warmup: Number(flags.warmup),
+      connections: Number(flags.connections),
+    },
     ...(cases ? { cases } : {}),
     log,
     stack: () => {
@@ -118,9 +140,10 @@ async function main(): Promise<number> {
   const summary: string[] = [];
   const busy = machine.load1 > machine.cores;
   const short = ctx.settings.duration < 10;
-  const warning = busy || short
-    ? `\n\n> **Indicative only:** ${[short ? `a short run (${ctx.settings.duration} s per case)` : '', busy ? `a busy machine (load average ${machine.load1} on ${machine.cores} cores at the start)` : ''].filter(Boolean).join(' on ')}. Re-run \`npm run bench\` on a quiet machine for figures to quote.`
-    : '';
+  const warning =
+    busy || short
+      ? `\n\n> **Indicative only:** ${[short ? `a short run (${ctx.settings.duration} s per case)` : '', busy ? `a busy machine (load average ${machine.load1} on ${machine.cores} cores at the start)` : ''].filter(Boolean).join(' on ')}. Re-run \`npm run bench\` on a quiet machine for figures to quote.`
+      : '';
   const stamp = `_Measured ${machine.date} at commit ${machine.commit}, duration ${ctx.settings.duration} s per case${cases ? `, cases matching ${[...cases].join(', ')}` : ''}._${warning}`;
   try {
     for (const s of SECTIONS) {

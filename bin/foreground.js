@@ -18,10 +18,7 @@ export function groupsFromStat(stat) {
 /** The same two numbers from `ps` (macOS and the BSDs have no /proc). */
 function groupsFromPs(pid) {
   const text = execFileSync('ps', ['-o', 'pgid=,tpgid=', '-p', String(pid)], { encoding: 'utf8', timeout: 2000 });
-  const [pgrp, tpgid] = text
-    .trim()
-    .split(/\s+/)
-    .map(Number);
+  const [pgrp, tpgid] = text.trim().split(/\s+/).map(Number);
   return Number.isInteger(pgrp) && Number.isInteger(tpgid) ? { pgrp, tpgid } : undefined;
 }
 

@@ -6,8 +6,17 @@
 //   3. else a failure whose one line says what to install. Never a skip.
 import { spawn } from 'node:child_process';
 import {
-  accessSync, constants, createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync,
-  statSync, writeFileSync,
+  accessSync,
+  constants,
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -17,7 +26,11 @@ import { chromium, type Browser } from 'playwright-core';
 
 export const SYSTEM_CHROMIUM = '/usr/bin/chromium';
 const SYSTEM_FLAGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
   '--headless',
 ];
 const PACKAGE = '@sparticuz/chromium';

@@ -38,8 +38,17 @@ beforeAll(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const { config } = loadConfig(
     [
-      '--testnet-port', '0', '--mainnet-port', '0', '--resolver-port', '0', '--simulator-port', '0',
-      '--data-dir', dataDir, ...TEST_LOG_ARGS,
+      '--testnet-port',
+      '0',
+      '--mainnet-port',
+      '0',
+      '--resolver-port',
+      '0',
+      '--simulator-port',
+      '0',
+      '--data-dir',
+      dataDir,
+      ...TEST_LOG_ARGS,
     ],
     {},
   );
@@ -74,16 +83,23 @@ describe.each([
       const res = await page.goto(`${base()}/docs`, { waitUntil: 'networkidle' });
       expect(res?.status()).toBe(200);
       await page.waitForSelector('.opblock', { timeout: 15_000 }).catch((err: Error) => {
-        throw new Error(`no operation rendered (${err.message.split('\n')[0]}); the page said:\n${problems.join('\n')}`);
+        throw new Error(
+          `no operation rendered (${err.message.split('\n')[0]}); the page said:\n${problems.join('\n')}`,
+        );
       });
       const shown = await page.$$eval('.opblock', (blocks) =>
-        blocks.map((b) => `${b.querySelector('.opblock-summary-method')?.textContent?.trim()} ${b.querySelector('.opblock-summary [data-path]')?.getAttribute('data-path')}`),
+        blocks.map(
+          (b) =>
+            `${b.querySelector('.opblock-summary-method')?.textContent?.trim()} ${b.querySelector('.opblock-summary [data-path]')?.getAttribute('data-path')}`,
+        ),
       );
       // A '|' inside a table cell of a description splits the row: every row must have the header's cells.
       const brokenRows = await page.$$eval('.info table', (tables) =>
         tables.flatMap((t) => {
           const width = t.querySelectorAll('thead th').length;
-          return [...t.querySelectorAll('tbody tr')].filter((r) => r.children.length !== width).map((r) => r.textContent);
+          return [...t.querySelectorAll('tbody tr')]
+            .filter((r) => r.children.length !== width)
+            .map((r) => r.textContent);
         }),
       );
       expect(brokenRows, 'table rows of the description with the wrong number of cells').toEqual([]);
@@ -96,7 +112,10 @@ describe.each([
       console.log(`${name}: first operation at ${firstTop} px of ${height} px`);
       const want = operationsOf(spec);
       expect(want.length).toBeGreaterThan(5);
-      expect(want.filter((op) => !shown.includes(op)), 'operations missing from the page').toEqual([]);
+      expect(
+        want.filter((op) => !shown.includes(op)),
+        'operations missing from the page',
+      ).toEqual([]);
       expect(problems).toEqual([]);
     } finally {
       await page.close();

@@ -81,7 +81,13 @@ const UNDOCUMENTED: Partial<Record<Kind, Record<string, string>>> = {
   // push's "dest … checks": the source vault calls the destination, which asks the factory is_vault(source).
   vault: { receive_push: 'the destination side of push, called by the source vault only' },
   // A real SAC has more (approve, burn, …): the simulator has what the service and its tests use.
-  token: { mint: 'the issuer mints USDC in tests', decimals: 'SAC metadata', name: 'SAC metadata', symbol: 'SAC metadata', admin: 'SAC metadata' },
+  token: {
+    mint: 'the issuer mints USDC in tests',
+    decimals: 'SAC metadata',
+    name: 'SAC metadata',
+    symbol: 'SAC metadata',
+    admin: 'SAC metadata',
+  },
 };
 
 const SIMULATOR: Record<Kind, ContractImpl> = { factory, vault, registry, token: stellarAssetContract };
@@ -116,14 +122,17 @@ describe.each([
   });
 
   it('src/chain maps only documented numbers', () => {
-    const unknown = Object.keys(service).map(Number).filter((n) => !documented.has(n));
+    const unknown = Object.keys(service)
+      .map(Number)
+      .filter((n) => !documented.has(n));
     expect(unknown).toEqual([]);
   });
 });
 
 describe('src/chain calls only documented functions, with the documented argument counts', () => {
   const calls: { contract: string; fn: string; args: number }[] = [];
-  const record = (req: PrepareRequest | ReadRequest) => void calls.push({ contract: req.contract ?? '?', fn: req.fn, args: req.args?.length ?? 0 });
+  const record = (req: PrepareRequest | ReadRequest) =>
+    void calls.push({ contract: req.contract ?? '?', fn: req.fn, args: req.args?.length ?? 0 });
   const client = {
     prepare: async (req: PrepareRequest) => (record(req), { xdr: '', network: 'testnet' }),
     read: async (req: ReadRequest) => {
@@ -136,9 +145,27 @@ describe('src/chain calls only documented functions, with the documented argumen
   const didId = new Uint8Array(16);
   const rec = { controller: G, authentication: [], assertionMethod: [], keyAgreement: [], services: [] };
   const any = {
-    source: G, vault: C, vcId: 'vc-1', vcData: 'data', issuer: G, issuerDid: 'did:ledger:testnet:x', vcs: [{ vcId: 'a', vcData: 'b' }],
-    date: '2026-01-01', didUri: 'did:ledger:testnet:x', newAdmin: G, destVault: C, offset: 0, limit: 10,
-    owner: G, deployer: G, amount: 1n, expiresAt: undefined, didId, record: rec, expectedVersion: 1, newController: G,
+    source: G,
+    vault: C,
+    vcId: 'vc-1',
+    vcData: 'data',
+    issuer: G,
+    issuerDid: 'did:ledger:testnet:x',
+    vcs: [{ vcId: 'a', vcData: 'b' }],
+    date: '2026-01-01',
+    didUri: 'did:ledger:testnet:x',
+    newAdmin: G,
+    destVault: C,
+    offset: 0,
+    limit: 10,
+    owner: G,
+    deployer: G,
+    amount: 1n,
+    expiresAt: undefined,
+    didId,
+    record: rec,
+    expectedVersion: 1,
+    newController: G,
   };
   // Methods that take something other than the options object, and methods that are not contract calls.
   const argsOf: Record<string, unknown[]> = { isVault: [C], quoteFee: [G], getAdmin: [], balance: [C, G] };
@@ -161,7 +188,9 @@ describe('src/chain calls only documented functions, with the documented argumen
         const call = calls.at(-1)!;
         expect(call.contract).toBe(kind);
         const documented = documentedFunctions(kind as Kind);
-        expect(documented.get(call.fn), `${kind}.${name} calls ${call.fn}, which docs/chain-abi.md does not name`).toBe(call.args);
+        expect(documented.get(call.fn), `${kind}.${name} calls ${call.fn}, which docs/chain-abi.md does not name`).toBe(
+          call.args,
+        );
       }
     }
     expect(calls.length).toBeGreaterThan(20);
@@ -179,6 +208,10 @@ describe('docs/chain-abi.md', () => {
   it('names the release line the simulator implements', () => {
     expect(DOC).toContain('vault template 0.4.0, factory 0.1.0');
     expect(DOC).toContain('DID registry 0.2.0');
-    expect([factory.name, vault.name, registry.name]).toEqual(['vc-vault-factory 0.1.0', 'vc-vault 0.4.0', 'did-registry 0.2.0']);
+    expect([factory.name, vault.name, registry.name]).toEqual([
+      'vc-vault-factory 0.1.0',
+      'vc-vault 0.4.0',
+      'did-registry 0.2.0',
+    ]);
   });
 });

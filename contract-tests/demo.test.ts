@@ -60,7 +60,10 @@ const STEPS = [
 
 function runDemo(args: string[], timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['scripts/demo.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['scripts/demo.ts', ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -85,20 +88,36 @@ function expectWholeWalkThrough(run: { code: number | null; stdout: string; stde
   const lines = stdout.split('\n');
   STEPS.forEach((title, i) => {
     const prefix = `${i + 1}. ${title}: `;
-    expect(lines.some((l) => l.startsWith(prefix)), `missing step line "${prefix}…" in\n${stdout}`).toBe(true);
+    expect(
+      lines.some((l) => l.startsWith(prefix)),
+      `missing step line "${prefix}…" in\n${stdout}`,
+    ).toBe(true);
   });
-  expect(lines.some((l) => l.startsWith(`${STEPS.length + 1}. `)), 'a step this test does not know').toBe(false);
+  expect(
+    lines.some((l) => l.startsWith(`${STEPS.length + 1}. `)),
+    'a step this test does not know',
+  ).toBe(false);
   // The key facts of the walk-through.
   expect(stdout).toMatch(/issuance refused while denied: 403 issuer_denied/);
   expect(stdout).toMatch(/is revoked since \d{4}-\d\d-\d\dT/);
   // The verifier: a signed credential verifies presented (without a key), its status read through its
   // LedgerVaultStatusEntry; a presentation over the verifier's challenge verifies once; the owner verifies by
   // reference and another wallet's key may not; once revoked the presented credential does not verify.
-  expect(stdout).toMatch(/issue a credential: degree-[0-9a-f]+ into the holder's vault, signed by the issuer \(eddsa-jcs-2022/);
-  expect(stdout).toMatch(/verifier: check a presented credential \(no API key\): verified: true \(proof passed, validFrom passed, credentialStatus valid, issuerDid passed, issuerAllowed passed\)/);
-  expect(stdout).toMatch(/verifier: a presentation over its challenge \(holder signs with its DID key\), once: holder did:ledger:testnet:\S+ bound, credential verified: true; the same presentation again: INVALID_CHALLENGE_ERROR \(challenge_unknown\)/);
-  expect(stdout).toMatch(/holder: check a credential in its own vault by reference \(owner \+ vcId\): degree-[0-9a-f]+ verified: true \(proof passed, validFrom passed, credentialStatus valid, issuerDid passed, issuerAllowed passed\); another wallet's key: 403/);
-  expect(stdout).toMatch(/verifier: the revoked credential no longer verifies: course-[0-9a-f]+-1 presented: verified false, CREDENTIAL_REVOKED: the credential was revoked on \d{4}-/);
+  expect(stdout).toMatch(
+    /issue a credential: degree-[0-9a-f]+ into the holder's vault, signed by the issuer \(eddsa-jcs-2022/,
+  );
+  expect(stdout).toMatch(
+    /verifier: check a presented credential \(no API key\): verified: true \(proof passed, validFrom passed, credentialStatus valid, issuerDid passed, issuerAllowed passed\)/,
+  );
+  expect(stdout).toMatch(
+    /verifier: a presentation over its challenge \(holder signs with its DID key\), once: holder did:ledger:testnet:\S+ bound, credential verified: true; the same presentation again: INVALID_CHALLENGE_ERROR \(challenge_unknown\)/,
+  );
+  expect(stdout).toMatch(
+    /holder: check a credential in its own vault by reference \(owner \+ vcId\): degree-[0-9a-f]+ verified: true \(proof passed, validFrom passed, credentialStatus valid, issuerDid passed, issuerAllowed passed\); another wallet's key: 403/,
+  );
+  expect(stdout).toMatch(
+    /verifier: the revoked credential no longer verifies: course-[0-9a-f]+-1 presented: verified false, CREDENTIAL_REVOKED: the credential was revoked on \d{4}-/,
+  );
   // The relayed writes on today's network: prepare returns ADDRESS_V2 entries, which the holder signs with SDK 17.
   expect(stdout).toMatch(/1\. connect: .*\(testnet, Protocol 28,/);
   const relayed = '\\(relayed: holder authorizes, relayer pays\\): .*holder signed 1 addressV2 entry';
@@ -137,7 +156,17 @@ describe('npm run demo', () => {
   }, 300_000);
 
   it('exits 1 and names the failing step when a service cannot be reached', async () => {
-    const { code, stdout, stderr } = await runDemo(['--vault-url', 'http://127.0.0.1:9', '--resolver-url', 'http://127.0.0.1:9', '--simulator-url', 'http://127.0.0.1:9'], 30_000);
+    const { code, stdout, stderr } = await runDemo(
+      [
+        '--vault-url',
+        'http://127.0.0.1:9',
+        '--resolver-url',
+        'http://127.0.0.1:9',
+        '--simulator-url',
+        'http://127.0.0.1:9',
+      ],
+      30_000,
+    );
     expect(code).toBe(1);
     expect(stdout).toBe('');
     expect(stderr).toMatch(/^1\. connect: FAILED: fetch failed/);

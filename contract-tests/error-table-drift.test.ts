@@ -19,7 +19,11 @@ describe.each([
   ...HOST_FAILURES.map((r) => ({ source: `host ${r.pattern}`, spec: 'vault', code: r.code, status: r.status })),
   ...Object.entries(REGISTRY_ERRORS).map(([n, r]) => ({ source: `registry #${n}`, spec: 'resolver', ...r })),
   // What a failure nothing more specific explains becomes, per contract: registry calls answer through the resolver.
-  ...Object.entries(FALLBACK).map(([kind, r]) => ({ source: `${kind} fallback`, spec: kind === 'registry' ? 'resolver' : 'vault', ...r })),
+  ...Object.entries(FALLBACK).map(([kind, r]) => ({
+    source: `${kind} fallback`,
+    spec: kind === 'registry' ? 'resolver' : 'vault',
+    ...r,
+  })),
 ])('$source → $code', ({ spec, code, status }) => {
   it(`is listed in the ${spec} spec with status ${status}`, () => {
     const table = spec === 'vault' ? vault : resolver;
@@ -30,7 +34,9 @@ describe.each([
 
 describe('the resolver spec lists the same codes in its ErrorCode enum and in x-error-codes', () => {
   it('has no code in one and not the other', () => {
-    const spec = parse(readFileSync('spec/did-resolver.yaml', 'utf8')) as { components: { schemas: { ErrorCode: { enum: string[] } } } };
+    const spec = parse(readFileSync('spec/did-resolver.yaml', 'utf8')) as {
+      components: { schemas: { ErrorCode: { enum: string[] } } };
+    };
     expect([...spec.components.schemas.ErrorCode.enum].sort()).toEqual([...resolver.keys()].sort());
   });
 });

@@ -57,12 +57,18 @@ describe('layout', () => {
   const production = tsFiles('src').filter((f) => !isTest(f));
 
   it('src/ reaches the simulator only through the start wiring, and test support not at all', () => {
-    const edges = production.flatMap((f) => importsOf(f).filter((t) => TEST_ONLY.test(t)).map((t) => `${f} → ${t}`));
+    const edges = production.flatMap((f) =>
+      importsOf(f)
+        .filter((t) => TEST_ONLY.test(t))
+        .map((t) => `${f} → ${t}`),
+    );
     expect(edges.sort()).toEqual(WIRING);
   });
 
   it('src/ holds no test harnesses: they live in test-support/ and scale-tests/', () => {
-    expect(production.filter((f) => /(^|\/)(testing|scale-tests)\/|(^|[./])(testing|harness)\.ts$/.test(f))).toEqual([]);
+    expect(production.filter((f) => /(^|\/)(testing|scale-tests)\/|(^|[./])(testing|harness)\.ts$/.test(f))).toEqual(
+      [],
+    );
   });
 
   it("the simulator's modules import each other without cycles", () => {

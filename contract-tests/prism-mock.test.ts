@@ -22,7 +22,13 @@ function firstExample(spec: Json, media: Json): Json {
   return examples.length > 0 ? deref(spec, examples[0]).value : undefined;
 }
 
-function responseExample(spec: Json, route: string, method: string, status: string, mediaType = 'application/json'): Json {
+function responseExample(
+  spec: Json,
+  route: string,
+  method: string,
+  status: string,
+  mediaType = 'application/json',
+): Json {
   const response = deref(spec, spec.paths[route][method].responses[status]);
   return firstExample(spec, response.content?.[mediaType]);
 }
@@ -32,7 +38,12 @@ function requestExample(spec: Json, route: string, method: string, name: string)
   return deref(spec, body.content['application/json'].examples[name]).value;
 }
 
-async function call(mock: PrismMock, method: string, route: string, init: { headers?: Record<string, string>; body?: unknown } = {}) {
+async function call(
+  mock: PrismMock,
+  method: string,
+  route: string,
+  init: { headers?: Record<string, string>; body?: unknown } = {},
+) {
   const response = await fetch(mock.url + route, {
     method,
     headers: { 'content-type': 'application/json', ...init.headers },
@@ -54,7 +65,11 @@ interface ParityCase {
 }
 
 /** Status and stable code of an answer: `error` (vault API), `code` (resolver envelope) or the resolution error. */
-async function answer(base: string, c: ParityCase, headers: Record<string, string>): Promise<{ status: number; code: unknown }> {
+async function answer(
+  base: string,
+  c: ParityCase,
+  headers: Record<string, string>,
+): Promise<{ status: number; code: unknown }> {
   const body = c.body === undefined ? undefined : typeof c.body === 'string' ? c.body : JSON.stringify(c.body);
   const res = await fetch(base + c.path, {
     method: c.method,
@@ -71,12 +86,20 @@ async function answer(base: string, c: ParityCase, headers: Record<string, strin
   return { status: res.status, code: parsed?.error ?? parsed?.code ?? parsed?.didResolutionMetadata?.error };
 }
 
-function checkParity(mock: () => string, service: () => string, headers: () => Record<string, string>, cases: readonly ParityCase[]): void {
+function checkParity(
+  mock: () => string,
+  service: () => string,
+  headers: () => Record<string, string>,
+  cases: readonly ParityCase[],
+): void {
   it.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
     const [fromMock, fromService] = [await answer(mock(), c, headers()), await answer(service(), c, headers())];
     expect(fromService.status, 'the service refuses it').toBeGreaterThanOrEqual(400);
     if (c.differs === undefined) expect(fromMock).toEqual(fromService);
-    else expect(fromMock, `listed as differing (${c.differs}), but the mock now answers as the service`).not.toEqual(fromService);
+    else
+      expect(fromMock, `listed as differing (${c.differs}), but the mock now answers as the service`).not.toEqual(
+        fromService,
+      );
   });
 }
 
@@ -101,8 +124,16 @@ describe(`Prism mock of ${VAULT_SPEC}`, () => {
   });
 
   it.each<{ route: string; template: string; auth: Record<string, string> }>([
-    { route: `/contracts/vault/vc-count?owner=${OWNER}`, template: '/contracts/vault/vc-count', auth: { 'x-api-key': API_KEY } },
-    { route: `/contracts/vault/${OWNER}`, template: '/contracts/vault/{owner}', auth: { Authorization: `Bearer ${API_KEY}` } },
+    {
+      route: `/contracts/vault/vc-count?owner=${OWNER}`,
+      template: '/contracts/vault/vc-count',
+      auth: { 'x-api-key': API_KEY },
+    },
+    {
+      route: `/contracts/vault/${OWNER}`,
+      template: '/contracts/vault/{owner}',
+      auth: { Authorization: `Bearer ${API_KEY}` },
+    },
   ])('routes GET $route to $template (static path beside {owner})', async ({ route, template, auth }) => {
     const res = await call(mock, 'GET', route, { headers: auth });
     expect(res.status).toBe(200);
@@ -135,16 +166,20 @@ describe(`Prism mock of ${VAULT_SPEC}`, () => {
     { name: 'presented', headers: {} as Record<string, string>, prefer: 'proof-only' },
     { name: 'with-status-entry', headers: {} as Record<string, string>, prefer: 'verified' },
     { name: 'by-reference', headers: { 'X-SVC-Key': API_KEY }, prefer: 'verified' },
-  ])('answers POST /credentials/verify ($name request example, keyless when presented)', async ({ name, headers, prefer }) => {
-    const res = await call(mock, 'POST', '/credentials/verify', {
-      headers: { ...headers, Prefer: `example=${prefer}` },
-      body: requestExample(spec, '/credentials/verify', 'post', name),
-    });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    const examples = deref(spec, spec.paths['/credentials/verify'].post.responses['200']).content['application/json'].examples;
-    expect(res.body).toEqual(examples[prefer].value);
-    expect(res.body.verified).toBe(true);
-  });
+  ])(
+    'answers POST /credentials/verify ($name request example, keyless when presented)',
+    async ({ name, headers, prefer }) => {
+      const res = await call(mock, 'POST', '/credentials/verify', {
+        headers: { ...headers, Prefer: `example=${prefer}` },
+        body: requestExample(spec, '/credentials/verify', 'post', name),
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const examples = deref(spec, spec.paths['/credentials/verify'].post.responses['200']).content['application/json']
+        .examples;
+      expect(res.body).toEqual(examples[prefer].value);
+      expect(res.body.verified).toBe(true);
+    },
+  );
 
   it('answers a credential that does not verify with 400 and the VCALM result (Prefer: code=400)', async () => {
     const res = await call(mock, 'POST', '/credentials/verify', {
@@ -152,7 +187,10 @@ describe(`Prism mock of ${VAULT_SPEC}`, () => {
       body: requestExample(spec, '/credentials/verify', 'post', 'with-status-entry'),
     });
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ verified: false, problemDetails: [{ title: 'CREDENTIAL_REVOKED', reason: 'revoked' }] });
+    expect(res.body).toMatchObject({
+      verified: false,
+      problemDetails: [{ title: 'CREDENTIAL_REVOKED', reason: 'revoked' }],
+    });
   });
 
   it('answers POST /presentations/verify and POST /challenges, keyless', async () => {
@@ -190,37 +228,87 @@ describe(`Prism mock of ${VAULT_SPEC}`, () => {
     });
     const issue = () => requestExample(spec, '/contracts/vc/issue', 'post', 'prepare');
     const credential = { vcId: 'vc-1', vcData: '{}' };
-    checkParity(() => mock.url, () => service.url, () => ({ 'X-SVC-Key': adminKey }), [
-      { name: 'issue: a body without its fields', method: 'POST', path: '/contracts/vc/issue', body: { owner: OWNER } },
-      { name: 'issue: an owner that is not an account', method: 'POST', path: '/contracts/vc/issue', get body() { return { ...issue(), owner: 'G123' }; } },
-      { name: 'issue: prepare fields and signedXdr together', method: 'POST', path: '/contracts/vc/issue', get body() { return { ...issue(), signedXdr: 'AAAAAgAAAA' }; } },
-      { name: 'issue: an unknown field', method: 'POST', path: '/contracts/vc/issue', get body() { return { ...issue(), colour: 'red' }; } },
-      { name: 'vault/create: a JSON array body', method: 'POST', path: '/contracts/vault/create', body: [] },
-      { name: 'GET vault/{owner}: an owner that is not an account', method: 'GET', path: '/contracts/vault/not-an-address' },
-      { name: 'GET vc-count: no owner', method: 'GET', path: '/contracts/vault/vc-count' },
-      { name: 'GET vc-count: no key', method: 'GET', path: `/contracts/vault/vc-count?owner=${OWNER}`, headers: { 'X-SVC-Key': '' } },
-      {
-        name: 'batch-issue: six credentials',
-        method: 'POST',
-        path: '/contracts/vc/batch-issue',
-        get body() { return { owner: OWNER, issuer: issue().issuer, issuerDid: issue().issuerDid, sourcePublicKey: OWNER, vcs: Array.from({ length: 6 }, (_, i) => ({ ...credential, vcId: `vc-${i}` })) }; },
-        differs: 'the service names the rule (400 batch_too_large); Prism answers a schema failure with the first 400 example, invalid_request',
-      },
-      {
-        name: 'list-vc-ids: a limit above 200',
-        method: 'POST',
-        path: '/contracts/vault/list-vc-ids',
-        body: { owner: OWNER, limit: 500 },
-        differs: 'the service names the rule (400 limit_too_large); Prism answers with the first 400 example, invalid_request',
-      },
-      {
-        name: 'issue: text that is not JSON',
-        method: 'POST',
-        path: '/contracts/vc/issue',
-        body: '{"owner": ',
-        differs: 'the service answers 400 invalid_json; Prism cannot parse the body and answers its own error',
-      },
-    ]);
+    checkParity(
+      () => mock.url,
+      () => service.url,
+      () => ({ 'X-SVC-Key': adminKey }),
+      [
+        {
+          name: 'issue: a body without its fields',
+          method: 'POST',
+          path: '/contracts/vc/issue',
+          body: { owner: OWNER },
+        },
+        {
+          name: 'issue: an owner that is not an account',
+          method: 'POST',
+          path: '/contracts/vc/issue',
+          get body() {
+            return { ...issue(), owner: 'G123' };
+          },
+        },
+        {
+          name: 'issue: prepare fields and signedXdr together',
+          method: 'POST',
+          path: '/contracts/vc/issue',
+          get body() {
+            return { ...issue(), signedXdr: 'AAAAAgAAAA' };
+          },
+        },
+        {
+          name: 'issue: an unknown field',
+          method: 'POST',
+          path: '/contracts/vc/issue',
+          get body() {
+            return { ...issue(), colour: 'red' };
+          },
+        },
+        { name: 'vault/create: a JSON array body', method: 'POST', path: '/contracts/vault/create', body: [] },
+        {
+          name: 'GET vault/{owner}: an owner that is not an account',
+          method: 'GET',
+          path: '/contracts/vault/not-an-address',
+        },
+        { name: 'GET vc-count: no owner', method: 'GET', path: '/contracts/vault/vc-count' },
+        {
+          name: 'GET vc-count: no key',
+          method: 'GET',
+          path: `/contracts/vault/vc-count?owner=${OWNER}`,
+          headers: { 'X-SVC-Key': '' },
+        },
+        {
+          name: 'batch-issue: six credentials',
+          method: 'POST',
+          path: '/contracts/vc/batch-issue',
+          get body() {
+            return {
+              owner: OWNER,
+              issuer: issue().issuer,
+              issuerDid: issue().issuerDid,
+              sourcePublicKey: OWNER,
+              vcs: Array.from({ length: 6 }, (_, i) => ({ ...credential, vcId: `vc-${i}` })),
+            };
+          },
+          differs:
+            'the service names the rule (400 batch_too_large); Prism answers a schema failure with the first 400 example, invalid_request',
+        },
+        {
+          name: 'list-vc-ids: a limit above 200',
+          method: 'POST',
+          path: '/contracts/vault/list-vc-ids',
+          body: { owner: OWNER, limit: 500 },
+          differs:
+            'the service names the rule (400 limit_too_large); Prism answers with the first 400 example, invalid_request',
+        },
+        {
+          name: 'issue: text that is not JSON',
+          method: 'POST',
+          path: '/contracts/vc/issue',
+          body: '{"owner": ',
+          differs: 'the service answers 400 invalid_json; Prism cannot parse the body and answers its own error',
+        },
+      ],
+    );
   });
 });
 
@@ -249,18 +337,26 @@ describe(`Prism mock of ${RESOLVER_SPEC}`, () => {
 
   // Only the ld+json form of the DID Resolution media types: Prism 5.14 has no serializer for
   // `application/did-resolution` (not JSON by its name) and answers 500, as for did+ld+json above.
-  it.each([
-    { accept: 'application/ld+json;profile="https://w3id.org/did-resolution"', example: 'issuer' },
-  ])('answers a resolution asked for as $accept with the full result', async ({ accept, example }) => {
-    const response = await fetch(`${mock.url}/1.0/identifiers/${DID}`, { headers: { Accept: accept, Prefer: `example=${example}` } });
-    const body = await response.json();
-    expect(response.status).toBe(200);
-    expect(body).toEqual(deref(spec, deref(spec, spec.paths[resolveRoute!].get.responses['200']).content[accept].examples[example]).value);
-    expect(body.didDocument['@context']).toBeDefined();
-  });
+  it.each([{ accept: 'application/ld+json;profile="https://w3id.org/did-resolution"', example: 'issuer' }])(
+    'answers a resolution asked for as $accept with the full result',
+    async ({ accept, example }) => {
+      const response = await fetch(`${mock.url}/1.0/identifiers/${DID}`, {
+        headers: { Accept: accept, Prefer: `example=${example}` },
+      });
+      const body = await response.json();
+      expect(response.status).toBe(200);
+      expect(body).toEqual(
+        deref(spec, deref(spec, spec.paths[resolveRoute!].get.responses['200']).content[accept].examples[example])
+          .value,
+      );
+      expect(body.didDocument['@context']).toBeDefined();
+    },
+  );
 
   it('answers a DID URL with a fragment with the dereferenced key', async () => {
-    const response = await fetch(`${mock.url}/1.0/identifiers/${DID}%23assert-1`, { headers: { Accept: 'application/did+json', Prefer: 'example=assertion-key' } });
+    const response = await fetch(`${mock.url}/1.0/identifiers/${DID}%23assert-1`, {
+      headers: { Accept: 'application/did+json', Prefer: 'example=assertion-key' },
+    });
     const body = await response.json();
     expect(response.status).toBe(200);
     expect(body).toMatchObject({ type: 'Multikey', id: expect.stringMatching(/#assert-1$/) });
@@ -277,7 +373,9 @@ describe(`Prism mock of ${RESOLVER_SPEC}`, () => {
     expect(await response.json()).toHaveProperty('code');
   });
   it('answers GET /1.0/identifiers/garbage with 400 invalidDid, not a document (x-handler-pattern)', async () => {
-    const response = await fetch(`${mock.url}/1.0/identifiers/garbage`, { headers: { Accept: 'application/did+json' } });
+    const response = await fetch(`${mock.url}/1.0/identifiers/garbage`, {
+      headers: { Accept: 'application/did+json' },
+    });
     expect(response.status).toBe(400);
     expect((await response.json()).didResolutionMetadata.error).toBe('invalidDid');
   });
@@ -290,24 +388,36 @@ describe(`Prism mock of ${RESOLVER_SPEC}`, () => {
     afterAll(async () => {
       await service?.close();
     });
-    const resolve = (did: string, differs?: string): ParityCase => ({ name: `resolve ${did}`, method: 'GET', path: `/1.0/identifiers/${did}`, headers: { Accept: 'application/did+json' }, ...(differs ? { differs } : {}) });
-    checkParity(() => mock.url, () => service.url, () => ({}), [
-      resolve('garbage'),
-      resolve('did:ledger:public:nohsyhu2pu7uaulcoocjljvxza'),
-      resolve('did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxzb'),
-      resolve('did:ledger:testnet:NOHSYHU2PU7UAULCOOCJLJVXZA'),
-      resolve('did%3Aledger%3Atestnet%3Anohsyhu2pu7uaul'),
-      resolve('did:web:example.com'),
-      { name: 'register: an empty body', method: 'POST', path: '/v1/dids/stellar', body: {} },
-      { name: 'register: a JSON array body', method: 'POST', path: '/v1/dids/stellar', body: [] },
-      { name: 'proof challenge: an empty body', method: 'POST', path: '/v1/proof/challenge', body: {} },
-      {
-        name: 'resolve with an unknown resolution option',
-        method: 'GET',
-        path: `/1.0/identifiers/${DID}?colour=red`,
-        headers: { Accept: 'application/did+json' },
-        differs: 'the service answers 400 invalidOptions; Prism ignores a query parameter the operation does not declare',
-      },
-    ]);
+    const resolve = (did: string, differs?: string): ParityCase => ({
+      name: `resolve ${did}`,
+      method: 'GET',
+      path: `/1.0/identifiers/${did}`,
+      headers: { Accept: 'application/did+json' },
+      ...(differs ? { differs } : {}),
+    });
+    checkParity(
+      () => mock.url,
+      () => service.url,
+      () => ({}),
+      [
+        resolve('garbage'),
+        resolve('did:ledger:public:nohsyhu2pu7uaulcoocjljvxza'),
+        resolve('did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxzb'),
+        resolve('did:ledger:testnet:NOHSYHU2PU7UAULCOOCJLJVXZA'),
+        resolve('did%3Aledger%3Atestnet%3Anohsyhu2pu7uaul'),
+        resolve('did:web:example.com'),
+        { name: 'register: an empty body', method: 'POST', path: '/v1/dids/stellar', body: {} },
+        { name: 'register: a JSON array body', method: 'POST', path: '/v1/dids/stellar', body: [] },
+        { name: 'proof challenge: an empty body', method: 'POST', path: '/v1/proof/challenge', body: {} },
+        {
+          name: 'resolve with an unknown resolution option',
+          method: 'GET',
+          path: `/1.0/identifiers/${DID}?colour=red`,
+          headers: { Accept: 'application/did+json' },
+          differs:
+            'the service answers 400 invalidOptions; Prism ignores a query parameter the operation does not declare',
+        },
+      ],
+    );
   });
 });

@@ -57,8 +57,17 @@ const run = async (script: string) => {
 beforeAll(async () => {
   const { config } = loadConfig(
     [
-      '--testnet-port', '0', '--mainnet-port', '0', '--resolver-port', '0', '--simulator-port', '0',
-      '--data-dir', path.join(dir, 'data'), ...TEST_LOG_ARGS,
+      '--testnet-port',
+      '0',
+      '--mainnet-port',
+      '0',
+      '--resolver-port',
+      '0',
+      '--simulator-port',
+      '0',
+      '--data-dir',
+      path.join(dir, 'data'),
+      ...TEST_LOG_ARGS,
     ],
     {},
   );
@@ -82,7 +91,11 @@ it('README: accounts, wallet-proof keys, an issuer DID, a vault, a signed issue,
     { txId: string },
     { tx_id: string; txId: string },
     { tx_id: string; txId: string },
-    { verified: boolean; problemDetails: { level: string; check?: string; reason: string }[]; results: Record<string, unknown> },
+    {
+      verified: boolean;
+      problemDetails: { level: string; check?: string; reason: string }[];
+      results: Record<string, unknown>;
+    },
     { tx_id: string; txId: string },
     { verified: boolean; problemDetails: { level: string; check?: string; reason: string }[] },
   ];
@@ -92,7 +105,9 @@ it('README: accounts, wallet-proof keys, an issuer DID, a vault, a signed issue,
   expect(first.problemDetails.filter((p) => p.level === 'error')).toEqual([]);
   expect(Object.keys(first.results).sort()).toEqual(['credentialStatus', 'issuerAllowed', 'issuerDid', 'proof']);
   expect(second.verified).toBe(false);
-  expect(second.problemDetails).toContainEqual(expect.objectContaining({ level: 'error', check: 'credentialStatus', reason: 'revoked' }));
+  expect(second.problemDetails).toContainEqual(
+    expect.objectContaining({ level: 'error', check: 'credentialStatus', reason: 'revoked' }),
+  );
 }, 300_000);
 
 // A reader pastes blocks of several pages into one shell: a name that holds a key says which kind, everywhere.

@@ -131,8 +131,23 @@ const VAULT_SCOPES: Readonly<Record<string, string>> = {
 
 /** Prepare fields per write route: R = required, O = optional (document's table). */
 const VAULT_PREPARE_FIELDS: Readonly<Record<string, Readonly<Record<string, 'R' | 'O'>>>> = {
-  '/contracts/vc/issue': { owner: 'R', vcId: 'R', vcData: 'R', issuer: 'R', issuerDid: 'R', userSalt: 'O', sourcePublicKey: 'R' },
-  '/contracts/vc/batch-issue': { owner: 'R', issuer: 'R', issuerDid: 'R', vcs: 'R', userSalt: 'O', sourcePublicKey: 'R' },
+  '/contracts/vc/issue': {
+    owner: 'R',
+    vcId: 'R',
+    vcData: 'R',
+    issuer: 'R',
+    issuerDid: 'R',
+    userSalt: 'O',
+    sourcePublicKey: 'R',
+  },
+  '/contracts/vc/batch-issue': {
+    owner: 'R',
+    issuer: 'R',
+    issuerDid: 'R',
+    vcs: 'R',
+    userSalt: 'O',
+    sourcePublicKey: 'R',
+  },
   '/contracts/vc/revoke': { owner: 'R', vcId: 'R', date: 'O', userSalt: 'O', sourcePublicKey: 'R' },
   '/contracts/vault/create': { owner: 'R', didUri: 'R', userSalt: 'O', sourcePublicKey: 'R' },
   '/contracts/vault/deny-issuer': { owner: 'R', issuer: 'R', userSalt: 'O', sourcePublicKey: 'R' },
@@ -242,7 +257,12 @@ function describeObservability(file: string, spec: Json): void {
       const readiness = spec.components.schemas.Readiness;
       expect(readiness.required).toEqual(['status', 'checks']);
       expect(readiness.properties.status.enum).toEqual(['ready', 'not_ready']);
-      expect(readiness.properties.checks.items.properties.reason.enum).toEqual(['failed', 'error', 'timeout', 'shutting_down']);
+      expect(readiness.properties.checks.items.properties.reason.enum).toEqual([
+        'failed',
+        'error',
+        'timeout',
+        'shutting_down',
+      ]);
     });
   });
 }
@@ -289,7 +309,11 @@ describe(VAULT_SPEC, () => {
   it('lists as verification reasons only those the verifier produces', () => {
     const reasons = spec.components.schemas.ProblemDetails.properties.reason.enum as string[];
     const sources = ['src/vault-api', 'src/did', 'src/chain'] // the vault's statuses are reasons too
-      .flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts')).map((f) => readFileSync(`${dir}/${f}`, 'utf8')))
+      .flatMap((dir) =>
+        readdirSync(dir)
+          .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+          .map((f) => readFileSync(`${dir}/${f}`, 'utf8')),
+      )
       .join('\n');
     const produced = (r: string) => sources.includes(`'${r}'`) || sources.includes(`"${r}"`);
     expect(reasons.filter((r) => !produced(r))).toEqual([]);
@@ -368,11 +392,13 @@ describe(VAULT_SPEC, () => {
     const result = ok.content['application/json'].schema;
     const shapes = deref(spec, result).oneOf.map((s: Json) => Object.keys(deref(spec, s).properties).sort().join(','));
     expect(shapes.sort()).toEqual(['network,networkPassphrase,xdr', 'txId,tx_id']);
-    expect(Object.keys(ok.headers)).toEqual(expect.arrayContaining(['Idempotency-Replayed', 'X-WriteRateLimit-Limit', 'X-WriteRateLimit-Remaining']));
+    expect(Object.keys(ok.headers)).toEqual(
+      expect.arrayContaining(['Idempotency-Replayed', 'X-WriteRateLimit-Limit', 'X-WriteRateLimit-Remaining']),
+    );
   });
 
   it.each(Object.entries(VAULT_PREPARE_FIELDS).map(([p, fields]) => ({ path: p, fields })))(
-    '$path prepare fields are exactly the document\'s',
+    "$path prepare fields are exactly the document's",
     ({ path: p, fields }) => {
       const op = findOperation(spec, { method: 'post', path: p });
       const media = deref(spec, op.requestBody).content['application/json'];
@@ -380,7 +406,11 @@ describe(VAULT_SPEC, () => {
       expect(prepare.additionalProperties).toBe(false);
       const { required, properties } = requiredFields(spec, prepare);
       expect(properties).toEqual(Object.keys(fields).sort());
-      expect(required).toEqual(Object.keys(fields).filter((f) => fields[f] === 'R').sort());
+      expect(required).toEqual(
+        Object.keys(fields)
+          .filter((f) => fields[f] === 'R')
+          .sort(),
+      );
     },
   );
 
@@ -404,10 +434,13 @@ describe(VAULT_SPEC, () => {
     }
   });
 
-  it.each(Object.entries(VAULT_SCOPES).map(([key, scope]) => ({ key, scope })))('$key needs scope $scope', ({ key, scope }) => {
-    const [method, p] = key.split(' ') as [string, string];
-    expect(findOperation(spec, { method, path: p })['x-required-scope']).toBe(scope);
-  });
+  it.each(Object.entries(VAULT_SCOPES).map(([key, scope]) => ({ key, scope })))(
+    '$key needs scope $scope',
+    ({ key, scope }) => {
+      const [method, p] = key.split(' ') as [string, string];
+      expect(findOperation(spec, { method, path: p })['x-required-scope']).toBe(scope);
+    },
+  );
 
   it('names a scope or a role on every operation that needs a key', () => {
     for (const { method, path: p, op } of operations(spec)) {
@@ -424,14 +457,23 @@ describe(VAULT_SPEC, () => {
 
   it('carries the rate-limit headers, Retry-After on 429, and X-Request-ID', () => {
     const headers = spec.components.headers;
-    for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-WriteRateLimit-Limit', 'X-WriteRateLimit-Remaining', 'Retry-After', 'Idempotency-Replayed', 'X-Request-ID']) {
+    for (const name of [
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-WriteRateLimit-Limit',
+      'X-WriteRateLimit-Remaining',
+      'Retry-After',
+      'Idempotency-Replayed',
+      'X-Request-ID',
+    ]) {
       expect(headers[name], name).toBeDefined();
     }
     expect(headers['Idempotency-Replayed'].schema.enum).toEqual(['true']);
     expect(Object.keys(spec.components.responses.TooManyRequests.headers)).toContain('Retry-After');
     expect(spec.components.parameters.IdempotencyKey.schema.maxLength).toBe(200);
     for (const { method, path: p, op } of operations(spec)) {
-      if (op.responses['429']) expect(deref(spec, op.responses['429']).headers['Retry-After'], `${method} ${p}`).toBeDefined();
+      if (op.responses['429'])
+        expect(deref(spec, op.responses['429']).headers['Retry-After'], `${method} ${p}`).toBeDefined();
     }
   });
 
@@ -453,15 +495,27 @@ describe(VAULT_SPEC, () => {
 
   it('returns the documented read and configuration shapes', () => {
     const s = spec.components.schemas;
-    expect(requiredFields(spec, s.Config).required).toEqual(
-      ['didStellarRegistryId', 'factoryContractId', 'networkPassphrase', 'networkType', 'protocolVersion', 'rpcUrl', 'svcContractId', 'vaultWasmHash'],
-    );
+    expect(requiredFields(spec, s.Config).required).toEqual([
+      'didStellarRegistryId',
+      'factoryContractId',
+      'networkPassphrase',
+      'networkType',
+      'protocolVersion',
+      'rpcUrl',
+      'svcContractId',
+      'vaultWasmHash',
+    ]);
     expect(requiredFields(spec, s.Health).required).toEqual(['node', 'service', 'status', 'timestamp']);
     expect(requiredFields(spec, s.ListVcIdsResponse).required).toEqual(['limit', 'offset', 'result']);
     expect(requiredFields(spec, s.DeniedIssuersResponse).required).toEqual(['issuers', 'limit', 'offset']);
-    expect(requiredFields(spec, s.VaultMetadata).required).toEqual(
-      ['denied_issuer_count', 'did_uri', 'owner', 'vault_address', 'vc_count', 'version'],
-    );
+    expect(requiredFields(spec, s.VaultMetadata).required).toEqual([
+      'denied_issuer_count',
+      'did_uri',
+      'owner',
+      'vault_address',
+      'vc_count',
+      'version',
+    ]);
     expect(s.VerifyVcResponse.properties.status.enum).toEqual(['valid', 'revoked', 'invalid', 'unknown']);
     expect(requiredFields(spec, s.ErrorBody).required).toEqual(['error', 'message']);
   });
@@ -520,7 +574,7 @@ describe.each([VAULT_SPEC, RESOLVER_SPEC])('%s reads as documentation', (file) =
 
   // An operation says what a caller needs; its error codes live in its responses' examples, the tables and
   // long explanations in docs/.
-  it('keeps each operation\'s description short, without tables or lists of error codes', () => {
+  it("keeps each operation's description short, without tables or lists of error codes", () => {
     const codes = new Set<string>();
     const collect = (v: unknown): void => {
       if (Array.isArray(v)) return v.forEach(collect);
@@ -559,7 +613,7 @@ describe.each([VAULT_SPEC, RESOLVER_SPEC])('%s reads as documentation', (file) =
     }
   });
 
-  it('uses the chain simulator\'s passphrase in its examples, not a public network\'s', () => {
+  it("uses the chain simulator's passphrase in its examples, not a public network's", () => {
     expect(text).not.toMatch(/Test SDF Network|Public Global Stellar Network/);
   });
 });

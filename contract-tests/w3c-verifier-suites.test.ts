@@ -24,7 +24,11 @@ const VCDM = 'https://www.w3.org/TR/vc-data-model#';
 
 /** An Ed25519 key pair and its did:key, made with node:crypto alone. */
 function didKey(seed = randomBytes(32)) {
-  const privateKey = createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]), format: 'der', type: 'pkcs8' });
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]),
+    format: 'der',
+    type: 'pkcs8',
+  });
   const raw = Buffer.from(createPublicKey(privateKey).export({ format: 'jwk' }).x!, 'base64url');
   const multibase = `z${base58.encode(Buffer.concat([Buffer.from([0xed, 0x01]), raw]))}`;
   const did = `did:key:${multibase}`;
@@ -39,7 +43,12 @@ const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').diges
  * = SHA-256(JCS(proofConfig)) || SHA-256(JCS(document)); Ed25519; proofValue = base58btc multibase.
  * `canonize` replaces JCS of the document (the suite's canonizeUnknown generator).
  */
-function independentProof(doc: Json, config: Json, key: ReturnType<typeof didKey>, canonize: (d: Json) => string = (d) => serialize(d)!): Json {
+function independentProof(
+  doc: Json,
+  config: Json,
+  key: ReturnType<typeof didKey>,
+  canonize: (d: Json) => string = (d) => serialize(d)!,
+): Json {
   const proofConfig = { ...config, '@context': doc['@context'] };
   const data = Buffer.concat([sha256(serialize(proofConfig)!), sha256(canonize(doc))]);
   return { ...proofConfig, proofValue: `z${base58.encode(edSign(null, data, key.privateKey))}` };
@@ -55,7 +64,13 @@ const now = () => new Date(env.clock.now() - 60_000).toISOString().replace(/\.\d
 /** The suites' data-integrity generators, for eddsa-jcs-2022: proof options as the generator sets them. */
 function issue(credential: Json, config: Json = {}, canonize?: (d: Json) => string): Json {
   const doc = { ...clone(credential), issuer: issuerKey.did };
-  const base = { type: 'DataIntegrityProof', cryptosuite: 'eddsa-jcs-2022', created: now(), verificationMethod: issuerKey.vm, proofPurpose: 'assertionMethod' };
+  const base = {
+    type: 'DataIntegrityProof',
+    cryptosuite: 'eddsa-jcs-2022',
+    created: now(),
+    verificationMethod: issuerKey.vm,
+    proofPurpose: 'assertionMethod',
+  };
   const proofConfig = Object.fromEntries(Object.entries({ ...base, ...config }).filter(([, v]) => v !== undefined));
   return { ...doc, proof: independentProof(doc, proofConfig, issuerKey, canonize) };
 }
@@ -70,7 +85,10 @@ async function mustNotVerify(credential: unknown, type: string, options?: Json) 
   expect(r.status, JSON.stringify(r.body)).toBe(400);
   if (r.body.error !== undefined) return r.body as { error: string };
   expect(r.body.verified).toBe(false);
-  expect(r.body.problemDetails.map((p: { type: string }) => p.type), JSON.stringify(r.body)).toContain(type);
+  expect(
+    r.body.problemDetails.map((p: { type: string }) => p.type),
+    JSON.stringify(r.body),
+  ).toContain(type);
   return r.body;
 }
 
@@ -96,7 +114,17 @@ describe('w3c/vc-di-eddsa-test-suite tests/60-jcs-interop.js: eddsa-jcs-2022 (in
     const vectorKey = didKey(Buffer.from(base58.decode('3u2en7t5LR2WtQH5PfFqMqwVHBeXouLzo6haApm8XHqvjxq').subarray(2)));
     expect(vectorKey.did).toBe('did:key:z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2');
     const doc = { ...clone(VALID_VC), id: `urn:uuid:${crypto.randomUUID()}`, issuer: vectorKey.did };
-    const proof = independentProof(doc, { type: 'DataIntegrityProof', cryptosuite: 'eddsa-jcs-2022', created: now(), verificationMethod: vectorKey.vm, proofPurpose: 'assertionMethod' }, vectorKey);
+    const proof = independentProof(
+      doc,
+      {
+        type: 'DataIntegrityProof',
+        cryptosuite: 'eddsa-jcs-2022',
+        created: now(),
+        verificationMethod: vectorKey.vm,
+        proofPurpose: 'assertionMethod',
+      },
+      vectorKey,
+    );
     const r = await verify({ ...doc, proof });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
   });
@@ -116,12 +144,14 @@ describe('w3c/vc-di-eddsa-test-suite tests/50-jcs-verify.js: eddsa-jcs-2022 (ver
   it('If the "proofValue" field, when decoded to raw bytes, is not 64 bytes in length if the associated public key is 32 bytes in length, or 114 bytes in length if the public key is 57 bytes in length, an error MUST be raised.', async () => {
     const vc = issue(VALID_VC);
     const proof = vc['proof'] as Json;
-    proof['proofValue'] = `z${base58.encode(Buffer.concat([Buffer.from(base58.decode(String(proof['proofValue']).slice(1))), randomBytes(32)]))}`;
+    proof['proofValue'] =
+      `z${base58.encode(Buffer.concat([Buffer.from(base58.decode(String(proof['proofValue']).slice(1))), randomBytes(32)]))}`;
     await mustNotVerify(vc, `${DI}MALFORMED_PROOF_ERROR`);
   });
 
   it('fails verification when credential is not canonicalized correctly.', async () => {
-    const prefixed = (d: Json) => JSON.stringify(Object.fromEntries(Object.entries(d).map(([k, v]) => [`unknown-${k}`, v])));
+    const prefixed = (d: Json) =>
+      JSON.stringify(Object.fromEntries(Object.entries(d).map(([k, v]) => [`unknown-${k}`, v])));
     await mustNotVerify(issue(VALID_VC, {}, prefixed), `${DI}PROOF_VERIFICATION_ERROR`);
   });
 
@@ -159,7 +189,10 @@ describe('w3c/vc-di-eddsa-test-suite tests/45-di-jcs-verify.js → data-integrit
   });
 
   it('If the "proof.verificationMethod" field is invalid, an error MUST be raised.', async () => {
-    await mustNotVerify(issue(VALID_VC, { verificationMethod: 'did:key:@invalidVm@' }), `${DI}PROOF_VERIFICATION_ERROR`);
+    await mustNotVerify(
+      issue(VALID_VC, { verificationMethod: 'did:key:@invalidVm@' }),
+      `${DI}PROOF_VERIFICATION_ERROR`,
+    );
   });
 
   it('If the "proof.proofPurpose" field is missing, an error MUST be raised.', async () => {
@@ -172,7 +205,10 @@ describe('w3c/vc-di-eddsa-test-suite tests/45-di-jcs-verify.js → data-integrit
 
   it('If the "proof.proofPurpose" value does not match "options.expectedProofPurpose", an error MUST be raised.', async () => {
     // An option this service does not take: 400 with the error envelope (VCALM: unknown options are refused).
-    const body = await mustNotVerify(issue(VALID_VC), '', { checks: ['proof'], expectedProofPurpose: 'authentication' });
+    const body = await mustNotVerify(issue(VALID_VC), '', {
+      checks: ['proof'],
+      expectedProofPurpose: 'authentication',
+    });
     expect(body).toMatchObject({ error: 'invalid_request' });
   });
 
@@ -202,7 +238,10 @@ describe('w3c/vc-di-eddsa-test-suite tests/45-di-jcs-verify.js → data-integrit
   });
 
   it('(created) Time values that are incorrectly serialized without an offset: refused.', async () => {
-    await mustNotVerify(issue(VALID_VC, { created: new Date().toISOString().replace(/\.\d+Z$/, '') }), `${DI}MALFORMED_PROOF_ERROR`);
+    await mustNotVerify(
+      issue(VALID_VC, { created: new Date().toISOString().replace(/\.\d+Z$/, '') }),
+      `${DI}MALFORMED_PROOF_ERROR`,
+    );
   });
 
   it('The value of the cryptosuite property MUST be a string that identifies the cryptographic suite.', async () => {
@@ -210,20 +249,36 @@ describe('w3c/vc-di-eddsa-test-suite tests/45-di-jcs-verify.js → data-integrit
   });
 
   it('If options has a non-null domain item, it MUST be equal to proof.domain or an error MUST be raised.', async () => {
-    const vc = issue(VALID_VC, { proofPurpose: 'authentication', domain: 'invalid-vc-domain.example.com', challenge: '1235abcd6789' });
+    const vc = issue(VALID_VC, {
+      proofPurpose: 'authentication',
+      domain: 'invalid-vc-domain.example.com',
+      challenge: '1235abcd6789',
+    });
     await mustNotVerify(vc, `${DI}INVALID_DOMAIN_ERROR`, { checks: ['proof'], domain: 'domain.example' });
   });
 
   it('If options has a non-null challenge item, it MUST be equal to proof.challenge or an error MUST be raised.', async () => {
-    const vc = issue(VALID_VC, { proofPurpose: 'authentication', domain: 'domain.example', challenge: 'invalid-challenge' });
-    await mustNotVerify(vc, `${DI}INVALID_CHALLENGE_ERROR`, { checks: ['proof'], domain: 'domain.example', challenge: '1235abcd6789' });
+    const vc = issue(VALID_VC, {
+      proofPurpose: 'authentication',
+      domain: 'domain.example',
+      challenge: 'invalid-challenge',
+    });
+    await mustNotVerify(vc, `${DI}INVALID_CHALLENGE_ERROR`, {
+      checks: ['proof'],
+      domain: 'domain.example',
+      challenge: '1235abcd6789',
+    });
   });
 
-  it('(@base in the proof\'s @context) a proof whose @context is not the start of the document\'s does not verify.', async () => {
+  it("(@base in the proof's @context) a proof whose @context is not the start of the document's does not verify.", async () => {
     const vc = issue(VALID_VC);
     const proof = vc['proof'] as Json;
     const doc = { ...vc, proof: undefined };
-    const withBase = independentProof({ ...doc, '@context': [V2, { '@base': 'https://evil.example/' }] } as Json, { ...proof, proofValue: undefined, '@context': undefined }, issuerKey);
+    const withBase = independentProof(
+      { ...doc, '@context': [V2, { '@base': 'https://evil.example/' }] } as Json,
+      { ...proof, proofValue: undefined, '@context': undefined },
+      issuerKey,
+    );
     await mustNotVerify({ ...vc, proof: withBase }, `${DI}PROOF_VERIFICATION_ERROR`);
   });
 });
@@ -264,7 +319,11 @@ describe('w3c-ccg/vc-api-verifier-test-suite tests/10-vc-di.js: Verify Credentia
     ['"proof" property is missing', without(['proof']), `${DI}PROOF_VERIFICATION_ERROR`],
     ['"proof.type" property is missing', without(['proof', 'type']), `${DI}MALFORMED_PROOF_ERROR`],
     ['"proof.created" property is missing', without(['proof', 'created']), `${DI}PROOF_VERIFICATION_ERROR`],
-    ['"proof.verificationMethod" property is missing', without(['proof', 'verificationMethod']), `${DI}MALFORMED_PROOF_ERROR`],
+    [
+      '"proof.verificationMethod" property is missing',
+      without(['proof', 'verificationMethod']),
+      `${DI}MALFORMED_PROOF_ERROR`,
+    ],
     ['"proof.proofValue" property is missing', without(['proof', 'proofValue']), `${DI}MALFORMED_PROOF_ERROR`],
     ['"proof.proofPurpose" property is missing', without(['proof', 'proofPurpose']), `${DI}MALFORMED_PROOF_ERROR`],
   ])('MUST not verify if %s.', async (_name, make, type) => {
@@ -274,17 +333,48 @@ describe('w3c-ccg/vc-api-verifier-test-suite tests/10-vc-di.js: Verify Credentia
   // `undefined` leaves the member out of the JSON text (inside an array it becomes null), as the suite's
   // JSON requests send it.
   it.each([
-    ['"@context" is not an array', '@context', ['string', {}, null, undefined, 10, true], `${VCDM}MALFORMED_VALUE_ERROR`],
-    ['"@context" items are not strings', '@context', [[], {}, null, undefined, 10, true].map((v) => [v]), `${VCDM}MALFORMED_VALUE_ERROR`],
+    [
+      '"@context" is not an array',
+      '@context',
+      ['string', {}, null, undefined, 10, true],
+      `${VCDM}MALFORMED_VALUE_ERROR`,
+    ],
+    [
+      '"@context" items are not strings',
+      '@context',
+      [[], {}, null, undefined, 10, true].map((v) => [v]),
+      `${VCDM}MALFORMED_VALUE_ERROR`,
+    ],
     ['"type" is not an array', 'type', ['string', {}, null, undefined, 10, true], `${VCDM}MALFORMED_VALUE_ERROR`],
-    ['"type" items are not strings', 'type', [[], {}, null, undefined, 10, true].map((v) => [v]), `${VCDM}MALFORMED_VALUE_ERROR`],
-    ['"issuer" is not an object or a string', 'issuer', [[], null, undefined, 10, true], `${VCDM}MALFORMED_VALUE_ERROR`],
-    ['"credentialSubject" is not an object', 'credentialSubject', ['string', null, undefined, 10, true, []], `${VCDM}MALFORMED_VALUE_ERROR`],
+    [
+      '"type" items are not strings',
+      'type',
+      [[], {}, null, undefined, 10, true].map((v) => [v]),
+      `${VCDM}MALFORMED_VALUE_ERROR`,
+    ],
+    [
+      '"issuer" is not an object or a string',
+      'issuer',
+      [[], null, undefined, 10, true],
+      `${VCDM}MALFORMED_VALUE_ERROR`,
+    ],
+    [
+      '"credentialSubject" is not an object',
+      'credentialSubject',
+      ['string', null, undefined, 10, true, []],
+      `${VCDM}MALFORMED_VALUE_ERROR`,
+    ],
     ['"proof" is not an object', 'proof', ['string', null, undefined, 10, true, []], ''],
   ])('MUST not verify if %s.', async (_name, member, values, type) => {
     for (const value of values) {
       const vc = { ...clone(validVc), [member]: value };
-      const body = await mustNotVerify(JSON.parse(JSON.stringify(vc)), type || (value === undefined || (Array.isArray(value) && value.length === 0) ? `${DI}PROOF_VERIFICATION_ERROR` : `${DI}MALFORMED_PROOF_ERROR`));
+      const body = await mustNotVerify(
+        JSON.parse(JSON.stringify(vc)),
+        type ||
+          (value === undefined || (Array.isArray(value) && value.length === 0)
+            ? `${DI}PROOF_VERIFICATION_ERROR`
+            : `${DI}MALFORMED_PROOF_ERROR`),
+      );
       expect(body, `${member}: ${JSON.stringify(value)}`).toHaveProperty('verified', false);
     }
   });

@@ -40,15 +40,31 @@ const TX_RESULT = 'AAAAAAAAAGQAAAAAAAAAAQAAAAAAAAABAAAAAAAAAAA=';
 
 describe('the oracle itself', () => {
   it('is the newest stellar-xdr and knows the Protocol 27 authorization types', () => {
-    for (const t of ['TransactionEnvelope', 'LedgerCloseMeta', 'TransactionEvent', 'SorobanAddressCredentialsWithDelegates']) expect(xdrTypes().has(t), t).toBe(true);
+    for (const t of [
+      'TransactionEnvelope',
+      'LedgerCloseMeta',
+      'TransactionEvent',
+      'SorobanAddressCredentialsWithDelegates',
+    ])
+      expect(xdrTypes().has(t), t).toBe(true);
   });
 
   it.each([
     { given: 'a valid TransactionResult', type: 'TransactionResult', b64: TX_RESULT, want: 'ok' },
     { given: 'base64 without its padding', type: 'TransactionResult', b64: TX_RESULT.slice(0, -1), want: 'decode' },
-    { given: 'a trailing XDR word', type: 'TransactionResult', b64: Buffer.concat([Buffer.from(TX_RESULT, 'base64'), Buffer.alloc(4)]).toString('base64'), want: 'decode' },
+    {
+      given: 'a trailing XDR word',
+      type: 'TransactionResult',
+      b64: Buffer.concat([Buffer.from(TX_RESULT, 'base64'), Buffer.alloc(4)]).toString('base64'),
+      want: 'decode',
+    },
     { given: 'a truncated value', type: 'TransactionResult', b64: TX_RESULT.slice(0, 32), want: 'decode' },
-    { given: 'an ScVal bool that is neither 0 nor 1 (decodes, but not back to the same bytes)', type: 'ScVal', b64: 'AAAAAAAAAAI=', want: 'mismatch' },
+    {
+      given: 'an ScVal bool that is neither 0 nor 1 (decodes, but not back to the same bytes)',
+      type: 'ScVal',
+      b64: 'AAAAAAAAAAI=',
+      want: 'mismatch',
+    },
     { given: 'a type stellar-xdr does not define', type: 'TransactionResultV9', b64: TX_RESULT, want: 'unknown-type' },
   ])('$given → $want', ({ type, b64, want }) => {
     const r = roundTrip(type, b64);
@@ -59,7 +75,17 @@ describe('the oracle itself', () => {
     const out: Found = { values: [], problems: [] };
     walkRpc(
       { jsonrpc: '2.0', id: 1, method: 'getTransaction', params: { hash: 'ab'.repeat(32) } },
-      { jsonrpc: '2.0', id: 1, result: { status: 'SUCCESS', txHash: 'ab'.repeat(32), resultXdr: TX_RESULT, feeBumpXdr: TX_RESULT, events: { contractEventsXdr: [[TX_RESULT]] } } },
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        result: {
+          status: 'SUCCESS',
+          txHash: 'ab'.repeat(32),
+          resultXdr: TX_RESULT,
+          feeBumpXdr: TX_RESULT,
+          events: { contractEventsXdr: [[TX_RESULT]] },
+        },
+      },
       'rpc',
       out,
     );
@@ -69,16 +95,43 @@ describe('the oracle itself', () => {
     ]);
     expect(out.problems).toEqual([expect.stringMatching(/^rpc getTransaction result\.feeBumpXdr: unmapped field/)]);
     expect(looksLikeXdr('note', TX_RESULT)).toBe(true);
-    for (const s of ['ab'.repeat(32), 'GAAZI4TCR3TY5OJHCTJC2A4QSY6CJWJH5IAJTGKIN2ER7LBNVKOCCWN7', 'z6MkjxkvqxLxUeBipoyqUVLkXBnS2A9g6xr67hTSYYwTMs5T', '12345678', 'PENDING', 'did:ledger:testnet:abc', 'credentialStatus']) expect(looksLikeXdr('note', s), s).toBe(false);
+    for (const s of [
+      'ab'.repeat(32),
+      'GAAZI4TCR3TY5OJHCTJC2A4QSY6CJWJH5IAJTGKIN2ER7LBNVKOCCWN7',
+      'z6MkjxkvqxLxUeBipoyqUVLkXBnS2A9g6xr67hTSYYwTMs5T',
+      '12345678',
+      'PENDING',
+      'did:ledger:testnet:abc',
+      'credentialStatus',
+    ])
+      expect(looksLikeXdr('note', s), s).toBe(false);
   });
 });
 
 /** `npm run demo` against the given URLs, as a user runs it (whatever runtime the package script picks). */
-function runDemo(urls: { vault: string; mainnet: string; resolver: string; simulator: string }): Promise<{ code: number | null; out: string }> {
-  const args = ['--vault-url', urls.vault, '--mainnet-url', urls.mainnet, '--resolver-url', urls.resolver, '--simulator-url', urls.simulator];
+function runDemo(urls: {
+  vault: string;
+  mainnet: string;
+  resolver: string;
+  simulator: string;
+}): Promise<{ code: number | null; out: string }> {
+  const args = [
+    '--vault-url',
+    urls.vault,
+    '--mainnet-url',
+    urls.mainnet,
+    '--resolver-url',
+    urls.resolver,
+    '--simulator-url',
+    urls.simulator,
+  ];
   return new Promise((resolve, reject) => {
     // Its own process group, so that a timeout ends npm and the demo under it.
-    const child = spawn('npm', ['run', '--silent', 'demo', '--', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn('npm', ['run', '--silent', 'demo', '--', ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (out += c.toString()));
@@ -120,10 +173,20 @@ const REQUIRED_FIELDS: RegExp[] = [
       'sendTransaction result.errorResultXdr',
     ].map((f) => new RegExp(`^simulator POST /${n}/rpc ${f.replace(/\./g, '\\.')}$`)),
   ),
-  ...['testnet', 'mainnet'].flatMap((n) => ['envelope_xdr', 'result_xdr', 'result_meta_xdr'].map((f) => new RegExp(`^simulator GET /${n}/friendbot answer\\.${f}$`))),
+  ...['testnet', 'mainnet'].flatMap((n) =>
+    ['envelope_xdr', 'result_xdr', 'result_meta_xdr'].map(
+      (f) => new RegExp(`^simulator GET /${n}/friendbot answer\\.${f}$`),
+    ),
+  ),
   // Prepared envelopes out, signed envelopes in; the vault APIs also sign-in with a challenge transaction.
-  ...['vault API testnet', 'vault API mainnet', 'resolver'].flatMap((s) => [new RegExp(`^${s} .* answer\\.xdr$`), new RegExp(`^${s} POST .* request\\.signedXdr$`)]),
-  ...['vault API testnet', 'vault API mainnet'].flatMap((s) => [new RegExp(`^${s} GET /auth/challenge answer\\.transaction$`), new RegExp(`^${s} POST /auth/keys request\\.transaction$`)]),
+  ...['vault API testnet', 'vault API mainnet', 'resolver'].flatMap((s) => [
+    new RegExp(`^${s} .* answer\\.xdr$`),
+    new RegExp(`^${s} POST .* request\\.signedXdr$`),
+  ]),
+  ...['vault API testnet', 'vault API mainnet'].flatMap((s) => [
+    new RegExp(`^${s} GET /auth/challenge answer\\.transaction$`),
+    new RegExp(`^${s} POST /auth/keys request\\.transaction$`),
+  ]),
 ];
 
 describe('every XDR value of the demo, both networks', () => {
@@ -146,13 +209,36 @@ describe('every XDR value of the demo, both networks', () => {
     const profile = (n: 'testnet' | 'mainnet') => {
       const i = sim.networks[n];
       return [
-        `--${n}-rpc-url`, `${simProxy.url}/${n}/rpc`, `--${n}-passphrase`, i.passphrase, `--${n}-factory-id`, i.factoryId,
-        `--${n}-registry-id`, i.registryId, `--${n}-vault-wasm-hash`, i.vaultWasmHash, `--${n}-simulation-account`, i.admin.publicKey,
+        `--${n}-rpc-url`,
+        `${simProxy.url}/${n}/rpc`,
+        `--${n}-passphrase`,
+        i.passphrase,
+        `--${n}-factory-id`,
+        i.factoryId,
+        `--${n}-registry-id`,
+        i.registryId,
+        `--${n}-vault-wasm-hash`,
+        i.vaultWasmHash,
+        `--${n}-simulation-account`,
+        i.admin.publicKey,
         ...(i.feeTokenId ? [`--${n}-fee-token-id`, i.feeTokenId] : []),
       ];
     };
     const ports = ['--testnet-port', '--mainnet-port', '--resolver-port'].flatMap((f) => [f, '0']);
-    const { config } = loadConfig(['--simulator', 'false', ...ports, '--data-dir', dataDir, '--log-level', 'silent', ...profile('testnet'), ...profile('mainnet')], {});
+    const { config } = loadConfig(
+      [
+        '--simulator',
+        'false',
+        ...ports,
+        '--data-dir',
+        dataDir,
+        '--log-level',
+        'silent',
+        ...profile('testnet'),
+        ...profile('mainnet'),
+      ],
+      {},
+    );
     services = await startServices(config, { mode: 'start' });
   }, 60_000);
 
@@ -179,7 +265,11 @@ describe('every XDR value of the demo, both networks', () => {
     // the ScVal topics and values of every contract event the demo caused, a refused sendTransaction its result.
     for (const n of ['testnet', 'mainnet']) {
       const rpc = async (method: string, params?: object) => {
-        const res = await fetch(`${simProxy.url}/${n}/rpc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+        const res = await fetch(`${simProxy.url}/${n}/rpc`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        });
         return ((await res.json()) as { result: Record<string, unknown> }).result;
       };
       const { oldestLedger } = await rpc('getHealth');
@@ -201,18 +291,32 @@ describe('every XDR value of the demo, both networks', () => {
       expect((events as unknown[]).length, `${n}: getEvents`).toBeGreaterThan(0);
       // A client resubmitting a sent envelope with another fee (rebuilt through the oracle's JSON, so no SDK):
       // its sequence number is used, so the RPC refuses it with an errorResultXdr.
-      const sent = exchanges.find(({ source, x }) => source === 'simulator' && x.path === `/${n}/rpc` && (x.request as { method?: string }).method === 'sendTransaction');
-      const env = JSON.parse(xdrToJson('TransactionEnvelope', (sent!.x.request as { params: { transaction: string } }).params.transaction)) as { tx: { tx: { fee: number } } };
+      const sent = exchanges.find(
+        ({ source, x }) =>
+          source === 'simulator' &&
+          x.path === `/${n}/rpc` &&
+          (x.request as { method?: string }).method === 'sendTransaction',
+      );
+      const env = JSON.parse(
+        xdrToJson('TransactionEnvelope', (sent!.x.request as { params: { transaction: string } }).params.transaction),
+      ) as { tx: { tx: { fee: number } } };
       env.tx.tx.fee += 1;
-      const refused = await rpc('sendTransaction', { transaction: jsonToXdr('TransactionEnvelope', JSON.stringify(env)) });
-      expect(refused, `${n}: a replayed sequence number`).toMatchObject({ status: 'ERROR', errorResultXdr: expect.any(String) });
+      const refused = await rpc('sendTransaction', {
+        transaction: jsonToXdr('TransactionEnvelope', JSON.stringify(env)),
+      });
+      expect(refused, `${n}: a replayed sequence number`).toMatchObject({
+        status: 'ERROR',
+        errorResultXdr: expect.any(String),
+      });
     }
 
     const found: Found = { values: [], problems: [] };
     for (const { source, x } of exchanges) {
       const where = `${source} ${x.method} ${x.path.split('?')[0]}`;
-      if (source === 'simulator' && /^\/(testnet|mainnet)\/rpc\/?$/.test(x.path)) walkRpc(x.request, x.response, where, found);
-      else if (source === 'simulator' && /\/friendbot/.test(x.path)) walk(FRIENDBOT, x.response, `${where} answer`, found);
+      if (source === 'simulator' && /^\/(testnet|mainnet)\/rpc\/?$/.test(x.path))
+        walkRpc(x.request, x.response, where, found);
+      else if (source === 'simulator' && /\/friendbot/.test(x.path))
+        walk(FRIENDBOT, x.response, `${where} answer`, found);
       else {
         walkService(x.request, `${where} request`, found);
         walkService(x.response, `${where} answer`, found);
@@ -225,10 +329,14 @@ describe('every XDR value of the demo, both networks', () => {
       byType.set(v.type, (byType.get(v.type) ?? 0) + 1);
       const r = roundTrip(v.type, v.base64);
       if (r.ok) continue;
-      failures.push(`${v.where} as ${v.type}: ${r.stage}: ${r.error}\n  emitted   ${v.base64}${'reencoded' in r && r.reencoded ? `\n  reencoded ${r.reencoded}` : ''}`);
+      failures.push(
+        `${v.where} as ${v.type}: ${r.stage}: ${r.error}\n  emitted   ${v.base64}${'reencoded' in r && r.reencoded ? `\n  reencoded ${r.reencoded}` : ''}`,
+      );
     }
     const counts = [...byType].sort(([a], [b]) => a.localeCompare(b)).map(([t, c]) => `${t} ${c}`);
-    console.log(`xdr-oracle: ${found.values.length} values from ${exchanges.length} exchanges round-tripped, ${failures.length} failures: ${counts.join(', ')}`);
+    console.log(
+      `xdr-oracle: ${found.values.length} values from ${exchanges.length} exchanges round-tripped, ${failures.length} failures: ${counts.join(', ')}`,
+    );
 
     expect(found.problems, 'strings that look like XDR in fields the test does not map').toEqual([]);
     expect(failures, 'values stellar-xdr cannot decode or encode back byte for byte').toEqual([]);

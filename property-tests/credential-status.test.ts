@@ -4,11 +4,33 @@
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import {
-  actor, choiceLabel, Coverage, freshChain, perform, resolveSigner, runParams, SALTS, SEQUENCE, signerChoice,
-  type Actor, type Chain, type Outcome, type SignerChoice, type Transition,
+  actor,
+  choiceLabel,
+  Coverage,
+  freshChain,
+  perform,
+  resolveSigner,
+  runParams,
+  SALTS,
+  SEQUENCE,
+  signerChoice,
+  type Actor,
+  type Chain,
+  type Outcome,
+  type SignerChoice,
+  type Transition,
 } from './harness.ts';
 import { batchIssue, issue, push, revokeVc } from './vault-io.ts';
-import { checkVault, idChoiceOf, idLabel, resolveId, rules, vaultState, type IdChoice, type VaultState } from './vault-model.ts';
+import {
+  checkVault,
+  idChoiceOf,
+  idLabel,
+  resolveId,
+  rules,
+  vaultState,
+  type IdChoice,
+  type VaultState,
+} from './vault-model.ts';
 
 const owner = actor('status/owner');
 const stranger = actor('status/stranger'); // owns vault slot 2
@@ -51,7 +73,12 @@ class Issue implements Cmd {
   readonly batch: boolean;
   readonly names: number;
   constructor(
-    slot: number, by: Actor, did: string, vcs: { id: string; data: string }[], batch: boolean, names: number,
+    slot: number,
+    by: Actor,
+    did: string,
+    vcs: { id: string; data: string }[],
+    batch: boolean,
+    names: number,
   ) {
     this.slot = slot;
     this.by = by;
@@ -94,7 +121,9 @@ class Revoke implements Cmd {
     const v = m.vaults[this.slot]!;
     const who = (this.used = resolveSigner(this.signer, v.owner, ACTORS));
     const id = (this.usedId = resolveId(this.id, v, IDS));
-    step(this.toString(), m, r, rules.revoke(v, who.id, id, this.date), () => revokeVc(r.chain, v.address, who, id, this.date));
+    step(this.toString(), m, r, rules.revoke(v, who.id, id, this.date), () =>
+      revokeVc(r.chain, v.address, who, id, this.date),
+    );
   }
   toString = (): string =>
     `revoke(slot ${this.slot}, by ${choiceLabel(this.signer, this.used)}, ${idLabel(this.id, this.usedId)}, ${JSON.stringify(this.date)})`;
@@ -120,10 +149,12 @@ class Push implements Cmd {
     const who = (this.used = resolveSigner(this.signer, src.admin, ACTORS));
     const id = (this.usedId = resolveId(this.id, src, IDS));
     const t = rules.push(src, dest, who.id, id);
-    if ('ok' in t.expected && src.vcs.get(id)?.status.tag === 'Revoked') coverage.hit('push of a revoked credential', t.expected);
+    if ('ok' in t.expected && src.vcs.get(id)?.status.tag === 'Revoked')
+      coverage.hit('push of a revoked credential', t.expected);
     step(this.toString(), m, r, t, () => push(r.chain, src.address, who, id, dest.address));
   }
-  toString = (): string => `push(slot ${this.from} → ${this.to}, by ${choiceLabel(this.signer, this.used)}, ${idLabel(this.id, this.usedId)})`;
+  toString = (): string =>
+    `push(slot ${this.from} → ${this.to}, by ${choiceLabel(this.signer, this.used)}, ${idLabel(this.id, this.usedId)})`;
 }
 
 const slot = fc.integer({ min: 0, max: 2 });
@@ -142,15 +173,21 @@ const batchOf = fc.oneof(
 const misdirected = fc.oneof({ weight: 9, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.constantFrom(1, 2) });
 const commands = fc.commands(
   [
-    fc.tuple(slot, fc.constantFrom(...ISSUERS), fc.constantFrom(...ISSUER_DIDS), vc, misdirected).map(([s, by, d, x, off]) => new Issue(s, by, d, [x], false, (s + off) % 3)),
-    fc.tuple(slot, fc.constantFrom(...ISSUERS), fc.constantFrom(...ISSUER_DIDS), batchOf, misdirected)
+    fc
+      .tuple(slot, fc.constantFrom(...ISSUERS), fc.constantFrom(...ISSUER_DIDS), vc, misdirected)
+      .map(([s, by, d, x, off]) => new Issue(s, by, d, [x], false, (s + off) % 3)),
+    fc
+      .tuple(slot, fc.constantFrom(...ISSUERS), fc.constantFrom(...ISSUER_DIDS), batchOf, misdirected)
       .map(([s, by, d, xs, off]) => new Issue(s, by, d, xs, true, (s + off) % 3)),
     fc.tuple(slot, signer, idChoice, fc.constantFrom(...DATES)).map(([s, who, i, d]) => new Revoke(s, who, i, d)),
     // mostly between the owner's two vaults (both directions), sometimes to itself or to the stranger's vault
-    fc.oneof(
-      { weight: 4, arbitrary: ownSlot.map((s) => [s, 1 - s] as const) },
-      { weight: 1, arbitrary: fc.tuple(slot, slot) },
-    ).chain(([f, t]) => fc.tuple(fc.constant(f), fc.constant(t), signer, idChoice)).map(([f, t, who, i]) => new Push(f, t, who, i)),
+    fc
+      .oneof(
+        { weight: 4, arbitrary: ownSlot.map((s) => [s, 1 - s] as const) },
+        { weight: 1, arbitrary: fc.tuple(slot, slot) },
+      )
+      .chain(([f, t]) => fc.tuple(fc.constant(f), fc.constant(t), signer, idChoice))
+      .map(([f, t, who, i]) => new Push(f, t, who, i)),
   ],
   SEQUENCE,
 );
@@ -161,7 +198,10 @@ describe('credential status (simulator)', () => {
       fc.property(commands, (cmds) => {
         const setup = () => {
           chain.reset(genesis);
-          return { model: { vaults: slots.map((s) => vaultState(s.vault, s.who.id, true, 'did:ledger:testnet:owner')) }, real: { chain } };
+          return {
+            model: { vaults: slots.map((s) => vaultState(s.vault, s.who.id, true, 'did:ledger:testnet:owner')) },
+            real: { chain },
+          };
         };
         fc.modelRun(setup, cmds);
       }),

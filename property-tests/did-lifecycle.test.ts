@@ -8,8 +8,24 @@ import type { xdr } from '@stellar/stellar-sdk';
 import { address, bytes, fromOption, u32 } from '../src/chain/codec.ts';
 import { decodeDidRecord, encodeDidRecord } from '../src/chain/registry.ts';
 import {
-  actor, choiceLabel, code, Coverage, expectEqual, freshChain, needsAuthOf, OK, perform, resolveSigner, runParams, SEQUENCE, signerChoice,
-  type Actor, type Chain, type Outcome, type SignerChoice, type Transition,
+  actor,
+  choiceLabel,
+  code,
+  Coverage,
+  expectEqual,
+  freshChain,
+  needsAuthOf,
+  OK,
+  perform,
+  resolveSigner,
+  runParams,
+  SEQUENCE,
+  signerChoice,
+  type Actor,
+  type Chain,
+  type Outcome,
+  type SignerChoice,
+  type Transition,
 } from './harness.ts';
 
 const RegistryErr = { DidAlreadyExists: 1, DidNotFound: 2, VersionMismatch: 3, DidDeactivated: 4 } as const;
@@ -51,7 +67,11 @@ const coverage = new Coverage('did lifecycle');
 const toKeys = (ks: string[]) => ks.map((publicKeyMultibase) => ({ publicKeyMultibase }));
 const fromKeys = (ks: { publicKeyMultibase: string }[]) => ks.map((k) => k.publicKeyMultibase);
 
-function encodeRecord(controller: string, d: Doc, book = { version: 0, createdLedger: 0, updatedLedger: 0, deactivated: false }): xdr.ScVal {
+function encodeRecord(
+  controller: string,
+  d: Doc,
+  book = { version: 0, createdLedger: 0, updatedLedger: 0, deactivated: false },
+): xdr.ScVal {
   return encodeDidRecord({
     controller,
     authentication: toKeys(d.authentication),
@@ -123,11 +143,13 @@ function resolveDid(m: Model, c: DidChoice): number {
   const known = m.dids.flatMap((d, i) => (d ? [i] : []));
   return known.length ? known[c.registered % known.length]! : c.registered % DID_IDS.length;
 }
-const didLabel = (c: DidChoice, used?: number): string => (typeof c === 'number' ? `did ${c}` : `registered#${c.registered}${used === undefined ? '' : `=did ${used}`}`);
+const didLabel = (c: DidChoice, used?: number): string =>
+  typeof c === 'number' ? `did ${c}` : `registered#${c.registered}${used === undefined ? '' : `=did ${used}`}`;
 
 /** expected_version: mostly the current one, sometimes stale or ahead. */
 type Skew = number | 'zero';
-const expectedVersion = (m: Model, i: number, skew: Skew): number => (skew === 'zero' ? 0 : Math.max(0, (m.dids[i]?.version ?? 1) + skew));
+const expectedVersion = (m: Model, i: number, skew: Skew): number =>
+  skew === 'zero' ? 0 : Math.max(0, (m.dids[i]?.version ?? 1) + skew);
 
 class Register implements Cmd {
   used?: Actor;
@@ -148,13 +170,27 @@ class Register implements Cmd {
       ? { expected: code(RegistryErr.DidAlreadyExists) }
       : who.id !== this.controller.id
         ? { expected: needsAuthOf(this.controller) }
-        : { expected: OK, apply: () => void (m.dids[this.i] = { ...this.doc, controller: this.controller.id, version: 1, createdLedger: 0, updatedLedger: 0, deactivated: false }) };
-    const out = perform(coverage, this.toString(), t, () => r.chain.call(who, registry, 'register', [bytes(DID_IDS[this.i]!), encodeRecord(this.controller.id, this.doc)]));
+        : {
+            expected: OK,
+            apply: () =>
+              void (m.dids[this.i] = {
+                ...this.doc,
+                controller: this.controller.id,
+                version: 1,
+                createdLedger: 0,
+                updatedLedger: 0,
+                deactivated: false,
+              }),
+          };
+    const out = perform(coverage, this.toString(), t, () =>
+      r.chain.call(who, registry, 'register', [bytes(DID_IDS[this.i]!), encodeRecord(this.controller.id, this.doc)]),
+    );
     const d = m.dids[this.i];
     if (out.ok && d) d.createdLedger = d.updatedLedger = out.ledger;
     checkAll(m, r);
   }
-  toString = (): string => `register(did ${this.i}, controller ${this.controller.name}, by ${choiceLabel(this.submitter, this.used)})`;
+  toString = (): string =>
+    `register(did ${this.i}, controller ${this.controller.name}, by ${choiceLabel(this.submitter, this.used)})`;
 }
 
 class Update implements Cmd {
@@ -184,10 +220,19 @@ class Update implements Cmd {
       delete d.metadataHash;
       Object.assign(d, this.doc, { version: d.version + 1 });
     });
-    mutate(m, r, this.toString(), i, t, () =>
-      r.chain.call(who, registry, 'update', [bytes(DID_IDS[i]!), u32(v), encodeRecord(this.claimed.id, this.doc)]), who.id);
+    mutate(
+      m,
+      r,
+      this.toString(),
+      i,
+      t,
+      () =>
+        r.chain.call(who, registry, 'update', [bytes(DID_IDS[i]!), u32(v), encodeRecord(this.claimed.id, this.doc)]),
+      who.id,
+    );
   }
-  toString = (): string => `update(${didLabel(this.did, this.i)}, v${this.version ?? `+${this.skew}`}, by ${choiceLabel(this.signer, this.used)}, claims ${this.claimed.name})`;
+  toString = (): string =>
+    `update(${didLabel(this.did, this.i)}, v${this.version ?? `+${this.skew}`}, by ${choiceLabel(this.signer, this.used)}, claims ${this.claimed.name})`;
 }
 
 class Transfer implements Cmd {
@@ -214,9 +259,18 @@ class Transfer implements Cmd {
       m.former[i]!.delete(this.to.id);
       Object.assign(d, { controller: this.to.id, version: d.version + 1 });
     });
-    mutate(m, r, this.toString(), i, t, () => r.chain.call(who, registry, 'transfer_controller', [bytes(DID_IDS[i]!), u32(v), address(this.to.id)]), who.id);
+    mutate(
+      m,
+      r,
+      this.toString(),
+      i,
+      t,
+      () => r.chain.call(who, registry, 'transfer_controller', [bytes(DID_IDS[i]!), u32(v), address(this.to.id)]),
+      who.id,
+    );
   }
-  toString = (): string => `transfer_controller(${didLabel(this.did, this.i)}, v${this.version ?? `+${this.skew}`}, by ${choiceLabel(this.signer, this.used)}, → ${this.to.name})`;
+  toString = (): string =>
+    `transfer_controller(${didLabel(this.did, this.i)}, v${this.version ?? `+${this.skew}`}, by ${choiceLabel(this.signer, this.used)}, → ${this.to.name})`;
 }
 
 class Deactivate implements Cmd {
@@ -237,11 +291,27 @@ class Deactivate implements Cmd {
     const who = (this.used = resolveSigner(this.signer, m.dids[i]?.controller ?? CONTROLLERS[0]!.id, CONTROLLERS));
     const v = (this.version = expectedVersion(m, i, this.skew));
     const t = mutation(m, i, who.id, v, (d) =>
-      Object.assign(d, { authentication: [], assertionMethod: [], keyAgreement: [], services: [], deactivated: true, version: d.version + 1 }),
+      Object.assign(d, {
+        authentication: [],
+        assertionMethod: [],
+        keyAgreement: [],
+        services: [],
+        deactivated: true,
+        version: d.version + 1,
+      }),
     );
-    mutate(m, r, this.toString(), i, t, () => r.chain.call(who, registry, 'deactivate', [bytes(DID_IDS[i]!), u32(v)]), who.id);
+    mutate(
+      m,
+      r,
+      this.toString(),
+      i,
+      t,
+      () => r.chain.call(who, registry, 'deactivate', [bytes(DID_IDS[i]!), u32(v)]),
+      who.id,
+    );
   }
-  toString = (): string => `deactivate(${didLabel(this.did, this.i)}, v${this.version ?? `+${this.skew}`}, by ${choiceLabel(this.signer, this.used)})`;
+  toString = (): string =>
+    `deactivate(${didLabel(this.did, this.i)}, v${this.version ?? `+${this.skew}`}, by ${choiceLabel(this.signer, this.used)})`;
 }
 
 const BASE58 = [...'123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'];
@@ -257,11 +327,22 @@ const doc: fc.Arbitrary<Doc> = fc
     assertionMethod: fc.uniqueArray(key, { maxLength: 3 }),
     keyAgreement: fc.uniqueArray(key, { maxLength: 1 }),
     services: fc.uniqueArray(service, { maxLength: 3, selector: (s) => s.idSuffix }),
-    metadata: fc.option(fc.record({ uri: fc.constantFrom('https://meta.test/doc.json', 'https://meta.test/x'), hash: fc.option(fc.uint8Array({ minLength: 32, maxLength: 32 }), { nil: undefined }) }), { nil: undefined }),
+    metadata: fc.option(
+      fc.record({
+        uri: fc.constantFrom('https://meta.test/doc.json', 'https://meta.test/x'),
+        hash: fc.option(fc.uint8Array({ minLength: 32, maxLength: 32 }), { nil: undefined }),
+      }),
+      { nil: undefined },
+    ),
   })
   .map(({ metadata, ...rest }) => ({
     ...rest,
-    ...(metadata ? { metadataUri: metadata.uri, ...(metadata.hash ? { metadataHash: Buffer.from(metadata.hash).toString('hex') } : {}) } : {}),
+    ...(metadata
+      ? {
+          metadataUri: metadata.uri,
+          ...(metadata.hash ? { metadataHash: Buffer.from(metadata.hash).toString('hex') } : {}),
+        }
+      : {}),
   }));
 const didIndex = fc.integer({ min: 0, max: DID_IDS.length - 1 });
 const didChoice: fc.Arbitrary<DidChoice> = fc.oneof(
@@ -293,7 +374,10 @@ describe('DID lifecycle (simulator registry)', () => {
       fc.property(commands, (cmds) => {
         const setup = () => {
           chain.reset(genesis);
-          return { model: { dids: DID_IDS.map(() => undefined), former: DID_IDS.map(() => new Set<string>()) }, real: { chain } };
+          return {
+            model: { dids: DID_IDS.map(() => undefined), former: DID_IDS.map(() => new Set<string>()) },
+            real: { chain },
+          };
         };
         fc.modelRun(setup, cmds);
       }),

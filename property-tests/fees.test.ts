@@ -7,8 +7,25 @@ import { Account, Asset, Keypair, Operation, TransactionBuilder } from '@stellar
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import {
-  actor, choiceLabel, code, Coverage, expectEqual, freshChain, hostText, needsAuthOf, OK, perform, resolveSigner, runParams, SALTS, SEQUENCE,
-  signerChoice, type Actor, type Chain, type SignerChoice, type Transition,
+  actor,
+  choiceLabel,
+  code,
+  Coverage,
+  expectEqual,
+  freshChain,
+  hostText,
+  needsAuthOf,
+  OK,
+  perform,
+  resolveSigner,
+  runParams,
+  SALTS,
+  SEQUENCE,
+  signerChoice,
+  type Actor,
+  type Chain,
+  type SignerChoice,
+  type Transition,
 } from './harness.ts';
 import { batchIssue, factoryCall, feeArgs, issue, quoteFee, type FeeQuote } from './vault-io.ts';
 
@@ -38,7 +55,13 @@ function quote(m: FeeModel, issuer: string): FeeQuote & { rule: string } {
   if (!m.enabled) return { enabled: false, amount: 0n, rule: 'disabled' };
   const c = m.custom.get(issuer);
   const live = c && (c.expiresAt === undefined || BigInt(m.now) <= c.expiresAt);
-  const rule = live ? (c.expiresAt === BigInt(m.now) ? 'custom (last second)' : 'custom') : c ? 'custom expired, standard' : 'standard';
+  const rule = live
+    ? c.expiresAt === BigInt(m.now)
+      ? 'custom (last second)'
+      : 'custom'
+    : c
+      ? 'custom expired, standard'
+      : 'standard';
   return { enabled: true, amount: live ? c.amount : m.standard, token: m.token, dest: m.dest, rule };
 }
 
@@ -61,11 +84,16 @@ type FeeCmd<R> = fc.Command<FeeModel, R>;
 
 /** Factory admin commands shared by both networks. */
 function adminCommands<R extends { chain: Chain }>(
-  coverage: Coverage, admin: Actor, others: Actor[], issuers: Actor[], amount: fc.Arbitrary<bigint>,
+  coverage: Coverage,
+  admin: Actor,
+  others: Actor[],
+  issuers: Actor[],
+  amount: fc.Arbitrary<bigint>,
 ): fc.Arbitrary<FeeCmd<R>>[] {
   const signers = [admin, ...others];
   const signer = signerChoice(signers);
-  const label = (c: SignerChoice, used: Actor | undefined, s: string): string => `${s.replace('(', `(by ${choiceLabel(c, used)}, `)}`;
+  const label = (c: SignerChoice, used: Actor | undefined, s: string): string =>
+    `${s.replace('(', `(by ${choiceLabel(c, used)}, `)}`;
   class Setter implements FeeCmd<R> {
     used?: Actor;
     readonly signer: SignerChoice;
@@ -73,7 +101,13 @@ function adminCommands<R extends { chain: Chain }>(
     readonly rule: (m: FeeModel, who: string) => Transition;
     readonly fn: string;
     readonly args: () => ReturnType<typeof feeArgs.amount>;
-    constructor(signer: SignerChoice, what: string, rule: (m: FeeModel, who: string) => Transition, fn: string, args: () => ReturnType<typeof feeArgs.amount>) {
+    constructor(
+      signer: SignerChoice,
+      what: string,
+      rule: (m: FeeModel, who: string) => Transition,
+      fn: string,
+      args: () => ReturnType<typeof feeArgs.amount>,
+    ) {
       this.signer = signer;
       this.what = what;
       this.rule = rule;
@@ -92,46 +126,96 @@ function adminCommands<R extends { chain: Chain }>(
     { weight: 1, arbitrary: fc.bigInt({ min: -(10n ** 9n), max: -1n }) },
     { weight: 1, arbitrary: fc.bigInt({ min: MAX_FEE + 1n, max: MAX_FEE * 10n }) },
   );
-  const advance = fc.integer({ min: 1, max: 6 }).map((d): FeeCmd<R> => ({
-    check: () => true,
-    run(m: FeeModel, r: R) {
-      m.now += d;
-      r.chain.net.setTime(m.now);
-      coverage.hit('advance time', OK);
-    },
-    toString: () => `advance time +${d}s`,
-  }));
+  const advance = fc.integer({ min: 1, max: 6 }).map(
+    (d): FeeCmd<R> => ({
+      check: () => true,
+      run(m: FeeModel, r: R) {
+        m.now += d;
+        r.chain.net.setTime(m.now);
+        coverage.hit('advance time', OK);
+      },
+      toString: () => `advance time +${d}s`,
+    }),
+  );
   // expires_at is relative to the ledger time when the command runs (d < 0: already past, #6)
   const custom = fc
-    .tuple(signer, fc.constantFrom(...issuers), anyAmount, fc.option(fc.integer({ min: -2, max: 8 }), { freq: 4, nil: undefined }))
+    .tuple(
+      signer,
+      fc.constantFrom(...issuers),
+      anyAmount,
+      fc.option(fc.integer({ min: -2, max: 8 }), { freq: 4, nil: undefined }),
+    )
     .map(([s, i, a, d]) => {
       let expiresAt: bigint | undefined;
       const what = `set_fee_custom(${i.name}, ${a}, ${d === undefined ? 'never' : `now${d >= 0 ? '+' : ''}${d}`})`;
       const rule = (m: FeeModel, who: string): Transition => {
         expiresAt = d === undefined ? undefined : BigInt(m.now + d);
-        const error = amountError(m, a) ?? (expiresAt !== undefined && expiresAt < BigInt(m.now) ? FactoryErr.ExpiryInPast : undefined);
+        const error =
+          amountError(m, a) ??
+          (expiresAt !== undefined && expiresAt < BigInt(m.now) ? FactoryErr.ExpiryInPast : undefined);
         return adminRule(m, who, error, () => void m.custom.set(i.id, { amount: a, expiresAt }));
       };
       return new Setter(s, what, rule, 'set_fee_custom', () => feeArgs.custom(i.id, a, expiresAt));
     });
   return [
-    fc.tuple(signer, fc.oneof({ weight: 1, arbitrary: fc.constant(false) }, { weight: 2, arbitrary: fc.constant(true) })).map(([s, b]) =>
-      new Setter(s, `set_fee_enabled(${b})`, (m, who) => adminRule(m, who, undefined, () => void (m.enabled = b)), 'set_fee_enabled', () => feeArgs.enabled(b))),
-    fc.tuple(signer, anyAmount).map(([s, a]) =>
-      new Setter(s, `set_fee_standard(${a})`, (m, who) => adminRule(m, who, amountError(m, a), () => void (m.standard = a)), 'set_fee_standard', () => feeArgs.amount(a))),
-    fc.tuple(signer, fc.oneof(amount, anyAmount, fc.constant(MAX_FEE))).map(([s, a]) =>
-      new Setter(s, `set_min_fee(${a})`, (m, who) => adminRule(m, who, amountError(m, a, false), () => void (m.min = a)), 'set_min_fee', () => feeArgs.amount(a))),
+    fc
+      .tuple(
+        signer,
+        fc.oneof({ weight: 1, arbitrary: fc.constant(false) }, { weight: 2, arbitrary: fc.constant(true) }),
+      )
+      .map(
+        ([s, b]) =>
+          new Setter(
+            s,
+            `set_fee_enabled(${b})`,
+            (m, who) => adminRule(m, who, undefined, () => void (m.enabled = b)),
+            'set_fee_enabled',
+            () => feeArgs.enabled(b),
+          ),
+      ),
+    fc.tuple(signer, anyAmount).map(
+      ([s, a]) =>
+        new Setter(
+          s,
+          `set_fee_standard(${a})`,
+          (m, who) => adminRule(m, who, amountError(m, a), () => void (m.standard = a)),
+          'set_fee_standard',
+          () => feeArgs.amount(a),
+        ),
+    ),
+    fc.tuple(signer, fc.oneof(amount, anyAmount, fc.constant(MAX_FEE))).map(
+      ([s, a]) =>
+        new Setter(
+          s,
+          `set_min_fee(${a})`,
+          (m, who) => adminRule(m, who, amountError(m, a, false), () => void (m.min = a)),
+          'set_min_fee',
+          () => feeArgs.amount(a),
+        ),
+    ),
     custom,
     custom, // twice, with issuance listed twice by the callers: custom fees must meet issuances often
-    fc.tuple(signer, fc.constantFrom(...issuers)).map(([s, i]) =>
-      new Setter(s, `remove_fee_custom(${i.name})`, (m, who) => adminRule(m, who, undefined, () => void m.custom.delete(i.id)), 'remove_fee_custom', () => feeArgs.issuer(i.id))),
+    fc.tuple(signer, fc.constantFrom(...issuers)).map(
+      ([s, i]) =>
+        new Setter(
+          s,
+          `remove_fee_custom(${i.name})`,
+          (m, who) => adminRule(m, who, undefined, () => void m.custom.delete(i.id)),
+          'remove_fee_custom',
+          () => feeArgs.issuer(i.id),
+        ),
+    ),
     advance,
     advance, // twice: time must pass often for custom fees to expire between issuances
   ];
 }
 
 /** Issues `n` credentials (single `issue` when n = 0) through a relayer, so the issuer's balance moves by the fee only. */
-function issueCommand<R extends { chain: Chain; vault: string }>(coverage: Coverage, relayer: Actor, issuers: Actor[]): fc.Arbitrary<FeeCmd<R>> {
+function issueCommand<R extends { chain: Chain; vault: string }>(
+  coverage: Coverage,
+  relayer: Actor,
+  issuers: Actor[],
+): fc.Arbitrary<FeeCmd<R>> {
   return fc.tuple(fc.constantFrom(...issuers), fc.integer({ min: 0, max: 5 })).map(([issuer, n]) => {
     const count = Math.max(n, 1);
     return {
@@ -145,16 +229,26 @@ function issueCommand<R extends { chain: Chain; vault: string }>(coverage: Cover
         expectEqual(`${issuer.name} balance before`, r.chain.balance(m.token, issuer.id), held);
         const destBefore = r.chain.balance(m.token, m.dest);
         const why =
-          total === 0n ? undefined
-          : !m.holders.has(issuer.id) ? 'trustline entry is missing for account'
-          : held < total ? 'balance is not sufficient'
-          : undefined;
+          total === 0n
+            ? undefined
+            : !m.holders.has(issuer.id)
+              ? 'trustline entry is missing for account'
+              : held < total
+                ? 'balance is not sufficient'
+                : undefined;
         const ids = Array.from({ length: count }, () => `vc-${m.issued++}`);
         const did = 'did:ledger:testnet:issuer';
         const kind = `${n > 0 ? 'batch_issue' : 'issue'}[${total > 0n ? 'fee' : 'no fee'}${why ? `: ${why.split(' ')[0]}` : ''}]`;
         perform(coverage, `${kind}(${issuer.name})`, { expected: why ? hostText(why) : OK }, () =>
           n > 0
-            ? batchIssue(r.chain, r.vault, issuer, did, ids.map((id) => ({ id, data: 'c' })), relayer)
+            ? batchIssue(
+                r.chain,
+                r.vault,
+                issuer,
+                did,
+                ids.map((id) => ({ id, data: 'c' })),
+                relayer,
+              )
             : issue(r.chain, r.vault, issuer, { id: ids[0]!, data: 'c', issuerDid: did }, relayer),
         );
         const moved = why ? 0n : total;
@@ -171,15 +265,25 @@ function issueCommand<R extends { chain: Chain; vault: string }>(coverage: Cover
 function feeModel(chain: Chain, issuers: Actor[], holders: Actor[]): FeeModel {
   const info = chain.info;
   return {
-    enabled: true, standard: BigInt(info.feeAmount), min: 0n, custom: new Map(), now: START,
-    token: info.feeTokenId, dest: info.admin.publicKey, admin: info.admin.publicKey,
+    enabled: true,
+    standard: BigInt(info.feeAmount),
+    min: 0n,
+    custom: new Map(),
+    now: START,
+    token: info.feeTokenId,
+    dest: info.admin.publicKey,
+    admin: info.admin.publicKey,
     balances: new Map(issuers.map((i) => [i.id, chain.balance(info.feeTokenId, i.id)])),
     holders: new Set(holders.map((h) => h.id)),
     issued: 0,
   };
 }
 
-const operator = (chain: Chain): Actor => ({ name: 'operator', kp: Keypair.fromSecret(chain.info.admin.secret), id: chain.info.admin.publicKey });
+const operator = (chain: Chain): Actor => ({
+  name: 'operator',
+  kp: Keypair.fromSecret(chain.info.admin.secret),
+  id: chain.info.admin.publicKey,
+});
 
 describe('fees (simulator)', () => {
   it('testnet: every issuance moves exactly the quoted fee × n; custom fees, expiry, removal, disabling', () => {
@@ -213,14 +317,25 @@ describe('fees (simulator)', () => {
  * The fee property over `chain` as it stands now (its genesis): admin fee commands and issuance by `relayer` for
  * `issuers`, checked against feeModel; `holders` are the issuers with a trustline for the fee token.
  */
-function runFees(name: string, o: { chain: Chain; vault: string; relayer: Actor; issuers: Actor[]; holders: Actor[]; maxAmount: bigint }): void {
+function runFees(
+  name: string,
+  o: { chain: Chain; vault: string; relayer: Actor; issuers: Actor[]; holders: Actor[]; maxAmount: bigint },
+): void {
   const { chain, vault, relayer, issuers } = o;
   const genesis = chain.net.snapshot();
   const coverage = new Coverage(name);
   type R = { chain: Chain; vault: string };
-  const amount = fc.oneof(fc.constant(0n), fc.constant(BigInt(chain.info.feeAmount)), fc.bigInt({ min: 1n, max: o.maxAmount }));
+  const amount = fc.oneof(
+    fc.constant(0n),
+    fc.constant(BigInt(chain.info.feeAmount)),
+    fc.bigInt({ min: 1n, max: o.maxAmount }),
+  );
   const commands = fc.commands(
-    [...adminCommands<R>(coverage, operator(chain), [relayer], issuers, amount), issueCommand<R>(coverage, relayer, issuers), issueCommand<R>(coverage, relayer, issuers)],
+    [
+      ...adminCommands<R>(coverage, operator(chain), [relayer], issuers, amount),
+      issueCommand<R>(coverage, relayer, issuers),
+      issueCommand<R>(coverage, relayer, issuers),
+    ],
     SEQUENCE,
   );
   fc.assert(
@@ -246,6 +361,8 @@ async function changeTrust(chain: Chain, who: Actor): Promise<void> {
     .build();
   tx.sign(who.kp);
   await chain.net.rpc('sendTransaction', { transaction: tx.toXdr() });
-  const got = (await chain.net.rpc('getTransaction', { hash: Buffer.from(tx.hash()).toString('hex') })) as { status: string };
+  const got = (await chain.net.rpc('getTransaction', { hash: Buffer.from(tx.hash()).toString('hex') })) as {
+    status: string;
+  };
   if (got.status !== 'SUCCESS') throw new Error(`changeTrust: ${got.status}`);
 }

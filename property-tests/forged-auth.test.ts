@@ -25,7 +25,12 @@ const operator: Actor = { name: 'operator', kp: Keypair.fromSecret(info.admin.se
 const v0 = chain.deployVault(owner, SALTS[0]!);
 const v1 = chain.deployVault(owner, SALTS[1]!);
 const DID = Buffer.alloc(16, 0x42);
-const unsalted = deriveVaultAddress({ networkPassphrase: info.passphrase, factoryId: info.factoryId, owner: owner.id, userSalt: SALTS[2]! });
+const unsalted = deriveVaultAddress({
+  networkPassphrase: info.passphrase,
+  factoryId: info.factoryId,
+  owner: owner.id,
+  userSalt: SALTS[2]!,
+});
 
 function didRecord(who: string): xdr.ScVal {
   const m = (k: string, v: xdr.ScVal) => new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol(k), val: v });
@@ -48,7 +53,16 @@ function setup(): void {
   const ok = (r: ReturnType<typeof chain.call>, what: string) => {
     if (!r.ok) throw new Error(`${what}: ${r.error.split('\n')[0]}`);
   };
-  ok(chain.call(issuer, v0, 'issue', [str('vc-1'), str('data'), address(v0), address(issuer.id), str('did:ledger:testnet:issuer')]), 'issue');
+  ok(
+    chain.call(issuer, v0, 'issue', [
+      str('vc-1'),
+      str('data'),
+      address(v0),
+      address(issuer.id),
+      str('did:ledger:testnet:issuer'),
+    ]),
+    'issue',
+  );
   ok(chain.call(controller, info.registryId, 'register', [bytes(DID), didRecord(controller.id)]), 'register');
 }
 setup();
@@ -69,19 +83,59 @@ const ATTACKS: Attack[] = [
   { name: 'revoke_vault', victim: owner, contractId: v0, fn: 'revoke_vault', args: [] },
   { name: 'revoke', victim: owner, contractId: v0, fn: 'revoke', args: [str('vc-1'), str('2026-01-02')] },
   { name: 'push', victim: owner, contractId: v0, fn: 'push', args: [str('vc-1'), address(v1)] },
-  { name: 'issue paid by the issuer', victim: issuer, contractId: v1, fn: 'issue', args: [str('vc-eve'), str('x'), address(v1), address(issuer.id), str('did:ledger:testnet:eve')] },
-  { name: 'deploy for the owner', victim: owner, contractId: info.factoryId, fn: 'deploy', args: [address(owner.id), str('did:ledger:testnet:eve'), bytes(SALTS[2]!)] },
+  {
+    name: 'issue paid by the issuer',
+    victim: issuer,
+    contractId: v1,
+    fn: 'issue',
+    args: [str('vc-eve'), str('x'), address(v1), address(issuer.id), str('did:ledger:testnet:eve')],
+  },
+  {
+    name: 'deploy for the owner',
+    victim: owner,
+    contractId: info.factoryId,
+    fn: 'deploy',
+    args: [address(owner.id), str('did:ledger:testnet:eve'), bytes(SALTS[2]!)],
+  },
   { name: 'set_fee_standard', victim: operator, contractId: info.factoryId, fn: 'set_fee_standard', args: [i128(0)] },
-  { name: 'did update', victim: controller, contractId: info.registryId, fn: 'update', args: [bytes(DID), u32(1), didRecord(eve.id)] },
-  { name: 'did transfer_controller', victim: controller, contractId: info.registryId, fn: 'transfer_controller', args: [bytes(DID), u32(1), address(eve.id)] },
-  { name: 'did deactivate', victim: controller, contractId: info.registryId, fn: 'deactivate', args: [bytes(DID), u32(1)] },
-  { name: 'token transfer', victim: issuer, contractId: info.feeTokenId, fn: 'transfer', args: [address(issuer.id), address(eve.id), i128(1_000_000_000n)] },
+  {
+    name: 'did update',
+    victim: controller,
+    contractId: info.registryId,
+    fn: 'update',
+    args: [bytes(DID), u32(1), didRecord(eve.id)],
+  },
+  {
+    name: 'did transfer_controller',
+    victim: controller,
+    contractId: info.registryId,
+    fn: 'transfer_controller',
+    args: [bytes(DID), u32(1), address(eve.id)],
+  },
+  {
+    name: 'did deactivate',
+    victim: controller,
+    contractId: info.registryId,
+    fn: 'deactivate',
+    args: [bytes(DID), u32(1)],
+  },
+  {
+    name: 'token transfer',
+    victim: issuer,
+    contractId: info.feeTokenId,
+    fn: 'transfer',
+    args: [address(issuer.id), address(eve.id), i128(1_000_000_000n)],
+  },
 ];
 
 const networkId = (passphrase: string): Uint8Array => hash(Buffer.from(passphrase));
 
 /** The payload `e`'s credential type signs: legacy ADDRESS without the address, V2 and delegates with it. */
-function payload(netId: Uint8Array, e: xdr.SorobanAuthorizationEntry, invocation: xdr.SorobanAuthorizedInvocation): Uint8Array {
+function payload(
+  netId: Uint8Array,
+  e: xdr.SorobanAuthorizationEntry,
+  invocation: xdr.SorobanAuthorizedInvocation,
+): Uint8Array {
   const any = addressCredentialsOf(e.credentials)!;
   return hash(authPreimage(any.type, netId, any.creds, invocation).toXdr());
 }
@@ -94,7 +148,11 @@ const sigVal = (publicKey: Uint8Array, signature: Uint8Array): xdr.ScVal =>
   ]);
 
 type CredType = AddressCredentialType;
-const CRED_TYPES: readonly CredType[] = ['sorobanCredentialsAddress', 'sorobanCredentialsAddressV2', 'sorobanCredentialsAddressWithDelegates'];
+const CRED_TYPES: readonly CredType[] = [
+  'sorobanCredentialsAddress',
+  'sorobanCredentialsAddressV2',
+  'sorobanCredentialsAddressWithDelegates',
+];
 
 /** The entry with its address credentials re-typed (address, nonce, expiration and signature kept; no delegates). */
 function retyped(e: xdr.SorobanAuthorizationEntry, type: CredType): xdr.SorobanAuthorizationEntry {
@@ -104,26 +162,49 @@ function retyped(e: xdr.SorobanAuthorizationEntry, type: CredType): xdr.SorobanA
       ? xdr.SorobanCredentials.sorobanCredentialsAddress(c)
       : type === 'sorobanCredentialsAddressV2'
         ? xdr.SorobanCredentials.sorobanCredentialsAddressV2(c)
-        : xdr.SorobanCredentials.sorobanCredentialsAddressWithDelegates(new xdr.SorobanAddressCredentialsWithDelegates({ addressCredentials: c, delegates: [] }));
+        : xdr.SorobanCredentials.sorobanCredentialsAddressWithDelegates(
+            new xdr.SorobanAddressCredentialsWithDelegates({ addressCredentials: c, delegates: [] }),
+          );
   return new xdr.SorobanAuthorizationEntry({ credentials, rootInvocation: e.rootInvocation });
 }
 
 /** The entry with some of its address credentials' fields replaced, its credential type (and delegates) kept. */
-function withCreds(e: xdr.SorobanAuthorizationEntry, patch: Partial<Pick<xdr.SorobanAddressCredentials, 'nonce' | 'signatureExpirationLedger' | 'signature'>>): xdr.SorobanAuthorizationEntry {
+function withCreds(
+  e: xdr.SorobanAuthorizationEntry,
+  patch: Partial<Pick<xdr.SorobanAddressCredentials, 'nonce' | 'signatureExpirationLedger' | 'signature'>>,
+): xdr.SorobanAuthorizationEntry {
   const any = addressCredentialsOf(e.credentials)!;
   const c = any.creds;
-  const creds = new xdr.SorobanAddressCredentials({ address: c.address, nonce: c.nonce, signatureExpirationLedger: c.signatureExpirationLedger, signature: c.signature, ...patch });
+  const creds = new xdr.SorobanAddressCredentials({
+    address: c.address,
+    nonce: c.nonce,
+    signatureExpirationLedger: c.signatureExpirationLedger,
+    signature: c.signature,
+    ...patch,
+  });
   const credentials =
     any.type === 'sorobanCredentialsAddress'
       ? xdr.SorobanCredentials.sorobanCredentialsAddress(creds)
       : any.type === 'sorobanCredentialsAddressV2'
         ? xdr.SorobanCredentials.sorobanCredentialsAddressV2(creds)
-        : xdr.SorobanCredentials.sorobanCredentialsAddressWithDelegates(new xdr.SorobanAddressCredentialsWithDelegates({ addressCredentials: creds, delegates: [...any.delegates] }));
+        : xdr.SorobanCredentials.sorobanCredentialsAddressWithDelegates(
+            new xdr.SorobanAddressCredentialsWithDelegates({
+              addressCredentials: creds,
+              delegates: [...any.delegates],
+            }),
+          );
   return new xdr.SorobanAuthorizationEntry({ credentials, rootInvocation: e.rootInvocation });
 }
 
 /** `e` with expiration `until`, signed by `signer` over the payload of `invocation` (default: e's own) on `netId`. */
-function signedBy(e: xdr.SorobanAuthorizationEntry, until: number, publicKey: Uint8Array, signer: Keypair, netId = networkId(info.passphrase), invocation = e.rootInvocation): xdr.SorobanAuthorizationEntry {
+function signedBy(
+  e: xdr.SorobanAuthorizationEntry,
+  until: number,
+  publicKey: Uint8Array,
+  signer: Keypair,
+  netId = networkId(info.passphrase),
+  invocation = e.rootInvocation,
+): xdr.SorobanAuthorizationEntry {
   const dated = withCreds(e, { signatureExpirationLedger: until });
   return withCreds(dated, { signature: sigVal(publicKey, signer.sign(payload(netId, dated, invocation))) });
 }
@@ -156,8 +237,11 @@ const FORGERIES: Record<string, Forgery> = {
   "victim's signature of the other credential type's payload": (e, v, latest) => {
     const dated = withCreds(e, { signatureExpirationLedger: latest + 100 });
     const any = addressCredentialsOf(dated.credentials)!;
-    const other = any.type === 'sorobanCredentialsAddress' ? 'sorobanCredentialsAddressV2' : 'sorobanCredentialsAddress';
-    const sig = v.kp.sign(hash(authPreimage(other, networkId(info.passphrase), any.creds, dated.rootInvocation).toXdr()));
+    const other =
+      any.type === 'sorobanCredentialsAddress' ? 'sorobanCredentialsAddressV2' : 'sorobanCredentialsAddress';
+    const sig = v.kp.sign(
+      hash(authPreimage(other, networkId(info.passphrase), any.creds, dated.rootInvocation).toXdr()),
+    );
     return withCreds(dated, { signature: sigVal(v.kp.rawPublicKey(), sig) });
   },
 };
@@ -169,19 +253,26 @@ const otherAddress: Forgery = (e, v, latest) => {
   const dated = withCreds(e, { signatureExpirationLedger: latest + 100 });
   const any = addressCredentialsOf(dated.credentials)!;
   const elsewhere = { ...any.creds, address: xdr.expectUnionVariant(address(v0), 'scvAddress').address };
-  const sig = v.kp.sign(hash(authPreimage(any.type, networkId(info.passphrase), elsewhere, dated.rootInvocation).toXdr()));
+  const sig = v.kp.sign(
+    hash(authPreimage(any.type, networkId(info.passphrase), elsewhere, dated.rootInvocation).toXdr()),
+  );
   return withCreds(dated, { signature: sigVal(v.kp.rawPublicKey(), sig) });
 };
 
 /** Simulates as the attacker, lets `fill` set the authorization entries, signs the envelope as the attacker and
  *  submits; the final status and the entries sent. */
-async function submitAs(a: Attack, fill: (auth: xdr.SorobanAuthorizationEntry[]) => xdr.SorobanAuthorizationEntry[]): Promise<{ status: string; envelope: string }> {
+async function submitAs(
+  a: Attack,
+  fill: (auth: xdr.SorobanAuthorizationEntry[]) => xdr.SorobanAuthorizationEntry[],
+): Promise<{ status: string; envelope: string }> {
   const seq = chain.net.account(eve.id)!.seqNum.toString();
   const tx = new TransactionBuilder(new Account(eve.id, seq), { fee: '100', networkPassphrase: info.passphrase })
     .addOperation(Operation.invokeContractFunction({ contract: a.contractId, function: a.fn, args: a.args }))
     .setTimeout(300)
     .build();
-  const sim = (await chain.net.rpc('simulateTransaction', { transaction: tx.toXdr() })) as rpc.Api.RawSimulateTransactionResponse;
+  const sim = (await chain.net.rpc('simulateTransaction', {
+    transaction: tx.toXdr(),
+  })) as rpc.Api.RawSimulateTransactionResponse;
   if (sim.error) throw new Error(`${a.name}: simulation failed, the attack is not set up: ${sim.error.split('\n')[0]}`);
   const env = rpc.assembleTransaction(tx, rpc.parseRawSimulation(sim)).build().toEnvelope();
   return send(withAuth(env, fill(authOf(env))));
@@ -196,7 +287,10 @@ async function send(env: xdr.TransactionEnvelope): Promise<{ status: string; env
   const envelope = signed.toXdr();
   const sent = (await chain.net.rpc('sendTransaction', { transaction: envelope })) as { status: string; hash: string };
   if (sent.status !== 'PENDING') return { status: sent.status, envelope };
-  return { status: ((await chain.net.rpc('getTransaction', { hash: sent.hash })) as { status: string }).status, envelope };
+  return {
+    status: ((await chain.net.rpc('getTransaction', { hash: sent.hash })) as { status: string }).status,
+    envelope,
+  };
 }
 
 const isAddressEntry = (e: xdr.SorobanAuthorizationEntry): boolean => addressCredentialsOf(e.credentials) !== undefined;
@@ -221,13 +315,25 @@ function adminProbe(v: string): string {
 function digest(): string {
   const vault = (v: string) => ({
     admin: adminProbe(v),
-    did: vaultDid(chain, v), vc: getVc(chain, v, 'vc-1'), status: verifyVc(chain, v, 'vc-1'), eve: verifyVc(chain, v, 'vc-eve'),
-    ids: listVcIds(chain, v, 0, 200), denied: listDenied(chain, v, 0, 200),
+    did: vaultDid(chain, v),
+    vc: getVc(chain, v, 'vc-1'),
+    status: verifyVc(chain, v, 'vc-1'),
+    eve: verifyVc(chain, v, 'vc-eve'),
+    ids: listVcIds(chain, v, 0, 200),
+    denied: listDenied(chain, v, 0, 200),
   });
   const did = chain.read(info.registryId, 'get', [bytes(DID)]).toXdr('base64');
   const balances = [owner, issuer, controller, operator].map((a) => chain.balance(info.feeTokenId, a.id).toString());
-  return JSON.stringify({ v0: vault(v0), v1: vault(v1), did, quote: quoteFee(chain, issuer.id), balances, unsalted: isVault(chain, unsalted) }, (_k, x) =>
-    typeof x === 'bigint' ? x.toString() : x,
+  return JSON.stringify(
+    {
+      v0: vault(v0),
+      v1: vault(v1),
+      did,
+      quote: quoteFee(chain, issuer.id),
+      balances,
+      unsalted: isVault(chain, unsalted),
+    },
+    (_k, x) => (typeof x === 'bigint' ? x.toString() : x),
   );
 }
 
@@ -238,7 +344,9 @@ const REPEATABLE = ['set_vault_did', 'deny_issuer', 'set_fee_standard', 'token t
 const ADDRESS_BOUND: Record<string, Forgery> = { "victim's signature for another address (same key)": otherAddress };
 const CASES = CRED_TYPES.flatMap((type) =>
   ATTACKS.flatMap((a) =>
-    Object.keys({ ...FORGERIES, ...(type === 'sorobanCredentialsAddress' ? {} : ADDRESS_BOUND) }).map((f) => [type, a.name, f] as const),
+    Object.keys({ ...FORGERIES, ...(type === 'sorobanCredentialsAddress' ? {} : ADDRESS_BOUND) }).map(
+      (f) => [type, a.name, f] as const,
+    ),
   ),
 );
 
@@ -255,19 +363,27 @@ describe('forged authorization (simulator at Protocol 28, over JSON-RPC)', () =>
     expect(digest()).not.toBe(before);
   });
 
-  it.each(CRED_TYPES.flatMap((type) => REPEATABLE.map((a) => [type, a] as const)))('%s: %s: replaying the victim\'s genuine authorization entry fails (single-use nonce)', async (type, attackName) => {
-    chain.reset(genesis);
-    const attack = ATTACKS.find((a) => a.name === attackName)!;
-    const first = await submitAs(attack, (auth) => {
-      return auth.map((e) => (isAddressEntry(e) ? genuine(retyped(e, type), attack.victim, chain.net.ledger.latest.seq) : e));
-    });
-    expect(first.status).toBe('SUCCESS');
-    const after = digest();
-    // the same transaction (footprint, auth entries and all) under the attacker's next sequence number
-    const tx = xdr.expectUnionVariant(xdr.TransactionEnvelope.fromXdr(first.envelope, 'base64'), 'envelopeTypeTx').v1.tx;
-    const resequenced = new xdr.Transaction({ ...tx, seqNum: chain.net.account(eve.id)!.seqNum + 1n });
-    const replay = await send(xdr.TransactionEnvelope.envelopeTypeTx(new xdr.TransactionV1Envelope({ tx: resequenced, signatures: [] })));
-    expect(replay.status).toBe('FAILED');
-    expect(digest()).toBe(after);
-  });
+  it.each(CRED_TYPES.flatMap((type) => REPEATABLE.map((a) => [type, a] as const)))(
+    "%s: %s: replaying the victim's genuine authorization entry fails (single-use nonce)",
+    async (type, attackName) => {
+      chain.reset(genesis);
+      const attack = ATTACKS.find((a) => a.name === attackName)!;
+      const first = await submitAs(attack, (auth) => {
+        return auth.map((e) =>
+          isAddressEntry(e) ? genuine(retyped(e, type), attack.victim, chain.net.ledger.latest.seq) : e,
+        );
+      });
+      expect(first.status).toBe('SUCCESS');
+      const after = digest();
+      // the same transaction (footprint, auth entries and all) under the attacker's next sequence number
+      const tx = xdr.expectUnionVariant(xdr.TransactionEnvelope.fromXdr(first.envelope, 'base64'), 'envelopeTypeTx').v1
+        .tx;
+      const resequenced = new xdr.Transaction({ ...tx, seqNum: chain.net.account(eve.id)!.seqNum + 1n });
+      const replay = await send(
+        xdr.TransactionEnvelope.envelopeTypeTx(new xdr.TransactionV1Envelope({ tx: resequenced, signatures: [] })),
+      );
+      expect(replay.status).toBe('FAILED');
+      expect(digest()).toBe(after);
+    },
+  );
 });

@@ -78,7 +78,13 @@ export class Chain {
     const r = this.net.invoke({ source: source.kp, contractId, fn, args, signers: signers.map((s) => s.kp) });
     if (r.status === 'SUCCESS') return { ok: true, value: r.returnValue, ledger: r.ledger };
     const auth = r.stage === 'sign' ? AUTH_RE.exec(r.error)?.[1] : undefined;
-    return { ok: false, stage: r.stage, error: r.error, contractError: r.contractError, ...(auth ? { authOf: auth } : {}) };
+    return {
+      ok: false,
+      stage: r.stage,
+      error: r.error,
+      contractError: r.contractError,
+      ...(auth ? { authOf: auth } : {}),
+    };
   }
 
   /** A read-only call that must succeed. */
@@ -89,9 +95,15 @@ export class Chain {
   }
 
   /** A read-only call that may fail (its contract error number, if any). */
-  tryRead(contractId: string, fn: string, args: xdr.ScVal[] = []): { ok: true; value: xdr.ScVal } | { ok: false; contractError?: number; error: string } {
+  tryRead(
+    contractId: string,
+    fn: string,
+    args: xdr.ScVal[] = [],
+  ): { ok: true; value: xdr.ScVal } | { ok: false; contractError?: number; error: string } {
     const r = this.net.read(contractId, fn, args);
-    return r.status === 'SUCCESS' ? { ok: true, value: r.returnValue } : { ok: false, contractError: r.contractError, error: r.error };
+    return r.status === 'SUCCESS'
+      ? { ok: true, value: r.returnValue }
+      : { ok: false, contractError: r.contractError, error: r.error };
   }
 
   /** Native / fee-token balance through the token contract's `balance`. */
@@ -188,7 +200,10 @@ export type SignerChoice = Actor | 'rightful';
 
 /** Mostly the rightful signer, sometimes any of `actors` (who may or may not be the rightful one). */
 export const signerChoice = (actors: readonly Actor[]): fc.Arbitrary<SignerChoice> =>
-  fc.oneof({ weight: 3, arbitrary: fc.constant('rightful' as const) }, { weight: 2, arbitrary: fc.constantFrom(...actors) });
+  fc.oneof(
+    { weight: 3, arbitrary: fc.constant('rightful' as const) },
+    { weight: 2, arbitrary: fc.constantFrom(...actors) },
+  );
 
 /** The actor a choice names; `rightful` is the actor whose id is `rightfulId`. */
 export function resolveSigner(choice: SignerChoice, rightfulId: string, actors: readonly Actor[]): Actor {

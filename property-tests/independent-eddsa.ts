@@ -15,7 +15,8 @@ const DATE_TIME_STAMP = /^-?\d{4,}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\
 /** The Ed25519 public key of a `did:key:z6Mk…#z6Mk…` verification method, or undefined. */
 function didKeyPublicKey(vm: string, controller: string): Buffer | undefined {
   const [did, fragment] = vm.split('#');
-  if (did !== controller || !did?.startsWith('did:key:z') || fragment !== did.slice('did:key:'.length)) return undefined;
+  if (did !== controller || !did?.startsWith('did:key:z') || fragment !== did.slice('did:key:'.length))
+    return undefined;
   let bytes: Uint8Array;
   try {
     bytes = base58.decode(fragment.slice(1));
@@ -30,20 +31,33 @@ function didKeyPublicKey(vm: string, controller: string): Buffer | undefined {
  * Whether every proof of `doc` (one, or a set without chains) verifies, made by `controller`'s did:key, for
  * `purpose`, answering `challenge` when given.
  */
-export function independentlyVerified(doc: unknown, o: { controller: string; purpose: string; challenge?: string; now: number }): boolean {
+export function independentlyVerified(
+  doc: unknown,
+  o: { controller: string; purpose: string; challenge?: string; now: number },
+): boolean {
   if (!isObject(doc)) return false;
   const { proof, ...unsecured } = doc;
   const proofs = Array.isArray(proof) ? proof : proof === undefined ? [] : [proof];
   if (proofs.length === 0 || proofs.length > 8) return false;
   return proofs.every((p) => {
     if (!isObject(p) || p['previousProof'] !== undefined) return false;
-    if (p['type'] !== 'DataIntegrityProof' || p['cryptosuite'] !== 'eddsa-jcs-2022' || p['proofPurpose'] !== o.purpose) return false;
+    if (p['type'] !== 'DataIntegrityProof' || p['cryptosuite'] !== 'eddsa-jcs-2022' || p['proofPurpose'] !== o.purpose)
+      return false;
     if (o.challenge !== undefined && p['challenge'] !== o.challenge) return false;
     for (const t of ['created', 'expires']) {
-      if (p[t] !== undefined && (typeof p[t] !== 'string' || !DATE_TIME_STAMP.test(p[t]) || Number.isNaN(Date.parse(p[t])))) return false;
+      if (
+        p[t] !== undefined &&
+        (typeof p[t] !== 'string' || !DATE_TIME_STAMP.test(p[t]) || Number.isNaN(Date.parse(p[t])))
+      )
+        return false;
     }
     if (typeof p['expires'] === 'string' && Date.parse(p['expires']) < o.now) return false;
-    if (typeof p['verificationMethod'] !== 'string' || typeof p['proofValue'] !== 'string' || !p['proofValue'].startsWith('z')) return false;
+    if (
+      typeof p['verificationMethod'] !== 'string' ||
+      typeof p['proofValue'] !== 'string' ||
+      !p['proofValue'].startsWith('z')
+    )
+      return false;
     const key = didKeyPublicKey(p['verificationMethod'], o.controller);
     if (!key) return false;
     const { proofValue, ...config } = p;

@@ -4,8 +4,20 @@
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import {
-  actor, choiceLabel, Coverage, expectEqual, freshChain, perform, resolveSigner, runParams, SALTS, SEQUENCE, signerChoice,
-  type Actor, type Chain, type SignerChoice,
+  actor,
+  choiceLabel,
+  Coverage,
+  expectEqual,
+  freshChain,
+  perform,
+  resolveSigner,
+  runParams,
+  SALTS,
+  SEQUENCE,
+  signerChoice,
+  type Actor,
+  type Chain,
+  type SignerChoice,
 } from './harness.ts';
 import { allowIssuer, batchIssue, denyIssuer, issue, listDenied, setVaultAdmin } from './vault-io.ts';
 import { checkVault, rules, vaultState, type VaultState } from './vault-model.ts';
@@ -45,10 +57,13 @@ class Access implements Cmd {
   run(m: Model, r: Real): void {
     const who = (this.used = resolveSigner(this.signer, m.vault.admin, SIGNERS));
     const t = this.deny ? rules.deny(m.vault, who.id, this.issuer.id) : rules.allow(m.vault, who.id, this.issuer.id);
-    perform(coverage, this.toString(), t, () => (this.deny ? denyIssuer : allowIssuer)(r.chain, vault, who, this.issuer.id));
+    perform(coverage, this.toString(), t, () =>
+      (this.deny ? denyIssuer : allowIssuer)(r.chain, vault, who, this.issuer.id),
+    );
     checkVault(r.chain, m.vault, []);
   }
-  toString = (): string => `${this.deny ? 'deny_issuer' : 'allow_issuer'}(by ${choiceLabel(this.signer, this.used)}, ${this.issuer.name})`;
+  toString = (): string =>
+    `${this.deny ? 'deny_issuer' : 'allow_issuer'}(by ${choiceLabel(this.signer, this.used)}, ${this.issuer.name})`;
 }
 
 class SetAdmin implements Cmd {
@@ -62,7 +77,9 @@ class SetAdmin implements Cmd {
   check = (): boolean => true;
   run(m: Model, r: Real): void {
     const who = (this.used = resolveSigner(this.signer, m.vault.admin, SIGNERS));
-    perform(coverage, this.toString(), rules.setAdmin(m.vault, who.id, this.admin.id), () => setVaultAdmin(r.chain, vault, who, this.admin.id));
+    perform(coverage, this.toString(), rules.setAdmin(m.vault, who.id, this.admin.id), () =>
+      setVaultAdmin(r.chain, vault, who, this.admin.id),
+    );
   }
   toString = (): string => `set_vault_admin(by ${choiceLabel(this.signer, this.used)}, → ${this.admin.name})`;
 }
@@ -82,12 +99,19 @@ class Issue implements Cmd {
     const t = rules.issue(m.vault, this.issuer.id, ISSUER_DID, vcs, batch);
     expectEqual(`${this} succeeds exactly while not denied`, 'ok' in t.expected, !denied);
     perform(coverage, this.toString(), t, () =>
-      batch ? batchIssue(r.chain, vault, this.issuer, ISSUER_DID, vcs) : issue(r.chain, vault, this.issuer, { ...vcs[0]!, issuerDid: ISSUER_DID }),
+      batch
+        ? batchIssue(r.chain, vault, this.issuer, ISSUER_DID, vcs)
+        : issue(r.chain, vault, this.issuer, { ...vcs[0]!, issuerDid: ISSUER_DID }),
     );
     if (!denied) m.next += vcs.length;
-    checkVault(r.chain, m.vault, vcs.map((x) => x.id));
+    checkVault(
+      r.chain,
+      m.vault,
+      vcs.map((x) => x.id),
+    );
   }
-  toString = (): string => (this.n > 0 ? `batch_issue(×${this.n}, by ${this.issuer.name})` : `issue(by ${this.issuer.name})`);
+  toString = (): string =>
+    this.n > 0 ? `batch_issue(×${this.n}, by ${this.issuer.name})` : `issue(by ${this.issuer.name})`;
 }
 
 class Page implements Cmd {
@@ -99,7 +123,11 @@ class Page implements Cmd {
   }
   check = (): boolean => true;
   run(m: Model): void {
-    expectEqual(`${this}`, listDenied(chain, vault, this.offset, this.limit), m.vault.denied.slice(this.offset, this.offset + this.limit));
+    expectEqual(
+      `${this}`,
+      listDenied(chain, vault, this.offset, this.limit),
+      m.vault.denied.slice(this.offset, this.offset + this.limit),
+    );
   }
   toString = (): string => `list_denied_issuers(${this.offset}, ${this.limit})`;
 }
@@ -122,7 +150,10 @@ describe('issuer access (simulator)', () => {
       fc.property(commands, (cmds) => {
         const setup = () => {
           chain.reset(genesis);
-          return { model: { vault: vaultState(vault, owner.id, true, 'did:ledger:testnet:owner'), next: 0 }, real: { chain } };
+          return {
+            model: { vault: vaultState(vault, owner.id, true, 'did:ledger:testnet:owner'), next: 0 },
+            real: { chain },
+          };
         };
         fc.modelRun(setup, cmds);
       }),

@@ -5,7 +5,18 @@ import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import { u32 } from '../src/chain/codec.ts';
 import {
-  actor, Coverage, expectEqual, freshChain, perform, runParams, SALTS, SEQUENCE, type Chain, type Expected, type Outcome, type Transition,
+  actor,
+  Coverage,
+  expectEqual,
+  freshChain,
+  perform,
+  runParams,
+  SALTS,
+  SEQUENCE,
+  type Chain,
+  type Expected,
+  type Outcome,
+  type Transition,
 } from './harness.ts';
 import { batchIssue, listVcIds, push, revokeVc, vcCount, walkPages } from './vault-io.ts';
 import { rules, VaultErr, vaultState, type VaultState } from './vault-model.ts';
@@ -29,7 +40,11 @@ function prepare(): { chain: Chain; vault: string; sibling: string } {
   return { chain, vault: chain.deployVault(owner, SALTS[0]!), sibling: chain.deployVault(owner, SALTS[1]!) };
 }
 const { chain: small, vault, sibling } = prepare();
-const emptyModel = (): Model => ({ vault: vaultState(vault, owner.id, true), sibling: vaultState(sibling, owner.id, true), next: 0 });
+const emptyModel = (): Model => ({
+  vault: vaultState(vault, owner.id, true),
+  sibling: vaultState(sibling, owner.id, true),
+  next: 0,
+});
 const coverage = new Coverage('pagination');
 
 /** A second network whose vault starts large: 300 issued in batches of 5, every 7th revoked (holes throughout).
@@ -38,14 +53,22 @@ function prepareLarge(): { chain: Chain; model: Model } {
   const { chain } = prepare();
   const model = emptyModel();
   const must = (t: Transition, out: Outcome): void => {
-    if (!('ok' in t.expected) || !out.ok) throw new Error(`preparing the large vault failed: ${out.ok ? 'model refused' : out.error.split('\n')[0]}`);
+    if (!('ok' in t.expected) || !out.ok)
+      throw new Error(`preparing the large vault failed: ${out.ok ? 'model refused' : out.error.split('\n')[0]}`);
     t.apply?.();
   };
   for (let b = 0; b < 60; b++) {
     const vcs = Array.from({ length: 5 }, () => ({ id: `vc-${model.next++}`, data: 'c' }));
-    must(rules.issue(model.vault, issuer.id, 'did:ledger:testnet:issuer', vcs, true), batchIssue(chain, vault, issuer, 'did:ledger:testnet:issuer', vcs));
+    must(
+      rules.issue(model.vault, issuer.id, 'did:ledger:testnet:issuer', vcs, true),
+      batchIssue(chain, vault, issuer, 'did:ledger:testnet:issuer', vcs),
+    );
   }
-  for (let i = 0; i < 300; i += 7) must(rules.revoke(model.vault, owner.id, `vc-${i}`, '2026-01-02'), revokeVc(chain, vault, owner, `vc-${i}`, '2026-01-02'));
+  for (let i = 0; i < 300; i += 7)
+    must(
+      rules.revoke(model.vault, owner.id, `vc-${i}`, '2026-01-02'),
+      revokeVc(chain, vault, owner, `vc-${i}`, '2026-01-02'),
+    );
   return { chain, model };
 }
 const large = prepareLarge();
@@ -71,7 +94,9 @@ class Issue implements Cmd {
     for (let b = 0; b < this.batches; b++) {
       const vcs = Array.from({ length: this.size }, () => ({ id: `vc-${m.next++}`, data: 'c' }));
       const t = rules.issue(m.vault, issuer.id, 'did:ledger:testnet:issuer', vcs, true);
-      perform(coverage, `batch_issue(${vcs.map((x) => x.id).join(',')})`, t, () => batchIssue(r.chain, vault, issuer, 'did:ledger:testnet:issuer', vcs));
+      perform(coverage, `batch_issue(${vcs.map((x) => x.id).join(',')})`, t, () =>
+        batchIssue(r.chain, vault, issuer, 'did:ledger:testnet:issuer', vcs),
+      );
     }
     checkCount(m, r);
     const n = m.vault.active.length;
@@ -92,11 +117,18 @@ class TakeOut implements Cmd {
   check = (m: Readonly<Model>): boolean => m.vault.active.length > 0;
   run(m: Model, r: Real): void {
     const id = (this.usedId = m.vault.active[Math.floor(this.at * m.vault.active.length)]!);
-    if (this.byPush) perform(coverage, `push(${id})`, rules.push(m.vault, m.sibling, owner.id, id), () => push(r.chain, vault, owner, id, sibling));
-    else perform(coverage, `revoke(${id})`, rules.revoke(m.vault, owner.id, id, '2026-01-02'), () => revokeVc(r.chain, vault, owner, id, '2026-01-02'));
+    if (this.byPush)
+      perform(coverage, `push(${id})`, rules.push(m.vault, m.sibling, owner.id, id), () =>
+        push(r.chain, vault, owner, id, sibling),
+      );
+    else
+      perform(coverage, `revoke(${id})`, rules.revoke(m.vault, owner.id, id, '2026-01-02'), () =>
+        revokeVc(r.chain, vault, owner, id, '2026-01-02'),
+      );
     checkCount(m, r);
   }
-  toString = (): string => `${this.byPush ? 'push' : 'revoke'}(active[${this.at.toFixed(3)}]${this.usedId ? `=${this.usedId}` : ''})`;
+  toString = (): string =>
+    `${this.byPush ? 'push' : 'revoke'}(active[${this.at.toFixed(3)}]${this.usedId ? `=${this.usedId}` : ''})`;
 }
 
 /** One page at an offset spread over [0, count + 3) and a limit in [0, 200]. */
@@ -111,8 +143,14 @@ class Page implements Cmd {
   check = (): boolean => true;
   run(m: Model, r: Real): void {
     const offset = (this.offset = Math.floor(this.at * (m.vault.active.length + 3)));
-    expectEqual(`${this}`, listVcIds(r.chain, vault, offset, this.limit), m.vault.active.slice(offset, offset + this.limit));
-    coverage.hit(this.limit === 0 ? 'page(limit 0)' : offset >= m.vault.active.length ? 'page(past the end)' : 'page', { ok: true });
+    expectEqual(
+      `${this}`,
+      listVcIds(r.chain, vault, offset, this.limit),
+      m.vault.active.slice(offset, offset + this.limit),
+    );
+    coverage.hit(this.limit === 0 ? 'page(limit 0)' : offset >= m.vault.active.length ? 'page(past the end)' : 'page', {
+      ok: true,
+    });
   }
   toString = (): string => `list_vc_ids(${this.offset ?? `${this.at.toFixed(3)}×(count+3)`}, ${this.limit})`;
 }
@@ -141,7 +179,11 @@ class Walk implements Cmd {
   }
   check = (): boolean => true;
   run(m: Model, r: Real): void {
-    expectEqual(`${this}`, walkPages((o, l) => listVcIds(r.chain, vault, o, l), this.limit), m.vault.active);
+    expectEqual(
+      `${this}`,
+      walkPages((o, l) => listVcIds(r.chain, vault, o, l), this.limit),
+      m.vault.active,
+    );
     coverage.hit('walk', { ok: true });
   }
   toString = (): string => `walk pages of ${this.limit}`;
@@ -173,10 +215,19 @@ const commands = fc.commands(
     fc.tuple(fc.integer({ min: 4, max: 12 }), fc.constant(5)).map(([b, s]) => new Issue(b, s)),
     fc.tuple(frac, fc.boolean()).map(([at, p]) => new TakeOut(at, p)),
     fc.tuple(frac, fc.boolean()).map(([at, p]) => new TakeOut(at, p)),
-    fc.tuple(frac, fc.oneof(fc.integer({ min: 0, max: 10 }), fc.integer({ min: 0, max: 200 }))).map(([at, l]) => new Page(at, l)),
+    fc
+      .tuple(frac, fc.oneof(fc.integer({ min: 0, max: 10 }), fc.integer({ min: 0, max: 200 })))
+      .map(([at, l]) => new Page(at, l)),
     fc.integer({ min: 1, max: 40 }).map((l) => new Walk(l)),
-    fc.tuple(fc.integer({ min: 100_000, max: 0xffffffff }), fc.integer({ min: 0, max: 200 })).map(([o, l]) => new FarPage(o, l)),
-    fc.tuple(fc.constantFrom('list_vc_ids' as const, 'list_denied_issuers' as const), fc.nat({ max: 10 }), fc.integer({ min: 201, max: 0xffffffff }))
+    fc
+      .tuple(fc.integer({ min: 100_000, max: 0xffffffff }), fc.integer({ min: 0, max: 200 }))
+      .map(([o, l]) => new FarPage(o, l)),
+    fc
+      .tuple(
+        fc.constantFrom('list_vc_ids' as const, 'list_denied_issuers' as const),
+        fc.nat({ max: 10 }),
+        fc.integer({ min: 201, max: 0xffffffff }),
+      )
       .map(([fn, o, l]) => new TooLarge(fn, o, l)),
   ],
   SEQUENCE,
@@ -186,14 +237,18 @@ describe('pagination (simulator)', () => {
   it('pages concatenate to exactly the active ids in order; vc_count matches; limit > 200 → #16', () => {
     fc.assert(
       // one run in four starts from the large vault
-      fc.property(fc.boolean().chain((b) => (b ? fc.boolean() : fc.constant(false))), commands, (fromLarge, cmds) => {
-        const setup = () => {
-          const start = starts[fromLarge ? 1 : 0]!;
-          start.chain.reset(start.snapshot);
-          return { model: structuredClone(start.model), real: { chain: start.chain } };
-        };
-        fc.modelRun(setup, cmds);
-      }),
+      fc.property(
+        fc.boolean().chain((b) => (b ? fc.boolean() : fc.constant(false))),
+        commands,
+        (fromLarge, cmds) => {
+          const setup = () => {
+            const start = starts[fromLarge ? 1 : 0]!;
+            start.chain.reset(start.snapshot);
+            return { model: structuredClone(start.model), real: { chain: start.chain } };
+          };
+          fc.modelRun(setup, cmds);
+        },
+      ),
       runParams('pagination'),
     );
     coverage.report();

@@ -31,7 +31,9 @@ function flipBit(b: Buffer, bit: number): Buffer {
 describe('vault address derivation', () => {
   it('distinct (owner, salt) pairs give distinct addresses', () => {
     const pairs = fc.uniqueArray(fc.record({ owner, salt: key32 }), {
-      minLength: 2, maxLength: 30, selector: (p) => `${p.owner}/${p.salt.toString('hex')}`,
+      minLength: 2,
+      maxLength: 30,
+      selector: (p) => `${p.owner}/${p.salt.toString('hex')}`,
     });
     fc.assert(
       fc.property(pairs, (ps) => {
@@ -50,7 +52,9 @@ describe('vault address derivation', () => {
         const a = derive(o, salt);
         expectEqual('deterministic', derive(o, salt), a);
         expectEqual('hex salt = bytes salt', derive(o, salt.toString('hex')), a);
-        const b = flipOwner ? derive(StrKey.encodeEd25519PublicKey(flipBit(ownerKey, bit)), salt) : derive(o, flipBit(salt, bit));
+        const b = flipOwner
+          ? derive(StrKey.encodeEd25519PublicKey(flipBit(ownerKey, bit)), salt)
+          : derive(o, flipBit(salt, bit));
         expectEqual(`bit ${bit} of the ${flipOwner ? 'owner key' : 'salt'} flipped`, b === a, false);
       }),
       runParams('derivation: one bit apart'),
@@ -63,14 +67,22 @@ describe('vault address derivation', () => {
         const a = derive(o, salt);
         const f = StrKey.encodeContract(otherFactory);
         expectEqual('other factory', derive(o, salt, f) === a, f === FACTORY);
-        expectEqual('other network', derive(o, salt, FACTORY, 'Public Global Stellar Network ; September 2015') === a, false);
-        expectEqual('default salt', deriveVaultAddress({ networkPassphrase: PASSPHRASE, factoryId: FACTORY, owner: o }), derive(o, Buffer.alloc(32)));
+        expectEqual(
+          'other network',
+          derive(o, salt, FACTORY, 'Public Global Stellar Network ; September 2015') === a,
+          false,
+        );
+        expectEqual(
+          'default salt',
+          deriveVaultAddress({ networkPassphrase: PASSPHRASE, factoryId: FACTORY, owner: o }),
+          derive(o, Buffer.alloc(32)),
+        );
       }),
       runParams('derivation: network and factory'),
     );
   });
 
-  it("the factory deploys (own or sponsored) at exactly the derived address", () => {
+  it('the factory deploys (own or sponsored) at exactly the derived address', () => {
     const sponsor = actor('address/sponsor');
     const chain = freshChain('testnet', [sponsor]);
     const genesis = chain.net.snapshot();
@@ -81,10 +93,20 @@ describe('vault address derivation', () => {
         const kp = Keypair.fromRawEd25519Seed(seed);
         const who: Actor = { name: 'owner', kp, id: kp.publicKey() };
         chain.net.fund(who.id);
-        const want = deriveVaultAddress({ networkPassphrase: info.passphrase, factoryId: info.factoryId, owner: who.id, userSalt: salt });
+        const want = deriveVaultAddress({
+          networkPassphrase: info.passphrase,
+          factoryId: info.factoryId,
+          owner: who.id,
+          userSalt: salt,
+        });
         expectEqual('no vault there yet', isVault(chain, want), false);
         const out = sponsored
-          ? chain.call(sponsor, info.factoryId, 'deploy_sponsored', [address(sponsor.id), address(who.id), str('did:ledger:testnet:x'), bytes(salt)])
+          ? chain.call(sponsor, info.factoryId, 'deploy_sponsored', [
+              address(sponsor.id),
+              address(who.id),
+              str('did:ledger:testnet:x'),
+              bytes(salt),
+            ])
           : chain.call(who, info.factoryId, 'deploy', [address(who.id), str('did:ledger:testnet:x'), bytes(salt)]);
         if (!out.ok) throw new Error(`deploy failed: ${out.error.split('\n')[0]}`);
         expectEqual('deployed address', toAddress(out.value), want);

@@ -2,8 +2,24 @@
 // decoders for the reads (VCStatus, VerifiableCredential, pages, FeeQuote), on ../src/chain/codec.ts only.
 import type { xdr } from '@stellar/stellar-sdk';
 import {
-  address, bool, fromEnum, fromOption, fromStruct, field, i128, option, str, toAddress, toBigInt, toBool, toStr, toU32, toVec,
-  u32, u64, vec,
+  address,
+  bool,
+  fromEnum,
+  fromOption,
+  fromStruct,
+  field,
+  i128,
+  option,
+  str,
+  toAddress,
+  toBigInt,
+  toBool,
+  toStr,
+  toU32,
+  toVec,
+  u32,
+  u64,
+  vec,
 } from '../src/chain/codec.ts';
 import { decodeStoredVc } from '../src/chain/vault.ts';
 import type { StoredVc } from '../src/chain/types.ts';
@@ -46,23 +62,41 @@ export function walkPages(list: (offset: number, limit: number) => string[], lim
   }
 }
 
-export const vaultDid = (chain: Chain, vault: string): string | undefined => fromOption(chain.read(vault, 'vault_did'), toStr);
+export const vaultDid = (chain: Chain, vault: string): string | undefined =>
+  fromOption(chain.read(vault, 'vault_did'), toStr);
 export const vaultOwner = (chain: Chain, vault: string): string => toAddress(chain.read(vault, 'vault_owner'));
-export const isVault = (chain: Chain, vault: string): boolean => toBool(chain.read(chain.info.factoryId, 'is_vault', [address(vault)]));
+export const isVault = (chain: Chain, vault: string): boolean =>
+  toBool(chain.read(chain.info.factoryId, 'is_vault', [address(vault)]));
 
 /** `issue` by `issuer`; the transaction is submitted by `submitter` (the issuer itself unless given);
  *  `vaultContract` is the vault the call names (this one unless given). */
 export function issue(
-  chain: Chain, vault: string, issuer: Actor, vc: { id: string; data: string; issuerDid: string }, submitter = issuer, vaultContract = vault,
+  chain: Chain,
+  vault: string,
+  issuer: Actor,
+  vc: { id: string; data: string; issuerDid: string },
+  submitter = issuer,
+  vaultContract = vault,
 ): Outcome {
   const args = [str(vc.id), str(vc.data), address(vaultContract), address(issuer.id), str(vc.issuerDid)];
   return chain.call(submitter, vault, 'issue', args, submitter === issuer ? [] : [issuer]);
 }
 
 export function batchIssue(
-  chain: Chain, vault: string, issuer: Actor, issuerDid: string, vcs: { id: string; data: string }[], submitter = issuer, vaultContract = vault,
+  chain: Chain,
+  vault: string,
+  issuer: Actor,
+  issuerDid: string,
+  vcs: { id: string; data: string }[],
+  submitter = issuer,
+  vaultContract = vault,
 ): Outcome {
-  const args = [address(issuer.id), address(vaultContract), str(issuerDid), vec(vcs.map((v) => vec([str(v.id), str(v.data)])))];
+  const args = [
+    address(issuer.id),
+    address(vaultContract),
+    str(issuerDid),
+    vec(vcs.map((v) => vec([str(v.id), str(v.data)]))),
+  ];
   return chain.call(submitter, vault, 'batch_issue', args, submitter === issuer ? [] : [issuer]);
 }
 
@@ -78,7 +112,8 @@ export const setVaultDid = (chain: Chain, vault: string, signer: Actor, did: str
   chain.call(signer, vault, 'set_vault_did', [str(did)]);
 export const setVaultAdmin = (chain: Chain, vault: string, signer: Actor, admin: string): Outcome =>
   chain.call(signer, vault, 'set_vault_admin', [address(admin)]);
-export const revokeVault = (chain: Chain, vault: string, signer: Actor): Outcome => chain.call(signer, vault, 'revoke_vault', []);
+export const revokeVault = (chain: Chain, vault: string, signer: Actor): Outcome =>
+  chain.call(signer, vault, 'revoke_vault', []);
 
 // ---- factory fees ----------------------------------------------------------------------------------------------
 
@@ -99,10 +134,15 @@ export function quoteFee(chain: Chain, issuer: string): FeeQuote {
   };
 }
 
-export const factoryCall = (chain: Chain, admin: Actor, fn: string, args: xdr.ScVal[]): Outcome => chain.call(admin, chain.info.factoryId, fn, args);
+export const factoryCall = (chain: Chain, admin: Actor, fn: string, args: xdr.ScVal[]): Outcome =>
+  chain.call(admin, chain.info.factoryId, fn, args);
 export const feeArgs = {
   enabled: (b: boolean) => [bool(b)],
   amount: (n: bigint) => [i128(n)],
-  custom: (issuer: string, amount: bigint, expiresAt: bigint | undefined) => [address(issuer), i128(amount), option(expiresAt, u64)],
+  custom: (issuer: string, amount: bigint, expiresAt: bigint | undefined) => [
+    address(issuer),
+    i128(amount),
+    option(expiresAt, u64),
+  ],
   issuer: (issuer: string) => [address(issuer)],
 };

@@ -5,11 +5,34 @@ import { describe, it } from 'vitest';
 import { address, bytes, str, toAddress } from '../src/chain/codec.ts';
 import { deriveVaultAddress } from '../src/chain/derive.ts';
 import {
-  actor, choiceLabel, Coverage, expectEqual, freshChain, perform, resolveSigner, runParams, SALTS, SEQUENCE, signerChoice,
-  type Actor, type Chain, type Outcome, type SignerChoice, type Transition,
+  actor,
+  choiceLabel,
+  Coverage,
+  expectEqual,
+  freshChain,
+  perform,
+  resolveSigner,
+  runParams,
+  SALTS,
+  SEQUENCE,
+  signerChoice,
+  type Actor,
+  type Chain,
+  type Outcome,
+  type SignerChoice,
+  type Transition,
 } from './harness.ts';
 import { allowIssuer, denyIssuer, issue, push, revokeVault, revokeVc, setVaultAdmin, setVaultDid } from './vault-io.ts';
-import { checkVault, idChoiceOf, idLabel, resolveId, rules, vaultState, type IdChoice, type VaultState } from './vault-model.ts';
+import {
+  checkVault,
+  idChoiceOf,
+  idLabel,
+  resolveId,
+  rules,
+  vaultState,
+  type IdChoice,
+  type VaultState,
+} from './vault-model.ts';
 
 const owner = actor('lifecycle/owner');
 const alice = actor('lifecycle/alice');
@@ -31,7 +54,12 @@ type Cmd = fc.Command<Model, Real>;
 
 const chain = freshChain('testnet', [owner, alice, bob, issuer, sponsor]);
 const slotAddress = SALTS.slice(0, 2).map((salt) =>
-  deriveVaultAddress({ networkPassphrase: chain.info.passphrase, factoryId: chain.info.factoryId, owner: owner.id, userSalt: salt }),
+  deriveVaultAddress({
+    networkPassphrase: chain.info.passphrase,
+    factoryId: chain.info.factoryId,
+    owner: owner.id,
+    userSalt: salt,
+  }),
 );
 chain.deployVault(owner, SALTS[0]!, DIDS[0]);
 const genesis = chain.net.snapshot();
@@ -61,7 +89,12 @@ class Deploy implements Cmd {
     const salt = bytes(SALTS[this.slot]!);
     const out = step(this.toString(), m, r, rules.deploy(v, this.did), () =>
       this.by
-        ? r.chain.call(this.by, chain.info.factoryId, 'deploy_sponsored', [address(this.by.id), address(owner.id), str(this.did), salt])
+        ? r.chain.call(this.by, chain.info.factoryId, 'deploy_sponsored', [
+            address(this.by.id),
+            address(owner.id),
+            str(this.did),
+            salt,
+          ])
         : r.chain.call(owner, chain.info.factoryId, 'deploy', [address(owner.id), str(this.did), salt]),
     );
     if (out.ok) expectEqual('deployed at the derived address', toAddress(out.value), v.address);
@@ -83,7 +116,9 @@ class SetDid implements Cmd {
   run(m: Model, r: Real): void {
     const v = m.vaults[this.slot]!;
     const who = (this.used = resolveSigner(this.signer, v.owner, SIGNERS));
-    step(this.toString(), m, r, rules.setDid(v, who.id, this.did), () => setVaultDid(r.chain, v.address, who, this.did));
+    step(this.toString(), m, r, rules.setDid(v, who.id, this.did), () =>
+      setVaultDid(r.chain, v.address, who, this.did),
+    );
   }
   toString = (): string => `set_vault_did(slot ${this.slot}, by ${choiceLabel(this.signer, this.used)}, ${this.did})`;
 }
@@ -102,9 +137,12 @@ class SetAdmin implements Cmd {
   run(m: Model, r: Real): void {
     const v = m.vaults[this.slot]!;
     const who = (this.used = resolveSigner(this.signer, v.admin, SIGNERS));
-    step(this.toString(), m, r, rules.setAdmin(v, who.id, this.admin.id), () => setVaultAdmin(r.chain, v.address, who, this.admin.id));
+    step(this.toString(), m, r, rules.setAdmin(v, who.id, this.admin.id), () =>
+      setVaultAdmin(r.chain, v.address, who, this.admin.id),
+    );
   }
-  toString = (): string => `set_vault_admin(slot ${this.slot}, by ${choiceLabel(this.signer, this.used)}, → ${this.admin.name})`;
+  toString = (): string =>
+    `set_vault_admin(slot ${this.slot}, by ${choiceLabel(this.signer, this.used)}, → ${this.admin.name})`;
 }
 
 class Access implements Cmd {
@@ -124,7 +162,9 @@ class Access implements Cmd {
     const v = m.vaults[this.slot]!;
     const who = (this.used = resolveSigner(this.signer, v.admin, SIGNERS));
     const t = this.deny ? rules.deny(v, who.id, this.target.id) : rules.allow(v, who.id, this.target.id);
-    step(this.toString(), m, r, t, () => (this.deny ? denyIssuer : allowIssuer)(r.chain, v.address, who, this.target.id));
+    step(this.toString(), m, r, t, () =>
+      (this.deny ? denyIssuer : allowIssuer)(r.chain, v.address, who, this.target.id),
+    );
   }
   toString = (): string =>
     `${this.deny ? 'deny' : 'allow'}_issuer(slot ${this.slot}, by ${choiceLabel(this.signer, this.used)}, ${this.target.name})`;
@@ -160,7 +200,9 @@ class Issue implements Cmd {
   run(m: Model, r: Real): void {
     const v = m.vaults[this.slot]!;
     const vc = { id: this.id, data: `ciphertext of ${this.id}`, issuerDid: ISSUER_DID };
-    step(this.toString(), m, r, rules.issue(v, this.by.id, ISSUER_DID, [vc], false), () => issue(r.chain, v.address, this.by, vc));
+    step(this.toString(), m, r, rules.issue(v, this.by.id, ISSUER_DID, [vc], false), () =>
+      issue(r.chain, v.address, this.by, vc),
+    );
   }
   toString = (): string => `issue(slot ${this.slot}, by ${this.by.name}, ${this.id})`;
 }
@@ -181,9 +223,12 @@ class Revoke implements Cmd {
     const v = m.vaults[this.slot]!;
     const who = (this.used = resolveSigner(this.signer, v.owner, SIGNERS));
     const id = (this.usedId = resolveId(this.id, v, IDS));
-    step(this.toString(), m, r, rules.revoke(v, who.id, id, '2026-01-02'), () => revokeVc(r.chain, v.address, who, id, '2026-01-02'));
+    step(this.toString(), m, r, rules.revoke(v, who.id, id, '2026-01-02'), () =>
+      revokeVc(r.chain, v.address, who, id, '2026-01-02'),
+    );
   }
-  toString = (): string => `revoke(slot ${this.slot}, by ${choiceLabel(this.signer, this.used)}, ${idLabel(this.id, this.usedId)})`;
+  toString = (): string =>
+    `revoke(slot ${this.slot}, by ${choiceLabel(this.signer, this.used)}, ${idLabel(this.id, this.usedId)})`;
 }
 
 class Push implements Cmd {
@@ -203,9 +248,12 @@ class Push implements Cmd {
     const dest = m.vaults[1 - this.slot]!;
     const who = (this.used = resolveSigner(this.signer, src.admin, SIGNERS));
     const id = (this.usedId = resolveId(this.id, src, IDS));
-    step(this.toString(), m, r, rules.push(src, dest, who.id, id), () => push(r.chain, src.address, who, id, dest.address));
+    step(this.toString(), m, r, rules.push(src, dest, who.id, id), () =>
+      push(r.chain, src.address, who, id, dest.address),
+    );
   }
-  toString = (): string => `push(slot ${this.slot} → ${1 - this.slot}, by ${choiceLabel(this.signer, this.used)}, ${idLabel(this.id, this.usedId)})`;
+  toString = (): string =>
+    `push(slot ${this.slot} → ${1 - this.slot}, by ${choiceLabel(this.signer, this.used)}, ${idLabel(this.id, this.usedId)})`;
 }
 
 const slot = fc.integer({ min: 0, max: 1 });
@@ -213,10 +261,14 @@ const signer = signerChoice(SIGNERS);
 const did = fc.constantFrom(...DIDS);
 const commands = fc.commands(
   [
-    fc.tuple(slot, fc.option(fc.constantFrom(sponsor, alice), { nil: undefined }), did).map(([s, by, d]) => new Deploy(s, by, d)),
+    fc
+      .tuple(slot, fc.option(fc.constantFrom(sponsor, alice), { nil: undefined }), did)
+      .map(([s, by, d]) => new Deploy(s, by, d)),
     fc.tuple(slot, signer, did).map(([s, who, d]) => new SetDid(s, who, d)),
     fc.tuple(slot, signer, fc.constantFrom(...SIGNERS)).map(([s, who, a]) => new SetAdmin(s, who, a)),
-    fc.tuple(slot, fc.boolean(), signer, fc.constantFrom(issuer, bob)).map(([s, d, who, t]) => new Access(s, d, who, t)),
+    fc
+      .tuple(slot, fc.boolean(), signer, fc.constantFrom(issuer, bob))
+      .map(([s, d, who, t]) => new Access(s, d, who, t)),
     fc.tuple(slot, signer).map(([s, who]) => new RevokeVault(s, who)),
     fc.tuple(slot, fc.constantFrom(issuer, bob), fc.constantFrom(...IDS)).map(([s, by, id]) => new Issue(s, by, id)),
     fc.tuple(slot, signer, idChoiceOf(IDS)).map(([s, who, id]) => new Revoke(s, who, id)),
@@ -231,7 +283,10 @@ describe('vault lifecycle (simulator)', () => {
       fc.property(commands, (cmds) => {
         const setup = () => {
           chain.reset(genesis);
-          return { model: { vaults: slotAddress.map((a, i) => vaultState(a, owner.id, i === 0, DIDS[0])) }, real: { chain } };
+          return {
+            model: { vaults: slotAddress.map((a, i) => vaultState(a, owner.id, i === 0, DIDS[0])) },
+            real: { chain },
+          };
         };
         fc.modelRun(setup, cmds);
       }),

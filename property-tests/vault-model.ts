@@ -8,7 +8,18 @@ import fc from 'fast-check';
 import { toStr } from '../src/chain/codec.ts';
 import { code, expectEqual, needsAuthOf, OK, type Chain, type Transition } from './harness.ts';
 import {
-  deniedCount, getVc, isVault, listDenied, listVcIds, vaultDid, vaultOwner, vcCount, verifyVc, walkPages, type StoredVc, type VcStatus,
+  deniedCount,
+  getVc,
+  isVault,
+  listDenied,
+  listVcIds,
+  vaultDid,
+  vaultOwner,
+  vcCount,
+  verifyVc,
+  walkPages,
+  type StoredVc,
+  type VcStatus,
 } from './vault-io.ts';
 
 export const VaultErr = {
@@ -87,7 +98,14 @@ export const rules = {
   },
 
   /** `issue` (one entry) or `batch_issue` (`batch`) naming `vaultContract`; the issuer signs. */
-  issue(v: VaultState, issuer: string, issuerDid: string, vcs: { id: string; data: string }[], batch: boolean, vaultContract = v.address): Transition {
+  issue(
+    v: VaultState,
+    issuer: string,
+    issuerDid: string,
+    vcs: { id: string; data: string }[],
+    batch: boolean,
+    vaultContract = v.address,
+  ): Transition {
     if (batch && vcs.length === 0) return fail(VaultErr.BatchEmpty);
     if (batch && vcs.length > 5) return fail(VaultErr.BatchTooLarge);
     if (vaultContract !== v.address) return fail(VaultErr.InvalidVaultContract);
@@ -99,7 +117,10 @@ export const rules = {
       expected: OK,
       apply: () => {
         for (const x of vcs) {
-          v.vcs.set(x.id, { status: { tag: 'Valid' }, vc: { id: x.id, data: x.data, issuanceContract: v.address, issuerDid } });
+          v.vcs.set(x.id, {
+            status: { tag: 'Valid' },
+            vc: { id: x.id, data: x.data, issuanceContract: v.address, issuerDid },
+          });
           v.active.push(x.id);
         }
       },
@@ -147,7 +168,10 @@ export type IdChoice = string | { held: number };
 
 /** Mostly a credential the vault holds, sometimes any id of `pool`. */
 export const idChoiceOf = (pool: readonly string[]): fc.Arbitrary<IdChoice> =>
-  fc.oneof({ weight: 3, arbitrary: fc.nat({ max: 9 }).map((held) => ({ held })) }, { weight: 1, arbitrary: fc.constantFrom(...pool) });
+  fc.oneof(
+    { weight: 3, arbitrary: fc.nat({ max: 9 }).map((held) => ({ held })) },
+    { weight: 1, arbitrary: fc.constantFrom(...pool) },
+  );
 
 export function resolveId(choice: IdChoice, v: VaultState, pool: readonly string[]): string {
   if (typeof choice === 'string') return choice;
@@ -174,7 +198,15 @@ export function checkVault(chain: Chain, v: VaultState, ids: readonly string[]):
     expectEqual(`${where} get_vc(${id})`, getVc(chain, v.address, id), v.vcs.get(id)?.vc);
   }
   expectEqual(`${where} vc_count`, vcCount(chain, v.address), v.active.length);
-  expectEqual(`${where} list_vc_ids`, walkPages((o, l) => listVcIds(chain, v.address, o, l), 200), v.active);
+  expectEqual(
+    `${where} list_vc_ids`,
+    walkPages((o, l) => listVcIds(chain, v.address, o, l), 200),
+    v.active,
+  );
   expectEqual(`${where} denied_issuer_count`, deniedCount(chain, v.address), v.denied.length);
-  expectEqual(`${where} list_denied_issuers`, walkPages((o, l) => listDenied(chain, v.address, o, l), 200), v.denied);
+  expectEqual(
+    `${where} list_denied_issuers`,
+    walkPages((o, l) => listDenied(chain, v.address, o, l), 200),
+    v.denied,
+  );
 }

@@ -29,9 +29,18 @@ const didOf = (kp: Keypair) => {
 const ISSUER = didOf(issuer);
 const HOLDER = didOf(holder);
 
-async function signedCredential(subject: Json = { id: HOLDER.did, degree: { type: 'BachelorDegree', name: 'Mathematics' } }): Promise<Json> {
+async function signedCredential(
+  subject: Json = { id: HOLDER.did, degree: { type: 'BachelorDegree', name: 'Mathematics' } },
+): Promise<Json> {
   return signCredential({
-    credential: { '@context': [V2], id: 'urn:uuid:7d1e1c4a-4d5b-4a7e-9a1f-2c3d4e5f6a7b', type: ['VerifiableCredential', 'DegreeCredential'], issuer: ISSUER.did, validFrom: '2026-01-01T00:00:00Z', credentialSubject: subject },
+    credential: {
+      '@context': [V2],
+      id: 'urn:uuid:7d1e1c4a-4d5b-4a7e-9a1f-2c3d4e5f6a7b',
+      type: ['VerifiableCredential', 'DegreeCredential'],
+      issuer: ISSUER.did,
+      validFrom: '2026-01-01T00:00:00Z',
+      credentialSubject: subject,
+    },
     verificationMethod: ISSUER.vm,
     secretKey: issuer.rawSecretKey(),
     created: new Date(env.clock.now() - 60_000),
@@ -51,7 +60,8 @@ async function signedPresentation(): Promise<Json> {
 /** Every path into a JSON value, the root excluded. */
 function pathsOf(v: unknown, at: Path = []): Path[] {
   if (Array.isArray(v)) return v.flatMap((x, i) => [[...at, i], ...pathsOf(x, [...at, i])]);
-  if (typeof v === 'object' && v !== null) return Object.entries(v).flatMap(([k, x]) => [[...at, k], ...pathsOf(x, [...at, k])]);
+  if (typeof v === 'object' && v !== null)
+    return Object.entries(v).flatMap(([k, x]) => [[...at, k], ...pathsOf(x, [...at, k])]);
   return [];
 }
 
@@ -65,8 +75,17 @@ type Mutation =
 const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ op: fc.constant('replace' as const), pick: fc.nat(), value: fc.jsonValue({ maxDepth: 2 }) }),
   fc.record({ op: fc.constant('remove' as const), pick: fc.nat() }),
-  fc.record({ op: fc.constant('addMember' as const), pick: fc.nat(), name: fc.string({ minLength: 1, maxLength: 12 }), value: fc.jsonValue({ maxDepth: 1 }) }),
-  fc.record({ op: fc.constant('editString' as const), pick: fc.nat(), suffix: fc.string({ minLength: 1, maxLength: 3 }) }),
+  fc.record({
+    op: fc.constant('addMember' as const),
+    pick: fc.nat(),
+    name: fc.string({ minLength: 1, maxLength: 12 }),
+    value: fc.jsonValue({ maxDepth: 1 }),
+  }),
+  fc.record({
+    op: fc.constant('editString' as const),
+    pick: fc.nat(),
+    suffix: fc.string({ minLength: 1, maxLength: 3 }),
+  }),
   fc.record({ op: fc.constant('swap' as const), pick: fc.nat() }),
 );
 
@@ -120,7 +139,10 @@ function sameToVerifier(original: Json, mutated: Json): boolean {
 
 beforeAll(async () => {
   const unlimited = { read: 1e9, write: 1e9 };
-  env = await startVaultTestEnv({ chain: stubChain('testnet'), limits: { rateLimits: { standard: unlimited, early: unlimited, admin: unlimited } } });
+  env = await startVaultTestEnv({
+    chain: stubChain('testnet'),
+    limits: { rateLimits: { standard: unlimited, early: unlimited, admin: unlimited } },
+  });
   key = (await env.mintKey()).key;
 }, 60_000);
 afterAll(async () => {
@@ -137,17 +159,28 @@ describe('credentials', () => {
   it('the signed credential verifies, by the service and independently (the positive control)', async () => {
     const vc = await signedCredential();
     expect((await post('/credentials/verify', { verifiableCredential: vc })).body.verified).toBe(true);
-    expect(independentlyVerified(vc, { controller: ISSUER.did, purpose: 'assertionMethod', now: env.clock.now() })).toBe(true);
+    expect(
+      independentlyVerified(vc, { controller: ISSUER.did, purpose: 'assertionMethod', now: env.clock.now() }),
+    ).toBe(true);
   });
 
   it('random subjects: the service verifies exactly what the independent check verifies', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }), async (claims) => {
-        const vc = await signedCredential({ id: HOLDER.did, ...claims });
-        const r = await post('/credentials/verify', { verifiableCredential: vc, options: { checks: ['proof'] } });
-        expect(r.body.verified).toBe(true);
-        expect(independentlyVerified(JSON.parse(JSON.stringify(vc)), { controller: ISSUER.did, purpose: 'assertionMethod', now: env.clock.now() })).toBe(true);
-      }),
+      fc.asyncProperty(
+        fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }),
+        async (claims) => {
+          const vc = await signedCredential({ id: HOLDER.did, ...claims });
+          const r = await post('/credentials/verify', { verifiableCredential: vc, options: { checks: ['proof'] } });
+          expect(r.body.verified).toBe(true);
+          expect(
+            independentlyVerified(JSON.parse(JSON.stringify(vc)), {
+              controller: ISSUER.did,
+              purpose: 'assertionMethod',
+              now: env.clock.now(),
+            }),
+          ).toBe(true);
+        },
+      ),
       runParams('verification: random signed credentials', 100),
     );
   });
@@ -165,21 +198,30 @@ describe('credentials', () => {
         if (r.body.verified) {
           verifiedMutations++;
           expect(sameToVerifier(original, sent), `verified a changed credential: ${JSON.stringify(m)}`).toBe(true);
-          expect(independentlyVerified(sent, { controller: ISSUER.did, purpose: 'assertionMethod', now: env.clock.now() })).toBe(true);
+          expect(
+            independentlyVerified(sent, { controller: ISSUER.did, purpose: 'assertionMethod', now: env.clock.now() }),
+          ).toBe(true);
         } else if (sameToVerifier(original, sent)) {
-          expect.fail(`refused a credential that is the same to a verifier: ${JSON.stringify(m)} → ${JSON.stringify(r.body.problemDetails)}`);
+          expect.fail(
+            `refused a credential that is the same to a verifier: ${JSON.stringify(m)} → ${JSON.stringify(r.body.problemDetails)}`,
+          );
         }
       }),
       runParams('verification: mutated credentials', 500),
     );
-    console.log(`[coverage] mutated credentials: ${verifiedMutations} mutations left the credential the same to a verifier`);
+    console.log(
+      `[coverage] mutated credentials: ${verifiedMutations} mutations left the credential the same to a verifier`,
+    );
   });
 });
 
 describe('presentations', () => {
   it('a mutated presentation never verifies unless it is the same to a verifier; what verifies, verifies independently', async () => {
     const original = await signedPresentation();
-    const first = await post('/presentations/verify', { verifiablePresentation: original, options: { challenge: CHALLENGE } });
+    const first = await post('/presentations/verify', {
+      verifiablePresentation: original,
+      options: { challenge: CHALLENGE },
+    });
     expect(first.body.verified, JSON.stringify(first.body)).toBe(true);
     await fc.assert(
       fc.asyncProperty(mutationArb, async (m) => {
@@ -191,12 +233,21 @@ describe('presentations', () => {
         if (r.body.verified) {
           expect(sameToVerifier(original, sent), `verified a changed presentation: ${JSON.stringify(m)}`).toBe(true);
           const now = env.clock.now();
-          expect(independentlyVerified(sent, { controller: HOLDER.did, purpose: 'authentication', challenge: CHALLENGE, now })).toBe(true);
+          expect(
+            independentlyVerified(sent, {
+              controller: HOLDER.did,
+              purpose: 'authentication',
+              challenge: CHALLENGE,
+              now,
+            }),
+          ).toBe(true);
           for (const vc of sent['verifiableCredential'] as Json[]) {
             expect(independentlyVerified(vc, { controller: ISSUER.did, purpose: 'assertionMethod', now })).toBe(true);
           }
         } else if (sameToVerifier(original, sent)) {
-          expect.fail(`refused a presentation that is the same to a verifier: ${JSON.stringify(m)} → ${JSON.stringify(r.body.problemDetails)}`);
+          expect.fail(
+            `refused a presentation that is the same to a verifier: ${JSON.stringify(m)} → ${JSON.stringify(r.body.problemDetails)}`,
+          );
         }
       }),
       runParams('verification: mutated presentations', 400),

@@ -44,22 +44,40 @@ beforeAll(async () => {
   pgProxy = await startTcpProxy({ host: PG_HOST, port: PG_PORT });
   redisProxy = await startTcpProxy({ host: REDIS_HOST, port: REDIS_PORT });
   rpcProxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(chain.url).port) });
-  cleanups.push(() => pgProxy.close(), () => redisProxy.close(), () => rpcProxy.close());
+  cleanups.push(
+    () => pgProxy.close(),
+    () => redisProxy.close(),
+    () => rpcProxy.close(),
+  );
 
   const { config } = loadConfig(
     [
-      '--network', 'testnet', '--host', '127.0.0.1', '--port', '0',
+      '--network',
+      'testnet',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
       ...chain.flags(`http://127.0.0.1:${rpcProxy.port}/testnet/rpc`),
-      '--database-url', backends.databaseUrl(pgProxy.port),
-      '--redis-url', backends.redisUrl(redisProxy.port),
-      '--data-dir', data.dir,
-      '--encryption-keys', encryptionKeys(),
-      '--rpc-timeout-ms', '2000',
+      '--database-url',
+      backends.databaseUrl(pgProxy.port),
+      '--redis-url',
+      backends.redisUrl(redisProxy.port),
+      '--data-dir',
+      data.dir,
+      '--encryption-keys',
+      encryptionKeys(),
+      '--rpc-timeout-ms',
+      '2000',
       // Every chain read goes to the RPC: an answer from the short read cache would hide the outage.
-      '--read-cache-ms', '0',
-      '--log-level', 'silent',
-      '--rate-standard-read', '1000',
-      '--rate-standard-write', '1000',
+      '--read-cache-ms',
+      '0',
+      '--log-level',
+      'silent',
+      '--rate-standard-read',
+      '1000',
+      '--rate-standard-write',
+      '1000',
     ],
     {},
   );
@@ -68,11 +86,22 @@ beforeAll(async () => {
   url = services.vault.testnet!.url;
 
   owner = chain.fund();
-  key = (await services.stores.keys.create({ walletAddress: owner.publicKey(), network: 'testnet', role: 'standard', scopes: [], expiresAt: null })).key;
+  key = (
+    await services.stores.keys.create({
+      walletAddress: owner.publicKey(),
+      network: 'testnet',
+      role: 'standard',
+      scopes: [],
+      expiresAt: null,
+    })
+  ).key;
   const body = { owner: owner.publicKey(), didUri: 'did:ledger:testnet:faults', sourcePublicKey: owner.publicKey() };
   const prepared = await request(url, '/contracts/vault/create', { key, body });
   expect(prepared.status, show(prepared)).toBe(200);
-  const submitted = await request(url, '/contracts/vault/create', { key, body: { signedXdr: chain.sign(prepared.body.xdr as string, owner) } });
+  const submitted = await request(url, '/contracts/vault/create', {
+    key,
+    body: { signedXdr: chain.sign(prepared.body.xdr as string, owner) },
+  });
   expect(submitted.status, show(submitted)).toBe(200);
 }, 60_000);
 
@@ -110,7 +139,10 @@ describe('Redis unreachable', () => {
     await redisProxy.stop();
     try {
       expectError(await storeRead(), 503, 'rate_limit_unavailable');
-      const write = await request(url, '/contracts/vault/set-vault-did', { key, body: { owner: owner.publicKey(), didUri: 'did:ledger:testnet:x', sourcePublicKey: owner.publicKey() } });
+      const write = await request(url, '/contracts/vault/set-vault-did', {
+        key,
+        body: { owner: owner.publicKey(), didUri: 'did:ledger:testnet:x', sourcePublicKey: owner.publicKey() },
+      });
       expectError(write, 503, 'rate_limit_unavailable');
       // The wallet-proof routes are limited per client IP in the same store: closed as well.
       expectError(await request(url, `/auth/challenge?account=${owner.publicKey()}`), 503, 'rate_limit_unavailable');
@@ -158,7 +190,11 @@ describe('the chain RPC unreachable', () => {
       request(url, '/contracts/vault/set-vault-did', {
         key,
         idempotencyKey: idem,
-        body: { owner: owner.publicKey(), didUri: 'did:ledger:testnet:after-outage', sourcePublicKey: owner.publicKey() },
+        body: {
+          owner: owner.publicKey(),
+          didUri: 'did:ledger:testnet:after-outage',
+          sourcePublicKey: owner.publicKey(),
+        },
       });
     await rpcProxy.stop();
     try {

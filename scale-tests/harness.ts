@@ -110,7 +110,8 @@ export async function startTestChain(): Promise<TestChain> {
     counts.set(method, (counts.get(method) ?? 0) + 1);
     if (method === 'sendTransaction') {
       const envelope = (params as { transaction?: string } | undefined)?.transaction;
-      if (envelope) sent.push(Buffer.from(TransactionBuilder.fromXdr(envelope, info.passphrase).hash()).toString('hex'));
+      if (envelope)
+        sent.push(Buffer.from(TransactionBuilder.fromXdr(envelope, info.passphrase).hash()).toString('hex'));
     }
     const ms = delays.get(method);
     if (ms) await new Promise((r) => setTimeout(r, ms));
@@ -121,14 +122,22 @@ export async function startTestChain(): Promise<TestChain> {
     url: running.url,
     passphrase: info.passphrase,
     flags: (rpcUrl = info.rpcUrl!) => [
-      '--simulator', 'false',
-      '--testnet-rpc-url', rpcUrl,
-      '--testnet-passphrase', info.passphrase,
-      '--testnet-factory-id', info.factoryId,
-      '--testnet-registry-id', info.registryId,
-      '--testnet-vault-wasm-hash', info.vaultWasmHash,
-      '--testnet-fee-token-id', info.feeTokenId,
-      '--testnet-simulation-account', info.admin.publicKey,
+      '--simulator',
+      'false',
+      '--testnet-rpc-url',
+      rpcUrl,
+      '--testnet-passphrase',
+      info.passphrase,
+      '--testnet-factory-id',
+      info.factoryId,
+      '--testnet-registry-id',
+      info.registryId,
+      '--testnet-vault-wasm-hash',
+      info.vaultWasmHash,
+      '--testnet-fee-token-id',
+      info.feeTokenId,
+      '--testnet-simulation-account',
+      info.admin.publicKey,
     ],
     calls: (method) => counts.get(method) ?? 0,
     sent,
@@ -178,19 +187,25 @@ process.once('exit', () => {
  * GET /health.
  */
 export async function startApi(flags: string[], timeoutMs = 30_000): Promise<ApiProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--network', 'testnet', '--host', '127.0.0.1', '--port', '0', ...flags], {
-    cwd: ROOT,
-    env: childEnv(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [BIN, 'serve', '--network', 'testnet', '--host', '127.0.0.1', '--port', '0', ...flags],
+    {
+      cwd: ROOT,
+      env: childEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   live.add(child);
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => {
-    live.delete(child);
-    resolve();
-  }));
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      live.delete(child);
+      resolve();
+    }),
+  );
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill('SIGTERM');
@@ -200,7 +215,10 @@ export async function startApi(flags: string[], timeoutMs = 30_000): Promise<Api
   };
   try {
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`serve did not start within ${timeoutMs} ms:\n${out}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`serve did not start within ${timeoutMs} ms:\n${out}`)),
+        timeoutMs,
+      );
       const look = () => {
         const m = /vault API testnet\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
         if (m) {
@@ -226,7 +244,11 @@ export async function startApi(flags: string[], timeoutMs = 30_000): Promise<Api
 /** `credential-vault <args>` to completion; stdout, stderr and the exit code. */
 export function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: ROOT,
+      env: childEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -237,7 +259,11 @@ export function runCli(args: string[]): Promise<{ code: number | null; stdout: s
 }
 
 /** `keys create` through the operator CLI; `store` is `--database-url …` or `--data-dir …`. */
-export async function cliKey(store: string[], wallet: string, role: 'standard' | 'early' | 'admin' = 'standard'): Promise<string> {
+export async function cliKey(
+  store: string[],
+  wallet: string,
+  role: 'standard' | 'early' | 'admin' = 'standard',
+): Promise<string> {
   const r = await runCli(['keys', 'create', '--network', 'testnet', '--wallet', wallet, '--role', role, ...store]);
   if (r.code !== 0) throw new Error(`keys create exited with ${r.code}: ${r.stderr}`);
   const created = JSON.parse(r.stdout) as { key: string };
@@ -270,7 +296,11 @@ export async function request(base: string, p: string, o: RequestOptions = {}): 
     body = JSON.stringify(o.body);
     headers['content-type'] = 'application/json';
   }
-  const res = await fetch(base + p, { method: o.method ?? (body === undefined ? 'GET' : 'POST'), headers, ...(body !== undefined ? { body } : {}) });
+  const res = await fetch(base + p, {
+    method: o.method ?? (body === undefined ? 'GET' : 'POST'),
+    headers,
+    ...(body !== undefined ? { body } : {}),
+  });
   const text = await res.text();
   let parsed: unknown = text;
   if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
@@ -290,10 +320,15 @@ export async function signedChallenge(base: string, wallet: Keypair): Promise<st
 }
 
 /** POST /auth/keys with a signed challenge. */
-export const redeemChallenge = (base: string, transaction: string) => request(base, '/auth/keys', { body: { transaction } });
+export const redeemChallenge = (base: string, transaction: string) =>
+  request(base, '/auth/keys', { body: { transaction } });
 
 /** Retries `op` until `ok` holds: recovery is the service's own doing, the test only waits. */
-export async function eventually(op: () => Promise<Answer>, ok: (a: Answer) => boolean, timeoutMs = 15_000): Promise<Answer> {
+export async function eventually(
+  op: () => Promise<Answer>,
+  ok: (a: Answer) => boolean,
+  timeoutMs = 15_000,
+): Promise<Answer> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const a = await op();

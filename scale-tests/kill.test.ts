@@ -44,12 +44,16 @@ function childEnv(): NodeJS.ProcessEnv {
 
 async function startProduct(dataDir: string): Promise<Product> {
   const ports = ['--testnet-port', '0', '--mainnet-port', '0', '--resolver-port', '0', '--simulator-port', '0'];
-  const child = spawn(process.execPath, [BIN, 'start', '--host', '127.0.0.1', ...ports, '--data-dir', dataDir, '--log-level', 'error'], {
-    cwd: ROOT,
-    env: childEnv(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true, // its own process group, killed as a whole
-  });
+  const child = spawn(
+    process.execPath,
+    [BIN, 'start', '--host', '127.0.0.1', ...ports, '--data-dir', dataDir, '--log-level', 'error'],
+    {
+      cwd: ROOT,
+      env: childEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true, // its own process group, killed as a whole
+    },
+  );
   groups.add(child.pid!);
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
@@ -91,7 +95,14 @@ it('acknowledged friendbot accounts, keys, vaults and idempotent submits survive
   const data = await tempDataDir();
   try {
     const first = await startProduct(data.dir);
-    const writes: { owner: Keypair; key: string; idem: string; body: { signedXdr: string }; text: string; txId: string }[] = [];
+    const writes: {
+      owner: Keypair;
+      key: string;
+      idem: string;
+      body: { signedXdr: string };
+      text: string;
+      txId: string;
+    }[] = [];
     for (let i = 0; i < WRITES; i++) {
       const owner = Keypair.random();
       expect((await fetch(`${first.simulator}/testnet/friendbot?addr=${owner.publicKey()}`)).status).toBe(200);
@@ -120,7 +131,11 @@ it('acknowledged friendbot accounts, keys, vaults and idempotent submits survive
         expect((await fetch(`${second.simulator}/testnet/friendbot?addr=${w.owner.publicKey()}`)).status).toBe(400);
         const vault = await request(second.vault, `/contracts/vault/${w.owner.publicKey()}`, { key: w.key });
         expect(vault.status, show(vault)).toBe(200);
-        const retry = await request(second.vault, '/contracts/vault/create', { key: w.key, idempotencyKey: w.idem, body: w.body });
+        const retry = await request(second.vault, '/contracts/vault/create', {
+          key: w.key,
+          idempotencyKey: w.idem,
+          body: w.body,
+        });
         expect(retry.status, show(retry)).toBe(200);
         expect(retry.headers.get('idempotency-replayed')).toBe('true');
         expect(retry.text).toBe(w.text);

@@ -42,15 +42,24 @@ beforeAll(async () => {
     cleanups.push(data.remove);
     return [
       ...chain.flags(),
-      '--database-url', backends.databaseUrl(),
-      '--redis-url', backends.redisUrl(),
-      '--data-dir', data.dir,
-      '--encryption-keys', keys,
-      '--rate-standard-read', String(READ_LIMIT),
-      '--rate-standard-write', String(WRITE_LIMIT),
-      '--rate-early-read', '100',
-      '--rate-early-write', '100',
-      '--log-level', 'error',
+      '--database-url',
+      backends.databaseUrl(),
+      '--redis-url',
+      backends.redisUrl(),
+      '--data-dir',
+      data.dir,
+      '--encryption-keys',
+      keys,
+      '--rate-standard-read',
+      String(READ_LIMIT),
+      '--rate-standard-write',
+      String(WRITE_LIMIT),
+      '--rate-early-read',
+      '100',
+      '--rate-early-write',
+      '100',
+      '--log-level',
+      'error',
     ];
   };
   const start = async () => {
@@ -67,14 +76,17 @@ afterAll(async () => {
 });
 
 const read = (api: ApiProcess, key: string) => request(api.url, '/contracts/version', { key });
-const createVaultBody = (owner: Keypair, didUri = `did:ledger:testnet:${owner.publicKey().slice(1, 9).toLowerCase()}`) => ({
+const createVaultBody = (
+  owner: Keypair,
+  didUri = `did:ledger:testnet:${owner.publicKey().slice(1, 9).toLowerCase()}`,
+) => ({
   owner: owner.publicKey(),
   didUri,
   sourcePublicKey: owner.publicKey(),
 });
 
 describe('shared backends are really the ones configured', () => {
-  it('the tables live in this file\'s schema', async () => {
+  it("the tables live in this file's schema", async () => {
     // Migrations start in the background and, should the database not answer in time (a loaded CI host),
     // run again on first use: a keyed request on each instance makes sure both got that far.
     for (const api of [a, b]) {
@@ -85,7 +97,9 @@ describe('shared backends are really the ones configured', () => {
       'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
       [backends.schema],
     );
-    expect(tables.map((t) => t.table_name)).toEqual(expect.arrayContaining(['api_keys', 'idempotency_records', 'schema_migrations']));
+    expect(tables.map((t) => t.table_name)).toEqual(
+      expect.arrayContaining(['api_keys', 'idempotency_records', 'schema_migrations']),
+    );
   });
 });
 
@@ -109,7 +123,10 @@ describe('a key made through one instance works on the other', () => {
     // refuses the old one once PostgreSQL tells it (within 1 s: src/stores/key-cache.ts).
     const replaced = await redeemChallenge(b.url, await signedChallenge(b.url, wallet));
     expect(replaced.status, show(replaced)).toBe(201);
-    const old = await eventually(() => read(a, key), (r) => r.status !== 200);
+    const old = await eventually(
+      () => read(a, key),
+      (r) => r.status !== 200,
+    );
     expect([old.status, old.body.error], show(old)).toEqual([401, 'invalid_api_key']);
     expect((await read(a, replaced.body.key as string)).status).toBe(200);
   });
@@ -148,7 +165,10 @@ describe('one sliding window across both instances', () => {
     const owner = chain.fund();
     const key = await cliKey(['--database-url', backends.databaseUrl()], owner.publicKey());
     for (let i = 0; i < WRITE_LIMIT; i++) {
-      const r = await request(i % 2 === 0 ? a.url : b.url, '/contracts/vault/create', { key, body: createVaultBody(owner) });
+      const r = await request(i % 2 === 0 ? a.url : b.url, '/contracts/vault/create', {
+        key,
+        body: createVaultBody(owner),
+      });
       expect(r.status, show(r)).toBe(200);
       expect(r.headers.get('x-writeratelimit-limit')).toBe(String(WRITE_LIMIT));
       expect(r.headers.get('x-writeratelimit-remaining')).toBe(String(WRITE_LIMIT - 1 - i));
@@ -162,7 +182,7 @@ describe('one sliding window across both instances', () => {
     expect((await read(b, key)).status).toBe(200);
   });
 
-  it('the windows are in Redis under this file\'s prefix, one per key and bucket', async () => {
+  it("the windows are in Redis under this file's prefix, one per key and bucket", async () => {
     const { Redis } = await import('ioredis');
     const redis = new Redis(backends.redisUrl().split('?')[0]!, { maxRetriesPerRequest: 1 });
     try {
@@ -187,23 +207,35 @@ describe('idempotency across both instances', () => {
     key = await cliKey(['--database-url', backends.databaseUrl()], owner.publicKey(), 'early');
   });
 
-  it('a prepare sent to A, then the same to B: B replays A\'s answer byte for byte', async () => {
+  it("a prepare sent to A, then the same to B: B replays A's answer byte for byte", async () => {
     const idem = `prepare-${randomBytes(6).toString('hex')}`;
     const before = chain.calls('simulateTransaction');
-    prepared = await request(a.url, '/contracts/vault/create', { key, idempotencyKey: idem, body: createVaultBody(owner) });
+    prepared = await request(a.url, '/contracts/vault/create', {
+      key,
+      idempotencyKey: idem,
+      body: createVaultBody(owner),
+    });
     expect(prepared.status, show(prepared)).toBe(200);
     expect(prepared.headers.get('idempotency-replayed')).toBeNull();
     simulationsPerPrepare = chain.calls('simulateTransaction') - before;
     expect(simulationsPerPrepare).toBeGreaterThan(0);
 
     const simulations = chain.calls('simulateTransaction');
-    const replay = await request(b.url, '/contracts/vault/create', { key, idempotencyKey: idem, body: createVaultBody(owner) });
+    const replay = await request(b.url, '/contracts/vault/create', {
+      key,
+      idempotencyKey: idem,
+      body: createVaultBody(owner),
+    });
     expect(replay.status, show(replay)).toBe(200);
     expect(replay.headers.get('idempotency-replayed')).toBe('true');
     expect(replay.text).toBe(prepared.text);
     expect(chain.calls('simulateTransaction')).toBe(simulations);
 
-    const reused = await request(b.url, '/contracts/vault/create', { key, idempotencyKey: idem, body: createVaultBody(owner, 'did:ledger:testnet:other') });
+    const reused = await request(b.url, '/contracts/vault/create', {
+      key,
+      idempotencyKey: idem,
+      body: createVaultBody(owner, 'did:ledger:testnet:other'),
+    });
     expect([reused.status, reused.body.error], show(reused)).toEqual([422, 'idempotency_key_reused']);
   });
 
@@ -214,7 +246,9 @@ describe('idempotency across both instances', () => {
     chain.slow('simulateTransaction', 400);
     let answers: Answer[];
     try {
-      answers = await Promise.all([a, b].map((api) => request(api.url, '/contracts/vault/create', { key, idempotencyKey: idem, body })));
+      answers = await Promise.all(
+        [a, b].map((api) => request(api.url, '/contracts/vault/create', { key, idempotencyKey: idem, body })),
+      );
     } finally {
       chain.slow('simulateTransaction', 0);
     }
@@ -231,7 +265,11 @@ describe('idempotency across both instances', () => {
     chain.slow('sendTransaction', 500);
     let answers: Answer[];
     try {
-      answers = await Promise.all([a, b].map((api) => request(api.url, '/contracts/vault/create', { key, idempotencyKey: idem, body: { signedXdr } })));
+      answers = await Promise.all(
+        [a, b].map((api) =>
+          request(api.url, '/contracts/vault/create', { key, idempotencyKey: idem, body: { signedXdr } }),
+        ),
+      );
     } finally {
       chain.slow('sendTransaction', 0);
     }
@@ -241,7 +279,11 @@ describe('idempotency across both instances', () => {
     expect(chain.sequence(owner.publicKey())).toBe(seq + 1n);
 
     for (const api of [a, b]) {
-      const retry = await request(api.url, '/contracts/vault/create', { key, idempotencyKey: idem, body: { signedXdr } });
+      const retry = await request(api.url, '/contracts/vault/create', {
+        key,
+        idempotencyKey: idem,
+        body: { signedXdr },
+      });
       expect(retry.status, show(retry)).toBe(200);
       expect(retry.headers.get('idempotency-replayed')).toBe('true');
       expect(retry.text).toBe(first.text);

@@ -44,7 +44,11 @@ async function start(flags: string[]): Promise<ApiProcess> {
  * Keys from the CLI and from wallet proof, an idempotent prepare and an unredeemed challenge on `before`;
  * then `before` stops, `after()` starts the next process, and everything is checked there.
  */
-async function survivesRestart(before: ApiProcess, cliStore: string[], after: () => Promise<ApiProcess>): Promise<void> {
+async function survivesRestart(
+  before: ApiProcess,
+  cliStore: string[],
+  after: () => Promise<ApiProcess>,
+): Promise<void> {
   const cliWallet = Keypair.random();
   const cliMade = await cliKey(cliStore, cliWallet.publicKey());
 
@@ -94,7 +98,16 @@ describe('restart', () => {
     const flags = async () => {
       const data = await tempDataDir();
       cleanups.push(data.remove);
-      return ['--database-url', backends.databaseUrl(), '--redis-url', backends.redisUrl(), '--encryption-keys', keys, '--data-dir', data.dir];
+      return [
+        '--database-url',
+        backends.databaseUrl(),
+        '--redis-url',
+        backends.redisUrl(),
+        '--encryption-keys',
+        keys,
+        '--data-dir',
+        data.dir,
+      ];
     };
     const first = await start(await flags());
     const nextFlags = await flags();

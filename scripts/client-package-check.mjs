@@ -59,7 +59,8 @@ function run(command, args, options) {
   const result = spawnSync(command, args, { ...defaults, ...options });
   const output = `${result.stdout ?? ''}${result.stderr ?? ''}`.trim();
   if (result.error) throw new Error(`${command} ${args.join(' ')}: ${result.error.message}\n${output}`);
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${result.status ?? result.signal}\n${output}`);
+  if (result.status !== 0)
+    throw new Error(`${command} ${args.join(' ')} exited ${result.status ?? result.signal}\n${output}`);
   return String(result.stdout ?? '');
 }
 
@@ -114,9 +115,14 @@ async function waitReady(server, urls) {
   void server.exited.then((code) => (exitCode = code));
   for (const url of urls) {
     for (;;) {
-      if (exitCode !== undefined) throw new Error(`npm start exited ${exitCode} before ${url} was ready\n${server.log()}`);
-      if (Date.now() > deadline) throw new Error(`${url} not ready after ${SERVER_READY_TIMEOUT_MS} ms\n${server.log()}`);
-      const ok = await fetch(url, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false);
+      if (exitCode !== undefined)
+        throw new Error(`npm start exited ${exitCode} before ${url} was ready\n${server.log()}`);
+      if (Date.now() > deadline)
+        throw new Error(`${url} not ready after ${SERVER_READY_TIMEOUT_MS} ms\n${server.log()}`);
+      const ok = await fetch(url, { signal: AbortSignal.timeout(2_000) }).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) break;
       await new Promise((r) => setTimeout(r, 250));
     }
@@ -187,7 +193,12 @@ async function main() {
       const manifest = { name: 'cv-client-consumer', private: true, type: 'module' };
       await writeFile(path.join(consumer, 'package.json'), json(manifest));
       const compilerOptions = {
-        target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: ['node'],
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        noEmit: true,
+        types: ['node'],
       };
       await writeFile(path.join(consumer, 'tsconfig.json'), json({ compilerOptions, include: ['src'] }));
       await copyFile(EXAMPLE, path.join(consumer, 'src/index.ts'));
@@ -204,7 +215,12 @@ async function main() {
       // registry's package documents that `npm install name@version` reads, so this step needs the registry
       // (docs/testing.md); without one it fails in about a minute (one retry), naming the registry.
       const args = [
-        'install', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', '--fetch-retries=1',
+        'install',
+        '--ignore-scripts',
+        '--no-audit',
+        '--no-fund',
+        '--prefer-offline',
+        '--fetch-retries=1',
         '--fetch-retry-maxtimeout=10000',
       ];
       const packages = [tarball, `@stellar/stellar-sdk@${sdk}`, `typescript@${typescript}`, `@types/node@${typesNode}`];
@@ -232,18 +248,31 @@ async function main() {
     });
 
     const [testnet, mainnet, resolver, simulator] = await freePorts(4);
-    const urls = { vault: `http://127.0.0.1:${testnet}`, resolver: `http://127.0.0.1:${resolver}`, simulator: `http://127.0.0.1:${simulator}` };
-    await step(`npm start on ports ${testnet}/${mainnet}/${resolver}/${simulator} with a temporary data directory`, async () => {
-      server = startServer([
-        '--testnet-port', String(testnet),
-        '--mainnet-port', String(mainnet),
-        '--resolver-port', String(resolver),
-        '--simulator-port', String(simulator),
-        '--data-dir', path.join(work, 'data'),
-        '--log-level', 'warn',
-      ]);
-      await waitReady(server, [`${urls.vault}/ready`, `${urls.resolver}/ready`]);
-    });
+    const urls = {
+      vault: `http://127.0.0.1:${testnet}`,
+      resolver: `http://127.0.0.1:${resolver}`,
+      simulator: `http://127.0.0.1:${simulator}`,
+    };
+    await step(
+      `npm start on ports ${testnet}/${mainnet}/${resolver}/${simulator} with a temporary data directory`,
+      async () => {
+        server = startServer([
+          '--testnet-port',
+          String(testnet),
+          '--mainnet-port',
+          String(mainnet),
+          '--resolver-port',
+          String(resolver),
+          '--simulator-port',
+          String(simulator),
+          '--data-dir',
+          path.join(work, 'data'),
+          '--log-level',
+          'warn',
+        ]);
+        await waitReady(server, [`${urls.vault}/ready`, `${urls.resolver}/ready`]);
+      },
+    );
 
     await step('run the example as TypeScript with plain node: sign, issue and verify a credential', () => {
       const friendbot = `${urls.simulator}/testnet/friendbot`;
@@ -253,7 +282,11 @@ async function main() {
         { cwd: consumer, timeout: CONSUMER_TIMEOUT_MS },
       );
       process.stdout.write(`\n${out.replace(/^/gm, '   | ')}`);
-      if (!/verified .*: proof passed, credentialStatus valid, issuerAllowed passed \(presented\); by reference: verified true/.test(out)) {
+      if (
+        !/verified .*: proof passed, credentialStatus valid, issuerAllowed passed \(presented\); by reference: verified true/.test(
+          out,
+        )
+      ) {
         throw new Error('the example verified no credential');
       }
     });

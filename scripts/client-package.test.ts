@@ -42,7 +42,9 @@ describe('packages/client', () => {
     expect(manifest.sideEffects).toBe(false);
     expect(manifest.exports['.']).toEqual({ types: './dist/client/index.d.ts', default: './dist/client/index.js' });
     expect(manifest.files).toContain('!dist/**/*.test.*');
-    expect(manifest.files.every((f) => f.startsWith('dist/') || f.startsWith('!dist/') || f.endsWith('.md'))).toBe(true);
+    expect(manifest.files.every((f) => f.startsWith('dist/') || f.startsWith('!dist/') || f.endsWith('.md'))).toBe(
+      true,
+    );
   });
 
   it('builds dist/ in prepack, so that npm pack and npm publish in its folder ship the built files', () => {
@@ -73,7 +75,10 @@ describe('packages/client', () => {
         }
       }
     }
-    const declared = new Set([...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})]);
+    const declared = new Set([
+      ...Object.keys(manifest.dependencies ?? {}),
+      ...Object.keys(manifest.peerDependencies ?? {}),
+    ]);
     expect([...imported].filter((p) => !declared.has(p)).sort()).toEqual([]);
   });
 });

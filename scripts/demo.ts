@@ -64,7 +64,12 @@ interface Urls {
 }
 
 /** A credential in the W3C VC Data Model 2.0 shape the API requires (vcData). */
-function credential(issuerDid: string, holderDid: string, type: string, subject: Record<string, unknown>): Record<string, unknown> {
+function credential(
+  issuerDid: string,
+  holderDid: string,
+  type: string,
+  subject: Record<string, unknown>,
+): Record<string, unknown> {
   return {
     '@context': ['https://www.w3.org/ns/credentials/v2'],
     id: `urn:uuid:${randomUUID()}`,
@@ -80,7 +85,14 @@ function credential(issuerDid: string, holderDid: string, type: string, subject:
  * eddsa-jcs-2022, made with the key its DID lists as `#assert-1`. The vault API checks the proof at issuance.
  * With `status`, the credential carries its LedgerVaultStatusEntry: any verifier reads its status on the chain.
  */
-async function signedVcData(sign: ProofSigner, issuerDid: string, holderDid: string, type: string, subject: Record<string, unknown>, status?: LedgerVaultStatus): Promise<string> {
+async function signedVcData(
+  sign: ProofSigner,
+  issuerDid: string,
+  holderDid: string,
+  type: string,
+  subject: Record<string, unknown>,
+  status?: LedgerVaultStatus,
+): Promise<string> {
   const vc = await signCredential({
     credential: credential(issuerDid, holderDid, type, subject),
     verificationMethod: `${issuerDid}#assert-1`,
@@ -96,8 +108,12 @@ const checks = (r: VaultSchemas['VerifyCredentialResult']) => {
   const res = r.results ?? {};
   const parts = [
     ...(res.proof ? [`proof ${res.proof.every((p) => p.verified) ? 'passed' : 'failed'}`] : []),
-    ...(['validFrom', 'validUntil'] as const).flatMap((k) => (res[k] ? [`${k} ${res[k].verified ? 'passed' : 'failed'}`] : [])),
-    ...(res.credentialStatus ? [`credentialStatus ${res.credentialStatus.map((s) => s.status ?? 'unread').join('/') || 'not checked'}`] : []),
+    ...(['validFrom', 'validUntil'] as const).flatMap((k) =>
+      res[k] ? [`${k} ${res[k].verified ? 'passed' : 'failed'}`] : [],
+    ),
+    ...(res.credentialStatus
+      ? [`credentialStatus ${res.credentialStatus.map((s) => s.status ?? 'unread').join('/') || 'not checked'}`]
+      : []),
     ...(['issuerDid', 'issuerAllowed'] as const).flatMap((k) => (res[k] ? [`${k} ${res[k].outcome}`] : [])),
   ];
   return parts.join(', ');
@@ -118,11 +134,18 @@ const units = (stroops: bigint) => {
 
 /** Native balance of an account through the network's Soroban RPC (getLedgerEntries), in stroops. */
 async function nativeBalance(rpcUrl: string, account: string): Promise<bigint> {
-  const key = xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(account).xdrPublicKey() }));
+  const key = xdr.LedgerKey.account(
+    new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(account).xdrPublicKey() }),
+  );
   const res = await fetch(rpcUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getLedgerEntries', params: { keys: [key.toXdr('base64')] } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'getLedgerEntries',
+      params: { keys: [key.toXdr('base64')] },
+    }),
   });
   const body = (await res.json()) as { result?: { entries: { xdr: string }[] }; error?: { message: string } };
   if (!body.result) throw new Error(`getLedgerEntries: ${body.error?.message ?? `HTTP ${res.status}`}`);
@@ -154,12 +177,27 @@ async function refused(code: string, fn: () => Promise<unknown>): Promise<ApiErr
 }
 
 /** Registers a new DID controlled by the wallet, its Ed25519 key for authentication and assertion (an issuer needs both). */
-async function registerWalletDid(resolver: ResolverClient, network: 'testnet' | 'mainnet', kp: Keypair, sign: Signer): Promise<{ did: string; key: string; txId: string }> {
+async function registerWalletDid(
+  resolver: ResolverClient,
+  network: 'testnet' | 'mainnet',
+  kp: Keypair,
+  sign: Signer,
+): Promise<{ did: string; key: string; txId: string }> {
   const { did } = generateDid({ network });
   const key = { publicKeyMultibase: encodeMultikey('Ed25519', kp.rawPublicKey()) };
   const { txId } = await registerDid(
     resolver,
-    { did, sourcePublicKey: kp.publicKey(), record: { controller: kp.publicKey(), authentication: [key], assertionMethod: [key], keyAgreement: [], services: [] } },
+    {
+      did,
+      sourcePublicKey: kp.publicKey(),
+      record: {
+        controller: kp.publicKey(),
+        authentication: [key],
+        assertionMethod: [key],
+        keyAgreement: [],
+        services: [],
+      },
+    },
     sign,
   );
   return { did, key: key.publicKeyMultibase, txId };
@@ -206,7 +244,10 @@ async function testnetLeg(urls: Urls, step: Step): Promise<string> {
   const config = await step('connect', async () => {
     const c = unwrap(await anon.GET('/config'));
     const health = unwrap(await resolver.GET('/health'));
-    return [c, `vault API ${urls.vault} (${c.networkType}, Protocol ${c.protocolVersion}, factory ${short(c.factoryContractId)}), resolver ${urls.resolver} (${health.networks.map((n) => n.network).join(', ')})`];
+    return [
+      c,
+      `vault API ${urls.vault} (${c.networkType}, Protocol ${c.protocolVersion}, factory ${short(c.factoryContractId)}), resolver ${urls.resolver} (${health.networks.map((n) => n.network).join(', ')})`,
+    ];
   });
   const network = config.networkType;
   const passphrase = config.networkPassphrase;
@@ -221,7 +262,10 @@ async function testnetLeg(urls: Urls, step: Step): Promise<string> {
   });
   const relayer = await step('create relayer account', async () => {
     const a = await friendbot(urls.simulator, network);
-    return [a.kp, `${a.kp.publicKey()} funded by friendbot (tx ${short(a.hash)}): pays for the holder's relayed writes`];
+    return [
+      a.kp,
+      `${a.kp.publicKey()} funded by friendbot (tx ${short(a.hash)}): pays for the holder's relayed writes`,
+    ];
   });
   const signIssuer = walletSigner(issuer, passphrase);
   const signHolder = walletSigner(holder, passphrase);
@@ -233,20 +277,32 @@ async function testnetLeg(urls: Urls, step: Step): Promise<string> {
   const relayedByHolder = (): { sign: Signer; seen: () => string } => {
     let types: CredentialType[] = [];
     const sign = relayedSigner({
-      authorizer: holder, relayer, expectedPassphrase: passphrase, validUntilLedger: async () => (await latestLedger()) + 100,
+      authorizer: holder,
+      relayer,
+      expectedPassphrase: passphrase,
+      validUntilLedger: async () => (await latestLedger()) + 100,
       seen: (t) => {
         if (t.length === 0 || t.some((x) => x !== expected)) {
-          throw new Error(`prepare returned ${JSON.stringify(t)} entries for the holder; a Protocol ${config.protocolVersion} network returns ${expected}`);
+          throw new Error(
+            `prepare returned ${JSON.stringify(t)} entries for the holder; a Protocol ${config.protocolVersion} network returns ${expected}`,
+          );
         }
         types = t;
       },
     });
-    return { sign, seen: () => `holder signed ${types.length} ${types.join(', ')} entr${types.length === 1 ? 'y' : 'ies'} (SDK 17 authorizeEntry), relayer ${short(relayer.publicKey())} signed and paid` };
+    return {
+      sign,
+      seen: () =>
+        `holder signed ${types.length} ${types.join(', ')} entr${types.length === 1 ? 'y' : 'ies'} (SDK 17 authorizeEntry), relayer ${short(relayer.publicKey())} signed and paid`,
+    };
   };
 
   const apiKey = async (kp: Keypair) => {
     const key = await obtainApiKey(anon, { account: kp.publicKey(), sign: challengeSigner(kp) });
-    return [key, `key ${key.key_id} (${key.role}, ${key.scopes.length ? key.scopes.join(',') : 'all scopes'}, expires ${key.expires_at}) for ${short(key.wallet_address)}`] as [VaultSchemas['ApiKeyCreated'], string];
+    return [
+      key,
+      `key ${key.key_id} (${key.role}, ${key.scopes.length ? key.scopes.join(',') : 'all scopes'}, expires ${key.expires_at}) for ${short(key.wallet_address)}`,
+    ] as [VaultSchemas['ApiKeyCreated'], string];
   };
   const issuerKey = await step('API key for issuer (challenge → sign → /auth/keys)', () => apiKey(issuer));
   const holderKey = await step('API key for holder (challenge → sign → /auth/keys)', () => apiKey(holder));
@@ -255,26 +311,39 @@ async function testnetLeg(urls: Urls, step: Step): Promise<string> {
 
   const register = async (kp: Keypair, sign: Signer) => {
     const { did, key, txId } = await registerWalletDid(resolver, network, kp, sign);
-    return [did, `${did} (controller ${short(kp.publicKey())}, key ${short(key)}, tx ${short(txId)})`] as [string, string];
+    return [did, `${did} (controller ${short(kp.publicKey())}, key ${short(key)}, tx ${short(txId)})`] as [
+      string,
+      string,
+    ];
   };
   const issuerDid = await step('register issuer DID (prepare → sign → submit)', () => register(issuer, signIssuer));
   await step('resolve issuer DID', async () => {
     const { status, result } = await resolveDid(resolver, issuerDid);
-    if (status !== 200 || !result.didDocument) throw new Error(`resolution answered ${status}: ${JSON.stringify(result.didResolutionMetadata)}`);
+    if (status !== 200 || !result.didDocument)
+      throw new Error(`resolution answered ${status}: ${JSON.stringify(result.didResolutionMetadata)}`);
     const meta = result.didDocumentMetadata;
-    if (meta.method.stellarAccount !== issuer.publicKey()) throw new Error(`controller is ${meta.method.stellarAccount}, expected the issuer`);
+    if (meta.method.stellarAccount !== issuer.publicKey())
+      throw new Error(`controller is ${meta.method.stellarAccount}, expected the issuer`);
     const methods = (result.didDocument.verificationMethod ?? []).map((m) => m.id.slice(m.id.indexOf('#')));
-    return [undefined, `${status}, version ${meta.versionId}, controller ${short(meta.method.stellarAccount)}, methods ${methods.join(' ')}`];
+    return [
+      undefined,
+      `${status}, version ${meta.versionId}, controller ${short(meta.method.stellarAccount)}, methods ${methods.join(' ')}`,
+    ];
   });
   const holderDid = await step('register holder DID (prepare → sign → submit)', () => register(holder, signHolder));
 
   const fee = await step('fee quote and balances before', async () => {
-    const quote = unwrap(await asIssuer.GET('/contracts/issuer-registry/{issuer}', { params: { path: { issuer: issuer.publicKey() } } }));
+    const quote = unwrap(
+      await asIssuer.GET('/contracts/issuer-registry/{issuer}', { params: { path: { issuer: issuer.publicKey() } } }),
+    );
     const nativeToken = Asset.native().contractId(passphrase);
     if (!quote.enabled || quote.token !== nativeToken || !quote.dest?.startsWith('G')) {
       throw new Error(`this demo reads native balances; the fee here is ${JSON.stringify(quote)}`);
     }
-    const before = { issuer: await nativeBalance(config.rpcUrl, issuer.publicKey()), dest: await nativeBalance(config.rpcUrl, quote.dest) };
+    const before = {
+      issuer: await nativeBalance(config.rpcUrl, issuer.publicKey()),
+      dest: await nativeBalance(config.rpcUrl, quote.dest),
+    };
     return [
       { amount: BigInt(quote.amount), dest: quote.dest, before },
       `${units(BigInt(quote.amount))} native units per credential to ${short(quote.dest)}; issuer holds ${units(before.issuer)}`,
@@ -285,7 +354,13 @@ async function testnetLeg(urls: Urls, step: Step): Promise<string> {
     unwrap(await client.GET('/contracts/vault/{owner}', { params: { path: { owner }, query: { userSalt } } }));
 
   await step('create holder vault (holder signs)', async () => {
-    const { txId } = await prepareAndSubmit(asHolder, '/contracts/vault/create', { owner: holder.publicKey(), didUri: holderDid, sourcePublicKey: holder.publicKey() }, signHolder, { idempotencyKey: randomUUID() });
+    const { txId } = await prepareAndSubmit(
+      asHolder,
+      '/contracts/vault/create',
+      { owner: holder.publicKey(), didUri: holderDid, sourcePublicKey: holder.publicKey() },
+      signHolder,
+      { idempotencyKey: randomUUID() },
+    );
     const v = await vaultOf(asHolder, holder.publicKey());
     return [undefined, `vault ${v.vault_address} (v${v.version}, did ${short(v.did_uri)}), tx ${short(txId)}`];
   });
@@ -295,7 +370,13 @@ async function testnetLeg(urls: Urls, step: Step): Promise<string> {
     const { txId } = await prepareAndSubmit(
       asIssuer,
       '/contracts/sponsored-vault/create',
-      { sponsor: issuer.publicKey(), owner: holder.publicKey(), didUri: holderDid, userSalt: salt, sourcePublicKey: issuer.publicKey() },
+      {
+        sponsor: issuer.publicKey(),
+        owner: holder.publicKey(),
+        didUri: holderDid,
+        userSalt: salt,
+        sourcePublicKey: issuer.publicKey(),
+      },
       signIssuer,
       { idempotencyKey: randomUUID() },
     );
@@ -307,14 +388,25 @@ async function testnetLeg(urls: Urls, step: Step): Promise<string> {
   let issued = 0n;
   // Each credential carries its LedgerVaultStatusEntry: the vault it goes into and its vcId.
   const statusIn = async (vcId: string, userSalt?: string): Promise<LedgerVaultStatus> => ({
-    network, vaultContract: (await vaultOf(asHolder, holder.publicKey(), userSalt)).vault_address, vcId, contextUrl: `${urls.vault}/contexts/ledger-vault/v1`,
+    network,
+    vaultContract: (await vaultOf(asHolder, holder.publicKey(), userSalt)).vault_address,
+    vcId,
+    contextUrl: `${urls.vault}/contexts/ledger-vault/v1`,
   });
   const issue = async (vcId: string, type: string, subject: Record<string, unknown>, userSalt?: string) => {
     const vcData = await signedVcData(signProof, issuerDid, holderDid, type, subject, await statusIn(vcId, userSalt));
     const { txId } = await prepareAndSubmit(
       asIssuer,
       '/contracts/vc/issue',
-      { owner: holder.publicKey(), vcId, vcData, issuer: issuer.publicKey(), issuerDid, sourcePublicKey: issuer.publicKey(), ...(userSalt ? { userSalt } : {}) },
+      {
+        owner: holder.publicKey(),
+        vcId,
+        vcData,
+        issuer: issuer.publicKey(),
+        issuerDid,
+        sourcePublicKey: issuer.publicKey(),
+        ...(userSalt ? { userSalt } : {}),
+      },
       signIssuer,
       { idempotencyKey: randomUUID() },
     );
@@ -324,8 +416,13 @@ async function testnetLeg(urls: Urls, step: Step): Promise<string> {
 
   const degreeId = `degree-${run}`;
   await step('issue a credential', async () => {
-    const txId = await issue(degreeId, 'UniversityDegreeCredential', { degree: { type: 'BachelorDegree', name: 'Bachelor of Science in Mathematics' } });
-    return [undefined, `${degreeId} into the holder's vault, signed by the issuer (eddsa-jcs-2022, ${short(issuerDid)}#assert-1), tx ${short(txId)}`];
+    const txId = await issue(degreeId, 'UniversityDegreeCredential', {
+      degree: { type: 'BachelorDegree', name: 'Bachelor of Science in Mathematics' },
+    });
+    return [
+      undefined,
+      `${degreeId} into the holder's vault, signed by the issuer (eddsa-jcs-2022, ${short(issuerDid)}#assert-1), tx ${short(txId)}`,
+    ];
   });
 
   const courseIds = [1, 2, 3].map((i) => `course-${run}-${i}`);
@@ -338,9 +435,19 @@ async function testnetLeg(urls: Urls, step: Step): Promise<string> {
         issuer: issuer.publicKey(),
         issuerDid,
         sourcePublicKey: issuer.publicKey(),
-        vcs: await Promise.all(courseIds.map(async (vcId, i) => ({
-          vcId, vcData: await signedVcData(signProof, issuerDid, holderDid, 'CourseCompletionCredential', { course: `Linear Algebra ${i + 1}` }, await statusIn(vcId)),
-        }))),
+        vcs: await Promise.all(
+          courseIds.map(async (vcId, i) => ({
+            vcId,
+            vcData: await signedVcData(
+              signProof,
+              issuerDid,
+              holderDid,
+              'CourseCompletionCredential',
+              { course: `Linear Algebra ${i + 1}` },
+              await statusIn(vcId),
+            ),
+          })),
+        ),
       },
       signIssuer,
       { idempotencyKey: randomUUID() },
@@ -350,7 +457,11 @@ async function testnetLeg(urls: Urls, step: Step): Promise<string> {
   });
 
   const verify = async (vcId: string, userSalt?: string) =>
-    unwrap(await asIssuer.POST('/contracts/vault/verify-vc', { body: { owner: holder.publicKey(), vcId, ...(userSalt ? { userSalt } : {}) } }));
+    unwrap(
+      await asIssuer.POST('/contracts/vault/verify-vc', {
+        body: { owner: holder.publicKey(), vcId, ...(userSalt ? { userSalt } : {}) },
+      }),
+    );
 
   await step('verify a credential', async () => {
     const v = await verify(degreeId);
@@ -359,10 +470,20 @@ async function testnetLeg(urls: Urls, step: Step): Promise<string> {
   });
 
   const presented = await step('read a credential (decrypted)', async () => {
-    const { result } = unwrap(await asHolder.POST('/contracts/vault/get-vc', { body: { owner: holder.publicKey(), vcId: degreeId } }));
-    const vc = result as unknown as { type: string[]; issuer: string; credentialSubject: { id: string; degree?: { name?: string } } };
-    if (vc.issuer !== issuerDid || vc.credentialSubject.id !== holderDid) throw new Error(`unexpected credential ${JSON.stringify(vc)}`);
-    return [result, `${vc.type.join('/')} from ${short(vc.issuer)} to ${short(vc.credentialSubject.id)}: "${vc.credentialSubject.degree?.name}"`];
+    const { result } = unwrap(
+      await asHolder.POST('/contracts/vault/get-vc', { body: { owner: holder.publicKey(), vcId: degreeId } }),
+    );
+    const vc = result as unknown as {
+      type: string[];
+      issuer: string;
+      credentialSubject: { id: string; degree?: { name?: string } };
+    };
+    if (vc.issuer !== issuerDid || vc.credentialSubject.id !== holderDid)
+      throw new Error(`unexpected credential ${JSON.stringify(vc)}`);
+    return [
+      result,
+      `${vc.type.join('/')} from ${short(vc.issuer)} to ${short(vc.credentialSubject.id)}: "${vc.credentialSubject.degree?.name}"`,
+    ];
   });
 
   // A verifier: someone the holder shows a credential to. Without a key it checks a presented credential,
@@ -376,13 +497,20 @@ async function testnetLeg(urls: Urls, step: Step): Promise<string> {
   const asVerifier = await step('verifier: account and API key', async () => {
     const a = await friendbot(urls.simulator, network);
     const key = await obtainApiKey(anon, { account: a.kp.publicKey(), sign: challengeSigner(a.kp) });
-    return [createVaultClient({ baseUrl: urls.vault, apiKey: key.key }), `${short(a.kp.publicKey())} with key ${key.key_id}`];
+    return [
+      createVaultClient({ baseUrl: urls.vault, apiKey: key.key }),
+      `${short(a.kp.publicKey())} with key ${key.key_id}`,
+    ];
   });
   await step('verifier: a presentation over its challenge (holder signs with its DID key), once', async () => {
     const challenge = await createChallenge(asVerifier);
     const vp = await signPresentation({
       presentation: { holder: holderDid, verifiableCredential: [presented] },
-      verificationMethod: `${holderDid}#auth-1`, challenge, domain: 'verifier.example', signer: credentialSigner(holder), created: new Date(),
+      verificationMethod: `${holderDid}#auth-1`,
+      challenge,
+      domain: 'verifier.example',
+      signer: credentialSigner(holder),
+      created: new Date(),
     });
     const body = { verifiablePresentation: vp, options: { challenge, domain: 'verifier.example' } };
     const r = await verifyPresentation(asVerifier, body);
@@ -390,41 +518,64 @@ async function testnetLeg(urls: Urls, step: Step): Promise<string> {
     const replay = await verifyPresentation(asVerifier, body);
     const spent = failures(replay).find((p) => p.reason === 'challenge_unknown');
     if (replay.verified || !spent) throw new Error(`the replay verified: ${JSON.stringify(replay)}`);
-    return [undefined, `holder ${short(holderDid)} bound, credential verified: ${r.verified}; the same presentation again: ${spent.title} (${spent.reason})`];
+    return [
+      undefined,
+      `holder ${short(holderDid)} bound, credential verified: ${r.verified}; the same presentation again: ${spent.title} (${spent.reason})`,
+    ];
   });
   await step('holder: check a credential in its own vault by reference (owner + vcId)', async () => {
     const r = await verifyCredential(asHolder, { owner: holder.publicKey(), vcId: degreeId });
     if (!r.verified) throw new Error(`not verified: ${JSON.stringify(failures(r))}`);
-    const stranger = await asVerifier.POST('/credentials/verify', { body: { owner: holder.publicKey(), vcId: degreeId } });
-    if (stranger.response.status !== 403) throw new Error(`another wallet's key verified by reference: ${stranger.response.status}`);
+    const stranger = await asVerifier.POST('/credentials/verify', {
+      body: { owner: holder.publicKey(), vcId: degreeId },
+    });
+    if (stranger.response.status !== 403)
+      throw new Error(`another wallet's key verified by reference: ${stranger.response.status}`);
     return [undefined, `${degreeId} verified: ${r.verified} (${checks(r)}); another wallet's key: 403`];
   });
 
   await step('list and count', async () => {
-    const page = unwrap(await asHolder.POST('/contracts/vault/list-vc-ids', { body: { owner: holder.publicKey(), limit: 50 } }));
-    const { count } = unwrap(await asHolder.GET('/contracts/vault/vc-count', { params: { query: { owner: holder.publicKey() } } }));
+    const page = unwrap(
+      await asHolder.POST('/contracts/vault/list-vc-ids', { body: { owner: holder.publicKey(), limit: 50 } }),
+    );
+    const { count } = unwrap(
+      await asHolder.GET('/contracts/vault/vc-count', { params: { query: { owner: holder.publicKey() } } }),
+    );
     const want = [degreeId, ...courseIds];
-    if (count !== want.length || want.some((id) => !page.result.includes(id))) throw new Error(`listed ${JSON.stringify(page.result)}, count ${count}`);
+    if (count !== want.length || want.some((id) => !page.result.includes(id)))
+      throw new Error(`listed ${JSON.stringify(page.result)}, count ${count}`);
     return [undefined, `${count} active: ${page.result.join(', ')}`];
   });
 
   const access = { owner: holder.publicKey(), issuer: issuer.publicKey(), sourcePublicKey: holder.publicKey() };
   await step('deny the issuer (relayed: holder authorizes, relayer pays)', async () => {
     const relayed = relayedByHolder();
-    const { txId } = await prepareAndSubmit(asHolder, '/contracts/vault/deny-issuer', { ...access, sourcePublicKey: relayer.publicKey() }, relayed.sign, { idempotencyKey: randomUUID() });
-    const denied = unwrap(await asHolder.GET('/contracts/vault/issuers/denied', { params: { query: { owner: holder.publicKey() } } }));
+    const { txId } = await prepareAndSubmit(
+      asHolder,
+      '/contracts/vault/deny-issuer',
+      { ...access, sourcePublicKey: relayer.publicKey() },
+      relayed.sign,
+      { idempotencyKey: randomUUID() },
+    );
+    const denied = unwrap(
+      await asHolder.GET('/contracts/vault/issuers/denied', { params: { query: { owner: holder.publicKey() } } }),
+    );
     if (!denied.issuers.includes(issuer.publicKey())) throw new Error(`denied list ${JSON.stringify(denied.issuers)}`);
     return [undefined, `denied issuers: ${denied.issuers.map(short).join(', ')}; ${relayed.seen()}, tx ${short(txId)}`];
   });
 
   await step('issuance refused while denied', async () => {
-    const err = await refused('issuer_denied', () => issue(`refused-${run}`, 'UniversityDegreeCredential', { note: 'must not land' }));
+    const err = await refused('issuer_denied', () =>
+      issue(`refused-${run}`, 'UniversityDegreeCredential', { note: 'must not land' }),
+    );
     return [undefined, `${err.status} ${err.code}`];
   });
 
   const lateId = `late-${run}`;
   await step('allow the issuer again and issue', async () => {
-    const { txId } = await prepareAndSubmit(asHolder, '/contracts/vault/allow-issuer', access, signHolder, { idempotencyKey: randomUUID() });
+    const { txId } = await prepareAndSubmit(asHolder, '/contracts/vault/allow-issuer', access, signHolder, {
+      idempotencyKey: randomUUID(),
+    });
     const issueTx = await issue(lateId, 'CourseCompletionCredential', { course: 'Topology' });
     return [undefined, `allowed (tx ${short(txId)}); ${lateId} issued, tx ${short(issueTx)}`];
   });
@@ -439,47 +590,76 @@ async function testnetLeg(urls: Urls, step: Step): Promise<string> {
     const { txId } = await prepareAndSubmit(
       asHolder,
       '/contracts/vault/push',
-      { fromOwner: holder.publicKey(), toOwner: holder.publicKey(), vcId: movedId, userSalt: salt, sourcePublicKey: holder.publicKey() },
+      {
+        fromOwner: holder.publicKey(),
+        toOwner: holder.publicKey(),
+        vcId: movedId,
+        userSalt: salt,
+        sourcePublicKey: holder.publicKey(),
+      },
       signHolder,
       { idempotencyKey: randomUUID() },
     );
     const [source, dest] = [await verify(movedId, salt), await verify(movedId)];
-    if (source.status !== 'invalid' || dest.status !== 'valid') throw new Error(`after push: source ${source.status}, destination ${dest.status}`);
+    if (source.status !== 'invalid' || dest.status !== 'valid')
+      throw new Error(`after push: source ${source.status}, destination ${dest.status}`);
     return [undefined, `${movedId}: salted vault ${source.status}, canonical vault ${dest.status}, tx ${short(txId)}`];
   });
 
   await step('revoke a credential (relayed: holder authorizes, relayer pays)', async () => {
     const relayed = relayedByHolder();
-    const { txId } = await prepareAndSubmit(asHolder, '/contracts/vc/revoke', { owner: holder.publicKey(), vcId: courseIds[0]!, sourcePublicKey: relayer.publicKey() }, relayed.sign, { idempotencyKey: randomUUID() });
+    const { txId } = await prepareAndSubmit(
+      asHolder,
+      '/contracts/vc/revoke',
+      { owner: holder.publicKey(), vcId: courseIds[0]!, sourcePublicKey: relayer.publicKey() },
+      relayed.sign,
+      { idempotencyKey: randomUUID() },
+    );
     const v = await verify(courseIds[0]!);
-    if (v.status !== 'revoked' || !v.since) throw new Error(`status ${v.status} since ${v.since}, expected revoked with a date`);
+    if (v.status !== 'revoked' || !v.since)
+      throw new Error(`status ${v.status} since ${v.since}, expected revoked with a date`);
     return [undefined, `${courseIds[0]} is ${v.status} since ${v.since}; ${relayed.seen()}, tx ${short(txId)}`];
   });
 
   await step('verifier: the revoked credential no longer verifies', async () => {
-    const { result } = unwrap(await asHolder.POST('/contracts/vault/get-vc', { body: { owner: holder.publicKey(), vcId: courseIds[0]! } }));
+    const { result } = unwrap(
+      await asHolder.POST('/contracts/vault/get-vc', { body: { owner: holder.publicKey(), vcId: courseIds[0]! } }),
+    );
     const r = await verifyCredential(anonVerifier, { verifiableCredential: result });
     const failed = failures(r).find((p) => p.check === 'credentialStatus');
-    if (r.verified || failed?.reason !== 'revoked') throw new Error(`expected verified: false with status revoked, got ${JSON.stringify(r)}`);
+    if (r.verified || failed?.reason !== 'revoked')
+      throw new Error(`expected verified: false with status revoked, got ${JSON.stringify(r)}`);
     return [undefined, `${courseIds[0]} presented: verified ${r.verified}, ${failed.title}: ${failed.detail}`];
   });
 
   await step('revoke the salted vault (holder signs)', async () => {
-    const { txId } = await prepareAndSubmit(asHolder, '/contracts/vault/revoke-vault', { owner: holder.publicKey(), userSalt: salt, sourcePublicKey: holder.publicKey() }, signHolder, { idempotencyKey: randomUUID() });
+    const { txId } = await prepareAndSubmit(
+      asHolder,
+      '/contracts/vault/revoke-vault',
+      { owner: holder.publicKey(), userSalt: salt, sourcePublicKey: holder.publicKey() },
+      signHolder,
+      { idempotencyKey: randomUUID() },
+    );
     return [undefined, `vault at salt ${short(salt)} revoked, tx ${short(txId)}`];
   });
 
   await step('write into the revoked vault refused', async () => {
-    const err = await refused('vault_revoked', () => issue(`after-revoke-${run}`, 'MembershipCredential', { member: 'none' }, salt));
+    const err = await refused('vault_revoked', () =>
+      issue(`after-revoke-${run}`, 'MembershipCredential', { member: 'none' }, salt),
+    );
     return [undefined, `${err.status} ${err.code}`];
   });
 
   await step('fees paid', async () => {
-    const after = { issuer: await nativeBalance(config.rpcUrl, issuer.publicKey()), dest: await nativeBalance(config.rpcUrl, fee.dest) };
+    const after = {
+      issuer: await nativeBalance(config.rpcUrl, issuer.publicKey()),
+      dest: await nativeBalance(config.rpcUrl, fee.dest),
+    };
     const credentialFees = fee.amount * issued;
     const received = after.dest - fee.before.dest;
     const spent = fee.before.issuer - after.issuer;
-    if (received < credentialFees) throw new Error(`the fee destination received ${units(received)}, expected at least ${units(credentialFees)}`);
+    if (received < credentialFees)
+      throw new Error(`the fee destination received ${units(received)}, expected at least ${units(credentialFees)}`);
     return [
       undefined,
       `issuer ${units(fee.before.issuer)} → ${units(after.issuer)} (spent ${units(spent)}): ${issued} credentials × ${units(fee.amount)} = ${units(credentialFees)} in issuance fees + ${units(spent - credentialFees)} in network fees; ${short(fee.dest)} received ${units(received)}`,
@@ -500,7 +680,11 @@ interface SimInfo {
 
 /** A JSON-RPC call the SDK's rpc.Server has no method for (the simulator's cheats). */
 async function rpcCall<T>(rpcUrl: string, method: string, params: unknown = {}): Promise<T> {
-  const res = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const res = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   const body = (await res.json()) as { result?: T; error?: { message: string } };
   if (body.result === undefined) throw new Error(`${method}: ${body.error?.message ?? `HTTP ${res.status}`}`);
   return body.result;
@@ -508,7 +692,12 @@ async function rpcCall<T>(rpcUrl: string, method: string, params: unknown = {}):
 
 /** Balance of `asset` on an account's trustline (getLedgerEntries of the trustline), in stroops; undefined without one. */
 async function trustlineBalance(server: rpc.Server, account: string, asset: Asset): Promise<bigint | undefined> {
-  const key = xdr.LedgerKey.trustline(new xdr.LedgerKeyTrustLine({ accountId: Keypair.fromPublicKey(account).xdrPublicKey(), asset: asset.toTrustLineXDRObject() }));
+  const key = xdr.LedgerKey.trustline(
+    new xdr.LedgerKeyTrustLine({
+      accountId: Keypair.fromPublicKey(account).xdrPublicKey(),
+      asset: asset.toTrustLineXDRObject(),
+    }),
+  );
   const { entries } = await server.getLedgerEntries(key);
   const val = entries[0]?.val;
   return val?.type === 'trustline' ? val.trustLine.balance : undefined;
@@ -518,9 +707,18 @@ async function trustlineBalance(server: rpc.Server, account: string, asset: Asse
  * A wallet action that is no API route: a classic transaction from `source`, signed by the wallet (which
  * refuses any other passphrase), sent with rpc.Server.sendTransaction and polled until final. Returns its hash.
  */
-async function sendClassic(server: rpc.Server, passphrase: string, source: Keypair, sign: Signer, op: xdr.Operation): Promise<string> {
+async function sendClassic(
+  server: rpc.Server,
+  passphrase: string,
+  source: Keypair,
+  sign: Signer,
+  op: xdr.Operation,
+): Promise<string> {
   const account = await server.getAccount(source.publicKey());
-  const unsigned = new TransactionBuilder(account, { fee: '100', networkPassphrase: passphrase }).addOperation(op).setTimeout(60).build();
+  const unsigned = new TransactionBuilder(account, { fee: '100', networkPassphrase: passphrase })
+    .addOperation(op)
+    .setTimeout(60)
+    .build();
   const signed = TransactionBuilder.fromXdr(await sign(unsigned.toXdr(), passphrase), passphrase);
   // A network takes one transaction per source account at a time: TRY_AGAIN_LATER means send it again shortly.
   let sent = await server.sendTransaction(signed);
@@ -534,7 +732,8 @@ async function sendClassic(server: rpc.Server, passphrase: string, source: Keypa
   }
   // NOT_FOUND until its ledger closes: about 5 s on a real network, at once on the simulator by default.
   const final = await server.pollTransaction(sent.hash, { attempts: 120, sleepStrategy: () => 250 });
-  if (final.status !== rpc.Api.GetTransactionStatus.SUCCESS) throw new Error(`transaction ${sent.hash} is ${final.status}`);
+  if (final.status !== rpc.Api.GetTransactionStatus.SUCCESS)
+    throw new Error(`transaction ${sent.hash} is ${final.status}`);
   return sent.hash;
 }
 
@@ -547,29 +746,46 @@ async function mainnetLeg(urls: Urls, step: Step, testnetPassphrase: string): Pr
   const anon = createVaultClient({ baseUrl: urls.mainnet });
   const resolver: ResolverClient = createResolverClient({ baseUrl: urls.resolver });
 
-  const { config, server, usdc, usdcIssuerId, usdcIssuerSecret, feeTokenId } = await step('mainnet: connect', async () => {
-    const c = unwrap(await anon.GET('/config'));
-    if (c.networkType !== 'mainnet') throw new Error(`${urls.mainnet} serves ${c.networkType}, not mainnet (--mainnet-url)`);
-    if (c.networkPassphrase === testnetPassphrase) throw new Error('mainnet and testnet share a passphrase');
-    const srv = new rpc.Server(c.rpcUrl, { allowHttp: c.rpcUrl.startsWith('http://') });
-    // The wallet checks the passphrase with the network's own RPC, not only with what the API says.
-    const { passphrase } = await srv.getNetwork();
-    if (passphrase !== c.networkPassphrase) throw new Error(`the RPC ${c.rpcUrl} is on "${passphrase}", the API on "${c.networkPassphrase}"`);
-    const info = await rpcCall<SimInfo>(c.rpcUrl, 'sim_info');
-    if (!info.stablecoin || !info.stablecoinIssuerSecret) throw new Error(`the simulator's mainnet has no stablecoin: ${JSON.stringify(info)}`);
-    const asset = new Asset(info.stablecoin.code, info.stablecoin.issuer);
-    if (info.feeTokenId !== asset.contractId(passphrase)) throw new Error(`fee token ${info.feeTokenId} is not the ${asset.toString()} SAC`);
-    return [
-      { config: c, server: srv, usdc: asset, usdcIssuerId: info.stablecoin.issuer, usdcIssuerSecret: info.stablecoinIssuerSecret, feeTokenId: info.feeTokenId },
-      `vault API ${urls.mainnet} (${c.networkType}, passphrase "${c.networkPassphrase}", factory ${short(c.factoryContractId)}); fee token ${asset.code}:${short(info.stablecoin.issuer)} (SAC ${short(info.feeTokenId)}), ${units(BigInt(info.feeAmount))} ${asset.code} per credential`,
-    ];
-  });
+  const { config, server, usdc, usdcIssuerId, usdcIssuerSecret, feeTokenId } = await step(
+    'mainnet: connect',
+    async () => {
+      const c = unwrap(await anon.GET('/config'));
+      if (c.networkType !== 'mainnet')
+        throw new Error(`${urls.mainnet} serves ${c.networkType}, not mainnet (--mainnet-url)`);
+      if (c.networkPassphrase === testnetPassphrase) throw new Error('mainnet and testnet share a passphrase');
+      const srv = new rpc.Server(c.rpcUrl, { allowHttp: c.rpcUrl.startsWith('http://') });
+      // The wallet checks the passphrase with the network's own RPC, not only with what the API says.
+      const { passphrase } = await srv.getNetwork();
+      if (passphrase !== c.networkPassphrase)
+        throw new Error(`the RPC ${c.rpcUrl} is on "${passphrase}", the API on "${c.networkPassphrase}"`);
+      const info = await rpcCall<SimInfo>(c.rpcUrl, 'sim_info');
+      if (!info.stablecoin || !info.stablecoinIssuerSecret)
+        throw new Error(`the simulator's mainnet has no stablecoin: ${JSON.stringify(info)}`);
+      const asset = new Asset(info.stablecoin.code, info.stablecoin.issuer);
+      if (info.feeTokenId !== asset.contractId(passphrase))
+        throw new Error(`fee token ${info.feeTokenId} is not the ${asset.toString()} SAC`);
+      return [
+        {
+          config: c,
+          server: srv,
+          usdc: asset,
+          usdcIssuerId: info.stablecoin.issuer,
+          usdcIssuerSecret: info.stablecoinIssuerSecret,
+          feeTokenId: info.feeTokenId,
+        },
+        `vault API ${urls.mainnet} (${c.networkType}, passphrase "${c.networkPassphrase}", factory ${short(c.factoryContractId)}); fee token ${asset.code}:${short(info.stablecoin.issuer)} (SAC ${short(info.feeTokenId)}), ${units(BigInt(info.feeAmount))} ${asset.code} per credential`,
+      ];
+    },
+  );
   const passphrase = config.networkPassphrase;
   const network = config.networkType;
 
   const account = async (role: string) => {
     const a = await friendbot(urls.simulator, network);
-    return [a.kp, `${role} ${a.kp.publicKey()} funded with XLM by the simulator's mainnet friendbot (tx ${short(a.hash)}); no USDC trustline`] as [Keypair, string];
+    return [
+      a.kp,
+      `${role} ${a.kp.publicKey()} funded with XLM by the simulator's mainnet friendbot (tx ${short(a.hash)}); no USDC trustline`,
+    ] as [Keypair, string];
   };
   const issuer = await step('mainnet: create issuer account', () => account('issuer'));
   const holder = await step('mainnet: create holder account', () => account('holder'));
@@ -578,7 +794,10 @@ async function mainnetLeg(urls: Urls, step: Step, testnetPassphrase: string): Pr
 
   const apiKey = async (kp: Keypair) => {
     const key = await obtainApiKey(anon, { account: kp.publicKey(), sign: challengeSigner(kp) });
-    return [key, `key ${key.key_id} (${key.role}) for ${short(key.wallet_address)}, valid on mainnet only`] as [VaultSchemas['ApiKeyCreated'], string];
+    return [key, `key ${key.key_id} (${key.role}) for ${short(key.wallet_address)}, valid on mainnet only`] as [
+      VaultSchemas['ApiKeyCreated'],
+      string,
+    ];
   };
   const issuerKey = await step('mainnet: API key for issuer (challenge → sign → /auth/keys)', () => apiKey(issuer));
   const holderKey = await step('mainnet: API key for holder (challenge → sign → /auth/keys)', () => apiKey(holder));
@@ -588,24 +807,48 @@ async function mainnetLeg(urls: Urls, step: Step, testnetPassphrase: string): Pr
   const register = async (kp: Keypair, sign: Signer) => {
     const { did, txId } = await registerWalletDid(resolver, network, kp, sign);
     const { status, result } = await resolveDid(resolver, did);
-    if (status !== 200 || result.didDocumentMetadata.method.stellarAccount !== kp.publicKey()) throw new Error(`${did} resolves with ${status}: ${JSON.stringify(result.didResolutionMetadata)}`);
-    return [did, `${did} (controller ${short(kp.publicKey())}, tx ${short(txId)}), resolves: ${status}`] as [string, string];
+    if (status !== 200 || result.didDocumentMetadata.method.stellarAccount !== kp.publicKey())
+      throw new Error(`${did} resolves with ${status}: ${JSON.stringify(result.didResolutionMetadata)}`);
+    return [did, `${did} (controller ${short(kp.publicKey())}, tx ${short(txId)}), resolves: ${status}`] as [
+      string,
+      string,
+    ];
   };
-  const issuerDid = await step('mainnet: register issuer DID (prepare → sign → submit)', () => register(issuer, signIssuer));
-  const holderDid = await step('mainnet: register holder DID (prepare → sign → submit)', () => register(holder, signHolder));
+  const issuerDid = await step('mainnet: register issuer DID (prepare → sign → submit)', () =>
+    register(issuer, signIssuer),
+  );
+  const holderDid = await step('mainnet: register holder DID (prepare → sign → submit)', () =>
+    register(holder, signHolder),
+  );
 
   await step('mainnet: create holder vault (holder signs)', async () => {
-    const { txId } = await prepareAndSubmit(asHolder, '/contracts/vault/create', { owner: holder.publicKey(), didUri: holderDid, sourcePublicKey: holder.publicKey() }, signHolder, { idempotencyKey: randomUUID() });
-    const v = unwrap(await asHolder.GET('/contracts/vault/{owner}', { params: { path: { owner: holder.publicKey() }, query: { userSalt: ZERO_SALT } } }));
+    const { txId } = await prepareAndSubmit(
+      asHolder,
+      '/contracts/vault/create',
+      { owner: holder.publicKey(), didUri: holderDid, sourcePublicKey: holder.publicKey() },
+      signHolder,
+      { idempotencyKey: randomUUID() },
+    );
+    const v = unwrap(
+      await asHolder.GET('/contracts/vault/{owner}', {
+        params: { path: { owner: holder.publicKey() }, query: { userSalt: ZERO_SALT } },
+      }),
+    );
     return [undefined, `vault ${v.vault_address} (v${v.version}, did ${short(v.did_uri)}), tx ${short(txId)}`];
   });
 
   const fee = await step('mainnet: fee quote', async () => {
-    const quote = unwrap(await asIssuer.GET('/contracts/issuer-registry/{issuer}', { params: { path: { issuer: issuer.publicKey() } } }));
-    if (!quote.enabled || quote.token !== feeTokenId || !quote.dest?.startsWith('G')) throw new Error(`expected a fee in ${usdc.code} (${feeTokenId}), the quote is ${JSON.stringify(quote)}`);
+    const quote = unwrap(
+      await asIssuer.GET('/contracts/issuer-registry/{issuer}', { params: { path: { issuer: issuer.publicKey() } } }),
+    );
+    if (!quote.enabled || quote.token !== feeTokenId || !quote.dest?.startsWith('G'))
+      throw new Error(`expected a fee in ${usdc.code} (${feeTokenId}), the quote is ${JSON.stringify(quote)}`);
     const line = await trustlineBalance(server, issuer.publicKey(), usdc);
     if (line !== undefined) throw new Error(`the new issuer already holds a ${usdc.code} trustline`);
-    return [{ amount: BigInt(quote.amount), dest: quote.dest }, `${units(BigInt(quote.amount))} ${usdc.code} (token ${short(quote.token)}) per credential to ${short(quote.dest)}; the issuer has no ${usdc.code} trustline`];
+    return [
+      { amount: BigInt(quote.amount), dest: quote.dest },
+      `${units(BigInt(quote.amount))} ${usdc.code} (token ${short(quote.token)}) per credential to ${short(quote.dest)}; the issuer has no ${usdc.code} trustline`,
+    ];
   });
 
   const run = randomBytes(3).toString('hex');
@@ -616,7 +859,9 @@ async function mainnetLeg(urls: Urls, step: Step, testnetPassphrase: string): Pr
       {
         owner: holder.publicKey(),
         vcId,
-        vcData: await signedVcData(credentialSigner(issuer), issuerDid, holderDid, 'UniversityDegreeCredential', { degree: { type: 'MasterDegree', name: 'Master of Science in Mathematics' } }),
+        vcData: await signedVcData(credentialSigner(issuer), issuerDid, holderDid, 'UniversityDegreeCredential', {
+          degree: { type: 'MasterDegree', name: 'Master of Science in Mathematics' },
+        }),
         issuer: issuer.publicKey(),
         issuerDid,
         sourcePublicKey: issuer.publicKey(),
@@ -630,7 +875,8 @@ async function mainnetLeg(urls: Urls, step: Step, testnetPassphrase: string): Pr
 
   await step('mainnet: issuance refused without a USDC trustline', async () => {
     const err = await refused('trustline_missing', () => issue(degreeId));
-    if (!/trustline entry is missing for account/.test(err.message)) throw new Error(`the message lost the chain's words: ${err.message}`);
+    if (!/trustline entry is missing for account/.test(err.message))
+      throw new Error(`the message lost the chain's words: ${err.message}`);
     return [undefined, `${err.status} ${err.code}: "${err.message}"`];
   });
 
@@ -638,16 +884,30 @@ async function mainnetLeg(urls: Urls, step: Step, testnetPassphrase: string): Pr
     const hash = await sendClassic(server, passphrase, issuer, signIssuer, Operation.changeTrust({ asset: usdc }));
     const balance = await trustlineBalance(server, issuer.publicKey(), usdc);
     if (balance !== 0n) throw new Error(`after changeTrust the trustline holds ${balance}`);
-    return [undefined, `trustline ${usdc.code}:${short(usdcIssuerId)} for ${short(issuer.publicKey())}, balance 0, tx ${short(hash)} (a wallet action on the network's RPC, no API route)`];
+    return [
+      undefined,
+      `trustline ${usdc.code}:${short(usdcIssuerId)} for ${short(issuer.publicKey())}, balance 0, tx ${short(hash)} (a wallet action on the network's RPC, no API route)`,
+    ];
   });
 
   const funding = 10n * STROOPS_PER_UNIT;
   const before = await step('mainnet: issuer receives USDC from the asset issuer', async () => {
     const usdcIssuer = Keypair.fromSecret(usdcIssuerSecret);
-    if (usdcIssuer.publicKey() !== usdcIssuerId) throw new Error(`sim_info's issuer secret is for ${usdcIssuer.publicKey()}, not ${usdc.issuer}`);
-    const hash = await sendClassic(server, passphrase, usdcIssuer, walletSigner(usdcIssuer, passphrase), Operation.payment({ destination: issuer.publicKey(), asset: usdc, amount: units(funding) }));
-    const balances = { issuer: (await trustlineBalance(server, issuer.publicKey(), usdc)) ?? 0n, dest: (await trustlineBalance(server, fee.dest, usdc)) ?? 0n };
-    if (balances.issuer !== funding) throw new Error(`the issuer holds ${units(balances.issuer)} ${usdc.code}, expected ${units(funding)}`);
+    if (usdcIssuer.publicKey() !== usdcIssuerId)
+      throw new Error(`sim_info's issuer secret is for ${usdcIssuer.publicKey()}, not ${usdc.issuer}`);
+    const hash = await sendClassic(
+      server,
+      passphrase,
+      usdcIssuer,
+      walletSigner(usdcIssuer, passphrase),
+      Operation.payment({ destination: issuer.publicKey(), asset: usdc, amount: units(funding) }),
+    );
+    const balances = {
+      issuer: (await trustlineBalance(server, issuer.publicKey(), usdc)) ?? 0n,
+      dest: (await trustlineBalance(server, fee.dest, usdc)) ?? 0n,
+    };
+    if (balances.issuer !== funding)
+      throw new Error(`the issuer holds ${units(balances.issuer)} ${usdc.code}, expected ${units(funding)}`);
     return [
       balances,
       `${units(funding)} ${usdc.code} paid by ${short(usdcIssuerId)} with the simulator's test-asset secret (sim_info), tx ${short(hash)}; on a real network you would acquire USDC instead (exchange, anchor); issuer holds ${units(balances.issuer)} ${usdc.code}`,
@@ -660,17 +920,28 @@ async function mainnetLeg(urls: Urls, step: Step, testnetPassphrase: string): Pr
   });
 
   await step('mainnet: verify the credential', async () => {
-    const v = unwrap(await asIssuer.POST('/contracts/vault/verify-vc', { body: { owner: holder.publicKey(), vcId: degreeId } }));
+    const v = unwrap(
+      await asIssuer.POST('/contracts/vault/verify-vc', { body: { owner: holder.publicKey(), vcId: degreeId } }),
+    );
     if (v.status !== 'valid') throw new Error(`status ${v.status}, expected valid`);
     return [undefined, `${degreeId} is ${v.status}`];
   });
 
   await step('mainnet: USDC fee paid', async () => {
-    const after = { issuer: (await trustlineBalance(server, issuer.publicKey(), usdc)) ?? 0n, dest: (await trustlineBalance(server, fee.dest, usdc)) ?? 0n };
+    const after = {
+      issuer: (await trustlineBalance(server, issuer.publicKey(), usdc)) ?? 0n,
+      dest: (await trustlineBalance(server, fee.dest, usdc)) ?? 0n,
+    };
     const spent = before.issuer - after.issuer;
     const received = after.dest - before.dest;
-    if (spent !== fee.amount) throw new Error(`the issuer's ${usdc.code} went ${units(before.issuer)} → ${units(after.issuer)}, expected exactly ${units(fee.amount)} less`);
-    if (received < fee.amount) throw new Error(`the fee destination received ${units(received)} ${usdc.code}, expected at least ${units(fee.amount)}`);
+    if (spent !== fee.amount)
+      throw new Error(
+        `the issuer's ${usdc.code} went ${units(before.issuer)} → ${units(after.issuer)}, expected exactly ${units(fee.amount)} less`,
+      );
+    if (received < fee.amount)
+      throw new Error(
+        `the fee destination received ${units(received)} ${usdc.code}, expected at least ${units(fee.amount)}`,
+      );
     return [
       undefined,
       `issuer ${units(before.issuer)} → ${units(after.issuer)} ${usdc.code} (1 credential × ${units(fee.amount)} ${usdc.code}; network fees stay in XLM); ${short(fee.dest)} received ${units(received)} ${usdc.code}`,
@@ -739,7 +1010,12 @@ async function main(argv: string[]): Promise<number> {
       await services.close();
       await rm(dataDir, { recursive: true, force: true });
     };
-    urls = { vault: services.vault.testnet!.url, mainnet: services.vault.mainnet!.url, resolver: services.resolverUrl!, simulator: services.simulatorUrl! };
+    urls = {
+      vault: services.vault.testnet!.url,
+      mainnet: services.vault.mainnet!.url,
+      resolver: services.resolverUrl!,
+      simulator: services.simulatorUrl!,
+    };
     const closes = config.ledgerCloseMs ? `a ledger every ${config.ledgerCloseMs} ms` : 'transactions applied at once';
     console.log(
       `started in-process: simulator ${urls.simulator} (${closes}), vault API (testnet) ${urls.vault}, ` +
@@ -761,7 +1037,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (err) {
     if (err instanceof StepFailed) console.error(err.message);
-    else console.error(`demo failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    else console.error(`demo failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     if (err instanceof StepFailed && /fetch failed|ECONNREFUSED/.test(err.message) && !args.start) {
       console.error(`is \`npm start\` running? (or run \`npm run demo -- --start\`)`);
     }

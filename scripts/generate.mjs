@@ -15,8 +15,16 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const TARGETS = [
   { spec: 'spec/vault-api.yaml', out: 'src/generated/vault-api.ts', make: generate },
   { spec: 'spec/did-resolver.yaml', out: 'src/generated/did-resolver.ts', make: generate },
-  { spec: 'spec/vault-api.yaml', out: 'src/generated/vault-api-errors.ts', make: (p) => generateErrorCodes(p, 'Vault') },
-  { spec: 'spec/did-resolver.yaml', out: 'src/generated/did-resolver-errors.ts', make: (p) => generateErrorCodes(p, 'Resolver') },
+  {
+    spec: 'spec/vault-api.yaml',
+    out: 'src/generated/vault-api-errors.ts',
+    make: (p) => generateErrorCodes(p, 'Vault'),
+  },
+  {
+    spec: 'spec/did-resolver.yaml',
+    out: 'src/generated/did-resolver-errors.ts',
+    make: (p) => generateErrorCodes(p, 'Resolver'),
+  },
 ];
 
 /** The generated source for one spec: a fixed header, then the types. */
@@ -33,16 +41,19 @@ export async function generate(specPath) {
 export function generateErrorCodes(specPath, prefix) {
   const doc = YAML.parse(readFileSync(specPath, 'utf8'));
   const list = doc?.components?.['x-error-codes'];
-  if (!Array.isArray(list) || list.length === 0) throw new Error(`${specPath}: components.x-error-codes is missing or empty`);
+  if (!Array.isArray(list) || list.length === 0)
+    throw new Error(`${specPath}: components.x-error-codes is missing or empty`);
   const seen = new Set();
   for (const entry of list) {
-    if (typeof entry?.code !== 'string' || !Number.isInteger(entry?.status)) throw new Error(`${specPath}: an x-error-codes entry without code and status`);
+    if (typeof entry?.code !== 'string' || !Number.isInteger(entry?.status))
+      throw new Error(`${specPath}: an x-error-codes entry without code and status`);
     if (seen.has(entry.code)) throw new Error(`${specPath}: x-error-codes lists ${entry.code} twice`);
     seen.add(entry.code);
   }
   const upper = prefix.toUpperCase();
   // biome-ignore lint/suspicious/noTemplateCurlyInString: the text written is a TypeScript template literal type
-  const typeOf = (code) => (code.includes('[i]') ? '`' + code.replace('[i]', '[${number}]') + '`' : JSON.stringify(code));
+  const numberIndex = '[${number}]';
+  const typeOf = (code) => (code.includes('[i]') ? '`' + code.replace('[i]', numberIndex) + '`' : JSON.stringify(code));
   const lines = [
     `// The error codes of ${path.basename(specPath)} (components.x-error-codes), written by scripts/generate.mjs.`,
     '// Do not edit: change the spec and run npm run generate.',

@@ -26,7 +26,8 @@ export function mockSpec(spec: Json): Json {
       if (!op) continue;
       if (op['responses']?.['400'] !== undefined) delete op['responses']['422'];
       for (const param of [...(item['parameters'] ?? []), ...(op['parameters'] ?? [])] as Json[]) {
-        if (typeof param['x-handler-pattern'] === 'string' && param['schema']) param['schema'] = { ...param['schema'], pattern: param['x-handler-pattern'] };
+        if (typeof param['x-handler-pattern'] === 'string' && param['schema'])
+          param['schema'] = { ...param['schema'], pattern: param['x-handler-pattern'] };
       }
     }
   }

@@ -8,11 +8,31 @@ import { parseMockArgs } from './mock.ts';
 describe('parseMockArgs', () => {
   it.each([
     { given: ['spec/vault-api.yaml'], env: {}, want: { spec: 'spec/vault-api.yaml', host: '127.0.0.1', port: 4010 } },
-    { given: ['spec/did-resolver.yaml'], env: {}, want: { spec: 'spec/did-resolver.yaml', host: '127.0.0.1', port: 4011 } },
-    { given: ['spec/vault-api.yaml', '--port', '5000'], env: {}, want: { spec: 'spec/vault-api.yaml', host: '127.0.0.1', port: 5000 } },
-    { given: ['spec/vault-api.yaml', '--port=5001', '--host', '0.0.0.0'], env: {}, want: { spec: 'spec/vault-api.yaml', host: '0.0.0.0', port: 5001 } },
-    { given: ['spec/vault-api.yaml'], env: { PORT: '5002' }, want: { spec: 'spec/vault-api.yaml', host: '127.0.0.1', port: 5002 } },
-    { given: ['spec/vault-api.yaml', '-p', '5003'], env: { PORT: '5002' }, want: { spec: 'spec/vault-api.yaml', host: '127.0.0.1', port: 5003 } },
+    {
+      given: ['spec/did-resolver.yaml'],
+      env: {},
+      want: { spec: 'spec/did-resolver.yaml', host: '127.0.0.1', port: 4011 },
+    },
+    {
+      given: ['spec/vault-api.yaml', '--port', '5000'],
+      env: {},
+      want: { spec: 'spec/vault-api.yaml', host: '127.0.0.1', port: 5000 },
+    },
+    {
+      given: ['spec/vault-api.yaml', '--port=5001', '--host', '0.0.0.0'],
+      env: {},
+      want: { spec: 'spec/vault-api.yaml', host: '0.0.0.0', port: 5001 },
+    },
+    {
+      given: ['spec/vault-api.yaml'],
+      env: { PORT: '5002' },
+      want: { spec: 'spec/vault-api.yaml', host: '127.0.0.1', port: 5002 },
+    },
+    {
+      given: ['spec/vault-api.yaml', '-p', '5003'],
+      env: { PORT: '5002' },
+      want: { spec: 'spec/vault-api.yaml', host: '127.0.0.1', port: 5003 },
+    },
   ])('$given with $env → port $want.port', ({ given, env, want }) => {
     expect(parseMockArgs(given, env)).toEqual(want);
   });
@@ -30,7 +50,10 @@ describe('parseMockArgs', () => {
 });
 
 describe('mockSpec', () => {
-  const op = (codes: string[], params: object[] = []) => ({ parameters: params, responses: Object.fromEntries(codes.map((c) => [c, { description: c }])) });
+  const op = (codes: string[], params: object[] = []) => ({
+    parameters: params,
+    responses: Object.fromEntries(codes.map((c) => [c, { description: c }])),
+  });
 
   it('drops a 422 beside a 400 (Prism would answer every invalid request with it), keeps a 422 alone', () => {
     const spec = { paths: { '/a': { post: op(['200', '400', '422']) }, '/b': { post: op(['200', '422']) } } };
@@ -56,13 +79,20 @@ describe('mockSpec', () => {
 
 describe("the resolver's x-handler-pattern is the resolver's DID check", () => {
   const spec = loadMockSpec('spec/did-resolver.yaml');
-  const pattern = new RegExp(spec.paths['/1.0/identifiers/{did}'].get.parameters.find((p: any) => p.name === 'did').schema.pattern);
+  const pattern = new RegExp(
+    spec.paths['/1.0/identifiers/{did}'].get.parameters.find((p: any) => p.name === 'did').schema.pattern,
+  );
   const base32 = fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz234567'.split(''));
   // Mostly 26 base32 characters (the last one decides canonical or not), and some near misses.
-  const didId = fc.oneof(
-    { arbitrary: fc.array(base32, { minLength: 26, maxLength: 26 }), weight: 3 },
-    { arbitrary: fc.array(fc.oneof(base32, fc.constantFrom('A', '1', '8', '-')), { minLength: 24, maxLength: 28 }), weight: 1 },
-  ).map((c) => c.join(''));
+  const didId = fc
+    .oneof(
+      { arbitrary: fc.array(base32, { minLength: 26, maxLength: 26 }), weight: 3 },
+      {
+        arbitrary: fc.array(fc.oneof(base32, fc.constantFrom('A', '1', '8', '-')), { minLength: 24, maxLength: 28 }),
+        weight: 1,
+      },
+    )
+    .map((c) => c.join(''));
   const did = fc.tuple(fc.constantFrom('mainnet', 'testnet', 'public'), didId, fc.boolean()).map(([n, id, encoded]) => {
     const plain = `did:ledger:${n}:${id}`;
     return encoded ? plain.replaceAll(':', '%3A') : plain;
@@ -70,11 +100,14 @@ describe("the resolver's x-handler-pattern is the resolver's DID check", () => {
 
   it('accepts exactly what parseDid accepts, plain or URL-encoded', () => {
     let accepted = 0;
-    fc.assert(fc.property(did, (d) => {
-      const ok = parseDid(decodeDidParam(d)).ok;
-      if (ok) accepted++;
-      return pattern.test(d) === ok;
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(did, (d) => {
+        const ok = parseDid(decodeDidParam(d)).ok;
+        if (ok) accepted++;
+        return pattern.test(d) === ok;
+      }),
+      { numRuns: 2000 },
+    );
     expect(accepted, 'valid DIDs were generated too').toBeGreaterThan(100);
   });
 

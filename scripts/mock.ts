@@ -29,7 +29,9 @@ export function parseMockArgs(argv: string[], env: Record<string, string | undef
   let host = '127.0.0.1';
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    const [name, inline] = arg.startsWith('--') ? (arg.split('=', 2) as [string, string | undefined]) : [arg, undefined];
+    const [name, inline] = arg.startsWith('--')
+      ? (arg.split('=', 2) as [string, string | undefined])
+      : [arg, undefined];
     const value = () => {
       const v = inline ?? argv[++i];
       if (v === undefined) throw new Error(`${name} needs a value\n${usage}`);
@@ -62,11 +64,15 @@ export async function runMock(argv: string[], env: Record<string, string | undef
     // JSON keeps every local $ref; the file's name keeps the spec's, for Prism's log lines.
     const file = path.join(dir, `${path.basename(args.spec, path.extname(args.spec))}.json`);
     writeFileSync(file, JSON.stringify(loadMockSpec(path.resolve(args.spec))));
-    const child = spawn(prismBin, ['mock', '--cors=false', '--host', args.host, '--port', String(args.port), file], { stdio: 'inherit' });
+    const child = spawn(prismBin, ['mock', '--cors=false', '--host', args.host, '--port', String(args.port), file], {
+      stdio: 'inherit',
+    });
     const stop = (signal: NodeJS.Signals) => child.kill(signal);
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
-    const code = await new Promise<number>((resolve) => child.once('exit', (c, signal) => resolve(c ?? (signal ? 0 : 1))));
+    const code = await new Promise<number>((resolve) =>
+      child.once('exit', (c, signal) => resolve(c ?? (signal ? 0 : 1))),
+    );
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
     return code;

@@ -35,9 +35,19 @@ const REQUIRED: [string, string][] = [
   ['CV_TESTNET_REGISTRY_ID', 'the DID registry contract id deployed there (C…)'],
   ['CV_TESTNET_VAULT_WASM_HASH', 'the hash of the vault template the factory deploys (64 hex)'],
   ['CV_TESTNET_SIMULATION_ACCOUNT', 'an existing account (G…) used as the source of read-only simulations'],
-  ['CV_TEST_SECRETS', 'comma-separated secret seeds (S…) of funded accounts that pay for the test wallets and their fees'],
+  [
+    'CV_TEST_SECRETS',
+    'comma-separated secret seeds (S…) of funded accounts that pay for the test wallets and their fees',
+  ],
 ];
-const MAINNET = ['CV_MAINNET_RPC_URL', 'CV_MAINNET_PASSPHRASE', 'CV_MAINNET_FACTORY_ID', 'CV_MAINNET_REGISTRY_ID', 'CV_MAINNET_VAULT_WASM_HASH', 'CV_MAINNET_SIMULATION_ACCOUNT'];
+const MAINNET = [
+  'CV_MAINNET_RPC_URL',
+  'CV_MAINNET_PASSPHRASE',
+  'CV_MAINNET_FACTORY_ID',
+  'CV_MAINNET_REGISTRY_ID',
+  'CV_MAINNET_VAULT_WASM_HASH',
+  'CV_MAINNET_SIMULATION_ACCOUNT',
+];
 /** Sequences are short on a real network: every write waits for a ledger. */
 const MAX_COMMANDS = 10;
 
@@ -53,7 +63,9 @@ function needs(missing: string[], problems: string[], o: Output): number {
     for (const [name, what] of REQUIRED.filter(([n]) => missing.includes(n))) o.err(`  ${name.padEnd(31)} ${what}`);
   }
   for (const p of problems) o.err(`  ${p}`);
-  o.err('optional: CV_NETWORK_RUNS (default 3), FC_SEED, CV_TEST_STARTING_BALANCE (default 100), CV_LOG_LEVEL, CV_MAINNET_* (serve both networks as `start` does)');
+  o.err(
+    'optional: CV_NETWORK_RUNS (default 3), FC_SEED, CV_TEST_STARTING_BALANCE (default 100), CV_LOG_LEVEL, CV_MAINNET_* (serve both networks as `start` does)',
+  );
   return 2;
 }
 
@@ -84,7 +96,10 @@ async function startTestnetResolver(config: Config, chain: Chain): Promise<{ url
   };
 }
 
-export async function runNetworkTests(env: NodeJS.ProcessEnv, o: Output = { out: console.log, err: console.error }): Promise<number> {
+export async function runNetworkTests(
+  env: NodeJS.ProcessEnv,
+  o: Output = { out: console.log, err: console.error },
+): Promise<number> {
   const missing = REQUIRED.map(([n]) => n).filter((n) => !env[n]);
   const problems: string[] = [];
   let funders: Keypair[] = [];
@@ -100,16 +115,38 @@ export async function runNetworkTests(env: NodeJS.ProcessEnv, o: Output = { out:
   const startingBalance = env['CV_TEST_STARTING_BALANCE'] ?? '100';
   if (!Number.isInteger(runs) || runs < 1) problems.push('CV_NETWORK_RUNS must be a positive integer');
   if (!Number.isInteger(seed)) problems.push('FC_SEED must be an integer');
-  if (!/^\d+(\.\d{1,7})?$/.test(startingBalance)) problems.push('CV_TEST_STARTING_BALANCE must be an amount of native units');
+  if (!/^\d+(\.\d{1,7})?$/.test(startingBalance))
+    problems.push('CV_TEST_STARTING_BALANCE must be an amount of native units');
   if (missing.length || problems.length) return needs(missing, problems, o);
 
   const dataDir = await mkdtemp(path.join(tmpdir(), 'cv-test-network-'));
   const closers: (() => Promise<void>)[] = [async () => rm(dataDir, { recursive: true, force: true })];
-  const unlimited = ['standard', 'early', 'admin'].flatMap((role) => [`--rate-${role}-read`, '1000000', `--rate-${role}-write`, '1000000']);
+  const unlimited = ['standard', 'early', 'admin'].flatMap((role) => [
+    `--rate-${role}-read`,
+    '1000000',
+    `--rate-${role}-write`,
+    '1000000',
+  ]);
   const flags = [
-    '--simulator', 'false', '--data-dir', dataDir, '--log-level', env['CV_LOG_LEVEL'] ?? 'error',
-    '--testnet-port', '0', '--mainnet-port', '0', '--resolver-port', '0', '--port', '0', '--network', 'testnet',
-    '--resolver-rate-limit', '1000000', ...unlimited,
+    '--simulator',
+    'false',
+    '--data-dir',
+    dataDir,
+    '--log-level',
+    env['CV_LOG_LEVEL'] ?? 'error',
+    '--testnet-port',
+    '0',
+    '--mainnet-port',
+    '0',
+    '--resolver-port',
+    '0',
+    '--port',
+    '0',
+    '--network',
+    'testnet',
+    '--resolver-rate-limit',
+    '1000000',
+    ...unlimited,
   ];
   const started = Date.now();
   try {
@@ -122,9 +159,15 @@ export async function runNetworkTests(env: NodeJS.ProcessEnv, o: Output = { out:
     }
     const p = config.networks.testnet;
     const chain = createChain({
-      rpcUrl: p.rpcUrl!, networkPassphrase: p.passphrase!, network: 'testnet', simulationAccount: p.simulationAccount!,
-      factoryId: p.factoryId!, registryId: p.registryId!, ...(p.feeTokenId ? { feeTokenId: p.feeTokenId } : {}),
-      allowHttp: p.rpcUrl!.startsWith('http:'), timeouts: { rpcMs: config.rpcTimeoutMs, submitMs: config.submitTimeoutMs, pollIntervalMs: config.pollIntervalMs },
+      rpcUrl: p.rpcUrl!,
+      networkPassphrase: p.passphrase!,
+      network: 'testnet',
+      simulationAccount: p.simulationAccount!,
+      factoryId: p.factoryId!,
+      registryId: p.registryId!,
+      ...(p.feeTokenId ? { feeTokenId: p.feeTokenId } : {}),
+      allowHttp: p.rpcUrl!.startsWith('http:'),
+      timeouts: { rpcMs: config.rpcTimeoutMs, submitMs: config.submitTimeoutMs, pollIntervalMs: config.pollIntervalMs },
       rpcTransport: config.rpcTransport,
     });
     const both = MAINNET.every((n) => env[n]);
@@ -143,23 +186,54 @@ export async function runNetworkTests(env: NodeJS.ProcessEnv, o: Output = { out:
     }
     const vaultUrl = services.vault.testnet!.url;
     o.out(`test:network against ${p.rpcUrl} ("${p.passphrase}"), factory ${p.factoryId}, registry ${p.registryId}`);
-    o.out(`  services (${both ? 'start: both networks' : 'testnet only'}, response validation on): vault API ${vaultUrl}, resolver ${resolverUrl}`);
+    o.out(
+      `  services (${both ? 'start: both networks' : 'testnet only'}, response validation on): vault API ${vaultUrl}, resolver ${resolverUrl}`,
+    );
 
     o.out('conformance flow:');
-    await runConformanceFlow({ vaultUrl, resolverUrl, rpcUrl: p.rpcUrl!, passphrase: p.passphrase!, funder: funders[0]!, startingBalance, log: o.out });
+    await runConformanceFlow({
+      vaultUrl,
+      resolverUrl,
+      rpcUrl: p.rpcUrl!,
+      passphrase: p.passphrase!,
+      funder: funders[0]!,
+      startingBalance,
+      log: o.out,
+    });
 
-    o.out(`HTTP model: ${runs} sequences of at most ${MAX_COMMANDS} commands, seed ${seed} (replay a failure: FC_SEED=${seed} FC_PATH=<path it prints> npm run test:network)`);
-    const modelEnv = networkModelEnv({ vaultUrl, network: 'testnet', passphrase: p.passphrase!, rpcUrl: p.rpcUrl!, chain, keys: services.stores.keys, funders, startingBalance, log: o.out });
+    o.out(
+      `HTTP model: ${runs} sequences of at most ${MAX_COMMANDS} commands, seed ${seed} (replay a failure: FC_SEED=${seed} FC_PATH=<path it prints> npm run test:network)`,
+    );
+    const modelEnv = networkModelEnv({
+      vaultUrl,
+      network: 'testnet',
+      passphrase: p.passphrase!,
+      rpcUrl: p.rpcUrl!,
+      chain,
+      keys: services.stores.keys,
+      funders,
+      startingBalance,
+      log: o.out,
+    });
     // No shrinking on a real network (every step waits for ledgers): the failure is reported as found.
     const fcPath = env['FC_PATH'];
-    const report = await runVaultModel(modelEnv, { seed, numRuns: runs, endOnFailure: true, ...(fcPath ? { path: fcPath } : {}) }, {
-      maxCommands: MAX_COMMANDS,
-      onRun: (ms) => o.out(`  sequence passed in ${(ms / 1000).toFixed(1)} s`),
-    });
-    o.out(`test:network passed: conformance flow and ${report.runs} model sequences (${report.requests} requests) in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    const report = await runVaultModel(
+      modelEnv,
+      { seed, numRuns: runs, endOnFailure: true, ...(fcPath ? { path: fcPath } : {}) },
+      {
+        maxCommands: MAX_COMMANDS,
+        onRun: (ms) => o.out(`  sequence passed in ${(ms / 1000).toFixed(1)} s`),
+      },
+    );
+    o.out(
+      `test:network passed: conformance flow and ${report.runs} model sequences (${report.requests} requests) in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    );
     return 0;
   } catch (e) {
-    const cause = e instanceof Error && e.cause !== undefined ? `\ncaused by: ${e.cause instanceof Error ? (e.cause.stack ?? e.cause.message) : String(e.cause)}` : '';
+    const cause =
+      e instanceof Error && e.cause !== undefined
+        ? `\ncaused by: ${e.cause instanceof Error ? (e.cause.stack ?? e.cause.message) : String(e.cause)}`
+        : '';
     o.err(`test:network FAILED: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}${cause}`);
     return 1;
   } finally {

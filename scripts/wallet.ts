@@ -2,12 +2,19 @@
 // it signs only for the network it expects, signs a web-auth challenge only when it is one for its account,
 // and signs credential proofs with the account's key.
 import { Keypair, Transaction, TransactionBuilder, WebAuth } from '@stellar/stellar-sdk';
-import { authEntries, authorizeEntries, type CredentialType, type ProofSigner, type Signer } from '../src/client/index.ts';
+import {
+  authEntries,
+  authorizeEntries,
+  type CredentialType,
+  type ProofSigner,
+  type Signer,
+} from '../src/client/index.ts';
 
 /** The wallet: signs only for the network it expects. */
 export function walletSigner(kp: Keypair, expectedPassphrase: string): Signer {
   return (txXdr, passphrase) => {
-    if (passphrase !== expectedPassphrase) throw new Error(`refusing to sign for network "${passphrase}" (expected "${expectedPassphrase}")`);
+    if (passphrase !== expectedPassphrase)
+      throw new Error(`refusing to sign for network "${passphrase}" (expected "${expectedPassphrase}")`);
     const tx = TransactionBuilder.fromXdr(txXdr, passphrase);
     tx.sign(kp);
     return tx.toXdr();
@@ -20,11 +27,14 @@ export function challengeSigner(kp: Keypair): Signer {
     const tx = TransactionBuilder.fromXdr(challenge, passphrase) as Transaction;
     const first = tx.operations[0];
     const webAuth = tx.operations.find((op) => op.type === 'manageData' && op.name === 'web_auth_domain');
-    if (!first || first.type !== 'manageData' || !first.name.endsWith(' auth')) throw new Error('not a web-auth challenge');
+    if (!first || first.type !== 'manageData' || !first.name.endsWith(' auth'))
+      throw new Error('not a web-auth challenge');
     const homeDomain = first.name.slice(0, -' auth'.length);
-    const webAuthDomain = webAuth && webAuth.type === 'manageData' && webAuth.value ? Buffer.from(webAuth.value).toString() : homeDomain;
+    const webAuthDomain =
+      webAuth && webAuth.type === 'manageData' && webAuth.value ? Buffer.from(webAuth.value).toString() : homeDomain;
     const read = WebAuth.readChallengeTx(challenge, tx.source, passphrase, homeDomain, webAuthDomain);
-    if (read.clientAccountID !== kp.publicKey()) throw new Error(`the challenge is for ${read.clientAccountID}, not ${kp.publicKey()}`);
+    if (read.clientAccountID !== kp.publicKey())
+      throw new Error(`the challenge is for ${read.clientAccountID}, not ${kp.publicKey()}`);
     tx.sign(kp);
     return tx.toXdr();
   };
@@ -55,11 +65,14 @@ export function relayedSigner(o: {
 }): Signer {
   const envelope = walletSigner(o.relayer, o.expectedPassphrase);
   return async (txXdr, passphrase) => {
-    if (passphrase !== o.expectedPassphrase) throw new Error(`refusing to sign for network "${passphrase}" (expected "${o.expectedPassphrase}")`);
+    if (passphrase !== o.expectedPassphrase)
+      throw new Error(`refusing to sign for network "${passphrase}" (expected "${o.expectedPassphrase}")`);
     const mine = authEntries(txXdr).filter((e) => e.signers.some((s) => s.address === o.authorizer.publicKey()));
     o.seen?.(mine.map((e) => e.credentialType));
     const authorized = await authorizeEntries(txXdr, passphrase, {
-      address: o.authorizer.publicKey(), signer: o.authorizer, validUntilLedger: await o.validUntilLedger(),
+      address: o.authorizer.publicKey(),
+      signer: o.authorizer,
+      validUntilLedger: await o.validUntilLedger(),
     });
     return envelope(authorized, passphrase);
   };

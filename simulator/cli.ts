@@ -3,7 +3,12 @@
 // process exit code.
 import { listenFailure } from '../src/http/listen-error.ts';
 import {
-  MAX_PROTOCOL, MIN_PROTOCOL, PROTOCOL_VERSION, parseLedgerCloseMs, parseProtocol, startSimulator,
+  MAX_PROTOCOL,
+  MIN_PROTOCOL,
+  PROTOCOL_VERSION,
+  parseLedgerCloseMs,
+  parseProtocol,
+  startSimulator,
 } from './index.ts';
 import { NETWORKS } from '../src/domain.ts';
 
@@ -94,7 +99,11 @@ export interface CliDefaults {
   ledgerCloseMs?: string;
 }
 
-export async function runSimulator(args: string[], out: (line: string) => void = (l) => console.log(l), defaults: CliDefaults = {}): Promise<number> {
+export async function runSimulator(
+  args: string[],
+  out: (line: string) => void = (l) => console.log(l),
+  defaults: CliDefaults = {},
+): Promise<number> {
   let parsed: CliOptions | 'help';
   try {
     parsed = parse(args, defaults);

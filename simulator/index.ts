@@ -18,14 +18,23 @@ export type { InvokeResult } from './core/network.ts';
 export type { NetworkInfo } from './core/network-types.ts';
 export { SimNetwork } from './core/network.ts';
 export {
-  MAX_LEDGER_CLOSE_MS, MAX_PROTOCOL, MIN_LEDGER_CLOSE_MS, MIN_PROTOCOL, PROTOCOL_VERSION, parseLedgerCloseMs,
+  MAX_LEDGER_CLOSE_MS,
+  MAX_PROTOCOL,
+  MIN_LEDGER_CLOSE_MS,
+  MIN_PROTOCOL,
+  PROTOCOL_VERSION,
+  parseLedgerCloseMs,
   parseProtocol,
 } from './core/ledger.ts';
 export type { SavedState } from './core/state.ts';
 
 export const PROFILES: Record<Network, Profile> = {
   testnet: { passphrase: 'Credential Vault Simulator Testnet ; 2026', feeAsset: 'native', feeAmount: 50_000_000n },
-  mainnet: { passphrase: 'Credential Vault Simulator Mainnet ; 2026', feeAsset: { code: 'USDC' }, feeAmount: 10_000_000n },
+  mainnet: {
+    passphrase: 'Credential Vault Simulator Mainnet ; 2026',
+    feeAsset: { code: 'USDC' },
+    feeAmount: 10_000_000n,
+  },
 };
 
 export interface SimulatorOptions {
@@ -83,7 +92,10 @@ export function createSimulator(opts: SimulatorOptions = {}): Simulator {
         format: STATE_FORMAT,
         version: 1,
         savedAt: new Date(now()).toISOString(),
-        networks: { testnet: saveNetwork(networks.testnet, txXdrFields), mainnet: saveNetwork(networks.mainnet, txXdrFields) },
+        networks: {
+          testnet: saveNetwork(networks.testnet, txXdrFields),
+          mainnet: saveNetwork(networks.mainnet, txXdrFields),
+        },
       };
     },
   };
@@ -143,7 +155,13 @@ export async function startSimulator(opts: StartSimulatorOptions = {}): Promise<
   const state = opts.stateFile ? await readState(opts.stateFile) : undefined;
   const sim = createSimulator({ now: opts.now, state, protocol: opts.protocol, ledgerCloseMs: opts.ledgerCloseMs });
   const journal = opts.stateFile
-    ? new StateJournal({ stateFile: opts.stateFile, networks: sim.networks, ...(state ? { loaded: state } : {}), saveState: () => sim.saveState(), txXdr: txXdrFields })
+    ? new StateJournal({
+        stateFile: opts.stateFile,
+        networks: sim.networks,
+        ...(state ? { loaded: state } : {}),
+        saveState: () => sim.saveState(),
+        txXdr: txXdrFields,
+      })
     : undefined;
   const server = createHttpServer(sim.networks, journal ? { beforeAnswer: () => journal.flush() } : {});
   const host = opts.host ?? '127.0.0.1';

@@ -11,7 +11,11 @@ import { createChain } from '../src/chain/index.ts';
 import { SIMULATOR_LEDGER_CLOSE_MS } from '../src/config/index.ts';
 import { runSimulator } from './cli.ts';
 import {
-  MAX_LEDGER_CLOSE_MS, MIN_LEDGER_CLOSE_MS, startSimulator, type LedgerClock, type RunningSimulator,
+  MAX_LEDGER_CLOSE_MS,
+  MIN_LEDGER_CLOSE_MS,
+  startSimulator,
+  type LedgerClock,
+  type RunningSimulator,
 } from './index.ts';
 
 const running: RunningSimulator[] = [];
@@ -256,7 +260,8 @@ describe('credential-vault simulator --ledger-close-ms', () => {
   });
 
   const range = 'expected 0 (every transaction at once) or milliseconds from 1000 to 600000';
-  const belowOne = 'ms is below one ledger a second: close times are whole seconds and each must be later than the ' +
+  const belowOne =
+    'ms is below one ledger a second: close times are whole seconds and each must be later than the ' +
     'last, so the interval is 0 (every transaction at once) or 1000 to 600000';
   it.each([
     { args: ['--ledger-close-ms', 'fast'], want: `--ledger-close-ms: ${range}, got "fast"` },

@@ -22,12 +22,26 @@ const fn = (name: string, inputs: xdr.ScSpecFunctionInputV0[], outputs: xdr.ScSp
   xdr.ScSpecEntry.scSpecEntryFunctionV0(new xdr.ScSpecFunctionV0({ doc: '', name, inputs, outputs }));
 
 const factorySpec = new contract.Spec([
-  fn('deploy', [input('owner', T.scSpecTypeAddress()), input('did_uri', T.scSpecTypeString()), input('user_salt', T.scSpecTypeBytesN(new xdr.ScSpecTypeBytesN({ n: 32 })))], [T.scSpecTypeAddress()]),
+  fn(
+    'deploy',
+    [
+      input('owner', T.scSpecTypeAddress()),
+      input('did_uri', T.scSpecTypeString()),
+      input('user_salt', T.scSpecTypeBytesN(new xdr.ScSpecTypeBytesN({ n: 32 }))),
+    ],
+    [T.scSpecTypeAddress()],
+  ),
 ]);
 const vaultSpec = new contract.Spec([
   fn(
     'issue',
-    [input('vc_id', T.scSpecTypeString()), input('vc_data', T.scSpecTypeString()), input('vault_contract', T.scSpecTypeAddress()), input('issuer', T.scSpecTypeAddress()), input('issuer_did', T.scSpecTypeString())],
+    [
+      input('vc_id', T.scSpecTypeString()),
+      input('vc_data', T.scSpecTypeString()),
+      input('vault_contract', T.scSpecTypeAddress()),
+      input('issuer', T.scSpecTypeAddress()),
+      input('issuer_did', T.scSpecTypeString()),
+    ],
     [T.scSpecTypeString()],
   ),
   fn('vc_count', [], [T.scSpecTypeU32()]),
@@ -45,7 +59,11 @@ afterAll(async () => {
 });
 
 async function post(path: string, body: string): Promise<{ status: number; json: Record<string, unknown> }> {
-  const res = await fetch(`${running.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const res = await fetch(`${running.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 }
 
@@ -106,13 +124,25 @@ describe('Soroban RPC over HTTP with the SDK', () => {
     await server.requestAirdrop(issuer.publicKey());
 
     const factory = client<Factory>(factorySpec, net.factoryId, owner);
-    const deployTx = await factory.deploy({ owner: owner.publicKey(), did_uri: 'did:ledger:testnet:owner', user_salt: Buffer.alloc(32) });
+    const deployTx = await factory.deploy({
+      owner: owner.publicKey(),
+      did_uri: 'did:ledger:testnet:owner',
+      user_salt: Buffer.alloc(32),
+    });
     const deployed = await deployTx.signAndSend();
     const vaultId = deployed.result;
-    expect(vaultId).toBe(deriveVaultAddress({ networkPassphrase: net.passphrase, factoryId: net.factoryId, owner: owner.publicKey() }));
+    expect(vaultId).toBe(
+      deriveVaultAddress({ networkPassphrase: net.passphrase, factoryId: net.factoryId, owner: owner.publicKey() }),
+    );
 
     const asIssuer = client<Vault>(vaultSpec, vaultId, issuer);
-    const issueArgs = { vc_id: 'vc-1', vc_data: 'ciphertext', vault_contract: vaultId, issuer: issuer.publicKey(), issuer_did: 'did:ledger:testnet:issuer' };
+    const issueArgs = {
+      vc_id: 'vc-1',
+      vc_data: 'ciphertext',
+      vault_contract: vaultId,
+      issuer: issuer.publicKey(),
+      issuer_did: 'did:ledger:testnet:issuer',
+    };
     const sent = await (await asIssuer.issue(issueArgs)).signAndSend();
     expect(sent.result).toBe('vc-1');
     expect(sent.getTransactionResponse?.status).toBe('SUCCESS');
@@ -121,7 +151,10 @@ describe('Soroban RPC over HTTP with the SDK', () => {
     const asOwner = client<Vault>(vaultSpec, vaultId, owner);
     const tx = await asOwner.issue({ ...issueArgs, vc_id: 'vc-2' });
     expect(tx.needsNonInvokerSigningBy()).toEqual([issuer.publicKey()]);
-    await tx.signAuthEntries({ address: issuer.publicKey(), signAuthEntry: contract.basicNodeSigner(issuer, net.passphrase).signAuthEntry });
+    await tx.signAuthEntries({
+      address: issuer.publicKey(),
+      signAuthEntry: contract.basicNodeSigner(issuer, net.passphrase).signAuthEntry,
+    });
     expect((await tx.signAndSend()).result).toBe('vc-2');
 
     const count = await asOwner.vc_count();
@@ -130,10 +163,15 @@ describe('Soroban RPC over HTTP with the SDK', () => {
 
     const dup = await asIssuer.issue(issueArgs);
     expect(rpc.Api.isSimulationError(dup.simulation!)).toBe(true);
-    expect((dup.simulation as rpc.Api.SimulateTransactionErrorResponse).error).toMatch(/^HostError: Error\(Contract, #12\)/);
+    expect((dup.simulation as rpc.Api.SimulateTransactionErrorResponse).error).toMatch(
+      /^HostError: Error\(Contract, #12\)/,
+    );
 
     const latest = await server.getLatestLedger();
-    const events = await server.getEvents({ startLedger: Math.max(latest.sequence - 50, 1), filters: [{ type: 'contract', contractIds: [vaultId] }] });
+    const events = await server.getEvents({
+      startLedger: Math.max(latest.sequence - 50, 1),
+      filters: [{ type: 'contract', contractIds: [vaultId] }],
+    });
     const issued = events.events.filter((e) => scValToNative(e.topic[0]!) === 'vc_issued');
     expect(issued.map((e) => scValToNative(e.value).vc_id)).toEqual(['vc-1', 'vc-2']);
   });
@@ -142,7 +180,13 @@ describe('Soroban RPC over HTTP with the SDK', () => {
     const kp = Keypair.random();
     const acc = await server.requestAirdrop(kp.publicKey());
     const tx = new TransactionBuilder(acc, { fee: BASE_FEE, networkPassphrase: Networks.TESTNET })
-      .addOperation(Operation.payment({ destination: running.networks.testnet.admin.publicKey, asset: Asset.native(), amount: '1' }))
+      .addOperation(
+        Operation.payment({
+          destination: running.networks.testnet.admin.publicKey,
+          asset: Asset.native(),
+          amount: '1',
+        }),
+      )
       .setTimeout(60)
       .build();
     tx.sign(kp);
@@ -154,13 +198,17 @@ describe('Soroban RPC over HTTP with the SDK', () => {
   it('mainnet USDC: changeTrust and a payment from the issuer through sendTransaction/pollTransaction', async () => {
     const main = running.networks.mainnet;
     const mserver = new rpc.Server(main.rpcUrl!, { allowHttp: true });
-    const info = (await post('/mainnet/rpc', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'sim_info' }))).json.result as { stablecoinIssuerSecret: string };
+    const info = (await post('/mainnet/rpc', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'sim_info' }))).json
+      .result as { stablecoinIssuerSecret: string };
     const issuer = Keypair.fromSecret(info.stablecoinIssuerSecret);
     const usdc = new Asset('USDC', main.stablecoin!.issuer);
     const holder = Keypair.random();
     await mserver.requestAirdrop(holder.publicKey());
     const submit = async (kp: Keypair, op: xdr.Operation) => {
-      const tx = new TransactionBuilder(await mserver.getAccount(kp.publicKey()), { fee: BASE_FEE, networkPassphrase: main.passphrase })
+      const tx = new TransactionBuilder(await mserver.getAccount(kp.publicKey()), {
+        fee: BASE_FEE,
+        networkPassphrase: main.passphrase,
+      })
         .addOperation(op)
         .setTimeout(60)
         .build();
@@ -170,7 +218,9 @@ describe('Soroban RPC over HTTP with the SDK', () => {
       return mserver.pollTransaction(sent.hash);
     };
     expect((await submit(holder, Operation.changeTrust({ asset: usdc }))).status).toBe('SUCCESS');
-    expect((await submit(issuer, Operation.payment({ destination: holder.publicKey(), asset: usdc, amount: '3' }))).status).toBe('SUCCESS');
+    expect(
+      (await submit(issuer, Operation.payment({ destination: holder.publicKey(), asset: usdc, amount: '3' }))).status,
+    ).toBe('SUCCESS');
     const line = await mserver.getTrustline(holder.publicKey(), usdc);
     expect(line.balance).toBe(30_000_000n);
   });
@@ -182,11 +232,16 @@ describe('JSON-RPC framing', () => {
     expect(ok.json.id).toBe(7);
     expect('error' in ok.json).toBe(false);
     expect((await post('/testnet/rpc', '{nope')).json.error).toMatchObject({ code: -32700 });
-    expect((await post('/testnet/rpc', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'nope' }))).json.error).toMatchObject({ code: -32601 });
+    expect(
+      (await post('/testnet/rpc', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'nope' }))).json.error,
+    ).toMatchObject({ code: -32601 });
     expect((await post('/testnet/rpc', 'x'.repeat(1_100_000))).status).toBe(413);
     const batch = await fetch(`${running.url}/mainnet/rpc`, {
       method: 'POST',
-      body: JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'getNetwork' }, { jsonrpc: '2.0', id: 2, method: 'getLatestLedger' }]),
+      body: JSON.stringify([
+        { jsonrpc: '2.0', id: 1, method: 'getNetwork' },
+        { jsonrpc: '2.0', id: 2, method: 'getLatestLedger' },
+      ]),
     });
     expect(((await batch.json()) as unknown[]).length).toBe(2);
     expect((await fetch(`${running.url}/elsewhere/rpc`, { method: 'POST', body: '{}' })).status).toBe(404);

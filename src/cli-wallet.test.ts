@@ -32,8 +32,20 @@ describe('keys create --wallet', () => {
   it('a valid address gets its key', async () => {
     const out: string[] = [];
     vi.spyOn(console, 'log').mockImplementation((line: unknown) => void out.push(String(line)));
-    const code = await main(['keys', 'create', '--network', 'testnet', '--wallet', 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR', '--data-dir', dataDir]);
+    const code = await main([
+      'keys',
+      'create',
+      '--network',
+      'testnet',
+      '--wallet',
+      'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR',
+      '--data-dir',
+      dataDir,
+    ]);
     expect(code).toBe(0);
-    expect(JSON.parse(out.join('\n'))).toMatchObject({ key: expect.stringMatching(/^[0-9a-f]{64}$/), wallet_address: 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR' });
+    expect(JSON.parse(out.join('\n'))).toMatchObject({
+      key: expect.stringMatching(/^[0-9a-f]{64}$/),
+      wallet_address: 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR',
+    });
   });
 });

@@ -30,7 +30,16 @@ async function run(argv: string[]): Promise<{ code: number; out: string; err: st
 describe('keys: every command names the store it used, on standard error', () => {
   const store = `store: data directory ${path.resolve(dataDir)}`;
   it('create, list and revoke', async () => {
-    const created = await run(['keys', 'create', '--network', 'testnet', '--wallet', Keypair.random().publicKey(), '--data-dir', dataDir]);
+    const created = await run([
+      'keys',
+      'create',
+      '--network',
+      'testnet',
+      '--wallet',
+      Keypair.random().publicKey(),
+      '--data-dir',
+      dataDir,
+    ]);
     expect(created.code, created.err).toBe(0);
     expect(created.err).toBe(store);
     const { key_id: keyId } = JSON.parse(created.out) as { key_id: string };
@@ -47,7 +56,10 @@ describe('keys: every command names the store it used, on standard error', () =>
       given: { dataDir: './data', databaseUrl: 'postgres://cv:secret@db.example:5432/vault' },
       want: 'PostgreSQL postgres://db.example:5432/vault',
     },
-    { given: { dataDir: './data', databaseUrl: 'postgresql://db.example/vault', databaseSchema: 'eu' }, want: 'PostgreSQL postgresql://db.example/vault (schema eu)' },
+    {
+      given: { dataDir: './data', databaseUrl: 'postgresql://db.example/vault', databaseSchema: 'eu' },
+      want: 'PostgreSQL postgresql://db.example/vault (schema eu)',
+    },
     {
       given: { dataDir: './data', databaseUrl: 'postgres://cv:s=c@db.example/vault?sslmode=require&password=p' },
       want: 'PostgreSQL postgres://db.example/vault',
@@ -62,9 +74,15 @@ describe('a wrong command line touches nothing; --help prints the usage', () => 
   const untouched = path.join(dataDir, 'untouched');
 
   it.each([
-    { given: ['start', '--database-url-flie', 'db.txt'], want: /start: unknown flag or argument --database-url-flie db\.txt/ },
+    {
+      given: ['start', '--database-url-flie', 'db.txt'],
+      want: /start: unknown flag or argument --database-url-flie db\.txt/,
+    },
     { given: ['serve', 'testnet'], want: /serve: unknown flag or argument testnet/ },
-    { given: ['resolver', '--resolver-network', 'testnet'], want: /resolver: unknown flag or argument --resolver-network testnet/ },
+    {
+      given: ['resolver', '--resolver-network', 'testnet'],
+      want: /resolver: unknown flag or argument --resolver-network testnet/,
+    },
     { given: ['keys', 'list', '--netwrk', 'testnet'], want: /keys list: unknown flag or argument --netwrk testnet/ },
     { given: ['keys', 'revoke', 'k1', 'k2'], want: /keys revoke: unknown flag or argument k2/ },
     { given: ['keys', 'rotate'], want: /keys: unknown subcommand "rotate" \(create, list or revoke\)/ },
@@ -82,7 +100,10 @@ describe('a wrong command line touches nothing; --help prints the usage', () => 
   });
 
   it.each([
-    { given: ['start', '--help'], want: /^usage: credential-vault <command>[\s\S]*\| `CV_DATA_DIR` \| `--data-dir` \|/ },
+    {
+      given: ['start', '--help'],
+      want: /^usage: credential-vault <command>[\s\S]*\| `CV_DATA_DIR` \| `--data-dir` \|/,
+    },
     { given: ['serve', '--port', '0', '-h'], want: /^usage: credential-vault <command>/ },
     { given: ['resolver', '--help'], want: /^usage: credential-vault <command>/ },
     { given: ['keys', '--help'], want: /^usage: credential-vault keys create --network N [\s\S]*\n {2}keys list / },
@@ -114,7 +135,10 @@ describe('did multikey', () => {
   it('--secret-file prints the same Multikey', async () => {
     const file = path.join(dataDir, 'secret.txt');
     writeFileSync(file, kp.secret(), { mode: 0o600 });
-    const [fromFile, fromPublic] = [await run(['did', 'multikey', '--secret-file', file]), await run(['did', 'multikey', '--public', kp.publicKey()])];
+    const [fromFile, fromPublic] = [
+      await run(['did', 'multikey', '--secret-file', file]),
+      await run(['did', 'multikey', '--public', kp.publicKey()]),
+    ];
     expect(fromFile.code).toBe(0);
     expect(fromFile.out).toBe(fromPublic.out);
   });
@@ -135,12 +159,15 @@ describe('did multikey', () => {
 });
 
 describe('did new and account new', () => {
-  it.each(['testnet', 'mainnet'])('did new --network %s prints a fresh canonical DID of that network', async (network) => {
-    const [a, b] = [await run(['did', 'new', '--network', network]), await run(['did', 'new', '--network', network])];
-    expect(a.code).toBe(0);
-    expect(parseDid(a.out)).toMatchObject({ ok: true, value: { network } });
-    expect(a.out).not.toBe(b.out);
-  });
+  it.each(['testnet', 'mainnet'])(
+    'did new --network %s prints a fresh canonical DID of that network',
+    async (network) => {
+      const [a, b] = [await run(['did', 'new', '--network', network]), await run(['did', 'new', '--network', network])];
+      expect(a.code).toBe(0);
+      expect(parseDid(a.out)).toMatchObject({ ok: true, value: { network } });
+      expect(a.out).not.toBe(b.out);
+    },
+  );
 
   it('did new --network public → exit 2', async () => {
     expect((await run(['did', 'new', '--network', 'public'])).code).toBe(2);
@@ -179,11 +206,29 @@ describe('credential-vault resolver serving one network', () => {
   it('starts with the testnet resolver settings alone (no factory id), serves testnet, and answers a mainnet DID with invalidDid', async () => {
     const t = sim.networks.testnet;
     const args = [
-      'resolver', '--resolver-networks', 'testnet', '--simulator', 'false', '--resolver-port', '0', '--data-dir', dataDir, '--log-level', 'silent',
-      '--testnet-rpc-url', t.rpcUrl!, '--testnet-passphrase', t.passphrase,
-      '--testnet-registry-id', t.registryId, '--testnet-simulation-account', t.admin.publicKey,
+      'resolver',
+      '--resolver-networks',
+      'testnet',
+      '--simulator',
+      'false',
+      '--resolver-port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--log-level',
+      'silent',
+      '--testnet-rpc-url',
+      t.rpcUrl!,
+      '--testnet-passphrase',
+      t.passphrase,
+      '--testnet-registry-id',
+      t.registryId,
+      '--testnet-simulation-account',
+      t.admin.publicKey,
     ];
-    const child = spawn(process.execPath, [path.resolve('bin/credential-vault.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.resolve('bin/credential-vault.js'), ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     let output = '';
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));
@@ -201,7 +246,9 @@ describe('credential-vault resolver serving one network', () => {
       const mainnetDid = generateDid({ network: 'mainnet' }).did;
       const res = await fetch(`${url}/1.0/identifiers/${mainnetDid}`, { headers: { Accept: 'application/did+json' } });
       expect(res.status).toBe(400);
-      expect(((await res.json()) as { didResolutionMetadata: { error: string } }).didResolutionMetadata.error).toBe('invalidDid');
+      expect(((await res.json()) as { didResolutionMetadata: { error: string } }).didResolutionMetadata.error).toBe(
+        'invalidDid',
+      );
     } finally {
       child.kill('SIGTERM');
     }
@@ -252,39 +299,50 @@ describe('bin/credential-vault.js under a Node without type stripping', () => {
     }
   }, 60_000);
 
-  it.each(['SIGTERM', 'SIGINT'] as const)('passes a %s sent to it alone on: it stops gracefully', async (sig) => {
-    const stateFile = path.join(dataDir, `wrapped-${sig}.json`);
-    const r = await runBin(['simulator', '--port', '0', '--state-file', stateFile], dataDir, sig);
-    expect(r.code, r.err).toBe(0);
-    expect(r.out).toContain(`${sig}: stopping, saving ${stateFile}`);
-    expect(existsSync(stateFile)).toBe(true);
-  }, 60_000);
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'passes a %s sent to it alone on: it stops gracefully',
+    async (sig) => {
+      const stateFile = path.join(dataDir, `wrapped-${sig}.json`);
+      const r = await runBin(['simulator', '--port', '0', '--state-file', stateFile], dataDir, sig);
+      expect(r.code, r.err).toBe(0);
+      expect(r.out).toContain(`${sig}: stopping, saving ${stateFile}`);
+      expect(existsSync(stateFile)).toBe(true);
+    },
+    60_000,
+  );
 
   // A terminal (a pseudo-terminal from util-linux's `script`) whose Ctrl-C reaches the wrapper and the command alike:
   // the command is stopped once, gracefully. (Passed on as well, the second INT kills it, exit 130 and no state,
   // unless the two INTs merge into one pending signal: whether the wrapper passes it on is tested below.)
-  it.runIf(process.platform === 'linux' && script)('a Ctrl-C at a terminal stops the command once', async () => {
-    const stateFile = path.join(dataDir, 'wrapped-ctrl-c.json');
-    const command = [process.execPath, '--no-experimental-strip-types', bin, 'simulator', '--port', '0']
-      .concat(['--state-file', stateFile])
-      .map((a) => `'${a}'`)
-      .join(' ');
-    // `exec`: the shell that `script` starts ($SHELL, or sh, which is dash on Debian) is replaced by the command.
-    // Left waiting in the same foreground group, dash would die of the Ctrl-C itself and `script` report 130.
-    const child = spawn(script!, ['-qfec', `exec ${command}`, '/dev/null'], { cwd: dataDir, stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    child.stdout.on('data', (c: Buffer) => {
-      const before = out;
-      out += c.toString();
-      if (!/admin[\s\S]*admin/.test(before) && /admin[\s\S]*admin/.test(out)) child.stdin.write('\x03');
-    });
-    const code = await exited;
-    child.stdin.end();
-    expect(code, out).toBe(0);
-    expect(out.match(/SIGINT: stopping/g)).toHaveLength(1);
-    expect(existsSync(stateFile)).toBe(true);
-  }, 60_000);
+  it.runIf(process.platform === 'linux' && script)(
+    'a Ctrl-C at a terminal stops the command once',
+    async () => {
+      const stateFile = path.join(dataDir, 'wrapped-ctrl-c.json');
+      const command = [process.execPath, '--no-experimental-strip-types', bin, 'simulator', '--port', '0']
+        .concat(['--state-file', stateFile])
+        .map((a) => `'${a}'`)
+        .join(' ');
+      // `exec`: the shell that `script` starts ($SHELL, or sh, which is dash on Debian) is replaced by the command.
+      // Left waiting in the same foreground group, dash would die of the Ctrl-C itself and `script` report 130.
+      const child = spawn(script!, ['-qfec', `exec ${command}`, '/dev/null'], {
+        cwd: dataDir,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let out = '';
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      child.stdout.on('data', (c: Buffer) => {
+        const before = out;
+        out += c.toString();
+        if (!/admin[\s\S]*admin/.test(before) && /admin[\s\S]*admin/.test(out)) child.stdin.write('\x03');
+      });
+      const code = await exited;
+      child.stdin.end();
+      expect(code, out).toBe(0);
+      expect(out.match(/SIGINT: stopping/g)).toHaveLength(1);
+      expect(existsSync(stateFile)).toBe(true);
+    },
+    60_000,
+  );
 });
 
 describe('bin/foreground.js', () => {
@@ -302,7 +360,7 @@ describe('bin/foreground.js', () => {
     expect(await output(child)).toBe('false');
   });
 
-  it.runIf(process.platform === 'linux' && script)('terminalForeground: true in a terminal\'s foreground', async () => {
+  it.runIf(process.platform === 'linux' && script)("terminalForeground: true in a terminal's foreground", async () => {
     const command = `exec '${process.execPath}' -e '${probe.replaceAll("'", "'\\''")}'`;
     const child = spawn(script!, ['-qec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'inherit'] });
     expect(await output(child)).toBe('true');
@@ -313,7 +371,7 @@ describe('bin/foreground.js', () => {
     { stat: '4242 (node) S 1 4242 4242 34816 4242 4194560', want: { pgrp: 4242, tpgid: 4242 } },
     { stat: '4243 (a) (b c) S 4242 4242 4242 0 -1 4194560', want: { pgrp: 4242, tpgid: -1 } },
     { stat: 'garbage', want: undefined },
-  ])('reads the process group and the terminal\'s foreground group from $stat', async ({ stat, want }) => {
+  ])("reads the process group and the terminal's foreground group from $stat", async ({ stat, want }) => {
     const { groupsFromStat } = (await import(path.resolve('bin/foreground.js'))) as {
       groupsFromStat: (s: string) => { pgrp: number; tpgid: number } | undefined;
     };

@@ -51,7 +51,11 @@ Every setting below is an environment variable and a flag; flags win.`;
 
 /** A command's own usage (--help prints it, a usage error ends with it); the others get USAGE. */
 const OWN_USAGE: Record<string, string> = {
-  keys: KEYS_USAGE, tx: TX_USAGE, did: DID_USAGE, vc: VC_USAGE, account: ACCOUNT_USAGE,
+  keys: KEYS_USAGE,
+  tx: TX_USAGE,
+  did: DID_USAGE,
+  vc: VC_USAGE,
+  account: ACCOUNT_USAGE,
 };
 const usageOf = (command: string | undefined) =>
   command !== undefined && OWN_USAGE[command] ? `usage: credential-vault ${OWN_USAGE[command]}` : USAGE;
@@ -61,7 +65,8 @@ export async function main(argv: string[]): Promise<number> {
   // --help anywhere after a command prints its usage and does nothing else: no server, no store, no key read.
   // (The simulator parses its own command line, --help included.)
   if (command !== 'simulator' && args.some((a) => a === '--help' || a === '-h')) {
-    if (command === 'start' || command === 'serve' || command === 'resolver') console.log(`${USAGE}\n\n${settingsTable()}`);
+    if (command === 'start' || command === 'serve' || command === 'resolver')
+      console.log(`${USAGE}\n\n${settingsTable()}`);
     else console.log(usageOf(command));
     return 0;
   }
@@ -72,7 +77,10 @@ export async function main(argv: string[]): Promise<number> {
       case 'resolver': {
         const { config, rest } = loadConfig(args);
         // A mistyped flag must not fall back to a default silently (an embedded store instead of the database).
-        if (rest.length) throw new UsageError(`${command}: unknown flag or argument ${rest.join(' ')} (\`credential-vault help\` lists every setting's flag)`);
+        if (rest.length)
+          throw new UsageError(
+            `${command}: unknown flag or argument ${rest.join(' ')} (\`credential-vault help\` lists every setting's flag)`,
+          );
         const { startServices } = await import('./services.ts');
         // From the first SIGTERM/SIGINT on, /ready answers 503 so load balancers stop sending, while the
         // servers let the requests under way finish (up to --shutdown-timeout-ms). A second signal kills.
@@ -147,7 +155,6 @@ function waitForSignal(): Promise<void> {
   });
 }
 
-
 async function keysCommand(argv: string[]): Promise<number> {
   const [given, ...rest] = argv;
   // Checked before anything else, so that a wrong command line creates no data directory.
@@ -172,22 +179,40 @@ async function keysCommand(argv: string[]): Promise<number> {
   try {
     switch (sub) {
       case 'create': {
-        if (!network || !NETWORKS.includes(network)) throw new UsageError('keys create: --network testnet|mainnet is required');
+        if (!network || !NETWORKS.includes(network))
+          throw new UsageError('keys create: --network testnet|mainnet is required');
         if (!KEY_ROLES.includes(role)) {
           throw new UsageError(`keys create: --role must be one of ${KEY_ROLES.join(', ')}`);
         }
-        if (wallet !== undefined && !isAccountAddress(wallet)) throw new UsageError('keys create: --wallet must be an account address G… with a valid checksum');
-        if (!wallet && role !== 'admin') throw new UsageError('keys create: --wallet is required (only admin keys may have no wallet)');
-        const scopeList = scopes ? scopes.split(',').map((s) => s.trim()).filter(Boolean) : [];
+        if (wallet !== undefined && !isAccountAddress(wallet))
+          throw new UsageError('keys create: --wallet must be an account address G… with a valid checksum');
+        if (!wallet && role !== 'admin')
+          throw new UsageError('keys create: --wallet is required (only admin keys may have no wallet)');
+        const scopeList = scopes
+          ? scopes
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean)
+          : [];
         const unknown = scopeList.filter((s) => !isScope(s));
-        if (unknown.length) throw new UsageError(`keys create: unknown scopes ${unknown.join(', ')} (known: ${API_KEY_SCOPES.join(', ')})`);
+        if (unknown.length)
+          throw new UsageError(
+            `keys create: unknown scopes ${unknown.join(', ')} (known: ${API_KEY_SCOPES.join(', ')})`,
+          );
         let expiresAt: string | null = null;
         if (expiresInDays !== undefined) {
           const d = Number(expiresInDays);
-          if (!Number.isInteger(d) || d < 1) throw new UsageError('keys create: --expires-in-days must be a positive integer');
+          if (!Number.isInteger(d) || d < 1)
+            throw new UsageError('keys create: --expires-in-days must be a positive integer');
           expiresAt = new Date(Date.now() + d * 86_400_000).toISOString();
         }
-        const { key, record } = await stores.keys.create({ walletAddress: wallet ?? null, network, role, scopes: scopeList, expiresAt });
+        const { key, record } = await stores.keys.create({
+          walletAddress: wallet ?? null,
+          network,
+          role,
+          scopes: scopeList,
+          expiresAt,
+        });
         console.log(JSON.stringify({ key, ...publicRecord(record) }, null, 2));
         return 0;
       }
@@ -216,6 +241,22 @@ export function describeKeyStore(config: Pick<Config, 'databaseUrl' | 'databaseS
   return `data directory ${path.resolve(config.dataDir)}`;
 }
 
-function publicRecord(r: { keyId: string; walletAddress: string | null; network: string; role: string; scopes: string[]; createdAt: string; expiresAt: string | null }) {
-  return { key_id: r.keyId, wallet_address: r.walletAddress, network: r.network, role: r.role, scopes: r.scopes, created_at: r.createdAt, expires_at: r.expiresAt };
+function publicRecord(r: {
+  keyId: string;
+  walletAddress: string | null;
+  network: string;
+  role: string;
+  scopes: string[];
+  createdAt: string;
+  expiresAt: string | null;
+}) {
+  return {
+    key_id: r.keyId,
+    wallet_address: r.walletAddress,
+    network: r.network,
+    role: r.role,
+    scopes: r.scopes,
+    created_at: r.createdAt,
+    expires_at: r.expiresAt,
+  };
 }

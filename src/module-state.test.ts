@@ -15,7 +15,7 @@ const SRC = path.join(import.meta.dirname);
  */
 const ALLOWED: Record<string, string> = {
   // Each description is read and parsed once per process (the platform's spec loading); nothing changes it after.
-  'platform/spec.ts': 'the parsed descriptions, once per process, read-only'
+  'platform/spec.ts': 'the parsed descriptions, once per process, read-only',
 };
 
 /**
@@ -41,13 +41,17 @@ function unwrap(e: ts.Expression): ts.Expression {
 const isAsConst = (e: ts.Expression): boolean =>
   ts.isAsExpression(e) && ts.isTypeReferenceNode(e.type) && e.type.typeName.getText() === 'const';
 
-const isFrozen = (e: ts.Expression): boolean =>
-  ts.isCallExpression(e) && e.expression.getText() === 'Object.freeze';
+const isFrozen = (e: ts.Expression): boolean => ts.isCallExpression(e) && e.expression.getText() === 'Object.freeze';
 
 /** The root identifier of `a.b[c].d` (undefined for anything else). */
 function rootName(e: ts.Expression): string | undefined {
   let x: ts.Expression = e;
-  while (ts.isPropertyAccessExpression(x) || ts.isElementAccessExpression(x) || ts.isParenthesizedExpression(x) || ts.isNonNullExpression(x)) {
+  while (
+    ts.isPropertyAccessExpression(x) ||
+    ts.isElementAccessExpression(x) ||
+    ts.isParenthesizedExpression(x) ||
+    ts.isNonNullExpression(x)
+  ) {
     x = x.expression;
   }
   return ts.isIdentifier(x) ? x.text : undefined;
@@ -57,13 +61,21 @@ function rootName(e: ts.Expression): string | undefined {
 function mutatedNames(sf: ts.SourceFile): Set<string> {
   const names = new Set<string>();
   const visit = (n: ts.Node): void => {
-    if (ts.isBinaryExpression(n) && n.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && n.operatorToken.kind <= ts.SyntaxKind.LastAssignment) {
+    if (
+      ts.isBinaryExpression(n) &&
+      n.operatorToken.kind >= ts.SyntaxKind.FirstAssignment &&
+      n.operatorToken.kind <= ts.SyntaxKind.LastAssignment
+    ) {
       const left = unwrap(n.left);
       if (ts.isPropertyAccessExpression(left) || ts.isElementAccessExpression(left)) {
         const r = rootName(left);
         if (r) names.add(r);
       }
-    } else if (ts.isDeleteExpression(n) || ((ts.isPrefixUnaryExpression(n) || ts.isPostfixUnaryExpression(n)) && [ts.SyntaxKind.PlusPlusToken, ts.SyntaxKind.MinusMinusToken].includes(n.operator))) {
+    } else if (
+      ts.isDeleteExpression(n) ||
+      ((ts.isPrefixUnaryExpression(n) || ts.isPostfixUnaryExpression(n)) &&
+        [ts.SyntaxKind.PlusPlusToken, ts.SyntaxKind.MinusMinusToken].includes(n.operator))
+    ) {
       const operand = ts.isDeleteExpression(n) ? n.expression : n.operand;
       const r = rootName(unwrap(operand));
       if (r && !ts.isIdentifier(unwrap(operand))) names.add(r);
@@ -78,7 +90,12 @@ function mutatedNames(sf: ts.SourceFile): Set<string> {
 }
 
 /** What is wrong with a top-level `const name: type = init`, or undefined when nothing is. */
-function mutableInit(init: ts.Expression, type: ts.TypeNode | undefined, name: string, mutated: Set<string>): string | undefined {
+function mutableInit(
+  init: ts.Expression,
+  type: ts.TypeNode | undefined,
+  name: string,
+  mutated: Set<string>,
+): string | undefined {
   if (isAsConst(init) || isFrozen(unwrap(init))) return undefined;
   const e = unwrap(ts.isAsExpression(init) ? init.expression : init);
   const declared = type?.getText() ?? (ts.isAsExpression(init) ? init.type.getText() : undefined);

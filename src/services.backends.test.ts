@@ -22,7 +22,16 @@ afterAll(async () => {
 });
 
 it('the schema and the key prefix settings place every record and window', async () => {
-  const shared = ['--database-url', pgUrl(), '--database-schema', schema, '--data-dir', dataDir, '--log-level', 'silent'];
+  const shared = [
+    '--database-url',
+    pgUrl(),
+    '--database-schema',
+    schema,
+    '--data-dir',
+    dataDir,
+    '--log-level',
+    'silent',
+  ];
   const wallet = Keypair.random().publicKey();
   const printed: string[] = [];
   const said: string[] = [];
@@ -35,14 +44,33 @@ it('the schema and the key prefix settings place every record and window', async
     [console.log, console.error] = [log, error];
   }
   // The operator sees which store the key went to: the database and schema, not the data directory.
-  expect(said).toEqual([expect.stringMatching(new RegExp(`^store: PostgreSQL postgres(ql)?://.* \\(schema ${schema}\\)$`))]);
+  expect(said).toEqual([
+    expect.stringMatching(new RegExp(`^store: PostgreSQL postgres(ql)?://.* \\(schema ${schema}\\)$`)),
+  ]);
   const { key } = JSON.parse(printed.join('\n')) as { key: string };
   expect(await pgQuery(schema, 'SELECT 1 FROM api_keys')).toHaveLength(1);
 
-  const { config } = loadConfig(['--network', 'testnet', '--port', '0', '--simulator-port', '0', '--redis-url', redisUrl(), '--redis-key-prefix', prefix, ...shared], {});
+  const { config } = loadConfig(
+    [
+      '--network',
+      'testnet',
+      '--port',
+      '0',
+      '--simulator-port',
+      '0',
+      '--redis-url',
+      redisUrl(),
+      '--redis-key-prefix',
+      prefix,
+      ...shared,
+    ],
+    {},
+  );
   const running = await startServices(config, { mode: 'serve' });
   try {
-    const res = await fetch(`${running.vault.testnet!.url}/contracts/vault/vc-count?owner=${wallet}`, { headers: { 'X-SVC-Key': key } });
+    const res = await fetch(`${running.vault.testnet!.url}/contracts/vault/vc-count?owner=${wallet}`, {
+      headers: { 'X-SVC-Key': key },
+    });
     expect(res.headers.get('x-ratelimit-limit')).toBe('60');
     const redis = new Redis(redisUrl(), { maxRetriesPerRequest: 1 });
     try {

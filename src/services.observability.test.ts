@@ -57,8 +57,18 @@ const profileArgs = (sim: Sim, rpcBase: string) =>
   (['testnet', 'mainnet'] as const).flatMap((n) => {
     const i = sim.networks[n];
     return [
-      `--${n}-rpc-url`, `${rpcBase}/${n}/rpc`, `--${n}-passphrase`, i.passphrase, `--${n}-factory-id`, i.factoryId,
-      `--${n}-registry-id`, i.registryId, `--${n}-vault-wasm-hash`, i.vaultWasmHash, `--${n}-simulation-account`, i.admin.publicKey,
+      `--${n}-rpc-url`,
+      `${rpcBase}/${n}/rpc`,
+      `--${n}-passphrase`,
+      i.passphrase,
+      `--${n}-factory-id`,
+      i.factoryId,
+      `--${n}-registry-id`,
+      i.registryId,
+      `--${n}-vault-wasm-hash`,
+      i.vaultWasmHash,
+      `--${n}-simulation-account`,
+      i.admin.publicKey,
     ];
   });
 
@@ -78,8 +88,20 @@ beforeAll(async () => {
   proxy = await rpcProxy(new URL(sim.url).origin);
   const { config } = loadConfig(
     [
-      '--simulator', 'false', '--data-dir', dataDir, ...portArgs, ...profileArgs(sim, proxy.url),
-      '--rate-standard-read', '3', '--rpc-timeout-ms', '1500', '--shutdown-timeout-ms', '10000', '--log-level', 'info',
+      '--simulator',
+      'false',
+      '--data-dir',
+      dataDir,
+      ...portArgs,
+      ...profileArgs(sim, proxy.url),
+      '--rate-standard-read',
+      '3',
+      '--rpc-timeout-ms',
+      '1500',
+      '--shutdown-timeout-ms',
+      '10000',
+      '--log-level',
+      'info',
     ],
     {},
   );
@@ -104,9 +126,18 @@ const fund = async () => {
 
 /** A standard key (3 reads a minute here) bound to the wallet, as `credential-vault keys create` makes it. */
 const mintKey = (wallet: Keypair) =>
-  running.stores.keys.create({ walletAddress: wallet.publicKey(), network: 'testnet', role: 'standard', scopes: [], expiresAt: null });
+  running.stores.keys.create({
+    walletAddress: wallet.publicKey(),
+    network: 'testnet',
+    role: 'standard',
+    scopes: [],
+    expiresAt: null,
+  });
 
-const call = async (url: string, init: { method?: string; key?: string; body?: unknown; headers?: Record<string, string> } = {}) => {
+const call = async (
+  url: string,
+  init: { method?: string; key?: string; body?: unknown; headers?: Record<string, string> } = {},
+) => {
   const headers: Record<string, string> = { ...init.headers };
   if (init.key) headers['x-svc-key'] = init.key;
   if (init.body !== undefined) headers['content-type'] = 'application/json';
@@ -127,7 +158,8 @@ const scrape = async (base: string) => {
 };
 
 const value = (f: Map<string, ParsedFamily>, family: string, labels: Record<string, string>, name = family) =>
-  f.get(family)?.samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value ?? 0;
+  f.get(family)?.samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+    ?.value ?? 0;
 
 /** Every line that reports a request's outcome (a status), whatever its message: a second one is a duplicate. */
 const requestLines = () =>
@@ -139,7 +171,11 @@ describe('GET /metrics', () => {
     const { key } = await mintKey(owner);
     const prepared = await call(`${vaultUrl}/contracts/vault/create`, {
       key,
-      body: { owner: owner.publicKey(), didUri: 'did:ledger:testnet:ugzmhvhf6ydrqkj2jnog27upsa', sourcePublicKey: owner.publicKey() },
+      body: {
+        owner: owner.publicKey(),
+        didUri: 'did:ledger:testnet:ugzmhvhf6ydrqkj2jnog27upsa',
+        sourcePublicKey: owner.publicKey(),
+      },
     });
     expect(prepared.status).toBe(200);
     const ghost = Keypair.random().publicKey();
@@ -148,28 +184,69 @@ describe('GET /metrics', () => {
     await vi.waitFor(async () => {
       const f = await scrape(vaultUrl);
       const service = 'vault-api-testnet';
-      expect(value(f, 'http_requests_total', { service, route: '/contracts/vault/create', method: 'POST', status: '200' })).toBe(1);
-      expect(value(f, 'http_requests_total', { service, route: '/contracts/vault/{owner}', method: 'GET', status: '404' })).toBe(1);
-      expect(value(f, 'http_request_duration_seconds', { service, route: '/contracts/vault/create', method: 'POST' }, 'http_request_duration_seconds_count')).toBe(1);
-      expect(value(f, 'chain_call_duration_seconds', { network: 'testnet', call: 'factory.deploy' }, 'chain_call_duration_seconds_count')).toBe(1);
-      expect(value(f, 'chain_call_duration_seconds', { network: 'testnet', call: 'factory.deploy', le: '+Inf' }, 'chain_call_duration_seconds_bucket')).toBe(1);
+      expect(
+        value(f, 'http_requests_total', { service, route: '/contracts/vault/create', method: 'POST', status: '200' }),
+      ).toBe(1);
+      expect(
+        value(f, 'http_requests_total', { service, route: '/contracts/vault/{owner}', method: 'GET', status: '404' }),
+      ).toBe(1);
+      expect(
+        value(
+          f,
+          'http_request_duration_seconds',
+          { service, route: '/contracts/vault/create', method: 'POST' },
+          'http_request_duration_seconds_count',
+        ),
+      ).toBe(1);
+      expect(
+        value(
+          f,
+          'chain_call_duration_seconds',
+          { network: 'testnet', call: 'factory.deploy' },
+          'chain_call_duration_seconds_count',
+        ),
+      ).toBe(1);
+      expect(
+        value(
+          f,
+          'chain_call_duration_seconds',
+          { network: 'testnet', call: 'factory.deploy', le: '+Inf' },
+          'chain_call_duration_seconds_bucket',
+        ),
+      ).toBe(1);
       // The vault that does not exist: the read failed, then the existence check answered.
-      expect(value(f, 'chain_call_errors_total', { network: 'testnet', call: 'vault.vaultDid' })).toBeGreaterThanOrEqual(1);
+      expect(
+        value(f, 'chain_call_errors_total', { network: 'testnet', call: 'vault.vaultDid' }),
+      ).toBeGreaterThanOrEqual(1);
       // Never a concrete address as a label.
-      expect([...f.values()].flatMap((x) => x.samples).some((s) => Object.values(s.labels).some((v) => v.includes(ghost)))).toBe(false);
+      expect(
+        [...f.values()].flatMap((x) => x.samples).some((s) => Object.values(s.labels).some((v) => v.includes(ghost))),
+      ).toBe(false);
     });
   });
 
   it('counts a 429 as a rate-limit rejection of the read bucket', async () => {
     const { key } = await mintKey(await fund());
-    const before = value(await scrape(vaultUrl), 'rate_limit_rejections_total', { service: 'vault-api-testnet', bucket: 'read' });
+    const before = value(await scrape(vaultUrl), 'rate_limit_rejections_total', {
+      service: 'vault-api-testnet',
+      bucket: 'read',
+    });
     const statuses = [];
     for (let i = 0; i < 4; i++) statuses.push((await call(`${vaultUrl}/contracts/version`, { key })).status);
     expect(statuses).toEqual([200, 200, 200, 429]);
     await vi.waitFor(async () => {
       const f = await scrape(vaultUrl);
-      expect(value(f, 'rate_limit_rejections_total', { service: 'vault-api-testnet', bucket: 'read' })).toBe(before + 1);
-      expect(value(f, 'http_requests_total', { service: 'vault-api-testnet', route: '/contracts/version', method: 'GET', status: '429' })).toBeGreaterThanOrEqual(1);
+      expect(value(f, 'rate_limit_rejections_total', { service: 'vault-api-testnet', bucket: 'read' })).toBe(
+        before + 1,
+      );
+      expect(
+        value(f, 'http_requests_total', {
+          service: 'vault-api-testnet',
+          route: '/contracts/version',
+          method: 'GET',
+          status: '429',
+        }),
+      ).toBeGreaterThanOrEqual(1);
     });
   });
 
@@ -183,10 +260,14 @@ describe('GET /metrics', () => {
       keyAgreement: [],
       services: [],
     };
-    const prep = await call(`${resolverUrl}/v1/dids/stellar`, { body: { did, sourcePublicKey: controller.publicKey(), record } });
+    const prep = await call(`${resolverUrl}/v1/dids/stellar`, {
+      body: { did, sourcePublicKey: controller.publicKey(), record },
+    });
     expect(prep.status).toBe(200);
     const p = prep.json();
-    const submitted = await call(`${resolverUrl}/v1/dids/stellar`, { body: { signedXdr: sign(p.xdr, p.networkPassphrase, [controller]) } });
+    const submitted = await call(`${resolverUrl}/v1/dids/stellar`, {
+      body: { signedXdr: sign(p.xdr, p.networkPassphrase, [controller]) },
+    });
     expect(submitted.status).toBe(200);
 
     const before = await scrape(resolverUrl);
@@ -201,10 +282,20 @@ describe('GET /metrics', () => {
       expect(value(f, 'cache_requests_total', { cache: 'did_resolution', result: 'hit' })).toBe(hits + 1);
       expect(value(f, 'cache_requests_total', { cache: 'did_resolution', result: 'miss' })).toBe(misses + 1);
       expect(value(f, 'cache_hit_ratio', { cache: 'did_resolution' })).toBeCloseTo((hits + 1) / (hits + misses + 2), 6);
-      expect(value(f, 'http_requests_total', { service: 'resolver', route: '/1.0/identifiers/{did}', method: 'GET', status: '200' })).toBeGreaterThanOrEqual(2);
+      expect(
+        value(f, 'http_requests_total', {
+          service: 'resolver',
+          route: '/1.0/identifiers/{did}',
+          method: 'GET',
+          status: '200',
+        }),
+      ).toBeGreaterThanOrEqual(2);
       // The registration's chain calls, timed through the same registry.
       for (const c of ['registry.register', 'client.submit']) {
-        expect(value(f, 'chain_call_duration_seconds', { network: 'testnet', call: c }, 'chain_call_duration_seconds_count'), c).toBeGreaterThanOrEqual(1);
+        expect(
+          value(f, 'chain_call_duration_seconds', { network: 'testnet', call: c }, 'chain_call_duration_seconds_count'),
+          c,
+        ).toBeGreaterThanOrEqual(1);
       }
     });
   });
@@ -222,7 +313,10 @@ describe('GET /metrics', () => {
       for (const family of f.values()) {
         for (const s of family.samples) {
           expect(s.labels['service'], `${s.name} on ${service}`).toBe(service);
-          const id = `${s.name}{${Object.entries(s.labels).sort().map(([k, v]) => `${k}=${v}`).join(',')}}`;
+          const id = `${s.name}{${Object.entries(s.labels)
+            .sort()
+            .map(([k, v]) => `${k}=${v}`)
+            .join(',')}}`;
           if (seen.has(id)) twice.push(`${id} on ${seen.get(id)} and ${service}`);
           seen.set(id, service);
           if (/^(process|nodejs)_/.test(s.name)) processOn.add(service);
@@ -294,8 +388,12 @@ describe('request log', () => {
       key,
       headers: { 'x-request-id': 'obs-log-1' },
       body: {
-        owner: owner.publicKey(), vcId: 'vc-obs-1', vcData, issuer: issuer.publicKey(),
-        issuerDid: 'did:ledger:testnet:ugzmhvhf6ydrqkj2jnog27upsa', sourcePublicKey: issuer.publicKey(),
+        owner: owner.publicKey(),
+        vcId: 'vc-obs-1',
+        vcData,
+        issuer: issuer.publicKey(),
+        issuerDid: 'did:ledger:testnet:ugzmhvhf6ydrqkj2jnog27upsa',
+        sourcePublicKey: issuer.publicKey(),
       },
     });
     // The issuer DID is not registered: the body went through validation, auth, limits and a chain read.
@@ -303,7 +401,14 @@ describe('request log', () => {
 
     const ghost = Keypair.random().publicKey();
     const salt = 'c0ffee'.repeat(10) + 'beef';
-    expect((await call(`${vaultUrl}/contracts/vault/${ghost}?userSalt=${salt}`, { key, headers: { 'x-request-id': 'obs-log-2' } })).status).toBe(404);
+    expect(
+      (
+        await call(`${vaultUrl}/contracts/vault/${ghost}?userSalt=${salt}`, {
+          key,
+          headers: { 'x-request-id': 'obs-log-2' },
+        })
+      ).status,
+    ).toBe(404);
 
     await vi.waitFor(() => {
       const mine = requestLines().filter((l) => l.requestId === 'obs-log-1');
@@ -323,7 +428,12 @@ describe('request log', () => {
       expect(typeof mine[0]!.time).toBe('string');
       const other = requestLines().filter((l) => l.requestId === 'obs-log-2');
       expect(other).toHaveLength(1);
-      expect(other[0]).toMatchObject({ route: '/contracts/vault/{owner}', status: 404, keyId: record.keyId, error: 'vault_not_found' });
+      expect(other[0]).toMatchObject({
+        route: '/contracts/vault/{owner}',
+        status: 404,
+        keyId: record.keyId,
+        error: 'vault_not_found',
+      });
     });
     const everything = lines.join('\n');
     expect(everything).not.toContain(key);
@@ -333,21 +443,28 @@ describe('request log', () => {
     for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
   });
 
-  it('logs the resolver\'s requests once, with the route template and never the DID', async () => {
+  it("logs the resolver's requests once, with the route template and never the DID", async () => {
     const { did } = generateDid({ network: 'testnet' });
-    const r = await call(`${resolverUrl}/1.0/identifiers/${encodeURIComponent(did)}`, { headers: { 'x-request-id': 'obs-res-1' } });
+    const r = await call(`${resolverUrl}/1.0/identifiers/${encodeURIComponent(did)}`, {
+      headers: { 'x-request-id': 'obs-res-1' },
+    });
     expect(r.status).toBe(404);
     await vi.waitFor(() => {
       const mine = requestLines().filter((l) => l.requestId === 'obs-res-1');
       expect(mine).toHaveLength(1);
-      expect(mine[0]).toMatchObject({ service: 'resolver', method: 'GET', route: '/1.0/identifiers/{did}', status: 404 });
+      expect(mine[0]).toMatchObject({
+        service: 'resolver',
+        method: 'GET',
+        route: '/1.0/identifiers/{did}',
+        status: 404,
+      });
     });
     expect(lines.join('\n')).not.toContain(did.split(':').pop()!);
   });
 });
 
 describe('GET /ready', () => {
-  it('is 200 with every check up: the RPC and the vault API\'s stores; the resolver checks its RPCs', async () => {
+  it("is 200 with every check up: the RPC and the vault API's stores; the resolver checks its RPCs", async () => {
     const v = await call(`${vaultUrl}/ready`);
     expect(v.status).toBe(200);
     expect(v.json()).toEqual({
@@ -385,7 +502,9 @@ describe('GET /ready', () => {
       proxy.set({ kind: 'up' });
     }
     expect((await call(`${vaultUrl}/ready`)).status).toBe(200);
-    const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'readiness check down');
+    const logged = lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.msg === 'readiness check down');
     expect(logged.some((l) => l.check === 'rpc:testnet')).toBe(true);
   });
 
@@ -393,8 +512,14 @@ describe('GET /ready', () => {
     const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(parsed.length).toBeGreaterThan(5);
     const services = new Set(['vault-api-testnet', 'vault-api-mainnet', 'resolver', 'credential-vault']);
-    expect(parsed.filter((l) => !services.has(String(l.service))), 'lines without a service').toEqual([]);
-    expect(parsed.filter((l) => l.msg === 'log'), 'lines whose message says nothing').toEqual([]);
+    expect(
+      parsed.filter((l) => !services.has(String(l.service))),
+      'lines without a service',
+    ).toEqual([]);
+    expect(
+      parsed.filter((l) => l.msg === 'log'),
+      'lines whose message says nothing',
+    ).toEqual([]);
     const down = parsed.filter((l) => l.msg === 'readiness check down' && l.service === 'vault-api-testnet');
     expect(down.some((l) => typeof l.detail === 'string')).toBe(true);
   });
@@ -417,15 +542,33 @@ describe('GET /ready', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'cv-observability-redis-'));
     const deadRedis = `redis://127.0.0.1:${await closedPort()}`;
     const { config } = loadConfig(
-      ['--simulator', 'false', '--data-dir', dir, ...portArgs, ...profileArgs(sim, proxy.url), '--redis-url', deadRedis, '--log-level', 'silent'],
+      [
+        '--simulator',
+        'false',
+        '--data-dir',
+        dir,
+        ...portArgs,
+        ...profileArgs(sim, proxy.url),
+        '--redis-url',
+        deadRedis,
+        '--log-level',
+        'silent',
+      ],
       {},
     );
     const other = await startServices(config, { mode: 'start' });
     try {
       const v = await call(`${other.vault.testnet!.url}/ready`);
       expect(v.status).toBe(503);
-      const checks = Object.fromEntries(v.json().checks.map((c: { name: string; status: string }) => [c.name, c.status]));
-      expect(checks).toEqual({ 'rpc:testnet': 'up', 'store:keys': 'up', 'store:idempotency': 'up', 'store:rate_limit': 'down' });
+      const checks = Object.fromEntries(
+        v.json().checks.map((c: { name: string; status: string }) => [c.name, c.status]),
+      );
+      expect(checks).toEqual({
+        'rpc:testnet': 'up',
+        'store:keys': 'up',
+        'store:idempotency': 'up',
+        'store:rate_limit': 'down',
+      });
       expect((await call(`${other.resolverUrl}/ready`)).status).toBe(200);
     } finally {
       await other.close();
@@ -442,7 +585,11 @@ describe('graceful shutdown', () => {
     const seen = proxy.seen();
     const pending = call(`${vaultUrl}/contracts/vault/create`, {
       key,
-      body: { owner: owner.publicKey(), didUri: 'did:ledger:testnet:ugzmhvhf6ydrqkj2jnog27upsa', sourcePublicKey: owner.publicKey() },
+      body: {
+        owner: owner.publicKey(),
+        didUri: 'did:ledger:testnet:ugzmhvhf6ydrqkj2jnog27upsa',
+        sourcePublicKey: owner.publicKey(),
+      },
     });
     await vi.waitFor(() => expect(proxy.seen()).toBeGreaterThan(seen)); // the request is at the RPC
     let closed = false;
@@ -456,7 +603,9 @@ describe('graceful shutdown', () => {
     expect(answer.json().xdr).toEqual(expect.any(String));
     await closing;
     proxy.set({ kind: 'up' });
-    const shut = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'http server closed');
+    const shut = lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.msg === 'http server closed');
     expect(shut.length).toBeGreaterThanOrEqual(3);
     expect(shut.every((l) => l.forced === false)).toBe(true);
   });

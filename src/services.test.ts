@@ -24,17 +24,35 @@ afterAll(async () => {
 const argsFor = (passphrase: string) => {
   const t = sim.networks.testnet;
   return [
-    '--simulator', 'false', '--network', 'testnet', '--port', '0', '--data-dir', dataDir,
-    '--testnet-rpc-url', t.rpcUrl!, '--testnet-passphrase', passphrase,
-    '--testnet-factory-id', t.factoryId, '--testnet-registry-id', t.registryId,
-    '--testnet-vault-wasm-hash', t.vaultWasmHash, '--testnet-simulation-account', t.admin.publicKey,
+    '--simulator',
+    'false',
+    '--network',
+    'testnet',
+    '--port',
+    '0',
+    '--data-dir',
+    dataDir,
+    '--testnet-rpc-url',
+    t.rpcUrl!,
+    '--testnet-passphrase',
+    passphrase,
+    '--testnet-factory-id',
+    t.factoryId,
+    '--testnet-registry-id',
+    t.registryId,
+    '--testnet-vault-wasm-hash',
+    t.vaultWasmHash,
+    '--testnet-simulation-account',
+    t.admin.publicKey,
   ];
 };
 
 describe('startServices against a configured network profile', () => {
   it('refuses to start when the RPC serves another passphrase', async () => {
     const { config } = loadConfig([...argsFor('Some Other Network ; 2026'), ...TEST_LOG_ARGS], {});
-    await expect(startServices(config, { mode: 'serve' })).rejects.toThrow(/refusing to start: the testnet RPC .* serves the network "Credential Vault Simulator Testnet ; 2026"/);
+    await expect(startServices(config, { mode: 'serve' })).rejects.toThrow(
+      /refusing to start: the testnet RPC .* serves the network "Credential Vault Simulator Testnet ; 2026"/,
+    );
   });
 
   it('refuses to start, in one line naming both versions, when the RPC runs a protocol older than 26', async () => {
@@ -45,7 +63,13 @@ describe('startServices against a configured network profile', () => {
       req.on('end', () => {
         const { id } = JSON.parse(body) as { id: number };
         res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({ jsonrpc: '2.0', id, result: { passphrase: sim.networks.testnet.passphrase, protocolVersion: 25 } }));
+        res.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id,
+            result: { passphrase: sim.networks.testnet.passphrase, protocolVersion: 25 },
+          }),
+        );
       });
     });
     await new Promise<void>((r) => old.listen(0, '127.0.0.1', r));
@@ -70,7 +94,13 @@ describe('startServices against a configured network profile', () => {
     try {
       const t = at.networks.testnet;
       const args = argsFor(t.passphrase).map((a) =>
-        a === sim.networks.testnet.rpcUrl ? t.rpcUrl! : a === sim.networks.testnet.factoryId ? t.factoryId : a === sim.networks.testnet.registryId ? t.registryId : a,
+        a === sim.networks.testnet.rpcUrl
+          ? t.rpcUrl!
+          : a === sim.networks.testnet.factoryId
+            ? t.factoryId
+            : a === sim.networks.testnet.registryId
+              ? t.registryId
+              : a,
       );
       const running = await startServices(loadConfig([...args, ...TEST_LOG_ARGS], {}).config, { mode: 'serve' });
       try {
@@ -87,14 +117,18 @@ describe('startServices against a configured network profile', () => {
   it('refuses to start with a clear line per missing profile field', async () => {
     const args = ['--simulator', 'false', '--network', 'mainnet', '--data-dir', dataDir, ...TEST_LOG_ARGS];
     const { config } = loadConfig(args, {});
-    await expect(startServices(config, { mode: 'serve' })).rejects.toThrow(/CV_MAINNET_RPC_URL[\s\S]*CV_MAINNET_FACTORY_ID/);
+    await expect(startServices(config, { mode: 'serve' })).rejects.toThrow(
+      /CV_MAINNET_RPC_URL[\s\S]*CV_MAINNET_FACTORY_ID/,
+    );
   });
 
   it('refuses to start the embedded simulator when a network profile setting would be ignored', async () => {
     const args = ['--network', 'testnet', '--port', '0', '--simulator-port', '0', '--data-dir', dataDir];
     args.push(...TEST_LOG_ARGS);
     const { config } = loadConfig(args, { CV_TESTNET_RPC_URL: 'https://rpc.example/' });
-    await expect(startServices(config, { mode: 'start' })).rejects.toThrow(/CV_TESTNET_RPC_URL \(--testnet-rpc-url\): the embedded simulator replaces the testnet network profile/);
+    await expect(startServices(config, { mode: 'start' })).rejects.toThrow(
+      /CV_TESTNET_RPC_URL \(--testnet-rpc-url\): the embedded simulator replaces the testnet network profile/,
+    );
   });
 
   it('serves the profile it was given when the passphrase matches', async () => {
@@ -119,10 +153,23 @@ describe('CV_TRUST_PROXY reaches both apps', () => {
     const args = argsFor(sim.networks.testnet.passphrase);
     const m = sim.networks.mainnet;
     return [
-      ...args, '--resolver-port', '0', '--resolver-rate-limit', '1',
-      '--mainnet-rpc-url', m.rpcUrl!, '--mainnet-passphrase', m.passphrase,
-      '--mainnet-factory-id', m.factoryId, '--mainnet-registry-id', m.registryId,
-      '--mainnet-vault-wasm-hash', m.vaultWasmHash, '--mainnet-simulation-account', m.admin.publicKey,
+      ...args,
+      '--resolver-port',
+      '0',
+      '--resolver-rate-limit',
+      '1',
+      '--mainnet-rpc-url',
+      m.rpcUrl!,
+      '--mainnet-passphrase',
+      m.passphrase,
+      '--mainnet-factory-id',
+      m.factoryId,
+      '--mainnet-registry-id',
+      m.registryId,
+      '--mainnet-vault-wasm-hash',
+      m.vaultWasmHash,
+      '--mainnet-simulation-account',
+      m.admin.publicKey,
     ];
   };
   const from = (url: string, ip: string) => fetch(url, { headers: { 'x-forwarded-for': ip } });
@@ -130,36 +177,53 @@ describe('CV_TRUST_PROXY reaches both apps', () => {
   it.each([
     { given: [] as string[], want: { vault: ['59', '58'], resolver: [200, 429] } },
     { given: ['--trust-proxy', 'loopback'], want: { vault: ['59', '59'], resolver: [200, 200] } },
-  ])('$given: two forwarded clients → vault /auth/* remaining $want.vault, resolver $want.resolver', async ({ given, want }) => {
-    const { config } = loadConfig([...both(), ...given, ...TEST_LOG_ARGS], {});
-    const vault = await startServices(config, { mode: 'serve' });
-    const resolver = await startServices(config, { mode: 'resolver' });
-    try {
-      const challenge = `${vault.vault.testnet!.url}/auth/challenge?account=${sim.networks.testnet.admin.publicKey}`;
-      const remaining = [];
-      for (const ip of ['203.0.113.1', '203.0.113.2']) remaining.push((await from(challenge, ip)).headers.get('x-ratelimit-remaining'));
-      const statuses = [];
-      for (const ip of ['203.0.113.1', '203.0.113.2']) statuses.push((await from(`${resolver.resolverUrl!}/health`, ip)).status);
-      expect({ vault: remaining, resolver: statuses }).toEqual(want);
-    } finally {
-      await vault.close();
-      await resolver.close();
-    }
-  });
+  ])(
+    '$given: two forwarded clients → vault /auth/* remaining $want.vault, resolver $want.resolver',
+    async ({ given, want }) => {
+      const { config } = loadConfig([...both(), ...given, ...TEST_LOG_ARGS], {});
+      const vault = await startServices(config, { mode: 'serve' });
+      const resolver = await startServices(config, { mode: 'resolver' });
+      try {
+        const challenge = `${vault.vault.testnet!.url}/auth/challenge?account=${sim.networks.testnet.admin.publicKey}`;
+        const remaining = [];
+        for (const ip of ['203.0.113.1', '203.0.113.2'])
+          remaining.push((await from(challenge, ip)).headers.get('x-ratelimit-remaining'));
+        const statuses = [];
+        for (const ip of ['203.0.113.1', '203.0.113.2'])
+          statuses.push((await from(`${resolver.resolverUrl!}/health`, ip)).status);
+        expect({ vault: remaining, resolver: statuses }).toEqual(want);
+      } finally {
+        await vault.close();
+        await resolver.close();
+      }
+    },
+  );
 });
 
 describe('the HTTP servers of serve()', () => {
   const both = (...extra: string[]) => {
     const m = sim.networks.mainnet;
     return [
-      ...argsFor(sim.networks.testnet.passphrase), '--resolver-port', '0',
-      '--mainnet-rpc-url', m.rpcUrl!, '--mainnet-passphrase', m.passphrase,
-      '--mainnet-factory-id', m.factoryId, '--mainnet-registry-id', m.registryId,
-      '--mainnet-vault-wasm-hash', m.vaultWasmHash, '--mainnet-simulation-account', m.admin.publicKey, ...extra,
+      ...argsFor(sim.networks.testnet.passphrase),
+      '--resolver-port',
+      '0',
+      '--mainnet-rpc-url',
+      m.rpcUrl!,
+      '--mainnet-passphrase',
+      m.passphrase,
+      '--mainnet-factory-id',
+      m.factoryId,
+      '--mainnet-registry-id',
+      m.registryId,
+      '--mainnet-vault-wasm-hash',
+      m.vaultWasmHash,
+      '--mainnet-simulation-account',
+      m.admin.publicKey,
+      ...extra,
     ];
   };
 
-  it('answer a request head over the limit 431 in each service\'s envelope, and HEAD on /health', async () => {
+  it("answer a request head over the limit 431 in each service's envelope, and HEAD on /health", async () => {
     const { config } = loadConfig([...both(), ...TEST_LOG_ARGS], {});
     const vault = await startServices(config, { mode: 'serve' });
     const resolver = await startServices(config, { mode: 'resolver' });
@@ -185,7 +249,11 @@ describe('the HTTP servers of serve()', () => {
     try {
       const url = vault.vault.testnet!.url;
       const legacy = await fetch(`${url}/legacy/config`);
-      expect([legacy.status, legacy.headers.get('deprecation'), legacy.headers.get('link')]).toEqual([200, '@1795305600', '</config>; rel="successor-version"']);
+      expect([legacy.status, legacy.headers.get('deprecation'), legacy.headers.get('link')]).toEqual([
+        200,
+        '@1795305600',
+        '</config>; rel="successor-version"',
+      ]);
       expect((await fetch(`${url}/api/config`)).status).toBe(404);
     } finally {
       await vault.close();

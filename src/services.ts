@@ -69,14 +69,17 @@ export interface StartOptions {
 
 export async function startServices(config: Config, options: StartOptions): Promise<RunningServices> {
   const now = options.now ?? Date.now;
-  const served: Network[] = options.mode === 'serve' ? [config.network] : options.mode === 'resolver' ? config.resolverNetworks : [...NETWORKS];
+  const served: Network[] =
+    options.mode === 'serve' ? [config.network] : options.mode === 'resolver' ? config.resolverNetworks : [...NETWORKS];
   const logger = createLogger({ level: config.logLevel, ...(options.logWrite ? { write: options.logWrite } : {}) });
   // One registry per service; the process's families go with the first one made (one port shows them).
   const processMetrics = createProcessMetrics();
   const metrics: Record<string, Metrics> = {};
   const metricsFor = (service: string, domainOf: ServiceKind): Metrics =>
     (metrics[service] = createMetrics({
-      service, domainOf, ...(Object.keys(metrics).length === 0 ? { processMetrics } : {}),
+      service,
+      domainOf,
+      ...(Object.keys(metrics).length === 0 ? { processMetrics } : {}),
     }));
   // Every line names its service: an app's lines its own, the process's (stores, start-up) the process's role.
   const roles = { serve: `vault-api-${config.network}`, resolver: 'resolver', start: 'credential-vault' } as const;
@@ -166,7 +169,11 @@ export async function startServices(config: Config, options: StartOptions): Prom
         registryId: p.registryId,
         ...(p.feeTokenId ? { feeTokenId: p.feeTokenId } : {}),
         allowHttp: p.rpcUrl.startsWith('http:'),
-        timeouts: { rpcMs: config.rpcTimeoutMs, submitMs: config.submitTimeoutMs, pollIntervalMs: config.pollIntervalMs },
+        timeouts: {
+          rpcMs: config.rpcTimeoutMs,
+          submitMs: config.submitTimeoutMs,
+          pollIntervalMs: config.pollIntervalMs,
+        },
         readCacheMs: config.readCacheMs,
         fastAssemble: config.fastAssemble,
         cacheEntries: config.chainCacheEntries,
@@ -217,13 +224,16 @@ export async function startServices(config: Config, options: StartOptions): Prom
 
     const vault: RunningServices['vault'] = {};
     if (options.mode !== 'resolver') {
-      const keyring = config.encryptionKeys ? keyringFromConfig(config.encryptionKeys) : loadOrCreateKeyring({ dataDir: config.dataDir });
+      const keyring = config.encryptionKeys
+        ? keyringFromConfig(config.encryptionKeys)
+        : loadOrCreateKeyring({ dataDir: config.dataDir });
       const { createVaultApp } = await import('./vault-api/app.ts');
       for (const n of served) {
         const { simulationAccount: _sim, factoryId, vaultWasmHash, ...rest } = profiles[n];
         const chain = vaultChains[n];
         // requireProfiles asked for both wherever a vault API runs, and the simulator's profiles have them.
-        if (factoryId === undefined || vaultWasmHash === undefined || chain === undefined) throw new Error(`${n}: the vault API needs the factory id and the vault template hash`);
+        if (factoryId === undefined || vaultWasmHash === undefined || chain === undefined)
+          throw new Error(`${n}: the vault API needs the factory id and the vault template hash`);
         const profile = { ...rest, factoryId, vaultWasmHash };
         const appMetrics = metricsFor(`vault-api-${n}`, 'vault-api');
         const appLogger = withFields(logger, { service: `vault-api-${n}` });
@@ -232,7 +242,12 @@ export async function startServices(config: Config, options: StartOptions): Prom
           chain: instrumentChain(chain, appMetrics),
           stores,
           keyring,
-          limits: { rateLimits: config.rateLimits, rateWindowMs: config.rateWindowMs, keyTtlDays: config.keyTtlDays, authOrigins: config.authOrigins },
+          limits: {
+            rateLimits: config.rateLimits,
+            rateWindowMs: config.rateWindowMs,
+            keyTtlDays: config.keyTtlDays,
+            authOrigins: config.authOrigins,
+          },
           now,
           trustProxy: config.trustProxy,
           legacyBasePaths: config.legacyBasePaths,
@@ -246,8 +261,12 @@ export async function startServices(config: Config, options: StartOptions): Prom
           ...draining,
         });
         const port = options.mode === 'serve' ? config.port : n === 'testnet' ? config.testnetPort : config.mainnetPort;
-        const setting = options.mode === 'serve' ? 'CV_PORT (--port)'
-          : n === 'testnet' ? 'CV_TESTNET_PORT (--testnet-port)' : 'CV_MAINNET_PORT (--mainnet-port)';
+        const setting =
+          options.mode === 'serve'
+            ? 'CV_PORT (--port)'
+            : n === 'testnet'
+              ? 'CV_TESTNET_PORT (--testnet-port)'
+              : 'CV_MAINNET_PORT (--mainnet-port)';
         const url = await serve(app, config.host, port, appLogger, { service: `the ${n} vault API`, setting });
         vault[n] = { url, profile };
       }
@@ -269,7 +288,11 @@ export async function startServices(config: Config, options: StartOptions): Prom
         ...(stores.nonces ? { nonceStore: stores.nonces } : {}),
         cache: instrumentCache(stores.cache, resolverMetrics, 'did_resolution'),
         rateLimiter: stores.rateLimiter,
-        limits: { rateLimit: config.resolverRateLimit, rateWindowMs: config.resolverRateWindowMs, cacheTtlMs: config.resolverCacheTtlMs },
+        limits: {
+          rateLimit: config.resolverRateLimit,
+          rateWindowMs: config.resolverRateWindowMs,
+          cacheTtlMs: config.resolverCacheTtlMs,
+        },
         now,
         trustProxy: config.trustProxy,
         ...(options.validateResponses ? { validateResponses: true } : {}),
@@ -304,7 +327,10 @@ export async function startServices(config: Config, options: StartOptions): Prom
                 '(RPC: /testnet/rpc, /mainnet/rpc; friendbot: /testnet/friendbot?addr=G…)',
             ]
           : []),
-        ...Object.entries(vault).map(([n, v]) => `vault API ${n.padEnd(8)}${v.url}  (docs: ${n === 'testnet' ? `${v.url}/docs` : 'off on mainnet'}; chain Protocol ${chains[n as Network].client.protocolVersion})`),
+        ...Object.entries(vault).map(
+          ([n, v]) =>
+            `vault API ${n.padEnd(8)}${v.url}  (docs: ${n === 'testnet' ? `${v.url}/docs` : 'off on mainnet'}; chain Protocol ${chains[n as Network].client.protocolVersion})`,
+        ),
         ...(resolverUrl ? [`DID resolver      ${resolverUrl}  (docs: ${resolverUrl}/docs)`] : []),
         `data directory    ${path.resolve(config.dataDir)}`,
       ],
@@ -320,7 +346,12 @@ export async function startServices(config: Config, options: StartOptions): Prom
  * Listen; `onListening` registers the server's graceful close. A request head Node cannot parse (over the
  * header size limit, or not HTTP) is answered in the app's error envelope (src/http/server.ts).
  */
-function listen(app: express.Express, host: string, port: number, onListening: (server: http.Server) => void): Promise<string> {
+function listen(
+  app: express.Express,
+  host: string,
+  port: number,
+  onListening: (server: http.Server) => void,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const server = createHttpServer(app);
     server.once('error', reject);

@@ -22,7 +22,10 @@ export interface AddressFieldCase {
 function deref(spec: Json, node: Json): Json {
   let current = node;
   for (let hops = 0; current && typeof current.$ref === 'string' && hops < 20; hops++) {
-    current = current.$ref.replace(/^#\//, '').split('/').reduce((at: Json, k: string) => at?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], spec);
+    current = current.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce((at: Json, k: string) => at?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], spec);
   }
   return current;
 }
@@ -42,7 +45,13 @@ function addressKind(spec: Json, schema: Json): AddressKind | undefined {
 }
 
 /** Address fields of a body schema (the prepare branch: a `{signedXdr}` branch holds none). */
-function bodyFields(spec: Json, schema: Json, prefix: string[], out: { path: string[]; kind: AddressKind }[], depth = 0): void {
+function bodyFields(
+  spec: Json,
+  schema: Json,
+  prefix: string[],
+  out: { path: string[]; kind: AddressKind }[],
+  depth = 0,
+): void {
   const s = deref(spec, schema);
   if (!s || typeof s !== 'object' || depth > 6) return;
   const kind = prefix.length > 0 ? addressKind(spec, s) : undefined;
@@ -50,8 +59,10 @@ function bodyFields(spec: Json, schema: Json, prefix: string[], out: { path: str
     out.push({ path: prefix, kind });
     return;
   }
-  for (const k of ['allOf', 'anyOf', 'oneOf']) for (const sub of s[k] ?? []) bodyFields(spec, sub, prefix, out, depth + 1);
-  for (const [name, sub] of Object.entries(s.properties ?? {})) bodyFields(spec, sub, [...prefix, name], out, depth + 1);
+  for (const k of ['allOf', 'anyOf', 'oneOf'])
+    for (const sub of s[k] ?? []) bodyFields(spec, sub, prefix, out, depth + 1);
+  for (const [name, sub] of Object.entries(s.properties ?? {}))
+    bodyFields(spec, sub, [...prefix, name], out, depth + 1);
 }
 
 const exampleOf = (spec: Json, node: Json): unknown => {
@@ -80,14 +91,20 @@ function setAt(target: Json, path: string[], value: unknown): Json {
 }
 
 /** One request per address field of `spec` with that field set to `bad[kind]`. */
-export function addressFieldCases(spec: Json, bad: Record<AddressKind, string>, skip: (path: string) => boolean = () => false): AddressFieldCase[] {
+export function addressFieldCases(
+  spec: Json,
+  bad: Record<AddressKind, string>,
+  skip: (path: string) => boolean = () => false,
+): AddressFieldCase[] {
   const cases: AddressFieldCase[] = [];
   for (const [template, item] of Object.entries<Json>(spec.paths)) {
     if (skip(template)) continue;
     for (const method of ['get', 'post', 'put', 'patch', 'delete']) {
       const op = item[method];
       if (!op) continue;
-      const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p: Json) => deref(spec, p)).filter((p: Json) => p.in === 'path' || p.in === 'query');
+      const params = [...(item.parameters ?? []), ...(op.parameters ?? [])]
+        .map((p: Json) => deref(spec, p))
+        .filter((p: Json) => p.in === 'path' || p.in === 'query');
       const build = (override?: { name: string; value: string }) => {
         let url = template;
         const query = new URLSearchParams();
@@ -106,7 +123,15 @@ export function addressFieldCases(spec: Json, bad: Record<AddressKind, string>, 
       for (const p of params) {
         const kind = addressKind(spec, p.schema);
         if (!kind) continue;
-        cases.push({ name: `${M} ${template} ${p.in} ${p.name}`, method: M, url: build({ name: p.name, value: bad[kind] }), ...(media ? { body: example } : {}), where: p.in, field: p.name, kind });
+        cases.push({
+          name: `${M} ${template} ${p.in} ${p.name}`,
+          method: M,
+          url: build({ name: p.name, value: bad[kind] }),
+          ...(media ? { body: example } : {}),
+          where: p.in,
+          field: p.name,
+          kind,
+        });
       }
       if (!media) continue;
       const fields: { path: string[]; kind: AddressKind }[] = [];
@@ -116,7 +141,15 @@ export function addressFieldCases(spec: Json, bad: Record<AddressKind, string>, 
         const field = f.path.join('.');
         if (seen.has(field)) continue;
         seen.add(field);
-        cases.push({ name: `${M} ${template} body ${field}`, method: M, url: build(), body: setAt(example, f.path, bad[f.kind]), where: 'body', field, kind: f.kind });
+        cases.push({
+          name: `${M} ${template} body ${field}`,
+          method: M,
+          url: build(),
+          body: setAt(example, f.path, bad[f.kind]),
+          where: 'body',
+          field,
+          kind: f.kind,
+        });
       }
     }
   }
@@ -128,5 +161,8 @@ export const BAD_CHECKSUMS: readonly Record<AddressKind, string>[] = [
   // The review's reproduction: `G` + 55×`A`.
   { account: `G${'A'.repeat(55)}`, contract: `C${'A'.repeat(55)}` },
   // A real address with its last character changed.
-  { account: 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJS', contract: 'CD4FWXJVWXKDA6QU36W7SMC7PVVM2F43RTJIXY7G4PSF3A2YH52YRHWA' },
+  {
+    account: 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJS',
+    contract: 'CD4FWXJVWXKDA6QU36W7SMC7PVVM2F43RTJIXY7G4PSF3A2YH52YRHWA',
+  },
 ];

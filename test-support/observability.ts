@@ -43,7 +43,14 @@ export function request(
 ): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path ?? '/', headers: options.headers, agent: options.agent ?? false },
+      {
+        host: '127.0.0.1',
+        port,
+        method: options.method ?? 'GET',
+        path: options.path ?? '/',
+        headers: options.headers,
+        agent: options.agent ?? false,
+      },
       (res) => {
         let body = '';
         res.setEncoding('utf8');
@@ -127,8 +134,14 @@ export function parseExposition(text: string): Map<string, ParsedFamily> {
     const value = raw === '+Inf' ? Infinity : raw === '-Inf' ? -Infinity : nan ? NaN : Number(raw);
     if (Number.isNaN(value) && !nan) fail('bad value');
     const name = m[1]!;
-    const suffixes = current?.type === 'histogram' ? ['_bucket', '_sum', '_count'] : current?.type === 'summary' ? ['_sum', '_count'] : [];
-    const owner = current && (name === current.name || suffixes.some((s) => name === current!.name + s)) ? current : familyOf(name);
+    const suffixes =
+      current?.type === 'histogram'
+        ? ['_bucket', '_sum', '_count']
+        : current?.type === 'summary'
+          ? ['_sum', '_count']
+          : [];
+    const owner =
+      current && (name === current.name || suffixes.some((s) => name === current!.name + s)) ? current : familyOf(name);
     owner.samples.push({ name, labels, value });
   });
   return families;

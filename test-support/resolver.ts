@@ -76,7 +76,11 @@ export interface Harness {
   /** JSON-RPC calls the resolver made, by `network:method` (e.g. `testnet:getLedgerEntries`). */
   rpcCalls: Map<string, number>;
   rpcCount(filter?: { network?: Network; method?: string }): number;
-  request(method: string, path: string, opts?: { body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<HttpResponse>;
+  request(
+    method: string,
+    path: string,
+    opts?: { body?: unknown; rawBody?: string; headers?: Record<string, string> },
+  ): Promise<HttpResponse>;
   get(path: string, headers?: Record<string, string>): Promise<HttpResponse>;
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<HttpResponse>;
   fund(publicKey: string, network?: Network): Promise<void>;
@@ -116,7 +120,13 @@ export function sign(xdr: string, passphrase: string, signers: Keypair[]): strin
  * Signs the address-credential authorization entries of a prepared transaction with `authSigners` (valid
  * until ledger `validUntil`), then the envelope with `source`: a fee payer other than the controller.
  */
-export async function signWithAuth(xdrText: string, passphrase: string, source: Keypair, authSigners: Keypair[], validUntil: number): Promise<string> {
+export async function signWithAuth(
+  xdrText: string,
+  passphrase: string,
+  source: Keypair,
+  authSigners: Keypair[],
+  validUntil: number,
+): Promise<string> {
   const env = xdr.TransactionEnvelope.fromXdr(xdrText, 'base64');
   const signed: xdr.SorobanAuthorizationEntry[] = [];
   for (const entry of authOf(env)) {
@@ -248,7 +258,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     return { status: r.status, headers: r.headers, text, body: parsed };
   };
   const get: Harness['get'] = (path, headers) => request('GET', path, headers ? { headers } : {});
-  const post: Harness['post'] = (path, body, headers) => request('POST', path, { body, ...(headers ? { headers } : {}) });
+  const post: Harness['post'] = (path, body, headers) =>
+    request('POST', path, { body, ...(headers ? { headers } : {}) });
 
   const fund = async (publicKey: string, network: Network = 'testnet') => {
     const r = await fetch(`${info[network].friendbotUrl}?addr=${publicKey}`);
@@ -279,7 +290,9 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       keyAgreement: o.keyAgreement ? [{ publicKeyMultibase: x25519Multikey() }] : [],
       services: o.services ?? [],
     };
-    const r = await prepareSignSubmit('/v1/dids/stellar', { did, sourcePublicKey: controller.publicKey(), record }, [controller]);
+    const r = await prepareSignSubmit('/v1/dids/stellar', { did, sourcePublicKey: controller.publicKey(), record }, [
+      controller,
+    ]);
     if (r.status !== 200) throw new Error(`register ${did}: ${r.status} ${r.text}`);
     return { did, didId, network, controller, authKeys, record, txId: r.body.txId as string };
   };

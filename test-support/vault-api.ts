@@ -14,7 +14,11 @@ import { createChain, type Chain } from '../src/chain/index.ts';
 import { createKeyring, type Keyring } from '../src/crypto/envelope.ts';
 import { LRUCache } from 'lru-cache';
 import {
-  createStores, StoreUnavailableError, type ApiKeyRecord, type Stores, type StoresOptions,
+  createStores,
+  StoreUnavailableError,
+  type ApiKeyRecord,
+  type Stores,
+  type StoresOptions,
 } from '../src/stores/index.ts';
 import { createLogger } from '../src/observability/index.ts';
 import { createHttpServer } from '../src/http/server.ts';
@@ -116,7 +120,12 @@ export interface VaultTestEnv {
   /** A funded account (friendbot); needs the simulator. */
   fund(kp?: Keypair): Promise<Keypair>;
   /** A key as the operator CLI makes it; `wallet: null` for a wallet-less admin key. */
-  mintKey(options?: { wallet?: Keypair | string | null; role?: KeyRole; scopes?: string[]; expiresAt?: string | null }): Promise<MintedKey>;
+  mintKey(options?: {
+    wallet?: Keypair | string | null;
+    role?: KeyRole;
+    scopes?: string[];
+    expiresAt?: string | null;
+  }): Promise<MintedKey>;
   /** Signs a transaction envelope (base64 XDR) with this network's passphrase, or the one given. */
   sign(envelope: string, signers: Keypair | Keypair[], passphrase?: string): string;
   close(): Promise<void>;
@@ -155,7 +164,11 @@ function stubAccountEntry(key: xdr.LedgerKeyAccountArm) {
  * signs), except those in `missingAccounts`. Good for the platform layer; pass `overrides` for anything a
  * test route needs.
  */
-export function stubChain(network: Network = 'testnet', overrides: Partial<Chain> = {}, missingAccounts: ReadonlySet<string> = new Set()): Chain {
+export function stubChain(
+  network: Network = 'testnet',
+  overrides: Partial<Chain> = {},
+  missingAccounts: ReadonlySet<string> = new Set(),
+): Chain {
   const fail = (what: string) => () => {
     throw new Error(`stub chain: ${what} is not available`);
   };
@@ -169,7 +182,11 @@ export function stubChain(network: Network = 'testnet', overrides: Partial<Chain
     inspect: fail('inspect'),
     getLedgerEntries: async (keys: xdr.LedgerKey[]) => ({
       entries: keys
-        .filter((k): k is xdr.LedgerKeyAccountArm => k.type === 'account' && !missingAccounts.has(StrKey.encodeEd25519PublicKey(k.account.accountId.ed25519.value)))
+        .filter(
+          (k): k is xdr.LedgerKeyAccountArm =>
+            k.type === 'account' &&
+            !missingAccounts.has(StrKey.encodeEd25519PublicKey(k.account.accountId.ed25519.value)),
+        )
         .map(stubAccountEntry),
       latestLedger: 1,
     }),
@@ -204,7 +221,9 @@ export function storeFaults(): StoreFaults {
         const v = Reflect.get(t, prop, receiver) as unknown;
         if (typeof v !== 'function' || prop === 'close') return v;
         return (...args: unknown[]) =>
-          down[part] ? Promise.reject(new StoreUnavailableError(names[part], 'connect ECONNREFUSED 10.0.0.9:5432')) : (v as (...a: unknown[]) => unknown).apply(t, args);
+          down[part]
+            ? Promise.reject(new StoreUnavailableError(names[part], 'connect ECONNREFUSED 10.0.0.9:5432'))
+            : (v as (...a: unknown[]) => unknown).apply(t, args);
       },
     });
   }
@@ -336,14 +355,21 @@ export async function startVaultTestEnv(options: VaultTestOptions = {}): Promise
     const stores = options.stores ? options.stores(base) : base;
     const keyring: Keyring = createKeyring({ keys: [{ kid: 'test', key: randomBytes(32) }], activeKid: 'test' });
     const logs: Record<string, unknown>[] = [];
-    const logger = createLogger({ level: 'debug', write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>) });
+    const logger = createLogger({
+      level: 'debug',
+      write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>),
+    });
     const deps: VaultAppDeps = {
       profile,
       chain,
       stores,
       keyring,
       limits: {
-        rateLimits: { standard: { read: 60, write: 20 }, early: { read: 300, write: 100 }, admin: { read: 200, write: 50 } },
+        rateLimits: {
+          standard: { read: 60, write: 20 },
+          early: { read: 300, write: 100 },
+          admin: { read: 200, write: 50 },
+        },
         rateWindowMs: 60_000,
         keyTtlDays: 180,
         authOrigins: ['*'],
@@ -393,7 +419,11 @@ export async function startVaultTestEnv(options: VaultTestOptions = {}): Promise
           body = typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
           headers['content-type'] ??= 'application/json';
         }
-        const res = await fetch(url + p, { method: o.method ?? (body === undefined ? 'GET' : 'POST'), headers, ...(body !== undefined ? { body } : {}) });
+        const res = await fetch(url + p, {
+          method: o.method ?? (body === undefined ? 'GET' : 'POST'),
+          headers,
+          ...(body !== undefined ? { body } : {}),
+        });
         const text = await res.text();
         let parsed: unknown = text;
         if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
@@ -409,7 +439,13 @@ export async function startVaultTestEnv(options: VaultTestOptions = {}): Promise
         const role = o.role ?? 'standard';
         const wallet = o.wallet === undefined ? Keypair.random() : o.wallet;
         const walletAddress = wallet === null ? null : typeof wallet === 'string' ? wallet : wallet.publicKey();
-        const made = await stores.keys.create({ walletAddress, network, role, scopes: o.scopes ?? [], expiresAt: o.expiresAt ?? null });
+        const made = await stores.keys.create({
+          walletAddress,
+          network,
+          role,
+          scopes: o.scopes ?? [],
+          expiresAt: o.expiresAt ?? null,
+        });
         return { key: made.key, record: made.record, ...(wallet instanceof Keypair ? { wallet } : {}) };
       },
       sign: (envelope, signers, passphrase = profile.networkPassphrase) => signWith(envelope, signers, passphrase),

@@ -4,8 +4,21 @@
 // presentations. Responses are validated against the spec.
 import { Keypair } from '@stellar/stellar-sdk';
 import { expect } from 'vitest';
-import { addProof, didIdToBytes, ed25519KeyPair, encodeMultikey, generateDid, signCredential } from '../src/did/index.ts';
-import { startVaultTestEnv, type ApiResponse, type MintedKey, type VaultTestEnv, type VaultTestOptions } from './vault-api.ts';
+import {
+  addProof,
+  didIdToBytes,
+  ed25519KeyPair,
+  encodeMultikey,
+  generateDid,
+  signCredential,
+} from '../src/did/index.ts';
+import {
+  startVaultTestEnv,
+  type ApiResponse,
+  type MintedKey,
+  type VaultTestEnv,
+  type VaultTestOptions,
+} from './vault-api.ts';
 
 export const V2 = 'https://www.w3.org/ns/credentials/v2';
 
@@ -26,12 +39,28 @@ export interface VerificationEnv {
   vault: string;
   call(path: string, body: unknown, key?: MintedKey): Promise<ApiResponse>;
   write(path: string, body: unknown, key: MintedKey, signer: Keypair): Promise<void>;
-  registerDid(controller: Keypair, keys: { auth?: Keypair; assert?: Keypair }): Promise<{ did: string; didId: Uint8Array }>;
+  registerDid(
+    controller: Keypair,
+    keys: { auth?: Keypair; assert?: Keypair },
+  ): Promise<{ did: string; didId: Uint8Array }>;
   credential(extra?: Record<string, unknown>, issuerDid?: string): Record<string, unknown>;
-  sign(o?: { credential?: Record<string, unknown>; fragment?: string; key?: Keypair; issuerDid?: string; statusFor?: string }): Promise<Record<string, unknown>>;
+  sign(o?: {
+    credential?: Record<string, unknown>;
+    fragment?: string;
+    key?: Keypair;
+    issuerDid?: string;
+    statusFor?: string;
+  }): Promise<Record<string, unknown>>;
   statusEntry(vcId: string, over?: Record<string, unknown>): Record<string, unknown>;
   issue(vcId: string, vc: Record<string, unknown>): Promise<void>;
-  present(o: { credentials: Record<string, unknown>[]; challenge: string; domain?: string; holder?: string; vm?: string; key?: Keypair }): Promise<Record<string, unknown>>;
+  present(o: {
+    credentials: Record<string, unknown>[];
+    challenge: string;
+    domain?: string;
+    holder?: string;
+    vm?: string;
+    key?: Keypair;
+  }): Promise<Record<string, unknown>>;
   close(): Promise<void>;
 }
 
@@ -39,8 +68,13 @@ const mk = (kp: Keypair) => ({ publicKeyMultibase: encodeMultikey('Ed25519', kp.
 
 export async function startVerificationEnv(options: VaultTestOptions = {}): Promise<VerificationEnv> {
   const many = { read: 100_000, write: 100_000 };
-  const env = await startVaultTestEnv({ network: 'testnet', limits: { rateLimits: { standard: many, early: many, admin: many } }, ...options });
-  const call = (path: string, body: unknown, key?: MintedKey) => env.request(path, { ...(key ? { key: key.key } : {}), body });
+  const env = await startVaultTestEnv({
+    network: 'testnet',
+    limits: { rateLimits: { standard: many, early: many, admin: many } },
+    ...options,
+  });
+  const call = (path: string, body: unknown, key?: MintedKey) =>
+    env.request(path, { ...(key ? { key: key.key } : {}), body });
   const write = async (path: string, body: unknown, key: MintedKey, signer: Keypair) => {
     const p = await call(path, body, key);
     expect(p.status, JSON.stringify(p.body)).toBe(200);
@@ -68,7 +102,12 @@ export async function startVerificationEnv(options: VaultTestOptions = {}): Prom
     return { wallet, key: await env.mintKey({ wallet }), signing, ...d };
   };
   const [issuer, holder] = await Promise.all([party('issuer'), party('holder')]);
-  await write('/contracts/vault/create', { owner: holder.wallet.publicKey(), didUri: holder.did, sourcePublicKey: holder.wallet.publicKey() }, holder.key, holder.wallet);
+  await write(
+    '/contracts/vault/create',
+    { owner: holder.wallet.publicKey(), didUri: holder.did, sourcePublicKey: holder.wallet.publicKey() },
+    holder.key,
+    holder.wallet,
+  );
   const vault = env.chain.vaultAddress(holder.wallet.publicKey());
 
   const credential = (extra: Record<string, unknown> = {}, issuerDid = issuer.did) => ({
@@ -81,30 +120,74 @@ export async function startVerificationEnv(options: VaultTestOptions = {}): Prom
     ...extra,
   });
   const statusEntry = (vcId: string, over: Record<string, unknown> = {}) => ({
-    type: 'LedgerVaultStatusEntry', statusPurpose: 'revocation', network: 'testnet', vaultContract: vault, vcId, ...over,
+    type: 'LedgerVaultStatusEntry',
+    statusPurpose: 'revocation',
+    network: 'testnet',
+    vaultContract: vault,
+    vcId,
+    ...over,
   });
   const created = () => new Date(env.clock.now() - 60_000);
   const sign: VerificationEnv['sign'] = (o = {}) => {
     const did = o.issuerDid ?? issuer.did;
-    const base = o.credential ?? credential(o.statusFor !== undefined ? { credentialStatus: statusEntry(o.statusFor) } : {}, did);
-    return signCredential({ credential: base, verificationMethod: `${did}#${o.fragment ?? 'assert-1'}`, secretKey: (o.key ?? issuer.signing).rawSecretKey(), created: created() });
+    const base =
+      o.credential ?? credential(o.statusFor !== undefined ? { credentialStatus: statusEntry(o.statusFor) } : {}, did);
+    return signCredential({
+      credential: base,
+      verificationMethod: `${did}#${o.fragment ?? 'assert-1'}`,
+      secretKey: (o.key ?? issuer.signing).rawSecretKey(),
+      created: created(),
+    });
   };
   const issue = (vcId: string, vc: Record<string, unknown>) =>
-    write('/contracts/vc/issue', {
-      owner: holder.wallet.publicKey(), vcId, vcData: JSON.stringify(vc), issuer: issuer.wallet.publicKey(), issuerDid: issuer.did, sourcePublicKey: issuer.wallet.publicKey(),
-    }, issuer.key, issuer.wallet);
+    write(
+      '/contracts/vc/issue',
+      {
+        owner: holder.wallet.publicKey(),
+        vcId,
+        vcData: JSON.stringify(vc),
+        issuer: issuer.wallet.publicKey(),
+        issuerDid: issuer.did,
+        sourcePublicKey: issuer.wallet.publicKey(),
+      },
+      issuer.key,
+      issuer.wallet,
+    );
   const present: VerificationEnv['present'] = async (o) => {
     const holderDid = o.holder ?? holder.did;
-    const vp = { '@context': [V2], type: ['VerifiablePresentation'], holder: holderDid, verifiableCredential: o.credentials };
-    return addProof(vp, {
-      verificationMethod: o.vm ?? `${holderDid}#auth-1`,
-      proofPurpose: 'authentication',
-      challenge: o.challenge,
-      ...(o.domain !== undefined ? { domain: o.domain } : {}),
-      created: created(),
-    }, { secretKey: (o.key ?? holder.signing).rawSecretKey() });
+    const vp = {
+      '@context': [V2],
+      type: ['VerifiablePresentation'],
+      holder: holderDid,
+      verifiableCredential: o.credentials,
+    };
+    return addProof(
+      vp,
+      {
+        verificationMethod: o.vm ?? `${holderDid}#auth-1`,
+        proofPurpose: 'authentication',
+        challenge: o.challenge,
+        ...(o.domain !== undefined ? { domain: o.domain } : {}),
+        created: created(),
+      },
+      { secretKey: (o.key ?? holder.signing).rawSecretKey() },
+    );
   };
-  return { env, issuer, holder, vault, call, write, registerDid, credential, sign, statusEntry, issue, present, close: () => env.close() };
+  return {
+    env,
+    issuer,
+    holder,
+    vault,
+    call,
+    write,
+    registerDid,
+    credential,
+    sign,
+    statusEntry,
+    issue,
+    present,
+    close: () => env.close(),
+  };
 }
 
 /** A did:key and its key pair. */

@@ -30,7 +30,9 @@ export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[]):
     if (spec.kind === 'number') {
       const n = Number(value);
       if (!Number.isFinite(n) || n < 0 || (n === 0 && !spec.allowZero)) {
-        throw new UsageError(`--${name} must be a ${spec.allowZero ? 'non-negative' : 'positive'} number, got ${JSON.stringify(value)}`);
+        throw new UsageError(
+          `--${name} must be a ${spec.allowZero ? 'non-negative' : 'positive'} number, got ${JSON.stringify(value)}`,
+        );
       }
       flags[name] = n;
     } else {
@@ -41,12 +43,19 @@ export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[]):
 }
 
 export function usage(specs: readonly FlagSpec[]): string {
-  const lines = specs.map((s) => `  --${s.name.padEnd(14)} ${s.doc}${s.default !== undefined ? ` (default ${s.default})` : ''}`);
+  const lines = specs.map(
+    (s) => `  --${s.name.padEnd(14)} ${s.doc}${s.default !== undefined ? ` (default ${s.default})` : ''}`,
+  );
   return `flags:\n${lines.join('\n')}`;
 }
 
 /** A comma list flag (`--only http,cycle`) as a set; undefined when absent. */
 export function listFlag(value: string | number | undefined): Set<string> | undefined {
   if (value === undefined) return undefined;
-  return new Set(String(value).split(',').map((s) => s.trim()).filter(Boolean));
+  return new Set(
+    String(value)
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
 }

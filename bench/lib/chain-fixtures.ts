@@ -19,7 +19,10 @@ const addr = (a: string) => address(a);
 export const FILL_DATA = `v1.gcm.bench.${'A'.repeat(360)}`;
 
 function ok(r: InvokeResult, what: string): xdr.ScVal {
-  if (r.status !== 'SUCCESS') throw new Error(`${what} failed at ${r.stage}: ${r.error}${r.contractError !== undefined ? ` (#${r.contractError})` : ''}`);
+  if (r.status !== 'SUCCESS')
+    throw new Error(
+      `${what} failed at ${r.stage}: ${r.error}${r.contractError !== undefined ? ` (#${r.contractError})` : ''}`,
+    );
   return r.returnValue;
 }
 
@@ -40,7 +43,12 @@ export function registerDid(net: SimNetwork, controller: Keypair): string {
     services: [],
   });
   ok(
-    net.invoke({ source: controller, contractId: net.info.registryId, fn: 'register', args: [xdr.ScVal.scvBytes(Buffer.from(didIdToBytes(didId))), record] }),
+    net.invoke({
+      source: controller,
+      contractId: net.info.registryId,
+      fn: 'register',
+      args: [xdr.ScVal.scvBytes(Buffer.from(didIdToBytes(didId))), record],
+    }),
     'register DID',
   );
   return did;
@@ -49,7 +57,12 @@ export function registerDid(net: SimNetwork, controller: Keypair): string {
 /** Deploys the owner's canonical vault (user salt of 32 zero bytes); returns its C… address. */
 export function deployVault(net: SimNetwork, owner: Keypair, didUri: string): string {
   const ret = ok(
-    net.invoke({ source: owner, contractId: net.info.factoryId, fn: 'deploy', args: [addr(owner.publicKey()), str(didUri), xdr.ScVal.scvBytes(Buffer.alloc(32))] }),
+    net.invoke({
+      source: owner,
+      contractId: net.info.factoryId,
+      fn: 'deploy',
+      args: [addr(owner.publicKey()), str(didUri), xdr.ScVal.scvBytes(Buffer.alloc(32))],
+    }),
     'deploy vault',
   );
   return Address.fromScVal(ret).toString();
@@ -70,12 +83,16 @@ export function vcId(prefix: string, i: number): string {
 }
 
 /** Issues `count` credentials `${prefix}-000000…` into `vault`, 5 a transaction; returns the time taken. */
-export function fillVault(net: SimNetwork, o: { vault: string; issuer: Issuer; count: number; prefix: string; maxMs?: number }): { count: number; ms: number } {
+export function fillVault(
+  net: SimNetwork,
+  o: { vault: string; issuer: Issuer; count: number; prefix: string; maxMs?: number },
+): { count: number; ms: number } {
   const t0 = performance.now();
   const deadline = t0 + (o.maxMs ?? 600_000);
   let done = 0;
   while (done < o.count) {
-    if (performance.now() > deadline) throw new Error(`filling ${o.vault} stopped at ${done} of ${o.count}: over ${o.maxMs} ms`);
+    if (performance.now() > deadline)
+      throw new Error(`filling ${o.vault} stopped at ${done} of ${o.count}: over ${o.maxMs} ms`);
     const n = Math.min(BATCH, o.count - done);
     const vcs = Array.from({ length: n }, (_, k) => xdr.ScVal.scvVec([str(vcId(o.prefix, done + k)), str(FILL_DATA)]));
     ok(
@@ -93,6 +110,12 @@ export function fillVault(net: SimNetwork, o: { vault: string; issuer: Issuer; c
 }
 
 /** The arguments of `issue(vc_id, vc_data, vault_contract, issuer, issuer_did)`. */
-export function issueArgs(vault: string, issuerAccount: string, issuerDid: string, id: string, data = FILL_DATA): xdr.ScVal[] {
+export function issueArgs(
+  vault: string,
+  issuerAccount: string,
+  issuerDid: string,
+  id: string,
+  data = FILL_DATA,
+): xdr.ScVal[] {
   return [str(id), str(data), addr(vault), addr(issuerAccount), str(issuerDid)];
 }

@@ -64,7 +64,10 @@ async function stopChild(child: ChildProcess): Promise<void> {
   if (CPU_PROF_DIR && child.connected) {
     // The host exits by itself when its parent disconnects (host.ts), writing its profile.
     child.disconnect();
-    const gone = await Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]);
+    const gone = await Promise.race([
+      exited.then(() => true),
+      new Promise<boolean>((r) => setTimeout(() => r(false), 10_000)),
+    ]);
     if (gone) return;
   }
   child.kill('SIGTERM');
@@ -88,12 +91,20 @@ export interface HostRuntime {
 
 export const THIS_RUNTIME: HostRuntime = { node: process.execPath, prefix: [], host: HOST, cwd: ROOT };
 
-export async function startHost<R>(spec: HostSpec, readyTimeoutMs = 120_000, rt: HostRuntime = THIS_RUNTIME): Promise<Host<R>> {
-  const child = spawn(rt.node, [...PROFILE_FLAGS, ...rt.prefix, rt.host, Buffer.from(JSON.stringify(spec)).toString('base64')], {
-    cwd: rt.cwd,
-    // stdout is dropped (request logs of the services would otherwise cost the parent); stderr is kept for errors.
-    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-  });
+export async function startHost<R>(
+  spec: HostSpec,
+  readyTimeoutMs = 120_000,
+  rt: HostRuntime = THIS_RUNTIME,
+): Promise<Host<R>> {
+  const child = spawn(
+    rt.node,
+    [...PROFILE_FLAGS, ...rt.prefix, rt.host, Buffer.from(JSON.stringify(spec)).toString('base64')],
+    {
+      cwd: rt.cwd,
+      // stdout is dropped (request logs of the services would otherwise cost the parent); stderr is kept for errors.
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    },
+  );
   const stderr = tail(child);
   let nextId = 1;
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
@@ -104,7 +115,10 @@ export async function startHost<R>(spec: HostSpec, readyTimeoutMs = 120_000, rt:
     pending.clear();
   });
   const ready = await new Promise<R>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${spec.kind} host not ready after ${readyTimeoutMs} ms: ${stderr()}`)), readyTimeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`${spec.kind} host not ready after ${readyTimeoutMs} ms: ${stderr()}`)),
+      readyTimeoutMs,
+    );
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
       reject(new Error(`${spec.kind} host exited before it was ready (${signal ?? code}): ${stderr() || 'no output'}`));
@@ -163,18 +177,27 @@ export interface Proc {
   stop(): Promise<void>;
 }
 
-export async function startProcess(args: string[], o: { readyWhen: RegExp; timeoutMs?: number; env?: NodeJS.ProcessEnv }): Promise<Proc> {
+export async function startProcess(
+  args: string[],
+  o: { readyWhen: RegExp; timeoutMs?: number; env?: NodeJS.ProcessEnv },
+): Promise<Proc> {
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: o.env ?? {} });
   let out = '';
   let seenReady = false;
   const collect = (c: Buffer) => {
     // Keep the start of the output (the banner) and a bounded tail (request logs go on for as long as it runs).
-    out = out.length < 8_000 ? out + c.toString() : out.slice(0, 4_000) + '\n…\n' + (out.slice(4_000) + c.toString()).slice(-4_000);
+    out =
+      out.length < 8_000
+        ? out + c.toString()
+        : out.slice(0, 4_000) + '\n…\n' + (out.slice(4_000) + c.toString()).slice(-4_000);
   };
   child.stdout!.on('data', collect);
   child.stderr!.on('data', collect);
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not ready after ${o.timeoutMs ?? 60_000} ms: ${out.trim()}`)), o.timeoutMs ?? 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`not ready after ${o.timeoutMs ?? 60_000} ms: ${out.trim()}`)),
+      o.timeoutMs ?? 60_000,
+    );
     const check = () => {
       if (!seenReady && o.readyWhen.test(out)) {
         seenReady = true;

@@ -49,7 +49,13 @@ async function startSim(): Promise<{ ready: unknown; handlers: Record<string, Ha
       fill: (a) => {
         const iss = issuers.get(String(a.issuer));
         if (!iss) throw new Error(`unknown issuer ${String(a.issuer)}: create it with the issuer command`);
-        return f.fillVault(net, { vault: String(a.vault), issuer: iss, count: Number(a.count), prefix: String(a.prefix), maxMs: Number(a.maxMs ?? 600_000) });
+        return f.fillVault(net, {
+          vault: String(a.vault),
+          issuer: iss,
+          count: Number(a.count),
+          prefix: String(a.prefix),
+          maxMs: Number(a.maxMs ?? 600_000),
+        });
       },
       close: () => running.close(),
     },
@@ -121,10 +127,13 @@ async function main(): Promise<void> {
   let handlers: Record<string, Handler> = {};
   try {
     const started =
-      spec.kind === 'bare' ? await startBare()
-      : spec.kind === 'express' ? await startExpress()
-      : spec.kind === 'simulator' ? await startSim()
-      : await startServicesHost(spec.args as ServicesArgs);
+      spec.kind === 'bare'
+        ? await startBare()
+        : spec.kind === 'express'
+          ? await startExpress()
+          : spec.kind === 'simulator'
+            ? await startSim()
+            : await startServicesHost(spec.args as ServicesArgs);
     handlers = started.handlers;
     send({ type: 'ready', ok: true, result: started.ready });
   } catch (e) {

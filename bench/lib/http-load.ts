@@ -34,7 +34,8 @@ export interface HttpResult {
 
 function assertLoopback(url: string): void {
   const host = new URL(url).hostname;
-  if (host !== '127.0.0.1' && host !== 'localhost' && host !== '[::1]') throw new Error(`bench traffic goes to loopback only, not ${host}`);
+  if (host !== '127.0.0.1' && host !== 'localhost' && host !== '[::1]')
+    throw new Error(`bench traffic goes to loopback only, not ${host}`);
 }
 
 function once(opts: Options): Promise<Result> {
@@ -44,7 +45,11 @@ function once(opts: Options): Promise<Result> {
 }
 
 /** `serverCpuUs`: reads the CPU time (µs) the server's process has used so far, for `cpuUsPerRequest`. */
-export async function measureHttp(c: HttpCase, s: RunSettings, serverCpuUs?: () => Promise<number>): Promise<HttpResult> {
+export async function measureHttp(
+  c: HttpCase,
+  s: RunSettings,
+  serverCpuUs?: () => Promise<number>,
+): Promise<HttpResult> {
   assertLoopback(c.url);
   const base: Options = {
     url: c.url,
@@ -70,7 +75,9 @@ export async function measureHttp(c: HttpCase, s: RunSettings, serverCpuUs?: () 
     errors: r.errors,
     statuses,
     seconds: r.duration,
-    ...(cpuBefore !== undefined && cpuAfter !== undefined && requests > 0 ? { cpuUsPerRequest: (cpuAfter - cpuBefore) / requests } : {}),
+    ...(cpuBefore !== undefined && cpuAfter !== undefined && requests > 0
+      ? { cpuUsPerRequest: (cpuAfter - cpuBefore) / requests }
+      : {}),
   };
 }
 
@@ -84,7 +91,8 @@ export async function probe(c: HttpCase): Promise<unknown> {
     signal: AbortSignal.timeout(30_000),
   });
   const text = await res.text();
-  if (res.status < 200 || res.status >= 300) throw new Error(`${c.method ?? 'GET'} ${new URL(c.url).pathname} answered ${res.status}: ${text.slice(0, 300)}`);
+  if (res.status < 200 || res.status >= 300)
+    throw new Error(`${c.method ?? 'GET'} ${new URL(c.url).pathname} answered ${res.status}: ${text.slice(0, 300)}`);
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -31,8 +31,14 @@ export function machineInfo(now: Date = new Date()): Machine {
 /** `abc1234` plus ` (+ uncommitted changes)` when the tree is dirty; read-only git commands only. */
 function gitCommit(): string {
   try {
-    const head = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const head = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
     return dirty ? `${head} (+ uncommitted changes)` : head;
   } catch {
     return 'unknown (not a git checkout)';

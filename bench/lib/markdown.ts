@@ -4,15 +4,34 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Section names in document order. */
-export const SECTION_ORDER = ['intro', 'machine', 'http', 'cycle', 'vault-size', 'verify', 'oversized', 'simulator', 'stores', 'load'] as const;
+export const SECTION_ORDER = [
+  'intro',
+  'machine',
+  'http',
+  'cycle',
+  'vault-size',
+  'verify',
+  'oversized',
+  'simulator',
+  'stores',
+  'load',
+] as const;
 export type SectionName = (typeof SECTION_ORDER)[number];
 
 export type Cell = string | number;
 
-export function table(headers: readonly string[], rows: readonly (readonly Cell[])[], align?: readonly ('l' | 'r')[]): string {
+export function table(
+  headers: readonly string[],
+  rows: readonly (readonly Cell[])[],
+  align?: readonly ('l' | 'r')[],
+): string {
   const esc = (c: Cell) => String(c).replace(/\|/g, '\\|').replace(/\n/g, ' ');
   const sep = headers.map((_, i) => ((align?.[i] ?? 'l') === 'r' ? '---:' : '---'));
-  return [`| ${headers.map(esc).join(' | ')} |`, `| ${sep.join(' | ')} |`, ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`)].join('\n');
+  return [
+    `| ${headers.map(esc).join(' | ')} |`,
+    `| ${sep.join(' | ')} |`,
+    ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`),
+  ].join('\n');
 }
 
 const start = (name: string) => `<!-- ${name}:start -->`;
@@ -62,6 +81,9 @@ export async function updateDoc(file: string, sections: Partial<Record<SectionNa
 export const fmtInt = (n: number): string => Math.round(n).toLocaleString('en-US');
 export const fmtRate = (n: number): string => (n >= 100 ? fmtInt(n) : n.toFixed(1));
 /** Milliseconds; autocannon's histogram counts whole ms, so 0 means "under 1 ms". */
-export const fmtMs = (n: number | undefined): string => (n === undefined ? '—' : n === 0 ? '<1' : n < 10 && !Number.isInteger(n) ? n.toFixed(2) : fmtInt(n));
-export const fmtRatio = (n: number | undefined): string => (n === undefined || !Number.isFinite(n) ? '—' : `${n.toFixed(2)}×`);
-export const verdict = (ok: boolean | undefined): string => (ok === undefined ? 'not measured' : ok ? '**pass**' : '**FAIL**');
+export const fmtMs = (n: number | undefined): string =>
+  n === undefined ? '—' : n === 0 ? '<1' : n < 10 && !Number.isInteger(n) ? n.toFixed(2) : fmtInt(n);
+export const fmtRatio = (n: number | undefined): string =>
+  n === undefined || !Number.isFinite(n) ? '—' : `${n.toFixed(2)}×`;
+export const verdict = (ok: boolean | undefined): string =>
+  ok === undefined ? 'not measured' : ok ? '**pass**' : '**FAIL**';

@@ -20,7 +20,8 @@ export function parseMix(text: string): Mix {
   const mix = Object.fromEntries(OPS.map((o) => [o, 0])) as Mix;
   for (const part of text.split(',')) {
     const [name, weight] = part.split(':') as [string, string | undefined];
-    if (!OPS.includes(name as Op) || !weight || !(Number(weight) >= 0)) throw new Error(`--mix: expected op:weight with op in ${OPS.join(', ')}, got ${part}`);
+    if (!OPS.includes(name as Op) || !weight || !(Number(weight) >= 0))
+      throw new Error(`--mix: expected op:weight with op in ${OPS.join(', ')}, got ${part}`);
     mix[name as Op] = Number(weight);
   }
   if (Object.values(mix).every((w) => w === 0)) throw new Error('--mix: every weight is 0');
@@ -58,7 +59,10 @@ export interface TrafficResult {
 
 const pick = <T>(xs: readonly T[], r: number): T => xs[Math.floor(r * xs.length) % xs.length]!;
 
-async function call(url: string, init: { method: 'GET' | 'POST'; key: string; body?: unknown }): Promise<{ status: number; code: string; json: unknown }> {
+async function call(
+  url: string,
+  init: { method: 'GET' | 'POST'; key: string; body?: unknown },
+): Promise<{ status: number; code: string; json: unknown }> {
   const res = await fetch(url, {
     method: init.method,
     headers: { [KEY_HEADER]: init.key, ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}) },
@@ -95,7 +99,10 @@ export async function runMixedTraffic(o: {
     return OPS[OPS.length - 1]!;
   };
   const samples = Object.fromEntries(OPS.map((op) => [op, [] as number[]])) as Record<Op, number[]>;
-  const outcomes = Object.fromEntries(OPS.map((op) => [op, {} as Record<string, number>])) as Record<Op, Record<string, number>>;
+  const outcomes = Object.fromEntries(OPS.map((op) => [op, {} as Record<string, number>])) as Record<
+    Op,
+    Record<string, number>
+  >;
   let requests = 0;
   let rr = 0;
   const nextUrl = () => o.urls[rr++ % o.urls.length]!;
@@ -110,27 +117,59 @@ export async function runMixedTraffic(o: {
     switch (op) {
       case 'verify':
         requests++;
-        return label(await call(`${base}/contracts/vault/verify-vc`, { method: 'POST', key: read.key, body: { owner: read.owner, vcId } }));
+        return label(
+          await call(`${base}/contracts/vault/verify-vc`, {
+            method: 'POST',
+            key: read.key,
+            body: { owner: read.owner, vcId },
+          }),
+        );
       case 'count':
         requests++;
-        return label(await call(`${base}/contracts/vault/vc-count?owner=${read.owner}`, { method: 'GET', key: read.key }));
+        return label(
+          await call(`${base}/contracts/vault/vc-count?owner=${read.owner}`, { method: 'GET', key: read.key }),
+        );
       case 'list':
         requests++;
-        return label(await call(`${base}/contracts/vault/list-vc-ids`, { method: 'POST', key: read.key, body: { owner: read.owner, offset: Math.floor(Math.random() * Math.max(1, read.vcIds.length - 10)), limit: 10 } }));
+        return label(
+          await call(`${base}/contracts/vault/list-vc-ids`, {
+            method: 'POST',
+            key: read.key,
+            body: {
+              owner: read.owner,
+              offset: Math.floor(Math.random() * Math.max(1, read.vcIds.length - 10)),
+              limit: 10,
+            },
+          }),
+        );
       case 'prepare':
         requests++;
-        return label(await call(`${base}/contracts/vc/issue`, { method: 'POST', key: w.issuer.key, body: issueBody(w.issuer, w.owner, `${o.tag}-p-${serial}`) }));
+        return label(
+          await call(`${base}/contracts/vc/issue`, {
+            method: 'POST',
+            key: w.issuer.key,
+            body: issueBody(w.issuer, w.owner, `${o.tag}-p-${serial}`),
+          }),
+        );
       case 'cycle': {
         // Prepared on one instance, submitted on the next: the instances share nothing but the stores and the chain.
         requests++;
         const vc = `${o.tag}-c-${serial}`;
-        const prepared = await call(`${base}/contracts/vc/issue`, { method: 'POST', key: w.issuer.key, body: issueBody(w.issuer, w.owner, vc, serial) });
+        const prepared = await call(`${base}/contracts/vc/issue`, {
+          method: 'POST',
+          key: w.issuer.key,
+          body: issueBody(w.issuer, w.owner, vc, serial),
+        });
         if (prepared.status !== 200) return `prepare ${label(prepared)}`;
         const { xdr, network } = prepared.json as { xdr: string; network: string };
         const tx = TransactionBuilder.fromXdr(xdr, network);
         tx.sign(w.issuer.keypair);
         requests++;
-        const submitted = await call(`${nextUrl()}/contracts/vc/issue`, { method: 'POST', key: w.issuer.key, body: { signedXdr: tx.toXdr() } });
+        const submitted = await call(`${nextUrl()}/contracts/vc/issue`, {
+          method: 'POST',
+          key: w.issuer.key,
+          body: { signedXdr: tx.toXdr() },
+        });
         return submitted.status === 200 ? '200' : `submit ${label(submitted)}`;
       }
     }
@@ -148,7 +187,12 @@ export async function runMixedTraffic(o: {
         try {
           outcome = await runOp(op, w, serial++);
         } catch (e) {
-          outcome = e instanceof Error ? (e.name === 'TimeoutError' ? 'client timeout' : (e.cause as { code?: string } | undefined)?.code ?? e.message.slice(0, 60)) : String(e);
+          outcome =
+            e instanceof Error
+              ? e.name === 'TimeoutError'
+                ? 'client timeout'
+                : ((e.cause as { code?: string } | undefined)?.code ?? e.message.slice(0, 60))
+              : String(e);
         }
         samples[op].push(performance.now() - s);
         count(op, outcome);
@@ -156,7 +200,9 @@ export async function runMixedTraffic(o: {
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
-  const perOp = Object.fromEntries(OPS.map((op) => [op, { latency: summarize(samples[op]), outcomes: outcomes[op] }])) as Record<Op, OpStats>;
+  const perOp = Object.fromEntries(
+    OPS.map((op) => [op, { latency: summarize(samples[op]), outcomes: outcomes[op] }]),
+  ) as Record<Op, OpStats>;
   const all: Record<string, number> = {};
   for (const op of OPS) for (const [k, n] of Object.entries(outcomes[op])) all[k] = (all[k] ?? 0) + n;
   const overall = summarize(OPS.flatMap((op) => samples[op]));

@@ -25,13 +25,19 @@ export interface Runtime {
 }
 
 function run(file: string, args: string[], cwd?: string): string {
-  return execFileSync(file, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], ...(cwd ? { cwd } : {}) }).trim();
+  return execFileSync(file, args, {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+    ...(cwd ? { cwd } : {}),
+  }).trim();
 }
 
 function commitOf(tree: string): string {
   try {
     const head = run('git', ['rev-parse', '--short=12', 'HEAD'], tree);
-    return run('git', ['status', '--porcelain', '--untracked-files=no'], tree) ? `${head} (+ uncommitted changes)` : head;
+    return run('git', ['status', '--porcelain', '--untracked-files=no'], tree)
+      ? `${head} (+ uncommitted changes)`
+      : head;
   } catch {
     return 'unknown (not a git checkout)';
   }
@@ -76,7 +82,10 @@ export function node20Runtime(tree: string, nodeBin?: string): Runtime {
   const loader = path.join(root, 'bin', 'run-ts.js');
   const host = path.join(root, 'bench', 'lib', 'host.ts');
   for (const f of [loader, host, path.join(root, 'node_modules', 'tsx')]) {
-    if (!existsSync(f)) throw new Error(`--node20-tree ${tree}: ${path.relative(root, f)} is missing (a checkout of the pre-migration product with its npm ci done)`);
+    if (!existsSync(f))
+      throw new Error(
+        `--node20-tree ${tree}: ${path.relative(root, f)} is missing (a checkout of the pre-migration product with its npm ci done)`,
+      );
   }
   const { node, version } = findNode20(nodeBin);
   return {

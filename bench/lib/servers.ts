@@ -40,7 +40,12 @@ export const CEILING_SPEC = {
                   type: 'object',
                   additionalProperties: false,
                   required: Object.keys(FIXED_CONFIG),
-                  properties: Object.fromEntries(Object.entries(FIXED_CONFIG).map(([k, v]) => [k, { type: typeof v === 'number' ? 'integer' : 'string' }])),
+                  properties: Object.fromEntries(
+                    Object.entries(FIXED_CONFIG).map(([k, v]) => [
+                      k,
+                      { type: typeof v === 'number' ? 'integer' : 'string' },
+                    ]),
+                  ),
                 },
               },
             },
@@ -96,8 +101,15 @@ export function startExpressCeiling(): Promise<RunningServer> {
   app.get('/config', (_req, res) => {
     res.json(FIXED_CONFIG);
   });
-  app.use((err: { status?: number; message?: string }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-    res.status(err.status ?? 500).json({ error: 'invalid_request', message: err.message ?? 'error' });
-  });
+  app.use(
+    (
+      err: { status?: number; message?: string },
+      _req: express.Request,
+      res: express.Response,
+      _next: express.NextFunction,
+    ) => {
+      res.status(err.status ?? 500).json({ error: 'invalid_request', message: err.message ?? 'error' });
+    },
+  );
   return listen(http.createServer(app));
 }

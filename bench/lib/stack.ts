@@ -15,7 +15,12 @@ export const RAISED_LIMIT = 100_000_000;
 
 /** The flags that raise the limits: printed in the output and written into docs/benchmarks.md. */
 export const RAISED_LIMIT_FLAGS = [
-  ...['standard', 'early', 'admin'].flatMap((role) => [`--rate-${role}-read`, String(RAISED_LIMIT), `--rate-${role}-write`, String(RAISED_LIMIT)]),
+  ...['standard', 'early', 'admin'].flatMap((role) => [
+    `--rate-${role}-read`,
+    String(RAISED_LIMIT),
+    `--rate-${role}-write`,
+    String(RAISED_LIMIT),
+  ]),
   '--resolver-rate-limit',
   String(RAISED_LIMIT),
 ];
@@ -34,13 +39,20 @@ export function profileFlags(sim: SimReady, networks: readonly Network[]): strin
   return networks.flatMap((n) => {
     const i = sim.networks[n];
     return [
-      `--${n}-rpc-url`, `${sim.url}/${n}/rpc`,
-      `--${n}-passphrase`, i.passphrase,
-      `--${n}-factory-id`, i.factoryId,
-      `--${n}-registry-id`, i.registryId,
-      `--${n}-vault-wasm-hash`, i.vaultWasmHash,
-      `--${n}-fee-token-id`, i.feeTokenId,
-      `--${n}-simulation-account`, i.admin.publicKey,
+      `--${n}-rpc-url`,
+      `${sim.url}/${n}/rpc`,
+      `--${n}-passphrase`,
+      i.passphrase,
+      `--${n}-factory-id`,
+      i.factoryId,
+      `--${n}-registry-id`,
+      i.registryId,
+      `--${n}-vault-wasm-hash`,
+      i.vaultWasmHash,
+      `--${n}-fee-token-id`,
+      i.feeTokenId,
+      `--${n}-simulation-account`,
+      i.admin.publicKey,
     ];
   });
 }
@@ -66,12 +78,19 @@ export interface Stack {
   /** A standard key bound to `wallet`. */
   key(wallet: string): Promise<string>;
   /** Credentials issued straight into the simulator (batch_issue), not through the API. */
-  fill(o: { vault: string; issuer: IssuerIdentity; count: number; prefix: string }): Promise<{ count: number; ms: number }>;
+  fill(o: {
+    vault: string;
+    issuer: IssuerIdentity;
+    count: number;
+    prefix: string;
+  }): Promise<{ count: number; ms: number }>;
   /**
    * A second vault API (testnet) against the same simulator, started on first use with `extraFlags` (e.g.
    * `--fast-assemble false`) and its own data directory; `key` makes a standard key in its own store. Stopped by close().
    */
-  variant(extraFlags: readonly string[]): Promise<{ url: string; key(wallet: string): Promise<string>; cpuUs(): Promise<number> }>;
+  variant(
+    extraFlags: readonly string[],
+  ): Promise<{ url: string; key(wallet: string): Promise<string>; cpuUs(): Promise<number> }>;
   /** CPU time (µs) the services' process has used so far. */
   cpuUs(): Promise<number>;
   close(): Promise<void>;
@@ -84,8 +103,24 @@ export async function startStack(log: (line: string) => void, rt: HostRuntime = 
   let services: Stack['services'] | undefined;
   try {
     const common = ['--host', '127.0.0.1', '--simulator', 'false', ...RAISED_LIMIT_FLAGS];
-    const vaultArgv = ['--network', 'testnet', '--port', '0', '--data-dir', path.join(dataDir, 'vault'), ...common, ...profileFlags(sim.ready, ['testnet'])];
-    const resolverArgv = ['--resolver-port', '0', '--data-dir', path.join(dataDir, 'resolver'), ...common, ...profileFlags(sim.ready, ['testnet', 'mainnet'])];
+    const vaultArgv = [
+      '--network',
+      'testnet',
+      '--port',
+      '0',
+      '--data-dir',
+      path.join(dataDir, 'vault'),
+      ...common,
+      ...profileFlags(sim.ready, ['testnet']),
+    ];
+    const resolverArgv = [
+      '--resolver-port',
+      '0',
+      '--data-dir',
+      path.join(dataDir, 'resolver'),
+      ...common,
+      ...profileFlags(sim.ready, ['testnet', 'mainnet']),
+    ];
     log(`  starting the vault API and the resolver against the simulator at ${sim.ready.url}`);
     services = await startHost({ kind: 'services', args: { vaultArgv, resolverArgv } }, undefined, rt);
   } catch (e) {
@@ -106,7 +141,21 @@ export async function startStack(log: (line: string) => void, rt: HostRuntime = 
     let host = variants.get(id);
     if (!host) {
       const dir = path.join(dataDir, `variant-${variants.size}`);
-      const argv = ['--network', 'testnet', '--port', '0', '--data-dir', dir, '--host', '127.0.0.1', '--simulator', 'false', ...RAISED_LIMIT_FLAGS, ...profileFlags(sim.ready, ['testnet']), ...extraFlags];
+      const argv = [
+        '--network',
+        'testnet',
+        '--port',
+        '0',
+        '--data-dir',
+        dir,
+        '--host',
+        '127.0.0.1',
+        '--simulator',
+        'false',
+        ...RAISED_LIMIT_FLAGS,
+        ...profileFlags(sim.ready, ['testnet']),
+        ...extraFlags,
+      ];
       log(`  starting a second vault API with ${id}`);
       host = startHost<{ vault?: Endpoint }>({ kind: 'services', args: { vaultArgv: argv } }, undefined, rt);
       variants.set(id, host);
@@ -135,7 +184,8 @@ export async function startStack(log: (line: string) => void, rt: HostRuntime = 
     key,
     variant,
     cpuUs: async () => (await svc.call<{ us: number }>('cpu')).us,
-    fill: (o) => sim.call('fill', { vault: o.vault, issuer: o.issuer.keypair.publicKey(), count: o.count, prefix: o.prefix }),
+    fill: (o) =>
+      sim.call('fill', { vault: o.vault, issuer: o.issuer.keypair.publicKey(), count: o.count, prefix: o.prefix }),
     async close() {
       for (const h of variants.values()) await (await h.catch(() => undefined))?.stop();
       await svc.stop();

@@ -14,7 +14,13 @@ export function summarize(samplesMs: readonly number[]): Summary {
   const sorted = [...samplesMs].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
   const sum = sorted.reduce((a, b) => a + b, 0);
-  return { count: sorted.length, p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1]!, mean: sum / sorted.length };
+  return {
+    count: sorted.length,
+    p50: at(0.5),
+    p99: at(0.99),
+    max: sorted[sorted.length - 1]!,
+    mean: sum / sorted.length,
+  };
 }
 
 /** Milliseconds: three decimals under 0.1 ms, two under 10 ms, whole above. */

@@ -1,7 +1,13 @@
 // What a consumer of the vault API does, with the package's typed client and its key: prepare an issue, sign
 // it with the SDK's Keypair, submit it and get the final transaction id back. Bodies are typed by the spec.
 import { Keypair, TransactionBuilder } from '@stellar/stellar-sdk';
-import { createVaultClient, isApiError, prepareAndSubmit, type Signer, type VaultClient } from '../../src/client/index.ts';
+import {
+  createVaultClient,
+  isApiError,
+  prepareAndSubmit,
+  type Signer,
+  type VaultClient,
+} from '../../src/client/index.ts';
 import type { components } from '../../src/generated/vault-api.ts';
 
 export type IssuePrepare = components['schemas']['IssuePrepare'];
@@ -15,7 +21,11 @@ export function credentialJson(issuerDid: string, n: number): string {
     type: ['VerifiableCredential', 'BenchCredential'],
     issuer: issuerDid,
     validFrom: '2026-07-01T00:00:00Z',
-    credentialSubject: { id: 'did:ledger:testnet:ugzmhvhf6ydrqkj2jnog27upsa', serial: n, degree: { type: 'BachelorDegree', name: 'Bachelor of Science' } },
+    credentialSubject: {
+      id: 'did:ledger:testnet:ugzmhvhf6ydrqkj2jnog27upsa',
+      serial: n,
+      degree: { type: 'BachelorDegree', name: 'Bachelor of Science' },
+    },
   });
 }
 
@@ -28,7 +38,14 @@ export interface IssuerIdentity {
 
 export function issueBody(issuer: IssuerIdentity, owner: string, vcId: string, n = 0): IssuePrepare {
   const account = issuer.keypair.publicKey();
-  return { owner, vcId, vcData: credentialJson(issuer.did, n), issuer: account, issuerDid: issuer.did, sourcePublicKey: account };
+  return {
+    owner,
+    vcId,
+    vcData: credentialJson(issuer.did, n),
+    issuer: account,
+    issuerDid: issuer.did,
+    sourcePublicKey: account,
+  };
 }
 
 /** A wallet's signer: the SDK parses the XDR for the given passphrase and signs it with the keypair. */
@@ -46,8 +63,19 @@ export function vaultClient(baseUrl: string, key: string): VaultClient {
 }
 
 /** prepare → sign → submit → final with the typed client; returns the transaction id. */
-export async function issueCycle(client: VaultClient, issuer: IssuerIdentity, owner: string, vcId: string, n = 0): Promise<string> {
-  const { txId } = await prepareAndSubmit(client, '/contracts/vc/issue', issueBody(issuer, owner, vcId, n), keypairSigner(issuer.keypair));
+export async function issueCycle(
+  client: VaultClient,
+  issuer: IssuerIdentity,
+  owner: string,
+  vcId: string,
+  n = 0,
+): Promise<string> {
+  const { txId } = await prepareAndSubmit(
+    client,
+    '/contracts/vc/issue',
+    issueBody(issuer, owner, vcId, n),
+    keypairSigner(issuer.keypair),
+  );
   return txId;
 }
 

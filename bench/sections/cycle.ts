@@ -20,7 +20,13 @@ interface CycleResult {
   seconds: number;
 }
 
-async function runClients(stack: Stack, clients: IssuerIdentity[], owners: string[], seconds: number, tag: string): Promise<CycleResult> {
+async function runClients(
+  stack: Stack,
+  clients: IssuerIdentity[],
+  owners: string[],
+  seconds: number,
+  tag: string,
+): Promise<CycleResult> {
   const typed = clients.map((iss) => vaultClient(stack.vaultUrl(), iss.key));
   const samples: number[] = [];
   const failures: Record<string, number> = {};
@@ -43,7 +49,14 @@ async function runClients(stack: Stack, clients: IssuerIdentity[], owners: strin
     }),
   );
   const elapsed = (performance.now() - t0) / 1000;
-  return { clients: clients.length, cycles, perSecond: cycles / elapsed, latency: summarize(samples), failures, seconds: elapsed };
+  return {
+    clients: clients.length,
+    cycles,
+    perSecond: cycles / elapsed,
+    latency: summarize(samples),
+    failures,
+    seconds: elapsed,
+  };
 }
 
 export async function runCycleSection(ctx: SectionContext): Promise<SectionResult> {
@@ -61,14 +74,19 @@ export async function runCycleSection(ctx: SectionContext): Promise<SectionResul
       // One cycle each first: a client that cannot complete one fails the case with the reason.
       await Promise.all(
         issuers.map((iss, c) =>
-          issueCycle(vaultClient(stack.vaultUrl(), iss.key), iss, owners[c]!, `${m.name}-${run}-first-${c}`).catch((e: unknown) => {
-            throw new Error(`the first cycle failed: ${failureText(e)}`);
-          }),
+          issueCycle(vaultClient(stack.vaultUrl(), iss.key), iss, owners[c]!, `${m.name}-${run}-first-${c}`).catch(
+            (e: unknown) => {
+              throw new Error(`the first cycle failed: ${failureText(e)}`);
+            },
+          ),
         ),
       );
-      if (ctx.settings.warmup > 0) await runClients(stack, issuers, owners, ctx.settings.warmup, `${m.name}-${run}-warm`);
+      if (ctx.settings.warmup > 0)
+        await runClients(stack, issuers, owners, ctx.settings.warmup, `${m.name}-${run}-warm`);
       const r = await runClients(stack, issuers, owners, ctx.settings.duration, `${m.name}-${run}`);
-      ctx.log(`    ${fmtRate(r.perSecond)} cycles/s, p50 ${ms(r.latency.p50)} ms, p99 ${ms(r.latency.p99)} ms, failures ${JSON.stringify(r.failures)}`);
+      ctx.log(
+        `    ${fmtRate(r.perSecond)} cycles/s, p50 ${ms(r.latency.p50)} ms, p99 ${ms(r.latency.p99)} ms, failures ${JSON.stringify(r.failures)}`,
+      );
       return r;
     });
     rows.push({ name: m.name, label: m.label, outcome });
@@ -76,7 +94,10 @@ export async function runCycleSection(ctx: SectionContext): Promise<SectionResul
   const body = rows.map(({ label, outcome }) => {
     if (!outcome.ok) return [label, '—', '—', '—', '—', `not measured: ${outcome.error}`];
     const v = outcome.value;
-    const failed = Object.entries(v.failures).map(([k, n]) => `${k} ×${n}`).join(', ') || '0';
+    const failed =
+      Object.entries(v.failures)
+        .map(([k, n]) => `${k} ×${n}`)
+        .join(', ') || '0';
     return [label, fmtInt(v.cycles), fmtRate(v.perSecond), ms(v.latency.p50), ms(v.latency.p99), failed];
   });
   const concurrent = rows.find((r) => r.name === 'cycle-concurrent')?.outcome;
@@ -89,7 +110,7 @@ export async function runCycleSection(ctx: SectionContext): Promise<SectionResul
   const markdown = [
     '## Full issue cycle over the vault API',
     '',
-    'One cycle: `POST /contracts/vc/issue` (prepare: validate, check the issuer DID, encrypt, build and simulate) → sign the returned XDR with the SDK\'s `Keypair` → `POST /contracts/vc/issue {signedXdr}` (check, send, wait until final) → `{tx_id}`. ' +
+    "One cycle: `POST /contracts/vc/issue` (prepare: validate, check the issuer DID, encrypt, build and simulate) → sign the returned XDR with the SDK's `Keypair` → `POST /contracts/vc/issue {signedXdr}` (check, send, wait until final) → `{tx_id}`. " +
       `Each client is its own issuer account (own sequence numbers) with its own standard key and registered DID, issuing into its own owner's vault. ${ctx.settings.warmup} s warm-up, then ${ctx.settings.duration} s measured. Latency is per whole cycle.`,
     '',
     '- Why one vault per client: issues into the same vault prepared concurrently conflict — the simulator\'s vault keeps its credential index keyed by position, so a transaction simulated before another issue landed carries a stale footprint and fails with 409 `tx_stale` ("trying to access a ledger entry outside of the footprint"): the client prepares again and re-signs.',
@@ -103,7 +124,10 @@ export async function runCycleSection(ctx: SectionContext): Promise<SectionResul
     table(['target', 'measured', 'verdict'], [[target[0], target[1], verdict(target[2])]]),
   ].join('\n');
   const summary = [
-    ...rows.map(({ label, outcome }) => `${label}: ${outcome.ok ? `${fmtRate(outcome.value.perSecond)} cycles/s` : outcome.error}`),
+    ...rows.map(
+      ({ label, outcome }) =>
+        `${label}: ${outcome.ok ? `${fmtRate(outcome.value.perSecond)} cycles/s` : outcome.error}`,
+    ),
     `${target[0]}: ${target[1]} → ${target[2] === undefined ? 'not measured' : target[2] ? 'pass' : 'FAIL'}`,
   ];
   return { markdown, summary };

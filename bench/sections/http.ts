@@ -10,7 +10,14 @@ import type { Runtime } from '../lib/runtimes.ts';
 import { attempt, wanted, type Outcome, type SectionContext, type SectionResult } from '../lib/section.ts';
 import { FIXED_CONFIG } from '../lib/servers.ts';
 import { raisedLimitsNote, startStack, type Stack } from '../lib/stack.ts';
-import { KEY_HEADER, failureText, issueBody, issueCycle, vaultClient, type IssuerIdentity } from '../lib/vault-client.ts';
+import {
+  KEY_HEADER,
+  failureText,
+  issueBody,
+  issueCycle,
+  vaultClient,
+  type IssuerIdentity,
+} from '../lib/vault-client.ts';
 
 type Server = 'bare node:http' | 'framework ceiling' | 'Prism mock' | 'real service' | 'real service, SDK assembly';
 
@@ -42,16 +49,25 @@ const EXAMPLE_KEY = 'a'.repeat(64);
 /** Both resolvers answer the same representation (Prism cannot serialize did+ld+json). */
 const DID_ACCEPT = 'application/did+json';
 
-
 function postCase(url: string, key: string, body: unknown): HttpCase {
-  return { url, method: 'POST', headers: { 'content-type': 'application/json', [KEY_HEADER]: key }, body: JSON.stringify(body) };
+  return {
+    url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', [KEY_HEADER]: key },
+    body: JSON.stringify(body),
+  };
 }
 
 /** A case, and what its row should say about how it was set up. */
 type Case = HttpCase & { note?: string };
 type Measure = (
-  name: string, rt: Runtime, route: Route, server: Server, c: () => Promise<Case> | Case,
-  inspect?: (body: unknown) => string, serverCpuUs?: () => Promise<number>,
+  name: string,
+  rt: Runtime,
+  route: Route,
+  server: Server,
+  c: () => Promise<Case> | Case,
+  inspect?: (body: unknown) => string,
+  serverCpuUs?: () => Promise<number>,
 ) => Promise<void>;
 
 export interface HttpRuntimes {
@@ -68,7 +84,12 @@ function configShape(body: unknown): string {
   const fixed = JSON.stringify(FIXED_CONFIG).length;
   const real = JSON.stringify(body).length;
   const keys = body && typeof body === 'object' ? Object.keys(body) : [];
-  const diff = [...keys.filter((k) => !(k in FIXED_CONFIG)).map((k) => `+${k}`), ...Object.keys(FIXED_CONFIG).filter((k) => !keys.includes(k)).map((k) => `−${k}`)];
+  const diff = [
+    ...keys.filter((k) => !(k in FIXED_CONFIG)).map((k) => `+${k}`),
+    ...Object.keys(FIXED_CONFIG)
+      .filter((k) => !keys.includes(k))
+      .map((k) => `−${k}`),
+  ];
   return `answer ${real} B, the baselines' fixed body ${fixed} B; ${diff.length ? `fields differ: ${diff.join(' ')}` : 'same fields'}`;
 }
 
@@ -86,14 +107,19 @@ export async function runHttpSection(ctx: SectionContext, rts: HttpRuntimes): Pr
       const r = await measureHttp(hc, ctx.settings, serverCpuUs);
       const cpu = r.cpuUsPerRequest === undefined ? '' : `service CPU ${fmtInt(r.cpuUsPerRequest)} µs per request`;
       if (cpu) note = [note, cpu].filter(Boolean).join('; ');
-      ctx.log(`    ${fmtRate(r.rps)} req/s, p50 ${fmtMs(r.p50)} ms, p99 ${fmtMs(r.p99)} ms, non-2xx ${r.non2xx}, errors ${r.errors}${cpu ? `, ${cpu}` : ''}`);
+      ctx.log(
+        `    ${fmtRate(r.rps)} req/s, p50 ${fmtMs(r.p50)} ms, p99 ${fmtMs(r.p99)} ms, non-2xx ${r.non2xx}, errors ${r.errors}${cpu ? `, ${cpu}` : ''}`,
+      );
       return r;
     });
     rows.push({ name, runtime: rt.label, route, server, outcome, ...(note ? { note } : {}) });
   };
 
   // Baselines, each in its own process, one runtime after the other.
-  for (const [base, kind, server] of [['bare', 'bare', 'bare node:http'], ['ceiling', 'express', 'framework ceiling']] as const) {
+  for (const [base, kind, server] of [
+    ['bare', 'bare', 'bare node:http'],
+    ['ceiling', 'express', 'framework ceiling'],
+  ] as const) {
     for (const rt of rts.runtimes) {
       const name = `${rt.prefix}${base}`;
       if (!wanted(ctx, name)) continue;
@@ -122,7 +148,8 @@ export async function runHttpSection(ctx: SectionContext, rts: HttpRuntimes): Pr
         postCase(`${mock.url}/contracts/vc/issue`, EXAMPLE_KEY, {
           owner: EXAMPLE_OWNER,
           vcId: 'vc-2026-0001',
-          vcData: '{"@context":["https://www.w3.org/ns/credentials/v2"],"type":["VerifiableCredential"],"credentialSubject":{"id":"did:ledger:testnet:ugzmhvhf6ydrqkj2jnog27upsa"}}',
+          vcData:
+            '{"@context":["https://www.w3.org/ns/credentials/v2"],"type":["VerifiableCredential"],"credentialSubject":{"id":"did:ledger:testnet:ugzmhvhf6ydrqkj2jnog27upsa"}}',
           issuer: EXAMPLE_OWNER,
           issuerDid: 'did:ledger:testnet:b4pc2pclljuxrb4wuw2mhuxb6a',
           sourcePublicKey: EXAMPLE_OWNER,
@@ -132,18 +159,33 @@ export async function runHttpSection(ctx: SectionContext, rts: HttpRuntimes): Pr
   }
   if (wanted(ctx, 'prism-resolve')) {
     await withPrism(ctx, current, 'spec/did-resolver.yaml', rows, ['prism-resolve'], async (mock) => {
-      await measure('prism-resolve', current, 'resolve', 'Prism mock', () => ({ url: `${mock.url}/1.0/identifiers/${EXAMPLE_DID}`, headers: { accept: DID_ACCEPT } }));
+      await measure('prism-resolve', current, 'resolve', 'Prism mock', () => ({
+        url: `${mock.url}/1.0/identifiers/${EXAMPLE_DID}`,
+        headers: { accept: DID_ACCEPT },
+      }));
     });
   }
 
   // The real services: this Node's are the ones the other sections share; Node 20's live for this section only.
-  const active = rts.runtimes.filter((rt) =>
-    ROUTES.some((r) => wanted(ctx, `${rt.prefix}service-${r}`)) || (rt === current && wanted(ctx, 'service-prepare-sdk')));
-  const stacks = new Map<Runtime, Promise<Stack>>(active.map((rt) => [rt, rt === current ? ctx.stack() : startStack(ctx.log, rt.product)]));
+  const active = rts.runtimes.filter(
+    (rt) =>
+      ROUTES.some((r) => wanted(ctx, `${rt.prefix}service-${r}`)) ||
+      (rt === current && wanted(ctx, 'service-prepare-sdk')),
+  );
+  const stacks = new Map<Runtime, Promise<Stack>>(
+    active.map((rt) => [rt, rt === current ? ctx.stack() : startStack(ctx.log, rt.product)]),
+  );
   for (const p of stacks.values()) p.catch(() => {}); // reported per case below
   try {
     const cases = new Map<Runtime, Record<Route, () => Promise<Case>> | Error>();
-    for (const [rt, p] of stacks) cases.set(rt, await p.then((st) => serviceCases(ctx, st), (e: Error) => e));
+    for (const [rt, p] of stacks)
+      cases.set(
+        rt,
+        await p.then(
+          (st) => serviceCases(ctx, st),
+          (e: Error) => e,
+        ),
+      );
     // Route by route, alternating the runtimes, so that a change of the machine's load hits both.
     for (const route of ROUTES) {
       for (const rt of active) {
@@ -151,7 +193,13 @@ export async function runHttpSection(ctx: SectionContext, rts: HttpRuntimes): Pr
         const c = cases.get(rt)!;
         if (wanted(ctx, name)) {
           if (c instanceof Error) {
-            rows.push({ name, runtime: rt.label, route, server: 'real service', outcome: { ok: false, error: `services not running: ${c.message}` } });
+            rows.push({
+              name,
+              runtime: rt.label,
+              route,
+              server: 'real service',
+              outcome: { ok: false, error: `services not running: ${c.message}` },
+            });
             continue;
           }
           // prepare's rows also read the vault API process's CPU time: less exposed to the machine's load than req/s
@@ -162,7 +210,15 @@ export async function runHttpSection(ctx: SectionContext, rts: HttpRuntimes): Pr
         if (route === 'prepare' && rt === current && wanted(ctx, 'service-prepare-sdk') && !(c instanceof Error)) {
           const st = await stacks.get(rt)!;
           const cpu = async () => (await st.variant(SDK_ASSEMBLY_FLAGS)).cpuUs();
-          await measure('service-prepare-sdk', rt, 'prepare', 'real service, SDK assembly', () => sdkAssemblyCase(st), undefined, cpu);
+          await measure(
+            'service-prepare-sdk',
+            rt,
+            'prepare',
+            'real service, SDK assembly',
+            () => sdkAssemblyCase(st),
+            undefined,
+            cpu,
+          );
         }
       }
     }
@@ -173,7 +229,14 @@ export async function runHttpSection(ctx: SectionContext, rts: HttpRuntimes): Pr
   return render(ctx, rts, rows);
 }
 
-async function withPrism(ctx: SectionContext, rt: Runtime, spec: string, rows: Row[], names: string[], fn: (mock: PrismMock) => Promise<void>): Promise<void> {
+async function withPrism(
+  ctx: SectionContext,
+  rt: Runtime,
+  spec: string,
+  rows: Row[],
+  names: string[],
+  fn: (mock: PrismMock) => Promise<void>,
+): Promise<void> {
   let mock: PrismMock;
   try {
     mock = await startPrismMock(spec, { readyTimeoutMs: 120_000 });
@@ -181,7 +244,13 @@ async function withPrism(ctx: SectionContext, rt: Runtime, spec: string, rows: R
     const error = `Prism did not start: ${(e as Error).message.split('\n')[0]}`;
     ctx.log(`    ✗ ${error}`);
     for (const name of names.filter((n) => wanted(ctx, n))) {
-      rows.push({ name, runtime: rt.label, route: name.replace('prism-', '') as Route, server: 'Prism mock', outcome: { ok: false, error } });
+      rows.push({
+        name,
+        runtime: rt.label,
+        route: name.replace('prism-', '') as Route,
+        server: 'Prism mock',
+        outcome: { ok: false, error },
+      });
     }
     return;
   }
@@ -213,9 +282,18 @@ function serviceCases(ctx: SectionContext, stack: Stack): Record<Route, () => Pr
         const note = `credential issued in-process (the issue route failed: ${failureText(e).slice(0, 120)})`;
         ctx.log(`    ! ${note}`);
         await stack.fill({ vault: owner.vault, issuer: iss, count: 1, prefix: 'bench-verify' });
-        return { ...postCase(`${stack.vaultUrl()}/contracts/vault/verify-vc`, iss.key, { owner: owner.keypair.publicKey(), vcId: 'bench-verify-000000' }), note };
+        return {
+          ...postCase(`${stack.vaultUrl()}/contracts/vault/verify-vc`, iss.key, {
+            owner: owner.keypair.publicKey(),
+            vcId: 'bench-verify-000000',
+          }),
+          note,
+        };
       }
-      return postCase(`${stack.vaultUrl()}/contracts/vault/verify-vc`, iss.key, { owner: owner.keypair.publicKey(), vcId });
+      return postCase(`${stack.vaultUrl()}/contracts/vault/verify-vc`, iss.key, {
+        owner: owner.keypair.publicKey(),
+        vcId,
+      });
     },
     resolve: async () => {
       // Only a registered DID is needed here (no key): the resolver is measured even when the vault API is down.
@@ -227,7 +305,11 @@ function serviceCases(ctx: SectionContext, stack: Stack): Record<Route, () => Pr
     prepare: async () => {
       const iss = await fixtures();
       const owner = await stack.owner();
-      return postCase(`${stack.vaultUrl()}/contracts/vc/issue`, iss.key, issueBody(iss, owner.keypair.publicKey(), 'bench-prepare-000001'));
+      return postCase(
+        `${stack.vaultUrl()}/contracts/vc/issue`,
+        iss.key,
+        issueBody(iss, owner.keypair.publicKey(), 'bench-prepare-000001'),
+      );
     },
   };
 }
@@ -239,7 +321,11 @@ async function sdkAssemblyCase(stack: Stack): Promise<Case> {
   const owner = await stack.owner();
   const key = await v.key(iss.keypair.publicKey());
   return {
-    ...postCase(`${v.url}/contracts/vc/issue`, key, issueBody({ ...iss, key }, owner.keypair.publicKey(), 'bench-prepare-000002')),
+    ...postCase(
+      `${v.url}/contracts/vc/issue`,
+      key,
+      issueBody({ ...iss, key }, owner.keypair.publicKey(), 'bench-prepare-000002'),
+    ),
     note: `\`${SDK_ASSEMBLY_FLAGS.join(' ')}\` (CV_FAST_ASSEMBLE=false): the SDK's TransactionBuilder and assembleTransaction`,
   };
 }
@@ -260,7 +346,10 @@ function render(ctx: SectionContext, rts: HttpRuntimes, rows: Row[]): SectionRes
     if (!r.outcome.ok) return [...label, '—', '—', '—', '—', '—', '—', '—', `not measured: ${r.outcome.error}`];
     const v = r.outcome.value;
     const p = prefixOf(r.runtime);
-    const statuses = Object.entries(v.statuses).filter(([s]) => !s.startsWith('2')).map(([s, n]) => `${s}×${n}`).join(' ');
+    const statuses = Object.entries(v.statuses)
+      .filter(([s]) => !s.startsWith('2'))
+      .map(([s, n]) => `${s}×${n}`)
+      .join(' ');
     return [
       ...label,
       fmtRate(v.rps),
@@ -277,28 +366,55 @@ function render(ctx: SectionContext, rts: HttpRuntimes, rows: Row[]): SectionRes
   // The same case on both runtimes, one line each.
   const pairs: (readonly string[])[] = [];
   if (node20) {
-    for (const [base, route, server] of [['bare', 'config', 'bare node:http'], ['ceiling', 'config', 'framework ceiling'], ...ROUTES.map((r) => [`service-${r}`, r, 'real service'] as const)] as const) {
+    for (const [base, route, server] of [
+      ['bare', 'config', 'bare node:http'],
+      ['ceiling', 'config', 'framework ceiling'],
+      ...ROUTES.map((r) => [`service-${r}`, r, 'real service'] as const),
+    ] as const) {
       const a = rps(`${node20.prefix}${base}`);
       const b = rps(`${current!.prefix}${base}`);
       if (a === undefined && b === undefined) continue;
-      pairs.push([ROUTE_LABEL[route], server, a === undefined ? '—' : fmtRate(a), b === undefined ? '—' : fmtRate(b), fmtRatio(ratio(b, a))]);
+      pairs.push([
+        ROUTE_LABEL[route],
+        server,
+        a === undefined ? '—' : fmtRate(a),
+        b === undefined ? '—' : fmtRate(b),
+        fmtRatio(ratio(b, a)),
+      ]);
     }
   }
 
   const ceiling = rps('ceiling');
   const real = (route: Route) => rps(`service-${route}`);
   const prism = (route: Route) => rps(`prism-${route}`);
-  const old = (route: Route) => (node20 ? fmtRatio(ratio(rps(`${node20.prefix}service-${route}`), rps(`${node20.prefix}ceiling`))) : '—');
-  const atLeast = (v: number | undefined, base: number | undefined, k: number) => (v === undefined || !base ? undefined : v >= k * base);
-  const ceilingTarget = (label: string, route: Route, k: number): Target => [`${label} ≥ ${k}× framework ceiling`, fmtRatio(ratio(real(route), ceiling)), atLeast(real(route), ceiling, k), old(route)];
+  const old = (route: Route) =>
+    node20 ? fmtRatio(ratio(rps(`${node20.prefix}service-${route}`), rps(`${node20.prefix}ceiling`))) : '—';
+  const atLeast = (v: number | undefined, base: number | undefined, k: number) =>
+    v === undefined || !base ? undefined : v >= k * base;
+  const ceilingTarget = (label: string, route: Route, k: number): Target => [
+    `${label} ≥ ${k}× framework ceiling`,
+    fmtRatio(ratio(real(route), ceiling)),
+    atLeast(real(route), ceiling, k),
+    old(route),
+  ];
   const targets: Target[] = [
     ceilingTarget('GET /config', 'config', 0.9),
     ceilingTarget('cached resolution', 'resolve', 0.9),
     ceilingTarget('verify-vc', 'verify', 0.6),
     ...(['prepare', 'config', 'verify', 'resolve'] as const).map(
-      (route): Target => [`real service ahead of Prism: ${ROUTE_LABEL[route]}`, fmtRatio(ratio(real(route), prism(route))), atLeast(real(route), prism(route), 1), '—'],
+      (route): Target => [
+        `real service ahead of Prism: ${ROUTE_LABEL[route]}`,
+        fmtRatio(ratio(real(route), prism(route))),
+        atLeast(real(route), prism(route), 1),
+        '—',
+      ],
     ),
-    ['the same, prepare with CV_FAST_ASSEMBLE=false (the SDK\'s assembly)', fmtRatio(ratio(rps('service-prepare-sdk'), prism('prepare'))), atLeast(rps('service-prepare-sdk'), prism('prepare'), 1), '—'],
+    [
+      "the same, prepare with CV_FAST_ASSEMBLE=false (the SDK's assembly)",
+      fmtRatio(ratio(rps('service-prepare-sdk'), prism('prepare'))),
+      atLeast(rps('service-prepare-sdk'), prism('prepare'), 1),
+      '—',
+    ],
   ];
 
   const s = ctx.settings;
@@ -320,16 +436,38 @@ function render(ctx: SectionContext, rts: HttpRuntimes, rows: Row[]): SectionRes
     `- real service, SDK assembly (${current!.label} only): prepare, measured right after the real service's, on a second vault API against the same simulator started with \`${SDK_ASSEMBLY_FLAGS.join(' ')}\`: the SDK's TransactionBuilder and rpc.assembleTransaction instead of the XDR written once (src/chain/fast-assemble.ts). The two prepare rows side by side are what that workaround buys; their notes give the vault API process's CPU time per request over the measured run, less exposed to other work on the machine than req/s.`,
     `- ${raisedLimitsNote()}`,
     '',
-    table(['route', 'server', 'runtime', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', '× framework', '× bare', 'note'], body, ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l']),
+    table(
+      ['route', 'server', 'runtime', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', '× framework', '× bare', 'note'],
+      body,
+      ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
+    ),
     ...(pairs.length
-      ? ['', `### ${node20!.label} and ${current!.label}, case by case`, '', table(['route', 'server', `${node20!.label} req/s`, `${current!.label} req/s`, `${current!.label} ÷ ${node20!.label}`], pairs, ['l', 'l', 'r', 'r', 'r'])]
+      ? [
+          '',
+          `### ${node20!.label} and ${current!.label}, case by case`,
+          '',
+          table(
+            [
+              'route',
+              'server',
+              `${node20!.label} req/s`,
+              `${current!.label} req/s`,
+              `${current!.label} ÷ ${node20!.label}`,
+            ],
+            pairs,
+            ['l', 'l', 'r', 'r', 'r'],
+          ),
+        ]
       : []),
     '',
     '### Targets',
     '',
     `Of the product on ${current!.label}; the last column is the same ratio for the product on Node 20 before the migration, against its own ceiling, for comparison only.`,
     '',
-    table(['target', 'measured', 'verdict', 'Node 20 (before)'], targets.map(([t, m, ok, o]) => [t, m, verdict(ok), o])),
+    table(
+      ['target', 'measured', 'verdict', 'Node 20 (before)'],
+      targets.map(([t, m, ok, o]) => [t, m, verdict(ok), o]),
+    ),
   ].join('\n');
   const summary = [
     ...pairs.map((p) => `${p[0]} ${p[1]}: ${node20!.label} ${p[2]} req/s, ${current!.label} ${p[3]} req/s (${p[4]})`),

@@ -30,7 +30,13 @@ function inProcessIssue(ctx: SectionContext): Rate {
   const vault = deployVault(net, owner, iss.did);
   const account = iss.keypair.publicKey();
   let n = 0;
-  const op = () => net.invoke({ source: iss.keypair, contractId: vault, fn: 'issue', args: issueArgs(vault, account, iss.did, vcId('tx', n++)) }).status === 'SUCCESS';
+  const op = () =>
+    net.invoke({
+      source: iss.keypair,
+      contractId: vault,
+      fn: 'issue',
+      args: issueArgs(vault, account, iss.did, vcId('tx', n++)),
+    }).status === 'SUCCESS';
   if (!op()) throw new Error('a signed issue transaction failed in-process');
   timedSync(ctx.settings.warmup, op);
   return timedSync(ctx.settings.duration, op);
@@ -84,27 +90,61 @@ export async function runSimulatorSection(ctx: SectionContext): Promise<SectionR
     if (!wanted(ctx, name)) return;
     const outcome = await attempt(ctx, name, async () => {
       const r = await fn();
-      ctx.log(`    ${fmtRate(r.perSecond)} ${unit}/s, p50 ${ms(r.latency.p50)} ms, p99 ${ms(r.latency.p99)} ms, failures ${r.failures}`);
+      ctx.log(
+        `    ${fmtRate(r.perSecond)} ${unit}/s, p50 ${ms(r.latency.p50)} ms, p99 ${ms(r.latency.p99)} ms, failures ${r.failures}`,
+      );
       return r;
     });
     rows.push({ name, what, target, unit, outcome });
   };
   await run('sim-verify', 'in-process `verify_vc` read calls', 20_000, 'calls', () => inProcessVerify(ctx));
-  await run('sim-issue', 'in-process signed `issue` transactions (build, simulate, sign, submit: envelope and auth signatures checked with node:crypto Ed25519)', 2_000, 'tx', () => inProcessIssue(ctx));
-  await run('sim-rpc', 'sequential prepare → sign → send → confirmed cycles over HTTP JSON-RPC (SDK `rpc.Server.prepareTransaction`, `Transaction.sign`, `sendTransaction`, `getTransaction` until SUCCESS), simulator in its own process', 300, 'cycles', () => rpcCycles(ctx));
+  await run(
+    'sim-issue',
+    'in-process signed `issue` transactions (build, simulate, sign, submit: envelope and auth signatures checked with node:crypto Ed25519)',
+    2_000,
+    'tx',
+    () => inProcessIssue(ctx),
+  );
+  await run(
+    'sim-rpc',
+    'sequential prepare → sign → send → confirmed cycles over HTTP JSON-RPC (SDK `rpc.Server.prepareTransaction`, `Transaction.sign`, `sendTransaction`, `getTransaction` until SUCCESS), simulator in its own process',
+    300,
+    'cycles',
+    () => rpcCycles(ctx),
+  );
 
   const body = rows.map((r) => {
-    if (!r.outcome.ok) return [r.what, '—', '—', '—', '—', `≥ ${fmtRate(r.target)}/s`, `not measured: ${r.outcome.error}`];
+    if (!r.outcome.ok)
+      return [r.what, '—', '—', '—', '—', `≥ ${fmtRate(r.target)}/s`, `not measured: ${r.outcome.error}`];
     const v = r.outcome.value;
-    return [r.what, `${fmtRate(v.perSecond)}/s`, ms(v.latency.p50), ms(v.latency.p99), String(v.failures), `≥ ${fmtRate(r.target)}/s`, verdict(v.perSecond >= r.target && v.failures === 0)];
+    return [
+      r.what,
+      `${fmtRate(v.perSecond)}/s`,
+      ms(v.latency.p50),
+      ms(v.latency.p99),
+      String(v.failures),
+      `≥ ${fmtRate(r.target)}/s`,
+      verdict(v.perSecond >= r.target && v.failures === 0),
+    ];
   });
   const markdown = [
     '## Chain simulator',
     '',
     `Each measure runs ${ctx.settings.warmup} s of warm-up then ${ctx.settings.duration} s back to back in one thread; a measure with failures does not pass.`,
     '',
-    table(['measure', 'rate', 'p50 ms', 'p99 ms', 'failures', 'target', 'verdict'], body, ['l', 'r', 'r', 'r', 'r', 'r', 'l']),
+    table(['measure', 'rate', 'p50 ms', 'p99 ms', 'failures', 'target', 'verdict'], body, [
+      'l',
+      'r',
+      'r',
+      'r',
+      'r',
+      'r',
+      'l',
+    ]),
   ].join('\n');
-  const summary = rows.map((r) => `${r.name}: ${r.outcome.ok ? `${fmtRate(r.outcome.value.perSecond)}/s (target ${r.target})` : r.outcome.error}`);
+  const summary = rows.map(
+    (r) =>
+      `${r.name}: ${r.outcome.ok ? `${fmtRate(r.outcome.value.perSecond)}/s (target ${r.target})` : r.outcome.error}`,
+  );
   return { markdown, summary };
 }

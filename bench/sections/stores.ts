@@ -15,7 +15,11 @@ import { DB_FILE, FORMER_IDEMPOTENCY_FILE, createSqliteStores } from '../../src/
 import { createMemoryIdempotencyStore } from '../../src/stores/memory.ts';
 import type { IdempotencyRecord } from '../../src/stores/records.ts';
 import {
-  IDEMPOTENCY_TTL_MS, type ApiKeyRecord, type CreateKeyInput, type IdempotencyStore, type StoredResponse,
+  IDEMPOTENCY_TTL_MS,
+  type ApiKeyRecord,
+  type CreateKeyInput,
+  type IdempotencyStore,
+  type StoredResponse,
 } from '../../src/stores/types.ts';
 import { fmtInt, fmtRate, table } from '../lib/markdown.ts';
 import { attempt, wanted, type Outcome, type SectionContext, type SectionResult } from '../lib/section.ts';
@@ -39,7 +43,13 @@ function response(i: number): StoredResponse {
   return {
     status: 200,
     headers: { 'content-type': 'application/json; charset=utf-8', 'x-request-id': randomBytes(8).toString('hex') },
-    body: { txHash: randomBytes(32).toString('hex'), status: 'SUCCESS', ledger: 1_000 + i, vcId: `vc-${i}`, fee: '100' },
+    body: {
+      txHash: randomBytes(32).toString('hex'),
+      status: 'SUCCESS',
+      ledger: 1_000 + i,
+      vcId: `vc-${i}`,
+      fee: '100',
+    },
   };
 }
 
@@ -69,7 +79,11 @@ async function writeLegacy(dir: string, count: number): Promise<void> {
 }
 
 const dbBytes = async (dir: string): Promise<number> => {
-  const size = (f: string) => stat(path.join(dir, f)).then((s) => s.size, () => 0);
+  const size = (f: string) =>
+    stat(path.join(dir, f)).then(
+      (s) => s.size,
+      () => 0,
+    );
   return (await size(DB_FILE)) + (await size(`${DB_FILE}-wal`));
 };
 
@@ -123,7 +137,11 @@ async function keyLookupCase(ctx: SectionContext, cached: boolean): Promise<Rate
     const keys: string[] = [];
     for (let i = 0; i < LOOKUP_KEYS; i++) {
       const input: CreateKeyInput = {
-        walletAddress: `GBENCH${i}`, network: 'testnet', role: 'standard', scopes: [], expiresAt: null,
+        walletAddress: `GBENCH${i}`,
+        network: 'testnet',
+        role: 'standard',
+        scopes: [],
+        expiresAt: null,
       };
       keys.push((await stores.keys.create(input)).key);
     }
@@ -143,14 +161,18 @@ export async function runStoresSection(ctx: SectionContext, sizes: number[] = ST
     const full: StoreRow = { ...row, outcome: { ok: false, error: 'not run' } };
     full.outcome = await attempt(ctx, row.name, async () => {
       const r = await fn(full);
-      ctx.log(`    ${fmtRate(r.perSecond)} pairs/s, p50 ${ms(r.latency.p50)} ms, p99 ${ms(r.latency.p99)} ms, failures ${r.failures}`);
+      ctx.log(
+        `    ${fmtRate(r.perSecond)} pairs/s, p50 ${ms(r.latency.p50)} ms, p99 ${ms(r.latency.p99)} ms, failures ${r.failures}`,
+      );
       return r;
     });
     rows.push(full);
   };
   await run({ name: 'stores-memory', backend: 'memory', existing: 0 }, () => memoryCase(ctx));
   for (const existing of sizes) {
-    await run({ name: `stores-sqlite-${existing}`, backend: 'sqlite', existing }, (row) => sqliteCase(ctx, existing, row));
+    await run({ name: `stores-sqlite-${existing}`, backend: 'sqlite', existing }, (row) =>
+      sqliteCase(ctx, existing, row),
+    );
   }
 
   const body = rows.map((r) => {
@@ -159,14 +181,27 @@ export async function runStoresSection(ctx: SectionContext, sizes: number[] = ST
     const load = r.loadMs === undefined ? '—' : ms(r.loadMs);
     if (!r.outcome.ok) return [what, fmtInt(r.existing), size, load, '—', '—', '—', `not measured: ${r.outcome.error}`];
     const v = r.outcome.value;
-    return [what, fmtInt(r.existing), size, load, `${fmtRate(v.perSecond)}/s`, ms(v.latency.p50), ms(v.latency.p99), String(v.failures)];
+    return [
+      what,
+      fmtInt(r.existing),
+      size,
+      load,
+      `${fmtRate(v.perSecond)}/s`,
+      ms(v.latency.p50),
+      ms(v.latency.p99),
+      String(v.failures),
+    ];
   });
   const markdown = [
     '## Idempotency store',
     '',
     `Sequential \`begin\` + \`complete\` pairs of fresh keys (what one idempotent write request costs the store), in process, one store, ${ctx.settings.warmup} s of warm-up then ${ctx.settings.duration} s. The SQLite store (WAL, synchronous=FULL) commits each call in ${tmpdir()} and fsyncs the WAL before returning; its cost should not grow with the records already held. "first operation" is the measured store opening the database.`,
     '',
-    table(['store', 'existing records', 'database', 'first operation ms', 'pairs', 'p50 ms', 'p99 ms', 'failures'], body, ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r']),
+    table(
+      ['store', 'existing records', 'database', 'first operation ms', 'pairs', 'p50 ms', 'p99 ms', 'failures'],
+      body,
+      ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+    ),
   ].join('\n');
   const keyRows: KeyRow[] = [];
   for (const cached of [false, true]) {
@@ -186,15 +221,18 @@ export async function runStoresSection(ctx: SectionContext, sizes: number[] = ST
     const v = r.outcome.value;
     return [what, `${fmtRate(v.perSecond)}/s`, ms(v.latency.p50), ms(v.latency.p99), String(v.failures)];
   });
-  const keyMarkdown = keyRows.length === 0 ? [] : [
-    '',
-    '### API key lookup',
-    '',
-    `\`keys.lookup\` of ${fmtInt(LOOKUP_KEYS)} known keys in turn, one at a time, in process (what authenticating a `
-      + `keyed request costs the store), ${ctx.settings.warmup} s of warm-up then ${ctx.settings.duration} s.`,
-    '',
-    table(['store', 'lookups', 'p50 ms', 'p99 ms', 'failures'], keyBody, ['l', 'r', 'r', 'r', 'r']),
-  ];
+  const keyMarkdown =
+    keyRows.length === 0
+      ? []
+      : [
+          '',
+          '### API key lookup',
+          '',
+          `\`keys.lookup\` of ${fmtInt(LOOKUP_KEYS)} known keys in turn, one at a time, in process (what authenticating a ` +
+            `keyed request costs the store), ${ctx.settings.warmup} s of warm-up then ${ctx.settings.duration} s.`,
+          '',
+          table(['store', 'lookups', 'p50 ms', 'p99 ms', 'failures'], keyBody, ['l', 'r', 'r', 'r', 'r']),
+        ];
   const said = (o: Outcome<Rate>, unit: string) => (o.ok ? `${fmtRate(o.value.perSecond)} ${unit}/s` : o.error);
   const summary = [
     ...rows.map((r) => `${r.name}: ${said(r.outcome, 'pairs')}`),

@@ -20,7 +20,10 @@ interface SizeRow {
 
 const vcIdAt = (prefix: string, i: number) => `${prefix}-${String(i).padStart(6, '0')}`;
 
-export async function runVaultSizeSection(ctx: SectionContext, sizes: number[] = DEFAULT_SIZES): Promise<SectionResult> {
+export async function runVaultSizeSection(
+  ctx: SectionContext,
+  sizes: number[] = DEFAULT_SIZES,
+): Promise<SectionResult> {
   const rows: SizeRow[] = [];
   for (const size of sizes) {
     const name = `size-${size}`;
@@ -37,9 +40,19 @@ export async function runVaultSizeSection(ctx: SectionContext, sizes: number[] =
       const headers = { 'content-type': 'application/json', [KEY_HEADER]: ownerKey };
       const base = stack.vaultUrl();
       const mid = Math.floor(size / 2);
-      const verify: HttpCase = { url: `${base}/contracts/vault/verify-vc`, method: 'POST', headers, body: JSON.stringify({ owner: owner.keypair.publicKey(), vcId: vcIdAt(prefix, mid) }) };
+      const verify: HttpCase = {
+        url: `${base}/contracts/vault/verify-vc`,
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ owner: owner.keypair.publicKey(), vcId: vcIdAt(prefix, mid) }),
+      };
       const offset = Math.max(0, Math.min(mid, size - PAGE));
-      const list: HttpCase = { url: `${base}/contracts/vault/list-vc-ids`, method: 'POST', headers, body: JSON.stringify({ owner: owner.keypair.publicKey(), offset, limit: PAGE }) };
+      const list: HttpCase = {
+        url: `${base}/contracts/vault/list-vc-ids`,
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ owner: owner.keypair.publicKey(), offset, limit: PAGE }),
+      };
       return { fillMs: filled.ms, verify, list };
     });
     if (!setup.ok) {
@@ -59,8 +72,16 @@ export async function runVaultSizeSection(ctx: SectionContext, sizes: number[] =
     rows.push(row);
   }
 
-  const cells = (o: Outcome<HttpResult>) => (o.ok ? [fmtRate(o.value.rps), fmtMs(o.value.p50), fmtMs(o.value.p99), fmtInt(o.value.non2xx + o.value.errors)] : ['—', '—', '—', o.error]);
-  const body = rows.map((r) => [fmtInt(r.size), r.fillMs === undefined ? '—' : r.fillMs < 1000 ? `${fmtInt(r.fillMs)} ms` : `${(r.fillMs / 1000).toFixed(1)} s`, ...cells(r.verify), ...cells(r.list)]);
+  const cells = (o: Outcome<HttpResult>) =>
+    o.ok
+      ? [fmtRate(o.value.rps), fmtMs(o.value.p50), fmtMs(o.value.p99), fmtInt(o.value.non2xx + o.value.errors)]
+      : ['—', '—', '—', o.error];
+  const body = rows.map((r) => [
+    fmtInt(r.size),
+    r.fillMs === undefined ? '—' : r.fillMs < 1000 ? `${fmtInt(r.fillMs)} ms` : `${(r.fillMs / 1000).toFixed(1)} s`,
+    ...cells(r.verify),
+    ...cells(r.list),
+  ]);
 
   const flat = (pick: (r: SizeRow) => Outcome<HttpResult>) => {
     const measured = rows.filter((r) => pick(r).ok);
@@ -81,7 +102,18 @@ export async function runVaultSizeSection(ctx: SectionContext, sizes: number[] =
     `- ${raisedLimitsNote()}`,
     '',
     table(
-      ['credentials', 'fill', 'verify-vc req/s', 'p50 ms', 'p99 ms', 'failed', 'list-vc-ids req/s', 'p50 ms', 'p99 ms', 'failed'],
+      [
+        'credentials',
+        'fill',
+        'verify-vc req/s',
+        'p50 ms',
+        'p99 ms',
+        'failed',
+        'list-vc-ids req/s',
+        'p50 ms',
+        'p99 ms',
+        'failed',
+      ],
       body,
       ['r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     ),
@@ -96,6 +128,9 @@ export async function runVaultSizeSection(ctx: SectionContext, sizes: number[] =
       ],
     ),
   ].join('\n');
-  const summary = [`verify-vc flat: ${fmtRatio(fv.ratio)} → ${verdict(fv.ok)}`, `list-vc-ids flat: ${fmtRatio(fl.ratio)} → ${verdict(fl.ok)}`];
+  const summary = [
+    `verify-vc flat: ${fmtRatio(fv.ratio)} → ${verdict(fv.ok)}`,
+    `list-vc-ids flat: ${fmtRatio(fl.ratio)} → ${verdict(fl.ok)}`,
+  ];
   return { markdown, summary };
 }

@@ -4,7 +4,13 @@
 // status, issuer access), and a presentation of one credential by a did:ledger holder. Every credential
 // carries an eddsa-jcs-2022 proof by the issuer DID's assertion key, so every request runs the whole
 // verification: JCS, two SHA-256, one Ed25519 verification per proof.
-import { prepareAndSubmit, signCredential, signPresentation, verifyCredential, verifyPresentation } from '../../src/client/index.ts';
+import {
+  prepareAndSubmit,
+  signCredential,
+  signPresentation,
+  verifyCredential,
+  verifyPresentation,
+} from '../../src/client/index.ts';
 import { startHost } from '../lib/child.ts';
 import { measureHttp, probe, type HttpCase, type HttpResult } from '../lib/http-load.ts';
 import { fmtMs, fmtRatio, fmtRate, fmtInt, table, verdict } from '../lib/markdown.ts';
@@ -39,14 +45,21 @@ async function signedCredential(issuer: IssuerIdentity, holder: string): Promise
 
 export async function runVerifySection(ctx: SectionContext): Promise<SectionResult> {
   const rows: Row[] = [];
-  const measure = async (name: string, label: string, c: () => Promise<HttpCase> | HttpCase, check?: (body: unknown) => void) => {
+  const measure = async (
+    name: string,
+    label: string,
+    c: () => Promise<HttpCase> | HttpCase,
+    check?: (body: unknown) => void,
+  ) => {
     if (!wanted(ctx, name)) return;
     const outcome = await attempt(ctx, name, async () => {
       const hc = await c();
       const body = await probe(hc);
       check?.(body);
       const r = await measureHttp(hc, ctx.settings);
-      ctx.log(`    ${fmtRate(r.rps)} req/s, p50 ${fmtMs(r.p50)} ms, p99 ${fmtMs(r.p99)} ms, non-2xx ${r.non2xx}, errors ${r.errors}`);
+      ctx.log(
+        `    ${fmtRate(r.rps)} req/s, p50 ${fmtMs(r.p50)} ms, p99 ${fmtMs(r.p99)} ms, non-2xx ${r.non2xx}, errors ${r.errors}`,
+      );
       return r;
     });
     rows.push({ name, label, outcome });
@@ -58,7 +71,12 @@ export async function runVerifySection(ctx: SectionContext): Promise<SectionResu
 
   if (wanted(ctx, 'verify-ceiling')) {
     const host = await startHost<{ url: string }>({ kind: 'express' }).catch((e: Error) => e);
-    if (host instanceof Error) rows.push({ name: 'verify-ceiling', label: 'framework ceiling (GET /config)', outcome: { ok: false, error: host.message } });
+    if (host instanceof Error)
+      rows.push({
+        name: 'verify-ceiling',
+        label: 'framework ceiling (GET /config)',
+        outcome: { ok: false, error: host.message },
+      });
     else {
       try {
         await measure('verify-ceiling', 'framework ceiling (GET /config)', () => ({ url: `${host.ready.url}/config` }));
@@ -83,11 +101,24 @@ export async function runVerifySection(ctx: SectionContext): Promise<SectionResu
       const challenge = 'bench-verifier-nonce';
       const vp = await signPresentation({
         presentation: { holder: holderDid.did, verifiableCredential: [vc] },
-        verificationMethod: `${holderDid.did}#auth-1`, challenge, secretKey: holderDid.keypair.rawSecretKey(), created: new Date(Date.now() - 60_000),
+        verificationMethod: `${holderDid.did}#auth-1`,
+        challenge,
+        secretKey: holderDid.keypair.rawSecretKey(),
+        created: new Date(Date.now() - 60_000),
       });
-      await prepareAndSubmit(client, '/contracts/vc/issue', {
-        owner: holder, vcId, vcData: JSON.stringify(vc), issuer: issuer.keypair.publicKey(), issuerDid: issuer.did, sourcePublicKey: issuer.keypair.publicKey(),
-      }, keypairSigner(issuer.keypair));
+      await prepareAndSubmit(
+        client,
+        '/contracts/vc/issue',
+        {
+          owner: holder,
+          vcId,
+          vcData: JSON.stringify(vc),
+          issuer: issuer.keypair.publicKey(),
+          issuerDid: issuer.did,
+          sourcePublicKey: issuer.keypair.publicKey(),
+        },
+        keypairSigner(issuer.keypair),
+      );
       // Both paths warm before either is measured: the first case measured after the services start
       // otherwise pays their JIT (measured: the same case 4x slower when first).
       for (let i = 0; i < PRIME_REQUESTS; i++) {
@@ -95,24 +126,52 @@ export async function runVerifySection(ctx: SectionContext): Promise<SectionResu
         mustVerify(await verifyCredential(client, { verifiableCredential: vc }));
         mustVerify(await verifyPresentation(client, { verifiablePresentation: vp, options: { challenge } }));
       }
-      return { url: `${stack.vaultUrl()}/credentials/verify`, vpUrl: `${stack.vaultUrl()}/presentations/verify`, key: issuer.key, ownerKey, vc, vp, challenge, holder, vcId };
+      return {
+        url: `${stack.vaultUrl()}/credentials/verify`,
+        vpUrl: `${stack.vaultUrl()}/presentations/verify`,
+        key: issuer.key,
+        ownerKey,
+        vc,
+        vp,
+        challenge,
+        holder,
+        vcId,
+      };
     })();
     fixture.catch(() => {}); // reported by the cases below
     const post = (key: string, body: unknown): HttpCase => ({
-      url: '', method: 'POST', headers: { 'content-type': 'application/json', [KEY_HEADER]: key }, body: JSON.stringify(body),
+      url: '',
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [KEY_HEADER]: key },
+      body: JSON.stringify(body),
     });
-    await measure('verify-presented', 'presented credential, issuer DID cached', async () => {
-      const f = await fixture;
-      return { ...post(f.key, { verifiableCredential: f.vc }), url: f.url };
-    }, mustVerify);
-    await measure('verify-reference', "by reference (owner + vcId, the owner's key)", async () => {
-      const f = await fixture;
-      return { ...post(f.ownerKey, { owner: f.holder, vcId: f.vcId }), url: f.url };
-    }, mustVerify);
-    await measure('verify-presentation', 'presentation of one credential (holder did:ledger, both DIDs cached)', async () => {
-      const f = await fixture;
-      return { ...post(f.key, { verifiablePresentation: f.vp, options: { challenge: f.challenge } }), url: f.vpUrl };
-    }, mustVerify);
+    await measure(
+      'verify-presented',
+      'presented credential, issuer DID cached',
+      async () => {
+        const f = await fixture;
+        return { ...post(f.key, { verifiableCredential: f.vc }), url: f.url };
+      },
+      mustVerify,
+    );
+    await measure(
+      'verify-reference',
+      "by reference (owner + vcId, the owner's key)",
+      async () => {
+        const f = await fixture;
+        return { ...post(f.ownerKey, { owner: f.holder, vcId: f.vcId }), url: f.url };
+      },
+      mustVerify,
+    );
+    await measure(
+      'verify-presentation',
+      'presentation of one credential (holder did:ledger, both DIDs cached)',
+      async () => {
+        const f = await fixture;
+        return { ...post(f.key, { verifiablePresentation: f.vp, options: { challenge: f.challenge } }), url: f.vpUrl };
+      },
+      mustVerify,
+    );
   }
   return render(ctx, rows);
 }
@@ -132,27 +191,49 @@ function render(ctx: SectionContext, rows: Row[]): SectionResult {
   const presented = rps('verify-presented');
   const presentation = rps('verify-presentation');
   const targets: [string, string, boolean | undefined][] = [
-    ['presented credential, cached DID ≥ 0.5× framework ceiling', fmtRatio(ratio(presented)), presented === undefined || !ceiling ? undefined : presented >= 0.5 * ceiling],
-    ['presentation with one credential ≥ 0.3× framework ceiling', fmtRatio(ratio(presentation)), presentation === undefined || !ceiling ? undefined : presentation >= 0.3 * ceiling],
+    [
+      'presented credential, cached DID ≥ 0.5× framework ceiling',
+      fmtRatio(ratio(presented)),
+      presented === undefined || !ceiling ? undefined : presented >= 0.5 * ceiling,
+    ],
+    [
+      'presentation with one credential ≥ 0.3× framework ceiling',
+      fmtRatio(ratio(presentation)),
+      presentation === undefined || !ceiling ? undefined : presentation >= 0.3 * ceiling,
+    ],
   ];
   const s = ctx.settings;
   const markdown = [
     '## Credential verification',
     '',
     `\`POST /credentials/verify\` and \`POST /presentations/verify\` of the vault API (testnet) against the chain simulator, autocannon with ${s.connections} connections, ${s.warmup} s warm-up then ${s.duration} s measured per case, beside the framework ceiling (Express 5 + express-openapi-validator, one validated route) measured in this run. ` +
-      'The credential carries an `eddsa-jcs-2022` proof by its issuer DID\'s `#assert-1` key; every answer is checked to be `verified: true` before measuring. ' +
-      'Presented: the credential in the body, its issuer DID resolved through the chain client\'s read cache. By reference: `owner` + `vcId` with the owner\'s key, so the credential is read from the vault and decrypted, and its on-chain status and the issuer\'s access are read too. ' +
-      'Presentation: that credential inside a presentation signed by a did:ledger holder\'s `#auth-1` key over the verifier\'s own challenge (compared, not single-use, so the same request can be repeated), two proofs verified.',
+      "The credential carries an `eddsa-jcs-2022` proof by its issuer DID's `#assert-1` key; every answer is checked to be `verified: true` before measuring. " +
+      "Presented: the credential in the body, its issuer DID resolved through the chain client's read cache. By reference: `owner` + `vcId` with the owner's key, so the credential is read from the vault and decrypted, and its on-chain status and the issuer's access are read too. " +
+      "Presentation: that credential inside a presentation signed by a did:ledger holder's `#auth-1` key over the verifier's own challenge (compared, not single-use, so the same request can be repeated), two proofs verified.",
     `- ${raisedLimitsNote()} The requests carry a standard key (keyless callers are limited to 30 per minute per IP).`,
     '',
-    table(['case', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', '× framework', 'note'], body, ['l', 'r', 'r', 'r', 'r', 'r', 'l']),
+    table(['case', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', '× framework', 'note'], body, [
+      'l',
+      'r',
+      'r',
+      'r',
+      'r',
+      'r',
+      'l',
+    ]),
     '',
     '### Targets',
     '',
-    table(['target', 'measured', 'verdict'], targets.map((t) => [t[0], t[1], verdict(t[2])])),
+    table(
+      ['target', 'measured', 'verdict'],
+      targets.map((t) => [t[0], t[1], verdict(t[2])]),
+    ),
   ].join('\n');
   const summary = [
-    ...rows.map((r) => `${r.label}: ${r.outcome.ok ? `${fmtRate(r.outcome.value.rps)} req/s` : `not measured (${r.outcome.error})`}`),
+    ...rows.map(
+      (r) =>
+        `${r.label}: ${r.outcome.ok ? `${fmtRate(r.outcome.value.rps)} req/s` : `not measured (${r.outcome.error})`}`,
+    ),
     ...targets.map((t) => `${t[0]}: ${t[1]} → ${t[2] === undefined ? 'not measured' : t[2] ? 'pass' : 'FAIL'}`),
   ];
   return { markdown, summary };

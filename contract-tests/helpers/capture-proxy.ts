@@ -53,7 +53,10 @@ export async function startCaptureProxy(upstream: string, record: (x: Exchange) 
       const headers = { ...req.headers, host: target.host };
       delete headers['accept-encoding'];
       const upstreamRes = await new Promise<http.IncomingMessage>((resolve, reject) => {
-        const out = http.request({ hostname: target.hostname, port: target.port, method: req.method, path: req.url, headers }, resolve);
+        const out = http.request(
+          { hostname: target.hostname, port: target.port, method: req.method, path: req.url, headers },
+          resolve,
+        );
         out.on('error', reject);
         out.end(body);
       });

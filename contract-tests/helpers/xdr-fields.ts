@@ -14,7 +14,11 @@ const TX_DETAILS: Shape = {
   resultXdr: 'TransactionResult',
   resultMetaXdr: 'TransactionMeta',
   diagnosticEventsXdr: ['DiagnosticEvent'],
-  events: { diagnosticEventsXdr: ['DiagnosticEvent'], transactionEventsXdr: ['TransactionEvent'], contractEventsXdr: [['ContractEvent']] },
+  events: {
+    diagnosticEventsXdr: ['DiagnosticEvent'],
+    transactionEventsXdr: ['TransactionEvent'],
+    contractEventsXdr: [['ContractEvent']],
+  },
 };
 
 /** JSON-RPC params by method. */
@@ -44,7 +48,11 @@ export const RPC_RESULTS: Readonly<Record<string, Shape>> = {
 };
 
 /** The friendbot answers like Horizon's POST /transactions. */
-export const FRIENDBOT: Shape = { envelope_xdr: 'TransactionEnvelope', result_xdr: 'TransactionResult', result_meta_xdr: 'TransactionMeta' };
+export const FRIENDBOT: Shape = {
+  envelope_xdr: 'TransactionEnvelope',
+  result_xdr: 'TransactionResult',
+  result_meta_xdr: 'TransactionMeta',
+};
 
 /**
  * The vault API and the resolver, by field name at any depth: prepare answers `xdr`, submit takes `signedXdr`,
@@ -85,13 +93,15 @@ const MULTIBASE_BASE58 = /^z[1-9A-HJ-NP-Za-km-z]+$/;
 export function looksLikeXdr(field: string, s: string): boolean {
   if (/xdr/i.test(field)) return s !== '';
   if (s.length < 8 || s.length % 4 !== 0 || !BASE64.test(s)) return false;
-  if (/^[0-9a-fA-F]+$/.test(s) || /^[A-Z2-7]+$/.test(s) || MULTIBASE_BASE58.test(s) || /^[a-z][A-Za-z]*$/.test(s)) return false;
+  if (/^[0-9a-fA-F]+$/.test(s) || /^[A-Z2-7]+$/.test(s) || MULTIBASE_BASE58.test(s) || /^[a-z][A-Za-z]*$/.test(s))
+    return false;
   return Buffer.from(s, 'base64').length % 4 === 0;
 }
 
 function scan(value: unknown, where: string, field: string, out: Found): void {
   if (typeof value === 'string') {
-    if (looksLikeXdr(field, value)) out.problems.push(`${where}: unmapped field carries what looks like XDR (${value.slice(0, 40)}…)`);
+    if (looksLikeXdr(field, value))
+      out.problems.push(`${where}: unmapped field carries what looks like XDR (${value.slice(0, 40)}…)`);
   } else if (Array.isArray(value)) {
     value.forEach((v, i) => scan(v, `${where}[${i}]`, field, out));
   } else if (value !== null && typeof value === 'object') {

@@ -33,7 +33,13 @@ export function jsonToXdr(type: string, json: string): string {
 /** The outcome of decoding one value as `type` and encoding the JSON back; failures are data, not throws. */
 export type RoundTrip =
   | { ok: true; json: string }
-  | { ok: false; stage: 'unknown-type' | 'decode' | 'encode' | 'mismatch'; error: string; json?: string; reencoded?: string };
+  | {
+      ok: false;
+      stage: 'unknown-type' | 'decode' | 'encode' | 'mismatch';
+      error: string;
+      json?: string;
+      reencoded?: string;
+    };
 
 /** Decodes `base64` as the XDR type `type` (e.g. `TransactionEnvelope`), re-encodes the JSON and requires the same base64. */
 export function roundTrip(type: string, base64: string): RoundTrip {
@@ -50,6 +56,7 @@ export function roundTrip(type: string, base64: string): RoundTrip {
   } catch (e) {
     return { ok: false, stage: 'encode', error: String(e), json };
   }
-  if (reencoded !== base64) return { ok: false, stage: 'mismatch', error: 'the re-encoded XDR differs from the emitted XDR', json, reencoded };
+  if (reencoded !== base64)
+    return { ok: false, stage: 'mismatch', error: 'the re-encoded XDR differs from the emitted XDR', json, reencoded };
   return { ok: true, json };
 }

@@ -42,12 +42,18 @@ function forward(upstream: string, req: express.Request): Promise<Answer> {
   const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
   if (body.length > 0) headers['content-length'] = body.length;
   return new Promise((resolve, reject) => {
-    const out = http.request(new URL(req.originalUrl, upstream), { method: req.method, headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
+    const out = http.request(
+      new URL(req.originalUrl, upstream),
+      { method: req.method, headers, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+        res.on('error', reject);
+      },
+    );
     out.on('error', reject);
     out.end(body);
   });
@@ -84,14 +90,21 @@ export async function startConformanceProxy(specPath: string): Promise<Conforman
       next(err);
     }
   });
-  app.use((err: { status?: number; message?: string }, req: express.Request, res: express.Response, _next: express.NextFunction) => {
-    const what = `${req.method} ${req.originalUrl} → ${res.statusCode}: ${err.message ?? String(err)}`;
-    violations.push(what);
-    if (!res.headersSent) {
-      res.removeHeader('content-type');
-      res.status(599).json({ conformance: what });
-    }
-  });
+  app.use(
+    (
+      err: { status?: number; message?: string },
+      req: express.Request,
+      res: express.Response,
+      _next: express.NextFunction,
+    ) => {
+      const what = `${req.method} ${req.originalUrl} → ${res.statusCode}: ${err.message ?? String(err)}`;
+      violations.push(what);
+      if (!res.headersSent) {
+        res.removeHeader('content-type');
+        res.status(599).json({ conformance: what });
+      }
+    },
+  );
 
   const server = http.createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -16,7 +16,14 @@ import { hostileKinds } from './hostile-mutations.ts';
 import { mutationKinds, type Keys, type Mutation, type MutationKind } from './mutations.ts';
 import { runParams } from './params.ts';
 import {
-  loadSpec, resolutionFailureProblems, resolverErrorProblems, send, vaultErrorProblems, type Answer, type SpecDoc, type SpecOperation,
+  loadSpec,
+  resolutionFailureProblems,
+  resolverErrorProblems,
+  send,
+  vaultErrorProblems,
+  type Answer,
+  type SpecDoc,
+  type SpecOperation,
 } from './spec.ts';
 
 const UNLIMITED = { read: 1e9, write: 1e9 };
@@ -34,7 +41,10 @@ const RUNS_PER_ROUTE = 1000;
 const PER_ROUTE_TIMEOUT_MS = 900_000;
 
 /** Every way to break `op`: the spec-derived kinds and the hostile ones (http/hostile-mutations.ts). */
-const allKinds = (spec: SpecDoc, op: SpecOperation, keys?: Keys): MutationKind[] => [...mutationKinds(spec, op, keys), ...hostileKinds(spec, op, keys)];
+const allKinds = (spec: SpecDoc, op: SpecOperation, keys?: Keys): MutationKind[] => [
+  ...mutationKinds(spec, op, keys),
+  ...hostileKinds(spec, op, keys),
+];
 
 /** What is wrong with `a` as the answer to mutation `m` of `op`; empty when nothing is. */
 function judge(spec: SpecDoc, op: SpecOperation, m: Mutation, a: Answer): string[] {
@@ -45,33 +55,46 @@ function judge(spec: SpecDoc, op: SpecOperation, m: Mutation, a: Answer): string
   }
   // HEAD answers carry no body to check.
   if (m.req.method === 'HEAD') return problems;
-  const resolution = spec.api === 'resolver' && op.path.startsWith('/1.0/identifiers/') && m.req.method === 'GET' && a.status !== 429;
+  const resolution =
+    spec.api === 'resolver' && op.path.startsWith('/1.0/identifiers/') && m.req.method === 'GET' && a.status !== 429;
   const body = a.body as Record<string, any> | undefined;
-  const code: unknown = spec.api === 'vault' ? body?.['error'] : resolution ? body?.['didResolutionMetadata']?.['error'] : body?.['code'];
+  const code: unknown =
+    spec.api === 'vault' ? body?.['error'] : resolution ? body?.['didResolutionMetadata']?.['error'] : body?.['code'];
   const e = m.expect;
   if (e.kind === 'error') {
     if (e.status !== 0 && a.status !== e.status) problems.push(`status ${a.status}, expected ${e.status}`);
-    if (!e.codes.includes('*') && !e.codes.includes(String(code))) problems.push(`code ${String(code)}, expected ${e.codes.join(' | ')}`);
+    if (!e.codes.includes('*') && !e.codes.includes(String(code)))
+      problems.push(`code ${String(code)}, expected ${e.codes.join(' | ')}`);
   } else if (e.kind === 'clientError' && (a.status < 400 || a.status >= 500)) {
     problems.push(`status ${a.status}, expected a 4xx`);
   }
   // POST /credentials/verify answers a credential that does not verify with 400 and the VC API result, not the
   // error envelope (vault-api.yaml verifyCredential); so does POST /presentations/verify for a presentation that
   // cannot be verified at all (verifyPresentation).
-  if (a.status === 400 && (op.operationId === 'verifyCredential' || op.operationId === 'verifyPresentation') && typeof body?.['verified'] === 'boolean') {
-    if (body['verified'] !== false || !Array.isArray(body['problemDetails'])) problems.push('a 400 result must be verified: false with its problemDetails');
+  if (
+    a.status === 400 &&
+    (op.operationId === 'verifyCredential' || op.operationId === 'verifyPresentation') &&
+    typeof body?.['verified'] === 'boolean'
+  ) {
+    if (body['verified'] !== false || !Array.isArray(body['problemDetails']))
+      problems.push('a 400 result must be verified: false with its problemDetails');
     return problems;
   }
   if (a.status >= 400) {
     const bodyProblems =
-      spec.api === 'vault' ? vaultErrorProblems(spec.errorCodes, a) : resolution ? resolutionFailureProblems(a) : resolverErrorProblems(spec.errorCodes, a);
+      spec.api === 'vault'
+        ? vaultErrorProblems(spec.errorCodes, a)
+        : resolution
+          ? resolutionFailureProblems(a)
+          : resolverErrorProblems(spec.errorCodes, a);
     problems.push(...bodyProblems);
   }
   return problems;
 }
 
 function report(op: SpecOperation, m: Mutation, a: Answer, problems: string[]): string {
-  const body = m.req.body === undefined ? '' : typeof m.req.body === 'string' ? m.req.body : new TextDecoder().decode(m.req.body);
+  const body =
+    m.req.body === undefined ? '' : typeof m.req.body === 'string' ? m.req.body : new TextDecoder().decode(m.req.body);
   const excerpt = (s: string, n = 300) => (s.length > n ? `${s.slice(0, n)}… (${s.length} chars)` : s);
   return [
     `${op.method.toUpperCase()} ${op.path} [${m.kind}] ${m.note}`,
@@ -136,7 +159,14 @@ async function randomProperty(t: Target, name: string, runs: number): Promise<vo
  * (bodies of hundreds of KB; a Content-Type the validator compiles a validator for; random strings to
  * generate) are drawn less often; the floods a little more than the rest of those.
  */
-const WEIGHT: Record<string, number> = { hugeBody: 1, deepJson: 1, wrongContentType: 1, oddStrings: 1, oversizedArray: 4, unknownFieldFlood: 3 };
+const WEIGHT: Record<string, number> = {
+  hugeBody: 1,
+  deepJson: 1,
+  wrongContentType: 1,
+  oddStrings: 1,
+  oversizedArray: 4,
+  unknownFieldFlood: 3,
+};
 
 /**
  * `runs` generated bad requests for every route, each route its own property (so no route goes short),
@@ -167,8 +197,15 @@ async function everyRouteMany(t: Target, name: string, runs: number): Promise<vo
     );
   }
   const seconds = (performance.now() - started) / 1000;
-  console.log(`[bad-input] ${name}: ${sent} generated bad requests over ${t.kinds.size} routes (${perRoute} per route) in ${seconds.toFixed(1)} s`);
-  console.log(`[coverage] ${name}: ${[...byKind].sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${k} ${n}`).join(', ')}`);
+  console.log(
+    `[bad-input] ${name}: ${sent} generated bad requests over ${t.kinds.size} routes (${perRoute} per route) in ${seconds.toFixed(1)} s`,
+  );
+  console.log(
+    `[coverage] ${name}: ${[...byKind]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')}`,
+  );
   expect(sent).toBeGreaterThanOrEqual(t.kinds.size * perRoute);
 }
 
@@ -177,7 +214,9 @@ describe('bad input: vault API (spec/vault-api.yaml)', () => {
   let target: Target;
   let keys: Keys;
   beforeAll(async () => {
-    env = await startVaultTestEnv({ limits: { rateLimits: { standard: UNLIMITED, early: UNLIMITED, admin: UNLIMITED } } });
+    env = await startVaultTestEnv({
+      limits: { rateLimits: { standard: UNLIMITED, early: UNLIMITED, admin: UNLIMITED } },
+    });
     keys = { standard: (await env.mintKey()).key, admin: (await env.mintKey({ role: 'admin' })).key };
     const spec = loadSpec('vault');
     target = {
@@ -208,42 +247,154 @@ describe('bad input: vault API (spec/vault-api.yaml)', () => {
     await randomProperty(target, 'bad input, vault API', 1000);
   });
 
-  it(`every route: ${RUNS_PER_ROUTE} generated bad requests each`, async () => {
-    await everyRouteMany(target, 'vault API', RUNS_PER_ROUTE);
-  }, PER_ROUTE_TIMEOUT_MS);
+  it(
+    `every route: ${RUNS_PER_ROUTE} generated bad requests each`,
+    async () => {
+      await everyRouteMany(target, 'vault API', RUNS_PER_ROUTE);
+    },
+    PER_ROUTE_TIMEOUT_MS,
+  );
 
   // The codes vault-api.yaml names for request-validation failures, each at its boundary.
-  const issue = () => structuredClone(loadSpec('vault').operations.find((o) => o.operationId === 'issueVc')!.body!.example);
-  const batch = () => structuredClone(loadSpec('vault').operations.find((o) => o.operationId === 'batchIssueVc')!.body!.example) as { vcs: Record<string, string>[] };
+  const issue = () =>
+    structuredClone(loadSpec('vault').operations.find((o) => o.operationId === 'issueVc')!.body!.example);
+  const batch = () =>
+    structuredClone(loadSpec('vault').operations.find((o) => o.operationId === 'batchIssueVc')!.body!.example) as {
+      vcs: Record<string, string>[];
+    };
   const vcsOf = (n: number) => Array.from({ length: n }, (_, i) => ({ ...batch().vcs[0]!, vcId: `vc-${i}` }));
   it.each([
-    { given: 'vcId of 65 characters', path: '/contracts/vc/issue', body: () => ({ ...issue(), vcId: 'v'.repeat(65) }), want: [400, 'vcId_too_long'] },
-    { given: 'vcId of 64 characters (the limit: not a length error)', path: '/contracts/vc/issue', body: () => ({ ...issue(), vcId: 'v'.repeat(64) }), want: [403, 'forbidden'] },
-    { given: 'vcData of 10,001 characters', path: '/contracts/vc/issue', body: () => ({ ...issue(), vcData: ' '.repeat(10_001) }), want: [400, 'vcData_too_long'] },
-    { given: 'vcs[2].vcId of 65 characters', path: '/contracts/vc/batch-issue', body: () => ({ ...batch(), vcs: vcsOf(3).map((v, i) => (i === 2 ? { ...v, vcId: 'v'.repeat(65) } : v)) }), want: [400, 'vcs[2].vcId_too_long'] },
-    { given: 'vcs[0].vcData of 10,001 characters', path: '/contracts/vc/batch-issue', body: () => ({ ...batch(), vcs: vcsOf(2).map((v, i) => (i === 0 ? { ...v, vcData: ' '.repeat(10_001) } : v)) }), want: [400, 'vcs[0].vcData_too_long'] },
-    { given: '6 credentials in a batch', path: '/contracts/vc/batch-issue', body: () => ({ ...batch(), vcs: vcsOf(6) }), want: [400, 'batch_too_large'] },
-    { given: 'no credentials in a batch', path: '/contracts/vc/batch-issue', body: () => ({ ...batch(), vcs: [] }), want: [400, 'batch_too_large'] },
-    { given: 'a did:pkh issuerDid', path: '/contracts/vc/issue', body: () => ({ ...issue(), issuerDid: 'did:pkh:eip155:1:0xab' }), want: [400, 'issuerDid_invalid'] },
-    { given: 'the removed holder field', path: '/contracts/vc/issue', body: () => ({ ...issue(), holder: 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR' }), want: [400, 'invalid_request'] },
-    { given: 'a lowercase owner address', path: '/contracts/vc/issue', body: () => ({ ...issue(), owner: 'gcfiry65oqe7dfp5klns2pf2lvzmuzyjx4ozieq36n2iqanub5xvyojr' }), want: [400, 'invalid_request'] },
-    { given: 'a userSalt of 63 hex characters', path: '/contracts/vc/issue', body: () => ({ ...issue(), userSalt: 'a'.repeat(63) }), want: [400, 'invalid_request'] },
-    { given: 'list limit 201', path: '/contracts/vault/list-vc-ids', body: () => ({ owner: 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR', limit: 201 }), want: [400, 'limit_too_large'] },
-    { given: 'a didUri of 257 characters', path: '/contracts/vault/create', body: () => ({ owner: 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR', didUri: `did:x:${'a'.repeat(251)}`, sourcePublicKey: 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR' }), want: [400, 'input_too_long'] },
-    { given: 'prepare fields and signedXdr together', path: '/contracts/vc/revoke', body: () => ({ owner: 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR', vcId: 'x', sourcePublicKey: 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR', signedXdr: 'AAAA' }), want: [400, 'invalid_request'] },
+    {
+      given: 'vcId of 65 characters',
+      path: '/contracts/vc/issue',
+      body: () => ({ ...issue(), vcId: 'v'.repeat(65) }),
+      want: [400, 'vcId_too_long'],
+    },
+    {
+      given: 'vcId of 64 characters (the limit: not a length error)',
+      path: '/contracts/vc/issue',
+      body: () => ({ ...issue(), vcId: 'v'.repeat(64) }),
+      want: [403, 'forbidden'],
+    },
+    {
+      given: 'vcData of 10,001 characters',
+      path: '/contracts/vc/issue',
+      body: () => ({ ...issue(), vcData: ' '.repeat(10_001) }),
+      want: [400, 'vcData_too_long'],
+    },
+    {
+      given: 'vcs[2].vcId of 65 characters',
+      path: '/contracts/vc/batch-issue',
+      body: () => ({ ...batch(), vcs: vcsOf(3).map((v, i) => (i === 2 ? { ...v, vcId: 'v'.repeat(65) } : v)) }),
+      want: [400, 'vcs[2].vcId_too_long'],
+    },
+    {
+      given: 'vcs[0].vcData of 10,001 characters',
+      path: '/contracts/vc/batch-issue',
+      body: () => ({ ...batch(), vcs: vcsOf(2).map((v, i) => (i === 0 ? { ...v, vcData: ' '.repeat(10_001) } : v)) }),
+      want: [400, 'vcs[0].vcData_too_long'],
+    },
+    {
+      given: '6 credentials in a batch',
+      path: '/contracts/vc/batch-issue',
+      body: () => ({ ...batch(), vcs: vcsOf(6) }),
+      want: [400, 'batch_too_large'],
+    },
+    {
+      given: 'no credentials in a batch',
+      path: '/contracts/vc/batch-issue',
+      body: () => ({ ...batch(), vcs: [] }),
+      want: [400, 'batch_too_large'],
+    },
+    {
+      given: 'a did:pkh issuerDid',
+      path: '/contracts/vc/issue',
+      body: () => ({ ...issue(), issuerDid: 'did:pkh:eip155:1:0xab' }),
+      want: [400, 'issuerDid_invalid'],
+    },
+    {
+      given: 'the removed holder field',
+      path: '/contracts/vc/issue',
+      body: () => ({ ...issue(), holder: 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR' }),
+      want: [400, 'invalid_request'],
+    },
+    {
+      given: 'a lowercase owner address',
+      path: '/contracts/vc/issue',
+      body: () => ({ ...issue(), owner: 'gcfiry65oqe7dfp5klns2pf2lvzmuzyjx4ozieq36n2iqanub5xvyojr' }),
+      want: [400, 'invalid_request'],
+    },
+    {
+      given: 'a userSalt of 63 hex characters',
+      path: '/contracts/vc/issue',
+      body: () => ({ ...issue(), userSalt: 'a'.repeat(63) }),
+      want: [400, 'invalid_request'],
+    },
+    {
+      given: 'list limit 201',
+      path: '/contracts/vault/list-vc-ids',
+      body: () => ({ owner: 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR', limit: 201 }),
+      want: [400, 'limit_too_large'],
+    },
+    {
+      given: 'a didUri of 257 characters',
+      path: '/contracts/vault/create',
+      body: () => ({
+        owner: 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR',
+        didUri: `did:x:${'a'.repeat(251)}`,
+        sourcePublicKey: 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR',
+      }),
+      want: [400, 'input_too_long'],
+    },
+    {
+      given: 'prepare fields and signedXdr together',
+      path: '/contracts/vc/revoke',
+      body: () => ({
+        owner: 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR',
+        vcId: 'x',
+        sourcePublicKey: 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR',
+        signedXdr: 'AAAA',
+      }),
+      want: [400, 'invalid_request'],
+    },
   ])('$given → $want', async ({ path, body, want }) => {
-    const a = await send(env.url, { method: 'POST', path, headers: { 'content-type': 'application/json', 'x-svc-key': keys.standard }, body: JSON.stringify(body()) });
+    const a = await send(env.url, {
+      method: 'POST',
+      path,
+      headers: { 'content-type': 'application/json', 'x-svc-key': keys.standard },
+      body: JSON.stringify(body()),
+    });
     expect([a.status, (a.body as { error?: string })?.error]).toEqual(want);
     expect(vaultErrorProblems(target.spec.errorCodes, a)).toEqual([]);
   });
 
   it.each<{ given: string; headers: Record<string, string>; body: string; want: [number, string] }>([
-    { given: 'an Idempotency-Key of 201 characters', headers: { 'idempotency-key': 'k'.repeat(201) }, body: '{}', want: [400, 'invalid_request'] },
-    { given: 'an Idempotency-Key of 200 characters (the limit)', headers: { 'idempotency-key': 'k'.repeat(200) }, body: '{"signedXdr":"AAAA"}', want: [400, 'tx_invalid'] },
-    { given: 'a body of 512 KiB + 1', headers: {}, body: JSON.stringify({ signedXdr: 'A'.repeat(512 * 1024) }), want: [413, 'payload_too_large'] },
+    {
+      given: 'an Idempotency-Key of 201 characters',
+      headers: { 'idempotency-key': 'k'.repeat(201) },
+      body: '{}',
+      want: [400, 'invalid_request'],
+    },
+    {
+      given: 'an Idempotency-Key of 200 characters (the limit)',
+      headers: { 'idempotency-key': 'k'.repeat(200) },
+      body: '{"signedXdr":"AAAA"}',
+      want: [400, 'tx_invalid'],
+    },
+    {
+      given: 'a body of 512 KiB + 1',
+      headers: {},
+      body: JSON.stringify({ signedXdr: 'A'.repeat(512 * 1024) }),
+      want: [413, 'payload_too_large'],
+    },
     { given: 'text that is not JSON', headers: {}, body: '{"signedXdr": ', want: [400, 'invalid_json'] },
   ])('$given → $want', async ({ headers, body, want }) => {
-    const a = await send(env.url, { method: 'POST', path: '/contracts/vc/revoke', headers: { 'content-type': 'application/json', 'x-svc-key': keys.standard, ...headers }, body });
+    const a = await send(env.url, {
+      method: 'POST',
+      path: '/contracts/vc/revoke',
+      headers: { 'content-type': 'application/json', 'x-svc-key': keys.standard, ...headers },
+      body,
+    });
     expect([a.status, (a.body as { error?: string })?.error]).toEqual(want);
   });
 });
@@ -255,7 +406,9 @@ describe('bad input: integer query parameters of the vault API', () => {
   let env: VaultTestEnv;
   let key: string;
   beforeAll(async () => {
-    env = await startVaultTestEnv({ limits: { rateLimits: { standard: UNLIMITED, early: UNLIMITED, admin: UNLIMITED } } });
+    env = await startVaultTestEnv({
+      limits: { rateLimits: { standard: UNLIMITED, early: UNLIMITED, admin: UNLIMITED } },
+    });
     key = (await env.mintKey()).key;
   }, 60_000);
   afterAll(async () => {
@@ -266,12 +419,20 @@ describe('bad input: integer query parameters of the vault API', () => {
   const cases = spec.operations.flatMap((op) =>
     op.params
       .filter((p) => p.in === 'query' && p.schema['type'] === 'integer')
-      .flatMap((p) => NOT_INTEGERS.map((value) => ({ route: `${op.method.toUpperCase()} ${op.path}`, op, name: p.name, value }))),
+      .flatMap((p) =>
+        NOT_INTEGERS.map((value) => ({ route: `${op.method.toUpperCase()} ${op.path}`, op, name: p.name, value })),
+      ),
   );
   it.each(cases)('$route ?$name=$value → 400 invalid_request', async ({ op, name, value }) => {
-    const required = Object.fromEntries(op.params.filter((p) => p.in === 'query' && p.required).map((p) => [p.name, String(p.example)]));
+    const required = Object.fromEntries(
+      op.params.filter((p) => p.in === 'query' && p.required).map((p) => [p.name, String(p.example)]),
+    );
     const qs = new URLSearchParams({ ...required, [name]: value }).toString();
-    const a = await send(env.url, { method: op.method.toUpperCase(), path: `${op.path}?${qs}`, headers: { 'x-svc-key': key } });
+    const a = await send(env.url, {
+      method: op.method.toUpperCase(),
+      path: `${op.path}?${qs}`,
+      headers: { 'x-svc-key': key },
+    });
     expect([a.status, (a.body as { error?: string })?.error], a.text).toEqual([400, 'invalid_request']);
   });
 });
@@ -302,7 +463,11 @@ describe('bad input: DID resolver (spec/did-resolver.yaml)', () => {
     await randomProperty(target, 'bad input, resolver', 1000);
   });
 
-  it(`every route: ${RUNS_PER_ROUTE} generated bad requests each`, async () => {
-    await everyRouteMany(target, 'resolver', RUNS_PER_ROUTE);
-  }, PER_ROUTE_TIMEOUT_MS);
+  it(
+    `every route: ${RUNS_PER_ROUTE} generated bad requests each`,
+    async () => {
+      await everyRouteMany(target, 'resolver', RUNS_PER_ROUTE);
+    },
+    PER_ROUTE_TIMEOUT_MS,
+  );
 });

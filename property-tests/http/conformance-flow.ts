@@ -6,8 +6,18 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Keypair } from '@stellar/stellar-sdk';
 import {
-  createResolverClient, createVaultClient, encodeMultikey, generateDid, isApiError, obtainApiKey, prepareAndSubmit, registerDid,
-  resolveDid, unwrap, type Signer, type VaultClient,
+  createResolverClient,
+  createVaultClient,
+  encodeMultikey,
+  generateDid,
+  isApiError,
+  obtainApiKey,
+  prepareAndSubmit,
+  registerDid,
+  resolveDid,
+  unwrap,
+  type Signer,
+  type VaultClient,
 } from '../../src/client/index.ts';
 import { challengeSigner, walletSigner } from '../../scripts/wallet.ts';
 import { createAccounts } from './model-env.ts';
@@ -47,7 +57,9 @@ export async function runConformanceFlow(o: FlowOptions): Promise<void> {
       o.log(`  ${++n}. ${title} (${Date.now() - started} ms)`);
       return v;
     } catch (err) {
-      throw new Error(`step ${n + 1} "${title}" failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new Error(`step ${n + 1} "${title}" failed: ${err instanceof Error ? err.message : String(err)}`, {
+        cause: err,
+      });
     }
   };
   const anon = createVaultClient({ baseUrl: o.vaultUrl });
@@ -64,13 +76,22 @@ export async function runConformanceFlow(o: FlowOptions): Promise<void> {
   const network = config.networkType;
   const [issuer, holder] = [Keypair.random(), Keypair.random()];
   await step('create the issuer and holder accounts', () =>
-    createAccounts({ rpcUrl: o.rpcUrl, passphrase: o.passphrase, funder: o.funder, accounts: [issuer, holder], startingBalance: o.startingBalance }),
+    createAccounts({
+      rpcUrl: o.rpcUrl,
+      passphrase: o.passphrase,
+      funder: o.funder,
+      accounts: [issuer, holder],
+      startingBalance: o.startingBalance,
+    }),
   );
   const [signIssuer, signHolder] = [walletSigner(issuer, o.passphrase), walletSigner(holder, o.passphrase)];
 
   const keyFor = async (kp: Keypair): Promise<VaultClient> => {
     const key = await obtainApiKey(anon, { account: kp.publicKey(), sign: challengeSigner(kp) });
-    check(key.wallet_address === kp.publicKey() && key.role === 'standard', `key bound to ${key.wallet_address} as ${key.role}`);
+    check(
+      key.wallet_address === kp.publicKey() && key.role === 'standard',
+      `key bound to ${key.wallet_address} as ${key.role}`,
+    );
     return createVaultClient({ baseUrl: o.vaultUrl, apiKey: key.key });
   };
   const asIssuer = await step('API key for the issuer by wallet proof', () => keyFor(issuer));
@@ -79,7 +100,21 @@ export async function runConformanceFlow(o: FlowOptions): Promise<void> {
   const register = async (kp: Keypair, sign: Signer) => {
     const { did } = generateDid({ network });
     const key = { publicKeyMultibase: encodeMultikey('Ed25519', kp.rawPublicKey()) };
-    await registerDid(resolver, { did, sourcePublicKey: kp.publicKey(), record: { controller: kp.publicKey(), authentication: [key], assertionMethod: [key], keyAgreement: [], services: [] } }, sign);
+    await registerDid(
+      resolver,
+      {
+        did,
+        sourcePublicKey: kp.publicKey(),
+        record: {
+          controller: kp.publicKey(),
+          authentication: [key],
+          assertionMethod: [key],
+          keyAgreement: [],
+          services: [],
+        },
+      },
+      sign,
+    );
     return did;
   };
   const issuerDid = await step('register the issuer DID', () => register(issuer, signIssuer));
@@ -91,35 +126,70 @@ export async function runConformanceFlow(o: FlowOptions): Promise<void> {
   const holderDid = await step('register the holder DID', () => register(holder, signHolder));
 
   const vc = (type: string, subject: Record<string, unknown>) =>
-    JSON.stringify({ '@context': ['https://www.w3.org/ns/credentials/v2'], id: `urn:uuid:${randomUUID()}`, type: ['VerifiableCredential', type], issuer: issuerDid, credentialSubject: { id: holderDid, ...subject } });
+    JSON.stringify({
+      '@context': ['https://www.w3.org/ns/credentials/v2'],
+      id: `urn:uuid:${randomUUID()}`,
+      type: ['VerifiableCredential', type],
+      issuer: issuerDid,
+      credentialSubject: { id: holderDid, ...subject },
+    });
   const idem = () => ({ idempotencyKey: randomUUID() });
   const owner = holder.publicKey();
   const salt = randomBytes(32).toString('hex');
 
   await step('create the holder vault', async () => {
-    await prepareAndSubmit(asHolder, '/contracts/vault/create', { owner, didUri: holderDid, sourcePublicKey: owner }, signHolder, idem());
+    await prepareAndSubmit(
+      asHolder,
+      '/contracts/vault/create',
+      { owner, didUri: holderDid, sourcePublicKey: owner },
+      signHolder,
+      idem(),
+    );
     const v = unwrap(await asHolder.GET('/contracts/vault/{owner}', { params: { path: { owner } } }));
     check(v.owner === owner && v.did_uri === holderDid && v.vc_count === 0, `metadata ${JSON.stringify(v)}`);
   });
   await step('sponsor a salted vault for the holder (the issuer signs and pays)', () =>
-    prepareAndSubmit(asIssuer, '/contracts/sponsored-vault/create', { sponsor: issuer.publicKey(), owner, didUri: holderDid, userSalt: salt, sourcePublicKey: issuer.publicKey() }, signIssuer, idem()),
+    prepareAndSubmit(
+      asIssuer,
+      '/contracts/sponsored-vault/create',
+      { sponsor: issuer.publicKey(), owner, didUri: holderDid, userSalt: salt, sourcePublicKey: issuer.publicKey() },
+      signIssuer,
+      idem(),
+    ),
   );
   const issue = (vcId: string, userSalt?: string) =>
     prepareAndSubmit(
       asIssuer,
       '/contracts/vc/issue',
-      { owner, vcId, vcData: vc('ConformanceCredential', { vcId }), issuer: issuer.publicKey(), issuerDid, sourcePublicKey: issuer.publicKey(), ...(userSalt ? { userSalt } : {}) },
+      {
+        owner,
+        vcId,
+        vcData: vc('ConformanceCredential', { vcId }),
+        issuer: issuer.publicKey(),
+        issuerDid,
+        sourcePublicKey: issuer.publicKey(),
+        ...(userSalt ? { userSalt } : {}),
+      },
       signIssuer,
       idem(),
     );
-  const verify = async (vcId: string, userSalt?: string) => unwrap(await asIssuer.POST('/contracts/vault/verify-vc', { body: { owner, vcId, ...(userSalt ? { userSalt } : {}) } })).status;
+  const verify = async (vcId: string, userSalt?: string) =>
+    unwrap(
+      await asIssuer.POST('/contracts/vault/verify-vc', { body: { owner, vcId, ...(userSalt ? { userSalt } : {}) } }),
+    ).status;
 
   await step('issue a credential', () => issue('degree'));
   await step('batch-issue three credentials', () =>
     prepareAndSubmit(
       asIssuer,
       '/contracts/vc/batch-issue',
-      { owner, issuer: issuer.publicKey(), issuerDid, sourcePublicKey: issuer.publicKey(), vcs: ['c1', 'c2', 'c3'].map((vcId) => ({ vcId, vcData: vc('CourseCredential', { vcId }) })) },
+      {
+        owner,
+        issuer: issuer.publicKey(),
+        issuerDid,
+        sourcePublicKey: issuer.publicKey(),
+        vcs: ['c1', 'c2', 'c3'].map((vcId) => ({ vcId, vcData: vc('CourseCredential', { vcId }) })),
+      },
       signIssuer,
       idem(),
     ),
@@ -127,8 +197,13 @@ export async function runConformanceFlow(o: FlowOptions): Promise<void> {
   await step('verify, read back, list and count', async () => {
     check((await verify('degree')) === 'valid', 'degree is valid');
     const { result } = unwrap(await asHolder.POST('/contracts/vault/get-vc', { body: { owner, vcId: 'degree' } }));
-    check((result as { credentialSubject?: { id?: string } }).credentialSubject?.id === holderDid, 'get-vc gives the issued credential');
-    await refused('forbidden', async () => unwrap(await asIssuer.POST('/contracts/vault/get-vc', { body: { owner, vcId: 'degree' } })));
+    check(
+      (result as { credentialSubject?: { id?: string } }).credentialSubject?.id === holderDid,
+      'get-vc gives the issued credential',
+    );
+    await refused('forbidden', async () =>
+      unwrap(await asIssuer.POST('/contracts/vault/get-vc', { body: { owner, vcId: 'degree' } })),
+    );
     const page = unwrap(await asHolder.POST('/contracts/vault/list-vc-ids', { body: { owner, limit: 2, offset: 1 } }));
     check(JSON.stringify(page.result) === '["c1","c2"]', `page ${JSON.stringify(page.result)}`);
     const { count } = unwrap(await asHolder.GET('/contracts/vault/vc-count', { params: { query: { owner } } }));
@@ -145,16 +220,37 @@ export async function runConformanceFlow(o: FlowOptions): Promise<void> {
   });
   await step('issue into the salted vault and push it to the canonical one', async () => {
     await issue('moved', salt);
-    await prepareAndSubmit(asHolder, '/contracts/vault/push', { fromOwner: owner, toOwner: owner, vcId: 'moved', userSalt: salt, sourcePublicKey: owner }, signHolder, idem());
-    check((await verify('moved', salt)) === 'invalid' && (await verify('moved')) === 'valid', 'moved: invalid at the source, valid at the destination');
+    await prepareAndSubmit(
+      asHolder,
+      '/contracts/vault/push',
+      { fromOwner: owner, toOwner: owner, vcId: 'moved', userSalt: salt, sourcePublicKey: owner },
+      signHolder,
+      idem(),
+    );
+    check(
+      (await verify('moved', salt)) === 'invalid' && (await verify('moved')) === 'valid',
+      'moved: invalid at the source, valid at the destination',
+    );
   });
   await step('revoke a credential', async () => {
-    await prepareAndSubmit(asHolder, '/contracts/vc/revoke', { owner, vcId: 'c1', sourcePublicKey: owner }, signHolder, idem());
+    await prepareAndSubmit(
+      asHolder,
+      '/contracts/vc/revoke',
+      { owner, vcId: 'c1', sourcePublicKey: owner },
+      signHolder,
+      idem(),
+    );
     const v = unwrap(await asIssuer.POST('/contracts/vault/verify-vc', { body: { owner, vcId: 'c1' } }));
     check(v.status === 'revoked' && typeof v.since === 'string', `c1 ${JSON.stringify(v)}`);
   });
   await step('revoke the salted vault: writes refused', async () => {
-    await prepareAndSubmit(asHolder, '/contracts/vault/revoke-vault', { owner, userSalt: salt, sourcePublicKey: owner }, signHolder, idem());
+    await prepareAndSubmit(
+      asHolder,
+      '/contracts/vault/revoke-vault',
+      { owner, userSalt: salt, sourcePublicKey: owner },
+      signHolder,
+      idem(),
+    );
     await refused('vault_revoked', () => issue('after', salt));
   });
 }

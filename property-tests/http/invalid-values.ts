@@ -12,7 +12,8 @@ export interface Field {
 }
 
 export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-export const typesOf = (s: Json): string[] => (Array.isArray(s['type']) ? (s['type'] as string[]) : typeof s['type'] === 'string' ? [s['type'] as string] : []);
+export const typesOf = (s: Json): string[] =>
+  Array.isArray(s['type']) ? (s['type'] as string[]) : typeof s['type'] === 'string' ? [s['type'] as string] : [];
 
 /** Every field of `value` under `schema` (objects and arrays, 3 levels deep). */
 export function fieldsOf(doc: Json, schema: Json, value: unknown, path: (string | number)[] = [], depth = 0): Field[] {
@@ -38,7 +39,8 @@ export function fieldsOf(doc: Json, schema: Json, value: unknown, path: (string 
 
 /** The objects of the example (the body itself included) whose schema refuses unknown fields. */
 export function closedObjects(doc: Json, schema: Json, value: unknown): { path: (string | number)[]; schema: Json }[] {
-  const out = isObject(value) && schema['additionalProperties'] === false ? [{ path: [] as (string | number)[], schema }] : [];
+  const out =
+    isObject(value) && schema['additionalProperties'] === false ? [{ path: [] as (string | number)[], schema }] : [];
   for (const f of fieldsOf(doc, schema, value)) {
     if (isObject(f.value) && f.schema['additionalProperties'] === false) out.push({ path: f.path, schema: f.schema });
   }
@@ -63,7 +65,11 @@ export function deleteAt(root: unknown, path: (string | number)[]): unknown {
   return copy;
 }
 
-export const show = (path: (string | number)[]) => path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('').replace(/^\./, '') || '(body)';
+export const show = (path: (string | number)[]) =>
+  path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`))
+    .join('')
+    .replace(/^\./, '') || '(body)';
 
 /** A JSON value of a type the schema does not allow. */
 export function wrongTypeValue(schema: Json): fc.Arbitrary<unknown> | undefined {
@@ -87,10 +93,21 @@ export function badPatternValue(pattern: string, valid: string): fc.Arbitrary<st
   const edits: fc.Arbitrary<string> = fc.oneof(
     fc.nat({ max: Math.max(0, valid.length - 1) }).map((i) => valid.slice(0, i) + valid.slice(i + 1)),
     fc.constantFrom('!', 'é', ' ', 'Z', 'z', '0', ':', '/').map((c) => valid + c),
-    fc.tuple(fc.nat({ max: Math.max(0, valid.length - 1) }), fc.constantFrom('!', '#', ' ', 'é', '.')).map(([i, c]) => valid.slice(0, i) + c + valid.slice(i + 1)),
+    fc
+      .tuple(fc.nat({ max: Math.max(0, valid.length - 1) }), fc.constantFrom('!', '#', ' ', 'é', '.'))
+      .map(([i, c]) => valid.slice(0, i) + c + valid.slice(i + 1)),
     fc.constant(valid.toLowerCase()),
     fc.constant(valid.toUpperCase()),
-    fc.constantFrom('', 'G', 'did:pkh:eip155:1:0xab', 'did:ledger:devnet:aaaaaaaaaaaaaaaaaaaaaaaaaa', 'CD4FWXJVWXKDA6QU36W7SMC7PVVM2F43RTJIXY7G4PSF3A2YH52YRHWZ', 'a'.repeat(63), '<script>', '../../etc/passwd'),
+    fc.constantFrom(
+      '',
+      'G',
+      'did:pkh:eip155:1:0xab',
+      'did:ledger:devnet:aaaaaaaaaaaaaaaaaaaaaaaaaa',
+      'CD4FWXJVWXKDA6QU36W7SMC7PVVM2F43RTJIXY7G4PSF3A2YH52YRHWZ',
+      'a'.repeat(63),
+      '<script>',
+      '../../etc/passwd',
+    ),
     fc.string({ maxLength: 40 }),
   );
   return edits.filter((s) => !re.test(s));
@@ -112,7 +129,21 @@ export function overlongValue(schema: Json, valid: string, max: number): fc.Arbi
   });
 }
 
-const BROKEN_JSON = ['{', '}', '{"a":}', "{'owner': 'G'}", '{owner: 1}', 'undefined', 'NaN', '{"a":1,}', '[1,2', '{"a":"\\x"}', 'nul', '\u0000', '{"a":1}}'];
+const BROKEN_JSON = [
+  '{',
+  '}',
+  '{"a":}',
+  "{'owner': 'G'}",
+  '{owner: 1}',
+  'undefined',
+  'NaN',
+  '{"a":1,}',
+  '[1,2',
+  '{"a":"\\x"}',
+  'nul',
+  '\u0000',
+  '{"a":1}}',
+];
 
 /** Text that JSON.parse refuses: the example cut short or spoiled, or a classic. */
 export function brokenJsonText(valid: string): fc.Arbitrary<string> {
@@ -149,7 +180,8 @@ export function badParamValue(schema: Json, valid: string): fc.Arbitrary<string>
     }
     return fc.oneof(...parts);
   }
-  if (typeof schema['pattern'] === 'string') return badPatternValue(schema['pattern'] as string, valid).filter((s) => s.length > 0);
+  if (typeof schema['pattern'] === 'string')
+    return badPatternValue(schema['pattern'] as string, valid).filter((s) => s.length > 0);
   if (typeof schema['maxLength'] === 'number') return overlongValue(schema, valid, schema['maxLength'] as number);
   return fc.constant('\u00e9\u00e9');
 }

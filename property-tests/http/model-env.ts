@@ -67,19 +67,32 @@ export interface ModelEnv {
 const otherNetwork = (n: Network): Network => (n === 'testnet' ? 'mainnet' : 'testnet');
 
 /** 16 deterministic bytes per label, so a replay sees the same DIDs. */
-const seeded = (label: string) => (n: number) => createHash('sha256').update(`http-model/${label}`).digest().subarray(0, n);
+const seeded = (label: string) => (n: number) =>
+  createHash('sha256').update(`http-model/${label}`).digest().subarray(0, n);
 
 /**
  * Registers an issuer DID for `kp` straight through the chain: `kp` is the controller, the authentication
  * key and the assertionMethod key (docs/did-resolver.md "Record rules": an issuer needs one to issue).
  */
-export async function registerDidOnChain(chain: Chain, network: Network, kp: Keypair, passphrase: string, random?: (n: number) => Uint8Array): Promise<string> {
+export async function registerDidOnChain(
+  chain: Chain,
+  network: Network,
+  kp: Keypair,
+  passphrase: string,
+  random?: (n: number) => Uint8Array,
+): Promise<string> {
   const { did, didId } = generateDid({ network, ...(random ? { random } : {}) });
   const key = { publicKeyMultibase: encodeMultikey('Ed25519', kp.rawPublicKey()) };
   const prepared = await chain.registry.register({
     source: kp.publicKey(),
     didId: didIdToBytes(didId),
-    record: { controller: kp.publicKey(), authentication: [key], assertionMethod: [key], keyAgreement: [], services: [] },
+    record: {
+      controller: kp.publicKey(),
+      authentication: [key],
+      assertionMethod: [key],
+      keyAgreement: [],
+      services: [],
+    },
   });
   const tx = TransactionBuilder.fromXdr(prepared.xdr, passphrase);
   tx.sign(kp);
@@ -120,10 +133,19 @@ export function initialVcData(issuerDid: string, holderDid: string, vcId: string
 }
 
 /** Issues the initial credentials through the API (batch-issue with the issuer's key; set-up, not under test). */
-async function issueInitial(vaultUrl: string, passphrase: string, wallets: Record<WalletName, Wallet>, salt: string): Promise<InitialCredential[]> {
+async function issueInitial(
+  vaultUrl: string,
+  passphrase: string,
+  wallets: Record<WalletName, Wallet>,
+  salt: string,
+): Promise<InitialCredential[]> {
   const out: InitialCredential[] = [];
   const post = async (key: string, body: unknown) => {
-    const res = await fetch(`${vaultUrl}/contracts/vc/batch-issue`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-svc-key': key }, body: JSON.stringify(body) });
+    const res = await fetch(`${vaultUrl}/contracts/vc/batch-issue`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-svc-key': key },
+      body: JSON.stringify(body),
+    });
     const text = await res.text();
     if (res.status !== 200) throw new Error(`set-up batch-issue answered ${res.status} ${text}`);
     return JSON.parse(text) as { xdr: string };
@@ -132,7 +154,12 @@ async function issueInitial(vaultUrl: string, passphrase: string, wallets: Recor
     const [issuer, owner] = [wallets[c.issuer], wallets[c.owner]];
     const vcs = c.vcIds.map((vcId) => ({ vcId, vcData: initialVcData(issuer.did, owner.did, vcId) }));
     const prepared = await post(issuer.key, {
-      owner: owner.id, issuer: issuer.id, issuerDid: issuer.did, vcs, sourcePublicKey: issuer.id, ...(c.slot === 's' ? { userSalt: salt } : {}),
+      owner: owner.id,
+      issuer: issuer.id,
+      issuerDid: issuer.did,
+      vcs,
+      sourcePublicKey: issuer.id,
+      ...(c.slot === 's' ? { userSalt: salt } : {}),
     });
     const tx = TransactionBuilder.fromXdr(prepared.xdr, passphrase);
     tx.sign(issuer.kp);
@@ -144,7 +171,12 @@ async function issueInitial(vaultUrl: string, passphrase: string, wallets: Recor
 
 /** Deploys a vault straight through the chain (set-up, not under test). */
 async function deployVault(chain: Chain, w: Wallet, userSalt: string | undefined, passphrase: string): Promise<void> {
-  const prepared = await chain.factory.deploy({ source: w.id, owner: w.id, didUri: w.did, ...(userSalt ? { userSalt } : {}) });
+  const prepared = await chain.factory.deploy({
+    source: w.id,
+    owner: w.id,
+    didUri: w.did,
+    ...(userSalt ? { userSalt } : {}),
+  });
   const tx = TransactionBuilder.fromXdr(prepared.xdr, passphrase);
   tx.sign(w.kp);
   await chain.client.submit(tx.toXdr());
@@ -169,7 +201,9 @@ const UNLIMITED = { read: 1e9, write: 1e9 };
  */
 export async function startSimulatorModelEnv(): Promise<ModelEnv & { vault: VaultTestEnv }> {
   // The model sends hundreds of requests a minute per key: the rate limits are not what it is about.
-  const vault = await startVaultTestEnv({ limits: { rateLimits: { standard: UNLIMITED, early: UNLIMITED, admin: UNLIMITED } } });
+  const vault = await startVaultTestEnv({
+    limits: { rateLimits: { standard: UNLIMITED, early: UNLIMITED, admin: UNLIMITED } },
+  });
   try {
     const rpcUrl = vault.info!.rpcUrl!;
     const wallets = {} as Record<WalletName, Wallet>;
@@ -182,7 +216,8 @@ export async function startSimulatorModelEnv(): Promise<ModelEnv & { vault: Vaul
       wallets[name] = { name, kp, id: kp.publicKey(), key, role, scopes, did };
     }
     const salt = createHash('sha256').update('http-model/salt').digest('hex');
-    for (const v of INITIAL_VAULTS) await deployVault(vault.chain, wallets[v.owner], v.slot === 's' ? salt : undefined, vault.passphrase);
+    for (const v of INITIAL_VAULTS)
+      await deployVault(vault.chain, wallets[v.owner], v.slot === 's' ? salt : undefined, vault.passphrase);
     const credentials = await issueInitial(vault.url, vault.passphrase, wallets, salt);
     const world: World = {
       wallets,
@@ -228,11 +263,18 @@ export interface NetworkModelOptions {
 }
 
 /** Creates accounts with `createAccount` operations from `funder`, in one transaction. */
-export async function createAccounts(o: { rpcUrl: string; passphrase: string; funder: Keypair; accounts: Keypair[]; startingBalance: string }): Promise<void> {
+export async function createAccounts(o: {
+  rpcUrl: string;
+  passphrase: string;
+  funder: Keypair;
+  accounts: Keypair[];
+  startingBalance: string;
+}): Promise<void> {
   const server = new rpc.Server(o.rpcUrl, { allowHttp: o.rpcUrl.startsWith('http:') });
   const source = await server.getAccount(o.funder.publicKey());
   const builder = new TransactionBuilder(source, { fee: '10000', networkPassphrase: o.passphrase });
-  for (const a of o.accounts) builder.addOperation(Operation.createAccount({ destination: a.publicKey(), startingBalance: o.startingBalance }));
+  for (const a of o.accounts)
+    builder.addOperation(Operation.createAccount({ destination: a.publicKey(), startingBalance: o.startingBalance }));
   const tx = builder.setTimeout(120).build();
   tx.sign(o.funder);
   const sent = await server.sendTransaction(tx);
@@ -241,7 +283,8 @@ export async function createAccounts(o: { rpcUrl: string; passphrase: string; fu
   for (;;) {
     const r = await server.getTransaction(sent.hash);
     if (r.status === rpc.Api.GetTransactionStatus.SUCCESS) return;
-    if (r.status === rpc.Api.GetTransactionStatus.FAILED) throw new Error(`createAccount failed (transaction ${sent.hash})`);
+    if (r.status === rpc.Api.GetTransactionStatus.FAILED)
+      throw new Error(`createAccount failed (transaction ${sent.hash})`);
     if (Date.now() > deadline) throw new Error(`createAccount not final after 120 s (transaction ${sent.hash})`);
     await new Promise((r2) => setTimeout(r2, 1_000));
   }
@@ -258,13 +301,25 @@ export function networkModelEnv(o: NetworkModelOptions): ModelEnv {
     async freshWorld() {
       const funder = o.funders[runs++ % o.funders.length]!;
       const kps = Object.fromEntries(WALLET_NAMES.map((n) => [n, Keypair.random()])) as Record<WalletName, Keypair>;
-      await createAccounts({ rpcUrl: o.rpcUrl, passphrase: o.passphrase, funder, accounts: Object.values(kps), startingBalance: o.startingBalance });
+      await createAccounts({
+        rpcUrl: o.rpcUrl,
+        passphrase: o.passphrase,
+        funder,
+        accounts: Object.values(kps),
+        startingBalance: o.startingBalance,
+      });
       const wallets = {} as Record<WalletName, Wallet>;
       await Promise.all(
         WALLET_NAMES.map(async (name) => {
           const kp = kps[name];
           const { role, scopes } = WALLET_KEYS[name];
-          const { key } = await o.keys.create({ walletAddress: kp.publicKey(), network: o.network, role, scopes, expiresAt: null });
+          const { key } = await o.keys.create({
+            walletAddress: kp.publicKey(),
+            network: o.network,
+            role,
+            scopes,
+            expiresAt: null,
+          });
           const did = await registerDidOnChain(o.chain, o.network, kp, o.passphrase);
           wallets[name] = { name, kp, id: kp.publicKey(), key, role, scopes, did };
         }),
@@ -274,7 +329,8 @@ export function networkModelEnv(o: NetworkModelOptions): ModelEnv {
       const owners = [...new Set(INITIAL_VAULTS.map((v) => v.owner))];
       await Promise.all(
         owners.map(async (owner) => {
-          for (const v of INITIAL_VAULTS.filter((x) => x.owner === owner)) await deployVault(o.chain, wallets[owner], v.slot === 's' ? salt : undefined, o.passphrase);
+          for (const v of INITIAL_VAULTS.filter((x) => x.owner === owner))
+            await deployVault(o.chain, wallets[owner], v.slot === 's' ? salt : undefined, o.passphrase);
         }),
       );
       const credentials = await issueInitial(o.vaultUrl, o.passphrase, wallets, salt);

@@ -5,7 +5,17 @@
 // the answer must be.
 import fc from 'fast-check';
 import {
-  badParamValue, badPatternValue, brokenJsonText, closedObjects, deleteAt, fieldsOf, isObject, overlongValue, setAt, show, wrongTypeValue,
+  badParamValue,
+  badPatternValue,
+  brokenJsonText,
+  closedObjects,
+  deleteAt,
+  fieldsOf,
+  isObject,
+  overlongValue,
+  setAt,
+  show,
+  wrongTypeValue,
 } from './invalid-values.ts';
 import { fillPath, type ApiName, type Json, type Method, type SpecDoc, type SpecOperation } from './spec.ts';
 
@@ -45,7 +55,14 @@ export const VAULT_BODY_LIMIT = 512 * 1024;
 export const RESOLVER_BODY_LIMIT = 256 * 1024;
 
 const JSON_TYPE = 'application/json';
-const NOT_JSON_TYPES = ['text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=xyz', 'application/octet-stream', 'text/json'];
+const NOT_JSON_TYPES = [
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'application/xml',
+  'multipart/form-data; boundary=xyz',
+  'application/octet-stream',
+  'text/json',
+];
 const ALL_METHODS: Method[] = ['get', 'post', 'put', 'patch', 'delete'];
 
 /** A named-code table of vault-api.yaml ("Errors": request-validation failures mapped onto codes). */
@@ -53,25 +70,36 @@ function vaultOverlongCode(path: (string | number)[]): string {
   const p = path.map(String);
   if (p.length === 1 && p[0] === 'vcId') return 'vcId_too_long';
   if (p.length === 1 && p[0] === 'vcData') return 'vcData_too_long';
-  if (p.length === 3 && p[0] === 'vcs' && (p[2] === 'vcId' || p[2] === 'vcData')) return `vcs[${p[1]}].${p[2]}_too_long`;
+  if (p.length === 3 && p[0] === 'vcs' && (p[2] === 'vcId' || p[2] === 'vcData'))
+    return `vcs[${p[1]}].${p[2]}_too_long`;
   if (p.length === 1 && (p[0] === 'didUri' || p[0] === 'date')) return 'input_too_long';
   return 'invalid_request';
 }
 
 /** The valid baseline request of an operation. */
-export function baseline(spec: SpecDoc, op: SpecOperation, keys?: Keys): { req: RawRequest; body?: Json; query: Record<string, string> } {
+export function baseline(
+  spec: SpecDoc,
+  op: SpecOperation,
+  keys?: Keys,
+): { req: RawRequest; body?: Json; query: Record<string, string> } {
   const pathValues: Record<string, string> = {};
   for (const p of op.params.filter((x) => x.in === 'path')) pathValues[p.name] = String(p.example);
   const query: Record<string, string> = {};
   for (const p of op.params.filter((x) => x.in === 'query' && x.required)) query[p.name] = String(p.example);
   const headers: Record<string, string> = {};
-  if (spec.api === 'vault' && keys && op.auth !== 'none') headers['x-svc-key'] = op.auth === 'admin' ? keys.admin : keys.standard;
+  if (spec.api === 'vault' && keys && op.auth !== 'none')
+    headers['x-svc-key'] = op.auth === 'admin' ? keys.admin : keys.standard;
   let body: string | undefined;
   if (op.body) {
     body = JSON.stringify(op.body.example);
     headers['content-type'] = JSON_TYPE;
   }
-  const req: RawRequest = { method: op.method.toUpperCase(), path: fillPath(op.path, pathValues) + qs(query), headers, ...(body !== undefined ? { body } : {}) };
+  const req: RawRequest = {
+    method: op.method.toUpperCase(),
+    path: fillPath(op.path, pathValues) + qs(query),
+    headers,
+    ...(body !== undefined ? { body } : {}),
+  };
   return { req, ...(op.body ? { body: op.body.example } : {}), query };
 }
 
@@ -82,7 +110,9 @@ function qs(q: Record<string, string>): string {
 
 /** The vault API's answer to a request-validation failure with `code` (or the resolver's: any 400 code it lists). */
 function invalid(api: ApiName, vaultCode = 'invalid_request'): Expectation {
-  return api === 'vault' ? { kind: 'error', status: 400, codes: [vaultCode] } : { kind: 'error', status: 400, codes: ['*'] };
+  return api === 'vault'
+    ? { kind: 'error', status: 400, codes: [vaultCode] }
+    : { kind: 'error', status: 400, codes: ['*'] };
 }
 
 export interface MutationKind {
@@ -95,12 +125,21 @@ export function mutationKinds(spec: SpecDoc, op: SpecOperation, keys?: Keys): Mu
   const { api, doc } = spec;
   const base = baseline(spec, op, keys);
   const kinds: MutationKind[] = [];
-  const add = (kind: string, arb: fc.Arbitrary<Omit<Mutation, 'kind'>>) => kinds.push({ kind, arb: arb.map((m) => ({ kind, ...m })) });
-  const withBody = (body: string, extra: Partial<RawRequest> = {}): RawRequest => ({ ...base.req, body, ...extra, headers: { ...base.req.headers, ...extra.headers } });
+  const add = (kind: string, arb: fc.Arbitrary<Omit<Mutation, 'kind'>>) =>
+    kinds.push({ kind, arb: arb.map((m) => ({ kind, ...m })) });
+  const withBody = (body: string, extra: Partial<RawRequest> = {}): RawRequest => ({
+    ...base.req,
+    body,
+    ...extra,
+    headers: { ...base.req.headers, ...extra.headers },
+  });
   const isDocs = op.path === '/docs';
   const isResolution = api === 'resolver' && op.path.startsWith('/1.0/identifiers/');
 
-  add('baseline', fc.constant({ note: 'the spec example, unchanged', req: base.req, expect: { kind: 'noServerError' } }));
+  add(
+    'baseline',
+    fc.constant({ note: 'the spec example, unchanged', req: base.req, expect: { kind: 'noServerError' } }),
+  );
 
   if (op.body) {
     const schema = op.body.schema;
@@ -112,7 +151,11 @@ export function mutationKinds(spec: SpecDoc, op: SpecOperation, keys?: Keys): Mu
       add(
         'wrongType',
         fc.constantFrom(...typed).chain(({ f, wrong }) =>
-          wrong!.map((v) => ({ note: `${show(f.path)} = ${JSON.stringify(v)}`, req: withBody(JSON.stringify(setAt(example, f.path, v))), expect: invalid(api) })),
+          wrong!.map((v) => ({
+            note: `${show(f.path)} = ${JSON.stringify(v)}`,
+            req: withBody(JSON.stringify(setAt(example, f.path, v))),
+            expect: invalid(api),
+          })),
         ),
       );
     }
@@ -139,13 +182,21 @@ export function mutationKinds(spec: SpecDoc, op: SpecOperation, keys?: Keys): Mu
           badPatternValue(f.schema['pattern'] as string, f.value as string).map((v) => ({
             note: `${show(f.path)} = ${JSON.stringify(v)}`,
             req: withBody(JSON.stringify(setAt(example, f.path, v))),
-            expect: invalid(api, f.path.length === 1 && f.path[0] === 'issuerDid' ? 'issuerDid_invalid' : 'invalid_request'),
+            expect: invalid(
+              api,
+              f.path.length === 1 && f.path[0] === 'issuerDid' ? 'issuerDid_invalid' : 'invalid_request',
+            ),
           })),
         ),
       );
     }
 
-    const sized = fields.filter((f) => Array.isArray(f.value) && (typeof f.schema['maxItems'] === 'number' || (typeof f.schema['minItems'] === 'number' && (f.schema['minItems'] as number) > 0)));
+    const sized = fields.filter(
+      (f) =>
+        Array.isArray(f.value) &&
+        (typeof f.schema['maxItems'] === 'number' ||
+          (typeof f.schema['minItems'] === 'number' && (f.schema['minItems'] as number) > 0)),
+    );
     if (sized.length) {
       add(
         'arraySize',
@@ -162,14 +213,30 @@ export function mutationKinds(spec: SpecDoc, op: SpecOperation, keys?: Keys): Mu
             return item;
           });
           const code = f.path.length === 1 && f.path[0] === 'vcs' ? 'batch_too_large' : 'invalid_request';
-          return { note: `${show(f.path)} with ${n} items`, req: withBody(JSON.stringify(setAt(example, f.path, value))), expect: invalid(api, code) };
+          return {
+            note: `${show(f.path)} with ${n} items`,
+            req: withBody(JSON.stringify(setAt(example, f.path, value))),
+            expect: invalid(api, code),
+          };
         }),
       );
     }
 
     const closed = closedObjects(doc, schema, example);
     if (closed.length) {
-      const names = fc.oneof(fc.constantFrom('holder', 'fee', 'feeOverride', 'role', 'constructor', '__proto__', 'vaultContractId', 'signedXdr2'), fc.stringMatching(/^[a-zA-Z_][a-zA-Z0-9_]{0,12}$/));
+      const names = fc.oneof(
+        fc.constantFrom(
+          'holder',
+          'fee',
+          'feeOverride',
+          'role',
+          'constructor',
+          '__proto__',
+          'vaultContractId',
+          'signedXdr2',
+        ),
+        fc.stringMatching(/^[a-zA-Z_][a-zA-Z0-9_]{0,12}$/),
+      );
       add(
         'unknownField',
         fc
@@ -177,15 +244,25 @@ export function mutationKinds(spec: SpecDoc, op: SpecOperation, keys?: Keys): Mu
           .filter(([o, name]) => !(name in ((o.schema['properties'] ?? {}) as Json)))
           .map(([o, name, v]) => {
             // Written as text so that "__proto__" arrives as an own field, as a client would send it.
-            const target = structuredClone(o.path.length ? (o.path.reduce<any>((at, k) => at[k], example) as Json) : example);
+            const target = structuredClone(
+              o.path.length ? (o.path.reduce<any>((at, k) => at[k], example) as Json) : example,
+            );
             const inner = `{${JSON.stringify(name)}:${JSON.stringify(v ?? null)}${Object.keys(target).length ? ',' : ''}${JSON.stringify(target).slice(1)}`;
-            const text = o.path.length ? JSON.stringify(setAt(example, o.path, '\u0000MARK\u0000')).replace('"\\u0000MARK\\u0000"', inner) : inner;
+            const text = o.path.length
+              ? JSON.stringify(setAt(example, o.path, '\u0000MARK\u0000')).replace('"\\u0000MARK\\u0000"', inner)
+              : inner;
             return { note: `unknown field ${show([...o.path, name])}`, req: withBody(text), expect: invalid(api) };
           }),
       );
     }
 
-    const free = fields.filter((f) => typeof f.value === 'string' && f.schema['pattern'] === undefined && f.schema['format'] === undefined && f.schema['enum'] === undefined);
+    const free = fields.filter(
+      (f) =>
+        typeof f.value === 'string' &&
+        f.schema['pattern'] === undefined &&
+        f.schema['format'] === undefined &&
+        f.schema['enum'] === undefined,
+    );
     if (free.length) {
       add(
         'oddStrings',
@@ -193,7 +270,17 @@ export function mutationKinds(spec: SpecDoc, op: SpecOperation, keys?: Keys): Mu
           fc
             .oneof(
               fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }),
-              fc.constantFrom('\ud800', '\u0000', '\u202e', '𝕍𝕔', '\r\n', '%00', '${x}', '{{7*7}}', '"; DROP TABLE keys; --'),
+              fc.constantFrom(
+                '\ud800',
+                '\u0000',
+                '\u202e',
+                '𝕍𝕔',
+                '\r\n',
+                '%00',
+                '${x}',
+                '{{7*7}}',
+                '"; DROP TABLE keys; --',
+              ),
             )
             .filter((v) => typeof f.schema['maxLength'] !== 'number' || v.length <= (f.schema['maxLength'] as number))
             .map((v) => ({
@@ -208,31 +295,40 @@ export function mutationKinds(spec: SpecDoc, op: SpecOperation, keys?: Keys): Mu
 
     add(
       'deepJson',
-      fc.tuple(fc.integer({ min: 200, max: 60_000 }), fc.constantFrom('[', '{"a":'), fc.boolean()).map(([depth, open, asField]) => {
-        const close = open === '[' ? ']' : '}';
-        const deep = open.repeat(depth) + '1' + close.repeat(depth);
-        const t = asField ? `{"deep":${deep},${JSON.stringify(example).slice(1)}` : deep;
-        return {
-          note: `${depth} levels of ${open} ${asField ? 'in an unknown field' : 'as the body'}`,
-          req: withBody(t),
-          expect:
-            api === 'vault'
-              ? { kind: 'error', status: 400, codes: ['invalid_request', 'invalid_json'] }
-              : Buffer.byteLength(t) > RESOLVER_BODY_LIMIT
-                ? { kind: 'error', status: 413, codes: ['payload_too_large'] }
-                : invalid(api),
-        };
-      }),
+      fc
+        .tuple(fc.integer({ min: 200, max: 60_000 }), fc.constantFrom('[', '{"a":'), fc.boolean())
+        .map(([depth, open, asField]) => {
+          const close = open === '[' ? ']' : '}';
+          const deep = open.repeat(depth) + '1' + close.repeat(depth);
+          const t = asField ? `{"deep":${deep},${JSON.stringify(example).slice(1)}` : deep;
+          return {
+            note: `${depth} levels of ${open} ${asField ? 'in an unknown field' : 'as the body'}`,
+            req: withBody(t),
+            expect:
+              api === 'vault'
+                ? { kind: 'error', status: 400, codes: ['invalid_request', 'invalid_json'] }
+                : Buffer.byteLength(t) > RESOLVER_BODY_LIMIT
+                  ? { kind: 'error', status: 413, codes: ['payload_too_large'] }
+                  : invalid(api),
+          };
+        }),
     );
 
     const requiredFields: (string | number)[][] = [];
-    for (const o of [{ path: [] as (string | number)[], schema }, ...fields.filter((f) => isObject(f.value)).map((f) => ({ path: f.path, schema: f.schema }))]) {
+    for (const o of [
+      { path: [] as (string | number)[], schema },
+      ...fields.filter((f) => isObject(f.value)).map((f) => ({ path: f.path, schema: f.schema })),
+    ]) {
       for (const r of (o.schema['required'] as string[] | undefined) ?? []) requiredFields.push([...o.path, r]);
     }
     if (requiredFields.length) {
       add(
         'missingRequired',
-        fc.constantFrom(...requiredFields).map((p) => ({ note: `without ${show(p)}`, req: withBody(JSON.stringify(deleteAt(example, p))), expect: invalid(api) })),
+        fc.constantFrom(...requiredFields).map((p) => ({
+          note: `without ${show(p)}`,
+          req: withBody(JSON.stringify(deleteAt(example, p))),
+          expect: invalid(api),
+        })),
       );
     }
 
@@ -242,7 +338,10 @@ export function mutationKinds(spec: SpecDoc, op: SpecOperation, keys?: Keys): Mu
       brokenJsonText(text).map((t) => ({
         note: `body ${JSON.stringify(t.slice(0, 60))}${t.length > 60 ? '…' : ''}`,
         req: withBody(t),
-        expect: api === 'vault' ? { kind: 'error', status: 400, codes: ['invalid_json'] } : { kind: 'error', status: 400, codes: ['invalid_request'] },
+        expect:
+          api === 'vault'
+            ? { kind: 'error', status: 400, codes: ['invalid_json'] }
+            : { kind: 'error', status: 400, codes: ['invalid_request'] },
       })),
     );
 
@@ -277,17 +376,22 @@ export function mutationKinds(spec: SpecDoc, op: SpecOperation, keys?: Keys): Mu
 
     add(
       'notAnObject',
-      fc.constantFrom('[]', '[1]', '42', '"text"', 'null', 'true', '[{}]').map((t) => ({ note: `body ${t}`, req: withBody(t), expect: invalid(api) })),
+      fc
+        .constantFrom('[]', '[1]', '42', '"text"', 'null', 'true', '[{}]')
+        .map((t) => ({ note: `body ${t}`, req: withBody(t), expect: invalid(api) })),
     );
 
     if (op.body.submitBranch && Object.keys(example).some((k) => k !== 'signedXdr')) {
       add(
         'bothModes',
-        fc.base64String({ minLength: 4, maxLength: 200 }).filter((s) => s.length > 0).map((x) => ({
-          note: 'prepare fields and signedXdr together',
-          req: withBody(JSON.stringify({ ...example, signedXdr: x })),
-          expect: invalid(api),
-        })),
+        fc
+          .base64String({ minLength: 4, maxLength: 200 })
+          .filter((s) => s.length > 0)
+          .map((x) => ({
+            note: 'prepare fields and signedXdr together',
+            req: withBody(JSON.stringify({ ...example, signedXdr: x })),
+            expect: invalid(api),
+          })),
       );
     }
     if (op.body.submitBranch) {
@@ -310,7 +414,11 @@ export function mutationKinds(spec: SpecDoc, op: SpecOperation, keys?: Keys): Mu
         badParamValue(p.schema, String(p.example ?? '')).map((v) => {
           const n = Number(v);
           const code = p.name === 'limit' && /^\d+$/.test(v) && n > 200 ? 'limit_too_large' : 'invalid_request';
-          return { note: `?${p.name}=${JSON.stringify(v)}`, req: { ...base.req, path: fillPath(op.path, pathValuesOf(op)) + qs({ ...base.query, [p.name]: v }) }, expect: invalid(api, code) };
+          return {
+            note: `?${p.name}=${JSON.stringify(v)}`,
+            req: { ...base.req, path: fillPath(op.path, pathValuesOf(op)) + qs({ ...base.query, [p.name]: v }) },
+            expect: invalid(api, code),
+          };
         }),
       ),
     );
@@ -321,7 +429,11 @@ export function mutationKinds(spec: SpecDoc, op: SpecOperation, keys?: Keys): Mu
         fc.constantFrom(...required).map((p) => {
           const q = { ...base.query };
           delete q[p.name];
-          return { note: `without ?${p.name}`, req: { ...base.req, path: fillPath(op.path, pathValuesOf(op)) + qs(q) }, expect: invalid(api) };
+          return {
+            note: `without ?${p.name}`,
+            req: { ...base.req, path: fillPath(op.path, pathValuesOf(op)) + qs(q) },
+            expect: invalid(api),
+          };
         }),
       );
     }
@@ -329,7 +441,8 @@ export function mutationKinds(spec: SpecDoc, op: SpecOperation, keys?: Keys): Mu
   if (!isDocs) {
     add(
       'unknownQuery',
-      fc.tuple(fc.stringMatching(/^[a-z][a-zA-Z0-9_]{0,10}$/), fc.stringMatching(/^[a-z0-9]{0,8}$/))
+      fc
+        .tuple(fc.stringMatching(/^[a-z][a-zA-Z0-9_]{0,10}$/), fc.stringMatching(/^[a-z0-9]{0,8}$/))
         .filter(([k]) => !op.params.some((p) => p.name === k))
         .map(([k, v]) => ({
           note: `unknown query parameter ${k}`,
@@ -343,20 +456,24 @@ export function mutationKinds(spec: SpecDoc, op: SpecOperation, keys?: Keys): Mu
   for (const p of op.params.filter((x) => x.in === 'path')) {
     add(
       'badPathParam',
-      fc.oneof(badParamValue(p.schema, String(p.example)), fc.constantFrom('create', 'vc-count', 'list-vc-ids', 'issuers', '%00', ' '))
+      fc
+        .oneof(
+          badParamValue(p.schema, String(p.example)),
+          fc.constantFrom('create', 'vc-count', 'list-vc-ids', 'issuers', '%00', ' '),
+        )
         // Dot segments never reach the server: the URL parser resolves them (and %2E) before sending.
         .filter((v) => v.length > 0 && !/^(\.|%2e)+$/i.test(v))
         .map((v) => ({
-        note: `{${p.name}} = ${JSON.stringify(v)}`,
-        req: { ...base.req, path: fillPath(op.path, { ...pathValuesOf(op), [p.name]: v }) + qs(base.query) },
-        expect:
-          // A value that names a static sibling (`/contracts/vault/create`) is that path: another method there is 405.
-          api === 'vault'
-            ? { kind: 'error', status: 0, codes: ['invalid_request', 'not_found', 'method_not_allowed'] }
-            : isResolution
-              ? { kind: 'clientError' }
-              : { kind: 'error', status: 0, codes: ['did_invalid', 'not_found', 'method_not_allowed'] },
-      })),
+          note: `{${p.name}} = ${JSON.stringify(v)}`,
+          req: { ...base.req, path: fillPath(op.path, { ...pathValuesOf(op), [p.name]: v }) + qs(base.query) },
+          expect:
+            // A value that names a static sibling (`/contracts/vault/create`) is that path: another method there is 405.
+            api === 'vault'
+              ? { kind: 'error', status: 0, codes: ['invalid_request', 'not_found', 'method_not_allowed'] }
+              : isResolution
+                ? { kind: 'clientError' }
+                : { kind: 'error', status: 0, codes: ['did_invalid', 'not_found', 'method_not_allowed'] },
+        })),
     );
   }
 
@@ -372,11 +489,16 @@ export function mutationKinds(spec: SpecDoc, op: SpecOperation, keys?: Keys): Mu
   }
   add(
     'oddRequestId',
-    fc.oneof(fc.integer({ min: 129, max: 2000 }).map((n) => 'r'.repeat(n)), fc.constantFrom(' ', 'a b', '\t')).map((v) => ({
-      note: `X-Request-ID ${JSON.stringify(v.slice(0, 20))}${v.length > 20 ? `… (${v.length})` : ''}`,
-      req: { ...base.req, headers: { ...base.req.headers, 'x-request-id': v } },
-      expect: { kind: 'noServerError' },
-    })),
+    fc
+      .oneof(
+        fc.integer({ min: 129, max: 2000 }).map((n) => 'r'.repeat(n)),
+        fc.constantFrom(' ', 'a b', '\t'),
+      )
+      .map((v) => ({
+        note: `X-Request-ID ${JSON.stringify(v.slice(0, 20))}${v.length > 20 ? `… (${v.length})` : ''}`,
+        req: { ...base.req, headers: { ...base.req.headers, 'x-request-id': v } },
+        expect: { kind: 'noServerError' },
+      })),
   );
 
   if (api === 'vault' && op.auth !== 'none' && keys) {
@@ -387,12 +509,23 @@ export function mutationKinds(spec: SpecDoc, op: SpecOperation, keys?: Keys): Mu
     };
     // Where the key is optional, a keyless request is served (or refused for what it asks, never a 5xx).
     const keyless = op.auth === 'optional' ? ({ kind: 'noServerError' } as const) : undefined;
-    add('missingKey', fc.constant({ note: 'no key header', req: { ...base.req, headers: noKey() }, expect: keyless ?? { kind: 'error', status: 401, codes: ['missing_api_key'] } }));
+    add(
+      'missingKey',
+      fc.constant({
+        note: 'no key header',
+        req: { ...base.req, headers: noKey() },
+        expect: keyless ?? { kind: 'error', status: 401, codes: ['missing_api_key'] },
+      }),
+    );
     add(
       'garbageKey',
       fc
         .tuple(
-          fc.oneof(fc.stringMatching(/^[0-9a-f]{64}$/), fc.stringMatching(/^[!-~]{1,200}$/), fc.stringMatching(/^[0-9a-f]{63}$/)),
+          fc.oneof(
+            fc.stringMatching(/^[0-9a-f]{64}$/),
+            fc.stringMatching(/^[!-~]{1,200}$/),
+            fc.stringMatching(/^[0-9a-f]{63}$/),
+          ),
           fc.constantFrom('x-svc-key', 'x-api-key', 'bearer'),
         )
         // Hex is case-insensitive: the same key in capitals is the same key, not garbage.
@@ -401,16 +534,31 @@ export function mutationKinds(spec: SpecDoc, op: SpecOperation, keys?: Keys): Mu
           const h = noKey();
           if (where === 'bearer') h['authorization'] = `Bearer ${k}`;
           else h[where] = k;
-          return { note: `${where} ${JSON.stringify(k.slice(0, 20))}…`, req: { ...base.req, headers: h }, expect: { kind: 'error', status: 401, codes: ['invalid_api_key'] } };
+          return {
+            note: `${where} ${JSON.stringify(k.slice(0, 20))}…`,
+            req: { ...base.req, headers: h },
+            expect: { kind: 'error', status: 401, codes: ['invalid_api_key'] },
+          };
         }),
     );
     add(
       'otherAuthScheme',
-      fc.constantFrom(`Basic ${Buffer.from(`user:${keys.standard}`).toString('base64')}`, `Token ${keys.standard}`, 'Bearer', `bearer  ${keys.standard}x`).map((v) => {
-        const h = noKey();
-        h['authorization'] = v;
-        return { note: `Authorization: ${v.slice(0, 16)}…`, req: { ...base.req, headers: h }, expect: keyless ?? { kind: 'error', status: 401, codes: ['missing_api_key', 'invalid_api_key'] } };
-      }),
+      fc
+        .constantFrom(
+          `Basic ${Buffer.from(`user:${keys.standard}`).toString('base64')}`,
+          `Token ${keys.standard}`,
+          'Bearer',
+          `bearer  ${keys.standard}x`,
+        )
+        .map((v) => {
+          const h = noKey();
+          h['authorization'] = v;
+          return {
+            note: `Authorization: ${v.slice(0, 16)}…`,
+            req: { ...base.req, headers: h },
+            expect: keyless ?? { kind: 'error', status: 401, codes: ['missing_api_key', 'invalid_api_key'] },
+          };
+        }),
     );
   }
 
@@ -426,7 +574,11 @@ export function mutationKinds(spec: SpecDoc, op: SpecOperation, keys?: Keys): Mu
           headers['content-type'] = JSON_TYPE;
           body = base.req.body === undefined ? '{}' : (base.req.body as string);
         }
-        return { note: `${m.toUpperCase()} ${op.path}`, req: { method: m.toUpperCase(), path: base.req.path, headers, ...(body !== undefined ? { body } : {}) }, expect: { kind: 'error', status: 405, codes: ['method_not_allowed'] } };
+        return {
+          note: `${m.toUpperCase()} ${op.path}`,
+          req: { method: m.toUpperCase(), path: base.req.path, headers, ...(body !== undefined ? { body } : {}) },
+          expect: { kind: 'error', status: 405, codes: ['method_not_allowed'] },
+        };
       }),
     );
   }

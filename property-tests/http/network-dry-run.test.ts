@@ -22,7 +22,14 @@ describe('test:network', () => {
     const code = await runNetworkTests({}, { out: () => undefined, err: (l) => err.push(l) });
     expect(code).toBe(2);
     expect(err.join('\n')).toMatch(/does NOT count as a pass/);
-    for (const name of ['CV_TESTNET_RPC_URL', 'CV_TESTNET_PASSPHRASE', 'CV_TESTNET_FACTORY_ID', 'CV_TESTNET_REGISTRY_ID', 'CV_TESTNET_SIMULATION_ACCOUNT', 'CV_TEST_SECRETS']) {
+    for (const name of [
+      'CV_TESTNET_RPC_URL',
+      'CV_TESTNET_PASSPHRASE',
+      'CV_TESTNET_FACTORY_ID',
+      'CV_TESTNET_REGISTRY_ID',
+      'CV_TESTNET_SIMULATION_ACCOUNT',
+      'CV_TEST_SECRETS',
+    ]) {
       expect(err.join('\n')).toContain(name);
     }
   });
@@ -44,25 +51,30 @@ describe('test:network', () => {
   it.each([
     { name: 'testnet only (vault API served alone, resolver for testnet)', mainnet: false, runs: '2' },
     { name: 'both networks (credential-vault start)', mainnet: true, runs: '1' },
-  ])('dry run, $name: the simulator as an external network passes the conformance flow and the model', async ({ mainnet, runs }) => {
-    const funders = [Keypair.random(), Keypair.random()];
-    for (const f of funders) expect((await fetch(`${sim.networks.testnet.friendbotUrl}?addr=${f.publicKey()}`)).ok).toBe(true);
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runNetworkTests(
-      {
-        ...settings('testnet'),
-        ...(mainnet ? settings('mainnet') : {}),
-        CV_TEST_SECRETS: funders.map((f) => f.secret()).join(','),
-        CV_NETWORK_RUNS: runs,
-        CV_LOG_LEVEL: 'silent',
-      },
-      { out: (l) => out.push(l), err: (l) => err.push(l) },
-    );
-    console.log(out.join('\n'));
-    expect(err.join('\n')).toBe('');
-    expect(code).toBe(0);
-  }, 240_000);
+  ])(
+    'dry run, $name: the simulator as an external network passes the conformance flow and the model',
+    async ({ mainnet, runs }) => {
+      const funders = [Keypair.random(), Keypair.random()];
+      for (const f of funders)
+        expect((await fetch(`${sim.networks.testnet.friendbotUrl}?addr=${f.publicKey()}`)).ok).toBe(true);
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await runNetworkTests(
+        {
+          ...settings('testnet'),
+          ...(mainnet ? settings('mainnet') : {}),
+          CV_TEST_SECRETS: funders.map((f) => f.secret()).join(','),
+          CV_NETWORK_RUNS: runs,
+          CV_LOG_LEVEL: 'silent',
+        },
+        { out: (l) => out.push(l), err: (l) => err.push(l) },
+      );
+      console.log(out.join('\n'));
+      expect(err.join('\n')).toBe('');
+      expect(code).toBe(0);
+    },
+    240_000,
+  );
 
   // GET /config reports the vault template hash (^[0-9a-f]{64}$), so serving the vault API over an external
   // RPC requires CV_TESTNET_VAULT_WASM_HASH: without it the services refuse to start, saying so.
@@ -74,15 +86,20 @@ describe('test:network', () => {
     const { loadConfig } = await import('../../src/config/index.ts');
     const { startServices } = await import('../../src/services.ts');
     const dataDir = await mkdtemp(path.join(tmpdir(), 'cv-config-'));
-    const { config } = loadConfig(['--simulator', 'false', '--network', 'testnet', '--port', '0', '--data-dir', dataDir, '--log-level', 'silent'], {
-      CV_TESTNET_RPC_URL: t.rpcUrl,
-      CV_TESTNET_PASSPHRASE: t.passphrase,
-      CV_TESTNET_FACTORY_ID: t.factoryId,
-      CV_TESTNET_REGISTRY_ID: t.registryId,
-      CV_TESTNET_SIMULATION_ACCOUNT: t.admin.publicKey,
-    });
+    const { config } = loadConfig(
+      ['--simulator', 'false', '--network', 'testnet', '--port', '0', '--data-dir', dataDir, '--log-level', 'silent'],
+      {
+        CV_TESTNET_RPC_URL: t.rpcUrl,
+        CV_TESTNET_PASSPHRASE: t.passphrase,
+        CV_TESTNET_FACTORY_ID: t.factoryId,
+        CV_TESTNET_REGISTRY_ID: t.registryId,
+        CV_TESTNET_SIMULATION_ACCOUNT: t.admin.publicKey,
+      },
+    );
     try {
-      await expect(startServices(config, { mode: 'serve', validateResponses: true })).rejects.toThrow(/CV_TESTNET_VAULT_WASM_HASH/);
+      await expect(startServices(config, { mode: 'serve', validateResponses: true })).rejects.toThrow(
+        /CV_TESTNET_VAULT_WASM_HASH/,
+      );
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }

@@ -52,7 +52,12 @@ const VM = `${DID_KEY}#${DID_KEY.slice('did:key:'.length)}`;
 function chainedProofs(n: number, purpose = 'assertionMethod'): unknown[] {
   const ids = Array.from({ length: n }, (_, i) => `p${i}`);
   return ids.map((id, i) => ({
-    id, type: 'DataIntegrityProof', cryptosuite: 'eddsa-jcs-2022', created: '2026-01-01T00:00:00Z', verificationMethod: VM, proofPurpose: purpose,
+    id,
+    type: 'DataIntegrityProof',
+    cryptosuite: 'eddsa-jcs-2022',
+    created: '2026-01-01T00:00:00Z',
+    verificationMethod: VM,
+    proofPurpose: purpose,
     ...(purpose === 'authentication' ? { challenge: 'bench-nonce' } : {}),
     previousProof: ids.filter((_, j) => j !== i),
     proofValue: SIGNATURES[i % SIGNATURES.length],
@@ -67,7 +72,13 @@ function credential(fill: { claims?: number; blob?: number }, n = MAX_PROOFS): R
   const subject: Record<string, unknown> = { id: 'did:example:holder' };
   if (fill.claims) for (let i = 0; i < fill.claims; i++) subject[`c${i}`] = i;
   if (fill.blob) subject['blob'] = 'x'.repeat(fill.blob);
-  return { '@context': ['https://www.w3.org/ns/credentials/v2'], type: ['VerifiableCredential'], issuer: DID_KEY, credentialSubject: subject, proof: chainedProofs(n) };
+  return {
+    '@context': ['https://www.w3.org/ns/credentials/v2'],
+    type: ['VerifiableCredential'],
+    issuer: DID_KEY,
+    credentialSubject: subject,
+    proof: chainedProofs(n),
+  };
 }
 
 /** The largest `fill` whose body stays within `limit` (bisection on the fill size). */
@@ -87,31 +98,49 @@ function verificationCases(limit: number): OversizedCase[] {
   const reviewProofs = (n: number) => JSON.stringify({ verifiableCredential: credential({}, n) });
   const presentation = (claims: number) => {
     const vcs = Array.from({ length: MAX_PRESENTED_CREDENTIALS }, () => credential({ claims }));
-    const vp = { '@context': ['https://www.w3.org/ns/credentials/v2'], type: ['VerifiablePresentation'], holder: DID_KEY, verifiableCredential: vcs, proof: chainedProofs(MAX_PROOFS, 'authentication') };
+    const vp = {
+      '@context': ['https://www.w3.org/ns/credentials/v2'],
+      type: ['VerifiablePresentation'],
+      holder: DID_KEY,
+      verifiableCredential: vcs,
+      proof: chainedProofs(MAX_PROOFS, 'authentication'),
+    };
     return JSON.stringify({ verifiablePresentation: vp, options: { challenge: 'bench-nonce' } });
   };
   return [
     {
       name: 'vault POST /credentials/verify: hundreds of proofs, each naming all the others (the review)',
-      service: 'vault', path: '/credentials/verify', keyed: true, answer: 'verification',
+      service: 'vault',
+      path: '/credentials/verify',
+      keyed: true,
+      answer: 'verification',
       body: largest(reviewProofs, limit, 400),
       want: { status: 400, code: 'too_many_proofs' },
     },
     {
       name: `vault POST /credentials/verify: ${MAX_PROOFS} proofs chained to each other, a subject of small members`,
-      service: 'vault', path: '/credentials/verify', keyed: true, answer: 'verification',
+      service: 'vault',
+      path: '/credentials/verify',
+      keyed: true,
+      answer: 'verification',
       body: largest((n) => vc({ claims: n }), limit, 60_000),
       want: { status: 400, code: 'signature_invalid' },
     },
     {
       name: `vault POST /credentials/verify: ${MAX_PROOFS} proofs chained to each other, one long string`,
-      service: 'vault', path: '/credentials/verify', keyed: true, answer: 'verification',
+      service: 'vault',
+      path: '/credentials/verify',
+      keyed: true,
+      answer: 'verification',
       body: largest((n) => vc({ blob: n }), limit, limit),
       want: { status: 400, code: 'signature_invalid' },
     },
     {
       name: `vault POST /presentations/verify: ${MAX_PRESENTED_CREDENTIALS} credentials and the holder, ${MAX_PROOFS} chained proofs each`,
-      service: 'vault', path: '/presentations/verify', keyed: true, answer: 'verification',
+      service: 'vault',
+      path: '/presentations/verify',
+      keyed: true,
+      answer: 'verification',
       body: largest(presentation, limit, 6_000),
       want: { status: 200, code: 'signature_invalid' },
     },
@@ -132,7 +161,8 @@ function fill(head: string, item: (i: number) => string, tail: string, limit: nu
   return head + parts.join(',') + tail;
 }
 
-const record = (inner: string) => `{"did":"${DID}","sourcePublicKey":"${OWNER}","record":{"controller":"${OWNER}",${inner}}}`;
+const record = (inner: string) =>
+  `{"did":"${DID}","sourcePublicKey":"${OWNER}","record":{"controller":"${OWNER}",${inner}}}`;
 
 export function oversizedCases(): OversizedCase[] {
   const vault = VAULT_BODY_LIMIT;
@@ -141,44 +171,75 @@ export function oversizedCases(): OversizedCase[] {
     ...verificationCases(vault),
     {
       name: 'vault POST /auth/keys: scopes of objects (no key)',
-      service: 'vault', path: '/auth/keys', keyed: false,
+      service: 'vault',
+      path: '/auth/keys',
+      keyed: false,
       body: fill('{"transaction":"AAAA","scopes":[', (i) => `{"a":${i}}`, ']}', vault),
       want: { status: 400, code: 'invalid_request' },
     },
     {
       name: 'vault POST /auth/keys: scopes of zeros (no key)',
-      service: 'vault', path: '/auth/keys', keyed: false,
+      service: 'vault',
+      path: '/auth/keys',
+      keyed: false,
       body: fill('{"transaction":"AAAA","scopes":[', () => '0', ']}', vault),
       want: { status: 400, code: 'invalid_request' },
     },
     {
       name: 'vault POST /auth/keys: unknown fields (no key)',
-      service: 'vault', path: '/auth/keys', keyed: false,
+      service: 'vault',
+      path: '/auth/keys',
+      keyed: false,
       body: fill('{"transaction":"AAAA",', (i) => `"k${i}":0`, '}', vault),
       want: { status: 400, code: 'invalid_request' },
     },
     {
       name: 'vault POST /contracts/vc/batch-issue: vcs of {}',
-      service: 'vault', path: '/contracts/vc/batch-issue', keyed: true,
+      service: 'vault',
+      path: '/contracts/vc/batch-issue',
+      keyed: true,
       body: fill('{"vcs":[', () => '{}', ']}', vault),
       want: { status: 400, code: 'batch_too_large' },
     },
     {
       name: 'resolver POST /v1/dids/stellar: authentication of keys',
-      service: 'resolver', path: '/v1/dids/stellar', keyed: false,
-      body: fill(record('"assertionMethod":[],"keyAgreement":[],"services":[],"authentication":[').slice(0, -2), () => `{"publicKeyMultibase":"${KEY}"}`, ']}}', resolver),
+      service: 'resolver',
+      path: '/v1/dids/stellar',
+      keyed: false,
+      body: fill(
+        record('"assertionMethod":[],"keyAgreement":[],"services":[],"authentication":[').slice(0, -2),
+        () => `{"publicKeyMultibase":"${KEY}"}`,
+        ']}}',
+        resolver,
+      ),
       want: { status: 400, code: 'key_count_invalid' },
     },
     {
       name: 'resolver POST /v1/dids/stellar: authentication of {}',
-      service: 'resolver', path: '/v1/dids/stellar', keyed: false,
-      body: fill(record('"assertionMethod":[],"keyAgreement":[],"services":[],"authentication":[').slice(0, -2), () => '{}', ']}}', resolver),
+      service: 'resolver',
+      path: '/v1/dids/stellar',
+      keyed: false,
+      body: fill(
+        record('"assertionMethod":[],"keyAgreement":[],"services":[],"authentication":[').slice(0, -2),
+        () => '{}',
+        ']}}',
+        resolver,
+      ),
       want: { status: 400, code: 'key_count_invalid' },
     },
     {
       name: 'resolver POST /v1/dids/stellar: unknown fields of the record',
-      service: 'resolver', path: '/v1/dids/stellar', keyed: false,
-      body: fill(record(`"authentication":[{"publicKeyMultibase":"${KEY}"}],"assertionMethod":[],"keyAgreement":[],"services":[],`).slice(0, -2), (i) => `"k${i}":0`, '}}', resolver),
+      service: 'resolver',
+      path: '/v1/dids/stellar',
+      keyed: false,
+      body: fill(
+        record(
+          `"authentication":[{"publicKeyMultibase":"${KEY}"}],"assertionMethod":[],"keyAgreement":[],"services":[],`,
+        ).slice(0, -2),
+        (i) => `"k${i}":0`,
+        '}}',
+        resolver,
+      ),
       want: { status: 400, code: 'invalid_request' },
     },
   ];

@@ -5,7 +5,11 @@ import type fc from 'fast-check';
 /** Default seed of the HTTP-level properties (override with FC_SEED). */
 export const HTTP_SEED = 20260630;
 
-export function runParams(name: string, defaultRuns: number, env: NodeJS.ProcessEnv = process.env): fc.Parameters<unknown> {
+export function runParams(
+  name: string,
+  defaultRuns: number,
+  env: NodeJS.ProcessEnv = process.env,
+): fc.Parameters<unknown> {
   const seed = Number(env['FC_SEED'] ?? HTTP_SEED);
   const numRuns = Number(env['FC_RUNS'] ?? defaultRuns);
   const path = env['FC_PATH'];

@@ -31,7 +31,11 @@ async function factoryIdOf(env: ModelEnv): Promise<string> {
   return id;
 }
 
-export async function runVaultModel(env: ModelEnv, params: fc.Parameters<unknown>, o: ModelRunOptions): Promise<ModelRunReport> {
+export async function runVaultModel(
+  env: ModelEnv,
+  params: fc.Parameters<unknown>,
+  o: ModelRunOptions,
+): Promise<ModelRunReport> {
   const factoryId = await factoryIdOf(env);
   let runs = 0;
   let sequences = 0;

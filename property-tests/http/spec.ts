@@ -75,7 +75,9 @@ export function deref(doc: Json, node: unknown): Json {
     cur = ref
       .slice(2)
       .split('/')
-      .reduce<unknown>((at, part) => (at as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc) as Json | undefined;
+      .reduce<unknown>((at, part) => (at as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc) as
+      | Json
+      | undefined;
   }
   if (!cur) throw new Error(`unresolvable ${JSON.stringify(node)}`);
   return cur;
@@ -116,7 +118,8 @@ function operationsOf(api: ApiName, doc: Json): SpecOperation[] {
       const op = item[method] as Json;
       const security = (op['security'] ?? doc['security']) as unknown[] | undefined;
       const isPublic = !Array.isArray(security) || security.length === 0;
-      const optional = !isPublic && security.some((r) => typeof r === 'object' && r !== null && Object.keys(r).length === 0);
+      const optional =
+        !isPublic && security.some((r) => typeof r === 'object' && r !== null && Object.keys(r).length === 0);
       const auth = isPublic ? 'none' : op['x-required-role'] === 'admin' ? 'admin' : optional ? 'optional' : 'key';
       const rawParams = [...((item['parameters'] as unknown[]) ?? []), ...((op['parameters'] as unknown[]) ?? [])];
       const params = rawParams.map((p): SpecParam => {
@@ -137,14 +140,25 @@ function operationsOf(api: ApiName, doc: Json): SpecOperation[] {
         const media = (rb['content'] as Json | undefined)?.['application/json'] as Json | undefined;
         if (media) {
           const top = schemaOf(doc, media['schema']);
-          const branches = Array.isArray(top['oneOf']) ? (top['oneOf'] as unknown[]).map((b) => schemaOf(doc, b)) : [top];
-          const isSubmit = (b: Json) => ((b['required'] as string[] | undefined) ?? []).includes('signedXdr') && Object.keys((b['properties'] as Json) ?? {}).length === 1;
+          const branches = Array.isArray(top['oneOf'])
+            ? (top['oneOf'] as unknown[]).map((b) => schemaOf(doc, b))
+            : [top];
+          const isSubmit = (b: Json) =>
+            ((b['required'] as string[] | undefined) ?? []).includes('signedXdr') &&
+            Object.keys((b['properties'] as Json) ?? {}).length === 1;
           const prepare = branches.find((b) => !isSubmit(b)) ?? branches[0]!;
           const example = exampleOf(doc, media) ?? exampleOf(doc, prepare);
           if (example === undefined || typeof example !== 'object' || example === null) {
-            throw new Error(`${api} ${method.toUpperCase()} ${path}: the request body has no example; the bad-input properties need one to mutate`);
+            throw new Error(
+              `${api} ${method.toUpperCase()} ${path}: the request body has no example; the bad-input properties need one to mutate`,
+            );
           }
-          body = { schema: prepare, example: example as Json, submitBranch: branches.some(isSubmit), required: rb['required'] === true };
+          body = {
+            schema: prepare,
+            example: example as Json,
+            submitBranch: branches.some(isSubmit),
+            required: rb['required'] === true,
+          };
         }
       }
       out.push({
@@ -163,7 +177,11 @@ function operationsOf(api: ApiName, doc: Json): SpecOperation[] {
 }
 
 function errorCodesOf(doc: Json): ErrorCodeTable {
-  const rows = ((doc['components'] as Json)['x-error-codes'] ?? []) as { code: string; status: number; pattern?: string }[];
+  const rows = ((doc['components'] as Json)['x-error-codes'] ?? []) as {
+    code: string;
+    status: number;
+    pattern?: string;
+  }[];
   const table: ErrorCodeTable = { exact: new Map(), patterns: [] };
   for (const r of rows) {
     if (r.pattern) table.patterns.push({ re: new RegExp(r.pattern), status: r.status, code: r.code });
@@ -195,15 +213,18 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
  */
 export function vaultErrorProblems(table: ErrorCodeTable, a: Answer): string[] {
   const problems: string[] = [];
-  if (!a.contentType.includes('application/json')) problems.push(`content-type ${a.contentType || '(none)'}, expected application/json`);
+  if (!a.contentType.includes('application/json'))
+    problems.push(`content-type ${a.contentType || '(none)'}, expected application/json`);
   const b = a.body;
   if (!isObject(b)) return [...problems, 'the body is not a JSON object'];
   const keys = Object.keys(b).sort().join(',');
   if (keys !== 'error,message') problems.push(`body keys {${keys}}, expected {error, message}`);
-  if (typeof b['error'] !== 'string' || typeof b['message'] !== 'string') return [...problems, 'error and message must be strings'];
+  if (typeof b['error'] !== 'string' || typeof b['message'] !== 'string')
+    return [...problems, 'error and message must be strings'];
   const listed = statusOfCode(table, b['error']);
   if (listed === undefined) problems.push(`error "${b['error']}" is not in components.x-error-codes`);
-  else if (listed !== a.status) problems.push(`error "${b['error']}" is listed with status ${listed}, answered ${a.status}`);
+  else if (listed !== a.status)
+    problems.push(`error "${b['error']}" is listed with status ${listed}, answered ${a.status}`);
   return problems;
 }
 
@@ -215,16 +236,24 @@ export function resolverErrorProblems(table: ErrorCodeTable, a: Answer): string[
   if (!isObject(b)) return [...problems, 'the body is not a JSON object'];
   const extra = Object.keys(b).filter((k) => !['code', 'message', 'details'].includes(k));
   if (extra.length) problems.push(`unexpected body keys ${extra.join(', ')}`);
-  if (typeof b['code'] !== 'string' || typeof b['message'] !== 'string') return [...problems, 'code and message must be strings'];
+  if (typeof b['code'] !== 'string' || typeof b['message'] !== 'string')
+    return [...problems, 'code and message must be strings'];
   if ('details' in b && !isObject(b['details'])) problems.push('details must be an object');
   const listed = statusOfCode(table, b['code']);
   if (listed === undefined) problems.push(`code "${b['code']}" is not in components.x-error-codes`);
-  else if (listed !== a.status) problems.push(`code "${b['code']}" is listed with status ${listed}, answered ${a.status}`);
+  else if (listed !== a.status)
+    problems.push(`code "${b['code']}" is listed with status ${listed}, answered ${a.status}`);
   return problems;
 }
 
 /** `didResolutionMetadata.error` → the status did-resolver.yaml gives it on /1.0/identifiers. */
-export const RESOLUTION_ERROR_STATUS: Record<string, number> = { invalidDid: 400, invalidOptions: 400, notFound: 404, representationNotSupported: 406, internalError: 502 };
+export const RESOLUTION_ERROR_STATUS: Record<string, number> = {
+  invalidDid: 400,
+  invalidOptions: 400,
+  notFound: 404,
+  representationNotSupported: 406,
+  internalError: 502,
+};
 
 /** Problems with a failed resolution: a resolution result whose `didResolutionMetadata.error` fits the status. */
 export function resolutionFailureProblems(a: Answer): string[] {
@@ -232,12 +261,14 @@ export function resolutionFailureProblems(a: Answer): string[] {
   if (!isObject(b)) return ['the body is not a JSON object'];
   const problems: string[] = [];
   const keys = Object.keys(b).sort().join(',');
-  if (keys !== 'didDocument,didDocumentMetadata,didResolutionMetadata') problems.push(`body keys {${keys}}, expected a resolution result`);
+  if (keys !== 'didDocument,didDocumentMetadata,didResolutionMetadata')
+    problems.push(`body keys {${keys}}, expected a resolution result`);
   const meta = b['didResolutionMetadata'];
   if (!isObject(meta) || typeof meta['error'] !== 'string') return [...problems, 'didResolutionMetadata.error missing'];
   const want = RESOLUTION_ERROR_STATUS[meta['error']];
   if (want === undefined) problems.push(`didResolutionMetadata.error "${meta['error']}" is not one the spec lists`);
-  else if (want !== a.status) problems.push(`didResolutionMetadata.error "${meta['error']}" answered with ${a.status}, the spec says ${want}`);
+  else if (want !== a.status)
+    problems.push(`didResolutionMetadata.error "${meta['error']}" answered with ${a.status}, the spec says ${want}`);
   if (b['didDocument'] !== null) problems.push('didDocument must be null');
   return problems;
 }

@@ -8,7 +8,19 @@
 import fc from 'fast-check';
 import { WALLET_NAMES, type WalletName } from './model-env.ts';
 import {
-  OK, SCOPE, boundTo, checkVerify, failsAt, hasScope, metadataOf, newVault, vaultKey, type Model, type Real, type Slot, type WriteOutcome,
+  OK,
+  SCOPE,
+  boundTo,
+  checkVerify,
+  failsAt,
+  hasScope,
+  metadataOf,
+  newVault,
+  vaultKey,
+  type Model,
+  type Real,
+  type Slot,
+  type WriteOutcome,
 } from './vault-model.ts';
 
 export type Cmd = fc.AsyncCommand<Model, Real>;
@@ -60,7 +72,8 @@ export class CreateVault implements Cmd {
       m.vaults.set(vaultKey(this.owner, this.slot), newVault(o.did));
     }
   }
-  toString = () => `create(${this.owner}/${this.slot}${this.zeroSalt && this.slot === 'c' ? ' explicit zero salt' : ''}${viaText(this.key, this.owner)})`;
+  toString = () =>
+    `create(${this.owner}/${this.slot}${this.zeroSalt && this.slot === 'c' ? ' explicit zero salt' : ''}${viaText(this.key, this.owner)})`;
 }
 
 /** sponsored-vault/create: the sponsor signs and pays; `sponsor` must be the key's wallet (admin exempt). */
@@ -159,8 +172,21 @@ export class Issue implements Cmd {
       [!boundTo(S, I), failsAt('submit', 403, 'forbidden')],
     );
     const vcData = credential(issuerDid, O.did, this.note);
-    const body = { owner: O.id, vcId: this.vcId, vcData, issuer: I.id, issuerDid, sourcePublicKey: r.wallet(via(this.source, this.issuer)).id, ...saltBody(r, this.slot) };
-    if (await r.write(k, '/contracts/vc/issue', body, [I.kp], expected, this.toString(), { submitVia: s, replay: this.replay })) {
+    const body = {
+      owner: O.id,
+      vcId: this.vcId,
+      vcData,
+      issuer: I.id,
+      issuerDid,
+      sourcePublicKey: r.wallet(via(this.source, this.issuer)).id,
+      ...saltBody(r, this.slot),
+    };
+    if (
+      await r.write(k, '/contracts/vc/issue', body, [I.kp], expected, this.toString(), {
+        submitVia: s,
+        replay: this.replay,
+      })
+    ) {
       v!.vcs.set(this.vcId, { vcData, status: { kind: 'valid' } });
       v!.active.push(this.vcId);
     }
@@ -207,7 +233,8 @@ export class BatchIssue implements Cmd {
       }
     }
   }
-  toString = () => `batchIssue(${this.issuer} → ${this.owner}/${this.slot} [${this.vcIds.join(', ')}]${viaText(this.key, this.issuer)})`;
+  toString = () =>
+    `batchIssue(${this.issuer} → ${this.owner}/${this.slot} [${this.vcIds.join(', ')}]${viaText(this.key, this.issuer)})`;
 }
 
 export class RevokeVc implements Cmd {
@@ -217,7 +244,14 @@ export class RevokeVc implements Cmd {
   readonly date: string | undefined;
   readonly key: WalletName | undefined;
   readonly signer: WalletName | undefined;
-  constructor(owner: WalletName, slot: Slot, vcId: string, date: string | undefined, key: WalletName | undefined, signer: WalletName | undefined) {
+  constructor(
+    owner: WalletName,
+    slot: Slot,
+    vcId: string,
+    date: string | undefined,
+    key: WalletName | undefined,
+    signer: WalletName | undefined,
+  ) {
     this.owner = owner;
     this.slot = slot;
     this.vcId = vcId;
@@ -240,7 +274,13 @@ export class RevokeVc implements Cmd {
       // The contract requires the owner's signature; another wallet can prepare, sign and send, never land.
       [signer.name !== this.owner, failsAt('submit', 400, 'tx_failed')],
     );
-    const body = { owner: r.wallet(this.owner).id, vcId: this.vcId, sourcePublicKey: signer.id, ...(this.date ? { date: this.date } : {}), ...saltBody(r, this.slot) };
+    const body = {
+      owner: r.wallet(this.owner).id,
+      vcId: this.vcId,
+      sourcePublicKey: signer.id,
+      ...(this.date ? { date: this.date } : {}),
+      ...saltBody(r, this.slot),
+    };
     if (await r.write(k, '/contracts/vc/revoke', body, [signer.kp], expected, this.toString())) {
       vc!.status = { kind: 'revoked', date: this.date };
       v!.active = v!.active.filter((id) => id !== this.vcId);
@@ -257,7 +297,14 @@ export class IssuerAccess implements Cmd {
   readonly slot: Slot;
   readonly target: WalletName;
   readonly key: WalletName | undefined;
-  constructor(deny: boolean, alias: boolean, owner: WalletName, slot: Slot, target: WalletName, key: WalletName | undefined) {
+  constructor(
+    deny: boolean,
+    alias: boolean,
+    owner: WalletName,
+    slot: Slot,
+    target: WalletName,
+    key: WalletName | undefined,
+  ) {
     this.deny = deny;
     this.alias = alias;
     this.owner = owner;
@@ -282,7 +329,8 @@ export class IssuerAccess implements Cmd {
       if (!this.deny) v!.denied = v!.denied.filter((n) => n !== this.target);
     }
   }
-  toString = () => `${this.deny ? 'deny' : 'allow'}${this.alias ? '(alias)' : ''}(${this.owner}/${this.slot} ${this.target}${viaText(this.key, this.owner)})`;
+  toString = () =>
+    `${this.deny ? 'deny' : 'allow'}${this.alias ? '(alias)' : ''}(${this.owner}/${this.slot} ${this.target}${viaText(this.key, this.owner)})`;
 }
 
 export class RevokeVault implements Cmd {
@@ -304,7 +352,16 @@ export class RevokeVault implements Cmd {
       [!v, failsAt('prepare', 404, 'vault_not_found')],
       [!!v?.revoked, failsAt('prepare', 409, 'vault_revoked')],
     );
-    if (await r.write(k, '/contracts/vault/revoke-vault', { owner: o.id, sourcePublicKey: o.id, ...saltBody(r, this.slot) }, [o.kp], expected, this.toString())) {
+    if (
+      await r.write(
+        k,
+        '/contracts/vault/revoke-vault',
+        { owner: o.id, sourcePublicKey: o.id, ...saltBody(r, this.slot) },
+        [o.kp],
+        expected,
+        this.toString(),
+      )
+    ) {
       v!.revoked = true;
     }
   }
@@ -361,8 +418,19 @@ export class Push implements Cmd {
       [!hasScope(S, SCOPE.vaultWrite), failsAt('submit', 403, 'insufficient_scope')],
       [!boundTo(S, F), failsAt('submit', 403, 'forbidden')],
     );
-    const body = { fromOwner: F.id, toOwner: T.id, vcId: this.vcId, sourcePublicKey: r.wallet(via(this.source, this.from)).id, ...saltBody(r, this.fromSlot) };
-    if (await r.write(k, '/contracts/vault/push', body, [F.kp], expected, this.toString(), { submitVia: s, replay: this.replay })) {
+    const body = {
+      fromOwner: F.id,
+      toOwner: T.id,
+      vcId: this.vcId,
+      sourcePublicKey: r.wallet(via(this.source, this.from)).id,
+      ...saltBody(r, this.fromSlot),
+    };
+    if (
+      await r.write(k, '/contracts/vault/push', body, [F.kp], expected, this.toString(), {
+        submitVia: s,
+        replay: this.replay,
+      })
+    ) {
       const vc = src!.vcs.get(this.vcId)!;
       src!.vcs.delete(this.vcId);
       src!.active = src!.active.filter((id) => id !== this.vcId);
@@ -401,7 +469,12 @@ export class Verify implements Cmd {
   check = () => true;
   async run(m: Model, r: Real) {
     const v = m.vaults.get(vaultKey(this.owner, this.slot));
-    const body = { owner: r.wallet(this.owner).id, vcId: this.vcId, ...saltBody(r, this.slot), ...vaultContractBody(r, this.owner, this.slot, this.vaultContract) };
+    const body = {
+      owner: r.wallet(this.owner).id,
+      vcId: this.vcId,
+      ...saltBody(r, this.slot),
+      ...vaultContractBody(r, this.owner, this.slot, this.vaultContract),
+    };
     const a = await r.post(this.key, '/contracts/vault/verify-vc', body);
     if (this.vaultContract === 'wrong') r.expectError(a, 400, 'vaultContract_mismatch', this.toString());
     else if (!v) r.expectError(a, 404, 'vault_not_found', this.toString());
@@ -416,7 +489,13 @@ export class GetVc implements Cmd {
   readonly vcId: string;
   readonly key: WalletName | undefined;
   readonly vaultContract: VaultContract;
-  constructor(owner: WalletName, slot: Slot, vcId: string, key: WalletName | undefined, vaultContract: VaultContract = undefined) {
+  constructor(
+    owner: WalletName,
+    slot: Slot,
+    vcId: string,
+    key: WalletName | undefined,
+    vaultContract: VaultContract = undefined,
+  ) {
     this.owner = owner;
     this.slot = slot;
     this.vcId = vcId;
@@ -427,16 +506,23 @@ export class GetVc implements Cmd {
   async run(m: Model, r: Real) {
     const k = via(this.key, this.owner);
     const v = m.vaults.get(vaultKey(this.owner, this.slot));
-    const body = { owner: r.wallet(this.owner).id, vcId: this.vcId, ...saltBody(r, this.slot), ...vaultContractBody(r, this.owner, this.slot, this.vaultContract) };
+    const body = {
+      owner: r.wallet(this.owner).id,
+      vcId: this.vcId,
+      ...saltBody(r, this.slot),
+      ...vaultContractBody(r, this.owner, this.slot, this.vaultContract),
+    };
     const a = await r.post(k, '/contracts/vault/get-vc', body);
     const vc = v?.vcs.get(this.vcId);
     if (this.vaultContract === 'wrong') r.expectError(a, 400, 'vaultContract_mismatch', this.toString());
-    else if (!boundTo(r.wallet(k), r.wallet(this.owner))) r.expectError(a, 403, 'forbidden', `${this} (ownership: another wallet's credential)`);
+    else if (!boundTo(r.wallet(k), r.wallet(this.owner)))
+      r.expectError(a, 403, 'forbidden', `${this} (ownership: another wallet's credential)`);
     else if (!v) r.expectError(a, 404, 'vault_not_found', this.toString());
     else if (!vc) r.expectError(a, 404, 'vc_not_found', this.toString());
     else r.expectBody(a, { result: JSON.parse(vc.vcData) }, this.toString());
   }
-  toString = () => `getVc(${this.owner}/${this.slot} ${this.vcId}${viaText(this.key, this.owner)}${vcText(this.vaultContract)})`;
+  toString = () =>
+    `getVc(${this.owner}/${this.slot} ${this.vcId}${viaText(this.key, this.owner)}${vcText(this.vaultContract)})`;
 }
 
 export class ListVcIds implements Cmd {
@@ -445,7 +531,13 @@ export class ListVcIds implements Cmd {
   readonly offset: number | undefined;
   readonly limit: number | undefined;
   readonly key: WalletName | undefined;
-  constructor(owner: WalletName, slot: Slot, offset: number | undefined, limit: number | undefined, key: WalletName | undefined) {
+  constructor(
+    owner: WalletName,
+    slot: Slot,
+    offset: number | undefined,
+    limit: number | undefined,
+    key: WalletName | undefined,
+  ) {
     this.owner = owner;
     this.slot = slot;
     this.offset = offset;
@@ -456,15 +548,24 @@ export class ListVcIds implements Cmd {
   async run(m: Model, r: Real) {
     const k = via(this.key, this.owner);
     const v = m.vaults.get(vaultKey(this.owner, this.slot));
-    const page = { ...(this.offset !== undefined ? { offset: this.offset } : {}), ...(this.limit !== undefined ? { limit: this.limit } : {}) };
-    const a = await r.post(k, '/contracts/vault/list-vc-ids', { owner: r.wallet(this.owner).id, ...page, ...saltBody(r, this.slot) });
+    const page = {
+      ...(this.offset !== undefined ? { offset: this.offset } : {}),
+      ...(this.limit !== undefined ? { limit: this.limit } : {}),
+    };
+    const a = await r.post(k, '/contracts/vault/list-vc-ids', {
+      owner: r.wallet(this.owner).id,
+      ...page,
+      ...saltBody(r, this.slot),
+    });
     const [offset, limit] = [this.offset ?? 0, this.limit ?? 50];
     if (limit > 200) r.expectError(a, 400, 'limit_too_large', this.toString());
-    else if (!boundTo(r.wallet(k), r.wallet(this.owner))) r.expectError(a, 403, 'forbidden', `${this} (ownership: another wallet's credentials)`);
+    else if (!boundTo(r.wallet(k), r.wallet(this.owner)))
+      r.expectError(a, 403, 'forbidden', `${this} (ownership: another wallet's credentials)`);
     else if (!v) r.expectError(a, 404, 'vault_not_found', this.toString());
     else r.expectBody(a, { result: v.active.slice(offset, offset + limit), offset, limit }, this.toString());
   }
-  toString = () => `listVcIds(${this.owner}/${this.slot} offset=${this.offset ?? '-'} limit=${this.limit ?? '-'}${viaText(this.key, this.owner)})`;
+  toString = () =>
+    `listVcIds(${this.owner}/${this.slot} offset=${this.offset ?? '-'} limit=${this.limit ?? '-'}${viaText(this.key, this.owner)})`;
 }
 
 /** The open reads: vc-count, denied issuers (page and count), vault metadata. */
@@ -475,7 +576,14 @@ export class OpenRead implements Cmd {
   readonly offset: number | undefined;
   readonly limit: number | undefined;
   readonly key: WalletName;
-  constructor(what: 'vcCount' | 'denied' | 'deniedCount' | 'metadata', owner: WalletName, slot: Slot, offset: number | undefined, limit: number | undefined, key: WalletName) {
+  constructor(
+    what: 'vcCount' | 'denied' | 'deniedCount' | 'metadata',
+    owner: WalletName,
+    slot: Slot,
+    offset: number | undefined,
+    limit: number | undefined,
+    key: WalletName,
+  ) {
     this.what = what;
     this.owner = owner;
     this.slot = slot;
@@ -500,16 +608,28 @@ export class OpenRead implements Cmd {
       }
       case 'metadata': {
         const a = await r.get(this.key, `/contracts/vault/${id}`, q);
-        return v ? r.expectBody(a, metadataOf(r, this.owner, this.slot, v), name) : r.expectError(a, 404, 'vault_not_found', name);
+        return v
+          ? r.expectBody(a, metadataOf(r, this.owner, this.slot, v), name)
+          : r.expectError(a, 404, 'vault_not_found', name);
       }
       case 'denied': {
-        const a = await r.get(this.key, '/contracts/vault/issuers/denied', { owner: id, offset: this.offset, limit: this.limit, ...q });
+        const a = await r.get(this.key, '/contracts/vault/issuers/denied', {
+          owner: id,
+          offset: this.offset,
+          limit: this.limit,
+          ...q,
+        });
         const [offset, limit] = [this.offset ?? 0, this.limit ?? 50];
         if (limit > 200) return r.expectError(a, 400, 'limit_too_large', name);
         if (!v) return r.expectError(a, 404, 'vault_not_found', name);
-        return r.expectBody(a, { issuers: v.denied.slice(offset, offset + limit).map((n) => r.wallet(n).id), offset, limit }, name);
+        return r.expectBody(
+          a,
+          { issuers: v.denied.slice(offset, offset + limit).map((n) => r.wallet(n).id), offset, limit },
+          name,
+        );
       }
     }
   }
-  toString = () => `${this.what}(${this.owner}/${this.slot}${this.what === 'denied' ? ` offset=${this.offset ?? '-'} limit=${this.limit ?? '-'}` : ''} via ${this.key})`;
+  toString = () =>
+    `${this.what}(${this.owner}/${this.slot}${this.what === 'denied' ? ` offset=${this.offset ?? '-'} limit=${this.limit ?? '-'}` : ''} via ${this.key})`;
 }

@@ -38,7 +38,10 @@ describe('vault API over HTTP against the model (simulator)', () => {
       const stub = await startVaultTestEnv({ chain: stubChain(), contractRoutes: router, validateResponses });
       try {
         const { key, record } = await stub.mintKey();
-        const a = await stub.request('/contracts/vault/verify-vc', { key, body: { owner: record.walletAddress, vcId: 'x' } });
+        const a = await stub.request('/contracts/vault/verify-vc', {
+          key,
+          body: { owner: record.walletAddress, vcId: 'x' },
+        });
         if (validateResponses) expect([a.status, a.body.error]).toEqual([500, 'internal_error']);
         else expect([a.status, a.body]).toEqual([200, { status: 'maybe', extra: true }]);
       } finally {
@@ -47,9 +50,18 @@ describe('vault API over HTTP against the model (simulator)', () => {
     }
   });
 
-  it('property: random call sequences match the model; no key reads or moves another wallet\'s credentials', async () => {
-    const report = await runVaultModel(env, runParams('HTTP vault model (simulator)', RUNS), { maxCommands: MAX_COMMANDS });
-    console.log(`[property] HTTP vault model: ${report.runs} sequences, ${report.requests} requests, ${(report.totalMs / 1000).toFixed(1)} s, ${report.meanMs} ms per sequence`);
-    console.log([...report.seen].sort().map(([k, n]) => `  ${String(n).padStart(5)}  ${k}`).join('\n'));
+  it("property: random call sequences match the model; no key reads or moves another wallet's credentials", async () => {
+    const report = await runVaultModel(env, runParams('HTTP vault model (simulator)', RUNS), {
+      maxCommands: MAX_COMMANDS,
+    });
+    console.log(
+      `[property] HTTP vault model: ${report.runs} sequences, ${report.requests} requests, ${(report.totalMs / 1000).toFixed(1)} s, ${report.meanMs} ms per sequence`,
+    );
+    console.log(
+      [...report.seen]
+        .sort()
+        .map(([k, n]) => `  ${String(n).padStart(5)}  ${k}`)
+        .join('\n'),
+    );
   });
 });

@@ -44,7 +44,13 @@ export function initialModel(world: World): Model {
   return { vaults };
 }
 
-export const newVault = (didUri: string): VaultModel => ({ didUri, revoked: false, denied: [], vcs: new Map(), active: [] });
+export const newVault = (didUri: string): VaultModel => ({
+  didUri,
+  revoked: false,
+  denied: [],
+  vcs: new Map(),
+  active: [],
+});
 
 /** The scope each route needs (vault-api.yaml `x-required-scope`). */
 export const SCOPE = {
@@ -123,17 +129,43 @@ export class Real {
 
   vaultAddress(owner: WalletName, slot: Slot): string {
     const userSalt = this.saltOf(slot);
-    return deriveVaultAddress({ networkPassphrase: this.env.passphrase, factoryId: this.factoryId, owner: this.wallet(owner).id, ...(userSalt ? { userSalt } : {}) });
+    return deriveVaultAddress({
+      networkPassphrase: this.env.passphrase,
+      factoryId: this.factoryId,
+      owner: this.wallet(owner).id,
+      ...(userSalt ? { userSalt } : {}),
+    });
   }
 
-  async call(via: WalletName, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+  async call(
+    via: WalletName,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Answer> {
     // The three key headers the spec accepts, in turn (deterministic for a replay).
     const key = this.wallet(via).key;
     const style = this.requests % 3;
-    const h: Record<string, string> = { ...(style === 0 ? { 'x-svc-key': key } : style === 1 ? { 'x-api-key': key } : { authorization: `Bearer ${key}` }), ...headers };
+    const h: Record<string, string> = {
+      ...(style === 0 ? { 'x-svc-key': key } : style === 1 ? { 'x-api-key': key } : { authorization: `Bearer ${key}` }),
+      ...headers,
+    };
     if (body !== undefined) h['content-type'] = 'application/json';
-    const answer = await send(this.env.vaultUrl, { method, path, headers: h, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-    this.transcript.push({ via, method, path, ...(body !== undefined ? { body } : {}), ...(Object.keys(headers).length ? { headers } : {}), answer });
+    const answer = await send(this.env.vaultUrl, {
+      method,
+      path,
+      headers: h,
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    this.transcript.push({
+      via,
+      method,
+      path,
+      ...(body !== undefined ? { body } : {}),
+      ...(Object.keys(headers).length ? { headers } : {}),
+      answer,
+    });
     this.requests++;
     const route = path.split('?')[0]!.replace(/\/G[A-Z2-7]{55}$/, '/{owner}');
     const mode = body && typeof body === 'object' && 'signedXdr' in body ? ' submit' : '';
@@ -165,8 +197,10 @@ export class Real {
   /** The answer is the spec's error body with exactly this status and code. */
   expectError(a: Answer, status: number, code: string, what: string): void {
     const b = a.body as Record<string, unknown> | undefined;
-    const shapeOk = b !== undefined && Object.keys(b).sort().join(',') === 'error,message' && typeof b['message'] === 'string';
-    if (a.status !== status || b?.['error'] !== code || !shapeOk) this.fail(`${what}: expected ${status} {error: ${code}, message}, got ${a.status} ${excerpt(a.text, 300)}`);
+    const shapeOk =
+      b !== undefined && Object.keys(b).sort().join(',') === 'error,message' && typeof b['message'] === 'string';
+    if (a.status !== status || b?.['error'] !== code || !shapeOk)
+      this.fail(`${what}: expected ${status} {error: ${code}, message}, got ${a.status} ${excerpt(a.text, 300)}`);
   }
 
   /** 200 with exactly this JSON body. */
@@ -177,7 +211,13 @@ export class Real {
   }
 
   /** Prepare (which must succeed) and sign: the `{signedXdr}` body to submit. */
-  async prepareAndSign(via: WalletName, path: string, body: Record<string, unknown>, signers: Keypair[], what: string): Promise<{ signedXdr: string }> {
+  async prepareAndSign(
+    via: WalletName,
+    path: string,
+    body: Record<string, unknown>,
+    signers: Keypair[],
+    what: string,
+  ): Promise<{ signedXdr: string }> {
     return this.signPrepared(await this.post(via, path, body), signers, what);
   }
 
@@ -195,7 +235,14 @@ export class Real {
   }
 
   /** Submits a signed transaction; checks the answer against `expected`. Returns whether it landed. */
-  async submit(via: WalletName, path: string, signed: { signedXdr: string }, expected: WriteOutcome, what: string, replay = false): Promise<boolean> {
+  async submit(
+    via: WalletName,
+    path: string,
+    signed: { signedXdr: string },
+    expected: WriteOutcome,
+    what: string,
+    replay = false,
+  ): Promise<boolean> {
     const hash = Buffer.from(TransactionBuilder.fromXdr(signed.signedXdr, this.env.passphrase).hash()).toString('hex');
     const idem = replay ? { 'idempotency-key': `model-${this.runId}-${hash.slice(0, 24)}` } : undefined;
     const submitted = await this.post(via, path, signed, idem);
@@ -204,8 +251,16 @@ export class Real {
       if (idem) {
         // Error answers are not stored: the same key gets the same error again, answered afresh.
         const again = await this.post(via, path, signed, idem);
-        this.expectError(again, expected.status, expected.code, `${what} (retry with the same Idempotency-Key after an error)`);
-        if (again.headers.get('idempotency-replayed') !== null) this.fail(`${what}: an error answer was replayed (Idempotency-Replayed: ${again.headers.get('idempotency-replayed')})`);
+        this.expectError(
+          again,
+          expected.status,
+          expected.code,
+          `${what} (retry with the same Idempotency-Key after an error)`,
+        );
+        if (again.headers.get('idempotency-replayed') !== null)
+          this.fail(
+            `${what}: an error answer was replayed (Idempotency-Replayed: ${again.headers.get('idempotency-replayed')})`,
+          );
       }
       return false;
     }
@@ -214,7 +269,8 @@ export class Real {
       const got = `${submitted.status} ${excerpt(submitted.text, 300)}`;
       this.fail(`${what} (submit): expected 200 {tx_id, txId}, the same hash, got ${got}`);
     }
-    if (s.tx_id !== hash) this.fail(`${what} (submit): tx_id ${s.tx_id} is not the hash of the signed transaction (${hash})`);
+    if (s.tx_id !== hash)
+      this.fail(`${what} (submit): tx_id ${s.tx_id} is not the hash of the signed transaction (${hash})`);
     if (idem) {
       const again = await this.post(via, path, signed, idem);
       if (again.status !== 200 || !deepEqual(again.body, s) || again.headers.get('idempotency-replayed') !== 'true') {
@@ -234,7 +290,15 @@ export class Real {
    * Prepare → the signers sign → submit, checking each answer against `expected`. Returns whether the
    * transaction landed.
    */
-  async write(via: WalletName, path: string, body: Record<string, unknown>, signers: Keypair[], expected: WriteOutcome, what: string, o: WriteOptions = {}): Promise<boolean> {
+  async write(
+    via: WalletName,
+    path: string,
+    body: Record<string, unknown>,
+    signers: Keypair[],
+    expected: WriteOutcome,
+    what: string,
+    o: WriteOptions = {},
+  ): Promise<boolean> {
     const prepared = await this.post(via, path, body);
     if ('at' in expected && expected.at === 'prepare') {
       this.expectError(prepared, expected.status, expected.code, `${what} (prepare)`);
@@ -249,10 +313,14 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((x, i) => deepEqual(x, (b as unknown[])[i]));
+  if (Array.isArray(a))
+    return a.length === (b as unknown[]).length && a.every((x, i) => deepEqual(x, (b as unknown[])[i]));
   const ka = Object.keys(a as object).sort();
   const kb = Object.keys(b as object).sort();
-  return ka.length === kb.length && ka.every((k, i) => k === kb[i] && deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return (
+    ka.length === kb.length &&
+    ka.every((k, i) => k === kb[i] && deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+  );
 }
 
 /** What verify-vc must answer for `vcId` in `v`. */
@@ -268,7 +336,12 @@ export function checkVerify(real: Real, a: Answer, v: VaultModel, vcId: string, 
   const want = expectedStatus(v, vcId);
   if (want === 'revoked-any-date') {
     const b = a.body as { status?: unknown; since?: unknown } | undefined;
-    const ok = a.status === 200 && b?.status === 'revoked' && typeof b.since === 'string' && !Number.isNaN(Date.parse(b.since)) && Object.keys(b).length === 2;
+    const ok =
+      a.status === 200 &&
+      b?.status === 'revoked' &&
+      typeof b.since === 'string' &&
+      !Number.isNaN(Date.parse(b.since)) &&
+      Object.keys(b).length === 2;
     if (!ok) real.fail(`${what}: expected 200 {status: revoked, since: <ISO date>}, got ${a.status} ${a.text}`);
     return;
   }
@@ -295,12 +368,26 @@ export async function auditAll(model: Model, real: Real, owners: readonly Wallet
       const list = await real.post('admin', '/contracts/vault/list-vc-ids', { owner: id, limit: 200, ...q });
       real.expectBody(list, { result: v.active, offset: 0, limit: 200 }, `${where}: list-vc-ids`);
       for (const [vcId, vc] of v.vcs) {
-        checkVerify(real, await real.post('admin', '/contracts/vault/verify-vc', { owner: id, vcId, ...q }), v, vcId, `${where}: verify ${vcId}`);
+        checkVerify(
+          real,
+          await real.post('admin', '/contracts/vault/verify-vc', { owner: id, vcId, ...q }),
+          v,
+          vcId,
+          `${where}: verify ${vcId}`,
+        );
         // The owner reads it back with its own key: the payload decrypts to what was issued.
-        real.expectBody(await real.post(owner, '/contracts/vault/get-vc', { owner: id, vcId, ...q }), { result: JSON.parse(vc.vcData) }, `${where}: get-vc ${vcId}`);
+        real.expectBody(
+          await real.post(owner, '/contracts/vault/get-vc', { owner: id, vcId, ...q }),
+          { result: JSON.parse(vc.vcData) },
+          `${where}: get-vc ${vcId}`,
+        );
       }
       const denied = await real.get('admin', '/contracts/vault/issuers/denied', { owner: id, limit: 200, ...q });
-      real.expectBody(denied, { issuers: v.denied.map((n) => real.wallet(n).id), offset: 0, limit: 200 }, `${where}: denied issuers`);
+      real.expectBody(
+        denied,
+        { issuers: v.denied.map((n) => real.wallet(n).id), offset: 0, limit: 200 },
+        `${where}: denied issuers`,
+      );
     }
   }
 }

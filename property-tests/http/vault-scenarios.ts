@@ -4,8 +4,24 @@
 import fc from 'fast-check';
 import { WALLET_NAMES, type WalletName } from './model-env.ts';
 import {
-  BatchIssue, CreateVault, GetVc, Issue, IssuerAccess, ListVcIds, OpenRead, Push, RevokeVault, RevokeVc, SponsoredCreate, VC_IDS, Verify,
-  credential, saltBody, type Cmd, type DidChoice, type VaultContract,
+  BatchIssue,
+  CreateVault,
+  GetVc,
+  Issue,
+  IssuerAccess,
+  ListVcIds,
+  OpenRead,
+  Push,
+  RevokeVault,
+  RevokeVc,
+  SponsoredCreate,
+  VC_IDS,
+  Verify,
+  credential,
+  saltBody,
+  type Cmd,
+  type DidChoice,
+  type VaultContract,
 } from './vault-commands.ts';
 import { OK, failsAt, newVault, vaultKey, type Model, type Real, type Slot } from './vault-model.ts';
 
@@ -69,7 +85,8 @@ class WrongRoute implements Cmd {
     if (!v) m.vaults.set(vaultKey(this.owner, this.slot), newVault(o.did));
     else if (!v.denied.includes('lim')) v.denied.push('lim');
   }
-  toString = () => `wrongRoute(${this.owner}/${this.slot} via ${this.key} #${this.pick}${this.thenRight ? ' then right route' : ''})`;
+  toString = () =>
+    `wrongRoute(${this.owner}/${this.slot} via ${this.key} #${this.pick}${this.thenRight ? ' then right route' : ''})`;
 }
 
 /**
@@ -107,7 +124,13 @@ class Stale implements Cmd {
     const v = m.vaults.get(vaultKey(this.owner, this.slot))!;
     const [I, O] = [r.wallet(this.issuer), r.wallet(this.owner)];
     const issueBody = (w: typeof I) => ({
-      owner: O.id, vcId: this.vcId, vcData: credential(w.did, O.did, `stale ${w.name}`), issuer: w.id, issuerDid: w.did, sourcePublicKey: w.id, ...saltBody(r, this.slot),
+      owner: O.id,
+      vcId: this.vcId,
+      vcData: credential(w.did, O.did, `stale ${w.name}`),
+      issuer: w.id,
+      issuerDid: w.did,
+      sourcePublicKey: w.id,
+      ...saltBody(r, this.slot),
     });
     const what = this.toString();
     const first = await r.prepareAndSign(this.issuer, '/contracts/vc/issue', issueBody(I), [I.kp], what);
@@ -120,18 +143,41 @@ class Stale implements Cmd {
       const second = await r.prepareAndSign(this.other, '/contracts/vc/issue', issueBody(X), [X.kp], what);
       await r.submit(this.issuer, '/contracts/vc/issue', first, OK, `${what}: first`);
       land();
-      await r.submit(this.other, '/contracts/vc/issue', second, failsAt('submit', 409, 'vc_already_exists'), `${what}: second`);
+      await r.submit(
+        this.other,
+        '/contracts/vc/issue',
+        second,
+        failsAt('submit', 409, 'vc_already_exists'),
+        `${what}: second`,
+      );
       return;
     }
     const [path, body, after, code] =
       this.kind === 'denyBetween'
-        ? (['/contracts/vault/deny-issuer', { owner: O.id, issuer: I.id, sourcePublicKey: O.id, ...saltBody(r, this.slot) }, () => v.denied.push(this.issuer), [403, 'issuer_denied']] as const)
-        : (['/contracts/vault/revoke-vault', { owner: O.id, sourcePublicKey: O.id, ...saltBody(r, this.slot) }, () => (v.revoked = true), [409, 'vault_revoked']] as const);
+        ? ([
+            '/contracts/vault/deny-issuer',
+            { owner: O.id, issuer: I.id, sourcePublicKey: O.id, ...saltBody(r, this.slot) },
+            () => v.denied.push(this.issuer),
+            [403, 'issuer_denied'],
+          ] as const)
+        : ([
+            '/contracts/vault/revoke-vault',
+            { owner: O.id, sourcePublicKey: O.id, ...saltBody(r, this.slot) },
+            () => (v.revoked = true),
+            [409, 'vault_revoked'],
+          ] as const);
     await r.write('admin', path, body, [O.kp], OK, `${what}: in between`);
     after();
-    await r.submit(this.issuer, '/contracts/vc/issue', first, failsAt('submit', code[0], code[1]), `${what}: the issue prepared before`);
+    await r.submit(
+      this.issuer,
+      '/contracts/vc/issue',
+      first,
+      failsAt('submit', code[0], code[1]),
+      `${what}: the issue prepared before`,
+    );
   }
-  toString = () => `stale:${this.kind}(${this.issuer}${this.kind === 'doubleIssue' ? ` and ${this.other}` : ''} → ${this.owner}/${this.slot} ${this.vcId})`;
+  toString = () =>
+    `stale:${this.kind}(${this.issuer}${this.kind === 'doubleIssue' ? ` and ${this.other}` : ''} → ${this.owner}/${this.slot} ${this.vcId})`;
 }
 
 /**
@@ -158,14 +204,17 @@ class OnExisting implements Cmd {
     for (const [key, v] of [...m.vaults].sort(([a], [b]) => a.localeCompare(b))) {
       const [owner, slot] = key.split('/') as [WalletName, Slot];
       if (this.kind === 'issueDenied') {
-        for (const issuer of v.denied) out.push(new Issue(issuer, owner, slot, 'vc-new', 'own', 'denied', undefined, undefined, false));
+        for (const issuer of v.denied)
+          out.push(new Issue(issuer, owner, slot, 'vc-new', 'own', 'denied', undefined, undefined, false));
         continue;
       }
       for (const [vcId, vc] of v.vcs) {
         const valid = vc.status.kind === 'valid';
         if (this.kind === 'revoke' && valid) out.push(new RevokeVc(owner, slot, vcId, this.date, undefined, undefined));
-        if (this.kind === 'revokeAgain' && !valid) out.push(new RevokeVc(owner, slot, vcId, this.date, undefined, undefined));
-        if (this.kind === 'push' && slot === 's') out.push(new Push(owner, 's', owner, vcId, undefined, undefined, false));
+        if (this.kind === 'revokeAgain' && !valid)
+          out.push(new RevokeVc(owner, slot, vcId, this.date, undefined, undefined));
+        if (this.kind === 'push' && slot === 's')
+          out.push(new Push(owner, 's', owner, vcId, undefined, undefined, false));
         if (this.kind === 'get') out.push(new GetVc(owner, slot, vcId, undefined));
       }
     }
@@ -189,10 +238,18 @@ const slot = fc.constantFrom<Slot>('c', 's');
 const vcId = fc.constantFrom(VC_IDS[0], VC_IDS[0], VC_IDS[1], VC_IDS[1], VC_IDS[2], VC_IDS[3]);
 /** Mostly the wallet's own key; sometimes another wallet's (the hostile and admin cases). */
 const otherKey = fc.option(wallet, { freq: 3, nil: undefined });
-const date = fc.option(fc.date({ min: new Date('2026-01-01T00:00:00Z'), max: new Date('2030-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString()), { nil: undefined });
+const date = fc.option(
+  fc
+    .date({ min: new Date('2026-01-01T00:00:00Z'), max: new Date('2030-12-31T00:00:00Z'), noInvalidDate: true })
+    .map((d) => d.toISOString()),
+  { nil: undefined },
+);
 const vaultContract = fc.constantFrom<VaultContract>(undefined, undefined, undefined, 'right', 'wrong');
 const offset = fc.option(fc.nat({ max: 6 }), { freq: 2, nil: undefined });
-const limit = fc.option(fc.oneof(fc.integer({ min: 1, max: 6 }), fc.constantFrom(200, 201, 500)), { freq: 2, nil: undefined });
+const limit = fc.option(fc.oneof(fc.integer({ min: 1, max: 6 }), fc.constantFrom(200, 201, 500)), {
+  freq: 2,
+  nil: undefined,
+});
 
 /** Commands, the everyday ones listed more than once (fc.commands picks among the entries uniformly). */
 export const commandArbs: fc.Arbitrary<Cmd>[] = [
@@ -202,30 +259,77 @@ export const commandArbs: fc.Arbitrary<Cmd>[] = [
   fc.tuple(owner, slot, otherKey).map((a) => new RevokeVault(...a)),
   fc.tuple(wallet, owner, slot, otherKey).map((a) => new SponsoredCreate(...a)),
   // issuance: the issuer's own key and DID; then every other combination (hostile keys and DIDs, stolen submits)
-  fc.tuple(wallet, owner, slot, vcId, fc.string({ maxLength: 8 })).map(([i, o, s, id, n]) => new Issue(i, o, s, id, 'own', n, undefined, undefined, false)),
-  fc.tuple(wallet, owner, slot, vcId, fc.string({ unit: 'grapheme', maxLength: 12 }), fc.boolean()).map(([i, o, s, id, n, rp]) => new Issue(i, o, s, id, 'own', n, undefined, undefined, rp)),
   fc
-    .tuple(wallet, owner, slot, vcId, fc.constantFrom<DidChoice>('own', 'own', 'other', 'unregistered', 'otherNetwork', 'pkh'), fc.string({ maxLength: 8 }), otherKey, fc.option(wallet, { freq: 2, nil: undefined }), fc.boolean(), fc.option(wallet, { freq: 4, nil: undefined }))
+    .tuple(wallet, owner, slot, vcId, fc.string({ maxLength: 8 }))
+    .map(([i, o, s, id, n]) => new Issue(i, o, s, id, 'own', n, undefined, undefined, false)),
+  fc
+    .tuple(wallet, owner, slot, vcId, fc.string({ unit: 'grapheme', maxLength: 12 }), fc.boolean())
+    .map(([i, o, s, id, n, rp]) => new Issue(i, o, s, id, 'own', n, undefined, undefined, rp)),
+  fc
+    .tuple(
+      wallet,
+      owner,
+      slot,
+      vcId,
+      fc.constantFrom<DidChoice>('own', 'own', 'other', 'unregistered', 'otherNetwork', 'pkh'),
+      fc.string({ maxLength: 8 }),
+      otherKey,
+      fc.option(wallet, { freq: 2, nil: undefined }),
+      fc.boolean(),
+      fc.option(wallet, { freq: 4, nil: undefined }),
+    )
     .map((a) => new Issue(...a)),
-  fc.tuple(wallet, owner, slot, fc.array(vcId, { minLength: 1, maxLength: 3 }), otherKey).map((a) => new BatchIssue(...a)),
+  fc
+    .tuple(wallet, owner, slot, fc.array(vcId, { minLength: 1, maxLength: 3 }), otherKey)
+    .map((a) => new BatchIssue(...a)),
   // revocation: the owner's key and signature, or another wallet's key or signature
   fc.tuple(owner, slot, vcId, date).map(([o, s, id, d]) => new RevokeVc(o, s, id, d, undefined, undefined)),
-  fc.tuple(owner, slot, vcId, date, otherKey, fc.option(wallet, { freq: 2, nil: undefined })).map((a) => new RevokeVc(...a)),
+  fc
+    .tuple(owner, slot, vcId, date, otherKey, fc.option(wallet, { freq: 2, nil: undefined }))
+    .map((a) => new RevokeVc(...a)),
   // issuer access
   fc.tuple(fc.boolean(), fc.boolean(), owner, slot, wallet, otherKey).map((a) => new IssuerAccess(...a)),
   // push: salted → canonical of the same owner; then every other combination
   fc.tuple(owner, vcId, fc.boolean()).map(([f, id, rp]) => new Push(f, 's', f, id, undefined, undefined, rp)),
   fc
-    .tuple(owner, fc.constantFrom<Slot>('s', 's', 'c'), fc.constantFrom<WalletName>('alice', 'bob', 'lim', 'admin'), vcId, otherKey, fc.option(wallet, { freq: 2, nil: undefined }), fc.boolean(), fc.option(wallet, { freq: 4, nil: undefined }))
+    .tuple(
+      owner,
+      fc.constantFrom<Slot>('s', 's', 'c'),
+      fc.constantFrom<WalletName>('alice', 'bob', 'lim', 'admin'),
+      vcId,
+      otherKey,
+      fc.option(wallet, { freq: 2, nil: undefined }),
+      fc.boolean(),
+      fc.option(wallet, { freq: 4, nil: undefined }),
+    )
     .map((a) => new Push(...a)),
-  fc.tuple(owner, slot, fc.constantFrom('alice', 'bob', 'admin' as const), fc.nat({ max: 20 }), fc.boolean()).map((a) => new WrongRoute(...a)),
+  fc
+    .tuple(owner, slot, fc.constantFrom('alice', 'bob', 'admin' as const), fc.nat({ max: 20 }), fc.boolean())
+    .map((a) => new WrongRoute(...a)),
   // on credentials that exist
-  fc.tuple(fc.constantFrom<ExistingKind>('revoke', 'revokeAgain', 'push', 'get', 'issueDenied'), fc.nat({ max: 30 }), date).map((a) => new OnExisting(...a)),
+  fc
+    .tuple(
+      fc.constantFrom<ExistingKind>('revoke', 'revokeAgain', 'push', 'get', 'issueDenied'),
+      fc.nat({ max: 30 }),
+      date,
+    )
+    .map((a) => new OnExisting(...a)),
   fc.tuple(fc.constantFrom<ExistingKind>('revoke', 'push'), fc.nat({ max: 30 }), date).map((a) => new OnExisting(...a)),
-  fc.tuple(fc.constantFrom<StaleKind>('doubleIssue', 'denyBetween', 'revokeVaultBetween'), owner, slot, wallet, wallet, vcId).map((a) => new Stale(...a)),
+  fc
+    .tuple(
+      fc.constantFrom<StaleKind>('doubleIssue', 'denyBetween', 'revokeVaultBetween'),
+      owner,
+      slot,
+      wallet,
+      wallet,
+      vcId,
+    )
+    .map((a) => new Stale(...a)),
   // reads
   fc.tuple(owner, slot, vcId, wallet, vaultContract).map((a) => new Verify(...a)),
   fc.tuple(owner, slot, vcId, otherKey, vaultContract).map((a) => new GetVc(...a)),
   fc.tuple(owner, slot, offset, limit, otherKey).map((a) => new ListVcIds(...a)),
-  fc.tuple(fc.constantFrom('vcCount', 'denied', 'deniedCount', 'metadata' as const), owner, slot, offset, limit, wallet).map((a) => new OpenRead(...a)),
+  fc
+    .tuple(fc.constantFrom('vcCount', 'denied', 'deniedCount', 'metadata' as const), owner, slot, offset, limit, wallet)
+    .map((a) => new OpenRead(...a)),
 ];

@@ -33,12 +33,24 @@ beforeEach(() => {
 
 describe('deploy', () => {
   describe.each([
-    { name: 'deploy', fn: 'deploy', signer: owner, args: (salt: Buffer) => [address(owner), str('did:ledger:testnet:x'), bytes(salt)] },
-    { name: 'deploy_sponsored', fn: 'deploy_sponsored', signer: sponsor, args: (salt: Buffer) => [address(sponsor), address(owner), str('did:ledger:testnet:x'), bytes(salt)] },
+    {
+      name: 'deploy',
+      fn: 'deploy',
+      signer: owner,
+      args: (salt: Buffer) => [address(owner), str('did:ledger:testnet:x'), bytes(salt)],
+    },
+    {
+      name: 'deploy_sponsored',
+      fn: 'deploy_sponsored',
+      signer: sponsor,
+      args: (salt: Buffer) => [address(sponsor), address(owner), str('did:ledger:testnet:x'), bytes(salt)],
+    },
   ])('$name', ({ fn, signer, args }) => {
     it.each([{ salt: SALT0 }, { salt: SALT_AB }])('lands at the derived address (salt $salt.0)', ({ salt }) => {
       const vault = native(fn, args(salt), [signer]);
-      expect(vault).toBe(deriveVaultAddress({ networkPassphrase: host.networkPassphrase, factoryId: f, owner, userSalt: salt }));
+      expect(vault).toBe(
+        deriveVaultAddress({ networkPassphrase: host.networkPassphrase, factoryId: f, owner, userSalt: salt }),
+      );
       expect(native('is_vault', [address(vault as string)], [])).toBe(true);
       // The vault is constructed with owner as vault_owner (and vault_admin), the did_uri and this factory.
       expect(scValToNative(host.invoke(vault as string, 'vault_owner', []))).toBe(owner);
@@ -50,12 +62,15 @@ describe('deploy', () => {
     });
     it('fails in the host at a used (owner, user_salt), whoever deployed first', () => {
       call('deploy', [address(owner), str('d'), bytes(SALT0)], [owner]);
-      expect(errorOf(() => call(fn, args(SALT0), [signer]))).toMatchObject({ kind: 'Storage', message: 'contract already exists' });
+      expect(errorOf(() => call(fn, args(SALT0), [signer]))).toMatchObject({
+        kind: 'Storage',
+        message: 'contract already exists',
+      });
     });
     it('rejects a user_salt that is not BytesN<32>', () => {
       expect(errorOf(() => call(fn, args(Buffer.alloc(31)), [signer]))).toMatchObject({ kind: 'Value' });
     });
-    it('fails with the vault constructor\'s #19 for a did_uri over 256 bytes', () => {
+    it("fails with the vault constructor's #19 for a did_uri over 256 bytes", () => {
       const a = args(SALT0);
       a[a.length - 2] = str('d'.repeat(257));
       expect(errorOf(() => call(fn, a, [signer]))).toMatchObject({ code: 19 });
@@ -63,8 +78,18 @@ describe('deploy', () => {
   });
 
   it.each([
-    { fn: 'deploy', args: [address(owner), str('d'), bytes(SALT0)], signer: owner, want: { owner, vault_address: 'V' } },
-    { fn: 'deploy_sponsored', args: [address(sponsor), address(owner), str('d'), bytes(SALT0)], signer: sponsor, want: { deployer: sponsor, owner, vault_address: 'V' } },
+    {
+      fn: 'deploy',
+      args: [address(owner), str('d'), bytes(SALT0)],
+      signer: owner,
+      want: { owner, vault_address: 'V' },
+    },
+    {
+      fn: 'deploy_sponsored',
+      args: [address(sponsor), address(owner), str('d'), bytes(SALT0)],
+      signer: sponsor,
+      want: { deployer: sponsor, owner, vault_address: 'V' },
+    },
   ])('$fn emits its chain-abi event', ({ fn, args, signer, want }) => {
     const vault = native(fn, args, [signer]) as string;
     const name = fn === 'deploy' ? 'vault_deployed' : 'sponsored_vault_deployed';
@@ -84,16 +109,62 @@ describe('quote_fee', () => {
     { name: 'fees never configured', setup: () => {}, want: () => disabled },
     { name: 'standard fee', setup: () => configure(), want: () => fee(50_000_000n) },
     { name: 'zero standard fee', setup: () => configure(0n), want: () => fee(0n) },
-    { name: 'disabled after config', setup: () => (configure(), call('set_fee_enabled', [bool(false)])), want: () => disabled },
-    { name: 're-enabled', setup: () => (configure(), call('set_fee_enabled', [bool(false)]), call('set_fee_enabled', [bool(true)])), want: () => fee(50_000_000n) },
+    {
+      name: 'disabled after config',
+      setup: () => (configure(), call('set_fee_enabled', [bool(false)])),
+      want: () => disabled,
+    },
+    {
+      name: 're-enabled',
+      setup: () => (configure(), call('set_fee_enabled', [bool(false)]), call('set_fee_enabled', [bool(true)])),
+      want: () => fee(50_000_000n),
+    },
     { name: 'standard changed', setup: () => (configure(), call('set_fee_standard', [i128(7)])), want: () => fee(7n) },
-    { name: 'custom, no expiry', setup: () => (configure(), call('set_fee_custom', [address(issuer), i128(3), unit()])), want: () => fee(3n) },
-    { name: 'custom of another issuer', setup: () => (configure(), call('set_fee_custom', [address(other), i128(3), unit()])), want: () => fee(50_000_000n) },
-    { name: 'custom, expiry ahead', setup: () => (configure(), call('set_fee_custom', [address(issuer), i128(3), u64(host.ledgerTimestamp + 10n)])), want: () => fee(3n) },
-    { name: 'custom, now == expires_at', setup: () => (configure(), call('set_fee_custom', [address(issuer), i128(3), u64(host.ledgerTimestamp)])), want: () => fee(3n) },
-    { name: 'custom, expired', setup: () => (configure(), call('set_fee_custom', [address(issuer), i128(3), u64(host.ledgerTimestamp)]), (host.ledgerTimestamp += 1n)), want: () => fee(50_000_000n) },
-    { name: 'custom removed', setup: () => (configure(), call('set_fee_custom', [address(issuer), i128(3), unit()]), call('remove_fee_custom', [address(issuer)])), want: () => fee(50_000_000n) },
-    { name: 'custom while disabled', setup: () => (configure(), call('set_fee_custom', [address(issuer), i128(3), unit()]), call('set_fee_enabled', [bool(false)])), want: () => disabled },
+    {
+      name: 'custom, no expiry',
+      setup: () => (configure(), call('set_fee_custom', [address(issuer), i128(3), unit()])),
+      want: () => fee(3n),
+    },
+    {
+      name: 'custom of another issuer',
+      setup: () => (configure(), call('set_fee_custom', [address(other), i128(3), unit()])),
+      want: () => fee(50_000_000n),
+    },
+    {
+      name: 'custom, expiry ahead',
+      setup: () => (configure(), call('set_fee_custom', [address(issuer), i128(3), u64(host.ledgerTimestamp + 10n)])),
+      want: () => fee(3n),
+    },
+    {
+      name: 'custom, now == expires_at',
+      setup: () => (configure(), call('set_fee_custom', [address(issuer), i128(3), u64(host.ledgerTimestamp)])),
+      want: () => fee(3n),
+    },
+    {
+      name: 'custom, expired',
+      setup: () => (
+        configure(),
+        call('set_fee_custom', [address(issuer), i128(3), u64(host.ledgerTimestamp)]),
+        (host.ledgerTimestamp += 1n)
+      ),
+      want: () => fee(50_000_000n),
+    },
+    {
+      name: 'custom removed',
+      setup: () => (
+        configure(),
+        call('set_fee_custom', [address(issuer), i128(3), unit()]),
+        call('remove_fee_custom', [address(issuer)])
+      ),
+      want: () => fee(50_000_000n),
+    },
+    {
+      name: 'custom while disabled',
+      setup: () => (
+        configure(), call('set_fee_custom', [address(issuer), i128(3), unit()]), call('set_fee_enabled', [bool(false)])
+      ),
+      want: () => disabled,
+    },
   ])('$name', ({ setup, want }) => {
     setup();
     expect(quote()).toEqual(want());
@@ -214,7 +285,9 @@ describe('not initialized → #7', () => {
     { fn: 'deploy', args: [address(owner), str('d'), bytes(SALT0)] },
   ])('$fn', ({ fn, args }) => {
     const bare = host.register(factory, null);
-    expect(errorOf(() => host.invoke(bare, fn, args, [admin, owner, other]))).toMatchObject({ code: FactoryError.NotInitialized });
+    expect(errorOf(() => host.invoke(bare, fn, args, [admin, owner, other]))).toMatchObject({
+      code: FactoryError.NotInitialized,
+    });
   });
 });
 

@@ -60,7 +60,12 @@ function deployVault(ctx: ContractContext, ownerV: xdr.ScVal, didUriV: xdr.ScVal
   const userSalt = arg.bytesN(saltV, 32);
   const wasm = instance(ctx, K.wasm) ?? fail('NotInitialized');
   const id = address(
-    ctx.deployContract(arg.bytesN(wasm, 32), deploySalt(owner, userSalt), [ownerV, ownerV, didUriV, address(ctx.contractId)]),
+    ctx.deployContract(arg.bytesN(wasm, 32), deploySalt(owner, userSalt), [
+      ownerV,
+      ownerV,
+      didUriV,
+      address(ctx.contractId),
+    ]),
   );
   ctx.storage.set(K.vault(id), bool(true));
   return id;
@@ -71,103 +76,145 @@ const DISABLED_QUOTE = struct({ enabled: bool(false), amount: i128(0), token: un
 export const factory = defineContract(
   'vc-vault-factory 0.1.0',
   {
-    deploy: [3, (ctx, [owner, didUri, salt]) => {
-      ctx.requireAuth(arg.address(owner!));
-      const vault = deployVault(ctx, owner!, didUri!, salt!);
-      ctx.emit([sym('vault_deployed')], struct({ owner: owner!, vault_address: vault }));
-      return vault;
-    }],
-    deploy_sponsored: [4, (ctx, [deployer, owner, didUri, salt]) => {
-      ctx.requireAuth(arg.address(deployer!));
-      const vault = deployVault(ctx, owner!, didUri!, salt!);
-      // chain-abi's fields; the API document's `did_uri` in this event is not part of the contract.
-      ctx.emit([sym('sponsored_vault_deployed')], struct({ deployer: deployer!, owner: owner!, vault_address: vault }));
-      return vault;
-    }],
-    is_vault: [1, (ctx, [vault]) => {
-      arg.address(vault!);
-      return bool(ctx.storage.has(K.vault(vault!)));
-    }],
-    quote_fee: [1, (ctx, [issuer]) => {
-      arg.address(issuer!);
-      admin(ctx);
-      if (!arg.bool(instance(ctx, K.enabled) ?? bool(false))) return DISABLED_QUOTE;
-      const cfg = feeConfig(ctx) ?? fail('FeeNotConfigured');
-      let amount = cfg.standard!;
-      const custom = ctx.storage.get(K.custom(issuer!));
-      if (custom) {
-        const c = arg.struct(custom, CUSTOM_FIELDS);
-        const expiresAt = arg.option(c.expires_at!, arg.u64);
-        if (expiresAt === undefined || ctx.ledgerTimestamp <= expiresAt) amount = c.amount!;
-      }
-      return struct({ enabled: bool(true), amount, token: cfg.token!, dest: cfg.dest! });
-    }],
-    set_fee_config: [3, (ctx, [token, dest, standard]) => {
-      requireAdmin(ctx);
-      arg.address(token!);
-      arg.address(dest!);
-      checkAmount(ctx, arg.i128(standard!));
-      ctx.storage.set(K.config, struct({ token: token!, dest: dest!, standard: standard! }), 'instance');
-      ctx.storage.set(K.enabled, bool(true), 'instance');
-      return unit();
-    }],
-    set_fee_enabled: [1, (ctx, [enabled]) => {
-      requireAdmin(ctx);
-      if (arg.bool(enabled!) && !feeConfig(ctx)) fail('FeeNotConfigured');
-      ctx.storage.set(K.enabled, enabled!, 'instance');
-      return unit();
-    }],
-    set_fee_standard: [1, (ctx, [standard]) => {
-      requireAdmin(ctx);
-      const cfg = feeConfig(ctx) ?? fail('FeeNotConfigured');
-      checkAmount(ctx, arg.i128(standard!));
-      ctx.storage.set(K.config, struct({ ...cfg, standard: standard! }), 'instance');
-      return unit();
-    }],
-    set_fee_custom: [3, (ctx, [issuer, amount, expiresAt]) => {
-      requireAdmin(ctx);
-      arg.address(issuer!);
-      if (!feeConfig(ctx)) fail('FeeNotConfigured');
-      checkAmount(ctx, arg.i128(amount!));
-      const expiry = arg.option(expiresAt!, arg.u64);
-      if (expiry !== undefined && expiry < ctx.ledgerTimestamp) fail('ExpiryInPast');
-      ctx.storage.set(K.custom(issuer!), struct({ amount: amount!, expires_at: option(expiry, u64) }));
-      return unit();
-    }],
-    remove_fee_custom: [1, (ctx, [issuer]) => {
-      requireAdmin(ctx);
-      arg.address(issuer!);
-      ctx.storage.remove(K.custom(issuer!));
-      return unit();
-    }],
-    set_min_fee: [1, (ctx, [amount]) => {
-      requireAdmin(ctx);
-      checkAmount(ctx, arg.i128(amount!), false);
-      ctx.storage.set(K.minFee, amount!, 'instance');
-      return unit();
-    }],
-    nominate_admin: [1, (ctx, [next]) => {
-      requireAdmin(ctx);
-      arg.address(next!);
-      ctx.storage.set(K.pending, next!, 'instance');
-      return unit();
-    }],
-    accept_admin: [0, (ctx) => {
-      admin(ctx);
-      const pending = instance(ctx, K.pending) ?? fail('NoPendingAdmin');
-      ctx.requireAuth(arg.address(pending));
-      ctx.storage.set(K.admin, pending, 'instance');
-      ctx.storage.remove(K.pending, 'instance');
-      return unit();
-    }],
+    deploy: [
+      3,
+      (ctx, [owner, didUri, salt]) => {
+        ctx.requireAuth(arg.address(owner!));
+        const vault = deployVault(ctx, owner!, didUri!, salt!);
+        ctx.emit([sym('vault_deployed')], struct({ owner: owner!, vault_address: vault }));
+        return vault;
+      },
+    ],
+    deploy_sponsored: [
+      4,
+      (ctx, [deployer, owner, didUri, salt]) => {
+        ctx.requireAuth(arg.address(deployer!));
+        const vault = deployVault(ctx, owner!, didUri!, salt!);
+        // chain-abi's fields; the API document's `did_uri` in this event is not part of the contract.
+        ctx.emit(
+          [sym('sponsored_vault_deployed')],
+          struct({ deployer: deployer!, owner: owner!, vault_address: vault }),
+        );
+        return vault;
+      },
+    ],
+    is_vault: [
+      1,
+      (ctx, [vault]) => {
+        arg.address(vault!);
+        return bool(ctx.storage.has(K.vault(vault!)));
+      },
+    ],
+    quote_fee: [
+      1,
+      (ctx, [issuer]) => {
+        arg.address(issuer!);
+        admin(ctx);
+        if (!arg.bool(instance(ctx, K.enabled) ?? bool(false))) return DISABLED_QUOTE;
+        const cfg = feeConfig(ctx) ?? fail('FeeNotConfigured');
+        let amount = cfg.standard!;
+        const custom = ctx.storage.get(K.custom(issuer!));
+        if (custom) {
+          const c = arg.struct(custom, CUSTOM_FIELDS);
+          const expiresAt = arg.option(c.expires_at!, arg.u64);
+          if (expiresAt === undefined || ctx.ledgerTimestamp <= expiresAt) amount = c.amount!;
+        }
+        return struct({ enabled: bool(true), amount, token: cfg.token!, dest: cfg.dest! });
+      },
+    ],
+    set_fee_config: [
+      3,
+      (ctx, [token, dest, standard]) => {
+        requireAdmin(ctx);
+        arg.address(token!);
+        arg.address(dest!);
+        checkAmount(ctx, arg.i128(standard!));
+        ctx.storage.set(K.config, struct({ token: token!, dest: dest!, standard: standard! }), 'instance');
+        ctx.storage.set(K.enabled, bool(true), 'instance');
+        return unit();
+      },
+    ],
+    set_fee_enabled: [
+      1,
+      (ctx, [enabled]) => {
+        requireAdmin(ctx);
+        if (arg.bool(enabled!) && !feeConfig(ctx)) fail('FeeNotConfigured');
+        ctx.storage.set(K.enabled, enabled!, 'instance');
+        return unit();
+      },
+    ],
+    set_fee_standard: [
+      1,
+      (ctx, [standard]) => {
+        requireAdmin(ctx);
+        const cfg = feeConfig(ctx) ?? fail('FeeNotConfigured');
+        checkAmount(ctx, arg.i128(standard!));
+        ctx.storage.set(K.config, struct({ ...cfg, standard: standard! }), 'instance');
+        return unit();
+      },
+    ],
+    set_fee_custom: [
+      3,
+      (ctx, [issuer, amount, expiresAt]) => {
+        requireAdmin(ctx);
+        arg.address(issuer!);
+        if (!feeConfig(ctx)) fail('FeeNotConfigured');
+        checkAmount(ctx, arg.i128(amount!));
+        const expiry = arg.option(expiresAt!, arg.u64);
+        if (expiry !== undefined && expiry < ctx.ledgerTimestamp) fail('ExpiryInPast');
+        ctx.storage.set(K.custom(issuer!), struct({ amount: amount!, expires_at: option(expiry, u64) }));
+        return unit();
+      },
+    ],
+    remove_fee_custom: [
+      1,
+      (ctx, [issuer]) => {
+        requireAdmin(ctx);
+        arg.address(issuer!);
+        ctx.storage.remove(K.custom(issuer!));
+        return unit();
+      },
+    ],
+    set_min_fee: [
+      1,
+      (ctx, [amount]) => {
+        requireAdmin(ctx);
+        checkAmount(ctx, arg.i128(amount!), false);
+        ctx.storage.set(K.minFee, amount!, 'instance');
+        return unit();
+      },
+    ],
+    nominate_admin: [
+      1,
+      (ctx, [next]) => {
+        requireAdmin(ctx);
+        arg.address(next!);
+        ctx.storage.set(K.pending, next!, 'instance');
+        return unit();
+      },
+    ],
+    accept_admin: [
+      0,
+      (ctx) => {
+        admin(ctx);
+        const pending = instance(ctx, K.pending) ?? fail('NoPendingAdmin');
+        ctx.requireAuth(arg.address(pending));
+        ctx.storage.set(K.admin, pending, 'instance');
+        ctx.storage.remove(K.pending, 'instance');
+        return unit();
+      },
+    ],
     get_admin: [0, (ctx) => address(admin(ctx))],
   },
-  [2, (ctx, [adminV, wasm]) => {
-    arg.address(adminV!);
-    arg.bytesN(wasm!, 32);
-    ctx.storage.set(K.admin, adminV!, 'instance');
-    ctx.storage.set(K.wasm, wasm!, 'instance');
-    ctx.storage.set(K.enabled, bool(false), 'instance');
-    ctx.storage.set(K.minFee, i128(0), 'instance');
-  }],
+  [
+    2,
+    (ctx, [adminV, wasm]) => {
+      arg.address(adminV!);
+      arg.bytesN(wasm!, 32);
+      ctx.storage.set(K.admin, adminV!, 'instance');
+      ctx.storage.set(K.wasm, wasm!, 'instance');
+      ctx.storage.set(K.enabled, bool(false), 'instance');
+      ctx.storage.set(K.minFee, i128(0), 'instance');
+    },
+  ],
 );

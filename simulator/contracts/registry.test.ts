@@ -1,6 +1,21 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { scValToNative, xdr } from '@stellar/stellar-sdk';
-import { address, bool, bytes, field, fromStruct, option, str, struct, sym, toStr, toVec, u32, unit, vec } from '../../src/chain/codec.ts';
+import {
+  address,
+  bool,
+  bytes,
+  field,
+  fromStruct,
+  option,
+  str,
+  struct,
+  sym,
+  toStr,
+  toVec,
+  u32,
+  unit,
+  vec,
+} from '../../src/chain/codec.ts';
 import { RegistryError as E } from './errors.ts';
 import { registry } from './registry.ts';
 import { TestHost, account, errorOf, eventsNamed } from './test-host.ts';
@@ -33,7 +48,15 @@ function record(r: Input = {}): xdr.ScVal {
     authentication: keys(r.authentication ?? [ED(1)]),
     assertion_method: keys(r.assertion_method ?? [ED(2)]),
     key_agreement: keys(r.key_agreement ?? [X(1)]),
-    services: vec((r.services ?? []).map((s) => struct({ id_suffix: str(s.id_suffix), service_type: str(s.service_type), service_endpoint: str(s.service_endpoint) }))),
+    services: vec(
+      (r.services ?? []).map((s) =>
+        struct({
+          id_suffix: str(s.id_suffix),
+          service_type: str(s.service_type),
+          service_endpoint: str(s.service_endpoint),
+        }),
+      ),
+    ),
     metadata_uri: option(r.metadata_uri, str),
     metadata_hash: option(r.metadata_hash, bytes),
     version: u32(r.version ?? 0),
@@ -42,7 +65,11 @@ function record(r: Input = {}): xdr.ScVal {
     deactivated: bool(r.deactivated ?? false),
   });
 }
-const svc = (id_suffix = 'hub', service_type = 'LinkedDomains', service_endpoint = 'https://example.org') => ({ id_suffix, service_type, service_endpoint });
+const svc = (id_suffix = 'hub', service_type = 'LinkedDomains', service_endpoint = 'https://example.org') => ({
+  id_suffix,
+  service_type,
+  service_endpoint,
+});
 
 let host: TestHost;
 let reg: string;
@@ -56,8 +83,15 @@ beforeEach(() => {
 });
 
 describe('register', () => {
-  it('stores the record under Record(did_id) with the registry\'s bookkeeping, whatever was sent', () => {
-    register({ version: 99, created_ledger: 5, updated_ledger: 6, deactivated: true, metadata_uri: 'https://m.example', metadata_hash: Buffer.alloc(32, 9) });
+  it("stores the record under Record(did_id) with the registry's bookkeeping, whatever was sent", () => {
+    register({
+      version: 99,
+      created_ledger: 5,
+      updated_ledger: 6,
+      deactivated: true,
+      metadata_uri: 'https://m.example',
+      metadata_hash: Buffer.alloc(32, 9),
+    });
     expect(get()).toEqual({
       controller,
       authentication: [{ public_key_multibase: ED(1) }],
@@ -71,7 +105,9 @@ describe('register', () => {
       updated_ledger: host.ledgerSequence,
       deactivated: false,
     });
-    expect(eventsNamed(host, 'did_registered')).toEqual([{ contractId: reg, data: { did_id: new Uint8Array(DID), controller, version: 1 } }]);
+    expect(eventsNamed(host, 'did_registered')).toEqual([
+      { contractId: reg, data: { did_id: new Uint8Array(DID), controller, version: 1 } },
+    ]);
   });
 
   it('uses exactly the key ScVec[Symbol("Record"), Bytes(did_id)] in persistent storage, as a sorted ScMap', () => {
@@ -79,8 +115,17 @@ describe('register', () => {
     const stored = host.storage(reg).get(vec([sym('Record'), bytes(DID)]), 'persistent');
     expect(stored?.toXdr('base64')).toBe(call('get', [bytes(DID)], []).toXdr('base64'));
     expect(Object.keys(fromStruct(stored!))).toEqual([
-      'assertion_method', 'authentication', 'controller', 'created_ledger', 'deactivated', 'key_agreement',
-      'metadata_hash', 'metadata_uri', 'services', 'updated_ledger', 'version',
+      'assertion_method',
+      'authentication',
+      'controller',
+      'created_ledger',
+      'deactivated',
+      'key_agreement',
+      'metadata_hash',
+      'metadata_uri',
+      'services',
+      'updated_ledger',
+      'version',
     ]);
     const service = toVec(field(fromStruct(stored!), 'services'))[0]!;
     expect(Object.keys(fromStruct(service))).toEqual(['id_suffix', 'service_endpoint', 'service_type']);
@@ -91,7 +136,7 @@ describe('register', () => {
     register();
     expect(errorOf(() => register())).toMatchObject({ code: E.DidAlreadyExists });
   });
-  it('needs record.controller\'s signature', () => {
+  it("needs record.controller's signature", () => {
     expect(errorOf(() => call('register', [bytes(DID), record()], [stranger]))).toMatchObject({ kind: 'Auth' });
   });
   it('get of an unknown DID → None', () => {
@@ -100,7 +145,10 @@ describe('register', () => {
   it.each([
     { name: 'did_id of 15 bytes', args: () => [bytes(Buffer.alloc(15)), record()] },
     { name: 'record without a field', args: () => [bytes(DID), struct({ controller: address(controller) })] },
-    { name: 'String where Address expected', args: () => [bytes(DID), struct({ ...fromStruct(record()), controller: str(controller) })] },
+    {
+      name: 'String where Address expected',
+      args: () => [bytes(DID), struct({ ...fromStruct(record()), controller: str(controller) })],
+    },
   ])('host Value error: $name', ({ args }) => {
     expect(errorOf(() => call('register', args()))).toMatchObject({ kind: 'Value' });
   });
@@ -113,7 +161,11 @@ describe('validation rules (register and update)', () => {
     { name: '3 authentication keys', r: { authentication: [ED(1), ED(2), ED(3)] } },
     { name: '4 authentication keys', r: { authentication: [ED(1), ED(2), ED(3), ED(4)] }, want: E.InvalidAuthKeyCount },
     { name: 'no assertion key', r: { assertion_method: [] } },
-    { name: '4 assertion keys', r: { assertion_method: [ED(1), ED(2), ED(3), ED(4)] }, want: E.InvalidAssertionKeyCount },
+    {
+      name: '4 assertion keys',
+      r: { assertion_method: [ED(1), ED(2), ED(3), ED(4)] },
+      want: E.InvalidAssertionKeyCount,
+    },
     { name: 'no key agreement', r: { key_agreement: [] } },
     { name: '2 key agreement keys', r: { key_agreement: [X(1), X(2)] }, want: E.InvalidKeyAgreementCount },
     { name: '3 services', r: { services: [svc('a'), svc('b'), svc('c')] } },
@@ -131,17 +183,27 @@ describe('validation rules (register and update)', () => {
     { name: 'id_suffix of 32', r: { services: [svc(long(32))] } },
     { name: 'id_suffix of 33', r: { services: [svc(long(33))] }, want: E.ServiceIdTooLong },
     ...['0', 'a-b', 'a--9', 'x1y2'].map((id) => ({ name: `id_suffix "${id}"`, r: { services: [svc(id)] } })),
-    ...['', 'A', '-a', 'a-', 'a_b', 'a.b', 'é'].map((id) => ({ name: `id_suffix "${id}"`, r: { services: [svc(id)] }, want: E.ServiceIdInvalidFormat })),
+    ...['', 'A', '-a', 'a-', 'a_b', 'a.b', 'é'].map((id) => ({
+      name: `id_suffix "${id}"`,
+      r: { services: [svc(id)] },
+      want: E.ServiceIdInvalidFormat,
+    })),
     { name: 'endpoint https, 255', r: { services: [svc('a', 't', `https://${long(247)}`)] } },
     ...['http://example.org', 'https://', 'ftp://x', 'HTTPS://x', `https://${long(248)}`].map((ep) => ({
-      name: `endpoint "${ep.slice(0, 20)}" (${ep.length})`, r: { services: [svc('a', 't', ep)] }, want: E.ServiceEndpointInvalid,
+      name: `endpoint "${ep.slice(0, 20)}" (${ep.length})`,
+      r: { services: [svc('a', 't', ep)] },
+      want: E.ServiceEndpointInvalid,
     })),
     { name: 'duplicate service id', r: { services: [svc('a'), svc('b'), svc('a')] }, want: E.DuplicateServiceId },
     { name: 'metadata_uri https, 255', r: { metadata_uri: `https://${long(247)}` } },
     { name: 'metadata_uri http', r: { metadata_uri: 'http://m.example' }, want: E.MetadataUriInvalid },
     { name: 'metadata_uri of 256', r: { metadata_uri: `https://${long(248)}` }, want: E.MetadataUriInvalid },
     { name: 'metadata_hash with metadata_uri', r: { metadata_uri: 'https://m', metadata_hash: Buffer.alloc(32) } },
-    { name: 'metadata_hash without metadata_uri', r: { metadata_hash: Buffer.alloc(32) }, want: E.MetadataInconsistent },
+    {
+      name: 'metadata_hash without metadata_uri',
+      r: { metadata_hash: Buffer.alloc(32) },
+      want: E.MetadataInconsistent,
+    },
   ];
   describe.each(cases)('$name', ({ r, want }) => {
     const expected = want === undefined ? undefined : expect.objectContaining({ code: want });
@@ -159,7 +221,18 @@ describe('update', () => {
   beforeEach(() => register({ services: [svc()] }));
   it('replaces the whole record, keeps the controller and created_ledger, bumps the version', () => {
     host.ledgerSequence += 10;
-    call('update', [bytes(DID), u32(1), record({ controller: stranger, authentication: [ED(9)], assertion_method: [], key_agreement: [], version: 50, deactivated: true })]);
+    call('update', [
+      bytes(DID),
+      u32(1),
+      record({
+        controller: stranger,
+        authentication: [ED(9)],
+        assertion_method: [],
+        key_agreement: [],
+        version: 50,
+        deactivated: true,
+      }),
+    ]);
     expect(get()).toMatchObject({
       controller, // "controller cannot change here": the field of next_record is ignored
       authentication: [{ public_key_multibase: ED(9) }],
@@ -171,22 +244,41 @@ describe('update', () => {
       updated_ledger: host.ledgerSequence,
       deactivated: false,
     });
-    expect(eventsNamed(host, 'did_updated')).toEqual([{ contractId: reg, data: { did_id: new Uint8Array(DID), version: 2 } }]);
+    expect(eventsNamed(host, 'did_updated')).toEqual([
+      { contractId: reg, data: { did_id: new Uint8Array(DID), version: 2 } },
+    ]);
   });
   it.each([
-    { name: 'unknown DID → #2', args: () => [bytes(Buffer.alloc(16, 1)), u32(1), record()], want: { code: E.DidNotFound } },
+    {
+      name: 'unknown DID → #2',
+      args: () => [bytes(Buffer.alloc(16, 1)), u32(1), record()],
+      want: { code: E.DidNotFound },
+    },
     { name: 'stale version → #3', args: () => [bytes(DID), u32(2), record()], want: { code: E.VersionMismatch } },
     { name: 'version 0 → #3', args: () => [bytes(DID), u32(0), record()], want: { code: E.VersionMismatch } },
   ])('$name', ({ args, want }) => {
     expect(errorOf(() => call('update', args()))).toMatchObject(want);
   });
   it('needs the current controller, not the one in next_record', () => {
-    expect(errorOf(() => call('update', [bytes(DID), u32(1), record({ controller: stranger })], [stranger]))).toMatchObject({ kind: 'Auth' });
+    expect(
+      errorOf(() => call('update', [bytes(DID), u32(1), record({ controller: stranger })], [stranger])),
+    ).toMatchObject({ kind: 'Auth' });
   });
   it('version u32::MAX → #19 VersionOverflow', () => {
     const key = vec([sym('Record'), bytes(DID)]);
     const stored = host.storage(reg).get(key)!;
-    host.storage(reg).set(key, xdr.ScVal.scvMap(xdr.expectUnionVariant(stored, 'scvMap').map!.map((e) => (toStr(e.key) === 'version' ? new xdr.ScMapEntry({ key: e.key, val: u32(0xffffffff) }) : e))));
+    host
+      .storage(reg)
+      .set(
+        key,
+        xdr.ScVal.scvMap(
+          xdr
+            .expectUnionVariant(stored, 'scvMap')
+            .map!.map((e) =>
+              toStr(e.key) === 'version' ? new xdr.ScMapEntry({ key: e.key, val: u32(0xffffffff) }) : e,
+            ),
+        ),
+      );
     for (const [fn, args] of [
       ['update', [bytes(DID), u32(0xffffffff), record()]],
       ['transfer_controller', [bytes(DID), u32(0xffffffff), address(next)]],
@@ -204,7 +296,10 @@ describe('transfer_controller', () => {
     call('transfer_controller', [bytes(DID), u32(1), address(next)]);
     expect(get()).toEqual({ ...before, controller: next, version: 2 });
     expect(eventsNamed(host, 'did_controller_transferred')).toEqual([
-      { contractId: reg, data: { did_id: new Uint8Array(DID), old_controller: controller, new_controller: next, version: 2 } },
+      {
+        contractId: reg,
+        data: { did_id: new Uint8Array(DID), old_controller: controller, new_controller: next, version: 2 },
+      },
     ]);
     // Only the new controller can mutate from now on.
     expect(errorOf(() => call('update', [bytes(DID), u32(2), record()], [controller]))).toMatchObject({ kind: 'Auth' });
@@ -218,7 +313,9 @@ describe('transfer_controller', () => {
     expect(errorOf(() => call('transfer_controller', [bytes(did), u32(version), address(next)]))).toMatchObject(want);
   });
   it('needs the current controller (the new one does not sign)', () => {
-    expect(errorOf(() => call('transfer_controller', [bytes(DID), u32(1), address(next)], [next]))).toMatchObject({ kind: 'Auth' });
+    expect(errorOf(() => call('transfer_controller', [bytes(DID), u32(1), address(next)], [next]))).toMatchObject({
+      kind: 'Auth',
+    });
   });
 });
 
@@ -228,10 +325,19 @@ describe('deactivate', () => {
     host.ledgerSequence += 3;
     call('deactivate', [bytes(DID), u32(1)]);
     expect(get()).toMatchObject({
-      controller, authentication: [], assertion_method: [], key_agreement: [], services: [],
-      metadata_uri: 'https://m', deactivated: true, version: 2, updated_ledger: host.ledgerSequence,
+      controller,
+      authentication: [],
+      assertion_method: [],
+      key_agreement: [],
+      services: [],
+      metadata_uri: 'https://m',
+      deactivated: true,
+      version: 2,
+      updated_ledger: host.ledgerSequence,
     });
-    expect(eventsNamed(host, 'did_deactivated')).toEqual([{ contractId: reg, data: { did_id: new Uint8Array(DID), version: 2 } }]);
+    expect(eventsNamed(host, 'did_deactivated')).toEqual([
+      { contractId: reg, data: { did_id: new Uint8Array(DID), version: 2 } },
+    ]);
   });
   it.each([
     { fn: 'update', args: [bytes(DID), u32(2), record()] },

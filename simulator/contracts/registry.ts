@@ -13,8 +13,17 @@ import { arg, defineContract } from './support.ts';
 const fail = failWith(RegistryError);
 const U32_MAX = 0xffffffff;
 const RECORD_FIELDS = [
-  'assertion_method', 'authentication', 'controller', 'created_ledger', 'deactivated', 'key_agreement',
-  'metadata_hash', 'metadata_uri', 'services', 'updated_ledger', 'version',
+  'assertion_method',
+  'authentication',
+  'controller',
+  'created_ledger',
+  'deactivated',
+  'key_agreement',
+  'metadata_hash',
+  'metadata_uri',
+  'services',
+  'updated_ledger',
+  'version',
 ] as const;
 const SERVICE_FIELDS = ['id_suffix', 'service_endpoint', 'service_type'] as const;
 const ID_SUFFIX = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
@@ -142,56 +151,96 @@ function save(ctx: ContractContext, didId: xdr.ScVal, r: DidRecord): void {
 export const registry = defineContract(
   'did-registry 0.2.0',
   {
-    register: [2, (ctx, [didId, initial]) => {
-      const key = keyOf(didId!);
-      const r = decodeRecord(initial!);
-      ctx.requireAuth(arg.address(r.controller));
-      if (ctx.storage.has(key)) fail('DidAlreadyExists');
-      validate(r);
-      // Bookkeeping fields are the registry's, whatever the caller sent.
-      save(ctx, didId!, { ...r, version: 1, created_ledger: ctx.ledgerSequence, updated_ledger: ctx.ledgerSequence, deactivated: false });
-      ctx.emit([sym('did_registered')], struct({ did_id: didId!, controller: r.controller, version: u32(1) }));
-      return unit();
-    }],
-    update: [3, (ctx, [didId, expectedVersion, next]) => {
-      const current = loadForMutation(ctx, didId!, expectedVersion!);
-      const r = decodeRecord(next!);
-      validate(r);
-      // "controller cannot change here": next_record.controller is ignored; transfer_controller changes it.
-      const version = current.version + 1;
-      save(ctx, didId!, {
-        ...r, controller: current.controller, version,
-        created_ledger: current.created_ledger, updated_ledger: ctx.ledgerSequence, deactivated: false,
-      });
-      ctx.emit([sym('did_updated')], struct({ did_id: didId!, version: u32(version) }));
-      return unit();
-    }],
-    transfer_controller: [3, (ctx, [didId, expectedVersion, newController]) => {
-      const current = loadForMutation(ctx, didId!, expectedVersion!);
-      arg.address(newController!);
-      const version = current.version + 1;
-      save(ctx, didId!, { ...current, controller: newController!, version, updated_ledger: ctx.ledgerSequence });
-      ctx.emit([sym('did_controller_transferred')], struct({
-        did_id: didId!, old_controller: current.controller, new_controller: newController!, version: u32(version),
-      }));
-      return unit();
-    }],
-    deactivate: [2, (ctx, [didId, expectedVersion]) => {
-      const current = loadForMutation(ctx, didId!, expectedVersion!);
-      const version = current.version + 1;
-      save(ctx, didId!, {
-        ...current, authentication: [], assertion_method: [], key_agreement: [], services: [],
-        version, updated_ledger: ctx.ledgerSequence, deactivated: true,
-      });
-      ctx.emit([sym('did_deactivated')], struct({ did_id: didId!, version: u32(version) }));
-      return unit();
-    }],
-    get: [1, (ctx, [didId]) => {
-      return ctx.storage.get(keyOf(didId!)) ?? unit();
-    }],
+    register: [
+      2,
+      (ctx, [didId, initial]) => {
+        const key = keyOf(didId!);
+        const r = decodeRecord(initial!);
+        ctx.requireAuth(arg.address(r.controller));
+        if (ctx.storage.has(key)) fail('DidAlreadyExists');
+        validate(r);
+        // Bookkeeping fields are the registry's, whatever the caller sent.
+        save(ctx, didId!, {
+          ...r,
+          version: 1,
+          created_ledger: ctx.ledgerSequence,
+          updated_ledger: ctx.ledgerSequence,
+          deactivated: false,
+        });
+        ctx.emit([sym('did_registered')], struct({ did_id: didId!, controller: r.controller, version: u32(1) }));
+        return unit();
+      },
+    ],
+    update: [
+      3,
+      (ctx, [didId, expectedVersion, next]) => {
+        const current = loadForMutation(ctx, didId!, expectedVersion!);
+        const r = decodeRecord(next!);
+        validate(r);
+        // "controller cannot change here": next_record.controller is ignored; transfer_controller changes it.
+        const version = current.version + 1;
+        save(ctx, didId!, {
+          ...r,
+          controller: current.controller,
+          version,
+          created_ledger: current.created_ledger,
+          updated_ledger: ctx.ledgerSequence,
+          deactivated: false,
+        });
+        ctx.emit([sym('did_updated')], struct({ did_id: didId!, version: u32(version) }));
+        return unit();
+      },
+    ],
+    transfer_controller: [
+      3,
+      (ctx, [didId, expectedVersion, newController]) => {
+        const current = loadForMutation(ctx, didId!, expectedVersion!);
+        arg.address(newController!);
+        const version = current.version + 1;
+        save(ctx, didId!, { ...current, controller: newController!, version, updated_ledger: ctx.ledgerSequence });
+        ctx.emit(
+          [sym('did_controller_transferred')],
+          struct({
+            did_id: didId!,
+            old_controller: current.controller,
+            new_controller: newController!,
+            version: u32(version),
+          }),
+        );
+        return unit();
+      },
+    ],
+    deactivate: [
+      2,
+      (ctx, [didId, expectedVersion]) => {
+        const current = loadForMutation(ctx, didId!, expectedVersion!);
+        const version = current.version + 1;
+        save(ctx, didId!, {
+          ...current,
+          authentication: [],
+          assertion_method: [],
+          key_agreement: [],
+          services: [],
+          version,
+          updated_ledger: ctx.ledgerSequence,
+          deactivated: true,
+        });
+        ctx.emit([sym('did_deactivated')], struct({ did_id: didId!, version: u32(version) }));
+        return unit();
+      },
+    ],
+    get: [
+      1,
+      (ctx, [didId]) => {
+        return ctx.storage.get(keyOf(didId!)) ?? unit();
+      },
+    ],
   },
-  [1, (ctx, [admin]) => {
-    arg.address(admin!);
-    ctx.storage.set(vec([sym('Admin')]), admin!, 'instance');
-  }],
+  [
+    1,
+    (ctx, [admin]) => {
+      arg.address(admin!);
+      ctx.storage.set(vec([sym('Admin')]), admin!, 'instance');
+    },
+  ],
 );

@@ -2,7 +2,14 @@
 // signatures, auth entries, footprints, RPC — is simulator/core. This one keeps per-contract storage, an explicit
 // set of authorized addresses, cross-contract calls, deployments, events, and rolls a failed invocation back.
 import { Keypair, StrKey, scValToNative, xdr } from '@stellar/stellar-sdk';
-import { ContractError, HostError, type ContractContext, type ContractImpl, type ContractStorage, type Durability } from '../host.ts';
+import {
+  ContractError,
+  HostError,
+  type ContractContext,
+  type ContractImpl,
+  type ContractStorage,
+  type Durability,
+} from '../host.ts';
 import { i128, sym, unit, vec } from '../../src/chain/codec.ts';
 import { contractIdFromAddress } from '../../src/chain/derive.ts';
 import { contractImpls } from './index.ts';
@@ -17,22 +24,28 @@ export interface TestEvent {
 
 /** A token with `transfer(from, to, amount)` (sig: from), `balance(id)` and an unauthenticated `mint`. */
 export const testToken: ContractImpl = defineContract('test token', {
-  transfer: [3, (ctx, [from, to, amount]) => {
-    ctx.requireAuth(arg.address(from!));
-    const n = arg.i128(amount!);
-    const have = balanceOf(ctx, from!);
-    if (n < 0n) throw new HostError('negative amount is not allowed', 'Contract');
-    if (have < n) throw new HostError('balance is not sufficient', 'Contract');
-    ctx.storage.set(vec([sym('Balance'), from!]), i128(have - n));
-    ctx.storage.set(vec([sym('Balance'), to!]), i128(balanceOf(ctx, to!) + n));
-    ctx.emit([sym('transfer'), from!, to!], i128(n)); // as a Stellar Asset Contract does
-    return unit();
-  }],
+  transfer: [
+    3,
+    (ctx, [from, to, amount]) => {
+      ctx.requireAuth(arg.address(from!));
+      const n = arg.i128(amount!);
+      const have = balanceOf(ctx, from!);
+      if (n < 0n) throw new HostError('negative amount is not allowed', 'Contract');
+      if (have < n) throw new HostError('balance is not sufficient', 'Contract');
+      ctx.storage.set(vec([sym('Balance'), from!]), i128(have - n));
+      ctx.storage.set(vec([sym('Balance'), to!]), i128(balanceOf(ctx, to!) + n));
+      ctx.emit([sym('transfer'), from!, to!], i128(n)); // as a Stellar Asset Contract does
+      return unit();
+    },
+  ],
   balance: [1, (ctx, [id]) => i128(balanceOf(ctx, id!))],
-  mint: [2, (ctx, [to, amount]) => {
-    ctx.storage.set(vec([sym('Balance'), to!]), i128(balanceOf(ctx, to!) + arg.i128(amount!)));
-    return unit();
-  }],
+  mint: [
+    2,
+    (ctx, [to, amount]) => {
+      ctx.storage.set(vec([sym('Balance'), to!]), i128(balanceOf(ctx, to!) + arg.i128(amount!)));
+      return unit();
+    },
+  ],
 });
 function balanceOf(ctx: ContractContext, id: xdr.ScVal): bigint {
   const v = ctx.storage.get(vec([sym('Balance'), id]));

@@ -16,16 +16,20 @@ function setup(): { host: TestHost; v: string; w: string } {
   const f = host.register(factory, [address(admin), bytes(VAULT_WASM_HASH)]);
   host.invoke(f, 'set_fee_enabled', [bool(false)], [admin]);
   const deploy = (salt: number) =>
-    scValToNative(host.invoke(f, 'deploy', [address(owner), str('d'), bytes(Buffer.alloc(32, salt))], [owner])) as string;
+    scValToNative(
+      host.invoke(f, 'deploy', [address(owner), str('d'), bytes(Buffer.alloc(32, salt))], [owner]),
+    ) as string;
   return { host, v: deploy(0), w: deploy(1) };
 }
 
 function ops(host: TestHost, v: string) {
   return {
-    issue: (id: string) => host.invoke(v, 'issue', [str(id), str('x'), address(v), address(issuer), str('did')], [issuer]),
+    issue: (id: string) =>
+      host.invoke(v, 'issue', [str(id), str('x'), address(v), address(issuer), str('did')], [issuer]),
     revoke: (id: string) => host.invoke(v, 'revoke', [str(id), str('d')], [owner]),
     push: (id: string, to: string) => host.invoke(v, 'push', [str(id), address(to)], [owner]),
-    page: (offset: number, limit: number) => scValToNative(host.invoke(v, 'list_vc_ids', [u32(offset), u32(limit)])) as string[],
+    page: (offset: number, limit: number) =>
+      scValToNative(host.invoke(v, 'list_vc_ids', [u32(offset), u32(limit)])) as string[],
     count: () => scValToNative(host.invoke(v, 'vc_count', [])) as number,
   };
 }
@@ -75,32 +79,35 @@ describe('pages over 500 credentials with removals at the head, middle and tail'
   });
 });
 
-describe.each([{ seed: 1 }, { seed: 2 }, { seed: 3 }])('random issue / revoke / push sequences (seed $seed)', ({ seed }) => {
-  it('every page equals the model after every step', () => {
-    const { host, v, w } = setup();
-    const vault = ops(host, v);
-    const random = rng(seed);
-    const model: string[] = [];
-    let next = 0;
-    for (let step = 0; step < 300; step++) {
-      const r = random();
-      if (r < 0.6 || model.length === 0) {
-        const id = `vc-${next++}`;
-        vault.issue(id);
-        model.push(id);
-      } else {
-        const id = model[Math.floor(random() * model.length)]!;
-        if (r < 0.85) vault.revoke(id);
-        else vault.push(id, w);
-        model.splice(model.indexOf(id), 1);
+describe.each([{ seed: 1 }, { seed: 2 }, { seed: 3 }])(
+  'random issue / revoke / push sequences (seed $seed)',
+  ({ seed }) => {
+    it('every page equals the model after every step', () => {
+      const { host, v, w } = setup();
+      const vault = ops(host, v);
+      const random = rng(seed);
+      const model: string[] = [];
+      let next = 0;
+      for (let step = 0; step < 300; step++) {
+        const r = random();
+        if (r < 0.6 || model.length === 0) {
+          const id = `vc-${next++}`;
+          vault.issue(id);
+          model.push(id);
+        } else {
+          const id = model[Math.floor(random() * model.length)]!;
+          if (r < 0.85) vault.revoke(id);
+          else vault.push(id, w);
+          model.splice(model.indexOf(id), 1);
+        }
+        const offset = Math.floor(random() * (model.length + 2));
+        const limit = Math.floor(random() * 12);
+        expect(vault.page(offset, limit)).toEqual(model.slice(offset, offset + limit));
+        expect(vault.count()).toBe(model.length);
       }
-      const offset = Math.floor(random() * (model.length + 2));
-      const limit = Math.floor(random() * 12);
-      expect(vault.page(offset, limit)).toEqual(model.slice(offset, offset + limit));
-      expect(vault.count()).toBe(model.length);
-    }
-  });
-});
+    });
+  },
+);
 
 describe('cost stays flat: 10,000 credentials', () => {
   const { host, v } = setup();
@@ -116,8 +123,11 @@ describe('cost stays flat: 10,000 credentials', () => {
   });
   it('holds 9,000 active in issuance order', () => {
     expect(vault.count()).toBe(9_000);
-    const active = Array.from({ length: 10_000 }, (_, i) => i).filter((i) => i % 10 !== 0).map((i) => `vc-${i}`);
-    for (const offset of [0, 1, 4_321, 8_990]) expect(vault.page(offset, 200)).toEqual(active.slice(offset, offset + 200));
+    const active = Array.from({ length: 10_000 }, (_, i) => i)
+      .filter((i) => i % 10 !== 0)
+      .map((i) => `vc-${i}`);
+    for (const offset of [0, 1, 4_321, 8_990])
+      expect(vault.page(offset, 200)).toEqual(active.slice(offset, offset + 200));
   });
   it.each([
     { name: 'verify_vc', run: () => host.invoke(v, 'verify_vc', [str('vc-5000')]), max: 1 },

@@ -25,14 +25,26 @@ let host: TestHost;
 let f: string;
 let v: string;
 const deploy = (who: string, salt = SALT0, fac = f) =>
-  scValToNative(host.invoke(fac, 'deploy', [address(who), str('did:ledger:testnet:owner'), bytes(salt)], [who])) as string;
+  scValToNative(
+    host.invoke(fac, 'deploy', [address(who), str('did:ledger:testnet:owner'), bytes(salt)], [who]),
+  ) as string;
 const call = (fn: string, args: xdr.ScVal[], auth: string[], at = v) => host.invoke(at, fn, args, auth);
-const native = (fn: string, args: xdr.ScVal[] = [], at = v, auth: string[] = []) => scValToNative(host.invoke(at, fn, args, auth));
-const issueArgs = (id: string, o: { data?: string; vault?: string; issuer?: string; did?: string } = {}) =>
-  [str(id), str(o.data ?? '{"ciphertext":1}'), address(o.vault ?? v), address(o.issuer ?? issuer), str(o.did ?? DID)];
+const native = (fn: string, args: xdr.ScVal[] = [], at = v, auth: string[] = []) =>
+  scValToNative(host.invoke(at, fn, args, auth));
+const issueArgs = (id: string, o: { data?: string; vault?: string; issuer?: string; did?: string } = {}) => [
+  str(id),
+  str(o.data ?? '{"ciphertext":1}'),
+  address(o.vault ?? v),
+  address(o.issuer ?? issuer),
+  str(o.did ?? DID),
+];
 const issue = (id: string, at = v, who = issuer) => call('issue', issueArgs(id, { vault: at, issuer: who }), [who], at);
-const batchArgs = (ids: string[], o: { vault?: string; did?: string } = {}) =>
-  [address(issuer), address(o.vault ?? v), str(o.did ?? DID), vec(ids.map((id) => vec([str(id), str(`data ${id}`)])))];
+const batchArgs = (ids: string[], o: { vault?: string; did?: string } = {}) => [
+  address(issuer),
+  address(o.vault ?? v),
+  str(o.did ?? DID),
+  vec(ids.map((id) => vec([str(id), str(`data ${id}`)]))),
+];
 /** Distinct addresses beyond the 256 one-byte-seed accounts. */
 const contractAt = (i: number) => {
   const b = Buffer.alloc(32, 0x77);
@@ -72,7 +84,12 @@ describe('issue', () => {
   it('stores the credential, marks it Valid, charges the quoted fee and emits vc_issued', () => {
     expect(native('issue', issueArgs('vc-1'), v, [issuer])).toBe('vc-1');
     expect(status('vc-1')).toEqual(['Valid']);
-    expect(native('get_vc', [str('vc-1')])).toEqual({ id: 'vc-1', data: '{"ciphertext":1}', issuance_contract: v, issuer_did: DID });
+    expect(native('get_vc', [str('vc-1')])).toEqual({
+      id: 'vc-1',
+      data: '{"ciphertext":1}',
+      issuance_contract: v,
+      issuer_did: DID,
+    });
     expect(native('vc_count')).toBe(1);
     expect(ids()).toEqual(['vc-1']);
     expect(balance(issuer)).toBe(999n * UNIT);
@@ -81,8 +98,17 @@ describe('issue', () => {
   });
 
   it.each([
-    { name: 'custom fee', setup: () => host.invoke(f, 'set_fee_custom', [address(issuer), i128(7), unit()], [admin]), want: 7n },
-    { name: 'custom fee before expiry', setup: () => host.invoke(f, 'set_fee_custom', [address(issuer), i128(7), u64(host.ledgerTimestamp + 5n)], [admin]), want: 7n },
+    {
+      name: 'custom fee',
+      setup: () => host.invoke(f, 'set_fee_custom', [address(issuer), i128(7), unit()], [admin]),
+      want: 7n,
+    },
+    {
+      name: 'custom fee before expiry',
+      setup: () =>
+        host.invoke(f, 'set_fee_custom', [address(issuer), i128(7), u64(host.ledgerTimestamp + 5n)], [admin]),
+      want: 7n,
+    },
     {
       name: 'custom fee after expiry → standard',
       setup: () => {
@@ -91,7 +117,11 @@ describe('issue', () => {
       },
       want: UNIT,
     },
-    { name: 'custom fee of another issuer', setup: () => host.invoke(f, 'set_fee_custom', [address(issuer2), i128(7), unit()], [admin]), want: UNIT },
+    {
+      name: 'custom fee of another issuer',
+      setup: () => host.invoke(f, 'set_fee_custom', [address(issuer2), i128(7), unit()], [admin]),
+      want: UNIT,
+    },
     { name: 'fees disabled', setup: () => host.invoke(f, 'set_fee_enabled', [bool(false)], [admin]), want: 0n },
     { name: 'zero standard fee', setup: () => host.invoke(f, 'set_fee_standard', [i128(0)], [admin]), want: 0n },
   ])('moves the quoted fee: $name', ({ setup, want }) => {
@@ -140,7 +170,9 @@ describe('batch_issue', () => {
 
   it('is all-or-nothing when the fee cannot be paid', () => {
     host.invoke(f, 'set_fee_standard', [i128(300n * UNIT)], [admin]);
-    expect(errorOf(() => call('batch_issue', batchArgs(['a', 'b', 'c', 'd']), [issuer]))).toMatchObject({ message: 'balance is not sufficient' });
+    expect(errorOf(() => call('batch_issue', batchArgs(['a', 'b', 'c', 'd']), [issuer]))).toMatchObject({
+      message: 'balance is not sufficient',
+    });
     expect(native('vc_count')).toBe(0);
   });
 
@@ -160,11 +192,18 @@ describe('revoke', () => {
     expect(native('get_vc', [str('b')])).toMatchObject({ id: 'b' });
     expect(native('vc_count')).toBe(2);
     expect(ids()).toEqual(['a', 'c']);
-    expect(eventsNamed(host, 'vc_revoked')).toEqual([{ contractId: v, data: { vc_id: 'b', date: '2026-01-02T03:04:05Z' } }]);
+    expect(eventsNamed(host, 'vc_revoked')).toEqual([
+      { contractId: v, data: { vc_id: 'b', date: '2026-01-02T03:04:05Z' } },
+    ]);
   });
   it.each([
     { name: 'unknown id → #6', id: 'zz', pre: () => {}, want: E.VCNotFound },
-    { name: 'already revoked → #7', id: 'a', pre: () => call('revoke', [str('a'), str('d')], [owner]), want: E.VCAlreadyRevoked },
+    {
+      name: 'already revoked → #7',
+      id: 'a',
+      pre: () => call('revoke', [str('a'), str('d')], [owner]),
+      want: E.VCAlreadyRevoked,
+    },
   ])('$name', ({ id, pre, want }) => {
     pre();
     expect(errorOf(() => call('revoke', [str(id), str('d')], [owner]))).toMatchObject({ code: want });
@@ -222,7 +261,9 @@ describe('vault settings', () => {
   it('set_vault_did replaces the DID and emits vault_did_changed', () => {
     call('set_vault_did', [str('did:ledger:testnet:new')], [owner]);
     expect(native('vault_did')).toBe('did:ledger:testnet:new');
-    expect(eventsNamed(host, 'vault_did_changed')).toEqual([{ contractId: v, data: { did_uri: 'did:ledger:testnet:new' } }]);
+    expect(eventsNamed(host, 'vault_did_changed')).toEqual([
+      { contractId: v, data: { did_uri: 'did:ledger:testnet:new' } },
+    ]);
   });
   it('set_vault_admin hands the admin functions over; vault_owner never changes', () => {
     call('set_vault_admin', [address(newAdmin)], [owner]);
@@ -289,9 +330,27 @@ describe('push', () => {
   it.each([
     { name: 'missing credential → #6', id: 'zz', to: () => w, pre: () => {}, want: { code: E.VCNotFound } },
     { name: 'to itself → #10', id: 'a', to: () => v, pre: () => {}, want: { code: E.InvalidVaultContract } },
-    { name: 'another owner\'s vault → #26', id: 'a', to: () => deploy(other), pre: () => {}, want: { code: E.PushOwnerMismatch } },
-    { name: 'revoked destination → #4', id: 'a', to: () => w, pre: () => call('revoke_vault', [], [owner], w), want: { code: E.VaultRevoked } },
-    { name: 'id taken in the destination → #12', id: 'a', to: () => w, pre: () => issue('a', w), want: { code: E.VCAlreadyExists } },
+    {
+      name: "another owner's vault → #26",
+      id: 'a',
+      to: () => deploy(other),
+      pre: () => {},
+      want: { code: E.PushOwnerMismatch },
+    },
+    {
+      name: 'revoked destination → #4',
+      id: 'a',
+      to: () => w,
+      pre: () => call('revoke_vault', [], [owner], w),
+      want: { code: E.VaultRevoked },
+    },
+    {
+      name: 'id taken in the destination → #12',
+      id: 'a',
+      to: () => w,
+      pre: () => issue('a', w),
+      want: { code: E.VCAlreadyExists },
+    },
     { name: 'destination is not a contract', id: 'a', to: () => other, pre: () => {}, want: { kind: 'Storage' } },
   ])('$name, and the source keeps the credential', ({ id, to, pre, want }) => {
     pre();
@@ -299,11 +358,13 @@ describe('push', () => {
     expect(errorOf(() => call('push', [str(id), address(dest)], [owner]))).toMatchObject(want);
     expect(ids()).toEqual(['a', 'b']);
   });
-  it('a source the destination\'s factory did not deploy → #24', () => {
+  it("a source the destination's factory did not deploy → #24", () => {
     const f2 = host.register(factory, [address(admin), bytes(VAULT_WASM_HASH)]);
     const foreign = deploy(owner, SALT0, f2);
     issue('x', foreign);
-    expect(errorOf(() => call('push', [str('x'), address(v)], [owner], foreign))).toMatchObject({ code: E.SourceNotAVault });
+    expect(errorOf(() => call('push', [str('x'), address(v)], [owner], foreign))).toMatchObject({
+      code: E.SourceNotAVault,
+    });
     expect(status('x', foreign)).toEqual(['Valid']);
   });
   it('receive_push cannot be called except by the source vault itself', () => {
@@ -319,27 +380,84 @@ describe('limits (#19, bytes not characters) and argument errors', () => {
     { name: 'vc_id 64', run: () => issue(long(64)), want: undefined },
     { name: 'vc_id 65', run: () => issue(long(65)), want: E.InputTooLong },
     { name: 'vc_id 33 × é = 66 bytes', run: () => issue('é'.repeat(33)), want: E.InputTooLong },
-    { name: 'vc_data 10,000', run: () => call('issue', issueArgs('a', { data: long(10_000) }), [issuer]), want: undefined },
-    { name: 'vc_data 10,001', run: () => call('issue', issueArgs('a', { data: long(10_001) }), [issuer]), want: E.InputTooLong },
+    {
+      name: 'vc_data 10,000',
+      run: () => call('issue', issueArgs('a', { data: long(10_000) }), [issuer]),
+      want: undefined,
+    },
+    {
+      name: 'vc_data 10,001',
+      run: () => call('issue', issueArgs('a', { data: long(10_001) }), [issuer]),
+      want: E.InputTooLong,
+    },
     { name: 'issuer_did 256', run: () => call('issue', issueArgs('a', { did: long(256) }), [issuer]), want: undefined },
-    { name: 'issuer_did 257', run: () => call('issue', issueArgs('a', { did: long(257) }), [issuer]), want: E.InputTooLong },
-    { name: 'batch vc_id 65', run: () => call('batch_issue', batchArgs(['a', long(65)]), [issuer]), want: E.InputTooLong },
-    { name: 'batch vc_data 10,001', run: () => call('batch_issue', [address(issuer), address(v), str(DID), vec([vec([str('a'), str(long(10_001))])])], [issuer]), want: E.InputTooLong },
-    { name: 'batch issuer_did 257', run: () => call('batch_issue', batchArgs(['a'], { did: long(257) }), [issuer]), want: E.InputTooLong },
-    { name: 'revoke date 64', run: () => (issue('a'), call('revoke', [str('a'), str(long(64))], [owner])), want: undefined },
-    { name: 'revoke date 65', run: () => (issue('a'), call('revoke', [str('a'), str(long(65))], [owner])), want: E.InputTooLong },
+    {
+      name: 'issuer_did 257',
+      run: () => call('issue', issueArgs('a', { did: long(257) }), [issuer]),
+      want: E.InputTooLong,
+    },
+    {
+      name: 'batch vc_id 65',
+      run: () => call('batch_issue', batchArgs(['a', long(65)]), [issuer]),
+      want: E.InputTooLong,
+    },
+    {
+      name: 'batch vc_data 10,001',
+      run: () =>
+        call(
+          'batch_issue',
+          [address(issuer), address(v), str(DID), vec([vec([str('a'), str(long(10_001))])])],
+          [issuer],
+        ),
+      want: E.InputTooLong,
+    },
+    {
+      name: 'batch issuer_did 257',
+      run: () => call('batch_issue', batchArgs(['a'], { did: long(257) }), [issuer]),
+      want: E.InputTooLong,
+    },
+    {
+      name: 'revoke date 64',
+      run: () => (issue('a'), call('revoke', [str('a'), str(long(64))], [owner])),
+      want: undefined,
+    },
+    {
+      name: 'revoke date 65',
+      run: () => (issue('a'), call('revoke', [str('a'), str(long(65))], [owner])),
+      want: E.InputTooLong,
+    },
     { name: 'revoke vc_id 65', run: () => call('revoke', [str(long(65)), str('d')], [owner]), want: E.InputTooLong },
     { name: 'set_vault_did 256', run: () => call('set_vault_did', [str(long(256))], [owner]), want: undefined },
     { name: 'set_vault_did 257', run: () => call('set_vault_did', [str(long(257))], [owner]), want: E.InputTooLong },
     { name: 'push vc_id 65', run: () => call('push', [str(long(65)), address(v)], [owner]), want: E.InputTooLong },
-    { name: 'issue into another vault → #10', run: () => call('issue', issueArgs('a', { vault: deploy(other) }), [issuer]), want: E.InvalidVaultContract },
-    { name: 'batch into another vault → #10', run: () => call('batch_issue', batchArgs(['a'], { vault: deploy(other) }), [issuer]), want: E.InvalidVaultContract },
+    {
+      name: 'issue into another vault → #10',
+      run: () => call('issue', issueArgs('a', { vault: deploy(other) }), [issuer]),
+      want: E.InvalidVaultContract,
+    },
+    {
+      name: 'batch into another vault → #10',
+      run: () => call('batch_issue', batchArgs(['a'], { vault: deploy(other) }), [issuer]),
+      want: E.InvalidVaultContract,
+    },
     { name: 'batch of 0 → #18', run: () => call('batch_issue', batchArgs([]), [issuer]), want: E.BatchEmpty },
-    { name: 'batch of 6 → #17', run: () => call('batch_issue', batchArgs(['1', '2', '3', '4', '5', '6']), [issuer]), want: E.BatchTooLarge },
+    {
+      name: 'batch of 6 → #17',
+      run: () => call('batch_issue', batchArgs(['1', '2', '3', '4', '5', '6']), [issuer]),
+      want: E.BatchTooLarge,
+    },
     { name: 'issue of a used id → #12', run: () => (issue('a'), issue('a')), want: E.VCAlreadyExists },
     { name: 'list_vc_ids limit 200', run: () => call('list_vc_ids', [u32(0), u32(200)], []), want: undefined },
-    { name: 'list_vc_ids limit 201 → #16', run: () => call('list_vc_ids', [u32(0), u32(201)], []), want: E.LimitTooLarge },
-    { name: 'list_denied_issuers limit 201 → #16', run: () => call('list_denied_issuers', [u32(0), u32(201)], []), want: E.LimitTooLarge },
+    {
+      name: 'list_vc_ids limit 201 → #16',
+      run: () => call('list_vc_ids', [u32(0), u32(201)], []),
+      want: E.LimitTooLarge,
+    },
+    {
+      name: 'list_denied_issuers limit 201 → #16',
+      run: () => call('list_denied_issuers', [u32(0), u32(201)], []),
+      want: E.LimitTooLarge,
+    },
   ])('$name', ({ run, want }) => {
     expect(errorOf(run)).toEqual(want === undefined ? undefined : expect.objectContaining({ code: want }));
   });
@@ -359,7 +477,12 @@ describe('limits (#19, bytes not characters) and argument errors', () => {
 describe('errors that need a crafted state', () => {
   it('#8 VaultNotInitialized: a vault whose constructor never ran', () => {
     const bare = host.register(vault, null);
-    for (const [fn, args] of [['vault_owner', []], ['revoke', [str('a'), str('d')]], ['issue', issueArgs('a', { vault: bare })], ['deny_issuer', [address(issuer)]]] as const) {
+    for (const [fn, args] of [
+      ['vault_owner', []],
+      ['revoke', [str('a'), str('d')]],
+      ['issue', issueArgs('a', { vault: bare })],
+      ['deny_issuer', [address(issuer)]],
+    ] as const) {
       expect(errorOf(() => call(fn, [...args], [issuer, owner], bare))).toMatchObject({ code: E.VaultNotInitialized });
     }
   });
@@ -373,9 +496,15 @@ describe('errors that need a crafted state', () => {
     { amount: -1n, want: { code: E.FeeOutOfBounds } },
     { amount: 10n ** 18n, want: { message: 'balance is not sufficient' } },
   ])('#23 FeeOutOfBounds: a factory quoting $amount', ({ amount, want }) => {
-    const fake = host.register(defineContract('fake factory', {
-      quote_fee: [1, () => struct({ enabled: bool(true), amount: i128(amount), token: address(token), dest: address(feeDest) })],
-    }), null);
+    const fake = host.register(
+      defineContract('fake factory', {
+        quote_fee: [
+          1,
+          () => struct({ enabled: bool(true), amount: i128(amount), token: address(token), dest: address(feeDest) }),
+        ],
+      }),
+      null,
+    );
     const lone = host.register(vault, [address(owner), address(owner), str('d'), address(fake)]);
     expect(errorOf(() => issue('a', lone))).toMatchObject(want);
   });

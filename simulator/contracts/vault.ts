@@ -93,7 +93,14 @@ function isValid(status: xdr.ScVal): boolean {
   throw new HostError(`Error(Value, UnexpectedType): not a VCStatus`, 'Value');
 }
 
-function issueOne(ctx: ContractContext, id: xdr.ScVal, data: xdr.ScVal, vaultContract: xdr.ScVal, issuer: xdr.ScVal, issuerDid: xdr.ScVal): void {
+function issueOne(
+  ctx: ContractContext,
+  id: xdr.ScVal,
+  data: xdr.ScVal,
+  vaultContract: xdr.ScVal,
+  issuer: xdr.ScVal,
+  issuerDid: xdr.ScVal,
+): void {
   const vc = struct({ id, data, issuance_contract: vaultContract, issuer_did: issuerDid });
   store(ctx, vc, id, VALID);
   ctx.emit([sym('vc_issued')], struct({ vc_id: id, issuer }));
@@ -102,141 +109,179 @@ function issueOne(ctx: ContractContext, id: xdr.ScVal, data: xdr.ScVal, vaultCon
 export const vault = defineContract(
   'vc-vault 0.4.0',
   {
-    issue: [5, (ctx, [vcId, vcData, vaultContract, issuer, issuerDid]) => {
-      ctx.requireAuth(arg.address(issuer!));
-      checkLen(vcId!, MAX.vcId);
-      checkLen(vcData!, MAX.vcData);
-      checkIssuable(ctx, vaultContract!, issuer!, issuerDid!);
-      if (ctx.storage.has(vcKey(vcId!))) fail('VCAlreadyExists');
-      chargeFee(ctx, issuer!, 1);
-      issueOne(ctx, vcId!, vcData!, vaultContract!, issuer!, issuerDid!);
-      return vcId!;
-    }],
-    batch_issue: [4, (ctx, [issuer, vaultContract, issuerDid, vcs]) => {
-      ctx.requireAuth(arg.address(issuer!));
-      const entries = arg.vec(vcs!).map((t) => {
-        const [id, data] = arg.tuple(t, 2);
-        return { id: id!, data: data! };
-      });
-      if (entries.length === 0) fail('BatchEmpty');
-      if (entries.length > MAX.batch) fail('BatchTooLarge');
-      for (const e of entries) {
-        checkLen(e.id, MAX.vcId);
-        checkLen(e.data, MAX.vcData);
-      }
-      checkIssuable(ctx, vaultContract!, issuer!, issuerDid!);
-      const ids = new Set<string>();
-      for (const e of entries) {
-        const id = arg.string(e.id);
-        if (ids.has(id) || ctx.storage.has(vcKey(e.id))) fail('VCAlreadyExists');
-        ids.add(id);
-      }
-      chargeFee(ctx, issuer!, entries.length);
-      for (const e of entries) issueOne(ctx, e.id, e.data, vaultContract!, issuer!, issuerDid!);
-      return vec(entries.map((e) => e.id));
-    }],
-    revoke: [2, (ctx, [vcId, date]) => {
-      ctx.requireAuth(ownerOf(ctx));
-      checkLen(vcId!, MAX.vcId);
-      checkLen(date!, MAX.date);
-      requireActive(ctx);
-      const status = ctx.storage.get(statusKey(vcId!)) ?? fail('VCNotFound');
-      if (!isValid(status)) fail('VCAlreadyRevoked');
-      ctx.storage.set(statusKey(vcId!), enumVariant('Revoked', date!));
-      vcIndex.remove(ctx.storage, vcId!);
-      ctx.emit([sym('vc_revoked')], struct({ vc_id: vcId!, date: date! }));
-      return unit();
-    }],
+    issue: [
+      5,
+      (ctx, [vcId, vcData, vaultContract, issuer, issuerDid]) => {
+        ctx.requireAuth(arg.address(issuer!));
+        checkLen(vcId!, MAX.vcId);
+        checkLen(vcData!, MAX.vcData);
+        checkIssuable(ctx, vaultContract!, issuer!, issuerDid!);
+        if (ctx.storage.has(vcKey(vcId!))) fail('VCAlreadyExists');
+        chargeFee(ctx, issuer!, 1);
+        issueOne(ctx, vcId!, vcData!, vaultContract!, issuer!, issuerDid!);
+        return vcId!;
+      },
+    ],
+    batch_issue: [
+      4,
+      (ctx, [issuer, vaultContract, issuerDid, vcs]) => {
+        ctx.requireAuth(arg.address(issuer!));
+        const entries = arg.vec(vcs!).map((t) => {
+          const [id, data] = arg.tuple(t, 2);
+          return { id: id!, data: data! };
+        });
+        if (entries.length === 0) fail('BatchEmpty');
+        if (entries.length > MAX.batch) fail('BatchTooLarge');
+        for (const e of entries) {
+          checkLen(e.id, MAX.vcId);
+          checkLen(e.data, MAX.vcData);
+        }
+        checkIssuable(ctx, vaultContract!, issuer!, issuerDid!);
+        const ids = new Set<string>();
+        for (const e of entries) {
+          const id = arg.string(e.id);
+          if (ids.has(id) || ctx.storage.has(vcKey(e.id))) fail('VCAlreadyExists');
+          ids.add(id);
+        }
+        chargeFee(ctx, issuer!, entries.length);
+        for (const e of entries) issueOne(ctx, e.id, e.data, vaultContract!, issuer!, issuerDid!);
+        return vec(entries.map((e) => e.id));
+      },
+    ],
+    revoke: [
+      2,
+      (ctx, [vcId, date]) => {
+        ctx.requireAuth(ownerOf(ctx));
+        checkLen(vcId!, MAX.vcId);
+        checkLen(date!, MAX.date);
+        requireActive(ctx);
+        const status = ctx.storage.get(statusKey(vcId!)) ?? fail('VCNotFound');
+        if (!isValid(status)) fail('VCAlreadyRevoked');
+        ctx.storage.set(statusKey(vcId!), enumVariant('Revoked', date!));
+        vcIndex.remove(ctx.storage, vcId!);
+        ctx.emit([sym('vc_revoked')], struct({ vc_id: vcId!, date: date! }));
+        return unit();
+      },
+    ],
     verify_vc: [1, (ctx, [vcId]) => ctx.storage.get(statusKey(arg.isString(vcId!))) ?? INVALID],
     get_vc: [1, (ctx, [vcId]) => ctx.storage.get(vcKey(arg.isString(vcId!))) ?? unit()],
-    list_vc_ids: [2, (ctx, [offset, limit]) => vec(vcIndex.page(ctx.storage, arg.u32(offset!), checkPageLimit(limit!)))],
+    list_vc_ids: [
+      2,
+      (ctx, [offset, limit]) => vec(vcIndex.page(ctx.storage, arg.u32(offset!), checkPageLimit(limit!))),
+    ],
     vc_count: [0, (ctx) => u32(vcIndex.count(ctx.storage))],
-    deny_issuer: [1, (ctx, [issuer]) => {
-      ctx.requireAuth(adminOf(ctx));
-      arg.address(issuer!);
-      requireActive(ctx);
-      if (deniedIndex.has(ctx.storage, issuer!)) return unit(); // idempotent: no change, no event
-      if (deniedIndex.count(ctx.storage) >= MAX.denied) fail('IssuerListTooLong');
-      deniedIndex.append(ctx.storage, issuer!);
-      ctx.emit([sym('issuer_denied')], struct({ issuer: issuer! }));
-      return unit();
-    }],
-    allow_issuer: [1, (ctx, [issuer]) => {
-      ctx.requireAuth(adminOf(ctx));
-      arg.address(issuer!);
-      requireActive(ctx);
-      if (deniedIndex.remove(ctx.storage, issuer!)) ctx.emit([sym('issuer_allowed')], struct({ issuer: issuer! }));
-      return unit();
-    }],
-    list_denied_issuers: [2, (ctx, [offset, limit]) =>
-      vec(deniedIndex.page(ctx.storage, arg.u32(offset!), checkPageLimit(limit!)))],
+    deny_issuer: [
+      1,
+      (ctx, [issuer]) => {
+        ctx.requireAuth(adminOf(ctx));
+        arg.address(issuer!);
+        requireActive(ctx);
+        if (deniedIndex.has(ctx.storage, issuer!)) return unit(); // idempotent: no change, no event
+        if (deniedIndex.count(ctx.storage) >= MAX.denied) fail('IssuerListTooLong');
+        deniedIndex.append(ctx.storage, issuer!);
+        ctx.emit([sym('issuer_denied')], struct({ issuer: issuer! }));
+        return unit();
+      },
+    ],
+    allow_issuer: [
+      1,
+      (ctx, [issuer]) => {
+        ctx.requireAuth(adminOf(ctx));
+        arg.address(issuer!);
+        requireActive(ctx);
+        if (deniedIndex.remove(ctx.storage, issuer!)) ctx.emit([sym('issuer_allowed')], struct({ issuer: issuer! }));
+        return unit();
+      },
+    ],
+    list_denied_issuers: [
+      2,
+      (ctx, [offset, limit]) => vec(deniedIndex.page(ctx.storage, arg.u32(offset!), checkPageLimit(limit!))),
+    ],
     denied_issuer_count: [0, (ctx) => u32(deniedIndex.count(ctx.storage))],
-    set_vault_did: [1, (ctx, [didUri]) => {
-      ctx.requireAuth(ownerOf(ctx));
-      checkLen(didUri!, MAX.did);
-      requireActive(ctx);
-      ctx.storage.set(K.did, didUri!, 'instance');
-      ctx.emit([sym('vault_did_changed')], struct({ did_uri: didUri! }));
-      return unit();
-    }],
-    set_vault_admin: [1, (ctx, [newAdmin]) => {
-      ctx.requireAuth(adminOf(ctx));
-      arg.address(newAdmin!);
-      requireActive(ctx);
-      ctx.storage.set(K.admin, newAdmin!, 'instance');
-      return unit();
-    }],
-    revoke_vault: [0, (ctx) => {
-      ctx.requireAuth(adminOf(ctx));
-      requireActive(ctx);
-      ctx.storage.set(K.revoked, bool(true), 'instance');
-      ctx.emit([sym('vault_revoked')], struct({}));
-      return unit();
-    }],
-    push: [2, (ctx, [vcId, destVault]) => {
-      ctx.requireAuth(adminOf(ctx));
-      checkLen(vcId!, MAX.vcId);
-      const dest = arg.address(destVault!);
-      requireActive(ctx);
-      const vc = ctx.storage.get(vcKey(vcId!)) ?? fail('VCNotFound');
-      if (dest === ctx.contractId) fail('InvalidVaultContract'); // a contract cannot re-enter itself
-      const status = ctx.storage.get(statusKey(vcId!))!;
-      ctx.call(dest, 'receive_push', [address(ctx.contractId), instance(ctx, K.owner), vc, status]);
-      ctx.storage.remove(vcKey(vcId!));
-      ctx.storage.remove(statusKey(vcId!));
-      vcIndex.remove(ctx.storage, vcId!);
-      return unit();
-    }],
+    set_vault_did: [
+      1,
+      (ctx, [didUri]) => {
+        ctx.requireAuth(ownerOf(ctx));
+        checkLen(didUri!, MAX.did);
+        requireActive(ctx);
+        ctx.storage.set(K.did, didUri!, 'instance');
+        ctx.emit([sym('vault_did_changed')], struct({ did_uri: didUri! }));
+        return unit();
+      },
+    ],
+    set_vault_admin: [
+      1,
+      (ctx, [newAdmin]) => {
+        ctx.requireAuth(adminOf(ctx));
+        arg.address(newAdmin!);
+        requireActive(ctx);
+        ctx.storage.set(K.admin, newAdmin!, 'instance');
+        return unit();
+      },
+    ],
+    revoke_vault: [
+      0,
+      (ctx) => {
+        ctx.requireAuth(adminOf(ctx));
+        requireActive(ctx);
+        ctx.storage.set(K.revoked, bool(true), 'instance');
+        ctx.emit([sym('vault_revoked')], struct({}));
+        return unit();
+      },
+    ],
+    push: [
+      2,
+      (ctx, [vcId, destVault]) => {
+        ctx.requireAuth(adminOf(ctx));
+        checkLen(vcId!, MAX.vcId);
+        const dest = arg.address(destVault!);
+        requireActive(ctx);
+        const vc = ctx.storage.get(vcKey(vcId!)) ?? fail('VCNotFound');
+        if (dest === ctx.contractId) fail('InvalidVaultContract'); // a contract cannot re-enter itself
+        const status = ctx.storage.get(statusKey(vcId!))!;
+        ctx.call(dest, 'receive_push', [address(ctx.contractId), instance(ctx, K.owner), vc, status]);
+        ctx.storage.remove(vcKey(vcId!));
+        ctx.storage.remove(statusKey(vcId!));
+        vcIndex.remove(ctx.storage, vcId!);
+        return unit();
+      },
+    ],
     // The destination half of `push` (not called by the service). The source vault is the invoker, so its
     // require_auth proves the call comes from it; the owner travels as an argument because calling back into
     // the source would be re-entry.
-    receive_push: [4, (ctx, [source, sourceOwner, vc, status]) => {
-      const from = arg.address(source!);
-      ctx.requireAuth(from);
-      const rec = arg.struct(vc!, VC_FIELDS);
-      arg.stringBytes(rec.id!);
-      isValid(status!);
-      requireActive(ctx);
-      if (!arg.bool(ctx.call(arg.address(instance(ctx, K.factory)), 'is_vault', [source!]))) fail('SourceNotAVault');
-      if (arg.address(sourceOwner!) !== ownerOf(ctx)) fail('PushOwnerMismatch');
-      if (ctx.storage.has(vcKey(rec.id!))) fail('VCAlreadyExists');
-      store(ctx, vc!, rec.id!, status!);
-      return unit();
-    }],
+    receive_push: [
+      4,
+      (ctx, [source, sourceOwner, vc, status]) => {
+        const from = arg.address(source!);
+        ctx.requireAuth(from);
+        const rec = arg.struct(vc!, VC_FIELDS);
+        arg.stringBytes(rec.id!);
+        isValid(status!);
+        requireActive(ctx);
+        if (!arg.bool(ctx.call(arg.address(instance(ctx, K.factory)), 'is_vault', [source!]))) fail('SourceNotAVault');
+        if (arg.address(sourceOwner!) !== ownerOf(ctx)) fail('PushOwnerMismatch');
+        if (ctx.storage.has(vcKey(rec.id!))) fail('VCAlreadyExists');
+        store(ctx, vc!, rec.id!, status!);
+        return unit();
+      },
+    ],
     version: [0, () => VERSION],
     vault_owner: [0, (ctx) => instance(ctx, K.owner)],
     vault_did: [0, (ctx) => ctx.storage.get(K.did, 'instance') ?? unit()],
   },
-  [4, (ctx, [vaultOwner, contractAdmin, didUri, factoryId]) => {
-    arg.address(vaultOwner!);
-    arg.address(contractAdmin!);
-    arg.address(factoryId!);
-    checkLen(didUri!, MAX.did);
-    ctx.storage.set(K.owner, vaultOwner!, 'instance');
-    ctx.storage.set(K.admin, vaultOwner!, 'instance');
-    ctx.storage.set(K.contractAdmin, contractAdmin!, 'instance'); // kept; no 0.4.0 function uses it
-    ctx.storage.set(K.did, didUri!, 'instance');
-    ctx.storage.set(K.factory, factoryId!, 'instance');
-    ctx.storage.set(K.revoked, bool(false), 'instance');
-  }],
+  [
+    4,
+    (ctx, [vaultOwner, contractAdmin, didUri, factoryId]) => {
+      arg.address(vaultOwner!);
+      arg.address(contractAdmin!);
+      arg.address(factoryId!);
+      checkLen(didUri!, MAX.did);
+      ctx.storage.set(K.owner, vaultOwner!, 'instance');
+      ctx.storage.set(K.admin, vaultOwner!, 'instance');
+      ctx.storage.set(K.contractAdmin, contractAdmin!, 'instance'); // kept; no 0.4.0 function uses it
+      ctx.storage.set(K.did, didUri!, 'instance');
+      ctx.storage.set(K.factory, factoryId!, 'instance');
+      ctx.storage.set(K.revoked, bool(false), 'instance');
+    },
+  ],
 );

@@ -25,7 +25,10 @@ export interface Preexecuted {
 }
 
 /** The transaction's auth entries are the recorded ones (same credentials, nonces and invocation trees). */
-function sameAuth(recorded: readonly xdr.SorobanAuthorizationEntry[], given: readonly xdr.SorobanAuthorizationEntry[]): boolean {
+function sameAuth(
+  recorded: readonly xdr.SorobanAuthorizationEntry[],
+  given: readonly xdr.SorobanAuthorizationEntry[],
+): boolean {
   if (recorded.length !== given.length) return false;
   return recorded.every((r, i) => {
     const g = given[i]!;
@@ -35,8 +38,11 @@ function sameAuth(recorded: readonly xdr.SorobanAuthorizationEntry[], given: rea
     if (rc.type !== gc.type) return false;
     const ra = addressCredentialsOf(rc)?.creds;
     const ga = addressCredentialsOf(gc)?.creds;
-    if (ra && ga && (!Buffer.from(ra.address.toXdr()).equals(ga.address.toXdr()) || ra.nonce !== ga.nonce)) return false;
-    return r.rootInvocation === g.rootInvocation || Buffer.from(r.rootInvocation.toXdr()).equals(g.rootInvocation.toXdr());
+    if (ra && ga && (!Buffer.from(ra.address.toXdr()).equals(ga.address.toXdr()) || ra.nonce !== ga.nonce))
+      return false;
+    return (
+      r.rootInvocation === g.rootInvocation || Buffer.from(r.rootInvocation.toXdr()).equals(g.rootInvocation.toXdr())
+    );
   });
 }
 
@@ -58,7 +64,9 @@ interface OpRun {
 }
 
 const trapped = (): xdr.OperationResult[] => [
-  xdr.OperationResult.opInner(xdr.OperationResultTr.invokeHostFunction(xdr.InvokeHostFunctionResult.invokeHostFunctionTrapped())),
+  xdr.OperationResult.opInner(
+    xdr.OperationResultTr.invokeHostFunction(xdr.InvokeHostFunctionResult.invokeHostFunctionTrapped()),
+  ),
 ];
 
 function invokeSuccess(rv: xdr.ScVal, events: readonly ContractEventRec[]): () => xdr.OperationResult[] {
@@ -66,7 +74,12 @@ function invokeSuccess(rv: xdr.ScVal, events: readonly ContractEventRec[]): () =
     xdr.OperationResult.opInner(
       xdr.OperationResultTr.invokeHostFunction(
         xdr.InvokeHostFunctionResult.invokeHostFunctionSuccess(
-          sha256(new xdr.InvokeHostFunctionSuccessPreImage({ returnValue: rv, events: events.map(contractEventXdr) }).toXdr()),
+          sha256(
+            new xdr.InvokeHostFunctionSuccessPreImage({
+              returnValue: rv,
+              events: events.map(contractEventXdr),
+            }).toXdr(),
+          ),
         ),
       ),
     ),
@@ -74,7 +87,13 @@ function invokeSuccess(rv: xdr.ScVal, events: readonly ContractEventRec[]): () =
 }
 
 /** Runs the InvokeHostFunction operation with enforced auth and the declared footprint. */
-function runInvoke(core: Core, header: { seq: number; closeTime: number }, op: xdr.Operation, opSource: string, data: xdr.SorobanTransactionData): OpRun {
+function runInvoke(
+  core: Core,
+  header: { seq: number; closeTime: number },
+  op: xdr.Operation,
+  opSource: string,
+  data: xdr.SorobanTransactionData,
+): OpRun {
   const body = op.body;
   const hf = body.type === 'invokeHostFunction' ? body.invokeHostFunctionOp.hostFunction : undefined;
   const inv = new Invocation({
@@ -93,7 +112,11 @@ function runInvoke(core: Core, header: { seq: number; closeTime: number }, op: x
       inv,
       ok: false,
       error: 'only InvokeContract host functions are supported by the simulator',
-      opResults: () => [xdr.OperationResult.opInner(xdr.OperationResultTr.invokeHostFunction(xdr.InvokeHostFunctionResult.invokeHostFunctionMalformed()))],
+      opResults: () => [
+        xdr.OperationResult.opInner(
+          xdr.OperationResultTr.invokeHostFunction(xdr.InvokeHostFunctionResult.invokeHostFunctionMalformed()),
+        ),
+      ],
     };
   }
   const call = hf.invokeContract;
@@ -121,7 +144,8 @@ function reusePreexecuted(
 ): OpRun | undefined {
   const inv = pre.inv;
   const source = afterFee.id;
-  if (inv.sourceBalanceObserved || inv.auth.mode !== 'record' || op.sourceAccount || inv.source !== source) return undefined;
+  if (inv.sourceBalanceObserved || inv.auth.mode !== 'record' || op.sourceAccount || inv.source !== source)
+    return undefined;
   const body = op.body;
   if (body.type !== 'invokeHostFunction') return undefined;
   const auth = body.invokeHostFunctionOp.auth;
@@ -168,7 +192,8 @@ export function applyChecked(
   let run: OpRun;
   if (sorobanData) {
     const op = ops[0]!;
-    const reuse = pre && pre.version === versionBefore && pre.inv.seq === header.seq && pre.inv.closeTime === header.closeTime;
+    const reuse =
+      pre && pre.version === versionBefore && pre.inv.seq === header.seq && pre.inv.closeTime === header.closeTime;
     run =
       (reuse && reusePreexecuted(pre, op, sorobanData, afterFee, feeCharged)) ||
       runInvoke(core, header, op, opSources[0]!, sorobanData);
@@ -227,7 +252,11 @@ function footprintOf(d: xdr.SorobanTransactionData): { readOnly: Set<string>; re
   return { readOnly: ids(fp.readOnly), readWrite: ids(fp.readWrite) };
 }
 
-export function contractEventXdr(e: { contractId: string; topics: readonly xdr.ScVal[]; data: xdr.ScVal }): xdr.ContractEvent {
+export function contractEventXdr(e: {
+  contractId: string;
+  topics: readonly xdr.ScVal[];
+  data: xdr.ScVal;
+}): xdr.ContractEvent {
   return new xdr.ContractEvent({
     ext: xdr.ExtensionPoint.v0(),
     contractId: contractHashOf(e.contractId),

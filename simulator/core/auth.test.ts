@@ -34,7 +34,12 @@ function setup(): Ctx {
   return { net, c, owner, payer, counterId };
 }
 
-type Sim = { transactionData: string; results: { auth: string[]; xdr: string }[]; minResourceFee: string; latestLedger: number };
+type Sim = {
+  transactionData: string;
+  results: { auth: string[]; xdr: string }[];
+  minResourceFee: string;
+  latestLedger: number;
+};
 
 /** payer submits counter.incr(by); the owner's auth entry comes from simulation and is signed by `sign`. */
 async function prepare(ctx: Ctx, by: number) {
@@ -50,7 +55,13 @@ async function prepare(ctx: Ctx, by: number) {
 
 /** Submits with the simulated data. `rerun`: close a ledger first, so the host runs the call again in enforcing
  *  mode instead of applying the recorded simulation (both paths must refuse the same things). */
-async function submit(ctx: Ctx, raw: ReturnType<TransactionBuilder['build']>, sim: Sim, auth: xdr.SorobanAuthorizationEntry[], rerun = false) {
+async function submit(
+  ctx: Ctx,
+  raw: ReturnType<TransactionBuilder['build']>,
+  sim: Sim,
+  auth: xdr.SorobanAuthorizationEntry[],
+  rerun = false,
+) {
   const { net, payer } = ctx;
   if (rerun) net.closeLedger();
   const b = rpc.assembleTransaction(raw, sim as never);
@@ -60,7 +71,10 @@ async function submit(ctx: Ctx, raw: ReturnType<TransactionBuilder['build']>, si
   tx.sign(payer);
   const sent = (await net.rpc('sendTransaction', { transaction: tx.toXdr() })) as { status: string; hash: string };
   expect(sent.status).toBe('PENDING');
-  const got = (await net.rpc('getTransaction', { hash: sent.hash })) as { status: string; diagnosticEventsXdr?: string[] };
+  const got = (await net.rpc('getTransaction', { hash: sent.hash })) as {
+    status: string;
+    diagnosticEventsXdr?: string[];
+  };
   return { status: got.status, error: net.ledger.txs.get(sent.hash)?.error ?? '', got };
 }
 
@@ -78,7 +92,9 @@ describe('address credentials', () => {
     const fn = contractFnOf(entries[0]!.rootInvocation);
     expect(fn.functionName.toString()).toBe('incr');
     const footprint = xdr.SorobanTransactionData.fromXdr(sim.transactionData, 'base64').resources.footprint;
-    const nonceKeys = footprint.readWrite.filter((k) => k.type === 'contractData' && k.contractData.key.type === 'scvLedgerKeyNonce');
+    const nonceKeys = footprint.readWrite.filter(
+      (k) => k.type === 'contractData' && k.contractData.key.type === 'scvLedgerKeyNonce',
+    );
     expect(nonceKeys).toHaveLength(1);
     const again = await prepare(ctx, 1);
     expect(addressCreds(again.entries[0]!).nonce).not.toBe(creds.nonce);
@@ -94,8 +110,14 @@ describe('address credentials', () => {
     expect(read.status === 'SUCCESS' && toU32(read.returnValue)).toBe(2);
     // replayed: simulation (enforcing the given entry) refuses it…
     const second = await prepare(ctx, 2);
-    const withAuth = TransactionBuilder.cloneFrom(second.raw).clearOperations()
-      .addOperation(Operation.invokeHostFunction({ func: (second.raw.operations[0] as Operation.InvokeHostFunction).func, auth: [signed] }))
+    const withAuth = TransactionBuilder.cloneFrom(second.raw)
+      .clearOperations()
+      .addOperation(
+        Operation.invokeHostFunction({
+          func: (second.raw.operations[0] as Operation.InvokeHostFunction).func,
+          auth: [signed],
+        }),
+      )
       .build();
     const resim = (await ctx.net.rpc('simulateTransaction', { transaction: withAuth.toXdr() })) as { error?: string };
     expect(resim.error).toMatch(/Error\(Auth, ExistingValue\)[\s\S]*nonce already exists/);
@@ -107,15 +129,32 @@ describe('address credentials', () => {
 
   describe.each([false, true])('(rerun: %s)', (rerun) => {
     it.each([
-      ['a key that is not the account', /signer does not belong to account/, async (e: xdr.SorobanAuthorizationEntry, c: Ctx) => authorizeEntry(e, Keypair.random(), latest(c.net) + 10, c.net.info.passphrase)],
-      ['another network passphrase', /failed ED25519 verification/, async (e: xdr.SorobanAuthorizationEntry, c: Ctx) => authorizeEntry(e, c.owner, latest(c.net) + 10, 'Test SDF Network ; September 2015')],
-      ['a tampered signature', /failed ED25519 verification/, async (e: xdr.SorobanAuthorizationEntry, c: Ctx) => {
-        const s = await authorizeEntry(e, c.owner, latest(c.net) + 10, c.net.info.passphrase);
-        // the signature's own bytes, flipped in place
-        const sig = xdr.expectUnionVariant(field(fromStruct(toVec(addressCreds(s).signature)[0]!), 'signature'), 'scvBytes').bytes.value;
-        sig[0] = sig[0]! ^ 0xff;
-        return s;
-      }],
+      [
+        'a key that is not the account',
+        /signer does not belong to account/,
+        async (e: xdr.SorobanAuthorizationEntry, c: Ctx) =>
+          authorizeEntry(e, Keypair.random(), latest(c.net) + 10, c.net.info.passphrase),
+      ],
+      [
+        'another network passphrase',
+        /failed ED25519 verification/,
+        async (e: xdr.SorobanAuthorizationEntry, c: Ctx) =>
+          authorizeEntry(e, c.owner, latest(c.net) + 10, 'Test SDF Network ; September 2015'),
+      ],
+      [
+        'a tampered signature',
+        /failed ED25519 verification/,
+        async (e: xdr.SorobanAuthorizationEntry, c: Ctx) => {
+          const s = await authorizeEntry(e, c.owner, latest(c.net) + 10, c.net.info.passphrase);
+          // the signature's own bytes, flipped in place
+          const sig = xdr.expectUnionVariant(
+            field(fromStruct(toVec(addressCreds(s).signature)[0]!), 'signature'),
+            'scvBytes',
+          ).bytes.value;
+          sig[0] = sig[0]! ^ 0xff;
+          return s;
+        },
+      ],
       ['no signature', /signature is missing/, async (e: xdr.SorobanAuthorizationEntry) => e],
     ] as const)('fails with %s', async (_name, message, sign) => {
       const ctx = setup();
@@ -166,7 +205,11 @@ describe('address credentials', () => {
       source: owner,
       contractId: net.info.factoryId,
       fn: 'deploy',
-      args: [addressToScVal(owner.publicKey()), xdr.ScVal.scvString('did:ledger:testnet:aaaaaaaaaaaaaaaaaaaaaaaaaa'), xdr.ScVal.scvBytes(Buffer.alloc(32))],
+      args: [
+        addressToScVal(owner.publicKey()),
+        xdr.ScVal.scvString('did:ledger:testnet:aaaaaaaaaaaaaaaaaaaaaaaaaa'),
+        xdr.ScVal.scvBytes(Buffer.alloc(32)),
+      ],
     });
     expect(dep.status).toBe('SUCCESS');
     const vault = dep.status === 'SUCCESS' ? Address.fromScVal(dep.returnValue).toString() : '';

@@ -22,7 +22,10 @@ import type { AuthFrame, AuthInvocation } from './auth-host.ts';
 export type AuthMode = 'enforce' | 'record' | 'record_allow_nonroot' | 'genesis';
 
 /** The address credential types: legacy ADDRESS, and CAP-71's ADDRESS_V2 and ADDRESS_WITH_DELEGATES. */
-export type AddressCredentialType = 'sorobanCredentialsAddress' | 'sorobanCredentialsAddressV2' | 'sorobanCredentialsAddressWithDelegates';
+export type AddressCredentialType =
+  | 'sorobanCredentialsAddress'
+  | 'sorobanCredentialsAddressV2'
+  | 'sorobanCredentialsAddressWithDelegates';
 
 /** The address credentials of any address credential type, with its delegates (empty unless WITH_DELEGATES). */
 export interface AnyAddressCredentials {
@@ -39,7 +42,11 @@ export function addressCredentialsOf(c: xdr.SorobanCredentials): AnyAddressCrede
     case 'sorobanCredentialsAddressV2':
       return { type: c.type, creds: c.addressV2, delegates: [] };
     case 'sorobanCredentialsAddressWithDelegates':
-      return { type: c.type, creds: c.addressWithDelegates.addressCredentials, delegates: c.addressWithDelegates.delegates };
+      return {
+        type: c.type,
+        creds: c.addressWithDelegates.addressCredentials,
+        delegates: c.addressWithDelegates.delegates,
+      };
     default:
       return undefined;
   }
@@ -58,14 +65,27 @@ export function authPreimage(
         new xdr.HashIdPreimageSorobanAuthorization({ networkId, nonce, signatureExpirationLedger, invocation }),
       )
     : xdr.HashIdPreimage.envelopeTypeSorobanAuthorizationWithAddress(
-        new xdr.HashIdPreimageSorobanAuthorizationWithAddress({ networkId, nonce, signatureExpirationLedger, address, invocation }),
+        new xdr.HashIdPreimageSorobanAuthorizationWithAddress({
+          networkId,
+          nonce,
+          signatureExpirationLedger,
+          address,
+          invocation,
+        }),
       );
 }
 
 /** Why `entries` make a transaction invalid at `protocol`: CAP-71 credentials before Protocol 27. */
-export function credentialsInvalidAt(entries: readonly xdr.SorobanAuthorizationEntry[], protocol: number): string | undefined {
+export function credentialsInvalidAt(
+  entries: readonly xdr.SorobanAuthorizationEntry[],
+  protocol: number,
+): string | undefined {
   if (protocol >= ADDRESS_BOUND_AUTH_PROTOCOL) return undefined;
-  const bad = entries.find((e) => e.credentials.type === 'sorobanCredentialsAddressV2' || e.credentials.type === 'sorobanCredentialsAddressWithDelegates');
+  const bad = entries.find(
+    (e) =>
+      e.credentials.type === 'sorobanCredentialsAddressV2' ||
+      e.credentials.type === 'sorobanCredentialsAddressWithDelegates',
+  );
   return bad
     ? `${bad.credentials.type === 'sorobanCredentialsAddressV2' ? 'SOROBAN_CREDENTIALS_ADDRESS_V2' : 'SOROBAN_CREDENTIALS_ADDRESS_WITH_DELEGATES'} credentials are not valid before Protocol ${ADDRESS_BOUND_AUTH_PROTOCOL} (this network runs Protocol ${protocol})`
     : undefined;
@@ -74,7 +94,10 @@ export function credentialsInvalidAt(entries: readonly xdr.SorobanAuthorizationE
 /** The credential type recording-mode simulation returns, as stellar-rpc does at Protocols 27 and 28: ADDRESS_V2 only
  *  when the request asks for upgraded auth (`useUpgradedAuth`, which SDK 17 sends by default), legacy ADDRESS
  *  otherwise; before Protocol 27 the flag is ignored (docs/chain-abi.md "Protocol line"). */
-export function recordedCredentialType(protocol: number, upgradedAuth = false): 'sorobanCredentialsAddress' | 'sorobanCredentialsAddressV2' {
+export function recordedCredentialType(
+  protocol: number,
+  upgradedAuth = false,
+): 'sorobanCredentialsAddress' | 'sorobanCredentialsAddressV2' {
   if (protocol >= ADDRESS_BOUND_AUTH_PROTOCOL && upgradedAuth) return 'sorobanCredentialsAddressV2';
   return 'sorobanCredentialsAddress';
 }
@@ -108,10 +131,10 @@ interface EnfEntry {
   nodes: EnfNode[];
 }
 
-const nonceKey = (nonce: bigint): xdr.ScVal =>
-  xdr.ScVal.scvLedgerKeyNonce(new xdr.ScNonceKey({ nonce }));
+const nonceKey = (nonce: bigint): xdr.ScVal => xdr.ScVal.scvLedgerKeyNonce(new xdr.ScNonceKey({ nonce }));
 
-const authError = (msg: string, code = 'InvalidAction'): HostError => new HostError(`Error(Auth, ${code}): ${msg}`, 'Auth');
+const authError = (msg: string, code = 'InvalidAction'): HostError =>
+  new HostError(`Error(Auth, ${code}): ${msg}`, 'Auth');
 
 export class AuthTracker {
   private readonly recorded: RecEntry[] = [];
@@ -184,12 +207,21 @@ export class AuthTracker {
   }
 
   /** The recorded entries as a client receives them from simulation (address credentials unsigned, of `type`). */
-  recordedEntries(type: 'sorobanCredentialsAddress' | 'sorobanCredentialsAddressV2' = 'sorobanCredentialsAddress'): xdr.SorobanAuthorizationEntry[] {
-    const addressCreds = type === 'sorobanCredentialsAddressV2' ? xdr.SorobanCredentials.sorobanCredentialsAddressV2 : xdr.SorobanCredentials.sorobanCredentialsAddress;
+  recordedEntries(
+    type: 'sorobanCredentialsAddress' | 'sorobanCredentialsAddressV2' = 'sorobanCredentialsAddress',
+  ): xdr.SorobanAuthorizationEntry[] {
+    const addressCreds =
+      type === 'sorobanCredentialsAddressV2'
+        ? xdr.SorobanCredentials.sorobanCredentialsAddressV2
+        : xdr.SorobanCredentials.sorobanCredentialsAddress;
     const toInvocation = (n: RecNode): xdr.SorobanAuthorizedInvocation =>
       new xdr.SorobanAuthorizedInvocation({
         function: xdr.SorobanAuthorizedFunction.sorobanAuthorizedFunctionTypeContractFn(
-          new xdr.InvokeContractArgs({ contractAddress: toScAddress(n.contractId), functionName: n.fn, args: [...n.args] }),
+          new xdr.InvokeContractArgs({
+            contractAddress: toScAddress(n.contractId),
+            functionName: n.fn,
+            args: [...n.args],
+          }),
         ),
         subInvocations: n.children.map(toInvocation),
       });
@@ -220,7 +252,8 @@ export class AuthTracker {
       const creds = addressCredentialsOf(raw.credentials);
       if (!creds) continue;
       const address = addressOf(creds.creds.address);
-      if (!address) throw authError(`${creds.creds.address.type} credentials cannot authorize anything`, 'InvalidInput');
+      if (!address)
+        throw authError(`${creds.creds.address.type} credentials cannot authorize anything`, 'InvalidInput');
       this.checkAddressCredentials({ address, raw, creds, nodes: [] }, creds);
     }
   }
@@ -230,7 +263,11 @@ export class AuthTracker {
   private load(raw: xdr.SorobanAuthorizationEntry): EnfEntry {
     const c = raw.credentials;
     const creds = addressCredentialsOf(c);
-    const address = creds ? addressOf(creds.creds.address) : c.type === 'sorobanCredentialsSourceAccount' ? (this.source ?? '') : '';
+    const address = creds
+      ? addressOf(creds.creds.address)
+      : c.type === 'sorobanCredentialsSourceAccount'
+        ? (this.source ?? '')
+        : '';
     const entry: EnfEntry = { address, raw, creds, nodes: [] };
     const walk = (inv: xdr.SorobanAuthorizedInvocation, parent: EnfNode | undefined): void => {
       const f = inv.function;
@@ -269,7 +306,10 @@ export class AuthTracker {
     throw new DetailedHostError(
       `Error(Auth, InvalidAction): Unauthorized function call for address ${address}`,
       'Auth',
-      xdr.ScVal.scvVec([xdr.ScVal.scvString('Unauthorized function call for address'), xdr.ScVal.scvAddress(toScAddress(address))]),
+      xdr.ScVal.scvVec([
+        xdr.ScVal.scvString('Unauthorized function call for address'),
+        xdr.ScVal.scvAddress(toScAddress(address)),
+      ]),
     );
   }
 
@@ -280,22 +320,22 @@ export class AuthTracker {
     // account's built-in check verifies its own signers and never delegates (contract signers for G-accounts are
     // CAP-72, which the simulator's accounts do not have), so a delegate here could never be used: refused.
     if (any.delegates.length > 0) {
-      throw authError(
-        `account ${entry.address} cannot use delegated signers: its check never delegates`,
-      );
+      throw authError(`account ${entry.address} cannot use delegated signers: its check never delegates`);
     }
     if (this.inv.verifySignatures && creds.signature.type === 'scvVoid') {
       throw authError(`signature is missing for address ${entry.address}`);
     }
     const expiration = creds.signatureExpirationLedger;
-    if (expiration < seq) throw authError(`signature has expired: expiration ledger ${expiration} < current ledger ${seq}`, 'InvalidInput');
+    if (expiration < seq)
+      throw authError(`signature has expired: expiration ledger ${expiration} < current ledger ${seq}`, 'InvalidInput');
     const nonce = creds.nonce;
     const key = this.inv.dataKey(entry.address, 'temporary', nonceKey(nonce));
     if (this.inv.get(key)) throw authError(`nonce already exists for address ${entry.address}`, 'ExistingValue');
     if (!entry.address.startsWith('G')) {
       throw authError('custom account (__check_auth) authorization is not supported by the simulator');
     }
-    if (!this.inv.get(accountKeyId(entry.address))) throw new HostError('Error(Storage, MissingValue): account entry is missing', 'Storage');
+    if (!this.inv.get(accountKeyId(entry.address)))
+      throw new HostError('Error(Storage, MissingValue): account entry is missing', 'Storage');
     if (this.inv.verifySignatures) {
       const preimage = authPreimage(any.type, this.inv.ledger.networkId, creds, entry.raw.rootInvocation);
       verifyAccountSignatures(entry.address, sha256(preimage.toXdr()), creds.signature);
@@ -324,7 +364,8 @@ function entriesProblem(entries: readonly xdr.SorobanAuthorizationEntry[], proto
   const invalid = credentialsInvalidAt(entries, protocol);
   if (invalid) return authError(invalid, 'InvalidInput');
   const sorted = (list: readonly xdr.SorobanDelegateSignature[]): boolean => {
-    for (let i = 1; i < list.length; i++) if (Buffer.compare(list[i - 1]!.address.toXdr(), list[i]!.address.toXdr()) >= 0) return false;
+    for (let i = 1; i < list.length; i++)
+      if (Buffer.compare(list[i - 1]!.address.toXdr(), list[i]!.address.toXdr()) >= 0) return false;
     return list.every((d) => sorted(d.nestedDelegates));
   };
   for (const e of entries) {
@@ -360,7 +401,8 @@ function verifyAccountSignatures(address: string, payload: Buffer, sig: xdr.ScVa
     if (prev && Buffer.compare(prev, pk) >= 0) bad('signatures must be sorted by public key without duplicates');
     prev = pk;
     if (!pk.equals(master)) bad('signer does not belong to account');
-    if (!verifyEd25519(pk, payload, s)) throw new HostError('Error(Crypto, InvalidInput): failed ED25519 verification', 'Auth');
+    if (!verifyEd25519(pk, payload, s))
+      throw new HostError('Error(Crypto, InvalidInput): failed ED25519 verification', 'Auth');
     weight += 1;
   }
   if (weight < 1) bad('signature weight is lower than threshold');

@@ -5,7 +5,15 @@
 import { Keypair, xdr } from '@stellar/stellar-sdk';
 import { sha256 } from './crypto.ts';
 import { contractIdFromAddress } from '../../src/chain/derive.ts';
-import { PERSISTENT_TTL, TRUSTLINE_AUTHORIZED, accountKeyId, toScAddress, trustlineKeyId, type AccountEntry, type TrustlineEntry } from './entries.ts';
+import {
+  PERSISTENT_TTL,
+  TRUSTLINE_AUTHORIZED,
+  accountKeyId,
+  toScAddress,
+  trustlineKeyId,
+  type AccountEntry,
+  type TrustlineEntry,
+} from './entries.ts';
 import { Invocation, type ContractRegistry } from './invocation.ts';
 import type { Ledger } from './ledger.ts';
 import { sacContractId, sacInstanceStorage, type AssetDesc } from './sac.ts';
@@ -86,7 +94,12 @@ function account(id: string, balance: bigint, seq: number): AccountEntry {
 }
 
 /** Writes the genesis state into `ledger` (its first ledger). */
-export function bootstrap(ledger: Ledger, contracts: ContractRegistry, templates: Templates, profile: Profile): Genesis {
+export function bootstrap(
+  ledger: Ledger,
+  contracts: ContractRegistry,
+  templates: Templates,
+  profile: Profile,
+): Genesis {
   const seq = ledger.latest.seq;
   const inv = new Invocation({ ledger, contracts, seq, closeTime: ledger.latest.closeTime, mode: 'genesis' });
   const g = genesisIds(profile);
@@ -124,7 +137,10 @@ export function bootstrap(ledger: Ledger, contracts: ContractRegistry, templates
   }
   const operator = g.operator.publicKey();
   const opAddr = xdr.ScVal.scvAddress(toScAddress(operator));
-  const factoryId = inv.deploy(operator, undefined, templates.factory, FACTORY_SALT, [opAddr, xdr.ScVal.scvBytes(templates.vault)]);
+  const factoryId = inv.deploy(operator, undefined, templates.factory, FACTORY_SALT, [
+    opAddr,
+    xdr.ScVal.scvBytes(templates.vault),
+  ]);
   const registryId = inv.deploy(operator, undefined, templates.registry, REGISTRY_SALT, [opAddr]);
   const feeTokenId = g.stablecoin?.tokenId ?? g.nativeTokenId;
   const amount = xdr.ScVal.scvI128(

@@ -25,7 +25,11 @@ import type { SimNetwork } from './network.ts';
 import { COUNTER_HASH, addressCreds, clock, errorCode, funded, testNetwork } from './testing.ts';
 
 type CredType = 'sorobanCredentialsAddress' | 'sorobanCredentialsAddressV2' | 'sorobanCredentialsAddressWithDelegates';
-const TYPES: readonly CredType[] = ['sorobanCredentialsAddress', 'sorobanCredentialsAddressV2', 'sorobanCredentialsAddressWithDelegates'];
+const TYPES: readonly CredType[] = [
+  'sorobanCredentialsAddress',
+  'sorobanCredentialsAddressV2',
+  'sorobanCredentialsAddressWithDelegates',
+];
 
 interface Ctx {
   net: SimNetwork;
@@ -42,7 +46,13 @@ function setup(protocol?: number): Ctx {
   return { net, owner, payer, counterId };
 }
 
-type Sim = { transactionData: string; results: { auth: string[]; xdr: string }[]; minResourceFee: string; latestLedger: number; error?: string };
+type Sim = {
+  transactionData: string;
+  results: { auth: string[]; xdr: string }[];
+  minResourceFee: string;
+  latestLedger: number;
+  error?: string;
+};
 
 /** payer's counter.incr(by) (the owner must authorize it: the invocation names no address), simulated. */
 async function prepare(ctx: Ctx, by: number, params: Record<string, unknown> = {}) {
@@ -65,7 +75,11 @@ interface EntryFields {
 }
 
 /** An auth entry of `type` for `invocation`. */
-function entryOf(type: CredType, f: EntryFields, invocation: xdr.SorobanAuthorizedInvocation): xdr.SorobanAuthorizationEntry {
+function entryOf(
+  type: CredType,
+  f: EntryFields,
+  invocation: xdr.SorobanAuthorizedInvocation,
+): xdr.SorobanAuthorizationEntry {
   const creds = new xdr.SorobanAddressCredentials({
     address: f.address,
     nonce: f.nonce,
@@ -93,14 +107,30 @@ const retype = (entry: xdr.SorobanAuthorizationEntry, type: CredType, delegates?
 function withSignature(entry: xdr.SorobanAuthorizationEntry, signature: xdr.ScVal): xdr.SorobanAuthorizationEntry {
   const any = addressCredentialsOf(entry.credentials)!;
   const c = any.creds;
-  return entryOf(any.type, { address: c.address, nonce: c.nonce, expiration: c.signatureExpirationLedger, signature, delegates: [...any.delegates] }, entry.rootInvocation);
+  return entryOf(
+    any.type,
+    {
+      address: c.address,
+      nonce: c.nonce,
+      expiration: c.signatureExpirationLedger,
+      signature,
+      delegates: [...any.delegates],
+    },
+    entry.rootInvocation,
+  );
 }
 
 const latest = (net: SimNetwork) => net.ledger.tick().seq;
 
 /** The transaction with `auth`, as sent; `rerun` closes a ledger first so the host runs the call again in enforcing
  *  mode instead of applying the recorded simulation. */
-async function send(ctx: Ctx, raw: ReturnType<TransactionBuilder['build']>, sim: Sim, auth: xdr.SorobanAuthorizationEntry[], rerun = false) {
+async function send(
+  ctx: Ctx,
+  raw: ReturnType<TransactionBuilder['build']>,
+  sim: Sim,
+  auth: xdr.SorobanAuthorizationEntry[],
+  rerun = false,
+) {
   const { net, payer } = ctx;
   if (rerun) net.closeLedger();
   const b = rpc.assembleTransaction(raw, sim as never);
@@ -108,10 +138,23 @@ async function send(ctx: Ctx, raw: ReturnType<TransactionBuilder['build']>, sim:
   b.clearOperations().addOperation(Operation.invokeHostFunction({ func: op.func, auth }));
   const tx = b.build();
   tx.sign(payer);
-  return { tx, sent: (await net.rpc('sendTransaction', { transaction: tx.toXdr() })) as { status: string; hash: string; errorResultXdr?: string } };
+  return {
+    tx,
+    sent: (await net.rpc('sendTransaction', { transaction: tx.toXdr() })) as {
+      status: string;
+      hash: string;
+      errorResultXdr?: string;
+    },
+  };
 }
 
-async function submit(ctx: Ctx, raw: ReturnType<TransactionBuilder['build']>, sim: Sim, auth: xdr.SorobanAuthorizationEntry[], rerun = false) {
+async function submit(
+  ctx: Ctx,
+  raw: ReturnType<TransactionBuilder['build']>,
+  sim: Sim,
+  auth: xdr.SorobanAuthorizationEntry[],
+  rerun = false,
+) {
   const { sent } = await send(ctx, raw, sim, auth, rerun);
   expect(sent.status).toBe('PENDING');
   const got = (await ctx.net.rpc('getTransaction', { hash: sent.hash })) as { status: string };
@@ -119,9 +162,16 @@ async function submit(ctx: Ctx, raw: ReturnType<TransactionBuilder['build']>, si
 }
 
 /** Simulation in enforcing mode of the call with these (signed) entries. */
-async function enforce(ctx: Ctx, raw: ReturnType<TransactionBuilder['build']>, auth: xdr.SorobanAuthorizationEntry[]): Promise<Sim> {
+async function enforce(
+  ctx: Ctx,
+  raw: ReturnType<TransactionBuilder['build']>,
+  auth: xdr.SorobanAuthorizationEntry[],
+): Promise<Sim> {
   const op = raw.operations[0] as Operation.InvokeHostFunction;
-  const tx = TransactionBuilder.cloneFrom(raw).clearOperations().addOperation(Operation.invokeHostFunction({ func: op.func, auth })).build();
+  const tx = TransactionBuilder.cloneFrom(raw)
+    .clearOperations()
+    .addOperation(Operation.invokeHostFunction({ func: op.func, auth }))
+    .build();
   return (await ctx.net.rpc('simulateTransaction', { transaction: tx.toXdr() })) as Sim;
 }
 
@@ -148,7 +198,12 @@ describe('CAP-71 credentials at Protocol 28', () => {
     it.each(TYPES)('%s signed by the SDK authorizes the call', async (type) => {
       const ctx = setup();
       const { raw, sim, entries } = await prepare(ctx, 2);
-      const signed = await authorizeEntry(retype(entries[0]!, type), ctx.owner, latest(ctx.net) + 10, ctx.net.info.passphrase);
+      const signed = await authorizeEntry(
+        retype(entries[0]!, type),
+        ctx.owner,
+        latest(ctx.net) + 10,
+        ctx.net.info.passphrase,
+      );
       expect((await enforce(ctx, raw, [signed])).error).toBeUndefined();
       const r = await submit(ctx, raw, sim, [signed], rerun);
       expect(r).toEqual({ status: 'SUCCESS', error: '' });
@@ -157,8 +212,16 @@ describe('CAP-71 credentials at Protocol 28', () => {
 
     it.each([
       ['a legacy signature in an ADDRESS_V2 entry', 'sorobanCredentialsAddress', 'sorobanCredentialsAddressV2'],
-      ['a legacy signature in an ADDRESS_WITH_DELEGATES entry', 'sorobanCredentialsAddress', 'sorobanCredentialsAddressWithDelegates'],
-      ['an address-bound signature in a legacy ADDRESS entry', 'sorobanCredentialsAddressV2', 'sorobanCredentialsAddress'],
+      [
+        'a legacy signature in an ADDRESS_WITH_DELEGATES entry',
+        'sorobanCredentialsAddress',
+        'sorobanCredentialsAddressWithDelegates',
+      ],
+      [
+        'an address-bound signature in a legacy ADDRESS entry',
+        'sorobanCredentialsAddressV2',
+        'sorobanCredentialsAddress',
+      ],
     ] as const)('refuses %s', async (_name, signedAs, sentAs) => {
       const ctx = setup();
       const { raw, sim, entries } = await prepare(ctx, 1);
@@ -177,9 +240,18 @@ describe('CAP-71 credentials at Protocol 28', () => {
   it('ADDRESS_V2 and ADDRESS_WITH_DELEGATES sign the same address-bound payload', async () => {
     const ctx = setup();
     const { raw, sim, entries } = await prepare(ctx, 4);
-    const v2 = await authorizeEntry(retype(entries[0]!, 'sorobanCredentialsAddressV2'), ctx.owner, latest(ctx.net) + 10, ctx.net.info.passphrase);
+    const v2 = await authorizeEntry(
+      retype(entries[0]!, 'sorobanCredentialsAddressV2'),
+      ctx.owner,
+      latest(ctx.net) + 10,
+      ctx.net.info.passphrase,
+    );
     const c = addressCreds(v2);
-    const moved = entryOf('sorobanCredentialsAddressWithDelegates', { address: c.address, nonce: c.nonce, expiration: c.signatureExpirationLedger, signature: c.signature }, v2.rootInvocation);
+    const moved = entryOf(
+      'sorobanCredentialsAddressWithDelegates',
+      { address: c.address, nonce: c.nonce, expiration: c.signatureExpirationLedger, signature: c.signature },
+      v2.rootInvocation,
+    );
     expect((await submit(ctx, raw, sim, [moved])).status).toBe('SUCCESS');
     expect(count(ctx)).toBe(4);
   });
@@ -197,7 +269,12 @@ describe('CAP-71 credentials at Protocol 28', () => {
     const forA = buildWithDelegatesEntry({
       entry: new xdr.SorobanAuthorizationEntry({
         credentials: xdr.SorobanCredentials.sorobanCredentialsAddressV2(
-          new xdr.SorobanAddressCredentials({ address: new Address(a).toScAddress(), nonce: ownerEntry.nonce, signatureExpirationLedger: 0, signature: xdr.ScVal.scvVoid() }),
+          new xdr.SorobanAddressCredentials({
+            address: new Address(a).toScAddress(),
+            nonce: ownerEntry.nonce,
+            signatureExpirationLedger: 0,
+            signature: xdr.ScVal.scvVoid(),
+          }),
         ),
         rootInvocation: entries[0]!.rootInvocation,
       }),
@@ -205,13 +282,20 @@ describe('CAP-71 credentials at Protocol 28', () => {
       delegates: [{ address: ctx.owner.publicKey() }],
     });
     const signedForA = await authorizeEntry(forA, ctx.owner, exp, ctx.net.info.passphrase, ctx.owner.publicKey());
-    const delegateSig = xdr.expectUnionVariant(signedForA.credentials, 'sorobanCredentialsAddressWithDelegates').addressWithDelegates.delegates[0]!.signature;
+    const delegateSig = xdr.expectUnionVariant(signedForA.credentials, 'sorobanCredentialsAddressWithDelegates')
+      .addressWithDelegates.delegates[0]!.signature;
     // a genuine signature of A's payload by the owner's key…
-    const sigBytes = xdr.expectUnionVariant(field(fromStruct(toVec(delegateSig)[0]!), 'signature'), 'scvBytes').bytes.value;
-    expect(ctx.owner.verify(hash(buildAuthorizationEntryPreimage(forA, exp, ctx.net.info.passphrase).toXdr()), sigBytes)).toBe(true);
+    const sigBytes = xdr.expectUnionVariant(field(fromStruct(toVec(delegateSig)[0]!), 'signature'), 'scvBytes').bytes
+      .value;
+    expect(
+      ctx.owner.verify(hash(buildAuthorizationEntryPreimage(forA, exp, ctx.net.info.passphrase).toXdr()), sigBytes),
+    ).toBe(true);
 
     // …refused as the owner's own
-    const replayed = withSignature(await authorizeEntry(retype(entries[0]!, 'sorobanCredentialsAddressV2'), ctx.owner, exp, ctx.net.info.passphrase), delegateSig);
+    const replayed = withSignature(
+      await authorizeEntry(retype(entries[0]!, 'sorobanCredentialsAddressV2'), ctx.owner, exp, ctx.net.info.passphrase),
+      delegateSig,
+    );
     expect((await enforce(ctx, raw, [replayed])).error).toMatch(/failed ED25519 verification/);
     const r = await submit(ctx, raw, sim, [replayed]);
     expect(r.status).toBe('FAILED');
@@ -221,14 +305,23 @@ describe('CAP-71 credentials at Protocol 28', () => {
     // The legacy payload names no address: a legacy signature made for A verifies for the owner as well. That is
     // the gap; legacy entries keep working (CAP-71-02 does not deprecate them), so the service must bind addresses.
     const legacyForA = await authorizeEntry(
-      entryOf('sorobanCredentialsAddress', { address: new Address(a).toScAddress(), nonce: ownerEntry.nonce, expiration: 0 }, entries[0]!.rootInvocation),
+      entryOf(
+        'sorobanCredentialsAddress',
+        { address: new Address(a).toScAddress(), nonce: ownerEntry.nonce, expiration: 0 },
+        entries[0]!.rootInvocation,
+      ),
       ctx.owner,
       exp,
       ctx.net.info.passphrase,
     );
     const legacyReplay = entryOf(
       'sorobanCredentialsAddress',
-      { address: ownerEntry.address, nonce: ownerEntry.nonce, expiration: exp, signature: addressCreds(legacyForA).signature },
+      {
+        address: ownerEntry.address,
+        nonce: ownerEntry.nonce,
+        expiration: exp,
+        signature: addressCreds(legacyForA).signature,
+      },
       entries[0]!.rootInvocation,
     );
     expect((await enforce(ctx, raw, [legacyReplay])).error).toBeUndefined();
@@ -237,9 +330,15 @@ describe('CAP-71 credentials at Protocol 28', () => {
 
 describe('delegates (CAP-71-01)', () => {
   const delegate = (address: string, nested: xdr.SorobanDelegateSignature[] = []) =>
-    new xdr.SorobanDelegateSignature({ address: new Address(address).toScAddress(), signature: xdr.ScVal.scvVoid(), nestedDelegates: nested });
+    new xdr.SorobanDelegateSignature({
+      address: new Address(address).toScAddress(),
+      signature: xdr.ScVal.scvVoid(),
+      nestedDelegates: nested,
+    });
   const sortedAddresses = (n: number) =>
-    Array.from({ length: n }, () => Keypair.random().publicKey()).sort((x, y) => Buffer.compare(new Address(x).toScAddress().toXdr(), new Address(y).toScAddress().toXdr()));
+    Array.from({ length: n }, () => Keypair.random().publicKey()).sort((x, y) =>
+      Buffer.compare(new Address(x).toScAddress().toXdr(), new Address(y).toScAddress().toXdr()),
+    );
 
   it.each([
     ['unsorted', (a: string[]) => [delegate(a[1]!), delegate(a[0]!)]],
@@ -248,26 +347,42 @@ describe('delegates (CAP-71-01)', () => {
   ] as const)('%s delegate signatures fail before the contract runs', async (_name, make) => {
     const ctx = setup();
     const { raw, sim, entries } = await prepare(ctx, 1);
-    const signed = await authorizeEntry(retype(entries[0]!, 'sorobanCredentialsAddressWithDelegates', make(sortedAddresses(3))), ctx.owner, latest(ctx.net) + 10, ctx.net.info.passphrase);
-    expect((await enforce(ctx, raw, [signed])).error).toMatch(/Error\(Auth, InvalidInput\)[\s\S]*sorted by address without duplicates/);
+    const signed = await authorizeEntry(
+      retype(entries[0]!, 'sorobanCredentialsAddressWithDelegates', make(sortedAddresses(3))),
+      ctx.owner,
+      latest(ctx.net) + 10,
+      ctx.net.info.passphrase,
+    );
+    expect((await enforce(ctx, raw, [signed])).error).toMatch(
+      /Error\(Auth, InvalidInput\)[\s\S]*sorted by address without duplicates/,
+    );
     const r = await submit(ctx, raw, sim, [signed], true);
     expect(r.status).toBe('FAILED');
     expect(r.error).toMatch(/sorted by address without duplicates/);
   });
 
-  it.each([false, true])('refuses delegates on a Stellar account, whose built-in check never delegates (rerun: %s)', async (rerun) => {
-    const ctx = setup();
-    const { raw, sim, entries } = await prepare(ctx, 1);
-    const d = Keypair.random();
-    const exp = latest(ctx.net) + 10;
-    const entry = retype(entries[0]!, 'sorobanCredentialsAddressWithDelegates', [delegate(d.publicKey())]);
-    const signed = await authorizeEntry(await authorizeEntry(entry, ctx.owner, exp, ctx.net.info.passphrase, ctx.owner.publicKey()), d, exp, ctx.net.info.passphrase, d.publicKey());
-    expect((await enforce(ctx, raw, [signed])).error).toMatch(/account G[A-Z2-7]{55} cannot use delegated signers/);
-    const r = await submit(ctx, raw, sim, [signed], rerun);
-    expect(r.status).toBe('FAILED');
-    expect(r.error).toMatch(/account G[A-Z2-7]{55} cannot use delegated signers: its check never delegates/);
-    expect(count(ctx)).toBe(0);
-  });
+  it.each([false, true])(
+    'refuses delegates on a Stellar account, whose built-in check never delegates (rerun: %s)',
+    async (rerun) => {
+      const ctx = setup();
+      const { raw, sim, entries } = await prepare(ctx, 1);
+      const d = Keypair.random();
+      const exp = latest(ctx.net) + 10;
+      const entry = retype(entries[0]!, 'sorobanCredentialsAddressWithDelegates', [delegate(d.publicKey())]);
+      const signed = await authorizeEntry(
+        await authorizeEntry(entry, ctx.owner, exp, ctx.net.info.passphrase, ctx.owner.publicKey()),
+        d,
+        exp,
+        ctx.net.info.passphrase,
+        d.publicKey(),
+      );
+      expect((await enforce(ctx, raw, [signed])).error).toMatch(/account G[A-Z2-7]{55} cannot use delegated signers/);
+      const r = await submit(ctx, raw, sim, [signed], rerun);
+      expect(r.status).toBe('FAILED');
+      expect(r.error).toMatch(/account G[A-Z2-7]{55} cannot use delegated signers: its check never delegates/);
+      expect(count(ctx)).toBe(0);
+    },
+  );
 });
 
 describe('Protocol 26: before CAP-71', () => {
@@ -285,8 +400,15 @@ describe('Protocol 26: before CAP-71', () => {
     async (type) => {
       const ctx = setup(26);
       const { raw, sim, entries } = await prepare(ctx, 1);
-      const signed = await authorizeEntry(retype(entries[0]!, type), ctx.owner, latest(ctx.net) + 10, ctx.net.info.passphrase);
-      expect((await enforce(ctx, raw, [signed])).error).toMatch(/credentials are not valid before Protocol 27 \(this network runs Protocol 26\)/);
+      const signed = await authorizeEntry(
+        retype(entries[0]!, type),
+        ctx.owner,
+        latest(ctx.net) + 10,
+        ctx.net.info.passphrase,
+      );
+      expect((await enforce(ctx, raw, [signed])).error).toMatch(
+        /credentials are not valid before Protocol 27 \(this network runs Protocol 26\)/,
+      );
       const seq = ctx.net.account(ctx.payer.publicKey())!.seqNum;
       const { sent } = await send(ctx, raw, sim, [signed]);
       expect(sent.status).toBe('ERROR');
@@ -299,7 +421,12 @@ describe('Protocol 26: before CAP-71', () => {
   it('the same V2 entry lands at Protocol 27', async () => {
     const ctx = setup(27);
     const { raw, sim, entries } = await prepare(ctx, 1);
-    const signed = await authorizeEntry(retype(entries[0]!, 'sorobanCredentialsAddressV2'), ctx.owner, latest(ctx.net) + 10, ctx.net.info.passphrase);
+    const signed = await authorizeEntry(
+      retype(entries[0]!, 'sorobanCredentialsAddressV2'),
+      ctx.owner,
+      latest(ctx.net) + 10,
+      ctx.net.info.passphrase,
+    );
     expect((await submit(ctx, raw, sim, [signed])).status).toBe('SUCCESS');
   });
 });
@@ -361,17 +488,27 @@ describe('recording mode returns V2 entries only when the request asks for them'
 });
 
 describe('Protocol 28 XDR in requests: decoded, and refused where the simulator does not model it', () => {
-  const rpcError = async (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as { code: number; message: string });
+  const rpcError = async (p: Promise<unknown>) =>
+    p.then(
+      () => undefined,
+      (e: unknown) => e as { code: number; message: string },
+    );
 
   it('CAP-85: a CreateContractV2 with an external executable reference gets a simulation error', async () => {
     const ctx = setup();
     const func = xdr.HostFunction.hostFunctionTypeCreateContractV2(
       new xdr.CreateContractArgsV2({
         contractIdPreimage: xdr.ContractIdPreimage.contractIdPreimageFromAddress(
-          new xdr.ContractIdPreimageFromAddress({ address: new Address(ctx.payer.publicKey()).toScAddress(), salt: Buffer.alloc(32, 1) }),
+          new xdr.ContractIdPreimageFromAddress({
+            address: new Address(ctx.payer.publicKey()).toScAddress(),
+            salt: Buffer.alloc(32, 1),
+          }),
         ),
         executable: xdr.ContractExecutable.contractExecutableExternalRef(
-          new xdr.ContractExecutableExternalRef({ executableOwner: new Address(ctx.counterId).toScAddress(), tag: 'v1' }),
+          new xdr.ContractExecutableExternalRef({
+            executableOwner: new Address(ctx.counterId).toScAddress(),
+            tag: 'v1',
+          }),
         ),
         constructorArgs: [],
       }),
@@ -386,12 +523,24 @@ describe('Protocol 28 XDR in requests: decoded, and refused where the simulator 
     // sent anyway (with resources): it decodes, and the operation fails as malformed
     const data = new xdr.SorobanTransactionData({
       ext: xdr.SorobanTransactionDataExt.v0(),
-      resources: new xdr.SorobanResources({ footprint: new xdr.LedgerFootprint({ readOnly: [], readWrite: [] }), instructions: 1_000_000, diskReadBytes: 0, writeBytes: 0 }),
+      resources: new xdr.SorobanResources({
+        footprint: new xdr.LedgerFootprint({ readOnly: [], readWrite: [] }),
+        instructions: 1_000_000,
+        diskReadBytes: 0,
+        writeBytes: 0,
+      }),
       resourceFee: 1_000_000n,
     });
-    const withData = TransactionBuilder.cloneFrom(tx, { fee: '1000100', sorobanData: data, networkPassphrase: ctx.net.info.passphrase }).build();
+    const withData = TransactionBuilder.cloneFrom(tx, {
+      fee: '1000100',
+      sorobanData: data,
+      networkPassphrase: ctx.net.info.passphrase,
+    }).build();
     withData.sign(ctx.payer);
-    const sent = (await ctx.net.rpc('sendTransaction', { transaction: withData.toXdr() })) as { status: string; hash: string };
+    const sent = (await ctx.net.rpc('sendTransaction', { transaction: withData.toXdr() })) as {
+      status: string;
+      hash: string;
+    };
     expect(sent.status).toBe('PENDING');
     const got = (await ctx.net.rpc('getTransaction', { hash: sent.hash })) as { status: string; resultXdr: string };
     expect(got.status).toBe('FAILED');
@@ -403,10 +552,17 @@ describe('Protocol 28 XDR in requests: decoded, and refused where the simulator 
     const ctx = setup();
     const tag = xdr.ScVal.scvExecutableTag('wasm');
     const key = xdr.LedgerKey.contractData(
-      new xdr.LedgerKeyContractData({ contract: new Address(ctx.counterId).toScAddress(), key: tag, durability: xdr.ContractDataDurability.persistent }),
+      new xdr.LedgerKeyContractData({
+        contract: new Address(ctx.counterId).toScAddress(),
+        key: tag,
+        durability: xdr.ContractDataDurability.persistent,
+      }),
     );
     expect(await ctx.net.rpc('getLedgerEntries', { keys: [key.toXdr('base64')] })).toMatchObject({ entries: [] });
-    const events = (await ctx.net.rpc('getEvents', { startLedger: ctx.net.ledger.oldestLedger, filters: [{ type: 'contract', topics: [[tag.toXdr('base64')]] }] })) as { events: unknown[] };
+    const events = (await ctx.net.rpc('getEvents', {
+      startLedger: ctx.net.ledger.oldestLedger,
+      filters: [{ type: 'contract', topics: [[tag.toXdr('base64')]] }],
+    })) as { events: unknown[] };
     expect(events.events).toEqual([]);
   });
 
@@ -434,10 +590,19 @@ describe('Protocol 28 XDR in requests: decoded, and refused where the simulator 
     const plain = Buffer.concat([Buffer.from([0, 0, 0, 1]), Buffer.alloc(32, 0xc5)]);
     const at = bytes.indexOf(plain);
     expect(at).toBeGreaterThan(0);
-    const muxed = Buffer.concat([bytes.subarray(0, at), Buffer.from([0, 0, 0, 5]), Buffer.alloc(8, 7), Buffer.alloc(32, 0xc5), bytes.subarray(at + plain.length)]);
+    const muxed = Buffer.concat([
+      bytes.subarray(0, at),
+      Buffer.from([0, 0, 0, 5]),
+      Buffer.alloc(8, 7),
+      Buffer.alloc(32, 0xc5),
+      bytes.subarray(at + plain.length),
+    ]);
     for (const method of ['simulateTransaction', 'sendTransaction']) {
       const err = await rpcError(ctx.net.rpc(method, { transaction: muxed.toString('base64') }));
-      expect(err).toMatchObject({ code: -32602, message: 'invalid_xdr: SC_ADDRESS_TYPE_MUXED_CONTRACT (CAP-84) addresses are not supported by the simulator' });
+      expect(err).toMatchObject({
+        code: -32602,
+        message: 'invalid_xdr: SC_ADDRESS_TYPE_MUXED_CONTRACT (CAP-84) addresses are not supported by the simulator',
+      });
     }
   });
 
@@ -445,7 +610,11 @@ describe('Protocol 28 XDR in requests: decoded, and refused where the simulator 
     const ctx = setup();
     const acc = new Account(ctx.payer.publicKey(), ctx.net.account(ctx.payer.publicKey())!.seqNum.toString());
     const func = xdr.HostFunction.hostFunctionTypeInvokeContract(
-      new xdr.InvokeContractArgs({ contractAddress: new Address(ctx.owner.publicKey()).toScAddress(), functionName: 'get', args: [] }),
+      new xdr.InvokeContractArgs({
+        contractAddress: new Address(ctx.owner.publicKey()).toScAddress(),
+        functionName: 'get',
+        args: [],
+      }),
     );
     const tx = new TransactionBuilder(acc, { fee: '100', networkPassphrase: ctx.net.info.passphrase })
       .addOperation(Operation.invokeHostFunction({ func, auth: [] }))

@@ -56,7 +56,9 @@ export const txResult = (feeCharged: bigint, result: xdr.TransactionResultResult
   new xdr.TransactionResult({ feeCharged, result, ext: xdr.TransactionResultExt.v0() });
 
 const SOROBAN_OPS = new Set<xdr.OperationBody['type']>([
-  'invokeHostFunction', 'extendFootprintTtl', 'restoreFootprint',
+  'invokeHostFunction',
+  'extendFootprintTtl',
+  'restoreFootprint',
 ]);
 
 function timeBounds(cond: xdr.Preconditions): { min: bigint; max: bigint } | undefined {
@@ -89,7 +91,6 @@ function checkSignatures(
   }
   return { signed, extra };
 }
-
 
 /** An envelope that passed the checks stellar-core runs before accepting it, with what applying it needs. */
 export interface CheckedTx {
@@ -183,7 +184,6 @@ export function checkEnvelope(
   if (acc.balance - minBalance(acc) < feeCharged) return reject('txInsufficientBalance');
   return { env, hash, source, seqNum: tx.seqNum, acc, opSources, ...(sorobanData ? { sorobanData } : {}), feeCharged };
 }
-
 
 function innerNoop(op: xdr.Operation): xdr.OperationResultTr {
   // Placeholder result for the operations that were not at fault in a txFailed(opBadAuth…) rejection.

@@ -24,9 +24,17 @@ export function muxedToAccount(m: xdr.MuxedAccount): string {
 export const minBalance = (a: AccountEntry): bigint => (2n + BigInt(a.numSubEntries)) * BASE_RESERVE;
 
 function creditAsset(a: xdr.Asset | xdr.ChangeTrustAsset): { code: string; issuer: string } | undefined {
-  const arm = a.type === 'assetTypeCreditAlphanum4' ? a.alphaNum4 : a.type === 'assetTypeCreditAlphanum12' ? a.alphaNum12 : undefined;
+  const arm =
+    a.type === 'assetTypeCreditAlphanum4'
+      ? a.alphaNum4
+      : a.type === 'assetTypeCreditAlphanum12'
+        ? a.alphaNum12
+        : undefined;
   if (!arm) return undefined;
-  return { code: Buffer.from(arm.assetCode.value).toString('ascii').replace(/\0+$/, ''), issuer: accountIdOf(arm.issuer.ed25519.value) };
+  return {
+    code: Buffer.from(arm.assetCode.value).toString('ascii').replace(/\0+$/, ''),
+    issuer: accountIdOf(arm.issuer.ed25519.value),
+  };
 }
 
 /** Applies one classic operation whose source is `source` (already checked to exist and to have signed). */
@@ -44,7 +52,8 @@ export function applyClassicOp(inv: Invocation, op: xdr.Operation, source: strin
   }
 }
 
-const account = (inv: Invocation, g: string): AccountEntry | undefined => inv.get(accountKeyId(g)) as AccountEntry | undefined;
+const account = (inv: Invocation, g: string): AccountEntry | undefined =>
+  inv.get(accountKeyId(g)) as AccountEntry | undefined;
 
 function createAccount(inv: Invocation, source: string, op: xdr.CreateAccountOp): xdr.CreateAccountResult {
   const C = xdr.CreateAccountResult;
@@ -101,7 +110,12 @@ function payment(inv: Invocation, source: string, op: xdr.PaymentOp): xdr.Paymen
     const after = destLine.balance + amount - (dest === source ? amount : 0n);
     if (after > destLine.limit) return P.paymentLineFull();
   }
-  if (srcLine) inv.put(trustlineKeyId(source, asset.code, asset.issuer), { ...srcLine, balance: srcLine.balance - amount, lm: inv.seq });
+  if (srcLine)
+    inv.put(trustlineKeyId(source, asset.code, asset.issuer), {
+      ...srcLine,
+      balance: srcLine.balance - amount,
+      lm: inv.seq,
+    });
   if (destLine) {
     const d = inv.get(trustlineKeyId(dest, asset.code, asset.issuer)) as TrustlineEntry;
     inv.put(trustlineKeyId(dest, asset.code, asset.issuer), { ...d, balance: d.balance + amount, lm: inv.seq });

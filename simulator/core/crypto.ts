@@ -53,13 +53,18 @@ export function publicKeyOf(keypair: Keypair): string {
 /** Signs with a Keypair's seed through node's crypto (same bytes as Keypair.sign, much faster). */
 export function signEd25519(keypair: Keypair, message: Uint8Array): Buffer {
   const key = remember(privateKeys, publicKeyOf(keypair), () =>
-    crypto.createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, keypair.rawSecretKey()]), format: 'der', type: 'pkcs8' }),
+    crypto.createPrivateKey({
+      key: Buffer.concat([PKCS8_PREFIX, keypair.rawSecretKey()]),
+      format: 'der',
+      type: 'pkcs8',
+    }),
   );
   return crypto.sign(null, message, key);
 }
 
 /** A Buffer view of SDK bytes (SDK 17 returns Uint8Array), without copying. */
-export const asBuffer = (b: Uint8Array): Buffer => (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+export const asBuffer = (b: Uint8Array): Buffer =>
+  Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 
 const accountKeys = new Map<string, Buffer>();
 /** Raw 32-byte key of a G… account (cached: StrKey decoding checks a CRC each time). */

@@ -70,7 +70,12 @@ const DEFAULT_CODE: Record<HostError['kind'], string> = {
 
 export function classify(e: unknown): Failure {
   if (e instanceof HostContractError) {
-    return { code: `Error(Contract, #${e.code})`, value: errorValue('Contract', String(e.code)), contractCode: e.code, detail: e.detail };
+    return {
+      code: `Error(Contract, #${e.code})`,
+      value: errorValue('Contract', String(e.code)),
+      contractCode: e.code,
+      detail: e.detail,
+    };
   }
   if (e instanceof ContractError) {
     return {
@@ -87,11 +92,18 @@ export function classify(e: unknown): Failure {
       return { code: `Error(${m[1]}, ${m[2]})`, value: errorValue(m[1]!, m[2]!), detail };
     }
     const kind = e.kind === 'Contract' ? 'Context' : e.kind;
-    const code = e.kind === 'Storage' && /exist/.test(e.message) && !/non-exist/.test(e.message) ? 'ExistingValue' : DEFAULT_CODE[e.kind];
+    const code =
+      e.kind === 'Storage' && /exist/.test(e.message) && !/non-exist/.test(e.message)
+        ? 'ExistingValue'
+        : DEFAULT_CODE[e.kind];
     return { code: `Error(${kind}, ${code})`, value: errorValue(kind, code), detail: xdr.ScVal.scvString(e.message) };
   }
   const msg = e instanceof Error ? e.message : String(e);
-  return { code: 'Error(WasmVm, InvalidAction)', value: errorValue('WasmVm', 'InvalidAction'), detail: xdr.ScVal.scvString(msg) };
+  return {
+    code: 'Error(WasmVm, InvalidAction)',
+    value: errorValue('WasmVm', 'InvalidAction'),
+    detail: xdr.ScVal.scvString(msg),
+  };
 }
 
 const sym = (s: string): xdr.ScVal => xdr.ScVal.scvSymbol(s);
@@ -103,12 +115,7 @@ class CallRec implements DiagnosticRec {
   private readonly fn: string;
   private readonly args: readonly xdr.ScVal[];
   readonly contractId: string | undefined;
-  constructor(
-    callee: string,
-    fn: string,
-    args: readonly xdr.ScVal[],
-    contractId: string | undefined,
-  ) {
+  constructor(callee: string, fn: string, args: readonly xdr.ScVal[], contractId: string | undefined) {
     this.callee = callee;
     this.fn = fn;
     this.args = args;
@@ -127,11 +134,7 @@ class ReturnRec implements DiagnosticRec {
   readonly contractId: string;
   private readonly fn: string;
   readonly data: xdr.ScVal;
-  constructor(
-    contractId: string,
-    fn: string,
-    data: xdr.ScVal,
-  ) {
+  constructor(contractId: string, fn: string, data: xdr.ScVal) {
     this.contractId = contractId;
     this.fn = fn;
     this.data = data;
@@ -240,7 +243,8 @@ export function diagnosticXdr(d: DiagnosticRec, contractHashOf: (c: string) => B
     inSuccessfulContractCall: d.inSuccessfulContractCall,
     event: new xdr.ContractEvent({
       ext: xdr.ExtensionPoint.v0(),
-      contractId: d.contractId && d.contractId.startsWith('C') ? new xdr.ContractId(contractHashOf(d.contractId)) : null,
+      contractId:
+        d.contractId && d.contractId.startsWith('C') ? new xdr.ContractId(contractHashOf(d.contractId)) : null,
       type: xdr.ContractEventType.diagnostic,
       body: xdr.ContractEventBody.v0(new xdr.ContractEventV0({ topics: [...d.topics], data: d.data })),
     }),

@@ -168,8 +168,12 @@ export function trustLineAsset(code: string, issuer: string): xdr.TrustLineAsset
   const padded = Buffer.alloc(code.length <= 4 ? 4 : 12);
   padded.write(code, 'ascii');
   return code.length <= 4
-    ? xdr.TrustLineAsset.assetTypeCreditAlphanum4(new xdr.AlphaNum4({ assetCode: padded, issuer: accountXdrId(issuer) }))
-    : xdr.TrustLineAsset.assetTypeCreditAlphanum12(new xdr.AlphaNum12({ assetCode: padded, issuer: accountXdrId(issuer) }));
+    ? xdr.TrustLineAsset.assetTypeCreditAlphanum4(
+        new xdr.AlphaNum4({ assetCode: padded, issuer: accountXdrId(issuer) }),
+      )
+    : xdr.TrustLineAsset.assetTypeCreditAlphanum12(
+        new xdr.AlphaNum12({ assetCode: padded, issuer: accountXdrId(issuer) }),
+      );
 }
 
 function assetCodeOf(code: Uint8Array): string {
@@ -192,8 +196,18 @@ export function keyIdOfLedgerKey(k: xdr.LedgerKey): string | undefined {
     case 'trustline': {
       const tl = k.trustLine;
       const asset = tl.asset;
-      const arm = asset.type === 'assetTypeCreditAlphanum4' ? asset.alphaNum4 : asset.type === 'assetTypeCreditAlphanum12' ? asset.alphaNum12 : undefined;
-      if (arm) id = trustlineKeyId(accountIdOf(tl.accountId.ed25519.value), assetCodeOf(arm.assetCode.value), accountIdOf(arm.issuer.ed25519.value));
+      const arm =
+        asset.type === 'assetTypeCreditAlphanum4'
+          ? asset.alphaNum4
+          : asset.type === 'assetTypeCreditAlphanum12'
+            ? asset.alphaNum12
+            : undefined;
+      if (arm)
+        id = trustlineKeyId(
+          accountIdOf(tl.accountId.ed25519.value),
+          assetCodeOf(arm.assetCode.value),
+          accountIdOf(arm.issuer.ed25519.value),
+        );
       break;
     }
     case 'contractData': {
@@ -229,7 +243,11 @@ export function ledgerKeyOf(id: string, keyVal?: xdr.ScVal): xdr.LedgerKey {
       break;
     case 'i':
       k = xdr.LedgerKey.contractData(
-        new xdr.LedgerKeyContractData({ contract: toScAddress(parts[1]!), key: INSTANCE_KEY, durability: xdr.ContractDataDurability.persistent }),
+        new xdr.LedgerKeyContractData({
+          contract: toScAddress(parts[1]!),
+          key: INSTANCE_KEY,
+          durability: xdr.ContractDataDurability.persistent,
+        }),
       );
       break;
     case 'd':
@@ -300,7 +318,8 @@ export function entryDataXdr(e: Entry): xdr.LedgerEntryData {
           ext: xdr.ExtensionPoint.v0(),
           contract: toScAddress(e.contract),
           key: e.key,
-          durability: e.durability === 'temporary' ? xdr.ContractDataDurability.temporary : xdr.ContractDataDurability.persistent,
+          durability:
+            e.durability === 'temporary' ? xdr.ContractDataDurability.temporary : xdr.ContractDataDurability.persistent,
           val: e.val,
         }),
       );
@@ -353,7 +372,8 @@ export function entryFromXdr(le: xdr.LedgerEntry, liveUntil: number): Entry {
     case 'trustline': {
       const t = d.trustLine;
       const asset = t.asset;
-      if (asset.type !== 'assetTypeCreditAlphanum4' && asset.type !== 'assetTypeCreditAlphanum12') throw new Error(`unsupported trustline asset ${asset.type}`);
+      if (asset.type !== 'assetTypeCreditAlphanum4' && asset.type !== 'assetTypeCreditAlphanum12')
+        throw new Error(`unsupported trustline asset ${asset.type}`);
       const arm = asset.type === 'assetTypeCreditAlphanum4' ? asset.alphaNum4 : asset.alphaNum12;
       return {
         t: 'trustline',
@@ -370,7 +390,8 @@ export function entryFromXdr(le: xdr.LedgerEntry, liveUntil: number): Entry {
       const c = d.contractData;
       const contract = fromScAddress(c.contract);
       if (c.key.type === 'scvLedgerKeyContractInstance') {
-        if (c.val.type !== 'scvContractInstance') throw new Error(`contract instance entry of ${contract} holds ${c.val.type}`);
+        if (c.val.type !== 'scvContractInstance')
+          throw new Error(`contract instance entry of ${contract} holds ${c.val.type}`);
         const inst = c.val.instance;
         const exe = inst.executable;
         const storage = new Map<string, { key: xdr.ScVal; val: xdr.ScVal }>();
@@ -378,7 +399,10 @@ export function entryFromXdr(le: xdr.LedgerEntry, liveUntil: number): Entry {
         return {
           t: 'instance',
           contract,
-          exec: exe.type === 'contractExecutableWasm' ? { kind: 'wasm', hash: asBuffer(exe.wasmHash.value).toString('hex') } : { kind: 'sac' },
+          exec:
+            exe.type === 'contractExecutableWasm'
+              ? { kind: 'wasm', hash: asBuffer(exe.wasmHash.value).toString('hex') }
+              : { kind: 'sac' },
           storage,
           lm,
           liveUntil,

@@ -14,7 +14,8 @@ export interface EventFilter {
 
 type Pos = readonly [ledger: number, tx: number, op: number, event: number];
 
-const toid = (ledger: number, tx: number, op: number): bigint => (BigInt(ledger) << 32n) | (BigInt(tx) << 12n) | BigInt(op);
+const toid = (ledger: number, tx: number, op: number): bigint =>
+  (BigInt(ledger) << 32n) | (BigInt(tx) << 12n) | BigInt(op);
 
 export function eventId(p: Pos): string {
   return `${toid(p[0], p[1], p[2]).toString().padStart(19, '0')}-${p[3].toString().padStart(10, '0')}`;
@@ -80,15 +81,21 @@ function validate(filters: unknown): EventFilter[] {
   if (filters.length > 5) throw new RpcError(-32602, 'maximum 5 filters per request');
   return filters.map((f: EventFilter, i) => {
     if (f.type && !['contract', 'system', 'diagnostic'].includes(f.type)) {
-      throw new RpcError(-32602, `filter ${i + 1} invalid: if set, type must be either 'system', 'contract' or 'diagnostic'`);
+      throw new RpcError(
+        -32602,
+        `filter ${i + 1} invalid: if set, type must be either 'system', 'contract' or 'diagnostic'`,
+      );
     }
-    if ((f.contractIds?.length ?? 0) > 5) throw new RpcError(-32602, `filter ${i + 1} invalid: maximum 5 contract IDs per filter`);
+    if ((f.contractIds?.length ?? 0) > 5)
+      throw new RpcError(-32602, `filter ${i + 1} invalid: maximum 5 contract IDs per filter`);
     for (const c of f.contractIds ?? []) {
-      if (!StrKey.isValidContract(c)) throw new RpcError(-32602, `filter ${i + 1} invalid: contract ID ${i + 1} invalid`);
+      if (!StrKey.isValidContract(c))
+        throw new RpcError(-32602, `filter ${i + 1} invalid: contract ID ${i + 1} invalid`);
     }
     if ((f.topics?.length ?? 0) > 5) throw new RpcError(-32602, `filter ${i + 1} invalid: maximum 5 topics per filter`);
     for (const t of f.topics ?? []) {
-      if (!Array.isArray(t) || t.length === 0 || t.length > 5) throw new RpcError(-32602, `filter ${i + 1} invalid: topic filter must have 1 to 5 segments`);
+      if (!Array.isArray(t) || t.length === 0 || t.length > 5)
+        throw new RpcError(-32602, `filter ${i + 1} invalid: topic filter must have 1 to 5 segments`);
     }
     return f;
   });
@@ -107,7 +114,8 @@ export function getEvents(ledger: Ledger, params: GetEventsParams) {
   const latest = ledger.tick();
   const filters = validate(params.filters);
   const limit = params.pagination?.limit ?? 100;
-  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new RpcError(-32602, 'limit must be between 1 and 10000');
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
+    throw new RpcError(-32602, 'limit must be between 1 and 10000');
   const cursor = params.pagination?.cursor;
   if (cursor && params.startLedger) throw new RpcError(-32602, 'ledger ranges and cursor cannot both be set');
   let start: number;
@@ -120,12 +128,16 @@ export function getEvents(ledger: Ledger, params: GetEventsParams) {
   } else {
     start = params.startLedger ?? 0;
     if (!Number.isInteger(start) || start < ledger.oldestLedger || start > latest.seq) {
-      throw new RpcError(-32600, `startLedger must be between the oldest ledger: ${ledger.oldestLedger} and the latest ledger: ${latest.seq}`);
+      throw new RpcError(
+        -32600,
+        `startLedger must be between the oldest ledger: ${ledger.oldestLedger} and the latest ledger: ${latest.seq}`,
+      );
     }
     from = [start, 0, 0, 0];
   }
   const end = Math.min(params.endLedger ?? latest.seq + 1, latest.seq + 1);
-  if (params.endLedger !== undefined && params.endLedger <= start) throw new RpcError(-32602, 'endLedger must be after startLedger');
+  if (params.endLedger !== undefined && params.endLedger <= start)
+    throw new RpcError(-32602, 'endLedger must be after startLedger');
   const out: object[] = [];
   let last: Pos | undefined;
   const events = ledger.events;
@@ -153,7 +165,8 @@ export function getEvents(ledger: Ledger, params: GetEventsParams) {
   if (out.length >= limit && last) next = last;
   else {
     const endSeq = end - 1;
-    next = endSeq >= latest.seq ? [latest.seq, latest.txCount, 0xfff, 0x7fffffff] : [endSeq, 0xfffff, 0xfff, 0x7fffffff];
+    next =
+      endSeq >= latest.seq ? [latest.seq, latest.txCount, 0xfff, 0x7fffffff] : [endSeq, 0xfffff, 0xfff, 0x7fffffff];
   }
   return {
     events: out,

@@ -15,10 +15,7 @@ export const FRIENDBOT_AMOUNT = 100_000_000_000n;
 export class FriendbotError extends Error {
   readonly status: number;
   readonly body: Record<string, unknown>;
-  constructor(
-    status: number,
-    body: Record<string, unknown>,
-  ) {
+  constructor(status: number, body: Record<string, unknown>) {
     super(String(body.detail ?? body.title));
     this.status = status;
     this.body = body;

@@ -34,7 +34,9 @@ describe('host', () => {
     const { net, owner, a } = setup();
     const r = net.invoke({ source: owner, contractId: a, fn: 'fail', args: [u32(25)] });
     expect(r).toMatchObject({ status: 'FAILED', stage: 'simulate', contractError: 25 });
-    expect(r.status === 'FAILED' && r.error).toMatch(/^HostError: Error\(Contract, #25\)\n\nEvent log \(newest first\):\n {3}0: \[Diagnostic Event\] contract:C/);
+    expect(r.status === 'FAILED' && r.error).toMatch(
+      /^HostError: Error\(Contract, #25\)\n\nEvent log \(newest first\):\n {3}0: \[Diagnostic Event\] contract:C/,
+    );
     const read = net.read(a, 'get', []);
     expect(read.status === 'SUCCESS' && toU32(read.returnValue)).toBe(0);
   });
@@ -65,7 +67,9 @@ describe('host', () => {
     expect(child).toMatch(/^C/);
     expect(net.read(child, 'get', []).status).toBe('SUCCESS');
     const again = net.invoke({ source: owner, contractId: a, fn: 'spawn', args: [xdr.ScVal.scvBytes(salt(9))] });
-    expect(again.status === 'FAILED' && again.error).toMatch(/Error\(Storage, ExistingValue\)[\s\S]*contract already exists/);
+    expect(again.status === 'FAILED' && again.error).toMatch(
+      /Error\(Storage, ExistingValue\)[\s\S]*contract already exists/,
+    );
   });
 
   it('reports a missing contract and an unknown function as host errors', () => {
@@ -79,9 +83,15 @@ describe('host', () => {
     const { c, net, owner, a } = setup();
     expect(net.invoke({ source: owner, contractId: a, fn: 'temp', args: [u32(1)] }).status).toBe('SUCCESS');
     const key = xdr.LedgerKey.contractData(
-      new xdr.LedgerKeyContractData({ contract: toScAddress(a), key: xdr.ScVal.scvSymbol('Count'), durability: xdr.ContractDataDurability.temporary }),
+      new xdr.LedgerKeyContractData({
+        contract: toScAddress(a),
+        key: xdr.ScVal.scvSymbol('Count'),
+        durability: xdr.ContractDataDurability.temporary,
+      }),
     );
-    const live = (await net.rpc('getLedgerEntries', { keys: [key.toXdr('base64')] })) as { entries: { liveUntilLedgerSeq: number }[] };
+    const live = (await net.rpc('getLedgerEntries', { keys: [key.toXdr('base64')] })) as {
+      entries: { liveUntilLedgerSeq: number }[];
+    };
     expect(live.entries).toHaveLength(1);
     // a ledger more than the TTL: the set-up's closes ran a few seconds ahead of this fixed clock
     c.advance(17_282 * 5_000);
@@ -96,13 +106,27 @@ describe('host', () => {
     const kp = Keypair.random();
     const S = xdr.ScVal;
     const values = [
-      S.scvSymbol('Vc'), S.scvString('Vc'), S.scvBytes(Buffer.from('Vc')), S.scvVec([S.scvSymbol('Vc')]),
-      S.scvVec([S.scvSymbol('V'), S.scvSymbol('c')]), S.scvVec([S.scvSymbol('Vc'), S.scvString('1')]),
-      S.scvVec([S.scvSymbol('Vc'), S.scvString('1;')]), S.scvVec([S.scvSymbol('Vc'), S.scvU32(1)]), S.scvU32(1), S.scvI32(1),
-      S.scvString('é'), S.scvString(''), S.scvVec([]), S.scvVoid(), S.scvBool(true), S.scvBool(false),
-      addressToScVal(kp.publicKey()), addressToScVal('CAAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQC526'),
+      S.scvSymbol('Vc'),
+      S.scvString('Vc'),
+      S.scvBytes(Buffer.from('Vc')),
+      S.scvVec([S.scvSymbol('Vc')]),
+      S.scvVec([S.scvSymbol('V'), S.scvSymbol('c')]),
+      S.scvVec([S.scvSymbol('Vc'), S.scvString('1')]),
+      S.scvVec([S.scvSymbol('Vc'), S.scvString('1;')]),
+      S.scvVec([S.scvSymbol('Vc'), S.scvU32(1)]),
+      S.scvU32(1),
+      S.scvI32(1),
+      S.scvString('é'),
+      S.scvString(''),
+      S.scvVec([]),
+      S.scvVoid(),
+      S.scvBool(true),
+      S.scvBool(false),
+      addressToScVal(kp.publicKey()),
+      addressToScVal('CAAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQC526'),
       S.scvMap([new xdr.ScMapEntry({ key: S.scvSymbol('a'), val: S.scvU32(1) })]),
-      S.scvVec([S.scvSymbol('Rank'), S.scvU32(12)]), S.scvVec([S.scvSymbol('Rank'), S.scvU32(1), S.scvU32(2)]),
+      S.scvVec([S.scvSymbol('Rank'), S.scvU32(12)]),
+      S.scvVec([S.scvSymbol('Rank'), S.scvU32(1), S.scvU32(2)]),
     ];
     const keys = values.map(scValKey);
     expect(new Set(keys).size).toBe(values.length);

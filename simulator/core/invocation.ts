@@ -164,7 +164,10 @@ export class Invocation {
   instance(contractId: string): InstanceEntry {
     const e = this.get(instanceKeyId(contractId));
     if (!e || e.t !== 'instance') {
-      throw new HostError('Error(Storage, MissingValue): trying to get non-existing value for contract instance', 'Storage');
+      throw new HostError(
+        'Error(Storage, MissingValue): trying to get non-existing value for contract instance',
+        'Storage',
+      );
     }
     return e;
   }
@@ -223,7 +226,11 @@ export class Invocation {
         diag.error(
           frame.parent.contractId,
           f,
-          xdr.ScVal.scvVec([xdr.ScVal.scvString('contract call failed'), xdr.ScVal.scvSymbol(frame.fn), xdr.ScVal.scvVec(frame.args)]),
+          xdr.ScVal.scvVec([
+            xdr.ScVal.scvString('contract call failed'),
+            xdr.ScVal.scvSymbol(frame.fn),
+            xdr.ScVal.scvVec(frame.args),
+          ]),
         ),
       );
     }
@@ -237,7 +244,14 @@ export class Invocation {
     const hash = wasmHash.toString('hex');
     const impl = this.contracts.wasm.get(hash);
     if (!impl) throw new HostError('Error(Storage, MissingValue): Wasm does not exist', 'Storage');
-    this.putInstance({ t: 'instance', contract: id, exec: { kind: 'wasm', hash }, storage: new Map(), lm: this.seq, liveUntil: this.seq + PERSISTENT_TTL });
+    this.putInstance({
+      t: 'instance',
+      contract: id,
+      exec: { kind: 'wasm', hash },
+      storage: new Map(),
+      lm: this.seq,
+      liveUntil: this.seq + PERSISTENT_TTL,
+    });
     if (impl.construct) {
       this.calls += 1;
       this.log.push(diag.fnCall(id, '__constructor', ctorArgs, parent?.contractId));
@@ -247,7 +261,10 @@ export class Invocation {
         return xdr.ScVal.scvVoid();
       });
     } else if (ctorArgs.length > 0) {
-      throw new HostError('Error(Context, InvalidAction): constructor arguments given to a contract without a constructor', 'Context');
+      throw new HostError(
+        'Error(Context, InvalidAction): constructor arguments given to a contract without a constructor',
+        'Context',
+      );
     }
     return id;
   }
@@ -267,13 +284,7 @@ export class Frame implements ContractContext {
   readonly fn: string;
   readonly args: xdr.ScVal[];
   readonly parent: Frame | undefined;
-  constructor(
-    inv: Invocation,
-    contractId: string,
-    fn: string,
-    args: xdr.ScVal[],
-    parent: Frame | undefined,
-  ) {
+  constructor(inv: Invocation, contractId: string, fn: string, args: xdr.ScVal[], parent: Frame | undefined) {
     this.inv = inv;
     this.contractId = contractId;
     this.fn = fn;
@@ -317,10 +328,7 @@ export class Frame implements ContractContext {
 class FrameStorage implements ContractStorage {
   private readonly inv: Invocation;
   private readonly contractId: string;
-  constructor(
-    inv: Invocation,
-    contractId: string,
-  ) {
+  constructor(inv: Invocation, contractId: string) {
     this.inv = inv;
     this.contractId = contractId;
   }

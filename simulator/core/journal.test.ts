@@ -51,7 +51,11 @@ async function pay(sim: RunningSimulator, from: Keypair, to: Keypair, amount: st
   const net = sim.sim.network('testnet');
   const acc = net.account(from.publicKey())!;
   const tx = new TransactionBuilder(
-    { accountId: () => from.publicKey(), sequenceNumber: () => acc.seqNum.toString(), incrementSequenceNumber: () => undefined },
+    {
+      accountId: () => from.publicKey(),
+      sequenceNumber: () => acc.seqNum.toString(),
+      incrementSequenceNumber: () => undefined,
+    },
     { fee: '100', networkPassphrase: net.info.passphrase },
   )
     .addOperation(Operation.payment({ destination: to.publicKey(), asset: Asset.native(), amount }))

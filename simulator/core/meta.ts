@@ -18,7 +18,9 @@ function changeXdr(c: EntryChange): xdr.LedgerEntryChange[] {
   const C = xdr.LedgerEntryChange;
   if (!c.before) return c.after ? [C.ledgerEntryCreated(entryXdr(c.after))] : [];
   const state = C.ledgerEntryState(entryXdr(c.before));
-  return c.after ? [state, C.ledgerEntryUpdated(entryXdr(c.after))] : [state, C.ledgerEntryRemoved(ledgerKeyOfEntry(c.before))];
+  return c.after
+    ? [state, C.ledgerEntryUpdated(entryXdr(c.after))]
+    : [state, C.ledgerEntryRemoved(ledgerKeyOfEntry(c.before))];
 }
 
 const accountChange = (before: Entry, after: Entry): xdr.LedgerEntryChange[] => [
@@ -30,12 +32,14 @@ export function metaOf(rec: TxRecord): xdr.TransactionMeta {
   const opCount = rec.opCount;
   const operations =
     rec.status === 'SUCCESS'
-      ? Array.from({ length: opCount }, (_, i) =>
-          new xdr.OperationMetaV2({
-            ext: xdr.ExtensionPoint.v0(),
-            changes: i === 0 ? (rec.opChanges[0] ?? []).flatMap(changeXdr) : [],
-            events: i === 0 ? rec.events.map(contractEventXdr) : [],
-          }),
+      ? Array.from(
+          { length: opCount },
+          (_, i) =>
+            new xdr.OperationMetaV2({
+              ext: xdr.ExtensionPoint.v0(),
+              changes: i === 0 ? (rec.opChanges[0] ?? []).flatMap(changeXdr) : [],
+              events: i === 0 ? rec.events.map(contractEventXdr) : [],
+            }),
         )
       : [];
   return xdr.TransactionMeta.v4(

@@ -7,7 +7,6 @@ import type { SendOutcome } from './sending.ts';
 import type { Core } from './simulate.ts';
 import type { Network } from '../../src/domain.ts';
 
-
 /** What clients need to know about a network (also `sim_info`). */
 export interface NetworkInfo {
   network: Network;

@@ -7,11 +7,24 @@ import { bootstrap, genesisIds, type Genesis, type Profile, type Templates } fro
 import { addressCredentialsOf } from './auth.ts';
 import { envelopeHash } from './check.ts';
 import { publicKeyOf } from './crypto.ts';
-import { accountKeyId, fromScAddress, toScAddress, trustlineKeyId, TRUSTLINE_AUTHORIZED, type AccountEntry, type TrustlineEntry } from './entries.ts';
+import {
+  accountKeyId,
+  fromScAddress,
+  toScAddress,
+  trustlineKeyId,
+  TRUSTLINE_AUTHORIZED,
+  type AccountEntry,
+  type TrustlineEntry,
+} from './entries.ts';
 import { Invocation, type ContractRegistry } from './invocation.ts';
 import { BASE_FEE, Ledger } from './ledger.ts';
 import {
-  FRIENDBOT_AMOUNT, FriendbotError, friendbotEnvelope, friendbotOutcome, friendbotReply, type FriendbotReply,
+  FRIENDBOT_AMOUNT,
+  FriendbotError,
+  friendbotEnvelope,
+  friendbotOutcome,
+  friendbotReply,
+  type FriendbotReply,
 } from './friendbot.ts';
 import type { NetworkInfo } from './network-types.ts';
 import { QUEUE_LIMIT, TxQueue, type QueueOutcome } from './queue.ts';
@@ -59,7 +72,9 @@ export type InvokeResult =
       hash?: string;
     };
 
-export type ReadResult = { status: 'SUCCESS'; returnValue: xdr.ScVal } | { status: 'FAILED'; error: string; contractError?: number };
+export type ReadResult =
+  | { status: 'SUCCESS'; returnValue: xdr.ScVal }
+  | { status: 'FAILED'; error: string; contractError?: number };
 
 export interface NetworkOptions {
   name: Network;
@@ -122,13 +137,25 @@ export class SimNetwork implements Core {
   /** Writes the genesis state of a fresh network. */
   bootstrap(templates: Templates): void {
     const g = bootstrap(this.ledger, this.contracts, templates, this.profile);
-    if (g.factoryId !== this.genesis.factoryId || g.registryId !== this.genesis.registryId) throw new Error('genesis ids disagree');
+    if (g.factoryId !== this.genesis.factoryId || g.registryId !== this.genesis.registryId)
+      throw new Error('genesis ids disagree');
   }
 
   /** Deploys an installed template directly (genesis-style, no transaction, no auth): tests and tooling. */
-  deploy(templateHash: Buffer, salt: Buffer, constructorArgs: xdr.ScVal[] = [], deployer = this.genesis.operator.publicKey()): string {
+  deploy(
+    templateHash: Buffer,
+    salt: Buffer,
+    constructorArgs: xdr.ScVal[] = [],
+    deployer = this.genesis.operator.publicKey(),
+  ): string {
     const l = this.ledger.tick();
-    const inv = new Invocation({ ledger: this.ledger, contracts: this.contracts, seq: l.seq, closeTime: l.closeTime, mode: 'genesis' });
+    const inv = new Invocation({
+      ledger: this.ledger,
+      contracts: this.contracts,
+      seq: l.seq,
+      closeTime: l.closeTime,
+      mode: 'genesis',
+    });
     const id = inv.deploy(deployer, undefined, templateHash, salt, constructorArgs);
     inv.commit();
     return id;
@@ -149,7 +176,9 @@ export class SimNetwork implements Core {
   /** A read-only contract call on the current state (no transaction). */
   read(contractId: string, fn: string, args: xdr.ScVal[]): ReadResult {
     const r = readCall(this, contractId, fn, args);
-    return r.ok ? { status: 'SUCCESS', returnValue: r.retval } : { status: 'FAILED', error: r.error, contractError: r.failure.contractCode };
+    return r.ok
+      ? { status: 'SUCCESS', returnValue: r.retval }
+      : { status: 'FAILED', error: r.error, contractError: r.failure.contractCode };
   }
 
   /** Builds, simulates, signs (envelope and auth entries) and submits a contract call, as a wallet would. */
@@ -157,7 +186,8 @@ export class SimNetwork implements Core {
     const source = publicKeyOf(opts.source);
     const { contractId, fn, args } = opts;
     const sim = simulateInvoke(this, { source, contractId, fn, args, upgradedAuth: opts.upgradedAuth ?? true });
-    if (!sim.ok) return { status: 'FAILED', stage: 'simulate', error: sim.error, contractError: sim.failure.contractCode };
+    if (!sim.ok)
+      return { status: 'FAILED', stage: 'simulate', error: sim.error, contractError: sim.failure.contractCode };
     const expiration = this.ledger.tick().seq + (opts.authValidFor ?? 100);
     const auth: xdr.SorobanAuthorizationEntry[] = [];
     for (const entry of sim.auth) {
@@ -186,7 +216,11 @@ export class SimNetwork implements Core {
           body: xdr.OperationBody.invokeHostFunction(
             new xdr.InvokeHostFunctionOp({
               hostFunction: xdr.HostFunction.hostFunctionTypeInvokeContract(
-                new xdr.InvokeContractArgs({ contractAddress: toScAddress(opts.contractId), functionName: opts.fn, args: opts.args }),
+                new xdr.InvokeContractArgs({
+                  contractAddress: toScAddress(opts.contractId),
+                  functionName: opts.fn,
+                  args: opts.args,
+                }),
               ),
               auth,
             }),
@@ -203,9 +237,23 @@ export class SimNetwork implements Core {
     if (out.status !== 'PENDING') return { status: 'FAILED', stage: 'submit', error: out.status, hash: out.hash };
     const rec = out.record;
     if (rec.status === 'FAILED') {
-      return { status: 'FAILED', stage: 'apply', error: rec.error ?? 'txFailed', contractError: rec.failure?.contractCode, resultCode: 'txFailed', hash: rec.hash };
+      return {
+        status: 'FAILED',
+        stage: 'apply',
+        error: rec.error ?? 'txFailed',
+        contractError: rec.failure?.contractCode,
+        resultCode: 'txFailed',
+        hash: rec.hash,
+      };
     }
-    return { status: 'SUCCESS', hash: rec.hash, ledger: rec.ledger, returnValue: rec.returnValue!, events: rec.events, feeCharged: rec.feeCharged };
+    return {
+      status: 'SUCCESS',
+      hash: rec.hash,
+      ledger: rec.ledger,
+      returnValue: rec.returnValue!,
+      events: rec.events,
+      feeCharged: rec.feeCharged,
+    };
   }
 
   // ---- friendbot ---------------------------------------------------------------------------------------------------
@@ -299,7 +347,16 @@ export class SimNetwork implements Core {
     const tkey = trustlineKeyId(address, sc.code, sc.issuer);
     let line = this.ledger.get(tkey) as TrustlineEntry | undefined;
     if (!line) {
-      line = { t: 'trustline', account: address, code: sc.code, issuer: sc.issuer, balance: 0n, limit: INT64_MAX, flags: TRUSTLINE_AUTHORIZED, lm: seq };
+      line = {
+        t: 'trustline',
+        account: address,
+        code: sc.code,
+        issuer: sc.issuer,
+        balance: 0n,
+        limit: INT64_MAX,
+        flags: TRUSTLINE_AUTHORIZED,
+        lm: seq,
+      };
       this.ledger.put(key, { ...acc, numSubEntries: acc.numSubEntries + 1, lm: seq });
     }
     if (line.balance + value > line.limit) throw new RangeError('balance would exceed the trustline limit');

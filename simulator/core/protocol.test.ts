@@ -12,7 +12,12 @@ async function reported(protocol?: number) {
   const net = testNetwork({ protocol });
   const network = (await net.rpc('getNetwork')) as { protocolVersion: number };
   const version = (await net.rpc('getVersionInfo')) as { protocolVersion: number };
-  const latest = (await net.rpc('getLatestLedger')) as { protocolVersion: number; sequence: number; headerXdr: string; metadataXdr: string };
+  const latest = (await net.rpc('getLatestLedger')) as {
+    protocolVersion: number;
+    sequence: number;
+    headerXdr: string;
+    metadataXdr: string;
+  };
   const header = xdr.LedgerHeader.fromXdr(latest.headerXdr, 'base64');
   const meta = xdr.LedgerCloseMeta.fromXdr(latest.metadataXdr, 'base64');
   return { network, version, latest, header, meta };
@@ -29,12 +34,20 @@ describe('simulator protocol', () => {
     expect(r.header.ledgerSeq).toBe(r.latest.sequence);
     const v2 = xdr.expectUnionVariant(r.meta, 'v2').v2;
     expect(v2.ledgerHeader.header.ledgerVersion).toBe(28);
-    expect(xdr.expectUnionVariant(v2.txSet, 'v1TxSet').v1TxSet.phases.map((p) => p.type)).toEqual(['v0Components', 'parallelTxsComponent']);
+    expect(xdr.expectUnionVariant(v2.txSet, 'v1TxSet').v1TxSet.phases.map((p) => p.type)).toEqual([
+      'v0Components',
+      'parallelTxsComponent',
+    ]);
   });
 
   it.each([26, 27])('emulates Protocol %i when asked', async (p) => {
     const r = await reported(p);
-    expect([r.network.protocolVersion, r.version.protocolVersion, r.latest.protocolVersion, r.header.ledgerVersion]).toEqual([p, p, p, p]);
+    expect([
+      r.network.protocolVersion,
+      r.version.protocolVersion,
+      r.latest.protocolVersion,
+      r.header.ledgerVersion,
+    ]).toEqual([p, p, p, p]);
     expect(r.meta.type).toBe('v2'); // v2 since Protocol 23
   });
 

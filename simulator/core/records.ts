@@ -68,7 +68,9 @@ export interface TxRecord {
 }
 
 /** Defines `envelope` on a record as the decoding of `cache.envelope` (not kept decoded). */
-export function lazyEnvelope<T extends Omit<TxRecord, 'envelope'>>(rec: T): T & { readonly envelope: xdr.TransactionEnvelope } {
+export function lazyEnvelope<T extends Omit<TxRecord, 'envelope'>>(
+  rec: T,
+): T & { readonly envelope: xdr.TransactionEnvelope } {
   return Object.defineProperty(rec, 'envelope', {
     enumerable: true,
     get(this: TxRecord): xdr.TransactionEnvelope {

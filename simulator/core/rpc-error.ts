@@ -2,11 +2,7 @@
 export class RpcError extends Error {
   readonly code: number;
   readonly data?: unknown;
-  constructor(
-    code: number,
-    message: string,
-    data?: unknown,
-  ) {
+  constructor(code: number, message: string, data?: unknown) {
     super(message);
     this.code = code;
     this.data = data;

@@ -33,7 +33,8 @@ function invocationKey(tx: xdr.Transaction): string | undefined {
 
 function obj(params: unknown): Params {
   if (params === undefined || params === null) return {};
-  if (typeof params !== 'object' || Array.isArray(params)) throw new RpcError(INVALID_PARAMS, 'params must be an object');
+  if (typeof params !== 'object' || Array.isArray(params))
+    throw new RpcError(INVALID_PARAMS, 'params must be an object');
   return params as Params;
 }
 
@@ -45,12 +46,19 @@ function str(p: Params, name: string): string {
 
 function envelopeOf(b64: string | Buffer): xdr.TransactionEnvelope {
   try {
-    return typeof b64 === 'string' ? xdr.TransactionEnvelope.fromXdr(b64, 'base64') : xdr.TransactionEnvelope.fromXdr(b64);
+    return typeof b64 === 'string'
+      ? xdr.TransactionEnvelope.fromXdr(b64, 'base64')
+      : xdr.TransactionEnvelope.fromXdr(b64);
   } catch (e) {
     // @stellar/stellar-sdk 17 compiles the XDR without CAP-84 (SC_ADDRESS_TYPE_MUXED_CONTRACT = 5), so neither the
     // simulator nor the service can decode a muxed contract address: named, so a client knows what was refused.
-    if (/(ScAddress|address|contract|contractAddress)\.type: unknown enum value 5$/i.test(String((e as Error).message))) {
-      throw new RpcError(INVALID_PARAMS, 'invalid_xdr: SC_ADDRESS_TYPE_MUXED_CONTRACT (CAP-84) addresses are not supported by the simulator');
+    if (
+      /(ScAddress|address|contract|contractAddress)\.type: unknown enum value 5$/i.test(String((e as Error).message))
+    ) {
+      throw new RpcError(
+        INVALID_PARAMS,
+        'invalid_xdr: SC_ADDRESS_TYPE_MUXED_CONTRACT (CAP-84) addresses are not supported by the simulator',
+      );
     }
     throw new RpcError(INVALID_PARAMS, 'invalid_xdr');
   }
@@ -64,16 +72,21 @@ function unsupportedHostFunction(hf: xdr.HostFunction): string | undefined {
       return 'CONTRACT_EXECUTABLE_EXTERNAL_REF (CAP-85) executables are not supported by the simulator';
     }
   }
-  if (hf.type !== 'hostFunctionTypeInvokeContract') return 'only InvokeContract host functions are supported by the simulator';
+  if (hf.type !== 'hostFunctionTypeInvokeContract')
+    return 'only InvokeContract host functions are supported by the simulator';
   const to = hf.invokeContract.contractAddress;
-  if (to.type !== 'scAddressTypeContract') return `cannot invoke a ${to.type} address: only contract addresses can be invoked`;
+  if (to.type !== 'scAddressTypeContract')
+    return `cannot invoke a ${to.type} address: only contract addresses can be invoked`;
   return undefined;
 }
 
-const diagB64 = (log: readonly DiagnosticRec[]): string[] => log.map((d) => diagnosticXdr(d, contractHash).toXdr('base64'));
+const diagB64 = (log: readonly DiagnosticRec[]): string[] =>
+  log.map((d) => diagnosticXdr(d, contractHash).toXdr('base64'));
 
 /** The base64 XDR of getTransaction for a record, memoized on it (records never change). */
-function getTransactionXdr(rec: TxRecord): ReturnType<typeof txXdrFields> & { events: readonly string[]; diagnostics: readonly string[] } {
+function getTransactionXdr(
+  rec: TxRecord,
+): ReturnType<typeof txXdrFields> & { events: readonly string[]; diagnostics: readonly string[] } {
   const x = txXdrFields(rec);
   const c = rec.cache;
   c.diagnostics ??= diagB64(rec.diagnostics);
@@ -112,7 +125,24 @@ export function createRpcHandler(net: RpcNetwork): (method: string, params?: unk
       protocolVersion: ledger.protocol,
     }),
     getFeeStats: () => {
-      const d = { max: '100', min: '100', mode: '100', p10: '100', p20: '100', p30: '100', p40: '100', p50: '100', p60: '100', p70: '100', p80: '100', p90: '100', p95: '100', p99: '100', transactionCount: '0', ledgerCount: 1 };
+      const d = {
+        max: '100',
+        min: '100',
+        mode: '100',
+        p10: '100',
+        p20: '100',
+        p30: '100',
+        p40: '100',
+        p50: '100',
+        p60: '100',
+        p70: '100',
+        p80: '100',
+        p90: '100',
+        p95: '100',
+        p99: '100',
+        transactionCount: '0',
+        ledgerCount: 1,
+      };
       return { sorobanInclusionFee: d, inclusionFee: d, latestLedger: ledger.tick().seq };
     },
     getLatestLedger: () => {
@@ -130,7 +160,8 @@ export function createRpcHandler(net: RpcNetwork): (method: string, params?: unk
     getLedgers: (p) => getLedgers(ledger, p, xdrMemo),
     getLedgerEntries: (p) => {
       const keys = p.keys;
-      if (!Array.isArray(keys) || keys.length === 0) throw new RpcError(INVALID_PARAMS, 'keys must be a non-empty array');
+      if (!Array.isArray(keys) || keys.length === 0)
+        throw new RpcError(INVALID_PARAMS, 'keys must be a non-empty array');
       if (keys.length > 200) throw new RpcError(INVALID_PARAMS, 'key count (201) exceeds maximum supported (200)');
       const seq = ledger.tick().seq;
       const entries: object[] = [];
@@ -161,20 +192,30 @@ export function createRpcHandler(net: RpcNetwork): (method: string, params?: unk
         throw new RpcError(INVALID_PARAMS, `invalid authMode: ${String(authMode)}`);
       }
       const upgraded = p.useUpgradedAuth;
-      if (upgraded !== undefined && typeof upgraded !== 'boolean') throw new RpcError(INVALID_PARAMS, 'useUpgradedAuth must be a boolean');
+      if (upgraded !== undefined && typeof upgraded !== 'boolean')
+        throw new RpcError(INVALID_PARAMS, 'useUpgradedAuth must be a boolean');
       const base = { latestLedger: ledger.tick().seq };
-      if (env.type !== 'envelopeTypeTx') return { ...base, error: 'only v1 transaction envelopes can be simulated', events: [] };
+      if (env.type !== 'envelopeTypeTx')
+        return { ...base, error: 'only v1 transaction envelopes can be simulated', events: [] };
       const tx = env.v1.tx;
       const ops = tx.operations;
       const body = ops[0]?.body;
       if (ops.length !== 1 || body?.type !== 'invokeHostFunction') {
-        return { ...base, error: 'Transaction contains unsupported operation type (the simulator simulates one InvokeHostFunction)', events: [] };
+        return {
+          ...base,
+          error: 'Transaction contains unsupported operation type (the simulator simulates one InvokeHostFunction)',
+          events: [],
+        };
       }
       const op = body.invokeHostFunctionOp;
       const hf = op.hostFunction;
       const unsupported = unsupportedHostFunction(hf);
       if (unsupported !== undefined || hf.type !== 'hostFunctionTypeInvokeContract') {
-        return { ...base, error: unsupported ?? 'only InvokeContract host functions are supported by the simulator', events: [] };
+        return {
+          ...base,
+          error: unsupported ?? 'only InvokeContract host functions are supported by the simulator',
+          events: [],
+        };
       }
       const invalid = credentialsInvalidAt(op.auth, ledger.protocol);
       if (invalid) return { ...base, error: `transaction is invalid: ${invalid}`, events: [] };
@@ -199,7 +240,9 @@ export function createRpcHandler(net: RpcNetwork): (method: string, params?: unk
         }
       }
       // contract events only (the fn_call / fn_return trace would re-encode every argument)
-      const events = sim.events.map((e) => new xdr.DiagnosticEvent({ inSuccessfulContractCall: true, event: contractEventXdr(e) }).toXdr('base64'));
+      const events = sim.events.map((e) =>
+        new xdr.DiagnosticEvent({ inSuccessfulContractCall: true, event: contractEventXdr(e) }).toXdr('base64'),
+      );
       return {
         transactionData: sim.transactionData.toXdr('base64'),
         minResourceFee: sim.minResourceFee.toString(),
@@ -234,7 +277,8 @@ export function createRpcHandler(net: RpcNetwork): (method: string, params?: unk
         });
       }
       const l = latest();
-      if (out.status === 'ERROR') return { status: 'ERROR', hash: out.hash, errorResultXdr: out.result.toXdr('base64'), ...l };
+      if (out.status === 'ERROR')
+        return { status: 'ERROR', hash: out.hash, errorResultXdr: out.result.toXdr('base64'), ...l };
       return { status: out.status, hash: out.hash, ...l };
     },
     getTransaction: (p) => {
@@ -274,7 +318,8 @@ export function createRpcHandler(net: RpcNetwork): (method: string, params?: unk
     sim_fund: (p) => {
       const address = str(p, 'address');
       const asset = (p.asset ?? 'native') as string;
-      if (asset !== 'native' && asset !== 'USDC') throw new RpcError(INVALID_PARAMS, "asset must be 'native' or 'USDC'");
+      if (asset !== 'native' && asset !== 'USDC')
+        throw new RpcError(INVALID_PARAMS, "asset must be 'native' or 'USDC'");
       let amount: bigint | undefined;
       if (p.amount !== undefined) {
         try {
@@ -292,7 +337,8 @@ export function createRpcHandler(net: RpcNetwork): (method: string, params?: unk
     },
     sim_setTime: (p) => {
       const t = p.unixSeconds;
-      if (typeof t !== 'number' || !Number.isInteger(t) || t < 0) throw new RpcError(INVALID_PARAMS, 'unixSeconds must be a non-negative integer');
+      if (typeof t !== 'number' || !Number.isInteger(t) || t < 0)
+        throw new RpcError(INVALID_PARAMS, 'unixSeconds must be a non-negative integer');
       try {
         return net.setTime(t);
       } catch (e) {
@@ -309,7 +355,9 @@ export function createRpcHandler(net: RpcNetwork): (method: string, params?: unk
     sim_info: () => ({
       ...net.info,
       friendbot: net.genesis.friendbot.publicKey(),
-      ...(net.genesis.stablecoin ? { stablecoinIssuerSecret: net.genesis.issuer.secret(), stablecoinTokenId: net.genesis.stablecoin.tokenId } : {}),
+      ...(net.genesis.stablecoin
+        ? { stablecoinIssuerSecret: net.genesis.issuer.secret(), stablecoinTokenId: net.genesis.stablecoin.tokenId }
+        : {}),
       latestLedger: ledger.tick().seq,
       ledgerCloseMs: ledger.ledgerCloseMs,
     }),

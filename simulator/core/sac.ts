@@ -113,13 +113,22 @@ function adjust(inv: Invocation, sac: string, a: AssetDesc, holder: string, delt
     const e = inv.get(id) as DataEntry | undefined;
     const bal = e ? toI128(field(fromStruct(e.val), 'amount')) : 0n;
     const next = bal + delta;
-    if (next < 0n) fail(SacError.Balance, `balance is not sufficient to spend: ${bal} < ${-delta}`, i128(bal), i128(-delta));
+    if (next < 0n)
+      fail(SacError.Balance, `balance is not sufficient to spend: ${bal} < ${-delta}`, i128(bal), i128(-delta));
     const val = xdr.ScVal.scvMap([
       new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol('amount'), val: i128(next) }),
       new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol('authorized'), val: xdr.ScVal.scvBool(true) }),
       new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol('clawback'), val: xdr.ScVal.scvBool(false) }),
     ]);
-    inv.put(id, { t: 'data', contract: sac, durability: 'persistent', key: bk, val, lm: inv.seq, liveUntil: inv.seq + PERSISTENT_TTL });
+    inv.put(id, {
+      t: 'data',
+      contract: sac,
+      durability: 'persistent',
+      key: bk,
+      val,
+      lm: inv.seq,
+      liveUntil: inv.seq + PERSISTENT_TTL,
+    });
     return;
   }
   if (!a.issuer) {
@@ -130,7 +139,8 @@ function adjust(inv: Invocation, sac: string, a: AssetDesc, holder: string, delt
     if (delta < 0n && next < minBalance(acc)) {
       fail(SacError.Balance, 'balance is not sufficient to spend', i128(acc.balance - minBalance(acc)), i128(-delta));
     }
-    if (next > INT64_MAX) fail(SacError.Balance, 'resulting balance is not within the allowed range', i128(acc.balance), i128(delta));
+    if (next > INT64_MAX)
+      fail(SacError.Balance, 'resulting balance is not within the allowed range', i128(acc.balance), i128(delta));
     inv.put(id, { ...acc, balance: next, lm: inv.seq });
     return;
   }
@@ -144,7 +154,8 @@ function adjust(inv: Invocation, sac: string, a: AssetDesc, holder: string, delt
   if ((tl.flags & TRUSTLINE_AUTHORIZED) === 0) fail(11, 'trustline is not authorized', addr(holder));
   const next = tl.balance + delta;
   if (next < 0n) fail(SacError.Balance, 'balance is not sufficient to spend', i128(tl.balance), i128(-delta));
-  if (next > tl.limit) fail(SacError.Balance, 'resulting balance is not within the allowed range', i128(tl.balance), i128(delta));
+  if (next > tl.limit)
+    fail(SacError.Balance, 'resulting balance is not within the allowed range', i128(tl.balance), i128(delta));
   inv.put(id, { ...tl, balance: next, lm: inv.seq });
 }
 
@@ -161,7 +172,14 @@ function readBalance(inv: Invocation, sac: string, a: AssetDesc, holder: string)
   return (inv.get(trustlineKeyId(holder, a.code, a.issuer)) as TrustlineEntry | undefined)?.balance ?? 0n;
 }
 
-function transferEvent(ctx: ContractContext, a: AssetDesc, kind: string, from: string, to: string | undefined, amount: bigint): void {
+function transferEvent(
+  ctx: ContractContext,
+  a: AssetDesc,
+  kind: string,
+  from: string,
+  to: string | undefined,
+  amount: bigint,
+): void {
   const topics = [xdr.ScVal.scvSymbol(kind), addr(from)];
   if (to) topics.push(addr(to));
   topics.push(S(assetName(a)));
@@ -169,18 +187,28 @@ function transferEvent(ctx: ContractContext, a: AssetDesc, kind: string, from: s
 }
 
 function frameOf(ctx: ContractContext): Frame {
-  if (!(ctx instanceof Frame)) throw new HostError('Error(Context, InternalError): SAC needs the simulator host', 'Context');
+  if (!(ctx instanceof Frame))
+    throw new HostError('Error(Context, InternalError): SAC needs the simulator host', 'Context');
   return ctx;
 }
 
 function arity(fn: string, args: xdr.ScVal[], n: number): void {
-  if (args.length !== n) throw new HostError(`Error(WasmVm, InvalidAction): ${fn} takes ${n} arguments, got ${args.length}`, 'Value');
+  if (args.length !== n)
+    throw new HostError(`Error(WasmVm, InvalidAction): ${fn} takes ${n} arguments, got ${args.length}`, 'Value');
 }
 
 /** The Stellar Asset Contract implementation (one for every SAC instance; the asset comes from its storage). */
 export const stellarAssetContract: ContractImpl = {
   name: 'stellar-asset-contract',
-  functions: new Map([['transfer', 3], ['mint', 2], ['balance', 1], ['decimals', 0], ['name', 0], ['symbol', 0], ['admin', 0]]),
+  functions: new Map([
+    ['transfer', 3],
+    ['mint', 2],
+    ['balance', 1],
+    ['decimals', 0],
+    ['name', 0],
+    ['symbol', 0],
+    ['admin', 0],
+  ]),
   invoke(ctx, fn, args) {
     const frame = frameOf(ctx);
     const a = assetOf(ctx);
@@ -197,7 +225,8 @@ export const stellarAssetContract: ContractImpl = {
       }
       case 'mint': {
         arity(fn, args, 2);
-        if (!a.issuer) throw new HostError('Error(Contract, #2): operation not supported on the native asset', 'Contract');
+        if (!a.issuer)
+          throw new HostError('Error(Contract, #2): operation not supported on the native asset', 'Contract');
         const [to, amount] = [toAddr(args[0]!), toI128(args[1]!)];
         ctx.requireAuth(a.issuer);
         if (amount < 0n) fail(SacError.NegativeAmount, 'negative amount is not allowed', i128(amount));
@@ -215,10 +244,14 @@ export const stellarAssetContract: ContractImpl = {
       case 'symbol':
         return S(a.issuer ? a.code : 'native');
       case 'admin':
-        if (!a.issuer) throw new HostError('Error(Contract, #2): operation not supported on the native asset', 'Contract');
+        if (!a.issuer)
+          throw new HostError('Error(Contract, #2): operation not supported on the native asset', 'Contract');
         return addr(a.issuer);
       default:
-        throw new HostError(`Error(WasmVm, MissingValue): trying to invoke non-existent contract function: ${fn}`, 'Context');
+        throw new HostError(
+          `Error(WasmVm, MissingValue): trying to invoke non-existent contract function: ${fn}`,
+          'Context',
+        );
     }
   },
 };

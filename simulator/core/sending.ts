@@ -36,12 +36,7 @@ function banned(ledger: Ledger, hash: string): boolean {
 
 /** Ledger timing off: checked and applied at once, in the ledger of this wall-clock second. `b64`, when given, is
  *  the envelope as received (base64). */
-export function sendAtOnce(
-  core: Core,
-  env: xdr.TransactionEnvelope,
-  pre?: Preexecuted,
-  b64?: string,
-): AppliedAtOnce {
+export function sendAtOnce(core: Core, env: xdr.TransactionEnvelope, pre?: Preexecuted, b64?: string): AppliedAtOnce {
   const ledger = core.ledger;
   const hash = envelopeHash(core, env);
   if (banned(ledger, hash)) return { status: 'TRY_AGAIN_LATER', hash };

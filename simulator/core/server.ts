@@ -33,7 +33,8 @@ const rpcError = (id: unknown, code: number, message: string, data?: unknown) =>
 });
 
 async function handleOne(net: SimNetwork, req: JsonRpcRequest): Promise<object | undefined> {
-  if (typeof req !== 'object' || req === null || Array.isArray(req)) return rpcError(null, INVALID_REQUEST, 'invalid request');
+  if (typeof req !== 'object' || req === null || Array.isArray(req))
+    return rpcError(null, INVALID_REQUEST, 'invalid request');
   const id = req.id;
   if (req.jsonrpc !== '2.0' || typeof req.method !== 'string') return rpcError(id, INVALID_REQUEST, 'invalid request');
   try {
@@ -77,7 +78,9 @@ async function rpc(net: SimNetwork, req: http.IncomingMessage, res: http.ServerR
   }
   if (Array.isArray(parsed)) {
     if (parsed.length === 0) return send(res, 200, rpcError(null, INVALID_REQUEST, 'empty batch'));
-    const out = (await Promise.all(parsed.map((r) => handleOne(net, r as JsonRpcRequest)))).filter((r) => r !== undefined);
+    const out = (await Promise.all(parsed.map((r) => handleOne(net, r as JsonRpcRequest)))).filter(
+      (r) => r !== undefined,
+    );
     return out.length ? send(res, 200, out) : send(res, 204, undefined);
   }
   const out = await handleOne(net, parsed as JsonRpcRequest);
@@ -91,7 +94,12 @@ async function friendbot(net: SimNetwork, url: URL, res: http.ServerResponse, se
     send(res, 200, await net.requestFriendbot(addr));
   } catch (e) {
     if (e instanceof FriendbotError) send(res, e.status, e.body);
-    else send(res, 500, { title: 'Internal Server Error', status: 500, detail: e instanceof Error ? e.message : String(e) });
+    else
+      send(res, 500, {
+        title: 'Internal Server Error',
+        status: 500,
+        detail: e instanceof Error ? e.message : String(e),
+      });
   }
 }
 
@@ -116,7 +124,10 @@ export function createHttpServer(networks: Record<Network, SimNetwork>, opts: Ht
           return;
         }
         if (!pending) return send(res, status, body);
-        pending.then(() => send(res, status, body), (e: unknown) => notDurable(res, e));
+        pending.then(
+          () => send(res, status, body),
+          (e: unknown) => notDurable(res, e),
+        );
       }
     : send;
   const lookup = (n: string): SimNetwork | undefined => (n === 'testnet' || n === 'mainnet' ? networks[n] : undefined);
@@ -144,7 +155,10 @@ export function createHttpServer(networks: Record<Network, SimNetwork>, opts: Ht
     }
     req.resume();
     if (url.pathname === '/' && req.method === 'GET') {
-      const summary = Object.entries(networks).map(([k, n]) => [k, { ...n.info, admin: { publicKey: n.info.admin.publicKey } }]);
+      const summary = Object.entries(networks).map(([k, n]) => [
+        k,
+        { ...n.info, admin: { publicKey: n.info.admin.publicKey } },
+      ]);
       send(res, 200, { simulator: 'credential-vault', networks: Object.fromEntries(summary) });
       return;
     }

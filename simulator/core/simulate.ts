@@ -194,7 +194,10 @@ export function simulateInvoke(core: Core, spec: InvokeSpec): SimOutcome {
     ok: true,
     latestLedger,
     retval,
-    auth: mode === 'enforce' ? [...(spec.authEntries ?? [])] : inv.auth.recordedEntries(recordedCredentialType(core.ledger.protocol, spec.upgradedAuth)),
+    auth:
+      mode === 'enforce'
+        ? [...(spec.authEntries ?? [])]
+        : inv.auth.recordedEntries(recordedCredentialType(core.ledger.protocol, spec.upgradedAuth)),
     transactionData,
     minResourceFee,
     events: inv.events,
@@ -205,9 +208,12 @@ export function simulateInvoke(core: Core, spec: InvokeSpec): SimOutcome {
 }
 
 /** A read-only call on the current state (no transaction, nothing committed). */
-export function readCall(core: Core, contractId: string, fn: string, args: xdr.ScVal[]):
-  | { ok: true; retval: xdr.ScVal }
-  | { ok: false; error: string; failure: Failure } {
+export function readCall(
+  core: Core,
+  contractId: string,
+  fn: string,
+  args: xdr.ScVal[],
+): { ok: true; retval: xdr.ScVal } | { ok: false; error: string; failure: Failure } {
   const next = core.ledger.nextTxLedger();
   const inv = new Invocation({
     ledger: core.ledger,

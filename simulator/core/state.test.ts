@@ -23,7 +23,9 @@ describe('ledger clock and cheats', () => {
     expect(r1.status === 'SUCCESS' && r2.status === 'SUCCESS' && r1.ledger === r2.ledger).toBe(true);
     c.advance(1_000);
     const r3 = net.invoke({ source: owner, contractId: id, fn: 'incr', args: [u32(1)] });
-    expect(r3.status === 'SUCCESS' && r1.status === 'SUCCESS' && r3.ledger).toBe(r1.status === 'SUCCESS' ? r1.ledger + 1 : -1);
+    expect(r3.status === 'SUCCESS' && r1.status === 'SUCCESS' && r3.ledger).toBe(
+      r1.status === 'SUCCESS' ? r1.ledger + 1 : -1,
+    );
     expect(net.ledger.latest.closeTime).toBe(Math.floor(c.now() / 1000));
   });
 
@@ -49,7 +51,9 @@ describe('ledger clock and cheats', () => {
     const kp = Keypair.random();
     await net.rpc('sim_fund', { address: kp.publicKey() });
     const snap = (await net.rpc('sim_snapshot')) as string;
-    const usdc = (await net.rpc('sim_fund', { address: kp.publicKey(), amount: '70000000', asset: 'USDC' })) as { balance: string };
+    const usdc = (await net.rpc('sim_fund', { address: kp.publicKey(), amount: '70000000', asset: 'USDC' })) as {
+      balance: string;
+    };
     expect(usdc.balance).toBe('70000000');
     const seq = net.ledger.latest.seq;
     net.closeLedger();
@@ -72,26 +76,43 @@ describe('getEvents', () => {
     const a = net.deploy(COUNTER_HASH, Buffer.alloc(32, 1), [addressToScVal(owner.publicKey())]);
     const b = net.deploy(COUNTER_HASH, Buffer.alloc(32, 2), [addressToScVal(owner.publicKey())]);
     const start = net.ledger.tick().seq;
-    for (const id of [a, b, a]) expect(net.invoke({ source: owner, contractId: id, fn: 'incr', args: [u32(1)] }).status).toBe('SUCCESS');
+    for (const id of [a, b, a])
+      expect(net.invoke({ source: owner, contractId: id, fn: 'incr', args: [u32(1)] }).status).toBe('SUCCESS');
     return { net, a, b, start };
   }
-  type Events = { events: { contractId: string; id: string; topic: string[]; value: string }[]; cursor: string; latestLedger: number };
+  type Events = {
+    events: { contractId: string; id: string; topic: string[]; value: string }[];
+    cursor: string;
+    latestLedger: number;
+  };
 
   it('filters by contract id and topics (with * and **)', async () => {
     const { net, a, b, start } = await withEvents();
     const all = (await net.rpc('getEvents', { startLedger: start })) as Events;
     expect(all.events.map((e) => e.contractId)).toEqual([a, b, a]);
-    const onlyB = (await net.rpc('getEvents', { startLedger: start, filters: [{ type: 'contract', contractIds: [b] }] })) as Events;
+    const onlyB = (await net.rpc('getEvents', {
+      startLedger: start,
+      filters: [{ type: 'contract', contractIds: [b] }],
+    })) as Events;
     expect(onlyB.events.map((e) => e.contractId)).toEqual([b]);
-    const byTopic = (await net.rpc('getEvents', { startLedger: start, filters: [{ topics: [[sym('incr')]] }] })) as Events;
+    const byTopic = (await net.rpc('getEvents', {
+      startLedger: start,
+      filters: [{ topics: [[sym('incr')]] }],
+    })) as Events;
     expect(byTopic.events).toHaveLength(3);
     const wildcard = (await net.rpc('getEvents', { startLedger: start, filters: [{ topics: [['*']] }] })) as Events;
     expect(wildcard.events).toHaveLength(3);
     const tooLong = (await net.rpc('getEvents', { startLedger: start, filters: [{ topics: [['*', '*']] }] })) as Events;
     expect(tooLong.events).toHaveLength(0);
-    const greedy = (await net.rpc('getEvents', { startLedger: start, filters: [{ topics: [[sym('incr'), '**']] }] })) as Events;
+    const greedy = (await net.rpc('getEvents', {
+      startLedger: start,
+      filters: [{ topics: [[sym('incr'), '**']] }],
+    })) as Events;
     expect(greedy.events).toHaveLength(3);
-    const other = (await net.rpc('getEvents', { startLedger: start, filters: [{ topics: [[sym('nope')]] }] })) as Events;
+    const other = (await net.rpc('getEvents', {
+      startLedger: start,
+      filters: [{ topics: [[sym('nope')]] }],
+    })) as Events;
     expect(other.events).toHaveLength(0);
     expect(toU32(xdr.ScVal.fromXdr(all.events[2]!.value, 'base64'))).toBe(2);
   });
@@ -110,7 +131,9 @@ describe('getEvents', () => {
     const p4 = (await net.rpc('getEvents', { pagination: { cursor: p3.cursor } })) as Events;
     expect(p4.events.map((e) => e.contractId)).toEqual([c]);
     await expect(net.rpc('getEvents', { startLedger: p1.latestLedger + 10 })).rejects.toMatchObject({ code: -32600 });
-    await expect(net.rpc('getEvents', { startLedger: start, filters: [{ contractIds: ['nope'] }] })).rejects.toMatchObject({ code: -32602 });
+    await expect(
+      net.rpc('getEvents', { startLedger: start, filters: [{ contractIds: ['nope'] }] }),
+    ).rejects.toMatchObject({ code: -32602 });
   });
 });
 
@@ -124,16 +147,30 @@ describe('state file', () => {
       source: owner,
       contractId: net.info.factoryId,
       fn: 'deploy',
-      args: [addressToScVal(owner.publicKey()), xdr.ScVal.scvString('did:ledger:testnet:x'), xdr.ScVal.scvBytes(Buffer.alloc(32))],
+      args: [
+        addressToScVal(owner.publicKey()),
+        xdr.ScVal.scvString('did:ledger:testnet:x'),
+        xdr.ScVal.scvBytes(Buffer.alloc(32)),
+      ],
     });
     expect(dep.status).toBe('SUCCESS');
     const vault = dep.status === 'SUCCESS' ? dep.returnValue : xdr.ScVal.scvVoid();
     const vaultId = toAddress(xdr.ScVal.fromXdr(vault.toXdr()));
-    const args = [xdr.ScVal.scvString('vc-1'), xdr.ScVal.scvString('data'), vault, addressToScVal(owner.publicKey()), xdr.ScVal.scvString('did:ledger:testnet:y')];
+    const args = [
+      xdr.ScVal.scvString('vc-1'),
+      xdr.ScVal.scvString('data'),
+      vault,
+      addressToScVal(owner.publicKey()),
+      xdr.ScVal.scvString('did:ledger:testnet:y'),
+    ];
     const issued = net.invoke({ source: owner, contractId: vaultId, fn: 'issue', args });
     expect(issued.status).toBe('SUCCESS');
     await net.rpc('sim_setTime', { unixSeconds: Math.floor(c.now() / 1000) + 3600 });
-    const before = { latest: net.ledger.latest.seq, balance: net.account(owner.publicKey())!.balance, entries: net.ledger.entries.size };
+    const before = {
+      latest: net.ledger.latest.seq,
+      balance: net.account(owner.publicKey())!.balance,
+      entries: net.ledger.entries.size,
+    };
 
     const restored = createSimulator({ now: c.now, state: JSON.parse(JSON.stringify(sim.saveState())) });
     const net2 = restored.network('testnet');
@@ -144,7 +181,10 @@ describe('state file', () => {
     expect(net2.ledger.nowSec()).toBe(net.ledger.nowSec());
     const status = net2.read(vaultId, 'verify_vc', [xdr.ScVal.scvString('vc-1')]);
     expect(status.status).toBe('SUCCESS');
-    const tx = (await net2.rpc('getTransaction', { hash: issued.status === 'SUCCESS' ? issued.hash : '' })) as { status: string; resultMetaXdr: string };
+    const tx = (await net2.rpc('getTransaction', { hash: issued.status === 'SUCCESS' ? issued.hash : '' })) as {
+      status: string;
+      resultMetaXdr: string;
+    };
     expect(tx.status).toBe('SUCCESS');
     const meta = xdr.TransactionMeta.fromXdr(tx.resultMetaXdr, 'base64');
     const rv = meta.type === 'v4' ? meta.v4.sorobanMeta?.returnValue : undefined;
@@ -152,7 +192,12 @@ describe('state file', () => {
     const ev = (await net2.rpc('getEvents', { startLedger: net2.ledger.oldestLedger })) as { events: unknown[] };
     expect(ev.events.length).toBeGreaterThan(0);
     // the restored chain goes on
-    const again = net2.invoke({ source: owner, contractId: vaultId, fn: 'issue', args: [xdr.ScVal.scvString('vc-2'), ...args.slice(1)] });
+    const again = net2.invoke({
+      source: owner,
+      contractId: vaultId,
+      fn: 'issue',
+      args: [xdr.ScVal.scvString('vc-2'), ...args.slice(1)],
+    });
     expect(again.status).toBe('SUCCESS');
   });
 });

@@ -42,7 +42,17 @@ export interface SavedNetwork {
   };
   entries: [string, number?][];
   transactions: SavedTx[];
-  events: { ledger: number; closeTime: number; txIndex: number; opIndex: number; eventIndex: number; txHash: string; contractId: string; topics: string[]; data: string }[];
+  events: {
+    ledger: number;
+    closeTime: number;
+    txIndex: number;
+    opIndex: number;
+    eventIndex: number;
+    txHash: string;
+    contractId: string;
+    topics: string[];
+    data: string;
+  }[];
 }
 
 export interface SavedState {
@@ -107,7 +117,11 @@ export function savedTx(t: TxRecord, txXdr: TxXdr): SavedTx {
     meta: x.resultMetaXdr,
     ...(t.returnValue ? { returnValue: t.returnValue.toXDR('base64') } : {}),
     ...(t.error ? { error: t.error } : {}),
-    events: t.events.map((e) => ({ contractId: e.contractId, topics: e.topics.map((v) => v.toXDR('base64')), data: e.data.toXDR('base64') })),
+    events: t.events.map((e) => ({
+      contractId: e.contractId,
+      topics: e.topics.map((v) => v.toXDR('base64')),
+      data: e.data.toXDR('base64'),
+    })),
   };
 }
 
@@ -176,7 +190,9 @@ export const eventFromSaved = (e: SavedEvent): LedgerEvent => ({ ...e, topics: e
 /** Throws unless the saved network is this simulator's (same passphrase and genesis). */
 export function checkSavedNetwork(net: SimNetwork, s: { passphrase: string; factoryId: string }): void {
   if (s.passphrase !== net.info.passphrase || s.factoryId !== net.info.factoryId) {
-    throw new Error(`state file does not match the ${net.name} network of this simulator (passphrase or factory id differ)`);
+    throw new Error(
+      `state file does not match the ${net.name} network of this simulator (passphrase or factory id differ)`,
+    );
   }
 }
 

@@ -60,7 +60,9 @@ export const counter: ContractImpl = {
         return ctx.call(other, 'get', []);
       }
       case 'spawn':
-        return addressToScVal(ctx.deployContract(COUNTER_HASH, toBytes(args[0]!), [ctx.storage.get(OWNER, 'instance')!]));
+        return addressToScVal(
+          ctx.deployContract(COUNTER_HASH, toBytes(args[0]!), [ctx.storage.get(OWNER, 'instance')!]),
+        );
       case 'temp':
         ctx.storage.set(COUNT, args[0]!, 'temporary');
         return xdr.ScVal.scvVoid();
@@ -113,7 +115,14 @@ export function classicTx(
   net: SimNetwork,
   source: Keypair,
   ops: X.Operation[],
-  opts: { signers?: Keypair[]; passphrase?: string; seqOffset?: bigint; timeout?: number; minTime?: number; fee?: string } = {},
+  opts: {
+    signers?: Keypair[];
+    passphrase?: string;
+    seqOffset?: bigint;
+    timeout?: number;
+    minTime?: number;
+    fee?: string;
+  } = {},
 ): Transaction {
   const seq = net.account(source.publicKey())?.seqNum ?? 0n;
   const b = new TransactionBuilder(new Account(source.publicKey(), (seq + (opts.seqOffset ?? 0n)).toString()), {
@@ -128,8 +137,15 @@ export function classicTx(
 }
 
 /** sendTransaction through the in-process RPC. */
-export async function send(net: SimNetwork, tx: Transaction): Promise<{ status: string; hash: string; errorResultXdr?: string }> {
-  return (await net.rpc('sendTransaction', { transaction: tx.toXdr() })) as { status: string; hash: string; errorResultXdr?: string };
+export async function send(
+  net: SimNetwork,
+  tx: Transaction,
+): Promise<{ status: string; hash: string; errorResultXdr?: string }> {
+  return (await net.rpc('sendTransaction', { transaction: tx.toXdr() })) as {
+    status: string;
+    hash: string;
+    errorResultXdr?: string;
+  };
 }
 
 /** The result code name of an ERROR sendTransaction reply (txBadSeq, …). */
@@ -167,7 +183,9 @@ export function authOf(env: xdr.TransactionEnvelope): xdr.SorobanAuthorizationEn
 export function withAuth(env: xdr.TransactionEnvelope, auth: xdr.SorobanAuthorizationEntry[]): xdr.TransactionEnvelope {
   const op = invokeOp(env);
   const tx = (env as xdr.TransactionEnvelopeTx).v1.tx;
-  const body = xdr.OperationBody.invokeHostFunction(new xdr.InvokeHostFunctionOp({ hostFunction: op.body.invokeHostFunctionOp.hostFunction, auth }));
+  const body = xdr.OperationBody.invokeHostFunction(
+    new xdr.InvokeHostFunctionOp({ hostFunction: op.body.invokeHostFunctionOp.hostFunction, auth }),
+  );
   const replaced = new xdr.Transaction({
     sourceAccount: tx.sourceAccount,
     fee: tx.fee,
@@ -177,13 +195,16 @@ export function withAuth(env: xdr.TransactionEnvelope, auth: xdr.SorobanAuthoriz
     operations: [new xdr.Operation({ sourceAccount: op.sourceAccount, body })],
     ext: tx.ext,
   });
-  return xdr.TransactionEnvelope.envelopeTypeTx(new xdr.TransactionV1Envelope({ tx: replaced, signatures: (env as xdr.TransactionEnvelopeTx).v1.signatures }));
+  return xdr.TransactionEnvelope.envelopeTypeTx(
+    new xdr.TransactionV1Envelope({ tx: replaced, signatures: (env as xdr.TransactionEnvelopeTx).v1.signatures }),
+  );
 }
 
 function invokeOp(env: xdr.TransactionEnvelope): xdr.Operation & { body: xdr.OperationBodyInvokeHostFunction } {
   if (env.type !== 'envelopeTypeTx') throw new Error(`expected a v1 transaction envelope, got ${env.type}`);
   const ops = env.v1.tx.operations;
   const op = ops[0];
-  if (ops.length !== 1 || op?.body.type !== 'invokeHostFunction') throw new Error('expected one InvokeHostFunction operation');
+  if (ops.length !== 1 || op?.body.type !== 'invokeHostFunction')
+    throw new Error('expected one InvokeHostFunction operation');
   return op as xdr.Operation & { body: xdr.OperationBodyInvokeHostFunction };
 }

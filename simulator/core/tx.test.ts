@@ -3,11 +3,22 @@
 import { Asset, Keypair, Operation, xdr } from '@stellar/stellar-sdk';
 import { describe, expect, it } from 'vitest';
 import { addressToScVal } from '../host.ts';
-import { COUNTER_HASH, classicTx, clock, errorCode, funded, innerResult, opResultsOf, send, testNetwork } from './testing.ts';
+import {
+  COUNTER_HASH,
+  classicTx,
+  clock,
+  errorCode,
+  funded,
+  innerResult,
+  opResultsOf,
+  send,
+  testNetwork,
+} from './testing.ts';
 import { toBigInt } from '../../src/chain/codec.ts';
 
 const XLM = 10_000_000n;
-const i128 = (n: bigint) => xdr.ScVal.scvI128(new xdr.Int128Parts({ hi: xdr.Int64.fromString('0'), lo: xdr.Uint64.fromString(n.toString()) }));
+const i128 = (n: bigint) =>
+  xdr.ScVal.scvI128(new xdr.Int128Parts({ hi: xdr.Int64.fromString('0'), lo: xdr.Uint64.fromString(n.toString()) }));
 
 async function txStatus(net: ReturnType<typeof testNetwork>, hash: string) {
   return (await net.rpc('getTransaction', { hash })) as { status: string; resultXdr?: string };
@@ -90,7 +101,10 @@ describe('transaction checks', () => {
     const prepared = rpc.assembleTransaction(raw, sim as never).setNetworkPassphrase(net.info.passphrase);
     const good = prepared.build();
     const tx0 = xdr.expectUnionVariant(good.toEnvelope(), 'envelopeTypeTx').v1.tx;
-    const lowFee = new xdr.Transaction({ ...tx0, fee: Number(xdr.expectUnionVariant(tx0.ext, 'sorobanData').sorobanData.resourceFee) + 50 });
+    const lowFee = new xdr.Transaction({
+      ...tx0,
+      fee: Number(xdr.expectUnionVariant(tx0.ext, 'sorobanData').sorobanData.resourceFee) + 50,
+    });
     const env = xdr.TransactionEnvelope.envelopeTypeTx(new xdr.TransactionV1Envelope({ tx: lowFee, signatures: [] }));
     const cheap = TransactionBuilder.fromXdr(env.toXdr('base64'), net.info.passphrase);
     cheap.sign(owner);
@@ -116,15 +130,24 @@ describe('classic operations and friendbot', () => {
     const net = testNetwork();
     const a = funded(net, 100n);
     const b = Keypair.random();
-    const r1 = await send(net, classicTx(net, a, [Operation.createAccount({ destination: b.publicKey(), startingBalance: '10' })]));
+    const r1 = await send(
+      net,
+      classicTx(net, a, [Operation.createAccount({ destination: b.publicKey(), startingBalance: '10' })]),
+    );
     expect((await txStatus(net, r1.hash)).status).toBe('SUCCESS');
     expect(net.account(b.publicKey())!.balance).toBe(10n * XLM);
-    const r2 = await send(net, classicTx(net, a, [Operation.payment({ destination: b.publicKey(), asset: Asset.native(), amount: '2.5' })]));
+    const r2 = await send(
+      net,
+      classicTx(net, a, [Operation.payment({ destination: b.publicKey(), asset: Asset.native(), amount: '2.5' })]),
+    );
     expect((await txStatus(net, r2.hash)).status).toBe('SUCCESS');
-    expect(net.account(b.publicKey())!.balance).toBe(125n * XLM / 10n);
-    expect(net.account(a.publicKey())!.balance).toBe(100n * XLM - 10n * XLM - 25n * XLM / 10n - 200n);
+    expect(net.account(b.publicKey())!.balance).toBe((125n * XLM) / 10n);
+    expect(net.account(a.publicKey())!.balance).toBe(100n * XLM - 10n * XLM - (25n * XLM) / 10n - 200n);
     // a second createAccount fails on the ledger: fee and sequence consumed, nothing else
-    const r3 = await send(net, classicTx(net, a, [Operation.createAccount({ destination: b.publicKey(), startingBalance: '10' })]));
+    const r3 = await send(
+      net,
+      classicTx(net, a, [Operation.createAccount({ destination: b.publicKey(), startingBalance: '10' })]),
+    );
     const failed = await txStatus(net, r3.hash);
     expect(failed.status).toBe('FAILED');
     const res = xdr.TransactionResult.fromXdr(failed.resultXdr!, 'base64');
@@ -138,27 +161,55 @@ describe('classic operations and friendbot', () => {
     const holder = funded(net);
     const noTrust = funded(net);
     // payment to an account without a trustline fails with paymentNoTrust
-    const r0 = await send(net, classicTx(net, issuer, [Operation.payment({ destination: holder.publicKey(), asset: usdc, amount: '5' })]));
+    const r0 = await send(
+      net,
+      classicTx(net, issuer, [Operation.payment({ destination: holder.publicKey(), asset: usdc, amount: '5' })]),
+    );
     const f0 = await txStatus(net, r0.hash);
-    expect(innerResult(opResultsOf(xdr.TransactionResult.fromXdr(f0.resultXdr!, 'base64'))[0]!).value.type).toBe('paymentNoTrust');
+    expect(innerResult(opResultsOf(xdr.TransactionResult.fromXdr(f0.resultXdr!, 'base64'))[0]!).value.type).toBe(
+      'paymentNoTrust',
+    );
     // trustline, then the issuer pays 5 USDC
     await send(net, classicTx(net, holder, [Operation.changeTrust({ asset: usdc })]));
-    const r1 = await send(net, classicTx(net, issuer, [Operation.payment({ destination: holder.publicKey(), asset: usdc, amount: '5' })]));
+    const r1 = await send(
+      net,
+      classicTx(net, issuer, [Operation.payment({ destination: holder.publicKey(), asset: usdc, amount: '5' })]),
+    );
     expect((await txStatus(net, r1.hash)).status).toBe('SUCCESS');
     const token = net.info.feeTokenId;
     const bal = net.read(token, 'balance', [addressToScVal(holder.publicKey())]);
     expect(bal.status === 'SUCCESS' && toBigInt(bal.returnValue).toString()).toBe(String(5n * XLM));
     // SAC transfers: missing trustline (#13), insufficient balance (#10), success
     const to = addressToScVal(net.info.admin.publicKey);
-    const missing = net.invoke({ source: noTrust, contractId: token, fn: 'transfer', args: [addressToScVal(noTrust.publicKey()), to, i128(1n)] });
+    const missing = net.invoke({
+      source: noTrust,
+      contractId: token,
+      fn: 'transfer',
+      args: [addressToScVal(noTrust.publicKey()), to, i128(1n)],
+    });
     expect(missing).toMatchObject({ status: 'FAILED', contractError: 13 });
     expect(missing.status === 'FAILED' && missing.error).toContain('trustline entry is missing for account');
-    const poor = net.invoke({ source: holder, contractId: token, fn: 'transfer', args: [addressToScVal(holder.publicKey()), to, i128(6n * XLM)] });
+    const poor = net.invoke({
+      source: holder,
+      contractId: token,
+      fn: 'transfer',
+      args: [addressToScVal(holder.publicKey()), to, i128(6n * XLM)],
+    });
     expect(poor).toMatchObject({ status: 'FAILED', contractError: 10 });
     expect(poor.status === 'FAILED' && poor.error).toContain('balance is not sufficient');
-    const ok = net.invoke({ source: holder, contractId: token, fn: 'transfer', args: [addressToScVal(holder.publicKey()), to, i128(XLM)] });
+    const ok = net.invoke({
+      source: holder,
+      contractId: token,
+      fn: 'transfer',
+      args: [addressToScVal(holder.publicKey()), to, i128(XLM)],
+    });
     expect(ok.status === 'FAILED' ? ok.error : ok.status).toBe('SUCCESS');
-    expect(ok.status === 'SUCCESS' && ok.events[0]!.topics.map((t) => t.type)).toEqual(['scvSymbol', 'scvAddress', 'scvAddress', 'scvString']);
+    expect(ok.status === 'SUCCESS' && ok.events[0]!.topics.map((t) => t.type)).toEqual([
+      'scvSymbol',
+      'scvAddress',
+      'scvAddress',
+      'scvString',
+    ]);
   });
 
   it('native SAC: balance is the account balance; spending below the reserve fails', () => {
@@ -167,7 +218,12 @@ describe('classic operations and friendbot', () => {
     const token = net.info.nativeTokenId;
     const bal = net.read(token, 'balance', [addressToScVal(a.publicKey())]);
     expect(bal.status === 'SUCCESS' && toBigInt(bal.returnValue).toString()).toBe(String(3n * XLM));
-    const r = net.invoke({ source: a, contractId: token, fn: 'transfer', args: [addressToScVal(a.publicKey()), addressToScVal(net.info.admin.publicKey), i128(25n * XLM / 10n)] });
+    const r = net.invoke({
+      source: a,
+      contractId: token,
+      fn: 'transfer',
+      args: [addressToScVal(a.publicKey()), addressToScVal(net.info.admin.publicKey), i128((25n * XLM) / 10n)],
+    });
     expect(r).toMatchObject({ status: 'FAILED', contractError: 10 });
   });
 });

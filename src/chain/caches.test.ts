@@ -12,13 +12,20 @@ const owner = Keypair.fromRawEd25519Seed(Buffer.alloc(32, 3));
 const factoryId = StrKey.encodeContract(Buffer.alloc(32, 2));
 const registryId = StrKey.encodeContract(Buffer.alloc(32, 9));
 const chainOptions = {
-  rpcUrl: 'http://127.0.0.1:9', networkPassphrase: PASS, network: 'testnet' as const, simulationAccount: owner.publicKey(),
-  allowHttp: true, factoryId, registryId,
+  rpcUrl: 'http://127.0.0.1:9',
+  networkPassphrase: PASS,
+  network: 'testnet' as const,
+  simulationAccount: owner.publicKey(),
+  allowHttp: true,
+  factoryId,
+  registryId,
 };
 
 function signedCall(kp: Keypair): string {
   const tx = new TransactionBuilder(new Account(kp.publicKey(), '1'), { fee: '100', networkPassphrase: PASS })
-    .addOperation(new Contract(registryId).call('deactivate', xdr.ScVal.scvBytes(Buffer.alloc(16)), xdr.ScVal.scvU32(1)))
+    .addOperation(
+      new Contract(registryId).call('deactivate', xdr.ScVal.scvBytes(Buffer.alloc(16)), xdr.ScVal.scvU32(1)),
+    )
     .setTimeout(300)
     .build();
   tx.sign(kp);

@@ -28,7 +28,8 @@ export const DEFAULT_CHAIN_CACHE_ENTRIES = 10_000;
 
 /** One network's caches, each holding at most `entries` (least recently used go first). */
 export function createChainCaches(entries: number = DEFAULT_CHAIN_CACHE_ENTRIES): ChainCaches {
-  if (!Number.isSafeInteger(entries) || entries < 1) throw new RangeError(`chain cache entries must be a positive integer, got ${entries}`);
+  if (!Number.isSafeInteger(entries) || entries < 1)
+    throw new RangeError(`chain cache entries must be a positive integer, got ${entries}`);
   return {
     accountKeys: new LRUCache({ max: entries }),
     signers: new LRUCache({ max: entries }),

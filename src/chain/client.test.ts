@@ -3,7 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
-  Account, Address, Contract, Keypair, Networks, SorobanDataBuilder, StrKey, TransactionBuilder, xdr,
+  Account,
+  Address,
+  Contract,
+  Keypair,
+  Networks,
+  SorobanDataBuilder,
+  StrKey,
+  TransactionBuilder,
+  xdr,
 } from '@stellar/stellar-sdk';
 import { createChainClient, readEvents } from './client.ts';
 import { ChainError } from './errors.ts';
@@ -31,7 +39,9 @@ beforeAll(async () => {
       const { id, method, params } = JSON.parse(body) as { id: number; method: string; params: unknown };
       calls.push(method);
       const h = handlers[method];
-      const reply = h ? { jsonrpc: '2.0', id, result: h(params) } : { jsonrpc: '2.0', id, error: { code: -32601, message: `no ${method}` } };
+      const reply = h
+        ? { jsonrpc: '2.0', id, result: h(params) }
+        : { jsonrpc: '2.0', id, error: { code: -32601, message: `no ${method}` } };
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify(reply));
     });
@@ -47,24 +57,44 @@ afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
 function client(o: Partial<ChainClientOptions> = {}): ChainClient {
   return createChainClient({
-    rpcUrl: url, networkPassphrase: PASS, network: 'testnet', simulationAccount: kp.publicKey(), allowHttp: true,
-    timeouts: { rpcMs: 2_000, submitMs: 300, pollIntervalMs: 20 }, contracts: { registryId }, ...o,
+    rpcUrl: url,
+    networkPassphrase: PASS,
+    network: 'testnet',
+    simulationAccount: kp.publicKey(),
+    allowHttp: true,
+    timeouts: { rpcMs: 2_000, submitMs: 300, pollIntervalMs: 20 },
+    contracts: { registryId },
+    ...o,
   });
 }
 
 const accountEntry = (seq: string) => {
-  const entry = xdr.LedgerEntryData.account(new xdr.AccountEntry({
-    accountId: kp.xdrPublicKey(), balance: xdr.Int64.fromString('100000000000'), seqNum: xdr.Int64.fromString(seq),
-    numSubEntries: 0, inflationDest: null, flags: 0, homeDomain: '', thresholds: Buffer.from([1, 0, 0, 0]), signers: [],
-    ext: xdr.AccountEntryExt.v0(),
-  }));
+  const entry = xdr.LedgerEntryData.account(
+    new xdr.AccountEntry({
+      accountId: kp.xdrPublicKey(),
+      balance: xdr.Int64.fromString('100000000000'),
+      seqNum: xdr.Int64.fromString(seq),
+      numSubEntries: 0,
+      inflationDest: null,
+      flags: 0,
+      homeDomain: '',
+      thresholds: Buffer.from([1, 0, 0, 0]),
+      signers: [],
+      ext: xdr.AccountEntryExt.v0(),
+    }),
+  );
   const key = xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: kp.xdrPublicKey() }));
-  return { entries: [{ key: key.toXdr('base64'), xdr: entry.toXdr('base64'), lastModifiedLedgerSeq: 5 }], latestLedger: 10 };
+  return {
+    entries: [{ key: key.toXdr('base64'), xdr: entry.toXdr('base64'), lastModifiedLedgerSeq: 5 }],
+    latestLedger: 10,
+  };
 };
 
 function signedCall(fn = 'revoke_vault', contractId = vaultId, passphrase = PASS, sign = true, signer = kp): string {
   const tx = new TransactionBuilder(new Account(kp.publicKey(), '1'), { fee: '100', networkPassphrase: passphrase })
-    .addOperation(new Contract(contractId).call(fn)).setTimeout(300).build();
+    .addOperation(new Contract(contractId).call(fn))
+    .setTimeout(300)
+    .build();
   if (sign) tx.sign(signer);
   return tx.toXdr();
 }
@@ -79,34 +109,74 @@ async function failure(p: Promise<unknown>): Promise<ChainError> {
   throw new Error('expected a ChainError');
 }
 
-const ledgerInfo = { latestLedger: 10, latestLedgerCloseTime: '1700000000', oldestLedger: 1, oldestLedgerCloseTime: '1600000000' };
+const ledgerInfo = {
+  latestLedger: 10,
+  latestLedgerCloseTime: '1700000000',
+  oldestLedger: 1,
+  oldestLedgerCloseTime: '1600000000',
+};
 const metaV4 = (o: { returnValue?: xdr.ScVal; diagnostics?: xdr.DiagnosticEvent[] }) =>
-  xdr.TransactionMeta.v4(new xdr.TransactionMetaV4({
-    ext: xdr.ExtensionPoint.v0(), txChangesBefore: [], operations: [], txChangesAfter: [],
-    sorobanMeta: new xdr.SorobanTransactionMetaV2({ ext: xdr.SorobanTransactionMetaExt.v0(), returnValue: o.returnValue ?? null }),
-    events: [], diagnosticEvents: o.diagnostics ?? [],
-  })).toXdr('base64');
+  xdr.TransactionMeta.v4(
+    new xdr.TransactionMetaV4({
+      ext: xdr.ExtensionPoint.v0(),
+      txChangesBefore: [],
+      operations: [],
+      txChangesAfter: [],
+      sorobanMeta: new xdr.SorobanTransactionMetaV2({
+        ext: xdr.SorobanTransactionMetaExt.v0(),
+        returnValue: o.returnValue ?? null,
+      }),
+      events: [],
+      diagnosticEvents: o.diagnostics ?? [],
+    }),
+  ).toXdr('base64');
 const txResult = (r: xdr.TransactionResultResult) =>
-  new xdr.TransactionResult({ feeCharged: xdr.Int64.fromString('100'), result: r, ext: xdr.TransactionResultExt.v0() }).toXdr('base64');
-const trapped = () => xdr.TransactionResultResult.txFailed([
-  xdr.OperationResult.opInner(xdr.OperationResultTr.invokeHostFunction(xdr.InvokeHostFunctionResult.invokeHostFunctionTrapped())),
-]);
-const errorEvent = (n: number, words: string) => new xdr.DiagnosticEvent({
-  inSuccessfulContractCall: false,
-  event: new xdr.ContractEvent({
-    ext: xdr.ExtensionPoint.v0(), contractId: null, type: xdr.ContractEventType.diagnostic,
-    body: xdr.ContractEventBody.v0(new xdr.ContractEventV0({ topics: [sym('error'), xdr.ScVal.scvError(xdr.ScError.sceContract(n))], data: str(words) })),
-  }),
-});
+  new xdr.TransactionResult({
+    feeCharged: xdr.Int64.fromString('100'),
+    result: r,
+    ext: xdr.TransactionResultExt.v0(),
+  }).toXdr('base64');
+const trapped = () =>
+  xdr.TransactionResultResult.txFailed([
+    xdr.OperationResult.opInner(
+      xdr.OperationResultTr.invokeHostFunction(xdr.InvokeHostFunctionResult.invokeHostFunctionTrapped()),
+    ),
+  ]);
+const errorEvent = (n: number, words: string) =>
+  new xdr.DiagnosticEvent({
+    inSuccessfulContractCall: false,
+    event: new xdr.ContractEvent({
+      ext: xdr.ExtensionPoint.v0(),
+      contractId: null,
+      type: xdr.ContractEventType.diagnostic,
+      body: xdr.ContractEventBody.v0(
+        new xdr.ContractEventV0({
+          topics: [sym('error'), xdr.ScVal.scvError(xdr.ScError.sceContract(n))],
+          data: str(words),
+        }),
+      ),
+    }),
+  });
 const final = (status: 'SUCCESS' | 'FAILED', resultXdr: string, resultMetaXdr: string) => ({
-  status, ...ledgerInfo, txHash: '', applicationOrder: 1, feeBump: false, ledger: 9, createdAt: 1700000000,
-  envelopeXdr: signedCall(), resultXdr, resultMetaXdr,
+  status,
+  ...ledgerInfo,
+  txHash: '',
+  applicationOrder: 1,
+  feeBump: false,
+  ledger: 9,
+  createdAt: 1700000000,
+  envelopeXdr: signedCall(),
+  resultXdr,
+  resultMetaXdr,
 });
 
 describe('RPC down', () => {
   const down = () => client({ rpcUrl: closedUrl });
   it.each([
-    { name: 'prepare', run: (c: ChainClient) => c.prepare({ source: kp.publicKey(), contractId: vaultId, fn: 'version', args: [] }) },
+    {
+      name: 'prepare',
+      run: (c: ChainClient) => c.prepare({ source: kp.publicKey(), contractId: vaultId, fn: 'version', args: [] }),
+    },
     { name: 'read', run: (c: ChainClient) => c.read({ contractId: vaultId, fn: 'version', args: [] }) },
     { name: 'submit', run: (c: ChainClient) => c.submit(signedCall()) },
     { name: 'health', run: (c: ChainClient) => c.health() },
@@ -124,8 +194,16 @@ describe('submit refuses before sending', () => {
   it.each([
     { name: 'bad base64', given: () => '%%%', words: /base64/ },
     { name: 'bad XDR', given: () => Buffer.from('nope nope').toString('base64'), words: /not a transaction/ },
-    { name: 'signed for another network', given: () => signedCall('revoke_vault', vaultId, Networks.PUBLIC), words: noValidSignature },
-    { name: 'signed by another key', given: () => signedCall('revoke_vault', vaultId, PASS, true, Keypair.fromRawEd25519Seed(Buffer.alloc(32, 2))), words: noValidSignature },
+    {
+      name: 'signed for another network',
+      given: () => signedCall('revoke_vault', vaultId, Networks.PUBLIC),
+      words: noValidSignature,
+    },
+    {
+      name: 'signed by another key',
+      given: () => signedCall('revoke_vault', vaultId, PASS, true, Keypair.fromRawEd25519Seed(Buffer.alloc(32, 2))),
+      words: noValidSignature,
+    },
     { name: 'unsigned', given: () => signedCall('revoke_vault', vaultId, PASS, false), words: /not signed/ },
   ])('$name → tx_invalid 400', async ({ given, words }) => {
     calls.length = 0;
@@ -137,9 +215,11 @@ describe('submit refuses before sending', () => {
 
   it('runs the safe-submit check and sends nothing when it throws', async () => {
     calls.length = 0;
-    const e = await failure(client().submit(signedCall('revoke'), (inv) => {
-      if (inv.fn !== 'issue') throw new ChainError('tx_operation_mismatch', 400, `expected issue, got ${inv.fn}`);
-    }));
+    const e = await failure(
+      client().submit(signedCall('revoke'), (inv) => {
+        if (inv.fn !== 'issue') throw new ChainError('tx_operation_mismatch', 400, `expected issue, got ${inv.fn}`);
+      }),
+    );
     expect(e.code).toBe('tx_operation_mismatch');
     expect(calls).toEqual([]);
   });
@@ -148,7 +228,9 @@ describe('submit refuses before sending', () => {
 describe('prepare', () => {
   it('missing source account → source_account_not_found 400', async () => {
     handlers = { getLedgerEntries: () => ({ entries: [], latestLedger: 10 }) };
-    const e = await failure(client().prepare({ source: kp.publicKey(), contractId: vaultId, fn: 'revoke_vault', args: [] }));
+    const e = await failure(
+      client().prepare({ source: kp.publicKey(), contractId: vaultId, fn: 'revoke_vault', args: [] }),
+    );
     expect([e.code, e.status]).toEqual(['source_account_not_found', 400]);
   });
 
@@ -160,11 +242,19 @@ describe('prepare', () => {
   it('simulation failure → the contract error of the called contract', async () => {
     handlers = {
       getLedgerEntries: () => accountEntry('41'),
-      simulateTransaction: () => ({ error: 'HostError: Error(Contract, #3)\nversion mismatch', latestLedger: 10, events: [] }),
+      simulateTransaction: () => ({
+        error: 'HostError: Error(Contract, #3)\nversion mismatch',
+        latestLedger: 10,
+        events: [],
+      }),
     };
-    const asRegistry = await failure(client().prepare({ source: kp.publicKey(), contractId: registryId, fn: 'update', args: [] }));
+    const asRegistry = await failure(
+      client().prepare({ source: kp.publicKey(), contractId: registryId, fn: 'update', args: [] }),
+    );
     expect([asRegistry.code, asRegistry.status]).toEqual(['version_mismatch', 409]);
-    const asVault = await failure(client().prepare({ source: kp.publicKey(), contractId: vaultId, fn: 'issue', args: [] }));
+    const asVault = await failure(
+      client().prepare({ source: kp.publicKey(), contractId: vaultId, fn: 'issue', args: [] }),
+    );
     expect(asVault.code).toBe('tx_failed');
     expect(asVault.message).toContain('Error(Contract, #3)');
   });
@@ -173,12 +263,20 @@ describe('prepare', () => {
     handlers = {
       getLedgerEntries: () => accountEntry('41'),
       simulateTransaction: () => ({
-        transactionData: new SorobanDataBuilder().setResourceFee(5000).build().toXdr('base64'), minResourceFee: '5000',
-        results: [{ auth: [], xdr: xdr.ScVal.scvVoid().toXdr('base64') }], latestLedger: 10, events: [],
+        transactionData: new SorobanDataBuilder().setResourceFee(5000).build().toXdr('base64'),
+        minResourceFee: '5000',
+        results: [{ auth: [], xdr: xdr.ScVal.scvVoid().toXdr('base64') }],
+        latestLedger: 10,
+        events: [],
       }),
     };
     const now = 1_700_000_000_000;
-    const p = await client({ now: () => now }).prepare({ source: kp.publicKey(), contractId: vaultId, fn: 'revoke_vault', args: [] });
+    const p = await client({ now: () => now }).prepare({
+      source: kp.publicKey(),
+      contractId: vaultId,
+      fn: 'revoke_vault',
+      args: [],
+    });
     expect(p.network).toBe(PASS);
     const tx = TransactionBuilder.fromXdr(p.xdr, PASS) as import('@stellar/stellar-sdk').Transaction;
     expect(tx.sequence).toBe('42');
@@ -190,34 +288,59 @@ describe('prepare', () => {
 
 describe('prepare with and without fast assembly (fastAssemble, CV_FAST_ASSEMBLE)', () => {
   it('gives the same simulated transaction and the same answer on both paths', async () => {
-    const auth = (nonce: number) => new xdr.SorobanAuthorizationEntry({
-      credentials: xdr.SorobanCredentials.sorobanCredentialsAddress(new xdr.SorobanAddressCredentials({
-        address: new Address(kp.publicKey()).toScAddress(), nonce: xdr.Int64.fromString(String(nonce)),
-        signatureExpirationLedger: 0, signature: xdr.ScVal.scvVoid(),
-      })),
-      rootInvocation: new xdr.SorobanAuthorizedInvocation({
-        function: xdr.SorobanAuthorizedFunction.sorobanAuthorizedFunctionTypeContractFn(new xdr.InvokeContractArgs({
-          contractAddress: new Address(vaultId).toScAddress(), functionName: 'issue', args: [],
-        })),
-        subInvocations: [],
-      }),
-    });
+    const auth = (nonce: number) =>
+      new xdr.SorobanAuthorizationEntry({
+        credentials: xdr.SorobanCredentials.sorobanCredentialsAddress(
+          new xdr.SorobanAddressCredentials({
+            address: new Address(kp.publicKey()).toScAddress(),
+            nonce: xdr.Int64.fromString(String(nonce)),
+            signatureExpirationLedger: 0,
+            signature: xdr.ScVal.scvVoid(),
+          }),
+        ),
+        rootInvocation: new xdr.SorobanAuthorizedInvocation({
+          function: xdr.SorobanAuthorizedFunction.sorobanAuthorizedFunctionTypeContractFn(
+            new xdr.InvokeContractArgs({
+              contractAddress: new Address(vaultId).toScAddress(),
+              functionName: 'issue',
+              args: [],
+            }),
+          ),
+          subInvocations: [],
+        }),
+      });
     const simulated: string[] = [];
     handlers = {
       getLedgerEntries: () => accountEntry('41'),
       simulateTransaction: (params) => {
         simulated.push((params as { transaction: string }).transaction);
         return {
-          transactionData: new SorobanDataBuilder().setResourceFee(123_456).setResources(9_000_000, 2_000, 500)
-            .setFootprint([new Contract(vaultId).getFootprint()], [new Contract(registryId).getFootprint()]).build().toXdr('base64'),
+          transactionData: new SorobanDataBuilder()
+            .setResourceFee(123_456)
+            .setResources(9_000_000, 2_000, 500)
+            .setFootprint([new Contract(vaultId).getFootprint()], [new Contract(registryId).getFootprint()])
+            .build()
+            .toXdr('base64'),
           minResourceFee: '123456',
-          results: [{ auth: [auth(1), auth(2)].map((a) => a.toXdr('base64')), xdr: xdr.ScVal.scvVoid().toXdr('base64') }],
-          latestLedger: 10, events: [],
+          results: [
+            { auth: [auth(1), auth(2)].map((a) => a.toXdr('base64')), xdr: xdr.ScVal.scvVoid().toXdr('base64') },
+          ],
+          latestLedger: 10,
+          events: [],
         };
       },
     };
     const calls = [
-      { fn: 'issue', args: [address(kp.publicKey()), str('vc-1'), str('x'.repeat(300)), vec([sym('a'), u32(7)]), address(registryId)] },
+      {
+        fn: 'issue',
+        args: [
+          address(kp.publicKey()),
+          str('vc-1'),
+          str('x'.repeat(300)),
+          vec([sym('a'), u32(7)]),
+          address(registryId),
+        ],
+      },
       { fn: 'revoke_vault', args: [] },
       { fn: 'version', args: [unit()] },
     ];
@@ -237,7 +360,7 @@ describe('prepare with and without fast assembly (fastAssemble, CV_FAST_ASSEMBLE
     }
   });
 
-  it('an argument outside what fast assembly covers goes the SDK\'s way on both settings', async () => {
+  it("an argument outside what fast assembly covers goes the SDK's way on both settings", async () => {
     handlers = { getLedgerEntries: () => accountEntry('41') };
     const pool = new Address(StrKey.encodeLiquidityPool(Buffer.alloc(32, 1))).toScVal();
     const req = { source: kp.publicKey(), contractId: vaultId, fn: 'issue', args: [pool] };
@@ -250,7 +373,13 @@ describe('prepare with and without fast assembly (fastAssemble, CV_FAST_ASSEMBLE
 describe('submit after sending', () => {
   it('sendTransaction ERROR → tx_failed with the result code', async () => {
     handlers = {
-      sendTransaction: () => ({ status: 'ERROR', hash: 'ab'.repeat(32), latestLedger: 10, latestLedgerCloseTime: '1700000000', errorResultXdr: txResult(xdr.TransactionResultResult.txBadSeq()) }),
+      sendTransaction: () => ({
+        status: 'ERROR',
+        hash: 'ab'.repeat(32),
+        latestLedger: 10,
+        latestLedgerCloseTime: '1700000000',
+        errorResultXdr: txResult(xdr.TransactionResultResult.txBadSeq()),
+      }),
     };
     const e = await failure(client().submit(signedCall()));
     expect([e.code, e.status, e.txId]).toEqual(['tx_failed', 400, 'ab'.repeat(32)]);
@@ -259,7 +388,12 @@ describe('submit after sending', () => {
 
   it('never final → tx_timeout 504 with the hash', async () => {
     handlers = {
-      sendTransaction: () => ({ status: 'PENDING', hash: 'cd'.repeat(32), latestLedger: 10, latestLedgerCloseTime: '1700000000' }),
+      sendTransaction: () => ({
+        status: 'PENDING',
+        hash: 'cd'.repeat(32),
+        latestLedger: 10,
+        latestLedgerCloseTime: '1700000000',
+      }),
       getTransaction: () => ({ status: 'NOT_FOUND', ...ledgerInfo }),
     };
     const e = await failure(client().submit(signedCall()));
@@ -269,8 +403,14 @@ describe('submit after sending', () => {
 
   it('FAILED → the contract error from the diagnostic events, chain words kept', async () => {
     handlers = {
-      sendTransaction: () => ({ status: 'PENDING', hash: 'ef'.repeat(32), latestLedger: 10, latestLedgerCloseTime: '1700000000' }),
-      getTransaction: () => final('FAILED', txResult(trapped()), metaV4({ diagnostics: [errorEvent(25, 'issuer is denied')] })),
+      sendTransaction: () => ({
+        status: 'PENDING',
+        hash: 'ef'.repeat(32),
+        latestLedger: 10,
+        latestLedgerCloseTime: '1700000000',
+      }),
+      getTransaction: () =>
+        final('FAILED', txResult(trapped()), metaV4({ diagnostics: [errorEvent(25, 'issuer is denied')] })),
     };
     const e = await failure(client().submit(signedCall()));
     expect([e.code, e.status, e.txId]).toEqual(['issuer_denied', 403, 'ef'.repeat(32)]);
@@ -280,8 +420,18 @@ describe('submit after sending', () => {
 
   it('FAILED with a token failure → trustline_missing', async () => {
     handlers = {
-      sendTransaction: () => ({ status: 'PENDING', hash: 'ef'.repeat(32), latestLedger: 10, latestLedgerCloseTime: '1700000000' }),
-      getTransaction: () => final('FAILED', txResult(trapped()), metaV4({ diagnostics: [errorEvent(13, 'trustline entry is missing for account')] })),
+      sendTransaction: () => ({
+        status: 'PENDING',
+        hash: 'ef'.repeat(32),
+        latestLedger: 10,
+        latestLedgerCloseTime: '1700000000',
+      }),
+      getTransaction: () =>
+        final(
+          'FAILED',
+          txResult(trapped()),
+          metaV4({ diagnostics: [errorEvent(13, 'trustline entry is missing for account')] }),
+        ),
     };
     expect((await failure(client().submit(signedCall()))).code).toBe('trustline_missing');
   });
@@ -289,9 +439,15 @@ describe('submit after sending', () => {
   it('SUCCESS → txId and return value', async () => {
     let polls = 0;
     handlers = {
-      sendTransaction: () => ({ status: 'PENDING', hash: '12'.repeat(32), latestLedger: 10, latestLedgerCloseTime: '1700000000' }),
+      sendTransaction: () => ({
+        status: 'PENDING',
+        hash: '12'.repeat(32),
+        latestLedger: 10,
+        latestLedgerCloseTime: '1700000000',
+      }),
       getTransaction: () =>
-        ++polls < 3 ? { status: 'NOT_FOUND', ...ledgerInfo }
+        ++polls < 3
+          ? { status: 'NOT_FOUND', ...ledgerInfo }
           : final('SUCCESS', txResult(xdr.TransactionResultResult.txSuccess([])), metaV4({ returnValue: str('ok') })),
     };
     const r = await client({ timeouts: { rpcMs: 2000, submitMs: 5000, pollIntervalMs: 10 } }).submit(signedCall());
@@ -309,7 +465,11 @@ describe('submit on a network whose ledgers take time to close', () => {
     return { now: () => t, sleep: async (ms: number) => void (slept.push(ms), (t += ms)), slept };
   };
   const sendReply = (status: string, hash: string, errorResultXdr?: string) => ({
-    status, hash, latestLedger: 10, latestLedgerCloseTime: '1700000000', ...(errorResultXdr ? { errorResultXdr } : {}),
+    status,
+    hash,
+    latestLedger: 10,
+    latestLedgerCloseTime: '1700000000',
+    ...(errorResultXdr ? { errorResultXdr } : {}),
   });
   const success = () =>
     final('SUCCESS', txResult(xdr.TransactionResultResult.txSuccess([])), metaV4({ returnValue: str('ok') }));
@@ -420,8 +580,18 @@ describe('network checks', () => {
       getHealth: () => ({ status: 'healthy', latestLedger: 10, oldestLedger: 1, ledgerRetentionWindow: 100 }),
       getNetwork: () => ({ passphrase: Networks.PUBLIC, protocolVersion: 23 }),
     };
-    expect(await client().health()).toEqual({ status: 'healthy', latestLedger: 10, passphrase: Networks.PUBLIC, protocolVersion: '23' });
-    expect(await client().verifyNetwork()).toEqual({ ok: false, expected: PASS, actual: Networks.PUBLIC, protocolVersion: 23 });
+    expect(await client().health()).toEqual({
+      status: 'healthy',
+      latestLedger: 10,
+      passphrase: Networks.PUBLIC,
+      protocolVersion: '23',
+    });
+    expect(await client().verifyNetwork()).toEqual({
+      ok: false,
+      expected: PASS,
+      actual: Networks.PUBLIC,
+      protocolVersion: 23,
+    });
     const c = client();
     expect(c.protocolVersion).toBeUndefined(); // not asked yet
     await c.verifyNetwork();
@@ -437,7 +607,10 @@ describe('RPC timeout', () => {
     const silent = createServer(() => undefined);
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
     try {
-      const c = client({ rpcUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, timeouts: { rpcMs: 200, submitMs: 300, pollIntervalMs: 20 } });
+      const c = client({
+        rpcUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+        timeouts: { rpcMs: 200, submitMs: 300, pollIntervalMs: 20 },
+      });
       const e = await failure(c.read({ contractId: vaultId, fn: 'version', args: [] }));
       // the client's own timeout ended it (the server never answers): said so, whatever the machine's speed
       expect([e.code, e.status]).toEqual(['chain_unavailable', 502]);
@@ -454,7 +627,9 @@ describe('readEvents', () => {
     new xdr.DiagnosticEvent({
       inSuccessfulContractCall: false,
       event: new xdr.ContractEvent({
-        ext: xdr.ExtensionPoint.v0(), contractId: null, type: xdr.ContractEventType.diagnostic,
+        ext: xdr.ExtensionPoint.v0(),
+        contractId: null,
+        type: xdr.ContractEventType.diagnostic,
         body: xdr.ContractEventBody.v0(new xdr.ContractEventV0({ topics, data })),
       }),
     });
@@ -474,7 +649,12 @@ describe('readEvents', () => {
     ]);
   });
   it('renders host errors', () => {
-    const r = readEvents([ev([sym('error'), xdr.ScVal.scvError(xdr.ScError.sceAuth(xdr.ScErrorCode.scecInvalidAction))], str('failed account authentication'))]);
+    const r = readEvents([
+      ev(
+        [sym('error'), xdr.ScVal.scvError(xdr.ScError.sceAuth(xdr.ScErrorCode.scecInvalidAction))],
+        str('failed account authentication'),
+      ),
+    ]);
     expect(r.contractCode).toBeUndefined();
     expect(r.lines).toEqual(['Error(Auth, InvalidAction): failed account authentication']);
   });
@@ -487,8 +667,11 @@ describe('read cache', () => {
   const simulated = () => {
     sims++;
     return {
-      transactionData: new SorobanDataBuilder().setResourceFee(1).build().toXdr('base64'), minResourceFee: '1',
-      results: [{ auth: [], xdr: u32(sims).toXdr('base64') }], latestLedger: ledger, events: [],
+      transactionData: new SorobanDataBuilder().setResourceFee(1).build().toXdr('base64'),
+      minResourceFee: '1',
+      results: [{ auth: [], xdr: u32(sims).toXdr('base64') }],
+      latestLedger: ledger,
+      events: [],
     };
   };
   const count = { contractId: vaultId, fn: 'vc_count', args: [] };
@@ -540,14 +723,19 @@ describe('read cache', () => {
     expect(toU32(await c.read(count))).toBe(2);
   });
 
-  it("read-your-writes: a submit of this client drops every answer (even in the same ledger)", async () => {
+  it('read-your-writes: a submit of this client drops every answer (even in the same ledger)', async () => {
     reset();
     const c = client({ readCacheMs: 60_000, timeouts: { rpcMs: 2_000, submitMs: 5_000, pollIntervalMs: 10 } });
     expect(toU32(await c.read(count))).toBe(1);
     expect(toU32(await c.read({ ...count, contractId: registryId }))).toBe(2);
     handlers = {
       ...handlers,
-      sendTransaction: () => ({ status: 'PENDING', hash: '34'.repeat(32), latestLedger: 10, latestLedgerCloseTime: '1700000000' }),
+      sendTransaction: () => ({
+        status: 'PENDING',
+        hash: '34'.repeat(32),
+        latestLedger: 10,
+        latestLedgerCloseTime: '1700000000',
+      }),
       getTransaction: () => final('SUCCESS', txResult(xdr.TransactionResultResult.txSuccess([])), metaV4({})),
     };
     await c.submit(signedCall());
@@ -566,8 +754,16 @@ describe('read cache', () => {
     });
     handlers = {
       ...handlers,
-      sendTransaction: () => ({ status: 'PENDING', hash: '56'.repeat(32), latestLedger: 10, latestLedgerCloseTime: '1700000000' }),
-      getTransaction: () => (sims < 1 ? { status: 'NOT_FOUND', ...ledgerInfo } : final('SUCCESS', txResult(xdr.TransactionResultResult.txSuccess([])), metaV4({}))),
+      sendTransaction: () => ({
+        status: 'PENDING',
+        hash: '56'.repeat(32),
+        latestLedger: 10,
+        latestLedgerCloseTime: '1700000000',
+      }),
+      getTransaction: () =>
+        sims < 1
+          ? { status: 'NOT_FOUND', ...ledgerInfo }
+          : final('SUCCESS', txResult(xdr.TransactionResultResult.txSuccess([])), metaV4({})),
     };
     const submitted = c.submit(signedCall()); // sent, then waits to poll again
     await new Promise((r) => setTimeout(r, 50));
@@ -607,7 +803,8 @@ describe('read cache', () => {
     reset();
     let fail = true;
     handlers = {
-      simulateTransaction: () => (fail ? { error: 'HostError: Error(Contract, #9)', latestLedger: 10, events: [] } : simulated()),
+      simulateTransaction: () =>
+        fail ? { error: 'HostError: Error(Contract, #9)', latestLedger: 10, events: [] } : simulated(),
     };
     const c = client({ readCacheMs: 60_000 });
     expect((await failure(c.read(count))).code).toBeDefined();
@@ -621,11 +818,21 @@ describe('submit polling', () => {
     let polls = 0;
     const waits: number[] = [];
     handlers = {
-      sendTransaction: () => ({ status: 'PENDING', hash: '78'.repeat(32), latestLedger: 10, latestLedgerCloseTime: '1700000000' }),
+      sendTransaction: () => ({
+        status: 'PENDING',
+        hash: '78'.repeat(32),
+        latestLedger: 10,
+        latestLedgerCloseTime: '1700000000',
+      }),
       getTransaction: () =>
-        ++polls < 6 ? { status: 'NOT_FOUND', ...ledgerInfo } : final('SUCCESS', txResult(xdr.TransactionResultResult.txSuccess([])), metaV4({})),
+        ++polls < 6
+          ? { status: 'NOT_FOUND', ...ledgerInfo }
+          : final('SUCCESS', txResult(xdr.TransactionResultResult.txSuccess([])), metaV4({})),
     };
-    const c = client({ timeouts: { rpcMs: 2_000, submitMs: 60_000, pollIntervalMs: 250 }, sleep: async (ms) => void waits.push(ms) });
+    const c = client({
+      timeouts: { rpcMs: 2_000, submitMs: 60_000, pollIntervalMs: 250 },
+      sleep: async (ms) => void waits.push(ms),
+    });
     await c.submit(signedCall());
     expect(waits).toEqual([50, 100, 200, 250, 250]);
   });
@@ -634,11 +841,21 @@ describe('submit polling', () => {
     let polls = 0;
     const waits: number[] = [];
     handlers = {
-      sendTransaction: () => ({ status: 'PENDING', hash: '9a'.repeat(32), latestLedger: 10, latestLedgerCloseTime: '1700000000' }),
+      sendTransaction: () => ({
+        status: 'PENDING',
+        hash: '9a'.repeat(32),
+        latestLedger: 10,
+        latestLedgerCloseTime: '1700000000',
+      }),
       getTransaction: () =>
-        ++polls < 4 ? { status: 'NOT_FOUND', ...ledgerInfo } : final('SUCCESS', txResult(xdr.TransactionResultResult.txSuccess([])), metaV4({})),
+        ++polls < 4
+          ? { status: 'NOT_FOUND', ...ledgerInfo }
+          : final('SUCCESS', txResult(xdr.TransactionResultResult.txSuccess([])), metaV4({})),
     };
-    const c = client({ timeouts: { rpcMs: 2_000, submitMs: 60_000, pollIntervalMs: 80 }, sleep: async (ms) => void waits.push(ms) });
+    const c = client({
+      timeouts: { rpcMs: 2_000, submitMs: 60_000, pollIntervalMs: 80 },
+      sleep: async (ms) => void waits.push(ms),
+    });
     await c.submit(signedCall());
     expect(waits).toEqual([50, 80, 80]);
   });

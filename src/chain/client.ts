@@ -1,18 +1,44 @@
 // The Soroban RPC client of the service: prepare (build → simulate → assemble), read (simulate as the
 // simulation account), submit (decode → check → send → poll). Every failure becomes a ChainError.
 import {
-  Account, Address, Contract, FeeBumpTransaction, Keypair, StrKey, Transaction, TransactionBuilder, rpc, xdr,
+  Account,
+  Address,
+  Contract,
+  FeeBumpTransaction,
+  Keypair,
+  StrKey,
+  Transaction,
+  TransactionBuilder,
+  rpc,
+  xdr,
 } from '@stellar/stellar-sdk';
 import { CHAIN_TIMEOUT_DEFAULTS } from '../config/index.ts';
 import { createChainCaches, type ChainCaches } from './caches.ts';
 import { assembleCall, buildCall, sdkTransaction } from './fast-assemble.ts';
-import { ChainError, chainUnavailable, errorText, mapChainFailure, PREPARED_TX_VALIDITY_S, type ContractKind } from './errors.ts';
+import {
+  ChainError,
+  chainUnavailable,
+  errorText,
+  mapChainFailure,
+  PREPARED_TX_VALIDITY_S,
+  type ContractKind,
+} from './errors.ts';
 import { checkAuthSignatures, inspectParsed, inspectTransaction, noValidSignature, parseEnvelope } from './inspect.ts';
 import { ReadCache, readKey } from './read-cache.ts';
 import { createJsonPostClient } from './transport.ts';
 import type {
-  ChainClient, ChainClientOptions, ChainHealth, ChainTimeouts, ContractCall, ExpectInvocation, Invocation,
-  NetworkCheck, PreparedTransaction, PrepareRequest, ReadRequest, SubmitResult,
+  ChainClient,
+  ChainClientOptions,
+  ChainHealth,
+  ChainTimeouts,
+  ContractCall,
+  ExpectInvocation,
+  Invocation,
+  NetworkCheck,
+  PreparedTransaction,
+  PrepareRequest,
+  ReadRequest,
+  SubmitResult,
 } from './types.ts';
 
 /** The settings' defaults (src/config), so that a client built without timeouts behaves as a configured one. */
@@ -26,7 +52,9 @@ function accountLedgerKey(caches: ChainCaches, source: string): xdr.LedgerKey | 
   const hit = caches.accountKeys.get(source);
   if (hit) return hit;
   if (!StrKey.isValidEd25519PublicKey(source)) return undefined;
-  const key = xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(source).xdrPublicKey() }));
+  const key = xdr.LedgerKey.account(
+    new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(source).xdrPublicKey() }),
+  );
   caches.accountKeys.set(source, key);
   return key;
 }
@@ -46,7 +74,12 @@ function keyText(k: xdr.LedgerKey): string {
  * The SDK's rpc.Server with the service's transport and one RPC timeout: the one place an RPC connection is made
  * (the chain client's, and the `tx sign` command's read of the latest ledger).
  */
-export function createRpcServer(o: { rpcUrl: string; allowHttp: boolean; timeoutMs: number; transport: 'node' | 'sdk' }): rpc.Server {
+export function createRpcServer(o: {
+  rpcUrl: string;
+  allowHttp: boolean;
+  timeoutMs: number;
+  transport: 'node' | 'sdk';
+}): rpc.Server {
   const server = new rpc.Server(o.rpcUrl, { allowHttp: o.allowHttp });
   if (o.transport === 'node') {
     // The SDK's client, configured with its public `adapter` option: rpc.Server only posts JSON and reads `data`,
@@ -72,10 +105,17 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
   const now = opts.now ?? Date.now;
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const server = createRpcServer({
-    rpcUrl: opts.rpcUrl, allowHttp: opts.allowHttp ?? false, timeoutMs: timeouts.rpcMs, transport: opts.rpcTransport ?? 'node',
+    rpcUrl: opts.rpcUrl,
+    allowHttp: opts.allowHttp ?? false,
+    timeoutMs: timeouts.rpcMs,
+    transport: opts.rpcTransport ?? 'node',
   });
   const tokenIds = new Set(opts.contracts?.tokenIds ?? []);
-  const reads = new ReadCache({ ttlMs: opts.readCacheMs ?? 0, now, ...(opts.readCacheEntries ? { maxEntries: opts.readCacheEntries } : {}) });
+  const reads = new ReadCache({
+    ttlMs: opts.readCacheMs ?? 0,
+    now,
+    ...(opts.readCacheEntries ? { maxEntries: opts.readCacheEntries } : {}),
+  });
 
   /** The error table of a contract id: the configured factory/registry/tokens, otherwise a vault. */
   function kindOf(contractId: string, explicit?: ContractKind): ContractKind {
@@ -99,13 +139,28 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
   /** The current sequence number of `source` (a G… account that exists). */
   async function loadSequence(source: string): Promise<string> {
     const key = typeof source === 'string' ? accountLedgerKey(caches, source) : undefined;
-    if (!key) throw new ChainError('source_account_not_found', 400, `source account ${String(source)} is not an account address`);
+    if (!key)
+      throw new ChainError(
+        'source_account_not_found',
+        400,
+        `source account ${String(source)} is not an account address`,
+      );
     const res = await rpcCall(() => server.getLedgerEntries(key));
     reads.observeLedger(res.latestLedger);
     const entry = res.entries[0];
-    if (!entry) throw new ChainError('source_account_not_found', 400, `source account ${source} does not exist on ${opts.network}`);
+    if (!entry)
+      throw new ChainError(
+        'source_account_not_found',
+        400,
+        `source account ${source} does not exist on ${opts.network}`,
+      );
     const val = entry.val;
-    if (val.type !== 'account') throw new ChainError('source_account_not_found', 400, `source account ${source} does not exist on ${opts.network}`);
+    if (val.type !== 'account')
+      throw new ChainError(
+        'source_account_not_found',
+        400,
+        `source account ${source} does not exist on ${opts.network}`,
+      );
     return val.account.seqNum.toString();
   }
 
@@ -165,7 +220,11 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
 
   const inspect = (signedXdr: string): Invocation => inspectTransaction(signedXdr, passphrase, caches.signers);
 
-  async function submit(signedXdr: string, expect?: ExpectInvocation, o?: { contract?: ContractKind }): Promise<SubmitResult> {
+  async function submit(
+    signedXdr: string,
+    expect?: ExpectInvocation,
+    o?: { contract?: ContractKind },
+  ): Promise<SubmitResult> {
     const parsed = parseEnvelope(signedXdr, passphrase);
     const inv = inspectParsed(parsed, caches.signers);
     const inner = parsed instanceof FeeBumpTransaction ? parsed.innerTransaction : parsed;
@@ -184,7 +243,11 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
     }
   }
 
-  async function send(parsed: Transaction | FeeBumpTransaction, inv: Invocation, kind: ContractKind): Promise<SubmitResult> {
+  async function send(
+    parsed: Transaction | FeeBumpTransaction,
+    inv: Invocation,
+    kind: ContractKind,
+  ): Promise<SubmitResult> {
     const deadline = now() + timeouts.submitMs;
     for (let attempt = 0; ; attempt++) {
       const sent = await rpcCall(() => server.sendTransaction(parsed));
@@ -292,11 +355,21 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
     async health(): Promise<ChainHealth> {
       const h = await rpcCall(() => server.getHealth());
       const n = await getNetwork();
-      return { status: h.status, latestLedger: h.latestLedger, passphrase: n.passphrase, protocolVersion: String(n.protocolVersion) };
+      return {
+        status: h.status,
+        latestLedger: h.latestLedger,
+        passphrase: n.passphrase,
+        protocolVersion: String(n.protocolVersion),
+      };
     },
     async verifyNetwork(): Promise<NetworkCheck> {
       const n = await getNetwork();
-      return { ok: n.passphrase === passphrase, expected: passphrase, actual: n.passphrase, protocolVersion: n.protocolVersion };
+      return {
+        ok: n.passphrase === passphrase,
+        expected: passphrase,
+        actual: n.passphrase,
+        protocolVersion: n.protocolVersion,
+      };
     },
   };
 }
@@ -323,7 +396,9 @@ function rejection(
   const codes = sent.errorResult ? resultCodes(sent.errorResult) : 'unknown result';
   const { contractCode, lines } = readEvents(sent.diagnosticEvents ?? []);
   const error = mapChainFailure({
-    contract: kind, text: [`transaction rejected: ${codes}`, ...lines].join('\n'), txId: hash,
+    contract: kind,
+    text: [`transaction rejected: ${codes}`, ...lines].join('\n'),
+    txId: hash,
     ...opt('contractCode', contractCode),
   });
   return { code: codes.split('/')[0]!, error };
@@ -369,7 +444,9 @@ export function readEvents(events: xdr.DiagnosticEvent[]): { contractCode?: numb
   for (const ev of events) {
     const body = ev.event.body.v0;
     const topics = body.topics;
-    const isError = topics.some((t) => t.type === 'scvError' || (t.type === 'scvSymbol' && t.sym.toString() === 'error'));
+    const isError = topics.some(
+      (t) => t.type === 'scvError' || (t.type === 'scvSymbol' && t.sym.toString() === 'error'),
+    );
     if (!isError) continue;
     const errs = topics.flatMap((t) => (t.type === 'scvError' ? [t.error] : []));
     for (const e of errs) if (e.type === 'sceContract') contractCode = e.contractCode;
@@ -392,7 +469,10 @@ function renderData(v: xdr.ScVal): string {
     case 'scvSymbol':
       return v.sym.toString();
     case 'scvVec':
-      return (v.vec ?? []).map(renderData).filter((s) => s.length > 0).join(' ');
+      return (v.vec ?? [])
+        .map(renderData)
+        .filter((s) => s.length > 0)
+        .join(' ');
     case 'scvAddress':
       return Address.fromScVal(v).toString();
     case 'scvU32':

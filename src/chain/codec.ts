@@ -31,7 +31,6 @@ export const option = <T>(v: T | undefined | null, enc: (x: T) => xdr.ScVal): xd
 
 export class CodecError extends Error {}
 
-
 function expect(v: xdr.ScVal, kind: string): never {
   throw new CodecError(`expected ${kind}, got ${v.type}`);
 }

@@ -17,10 +17,26 @@ describe('chain-abi vector inputs', () => {
 
 describe.each([
   { name: 'default salt', userSalt: undefined, want: 'CD4FWXJVWXKDA6QU36W7SMC7PVVM2F43RTJIXY7G4PSF3A2YH52YRHWZ' },
-  { name: 'zero salt as hex', userSalt: '00'.repeat(32), want: 'CD4FWXJVWXKDA6QU36W7SMC7PVVM2F43RTJIXY7G4PSF3A2YH52YRHWZ' },
-  { name: '0xab salt as hex', userSalt: 'ab'.repeat(32), want: 'CANONPF2ORKR6OEA5I7A5ZMQZZCNXLSWJDVXY2IKWHCNHLPCXSD4HTVG' },
-  { name: '0xAB salt as upper hex', userSalt: 'AB'.repeat(32), want: 'CANONPF2ORKR6OEA5I7A5ZMQZZCNXLSWJDVXY2IKWHCNHLPCXSD4HTVG' },
-  { name: '0xab salt as Buffer', userSalt: Buffer.alloc(32, 0xab), want: 'CANONPF2ORKR6OEA5I7A5ZMQZZCNXLSWJDVXY2IKWHCNHLPCXSD4HTVG' },
+  {
+    name: 'zero salt as hex',
+    userSalt: '00'.repeat(32),
+    want: 'CD4FWXJVWXKDA6QU36W7SMC7PVVM2F43RTJIXY7G4PSF3A2YH52YRHWZ',
+  },
+  {
+    name: '0xab salt as hex',
+    userSalt: 'ab'.repeat(32),
+    want: 'CANONPF2ORKR6OEA5I7A5ZMQZZCNXLSWJDVXY2IKWHCNHLPCXSD4HTVG',
+  },
+  {
+    name: '0xAB salt as upper hex',
+    userSalt: 'AB'.repeat(32),
+    want: 'CANONPF2ORKR6OEA5I7A5ZMQZZCNXLSWJDVXY2IKWHCNHLPCXSD4HTVG',
+  },
+  {
+    name: '0xab salt as Buffer',
+    userSalt: Buffer.alloc(32, 0xab),
+    want: 'CANONPF2ORKR6OEA5I7A5ZMQZZCNXLSWJDVXY2IKWHCNHLPCXSD4HTVG',
+  },
 ])('deriveVaultAddress: $name', ({ userSalt, want }) => {
   it('matches the vector', () => {
     expect(deriveVaultAddress({ networkPassphrase: passphrase, factoryId, owner, userSalt })).toBe(want);
@@ -36,17 +52,29 @@ describe.each([
 
 function chainOf(networkPassphrase: string, factory: string, cacheEntries?: number) {
   return createChain({
-    rpcUrl: 'http://127.0.0.1:9', networkPassphrase, network: 'testnet', simulationAccount: owner, allowHttp: true,
-    factoryId: factory, registryId: factory, ...(cacheEntries ? { cacheEntries } : {}),
+    rpcUrl: 'http://127.0.0.1:9',
+    networkPassphrase,
+    network: 'testnet',
+    simulationAccount: owner,
+    allowHttp: true,
+    factoryId: factory,
+    registryId: factory,
+    ...(cacheEntries ? { cacheEntries } : {}),
   });
 }
 
 describe('chain.vaultAddress remembers per chain', () => {
   it('another passphrase or factory is another chain, with its own addresses', () => {
     const other = StrKey.encodeContract(Buffer.alloc(32, 3));
-    expect(chainOf(passphrase, factoryId).vaultAddress(owner)).toBe(deriveVaultAddress({ networkPassphrase: passphrase, factoryId, owner }));
-    expect(chainOf('other', factoryId).vaultAddress(owner)).toBe(deriveVaultAddress({ networkPassphrase: 'other', factoryId, owner }));
-    expect(chainOf(passphrase, other).vaultAddress(owner)).toBe(deriveVaultAddress({ networkPassphrase: passphrase, factoryId: other, owner }));
+    expect(chainOf(passphrase, factoryId).vaultAddress(owner)).toBe(
+      deriveVaultAddress({ networkPassphrase: passphrase, factoryId, owner }),
+    );
+    expect(chainOf('other', factoryId).vaultAddress(owner)).toBe(
+      deriveVaultAddress({ networkPassphrase: 'other', factoryId, owner }),
+    );
+    expect(chainOf(passphrase, other).vaultAddress(owner)).toBe(
+      deriveVaultAddress({ networkPassphrase: passphrase, factoryId: other, owner }),
+    );
   });
   it('a bad owner or salt throws every time (nothing remembered)', () => {
     const chain = chainOf(passphrase, factoryId);
@@ -70,8 +98,18 @@ describe('derivation depends on every input', () => {
   const base = deriveVaultAddress({ networkPassphrase: passphrase, factoryId, owner });
   it.each([
     { name: 'passphrase', opts: { networkPassphrase: 'other', factoryId, owner } },
-    { name: 'factory', opts: { networkPassphrase: passphrase, factoryId: StrKey.encodeContract(Buffer.alloc(32, 3)), owner } },
-    { name: 'owner', opts: { networkPassphrase: passphrase, factoryId, owner: Keypair.fromRawEd25519Seed(Buffer.alloc(32, 4)).publicKey() } },
+    {
+      name: 'factory',
+      opts: { networkPassphrase: passphrase, factoryId: StrKey.encodeContract(Buffer.alloc(32, 3)), owner },
+    },
+    {
+      name: 'owner',
+      opts: {
+        networkPassphrase: passphrase,
+        factoryId,
+        owner: Keypair.fromRawEd25519Seed(Buffer.alloc(32, 4)).publicKey(),
+      },
+    },
   ])('$name', ({ opts }) => {
     expect(deriveVaultAddress(opts)).not.toBe(base);
   });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ChainError, contractErrorNumber, mapChainFailure, type ContractKind } from './errors.ts';
 
-const sim = (n: number) => `HostError: Error(Contract, #${n})\n\nEvent log (newest first):\n   0: [Diagnostic Event] ...`;
+const sim = (n: number) =>
+  `HostError: Error(Contract, #${n})\n\nEvent log (newest first):\n   0: [Diagnostic Event] ...`;
 
 describe.each<{ contract: ContractKind; n: number; code: string; status: number }>([
   { contract: 'vault', n: 4, code: 'vault_revoked', status: 409 },
@@ -49,23 +50,67 @@ describe.each<{ contract: ContractKind; n: number; code: string; status: number 
     expect(e.chainMessage).toContain('Event log');
   });
   it('uses a structured code when the text has none', () => {
-    const e = mapChainFailure({ contract, text: 'transaction failed: txFailed/invokeHostFunctionTrapped', contractCode: n });
+    const e = mapChainFailure({
+      contract,
+      text: 'transaction failed: txFailed/invokeHostFunctionTrapped',
+      contractCode: n,
+    });
     expect(e.code).toBe(code);
   });
 });
 
 describe.each<{ given: string; contract: ContractKind; code: string; status: number; words: string }>([
-  { given: 'HostError: Error(Storage, ExistingValue)\n contract already exists', contract: 'factory', code: 'vault_already_deployed', status: 409, words: 'contract already exists' },
-  { given: 'vault already deployed at CABC', contract: 'factory', code: 'vault_already_deployed', status: 409, words: 'already deployed' },
-  // A fee-token failure carries the token's number (#13), which must not read as a vault error.
-  { given: 'HostError: Error(Contract, #13)\n"trustline entry is missing for account" GABC', contract: 'vault', code: 'trustline_missing', status: 400, words: 'trustline entry is missing for account' },
-  { given: 'HostError: Error(Contract, #10)\nbalance is not sufficient to spend: 0 < 10000000', contract: 'vault', code: 'insufficient_balance', status: 400, words: 'balance is not sufficient' },
   {
-    given: 'HostError: Error(Contract, #13)\n\nEvent log (newest first):\n   0: [Diagnostic Event] contract:CABC, topics:[error, Error(Contract, #13)], data:["trustline entry is missing for account", GDEF]',
-    contract: 'vault', code: 'trustline_missing', status: 400, words: 'trustline entry is missing for account GDEF',
+    given: 'HostError: Error(Storage, ExistingValue)\n contract already exists',
+    contract: 'factory',
+    code: 'vault_already_deployed',
+    status: 409,
+    words: 'contract already exists',
   },
-  { given: 'HostError: Error(Auth, InvalidAction)', contract: 'vault', code: 'tx_failed', status: 400, words: 'Error(Auth, InvalidAction)' },
-  { given: 'HostError: Error(Auth, InvalidAction)', contract: 'registry', code: 'tx_submission_failed', status: 400, words: 'Error(Auth' },
+  {
+    given: 'vault already deployed at CABC',
+    contract: 'factory',
+    code: 'vault_already_deployed',
+    status: 409,
+    words: 'already deployed',
+  },
+  // A fee-token failure carries the token's number (#13), which must not read as a vault error.
+  {
+    given: 'HostError: Error(Contract, #13)\n"trustline entry is missing for account" GABC',
+    contract: 'vault',
+    code: 'trustline_missing',
+    status: 400,
+    words: 'trustline entry is missing for account',
+  },
+  {
+    given: 'HostError: Error(Contract, #10)\nbalance is not sufficient to spend: 0 < 10000000',
+    contract: 'vault',
+    code: 'insufficient_balance',
+    status: 400,
+    words: 'balance is not sufficient',
+  },
+  {
+    given:
+      'HostError: Error(Contract, #13)\n\nEvent log (newest first):\n   0: [Diagnostic Event] contract:CABC, topics:[error, Error(Contract, #13)], data:["trustline entry is missing for account", GDEF]',
+    contract: 'vault',
+    code: 'trustline_missing',
+    status: 400,
+    words: 'trustline entry is missing for account GDEF',
+  },
+  {
+    given: 'HostError: Error(Auth, InvalidAction)',
+    contract: 'vault',
+    code: 'tx_failed',
+    status: 400,
+    words: 'Error(Auth, InvalidAction)',
+  },
+  {
+    given: 'HostError: Error(Auth, InvalidAction)',
+    contract: 'registry',
+    code: 'tx_submission_failed',
+    status: 400,
+    words: 'Error(Auth',
+  },
   { given: 'transaction rejected: txBadSeq', contract: 'vault', code: 'tx_failed', status: 400, words: 'txBadSeq' },
 ])('host failure $code ($contract)', ({ given, contract, code, status, words }) => {
   it('maps by the chain words', () => {
@@ -85,9 +130,14 @@ describe('contractErrorNumber', () => {
 });
 
 describe('an expired transaction', () => {
-  it.each<ContractKind>(['vault', 'registry', 'factory'])('txTooLate from %s → 400 tx_expired, saying to prepare again', (contract) => {
-    const e = mapChainFailure({ contract, text: 'transaction rejected: txTooLate', txId: 'ab'.repeat(32) });
-    expect([e.code, e.status]).toEqual(['tx_expired', 400]);
-    expect(e.message).toBe('the prepared transaction expired (it is valid for 5 minutes after prepare); prepare again, sign and submit (txTooLate)');
-  });
+  it.each<ContractKind>(['vault', 'registry', 'factory'])(
+    'txTooLate from %s → 400 tx_expired, saying to prepare again',
+    (contract) => {
+      const e = mapChainFailure({ contract, text: 'transaction rejected: txTooLate', txId: 'ab'.repeat(32) });
+      expect([e.code, e.status]).toEqual(['tx_expired', 400]);
+      expect(e.message).toBe(
+        'the prepared transaction expired (it is valid for 5 minutes after prepare); prepare again, sign and submit (txTooLate)',
+      );
+    },
+  );
 });

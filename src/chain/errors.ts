@@ -44,7 +44,8 @@ export interface ErrorRow {
   text?: string;
 }
 
-const row = (code: string, status: number, text?: string): ErrorRow => (text ? { code, status, text } : { code, status });
+const row = (code: string, status: number, text?: string): ErrorRow =>
+  text ? { code, status, text } : { code, status };
 
 /** Vault template 0.4.0 errors (docs/chain-abi.md "Vault"). Others → `tx_failed`. */
 export const VAULT_ERRORS: Readonly<Record<number, ErrorRow>> = {
@@ -153,13 +154,15 @@ export function mapChainFailure({ contract, text, contractCode, txId }: ChainFai
   const chainMessage = text.trim();
   for (const h of HOST_FAILURES) {
     const line = lineMatching(chainMessage, h.pattern);
-    if (line !== undefined) return new ChainError(h.code, h.status, h.text ? `${h.text} (${line})` : line, chainMessage, txId);
+    if (line !== undefined)
+      return new ChainError(h.code, h.status, h.text ? `${h.text} (${line})` : line, chainMessage, txId);
   }
   const n = contractCode ?? contractErrorNumber(chainMessage);
   const first = firstLine(chainMessage) || 'transaction failed';
   if (n !== undefined) {
     const hit = TABLES[contract][n];
-    if (hit) return new ChainError(hit.code, hit.status, hit.text ? `${hit.text} (${first})` : first, chainMessage, txId);
+    if (hit)
+      return new ChainError(hit.code, hit.status, hit.text ? `${hit.text} (${first})` : first, chainMessage, txId);
     const fb = FALLBACK[contract];
     const msg = CONTRACT_ERROR.test(first) ? first : `Error(Contract, #${n}): ${first}`;
     return new ChainError(fb.code, fb.status, msg, chainMessage, txId);
@@ -171,7 +174,11 @@ export function mapChainFailure({ contract, text, contractCode, txId }: ChainFai
 const MAX_MESSAGE = 500;
 
 function firstLine(text: string): string {
-  const line = text.split('\n').map((l) => l.trim()).find((l) => l.length > 0) ?? '';
+  const line =
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l.length > 0) ?? '';
   return line.length > MAX_MESSAGE ? `${line.slice(0, MAX_MESSAGE)}…` : line;
 }
 
@@ -180,7 +187,11 @@ function lineMatching(text: string, pattern: RegExp): string | undefined {
   for (const line of text.split('\n')) {
     const m = pattern.exec(line);
     if (!m) continue;
-    const t = line.slice(m.index).replace(/["[\]]/g, '').replace(/,\s*/g, ' ').trim();
+    const t = line
+      .slice(m.index)
+      .replace(/["[\]]/g, '')
+      .replace(/,\s*/g, ' ')
+      .trim();
     return t.length > MAX_MESSAGE ? `${t.slice(0, MAX_MESSAGE)}…` : t;
   }
   return undefined;

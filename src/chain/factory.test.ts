@@ -8,9 +8,14 @@ const C = StrKey.encodeContract(Buffer.alloc(32, 2));
 
 describe('decodeFeeQuote', () => {
   it.each([
-    { name: 'disabled', given: struct({ enabled: bool(false), amount: i128(0), token: unit(), dest: unit() }), want: { enabled: false, amount: 0n } },
     {
-      name: 'enabled', given: struct({ enabled: bool(true), amount: i128(50_000_000n), token: address(C), dest: address(G) }),
+      name: 'disabled',
+      given: struct({ enabled: bool(false), amount: i128(0), token: unit(), dest: unit() }),
+      want: { enabled: false, amount: 0n },
+    },
+    {
+      name: 'enabled',
+      given: struct({ enabled: bool(true), amount: i128(50_000_000n), token: address(C), dest: address(G) }),
       want: { enabled: true, amount: 50_000_000n, token: C, dest: G },
     },
   ])('$name', ({ given, want }) => expect(decodeFeeQuote(given)).toEqual(want));

@@ -3,20 +3,42 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
-  Account, Address, Contract, Keypair, Networks, SorobanDataBuilder, StrKey, TransactionBuilder, rpc, xdr,
+  Account,
+  Address,
+  Contract,
+  Keypair,
+  Networks,
+  SorobanDataBuilder,
+  StrKey,
+  TransactionBuilder,
+  rpc,
+  xdr,
 } from '@stellar/stellar-sdk';
 import { assembleCall, buildCall, sdkTransaction } from './fast-assemble.ts';
 
 const PASS = Networks.TESTNET;
 
-function sdkBuild(o: { source: string; sequence: string; baseFee: string; maxTime: number; contractId: string; fn: string; args: xdr.ScVal[] }) {
+function sdkBuild(o: {
+  source: string;
+  sequence: string;
+  baseFee: string;
+  maxTime: number;
+  contractId: string;
+  fn: string;
+  args: xdr.ScVal[];
+}) {
   return new TransactionBuilder(new Account(o.source, o.sequence), { fee: o.baseFee, networkPassphrase: PASS })
     .addOperation(new Contract(o.contractId).call(o.fn, ...o.args))
     .setTimebounds(0, o.maxTime)
     .build();
 }
 
-function simulation(o: { resourceFee: bigint; auth: xdr.SorobanAuthorizationEntry[]; readOnly: xdr.LedgerKey[]; instructions: number }) {
+function simulation(o: {
+  resourceFee: bigint;
+  auth: xdr.SorobanAuthorizationEntry[];
+  readOnly: xdr.LedgerKey[];
+  instructions: number;
+}) {
   const data = new SorobanDataBuilder()
     .setResourceFee(o.resourceFee.toString())
     .setResources(o.instructions, 1_000, 2_000)
@@ -34,29 +56,52 @@ function simulation(o: { resourceFee: bigint; auth: xdr.SorobanAuthorizationEntr
 /** What simulation may return: legacy ADDRESS, CAP-71's ADDRESS_V2 (recorded at Protocols 27 and 28 when the request
  *  sets useUpgradedAuth) and ADDRESS_WITH_DELEGATES (nested delegates, signed), and source-account credentials. */
 const CREDENTIALS = ['address', 'addressV2', 'addressWithDelegates', 'sourceAccount'] as const;
-const authEntry = (kp: Keypair, contractId: string, fn: string, args: xdr.ScVal[], nonce: bigint, kind: (typeof CREDENTIALS)[number] = 'address') => {
+const authEntry = (
+  kp: Keypair,
+  contractId: string,
+  fn: string,
+  args: xdr.ScVal[],
+  nonce: bigint,
+  kind: (typeof CREDENTIALS)[number] = 'address',
+) => {
   const creds = new xdr.SorobanAddressCredentials({
     address: new Address(kp.publicKey()).toScAddress(),
     nonce: xdr.Int64.fromString(nonce.toString()),
     signatureExpirationLedger: 0,
     signature: xdr.ScVal.scvVoid(),
   });
-  const sig = (b: number) => xdr.ScVal.scvVec([xdr.ScVal.scvMap([
-    new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol('public_key'), val: xdr.ScVal.scvBytes(kp.rawPublicKey()) }),
-    new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol('signature'), val: xdr.ScVal.scvBytes(Buffer.alloc(64, b)) }),
-  ])]);
+  const sig = (b: number) =>
+    xdr.ScVal.scvVec([
+      xdr.ScVal.scvMap([
+        new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol('public_key'), val: xdr.ScVal.scvBytes(kp.rawPublicKey()) }),
+        new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol('signature'), val: xdr.ScVal.scvBytes(Buffer.alloc(64, b)) }),
+      ]),
+    ]);
   const credentials =
-    kind === 'address' ? xdr.SorobanCredentials.sorobanCredentialsAddress(creds)
-    : kind === 'addressV2' ? xdr.SorobanCredentials.sorobanCredentialsAddressV2(creds)
-    : kind === 'sourceAccount' ? xdr.SorobanCredentials.sorobanCredentialsSourceAccount()
-    : xdr.SorobanCredentials.sorobanCredentialsAddressWithDelegates(new xdr.SorobanAddressCredentialsWithDelegates({
-        addressCredentials: creds,
-        delegates: [new xdr.SorobanDelegateSignature({
-          address: new Address(contractId).toScAddress(),
-          signature: sig(1),
-          nestedDelegates: [new xdr.SorobanDelegateSignature({ address: new Address(kp.publicKey()).toScAddress(), signature: sig(2), nestedDelegates: [] })],
-        })],
-      }));
+    kind === 'address'
+      ? xdr.SorobanCredentials.sorobanCredentialsAddress(creds)
+      : kind === 'addressV2'
+        ? xdr.SorobanCredentials.sorobanCredentialsAddressV2(creds)
+        : kind === 'sourceAccount'
+          ? xdr.SorobanCredentials.sorobanCredentialsSourceAccount()
+          : xdr.SorobanCredentials.sorobanCredentialsAddressWithDelegates(
+              new xdr.SorobanAddressCredentialsWithDelegates({
+                addressCredentials: creds,
+                delegates: [
+                  new xdr.SorobanDelegateSignature({
+                    address: new Address(contractId).toScAddress(),
+                    signature: sig(1),
+                    nestedDelegates: [
+                      new xdr.SorobanDelegateSignature({
+                        address: new Address(kp.publicKey()).toScAddress(),
+                        signature: sig(2),
+                        nestedDelegates: [],
+                      }),
+                    ],
+                  }),
+                ],
+              }),
+            );
   return new xdr.SorobanAuthorizationEntry({
     credentials,
     rootInvocation: new xdr.SorobanAuthorizedInvocation({
@@ -76,11 +121,13 @@ const scVal: fc.Arbitrary<xdr.ScVal> = fc.oneof(
   fc.uint8Array({ maxLength: 40 }).map((b) => xdr.ScVal.scvBytes(Buffer.from(b))),
   keypair.map((k) => new Address(k.publicKey()).toScVal()),
   contractId.map((c) => new Address(c).toScVal()),
-  fc.array(fc.string({ maxLength: 20 }), { maxLength: 4 }).map((a) => xdr.ScVal.scvVec(a.map((s) => xdr.ScVal.scvSymbol(s.replace(/[^A-Za-z0-9_]/g, '_'))))),
+  fc
+    .array(fc.string({ maxLength: 20 }), { maxLength: 4 })
+    .map((a) => xdr.ScVal.scvVec(a.map((s) => xdr.ScVal.scvSymbol(s.replace(/[^A-Za-z0-9_]/g, '_'))))),
 );
 const call = fc.record({
   kp: keypair,
-  sequence: fc.bigInt({ min: 0n, max: (1n << 62n) }).map(String),
+  sequence: fc.bigInt({ min: 0n, max: 1n << 62n }).map(String),
   baseFee: fc.constantFrom('100', '1000', '1', '250000'),
   maxTime: fc.integer({ min: 0, max: 2 ** 40 }),
   contractId,
@@ -91,38 +138,75 @@ const call = fc.record({
 describe('buildCall / assembleCall = TransactionBuilder / assembleTransaction, byte for byte', () => {
   it('the simulated transaction and the assembled one', () => {
     fc.assert(
-      fc.property(call, fc.bigInt({ min: 0n, max: 4_000_000_000n }), fc.array(fc.constantFrom(...CREDENTIALS), { maxLength: 4 }), fc.integer({ min: 0, max: 100_000_000 }), (c, resourceFee, kinds, instructions) => {
-        const o = { ...c, source: c.kp.publicKey() };
-        const sdk = sdkBuild(o);
-        const mine = buildCall(o)!;
-        expect(mine).toBeDefined();
-        expect(sdkTransaction(mine, PASS).toXdr()).toBe(sdk.toXdr());
-        const auth = kinds.map((kind, i) => authEntry(c.kp, c.contractId, c.fn, c.args, BigInt(i) * 7919n, kind));
-        const sim = simulation({ resourceFee, auth, readOnly: [new Contract(c.contractId).getFootprint()], instructions });
-        const expected = rpc.assembleTransaction(sdk, sim).build().toXdr();
-        expect(assembleCall(mine, sim)).toBe(expected);
-      }),
+      fc.property(
+        call,
+        fc.bigInt({ min: 0n, max: 4_000_000_000n }),
+        fc.array(fc.constantFrom(...CREDENTIALS), { maxLength: 4 }),
+        fc.integer({ min: 0, max: 100_000_000 }),
+        (c, resourceFee, kinds, instructions) => {
+          const o = { ...c, source: c.kp.publicKey() };
+          const sdk = sdkBuild(o);
+          const mine = buildCall(o)!;
+          expect(mine).toBeDefined();
+          expect(sdkTransaction(mine, PASS).toXdr()).toBe(sdk.toXdr());
+          const auth = kinds.map((kind, i) => authEntry(c.kp, c.contractId, c.fn, c.args, BigInt(i) * 7919n, kind));
+          const sim = simulation({
+            resourceFee,
+            auth,
+            readOnly: [new Contract(c.contractId).getFootprint()],
+            instructions,
+          });
+          const expected = rpc.assembleTransaction(sdk, sim).build().toXdr();
+          expect(assembleCall(mine, sim)).toBe(expected);
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it.each(CREDENTIALS)('passes %s entries through untouched, as assembleTransaction does', (kind) => {
     const kp = Keypair.fromRawEd25519Seed(Buffer.alloc(32, 4));
-    const o = { source: kp.publicKey(), sequence: '41', baseFee: '100', maxTime: 1_000, contractId: StrKey.encodeContract(Buffer.alloc(32, 3)), fn: 'deny_issuer', args: [new Address(kp.publicKey()).toScVal()] };
-    const auth = [authEntry(kp, o.contractId, o.fn, o.args, 5n, kind), authEntry(kp, o.contractId, o.fn, o.args, 6n, kind)];
-    const sim = simulation({ resourceFee: 12_345n, auth, readOnly: [new Contract(o.contractId).getFootprint()], instructions: 1_000 });
+    const o = {
+      source: kp.publicKey(),
+      sequence: '41',
+      baseFee: '100',
+      maxTime: 1_000,
+      contractId: StrKey.encodeContract(Buffer.alloc(32, 3)),
+      fn: 'deny_issuer',
+      args: [new Address(kp.publicKey()).toScVal()],
+    };
+    const auth = [
+      authEntry(kp, o.contractId, o.fn, o.args, 5n, kind),
+      authEntry(kp, o.contractId, o.fn, o.args, 6n, kind),
+    ];
+    const sim = simulation({
+      resourceFee: 12_345n,
+      auth,
+      readOnly: [new Contract(o.contractId).getFootprint()],
+      instructions: 1_000,
+    });
     const mine = assembleCall(buildCall(o)!, sim)!;
     expect(mine).toBe(rpc.assembleTransaction(sdkBuild(o), sim).build().toXdr());
     const env = xdr.TransactionEnvelope.fromXdr(mine, 'base64');
     if (env.type !== 'envelopeTypeTx') throw new Error('not a v1 envelope');
     const body = env.v1.tx.operations[0]!.body;
     if (body.type !== 'invokeHostFunction') throw new Error('not an invocation');
-    expect(body.invokeHostFunctionOp.auth.map((a: xdr.SorobanAuthorizationEntry) => a.toXdr('base64'))).toEqual(auth.map((a) => a.toXdr('base64')));
+    expect(body.invokeHostFunctionOp.auth.map((a: xdr.SorobanAuthorizationEntry) => a.toXdr('base64'))).toEqual(
+      auth.map((a) => a.toXdr('base64')),
+    );
   });
 
   it('keeps the SDK path where it cannot promise the same', () => {
     const kp = Keypair.random();
-    const base = { source: kp.publicKey(), sequence: '5', baseFee: '100', maxTime: 1_000, contractId: StrKey.encodeContract(Buffer.alloc(32, 3)), fn: 'f', args: [] };
+    const base = {
+      source: kp.publicKey(),
+      sequence: '5',
+      baseFee: '100',
+      maxTime: 1_000,
+      contractId: StrKey.encodeContract(Buffer.alloc(32, 3)),
+      fn: 'f',
+      args: [],
+    };
     expect(buildCall(base)).toBeDefined();
     expect(buildCall({ ...base, baseFee: '100.5' })).toBeUndefined();
     expect(buildCall({ ...base, baseFee: '' })).toBeUndefined();
@@ -142,7 +226,15 @@ describe('buildCall / assembleCall = TransactionBuilder / assembleTransaction, b
   });
 
   it('an invalid contract id throws what new Contract throws', () => {
-    const o = { source: Keypair.random().publicKey(), sequence: '5', baseFee: '100', maxTime: 1_000, contractId: 'CNOPE', fn: 'f', args: [] };
+    const o = {
+      source: Keypair.random().publicKey(),
+      sequence: '5',
+      baseFee: '100',
+      maxTime: 1_000,
+      contractId: 'CNOPE',
+      fn: 'f',
+      args: [],
+    };
     expect(() => buildCall(o)).toThrow(/^Invalid contract ID: CNOPE$/);
     expect(() => new Contract('CNOPE')).toThrow(/^Invalid contract ID: CNOPE$/);
   });

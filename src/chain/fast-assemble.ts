@@ -35,7 +35,8 @@ export interface CallTransaction {
 
 /** Arguments that Operation.invokeHostFunction refuses (it throws a TypeError for them): left to the SDK. */
 const refusedArg = (v: xdr.ScVal): boolean =>
-  v.type === 'scvAddress' && (v.value.type === 'scAddressTypeClaimableBalance' || v.value.type === 'scAddressTypeLiquidityPool');
+  v.type === 'scvAddress' &&
+  (v.value.type === 'scAddressTypeClaimableBalance' || v.value.type === 'scAddressTypeLiquidityPool');
 
 const UINT32_MAX = 0xffffffff;
 
@@ -102,7 +103,10 @@ export function sdkTransaction(call: CallTransaction, networkPassphrase: string)
  * soroban data. Undefined when the SDK's path must be kept: a simulation without a result (assembleTransaction
  * throws), or a fee beyond uint32 (its builder throws).
  */
-export function assembleCall(call: CallTransaction, sim: rpc.Api.SimulateTransactionSuccessResponse): string | undefined {
+export function assembleCall(
+  call: CallTransaction,
+  sim: rpc.Api.SimulateTransactionSuccessResponse,
+): string | undefined {
   if (!sim.result) return undefined;
   // The builder's public copy of the simulation's soroban data (one XDR round trip of a few hundred bytes).
   const data = sim.transactionData.build();
@@ -118,5 +122,7 @@ export function assembleCall(call: CallTransaction, sim: rpc.Api.SimulateTransac
     operations: [invocation(call.hostFunction, sim.result.auth)],
     ext: xdr.TransactionExt.sorobanData(data),
   });
-  return xdr.TransactionEnvelope.envelopeTypeTx(new xdr.TransactionV1Envelope({ tx: assembled, signatures: [] })).toXdr('base64');
+  return xdr.TransactionEnvelope.envelopeTypeTx(new xdr.TransactionV1Envelope({ tx: assembled, signatures: [] })).toXdr(
+    'base64',
+  );
 }

@@ -53,7 +53,12 @@ export function createChain(config: ChainConfig): Chain {
     contracts: { factoryId, registryId, ...(feeTokenId ? { tokenIds: [feeTokenId] } : {}) },
   });
   const vaultAddress = rememberedAddress(caches.vaultAddresses, (owner: string, userSalt?: UserSalt) =>
-    deriveVaultAddress({ networkPassphrase: config.networkPassphrase, factoryId, owner, ...(userSalt !== undefined ? { userSalt } : {}) }),
+    deriveVaultAddress({
+      networkPassphrase: config.networkPassphrase,
+      factoryId,
+      owner,
+      ...(userSalt !== undefined ? { userSalt } : {}),
+    }),
   );
   return {
     client,
@@ -74,7 +79,12 @@ function rememberedAddress(
   derive: (owner: string, userSalt?: UserSalt) => string,
 ): (owner: string, userSalt?: UserSalt) => string {
   return (owner, userSalt) => {
-    const salt = userSalt === undefined ? '' : typeof userSalt === 'string' ? userSalt.toLowerCase() : Buffer.from(userSalt).toString('hex');
+    const salt =
+      userSalt === undefined
+        ? ''
+        : typeof userSalt === 'string'
+          ? userSalt.toLowerCase()
+          : Buffer.from(userSalt).toString('hex');
     return remembered(cache, `${owner} ${salt}`, () => derive(owner, userSalt));
   };
 }

@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import {
-  Account, Address, Asset, Contract, Keypair, Networks, Operation, StrKey, TransactionBuilder, authorizeEntry, buildWithDelegatesEntry, xdr,
+  Account,
+  Address,
+  Asset,
+  Contract,
+  Keypair,
+  Networks,
+  Operation,
+  StrKey,
+  TransactionBuilder,
+  authorizeEntry,
+  buildWithDelegatesEntry,
+  xdr,
 } from '@stellar/stellar-sdk';
 import * as inspect from './inspect.ts';
 import { ChainError } from './errors.ts';
@@ -23,13 +34,22 @@ const registryId = StrKey.encodeContract(Buffer.alloc(32, 9));
 function localClient(): ChainClient {
   const unsupported = () => Promise.reject(new Error('not in this test'));
   return {
-    network: 'testnet', networkPassphrase: PASS, rpcUrl: 'http://127.0.0.1:1', protocolVersion: 28,
+    network: 'testnet',
+    networkPassphrase: PASS,
+    rpcUrl: 'http://127.0.0.1:1',
+    protocolVersion: 28,
     async prepare(req: PrepareRequest) {
       const tx = new TransactionBuilder(new Account(req.source, '41'), { fee: '100', networkPassphrase: PASS })
-        .addOperation(new Contract(req.contractId).call(req.fn, ...req.args)).setTimeout(300).build();
+        .addOperation(new Contract(req.contractId).call(req.fn, ...req.args))
+        .setTimeout(300)
+        .build();
       return { xdr: tx.toXdr(), network: PASS };
     },
-    read: unsupported, submit: unsupported, getLedgerEntries: unsupported, getEvents: unsupported, health: unsupported,
+    read: unsupported,
+    submit: unsupported,
+    getLedgerEntries: unsupported,
+    getEvents: unsupported,
+    health: unsupported,
     verifyNetwork: unsupported,
     inspect: (x: string) => inspect.inspectTransaction(x, PASS),
   };
@@ -69,13 +89,26 @@ const didId = Buffer.alloc(16, 5);
 
 describe('inspectTransaction', () => {
   const vault = createVaultApi(localClient());
-  const issueArgs = { source: issuer.publicKey(), vault: vaultId, vcId: 'vc-1', vcData: 'cipher', issuer: issuer.publicKey(), issuerDid: 'did:ledger:testnet:x' };
+  const issueArgs = {
+    source: issuer.publicKey(),
+    vault: vaultId,
+    vcId: 'vc-1',
+    vcData: 'cipher',
+    issuer: issuer.publicKey(),
+    issuerDid: 'did:ledger:testnet:x',
+  };
 
   it('decodes the invocation and its valid signers', async () => {
     const { xdr: unsigned, network } = await vault.issue(issueArgs);
     expect(network).toBe(PASS);
     const inv = inspect.inspectTransaction(signed(unsigned, issuer), PASS);
-    expect(inv).toMatchObject({ source: issuer.publicKey(), operationSource: issuer.publicKey(), contractId: vaultId, fn: 'issue', signedBy: [issuer.publicKey()] });
+    expect(inv).toMatchObject({
+      source: issuer.publicKey(),
+      operationSource: issuer.publicKey(),
+      contractId: vaultId,
+      fn: 'issue',
+      signedBy: [issuer.publicKey()],
+    });
     expect(inv.hash).toMatch(/^[0-9a-f]{64}$/);
   });
 
@@ -112,24 +145,50 @@ describe('inspectTransaction', () => {
   });
 
   it.each([
-    { name: 'a payment', ops: () => [Operation.payment({ destination: owner.publicKey(), asset: Asset.native(), amount: '1' })] },
-    { name: 'two invocations', ops: () => [new Contract(vaultId).call('revoke_vault'), new Contract(vaultId).call('revoke_vault')] },
+    {
+      name: 'a payment',
+      ops: () => [Operation.payment({ destination: owner.publicKey(), asset: Asset.native(), amount: '1' })],
+    },
+    {
+      name: 'two invocations',
+      ops: () => [new Contract(vaultId).call('revoke_vault'), new Contract(vaultId).call('revoke_vault')],
+    },
     { name: 'a contract upload', ops: () => [Operation.uploadContractWasm({ wasm: Buffer.from([0, 97, 115, 109]) })] },
   ])('refuses $name as tx_operation_mismatch', ({ ops }) => {
-    expect(code(() => inspect.inspectTransaction(signed(txWith(ops()), issuer), PASS))).toBe('tx_operation_mismatch 400');
+    expect(code(() => inspect.inspectTransaction(signed(txWith(ops()), issuer), PASS))).toBe(
+      'tx_operation_mismatch 400',
+    );
   });
 
   it('lists auth addresses: source-account credentials resolve to the operation source', () => {
-    const args = new xdr.InvokeContractArgs({ contractAddress: new Address(vaultId).toScAddress(), functionName: 'issue', args: [] });
-    const root = new xdr.SorobanAuthorizedInvocation({ function: xdr.SorobanAuthorizedFunction.sorobanAuthorizedFunctionTypeContractFn(args), subInvocations: [] });
+    const args = new xdr.InvokeContractArgs({
+      contractAddress: new Address(vaultId).toScAddress(),
+      functionName: 'issue',
+      args: [],
+    });
+    const root = new xdr.SorobanAuthorizedInvocation({
+      function: xdr.SorobanAuthorizedFunction.sorobanAuthorizedFunctionTypeContractFn(args),
+      subInvocations: [],
+    });
     const byAddress = new xdr.SorobanAuthorizationEntry({
-      credentials: xdr.SorobanCredentials.sorobanCredentialsAddress(new xdr.SorobanAddressCredentials({
-        address: new Address(owner.publicKey()).toScAddress(), nonce: xdr.Int64.fromString('1'), signatureExpirationLedger: 100, signature: xdr.ScVal.scvVoid(),
-      })),
+      credentials: xdr.SorobanCredentials.sorobanCredentialsAddress(
+        new xdr.SorobanAddressCredentials({
+          address: new Address(owner.publicKey()).toScAddress(),
+          nonce: xdr.Int64.fromString('1'),
+          signatureExpirationLedger: 100,
+          signature: xdr.ScVal.scvVoid(),
+        }),
+      ),
       rootInvocation: root,
     });
-    const bySource = new xdr.SorobanAuthorizationEntry({ credentials: xdr.SorobanCredentials.sorobanCredentialsSourceAccount(), rootInvocation: root });
-    const op = Operation.invokeHostFunction({ func: xdr.HostFunction.hostFunctionTypeInvokeContract(args), auth: [bySource, byAddress] });
+    const bySource = new xdr.SorobanAuthorizationEntry({
+      credentials: xdr.SorobanCredentials.sorobanCredentialsSourceAccount(),
+      rootInvocation: root,
+    });
+    const op = Operation.invokeHostFunction({
+      func: xdr.HostFunction.hostFunctionTypeInvokeContract(args),
+      auth: [bySource, byAddress],
+    });
     const inv = inspect.inspectTransaction(signed(signed(txWith([op]), issuer), owner), PASS);
     expect(inv.authAddresses).toEqual([issuer.publicKey(), owner.publicKey()]);
     expect(inv.signedBy).toEqual([issuer.publicKey(), owner.publicKey()]);
@@ -154,43 +213,140 @@ describe('typed decoders round-trip the typed builders', () => {
   const factory = createFactoryApi(client, { factoryId });
   const registry = createRegistryApi(client, { registryId });
   const src = issuer.publicKey();
-  const inv = async (p: Promise<{ xdr: string }>): Promise<Invocation> => inspect.inspectTransaction((await p).xdr, PASS);
+  const inv = async (p: Promise<{ xdr: string }>): Promise<Invocation> =>
+    inspect.inspectTransaction((await p).xdr, PASS);
 
   it.each<{ fn: string; build: () => Promise<{ xdr: string }>; decode: (i: Invocation) => unknown; want: unknown }>([
     {
       fn: 'issue',
-      build: () => vault.issue({ source: src, vault: vaultId, vcId: 'vc-1', vcData: '{"a":1}', issuer: src, issuerDid: 'did:ledger:testnet:abc' }),
+      build: () =>
+        vault.issue({
+          source: src,
+          vault: vaultId,
+          vcId: 'vc-1',
+          vcData: '{"a":1}',
+          issuer: src,
+          issuerDid: 'did:ledger:testnet:abc',
+        }),
       decode: inspect.decodeIssueArgs,
-      want: { vcId: 'vc-1', vcData: '{"a":1}', vaultContract: vaultId, issuer: src, issuerDid: 'did:ledger:testnet:abc' },
+      want: {
+        vcId: 'vc-1',
+        vcData: '{"a":1}',
+        vaultContract: vaultId,
+        issuer: src,
+        issuerDid: 'did:ledger:testnet:abc',
+      },
     },
     {
       fn: 'batch_issue',
-      build: () => vault.batchIssue({ source: src, vault: vaultId, issuer: src, issuerDid: 'did:x', vcs: [{ vcId: 'a', vcData: 'A' }, { vcId: 'b', vcData: 'B' }] }),
+      build: () =>
+        vault.batchIssue({
+          source: src,
+          vault: vaultId,
+          issuer: src,
+          issuerDid: 'did:x',
+          vcs: [
+            { vcId: 'a', vcData: 'A' },
+            { vcId: 'b', vcData: 'B' },
+          ],
+        }),
       decode: inspect.decodeBatchIssueArgs,
-      want: { issuer: src, vaultContract: vaultId, issuerDid: 'did:x', vcs: [{ vcId: 'a', vcData: 'A' }, { vcId: 'b', vcData: 'B' }] },
+      want: {
+        issuer: src,
+        vaultContract: vaultId,
+        issuerDid: 'did:x',
+        vcs: [
+          { vcId: 'a', vcData: 'A' },
+          { vcId: 'b', vcData: 'B' },
+        ],
+      },
     },
-    { fn: 'revoke', build: () => vault.revoke({ source: src, vault: vaultId, vcId: 'v', date: '2026-01-01T00:00:00Z' }), decode: inspect.decodeRevokeArgs, want: { vcId: 'v', date: '2026-01-01T00:00:00Z' } },
-    { fn: 'deny_issuer', build: () => vault.denyIssuer({ source: src, vault: vaultId, issuer: owner.publicKey() }), decode: inspect.decodeDenyIssuerArgs, want: { issuer: owner.publicKey() } },
-    { fn: 'allow_issuer', build: () => vault.allowIssuer({ source: src, vault: vaultId, issuer: owner.publicKey() }), decode: inspect.decodeAllowIssuerArgs, want: { issuer: owner.publicKey() } },
-    { fn: 'set_vault_did', build: () => vault.setVaultDid({ source: src, vault: vaultId, didUri: 'did:web:x' }), decode: inspect.decodeSetVaultDidArgs, want: { didUri: 'did:web:x' } },
-    { fn: 'set_vault_admin', build: () => vault.setVaultAdmin({ source: src, vault: vaultId, newAdmin: owner.publicKey() }), decode: inspect.decodeSetVaultAdminArgs, want: { newAdmin: owner.publicKey() } },
-    { fn: 'revoke_vault', build: () => vault.revokeVault({ source: src, vault: vaultId }), decode: inspect.decodeRevokeVaultArgs, want: {} },
-    { fn: 'push', build: () => vault.push({ source: src, vault: vaultId, vcId: 'v', destVault: otherVault }), decode: inspect.decodePushArgs, want: { vcId: 'v', destVault: otherVault } },
     {
-      fn: 'deploy', build: () => factory.deploy({ source: src, owner: src, didUri: 'did:web:o' }), decode: inspect.decodeDeployArgs,
+      fn: 'revoke',
+      build: () => vault.revoke({ source: src, vault: vaultId, vcId: 'v', date: '2026-01-01T00:00:00Z' }),
+      decode: inspect.decodeRevokeArgs,
+      want: { vcId: 'v', date: '2026-01-01T00:00:00Z' },
+    },
+    {
+      fn: 'deny_issuer',
+      build: () => vault.denyIssuer({ source: src, vault: vaultId, issuer: owner.publicKey() }),
+      decode: inspect.decodeDenyIssuerArgs,
+      want: { issuer: owner.publicKey() },
+    },
+    {
+      fn: 'allow_issuer',
+      build: () => vault.allowIssuer({ source: src, vault: vaultId, issuer: owner.publicKey() }),
+      decode: inspect.decodeAllowIssuerArgs,
+      want: { issuer: owner.publicKey() },
+    },
+    {
+      fn: 'set_vault_did',
+      build: () => vault.setVaultDid({ source: src, vault: vaultId, didUri: 'did:web:x' }),
+      decode: inspect.decodeSetVaultDidArgs,
+      want: { didUri: 'did:web:x' },
+    },
+    {
+      fn: 'set_vault_admin',
+      build: () => vault.setVaultAdmin({ source: src, vault: vaultId, newAdmin: owner.publicKey() }),
+      decode: inspect.decodeSetVaultAdminArgs,
+      want: { newAdmin: owner.publicKey() },
+    },
+    {
+      fn: 'revoke_vault',
+      build: () => vault.revokeVault({ source: src, vault: vaultId }),
+      decode: inspect.decodeRevokeVaultArgs,
+      want: {},
+    },
+    {
+      fn: 'push',
+      build: () => vault.push({ source: src, vault: vaultId, vcId: 'v', destVault: otherVault }),
+      decode: inspect.decodePushArgs,
+      want: { vcId: 'v', destVault: otherVault },
+    },
+    {
+      fn: 'deploy',
+      build: () => factory.deploy({ source: src, owner: src, didUri: 'did:web:o' }),
+      decode: inspect.decodeDeployArgs,
       want: { owner: src, didUri: 'did:web:o', userSalt: '00'.repeat(32) },
     },
     {
-      fn: 'deploy_sponsored', build: () => factory.deploySponsored({ source: src, deployer: src, owner: owner.publicKey(), didUri: 'd', userSalt: 'ab'.repeat(32) }),
-      decode: inspect.decodeDeploySponsoredArgs, want: { deployer: src, owner: owner.publicKey(), didUri: 'd', userSalt: 'ab'.repeat(32) },
+      fn: 'deploy_sponsored',
+      build: () =>
+        factory.deploySponsored({
+          source: src,
+          deployer: src,
+          owner: owner.publicKey(),
+          didUri: 'd',
+          userSalt: 'ab'.repeat(32),
+        }),
+      decode: inspect.decodeDeploySponsoredArgs,
+      want: { deployer: src, owner: owner.publicKey(), didUri: 'd', userSalt: 'ab'.repeat(32) },
     },
-    { fn: 'register', build: () => registry.register({ source: src, didId, record }), decode: inspect.decodeRegisterArgs, want: { didId, record } },
-    { fn: 'update', build: () => registry.update({ source: src, didId, expectedVersion: 3, record }), decode: inspect.decodeUpdateArgs, want: { didId, expectedVersion: 3, record } },
     {
-      fn: 'transfer_controller', build: () => registry.transferController({ source: src, didId, expectedVersion: 2, newController: owner.publicKey() }),
-      decode: inspect.decodeTransferControllerArgs, want: { didId, expectedVersion: 2, newController: owner.publicKey() },
+      fn: 'register',
+      build: () => registry.register({ source: src, didId, record }),
+      decode: inspect.decodeRegisterArgs,
+      want: { didId, record },
     },
-    { fn: 'deactivate', build: () => registry.deactivate({ source: src, didId, expectedVersion: 1 }), decode: inspect.decodeDeactivateArgs, want: { didId, expectedVersion: 1 } },
+    {
+      fn: 'update',
+      build: () => registry.update({ source: src, didId, expectedVersion: 3, record }),
+      decode: inspect.decodeUpdateArgs,
+      want: { didId, expectedVersion: 3, record },
+    },
+    {
+      fn: 'transfer_controller',
+      build: () =>
+        registry.transferController({ source: src, didId, expectedVersion: 2, newController: owner.publicKey() }),
+      decode: inspect.decodeTransferControllerArgs,
+      want: { didId, expectedVersion: 2, newController: owner.publicKey() },
+    },
+    {
+      fn: 'deactivate',
+      build: () => registry.deactivate({ source: src, didId, expectedVersion: 1 }),
+      decode: inspect.decodeDeactivateArgs,
+      want: { didId, expectedVersion: 1 },
+    },
   ])('$fn', async ({ fn, build, decode, want }) => {
     const i = await inv(build());
     expect(i.fn).toBe(fn);
@@ -203,14 +359,25 @@ describe('typed decoders round-trip the typed builders', () => {
   });
 
   it('a decoder refuses arguments of the wrong type', () => {
-    const x = txWith([new Contract(vaultId).call('issue', xdr.ScVal.scvU32(1), xdr.ScVal.scvU32(1), xdr.ScVal.scvU32(1), xdr.ScVal.scvU32(1), xdr.ScVal.scvU32(1))]);
+    const x = txWith([
+      new Contract(vaultId).call(
+        'issue',
+        xdr.ScVal.scvU32(1),
+        xdr.ScVal.scvU32(1),
+        xdr.ScVal.scvU32(1),
+        xdr.ScVal.scvU32(1),
+        xdr.ScVal.scvU32(1),
+      ),
+    ]);
     expect(code(() => inspect.decodeIssueArgs(inspect.inspectTransaction(x, PASS)))).toBe('tx_operation_mismatch 400');
   });
 
   it('expectCall checks function and target', async () => {
     const i = await inv(vault.revoke({ source: src, vault: vaultId, vcId: 'v', date: 'd' }));
     expect(code(() => inspect.expectCall(i, { fn: 'revoke', contractId: vaultId }))).toBe('no error');
-    expect(code(() => inspect.expectCall(i, { fn: 'revoke', contractId: otherVault }))).toBe('tx_operation_mismatch 400');
+    expect(code(() => inspect.expectCall(i, { fn: 'revoke', contractId: otherVault }))).toBe(
+      'tx_operation_mismatch 400',
+    );
     expect(code(() => inspect.expectCall(i, { fn: 'issue' }))).toBe('tx_operation_mismatch 400');
   });
 });
@@ -223,21 +390,42 @@ describe('authorization entries of every credential type', () => {
   const nested = Keypair.fromRawEd25519Seed(Buffer.alloc(32, 10));
   /** A custom account (C…) that would accept the owner's key: the address a replayed signature targets. */
   const sharedKeyAccount = StrKey.encodeContract(Buffer.alloc(32, 11));
-  const args = new xdr.InvokeContractArgs({ contractAddress: new Address(vaultId).toScAddress(), functionName: 'deny_issuer', args: [new Address(issuer.publicKey()).toScVal()] });
-  const root = new xdr.SorobanAuthorizedInvocation({ function: xdr.SorobanAuthorizedFunction.sorobanAuthorizedFunctionTypeContractFn(args), subInvocations: [] });
+  const args = new xdr.InvokeContractArgs({
+    contractAddress: new Address(vaultId).toScAddress(),
+    functionName: 'deny_issuer',
+    args: [new Address(issuer.publicKey()).toScVal()],
+  });
+  const root = new xdr.SorobanAuthorizedInvocation({
+    function: xdr.SorobanAuthorizedFunction.sorobanAuthorizedFunctionTypeContractFn(args),
+    subInvocations: [],
+  });
   const creds = (address: string, nonce = 77n) =>
-    new xdr.SorobanAddressCredentials({ address: new Address(address).toScAddress(), nonce, signatureExpirationLedger: 0, signature: xdr.ScVal.scvVoid() });
+    new xdr.SorobanAddressCredentials({
+      address: new Address(address).toScAddress(),
+      nonce,
+      signatureExpirationLedger: 0,
+      signature: xdr.ScVal.scvVoid(),
+    });
 
   type Kind = 'sourceAccount' | 'address' | 'addressV2' | 'addressWithDelegates';
   /** An unsigned entry of `kind` for `address` (with delegates: `delegate`, which has `nested` below it). */
   function unsigned(kind: Kind, address = owner.publicKey()): xdr.SorobanAuthorizationEntry {
     switch (kind) {
       case 'sourceAccount':
-        return new xdr.SorobanAuthorizationEntry({ credentials: xdr.SorobanCredentials.sorobanCredentialsSourceAccount(), rootInvocation: root });
+        return new xdr.SorobanAuthorizationEntry({
+          credentials: xdr.SorobanCredentials.sorobanCredentialsSourceAccount(),
+          rootInvocation: root,
+        });
       case 'address':
-        return new xdr.SorobanAuthorizationEntry({ credentials: xdr.SorobanCredentials.sorobanCredentialsAddress(creds(address)), rootInvocation: root });
+        return new xdr.SorobanAuthorizationEntry({
+          credentials: xdr.SorobanCredentials.sorobanCredentialsAddress(creds(address)),
+          rootInvocation: root,
+        });
       case 'addressV2':
-        return new xdr.SorobanAuthorizationEntry({ credentials: xdr.SorobanCredentials.sorobanCredentialsAddressV2(creds(address)), rootInvocation: root });
+        return new xdr.SorobanAuthorizationEntry({
+          credentials: xdr.SorobanCredentials.sorobanCredentialsAddressV2(creds(address)),
+          rootInvocation: root,
+        });
       case 'addressWithDelegates':
         return buildWithDelegatesEntry({
           entry: unsigned('addressV2', address),
@@ -261,21 +449,38 @@ describe('authorization entries of every credential type', () => {
   function movedTo(entry: xdr.SorobanAuthorizationEntry, address: string): xdr.SorobanAuthorizationEntry {
     const c = entry.credentials;
     const move = (a: xdr.SorobanAddressCredentials) =>
-      new xdr.SorobanAddressCredentials({ address: new Address(address).toScAddress(), nonce: a.nonce, signatureExpirationLedger: a.signatureExpirationLedger, signature: a.signature });
+      new xdr.SorobanAddressCredentials({
+        address: new Address(address).toScAddress(),
+        nonce: a.nonce,
+        signatureExpirationLedger: a.signatureExpirationLedger,
+        signature: a.signature,
+      });
     const moved =
-      c.type === 'sorobanCredentialsAddress' ? xdr.SorobanCredentials.sorobanCredentialsAddress(move(c.address))
-      : c.type === 'sorobanCredentialsAddressV2' ? xdr.SorobanCredentials.sorobanCredentialsAddressV2(move(c.addressV2))
-      : c.type === 'sorobanCredentialsAddressWithDelegates'
-        ? xdr.SorobanCredentials.sorobanCredentialsAddressWithDelegates(new xdr.SorobanAddressCredentialsWithDelegates({
-            addressCredentials: move(c.addressWithDelegates.addressCredentials), delegates: c.addressWithDelegates.delegates,
-          }))
-        : c;
+      c.type === 'sorobanCredentialsAddress'
+        ? xdr.SorobanCredentials.sorobanCredentialsAddress(move(c.address))
+        : c.type === 'sorobanCredentialsAddressV2'
+          ? xdr.SorobanCredentials.sorobanCredentialsAddressV2(move(c.addressV2))
+          : c.type === 'sorobanCredentialsAddressWithDelegates'
+            ? xdr.SorobanCredentials.sorobanCredentialsAddressWithDelegates(
+                new xdr.SorobanAddressCredentialsWithDelegates({
+                  addressCredentials: move(c.addressWithDelegates.addressCredentials),
+                  delegates: c.addressWithDelegates.delegates,
+                }),
+              )
+            : c;
     return new xdr.SorobanAuthorizationEntry({ credentials: moved, rootInvocation: entry.rootInvocation });
   }
   /** A relayed transaction (relayer is source and signs the envelope) carrying `entries`. */
   const relayed = (entries: xdr.SorobanAuthorizationEntry[]): string =>
-    signed(txWith([Operation.invokeHostFunction({ func: xdr.HostFunction.hostFunctionTypeInvokeContract(args), auth: entries })], relayer), relayer);
-  const check = (x: string, passphrase = PASS) => code(() => inspect.checkAuthSignatures(inspect.parseEnvelope(x, passphrase), passphrase));
+    signed(
+      txWith(
+        [Operation.invokeHostFunction({ func: xdr.HostFunction.hostFunctionTypeInvokeContract(args), auth: entries })],
+        relayer,
+      ),
+      relayer,
+    );
+  const check = (x: string, passphrase = PASS) =>
+    code(() => inspect.checkAuthSignatures(inspect.parseEnvelope(x, passphrase), passphrase));
 
   it.each<{ kind: Kind; summary: object }>([
     { kind: 'sourceAccount', summary: { credentials: 'sourceAccount', address: relayer.publicKey(), delegates: [] } },
@@ -283,16 +488,23 @@ describe('authorization entries of every credential type', () => {
     { kind: 'addressV2', summary: { credentials: 'addressV2', address: owner.publicKey(), delegates: [] } },
     {
       kind: 'addressWithDelegates',
-      summary: { credentials: 'addressWithDelegates', address: owner.publicKey(), delegates: [delegate.publicKey(), nested.publicKey()] },
+      summary: {
+        credentials: 'addressWithDelegates',
+        address: owner.publicKey(),
+        delegates: [delegate.publicKey(), nested.publicKey()],
+      },
     },
-  ])('$kind: inspect names the authorizing address and delegates; its own signatures pass', async ({ kind, summary }) => {
-    const x = relayed([await signedEntry(kind)]);
-    const inv = inspect.inspectTransaction(x, PASS);
-    expect(inv.auth).toEqual([summary]);
-    expect(inv.authAddresses).toEqual([(summary as { address: string }).address]);
-    expect(inv.signedBy).toEqual([relayer.publicKey()]);
-    expect(check(x)).toBe('no error');
-  });
+  ])(
+    '$kind: inspect names the authorizing address and delegates; its own signatures pass',
+    async ({ kind, summary }) => {
+      const x = relayed([await signedEntry(kind)]);
+      const inv = inspect.inspectTransaction(x, PASS);
+      expect(inv.auth).toEqual([summary]);
+      expect(inv.authAddresses).toEqual([(summary as { address: string }).address]);
+      expect(inv.signedBy).toEqual([relayer.publicKey()]);
+      expect(check(x)).toBe('no error');
+    },
+  );
 
   // The replay CAP-71 closes: the owner's signature copied under another address that accepts the same key.
   it.each<{ kind: Kind; want: string }>([
@@ -303,7 +515,9 @@ describe('authorization entries of every credential type', () => {
     const forOwner = await signedEntry(kind);
     expect(check(relayed([movedTo(forOwner, sharedKeyAccount)]))).toBe(want);
     expect(check(relayed([movedTo(forOwner, relayer.publicKey())]))).toBe(want);
-    expect(inspect.inspectTransaction(relayed([movedTo(forOwner, sharedKeyAccount)]), PASS).authAddresses).toEqual([sharedKeyAccount]);
+    expect(inspect.inspectTransaction(relayed([movedTo(forOwner, sharedKeyAccount)]), PASS).authAddresses).toEqual([
+      sharedKeyAccount,
+    ]);
   });
 
   it.each<{ kind: Kind }>([{ kind: 'address' }, { kind: 'addressV2' }, { kind: 'addressWithDelegates' }])(
@@ -325,10 +539,16 @@ describe('authorization entries of every credential type', () => {
     const good = await signedEntry('addressWithDelegates');
     const w = (good.credentials as xdr.SorobanCredentialsAddressWithDelegates).addressWithDelegates;
     // the delegate's node as signed for another network, under the owner's valid signature
-    const other = (await signedEntry('addressWithDelegates', OTHER)).credentials as xdr.SorobanCredentialsAddressWithDelegates;
+    const other = (await signedEntry('addressWithDelegates', OTHER))
+      .credentials as xdr.SorobanCredentialsAddressWithDelegates;
     const forged = other.addressWithDelegates.delegates[0]!;
     const entry = new xdr.SorobanAuthorizationEntry({
-      credentials: xdr.SorobanCredentials.sorobanCredentialsAddressWithDelegates(new xdr.SorobanAddressCredentialsWithDelegates({ addressCredentials: w.addressCredentials, delegates: [forged] })),
+      credentials: xdr.SorobanCredentials.sorobanCredentialsAddressWithDelegates(
+        new xdr.SorobanAddressCredentialsWithDelegates({
+          addressCredentials: w.addressCredentials,
+          delegates: [forged],
+        }),
+      ),
       rootInvocation: good.rootInvocation,
     });
     let message = '';
@@ -337,16 +557,27 @@ describe('authorization entries of every credential type', () => {
     } catch (e) {
       message = (e as Error).message;
     }
-    expect(message).toMatch(new RegExp(`ADDRESS_WITH_DELEGATES authorization entry for ${owner.publicKey()} .*\\(delegate ${delegate.publicKey()}\\)`));
+    expect(message).toMatch(
+      new RegExp(
+        `ADDRESS_WITH_DELEGATES authorization entry for ${owner.publicKey()} .*\\(delegate ${delegate.publicKey()}\\)`,
+      ),
+    );
   });
 
   it('unsigned entries and non-Ed25519 signature forms are left to the network', () => {
     const custom = new xdr.SorobanAuthorizationEntry({
-      credentials: xdr.SorobanCredentials.sorobanCredentialsAddressV2(new xdr.SorobanAddressCredentials({
-        address: new Address(sharedKeyAccount).toScAddress(), nonce: 1n, signatureExpirationLedger: 9, signature: xdr.ScVal.scvBytes(Buffer.alloc(64, 1)),
-      })),
+      credentials: xdr.SorobanCredentials.sorobanCredentialsAddressV2(
+        new xdr.SorobanAddressCredentials({
+          address: new Address(sharedKeyAccount).toScAddress(),
+          nonce: 1n,
+          signatureExpirationLedger: 9,
+          signature: xdr.ScVal.scvBytes(Buffer.alloc(64, 1)),
+        }),
+      ),
       rootInvocation: root,
     });
-    expect(check(relayed([unsigned('address'), unsigned('addressV2'), unsigned('addressWithDelegates'), custom]))).toBe('no error');
+    expect(check(relayed([unsigned('address'), unsigned('addressV2'), unsigned('addressWithDelegates'), custom]))).toBe(
+      'no error',
+    );
   });
 });

@@ -3,7 +3,13 @@
 // arguments without touching ScVals; each refuses a call of another function with `tx_operation_mismatch`.
 import { createHash, createPublicKey, verify as verifySignature, type KeyObject } from 'node:crypto';
 import {
-  Address, FeeBumpTransaction, MuxedAccount, StrKey, Transaction, TransactionBuilder, xdr,
+  Address,
+  FeeBumpTransaction,
+  MuxedAccount,
+  StrKey,
+  Transaction,
+  TransactionBuilder,
+  xdr,
 } from '@stellar/stellar-sdk';
 import { remembered, type ChainCaches, type Signer } from './caches.ts';
 import { CodecError, fromOption, toAddress, toBigInt, toBytes, toStr, toU32, toVec } from './codec.ts';
@@ -59,7 +65,8 @@ export function inspectParsed(parsed: Transaction | FeeBumpTransaction, signerCa
   const op = tx.operations[0]!;
   if (op.type !== 'invokeHostFunction') throw mismatch(`expected a contract invocation, found ${op.type}`);
   const func = op.func;
-  if (func.type !== 'hostFunctionTypeInvokeContract') throw mismatch(`expected a contract invocation, found ${func.type}`);
+  if (func.type !== 'hostFunctionTypeInvokeContract')
+    throw mismatch(`expected a contract invocation, found ${func.type}`);
   const call = func.invokeContract;
   const source = baseAccount(tx.source);
   const operationSource = op.source ? baseAccount(op.source) : source;
@@ -68,7 +75,8 @@ export function inspectParsed(parsed: Transaction | FeeBumpTransaction, signerCa
   const feeSource = outer ? baseAccount(outer.feeSource) : undefined;
   const candidates = unique([source, operationSource, ...authAddresses.filter((a) => a.startsWith('G'))]);
   const signedBy = signers(tx, candidates, signerCache);
-  if (outer && feeSource) for (const s of signers(outer, [feeSource], signerCache)) if (!signedBy.includes(s)) signedBy.push(s);
+  if (outer && feeSource)
+    for (const s of signers(outer, [feeSource], signerCache)) if (!signedBy.includes(s)) signedBy.push(s);
   return {
     hash: Buffer.from((outer ?? tx).hash()).toString('hex'),
     source,
@@ -91,7 +99,11 @@ function summarize(c: xdr.SorobanCredentials, operationSource: string): AuthEntr
     case 'sorobanCredentialsAddress':
       return { credentials: 'address', address: Address.fromScAddress(c.address.address).toString(), delegates: [] };
     case 'sorobanCredentialsAddressV2':
-      return { credentials: 'addressV2', address: Address.fromScAddress(c.addressV2.address).toString(), delegates: [] };
+      return {
+        credentials: 'addressV2',
+        address: Address.fromScAddress(c.addressV2.address).toString(),
+        delegates: [],
+      };
     case 'sorobanCredentialsAddressWithDelegates': {
       const w = c.addressWithDelegates;
       const delegates: string[] = [];
@@ -102,7 +114,11 @@ function summarize(c: xdr.SorobanCredentials, operationSource: string): AuthEntr
         }
       };
       walk(w.delegates);
-      return { credentials: 'addressWithDelegates', address: Address.fromScAddress(w.addressCredentials.address).toString(), delegates };
+      return {
+        credentials: 'addressWithDelegates',
+        address: Address.fromScAddress(w.addressCredentials.address).toString(),
+        delegates,
+      };
     }
   }
 }
@@ -115,7 +131,11 @@ function summarize(c: xdr.SorobanCredentials, operationSource: string): AuthEntr
  * address, so only the network's own check (the key belongs to the address) binds it. Unsigned entries and
  * other signature forms (custom accounts) are left to the network.
  */
-export function checkAuthSignatures(parsed: Transaction | FeeBumpTransaction, passphrase: string, signerCache?: SignerCache): void {
+export function checkAuthSignatures(
+  parsed: Transaction | FeeBumpTransaction,
+  passphrase: string,
+  signerCache?: SignerCache,
+): void {
   const tx = parsed instanceof FeeBumpTransaction ? parsed.innerTransaction : parsed;
   const op = tx.operations[0];
   if (!op || op.type !== 'invokeHostFunction') return;
@@ -123,8 +143,15 @@ export function checkAuthSignatures(parsed: Transaction | FeeBumpTransaction, pa
   for (const entry of op.auth ?? []) {
     const c = entry.credentials;
     if (c.type === 'sorobanCredentialsSourceAccount') continue;
-    const creds = c.type === 'sorobanCredentialsAddress' ? c.address : c.type === 'sorobanCredentialsAddressV2' ? c.addressV2 : c.addressWithDelegates.addressCredentials;
-    const signed: { address: xdr.ScAddress; signature: xdr.ScVal }[] = [{ address: creds.address, signature: creds.signature }];
+    const creds =
+      c.type === 'sorobanCredentialsAddress'
+        ? c.address
+        : c.type === 'sorobanCredentialsAddressV2'
+          ? c.addressV2
+          : c.addressWithDelegates.addressCredentials;
+    const signed: { address: xdr.ScAddress; signature: xdr.ScVal }[] = [
+      { address: creds.address, signature: creds.signature },
+    ];
     if (c.type === 'sorobanCredentialsAddressWithDelegates') {
       const walk = (ds: readonly xdr.SorobanDelegateSignature[]): void => {
         for (const d of ds) {
@@ -137,14 +164,25 @@ export function checkAuthSignatures(parsed: Transaction | FeeBumpTransaction, pa
     const pairs = signed.map((s) => ({ ...s, keys: ed25519Signatures(s.signature) })).filter((s) => s.keys.length > 0);
     if (pairs.length === 0) continue;
     networkId ??= createHash('sha256').update(passphrase).digest();
-    const preimage = c.type === 'sorobanCredentialsAddress'
-      ? xdr.HashIdPreimage.envelopeTypeSorobanAuthorization(new xdr.HashIdPreimageSorobanAuthorization({
-          networkId, nonce: creds.nonce, signatureExpirationLedger: creds.signatureExpirationLedger, invocation: entry.rootInvocation,
-        }))
-      : xdr.HashIdPreimage.envelopeTypeSorobanAuthorizationWithAddress(new xdr.HashIdPreimageSorobanAuthorizationWithAddress({
-          networkId, nonce: creds.nonce, signatureExpirationLedger: creds.signatureExpirationLedger, address: creds.address,
-          invocation: entry.rootInvocation,
-        }));
+    const preimage =
+      c.type === 'sorobanCredentialsAddress'
+        ? xdr.HashIdPreimage.envelopeTypeSorobanAuthorization(
+            new xdr.HashIdPreimageSorobanAuthorization({
+              networkId,
+              nonce: creds.nonce,
+              signatureExpirationLedger: creds.signatureExpirationLedger,
+              invocation: entry.rootInvocation,
+            }),
+          )
+        : xdr.HashIdPreimage.envelopeTypeSorobanAuthorizationWithAddress(
+            new xdr.HashIdPreimageSorobanAuthorizationWithAddress({
+              networkId,
+              nonce: creds.nonce,
+              signatureExpirationLedger: creds.signatureExpirationLedger,
+              address: creds.address,
+              invocation: entry.rootInvocation,
+            }),
+          );
     const payload = createHash('sha256').update(preimage.toXdr()).digest();
     const entryAddress = Address.fromScAddress(creds.address).toString();
     for (const { address, keys } of pairs) {
@@ -189,12 +227,18 @@ function ed25519Signatures(v: xdr.ScVal): { publicKey: Uint8Array; signature: Ui
   return out;
 }
 
-function signers(tx: Transaction | FeeBumpTransaction, candidates: string[], signerCache: SignerCache | undefined): string[] {
+function signers(
+  tx: Transaction | FeeBumpTransaction,
+  candidates: string[],
+  signerCache: SignerCache | undefined,
+): string[] {
   const hash = Buffer.from(tx.hash());
   const out: string[] = [];
   for (const account of candidates) {
     const signer = signerOf(account, signerCache);
-    const ok = tx.signatures.some((s) => signer.hint.equals(s.hint.value) && verifies(signer.key, hash, s.signature.value));
+    const ok = tx.signatures.some(
+      (s) => signer.hint.equals(s.hint.value) && verifies(signer.key, hash, s.signature.value),
+    );
     if (ok) out.push(account);
   }
   return out;
@@ -246,26 +290,41 @@ function decode<T>(inv: Invocation, fn: string, arity: number, dec: (a: xdr.ScVa
   try {
     return dec(inv.args);
   } catch (e) {
-    if (e instanceof CodecError || e instanceof TypeError) throw mismatch(`${fn} arguments do not decode: ${e.message}`);
+    if (e instanceof CodecError || e instanceof TypeError)
+      throw mismatch(`${fn} arguments do not decode: ${e.message}`);
     throw e;
   }
 }
 
 const at = (a: xdr.ScVal[], i: number): xdr.ScVal => a[i]!;
 
-export interface IssueArgs { vcId: string; vcData: string; vaultContract: string; issuer: string; issuerDid: string }
+export interface IssueArgs {
+  vcId: string;
+  vcData: string;
+  vaultContract: string;
+  issuer: string;
+  issuerDid: string;
+}
 export const decodeIssueArgs = (inv: Invocation): IssueArgs =>
   decode(inv, 'issue', 5, (a) => ({
-    vcId: toStr(at(a, 0)), vcData: toStr(at(a, 1)), vaultContract: toAddress(at(a, 2)),
-    issuer: toAddress(at(a, 3)), issuerDid: toStr(at(a, 4)),
+    vcId: toStr(at(a, 0)),
+    vcData: toStr(at(a, 1)),
+    vaultContract: toAddress(at(a, 2)),
+    issuer: toAddress(at(a, 3)),
+    issuerDid: toStr(at(a, 4)),
   }));
 
 export interface BatchIssueArgs {
-  issuer: string; vaultContract: string; issuerDid: string; vcs: { vcId: string; vcData: string }[];
+  issuer: string;
+  vaultContract: string;
+  issuerDid: string;
+  vcs: { vcId: string; vcData: string }[];
 }
 export const decodeBatchIssueArgs = (inv: Invocation): BatchIssueArgs =>
   decode(inv, 'batch_issue', 4, (a) => ({
-    issuer: toAddress(at(a, 0)), vaultContract: toAddress(at(a, 1)), issuerDid: toStr(at(a, 2)),
+    issuer: toAddress(at(a, 0)),
+    vaultContract: toAddress(at(a, 1)),
+    issuerDid: toStr(at(a, 2)),
     vcs: toVec(at(a, 3)).map((t) => {
       const pair = toVec(t);
       if (pair.length !== 2) throw new CodecError('expected (vc_id, vc_data)');
@@ -295,41 +354,76 @@ export const decodePushArgs = (inv: Invocation): { vcId: string; destVault: stri
   decode(inv, 'push', 2, (a) => ({ vcId: toStr(at(a, 0)), destVault: toAddress(at(a, 1)) }));
 
 /** userSalt as 64 lowercase hex characters. */
-export interface DeployArgs { owner: string; didUri: string; userSalt: string }
+export interface DeployArgs {
+  owner: string;
+  didUri: string;
+  userSalt: string;
+}
 export const decodeDeployArgs = (inv: Invocation): DeployArgs =>
   decode(inv, 'deploy', 3, (a) => ({ owner: toAddress(at(a, 0)), didUri: toStr(at(a, 1)), userSalt: salt(at(a, 2)) }));
 
-export interface DeploySponsoredArgs extends DeployArgs { deployer: string }
+export interface DeploySponsoredArgs extends DeployArgs {
+  deployer: string;
+}
 export const decodeDeploySponsoredArgs = (inv: Invocation): DeploySponsoredArgs =>
   decode(inv, 'deploy_sponsored', 4, (a) => ({
-    deployer: toAddress(at(a, 0)), owner: toAddress(at(a, 1)), didUri: toStr(at(a, 2)), userSalt: salt(at(a, 3)),
+    deployer: toAddress(at(a, 0)),
+    owner: toAddress(at(a, 1)),
+    didUri: toStr(at(a, 2)),
+    userSalt: salt(at(a, 3)),
   }));
 
-export interface RegisterArgs { didId: Buffer; record: DidRecordInput }
+export interface RegisterArgs {
+  didId: Buffer;
+  record: DidRecordInput;
+}
 export const decodeRegisterArgs = (inv: Invocation): RegisterArgs =>
   decode(inv, 'register', 2, (a) => ({ didId: didId(at(a, 0)), record: decodeDidRecordInput(at(a, 1)) }));
 
-export interface UpdateArgs { didId: Buffer; expectedVersion: number; record: DidRecordInput }
+export interface UpdateArgs {
+  didId: Buffer;
+  expectedVersion: number;
+  record: DidRecordInput;
+}
 export const decodeUpdateArgs = (inv: Invocation): UpdateArgs =>
   decode(inv, 'update', 3, (a) => ({
-    didId: didId(at(a, 0)), expectedVersion: toU32(at(a, 1)), record: decodeDidRecordInput(at(a, 2)),
+    didId: didId(at(a, 0)),
+    expectedVersion: toU32(at(a, 1)),
+    record: decodeDidRecordInput(at(a, 2)),
   }));
 
-export interface TransferControllerArgs { didId: Buffer; expectedVersion: number; newController: string }
+export interface TransferControllerArgs {
+  didId: Buffer;
+  expectedVersion: number;
+  newController: string;
+}
 export const decodeTransferControllerArgs = (inv: Invocation): TransferControllerArgs =>
   decode(inv, 'transfer_controller', 3, (a) => ({
-    didId: didId(at(a, 0)), expectedVersion: toU32(at(a, 1)), newController: toAddress(at(a, 2)),
+    didId: didId(at(a, 0)),
+    expectedVersion: toU32(at(a, 1)),
+    newController: toAddress(at(a, 2)),
   }));
 
-export interface DeactivateArgs { didId: Buffer; expectedVersion: number }
+export interface DeactivateArgs {
+  didId: Buffer;
+  expectedVersion: number;
+}
 export const decodeDeactivateArgs = (inv: Invocation): DeactivateArgs =>
   decode(inv, 'deactivate', 2, (a) => ({ didId: didId(at(a, 0)), expectedVersion: toU32(at(a, 1)) }));
 
-export interface SetFeeCustomArgs { issuer: string; amount: bigint; expiresAt?: bigint }
+export interface SetFeeCustomArgs {
+  issuer: string;
+  amount: bigint;
+  expiresAt?: bigint;
+}
 export const decodeSetFeeCustomArgs = (inv: Invocation): SetFeeCustomArgs =>
   decode(inv, 'set_fee_custom', 3, (a) => {
     const expiresAt = fromOption(at(a, 2), toBigInt);
-    return { issuer: toAddress(at(a, 0)), amount: toBigInt(at(a, 1)), ...(expiresAt !== undefined ? { expiresAt } : {}) };
+    return {
+      issuer: toAddress(at(a, 0)),
+      amount: toBigInt(at(a, 1)),
+      ...(expiresAt !== undefined ? { expiresAt } : {}),
+    };
   });
 
 export const decodeRemoveFeeCustomArgs = (inv: Invocation): { issuer: string } =>
@@ -357,4 +451,3 @@ export function expectCall(inv: Invocation, { contractId, fn }: { contractId?: s
     throw mismatch(`transaction invokes contract ${inv.contractId}, expected ${contractId}`);
   }
 }
-

@@ -100,15 +100,17 @@ describe('ReadCache', () => {
 describe('readKey', () => {
   it('differs by contract, function, source and every argument', () => {
     const base = readKey('C1', 'f', 'G1', [val(1), xdr.ScVal.scvString('x')]);
-    expect(new Set([
-      base,
-      readKey('C2', 'f', 'G1', [val(1), xdr.ScVal.scvString('x')]),
-      readKey('C1', 'g', 'G1', [val(1), xdr.ScVal.scvString('x')]),
-      readKey('C1', 'f', 'G2', [val(1), xdr.ScVal.scvString('x')]),
-      readKey('C1', 'f', 'G1', [val(2), xdr.ScVal.scvString('x')]),
-      readKey('C1', 'f', 'G1', [val(1), xdr.ScVal.scvString('y')]),
-      readKey('C1', 'f', 'G1', [val(1)]),
-    ]).size).toBe(7);
+    expect(
+      new Set([
+        base,
+        readKey('C2', 'f', 'G1', [val(1), xdr.ScVal.scvString('x')]),
+        readKey('C1', 'g', 'G1', [val(1), xdr.ScVal.scvString('x')]),
+        readKey('C1', 'f', 'G2', [val(1), xdr.ScVal.scvString('x')]),
+        readKey('C1', 'f', 'G1', [val(2), xdr.ScVal.scvString('x')]),
+        readKey('C1', 'f', 'G1', [val(1), xdr.ScVal.scvString('y')]),
+        readKey('C1', 'f', 'G1', [val(1)]),
+      ]).size,
+    ).toBe(7);
     expect(readKey('C1', 'f', 'G1', [val(1), xdr.ScVal.scvString('x')])).toBe(base);
   });
 

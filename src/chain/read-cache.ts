@@ -63,7 +63,8 @@ export class ReadCache {
     if (!this.enabled) return load().then((r) => this.seen(r).value);
     const t = this.now();
     const hit = this.entries.get(key);
-    if (hit && t - hit.at < this.ttlMs && (hit.ledger === undefined || hit.ledger >= this.latest)) return hit.value as Promise<T>;
+    if (hit && t - hit.at < this.ttlMs && (hit.ledger === undefined || hit.ledger >= this.latest))
+      return hit.value as Promise<T>;
     if (hit) this.entries.delete(key);
     const entry: Entry = { at: t, value: undefined as unknown as Promise<T> };
     const value: Promise<T> = load().then(
@@ -113,7 +114,6 @@ export function readKey(contractId: string, fn: string, source: string, args: re
   for (const a of args) k += ` ${argKey(a)}`;
   return k;
 }
-
 
 /** One argument, injectively: strings and u32s without encoding XDR (the common read arguments), the rest as XDR. */
 function argKey(a: xdr.ScVal): string {

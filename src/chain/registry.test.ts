@@ -16,15 +16,27 @@ describe('DidRecord codec', () => {
     services: [{ idSuffix: 's-1', serviceType: 'T', serviceEndpoint: 'https://e.org' }],
     metadataUri: 'https://e.org/m',
     metadataHash: '0f'.repeat(32),
-    version: 3, createdLedger: 10, updatedLedger: 20, deactivated: false,
+    version: 3,
+    createdLedger: 10,
+    updatedLedger: 20,
+    deactivated: false,
   };
   it('round-trips a full record', () => expect(decodeDidRecord(encodeDidRecord(full))).toEqual(full));
   it('encodes snake_case keys, sorted, options as void', () => {
     const { metadataUri: _u, metadataHash: _h, ...bare } = full;
     const v = encodeDidRecord(bare);
     expect(Object.keys(fromStruct(v))).toEqual([
-      'assertion_method', 'authentication', 'controller', 'created_ledger', 'deactivated', 'key_agreement',
-      'metadata_hash', 'metadata_uri', 'services', 'updated_ledger', 'version',
+      'assertion_method',
+      'authentication',
+      'controller',
+      'created_ledger',
+      'deactivated',
+      'key_agreement',
+      'metadata_hash',
+      'metadata_uri',
+      'services',
+      'updated_ledger',
+      'version',
     ]);
     expect(decodeDidRecord(v)).toEqual(bare);
   });

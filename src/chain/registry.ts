@@ -2,8 +2,24 @@
 // (reads are free: no simulation).
 import { Address, xdr } from '@stellar/stellar-sdk';
 import {
-  address, bool, bytes, field, fromOption, fromStruct, option, str, struct, sym, toAddress, toBool, toBytes,
-  toStr, toU32, toVec, u32, vec,
+  address,
+  bool,
+  bytes,
+  field,
+  fromOption,
+  fromStruct,
+  option,
+  str,
+  struct,
+  sym,
+  toAddress,
+  toBool,
+  toBytes,
+  toStr,
+  toU32,
+  toVec,
+  u32,
+  vec,
 } from './codec.ts';
 import { remembered, type ChainCaches } from './caches.ts';
 import type { DidKey, DidRecord, DidRecordInput, DidService } from '../did/types.ts';
@@ -22,7 +38,9 @@ const didService = (s: DidService): xdr.ScVal =>
  * DidRecord struct. register/update send the whole record; the registry overwrites the bookkeeping
  * fields, so an input without them is sent with zeros and `deactivated: false`.
  */
-export function encodeDidRecord(r: DidRecordInput & Partial<Pick<DidRecord, 'version' | 'createdLedger' | 'updatedLedger' | 'deactivated'>>): xdr.ScVal {
+export function encodeDidRecord(
+  r: DidRecordInput & Partial<Pick<DidRecord, 'version' | 'createdLedger' | 'updatedLedger' | 'deactivated'>>,
+): xdr.ScVal {
   return struct({
     controller: address(r.controller),
     authentication: vec(r.authentication.map(didKey)),
@@ -38,7 +56,9 @@ export function encodeDidRecord(r: DidRecordInput & Partial<Pick<DidRecord, 'ver
   });
 }
 
-const decodeKey = (v: xdr.ScVal): DidKey => ({ publicKeyMultibase: toStr(field(fromStruct(v), 'public_key_multibase')) });
+const decodeKey = (v: xdr.ScVal): DidKey => ({
+  publicKeyMultibase: toStr(field(fromStruct(v), 'public_key_multibase')),
+});
 function decodeService(v: xdr.ScVal): DidService {
   const s = fromStruct(v);
   return {
@@ -84,7 +104,11 @@ export function recordKey(didId: DidIdBytes): xdr.ScVal {
  * every Address, and a prepare for an issuer DID reads the same record again and again. A cached key is shared:
  * do not mutate it.
  */
-export function recordLedgerKey(registryId: string, didId: DidIdBytes, cache?: ChainCaches['recordKeys']): xdr.LedgerKey {
+export function recordLedgerKey(
+  registryId: string,
+  didId: DidIdBytes,
+  cache?: ChainCaches['recordKeys'],
+): xdr.LedgerKey {
   return remembered(cache, `${registryId}:${Buffer.from(didId).toString('hex')}`, () =>
     xdr.LedgerKey.contractData(
       new xdr.LedgerKeyContractData({
@@ -105,8 +129,18 @@ export interface RegistryEntry {
 export interface RegistryApi {
   readonly registryId: string;
   register(o: { source: string; didId: DidIdBytes; record: DidRecordInput }): Promise<PreparedTransaction>;
-  update(o: { source: string; didId: DidIdBytes; expectedVersion: number; record: DidRecordInput }): Promise<PreparedTransaction>;
-  transferController(o: { source: string; didId: DidIdBytes; expectedVersion: number; newController: string }): Promise<PreparedTransaction>;
+  update(o: {
+    source: string;
+    didId: DidIdBytes;
+    expectedVersion: number;
+    record: DidRecordInput;
+  }): Promise<PreparedTransaction>;
+  transferController(o: {
+    source: string;
+    didId: DidIdBytes;
+    expectedVersion: number;
+    newController: string;
+  }): Promise<PreparedTransaction>;
   deactivate(o: { source: string; didId: DidIdBytes; expectedVersion: number }): Promise<PreparedTransaction>;
   /** The record, or undefined when not registered. */
   get(didId: DidIdBytes): Promise<RegistryEntry | undefined>;
@@ -126,7 +160,8 @@ export function createRegistryApi(
       prepare(source, 'update', [id(didId), u32(expectedVersion), encodeDidRecord(record)]),
     transferController: ({ source, didId, expectedVersion, newController }) =>
       prepare(source, 'transfer_controller', [id(didId), u32(expectedVersion), address(newController)]),
-    deactivate: ({ source, didId, expectedVersion }) => prepare(source, 'deactivate', [id(didId), u32(expectedVersion)]),
+    deactivate: ({ source, didId, expectedVersion }) =>
+      prepare(source, 'deactivate', [id(didId), u32(expectedVersion)]),
     async get(didId) {
       // Within the read cache's bound (a registration, update or deactivation elsewhere shows within readCacheMs).
       const res = await client.getLedgerEntries([recordLedgerKey(registryId, didId, recordKeys)], { cached: true });
@@ -134,7 +169,10 @@ export function createRegistryApi(
       if (!entry) return undefined;
       if (entry.val.type !== 'contractData') return undefined;
       const record = decodeDidRecord(entry.val.contractData.val);
-      return { record, ...(entry.lastModifiedLedgerSeq !== undefined ? { lastModifiedLedgerSeq: entry.lastModifiedLedgerSeq } : {}) };
+      return {
+        record,
+        ...(entry.lastModifiedLedgerSeq !== undefined ? { lastModifiedLedgerSeq: entry.lastModifiedLedgerSeq } : {}),
+      };
     },
   };
 }

@@ -13,9 +13,15 @@ beforeAll(async () => {
   sim = await startSimulator({ port: 0 });
   const net = sim.networks.testnet;
   chain = createChain({
-    rpcUrl: net.rpcUrl!, networkPassphrase: net.passphrase, network: 'testnet', simulationAccount: net.admin.publicKey,
-    allowHttp: true, timeouts: { rpcMs: 5_000, submitMs: 20_000, pollIntervalMs: 50 },
-    factoryId: net.factoryId, registryId: net.registryId, feeTokenId: net.feeTokenId,
+    rpcUrl: net.rpcUrl!,
+    networkPassphrase: net.passphrase,
+    network: 'testnet',
+    simulationAccount: net.admin.publicKey,
+    allowHttp: true,
+    timeouts: { rpcMs: 5_000, submitMs: 20_000, pollIntervalMs: 50 },
+    factoryId: net.factoryId,
+    registryId: net.registryId,
+    feeTokenId: net.feeTokenId,
   });
 });
 afterAll(async () => {
@@ -36,11 +42,22 @@ const sign = (p: { xdr: string; network: string }, kp: Keypair) => {
 
 it('two issuers prepare into the same vault; the second submit is tx_stale and succeeds when prepared again', async () => {
   const [owner, a, b] = await Promise.all([funded(), funded(), funded()]);
-  const deployed = await chain.factory.deploy({ source: owner.publicKey(), owner: owner.publicKey(), didUri: 'did:web:o' });
+  const deployed = await chain.factory.deploy({
+    source: owner.publicKey(),
+    owner: owner.publicKey(),
+    didUri: 'did:web:o',
+  });
   await chain.client.submit(sign(deployed, owner));
   const vault = chain.vaultAddress(owner.publicKey());
   const issue = (kp: Keypair, vcId: string) =>
-    chain.vault.issue({ source: kp.publicKey(), vault, vcId, vcData: 'cipher', issuer: kp.publicKey(), issuerDid: 'did:ledger:testnet:aaaaaaaaaaaaaaaaaaaaaaaaaa' });
+    chain.vault.issue({
+      source: kp.publicKey(),
+      vault,
+      vcId,
+      vcData: 'cipher',
+      issuer: kp.publicKey(),
+      issuerDid: 'did:ledger:testnet:aaaaaaaaaaaaaaaaaaaaaaaaaa',
+    });
 
   const [pa, pb] = await Promise.all([issue(a, 'vc-a'), issue(b, 'vc-b')]);
   await chain.client.submit(sign(pa, a));

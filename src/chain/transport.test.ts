@@ -54,7 +54,10 @@ describe('createJsonPostClient', () => {
 
   it('POSTs JSON and answers {status, data}', async () => {
     const r = await client.post(`${base}/rpc`, { jsonrpc: '2.0', id: 1, method: 'getHealth', params: null });
-    expect(r).toEqual({ status: 200, data: { jsonrpc: '2.0', id: 1, result: { echo: { jsonrpc: '2.0', id: 1, method: 'getHealth', params: null } } } });
+    expect(r).toEqual({
+      status: 200,
+      data: { jsonrpc: '2.0', id: 1, result: { echo: { jsonrpc: '2.0', id: 1, method: 'getHealth', params: null } } },
+    });
     expect(seen.at(-1)).toMatchObject({ method: 'POST', url: '/rpc', type: 'application/json' });
   });
 
@@ -79,4 +82,3 @@ describe('createJsonPostClient', () => {
     await expect(client.post(`http://127.0.0.1:${port}/rpc`, {})).rejects.toThrow(/ECONNREFUSED/);
   });
 });
-

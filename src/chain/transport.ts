@@ -78,9 +78,15 @@ export function createJsonPostClient(options: { timeoutMs: number }): JsonPostCl
             res.on('end', () => {
               const status = res.statusCode ?? 0;
               if (status >= 300 && status < 400) {
-                return finish(new TransportError(`the RPC answered a redirect (${status}) to ${res.headers.location ?? '?'}: configure that URL`, status));
+                return finish(
+                  new TransportError(
+                    `the RPC answered a redirect (${status}) to ${res.headers.location ?? '?'}: configure that URL`,
+                    status,
+                  ),
+                );
               }
-              if (status < 200 || status >= 300) return finish(new TransportError(`Request failed with status code ${status}`, status));
+              if (status < 200 || status >= 300)
+                return finish(new TransportError(`Request failed with status code ${status}`, status));
               let raw: Buffer;
               try {
                 raw = decode(Buffer.concat(chunks), res.headers['content-encoding']);

@@ -2,7 +2,19 @@
 // offers, and reads through simulation. No ScVal crosses this module's surface.
 import { Contract, xdr } from '@stellar/stellar-sdk';
 import {
-  address, fromEnum, fromOption, fromStruct, field, isVoid, str, toAddress, toStr, toU32, toVec, u32, vec,
+  address,
+  fromEnum,
+  fromOption,
+  fromStruct,
+  field,
+  isVoid,
+  str,
+  toAddress,
+  toStr,
+  toU32,
+  toVec,
+  u32,
+  vec,
 } from './codec.ts';
 import type { ChainClient, PreparedTransaction, StoredVc, VcStatus } from './types.ts';
 
@@ -21,7 +33,9 @@ interface Page extends VaultRef {
 
 export interface VaultApi {
   issue(o: Write & { vcId: string; vcData: string; issuer: string; issuerDid: string }): Promise<PreparedTransaction>;
-  batchIssue(o: Write & { issuer: string; issuerDid: string; vcs: { vcId: string; vcData: string }[] }): Promise<PreparedTransaction>;
+  batchIssue(
+    o: Write & { issuer: string; issuerDid: string; vcs: { vcId: string; vcData: string }[] },
+  ): Promise<PreparedTransaction>;
   revoke(o: Write & { vcId: string; date: string }): Promise<PreparedTransaction>;
   denyIssuer(o: Write & { issuer: string }): Promise<PreparedTransaction>;
   allowIssuer(o: Write & { issuer: string }): Promise<PreparedTransaction>;
@@ -78,10 +92,13 @@ export function createVaultApi(client: ChainClient): VaultApi {
     client.read({ contractId: o.vault, fn, args, contract: 'vault', ...(o.source ? { source: o.source } : {}) });
 
   return {
-    issue: (o) => prepare(o, 'issue', [str(o.vcId), str(o.vcData), address(o.vault), address(o.issuer), str(o.issuerDid)]),
+    issue: (o) =>
+      prepare(o, 'issue', [str(o.vcId), str(o.vcData), address(o.vault), address(o.issuer), str(o.issuerDid)]),
     batchIssue: (o) =>
       prepare(o, 'batch_issue', [
-        address(o.issuer), address(o.vault), str(o.issuerDid),
+        address(o.issuer),
+        address(o.vault),
+        str(o.issuerDid),
         vec(o.vcs.map((c) => vec([str(c.vcId), str(c.vcData)]))),
       ]),
     revoke: (o) => prepare(o, 'revoke', [str(o.vcId), str(o.date)]),
@@ -96,7 +113,8 @@ export function createVaultApi(client: ChainClient): VaultApi {
     getVc: async (o) => decodeStoredVc(await read(o, 'get_vc', [str(o.vcId)])),
     listVcIds: async (o) => toVec(await read(o, 'list_vc_ids', [u32(o.offset), u32(o.limit)])).map(toStr),
     vcCount: async (o) => toU32(await read(o, 'vc_count')),
-    listDeniedIssuers: async (o) => toVec(await read(o, 'list_denied_issuers', [u32(o.offset), u32(o.limit)])).map(toAddress),
+    listDeniedIssuers: async (o) =>
+      toVec(await read(o, 'list_denied_issuers', [u32(o.offset), u32(o.limit)])).map(toAddress),
     deniedIssuerCount: async (o) => toU32(await read(o, 'denied_issuer_count')),
     version: async (o) => toStr(await read(o, 'version')),
     vaultOwner: async (o) => toAddress(await read(o, 'vault_owner')),

@@ -12,14 +12,17 @@ export function accountCommand(argv: string[], io: CliIo): number {
   const args = [...rest];
   refuseSecretsInArgv(args);
   const file = takeFlag(args, '--secret-file');
-  if (file === undefined) throw new UsageError('account new: --secret-file FILE is required (the secret is written there, never printed)');
+  if (file === undefined)
+    throw new UsageError('account new: --secret-file FILE is required (the secret is written there, never printed)');
   if (args.length) throw new UsageError(`account new: unexpected ${args.join(' ')}`);
   const kp = Keypair.random();
   try {
     writeFileSync(file, `${kp.secret()}\n`, { mode: 0o600, flag: 'wx' });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`account new: ${file}: ${code === 'EEXIST' ? 'exists already (never overwritten)' : (code ?? (err as Error).message)}`);
+    throw new UsageError(
+      `account new: ${file}: ${code === 'EEXIST' ? 'exists already (never overwritten)' : (code ?? (err as Error).message)}`,
+    );
   }
   io.out(kp.publicKey());
   return 0;

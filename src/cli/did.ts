@@ -25,7 +25,8 @@ export function didCommand(argv: string[], io: CliIo, wallet: WalletEnv): number
   if (args.length) throw new UsageError(`did multikey: unexpected ${args.join(' ')}`);
   let raw: Uint8Array;
   if (account !== undefined) {
-    if (!StrKey.isValidEd25519PublicKey(account)) throw new UsageError('did multikey: --public must be an account address G…');
+    if (!StrKey.isValidEd25519PublicKey(account))
+      throw new UsageError('did multikey: --public must be an account address G…');
     raw = StrKey.decodeEd25519PublicKey(account);
   } else if (keypair) {
     raw = keypair.rawPublicKey();

@@ -37,7 +37,8 @@ function checkEnvelope(xdrText: string): string {
   } catch {
     throw new SignError('not a transaction envelope (base64 XDR)');
   }
-  if (env.type !== 'envelopeTypeTx') throw new SignError('only a plain transaction envelope can be signed here (not a fee bump or a v0 envelope)');
+  if (env.type !== 'envelopeTypeTx')
+    throw new SignError('only a plain transaction envelope can be signed here (not a fee bump or a v0 envelope)');
   return xdrText.trim();
 }
 
@@ -55,15 +56,28 @@ export async function signPrepared(o: SignPreparedOptions): Promise<SignPrepared
   const address = o.keypair.publicKey();
   const named = entriesNaming(text, address);
   if (named > 0) {
-    if (o.validUntilLedger === undefined) throw new SignError(`the transaction needs ${address}'s authorization: give the ledger it is valid until (or an RPC URL to read the latest ledger)`);
+    if (o.validUntilLedger === undefined)
+      throw new SignError(
+        `the transaction needs ${address}'s authorization: give the ledger it is valid until (or an RPC URL to read the latest ledger)`,
+      );
     // The client's signer (src/client/auth.ts): every credential type over its own payload, delegates included.
-    text = await authorizeEntries(text, o.passphrase, { address, signer: o.keypair, validUntilLedger: o.validUntilLedger });
+    text = await authorizeEntries(text, o.passphrase, {
+      address,
+      signer: o.keypair,
+      validUntilLedger: o.validUntilLedger,
+    });
   }
   const tx = new Transaction(text, o.passphrase);
-  const sources = new Set([tx.source, ...tx.operations.map((op) => op.source).filter((s): s is string => s !== undefined)]);
+  const sources = new Set([
+    tx.source,
+    ...tx.operations.map((op) => op.source).filter((s): s is string => s !== undefined),
+  ]);
   const envelopeSigned = sources.has(address);
   if (envelopeSigned) tx.sign(o.keypair);
-  else if (named === 0) throw new SignError(`${address} has nothing to sign: the transaction's source is ${tx.source} and no authorization entry names it`);
+  else if (named === 0)
+    throw new SignError(
+      `${address} has nothing to sign: the transaction's source is ${tx.source} and no authorization entry names it`,
+    );
   return { signedXdr: tx.toXdr(), envelopeSigned, authEntriesSigned: named, source: tx.source };
 }
 
@@ -71,7 +85,10 @@ export async function signPrepared(o: SignPreparedOptions): Promise<SignPrepared
  * The passphrase an RPC serves and its latest ledger: where an authorization's validity starts from. Through the
  * SDK's own HTTP client (a wallet's machine may need its proxy), within the service's RPC timeout.
  */
-export async function latestLedgerOf(rpcUrl: string, timeoutMs: number = DEFAULT_TIMEOUTS.rpcMs): Promise<{ passphrase: string; sequence: number }> {
+export async function latestLedgerOf(
+  rpcUrl: string,
+  timeoutMs: number = DEFAULT_TIMEOUTS.rpcMs,
+): Promise<{ passphrase: string; sequence: number }> {
   const server = createRpcServer({ rpcUrl, allowHttp: rpcUrl.startsWith('http:'), timeoutMs, transport: 'sdk' });
   const [network, latest] = await Promise.all([server.getNetwork(), server.getLatestLedger()]);
   return { passphrase: network.passphrase, sequence: latest.sequence };

@@ -28,7 +28,14 @@ afterAll(async () => {
 function io(stdin = ''): CliIo & { stdout: string[]; stderr: string[] } {
   const stdout: string[] = [];
   const stderr: string[] = [];
-  return { stdout, stderr, out: (l) => stdout.push(l), err: (l) => stderr.push(l), readStdin: async () => stdin, fetch };
+  return {
+    stdout,
+    stderr,
+    out: (l) => stdout.push(l),
+    err: (l) => stderr.push(l),
+    readStdin: async () => stdin,
+    fetch,
+  };
 }
 
 function secretFile(kp: Keypair, mode = 0o600): string {
@@ -41,7 +48,13 @@ function secretFile(kp: Keypair, mode = 0o600): string {
 /** The prepare answer ({xdr, network, networkPassphrase}) of a registration paid by `payer` for `controller`. */
 async function prepareRegistration(payer: Keypair, controller: Keypair) {
   const { did } = generateDid({ network: 'testnet' });
-  const record = { controller: controller.publicKey(), authentication: [{ publicKeyMultibase: multikey(controller) }], assertionMethod: [], keyAgreement: [], services: [] };
+  const record = {
+    controller: controller.publicKey(),
+    authentication: [{ publicKeyMultibase: multikey(controller) }],
+    assertionMethod: [],
+    keyAgreement: [],
+    services: [],
+  };
   const prep = await h.post('/v1/dids/stellar', { did, sourcePublicKey: payer.publicKey(), record });
   expect(prep.status, prep.text).toBe(200);
   return { did, answer: prep.text, body: prep.body as { xdr: string; networkPassphrase: string } };
@@ -64,7 +77,11 @@ describe('tx sign', () => {
     const kp = await h.account();
     const { did, body } = await prepareRegistration(kp, kp);
     const run = io();
-    const code = await txCommand(['sign', '--passphrase', body.networkPassphrase, '--submit', `${h.url}/v1/dids/stellar`, body.xdr], run, { secretKey: kp.secret() });
+    const code = await txCommand(
+      ['sign', '--passphrase', body.networkPassphrase, '--submit', `${h.url}/v1/dids/stellar`, body.xdr],
+      run,
+      { secretKey: kp.secret() },
+    );
     expect(code, run.stderr.join('\n')).toBe(0);
     expect(JSON.parse(run.stdout[0]!)).toEqual({ txId: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect((await h.get(`/1.0/identifiers/${did}`)).status).toBe(200);
@@ -74,15 +91,23 @@ describe('tx sign', () => {
     const [payer, controller] = [await h.account(), await h.account()];
     const { did, answer } = await prepareRegistration(payer, controller);
     const first = io(answer);
-    expect(await txCommand(['sign', '--rpc-url', h.info.testnet.rpcUrl!], first, { secretKey: controller.secret() })).toBe(0);
+    expect(
+      await txCommand(['sign', '--rpc-url', h.info.testnet.rpcUrl!], first, { secretKey: controller.secret() }),
+    ).toBe(0);
     expect(first.stderr.join('\n')).toMatch(/signed 1 authorization entry \(valid until ledger \d+\) as G/);
     expect(first.stderr.join('\n')).toContain(`the source ${payer.publicKey()} must sign it next`);
     // The payer signs what the controller handed over; the passphrase now comes from the flag.
     const second = io(first.stdout[0]);
-    expect(await txCommand(['sign', '--passphrase', JSON.parse(answer).networkPassphrase, '-'], second, { secretKey: payer.secret() })).toBe(0);
+    expect(
+      await txCommand(['sign', '--passphrase', JSON.parse(answer).networkPassphrase, '-'], second, {
+        secretKey: payer.secret(),
+      }),
+    ).toBe(0);
     const submitted = await h.post('/v1/dids/stellar', { signedXdr: second.stdout[0] });
     expect(submitted.status, submitted.text).toBe(200);
-    expect((await h.get(`/1.0/identifiers/${did}`)).body.didDocumentMetadata.method.stellarAccount).toBe(controller.publicKey());
+    expect((await h.get(`/1.0/identifiers/${did}`)).body.didDocumentMetadata.method.stellarAccount).toBe(
+      controller.publicKey(),
+    );
   });
 
   it('warns when the secret file is readable by others', async () => {
@@ -157,24 +182,48 @@ describe('tx sign', () => {
       { given: () => ['sign'], env: {}, want: /no key: --secret-file FILE, or CV_SECRET_KEY/ },
       { given: () => ['sign', '--secret-file', path.join(dir, 'missing.txt')], env: {}, want: /missing\.txt: ENOENT/ },
       { given: () => ['sign'], env: { secretKey: 'SNOTASECRET' }, want: /CV_SECRET_KEY: not a secret seed/ },
-      { given: () => ['sign', '--passphrase', 'Public Global Stellar Network ; September 2015'], env: () => ({ secretKey: kp.secret() }), want: /refusing to sign/ },
-      { given: () => ['sign', JSON.parse(answer).xdr], env: () => ({ secretKey: kp.secret() }), want: /bare XDR needs --passphrase/ },
-      { given: () => ['sign', '--passphrase', 'Test', 'AAAA'], env: () => ({ secretKey: kp.secret() }), want: /not a transaction envelope/ },
+      {
+        given: () => ['sign', '--passphrase', 'Public Global Stellar Network ; September 2015'],
+        env: () => ({ secretKey: kp.secret() }),
+        want: /refusing to sign/,
+      },
+      {
+        given: () => ['sign', JSON.parse(answer).xdr],
+        env: () => ({ secretKey: kp.secret() }),
+        want: /bare XDR needs --passphrase/,
+      },
+      {
+        given: () => ['sign', '--passphrase', 'Test', 'AAAA'],
+        env: () => ({ secretKey: kp.secret() }),
+        want: /not a transaction envelope/,
+      },
       { given: () => ['sign', '{"nope": 1}'], env: () => ({ secretKey: kp.secret() }), want: /no "xdr"/ },
-      { given: () => ['sign', '--colour', 'red'], env: () => ({ secretKey: kp.secret() }), want: /unknown flag --colour/ },
-      { given: () => ['sign'], env: () => ({ secretKey: Keypair.random().secret() }), want: /has nothing to sign: the transaction's source is G/ },
+      {
+        given: () => ['sign', '--colour', 'red'],
+        env: () => ({ secretKey: kp.secret() }),
+        want: /unknown flag --colour/,
+      },
+      {
+        given: () => ['sign'],
+        env: () => ({ secretKey: Keypair.random().secret() }),
+        want: /has nothing to sign: the transaction's source is G/,
+      },
       { given: () => ['verify'], env: {}, want: /unknown subcommand "verify"/ },
     ])('$want', async ({ given, env, want }) => {
       const run = io(answer);
       await expect(txCommand(given(), run, typeof env === 'function' ? env() : env)).rejects.toThrow(want);
-      await expect(txCommand(given(), io(answer), typeof env === 'function' ? env() : env)).rejects.toBeInstanceOf(UsageError);
+      await expect(txCommand(given(), io(answer), typeof env === 'function' ? env() : env)).rejects.toBeInstanceOf(
+        UsageError,
+      );
       expect(run.stdout).toEqual([]);
     });
 
     it('an authorization entry without a ledger to be valid until', async () => {
       const [payer, controller] = [await h.account(), await h.account()];
       const prepared = await prepareRegistration(payer, controller);
-      await expect(txCommand(['sign'], io(prepared.answer), { secretKey: controller.secret() })).rejects.toThrow(/needs G[A-Z2-7]+'s authorization: give the ledger/);
+      await expect(txCommand(['sign'], io(prepared.answer), { secretKey: controller.secret() })).rejects.toThrow(
+        /needs G[A-Z2-7]+'s authorization: give the ledger/,
+      );
     });
   });
 
@@ -182,7 +231,9 @@ describe('tx sign', () => {
     const kp = await h.account();
     const { did, answer } = await prepareRegistration(kp, kp);
     const bin = path.resolve('bin/credential-vault.js');
-    const child = promisify(execFile)(process.execPath, [bin, 'tx', 'sign', '--submit', `${h.url}/v1/dids/stellar`], { env: { ...process.env, CV_SECRET_KEY: kp.secret() } });
+    const child = promisify(execFile)(process.execPath, [bin, 'tx', 'sign', '--submit', `${h.url}/v1/dids/stellar`], {
+      env: { ...process.env, CV_SECRET_KEY: kp.secret() },
+    });
     child.child.stdin!.end(answer);
     const { stdout } = await child;
     expect(JSON.parse(stdout)).toEqual({ txId: expect.any(String) });

@@ -40,7 +40,9 @@ function readPrepared(text: string): Prepared {
     throw new UsageError('tx sign: the JSON has no "xdr" (is it a prepare answer or a challenge?)');
   }
   // The vault API names the passphrase `network`; the resolver has `network: testnet` and `networkPassphrase`.
-  const named = [json['networkPassphrase'], json['network']].find((v) => typeof v === 'string' && v !== 'testnet' && v !== 'mainnet');
+  const named = [json['networkPassphrase'], json['network']].find(
+    (v) => typeof v === 'string' && v !== 'testnet' && v !== 'mainnet',
+  );
   return { xdr: json['xdr'], ...(typeof named === 'string' ? { passphrase: named } : {}) };
 }
 
@@ -61,15 +63,19 @@ export async function txCommand(argv: string[], io: CliIo, wallet: WalletEnv): P
 
   const prepared = readPrepared(args[0] === undefined || args[0] === '-' ? await io.readStdin() : args[0]);
   if (passphraseFlag !== undefined && prepared.passphrase !== undefined && passphraseFlag !== prepared.passphrase) {
-    throw new UsageError(`tx sign: the transaction is for "${prepared.passphrase}", not "${passphraseFlag}": refusing to sign`);
+    throw new UsageError(
+      `tx sign: the transaction is for "${prepared.passphrase}", not "${passphraseFlag}": refusing to sign`,
+    );
   }
   const passphrase = passphraseFlag ?? prepared.passphrase;
-  if (passphrase === undefined) throw new UsageError('tx sign: bare XDR needs --passphrase (the prepare answer names it)');
+  if (passphrase === undefined)
+    throw new UsageError('tx sign: bare XDR needs --passphrase (the prepare answer names it)');
 
   let validUntilLedger: number | undefined;
   if (validUntilFlag !== undefined) {
     validUntilLedger = Number(validUntilFlag);
-    if (!Number.isSafeInteger(validUntilLedger) || validUntilLedger < 1) throw new UsageError('tx sign: --valid-until-ledger must be a positive integer');
+    if (!Number.isSafeInteger(validUntilLedger) || validUntilLedger < 1)
+      throw new UsageError('tx sign: --valid-until-ledger must be a positive integer');
   } else if (rpcUrl !== undefined && needsAuthorization(prepared.xdr, keypair.publicKey())) {
     const latest = await reach(rpcUrl, () => latestLedgerOf(rpcUrl));
     if (latest.passphrase !== passphrase) {
@@ -81,12 +87,22 @@ export async function txCommand(argv: string[], io: CliIo, wallet: WalletEnv): P
 
   let signed;
   try {
-    signed = await signPrepared({ xdr: prepared.xdr, passphrase, keypair, ...(validUntilLedger !== undefined ? { validUntilLedger } : {}) });
+    signed = await signPrepared({
+      xdr: prepared.xdr,
+      passphrase,
+      keypair,
+      ...(validUntilLedger !== undefined ? { validUntilLedger } : {}),
+    });
   } catch (err) {
     if (err instanceof SignError) throw new UsageError(`tx sign: ${err.message}`);
     throw err;
   }
-  const what = [signed.envelopeSigned ? 'the envelope' : '', signed.authEntriesSigned ? `${signed.authEntriesSigned} authorization entr${signed.authEntriesSigned === 1 ? 'y' : 'ies'} (valid until ledger ${validUntilLedger})` : '']
+  const what = [
+    signed.envelopeSigned ? 'the envelope' : '',
+    signed.authEntriesSigned
+      ? `${signed.authEntriesSigned} authorization entr${signed.authEntriesSigned === 1 ? 'y' : 'ies'} (valid until ledger ${validUntilLedger})`
+      : '',
+  ]
     .filter(Boolean)
     .join(' and ');
   io.err(`signed ${what} as ${keypair.publicKey()} for "${passphrase}"`);

@@ -41,15 +41,16 @@ const verify = (signed: Record<string, unknown>) =>
   verifyDataIntegrity({
     document: signed,
     now: new Date(),
-    resolve: async (did) => ({
-      didDocument: {
-        id: did,
-        verificationMethod: [{ id: VM, type: 'Multikey', controller: did, publicKeyMultibase: issuerMultikey }],
-        assertionMethod: ['#assert-1'],
-      },
-      didDocumentMetadata: {},
-      didResolutionMetadata: { contentType: 'application/did+ld+json' },
-    }) as unknown as Awaited<ReturnType<Parameters<typeof verifyDataIntegrity>[0]['resolve']>>,
+    resolve: async (did) =>
+      ({
+        didDocument: {
+          id: did,
+          verificationMethod: [{ id: VM, type: 'Multikey', controller: did, publicKeyMultibase: issuerMultikey }],
+          assertionMethod: ['#assert-1'],
+        },
+        didDocumentMetadata: {},
+        didResolutionMetadata: { contentType: 'application/did+ld+json' },
+      }) as unknown as Awaited<ReturnType<Parameters<typeof verifyDataIntegrity>[0]['resolve']>>,
   });
 
 describe('vc sign', () => {

@@ -32,7 +32,11 @@ export interface AuthEntryInfo {
 export function authEntries(txXdr: string): AuthEntryInfo[] {
   return entriesOf(xdr.TransactionEnvelope.fromXdr(txXdr, 'base64')).map((e) => {
     const i = inspectAuthEntry(e);
-    return { credentialType: i.credentialType, address: i.address, signers: i.signers.map((s) => ({ address: s.address, signed: s.signed })) };
+    return {
+      credentialType: i.credentialType,
+      address: i.address,
+      signers: i.signers.map((s) => ({ address: s.address, signed: s.signed })),
+    };
   });
 }
 
@@ -58,7 +62,9 @@ export async function authorizeEntries(txXdr: string, networkPassphrase: string,
   return withEntries(env, signed).toXdr('base64');
 }
 
-function invocation(env: xdr.TransactionEnvelope): { tx: xdr.Transaction; op: xdr.Operation; body: xdr.InvokeHostFunctionOp } | undefined {
+function invocation(
+  env: xdr.TransactionEnvelope,
+): { tx: xdr.Transaction; op: xdr.Operation; body: xdr.InvokeHostFunctionOp } | undefined {
   if (env.type !== 'envelopeTypeTx') return undefined;
   const tx = env.v1.tx;
   const op = tx.operations[0];
@@ -81,7 +87,9 @@ function withEntries(env: xdr.TransactionEnvelope, auth: xdr.SorobanAuthorizatio
     operations: [
       new xdr.Operation({
         sourceAccount: op.sourceAccount,
-        body: xdr.OperationBody.invokeHostFunction(new xdr.InvokeHostFunctionOp({ hostFunction: body.hostFunction, auth })),
+        body: xdr.OperationBody.invokeHostFunction(
+          new xdr.InvokeHostFunctionOp({ hostFunction: body.hostFunction, auth }),
+        ),
       }),
     ],
     ext: tx.ext,

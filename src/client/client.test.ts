@@ -36,7 +36,12 @@ function fakeFetch(replies: Reply[]) {
   const fetch = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
     const raw = await request.text();
-    seen.push({ method: request.method, path: decodeURIComponent(url.pathname) + url.search, headers: request.headers, body: raw ? JSON.parse(raw) : undefined });
+    seen.push({
+      method: request.method,
+      path: decodeURIComponent(url.pathname) + url.search,
+      headers: request.headers,
+      body: raw ? JSON.parse(raw) : undefined,
+    });
     const reply = replies.shift();
     if (!reply) throw new Error(`unexpected request ${request.method} ${url.pathname}`);
     const text = reply.text ?? (reply.body === undefined ? '' : JSON.stringify(reply.body));
@@ -49,24 +54,48 @@ function fakeFetch(replies: Reply[]) {
 }
 
 describe('unwrap', () => {
-  const cases: { name: string; given: Reply; want: { data: unknown } | { status: number; code: string; message: RegExp; details?: unknown; requestId?: string } }[] = [
-    { name: 'success gives the data', given: { status: 200, body: { status: 'ok' } }, want: { data: { status: 'ok' } } },
+  const cases: {
+    name: string;
+    given: Reply;
+    want: { data: unknown } | { status: number; code: string; message: RegExp; details?: unknown; requestId?: string };
+  }[] = [
+    {
+      name: 'success gives the data',
+      given: { status: 200, body: { status: 'ok' } },
+      want: { data: { status: 'ok' } },
+    },
     {
       name: 'vault API {error, message}',
-      given: { status: 403, body: { error: 'issuer_denied', message: 'the vault owner denies this issuer' }, headers: { 'x-request-id': 'req-1' } },
+      given: {
+        status: 403,
+        body: { error: 'issuer_denied', message: 'the vault owner denies this issuer' },
+        headers: { 'x-request-id': 'req-1' },
+      },
       want: { status: 403, code: 'issuer_denied', message: /denies this issuer/, requestId: 'req-1' },
     },
     {
       name: 'resolver {code, message, details}',
-      given: { status: 409, body: { code: 'version_mismatch', message: 'stale', details: { expectedVersion: 1, currentVersion: 2 } } },
-      want: { status: 409, code: 'version_mismatch', message: /stale/, details: { expectedVersion: 1, currentVersion: 2 } },
+      given: {
+        status: 409,
+        body: { code: 'version_mismatch', message: 'stale', details: { expectedVersion: 1, currentVersion: 2 } },
+      },
+      want: {
+        status: 409,
+        code: 'version_mismatch',
+        message: /stale/,
+        details: { expectedVersion: 1, currentVersion: 2 },
+      },
     },
     {
       name: 'an HTML page from a proxy',
       given: { status: 502, text: '<html>Bad Gateway</html>' },
       want: { status: 502, code: UNEXPECTED_RESPONSE, message: /HTTP 502.*Bad Gateway/ },
     },
-    { name: 'an empty body', given: { status: 500 }, want: { status: 500, code: UNEXPECTED_RESPONSE, message: /HTTP 500 without an error envelope$/ } },
+    {
+      name: 'an empty body',
+      given: { status: 500 },
+      want: { status: 500, code: UNEXPECTED_RESPONSE, message: /HTTP 500 without an error envelope$/ },
+    },
     {
       name: 'JSON that is not an envelope',
       given: { status: 400, body: { oops: true } },
@@ -140,10 +169,16 @@ describe('prepareAndSubmit', () => {
     ]);
     const vault = createVaultClient({ baseUrl: BASE, apiKey: 'k', fetch });
     const signed: [string, string][] = [];
-    const result = await prepareAndSubmit(vault, path, body, (xdr, passphrase) => {
-      signed.push([xdr, passphrase]);
-      return `${xdr}SIGNED`;
-    }, { idempotencyKey: 'idem-1' });
+    const result = await prepareAndSubmit(
+      vault,
+      path,
+      body,
+      (xdr, passphrase) => {
+        signed.push([xdr, passphrase]);
+        return `${xdr}SIGNED`;
+      },
+      { idempotencyKey: 'idem-1' },
+    );
     expect(result).toEqual({ txId: TX, prepared: { xdr: 'AAAA', network: 'Test Passphrase' } });
     expect(signed).toEqual([['AAAA', 'Test Passphrase']]);
     expect(seen.map((s) => [s.method, s.path, s.body, s.headers.get('idempotency-key')])).toEqual([
@@ -153,7 +188,12 @@ describe('prepareAndSubmit', () => {
   });
 
   it.each([
-    { name: 'a prepare error', replies: [{ status: 404, body: { error: 'vault_not_found', message: 'none' } }], code: 'vault_not_found', requests: 1 },
+    {
+      name: 'a prepare error',
+      replies: [{ status: 404, body: { error: 'vault_not_found', message: 'none' } }],
+      code: 'vault_not_found',
+      requests: 1,
+    },
     {
       name: 'a submit error',
       replies: [
@@ -193,17 +233,36 @@ describe('prepareAndSubmit', () => {
 
 describe('obtainApiKey', () => {
   it('signs the challenge with its passphrase and posts it with the scopes and origin', async () => {
-    const created = { key: 'b'.repeat(64), key_id: '7c4a8d09ca3762af', wallet_address: OWNER, role: 'standard', scopes: [], network: 'testnet', created_at: '2026-07-01T12:00:00.000Z', expires_at: '2026-12-28T12:00:00.000Z' };
+    const created = {
+      key: 'b'.repeat(64),
+      key_id: '7c4a8d09ca3762af',
+      wallet_address: OWNER,
+      role: 'standard',
+      scopes: [],
+      network: 'testnet',
+      created_at: '2026-07-01T12:00:00.000Z',
+      expires_at: '2026-12-28T12:00:00.000Z',
+    };
     const { fetch, seen } = fakeFetch([
       { status: 200, body: { transaction: 'CHAL', network_passphrase: 'Test Passphrase' } },
       { status: 201, body: created },
     ]);
     const vault = createVaultClient({ baseUrl: BASE, fetch });
-    const key = await obtainApiKey(vault, { account: OWNER, sign: (x, p) => `${x}|${p}`, scopes: ['credentials:read'], origin: 'https://app.example.org' });
+    const key = await obtainApiKey(vault, {
+      account: OWNER,
+      sign: (x, p) => `${x}|${p}`,
+      scopes: ['credentials:read'],
+      origin: 'https://app.example.org',
+    });
     expect(key).toEqual(created);
     expect(seen.map((s) => [s.method, s.path, s.body, s.headers.get('origin')])).toEqual([
       ['GET', `/auth/challenge?account=${OWNER}`, undefined, 'https://app.example.org'],
-      ['POST', '/auth/keys', { transaction: 'CHAL|Test Passphrase', scopes: ['credentials:read'] }, 'https://app.example.org'],
+      [
+        'POST',
+        '/auth/keys',
+        { transaction: 'CHAL|Test Passphrase', scopes: ['credentials:read'] },
+        'https://app.example.org',
+      ],
     ]);
   });
 
@@ -213,7 +272,10 @@ describe('obtainApiKey', () => {
       { status: 400, body: { error: 'challenge_invalid', message: 'replayed' } },
     ]);
     const vault = createVaultClient({ baseUrl: BASE, fetch });
-    await expect(obtainApiKey(vault, { account: OWNER, sign: (x) => x })).rejects.toMatchObject({ status: 400, code: 'challenge_invalid' });
+    await expect(obtainApiKey(vault, { account: OWNER, sign: (x) => x })).rejects.toMatchObject({
+      status: 400,
+      code: 'challenge_invalid',
+    });
   });
 });
 
@@ -228,7 +290,14 @@ describe('resolveDid', () => {
     { name: 'resolved', given: { status: 200, body: resolved }, want: 200 },
     { name: 'not found is data', given: { status: 404, body: failure('notFound') }, want: 404 },
     { name: 'invalid is data', given: { status: 400, body: failure('invalidDid') }, want: 400 },
-    { name: 'tombstone is data', given: { status: 410, body: { ...resolved, didDocumentMetadata: { ...resolved.didDocumentMetadata, deactivated: true } } }, want: 410 },
+    {
+      name: 'tombstone is data',
+      given: {
+        status: 410,
+        body: { ...resolved, didDocumentMetadata: { ...resolved.didDocumentMetadata, deactivated: true } },
+      },
+      want: 410,
+    },
   ])('$name', async ({ given, want }) => {
     const { fetch, seen } = fakeFetch([given]);
     const resolver = createResolverClient({ baseUrl: BASE, fetch });
@@ -239,7 +308,9 @@ describe('resolveDid', () => {
   });
 
   it('throws ApiError for the rate-limit envelope', async () => {
-    const { fetch } = fakeFetch([{ status: 429, body: { code: 'rate_limited', message: 'slow down' }, headers: { 'retry-after': '3' } }]);
+    const { fetch } = fakeFetch([
+      { status: 429, body: { code: 'rate_limited', message: 'slow down' }, headers: { 'retry-after': '3' } },
+    ]);
     const resolver = createResolverClient({ baseUrl: BASE, fetch });
     await expect(resolveDid(resolver, DID)).rejects.toMatchObject({ status: 429, code: 'rate_limited' });
   });
@@ -247,11 +318,32 @@ describe('resolveDid', () => {
 
 describe('registry mutations', () => {
   const prepared = { xdr: 'XDR', network: 'testnet', networkPassphrase: 'Test Passphrase' };
-  const record = { controller: OWNER, authentication: [{ publicKeyMultibase: 'z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp' }], assertionMethod: [], keyAgreement: [], services: [] };
+  const record = {
+    controller: OWNER,
+    authentication: [{ publicKeyMultibase: 'z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp' }],
+    assertionMethod: [],
+    keyAgreement: [],
+    services: [],
+  };
   it.each([
-    { name: 'register', run: (c: ReturnType<typeof createResolverClient>) => registerDid(c, { did: DID, sourcePublicKey: OWNER, record }, (x, p) => `${x}@${p}`), path: '/v1/dids/stellar' },
-    { name: 'update', run: (c: ReturnType<typeof createResolverClient>) => mutateDid(c, 'update', DID, { expectedVersion: 1, sourcePublicKey: OWNER, record }, (x, p) => `${x}@${p}`), path: `/v1/dids/stellar/${DID}/update` },
-    { name: 'deactivate', run: (c: ReturnType<typeof createResolverClient>) => mutateDid(c, 'deactivate', DID, { expectedVersion: 2, sourcePublicKey: OWNER }, (x, p) => `${x}@${p}`), path: `/v1/dids/stellar/${DID}/deactivate` },
+    {
+      name: 'register',
+      run: (c: ReturnType<typeof createResolverClient>) =>
+        registerDid(c, { did: DID, sourcePublicKey: OWNER, record }, (x, p) => `${x}@${p}`),
+      path: '/v1/dids/stellar',
+    },
+    {
+      name: 'update',
+      run: (c: ReturnType<typeof createResolverClient>) =>
+        mutateDid(c, 'update', DID, { expectedVersion: 1, sourcePublicKey: OWNER, record }, (x, p) => `${x}@${p}`),
+      path: `/v1/dids/stellar/${DID}/update`,
+    },
+    {
+      name: 'deactivate',
+      run: (c: ReturnType<typeof createResolverClient>) =>
+        mutateDid(c, 'deactivate', DID, { expectedVersion: 2, sourcePublicKey: OWNER }, (x, p) => `${x}@${p}`),
+      path: `/v1/dids/stellar/${DID}/deactivate`,
+    },
   ])('$name: prepare → sign with networkPassphrase → submit', async ({ run, path }) => {
     const { fetch, seen } = fakeFetch([
       { status: 200, body: prepared },
@@ -267,6 +359,9 @@ describe('registry mutations', () => {
     const details = { field: 'authentication[0].publicKeyMultibase', violations: [] };
     const { fetch } = fakeFetch([{ status: 400, body: { code: 'key_invalid', message: 'bad key', details } }]);
     const c = createResolverClient({ baseUrl: BASE, fetch });
-    await expect(registerDid(c, { did: DID, sourcePublicKey: OWNER, record }, (x) => x)).rejects.toMatchObject({ code: 'key_invalid', details });
+    await expect(registerDid(c, { did: DID, sourcePublicKey: OWNER, record }, (x) => x)).rejects.toMatchObject({
+      code: 'key_invalid',
+      details,
+    });
   });
 });

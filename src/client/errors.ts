@@ -20,7 +20,13 @@ export class ApiError extends Error {
   /** `X-Request-ID` of the response, to quote when reporting a problem. */
   readonly requestId: string | undefined;
 
-  constructor(init: { status: number; code: string; message: string; details?: Record<string, unknown>; requestId?: string }) {
+  constructor(init: {
+    status: number;
+    code: string;
+    message: string;
+    details?: Record<string, unknown>;
+    requestId?: string;
+  }) {
     super(init.message);
     this.status = init.status;
     this.code = init.code;
@@ -45,14 +51,24 @@ export function apiErrorFrom(response: Pick<Response, 'status' | 'headers'>, bod
   const requestId = response.headers.get('x-request-id') ?? undefined;
   const base = { status: response.status, ...(requestId ? { requestId } : {}) };
   if (isRecord(body) && typeof body['message'] === 'string') {
-    const code = typeof body['error'] === 'string' ? body['error'] : typeof body['code'] === 'string' ? body['code'] : undefined;
+    const code =
+      typeof body['error'] === 'string' ? body['error'] : typeof body['code'] === 'string' ? body['code'] : undefined;
     if (code !== undefined) {
-      return new ApiError({ ...base, code, message: body['message'], ...(isRecord(body['details']) ? { details: body['details'] } : {}) });
+      return new ApiError({
+        ...base,
+        code,
+        message: body['message'],
+        ...(isRecord(body['details']) ? { details: body['details'] } : {}),
+      });
     }
   }
   const text = typeof body === 'string' ? body : body === undefined ? '' : JSON.stringify(body);
   const excerpt = text.length > 200 ? `${text.slice(0, 200)}…` : text;
-  return new ApiError({ ...base, code: UNEXPECTED_RESPONSE, message: `HTTP ${response.status} without an error envelope${excerpt ? `: ${excerpt}` : ''}` });
+  return new ApiError({
+    ...base,
+    code: UNEXPECTED_RESPONSE,
+    message: `HTTP ${response.status} without an error envelope${excerpt ? `: ${excerpt}` : ''}`,
+  });
 }
 
 /** What openapi-fetch resolves to: `data` on success, `error` (parsed body) otherwise. */

@@ -28,7 +28,14 @@ export {
   type ProblemDetails,
 } from './verify.ts';
 export { signingPassphrase, transactionId, preparedOf, type PreparedShape, type SubmittedShape } from './shapes.ts';
-export { toSigner, keypairSigner, browserWalletSigner, type Signer, type Wallet, type BrowserWallet } from './wallet.ts';
+export {
+  toSigner,
+  keypairSigner,
+  browserWalletSigner,
+  type Signer,
+  type Wallet,
+  type BrowserWallet,
+} from './wallet.ts';
 export {
   createResolverClient,
   resolveDid,
@@ -45,8 +52,23 @@ export {
   type DidMutations,
   type DidWriteResult,
 } from './resolver.ts';
-export { authEntries, authorizeEntries, type AuthEntryInfo, type AuthEntrySigner, type AuthorizeOptions, type CredentialType } from './auth.ts';
-export { ApiError, UNEXPECTED_RESPONSE, apiErrorFrom, isApiError, unwrap, type FetchResult, type ResolverErrorCode } from './errors.ts';
+export {
+  authEntries,
+  authorizeEntries,
+  type AuthEntryInfo,
+  type AuthEntrySigner,
+  type AuthorizeOptions,
+  type CredentialType,
+} from './auth.ts';
+export {
+  ApiError,
+  UNEXPECTED_RESPONSE,
+  apiErrorFrom,
+  isApiError,
+  unwrap,
+  type FetchResult,
+  type ResolverErrorCode,
+} from './errors.ts';
 // What a client needs to name a new DID and its keys before registering them.
 export { generateDid, encodeMultikey } from '../did/index.ts';
 // What an issuer's wallet or backend needs to sign its credentials (Data Integrity, eddsa-jcs-2022), and a

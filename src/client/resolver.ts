@@ -42,7 +42,11 @@ const isResolutionResult = (v: unknown): v is ResolutionResult =>
  * result they are, never thrown; only an answer that is not a resolution result (429 rate limit, 500)
  * throws ApiError.
  */
-export async function resolveDid(client: ResolverClient, did: string, options: { accept?: string } = {}): Promise<Resolution> {
+export async function resolveDid(
+  client: ResolverClient,
+  did: string,
+  options: { accept?: string } = {},
+): Promise<Resolution> {
   const { data, error, response } = await client.GET('/1.0/identifiers/{did}', {
     params: { path: { did } },
     ...(options.accept ? { headers: { Accept: options.accept } } : {}),
@@ -67,14 +71,23 @@ export type Dereferenced =
  * `application/did-resolution`), or a dereferencing failure (404 notFound, 410, 400 invalidDidUrl), never
  * thrown; only an answer that is neither (429, 500) throws ApiError.
  */
-export async function dereferenceDidUrl(client: ResolverClient, didUrl: string, options: { accept?: string } = {}): Promise<{ status: number; body: Dereferenced }> {
-  if (!didUrl.includes('#')) throw new TypeError('a DID URL to dereference has a fragment (#…); resolve a DID with resolveDid');
+export async function dereferenceDidUrl(
+  client: ResolverClient,
+  didUrl: string,
+  options: { accept?: string } = {},
+): Promise<{ status: number; body: Dereferenced }> {
+  if (!didUrl.includes('#'))
+    throw new TypeError('a DID URL to dereference has a fragment (#…); resolve a DID with resolveDid');
   const { data, error, response } = await client.GET('/1.0/identifiers/{did}', {
     params: { path: { did: didUrl } },
     ...(options.accept ? { headers: { Accept: options.accept } } : {}),
   });
   const body: unknown = data ?? error;
-  if (typeof body === 'object' && body !== null && ('dereferencingMetadata' in body || ('id' in body && 'type' in body))) {
+  if (
+    typeof body === 'object' &&
+    body !== null &&
+    ('dereferencingMetadata' in body || ('id' in body && 'type' in body))
+  ) {
     return { status: response.status, body: body as Dereferenced };
   }
   throw apiErrorFrom(response, body);
@@ -85,9 +98,18 @@ export interface DidWriteResult {
   prepared: ResolverSchemas['PrepareResponse'];
 }
 
-type UntypedPost = (path: string, init: { body: unknown; params?: { path: { did: string } } }) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+type UntypedPost = (
+  path: string,
+  init: { body: unknown; params?: { path: { did: string } } },
+) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
 
-async function prepareSignSubmit(client: ResolverClient, path: string, did: string | undefined, body: unknown, sign: Wallet): Promise<DidWriteResult> {
+async function prepareSignSubmit(
+  client: ResolverClient,
+  path: string,
+  did: string | undefined,
+  body: unknown,
+  sign: Wallet,
+): Promise<DidWriteResult> {
   const post = client.POST as unknown as UntypedPost;
   const params = did !== undefined ? { params: { path: { did } } } : {};
   const answer = unwrap(await post(path, { body, ...params }));
@@ -100,7 +122,11 @@ async function prepareSignSubmit(client: ResolverClient, path: string, did: stri
 }
 
 /** Registers a DID: prepare `register` → the controller signs → submit. */
-export function registerDid(client: ResolverClient, body: ResolverSchemas['RegisterPrepareRequest'], sign: Wallet): Promise<DidWriteResult> {
+export function registerDid(
+  client: ResolverClient,
+  body: ResolverSchemas['RegisterPrepareRequest'],
+  sign: Wallet,
+): Promise<DidWriteResult> {
   return prepareSignSubmit(client, '/v1/dids/stellar', undefined, body, sign);
 }
 

@@ -33,7 +33,10 @@ export function apiKeyMiddleware(apiKey: string): Middleware {
 }
 
 export function createVaultClient(options: VaultClientOptions): VaultClient {
-  const client = createClient<VaultPaths>({ baseUrl: options.baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const client = createClient<VaultPaths>({
+    baseUrl: options.baseUrl,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
   if (options.apiKey !== undefined) client.use(apiKeyMiddleware(options.apiKey));
   return client;
 }
@@ -42,13 +45,18 @@ type JsonBody<Op> = Op extends { requestBody?: { content: { 'application/json': 
 
 /** The POST routes that prepare or submit a contract write (their 200 is `WriteResponse`). */
 export type VaultWritePath = {
-  [P in keyof VaultPaths]: VaultPaths[P]['post'] extends { responses: { 200: { content: { 'application/json': VaultSchemas['WriteResponse'] } } } }
+  [P in keyof VaultPaths]: VaultPaths[P]['post'] extends {
+    responses: { 200: { content: { 'application/json': VaultSchemas['WriteResponse'] } } };
+  }
     ? P
     : never;
 }[keyof VaultPaths];
 
 /** The prepare body of a write route: its request body without the `{signedXdr}` submit form. */
-export type PrepareBody<P extends VaultWritePath> = Exclude<JsonBody<VaultPaths[P]['post']>, VaultSchemas['SubmitRequest']>;
+export type PrepareBody<P extends VaultWritePath> = Exclude<
+  JsonBody<VaultPaths[P]['post']>,
+  VaultSchemas['SubmitRequest']
+>;
 
 export interface WriteOptions {
   /**
@@ -67,7 +75,10 @@ export interface WriteResult {
 }
 
 // openapi-fetch cannot infer one body type across a union of paths; the public signature carries the types.
-type UntypedPost = (path: string, init: { body: unknown; headers?: Record<string, string> }) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+type UntypedPost = (
+  path: string,
+  init: { body: unknown; headers?: Record<string, string> },
+) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
 
 /**
  * Prepare → sign → submit on one write route; resolves to the transaction id once final, throws ApiError
@@ -108,10 +119,16 @@ export interface ObtainKeyOptions {
  * An API key by proving control of a wallet (vault-api.yaml GET /auth/challenge, POST /auth/keys). The key
  * in the answer is shown only once. Proving the same wallet again replaces its key.
  */
-export async function obtainApiKey(client: VaultClient, options: ObtainKeyOptions): Promise<VaultSchemas['ApiKeyCreated']> {
+export async function obtainApiKey(
+  client: VaultClient,
+  options: ObtainKeyOptions,
+): Promise<VaultSchemas['ApiKeyCreated']> {
   const headers = options.origin !== undefined ? { Origin: options.origin } : undefined;
   const challenge = unwrap(
-    await client.GET('/auth/challenge', { params: { query: { account: options.account } }, ...(headers ? { headers } : {}) }),
+    await client.GET('/auth/challenge', {
+      params: { query: { account: options.account } },
+      ...(headers ? { headers } : {}),
+    }),
   );
   const transaction = await toSigner(options.sign)(challenge.transaction, challenge.network_passphrase);
   return unwrap(

@@ -26,12 +26,18 @@ function resultOf<T>(r: FetchResult<T>): T {
  *     const r = await verifyCredential(vault, { verifiableCredential: vc, options: { checks: ['proof'] } });
  *     if (!r.verified) console.log(r.problemDetails?.filter((p) => p.level === 'error'));
  */
-export async function verifyCredential(client: VaultClient, body: VerifyCredentialRequest): Promise<VerifyCredentialResult> {
+export async function verifyCredential(
+  client: VaultClient,
+  body: VerifyCredentialRequest,
+): Promise<VerifyCredentialResult> {
   return resultOf(await client.POST('/credentials/verify', { body }));
 }
 
 /** Verifies a presentation (the holder's proof over `options.challenge`) and every credential in it. */
-export async function verifyPresentation(client: VaultClient, body: VerifyPresentationRequest): Promise<VerifyPresentationResult> {
+export async function verifyPresentation(
+  client: VaultClient,
+  body: VerifyPresentationRequest,
+): Promise<VerifyPresentationResult> {
   return resultOf(await client.POST('/presentations/verify', { body }));
 }
 

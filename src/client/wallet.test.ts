@@ -19,7 +19,10 @@ const signedBy = (xdr: string, account: string, passphrase = PASSPHRASE) =>
   WebAuth.verifyTxSignedBy(TransactionBuilder.fromXDR(xdr, passphrase), account);
 
 /** A wallet in Freighter's shape holding `keypair`, answering as `answer` says. */
-function browserWallet(keypair: Keypair, answer: 'string' | 'object' = 'object'): BrowserWallet & { calls: { networkPassphrase: string }[] } {
+function browserWallet(
+  keypair: Keypair,
+  answer: 'string' | 'object' = 'object',
+): BrowserWallet & { calls: { networkPassphrase: string }[] } {
   const calls: { networkPassphrase: string }[] = [];
   return {
     calls,
@@ -55,8 +58,12 @@ describe('toSigner', () => {
   });
 
   it('throws when the browser wallet declines or answers nothing', async () => {
-    const declined: BrowserWallet = { signTransaction: async () => ({ signedTxXdr: '', error: { message: 'User declined access' } }) };
-    await expect(browserWalletSigner(declined)(unsignedXdr(), PASSPHRASE)).rejects.toThrow(/did not sign: User declined access/);
+    const declined: BrowserWallet = {
+      signTransaction: async () => ({ signedTxXdr: '', error: { message: 'User declined access' } }),
+    };
+    await expect(browserWalletSigner(declined)(unsignedXdr(), PASSPHRASE)).rejects.toThrow(
+      /did not sign: User declined access/,
+    );
     const empty: BrowserWallet = { signTransaction: async () => ({ signedTxXdr: '' }) };
     await expect(browserWalletSigner(empty)(unsignedXdr(), PASSPHRASE)).rejects.toThrow(/without a signed transaction/);
     const blank: BrowserWallet = { signTransaction: async () => '' };

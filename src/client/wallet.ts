@@ -36,7 +36,11 @@ export function keypairSigner(keypair: Keypair, expectedPassphrase?: string): Si
 }
 
 const errorText = (error: unknown): string =>
-  typeof error === 'string' ? error : typeof error === 'object' && error !== null && 'message' in error ? String(error.message) : JSON.stringify(error);
+  typeof error === 'string'
+    ? error
+    : typeof error === 'object' && error !== null && 'message' in error
+      ? String(error.message)
+      : JSON.stringify(error);
 
 /** A Signer over a browser wallet; a declined or empty answer throws. */
 export function browserWalletSigner(wallet: BrowserWallet): Signer {
@@ -44,7 +48,8 @@ export function browserWalletSigner(wallet: BrowserWallet): Signer {
     const answer = await wallet.signTransaction(xdr, { networkPassphrase });
     if (typeof answer === 'string' && answer) return answer;
     if (typeof answer === 'object' && answer !== null) {
-      if (answer.error !== undefined && answer.error !== null) throw new Error(`the wallet did not sign: ${errorText(answer.error)}`);
+      if (answer.error !== undefined && answer.error !== null)
+        throw new Error(`the wallet did not sign: ${errorText(answer.error)}`);
       if (typeof answer.signedTxXdr === 'string' && answer.signedTxXdr) return answer.signedTxXdr;
     }
     throw new Error('the wallet answered without a signed transaction');

@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  CHAIN_TIMEOUT_DEFAULTS, ConfigError, loadConfig, readSettings, requireProfiles, settingsTable, SETTINGS, walletEnv,
+  CHAIN_TIMEOUT_DEFAULTS,
+  ConfigError,
+  loadConfig,
+  readSettings,
+  requireProfiles,
+  settingsTable,
+  SETTINGS,
+  walletEnv,
 } from './index.ts';
 import { DEFAULT_TIMEOUTS } from '../chain/client.ts';
 
@@ -131,19 +138,18 @@ describe('the public RPC URL GET /config publishes (CV_TESTNET_PUBLIC_RPC_URL, C
     expect(config.networks.mainnet.publicRpcUrl).toBe('https://mainnet.example/');
     expect(loadConfig(off, {}).config.networks.testnet.publicRpcUrl).toBeUndefined();
   });
-  it.each([
-    'https://user:SECRET@rpc.example/',
-    'https://rpc.example/?apikey=KEY',
-    'https://rpc.example/#KEY',
-  ])('refuses %s: published as it is, it takes no userinfo, query or fragment, and is never echoed', (given) => {
-    const attempt = () => loadConfig([...off, '--testnet-public-rpc-url', given], {});
-    expect(attempt).toThrow(
-      new ConfigError([
-        'CV_TESTNET_PUBLIC_RPC_URL (--testnet-public-rpc-url): GET /config publishes it as it is, so it takes no ' +
-          'userinfo, query or fragment',
-      ]),
-    );
-  });
+  it.each(['https://user:SECRET@rpc.example/', 'https://rpc.example/?apikey=KEY', 'https://rpc.example/#KEY'])(
+    'refuses %s: published as it is, it takes no userinfo, query or fragment, and is never echoed',
+    (given) => {
+      const attempt = () => loadConfig([...off, '--testnet-public-rpc-url', given], {});
+      expect(attempt).toThrow(
+        new ConfigError([
+          'CV_TESTNET_PUBLIC_RPC_URL (--testnet-public-rpc-url): GET /config publishes it as it is, so it takes no ' +
+            'userinfo, query or fragment',
+        ]),
+      );
+    },
+  );
   it('refuses a URL that is not http(s)', () => {
     expect(() => loadConfig([...off, '--mainnet-public-rpc-url', 'ftp://rpc.example/'], {})).toThrow(
       /CV_MAINNET_PUBLIC_RPC_URL \(--mainnet-public-rpc-url\): expected an http:\/\/ or https:\/\/ URL/,
@@ -202,7 +208,9 @@ describe('trust proxy (CV_TRUST_PROXY / --trust-proxy)', () => {
     expect(loadConfig(given === undefined ? [] : ['--trust-proxy', given], {}).config.trustProxy).toEqual(want);
   });
   it.each(['true', '10.0.0.0/33', 'lb.internal', '1.2.3', '::1/129', '-1', ','])('refuses %j', (given) => {
-    expect(() => loadConfig([], { CV_TRUST_PROXY: given })).toThrow(/CV_TRUST_PROXY \(--trust-proxy\): expected false, a hop count/);
+    expect(() => loadConfig([], { CV_TRUST_PROXY: given })).toThrow(
+      /CV_TRUST_PROXY \(--trust-proxy\): expected false, a hop count/,
+    );
   });
 });
 
@@ -211,12 +219,18 @@ describe('legacy base paths of the vault API (CV_LEGACY_BASE_PATHS / --legacy-ba
     { argv: [], env: {}, want: ['/api', '/api/v1'] },
     { argv: [], env: { CV_LEGACY_BASE_PATHS: '' }, want: [] },
     { argv: ['--legacy-base-paths='], env: {}, want: [] },
-    { argv: ['--legacy-base-paths', '/v0, /service/api'], env: { CV_LEGACY_BASE_PATHS: '/x' }, want: ['/v0', '/service/api'] },
+    {
+      argv: ['--legacy-base-paths', '/v0, /service/api'],
+      env: { CV_LEGACY_BASE_PATHS: '/x' },
+      want: ['/v0', '/service/api'],
+    },
   ])('$argv $env → $want', ({ argv, env, want }) => {
     expect(loadConfig(argv, env).config.legacyBasePaths).toEqual(want);
   });
   it.each(['api', '/api/', '/', '/a b', '/api?x'])('refuses %j', (given) => {
-    expect(() => loadConfig([], { CV_LEGACY_BASE_PATHS: given })).toThrow(/CV_LEGACY_BASE_PATHS \(--legacy-base-paths\): expected a comma list of path prefixes/);
+    expect(() => loadConfig([], { CV_LEGACY_BASE_PATHS: given })).toThrow(
+      /CV_LEGACY_BASE_PATHS \(--legacy-base-paths\): expected a comma list of path prefixes/,
+    );
   });
 });
 
@@ -275,9 +289,24 @@ describe('validation reports one line per problem', () => {
     const without = (key: string) => Object.fromEntries(Object.entries(resolverOnly).filter(([k]) => k !== key));
     it.each([
       { process: 'resolver', env: resolverOnly, vaultApi: false, want: [] },
-      { process: 'vault API', env: resolverOnly, vaultApi: true, want: ['CV_TESTNET_FACTORY_ID', 'CV_TESTNET_VAULT_WASM_HASH'] },
-      { process: 'resolver', env: without('CV_TESTNET_REGISTRY_ID'), vaultApi: false, want: ['CV_TESTNET_REGISTRY_ID'] },
-      { process: 'resolver', env: without('CV_TESTNET_SIMULATION_ACCOUNT'), vaultApi: false, want: ['CV_TESTNET_SIMULATION_ACCOUNT'] },
+      {
+        process: 'vault API',
+        env: resolverOnly,
+        vaultApi: true,
+        want: ['CV_TESTNET_FACTORY_ID', 'CV_TESTNET_VAULT_WASM_HASH'],
+      },
+      {
+        process: 'resolver',
+        env: without('CV_TESTNET_REGISTRY_ID'),
+        vaultApi: false,
+        want: ['CV_TESTNET_REGISTRY_ID'],
+      },
+      {
+        process: 'resolver',
+        env: without('CV_TESTNET_SIMULATION_ACCOUNT'),
+        vaultApi: false,
+        want: ['CV_TESTNET_SIMULATION_ACCOUNT'],
+      },
       { process: 'resolver', env: without('CV_TESTNET_RPC_URL'), vaultApi: false, want: ['CV_TESTNET_RPC_URL'] },
     ])('$process with $want missing', ({ env, vaultApi, want }) => {
       expect(problems(env, vaultApi)).toEqual(want);
@@ -291,7 +320,9 @@ describe('validation reports one line per problem', () => {
   });
   it('refuses a state file without the embedded simulator', () => {
     const { config } = loadConfig(['--simulator', 'false', '--state-file', 'x.json'], {});
-    expect(() => requireProfiles(config, [])).toThrow(/CV_SIMULATOR_STATE_FILE \(--state-file\): only the embedded simulator has a state file/);
+    expect(() => requireProfiles(config, [])).toThrow(
+      /CV_SIMULATOR_STATE_FILE \(--state-file\): only the embedded simulator has a state file/,
+    );
   });
   it.each([
     { given: 'postgres://db.internal:5432/vault', want: /DATABASE_URL \(--database-url\): names no user/ },
@@ -304,9 +335,12 @@ describe('validation reports one line per problem', () => {
   it('a refused DATABASE_URL is never echoed (it holds the password)', () => {
     expect(() => loadConfig([], { DATABASE_URL: 'postgres://:s3cret@db/vault' })).toThrow(/^(?![\s\S]*s3cret)/);
   });
-  it.each(['postgres://vault:pw@db:5432/vault', 'postgresql://vault@db/vault', 'postgres://db/vault?user=vault'])('accepts DATABASE_URL %s', (given) => {
-    expect(loadConfig([], { DATABASE_URL: given }).config.databaseUrl).toBe(given);
-  });
+  it.each(['postgres://vault:pw@db:5432/vault', 'postgresql://vault@db/vault', 'postgres://db/vault?user=vault'])(
+    'accepts DATABASE_URL %s',
+    (given) => {
+      expect(loadConfig([], { DATABASE_URL: given }).config.databaseUrl).toBe(given);
+    },
+  );
   it('every setting is in the help table', () => {
     const table = settingsTable();
     for (const s of SETTINGS) expect(table).toContain(s.env);
@@ -315,14 +349,29 @@ describe('validation reports one line per problem', () => {
 
 describe('contract ids and accounts of a network profile are whole StrKeys (checksum included)', () => {
   it.each([
-    ['--testnet-factory-id', `C${'A'.repeat(55)}`, /CV_TESTNET_FACTORY_ID \(--testnet-factory-id\): expected a contract id C… with a valid checksum/],
-    ['--mainnet-registry-id', 'CD4FWXJVWXKDA6QU36W7SMC7PVVM2F43RTJIXY7G4PSF3A2YH52YRHWA', /CV_MAINNET_REGISTRY_ID .*valid checksum/],
-    ['--testnet-simulation-account', `G${'A'.repeat(55)}`, /CV_TESTNET_SIMULATION_ACCOUNT .*an account G… with a valid checksum/],
+    [
+      '--testnet-factory-id',
+      `C${'A'.repeat(55)}`,
+      /CV_TESTNET_FACTORY_ID \(--testnet-factory-id\): expected a contract id C… with a valid checksum/,
+    ],
+    [
+      '--mainnet-registry-id',
+      'CD4FWXJVWXKDA6QU36W7SMC7PVVM2F43RTJIXY7G4PSF3A2YH52YRHWA',
+      /CV_MAINNET_REGISTRY_ID .*valid checksum/,
+    ],
+    [
+      '--testnet-simulation-account',
+      `G${'A'.repeat(55)}`,
+      /CV_TESTNET_SIMULATION_ACCOUNT .*an account G… with a valid checksum/,
+    ],
   ])('%s %s is refused', (flag, value, want) => {
     expect(() => loadConfig([flag, value], {})).toThrow(want);
   });
   it('valid ones are taken', () => {
-    const { config } = loadConfig(['--testnet-factory-id', 'CD4FWXJVWXKDA6QU36W7SMC7PVVM2F43RTJIXY7G4PSF3A2YH52YRHWZ'], {});
+    const { config } = loadConfig(
+      ['--testnet-factory-id', 'CD4FWXJVWXKDA6QU36W7SMC7PVVM2F43RTJIXY7G4PSF3A2YH52YRHWZ'],
+      {},
+    );
     expect(config.networks.testnet.factoryId).toBe('CD4FWXJVWXKDA6QU36W7SMC7PVVM2F43RTJIXY7G4PSF3A2YH52YRHWZ');
   });
 });
@@ -346,11 +395,15 @@ describe('resolver networks (CV_RESOLVER_NETWORKS / --resolver-networks)', () =>
     { given: ' mainnet ', want: ['mainnet'] },
     { given: 'mainnet,testnet', want: ['mainnet', 'testnet'] },
   ])('$given → $want', ({ given, want }) => {
-    expect(loadConfig([], given === undefined ? {} : { CV_RESOLVER_NETWORKS: given }).config.resolverNetworks).toEqual(want);
+    expect(loadConfig([], given === undefined ? {} : { CV_RESOLVER_NETWORKS: given }).config.resolverNetworks).toEqual(
+      want,
+    );
   });
 
   it.each(['', 'public', 'testnet,testnet', 'testnet,public'])('%j is refused', (given) => {
-    expect(() => loadConfig(['--resolver-networks', given], {})).toThrow(/CV_RESOLVER_NETWORKS \(--resolver-networks\): expected a comma list of testnet, mainnet/);
+    expect(() => loadConfig(['--resolver-networks', given], {})).toThrow(
+      /CV_RESOLVER_NETWORKS \(--resolver-networks\): expected a comma list of testnet, mainnet/,
+    );
   });
 });
 
@@ -385,7 +438,9 @@ describe('secrets from files (database URL, encryption keys, Redis URL, RPC URLs
       databaseUrl: 'postgres://vault:s3cret@db:5432/vault',
       encryptionKeys: `k1:${Buffer.alloc(32, 1).toString('base64')}`,
     });
-    expect(loadConfig([], { DATABASE_URL_FILE: db, CV_ENCRYPTION_KEYS_FILE: keys }).config.databaseUrl).toBe('postgres://vault:s3cret@db:5432/vault');
+    expect(loadConfig([], { DATABASE_URL_FILE: db, CV_ENCRYPTION_KEYS_FILE: keys }).config.databaseUrl).toBe(
+      'postgres://vault:s3cret@db:5432/vault',
+    );
   });
 
   it('reads the Redis URL and the RPC URLs from files, with the same rules', () => {
@@ -409,7 +464,8 @@ describe('secrets from files (database URL, encryption keys, Redis URL, RPC URLs
       requireProfiles(simulatorOn.config, ['testnet']);
       expect.unreachable();
     } catch (e) {
-      const why = 'network profile, so this setting would be ignored; set CV_SIMULATOR=false (--simulator false) ' +
+      const why =
+        'network profile, so this setting would be ignored; set CV_SIMULATOR=false (--simulator false) ' +
         'to use a real RPC, or remove it';
       expect((e as ConfigError).problems).toEqual([
         `CV_TESTNET_RPC_URL_FILE (--testnet-rpc-url-file) (the file's content): the embedded simulator replaces the ` +
@@ -433,12 +489,32 @@ describe('secrets from files (database URL, encryption keys, Redis URL, RPC URLs
   });
 
   it.each([
-    { name: 'a missing file', env: { DATABASE_URL_FILE: '/nonexistent/db' }, want: /^DATABASE_URL_FILE \(--database-url-file\): cannot read \/nonexistent\/db \(ENOENT\)$/ },
-    { name: 'an empty file', env: { CV_ENCRYPTION_KEYS_FILE: 'EMPTY' }, want: /^CV_ENCRYPTION_KEYS_FILE \(--encryption-keys-file\): the file .* is empty$/ },
-    { name: 'both the value and its file', env: { DATABASE_URL: 'postgres://a@b/c', DATABASE_URL_FILE: 'DB' }, want: /set either it or DATABASE_URL \(--database-url\), not both/ },
-    { name: 'a file URL without a user', env: { DATABASE_URL_FILE: 'NOUSER' }, want: /^DATABASE_URL_FILE \(--database-url-file\) \(the file's content\): names no user/ },
+    {
+      name: 'a missing file',
+      env: { DATABASE_URL_FILE: '/nonexistent/db' },
+      want: /^DATABASE_URL_FILE \(--database-url-file\): cannot read \/nonexistent\/db \(ENOENT\)$/,
+    },
+    {
+      name: 'an empty file',
+      env: { CV_ENCRYPTION_KEYS_FILE: 'EMPTY' },
+      want: /^CV_ENCRYPTION_KEYS_FILE \(--encryption-keys-file\): the file .* is empty$/,
+    },
+    {
+      name: 'both the value and its file',
+      env: { DATABASE_URL: 'postgres://a@b/c', DATABASE_URL_FILE: 'DB' },
+      want: /set either it or DATABASE_URL \(--database-url\), not both/,
+    },
+    {
+      name: 'a file URL without a user',
+      env: { DATABASE_URL_FILE: 'NOUSER' },
+      want: /^DATABASE_URL_FILE \(--database-url-file\) \(the file's content\): names no user/,
+    },
   ])('refuses $name', ({ env, want }) => {
-    const paths: Record<string, string> = { EMPTY: file('empty', '\n'), DB: file('db2', 'postgres://a@b/c'), NOUSER: file('nouser', 'postgres://db/vault') };
+    const paths: Record<string, string> = {
+      EMPTY: file('empty', '\n'),
+      DB: file('db2', 'postgres://a@b/c'),
+      NOUSER: file('nouser', 'postgres://db/vault'),
+    };
     const resolved = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, paths[v] ?? v]));
     try {
       loadConfig([], resolved);

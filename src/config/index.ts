@@ -10,7 +10,12 @@ import { type KeyRole, type Network, NETWORKS } from '../domain.ts';
 
 export { requireProfiles } from './profiles.ts';
 export {
-  CHAIN_TIMEOUT_DEFAULTS, ConfigError, SETTINGS, readSettings, settingsTable, type RawSettings,
+  CHAIN_TIMEOUT_DEFAULTS,
+  ConfigError,
+  SETTINGS,
+  readSettings,
+  settingsTable,
+  type RawSettings,
 } from './settings.ts';
 
 export interface NetworkProfile {
@@ -112,7 +117,14 @@ const SECRET_FILES: readonly [string, string][] = [
 ];
 
 /** The proxy variables axios reads itself (not settings of ours: the convention every HTTP client shares). */
-const PROXY_VARIABLES: readonly string[] = ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy'];
+const PROXY_VARIABLES: readonly string[] = [
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'ALL_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'all_proxy',
+];
 
 /** Parse and validate; throws ConfigError listing every problem, one line each. */
 export function parseConfig(given: RawSettings, earlier: string[] = [], env: NodeJS.ProcessEnv = process.env): Config {
@@ -139,7 +151,9 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
         fromFile.set(key, fileKey);
       }
     } catch (e) {
-      problems.push(`${settingLabel(fileKey)}: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      problems.push(
+        `${settingLabel(fileKey)}: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      );
     }
   }
   const get = (key: string) => raw[key];
@@ -158,7 +172,8 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
   };
   const oneOf = <T extends string>(key: string, allowed: readonly T[]): T => {
     const v = get(key) as T;
-    if (!allowed.includes(v)) problems.push(`${label(key)}: expected one of ${allowed.join(', ')}, got ${JSON.stringify(v)}`);
+    if (!allowed.includes(v))
+      problems.push(`${label(key)}: expected one of ${allowed.join(', ')}, got ${JSON.stringify(v)}`);
     return v;
   };
   const optional = (key: string, re?: { test(v: string): boolean }, what?: string): string | undefined => {
@@ -172,7 +187,11 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
     if (v !== undefined) {
       // The value is not echoed: an RPC URL may carry a password or an API key.
       let u: URL | undefined;
-      try { u = new URL(v); } catch { problems.push(`${label(key)}: not a URL`); }
+      try {
+        u = new URL(v);
+      } catch {
+        problems.push(`${label(key)}: not a URL`);
+      }
       if (u && u.protocol !== 'http:' && u.protocol !== 'https:') {
         problems.push(`${label(key)}: expected an http:// or https:// URL, got a ${u.protocol}// URL`);
       }
@@ -190,9 +209,11 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
       problems.push(`${label(key)}: not a URL (expected postgres://USER:PASSWORD@HOST:5432/DATABASE)`);
       return v;
     }
-    if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') problems.push(`${label(key)}: expected a postgres:// URL, got a ${u.protocol}// URL`);
+    if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:')
+      problems.push(`${label(key)}: expected a postgres:// URL, got a ${u.protocol}// URL`);
     // Without a user the driver falls back to the OS user of this process: every query would fail to log in.
-    else if (!u.username && !u.searchParams.get('user')) problems.push(`${label(key)}: names no user (expected postgres://USER:PASSWORD@HOST:5432/DATABASE)`);
+    else if (!u.username && !u.searchParams.get('user'))
+      problems.push(`${label(key)}: names no user (expected postgres://USER:PASSWORD@HOST:5432/DATABASE)`);
     return v;
   };
   // A protocol newer than the newest released one is not a typo of a range: it does not exist.
@@ -245,7 +266,8 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
     if (!/^rediss?:\/\//.test(v)) problems.push(`${label(key)}: expected a redis:// or rediss:// URL`);
     return v;
   };
-  const bool = (key: string): boolean => oneOf(key, ['true', 'false', '1', '0'] as const) === 'true' || get(key) === '1';
+  const bool = (key: string): boolean =>
+    oneOf(key, ['true', 'false', '1', '0'] as const) === 'true' || get(key) === '1';
   const port = (key: string) => int(key, 0, 65535);
   // `true` would trust whatever X-Forwarded-For any client sends: refused, so a hop count or the proxies
   // are named instead.
@@ -253,7 +275,10 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
     const v = (get(key) ?? 'false').trim();
     if (v === 'false' || v === '' || v === '0') return false;
     if (/^\d+$/.test(v) && Number(v) <= 100) return Number(v);
-    const list = v.split(',').map((x) => x.trim()).filter(Boolean);
+    const list = v
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
     const bad = list.filter((x) => !isProxyAddress(x));
     if (bad.length === 0 && list.length > 0) return list;
     problems.push(
@@ -264,17 +289,28 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
 
   // `/api` or `/api/v1`: segments of unreserved characters, no trailing slash; `/` would strip nothing.
   const legacyBasePaths = (key: string): string[] => {
-    const list = (get(key) ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+    const list = (get(key) ?? '')
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
     const bad = list.filter((x) => !/^(\/[A-Za-z0-9._~-]+)+$/.test(x));
-    if (bad.length) problems.push(`${label(key)}: expected a comma list of path prefixes like /api,/api/v1 (no trailing slash), got ${JSON.stringify(bad.join(','))}`);
+    if (bad.length)
+      problems.push(
+        `${label(key)}: expected a comma list of path prefixes like /api,/api/v1 (no trailing slash), got ${JSON.stringify(bad.join(','))}`,
+      );
     return list;
   };
 
   const networkList = (key: string): Network[] => {
-    const list = (get(key) ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+    const list = (get(key) ?? '')
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
     const bad = list.filter((x) => !NETWORKS.includes(x as Network));
     if (list.length === 0 || bad.length || new Set(list).size !== list.length) {
-      problems.push(`${label(key)}: expected a comma list of ${NETWORKS.join(', ')} (each once, at least one), got ${JSON.stringify(get(key))}`);
+      problems.push(
+        `${label(key)}: expected a comma list of ${NETWORKS.join(', ')} (each once, at least one), got ${JSON.stringify(get(key))}`,
+      );
     }
     return list as Network[];
   };
@@ -316,7 +352,10 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
     databaseSchema: optional('databaseSchema', /^[a-z_][a-z0-9_]{0,62}$/, 'a lowercase SQL identifier'),
     redisKeyPrefix: get('redisKeyPrefix') ?? 'credential-vault:',
     encryptionKeys: optional('encryptionKeys'),
-    authOrigins: (get('authOrigins') ?? '*').split(',').map((s) => s.trim()).filter(Boolean),
+    authOrigins: (get('authOrigins') ?? '*')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     legacyBasePaths: legacyBasePaths('legacyBasePaths'),
     trustProxy: trustProxy('trustProxy'),
     keyTtlDays: int('keyTtlDays', 1, 3650),

@@ -5,7 +5,14 @@ import { ConfigError, SETTINGS } from './settings.ts';
 import { type Network, NETWORKS } from '../domain.ts';
 
 const PROFILE_FIELDS = [
-  'rpcUrl', 'publicRpcUrl', 'passphrase', 'factoryId', 'vaultWasmHash', 'registryId', 'feeTokenId', 'simulationAccount',
+  'rpcUrl',
+  'publicRpcUrl',
+  'passphrase',
+  'factoryId',
+  'vaultWasmHash',
+  'registryId',
+  'feeTokenId',
+  'simulationAccount',
 ] as const;
 
 /**

@@ -99,7 +99,9 @@ describe('envelope: the issuing wallet (cv2)', () => {
     expect(isEnvelope(data)).toBe(true);
     expect(openVcData(ring, { ...binding, data })).toEqual({ plaintext: '{"a":1}', issuer: ISSUER });
     expect(decryptVcData(ring, { ...binding, data })).toBe('{"a":1}');
-    expect(openVcData(ring, { ...binding, data: encryptVcData(ring, { ...binding, plaintext: '{}' }) })).toEqual({ plaintext: '{}' });
+    expect(openVcData(ring, { ...binding, data: encryptVcData(ring, { ...binding, plaintext: '{}' }) })).toEqual({
+      plaintext: '{}',
+    });
   });
 
   it.each([
@@ -121,8 +123,16 @@ describe('envelope: tamper and binding', () => {
   const flip = (s: string, at: number) => s.slice(0, at) + (s[at] === 'A' ? 'B' : 'A') + s.slice(at + 1);
 
   it.each([
-    { given: 'a flipped ciphertext character', data: [v, kid, iv, flip(ct, 10)].join('.'), code: 'authentication_failed' },
-    { given: 'a flipped tag character', data: [v, kid, iv, flip(ct, ct.length - 3)].join('.'), code: 'authentication_failed' },
+    {
+      given: 'a flipped ciphertext character',
+      data: [v, kid, iv, flip(ct, 10)].join('.'),
+      code: 'authentication_failed',
+    },
+    {
+      given: 'a flipped tag character',
+      data: [v, kid, iv, flip(ct, ct.length - 3)].join('.'),
+      code: 'authentication_failed',
+    },
     { given: 'a flipped IV character', data: [v, kid, flip(iv, 3), ct].join('.'), code: 'authentication_failed' },
     { given: 'a truncated ciphertext', data: [v, kid, iv, ct.slice(0, 12)].join('.'), code: 'malformed' },
     { given: 'a missing part', data: [v, kid, ct].join('.'), code: 'malformed' },
@@ -199,8 +209,12 @@ describe('envelope: size on-chain', () => {
 
   it('an incompressible payload whose envelope exceeds the limit is refused before it goes on-chain', () => {
     // 10,000 characters of random printable ASCII: about 6.5 bits each, so no compression helps.
-    const printable = Array.from({ length: 94 }, (_, i) => String.fromCharCode(33 + i)).filter((c) => c !== '"' && c !== '\\');
-    const noise = JSON.stringify({ blob: Array.from(randomBytes(9_989), (b) => printable[b % printable.length]).join('') });
+    const printable = Array.from({ length: 94 }, (_, i) => String.fromCharCode(33 + i)).filter(
+      (c) => c !== '"' && c !== '\\',
+    );
+    const noise = JSON.stringify({
+      blob: Array.from(randomBytes(9_989), (b) => printable[b % printable.length]).join(''),
+    });
     expect(noise.length).toBe(10_000);
     expect(() => encryptVcData(ring, { ...binding, plaintext: noise })).toThrow(VcDataTooLargeError);
   });

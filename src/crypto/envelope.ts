@@ -70,10 +70,7 @@ export type VcDecryptErrorCode = 'malformed' | 'unknown_kid' | 'authentication_f
 export class VcDecryptError extends Error {
   override readonly name = 'VcDecryptError';
   readonly code: VcDecryptErrorCode;
-  constructor(
-    code: VcDecryptErrorCode,
-    message: string,
-  ) {
+  constructor(code: VcDecryptErrorCode, message: string) {
     super(message);
     this.code = code;
   }
@@ -84,10 +81,7 @@ export class VcDataTooLargeError extends Error {
   override readonly name = 'VcDataTooLargeError';
   readonly length: number;
   readonly max: number;
-  constructor(
-    length: number,
-    max: number,
-  ) {
+  constructor(length: number, max: number) {
     super(`encrypted vcData is ${length} characters; the vault stores at most ${max}`);
     this.length = length;
     this.max = max;
@@ -102,7 +96,8 @@ export interface VcBinding {
 
 function associatedData(kid: string, { owner, vcId }: VcBinding, issuer?: string): Buffer {
   // JSON array: unambiguous whatever characters owner and vcId contain.
-  const parts = issuer === undefined ? [ENVELOPE_VERSION, kid, owner, vcId] : [ENVELOPE_VERSION_ISSUER, kid, owner, vcId, issuer];
+  const parts =
+    issuer === undefined ? [ENVELOPE_VERSION, kid, owner, vcId] : [ENVELOPE_VERSION_ISSUER, kid, owner, vcId, issuer];
   return Buffer.from(JSON.stringify(parts), 'utf8');
 }
 
@@ -114,7 +109,8 @@ const FAST_QUALITY = 6;
 const MAX_QUALITY = 11;
 
 export function encryptVcData(keyring: Keyring, input: VcBinding & { plaintext: string; issuer?: string }): string {
-  if (input.issuer !== undefined && !ACCOUNT_RE.test(input.issuer)) throw new RangeError('the issuer must be an account address (G…)');
+  if (input.issuer !== undefined && !ACCOUNT_RE.test(input.issuer))
+    throw new RangeError('the issuer must be an account address (G…)');
   const kid = keyring.activeKid;
   const key = keyring.key(kid)!;
   const raw = Buffer.from(input.plaintext, 'utf8');
@@ -130,7 +126,8 @@ export function encryptVcData(keyring: Keyring, input: VcBinding & { plaintext: 
     const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
     cipher.setAAD(associatedData(kid, input, input.issuer));
     const sealed = Buffer.concat([cipher.update(compressed), cipher.final(), cipher.getAuthTag()]);
-    const head = input.issuer === undefined ? `${ENVELOPE_VERSION}.${kid}` : `${ENVELOPE_VERSION_ISSUER}.${kid}.${input.issuer}`;
+    const head =
+      input.issuer === undefined ? `${ENVELOPE_VERSION}.${kid}` : `${ENVELOPE_VERSION_ISSUER}.${kid}.${input.issuer}`;
     return `${head}.${iv.toString('base64url')}.${sealed.toString('base64url')}`;
   };
   // Quality 6 costs ~0.05 ms and is within a few percent of quality 11 (~0.7-2 ms); the slow, tighter
@@ -149,7 +146,8 @@ export function isEnvelope(data: string): boolean {
 function decodePart(part: string | undefined, what: string): Buffer {
   const buf = part !== undefined && B64URL_RE.test(part) ? Buffer.from(part, 'base64url') : undefined;
   // Canonical encoding only, so one payload has exactly one envelope string.
-  if (!buf || buf.toString('base64url') !== part) throw new VcDecryptError('malformed', `envelope ${what} is not base64url`);
+  if (!buf || buf.toString('base64url') !== part)
+    throw new VcDecryptError('malformed', `envelope ${what} is not base64url`);
   return buf;
 }
 
@@ -159,7 +157,10 @@ export function decryptVcData(keyring: Keyring, input: VcBinding & { data: strin
 }
 
 /** Opens an envelope; answers the plaintext and, for cv2, the wallet that issued it. */
-export function openVcData(keyring: Keyring, input: VcBinding & { data: string }): { plaintext: string; issuer?: string } {
+export function openVcData(
+  keyring: Keyring,
+  input: VcBinding & { data: string },
+): { plaintext: string; issuer?: string } {
   let parts = input.data.split('.');
   let issuer: string | undefined;
   if (parts.length === 5 && parts[0] === ENVELOPE_VERSION_ISSUER) {
@@ -175,7 +176,8 @@ export function openVcData(keyring: Keyring, input: VcBinding & { data: string }
   if (!key) throw new VcDecryptError('unknown_kid', `no key with id ${kid} in the keyring`);
   const iv = decodePart(parts[2], 'iv');
   const sealed = decodePart(parts[3], 'ciphertext');
-  if (iv.length !== IV_BYTES || sealed.length < TAG_BYTES) throw new VcDecryptError('malformed', 'envelope is truncated');
+  if (iv.length !== IV_BYTES || sealed.length < TAG_BYTES)
+    throw new VcDecryptError('malformed', 'envelope is truncated');
 
   const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
   decipher.setAAD(associatedData(kid, input, issuer));

@@ -44,8 +44,18 @@ describe('keyringFromConfig', () => {
 
   it.each([
     { given: 'one base64 key', value: `k1:${k1.toString('base64')}`, active: 'k1', kids: ['k1'] },
-    { given: 'base64url and spaces', value: ` k1 : ${k1.toString('base64url')} , k2:${k2.toString('base64')} `, active: 'k1', kids: ['k1', 'k2'] },
-    { given: 'rotation: new key first', value: `k2:${k2.toString('base64')},k1:${k1.toString('base64')}`, active: 'k2', kids: ['k2', 'k1'] },
+    {
+      given: 'base64url and spaces',
+      value: ` k1 : ${k1.toString('base64url')} , k2:${k2.toString('base64')} `,
+      active: 'k1',
+      kids: ['k1', 'k2'],
+    },
+    {
+      given: 'rotation: new key first',
+      value: `k2:${k2.toString('base64')},k1:${k1.toString('base64')}`,
+      active: 'k2',
+      kids: ['k2', 'k1'],
+    },
   ])('$given', ({ value, active, kids }) => {
     const ring = keyringFromConfig(value);
     expect(ring.activeKid).toBe(active);

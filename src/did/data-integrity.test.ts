@@ -1,7 +1,15 @@
 import { createHash, createPrivateKey, sign as cryptoSign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
-  MAX_PREVIOUS_PROOFS, MAX_PROOFS, addProof, createProof, signCredential, signPresentation, verifyDataIntegrity, type DataIntegrityProof, type ProofProblemReason,
+  MAX_PREVIOUS_PROOFS,
+  MAX_PROOFS,
+  addProof,
+  createProof,
+  signCredential,
+  signPresentation,
+  verifyDataIntegrity,
+  type DataIntegrityProof,
+  type ProofProblemReason,
   type VerifyDataIntegrityOptions,
 } from './data-integrity.ts';
 import { ed25519KeyPair, hashData, proofConfiguration, transform } from './eddsa-jcs-2022.ts';
@@ -49,8 +57,18 @@ const sha256Hex = (s: string) => createHash('sha256').update(s, 'utf8').digest('
 /** did:key of the vector's key, as a did:key resolver would answer (the key authorizes every purpose). */
 async function resolveDidKey(did: string): Promise<DidResolutionResult> {
   if (did !== DID_KEY) return resolutionError('notFound');
-  const vm = { id: `${DID_KEY}#${VECTOR_PUBLIC}`, type: 'Multikey' as const, controller: DID_KEY, publicKeyMultibase: VECTOR_PUBLIC };
-  const didDocument: DidDocument = { id: DID_KEY, verificationMethod: [vm], authentication: [vm.id], assertionMethod: [vm.id] };
+  const vm = {
+    id: `${DID_KEY}#${VECTOR_PUBLIC}`,
+    type: 'Multikey' as const,
+    controller: DID_KEY,
+    publicKeyMultibase: VECTOR_PUBLIC,
+  };
+  const didDocument: DidDocument = {
+    id: DID_KEY,
+    verificationMethod: [vm],
+    authentication: [vm.id],
+    assertionMethod: [vm.id],
+  };
   return { didDocument, didDocumentMetadata: {}, didResolutionMetadata: { contentType: 'application/did+json' } };
 }
 
@@ -71,7 +89,11 @@ describe('eddsa-jcs-2022: the specification test vectors', () => {
 
   it('reproduces the signature and the proofValue byte for byte', async () => {
     const { '@context': _ctx, ...options } = VECTOR_CONFIG;
-    const proof = await createProof(ALUMNI, { ...options, proofPurpose: 'assertionMethod' }, { secretKey: VECTOR_SECRET });
+    const proof = await createProof(
+      ALUMNI,
+      { ...options, proofPurpose: 'assertionMethod' },
+      { secretKey: VECTOR_SECRET },
+    );
     expect(proof).toEqual({ ...VECTOR_CONFIG, proofValue: PROOF_VALUE });
     const signature = await ed25519KeyPair(VECTOR_SECRET).sign(hashData(CANON_DOC, CANON_PROOF_CONFIG));
     expect(Buffer.from(signature).toString('hex')).toBe(SIGNATURE_HEX);
@@ -79,7 +101,11 @@ describe('eddsa-jcs-2022: the specification test vectors', () => {
 
   it('verifies the published secured credential', async () => {
     const secured = { ...ALUMNI, proof: { ...VECTOR_CONFIG, proofValue: PROOF_VALUE } };
-    const result = await verifyDataIntegrity({ document: secured, resolve: resolveDidKey, now: new Date('2024-01-01T00:00:00Z') });
+    const result = await verifyDataIntegrity({
+      document: secured,
+      resolve: resolveDidKey,
+      now: new Date('2024-01-01T00:00:00Z'),
+    });
     expect(result.errors).toEqual([]);
     expect(result.verified).toBe(true);
     expect(result.verifiedDocument).toEqual(ALUMNI);
@@ -118,7 +144,8 @@ const record = (over: Partial<DidRecord> = {}): DidRecord => ({
   deactivated: false,
   ...over,
 });
-const resolution = (did: string, r: DidRecord) => buildResolutionResult({ parsed: { did, network: 'testnet', didId: did.split(':')[3]! }, record: r });
+const resolution = (did: string, r: DidRecord) =>
+  buildResolutionResult({ parsed: { did, network: 'testnet', didId: did.split(':')[3]! }, record: r });
 const registry = (entries: Record<string, DidRecord>) => async (did: string) =>
   entries[did] ? resolution(did, entries[did]!) : resolutionError('notFound', `${did} is not registered`);
 
@@ -132,7 +159,13 @@ const CREDENTIAL = {
   credentialSubject: { id: 'did:ledger:testnet:aaaqeayeaudaocajbifqydiob4', role: 'auditor' },
 };
 const sign = (over: Partial<Parameters<typeof signCredential>[0]> = {}) =>
-  signCredential({ credential: CREDENTIAL, verificationMethod: `${DID}#assert-1`, secretKey: ASSERT, created: '2026-11-24T09:00:00Z', ...over } as Parameters<typeof signCredential>[0]);
+  signCredential({
+    credential: CREDENTIAL,
+    verificationMethod: `${DID}#assert-1`,
+    secretKey: ASSERT,
+    created: '2026-11-24T09:00:00Z',
+    ...over,
+  } as Parameters<typeof signCredential>[0]);
 
 type Case = {
   name: string;
@@ -149,56 +182,142 @@ const withProof = async (change: (p: DataIntegrityProof) => DataIntegrityProof) 
 
 const CASES: Case[] = [
   { name: 'a credential signed by an assertion key', make: () => sign(), want: true },
-  { name: 'the same through a signer callback', make: () => sign({ secretKey: undefined, signer: ed25519KeyPair(ASSERT).sign }), want: true },
   {
-    name: 'a @context appended after signing (the proof context is a prefix)',
-    make: async () => { const s = await sign(); return { ...s, '@context': [...CREDENTIAL['@context'], 'https://w3id.org/security/data-integrity/v2'] }; },
+    name: 'the same through a signer callback',
+    make: () => sign({ secretKey: undefined, signer: ed25519KeyPair(ASSERT).sign }),
     want: true,
   },
-  { name: 'a tampered credential', make: async () => ({ ...(await sign()), credentialSubject: { ...CREDENTIAL.credentialSubject, role: 'admin' } }), want: 'signature_invalid' },
-  { name: 'a tampered proof', make: () => withProof((p) => ({ ...p, created: '2026-11-24T09:00:01Z' })), want: 'signature_invalid' },
+  {
+    name: 'a @context appended after signing (the proof context is a prefix)',
+    make: async () => {
+      const s = await sign();
+      return { ...s, '@context': [...CREDENTIAL['@context'], 'https://w3id.org/security/data-integrity/v2'] };
+    },
+    want: true,
+  },
+  {
+    name: 'a tampered credential',
+    make: async () => ({ ...(await sign()), credentialSubject: { ...CREDENTIAL.credentialSubject, role: 'admin' } }),
+    want: 'signature_invalid',
+  },
+  {
+    name: 'a tampered proof',
+    make: () => withProof((p) => ({ ...p, created: '2026-11-24T09:00:01Z' })),
+    want: 'signature_invalid',
+  },
   { name: 'a key other than the one named', make: () => sign({ secretKey: OTHER_ASSERT }), want: 'signature_invalid' },
-  { name: 'a key not under assertionMethod', make: () => sign({ verificationMethod: `${DID}#auth-1`, secretKey: AUTH }), want: 'verification_method_not_authorized' },
-  { name: 'a fragment the document does not have', make: () => sign({ verificationMethod: `${DID}#assert-9` }), want: 'verification_method_not_found' },
-  { name: 'a verification method that is not a DID URL', make: () => sign({ verificationMethod: 'https://issuer.example/keys/1' }), want: 'verification_method_invalid' },
-  { name: 'a deactivated DID', make: () => sign(), registry: { [DID]: record({ deactivated: true }) }, want: 'did_deactivated' },
+  {
+    name: 'a key not under assertionMethod',
+    make: () => sign({ verificationMethod: `${DID}#auth-1`, secretKey: AUTH }),
+    want: 'verification_method_not_authorized',
+  },
+  {
+    name: 'a fragment the document does not have',
+    make: () => sign({ verificationMethod: `${DID}#assert-9` }),
+    want: 'verification_method_not_found',
+  },
+  {
+    name: 'a verification method that is not a DID URL',
+    make: () => sign({ verificationMethod: 'https://issuer.example/keys/1' }),
+    want: 'verification_method_invalid',
+  },
+  {
+    name: 'a deactivated DID',
+    make: () => sign(),
+    registry: { [DID]: record({ deactivated: true }) },
+    want: 'did_deactivated',
+  },
   { name: 'an unregistered DID', make: () => sign(), registry: {}, want: 'did_not_found' },
   { name: 'an expired proof', make: () => sign({ expires: '2026-11-24T09:30:00Z' }), want: 'proof_expired' },
   { name: 'a proof that expires later', make: () => sign({ expires: '2026-11-25T00:00:00Z' }), want: true },
-  { name: 'a proof created beyond the clock skew', make: () => sign({ created: '2026-11-24T10:06:00Z' }), want: 'created_in_future' },
+  {
+    name: 'a proof created beyond the clock skew',
+    make: () => sign({ created: '2026-11-24T10:06:00Z' }),
+    want: 'created_in_future',
+  },
   { name: 'a proof created within the clock skew', make: () => sign({ created: '2026-11-24T10:04:00Z' }), want: true },
-  { name: 'the wrong purpose', make: () => sign({ proofPurpose: 'authentication', verificationMethod: `${DID}#auth-1`, secretKey: AUTH }), want: 'proof_purpose_mismatch' },
+  {
+    name: 'the wrong purpose',
+    make: () => sign({ proofPurpose: 'authentication', verificationMethod: `${DID}#auth-1`, secretKey: AUTH }),
+    want: 'proof_purpose_mismatch',
+  },
   {
     name: 'the purpose the verifier asked for',
     make: () => sign({ proofPurpose: 'authentication', verificationMethod: `${DID}#auth-1`, secretKey: AUTH }),
     options: { expectedProofPurpose: 'authentication' },
     want: true,
   },
-  { name: 'a missing document @context', make: async () => { const { '@context': _c, ...rest } = await sign(); return rest; }, want: 'context_mismatch' },
+  {
+    name: 'a missing document @context',
+    make: async () => {
+      const { '@context': _c, ...rest } = await sign();
+      return rest;
+    },
+    want: 'context_mismatch',
+  },
   {
     name: 'a document @context in another order',
     make: async () => {
-      const c = { ...CREDENTIAL, '@context': ['https://www.w3.org/ns/credentials/v2', 'https://www.w3.org/ns/credentials/examples/v2'] };
+      const c = {
+        ...CREDENTIAL,
+        '@context': ['https://www.w3.org/ns/credentials/v2', 'https://www.w3.org/ns/credentials/examples/v2'],
+      };
       const s = await sign({ credential: c });
       return { ...s, '@context': [...c['@context']].reverse() };
     },
     want: 'context_mismatch',
   },
-  { name: 'a proofValue that is not base58btc', make: () => withProof((p) => ({ ...p, proofValue: 'u' + p.proofValue.slice(1) })), want: 'malformed_proof' },
-  { name: 'another cryptosuite', make: () => withProof((p) => ({ ...p, cryptosuite: 'eddsa-rdfc-2022' as never })), want: 'unsupported_cryptosuite' },
-  { name: 'a proof without proofPurpose', make: () => withProof(({ proofPurpose: _p, ...p }) => p as DataIntegrityProof), want: 'malformed_proof' },
-  { name: 'a created that is not a dateTimeStamp', make: () => withProof((p) => ({ ...p, created: '2026-11-24' })), want: 'malformed_proof' },
+  {
+    name: 'a proofValue that is not base58btc',
+    make: () => withProof((p) => ({ ...p, proofValue: 'u' + p.proofValue.slice(1) })),
+    want: 'malformed_proof',
+  },
+  {
+    name: 'another cryptosuite',
+    make: () => withProof((p) => ({ ...p, cryptosuite: 'eddsa-rdfc-2022' as never })),
+    want: 'unsupported_cryptosuite',
+  },
+  {
+    name: 'a proof without proofPurpose',
+    make: () => withProof(({ proofPurpose: _p, ...p }) => p as DataIntegrityProof),
+    want: 'malformed_proof',
+  },
+  {
+    name: 'a created that is not a dateTimeStamp',
+    make: () => withProof((p) => ({ ...p, created: '2026-11-24' })),
+    want: 'malformed_proof',
+  },
   { name: 'no proof at all', make: async () => ({ ...CREDENTIAL }), want: 'no_proof' },
-  { name: 'a domain the verifier expects', make: () => sign({ domain: 'verifier.example' }), options: { domain: 'verifier.example' }, want: true },
-  { name: 'another domain', make: () => sign({ domain: 'other.example' }), options: { domain: 'verifier.example' }, want: 'domain_mismatch' },
-  { name: 'another challenge', make: () => sign({ challenge: 'abc' }), options: { challenge: 'xyz' }, want: 'challenge_mismatch' },
+  {
+    name: 'a domain the verifier expects',
+    make: () => sign({ domain: 'verifier.example' }),
+    options: { domain: 'verifier.example' },
+    want: true,
+  },
+  {
+    name: 'another domain',
+    make: () => sign({ domain: 'other.example' }),
+    options: { domain: 'verifier.example' },
+    want: 'domain_mismatch',
+  },
+  {
+    name: 'another challenge',
+    make: () => sign({ challenge: 'abc' }),
+    options: { challenge: 'xyz' },
+    want: 'challenge_mismatch',
+  },
 ];
 
 describe('verifyDataIntegrity: did:ledger credentials', () => {
   describe.each(CASES)('$name', ({ make, options, registry: entries, want }) => {
     it(want === true ? 'verifies' : `fails with ${want}`, async () => {
       const document = await make();
-      const resolve = registry(entries ?? { [DID]: record(), [OTHER]: record({ assertionMethod: [{ publicKeyMultibase: mk(OTHER_ASSERT) }] }) });
+      const resolve = registry(
+        entries ?? {
+          [DID]: record(),
+          [OTHER]: record({ assertionMethod: [{ publicKeyMultibase: mk(OTHER_ASSERT) }] }),
+        },
+      );
       const result = await verifyDataIntegrity({ document, resolve, now: NOW, ...options });
       if (want === true) {
         expect(result.errors).toEqual([]);
@@ -229,7 +348,10 @@ describe('verifyDataIntegrity: did:ledger credentials', () => {
 
   it('refuses a proof by another DID than expectedController without resolving it', async () => {
     const asked: string[] = [];
-    const inner = registry({ [DID]: record(), [OTHER]: record({ assertionMethod: [{ publicKeyMultibase: mk(OTHER_ASSERT) }] }) });
+    const inner = registry({
+      [DID]: record(),
+      [OTHER]: record({ assertionMethod: [{ publicKeyMultibase: mk(OTHER_ASSERT) }] }),
+    });
     const resolve = (did: string) => {
       asked.push(did);
       return inner(did);
@@ -237,12 +359,20 @@ describe('verifyDataIntegrity: did:ledger credentials', () => {
     const result = await verifyDataIntegrity({ document: await sign(), resolve, now: NOW, expectedController: OTHER });
     expect(result.errors.map((e) => e.reason)).toEqual(['not_proof_signer']);
     expect(asked).toEqual([]);
-    expect((await verifyDataIntegrity({ document: await sign(), resolve, now: NOW, expectedController: DID })).verified).toBe(true);
+    expect(
+      (await verifyDataIntegrity({ document: await sign(), resolve, now: NOW, expectedController: DID })).verified,
+    ).toBe(true);
   });
 
   it('reports every mismatch of purpose, domain and challenge', async () => {
     const document = await sign({ proofPurpose: 'authentication', domain: 'a.example', challenge: 'c-1' });
-    const result = await verifyDataIntegrity({ document, resolve: registry({ [DID]: record() }), now: NOW, domain: 'b.example', challenge: 'c-2' });
+    const result = await verifyDataIntegrity({
+      document,
+      resolve: registry({ [DID]: record() }),
+      now: NOW,
+      domain: 'b.example',
+      challenge: 'c-2',
+    });
     expect(result.errors.map((e) => [e.type, e.reason])).toEqual([
       ['MISMATCHED_PROOF_PURPOSE_ERROR', 'proof_purpose_mismatch'],
       ['INVALID_DOMAIN_ERROR', 'domain_mismatch'],
@@ -257,11 +387,18 @@ describe('verifyDataIntegrity: did:ledger credentials', () => {
 });
 
 describe('proof sets and chains', () => {
-  const resolve = registry({ [DID]: record(), [OTHER]: record({ assertionMethod: [{ publicKeyMultibase: mk(OTHER_ASSERT) }] }) });
+  const resolve = registry({
+    [DID]: record(),
+    [OTHER]: record({ assertionMethod: [{ publicKeyMultibase: mk(OTHER_ASSERT) }] }),
+  });
   const first = () => sign({ id: 'urn:uuid:proof-1' });
 
   it('a proof set of two issuers verifies, and one bad proof fails the set', async () => {
-    const set = await addProof(await first(), { verificationMethod: `${OTHER}#assert-1`, created: '2026-11-24T09:05:00Z' }, { secretKey: OTHER_ASSERT });
+    const set = await addProof(
+      await first(),
+      { verificationMethod: `${OTHER}#assert-1`, created: '2026-11-24T09:05:00Z' },
+      { secretKey: OTHER_ASSERT },
+    );
     expect(Array.isArray(set.proof) && set.proof.length).toBe(2);
     const ok = await verifyDataIntegrity({ document: set, resolve, now: NOW });
     expect(ok.verified).toBe(true);
@@ -275,7 +412,11 @@ describe('proof sets and chains', () => {
   });
 
   it('a chained proof signs over the proof it names', async () => {
-    const chain = await addProof(await first(), { verificationMethod: `${OTHER}#assert-1`, previousProof: 'urn:uuid:proof-1' }, { secretKey: OTHER_ASSERT });
+    const chain = await addProof(
+      await first(),
+      { verificationMethod: `${OTHER}#assert-1`, previousProof: 'urn:uuid:proof-1' },
+      { secretKey: OTHER_ASSERT },
+    );
     const proofs = chain.proof as DataIntegrityProof[];
     expect(proofs[1]!.previousProof).toBe('urn:uuid:proof-1');
     expect((await verifyDataIntegrity({ document: chain, resolve, now: NOW })).verified).toBe(true);
@@ -284,16 +425,38 @@ describe('proof sets and chains', () => {
     const dropped = await verifyDataIntegrity({ document: { ...chain, proof: [proofs[1]] }, resolve, now: NOW });
     expect(dropped.errors.map((e) => e.reason)).toEqual(['previous_proof_missing']);
     const other = await sign({ id: 'urn:uuid:proof-1', created: '2026-11-24T09:59:00Z' });
-    const swapped = await verifyDataIntegrity({ document: { ...chain, proof: [other.proof, proofs[1]] }, resolve, now: NOW });
+    const swapped = await verifyDataIntegrity({
+      document: { ...chain, proof: [other.proof, proofs[1]] },
+      resolve,
+      now: NOW,
+    });
     expect(swapped.results.map((r) => r.verified)).toEqual([true, false]);
   });
 
   it('composes the hash input of a chained proof with members before and after "proof" in JCS order', async () => {
-    const doc = { ...(await first()), aardvark: [1, 2], quux: { b: 1, a: 2 }, zeta: 'last', type: ['VerifiableCredential'] };
+    const doc = {
+      ...(await first()),
+      aardvark: [1, 2],
+      quux: { b: 1, a: 2 },
+      zeta: 'last',
+      type: ['VerifiableCredential'],
+    };
     const { proof: p1, ...rest } = doc;
-    const one = await addProof(rest, { id: 'urn:uuid:p-a', verificationMethod: `${DID}#assert-1` }, { secretKey: ASSERT });
-    const two = await addProof(one, { id: 'urn:uuid:p-b', verificationMethod: `${OTHER}#assert-1`, previousProof: 'urn:uuid:p-a' }, { secretKey: OTHER_ASSERT });
-    const three = await addProof(two, { verificationMethod: `${DID}#assert-1`, previousProof: ['urn:uuid:p-b', 'urn:uuid:p-a'] }, { secretKey: ASSERT });
+    const one = await addProof(
+      rest,
+      { id: 'urn:uuid:p-a', verificationMethod: `${DID}#assert-1` },
+      { secretKey: ASSERT },
+    );
+    const two = await addProof(
+      one,
+      { id: 'urn:uuid:p-b', verificationMethod: `${OTHER}#assert-1`, previousProof: 'urn:uuid:p-a' },
+      { secretKey: OTHER_ASSERT },
+    );
+    const three = await addProof(
+      two,
+      { verificationMethod: `${DID}#assert-1`, previousProof: ['urn:uuid:p-b', 'urn:uuid:p-a'] },
+      { secretKey: ASSERT },
+    );
     expect(p1).toBeDefined();
     const result = await verifyDataIntegrity({ document: three, resolve, now: NOW });
     expect(result.errors).toEqual([]);
@@ -302,29 +465,57 @@ describe('proof sets and chains', () => {
 
   it(`refuses more than ${MAX_PROOFS} proofs without verifying any`, async () => {
     const one = (await first()).proof;
-    const result = await verifyDataIntegrity({ document: { ...(await first()), proof: Array.from({ length: MAX_PROOFS + 1 }, () => one) }, resolve, now: NOW });
-    expect(result).toMatchObject({ verified: false, results: [], errors: [{ type: 'MALFORMED_PROOF_ERROR', reason: 'too_many_proofs' }] });
+    const result = await verifyDataIntegrity({
+      document: { ...(await first()), proof: Array.from({ length: MAX_PROOFS + 1 }, () => one) },
+      resolve,
+      now: NOW,
+    });
+    expect(result).toMatchObject({
+      verified: false,
+      results: [],
+      errors: [{ type: 'MALFORMED_PROOF_ERROR', reason: 'too_many_proofs' }],
+    });
   });
 
   it('refuses a set that holds the same proof twice', async () => {
     const doc = await first();
-    const result = await verifyDataIntegrity({ document: { ...doc, proof: [doc.proof, structuredClone(doc.proof)] }, resolve, now: NOW });
-    expect(result).toMatchObject({ verified: false, errors: [{ type: 'MALFORMED_PROOF_ERROR', message: expect.stringContaining('twice') }] });
+    const result = await verifyDataIntegrity({
+      document: { ...doc, proof: [doc.proof, structuredClone(doc.proof)] },
+      resolve,
+      now: NOW,
+    });
+    expect(result).toMatchObject({
+      verified: false,
+      errors: [{ type: 'MALFORMED_PROOF_ERROR', message: expect.stringContaining('twice') }],
+    });
   });
 
   it.each([
     ['names a proof twice', ['urn:uuid:proof-1', 'urn:uuid:proof-1']],
-    [`names more than ${MAX_PREVIOUS_PROOFS} proofs`, Array.from({ length: MAX_PREVIOUS_PROOFS + 1 }, (_, i) => `urn:uuid:p-${i}`)],
+    [
+      `names more than ${MAX_PREVIOUS_PROOFS} proofs`,
+      Array.from({ length: MAX_PREVIOUS_PROOFS + 1 }, (_, i) => `urn:uuid:p-${i}`),
+    ],
     ['is an empty list', []],
     ['is a number', 7],
   ])('a previousProof that %s is a malformed proof', async (_name, previousProof) => {
     const doc = await first();
-    const result = await verifyDataIntegrity({ document: { ...doc, proof: [doc.proof, { ...doc.proof, id: 'urn:uuid:proof-2', previousProof }] }, resolve, now: NOW });
+    const result = await verifyDataIntegrity({
+      document: { ...doc, proof: [doc.proof, { ...doc.proof, id: 'urn:uuid:proof-2', previousProof }] },
+      resolve,
+      now: NOW,
+    });
     expect(result.results.map((r) => r.errors.map((e) => e.type))).toEqual([[], ['MALFORMED_PROOF_ERROR']]);
   });
 
   it('refuses to chain to a proof the document does not have', async () => {
-    await expect(addProof(await first(), { verificationMethod: `${OTHER}#assert-1`, previousProof: 'urn:uuid:nope' }, { secretKey: OTHER_ASSERT })).rejects.toThrow(/previousProof/);
+    await expect(
+      addProof(
+        await first(),
+        { verificationMethod: `${OTHER}#assert-1`, previousProof: 'urn:uuid:nope' },
+        { secretKey: OTHER_ASSERT },
+      ),
+    ).rejects.toThrow(/previousProof/);
   });
 });
 
@@ -341,7 +532,11 @@ describe('signCredential', () => {
       proofValue: expect.stringMatching(/^z[1-9A-HJ-NP-Za-km-z]{86,88}$/),
     });
     // Ed25519 is deterministic: Node's own signature over the same bytes is the same proofValue.
-    const key = createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), Buffer.from(ASSERT)]), format: 'der', type: 'pkcs8' });
+    const key = createPrivateKey({
+      key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), Buffer.from(ASSERT)]),
+      format: 'der',
+      type: 'pkcs8',
+    });
     const { proofValue: _v, ...config } = signed.proof as DataIntegrityProof;
     const sig = cryptoSign(null, hashData(canonicalize(CREDENTIAL), proofConfiguration(config)), key);
     expect(Buffer.from(sig).length).toBe(64);
@@ -364,26 +559,57 @@ describe('signCredential with ledgerVaultStatus, and signPresentation', () => {
   const CTX = 'http://127.0.0.1:3000/contexts/ledger-vault/v1';
 
   it('adds the LedgerVaultStatusEntry and its context before signing', async () => {
-    const signed = await sign({ ledgerVaultStatus: { network: 'testnet', vaultContract: VAULT, vcId: 'vc-1', contextUrl: CTX } });
-    expect(signed['credentialStatus']).toEqual({ type: 'LedgerVaultStatusEntry', statusPurpose: 'revocation', network: 'testnet', vaultContract: VAULT, vcId: 'vc-1' });
+    const signed = await sign({
+      ledgerVaultStatus: { network: 'testnet', vaultContract: VAULT, vcId: 'vc-1', contextUrl: CTX },
+    });
+    expect(signed['credentialStatus']).toEqual({
+      type: 'LedgerVaultStatusEntry',
+      statusPurpose: 'revocation',
+      network: 'testnet',
+      vaultContract: VAULT,
+      vcId: 'vc-1',
+    });
     expect(signed['@context']).toEqual([...CREDENTIAL['@context'], CTX]);
-    expect((await verifyDataIntegrity({ document: signed, resolve: registry({ [DID]: record() }), now: NOW })).verified).toBe(true);
+    expect(
+      (await verifyDataIntegrity({ document: signed, resolve: registry({ [DID]: record() }), now: NOW })).verified,
+    ).toBe(true);
   });
 
   it('keeps other status entries beside it, and refuses a second LedgerVaultStatusEntry', async () => {
     const other = { type: 'BitstringStatusListEntry', statusPurpose: 'suspension' };
-    const signed = await sign({ credential: { ...CREDENTIAL, credentialStatus: other }, ledgerVaultStatus: { network: 'testnet', vaultContract: VAULT, vcId: 'vc-1' } });
+    const signed = await sign({
+      credential: { ...CREDENTIAL, credentialStatus: other },
+      ledgerVaultStatus: { network: 'testnet', vaultContract: VAULT, vcId: 'vc-1' },
+    });
     expect(signed['credentialStatus']).toEqual([other, expect.objectContaining({ type: 'LedgerVaultStatusEntry' })]);
-    await expect(sign({ credential: signed, ledgerVaultStatus: { network: 'testnet', vaultContract: VAULT, vcId: 'vc-2' } })).rejects.toThrow(/already carries/);
+    await expect(
+      sign({ credential: signed, ledgerVaultStatus: { network: 'testnet', vaultContract: VAULT, vcId: 'vc-2' } }),
+    ).rejects.toThrow(/already carries/);
   });
 
   it("signs a presentation for its holder's authentication key over the challenge", async () => {
     const vp = await signPresentation({
-      presentation: { holder: DID, verifiableCredential: [await sign()] }, verificationMethod: `${DID}#auth-1`, challenge: 'c-1', domain: 'v.example', secretKey: AUTH,
+      presentation: { holder: DID, verifiableCredential: [await sign()] },
+      verificationMethod: `${DID}#auth-1`,
+      challenge: 'c-1',
+      domain: 'v.example',
+      secretKey: AUTH,
     });
-    expect(vp).toMatchObject({ '@context': ['https://www.w3.org/ns/credentials/v2'], type: ['VerifiablePresentation'], holder: DID });
+    expect(vp).toMatchObject({
+      '@context': ['https://www.w3.org/ns/credentials/v2'],
+      type: ['VerifiablePresentation'],
+      holder: DID,
+    });
     expect(vp.proof).toMatchObject({ proofPurpose: 'authentication', challenge: 'c-1', domain: 'v.example' });
-    const result = await verifyDataIntegrity({ document: vp, resolve: registry({ [DID]: record() }), now: NOW, expectedProofPurpose: 'authentication', challenge: 'c-1', domain: 'v.example', expectedController: DID });
+    const result = await verifyDataIntegrity({
+      document: vp,
+      resolve: registry({ [DID]: record() }),
+      now: NOW,
+      expectedProofPurpose: 'authentication',
+      challenge: 'c-1',
+      domain: 'v.example',
+      expectedController: DID,
+    });
     expect(result.errors).toEqual([]);
   });
 });
@@ -392,15 +618,34 @@ describe('canonicalCache', () => {
   it('keeps the JCS text of each document verified, equal to canonicalize, and uses it inside a container', async () => {
     const cache = new WeakMap<object, string>();
     const one = await sign({ id: 'urn:uuid:a' } as never);
-    const set = await addProof(await sign(), { verificationMethod: `${DID}#assert-1`, created: '2026-11-24T09:01:00Z' }, { secretKey: ASSERT });
+    const set = await addProof(
+      await sign(),
+      { verificationMethod: `${DID}#assert-1`, created: '2026-11-24T09:01:00Z' },
+      { secretKey: ASSERT },
+    );
     const resolve = registry({ [DID]: record() });
     for (const doc of [one, set]) {
       await verifyDataIntegrity({ document: doc, resolve, now: NOW, canonicalCache: cache });
       expect(cache.get(doc)).toBe(canonicalize(doc));
     }
-    const vp = await addProof({ '@context': CREDENTIAL['@context'], type: ['VerifiablePresentation'], holder: DID, verifiableCredential: [one, set] },
-      { verificationMethod: `${DID}#auth-1`, proofPurpose: 'authentication', challenge: 'c' }, { secretKey: AUTH });
-    const r = await verifyDataIntegrity({ document: vp, resolve, now: NOW, canonicalCache: cache, expectedProofPurpose: 'authentication', challenge: 'c' });
+    const vp = await addProof(
+      {
+        '@context': CREDENTIAL['@context'],
+        type: ['VerifiablePresentation'],
+        holder: DID,
+        verifiableCredential: [one, set],
+      },
+      { verificationMethod: `${DID}#auth-1`, proofPurpose: 'authentication', challenge: 'c' },
+      { secretKey: AUTH },
+    );
+    const r = await verifyDataIntegrity({
+      document: vp,
+      resolve,
+      now: NOW,
+      canonicalCache: cache,
+      expectedProofPurpose: 'authentication',
+      challenge: 'c',
+    });
     expect(r.errors).toEqual([]);
     expect(cache.get(vp)).toBe(canonicalize(vp));
   });

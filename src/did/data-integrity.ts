@@ -11,8 +11,17 @@ import type { Network } from '../domain.ts';
 import { canonicalize } from './jcs.ts';
 import { base58btcDecode, base58btcEncode, decodeMultikey } from './multikey.ts';
 import {
-  DATA_INTEGRITY_PROOF, DataIntegrityError, EDDSA_JCS_2022, ed25519KeyPair, hashData, isDateTimeStamp, proofConfiguration, transform,
-  type DataIntegrityErrorType, type Ed25519SecretKey, type Signer,
+  DATA_INTEGRITY_PROOF,
+  DataIntegrityError,
+  EDDSA_JCS_2022,
+  ed25519KeyPair,
+  hashData,
+  isDateTimeStamp,
+  proofConfiguration,
+  transform,
+  type DataIntegrityErrorType,
+  type Ed25519SecretKey,
+  type Signer,
 } from './eddsa-jcs-2022.ts';
 import { dereferenceFragment, methodsFor, parseDidUrl, type VerificationRelationship } from './dereference.ts';
 import { Ed25519KeyCache, verifyEd25519 } from './proof.ts';
@@ -137,7 +146,11 @@ export interface ProofOptions {
 export type SigningKey = { secretKey: Ed25519SecretKey; signer?: never } | { signer: Signer; secretKey?: never };
 
 /** §3.3.1: the proof of one unsecured document (which, in a chain, carries the endorsed proofs). */
-export async function createProof(unsecuredDocument: Record<string, unknown>, options: ProofOptions, key: SigningKey): Promise<DataIntegrityProof> {
+export async function createProof(
+  unsecuredDocument: Record<string, unknown>,
+  options: ProofOptions,
+  key: SigningKey,
+): Promise<DataIntegrityProof> {
   const proof: Record<string, unknown> = {
     ...(options.id !== undefined ? { id: options.id } : {}),
     type: DATA_INTEGRITY_PROOF,
@@ -151,8 +164,14 @@ export async function createProof(unsecuredDocument: Record<string, unknown>, op
     ...(options.nonce !== undefined ? { nonce: options.nonce } : {}),
     ...(options.previousProof !== undefined ? { previousProof: options.previousProof } : {}),
   };
-  if (parseDidUrl(options.verificationMethod)?.fragment === undefined && !/^[a-z][a-z0-9+.-]*:/i.test(options.verificationMethod)) {
-    throw new DataIntegrityError('PROOF_GENERATION_ERROR', 'verificationMethod must be a URL (a DID URL with a fragment)');
+  if (
+    parseDidUrl(options.verificationMethod)?.fragment === undefined &&
+    !/^[a-z][a-z0-9+.-]*:/i.test(options.verificationMethod)
+  ) {
+    throw new DataIntegrityError(
+      'PROOF_GENERATION_ERROR',
+      'verificationMethod must be a URL (a DID URL with a fragment)',
+    );
   }
   // Step 2: the proof carries the document's @context, so the verifier can check it was not swapped.
   if (unsecuredDocument['@context'] !== undefined) proof['@context'] = unsecuredDocument['@context'];
@@ -216,7 +235,13 @@ export interface SignCredentialOptions extends Omit<ProofOptions, 'proofPurpose'
  * `verificationMethod` names (one of the issuer DID's `#assert-N` keys). Pass the key itself or a `signer`
  * (a wallet, an HSM) that signs the 64 bytes it is given.
  */
-export async function signCredential({ credential, secretKey, signer, ledgerVaultStatus, ...options }: SignCredentialOptions) {
+export async function signCredential({
+  credential,
+  secretKey,
+  signer,
+  ledgerVaultStatus,
+  ...options
+}: SignCredentialOptions) {
   if ((secretKey === undefined) === (signer === undefined)) {
     throw new DataIntegrityError('PROOF_GENERATION_ERROR', 'pass exactly one of secretKey and signer');
   }
@@ -225,7 +250,13 @@ export async function signCredential({ credential, secretKey, signer, ledgerVaul
 }
 
 function withStatusEntry(credential: Record<string, unknown>, s: LedgerVaultStatus): Record<string, unknown> {
-  const entry = { type: 'LedgerVaultStatusEntry', statusPurpose: 'revocation', network: s.network, vaultContract: s.vaultContract, vcId: s.vcId };
+  const entry = {
+    type: 'LedgerVaultStatusEntry',
+    statusPurpose: 'revocation',
+    network: s.network,
+    vaultContract: s.vaultContract,
+    vcId: s.vcId,
+  };
   const existing = credential['credentialStatus'];
   const list = existing === undefined ? [] : Array.isArray(existing) ? existing : [existing];
   if (list.some((e) => typeof e === 'object' && e !== null && (e as { type?: unknown }).type === entry.type)) {
@@ -235,7 +266,9 @@ function withStatusEntry(credential: Record<string, unknown>, s: LedgerVaultStat
   const contexts = Array.isArray(context) ? context : context === undefined ? [] : [context];
   return {
     ...credential,
-    ...(s.contextUrl !== undefined && !contexts.includes(s.contextUrl) ? { '@context': [...contexts, s.contextUrl] } : {}),
+    ...(s.contextUrl !== undefined && !contexts.includes(s.contextUrl)
+      ? { '@context': [...contexts, s.contextUrl] }
+      : {}),
     credentialStatus: list.length === 0 ? entry : [...list, entry],
   };
 }
@@ -254,22 +287,42 @@ export interface SignPresentationOptions {
 }
 
 /** A holder's proof on a presentation: `eddsa-jcs-2022`, purpose `authentication`, over the challenge. */
-export async function signPresentation({ presentation, secretKey, signer, challenge, domain, ...options }: SignPresentationOptions) {
+export async function signPresentation({
+  presentation,
+  secretKey,
+  signer,
+  challenge,
+  domain,
+  ...options
+}: SignPresentationOptions) {
   if ((secretKey === undefined) === (signer === undefined)) {
     throw new DataIntegrityError('PROOF_GENERATION_ERROR', 'pass exactly one of secretKey and signer');
   }
-  const vp = { '@context': ['https://www.w3.org/ns/credentials/v2'], type: ['VerifiablePresentation'], ...presentation };
-  const proof = { ...options, proofPurpose: 'authentication' as const, challenge, ...(domain !== undefined ? { domain } : {}) };
+  const vp = {
+    '@context': ['https://www.w3.org/ns/credentials/v2'],
+    type: ['VerifiablePresentation'],
+    ...presentation,
+  };
+  const proof = {
+    ...options,
+    proofPurpose: 'authentication' as const,
+    challenge,
+    ...(domain !== undefined ? { domain } : {}),
+  };
   return addProof(vp, proof, signer ? { signer } : { secretKey: secretKey! });
 }
 
 function dateTimeOf(value: Date | string, name: string): string {
   const text = value instanceof Date ? value.toISOString().replace(/\.000Z$/, 'Z') : value;
-  if (!isDateTimeStamp(text)) throw new DataIntegrityError('PROOF_GENERATION_ERROR', `${name} must be an XML Schema dateTimeStamp`);
+  if (!isDateTimeStamp(text))
+    throw new DataIntegrityError('PROOF_GENERATION_ERROR', `${name} must be an XML Schema dateTimeStamp`);
   return text;
 }
 
-function matchingProofs(all: unknown[], previous: unknown): { ok: true; proofs: unknown[] } | { ok: false; message: string } {
+function matchingProofs(
+  all: unknown[],
+  previous: unknown,
+): { ok: true; proofs: unknown[] } | { ok: false; message: string } {
   const ids = typeof previous === 'string' ? [previous] : previous;
   if (!Array.isArray(ids) || ids.length === 0 || !ids.every((id) => typeof id === 'string')) {
     return { ok: false, message: 'previousProof must be a proof id or a non-empty list of proof ids' };
@@ -309,15 +362,33 @@ export async function verifyDataIntegrity(options: VerifyDataIntegrityOptions): 
   }
   const allProofs = Array.isArray(proof) ? proof : [proof];
   if (allProofs.length > MAX_PROOFS) {
-    return failed([problem('MALFORMED_PROOF_ERROR', 'too_many_proofs', `the document carries ${allProofs.length} proofs; at most ${MAX_PROOFS} are verified`)]);
+    return failed([
+      problem(
+        'MALFORMED_PROOF_ERROR',
+        'too_many_proofs',
+        `the document carries ${allProofs.length} proofs; at most ${MAX_PROOFS} are verified`,
+      ),
+    ]);
   }
   let members: CanonicalMembers;
   try {
     members = canonicalMembers(unsecured, options.canonicalCache);
   } catch (e) {
-    return failed([problem('PROOF_TRANSFORMATION_ERROR', 'malformed_proof', `the document cannot be canonicalized: ${(e as Error).message}`)]);
+    return failed([
+      problem(
+        'PROOF_TRANSFORMATION_ERROR',
+        'malformed_proof',
+        `the document cannot be canonicalized: ${(e as Error).message}`,
+      ),
+    ]);
   }
-  const ctx: VerifyContext = { members, allProofs, proofTexts: new Map(), hashes: new Map(), keys: options.keyCache ?? new Ed25519KeyCache(MAX_PROOFS) };
+  const ctx: VerifyContext = {
+    members,
+    allProofs,
+    proofTexts: new Map(),
+    hashes: new Map(),
+    keys: options.keyCache ?? new Ed25519KeyCache(MAX_PROOFS),
+  };
   // A set that holds one proof twice says nothing more than once, and costs twice: refused.
   if (allProofs.length > 1) {
     const seen = new Set<string>();
@@ -326,9 +397,16 @@ export async function verifyDataIntegrity(options: VerifyDataIntegrityOptions): 
       try {
         text = canonicalize(q);
       } catch (e) {
-        return failed([problem('PROOF_TRANSFORMATION_ERROR', 'malformed_proof', `proof ${i} cannot be canonicalized: ${(e as Error).message}`)]);
+        return failed([
+          problem(
+            'PROOF_TRANSFORMATION_ERROR',
+            'malformed_proof',
+            `proof ${i} cannot be canonicalized: ${(e as Error).message}`,
+          ),
+        ]);
       }
-      if (seen.has(text)) return failed([problem('MALFORMED_PROOF_ERROR', 'malformed_proof', `the document carries proof ${i} twice`)]);
+      if (seen.has(text))
+        return failed([problem('MALFORMED_PROOF_ERROR', 'malformed_proof', `the document carries proof ${i} twice`)]);
       seen.add(text);
       ctx.proofTexts.set(i, text);
     }
@@ -358,21 +436,40 @@ interface VerifyContext {
   keys: Ed25519KeyCache;
 }
 
-async function verifyOne(ctx: VerifyContext, proof: unknown, o: VerifyDataIntegrityOptions): Promise<ProofVerification> {
-  const fail = (type: DataIntegrityErrorType, reason: ProofProblemReason, message: string, extra: Partial<ProofVerification> = {}): ProofVerification => ({
-    proof, verified: false, ...extra, errors: [problem(type, reason, message)],
+async function verifyOne(
+  ctx: VerifyContext,
+  proof: unknown,
+  o: VerifyDataIntegrityOptions,
+): Promise<ProofVerification> {
+  const fail = (
+    type: DataIntegrityErrorType,
+    reason: ProofProblemReason,
+    message: string,
+    extra: Partial<ProofVerification> = {},
+  ): ProofVerification => ({
+    proof,
+    verified: false,
+    ...extra,
+    errors: [problem(type, reason, message)],
   });
   // §4.4 step 3: the required properties.
-  if (typeof proof !== 'object' || proof === null || Array.isArray(proof)) return fail('MALFORMED_PROOF_ERROR', 'malformed_proof', 'a proof must be a JSON object');
+  if (typeof proof !== 'object' || proof === null || Array.isArray(proof))
+    return fail('MALFORMED_PROOF_ERROR', 'malformed_proof', 'a proof must be a JSON object');
   const p = proof as Record<string, unknown>;
   for (const name of ['type', 'verificationMethod', 'proofPurpose', 'proofValue'] as const) {
-    if (typeof p[name] !== 'string' || p[name] === '') return fail('MALFORMED_PROOF_ERROR', 'malformed_proof', `proof.${name} must be a non-empty string`);
+    if (typeof p[name] !== 'string' || p[name] === '')
+      return fail('MALFORMED_PROOF_ERROR', 'malformed_proof', `proof.${name} must be a non-empty string`);
   }
   if (p['type'] !== DATA_INTEGRITY_PROOF || p['cryptosuite'] !== EDDSA_JCS_2022) {
-    return fail('PROOF_VERIFICATION_ERROR', 'unsupported_cryptosuite', `only ${DATA_INTEGRITY_PROOF} with cryptosuite ${EDDSA_JCS_2022} is supported`);
+    return fail(
+      'PROOF_VERIFICATION_ERROR',
+      'unsupported_cryptosuite',
+      `only ${DATA_INTEGRITY_PROOF} with cryptosuite ${EDDSA_JCS_2022} is supported`,
+    );
   }
   for (const name of ['created', 'expires'] as const) {
-    if (p[name] !== undefined && !isDateTimeStamp(p[name])) return fail('MALFORMED_PROOF_ERROR', 'malformed_proof', `proof.${name} must be an XML Schema dateTimeStamp`);
+    if (p[name] !== undefined && !isDateTimeStamp(p[name]))
+      return fail('MALFORMED_PROOF_ERROR', 'malformed_proof', `proof.${name} must be an XML Schema dateTimeStamp`);
   }
   const chained = chainedProofs(ctx, p['previousProof']);
   if (!chained.ok) return fail(chained.type, chained.reason, chained.message);
@@ -381,14 +478,25 @@ async function verifyOne(ctx: VerifyContext, proof: unknown, o: VerifyDataIntegr
   const mismatches: ProofProblem[] = [];
   const expectedPurpose = o.expectedProofPurpose ?? 'assertionMethod';
   if (p['proofPurpose'] !== expectedPurpose) {
-    mismatches.push(problem('MISMATCHED_PROOF_PURPOSE_ERROR', 'proof_purpose_mismatch', `proofPurpose is ${clip(String(p['proofPurpose']))}, expected ${expectedPurpose}`));
+    mismatches.push(
+      problem(
+        'MISMATCHED_PROOF_PURPOSE_ERROR',
+        'proof_purpose_mismatch',
+        `proofPurpose is ${clip(String(p['proofPurpose']))}, expected ${expectedPurpose}`,
+      ),
+    );
   }
   if (o.domain !== undefined) {
     const domains = typeof p['domain'] === 'string' ? [p['domain']] : Array.isArray(p['domain']) ? p['domain'] : [];
-    if (!domains.includes(o.domain)) mismatches.push(problem('INVALID_DOMAIN_ERROR', 'domain_mismatch', `the proof is not for the domain ${clip(o.domain)}`));
+    if (!domains.includes(o.domain))
+      mismatches.push(
+        problem('INVALID_DOMAIN_ERROR', 'domain_mismatch', `the proof is not for the domain ${clip(o.domain)}`),
+      );
   }
   if (o.challenge !== undefined && p['challenge'] !== o.challenge) {
-    mismatches.push(problem('INVALID_CHALLENGE_ERROR', 'challenge_mismatch', 'the proof does not answer the expected challenge'));
+    mismatches.push(
+      problem('INVALID_CHALLENGE_ERROR', 'challenge_mismatch', 'the proof does not answer the expected challenge'),
+    );
   }
   if (mismatches.length > 0) return { proof, verified: false, errors: mismatches };
 
@@ -397,15 +505,26 @@ async function verifyOne(ctx: VerifyContext, proof: unknown, o: VerifyDataIntegr
   if (typeof p['expires'] === 'string' && Date.parse(p['expires']) < now) {
     return fail('PROOF_VERIFICATION_ERROR', 'proof_expired', `the proof expired at ${p['expires']}`);
   }
-  if (typeof p['created'] === 'string' && Date.parse(p['created']) > now + (o.maxClockSkewMs ?? DEFAULT_CLOCK_SKEW_MS)) {
-    return fail('PROOF_VERIFICATION_ERROR', 'created_in_future', `the proof was created in the future (${p['created']})`);
+  if (
+    typeof p['created'] === 'string' &&
+    Date.parse(p['created']) > now + (o.maxClockSkewMs ?? DEFAULT_CLOCK_SKEW_MS)
+  ) {
+    return fail(
+      'PROOF_VERIFICATION_ERROR',
+      'created_in_future',
+      `the proof was created in the future (${p['created']})`,
+    );
   }
   // The key: by the expected controller, dereferenced through DID resolution, authorized for the purpose.
   const vm = String(p['verificationMethod']);
   if (o.expectedController !== undefined) {
     const url = parseDidUrl(vm);
     if (url && url.did !== o.expectedController) {
-      return fail('PROOF_VERIFICATION_ERROR', 'not_proof_signer', `the proof was made with a key of ${clip(url.did)}, not of ${clip(o.expectedController)}`);
+      return fail(
+        'PROOF_VERIFICATION_ERROR',
+        'not_proof_signer',
+        `the proof was made with a key of ${clip(url.did)}, not of ${clip(o.expectedController)}`,
+      );
     }
   }
   const key = await verificationKey(vm, expectedPurpose, o.resolve);
@@ -417,12 +536,22 @@ async function verifyOne(ctx: VerifyContext, proof: unknown, o: VerifyDataIntegr
   const value = String(proofValue);
   const signature = value.startsWith('z') ? base58btcDecode(value.slice(1)) : undefined;
   if (!signature || signature.length !== 64) {
-    return fail('MALFORMED_PROOF_ERROR', 'malformed_proof', 'proofValue must be a 64-byte signature in multibase base58btc (z…)', who);
+    return fail(
+      'MALFORMED_PROOF_ERROR',
+      'malformed_proof',
+      'proofValue must be a 64-byte signature in multibase base58btc (z…)',
+      who,
+    );
   }
   let contextMember: string | undefined;
   if (proofOptions['@context'] !== undefined) {
     if (!contextStartsWith(ctx.members.values.get('@context'), proofOptions['@context'])) {
-      return fail('PROOF_VERIFICATION_ERROR', 'context_mismatch', "the document's @context does not start with the proof's @context", who);
+      return fail(
+        'PROOF_VERIFICATION_ERROR',
+        'context_mismatch',
+        "the document's @context does not start with the proof's @context",
+        who,
+      );
     }
     contextMember = memberText('@context', proofOptions['@context']);
   }
@@ -431,10 +560,20 @@ async function verifyOne(ctx: VerifyContext, proof: unknown, o: VerifyDataIntegr
     const configHash = sha256(proofConfiguration(proofOptions));
     data = Buffer.concat([configHash, documentHash(ctx, contextMember, chained.text)]);
   } catch (e) {
-    return fail('PROOF_TRANSFORMATION_ERROR', 'malformed_proof', `the proof cannot be canonicalized: ${(e as Error).message}`, who);
+    return fail(
+      'PROOF_TRANSFORMATION_ERROR',
+      'malformed_proof',
+      `the proof cannot be canonicalized: ${(e as Error).message}`,
+      who,
+    );
   }
   if (!verifyEd25519(ctx.keys.get(key.publicKey), data, signature)) {
-    return fail('PROOF_VERIFICATION_ERROR', 'signature_invalid', 'the signature does not verify: the document or the proof was changed, or another key signed it', who);
+    return fail(
+      'PROOF_VERIFICATION_ERROR',
+      'signature_invalid',
+      'the signature does not verify: the document or the proof was changed, or another key signed it',
+      who,
+    );
   }
   return { proof, verified: true, ...who, errors: [] };
 }
@@ -448,24 +587,50 @@ function chainedProofs(ctx: VerifyContext, previous: unknown): Chained {
   if (previous === undefined) return { ok: true };
   const ids = typeof previous === 'string' ? [previous] : previous;
   if (!Array.isArray(ids) || ids.length === 0 || !ids.every((id) => typeof id === 'string')) {
-    return { ok: false, type: 'MALFORMED_PROOF_ERROR', reason: 'malformed_proof', message: 'previousProof must be a proof id or a non-empty list of proof ids' };
+    return {
+      ok: false,
+      type: 'MALFORMED_PROOF_ERROR',
+      reason: 'malformed_proof',
+      message: 'previousProof must be a proof id or a non-empty list of proof ids',
+    };
   }
   if (ids.length > MAX_PREVIOUS_PROOFS) {
-    return { ok: false, type: 'MALFORMED_PROOF_ERROR', reason: 'malformed_proof', message: `previousProof names ${ids.length} proofs; at most ${MAX_PREVIOUS_PROOFS}` };
+    return {
+      ok: false,
+      type: 'MALFORMED_PROOF_ERROR',
+      reason: 'malformed_proof',
+      message: `previousProof names ${ids.length} proofs; at most ${MAX_PREVIOUS_PROOFS}`,
+    };
   }
   if (new Set(ids).size !== ids.length) {
-    return { ok: false, type: 'MALFORMED_PROOF_ERROR', reason: 'malformed_proof', message: 'previousProof names a proof twice' };
+    return {
+      ok: false,
+      type: 'MALFORMED_PROOF_ERROR',
+      reason: 'malformed_proof',
+      message: 'previousProof names a proof twice',
+    };
   }
   const texts: string[] = [];
   for (const id of ids as string[]) {
     const at = ctx.allProofs.findIndex((q) => typeof q === 'object' && q !== null && (q as { id?: unknown }).id === id);
-    if (at < 0) return { ok: false, type: 'PROOF_VERIFICATION_ERROR', reason: 'previous_proof_missing', message: `previousProof ${clip(id)} is not a proof of the document` };
+    if (at < 0)
+      return {
+        ok: false,
+        type: 'PROOF_VERIFICATION_ERROR',
+        reason: 'previous_proof_missing',
+        message: `previousProof ${clip(id)} is not a proof of the document`,
+      };
     let text = ctx.proofTexts.get(at);
     if (text === undefined) {
       try {
         text = canonicalize(ctx.allProofs[at]);
       } catch (e) {
-        return { ok: false, type: 'PROOF_TRANSFORMATION_ERROR', reason: 'malformed_proof', message: `proof ${clip(id)} cannot be canonicalized: ${(e as Error).message}` };
+        return {
+          ok: false,
+          type: 'PROOF_TRANSFORMATION_ERROR',
+          reason: 'malformed_proof',
+          message: `proof ${clip(id)} cannot be canonicalized: ${(e as Error).message}`,
+        };
       }
       ctx.proofTexts.set(at, text);
     }
@@ -523,7 +688,10 @@ function cachedCanonical(value: unknown, cache?: WeakMap<object, string>): strin
 /** JCS of the whole secured document: its members with the `proof` member in its place. */
 function securedText(members: CanonicalMembers, proof: unknown, proofTexts: Map<number, string>): string {
   const proofs = Array.isArray(proof) ? proof : undefined;
-  const proofText = proofs && proofTexts.size === proofs.length ? `[${proofs.map((_, i) => proofTexts.get(i)!).join(',')}]` : canonicalize(proof);
+  const proofText =
+    proofs && proofTexts.size === proofs.length
+      ? `[${proofs.map((_, i) => proofTexts.get(i)!).join(',')}]`
+      : canonicalize(proof);
   const parts: string[] = [];
   let placed = false;
   for (const name of members.names) {
@@ -554,7 +722,8 @@ function documentHash(ctx: VerifyContext, contextMember: string | undefined, pro
   const { names, texts, prefixes } = ctx.members;
   const before = names.filter((n) => n < 'proof');
   const after = names.filter((n) => n > 'proof');
-  const textOf = (name: string) => (name === '@context' && contextMember !== undefined ? Buffer.from(contextMember, 'utf8') : texts.get(name)!);
+  const textOf = (name: string) =>
+    name === '@context' && contextMember !== undefined ? Buffer.from(contextMember, 'utf8') : texts.get(name)!;
   let prefix = prefixes.get(contextMember ?? '');
   if (!prefix) {
     prefix = createHash('sha256').update(OPEN);
@@ -601,31 +770,64 @@ export async function verificationKey(
 ): Promise<KeyLookup> {
   const url = parseDidUrl(verificationMethod);
   if (!url || url.fragment === undefined || url.pathAndQuery !== undefined) {
-    return { ok: false, reason: 'verification_method_invalid', message: `verificationMethod ${clip(verificationMethod)} is not a DID URL with a fragment` };
+    return {
+      ok: false,
+      reason: 'verification_method_invalid',
+      message: `verificationMethod ${clip(verificationMethod)} is not a DID URL with a fragment`,
+    };
   }
   const resolved = await resolve(url.did);
   const error = resolved.didResolutionMetadata.error;
   const did = clip(url.did);
   if (error === 'notFound') return { ok: false, reason: 'did_not_found', message: `${did} is not registered` };
-  if (error === 'methodNotSupported') return { ok: false, reason: 'did_method_not_supported', message: `${did}: ${resolved.didResolutionMetadata.message ?? 'DID method not supported'}` };
-  if (error === 'invalidDid') return { ok: false, reason: 'verification_method_invalid', message: `${did} is not a DID this verifier resolves: ${resolved.didResolutionMetadata.message ?? 'invalid DID'}` };
-  if (error !== undefined || !resolved.didDocument) return { ok: false, reason: 'did_unresolvable', message: `${did} could not be resolved (${error ?? 'no document'})` };
-  if (resolved.didDocumentMetadata.deactivated) return { ok: false, reason: 'did_deactivated', message: `${did} is deactivated` };
+  if (error === 'methodNotSupported')
+    return {
+      ok: false,
+      reason: 'did_method_not_supported',
+      message: `${did}: ${resolved.didResolutionMetadata.message ?? 'DID method not supported'}`,
+    };
+  if (error === 'invalidDid')
+    return {
+      ok: false,
+      reason: 'verification_method_invalid',
+      message: `${did} is not a DID this verifier resolves: ${resolved.didResolutionMetadata.message ?? 'invalid DID'}`,
+    };
+  if (error !== undefined || !resolved.didDocument)
+    return {
+      ok: false,
+      reason: 'did_unresolvable',
+      message: `${did} could not be resolved (${error ?? 'no document'})`,
+    };
+  if (resolved.didDocumentMetadata.deactivated)
+    return { ok: false, reason: 'did_deactivated', message: `${did} is deactivated` };
   const document = resolved.didDocument;
   const found = dereferenceFragment(document, url.fragment);
   if (!found || found.kind !== 'verificationMethod') {
-    return { ok: false, reason: 'verification_method_not_found', message: `${did} has no verification method #${clip(url.fragment)}` };
+    return {
+      ok: false,
+      reason: 'verification_method_not_found',
+      message: `${did} has no verification method #${clip(url.fragment)}`,
+    };
   }
   const id = `${document.id}#${url.fragment}`;
   const authorized = methodsFor(document, relationship).find((m) => m.id === id);
   if (!authorized) {
-    return { ok: false, reason: 'verification_method_not_authorized', message: `${clip(id)} is not listed under ${relationship} of ${did}` };
+    return {
+      ok: false,
+      reason: 'verification_method_not_authorized',
+      message: `${clip(id)} is not listed under ${relationship} of ${did}`,
+    };
   }
   if (authorized.controller !== url.did) {
-    return { ok: false, reason: 'verification_method_not_authorized', message: `${clip(id)} is controlled by ${clip(String(authorized.controller))}, not ${did}` };
+    return {
+      ok: false,
+      reason: 'verification_method_not_authorized',
+      message: `${clip(id)} is controlled by ${clip(String(authorized.controller))}, not ${did}`,
+    };
   }
   const key = authorized.type === 'Multikey' ? decodeMultikey(authorized.publicKeyMultibase, 'Ed25519') : undefined;
-  if (!key?.ok) return { ok: false, reason: 'verification_method_invalid', message: `${clip(id)} is not an Ed25519 Multikey` };
+  if (!key?.ok)
+    return { ok: false, reason: 'verification_method_invalid', message: `${clip(id)} is not an Ed25519 Multikey` };
   return { ok: true, did: url.did, method: authorized, publicKey: key.publicKey };
 }
 

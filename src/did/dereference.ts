@@ -73,8 +73,10 @@ export function dereferenceFragment(
   fragment: string,
 ): { kind: 'verificationMethod'; value: VerificationMethod } | { kind: 'service'; value: ServiceEndpoint } | undefined {
   const target = `${document.id}#${fragment}`;
-  for (const vm of allMethods(document)) if (absoluteId(document, vm.id) === target) return { kind: 'verificationMethod', value: vm };
-  for (const s of document.service ?? []) if (absoluteId(document, s.id) === target) return { kind: 'service', value: s };
+  for (const vm of allMethods(document))
+    if (absoluteId(document, vm.id) === target) return { kind: 'verificationMethod', value: vm };
+  for (const s of document.service ?? [])
+    if (absoluteId(document, s.id) === target) return { kind: 'service', value: s };
   return undefined;
 }
 
@@ -104,5 +106,10 @@ function allMethods(document: DidDocument): VerificationMethod[] {
 }
 
 function isMethod(v: unknown): v is VerificationMethod {
-  return typeof v === 'object' && v !== null && typeof (v as { id?: unknown }).id === 'string' && typeof (v as { type?: unknown }).type === 'string';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as { id?: unknown }).id === 'string' &&
+    typeof (v as { type?: unknown }).type === 'string'
+  );
 }

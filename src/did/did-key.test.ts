@@ -12,7 +12,12 @@ describe('resolveDidKey', () => {
     const r = resolveDidKey(DID);
     expect(r.didResolutionMetadata.error).toBeUndefined();
     const vm = { id: `${DID}#${KEY}`, type: 'Multikey', controller: DID, publicKeyMultibase: KEY };
-    expect(r.didDocument).toMatchObject({ id: DID, verificationMethod: [vm], authentication: [vm.id], assertionMethod: [vm.id] });
+    expect(r.didDocument).toMatchObject({
+      id: DID,
+      verificationMethod: [vm],
+      authentication: [vm.id],
+      assertionMethod: [vm.id],
+    });
   });
 
   it.each([

@@ -15,11 +15,20 @@ export function resolveDidKey(did: string): DidResolutionResult {
   if (!did.startsWith(DID_KEY_PREFIX)) return resolutionError('invalidDid', `${did} is not a did:key`);
   const multibase = did.slice(DID_KEY_PREFIX.length);
   if (!multibase.startsWith(MULTIKEY_PREFIX.Ed25519)) {
-    return resolutionError('invalidDid', `did:key ${clipDid(did)} is not an Ed25519 key (z6Mk…): this verifier resolves Ed25519 did:key DIDs only`);
+    return resolutionError(
+      'invalidDid',
+      `did:key ${clipDid(did)} is not an Ed25519 key (z6Mk…): this verifier resolves Ed25519 did:key DIDs only`,
+    );
   }
   const key = decodeMultikey(multibase, 'Ed25519');
-  if (!key.ok) return resolutionError('invalidDid', `did:key ${clipDid(did)} does not hold an Ed25519 Multikey: ${key.message}`);
-  const method: VerificationMethod = { id: `${did}#${multibase}`, type: 'Multikey', controller: did, publicKeyMultibase: multibase };
+  if (!key.ok)
+    return resolutionError('invalidDid', `did:key ${clipDid(did)} does not hold an Ed25519 Multikey: ${key.message}`);
+  const method: VerificationMethod = {
+    id: `${did}#${multibase}`,
+    type: 'Multikey',
+    controller: did,
+    publicKeyMultibase: multibase,
+  };
   const ref = `${did}#${multibase}`;
   const didDocument = {
     '@context': [...DID_KEY_CONTEXT],

@@ -15,9 +15,18 @@ describe.each(BASE32)('didId ↔ bytes $hex', ({ hex, didId }) => {
 });
 
 describe.each([
-  { given: 'did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxza', want: { network: 'testnet', didId: 'nohsyhu2pu7uaulcoocjljvxza' } },
-  { given: 'did:ledger:mainnet:aaaqeayeaudaocajbifqydiob4', want: { network: 'mainnet', didId: 'aaaqeayeaudaocajbifqydiob4' } },
-  { given: 'did:ledger:testnet:77777777777777777777777774', want: { network: 'testnet', didId: '77777777777777777777777774' } },
+  {
+    given: 'did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxza',
+    want: { network: 'testnet', didId: 'nohsyhu2pu7uaulcoocjljvxza' },
+  },
+  {
+    given: 'did:ledger:mainnet:aaaqeayeaudaocajbifqydiob4',
+    want: { network: 'mainnet', didId: 'aaaqeayeaudaocajbifqydiob4' },
+  },
+  {
+    given: 'did:ledger:testnet:77777777777777777777777774',
+    want: { network: 'testnet', didId: '77777777777777777777777774' },
+  },
 ])('parseDid($given) accepts', ({ given, want }) => {
   it('returns the parts', () => {
     expect(parseDid(given)).toEqual({ ok: true, value: { did: given, ...want } });
@@ -63,8 +72,16 @@ describe.each([{ n: 15 }, { n: 17 }, { n: 0 }])('bytesToDidId of $n bytes', ({ n
 });
 
 describe.each([
-  { network: 'testnet' as const, hex: '6b8f2c1e9a7d3f405162738495a6b7c8', want: 'did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxza' },
-  { network: 'mainnet' as const, hex: '00000000000000000000000000000000', want: 'did:ledger:mainnet:aaaaaaaaaaaaaaaaaaaaaaaaaa' },
+  {
+    network: 'testnet' as const,
+    hex: '6b8f2c1e9a7d3f405162738495a6b7c8',
+    want: 'did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxza',
+  },
+  {
+    network: 'mainnet' as const,
+    hex: '00000000000000000000000000000000',
+    want: 'did:ledger:mainnet:aaaaaaaaaaaaaaaaaaaaaaaaaa',
+  },
 ])('generateDid on $network', ({ network, hex, want }) => {
   it('formats 16 injected random bytes', () => {
     const g = generateDid({ network, random: () => Buffer.from(hex, 'hex') });
@@ -88,7 +105,10 @@ describe.each([
   { raw: 'did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxza', want: 'did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxza' },
   { raw: 'did%3Aledger%3Atestnet%3Anohsyhu2pu7uaulcoocjljvxza', want: 'did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxza' },
   { raw: 'did%3aledger%3atestnet%3anohsyhu2pu7uaulcoocjljvxza', want: 'did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxza' },
-  { raw: 'did%253Aledger%253Atestnet%253Anohsyhu2pu7uaulcoocjljvxza', want: 'did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxza' },
+  {
+    raw: 'did%253Aledger%253Atestnet%253Anohsyhu2pu7uaulcoocjljvxza',
+    want: 'did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxza',
+  },
   { raw: 'did%3Aledger%3Atestnet%3A%E0%A4%A', want: 'did%3Aledger%3Atestnet%3A%E0%A4%A' },
 ])('decodeDidParam($raw)', ({ raw, want }) => {
   it('decodes', () => expect(decodeDidParam(raw)).toBe(want));

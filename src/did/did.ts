@@ -16,9 +16,7 @@ const DID_ID = `([a-z2-7]{${DID_ID_LENGTH}})`;
 /** The document's validation pattern. */
 export const DID_PATTERN = new RegExp(`^did:${DID_METHOD}:${NETWORK}:${DID_ID}$`);
 
-export type ParseDidResult =
-  | { ok: true; value: ParsedDid }
-  | { ok: false; error: 'invalidDid'; message: string };
+export type ParseDidResult = { ok: true; value: ParsedDid } | { ok: false; error: 'invalidDid'; message: string };
 
 /**
  * Parses a DID string. Errors are values, never thrown.

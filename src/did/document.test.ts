@@ -173,18 +173,39 @@ describe.each([
   { accept: 'application/did+json', want: ['application/did+json', 'application/did+json'] },
   { accept: 'Application/DID+JSON', want: ['application/did+json', 'application/did+json'] },
   { accept: 'application/json', want: ['application/did+json', 'application/json'] },
-  { accept: 'application/did+json, application/did+ld+json', want: ['application/did+ld+json', 'application/did+ld+json'] },
-  { accept: 'application/did+ld+json;q=0.5, application/did+json', want: ['application/did+json', 'application/did+json'] },
+  {
+    accept: 'application/did+json, application/did+ld+json',
+    want: ['application/did+ld+json', 'application/did+ld+json'],
+  },
+  {
+    accept: 'application/did+ld+json;q=0.5, application/did+json',
+    want: ['application/did+json', 'application/did+json'],
+  },
   { accept: 'text/html, application/json;q=0.9, */*;q=0.1', want: ['application/did+json', 'application/json'] },
   { accept: '*/*, application/did+ld+json;q=0', want: ['application/did+json', 'application/did+json'] },
-  { accept: 'application/did+ld+json;profile="https://w3id.org/did-resolution"', want: ['application/did+ld+json', 'application/did+ld+json'] },
+  {
+    accept: 'application/did+ld+json;profile="https://w3id.org/did-resolution"',
+    want: ['application/did+ld+json', 'application/did+ld+json'],
+  },
   { accept: 'text/html', want: undefined },
   { accept: 'application/xml, text/*', want: undefined },
   { accept: 'application/did-resolution', want: ['application/did+ld+json', 'application/did-resolution'] },
-  { accept: 'application/ld+json;profile="https://w3id.org/did-resolution"', want: ['application/did+ld+json', 'application/ld+json;profile="https://w3id.org/did-resolution"'] },
-  { accept: 'application/ld+json; profile=https://w3id.org/did-resolution; q=0.9', want: ['application/did+ld+json', 'application/ld+json;profile="https://w3id.org/did-resolution"'] },
-  { accept: 'application/ld+json', want: ['application/did+ld+json', 'application/ld+json;profile="https://w3id.org/did-resolution"'] },
-  { accept: 'application/did-resolution;q=0.5, application/did+json', want: ['application/did+json', 'application/did+json'] },
+  {
+    accept: 'application/ld+json;profile="https://w3id.org/did-resolution"',
+    want: ['application/did+ld+json', 'application/ld+json;profile="https://w3id.org/did-resolution"'],
+  },
+  {
+    accept: 'application/ld+json; profile=https://w3id.org/did-resolution; q=0.9',
+    want: ['application/did+ld+json', 'application/ld+json;profile="https://w3id.org/did-resolution"'],
+  },
+  {
+    accept: 'application/ld+json',
+    want: ['application/did+ld+json', 'application/ld+json;profile="https://w3id.org/did-resolution"'],
+  },
+  {
+    accept: 'application/did-resolution;q=0.5, application/did+json',
+    want: ['application/did+json', 'application/did+json'],
+  },
   { accept: 'application/ld+json;profile="https://example.org/other"', want: undefined },
   { accept: 'application/did+json;q=0', want: undefined },
 ])('negotiateRepresentation($accept)', ({ accept, want }) => {

@@ -12,7 +12,10 @@ import type {
 } from './types.ts';
 
 /** `@context` of the JSON-LD representation: DID Core 1.1 and the Multikey vocabulary. */
-export const DID_CONTEXT: readonly string[] = ['https://www.w3.org/ns/did/v1.1', 'https://w3id.org/security/multikey/v1'];
+export const DID_CONTEXT: readonly string[] = [
+  'https://www.w3.org/ns/did/v1.1',
+  'https://w3id.org/security/multikey/v1',
+];
 
 export const DID_LD_JSON: DidRepresentation = 'application/did+ld+json';
 export const DID_JSON: DidRepresentation = 'application/did+json';
@@ -43,7 +46,12 @@ export function buildDidDocument({ did, record, representation = DID_LD_JSON }: 
   for (const rel of RELATIONSHIPS) {
     const refs = record[rel].map((key, i) => {
       const fragment = `#${KEY_FRAGMENT[rel]}-${i + 1}`;
-      verificationMethod.push({ id: did + fragment, type: 'Multikey', controller: did, publicKeyMultibase: key.publicKeyMultibase });
+      verificationMethod.push({
+        id: did + fragment,
+        type: 'Multikey',
+        controller: did,
+        publicKeyMultibase: key.publicKeyMultibase,
+      });
       return fragment;
     });
     if (refs.length > 0) doc[rel] = refs;
@@ -58,7 +66,15 @@ export function buildDidDocument({ did, record, representation = DID_LD_JSON }: 
   }
   // Key order of the output as DID Core lists the properties.
   const { '@context': ctx, id, verificationMethod: vm, authentication, assertionMethod, keyAgreement, service } = doc;
-  return stripUndefined({ '@context': ctx, id, verificationMethod: vm, authentication, assertionMethod, keyAgreement, service });
+  return stripUndefined({
+    '@context': ctx,
+    id,
+    verificationMethod: vm,
+    authentication,
+    assertionMethod,
+    keyAgreement,
+    service,
+  });
 }
 
 /** Ledger sequence → close time; undefined when unknown (the field is then left out). */

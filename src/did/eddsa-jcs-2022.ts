@@ -30,7 +30,10 @@ export function isDateTimeStamp(value: unknown): value is string {
 /** §3.3.3 Transformation: the JCS form of the unsecured document, after the proof options' checks. */
 export function transform(unsecuredDocument: unknown, options: { type?: unknown; cryptosuite?: unknown }): string {
   if (options.type !== DATA_INTEGRITY_PROOF || options.cryptosuite !== EDDSA_JCS_2022) {
-    throw new DataIntegrityError('PROOF_TRANSFORMATION_ERROR', `type must be ${DATA_INTEGRITY_PROOF} and cryptosuite ${EDDSA_JCS_2022}`);
+    throw new DataIntegrityError(
+      'PROOF_TRANSFORMATION_ERROR',
+      `type must be ${DATA_INTEGRITY_PROOF} and cryptosuite ${EDDSA_JCS_2022}`,
+    );
   }
   return canonicalize(unsecuredDocument);
 }
@@ -38,7 +41,10 @@ export function transform(unsecuredDocument: unknown, options: { type?: unknown;
 /** §3.3.5 Proof Configuration: the JCS form of the proof options (without `proofValue`). */
 export function proofConfiguration(options: Record<string, unknown>): string {
   if (options['type'] !== DATA_INTEGRITY_PROOF || options['cryptosuite'] !== EDDSA_JCS_2022) {
-    throw new DataIntegrityError('PROOF_GENERATION_ERROR', `type must be ${DATA_INTEGRITY_PROOF} and cryptosuite ${EDDSA_JCS_2022}`);
+    throw new DataIntegrityError(
+      'PROOF_GENERATION_ERROR',
+      `type must be ${DATA_INTEGRITY_PROOF} and cryptosuite ${EDDSA_JCS_2022}`,
+    );
   }
   if (options['created'] !== undefined && !isDateTimeStamp(options['created'])) {
     throw new DataIntegrityError('PROOF_GENERATION_ERROR', 'created must be an XML Schema dateTimeStamp');
@@ -64,7 +70,11 @@ export type Ed25519SecretKey = Uint8Array | string;
 /** Node's signing key and the Multikey of its public half. */
 export function ed25519KeyPair(secretKey: Ed25519SecretKey): { sign: Signer; publicKeyMultibase: string } {
   const seed = seedOf(secretKey);
-  const key: KeyObject = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
+  const key: KeyObject = createPrivateKey({
+    key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]),
+    format: 'der',
+    type: 'pkcs8',
+  });
   const x = createPublicKey(key).export({ format: 'jwk' }).x!;
   const publicKey = Buffer.from(x, 'base64url');
   return {
@@ -77,7 +87,10 @@ function seedOf(secretKey: Ed25519SecretKey): Buffer {
   if (typeof secretKey === 'string') {
     const bytes = secretKey.startsWith('z') ? base58btcDecode(secretKey.slice(1)) : undefined;
     if (!bytes || bytes.length !== 34 || bytes[0] !== SECRET_KEY_PREFIX[0] || bytes[1] !== SECRET_KEY_PREFIX[1]) {
-      throw new DataIntegrityError('PROOF_GENERATION_ERROR', 'a secret key string must be a Multikey ed25519-priv (z3u2…)');
+      throw new DataIntegrityError(
+        'PROOF_GENERATION_ERROR',
+        'a secret key string must be a Multikey ed25519-priv (z3u2…)',
+      );
     }
     return Buffer.from(bytes.slice(2));
   }

@@ -9,7 +9,8 @@ const DOCUMENTS = [
     input:
       '{"numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001],' +
       ' "string": "\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/", "literals": [null, true, false]}',
-    output: '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"\u20ac$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}',
+    output:
+      '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"\u20ac$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}',
   },
   {
     name: 'RFC 8785 §3.2.3 sorting example',
@@ -34,7 +35,8 @@ const DOCUMENTS = [
     input:
       '{"numbers": [1E30, 4.50, 333333333.33333329, 2e-3, 0.000000000000000000000000001],' +
       ' "escaping": "\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/", "literals": [null, true, false]}',
-    output: '{"escaping":"\u20ac$\\u000f\\nA\'B\\"\\\\\\\\\\"/","literals":[null,true,false],"numbers":[1e+30,4.5,333333333.3333333,0.002,1e-27]}',
+    output:
+      '{"escaping":"\u20ac$\\u000f\\nA\'B\\"\\\\\\\\\\"/","literals":[null,true,false],"numbers":[1e+30,4.5,333333333.3333333,0.002,1e-27]}',
   },
   {
     name: 'testdata french.json (locale ignored)',
@@ -115,7 +117,14 @@ describe.each([
   { name: 'bigint', given: { a: 1n } },
   { name: 'lone high surrogate in a value', given: { a: '\ud83d' } },
   { name: 'lone low surrogate in a key', given: { '\ude00': 1 } },
-  { name: 'cycle', given: (() => { const o: Record<string, unknown> = {}; o.self = o; return o; })() },
+  {
+    name: 'cycle',
+    given: (() => {
+      const o: Record<string, unknown> = {};
+      o.self = o;
+      return o;
+    })(),
+  },
   { name: 'undefined at the top', given: undefined },
 ])('canonicalize rejects $name', ({ given }) => {
   it('throws JcsError', () => expect(() => canonicalize(given)).toThrow(JcsError));
@@ -124,9 +133,24 @@ describe.each([
 describe.each([
   { name: 'undefined properties are left out', given: { b: undefined, a: 1 }, want: '{"a":1}' },
   { name: 'undefined in arrays becomes null', given: [undefined, 1], want: '[null,1]' },
-  { name: 'toJSON is honoured (Date)', given: { t: new Date(Date.UTC(2025, 0, 2, 3, 4, 5)) }, want: '{"t":"2025-01-02T03:04:05.000Z"}' },
-  { name: 'shared (non-cyclic) references are fine', given: (() => { const x = { v: 1 }; return { a: x, b: x }; })(), want: '{"a":{"v":1},"b":{"v":1}}' },
-  { name: 'control characters', given: '\u0000\u0008\u0009\u000a\u000c\u000d\u001f\u007f', want: '"\\u0000\\b\\t\\n\\f\\r\\u001f\u007f"' },
+  {
+    name: 'toJSON is honoured (Date)',
+    given: { t: new Date(Date.UTC(2025, 0, 2, 3, 4, 5)) },
+    want: '{"t":"2025-01-02T03:04:05.000Z"}',
+  },
+  {
+    name: 'shared (non-cyclic) references are fine',
+    given: (() => {
+      const x = { v: 1 };
+      return { a: x, b: x };
+    })(),
+    want: '{"a":{"v":1},"b":{"v":1}}',
+  },
+  {
+    name: 'control characters',
+    given: '\u0000\u0008\u0009\u000a\u000c\u000d\u001f\u007f',
+    want: '"\\u0000\\b\\t\\n\\f\\r\\u001f\u007f"',
+  },
 ])('canonicalize: $name', ({ given, want }) => {
   it('matches', () => expect(canonicalize(given)).toBe(want));
 });

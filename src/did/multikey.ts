@@ -61,8 +61,10 @@ export function decodeMultikey(multibase: unknown, expected?: MultikeyType): Dec
     (t) => bytes[0] === MULTICODEC[t][0] && bytes[1] === MULTICODEC[t][1],
   );
   if (!type) return fail('unsupported multicodec (expected ed25519-pub 0xed or x25519-pub 0xec)');
-  if (expected && type !== expected) return fail(`expected an ${expected} key (${MULTIKEY_PREFIX[expected]}…), got ${type}`);
-  if (bytes.length !== 2 + RAW_KEY_BYTES) return fail(`raw key must be ${RAW_KEY_BYTES} bytes, got ${bytes.length - 2}`);
+  if (expected && type !== expected)
+    return fail(`expected an ${expected} key (${MULTIKEY_PREFIX[expected]}…), got ${type}`);
+  if (bytes.length !== 2 + RAW_KEY_BYTES)
+    return fail(`raw key must be ${RAW_KEY_BYTES} bytes, got ${bytes.length - 2}`);
   return { ok: true, type, publicKey: bytes.slice(2) };
 }
 

@@ -2,7 +2,14 @@ import { createPrivateKey, sign as cryptoSign, type KeyObject } from 'node:crypt
 import { describe, expect, it } from 'vitest';
 import { buildResolutionResult, resolutionError } from './document.ts';
 import { canonicalizeToBytes } from './jcs.ts';
-import { Ed25519KeyCache, MemoryNonceStore, createChallenge, verifyProof, type ProofChallenge, type VerifyProofOptions } from './proof.ts';
+import {
+  Ed25519KeyCache,
+  MemoryNonceStore,
+  createChallenge,
+  verifyProof,
+  type ProofChallenge,
+  type VerifyProofOptions,
+} from './proof.ts';
 import type { DidRecord, DidResolutionResult } from './types.ts';
 
 const DID = 'did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxza';
@@ -38,9 +45,13 @@ const RECORD: DidRecord = {
 };
 const parsed = { did: DID, network: 'testnet' as const, didId: 'nohsyhu2pu7uaulcoocjljvxza' };
 const ACTIVE = buildResolutionResult({ parsed, record: RECORD });
-const TOMBSTONE = buildResolutionResult({ parsed, record: { ...RECORD, deactivated: true, authentication: [], assertionMethod: [] } });
+const TOMBSTONE = buildResolutionResult({
+  parsed,
+  record: { ...RECORD, deactivated: true, authentication: [], assertionMethod: [] },
+});
 
-const signWith = (key: KeyObject, challenge: unknown) => cryptoSign(null, canonicalizeToBytes(challenge), key).toString('base64url');
+const signWith = (key: KeyObject, challenge: unknown) =>
+  cryptoSign(null, canonicalizeToBytes(challenge), key).toString('base64url');
 
 interface Setup {
   store: MemoryNonceStore;
@@ -72,7 +83,11 @@ describe.each<Case>([
     want: { verified: true, verificationMethod: `${DID}#auth-2` },
   },
   { name: 'issued 4:59 ago', issuedAt: minutes(-4.99), want: { verified: true, verificationMethod: `${DID}#auth-1` } },
-  { name: 'issued exactly 5 minutes ago', issuedAt: minutes(-5), want: { verified: true, verificationMethod: `${DID}#auth-1` } },
+  {
+    name: 'issued exactly 5 minutes ago',
+    issuedAt: minutes(-5),
+    want: { verified: true, verificationMethod: `${DID}#auth-1` },
+  },
   {
     name: 'clock skew: timestamp 4 minutes ahead',
     tweak: (o) => void (o.now = minutes(-4)),
@@ -88,7 +103,11 @@ describe.each<Case>([
     },
     want: { verified: false, error: 'challenge_expired' },
   },
-  { name: 'timestamp more than 5 minutes ahead', tweak: (o) => void (o.now = minutes(-5.01)), want: { verified: false, error: 'challenge_expired' } },
+  {
+    name: 'timestamp more than 5 minutes ahead',
+    tweak: (o) => void (o.now = minutes(-5.01)),
+    want: { verified: false, error: 'challenge_expired' },
+  },
   // 2. the domain, before the nonce (which it must not spend)
   {
     name: 'another domain, with a bad signature too',
@@ -141,13 +160,21 @@ describe.each<Case>([
     want: { verified: false, error: 'nonce_invalid' },
   },
   // 4. resolution and the signature
-  { name: 'signed by the assertion key only', tweak: (o, s) => void (o.signature = signWith(KEYS[2]!, s.challenge)), want: { verified: false, error: 'signature_invalid' } },
+  {
+    name: 'signed by the assertion key only',
+    tweak: (o, s) => void (o.signature = signWith(KEYS[2]!, s.challenge)),
+    want: { verified: false, error: 'signature_invalid' },
+  },
   {
     name: 'signature over another challenge',
     tweak: (o, s) => void (o.signature = signWith(KEYS[0]!, { ...s.challenge, domain: 'evil.example' })),
     want: { verified: false, error: 'signature_invalid' },
   },
-  { name: 'signature with padding', tweak: (o) => void (o.signature = `${o.signature as string}==`), want: { verified: false, error: 'signature_invalid' } },
+  {
+    name: 'signature with padding',
+    tweak: (o) => void (o.signature = `${o.signature as string}==`),
+    want: { verified: false, error: 'signature_invalid' },
+  },
   {
     name: 'signature in standard base64',
     // A signature whose base64url form has no '-' or '_' reads the same in standard base64, so the case
@@ -156,7 +183,9 @@ describe.each<Case>([
       for (let attempt = 0; ; attempt++) {
         if (attempt === 200) throw new Error('no signature with + or / in 200 tries');
         const s = await issue();
-        const standard = Buffer.from(signWith(KEYS[0]!, s.challenge), 'base64url').toString('base64').replace(/=+$/, '');
+        const standard = Buffer.from(signWith(KEYS[0]!, s.challenge), 'base64url')
+          .toString('base64')
+          .replace(/=+$/, '');
         if (!/[+/]/.test(standard)) continue;
         o.challenge = s.challenge;
         o.nonceStore = s.store;
@@ -166,10 +195,26 @@ describe.each<Case>([
     },
     want: { verified: false, error: 'signature_invalid' },
   },
-  { name: 'signature not a string', tweak: (o) => void (o.signature = 42), want: { verified: false, error: 'signature_invalid' } },
-  { name: 'DID not registered', tweak: (o) => void (o.resolve = resolveTo(resolutionError('notFound'))), want: { verified: false, error: 'did_not_found' } },
-  { name: 'DID deactivated', tweak: (o) => void (o.resolve = resolveTo(TOMBSTONE)), want: { verified: false, error: 'did_deactivated' } },
-  { name: 'ledger unreachable', tweak: (o) => void (o.resolve = resolveTo(resolutionError('internalError'))), want: { verified: false, error: 'ledger_unavailable' } },
+  {
+    name: 'signature not a string',
+    tweak: (o) => void (o.signature = 42),
+    want: { verified: false, error: 'signature_invalid' },
+  },
+  {
+    name: 'DID not registered',
+    tweak: (o) => void (o.resolve = resolveTo(resolutionError('notFound'))),
+    want: { verified: false, error: 'did_not_found' },
+  },
+  {
+    name: 'DID deactivated',
+    tweak: (o) => void (o.resolve = resolveTo(TOMBSTONE)),
+    want: { verified: false, error: 'did_deactivated' },
+  },
+  {
+    name: 'ledger unreachable',
+    tweak: (o) => void (o.resolve = resolveTo(resolutionError('internalError'))),
+    want: { verified: false, error: 'ledger_unavailable' },
+  },
   {
     name: 'resolver throws',
     tweak: (o) =>
@@ -179,16 +224,36 @@ describe.each<Case>([
     want: { verified: false, error: 'ledger_unavailable' },
   },
   // shape, before anything
-  { name: 'extra challenge field', tweak: (o, s) => void (o.challenge = { ...s.challenge, extra: 1 }), want: { verified: false, error: 'invalid_request' } },
+  {
+    name: 'extra challenge field',
+    tweak: (o, s) => void (o.challenge = { ...s.challenge, extra: 1 }),
+    want: { verified: false, error: 'invalid_request' },
+  },
   {
     name: 'missing challenge field',
     tweak: (o, s) => void (o.challenge = { did: s.challenge.did, domain: DOMAIN, nonce: s.challenge.nonce }),
     want: { verified: false, error: 'invalid_request' },
   },
-  { name: 'challenge not an object', tweak: (o) => void (o.challenge = 'x'), want: { verified: false, error: 'invalid_request' } },
-  { name: 'timestamp not ISO-8601', tweak: (o, s) => void (o.challenge = { ...s.challenge, timestamp: 'yesterday' }), want: { verified: false, error: 'invalid_request' } },
-  { name: 'lone surrogate in the domain', tweak: (o, s) => void (o.challenge = { ...s.challenge, domain: '\ud800' }), want: { verified: false, error: 'invalid_request' } },
-  { name: 'invalid DID', tweak: (o, s) => void (o.challenge = { ...s.challenge, did: 'did:ledger:public:x' }), want: { verified: false, error: 'did_invalid' } },
+  {
+    name: 'challenge not an object',
+    tweak: (o) => void (o.challenge = 'x'),
+    want: { verified: false, error: 'invalid_request' },
+  },
+  {
+    name: 'timestamp not ISO-8601',
+    tweak: (o, s) => void (o.challenge = { ...s.challenge, timestamp: 'yesterday' }),
+    want: { verified: false, error: 'invalid_request' },
+  },
+  {
+    name: 'lone surrogate in the domain',
+    tweak: (o, s) => void (o.challenge = { ...s.challenge, domain: '\ud800' }),
+    want: { verified: false, error: 'invalid_request' },
+  },
+  {
+    name: 'invalid DID',
+    tweak: (o, s) => void (o.challenge = { ...s.challenge, did: 'did:ledger:public:x' }),
+    want: { verified: false, error: 'did_invalid' },
+  },
 ])('verifyProof: $name', ({ tweak, issuedAt, want }) => {
   it('returns the expected outcome without throwing', async () => {
     const setup = await issue({ at: issuedAt });
@@ -215,12 +280,22 @@ describe('verifyProof spends the nonce', () => {
     const { store, challenge } = await issue();
     const options = { challenge, expectedDomain: DOMAIN, resolve: resolveTo(ACTIVE), now: NOW, nonceStore: store };
     expect((await verifyProof({ ...options, signature: signWith(KEYS[sign]!, challenge) })).verified).toBe(first);
-    expect(await verifyProof({ ...options, signature: signWith(KEYS[0]!, challenge) })).toMatchObject({ error: 'nonce_invalid' });
+    expect(await verifyProof({ ...options, signature: signWith(KEYS[0]!, challenge) })).toMatchObject({
+      error: 'nonce_invalid',
+    });
   });
   it('but not on a domain mismatch', async () => {
     const { store, challenge } = await issue();
-    const options = { challenge, signature: signWith(KEYS[0]!, challenge), resolve: resolveTo(ACTIVE), now: NOW, nonceStore: store };
-    expect(await verifyProof({ ...options, expectedDomain: 'evil.example' })).toMatchObject({ error: 'domain_mismatch' });
+    const options = {
+      challenge,
+      signature: signWith(KEYS[0]!, challenge),
+      resolve: resolveTo(ACTIVE),
+      now: NOW,
+      nonceStore: store,
+    };
+    expect(await verifyProof({ ...options, expectedDomain: 'evil.example' })).toMatchObject({
+      error: 'domain_mismatch',
+    });
     expect((await verifyProof({ ...options, expectedDomain: DOMAIN })).verified).toBe(true);
   });
 });
@@ -238,7 +313,12 @@ describe.each([
     const r = await createChallenge({ did, domain, now: NOW, nonceStore: store, random: (n) => Buffer.alloc(n, 0xfb) });
     expect(r).toMatchObject(want);
     if (r.ok) {
-      expect(r.challenge).toEqual({ did, domain, nonce: '-_v7-_v7-_v7-_v7-_v7-w', timestamp: '2025-03-01T12:00:00.000Z' });
+      expect(r.challenge).toEqual({
+        did,
+        domain,
+        nonce: '-_v7-_v7-_v7-_v7-_v7-w',
+        timestamp: '2025-03-01T12:00:00.000Z',
+      });
       expect(store.size).toBe(1);
     } else {
       expect(store.size).toBe(0);
@@ -254,13 +334,26 @@ describe('a nonce store that throws (an outage) is nonce_store_unavailable, neve
   };
   it('createChallenge', async () => {
     expect(await createChallenge({ did: DID, domain: DOMAIN, now: NOW, nonceStore: down })).toEqual({
-      ok: false, error: 'nonce_store_unavailable', message: 'the challenge could not be issued: redis down',
+      ok: false,
+      error: 'nonce_store_unavailable',
+      message: 'the challenge could not be issued: redis down',
     });
   });
   it('verifyProof', async () => {
     const { challenge } = await issue();
-    const r = await verifyProof({ challenge, signature: signWith(KEYS[0]!, challenge), expectedDomain: DOMAIN, resolve: resolveTo(ACTIVE), now: NOW, nonceStore: down });
-    expect(r).toEqual({ verified: false, error: 'nonce_store_unavailable', message: 'the nonce could not be checked: redis down' });
+    const r = await verifyProof({
+      challenge,
+      signature: signWith(KEYS[0]!, challenge),
+      expectedDomain: DOMAIN,
+      resolve: resolveTo(ACTIVE),
+      now: NOW,
+      nonceStore: down,
+    });
+    expect(r).toEqual({
+      verified: false,
+      error: 'nonce_store_unavailable',
+      message: 'the nonce could not be checked: redis down',
+    });
   });
 });
 
@@ -280,7 +373,11 @@ describe('MemoryNonceStore', () => {
     const store = new MemoryNonceStore({ now: () => NOW.getTime(), maxEntries: 2 });
     for (const n of ['a', 'b', 'c']) await store.issue(n, minutes(5), 'x');
     expect(store.size).toBe(2);
-    expect([await store.consume('a', 'x'), await store.consume('b', 'x'), await store.consume('c', 'x')]).toEqual([false, true, true]);
+    expect([await store.consume('a', 'x'), await store.consume('b', 'x'), await store.consume('c', 'x')]).toEqual([
+      false,
+      true,
+      true,
+    ]);
   });
   it('sweeps expired entries when issuing', async () => {
     let now = NOW;

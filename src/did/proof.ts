@@ -101,7 +101,9 @@ export class MemoryNonceStore implements NonceStore {
 
 /** What ties a nonce to its challenge: SHA-256 of the challenge's JCS form. */
 export function challengeBinding(challenge: ProofChallenge): string {
-  return createHash('sha256').update(canonicalizeToBytes(pick(challenge))).digest('hex');
+  return createHash('sha256')
+    .update(canonicalizeToBytes(pick(challenge)))
+    .digest('hex');
 }
 
 const DOMAIN_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -137,7 +139,11 @@ export async function createChallenge({
   try {
     await nonceStore.issue(challenge.nonce, new Date(now.getTime() + PROOF_WINDOW_MS), challengeBinding(challenge));
   } catch (e) {
-    return { ok: false, error: 'nonce_store_unavailable', message: nonceStoreFailure('the challenge could not be issued', e) };
+    return {
+      ok: false,
+      error: 'nonce_store_unavailable',
+      message: nonceStoreFailure('the challenge could not be issued', e),
+    };
   }
   return { ok: true, challenge };
 }
@@ -179,7 +185,8 @@ async function verifyInOrder({
   nonceStore,
 }: VerifyProofOptions): Promise<VerifyProofResult> {
   const challenge = asChallenge(input);
-  if (!challenge) return fail('invalid_request', 'challenge is {did, domain, nonce, timestamp}, all strings, nothing else');
+  if (!challenge)
+    return fail('invalid_request', 'challenge is {did, domain, nonce, timestamp}, all strings, nothing else');
   let binding: string;
   try {
     binding = challengeBinding(challenge);
@@ -196,7 +203,8 @@ async function verifyInOrder({
     return fail('challenge_expired', 'the challenge timestamp is more than 5 minutes from now');
   }
   // 2. Domain.
-  if (challenge.domain !== expectedDomain) return fail('domain_mismatch', 'the challenge was issued for another domain');
+  if (challenge.domain !== expectedDomain)
+    return fail('domain_mismatch', 'the challenge was issued for another domain');
   // 3. Nonce freshness: spent here, once. A store that cannot answer is an outage, never a pass.
   let fresh = false;
   if (NONCE_PATTERN.test(challenge.nonce)) {
@@ -206,7 +214,8 @@ async function verifyInOrder({
       return fail('nonce_store_unavailable', nonceStoreFailure('the nonce could not be checked', e));
     }
   }
-  if (!fresh) return fail('nonce_invalid', 'the nonce is unknown, expired, already used, or was issued for another challenge');
+  if (!fresh)
+    return fail('nonce_invalid', 'the nonce is unknown, expired, already used, or was issued for another challenge');
   // 4. Signature against every authentication key of the resolved document.
   const resolved = await resolve(challenge.did);
   const refused = resolutionFailure(resolved);
@@ -250,7 +259,7 @@ export function authenticationMethods(document: DidDocument): VerificationMethod
   const out: VerificationMethod[] = [];
   for (const entry of (document.authentication ?? []) as unknown[]) {
     const vm =
-      typeof entry === 'string' ? byId.get(absolute(entry)) : (entry as VerificationMethod | null) ?? undefined;
+      typeof entry === 'string' ? byId.get(absolute(entry)) : ((entry as VerificationMethod | null) ?? undefined);
     if (vm && vm.type === 'Multikey' && typeof vm.publicKeyMultibase === 'string') {
       out.push({ ...vm, id: absolute(vm.id) });
     }

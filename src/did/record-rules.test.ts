@@ -35,7 +35,11 @@ describe.each([
       authentication: [k(ED[0]!), k(ED[1]!), k(ED[2]!)],
       assertionMethod: [k(ED[0]!), k(ED[1]!), k(ED[3]!)],
       keyAgreement: [k(X[0]!)],
-      services: [svc('a'), svc('b-2', 'x'.repeat(64)), svc('c'.repeat(32), 'DIDCommMessaging', 'https://h.example/' + 'p'.repeat(237))],
+      services: [
+        svc('a'),
+        svc('b-2', 'x'.repeat(64)),
+        svc('c'.repeat(32), 'DIDCommMessaging', 'https://h.example/' + 'p'.repeat(237)),
+      ],
       metadataUri: 'https://issuer.example.org/.well-known/did-metadata.json',
       metadataHash: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
     }),
@@ -48,7 +52,12 @@ describe.each([
 type Want = Pick<RecordViolation, 'code' | 'field'>;
 
 describe.each<{ name: string; given: DidRecordInput; want: Want[]; chain?: number }>([
-  { name: 'no authentication key', given: rec({ authentication: [] }), want: [{ code: 'key_count_invalid', field: 'authentication' }], chain: 5 },
+  {
+    name: 'no authentication key',
+    given: rec({ authentication: [] }),
+    want: [{ code: 'key_count_invalid', field: 'authentication' }],
+    chain: 5,
+  },
   {
     name: 'four authentication keys',
     given: rec({ authentication: ED.map(k) }),
@@ -97,8 +106,16 @@ describe.each<{ name: string; given: DidRecordInput; want: Want[]; chain?: numbe
     want: [{ code: 'key_invalid', field: 'authentication[0].publicKeyMultibase' }],
     chain: 11,
   },
-  { name: 'X25519 key for authentication', given: rec({ authentication: [k(X[0]!)] }), want: [{ code: 'key_invalid', field: 'authentication[0].publicKeyMultibase' }] },
-  { name: 'Ed25519 key for keyAgreement', given: rec({ keyAgreement: [k(ED[0]!)] }), want: [{ code: 'key_invalid', field: 'keyAgreement[0].publicKeyMultibase' }] },
+  {
+    name: 'X25519 key for authentication',
+    given: rec({ authentication: [k(X[0]!)] }),
+    want: [{ code: 'key_invalid', field: 'authentication[0].publicKeyMultibase' }],
+  },
+  {
+    name: 'Ed25519 key for keyAgreement',
+    given: rec({ keyAgreement: [k(ED[0]!)] }),
+    want: [{ code: 'key_invalid', field: 'keyAgreement[0].publicKeyMultibase' }],
+  },
   {
     name: 'truncated key',
     given: rec({ assertionMethod: [k(ED[0]!.slice(0, -1))] }),
@@ -133,14 +150,20 @@ describe.each<{ name: string; given: DidRecordInput; want: Want[]; chain?: numbe
     want: [{ code: 'service_invalid' as const, field: 'services[0].idSuffix' }],
     chain: 14,
   })),
-  ...['http://issuer.example.org', 'HTTPS://issuer.example.org', 'ftp://x', 'issuer.example.org', 'https://', 'https:///path', ' https://a.example'].map(
-    (url) => ({
-      name: `serviceEndpoint ${JSON.stringify(url)}`,
-      given: rec({ services: [svc('a', 'LinkedDomains', url)] }),
-      want: [{ code: 'url_not_https' as const, field: 'services[0].serviceEndpoint' }],
-      chain: 15,
-    }),
-  ),
+  ...[
+    'http://issuer.example.org',
+    'HTTPS://issuer.example.org',
+    'ftp://x',
+    'issuer.example.org',
+    'https://',
+    'https:///path',
+    ' https://a.example',
+  ].map((url) => ({
+    name: `serviceEndpoint ${JSON.stringify(url)}`,
+    given: rec({ services: [svc('a', 'LinkedDomains', url)] }),
+    want: [{ code: 'url_not_https' as const, field: 'services[0].serviceEndpoint' }],
+    chain: 15,
+  })),
   {
     name: 'serviceEndpoint longer than 255',
     given: rec({ services: [svc('a', 'LinkedDomains', 'https://h.example/' + 'p'.repeat(238))] }),
@@ -159,7 +182,12 @@ describe.each<{ name: string; given: DidRecordInput; want: Want[]; chain?: numbe
     // The registry's #16 covers scheme and length; off-chain the length is a record rule.
     want: [{ code: 'invalid_record', field: 'metadataUri' }],
   },
-  { name: 'empty serviceType', given: rec({ services: [svc('a', '')] }), want: [{ code: 'service_invalid', field: 'services[0].serviceType' }], chain: 18 },
+  {
+    name: 'empty serviceType',
+    given: rec({ services: [svc('a', '')] }),
+    want: [{ code: 'service_invalid', field: 'services[0].serviceType' }],
+    chain: 18,
+  },
   {
     name: 'metadataHash without metadataUri',
     given: rec({ metadataHash: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' }),
@@ -174,12 +202,27 @@ describe.each<{ name: string; given: DidRecordInput; want: Want[]; chain?: numbe
   },
   {
     name: 'metadataHash not 32 bytes of hex',
-    given: rec({ metadataUri: 'https://a.example/m', metadataHash: 'E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855' }),
+    given: rec({
+      metadataUri: 'https://a.example/m',
+      metadataHash: 'E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855',
+    }),
     want: [{ code: 'invalid_record', field: 'metadataHash' }],
   },
-  { name: 'contract controller', given: rec({ controller: 'CABAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAFNSZ' }), want: [{ code: 'invalid_record', field: 'controller' }] },
-  { name: 'controller with a bad checksum', given: rec({ controller: CONTROLLER.slice(0, -1) + 'A' }), want: [{ code: 'invalid_record', field: 'controller' }] },
-  { name: 'services not an array', given: rec({ services: null as never }), want: [{ code: 'invalid_record', field: 'services' }] },
+  {
+    name: 'contract controller',
+    given: rec({ controller: 'CABAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAFNSZ' }),
+    want: [{ code: 'invalid_record', field: 'controller' }],
+  },
+  {
+    name: 'controller with a bad checksum',
+    given: rec({ controller: CONTROLLER.slice(0, -1) + 'A' }),
+    want: [{ code: 'invalid_record', field: 'controller' }],
+  },
+  {
+    name: 'services not an array',
+    given: rec({ services: null as never }),
+    want: [{ code: 'invalid_record', field: 'services' }],
+  },
   {
     name: 'several problems, in field order',
     given: rec({
@@ -211,8 +254,16 @@ describe.each<{ name: string; given: DidRecordInput; want: Want[]; chain?: numbe
 
 describe('validateRecord on lists of thousands (bounded work and answers)', () => {
   it.each([
-    { list: 'authentication', given: rec({ authentication: Array.from({ length: 60_000 }, () => ({})) as never }), count: 'key_count_invalid' },
-    { list: 'services', given: rec({ services: Array.from({ length: 60_000 }, () => ({})) as never }), count: 'service_invalid' },
+    {
+      list: 'authentication',
+      given: rec({ authentication: Array.from({ length: 60_000 }, () => ({})) as never }),
+      count: 'key_count_invalid',
+    },
+    {
+      list: 'services',
+      given: rec({ services: Array.from({ length: 60_000 }, () => ({})) as never }),
+      count: 'service_invalid',
+    },
   ])('$list of 60,000 entries: the count once, then the first 10 entries only', ({ list, given, count }) => {
     const v = validateRecord(given);
     expect(v[0]).toMatchObject({ code: count, field: list });

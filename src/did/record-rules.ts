@@ -79,7 +79,11 @@ export function validateRecord(record: DidRecordInput): RecordViolation[] {
       const type = KEY_TYPE[rel];
       const decoded = decodeMultikey(mb, type);
       if (!decoded.ok) {
-        return add('key_invalid', field, `${rel} keys are ${type} Multikeys (${MULTIKEY_PREFIX[type]}…): ${decoded.message}`);
+        return add(
+          'key_invalid',
+          field,
+          `${rel} keys are ${type} Multikeys (${MULTIKEY_PREFIX[type]}…): ${decoded.message}`,
+        );
       }
       if (seen.has(mb)) return add('duplicate_key', field, `the same key appears twice in ${rel}`);
       seen.add(mb);
@@ -113,7 +117,11 @@ export function validateRecord(record: DidRecordInput): RecordViolation[] {
       } else if (s.serviceType.length === 0) {
         add('service_invalid', `${at}.serviceType`, 'serviceType must not be empty');
       } else if (bytes(s.serviceType) > RECORD_LIMITS.serviceTypeLength) {
-        add('service_invalid', `${at}.serviceType`, `serviceType is at most ${RECORD_LIMITS.serviceTypeLength} characters`);
+        add(
+          'service_invalid',
+          `${at}.serviceType`,
+          `serviceType is at most ${RECORD_LIMITS.serviceTypeLength} characters`,
+        );
       }
       checkUrl(s.serviceEndpoint, `${at}.serviceEndpoint`, 'service_invalid', add);
     });

@@ -17,13 +17,35 @@ const RECORD: DidRecord = {
 
 describe('resolveFromRegistry', () => {
   it.each([
-    { name: 'a registered DID', did: DID, read: async () => RECORD, want: { error: undefined, versionId: '3', assert: [`#assert-1`] } },
+    {
+      name: 'a registered DID',
+      did: DID,
+      read: async () => RECORD,
+      want: { error: undefined, versionId: '3', assert: [`#assert-1`] },
+    },
     { name: 'an unregistered DID', did: DID, read: async () => undefined, want: { error: 'notFound' } },
     { name: 'an invalid DID', did: 'did:ledger:testnet:nope', read: async () => RECORD, want: { error: 'invalidDid' } },
-    { name: 'a DID of a network not read', did: 'did:ledger:mainnet:nohsyhu2pu7uaulcoocjljvxza', read: async () => RECORD, want: { error: 'invalidDid' } },
-    { name: 'a registry that cannot be read', did: DID, read: async () => { throw new Error('rpc down'); }, want: { error: 'internalError' } },
+    {
+      name: 'a DID of a network not read',
+      did: 'did:ledger:mainnet:nohsyhu2pu7uaulcoocjljvxza',
+      read: async () => RECORD,
+      want: { error: 'invalidDid' },
+    },
+    {
+      name: 'a registry that cannot be read',
+      did: DID,
+      read: async () => {
+        throw new Error('rpc down');
+      },
+      want: { error: 'internalError' },
+    },
   ])('$name', async ({ did, read, want }) => {
-    const r = await resolveFromRegistry({ did, networks: ['testnet'], readRecord: read, isReadFailure: (e) => e instanceof Error && e.message === 'rpc down' });
+    const r = await resolveFromRegistry({
+      did,
+      networks: ['testnet'],
+      readRecord: read,
+      isReadFailure: (e) => e instanceof Error && e.message === 'rpc down',
+    });
     expect(r.didResolutionMetadata.error).toBe(want.error);
     if (want.error === undefined) {
       expect(r.didDocumentMetadata.versionId).toBe(want.versionId);
@@ -34,7 +56,12 @@ describe('resolveFromRegistry', () => {
   });
 
   it('a deactivated DID resolves to its tombstone with deactivated metadata', async () => {
-    const r = await resolveFromRegistry({ did: DID, networks: ['testnet'], readRecord: async () => ({ ...RECORD, deactivated: true }), isReadFailure: () => true });
+    const r = await resolveFromRegistry({
+      did: DID,
+      networks: ['testnet'],
+      readRecord: async () => ({ ...RECORD, deactivated: true }),
+      isReadFailure: () => true,
+    });
     expect(r.didDocumentMetadata.deactivated).toBe(true);
     expect(r.didDocument?.verificationMethod).toBeUndefined();
   });
@@ -46,6 +73,8 @@ describe('resolveFromRegistry', () => {
       throw new TypeError("Cannot read properties of undefined (reading 'record')");
     };
     const isReadFailure = (e: unknown) => !(e instanceof TypeError);
-    await expect(resolveFromRegistry({ did: DID, networks: ['testnet'], readRecord, isReadFailure })).rejects.toThrow(TypeError);
+    await expect(resolveFromRegistry({ did: DID, networks: ['testnet'], readRecord, isReadFailure })).rejects.toThrow(
+      TypeError,
+    );
   });
 });

@@ -21,7 +21,13 @@ export interface ResolveFromRegistryOptions {
   ledgerTime?: LedgerTime;
 }
 
-export async function resolveFromRegistry({ did, networks, readRecord, isReadFailure, ledgerTime }: ResolveFromRegistryOptions): Promise<DidResolutionResult> {
+export async function resolveFromRegistry({
+  did,
+  networks,
+  readRecord,
+  isReadFailure,
+  ledgerTime,
+}: ResolveFromRegistryOptions): Promise<DidResolutionResult> {
   const parsed = parseDid(did);
   if (!parsed.ok) return resolutionError('invalidDid', parsed.message);
   if (!networks.includes(parsed.value.network)) {
@@ -35,5 +41,10 @@ export async function resolveFromRegistry({ did, networks, readRecord, isReadFai
     return resolutionError('internalError', `the registry could not be read: ${(e as Error)?.message ?? String(e)}`);
   }
   if (!record) return resolutionError('notFound', `${did} is not registered`);
-  return buildResolutionResult({ parsed: parsed.value, record, representation: DID_LD_JSON, ...(ledgerTime ? { ledgerTime } : {}) });
+  return buildResolutionResult({
+    parsed: parsed.value,
+    record,
+    representation: DID_LD_JSON,
+    ...(ledgerTime ? { ledgerTime } : {}),
+  });
 }

@@ -81,7 +81,13 @@ export interface DidDocumentMetadata {
 }
 
 /** DID Resolution error values used by this resolver. */
-export type ResolutionError = 'invalidDid' | 'invalidOptions' | 'notFound' | 'representationNotSupported' | 'methodNotSupported' | 'internalError';
+export type ResolutionError =
+  | 'invalidDid'
+  | 'invalidOptions'
+  | 'notFound'
+  | 'representationNotSupported'
+  | 'methodNotSupported'
+  | 'internalError';
 
 /** The two representations of the document (DID Core 1.1 §6). */
 export type DidRepresentation = 'application/did+ld+json' | 'application/did+json';

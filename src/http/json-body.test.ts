@@ -20,7 +20,11 @@ let vault: VaultTestEnv;
 let resolver: Harness;
 let admin: string;
 beforeAll(async () => {
-  vault = await startVaultTestEnv({ chain: stubChain(), contractRoutes: stubContractRoutes().router, limits: { rateLimits: { standard: many, early: many, admin: many } } });
+  vault = await startVaultTestEnv({
+    chain: stubChain(),
+    contractRoutes: stubContractRoutes().router,
+    limits: { rateLimits: { standard: many, early: many, admin: many } },
+  });
   admin = (await vault.mintKey({ wallet: null, role: 'admin' })).key;
   resolver = await startHarness();
 }, 60_000);
@@ -29,22 +33,52 @@ afterAll(async () => {
   await resolver?.close();
 });
 
-async function send(base: string, method: string, path: string, body: Uint8Array | string, headers: Record<string, string>) {
-  const res = await fetch(base + path, { method, headers: { 'content-type': 'application/json', ...headers }, body: body as BodyInit });
+async function send(
+  base: string,
+  method: string,
+  path: string,
+  body: Uint8Array | string,
+  headers: Record<string, string>,
+) {
+  const res = await fetch(base + path, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: body as BodyInit,
+  });
   const text = await res.text();
   return { status: res.status, body: JSON.parse(text) as Record<string, unknown> };
 }
 
-const fill = (template: string) => template.replace(/\{(owner|issuer)\}/, G).replace('{keyId}', 'k-1').replace('{did}', DID);
+const fill = (template: string) =>
+  template
+    .replace(/\{(owner|issuer)\}/, G)
+    .replace('{keyId}', 'k-1')
+    .replace('{did}', DID);
 const vaultOps = [...indexOperations(loadVaultSpec()).values()].filter((op) => op.bodyBranches.length > 0);
 const resolverSpec = loadResolverSpec() as { paths: Record<string, Record<string, { requestBody?: unknown }>> };
 const resolverOps = Object.entries(resolverSpec.paths).flatMap(([path, item]) =>
-  Object.entries(item).filter(([, op]) => typeof op === 'object' && op !== null && 'requestBody' in op).map(([method]) => ({ method: method.toUpperCase(), path })),
+  Object.entries(item)
+    .filter(([, op]) => typeof op === 'object' && op !== null && 'requestBody' in op)
+    .map(([method]) => ({ method: method.toUpperCase(), path })),
 );
 
 const apps = [
-  { app: 'vault API', ops: vaultOps, base: () => vault.url, key: () => ({ 'x-svc-key': admin }), codeOf: (b: Record<string, unknown>) => b['error'], notIJson: 'invalid_json' },
-  { app: 'resolver', ops: resolverOps, base: () => resolver.url, key: () => ({}), codeOf: (b: Record<string, unknown>) => b['code'], notIJson: 'invalid_request' },
+  {
+    app: 'vault API',
+    ops: vaultOps,
+    base: () => vault.url,
+    key: () => ({ 'x-svc-key': admin }),
+    codeOf: (b: Record<string, unknown>) => b['error'],
+    notIJson: 'invalid_json',
+  },
+  {
+    app: 'resolver',
+    ops: resolverOps,
+    base: () => resolver.url,
+    key: () => ({}),
+    codeOf: (b: Record<string, unknown>) => b['code'],
+    notIJson: 'invalid_request',
+  },
 ];
 
 // Text that is not what the coding says; `notgzip` is the review's reproduction.
@@ -63,11 +97,14 @@ describe.each(apps)('$app', ({ ops, base, key, codeOf, notIJson }) => {
   describe.each(ops.map((op) => [op.method, op.path] as const))('%s %s', (method, template) => {
     const path = fill(template);
 
-    it.each(corrupt)('Content-Encoding %s with a body that does not decode → 400 invalid_body_encoding', async (coding, body) => {
-      const res = await send(base(), method, path, body, { ...key(), 'content-encoding': coding });
-      expect([res.status, codeOf(res.body)], JSON.stringify(res.body)).toEqual([400, 'invalid_body_encoding']);
-      expect(res.body['message']).toMatch(new RegExp(`not valid ${coding.toLowerCase()} data`));
-    });
+    it.each(corrupt)(
+      'Content-Encoding %s with a body that does not decode → 400 invalid_body_encoding',
+      async (coding, body) => {
+        const res = await send(base(), method, path, body, { ...key(), 'content-encoding': coding });
+        expect([res.status, codeOf(res.body)], JSON.stringify(res.body)).toEqual([400, 'invalid_body_encoding']);
+        expect(res.body['message']).toMatch(new RegExp(`not valid ${coding.toLowerCase()} data`));
+      },
+    );
 
     // A lone surrogate reached the idempotency hash (JCS) as a 500; every route refuses it as not I-JSON.
     it.each([
@@ -80,11 +117,14 @@ describe.each(apps)('$app', ({ ops, base, key, codeOf, notIJson }) => {
       expect(res.body['message']).toContain('"/owner"');
     });
 
-    it.each(['bogus', 'compress', 'zstd', 'gzip, br', 'x-gzip'])('Content-Encoding %s → 415 unsupported_content_encoding', async (coding) => {
-      const res = await send(base(), method, path, '{}', { ...key(), 'content-encoding': coding });
-      expect([res.status, codeOf(res.body)], JSON.stringify(res.body)).toEqual([415, 'unsupported_content_encoding']);
-      expect(res.body['message']).toContain(JSON.stringify(coding));
-    });
+    it.each(['bogus', 'compress', 'zstd', 'gzip, br', 'x-gzip'])(
+      'Content-Encoding %s → 415 unsupported_content_encoding',
+      async (coding) => {
+        const res = await send(base(), method, path, '{}', { ...key(), 'content-encoding': coding });
+        expect([res.status, codeOf(res.body)], JSON.stringify(res.body)).toEqual([415, 'unsupported_content_encoding']);
+        expect(res.body['message']).toContain(JSON.stringify(coding));
+      },
+    );
   });
 
   const [first] = ops;
@@ -96,7 +136,10 @@ describe.each(apps)('$app', ({ ops, base, key, codeOf, notIJson }) => {
   ] as const)('a valid %s body reads as the plain one', async (coding, encode) => {
     const text = JSON.stringify({ unknownField: 1 });
     const plain = await send(base(), first!.method, fill(first!.path), text, key());
-    const res = await send(base(), first!.method, fill(first!.path), encode(text), { ...key(), 'content-encoding': coding });
+    const res = await send(base(), first!.method, fill(first!.path), encode(text), {
+      ...key(),
+      'content-encoding': coding,
+    });
     expect(plain.status).toBe(400);
     expect(res).toEqual(plain);
   });
@@ -116,22 +159,39 @@ describe.each(apps)('$app', ({ ops, base, key, codeOf, notIJson }) => {
 /** A request fetch cannot send: a GET with a body. */
 function rawGet(base: string, path: string, headers: Record<string, string>, body: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.request(base + path, { method: 'GET', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = http.request(
+      base + path,
+      { method: 'GET', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
 describe('a body where the operation takes none is not read', () => {
-  it.each(['gzip', 'bogus'])('vault API: GET with a %s body that is no such thing → answered as the GET', async (coding) => {
-    const headers = { 'x-svc-key': admin, 'content-type': 'application/json', 'content-encoding': coding };
-    expect(await rawGet(vault.url, `/contracts/vault/vc-count?owner=${G}`, headers, 'notgzip')).toBe(200);
-  });
+  it.each(['gzip', 'bogus'])(
+    'vault API: GET with a %s body that is no such thing → answered as the GET',
+    async (coding) => {
+      const headers = { 'x-svc-key': admin, 'content-type': 'application/json', 'content-encoding': coding };
+      expect(await rawGet(vault.url, `/contracts/vault/vc-count?owner=${G}`, headers, 'notgzip')).toBe(200);
+    },
+  );
 
-  it.each(['gzip', 'bogus'])('resolver: GET with a %s body that is no such thing → answered as the GET', async (coding) => {
-    expect(await rawGet(resolver.url, '/health', { 'content-type': 'application/json', 'content-encoding': coding }, 'notgzip')).toBe(200);
-  });
+  it.each(['gzip', 'bogus'])(
+    'resolver: GET with a %s body that is no such thing → answered as the GET',
+    async (coding) => {
+      expect(
+        await rawGet(
+          resolver.url,
+          '/health',
+          { 'content-type': 'application/json', 'content-encoding': coding },
+          'notgzip',
+        ),
+      ).toBe(200);
+    },
+  );
 });

@@ -50,7 +50,8 @@ const isDecoderFailure = (err: unknown): boolean =>
   typeof err === 'object' && err !== null && typeof (err as { type?: unknown }).type !== 'string';
 
 const hasBody = (req: Request): boolean =>
-  req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+  req.headers['transfer-encoding'] !== undefined ||
+  (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 
 /** Members named twice in the body, as JSON Pointers (RFC 6901); empty when none or not read. */
 const duplicates = new WeakMap<Request, readonly string[]>();
@@ -76,7 +77,13 @@ class TooDeep extends Error {
   }
 }
 
-function inspectBody(req: Request, buf: Buffer, encoding: string | null, findDuplicates: boolean, maxDepth: number | undefined): void {
+function inspectBody(
+  req: Request,
+  buf: Buffer,
+  encoding: string | null,
+  findDuplicates: boolean,
+  maxDepth: number | undefined,
+): void {
   // express.json only takes UTF-8, -16 and -32; TextDecoder knows their labels.
   const text = !encoding || encoding === 'utf-8' ? buf.toString('utf8') : new TextDecoder(encoding).decode(buf);
   // Only a `\u` escape can make a lone surrogate: other texts are scanned only where names must be checked.
@@ -92,7 +99,8 @@ export function jsonBody(options: JsonBodyOptions, errors: BodyDecodingErrors): 
   const parse = express.json({
     limit: options.limit,
     strict: options.strict ?? true,
-    verify: ((req: Request, _res: Response, buf: Buffer, encoding: string | null) => inspectBody(req, buf, encoding, options.findDuplicates?.(req) ?? false, options.maxDepth)) as never,
+    verify: ((req: Request, _res: Response, buf: Buffer, encoding: string | null) =>
+      inspectBody(req, buf, encoding, options.findDuplicates?.(req) ?? false, options.maxDepth)) as never,
   });
   return function readJsonBody(req: Request, res: Response, next: NextFunction): void {
     if (options.takesBody && !options.takesBody(req)) return next();
@@ -120,7 +128,8 @@ export const unsupportedCodingMessage = (coding: string): string =>
   `Content-Encoding ${JSON.stringify(coding)} is not supported: send the body as is, or compressed with one of gzip, deflate, br`;
 
 /** The words of a 400 for a body that does not decode as `coding`. */
-export const corruptBodyMessage = (coding: string): string => `the body is not valid ${coding} data (Content-Encoding: ${coding})`;
+export const corruptBodyMessage = (coding: string): string =>
+  `the body is not valid ${coding} data (Content-Encoding: ${coding})`;
 
 /** The words of a 400 for a body nested `depth` levels where `max` are allowed. */
 export const tooDeepMessage = (depth: number, max: number): string =>

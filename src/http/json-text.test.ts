@@ -9,7 +9,10 @@ describe('inspectJsonText', () => {
     { given: '"\\ud83d\\ude00"', want: { depth: 0, duplicateMembers: [] } },
     { given: '{"a":1,"a":2}', want: { depth: 1, duplicateMembers: ['/a'] } },
     { given: '{"a":1,"\\u0061":2}', want: { depth: 1, duplicateMembers: ['/a'] } },
-    { given: '{"vc":{"validUntil":"2099","validUntil":"2035"}}', want: { depth: 2, duplicateMembers: ['/vc/validUntil'] } },
+    {
+      given: '{"vc":{"validUntil":"2099","validUntil":"2035"}}',
+      want: { depth: 2, duplicateMembers: ['/vc/validUntil'] },
+    },
     { given: '[{"x":[0,{"a/b":1,"a/b":2}]}]', want: { depth: 4, duplicateMembers: ['/0/x/1/a~1b'] } },
     { given: '{"a":"\\ud800"}', want: { loneSurrogateAt: '/a', depth: 1, duplicateMembers: [] } },
     { given: '{"a":["ok","\\udc00x"]}', want: { loneSurrogateAt: '/a/1', depth: 2, duplicateMembers: [] } },
@@ -21,9 +24,12 @@ describe('inspectJsonText', () => {
     expect(inspectJsonText(given)).toEqual(want);
   });
 
-  it.each(['', '{', '{"a"}', '{"a":1,}', '[1,', '"abc', '{"a":1}x'])('undefined for text that is not JSON: %j', (text) => {
-    expect(inspectJsonText(text)).toBeUndefined();
-  });
+  it.each(['', '{', '{"a"}', '{"a":1,}', '[1,', '"abc', '{"a":1}x'])(
+    'undefined for text that is not JSON: %j',
+    (text) => {
+      expect(inspectJsonText(text)).toBeUndefined();
+    },
+  );
 
   it('agrees with JSON.parse on every JSON text of random values: no finding, nothing refused', () => {
     fc.assert(
@@ -57,9 +63,11 @@ describe('inspectJsonText', () => {
   // then answered "the body cannot be read" without its I-JSON checks.
   it('reads a text nested 200,000 deep, and says how deep', () => {
     const d = 200_000;
-    expect(inspectJsonText(`{"a":${'['.repeat(d)}"\\ud800"${']'.repeat(d)},"a":1}`)).toEqual({ depth: d + 1, loneSurrogateAt: `/a${'/0'.repeat(d)}`, duplicateMembers: ['/a'] });
+    expect(inspectJsonText(`{"a":${'['.repeat(d)}"\\ud800"${']'.repeat(d)},"a":1}`)).toEqual({
+      depth: d + 1,
+      loneSurrogateAt: `/a${'/0'.repeat(d)}`,
+      duplicateMembers: ['/a'],
+    });
     expect(inspectJsonText(`${'[{"b":'.repeat(1000)}1${'}]'.repeat(1000)}`)?.depth).toBe(2000);
   });
 });
-
-

@@ -14,7 +14,9 @@ export interface JsonTextFindings {
 }
 
 /** An open object keeps its names in a list while it is small, in a set once it is not. */
-type Frame = { kind: 'object'; names: string[]; set?: Set<string>; name: string | undefined } | { kind: 'array'; index: number };
+type Frame =
+  | { kind: 'object'; names: string[]; set?: Set<string>; name: string | undefined }
+  | { kind: 'array'; index: number };
 const SMALL_OBJECT = 16;
 
 /** Adds a member name; false when the object already has it. */
@@ -66,7 +68,8 @@ export function inspectJsonText(text: string, maxDuplicates = 20): JsonTextFindi
       if (c === 0x22 || c === 0x5c) break;
     }
     if (k >= n) return undefined;
-    if (text.charCodeAt(k) === 0x22) return { end: k + 1, lone: false, ...(wantValue ? { value: text.slice(i + 1, k) } : {}) };
+    if (text.charCodeAt(k) === 0x22)
+      return { end: k + 1, lone: false, ...(wantValue ? { value: text.slice(i + 1, k) } : {}) };
     // Escapes: walk to the real closing quote, pairing \uD8xx with \uDCxx.
     let j = k;
     let lone = false;
@@ -148,7 +151,8 @@ export function inspectJsonText(text: string, maxDuplicates = 20): JsonTextFindi
       top.name = undefined;
     } else {
       const name = s.value!;
-      if (!addName(top, name) && findings.duplicateMembers.length < maxDuplicates) findings.duplicateMembers.push(pointer(stack.slice(0, -1), name));
+      if (!addName(top, name) && findings.duplicateMembers.length < maxDuplicates)
+        findings.duplicateMembers.push(pointer(stack.slice(0, -1), name));
       top.name = name;
     }
     i = s.end;
@@ -204,4 +208,3 @@ export function inspectJsonText(text: string, maxDuplicates = 20): JsonTextFindi
     if (top.kind === 'object' && text.charCodeAt(i - 1) === 0x2c && !memberName()) return undefined;
   }
 }
-

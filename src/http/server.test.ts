@@ -45,7 +45,9 @@ function raw(port: number, text: string): Promise<string> {
 function parse(answer: string): { statusLine: string; headers: Record<string, string>; body: string } {
   const [head = '', body = ''] = answer.split('\r\n\r\n');
   const [statusLine = '', ...lines] = head.split('\r\n');
-  const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+  const headers = Object.fromEntries(
+    lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+  );
   return { statusLine, headers, body };
 }
 
@@ -53,8 +55,14 @@ const bigHeader = `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n
 
 describe('createHttpServer', () => {
   it.each([
-    { envelope: 'vault' as const, want: { error: 'headers_too_large', message: expect.stringMatching(/exceed 16384 bytes/) } },
-    { envelope: 'resolver' as const, want: { code: 'headers_too_large', message: expect.stringMatching(/exceed 16384 bytes/) } },
+    {
+      envelope: 'vault' as const,
+      want: { error: 'headers_too_large', message: expect.stringMatching(/exceed 16384 bytes/) },
+    },
+    {
+      envelope: 'resolver' as const,
+      want: { code: 'headers_too_large', message: expect.stringMatching(/exceed 16384 bytes/) },
+    },
   ])('a 20 kB header → 431 in the $envelope envelope, then the connection is closed', async ({ envelope, want }) => {
     const port = await start(envelope);
     const { statusLine, headers, body } = parse(await raw(port, bigHeader));
@@ -84,9 +92,11 @@ describe('createHttpServer', () => {
     expect(await (await fetch(`http://127.0.0.1:${port}/`)).json()).toEqual({ ok: true });
   });
 
-  it('a handler without an envelope keeps Node\'s own answer', async () => {
+  it("a handler without an envelope keeps Node's own answer", async () => {
     const port = await start();
-    expect(await raw(port, bigHeader)).toBe('HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n');
+    expect(await raw(port, bigHeader)).toBe(
+      'HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n',
+    );
   });
 });
 

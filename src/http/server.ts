@@ -27,7 +27,10 @@ export function errorEnvelopeOf(handler: unknown): ErrorEnvelope | undefined {
 }
 
 /** What a client error is answered with: an envelope (`code`), Node's bare status line, or nothing (cut). */
-export type ClientErrorAnswer = { status: number; code: string; message: string } | { status: number; code?: undefined } | undefined;
+export type ClientErrorAnswer =
+  | { status: number; code: string; message: string }
+  | { status: number; code?: undefined }
+  | undefined;
 
 /** The answer to a request Node could not read. */
 export function clientErrorAnswer(err: NodeJS.ErrnoException): ClientErrorAnswer {
@@ -39,7 +42,11 @@ export function clientErrorAnswer(err: NodeJS.ErrnoException): ClientErrorAnswer
         message: `the request line and headers exceed ${http.maxHeaderSize} bytes; send a shorter URL or fewer or shorter headers`,
       };
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return { status: 413, code: 'payload_too_large', message: 'the chunk extensions of the request body are too large' };
+      return {
+        status: 413,
+        code: 'payload_too_large',
+        message: 'the chunk extensions of the request body are too large',
+      };
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       // No complete request head in time (server.headersTimeout): Node's bare 408, there is no request to
       // speak of and neither spec has a code for it.
@@ -88,6 +95,7 @@ export function answerClientError(envelope: ErrorEnvelope, err: NodeJS.ErrnoExce
 export function createHttpServer(handler: http.RequestListener): http.Server {
   const server = http.createServer(handler);
   const envelope = errorEnvelopeOf(handler);
-  if (envelope) server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(envelope, err, socket));
+  if (envelope)
+    server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(envelope, err, socket));
   return server;
 }

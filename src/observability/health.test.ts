@@ -6,9 +6,21 @@ import { request, serve, type Served } from '../../test-support/observability.ts
 
 const up = (name: string): ReadinessCheck => ({ name, check: async () => true });
 const down = (name: string): ReadinessCheck => ({ name, check: async () => false });
-const throws = (name: string): ReadinessCheck => ({ name, check: async () => Promise.reject(new Error('ECONNREFUSED')) });
-const throwsSync = (name: string): ReadinessCheck => ({ name, check: () => { throw new Error('sync'); } });
-const hangs = (name: string, timeoutMs?: number): ReadinessCheck => ({ name, check: () => new Promise<boolean>(() => undefined), ...(timeoutMs ? { timeoutMs } : {}) });
+const throws = (name: string): ReadinessCheck => ({
+  name,
+  check: async () => Promise.reject(new Error('ECONNREFUSED')),
+});
+const throwsSync = (name: string): ReadinessCheck => ({
+  name,
+  check: () => {
+    throw new Error('sync');
+  },
+});
+const hangs = (name: string, timeoutMs?: number): ReadinessCheck => ({
+  name,
+  check: () => new Promise<boolean>(() => undefined),
+  ...(timeoutMs ? { timeoutMs } : {}),
+});
 
 describe('GET /ready', () => {
   let served: Served | undefined;
@@ -19,11 +31,53 @@ describe('GET /ready', () => {
 
   it.each([
     { name: 'no checks', checks: [], status: 200, body: 'ready', want: [] },
-    { name: 'all up', checks: [up('rpc:testnet'), up('store:keys')], status: 200, body: 'ready', want: [['rpc:testnet', 'up'], ['store:keys', 'up']] },
-    { name: 'the RPC down', checks: [down('rpc:testnet'), up('store:keys')], status: 503, body: 'not_ready', want: [['rpc:testnet', 'down', 'failed'], ['store:keys', 'up']] },
-    { name: 'a store throws', checks: [up('rpc:testnet'), throws('store:keys')], status: 503, body: 'not_ready', want: [['rpc:testnet', 'up'], ['store:keys', 'down', 'error']] },
-    { name: 'a check throws synchronously', checks: [throwsSync('store:cache')], status: 503, body: 'not_ready', want: [['store:cache', 'down', 'error']] },
-    { name: 'a check hangs', checks: [hangs('rpc:mainnet'), up('store:keys')], status: 503, body: 'not_ready', want: [['rpc:mainnet', 'down', 'timeout'], ['store:keys', 'up']] },
+    {
+      name: 'all up',
+      checks: [up('rpc:testnet'), up('store:keys')],
+      status: 200,
+      body: 'ready',
+      want: [
+        ['rpc:testnet', 'up'],
+        ['store:keys', 'up'],
+      ],
+    },
+    {
+      name: 'the RPC down',
+      checks: [down('rpc:testnet'), up('store:keys')],
+      status: 503,
+      body: 'not_ready',
+      want: [
+        ['rpc:testnet', 'down', 'failed'],
+        ['store:keys', 'up'],
+      ],
+    },
+    {
+      name: 'a store throws',
+      checks: [up('rpc:testnet'), throws('store:keys')],
+      status: 503,
+      body: 'not_ready',
+      want: [
+        ['rpc:testnet', 'up'],
+        ['store:keys', 'down', 'error'],
+      ],
+    },
+    {
+      name: 'a check throws synchronously',
+      checks: [throwsSync('store:cache')],
+      status: 503,
+      body: 'not_ready',
+      want: [['store:cache', 'down', 'error']],
+    },
+    {
+      name: 'a check hangs',
+      checks: [hangs('rpc:mainnet'), up('store:keys')],
+      status: 503,
+      body: 'not_ready',
+      want: [
+        ['rpc:mainnet', 'down', 'timeout'],
+        ['store:keys', 'up'],
+      ],
+    },
   ])('$name → $status', async ({ checks, status, body, want }) => {
     const app = express();
     app.get('/ready', readiness(checks, { timeoutMs: 50 }));
@@ -32,7 +86,10 @@ describe('GET /ready', () => {
     expect(res.status).toBe(status);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(res.headers['cache-control']).toBe('no-store');
-    const json = JSON.parse(res.body) as { status: string; checks: { name: string; status: string; ms: number; reason?: string }[] };
+    const json = JSON.parse(res.body) as {
+      status: string;
+      checks: { name: string; status: string; ms: number; reason?: string }[];
+    };
     expect(json.status).toBe(body);
     expect(json.checks.map((c) => [c.name, c.status, ...(c.reason ? [c.reason] : [])])).toEqual(want);
     for (const c of json.checks) expect(c.ms).toBeGreaterThanOrEqual(0);
@@ -41,7 +98,9 @@ describe('GET /ready', () => {
 
   it('runs checks in parallel, each under its own timeout', async () => {
     const started = Date.now();
-    const report = await runChecks([hangs('a', 100), hangs('b', 100), hangs('c', 100), hangs('slow-allowed', 300)], { timeoutMs: 5000 });
+    const report = await runChecks([hangs('a', 100), hangs('b', 100), hangs('c', 100), hangs('slow-allowed', 300)], {
+      timeoutMs: 5000,
+    });
     const took = Date.now() - started;
     expect(report.checks.map((c) => c.reason)).toEqual(['timeout', 'timeout', 'timeout', 'timeout']);
     expect(took).toBeGreaterThanOrEqual(290);
@@ -136,7 +195,12 @@ describe('check builders', () => {
     const report = await runChecks(checks);
     expect(probes).toBe(1);
     expect(report.status).toBe('not_ready');
-    expect(report.checks.map((c) => `${c.name}:${c.status}`)).toEqual(['store:keys:up', 'store:idempotency:up', 'store:rate_limit:down', 'store:cache:down']);
+    expect(report.checks.map((c) => `${c.name}:${c.status}`)).toEqual([
+      'store:keys:up',
+      'store:idempotency:up',
+      'store:rate_limit:down',
+      'store:cache:down',
+    ]);
     // The next readiness request probes again: no stale answer is kept.
     await runChecks(checks);
     expect(probes).toBe(2);

@@ -48,7 +48,10 @@ export interface ReadinessOptions {
 export const DEFAULT_CHECK_TIMEOUT_MS = 2000;
 
 /** Runs the checks in parallel; never rejects. */
-export async function runChecks(checks: readonly ReadinessCheck[], options: ReadinessOptions = {}): Promise<ReadinessReport> {
+export async function runChecks(
+  checks: readonly ReadinessCheck[],
+  options: ReadinessOptions = {},
+): Promise<ReadinessReport> {
   const now = options.now ?? (() => performance.now());
   if (options.draining?.()) {
     const detail = 'the process is shutting down';
@@ -99,20 +102,24 @@ function withTimeout(check: () => Promise<boolean | string>, timeoutMs: number):
     } catch (err) {
       pending = Promise.reject(err);
     }
-    pending.then(
-      (ok) =>
-        resolve(
-          ok === true
-            ? { ok: true }
-            : { ok: false, reason: 'failed', detail:
-                typeof ok === 'string' && ok ? ok.slice(0, DETAIL_MAX) : NOT_READY
-            },
-        ),
-      (err: unknown) => {
-        const message = err instanceof Error ? err.message : String(err);
-        resolve({ ok: false, reason: 'error', detail: errorDetail(err), message });
-      },
-    ).finally(() => clearTimeout(timer));
+    pending
+      .then(
+        (ok) =>
+          resolve(
+            ok === true
+              ? { ok: true }
+              : {
+                  ok: false,
+                  reason: 'failed',
+                  detail: typeof ok === 'string' && ok ? ok.slice(0, DETAIL_MAX) : NOT_READY,
+                },
+          ),
+        (err: unknown) => {
+          const message = err instanceof Error ? err.message : String(err);
+          resolve({ ok: false, reason: 'error', detail: errorDetail(err), message });
+        },
+      )
+      .finally(() => clearTimeout(timer));
   });
 }
 
@@ -123,7 +130,10 @@ function withTimeout(check: () => Promise<boolean | string>, timeoutMs: number):
 export function readiness(checks: readonly ReadinessCheck[], options: ReadinessOptions = {}): RequestHandler {
   return async (_req, res) => {
     const report = await runChecks(checks, options);
-    res.status(report.status === 'ready' ? 200 : 503).set('Cache-Control', 'no-store').json(report);
+    res
+      .status(report.status === 'ready' ? 200 : 503)
+      .set('Cache-Control', 'no-store')
+      .json(report);
   };
 }
 

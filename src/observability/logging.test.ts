@@ -26,10 +26,12 @@ describe('createLogger', () => {
     });
   });
 
-  it('writes {level, time, ...fields, msg} as one JSON line (pino\'s order), with the injected clock', () => {
+  it("writes {level, time, ...fields, msg} as one JSON line (pino's order), with the injected clock", () => {
     const { logger, lines } = capture();
     logger.info('hello', { a: 1, nested: { b: [1, 2] } });
-    expect(lines).toEqual(['{"level":"info","time":"2025-01-02T03:04:05.678Z","a":1,"nested":{"b":[1,2]},"msg":"hello"}']);
+    expect(lines).toEqual([
+      '{"level":"info","time":"2025-01-02T03:04:05.678Z","a":1,"nested":{"b":[1,2]},"msg":"hello"}',
+    ]);
   });
 
   it('does not let fields overwrite time, level or msg', () => {
@@ -40,10 +42,16 @@ describe('createLogger', () => {
 
   it.each([
     { given: { authorization: 'Bearer abc' }, want: { authorization: '[redacted]' } },
-    { given: { headers: { 'X-SVC-Key': 'k', 'x-api-key': 'k', accept: 'json' } }, want: { headers: { 'X-SVC-Key': '[redacted]', 'x-api-key': '[redacted]', accept: 'json' } } },
+    {
+      given: { headers: { 'X-SVC-Key': 'k', 'x-api-key': 'k', accept: 'json' } },
+      want: { headers: { 'X-SVC-Key': '[redacted]', 'x-api-key': '[redacted]', accept: 'json' } },
+    },
     { given: { req: { body: { vcData: 'secret' } } }, want: { req: { body: '[redacted]' } } },
     { given: { list: [{ vc_data: 'x', ok: 1 }] }, want: { list: [{ vc_data: '[redacted]', ok: 1 }] } },
-    { given: { signedXdr: 'AAAA', query: { owner: 'G' }, password: 'p' }, want: { signedXdr: '[redacted]', query: '[redacted]', password: '[redacted]' } },
+    {
+      given: { signedXdr: 'AAAA', query: { owner: 'G' }, password: 'p' },
+      want: { signedXdr: '[redacted]', query: '[redacted]', password: '[redacted]' },
+    },
     { given: { keyId: 'abcd', n: 10n }, want: { keyId: 'abcd', n: '10' } },
   ])('redacts secret and payload fields: $given', ({ given, want }) => {
     const { logger, parsed } = capture();
@@ -56,7 +64,20 @@ describe('createLogger', () => {
     { given: { token: 'abc', ok: 1 }, want: '"token":"[redacted]","ok":1' },
     { given: { 'X-Api-Key': 'k', status: 200 }, want: '"X-Api-Key":"[redacted]","status":200' },
     { given: { seed: undefined, n: null, b: true }, want: '"n":null,"b":true' },
-    { given: { service: 'vault-api', requestId: 'r', route: '/config', status: 200, ms: 1.5, keyId: 'k1', aborted: true, gone: undefined, nan: Number.NaN }, want: '"service":"vault-api","requestId":"r","route":"/config","status":200,"ms":1.5,"keyId":"k1","aborted":true,"nan":null' },
+    {
+      given: {
+        service: 'vault-api',
+        requestId: 'r',
+        route: '/config',
+        status: 200,
+        ms: 1.5,
+        keyId: 'k1',
+        aborted: true,
+        gone: undefined,
+        nan: Number.NaN,
+      },
+      want: '"service":"vault-api","requestId":"r","route":"/config","status":200,"ms":1.5,"keyId":"k1","aborted":true,"nan":null',
+    },
   ])('writes flat lines (strings, numbers, booleans only) exactly as the redacting path: $given', ({ given, want }) => {
     const { logger, lines } = capture();
     logger.info('m', given);
@@ -68,7 +89,9 @@ describe('createLogger', () => {
   it('redacts a flat field bound by child() and a field named like a secret in any case or spelling', () => {
     const { logger, lines } = capture();
     logger.child({ privateKey: 'S...' }).info('m', { SECRET: 's', set_cookie: 'c', Key: 'k', keyid: 'id' });
-    expect(lines).toEqual(['{"level":"info","time":"2025-01-02T03:04:05.678Z","privateKey":"[redacted]","SECRET":"[redacted]","set_cookie":"[redacted]","Key":"[redacted]","keyid":"id","msg":"m"}']);
+    expect(lines).toEqual([
+      '{"level":"info","time":"2025-01-02T03:04:05.678Z","privateKey":"[redacted]","SECRET":"[redacted]","set_cookie":"[redacted]","Key":"[redacted]","keyid":"id","msg":"m"}',
+    ]);
   });
 
   it('writes errors as {name, message, code}, circular values once', () => {
@@ -77,7 +100,10 @@ describe('createLogger', () => {
     const loop: Record<string, unknown> = { a: 1 };
     loop.self = loop;
     logger.error('failed', { err, loop });
-    expect(parsed()[0]).toMatchObject({ err: { name: 'Error', message: 'boom', code: 'E_X' }, loop: { a: 1, self: '[Circular]' } });
+    expect(parsed()[0]).toMatchObject({
+      err: { name: 'Error', message: 'boom', code: 'E_X' },
+      loop: { a: 1, self: '[Circular]' },
+    });
     expect((parsed()[0]!.err as Record<string, unknown>).stack).toBeUndefined();
   });
 
@@ -98,7 +124,7 @@ describe('createLogger', () => {
     ]);
   });
 
-  it('withFields puts its fields on every line, a line\'s own winning, written once', () => {
+  it("withFields puts its fields on every line, a line's own winning, written once", () => {
     const { logger, parsed, lines } = capture();
     const app = withFields(logger, { service: 'vault-api-testnet' });
     app.warn('store connection error', { suppressed: 2 });
@@ -115,7 +141,12 @@ describe('createLogger', () => {
   });
 
   it('never throws when the writer does', () => {
-    const logger = createLogger({ level: 'info', write: () => { throw new Error('disk full'); } });
+    const logger = createLogger({
+      level: 'info',
+      write: () => {
+        throw new Error('disk full');
+      },
+    });
     expect(() => logger.info('m')).not.toThrow();
   });
 });
@@ -134,7 +165,16 @@ describe('requestLog', () => {
   async function start(logger: Logger, extra: Partial<Parameters<typeof requestLog>[0]> = {}) {
     let t = 1000;
     const app = express();
-    app.use(requestLog({ logger, service: 'vault-api', getKeyId: (req) => (req as { keyId?: string }).keyId, now: () => (t += 12.5), newId: () => 'generated-id', ...extra }));
+    app.use(
+      requestLog({
+        logger,
+        service: 'vault-api',
+        getKeyId: (req) => (req as { keyId?: string }).keyId,
+        now: () => (t += 12.5),
+        newId: () => 'generated-id',
+        ...extra,
+      }),
+    );
     app.use(express.json());
     app.use((req, _res, next) => {
       if (req.get('x-svc-key') === API_KEY) (req as { keyId?: string }).keyId = 'a1b2c3d4e5f60718';
@@ -156,7 +196,12 @@ describe('requestLog', () => {
     const res = await request(port, {
       method: 'POST',
       path: `/contracts/vc/issue?owner=${OWNER}&apiKey=${API_KEY}`,
-      headers: { 'content-type': 'application/json', 'X-SVC-Key': API_KEY, authorization: `Bearer ${API_KEY}`, 'x-request-id': 'client-id-1' },
+      headers: {
+        'content-type': 'application/json',
+        'X-SVC-Key': API_KEY,
+        authorization: `Bearer ${API_KEY}`,
+        'x-request-id': 'client-id-1',
+      },
       body: JSON.stringify({ owner: OWNER, vcId: 'vc-1', vcData: VC_DATA }),
     });
     expect(res.status).toBe(200);
@@ -176,11 +221,18 @@ describe('requestLog', () => {
         keyId: 'a1b2c3d4e5f60718',
       },
     ]);
-    for (const secret of [API_KEY, OWNER, 'Ada Lovelace', 'vcData', 'vc-1', 'apiKey']) expect(lines[0]).not.toContain(secret);
+    for (const secret of [API_KEY, OWNER, 'Ada Lovelace', 'vcData', 'vc-1', 'apiKey'])
+      expect(lines[0]).not.toContain(secret);
   });
 
   it.each([
-    { name: 'path parameters as the template', path: `/contracts/vault/${OWNER}`, route: '/contracts/vault/{owner}', status: 200, level: 'info' },
+    {
+      name: 'path parameters as the template',
+      path: `/contracts/vault/${OWNER}`,
+      route: '/contracts/vault/{owner}',
+      status: 200,
+      level: 'info',
+    },
     { name: 'no matching route', path: `/nothing/${OWNER}`, route: 'unmatched', status: 404, level: 'info' },
     { name: '5xx at error level', path: '/boom', route: '/boom', status: 500, level: 'error' },
   ])('$name', async ({ path, route, status, level }) => {

@@ -17,9 +17,29 @@ export const LOG_LEVELS: readonly LogLevel[] = ['silent', 'error', 'warn', 'info
 
 /** Field names whose values are replaced by `[redacted]` at any depth (compared lower-case, without `-`/`_`). */
 export const REDACTED_FIELDS: ReadonlySet<string> = new Set([
-  'authorization', 'cookie', 'setcookie', 'xsvckey', 'xapikey', 'apikey', 'key', 'keys', 'secret', 'password',
-  'token', 'privatekey', 'seed', 'encryptionkey', 'encryptionkeys', 'databaseurl', 'redisurl', 'body', 'payload',
-  'vcdata', 'signedxdr', 'xdr', 'query',
+  'authorization',
+  'cookie',
+  'setcookie',
+  'xsvckey',
+  'xapikey',
+  'apikey',
+  'key',
+  'keys',
+  'secret',
+  'password',
+  'token',
+  'privatekey',
+  'seed',
+  'encryptionkey',
+  'encryptionkeys',
+  'databaseurl',
+  'redisurl',
+  'body',
+  'payload',
+  'vcdata',
+  'signedxdr',
+  'xdr',
+  'query',
 ]);
 /** The same headers as pino `redact` paths, where HTTP loggers put them. */
 export const REDACT_PATHS: readonly string[] = ['req.headers', 'headers'].flatMap((h) =>
@@ -124,7 +144,10 @@ function wrap(p: PinoLogger, withStack: boolean): Logger {
   };
   const sink = (entry: LogFields) => {
     const { level: l, msg, event, ...rest } = entry;
-    const lvl = typeof l === 'string' && l !== 'silent' && (LOG_LEVELS as readonly string[]).includes(l) ? (l as Exclude<LogLevel, 'silent'>) : 'info';
+    const lvl =
+      typeof l === 'string' && l !== 'silent' && (LOG_LEVELS as readonly string[]).includes(l)
+        ? (l as Exclude<LogLevel, 'silent'>)
+        : 'info';
     // The message says what happened: msg, else the event's or the error's name; never a bare "log".
     const named = [msg, event, rest['error']].find((v): v is string => typeof v === 'string' && v !== '');
     const text = named ?? 'event';
@@ -171,7 +194,12 @@ function cleanDeep(value: unknown, withStack: boolean, seen: WeakSet<object>, to
   if (typeof value !== 'object' || value === null) return value;
   if (value instanceof Error) {
     const code = (value as { code?: unknown }).code;
-    return { name: value.name, message: value.message, ...(code !== undefined ? { code } : {}), ...(withStack && value.stack ? { stack: value.stack } : {}) };
+    return {
+      name: value.name,
+      message: value.message,
+      ...(code !== undefined ? { code } : {}),
+      ...(withStack && value.stack ? { stack: value.stack } : {}),
+    };
   }
   if (seen.has(value)) return '[Circular]';
   seen.add(value);

@@ -1,7 +1,13 @@
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  createMetrics, createProcessMetrics, httpMetrics, instrumentCache, instrumentChain, metricsHandler, type Metrics,
+  createMetrics,
+  createProcessMetrics,
+  httpMetrics,
+  instrumentCache,
+  instrumentChain,
+  metricsHandler,
+  type Metrics,
 } from './metrics.ts';
 import { parseExposition, request, serve, type ParsedFamily, type Served } from '../../test-support/observability.ts';
 
@@ -15,7 +21,8 @@ const steppingClock = (stepMs: number) => {
 };
 
 const sample = (f: Map<string, ParsedFamily>, family: string, name: string, labels: Record<string, string>) =>
-  f.get(family)?.samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
+  f.get(family)?.samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+    ?.value;
 
 /** The process's families, made once for this file as a process makes them once. */
 const processMetrics = createProcessMetrics();
@@ -92,7 +99,8 @@ describe('createMetrics', () => {
 
   it('shows on each kind of service only the domain families it moves; submits and build info on both', async () => {
     const vaultOnly = [
-      'credential_vault_credentials_issued_total', 'credential_vault_credentials_revoked_total',
+      'credential_vault_credentials_issued_total',
+      'credential_vault_credentials_revoked_total',
       'credential_vault_verifications_total',
     ];
     const resolverOnly = ['credential_vault_did_writes_total'];
@@ -143,14 +151,24 @@ describe('createMetrics', () => {
   it('timeChainCall observes the duration, also of a failing call, and counts failures', async () => {
     const m = createMetrics({ now: steppingClock(250) });
     await expect(m.timeChainCall('testnet', 'vault.issue', async () => 'ok')).resolves.toBe('ok');
-    await expect(m.timeChainCall('testnet', 'vault.issue', async () => Promise.reject(new Error('rpc down')))).rejects.toThrow('rpc down');
-    await expect(m.timeChainCall('testnet', 'vault.issue', () => { throw new Error('sync'); })).rejects.toThrow('sync');
+    await expect(
+      m.timeChainCall('testnet', 'vault.issue', async () => Promise.reject(new Error('rpc down'))),
+    ).rejects.toThrow('rpc down');
+    await expect(
+      m.timeChainCall('testnet', 'vault.issue', () => {
+        throw new Error('sync');
+      }),
+    ).rejects.toThrow('sync');
     const f = parseExposition(await m.expose());
     const labels = { network: 'testnet', call: 'vault.issue' };
     expect(sample(f, 'chain_call_duration_seconds', 'chain_call_duration_seconds_count', labels)).toBe(3);
     expect(sample(f, 'chain_call_duration_seconds', 'chain_call_duration_seconds_sum', labels)).toBe(0.75);
-    expect(sample(f, 'chain_call_duration_seconds', 'chain_call_duration_seconds_bucket', { ...labels, le: '0.1' })).toBe(0);
-    expect(sample(f, 'chain_call_duration_seconds', 'chain_call_duration_seconds_bucket', { ...labels, le: '0.25' })).toBe(3);
+    expect(
+      sample(f, 'chain_call_duration_seconds', 'chain_call_duration_seconds_bucket', { ...labels, le: '0.1' }),
+    ).toBe(0);
+    expect(
+      sample(f, 'chain_call_duration_seconds', 'chain_call_duration_seconds_bucket', { ...labels, le: '0.25' }),
+    ).toBe(3);
     expect(sample(f, 'chain_call_errors_total', 'chain_call_errors_total', labels)).toBe(2);
   });
 
@@ -162,7 +180,11 @@ describe('createMetrics', () => {
       fails: async () => Promise.reject(new Error('contract error #6')),
       pure: (x: number) => x * 2,
     };
-    const chain = { client: { network: 'mainnet', submit: async () => 'tx' }, vault, vaultAddress: (o: string) => `C${o}` };
+    const chain = {
+      client: { network: 'mainnet', submit: async () => 'tx' },
+      vault,
+      vaultAddress: (o: string) => `C${o}`,
+    };
     const timed = instrumentChain(chain, m);
     expect(await timed.vault.issue(OWNER_A)).toBe(`issued for ${OWNER_A}`);
     await expect(timed.vault.fails()).rejects.toThrow('#6');
@@ -173,12 +195,15 @@ describe('createMetrics', () => {
     expect(chain.vault).toBe(vault);
     // Read through prom-client's registry API.
     const durations = (await m.chainCallDuration.get()).values;
-    const of = (call: string, name: string) => durations.find((v) => v.labels.call === call && v.metricName === name)?.value;
+    const of = (call: string, name: string) =>
+      durations.find((v) => v.labels.call === call && v.metricName === name)?.value;
     expect(of('vault.issue', 'chain_call_duration_seconds_count')).toBe(1);
     expect(of('vault.issue', 'chain_call_duration_seconds_sum')).toBe(0.1);
     expect(of('client.submit', 'chain_call_duration_seconds_count')).toBe(1);
     expect(of('vault.pure', 'chain_call_duration_seconds_count')).toBeUndefined();
-    expect((await m.chainCallErrors.get()).values).toEqual([{ labels: { network: 'mainnet', call: 'vault.fails' }, value: 1 }]);
+    expect((await m.chainCallErrors.get()).values).toEqual([
+      { labels: { network: 'mainnet', call: 'vault.fails' }, value: 1 },
+    ]);
   });
 
   it('instrumentCache counts hits and misses; the hit ratio gauge follows them', async () => {
@@ -200,8 +225,12 @@ describe('createMetrics', () => {
     expect(await cache.get('b')).toBe('2');
     await expect(cache.get('boom')).rejects.toThrow('redis down');
     const f = parseExposition(await m.expose());
-    expect(sample(f, 'cache_requests_total', 'cache_requests_total', { cache: 'did_resolution', result: 'hit' })).toBe(2);
-    expect(sample(f, 'cache_requests_total', 'cache_requests_total', { cache: 'did_resolution', result: 'miss' })).toBe(2);
+    expect(sample(f, 'cache_requests_total', 'cache_requests_total', { cache: 'did_resolution', result: 'hit' })).toBe(
+      2,
+    );
+    expect(sample(f, 'cache_requests_total', 'cache_requests_total', { cache: 'did_resolution', result: 'miss' })).toBe(
+      2,
+    );
     expect(sample(f, 'cache_hit_ratio', 'cache_hit_ratio', { cache: 'did_resolution' })).toBe(0.5);
   });
 });
@@ -215,11 +244,28 @@ describe('httpMetrics and GET /metrics', () => {
 
   async function start(m: Metrics, options: { service?: string; rateLimitBucketOf?: () => string } = {}) {
     const app = express();
-    app.use(httpMetrics({ metrics: m, service: options.service ?? 'vault-api', ...(options.rateLimitBucketOf ? { rateLimitBucketOf: options.rateLimitBucketOf } : {}) }));
+    app.use(
+      httpMetrics({
+        metrics: m,
+        service: options.service ?? 'vault-api',
+        ...(options.rateLimitBucketOf ? { rateLimitBucketOf: options.rateLimitBucketOf } : {}),
+      }),
+    );
     app.get('/metrics', metricsHandler(m));
     app.get('/contracts/vault/:owner', (_req, res) => void res.json({ ok: true }));
-    app.post('/contracts/vc/issue', (_req, res) => void res.set('X-WriteRateLimit-Limit', '20').set('Retry-After', '3').status(429).json({ error: 'write_rate_limit_exceeded' }));
-    app.get('/contracts/vc/list-vc-ids', (_req, res) => void res.set('X-RateLimit-Limit', '60').status(429).json({ error: 'rate_limit_exceeded' }));
+    app.post(
+      '/contracts/vc/issue',
+      (_req, res) =>
+        void res
+          .set('X-WriteRateLimit-Limit', '20')
+          .set('Retry-After', '3')
+          .status(429)
+          .json({ error: 'write_rate_limit_exceeded' }),
+    );
+    app.get(
+      '/contracts/vc/list-vc-ids',
+      (_req, res) => void res.set('X-RateLimit-Limit', '60').status(429).json({ error: 'rate_limit_exceeded' }),
+    );
     served = await serve(app);
     return served.port;
   }
@@ -263,18 +309,35 @@ describe('httpMetrics and GET /metrics', () => {
   it('counts requests by route template, method and status, and times them', async () => {
     const m = createMetrics({ now: steppingClock(30) });
     const port = await start(m);
-    for (const owner of [OWNER_A, OWNER_B, OWNER_A]) expect((await request(port, { path: `/contracts/vault/${owner}` })).status).toBe(200);
+    for (const owner of [OWNER_A, OWNER_B, OWNER_A])
+      expect((await request(port, { path: `/contracts/vault/${owner}` })).status).toBe(200);
     expect((await request(port, { path: `/nowhere/${OWNER_A}` })).status).toBe(404);
     const f = await scrape(port);
     const route = { service: 'vault-api', route: '/contracts/vault/{owner}', method: 'GET' };
     expect(sample(f, 'http_requests_total', 'http_requests_total', { ...route, status: '200' })).toBe(3);
-    expect(sample(f, 'http_requests_total', 'http_requests_total', { service: 'vault-api', route: 'unmatched', method: 'GET', status: '404' })).toBe(1);
+    expect(
+      sample(f, 'http_requests_total', 'http_requests_total', {
+        service: 'vault-api',
+        route: 'unmatched',
+        method: 'GET',
+        status: '404',
+      }),
+    ).toBe(1);
     expect(sample(f, 'http_request_duration_seconds', 'http_request_duration_seconds_count', route)).toBe(3);
-    expect(sample(f, 'http_request_duration_seconds', 'http_request_duration_seconds_sum', route)).toBeCloseTo(0.09, 10);
-    expect(sample(f, 'http_request_duration_seconds', 'http_request_duration_seconds_bucket', { ...route, le: '0.025' })).toBe(0);
-    expect(sample(f, 'http_request_duration_seconds', 'http_request_duration_seconds_bucket', { ...route, le: '0.05' })).toBe(3);
+    expect(sample(f, 'http_request_duration_seconds', 'http_request_duration_seconds_sum', route)).toBeCloseTo(
+      0.09,
+      10,
+    );
+    expect(
+      sample(f, 'http_request_duration_seconds', 'http_request_duration_seconds_bucket', { ...route, le: '0.025' }),
+    ).toBe(0);
+    expect(
+      sample(f, 'http_request_duration_seconds', 'http_request_duration_seconds_bucket', { ...route, le: '0.05' }),
+    ).toBe(3);
     // No address ever becomes a label value.
-    expect([...f.values()].flatMap((x) => x.samples).some((s) => Object.values(s.labels).some((v) => v.includes(OWNER_A)))).toBe(false);
+    expect(
+      [...f.values()].flatMap((x) => x.samples).some((s) => Object.values(s.labels).some((v) => v.includes(OWNER_A))),
+    ).toBe(false);
   });
 
   it('counts the scrape itself once it has finished', async () => {
@@ -286,9 +349,27 @@ describe('httpMetrics and GET /metrics', () => {
   });
 
   it.each([
-    { name: 'a write refused (X-WriteRateLimit-*)', method: 'POST', path: '/contracts/vc/issue', service: 'vault-api', bucket: 'write' },
-    { name: 'a read refused (X-RateLimit-*)', method: 'GET', path: '/contracts/vc/list-vc-ids', service: 'vault-api', bucket: 'read' },
-    { name: 'a bucket named by the app', method: 'GET', path: '/contracts/vc/list-vc-ids', service: 'resolver', bucket: 'ip' },
+    {
+      name: 'a write refused (X-WriteRateLimit-*)',
+      method: 'POST',
+      path: '/contracts/vc/issue',
+      service: 'vault-api',
+      bucket: 'write',
+    },
+    {
+      name: 'a read refused (X-RateLimit-*)',
+      method: 'GET',
+      path: '/contracts/vc/list-vc-ids',
+      service: 'vault-api',
+      bucket: 'read',
+    },
+    {
+      name: 'a bucket named by the app',
+      method: 'GET',
+      path: '/contracts/vc/list-vc-ids',
+      service: 'resolver',
+      bucket: 'ip',
+    },
   ])('counts $name in rate_limit_rejections_total', async ({ method, path, service, bucket }) => {
     const m = createMetrics();
     const port = await start(m, { service, ...(bucket === 'ip' ? { rateLimitBucketOf: () => 'ip' } : {}) });

@@ -183,7 +183,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   });
   const verifications = new Counter({
     name: 'credential_vault_verifications_total',
-    help: 'POST /credentials/verify answers, by result (verified, failed) and the first failure\'s reason (or none).',
+    help: "POST /credentials/verify answers, by result (verified, failed) and the first failure's reason (or none).",
     labelNames: ['result', 'reason'] as const,
     registers: shownOn('vault-api'),
   });
@@ -226,7 +226,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = options.processMetrics ? Registry.merge([own, options.processMetrics]) : own;
   if (options.service !== undefined) registry.setDefaultLabels({ service: options.service });
 
-  async function trackChainCall<T>(network: string, call: string, started: number, pending: PromiseLike<T>): Promise<T> {
+  async function trackChainCall<T>(
+    network: string,
+    call: string,
+    started: number,
+    pending: PromiseLike<T>,
+  ): Promise<T> {
     try {
       return await pending;
     } catch (err) {
@@ -313,10 +318,17 @@ export function httpMetrics(options: HttpMetricsOptions): RequestHandler {
 /** `GET /metrics`: the exposition, `text/plain; version=0.0.4`, never cached. */
 export function metricsHandler(metrics: Metrics): RequestHandler {
   return (_req, res, next) => {
-    metrics.expose().then(
-      (text) => void res.status(200).set('Content-Type', metrics.registry.contentType).set('Cache-Control', 'no-store').send(text),
-      next,
-    );
+    metrics
+      .expose()
+      .then(
+        (text) =>
+          void res
+            .status(200)
+            .set('Content-Type', metrics.registry.contentType)
+            .set('Cache-Control', 'no-store')
+            .send(text),
+        next,
+      );
   };
 }
 
@@ -379,7 +391,9 @@ export function instrumentCache<C extends { get(...args: never[]): Promise<unkno
       if (prop !== 'get') return (value as (...a: unknown[]) => unknown).bind(t);
       return async (...args: unknown[]) => {
         try {
-          const v = (await (value as (...a: unknown[]) => Promise<unknown>).apply(t, args)) as Awaited<ReturnType<C['get']>>;
+          const v = (await (value as (...a: unknown[]) => Promise<unknown>).apply(t, args)) as Awaited<
+            ReturnType<C['get']>
+          >;
           metrics.cacheRequest(name, isHit(v) ? 'hit' : 'miss');
           return v;
         } catch (err) {

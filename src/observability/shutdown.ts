@@ -64,6 +64,9 @@ export function gracefulShutdown(server: Server, options: ShutdownOptions): Prom
   });
 }
 
-function closeAfterAnswer(_req: unknown, res: { headersSent: boolean; setHeader(name: string, value: string): unknown }): void {
+function closeAfterAnswer(
+  _req: unknown,
+  res: { headersSent: boolean; setHeader(name: string, value: string): unknown },
+): void {
   if (!res.headersSent) res.setHeader('Connection', 'close');
 }

@@ -12,10 +12,21 @@ export type AllowLookup = (path: string) => string | undefined;
 
 function resolve(doc: Json, value: unknown): Json | undefined {
   let v = value;
-  for (let hops = 0; hops < 10 && typeof v === 'object' && v !== null && typeof (v as Json)['$ref'] === 'string'; hops++) {
+  for (
+    let hops = 0;
+    hops < 10 && typeof v === 'object' && v !== null && typeof (v as Json)['$ref'] === 'string';
+    hops++
+  ) {
     const ref = (v as Json)['$ref'] as string;
     if (!ref.startsWith('#/')) return undefined;
-    v = ref.slice(2).split('/').reduce<unknown>((o, k) => (typeof o === 'object' && o !== null ? (o as Json)[k.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), doc);
+    v = ref
+      .slice(2)
+      .split('/')
+      .reduce<unknown>(
+        (o, k) =>
+          typeof o === 'object' && o !== null ? (o as Json)[k.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined,
+        doc,
+      );
   }
   return typeof v === 'object' && v !== null ? (v as Json) : undefined;
 }

@@ -10,25 +10,52 @@ const doc = {
     '/a': {
       post: {
         operationId: 'prepareOrSubmit',
-        requestBody: { content: { 'application/json': { schema: { oneOf: [{ $ref: '#/components/schemas/Prepare' }, { $ref: '#/components/schemas/Submit' }] } } } },
+        requestBody: {
+          content: {
+            'application/json': {
+              schema: { oneOf: [{ $ref: '#/components/schemas/Prepare' }, { $ref: '#/components/schemas/Submit' }] },
+            },
+          },
+        },
       },
     },
     '/b': { post: { operationId: 'open', requestBody: { $ref: '#/components/requestBodies/Open' } } },
   },
   components: {
-    requestBodies: { Open: { content: { 'application/json': { schema: { type: 'object', maxProperties: 3, additionalProperties: { type: 'array', maxItems: 2 } } } } } },
+    requestBodies: {
+      Open: {
+        content: {
+          'application/json': {
+            schema: { type: 'object', maxProperties: 3, additionalProperties: { type: 'array', maxItems: 2 } },
+          },
+        },
+      },
+    },
     schemas: {
       Prepare: {
         type: 'object',
         additionalProperties: false,
         required: ['vcs'],
         properties: {
-          vcs: { type: 'array', maxItems: 5, items: { type: 'object', additionalProperties: false, properties: { tags: { type: 'array', maxItems: 2 } } } },
+          vcs: {
+            type: 'array',
+            maxItems: 5,
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              properties: { tags: { type: 'array', maxItems: 2 } },
+            },
+          },
           scopes: { type: 'array', uniqueItems: true, maxItems: 6 },
           'a/b': { type: 'array', maxItems: 1 },
         },
       },
-      Submit: { type: 'object', additionalProperties: false, required: ['signedXdr'], properties: { signedXdr: { type: 'string', maxLength: 10 } } },
+      Submit: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['signedXdr'],
+        properties: { signedXdr: { type: 'string', maxLength: 10 } },
+      },
     },
   },
 };
@@ -38,16 +65,61 @@ const unknownKeys = (n: number) => Object.fromEntries(Array.from({ length: n }, 
 
 describe('oversizedIn', () => {
   it.each<{ given: string; op: string; body: unknown; want: { path: string; errorCode: string }[] | undefined }>([
-    { given: 'within every bound', op: 'prepareOrSubmit', body: { vcs: many(5, { tags: [1, 2] }), scopes: many(6, 'x') }, want: undefined },
-    { given: 'an array one over', op: 'prepareOrSubmit', body: { vcs: many(6) }, want: [{ path: '/body/vcs', errorCode: 'maxItems.openapi.validation' }] },
-    { given: '80,000 items', op: 'prepareOrSubmit', body: { vcs: many(80_000) }, want: [{ path: '/body/vcs', errorCode: 'maxItems.openapi.validation' }] },
-    { given: 'a nested array over', op: 'prepareOrSubmit', body: { vcs: [{}, { tags: [1, 2, 3] }] }, want: [{ path: '/body/vcs/1/tags', errorCode: 'maxItems.openapi.validation' }] },
-    { given: 'a key with a slash (JSON pointer)', op: 'prepareOrSubmit', body: { vcs: [], 'a/b': [1, 2] }, want: [{ path: '/body/a~1b', errorCode: 'maxItems.openapi.validation' }] },
-    { given: 'the submit branch, with a huge unknown array (neither branch fits)', op: 'prepareOrSubmit', body: { signedXdr: 'AAAA', vcs: many(1000) }, want: [{ path: '/body/vcs', errorCode: 'maxItems.openapi.validation' }] },
+    {
+      given: 'within every bound',
+      op: 'prepareOrSubmit',
+      body: { vcs: many(5, { tags: [1, 2] }), scopes: many(6, 'x') },
+      want: undefined,
+    },
+    {
+      given: 'an array one over',
+      op: 'prepareOrSubmit',
+      body: { vcs: many(6) },
+      want: [{ path: '/body/vcs', errorCode: 'maxItems.openapi.validation' }],
+    },
+    {
+      given: '80,000 items',
+      op: 'prepareOrSubmit',
+      body: { vcs: many(80_000) },
+      want: [{ path: '/body/vcs', errorCode: 'maxItems.openapi.validation' }],
+    },
+    {
+      given: 'a nested array over',
+      op: 'prepareOrSubmit',
+      body: { vcs: [{}, { tags: [1, 2, 3] }] },
+      want: [{ path: '/body/vcs/1/tags', errorCode: 'maxItems.openapi.validation' }],
+    },
+    {
+      given: 'a key with a slash (JSON pointer)',
+      op: 'prepareOrSubmit',
+      body: { vcs: [], 'a/b': [1, 2] },
+      want: [{ path: '/body/a~1b', errorCode: 'maxItems.openapi.validation' }],
+    },
+    {
+      given: 'the submit branch, with a huge unknown array (neither branch fits)',
+      op: 'prepareOrSubmit',
+      body: { signedXdr: 'AAAA', vcs: many(1000) },
+      want: [{ path: '/body/vcs', errorCode: 'maxItems.openapi.validation' }],
+    },
     { given: 'a valid submit body', op: 'prepareOrSubmit', body: { signedXdr: 'AAAA' }, want: undefined },
-    { given: `${UNKNOWN_KEYS_REPORTED} unknown keys (left to the validator)`, op: 'prepareOrSubmit', body: { vcs: [], ...unknownKeys(UNKNOWN_KEYS_REPORTED) }, want: undefined },
-    { given: 'an open object over maxProperties', op: 'open', body: unknownKeys(4), want: [{ path: '/body', errorCode: 'maxProperties.openapi.validation' }] },
-    { given: 'an open object with an oversized value', op: 'open', body: { x: [1, 2, 3] }, want: [{ path: '/body/x', errorCode: 'maxItems.openapi.validation' }] },
+    {
+      given: `${UNKNOWN_KEYS_REPORTED} unknown keys (left to the validator)`,
+      op: 'prepareOrSubmit',
+      body: { vcs: [], ...unknownKeys(UNKNOWN_KEYS_REPORTED) },
+      want: undefined,
+    },
+    {
+      given: 'an open object over maxProperties',
+      op: 'open',
+      body: unknownKeys(4),
+      want: [{ path: '/body', errorCode: 'maxProperties.openapi.validation' }],
+    },
+    {
+      given: 'an open object with an oversized value',
+      op: 'open',
+      body: { x: [1, 2, 3] },
+      want: [{ path: '/body/x', errorCode: 'maxItems.openapi.validation' }],
+    },
     { given: 'not an object (left to the validator)', op: 'open', body: 42, want: undefined },
     { given: 'an operation without a body', op: 'unknown', body: { vcs: many(100) }, want: undefined },
   ])('$given', ({ op, body, want }) => {
@@ -58,7 +130,11 @@ describe('oversizedIn', () => {
   it('names the first unknown keys of a closed object with thousands of them', () => {
     const got = oversizedIn(bounds, 'prepareOrSubmit', { vcs: [], ...unknownKeys(40_000) });
     expect(got).toHaveLength(UNKNOWN_KEYS_REPORTED);
-    expect(got![0]).toEqual({ path: '/body/k0', message: 'must NOT have additional properties', errorCode: 'additionalProperties.openapi.validation' });
+    expect(got![0]).toEqual({
+      path: '/body/k0',
+      message: 'must NOT have additional properties',
+      errorCode: 'additionalProperties.openapi.validation',
+    });
   });
 
   it('accepts every request example of both specs (it never refuses what the schema accepts)', () => {

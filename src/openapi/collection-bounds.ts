@@ -46,7 +46,10 @@ function deref(doc: Json, node: unknown): unknown {
   let s = node;
   for (let hops = 0; isObject(s) && typeof s['$ref'] === 'string' && hops < 20; hops++) {
     const ref = s['$ref'] as string;
-    s = ref.slice(2).split('/').reduce<unknown>((at, part) => (at as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+    s = ref
+      .slice(2)
+      .split('/')
+      .reduce<unknown>((at, part) => (at as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
   }
   return s;
 }
@@ -84,7 +87,9 @@ function plausible(b: Bounds, value: unknown): boolean {
 function check(b: Bounds, value: unknown, path: string): BoundFailure[] | undefined {
   if (Array.isArray(value)) {
     if (b.maxItems !== undefined && value.length > b.maxItems) {
-      return [{ path, message: `must NOT have more than ${b.maxItems} items`, errorCode: 'maxItems.openapi.validation' }];
+      return [
+        { path, message: `must NOT have more than ${b.maxItems} items`, errorCode: 'maxItems.openapi.validation' },
+      ];
     }
     for (let i = 0; i < value.length; i++) {
       const sub = b.prefixItems?.[i] ?? b.items;
@@ -94,7 +99,13 @@ function check(b: Bounds, value: unknown, path: string): BoundFailure[] | undefi
   } else if (isObject(value)) {
     const keys = Object.keys(value);
     if (b.maxProperties !== undefined && keys.length > b.maxProperties) {
-      return [{ path, message: `must NOT have more than ${b.maxProperties} properties`, errorCode: 'maxProperties.openapi.validation' }];
+      return [
+        {
+          path,
+          message: `must NOT have more than ${b.maxProperties} properties`,
+          errorCode: 'maxProperties.openapi.validation',
+        },
+      ];
     }
     if (b.closed && keys.length > b.closed.size + UNKNOWN_KEYS_REPORTED) {
       const unknown = keys.filter((k) => !b.closed!.has(k));
@@ -149,7 +160,11 @@ export function bodyBounds(doc: Json): Map<string, Bounds> {
 }
 
 /** The first oversized collection of `body` for operation `operationId`, or undefined. */
-export function oversizedIn(bounds: Map<string, Bounds>, operationId: string | undefined, body: unknown): BoundFailure[] | undefined {
+export function oversizedIn(
+  bounds: Map<string, Bounds>,
+  operationId: string | undefined,
+  body: unknown,
+): BoundFailure[] | undefined {
   const b = operationId === undefined ? undefined : bounds.get(operationId);
   return b && body !== undefined ? check(b, body, '/body') : undefined;
 }
@@ -164,6 +179,12 @@ export function collectionBounds(doc: Json): RequestHandler {
     const id = (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId;
     const failures = oversizedIn(bounds, id, req.body);
     if (!failures) return next();
-    next(new OpenApiValidator.error.BadRequest({ path: req.path, message: `request${failures[0]!.path} ${failures[0]!.message}`, errors: failures }));
+    next(
+      new OpenApiValidator.error.BadRequest({
+        path: req.path,
+        message: `request${failures[0]!.path} ${failures[0]!.message}`,
+        errors: failures,
+      }),
+    );
   };
 }

@@ -21,7 +21,8 @@ describe('canonicalContentType', () => {
 });
 
 describe('withCanonicalContentType', () => {
-  const req = (type?: string) => ({ headers: type === undefined ? {} : { 'content-type': type } }) as unknown as Request;
+  const req = (type?: string) =>
+    ({ headers: type === undefined ? {} : { 'content-type': type } }) as unknown as Request;
   const res = {} as Response;
 
   it('validates with the canonical type and restores the client header before going on', () => {
@@ -47,9 +48,11 @@ describe('withCanonicalContentType', () => {
     expect([failing.headers['content-type'], (passed as Error).message]).toEqual(['text/x-1', '415']);
 
     const throwing = req('text/x-2');
-    expect(() => withCanonicalContentType(() => {
-      throw new Error('boom');
-    })(throwing, res, (() => undefined) as NextFunction)).toThrow('boom');
+    expect(() =>
+      withCanonicalContentType(() => {
+        throw new Error('boom');
+      })(throwing, res, (() => undefined) as NextFunction),
+    ).toThrow('boom');
     expect(throwing.headers['content-type']).toBe('text/x-2');
   });
 

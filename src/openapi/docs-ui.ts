@@ -34,4 +34,3 @@ export function docsUi(options: { title: string }): DocsUi {
     assets: swaggerUi.serveFiles(undefined, uiOptions) as unknown as RequestHandler[],
   };
 }
-

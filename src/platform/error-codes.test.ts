@@ -20,7 +20,8 @@ function sources(dirs: string[]): { file: string; text: string }[] {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
-      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) out.push({ file: path.relative(SRC, full), text: readFileSync(full, 'utf8') });
+      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts'))
+        out.push({ file: path.relative(SRC, full), text: readFileSync(full, 'utf8') });
     }
   };
   for (const d of dirs) walk(path.join(SRC, d));
@@ -82,7 +83,9 @@ describe('the resolver answers exactly its listed codes', () => {
   const files = sources(RESOLVER_DIRS);
 
   it('every `new ResolverError(status, code)` uses a listed code', () => {
-    const codes = sources(['resolver', 'platform']).flatMap((f) => thrownCodes(f.text, 'ResolverError').map((c) => [f.file, c] as const));
+    const codes = sources(['resolver', 'platform']).flatMap((f) =>
+      thrownCodes(f.text, 'ResolverError').map((c) => [f.file, c] as const),
+    );
     expect(codes.length).toBeGreaterThan(0);
     expect(codes.filter(([, c]) => !resolverCodes.includes(c))).toEqual([]);
   });

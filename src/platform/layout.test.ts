@@ -17,7 +17,8 @@ function files(dir: string): { file: string; text: string }[] {
     for (const entry of readdirSync(d, { withFileTypes: true })) {
       const full = path.join(d, entry.name);
       if (entry.isDirectory()) walk(full);
-      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) out.push({ file: path.relative(SRC, full), text: readFileSync(full, 'utf8') });
+      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts'))
+        out.push({ file: path.relative(SRC, full), text: readFileSync(full, 'utf8') });
     }
   };
   walk(path.join(SRC, dir));
@@ -26,27 +27,59 @@ function files(dir: string): { file: string; text: string }[] {
 
 /** What an app must leave to the platform, each with a sample that re-implements it. */
 const PLATFORM_PIECES: { piece: string; pattern: RegExp; sample: string }[] = [
-  { piece: 'request ids', pattern: /(set(Header)?|get)\(\s*['"]x-request-id['"]|headers\[\s*['"]x-request-id['"]\s*\]/i, sample: "res.setHeader('X-Request-ID', id)" },
-  { piece: 'spec loading', pattern: /['"][^'"\n]*spec\/[\w-]+\.yaml['"]|\bYAML\.parse\(|\bparseYaml\(/, sample: "readFileSync(new URL('../../spec/vault-api.yaml', import.meta.url))" },
-  { piece: 'validator set-up', pattern: /OpenApiValidator\.middleware\(|from ['"]express-openapi-validator\/dist/, sample: 'OpenApiValidator.middleware({ apiSpec })' },
+  {
+    piece: 'request ids',
+    pattern: /(set(Header)?|get)\(\s*['"]x-request-id['"]|headers\[\s*['"]x-request-id['"]\s*\]/i,
+    sample: "res.setHeader('X-Request-ID', id)",
+  },
+  {
+    piece: 'spec loading',
+    pattern: /['"][^'"\n]*spec\/[\w-]+\.yaml['"]|\bYAML\.parse\(|\bparseYaml\(/,
+    sample: "readFileSync(new URL('../../spec/vault-api.yaml', import.meta.url))",
+  },
+  {
+    piece: 'validator set-up',
+    pattern: /OpenApiValidator\.middleware\(|from ['"]express-openapi-validator\/dist/,
+    sample: 'OpenApiValidator.middleware({ apiSpec })',
+  },
   {
     piece: 'an error handler',
-    pattern: /\(\s*_?err\w*\s*(:\s*\w+\s*)?,\s*_?req\w*\s*(:\s*\w+\s*)?,\s*_?res\w*\s*(:\s*\w+\s*)?,\s*_?next\w*\s*(:\s*\w+\s*)?\)\s*(=>|:|\{)|res\.headersSent/,
+    pattern:
+      /\(\s*_?err\w*\s*(:\s*\w+\s*)?,\s*_?req\w*\s*(:\s*\w+\s*)?,\s*_?res\w*\s*(:\s*\w+\s*)?,\s*_?next\w*\s*(:\s*\w+\s*)?\)\s*(=>|:|\{)|res\.headersSent/,
     sample: 'return (err: unknown, req: Request, res: Response, next: NextFunction) => {',
   },
-  { piece: 'a rate limiter', pattern: /\.hit\(\s*\{/, sample: 'await deps.stores.rateLimiter.hit({ bucket, limit, windowMs, now })' },
-  { piece: 'body decoding', pattern: /express\.json\(|from ['"](node:)?zlib['"]|from ['"]body-parser['"]/, sample: "import { createGunzip } from 'node:zlib';" },
+  {
+    piece: 'a rate limiter',
+    pattern: /\.hit\(\s*\{/,
+    sample: 'await deps.stores.rateLimiter.hit({ bucket, limit, windowMs, now })',
+  },
+  {
+    piece: 'body decoding',
+    pattern: /express\.json\(|from ['"](node:)?zlib['"]|from ['"]body-parser['"]/,
+    sample: "import { createGunzip } from 'node:zlib';",
+  },
 ];
 
 /** Reaching another app: an import path into its folder. */
-const otherApp = (app: (typeof APPS)[number]) =>
-  new RegExp(`from ['"](\\.\\./)+${APPS.find((a) => a !== app)}/`);
+const otherApp = (app: (typeof APPS)[number]) => new RegExp(`from ['"](\\.\\./)+${APPS.find((a) => a !== app)}/`);
 
 /** Patching or re-implementing a library's internals. */
 const PRIVATE_INTERNALS: { what: string; pattern: RegExp; sample: string }[] = [
-  { what: "a dependency's own dependencies reached through createRequire", pattern: /createRequire\([^)]*createRequire|createRequire\([^)]*\.resolve\(/, sample: "createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'))" },
-  { what: "a package's unexported files", pattern: /from ['"](?!\.)[@\w/.-]+\/(dist|lib|build)\//, sample: "import x from 'express-openapi-validator/dist/middlewares/openapi.metadata';" },
-  { what: "a router's private loop", pattern: /\.handle\(\s*req\s*,\s*res\s*,|router\.stack|app\._router/, sample: 'app._router.stack.splice(0, 1)' },
+  {
+    what: "a dependency's own dependencies reached through createRequire",
+    pattern: /createRequire\([^)]*createRequire|createRequire\([^)]*\.resolve\(/,
+    sample: "createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'))",
+  },
+  {
+    what: "a package's unexported files",
+    pattern: /from ['"](?!\.)[@\w/.-]+\/(dist|lib|build)\//,
+    sample: "import x from 'express-openapi-validator/dist/middlewares/openapi.metadata';",
+  },
+  {
+    what: "a router's private loop",
+    pattern: /\.handle\(\s*req\s*,\s*res\s*,|router\.stack|app\._router/,
+    sample: 'app._router.stack.splice(0, 1)',
+  },
 ];
 
 describe('each rule fails on a sample that breaks it', () => {
@@ -72,7 +105,8 @@ describe('the apps leave the platform to src/platform/', () => {
     });
     it(`${app}/app.ts is built on the platform`, () => {
       const text = readFileSync(path.join(SRC, app, 'app.ts'), 'utf8');
-      for (const module of ['spec', 'request-id', 'validator', 'body']) expect(text).toContain(`from '../platform/${module}.ts'`);
+      for (const module of ['spec', 'request-id', 'validator', 'body'])
+        expect(text).toContain(`from '../platform/${module}.ts'`);
     });
   }
 });

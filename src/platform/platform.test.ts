@@ -19,13 +19,17 @@ afterEach(async () => {
 async function start(mount: (app: express.Express) => void): Promise<Served> {
   const app = express();
   mount(app);
-  app.use(errorHandler({
-    toAnswer: (err) => {
-      const e = err as { status?: number; code?: string; message?: string };
-      return e.code ? { status: e.status ?? 500, code: e.code, message: e.message ?? '' } : { status: 500, code: 'internal_error', message: 'internal', internal: err };
-    },
-    body: ({ code, message }) => ({ code, message }),
-  }));
+  app.use(
+    errorHandler({
+      toAnswer: (err) => {
+        const e = err as { status?: number; code?: string; message?: string };
+        return e.code
+          ? { status: e.status ?? 500, code: e.code, message: e.message ?? '' }
+          : { status: 500, code: 'internal_error', message: 'internal', internal: err };
+      },
+      body: ({ code, message }) => ({ code, message }),
+    }),
+  );
   served = await serve(app);
   return served;
 }
@@ -41,8 +45,17 @@ describe('request ids', () => {
       app.use(requestIds({ maxLength: 8, newId: () => 'fresh' }));
       app.get('/x', (_req, res) => void res.json({ id: requestIdOf(res) }));
     });
-    for (const [sent, want] of [['abc', 'abc'], ['12345678', '12345678'], ['123456789', 'fresh'], ['a b', 'fresh'], [undefined, 'fresh']] as const) {
-      const r = await request(s.port, sent === undefined ? { path: '/x' } : { path: '/x', headers: { 'x-request-id': sent } });
+    for (const [sent, want] of [
+      ['abc', 'abc'],
+      ['12345678', '12345678'],
+      ['123456789', 'fresh'],
+      ['a b', 'fresh'],
+      [undefined, 'fresh'],
+    ] as const) {
+      const r = await request(
+        s.port,
+        sent === undefined ? { path: '/x' } : { path: '/x', headers: { 'x-request-id': sent } },
+      );
       expect([r.headers['x-request-id'], JSON.parse(r.body).id]).toEqual([want, want]);
     }
   });
@@ -74,11 +87,19 @@ describe('routes from the description', () => {
     for (const doc of [loadVaultSpec(), loadResolverSpec()]) {
       const routes = operationRoutes(doc, { allErrors: false, validateResponses: false });
       const s = await start((app) => {
-        for (const r of routes) app.all(r.expressPath, ...r.match, (req, res) => void res.json({ route: (req as { openapi?: { openApiRoute?: string } }).openapi?.openApiRoute }));
+        for (const r of routes)
+          app.all(
+            r.expressPath,
+            ...r.match,
+            (req, res) =>
+              void res.json({ route: (req as { openapi?: { openApiRoute?: string } }).openapi?.openApiRoute }),
+          );
       });
       const answered: string[] = [];
       for (const r of routes) {
-        const method = Object.keys(doc.paths[r.template]!).find((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))!.toUpperCase();
+        const method = Object.keys(doc.paths[r.template]!)
+          .find((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))!
+          .toUpperCase();
         const a = await request(s.port, { method, path: r.template.replace(/\{[^}]+\}/g, 'x1') });
         answered.push(a.status === 200 ? JSON.parse(a.body).route : `${a.status} ${r.template}`);
       }
@@ -89,7 +110,9 @@ describe('routes from the description', () => {
   }, 60_000);
 
   it('a path that does not decode is recognised whoever found it', () => {
-    expect(isMalformedPath(Object.assign(new URIError('x'), { status: 400, message: "Failed to decode param '%'" }))).toBe(true);
+    expect(
+      isMalformedPath(Object.assign(new URIError('x'), { status: 400, message: "Failed to decode param '%'" })),
+    ).toBe(true);
     expect(isMalformedPath({ status: 400, message: 'bad', errors: [{ message: "malformed uri'" }] })).toBe(true);
     expect(isMalformedPath({ status: 400, message: 'bad', errors: [{ message: 'must be string' }] })).toBe(false);
     expect(isMalformedPath(new Error('Failed to decode param'))).toBe(false);
@@ -98,15 +121,31 @@ describe('routes from the description', () => {
 
 describe('rate limits', () => {
   const limiter = (hit: RateLimiter['hit']): RateLimiter => ({ hit, close: async () => {} });
-  const plan = { bucket: 'b', limit: 2, headerPrefix: 'X-RateLimit', refuse: (s: number) => Object.assign(new Error(`over, retry in ${s}`), { status: 429, code: 'rate_limited' }) };
+  const plan = {
+    bucket: 'b',
+    limit: 2,
+    headerPrefix: 'X-RateLimit',
+    refuse: (s: number) => Object.assign(new Error(`over, retry in ${s}`), { status: 429, code: 'rate_limited' }),
+  };
 
   it('sets the headers, and refuses over the limit with Retry-After', async () => {
     let n = 0;
     const s = await start((app) => {
-      app.use(rateLimit({
-        limiter: limiter(async () => ({ allowed: ++n <= 2, limit: 2, remaining: 2 - n, retryAfterSeconds: 0, resetMs: 60_000 })),
-        windowMs: 60_000, now: () => 0, whenUnavailable: 'refuse', plan: () => plan,
-      }));
+      app.use(
+        rateLimit({
+          limiter: limiter(async () => ({
+            allowed: ++n <= 2,
+            limit: 2,
+            remaining: 2 - n,
+            retryAfterSeconds: 0,
+            resetMs: 60_000,
+          })),
+          windowMs: 60_000,
+          now: () => 0,
+          whenUnavailable: 'refuse',
+          plan: () => plan,
+        }),
+      );
       app.get('/x', (_req, res) => void res.json({}));
     });
     const answers = [];
@@ -114,18 +153,57 @@ describe('rate limits', () => {
       const r = await request(s.port, { path: '/x' });
       answers.push([r.status, r.headers['x-ratelimit-remaining'], r.headers['retry-after']]);
     }
-    expect(answers).toEqual([[200, '1', undefined], [200, '0', undefined], [429, '0', '1']]);
+    expect(answers).toEqual([
+      [200, '1', undefined],
+      [200, '0', undefined],
+      [429, '0', '1'],
+    ]);
   });
 
   it('a store that is down: refused (503 through StoreUnavailableError) or admitted, as the service chooses', async () => {
-    const down = limiter(async () => { throw new Error('ECONNREFUSED'); });
+    const down = limiter(async () => {
+      throw new Error('ECONNREFUSED');
+    });
     const seen: unknown[] = [];
     const s = await start((app) => {
-      app.get('/refuse', rateLimit({ limiter: down, windowMs: 1000, now: () => 0, whenUnavailable: 'refuse', plan: () => plan }), (_q, r) => void r.json({}));
-      app.get('/admit', rateLimit({ limiter: limiter(async () => { throw new StoreUnavailableError('rate_limit', 'down'); }), windowMs: 1000, now: () => 0, whenUnavailable: 'admit', plan: () => plan, log: (e) => seen.push(e) }), (_q, r) => void r.json({}));
-      app.get('/bug', rateLimit({ limiter: limiter(async () => { throw new TypeError('a bug'); }), windowMs: 1000, now: () => 0, whenUnavailable: 'admit', plan: () => plan }), (_q, r) => void r.json({}));
+      app.get(
+        '/refuse',
+        rateLimit({ limiter: down, windowMs: 1000, now: () => 0, whenUnavailable: 'refuse', plan: () => plan }),
+        (_q, r) => void r.json({}),
+      );
+      app.get(
+        '/admit',
+        rateLimit({
+          limiter: limiter(async () => {
+            throw new StoreUnavailableError('rate_limit', 'down');
+          }),
+          windowMs: 1000,
+          now: () => 0,
+          whenUnavailable: 'admit',
+          plan: () => plan,
+          log: (e) => seen.push(e),
+        }),
+        (_q, r) => void r.json({}),
+      );
+      app.get(
+        '/bug',
+        rateLimit({
+          limiter: limiter(async () => {
+            throw new TypeError('a bug');
+          }),
+          windowMs: 1000,
+          now: () => 0,
+          whenUnavailable: 'admit',
+          plan: () => plan,
+        }),
+        (_q, r) => void r.json({}),
+      );
       app.use((err: unknown, _req: express.Request, _res: express.Response, next: express.NextFunction) => {
-        next(err instanceof StoreUnavailableError ? Object.assign(err, { status: 503, code: 'rate_limit_unavailable' }) : err);
+        next(
+          err instanceof StoreUnavailableError
+            ? Object.assign(err, { status: 503, code: 'rate_limit_unavailable' })
+            : err,
+        );
       });
     });
     expect((await request(s.port, { path: '/refuse' })).status).toBe(503);

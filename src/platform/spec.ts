@@ -42,7 +42,10 @@ export function resolveRef(doc: Json, node: unknown): Json {
     current = ref
       .slice(2)
       .split('/')
-      .reduce<unknown>((at, part) => (at as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc) as Json;
+      .reduce<unknown>(
+        (at, part) => (at as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')],
+        doc,
+      ) as Json;
   }
   return current ?? {};
 }

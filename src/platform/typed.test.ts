@@ -18,18 +18,21 @@ describe('types from the generated operations', () => {
       res.json({ did, didId: 'x', record: undefined as never, extra: 1 });
     };
     expect(typeof handler).toBe('function');
-    writeOperation<operations['registerDid']>({ routeOf: () => '/', codeOf: () => undefined }, {
-      prepare: async (body) => {
-        const did: string = body.did;
-        void did;
-        // @ts-expect-error a prepare body has no signedXdr
-        void body.signedXdr;
+    writeOperation<operations['registerDid']>(
+      { routeOf: () => '/', codeOf: () => undefined },
+      {
+        prepare: async (body) => {
+          const did: string = body.did;
+          void did;
+          // @ts-expect-error a prepare body has no signedXdr
+          void body.signedXdr;
+        },
+        submit: async (_xdr, _req, res) => {
+          // @ts-expect-error SubmitResponse has txId, not tx_id
+          res.json({ tx_id: 'x' });
+        },
       },
-      submit: async (_xdr, _req, res) => {
-        // @ts-expect-error SubmitResponse has txId, not tx_id
-        res.json({ tx_id: 'x' });
-      },
-    });
+    );
   });
 });
 
@@ -37,7 +40,11 @@ describe('prepareOrSubmit', () => {
   const run = async (body: unknown, fail = false) => {
     const seen: string[] = [];
     const handler = prepareOrSubmit<unknown>(
-      { routeOf: () => '/r', codeOf: (e) => (e as { code?: string }).code, submitted: (route, outcome) => seen.push(`${route} ${outcome}`) },
+      {
+        routeOf: () => '/r',
+        codeOf: (e) => (e as { code?: string }).code,
+        submitted: (route, outcome) => seen.push(`${route} ${outcome}`),
+      },
       {
         prepare: async () => void seen.push('prepare'),
         submit: async (xdr) => {

@@ -16,10 +16,16 @@ export type OkBody<Op> = Op extends { responses: { 200: infer Ok } } ? JsonOf<Ok
 /** The JSON request body an operation takes (`undefined` when it takes none). */
 export type RequestBodyOf<Op> = Op extends { requestBody: { content: { 'application/json': infer B } } }
   ? B
-  : Op extends { requestBody?: { content: { 'application/json': infer B } } } ? B | undefined : undefined;
+  : Op extends { requestBody?: { content: { 'application/json': infer B } } }
+    ? B | undefined
+    : undefined;
 
 /** The path parameters of an operation, as strings (Express decodes them). */
-export type PathParamsOf<Op> = Op extends { parameters: { path: infer P } } ? ([P] extends [never] ? Record<string, never> : { [K in keyof P]: string }) : Record<string, never>;
+export type PathParamsOf<Op> = Op extends { parameters: { path: infer P } }
+  ? [P] extends [never]
+    ? Record<string, never>
+    : { [K in keyof P]: string }
+  : Record<string, never>;
 
 /** The request of an operation: typed path parameters and body (the validator has checked both). */
 export type OperationRequest<Op> = Request<PathParamsOf<Op>, OkBody<Op>, RequestBodyOf<Op>>;

@@ -122,7 +122,9 @@ export function operationRoutes(doc: OpenApiDocument, options: ValidatorOptions)
           validateApiSpec: i === 0,
           // allErrors costs ajv a pass over every item, so `bounds` first refuses any collection over its
           // spec bound (src/openapi/collection-bounds.ts).
-          validateRequests: options.allErrors ? { allErrors: true, allowUnknownQueryParameters: false } : { allowUnknownQueryParameters: false },
+          validateRequests: options.allErrors
+            ? { allErrors: true, allowUnknownQueryParameters: false }
+            : { allowUnknownQueryParameters: false },
           validateResponses: options.validateResponses ? { allErrors: true } : false,
           validateSecurity: false,
           // 'full': calendar-checked dates and strict URIs; the default 'fast' checks only their shape.

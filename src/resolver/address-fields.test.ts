@@ -15,11 +15,18 @@ afterAll(async () => {
 });
 
 const spec = loadResolverSpec();
-const cases = BAD_CHECKSUMS.flatMap((bad, i) => addressFieldCases(spec, bad).map((c) => ({ ...c, name: `${c.name} (bad checksum ${i + 1})` })));
+const cases = BAD_CHECKSUMS.flatMap((bad, i) =>
+  addressFieldCases(spec, bad).map((c) => ({ ...c, name: `${c.name} (bad checksum ${i + 1})` })),
+);
 
 describe('every address field of the description, with a bad checksum → 400 naming the field', () => {
   it('finds the fields of every write route', () => {
-    const names = new Set(cases.map((c) => `${c.method} ${c.url.split('?')[0]!.replace(/did%3Aledger%3A[^/]+|did:ledger:[^/]+/, '{did}')} ${c.field}`));
+    const names = new Set(
+      cases.map(
+        (c) =>
+          `${c.method} ${c.url.split('?')[0]!.replace(/did%3Aledger%3A[^/]+|did:ledger:[^/]+/, '{did}')} ${c.field}`,
+      ),
+    );
     for (const want of [
       'POST /v1/dids/stellar sourcePublicKey',
       'POST /v1/dids/stellar record.controller',

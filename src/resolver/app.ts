@@ -11,7 +11,12 @@ import { setErrorEnvelope } from '../http/server.ts';
 import { allowLookup } from '../openapi/allow.ts';
 import { headAsGet } from '../openapi/head.ts';
 import {
-  createMetrics, httpMetrics, metricsHandler, readiness, requestLog, type WriteMode,
+  createMetrics,
+  httpMetrics,
+  metricsHandler,
+  readiness,
+  requestLog,
+  type WriteMode,
 } from '../observability/index.ts';
 import { corruptBodyMessage, jsonBody, loneSurrogateMessage, unsupportedCodingMessage } from '../platform/body.ts';
 import { requestIdMaxLength, requestIds } from '../platform/request-id.ts';
@@ -88,16 +93,35 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
   // The one request line per request; without a logger (tests of the app alone) there is none.
   if (deps.logger) app.use(requestLog({ logger: deps.logger, service: SERVICE }));
   app.get('/metrics', metricsHandler(metrics));
-  app.get('/ready', readiness(deps.readinessChecks ?? [], { ...(deps.logger ? { logger: deps.logger } : {}), ...(deps.draining ? { draining: deps.draining } : {}) }));
-  app.use(rateLimit({ limiter: deps.rateLimiter, limit: deps.limits.rateLimit, windowMs: deps.limits.rateWindowMs, now: deps.now, ...(deps.log ? { log: deps.log } : {}) }));
+  app.get(
+    '/ready',
+    readiness(deps.readinessChecks ?? [], {
+      ...(deps.logger ? { logger: deps.logger } : {}),
+      ...(deps.draining ? { draining: deps.draining } : {}),
+    }),
+  );
+  app.use(
+    rateLimit({
+      limiter: deps.rateLimiter,
+      limit: deps.limits.rateLimit,
+      windowMs: deps.limits.rateWindowMs,
+      now: deps.now,
+      ...(deps.log ? { log: deps.log } : {}),
+    }),
+  );
   // Only the methods of the operations with a request body read one (POST): elsewhere it is ignored.
   app.use(
     jsonBody(
       // Every resolver operation with a body requires one (did-resolver.yaml `requestBody.required`).
-      { limit: BODY_LIMIT_BYTES, takesBody: (req) => bodyMethods.has(req.method), needsBody: (req) => bodyMethods.has(req.method) },
+      {
+        limit: BODY_LIMIT_BYTES,
+        takesBody: (req) => bodyMethods.has(req.method),
+        needsBody: (req) => bodyMethods.has(req.method),
+      },
       {
         missing: () => new ResolverError(400, 'invalid_request', 'the request needs a JSON body'),
-        unsupported: (coding) => new ResolverError(415, 'unsupported_content_encoding', unsupportedCodingMessage(coding)),
+        unsupported: (coding) =>
+          new ResolverError(415, 'unsupported_content_encoding', unsupportedCodingMessage(coding)),
         corrupt: (coding) => new ResolverError(400, 'invalid_body_encoding', corruptBodyMessage(coding)),
         loneSurrogate: (at) => new ResolverError(400, 'invalid_request', loneSurrogateMessage(at)),
       },
@@ -122,7 +146,14 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
   // One Express route per path of the description (src/platform/validator.ts): route matching, oversized
   // collections, request validation, response validation when asked, then the handler.
   for (const route of routes) {
-    app.all(route.expressPath, firstMatchOnly, ...route.match, ...route.requests, ...(route.responses ? [route.responses] : []), handlers);
+    app.all(
+      route.expressPath,
+      firstMatchOnly,
+      ...route.match,
+      ...route.requests,
+      ...(route.responses ? [route.responses] : []),
+      handlers,
+    );
   }
   // The UI's static files are not operations of the description.
   app.use('/docs', ...service.docsAssets());

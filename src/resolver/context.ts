@@ -65,7 +65,13 @@ export class ResolverError extends Error {
   readonly details?: Record<string, unknown>;
   /** Response headers of the answer (`Allow` of a 405). */
   readonly headers?: Record<string, string>;
-  constructor(status: number, code: ResolverErrorCode, message: string, details?: Record<string, unknown>, headers?: Record<string, string>) {
+  constructor(
+    status: number,
+    code: ResolverErrorCode,
+    message: string,
+    details?: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ) {
     super(message);
     this.status = status;
     this.code = code;

@@ -18,7 +18,11 @@ describe('POST without a body', () => {
     { path: '/v1/dids/stellar/submit', headers: { 'content-type': 'application/json' } },
     { path: '/v1/proof/verify', headers: {} },
   ])('$path $headers → 400 invalid_request', async ({ path, headers }) => {
-    const res = await fetch(`${h.url}${path}`, { method: 'POST', headers: headers as Record<string, string>, body: '' });
+    const res = await fetch(`${h.url}${path}`, {
+      method: 'POST',
+      headers: headers as Record<string, string>,
+      body: '',
+    });
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ code: 'invalid_request', message: 'the request needs a JSON body' });
   });

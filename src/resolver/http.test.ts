@@ -41,7 +41,10 @@ describe('X-Request-ID', () => {
 describe('per-IP rate limit', () => {
   let limited: Server;
   beforeAll(async () => {
-    limited = await h.startApp({ limits: { rateLimit: 3, rateWindowMs: 60_000, cacheTtlMs: 30_000 }, rateLimiter: createMemoryRateLimiter({ now: h.clock.now }) });
+    limited = await h.startApp({
+      limits: { rateLimit: 3, rateWindowMs: 60_000, cacheTtlMs: 30_000 },
+      rateLimiter: createMemoryRateLimiter({ now: h.clock.now }),
+    });
   });
 
   it('counts every route; the 4th request in the window is 429 rate_limited with Retry-After', async () => {
@@ -51,7 +54,11 @@ describe('per-IP rate limit', () => {
       seen.push([r.status, r.headers.get('x-ratelimit-remaining')]);
       expect(r.headers.get('x-ratelimit-limit')).toBe('3');
     }
-    expect(seen).toEqual([[200, '2'], [200, '1'], [404, '0']]);
+    expect(seen).toEqual([
+      [200, '2'],
+      [200, '1'],
+      [404, '0'],
+    ]);
     const r = await fetch(`${limited.url}/health`);
     expect(r.status).toBe(429);
     expect(r.headers.get('x-ratelimit-limit')).toBe('3');
@@ -69,7 +76,10 @@ describe('per-IP rate limit', () => {
   });
 
   it('the client IP is the socket peer by default: X-Forwarded-For does not open a new bucket', async () => {
-    const app = await h.startApp({ limits: { rateLimit: 1, rateWindowMs: 60_000, cacheTtlMs: 30_000 }, rateLimiter: createMemoryRateLimiter({ now: h.clock.now }) });
+    const app = await h.startApp({
+      limits: { rateLimit: 1, rateWindowMs: 60_000, cacheTtlMs: 30_000 },
+      rateLimiter: createMemoryRateLimiter({ now: h.clock.now }),
+    });
     expect((await fetch(`${app.url}/health`, { headers: { 'x-forwarded-for': '203.0.113.1' } })).status).toBe(200);
     expect((await fetch(`${app.url}/health`, { headers: { 'x-forwarded-for': '203.0.113.2' } })).status).toBe(429);
   });
@@ -87,7 +97,12 @@ describe('per-IP rate limit', () => {
   });
 
   it('an unreachable shared limiter admits the request', async () => {
-    const down: RateLimiter = { hit: async () => { throw new StoreUnavailableError('rate_limit', 'connection refused'); }, close: async () => {} };
+    const down: RateLimiter = {
+      hit: async () => {
+        throw new StoreUnavailableError('rate_limit', 'connection refused');
+      },
+      close: async () => {},
+    };
     const app = await h.startApp({ rateLimiter: down });
     const r = await fetch(`${app.url}/health`);
     expect(r.status).toBe(200);
@@ -106,7 +121,10 @@ describe('the error envelope', () => {
     const r = await h.request('DELETE', '/health');
     expect(r.status).toBe(405);
     expect(r.headers.get('allow')).toBe('GET, HEAD');
-    expect(r.body).toEqual({ code: 'method_not_allowed', message: 'DELETE is not allowed on /health; this path accepts GET, HEAD' });
+    expect(r.body).toEqual({
+      code: 'method_not_allowed',
+      message: 'DELETE is not allowed on /health; this path accepts GET, HEAD',
+    });
     const post = await h.request('GET', '/v1/dids/stellar/submit');
     expect([post.status, post.headers.get('allow'), post.body.code]).toEqual([405, 'POST', 'method_not_allowed']);
   });
@@ -132,11 +150,18 @@ describe('the error envelope', () => {
     ['true', 'a boolean'],
   ])('400 invalid_request for the JSON %s: the body must be a JSON object', async (rawBody, kind) => {
     const r = await h.request('POST', '/v1/dids/stellar', { rawBody, headers: { 'content-type': 'application/json' } });
-    expect([r.status, r.body.code, r.body.message]).toEqual([400, 'invalid_request', `the body must be a JSON object, got ${kind}`]);
+    expect([r.status, r.body.code, r.body.message]).toEqual([
+      400,
+      'invalid_request',
+      `the body must be a JSON object, got ${kind}`,
+    ]);
   });
 
   it('400 invalid_request for text that is not JSON says so', async () => {
-    const r = await h.request('POST', '/v1/dids/stellar', { rawBody: '{"did": ', headers: { 'content-type': 'application/json' } });
+    const r = await h.request('POST', '/v1/dids/stellar', {
+      rawBody: '{"did": ',
+      headers: { 'content-type': 'application/json' },
+    });
     expect([r.status, r.body.code]).toEqual([400, 'invalid_request']);
     expect(r.body.message).toMatch(/^body is not valid JSON: /);
   });
@@ -145,17 +170,35 @@ describe('the error envelope', () => {
     const none = await fetch(`${h.url}/v1/proof/challenge`, { method: 'POST', body: new TextEncoder().encode('{}') });
     const noneBody = (await none.json()) as { code: string; message: string };
     expect([none.status, noneBody.code]).toEqual([400, 'invalid_request']);
-    expect(noneBody.message).toBe('the body must be JSON sent with Content-Type: application/json; the request has no Content-Type');
+    expect(noneBody.message).toBe(
+      'the body must be JSON sent with Content-Type: application/json; the request has no Content-Type',
+    );
     expect(noneBody.message).not.toMatch(/undefined/);
-    const text = await h.request('POST', '/v1/proof/challenge', { rawBody: '{}', headers: { 'content-type': 'text/plain' } });
-    expect([text.status, text.body.code, text.body.message]).toEqual([400, 'invalid_request', 'the body must be JSON sent with Content-Type: application/json, not text/plain']);
+    const text = await h.request('POST', '/v1/proof/challenge', {
+      rawBody: '{}',
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect([text.status, text.body.code, text.body.message]).toEqual([
+      400,
+      'invalid_request',
+      'the body must be JSON sent with Content-Type: application/json, not text/plain',
+    ]);
   });
 
-  it.each(['/v1/dids/stellar/%', '/v1/dids/stellar/%zz/update'])('400 invalid_request for a malformed percent-encoding in the path (%s)', async (path) => {
-    const r = await h.request(path.endsWith('/update') ? 'POST' : 'GET', path, path.endsWith('/update') ? { body: {} } : {});
-    expect([r.status, r.body.code]).toEqual([400, 'invalid_request']);
-    expect(r.body.message).toBe('the path has a malformed percent-encoding: every % must be followed by two hexadecimal digits (write a literal % as %25)');
-  });
+  it.each(['/v1/dids/stellar/%', '/v1/dids/stellar/%zz/update'])(
+    '400 invalid_request for a malformed percent-encoding in the path (%s)',
+    async (path) => {
+      const r = await h.request(
+        path.endsWith('/update') ? 'POST' : 'GET',
+        path,
+        path.endsWith('/update') ? { body: {} } : {},
+      );
+      expect([r.status, r.body.code]).toEqual([400, 'invalid_request']);
+      expect(r.body.message).toBe(
+        'the path has a malformed percent-encoding: every % must be followed by two hexadecimal digits (write a literal % as %25)',
+      );
+    },
+  );
 
   it('431 headers_too_large in the envelope for a request head over the limit', async () => {
     const r = await h.get(`/health?q=${'a'.repeat(20_000)}`);
@@ -164,7 +207,12 @@ describe('the error envelope', () => {
   });
 
   it('500 internal_error for an unexpected fault, with the request id and nothing else', async () => {
-    const broken: RateLimiter = { hit: async () => { throw new TypeError('secret internals at /srv/x.ts:42'); }, close: async () => {} };
+    const broken: RateLimiter = {
+      hit: async () => {
+        throw new TypeError('secret internals at /srv/x.ts:42');
+      },
+      close: async () => {},
+    };
     const app = await h.startApp({ rateLimiter: broken });
     const r = await fetch(`${app.url}/health`, { headers: { 'x-request-id': 'fault-1' } });
     expect(r.status).toBe(500);
@@ -176,9 +224,15 @@ describe('the error envelope', () => {
 
   it('an unreachable cache degrades to uncached resolution', async () => {
     const down: Cache = {
-      get: async () => { throw new StoreUnavailableError('cache', 'connection refused'); },
-      set: async () => { throw new StoreUnavailableError('cache', 'connection refused'); },
-      delete: async () => { throw new StoreUnavailableError('cache', 'connection refused'); },
+      get: async () => {
+        throw new StoreUnavailableError('cache', 'connection refused');
+      },
+      set: async () => {
+        throw new StoreUnavailableError('cache', 'connection refused');
+      },
+      delete: async () => {
+        throw new StoreUnavailableError('cache', 'connection refused');
+      },
       close: async () => {},
     };
     const d = await h.registerDid();
@@ -203,7 +257,8 @@ describe('HEAD on the GET routes (spec "Headers, limits and caching")', () => {
       const get = await h.get(path);
       const head = await h.request('HEAD', path);
       expect([head.status, head.text], path).toEqual([200, '']);
-      for (const name of ['content-type', 'cache-control', 'content-length']) expect(head.headers.get(name), `${path} ${name}`).toBe(get.headers.get(name));
+      for (const name of ['content-type', 'cache-control', 'content-length'])
+        expect(head.headers.get(name), `${path} ${name}`).toBe(get.headers.get(name));
     }
     const unknown = await h.request('HEAD', '/1.0/identifiers/did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxza');
     expect([unknown.status, unknown.text]).toEqual([404, '']);
@@ -216,7 +271,10 @@ describe('HEAD on the GET routes (spec "Headers, limits and caching")', () => {
   });
 
   it('HEAD counts in the per-IP window like the GET', async () => {
-    const app = await h.startApp({ limits: { rateLimit: 1, rateWindowMs: 60_000, cacheTtlMs: 30_000 }, rateLimiter: createMemoryRateLimiter({ now: h.clock.now }) });
+    const app = await h.startApp({
+      limits: { rateLimit: 1, rateWindowMs: 60_000, cacheTtlMs: 30_000 },
+      rateLimiter: createMemoryRateLimiter({ now: h.clock.now }),
+    });
     expect((await fetch(`${app.url}/health`, { method: 'HEAD' })).status).toBe(200);
     expect((await fetch(`${app.url}/health`, { method: 'HEAD' })).status).toBe(429);
   });
@@ -243,11 +301,22 @@ describe('service routes', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^application\/json/);
     expect(r.body.openapi).toBe('3.1.0');
-    expect(Object.keys(r.body.paths)).toEqual(expect.arrayContaining([
-      '/health', '/docs', '/openapi.json', '/1.0/identifiers/{did}', '/v1/dids/stellar', '/v1/dids/stellar/submit',
-      '/v1/dids/stellar/{did}', '/v1/dids/stellar/{did}/update', '/v1/dids/stellar/{did}/transfer',
-      '/v1/dids/stellar/{did}/deactivate', '/v1/proof/challenge', '/v1/proof/verify',
-    ]));
+    expect(Object.keys(r.body.paths)).toEqual(
+      expect.arrayContaining([
+        '/health',
+        '/docs',
+        '/openapi.json',
+        '/1.0/identifiers/{did}',
+        '/v1/dids/stellar',
+        '/v1/dids/stellar/submit',
+        '/v1/dids/stellar/{did}',
+        '/v1/dids/stellar/{did}/update',
+        '/v1/dids/stellar/{did}/transfer',
+        '/v1/dids/stellar/{did}/deactivate',
+        '/v1/proof/challenge',
+        '/v1/proof/verify',
+      ]),
+    );
   });
 
   it('/docs: Swagger UI served from this process, reading openapi.json', async () => {

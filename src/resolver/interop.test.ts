@@ -9,9 +9,10 @@ let h: Harness;
 let d: RegisteredDid;
 beforeAll(async () => {
   h = await startHarness();
-  d = await h.registerDid({ assertionKeys: [Keypair.random()], services: [
-    { idSuffix: 'hub', serviceType: 'LinkedDomains', serviceEndpoint: 'https://issuer.example.org' },
-  ] });
+  d = await h.registerDid({
+    assertionKeys: [Keypair.random()],
+    services: [{ idSuffix: 'hub', serviceType: 'LinkedDomains', serviceEndpoint: 'https://issuer.example.org' }],
+  });
 }, 60_000);
 afterAll(async () => {
   await h?.close();
@@ -45,12 +46,19 @@ describe('resolution-result media types', () => {
   });
 
   it('another profile of application/ld+json is still 406', async () => {
-    expect((await h.get(url(d.did), { accept: 'application/ld+json;profile="https://example.org/x"' })).status).toBe(406);
+    expect((await h.get(url(d.did), { accept: 'application/ld+json;profile="https://example.org/x"' })).status).toBe(
+      406,
+    );
   });
 });
 
 describe('DID URL dereferencing (fragments)', () => {
-  const key = () => ({ id: `${d.did}#assert-1`, type: 'Multikey', controller: d.did, publicKeyMultibase: d.record.assertionMethod[0]!.publicKeyMultibase });
+  const key = () => ({
+    id: `${d.did}#assert-1`,
+    type: 'Multikey',
+    controller: d.did,
+    publicKeyMultibase: d.record.assertionMethod[0]!.publicKeyMultibase,
+  });
 
   it.each([
     ['application/did+json', undefined],
@@ -66,7 +74,11 @@ describe('DID URL dereferencing (fragments)', () => {
   it('a service fragment dereferences to the service', async () => {
     const r = await h.get(url(`${d.did}#service-hub`), { accept: 'application/did+json' });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ id: `${d.did}#service-hub`, type: 'LinkedDomains', serviceEndpoint: 'https://issuer.example.org' });
+    expect(r.body).toEqual({
+      id: `${d.did}#service-hub`,
+      type: 'LinkedDomains',
+      serviceEndpoint: 'https://issuer.example.org',
+    });
   });
 
   it.each(['application/did-resolution', PROFILE])('Accept %s → the dereferencing result', async (accept) => {
@@ -80,7 +92,9 @@ describe('DID URL dereferencing (fragments)', () => {
   });
 
   it('the same with the DID itself URL-encoded', async () => {
-    const r = await h.get(`/1.0/identifiers/${encodeURIComponent(`${d.did}#assert-1`)}`, { accept: 'application/did+json' });
+    const r = await h.get(`/1.0/identifiers/${encodeURIComponent(`${d.did}#assert-1`)}`, {
+      accept: 'application/did+json',
+    });
     expect(r.status).toBe(200);
     expect(r.body.id).toBe(`${d.did}#assert-1`);
   });
@@ -94,17 +108,29 @@ describe('DID URL dereferencing (fragments)', () => {
       const r = await h.get(url(didUrl()), { accept });
       expect(r.status, r.text).toBe(status);
       expect(r.headers.get('cache-control')).toBe('no-store');
-      expect(r.body).toEqual({ dereferencingMetadata: { error, message: expect.any(String) }, contentStream: null, contentMetadata: {} });
+      expect(r.body).toEqual({
+        dereferencingMetadata: { error, message: expect.any(String) },
+        contentStream: null,
+        contentMetadata: {},
+      });
     }
   });
 
   it('a deactivated DID is 410 with its metadata, and its DID alone still answers the tombstone', async () => {
     const x = await h.registerDid({ assertionKeys: [Keypair.random()] });
-    const r = await h.prepareSignSubmit(`/v1/dids/stellar/${x.did}/deactivate`, { expectedVersion: 1, sourcePublicKey: x.controller.publicKey() }, [x.controller]);
+    const r = await h.prepareSignSubmit(
+      `/v1/dids/stellar/${x.did}/deactivate`,
+      { expectedVersion: 1, sourcePublicKey: x.controller.publicKey() },
+      [x.controller],
+    );
     expect(r.status, r.text).toBe(200);
     const gone = await h.get(url(`${x.did}#assert-1`), { accept: 'application/did-resolution' });
     expect(gone.status).toBe(410);
-    expect(gone.body).toMatchObject({ dereferencingMetadata: { error: 'notFound' }, contentStream: null, contentMetadata: { deactivated: true } });
+    expect(gone.body).toMatchObject({
+      dereferencingMetadata: { error: 'notFound' },
+      contentStream: null,
+      contentMetadata: { deactivated: true },
+    });
     const tombstone = await h.get(url(x.did), { accept: 'application/did-resolution' });
     expect(tombstone.status).toBe(410);
     expect(tombstone.body.didDocument).toEqual({ '@context': DID_CONTEXT, id: x.did });
@@ -118,7 +144,10 @@ describe('application/did-url-dereferencing and Vary: Accept', () => {
     const r = await h.get(url(`${d.did}#assert-1`), { accept: DEREF });
     expect(r.status, r.text).toBe(200);
     expect(r.headers.get('content-type')).toBe(`${DEREF}; charset=utf-8`);
-    expect(JSON.parse(r.text)).toMatchObject({ dereferencingMetadata: { contentType: 'application/did+ld+json' }, contentStream: { id: `${d.did}#assert-1` } });
+    expect(JSON.parse(r.text)).toMatchObject({
+      dereferencingMetadata: { contentType: 'application/did+ld+json' },
+      contentStream: { id: `${d.did}#assert-1` },
+    });
   });
 
   it('a DID alone: the dereferencing result whose content is the document', async () => {
@@ -135,7 +164,11 @@ describe('application/did-url-dereferencing and Vary: Accept', () => {
   ])('%s: a dereferencing failure (%i %s)', async (_name, did, status, error) => {
     const r = await h.get(url(did()), { accept: DEREF });
     expect(r.status).toBe(status);
-    expect(JSON.parse(r.text)).toEqual({ dereferencingMetadata: { error, message: expect.any(String) }, contentStream: null, contentMetadata: {} });
+    expect(JSON.parse(r.text)).toEqual({
+      dereferencingMetadata: { error, message: expect.any(String) },
+      contentStream: null,
+      contentMetadata: {},
+    });
   });
 
   // Adversarial review defect 6: negotiated answers are cacheable (max-age=30) and named no Vary.

@@ -45,17 +45,31 @@ describe('DID lifecycle on testnet', () => {
     expect(r.body).toEqual({
       did: d.did,
       didId: d.didId,
-      record: { ...d.record, version: 1, createdLedger: expect.any(Number), updatedLedger: expect.any(Number), deactivated: false },
+      record: {
+        ...d.record,
+        version: 1,
+        createdLedger: expect.any(Number),
+        updatedLedger: expect.any(Number),
+        deactivated: false,
+      },
     });
     expect(r.body.record.createdLedger).toBe(r.body.record.updatedLedger);
   });
 
   it('update (full replacement) → version 2, and the resolver shows it at once (its own write evicts the cache)', async () => {
     const newAuth = Keypair.random();
-    const record = { ...d.record, authentication: [{ publicKeyMultibase: multikey(newAuth) }, ...d.record.authentication], services: [
-      { idSuffix: 'linked-domain', serviceType: 'LinkedDomains', serviceEndpoint: 'https://issuer.example.org' },
-    ] };
-    const r = await h.prepareSignSubmit(`/v1/dids/stellar/${d.did}/update`, { expectedVersion: 1, sourcePublicKey: d.controller.publicKey(), record }, [d.controller]);
+    const record = {
+      ...d.record,
+      authentication: [{ publicKeyMultibase: multikey(newAuth) }, ...d.record.authentication],
+      services: [
+        { idSuffix: 'linked-domain', serviceType: 'LinkedDomains', serviceEndpoint: 'https://issuer.example.org' },
+      ],
+    };
+    const r = await h.prepareSignSubmit(
+      `/v1/dids/stellar/${d.did}/update`,
+      { expectedVersion: 1, sourcePublicKey: d.controller.publicKey(), record },
+      [d.controller],
+    );
     expect(r.status, r.text).toBe(200);
     expect(r.body.txId).toMatch(/^[0-9a-f]{64}$/);
     const res = await h.get(`/1.0/identifiers/${d.did}`);
@@ -68,7 +82,11 @@ describe('DID lifecycle on testnet', () => {
   });
 
   it('a stale expectedVersion fails with version_mismatch 409 at prepare', async () => {
-    const r = await h.post(`/v1/dids/stellar/${d.did}/update`, { expectedVersion: 1, sourcePublicKey: d.controller.publicKey(), record: d.record });
+    const r = await h.post(`/v1/dids/stellar/${d.did}/update`, {
+      expectedVersion: 1,
+      sourcePublicKey: d.controller.publicKey(),
+      record: d.record,
+    });
     expect(r.status).toBe(409);
     expect(r.body).toMatchObject({ code: 'version_mismatch', details: { expectedVersion: 1, currentVersion: 2 } });
   });
@@ -77,10 +95,24 @@ describe('DID lifecycle on testnet', () => {
     // Prepared at version 2 with another account as source (the controller authorizes through its auth
     // entry), then the controller moves the record to version 3: the signed transaction is stale.
     const payer = await h.account();
-    const prep = await h.post(`/v1/dids/stellar/${d.did}/update`, { expectedVersion: 2, sourcePublicKey: payer.publicKey(), record: d.record });
+    const prep = await h.post(`/v1/dids/stellar/${d.did}/update`, {
+      expectedVersion: 2,
+      sourcePublicKey: payer.publicKey(),
+      record: d.record,
+    });
     expect(prep.status, prep.text).toBe(200);
-    const staleXdr = await signWithAuth(prep.body.xdr, prep.body.networkPassphrase, payer, [d.controller], (await h.latestLedger()) + 100);
-    const first = await h.prepareSignSubmit(`/v1/dids/stellar/${d.did}/update`, { expectedVersion: 2, sourcePublicKey: d.controller.publicKey(), record: d.record }, [d.controller]);
+    const staleXdr = await signWithAuth(
+      prep.body.xdr,
+      prep.body.networkPassphrase,
+      payer,
+      [d.controller],
+      (await h.latestLedger()) + 100,
+    );
+    const first = await h.prepareSignSubmit(
+      `/v1/dids/stellar/${d.did}/update`,
+      { expectedVersion: 2, sourcePublicKey: d.controller.publicKey(), record: d.record },
+      [d.controller],
+    );
     expect(first.status, first.text).toBe(200);
     const stale = await h.post(`/v1/dids/stellar/${d.did}/update`, { signedXdr: staleXdr });
     expect(stale.status, stale.text).toBe(409);
@@ -89,17 +121,28 @@ describe('DID lifecycle on testnet', () => {
 
   it('transfer rotates the controller; the DID string stays and version +1', async () => {
     newController = await h.account();
-    const r = await h.prepareSignSubmit(`/v1/dids/stellar/${d.did}/transfer`, { expectedVersion: 3, newController: newController.publicKey(), sourcePublicKey: d.controller.publicKey() }, [d.controller]);
+    const r = await h.prepareSignSubmit(
+      `/v1/dids/stellar/${d.did}/transfer`,
+      { expectedVersion: 3, newController: newController.publicKey(), sourcePublicKey: d.controller.publicKey() },
+      [d.controller],
+    );
     expect(r.status, r.text).toBe(200);
     const res = await h.get(`/1.0/identifiers/${d.did}`);
     expect(res.body.didDocument.id).toBe(d.did);
-    expect(res.body.didDocumentMetadata).toMatchObject({ versionId: '4', method: { stellarAccount: newController.publicKey() } });
+    expect(res.body.didDocumentMetadata).toMatchObject({
+      versionId: '4',
+      method: { stellarAccount: newController.publicKey() },
+    });
     expect(res.body.didDocument.authentication).toEqual(['#auth-1', '#auth-2']);
   });
 
   it('the old controller can no longer update (its transaction fails on-chain: tx_submission_failed)', async () => {
     const record = { ...d.record, controller: newController.publicKey() };
-    const r = await h.prepareSignSubmit(`/v1/dids/stellar/${d.did}/update`, { expectedVersion: 4, sourcePublicKey: d.controller.publicKey(), record }, [d.controller]);
+    const r = await h.prepareSignSubmit(
+      `/v1/dids/stellar/${d.did}/update`,
+      { expectedVersion: 4, sourcePublicKey: d.controller.publicKey(), record },
+      [d.controller],
+    );
     expect(r.status, r.text).toBe(400);
     expect(r.body.code).toBe('tx_submission_failed');
     expect(r.body.details).toMatchObject({ status: expect.any(String) });
@@ -108,27 +151,49 @@ describe('DID lifecycle on testnet', () => {
   });
 
   it('an update keeping the old controller is refused before any transaction (invalid_record)', async () => {
-    const r = await h.post(`/v1/dids/stellar/${d.did}/update`, { expectedVersion: 4, sourcePublicKey: newController.publicKey(), record: d.record });
+    const r = await h.post(`/v1/dids/stellar/${d.did}/update`, {
+      expectedVersion: 4,
+      sourcePublicKey: newController.publicKey(),
+      record: d.record,
+    });
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ code: 'invalid_record', details: { field: 'controller' } });
   });
 
   it('the new controller updates', async () => {
     const record = { ...d.record, controller: newController.publicKey() };
-    const r = await h.prepareSignSubmit(`/v1/dids/stellar/${d.did}/update`, { expectedVersion: 4, sourcePublicKey: newController.publicKey(), record }, [newController]);
+    const r = await h.prepareSignSubmit(
+      `/v1/dids/stellar/${d.did}/update`,
+      { expectedVersion: 4, sourcePublicKey: newController.publicKey(), record },
+      [newController],
+    );
     expect(r.status, r.text).toBe(200);
   });
 
   it('deactivate → resolve 410 tombstone (id only) and the raw record deactivated with empty arrays', async () => {
-    const r = await h.prepareSignSubmit(`/v1/dids/stellar/${d.did}/deactivate`, { expectedVersion: 5, sourcePublicKey: newController.publicKey() }, [newController]);
+    const r = await h.prepareSignSubmit(
+      `/v1/dids/stellar/${d.did}/deactivate`,
+      { expectedVersion: 5, sourcePublicKey: newController.publicKey() },
+      [newController],
+    );
     expect(r.status, r.text).toBe(200);
     const res = await h.get(`/1.0/identifiers/${d.did}`);
     expect(res.status).toBe(410);
-    expect(res.body.didDocument).toEqual({ '@context': ['https://www.w3.org/ns/did/v1.1', 'https://w3id.org/security/multikey/v1'], id: d.did });
+    expect(res.body.didDocument).toEqual({
+      '@context': ['https://www.w3.org/ns/did/v1.1', 'https://w3id.org/security/multikey/v1'],
+      id: d.did,
+    });
     expect(res.body.didDocumentMetadata).toMatchObject({ versionId: '6', deactivated: true });
     const raw = await h.get(`/v1/dids/stellar/${d.did}`);
     expect(raw.status).toBe(200);
-    expect(raw.body.record).toMatchObject({ deactivated: true, version: 6, authentication: [], assertionMethod: [], keyAgreement: [], services: [] });
+    expect(raw.body.record).toMatchObject({
+      deactivated: true,
+      version: 6,
+      authentication: [],
+      assertionMethod: [],
+      keyAgreement: [],
+      services: [],
+    });
   });
 
   it('every mutation of a deactivated DID is did_deactivated 409', async () => {
@@ -150,17 +215,33 @@ describe('who signs (docs/did-resolver.md "Writes: prepare and submit")', () => 
     const payer = await h.account();
     const controller = await h.account();
     const { did } = generateDid({ network: 'testnet' });
-    const record = { controller: controller.publicKey(), authentication: [{ publicKeyMultibase: multikey(Keypair.random()) }], assertionMethod: [], keyAgreement: [], services: [] };
-    const r = await h.prepareSignSubmit('/v1/dids/stellar', { did, sourcePublicKey: payer.publicKey(), record }, [payer]);
+    const record = {
+      controller: controller.publicKey(),
+      authentication: [{ publicKeyMultibase: multikey(Keypair.random()) }],
+      assertionMethod: [],
+      keyAgreement: [],
+      services: [],
+    };
+    const r = await h.prepareSignSubmit('/v1/dids/stellar', { did, sourcePublicKey: payer.publicKey(), record }, [
+      payer,
+    ]);
     expect(r.status, r.text).toBe(400);
     expect(r.body.code).toBe('tx_submission_failed');
     expect((await h.get(`/1.0/identifiers/${did}`)).status).toBe(404);
     // With the controller's authorization entry signed, the payer's transaction registers it.
     const prep = await h.post('/v1/dids/stellar', { did, sourcePublicKey: payer.publicKey(), record });
-    const signed = await signWithAuth(prep.body.xdr, prep.body.networkPassphrase, payer, [controller], (await h.latestLedger()) + 100);
+    const signed = await signWithAuth(
+      prep.body.xdr,
+      prep.body.networkPassphrase,
+      payer,
+      [controller],
+      (await h.latestLedger()) + 100,
+    );
     const ok = await h.post('/v1/dids/stellar', { signedXdr: signed });
     expect(ok.status, ok.text).toBe(200);
-    expect((await h.get(`/1.0/identifiers/${did}`)).body.didDocumentMetadata.method.stellarAccount).toBe(controller.publicKey());
+    expect((await h.get(`/1.0/identifiers/${did}`)).body.didDocumentMetadata.method.stellarAccount).toBe(
+      controller.publicKey(),
+    );
   });
 
   it("the controller's ADDRESS_V2 entry, its signature moved to another address, is refused at submit", async () => {
@@ -168,36 +249,76 @@ describe('who signs (docs/did-resolver.md "Writes: prepare and submit")', () => 
     const controller = await h.account();
     const other = await h.account();
     const { did } = generateDid({ network: 'testnet' });
-    const record = { controller: controller.publicKey(), authentication: [{ publicKeyMultibase: multikey(Keypair.random()) }], assertionMethod: [], keyAgreement: [], services: [] };
+    const record = {
+      controller: controller.publicKey(),
+      authentication: [{ publicKeyMultibase: multikey(Keypair.random()) }],
+      assertionMethod: [],
+      keyAgreement: [],
+      services: [],
+    };
     const prep = await h.post('/v1/dids/stellar', { did, sourcePublicKey: payer.publicKey(), record });
-    expect(authOf(xdr.TransactionEnvelope.fromXdr(prep.body.xdr, 'base64')).map((e) => e.credentials.type)).toEqual(['sorobanCredentialsAddressV2']);
-    const env = xdr.TransactionEnvelope.fromXdr(await signWithAuth(prep.body.xdr, prep.body.networkPassphrase, payer, [controller], (await h.latestLedger()) + 100), 'base64');
+    expect(authOf(xdr.TransactionEnvelope.fromXdr(prep.body.xdr, 'base64')).map((e) => e.credentials.type)).toEqual([
+      'sorobanCredentialsAddressV2',
+    ]);
+    const env = xdr.TransactionEnvelope.fromXdr(
+      await signWithAuth(
+        prep.body.xdr,
+        prep.body.networkPassphrase,
+        payer,
+        [controller],
+        (await h.latestLedger()) + 100,
+      ),
+      'base64',
+    );
     const moved = authOf(env).map((e) => {
       const a = (e.credentials as xdr.SorobanCredentialsAddressV2).addressV2;
-      const creds = new xdr.SorobanAddressCredentials({ address: new Address(other.publicKey()).toScAddress(), nonce: a.nonce, signatureExpirationLedger: a.signatureExpirationLedger, signature: a.signature });
-      return new xdr.SorobanAuthorizationEntry({ credentials: xdr.SorobanCredentials.sorobanCredentialsAddressV2(creds), rootInvocation: e.rootInvocation });
+      const creds = new xdr.SorobanAddressCredentials({
+        address: new Address(other.publicKey()).toScAddress(),
+        nonce: a.nonce,
+        signatureExpirationLedger: a.signatureExpirationLedger,
+        signature: a.signature,
+      });
+      return new xdr.SorobanAuthorizationEntry({
+        credentials: xdr.SorobanCredentials.sorobanCredentialsAddressV2(creds),
+        rootInvocation: e.rootInvocation,
+      });
     });
     const tx = new Transaction(withAuth(env, moved), prep.body.networkPassphrase);
     tx.sign(payer);
     const r = await h.post('/v1/dids/stellar', { signedXdr: tx.toXdr() });
     expect(r.status, r.text).toBe(400);
     expect(r.body.code).toBe('invalid_request');
-    expect(r.body.message).toMatch(new RegExp(`ADDRESS_V2 authorization entry for ${other.publicKey()} carries a signature by ${controller.publicKey()}`));
+    expect(r.body.message).toMatch(
+      new RegExp(
+        `ADDRESS_V2 authorization entry for ${other.publicKey()} carries a signature by ${controller.publicKey()}`,
+      ),
+    );
     expect((await h.get(`/1.0/identifiers/${did}`)).status).toBe(404);
   });
 
   it('deactivate and transfer signed by a stranger fail on-chain; the DID stays active', async () => {
     const x = await h.registerDid();
     const stranger = await h.account();
-    const off = await h.prepareSignSubmit(`/v1/dids/stellar/${x.did}/deactivate`, { expectedVersion: 1, sourcePublicKey: stranger.publicKey() }, [stranger]);
+    const off = await h.prepareSignSubmit(
+      `/v1/dids/stellar/${x.did}/deactivate`,
+      { expectedVersion: 1, sourcePublicKey: stranger.publicKey() },
+      [stranger],
+    );
     expect(off.status, off.text).toBe(400);
     expect(off.body.code).toBe('tx_submission_failed');
-    const move = await h.prepareSignSubmit(`/v1/dids/stellar/${x.did}/transfer`, { expectedVersion: 1, sourcePublicKey: stranger.publicKey(), newController: stranger.publicKey() }, [stranger]);
+    const move = await h.prepareSignSubmit(
+      `/v1/dids/stellar/${x.did}/transfer`,
+      { expectedVersion: 1, sourcePublicKey: stranger.publicKey(), newController: stranger.publicKey() },
+      [stranger],
+    );
     expect(move.status, move.text).toBe(400);
     expect(move.body.code).toBe('tx_submission_failed');
     const res = await h.get(`/1.0/identifiers/${x.did}`);
     expect(res.status).toBe(200);
-    expect(res.body.didDocumentMetadata).toMatchObject({ versionId: '1', method: { stellarAccount: x.controller.publicKey() } });
+    expect(res.body.didDocumentMetadata).toMatchObject({
+      versionId: '1',
+      method: { stellarAccount: x.controller.publicKey() },
+    });
   });
 
   it('the registry stores what register sends, metadata included, and invents nothing', async () => {
@@ -212,10 +333,22 @@ describe('who signs (docs/did-resolver.md "Writes: prepare and submit")', () => 
       metadataUri: 'https://issuer.example.org/.well-known/did-metadata.json',
       metadataHash: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
     };
-    const r = await h.prepareSignSubmit('/v1/dids/stellar', { did, sourcePublicKey: controller.publicKey(), record }, [controller]);
+    const r = await h.prepareSignSubmit('/v1/dids/stellar', { did, sourcePublicKey: controller.publicKey(), record }, [
+      controller,
+    ]);
     expect(r.status, r.text).toBe(200);
     const raw = await h.get(`/v1/dids/stellar/${encodeURIComponent(did)}`);
-    expect(raw.body).toEqual({ did, didId, record: { ...record, version: 1, createdLedger: expect.any(Number), updatedLedger: expect.any(Number), deactivated: false } });
+    expect(raw.body).toEqual({
+      did,
+      didId,
+      record: {
+        ...record,
+        version: 1,
+        createdLedger: expect.any(Number),
+        updatedLedger: expect.any(Number),
+        deactivated: false,
+      },
+    });
   });
 });
 
@@ -235,10 +368,22 @@ describe('network routing', () => {
   it('prepare answers the network name and its passphrase', async () => {
     const kp = await h.account('mainnet');
     const { did } = generateDid({ network: 'mainnet' });
-    const r = await h.post('/v1/dids/stellar', { did, sourcePublicKey: kp.publicKey(), record: {
-      controller: kp.publicKey(), authentication: [{ publicKeyMultibase: multikey(Keypair.random()) }], assertionMethod: [], keyAgreement: [], services: [],
-    } });
+    const r = await h.post('/v1/dids/stellar', {
+      did,
+      sourcePublicKey: kp.publicKey(),
+      record: {
+        controller: kp.publicKey(),
+        authentication: [{ publicKeyMultibase: multikey(Keypair.random()) }],
+        assertionMethod: [],
+        keyAgreement: [],
+        services: [],
+      },
+    });
     expect(r.status, r.text).toBe(200);
-    expect(r.body).toEqual({ xdr: expect.any(String), network: 'mainnet', networkPassphrase: h.info.mainnet.passphrase });
+    expect(r.body).toEqual({
+      xdr: expect.any(String),
+      network: 'mainnet',
+      networkPassphrase: h.info.mainnet.passphrase,
+    });
   });
 });

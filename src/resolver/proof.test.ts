@@ -6,7 +6,14 @@ import { Keypair } from '@stellar/stellar-sdk';
 import { createChain } from '../chain/index.ts';
 import { canonicalizeToBytes, generateDid, type ProofChallenge } from '../did/index.ts';
 import { createMemoryCache } from '../stores/memory.ts';
-import { closedPort, multikey, sign, startHarness, type Harness, type RegisteredDid } from '../../test-support/resolver.ts';
+import {
+  closedPort,
+  multikey,
+  sign,
+  startHarness,
+  type Harness,
+  type RegisteredDid,
+} from '../../test-support/resolver.ts';
 import { createRedisStores, type RedisStores } from '../stores/redis.ts';
 import { dropRedisPrefix, redisUrl, uniqueName } from '../../test-support/stores/backends.ts';
 
@@ -47,7 +54,11 @@ describe('POST /v1/proof/challenge', () => {
     ['an invalid DID', { did: 'did:ledger:public:nohsyhu2pu7uaulcoocjljvxza', domain: DOMAIN }, 'did_invalid'],
     ['a non-canonical didId', { did: 'did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxzb', domain: DOMAIN }, 'did_invalid'],
     ['no domain', { did: 'did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxza' }, 'invalid_request'],
-    ['a domain with a space', { did: 'did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxza', domain: 'a b' }, 'invalid_request'],
+    [
+      'a domain with a space',
+      { did: 'did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxza', domain: 'a b' },
+      'invalid_request',
+    ],
   ])('%s → 400 %s', async (_n, body, code) => {
     const r = await h.post('/v1/proof/challenge', body);
     expect(r.status).toBe(400);
@@ -58,7 +69,11 @@ describe('POST /v1/proof/challenge', () => {
 describe('POST /v1/proof/verify', () => {
   it('verifies a signature by the first authentication key', async () => {
     const c = await challenge();
-    const r = await h.post('/v1/proof/verify', { challenge: c, signature: signChallenge(c, d.authKeys[0]!), domain: DOMAIN });
+    const r = await h.post('/v1/proof/verify', {
+      challenge: c,
+      signature: signChallenge(c, d.authKeys[0]!),
+      domain: DOMAIN,
+    });
     expect(r.status, r.text).toBe(200);
     expect(r.body).toEqual({ verified: true, did: d.did, verificationMethod: `${d.did}#auth-1` });
   });
@@ -82,7 +97,11 @@ describe('POST /v1/proof/verify', () => {
   it('a challenge older than 5 minutes is challenge_expired (checked first)', async () => {
     const c = await challenge();
     h.clock.advance(5 * 60 * 1000 + 1_000);
-    const r = await h.post('/v1/proof/verify', { challenge: c, signature: signChallenge(c, d.authKeys[0]!), domain: 'elsewhere.example' });
+    const r = await h.post('/v1/proof/verify', {
+      challenge: c,
+      signature: signChallenge(c, d.authKeys[0]!),
+      domain: 'elsewhere.example',
+    });
     expect(r.status).toBe(401);
     expect(r.body.code).toBe('challenge_expired');
   });
@@ -99,7 +118,11 @@ describe('POST /v1/proof/verify', () => {
   it('a challenge altered after issue (domain rewritten) is nonce_invalid', async () => {
     const c = await challenge();
     const altered = { ...c, domain: 'evil.example' };
-    const r = await h.post('/v1/proof/verify', { challenge: altered, signature: signChallenge(altered, d.authKeys[0]!), domain: 'evil.example' });
+    const r = await h.post('/v1/proof/verify', {
+      challenge: altered,
+      signature: signChallenge(altered, d.authKeys[0]!),
+      domain: 'evil.example',
+    });
     expect(r.status).toBe(401);
     expect(r.body.code).toBe('nonce_invalid');
   });
@@ -113,10 +136,18 @@ describe('POST /v1/proof/verify', () => {
 
   it('a signature by a key that is not an authentication key is signature_invalid, and spends the nonce', async () => {
     const c = await challenge();
-    const r = await h.post('/v1/proof/verify', { challenge: c, signature: signChallenge(c, Keypair.random()), domain: DOMAIN });
+    const r = await h.post('/v1/proof/verify', {
+      challenge: c,
+      signature: signChallenge(c, Keypair.random()),
+      domain: DOMAIN,
+    });
     expect(r.status).toBe(401);
     expect(r.body.code).toBe('signature_invalid');
-    const retry = await h.post('/v1/proof/verify', { challenge: c, signature: signChallenge(c, d.authKeys[0]!), domain: DOMAIN });
+    const retry = await h.post('/v1/proof/verify', {
+      challenge: c,
+      signature: signChallenge(c, d.authKeys[0]!),
+      domain: DOMAIN,
+    });
     expect(retry.body.code).toBe('nonce_invalid');
   });
 
@@ -142,7 +173,11 @@ describe('POST /v1/proof/verify', () => {
 
     const x = await h.registerDid();
     const cx = await challenge(x.did);
-    const off = await h.prepareSignSubmit(`/v1/dids/stellar/${x.did}/deactivate`, { expectedVersion: 1, sourcePublicKey: x.controller.publicKey() }, [x.controller]);
+    const off = await h.prepareSignSubmit(
+      `/v1/dids/stellar/${x.did}/deactivate`,
+      { expectedVersion: 1, sourcePublicKey: x.controller.publicKey() },
+      [x.controller],
+    );
     expect(off.status).toBe(200);
     const gone = await h.post('/v1/proof/verify', { challenge: cx, signature: signChallenge(cx, x.authKeys[0]!) });
     expect(gone.status).toBe(409);
@@ -156,11 +191,17 @@ describe('POST /v1/proof/verify', () => {
     // Rotated through another instance (this one's cache still holds the old document).
     const other = await h.startApp({ cache: createMemoryCache({ now: h.clock.now }) });
     const prep = await fetch(`${other.url}/v1/dids/stellar/${x.did}/update`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ expectedVersion: 1, sourcePublicKey: x.controller.publicKey(), record: { ...x.record, authentication: [{ publicKeyMultibase: multikey(fresh) }] } }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        expectedVersion: 1,
+        sourcePublicKey: x.controller.publicKey(),
+        record: { ...x.record, authentication: [{ publicKeyMultibase: multikey(fresh) }] },
+      }),
     }).then((r) => r.json() as Promise<{ xdr: string; networkPassphrase: string }>);
     const sub = await fetch(`${other.url}/v1/dids/stellar/${x.did}/update`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ signedXdr: sign(prep.xdr, prep.networkPassphrase, [x.controller]) }),
     });
     expect(sub.status).toBe(200);
@@ -178,7 +219,10 @@ describe('POST /v1/proof/verify', () => {
     expect(extra.body.code).toBe('invalid_request');
     const missing = await h.post('/v1/proof/verify', { challenge: c });
     expect(missing.body.code).toBe('invalid_request');
-    const bad = await h.post('/v1/proof/verify', { challenge: { ...c, did: 'did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxzb' }, signature: 'x' });
+    const bad = await h.post('/v1/proof/verify', {
+      challenge: { ...c, did: 'did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxzb' },
+      signature: 'x',
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe('did_invalid');
   });
@@ -188,13 +232,23 @@ describe('POST /v1/proof/verify', () => {
     const rpcUrl = `http://127.0.0.1:${port}/testnet/rpc`;
     const i = h.info.testnet;
     const chain = createChain({
-      rpcUrl, networkPassphrase: i.passphrase, network: 'testnet', simulationAccount: i.admin.publicKey,
-      factoryId: i.factoryId, registryId: i.registryId, allowHttp: true, timeouts: { rpcMs: 2_000 },
+      rpcUrl,
+      networkPassphrase: i.passphrase,
+      network: 'testnet',
+      simulationAccount: i.admin.publicKey,
+      factoryId: i.factoryId,
+      registryId: i.registryId,
+      allowHttp: true,
+      timeouts: { rpcMs: 2_000 },
     });
     const testnet = { chain, networkPassphrase: i.passphrase, registryId: i.registryId };
     const down = await h.startApp({ networks: { testnet } });
     const post = (path: string, body: unknown) =>
-      fetch(down.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(down.url + path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     const c = (await (await post('/v1/proof/challenge', { did: d.did, domain: DOMAIN })).json()) as ProofChallenge;
     const r = await post('/v1/proof/verify', { challenge: c, signature: signChallenge(c, d.authKeys[0]!) });
     expect(r.status).toBe(502);
@@ -216,7 +270,11 @@ describe('nonces shared by several instances (Redis)', () => {
     stores.push(redis);
     const app = await h.startApp({ nonceStore: redis.nonces });
     return (path: string, body: unknown) =>
-      fetch(app.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(app.url + path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
   }
 
   it('a challenge issued by one instance verifies on another, once across all of them', async () => {
@@ -225,7 +283,10 @@ describe('nonces shared by several instances (Redis)', () => {
     const signature = signChallenge(c, d.authKeys[0]!);
     const first = await b('/v1/proof/verify', { challenge: c, signature });
     expect(first.status, await first.clone().text()).toBe(200);
-    for (const replay of [await a('/v1/proof/verify', { challenge: c, signature }), await b('/v1/proof/verify', { challenge: c, signature })]) {
+    for (const replay of [
+      await a('/v1/proof/verify', { challenge: c, signature }),
+      await b('/v1/proof/verify', { challenge: c, signature }),
+    ]) {
       expect(replay.status).toBe(401);
       expect(await replay.json()).toMatchObject({ code: 'nonce_invalid' });
     }

@@ -4,7 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Account, Contract, Keypair, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
 import { encodeDidRecord } from '../chain/registry.ts';
 import { didIdToBytes, generateDid, type DidRecordInput } from '../did/index.ts';
-import { multikey, sign, startHarness, x25519Multikey, type Harness, type RegisteredDid } from '../../test-support/resolver.ts';
+import {
+  multikey,
+  sign,
+  startHarness,
+  x25519Multikey,
+  type Harness,
+  type RegisteredDid,
+} from '../../test-support/resolver.ts';
 
 let h: Harness;
 let owner: Keypair;
@@ -20,7 +27,11 @@ afterAll(async () => {
 
 const ed = () => ({ publicKeyMultibase: multikey(Keypair.random()) });
 const xk = () => ({ publicKeyMultibase: x25519Multikey() });
-const svc = (idSuffix = 'inbox', serviceEndpoint = 'https://issuer.example.org/inbox', serviceType = 'DIDCommMessaging') => ({ idSuffix, serviceType, serviceEndpoint });
+const svc = (
+  idSuffix = 'inbox',
+  serviceEndpoint = 'https://issuer.example.org/inbox',
+  serviceType = 'DIDCommMessaging',
+) => ({ idSuffix, serviceType, serviceEndpoint });
 
 function baseRecord(): DidRecordInput {
   return { controller: owner.publicKey(), authentication: [ed()], assertionMethod: [], keyAgreement: [], services: [] };
@@ -36,39 +47,168 @@ describe('record rules, checked before any transaction is built', () => {
   const bad32 = 'z6Mk1111'; // the Ed25519 prefix, far too few bytes
   const cases: [string, (r: DidRecordInput) => Record<string, unknown>, string, string][] = [
     ['no authentication key', (r) => ({ ...r, authentication: [] }), 'key_count_invalid', 'authentication'],
-    ['4 authentication keys', (r) => ({ ...r, authentication: [ed(), ed(), ed(), ed()] }), 'key_count_invalid', 'authentication'],
-    ['4 assertionMethod keys', (r) => ({ ...r, assertionMethod: [ed(), ed(), ed(), ed()] }), 'key_count_invalid', 'assertionMethod'],
+    [
+      '4 authentication keys',
+      (r) => ({ ...r, authentication: [ed(), ed(), ed(), ed()] }),
+      'key_count_invalid',
+      'authentication',
+    ],
+    [
+      '4 assertionMethod keys',
+      (r) => ({ ...r, assertionMethod: [ed(), ed(), ed(), ed()] }),
+      'key_count_invalid',
+      'assertionMethod',
+    ],
     ['2 keyAgreement keys', (r) => ({ ...r, keyAgreement: [xk(), xk()] }), 'key_count_invalid', 'keyAgreement'],
-    ['an X25519 authentication key', (r) => ({ ...r, authentication: [xk()] }), 'key_invalid', 'authentication[0].publicKeyMultibase'],
-    ['an Ed25519 keyAgreement key', (r) => ({ ...r, keyAgreement: [ed()] }), 'key_invalid', 'keyAgreement[0].publicKeyMultibase'],
-    ['a key longer than 128', (r) => ({ ...r, authentication: [{ publicKeyMultibase: 'z6Mk' + '1'.repeat(125) }] }), 'key_invalid', 'authentication[0].publicKeyMultibase'],
-    ['a key that is not 32 bytes', (r) => ({ ...r, authentication: [{ publicKeyMultibase: bad32 }] }), 'key_invalid', 'authentication[0].publicKeyMultibase'],
-    ['a 31-byte Ed25519 key', (r) => ({ ...r, assertionMethod: [{ publicKeyMultibase: short31() }] }), 'key_invalid', 'assertionMethod[0].publicKeyMultibase'],
-    ['an empty key', (r) => ({ ...r, authentication: [{ publicKeyMultibase: '' }] }), 'key_invalid', 'authentication[0].publicKeyMultibase'],
-    ['the same key twice in one relationship', (r) => ({ ...r, authentication: [dup, dup] }), 'duplicate_key', 'authentication[1].publicKeyMultibase'],
-    ['4 services', (r) => ({ ...r, services: [svc('a'), svc('b'), svc('c'), svc('d')] }), 'service_invalid', 'services'],
-    ['an idSuffix with uppercase', (r) => ({ ...r, services: [svc('Inbox')] }), 'service_invalid', 'services[0].idSuffix'],
-    ['an idSuffix ending in -', (r) => ({ ...r, services: [svc('inbox-')] }), 'service_invalid', 'services[0].idSuffix'],
-    ['an idSuffix of 33', (r) => ({ ...r, services: [svc('a'.repeat(33))] }), 'service_invalid', 'services[0].idSuffix'],
-    ['a duplicate idSuffix', (r) => ({ ...r, services: [svc('inbox'), svc('inbox')] }), 'service_invalid', 'services[1].idSuffix'],
-    ['an empty serviceType', (r) => ({ ...r, services: [svc('inbox', undefined, '')] }), 'service_invalid', 'services[0].serviceType'],
-    ['a serviceType of 65', (r) => ({ ...r, services: [svc('inbox', undefined, 'T'.repeat(65))] }), 'service_invalid', 'services[0].serviceType'],
-    ['an http:// endpoint', (r) => ({ ...r, services: [svc('inbox', 'http://issuer.example.org')] }), 'url_not_https', 'services[0].serviceEndpoint'],
-    ['a relative endpoint', (r) => ({ ...r, services: [svc('inbox', '/inbox')] }), 'url_not_https', 'services[0].serviceEndpoint'],
-    ['an endpoint over 255', (r) => ({ ...r, services: [svc('inbox', `https://issuer.example.org/${'a'.repeat(240)}`)] }), 'service_invalid', 'services[0].serviceEndpoint'],
-    ['an http:// metadataUri', (r) => ({ ...r, metadataUri: 'http://issuer.example.org/meta.json' }), 'url_not_https', 'metadataUri'],
-    ['a metadataUri over 255', (r) => ({ ...r, metadataUri: `https://issuer.example.org/${'a'.repeat(240)}` }), 'invalid_record', 'metadataUri'],
-    ['a metadataHash that is not 64 hex', (r) => ({ ...r, metadataUri: 'https://issuer.example.org/m.json', metadataHash: 'ABCD' }), 'invalid_record', 'metadataHash'],
-    ['a metadataHash without metadataUri', (r) => ({ ...r, metadataHash: 'a'.repeat(64) }), 'metadata_inconsistent', 'metadataHash'],
-    ['a controller with a bad checksum', (r) => ({ ...r, controller: owner.publicKey().slice(0, 55) + (owner.publicKey().endsWith('A') ? 'B' : 'A') }), 'invalid_record', 'controller'],
-    ['a contract as controller', (r) => ({ ...r, controller: h.info.testnet.registryId }), 'invalid_record', 'controller'],
+    [
+      'an X25519 authentication key',
+      (r) => ({ ...r, authentication: [xk()] }),
+      'key_invalid',
+      'authentication[0].publicKeyMultibase',
+    ],
+    [
+      'an Ed25519 keyAgreement key',
+      (r) => ({ ...r, keyAgreement: [ed()] }),
+      'key_invalid',
+      'keyAgreement[0].publicKeyMultibase',
+    ],
+    [
+      'a key longer than 128',
+      (r) => ({ ...r, authentication: [{ publicKeyMultibase: 'z6Mk' + '1'.repeat(125) }] }),
+      'key_invalid',
+      'authentication[0].publicKeyMultibase',
+    ],
+    [
+      'a key that is not 32 bytes',
+      (r) => ({ ...r, authentication: [{ publicKeyMultibase: bad32 }] }),
+      'key_invalid',
+      'authentication[0].publicKeyMultibase',
+    ],
+    [
+      'a 31-byte Ed25519 key',
+      (r) => ({ ...r, assertionMethod: [{ publicKeyMultibase: short31() }] }),
+      'key_invalid',
+      'assertionMethod[0].publicKeyMultibase',
+    ],
+    [
+      'an empty key',
+      (r) => ({ ...r, authentication: [{ publicKeyMultibase: '' }] }),
+      'key_invalid',
+      'authentication[0].publicKeyMultibase',
+    ],
+    [
+      'the same key twice in one relationship',
+      (r) => ({ ...r, authentication: [dup, dup] }),
+      'duplicate_key',
+      'authentication[1].publicKeyMultibase',
+    ],
+    [
+      '4 services',
+      (r) => ({ ...r, services: [svc('a'), svc('b'), svc('c'), svc('d')] }),
+      'service_invalid',
+      'services',
+    ],
+    [
+      'an idSuffix with uppercase',
+      (r) => ({ ...r, services: [svc('Inbox')] }),
+      'service_invalid',
+      'services[0].idSuffix',
+    ],
+    [
+      'an idSuffix ending in -',
+      (r) => ({ ...r, services: [svc('inbox-')] }),
+      'service_invalid',
+      'services[0].idSuffix',
+    ],
+    [
+      'an idSuffix of 33',
+      (r) => ({ ...r, services: [svc('a'.repeat(33))] }),
+      'service_invalid',
+      'services[0].idSuffix',
+    ],
+    [
+      'a duplicate idSuffix',
+      (r) => ({ ...r, services: [svc('inbox'), svc('inbox')] }),
+      'service_invalid',
+      'services[1].idSuffix',
+    ],
+    [
+      'an empty serviceType',
+      (r) => ({ ...r, services: [svc('inbox', undefined, '')] }),
+      'service_invalid',
+      'services[0].serviceType',
+    ],
+    [
+      'a serviceType of 65',
+      (r) => ({ ...r, services: [svc('inbox', undefined, 'T'.repeat(65))] }),
+      'service_invalid',
+      'services[0].serviceType',
+    ],
+    [
+      'an http:// endpoint',
+      (r) => ({ ...r, services: [svc('inbox', 'http://issuer.example.org')] }),
+      'url_not_https',
+      'services[0].serviceEndpoint',
+    ],
+    [
+      'a relative endpoint',
+      (r) => ({ ...r, services: [svc('inbox', '/inbox')] }),
+      'url_not_https',
+      'services[0].serviceEndpoint',
+    ],
+    [
+      'an endpoint over 255',
+      (r) => ({ ...r, services: [svc('inbox', `https://issuer.example.org/${'a'.repeat(240)}`)] }),
+      'service_invalid',
+      'services[0].serviceEndpoint',
+    ],
+    [
+      'an http:// metadataUri',
+      (r) => ({ ...r, metadataUri: 'http://issuer.example.org/meta.json' }),
+      'url_not_https',
+      'metadataUri',
+    ],
+    [
+      'a metadataUri over 255',
+      (r) => ({ ...r, metadataUri: `https://issuer.example.org/${'a'.repeat(240)}` }),
+      'invalid_record',
+      'metadataUri',
+    ],
+    [
+      'a metadataHash that is not 64 hex',
+      (r) => ({ ...r, metadataUri: 'https://issuer.example.org/m.json', metadataHash: 'ABCD' }),
+      'invalid_record',
+      'metadataHash',
+    ],
+    [
+      'a metadataHash without metadataUri',
+      (r) => ({ ...r, metadataHash: 'a'.repeat(64) }),
+      'metadata_inconsistent',
+      'metadataHash',
+    ],
+    [
+      'a controller with a bad checksum',
+      (r) => ({ ...r, controller: owner.publicKey().slice(0, 55) + (owner.publicKey().endsWith('A') ? 'B' : 'A') }),
+      'invalid_record',
+      'controller',
+    ],
+    [
+      'a contract as controller',
+      (r) => ({ ...r, controller: h.info.testnet.registryId }),
+      'invalid_record',
+      'controller',
+    ],
   ];
 
   it.each(cases)('%s → %s', async (_name, patch, code, field) => {
     const before = h.rpcCount();
     const r = await prepareRegister(patch);
     expect(r.status, r.text).toBe(400);
-    expect(r.body).toMatchObject({ code, message: expect.any(String), details: { field, violations: expect.arrayContaining([expect.objectContaining({ code, field })]) } });
+    expect(r.body).toMatchObject({
+      code,
+      message: expect.any(String),
+      details: { field, violations: expect.arrayContaining([expect.objectContaining({ code, field })]) },
+    });
     expect(h.rpcCount()).toBe(before);
   });
 
@@ -87,7 +227,11 @@ describe('record rules, checked before any transaction is built', () => {
   });
 
   it('the record rules also hold for update', async () => {
-    const r = await h.post(`/v1/dids/stellar/${d.did}/update`, { expectedVersion: 1, sourcePublicKey: owner.publicKey(), record: { ...d.record, authentication: [] } });
+    const r = await h.post(`/v1/dids/stellar/${d.did}/update`, {
+      expectedVersion: 1,
+      sourcePublicKey: owner.publicKey(),
+      record: { ...d.record, authentication: [] },
+    });
     expect(r.status).toBe(400);
     expect(r.body.code).toBe('key_count_invalid');
   });
@@ -97,8 +241,17 @@ describe('record rules, checked before any transaction is built', () => {
     const same = ed();
     const record = { ...baseRecord(), authentication: [same, same] };
     const i = h.info.testnet;
-    const tx = new TransactionBuilder(new Account(owner.publicKey(), '1'), { fee: '100', networkPassphrase: i.passphrase })
-      .addOperation(new Contract(i.registryId).call('register', xdr.ScVal.scvBytes(Buffer.from(didIdToBytes(didId))), encodeDidRecord(record)))
+    const tx = new TransactionBuilder(new Account(owner.publicKey(), '1'), {
+      fee: '100',
+      networkPassphrase: i.passphrase,
+    })
+      .addOperation(
+        new Contract(i.registryId).call(
+          'register',
+          xdr.ScVal.scvBytes(Buffer.from(didIdToBytes(didId))),
+          encodeDidRecord(record),
+        ),
+      )
       .setTimeout(300)
       .build();
     tx.sign(owner);
@@ -139,22 +292,38 @@ describe('request errors', () => {
     ['prepare fields and signedXdr together', (b: Record<string, unknown>) => ({ ...b, signedXdr: 'AAAA' }), '/body'],
   ])('register: %s → invalid_request with details.errors', async (_n, patch, path) => {
     const { did } = generateDid({ network: 'testnet' });
-    const r = await h.post('/v1/dids/stellar', patch({ did, sourcePublicKey: owner.publicKey(), record: baseRecord() }));
+    const r = await h.post(
+      '/v1/dids/stellar',
+      patch({ did, sourcePublicKey: owner.publicKey(), record: baseRecord() }),
+    );
     expect(r.status, r.text).toBe(400);
-    expect(r.body).toMatchObject({ code: 'invalid_request', details: { errors: expect.arrayContaining([expect.objectContaining({ path })]) } });
+    expect(r.body).toMatchObject({
+      code: 'invalid_request',
+      details: { errors: expect.arrayContaining([expect.objectContaining({ path })]) },
+    });
   });
 
   it('a body that is not JSON, or not sent as JSON, is invalid_request', async () => {
-    const bad = await h.request('POST', '/v1/dids/stellar', { rawBody: '{"did":', headers: { 'content-type': 'application/json' } });
+    const bad = await h.request('POST', '/v1/dids/stellar', {
+      rawBody: '{"did":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe('invalid_request');
-    const text = await h.request('POST', '/v1/dids/stellar', { rawBody: 'did=x', headers: { 'content-type': 'text/plain' } });
+    const text = await h.request('POST', '/v1/dids/stellar', {
+      rawBody: 'did=x',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(text.status).toBe(400);
     expect(text.body.code).toBe('invalid_request');
   });
 
   it('an unfunded sourcePublicKey is invalid_request', async () => {
-    const r = await h.post('/v1/dids/stellar', { did: generateDid({ network: 'testnet' }).did, sourcePublicKey: Keypair.random().publicKey(), record: baseRecord() });
+    const r = await h.post('/v1/dids/stellar', {
+      did: generateDid({ network: 'testnet' }).did,
+      sourcePublicKey: Keypair.random().publicKey(),
+      record: baseRecord(),
+    });
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ code: 'invalid_request', details: { errors: [{ path: '/body/sourcePublicKey' }] } });
   });
@@ -177,7 +346,11 @@ describe('request errors', () => {
 
   it('a newController with a bad checksum is invalid_request', async () => {
     const pk = owner.publicKey();
-    const r = await h.post(`/v1/dids/stellar/${d.did}/transfer`, { expectedVersion: 1, sourcePublicKey: pk, newController: pk.slice(0, 55) + (pk.endsWith('A') ? 'B' : 'A') });
+    const r = await h.post(`/v1/dids/stellar/${d.did}/transfer`, {
+      expectedVersion: 1,
+      sourcePublicKey: pk,
+      newController: pk.slice(0, 55) + (pk.endsWith('A') ? 'B' : 'A'),
+    });
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ code: 'invalid_request', details: { errors: [{ path: '/body/newController' }] } });
   });
@@ -185,7 +358,11 @@ describe('request errors', () => {
 
 describe('state errors', () => {
   it('did_already_exists 409 when registering a registered DID', async () => {
-    const r = await h.post('/v1/dids/stellar', { did: d.did, sourcePublicKey: owner.publicKey(), record: baseRecord() });
+    const r = await h.post('/v1/dids/stellar', {
+      did: d.did,
+      sourcePublicKey: owner.publicKey(),
+      record: baseRecord(),
+    });
     expect(r.status).toBe(409);
     expect(r.body).toMatchObject({ code: 'did_already_exists', details: { contractError: 1 } });
   });
@@ -220,7 +397,10 @@ describe('state errors', () => {
 
 describe('safe submit', () => {
   async function preparedDeactivate(x: RegisteredDid): Promise<string> {
-    const prep = await h.post(`/v1/dids/stellar/${x.did}/deactivate`, { expectedVersion: 1, sourcePublicKey: x.controller.publicKey() });
+    const prep = await h.post(`/v1/dids/stellar/${x.did}/deactivate`, {
+      expectedVersion: 1,
+      sourcePublicKey: x.controller.publicKey(),
+    });
     expect(prep.status, prep.text).toBe(200);
     return sign(prep.body.xdr, prep.body.networkPassphrase, [x.controller]);
   }
@@ -244,11 +424,17 @@ describe('safe submit', () => {
 
   it('a transaction of another network is refused for a path DID of this one', async () => {
     const m = await h.registerDid({ network: 'mainnet' });
-    const prep = await h.post(`/v1/dids/stellar/${m.did}/deactivate`, { expectedVersion: 1, sourcePublicKey: m.controller.publicKey() });
+    const prep = await h.post(`/v1/dids/stellar/${m.did}/deactivate`, {
+      expectedVersion: 1,
+      sourcePublicKey: m.controller.publicKey(),
+    });
     const signed = sign(prep.body.xdr, prep.body.networkPassphrase, [m.controller]);
     const r = await h.post(`/v1/dids/stellar/${d.did}/deactivate`, { signedXdr: signed });
     expect(r.status).toBe(400);
-    expect(r.body).toMatchObject({ code: 'tx_operation_mismatch', message: expect.stringContaining('not the DID registry of testnet') });
+    expect(r.body).toMatchObject({
+      code: 'tx_operation_mismatch',
+      message: expect.stringContaining('not the DID registry of testnet'),
+    });
     // /submit routes it to mainnet by the registry it invokes.
     const ok = await h.post('/v1/dids/stellar/submit', { signedXdr: signed });
     expect(ok.status, ok.text).toBe(200);
@@ -257,7 +443,10 @@ describe('safe submit', () => {
 
   it('/submit refuses a transaction that invokes no registry of a served network', async () => {
     const i = h.info.testnet;
-    const tx = new TransactionBuilder(new Account(owner.publicKey(), '1'), { fee: '100', networkPassphrase: i.passphrase })
+    const tx = new TransactionBuilder(new Account(owner.publicKey(), '1'), {
+      fee: '100',
+      networkPassphrase: i.passphrase,
+    })
       .addOperation(new Contract(i.factoryId).call('is_vault', xdr.ScVal.scvVoid()))
       .setTimeout(300)
       .build();
@@ -269,7 +458,10 @@ describe('safe submit', () => {
 
   it('/submit refuses a registry call that is not a mutation', async () => {
     const i = h.info.testnet;
-    const tx = new TransactionBuilder(new Account(owner.publicKey(), '1'), { fee: '100', networkPassphrase: i.passphrase })
+    const tx = new TransactionBuilder(new Account(owner.publicKey(), '1'), {
+      fee: '100',
+      networkPassphrase: i.passphrase,
+    })
       .addOperation(new Contract(i.registryId).call('get', xdr.ScVal.scvBytes(Buffer.from(didIdToBytes(d.didId)))))
       .setTimeout(300)
       .build();
@@ -283,7 +475,10 @@ describe('safe submit', () => {
     const g = await h.post('/v1/dids/stellar/submit', { signedXdr: 'AAAAAAAA' });
     expect(g.status).toBe(400);
     expect(g.body).toMatchObject({ code: 'invalid_request', details: { errors: [{ path: '/body/signedXdr' }] } });
-    const prep = await h.post(`/v1/dids/stellar/${d.did}/deactivate`, { expectedVersion: 1, sourcePublicKey: owner.publicKey() });
+    const prep = await h.post(`/v1/dids/stellar/${d.did}/deactivate`, {
+      expectedVersion: 1,
+      sourcePublicKey: owner.publicKey(),
+    });
     const unsigned = await h.post(`/v1/dids/stellar/${d.did}/deactivate`, { signedXdr: prep.body.xdr });
     expect(unsigned.status).toBe(400);
     expect(unsigned.body.code).toBe('invalid_request');
@@ -291,15 +486,30 @@ describe('safe submit', () => {
 
   it('a transaction the network rejects is tx_submission_failed with the chain result', async () => {
     // Two different updates prepared at one sequence number: the second is rejected (bad sequence).
-    const a = await h.post(`/v1/dids/stellar/${d.did}/update`, { expectedVersion: 1, sourcePublicKey: owner.publicKey(), record: d.record });
-    const b = await h.post(`/v1/dids/stellar/${d.did}/update`, { expectedVersion: 1, sourcePublicKey: owner.publicKey(), record: { ...d.record, services: [svc()] } });
+    const a = await h.post(`/v1/dids/stellar/${d.did}/update`, {
+      expectedVersion: 1,
+      sourcePublicKey: owner.publicKey(),
+      record: d.record,
+    });
+    const b = await h.post(`/v1/dids/stellar/${d.did}/update`, {
+      expectedVersion: 1,
+      sourcePublicKey: owner.publicKey(),
+      record: { ...d.record, services: [svc()] },
+    });
     expect(a.status).toBe(200);
     expect(b.status).toBe(200);
-    const first = await h.post(`/v1/dids/stellar/${d.did}/update`, { signedXdr: sign(a.body.xdr, a.body.networkPassphrase, [owner]) });
+    const first = await h.post(`/v1/dids/stellar/${d.did}/update`, {
+      signedXdr: sign(a.body.xdr, a.body.networkPassphrase, [owner]),
+    });
     expect(first.status, first.text).toBe(200);
-    const second = await h.post('/v1/dids/stellar/submit', { signedXdr: sign(b.body.xdr, b.body.networkPassphrase, [owner]) });
+    const second = await h.post('/v1/dids/stellar/submit', {
+      signedXdr: sign(b.body.xdr, b.body.networkPassphrase, [owner]),
+    });
     expect(second.status, second.text).toBe(400);
-    expect(second.body).toMatchObject({ code: 'tx_submission_failed', details: { status: 'ERROR', resultCode: expect.stringMatching(/^tx/) } });
+    expect(second.body).toMatchObject({
+      code: 'tx_submission_failed',
+      details: { status: 'ERROR', resultCode: expect.stringMatching(/^tx/) },
+    });
   });
 });
 
@@ -312,7 +522,9 @@ describe('an expired prepared transaction', () => {
       const p = await prepareRegister((r) => ({ ...r }));
       expect(p.status, p.text).toBe(200);
       net.setTime(net.ledger.nowSec() + 301);
-      const r = await h.post('/v1/dids/stellar', { signedXdr: sign(p.body.xdr as string, p.body.networkPassphrase as string, [owner]) });
+      const r = await h.post('/v1/dids/stellar', {
+        signedXdr: sign(p.body.xdr as string, p.body.networkPassphrase as string, [owner]),
+      });
       expect([r.status, r.body.code], r.text).toEqual([400, 'tx_expired']);
       expect(r.body.message).toMatch(/^the prepared transaction expired .*prepare again, sign and submit/);
     } finally {

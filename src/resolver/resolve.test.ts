@@ -5,15 +5,26 @@ import { Keypair } from '@stellar/stellar-sdk';
 import { createChain } from '../chain/index.ts';
 import { DID_CONTEXT, generateDid } from '../did/index.ts';
 import { createMemoryCache } from '../stores/memory.ts';
-import { closedPort, multikey, sign, startHarness, type Harness, type RegisteredDid } from '../../test-support/resolver.ts';
+import {
+  closedPort,
+  multikey,
+  sign,
+  startHarness,
+  type Harness,
+  type RegisteredDid,
+} from '../../test-support/resolver.ts';
 
 let h: Harness;
 let d: RegisteredDid;
 beforeAll(async () => {
   h = await startHarness();
-  d = await h.registerDid({ assertionKeys: [Keypair.random()], keyAgreement: true, services: [
-    { idSuffix: 'linked-domain', serviceType: 'LinkedDomains', serviceEndpoint: 'https://issuer.example.org' },
-  ] });
+  d = await h.registerDid({
+    assertionKeys: [Keypair.random()],
+    keyAgreement: true,
+    services: [
+      { idSuffix: 'linked-domain', serviceType: 'LinkedDomains', serviceEndpoint: 'https://issuer.example.org' },
+    ],
+  });
 }, 60_000);
 afterAll(async () => {
   await h?.close();
@@ -32,14 +43,35 @@ describe('the resolution result (W3C DID Core 1.1, Multikey)', () => {
         '@context': DID_CONTEXT,
         id: d.did,
         verificationMethod: [
-          { id: `${d.did}#auth-1`, type: 'Multikey', controller: d.did, publicKeyMultibase: d.record.authentication[0]!.publicKeyMultibase },
-          { id: `${d.did}#assert-1`, type: 'Multikey', controller: d.did, publicKeyMultibase: d.record.assertionMethod[0]!.publicKeyMultibase },
-          { id: `${d.did}#keyagr-1`, type: 'Multikey', controller: d.did, publicKeyMultibase: d.record.keyAgreement[0]!.publicKeyMultibase },
+          {
+            id: `${d.did}#auth-1`,
+            type: 'Multikey',
+            controller: d.did,
+            publicKeyMultibase: d.record.authentication[0]!.publicKeyMultibase,
+          },
+          {
+            id: `${d.did}#assert-1`,
+            type: 'Multikey',
+            controller: d.did,
+            publicKeyMultibase: d.record.assertionMethod[0]!.publicKeyMultibase,
+          },
+          {
+            id: `${d.did}#keyagr-1`,
+            type: 'Multikey',
+            controller: d.did,
+            publicKeyMultibase: d.record.keyAgreement[0]!.publicKeyMultibase,
+          },
         ],
         authentication: ['#auth-1'],
         assertionMethod: ['#assert-1'],
         keyAgreement: ['#keyagr-1'],
-        service: [{ id: `${d.did}#service-linked-domain`, type: 'LinkedDomains', serviceEndpoint: 'https://issuer.example.org' }],
+        service: [
+          {
+            id: `${d.did}#service-linked-domain`,
+            type: 'LinkedDomains',
+            serviceEndpoint: 'https://issuer.example.org',
+          },
+        ],
       },
       didDocumentMetadata: {
         versionId: '1',
@@ -121,13 +153,35 @@ describe('DID in the path', () => {
     const r = await h.get(`/1.0/identifiers/${encodeURIComponent(did)}`);
     expect(r.status).toBe(400);
     expect(r.headers.get('cache-control')).toBe('no-store');
-    expect(r.body).toEqual({ didDocument: null, didDocumentMetadata: {}, didResolutionMetadata: { error: 'invalidDid', message: expect.any(String) } });
+    expect(r.body).toEqual({
+      didDocument: null,
+      didDocumentMetadata: {},
+      didResolutionMetadata: { error: 'invalidDid', message: expect.any(String) },
+    });
   });
 
   it.each([
-    { name: 'a valid DID with an unknown query parameter', did: () => d.did, query: '?x=1', error: 'invalidOptions', message: "Unknown query parameter 'x'" },
-    { name: 'a valid, URL-encoded DID with one', did: () => encodeURIComponent(d.did), query: '?accept=x', error: 'invalidOptions', message: "Unknown query parameter 'accept'" },
-    { name: 'an invalid DID with one', did: () => 'did:ledger:testnet:short', query: '?x=1', error: 'invalidDid', message: expect.stringContaining('did:ledger') },
+    {
+      name: 'a valid DID with an unknown query parameter',
+      did: () => d.did,
+      query: '?x=1',
+      error: 'invalidOptions',
+      message: "Unknown query parameter 'x'",
+    },
+    {
+      name: 'a valid, URL-encoded DID with one',
+      did: () => encodeURIComponent(d.did),
+      query: '?accept=x',
+      error: 'invalidOptions',
+      message: "Unknown query parameter 'accept'",
+    },
+    {
+      name: 'an invalid DID with one',
+      did: () => 'did:ledger:testnet:short',
+      query: '?x=1',
+      error: 'invalidDid',
+      message: expect.stringContaining('did:ledger'),
+    },
   ])('400 $error: $name', async ({ did, query, error, message }) => {
     const r = await h.get(`/1.0/identifiers/${did()}${query}`);
     expect(r.status).toBe(400);
@@ -143,9 +197,23 @@ describe('DID in the path', () => {
     expect(r.status).toBe(404);
     expect(r.headers.get('cache-control')).toBe('no-store');
     expect(r.headers.get('content-type')).toBe(`${JSON_REP}; charset=utf-8`);
-    expect(r.body).toEqual({ didDocument: null, didDocumentMetadata: {}, didResolutionMetadata: { error: 'notFound', message: `${did} is not registered` } });
-    const record = { controller: controller.publicKey(), authentication: [{ publicKeyMultibase: multikey(Keypair.random()) }], assertionMethod: [], keyAgreement: [], services: [] };
-    const reg = await h.prepareSignSubmit('/v1/dids/stellar', { did, sourcePublicKey: controller.publicKey(), record }, [controller]);
+    expect(r.body).toEqual({
+      didDocument: null,
+      didDocumentMetadata: {},
+      didResolutionMetadata: { error: 'notFound', message: `${did} is not registered` },
+    });
+    const record = {
+      controller: controller.publicKey(),
+      authentication: [{ publicKeyMultibase: multikey(Keypair.random()) }],
+      assertionMethod: [],
+      keyAgreement: [],
+      services: [],
+    };
+    const reg = await h.prepareSignSubmit(
+      '/v1/dids/stellar',
+      { did, sourcePublicKey: controller.publicKey(), record },
+      [controller],
+    );
     expect(reg.status, reg.text).toBe(200);
     expect((await h.get(`/1.0/identifiers/${did}`)).status).toBe(200);
   });
@@ -194,7 +262,11 @@ describe('resolution cache', () => {
     expect(after.body.didDocumentMetadata.versionId).toBe('2');
     expect(after.body.didDocumentMetadata.updated >= after.body.didDocumentMetadata.created).toBe(true);
     // Through this resolver: evicted by the submit.
-    const r = await h.prepareSignSubmit(`/v1/dids/stellar/${x.did}/deactivate`, { expectedVersion: 2, sourcePublicKey: x.controller.publicKey() }, [x.controller]);
+    const r = await h.prepareSignSubmit(
+      `/v1/dids/stellar/${x.did}/deactivate`,
+      { expectedVersion: 2, sourcePublicKey: x.controller.publicKey() },
+      [x.controller],
+    );
     expect(r.status, r.text).toBe(200);
     const gone = await h.get(`/1.0/identifiers/${x.did}`);
     expect(gone.status).toBe(410);
@@ -228,8 +300,14 @@ describe('ledger RPC unreachable', () => {
     const rpcUrl = `http://127.0.0.1:${port}/testnet/rpc`;
     const i = h.info.testnet;
     const chain = createChain({
-      rpcUrl, networkPassphrase: i.passphrase, network: 'testnet', simulationAccount: i.admin.publicKey,
-      factoryId: i.factoryId, registryId: i.registryId, allowHttp: true, timeouts: { rpcMs: 2_000 },
+      rpcUrl,
+      networkPassphrase: i.passphrase,
+      network: 'testnet',
+      simulationAccount: i.admin.publicKey,
+      factoryId: i.factoryId,
+      registryId: i.registryId,
+      allowHttp: true,
+      timeouts: { rpcMs: 2_000 },
     });
     const down = await h.startApp({
       networks: { testnet: { chain, networkPassphrase: i.passphrase, registryId: i.registryId } },
@@ -239,7 +317,11 @@ describe('ledger RPC unreachable', () => {
     expect(r.status).toBe(502);
     expect(r.headers.get('cache-control')).toBe('no-store');
     const body = (await r.json()) as { didResolutionMetadata: { error: string; message: string } };
-    expect(body).toEqual({ didDocument: null, didDocumentMetadata: {}, didResolutionMetadata: { error: 'internalError', message: expect.stringMatching(/^testnet RPC unreachable/) } });
+    expect(body).toEqual({
+      didDocument: null,
+      didDocumentMetadata: {},
+      didResolutionMetadata: { error: 'internalError', message: expect.stringMatching(/^testnet RPC unreachable/) },
+    });
 
     const raw = await fetch(`${down.url}/v1/dids/stellar/${d.did}`);
     expect(raw.status).toBe(502);
@@ -256,7 +338,9 @@ describe('ledger RPC unreachable', () => {
     const mainnetDid = `did:ledger:mainnet:${d.didId}`;
     const un = await fetch(`${down.url}/1.0/identifiers/${mainnetDid}`);
     expect(un.status).toBe(400);
-    expect(await un.json()).toMatchObject({ didResolutionMetadata: { error: 'invalidDid', message: expect.stringContaining('does not serve mainnet') } });
+    expect(await un.json()).toMatchObject({
+      didResolutionMetadata: { error: 'invalidDid', message: expect.stringContaining('does not serve mainnet') },
+    });
     const unRaw = await fetch(`${down.url}/v1/dids/stellar/${mainnetDid}`);
     expect(unRaw.status).toBe(400);
     expect(await unRaw.json()).toMatchObject({ code: 'did_invalid' });

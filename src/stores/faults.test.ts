@@ -87,7 +87,11 @@ describe('unreachable backends', () => {
       { name: 'rate_limit', backend: 'memory', ok: true },
       { name: 'cache', backend: 'memory', ok: true },
     ]);
-    const down = createStores({ dataDir: dir, databaseUrl: pgUrl(await closedPort()), redisUrl: redisUrl(await closedPort()) });
+    const down = createStores({
+      dataDir: dir,
+      databaseUrl: pgUrl(await closedPort()),
+      redisUrl: redisUrl(await closedPort()),
+    });
     cleanups.push(() => down.close());
     expect(await down.health()).toEqual([
       { name: 'keys', backend: 'postgres', ok: false },
@@ -111,12 +115,21 @@ describe('recovery through a proxy that is cut and restored', () => {
     cleanups.push(() => pgProxy.close());
     pg = createPostgresStores({ connectionString: pgUrl(pgProxy.port), schema });
     cleanups.push(() => pg.close());
-    const { key } = await pg.keys.create({ walletAddress: 'GPROXY', network: 'testnet', role: 'standard', scopes: [], expiresAt: null });
+    const { key } = await pg.keys.create({
+      walletAddress: 'GPROXY',
+      network: 'testnet',
+      role: 'standard',
+      scopes: [],
+      expiresAt: null,
+    });
     expect(await pg.keys.findByKey(key)).toBeDefined();
 
     await pgProxy.stop();
     await expectUnavailable(pg.keys.findByKey(key), 'keys');
-    await expectUnavailable(pg.idempotency.begin({ scope: 's', key: 'during-outage', requestHash: 'h' }), 'idempotency');
+    await expectUnavailable(
+      pg.idempotency.begin({ scope: 's', key: 'during-outage', requestHash: 'h' }),
+      'idempotency',
+    );
     expect(await pg.health()).toBe(false);
 
     await pgProxy.start();

@@ -12,13 +12,22 @@ import { LRUCache } from 'lru-cache';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createStores } from './index.ts';
 import {
-  cachedKeyStore, KEY_CACHE_MAX_STALENESS_MS, KEY_CACHE_REFRESH_EVERY_MS, type OpenKeyChangeFeed,
+  cachedKeyStore,
+  KEY_CACHE_MAX_STALENESS_MS,
+  KEY_CACHE_REFRESH_EVERY_MS,
+  type OpenKeyChangeFeed,
 } from './key-cache.ts';
 import { createPostgresStores, keyChannel } from './postgres.ts';
 import { createSqliteStores, DB_FILE } from './sqlite.ts';
 import type { ApiKeyRecord, CreateKeyInput, KeyState, KeyStore } from './types.ts';
 import {
-  PG_HOST, PG_PORT, dropSchema, pgQuery, pgUrl, tempDir, uniqueName,
+  PG_HOST,
+  PG_PORT,
+  dropSchema,
+  pgQuery,
+  pgUrl,
+  tempDir,
+  uniqueName,
 } from '../../test-support/stores/backends.ts';
 import { startTcpProxy } from '../../test-support/stores/tcp-proxy.ts';
 
@@ -31,7 +40,11 @@ afterAll(async () => {
 });
 
 const input = (wallet: string): CreateKeyInput => ({
-  walletAddress: wallet, network: 'testnet', role: 'standard', scopes: [], expiresAt: null,
+  walletAddress: wallet,
+  network: 'testnet',
+  role: 'standard',
+  scopes: [],
+  expiresAt: null,
 });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -187,7 +200,11 @@ describe('SQLite: the change log, polled', () => {
     const a = createStores({ dataDir: dir, keyCache: new LRUCache({ max: 100 }) });
     let evict: Evict = () => {};
     const stores = createSqliteStores({ dataDir: dir, onKeysChanged: (h) => evict(h) });
-    cleanups.push(remove, () => a.close(), () => stores.close());
+    cleanups.push(
+      remove,
+      () => a.close(),
+      () => stores.close(),
+    );
     const b = instanceB(stores.keys, stores.keyChanges, (e) => (evict = e));
     return { dir, a, b };
   };

@@ -4,7 +4,10 @@ import { LRUCache } from 'lru-cache';
 import { describe, expect, it } from 'vitest';
 import { manualClock } from '../../test-support/stores/backends.ts';
 import {
-  cachedKeyStore, KEY_CACHE_MAX_STALENESS_MS, KEY_CACHE_REFRESH_EVERY_MS, type KeyChangeSink,
+  cachedKeyStore,
+  KEY_CACHE_MAX_STALENESS_MS,
+  KEY_CACHE_REFRESH_EVERY_MS,
+  type KeyChangeSink,
 } from './key-cache.ts';
 import { createMemoryKeyStore } from './memory.ts';
 import type { ApiKeyRecord, CreateKeyInput, KeyStore } from './types.ts';
@@ -23,7 +26,10 @@ function setup(o: { max?: number } = {}) {
   const service = manualClock();
   let mono = 1_000_000;
   const feed: { watermark: number; refreshes: number; opened: number; closed: number; sink?: KeyChangeSink } = {
-    watermark: -Infinity, refreshes: 0, opened: 0, closed: 0,
+    watermark: -Infinity,
+    refreshes: 0,
+    opened: 0,
+    closed: 0,
   };
   const lru = new LRUCache<string, ApiKeyRecord>({ max: o.max ?? 100 });
   let evict: ((hashes: readonly string[]) => void) | undefined;

@@ -16,7 +16,22 @@ import {
 } from './records.ts';
 import { checkHitInput, hitResult } from './sliding-window.ts';
 import {
-  IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_PURGE_EVERY_MS, IDEMPOTENCY_TTL_MS, type ApiKeyRecord, type BeginInput, type BeginResult, type Cache, type CreateKeyInput, type CreateKeyOptions, type CreatedKey, type HitInput, type HitResult, type IdempotencyStore, type KeyStore, type RateLimiter, type StoredResponse,
+  IDEMPOTENCY_LEASE_MS,
+  IDEMPOTENCY_PURGE_EVERY_MS,
+  IDEMPOTENCY_TTL_MS,
+  type ApiKeyRecord,
+  type BeginInput,
+  type BeginResult,
+  type Cache,
+  type CreateKeyInput,
+  type CreateKeyOptions,
+  type CreatedKey,
+  type HitInput,
+  type HitResult,
+  type IdempotencyStore,
+  type KeyStore,
+  type RateLimiter,
+  type StoredResponse,
 } from './types.ts';
 import type { Clock, Network } from '../domain.ts';
 

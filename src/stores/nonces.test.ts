@@ -111,7 +111,10 @@ describe('redis nonce store', () => {
 
   it('Redis away: issue and consume throw StoreUnavailableError("nonces")', async () => {
     const { nonces } = redisStores(undefined, redisUrl(await closedPort()));
-    for (const op of [() => nonces.issue(freshNonce(), new Date(Date.now() + MIN), 'b'), () => nonces.consume(freshNonce(), 'b')]) {
+    for (const op of [
+      () => nonces.issue(freshNonce(), new Date(Date.now() + MIN), 'b'),
+      () => nonces.consume(freshNonce(), 'b'),
+    ]) {
       const err = await op().catch((e: unknown) => e);
       expect(err).toBeInstanceOf(StoreUnavailableError);
       expect(err).toMatchObject({ store: 'nonces' });

@@ -23,7 +23,9 @@ describe('postgres migrations', () => {
   it('four instances starting together on an empty schema apply each migration once', async () => {
     const instances = Array.from({ length: 4 }, () => open());
     await Promise.all(instances.map((s) => s.migrate()));
-    const files = (await readdir(new URL('./migrations/postgres/', import.meta.url))).filter((f) => f.endsWith('.sql')).sort();
+    const files = (await readdir(new URL('./migrations/postgres/', import.meta.url)))
+      .filter((f) => f.endsWith('.sql'))
+      .sort();
     const rows = await pgQuery<{ version: string }>(schema, 'SELECT version FROM schema_migrations ORDER BY version');
     expect(rows.map((r) => r.version)).toEqual(files.map((f) => f.replace(/\.sql$/, '')));
     const tables = await pgQuery<{ table_name: string }>(
@@ -62,7 +64,9 @@ describe('postgres unreachable at start', () => {
     const store = createPostgresStores({ connectionString: pgUrl(port), schema, onError });
     opened.push(store);
     const err = await reported;
-    expect(err.message).toMatch(/^postgres migrations at start failed \(retried on first use\): keys store unavailable: postgres: .*ECONNREFUSED/);
+    expect(err.message).toMatch(
+      /^postgres migrations at start failed \(retried on first use\): keys store unavailable: postgres: .*ECONNREFUSED/,
+    );
     expect(onError).toHaveBeenCalledTimes(1);
     // The first use runs the migrations again, and fails as an outage while the server is away.
     await expect(store.keys.list()).rejects.toBeInstanceOf(StoreUnavailableError);
@@ -74,7 +78,11 @@ describe('postgres idempotency purge', () => {
     const clock = manualClock();
     const store = open(clock.now);
     const first = await store.idempotency.begin({ scope: 's', key: 'old', requestHash: 'h' });
-    await store.idempotency.complete('s', 'old', (first as { token: string }).token, { status: 200, headers: {}, body: {} });
+    await store.idempotency.complete('s', 'old', (first as { token: string }).token, {
+      status: 200,
+      headers: {},
+      body: {},
+    });
     clock.advance(IDEMPOTENCY_TTL_MS + 60_000);
     await store.idempotency.begin({ scope: 's', key: 'new', requestHash: 'h' });
     await store.close(); // waits for the background purge

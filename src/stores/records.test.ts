@@ -146,33 +146,75 @@ describe.each(backends)('$name store', (backend) => {
     });
 
     it('keeps one key per wallet per network: a new one revokes the old one', async () => {
-      const a = await store.keys.create({ walletAddress: WALLET_2, network: 'testnet', role: 'standard', scopes: [], expiresAt: null });
+      const a = await store.keys.create({
+        walletAddress: WALLET_2,
+        network: 'testnet',
+        role: 'standard',
+        scopes: [],
+        expiresAt: null,
+      });
       clock.advance(1000);
-      const b = await store.keys.create({ walletAddress: WALLET_2, network: 'testnet', role: 'early', scopes: [], expiresAt: null });
-      const c = await store.keys.create({ walletAddress: WALLET_2, network: 'mainnet', role: 'standard', scopes: [], expiresAt: null });
+      const b = await store.keys.create({
+        walletAddress: WALLET_2,
+        network: 'testnet',
+        role: 'early',
+        scopes: [],
+        expiresAt: null,
+      });
+      const c = await store.keys.create({
+        walletAddress: WALLET_2,
+        network: 'mainnet',
+        role: 'standard',
+        scopes: [],
+        expiresAt: null,
+      });
       expect(await store.keys.findByKey(a.key)).toBeUndefined();
       expect((await store.keys.findByKey(b.key))?.role).toBe('early');
       expect((await store.keys.findByKey(c.key))?.network).toBe('mainnet');
       const all = await store.keys.list({ includeRevoked: true });
       expect(all.find((k) => k.keyId === a.record.keyId)?.revokedAt).toBe(b.record.createdAt);
       const usable = await store.keys.list();
-      expect(usable.filter((k) => k.walletAddress === WALLET_2).map((k) => k.keyId).sort()).toEqual(
-        [b.record.keyId, c.record.keyId].sort(),
-      );
+      expect(
+        usable
+          .filter((k) => k.walletAddress === WALLET_2)
+          .map((k) => k.keyId)
+          .sort(),
+      ).toEqual([b.record.keyId, c.record.keyId].sort());
     });
 
     it('allows keys without a wallet for the admin role only, several of them', async () => {
-      const x = await store.keys.create({ walletAddress: null, network: 'mainnet', role: 'admin', scopes: [], expiresAt: null });
-      const y = await store.keys.create({ walletAddress: null, network: 'mainnet', role: 'admin', scopes: [], expiresAt: null });
+      const x = await store.keys.create({
+        walletAddress: null,
+        network: 'mainnet',
+        role: 'admin',
+        scopes: [],
+        expiresAt: null,
+      });
+      const y = await store.keys.create({
+        walletAddress: null,
+        network: 'mainnet',
+        role: 'admin',
+        scopes: [],
+        expiresAt: null,
+      });
       expect((await store.keys.findByKey(x.key))?.walletAddress).toBeNull();
       expect(await store.keys.findByKey(y.key)).toBeDefined();
     });
 
     it.each([
-      { given: 'no wallet and role standard', input: { walletAddress: null, role: 'standard', scopes: [], network: 'testnet' } },
-      { given: 'an unknown scope', input: { walletAddress: WALLET, role: 'standard', scopes: ['everything'], network: 'testnet' } },
+      {
+        given: 'no wallet and role standard',
+        input: { walletAddress: null, role: 'standard', scopes: [], network: 'testnet' },
+      },
+      {
+        given: 'an unknown scope',
+        input: { walletAddress: WALLET, role: 'standard', scopes: ['everything'], network: 'testnet' },
+      },
       { given: 'an unknown role', input: { walletAddress: WALLET, role: 'root', scopes: [], network: 'testnet' } },
-      { given: 'an unknown network', input: { walletAddress: WALLET, role: 'standard', scopes: [], network: 'devnet' } },
+      {
+        given: 'an unknown network',
+        input: { walletAddress: WALLET, role: 'standard', scopes: [], network: 'devnet' },
+      },
     ])('refuses $given', async ({ input }) => {
       await expect(
         store.keys.create({ ...input, expiresAt: null } as Parameters<KeyStore['create']>[0]),
@@ -180,7 +222,13 @@ describe.each(backends)('$name store', (backend) => {
     });
 
     it('revokes a key once', async () => {
-      const { key, record } = await store.keys.create({ walletAddress: 'GREVOKE', network: 'testnet', role: 'standard', scopes: [], expiresAt: null });
+      const { key, record } = await store.keys.create({
+        walletAddress: 'GREVOKE',
+        network: 'testnet',
+        role: 'standard',
+        scopes: [],
+        expiresAt: null,
+      });
       expect(await store.keys.revoke(record.keyId)).toBe(true);
       expect(await store.keys.findByKey(key)).toBeUndefined();
       expect(await store.keys.revoke(record.keyId)).toBe(false);
@@ -202,7 +250,13 @@ describe.each(backends)('$name store', (backend) => {
     });
 
     it('looks a key up with its state: active, expired, revoked; unknown and malformed keys give undefined', async () => {
-      const input: CreateKeyInput = { walletAddress: 'GLOOKUP', network: 'testnet', role: 'standard', scopes: ['credentials:read'], expiresAt: '2026-07-02T00:00:00Z' };
+      const input: CreateKeyInput = {
+        walletAddress: 'GLOOKUP',
+        network: 'testnet',
+        role: 'standard',
+        scopes: ['credentials:read'],
+        expiresAt: '2026-07-02T00:00:00Z',
+      };
       const { key, record } = await store.keys.create(input);
       expect(await store.keys.lookup(key)).toEqual({ record, state: 'active' });
       expect(await store.keys.lookup(key.toUpperCase())).toEqual({ record, state: 'active' });
@@ -221,9 +275,17 @@ describe.each(backends)('$name store', (backend) => {
     });
 
     it('create with ifNoActiveKey refuses a wallet holding a usable key (KeyExistsError), not one whose key expired or was revoked', async () => {
-      const input: CreateKeyInput = { walletAddress: 'GIFNOACTIVE', network: 'testnet', role: 'standard', scopes: [], expiresAt: '2026-07-02T00:00:00Z' };
+      const input: CreateKeyInput = {
+        walletAddress: 'GIFNOACTIVE',
+        network: 'testnet',
+        role: 'standard',
+        scopes: [],
+        expiresAt: '2026-07-02T00:00:00Z',
+      };
       const first = await store.keys.create(input, { ifNoActiveKey: true });
-      const refused = await store.keys.create({ ...input, expiresAt: null }, { ifNoActiveKey: true }).catch((e: unknown) => e);
+      const refused = await store.keys
+        .create({ ...input, expiresAt: null }, { ifNoActiveKey: true })
+        .catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(KeyExistsError);
       expect(refused).toMatchObject({ walletAddress: 'GIFNOACTIVE', network: 'testnet' });
       expect((await store.keys.lookup(first.key))?.state).toBe('active');
@@ -242,7 +304,13 @@ describe.each(backends)('$name store', (backend) => {
 
     it('10 concurrent creates with ifNoActiveKey for one wallet (over two instances when shared): exactly one succeeds', async () => {
       const other = backend.persistent ? open() : store;
-      const input: CreateKeyInput = { walletAddress: 'GRACE', network: 'testnet', role: 'standard', scopes: [], expiresAt: null };
+      const input: CreateKeyInput = {
+        walletAddress: 'GRACE',
+        network: 'testnet',
+        role: 'standard',
+        scopes: [],
+        expiresAt: null,
+      };
       const results = await Promise.allSettled(
         Array.from({ length: 10 }, (_, i) => (i % 2 ? other : store).keys.create(input, { ifNoActiveKey: true })),
       );
@@ -250,7 +318,9 @@ describe.each(backends)('$name store', (backend) => {
       expect(won).toHaveLength(1);
       expect(results.filter((r) => r.status === 'rejected' && r.reason instanceof KeyExistsError)).toHaveLength(9);
       const usable = (await store.keys.list({ network: 'testnet' })).filter((k) => k.walletAddress === 'GRACE');
-      expect(usable.map((k) => k.keyId)).toEqual([(won[0] as PromiseFulfilledResult<{ record: { keyId: string } }>).value.record.keyId]);
+      expect(usable.map((k) => k.keyId)).toEqual([
+        (won[0] as PromiseFulfilledResult<{ record: { keyId: string } }>).value.record.keyId,
+      ]);
     });
 
     it('lists by network in creation order', async () => {
@@ -345,8 +415,12 @@ describe.each(backends)('$name store', (backend) => {
       const next = await store.idempotency.begin({ scope: 'k1', key, requestHash: 'h' });
       expect(next.state).toBe('started');
       // The late first execution can no longer store its response.
-      expect(await store.idempotency.complete('k1', key, (crashed as { token: string }).token, ok({ late: true }))).toBe(false);
-      expect(await store.idempotency.complete('k1', key, (next as { token: string }).token, ok({ late: false }))).toBe(true);
+      expect(
+        await store.idempotency.complete('k1', key, (crashed as { token: string }).token, ok({ late: true })),
+      ).toBe(false);
+      expect(await store.idempotency.complete('k1', key, (next as { token: string }).token, ok({ late: false }))).toBe(
+        true,
+      );
       const replay = await store.idempotency.begin({ scope: 'k1', key, requestHash: 'h' });
       expect(replay).toEqual({ state: 'replay', response: ok({ late: false }) });
     });
@@ -378,14 +452,26 @@ describe.each(backends)('$name store', (backend) => {
   describe('restart', () => {
     if (!backend.persistent) {
       it('keeps nothing across instances (memory stores are for tests; the embedded default is SQLite)', async () => {
-        const { key } = await store.keys.create({ walletAddress: 'GRESTART', network: 'testnet', role: 'early', scopes: [], expiresAt: null });
+        const { key } = await store.keys.create({
+          walletAddress: 'GRESTART',
+          network: 'testnet',
+          role: 'early',
+          scopes: [],
+          expiresAt: null,
+        });
         expect(await store.keys.findByKey(key)).toBeDefined();
         expect(await open().keys.findByKey(key)).toBeUndefined();
       });
       return;
     }
     it('a new instance over the same data sees keys and idempotency records', async () => {
-      const { key } = await store.keys.create({ walletAddress: 'GRESTART', network: 'testnet', role: 'early', scopes: [], expiresAt: null });
+      const { key } = await store.keys.create({
+        walletAddress: 'GRESTART',
+        network: 'testnet',
+        role: 'early',
+        scopes: [],
+        expiresAt: null,
+      });
       const done = await store.idempotency.begin({ scope: 'k1', key: 'restart-done', requestHash: 'h' });
       await store.idempotency.complete('k1', 'restart-done', (done as { token: string }).token, ok({ tx_id: 'T' }));
       await store.idempotency.begin({ scope: 'k1', key: 'restart-running', requestHash: 'h' });

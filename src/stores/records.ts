@@ -2,7 +2,18 @@
 // the in-memory state changes, used by the memory store (the SQL store, ./sql.ts, states them in SQL).
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import {
-  IDEMPOTENCY_KEY_MAX, KeyExistsError, StoreInputError, type ApiKeyRecord, type BeginInput, type BeginResult, type CreateKeyInput, type CreateKeyOptions, type CreatedKey, type KeyLookup, type KeyState, type StoredResponse,
+  IDEMPOTENCY_KEY_MAX,
+  KeyExistsError,
+  StoreInputError,
+  type ApiKeyRecord,
+  type BeginInput,
+  type BeginResult,
+  type CreateKeyInput,
+  type CreateKeyOptions,
+  type CreatedKey,
+  type KeyLookup,
+  type KeyState,
+  type StoredResponse,
 } from './types.ts';
 import { isScope, KEY_ROLES, NETWORKS } from '../domain.ts';
 
@@ -71,7 +82,12 @@ export function lookupOf(record: ApiKeyRecord | undefined, nowMs: number): KeyLo
 }
 
 /** Under `ifNoActiveKey`, KeyExistsError when the record's wallet holds a usable key on its network. */
-export function checkNoActiveKey(keys: readonly ApiKeyRecord[], record: ApiKeyRecord, options: CreateKeyOptions | undefined, nowMs: number): void {
+export function checkNoActiveKey(
+  keys: readonly ApiKeyRecord[],
+  record: ApiKeyRecord,
+  options: CreateKeyOptions | undefined,
+  nowMs: number,
+): void {
   const wallet = record.walletAddress;
   if (!options?.ifNoActiveKey || wallet === null) return;
   if (keys.some((k) => k.walletAddress === wallet && k.network === record.network && isUsable(k, nowMs))) {
@@ -105,11 +121,16 @@ export function listKeys(
   keys: readonly ApiKeyRecord[],
   filter: { network?: string; includeRevoked?: boolean } = {},
 ): ApiKeyRecord[] {
-  return keys
-    .filter((k) => (filter.network === undefined || k.network === filter.network) && (filter.includeRevoked || !k.revokedAt))
-    .map((k) => ({ ...k, scopes: [...k.scopes] }))
-    // The PostgreSQL store's order: created_at, then key_id (keys made in the same millisecond).
-    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId));
+  return (
+    keys
+      .filter(
+        (k) =>
+          (filter.network === undefined || k.network === filter.network) && (filter.includeRevoked || !k.revokedAt),
+      )
+      .map((k) => ({ ...k, scopes: [...k.scopes] }))
+      // The PostgreSQL store's order: created_at, then key_id (keys made in the same millisecond).
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId))
+  );
 }
 
 /** One idempotency record as both embedded stores keep it. */
@@ -132,7 +153,10 @@ function recordId(scope: string, key: string): string {
 
 export function checkBeginInput(input: BeginInput): void {
   if (input.key.length === 0 || input.key.length > IDEMPOTENCY_KEY_MAX) {
-    throw new StoreInputError('idempotency_key_too_long', `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} characters`);
+    throw new StoreInputError(
+      'idempotency_key_too_long',
+      `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} characters`,
+    );
   }
 }
 

@@ -14,7 +14,15 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { checkHitInput, hitResult } from './sliding-window.ts';
-import { StoreUnavailableError, type Cache, type HitInput, type HitResult, type NonceStore, type RateLimiter, type StoreName } from './types.ts';
+import {
+  StoreUnavailableError,
+  type Cache,
+  type HitInput,
+  type HitResult,
+  type NonceStore,
+  type RateLimiter,
+  type StoreName,
+} from './types.ts';
 import type { Clock } from '../domain.ts';
 
 /**
@@ -69,7 +77,13 @@ export interface RedisStores {
 type SlidingWindowReply = [number, number, number, number];
 
 interface WithScript {
-  cvSlidingWindow(key: string, now: number, windowMs: number, limit: number, member: string): Promise<SlidingWindowReply>;
+  cvSlidingWindow(
+    key: string,
+    now: number,
+    windowMs: number,
+    limit: number,
+    member: string,
+  ): Promise<SlidingWindowReply>;
 }
 
 /** Redis errors that mean "not now" rather than a bug in the command. */
@@ -132,7 +146,15 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
       const [allowed, count, oldest, blocker] = await run('rate_limit', () =>
         scripted.cvSlidingWindow(`rl:${bucket}`, t, windowMs, limit, member),
       );
-      return hitResult(allowed === 1, limit, count, oldest < 0 ? undefined : oldest, blocker < 0 ? undefined : blocker, t, windowMs);
+      return hitResult(
+        allowed === 1,
+        limit,
+        count,
+        oldest < 0 ? undefined : oldest,
+        blocker < 0 ? undefined : blocker,
+        t,
+        windowMs,
+      );
     },
     close: () => close(),
   };
@@ -158,7 +180,9 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
       const ttlMs = expiresMs - now();
       // Expired on arrival: nothing to keep; consume answers false as for any unknown nonce.
       if (!(ttlMs > 0)) return;
-      const set = await run('nonces', () => redis.set(`nonce:${nonce}`, `${expiresMs}:${binding}`, 'PX', Math.ceil(ttlMs), 'NX'));
+      const set = await run('nonces', () =>
+        redis.set(`nonce:${nonce}`, `${expiresMs}:${binding}`, 'PX', Math.ceil(ttlMs), 'NX'),
+      );
       // 16 random bytes never collide; a second issue of one nonce is a caller's bug, not an outage.
       if (set !== 'OK') throw new Error('nonce already issued');
     },

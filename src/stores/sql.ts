@@ -7,7 +7,20 @@ import { randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { checkBeginInput, hashKey, isReplayable, judge, lookupOf, mintKey } from './records.ts';
 import {
-  IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_PURGE_EVERY_MS, IDEMPOTENCY_TTL_MS, KeyExistsError, StoreInputError, StoreUnavailableError, type ApiKeyRecord, type BeginInput, type BeginResult, type IdempotencyStore, type KeyLookup, type KeyStore, type StoreName, type StoredResponse,
+  IDEMPOTENCY_LEASE_MS,
+  IDEMPOTENCY_PURGE_EVERY_MS,
+  IDEMPOTENCY_TTL_MS,
+  KeyExistsError,
+  StoreInputError,
+  StoreUnavailableError,
+  type ApiKeyRecord,
+  type BeginInput,
+  type BeginResult,
+  type IdempotencyStore,
+  type KeyLookup,
+  type KeyStore,
+  type StoreName,
+  type StoredResponse,
 } from './types.ts';
 import type { Clock, KeyRole, Network } from '../domain.ts';
 
@@ -42,14 +55,24 @@ const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
  * Applies the dialect's pending migrations (./migrations/<dialect>/NNN_name.sql) in one transaction under
  * the migration lock, recorded in schema_migrations: instances starting together apply each one once.
  */
-export async function runMigrations(driver: SqlDriver, lockName: string, before?: (tx: SqlExecutor) => Promise<void>): Promise<void> {
+export async function runMigrations(
+  driver: SqlDriver,
+  lockName: string,
+  before?: (tx: SqlExecutor) => Promise<void>,
+): Promise<void> {
   const dir = new URL(`${driver.dialect}/`, MIGRATIONS_DIR);
   const files = (await readdir(dir)).filter((f) => f.endsWith('.sql')).sort();
-  const migrations = await Promise.all(files.map(async (f) => ({ version: f.replace(/\.sql$/, ''), sql: await readFile(new URL(f, dir), 'utf8') })));
+  const migrations = await Promise.all(
+    files.map(async (f) => ({ version: f.replace(/\.sql$/, ''), sql: await readFile(new URL(f, dir), 'utf8') })),
+  );
   await driver.transaction(async (tx) => {
     await before?.(tx);
-    await tx.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT CURRENT_TIMESTAMP)');
-    const applied = new Set((await tx.query<{ version: string }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
+    await tx.exec(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT CURRENT_TIMESTAMP)',
+    );
+    const applied = new Set(
+      (await tx.query<{ version: string }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version),
+    );
     for (const m of migrations) {
       if (applied.has(m.version)) continue;
       await tx.exec(m.sql);
@@ -110,7 +133,11 @@ export interface SqlStores {
  * the embedded store the one-time import of the former files); it should be cheap once done and retry
  * after a failure, so a store started without its database recovers by itself.
  */
-export function createSqlStores(driver: SqlDriver, ready: () => Promise<void>, options: SqlStoresOptions = {}): SqlStores {
+export function createSqlStores(
+  driver: SqlDriver,
+  ready: () => Promise<void>,
+  options: SqlStoresOptions = {},
+): SqlStores {
   const now = options.now ?? Date.now;
   const leaseMs = options.leaseMs ?? IDEMPOTENCY_LEASE_MS;
   const ttlMs = options.ttlMs ?? IDEMPOTENCY_TTL_MS;
@@ -134,7 +161,9 @@ export function createSqlStores(driver: SqlDriver, ready: () => Promise<void>, o
   const lookup = async (key: string): Promise<KeyLookup | undefined> => {
     const hash = hashKey(key);
     if (hash === undefined) return undefined;
-    const { rows } = await run('keys', () => driver.query<KeyRow>('SELECT * FROM api_keys WHERE key_hash = $1', [hash]));
+    const { rows } = await run('keys', () =>
+      driver.query<KeyRow>('SELECT * FROM api_keys WHERE key_hash = $1', [hash]),
+    );
     return lookupOf(rows[0] && fromRow(rows[0]), now());
   };
 
@@ -144,30 +173,33 @@ export function createSqlStores(driver: SqlDriver, ready: () => Promise<void>, o
       const r = created.record;
       // Every create of this wallet and network takes the same lock: the check and the insert are atomic.
       const replaced = await run('keys', () =>
-        driver.transaction(async (tx) => {
-          let replaced: SqlResult<{ key_hash: string }> | undefined;
-          if (r.walletAddress !== null) {
-            if (createOptions?.ifNoActiveKey) {
-              const held = await tx.query(
-                `SELECT 1 AS held FROM api_keys WHERE wallet_address = $1 AND network = $2 AND revoked_at IS NULL
+        driver.transaction(
+          async (tx) => {
+            let replaced: SqlResult<{ key_hash: string }> | undefined;
+            if (r.walletAddress !== null) {
+              if (createOptions?.ifNoActiveKey) {
+                const held = await tx.query(
+                  `SELECT 1 AS held FROM api_keys WHERE wallet_address = $1 AND network = $2 AND revoked_at IS NULL
                  AND (expires_at IS NULL OR expires_at > $3) LIMIT 1`,
+                  [r.walletAddress, r.network, r.createdAt],
+                );
+                if (held.rows.length > 0) throw new KeyExistsError(r.walletAddress, r.network);
+              }
+              replaced = await tx.query<{ key_hash: string }>(
+                `UPDATE api_keys SET revoked_at = $3 WHERE wallet_address = $1 AND network = $2 AND revoked_at IS NULL
+               RETURNING key_hash`,
                 [r.walletAddress, r.network, r.createdAt],
               );
-              if (held.rows.length > 0) throw new KeyExistsError(r.walletAddress, r.network);
             }
-            replaced = await tx.query<{ key_hash: string }>(
-              `UPDATE api_keys SET revoked_at = $3 WHERE wallet_address = $1 AND network = $2 AND revoked_at IS NULL
-               RETURNING key_hash`,
-              [r.walletAddress, r.network, r.createdAt],
-            );
-          }
-          await tx.query(
-            `INSERT INTO api_keys (key_id, key_hash, wallet_address, network, role, scopes, created_at, expires_at, revoked_at)
+            await tx.query(
+              `INSERT INTO api_keys (key_id, key_hash, wallet_address, network, role, scopes, created_at, expires_at, revoked_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL)`,
-            [r.keyId, r.keyHash, r.walletAddress, r.network, r.role, r.scopes, r.createdAt, r.expiresAt],
-          );
-          return replaced?.rows ?? [];
-        }, `credential-vault:key:${r.network}:${r.walletAddress ?? ''}`),
+              [r.keyId, r.keyHash, r.walletAddress, r.network, r.role, r.scopes, r.createdAt, r.expiresAt],
+            );
+            return replaced?.rows ?? [];
+          },
+          `credential-vault:key:${r.network}:${r.walletAddress ?? ''}`,
+        ),
       );
       changed(replaced);
       return created;
@@ -228,14 +260,22 @@ export function createSqlStores(driver: SqlDriver, ready: () => Promise<void>, o
           );
           const row = claimed.rows[0];
           if (row) return { state: 'started', token: row.token };
-          const live = await driver.query<{ request_hash: string; state: 'in_progress' | 'completed'; response: string | null; expires_at_ms: string | number }>(
+          const live = await driver.query<{
+            request_hash: string;
+            state: 'in_progress' | 'completed';
+            response: string | null;
+            expires_at_ms: string | number;
+          }>(
             'SELECT request_hash, state, response, expires_at_ms FROM idempotency_records WHERE scope = $1 AND key = $2',
             [input.scope, input.key],
           );
           const rec = live.rows[0];
           // Released or expired between the two statements: claim again.
           if (!rec || Number(rec.expires_at_ms) <= t) continue;
-          return judge({ requestHash: rec.request_hash, state: rec.state, response: rec.response ?? undefined }, input.requestHash);
+          return judge(
+            { requestHash: rec.request_hash, state: rec.state, response: rec.response ?? undefined },
+            input.requestHash,
+          );
         }
         return { state: 'in_progress' };
       });
@@ -248,17 +288,19 @@ export function createSqlStores(driver: SqlDriver, ready: () => Promise<void>, o
                WHERE scope = $1 AND key = $2 AND token = $3 AND state = 'in_progress'`,
               [scope, key, token, JSON.stringify(response), now() + ttlMs],
             )
-          : driver.query(`DELETE FROM idempotency_records WHERE scope = $1 AND key = $2 AND token = $3 AND state = 'in_progress'`, [
-              scope,
-              key,
-              token,
-            ]),
+          : driver.query(
+              `DELETE FROM idempotency_records WHERE scope = $1 AND key = $2 AND token = $3 AND state = 'in_progress'`,
+              [scope, key, token],
+            ),
       );
       return result.rowCount > 0;
     },
     async release(scope: string, key: string, token: string) {
       await run('idempotency', () =>
-        driver.query(`DELETE FROM idempotency_records WHERE scope = $1 AND key = $2 AND token = $3 AND state = 'in_progress'`, [scope, key, token]),
+        driver.query(
+          `DELETE FROM idempotency_records WHERE scope = $1 AND key = $2 AND token = $3 AND state = 'in_progress'`,
+          [scope, key, token],
+        ),
       );
     },
     close: () => close(),

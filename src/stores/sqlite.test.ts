@@ -42,13 +42,30 @@ function runChild(args: string[]): Child {
     if (out.startsWith('ready\n')) markReady();
   });
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
-  const output = exited.then((code) => (code === 0 ? out.replace(/^ready\n/, '') : Promise.reject(new Error(`child failed (${code}): ${err}`))));
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
+    child.on('exit', (code, signal) => resolve(signal ?? code)),
+  );
+  const output = exited.then((code) =>
+    code === 0 ? out.replace(/^ready\n/, '') : Promise.reject(new Error(`child failed (${code}): ${err}`)),
+  );
   output.catch(() => undefined);
-  return { ready, go: () => child.stdin.end('go\n'), output, kill: () => child.kill('SIGKILL'), exited, stdout: () => out };
+  return {
+    ready,
+    go: () => child.stdin.end('go\n'),
+    output,
+    kill: () => child.kill('SIGKILL'),
+    exited,
+    stdout: () => out,
+  };
 }
 
-const standard = (wallet: string) => ({ walletAddress: wallet, network: 'testnet' as const, role: 'standard' as const, scopes: [], expiresAt: null });
+const standard = (wallet: string) => ({
+  walletAddress: wallet,
+  network: 'testnet' as const,
+  role: 'standard' as const,
+  scopes: [],
+  expiresAt: null,
+});
 
 let dir = '';
 let remove = async () => {};
@@ -77,7 +94,9 @@ describe('sqlite store across processes', () => {
     await Promise.all(children.map((c) => c.ready));
     const store = createSqliteStores({ dataDir: dir });
     children.forEach((c) => c.go());
-    const mine = await Promise.all(Array.from({ length: 6 }, () => store.idempotency.begin({ scope: 'race', key: 'xproc', requestHash: 'h' })));
+    const mine = await Promise.all(
+      Array.from({ length: 6 }, () => store.idempotency.begin({ scope: 'race', key: 'xproc', requestHash: 'h' })),
+    );
     const theirs = (await Promise.all(children.map((c) => c.output))).flatMap((o) => JSON.parse(o) as string[]);
     const states = [...mine.map((r) => r.state), ...theirs];
     expect(states).toHaveLength(20);
@@ -168,7 +187,10 @@ describe('sqlite store on disk', () => {
     other.exec('BEGIN IMMEDIATE');
     try {
       const started = Date.now();
-      await expect(store.keys.create(standard('GBLOCKED'))).rejects.toMatchObject({ name: 'StoreUnavailableError', store: 'keys' });
+      await expect(store.keys.create(standard('GBLOCKED'))).rejects.toMatchObject({
+        name: 'StoreUnavailableError',
+        store: 'keys',
+      });
       expect(Date.now() - started).toBeGreaterThanOrEqual(150);
       expect(await store.keys.findByKey(key)).toBeDefined();
     } finally {
@@ -185,12 +207,21 @@ describe('sqlite store on disk', () => {
     const { dir: own, remove: removeOwn } = await tempDir();
     const store = createSqliteStores({ dataDir: own, now: clock.now });
     const first = await store.idempotency.begin({ scope: 's', key: 'purge-me', requestHash: 'h' });
-    await store.idempotency.complete('s', 'purge-me', (first as { token: string }).token, { status: 200, headers: {}, body: {} });
+    await store.idempotency.complete('s', 'purge-me', (first as { token: string }).token, {
+      status: 200,
+      headers: {},
+      body: {},
+    });
     clock.advance(IDEMPOTENCY_TTL_MS + 60_000);
     await store.idempotency.begin({ scope: 's', key: 'other', requestHash: 'h' });
     await store.close(); // waits for the purge
     const raw = new DatabaseSync(path.join(own, DB_FILE), { readOnly: true });
-    expect(raw.prepare('SELECT key FROM idempotency_records').all().map((r) => r.key)).toEqual(['other']);
+    expect(
+      raw
+        .prepare('SELECT key FROM idempotency_records')
+        .all()
+        .map((r) => r.key),
+    ).toEqual(['other']);
     raw.close();
     await removeOwn();
   });
@@ -224,10 +255,16 @@ describe('import of the former files at first start', () => {
     const active = mintKey(standard('GOLD'), T);
     const revoked = mintKey(standard('GOLDER'), T - 1000);
     revoked.record.revokedAt = new Date(T).toISOString();
-    await writeFile(path.join(own, FORMER_KEYS_FILE), JSON.stringify({ version: 1, keys: [revoked.record, active.record] }));
+    await writeFile(
+      path.join(own, FORMER_KEYS_FILE),
+      JSON.stringify({ version: 1, keys: [revoked.record, active.record] }),
+    );
     await writeFile(
       path.join(own, FORMER_IDEMPOTENCY_FILE),
-      JSON.stringify({ version: 1, records: [record('whole', T + IDEMPOTENCY_TTL_MS, 'from whole file'), record('expired', T - 1, 'gone')] }),
+      JSON.stringify({
+        version: 1,
+        records: [record('whole', T + IDEMPOTENCY_TTL_MS, 'from whole file'), record('expired', T - 1, 'gone')],
+      }),
     );
     const journal = [
       { put: record('journal', T + IDEMPOTENCY_TTL_MS, 'from journal') },
@@ -235,7 +272,10 @@ describe('import of the former files at first start', () => {
       { del: ['s', 'deleted'] },
     ];
     // A torn last line, as a crash mid-append left it.
-    await writeFile(path.join(own, FORMER_JOURNAL_FILE), `${journal.map((e) => JSON.stringify(e)).join('\n')}\n{"put":{"sco`);
+    await writeFile(
+      path.join(own, FORMER_JOURNAL_FILE),
+      `${journal.map((e) => JSON.stringify(e)).join('\n')}\n{"put":{"sco`,
+    );
 
     const store = createSqliteStores({ dataDir: own, now: () => T + 1 });
     expect((await store.keys.findByKey(active.key))?.walletAddress).toBe('GOLD');
@@ -248,7 +288,11 @@ describe('import of the former files at first start', () => {
     await store.close();
 
     const files = (await readdir(own)).sort();
-    expect(files).toEqual(expect.arrayContaining([FORMER_KEYS_FILE, FORMER_IDEMPOTENCY_FILE, FORMER_JOURNAL_FILE].map((f) => f + MIGRATED_SUFFIX)));
+    expect(files).toEqual(
+      expect.arrayContaining(
+        [FORMER_KEYS_FILE, FORMER_IDEMPOTENCY_FILE, FORMER_JOURNAL_FILE].map((f) => f + MIGRATED_SUFFIX),
+      ),
+    );
     expect(files).not.toEqual(expect.arrayContaining([FORMER_KEYS_FILE]));
     // A second start finds nothing to import and keeps what the first one did.
     const again = createSqliteStores({ dataDir: own, now: () => T + 2 });

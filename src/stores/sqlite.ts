@@ -15,7 +15,14 @@ import { readFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { KeyChangeFeed, KeyChangeSink, OpenKeyChangeFeed } from './key-cache.ts';
-import { createSqlStores, runMigrations, type SqlDriver, type SqlExecutor, type SqlResult, type SqlStores } from './sql.ts';
+import {
+  createSqlStores,
+  runMigrations,
+  type SqlDriver,
+  type SqlExecutor,
+  type SqlResult,
+  type SqlStores,
+} from './sql.ts';
 import { StoreUnavailableError, type ApiKeyRecord, type StoreName } from './types.ts';
 import type { IdempotencyRecord } from './records.ts';
 import { type Clock, KEY_ROLES, NETWORKS } from '../domain.ts';
@@ -56,7 +63,13 @@ function toOutage(store: StoreName, err: unknown): unknown {
 /** `$1` → `?1` (SQLite's numbered parameter); arrays as JSON text, booleans as 0/1. */
 const toSqlite = (sql: string) => sql.replace(/\$(\d+)/g, '?$1');
 const bind = (v: unknown) =>
-  Array.isArray(v) ? JSON.stringify(v) : typeof v === 'boolean' ? Number(v) : v === undefined ? null : (v as string | number | null);
+  Array.isArray(v)
+    ? JSON.stringify(v)
+    : typeof v === 'boolean'
+      ? Number(v)
+      : v === undefined
+        ? null
+        : (v as string | number | null);
 
 export interface SqliteStores extends SqlStores {
   /** The changes of the keys made by any connection or process, for a key cache (./key-cache.ts). */
@@ -79,7 +92,8 @@ export function createSqliteStores(options: SqliteStoresOptions): SqliteStores {
     try {
       opened.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
       const mode = opened.prepare('PRAGMA journal_mode = WAL').get() as { journal_mode?: string } | undefined;
-      if (mode?.journal_mode !== 'wal') throw new Error(`cannot switch ${file} to WAL (journal_mode ${mode?.journal_mode})`);
+      if (mode?.journal_mode !== 'wal')
+        throw new Error(`cannot switch ${file} to WAL (journal_mode ${mode?.journal_mode})`);
       opened.exec('PRAGMA synchronous = FULL');
     } catch (err) {
       opened.close();
@@ -238,7 +252,13 @@ function parseKeysFile(text: string): ApiKeyRecord[] {
   if (doc?.version !== 1 || !Array.isArray(doc.keys)) throw damaged('keys', FORMER_KEYS_FILE, 'not a keys document');
   const keys = doc.keys as ApiKeyRecord[];
   for (const k of keys) {
-    const ok = typeof k?.keyId === 'string' && typeof k.keyHash === 'string' && NETWORKS.includes(k.network) && KEY_ROLES.includes(k.role) && Array.isArray(k.scopes) && typeof k.createdAt === 'string';
+    const ok =
+      typeof k?.keyId === 'string' &&
+      typeof k.keyHash === 'string' &&
+      NETWORKS.includes(k.network) &&
+      KEY_ROLES.includes(k.role) &&
+      Array.isArray(k.scopes) &&
+      typeof k.createdAt === 'string';
     if (!ok) throw damaged('keys', FORMER_KEYS_FILE, 'a key record is malformed');
   }
   return keys;
@@ -247,9 +267,15 @@ function parseKeysFile(text: string): ApiKeyRecord[] {
 function isRecord(r: unknown): r is IdempotencyRecord {
   const x = r as Partial<IdempotencyRecord> | null;
   return (
-    typeof x === 'object' && x !== null && typeof x.scope === 'string' && typeof x.key === 'string' &&
-    typeof x.requestHash === 'string' && typeof x.token === 'string' && (x.state === 'in_progress' || x.state === 'completed') &&
-    typeof x.createdAtMs === 'number' && typeof x.expiresAtMs === 'number'
+    typeof x === 'object' &&
+    x !== null &&
+    typeof x.scope === 'string' &&
+    typeof x.key === 'string' &&
+    typeof x.requestHash === 'string' &&
+    typeof x.token === 'string' &&
+    (x.state === 'in_progress' || x.state === 'completed') &&
+    typeof x.createdAtMs === 'number' &&
+    typeof x.expiresAtMs === 'number'
   );
 }
 
@@ -263,7 +289,8 @@ function replayWholeFile(text: string, into: Map<string, IdempotencyRecord>): vo
   } catch {
     throw damaged('idempotency', FORMER_IDEMPOTENCY_FILE, 'not JSON');
   }
-  if (doc?.version !== 1 || !Array.isArray(doc.records)) throw damaged('idempotency', FORMER_IDEMPOTENCY_FILE, 'not a records document');
+  if (doc?.version !== 1 || !Array.isArray(doc.records))
+    throw damaged('idempotency', FORMER_IDEMPOTENCY_FILE, 'not a records document');
   for (const r of doc.records) if (isRecord(r)) into.set(idOf(r.scope, r.key), r);
 }
 
@@ -281,7 +308,8 @@ function replayJournal(text: string, into: Map<string, IdempotencyRecord>): void
     const del = entry?.del;
     if (isRecord(entry?.put)) into.set(idOf(entry.put.scope, entry.put.key), entry.put);
     else if (Array.isArray(del) && del.length === 2) into.delete(idOf(String(del[0]), String(del[1])));
-    else if (lines.slice(i + 1).some((l) => l.trim() !== '')) throw damaged('idempotency', FORMER_JOURNAL_FILE, `line ${i + 1} is damaged`);
+    else if (lines.slice(i + 1).some((l) => l.trim() !== ''))
+      throw damaged('idempotency', FORMER_JOURNAL_FILE, `line ${i + 1} is damaged`);
   });
 }
 
@@ -303,7 +331,17 @@ async function importFormerFiles(dataDir: string, driver: SqlDriver, now: Clock)
       await tx.query(
         `INSERT INTO api_keys (key_id, key_hash, wallet_address, network, role, scopes, created_at, expires_at, revoked_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
-        [k.keyId, k.keyHash, k.walletAddress ?? null, k.network, k.role, k.scopes, k.createdAt, k.expiresAt ?? null, k.revokedAt ?? null],
+        [
+          k.keyId,
+          k.keyHash,
+          k.walletAddress ?? null,
+          k.network,
+          k.role,
+          k.scopes,
+          k.createdAt,
+          k.expiresAt ?? null,
+          k.revokedAt ?? null,
+        ],
       );
     }
     for (const r of records.values()) {

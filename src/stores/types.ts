@@ -177,11 +177,7 @@ export type StoreName = 'keys' | 'idempotency' | 'rate_limit' | 'cache' | 'nonce
 export class StoreUnavailableError extends Error {
   override readonly name = 'StoreUnavailableError';
   readonly store: StoreName;
-  constructor(
-    store: StoreName,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
+  constructor(store: StoreName, message: string, options?: { cause?: unknown }) {
     super(`${store} store unavailable: ${message}`, options);
     this.store = store;
   }
@@ -192,10 +188,7 @@ export class KeyExistsError extends Error {
   override readonly name = 'KeyExistsError';
   readonly walletAddress: string;
   readonly network: Network;
-  constructor(
-    walletAddress: string,
-    network: Network,
-  ) {
+  constructor(walletAddress: string, network: Network) {
     super(`${walletAddress} already holds a usable key on ${network}`);
     this.walletAddress = walletAddress;
     this.network = network;
@@ -206,10 +199,7 @@ export class KeyExistsError extends Error {
 export class StoreInputError extends Error {
   override readonly name = 'StoreInputError';
   readonly code: 'invalid_key_request' | 'idempotency_key_too_long';
-  constructor(
-    code: 'invalid_key_request' | 'idempotency_key_too_long',
-    message: string,
-  ) {
+  constructor(code: 'invalid_key_request' | 'idempotency_key_too_long', message: string) {
     super(message);
     this.code = code;
   }

@@ -20,7 +20,9 @@ afterAll(async () => {
 });
 
 const spec = loadVaultSpec();
-const cases = BAD_CHECKSUMS.flatMap((bad, i) => addressFieldCases(spec, bad).map((c) => ({ ...c, name: `${c.name} (bad checksum ${i + 1})` })));
+const cases = BAD_CHECKSUMS.flatMap((bad, i) =>
+  addressFieldCases(spec, bad).map((c) => ({ ...c, name: `${c.name} (bad checksum ${i + 1})` })),
+);
 
 describe('every address field of the description, with a bad checksum → 400 naming the field', () => {
   it('finds the fields the review named, on every kind of route', () => {
@@ -42,7 +44,11 @@ describe('every address field of the description, with a bad checksum → 400 na
   });
 
   it.each(cases)('$name', async (c) => {
-    const res = await env.request(c.url, { method: c.method, key: admin, ...(c.body !== undefined ? { body: c.body } : {}) });
+    const res = await env.request(c.url, {
+      method: c.method,
+      key: admin,
+      ...(c.body !== undefined ? { body: c.body } : {}),
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(400);
     expect(res.body.error).toBe('invalid_request');
     const where = c.where === 'path' ? 'params' : c.where;

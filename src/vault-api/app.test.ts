@@ -6,13 +6,35 @@ import { ApiError } from './context.ts';
 import { ChainError } from '../chain/index.ts';
 import { indexOperations } from './middleware/openapi.ts';
 import { loadVaultSpec } from '../platform/spec.ts';
-import { startVaultTestEnv, stubChain, stubContractRoutes, type StubContractRoutes, type VaultTestEnv } from '../../test-support/vault-api.ts';
+import {
+  startVaultTestEnv,
+  stubChain,
+  stubContractRoutes,
+  type StubContractRoutes,
+  type VaultTestEnv,
+} from '../../test-support/vault-api.ts';
 
 const G = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';
 const DID = 'did:ledger:testnet:b4pc2pclljuxrb4wuw2mhuxb6a';
-const VC = '{"@context":["https://www.w3.org/ns/credentials/v2"],"credentialSubject":{"id":"did:ledger:testnet:ugzmhvhf6ydrqkj2jnog27upsa"}}';
-const issue = (over: Record<string, unknown> = {}) => ({ owner: G, vcId: 'vc-1', vcData: VC, issuer: G, issuerDid: DID, sourcePublicKey: G, ...over });
-const batch = (vcs: unknown[], over: Record<string, unknown> = {}) => ({ owner: G, issuer: G, issuerDid: DID, vcs, sourcePublicKey: G, ...over });
+const VC =
+  '{"@context":["https://www.w3.org/ns/credentials/v2"],"credentialSubject":{"id":"did:ledger:testnet:ugzmhvhf6ydrqkj2jnog27upsa"}}';
+const issue = (over: Record<string, unknown> = {}) => ({
+  owner: G,
+  vcId: 'vc-1',
+  vcData: VC,
+  issuer: G,
+  issuerDid: DID,
+  sourcePublicKey: G,
+  ...over,
+});
+const batch = (vcs: unknown[], over: Record<string, unknown> = {}) => ({
+  owner: G,
+  issuer: G,
+  issuerDid: DID,
+  vcs,
+  sourcePublicKey: G,
+  ...over,
+});
 const entry = (vcId = 'vc-1', vcData = VC) => ({ vcId, vcData });
 
 let env: VaultTestEnv;
@@ -24,7 +46,13 @@ beforeAll(async () => {
   env = await startVaultTestEnv({
     chain: stubChain(),
     contractRoutes: stub.router,
-    limits: { rateLimits: { standard: { read: 1000, write: 1000 }, early: { read: 1000, write: 1000 }, admin: { read: 1000, write: 1000 } } },
+    limits: {
+      rateLimits: {
+        standard: { read: 1000, write: 1000 },
+        early: { read: 1000, write: 1000 },
+        admin: { read: 1000, write: 1000 },
+      },
+    },
   });
   key = (await env.mintKey()).key;
 });
@@ -33,50 +61,290 @@ afterAll(async () => {
 });
 
 describe('request validation → the spec codes', () => {
-  const cases: { name: string; method?: string; path: string; body?: unknown; headers?: Record<string, string>; status: number; error: string; message?: RegExp }[] = [
-    { name: 'batch of 6', path: '/contracts/vc/batch-issue', body: batch([1, 2, 3, 4, 5, 6].map((i) => entry(`vc-${i}`))), status: 400, error: 'batch_too_large', message: /got 6/ },
+  const cases: {
+    name: string;
+    method?: string;
+    path: string;
+    body?: unknown;
+    headers?: Record<string, string>;
+    status: number;
+    error: string;
+    message?: RegExp;
+  }[] = [
+    {
+      name: 'batch of 6',
+      path: '/contracts/vc/batch-issue',
+      body: batch([1, 2, 3, 4, 5, 6].map((i) => entry(`vc-${i}`))),
+      status: 400,
+      error: 'batch_too_large',
+      message: /got 6/,
+    },
     { name: 'empty batch', path: '/contracts/vc/batch-issue', body: batch([]), status: 400, error: 'batch_too_large' },
-    { name: 'batch entry 2 vcId over 64', path: '/contracts/vc/batch-issue', body: batch([entry('a'), entry('b'), entry('c'.repeat(65))]), status: 400, error: 'vcs[2].vcId_too_long' },
-    { name: 'batch entry 0 vcData over 10,000', path: '/contracts/vc/batch-issue', body: batch([entry('a', 'x'.repeat(10_001))]), status: 400, error: 'vcs[0].vcData_too_long' },
-    { name: 'batch: the lowest index is named', path: '/contracts/vc/batch-issue', body: batch([entry('a'), entry('b', 'x'.repeat(10_001)), entry('c'.repeat(65))]), status: 400, error: 'vcs[1].vcData_too_long' },
-    { name: 'batch too large wins over entry errors', path: '/contracts/vc/batch-issue', body: batch([1, 2, 3, 4, 5, 6].map(() => entry('c'.repeat(65)))), status: 400, error: 'batch_too_large' },
-    { name: 'vcId over 64', path: '/contracts/vc/issue', body: issue({ vcId: 'v'.repeat(65) }), status: 400, error: 'vcId_too_long' },
-    { name: 'vcData over 10,000', path: '/contracts/vc/issue', body: issue({ vcData: 'x'.repeat(10_001) }), status: 400, error: 'vcData_too_long' },
-    { name: 'revoke: vcId over 64', path: '/contracts/vc/revoke', body: { owner: G, vcId: 'v'.repeat(65), sourcePublicKey: G }, status: 400, error: 'vcId_too_long' },
-    { name: 'list-vc-ids limit 201', path: '/contracts/vault/list-vc-ids', body: { owner: G, limit: 201 }, status: 400, error: 'limit_too_large' },
-    { name: 'denied issuers limit 500', path: `/contracts/vault/issuers/denied?owner=${G}&limit=500`, status: 400, error: 'limit_too_large' },
-    { name: 'limit 0', path: '/contracts/vault/list-vc-ids', body: { owner: G, limit: 0 }, status: 400, error: 'invalid_request', message: /limit/ },
-    { name: 'negative offset', path: `/contracts/vault/issuers/denied?owner=${G}&offset=-1`, status: 400, error: 'invalid_request', message: /offset/ },
+    {
+      name: 'batch entry 2 vcId over 64',
+      path: '/contracts/vc/batch-issue',
+      body: batch([entry('a'), entry('b'), entry('c'.repeat(65))]),
+      status: 400,
+      error: 'vcs[2].vcId_too_long',
+    },
+    {
+      name: 'batch entry 0 vcData over 10,000',
+      path: '/contracts/vc/batch-issue',
+      body: batch([entry('a', 'x'.repeat(10_001))]),
+      status: 400,
+      error: 'vcs[0].vcData_too_long',
+    },
+    {
+      name: 'batch: the lowest index is named',
+      path: '/contracts/vc/batch-issue',
+      body: batch([entry('a'), entry('b', 'x'.repeat(10_001)), entry('c'.repeat(65))]),
+      status: 400,
+      error: 'vcs[1].vcData_too_long',
+    },
+    {
+      name: 'batch too large wins over entry errors',
+      path: '/contracts/vc/batch-issue',
+      body: batch([1, 2, 3, 4, 5, 6].map(() => entry('c'.repeat(65)))),
+      status: 400,
+      error: 'batch_too_large',
+    },
+    {
+      name: 'vcId over 64',
+      path: '/contracts/vc/issue',
+      body: issue({ vcId: 'v'.repeat(65) }),
+      status: 400,
+      error: 'vcId_too_long',
+    },
+    {
+      name: 'vcData over 10,000',
+      path: '/contracts/vc/issue',
+      body: issue({ vcData: 'x'.repeat(10_001) }),
+      status: 400,
+      error: 'vcData_too_long',
+    },
+    {
+      name: 'revoke: vcId over 64',
+      path: '/contracts/vc/revoke',
+      body: { owner: G, vcId: 'v'.repeat(65), sourcePublicKey: G },
+      status: 400,
+      error: 'vcId_too_long',
+    },
+    {
+      name: 'list-vc-ids limit 201',
+      path: '/contracts/vault/list-vc-ids',
+      body: { owner: G, limit: 201 },
+      status: 400,
+      error: 'limit_too_large',
+    },
+    {
+      name: 'denied issuers limit 500',
+      path: `/contracts/vault/issuers/denied?owner=${G}&limit=500`,
+      status: 400,
+      error: 'limit_too_large',
+    },
+    {
+      name: 'limit 0',
+      path: '/contracts/vault/list-vc-ids',
+      body: { owner: G, limit: 0 },
+      status: 400,
+      error: 'invalid_request',
+      message: /limit/,
+    },
+    {
+      name: 'negative offset',
+      path: `/contracts/vault/issuers/denied?owner=${G}&offset=-1`,
+      status: 400,
+      error: 'invalid_request',
+      message: /offset/,
+    },
     // The contracts take u32 offsets: past it the request is wrong, not the chain unavailable.
-    { name: 'list-vc-ids offset past u32', path: '/contracts/vault/list-vc-ids', body: { owner: G, offset: 4294967296 }, status: 400, error: 'invalid_request', message: /offset/ },
-    { name: 'denied issuers offset past u32', path: `/contracts/vault/issuers/denied?owner=${G}&offset=99999999999`, status: 400, error: 'invalid_request', message: /offset/ },
-    { name: 'revoke date that is not in the calendar', path: '/contracts/vc/revoke', body: { owner: G, vcId: 'a', date: '2026-02-30T00:00:00Z', sourcePublicKey: G }, status: 400, error: 'invalid_request', message: /date/ },
-    { name: 'did:pkh issuerDid', path: '/contracts/vc/issue', body: issue({ issuerDid: 'did:pkh:eip155:1:0xab' }), status: 400, error: 'issuerDid_invalid' },
-    { name: 'bare address issuerDid', path: '/contracts/vc/issue', body: issue({ issuerDid: G }), status: 400, error: 'issuerDid_invalid' },
-    { name: 'didUri over 256', path: '/contracts/vault/create', body: { owner: G, didUri: `did:web:${'a'.repeat(260)}`, sourcePublicKey: G }, status: 400, error: 'input_too_long' },
-    { name: 'revoke date over 64', path: '/contracts/vc/revoke', body: { owner: G, vcId: 'a', date: `2026-07-15T09:30:00.000Z${' '.repeat(50)}`, sourcePublicKey: G }, status: 400, error: 'input_too_long' },
-    { name: 'removed holder field', path: '/contracts/vc/issue', body: issue({ holder: G }), status: 400, error: 'invalid_request', message: /unknown field "holder"/ },
-    { name: 'fee override', path: '/contracts/vc/issue', body: issue({ fee: '1' }), status: 400, error: 'invalid_request', message: /unknown field "fee"/ },
-    { name: 'missing field', path: '/contracts/vc/issue', body: issue({ issuer: undefined }), status: 400, error: 'invalid_request', message: /missing required field "issuer"/ },
-    { name: 'bad owner pattern', path: '/contracts/vc/issue', body: issue({ owner: 'nope' }), status: 400, error: 'invalid_request', message: /body\/owner must match pattern/ },
-    { name: 'submit with a prepare field', path: '/contracts/vc/issue', body: { signedXdr: 'AAAA', owner: G }, status: 400, error: 'invalid_request', message: /^submit takes \{signedXdr\} alone: unknown field "owner" in body$/ },
-    { name: 'submit: signedXdr not base64', path: '/contracts/vc/issue', body: { signedXdr: 'not xdr!' }, status: 400, error: 'invalid_request', message: /signedXdr must match pattern/ },
-    { name: 'body not an object', path: '/contracts/vc/issue', body: '[1,2]', status: 400, error: 'invalid_request', message: /must be object/ },
+    {
+      name: 'list-vc-ids offset past u32',
+      path: '/contracts/vault/list-vc-ids',
+      body: { owner: G, offset: 4294967296 },
+      status: 400,
+      error: 'invalid_request',
+      message: /offset/,
+    },
+    {
+      name: 'denied issuers offset past u32',
+      path: `/contracts/vault/issuers/denied?owner=${G}&offset=99999999999`,
+      status: 400,
+      error: 'invalid_request',
+      message: /offset/,
+    },
+    {
+      name: 'revoke date that is not in the calendar',
+      path: '/contracts/vc/revoke',
+      body: { owner: G, vcId: 'a', date: '2026-02-30T00:00:00Z', sourcePublicKey: G },
+      status: 400,
+      error: 'invalid_request',
+      message: /date/,
+    },
+    {
+      name: 'did:pkh issuerDid',
+      path: '/contracts/vc/issue',
+      body: issue({ issuerDid: 'did:pkh:eip155:1:0xab' }),
+      status: 400,
+      error: 'issuerDid_invalid',
+    },
+    {
+      name: 'bare address issuerDid',
+      path: '/contracts/vc/issue',
+      body: issue({ issuerDid: G }),
+      status: 400,
+      error: 'issuerDid_invalid',
+    },
+    {
+      name: 'didUri over 256',
+      path: '/contracts/vault/create',
+      body: { owner: G, didUri: `did:web:${'a'.repeat(260)}`, sourcePublicKey: G },
+      status: 400,
+      error: 'input_too_long',
+    },
+    {
+      name: 'revoke date over 64',
+      path: '/contracts/vc/revoke',
+      body: { owner: G, vcId: 'a', date: `2026-07-15T09:30:00.000Z${' '.repeat(50)}`, sourcePublicKey: G },
+      status: 400,
+      error: 'input_too_long',
+    },
+    {
+      name: 'removed holder field',
+      path: '/contracts/vc/issue',
+      body: issue({ holder: G }),
+      status: 400,
+      error: 'invalid_request',
+      message: /unknown field "holder"/,
+    },
+    {
+      name: 'fee override',
+      path: '/contracts/vc/issue',
+      body: issue({ fee: '1' }),
+      status: 400,
+      error: 'invalid_request',
+      message: /unknown field "fee"/,
+    },
+    {
+      name: 'missing field',
+      path: '/contracts/vc/issue',
+      body: issue({ issuer: undefined }),
+      status: 400,
+      error: 'invalid_request',
+      message: /missing required field "issuer"/,
+    },
+    {
+      name: 'bad owner pattern',
+      path: '/contracts/vc/issue',
+      body: issue({ owner: 'nope' }),
+      status: 400,
+      error: 'invalid_request',
+      message: /body\/owner must match pattern/,
+    },
+    {
+      name: 'submit with a prepare field',
+      path: '/contracts/vc/issue',
+      body: { signedXdr: 'AAAA', owner: G },
+      status: 400,
+      error: 'invalid_request',
+      message: /^submit takes \{signedXdr\} alone: unknown field "owner" in body$/,
+    },
+    {
+      name: 'submit: signedXdr not base64',
+      path: '/contracts/vc/issue',
+      body: { signedXdr: 'not xdr!' },
+      status: 400,
+      error: 'invalid_request',
+      message: /signedXdr must match pattern/,
+    },
+    {
+      name: 'body not an object',
+      path: '/contracts/vc/issue',
+      body: '[1,2]',
+      status: 400,
+      error: 'invalid_request',
+      message: /must be object/,
+    },
     { name: 'JSON scalar body', path: '/contracts/vault/verify-vc', body: '42', status: 400, error: 'invalid_request' },
-    { name: 'unknown query parameter', path: `/contracts/vault/vc-count?owner=${G}&color=red`, status: 400, error: 'invalid_request', message: /color/ },
-    { name: 'metadata path not an address', path: '/contracts/vault/not-an-address', status: 400, error: 'invalid_request', message: /params\/owner/ },
-    { name: 'Idempotency-Key over 200', path: '/contracts/vault/revoke-vault', body: { owner: G, sourcePublicKey: G }, headers: { 'idempotency-key': 'k'.repeat(201) }, status: 400, error: 'invalid_request', message: /idempotency-key/ },
-    { name: 'X-Request-ID over 200', path: '/contracts/vault/verify-vc', body: { owner: G, vcId: 'a' }, headers: { 'x-request-id': 'r'.repeat(201) }, status: 400, error: 'invalid_request' },
-    { name: 'text/plain body', path: '/contracts/vault/verify-vc', body: 'owner=G', headers: { 'content-type': 'text/plain' }, status: 400, error: 'invalid_request', message: /application\/json/ },
+    {
+      name: 'unknown query parameter',
+      path: `/contracts/vault/vc-count?owner=${G}&color=red`,
+      status: 400,
+      error: 'invalid_request',
+      message: /color/,
+    },
+    {
+      name: 'metadata path not an address',
+      path: '/contracts/vault/not-an-address',
+      status: 400,
+      error: 'invalid_request',
+      message: /params\/owner/,
+    },
+    {
+      name: 'Idempotency-Key over 200',
+      path: '/contracts/vault/revoke-vault',
+      body: { owner: G, sourcePublicKey: G },
+      headers: { 'idempotency-key': 'k'.repeat(201) },
+      status: 400,
+      error: 'invalid_request',
+      message: /idempotency-key/,
+    },
+    {
+      name: 'X-Request-ID over 200',
+      path: '/contracts/vault/verify-vc',
+      body: { owner: G, vcId: 'a' },
+      headers: { 'x-request-id': 'r'.repeat(201) },
+      status: 400,
+      error: 'invalid_request',
+    },
+    {
+      name: 'text/plain body',
+      path: '/contracts/vault/verify-vc',
+      body: 'owner=G',
+      headers: { 'content-type': 'text/plain' },
+      status: 400,
+      error: 'invalid_request',
+      message: /application\/json/,
+    },
     { name: 'broken JSON', path: '/contracts/vc/issue', body: '{"owner": ', status: 400, error: 'invalid_json' },
-    { name: 'body over 512 KiB', path: '/contracts/vc/issue', body: JSON.stringify({ owner: 'x'.repeat(600 * 1024) }), status: 413, error: 'payload_too_large', message: /524288/ },
-    { name: 'malformed percent-encoding in the path', path: '/contracts/vault/%zz', status: 400, error: 'invalid_request', message: /^the path has a malformed percent-encoding/ },
-    { name: 'valid prepare reaches the route', path: '/contracts/vault/revoke-vault', body: { owner: G, sourcePublicKey: G }, status: 200, error: '' },
-    { name: 'valid read reaches the route', path: '/contracts/vault/verify-vc', body: { owner: G, vcId: 'vc-1' }, status: 200, error: '' },
+    {
+      name: 'body over 512 KiB',
+      path: '/contracts/vc/issue',
+      body: JSON.stringify({ owner: 'x'.repeat(600 * 1024) }),
+      status: 413,
+      error: 'payload_too_large',
+      message: /524288/,
+    },
+    {
+      name: 'malformed percent-encoding in the path',
+      path: '/contracts/vault/%zz',
+      status: 400,
+      error: 'invalid_request',
+      message: /^the path has a malformed percent-encoding/,
+    },
+    {
+      name: 'valid prepare reaches the route',
+      path: '/contracts/vault/revoke-vault',
+      body: { owner: G, sourcePublicKey: G },
+      status: 200,
+      error: '',
+    },
+    {
+      name: 'valid read reaches the route',
+      path: '/contracts/vault/verify-vc',
+      body: { owner: G, vcId: 'vc-1' },
+      status: 200,
+      error: '',
+    },
   ];
 
   it.each(cases)('$name → $status $error', async (c) => {
-    const res = await env.request(c.path, { key, method: c.method ?? (c.body === undefined ? 'GET' : 'POST'), body: c.body, headers: c.headers ?? {} });
+    const res = await env.request(c.path, {
+      key,
+      method: c.method ?? (c.body === undefined ? 'GET' : 'POST'),
+      body: c.body,
+      headers: c.headers ?? {},
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(c.status);
     if (c.status === 200) return;
     expect(res.body).toEqual({ error: c.error, message: expect.any(String) });
@@ -112,7 +380,11 @@ describe('routes', () => {
     const res = await env.request(path, { method, key });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe(allow);
-    if (method !== 'HEAD') expect(res.body).toEqual({ error: 'method_not_allowed', message: `${method} is not allowed on ${path}; this path accepts ${allow}` });
+    if (method !== 'HEAD')
+      expect(res.body).toEqual({
+        error: 'method_not_allowed',
+        message: `${method} is not allowed on ${path}; this path accepts ${allow}`,
+      });
   });
 
   it('OPTIONS on a declared path stays 404 not_found (no preflight outside the wallet-proof routes)', async () => {
@@ -134,18 +406,22 @@ describe('routes', () => {
 });
 
 describe('HEAD (vault-api.yaml "HEAD")', () => {
-  const head = (path: string, o: { key?: string } = {}) => env.request(path, { method: 'HEAD', ...(o.key ? { key: o.key } : {}) });
+  const head = (path: string, o: { key?: string } = {}) =>
+    env.request(path, { method: 'HEAD', ...(o.key ? { key: o.key } : {}) });
 
-  it.each(['/health', '/config', '/metrics', '/ready'])('HEAD %s answers the GET status and headers, no body', async (path) => {
-    const get = await env.request(path);
-    const res = await head(path);
-    expect(res.status).toBe(get.status);
-    expect(res.body).toBe('');
-    expect(res.headers.get('content-type')).toBe(get.headers.get('content-type'));
-    // The metrics grow between two requests; the other bodies keep their length.
-    if (path !== '/metrics') expect(res.headers.get('content-length')).toBe(get.headers.get('content-length'));
-    expect(res.headers.get('x-request-id')).toEqual(expect.any(String));
-  });
+  it.each(['/health', '/config', '/metrics', '/ready'])(
+    'HEAD %s answers the GET status and headers, no body',
+    async (path) => {
+      const get = await env.request(path);
+      const res = await head(path);
+      expect(res.status).toBe(get.status);
+      expect(res.body).toBe('');
+      expect(res.headers.get('content-type')).toBe(get.headers.get('content-type'));
+      // The metrics grow between two requests; the other bodies keep their length.
+      if (path !== '/metrics') expect(res.headers.get('content-length')).toBe(get.headers.get('content-length'));
+      expect(res.headers.get('x-request-id')).toEqual(expect.any(String));
+    },
+  );
 
   it('a keyed GET route: HEAD needs the key and spends the read budget like the GET', async () => {
     const { key: own } = await env.mintKey();
@@ -167,7 +443,11 @@ describe('HEAD (vault-api.yaml "HEAD")', () => {
   it('logs the request as HEAD on the GET route', async () => {
     await env.request('/config', { method: 'HEAD', headers: { 'x-request-id': 'head-log' } });
     await new Promise((r) => setTimeout(r, 20));
-    expect(env.logs.find((l) => l['requestId'] === 'head-log' && l['msg'] === 'request')).toMatchObject({ method: 'HEAD', route: '/config', status: 200 });
+    expect(env.logs.find((l) => l['requestId'] === 'head-log' && l['msg'] === 'request')).toMatchObject({
+      method: 'HEAD',
+      route: '/config',
+      status: 200,
+    });
   });
 });
 
@@ -185,14 +465,21 @@ describe('legacy base URLs (vault-api.yaml "Back-compat aliases and legacy base 
 
   it('a write prepare under /api/v1 runs the canonical route with the same key, limits and validation', async () => {
     const before = stub.calls.get('/contracts/vault/revoke-vault') ?? 0;
-    const res = await env.request('/api/v1/contracts/vault/revoke-vault', { key, body: { owner: G, sourcePublicKey: G } });
+    const res = await env.request('/api/v1/contracts/vault/revoke-vault', {
+      key,
+      body: { owner: G, sourcePublicKey: G },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toEqual({ xdr: expect.any(String), network: env.passphrase, networkPassphrase: env.passphrase });
     expect(res.headers.get('x-writeratelimit-limit')).toBe('1000');
     expect(deprecated(res)).toEqual(['@1795305600', '</contracts/vault/revoke-vault>; rel="successor-version"']);
     expect(stub.calls.get('/contracts/vault/revoke-vault')).toBe(before + 1);
     const keyless = await env.request('/api/contracts/vault/revoke-vault', { body: { owner: G, sourcePublicKey: G } });
-    expect([keyless.status, keyless.body.error, keyless.headers.get('deprecation')]).toEqual([401, 'missing_api_key', '@1795305600']);
+    expect([keyless.status, keyless.body.error, keyless.headers.get('deprecation')]).toEqual([
+      401,
+      'missing_api_key',
+      '@1795305600',
+    ]);
     const invalid = await env.request('/api/contracts/vc/issue', { key, body: issue({ vcId: 'v'.repeat(65) }) });
     expect([invalid.status, invalid.body.error]).toEqual([400, 'vcId_too_long']);
   });
@@ -225,7 +512,10 @@ describe('legacy base URLs (vault-api.yaml "Back-compat aliases and legacy base 
     const res = await env.request(`/api/contracts/vault/${G}`, { key });
     expect(res.headers.get('link')).toBe(`</contracts/vault/${G}>; rel="successor-version"`);
     const odd = await env.request('/api/contracts/vault/a%3Eb"c', { key });
-    expect([odd.status, odd.headers.get('link')]).toEqual([400, '</contracts/vault/a%3Eb%22c>; rel="successor-version"']);
+    expect([odd.status, odd.headers.get('link')]).toEqual([
+      400,
+      '</contracts/vault/a%3Eb%22c>; rel="successor-version"',
+    ]);
   });
 
   it('only whole segments are prefixes: /apiconfig and /api-v1/config are not stripped', async () => {
@@ -238,13 +528,20 @@ describe('legacy base URLs (vault-api.yaml "Back-compat aliases and legacy base 
   it('logs and metrics report the canonical route', async () => {
     await env.request('/api/v1/config', { headers: { 'x-request-id': 'legacy-log' } });
     await new Promise((r) => setTimeout(r, 20));
-    expect(env.logs.find((l) => l['requestId'] === 'legacy-log' && l['msg'] === 'request')).toMatchObject({ route: '/config', status: 200 });
+    expect(env.logs.find((l) => l['requestId'] === 'legacy-log' && l['msg'] === 'request')).toMatchObject({
+      route: '/config',
+      status: 200,
+    });
     const metrics = (await env.request('/metrics')).body as string;
     expect(metrics).not.toMatch(/route="\/api/);
   });
 
   it('an empty list turns them off', async () => {
-    const off = await startVaultTestEnv({ chain: stubChain(), contractRoutes: stubContractRoutes().router, legacyBasePaths: [] });
+    const off = await startVaultTestEnv({
+      chain: stubChain(),
+      contractRoutes: stubContractRoutes().router,
+      legacyBasePaths: [],
+    });
     try {
       const res = await off.request('/api/config');
       expect([res.status, res.body.error, res.headers.get('deprecation')]).toEqual([404, 'not_found', null]);
@@ -254,13 +551,18 @@ describe('legacy base URLs (vault-api.yaml "Back-compat aliases and legacy base 
   });
 
   it('a prefix that would shadow an API path is refused at start', async () => {
-    await expect(startVaultTestEnv({ chain: stubChain(), legacyBasePaths: ['/contracts'] })).rejects.toThrow(/\/contracts would shadow the API path/);
-    await expect(startVaultTestEnv({ chain: stubChain(), legacyBasePaths: ['/api/'] })).rejects.toThrow(/not a path prefix/);
+    await expect(startVaultTestEnv({ chain: stubChain(), legacyBasePaths: ['/contracts'] })).rejects.toThrow(
+      /\/contracts would shadow the API path/,
+    );
+    await expect(startVaultTestEnv({ chain: stubChain(), legacyBasePaths: ['/api/'] })).rejects.toThrow(
+      /not a path prefix/,
+    );
   });
 });
 
 describe('errors thrown by routes', () => {
-  const revoke = () => env.request('/contracts/vc/revoke', { key, body: { owner: G, vcId: 'vc-1', sourcePublicKey: G } });
+  const revoke = () =>
+    env.request('/contracts/vc/revoke', { key, body: { owner: G, vcId: 'vc-1', sourcePublicKey: G } });
   afterAll(() => {
     stub.failWith = undefined;
   });
@@ -276,10 +578,17 @@ describe('errors thrown by routes', () => {
   });
 
   it('a ChainError → its status and code, with the chain words', async () => {
-    stub.failWith = new ChainError('trustline_missing', 400, 'fee payment failed: trustline entry is missing for account ' + G);
+    stub.failWith = new ChainError(
+      'trustline_missing',
+      400,
+      'fee payment failed: trustline entry is missing for account ' + G,
+    );
     const res = await revoke();
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'trustline_missing', message: expect.stringMatching(/trustline entry is missing/) });
+    expect(res.body).toEqual({
+      error: 'trustline_missing',
+      message: expect.stringMatching(/trustline entry is missing/),
+    });
   });
 
   it('a ChainError chain_unavailable → 502', async () => {
@@ -307,11 +616,20 @@ describe('X-Request-ID', () => {
   });
 
   it('logs one line per request without key, body or query', async () => {
-    const res = await env.request(`/contracts/vault/vc-count?owner=${G}`, { key, headers: { 'x-request-id': 'log-check' } });
+    const res = await env.request(`/contracts/vault/vc-count?owner=${G}`, {
+      key,
+      headers: { 'x-request-id': 'log-check' },
+    });
     expect(res.status).toBe(200);
     await new Promise((r) => setTimeout(r, 20));
     const line = env.logs.find((l) => l['requestId'] === 'log-check');
-    expect(line).toMatchObject({ msg: 'request', service: 'vault-api-testnet', method: 'GET', route: '/contracts/vault/vc-count', status: 200 });
+    expect(line).toMatchObject({
+      msg: 'request',
+      service: 'vault-api-testnet',
+      method: 'GET',
+      route: '/contracts/vault/vc-count',
+      status: 200,
+    });
     expect(line?.['keyId']).toEqual(expect.any(String));
     expect(env.logs.filter((l) => l['requestId'] === 'log-check' && l['msg'] === 'request')).toHaveLength(1);
     expect(JSON.stringify(line)).not.toContain(key);

@@ -22,7 +22,13 @@
 // their headers are set before anything can fail, so a page reads every answer; their preflight is
 // answered from the origin allow-list alone, with no key, no rate budget, no request validation.
 import express, { type Router } from 'express';
-import { corruptBodyMessage, jsonBody, loneSurrogateMessage, tooDeepMessage, unsupportedCodingMessage } from '../platform/body.ts';
+import {
+  corruptBodyMessage,
+  jsonBody,
+  loneSurrogateMessage,
+  tooDeepMessage,
+  unsupportedCodingMessage,
+} from '../platform/body.ts';
 import { setErrorEnvelope } from '../http/server.ts';
 import { allowLookup } from '../openapi/allow.ts';
 import { headAsGet } from '../openapi/head.ts';
@@ -31,7 +37,12 @@ import { requestIdMaxLength, requestIds } from '../platform/request-id.ts';
 import { loadVaultSpec } from '../platform/spec.ts';
 import { firstMatchOnly, operationRoutes } from '../platform/validator.ts';
 import {
-  createMetrics, httpMetrics, metricsHandler, readiness, requestLog, type WriteMode,
+  createMetrics,
+  httpMetrics,
+  metricsHandler,
+  readiness,
+  requestLog,
+  type WriteMode,
 } from '../observability/index.ts';
 import { ApiError, peekAuth, type VaultAppDeps } from './context.ts';
 import { authenticate } from './middleware/auth.ts';
@@ -96,9 +107,16 @@ export async function createVaultApp(given: VaultAppDeps, options: VaultAppOptio
   app.use(httpMetrics({ metrics, service, routeOf, modeOf }));
   app.use(requestIds({ maxLength: requestIdMaxLength(doc) }));
   // The one request line per request; without a logger (tests of the app alone) there is none.
-  if (deps.logger) app.use(requestLog({ logger: deps.logger, service, getKeyId: keyIdOf, routeOf, getErrorCode: errorCodeOf }));
+  if (deps.logger)
+    app.use(requestLog({ logger: deps.logger, service, getKeyId: keyIdOf, routeOf, getErrorCode: errorCodeOf }));
   app.get('/metrics', metricsHandler(metrics));
-  app.get('/ready', readiness(deps.readinessChecks ?? [], { ...(deps.logger ? { logger: deps.logger } : {}), ...(deps.draining ? { draining: deps.draining } : {}) }));
+  app.get(
+    '/ready',
+    readiness(deps.readinessChecks ?? [], {
+      ...(deps.logger ? { logger: deps.logger } : {}),
+      ...(deps.draining ? { draining: deps.draining } : {}),
+    }),
+  );
   app.use('/docs', createDocsRoutes(deps));
   app.use(removedRoutes(removed));
   app.use(corsHeaders(deps));

@@ -88,7 +88,10 @@ export function isVaultErrorCode(code: string): code is VaultErrorCode {
 }
 
 /** The error of a listed code with the status the spec gives it: `vaultError('vault_not_found', '…')`. */
-export function vaultError(code: (typeof VAULT_ERROR_CODES)[number]['code'] & VaultErrorCode, message: string): ApiError {
+export function vaultError(
+  code: (typeof VAULT_ERROR_CODES)[number]['code'] & VaultErrorCode,
+  message: string,
+): ApiError {
   return new ApiError(VAULT_ERROR_STATUS[code], code, message);
 }
 

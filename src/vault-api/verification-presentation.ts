@@ -35,7 +35,13 @@ export async function issueChallenge(deps: VaultAppDeps, store: ChallengeStore):
 
 export interface VerifyPresentationInput {
   presentation: Record<string, unknown>;
-  options: { challenge: string; domain?: string; returnPresentation?: boolean; returnResults?: boolean; returnProblemDetails?: boolean };
+  options: {
+    challenge: string;
+    domain?: string;
+    returnPresentation?: boolean;
+    returnResults?: boolean;
+    returnProblemDetails?: boolean;
+  };
   /** The presentation's JSON text is not I-JSON. */
   parsingProblems?: ProblemDetails[];
   /** Node's public keys, kept by the app across requests. */
@@ -49,7 +55,11 @@ const CHECK_OF: Partial<Record<ProblemDetails['reason'], CheckName>> = {
   not_proof_signer: 'holder',
 };
 
-export async function verifyPresentation(deps: VaultAppDeps, store: ChallengeStore, input: VerifyPresentationInput): Promise<VerifyPresentationResult> {
+export async function verifyPresentation(
+  deps: VaultAppDeps,
+  store: ChallengeStore,
+  input: VerifyPresentationInput,
+): Promise<VerifyPresentationResult> {
   const { presentation: vp, options } = input;
   const early = input.parsingProblems?.length ? input.parsingProblems : presentationStructureProblems(vp);
   if (early.length > 0) return answer(vp, options, early, {}, []);
@@ -60,8 +70,19 @@ export async function verifyPresentation(deps: VaultAppDeps, store: ChallengeSto
   const canonicalCache = new WeakMap<object, string>();
   const credentials = [];
   for (const credential of credentialsOf(vp)) {
-    const shape = { returnResults: options.returnResults !== false, returnProblemDetails: options.returnProblemDetails !== false };
-    credentials.push(await verifyCredential(deps, { credential, resolver, canonicalCache, options: shape, ...(input.keyCache ? { keyCache: input.keyCache } : {}) }));
+    const shape = {
+      returnResults: options.returnResults !== false,
+      returnProblemDetails: options.returnProblemDetails !== false,
+    };
+    credentials.push(
+      await verifyCredential(deps, {
+        credential,
+        resolver,
+        canonicalCache,
+        options: shape,
+        ...(input.keyCache ? { keyCache: input.keyCache } : {}),
+      }),
+    );
   }
   const problems: ProblemDetails[] = [];
   const proof = await verifyDataIntegrity({
@@ -78,19 +99,34 @@ export async function verifyPresentation(deps: VaultAppDeps, store: ChallengeSto
   resolver.rethrow();
   for (const e of proof.errors) {
     const check = CHECK_OF[e.reason] ?? 'proof';
-    problems.push(e.reason === 'not_proof_signer' ? problem('HOLDER_BINDING_ERROR', 'holder', e.reason, e.message) : proofProblem(e, check));
+    problems.push(
+      e.reason === 'not_proof_signer'
+        ? problem('HOLDER_BINDING_ERROR', 'holder', e.reason, e.message)
+        : proofProblem(e, check),
+    );
   }
   // A challenge of this service's form must be one it issued and nobody answered yet: spent by the first
   // presentation whose holder proof verifies (a failed attempt does not burn it for the holder).
-  if (proof.verified && CHALLENGE_PATTERN.test(options.challenge) && !(await store.consume(options.challenge, bindingOf(deps)))) {
+  if (
+    proof.verified &&
+    CHALLENGE_PATTERN.test(options.challenge) &&
+    !(await store.consume(options.challenge, bindingOf(deps)))
+  ) {
     problems.push(
-      problem('INVALID_CHALLENGE_ERROR', 'challenge', 'challenge_unknown', `the challenge ${options.challenge} has the form of this service's challenges but is used, expired or unknown: ask POST /challenges for a fresh one`),
+      problem(
+        'INVALID_CHALLENGE_ERROR',
+        'challenge',
+        'challenge_unknown',
+        `the challenge ${options.challenge} has the form of this service's challenges but is used, expired or unknown: ask POST /challenges for a fresh one`,
+      ),
     );
   }
   const failed = (check: CheckName) => problems.some((p) => isError(p) && p.check === check);
   const presentationResults: PresentationResults = {
     challenge: { verified: proof.verified && !failed('challenge'), input: options.challenge },
-    ...(options.domain !== undefined ? { domain: { verified: proof.verified && !failed('domain'), input: options.domain } } : {}),
+    ...(options.domain !== undefined
+      ? { domain: { verified: proof.verified && !failed('domain'), input: options.domain } }
+      : {}),
     holder: { verified: proof.verified && !failed('holder'), input: clip(holder) },
     proof: proofResults(proof.results),
   };

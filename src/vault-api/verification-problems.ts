@@ -41,7 +41,12 @@ const TYPES: Record<ProblemTitle, ProblemDetails['type']> = {
 /** Titles that are warnings: reported, never a reason for `verified: false`. */
 const WARNINGS: ReadonlySet<ProblemTitle> = new Set(['STATUS_NOT_CHECKED', 'ISSUER_ACCESS_NOT_CHECKED']);
 
-export function problem(title: ProblemTitle, check: CheckName | undefined, reason: ProblemReason, detail: string): ProblemDetails {
+export function problem(
+  title: ProblemTitle,
+  check: CheckName | undefined,
+  reason: ProblemReason,
+  detail: string,
+): ProblemDetails {
   return {
     type: TYPES[title],
     title,

@@ -23,7 +23,9 @@ export interface LedgerVaultStatusEntry {
 }
 
 /** The status input a result echoes: the entry's known members, strings cut to 256 characters. */
-export type StatusInput = Partial<Record<'id' | 'type' | 'statusPurpose' | 'network' | 'vaultContract' | 'vcId', string>>;
+export type StatusInput = Partial<
+  Record<'id' | 'type' | 'statusPurpose' | 'network' | 'vaultContract' | 'vcId', string>
+>;
 
 export function statusInput(entry: Record<string, unknown>): StatusInput {
   const out: StatusInput = {};
@@ -48,19 +50,27 @@ export function statusEntries(credential: Record<string, unknown>): EntryParse[]
   let ledger = 0;
   return list.map((e): EntryParse => {
     if (e['type'] !== LEDGER_VAULT_STATUS_ENTRY) return { kind: 'other', input: statusInput(e) };
-    const why = entryProblem(e) ?? (++ledger > 1 ? `a credential carries at most one ${LEDGER_VAULT_STATUS_ENTRY}` : undefined);
-    if (why) return { kind: 'invalid', input: statusInput(e), problem: problem('MALFORMED_VALUE_ERROR', 'credentialStatus', 'status_entry_invalid', why) };
+    const why =
+      entryProblem(e) ?? (++ledger > 1 ? `a credential carries at most one ${LEDGER_VAULT_STATUS_ENTRY}` : undefined);
+    if (why)
+      return {
+        kind: 'invalid',
+        input: statusInput(e),
+        problem: problem('MALFORMED_VALUE_ERROR', 'credentialStatus', 'status_entry_invalid', why),
+      };
     return { kind: 'ledger', entry: e as unknown as LedgerVaultStatusEntry };
   });
 }
 
 function entryProblem(e: Record<string, unknown>): string | undefined {
   if (e['statusPurpose'] !== 'revocation') return `${LEDGER_VAULT_STATUS_ENTRY}.statusPurpose must be revocation`;
-  if (e['network'] !== 'testnet' && e['network'] !== 'mainnet') return `${LEDGER_VAULT_STATUS_ENTRY}.network must be testnet or mainnet`;
+  if (e['network'] !== 'testnet' && e['network'] !== 'mainnet')
+    return `${LEDGER_VAULT_STATUS_ENTRY}.network must be testnet or mainnet`;
   if (typeof e['vaultContract'] !== 'string' || !StrKey.isValidContract(e['vaultContract'])) {
     return `${LEDGER_VAULT_STATUS_ENTRY}.vaultContract must be a contract address (C…)`;
   }
-  if (typeof e['vcId'] !== 'string' || e['vcId'].length < 1 || e['vcId'].length > 64) return `${LEDGER_VAULT_STATUS_ENTRY}.vcId must be 1 to 64 characters`;
+  if (typeof e['vcId'] !== 'string' || e['vcId'].length < 1 || e['vcId'].length > 64)
+    return `${LEDGER_VAULT_STATUS_ENTRY}.vcId must be 1 to 64 characters`;
   if (e['id'] !== undefined && typeof e['id'] !== 'string') return `${LEDGER_VAULT_STATUS_ENTRY}.id must be a URL`;
   return undefined;
 }
@@ -78,9 +88,15 @@ export interface VaultSlot {
   status: VcStatus;
 }
 
-export type SlotRead = { ok: true; slot: VaultSlot } | { ok: false; reason: 'vault_not_found' | 'vc_not_found'; detail: string };
+export type SlotRead =
+  | { ok: true; slot: VaultSlot }
+  | { ok: false; reason: 'vault_not_found' | 'vc_not_found'; detail: string };
 
-const NOT_ABOUT_THE_VAULT: ReadonlySet<string> = new Set(['chain_unavailable', 'source_account_not_found', 'tx_timeout']);
+const NOT_ABOUT_THE_VAULT: ReadonlySet<string> = new Set([
+  'chain_unavailable',
+  'source_account_not_found',
+  'tx_timeout',
+]);
 
 /**
  * Reads a vault slot. `owner` is needed to open the payload (the envelope is bound to it): the vault's own
@@ -88,10 +104,18 @@ const NOT_ABOUT_THE_VAULT: ReadonlySet<string> = new Set(['chain_unavailable', '
  * or a vcId it does not hold, is `vc_not_found`; an unreachable ledger throws (502).
  */
 export async function readSlot(deps: VaultAppDeps, vault: string, vcId: string, owner?: string): Promise<SlotRead> {
-  const gone = (detail: string, reason: 'vault_not_found' | 'vc_not_found' = 'vc_not_found'): SlotRead => ({ ok: false, reason, detail });
+  const gone = (detail: string, reason: 'vault_not_found' | 'vc_not_found' = 'vc_not_found'): SlotRead => ({
+    ok: false,
+    reason,
+    detail,
+  });
   try {
-    if (owner === undefined && !(await deps.chain.factory.isVault(vault))) return gone(`${vault} is not a vault of this network's factory`);
-    const [stored, status] = await Promise.all([deps.chain.vault.getVc({ vault, vcId }), deps.chain.vault.verifyVc({ vault, vcId })]);
+    if (owner === undefined && !(await deps.chain.factory.isVault(vault)))
+      return gone(`${vault} is not a vault of this network's factory`);
+    const [stored, status] = await Promise.all([
+      deps.chain.vault.getVc({ vault, vcId }),
+      deps.chain.vault.verifyVc({ vault, vcId }),
+    ]);
     if (!stored) return gone(`the vault ${vault} holds no credential ${clip(vcId, 64)}`);
     const slot: VaultSlot = { vault, vcId, issuerDid: stored.issuerDid, status };
     const vaultOwner = owner ?? (await deps.chain.vault.vaultOwner({ vault }));
@@ -106,14 +130,19 @@ export async function readSlot(deps: VaultAppDeps, vault: string, vcId: string, 
     return { ok: true, slot };
   } catch (e) {
     if (e instanceof ChainError && !NOT_ABOUT_THE_VAULT.has(e.code)) {
-      if (!(await deps.chain.vault.exists({ vault }))) return gone(`no vault is deployed at ${vault}`, 'vault_not_found');
+      if (!(await deps.chain.vault.exists({ vault })))
+        return gone(`no vault is deployed at ${vault}`, 'vault_not_found');
     }
     throw e;
   }
 }
 
 /** The first of `wallets` the vault denies (denied issuers are few: the count, then pages of 200). */
-export async function deniedWallet(deps: VaultAppDeps, vault: string, wallets: readonly string[]): Promise<string | undefined> {
+export async function deniedWallet(
+  deps: VaultAppDeps,
+  vault: string,
+  wallets: readonly string[],
+): Promise<string | undefined> {
   if (wallets.length === 0) return undefined;
   const count = await deps.chain.vault.deniedIssuerCount({ vault });
   for (let offset = 0; offset < count; offset += 200) {
@@ -129,7 +158,12 @@ export async function deniedWallet(deps: VaultAppDeps, vault: string, wallets: r
  * Issuance: a vcData that carries a LedgerVaultStatusEntry must name the network, vault and vcId it is issued
  * into (else 400 credentialStatus_mismatch), so a verifier reads the status where the credential really is.
  */
-export function checkStatusEntry(deps: VaultAppDeps, where: Where, vcData: string, at: { vault: string; vcId: string }): void {
+export function checkStatusEntry(
+  deps: VaultAppDeps,
+  where: Where,
+  vcData: string,
+  at: { vault: string; vcId: string },
+): void {
   let doc: unknown;
   try {
     doc = JSON.parse(vcData);
@@ -138,15 +172,19 @@ export function checkStatusEntry(deps: VaultAppDeps, where: Where, vcData: strin
   }
   if (!isObject(doc) || doc['credentialStatus'] === undefined) return;
   const list = Array.isArray(doc['credentialStatus']) ? doc['credentialStatus'] : [doc['credentialStatus']];
-  const entries = list.filter((e): e is Record<string, unknown> => isObject(e) && e['type'] === LEDGER_VAULT_STATUS_ENTRY);
-  if (entries.length > 1) throw mismatch(where, `carries ${entries.length} ${LEDGER_VAULT_STATUS_ENTRY} entries; at most one`);
+  const entries = list.filter(
+    (e): e is Record<string, unknown> => isObject(e) && e['type'] === LEDGER_VAULT_STATUS_ENTRY,
+  );
+  if (entries.length > 1)
+    throw mismatch(where, `carries ${entries.length} ${LEDGER_VAULT_STATUS_ENTRY} entries; at most one`);
   const [e] = entries;
   if (!e) return;
   const why = entryProblem(e);
   if (why) throw mismatch(where, why);
   const want = { network: deps.profile.network, vaultContract: at.vault, vcId: at.vcId };
   for (const [k, v] of Object.entries(want)) {
-    if (e[k] !== v) throw mismatch(where, `names ${k} ${clip(String(e[k]), 80)}, but the credential is issued into ${k} ${v}`);
+    if (e[k] !== v)
+      throw mismatch(where, `names ${k} ${clip(String(e[k]), 80)}, but the credential is issued into ${k} ${v}`);
   }
 }
 

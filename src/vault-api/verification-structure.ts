@@ -17,16 +17,24 @@ const isNonEmptyString = (v: unknown): v is string => typeof v === 'string' && v
 /** Repeated member names under `pointer` (JSON Pointers of the request body) as PARSING_ERROR problems. */
 export function duplicateProblems(duplicates: readonly string[], pointer: string, what: string): ProblemDetails[] {
   const inside = duplicates.filter((d) => d === pointer || d.startsWith(`${pointer}/`));
-  return inside.slice(0, 1).map((d) =>
-    problem('PARSING_ERROR', undefined, 'duplicate_member', `the ${what} is not I-JSON: the member ${JSON.stringify(d === pointer ? d : d.slice(pointer.length))} appears twice, and readers disagree on which one counts`),
-  );
+  return inside
+    .slice(0, 1)
+    .map((d) =>
+      problem(
+        'PARSING_ERROR',
+        undefined,
+        'duplicate_member',
+        `the ${what} is not I-JSON: the member ${JSON.stringify(d === pointer ? d : d.slice(pointer.length))} appears twice, and readers disagree on which one counts`,
+      ),
+    );
 }
 
 function contextProblem(doc: Record<string, unknown>): ProblemDetails | undefined {
   const ctx = doc['@context'];
   const bad = (why: string) => problem('MALFORMED_VALUE_ERROR', undefined, 'context_invalid', `@context ${why}`);
   if (!Array.isArray(ctx) || ctx.length === 0) return bad(`must be a list that starts with ${VC_CONTEXT_V2}`);
-  if (ctx[0] !== VC_CONTEXT_V2 && ctx[0] !== VC_CONTEXT_V1) return bad(`must start with ${VC_CONTEXT_V2} (or, VC 1.1, ${VC_CONTEXT_V1})`);
+  if (ctx[0] !== VC_CONTEXT_V2 && ctx[0] !== VC_CONTEXT_V1)
+    return bad(`must start with ${VC_CONTEXT_V2} (or, VC 1.1, ${VC_CONTEXT_V1})`);
   if (!ctx.every((c) => isNonEmptyString(c) || isObject(c))) return bad('items must be URLs or context objects');
   return undefined;
 }
@@ -35,7 +43,12 @@ function typeProblem(doc: Record<string, unknown>, required: string): ProblemDet
   const type = doc['type'];
   const types = typeof type === 'string' ? [type] : Array.isArray(type) ? type : undefined;
   if (!types || types.length === 0 || !types.every(isNonEmptyString) || !types.includes(required)) {
-    return problem('MALFORMED_VALUE_ERROR', undefined, 'type_invalid', `type must be a list of names that includes ${required}`);
+    return problem(
+      'MALFORMED_VALUE_ERROR',
+      undefined,
+      'type_invalid',
+      `type must be a list of names that includes ${required}`,
+    );
   }
   return undefined;
 }
@@ -48,17 +61,42 @@ export function credentialStructureProblems(vc: Record<string, unknown>): Proble
   push(typeProblem(vc, 'VerifiableCredential'));
   const issuer = vc['issuer'];
   if (!isNonEmptyString(issuer) && !(isObject(issuer) && isNonEmptyString(issuer['id']))) {
-    push(problem('MALFORMED_VALUE_ERROR', undefined, 'issuer_invalid', 'issuer must be a URL, or an object whose id is one'));
+    push(
+      problem(
+        'MALFORMED_VALUE_ERROR',
+        undefined,
+        'issuer_invalid',
+        'issuer must be a URL, or an object whose id is one',
+      ),
+    );
   }
   const subject = vc['credentialSubject'];
   if (!isObject(subject) && !(Array.isArray(subject) && subject.length > 0 && subject.every(isObject))) {
-    push(problem('MALFORMED_VALUE_ERROR', undefined, 'credential_subject_invalid', 'credentialSubject must be an object or a non-empty list of objects'));
+    push(
+      problem(
+        'MALFORMED_VALUE_ERROR',
+        undefined,
+        'credential_subject_invalid',
+        'credentialSubject must be an object or a non-empty list of objects',
+      ),
+    );
   }
   const status = vc['credentialStatus'];
   if (status !== undefined) {
     const entries = Array.isArray(status) ? status : [status];
-    if (entries.length === 0 || entries.length > MAX_STATUS_ENTRIES || !entries.every((e) => isObject(e) && isNonEmptyString(e['type']))) {
-      push(problem('MALFORMED_VALUE_ERROR', undefined, 'status_entry_invalid', `credentialStatus must be 1 to ${MAX_STATUS_ENTRIES} objects, each with a type`));
+    if (
+      entries.length === 0 ||
+      entries.length > MAX_STATUS_ENTRIES ||
+      !entries.every((e) => isObject(e) && isNonEmptyString(e['type']))
+    ) {
+      push(
+        problem(
+          'MALFORMED_VALUE_ERROR',
+          undefined,
+          'status_entry_invalid',
+          `credentialStatus must be 1 to ${MAX_STATUS_ENTRIES} objects, each with a type`,
+        ),
+      );
     }
   }
   return out;
@@ -73,12 +111,26 @@ export function presentationStructureProblems(vp: Record<string, unknown>): Prob
   const holder = vp['holder'];
   const holderId = isObject(holder) ? holder['id'] : holder;
   if (!isNonEmptyString(holderId) || !holderId.startsWith('did:')) {
-    push(problem('MALFORMED_VALUE_ERROR', 'holder', 'holder_invalid', 'holder must be the DID whose key makes the presentation proof'));
+    push(
+      problem(
+        'MALFORMED_VALUE_ERROR',
+        'holder',
+        'holder_invalid',
+        'holder must be the DID whose key makes the presentation proof',
+      ),
+    );
   }
   const vcs = vp['verifiableCredential'];
   const list = vcs === undefined ? [] : Array.isArray(vcs) ? vcs : [vcs];
   if (list.length > MAX_PRESENTED_CREDENTIALS || !list.every(isObject)) {
-    push(problem('MALFORMED_VALUE_ERROR', undefined, 'credentials_invalid', `verifiableCredential must be a credential or a list of at most ${MAX_PRESENTED_CREDENTIALS} credentials (objects)`));
+    push(
+      problem(
+        'MALFORMED_VALUE_ERROR',
+        undefined,
+        'credentials_invalid',
+        `verifiableCredential must be a credential or a list of at most ${MAX_PRESENTED_CREDENTIALS} credentials (objects)`,
+      ),
+    );
   }
   return out;
 }

@@ -2,11 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { issuerOf, proofSummary, sameCredential, validityOf } from './verification.ts';
 import { problem } from './verification-problems.ts';
 import { statusEntries } from './verification-status.ts';
-import { credentialStructureProblems, duplicateProblems, presentationStructureProblems } from './verification-structure.ts';
+import {
+  credentialStructureProblems,
+  duplicateProblems,
+  presentationStructureProblems,
+} from './verification-structure.ts';
 
 const NOW = new Date('2026-11-24T10:00:00Z');
 const V2 = 'https://www.w3.org/ns/credentials/v2';
-const VC = { '@context': [V2], type: ['VerifiableCredential'], issuer: 'did:key:z6Mk', credentialSubject: { id: 'did:example:1' } };
+const VC = {
+  '@context': [V2],
+  type: ['VerifiableCredential'],
+  issuer: 'did:key:z6Mk',
+  credentialSubject: { id: 'did:example:1' },
+};
 const VAULT = 'CD4FWXJVWXKDA6QU36W7SMC7PVVM2F43RTJIXY7G4PSF3A2YH52YRHWZ';
 
 describe('validityOf', () => {
@@ -37,23 +46,41 @@ describe('validityOf', () => {
 describe('credentialStructureProblems (VC Data Model 2.0 §4; the VC API verifier suite\'s "MUST not verify" cases)', () => {
   it('a well-formed credential has none', () => {
     expect(credentialStructureProblems(VC)).toEqual([]);
-    expect(credentialStructureProblems({ ...VC, '@context': [V2, { ex: 'https://ex.example#' }], type: 'VerifiableCredential' })).toEqual([]);
-    expect(credentialStructureProblems({ ...VC, issuer: { id: 'did:key:z6Mk' }, credentialSubject: [{ a: 1 }, { b: 2 }] })).toEqual([]);
+    expect(
+      credentialStructureProblems({
+        ...VC,
+        '@context': [V2, { ex: 'https://ex.example#' }],
+        type: 'VerifiableCredential',
+      }),
+    ).toEqual([]);
+    expect(
+      credentialStructureProblems({ ...VC, issuer: { id: 'did:key:z6Mk' }, credentialSubject: [{ a: 1 }, { b: 2 }] }),
+    ).toEqual([]);
   });
 
   type Row = [string, Record<string, unknown>, string];
   it.each<Row>([
     ['no @context', { '@context': undefined }, 'context_invalid'],
-    ...['string', {}, null, 10, true].map((v): Row => [`@context ${JSON.stringify(v)}`, { '@context': v }, 'context_invalid']),
-    ...[[], {}, null, 10, true].map((v): Row => [`@context [${JSON.stringify(v)}]`, { '@context': [v] }, 'context_invalid']),
+    ...['string', {}, null, 10, true].map(
+      (v): Row => [`@context ${JSON.stringify(v)}`, { '@context': v }, 'context_invalid'],
+    ),
+    ...[[], {}, null, 10, true].map(
+      (v): Row => [`@context [${JSON.stringify(v)}]`, { '@context': [v] }, 'context_invalid'],
+    ),
     ['no type', { type: undefined }, 'type_invalid'],
     ...['string', {}, null, 10, true].map((v): Row => [`type ${JSON.stringify(v)}`, { type: v }, 'type_invalid']),
     ...[[], {}, null, 10, true].map((v): Row => [`type [${JSON.stringify(v)}]`, { type: [v] }, 'type_invalid']),
     ['no issuer', { issuer: undefined }, 'issuer_invalid'],
     ...[[], null, 10, true].map((v): Row => [`issuer ${JSON.stringify(v)}`, { issuer: v }, 'issuer_invalid']),
     ['no credentialSubject', { credentialSubject: undefined }, 'credential_subject_invalid'],
-    ...['string', null, 10, true, []].map((v): Row => [`credentialSubject ${JSON.stringify(v)}`, { credentialSubject: v }, 'credential_subject_invalid']),
-    ['five status entries', { credentialStatus: Array.from({ length: 5 }, () => ({ type: 'X' })) }, 'status_entry_invalid'],
+    ...['string', null, 10, true, []].map(
+      (v): Row => [`credentialSubject ${JSON.stringify(v)}`, { credentialSubject: v }, 'credential_subject_invalid'],
+    ),
+    [
+      'five status entries',
+      { credentialStatus: Array.from({ length: 5 }, () => ({ type: 'X' })) },
+      'status_entry_invalid',
+    ],
     ['a status entry without type', { credentialStatus: { id: 'x' } }, 'status_entry_invalid'],
   ])('%s → %s', (_name, change, reason) => {
     const vc: Record<string, unknown> = { ...VC, ...change };
@@ -83,22 +110,42 @@ describe('presentationStructureProblems', () => {
 
 describe('duplicateProblems', () => {
   it('reports the first repeated member inside the document only', () => {
-    expect(duplicateProblems(['/options/checks', '/verifiableCredential/validUntil', '/verifiableCredential/a'], '/verifiableCredential', 'credential')).toEqual([
-      expect.objectContaining({ title: 'PARSING_ERROR', reason: 'duplicate_member', detail: expect.stringContaining('"/validUntil"') }),
+    expect(
+      duplicateProblems(
+        ['/options/checks', '/verifiableCredential/validUntil', '/verifiableCredential/a'],
+        '/verifiableCredential',
+        'credential',
+      ),
+    ).toEqual([
+      expect.objectContaining({
+        title: 'PARSING_ERROR',
+        reason: 'duplicate_member',
+        detail: expect.stringContaining('"/validUntil"'),
+      }),
     ]);
     expect(duplicateProblems(['/verifiableCredentialX/a'], '/verifiableCredential', 'credential')).toEqual([]);
   });
 });
 
 describe('statusEntries', () => {
-  const entry = { type: 'LedgerVaultStatusEntry', statusPurpose: 'revocation', network: 'testnet', vaultContract: VAULT, vcId: 'vc-1' };
+  const entry = {
+    type: 'LedgerVaultStatusEntry',
+    statusPurpose: 'revocation',
+    network: 'testnet',
+    vaultContract: VAULT,
+    vcId: 'vc-1',
+  };
   it.each([
     ['one entry', entry, ['ledger']],
     ['beside another kind', [{ type: 'BitstringStatusListEntry' }, entry], ['other', 'ledger']],
     ['two entries', [entry, entry], ['ledger', 'invalid']],
     ['another purpose', { ...entry, statusPurpose: 'suspension' }, ['invalid']],
     ['a network alias', { ...entry, network: 'public' }, ['invalid']],
-    ['an account for a contract', { ...entry, vaultContract: 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR' }, ['invalid']],
+    [
+      'an account for a contract',
+      { ...entry, vaultContract: 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR' },
+      ['invalid'],
+    ],
     ['a vcId over 64 characters', { ...entry, vcId: 'x'.repeat(65) }, ['invalid']],
   ])('%s → %j', (_name, credentialStatus, kinds) => {
     expect(statusEntries({ credentialStatus }).map((e) => e.kind)).toEqual(kinds);
@@ -108,8 +155,12 @@ describe('statusEntries', () => {
 describe('proofSummary', () => {
   it('keeps the Data Integrity members, cut to 256 characters; null for what is not a proof object', () => {
     const long = 'z'.repeat(10_000);
-    expect(proofSummary({ type: 'DataIntegrityProof', proofValue: long, extra: long, domain: ['a', 'b'], previousProof: 7 })).toEqual({
-      type: 'DataIntegrityProof', proofValue: `${'z'.repeat(256)}…`, domain: ['a', 'b'],
+    expect(
+      proofSummary({ type: 'DataIntegrityProof', proofValue: long, extra: long, domain: ['a', 'b'], previousProof: 7 }),
+    ).toEqual({
+      type: 'DataIntegrityProof',
+      proofValue: `${'z'.repeat(256)}…`,
+      domain: ['a', 'b'],
     });
     expect(proofSummary('text')).toBeNull();
     expect(proofSummary([{}])).toBeNull();
@@ -119,9 +170,16 @@ describe('proofSummary', () => {
 describe('problem', () => {
   it('pairs each title with its W3C or own type, and marks warnings', () => {
     expect(problem('PROOF_VERIFICATION_ERROR', 'proof', 'signature_invalid', 'x')).toEqual({
-      type: 'https://w3id.org/security#PROOF_VERIFICATION_ERROR', title: 'PROOF_VERIFICATION_ERROR', detail: 'x', level: 'error', check: 'proof', reason: 'signature_invalid',
+      type: 'https://w3id.org/security#PROOF_VERIFICATION_ERROR',
+      title: 'PROOF_VERIFICATION_ERROR',
+      detail: 'x',
+      level: 'error',
+      check: 'proof',
+      reason: 'signature_invalid',
     });
-    expect(problem('PARSING_ERROR', undefined, 'duplicate_member', 'x').type).toBe('https://www.w3.org/TR/vc-data-model#PARSING_ERROR');
+    expect(problem('PARSING_ERROR', undefined, 'duplicate_member', 'x').type).toBe(
+      'https://www.w3.org/TR/vc-data-model#PARSING_ERROR',
+    );
     expect(problem('STATUS_NOT_CHECKED', 'credentialStatus', 'no_status_entry', 'x').level).toBe('warning');
   });
 });

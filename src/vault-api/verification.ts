@@ -5,14 +5,35 @@
 // `verifyCredential` is the one place where a verification's final result and reasons are known. A ledger that cannot
 // be read is an error (502), never a `verified: false`.
 import {
-  DID_KEY_PREFIX, canonicalize, didIdToBytes, isDateTimeStamp, parseDid, resolutionError, resolveDidKey, resolveFromRegistry, verifyDataIntegrity,
+  DID_KEY_PREFIX,
+  canonicalize,
+  didIdToBytes,
+  isDateTimeStamp,
+  parseDid,
+  resolutionError,
+  resolveDidKey,
+  resolveFromRegistry,
+  verifyDataIntegrity,
 } from '../did/index.ts';
 import type { DidResolutionResult, Ed25519KeyCache, ProofVerification } from '../did/index.ts';
 import { ChainError } from '../chain/index.ts';
 import type { components } from '../generated/vault-api.ts';
 import { ApiError, type VaultAppDeps } from './context.ts';
-import { isError, problem, proofProblem, type CredentialCheckName, type ProblemDetails } from './verification-problems.ts';
-import { deniedWallet, readSlot, statusEntries, statusInput, type StatusInput, type VaultSlot } from './verification-status.ts';
+import {
+  isError,
+  problem,
+  proofProblem,
+  type CredentialCheckName,
+  type ProblemDetails,
+} from './verification-problems.ts';
+import {
+  deniedWallet,
+  readSlot,
+  statusEntries,
+  statusInput,
+  type StatusInput,
+  type VaultSlot,
+} from './verification-status.ts';
 import { credentialStructureProblems } from './verification-structure.ts';
 import type { Where } from './routes/issue-rules.ts';
 
@@ -22,7 +43,14 @@ type Results = NonNullable<VerifyCredentialResult['results']>;
 type ProofResult = Schemas['ProofResult'];
 type StatusResult = Schemas['StatusResult'];
 
-export const CREDENTIAL_CHECKS: readonly CredentialCheckName[] = ['proof', 'validFrom', 'validUntil', 'credentialStatus', 'issuerDid', 'issuerAllowed'];
+export const CREDENTIAL_CHECKS: readonly CredentialCheckName[] = [
+  'proof',
+  'validFrom',
+  'validUntil',
+  'credentialStatus',
+  'issuerDid',
+  'issuerAllowed',
+];
 
 /**
  * DID resolution for one request, each DID once: `did:ledger` of this network through its registry (the chain
@@ -36,7 +64,12 @@ export function requestResolver(deps: VaultAppDeps) {
     if (did.startsWith(DID_KEY_PREFIX)) return Promise.resolve(resolveDidKey(did));
     if (!did.startsWith('did:ledger:')) {
       const method = /^did:([a-z0-9]+):/.exec(did)?.[1];
-      return Promise.resolve(resolutionError('methodNotSupported', `this verifier resolves did:ledger and did:key, not ${method ? `did:${method}` : 'this identifier'}`));
+      return Promise.resolve(
+        resolutionError(
+          'methodNotSupported',
+          `this verifier resolves did:ledger and did:key, not ${method ? `did:${method}` : 'this identifier'}`,
+        ),
+      );
     }
     return resolveFromRegistry({
       did,
@@ -75,7 +108,8 @@ export type RequestResolver = ReturnType<typeof requestResolver>;
 export function issuerOf(credential: Record<string, unknown>): string | undefined {
   const issuer = credential['issuer'];
   if (typeof issuer === 'string') return issuer;
-  if (typeof issuer === 'object' && issuer !== null && typeof (issuer as { id?: unknown }).id === 'string') return (issuer as { id: string }).id;
+  if (typeof issuer === 'object' && issuer !== null && typeof (issuer as { id?: unknown }).id === 'string')
+    return (issuer as { id: string }).id;
   return undefined;
 }
 
@@ -99,11 +133,17 @@ export async function checkVcProof(deps: VaultAppDeps, where: Where, vcData: str
   }
   const signer = issuer?.startsWith(DID_KEY_PREFIX) ? issuer : issuerDid;
   const resolver = requestResolver(deps);
-  const result = await verifyDataIntegrity({ document: doc, resolve: resolver.resolve, now: new Date(deps.now()), expectedController: signer });
+  const result = await verifyDataIntegrity({
+    document: doc,
+    resolve: resolver.resolve,
+    now: new Date(deps.now()),
+    expectedController: signer,
+  });
   resolver.rethrow();
   if (!result.verified) {
     const e = result.errors[0];
-    if (e?.reason === 'not_proof_signer') throw refuse(`was made by another key than an assertion key of ${signer}: ${e.message}`);
+    if (e?.reason === 'not_proof_signer')
+      throw refuse(`was made by another key than an assertion key of ${signer}: ${e.message}`);
     throw refuse(`does not verify: ${e ? `${e.message} (${e.reason})` : 'no proof'}`);
   }
 }
@@ -140,7 +180,10 @@ export interface VerifyCredentialInput {
 }
 
 /** Verifies one credential; the answer's `verified` is true when no check failed. */
-export async function verifyCredential(deps: VaultAppDeps, input: VerifyCredentialInput): Promise<VerifyCredentialResult> {
+export async function verifyCredential(
+  deps: VaultAppDeps,
+  input: VerifyCredentialInput,
+): Promise<VerifyCredentialResult> {
   const { credential, reference, options = {} } = input;
   const problems: ProblemDetails[] = [...(input.parsingProblems ?? [])];
   if (problems.length === 0) problems.push(...credentialStructureProblems(credential));
@@ -199,9 +242,21 @@ export async function verifyCredential(deps: VaultAppDeps, input: VerifyCredenti
   if (wanted.has('credentialStatus')) {
     results.credentialStatus = [];
     if (reference) {
-      const input = { type: 'VaultReference', network: deps.profile.network, vaultContract: reference.vault, vcId: clipText(reference.vcId) };
+      const input = {
+        type: 'VaultReference',
+        network: deps.profile.network,
+        vaultContract: reference.vault,
+        vcId: clipText(reference.vcId),
+      };
       if (reference.notTheStoredCredential) {
-        add(problem('STATUS_VERIFICATION_ERROR', 'credentialStatus', 'not_the_stored_credential', `the vault holds a different credential under ${clipText(reference.vcId, 64)}`));
+        add(
+          problem(
+            'STATUS_VERIFICATION_ERROR',
+            'credentialStatus',
+            'not_the_stored_credential',
+            `the vault holds a different credential under ${clipText(reference.vcId, 64)}`,
+          ),
+        );
         results.credentialStatus.push({ verified: false, input });
       } else {
         results.credentialStatus.push(statusResult(reference.slot, input, add));
@@ -221,7 +276,12 @@ export async function verifyCredential(deps: VaultAppDeps, input: VerifyCredenti
   return answer(credential, options, problems, results);
 }
 
-function answer(credential: Record<string, unknown>, options: VerifyCredentialInput['options'] = {}, problems: ProblemDetails[], results: Results): VerifyCredentialResult {
+function answer(
+  credential: Record<string, unknown>,
+  options: VerifyCredentialInput['options'] = {},
+  problems: ProblemDetails[],
+  results: Results,
+): VerifyCredentialResult {
   return {
     verified: !problems.some(isError),
     ...(options.returnCredential === true ? { credential } : {}),
@@ -238,34 +298,73 @@ async function checkIssuerDid(
   resolver: RequestResolver,
   add: (p: ProblemDetails) => void,
 ): Promise<'passed' | 'failed' | 'not_applicable'> {
-  const fail = (title: 'ISSUER_DID_INVALID' | 'UNSUPPORTED_DID_METHOD', reason: ProblemDetails['reason'], detail: string) => {
+  const fail = (
+    title: 'ISSUER_DID_INVALID' | 'UNSUPPORTED_DID_METHOD',
+    reason: ProblemDetails['reason'],
+    detail: string,
+  ) => {
     add(problem(title, 'issuerDid', reason, detail));
     return 'failed' as const;
   };
   if (method === 'key') return 'not_applicable';
-  if (method === 'other') return fail('UNSUPPORTED_DID_METHOD', 'did_method_not_supported', `the issuer ${clipText(issuer, 100)} is not a did:ledger or did:key DID`);
+  if (method === 'other')
+    return fail(
+      'UNSUPPORTED_DID_METHOD',
+      'did_method_not_supported',
+      `the issuer ${clipText(issuer, 100)} is not a did:ledger or did:key DID`,
+    );
   const parsed = parseDid(issuer);
-  if (!parsed.ok) return fail('ISSUER_DID_INVALID', 'did_not_found', `the issuer ${clipText(issuer, 100)} is not a valid did:ledger DID: ${parsed.message}`);
+  if (!parsed.ok)
+    return fail(
+      'ISSUER_DID_INVALID',
+      'did_not_found',
+      `the issuer ${clipText(issuer, 100)} is not a valid did:ledger DID: ${parsed.message}`,
+    );
   if (parsed.value.network !== deps.profile.network) {
-    return fail('ISSUER_DID_INVALID', 'network_mismatch', `the issuer DID belongs to ${parsed.value.network}, this service to ${deps.profile.network}`);
+    return fail(
+      'ISSUER_DID_INVALID',
+      'network_mismatch',
+      `the issuer DID belongs to ${parsed.value.network}, this service to ${deps.profile.network}`,
+    );
   }
   const resolved = await resolver.resolve(issuer);
   resolver.rethrow();
   const error = resolved.didResolutionMetadata.error;
-  if (error === 'notFound') return fail('ISSUER_DID_INVALID', 'did_not_found', `the issuer DID ${issuer} is not registered`);
-  if (error !== undefined) return fail('ISSUER_DID_INVALID', 'did_unresolvable', `the issuer DID ${issuer} could not be resolved (${error})`);
-  if (resolved.didDocumentMetadata.deactivated) return fail('ISSUER_DID_INVALID', 'did_deactivated', `the issuer DID ${issuer} is deactivated`);
+  if (error === 'notFound')
+    return fail('ISSUER_DID_INVALID', 'did_not_found', `the issuer DID ${issuer} is not registered`);
+  if (error !== undefined)
+    return fail('ISSUER_DID_INVALID', 'did_unresolvable', `the issuer DID ${issuer} could not be resolved (${error})`);
+  if (resolved.didDocumentMetadata.deactivated)
+    return fail('ISSUER_DID_INVALID', 'did_deactivated', `the issuer DID ${issuer} is deactivated`);
   if (reference && reference.slot.issuerDid !== issuer) {
-    return fail('ISSUER_DID_INVALID', 'stored_issuer_mismatch', `the vault stored the issuer DID ${reference.slot.issuerDid}, the credential names ${issuer}`);
+    return fail(
+      'ISSUER_DID_INVALID',
+      'stored_issuer_mismatch',
+      `the vault stored the issuer DID ${reference.slot.issuerDid}, the credential names ${issuer}`,
+    );
   }
   return 'passed';
 }
 
 function statusResult(slot: VaultSlot, input: StatusInput, add: (p: ProblemDetails) => void): StatusResult {
   const s = slot.status;
-  if (s.status === 'revoked') add(problem('CREDENTIAL_REVOKED', 'credentialStatus', 'revoked', `the credential was revoked on ${s.since}`));
-  else if (s.status !== 'valid') add(problem('STATUS_VERIFICATION_ERROR', 'credentialStatus', s.status, `the vault reports the credential as ${s.status}`));
-  return { verified: s.status === 'valid', status: s.status, ...(s.status === 'revoked' ? { since: s.since } : {}), input };
+  if (s.status === 'revoked')
+    add(problem('CREDENTIAL_REVOKED', 'credentialStatus', 'revoked', `the credential was revoked on ${s.since}`));
+  else if (s.status !== 'valid')
+    add(
+      problem(
+        'STATUS_VERIFICATION_ERROR',
+        'credentialStatus',
+        s.status,
+        `the vault reports the credential as ${s.status}`,
+      ),
+    );
+  return {
+    verified: s.status === 'valid',
+    status: s.status,
+    ...(s.status === 'revoked' ? { since: s.since } : {}),
+    input,
+  };
 }
 
 /** The status of each LedgerVaultStatusEntry: read only under a verified proof, from this network's vault. */
@@ -279,11 +378,25 @@ async function statusFromEntries(
   const slots: VaultSlot[] = [];
   const entries = statusEntries(credential);
   if (!entries.some((e) => e.kind === 'ledger' || e.kind === 'invalid')) {
-    add(problem('STATUS_NOT_CHECKED', 'credentialStatus', 'no_status_entry', 'the credential carries no LedgerVaultStatusEntry and no owner and vcId were given: its status was not checked'));
+    add(
+      problem(
+        'STATUS_NOT_CHECKED',
+        'credentialStatus',
+        'no_status_entry',
+        'the credential carries no LedgerVaultStatusEntry and no owner and vcId were given: its status was not checked',
+      ),
+    );
   }
   for (const e of entries) {
     if (e.kind === 'other') {
-      add(problem('STATUS_NOT_CHECKED', 'credentialStatus', 'status_type_unsupported', `credentialStatus of type ${e.input.type ?? '?'} is not checked: this verifier reads LedgerVaultStatusEntry only`));
+      add(
+        problem(
+          'STATUS_NOT_CHECKED',
+          'credentialStatus',
+          'status_type_unsupported',
+          `credentialStatus of type ${e.input.type ?? '?'} is not checked: this verifier reads LedgerVaultStatusEntry only`,
+        ),
+      );
       continue;
     }
     if (e.kind === 'invalid') {
@@ -298,11 +411,17 @@ async function statusFromEntries(
       results.push({ verified: false, input });
     };
     if (!proofVerified) {
-      fail('status_unconfirmed', 'the LedgerVaultStatusEntry is trusted only under a verified proof, and the proof did not verify: the status was not read');
+      fail(
+        'status_unconfirmed',
+        'the LedgerVaultStatusEntry is trusted only under a verified proof, and the proof did not verify: the status was not read',
+      );
       continue;
     }
     if (entry.network !== deps.profile.network) {
-      fail('network_mismatch', `the status lives on ${entry.network}; this service reads ${deps.profile.network}: verify at the ${entry.network} service`);
+      fail(
+        'network_mismatch',
+        `the status lives on ${entry.network}; this service reads ${deps.profile.network}: verify at the ${entry.network} service`,
+      );
       continue;
     }
     const read = await readSlot(deps, entry.vaultContract, entry.vcId);
@@ -312,7 +431,10 @@ async function statusFromEntries(
     }
     const slot = read.slot;
     if (!slot.document) {
-      fail('status_unconfirmed', `the vault's copy of ${clipText(entry.vcId, 64)} cannot be opened by this service, so it cannot be matched with the credential presented`);
+      fail(
+        'status_unconfirmed',
+        `the vault's copy of ${clipText(entry.vcId, 64)} cannot be opened by this service, so it cannot be matched with the credential presented`,
+      );
       continue;
     }
     if (!sameCredential(slot.document, credential)) {
@@ -332,7 +454,14 @@ async function checkIssuerAllowed(
   add: (p: ProblemDetails) => void,
 ): Promise<'passed' | 'failed' | 'not_checked'> {
   if (slots.length === 0) {
-    add(problem('ISSUER_ACCESS_NOT_CHECKED', 'issuerAllowed', 'no_vault', 'no vault holds the credential as far as this request says (no owner and vcId, no LedgerVaultStatusEntry read): issuer access was not checked'));
+    add(
+      problem(
+        'ISSUER_ACCESS_NOT_CHECKED',
+        'issuerAllowed',
+        'no_vault',
+        'no vault holds the credential as far as this request says (no owner and vcId, no LedgerVaultStatusEntry read): issuer access was not checked',
+      ),
+    );
     return 'not_checked';
   }
   let checked = false;
@@ -347,7 +476,14 @@ async function checkIssuerAllowed(
     }
   }
   if (!checked) {
-    add(problem('ISSUER_ACCESS_NOT_CHECKED', 'issuerAllowed', 'issuer_unknown', "the issuer's wallet is unknown (not recorded at issuance, and its DID did not resolve): issuer access was not checked"));
+    add(
+      problem(
+        'ISSUER_ACCESS_NOT_CHECKED',
+        'issuerAllowed',
+        'issuer_unknown',
+        "the issuer's wallet is unknown (not recorded at issuance, and its DID did not resolve): issuer access was not checked",
+      ),
+    );
     return 'not_checked';
   }
   return 'passed';
@@ -369,7 +505,18 @@ async function issuerWallets(slot: VaultSlot, resolver: RequestResolver): Promis
 }
 
 type ProofSummary = Schemas['ProofSummary'];
-const SUMMARY_STRINGS = ['id', 'type', 'cryptosuite', 'created', 'expires', 'verificationMethod', 'proofPurpose', 'challenge', 'nonce', 'proofValue'] as const;
+const SUMMARY_STRINGS = [
+  'id',
+  'type',
+  'cryptosuite',
+  'created',
+  'expires',
+  'verificationMethod',
+  'proofPurpose',
+  'challenge',
+  'nonce',
+  'proofValue',
+] as const;
 
 /** A proof's Data Integrity members, bounded (vault-api.yaml ProofSummary); null for what is not an object. */
 export function proofSummary(proof: unknown): ProofSummary | null {
@@ -390,18 +537,41 @@ export function proofResults(verified: ProofVerification[]): ProofResult[] {
   return verified.map((r) => ({ verified: r.verified, input: proofSummary(r.proof) }));
 }
 
-export function validityOf(credential: Record<string, unknown>, check: 'validFrom' | 'validUntil', now: Date): { input: string; problem?: ProblemDetails } | undefined {
-  const value = check === 'validFrom' ? (credential['validFrom'] ?? credential['issuanceDate']) : (credential['validUntil'] ?? credential['expirationDate']);
+export function validityOf(
+  credential: Record<string, unknown>,
+  check: 'validFrom' | 'validUntil',
+  now: Date,
+): { input: string; problem?: ProblemDetails } | undefined {
+  const value =
+    check === 'validFrom'
+      ? (credential['validFrom'] ?? credential['issuanceDate'])
+      : (credential['validUntil'] ?? credential['expirationDate']);
   if (value === undefined) return undefined;
   // VC Data Model 2.0 §4.9: an XML Schema dateTimeStamp (time zone included). Date.parse alone takes "1",
   // "2099" or "March 7" for dates, and a time without zone in the server's local time.
   if (!isDateTimeStamp(value)) {
-    const input = typeof value === 'string' ? value : JSON.stringify(value) ?? '';
-    return { input, problem: problem('MALFORMED_VALUE_ERROR', check, 'invalid_date', `${check} is not a date-time with a time zone (XML Schema dateTimeStamp)`) };
+    const input = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
+    return {
+      input,
+      problem: problem(
+        'MALFORMED_VALUE_ERROR',
+        check,
+        'invalid_date',
+        `${check} is not a date-time with a time zone (XML Schema dateTimeStamp)`,
+      ),
+    };
   }
   const t = Date.parse(value);
-  if (check === 'validFrom' && t > now.getTime()) return { input: value, problem: problem('CREDENTIAL_NOT_YET_VALID', check, 'not_yet_valid', `the credential is valid from ${value}`) };
-  if (check === 'validUntil' && t < now.getTime()) return { input: value, problem: problem('CREDENTIAL_EXPIRED', check, 'expired', `the credential expired at ${value}`) };
+  if (check === 'validFrom' && t > now.getTime())
+    return {
+      input: value,
+      problem: problem('CREDENTIAL_NOT_YET_VALID', check, 'not_yet_valid', `the credential is valid from ${value}`),
+    };
+  if (check === 'validUntil' && t < now.getTime())
+    return {
+      input: value,
+      problem: problem('CREDENTIAL_EXPIRED', check, 'expired', `the credential expired at ${value}`),
+    };
   return { input: value };
 }
 

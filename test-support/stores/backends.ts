@@ -35,7 +35,11 @@ export async function dropSchema(schema: string): Promise<void> {
   }
 }
 
-export async function pgQuery<T extends pg.QueryResultRow>(schema: string, sql: string, params: unknown[] = []): Promise<T[]> {
+export async function pgQuery<T extends pg.QueryResultRow>(
+  schema: string,
+  sql: string,
+  params: unknown[] = [],
+): Promise<T[]> {
   const client = new pg.Client({ connectionString: pgUrl(), options: `-c search_path=${schema}` });
   await client.connect();
   try {

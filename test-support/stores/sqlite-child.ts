@@ -13,7 +13,13 @@ import { createSqliteStores } from '../../src/stores/sqlite.ts';
 const [command, dataDir, ...args] = process.argv.slice(2);
 if (!dataDir) throw new Error('usage: sqlite-child.ts <command> <dataDir> ...');
 const stores = createSqliteStores({ dataDir });
-const standard = (wallet: string) => ({ walletAddress: wallet, network: 'testnet' as const, role: 'standard' as const, scopes: [], expiresAt: null });
+const standard = (wallet: string) => ({
+  walletAddress: wallet,
+  network: 'testnet' as const,
+  role: 'standard' as const,
+  scopes: [],
+  expiresAt: null,
+});
 
 if (command === 'create-key') {
   process.stdout.write(JSON.stringify(await stores.keys.create(standard(args[0]!))));
@@ -27,7 +33,9 @@ if (command === 'create-key') {
   process.stdout.write('ready\n');
   await new Promise((resolve) => process.stdin.once('data', resolve));
   process.stdin.pause();
-  const results = await Promise.all(Array.from({ length: Number(count) }, () => stores.idempotency.begin({ scope, key, requestHash: 'h' })));
+  const results = await Promise.all(
+    Array.from({ length: Number(count) }, () => stores.idempotency.begin({ scope, key, requestHash: 'h' })),
+  );
   process.stdout.write(JSON.stringify(results.map((r) => r.state)));
   await stores.close();
 } else if (command === 'write-and-hang') {
@@ -35,7 +43,11 @@ if (command === 'create-key') {
   const created = await stores.keys.create(standard('GKILLED'));
   const begun = await stores.idempotency.begin({ scope, key, requestHash: 'h' });
   if (begun.state !== 'started') throw new Error(`begin: ${begun.state}`);
-  const done = await stores.idempotency.complete(scope, key, begun.token, { status: 201, headers: { 'content-type': 'application/json' }, body: { survived: true } });
+  const done = await stores.idempotency.complete(scope, key, begun.token, {
+    status: 201,
+    headers: { 'content-type': 'application/json' },
+    body: { survived: true },
+  });
   if (!done) throw new Error('not completed');
   process.stdout.write(`${JSON.stringify(created)}\n`);
   // Killed (SIGKILL) by the test now: nothing after the writes returned may be needed for them to last.

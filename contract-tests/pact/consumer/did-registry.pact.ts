@@ -3,7 +3,15 @@
 import { MatchersV3 } from '@pact-foundation/pact';
 import { describe, expect, it } from 'vitest';
 import { unwrap, type ResolverSchemas } from '../../../src/client/index.ts';
-import { EXAMPLE, RESOLVER_PROVIDER, RESOLVER_SPEC, RESOLVER_STATES as S, injected, like, withInjected } from '../shared.ts';
+import {
+  EXAMPLE,
+  RESOLVER_PROVIDER,
+  RESOLVER_SPEC,
+  RESOLVER_STATES as S,
+  injected,
+  like,
+  withInjected,
+} from '../shared.ts';
 import { consumerPact, expectApiError, resolverError } from './support.ts';
 
 const { atLeastLike, eachLike, fromProviderState, integer, regex, string } = MatchersV3;
@@ -12,7 +20,11 @@ const pact = consumerPact(RESOLVER_PROVIDER, RESOLVER_SPEC);
 const didPath = (suffix = '', name = 'did', example: string = EXAMPLE.did) =>
   fromProviderState(`/v1/dids/stellar/\${${name}}${suffix}`, `/v1/dids/stellar/${example}${suffix}`);
 
-const PREPARED = { xdr: like.xdr(), network: regex('^(testnet|mainnet)$', 'testnet'), networkPassphrase: string(EXAMPLE.passphrase) };
+const PREPARED = {
+  xdr: like.xdr(),
+  network: regex('^(testnet|mainnet)$', 'testnet'),
+  networkPassphrase: string(EXAMPLE.passphrase),
+};
 const SUBMITTED = { txId: like.txHash() };
 const key = (multibase: string = EXAMPLE.multikey) => ({ publicKeyMultibase: multibase });
 
@@ -40,8 +52,25 @@ describe('GET /v1/dids/stellar/{did}', () => {
             controller: like.account(),
             authentication: eachLike({ publicKeyMultibase: like.multikey() }),
             assertionMethod: atLeastLike({ publicKeyMultibase: like.multikey() }, 0, 1),
-            keyAgreement: atLeastLike({ publicKeyMultibase: regex('^z6LS[1-9A-HJ-NP-Za-km-z]+$', 'z6LShs9GGnqk85isEBzzshkuVWrVKsRp24GnDuHk8QWkARMW') }, 0, 1),
-            services: atLeastLike({ idSuffix: string('linked-domain'), serviceType: string('LinkedDomains'), serviceEndpoint: string('https://issuer.example.org') }, 0, 1),
+            keyAgreement: atLeastLike(
+              {
+                publicKeyMultibase: regex(
+                  '^z6LS[1-9A-HJ-NP-Za-km-z]+$',
+                  'z6LShs9GGnqk85isEBzzshkuVWrVKsRp24GnDuHk8QWkARMW',
+                ),
+              },
+              0,
+              1,
+            ),
+            services: atLeastLike(
+              {
+                idSuffix: string('linked-domain'),
+                serviceType: string('LinkedDomains'),
+                serviceEndpoint: string('https://issuer.example.org'),
+              },
+              0,
+              1,
+            ),
             version: integer(1),
             createdLedger: integer(1204877),
             updatedLedger: integer(1204877),
@@ -50,7 +79,9 @@ describe('GET /v1/dids/stellar/{did}', () => {
         }),
       )
       .executeTest(async (mock) => {
-        const r = await pact.resolver(mock.url).GET('/v1/dids/stellar/{did}', { params: { path: { did: EXAMPLE.did } } });
+        const r = await pact
+          .resolver(mock.url)
+          .GET('/v1/dids/stellar/{did}', { params: { path: { did: EXAMPLE.did } } });
         expect(unwrap(r).record.version).toBeGreaterThan(0);
       }));
 
@@ -61,7 +92,9 @@ describe('GET /v1/dids/stellar/{did}', () => {
       .withRequest('GET', `/v1/dids/stellar/${encodeURIComponent(EXAMPLE.unregisteredDid)}`)
       .willRespondWith(404, (b) => b.jsonBody(resolverError('did_not_found')))
       .executeTest(async (mock) => {
-        const r = await pact.resolver(mock.url).GET('/v1/dids/stellar/{did}', { params: { path: { did: EXAMPLE.unregisteredDid } } });
+        const r = await pact
+          .resolver(mock.url)
+          .GET('/v1/dids/stellar/{did}', { params: { path: { did: EXAMPLE.unregisteredDid } } });
         expectApiError(r, 404, 'did_not_found');
       }));
 
@@ -72,7 +105,9 @@ describe('GET /v1/dids/stellar/{did}', () => {
       .withRequest('GET', `/v1/dids/stellar/${encodeURIComponent('did:ledger:public:nohsyhu2pu7uaulcoocjljvxza')}`)
       .willRespondWith(400, (b) => b.jsonBody(resolverError('did_invalid')))
       .executeTest(async (mock) => {
-        const r = await pact.resolver(mock.url).GET('/v1/dids/stellar/{did}', { params: { path: { did: 'did:ledger:public:nohsyhu2pu7uaulcoocjljvxza' } } });
+        const r = await pact
+          .resolver(mock.url)
+          .GET('/v1/dids/stellar/{did}', { params: { path: { did: 'did:ledger:public:nohsyhu2pu7uaulcoocjljvxza' } } });
         expectApiError(r, 400, 'did_invalid');
       }));
 });
@@ -100,7 +135,9 @@ describe('POST /v1/dids/stellar (register)', () => {
       .withRequest('POST', '/v1/dids/stellar', (b) => b.jsonBody({ signedXdr: injected('signedXdr', EXAMPLE.xdr) }))
       .willRespondWith(200, (b) => b.jsonBody(SUBMITTED))
       .executeTest(async (mock) => {
-        expect(unwrap(await pact.resolver(mock.url).POST('/v1/dids/stellar', { body: { signedXdr: EXAMPLE.xdr } }))).toHaveProperty('txId');
+        expect(
+          unwrap(await pact.resolver(mock.url).POST('/v1/dids/stellar', { body: { signedXdr: EXAMPLE.xdr } })),
+        ).toHaveProperty('txId');
       }));
 
   it('409 did_already_exists', () =>
@@ -108,7 +145,11 @@ describe('POST /v1/dids/stellar (register)', () => {
       .interaction()
       .given(S.registeredDid)
       .uponReceiving('a registration of a registered DID')
-      .withRequest('POST', '/v1/dids/stellar', (b) => b.jsonBody(withInjected(body, { did: 'did', sourcePublicKey: 'controller', 'record.controller': 'controller' })))
+      .withRequest('POST', '/v1/dids/stellar', (b) =>
+        b.jsonBody(
+          withInjected(body, { did: 'did', sourcePublicKey: 'controller', 'record.controller': 'controller' }),
+        ),
+      )
       .willRespondWith(409, (b) => b.jsonBody(resolverError('did_already_exists')))
       .executeTest(async (mock) => {
         expectApiError(await pact.resolver(mock.url).POST('/v1/dids/stellar', { body }), 409, 'did_already_exists');
@@ -121,10 +162,24 @@ describe('POST /v1/dids/stellar (register)', () => {
       .uponReceiving('a registration without an authentication key')
       .withRequest('POST', '/v1/dids/stellar', (b) => b.jsonBody(invalid))
       .willRespondWith(400, (b) =>
-        b.jsonBody({ ...resolverError('key_count_invalid'), details: { field: 'authentication', violations: eachLike({ code: 'key_count_invalid', field: 'authentication', message: string('authentication holds 1 to 3 keys, got 0') }) } }),
+        b.jsonBody({
+          ...resolverError('key_count_invalid'),
+          details: {
+            field: 'authentication',
+            violations: eachLike({
+              code: 'key_count_invalid',
+              field: 'authentication',
+              message: string('authentication holds 1 to 3 keys, got 0'),
+            }),
+          },
+        }),
       )
       .executeTest(async (mock) => {
-        const err = expectApiError(await pact.resolver(mock.url).POST('/v1/dids/stellar', { body: invalid }), 400, 'key_count_invalid');
+        const err = expectApiError(
+          await pact.resolver(mock.url).POST('/v1/dids/stellar', { body: invalid }),
+          400,
+          'key_count_invalid',
+        );
         expect(err.details).toHaveProperty('field', 'authentication');
       });
   });
@@ -136,10 +191,14 @@ describe('POST /v1/dids/stellar/submit', () => {
       .interaction()
       .given(S.signedUpdate)
       .uponReceiving('a signed update sent to the generic submit route')
-      .withRequest('POST', '/v1/dids/stellar/submit', (b) => b.jsonBody({ signedXdr: injected('signedXdr', EXAMPLE.xdr) }))
+      .withRequest('POST', '/v1/dids/stellar/submit', (b) =>
+        b.jsonBody({ signedXdr: injected('signedXdr', EXAMPLE.xdr) }),
+      )
       .willRespondWith(200, (b) => b.jsonBody(SUBMITTED))
       .executeTest(async (mock) => {
-        expect(unwrap(await pact.resolver(mock.url).POST('/v1/dids/stellar/submit', { body: { signedXdr: EXAMPLE.xdr } }))).toHaveProperty('txId');
+        expect(
+          unwrap(await pact.resolver(mock.url).POST('/v1/dids/stellar/submit', { body: { signedXdr: EXAMPLE.xdr } })),
+        ).toHaveProperty('txId');
       }));
 
   it('400 invalid_request: not a transaction envelope', () =>
@@ -149,7 +208,11 @@ describe('POST /v1/dids/stellar/submit', () => {
       .withRequest('POST', '/v1/dids/stellar/submit', (b) => b.jsonBody({ signedXdr: 'AAAAAAAA' }))
       .willRespondWith(400, (b) => b.jsonBody(resolverError('invalid_request')))
       .executeTest(async (mock) => {
-        expectApiError(await pact.resolver(mock.url).POST('/v1/dids/stellar/submit', { body: { signedXdr: 'AAAAAAAA' } }), 400, 'invalid_request');
+        expectApiError(
+          await pact.resolver(mock.url).POST('/v1/dids/stellar/submit', { body: { signedXdr: 'AAAAAAAA' } }),
+          400,
+          'invalid_request',
+        );
       }));
 });
 
@@ -166,7 +229,9 @@ describe('POST /v1/dids/stellar/{did}/update | transfer | deactivate', () => {
       .withRequest('POST', didPath('/update'), (b) => b.jsonBody(withInjected(update, updateInject)))
       .willRespondWith(200, (b) => b.jsonBody(PREPARED))
       .executeTest(async (mock) => {
-        expect(unwrap(await pact.resolver(mock.url).POST('/v1/dids/stellar/{did}/update', { ...params, body: update }))).toHaveProperty('xdr');
+        expect(
+          unwrap(await pact.resolver(mock.url).POST('/v1/dids/stellar/{did}/update', { ...params, body: update })),
+        ).toHaveProperty('xdr');
       }));
 
   it('update, submit: the signed update is final', () =>
@@ -177,7 +242,9 @@ describe('POST /v1/dids/stellar/{did}/update | transfer | deactivate', () => {
       .withRequest('POST', didPath('/update'), (b) => b.jsonBody({ signedXdr: injected('signedXdr', EXAMPLE.xdr) }))
       .willRespondWith(200, (b) => b.jsonBody(SUBMITTED))
       .executeTest(async (mock) => {
-        const r = await pact.resolver(mock.url).POST('/v1/dids/stellar/{did}/update', { ...params, body: { signedXdr: EXAMPLE.xdr } });
+        const r = await pact
+          .resolver(mock.url)
+          .POST('/v1/dids/stellar/{did}/update', { ...params, body: { signedXdr: EXAMPLE.xdr } });
         expect(unwrap(r)).toHaveProperty('txId');
       }));
 
@@ -187,10 +254,21 @@ describe('POST /v1/dids/stellar/{did}/update | transfer | deactivate', () => {
       .interaction()
       .given(S.registeredDid)
       .uponReceiving('an update at a stale version')
-      .withRequest('POST', didPath('/update'), (b) => b.jsonBody(withInjected(stale, { sourcePublicKey: 'controller', 'record.controller': 'controller' })))
-      .willRespondWith(409, (b) => b.jsonBody({ ...resolverError('version_mismatch'), details: { expectedVersion: integer(7), currentVersion: integer(1) } }))
+      .withRequest('POST', didPath('/update'), (b) =>
+        b.jsonBody(withInjected(stale, { sourcePublicKey: 'controller', 'record.controller': 'controller' })),
+      )
+      .willRespondWith(409, (b) =>
+        b.jsonBody({
+          ...resolverError('version_mismatch'),
+          details: { expectedVersion: integer(7), currentVersion: integer(1) },
+        }),
+      )
       .executeTest(async (mock) => {
-        const err = expectApiError(await pact.resolver(mock.url).POST('/v1/dids/stellar/{did}/update', { ...params, body: stale }), 409, 'version_mismatch');
+        const err = expectApiError(
+          await pact.resolver(mock.url).POST('/v1/dids/stellar/{did}/update', { ...params, body: stale }),
+          409,
+          'version_mismatch',
+        );
         expect(err.details).toHaveProperty('currentVersion');
       });
   });
@@ -205,7 +283,9 @@ describe('POST /v1/dids/stellar/{did}/update | transfer | deactivate', () => {
       )
       .willRespondWith(404, (b) => b.jsonBody(resolverError('did_not_found')))
       .executeTest(async (mock) => {
-        const r = await pact.resolver(mock.url).POST('/v1/dids/stellar/{did}/update', { params: { path: { did: EXAMPLE.unregisteredDid } }, body: update });
+        const r = await pact
+          .resolver(mock.url)
+          .POST('/v1/dids/stellar/{did}/update', { params: { path: { did: EXAMPLE.unregisteredDid } }, body: update });
         expectApiError(r, 404, 'did_not_found');
       }));
 
@@ -215,10 +295,14 @@ describe('POST /v1/dids/stellar/{did}/update | transfer | deactivate', () => {
       .interaction()
       .given(S.registeredDid)
       .uponReceiving('a controller transfer to prepare')
-      .withRequest('POST', didPath('/transfer'), (b) => b.jsonBody(withInjected(transfer, { expectedVersion: 'version', sourcePublicKey: 'controller' })))
+      .withRequest('POST', didPath('/transfer'), (b) =>
+        b.jsonBody(withInjected(transfer, { expectedVersion: 'version', sourcePublicKey: 'controller' })),
+      )
       .willRespondWith(200, (b) => b.jsonBody(PREPARED))
       .executeTest(async (mock) => {
-        expect(unwrap(await pact.resolver(mock.url).POST('/v1/dids/stellar/{did}/transfer', { ...params, body: transfer }))).toHaveProperty('xdr');
+        expect(
+          unwrap(await pact.resolver(mock.url).POST('/v1/dids/stellar/{did}/transfer', { ...params, body: transfer })),
+        ).toHaveProperty('xdr');
       });
   });
 
@@ -233,7 +317,11 @@ describe('POST /v1/dids/stellar/{did}/update | transfer | deactivate', () => {
       .withRequest('POST', didPath('/deactivate'), (b) => b.jsonBody(withInjected(deactivate, deactivateInject)))
       .willRespondWith(200, (b) => b.jsonBody(PREPARED))
       .executeTest(async (mock) => {
-        expect(unwrap(await pact.resolver(mock.url).POST('/v1/dids/stellar/{did}/deactivate', { ...params, body: deactivate }))).toHaveProperty('xdr');
+        expect(
+          unwrap(
+            await pact.resolver(mock.url).POST('/v1/dids/stellar/{did}/deactivate', { ...params, body: deactivate }),
+          ),
+        ).toHaveProperty('xdr');
       }));
 
   it('deactivate, submit: the signed deactivation is final', () =>
@@ -244,7 +332,9 @@ describe('POST /v1/dids/stellar/{did}/update | transfer | deactivate', () => {
       .withRequest('POST', didPath('/deactivate'), (b) => b.jsonBody({ signedXdr: injected('signedXdr', EXAMPLE.xdr) }))
       .willRespondWith(200, (b) => b.jsonBody(SUBMITTED))
       .executeTest(async (mock) => {
-        const r = await pact.resolver(mock.url).POST('/v1/dids/stellar/{did}/deactivate', { ...params, body: { signedXdr: EXAMPLE.xdr } });
+        const r = await pact
+          .resolver(mock.url)
+          .POST('/v1/dids/stellar/{did}/deactivate', { ...params, body: { signedXdr: EXAMPLE.xdr } });
         expect(unwrap(r)).toHaveProperty('txId');
       }));
 
@@ -256,13 +346,22 @@ describe('POST /v1/dids/stellar/{did}/update | transfer | deactivate', () => {
       .withRequest('POST', didPath('/deactivate'), (b) => b.jsonBody(withInjected(deactivate, deactivateInject)))
       .willRespondWith(409, (b) => b.jsonBody(resolverError('did_deactivated')))
       .executeTest(async (mock) => {
-        expectApiError(await pact.resolver(mock.url).POST('/v1/dids/stellar/{did}/deactivate', { ...params, body: deactivate }), 409, 'did_deactivated');
+        expectApiError(
+          await pact.resolver(mock.url).POST('/v1/dids/stellar/{did}/deactivate', { ...params, body: deactivate }),
+          409,
+          'did_deactivated',
+        );
       }));
 });
 
 describe('proof of control', () => {
   const DOMAIN = 'vault.example.org';
-  const challenge = { did: EXAMPLE.did, domain: DOMAIN, nonce: 'q8Vn2mZx4TkLp0RwYb7e1A', timestamp: '2025-06-02T09:30:00.000Z' };
+  const challenge = {
+    did: EXAMPLE.did,
+    domain: DOMAIN,
+    nonce: 'q8Vn2mZx4TkLp0RwYb7e1A',
+    timestamp: '2025-06-02T09:30:00.000Z',
+  };
   const signature = 'CtANcHG54l-vKqkyXaVbKKBX5VKGgFILIKc1O5W2PODovVbuAcbMDuls8VB_UAn6rZqNOTBmUVvjOMDdolo2DA';
 
   it('POST /v1/proof/challenge: a challenge to sign', () =>
@@ -279,7 +378,9 @@ describe('proof of control', () => {
         }),
       )
       .executeTest(async (mock) => {
-        const issued = unwrap(await pact.resolver(mock.url).POST('/v1/proof/challenge', { body: { did: EXAMPLE.did, domain: DOMAIN } }));
+        const issued = unwrap(
+          await pact.resolver(mock.url).POST('/v1/proof/challenge', { body: { did: EXAMPLE.did, domain: DOMAIN } }),
+        );
         expect(issued.did).toBe(EXAMPLE.did);
       }));
 
@@ -291,13 +392,20 @@ describe('proof of control', () => {
       .withRequest('POST', '/v1/proof/challenge', (b) => b.jsonBody({ did, domain: DOMAIN }))
       .willRespondWith(400, (b) => b.jsonBody(resolverError('did_invalid')))
       .executeTest(async (mock) => {
-        expectApiError(await pact.resolver(mock.url).POST('/v1/proof/challenge', { body: { did, domain: DOMAIN } }), 400, 'did_invalid');
+        expectApiError(
+          await pact.resolver(mock.url).POST('/v1/proof/challenge', { body: { did, domain: DOMAIN } }),
+          400,
+          'did_invalid',
+        );
       });
   });
 
   const signed = { challenge, signature, domain: DOMAIN };
   const signedInject = {
-    'challenge.did': 'did', 'challenge.nonce': 'nonce', 'challenge.timestamp': 'timestamp', signature: 'signature',
+    'challenge.did': 'did',
+    'challenge.nonce': 'nonce',
+    'challenge.timestamp': 'timestamp',
+    signature: 'signature',
   };
 
   it('POST /v1/proof/verify: the controller proved control', () =>
@@ -306,7 +414,13 @@ describe('proof of control', () => {
       .given(S.signedProof)
       .uponReceiving('a signed proof-of-control challenge')
       .withRequest('POST', '/v1/proof/verify', (b) => b.jsonBody(withInjected(signed, signedInject)))
-      .willRespondWith(200, (b) => b.jsonBody({ verified: true, did: like.did(), verificationMethod: regex('^did:ledger:(mainnet|testnet):[a-z2-7]{26}#auth-[1-3]$', `${EXAMPLE.did}#auth-1`) }))
+      .willRespondWith(200, (b) =>
+        b.jsonBody({
+          verified: true,
+          did: like.did(),
+          verificationMethod: regex('^did:ledger:(mainnet|testnet):[a-z2-7]{26}#auth-[1-3]$', `${EXAMPLE.did}#auth-1`),
+        }),
+      )
       .executeTest(async (mock) => {
         expect(unwrap(await pact.resolver(mock.url).POST('/v1/proof/verify', { body: signed })).verified).toBe(true);
       }));
@@ -318,7 +432,11 @@ describe('proof of control', () => {
       .withRequest('POST', '/v1/proof/verify', (b) => b.jsonBody(signed))
       .willRespondWith(401, (b) => b.jsonBody(resolverError('challenge_expired')))
       .executeTest(async (mock) => {
-        expectApiError(await pact.resolver(mock.url).POST('/v1/proof/verify', { body: signed }), 401, 'challenge_expired');
+        expectApiError(
+          await pact.resolver(mock.url).POST('/v1/proof/verify', { body: signed }),
+          401,
+          'challenge_expired',
+        );
       }));
 
   it('POST /v1/proof/verify: 409 did_deactivated', () =>
@@ -329,6 +447,10 @@ describe('proof of control', () => {
       .withRequest('POST', '/v1/proof/verify', (b) => b.jsonBody(withInjected(signed, signedInject)))
       .willRespondWith(409, (b) => b.jsonBody(resolverError('did_deactivated')))
       .executeTest(async (mock) => {
-        expectApiError(await pact.resolver(mock.url).POST('/v1/proof/verify', { body: signed }), 409, 'did_deactivated');
+        expectApiError(
+          await pact.resolver(mock.url).POST('/v1/proof/verify', { body: signed }),
+          409,
+          'did_deactivated',
+        );
       }));
 });

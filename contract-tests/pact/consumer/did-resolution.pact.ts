@@ -13,7 +13,8 @@ const DID_JSON = 'application/did+json';
 const DID_LD_JSON = 'application/did+ld+json';
 const DID_RESOLUTION_LD = 'application/ld+json;profile="https://w3id.org/did-resolution"';
 // openapi-fetch sends the DID of a path URL-encoded (`did%3Aledger%3A…`), which the spec allows.
-const resolvePath = (name: string, example: string) => fromProviderState(`/1.0/identifiers/\${${name}}`, `/1.0/identifiers/${example}`);
+const resolvePath = (name: string, example: string) =>
+  fromProviderState(`/1.0/identifiers/\${${name}}`, `/1.0/identifiers/${example}`);
 
 /** `didDocumentMetadata` of a registered DID. */
 const documentMetadata = (deactivated: boolean) => ({
@@ -68,7 +69,11 @@ describe('service routes', () => {
       .uponReceiving('a request for the OpenAPI description')
       .withRequest('GET', '/openapi.json')
       .willRespondWith(200, (b) =>
-        b.jsonBody({ openapi: regex('^3\\.1\\.\\d+$', '3.1.0'), info: { title: string('did:ledger Registry and Resolver API'), version: string('1.0.0') }, paths: {} }),
+        b.jsonBody({
+          openapi: regex('^3\\.1\\.\\d+$', '3.1.0'),
+          info: { title: string('did:ledger Registry and Resolver API'), version: string('1.0.0') },
+          paths: {},
+        }),
       )
       .executeTest(async (mock) => {
         expect(unwrap(await pact.resolver(mock.url).GET('/openapi.json')).openapi).toMatch(/^3\.1/);
@@ -79,7 +84,9 @@ describe('service routes', () => {
       .interaction()
       .uponReceiving('a request for the resolver documentation page')
       .withRequest('GET', '/docs', (b) => b.headers({ Accept: 'text/html' }))
-      .willRespondWith(200, (b) => b.headers({ 'Content-Type': regex(PATTERN.htmlMediaType, 'text/html; charset=utf-8') }))
+      .willRespondWith(200, (b) =>
+        b.headers({ 'Content-Type': regex(PATTERN.htmlMediaType, 'text/html; charset=utf-8') }),
+      )
       .executeTest(async (mock) => {
         const page = await pact.resolver(mock.url).GET('/docs', { headers: { Accept: 'text/html' }, parseAs: 'text' });
         expect(page.response.status).toBe(200);
@@ -94,11 +101,19 @@ describe('GET /1.0/identifiers/{did}', () => {
       .uponReceiving('a resolution of an active DID as JSON-LD')
       .withRequest('GET', resolvePath('did', EXAMPLE.did), (b) => b.headers({ Accept: DID_LD_JSON }))
       .willRespondWith(200, (b) =>
-        b.headers({ 'Content-Type': regex('^application/did\\+ld\\+json(;.*)?$', DID_LD_JSON), 'Cache-Control': 'max-age=30' }).jsonBody({
-          didDocument: { '@context': ['https://www.w3.org/ns/did/v1.1', 'https://w3id.org/security/multikey/v1'], ...documentBody },
-          didDocumentMetadata: documentMetadata(false),
-          didResolutionMetadata: { contentType: DID_LD_JSON },
-        }),
+        b
+          .headers({
+            'Content-Type': regex('^application/did\\+ld\\+json(;.*)?$', DID_LD_JSON),
+            'Cache-Control': 'max-age=30',
+          })
+          .jsonBody({
+            didDocument: {
+              '@context': ['https://www.w3.org/ns/did/v1.1', 'https://w3id.org/security/multikey/v1'],
+              ...documentBody,
+            },
+            didDocumentMetadata: documentMetadata(false),
+            didResolutionMetadata: { contentType: DID_LD_JSON },
+          }),
       )
       .executeTest(async (mock) => {
         const { status, result } = await resolveDid(pact.resolver(mock.url), EXAMPLE.did, { accept: DID_LD_JSON });
@@ -113,11 +128,13 @@ describe('GET /1.0/identifiers/{did}', () => {
       .uponReceiving('a resolution of an active DID as plain JSON')
       .withRequest('GET', resolvePath('did', EXAMPLE.did), (b) => b.headers({ Accept: DID_JSON }))
       .willRespondWith(200, (b) =>
-        b.headers({ 'Content-Type': regex(PATTERN.didJsonMediaType, DID_JSON), 'Cache-Control': 'max-age=30' }).jsonBody({
-          didDocument: documentBody,
-          didDocumentMetadata: documentMetadata(false),
-          didResolutionMetadata: { contentType: DID_JSON },
-        }),
+        b
+          .headers({ 'Content-Type': regex(PATTERN.didJsonMediaType, DID_JSON), 'Cache-Control': 'max-age=30' })
+          .jsonBody({
+            didDocument: documentBody,
+            didDocumentMetadata: documentMetadata(false),
+            didResolutionMetadata: { contentType: DID_JSON },
+          }),
       )
       .executeTest(async (mock) => {
         const { status, result } = await resolveDid(pact.resolver(mock.url), EXAMPLE.did, { accept: DID_JSON });
@@ -148,12 +165,18 @@ describe('GET /1.0/identifiers/{did}', () => {
     pact
       .interaction()
       .uponReceiving('a resolution of an unregistered DID')
-      .withRequest('GET', `/1.0/identifiers/${encodeURIComponent(EXAMPLE.unregisteredDid)}`, (b) => b.headers({ Accept: DID_JSON }))
+      .withRequest('GET', `/1.0/identifiers/${encodeURIComponent(EXAMPLE.unregisteredDid)}`, (b) =>
+        b.headers({ Accept: DID_JSON }),
+      )
       .willRespondWith(404, (b) =>
-        b.headers({ 'Content-Type': regex(PATTERN.didJsonMediaType, DID_JSON), 'Cache-Control': 'no-store' }).jsonBody(failure('notFound', `${EXAMPLE.unregisteredDid} is not registered`)),
+        b
+          .headers({ 'Content-Type': regex(PATTERN.didJsonMediaType, DID_JSON), 'Cache-Control': 'no-store' })
+          .jsonBody(failure('notFound', `${EXAMPLE.unregisteredDid} is not registered`)),
       )
       .executeTest(async (mock) => {
-        const { status, result } = await resolveDid(pact.resolver(mock.url), EXAMPLE.unregisteredDid, { accept: DID_JSON });
+        const { status, result } = await resolveDid(pact.resolver(mock.url), EXAMPLE.unregisteredDid, {
+          accept: DID_JSON,
+        });
         expect(status).toBe(404);
         expect(result.didResolutionMetadata).toHaveProperty('error', 'notFound');
       }));
@@ -164,7 +187,11 @@ describe('GET /1.0/identifiers/{did}', () => {
       .interaction()
       .uponReceiving('a resolution of a DID of an unknown network')
       .withRequest('GET', `/1.0/identifiers/${encodeURIComponent(did)}`, (b) => b.headers({ Accept: DID_JSON }))
-      .willRespondWith(400, (b) => b.headers({ 'Content-Type': regex(PATTERN.didJsonMediaType, DID_JSON) }).jsonBody(failure('invalidDid', 'expected did:ledger:(mainnet|testnet):<26 characters of [a-z2-7]>')))
+      .willRespondWith(400, (b) =>
+        b
+          .headers({ 'Content-Type': regex(PATTERN.didJsonMediaType, DID_JSON) })
+          .jsonBody(failure('invalidDid', 'expected did:ledger:(mainnet|testnet):<26 characters of [a-z2-7]>')),
+      )
       .executeTest(async (mock) => {
         const { status, result } = await resolveDid(pact.resolver(mock.url), did, { accept: DID_JSON });
         expect(status).toBe(400);
@@ -176,12 +203,23 @@ describe('GET /1.0/identifiers/{did}', () => {
     pact
       .interaction()
       .uponReceiving('a resolution asking for HTML')
-      .withRequest('GET', `/1.0/identifiers/${encodeURIComponent(EXAMPLE.unregisteredDid)}`, (b) => b.headers({ Accept: 'text/html' }))
+      .withRequest('GET', `/1.0/identifiers/${encodeURIComponent(EXAMPLE.unregisteredDid)}`, (b) =>
+        b.headers({ Accept: 'text/html' }),
+      )
       .willRespondWith(406, (b) =>
-        b.headers({ 'Content-Type': regex(PATTERN.jsonMediaType, 'application/json') }).jsonBody(failure('representationNotSupported', 'Accept text/html: available are application/did+ld+json, application/did+json, application/json')),
+        b
+          .headers({ 'Content-Type': regex(PATTERN.jsonMediaType, 'application/json') })
+          .jsonBody(
+            failure(
+              'representationNotSupported',
+              'Accept text/html: available are application/did+ld+json, application/did+json, application/json',
+            ),
+          ),
       )
       .executeTest(async (mock) => {
-        const { status, result } = await resolveDid(pact.resolver(mock.url), EXAMPLE.unregisteredDid, { accept: 'text/html' });
+        const { status, result } = await resolveDid(pact.resolver(mock.url), EXAMPLE.unregisteredDid, {
+          accept: 'text/html',
+        });
         expect(status).toBe(406);
         expect(result.didResolutionMetadata).toHaveProperty('error', 'representationNotSupported');
       }));
@@ -193,15 +231,27 @@ describe('GET /1.0/identifiers/{did}', () => {
       .uponReceiving('a resolution asked for as application/ld+json with the DID Resolution profile')
       .withRequest('GET', resolvePath('did', EXAMPLE.did), (b) => b.headers({ Accept: DID_RESOLUTION_LD }))
       .willRespondWith(200, (b) =>
-        b.headers({ 'Content-Type': regex('^application/ld\\+json; ?profile="https://w3id.org/did-resolution"(;.*)?$', DID_RESOLUTION_LD) }).jsonBody({
-          '@context': 'https://w3id.org/did-resolution/v1',
-          didDocument: { '@context': ['https://www.w3.org/ns/did/v1.1', 'https://w3id.org/security/multikey/v1'], ...documentBody },
-          didDocumentMetadata: documentMetadata(false),
-          didResolutionMetadata: { contentType: DID_LD_JSON },
-        }),
+        b
+          .headers({
+            'Content-Type': regex(
+              '^application/ld\\+json; ?profile="https://w3id.org/did-resolution"(;.*)?$',
+              DID_RESOLUTION_LD,
+            ),
+          })
+          .jsonBody({
+            '@context': 'https://w3id.org/did-resolution/v1',
+            didDocument: {
+              '@context': ['https://www.w3.org/ns/did/v1.1', 'https://w3id.org/security/multikey/v1'],
+              ...documentBody,
+            },
+            didDocumentMetadata: documentMetadata(false),
+            didResolutionMetadata: { contentType: DID_LD_JSON },
+          }),
       )
       .executeTest(async (mock) => {
-        const { status, result } = await resolveDid(pact.resolver(mock.url), EXAMPLE.did, { accept: DID_RESOLUTION_LD });
+        const { status, result } = await resolveDid(pact.resolver(mock.url), EXAMPLE.did, {
+          accept: DID_RESOLUTION_LD,
+        });
         expect(status).toBe(200);
         expect(result.didResolutionMetadata).toEqual({ contentType: DID_LD_JSON });
       }));
@@ -211,7 +261,11 @@ describe('GET /1.0/identifiers/{did}', () => {
       .interaction()
       .given(S.registeredDid)
       .uponReceiving('a dereferencing of a DID URL naming an authentication key')
-      .withRequest('GET', fromProviderState('/1.0/identifiers/${did}%23auth-1', `/1.0/identifiers/${EXAMPLE.did}%23auth-1`), (b) => b.headers({ Accept: DID_JSON }))
+      .withRequest(
+        'GET',
+        fromProviderState('/1.0/identifiers/${did}%23auth-1', `/1.0/identifiers/${EXAMPLE.did}%23auth-1`),
+        (b) => b.headers({ Accept: DID_JSON }),
+      )
       .willRespondWith(200, (b) =>
         b.headers({ 'Content-Type': regex(PATTERN.didJsonMediaType, DID_JSON) }).jsonBody({
           id: regex('^did:ledger:(testnet|mainnet):[a-z2-7]{26}#auth-1$', `${EXAMPLE.did}#auth-1`),
@@ -221,7 +275,9 @@ describe('GET /1.0/identifiers/{did}', () => {
         }),
       )
       .executeTest(async (mock) => {
-        const { status, body } = await dereferenceDidUrl(pact.resolver(mock.url), `${EXAMPLE.did}#auth-1`, { accept: DID_JSON });
+        const { status, body } = await dereferenceDidUrl(pact.resolver(mock.url), `${EXAMPLE.did}#auth-1`, {
+          accept: DID_JSON,
+        });
         expect(status).toBe(200);
         expect(body).toHaveProperty('type', 'Multikey');
       }));

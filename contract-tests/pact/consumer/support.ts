@@ -3,7 +3,15 @@
 // the response templates both APIs repeat.
 import { PactV4, MatchersV3 } from '@pact-foundation/pact';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import { ApiError, createResolverClient, createVaultClient, unwrap, type FetchResult, type ResolverClient, type VaultClient } from '../../../src/client/index.ts';
+import {
+  ApiError,
+  createResolverClient,
+  createVaultClient,
+  unwrap,
+  type FetchResult,
+  type ResolverClient,
+  type VaultClient,
+} from '../../../src/client/index.ts';
 import { startConformanceProxy, type ConformanceProxy } from '../conformance.ts';
 import { CONSUMER, EXAMPLE, PACT_DIR, injected, like } from '../shared.ts';
 
@@ -42,7 +50,8 @@ export function consumerPact(provider: string, spec: string): ConsumerPact {
   };
   return {
     interaction: () => pact.addInteraction(),
-    vault: (mockUrl, apiKey) => createVaultClient({ baseUrl: through(mockUrl), ...(apiKey !== undefined ? { apiKey } : {}) }),
+    vault: (mockUrl, apiKey) =>
+      createVaultClient({ baseUrl: through(mockUrl), ...(apiKey !== undefined ? { apiKey } : {}) }),
     resolver: (mockUrl) => createResolverClient({ baseUrl: through(mockUrl) }),
   };
 }
@@ -60,7 +69,10 @@ export const PREPARED = {
 export const SUBMITTED = { tx_id: like.txHash(), txId: like.txHash() };
 
 /** The vault API's error body: the stable code exactly, any message. */
-export const vaultError = (code: string, message = 'explanation for humans') => ({ error: code, message: string(message) });
+export const vaultError = (code: string, message = 'explanation for humans') => ({
+  error: code,
+  message: string(message),
+});
 /** The resolver's error envelope: the stable code exactly, any message. */
 export const resolverError = (code: string, message = 'explanation for humans') => ({ code, message: string(message) });
 

@@ -3,7 +3,16 @@
 import { MatchersV3 } from '@pact-foundation/pact';
 import { describe, expect, it } from 'vitest';
 import { unwrap } from '../../../src/client/index.ts';
-import { EXAMPLE, PATTERN, VAULT_PROVIDER, VAULT_SPEC, VAULT_STATES as S, injected, like, withInjected } from '../shared.ts';
+import {
+  EXAMPLE,
+  PATTERN,
+  VAULT_PROVIDER,
+  VAULT_SPEC,
+  VAULT_STATES as S,
+  injected,
+  like,
+  withInjected,
+} from '../shared.ts';
 import { consumerPact, expectApiError, keyHeader, vaultError } from './support.ts';
 
 const { arrayContaining, fromProviderState, regex, string, nullValue } = MatchersV3;
@@ -26,7 +35,14 @@ describe('public routes', () => {
       .interaction()
       .uponReceiving('a liveness probe')
       .withRequest('GET', '/health')
-      .willRespondWith(200, (b) => b.jsonBody({ status: 'ok', timestamp: like.isoDateTime(), service: string('credential-vault'), node: like.nodeVersion() }))
+      .willRespondWith(200, (b) =>
+        b.jsonBody({
+          status: 'ok',
+          timestamp: like.isoDateTime(),
+          service: string('credential-vault'),
+          node: like.nodeVersion(),
+        }),
+      )
       .executeTest(async (mock) => {
         const health = unwrap(await pact.vault(mock.url).GET('/health'));
         expect(health.status).toBe('ok');
@@ -60,7 +76,9 @@ describe('public routes', () => {
       .interaction()
       .uponReceiving('a request for the API documentation page')
       .withRequest('GET', '/docs', (b) => b.headers({ Accept: 'text/html' }))
-      .willRespondWith(200, (b) => b.headers({ 'Content-Type': regex(PATTERN.htmlMediaType, 'text/html; charset=utf-8') }))
+      .willRespondWith(200, (b) =>
+        b.headers({ 'Content-Type': regex(PATTERN.htmlMediaType, 'text/html; charset=utf-8') }),
+      )
       .executeTest(async (mock) => {
         const page = await pact.vault(mock.url).GET('/docs', { headers: { Accept: 'text/html' }, parseAs: 'text' });
         expect(page.response.status).toBe(200);
@@ -77,32 +95,48 @@ describe('authentication', () => {
       .withRequest('GET', '/contracts/vault/vc-count', (b) => b.query(countQuery))
       .willRespondWith(401, (b) => b.jsonBody(vaultError('missing_api_key')))
       .executeTest(async (mock) => {
-        expectApiError(await pact.vault(mock.url).GET('/contracts/vault/vc-count', { params: { query: countQuery } }), 401, 'missing_api_key');
+        expectApiError(
+          await pact.vault(mock.url).GET('/contracts/vault/vc-count', { params: { query: countQuery } }),
+          401,
+          'missing_api_key',
+        );
       }));
 
   it('401 invalid_api_key with a key the deployment never issued', () =>
     pact
       .interaction()
       .uponReceiving('a read with an unknown API key')
-      .withRequest('GET', '/contracts/vault/vc-count', (b) => b.query(countQuery).headers({ 'X-SVC-Key': EXAMPLE.unknownKey }))
+      .withRequest('GET', '/contracts/vault/vc-count', (b) =>
+        b.query(countQuery).headers({ 'X-SVC-Key': EXAMPLE.unknownKey }),
+      )
       .willRespondWith(401, (b) => b.jsonBody(vaultError('invalid_api_key')))
       .executeTest(async (mock) => {
         const vault = pact.vault(mock.url, EXAMPLE.unknownKey);
-        expectApiError(await vault.GET('/contracts/vault/vc-count', { params: { query: countQuery } }), 401, 'invalid_api_key');
+        expectApiError(
+          await vault.GET('/contracts/vault/vc-count', { params: { query: countQuery } }),
+          401,
+          'invalid_api_key',
+        );
       }));
 
-  it('403 insufficient_scope for a key without the operation\'s scope', () => {
+  it("403 insufficient_scope for a key without the operation's scope", () => {
     const body = { owner: EXAMPLE.owner, didUri: EXAMPLE.holderDid, sourcePublicKey: EXAMPLE.owner };
     return pact
       .interaction()
       .given(S.apiKey, { scopes: ['credentials:read'] })
       .uponReceiving('a vault deployment with a read-only key')
       .withRequest('POST', '/contracts/vault/create', (b) =>
-        b.headers(keyHeader('key', EXAMPLE.key)).jsonBody(withInjected(body, { owner: 'wallet', sourcePublicKey: 'wallet' })),
+        b
+          .headers(keyHeader('key', EXAMPLE.key))
+          .jsonBody(withInjected(body, { owner: 'wallet', sourcePublicKey: 'wallet' })),
       )
       .willRespondWith(403, (b) => b.jsonBody(vaultError('insufficient_scope')))
       .executeTest(async (mock) => {
-        expectApiError(await pact.vault(mock.url, EXAMPLE.key).POST('/contracts/vault/create', { body }), 403, 'insufficient_scope');
+        expectApiError(
+          await pact.vault(mock.url, EXAMPLE.key).POST('/contracts/vault/create', { body }),
+          403,
+          'insufficient_scope',
+        );
       });
   });
 });
@@ -113,9 +147,13 @@ describe('wallet-proof keys', () => {
       .interaction()
       .uponReceiving('a request for a wallet-proof challenge')
       .withRequest('GET', '/auth/challenge', (b) => b.query({ account: EXAMPLE.owner }))
-      .willRespondWith(200, (b) => b.jsonBody({ transaction: like.xdr(), network_passphrase: string(EXAMPLE.passphrase) }))
+      .willRespondWith(200, (b) =>
+        b.jsonBody({ transaction: like.xdr(), network_passphrase: string(EXAMPLE.passphrase) }),
+      )
       .executeTest(async (mock) => {
-        const challenge = unwrap(await pact.vault(mock.url).GET('/auth/challenge', { params: { query: { account: EXAMPLE.owner } } }));
+        const challenge = unwrap(
+          await pact.vault(mock.url).GET('/auth/challenge', { params: { query: { account: EXAMPLE.owner } } }),
+        );
         expect(challenge.transaction).toMatch(/^[A-Za-z0-9+/]+={0,2}$/);
       }));
 
@@ -126,7 +164,9 @@ describe('wallet-proof keys', () => {
       .withRequest('GET', '/auth/challenge', (b) => b.query({ account: 'not-an-account' }))
       .willRespondWith(400, (b) => b.jsonBody(vaultError('invalid_request')))
       .executeTest(async (mock) => {
-        const r = await pact.vault(mock.url).GET('/auth/challenge', { params: { query: { account: 'not-an-account' } } });
+        const r = await pact
+          .vault(mock.url)
+          .GET('/auth/challenge', { params: { query: { account: 'not-an-account' } } });
         expectApiError(r, 400, 'invalid_request');
       }));
 
@@ -178,7 +218,15 @@ describe('operator keys', () => {
       .withRequest('GET', '/admin/keys', (b) => b.headers(admin))
       .willRespondWith(200, (b) =>
         // Among the keys, at least the operator's own: an admin key bound to a wallet, without expiry.
-        b.jsonBody({ keys: arrayContaining({ ...KEY_RECORD, wallet_address: like.account(EXAMPLE.factoryAdmin), role: 'admin', scopes: [], expires_at: nullValue() }) }),
+        b.jsonBody({
+          keys: arrayContaining({
+            ...KEY_RECORD,
+            wallet_address: like.account(EXAMPLE.factoryAdmin),
+            role: 'admin',
+            scopes: [],
+            expires_at: nullValue(),
+          }),
+        }),
       )
       .executeTest(async (mock) => {
         const list = unwrap(await pact.vault(mock.url, EXAMPLE.adminKey).GET('/admin/keys'));
@@ -197,12 +245,19 @@ describe('operator keys', () => {
       }));
 
   it('POST /admin/keys: a key for a wallet', () => {
-    const body = { wallet_address: EXAMPLE.sponsor, role: 'standard' as const, scopes: SCOPES, expires_at: '2099-07-01T00:00:00.000Z' };
+    const body = {
+      wallet_address: EXAMPLE.sponsor,
+      role: 'standard' as const,
+      scopes: SCOPES,
+      expires_at: '2099-07-01T00:00:00.000Z',
+    };
     return pact
       .interaction()
       .given(S.adminKey)
       .uponReceiving('an operator creating a key for a wallet')
-      .withRequest('POST', '/admin/keys', (b) => b.headers(admin).jsonBody(withInjected(body, { wallet_address: 'wallet' })))
+      .withRequest('POST', '/admin/keys', (b) =>
+        b.headers(admin).jsonBody(withInjected(body, { wallet_address: 'wallet' })),
+      )
       .willRespondWith(201, (b) =>
         b.jsonBody({
           key: like.txHash(EXAMPLE.key),
@@ -226,7 +281,9 @@ describe('operator keys', () => {
       .interaction()
       .given(S.walletWithKey)
       .uponReceiving('an operator creating a second key for a wallet')
-      .withRequest('POST', '/admin/keys', (b) => b.headers(admin).jsonBody(withInjected(body, { wallet_address: 'wallet' })))
+      .withRequest('POST', '/admin/keys', (b) =>
+        b.headers(admin).jsonBody(withInjected(body, { wallet_address: 'wallet' })),
+      )
       .willRespondWith(409, (b) => b.jsonBody(vaultError('key_exists')))
       .executeTest(async (mock) => {
         expectApiError(await pact.vault(mock.url, EXAMPLE.adminKey).POST('/admin/keys', { body }), 409, 'key_exists');
@@ -238,10 +295,14 @@ describe('operator keys', () => {
       .interaction()
       .given(S.keyToRevoke)
       .uponReceiving('an operator revoking a key')
-      .withRequest('DELETE', fromProviderState('/admin/keys/${keyId}', `/admin/keys/${EXAMPLE.keyId}`), (b) => b.headers(admin))
+      .withRequest('DELETE', fromProviderState('/admin/keys/${keyId}', `/admin/keys/${EXAMPLE.keyId}`), (b) =>
+        b.headers(admin),
+      )
       .willRespondWith(204)
       .executeTest(async (mock) => {
-        const r = await pact.vault(mock.url, EXAMPLE.adminKey).DELETE('/admin/keys/{keyId}', { params: { path: { keyId: EXAMPLE.keyId } } });
+        const r = await pact
+          .vault(mock.url, EXAMPLE.adminKey)
+          .DELETE('/admin/keys/{keyId}', { params: { path: { keyId: EXAMPLE.keyId } } });
         expect(r.response.status).toBe(204);
       }));
 
@@ -253,7 +314,9 @@ describe('operator keys', () => {
       .withRequest('DELETE', '/admin/keys/0000000000000000', (b) => b.headers(admin))
       .willRespondWith(404, (b) => b.jsonBody(vaultError('key_not_found')))
       .executeTest(async (mock) => {
-        const r = await pact.vault(mock.url, EXAMPLE.adminKey).DELETE('/admin/keys/{keyId}', { params: { path: { keyId: '0000000000000000' } } });
+        const r = await pact
+          .vault(mock.url, EXAMPLE.adminKey)
+          .DELETE('/admin/keys/{keyId}', { params: { path: { keyId: '0000000000000000' } } });
         expectApiError(r, 404, 'key_not_found');
       }));
 });

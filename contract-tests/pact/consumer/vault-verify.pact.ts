@@ -14,7 +14,13 @@ const pact = consumerPact(VAULT_PROVIDER, VAULT_SPEC);
 const ownerKey = keyHeader('ownerKey', EXAMPLE.ownerKey);
 const strangerKey = keyHeader('strangerKey', EXAMPLE.strangerKey);
 /** A problem of the result: its W3C (or this service's) type and stable reason, any words. */
-const problem = (type: string, title: string, reason: string) => ({ type, title, detail: string('why, for humans'), level: 'error', reason });
+const problem = (type: string, title: string, reason: string) => ({
+  type,
+  title,
+  detail: string('why, for humans'),
+  level: 'error',
+  reason,
+});
 const PROOF = {
   type: 'DataIntegrityProof',
   cryptosuite: 'eddsa-jcs-2022',
@@ -42,14 +48,23 @@ describe('credential verification', () => {
       .interaction()
       .given(S.signedCredential, { vcId: 'vc-1' })
       .uponReceiving("a verification of a signed credential by owner and vcId, with the owner's key")
-      .withRequest('POST', '/credentials/verify', (b) => b.headers(ownerKey).jsonBody(withInjected(body, { owner: 'owner' })))
+      .withRequest('POST', '/credentials/verify', (b) =>
+        b.headers(ownerKey).jsonBody(withInjected(body, { owner: 'owner' })),
+      )
       .willRespondWith(200, (b) =>
         b.jsonBody({
           verified: true,
           problemDetails: [],
           results: {
-            proof: eachLike({ verified: true, input: like({ type: 'DataIntegrityProof', cryptosuite: 'eddsa-jcs-2022' }) }),
-            credentialStatus: eachLike({ verified: true, status: 'valid', input: like({ type: 'VaultReference', vcId: 'vc-1' }) }),
+            proof: eachLike({
+              verified: true,
+              input: like({ type: 'DataIntegrityProof', cryptosuite: 'eddsa-jcs-2022' }),
+            }),
+            credentialStatus: eachLike({
+              verified: true,
+              status: 'valid',
+              input: like({ type: 'VaultReference', vcId: 'vc-1' }),
+            }),
             issuerDid: { outcome: 'passed', input: string(EXAMPLE.issuerDid) },
             issuerAllowed: { outcome: 'passed', input: string(EXAMPLE.issuerDid) },
           },
@@ -66,16 +81,23 @@ describe('credential verification', () => {
     pact
       .interaction()
       .uponReceiving('a keyless verification of a presented credential whose issuer DID is not registered')
-      .withRequest('POST', '/credentials/verify', (b) => b.jsonBody({ verifiableCredential: UNVERIFIABLE, options: { checks: ['proof'] } }))
+      .withRequest('POST', '/credentials/verify', (b) =>
+        b.jsonBody({ verifiableCredential: UNVERIFIABLE, options: { checks: ['proof'] } }),
+      )
       .willRespondWith(400, (b) =>
         b.jsonBody({
           verified: false,
-          problemDetails: eachLike(problem('https://w3id.org/security#PROOF_VERIFICATION_ERROR', 'PROOF_VERIFICATION_ERROR', 'did_not_found')),
+          problemDetails: eachLike(
+            problem('https://w3id.org/security#PROOF_VERIFICATION_ERROR', 'PROOF_VERIFICATION_ERROR', 'did_not_found'),
+          ),
           results: { proof: eachLike({ verified: false, input: like({ type: 'DataIntegrityProof' }) }) },
         }),
       )
       .executeTest(async (mock) => {
-        const r = await verifyCredential(pact.vault(mock.url), { verifiableCredential: UNVERIFIABLE, options: { checks: ['proof'] } });
+        const r = await verifyCredential(pact.vault(mock.url), {
+          verifiableCredential: UNVERIFIABLE,
+          options: { checks: ['proof'] },
+        });
         expect(r.verified).toBe(false);
         expect(failures(r).map((p) => p.reason)).toContain('did_not_found');
       }));
@@ -99,10 +121,15 @@ describe('credential verification', () => {
       .interaction()
       .given(S.signedCredential, { vcId: 'vc-1' })
       .uponReceiving("a verification by owner and vcId with another wallet's key")
-      .withRequest('POST', '/credentials/verify', (b) => b.headers(strangerKey).jsonBody(withInjected(body, { owner: 'owner' })))
+      .withRequest('POST', '/credentials/verify', (b) =>
+        b.headers(strangerKey).jsonBody(withInjected(body, { owner: 'owner' })),
+      )
       .willRespondWith(403, (b) => b.jsonBody(vaultError('forbidden')))
       .executeTest(async (mock) => {
-        await expect(verifyCredential(pact.vault(mock.url, EXAMPLE.strangerKey), body)).rejects.toMatchObject({ status: 403, code: 'forbidden' });
+        await expect(verifyCredential(pact.vault(mock.url, EXAMPLE.strangerKey), body)).rejects.toMatchObject({
+          status: 403,
+          code: 'forbidden',
+        });
       });
   });
 });
@@ -113,7 +140,9 @@ describe('presentations', () => {
       .interaction()
       .uponReceiving('a request for a presentation challenge')
       .withRequest('POST', '/challenges', (b) => b.jsonBody({}))
-      .willRespondWith(200, (b) => b.jsonBody({ challenge: regex('^cvc1_[A-Za-z0-9_-]{22}$', 'cvc1_5mBLvR1bbz4uSMo7c6o0hQ') }))
+      .willRespondWith(200, (b) =>
+        b.jsonBody({ challenge: regex('^cvc1_[A-Za-z0-9_-]{22}$', 'cvc1_5mBLvR1bbz4uSMo7c6o0hQ') }),
+      )
       .executeTest(async (mock) => {
         expect(await createChallenge(pact.vault(mock.url))).toMatch(/^cvc1_/);
       }));
@@ -125,7 +154,12 @@ describe('presentations', () => {
         type: ['VerifiablePresentation'],
         holder: EXAMPLE.unregisteredDid,
         verifiableCredential: [],
-        proof: { ...PROOF, proofPurpose: 'authentication', challenge: 'verifier-nonce-1', verificationMethod: `${EXAMPLE.unregisteredDid}#auth-1` },
+        proof: {
+          ...PROOF,
+          proofPurpose: 'authentication',
+          challenge: 'verifier-nonce-1',
+          verificationMethod: `${EXAMPLE.unregisteredDid}#auth-1`,
+        },
       },
       options: { challenge: 'verifier-nonce-1' },
     };
@@ -136,12 +170,17 @@ describe('presentations', () => {
       .willRespondWith(200, (b) =>
         b.jsonBody({
           verified: false,
-          problemDetails: eachLike(problem('https://w3id.org/security#PROOF_VERIFICATION_ERROR', 'PROOF_VERIFICATION_ERROR', 'did_not_found')),
+          problemDetails: eachLike(
+            problem('https://w3id.org/security#PROOF_VERIFICATION_ERROR', 'PROOF_VERIFICATION_ERROR', 'did_not_found'),
+          ),
           results: {
             presentation: {
               challenge: { verified: false, input: 'verifier-nonce-1' },
               holder: { verified: false, input: EXAMPLE.unregisteredDid },
-              proof: eachLike({ verified: false, input: like({ type: 'DataIntegrityProof', proofPurpose: 'authentication' }) }),
+              proof: eachLike({
+                verified: false,
+                input: like({ type: 'DataIntegrityProof', proofPurpose: 'authentication' }),
+              }),
             },
             credentials: [],
           },
@@ -160,7 +199,12 @@ describe('presentations', () => {
         '@context': ['https://www.w3.org/ns/credentials/v2'],
         type: ['VerifiablePresentation'],
         verifiableCredential: [],
-        proof: { ...PROOF, proofPurpose: 'authentication', challenge: 'verifier-nonce-1', verificationMethod: `${EXAMPLE.unregisteredDid}#auth-1` },
+        proof: {
+          ...PROOF,
+          proofPurpose: 'authentication',
+          challenge: 'verifier-nonce-1',
+          verificationMethod: `${EXAMPLE.unregisteredDid}#auth-1`,
+        },
       },
       options: { challenge: 'verifier-nonce-1' },
     };
@@ -171,7 +215,13 @@ describe('presentations', () => {
       .willRespondWith(400, (b) =>
         b.jsonBody({
           verified: false,
-          problemDetails: eachLike(problem('https://www.w3.org/TR/vc-data-model#MALFORMED_VALUE_ERROR', 'MALFORMED_VALUE_ERROR', 'holder_invalid')),
+          problemDetails: eachLike(
+            problem(
+              'https://www.w3.org/TR/vc-data-model#MALFORMED_VALUE_ERROR',
+              'MALFORMED_VALUE_ERROR',
+              'holder_invalid',
+            ),
+          ),
         }),
       )
       .executeTest(async (mock) => {
@@ -187,9 +237,17 @@ describe('presentations', () => {
       .uponReceiving('a request for the LedgerVaultStatusEntry context')
       .withRequest('GET', '/contexts/ledger-vault/v1')
       .willRespondWith(200, (b) =>
-        b.headers({ 'Content-Type': regex('^application/ld\\+json.*$', 'application/ld+json; charset=utf-8'), 'Access-Control-Allow-Origin': '*' }).jsonBody({
-          '@context': like({ '@protected': true, LedgerVaultStatusEntry: like({ '@id': 'urn:credential-vault:vocab#LedgerVaultStatusEntry' }) }),
-        }),
+        b
+          .headers({
+            'Content-Type': regex('^application/ld\\+json.*$', 'application/ld+json; charset=utf-8'),
+            'Access-Control-Allow-Origin': '*',
+          })
+          .jsonBody({
+            '@context': like({
+              '@protected': true,
+              LedgerVaultStatusEntry: like({ '@id': 'urn:credential-vault:vocab#LedgerVaultStatusEntry' }),
+            }),
+          }),
       )
       .executeTest(async (mock) => {
         const r = await pact.vault(mock.url).GET('/contexts/ledger-vault/v1');

@@ -11,13 +11,18 @@ const RESOLVER_EXCLUSIONS: readonly PrismExclusion[] = [
   },
   {
     description: 'a resolution asking for HTML',
-    why: 'Prism negotiates Accept itself: for text/html it answers its own 406 application/problem+json, never the spec\'s representationNotSupported resolution result.',
+    why: "Prism negotiates Accept itself: for text/html it answers its own 406 application/problem+json, never the spec's representationNotSupported resolution result.",
   },
 ];
 
 describe(`the Prism mock of ${RESOLVER_PROVIDER} honours the pact`, () => {
   it('serves every interaction but the documented exclusions, which it still fails', async () => {
-    const result = await replayAgainstPrism({ provider: RESOLVER_PROVIDER, pactPath: pactFile(RESOLVER_PROVIDER), specPath: RESOLVER_SPEC, exclusions: RESOLVER_EXCLUSIONS });
+    const result = await replayAgainstPrism({
+      provider: RESOLVER_PROVIDER,
+      pactPath: pactFile(RESOLVER_PROVIDER),
+      specPath: RESOLVER_SPEC,
+      exclusions: RESOLVER_EXCLUSIONS,
+    });
     expect(result.excluded.sort()).toEqual(RESOLVER_EXCLUSIONS.map((e) => e.description).sort());
     expect(result.verified.length).toBeGreaterThan(0);
   });

@@ -50,7 +50,11 @@ export interface ReplayResult {
 /** The spec operation of a concrete request path; a static path wins over a template. */
 function operationOf(spec: Json, method: string, requestPath: string): Json {
   const candidates = Object.keys(spec.paths)
-    .filter((template) => new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`).test(requestPath))
+    .filter((template) =>
+      new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`).test(
+        requestPath,
+      ),
+    )
     .filter((template) => spec.paths[template][method.toLowerCase()] !== undefined)
     .sort((a, b) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0));
   const template = candidates[0];
@@ -63,7 +67,8 @@ function operationOf(spec: Json, method: string, requestPath: string): Json {
  * same top-level booleans (`verified: false` picks a failed verification, not the first example).
  */
 function fits(example: Json, expected: Json): boolean {
-  if (expected === undefined || expected === null || typeof expected !== 'object' || Array.isArray(expected)) return true;
+  if (expected === undefined || expected === null || typeof expected !== 'object' || Array.isArray(expected))
+    return true;
   if (example === null || typeof example !== 'object') return false;
   for (const [key, value] of Object.entries(expected)) {
     if (!(key in example)) return false;
@@ -108,13 +113,25 @@ async function answersOtherwise(baseUrl: string, i: PactInteraction, prefer: str
 function outcomes(results: string): { ok: string[]; failed: string[] } {
   const parsed = JSON.parse(results) as { interactionResults?: { description: string; result: string }[] };
   const all = parsed.interactionResults ?? [];
-  return { ok: all.filter((r) => r.result === 'OK').map((r) => r.description), failed: all.filter((r) => r.result !== 'OK').map((r) => r.description) };
+  return {
+    ok: all.filter((r) => r.result === 'OK').map((r) => r.description),
+    failed: all.filter((r) => r.result !== 'OK').map((r) => r.description),
+  };
 }
 
 /** The verifier's run (in a child process: its report shows only when the run fails or asks for it). */
-async function verify(provider: string, url: string, pactPath: string, states: StateHandlers): Promise<{ passed: boolean; results: string }> {
+async function verify(
+  provider: string,
+  url: string,
+  pactPath: string,
+  states: StateHandlers,
+): Promise<{ passed: boolean; results: string }> {
   const run = await verifyQuietly({
-    provider, providerBaseUrl: url, pactUrls: [pactPath], stateHandlers: states, logLevel: 'error',
+    provider,
+    providerBaseUrl: url,
+    pactUrls: [pactPath],
+    stateHandlers: states,
+    logLevel: 'error',
   });
   if (!run.passed && !run.results.startsWith('{')) {
     throw new Error(`the Pact verifier failed:\n${run.output}\n${run.results}`);
@@ -133,7 +150,10 @@ export async function replayAgainstPrism(options: {
   const interactions = pact.interactions as PactInteraction[];
   const descriptions = new Set(interactions.map((i) => i.description));
   const stale = options.exclusions.filter((e) => !descriptions.has(e.description));
-  if (stale.length > 0) throw new Error(`exclusions that name no interaction of ${options.pactPath}: ${stale.map((e) => e.description).join('; ')}`);
+  if (stale.length > 0)
+    throw new Error(
+      `exclusions that name no interaction of ${options.pactPath}: ${stale.map((e) => e.description).join('; ')}`,
+    );
   const excluded = new Set(options.exclusions.map((e) => e.description));
 
   const prefer: Record<string, string> = {};
@@ -147,7 +167,10 @@ export async function replayAgainstPrism(options: {
 
   const dir = await mkdtemp(path.join(tmpdir(), 'cv-pact-prism-'));
   const served = path.join(dir, 'served.json');
-  await writeFile(served, JSON.stringify({ ...pact, interactions: interactions.filter((i) => !excluded.has(i.description)).map(withPrefer) }));
+  await writeFile(
+    served,
+    JSON.stringify({ ...pact, interactions: interactions.filter((i) => !excluded.has(i.description)).map(withPrefer) }),
+  );
 
   const prism = await startPrismMock(options.specPath);
   const proxy = await startConformanceProxy(options.specPath);
@@ -155,11 +178,14 @@ export async function replayAgainstPrism(options: {
   try {
     const main = await verify(options.provider, proxy.url, served, states);
     if (!main.passed) throw new Error(`the Prism mock does not satisfy the pact:\n${main.results}`);
-    if (proxy.violations.length > 0) throw new Error(`the Prism mock answered outside the spec:\n${proxy.violations.join('\n')}`);
+    if (proxy.violations.length > 0)
+      throw new Error(`the Prism mock answered outside the spec:\n${proxy.violations.join('\n')}`);
     const verified = outcomes(main.results).ok;
 
     if (verified.length !== interactions.length - excluded.size) {
-      throw new Error(`the Prism mock verified ${verified.length} of ${interactions.length - excluded.size} interactions`);
+      throw new Error(
+        `the Prism mock verified ${verified.length} of ${interactions.length - excluded.size} interactions`,
+      );
     }
     if (excluded.size === 0) return { verified, excluded: [], prefer };
     // Sent by hand rather than through Pact's verifier, whose report of the expected failures would print
@@ -168,7 +194,8 @@ export async function replayAgainstPrism(options: {
     for (const i of interactions.filter((x) => excluded.has(x.description))) {
       if (!(await answersOtherwise(prism.url, i, preferFor(spec, i)))) servable.push(i.description);
     }
-    if (servable.length > 0) throw new Error(`excluded, yet Prism serves them (drop the exclusion): ${servable.join('; ')}`);
+    if (servable.length > 0)
+      throw new Error(`excluded, yet Prism serves them (drop the exclusion): ${servable.join('; ')}`);
     return { verified, excluded: [...excluded], prefer };
   } finally {
     await proxy.close();

@@ -11,7 +11,12 @@ const VAULT_EXCLUSIONS: readonly PrismExclusion[] = [];
 
 describe(`the Prism mock of ${VAULT_PROVIDER} honours the pact`, () => {
   it('serves every interaction but the documented exclusions, which it still fails', async () => {
-    const result = await replayAgainstPrism({ provider: VAULT_PROVIDER, pactPath: pactFile(VAULT_PROVIDER), specPath: VAULT_SPEC, exclusions: VAULT_EXCLUSIONS });
+    const result = await replayAgainstPrism({
+      provider: VAULT_PROVIDER,
+      pactPath: pactFile(VAULT_PROVIDER),
+      specPath: VAULT_SPEC,
+      exclusions: VAULT_EXCLUSIONS,
+    });
     expect(result.excluded.sort()).toEqual(VAULT_EXCLUSIONS.map((e) => e.description).sort());
     expect(result.verified.length).toBeGreaterThan(0);
   });

@@ -23,11 +23,19 @@ export function resolverStateHandlers(h: Harness): StateHandlerMap {
   }
 
   async function deactivate(d: RegisteredDid, expectedVersion = 1): Promise<void> {
-    const r = await h.prepareSignSubmit(`/v1/dids/stellar/${d.did}/deactivate`, { expectedVersion, sourcePublicKey: d.controller.publicKey() }, [d.controller]);
+    const r = await h.prepareSignSubmit(
+      `/v1/dids/stellar/${d.did}/deactivate`,
+      { expectedVersion, sourcePublicKey: d.controller.publicKey() },
+      [d.controller],
+    );
     if (r.status !== 200) throw new Error(`state: deactivate ${d.did}: ${r.status} ${r.text}`);
   }
 
-  const described = (d: RegisteredDid, version: number): JsonMap => ({ did: d.did, controller: d.controller.publicKey(), version });
+  const described = (d: RegisteredDid, version: number): JsonMap => ({
+    did: d.did,
+    controller: d.controller.publicKey(),
+    version,
+  });
 
   /** A challenge for `d` issued by the resolver and signed with its first authentication key. */
   async function signedChallenge(d: RegisteredDid): Promise<JsonMap> {
@@ -39,7 +47,10 @@ export function resolverStateHandlers(h: Harness): StateHandlerMap {
   }
 
   return {
-    [S.fundedAccount]: async () => ({ account: (await h.account()).publicKey(), did: generateDid({ network: 'testnet' }).did }),
+    [S.fundedAccount]: async () => ({
+      account: (await h.account()).publicKey(),
+      did: generateDid({ network: 'testnet' }).did,
+    }),
     [S.registeredDid]: once(S.registeredDid, async () => described(await h.registerDid(), 1)),
     [S.deactivatedDid]: once(S.deactivatedDid, async () => {
       const d = await h.registerDid();
@@ -50,14 +61,28 @@ export function resolverStateHandlers(h: Harness): StateHandlerMap {
       const controller = await h.account();
       const { did } = generateDid({ network: 'testnet' });
       const record = {
-        controller: controller.publicKey(), authentication: [{ publicKeyMultibase: multikey(Keypair.random()) }],
-        assertionMethod: [], keyAgreement: [], services: [],
+        controller: controller.publicKey(),
+        authentication: [{ publicKeyMultibase: multikey(Keypair.random()) }],
+        assertionMethod: [],
+        keyAgreement: [],
+        services: [],
       };
-      return { did, signedXdr: await prepareSigned('/v1/dids/stellar', { did, sourcePublicKey: controller.publicKey(), record }, controller) };
+      return {
+        did,
+        signedXdr: await prepareSigned(
+          '/v1/dids/stellar',
+          { did, sourcePublicKey: controller.publicKey(), record },
+          controller,
+        ),
+      };
     },
     [S.signedUpdate]: async () => {
       const d = await h.registerDid();
-      const body = { expectedVersion: 1, sourcePublicKey: d.controller.publicKey(), record: { ...d.record, services: [] } };
+      const body = {
+        expectedVersion: 1,
+        sourcePublicKey: d.controller.publicKey(),
+        record: { ...d.record, services: [] },
+      };
       return { did: d.did, signedXdr: await prepareSigned(`/v1/dids/stellar/${d.did}/update`, body, d.controller) };
     },
     [S.signedDeactivate]: async () => {

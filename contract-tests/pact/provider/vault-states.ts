@@ -14,7 +14,10 @@ export const VC_DATA = JSON.stringify({
   '@context': ['https://www.w3.org/ns/credentials/v2'],
   type: ['VerifiableCredential', 'UniversityDegreeCredential'],
   validFrom: '2026-07-01T00:00:00Z',
-  credentialSubject: { id: EXAMPLE.holderDid, degree: { type: 'BachelorDegree', name: 'Bachelor of Science in Mathematics' } },
+  credentialSubject: {
+    id: EXAMPLE.holderDid,
+    degree: { type: 'BachelorDegree', name: 'Bachelor of Science in Mathematics' },
+  },
 });
 
 interface VaultWorld {
@@ -36,12 +39,20 @@ export function vaultStateHandlers(env: VaultTestEnv): StateHandlerMap {
 
   /** An admin key of the handlers' own, for the writes that build states. */
   let operator: Promise<string> | undefined;
-  const operatorKey = (): Promise<string> => (operator ??= env.fund().then(async (wallet) => (await env.mintKey({ wallet, role: 'admin' })).key));
+  const operatorKey = (): Promise<string> =>
+    (operator ??= env.fund().then(async (wallet) => (await env.mintKey({ wallet, role: 'admin' })).key));
 
   /** Prepare with `key` (default: the operator's), sign with `signer`; the signed envelope. */
-  async function prepareSigned(path: string, body: unknown, signer: Keypair, key?: string, method = 'POST'): Promise<string> {
+  async function prepareSigned(
+    path: string,
+    body: unknown,
+    signer: Keypair,
+    key?: string,
+    method = 'POST',
+  ): Promise<string> {
     const prepared = await env.request(path, { key: key ?? (await operatorKey()), body, method });
-    if (prepared.status !== 200) throw new Error(`state: prepare ${path}: ${prepared.status} ${JSON.stringify(prepared.body)}`);
+    if (prepared.status !== 200)
+      throw new Error(`state: prepare ${path}: ${prepared.status} ${JSON.stringify(prepared.body)}`);
     return env.sign(prepared.body.xdr as string, signer);
   }
 
@@ -49,7 +60,8 @@ export function vaultStateHandlers(env: VaultTestEnv): StateHandlerMap {
   async function write(path: string, body: unknown, signer: Keypair, method = 'POST'): Promise<void> {
     const signedXdr = await prepareSigned(path, body, signer, undefined, method);
     const submitted = await env.request(path, { key: await operatorKey(), body: { signedXdr }, method });
-    if (submitted.status !== 200) throw new Error(`state: submit ${path}: ${submitted.status} ${JSON.stringify(submitted.body)}`);
+    if (submitted.status !== 200)
+      throw new Error(`state: submit ${path}: ${submitted.status} ${JSON.stringify(submitted.body)}`);
   }
 
   /** Registers a did:ledger DID controlled by `kp` directly in the registry contract. */
@@ -59,7 +71,13 @@ export function vaultStateHandlers(env: VaultTestEnv): StateHandlerMap {
     const prepared = await env.chain.registry.register({
       source: kp.publicKey(),
       didId: didIdToBytes(d.didId),
-      record: { controller: kp.publicKey(), authentication: [key], assertionMethod: [key], keyAgreement: [], services: [] },
+      record: {
+        controller: kp.publicKey(),
+        authentication: [key],
+        assertionMethod: [key],
+        keyAgreement: [],
+        services: [],
+      },
     });
     await env.chain.client.submit(env.sign(prepared.xdr, kp));
     return d.did;
@@ -67,25 +85,50 @@ export function vaultStateHandlers(env: VaultTestEnv): StateHandlerMap {
 
   const key = async (wallet: Keypair, scopes: string[] = []) => (await env.mintKey({ wallet, scopes })).key;
 
-  const issue = (owner: Keypair, issuer: Keypair, issuerDid: string, vcId: string, userSalt?: string, vcData = VC_DATA) =>
-    write('/contracts/vc/issue', {
-      owner: owner.publicKey(), vcId, vcData, issuer: issuer.publicKey(), issuerDid, sourcePublicKey: issuer.publicKey(),
-      ...(userSalt ? { userSalt } : {}),
-    }, issuer);
+  const issue = (
+    owner: Keypair,
+    issuer: Keypair,
+    issuerDid: string,
+    vcId: string,
+    userSalt?: string,
+    vcData = VC_DATA,
+  ) =>
+    write(
+      '/contracts/vc/issue',
+      {
+        owner: owner.publicKey(),
+        vcId,
+        vcData,
+        issuer: issuer.publicKey(),
+        issuerDid,
+        sourcePublicKey: issuer.publicKey(),
+        ...(userSalt ? { userSalt } : {}),
+      },
+      issuer,
+    );
 
   /** VC_DATA with the issuer named and its proof, signed with the DID's assertion key (the issuer's own key). */
   const signedVcData = async (issuer: Keypair, issuerDid: string): Promise<string> =>
-    JSON.stringify(await signCredential({
-      credential: { ...(JSON.parse(VC_DATA) as Record<string, unknown>), issuer: issuerDid },
-      verificationMethod: `${issuerDid}#assert-1`,
-      secretKey: issuer.rawSecretKey(),
-      created: new Date(env.clock.now() - 60_000),
-    }));
+    JSON.stringify(
+      await signCredential({
+        credential: { ...(JSON.parse(VC_DATA) as Record<string, unknown>), issuer: issuerDid },
+        verificationMethod: `${issuerDid}#assert-1`,
+        secretKey: issuer.rawSecretKey(),
+        created: new Date(env.clock.now() - 60_000),
+      }),
+    );
 
   const createVault = (owner: Keypair, userSalt?: string) =>
-    write('/contracts/vault/create', {
-      owner: owner.publicKey(), didUri: EXAMPLE.holderDid, sourcePublicKey: owner.publicKey(), ...(userSalt ? { userSalt } : {}),
-    }, owner);
+    write(
+      '/contracts/vault/create',
+      {
+        owner: owner.publicKey(),
+        didUri: EXAMPLE.holderDid,
+        sourcePublicKey: owner.publicKey(),
+        ...(userSalt ? { userSalt } : {}),
+      },
+      owner,
+    );
 
   /**
    * The owner's canonical vault holding `vcId` from the issuer; a stranger with a key and a DID but no
@@ -94,20 +137,37 @@ export function vaultStateHandlers(env: VaultTestEnv): StateHandlerMap {
   async function vaultWorld(vcId: string, { signed = false } = {}): Promise<VaultWorld> {
     const [owner, issuer, stranger] = await Promise.all([env.fund(), env.fund(), env.fund()]);
     const [ownerKey, issuerKey, strangerKey, issuerDid, strangerDid] = await Promise.all([
-      key(owner), key(issuer), key(stranger), registerDid(issuer), registerDid(stranger),
+      key(owner),
+      key(issuer),
+      key(stranger),
+      registerDid(issuer),
+      registerDid(stranger),
     ]);
     await createVault(owner);
     await issue(owner, issuer, issuerDid, vcId, undefined, signed ? await signedVcData(issuer, issuerDid) : VC_DATA);
     return {
-      owner, issuer, stranger,
+      owner,
+      issuer,
+      stranger,
       values: {
-        owner: owner.publicKey(), ownerKey, issuer: issuer.publicKey(), issuerKey, issuerDid, vcId,
-        stranger: stranger.publicKey(), strangerKey, strangerDid,
+        owner: owner.publicKey(),
+        ownerKey,
+        issuer: issuer.publicKey(),
+        issuerKey,
+        issuerDid,
+        vcId,
+        stranger: stranger.publicKey(),
+        strangerKey,
+        strangerDid,
       },
     };
   }
 
-  const access = (w: VaultWorld) => ({ owner: w.owner.publicKey(), issuer: w.issuer.publicKey(), sourcePublicKey: w.owner.publicKey() });
+  const access = (w: VaultWorld) => ({
+    owner: w.owner.publicKey(),
+    issuer: w.issuer.publicKey(),
+    sourcePublicKey: w.owner.publicKey(),
+  });
 
   async function adminWithWallet(): Promise<{ adminKey: string; wallet: Keypair }> {
     const [admin, wallet] = await Promise.all([env.fund(), env.fund()]);
@@ -137,26 +197,50 @@ export function vaultStateHandlers(env: VaultTestEnv): StateHandlerMap {
     [S.customFee]: async () => {
       const { adminKey: k, wallet: issuer } = await adminWithWallet();
       const factoryAdmin = Keypair.fromSecret(env.info!.admin.secret);
-      await write('/contracts/issuer-registry', { issuer: issuer.publicKey(), amount: '20000000', sourcePublicKey: factoryAdmin.publicKey() }, factoryAdmin);
+      await write(
+        '/contracts/issuer-registry',
+        { issuer: issuer.publicKey(), amount: '20000000', sourcePublicKey: factoryAdmin.publicKey() },
+        factoryAdmin,
+      );
       return { adminKey: k, factoryAdmin: factoryAdmin.publicKey(), issuer: issuer.publicKey() };
     },
     [S.signedChallenge]: async () => {
       const wallet = await env.fund();
       const challenge = await env.request(`/auth/challenge?account=${wallet.publicKey()}`);
-      if (challenge.status !== 200) throw new Error(`state: challenge: ${challenge.status} ${JSON.stringify(challenge.body)}`);
+      if (challenge.status !== 200)
+        throw new Error(`state: challenge: ${challenge.status} ${JSON.stringify(challenge.body)}`);
       return { wallet: wallet.publicKey(), transaction: env.sign(challenge.body.transaction as string, wallet) };
     },
     [S.signedVaultCreate]: async () => {
       const wallet = await env.fund();
       const k = await key(wallet);
       const body = { owner: wallet.publicKey(), didUri: EXAMPLE.holderDid, sourcePublicKey: wallet.publicKey() };
-      return { key: k, wallet: wallet.publicKey(), signedXdr: await prepareSigned('/contracts/vault/create', body, wallet, k) };
+      return {
+        key: k,
+        wallet: wallet.publicKey(),
+        signedXdr: await prepareSigned('/contracts/vault/create', body, wallet, k),
+      };
     },
-    [S.vaultWithCredential]: once(S.vaultWithCredential, async (params?: unknown) => (await vaultWorld(paramOf(params, 'vcId', 'vc-1'))).values),
-    [S.signedCredential]: once(S.signedCredential, async (params?: unknown) => (await vaultWorld(paramOf(params, 'vcId', 'vc-1'), { signed: true })).values),
+    [S.vaultWithCredential]: once(
+      S.vaultWithCredential,
+      async (params?: unknown) => (await vaultWorld(paramOf(params, 'vcId', 'vc-1'))).values,
+    ),
+    [S.signedCredential]: once(
+      S.signedCredential,
+      async (params?: unknown) => (await vaultWorld(paramOf(params, 'vcId', 'vc-1'), { signed: true })).values,
+    ),
     [S.revokedCredential]: once(S.revokedCredential, async (params?: unknown) => {
       const w = await vaultWorld(paramOf(params, 'vcId', 'vc-1'));
-      await write('/contracts/vc/revoke', { owner: w.owner.publicKey(), vcId: w.values['vcId'], date: new Date().toISOString(), sourcePublicKey: w.owner.publicKey() }, w.owner);
+      await write(
+        '/contracts/vc/revoke',
+        {
+          owner: w.owner.publicKey(),
+          vcId: w.values['vcId'],
+          date: new Date().toISOString(),
+          sourcePublicKey: w.owner.publicKey(),
+        },
+        w.owner,
+      );
       return w.values;
     }),
     [S.deniedIssuer]: once(S.deniedIssuer, async (params?: unknown) => {
@@ -166,7 +250,11 @@ export function vaultStateHandlers(env: VaultTestEnv): StateHandlerMap {
     }),
     [S.revokedVault]: once(S.revokedVault, async (params?: unknown) => {
       const w = await vaultWorld(paramOf(params, 'vcId', 'vc-1'));
-      await write('/contracts/vault/revoke-vault', { owner: w.owner.publicKey(), sourcePublicKey: w.owner.publicKey() }, w.owner);
+      await write(
+        '/contracts/vault/revoke-vault',
+        { owner: w.owner.publicKey(), sourcePublicKey: w.owner.publicKey() },
+        w.owner,
+      );
       return w.values;
     }),
     [S.saltedVault]: once(S.saltedVault, async () => {
@@ -182,14 +270,25 @@ export function vaultStateHandlers(env: VaultTestEnv): StateHandlerMap {
       const w = await vaultWorld('vc-1');
       const vcId = paramOf(params, 'vcId', 'vc-2');
       const body = {
-        owner: w.owner.publicKey(), vcId, vcData: VC_DATA, issuer: w.issuer.publicKey(), issuerDid: w.values['issuerDid'], sourcePublicKey: w.issuer.publicKey(),
+        owner: w.owner.publicKey(),
+        vcId,
+        vcData: VC_DATA,
+        issuer: w.issuer.publicKey(),
+        issuerDid: w.values['issuerDid'],
+        sourcePublicKey: w.issuer.publicKey(),
       };
-      return { ...w.values, signedXdr: await prepareSigned('/contracts/vc/issue', body, w.issuer, w.values['issuerKey'] as string) };
+      return {
+        ...w.values,
+        signedXdr: await prepareSigned('/contracts/vc/issue', body, w.issuer, w.values['issuerKey'] as string),
+      };
     },
     [S.signedRevoke]: async (params?: unknown) => {
       const w = await vaultWorld(paramOf(params, 'vcId', 'vc-1'));
       const body = { owner: w.owner.publicKey(), vcId: w.values['vcId'], sourcePublicKey: w.owner.publicKey() };
-      return { ...w.values, signedXdr: await prepareSigned('/contracts/vc/revoke', body, w.owner, w.values['ownerKey'] as string) };
+      return {
+        ...w.values,
+        signedXdr: await prepareSigned('/contracts/vc/revoke', body, w.owner, w.values['ownerKey'] as string),
+      };
     },
   };
 }

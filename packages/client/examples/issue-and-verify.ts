@@ -85,7 +85,13 @@ await registerDid(
   {
     did: issuerDid,
     sourcePublicKey: issuer.publicKey(),
-    record: { controller: issuer.publicKey(), authentication: [issuerKeyRef], assertionMethod: [issuerKeyRef], keyAgreement: [], services: [] },
+    record: {
+      controller: issuer.publicKey(),
+      authentication: [issuerKeyRef],
+      assertionMethod: [issuerKeyRef],
+      keyAgreement: [],
+      services: [],
+    },
   },
   issuer,
 );
@@ -105,7 +111,9 @@ console.log(`5. holder's vault created (tx ${created.txId})`);
 // The issuer signs where its key lives; the service never sees it. The status entry names the holder's vault
 // (its address derives from the factory and the owner), so any verifier can read the status on the chain.
 const vcId = `degree-${randomUUID()}`;
-const holderVault = unwrap(await asHolder.GET('/contracts/vault/{owner}', { params: { path: { owner: holder.address } } }));
+const holderVault = unwrap(
+  await asHolder.GET('/contracts/vault/{owner}', { params: { path: { owner: holder.address } } }),
+);
 const credential = await signCredential({
   credential: {
     '@context': ['https://www.w3.org/ns/credentials/v2'],
@@ -147,7 +155,10 @@ console.log(`6. issued ${vcId}, signed by ${issuerDid}#assert-1 (tx ${issued.txI
 // result, which verifyCredential returns rather than throws.
 const presented = await verifyCredential(vault, { verifiableCredential: credential });
 const byReference = await verifyCredential(asHolder, { owner: holder.address, vcId });
-for (const [how, result] of [['presented', presented], ['by reference', byReference]] as const) {
+for (const [how, result] of [
+  ['presented', presented],
+  ['by reference', byReference],
+] as const) {
   if (!result.verified) throw new Error(`${how}: not verified: ${JSON.stringify(failures(result))}`);
 }
 const res = presented.results ?? {};

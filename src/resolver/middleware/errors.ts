@@ -4,7 +4,12 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { ChainError, REGISTRY_ERRORS } from '../../chain/index.ts';
 import {
-  decodeDidParam, negotiateRepresentation, parseDid, resolutionError, validateRecord, type DidRecordInput,
+  decodeDidParam,
+  negotiateRepresentation,
+  parseDid,
+  resolutionError,
+  validateRecord,
+  type DidRecordInput,
   type RecordViolation,
 } from '../../did/index.ts';
 import { FORMAT_WORDS } from '../../openapi/formats.ts';
@@ -24,8 +29,14 @@ export const BODY_LIMIT_BYTES = 256 * 1024;
  */
 export function recordError(violations: RecordViolation[]): ResolverError {
   const first = violations[0]!;
-  const listed = violations.slice(0, RESOLVER_FAILURES_LISTED).map((v) => ({ code: v.code, field: clip(v.field, 200), message: clip(v.message, 400) }));
-  return new ResolverError(400, first.code, clip(first.message, 400), { field: clip(first.field, 200), violations: listed, count: violations.length });
+  const listed = violations
+    .slice(0, RESOLVER_FAILURES_LISTED)
+    .map((v) => ({ code: v.code, field: clip(v.field, 200), message: clip(v.message, 400) }));
+  return new ResolverError(400, first.code, clip(first.message, 400), {
+    field: clip(first.field, 200),
+    violations: listed,
+    count: violations.length,
+  });
 }
 
 export function didInvalid(did: string, message: string): ResolverError {
@@ -34,15 +45,24 @@ export function didInvalid(did: string, message: string): ResolverError {
 
 /** `invalid_request` with the first failures and how many there were (spec Error.details). */
 export function invalidRequest(message: string, errors: { path: string; message: string }[]): ResolverError {
-  const listed = errors.slice(0, RESOLVER_FAILURES_LISTED).map((e) => ({ path: clip(e.path, 200), message: clip(e.message, 400) }));
-  return new ResolverError(400, 'invalid_request', clip(message, 400), { errors: listed, count: Math.max(1, errors.length) });
+  const listed = errors
+    .slice(0, RESOLVER_FAILURES_LISTED)
+    .map((e) => ({ path: clip(e.path, 200), message: clip(e.message, 400) }));
+  return new ResolverError(400, 'invalid_request', clip(message, 400), {
+    errors: listed,
+    count: Math.max(1, errors.length),
+  });
 }
 
 /**
  * Codes the registry's failures keep as they are: the chain already mapped the contract's number
  * (REGISTRY_ERRORS), or recognised a stale footprint (409 `tx_stale`: prepare again).
  */
-const CONTRACT_CODES: ReadonlySet<string> = new Set([...Object.values(REGISTRY_ERRORS).map((r) => r.code), 'tx_stale', 'tx_expired']);
+const CONTRACT_CODES: ReadonlySet<string> = new Set([
+  ...Object.values(REGISTRY_ERRORS).map((r) => r.code),
+  'tx_stale',
+  'tx_expired',
+]);
 const isContractCode = (code: string): code is ResolverErrorCode => CONTRACT_CODES.has(code);
 
 const CONTRACT_ERROR = /Error\(Contract, #(\d+)\)/;
@@ -52,7 +72,12 @@ export function fromChainError(e: ChainError, network: string): ResolverError {
   const tx = e.txId ? { txId: e.txId } : {};
   switch (e.code) {
     case 'chain_unavailable':
-      return new ResolverError(502, 'ledger_unavailable', `${network} RPC unreachable: ${e.message.replace(/^chain RPC unavailable: /, '')}`, e.txId ? tx : undefined);
+      return new ResolverError(
+        502,
+        'ledger_unavailable',
+        `${network} RPC unreachable: ${e.message.replace(/^chain RPC unavailable: /, '')}`,
+        e.txId ? tx : undefined,
+      );
     case 'tx_timeout':
       return new ResolverError(502, 'ledger_unavailable', `${network}: ${e.message}`, tx);
     case 'tx_invalid':
@@ -102,7 +127,9 @@ interface BodyParserError {
 
 function isBodyParserError(err: unknown): err is BodyParserError {
   const e = err as { type?: unknown; status?: unknown } | null;
-  return typeof e === 'object' && e !== null && typeof e.type === 'string' && typeof e.status === 'number' && e.status < 500;
+  return (
+    typeof e === 'object' && e !== null && typeof e.type === 'string' && typeof e.status === 'number' && e.status < 500
+  );
 }
 
 /** What JSON text holds, in words ("null", "a number", "a string"…), or undefined when it is not JSON. */
@@ -136,7 +163,9 @@ export function fromBodyParserError(err: BodyParserError): ResolverError {
     }
     return invalidRequest(`body is not valid JSON: ${err.message}`, [{ path: '/body', message: err.message }]);
   }
-  return invalidRequest(`the body cannot be read (${err.type}): ${err.message}`, [{ path: '/body', message: err.message }]);
+  return invalidRequest(`the body cannot be read (${err.type}): ${err.message}`, [
+    { path: '/body', message: err.message },
+  ]);
 }
 
 /** The validator's words for a path whose percent-encoding does not decode (`%`, `%zz`). */
@@ -153,19 +182,28 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export function fromValidationError(err: ValidatorError, req: Request, allowOf?: AllowLookup): ResolverError {
   if (err.status === 405 && answers405(req.method)) {
     const allow = allowOf?.(req.path);
-    if (allow) return new ResolverError(405, 'method_not_allowed', methodNotAllowedMessage(req.method, req.path, allow), undefined, { Allow: allow });
+    if (allow)
+      return new ResolverError(
+        405,
+        'method_not_allowed',
+        methodNotAllowedMessage(req.method, req.path, allow),
+        undefined,
+        { Allow: allow },
+      );
   }
   if (err.status === 404 || err.status === 405) return notFoundError(req);
   if (err.status === 415) {
     // A body without Content-Type, or of another media type: the validator says "unsupported media type X".
     const type = req.get('content-type');
-    const message = type === undefined
-      ? 'the body must be JSON sent with Content-Type: application/json; the request has no Content-Type'
-      : `the body must be JSON sent with Content-Type: application/json, not ${type}`;
+    const message =
+      type === undefined
+        ? 'the body must be JSON sent with Content-Type: application/json; the request has no Content-Type'
+        : `the body must be JSON sent with Content-Type: application/json, not ${type}`;
     return invalidRequest(message, [{ path: '/headers/content-type', message: 'must be application/json' }]);
   }
   if (err.errors.some((e) => MALFORMED_URI.test(e.message))) {
-    const message = 'the path has a malformed percent-encoding: every % must be followed by two hexadecimal digits (write a literal % as %25)';
+    const message =
+      'the path has a malformed percent-encoding: every % must be followed by two hexadecimal digits (write a literal % as %25)';
     return invalidRequest(message, [{ path: '/path', message: 'malformed percent-encoding' }]);
   }
   const body: unknown = req.body;
@@ -183,8 +221,14 @@ export function fromValidationError(err: ValidatorError, req: Request, allowOf?:
   }
   const errors = relevantErrors(err.errors, body);
   const first = errors[0];
-  const message = first && err.status === 400 ? `${first.path.replace(/^\//, '').replace(/\//g, '.')} ${inWords(first.message)}` : err.message;
-  return invalidRequest(message, errors.map(({ path, message: m }) => ({ path, message: m })));
+  const message =
+    first && err.status === 400
+      ? `${first.path.replace(/^\//, '').replace(/\//g, '.')} ${inWords(first.message)}`
+      : err.message;
+  return invalidRequest(
+    message,
+    errors.map(({ path, message: m }) => ({ path, message: m })),
+  );
 }
 
 /** A validator message in a client's words where the spec's own formats are concerned (`must match format "stellar-account"`). */
@@ -216,9 +260,10 @@ function invalidDidIn(req: Request, body: unknown): ResolverError | undefined {
 function relevantErrors(errors: ValidatorError['errors'], body: unknown): ValidatorError['errors'] {
   let kept = errors.filter((e) => e.errorCode !== 'oneOf.openapi.validation');
   if (isObject(body)) {
-    kept = 'signedXdr' in body
-      ? kept.filter((e) => e.path.startsWith('/body/signedXdr'))
-      : kept.filter((e) => !(e.path === '/body/signedXdr' && e.errorCode === 'required.openapi.validation'));
+    kept =
+      'signedXdr' in body
+        ? kept.filter((e) => e.path.startsWith('/body/signedXdr'))
+        : kept.filter((e) => !(e.path === '/body/signedXdr' && e.errorCode === 'required.openapi.validation'));
   }
   return kept.length > 0 ? kept : errors;
 }
@@ -241,7 +286,11 @@ export interface ErrorHandlerOptions {
 }
 
 /** A path whose percent-encoding does not decode, in the validator's shape whoever found it. */
-const MALFORMED: ValidatorError = { status: 400, message: 'malformed uri', errors: [{ path: '/path', message: 'malformed uri' }] };
+const MALFORMED: ValidatorError = {
+  status: 400,
+  message: 'malformed uri',
+  errors: [{ path: '/path', message: 'malformed uri' }],
+};
 
 /** The resolver's envelope (did-resolver.yaml Error): `{code, message, details?}`. */
 export function errorHandler({ log, allowOf }: ErrorHandlerOptions): ErrorRequestHandler {
@@ -262,7 +311,12 @@ export function errorHandler({ log, allowOf }: ErrorHandlerOptions): ErrorReques
         e = fromValidationError(err, req, allowOf);
       }
       if (!e) {
-        return { status: 500, code: 'internal_error', message: `Internal error (request ${(req.res && requestIdOf(req.res)) ?? 'unknown'})`, internal: err };
+        return {
+          status: 500,
+          code: 'internal_error',
+          message: `Internal error (request ${(req.res && requestIdOf(req.res)) ?? 'unknown'})`,
+          internal: err,
+        };
       }
       return {
         status: e.status,
@@ -274,7 +328,13 @@ export function errorHandler({ log, allowOf }: ErrorHandlerOptions): ErrorReques
     },
     body: ({ code, message, details }) => (details === undefined ? { code, message } : { code, message, details }),
     logFault: ({ answer, req, requestId }) =>
-      log?.({ event: 'internal_error', requestId: requestId ?? 'unknown', method: req.method, path: req.path, error: describe(answer.internal) }),
+      log?.({
+        event: 'internal_error',
+        requestId: requestId ?? 'unknown',
+        method: req.method,
+        path: req.path,
+        error: describe(answer.internal),
+      }),
   });
 }
 
@@ -283,7 +343,10 @@ export function errorHandler({ log, allowOf }: ErrorHandlerOptions): ErrorReques
  * DID itself fails (its syntax, or its length limit), else `invalidOptions` (an unknown query parameter is
  * an unknown resolution option; the DID may well be valid).
  */
-export function resolutionValidationFailure(err: ValidatorError, req: Request): { error: 'invalidDid' | 'invalidOptions'; message: string } {
+export function resolutionValidationFailure(
+  err: ValidatorError,
+  req: Request,
+): { error: 'invalidDid' | 'invalidOptions'; message: string } {
   const openapi = (req as Request & { openapi?: { pathParams?: Record<string, unknown> } }).openapi;
   const param = openapi?.pathParams?.did ?? req.path.slice(RESOLVE_PREFIX.length);
   const parsed = parseDid(decodeDidParam(String(param)));
@@ -301,7 +364,9 @@ export function sendResolutionFailure(
   error: 'invalidDid' | 'invalidOptions' | 'notFound' | 'representationNotSupported' | 'internalError',
   message: string,
 ): void {
-  const mediaType = (error !== 'representationNotSupported' && negotiateRepresentation(req.headers.accept)?.mediaType) || 'application/json';
+  const mediaType =
+    (error !== 'representationNotSupported' && negotiateRepresentation(req.headers.accept)?.mediaType) ||
+    'application/json';
   res.setHeader('Cache-Control', 'no-store');
   // The body's media type was negotiated on Accept (did-resolver.yaml resolveDid).
   res.setHeader('Vary', 'Accept');

@@ -30,7 +30,12 @@ export function rateLimit({ limiter, limit, windowMs, now, log }: RateLimitOptio
       bucket: `resolver:ip:${clientIp(req)}`,
       limit,
       headerPrefix: 'X-RateLimit',
-      refuse: (retry) => new ResolverError(429, 'rate_limited', `Rate limit of ${limit} requests per ${seconds} exceeded; retry in ${retry} s`),
+      refuse: (retry) =>
+        new ResolverError(
+          429,
+          'rate_limited',
+          `Rate limit of ${limit} requests per ${seconds} exceeded; retry in ${retry} s`,
+        ),
     }),
   });
 }

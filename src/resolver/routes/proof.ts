@@ -5,7 +5,12 @@
 // 503 nonce_store_unavailable on both: without it a nonce can be neither issued nor spent once.
 import type { Request, Response } from 'express';
 import {
-  createChallenge, resolutionError, verifyProof, DID_LD_JSON, type DidResolutionResult, type NonceStore,
+  createChallenge,
+  resolutionError,
+  verifyProof,
+  DID_LD_JSON,
+  type DidResolutionResult,
+  type NonceStore,
   type ProofErrorCode,
 } from '../../did/index.ts';
 import { ResolverError } from '../context.ts';
@@ -49,7 +54,12 @@ export function proofRoutes(ctx: RouteContext, nonceStore: NonceStore) {
       const { did, domain } = req.body as { did: string; domain: string };
       const result = await createChallenge({ did, domain, now: now(), nonceStore });
       if (!result.ok) {
-        throw new ResolverError(STATUS[result.error], result.error, result.message, result.error === 'did_invalid' ? { did } : undefined);
+        throw new ResolverError(
+          STATUS[result.error],
+          result.error,
+          result.message,
+          result.error === 'did_invalid' ? { did } : undefined,
+        );
       }
       res.setHeader('Cache-Control', 'no-store');
       res.json(result.challenge);

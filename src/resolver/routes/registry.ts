@@ -4,12 +4,15 @@
 // registry of the DID's network, the route's function, the path's DID) before it is sent.
 import { StrKey } from '@stellar/stellar-sdk';
 import {
-  ChainError, decodeDeactivateArgs, decodeRegisterArgs, decodeTransferControllerArgs, decodeUpdateArgs,
-  type Invocation, type PreparedTransaction,
+  ChainError,
+  decodeDeactivateArgs,
+  decodeRegisterArgs,
+  decodeTransferControllerArgs,
+  decodeUpdateArgs,
+  type Invocation,
+  type PreparedTransaction,
 } from '../../chain/index.ts';
-import {
-  bytesToDidId, didIdToBytes, validateRecord, type DidRecordInput, type ParsedDid,
-} from '../../did/index.ts';
+import { bytesToDidId, didIdToBytes, validateRecord, type DidRecordInput, type ParsedDid } from '../../did/index.ts';
 import type { operations } from '../../generated/did-resolver.ts';
 import type { DidOperation } from '../../observability/index.ts';
 import type { OperationHandler, OperationResponse } from '../../platform/typed.ts';
@@ -17,7 +20,13 @@ import { writeOperation, type WriteOptions } from '../../platform/write.ts';
 import { ResolverError } from '../context.ts';
 import { fromChainError, invalidRequest, recordError } from '../middleware/errors.ts';
 import {
-  checkVersion, currentRecord, networkOf, parseDidOrThrow, readRecord, rethrowChain, type RouteContext,
+  checkVersion,
+  currentRecord,
+  networkOf,
+  parseDidOrThrow,
+  readRecord,
+  rethrowChain,
+  type RouteContext,
   type ServedNetwork,
 } from './shared.ts';
 
@@ -41,7 +50,11 @@ function recordInput(raw: unknown): DidRecordInput {
     authentication: keys(r.authentication),
     assertionMethod: keys(r.assertionMethod),
     keyAgreement: keys(r.keyAgreement),
-    services: r.services.map((s) => ({ idSuffix: s.idSuffix, serviceType: s.serviceType, serviceEndpoint: s.serviceEndpoint })),
+    services: r.services.map((s) => ({
+      idSuffix: s.idSuffix,
+      serviceType: s.serviceType,
+      serviceEndpoint: s.serviceEndpoint,
+    })),
     ...(r.metadataUri !== undefined ? { metadataUri: r.metadataUri } : {}),
     ...(r.metadataHash !== undefined ? { metadataHash: r.metadataHash } : {}),
   };
@@ -54,13 +67,20 @@ function checkRecord(record: DidRecordInput): void {
 
 function checkAccount(value: unknown, field: string): string {
   if (typeof value !== 'string' || !StrKey.isValidEd25519PublicKey(value)) {
-    throw invalidRequest(`${field} must be a classic G… account address`, [{ path: `/body/${field}`, message: 'must be a G… account with a valid checksum' }]);
+    throw invalidRequest(`${field} must be a classic G… account address`, [
+      { path: `/body/${field}`, message: 'must be a G… account with a valid checksum' },
+    ]);
   }
   return value;
 }
 
 /** The registry's write operations: each answers PrepareResponse or SubmitResponse. */
-type WriteOp = operations['registerDid' | 'updateDid' | 'transferDidController' | 'deactivateDid' | 'submitDidTransaction'];
+type WriteOp = operations[
+  | 'registerDid'
+  | 'updateDid'
+  | 'transferDidController'
+  | 'deactivateDid'
+  | 'submitDidTransaction'];
 
 function prepared(res: OperationResponse<WriteOp>, net: ServedNetwork, tx: PreparedTransaction): void {
   res.json({ xdr: tx.xdr, network: net.name, networkPassphrase: net.networkPassphrase });
@@ -134,7 +154,9 @@ async function submitChecked(
   let fn: RegistryFn | undefined;
   const expect = (inv: Invocation): void => {
     if (inv.contractId !== net.registryId) {
-      throw mismatch(`the transaction invokes ${inv.contractId}, not the DID registry of ${net.name} (${net.registryId})`);
+      throw mismatch(
+        `the transaction invokes ${inv.contractId}, not the DID registry of ${net.name} (${net.registryId})`,
+      );
     }
     if (!(opts.fns as string[]).includes(inv.fn)) {
       throw mismatch(
@@ -182,11 +204,12 @@ async function addCurrentVersion(net: ServedNetwork, didId: string, e: ResolverE
 
 export function registryRoutes(ctx: RouteContext) {
   /** Prepare or submit (src/platform/write.ts); a submit's outcome is counted under `route`. */
-  const write = (route: string) => ({
-    routeOf: () => route,
-    codeOf: (err: unknown) => (err instanceof ResolverError ? err.code : undefined),
-    ...(ctx.deps.metrics ? { submitted: ctx.deps.metrics.domain.submitted.bind(ctx.deps.metrics.domain) } : {}),
-  }) satisfies WriteOptions;
+  const write = (route: string) =>
+    ({
+      routeOf: () => route,
+      codeOf: (err: unknown) => (err instanceof ResolverError ? err.code : undefined),
+      ...(ctx.deps.metrics ? { submitted: ctx.deps.metrics.domain.submitted.bind(ctx.deps.metrics.domain) } : {}),
+    }) satisfies WriteOptions;
 
   const getRecord: OperationHandler<operations['getDidRecord']> = async (req, res) => {
     const parsed = parseDidOrThrow(req.params.did, { fromPath: true });
@@ -206,7 +229,11 @@ export function registryRoutes(ctx: RouteContext) {
       const record = recordInput(body.record);
       checkRecord(record);
       const source = checkAccount(body.sourcePublicKey, 'sourcePublicKey');
-      prepared(res, net, await prepare(net, () => net.chain.registry.register({ source, didId: didIdToBytes(parsed.didId), record })));
+      prepared(
+        res,
+        net,
+        await prepare(net, () => net.chain.registry.register({ source, didId: didIdToBytes(parsed.didId), record })),
+      );
     },
   });
 
@@ -229,8 +256,13 @@ export function registryRoutes(ctx: RouteContext) {
         const message = `controller must stay ${current.controller}; rotate it with /transfer`;
         throw recordError([{ code: 'invalid_record', field: 'controller', message }]);
       }
-      prepared(res, net, await prepare(net, () =>
-        net.chain.registry.update({ source, didId: didIdToBytes(parsed.didId), expectedVersion, record })));
+      prepared(
+        res,
+        net,
+        await prepare(net, () =>
+          net.chain.registry.update({ source, didId: didIdToBytes(parsed.didId), expectedVersion, record }),
+        ),
+      );
     },
   });
 
@@ -247,8 +279,18 @@ export function registryRoutes(ctx: RouteContext) {
       const source = checkAccount(body.sourcePublicKey, 'sourcePublicKey');
       const expectedVersion = body.expectedVersion;
       checkVersion(parsed, await currentRecord(net, parsed), expectedVersion);
-      prepared(res, net, await prepare(net, () =>
-        net.chain.registry.transferController({ source, didId: didIdToBytes(parsed.didId), expectedVersion, newController })));
+      prepared(
+        res,
+        net,
+        await prepare(net, () =>
+          net.chain.registry.transferController({
+            source,
+            didId: didIdToBytes(parsed.didId),
+            expectedVersion,
+            newController,
+          }),
+        ),
+      );
     },
   });
 
@@ -264,14 +306,20 @@ export function registryRoutes(ctx: RouteContext) {
       const source = checkAccount(body.sourcePublicKey, 'sourcePublicKey');
       const expectedVersion = body.expectedVersion;
       checkVersion(parsed, await currentRecord(net, parsed), expectedVersion);
-      prepared(res, net, await prepare(net, () =>
-        net.chain.registry.deactivate({ source, didId: didIdToBytes(parsed.didId), expectedVersion })));
+      prepared(
+        res,
+        net,
+        await prepare(net, () =>
+          net.chain.registry.deactivate({ source, didId: didIdToBytes(parsed.didId), expectedVersion }),
+        ),
+      );
     },
   });
 
   /** POST /v1/dids/stellar/submit: any signed registry mutation of a served network. */
   const submitAny = writeOperation<operations['submitDidTransaction']>(write('/v1/dids/stellar/submit'), {
-    submit: async (signedXdr, _req, res) => void res.json(await submit(ctx, signedXdr, { fns: Object.keys(MUTATIONS) as RegistryFn[] })),
+    submit: async (signedXdr, _req, res) =>
+      void res.json(await submit(ctx, signedXdr, { fns: Object.keys(MUTATIONS) as RegistryFn[] })),
     // The body is `{signedXdr}` alone (SubmitRequest): request validation refuses any other.
     prepare: async () => {
       throw new ResolverError(400, 'invalid_request', 'this route only submits: send {signedXdr}');

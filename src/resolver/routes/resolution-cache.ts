@@ -36,7 +36,12 @@ export class ResolutionCache {
   readonly #maxMemo: number;
   readonly #onError: (err: unknown) => void;
 
-  constructor({ cache, ttlMs, maxMemo = 10_000, onError = () => {} }: { cache: Cache; ttlMs: number; maxMemo?: number; onError?: (err: unknown) => void }) {
+  constructor({
+    cache,
+    ttlMs,
+    maxMemo = 10_000,
+    onError = () => {},
+  }: { cache: Cache; ttlMs: number; maxMemo?: number; onError?: (err: unknown) => void }) {
     this.#cache = cache;
     this.#ttlMs = ttlMs;
     this.#maxMemo = maxMemo;

@@ -7,8 +7,20 @@
 // Every answer varies with Accept (`Vary: Accept`), so a shared cache never serves one representation for another.
 import type { Request, Response } from 'express';
 import {
-  DID_CONTEXT, DID_LD_JSON, DID_RESOLUTION, DID_RESOLUTION_CONTEXT, DID_URL_DEREFERENCING, LD_JSON_DID_RESOLUTION, buildResolutionResult, decodeDidParam,
-  dereferenceFragment, negotiateRepresentation, parseDid, type DidRepresentation, type Negotiated, type ParsedDid,
+  DID_CONTEXT,
+  DID_LD_JSON,
+  DID_RESOLUTION,
+  DID_RESOLUTION_CONTEXT,
+  DID_URL_DEREFERENCING,
+  LD_JSON_DID_RESOLUTION,
+  buildResolutionResult,
+  decodeDidParam,
+  dereferenceFragment,
+  negotiateRepresentation,
+  parseDid,
+  type DidRepresentation,
+  type Negotiated,
+  type ParsedDid,
 } from '../../did/index.ts';
 import { ResolverError } from '../context.ts';
 import { sendResolutionFailure } from '../middleware/errors.ts';
@@ -39,7 +51,13 @@ export function resolveRoute(ctx: RouteContext) {
     res.setHeader('Vary', 'Accept');
     const negotiated = negotiateRepresentation(req.headers.accept);
     if (!negotiated) {
-      return sendResolutionFailure(req, res, 406, 'representationNotSupported', `Accept ${req.headers.accept}: available are ${OFFERED}`);
+      return sendResolutionFailure(
+        req,
+        res,
+        406,
+        'representationNotSupported',
+        `Accept ${req.headers.accept}: available are ${OFFERED}`,
+      );
     }
     const text = decodeDidParam(String(req.params.did));
     const hash = text.indexOf('#');
@@ -61,12 +79,14 @@ export function resolveRoute(ctx: RouteContext) {
       try {
         entry = await readEntry(net, parsed);
       } catch (err) {
-        if (err instanceof ResolverError && err.status === 502) return sendResolutionFailure(req, res, 502, 'internalError', err.message);
+        if (err instanceof ResolverError && err.status === 502)
+          return sendResolutionFailure(req, res, 502, 'internalError', err.message);
         throw err;
       }
       // Not cached: a registration right after this answer resolves at once.
       if (!entry) {
-        if (dereferencing) return sendDereferencingFailure(res, negotiated, 404, 'notFound', `${parsed.did} is not registered`);
+        if (dereferencing)
+          return sendDereferencingFailure(res, negotiated, 404, 'notFound', `${parsed.did} is not registered`);
         return sendResolutionFailure(req, res, 404, 'notFound', `${parsed.did} is not registered`);
       }
       cached = await ctx.cache.put(parsed.network, parsed.didId, entry);
@@ -95,14 +115,36 @@ export function resolveRoute(ctx: RouteContext) {
  * The resource a fragment names. Unknown fragment → 404 `notFound`; a deactivated DID's tombstone names
  * nothing → 410 with the document metadata (`deactivated: true`) as the content metadata.
  */
-function dereference(res: Response, parsed: ParsedDid, fragment: string, cached: CachedResolution, negotiated: Negotiated, cacheControl: string): void {
+function dereference(
+  res: Response,
+  parsed: ParsedDid,
+  fragment: string,
+  cached: CachedResolution,
+  negotiated: Negotiated,
+  cacheControl: string,
+): void {
   const result = resolutionResult(parsed, cached.entry, negotiated.representation);
   const found = result.didDocument && dereferenceFragment(result.didDocument, fragment);
   if (cached.entry.record.deactivated) {
-    return sendDereferencingFailure(res, negotiated, 410, 'notFound', `${parsed.did} is deactivated`, result.didDocumentMetadata);
+    return sendDereferencingFailure(
+      res,
+      negotiated,
+      410,
+      'notFound',
+      `${parsed.did} is deactivated`,
+      result.didDocumentMetadata,
+    );
   }
-  if (!found) return sendDereferencingFailure(res, negotiated, 404, 'notFound', `${parsed.did} has no verification method or service #${fragment}`);
-  const resource = negotiated.representation === DID_LD_JSON ? { '@context': [...DID_CONTEXT], ...found.value } : found.value;
+  if (!found)
+    return sendDereferencingFailure(
+      res,
+      negotiated,
+      404,
+      'notFound',
+      `${parsed.did} has no verification method or service #${fragment}`,
+    );
+  const resource =
+    negotiated.representation === DID_LD_JSON ? { '@context': [...DID_CONTEXT], ...found.value } : found.value;
   res.setHeader('Cache-Control', cacheControl);
   res.setHeader('Content-Type', `${negotiated.mediaType}; charset=utf-8`);
   if (negotiated.shape === 'representation') {
@@ -118,10 +160,23 @@ function dereference(res: Response, parsed: ParsedDid, fragment: string, cached:
 }
 
 /** A DID alone dereferenced (`application/did-url-dereferencing`): its document is the content. */
-function dereferenceDocument(res: Response, parsed: ParsedDid, cached: CachedResolution, negotiated: Negotiated, cacheControl: string): void {
+function dereferenceDocument(
+  res: Response,
+  parsed: ParsedDid,
+  cached: CachedResolution,
+  negotiated: Negotiated,
+  cacheControl: string,
+): void {
   const result = resolutionResult(parsed, cached.entry, negotiated.representation);
   if (cached.entry.record.deactivated) {
-    return sendDereferencingFailure(res, negotiated, 410, 'notFound', `${parsed.did} is deactivated`, result.didDocumentMetadata);
+    return sendDereferencingFailure(
+      res,
+      negotiated,
+      410,
+      'notFound',
+      `${parsed.did} is deactivated`,
+      result.didDocumentMetadata,
+    );
   }
   res.setHeader('Cache-Control', cacheControl);
   res.setHeader('Content-Type', `${negotiated.mediaType}; charset=utf-8`);
@@ -143,7 +198,11 @@ function sendDereferencingFailure(
 ): void {
   res.setHeader('Cache-Control', 'no-store');
   res.setHeader('Content-Type', `${negotiated.mediaType}; charset=utf-8`);
-  sendJson(res, status, negotiated, { dereferencingMetadata: { error, message }, contentStream: null, contentMetadata });
+  sendJson(res, status, negotiated, {
+    dereferencingMetadata: { error, message },
+    contentStream: null,
+    contentMetadata,
+  });
 }
 
 /**
@@ -152,6 +211,7 @@ function sendDereferencingFailure(
  * body to another media type's schema. Its bodies are the JSON-LD ones the tests check field by field.
  */
 function sendJson(res: Response, status: number, negotiated: Negotiated, body: object): void {
-  if (negotiated.mediaType === DID_RESOLUTION || negotiated.mediaType === DID_URL_DEREFERENCING) res.status(status).send(JSON.stringify(body));
+  if (negotiated.mediaType === DID_RESOLUTION || negotiated.mediaType === DID_URL_DEREFERENCING)
+    res.status(status).send(JSON.stringify(body));
   else res.status(status).json(body);
 }

@@ -10,7 +10,13 @@ export function serviceRoutes(ctx: RouteContext, spec: { info?: { title?: string
   const ui = docsUi({ title: spec.info?.title ?? 'did:ledger resolver' });
   return {
     health(_req: Request, res: Response): void {
-      res.json({ status: 'ok', timestamp: new Date(ctx.deps.now()).toISOString(), service: 'did-resolver', node: process.versions.node, networks });
+      res.json({
+        status: 'ok',
+        timestamp: new Date(ctx.deps.now()).toISOString(),
+        service: 'did-resolver',
+        node: process.versions.node,
+        networks,
+      });
     },
     openapi(_req: Request, res: Response): void {
       res.type('application/json').send(specJson);

@@ -2,7 +2,12 @@
 // their failures in the resolver's words, and the resolution cache.
 import { ChainError } from '../../chain/index.ts';
 import {
-  decodeDidParam, didIdToBytes, parseDid, xmlDateTime, type DidRecord, type ParsedDid,
+  decodeDidParam,
+  didIdToBytes,
+  parseDid,
+  xmlDateTime,
+  type DidRecord,
+  type ParsedDid,
 } from '../../did/index.ts';
 import { ResolverError, type ResolverAppDeps, type ResolverNetwork } from '../context.ts';
 import { didInvalid, fromChainError } from '../middleware/errors.ts';
@@ -75,7 +80,11 @@ export async function readRecord(net: ServedNetwork, parsed: ParsedDid): Promise
   } catch (err) {
     if (err instanceof ChainError) throw fromChainError(err, net.name);
     // A reply that does not decode as a record: the RPC answered garbage.
-    throw new ResolverError(502, 'ledger_unavailable', `${net.name} RPC answered an unreadable record: ${(err as Error)?.message ?? String(err)}`);
+    throw new ResolverError(
+      502,
+      'ledger_unavailable',
+      `${net.name} RPC answered an unreadable record: ${(err as Error)?.message ?? String(err)}`,
+    );
   }
 }
 
@@ -106,9 +115,14 @@ export async function currentRecord(net: ServedNetwork, parsed: ParsedDid): Prom
 /** Optimistic concurrency (spec: version_mismatch, 409, details with both versions). */
 export function checkVersion(parsed: ParsedDid, record: DidRecord, expectedVersion: number): void {
   if (record.version !== expectedVersion) {
-    throw new ResolverError(409, 'version_mismatch', `expectedVersion ${expectedVersion} but ${parsed.did} is at version ${record.version}`, {
-      expectedVersion,
-      currentVersion: record.version,
-    });
+    throw new ResolverError(
+      409,
+      'version_mismatch',
+      `expectedVersion ${expectedVersion} but ${parsed.did} is at version ${record.version}`,
+      {
+        expectedVersion,
+        currentVersion: record.version,
+      },
+    );
   }
 }

@@ -1,11 +1,20 @@
 // API keys, scopes and the admin role over HTTP (vault-api.yaml "Authentication").
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createHash } from 'node:crypto';
-import { startVaultTestEnv, storeFaults, stubChain, stubContractRoutes, type VaultTestEnv } from '../../../test-support/vault-api.ts';
+import {
+  startVaultTestEnv,
+  storeFaults,
+  stubChain,
+  stubContractRoutes,
+  type VaultTestEnv,
+} from '../../../test-support/vault-api.ts';
 import { UNKNOWN_KEY } from './auth.ts';
 
 const G = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';
-const READ: { path: string; method: string; body?: unknown } = { path: `/contracts/vault/vc-count?owner=${G}`, method: 'GET' };
+const READ: { path: string; method: string; body?: unknown } = {
+  path: `/contracts/vault/vc-count?owner=${G}`,
+  method: 'GET',
+};
 const WRITE = { path: '/contracts/vault/revoke-vault', method: 'POST', body: { owner: G, sourcePublicKey: G } };
 
 let env: VaultTestEnv;
@@ -26,7 +35,10 @@ describe('the key headers', () => {
 
   it('X-SVC-Key wins over the other forms', async () => {
     const { key } = await env.mintKey();
-    const res = await env.request(READ.path, { key, headers: { 'x-api-key': 'f'.repeat(64), authorization: `Bearer ${'e'.repeat(64)}` } });
+    const res = await env.request(READ.path, {
+      key,
+      headers: { 'x-api-key': 'f'.repeat(64), authorization: `Bearer ${'e'.repeat(64)}` },
+    });
     expect(res.status).toBe(200);
   });
 
@@ -49,7 +61,10 @@ describe('401', () => {
     for (const op of [READ, WRITE]) {
       const res = await env.request(op.path, { method: op.method, body: op.body, headers: c.headers });
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ error: c.error, message: c.error === 'invalid_api_key' ? UNKNOWN_KEY : expect.any(String) });
+      expect(res.body).toEqual({
+        error: c.error,
+        message: c.error === 'invalid_api_key' ? UNKNOWN_KEY : expect.any(String),
+      });
     }
   });
 
@@ -72,7 +87,10 @@ describe('401', () => {
   it('a valid key still gets the body errors', async () => {
     const { key } = await env.mintKey();
     expect((await env.request('/contracts/vc/issue', { key, body: '{' })).body.error).toBe('invalid_json');
-    expect((await env.request('/contracts/vc/issue', { key, body: JSON.stringify({ owner: 'x'.repeat(600 * 1024) }) })).status).toBe(413);
+    expect(
+      (await env.request('/contracts/vc/issue', { key, body: JSON.stringify({ owner: 'x'.repeat(600 * 1024) }) }))
+        .status,
+    ).toBe(413);
   });
 
   it('a revoked key → invalid_api_key', async () => {
@@ -88,7 +106,13 @@ describe('401', () => {
   });
 
   it('a key of the other network → invalid_api_key', async () => {
-    const made = await env.stores.keys.create({ walletAddress: G, network: 'mainnet', role: 'admin', scopes: [], expiresAt: null });
+    const made = await env.stores.keys.create({
+      walletAddress: G,
+      network: 'mainnet',
+      role: 'admin',
+      scopes: [],
+      expiresAt: null,
+    });
     const res = await env.request(READ.path, { key: made.key });
     expect([res.status, res.body.error]).toEqual([401, 'invalid_api_key']);
   });
@@ -159,12 +183,18 @@ describe('scopes and roles', () => {
   ])('%s needs %s', async (path, scope) => {
     const { key } = await env.mintKey({ scopes: ['credentials:read'] });
     const res = await env.request(path, { key, body: {} });
-    expect([res.status, res.body.error, res.body.message]).toEqual([403, 'insufficient_scope', `this operation needs the scope ${scope}`]);
+    expect([res.status, res.body.error, res.body.message]).toEqual([
+      403,
+      'insufficient_scope',
+      `this operation needs the scope ${scope}`,
+    ]);
   });
 
   it('scopes are checked before the body', async () => {
     const { key } = await env.mintKey({ scopes: ['credentials:read'] });
-    expect((await env.request('/contracts/vc/issue', { key, body: { nonsense: true } })).body.error).toBe('insufficient_scope');
+    expect((await env.request('/contracts/vc/issue', { key, body: { nonsense: true } })).body.error).toBe(
+      'insufficient_scope',
+    );
     // ... before it is even read.
     expect((await env.request('/contracts/vc/issue', { key, body: '{' })).body.error).toBe('insufficient_scope');
   });
@@ -195,7 +225,11 @@ describe('key store down', () => {
   let down: VaultTestEnv;
   let key: string;
   beforeAll(async () => {
-    down = await startVaultTestEnv({ chain: stubChain(), contractRoutes: stubContractRoutes().router, stores: faults.wrap });
+    down = await startVaultTestEnv({
+      chain: stubChain(),
+      contractRoutes: stubContractRoutes().router,
+      stores: faults.wrap,
+    });
     key = (await down.mintKey()).key;
     faults.down.keys = true;
   });

@@ -33,7 +33,8 @@ export function authenticate(deps: VaultAppDeps, index: Map<string, OperationInf
     const key = presentedKey(req);
     // A keyless call of an operation whose key is optional goes on without a caller (rate-limited per IP).
     if (!key && op.keyOptional) return next();
-    if (!key) throw new ApiError(401, 'missing_api_key', 'send the API key in X-SVC-Key, x-api-key or Authorization: Bearer');
+    if (!key)
+      throw new ApiError(401, 'missing_api_key', 'send the API key in X-SVC-Key, x-api-key or Authorization: Bearer');
     const found = KEY_RE.test(key) ? await deps.stores.keys.lookup(key) : undefined;
     // Nothing carries over between networks: a testnet key does not open mainnet, expired or not. Unknown
     // and revoked keys read alike.
@@ -41,7 +42,11 @@ export function authenticate(deps: VaultAppDeps, index: Map<string, OperationInf
       throw new ApiError(401, 'invalid_api_key', UNKNOWN_KEY);
     }
     if (found.state === 'expired') {
-      throw new ApiError(401, 'api_key_expired', `the API key expired on ${found.record.expiresAt}; prove the wallet again to get a new one`);
+      throw new ApiError(
+        401,
+        'api_key_expired',
+        `the API key expired on ${found.record.expiresAt}; prove the wallet again to get a new one`,
+      );
     }
     setAuth(req, authContextOf(found.record));
     next();

@@ -3,13 +3,24 @@
 // answer is checked against the spec (validateResponses is on in the test harness).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Keypair } from '@stellar/stellar-sdk';
-import { startVaultTestEnv, stubChain, stubContractRoutes, type VaultTestEnv } from '../../../test-support/vault-api.ts';
+import {
+  startVaultTestEnv,
+  stubChain,
+  stubContractRoutes,
+  type VaultTestEnv,
+} from '../../../test-support/vault-api.ts';
 import { allowedOriginValue, CORS_EXPOSE_HEADERS } from './cors.ts';
 
 const G = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';
 const APP = 'https://app.example.org';
 const EVIL = 'https://evil.example.com';
-const CORS_HEADERS = ['access-control-allow-origin', 'access-control-allow-methods', 'access-control-allow-headers', 'access-control-max-age', 'access-control-expose-headers'];
+const CORS_HEADERS = [
+  'access-control-allow-origin',
+  'access-control-allow-methods',
+  'access-control-allow-headers',
+  'access-control-max-age',
+  'access-control-expose-headers',
+];
 
 let strict: VaultTestEnv;
 let open: VaultTestEnv;
@@ -17,8 +28,16 @@ let key: string;
 
 beforeAll(async () => {
   [strict, open] = await Promise.all([
-    startVaultTestEnv({ chain: stubChain(), contractRoutes: stubContractRoutes().router, limits: { authOrigins: [APP] } }),
-    startVaultTestEnv({ chain: stubChain(), contractRoutes: stubContractRoutes().router, limits: { authOrigins: ['*'] } }),
+    startVaultTestEnv({
+      chain: stubChain(),
+      contractRoutes: stubContractRoutes().router,
+      limits: { authOrigins: [APP] },
+    }),
+    startVaultTestEnv({
+      chain: stubChain(),
+      contractRoutes: stubContractRoutes().router,
+      limits: { authOrigins: ['*'] },
+    }),
   ]);
   expect(strict.deps.validateResponses).toBe(true);
   key = (await strict.mintKey()).key;
@@ -33,8 +52,12 @@ beforeEach(() => {
 });
 
 const preflight = (on: VaultTestEnv, path: string, headers: Record<string, string>) =>
-  on.request(path, { method: 'OPTIONS', headers: { 'access-control-request-headers': 'content-type,x-request-id', ...headers } });
-const corsOf = (headers: Headers) => Object.fromEntries(CORS_HEADERS.flatMap((h) => (headers.has(h) ? [[h, headers.get(h)]] : [])));
+  on.request(path, {
+    method: 'OPTIONS',
+    headers: { 'access-control-request-headers': 'content-type,x-request-id', ...headers },
+  });
+const corsOf = (headers: Headers) =>
+  Object.fromEntries(CORS_HEADERS.flatMap((h) => (headers.has(h) ? [[h, headers.get(h)]] : [])));
 
 describe('allowedOriginValue', () => {
   it.each([
@@ -70,13 +93,16 @@ describe('preflight', () => {
     expect(res.headers.get('x-request-id')).toBeTruthy();
   });
 
-  it.each([`/auth/challenge?account=${G}`, '/auth/keys'])('OPTIONS %s from another origin → 403 origin_not_allowed, no CORS headers', async (path) => {
-    const res = await preflight(strict, path, { origin: EVIL, 'access-control-request-method': 'POST' });
-    expect(res.status).toBe(403);
-    expect(res.body).toEqual({ error: 'origin_not_allowed', message: 'this origin may not request API keys' });
-    expect(corsOf(res.headers)).toEqual({});
-    expect(res.headers.get('vary')).toBe('Origin');
-  });
+  it.each([`/auth/challenge?account=${G}`, '/auth/keys'])(
+    'OPTIONS %s from another origin → 403 origin_not_allowed, no CORS headers',
+    async (path) => {
+      const res = await preflight(strict, path, { origin: EVIL, 'access-control-request-method': 'POST' });
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ error: 'origin_not_allowed', message: 'this origin may not request API keys' });
+      expect(corsOf(res.headers)).toEqual({});
+      expect(res.headers.get('vary')).toBe('Origin');
+    },
+  );
 
   it('with the `*` list any origin gets `*`', async () => {
     const res = await preflight(open, '/auth/keys', { origin: EVIL, 'access-control-request-method': 'POST' });
@@ -98,7 +124,7 @@ describe('preflight', () => {
     expect(res.headers.get('x-ratelimit-remaining')).toBe('59');
   });
 
-  it('ignores the query string it carries (the actual request\'s), even an invalid one', async () => {
+  it("ignores the query string it carries (the actual request's), even an invalid one", async () => {
     const res = await preflight(strict, '/auth/challenge?account=not-an-account&color=red', { origin: APP });
     expect(res.status).toBe(204);
   });
@@ -106,26 +132,49 @@ describe('preflight', () => {
 
 describe('actual requests', () => {
   it('GET /auth/challenge from an allowed origin: the origin, Vary and the exposed headers', async () => {
-    const res = await strict.request(`/auth/challenge?account=${Keypair.random().publicKey()}`, { headers: { origin: APP } });
+    const res = await strict.request(`/auth/challenge?account=${Keypair.random().publicKey()}`, {
+      headers: { origin: APP },
+    });
     expect(res.status).toBe(200);
-    expect(corsOf(res.headers)).toEqual({ 'access-control-allow-origin': APP, 'access-control-expose-headers': CORS_EXPOSE_HEADERS });
+    expect(corsOf(res.headers)).toEqual({
+      'access-control-allow-origin': APP,
+      'access-control-expose-headers': CORS_EXPOSE_HEADERS,
+    });
     expect(res.headers.get('vary')).toBe('Origin');
   });
 
   it('POST /auth/keys from an allowed origin: 201 with the CORS headers', async () => {
     const wallet = Keypair.random();
     const c = await strict.request(`/auth/challenge?account=${wallet.publicKey()}`, { headers: { origin: APP } });
-    const res = await strict.request('/auth/keys', { headers: { origin: APP }, body: { transaction: strict.sign(c.body.transaction, wallet) } });
+    const res = await strict.request('/auth/keys', {
+      headers: { origin: APP },
+      body: { transaction: strict.sign(c.body.transaction, wallet) },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(corsOf(res.headers)).toEqual({ 'access-control-allow-origin': APP, 'access-control-expose-headers': CORS_EXPOSE_HEADERS });
+    expect(corsOf(res.headers)).toEqual({
+      'access-control-allow-origin': APP,
+      'access-control-expose-headers': CORS_EXPOSE_HEADERS,
+    });
     expect(res.headers.get('vary')).toBe('Origin');
   });
 
   it.each([
-    { name: '400 challenge_invalid', path: '/auth/keys', body: { transaction: 'AAAA' }, status: 400, error: 'challenge_invalid' },
+    {
+      name: '400 challenge_invalid',
+      path: '/auth/keys',
+      body: { transaction: 'AAAA' },
+      status: 400,
+      error: 'challenge_invalid',
+    },
     { name: '400 invalid_request', path: '/auth/challenge?account=nope', status: 400, error: 'invalid_request' },
     { name: '400 invalid_json', path: '/auth/keys', body: '{"transaction": ', status: 400, error: 'invalid_json' },
-    { name: '413 payload_too_large', path: '/auth/keys', body: JSON.stringify({ transaction: 'x'.repeat(600 * 1024) }), status: 413, error: 'payload_too_large' },
+    {
+      name: '413 payload_too_large',
+      path: '/auth/keys',
+      body: JSON.stringify({ transaction: 'x'.repeat(600 * 1024) }),
+      status: 413,
+      error: 'payload_too_large',
+    },
   ])('errors are readable by the page too: $name', async ({ path, body, status, error }) => {
     const res = await strict.request(path, { headers: { origin: APP }, ...(body !== undefined ? { body } : {}) });
     expect([res.status, res.body.error]).toEqual([status, error]);
@@ -135,7 +184,8 @@ describe('actual requests', () => {
 
   it('429 carries Retry-After, exposed to the page', async () => {
     let res;
-    for (let i = 0; i < 61; i++) res = await strict.request(`/auth/challenge?account=${G}`, { headers: { origin: APP } });
+    for (let i = 0; i < 61; i++)
+      res = await strict.request(`/auth/challenge?account=${G}`, { headers: { origin: APP } });
     expect([res!.status, res!.body.error]).toEqual([429, 'rate_limit_exceeded']);
     expect(res!.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(res!.headers.get('access-control-allow-origin')).toBe(APP);
@@ -172,15 +222,22 @@ describe('no CORS on any other route', () => {
     { name: '/config', path: '/config' },
     { name: '/admin/keys', path: '/admin/keys', key: true },
   ])('$name from an allowed origin: no CORS headers, no Vary', async (c) => {
-    const res = await strict.request(c.path, { headers: { origin: APP }, ...(c.key ? { key } : {}), ...(c.body ? { body: c.body } : {}) });
+    const res = await strict.request(c.path, {
+      headers: { origin: APP },
+      ...(c.key ? { key } : {}),
+      ...(c.body ? { body: c.body } : {}),
+    });
     expect(res.status).toBeLessThan(500);
     expect(corsOf(res.headers)).toEqual({});
     expect(res.headers.get('vary')).toBeNull();
   });
 
-  it.each(['/contracts/vault/vc-count', '/contracts/vc/issue', '/health', '/admin/keys'])('OPTIONS %s → 404 not_found, no CORS headers', async (path) => {
-    const res = await preflight(strict, path, { origin: APP, 'access-control-request-method': 'POST' });
-    expect([res.status, res.body.error]).toEqual([404, 'not_found']);
-    expect(corsOf(res.headers)).toEqual({});
-  });
+  it.each(['/contracts/vault/vc-count', '/contracts/vc/issue', '/health', '/admin/keys'])(
+    'OPTIONS %s → 404 not_found, no CORS headers',
+    async (path) => {
+      const res = await preflight(strict, path, { origin: APP, 'access-control-request-method': 'POST' });
+      expect([res.status, res.body.error]).toEqual([404, 'not_found']);
+      expect(corsOf(res.headers)).toEqual({});
+    },
+  );
 });

@@ -8,7 +8,11 @@ import { clip } from '../../openapi/error-bounds.ts';
 import { StoreInputError, StoreUnavailableError } from '../../stores/index.ts';
 import { operationOf, type OperationInfo } from './openapi.ts';
 import { mapValidationFailure, type ValidationItem } from './validation.ts';
-import { errorHandler as platformErrorHandler, notFound as platformNotFound, type ErrorAnswer } from '../../platform/errors.ts';
+import {
+  errorHandler as platformErrorHandler,
+  notFound as platformNotFound,
+  type ErrorAnswer,
+} from '../../platform/errors.ts';
 import { isMalformedPath } from '../../platform/validator.ts';
 import { answers405, methodNotAllowedMessage, type AllowLookup } from '../../openapi/allow.ts';
 
@@ -26,7 +30,10 @@ interface BodyParserError {
   status: number;
 }
 const isBodyParserError = (e: unknown): e is BodyParserError =>
-  typeof e === 'object' && e !== null && typeof (e as BodyParserError).type === 'string' && typeof (e as BodyParserError).status === 'number';
+  typeof e === 'object' &&
+  e !== null &&
+  typeof (e as BodyParserError).type === 'string' &&
+  typeof (e as BodyParserError).status === 'number';
 
 const STORE_WORDS: Record<string, string> = {
   keys: 'the key store is unavailable',
@@ -36,10 +43,16 @@ const STORE_WORDS: Record<string, string> = {
 };
 
 /** Maps any thrown value onto the spec's error answers. */
-export function toErrorAnswer(err: unknown, req: Request, index: Map<string, OperationInfo>, allowOf?: AllowLookup): VaultErrorAnswer {
+export function toErrorAnswer(
+  err: unknown,
+  req: Request,
+  index: Map<string, OperationInfo>,
+  allowOf?: AllowLookup,
+): VaultErrorAnswer {
   if (err instanceof ApiError) return { status: err.status, code: err.code, message: err.message };
   // The chain's codes are the spec's; one it lacks must not reach a client (a 500, logged).
-  if (err instanceof ChainError && isVaultErrorCode(err.code)) return { status: err.status, code: err.code, message: err.message };
+  if (err instanceof ChainError && isVaultErrorCode(err.code))
+    return { status: err.status, code: err.code, message: err.message };
   if (err instanceof StoreUnavailableError) {
     // Rate limits fail closed (vault-api.yaml "Rate limits"); keys and idempotency records cannot be
     // checked without their store, so those requests fail too.
@@ -50,7 +63,13 @@ export function toErrorAnswer(err: unknown, req: Request, index: Map<string, Ope
   if (err instanceof V.MethodNotAllowed && answers405(req.method)) {
     // A method the path does not declare (vault-api.yaml "Routing note").
     const allow = allowOf?.(req.path);
-    if (allow) return { status: 405, code: 'method_not_allowed', message: methodNotAllowedMessage(req.method, req.path, allow), headers: { Allow: allow } };
+    if (allow)
+      return {
+        status: 405,
+        code: 'method_not_allowed',
+        message: methodNotAllowedMessage(req.method, req.path, allow),
+        headers: { Allow: allow },
+      };
   }
   if (err instanceof V.NotFound || err instanceof V.MethodNotAllowed) {
     return { status: 404, code: 'not_found', message: `no route ${req.method} ${clip(req.path, 200)}` };
@@ -58,23 +77,36 @@ export function toErrorAnswer(err: unknown, req: Request, index: Map<string, Ope
   // A path segment whose percent-encoding does not decode (`/contracts/vault/%`).
   if (isMalformedPath(err)) return { status: 400, code: 'invalid_request', message: MALFORMED_PATH };
   if (err instanceof V.BadRequest) {
-    return fromApiError(mapValidationFailure((err.errors ?? []) as ValidationItem[], operationOf(index, req), req.body));
+    return fromApiError(
+      mapValidationFailure((err.errors ?? []) as ValidationItem[], operationOf(index, req), req.body),
+    );
   }
   if (err instanceof V.UnsupportedMediaType) {
-    return { status: 400, code: 'invalid_request', message: 'send the body as JSON with Content-Type: application/json' };
+    return {
+      status: 400,
+      code: 'invalid_request',
+      message: 'send the body as JSON with Content-Type: application/json',
+    };
   }
   if (err instanceof V.RequestEntityTooLarge) return payloadTooLarge();
   if (isBodyParserError(err)) {
     if (err.type === 'entity.too.large') return payloadTooLarge();
-    if (err.type === 'entity.parse.failed') return { status: 400, code: 'invalid_json', message: 'the body is not valid JSON' };
+    if (err.type === 'entity.parse.failed')
+      return { status: 400, code: 'invalid_json', message: 'the body is not valid JSON' };
     if (err.status >= 400 && err.status < 500) {
       return { status: 400, code: 'invalid_request', message: `the body cannot be read (${err.type})` };
     }
   }
-  return { status: 500, code: 'internal_error', message: 'internal error; quote the X-Request-ID when reporting it', internal: err };
+  return {
+    status: 500,
+    code: 'internal_error',
+    message: 'internal error; quote the X-Request-ID when reporting it',
+    internal: err,
+  };
 }
 
-const MALFORMED_PATH = 'the path has a malformed percent-encoding: every % must be followed by two hexadecimal digits (write a literal % as %25)';
+const MALFORMED_PATH =
+  'the path has a malformed percent-encoding: every % must be followed by two hexadecimal digits (write a literal % as %25)';
 const fromApiError = (e: ApiError): VaultErrorAnswer => ({ status: e.status, code: e.code, message: e.message });
 const payloadTooLarge = (): VaultErrorAnswer => ({
   status: 413,
@@ -83,7 +115,11 @@ const payloadTooLarge = (): VaultErrorAnswer => ({
 });
 
 /** The vault API's envelope (vault-api.yaml ErrorBody): `{error, message}`. */
-export function errorHandler(deps: VaultAppDeps, index: Map<string, OperationInfo>, allowOf?: AllowLookup): ErrorRequestHandler {
+export function errorHandler(
+  deps: VaultAppDeps,
+  index: Map<string, OperationInfo>,
+  allowOf?: AllowLookup,
+): ErrorRequestHandler {
   return platformErrorHandler<VaultErrorCode>({
     toAnswer: (err, req) => toErrorAnswer(err, req, index, allowOf),
     body: (answer) => ({ error: answer.code, message: answer.message }),
@@ -102,4 +138,6 @@ export function errorHandler(deps: VaultAppDeps, index: Map<string, OperationInf
 }
 
 /** After every route: nothing answered. */
-export const notFound: RequestHandler = platformNotFound((req) => vaultError('not_found', `no route ${req.method} ${clip(req.path, 200)}`));
+export const notFound: RequestHandler = platformNotFound((req) =>
+  vaultError('not_found', `no route ${req.method} ${clip(req.path, 200)}`),
+);

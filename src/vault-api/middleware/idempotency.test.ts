@@ -5,7 +5,14 @@ import express from 'express';
 import { canonicalize } from '../../did/jcs.ts';
 import { ApiError } from '../context.ts';
 import { IDEMPOTENCY_TTL_MS } from '../../stores/index.ts';
-import { startVaultTestEnv, storeFaults, stubChain, stubContractRoutes, type StubContractRoutes, type VaultTestEnv } from '../../../test-support/vault-api.ts';
+import {
+  startVaultTestEnv,
+  storeFaults,
+  stubChain,
+  stubContractRoutes,
+  type StubContractRoutes,
+  type VaultTestEnv,
+} from '../../../test-support/vault-api.ts';
 
 const G = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';
 const H = 'GDWUSKGGFDI4FRXK5EBTRECZSVQSSWJHHJOGH6JWG3AUMFFMQ435DIAG';
@@ -27,7 +34,13 @@ beforeAll(async () => {
     chain: stubChain(),
     contractRoutes: stub.router,
     stores: faults.wrap,
-    limits: { rateLimits: { standard: { read: 1000, write: 1000 }, early: { read: 1000, write: 1000 }, admin: { read: 1000, write: 1000 } } },
+    limits: {
+      rateLimits: {
+        standard: { read: 1000, write: 1000 },
+        early: { read: 1000, write: 1000 },
+        admin: { read: 1000, write: 1000 },
+      },
+    },
   });
   key = (await env.mintKey()).key;
 });
@@ -78,9 +91,13 @@ describe('replay', () => {
     const before = calls(PREPARE);
     await post(PREPARE, { owner: G, sourcePublicKey: G }, idem);
     env.clock.advance(IDEMPOTENCY_TTL_MS - 60_000);
-    expect((await post(PREPARE, { owner: G, sourcePublicKey: G }, idem)).headers.get('idempotency-replayed')).toBe('true');
+    expect((await post(PREPARE, { owner: G, sourcePublicKey: G }, idem)).headers.get('idempotency-replayed')).toBe(
+      'true',
+    );
     env.clock.advance(120_000);
-    expect((await post(PREPARE, { owner: G, sourcePublicKey: G }, idem)).headers.get('idempotency-replayed')).toBeNull();
+    expect(
+      (await post(PREPARE, { owner: G, sourcePublicKey: G }, idem)).headers.get('idempotency-replayed'),
+    ).toBeNull();
     expect(calls(PREPARE) - before).toBe(2);
   });
 
@@ -107,7 +124,11 @@ describe('misuse', () => {
   it('the same key on another route → 422', async () => {
     const idem = randomUUID();
     await post(PREPARE, { owner: G, sourcePublicKey: G }, idem);
-    const res = await post('/contracts/vault/create', { owner: G, didUri: 'did:web:example.org', sourcePublicKey: G }, idem);
+    const res = await post(
+      '/contracts/vault/create',
+      { owner: G, didUri: 'did:web:example.org', sourcePublicKey: G },
+      idem,
+    );
     expect([res.status, res.body.error]).toEqual([422, 'idempotency_key_reused']);
   });
 });
@@ -123,7 +144,9 @@ describe('errors are not stored', () => {
     const retry = await post(REVOKE, { owner: G, vcId: 'vc-1', sourcePublicKey: G }, idem);
     expect([retry.status, retry.headers.get('idempotency-replayed')]).toEqual([200, null]);
     expect(calls(REVOKE) - before).toBe(2);
-    expect((await post(REVOKE, { owner: G, vcId: 'vc-1', sourcePublicKey: G }, idem)).headers.get('idempotency-replayed')).toBe('true');
+    expect(
+      (await post(REVOKE, { owner: G, vcId: 'vc-1', sourcePublicKey: G }, idem)).headers.get('idempotency-replayed'),
+    ).toBe('true');
   });
 
   it('a 5xx answer releases the key', async () => {
@@ -170,7 +193,9 @@ describe('concurrency', () => {
     expect(executed).toHaveLength(1);
     for (const a of answers) {
       if (a === executed[0]) continue;
-      expect(a.status === 409 ? a.body.error : a.headers.get('idempotency-replayed')).toMatch(/^(idempotency_in_progress|true)$/);
+      expect(a.status === 409 ? a.body.error : a.headers.get('idempotency-replayed')).toMatch(
+        /^(idempotency_in_progress|true)$/,
+      );
     }
     const later = await post(PREPARE, { owner: G, sourcePublicKey: G }, idem);
     expect([later.headers.get('idempotency-replayed'), later.body]).toEqual(['true', executed[0]!.body]);
@@ -194,7 +219,12 @@ it('replays the same way without response validation (production)', async () => 
   const prod = await startVaultTestEnv({ chain: stubChain(), contractRoutes: own.router, validateResponses: false });
   try {
     const { key: k } = await prod.mintKey();
-    const send = () => prod.request(PREPARE, { key: k, body: { owner: G, sourcePublicKey: G }, headers: { 'idempotency-key': 'prod-1' } });
+    const send = () =>
+      prod.request(PREPARE, {
+        key: k,
+        body: { owner: G, sourcePublicKey: G },
+        headers: { 'idempotency-key': 'prod-1' },
+      });
     const first = await send();
     const again = await send();
     expect([first.status, again.status, again.headers.get('idempotency-replayed')]).toEqual([200, 200, 'true']);
@@ -250,7 +280,9 @@ describe('a replay repeats the headers that describe the first answer, and no pe
       const { key: k, record } = await env2.mintKey();
       const body = { owner: G, sourcePublicKey: G };
       // A completed record of exactly this request, written to the store directly.
-      const hash = createHash('sha256').update(`POST\n${PREPARE}\n${canonicalize(body)}`).digest('hex');
+      const hash = createHash('sha256')
+        .update(`POST\n${PREPARE}\n${canonicalize(body)}`)
+        .digest('hex');
       const begun = await env2.stores.idempotency.begin({ scope: record.keyId, key: 'planted', requestHash: hash });
       const headers = {
         'Content-Type': 'application/json; charset=utf-8',

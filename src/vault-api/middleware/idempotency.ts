@@ -72,7 +72,9 @@ function capturingJson(res: Response, json: Response['json']): Response['json'] 
 /** SHA-256 of what makes two requests the same request. */
 export function requestHash(req: Request): string {
   const path = req.originalUrl.split('?')[0] ?? req.path;
-  return createHash('sha256').update(`${req.method}\n${path}\n${canonicalize(req.body ?? null)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${req.method}\n${path}\n${canonicalize(req.body ?? null)}`)
+    .digest('hex');
 }
 
 export function idempotency(deps: VaultAppDeps, index: Map<string, OperationInfo>): RequestHandler {
@@ -99,9 +101,17 @@ export function idempotency(deps: VaultAppDeps, index: Map<string, OperationInfo
         return;
       }
       case 'mismatch':
-        throw new ApiError(422, 'idempotency_key_reused', 'this Idempotency-Key was used with a different request body');
+        throw new ApiError(
+          422,
+          'idempotency_key_reused',
+          'this Idempotency-Key was used with a different request body',
+        );
       case 'in_progress':
-        throw new ApiError(409, 'idempotency_in_progress', 'a request with this Idempotency-Key is still running; retry later');
+        throw new ApiError(
+          409,
+          'idempotency_in_progress',
+          'a request with this Idempotency-Key is still running; retry later',
+        );
       case 'started':
         break;
     }

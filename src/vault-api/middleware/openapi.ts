@@ -81,8 +81,13 @@ export function indexOperations(doc: OpenApiDocument): Map<string, OperationInfo
       if (!op) continue;
       const security = (op['security'] ?? doc['security']) as unknown[] | undefined;
       const isPublic = Array.isArray(security) && security.length === 0;
-      const keyOptional = !isPublic && Array.isArray(security) && security.some((r) => typeof r === 'object' && r !== null && Object.keys(r).length === 0);
-      const params = [...((item['parameters'] as unknown[]) ?? []), ...((op['parameters'] as unknown[]) ?? [])].map((p) => resolve(doc, p));
+      const keyOptional =
+        !isPublic &&
+        Array.isArray(security) &&
+        security.some((r) => typeof r === 'object' && r !== null && Object.keys(r).length === 0);
+      const params = [...((item['parameters'] as unknown[]) ?? []), ...((op['parameters'] as unknown[]) ?? [])].map(
+        (p) => resolve(doc, p),
+      );
       const info: OperationInfo = {
         operationId: op['operationId'] as string,
         method: method.toUpperCase(),

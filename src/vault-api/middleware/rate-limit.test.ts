@@ -1,13 +1,21 @@
 // Rate limits over HTTP with small limits and an injected clock (vault-api.yaml "Rate limits").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Keypair } from '@stellar/stellar-sdk';
-import { startVaultTestEnv, storeFaults, stubChain, stubContractRoutes, type VaultTestEnv } from '../../../test-support/vault-api.ts';
+import {
+  startVaultTestEnv,
+  storeFaults,
+  stubChain,
+  stubContractRoutes,
+  type VaultTestEnv,
+} from '../../../test-support/vault-api.ts';
 import { AUTH_IP_LIMIT } from './rate-limit.ts';
 
 const G = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';
 const read = (env: VaultTestEnv, key: string) => env.request(`/contracts/vault/vc-count?owner=${G}`, { key });
-const postRead = (env: VaultTestEnv, key: string) => env.request('/contracts/vault/verify-vc', { key, body: { owner: G, vcId: 'vc-1' } });
-const write = (env: VaultTestEnv, key: string) => env.request('/contracts/vault/revoke-vault', { key, body: { owner: G, sourcePublicKey: G } });
+const postRead = (env: VaultTestEnv, key: string) =>
+  env.request('/contracts/vault/verify-vc', { key, body: { owner: G, vcId: 'vc-1' } });
+const write = (env: VaultTestEnv, key: string) =>
+  env.request('/contracts/vault/revoke-vault', { key, body: { owner: G, sourcePublicKey: G } });
 
 const faults = storeFaults();
 let env: VaultTestEnv;
@@ -41,7 +49,10 @@ describe('read bucket', () => {
     expect(remaining).toEqual(['2', '1', '0']);
     const over = await read(env, key);
     expect(over.status).toBe(429);
-    expect(over.body).toEqual({ error: 'rate_limit_exceeded', message: 'read rate limit of 3 requests per minute exceeded' });
+    expect(over.body).toEqual({
+      error: 'rate_limit_exceeded',
+      message: 'read rate limit of 3 requests per minute exceeded',
+    });
     const retryAfter = Number(over.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
@@ -87,12 +98,18 @@ describe('write bucket', () => {
 
     const first = await write(env, key);
     expect(first.status).toBe(200);
-    expect([first.headers.get('x-writeratelimit-limit'), first.headers.get('x-writeratelimit-remaining')]).toEqual(['2', '1']);
+    expect([first.headers.get('x-writeratelimit-limit'), first.headers.get('x-writeratelimit-remaining')]).toEqual([
+      '2',
+      '1',
+    ]);
     expect(first.headers.get('x-ratelimit-limit')).toBeNull();
     expect((await write(env, key)).status).toBe(200);
     const over = await write(env, key);
     expect(over.status).toBe(429);
-    expect(over.body).toEqual({ error: 'write_rate_limit_exceeded', message: 'write rate limit of 2 requests per minute exceeded' });
+    expect(over.body).toEqual({
+      error: 'write_rate_limit_exceeded',
+      message: 'write rate limit of 2 requests per minute exceeded',
+    });
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
   });
 
@@ -100,17 +117,30 @@ describe('write bucket', () => {
     const { key } = await env.mintKey();
     const broken = () => env.request('/contracts/vault/revoke-vault', { key, body: '{' });
     const first = await broken();
-    expect([first.status, first.body.error, first.headers.get('x-writeratelimit-remaining')]).toEqual([400, 'invalid_json', '1']);
+    expect([first.status, first.body.error, first.headers.get('x-writeratelimit-remaining')]).toEqual([
+      400,
+      'invalid_json',
+      '1',
+    ]);
     expect((await write(env, key)).status).toBe(200);
     const over = await broken();
     expect([over.status, over.body.error]).toEqual([429, 'write_rate_limit_exceeded']);
-    const huge = await env.request('/contracts/vault/revoke-vault', { key, body: JSON.stringify({ owner: 'x'.repeat(600 * 1024) }) });
+    const huge = await env.request('/contracts/vault/revoke-vault', {
+      key,
+      body: JSON.stringify({ owner: 'x'.repeat(600 * 1024) }),
+    });
     expect([huge.status, huge.body.error]).toEqual([429, 'write_rate_limit_exceeded']);
   });
 
   it('rejected writes do not run the route', async () => {
     const stub = stubContractRoutes();
-    const own = await startVaultTestEnv({ chain: stubChain(), contractRoutes: stub.router, limits: { rateLimits: { standard: { read: 1, write: 1 }, early: { read: 1, write: 1 }, admin: { read: 1, write: 1 } } } });
+    const own = await startVaultTestEnv({
+      chain: stubChain(),
+      contractRoutes: stub.router,
+      limits: {
+        rateLimits: { standard: { read: 1, write: 1 }, early: { read: 1, write: 1 }, admin: { read: 1, write: 1 } },
+      },
+    });
     try {
       const { key } = await own.mintKey();
       await write(own, key);
@@ -123,7 +153,10 @@ describe('write bucket', () => {
 
   it('key administration counts as writes', async () => {
     const admin = await env.mintKey({ role: 'admin', wallet: null });
-    const created = await env.request('/admin/keys', { key: admin.key, body: { wallet_address: Keypair.random().publicKey() } });
+    const created = await env.request('/admin/keys', {
+      key: admin.key,
+      body: { wallet_address: Keypair.random().publicKey() },
+    });
     expect(created.status).toBe(201);
     expect(created.headers.get('x-writeratelimit-limit')).toBe('3');
     const deleted = await env.request(`/admin/keys/${created.body.key_id}`, { method: 'DELETE', key: admin.key });
@@ -176,11 +209,16 @@ describe('unlimited and per-IP routes', () => {
     { given: 'without trust proxy', trustProxy: undefined, want: ['59', '58'] },
     { given: 'behind a trusted proxy (loopback)', trustProxy: 'loopback', want: ['59', '59'] },
   ])('/auth/* buckets $given: two X-Forwarded-For clients → remaining $want', async ({ trustProxy, want }) => {
-    const own = await startVaultTestEnv({ chain: stubChain(), contractRoutes: stubContractRoutes().router, ...(trustProxy ? { trustProxy } : {}) });
+    const own = await startVaultTestEnv({
+      chain: stubChain(),
+      contractRoutes: stubContractRoutes().router,
+      ...(trustProxy ? { trustProxy } : {}),
+    });
     try {
       const from = (ip: string) => own.request(`/auth/challenge?account=${G}`, { headers: { 'x-forwarded-for': ip } });
       const remaining = [];
-      for (const ip of ['203.0.113.1', '203.0.113.2']) remaining.push((await from(ip)).headers.get('x-ratelimit-remaining'));
+      for (const ip of ['203.0.113.1', '203.0.113.2'])
+        remaining.push((await from(ip)).headers.get('x-ratelimit-remaining'));
       expect(remaining).toEqual(want);
     } finally {
       await own.close();
@@ -193,7 +231,11 @@ describe('rate-limit store down: fail closed', () => {
     const { key } = await env.mintKey({ role: 'early' });
     faults.down.rateLimiter = true;
     try {
-      for (const res of [await read(env, key), await write(env, key), await env.request(`/auth/challenge?account=${G}`)]) {
+      for (const res of [
+        await read(env, key),
+        await write(env, key),
+        await env.request(`/auth/challenge?account=${G}`),
+      ]) {
         expect(res.status).toBe(503);
         expect(res.body).toEqual({ error: 'rate_limit_unavailable', message: 'the rate-limit store is unavailable' });
       }

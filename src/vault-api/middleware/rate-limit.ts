@@ -40,7 +40,8 @@ function planFor(deps: VaultAppDeps, op: OperationInfo, req: Request): RatePlan 
         bucket: `vault:${net}:write:${auth.keyId}`,
         limit,
         headerPrefix: 'X-WriteRateLimit',
-        refuse: () => new ApiError(429, 'write_rate_limit_exceeded', `write rate limit of ${limit} requests per ${per} exceeded`),
+        refuse: () =>
+          new ApiError(429, 'write_rate_limit_exceeded', `write rate limit of ${limit} requests per ${per} exceeded`),
       };
     }
   }

@@ -3,7 +3,12 @@
 // without a key, under the legacy base paths too; `GET /contracts/vault/get-vc-parent` no longer reaches
 // the metadata route `/contracts/vault/{owner}` (it answered 400).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startVaultTestEnv, stubChain, stubContractRoutes, type VaultTestEnv } from '../../../test-support/vault-api.ts';
+import {
+  startVaultTestEnv,
+  stubChain,
+  stubContractRoutes,
+  type VaultTestEnv,
+} from '../../../test-support/vault-api.ts';
 import { loadVaultSpec } from '../../platform/spec.ts';
 import { removedRoutesOf } from './removed-routes.ts';
 
@@ -19,16 +24,66 @@ afterAll(async () => {
 
 // The document's list, by kind, with the route each kind had and what replaces it.
 const DOCUMENT: { kind: string; method: string; path: string; replacement: RegExp }[] = [
-  { kind: 'POST /contracts/vc/issue-linked', method: 'POST', path: '/contracts/vc/issue-linked', replacement: /use POST \/contracts\/vc\/issue$/ },
-  { kind: 'GET /contracts/vault/get-vc-parent', method: 'GET', path: '/contracts/vault/get-vc-parent', replacement: /use POST \/contracts\/vault\/get-vc$/ },
-  { kind: 'batch authorize-issuers', method: 'POST', path: '/contracts/vault/batch-authorize-issuers', replacement: /use POST \/contracts\/vault\/allow-issuer/ },
-  { kind: 'batch authorize-issuers', method: 'POST', path: '/contracts/vault/authorize-issuers', replacement: /use POST \/contracts\/vault\/allow-issuer/ },
-  { kind: 'authorized-issuer list read', method: 'GET', path: '/contracts/vault/authorized-issuers', replacement: /use GET \/contracts\/vault\/issuers\/denied$/ },
-  { kind: 'authorized-issuer list read', method: 'GET', path: '/contracts/vault/issuers/authorized', replacement: /use GET \/contracts\/vault\/issuers\/denied$/ },
-  { kind: 'authorized-issuer count read', method: 'GET', path: '/contracts/vault/authorized-issuers/count', replacement: /use GET \/contracts\/vault\/issuers\/denied\/count$/ },
-  { kind: 'authorized-issuer count read', method: 'GET', path: '/contracts/vault/issuers/authorized/count', replacement: /use GET \/contracts\/vault\/issuers\/denied\/count$/ },
-  { kind: 'role-based fee-tier endpoints', method: 'GET', path: '/contracts/fee-tiers', replacement: /use GET \/contracts\/issuer-registry\/\{issuer\}$/ },
-  { kind: 'role-based fee-tier endpoints', method: 'POST', path: '/contracts/fee-tier', replacement: /use GET \/contracts\/issuer-registry\/\{issuer\}$/ },
+  {
+    kind: 'POST /contracts/vc/issue-linked',
+    method: 'POST',
+    path: '/contracts/vc/issue-linked',
+    replacement: /use POST \/contracts\/vc\/issue$/,
+  },
+  {
+    kind: 'GET /contracts/vault/get-vc-parent',
+    method: 'GET',
+    path: '/contracts/vault/get-vc-parent',
+    replacement: /use POST \/contracts\/vault\/get-vc$/,
+  },
+  {
+    kind: 'batch authorize-issuers',
+    method: 'POST',
+    path: '/contracts/vault/batch-authorize-issuers',
+    replacement: /use POST \/contracts\/vault\/allow-issuer/,
+  },
+  {
+    kind: 'batch authorize-issuers',
+    method: 'POST',
+    path: '/contracts/vault/authorize-issuers',
+    replacement: /use POST \/contracts\/vault\/allow-issuer/,
+  },
+  {
+    kind: 'authorized-issuer list read',
+    method: 'GET',
+    path: '/contracts/vault/authorized-issuers',
+    replacement: /use GET \/contracts\/vault\/issuers\/denied$/,
+  },
+  {
+    kind: 'authorized-issuer list read',
+    method: 'GET',
+    path: '/contracts/vault/issuers/authorized',
+    replacement: /use GET \/contracts\/vault\/issuers\/denied$/,
+  },
+  {
+    kind: 'authorized-issuer count read',
+    method: 'GET',
+    path: '/contracts/vault/authorized-issuers/count',
+    replacement: /use GET \/contracts\/vault\/issuers\/denied\/count$/,
+  },
+  {
+    kind: 'authorized-issuer count read',
+    method: 'GET',
+    path: '/contracts/vault/issuers/authorized/count',
+    replacement: /use GET \/contracts\/vault\/issuers\/denied\/count$/,
+  },
+  {
+    kind: 'role-based fee-tier endpoints',
+    method: 'GET',
+    path: '/contracts/fee-tiers',
+    replacement: /use GET \/contracts\/issuer-registry\/\{issuer\}$/,
+  },
+  {
+    kind: 'role-based fee-tier endpoints',
+    method: 'POST',
+    path: '/contracts/fee-tier',
+    replacement: /use GET \/contracts\/issuer-registry\/\{issuer\}$/,
+  },
   ...['open-to-all', 'add-sponsor', 'remove-sponsor'].flatMap((name) =>
     ['/contracts/sponsored-vault', '/contracts/vault'].map((base) => ({
       kind: `sponsor whitelist: ${name}`,
@@ -40,24 +95,38 @@ const DOCUMENT: { kind: string; method: string; path: string; replacement: RegEx
 ];
 
 describe('the removed routes of the document', () => {
-  it('are exactly the description\'s x-removed-routes', () => {
-    expect(removedRoutesOf(loadVaultSpec()).map((r) => r.path).sort()).toEqual(DOCUMENT.map((d) => d.path).sort());
+  it("are exactly the description's x-removed-routes", () => {
+    expect(
+      removedRoutesOf(loadVaultSpec())
+        .map((r) => r.path)
+        .sort(),
+    ).toEqual(DOCUMENT.map((d) => d.path).sort());
   });
 
-  it.each(DOCUMENT)('$method $path ($kind) → 410 route_removed naming the replacement', async ({ method, path, replacement }) => {
-    const res = await env.request(path, { method, key, ...(method === 'POST' ? { body: {} } : {}) });
-    expect(res.status, JSON.stringify(res.body)).toBe(410);
-    expect(res.body).toEqual({ error: 'route_removed', message: expect.stringMatching(replacement) });
-    expect(res.body.message).toContain(`${method} ${path} was removed (`);
-  });
+  it.each(DOCUMENT)(
+    '$method $path ($kind) → 410 route_removed naming the replacement',
+    async ({ method, path, replacement }) => {
+      const res = await env.request(path, { method, key, ...(method === 'POST' ? { body: {} } : {}) });
+      expect(res.status, JSON.stringify(res.body)).toBe(410);
+      expect(res.body).toEqual({ error: 'route_removed', message: expect.stringMatching(replacement) });
+      expect(res.body.message).toContain(`${method} ${path} was removed (`);
+    },
+  );
 
-  it.each(['GET', 'POST', 'DELETE', 'PATCH', 'OPTIONS'])('any method: %s /contracts/vault/get-vc-parent → 410', async (method) => {
-    const res = await env.request('/contracts/vault/get-vc-parent', { method, key });
-    expect([res.status, res.body.error]).toEqual([410, 'route_removed']);
-  });
+  it.each(['GET', 'POST', 'DELETE', 'PATCH', 'OPTIONS'])(
+    'any method: %s /contracts/vault/get-vc-parent → 410',
+    async (method) => {
+      const res = await env.request('/contracts/vault/get-vc-parent', { method, key });
+      expect([res.status, res.body.error]).toEqual([410, 'route_removed']);
+    },
+  );
 
   it('without a key, with a query string or a trailing slash, under a legacy base path → 410', async () => {
-    for (const path of ['/contracts/vault/get-vc-parent?owner=G&vcId=a', '/contracts/vault/get-vc-parent/', '/api/v1/contracts/vault/get-vc-parent']) {
+    for (const path of [
+      '/contracts/vault/get-vc-parent?owner=G&vcId=a',
+      '/contracts/vault/get-vc-parent/',
+      '/api/v1/contracts/vault/get-vc-parent',
+    ]) {
       const res = await env.request(path);
       expect([res.status, res.body.error], path).toEqual([410, 'route_removed']);
     }

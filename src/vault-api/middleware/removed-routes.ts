@@ -18,10 +18,16 @@ export function removedRoutesOf(doc: OpenApiDocument): RemovedRoute[] {
   const list = (doc.components['x-removed-routes'] ?? []) as unknown[];
   return list.map((entry, i) => {
     const r = entry as Partial<Record<keyof RemovedRoute, unknown>>;
-    if (typeof r.path !== 'string' || !r.path.startsWith('/') || typeof r.replacement !== 'string' || typeof r.reason !== 'string') {
+    if (
+      typeof r.path !== 'string' ||
+      !r.path.startsWith('/') ||
+      typeof r.replacement !== 'string' ||
+      typeof r.reason !== 'string'
+    ) {
       throw new Error(`vault-api.yaml components.x-removed-routes[${i}] needs path, replacement and reason`);
     }
-    if (doc.paths[r.path] !== undefined) throw new Error(`vault-api.yaml: ${r.path} is both a path and a removed route`);
+    if (doc.paths[r.path] !== undefined)
+      throw new Error(`vault-api.yaml: ${r.path} is both a path and a removed route`);
     return { path: r.path, replacement: r.replacement, reason: r.reason };
   });
 }

@@ -12,7 +12,8 @@ export function requireScopes(index: Map<string, OperationInfo>): RequestHandler
     // Keyless where the key is optional: nothing to check; the route decides what a keyless caller may do.
     if (op.keyOptional && !peekAuth(req)) return next();
     const auth = getAuth(req);
-    if (op.role === 'admin' && auth.role !== 'admin') throw new ApiError(403, 'admin_required', 'this operation needs an admin key');
+    if (op.role === 'admin' && auth.role !== 'admin')
+      throw new ApiError(403, 'admin_required', 'this operation needs an admin key');
     // A key with no scopes is unrestricted (vault-api.yaml "Authentication").
     if (op.scope && auth.scopes.length > 0 && !auth.scopes.includes(op.scope)) {
       throw new ApiError(403, 'insufficient_scope', `this operation needs the scope ${op.scope}`);

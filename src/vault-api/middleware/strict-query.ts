@@ -16,7 +16,13 @@ export function strictIntegerQuery(index: Map<string, OperationInfo>): RequestHa
     for (const name of op.integerQuery) {
       for (const value of raw.getAll(name)) {
         if (!DECIMAL.test(value)) {
-          return next(new ApiError(400, 'invalid_request', `query.${name} must be a whole number written in decimal digits, got ${JSON.stringify(value.slice(0, 40))}`));
+          return next(
+            new ApiError(
+              400,
+              'invalid_request',
+              `query.${name} must be a whole number written in decimal digits, got ${JSON.stringify(value.slice(0, 40))}`,
+            ),
+          );
         }
       }
     }

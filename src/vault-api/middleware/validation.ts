@@ -50,7 +50,8 @@ function inBranch(f: Failure, branch: BodyBranch): boolean {
 }
 
 const at = (f: Failure, ...want: (string | RegExp)[]) =>
-  f.segments.length === want.length && want.every((w, i) => (typeof w === 'string' ? f.segments[i] === w : w.test(f.segments[i]!)));
+  f.segments.length === want.length &&
+  want.every((w, i) => (typeof w === 'string' ? f.segments[i] === w : w.test(f.segments[i]!)));
 
 /** A named code for a failure, or undefined (vault-api.yaml schema descriptions). */
 function namedCode(f: Failure, body: unknown): { code: VaultErrorCode; message: string; rank: number } | undefined {
@@ -64,17 +65,33 @@ function namedCode(f: Failure, body: unknown): { code: VaultErrorCode; message: 
     const [, , index, field] = f.segments as [string, string, string, 'vcId' | 'vcData'];
     const i = Number(index);
     const max = field === 'vcId' ? MAX_VC_ID : MAX_VC_DATA;
-    return { code: `vcs[${i}].${field}_too_long`, message: `vcs[${i}].${field} is longer than ${max} characters`, rank: 1 + Number(i) * 2 + (field === 'vcId' ? 0 : 1) };
+    return {
+      code: `vcs[${i}].${field}_too_long`,
+      message: `vcs[${i}].${field} is longer than ${max} characters`,
+      rank: 1 + Number(i) * 2 + (field === 'vcId' ? 0 : 1),
+    };
   }
-  if (k === 'maxLength' && at(f, 'body', 'vcId')) return { code: 'vcId_too_long', message: `vcId is longer than ${MAX_VC_ID} characters`, rank: 20 };
-  if (k === 'maxLength' && at(f, 'body', 'vcData')) return { code: 'vcData_too_long', message: `vcData is longer than ${MAX_VC_DATA} characters`, rank: 21 };
-  if (k === 'maximum' && (at(f, 'body', 'limit') || at(f, 'query', 'limit'))) return { code: 'limit_too_large', message: `limit must be at most ${MAX_PAGE}`, rank: 22 };
+  if (k === 'maxLength' && at(f, 'body', 'vcId'))
+    return { code: 'vcId_too_long', message: `vcId is longer than ${MAX_VC_ID} characters`, rank: 20 };
+  if (k === 'maxLength' && at(f, 'body', 'vcData'))
+    return { code: 'vcData_too_long', message: `vcData is longer than ${MAX_VC_DATA} characters`, rank: 21 };
+  if (k === 'maximum' && (at(f, 'body', 'limit') || at(f, 'query', 'limit')))
+    return { code: 'limit_too_large', message: `limit must be at most ${MAX_PAGE}`, rank: 22 };
   if (k === 'pattern' && at(f, 'body', 'issuerDid')) {
-    return { code: 'issuerDid_invalid', message: 'issuerDid must be a did:ledger DID (did:ledger:testnet|mainnet:<26 base32 characters>); did:pkh and bare addresses are not accepted', rank: 23 };
+    return {
+      code: 'issuerDid_invalid',
+      message:
+        'issuerDid must be a did:ledger DID (did:ledger:testnet|mainnet:<26 base32 characters>); did:pkh and bare addresses are not accepted',
+      rank: 23,
+    };
   }
   if (k === 'maxLength' && (at(f, 'body', 'didUri') || at(f, 'body', 'date'))) {
     const field = f.segments[1]!;
-    return { code: 'input_too_long', message: `${field} is longer than ${field === 'didUri' ? 256 : 64} characters`, rank: 24 };
+    return {
+      code: 'input_too_long',
+      message: `${field} is longer than ${field === 'didUri' ? 256 : 64} characters`,
+      rank: 24,
+    };
   }
   return undefined;
 }
@@ -109,7 +126,9 @@ export function mapValidationFailure(items: ValidationItem[], op: OperationInfo 
   // The first few failures and how many more (vault-api.yaml ErrorBody.message): a few KB at most.
   const lines = [...new Set(failures.map(describe))];
   const more = lines.length - VAULT_FAILURES_LISTED;
-  const listed = lines.slice(0, VAULT_FAILURES_LISTED).join('; ') + (more > 0 ? `; … and ${more} more failure${more === 1 ? '' : 's'}` : '');
+  const listed =
+    lines.slice(0, VAULT_FAILURES_LISTED).join('; ') +
+    (more > 0 ? `; … and ${more} more failure${more === 1 ? '' : 's'}` : '');
   const prefix = branch?.mode === 'submit' ? 'submit takes {signedXdr} alone: ' : 'request validation failed: ';
   return new ApiError(400, 'invalid_request', prefix + listed);
 }

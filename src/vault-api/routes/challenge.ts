@@ -6,7 +6,16 @@
 // A challenge carrying the service's signature was built here (only the service holds that key and it signs
 // nothing else), so its structure is checked for clear messages, not for trust.
 import { randomBytes } from 'node:crypto';
-import { Account, BASE_FEE, Keypair, Operation, StrKey, Transaction, TransactionBuilder, WebAuth } from '@stellar/stellar-sdk';
+import {
+  Account,
+  BASE_FEE,
+  Keypair,
+  Operation,
+  StrKey,
+  Transaction,
+  TransactionBuilder,
+  WebAuth,
+} from '@stellar/stellar-sdk';
 import type { Clock } from '../../domain.ts';
 
 /** Validity of a challenge (vault-api.yaml GET /auth/challenge: 5 minutes). */
@@ -31,7 +40,9 @@ export function buildChallenge(o: ChallengeOptions, account: string): string {
     networkPassphrase: o.passphrase,
     timebounds: { minTime: now, maxTime: now + CHALLENGE_TIMEOUT_S },
   })
-    .addOperation(Operation.manageData({ name: `${o.domain} auth`, value: randomBytes(48).toString('base64'), source: account }))
+    .addOperation(
+      Operation.manageData({ name: `${o.domain} auth`, value: randomBytes(48).toString('base64'), source: account }),
+    )
     .addOperation(Operation.manageData({ name: 'web_auth_domain', value: o.domain, source: o.server.publicKey() }))
     .build();
   tx.sign(o.server);
@@ -56,7 +67,13 @@ export function readChallenge(o: ChallengeOptions, transaction: string): ReadCha
     throw new ChallengeError('not a transaction envelope (base64 XDR)');
   }
   const first = tx.operations[0];
-  if (tx.source !== o.server.publicKey() || tx.sequence !== '0' || first?.type !== 'manageData' || first.name !== `${o.domain} auth` || !first.source) {
+  if (
+    tx.source !== o.server.publicKey() ||
+    tx.sequence !== '0' ||
+    first?.type !== 'manageData' ||
+    first.name !== `${o.domain} auth` ||
+    !first.source
+  ) {
     throw new ChallengeError('not a challenge of this service');
   }
   if (!WebAuth.verifyTxSignedBy(tx, o.server.publicKey())) {
@@ -67,9 +84,12 @@ export function readChallenge(o: ChallengeOptions, transaction: string): ReadCha
   if (!bounds) throw new ChallengeError('it has no time bounds');
   if (now < Number(bounds.minTime)) throw new ChallengeError('it is not valid yet');
   if (now > Number(bounds.maxTime)) {
-    throw new ChallengeError(`it expired ${now - Number(bounds.maxTime)} s ago (a challenge is valid for ${CHALLENGE_TIMEOUT_S / 60} minutes); request a new one`);
+    throw new ChallengeError(
+      `it expired ${now - Number(bounds.maxTime)} s ago (a challenge is valid for ${CHALLENGE_TIMEOUT_S / 60} minutes); request a new one`,
+    );
   }
-  if (!StrKey.isValidEd25519PublicKey(first.source)) throw new ChallengeError('the challenge is not for an account address');
+  if (!StrKey.isValidEd25519PublicKey(first.source))
+    throw new ChallengeError('the challenge is not for an account address');
   return { tx, account: first.source };
 }
 
@@ -84,7 +104,9 @@ export function checkSigners(o: ChallengeOptions, read: ReadChallenge, s: Signer
   const keys = s.signers.map((x) => x.key).filter((k) => k !== o.server.publicKey());
   const found = WebAuth.gatherTxSigners(read.tx, keys);
   if (found.length === 0) throw new ChallengeError(`not signed by ${read.account} or one of its signers`);
-  if (read.tx.signatures.length !== found.length + 1) throw new ChallengeError('it carries signatures of keys that are not signers of the account');
+  if (read.tx.signatures.length !== found.length + 1)
+    throw new ChallengeError('it carries signatures of keys that are not signers of the account');
   const weight = found.reduce((sum, k) => sum + (s.signers.find((x) => x.key === k)?.weight ?? 0), 0);
-  if (weight < s.threshold) throw new ChallengeError(`the signatures weigh ${weight}, the account's medium threshold is ${s.threshold}`);
+  if (weight < s.threshold)
+    throw new ChallengeError(`the signatures weigh ${weight}, the account's medium threshold is ${s.threshold}`);
 }

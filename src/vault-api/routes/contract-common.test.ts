@@ -5,7 +5,12 @@ import type { AuthEntrySummary, CredentialKind, Invocation } from '../../chain/i
 
 const W = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';
 const X = 'GDWUSKGGFDI4FRXK5EBTRECZSVQSSWJHHJOGH6JWG3AUMFFMQ435DIAG';
-const auth = (wallet: string | null, role: AuthContext['role'] = 'standard'): AuthContext => ({ keyId: 'k', wallet, role, scopes: [] });
+const auth = (wallet: string | null, role: AuthContext['role'] = 'standard'): AuthContext => ({
+  keyId: 'k',
+  wallet,
+  role,
+  scopes: [],
+});
 
 const outcome = (f: () => unknown): string => {
   try {
@@ -30,21 +35,64 @@ describe('bindToWallet (vault-api.yaml "Bindings")', () => {
 });
 
 describe('bindAuthorizers: the binding covers every authorization entry, of every credential type', () => {
-  const inv = (...auth: AuthEntrySummary[]): Invocation =>
-    ({ hash: '', source: W, operationSource: W, contractId: '', fn: 'issue', args: [], authAddresses: auth.map((a) => a.address), auth, signedBy: [W] });
-  const entry = (credentials: CredentialKind, address: string, delegates: string[] = []): AuthEntrySummary => ({ credentials, address, delegates });
+  const inv = (...auth: AuthEntrySummary[]): Invocation => ({
+    hash: '',
+    source: W,
+    operationSource: W,
+    contractId: '',
+    fn: 'issue',
+    args: [],
+    authAddresses: auth.map((a) => a.address),
+    auth,
+    signedBy: [W],
+  });
+  const entry = (credentials: CredentialKind, address: string, delegates: string[] = []): AuthEntrySummary => ({
+    credentials,
+    address,
+    delegates,
+  });
   it.each<{ name: string; given: Invocation; key?: AuthContext; want: string }>([
     { name: 'no entries', given: inv(), want: 'ok' },
     { name: "source-account credentials of the key's wallet", given: inv(entry('sourceAccount', W)), want: 'ok' },
     { name: "legacy ADDRESS of the key's wallet", given: inv(entry('address', W)), want: 'ok' },
     { name: "ADDRESS_V2 of the key's wallet", given: inv(entry('addressV2', W)), want: 'ok' },
-    { name: "ADDRESS_WITH_DELEGATES of the key's wallet, another address as its delegate", given: inv(entry('addressWithDelegates', W, [X])), want: 'ok' },
-    { name: 'source-account credentials of another operation source', given: inv(entry('sourceAccount', X)), want: '403 forbidden' },
-    { name: 'legacy ADDRESS of another address', given: inv(entry('sourceAccount', W), entry('address', X)), want: '403 forbidden' },
-    { name: 'ADDRESS_V2 of another address', given: inv(entry('sourceAccount', W), entry('addressV2', X)), want: '403 forbidden' },
-    { name: "ADDRESS_WITH_DELEGATES of another address, the wallet as delegate", given: inv(entry('addressWithDelegates', X, [W])), want: '403 forbidden' },
-    { name: 'ADDRESS_V2 of another address, admin key', given: inv(entry('addressV2', X)), key: auth(W, 'admin'), want: 'ok' },
-    { name: 'a key without a wallet', given: inv(entry('addressV2', W)), key: auth(null), want: '403 wallet_not_linked' },
+    {
+      name: "ADDRESS_WITH_DELEGATES of the key's wallet, another address as its delegate",
+      given: inv(entry('addressWithDelegates', W, [X])),
+      want: 'ok',
+    },
+    {
+      name: 'source-account credentials of another operation source',
+      given: inv(entry('sourceAccount', X)),
+      want: '403 forbidden',
+    },
+    {
+      name: 'legacy ADDRESS of another address',
+      given: inv(entry('sourceAccount', W), entry('address', X)),
+      want: '403 forbidden',
+    },
+    {
+      name: 'ADDRESS_V2 of another address',
+      given: inv(entry('sourceAccount', W), entry('addressV2', X)),
+      want: '403 forbidden',
+    },
+    {
+      name: 'ADDRESS_WITH_DELEGATES of another address, the wallet as delegate',
+      given: inv(entry('addressWithDelegates', X, [W])),
+      want: '403 forbidden',
+    },
+    {
+      name: 'ADDRESS_V2 of another address, admin key',
+      given: inv(entry('addressV2', X)),
+      key: auth(W, 'admin'),
+      want: 'ok',
+    },
+    {
+      name: 'a key without a wallet',
+      given: inv(entry('addressV2', W)),
+      key: auth(null),
+      want: '403 wallet_not_linked',
+    },
   ])('$name → $want', ({ given, key, want }) => {
     expect(outcome(() => bindAuthorizers(key ?? auth(W), 'issuer', given))).toBe(want);
   });
@@ -57,7 +105,9 @@ describe('bindAuthorizers: the binding covers every authorization entry, of ever
         return err as ApiError;
       }
     })();
-    expect(e?.message).toBe(`the transaction carries an authorization entry (ADDRESS_V2) for ${X}, which is not the wallet bound to the API key (sponsor binding)`);
+    expect(e?.message).toBe(
+      `the transaction carries an authorization entry (ADDRESS_V2) for ${X}, which is not the wallet bound to the API key (sponsor binding)`,
+    );
   });
 });
 

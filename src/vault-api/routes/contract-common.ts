@@ -4,7 +4,12 @@ import type { components } from '../../generated/vault-api.ts';
 import { prepareOrSubmit, type WriteOptions } from '../../platform/write.ts';
 import { ApiError, getAuth, type AuthContext, type VaultAppDeps } from '../context.ts';
 import {
-  ChainError, decodeBatchIssueArgs, mismatch, type Invocation, type PreparedTransaction, type UserSalt,
+  ChainError,
+  decodeBatchIssueArgs,
+  mismatch,
+  type Invocation,
+  type PreparedTransaction,
+  type UserSalt,
 } from '../../chain/index.ts';
 import { routeTemplate } from '../../observability/index.ts';
 
@@ -34,7 +39,8 @@ export function writeHandler<B>(deps: VaultAppDeps, route: WriteRoute<B>): Reque
   return prepareOrSubmit<B, Request, Response<PrepareResponse | SubmitResponse>>(options, {
     submit: async (signedXdr, req, res) => {
       const body = bodyOf(req);
-      if (Object.keys(body).length !== 1) throw new ApiError(400, 'invalid_request', 'submit takes {signedXdr} alone, a string');
+      if (Object.keys(body).length !== 1)
+        throw new ApiError(400, 'invalid_request', 'submit takes {signedXdr} alone, a string');
       const auth = getAuth(req);
       let invoked: Invocation | undefined;
       const sent = await deps.chain.client.submit(signedXdr, (inv) => {
@@ -63,7 +69,8 @@ function countCredentials(deps: VaultAppDeps, inv: Invocation): void {
 
 export function bodyOf(req: Request): Body {
   const body: unknown = req.body;
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ApiError(400, 'invalid_request', 'the body must be a JSON object');
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw new ApiError(400, 'invalid_request', 'the body must be a JSON object');
   return body as Body;
 }
 
@@ -98,14 +105,18 @@ export function bindAuthorizers(auth: AuthContext, binding: Binding, inv: Invoca
   for (const a of inv.auth) {
     if (a.address === wallet) continue;
     throw new ApiError(
-      403, 'forbidden',
+      403,
+      'forbidden',
       `the transaction carries an authorization entry (${CREDENTIAL_NAMES[a.credentials]}) for ${a.address}, which is not the wallet bound to the API key (${binding} binding)`,
     );
   }
 }
 
 const CREDENTIAL_NAMES = {
-  sourceAccount: 'SOURCE_ACCOUNT', address: 'ADDRESS', addressV2: 'ADDRESS_V2', addressWithDelegates: 'ADDRESS_WITH_DELEGATES',
+  sourceAccount: 'SOURCE_ACCOUNT',
+  address: 'ADDRESS',
+  addressV2: 'ADDRESS_V2',
+  addressWithDelegates: 'ADDRESS_WITH_DELEGATES',
 } as const;
 
 /** A rule between two request fields that holds for every key, reported as 403 forbidden naming the field. */
@@ -120,25 +131,41 @@ export function requireSame(field: string, value: string, other: string, otherVa
 export function vaultOf(deps: VaultAppDeps, owner: string, userSalt?: UserSalt, vaultContract?: string): string {
   const vault = deps.chain.vaultAddress(owner, userSalt);
   if (vaultContract !== undefined && vaultContract !== vault) {
-    throw new ApiError(400, 'vaultContract_mismatch', `vaultContract ${vaultContract} is not the vault of this owner and userSalt (${vault})`);
+    throw new ApiError(
+      400,
+      'vaultContract_mismatch',
+      `vaultContract ${vaultContract} is not the vault of this owner and userSalt (${vault})`,
+    );
   }
   return vault;
 }
 
-const NOT_ABOUT_THE_VAULT: ReadonlySet<string> = new Set(['chain_unavailable', 'source_account_not_found', 'tx_timeout']);
+const NOT_ABOUT_THE_VAULT: ReadonlySet<string> = new Set([
+  'chain_unavailable',
+  'source_account_not_found',
+  'tx_timeout',
+]);
 
 /**
  * Runs a chain call on vaults; when it fails and one of them holds no contract, the answer is
  * 404 vault_not_found (one ledger read, on the failure path only).
  */
-export async function onVaults<T>(deps: VaultAppDeps, vaults: { vault: string; label?: string }[], f: () => Promise<T>): Promise<T> {
+export async function onVaults<T>(
+  deps: VaultAppDeps,
+  vaults: { vault: string; label?: string }[],
+  f: () => Promise<T>,
+): Promise<T> {
   try {
     return await f();
   } catch (e) {
     if (!(e instanceof ChainError) || NOT_ABOUT_THE_VAULT.has(e.code)) throw e;
     for (const { vault, label } of vaults) {
       if (!(await deps.chain.vault.exists({ vault }))) {
-        throw new ApiError(404, 'vault_not_found', `no vault is deployed ${label ?? 'for this owner and userSalt'} (${vault})`);
+        throw new ApiError(
+          404,
+          'vault_not_found',
+          `no vault is deployed ${label ?? 'for this owner and userSalt'} (${vault})`,
+        );
       }
     }
     throw e;
@@ -146,10 +173,16 @@ export async function onVaults<T>(deps: VaultAppDeps, vaults: { vault: string; l
 }
 
 /** Safe submit: the transaction invokes a vault this network's factory deployed. */
-export async function expectFactoryVault(deps: VaultAppDeps, inv: Invocation, contractId = inv.contractId): Promise<void> {
+export async function expectFactoryVault(
+  deps: VaultAppDeps,
+  inv: Invocation,
+  contractId = inv.contractId,
+): Promise<void> {
   const isVault = contractId !== deps.chain.factory.factoryId && (await deps.chain.factory.isVault(contractId));
   if (!isVault) {
-    throw mismatch(`the signed transaction invokes ${inv.fn} on ${contractId}, which is not a vault of this network's factory`);
+    throw mismatch(
+      `the signed transaction invokes ${inv.fn} on ${contractId}, which is not a vault of this network's factory`,
+    );
   }
 }
 

@@ -16,7 +16,8 @@ let owner: Keypair, issuer: Keypair;
 let ownerKey: MintedKey, issuerKey: MintedKey;
 let issuerDid: string;
 
-const call = (path: string, key: MintedKey, body?: unknown) => env.request(path, { key: key.key, ...(body !== undefined ? { body } : {}) });
+const call = (path: string, key: MintedKey, body?: unknown) =>
+  env.request(path, { key: key.key, ...(body !== undefined ? { body } : {}) });
 
 function expectError(r: { status: number; body: any }, status: number, code: string, words?: RegExp): void {
   expect({ status: r.status, error: r.body?.error }, JSON.stringify(r.body)).toEqual({ status, error: code });
@@ -39,7 +40,9 @@ async function registerDid(kp: Keypair): Promise<string> {
     record: {
       controller: kp.publicKey(),
       authentication: [{ publicKeyMultibase: encodeMultikey('Ed25519', kp.rawPublicKey()) }],
-      assertionMethod: [{ publicKeyMultibase: encodeMultikey('Ed25519', kp.rawPublicKey()) }], keyAgreement: [], services: [],
+      assertionMethod: [{ publicKeyMultibase: encodeMultikey('Ed25519', kp.rawPublicKey()) }],
+      keyAgreement: [],
+      services: [],
     },
   });
   await env.chain.client.submit(env.sign(prepared.xdr, kp));
@@ -47,8 +50,16 @@ async function registerDid(kp: Keypair): Promise<string> {
 }
 
 const issueBody = (vcId: string, from = issuer) => ({
-  owner: owner.publicKey(), vcId, issuer: from.publicKey(), issuerDid, sourcePublicKey: from.publicKey(),
-  vcData: JSON.stringify({ '@context': [V2], type: ['VerifiableCredential'], credentialSubject: { id: owner.publicKey() } }),
+  owner: owner.publicKey(),
+  vcId,
+  issuer: from.publicKey(),
+  issuerDid,
+  sourcePublicKey: from.publicKey(),
+  vcData: JSON.stringify({
+    '@context': [V2],
+    type: ['VerifiableCredential'],
+    credentialSubject: { id: owner.publicKey() },
+  }),
 });
 
 const usdc = (holder: string) => env.chain.token.balance(env.info!.feeTokenId, holder);
@@ -60,7 +71,11 @@ beforeAll(async () => {
   [owner, issuer] = await Promise.all([env.fund(), env.fund()]);
   [ownerKey, issuerKey] = await Promise.all([env.mintKey({ wallet: owner }), env.mintKey({ wallet: issuer })]);
   issuerDid = await registerDid(issuer);
-  const xdr = await prepare('/contracts/vault/create', { owner: owner.publicKey(), didUri: 'did:ledger:mainnet:owner', sourcePublicKey: owner.publicKey() }, ownerKey);
+  const xdr = await prepare(
+    '/contracts/vault/create',
+    { owner: owner.publicKey(), didUri: 'did:ledger:mainnet:owner', sourcePublicKey: owner.publicKey() },
+    ownerKey,
+  );
   expect((await call('/contracts/vault/create', ownerKey, { signedXdr: env.sign(xdr, owner) })).status).toBe(200);
 }, 60_000);
 
@@ -71,12 +86,22 @@ afterAll(async () => {
 
 describe('mainnet fees in the stablecoin', () => {
   it('without a trustline: 400 trustline_missing with the chain words, at prepare', async () => {
-    expectError(await call('/contracts/vc/issue', issuerKey, issueBody('m1')), 400, 'trustline_missing', /trustline entry is missing for account/);
+    expectError(
+      await call('/contracts/vc/issue', issuerKey, issueBody('m1')),
+      400,
+      'trustline_missing',
+      /trustline entry is missing for account/,
+    );
   });
 
   it('with a trustline but no balance: 400 insufficient_balance with the chain words, at prepare', async () => {
     net.fund(issuer.publicKey(), 1n, 'USDC');
-    expectError(await call('/contracts/vc/issue', issuerKey, issueBody('m1')), 400, 'insufficient_balance', /balance is not sufficient/);
+    expectError(
+      await call('/contracts/vc/issue', issuerKey, issueBody('m1')),
+      400,
+      'insufficient_balance',
+      /balance is not sufficient/,
+    );
   });
 
   it('the same failures at submit, when the balance is gone after prepare', async () => {
@@ -94,7 +119,12 @@ describe('mainnet fees in the stablecoin', () => {
     net.fund(fresh.publicKey(), UNIT, 'USDC');
     const x2 = await prepare('/contracts/vc/issue', { ...issueBody('m3', fresh), issuerDid: did }, freshKey);
     net.revert(noLine);
-    expectError(await call('/contracts/vc/issue', freshKey, { signedXdr: env.sign(x2, fresh) }), 400, 'trustline_missing', /trustline entry is missing for account/);
+    expectError(
+      await call('/contracts/vc/issue', freshKey, { signedXdr: env.sign(x2, fresh) }),
+      400,
+      'trustline_missing',
+      /trustline entry is missing for account/,
+    );
   });
 
   it('charges 1 stablecoin unit per credential, n units for a batch of n', async () => {
@@ -108,7 +138,16 @@ describe('mainnet fees in the stablecoin', () => {
     expect(i0 - (await usdc(issuer.publicKey()))).toBe(UNIT);
 
     const { vcData } = issueBody('x');
-    const batch = { owner: owner.publicKey(), issuer: issuer.publicKey(), issuerDid, sourcePublicKey: issuer.publicKey(), vcs: [{ vcId: 'm5', vcData }, { vcId: 'm6', vcData }] };
+    const batch = {
+      owner: owner.publicKey(),
+      issuer: issuer.publicKey(),
+      issuerDid,
+      sourcePublicKey: issuer.publicKey(),
+      vcs: [
+        { vcId: 'm5', vcData },
+        { vcId: 'm6', vcData },
+      ],
+    };
     const x2 = await prepare('/contracts/vc/batch-issue', batch, issuerKey);
     expect((await call('/contracts/vc/batch-issue', issuerKey, { signedXdr: env.sign(x2, issuer) })).status).toBe(200);
     expect((await usdc(dest)) - d0).toBe(3n * UNIT);
@@ -120,7 +159,12 @@ describe('mainnet fees in the stablecoin', () => {
 describe('nothing carries over from testnet', () => {
   it('a testnet issuer DID → issuerDid_network_mismatch; a transaction signed for testnet → tx_invalid', async () => {
     const testnetDid = generateDid({ network: 'testnet' }).did;
-    expectError(await call('/contracts/vc/issue', issuerKey, { ...issueBody('t1'), issuerDid: testnetDid }), 400, 'issuerDid_network_mismatch', /testnet/);
+    expectError(
+      await call('/contracts/vc/issue', issuerKey, { ...issueBody('t1'), issuerDid: testnetDid }),
+      400,
+      'issuerDid_network_mismatch',
+      /testnet/,
+    );
     const xdr = await prepare('/contracts/vc/issue', issueBody('t2'), issuerKey);
     const signedForTestnet = env.sign(xdr, issuer, sim.networks.testnet.passphrase);
     expectError(await call('/contracts/vc/issue', issuerKey, { signedXdr: signedForTestnet }), 400, 'tx_invalid');

@@ -22,7 +22,10 @@ describe('checkVcData', () => {
     { given: vc({ '@context': [V2], credentialSubject: [{ id: 'did:a:1' }, { id: 'did:a:2' }] }), want: 'ok' },
     { given: 'not json', want: '400 vcData_invalid' },
     { given: '[1,2]', want: '400 vcData_invalid' },
-    { given: vc({ '@context': ['https://www.w3.org/2018/credentials/v1'], credentialSubject: { id: 'did:a:1' } }), want: '400 vcData_invalid' },
+    {
+      given: vc({ '@context': ['https://www.w3.org/2018/credentials/v1'], credentialSubject: { id: 'did:a:1' } }),
+      want: '400 vcData_invalid',
+    },
     { given: vc({ credentialSubject: { id: 'did:a:1' } }), want: '400 vcData_invalid' },
     { given: vc({ '@context': [V2], credentialSubject: {} }), want: '400 vcData_invalid' },
     { given: vc({ '@context': [V2], credentialSubject: [{ id: 'did:a:1' }, {}] }), want: '400 vcData_invalid' },
@@ -34,9 +37,21 @@ describe('checkVcData', () => {
   // The stored text is what holders present: a repeated name reads as two credentials, and a lone surrogate
   // escape cannot be stored as UTF-8 (the vault would hold U+FFFD instead of what was sent).
   it.each([
-    ['a repeated member name', `{"@context":["${V2}"],"validUntil":"2001-01-01T00:00:00Z","validUntil":"2099-01-01T00:00:00Z","credentialSubject":{"id":"did:a:1"}}`, /member "\/validUntil" appears twice/],
-    ['a repeated name deep inside', `{"@context":["${V2}"],"credentialSubject":{"id":"did:a:1","role":"x","role":"y"}}`, /"\/credentialSubject\/role" appears twice/],
-    ['a lone surrogate escape', `{"@context":["${V2}"],"credentialSubject":{"id":"did:a:1","role":"\\ud800"}}`, /"\/credentialSubject\/role" holds a lone surrogate/],
+    [
+      'a repeated member name',
+      `{"@context":["${V2}"],"validUntil":"2001-01-01T00:00:00Z","validUntil":"2099-01-01T00:00:00Z","credentialSubject":{"id":"did:a:1"}}`,
+      /member "\/validUntil" appears twice/,
+    ],
+    [
+      'a repeated name deep inside',
+      `{"@context":["${V2}"],"credentialSubject":{"id":"did:a:1","role":"x","role":"y"}}`,
+      /"\/credentialSubject\/role" appears twice/,
+    ],
+    [
+      'a lone surrogate escape',
+      `{"@context":["${V2}"],"credentialSubject":{"id":"did:a:1","role":"\\ud800"}}`,
+      /"\/credentialSubject\/role" holds a lone surrogate/,
+    ],
   ])('refuses vcData that is not I-JSON: %s', (_name, given, message) => {
     expect(codeOf(() => checkVcData('vcs[1].', given))).toBe('400 vcData_invalid');
     expect(() => checkVcData('vcs[1].', given)).toThrow(message);
@@ -83,8 +98,18 @@ describe('checkIssuerDid', () => {
   const DID = 'did:ledger:testnet:b4pc2pclljuxrb4wuw2mhuxb6a';
   const KEY = { publicKeyMultibase: 'z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp' };
   const depsWith = (record: Record<string, unknown> | undefined) =>
-    ({ profile: { network: 'testnet' }, chain: { registry: { get: async () => (record ? { record } : undefined) } } }) as unknown as VaultAppDeps;
-  const issuerRecord = { controller: ISSUER, authentication: [KEY], assertionMethod: [KEY], keyAgreement: [], services: [], deactivated: false };
+    ({
+      profile: { network: 'testnet' },
+      chain: { registry: { get: async () => (record ? { record } : undefined) } },
+    }) as unknown as VaultAppDeps;
+  const issuerRecord = {
+    controller: ISSUER,
+    authentication: [KEY],
+    assertionMethod: [KEY],
+    keyAgreement: [],
+    services: [],
+    deactivated: false,
+  };
   const outcome = (record: Record<string, unknown> | undefined) =>
     checkIssuerDid(depsWith(record), DID, ISSUER).then(
       () => 'ok',
@@ -102,8 +127,12 @@ describe('checkIssuerDid', () => {
   });
 
   it('keeps the more specific codes first: deactivated, then another controller', async () => {
-    expect(await outcome({ ...issuerRecord, assertionMethod: [], deactivated: true })).toMatch(/^400 issuerDid_deactivated/);
-    expect(await outcome({ ...issuerRecord, assertionMethod: [], controller: 'G' + 'A'.repeat(55) })).toMatch(/^400 issuerDid_controller_mismatch/);
+    expect(await outcome({ ...issuerRecord, assertionMethod: [], deactivated: true })).toMatch(
+      /^400 issuerDid_deactivated/,
+    );
+    expect(await outcome({ ...issuerRecord, assertionMethod: [], controller: 'G' + 'A'.repeat(55) })).toMatch(
+      /^400 issuerDid_controller_mismatch/,
+    );
     expect(await outcome(undefined)).toMatch(/^400 issuerDid_not_found/);
   });
 });

@@ -21,7 +21,11 @@ export function checkLengths(where: Where, vcId: string, vcData: string): void {
   // The contract counts the id in UTF-8 bytes (chain-abi: vc_id ≤ 64): an id of 64 non-ASCII characters is
   // refused here with its own code, not by the chain as input_too_long.
   if (vcId.length > MAX_VC_ID || Buffer.byteLength(vcId, 'utf8') > MAX_VC_ID) {
-    throw new ApiError(400, `${where}vcId_too_long`, `${where}vcId is longer than ${MAX_VC_ID} bytes of UTF-8 (ASCII characters take one byte, others two to four)`);
+    throw new ApiError(
+      400,
+      `${where}vcId_too_long`,
+      `${where}vcId is longer than ${MAX_VC_ID} bytes of UTF-8 (ASCII characters take one byte, others two to four)`,
+    );
   }
   // Characters as JSON Schema counts them (code points): the spec's maxLength and this check agree.
   if (vcData.length > MAX_VC_DATA && codePoints(vcData) > MAX_VC_DATA) {
@@ -38,7 +42,8 @@ function codePoints(s: string): number {
 }
 
 export function checkBatchSize(n: number): void {
-  if (n < 1 || n > MAX_BATCH_SIZE) throw new ApiError(400, 'batch_too_large', `vcs must hold 1 to ${MAX_BATCH_SIZE} credentials, got ${n}`);
+  if (n < 1 || n > MAX_BATCH_SIZE)
+    throw new ApiError(400, 'batch_too_large', `vcs must hold 1 to ${MAX_BATCH_SIZE} credentials, got ${n}`);
 }
 
 /**
@@ -60,10 +65,14 @@ export function checkVcData(where: Where, vcData: string): void {
   // (a repeated name), and UTF-8 cannot carry a lone surrogate (the vault would hold U+FFFD instead).
   const found = inspectJsonText(vcData, 1);
   if (found?.loneSurrogateAt !== undefined) {
-    throw invalid(`is not I-JSON: the string at ${clipPointer(found.loneSurrogateAt)} holds a lone surrogate escape (\\ud800-\\udfff without its pair)`);
+    throw invalid(
+      `is not I-JSON: the string at ${clipPointer(found.loneSurrogateAt)} holds a lone surrogate escape (\\ud800-\\udfff without its pair)`,
+    );
   }
   if (found && found.duplicateMembers.length > 0) {
-    throw invalid(`is not I-JSON: the member ${clipPointer(found.duplicateMembers[0]!)} appears twice, and readers disagree on which one counts`);
+    throw invalid(
+      `is not I-JSON: the member ${clipPointer(found.duplicateMembers[0]!)} appears twice, and readers disagree on which one counts`,
+    );
   }
   if (!isObject(doc)) throw invalid('must be a JSON object');
   const ctx = doc['@context'];
@@ -71,7 +80,8 @@ export function checkVcData(where: Where, vcData: string): void {
   if (!contexts.includes(CREDENTIALS_V2_CONTEXT)) throw invalid(`@context must include ${CREDENTIALS_V2_CONTEXT}`);
   const subject = doc['credentialSubject'];
   const subjects = Array.isArray(subject) ? subject : [subject];
-  const hasIds = subjects.length > 0 && subjects.every((s) => isObject(s) && typeof s['id'] === 'string' && s['id'].length > 0);
+  const hasIds =
+    subjects.length > 0 && subjects.every((s) => isObject(s) && typeof s['id'] === 'string' && s['id'].length > 0);
   if (!hasIds) throw invalid('must contain credentialSubject.id, the holder DID');
 }
 
@@ -84,7 +94,11 @@ export function checkDidUriNetwork(deps: VaultAppDeps, didUri: string): void {
   const m = /^did:ledger:([^:]*):/.exec(didUri);
   const network = deps.profile.network;
   if (m && m[1] !== network) {
-    throw new ApiError(400, 'issuerDid_network_mismatch', `didUri is a did:ledger DID of ${m[1] || 'no network'} but this service runs on ${network}`);
+    throw new ApiError(
+      400,
+      'issuerDid_network_mismatch',
+      `didUri is a did:ledger DID of ${m[1] || 'no network'} but this service runs on ${network}`,
+    );
   }
 }
 
@@ -96,19 +110,33 @@ export function checkDidUriNetwork(deps: VaultAppDeps, didUri: string): void {
  */
 export async function checkIssuerDid(deps: VaultAppDeps, issuerDid: string, issuer: string): Promise<void> {
   if (!issuerDid.startsWith('did:ledger:')) {
-    throw new ApiError(400, 'issuerDid_invalid', 'issuerDid must be a did:ledger DID; did:pkh and bare addresses are not accepted');
+    throw new ApiError(
+      400,
+      'issuerDid_invalid',
+      'issuerDid must be a did:ledger DID; did:pkh and bare addresses are not accepted',
+    );
   }
   const parsed = parseDid(issuerDid);
-  if (!parsed.ok) throw new ApiError(400, 'issuerDid_invalid', `issuerDid is not a valid did:ledger DID: ${parsed.message}`);
+  if (!parsed.ok)
+    throw new ApiError(400, 'issuerDid_invalid', `issuerDid is not a valid did:ledger DID: ${parsed.message}`);
   const network = deps.profile.network;
   if (parsed.value.network !== network) {
-    throw new ApiError(400, 'issuerDid_network_mismatch', `issuerDid belongs to ${parsed.value.network} but this service runs on ${network}`);
+    throw new ApiError(
+      400,
+      'issuerDid_network_mismatch',
+      `issuerDid belongs to ${parsed.value.network} but this service runs on ${network}`,
+    );
   }
   const entry = await deps.chain.registry.get(didIdToBytes(parsed.value.didId));
   if (!entry) throw new ApiError(400, 'issuerDid_not_found', `issuerDid ${issuerDid} is not registered on ${network}`);
-  if (entry.record.deactivated) throw new ApiError(400, 'issuerDid_deactivated', `issuerDid ${issuerDid} is deactivated`);
+  if (entry.record.deactivated)
+    throw new ApiError(400, 'issuerDid_deactivated', `issuerDid ${issuerDid} is deactivated`);
   if (entry.record.controller !== issuer) {
-    throw new ApiError(400, 'issuerDid_controller_mismatch', 'the issuer DID controller does not match the signing issuer');
+    throw new ApiError(
+      400,
+      'issuerDid_controller_mismatch',
+      'the issuer DID controller does not match the signing issuer',
+    );
   }
   if (entry.record.assertionMethod.length === 0) {
     throw new ApiError(
@@ -123,12 +151,20 @@ export async function checkIssuerDid(deps: VaultAppDeps, issuerDid: string, issu
  * Encrypts a checked vcData for (owner, vcId), recording the issuing wallet (issuer access is judged by it
  * later); an envelope over the on-chain limit is 400 vcData_ciphertext_too_long.
  */
-export function sealVcData(deps: VaultAppDeps, where: Where, c: { owner: string; vcId: string; vcData: string; issuer: string }): string {
+export function sealVcData(
+  deps: VaultAppDeps,
+  where: Where,
+  c: { owner: string; vcId: string; vcData: string; issuer: string },
+): string {
   try {
     return encryptVcData(deps.keyring, { owner: c.owner, vcId: c.vcId, plaintext: c.vcData, issuer: c.issuer });
   } catch (e) {
     if (e instanceof VcDataTooLargeError) {
-      throw new ApiError(400, 'vcData_ciphertext_too_long', `${where}vcData encrypts to ${e.length} characters; the vault stores at most ${e.max}`);
+      throw new ApiError(
+        400,
+        'vcData_ciphertext_too_long',
+        `${where}vcData encrypts to ${e.length} characters; the vault stores at most ${e.max}`,
+      );
     }
     throw e;
   }
@@ -139,16 +175,28 @@ export function sealVcData(deps: VaultAppDeps, where: Where, c: { owner: string;
  * owner and this vcId (so nothing reaches the chain unencrypted or bound elsewhere), and its plaintext
  * must satisfy the vcData rules. Answers the plaintext.
  */
-export function checkSealedVcData(deps: VaultAppDeps, where: Where, c: { owner: string; vcId: string; data: string; issuer: string }): string {
+export function checkSealedVcData(
+  deps: VaultAppDeps,
+  where: Where,
+  c: { owner: string; vcId: string; data: string; issuer: string },
+): string {
   let opened: { plaintext: string; issuer?: string };
   try {
     opened = openVcData(deps.keyring, { owner: c.owner, vcId: c.vcId, data: c.data });
   } catch {
-    throw new ApiError(400, 'vcData_invalid', `${where}vcData in the signed transaction is not a payload this service encrypted for this owner and vcId`);
+    throw new ApiError(
+      400,
+      'vcData_invalid',
+      `${where}vcData in the signed transaction is not a payload this service encrypted for this owner and vcId`,
+    );
   }
   // Prepared before the issuing wallet was recorded (cv1), or for the wallet that signs the issue.
   if (opened.issuer !== undefined && opened.issuer !== c.issuer) {
-    throw new ApiError(400, 'vcData_invalid', `${where}vcData in the signed transaction was sealed for the issuer ${opened.issuer}, not ${c.issuer}`);
+    throw new ApiError(
+      400,
+      'vcData_invalid',
+      `${where}vcData in the signed transaction was sealed for the issuer ${opened.issuer}, not ${c.issuer}`,
+    );
   }
   const plaintext = opened.plaintext;
   checkVcData(where, plaintext);

@@ -12,7 +12,8 @@ export function registerIssuerRegistryRoutes(router: Router, deps: VaultAppDeps)
   const { chain } = deps;
 
   /** sourcePublicKey must be the factory admin, the only signer the fee table accepts. */
-  const adminSource = async (source: string) => requireSame('sourcePublicKey', source, 'the factory admin', await chain.factory.getAdmin());
+  const adminSource = async (source: string) =>
+    requireSame('sourcePublicKey', source, 'the factory admin', await chain.factory.getAdmin());
 
   /** expiresAt (ISO-8601) → unix seconds; in the past → 400 expiresAt_in_past. */
   const expiry = (expiresAt: string | undefined): { expiresAt?: bigint } => {
@@ -49,7 +50,8 @@ export function registerIssuerRegistryRoutes(router: Router, deps: VaultAppDeps)
 
   router.get('/contracts/issuer-registry/:issuer', async (req, res) => {
     const issuer = String(req.params['issuer']);
-    if (!/^G[A-Z2-7]{55}$/.test(issuer)) throw new ApiError(400, 'invalid_request', 'issuer must be an account address');
+    if (!/^G[A-Z2-7]{55}$/.test(issuer))
+      throw new ApiError(400, 'invalid_request', 'issuer must be an account address');
     const q = await chain.factory.quoteFee(issuer);
     res.json({ issuer, enabled: q.enabled, amount: q.amount.toString(), token: q.token ?? null, dest: q.dest ?? null });
   });

@@ -3,7 +3,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Account, Keypair, Operation, TransactionBuilder, WebAuth } from '@stellar/stellar-sdk';
 import { randomBytes } from 'node:crypto';
-import { storeFaults, startVaultTestEnv, stubChain, stubContractRoutes, type VaultTestEnv } from '../../../test-support/vault-api.ts';
+import {
+  storeFaults,
+  startVaultTestEnv,
+  stubChain,
+  stubContractRoutes,
+  type VaultTestEnv,
+} from '../../../test-support/vault-api.ts';
 import { webAuthKeypair, WEB_AUTH_DOMAIN } from './keys.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -14,7 +20,11 @@ let env: VaultTestEnv;
 let admin: string;
 
 beforeAll(async () => {
-  env = await startVaultTestEnv({ chain: stubChain(), contractRoutes: stubContractRoutes().router, stores: faults.wrap });
+  env = await startVaultTestEnv({
+    chain: stubChain(),
+    contractRoutes: stubContractRoutes().router,
+    stores: faults.wrap,
+  });
   admin = (await env.mintKey({ role: 'admin', wallet: null })).key;
 });
 afterAll(async () => {
@@ -32,9 +42,16 @@ async function challenge(on: VaultTestEnv, account: string, headers: Record<stri
 }
 
 /** Proves `wallet` on `on`: challenge, sign with the returned passphrase, POST /auth/keys. */
-async function prove(on: VaultTestEnv, wallet: Keypair, body: Record<string, unknown> = {}, signers: Keypair[] = [wallet]) {
+async function prove(
+  on: VaultTestEnv,
+  wallet: Keypair,
+  body: Record<string, unknown> = {},
+  signers: Keypair[] = [wallet],
+) {
   const c = await challenge(on, wallet.publicKey());
-  return on.request('/auth/keys', { body: { transaction: on.sign(c.transaction, signers, c.network_passphrase), ...body } });
+  return on.request('/auth/keys', {
+    body: { transaction: on.sign(c.transaction, signers, c.network_passphrase), ...body },
+  });
 }
 
 const vcCount = (on: VaultTestEnv, key: string) => on.request(`/contracts/vault/vc-count?owner=${G}`, { key });
@@ -47,7 +64,11 @@ describe('wallet proof', () => {
     const tx = TransactionBuilder.fromXdr(c.transaction, env.passphrase) as import('@stellar/stellar-sdk').Transaction;
     expect(tx.source).toBe(webAuthKeypair(env.deps).publicKey());
     expect(tx.sequence).toBe('0');
-    expect(tx.operations[0]).toMatchObject({ type: 'manageData', source: wallet.publicKey(), name: `${WEB_AUTH_DOMAIN} auth` });
+    expect(tx.operations[0]).toMatchObject({
+      type: 'manageData',
+      source: wallet.publicKey(),
+      name: `${WEB_AUTH_DOMAIN} auth`,
+    });
     expect(Number(tx.timeBounds!.maxTime) - Number(tx.timeBounds!.minTime)).toBe(300);
     expect(tx.signatures).toHaveLength(1);
   });
@@ -71,7 +92,10 @@ describe('wallet proof', () => {
     expect(lifetime).toBeGreaterThan(180 * DAY - 60_000);
     expect(lifetime).toBeLessThanOrEqual(180 * DAY);
     expect((await vcCount(env, res.body.key)).status).toBe(200);
-    const write = await env.request('/contracts/vault/revoke-vault', { key: res.body.key, body: { owner: G, sourcePublicKey: G } });
+    const write = await env.request('/contracts/vault/revoke-vault', {
+      key: res.body.key,
+      body: { owner: G, sourcePublicKey: G },
+    });
     expect(write.body.error).toBe('insufficient_scope');
   });
 
@@ -123,7 +147,14 @@ describe('wallet proof', () => {
 
     it('not issued by this service', async () => {
       const wallet = Keypair.random();
-      const forged = WebAuth.buildChallengeTx(Keypair.random(), wallet.publicKey(), WEB_AUTH_DOMAIN, 300, env.passphrase, WEB_AUTH_DOMAIN);
+      const forged = WebAuth.buildChallengeTx(
+        Keypair.random(),
+        wallet.publicKey(),
+        WEB_AUTH_DOMAIN,
+        300,
+        env.passphrase,
+        WEB_AUTH_DOMAIN,
+      );
       expect(await refused(env.sign(forged, wallet))).toMatch(/not a challenge of this service/);
     });
 
@@ -133,12 +164,16 @@ describe('wallet proof', () => {
       const c = await challenge(env, late.publicKey());
       env.clock.advance(330_000);
       // The test clock follows the wall clock (shifted), so a second may tick between issue and check.
-      expect(await refused(env.sign(c.transaction, late))).toMatch(/^the challenge is not valid: it expired 3[0-2] s ago .*request a new one$/);
+      expect(await refused(env.sign(c.transaction, late))).toMatch(
+        /^the challenge is not valid: it expired 3[0-2] s ago .*request a new one$/,
+      );
 
       const onTime = Keypair.random();
       const d = await challenge(env, onTime.publicKey());
       env.clock.advance(299_000);
-      expect((await env.request('/auth/keys', { body: { transaction: env.sign(d.transaction, onTime) } })).status).toBe(201);
+      expect((await env.request('/auth/keys', { body: { transaction: env.sign(d.transaction, onTime) } })).status).toBe(
+        201,
+      );
     });
 
     it('not valid yet (issued ahead of the service clock)', async () => {
@@ -156,9 +191,21 @@ describe('wallet proof', () => {
       const wallet = Keypair.random();
       const server = webAuthKeypair(env.deps);
       const past = Math.floor(Date.now() / 1000) - 3600;
-      const tx = new TransactionBuilder(new Account(server.publicKey(), '-1'), { fee: '100', networkPassphrase: env.passphrase, timebounds: { minTime: past, maxTime: past + 300 } })
-        .addOperation(Operation.manageData({ name: `${WEB_AUTH_DOMAIN} auth`, value: randomBytes(48).toString('base64'), source: wallet.publicKey() }))
-        .addOperation(Operation.manageData({ name: 'web_auth_domain', value: WEB_AUTH_DOMAIN, source: server.publicKey() }))
+      const tx = new TransactionBuilder(new Account(server.publicKey(), '-1'), {
+        fee: '100',
+        networkPassphrase: env.passphrase,
+        timebounds: { minTime: past, maxTime: past + 300 },
+      })
+        .addOperation(
+          Operation.manageData({
+            name: `${WEB_AUTH_DOMAIN} auth`,
+            value: randomBytes(48).toString('base64'),
+            source: wallet.publicKey(),
+          }),
+        )
+        .addOperation(
+          Operation.manageData({ name: 'web_auth_domain', value: WEB_AUTH_DOMAIN, source: server.publicKey() }),
+        )
         .build();
       tx.sign(server, wallet);
       expect(await refused(tx.toXdr())).toMatch(/expired/);
@@ -220,7 +267,10 @@ describe('origin allow-list', () => {
     await challenge(strict, wallet.publicKey(), { origin: 'https://app.example.org' });
     await challenge(strict, wallet.publicKey());
     const c = await challenge(strict, wallet.publicKey(), { origin: 'https://APP.example.org/' });
-    const res = await strict.request('/auth/keys', { headers: { origin: 'https://app.example.org' }, body: { transaction: strict.sign(c.transaction, wallet) } });
+    const res = await strict.request('/auth/keys', {
+      headers: { origin: 'https://app.example.org' },
+      body: { transaction: strict.sign(c.transaction, wallet) },
+    });
     expect(res.status).toBe(201);
   });
 
@@ -230,7 +280,10 @@ describe('origin allow-list', () => {
     const c1 = await strict.request(`/auth/challenge?account=${wallet.publicKey()}`, { headers });
     expect([c1.status, c1.body.error]).toEqual([403, 'origin_not_allowed']);
     const c = await challenge(strict, wallet.publicKey());
-    const res = await strict.request('/auth/keys', { headers, body: { transaction: strict.sign(c.transaction, wallet) } });
+    const res = await strict.request('/auth/keys', {
+      headers,
+      body: { transaction: strict.sign(c.transaction, wallet) },
+    });
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ error: 'origin_not_allowed', message: 'this origin may not request API keys' });
   });
@@ -240,19 +293,39 @@ describe('/admin/keys', () => {
   it('creates a key of any role for a wallet; the key is shown once and works', async () => {
     const wallet = Keypair.random().publicKey();
     const expires = new Date(env.clock.now() + 30 * DAY).toISOString();
-    const res = await env.request('/admin/keys', { key: admin, body: { wallet_address: wallet, role: 'early', scopes: ['credentials:read'], expires_at: expires } });
+    const res = await env.request('/admin/keys', {
+      key: admin,
+      body: { wallet_address: wallet, role: 'early', scopes: ['credentials:read'], expires_at: expires },
+    });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ wallet_address: wallet, role: 'early', scopes: ['credentials:read'], network: 'testnet', expires_at: expires });
+    expect(res.body).toMatchObject({
+      wallet_address: wallet,
+      role: 'early',
+      scopes: ['credentials:read'],
+      network: 'testnet',
+      expires_at: expires,
+    });
     const listed = await env.request('/admin/keys', { key: admin });
     const row = listed.body.keys.find((k: { key_id: string }) => k.key_id === res.body.key_id);
-    expect(row).toEqual({ key_id: res.body.key_id, wallet_address: wallet, role: 'early', scopes: ['credentials:read'], network: 'testnet', created_at: res.body.created_at, expires_at: expires });
+    expect(row).toEqual({
+      key_id: res.body.key_id,
+      wallet_address: wallet,
+      role: 'early',
+      scopes: ['credentials:read'],
+      network: 'testnet',
+      created_at: res.body.created_at,
+      expires_at: expires,
+    });
     expect(JSON.stringify(listed.body)).not.toContain(res.body.key);
     const works = await env.request(`/contracts/vault/vc-count?owner=${G}`, { key: res.body.key });
     expect([works.status, works.headers.get('x-ratelimit-limit')]).toEqual([200, '300']);
   });
 
   it('defaults: role standard, no scopes, no expiry', async () => {
-    const res = await env.request('/admin/keys', { key: admin, body: { wallet_address: Keypair.random().publicKey() } });
+    const res = await env.request('/admin/keys', {
+      key: admin,
+      body: { wallet_address: Keypair.random().publicKey() },
+    });
     expect(res.body).toMatchObject({ role: 'standard', scopes: [], expires_at: null });
   });
 
@@ -274,13 +347,18 @@ describe('/admin/keys', () => {
     );
     expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
     expect(answers.filter((a) => a.status === 409 && a.body.error === 'key_exists')).toHaveLength(9);
-    const held = (await env.request('/admin/keys', { key: admin })).body.keys.filter((k: { wallet_address: string }) => k.wallet_address === wallet);
+    const held = (await env.request('/admin/keys', { key: admin })).body.keys.filter(
+      (k: { wallet_address: string }) => k.wallet_address === wallet,
+    );
     expect(held.map((k: { key_id: string }) => k.key_id)).toEqual([answers.find((a) => a.status === 201)!.body.key_id]);
   });
 
   it('a wallet whose key expired may get a new one', async () => {
     const wallet = Keypair.random().publicKey();
-    const first = await env.request('/admin/keys', { key: admin, body: { wallet_address: wallet, expires_at: new Date(env.clock.now() + 1000).toISOString() } });
+    const first = await env.request('/admin/keys', {
+      key: admin,
+      body: { wallet_address: wallet, expires_at: new Date(env.clock.now() + 1000).toISOString() },
+    });
     env.clock.advance(2000);
     const second = await env.request('/admin/keys', { key: admin, body: { wallet_address: wallet } });
     expect([first.status, second.status]).toEqual([201, 201]);
@@ -288,20 +366,40 @@ describe('/admin/keys', () => {
   });
 
   it('DELETE of an unknown, already revoked, or other-network key → 404 key_not_found', async () => {
-    const other = await env.stores.keys.create({ walletAddress: G, network: 'mainnet', role: 'standard', scopes: [], expiresAt: null });
+    const other = await env.stores.keys.create({
+      walletAddress: G,
+      network: 'mainnet',
+      role: 'standard',
+      scopes: [],
+      expiresAt: null,
+    });
     const revoked = await env.mintKey();
     await env.stores.keys.revoke(revoked.record.keyId);
     for (const id of ['0123456789abcdef', other.record.keyId, revoked.record.keyId]) {
       const res = await env.request(`/admin/keys/${id}`, { method: 'DELETE', key: admin });
       expect([res.status, res.body.error]).toEqual([404, 'key_not_found']);
     }
-    expect((await env.request('/admin/keys', { key: admin })).body.keys.map((k: { network: string }) => k.network)).not.toContain('mainnet');
+    expect(
+      (await env.request('/admin/keys', { key: admin })).body.keys.map((k: { network: string }) => k.network),
+    ).not.toContain('mainnet');
   });
 
   it('expires_at in the past → 400; a key past its expiry → api_key_expired', async () => {
-    const past = await env.request('/admin/keys', { key: admin, body: { wallet_address: Keypair.random().publicKey(), expires_at: new Date(env.clock.now() - 1000).toISOString() } });
+    const past = await env.request('/admin/keys', {
+      key: admin,
+      body: {
+        wallet_address: Keypair.random().publicKey(),
+        expires_at: new Date(env.clock.now() - 1000).toISOString(),
+      },
+    });
     expect([past.status, past.body.error]).toEqual([400, 'invalid_request']);
-    const soon = await env.request('/admin/keys', { key: admin, body: { wallet_address: Keypair.random().publicKey(), expires_at: new Date(env.clock.now() + 1000).toISOString() } });
+    const soon = await env.request('/admin/keys', {
+      key: admin,
+      body: {
+        wallet_address: Keypair.random().publicKey(),
+        expires_at: new Date(env.clock.now() + 1000).toISOString(),
+      },
+    });
     env.clock.advance(2000);
     expect((await vcCount(env, soon.body.key)).body.error).toBe('api_key_expired');
   });
@@ -346,7 +444,12 @@ describe('wallet proof against the RPC simulator', () => {
     const signed = live.sign(c.transaction, wallet);
     const refused = await live.request('/auth/keys', { body: { transaction: signed } });
     expect(refused.status).toBe(403);
-    expect(refused.body).toEqual({ error: 'account_not_found', message: expect.stringMatching(new RegExp(`^the account ${wallet.publicKey()} does not exist on testnet: .*fund it`)) });
+    expect(refused.body).toEqual({
+      error: 'account_not_found',
+      message: expect.stringMatching(
+        new RegExp(`^the account ${wallet.publicKey()} does not exist on testnet: .*fund it`),
+      ),
+    });
     await live.fund(wallet);
     const res = await live.request('/auth/keys', { body: { transaction: signed } });
     expect(res.status, JSON.stringify(res.body)).toBe(201);

@@ -25,7 +25,13 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export function webAuthKeypair(deps: Pick<VaultAppDeps, 'keyring' | 'profile'>): Keypair {
   const secret = deps.keyring.key(deps.keyring.activeKid);
   if (!secret) throw new Error('the keyring has no active key');
-  const seed = hkdfSync('sha256', secret, 'credential-vault web-auth', `challenge signing key ${deps.profile.network}`, 32);
+  const seed = hkdfSync(
+    'sha256',
+    secret,
+    'credential-vault web-auth',
+    `challenge signing key ${deps.profile.network}`,
+    32,
+  );
   return Keypair.fromRawEd25519Seed(Buffer.from(seed));
 }
 
@@ -41,7 +47,9 @@ interface SignerSummary {
  * and its medium threshold (at least 1). Undefined when the account does not exist on chain.
  */
 async function signerSummary(deps: VaultAppDeps, account: string): Promise<SignerSummary | undefined> {
-  const key = xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(account).xdrPublicKey() }));
+  const key = xdr.LedgerKey.account(
+    new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(account).xdrPublicKey() }),
+  );
   const found = await deps.chain.client.getLedgerEntries([key]);
   const entry = found.entries[0];
   if (!entry) return undefined;
@@ -51,7 +59,11 @@ async function signerSummary(deps: VaultAppDeps, account: string): Promise<Signe
   const signers = [{ key: account, weight: thresholds[0] ?? 0, type: 'ed25519_public_key' }];
   for (const s of acc.signers) {
     if (s.key.type === 'signerKeyTypeEd25519') {
-      signers.push({ key: StrKey.encodeEd25519PublicKey(s.key.ed25519.value), weight: s.weight, type: 'ed25519_public_key' });
+      signers.push({
+        key: StrKey.encodeEd25519PublicKey(s.key.ed25519.value),
+        weight: s.weight,
+        type: 'ed25519_public_key',
+      });
     }
   }
   return { threshold: Math.max(1, thresholds[2] ?? 0), signers: signers.filter((s) => s.weight > 0) };
@@ -63,7 +75,11 @@ async function signerSummary(deps: VaultAppDeps, account: string): Promise<Signe
  * unfunded keypair gets no key, 403 `account_not_found`); signed by signers of the account meeting its
  * medium threshold.
  */
-async function provenAccount(deps: VaultAppDeps, o: ChallengeOptions, transaction: string): Promise<{ account: string; hash: string }> {
+async function provenAccount(
+  deps: VaultAppDeps,
+  o: ChallengeOptions,
+  transaction: string,
+): Promise<{ account: string; hash: string }> {
   try {
     const read = readChallenge(o, transaction);
     const summary = await signerSummary(deps, read.account);
@@ -104,7 +120,12 @@ const created = ({ key, record }: CreatedKey) => ({ key, ...listed(record) });
 export function createKeyRoutes(deps: VaultAppDeps): Router {
   const router = express.Router();
   const network = deps.profile.network;
-  const challenges: ChallengeOptions = { server: webAuthKeypair(deps), passphrase: deps.profile.networkPassphrase, domain: WEB_AUTH_DOMAIN, now: deps.now };
+  const challenges: ChallengeOptions = {
+    server: webAuthKeypair(deps),
+    passphrase: deps.profile.networkPassphrase,
+    domain: WEB_AUTH_DOMAIN,
+    now: deps.now,
+  };
   const usedChallenges = `web-auth-challenge:${network}`;
 
   router.get('/auth/challenge', (req, res) => {
@@ -135,14 +156,18 @@ export function createKeyRoutes(deps: VaultAppDeps): Router {
       await idem.release(usedChallenges, hash, claim.token).catch(() => undefined);
       throw err;
     }
-    await idem.complete(usedChallenges, hash, claim.token, { status: 201, headers: {}, body: { keyId: key.record.keyId } }).catch(() => undefined);
+    await idem
+      .complete(usedChallenges, hash, claim.token, { status: 201, headers: {}, body: { keyId: key.record.keyId } })
+      .catch(() => undefined);
     res.status(201).json(created(key));
   });
 
   router.get('/admin/keys', async (_req, res) => {
     const keys = await deps.stores.keys.list({ network });
     // vault-api.yaml ApiKeyList: at most MAX_LISTED_KEYS, the newest first, so the answer stays bounded.
-    const newest = [...keys].sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0)).slice(0, MAX_LISTED_KEYS);
+    const newest = [...keys]
+      .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
+      .slice(0, MAX_LISTED_KEYS);
     res.json({ keys: newest.map(listed) });
   });
 
@@ -157,11 +182,18 @@ export function createKeyRoutes(deps: VaultAppDeps): Router {
       // An operator never replaces a user's key silently (vault-api.yaml POST /admin/keys); the store checks
       // and creates atomically, so of concurrent creates for one wallet exactly one succeeds.
       key = await deps.stores.keys.create(
-        { walletAddress: body.wallet_address, network, role: body.role ?? 'standard', scopes: body.scopes ?? [], expiresAt },
+        {
+          walletAddress: body.wallet_address,
+          network,
+          role: body.role ?? 'standard',
+          scopes: body.scopes ?? [],
+          expiresAt,
+        },
         { ifNoActiveKey: true },
       );
     } catch (err) {
-      if (err instanceof KeyExistsError) throw new ApiError(409, 'key_exists', 'this wallet already holds a key on this network; delete it first');
+      if (err instanceof KeyExistsError)
+        throw new ApiError(409, 'key_exists', 'this wallet already holds a key on this network; delete it first');
       throw err;
     }
     res.status(201).json(created(key));

@@ -18,7 +18,8 @@ const challenge = async (env: VaultTestEnv = t.env): Promise<string> => {
   return r.body.challenge;
 };
 const verify = (body: unknown, env: VaultTestEnv = t.env) => env.request('/presentations/verify', { body });
-const errors = (body: { problemDetails?: { reason: string; level: string }[] }) => (body.problemDetails ?? []).filter((p) => p.level === 'error').map((p) => p.reason);
+const errors = (body: { problemDetails?: { reason: string; level: string }[] }) =>
+  (body.problemDetails ?? []).filter((p) => p.level === 'error').map((p) => p.reason);
 
 beforeAll(async () => {
   t = await startVerificationEnv();
@@ -56,7 +57,9 @@ describe('POST /presentations/verify', () => {
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     expect(first.body.verified).toBe(true);
     expect(first.body.results.presentation).toMatchObject({
-      challenge: { verified: true, input: c }, domain: { verified: true, input: 'verifier.example' }, holder: { verified: true, input: t.holder.did },
+      challenge: { verified: true, input: c },
+      domain: { verified: true, input: 'verifier.example' },
+      holder: { verified: true, input: t.holder.did },
     });
     expect(first.body.results.credentials).toEqual([expect.objectContaining({ verified: true })]);
 
@@ -68,14 +71,54 @@ describe('POST /presentations/verify', () => {
   });
 
   it.each([
-    ['another challenge', async (c: string) => ({ vp: await t.present({ credentials: [vc1], challenge: c }), options: { challenge: `${c}-other` } }), ['challenge_mismatch']],
-    ['another domain', async (c: string) => ({ vp: await t.present({ credentials: [vc1], challenge: c, domain: 'a.example' }), options: { challenge: c, domain: 'b.example' } }), ['domain_mismatch']],
-    ['another key, named as the holder\'s', async (c: string) => ({ vp: await t.present({ credentials: [vc1], challenge: c, key: Keypair.random() }), options: { challenge: c } }), ['signature_invalid']],
-    ['a key of another DID (holder binding)', async (c: string) => ({ vp: await t.present({ credentials: [vc1], challenge: c, vm: `${t.issuer.did}#assert-1`, key: t.issuer.signing }), options: { challenge: c } }), ['not_proof_signer']],
-    ["the holder's key that is not under authentication", async (c: string) => {
-      const d = await t.registerDid(t.holder.wallet, { assert: t.holder.signing });
-      return { vp: await t.present({ credentials: [vc1], challenge: c, holder: d.did, vm: `${d.did}#assert-1` }), options: { challenge: c } };
-    }, ['verification_method_not_authorized']],
+    [
+      'another challenge',
+      async (c: string) => ({
+        vp: await t.present({ credentials: [vc1], challenge: c }),
+        options: { challenge: `${c}-other` },
+      }),
+      ['challenge_mismatch'],
+    ],
+    [
+      'another domain',
+      async (c: string) => ({
+        vp: await t.present({ credentials: [vc1], challenge: c, domain: 'a.example' }),
+        options: { challenge: c, domain: 'b.example' },
+      }),
+      ['domain_mismatch'],
+    ],
+    [
+      "another key, named as the holder's",
+      async (c: string) => ({
+        vp: await t.present({ credentials: [vc1], challenge: c, key: Keypair.random() }),
+        options: { challenge: c },
+      }),
+      ['signature_invalid'],
+    ],
+    [
+      'a key of another DID (holder binding)',
+      async (c: string) => ({
+        vp: await t.present({
+          credentials: [vc1],
+          challenge: c,
+          vm: `${t.issuer.did}#assert-1`,
+          key: t.issuer.signing,
+        }),
+        options: { challenge: c },
+      }),
+      ['not_proof_signer'],
+    ],
+    [
+      "the holder's key that is not under authentication",
+      async (c: string) => {
+        const d = await t.registerDid(t.holder.wallet, { assert: t.holder.signing });
+        return {
+          vp: await t.present({ credentials: [vc1], challenge: c, holder: d.did, vm: `${d.did}#assert-1` }),
+          options: { challenge: c },
+        };
+      },
+      ['verification_method_not_authorized'],
+    ],
   ])('%s → 200, verified false (%j)', async (_name, make, want) => {
     const { vp, options } = await make(await challenge());
     const r = await verify({ verifiablePresentation: vp, options });
@@ -102,7 +145,10 @@ describe('POST /presentations/verify', () => {
 
   it("a caller's own challenge is only compared: no store, no single use", async () => {
     const vp = await t.present({ credentials: [vc1], challenge: 'verifier-own-nonce-1' });
-    for (let i = 0; i < 2; i++) expect((await verify({ verifiablePresentation: vp, options: { challenge: 'verifier-own-nonce-1' } })).body.verified).toBe(true);
+    for (let i = 0; i < 2; i++)
+      expect(
+        (await verify({ verifiablePresentation: vp, options: { challenge: 'verifier-own-nonce-1' } })).body.verified,
+      ).toBe(true);
   });
 
   it('a did:key holder binds with its own key', async () => {
@@ -115,7 +161,10 @@ describe('POST /presentations/verify', () => {
 
   it('a presentation with a tampered credential: 200, verified false, the credential says why', async () => {
     const c = await challenge();
-    const vp = await t.present({ credentials: [vc1, { ...vc1, credentialSubject: { id: t.holder.did, role: 'admin' } }], challenge: c });
+    const vp = await t.present({
+      credentials: [vc1, { ...vc1, credentialSubject: { id: t.holder.did, role: 'admin' } }],
+      challenge: c,
+    });
     const r = await verify({ verifiablePresentation: vp, options: { challenge: c } });
     expect(r.status).toBe(200);
     expect(r.body.verified).toBe(false);
@@ -127,16 +176,25 @@ describe('POST /presentations/verify', () => {
   it('a presentation whose JSON repeats a member name cannot be verified at all: 400, PARSING_ERROR', async () => {
     const c = await challenge();
     const vp = await t.present({ credentials: [vc1], challenge: c });
-    const text = JSON.stringify({ verifiablePresentation: vp, options: { challenge: c } }).replace('"holder":', '"holder":"did:key:z6MkOther","holder":');
+    const text = JSON.stringify({ verifiablePresentation: vp, options: { challenge: c } }).replace(
+      '"holder":',
+      '"holder":"did:key:z6MkOther","holder":',
+    );
     const r = await verify(text);
     expect(r.status).toBe(400);
-    expect(r.body).toMatchObject({ verified: false, problemDetails: [expect.objectContaining({ title: 'PARSING_ERROR', reason: 'duplicate_member' })] });
+    expect(r.body).toMatchObject({
+      verified: false,
+      problemDetails: [expect.objectContaining({ title: 'PARSING_ERROR', reason: 'duplicate_member' })],
+    });
   });
 
   it.each([
     ['no options.challenge', (vp: object) => ({ verifiablePresentation: vp, options: {} })],
     ['no options', (vp: object) => ({ verifiablePresentation: vp })],
-    ['an unknown option', (vp: object) => ({ verifiablePresentation: vp, options: { challenge: 'x', checks: ['proof'] } })],
+    [
+      'an unknown option',
+      (vp: object) => ({ verifiablePresentation: vp, options: { challenge: 'x', checks: ['proof'] } }),
+    ],
     ['a presentation that is not an object', () => ({ verifiablePresentation: 'eyJ…', options: { challenge: 'x' } })],
   ])('400 invalid_request for %s', async (_name, make) => {
     const r = await verify(make(await t.present({ credentials: [], challenge: 'x' })));
@@ -146,18 +204,35 @@ describe('POST /presentations/verify', () => {
   it('a presentation nested deeper than 64 levels: 400 invalid_json, also when asked back (it was a 500)', async () => {
     const vp = await t.present({ credentials: [vc1], challenge: 'x' });
     const deep = '['.repeat(5_000) + ']'.repeat(5_000);
-    const r = await verify(`{"verifiablePresentation":${JSON.stringify(vp).replace('"auditor"', deep)},"options":{"challenge":"x","returnPresentation":true}}`);
+    const r = await verify(
+      `{"verifiablePresentation":${JSON.stringify(vp).replace('"auditor"', deep)},"options":{"challenge":"x","returnPresentation":true}}`,
+    );
     expect([r.status, r.body.error], JSON.stringify(r.body).slice(0, 300)).toEqual([400, 'invalid_json']);
   });
 
   // VCALM: 200 whenever the verification completes; these were 200 although nothing could be verified.
   it.each([
     ['no holder', (vp: Record<string, unknown>) => ({ ...vp, holder: undefined }), 'holder_invalid'],
-    ['a wrong @context', (vp: Record<string, unknown>) => ({ ...vp, '@context': ['https://example.com/v1'] }), 'context_invalid'],
-    ['a type without VerifiablePresentation', (vp: Record<string, unknown>) => ({ ...vp, type: ['Presentation'] }), 'type_invalid'],
-    ['a credential that is not an object', (vp: Record<string, unknown>) => ({ ...vp, verifiableCredential: ['eyJhbGciOi…'] }), 'credentials_invalid'],
+    [
+      'a wrong @context',
+      (vp: Record<string, unknown>) => ({ ...vp, '@context': ['https://example.com/v1'] }),
+      'context_invalid',
+    ],
+    [
+      'a type without VerifiablePresentation',
+      (vp: Record<string, unknown>) => ({ ...vp, type: ['Presentation'] }),
+      'type_invalid',
+    ],
+    [
+      'a credential that is not an object',
+      (vp: Record<string, unknown>) => ({ ...vp, verifiableCredential: ['eyJhbGciOi…'] }),
+      'credentials_invalid',
+    ],
   ])('a presentation with %s cannot be verified at all: 400 with the result (%s)', async (_name, spoil, reason) => {
-    const r = await verify({ verifiablePresentation: spoil(await t.present({ credentials: [vc1], challenge: 'x' })), options: { challenge: 'x' } });
+    const r = await verify({
+      verifiablePresentation: spoil(await t.present({ credentials: [vc1], challenge: 'x' })),
+      options: { challenge: 'x' },
+    });
     expect([r.status, r.body.verified, errors(r.body)], JSON.stringify(r.body)).toEqual([400, false, [reason]]);
     expect(r.body.problemDetails[0].title).toBe('MALFORMED_VALUE_ERROR');
   });
@@ -167,8 +242,15 @@ describe('POST /presentations/verify', () => {
     const tooMany = await verify({ verifiablePresentation: many, options: { challenge: 'x' } });
     expect([tooMany.status, errors(tooMany.body)]).toEqual([400, ['credentials_invalid']]);
     let vp: Record<string, unknown> = await t.present({ credentials: [], challenge: 'x' });
-    for (let i = 0; i < 8; i++) vp = await addProof(vp, { verificationMethod: `${t.holder.did}#auth-1`, proofPurpose: 'authentication', challenge: 'x' }, { secretKey: t.holder.signing.rawSecretKey() });
-    expect(errors((await verify({ verifiablePresentation: vp, options: { challenge: 'x' } })).body)).toEqual(['too_many_proofs']);
+    for (let i = 0; i < 8; i++)
+      vp = await addProof(
+        vp,
+        { verificationMethod: `${t.holder.did}#auth-1`, proofPurpose: 'authentication', challenge: 'x' },
+        { secretKey: t.holder.signing.rawSecretKey() },
+      );
+    expect(errors((await verify({ verifiablePresentation: vp, options: { challenge: 'x' } })).body)).toEqual([
+      'too_many_proofs',
+    ]);
   });
 });
 
@@ -179,7 +261,11 @@ describe('challenges shared by instances through Redis', () => {
   beforeAll(async () => {
     redis = createRedisStores({ url: redisUrl(), keyPrefix: prefix, now: t.env.clock.now });
     // The first instance gets the shared store too: a fresh env on the same simulator, and a second one.
-    other = await startVaultTestEnv({ simulator: t.env.simulator!, clock: t.env.clock, stores: (s) => ({ ...s, nonces: redis.nonces }) });
+    other = await startVaultTestEnv({
+      simulator: t.env.simulator!,
+      clock: t.env.clock,
+      stores: (s) => ({ ...s, nonces: redis.nonces }),
+    });
   }, 60_000);
   afterAll(async () => {
     await other?.close();
@@ -188,17 +274,26 @@ describe('challenges shared by instances through Redis', () => {
   });
 
   it('a challenge issued by one instance is accepted once by another, and then by neither', async () => {
-    const first = await startVaultTestEnv({ simulator: t.env.simulator!, clock: t.env.clock, stores: (s) => ({ ...s, nonces: redis.nonces }) });
+    const first = await startVaultTestEnv({
+      simulator: t.env.simulator!,
+      clock: t.env.clock,
+      stores: (s) => ({ ...s, nonces: redis.nonces }),
+    });
     try {
       const c = await challenge(first);
       const vp = await t.present({ credentials: [], challenge: c });
       const ok = await verify({ verifiablePresentation: vp, options: { challenge: c } }, other);
       expect(ok.body.verified, JSON.stringify(ok.body)).toBe(true);
-      for (const env of [first, other]) expect(errors((await verify({ verifiablePresentation: vp, options: { challenge: c } }, env)).body)).toEqual(['challenge_unknown']);
+      for (const env of [first, other])
+        expect(errors((await verify({ verifiablePresentation: vp, options: { challenge: c } }, env)).body)).toEqual([
+          'challenge_unknown',
+        ]);
       // An instance with only its own memory never saw it.
       const c2 = await challenge(first);
       const vp2 = await t.present({ credentials: [], challenge: c2 });
-      expect(errors((await verify({ verifiablePresentation: vp2, options: { challenge: c2 } })).body)).toEqual(['challenge_unknown']);
+      expect(errors((await verify({ verifiablePresentation: vp2, options: { challenge: c2 } })).body)).toEqual([
+        'challenge_unknown',
+      ]);
     } finally {
       await first.close();
     }

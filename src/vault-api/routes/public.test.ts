@@ -21,7 +21,12 @@ describe('GET /health', () => {
     const before = testnet.clock.now();
     const res = await testnet.request('/health');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ok', timestamp: expect.any(String), service: 'credential-vault', node: process.versions.node });
+    expect(res.body).toEqual({
+      status: 'ok',
+      timestamp: expect.any(String),
+      service: 'credential-vault',
+      node: process.versions.node,
+    });
     const t = Date.parse(res.body.timestamp);
     expect(t).toBeGreaterThanOrEqual(before);
     expect(t).toBeLessThan(Date.now() + 3_600_000 + 1000);
@@ -69,7 +74,12 @@ describe('/docs on testnet', () => {
     expect(page).toContain('<div id="swagger-ui">');
     const assets = [...page.matchAll(/(?:href|src)="([^"]+)"/g)].map((m) => m[1]!);
     expect(assets.filter((a) => /^(https?:)?\/\//.test(a))).toEqual([]); // nothing from a CDN
-    expect(assets).toEqual(expect.arrayContaining([expect.stringMatching(/swagger-ui\.css$/), expect.stringMatching(/swagger-ui-init\.js$/)]));
+    expect(assets).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/swagger-ui\.css$/),
+        expect.stringMatching(/swagger-ui-init\.js$/),
+      ]),
+    );
     for (const asset of assets) {
       const url = new URL(asset, `${testnet.url}/docs`);
       expect(url.pathname.startsWith('/docs/'), url.pathname).toBe(true);
@@ -79,7 +89,10 @@ describe('/docs on testnet', () => {
     }
   });
 
-  it.each([['/docs/', '/docs'], ['/api/docs/', '/api/docs']])('%s redirects to %s', async (path, target) => {
+  it.each([
+    ['/docs/', '/docs'],
+    ['/api/docs/', '/api/docs'],
+  ])('%s redirects to %s', async (path, target) => {
     const res = await fetch(testnet.url + path, { redirect: 'manual' });
     expect(res.status).toBe(301);
     expect(new URL(res.headers.get('location')!, testnet.url + path).pathname).toBe(target);
@@ -99,14 +112,19 @@ describe('/docs on testnet', () => {
 });
 
 describe('/docs on mainnet', () => {
-  it.each(['/docs', '/docs/', '/docs/openapi.json', '/docs/swagger-ui.css', '/docs/swagger-ui-init.js', '/docs/index.html', '/docs/a/b'])(
-    '%s → 404 not_found',
-    async (path) => {
-      const res = await mainnet.request(path);
-      expect(res.status).toBe(404);
-      expect(res.body).toEqual({ error: 'not_found', message: expect.any(String) });
-    },
-  );
+  it.each([
+    '/docs',
+    '/docs/',
+    '/docs/openapi.json',
+    '/docs/swagger-ui.css',
+    '/docs/swagger-ui-init.js',
+    '/docs/index.html',
+    '/docs/a/b',
+  ])('%s → 404 not_found', async (path) => {
+    const res = await mainnet.request(path);
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: 'not_found', message: expect.any(String) });
+  });
 
   it('/health and /config still answer', async () => {
     expect((await mainnet.request('/health')).status).toBe(200);

@@ -20,7 +20,12 @@ export function createPublicRoutes(deps: VaultAppDeps, doc: OpenApiDocument): Ro
   const served = JSON.stringify({ ...doc, servers: [{ url: '/', description: `this service (${p.network})` }] });
 
   const health: OperationHandler<operations['getHealth']> = (_req, res) => {
-    res.json({ status: 'ok', timestamp: new Date(deps.now()).toISOString(), service: SERVICE_NAME, node: process.versions.node });
+    res.json({
+      status: 'ok',
+      timestamp: new Date(deps.now()).toISOString(),
+      service: SERVICE_NAME,
+      node: process.versions.node,
+    });
   };
   router.get('/health', health);
 
@@ -31,7 +36,8 @@ export function createPublicRoutes(deps: VaultAppDeps, doc: OpenApiDocument): Ro
     // Read at start (services.ts refuses to start without it) and refreshed by every readiness check: an app
     // wired without it is a fault of this process (500, logged), never a Config without the field.
     const protocolVersion = deps.chain.client.protocolVersion;
-    if (protocolVersion === undefined) throw new Error('GET /config: the chain client has not read the protocol version');
+    if (protocolVersion === undefined)
+      throw new Error('GET /config: the chain client has not read the protocol version');
     res.json({
       rpcUrl,
       networkPassphrase: p.networkPassphrase,
@@ -68,7 +74,11 @@ export function createDocsRoutes(deps: VaultAppDeps): Router {
   router.use(ui.assets);
   // `/docs` itself is a declared GET: another method is 405 like on every declared path (docs/vault-api.md).
   router.use((req, _res, next) =>
-    next(req.path === '/' ? new OpenApiValidator.error.MethodNotAllowed({ path: '/docs', message: `${req.method} method not allowed` }) : new ApiError(404, 'not_found', 'not found')),
+    next(
+      req.path === '/'
+        ? new OpenApiValidator.error.MethodNotAllowed({ path: '/docs', message: `${req.method} method not allowed` })
+        : new ApiError(404, 'not_found', 'not found'),
+    ),
   );
   return router;
 }

@@ -6,9 +6,7 @@ import { ApiError, getAuth, type VaultAppDeps } from '../context.ts';
 import { decryptVcData } from '../../crypto/envelope.ts';
 import type { operations } from '../../generated/vault-api.ts';
 import type { OperationHandler } from '../../platform/typed.ts';
-import {
-  DEFAULT_LIMIT, bindToWallet, intParam, onVaults, optStr, str, vaultOf, type Body,
-} from './contract-common.ts';
+import { DEFAULT_LIMIT, bindToWallet, intParam, onVaults, optStr, str, vaultOf, type Body } from './contract-common.ts';
 
 export const FACTORY_VERSION_NOTE = "The factory has no version of its own; pass owner to read a vault's version.";
 
@@ -82,7 +80,11 @@ export function registerReadRoutes(router: Router, deps: VaultAppDeps): void {
     const { vault } = target(q);
     const source = optStr(q, 'sourcePublicKey');
     if (source !== undefined && !(await accountExists(deps.chain.client, source))) {
-      throw new ApiError(400, 'source_account_not_found', `source account ${source} does not exist on ${deps.profile.network}`);
+      throw new ApiError(
+        400,
+        'source_account_not_found',
+        `source account ${source} does not exist on ${deps.profile.network}`,
+      );
     }
     res.json({ version: await read(vault, () => chain.vault.version({ vault, ...(source ? { source } : {}) })) });
   });
@@ -101,7 +103,12 @@ export function registerReadRoutes(router: Router, deps: VaultAppDeps): void {
       ]),
     );
     res.json({
-      owner, vault_address: vault, did_uri: didUri ?? '', version, vc_count: vcCount, denied_issuer_count: deniedCount,
+      owner,
+      vault_address: vault,
+      did_uri: didUri ?? '',
+      version,
+      vc_count: vcCount,
+      denied_issuer_count: deniedCount,
     });
   });
 }
@@ -116,10 +123,18 @@ export function openVc(deps: VaultAppDeps, owner: string, vcId: string, data: st
   try {
     doc = JSON.parse(decryptVcData(deps.keyring, { owner, vcId, data }));
   } catch (e) {
-    throw new ApiError(500, 'vc_decryption_failed', `credential ${vcId} cannot be decrypted by this service: ${e instanceof Error ? e.message : String(e)}`);
+    throw new ApiError(
+      500,
+      'vc_decryption_failed',
+      `credential ${vcId} cannot be decrypted by this service: ${e instanceof Error ? e.message : String(e)}`,
+    );
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
-    throw new ApiError(500, 'vc_decryption_failed', `credential ${vcId} decrypts to something other than a JSON object`);
+    throw new ApiError(
+      500,
+      'vc_decryption_failed',
+      `credential ${vcId} decrypts to something other than a JSON object`,
+    );
   }
   return doc as Record<string, unknown>;
 }

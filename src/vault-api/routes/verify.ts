@@ -8,7 +8,12 @@ import { Ed25519KeyCache, MemoryNonceStore } from '../../did/index.ts';
 import { duplicateMembersOf } from '../../http/json-body.ts';
 import { ApiError, peekAuth, type VaultAppDeps } from '../context.ts';
 import { sameCredential, verifyCredential, type VaultReference, type VerifyCredentialInput } from '../verification.ts';
-import { issueChallenge, verifyPresentation, type ChallengeStore, type VerifyPresentationInput } from '../verification-presentation.ts';
+import {
+  issueChallenge,
+  verifyPresentation,
+  type ChallengeStore,
+  type VerifyPresentationInput,
+} from '../verification-presentation.ts';
 import { readSlot } from '../verification-status.ts';
 import { isError } from '../verification-problems.ts';
 import { duplicateProblems, presentationStructureProblems } from '../verification-structure.ts';
@@ -39,7 +44,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** Repeated member names outside the credential or presentation: the request itself is ambiguous. */
 function refuseDuplicatesOutside(req: Request, member: string): void {
   const outside = duplicateMembersOf(req).find((d) => d !== `/${member}` && !d.startsWith(`/${member}/`));
-  if (outside !== undefined) throw new ApiError(400, 'invalid_request', `the body names the member ${JSON.stringify(outside)} twice`);
+  if (outside !== undefined)
+    throw new ApiError(400, 'invalid_request', `the body names the member ${JSON.stringify(outside)} twice`);
 }
 
 export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
@@ -56,7 +62,11 @@ export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
       throw new ApiError(400, 'invalid_request', 'a vault reference is owner and vcId together');
     }
     if (presented === undefined && owner === undefined) {
-      throw new ApiError(400, 'invalid_request', 'send verifiableCredential, or owner and vcId of a credential in your vault, or both');
+      throw new ApiError(
+        400,
+        'invalid_request',
+        'send verifiableCredential, or owner and vcId of a credential in your vault, or both',
+      );
     }
     refuseDuplicatesOutside(req, 'verifiableCredential');
     const options = (isObject(b['options']) ? b['options'] : {}) as NonNullable<VerifyCredentialInput['options']>;
@@ -64,20 +74,47 @@ export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
     let reference: VaultReference | undefined;
     if (owner !== undefined && vcId !== undefined) {
       const auth = peekAuth(req);
-      if (!auth) throw new ApiError(401, 'missing_api_key', 'verification by owner and vcId needs an API key; a presented credential does not');
+      if (!auth)
+        throw new ApiError(
+          401,
+          'missing_api_key',
+          'verification by owner and vcId needs an API key; a presented credential does not',
+        );
       if (auth.role !== 'admin' && auth.wallet !== owner) {
-        throw new ApiError(403, 'forbidden', "owner must equal the wallet bound to the API key: a stored credential is verified by its owner's key (or an admin key); others verify the credential its holder presents");
+        throw new ApiError(
+          403,
+          'forbidden',
+          "owner must equal the wallet bound to the API key: a stored credential is verified by its owner's key (or an admin key); others verify the credential its holder presents",
+        );
       }
       // Whether a presented credential equals the stored one is an answer about its content: the owner's only.
       if (presented !== undefined && auth.wallet !== owner) {
-        throw new ApiError(403, 'forbidden', "comparing a presented credential with a stored one needs the owner's key; an admin key verifies the stored credential by owner and vcId alone");
+        throw new ApiError(
+          403,
+          'forbidden',
+          "comparing a presented credential with a stored one needs the owner's key; an admin key verifies the stored credential by owner and vcId alone",
+        );
       }
       const vault = vaultOf(deps, owner, optStr(b, 'userSalt'), optStr(b, 'vaultContract'));
       const read = await readSlot(deps, vault, vcId, owner);
-      if (!read.ok) throw new ApiError(404, read.reason, read.reason === 'vault_not_found' ? 'no vault is deployed for this owner and userSalt' : `the vault holds no credential ${vcId}`);
+      if (!read.ok)
+        throw new ApiError(
+          404,
+          read.reason,
+          read.reason === 'vault_not_found'
+            ? 'no vault is deployed for this owner and userSalt'
+            : `the vault holds no credential ${vcId}`,
+        );
       const stored = read.slot.document;
-      if (!stored) throw new ApiError(500, 'vc_decryption_failed', `credential ${vcId} cannot be decrypted by this service`);
-      reference = { owner, vault, vcId, slot: read.slot, ...(presented !== undefined && !sameCredential(presented, stored) ? { notTheStoredCredential: true } : {}) };
+      if (!stored)
+        throw new ApiError(500, 'vc_decryption_failed', `credential ${vcId} cannot be decrypted by this service`);
+      reference = {
+        owner,
+        vault,
+        vcId,
+        slot: read.slot,
+        ...(presented !== undefined && !sameCredential(presented, stored) ? { notTheStoredCredential: true } : {}),
+      };
     }
     const credential = presented ?? reference!.slot.document!;
     const parsingProblems = duplicateProblems(duplicateMembersOf(req), '/verifiableCredential', 'credential');
@@ -101,7 +138,8 @@ export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
     };
     // VCALM for this route: 200 whenever the verification completes, valid or not; a presentation that is
     // not I-JSON or not a presentation cannot be verified at all: 400, with the same body (its problems).
-    const completes = input.parsingProblems!.length === 0 && presentationStructureProblems(input.presentation).length === 0;
+    const completes =
+      input.parsingProblems!.length === 0 && presentationStructureProblems(input.presentation).length === 0;
     res.status(completes ? 200 : 400).json(await verifyPresentation(deps, challenges, input));
   });
 

@@ -3,16 +3,41 @@
 import type { Router } from 'express';
 import { ApiError, type VaultAppDeps } from '../context.ts';
 import {
-  decodeAllowIssuerArgs, decodeBatchIssueArgs, decodeDenyIssuerArgs, decodeDeployArgs, decodeDeploySponsoredArgs,
-  decodeIssueArgs, decodePushArgs, decodeRevokeArgs, decodeRevokeVaultArgs, decodeSetVaultAdminArgs,
-  decodeSetVaultDidArgs, mismatch, type Invocation,
+  decodeAllowIssuerArgs,
+  decodeBatchIssueArgs,
+  decodeDenyIssuerArgs,
+  decodeDeployArgs,
+  decodeDeploySponsoredArgs,
+  decodeIssueArgs,
+  decodePushArgs,
+  decodeRevokeArgs,
+  decodeRevokeVaultArgs,
+  decodeSetVaultAdminArgs,
+  decodeSetVaultDidArgs,
+  mismatch,
+  type Invocation,
 } from '../../chain/index.ts';
 import type { components } from '../../generated/vault-api.ts';
 import {
-  bindAuthorizers, bindToWallet, expectFactory, expectFactoryVault, onVaults, requireSame, vaultOf, writeHandler, type WriteRoute,
+  bindAuthorizers,
+  bindToWallet,
+  expectFactory,
+  expectFactoryVault,
+  onVaults,
+  requireSame,
+  vaultOf,
+  writeHandler,
+  type WriteRoute,
 } from './contract-common.ts';
 import {
-  batchEntry, checkBatchSize, checkDidUriNetwork, checkIssuerDid, checkLengths, checkSealedVcData, checkVcData, sealVcData,
+  batchEntry,
+  checkBatchSize,
+  checkDidUriNetwork,
+  checkIssuerDid,
+  checkLengths,
+  checkSealedVcData,
+  checkVcData,
+  sealVcData,
 } from './issue-rules.ts';
 import { checkVcProof } from '../verification.ts';
 import { checkStatusEntry } from '../verification-status.ts';
@@ -31,9 +56,14 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
   };
 
   /** At submit, issue and batch_issue: a factory vault, this vault as vault_contract, the issuer's rules. */
-  const checkIssued = async (inv: Invocation, auth: Parameters<typeof bindToWallet>[0], a: { vaultContract: string; issuer: string; issuerDid: string }) => {
+  const checkIssued = async (
+    inv: Invocation,
+    auth: Parameters<typeof bindToWallet>[0],
+    a: { vaultContract: string; issuer: string; issuerDid: string },
+  ) => {
     await expectFactoryVault(deps, inv);
-    if (a.vaultContract !== inv.contractId) throw mismatch(`vault_contract ${a.vaultContract} is not the invoked vault ${inv.contractId}`);
+    if (a.vaultContract !== inv.contractId)
+      throw mismatch(`vault_contract ${a.vaultContract} is not the invoked vault ${inv.contractId}`);
     issuerRules(auth, a.issuer, inv.source);
     bindAuthorizers(auth, 'issuer', inv);
     await checkIssuerDid(deps, a.issuerDid, a.issuer);
@@ -51,7 +81,14 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
       checkStatusEntry(deps, '', b.vcData, { vault, vcId: b.vcId });
       const vcData = sealVcData(deps, '', { owner: b.owner, vcId: b.vcId, vcData: b.vcData, issuer: b.issuer });
       return onVaults(deps, [{ vault }], () =>
-        chain.vault.issue({ vault, source: b.sourcePublicKey, vcId: b.vcId, vcData, issuer: b.issuer, issuerDid: b.issuerDid }),
+        chain.vault.issue({
+          vault,
+          source: b.sourcePublicKey,
+          vcId: b.vcId,
+          vcData,
+          issuer: b.issuer,
+          issuerDid: b.issuerDid,
+        }),
       );
     },
     async check(inv, auth) {
@@ -73,7 +110,10 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
       for (const [i, c] of b.vcs.entries()) await checkVcProof(deps, batchEntry(i), c.vcData, b.issuerDid);
       const vault = vaultOf(deps, b.owner, b.userSalt);
       b.vcs.forEach((c, i) => checkStatusEntry(deps, batchEntry(i), c.vcData, { vault, vcId: c.vcId }));
-      const vcs = b.vcs.map((c, i) => ({ vcId: c.vcId, vcData: sealVcData(deps, batchEntry(i), { owner: b.owner, issuer: b.issuer, ...c }) }));
+      const vcs = b.vcs.map((c, i) => ({
+        vcId: c.vcId,
+        vcData: sealVcData(deps, batchEntry(i), { owner: b.owner, issuer: b.issuer, ...c }),
+      }));
       return onVaults(deps, [{ vault }], () =>
         chain.vault.batchIssue({ vault, source: b.sourcePublicKey, issuer: b.issuer, issuerDid: b.issuerDid, vcs }),
       );
@@ -82,8 +122,12 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
       const a = decodeBatchIssueArgs(inv);
       checkBatchSize(a.vcs.length);
       const owner = await checkIssued(inv, auth, a);
-      const plaintexts = a.vcs.map((c, i) => checkSealedVcData(deps, batchEntry(i), { owner, vcId: c.vcId, data: c.vcData, issuer: a.issuer }));
-      plaintexts.forEach((vcData, i) => checkStatusEntry(deps, batchEntry(i), vcData, { vault: inv.contractId, vcId: a.vcs[i]!.vcId }));
+      const plaintexts = a.vcs.map((c, i) =>
+        checkSealedVcData(deps, batchEntry(i), { owner, vcId: c.vcId, data: c.vcData, issuer: a.issuer }),
+      );
+      plaintexts.forEach((vcData, i) =>
+        checkStatusEntry(deps, batchEntry(i), vcData, { vault: inv.contractId, vcId: a.vcs[i]!.vcId }),
+      );
       for (const [i, vcData] of plaintexts.entries()) await checkVcProof(deps, batchEntry(i), vcData, a.issuerDid);
     },
   });
@@ -92,7 +136,9 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
     prepare(b) {
       const vault = vaultOf(deps, b.owner, b.userSalt);
       const date = b.date ?? new Date(deps.now()).toISOString();
-      return onVaults(deps, [{ vault }], () => chain.vault.revoke({ vault, source: b.sourcePublicKey, vcId: b.vcId, date }));
+      return onVaults(deps, [{ vault }], () =>
+        chain.vault.revoke({ vault, source: b.sourcePublicKey, vcId: b.vcId, date }),
+      );
     },
     async check(inv) {
       decodeRevokeArgs(inv);
@@ -114,7 +160,9 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
   const denyIssuer: WriteRoute<S['IssuerAccessPrepare']> = {
     prepare(b) {
       const vault = vaultOf(deps, b.owner, b.userSalt);
-      return onVaults(deps, [{ vault }], () => chain.vault.denyIssuer({ vault, source: b.sourcePublicKey, issuer: b.issuer }));
+      return onVaults(deps, [{ vault }], () =>
+        chain.vault.denyIssuer({ vault, source: b.sourcePublicKey, issuer: b.issuer }),
+      );
     },
     async check(inv) {
       decodeDenyIssuerArgs(inv);
@@ -127,7 +175,9 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
   const allowIssuer: WriteRoute<S['IssuerAccessPrepare']> = {
     prepare(b) {
       const vault = vaultOf(deps, b.owner, b.userSalt);
-      return onVaults(deps, [{ vault }], () => chain.vault.allowIssuer({ vault, source: b.sourcePublicKey, issuer: b.issuer }));
+      return onVaults(deps, [{ vault }], () =>
+        chain.vault.allowIssuer({ vault, source: b.sourcePublicKey, issuer: b.issuer }),
+      );
     },
     async check(inv) {
       decodeAllowIssuerArgs(inv);
@@ -141,7 +191,9 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
     prepare(b) {
       checkDidUriNetwork(deps, b.didUri);
       const vault = vaultOf(deps, b.owner, b.userSalt);
-      return onVaults(deps, [{ vault }], () => chain.vault.setVaultDid({ vault, source: b.sourcePublicKey, didUri: b.didUri }));
+      return onVaults(deps, [{ vault }], () =>
+        chain.vault.setVaultDid({ vault, source: b.sourcePublicKey, didUri: b.didUri }),
+      );
     },
     async check(inv) {
       checkDidUriNetwork(deps, decodeSetVaultDidArgs(inv).didUri);
@@ -158,11 +210,18 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
       const source = vaultOf(deps, b.fromOwner, b.userSalt);
       const dest = vaultOf(deps, b.toOwner);
       if (source === dest) {
-        throw new ApiError(400, 'invalid_request', 'source and destination are the same vault: give the userSalt of the salted source vault');
+        throw new ApiError(
+          400,
+          'invalid_request',
+          'source and destination are the same vault: give the userSalt of the salted source vault',
+        );
       }
       return onVaults(
         deps,
-        [{ vault: source, label: 'for fromOwner and userSalt' }, { vault: dest, label: "as toOwner's canonical vault" }],
+        [
+          { vault: source, label: 'for fromOwner and userSalt' },
+          { vault: dest, label: "as toOwner's canonical vault" },
+        ],
         () => chain.vault.push({ vault: source, source: b.sourcePublicKey, vcId: b.vcId, destVault: dest }),
       );
     },
@@ -191,7 +250,9 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
   post<S['SetNewOwnerPrepare']>('/contracts/vault/set-new-owner', {
     prepare(b) {
       const vault = vaultOf(deps, b.owner, b.userSalt);
-      return onVaults(deps, [{ vault }], () => chain.vault.setVaultAdmin({ vault, source: b.sourcePublicKey, newAdmin: b.new_owner }));
+      return onVaults(deps, [{ vault }], () =>
+        chain.vault.setVaultAdmin({ vault, source: b.sourcePublicKey, newAdmin: b.new_owner }),
+      );
     },
     async check(inv) {
       decodeSetVaultAdminArgs(inv);
@@ -205,7 +266,11 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
       bindToWallet(auth, 'sponsor', 'sourcePublicKey', b.sourcePublicKey);
       checkDidUriNetwork(deps, b.didUri);
       return chain.factory.deploySponsored({
-        source: b.sourcePublicKey, deployer: b.sponsor, owner: b.owner, didUri: b.didUri, ...salt(b.userSalt),
+        source: b.sourcePublicKey,
+        deployer: b.sponsor,
+        owner: b.owner,
+        didUri: b.didUri,
+        ...salt(b.userSalt),
       });
     },
     check(inv, auth) {
