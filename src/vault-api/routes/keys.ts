@@ -15,7 +15,8 @@ import { ApiError, type VaultAppDeps } from '../context.ts';
 import { checkOrigin } from '../middleware/cors.ts';
 import { buildChallenge, checkSigners, ChallengeError, readChallenge, type ChallengeOptions } from './challenge.ts';
 import { KeyExistsError, type ApiKeyRecord, type CreatedKey } from '../../stores/index.ts';
-import type { KeyRole } from '../../domain.ts';
+import type { operations } from '../../generated/vault-api.ts';
+import type { OperationHandler } from '../../platform/typed.ts';
 
 /** Home domain and web-auth domain written into challenges (the manage_data key is `credential-vault auth`). */
 export const WEB_AUTH_DOMAIN = 'credential-vault';
@@ -114,8 +115,8 @@ function listed(record: ApiKeyRecord) {
   };
 }
 
-/** A new key as the spec answers it once (ApiKeyCreated). */
-const created = ({ key, record }: CreatedKey) => ({ key, ...listed(record) });
+/** A new key as the spec answers it once (ApiKeyCreated): both routes create it for the wallet they name. */
+const created = ({ key, record }: CreatedKey, wallet: string) => ({ key, ...listed(record), wallet_address: wallet });
 
 export function createKeyRoutes(deps: VaultAppDeps): Router {
   const router = express.Router();
@@ -128,16 +129,18 @@ export function createKeyRoutes(deps: VaultAppDeps): Router {
   };
   const usedChallenges = `web-auth-challenge:${network}`;
 
-  router.get('/auth/challenge', (req, res) => {
+  // Each handler takes its body and answers through the generated operation types (src/platform/typed.ts).
+  const getAuthChallenge: OperationHandler<operations['getAuthChallenge']> = (req, res) => {
     checkOrigin(deps, req);
     const account = String(req.query['account']);
     const transaction = buildChallenge(challenges, account);
     res.json({ transaction, network_passphrase: deps.profile.networkPassphrase });
-  });
+  };
+  router.get('/auth/challenge', getAuthChallenge);
 
-  router.post('/auth/keys', async (req, res) => {
+  const createKeyFromProof: OperationHandler<operations['createKeyFromProof']> = async (req, res) => {
     checkOrigin(deps, req);
-    const body = req.body as { transaction: string; scopes?: string[] };
+    const body = req.body;
     const { account, hash } = await provenAccount(deps, challenges, body.transaction);
     // One use per challenge, across instances: the idempotency store's begin() is the atomic claim.
     const idem = deps.stores.idempotency;
@@ -159,20 +162,22 @@ export function createKeyRoutes(deps: VaultAppDeps): Router {
     await idem
       .complete(usedChallenges, hash, claim.token, { status: 201, headers: {}, body: { keyId: key.record.keyId } })
       .catch(() => undefined);
-    res.status(201).json(created(key));
-  });
+    res.status(201).json(created(key, account));
+  };
+  router.post('/auth/keys', createKeyFromProof);
 
-  router.get('/admin/keys', async (_req, res) => {
+  const listKeys: OperationHandler<operations['listKeys']> = async (_req, res) => {
     const keys = await deps.stores.keys.list({ network });
     // vault-api.yaml ApiKeyList: at most MAX_LISTED_KEYS, the newest first, so the answer stays bounded.
     const newest = [...keys]
       .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
       .slice(0, MAX_LISTED_KEYS);
     res.json({ keys: newest.map(listed) });
-  });
+  };
+  router.get('/admin/keys', listKeys);
 
-  router.post('/admin/keys', async (req, res) => {
-    const body = req.body as { wallet_address: string; role?: KeyRole; scopes?: string[]; expires_at?: string | null };
+  const createKey: OperationHandler<operations['createKey']> = async (req, res) => {
+    const body = req.body;
     const expiresAt = body.expires_at ?? null;
     if (expiresAt !== null && Date.parse(expiresAt) <= deps.now()) {
       throw new ApiError(400, 'invalid_request', 'expires_at must lie in the future');
@@ -196,17 +201,19 @@ export function createKeyRoutes(deps: VaultAppDeps): Router {
         throw new ApiError(409, 'key_exists', 'this wallet already holds a key on this network; delete it first');
       throw err;
     }
-    res.status(201).json(created(key));
-  });
+    res.status(201).json(created(key, body.wallet_address));
+  };
+  router.post('/admin/keys', createKey);
 
-  router.delete('/admin/keys/:keyId', async (req, res) => {
-    const keyId = String(req.params['keyId']);
+  const deleteKey: OperationHandler<operations['deleteKey']> = async (req, res) => {
+    const keyId = req.params.keyId;
     const ofThisNetwork = (await deps.stores.keys.list({ network })).some((k) => k.keyId === keyId);
     if (!ofThisNetwork || !(await deps.stores.keys.revoke(keyId))) {
       throw new ApiError(404, 'key_not_found', 'no API key with this key_id');
     }
     res.status(204).end();
-  });
+  };
+  router.delete('/admin/keys/:keyId', deleteKey);
 
   return router;
 }
