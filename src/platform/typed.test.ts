@@ -51,6 +51,16 @@ describe('the converted routes, one per file', () => {
       res.status(201).json({ ...answer, scopes: ['everything'], network: 'testnet', created_at: '', expires_at: null });
     };
     expect(typeof createKey).toBe('function');
+    // src/resolver/routes/proof.ts
+    const verifyProof: OperationHandler<operations['verifyProof']> = (req, res) => {
+      const signature: string = req.body.signature;
+      // @ts-expect-error the challenge is an object, not a string
+      const challenge: string = req.body.challenge;
+      void challenge;
+      // @ts-expect-error ProofVerified has no `signature`
+      res.json({ verified: true, did: 'd', verificationMethod: 'v', signature });
+    };
+    expect(typeof verifyProof).toBe('function');
   });
 });
 
