@@ -67,11 +67,12 @@ function countCredentials(deps: VaultAppDeps, inv: Invocation): void {
   else if (inv.fn === 'revoke') domain.credentialsRevoked(1);
 }
 
-export function bodyOf(req: Request): Body {
-  const body: unknown = req.body;
+/** The request's body, refused unless a JSON object; typed as the request says (the operation's body). */
+export function bodyOf<B>(req: { body: B }): B & object {
+  const body = req.body;
   if (!body || typeof body !== 'object' || Array.isArray(body))
     throw new ApiError(400, 'invalid_request', 'the body must be a JSON object');
-  return body as Body;
+  return body;
 }
 
 /** The key's wallet; a key without one gets 403 wallet_not_linked on routes that bind a field to it. */

@@ -16,6 +16,8 @@ import {
 } from '../verification-presentation.ts';
 import { readSlot } from '../verification-status.ts';
 import { isError } from '../verification-problems.ts';
+import type { operations } from '../../generated/vault-api.ts';
+import type { OperationHandler } from '../../platform/typed.ts';
 import { duplicateProblems, presentationStructureProblems } from '../verification-structure.ts';
 import { bodyOf, onVaults, optStr, vaultOf } from './contract-common.ts';
 
@@ -53,9 +55,10 @@ export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
   // Making Node's key of an Ed25519 public key costs more than verifying with it: issuers' keys are few.
   const keyCache = new Ed25519KeyCache();
 
-  router.post('/credentials/verify', async (req, res) => {
+  // The handlers take their body and answer through the generated operation types (src/platform/typed.ts).
+  const verifyCredentialRoute: OperationHandler<operations['verifyCredential']> = async (req, res) => {
     const b = bodyOf(req);
-    const presented = b['verifiableCredential'] as Record<string, unknown> | undefined;
+    const presented = b.verifiableCredential;
     const owner = optStr(b, 'owner');
     const vcId = optStr(b, 'vcId');
     if ((owner === undefined) !== (vcId === undefined)) {
@@ -69,7 +72,7 @@ export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
       );
     }
     refuseDuplicatesOutside(req, 'verifiableCredential');
-    const options = (isObject(b['options']) ? b['options'] : {}) as NonNullable<VerifyCredentialInput['options']>;
+    const options: NonNullable<VerifyCredentialInput['options']> = isObject(b.options) ? b.options : {};
 
     let reference: VaultReference | undefined;
     if (owner !== undefined && vcId !== undefined) {
@@ -125,14 +128,15 @@ export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
     deps.metrics?.domain.verified(result.verified ? 'verified' : 'failed', firstError?.reason ?? 'none');
     // VCALM: a verification that completes with verified false is a 400 with the same body.
     res.status(result.verified ? 200 : 400).json(result);
-  });
+  };
+  router.post('/credentials/verify', verifyCredentialRoute);
 
-  router.post('/presentations/verify', async (req, res) => {
+  const verifyPresentationRoute: OperationHandler<operations['verifyPresentation']> = async (req, res) => {
     const b = bodyOf(req);
     refuseDuplicatesOutside(req, 'verifiablePresentation');
     const input: VerifyPresentationInput = {
-      presentation: b['verifiablePresentation'] as Record<string, unknown>,
-      options: b['options'] as VerifyPresentationInput['options'],
+      presentation: b.verifiablePresentation,
+      options: b.options,
       parsingProblems: duplicateProblems(duplicateMembersOf(req), '/verifiablePresentation', 'presentation'),
       keyCache,
     };
@@ -141,11 +145,13 @@ export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
     const completes =
       input.parsingProblems!.length === 0 && presentationStructureProblems(input.presentation).length === 0;
     res.status(completes ? 200 : 400).json(await verifyPresentation(deps, challenges, input));
-  });
+  };
+  router.post('/presentations/verify', verifyPresentationRoute);
 
-  router.post('/challenges', async (_req, res) => {
+  const createChallenge: OperationHandler<operations['createChallenge']> = async (_req, res) => {
     res.json({ challenge: await issueChallenge(deps, challenges) });
-  });
+  };
+  router.post('/challenges', createChallenge);
 
   router.get(LEDGER_VAULT_CONTEXT_PATH, (_req, res) => {
     res.set('Cache-Control', 'public, max-age=86400');
