@@ -63,19 +63,37 @@ describe('the converted routes, one per file', () => {
     expect(typeof verifyProof).toBe('function');
     // src/vault-api/routes/verify.ts
     const createChallenge: OperationHandler<vaultOperations['createChallenge']> = (req, res) => {
-      // @ts-expect-error createChallenge takes no body
+      // @ts-expect-error createChallenge's body is optional, so it may be undefined
       void req.body.domain;
       // @ts-expect-error the answer is {challenge}, not {nonce}
       res.json({ nonce: 'n' });
     };
     expect(typeof createChallenge).toBe('function');
+    // src/vault-api/routes/writes.ts and issuer-registry.ts: a prepare body is its operation's (PrepareBodyOf).
+    const issue = writeOperation<vaultOperations['issueVc']>(
+      { routeOf: () => '/', codeOf: () => undefined },
+      {
+        prepare: async (body) => {
+          const issuer: string = body.issuer;
+          void issuer;
+          // @ts-expect-error IssuePrepare has no toOwner (pushVc's)
+          void body.toOwner;
+        },
+        submit: async () => undefined,
+      },
+    );
+    const getIssuerFee: OperationHandler<vaultOperations['getIssuerFee']> = (req, res) => {
+      // @ts-expect-error IssuerFee's amount is a decimal string, not a number
+      res.json({ issuer: req.params.issuer, enabled: true, amount: 1, token: null, dest: null });
+    };
+    expect([typeof issue, typeof getIssuerFee]).toEqual(['function', 'function']);
   });
 });
 
 describe('prepareOrSubmit', () => {
   const run = async (body: unknown, fail = false) => {
     const seen: string[] = [];
-    const handler = prepareOrSubmit<unknown>(
+    const handler = prepareOrSubmit(
       {
         routeOf: () => '/r',
         codeOf: (e) => (e as { code?: string }).code,

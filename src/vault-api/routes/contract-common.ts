@@ -1,7 +1,8 @@
 // What the contract routes share: the two write modes on one endpoint, the key bindings, vault lookup.
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import type { components } from '../../generated/vault-api.ts';
-import { prepareOrSubmit, type WriteOptions } from '../../platform/write.ts';
+import type { OperationRequest } from '../../platform/typed.ts';
+import { prepareOrSubmit, type PrepareBodyOf, type WriteOptions } from '../../platform/write.ts';
 import { ApiError, getAuth, type AuthContext, type VaultAppDeps } from '../context.ts';
 import {
   ChainError,
@@ -30,13 +31,16 @@ export interface WriteRoute<B> {
  * `{tx_id, txId}`; anything else prepares and answers `{xdr, network, networkPassphrase}`. The second name
  * of each pair is the resolver's, so one client helper reads both.
  */
-export function writeHandler<B>(deps: VaultAppDeps, route: WriteRoute<B>): RequestHandler {
+export function writeHandler<Op>(
+  deps: VaultAppDeps,
+  route: WriteRoute<PrepareBodyOf<Op>>,
+): (req: OperationRequest<Op>, res: Response<PrepareResponse | SubmitResponse>) => Promise<void> {
   const options: WriteOptions = {
     routeOf: (req) => routeTemplate(req),
     codeOf: (err) => (err instanceof ApiError || err instanceof ChainError ? err.code : undefined),
     ...(deps.metrics ? { submitted: deps.metrics.domain.submitted.bind(deps.metrics.domain) } : {}),
   };
-  return prepareOrSubmit<B, Request, Response<PrepareResponse | SubmitResponse>>(options, {
+  return prepareOrSubmit<OperationRequest<Op>, Response<PrepareResponse | SubmitResponse>>(options, {
     submit: async (signedXdr, req, res) => {
       const body = bodyOf(req);
       if (Object.keys(body).length !== 1)

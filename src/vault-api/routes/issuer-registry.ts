@@ -3,10 +3,9 @@
 import type { Router } from 'express';
 import { ApiError, type VaultAppDeps } from '../context.ts';
 import { decodeRemoveFeeCustomArgs, decodeSetFeeCustomArgs, mismatch, type Invocation } from '../../chain/index.ts';
-import type { components } from '../../generated/vault-api.ts';
-import { expectFactory, requireSame, writeHandler, type WriteRoute } from './contract-common.ts';
-
-type S = components['schemas'];
+import type { operations } from '../../generated/vault-api.ts';
+import type { OperationHandler } from '../../platform/typed.ts';
+import { expectFactory, requireSame, writeHandler } from './contract-common.ts';
 
 export function registerIssuerRegistryRoutes(router: Router, deps: VaultAppDeps): void {
   const { chain } = deps;
@@ -42,36 +41,38 @@ export function registerIssuerRegistryRoutes(router: Router, deps: VaultAppDeps)
 
   router.post(
     '/contracts/issuer-registry',
-    writeHandler(deps, {
-      prepare: (b: S['IssuerFeeSetPrepare']) => setFee(b.issuer, b),
+    writeHandler<operations['setIssuerFee']>(deps, {
+      prepare: (b) => setFee(b.issuer, b),
       check: (inv) => checkFee(inv, 'set_fee_custom'),
-    } satisfies WriteRoute<S['IssuerFeeSetPrepare']>),
+    }),
   );
 
-  router.get('/contracts/issuer-registry/:issuer', async (req, res) => {
-    const issuer = String(req.params['issuer']);
+  // The writes' bodies and this read's answer are the operations' (src/platform/typed.ts).
+  const getIssuerFee: OperationHandler<operations['getIssuerFee']> = async (req, res) => {
+    const issuer = req.params.issuer;
     if (!/^G[A-Z2-7]{55}$/.test(issuer))
       throw new ApiError(400, 'invalid_request', 'issuer must be an account address');
     const q = await chain.factory.quoteFee(issuer);
     res.json({ issuer, enabled: q.enabled, amount: q.amount.toString(), token: q.token ?? null, dest: q.dest ?? null });
-  });
+  };
+  router.get('/contracts/issuer-registry/:issuer', getIssuerFee);
 
   router.patch(
     '/contracts/issuer-registry/:issuer',
-    writeHandler(deps, {
-      prepare: (b: S['IssuerFeeUpdatePrepare'], _auth, req) => setFee(String(req.params['issuer']), b),
+    writeHandler<operations['updateIssuerFee']>(deps, {
+      prepare: (b, _auth, req) => setFee(String(req.params['issuer']), b),
       check: (inv, _auth, req) => checkFee(inv, 'set_fee_custom', String(req.params['issuer'])),
-    } satisfies WriteRoute<S['IssuerFeeUpdatePrepare']>),
+    }),
   );
 
   router.delete(
     '/contracts/issuer-registry/:issuer',
-    writeHandler(deps, {
-      prepare: async (b: S['IssuerFeeRemovePrepare'], _auth, req) => {
+    writeHandler<operations['removeIssuerFee']>(deps, {
+      prepare: async (b, _auth, req) => {
         await adminSource(b.sourcePublicKey);
         return chain.factory.removeFeeCustom({ source: b.sourcePublicKey, issuer: String(req.params['issuer']) });
       },
       check: (inv, _auth, req) => checkFee(inv, 'remove_fee_custom', String(req.params['issuer'])),
-    } satisfies WriteRoute<S['IssuerFeeRemovePrepare']>),
+    }),
   );
 }
