@@ -25,7 +25,7 @@ export interface WriteOptions {
 /** The signed transaction of a submit body, or undefined when the body prepares. */
 export function signedXdrOf(body: unknown): string | undefined {
   if (typeof body !== 'object' || body === null || !('signedXdr' in body)) return undefined;
-  const xdr = (body as { signedXdr: unknown }).signedXdr;
+  const xdr = body.signedXdr;
   return typeof xdr === 'string' ? xdr : undefined;
 }
 
