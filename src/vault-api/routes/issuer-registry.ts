@@ -1,7 +1,7 @@
 // Issuer registry (vault-api.yaml "Issuer registry"): the factory's per-issuer custom fee table. Mutations
 // need an admin key (x-required-role, checked by the platform middleware) and the factory admin's signature.
 import type { Router } from 'express';
-import { ApiError, type VaultAppDeps } from '../context.ts';
+import { VaultErrors, type VaultAppDeps } from '../context.ts';
 import { decodeRemoveFeeCustomArgs, decodeSetFeeCustomArgs, mismatch, type Invocation } from '../../chain/index.ts';
 import type { operations } from '../../generated/vault-api.ts';
 import type { OperationHandler } from '../../platform/typed.ts';
@@ -18,8 +18,8 @@ export function registerIssuerRegistryRoutes(router: Router, deps: VaultAppDeps)
   const expiry = (expiresAt: string | undefined): { expiresAt?: bigint } => {
     if (expiresAt === undefined) return {};
     const ms = Date.parse(expiresAt);
-    if (Number.isNaN(ms)) throw new ApiError(400, 'invalid_request', 'expiresAt must be an ISO-8601 date-time');
-    if (ms <= deps.now()) throw new ApiError(400, 'expiresAt_in_past', `expiresAt ${expiresAt} lies in the past`);
+    if (Number.isNaN(ms)) throw VaultErrors.invalidRequest('expiresAt must be an ISO-8601 date-time');
+    if (ms <= deps.now()) throw VaultErrors.expiresAtInPast(`expiresAt ${expiresAt} lies in the past`);
     return { expiresAt: BigInt(Math.floor(ms / 1000)) };
   };
 
@@ -50,8 +50,7 @@ export function registerIssuerRegistryRoutes(router: Router, deps: VaultAppDeps)
   // The writes' bodies and this read's answer are the operations' (src/platform/typed.ts).
   const getIssuerFee: OperationHandler<operations['getIssuerFee']> = async (req, res) => {
     const issuer = req.params.issuer;
-    if (!/^G[A-Z2-7]{55}$/.test(issuer))
-      throw new ApiError(400, 'invalid_request', 'issuer must be an account address');
+    if (!/^G[A-Z2-7]{55}$/.test(issuer)) throw VaultErrors.invalidRequest('issuer must be an account address');
     const q = await chain.factory.quoteFee(issuer);
     res.json({ issuer, enabled: q.enabled, amount: q.amount.toString(), token: q.token ?? null, dest: q.dest ?? null });
   };

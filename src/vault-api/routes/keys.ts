@@ -11,7 +11,7 @@
 import { hkdfSync } from 'node:crypto';
 import express, { type Router } from 'express';
 import { Keypair, StrKey, xdr } from '@stellar/stellar-sdk';
-import { ApiError, type VaultAppDeps } from '../context.ts';
+import { VaultErrors, type VaultAppDeps } from '../context.ts';
 import { checkOrigin } from '../middleware/cors.ts';
 import { buildChallenge, checkSigners, ChallengeError, readChallenge, type ChallengeOptions } from './challenge.ts';
 import { KeyExistsError, type ApiKeyRecord, type CreatedKey } from '../../stores/index.ts';
@@ -36,7 +36,7 @@ export function webAuthKeypair(deps: Pick<VaultAppDeps, 'keyring' | 'profile'>):
   return Keypair.fromRawEd25519Seed(Buffer.from(seed));
 }
 
-const challengeInvalid = (why: string) => new ApiError(400, 'challenge_invalid', `the challenge is not valid: ${why}`);
+const challengeInvalid = (why: string) => VaultErrors.challengeInvalid(`the challenge is not valid: ${why}`);
 
 interface SignerSummary {
   threshold: number;
@@ -85,9 +85,7 @@ async function provenAccount(
     const read = readChallenge(o, transaction);
     const summary = await signerSummary(deps, read.account);
     if (!summary) {
-      throw new ApiError(
-        403,
-        'account_not_found',
+      throw VaultErrors.accountNotFound(
         `the account ${read.account} does not exist on ${deps.profile.network}: only an existing account gets a key; fund it (create it on the network), then send this challenge again while it is valid`,
       );
     }
@@ -180,7 +178,7 @@ export function createKeyRoutes(deps: VaultAppDeps): Router {
     const body = req.body;
     const expiresAt = body.expires_at ?? null;
     if (expiresAt !== null && Date.parse(expiresAt) <= deps.now()) {
-      throw new ApiError(400, 'invalid_request', 'expires_at must lie in the future');
+      throw VaultErrors.invalidRequest('expires_at must lie in the future');
     }
     let key: CreatedKey;
     try {
@@ -198,7 +196,7 @@ export function createKeyRoutes(deps: VaultAppDeps): Router {
       );
     } catch (err) {
       if (err instanceof KeyExistsError)
-        throw new ApiError(409, 'key_exists', 'this wallet already holds a key on this network; delete it first');
+        throw VaultErrors.keyExists('this wallet already holds a key on this network; delete it first');
       throw err;
     }
     res.status(201).json(created(key, body.wallet_address));
@@ -209,7 +207,7 @@ export function createKeyRoutes(deps: VaultAppDeps): Router {
     const keyId = req.params.keyId;
     const ofThisNetwork = (await deps.stores.keys.list({ network })).some((k) => k.keyId === keyId);
     if (!ofThisNetwork || !(await deps.stores.keys.revoke(keyId))) {
-      throw new ApiError(404, 'key_not_found', 'no API key with this key_id');
+      throw VaultErrors.keyNotFound('no API key with this key_id');
     }
     res.status(204).end();
   };

@@ -6,7 +6,7 @@
 import type { Request, Router } from 'express';
 import { Ed25519KeyCache, MemoryNonceStore } from '../../did/index.ts';
 import { duplicateMembersOf } from '../../http/json-body.ts';
-import { ApiError, peekAuth, type VaultAppDeps } from '../context.ts';
+import { ApiError, VaultErrors, peekAuth, type VaultAppDeps } from '../context.ts';
 import { sameCredential, verifyCredential, type VaultReference, type VerifyCredentialInput } from '../verification.ts';
 import {
   issueChallenge,
@@ -47,7 +47,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 function refuseDuplicatesOutside(req: Request, member: string): void {
   const outside = duplicateMembersOf(req).find((d) => d !== `/${member}` && !d.startsWith(`/${member}/`));
   if (outside !== undefined)
-    throw new ApiError(400, 'invalid_request', `the body names the member ${JSON.stringify(outside)} twice`);
+    throw VaultErrors.invalidRequest(`the body names the member ${JSON.stringify(outside)} twice`);
 }
 
 export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
@@ -62,12 +62,10 @@ export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
     const owner = optStr(b, 'owner');
     const vcId = optStr(b, 'vcId');
     if ((owner === undefined) !== (vcId === undefined)) {
-      throw new ApiError(400, 'invalid_request', 'a vault reference is owner and vcId together');
+      throw VaultErrors.invalidRequest('a vault reference is owner and vcId together');
     }
     if (presented === undefined && owner === undefined) {
-      throw new ApiError(
-        400,
-        'invalid_request',
+      throw VaultErrors.invalidRequest(
         'send verifiableCredential, or owner and vcId of a credential in your vault, or both',
       );
     }
@@ -78,23 +76,17 @@ export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
     if (owner !== undefined && vcId !== undefined) {
       const auth = peekAuth(req);
       if (!auth)
-        throw new ApiError(
-          401,
-          'missing_api_key',
+        throw VaultErrors.missingApiKey(
           'verification by owner and vcId needs an API key; a presented credential does not',
         );
       if (auth.role !== 'admin' && auth.wallet !== owner) {
-        throw new ApiError(
-          403,
-          'forbidden',
+        throw VaultErrors.forbidden(
           "owner must equal the wallet bound to the API key: a stored credential is verified by its owner's key (or an admin key); others verify the credential its holder presents",
         );
       }
       // Whether a presented credential equals the stored one is an answer about its content: the owner's only.
       if (presented !== undefined && auth.wallet !== owner) {
-        throw new ApiError(
-          403,
-          'forbidden',
+        throw VaultErrors.forbidden(
           "comparing a presented credential with a stored one needs the owner's key; an admin key verifies the stored credential by owner and vcId alone",
         );
       }
@@ -109,8 +101,7 @@ export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
             : `the vault holds no credential ${vcId}`,
         );
       const stored = read.slot.document;
-      if (!stored)
-        throw new ApiError(500, 'vc_decryption_failed', `credential ${vcId} cannot be decrypted by this service`);
+      if (!stored) throw VaultErrors.vcDecryptionFailed(`credential ${vcId} cannot be decrypted by this service`);
       reference = {
         owner,
         vault,

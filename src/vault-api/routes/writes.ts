@@ -1,7 +1,7 @@
 // Contract write routes (docs/vault-api.md "Writes: prepare, sign, submit"): each prepares on the route and submits
 // on the same route after the safe-submit checks (the function, the contract, the key's binding).
 import type { Router } from 'express';
-import { ApiError, type VaultAppDeps } from '../context.ts';
+import { VaultErrors, type VaultAppDeps } from '../context.ts';
 import {
   decodeAllowIssuerArgs,
   decodeBatchIssueArgs,
@@ -211,9 +211,7 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
       const source = vaultOf(deps, b.fromOwner, b.userSalt);
       const dest = vaultOf(deps, b.toOwner);
       if (source === dest) {
-        throw new ApiError(
-          400,
-          'invalid_request',
+        throw VaultErrors.invalidRequest(
           'source and destination are the same vault: give the userSalt of the salted source vault',
         );
       }
