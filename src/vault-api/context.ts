@@ -100,6 +100,6 @@ export function peekAuth(req: Request): AuthContext | undefined {
 }
 export function getAuth(req: Request): AuthContext {
   const auth = (req as unknown as Record<symbol, AuthContext | undefined>)[AUTH];
-  if (!auth) throw new ApiError(401, 'missing_api_key', 'an API key is required');
+  if (!auth) throw VaultErrors.missingApiKey('an API key is required');
   return auth;
 }

@@ -2,7 +2,7 @@
 // "Errors": the named codes where the schema descriptions say so, otherwise `invalid_request`).
 import { FORMAT_WORDS } from '../../openapi/formats.ts';
 import { clip, VAULT_FAILURES_LISTED } from '../../openapi/error-bounds.ts';
-import { ApiError, type VaultErrorCode } from '../context.ts';
+import { ApiError, VaultErrors, type VaultErrorCode } from '../context.ts';
 import { MAX_PAGE } from '../routes/contract-common.ts';
 import { MAX_BATCH_SIZE, MAX_VC_DATA, MAX_VC_ID } from '../routes/issue-rules.ts';
 import type { BodyBranch, OperationInfo } from './openapi.ts';
@@ -130,5 +130,5 @@ export function mapValidationFailure(items: ValidationItem[], op: OperationInfo 
     lines.slice(0, VAULT_FAILURES_LISTED).join('; ') +
     (more > 0 ? `; … and ${more} more failure${more === 1 ? '' : 's'}` : '');
   const prefix = branch?.mode === 'submit' ? 'submit takes {signedXdr} alone: ' : 'request validation failed: ';
-  return new ApiError(400, 'invalid_request', prefix + listed);
+  return VaultErrors.invalidRequest(prefix + listed);
 }
