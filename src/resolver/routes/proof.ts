@@ -13,23 +13,14 @@ import {
   type ProofErrorCode,
 } from '../../did/index.ts';
 import type { operations } from '../../generated/did-resolver.ts';
+import { RESOLVER_ERROR_STATUS } from '../../generated/did-resolver-errors.ts';
 import type { OperationHandler } from '../../platform/typed.ts';
 import { ResolverError } from '../context.ts';
 import { resolutionResult } from './resolve.ts';
 import { notServedMessage, readEntry, parseDidOrThrow, type RouteContext } from './shared.ts';
 
-const STATUS: Record<ProofErrorCode, number> = {
-  invalid_request: 400,
-  did_invalid: 400,
-  challenge_expired: 401,
-  domain_mismatch: 401,
-  nonce_invalid: 401,
-  signature_invalid: 401,
-  did_not_found: 404,
-  did_deactivated: 409,
-  ledger_unavailable: 502,
-  nonce_store_unavailable: 503,
-};
+/** The status did-resolver.yaml gives each proof failure (x-error-codes, generated). */
+const STATUS: Readonly<Record<ProofErrorCode, number>> = RESOLVER_ERROR_STATUS;
 
 export function proofRoutes(ctx: RouteContext, nonceStore: NonceStore) {
   const now = () => new Date(ctx.deps.now());
