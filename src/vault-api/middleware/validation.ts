@@ -57,7 +57,8 @@ const at = (f: Failure, ...want: (string | RegExp)[]) =>
 function namedCode(f: Failure, body: unknown): { code: VaultErrorCode; message: string; rank: number } | undefined {
   const k = f.keyword;
   if ((k === 'minItems' || k === 'maxItems') && at(f, 'body', 'vcs')) {
-    const n = Array.isArray((body as { vcs?: unknown })?.vcs) ? (body as { vcs: unknown[] }).vcs.length : 0;
+    const vcs = typeof body === 'object' && body !== null && 'vcs' in body ? body.vcs : undefined;
+    const n = Array.isArray(vcs) ? vcs.length : 0;
     return { code: 'batch_too_large', message: `vcs must hold 1 to ${MAX_BATCH_SIZE} credentials, got ${n}`, rank: 0 };
   }
   if (k === 'maxLength' && at(f, 'body', 'vcs', /^\d+$/, /^(vcId|vcData)$/)) {
