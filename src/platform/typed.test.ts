@@ -87,6 +87,13 @@ describe('the converted routes, one per file', () => {
       res.json({ issuer: req.params.issuer, enabled: true, amount: 1, token: null, dest: null });
     };
     expect([typeof issue, typeof getIssuerFee]).toEqual(['function', 'function']);
+    // src/vault-api/routes/reads.ts
+    const getVault: OperationHandler<vaultOperations['getVault']> = (req, res) => {
+      const owner: string = req.params.owner;
+      // @ts-expect-error VaultSummary names vc_count, not vcCount
+      res.json({ owner, vault_address: '', did_uri: '', version: '1', vcCount: 0, denied_issuer_count: 0 });
+    };
+    expect(typeof getVault).toBe('function');
     // src/resolver/routes/service.ts
     const health: OperationHandler<operations['getHealth']> = (_req, res) => {
       // @ts-expect-error the resolver's health names its networks, not a single network

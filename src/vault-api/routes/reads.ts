@@ -32,10 +32,11 @@ export function registerReadRoutes(router: Router, deps: VaultAppDeps): void {
   };
   router.post('/contracts/vault/list-vc-ids', listVcIds);
 
-  router.get('/contracts/vault/vc-count', async (req, res) => {
+  const getVcCount: OperationHandler<operations['getVcCount']> = async (req, res) => {
     const { vault } = target(query(req));
     res.json({ count: await read(vault, () => chain.vault.vcCount({ vault })) });
-  });
+  };
+  router.get('/contracts/vault/vc-count', getVcCount);
 
   const getVc: OperationHandler<operations['getVc']> = async (req, res) => {
     const { owner, userSalt, vaultContract, vcId } = req.body;
@@ -57,21 +58,23 @@ export function registerReadRoutes(router: Router, deps: VaultAppDeps): void {
   };
   router.post('/contracts/vault/verify-vc', verifyVc);
 
-  router.get('/contracts/vault/issuers/denied', async (req, res) => {
+  const listDeniedIssuers: OperationHandler<operations['listDeniedIssuers']> = async (req, res) => {
     const q = query(req);
     const offset = intParam(q['offset'], 'offset', 0);
     const limit = intParam(q['limit'], 'limit', DEFAULT_LIMIT);
     const { vault } = target(q);
     const issuers = await read(vault, () => chain.vault.listDeniedIssuers({ vault, offset, limit }));
     res.json({ issuers, offset, limit });
-  });
+  };
+  router.get('/contracts/vault/issuers/denied', listDeniedIssuers);
 
-  router.get('/contracts/vault/issuers/denied/count', async (req, res) => {
+  const countDeniedIssuers: OperationHandler<operations['countDeniedIssuers']> = async (req, res) => {
     const { vault } = target(query(req));
     res.json({ count: await read(vault, () => chain.vault.deniedIssuerCount({ vault })) });
-  });
+  };
+  router.get('/contracts/vault/issuers/denied/count', countDeniedIssuers);
 
-  router.get('/contracts/version', async (req, res) => {
+  const getVersion: OperationHandler<operations['getVersion']> = async (req, res) => {
     const q = query(req);
     if (q['owner'] === undefined) {
       res.json({ factory_id: chain.factory.factoryId, note: FACTORY_VERSION_NOTE });
@@ -83,11 +86,12 @@ export function registerReadRoutes(router: Router, deps: VaultAppDeps): void {
       throw VaultErrors.sourceAccountNotFound(`source account ${source} does not exist on ${deps.profile.network}`);
     }
     res.json({ version: await read(vault, () => chain.vault.version({ vault, ...(source ? { source } : {}) })) });
-  });
+  };
+  router.get('/contracts/version', getVersion);
 
   // Registered after the static GET routes beside it; the validator also constrains {owner} to G….
-  router.get('/contracts/vault/:owner', async (req, res) => {
-    const owner = String(req.params['owner']);
+  const getVault: OperationHandler<operations['getVault']> = async (req, res) => {
+    const owner = req.params.owner;
     if (!/^G[A-Z2-7]{55}$/.test(owner)) throw VaultErrors.invalidRequest('owner must be an account address');
     const { vault } = target({ ...query(req), owner });
     const [didUri, version, vcCount, deniedCount] = await read(vault, () =>
@@ -106,7 +110,8 @@ export function registerReadRoutes(router: Router, deps: VaultAppDeps): void {
       vc_count: vcCount,
       denied_issuer_count: deniedCount,
     });
-  });
+  };
+  router.get('/contracts/vault/:owner', getVault);
 }
 
 /**
