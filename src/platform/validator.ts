@@ -36,6 +36,10 @@ export interface OperationRoute {
   requests: RequestHandler[];
   /** Response validation, when asked for. */
   responses?: RequestHandler;
+  /** Makes the route's validator instance now and resolves once it has loaded its description. */
+  warm(): Promise<void>;
+  /** Whether the route's validator instance has been made. */
+  made(): boolean;
 }
 
 const METHODS: ReadonlySet<string> = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
@@ -113,8 +117,9 @@ export function operationRoutes(doc: OpenApiDocument, options: ValidatorOptions)
     .map((template) => ({ template, expressPath: toExpressPath(template) }))
     .sort((a, b) => compareRoutes(a.expressPath, b.expressPath))
     .map(({ template, expressPath }, i) => {
-      // Each instance is made on its path's first request: an instance starts loading its description (and,
-      // for the first, checking it) as soon as it is made, and a process serves few of its paths at first.
+      // Each instance is made on its path's first request, or before by warmRoutes (the started services warm
+      // every route in the background): an instance starts loading its description (and, for the first,
+      // checking it) as soon as it is made. Tests, which make many apps and use few paths, make them lazily.
       let pieces: RequestHandler[] | undefined;
       const piece = (name: string): RequestHandler => {
         pieces ??= OpenApiValidator.middleware({
@@ -143,9 +148,18 @@ export function operationRoutes(doc: OpenApiDocument, options: ValidatorOptions)
         let handler: RequestHandler | undefined;
         return (req, res, next) => (handler ??= piece(name))(req, res, next);
       };
+      // A request for no path of the description: the metadata middleware answers it (next) only after the
+      // instance has loaded its description, so awaiting it awaits the load. Nothing else reads the request.
+      const warm = () =>
+        new Promise<void>((resolve) => {
+          const probe = { method: 'GET', url: '/', originalUrl: '/', path: '/', baseUrl: '', headers: {}, query: {} };
+          piece('metadataMiddleware')(probe as never, {} as never, () => resolve());
+        });
       return {
         template,
         expressPath,
+        warm,
+        made: () => pieces !== undefined,
         match: [lazy('pathParamsMiddleware'), lazy('metadataMiddleware')],
         // One compiled validator per route and kind of body, not per Content-Type string (src/openapi/content-type.ts).
         requests: [bounds, withCanonicalContentType(lazy('requestMiddleware'))],
@@ -168,4 +182,17 @@ export function isMalformedPath(err: unknown): boolean {
   if (typeof e !== 'object' || e === null || e.status !== 400) return false;
   if (typeof e.message === 'string' && e.message.startsWith('Failed to decode param')) return true;
   return Array.isArray(e.errors) && e.errors.some((x) => /^malformed uri/.test(String(x?.message)));
+}
+
+/**
+ * Makes every route's validator instance in the background, one per turn of the event loop, so that no request,
+ * keyless ones included, pays for making one (tens of milliseconds each, about 1.4 s for the vault API's paths)
+ * and requests in between are answered. A route whose instance a request already made is skipped at no cost.
+ * Stops at the first failure (the request that meets it reports it).
+ */
+export async function warmRoutes(routes: readonly OperationRoute[]): Promise<void> {
+  for (const route of routes) {
+    await new Promise((resolve) => setImmediate(resolve));
+    await route.warm();
+  }
 }

@@ -21,7 +21,7 @@ import {
 import { corruptBodyMessage, jsonBody, loneSurrogateMessage, unsupportedCodingMessage } from '../platform/body.ts';
 import { requestIdMaxLength, requestIds } from '../platform/request-id.ts';
 import { loadResolverSpec } from '../platform/spec.ts';
-import { firstMatchOnly, operationRoutes } from '../platform/validator.ts';
+import { firstMatchOnly, operationRoutes, warmRoutes } from '../platform/validator.ts';
 import { ResolverErrors, type ResolverAppDeps } from './context.ts';
 import { BODY_LIMIT_BYTES, errorHandler, notFound } from './middleware/errors.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
@@ -76,6 +76,8 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
   const registry = registryRoutes(ctx);
   const proof = proofRoutes(ctx, nonceStore);
   const routes = operationRoutes(spec, { allErrors: false, validateResponses: deps.validateResponses === true });
+  // A failure here is met and reported again by the first request to that path.
+  if (deps.warmValidators) void warmRoutes(routes).catch(() => undefined);
 
   const bodyMethods = methodsWithBodies(spec.paths);
 

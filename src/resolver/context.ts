@@ -32,6 +32,8 @@ export interface ResolverAppDeps {
   };
   now: Clock;
   validateResponses?: boolean;
+  /** Make every route's validator in the background at start (the started services do; tests need not). */
+  warmValidators?: boolean;
   /**
    * Issued proof-of-control nonces. Default: in memory, per process — several instances behind one
    * address need a shared store, or a challenge issued by one is unknown to the others.

@@ -35,7 +35,7 @@ import { headAsGet } from '../openapi/head.ts';
 import { errorCodeOf } from '../platform/errors.ts';
 import { requestIdMaxLength, requestIds } from '../platform/request-id.ts';
 import { loadVaultSpec } from '../platform/spec.ts';
-import { firstMatchOnly, operationRoutes } from '../platform/validator.ts';
+import { firstMatchOnly, operationRoutes, warmRoutes } from '../platform/validator.ts';
 import {
   createMetrics,
   httpMetrics,
@@ -79,6 +79,8 @@ export async function createVaultApp(given: VaultAppDeps, options: VaultAppOptio
   const doc = loadVaultSpec();
   const index = indexOperations(doc);
   const routes = operationRoutes(doc, { allErrors: true, validateResponses: deps.validateResponses === true });
+  // A failure here is met and reported again by the first request to that path.
+  if (deps.warmValidators) void warmRoutes(routes).catch(() => undefined);
 
   const app = express();
   app.disable('x-powered-by');

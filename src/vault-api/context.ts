@@ -45,6 +45,8 @@ export interface VaultAppDeps {
   legacyBasePaths?: readonly string[];
   /** Validate every response against the spec (tests turn this on). */
   validateResponses?: boolean;
+  /** Make every route's validator in the background at start (the started services do; tests need not). */
+  warmValidators?: boolean;
   /**
    * Event lines (idempotency release failures, 5xx details); request lines are `logger`'s alone.
    * Never the key or a payload.
