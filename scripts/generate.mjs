@@ -72,8 +72,53 @@ export function generateErrorCodes(specPath, prefix) {
     `  ${upper}_ERROR_CODES.map((e) => [e.code, e.status]),`,
     `) as Record<(typeof ${upper}_ERROR_CODES)[number]['code'], number>;`,
     '',
+    ...constructorLines(list, prefix),
   ];
   return lines.join('\n');
+}
+
+/** A code's constructor name: `vc_not_found` → `vcNotFound`, `vcs[i].vcId_too_long` → `vcsVcIdTooLong`. */
+export const constructorName = (code) =>
+  code
+    .split(/_|\[i\]\./)
+    .map((part, i) => (i === 0 ? part : part.charAt(0).toUpperCase() + part.slice(1)))
+    .join('');
+
+/**
+ * Named constructors of every listed code (`vaultErrorsOf`), each with the status the spec gives its code.
+ * The service passes how its error is made; a family's constructor takes the item's index first.
+ */
+function constructorLines(list, prefix) {
+  const lower = prefix.charAt(0).toLowerCase() + prefix.slice(1);
+  const names = new Set();
+  const members = list.map((e) => {
+    const name = constructorName(e.code);
+    if (!/^[a-z][A-Za-z0-9]*$/.test(name) || names.has(name))
+      throw new Error(`${prefix}: the error code ${e.code} has no constructor name of its own (${name})`);
+    names.add(name);
+    const family = e.code.includes('[i]');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the text written is a TypeScript template literal
+    const code = family ? '`' + e.code.replace('[i]', '[${i}]') + '`' : JSON.stringify(e.code);
+    const args = family ? 'i: number, message: string, ...rest: A' : 'message: string, ...rest: A';
+    return [
+      `    /** ${e.status} \`${e.code}\` */`,
+      `    ${name}: (${args}): E => make(${e.status}, ${code}, message, ...rest),`,
+    ];
+  });
+  return [
+    `/**`,
+    ` * Named constructors of the codes, each with its status: \`${lower}ErrorsOf(make).vcNotFound(message)\`. \`make\``,
+    ` * builds the service's error; a family's constructor (\`[i]\`) takes the item's index first.`,
+    ` */`,
+    `export function ${lower}ErrorsOf<E, A extends unknown[] = []>(`,
+    `  make: (status: number, code: ${prefix}ErrorCode, message: string, ...rest: A) => E,`,
+    `) {`,
+    `  return {`,
+    ...members.flat(),
+    `  } as const;`,
+    `}`,
+    '',
+  ];
 }
 
 async function main(argv) {

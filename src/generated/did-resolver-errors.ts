@@ -74,3 +74,76 @@ export type ResolverErrorCode =
 export const RESOLVER_ERROR_STATUS: Readonly<Record<(typeof RESOLVER_ERROR_CODES)[number]['code'], number>> = Object.fromEntries(
   RESOLVER_ERROR_CODES.map((e) => [e.code, e.status]),
 ) as Record<(typeof RESOLVER_ERROR_CODES)[number]['code'], number>;
+
+/**
+ * Named constructors of the codes, each with its status: `resolverErrorsOf(make).vcNotFound(message)`. `make`
+ * builds the service's error; a family's constructor (`[i]`) takes the item's index first.
+ */
+export function resolverErrorsOf<E, A extends unknown[] = []>(
+  make: (status: number, code: ResolverErrorCode, message: string, ...rest: A) => E,
+) {
+  return {
+    /** 400 `invalid_request` */
+    invalidRequest: (message: string, ...rest: A): E => make(400, "invalid_request", message, ...rest),
+    /** 400 `invalid_body_encoding` */
+    invalidBodyEncoding: (message: string, ...rest: A): E => make(400, "invalid_body_encoding", message, ...rest),
+    /** 400 `did_invalid` */
+    didInvalid: (message: string, ...rest: A): E => make(400, "did_invalid", message, ...rest),
+    /** 400 `invalid_record` */
+    invalidRecord: (message: string, ...rest: A): E => make(400, "invalid_record", message, ...rest),
+    /** 400 `key_count_invalid` */
+    keyCountInvalid: (message: string, ...rest: A): E => make(400, "key_count_invalid", message, ...rest),
+    /** 400 `key_invalid` */
+    keyInvalid: (message: string, ...rest: A): E => make(400, "key_invalid", message, ...rest),
+    /** 400 `duplicate_key` */
+    duplicateKey: (message: string, ...rest: A): E => make(400, "duplicate_key", message, ...rest),
+    /** 400 `service_invalid` */
+    serviceInvalid: (message: string, ...rest: A): E => make(400, "service_invalid", message, ...rest),
+    /** 400 `url_not_https` */
+    urlNotHttps: (message: string, ...rest: A): E => make(400, "url_not_https", message, ...rest),
+    /** 400 `metadata_inconsistent` */
+    metadataInconsistent: (message: string, ...rest: A): E => make(400, "metadata_inconsistent", message, ...rest),
+    /** 400 `tx_operation_mismatch` */
+    txOperationMismatch: (message: string, ...rest: A): E => make(400, "tx_operation_mismatch", message, ...rest),
+    /** 400 `tx_expired` */
+    txExpired: (message: string, ...rest: A): E => make(400, "tx_expired", message, ...rest),
+    /** 400 `tx_submission_failed` */
+    txSubmissionFailed: (message: string, ...rest: A): E => make(400, "tx_submission_failed", message, ...rest),
+    /** 401 `challenge_expired` */
+    challengeExpired: (message: string, ...rest: A): E => make(401, "challenge_expired", message, ...rest),
+    /** 401 `domain_mismatch` */
+    domainMismatch: (message: string, ...rest: A): E => make(401, "domain_mismatch", message, ...rest),
+    /** 401 `nonce_invalid` */
+    nonceInvalid: (message: string, ...rest: A): E => make(401, "nonce_invalid", message, ...rest),
+    /** 401 `signature_invalid` */
+    signatureInvalid: (message: string, ...rest: A): E => make(401, "signature_invalid", message, ...rest),
+    /** 404 `did_not_found` */
+    didNotFound: (message: string, ...rest: A): E => make(404, "did_not_found", message, ...rest),
+    /** 404 `not_found` */
+    notFound: (message: string, ...rest: A): E => make(404, "not_found", message, ...rest),
+    /** 405 `method_not_allowed` */
+    methodNotAllowed: (message: string, ...rest: A): E => make(405, "method_not_allowed", message, ...rest),
+    /** 409 `did_already_exists` */
+    didAlreadyExists: (message: string, ...rest: A): E => make(409, "did_already_exists", message, ...rest),
+    /** 409 `version_mismatch` */
+    versionMismatch: (message: string, ...rest: A): E => make(409, "version_mismatch", message, ...rest),
+    /** 409 `tx_stale` */
+    txStale: (message: string, ...rest: A): E => make(409, "tx_stale", message, ...rest),
+    /** 409 `did_deactivated` */
+    didDeactivated: (message: string, ...rest: A): E => make(409, "did_deactivated", message, ...rest),
+    /** 413 `payload_too_large` */
+    payloadTooLarge: (message: string, ...rest: A): E => make(413, "payload_too_large", message, ...rest),
+    /** 415 `unsupported_content_encoding` */
+    unsupportedContentEncoding: (message: string, ...rest: A): E => make(415, "unsupported_content_encoding", message, ...rest),
+    /** 429 `rate_limited` */
+    rateLimited: (message: string, ...rest: A): E => make(429, "rate_limited", message, ...rest),
+    /** 431 `headers_too_large` */
+    headersTooLarge: (message: string, ...rest: A): E => make(431, "headers_too_large", message, ...rest),
+    /** 500 `internal_error` */
+    internalError: (message: string, ...rest: A): E => make(500, "internal_error", message, ...rest),
+    /** 502 `ledger_unavailable` */
+    ledgerUnavailable: (message: string, ...rest: A): E => make(502, "ledger_unavailable", message, ...rest),
+    /** 503 `nonce_store_unavailable` */
+    nonceStoreUnavailable: (message: string, ...rest: A): E => make(503, "nonce_store_unavailable", message, ...rest),
+  } as const;
+}

@@ -7,8 +7,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { RESOLVER_ERROR_CODES } from '../generated/did-resolver-errors.ts';
-import { VAULT_ERROR_CODES } from '../generated/vault-api-errors.ts';
+import { RESOLVER_ERROR_CODES, resolverErrorsOf } from '../generated/did-resolver-errors.ts';
+import { VAULT_ERROR_CODES, vaultErrorsOf } from '../generated/vault-api-errors.ts';
 import { FACTORY_ERRORS, FALLBACK, HOST_FAILURES, REGISTRY_ERRORS, VAULT_ERRORS } from '../chain/errors.ts';
 
 const SRC = fileURLToPath(new URL('..', import.meta.url));
@@ -34,10 +34,21 @@ function thrownCodes(text: string, type: string): string[] {
   return [...text.matchAll(re)].map((m) => m[1]!);
 }
 
-/** Every listed code as a quoted literal (`'not_found'`, a family's literal prefix `vcs[`) somewhere in `files`. */
-function unanswered(listed: readonly string[], files: { text: string }[]): string[] {
+/** A code's named constructor (scripts/generate.mjs): `vc_not_found` → `vcNotFound`. */
+const constructorName = (code: string) =>
+  code
+    .split(/_|\[i\]\./)
+    .map((part, i) => (i === 0 ? part : part.charAt(0).toUpperCase() + part.slice(1)))
+    .join('');
+
+/**
+ * Every listed code somewhere in `files`: as a quoted literal (`'not_found'`, a family's literal prefix
+ * `vcs[`) or through its named constructor (`VaultErrors.notFound(`, with `errors` the constructors' name).
+ */
+function unanswered(listed: readonly string[], files: { text: string }[], errors: string): string[] {
   const all = files.map((f) => f.text).join('\n');
   return listed.filter((code) => {
+    if (all.includes(`${errors}.${constructorName(code)}(`)) return false;
     if (code.includes('[i]')) return !all.includes(`\`${code.slice(0, code.indexOf('[i]'))}[\${`);
     return !all.includes(`'${code}'`) && !all.includes(`"${code}"`);
   });
@@ -75,19 +86,32 @@ describe('the vault API answers exactly its listed codes', () => {
   });
 
   it('every listed code is answered somewhere in the source', () => {
-    expect(unanswered(vaultCodes, files)).toEqual([]);
+    expect(unanswered(vaultCodes, files, 'VaultErrors')).toEqual([]);
+  });
+
+  it('each listed code has its named constructor, which makes it with the listed status', () => {
+    const made = vaultErrorsOf((status, code) => ({ status, code }));
+    expect(Object.keys(made)).toEqual(vaultCodes.map(constructorName));
+    expect(made.vcNotFound('m')).toEqual({ status: 404, code: 'vc_not_found' });
+    expect(made.vcsVcIdTooLong(3, 'm')).toEqual({ status: 400, code: 'vcs[3].vcId_too_long' });
+    for (const { code, status } of VAULT_ERROR_CODES) {
+      if (code.includes('[i]')) continue;
+      const make = made[constructorName(code) as keyof typeof made] as (message: string) => unknown;
+      expect(make('m')).toEqual({ status, code });
+    }
   });
 });
 
 describe('the resolver answers exactly its listed codes', () => {
   const files = sources(RESOLVER_DIRS);
 
-  it('every `new ResolverError(status, code)` uses a listed code', () => {
-    const codes = sources(['resolver', 'platform']).flatMap((f) =>
-      thrownCodes(f.text, 'ResolverError').map((c) => [f.file, c] as const),
-    );
-    expect(codes.length).toBeGreaterThan(0);
+  it('every `new ResolverError(status, code)` and every `ResolverErrors.name(` uses a listed code', () => {
+    const files = sources(['resolver', 'platform']);
+    const codes = files.flatMap((f) => thrownCodes(f.text, 'ResolverError').map((c) => [f.file, c] as const));
+    const named = files.flatMap((f) => [...f.text.matchAll(/ResolverErrors\.(\w+)\(/g)].map((m) => m[1]!));
+    expect(codes.length + named.length).toBeGreaterThan(0);
     expect(codes.filter(([, c]) => !resolverCodes.includes(c))).toEqual([]);
+    expect(named.filter((n) => !resolverCodes.map(constructorName).includes(n))).toEqual([]);
   });
 
   it('every code of the registry contract is listed', () => {
@@ -96,6 +120,16 @@ describe('the resolver answers exactly its listed codes', () => {
   });
 
   it('every listed code is answered somewhere in the source', () => {
-    expect(unanswered(resolverCodes, files)).toEqual([]);
+    expect(unanswered(resolverCodes, files, 'ResolverErrors')).toEqual([]);
+  });
+
+  it('each listed code has its named constructor, which makes it with the listed status and details', () => {
+    const made = resolverErrorsOf((status, code, _message, details?: object) => ({ status, code, details }));
+    expect(Object.keys(made)).toEqual(resolverCodes.map(constructorName));
+    expect(made.didInvalid('m', { did: 'x' })).toEqual({ status: 400, code: 'did_invalid', details: { did: 'x' } });
+    for (const { code, status } of RESOLVER_ERROR_CODES) {
+      const make = made[constructorName(code) as keyof typeof made] as (message: string) => unknown;
+      expect(make('m')).toEqual({ status, code, details: undefined });
+    }
   });
 });

@@ -3,6 +3,7 @@
 import type { Request, Response } from 'express';
 import { describe, expect, it } from 'vitest';
 import type { operations } from '../generated/did-resolver.ts';
+import type { operations as vaultOperations } from '../generated/vault-api.ts';
 import type { OperationHandler } from './typed.ts';
 import { prepareOrSubmit, signedXdrOf, writeOperation } from './write.ts';
 
@@ -36,10 +37,76 @@ describe('types from the generated operations', () => {
   });
 });
 
+describe('the converted routes, one per file', () => {
+  it('refuse what their operations lack', () => {
+    // src/vault-api/routes/keys.ts: a 201 answer is typed by the operation's 201 body (ApiKeyCreated).
+    const createKey: OperationHandler<vaultOperations['createKey']> = (req, res) => {
+      const wallet: string = req.body.wallet_address;
+      // @ts-expect-error CreateKey takes no `owner`
+      void req.body.owner;
+      const answer = { key: 'k', key_id: 'i', wallet_address: wallet, role: 'standard', scopes: [] } as const;
+      // @ts-expect-error ApiKeyCreated needs network, created_at and expires_at
+      res.status(201).json(answer);
+      // @ts-expect-error a scope the spec does not list
+      res.status(201).json({ ...answer, scopes: ['everything'], network: 'testnet', created_at: '', expires_at: null });
+    };
+    expect(typeof createKey).toBe('function');
+    // src/resolver/routes/proof.ts
+    const verifyProof: OperationHandler<operations['verifyProof']> = (req, res) => {
+      const signature: string = req.body.signature;
+      // @ts-expect-error the challenge is an object, not a string
+      const challenge: string = req.body.challenge;
+      void challenge;
+      // @ts-expect-error ProofVerified has no `signature`
+      res.json({ verified: true, did: 'd', verificationMethod: 'v', signature });
+    };
+    expect(typeof verifyProof).toBe('function');
+    // src/vault-api/routes/verify.ts
+    const createChallenge: OperationHandler<vaultOperations['createChallenge']> = (req, res) => {
+      // @ts-expect-error createChallenge's body is optional, so it may be undefined
+      void req.body.domain;
+      // @ts-expect-error the answer is {challenge}, not {nonce}
+      res.json({ nonce: 'n' });
+    };
+    expect(typeof createChallenge).toBe('function');
+    // src/vault-api/routes/writes.ts and issuer-registry.ts: a prepare body is its operation's (PrepareBodyOf).
+    const issue = writeOperation<vaultOperations['issueVc']>(
+      { routeOf: () => '/', codeOf: () => undefined },
+      {
+        prepare: async (body) => {
+          const issuer: string = body.issuer;
+          void issuer;
+          // @ts-expect-error IssuePrepare has no toOwner (pushVc's)
+          void body.toOwner;
+        },
+        submit: async () => undefined,
+      },
+    );
+    const getIssuerFee: OperationHandler<vaultOperations['getIssuerFee']> = (req, res) => {
+      // @ts-expect-error IssuerFee's amount is a decimal string, not a number
+      res.json({ issuer: req.params.issuer, enabled: true, amount: 1, token: null, dest: null });
+    };
+    expect([typeof issue, typeof getIssuerFee]).toEqual(['function', 'function']);
+    // src/vault-api/routes/reads.ts
+    const getVault: OperationHandler<vaultOperations['getVault']> = (req, res) => {
+      const owner: string = req.params.owner;
+      // @ts-expect-error VaultSummary names vc_count, not vcCount
+      res.json({ owner, vault_address: '', did_uri: '', version: '1', vcCount: 0, denied_issuer_count: 0 });
+    };
+    expect(typeof getVault).toBe('function');
+    // src/resolver/routes/service.ts
+    const health: OperationHandler<operations['getHealth']> = (_req, res) => {
+      // @ts-expect-error the resolver's health names its networks, not a single network
+      res.json({ status: 'ok', timestamp: '', service: 'did-resolver', node: '', network: 'testnet' });
+    };
+    expect(typeof health).toBe('function');
+  });
+});
+
 describe('prepareOrSubmit', () => {
   const run = async (body: unknown, fail = false) => {
     const seen: string[] = [];
-    const handler = prepareOrSubmit<unknown>(
+    const handler = prepareOrSubmit(
       {
         routeOf: () => '/r',
         codeOf: (e) => (e as { code?: string }).code,

@@ -10,8 +10,12 @@ import type { Request, Response } from 'express';
 
 type JsonOf<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 
-/** The JSON body of an operation's 200 answer. */
-export type OkBody<Op> = Op extends { responses: { 200: infer Ok } } ? JsonOf<Ok> : never;
+/** The JSON body of an operation's success answer: its 200, or its 201 when it creates. */
+export type OkBody<Op> = Op extends { responses: { 200: infer Ok } }
+  ? JsonOf<Ok>
+  : Op extends { responses: { 201: infer Created } }
+    ? JsonOf<Created>
+    : never;
 
 /** The JSON request body an operation takes (`undefined` when it takes none). */
 export type RequestBodyOf<Op> = Op extends { requestBody: { content: { 'application/json': infer B } } }
@@ -30,7 +34,7 @@ export type PathParamsOf<Op> = Op extends { parameters: { path: infer P } }
 /** The request of an operation: typed path parameters and body (the validator has checked both). */
 export type OperationRequest<Op> = Request<PathParamsOf<Op>, OkBody<Op>, RequestBodyOf<Op>>;
 
-/** The response of an operation: `res.json` takes its 200 body only. */
+/** The response of an operation: `res.json` takes its success body only. */
 export type OperationResponse<Op> = Response<OkBody<Op>>;
 
 /** A handler of one operation. */

@@ -25,22 +25,32 @@ export interface WriteOptions {
 /** The signed transaction of a submit body, or undefined when the body prepares. */
 export function signedXdrOf(body: unknown): string | undefined {
   if (typeof body !== 'object' || body === null || !('signedXdr' in body)) return undefined;
-  const xdr = (body as { signedXdr: unknown }).signedXdr;
+  const xdr = body.signedXdr;
   return typeof xdr === 'string' ? xdr : undefined;
 }
 
-/** The handler of a write route: a body with a string `signedXdr` → `submit`, anything else → `prepare`. */
-export function prepareOrSubmit<B, Req extends Request = Request, Res extends Response = Response>(
+/** The prepare branch of a write body: the members of its union without a string `signedXdr`. */
+export type PrepareOf<Body> = Exclude<Body, { signedXdr: string }>;
+
+/** Whether a body prepares: it has no string `signedXdr`, which is what the submit branch is. */
+const prepares = <Body>(body: Body): body is PrepareOf<Body> => signedXdrOf(body) === undefined;
+
+/**
+ * The handler of a write route: a body with a string `signedXdr` → `submit`, anything else → `prepare`, which
+ * takes the prepare branch of the request's body type (request validation has held the body to it).
+ */
+export function prepareOrSubmit<Req extends Request = Request, Res extends Response = Response>(
   options: WriteOptions,
-  route: WriteRoute<B, Req, Res>,
+  route: WriteRoute<PrepareOf<Req['body']>, Req, Res>,
 ): (req: Req, res: Res) => Promise<void> {
   return async (req, res) => {
-    const signedXdr = signedXdrOf(req.body);
-    if (signedXdr === undefined) {
-      // Request validation has held a body without `signedXdr` to the operation's prepare schema (B).
-      await route.prepare(req.body as B, req, res);
+    const body: Req['body'] = req.body;
+    const signedXdr = signedXdrOf(body);
+    if (prepares(body)) {
+      await route.prepare(body, req, res);
       return;
     }
+    if (signedXdr === undefined) return; // not reached: `prepares` is this same test and took such a body
     try {
       await route.submit(signedXdr, req, res);
     } catch (err) {
@@ -52,7 +62,7 @@ export function prepareOrSubmit<B, Req extends Request = Request, Res extends Re
 }
 
 /** The prepare branch of an operation's body (the body without `signedXdr`). */
-export type PrepareBodyOf<Op> = Exclude<RequestBodyOf<Op>, { signedXdr: string } | undefined>;
+export type PrepareBodyOf<Op> = PrepareOf<RequestBodyOf<Op>>;
 
 /** `prepareOrSubmit` typed from one operation of a spec's generated `operations`. */
 export function writeOperation<Op>(

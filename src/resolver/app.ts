@@ -22,7 +22,7 @@ import { corruptBodyMessage, jsonBody, loneSurrogateMessage, unsupportedCodingMe
 import { requestIdMaxLength, requestIds } from '../platform/request-id.ts';
 import { loadResolverSpec } from '../platform/spec.ts';
 import { firstMatchOnly, operationRoutes, warmRoutes } from '../platform/validator.ts';
-import { ResolverError, type ResolverAppDeps } from './context.ts';
+import { ResolverErrors, type ResolverAppDeps } from './context.ts';
 import { BODY_LIMIT_BYTES, errorHandler, notFound } from './middleware/errors.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { proofRoutes } from './routes/proof.ts';
@@ -121,11 +121,10 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
         needsBody: (req) => bodyMethods.has(req.method),
       },
       {
-        missing: () => new ResolverError(400, 'invalid_request', 'the request needs a JSON body'),
-        unsupported: (coding) =>
-          new ResolverError(415, 'unsupported_content_encoding', unsupportedCodingMessage(coding)),
-        corrupt: (coding) => new ResolverError(400, 'invalid_body_encoding', corruptBodyMessage(coding)),
-        loneSurrogate: (at) => new ResolverError(400, 'invalid_request', loneSurrogateMessage(at)),
+        missing: () => ResolverErrors.invalidRequest('the request needs a JSON body'),
+        unsupported: (coding) => ResolverErrors.unsupportedContentEncoding(unsupportedCodingMessage(coding)),
+        corrupt: (coding) => ResolverErrors.invalidBodyEncoding(corruptBodyMessage(coding)),
+        loneSurrogate: (at) => ResolverErrors.invalidRequest(loneSurrogateMessage(at)),
       },
     ),
   );

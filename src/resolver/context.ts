@@ -1,6 +1,7 @@
 // What the resolver's app, routes and tests share: its dependencies and its error type.
 import type { RegistryChain } from '../chain/index.ts';
 import type { components } from '../generated/did-resolver.ts';
+import { resolverErrorsOf } from '../generated/did-resolver-errors.ts';
 import type { Cache, RateLimiter } from '../stores/index.ts';
 import type { NonceStore } from '../did/index.ts';
 import type { Logger, Metrics, ReadinessCheck } from '../observability/index.ts';
@@ -81,3 +82,12 @@ export class ResolverError extends Error {
     this.headers = headers;
   }
 }
+
+/**
+ * The error of each listed code with the status the spec gives it, and optional `details` and headers:
+ * `ResolverErrors.didNotFound('…')`, `ResolverErrors.didInvalid('…', { did })`.
+ */
+export const ResolverErrors = resolverErrorsOf(
+  (status, code, message, details?: Record<string, unknown>, headers?: Record<string, string>) =>
+    new ResolverError(status, code, message, details, headers),
+);

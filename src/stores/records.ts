@@ -15,7 +15,7 @@ import {
   type KeyState,
   type StoredResponse,
 } from './types.ts';
-import { isScope, KEY_ROLES, NETWORKS } from '../domain.ts';
+import { isScope, KEY_ROLES, NETWORKS, type Scope } from '../domain.ts';
 
 const KEY_RE = /^[0-9a-fA-F]{64}$/;
 
@@ -41,10 +41,12 @@ export function mintKey(input: CreateKeyInput, nowMs: number): CreatedKey {
   } else if (typeof wallet !== 'string') {
     throw new StoreInputError('invalid_key_request', 'walletAddress must be a string or null');
   }
+  const scopes: Scope[] = [];
   for (const scope of input.scopes) {
     if (!isScope(scope)) {
       throw new StoreInputError('invalid_key_request', `unknown scope ${JSON.stringify(scope)}`);
     }
+    scopes.push(scope);
   }
   if (input.expiresAt !== null && Number.isNaN(Date.parse(input.expiresAt))) {
     throw new StoreInputError('invalid_key_request', 'expiresAt must be an ISO-8601 timestamp or null');
@@ -56,7 +58,7 @@ export function mintKey(input: CreateKeyInput, nowMs: number): CreatedKey {
     walletAddress: wallet === '' ? null : wallet,
     network: input.network,
     role: input.role,
-    scopes: [...new Set(input.scopes)],
+    scopes: [...new Set(scopes)],
     createdAt: new Date(nowMs).toISOString(),
     expiresAt: input.expiresAt === null ? null : new Date(input.expiresAt).toISOString(),
     revokedAt: null,

@@ -22,7 +22,7 @@ import {
   type StoreName,
   type StoredResponse,
 } from './types.ts';
-import type { Clock, KeyRole, Network } from '../domain.ts';
+import type { Clock, KeyRole, Network, Scope } from '../domain.ts';
 
 export interface SqlResult<R> {
   rows: R[];
@@ -88,7 +88,7 @@ interface KeyRow {
   network: Network;
   role: KeyRole;
   /** text[] (PostgreSQL) or JSON text (SQLite). */
-  scopes: string[] | string;
+  scopes: Scope[] | string;
   /** timestamptz (PostgreSQL) or ISO-8601 text (SQLite). */
   created_at: Date | string;
   expires_at: Date | string | null;
@@ -104,7 +104,7 @@ function fromRow(row: KeyRow): ApiKeyRecord {
     walletAddress: row.wallet_address,
     network: row.network,
     role: row.role,
-    scopes: Array.isArray(row.scopes) ? row.scopes : (JSON.parse(row.scopes) as string[]),
+    scopes: Array.isArray(row.scopes) ? row.scopes : (JSON.parse(row.scopes) as Scope[]),
     createdAt: iso(row.created_at),
     expiresAt: row.expires_at === null ? null : iso(row.expires_at),
     revokedAt: row.revoked_at === null ? null : iso(row.revoked_at),

@@ -1,7 +1,7 @@
 // Interfaces of what the services keep between requests (docs/architecture.md): API keys, idempotency
 // records, rate-limit windows and the resolver's cache. Each has an embedded default and a shared backend.
 
-import type { KeyRole, Network } from '../domain.ts';
+import type { KeyRole, Network, Scope } from '../domain.ts';
 
 /** A stored API key. The key itself is never stored, only its SHA-256. */
 export interface ApiKeyRecord {
@@ -13,7 +13,8 @@ export interface ApiKeyRecord {
   walletAddress: string | null;
   network: Network;
   role: KeyRole;
-  scopes: string[];
+  /** Each one of the spec's scopes (checked when the key is created). */
+  scopes: Scope[];
   /** ISO-8601. */
   createdAt: string;
   /** ISO-8601, or null for a key that does not expire. */

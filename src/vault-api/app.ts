@@ -44,7 +44,7 @@ import {
   requestLog,
   type WriteMode,
 } from '../observability/index.ts';
-import { ApiError, peekAuth, type VaultAppDeps } from './context.ts';
+import { VaultErrors, peekAuth, type VaultAppDeps } from './context.ts';
 import { authenticate } from './middleware/auth.ts';
 import { corsHeaders, corsPreflight } from './middleware/cors.ts';
 import { BODY_LIMIT_BYTES, errorHandler, notFound } from './middleware/errors.ts';
@@ -142,10 +142,10 @@ export async function createVaultApp(given: VaultAppDeps, options: VaultAppOptio
       maxDepth: MAX_VERIFIED_BODY_DEPTH,
     },
     {
-      unsupported: (coding) => new ApiError(415, 'unsupported_content_encoding', unsupportedCodingMessage(coding)),
-      corrupt: (coding) => new ApiError(400, 'invalid_body_encoding', corruptBodyMessage(coding)),
-      loneSurrogate: (at) => new ApiError(400, 'invalid_json', loneSurrogateMessage(at)),
-      tooDeep: (depth, max) => new ApiError(400, 'invalid_json', tooDeepMessage(depth, max)),
+      unsupported: (coding) => VaultErrors.unsupportedContentEncoding(unsupportedCodingMessage(coding)),
+      corrupt: (coding) => VaultErrors.invalidBodyEncoding(corruptBodyMessage(coding)),
+      loneSurrogate: (at) => VaultErrors.invalidJson(loneSurrogateMessage(at)),
+      tooDeep: (depth, max) => VaultErrors.invalidJson(tooDeepMessage(depth, max)),
     },
   );
   const integers = strictIntegerQuery(index);

@@ -1,6 +1,6 @@
 // What the vault API's middleware and route modules share: dependencies, the caller's key, errors.
 import type { Request } from 'express';
-import { VAULT_ERROR_STATUS, type VAULT_ERROR_CODES, type VaultErrorCode } from '../generated/vault-api-errors.ts';
+import { VAULT_ERROR_STATUS, vaultErrorsOf, type VaultErrorCode } from '../generated/vault-api-errors.ts';
 import type { Chain } from '../chain/index.ts';
 import type { Keyring } from '../crypto/envelope.ts';
 import type { Stores } from '../stores/index.ts';
@@ -89,13 +89,8 @@ export function isVaultErrorCode(code: string): code is VaultErrorCode {
   return Object.hasOwn(VAULT_ERROR_STATUS, code.replace(/^vcs\[\d+\]\./, 'vcs[i].'));
 }
 
-/** The error of a listed code with the status the spec gives it: `vaultError('vault_not_found', '…')`. */
-export function vaultError(
-  code: (typeof VAULT_ERROR_CODES)[number]['code'] & VaultErrorCode,
-  message: string,
-): ApiError {
-  return new ApiError(VAULT_ERROR_STATUS[code], code, message);
-}
+/** The error of each listed code with the status the spec gives it: `VaultErrors.vaultNotFound('…')`. */
+export const VaultErrors = vaultErrorsOf((status, code, message) => new ApiError(status, code, message));
 
 const AUTH = Symbol('auth');
 export function setAuth(req: Request, auth: AuthContext): void {
@@ -107,6 +102,6 @@ export function peekAuth(req: Request): AuthContext | undefined {
 }
 export function getAuth(req: Request): AuthContext {
   const auth = (req as unknown as Record<symbol, AuthContext | undefined>)[AUTH];
-  if (!auth) throw new ApiError(401, 'missing_api_key', 'an API key is required');
+  if (!auth) throw VaultErrors.missingApiKey('an API key is required');
   return auth;
 }

@@ -7,7 +7,7 @@ import { ChainError, type VcStatus } from '../chain/index.ts';
 import { openVcData } from '../crypto/envelope.ts';
 import type { Network } from '../domain.ts';
 import { clip } from '../openapi/error-bounds.ts';
-import { ApiError, type VaultAppDeps } from './context.ts';
+import { ApiError, VaultErrors, type VaultAppDeps } from './context.ts';
 import { problem, type ProblemDetails } from './verification-problems.ts';
 import type { Where } from './routes/issue-rules.ts';
 
@@ -189,5 +189,5 @@ export function checkStatusEntry(
 }
 
 function mismatch(where: Where, why: string): ApiError {
-  return new ApiError(400, 'credentialStatus_mismatch', `${where}vcData credentialStatus ${why}`);
+  return VaultErrors.credentialStatusMismatch(`${where}vcData credentialStatus ${why}`);
 }

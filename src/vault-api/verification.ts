@@ -18,7 +18,7 @@ import {
 import type { DidResolutionResult, Ed25519KeyCache, ProofVerification } from '../did/index.ts';
 import { ChainError } from '../chain/index.ts';
 import type { components } from '../generated/vault-api.ts';
-import { ApiError, type VaultAppDeps } from './context.ts';
+import { VaultErrors, type VaultAppDeps } from './context.ts';
 import {
   isError,
   problem,
@@ -126,7 +126,7 @@ export async function checkVcProof(deps: VaultAppDeps, where: Where, vcData: str
     return; // checkVcData answers vcData_invalid
   }
   if (doc['proof'] === undefined) return;
-  const refuse = (why: string) => new ApiError(400, 'vc_proof_invalid', `${where}vcData proof ${why}`);
+  const refuse = (why: string) => VaultErrors.vcProofInvalid(`${where}vcData proof ${why}`);
   const issuer = issuerOf(doc);
   if (issuer !== undefined && issuer !== issuerDid && !issuer.startsWith(DID_KEY_PREFIX)) {
     throw refuse(`is for issuer ${issuer}, but issuerDid is ${issuerDid}`);

@@ -13,7 +13,7 @@ import {
   type RecordViolation,
 } from '../../did/index.ts';
 import { FORMAT_WORDS } from '../../openapi/formats.ts';
-import { ResolverError, type ResolverErrorCode } from '../context.ts';
+import { ResolverError, ResolverErrors, type ResolverErrorCode } from '../context.ts';
 import { clip, RESOLVER_FAILURES_LISTED } from '../../openapi/error-bounds.ts';
 import { errorHandler as platformErrorHandler, notFound as platformNotFound } from '../../platform/errors.ts';
 import { requestIdOf } from '../../platform/request-id.ts';
@@ -40,7 +40,7 @@ export function recordError(violations: RecordViolation[]): ResolverError {
 }
 
 export function didInvalid(did: string, message: string): ResolverError {
-  return new ResolverError(400, 'did_invalid', clip(message, 400), { did: clip(did) });
+  return ResolverErrors.didInvalid(clip(message, 400), { did: clip(did) });
 }
 
 /** `invalid_request` with the first failures and how many there were (spec Error.details). */
@@ -48,7 +48,7 @@ export function invalidRequest(message: string, errors: { path: string; message:
   const listed = errors
     .slice(0, RESOLVER_FAILURES_LISTED)
     .map((e) => ({ path: clip(e.path, 200), message: clip(e.message, 400) }));
-  return new ResolverError(400, 'invalid_request', clip(message, 400), {
+  return ResolverErrors.invalidRequest(clip(message, 400), {
     errors: listed,
     count: Math.max(1, errors.length),
   });
@@ -72,20 +72,18 @@ export function fromChainError(e: ChainError, network: string): ResolverError {
   const tx = e.txId ? { txId: e.txId } : {};
   switch (e.code) {
     case 'chain_unavailable':
-      return new ResolverError(
-        502,
-        'ledger_unavailable',
+      return ResolverErrors.ledgerUnavailable(
         `${network} RPC unreachable: ${e.message.replace(/^chain RPC unavailable: /, '')}`,
         e.txId ? tx : undefined,
       );
     case 'tx_timeout':
-      return new ResolverError(502, 'ledger_unavailable', `${network}: ${e.message}`, tx);
+      return ResolverErrors.ledgerUnavailable(`${network}: ${e.message}`, tx);
     case 'tx_invalid':
       return invalidRequest(e.message, [{ path: '/body/signedXdr', message: e.message }]);
     case 'source_account_not_found':
       return invalidRequest(e.message, [{ path: '/body/sourcePublicKey', message: e.message }]);
     case 'tx_operation_mismatch':
-      return new ResolverError(400, 'tx_operation_mismatch', e.message);
+      return ResolverErrors.txOperationMismatch(e.message);
   }
   const text = e.chainMessage ?? e.message;
   const n = CONTRACT_ERROR.exec(text);
@@ -96,7 +94,7 @@ export function fromChainError(e: ChainError, network: string): ResolverError {
   const failed = /transaction failed: (\S+)/.exec(text);
   const status = rejected ? 'ERROR' : failed ? 'FAILED' : 'SIMULATION_FAILED';
   const resultCode = (rejected ?? failed)?.[1];
-  return new ResolverError(400, 'tx_submission_failed', e.message, {
+  return ResolverErrors.txSubmissionFailed(e.message, {
     status,
     ...(resultCode ? { resultCode } : {}),
     ...tx,
@@ -153,7 +151,7 @@ function jsonKind(text: unknown): string | undefined {
  */
 export function fromBodyParserError(err: BodyParserError): ResolverError {
   if (err.type === 'entity.too.large') {
-    return new ResolverError(413, 'payload_too_large', `the request body exceeds ${BODY_LIMIT_BYTES} bytes (256 KiB)`);
+    return ResolverErrors.payloadTooLarge(`the request body exceeds ${BODY_LIMIT_BYTES} bytes (256 KiB)`);
   }
   if (err.type === 'entity.parse.failed') {
     const kind = jsonKind(err.body);
@@ -183,13 +181,9 @@ export function fromValidationError(err: ValidatorError, req: Request, allowOf?:
   if (err.status === 405 && answers405(req.method)) {
     const allow = allowOf?.(req.path);
     if (allow)
-      return new ResolverError(
-        405,
-        'method_not_allowed',
-        methodNotAllowedMessage(req.method, req.path, allow),
-        undefined,
-        { Allow: allow },
-      );
+      return ResolverErrors.methodNotAllowed(methodNotAllowedMessage(req.method, req.path, allow), undefined, {
+        Allow: allow,
+      });
   }
   if (err.status === 404 || err.status === 405) return notFoundError(req);
   if (err.status === 415) {
@@ -269,7 +263,7 @@ function relevantErrors(errors: ValidatorError['errors'], body: unknown): Valida
 }
 
 export function notFoundError(req: Request): ResolverError {
-  return new ResolverError(404, 'not_found', `no route ${req.method} ${clip(req.path, 200)}`);
+  return ResolverErrors.notFound(`no route ${req.method} ${clip(req.path, 200)}`);
 }
 
 /** After every route: nothing answered. */

@@ -8,7 +8,7 @@ import type { RequestHandler } from 'express';
 import { clientIp, rateLimit as platformRateLimit } from '../../platform/rate-limit.ts';
 import type { RateLimiter } from '../../stores/index.ts';
 import type { Clock } from '../../domain.ts';
-import { ResolverError } from '../context.ts';
+import { ResolverErrors } from '../context.ts';
 
 export interface RateLimitOptions {
   limiter: RateLimiter;
@@ -31,11 +31,7 @@ export function rateLimit({ limiter, limit, windowMs, now, log }: RateLimitOptio
       limit,
       headerPrefix: 'X-RateLimit',
       refuse: (retry) =>
-        new ResolverError(
-          429,
-          'rate_limited',
-          `Rate limit of ${limit} requests per ${seconds} exceeded; retry in ${retry} s`,
-        ),
+        ResolverErrors.rateLimited(`Rate limit of ${limit} requests per ${seconds} exceeded; retry in ${retry} s`),
     }),
   });
 }

@@ -3,7 +3,6 @@
 // follows) and the signature against every authentication key of the DID's document, read fresh from the
 // ledger (a key removed seconds ago must not verify from a cached document). An unreachable nonce store is
 // 503 nonce_store_unavailable on both: without it a nonce can be neither issued nor spent once.
-import type { Request, Response } from 'express';
 import {
   createChallenge,
   resolutionError,
@@ -13,22 +12,15 @@ import {
   type NonceStore,
   type ProofErrorCode,
 } from '../../did/index.ts';
+import type { operations } from '../../generated/did-resolver.ts';
+import { RESOLVER_ERROR_STATUS } from '../../generated/did-resolver-errors.ts';
+import type { OperationHandler } from '../../platform/typed.ts';
 import { ResolverError } from '../context.ts';
 import { resolutionResult } from './resolve.ts';
 import { notServedMessage, readEntry, parseDidOrThrow, type RouteContext } from './shared.ts';
 
-const STATUS: Record<ProofErrorCode, number> = {
-  invalid_request: 400,
-  did_invalid: 400,
-  challenge_expired: 401,
-  domain_mismatch: 401,
-  nonce_invalid: 401,
-  signature_invalid: 401,
-  did_not_found: 404,
-  did_deactivated: 409,
-  ledger_unavailable: 502,
-  nonce_store_unavailable: 503,
-};
+/** The status did-resolver.yaml gives each proof failure (x-error-codes, generated). */
+const STATUS: Readonly<Record<ProofErrorCode, number>> = RESOLVER_ERROR_STATUS;
 
 export function proofRoutes(ctx: RouteContext, nonceStore: NonceStore) {
   const now = () => new Date(ctx.deps.now());
@@ -49,36 +41,37 @@ export function proofRoutes(ctx: RouteContext, nonceStore: NonceStore) {
     }
   }
 
-  return {
-    async challenge(req: Request, res: Response): Promise<void> {
-      const { did, domain } = req.body as { did: string; domain: string };
-      const result = await createChallenge({ did, domain, now: now(), nonceStore });
-      if (!result.ok) {
-        throw new ResolverError(
-          STATUS[result.error],
-          result.error,
-          result.message,
-          result.error === 'did_invalid' ? { did } : undefined,
-        );
-      }
-      res.setHeader('Cache-Control', 'no-store');
-      res.json(result.challenge);
-    },
-
-    async verify(req: Request, res: Response): Promise<void> {
-      const body = req.body as { challenge: { domain?: unknown }; signature: string; domain?: string };
-      const expectedDomain = body.domain ?? (typeof body.challenge.domain === 'string' ? body.challenge.domain : '');
-      const result = await verifyProof({
-        challenge: body.challenge,
-        signature: body.signature,
-        expectedDomain,
-        resolve: resolveFresh,
-        now: now(),
-        nonceStore,
-      });
-      if (!result.verified) throw new ResolverError(STATUS[result.error], result.error, result.message);
-      res.setHeader('Cache-Control', 'no-store');
-      res.json({ verified: true, did: result.did, verificationMethod: result.verificationMethod });
-    },
+  // Both take their body and answer through the generated operation types (src/platform/typed.ts).
+  const challenge: OperationHandler<operations['createProofChallenge']> = async (req, res) => {
+    const { did, domain } = req.body;
+    const result = await createChallenge({ did, domain, now: now(), nonceStore });
+    if (!result.ok) {
+      throw new ResolverError(
+        STATUS[result.error],
+        result.error,
+        result.message,
+        result.error === 'did_invalid' ? { did } : undefined,
+      );
+    }
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(result.challenge);
   };
+
+  const verify: OperationHandler<operations['verifyProof']> = async (req, res) => {
+    const body = req.body;
+    const expectedDomain = body.domain ?? (typeof body.challenge.domain === 'string' ? body.challenge.domain : '');
+    const result = await verifyProof({
+      challenge: body.challenge,
+      signature: body.signature,
+      expectedDomain,
+      resolve: resolveFresh,
+      now: now(),
+      nonceStore,
+    });
+    if (!result.verified) throw new ResolverError(STATUS[result.error], result.error, result.message);
+    res.setHeader('Cache-Control', 'no-store');
+    res.json({ verified: true, did: result.did, verificationMethod: result.verificationMethod });
+  };
+
+  return { challenge, verify };
 }

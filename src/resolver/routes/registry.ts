@@ -17,7 +17,7 @@ import type { operations } from '../../generated/did-resolver.ts';
 import type { DidOperation } from '../../observability/index.ts';
 import type { OperationHandler, OperationResponse } from '../../platform/typed.ts';
 import { writeOperation, type WriteOptions } from '../../platform/write.ts';
-import { ResolverError } from '../context.ts';
+import { ResolverError, ResolverErrors } from '../context.ts';
 import { fromChainError, invalidRequest, recordError } from '../middleware/errors.ts';
 import {
   checkVersion,
@@ -39,7 +39,7 @@ const MUTATIONS = {
 } as const;
 type RegistryFn = keyof typeof MUTATIONS;
 
-const mismatch = (message: string) => new ResolverError(400, 'tx_operation_mismatch', message);
+const mismatch = (message: string) => ResolverErrors.txOperationMismatch(message);
 
 /** The record of a prepare body, field by field (the schema already refused anything else). */
 function recordInput(raw: unknown): DidRecordInput {
@@ -215,7 +215,7 @@ export function registryRoutes(ctx: RouteContext) {
     const parsed = parseDidOrThrow(req.params.did, { fromPath: true });
     const net = networkOf(ctx, parsed);
     const record = await readRecord(net, parsed);
-    if (!record) throw new ResolverError(404, 'did_not_found', `${parsed.did} is not registered`);
+    if (!record) throw ResolverErrors.didNotFound(`${parsed.did} is not registered`);
     res.setHeader('Cache-Control', 'no-store');
     res.json({ did: parsed.did, didId: parsed.didId, record });
   };
@@ -322,7 +322,7 @@ export function registryRoutes(ctx: RouteContext) {
       void res.json(await submit(ctx, signedXdr, { fns: Object.keys(MUTATIONS) as RegistryFn[] })),
     // The body is `{signedXdr}` alone (SubmitRequest): request validation refuses any other.
     prepare: async () => {
-      throw new ResolverError(400, 'invalid_request', 'this route only submits: send {signedXdr}');
+      throw ResolverErrors.invalidRequest('this route only submits: send {signedXdr}');
     },
   });
 

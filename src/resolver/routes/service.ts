@@ -1,6 +1,8 @@
 // GET /health, /openapi.json and /docs (spec tag "service"). The UI (src/openapi/docs-ui.ts) reads
 // /openapi.json.
 import type { Request, RequestHandler, Response } from 'express';
+import type { operations } from '../../generated/did-resolver.ts';
+import type { OperationHandler } from '../../platform/typed.ts';
 import { docsUi } from '../../openapi/docs-ui.ts';
 import type { RouteContext } from './shared.ts';
 
@@ -8,16 +10,18 @@ export function serviceRoutes(ctx: RouteContext, spec: { info?: { title?: string
   const specJson = JSON.stringify(spec);
   const networks = [...ctx.served.values()].map((n) => ({ network: n.name, registryId: n.registryId }));
   const ui = docsUi({ title: spec.info?.title ?? 'did:ledger resolver' });
+  // The health answer is checked against getHealth's (src/platform/typed.ts).
+  const health: OperationHandler<operations['getHealth']> = (_req, res) => {
+    res.json({
+      status: 'ok',
+      timestamp: new Date(ctx.deps.now()).toISOString(),
+      service: 'did-resolver',
+      node: process.versions.node,
+      networks,
+    });
+  };
   return {
-    health(_req: Request, res: Response): void {
-      res.json({
-        status: 'ok',
-        timestamp: new Date(ctx.deps.now()).toISOString(),
-        service: 'did-resolver',
-        node: process.versions.node,
-        networks,
-      });
-    },
+    health,
     openapi(_req: Request, res: Response): void {
       res.type('application/json').send(specJson);
     },

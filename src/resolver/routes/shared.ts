@@ -9,7 +9,7 @@ import {
   type DidRecord,
   type ParsedDid,
 } from '../../did/index.ts';
-import { ResolverError, type ResolverAppDeps, type ResolverNetwork } from '../context.ts';
+import { ResolverErrors, type ResolverAppDeps, type ResolverNetwork } from '../context.ts';
 import { didInvalid, fromChainError } from '../middleware/errors.ts';
 import { eventLedgerCloseTime, type LedgerCloseTime } from '../../chain/ledger-time.ts';
 import { ResolutionCache, type ResolvedEntry } from './resolution-cache.ts';
@@ -80,9 +80,7 @@ export async function readRecord(net: ServedNetwork, parsed: ParsedDid): Promise
   } catch (err) {
     if (err instanceof ChainError) throw fromChainError(err, net.name);
     // A reply that does not decode as a record: the RPC answered garbage.
-    throw new ResolverError(
-      502,
-      'ledger_unavailable',
+    throw ResolverErrors.ledgerUnavailable(
       `${net.name} RPC answered an unreadable record: ${(err as Error)?.message ?? String(err)}`,
     );
   }
@@ -107,17 +105,15 @@ export async function readEntry(net: ServedNetwork, parsed: ParsedDid): Promise<
 /** The current record of a mutation's DID: registered (404 did_not_found) and active (409 did_deactivated). */
 export async function currentRecord(net: ServedNetwork, parsed: ParsedDid): Promise<DidRecord> {
   const record = await readRecord(net, parsed);
-  if (!record) throw new ResolverError(404, 'did_not_found', `${parsed.did} is not registered`);
-  if (record.deactivated) throw new ResolverError(409, 'did_deactivated', `${parsed.did} is deactivated`);
+  if (!record) throw ResolverErrors.didNotFound(`${parsed.did} is not registered`);
+  if (record.deactivated) throw ResolverErrors.didDeactivated(`${parsed.did} is deactivated`);
   return record;
 }
 
 /** Optimistic concurrency (spec: version_mismatch, 409, details with both versions). */
 export function checkVersion(parsed: ParsedDid, record: DidRecord, expectedVersion: number): void {
   if (record.version !== expectedVersion) {
-    throw new ResolverError(
-      409,
-      'version_mismatch',
+    throw ResolverErrors.versionMismatch(
       `expectedVersion ${expectedVersion} but ${parsed.did} is at version ${record.version}`,
       {
         expectedVersion,

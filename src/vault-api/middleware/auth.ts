@@ -2,7 +2,7 @@
 // /health, /config, /openapi.json, /docs, /auth/*) needs a key of this network in X-SVC-Key, x-api-key or
 // `Authorization: Bearer`.
 import type { Request, RequestHandler } from 'express';
-import { ApiError, setAuth, type AuthContext, type VaultAppDeps } from '../context.ts';
+import { VaultErrors, setAuth, type AuthContext, type VaultAppDeps } from '../context.ts';
 import type { ApiKeyRecord } from '../../stores/index.ts';
 import { operationOf, type OperationInfo } from './openapi.ts';
 
@@ -33,18 +33,15 @@ export function authenticate(deps: VaultAppDeps, index: Map<string, OperationInf
     const key = presentedKey(req);
     // A keyless call of an operation whose key is optional goes on without a caller (rate-limited per IP).
     if (!key && op.keyOptional) return next();
-    if (!key)
-      throw new ApiError(401, 'missing_api_key', 'send the API key in X-SVC-Key, x-api-key or Authorization: Bearer');
+    if (!key) throw VaultErrors.missingApiKey('send the API key in X-SVC-Key, x-api-key or Authorization: Bearer');
     const found = KEY_RE.test(key) ? await deps.stores.keys.lookup(key) : undefined;
     // Nothing carries over between networks: a testnet key does not open mainnet, expired or not. Unknown
     // and revoked keys read alike.
     if (!found || found.record.network !== deps.profile.network || found.state === 'revoked') {
-      throw new ApiError(401, 'invalid_api_key', UNKNOWN_KEY);
+      throw VaultErrors.invalidApiKey(UNKNOWN_KEY);
     }
     if (found.state === 'expired') {
-      throw new ApiError(
-        401,
-        'api_key_expired',
+      throw VaultErrors.apiKeyExpired(
         `the API key expired on ${found.record.expiresAt}; prove the wallet again to get a new one`,
       );
     }

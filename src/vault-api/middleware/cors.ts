@@ -3,7 +3,7 @@
 // a browser. Every other route answers no CORS headers: keyed routes are for servers, and a browser page
 // must never hold an API key.
 import type { Request, RequestHandler } from 'express';
-import { ApiError, type VaultAppDeps } from '../context.ts';
+import { VaultErrors, type VaultAppDeps } from '../context.ts';
 
 /** The routes a browser may call cross-origin, with the method each serves. */
 export const CORS_ROUTES: Readonly<Record<string, 'GET' | 'POST'>> = { '/auth/challenge': 'GET', '/auth/keys': 'POST' };
@@ -31,7 +31,7 @@ export function allowedOriginValue(allowList: readonly string[], origin: string)
 export function checkOrigin(deps: Pick<VaultAppDeps, 'limits'>, req: Request): void {
   const origin = req.get('origin');
   if (origin === undefined || allowedOriginValue(deps.limits.authOrigins, origin) !== undefined) return;
-  throw new ApiError(403, 'origin_not_allowed', 'this origin may not request API keys');
+  throw VaultErrors.originNotAllowed('this origin may not request API keys');
 }
 
 /**

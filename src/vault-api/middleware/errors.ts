@@ -2,7 +2,7 @@
 // reach the client: an unexpected error is 500 `internal_error`, and its details go to the log only.
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { ApiError, isVaultErrorCode, vaultError, type VaultAppDeps, type VaultErrorCode } from '../context.ts';
+import { ApiError, isVaultErrorCode, VaultErrors, type VaultAppDeps, type VaultErrorCode } from '../context.ts';
 import { ChainError } from '../../chain/index.ts';
 import { clip } from '../../openapi/error-bounds.ts';
 import { StoreInputError, StoreUnavailableError } from '../../stores/index.ts';
@@ -139,5 +139,5 @@ export function errorHandler(
 
 /** After every route: nothing answered. */
 export const notFound: RequestHandler = platformNotFound((req) =>
-  vaultError('not_found', `no route ${req.method} ${clip(req.path, 200)}`),
+  VaultErrors.notFound(`no route ${req.method} ${clip(req.path, 200)}`),
 );

@@ -7,7 +7,7 @@
 // concurrent requests run.
 import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
-import { ApiError, getAuth, type VaultAppDeps } from '../context.ts';
+import { VaultErrors, getAuth, type VaultAppDeps } from '../context.ts';
 import { canonicalize } from '../../did/jcs.ts';
 import { IDEMPOTENCY_KEY_MAX, type StoredResponse } from '../../stores/index.ts';
 import { operationOf, type OperationInfo } from './openapi.ts';
@@ -84,7 +84,7 @@ export function idempotency(deps: VaultAppDeps, index: Map<string, OperationInfo
     const key = req.get('idempotency-key');
     if (!op?.idempotent || key === undefined) return next();
     if (key.length < 1 || key.length > IDEMPOTENCY_KEY_MAX) {
-      throw new ApiError(400, 'invalid_request', `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} characters`);
+      throw VaultErrors.invalidRequest(`Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} characters`);
     }
     const scope = getAuth(req).keyId;
     const begun = await store.begin({ scope, key, requestHash: requestHash(req), now: deps.now() });
@@ -101,17 +101,9 @@ export function idempotency(deps: VaultAppDeps, index: Map<string, OperationInfo
         return;
       }
       case 'mismatch':
-        throw new ApiError(
-          422,
-          'idempotency_key_reused',
-          'this Idempotency-Key was used with a different request body',
-        );
+        throw VaultErrors.idempotencyKeyReused('this Idempotency-Key was used with a different request body');
       case 'in_progress':
-        throw new ApiError(
-          409,
-          'idempotency_in_progress',
-          'a request with this Idempotency-Key is still running; retry later',
-        );
+        throw VaultErrors.idempotencyInProgress('a request with this Idempotency-Key is still running; retry later');
       case 'started':
         break;
     }

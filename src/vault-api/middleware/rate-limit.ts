@@ -8,7 +8,7 @@
 // simulations and submissions for as long as the store is down — exactly when the service is weakest.
 import type { Request, RequestHandler } from 'express';
 import { clientIp, rateLimit as platformRateLimit, windowWords, type RatePlan } from '../../platform/rate-limit.ts';
-import { ApiError, getAuth, peekAuth, type VaultAppDeps } from '../context.ts';
+import { VaultErrors, getAuth, peekAuth, type VaultAppDeps } from '../context.ts';
 import { operationOf, type OperationInfo } from './openapi.ts';
 
 /** Requests per window per client IP on /auth/* (vault-api.yaml: 60 per minute). */
@@ -23,7 +23,7 @@ function planFor(deps: VaultAppDeps, op: OperationInfo, req: Request): RatePlan 
     bucket,
     limit,
     headerPrefix: 'X-RateLimit',
-    refuse: () => new ApiError(429, 'rate_limit_exceeded', `read rate limit of ${limit} requests per ${per} exceeded`),
+    refuse: () => VaultErrors.rateLimitExceeded(`read rate limit of ${limit} requests per ${per} exceeded`),
   });
   switch (op.bucket) {
     case 'none':
@@ -40,8 +40,7 @@ function planFor(deps: VaultAppDeps, op: OperationInfo, req: Request): RatePlan 
         bucket: `vault:${net}:write:${auth.keyId}`,
         limit,
         headerPrefix: 'X-WriteRateLimit',
-        refuse: () =>
-          new ApiError(429, 'write_rate_limit_exceeded', `write rate limit of ${limit} requests per ${per} exceeded`),
+        refuse: () => VaultErrors.writeRateLimitExceeded(`write rate limit of ${limit} requests per ${per} exceeded`),
       };
     }
   }

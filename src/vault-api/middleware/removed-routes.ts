@@ -3,7 +3,7 @@
 // it. Answered before route matching: `GET /contracts/vault/get-vc-parent` would otherwise match the
 // metadata route `/contracts/vault/{owner}` and fail its pattern (400), telling a client nothing useful.
 import type { RequestHandler } from 'express';
-import { ApiError } from '../context.ts';
+import { VaultErrors } from '../context.ts';
 import type { OpenApiDocument } from './openapi.ts';
 
 /** One removed route: its path (any method), what to use instead, and why, in a client's words. */
@@ -43,6 +43,6 @@ export function removedRoutes(routes: readonly RemovedRoute[]): RequestHandler {
     const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
     const removed = byPath.get(path);
     if (removed === undefined) return next();
-    next(new ApiError(410, 'route_removed', removedMessage(req.method, removed)));
+    next(VaultErrors.routeRemoved(removedMessage(req.method, removed)));
   };
 }

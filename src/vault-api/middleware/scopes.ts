@@ -1,7 +1,7 @@
 // Per-operation permissions (vault-api.yaml "Authentication"): `x-required-role: admin` needs an admin key,
 // `x-required-scope` needs that scope unless the key carries none (a key with no scopes is unrestricted).
 import type { RequestHandler } from 'express';
-import { ApiError, getAuth, peekAuth } from '../context.ts';
+import { VaultErrors, getAuth, peekAuth } from '../context.ts';
 import { operationOf, type OperationInfo } from './openapi.ts';
 
 /** `x-required-role: admin` → 403 `admin_required`; `x-required-scope` → 403 `insufficient_scope`. */
@@ -13,10 +13,10 @@ export function requireScopes(index: Map<string, OperationInfo>): RequestHandler
     if (op.keyOptional && !peekAuth(req)) return next();
     const auth = getAuth(req);
     if (op.role === 'admin' && auth.role !== 'admin')
-      throw new ApiError(403, 'admin_required', 'this operation needs an admin key');
+      throw VaultErrors.adminRequired('this operation needs an admin key');
     // A key with no scopes is unrestricted (vault-api.yaml "Authentication").
     if (op.scope && auth.scopes.length > 0 && !auth.scopes.includes(op.scope)) {
-      throw new ApiError(403, 'insufficient_scope', `this operation needs the scope ${op.scope}`);
+      throw VaultErrors.insufficientScope(`this operation needs the scope ${op.scope}`);
     }
     next();
   };

@@ -1,7 +1,7 @@
 // Integer query parameters must be plain decimal digits. The validator coerces with JavaScript's
 // Number(), which reads `0x10`, `1e1`, `0b11`, `+5` and `1.0` as integers; the spec means digits.
 import type { RequestHandler } from 'express';
-import { ApiError } from '../context.ts';
+import { VaultErrors } from '../context.ts';
 import { operationOf, type OperationInfo } from './openapi.ts';
 
 const DECIMAL = /^[0-9]+$/;
@@ -17,9 +17,7 @@ export function strictIntegerQuery(index: Map<string, OperationInfo>): RequestHa
       for (const value of raw.getAll(name)) {
         if (!DECIMAL.test(value)) {
           return next(
-            new ApiError(
-              400,
-              'invalid_request',
+            VaultErrors.invalidRequest(
               `query.${name} must be a whole number written in decimal digits, got ${JSON.stringify(value.slice(0, 40))}`,
             ),
           );

@@ -2,7 +2,7 @@
 // "Errors": the named codes where the schema descriptions say so, otherwise `invalid_request`).
 import { FORMAT_WORDS } from '../../openapi/formats.ts';
 import { clip, VAULT_FAILURES_LISTED } from '../../openapi/error-bounds.ts';
-import { ApiError, type VaultErrorCode } from '../context.ts';
+import { ApiError, VaultErrors, type VaultErrorCode } from '../context.ts';
 import { MAX_PAGE } from '../routes/contract-common.ts';
 import { MAX_BATCH_SIZE, MAX_VC_DATA, MAX_VC_ID } from '../routes/issue-rules.ts';
 import type { BodyBranch, OperationInfo } from './openapi.ts';
@@ -57,7 +57,8 @@ const at = (f: Failure, ...want: (string | RegExp)[]) =>
 function namedCode(f: Failure, body: unknown): { code: VaultErrorCode; message: string; rank: number } | undefined {
   const k = f.keyword;
   if ((k === 'minItems' || k === 'maxItems') && at(f, 'body', 'vcs')) {
-    const n = Array.isArray((body as { vcs?: unknown })?.vcs) ? (body as { vcs: unknown[] }).vcs.length : 0;
+    const vcs = typeof body === 'object' && body !== null && 'vcs' in body ? body.vcs : undefined;
+    const n = Array.isArray(vcs) ? vcs.length : 0;
     return { code: 'batch_too_large', message: `vcs must hold 1 to ${MAX_BATCH_SIZE} credentials, got ${n}`, rank: 0 };
   }
   if (k === 'maxLength' && at(f, 'body', 'vcs', /^\d+$/, /^(vcId|vcData)$/)) {
@@ -130,5 +131,5 @@ export function mapValidationFailure(items: ValidationItem[], op: OperationInfo 
     lines.slice(0, VAULT_FAILURES_LISTED).join('; ') +
     (more > 0 ? `; … and ${more} more failure${more === 1 ? '' : 's'}` : '');
   const prefix = branch?.mode === 'submit' ? 'submit takes {signedXdr} alone: ' : 'request validation failed: ';
-  return new ApiError(400, 'invalid_request', prefix + listed);
+  return VaultErrors.invalidRequest(prefix + listed);
 }

@@ -1,8 +1,9 @@
 // What the contract routes share: the two write modes on one endpoint, the key bindings, vault lookup.
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import type { components } from '../../generated/vault-api.ts';
-import { prepareOrSubmit, type WriteOptions } from '../../platform/write.ts';
-import { ApiError, getAuth, type AuthContext, type VaultAppDeps } from '../context.ts';
+import type { OperationRequest } from '../../platform/typed.ts';
+import { prepareOrSubmit, type PrepareBodyOf, type WriteOptions } from '../../platform/write.ts';
+import { ApiError, VaultErrors, getAuth, type AuthContext, type VaultAppDeps } from '../context.ts';
 import {
   ChainError,
   decodeBatchIssueArgs,
@@ -30,17 +31,19 @@ export interface WriteRoute<B> {
  * `{tx_id, txId}`; anything else prepares and answers `{xdr, network, networkPassphrase}`. The second name
  * of each pair is the resolver's, so one client helper reads both.
  */
-export function writeHandler<B>(deps: VaultAppDeps, route: WriteRoute<B>): RequestHandler {
+export function writeHandler<Op>(
+  deps: VaultAppDeps,
+  route: WriteRoute<PrepareBodyOf<Op>>,
+): (req: OperationRequest<Op>, res: Response<PrepareResponse | SubmitResponse>) => Promise<void> {
   const options: WriteOptions = {
     routeOf: (req) => routeTemplate(req),
     codeOf: (err) => (err instanceof ApiError || err instanceof ChainError ? err.code : undefined),
     ...(deps.metrics ? { submitted: deps.metrics.domain.submitted.bind(deps.metrics.domain) } : {}),
   };
-  return prepareOrSubmit<B, Request, Response<PrepareResponse | SubmitResponse>>(options, {
+  return prepareOrSubmit<OperationRequest<Op>, Response<PrepareResponse | SubmitResponse>>(options, {
     submit: async (signedXdr, req, res) => {
       const body = bodyOf(req);
-      if (Object.keys(body).length !== 1)
-        throw new ApiError(400, 'invalid_request', 'submit takes {signedXdr} alone, a string');
+      if (Object.keys(body).length !== 1) throw VaultErrors.invalidRequest('submit takes {signedXdr} alone, a string');
       const auth = getAuth(req);
       let invoked: Invocation | undefined;
       const sent = await deps.chain.client.submit(signedXdr, (inv) => {
@@ -67,16 +70,17 @@ function countCredentials(deps: VaultAppDeps, inv: Invocation): void {
   else if (inv.fn === 'revoke') domain.credentialsRevoked(1);
 }
 
-export function bodyOf(req: Request): Body {
-  const body: unknown = req.body;
+/** The request's body, refused unless a JSON object; typed as the request says (the operation's body). */
+export function bodyOf<B>(req: { body: B }): B & object {
+  const body = req.body;
   if (!body || typeof body !== 'object' || Array.isArray(body))
-    throw new ApiError(400, 'invalid_request', 'the body must be a JSON object');
-  return body as Body;
+    throw VaultErrors.invalidRequest('the body must be a JSON object');
+  return body;
 }
 
 /** The key's wallet; a key without one gets 403 wallet_not_linked on routes that bind a field to it. */
 export function keyWallet(auth: AuthContext): string {
-  if (!auth.wallet) throw new ApiError(403, 'wallet_not_linked', 'the API key is not linked to a wallet');
+  if (!auth.wallet) throw VaultErrors.walletNotLinked('the API key is not linked to a wallet');
   return auth.wallet;
 }
 
@@ -89,7 +93,7 @@ export type Binding = 'ownership' | 'issuer' | 'sponsor';
 export function bindToWallet(auth: AuthContext, binding: Binding, field: string, value: string): void {
   if (auth.role === 'admin') return;
   if (value !== keyWallet(auth)) {
-    throw new ApiError(403, 'forbidden', `${field} must equal the wallet bound to the API key (${binding} binding)`);
+    throw VaultErrors.forbidden(`${field} must equal the wallet bound to the API key (${binding} binding)`);
   }
 }
 
@@ -104,9 +108,7 @@ export function bindAuthorizers(auth: AuthContext, binding: Binding, inv: Invoca
   const wallet = keyWallet(auth);
   for (const a of inv.auth) {
     if (a.address === wallet) continue;
-    throw new ApiError(
-      403,
-      'forbidden',
+    throw VaultErrors.forbidden(
       `the transaction carries an authorization entry (${CREDENTIAL_NAMES[a.credentials]}) for ${a.address}, which is not the wallet bound to the API key (${binding} binding)`,
     );
   }
@@ -121,7 +123,7 @@ const CREDENTIAL_NAMES = {
 
 /** A rule between two request fields that holds for every key, reported as 403 forbidden naming the field. */
 export function requireSame(field: string, value: string, other: string, otherValue: string): void {
-  if (value !== otherValue) throw new ApiError(403, 'forbidden', `${field} must equal ${other}`);
+  if (value !== otherValue) throw VaultErrors.forbidden(`${field} must equal ${other}`);
 }
 
 /**
@@ -131,9 +133,7 @@ export function requireSame(field: string, value: string, other: string, otherVa
 export function vaultOf(deps: VaultAppDeps, owner: string, userSalt?: UserSalt, vaultContract?: string): string {
   const vault = deps.chain.vaultAddress(owner, userSalt);
   if (vaultContract !== undefined && vaultContract !== vault) {
-    throw new ApiError(
-      400,
-      'vaultContract_mismatch',
+    throw VaultErrors.vaultContractMismatch(
       `vaultContract ${vaultContract} is not the vault of this owner and userSalt (${vault})`,
     );
   }
@@ -161,11 +161,7 @@ export async function onVaults<T>(
     if (!(e instanceof ChainError) || NOT_ABOUT_THE_VAULT.has(e.code)) throw e;
     for (const { vault, label } of vaults) {
       if (!(await deps.chain.vault.exists({ vault }))) {
-        throw new ApiError(
-          404,
-          'vault_not_found',
-          `no vault is deployed ${label ?? 'for this owner and userSalt'} (${vault})`,
-        );
+        throw VaultErrors.vaultNotFound(`no vault is deployed ${label ?? 'for this owner and userSalt'} (${vault})`);
       }
     }
     throw e;
@@ -196,14 +192,14 @@ export function expectFactory(deps: VaultAppDeps, inv: Invocation): void {
 /** A string field of a validated body (the validator guarantees types; this keeps handlers honest). */
 export function str(body: Body, name: string): string {
   const v = body[name];
-  if (typeof v !== 'string') throw new ApiError(400, 'invalid_request', `${name} is required and must be a string`);
+  if (typeof v !== 'string') throw VaultErrors.invalidRequest(`${name} is required and must be a string`);
   return v;
 }
 
 export function optStr(body: Body, name: string): string | undefined {
   const v = body[name];
   if (v === undefined) return undefined;
-  if (typeof v !== 'string') throw new ApiError(400, 'invalid_request', `${name} must be a string`);
+  if (typeof v !== 'string') throw VaultErrors.invalidRequest(`${name} must be a string`);
   return v;
 }
 
@@ -214,14 +210,14 @@ export function optStr(body: Body, name: string): string | undefined {
 export function intParam(v: unknown, name: 'offset' | 'limit', dflt: number): number {
   if (v === undefined || v === '') return dflt;
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : NaN;
-  if (!Number.isSafeInteger(n)) throw new ApiError(400, 'invalid_request', `${name} must be an integer`);
+  if (!Number.isSafeInteger(n)) throw VaultErrors.invalidRequest(`${name} must be an integer`);
   if (name === 'limit') {
-    if (n > MAX_PAGE) throw new ApiError(400, 'limit_too_large', `limit must be at most ${MAX_PAGE}`);
-    if (n < 1) throw new ApiError(400, 'invalid_request', 'limit must be at least 1');
+    if (n > MAX_PAGE) throw VaultErrors.limitTooLarge(`limit must be at most ${MAX_PAGE}`);
+    if (n < 1) throw VaultErrors.invalidRequest('limit must be at least 1');
   } else if (n < 0) {
-    throw new ApiError(400, 'invalid_request', 'offset must be 0 or more');
+    throw VaultErrors.invalidRequest('offset must be 0 or more');
   } else if (n > MAX_OFFSET) {
-    throw new ApiError(400, 'invalid_request', `offset must be at most ${MAX_OFFSET} (the contract takes a u32)`);
+    throw VaultErrors.invalidRequest(`offset must be at most ${MAX_OFFSET} (the contract takes a u32)`);
   }
   return n;
 }

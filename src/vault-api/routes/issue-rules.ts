@@ -1,6 +1,6 @@
 // Issue rules (vault-api.yaml VcData, IssuerDid):
 // checked before any transaction is built, and again on the decoded arguments of a signed one.
-import { ApiError, type VaultAppDeps } from '../context.ts';
+import { ApiError, VaultErrors, type VaultAppDeps } from '../context.ts';
 import { VcDataTooLargeError, encryptVcData, openVcData } from '../../crypto/envelope.ts';
 import { didIdToBytes, parseDid } from '../../did/index.ts';
 import { inspectJsonText } from '../../http/json-text.ts';
@@ -17,7 +17,7 @@ export const batchEntry = (i: number): Where => `vcs[${i}].`;
 
 /** vcId and vcData lengths (the validator checks them too; this keeps the codes without it). */
 export function checkLengths(where: Where, vcId: string, vcData: string): void {
-  if (vcId.length === 0) throw new ApiError(400, 'invalid_request', `${where}vcId must not be empty`);
+  if (vcId.length === 0) throw VaultErrors.invalidRequest(`${where}vcId must not be empty`);
   // The contract counts the id in UTF-8 bytes (chain-abi: vc_id ≤ 64): an id of 64 non-ASCII characters is
   // refused here with its own code, not by the chain as input_too_long.
   if (vcId.length > MAX_VC_ID || Buffer.byteLength(vcId, 'utf8') > MAX_VC_ID) {
@@ -43,7 +43,7 @@ function codePoints(s: string): number {
 
 export function checkBatchSize(n: number): void {
   if (n < 1 || n > MAX_BATCH_SIZE)
-    throw new ApiError(400, 'batch_too_large', `vcs must hold 1 to ${MAX_BATCH_SIZE} credentials, got ${n}`);
+    throw VaultErrors.batchTooLarge(`vcs must hold 1 to ${MAX_BATCH_SIZE} credentials, got ${n}`);
 }
 
 /**
@@ -54,7 +54,7 @@ export function checkBatchSize(n: number): void {
  * lists it).
  */
 export function checkVcData(where: Where, vcData: string): void {
-  const invalid = (why: string) => new ApiError(400, 'vcData_invalid', `${where}vcData ${why}`);
+  const invalid = (why: string) => VaultErrors.vcDataInvalid(`${where}vcData ${why}`);
   let doc: unknown;
   try {
     doc = JSON.parse(vcData);
@@ -94,9 +94,7 @@ export function checkDidUriNetwork(deps: VaultAppDeps, didUri: string): void {
   const m = /^did:ledger:([^:]*):/.exec(didUri);
   const network = deps.profile.network;
   if (m && m[1] !== network) {
-    throw new ApiError(
-      400,
-      'issuerDid_network_mismatch',
+    throw VaultErrors.issuerDidNetworkMismatch(
       `didUri is a did:ledger DID of ${m[1] || 'no network'} but this service runs on ${network}`,
     );
   }
@@ -110,38 +108,26 @@ export function checkDidUriNetwork(deps: VaultAppDeps, didUri: string): void {
  */
 export async function checkIssuerDid(deps: VaultAppDeps, issuerDid: string, issuer: string): Promise<void> {
   if (!issuerDid.startsWith('did:ledger:')) {
-    throw new ApiError(
-      400,
-      'issuerDid_invalid',
+    throw VaultErrors.issuerDidInvalid(
       'issuerDid must be a did:ledger DID; did:pkh and bare addresses are not accepted',
     );
   }
   const parsed = parseDid(issuerDid);
-  if (!parsed.ok)
-    throw new ApiError(400, 'issuerDid_invalid', `issuerDid is not a valid did:ledger DID: ${parsed.message}`);
+  if (!parsed.ok) throw VaultErrors.issuerDidInvalid(`issuerDid is not a valid did:ledger DID: ${parsed.message}`);
   const network = deps.profile.network;
   if (parsed.value.network !== network) {
-    throw new ApiError(
-      400,
-      'issuerDid_network_mismatch',
+    throw VaultErrors.issuerDidNetworkMismatch(
       `issuerDid belongs to ${parsed.value.network} but this service runs on ${network}`,
     );
   }
   const entry = await deps.chain.registry.get(didIdToBytes(parsed.value.didId));
-  if (!entry) throw new ApiError(400, 'issuerDid_not_found', `issuerDid ${issuerDid} is not registered on ${network}`);
-  if (entry.record.deactivated)
-    throw new ApiError(400, 'issuerDid_deactivated', `issuerDid ${issuerDid} is deactivated`);
+  if (!entry) throw VaultErrors.issuerDidNotFound(`issuerDid ${issuerDid} is not registered on ${network}`);
+  if (entry.record.deactivated) throw VaultErrors.issuerDidDeactivated(`issuerDid ${issuerDid} is deactivated`);
   if (entry.record.controller !== issuer) {
-    throw new ApiError(
-      400,
-      'issuerDid_controller_mismatch',
-      'the issuer DID controller does not match the signing issuer',
-    );
+    throw VaultErrors.issuerDidControllerMismatch('the issuer DID controller does not match the signing issuer');
   }
   if (entry.record.assertionMethod.length === 0) {
-    throw new ApiError(
-      400,
-      'issuerDid_invalid',
+    throw VaultErrors.issuerDidInvalid(
       `issuerDid ${issuerDid} has no assertionMethod key, so it cannot issue credentials; add one to its record (resolver: POST /v1/dids/stellar/{did}/update)`,
     );
   }
@@ -160,9 +146,7 @@ export function sealVcData(
     return encryptVcData(deps.keyring, { owner: c.owner, vcId: c.vcId, plaintext: c.vcData, issuer: c.issuer });
   } catch (e) {
     if (e instanceof VcDataTooLargeError) {
-      throw new ApiError(
-        400,
-        'vcData_ciphertext_too_long',
+      throw VaultErrors.vcDataCiphertextTooLong(
         `${where}vcData encrypts to ${e.length} characters; the vault stores at most ${e.max}`,
       );
     }
@@ -184,17 +168,13 @@ export function checkSealedVcData(
   try {
     opened = openVcData(deps.keyring, { owner: c.owner, vcId: c.vcId, data: c.data });
   } catch {
-    throw new ApiError(
-      400,
-      'vcData_invalid',
+    throw VaultErrors.vcDataInvalid(
       `${where}vcData in the signed transaction is not a payload this service encrypted for this owner and vcId`,
     );
   }
   // Prepared before the issuing wallet was recorded (cv1), or for the wallet that signs the issue.
   if (opened.issuer !== undefined && opened.issuer !== c.issuer) {
-    throw new ApiError(
-      400,
-      'vcData_invalid',
+    throw VaultErrors.vcDataInvalid(
       `${where}vcData in the signed transaction was sealed for the issuer ${opened.issuer}, not ${c.issuer}`,
     );
   }

@@ -1,12 +1,11 @@
 // Issuer registry (vault-api.yaml "Issuer registry"): the factory's per-issuer custom fee table. Mutations
 // need an admin key (x-required-role, checked by the platform middleware) and the factory admin's signature.
 import type { Router } from 'express';
-import { ApiError, type VaultAppDeps } from '../context.ts';
+import { VaultErrors, type VaultAppDeps } from '../context.ts';
 import { decodeRemoveFeeCustomArgs, decodeSetFeeCustomArgs, mismatch, type Invocation } from '../../chain/index.ts';
-import type { components } from '../../generated/vault-api.ts';
-import { expectFactory, requireSame, writeHandler, type WriteRoute } from './contract-common.ts';
-
-type S = components['schemas'];
+import type { operations } from '../../generated/vault-api.ts';
+import type { OperationHandler } from '../../platform/typed.ts';
+import { expectFactory, requireSame, writeHandler } from './contract-common.ts';
 
 export function registerIssuerRegistryRoutes(router: Router, deps: VaultAppDeps): void {
   const { chain } = deps;
@@ -19,8 +18,8 @@ export function registerIssuerRegistryRoutes(router: Router, deps: VaultAppDeps)
   const expiry = (expiresAt: string | undefined): { expiresAt?: bigint } => {
     if (expiresAt === undefined) return {};
     const ms = Date.parse(expiresAt);
-    if (Number.isNaN(ms)) throw new ApiError(400, 'invalid_request', 'expiresAt must be an ISO-8601 date-time');
-    if (ms <= deps.now()) throw new ApiError(400, 'expiresAt_in_past', `expiresAt ${expiresAt} lies in the past`);
+    if (Number.isNaN(ms)) throw VaultErrors.invalidRequest('expiresAt must be an ISO-8601 date-time');
+    if (ms <= deps.now()) throw VaultErrors.expiresAtInPast(`expiresAt ${expiresAt} lies in the past`);
     return { expiresAt: BigInt(Math.floor(ms / 1000)) };
   };
 
@@ -42,36 +41,37 @@ export function registerIssuerRegistryRoutes(router: Router, deps: VaultAppDeps)
 
   router.post(
     '/contracts/issuer-registry',
-    writeHandler(deps, {
-      prepare: (b: S['IssuerFeeSetPrepare']) => setFee(b.issuer, b),
+    writeHandler<operations['setIssuerFee']>(deps, {
+      prepare: (b) => setFee(b.issuer, b),
       check: (inv) => checkFee(inv, 'set_fee_custom'),
-    } satisfies WriteRoute<S['IssuerFeeSetPrepare']>),
+    }),
   );
 
-  router.get('/contracts/issuer-registry/:issuer', async (req, res) => {
-    const issuer = String(req.params['issuer']);
-    if (!/^G[A-Z2-7]{55}$/.test(issuer))
-      throw new ApiError(400, 'invalid_request', 'issuer must be an account address');
+  // The writes' bodies and this read's answer are the operations' (src/platform/typed.ts).
+  const getIssuerFee: OperationHandler<operations['getIssuerFee']> = async (req, res) => {
+    const issuer = req.params.issuer;
+    if (!/^G[A-Z2-7]{55}$/.test(issuer)) throw VaultErrors.invalidRequest('issuer must be an account address');
     const q = await chain.factory.quoteFee(issuer);
     res.json({ issuer, enabled: q.enabled, amount: q.amount.toString(), token: q.token ?? null, dest: q.dest ?? null });
-  });
+  };
+  router.get('/contracts/issuer-registry/:issuer', getIssuerFee);
 
   router.patch(
     '/contracts/issuer-registry/:issuer',
-    writeHandler(deps, {
-      prepare: (b: S['IssuerFeeUpdatePrepare'], _auth, req) => setFee(String(req.params['issuer']), b),
+    writeHandler<operations['updateIssuerFee']>(deps, {
+      prepare: (b, _auth, req) => setFee(String(req.params['issuer']), b),
       check: (inv, _auth, req) => checkFee(inv, 'set_fee_custom', String(req.params['issuer'])),
-    } satisfies WriteRoute<S['IssuerFeeUpdatePrepare']>),
+    }),
   );
 
   router.delete(
     '/contracts/issuer-registry/:issuer',
-    writeHandler(deps, {
-      prepare: async (b: S['IssuerFeeRemovePrepare'], _auth, req) => {
+    writeHandler<operations['removeIssuerFee']>(deps, {
+      prepare: async (b, _auth, req) => {
         await adminSource(b.sourcePublicKey);
         return chain.factory.removeFeeCustom({ source: b.sourcePublicKey, issuer: String(req.params['issuer']) });
       },
       check: (inv, _auth, req) => checkFee(inv, 'remove_fee_custom', String(req.params['issuer'])),
-    } satisfies WriteRoute<S['IssuerFeeRemovePrepare']>),
+    }),
   );
 }

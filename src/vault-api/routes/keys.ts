@@ -11,11 +11,12 @@
 import { hkdfSync } from 'node:crypto';
 import express, { type Router } from 'express';
 import { Keypair, StrKey, xdr } from '@stellar/stellar-sdk';
-import { ApiError, type VaultAppDeps } from '../context.ts';
+import { VaultErrors, type VaultAppDeps } from '../context.ts';
 import { checkOrigin } from '../middleware/cors.ts';
 import { buildChallenge, checkSigners, ChallengeError, readChallenge, type ChallengeOptions } from './challenge.ts';
 import { KeyExistsError, type ApiKeyRecord, type CreatedKey } from '../../stores/index.ts';
-import type { KeyRole } from '../../domain.ts';
+import type { operations } from '../../generated/vault-api.ts';
+import type { OperationHandler } from '../../platform/typed.ts';
 
 /** Home domain and web-auth domain written into challenges (the manage_data key is `credential-vault auth`). */
 export const WEB_AUTH_DOMAIN = 'credential-vault';
@@ -35,7 +36,7 @@ export function webAuthKeypair(deps: Pick<VaultAppDeps, 'keyring' | 'profile'>):
   return Keypair.fromRawEd25519Seed(Buffer.from(seed));
 }
 
-const challengeInvalid = (why: string) => new ApiError(400, 'challenge_invalid', `the challenge is not valid: ${why}`);
+const challengeInvalid = (why: string) => VaultErrors.challengeInvalid(`the challenge is not valid: ${why}`);
 
 interface SignerSummary {
   threshold: number;
@@ -84,9 +85,7 @@ async function provenAccount(
     const read = readChallenge(o, transaction);
     const summary = await signerSummary(deps, read.account);
     if (!summary) {
-      throw new ApiError(
-        403,
-        'account_not_found',
+      throw VaultErrors.accountNotFound(
         `the account ${read.account} does not exist on ${deps.profile.network}: only an existing account gets a key; fund it (create it on the network), then send this challenge again while it is valid`,
       );
     }
@@ -114,8 +113,8 @@ function listed(record: ApiKeyRecord) {
   };
 }
 
-/** A new key as the spec answers it once (ApiKeyCreated). */
-const created = ({ key, record }: CreatedKey) => ({ key, ...listed(record) });
+/** A new key as the spec answers it once (ApiKeyCreated): both routes create it for the wallet they name. */
+const created = ({ key, record }: CreatedKey, wallet: string) => ({ key, ...listed(record), wallet_address: wallet });
 
 export function createKeyRoutes(deps: VaultAppDeps): Router {
   const router = express.Router();
@@ -128,16 +127,18 @@ export function createKeyRoutes(deps: VaultAppDeps): Router {
   };
   const usedChallenges = `web-auth-challenge:${network}`;
 
-  router.get('/auth/challenge', (req, res) => {
+  // Each handler takes its body and answers through the generated operation types (src/platform/typed.ts).
+  const getAuthChallenge: OperationHandler<operations['getAuthChallenge']> = (req, res) => {
     checkOrigin(deps, req);
     const account = String(req.query['account']);
     const transaction = buildChallenge(challenges, account);
     res.json({ transaction, network_passphrase: deps.profile.networkPassphrase });
-  });
+  };
+  router.get('/auth/challenge', getAuthChallenge);
 
-  router.post('/auth/keys', async (req, res) => {
+  const createKeyFromProof: OperationHandler<operations['createKeyFromProof']> = async (req, res) => {
     checkOrigin(deps, req);
-    const body = req.body as { transaction: string; scopes?: string[] };
+    const body = req.body;
     const { account, hash } = await provenAccount(deps, challenges, body.transaction);
     // One use per challenge, across instances: the idempotency store's begin() is the atomic claim.
     const idem = deps.stores.idempotency;
@@ -159,23 +160,25 @@ export function createKeyRoutes(deps: VaultAppDeps): Router {
     await idem
       .complete(usedChallenges, hash, claim.token, { status: 201, headers: {}, body: { keyId: key.record.keyId } })
       .catch(() => undefined);
-    res.status(201).json(created(key));
-  });
+    res.status(201).json(created(key, account));
+  };
+  router.post('/auth/keys', createKeyFromProof);
 
-  router.get('/admin/keys', async (_req, res) => {
+  const listKeys: OperationHandler<operations['listKeys']> = async (_req, res) => {
     const keys = await deps.stores.keys.list({ network });
     // vault-api.yaml ApiKeyList: at most MAX_LISTED_KEYS, the newest first, so the answer stays bounded.
     const newest = [...keys]
       .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
       .slice(0, MAX_LISTED_KEYS);
     res.json({ keys: newest.map(listed) });
-  });
+  };
+  router.get('/admin/keys', listKeys);
 
-  router.post('/admin/keys', async (req, res) => {
-    const body = req.body as { wallet_address: string; role?: KeyRole; scopes?: string[]; expires_at?: string | null };
+  const createKey: OperationHandler<operations['createKey']> = async (req, res) => {
+    const body = req.body;
     const expiresAt = body.expires_at ?? null;
     if (expiresAt !== null && Date.parse(expiresAt) <= deps.now()) {
-      throw new ApiError(400, 'invalid_request', 'expires_at must lie in the future');
+      throw VaultErrors.invalidRequest('expires_at must lie in the future');
     }
     let key: CreatedKey;
     try {
@@ -193,20 +196,22 @@ export function createKeyRoutes(deps: VaultAppDeps): Router {
       );
     } catch (err) {
       if (err instanceof KeyExistsError)
-        throw new ApiError(409, 'key_exists', 'this wallet already holds a key on this network; delete it first');
+        throw VaultErrors.keyExists('this wallet already holds a key on this network; delete it first');
       throw err;
     }
-    res.status(201).json(created(key));
-  });
+    res.status(201).json(created(key, body.wallet_address));
+  };
+  router.post('/admin/keys', createKey);
 
-  router.delete('/admin/keys/:keyId', async (req, res) => {
-    const keyId = String(req.params['keyId']);
+  const deleteKey: OperationHandler<operations['deleteKey']> = async (req, res) => {
+    const keyId = req.params.keyId;
     const ofThisNetwork = (await deps.stores.keys.list({ network })).some((k) => k.keyId === keyId);
     if (!ofThisNetwork || !(await deps.stores.keys.revoke(keyId))) {
-      throw new ApiError(404, 'key_not_found', 'no API key with this key_id');
+      throw VaultErrors.keyNotFound('no API key with this key_id');
     }
     res.status(204).end();
-  });
+  };
+  router.delete('/admin/keys/:keyId', deleteKey);
 
   return router;
 }

@@ -7,7 +7,7 @@ import { publicUrl } from '../../config/redact.ts';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { operations } from '../../generated/vault-api.ts';
 import type { OperationHandler } from '../../platform/typed.ts';
-import { ApiError, type VaultAppDeps } from '../context.ts';
+import { VaultErrors, type VaultAppDeps } from '../context.ts';
 import type { OpenApiDocument } from '../middleware/openapi.ts';
 
 export const SERVICE_NAME = 'credential-vault';
@@ -66,7 +66,7 @@ export function createPublicRoutes(deps: VaultAppDeps, doc: OpenApiDocument): Ro
 export function createDocsRoutes(deps: VaultAppDeps): Router {
   const router = express.Router();
   if (deps.profile.network === 'mainnet') {
-    router.use((_req, _res, next) => next(new ApiError(404, 'not_found', 'not found')));
+    router.use((_req, _res, next) => next(VaultErrors.notFound('not found')));
     return router;
   }
   const ui = docsUi({ title: 'Credential Vault API' });
@@ -77,7 +77,7 @@ export function createDocsRoutes(deps: VaultAppDeps): Router {
     next(
       req.path === '/'
         ? new OpenApiValidator.error.MethodNotAllowed({ path: '/docs', message: `${req.method} method not allowed` })
-        : new ApiError(404, 'not_found', 'not found'),
+        : VaultErrors.notFound('not found'),
     ),
   );
   return router;

@@ -2,7 +2,7 @@
 // simulation; get-vc decrypts. POST reads take a body, GET reads take owner and userSalt as query.
 import type { Request, Router } from 'express';
 import { accountExists } from '../../chain/index.ts';
-import { ApiError, getAuth, type VaultAppDeps } from '../context.ts';
+import { VaultErrors, getAuth, type VaultAppDeps } from '../context.ts';
 import { decryptVcData } from '../../crypto/envelope.ts';
 import type { operations } from '../../generated/vault-api.ts';
 import type { OperationHandler } from '../../platform/typed.ts';
@@ -32,17 +32,18 @@ export function registerReadRoutes(router: Router, deps: VaultAppDeps): void {
   };
   router.post('/contracts/vault/list-vc-ids', listVcIds);
 
-  router.get('/contracts/vault/vc-count', async (req, res) => {
+  const getVcCount: OperationHandler<operations['getVcCount']> = async (req, res) => {
     const { vault } = target(query(req));
     res.json({ count: await read(vault, () => chain.vault.vcCount({ vault })) });
-  });
+  };
+  router.get('/contracts/vault/vc-count', getVcCount);
 
   const getVc: OperationHandler<operations['getVc']> = async (req, res) => {
     const { owner, userSalt, vaultContract, vcId } = req.body;
     const vault = vaultOf(deps, owner, userSalt, vaultContract);
     bindToWallet(getAuth(req), 'ownership', 'owner', owner);
     const stored = await read(vault, () => chain.vault.getVc({ vault, vcId }));
-    if (!stored) throw new ApiError(404, 'vc_not_found', `the vault holds no credential ${vcId}`);
+    if (!stored) throw VaultErrors.vcNotFound(`the vault holds no credential ${vcId}`);
     // The envelope is bound to the vault owner; a vault derived from (factory, owner, salt) has this owner
     // as vault_owner, and push only moves credentials between vaults of one owner.
     res.json({ result: openVc(deps, owner, vcId, stored.data) });
@@ -57,21 +58,23 @@ export function registerReadRoutes(router: Router, deps: VaultAppDeps): void {
   };
   router.post('/contracts/vault/verify-vc', verifyVc);
 
-  router.get('/contracts/vault/issuers/denied', async (req, res) => {
+  const listDeniedIssuers: OperationHandler<operations['listDeniedIssuers']> = async (req, res) => {
     const q = query(req);
     const offset = intParam(q['offset'], 'offset', 0);
     const limit = intParam(q['limit'], 'limit', DEFAULT_LIMIT);
     const { vault } = target(q);
     const issuers = await read(vault, () => chain.vault.listDeniedIssuers({ vault, offset, limit }));
     res.json({ issuers, offset, limit });
-  });
+  };
+  router.get('/contracts/vault/issuers/denied', listDeniedIssuers);
 
-  router.get('/contracts/vault/issuers/denied/count', async (req, res) => {
+  const countDeniedIssuers: OperationHandler<operations['countDeniedIssuers']> = async (req, res) => {
     const { vault } = target(query(req));
     res.json({ count: await read(vault, () => chain.vault.deniedIssuerCount({ vault })) });
-  });
+  };
+  router.get('/contracts/vault/issuers/denied/count', countDeniedIssuers);
 
-  router.get('/contracts/version', async (req, res) => {
+  const getVersion: OperationHandler<operations['getVersion']> = async (req, res) => {
     const q = query(req);
     if (q['owner'] === undefined) {
       res.json({ factory_id: chain.factory.factoryId, note: FACTORY_VERSION_NOTE });
@@ -80,19 +83,16 @@ export function registerReadRoutes(router: Router, deps: VaultAppDeps): void {
     const { vault } = target(q);
     const source = optStr(q, 'sourcePublicKey');
     if (source !== undefined && !(await accountExists(deps.chain.client, source))) {
-      throw new ApiError(
-        400,
-        'source_account_not_found',
-        `source account ${source} does not exist on ${deps.profile.network}`,
-      );
+      throw VaultErrors.sourceAccountNotFound(`source account ${source} does not exist on ${deps.profile.network}`);
     }
     res.json({ version: await read(vault, () => chain.vault.version({ vault, ...(source ? { source } : {}) })) });
-  });
+  };
+  router.get('/contracts/version', getVersion);
 
   // Registered after the static GET routes beside it; the validator also constrains {owner} to G….
-  router.get('/contracts/vault/:owner', async (req, res) => {
-    const owner = String(req.params['owner']);
-    if (!/^G[A-Z2-7]{55}$/.test(owner)) throw new ApiError(400, 'invalid_request', 'owner must be an account address');
+  const getVault: OperationHandler<operations['getVault']> = async (req, res) => {
+    const owner = req.params.owner;
+    if (!/^G[A-Z2-7]{55}$/.test(owner)) throw VaultErrors.invalidRequest('owner must be an account address');
     const { vault } = target({ ...query(req), owner });
     const [didUri, version, vcCount, deniedCount] = await read(vault, () =>
       Promise.all([
@@ -110,7 +110,8 @@ export function registerReadRoutes(router: Router, deps: VaultAppDeps): void {
       vc_count: vcCount,
       denied_issuer_count: deniedCount,
     });
-  });
+  };
+  router.get('/contracts/vault/:owner', getVault);
 }
 
 /**
@@ -123,18 +124,12 @@ export function openVc(deps: VaultAppDeps, owner: string, vcId: string, data: st
   try {
     doc = JSON.parse(decryptVcData(deps.keyring, { owner, vcId, data }));
   } catch (e) {
-    throw new ApiError(
-      500,
-      'vc_decryption_failed',
+    throw VaultErrors.vcDecryptionFailed(
       `credential ${vcId} cannot be decrypted by this service: ${e instanceof Error ? e.message : String(e)}`,
     );
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
-    throw new ApiError(
-      500,
-      'vc_decryption_failed',
-      `credential ${vcId} decrypts to something other than a JSON object`,
-    );
+    throw VaultErrors.vcDecryptionFailed(`credential ${vcId} decrypts to something other than a JSON object`);
   }
   return doc as Record<string, unknown>;
 }

@@ -6,7 +6,7 @@
 import type { Request, Router } from 'express';
 import { Ed25519KeyCache, MemoryNonceStore } from '../../did/index.ts';
 import { duplicateMembersOf } from '../../http/json-body.ts';
-import { ApiError, peekAuth, type VaultAppDeps } from '../context.ts';
+import { ApiError, VaultErrors, peekAuth, type VaultAppDeps } from '../context.ts';
 import { sameCredential, verifyCredential, type VaultReference, type VerifyCredentialInput } from '../verification.ts';
 import {
   issueChallenge,
@@ -16,6 +16,8 @@ import {
 } from '../verification-presentation.ts';
 import { readSlot } from '../verification-status.ts';
 import { isError } from '../verification-problems.ts';
+import type { operations } from '../../generated/vault-api.ts';
+import type { OperationHandler } from '../../platform/typed.ts';
 import { duplicateProblems, presentationStructureProblems } from '../verification-structure.ts';
 import { bodyOf, onVaults, optStr, vaultOf } from './contract-common.ts';
 
@@ -45,7 +47,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 function refuseDuplicatesOutside(req: Request, member: string): void {
   const outside = duplicateMembersOf(req).find((d) => d !== `/${member}` && !d.startsWith(`/${member}/`));
   if (outside !== undefined)
-    throw new ApiError(400, 'invalid_request', `the body names the member ${JSON.stringify(outside)} twice`);
+    throw VaultErrors.invalidRequest(`the body names the member ${JSON.stringify(outside)} twice`);
 }
 
 export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
@@ -53,45 +55,38 @@ export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
   // Making Node's key of an Ed25519 public key costs more than verifying with it: issuers' keys are few.
   const keyCache = new Ed25519KeyCache();
 
-  router.post('/credentials/verify', async (req, res) => {
+  // The handlers take their body and answer through the generated operation types (src/platform/typed.ts).
+  const verifyCredentialRoute: OperationHandler<operations['verifyCredential']> = async (req, res) => {
     const b = bodyOf(req);
-    const presented = b['verifiableCredential'] as Record<string, unknown> | undefined;
+    const presented = b.verifiableCredential;
     const owner = optStr(b, 'owner');
     const vcId = optStr(b, 'vcId');
     if ((owner === undefined) !== (vcId === undefined)) {
-      throw new ApiError(400, 'invalid_request', 'a vault reference is owner and vcId together');
+      throw VaultErrors.invalidRequest('a vault reference is owner and vcId together');
     }
     if (presented === undefined && owner === undefined) {
-      throw new ApiError(
-        400,
-        'invalid_request',
+      throw VaultErrors.invalidRequest(
         'send verifiableCredential, or owner and vcId of a credential in your vault, or both',
       );
     }
     refuseDuplicatesOutside(req, 'verifiableCredential');
-    const options = (isObject(b['options']) ? b['options'] : {}) as NonNullable<VerifyCredentialInput['options']>;
+    const options: NonNullable<VerifyCredentialInput['options']> = isObject(b.options) ? b.options : {};
 
     let reference: VaultReference | undefined;
     if (owner !== undefined && vcId !== undefined) {
       const auth = peekAuth(req);
       if (!auth)
-        throw new ApiError(
-          401,
-          'missing_api_key',
+        throw VaultErrors.missingApiKey(
           'verification by owner and vcId needs an API key; a presented credential does not',
         );
       if (auth.role !== 'admin' && auth.wallet !== owner) {
-        throw new ApiError(
-          403,
-          'forbidden',
+        throw VaultErrors.forbidden(
           "owner must equal the wallet bound to the API key: a stored credential is verified by its owner's key (or an admin key); others verify the credential its holder presents",
         );
       }
       // Whether a presented credential equals the stored one is an answer about its content: the owner's only.
       if (presented !== undefined && auth.wallet !== owner) {
-        throw new ApiError(
-          403,
-          'forbidden',
+        throw VaultErrors.forbidden(
           "comparing a presented credential with a stored one needs the owner's key; an admin key verifies the stored credential by owner and vcId alone",
         );
       }
@@ -106,8 +101,7 @@ export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
             : `the vault holds no credential ${vcId}`,
         );
       const stored = read.slot.document;
-      if (!stored)
-        throw new ApiError(500, 'vc_decryption_failed', `credential ${vcId} cannot be decrypted by this service`);
+      if (!stored) throw VaultErrors.vcDecryptionFailed(`credential ${vcId} cannot be decrypted by this service`);
       reference = {
         owner,
         vault,
@@ -125,14 +119,15 @@ export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
     deps.metrics?.domain.verified(result.verified ? 'verified' : 'failed', firstError?.reason ?? 'none');
     // VCALM: a verification that completes with verified false is a 400 with the same body.
     res.status(result.verified ? 200 : 400).json(result);
-  });
+  };
+  router.post('/credentials/verify', verifyCredentialRoute);
 
-  router.post('/presentations/verify', async (req, res) => {
+  const verifyPresentationRoute: OperationHandler<operations['verifyPresentation']> = async (req, res) => {
     const b = bodyOf(req);
     refuseDuplicatesOutside(req, 'verifiablePresentation');
     const input: VerifyPresentationInput = {
-      presentation: b['verifiablePresentation'] as Record<string, unknown>,
-      options: b['options'] as VerifyPresentationInput['options'],
+      presentation: b.verifiablePresentation,
+      options: b.options,
       parsingProblems: duplicateProblems(duplicateMembersOf(req), '/verifiablePresentation', 'presentation'),
       keyCache,
     };
@@ -141,11 +136,13 @@ export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
     const completes =
       input.parsingProblems!.length === 0 && presentationStructureProblems(input.presentation).length === 0;
     res.status(completes ? 200 : 400).json(await verifyPresentation(deps, challenges, input));
-  });
+  };
+  router.post('/presentations/verify', verifyPresentationRoute);
 
-  router.post('/challenges', async (_req, res) => {
+  const createChallenge: OperationHandler<operations['createChallenge']> = async (_req, res) => {
     res.json({ challenge: await issueChallenge(deps, challenges) });
-  });
+  };
+  router.post('/challenges', createChallenge);
 
   router.get(LEDGER_VAULT_CONTEXT_PATH, (_req, res) => {
     res.set('Cache-Control', 'public, max-age=86400');

@@ -1,7 +1,7 @@
 // Contract write routes (docs/vault-api.md "Writes: prepare, sign, submit"): each prepares on the route and submits
 // on the same route after the safe-submit checks (the function, the contract, the key's binding).
 import type { Router } from 'express';
-import { ApiError, type VaultAppDeps } from '../context.ts';
+import { VaultErrors, type VaultAppDeps } from '../context.ts';
 import {
   decodeAllowIssuerArgs,
   decodeBatchIssueArgs,
@@ -17,7 +17,8 @@ import {
   mismatch,
   type Invocation,
 } from '../../chain/index.ts';
-import type { components } from '../../generated/vault-api.ts';
+import type { operations as O } from '../../generated/vault-api.ts';
+import type { PrepareBodyOf } from '../../platform/write.ts';
 import {
   bindAuthorizers,
   bindToWallet,
@@ -42,11 +43,11 @@ import {
 import { checkVcProof } from '../verification.ts';
 import { checkStatusEntry } from '../verification-status.ts';
 
-type S = components['schemas'];
-
 export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
   const { chain } = deps;
-  const post = <B>(path: string, route: WriteRoute<B>) => router.post(path, writeHandler(deps, route));
+  // Each route's prepare body is its operation's (src/platform/write.ts PrepareBodyOf).
+  const post = <Op>(path: string, route: WriteRoute<PrepareBodyOf<Op>>) =>
+    router.post(path, writeHandler<Op>(deps, route));
 
   /** Issuer binding and the route rule "sourcePublicKey must be the issuer". */
   const issuerRules = (auth: Parameters<typeof bindToWallet>[0], issuer: string, source: string) => {
@@ -70,7 +71,7 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
     return chain.vault.vaultOwner({ vault: inv.contractId });
   };
 
-  post<S['IssuePrepare']>('/contracts/vc/issue', {
+  post<O['issueVc']>('/contracts/vc/issue', {
     async prepare(b, auth) {
       issuerRules(auth, b.issuer, b.sourcePublicKey);
       checkLengths('', b.vcId, b.vcData);
@@ -100,7 +101,7 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
     },
   });
 
-  post<S['BatchIssuePrepare']>('/contracts/vc/batch-issue', {
+  post<O['batchIssueVc']>('/contracts/vc/batch-issue', {
     async prepare(b, auth) {
       issuerRules(auth, b.issuer, b.sourcePublicKey);
       checkBatchSize(b.vcs.length);
@@ -132,7 +133,7 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
     },
   });
 
-  post<S['RevokePrepare']>('/contracts/vc/revoke', {
+  post<O['revokeVc']>('/contracts/vc/revoke', {
     prepare(b) {
       const vault = vaultOf(deps, b.owner, b.userSalt);
       const date = b.date ?? new Date(deps.now()).toISOString();
@@ -146,7 +147,7 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
     },
   });
 
-  post<S['VaultCreatePrepare']>('/contracts/vault/create', {
+  post<O['createVault']>('/contracts/vault/create', {
     prepare(b) {
       checkDidUriNetwork(deps, b.didUri);
       return chain.factory.deploy({ source: b.sourcePublicKey, owner: b.owner, didUri: b.didUri, ...salt(b.userSalt) });
@@ -157,7 +158,7 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
     },
   });
 
-  const denyIssuer: WriteRoute<S['IssuerAccessPrepare']> = {
+  const denyIssuer: WriteRoute<PrepareBodyOf<O['denyIssuer']>> = {
     prepare(b) {
       const vault = vaultOf(deps, b.owner, b.userSalt);
       return onVaults(deps, [{ vault }], () =>
@@ -169,10 +170,10 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
       await expectFactoryVault(deps, inv);
     },
   };
-  post('/contracts/vault/deny-issuer', denyIssuer);
-  post('/contracts/vault/revoke-issuer', denyIssuer);
+  post<O['denyIssuer']>('/contracts/vault/deny-issuer', denyIssuer);
+  post<O['revokeIssuerAlias']>('/contracts/vault/revoke-issuer', denyIssuer);
 
-  const allowIssuer: WriteRoute<S['IssuerAccessPrepare']> = {
+  const allowIssuer: WriteRoute<PrepareBodyOf<O['allowIssuer']>> = {
     prepare(b) {
       const vault = vaultOf(deps, b.owner, b.userSalt);
       return onVaults(deps, [{ vault }], () =>
@@ -184,10 +185,10 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
       await expectFactoryVault(deps, inv);
     },
   };
-  post('/contracts/vault/allow-issuer', allowIssuer);
-  post('/contracts/vault/authorize-issuer', allowIssuer);
+  post<O['allowIssuer']>('/contracts/vault/allow-issuer', allowIssuer);
+  post<O['authorizeIssuerAlias']>('/contracts/vault/authorize-issuer', allowIssuer);
 
-  post<S['SetVaultDidPrepare']>('/contracts/vault/set-vault-did', {
+  post<O['setVaultDid']>('/contracts/vault/set-vault-did', {
     prepare(b) {
       checkDidUriNetwork(deps, b.didUri);
       const vault = vaultOf(deps, b.owner, b.userSalt);
@@ -203,16 +204,14 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
 
   // Decision (vault-api.yaml pushVc): the source is (fromOwner, userSalt), the destination toOwner's
   // canonical vault; the contract requires both vaults to have the same owner.
-  post<S['PushPrepare']>('/contracts/vault/push', {
+  post<O['pushVc']>('/contracts/vault/push', {
     prepare(b, auth) {
       bindToWallet(auth, 'ownership', 'fromOwner', b.fromOwner);
       requireSame('sourcePublicKey', b.sourcePublicKey, 'fromOwner', b.fromOwner);
       const source = vaultOf(deps, b.fromOwner, b.userSalt);
       const dest = vaultOf(deps, b.toOwner);
       if (source === dest) {
-        throw new ApiError(
-          400,
-          'invalid_request',
+        throw VaultErrors.invalidRequest(
           'source and destination are the same vault: give the userSalt of the salted source vault',
         );
       }
@@ -236,7 +235,7 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
     },
   });
 
-  post<S['RevokeVaultPrepare']>('/contracts/vault/revoke-vault', {
+  post<O['revokeVault']>('/contracts/vault/revoke-vault', {
     prepare(b) {
       const vault = vaultOf(deps, b.owner, b.userSalt);
       return onVaults(deps, [{ vault }], () => chain.vault.revokeVault({ vault, source: b.sourcePublicKey }));
@@ -247,7 +246,7 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
     },
   });
 
-  post<S['SetNewOwnerPrepare']>('/contracts/vault/set-new-owner', {
+  post<O['setNewOwner']>('/contracts/vault/set-new-owner', {
     prepare(b) {
       const vault = vaultOf(deps, b.owner, b.userSalt);
       return onVaults(deps, [{ vault }], () =>
@@ -260,7 +259,7 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
     },
   });
 
-  post<S['SponsoredVaultCreatePrepare']>('/contracts/sponsored-vault/create', {
+  post<O['createSponsoredVault']>('/contracts/sponsored-vault/create', {
     prepare(b, auth) {
       bindToWallet(auth, 'sponsor', 'sponsor', b.sponsor);
       bindToWallet(auth, 'sponsor', 'sourcePublicKey', b.sourcePublicKey);
