@@ -1787,11 +1787,16 @@ export interface components {
          * @enum {string}
          */
         Network: "testnet" | "mainnet";
-        /** @description A challenge transaction to sign with the wallet. */
+        /** @description A challenge transaction to sign with the wallet, and the passphrase to sign it for, under two names: `network_passphrase` and `networkPassphrase` (the name of the prepare answers and of `/config`) carry the same value. */
         AuthChallenge: {
             transaction: components["schemas"]["TxXdr"];
             /** @example Credential Vault Simulator Testnet ; 2026 */
             network_passphrase: string;
+            /**
+             * @description The same value as `network_passphrase`.
+             * @example Credential Vault Simulator Testnet ; 2026
+             */
+            networkPassphrase: string;
         };
         /** @description The challenge signed by the wallet, and optional scopes. `role` is not accepted (wallet-proof keys are `standard`). */
         KeyFromProofRequest: {
@@ -4733,7 +4738,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "transaction": "AAAAAgAAAAALUTrZtJJAFcoJAu0HkETTrF2+wjBvBpSMENqOtuOfLQAAAGQAAAAAAAAAAAAAAAEAAAAAakRYgAAAAABqRFmsAAAAAAAAAAEAAAABAAAAAIqI4910CfGV/VLbLTy6XXLKZwm/HZQSG/N0iAG0D29cAAAACgAAABVjcmVkZW50aWFsLXZhdWx0IGF1dGgAAAAAAAABAAAAQE5tUXpaakJpTjJNeVlUbGxOR1l4WkRoak5XSXpZVGRsT1dZd1pESmpOR0kyWVRobE1XWXpaRFZqTjJJNVlUQmwAAAAAAAAAAbbjny0AAABA5P607wEdsbBrPwzAfj0qhNrSvhmApjrwmUFZWehWhtpstbNGlgr5cWHDgvy44ccTjKv1xRr5wvU8aYr3Kc1xAg==",
-                     *       "network_passphrase": "Credential Vault Simulator Testnet ; 2026"
+                     *       "network_passphrase": "Credential Vault Simulator Testnet ; 2026",
+                     *       "networkPassphrase": "Credential Vault Simulator Testnet ; 2026"
                      *     }
                      */
                     "application/json": components["schemas"]["AuthChallenge"];

@@ -61,6 +61,7 @@ describe('wallet proof', () => {
     const wallet = Keypair.random();
     const c = await challenge(env, wallet.publicKey());
     expect(c.network_passphrase).toBe(env.passphrase);
+    expect((c as { networkPassphrase?: string }).networkPassphrase).toBe(env.passphrase);
     const tx = TransactionBuilder.fromXdr(c.transaction, env.passphrase) as import('@stellar/stellar-sdk').Transaction;
     expect(tx.source).toBe(webAuthKeypair(env.deps).publicKey());
     expect(tx.sequence).toBe('0');

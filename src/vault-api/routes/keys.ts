@@ -132,7 +132,8 @@ export function createKeyRoutes(deps: VaultAppDeps): Router {
     checkOrigin(deps, req);
     const account = String(req.query['account']);
     const transaction = buildChallenge(challenges, account);
-    res.json({ transaction, network_passphrase: deps.profile.networkPassphrase });
+    const passphrase = deps.profile.networkPassphrase;
+    res.json({ transaction, network_passphrase: passphrase, networkPassphrase: passphrase });
   };
   router.get('/auth/challenge', getAuthChallenge);
 
