@@ -148,7 +148,11 @@ describe('wallet-proof keys', () => {
       .uponReceiving('a request for a wallet-proof challenge')
       .withRequest('GET', '/auth/challenge', (b) => b.query({ account: EXAMPLE.owner }))
       .willRespondWith(200, (b) =>
-        b.jsonBody({ transaction: like.xdr(), network_passphrase: string(EXAMPLE.passphrase) }),
+        b.jsonBody({
+          transaction: like.xdr(),
+          network_passphrase: string(EXAMPLE.passphrase),
+          networkPassphrase: string(EXAMPLE.passphrase),
+        }),
       )
       .executeTest(async (mock) => {
         const challenge = unwrap(
