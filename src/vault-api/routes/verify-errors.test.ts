@@ -29,21 +29,23 @@ afterAll(async () => {
   await env?.close();
 });
 
+/** A credential whose proof check reaches the issuer DID's resolution. */
+const credential = {
+  '@context': ['https://www.w3.org/ns/credentials/v2'],
+  type: ['VerifiableCredential'],
+  issuer: DID,
+  credentialSubject: { id: DID },
+  proof: {
+    type: 'DataIntegrityProof',
+    cryptosuite: 'eddsa-jcs-2022',
+    verificationMethod: `${DID}#assert-1`,
+    proofPurpose: 'assertionMethod',
+    proofValue: 'z5',
+  },
+};
+
 describe('POST /credentials/verify: a programming error', () => {
   it('answers 500 internal_error and logs the error, not verified false with did_unresolvable', async () => {
-    const credential = {
-      '@context': ['https://www.w3.org/ns/credentials/v2'],
-      type: ['VerifiableCredential'],
-      issuer: DID,
-      credentialSubject: { id: DID },
-      proof: {
-        type: 'DataIntegrityProof',
-        cryptosuite: 'eddsa-jcs-2022',
-        verificationMethod: `${DID}#assert-1`,
-        proofPurpose: 'assertionMethod',
-        proofValue: 'z5',
-      },
-    };
     const r = await env.request('/credentials/verify', { body: { verifiableCredential: credential } });
     expect([r.status, r.body.error], JSON.stringify(r.body)).toEqual([500, 'internal_error']);
     expect(env.logs).toContainEqual(
@@ -59,19 +61,6 @@ describe('POST /credentials/verify: a programming error', () => {
     };
     const thrower = await startVaultTestEnv({ chain: stubChain('testnet', { registry } as never) });
     try {
-      const credential = {
-        '@context': ['https://www.w3.org/ns/credentials/v2'],
-        type: ['VerifiableCredential'],
-        issuer: DID,
-        credentialSubject: { id: DID },
-        proof: {
-          type: 'DataIntegrityProof',
-          cryptosuite: 'eddsa-jcs-2022',
-          verificationMethod: `${DID}#assert-1`,
-          proofPurpose: 'assertionMethod',
-          proofValue: 'z5',
-        },
-      };
       const r = await thrower.request('/credentials/verify', { body: { verifiableCredential: credential } });
       expect([r.status, r.body.error], JSON.stringify(r.body)).toEqual([500, 'internal_error']);
       expect(thrower.logs).toContainEqual(
