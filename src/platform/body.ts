@@ -3,6 +3,7 @@
 // (the HTTP server's layer, which also answers request heads Node cannot parse); apps take it from here.
 export {
   corruptBodyMessage,
+  duplicateMembersOf,
   jsonBody,
   loneSurrogateMessage,
   tooDeepMessage,

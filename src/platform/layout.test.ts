@@ -55,8 +55,10 @@ const PLATFORM_PIECES: { piece: string; pattern: RegExp; sample: string }[] = [
   },
   {
     piece: 'body decoding',
-    pattern: /express\.json\(|from ['"](node:)?zlib['"]|from ['"]body-parser['"]/,
-    sample: "import { createGunzip } from 'node:zlib';",
+    // …nor take it past the platform, from the HTTP layer's module that implements it.
+    pattern:
+      /express\.json\(|from ['"](node:)?zlib['"]|from ['"]body-parser['"]|from ['"][./]*\/http\/json-body\.ts['"]/,
+    sample: "import { duplicateMembersOf } from '../../http/json-body.ts';",
   },
 ];
 

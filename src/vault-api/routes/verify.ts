@@ -5,7 +5,7 @@
 // the rate-limit middleware); naming a stored credential needs the owner's or an admin key.
 import type { Request, Router } from 'express';
 import { Ed25519KeyCache, MemoryNonceStore } from '../../did/index.ts';
-import { duplicateMembersOf } from '../../http/json-body.ts';
+import { duplicateMembersOf } from '../../platform/body.ts';
 import { ApiError, VaultErrors, peekAuth, type VaultAppDeps } from '../context.ts';
 import { sameCredential, verifyCredential, type VaultReference, type VerifyCredentialInput } from '../verification.ts';
 import {
