@@ -41,6 +41,23 @@ const UNVERIFIABLE = {
   proof: { ...PROOF, verificationMethod: `${EXAMPLE.unregisteredDid}#assert-1` },
 };
 
+/** A presentation proved by a key of a DID that no deployment registered, with the verifier's challenge. */
+const UNREGISTERED_HOLDER = {
+  verifiablePresentation: {
+    '@context': ['https://www.w3.org/ns/credentials/v2'],
+    type: ['VerifiablePresentation'],
+    holder: EXAMPLE.unregisteredDid,
+    verifiableCredential: [],
+    proof: {
+      ...PROOF,
+      proofPurpose: 'authentication',
+      challenge: 'verifier-nonce-1',
+      verificationMethod: `${EXAMPLE.unregisteredDid}#auth-1`,
+    },
+  },
+  options: { challenge: 'verifier-nonce-1' },
+};
+
 describe('credential verification', () => {
   it("POST /credentials/verify: a signed credential in the owner's vault, by the owner's key, passes every check", () => {
     const body = { owner: EXAMPLE.owner, vcId: 'vc-1' };
@@ -148,21 +165,7 @@ describe('presentations', () => {
       }));
 
   it('POST /presentations/verify: a holder proof by a DID no deployment registered; 200, verified false', () => {
-    const body = {
-      verifiablePresentation: {
-        '@context': ['https://www.w3.org/ns/credentials/v2'],
-        type: ['VerifiablePresentation'],
-        holder: EXAMPLE.unregisteredDid,
-        verifiableCredential: [],
-        proof: {
-          ...PROOF,
-          proofPurpose: 'authentication',
-          challenge: 'verifier-nonce-1',
-          verificationMethod: `${EXAMPLE.unregisteredDid}#auth-1`,
-        },
-      },
-      options: { challenge: 'verifier-nonce-1' },
-    };
+    const body = UNREGISTERED_HOLDER;
     return pact
       .interaction()
       .uponReceiving('a keyless verification of a presentation whose holder DID is not registered')
@@ -194,20 +197,8 @@ describe('presentations', () => {
   });
 
   it('POST /presentations/verify: a presentation without a holder cannot be verified at all; 400 with the result', () => {
-    const body = {
-      verifiablePresentation: {
-        '@context': ['https://www.w3.org/ns/credentials/v2'],
-        type: ['VerifiablePresentation'],
-        verifiableCredential: [],
-        proof: {
-          ...PROOF,
-          proofPurpose: 'authentication',
-          challenge: 'verifier-nonce-1',
-          verificationMethod: `${EXAMPLE.unregisteredDid}#auth-1`,
-        },
-      },
-      options: { challenge: 'verifier-nonce-1' },
-    };
+    const { holder: _holder, ...withoutHolder } = UNREGISTERED_HOLDER.verifiablePresentation;
+    const body = { ...UNREGISTERED_HOLDER, verifiablePresentation: withoutHolder };
     return pact
       .interaction()
       .uponReceiving('a keyless verification of a presentation without a holder')
