@@ -92,13 +92,16 @@ export function createLogger(options: LoggerOptions): Logger {
           }
         },
       }
-    : pino.destination({ fd: 1, sync: true });
+    : // Written asynchronously: a line goes out as soon as the write before it has finished, the lines that
+      // came meanwhile together in one write, so a request never waits for a write to stdout (a pipe to a
+      // slow reader used to hold the whole process). pino flushes what is left when the process exits.
+      pino.destination({ fd: 1, sync: false });
   const p = pino(
     {
       level: options.level,
       base: undefined, // no pid/hostname: the platform's log shipper knows where a line came from
       messageKey: 'msg',
-      timestamp: () => `,"time":"${new Date(now()).toISOString()}"`,
+      timestamp: isoTimestamp(now),
       redact: { paths: [...REDACT_PATHS], censor: REDACTED },
       // Errors are written by `clean` below, wherever they are; pino's own `err` serializer would run first.
       serializers: { err: (value: unknown) => value },
@@ -113,11 +116,43 @@ export function createLogger(options: LoggerOptions): Logger {
 }
 
 /**
+ * pino's `timestamp`: `,"time":"<ISO 8601>"`. Lines come many to a millisecond under load, so the text of the
+ * last millisecond is kept and made again only when the clock has moved.
+ */
+export function isoTimestamp(now: Clock): () => string {
+  let lastMs = Number.NaN;
+  let last = '';
+  return () => {
+    const ms = now();
+    if (ms !== lastMs) {
+      last = `,"time":"${new Date(ms).toISOString()}"`;
+      lastMs = ms;
+    }
+    return last;
+  };
+}
+
+/** Whether `own`'s first keys are `keys`, in that order: then `{...fields, ...own}` would be `own` itself. */
+function leadsWith(own: LogFields, keys: readonly string[]): boolean {
+  let i = 0;
+  for (const key in own) {
+    if (i === keys.length) return true;
+    if (key !== keys[i] || !Object.hasOwn(own, key)) return false;
+    i++;
+  }
+  return i === keys.length;
+}
+
+/**
  * The same logger with `fields` on every line, a line's own fields winning (the `service` of an app's
  * lines). Unlike `child`, a line may carry one of these fields itself without writing it twice.
  */
 export function withFields(logger: Logger, fields: LogFields): Logger {
-  const merged = (own?: LogFields): LogFields => ({ ...fields, ...own });
+  const keys = Object.keys(fields);
+  // A line that already leads with these fields (the request line names its service first) is written as it
+  // is: the merge would copy it into an object with the same keys, in the same order, with the same values.
+  const merged = (own?: LogFields): LogFields =>
+    own !== undefined && leadsWith(own, keys) ? own : { ...fields, ...own };
   const out: Logger = {
     get level() {
       return logger.level;
@@ -178,12 +213,26 @@ function clean(fields: LogFields, withStack: boolean): LogFields {
   return isFlatAndClean(fields) ? fields : (cleanDeep(fields, withStack, new WeakSet(), true) as LogFields);
 }
 
+/** The request line's field names (`requestLog`): none is redacted or reserved, so none needs the name rule. */
+export const REQUEST_LINE_FIELDS: ReadonlySet<string> = new Set([
+  'service',
+  'requestId',
+  'method',
+  'route',
+  'status',
+  'ms',
+  'keyId',
+  'error',
+  'aborted',
+]);
+
 function isFlatAndClean(fields: LogFields): boolean {
   for (const key in fields) {
     if (!Object.hasOwn(fields, key)) continue;
     const value = fields[key];
     const t = typeof value;
     if (value !== null && t !== 'string' && t !== 'number' && t !== 'boolean' && t !== 'undefined') return false;
+    if (REQUEST_LINE_FIELDS.has(key)) continue;
     if (redacts(key) || RESERVED.has(key)) return false;
   }
   return true;
