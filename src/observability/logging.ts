@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Request, RequestHandler, Response } from 'express';
 import { pino, type Logger as PinoLogger } from 'pino';
-import { routeTemplate, type RouteOf } from './route.ts';
+import { routeTemplates, type RouteOf } from './route.ts';
 import type { Clock } from '../domain.ts';
 
 export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
@@ -314,6 +314,7 @@ export function requestLog(options: RequestLogOptions): RequestHandler {
   const { logger, service, getKeyId, routeOf, getErrorCode } = options;
   const now = options.now ?? (() => performance.now());
   const newId = options.newId ?? randomUUID;
+  const templateOf = routeTemplates(routeOf);
   return (req, res, next) => {
     const started = now();
     if (!res.hasHeader('X-Request-ID')) assignRequestId(req, res, newId);
@@ -325,7 +326,7 @@ export function requestLog(options: RequestLogOptions): RequestHandler {
         service,
         requestId: requestIdOf(res),
         method: req.method,
-        route: routeTemplate(req, routeOf),
+        route: templateOf(req),
         status,
         ms: Math.round((now() - started) * 1000) / 1000,
       };
