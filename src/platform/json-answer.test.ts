@@ -54,7 +54,7 @@ describe('sendJsonText', () => {
   });
   afterAll(async () => served.close());
 
-  it.each([
+  it.each<{ method: string; query: string; headers?: Record<string, string> }>([
     { method: 'GET', query: '' },
     { method: 'HEAD', query: '' },
     { method: 'POST', query: '' },
