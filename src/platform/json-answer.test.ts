@@ -3,7 +3,7 @@
 import http from 'node:http';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendJsonText } from './json-answer.ts';
+import { sendJsonText, sendTypedText } from './json-answer.ts';
 import { serve, type Served } from '../../test-support/observability.ts';
 
 const BODY = { rpcUrl: 'https://rpc.example.test/soroban', protocolVersion: 23, name: 'Zoë ✓', list: [1, 'two'] };
@@ -42,11 +42,14 @@ describe('sendJsonText', () => {
     for (const [path, send] of [
       ['/json', (_req: express.Request, res: express.Response) => void res.json(BODY)],
       ['/text', (req: express.Request, res: express.Response) => sendJsonText(req, res, BODY, JSON.stringify(BODY))],
+      ['/send', (_req: express.Request, res: express.Response) => void res.send(JSON.stringify(BODY))],
+      ['/typed', (req: express.Request, res: express.Response) => sendTypedText(req, res, JSON.stringify(BODY))],
     ] as const) {
       app.all(path, (req, res) => {
         res.setHeader('X-Request-ID', 'r1');
         if (req.query['status']) res.status(Number(req.query['status']));
         if (req.query['type']) res.type(String(req.query['type']));
+        if (req.query['header']) res.setHeader('Content-Type', String(req.query['header']));
         send(req, res);
       });
     }
@@ -67,6 +70,23 @@ describe('sendJsonText', () => {
     const viaJson = await raw(served.port, method, `/json${query}`, headers);
     const viaText = await raw(served.port, method, `/text${query}`, headers);
     expect(viaText).toEqual(viaJson);
+  });
+
+  it.each<{ method: string; query: string; headers?: Record<string, string> }>([
+    { method: 'GET', query: '?header=application/did%2Bjson;%20charset=utf-8' },
+    { method: 'HEAD', query: '?header=application/did%2Bjson;%20charset=utf-8' },
+    { method: 'GET', query: '?header=application/did%2Bjson;%20charset=utf-8&status=410' },
+    { method: 'GET', query: '?header=application/did%2Bjson;%20charset=utf-8&status=204' },
+    {
+      method: 'GET',
+      query: '?header=application/ld%2Bjson;profile=%22https://w3id.org/did-resolution%22;%20charset=utf-8',
+    },
+    { method: 'GET', query: '?header=Application/DID%2BJSON;%20charset=UTF-8' },
+    { method: 'GET', query: '?header=application/did%2Bjson;%20charset=utf-8', headers: { 'if-none-match': '*' } },
+  ])('typed text: $method $query $headers answers as res.send does', async ({ method, query, headers }) => {
+    const viaSend = await raw(served.port, method, `/send${query}`, headers);
+    const viaTyped = await raw(served.port, method, `/typed${query}`, headers);
+    expect(viaTyped).toEqual(viaSend);
   });
 
   it('answers the text it is given, with its byte length', async () => {
