@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -194,6 +195,40 @@ describe('createLogger', () => {
       },
     });
     expect(() => logger.info('m')).not.toThrow();
+  });
+});
+
+describe('createLogger on standard output (buffered)', () => {
+  it('writes a quiet process’s line without waiting for more, and what is held when the process exits', async () => {
+    // A process that logs `first`, then on a line from its parent logs `last` and exits at once.
+    const script = `
+      import { createLogger } from ${JSON.stringify(new URL('./logging.ts', import.meta.url).href)};
+      const logger = createLogger({ level: 'info' });
+      logger.info('first');
+      process.stdin.once('data', () => { logger.info('last', { n: 2 }); process.exit(0); });
+    `;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    let out = '';
+    const lines = () =>
+      out
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    await new Promise<void>((resolve) => {
+      child.stdout.on('data', (c: Buffer) => {
+        out += c.toString();
+        if (lines().some((l) => l['msg'] === 'first')) resolve();
+      });
+    });
+    child.stdin.write('go\n');
+    expect(await exited).toBe(0);
+    expect(lines().map((l) => [l['msg'], l['n']])).toEqual([
+      ['first', undefined],
+      ['last', 2],
+    ]);
   });
 });
 

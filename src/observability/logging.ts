@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Request, RequestHandler, Response } from 'express';
-import { pino, type Logger as PinoLogger } from 'pino';
+import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
 import { routeTemplates, type RouteOf } from './route.ts';
 import type { Clock } from '../domain.ts';
 
@@ -92,10 +92,7 @@ export function createLogger(options: LoggerOptions): Logger {
           }
         },
       }
-    : // Written asynchronously: a line goes out as soon as the write before it has finished, the lines that
-      // came meanwhile together in one write, so a request never waits for a write to stdout (a pipe to a
-      // slow reader used to hold the whole process). pino flushes what is left when the process exits.
-      pino.destination({ fd: 1, sync: false });
+    : bufferedStdout();
   const p = pino(
     {
       level: options.level,
@@ -113,6 +110,29 @@ export function createLogger(options: LoggerOptions): Logger {
     destination,
   );
   return wrap(p, withStack);
+}
+
+/** Lines are held until this many bytes are waiting, then written in one go (one write for a dozen lines). */
+export const LOG_BUFFER_BYTES = 4096;
+/** …and never longer than this (ms), so a quiet service's lines still show at once to a reader. */
+export const LOG_FLUSH_EVERY_MS = 100;
+
+/**
+ * Standard output for the lines, buffered: a request's line is no longer a write of its own (a system call per
+ * request, the largest share of the request log's time in docs/benchmarks.md "The hot path"). Writes stay
+ * synchronous, so a full pipe still holds the process rather than filling its memory; what is held is written
+ * every LOG_FLUSH_EVERY_MS and when the process exits.
+ */
+function bufferedStdout(): DestinationStream & { flushSync(): void } {
+  const out = pino.destination({ fd: 1, sync: true, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_EVERY_MS });
+  process.once('exit', () => {
+    try {
+      out.flushSync();
+    } catch {
+      // Nothing more can be done for the lines of a process that is going away.
+    }
+  });
+  return out;
 }
 
 /**
