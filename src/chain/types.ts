@@ -116,7 +116,7 @@ export interface ChainClientOptions {
   rpcTransport?: 'node' | 'sdk';
   /** The network's caches of decoded keys (src/chain/caches.ts); default: the client's own, of default size. */
   caches?: ChainCaches;
-  /** Answers the read cache keeps at most (default 10,000). */
+  /** Answers the read cache keeps at most (createChain passes CV_CHAIN_CACHE_ENTRIES; default 10,000). */
   readCacheEntries?: number;
   /** Clock in ms (timebounds, polling deadline, read cache). */
   now?: Clock;

@@ -424,8 +424,8 @@ export const SETTINGS: readonly Setting[] = [
     default: '10000',
     doc:
       "entries each network keeps in each of its caches of decoded keys (source accounts, signers' public keys, " +
-      'DID record keys, vault addresses; least recently used go first): what the SDK would decode and check again ' +
-      'on every request',
+      'DID record keys, vault addresses: what the SDK would decode and check again on every request) and in its ' +
+      'cache of chain reads (CV_READ_CACHE_MS); least recently used go first',
   },
   {
     key: 'fastAssemble',

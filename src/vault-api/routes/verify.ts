@@ -17,9 +17,11 @@ import {
 import { readSlot } from '../verification-status.ts';
 import { isError } from '../verification-problems.ts';
 import type { operations } from '../../generated/vault-api.ts';
-import type { OperationHandler } from '../../platform/typed.ts';
+import type { OkBody, OperationHandler } from '../../platform/typed.ts';
 import { duplicateProblems, presentationStructureProblems } from '../verification-structure.ts';
 import { bodyOf, onVaults, optStr, vaultOf } from './contract-common.ts';
+
+type GetLedgerVaultContext = operations['getLedgerVaultContext'];
 
 /** The JSON-LD context that defines LedgerVaultStatusEntry (vault-api.yaml getLedgerVaultContext). */
 export const LEDGER_VAULT_CONTEXT = {
@@ -38,7 +40,7 @@ export const LEDGER_VAULT_CONTEXT = {
       },
     },
   },
-} as const;
+} as const satisfies OkBody<GetLedgerVaultContext>;
 export const LEDGER_VAULT_CONTEXT_PATH = '/contexts/ledger-vault/v1';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -144,11 +146,12 @@ export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
   };
   router.post('/challenges', createChallenge);
 
-  router.get(LEDGER_VAULT_CONTEXT_PATH, (_req, res) => {
+  const ledgerVaultContext: OperationHandler<GetLedgerVaultContext> = (_req, res) => {
     res.set('Cache-Control', 'public, max-age=86400');
     // Verifiers' JSON-LD processors run in web pages too (jsonld.js document loaders fetch with CORS).
     res.set('Access-Control-Allow-Origin', '*');
     res.type('application/ld+json');
     res.json(LEDGER_VAULT_CONTEXT);
-  });
+  };
+  router.get(LEDGER_VAULT_CONTEXT_PATH, ledgerVaultContext);
 }
