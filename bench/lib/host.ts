@@ -46,6 +46,11 @@ async function startSim(): Promise<{ ready: unknown; handlers: Record<string, Ha
         const vault = f.deployVault(net, kp, `did:ledger:testnet:${'a'.repeat(26)}`);
         return { secret: kp.secret(), publicKey: kp.publicKey(), vault };
       },
+      /** CPU time (user + system, µs) this process has used so far. */
+      cpu: () => {
+        const u = process.cpuUsage();
+        return { us: u.user + u.system };
+      },
       fill: (a) => {
         const iss = issuers.get(String(a.issuer));
         if (!iss) throw new Error(`unknown issuer ${String(a.issuer)}: create it with the issuer command`);

@@ -93,6 +93,8 @@ export interface Stack {
   ): Promise<{ url: string; key(wallet: string): Promise<string>; cpuUs(): Promise<number> }>;
   /** CPU time (µs) the services' process has used so far. */
   cpuUs(): Promise<number>;
+  /** CPU time (µs) the simulator's process has used so far. */
+  simCpuUs(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -184,6 +186,7 @@ export async function startStack(log: (line: string) => void, rt: HostRuntime = 
     key,
     variant,
     cpuUs: async () => (await svc.call<{ us: number }>('cpu')).us,
+    simCpuUs: async () => (await sim.call<{ us: number }>('cpu')).us,
     fill: (o) =>
       sim.call('fill', { vault: o.vault, issuer: o.issuer.keypair.publicKey(), count: o.count, prefix: o.prefix }),
     async close() {
