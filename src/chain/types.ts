@@ -110,8 +110,8 @@ export interface ChainClientOptions {
   readCacheMs?: number;
   /**
    * The HTTP client under the SDK's rpc.Server: `node` (default) posts with node:http(s) (less CPU per call;
-   * no redirects, no proxy), `sdk` keeps the SDK's axios client, which honours HTTP(S)_PROXY: src/config
-   * picks it when the environment configures a proxy (Config.rpcTransport).
+   * no redirects, no proxy), `sdk` keeps the SDK's own fetch-based client (CV_RPC_TRANSPORT; src/config picks it
+   * when the environment sets a proxy variable and the setting is not given: Config.rpcTransport).
    */
   rpcTransport?: 'node' | 'sdk';
   /** The network's caches of decoded keys (src/chain/caches.ts); default: the client's own, of default size. */

@@ -77,8 +77,8 @@ export interface Config {
   logLevel: LogLevel;
   shutdownTimeoutMs: number;
   /**
-   * The HTTP client of the RPC calls (src/chain/transport.ts): `sdk` (axios) when the environment configures
-   * a proxy, which axios honours by itself and node:http(s) does not; else the lighter `node`.
+   * The HTTP client of the RPC calls (CV_RPC_TRANSPORT, src/chain/transport.ts): as set; unset, `sdk` (the SDK's own
+   * client) when the environment sets a proxy variable, else the lighter `node`.
    */
   rpcTransport: 'node' | 'sdk';
   networks: Record<Network, NetworkProfile>;
@@ -119,7 +119,7 @@ const SECRET_FILES: readonly [string, string][] = [
 /** The HTTP clients the chain client can run on (src/chain/transport.ts, or the SDK's own). */
 const RPC_TRANSPORTS = ['node', 'sdk'] as const;
 
-/** The proxy variables axios reads itself (not settings of ours: the convention every HTTP client shares). */
+/** The proxy variables (not settings of ours: the convention HTTP clients share; src/chain/transport.ts on who reads them). */
 const PROXY_VARIABLES: readonly string[] = [
   'HTTP_PROXY',
   'HTTPS_PROXY',
