@@ -67,6 +67,11 @@ export interface ContractCall {
 export interface PrepareRequest extends ContractCall {
   /** Transaction source (G…): sequence and fee payer. */
   source: string;
+  /**
+   * The source's sequence number, asked for already (ChainClient.sequence of this same source) while the caller
+   * checked other things; prepare reads it itself when absent. Its failure is prepare's.
+   */
+  sequence?: Promise<string>;
 }
 
 export interface ReadRequest extends ContractCall {
@@ -143,6 +148,8 @@ export interface ChainClient {
   readonly networkPassphrase: string;
   readonly rpcUrl: string;
   prepare(req: PrepareRequest): Promise<PreparedTransaction>;
+  /** The current sequence number of a source account (one ledger-entry read), for PrepareRequest.sequence. */
+  sequence(source: string): Promise<string>;
   read(req: ReadRequest): Promise<xdr.ScVal>;
   submit(signedXdr: string, expect?: ExpectInvocation, opts?: { contract?: ContractKind }): Promise<SubmitResult>;
   /** Decodes a signed transaction under this network's passphrase (tx_invalid when undecodable). */

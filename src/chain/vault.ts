@@ -26,6 +26,8 @@ export interface VaultRef {
 interface Write extends VaultRef {
   /** Transaction source (G…). */
   source: string;
+  /** Its sequence number, asked for already (PrepareRequest.sequence). */
+  sequence?: Promise<string>;
 }
 interface Page extends VaultRef {
   offset: number;
@@ -89,7 +91,14 @@ export function decodeStoredVc(v: xdr.ScVal): StoredVc | undefined {
 /** `owners`: vault → its `vault_owner`, which never changes (docs/chain-abi.md "Vault"; caches.ts). */
 export function createVaultApi(client: ChainClient, { owners }: { owners?: LRUCache<string, string> } = {}): VaultApi {
   const prepare = (o: Write, fn: string, args: xdr.ScVal[]) =>
-    client.prepare({ source: o.source, contractId: o.vault, fn, args, contract: 'vault' });
+    client.prepare({
+      source: o.source,
+      contractId: o.vault,
+      fn,
+      args,
+      contract: 'vault',
+      ...(o.sequence ? { sequence: o.sequence } : {}),
+    });
   const read = (o: VaultRef & { source?: string }, fn: string, args: xdr.ScVal[] = []) =>
     client.read({ contractId: o.vault, fn, args, contract: 'vault', ...(o.source ? { source: o.source } : {}) });
 
