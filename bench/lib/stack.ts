@@ -95,6 +95,8 @@ export interface Stack {
   cpuUs(): Promise<number>;
   /** CPU time (µs) the simulator's process has used so far. */
   simCpuUs(): Promise<number>;
+  /** JSON-RPC calls the simulator answered so far on testnet, by method. */
+  rpcCalls(): Promise<Record<string, number>>;
   close(): Promise<void>;
 }
 
@@ -187,6 +189,7 @@ export async function startStack(log: (line: string) => void, rt: HostRuntime = 
     variant,
     cpuUs: async () => (await svc.call<{ us: number }>('cpu')).us,
     simCpuUs: async () => (await sim.call<{ us: number }>('cpu')).us,
+    rpcCalls: () => sim.call<Record<string, number>>('rpcCalls'),
     fill: (o) =>
       sim.call('fill', { vault: o.vault, issuer: o.issuer.keypair.publicKey(), count: o.count, prefix: o.prefix }),
     async close() {
