@@ -67,8 +67,8 @@ export function createChain(config: ChainConfig): Chain {
   );
   return {
     client,
-    vault: createVaultApi(client),
-    factory: createFactoryApi(client, { factoryId }),
+    vault: createVaultApi(client, { owners: caches.vaultOwners }),
+    factory: createFactoryApi(client, { factoryId, vaults: caches.factoryVaults }),
     registry: createRegistryApi(client, { registryId, recordKeys: caches.recordKeys }),
     token: createTokenApi(client),
     vaultAddress,

@@ -439,6 +439,18 @@ export const SETTINGS: readonly Setting[] = [
       'docs/benchmarks.md shows what it saves); false = the SDK builds every transaction',
   },
   {
+    key: 'rpcTransport',
+    env: 'CV_RPC_TRANSPORT',
+    flag: '--rpc-transport',
+    kind: 'string',
+    doc:
+      "node | sdk: the HTTP client under the Stellar SDK's RPC client. node (the default) posts JSON-RPC over " +
+      "node:http itself, sparing the CPU the SDK's fetch-based client spends on every call (a workaround, " +
+      "src/chain/transport.ts; docs/benchmarks.md shows what it saves); sdk = the SDK's own client, which also " +
+      'follows redirects (the default when HTTP(S)_PROXY / ALL_PROXY is set; on Node 24 its fetch reads those only ' +
+      'with NODE_USE_ENV_PROXY=1)',
+  },
+  {
     key: 'logLevel',
     env: 'CV_LOG_LEVEL',
     flag: '--log-level',
