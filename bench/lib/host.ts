@@ -19,10 +19,16 @@ async function startBare(): Promise<{ ready: unknown; handlers: Record<string, H
   return { ready: { url: s.url }, handlers: { close: () => s.close() } };
 }
 
+/** CPU time (user + system, µs) this process has used so far. */
+const cpu: Handler = async () => {
+  const u = process.cpuUsage();
+  return { us: u.user + u.system };
+};
+
 async function startExpress(): Promise<{ ready: unknown; handlers: Record<string, Handler> }> {
   const { startExpressCeiling } = await import('./servers.ts');
   const s = await startExpressCeiling();
-  return { ready: { url: s.url }, handlers: { close: () => s.close() } };
+  return { ready: { url: s.url }, handlers: { close: () => s.close(), cpu } };
 }
 
 async function startSim(): Promise<{ ready: unknown; handlers: Record<string, Handler> }> {
@@ -125,11 +131,7 @@ async function startServicesHost(spec: ServicesArgs): Promise<{ ready: unknown; 
         });
         return { key: created.key, keyId: created.record.keyId };
       },
-      /** CPU time (user + system, µs) this process has used so far. */
-      cpu: async () => {
-        const u = process.cpuUsage();
-        return { us: u.user + u.system };
-      },
+      cpu,
       close: async () => {
         await vault?.close();
         await resolver?.close();

@@ -1,7 +1,17 @@
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger, withFields, requestLog, type LogLevel, type Logger } from './logging.ts';
+import {
+  REDACTED_FIELDS,
+  REQUEST_LINE_FIELDS,
+  createLogger,
+  isoTimestamp,
+  withFields,
+  requestLog,
+  type LogLevel,
+  type Logger,
+} from './logging.ts';
 import { request, serve, type Served } from '../../test-support/observability.ts';
 
 const T0 = Date.UTC(2025, 0, 2, 3, 4, 5, 678);
@@ -140,6 +150,43 @@ describe('createLogger', () => {
     for (const line of lines) expect(line.match(/"service"/g)).toHaveLength(1);
   });
 
+  it("withFields writes a line's own fields in its own order, theirs first when the line does not lead with them", () => {
+    const { logger, lines } = capture();
+    const app = withFields(logger, { service: 'svc', zone: 'a' });
+    app.info('leads', { service: 'own', zone: 'b', status: 200 });
+    app.info('other order', { zone: 'b', service: 'own', status: 200 });
+    app.info('some', { status: 200, service: 'own' });
+    app.info('none');
+    expect(lines.map((l) => l.replace(/"time":"[^"]*",/, ''))).toEqual([
+      '{"level":"info","service":"own","zone":"b","status":200,"msg":"leads"}',
+      '{"level":"info","service":"own","zone":"b","status":200,"msg":"other order"}',
+      '{"level":"info","service":"own","zone":"a","status":200,"msg":"some"}',
+      '{"level":"info","service":"svc","zone":"a","msg":"none"}',
+    ]);
+  });
+
+  it('isoTimestamp writes the clock’s millisecond, made again whenever the clock moves', () => {
+    let t = T0;
+    const stamp = isoTimestamp(() => t);
+    expect(stamp()).toBe(',"time":"2025-01-02T03:04:05.678Z"');
+    expect(stamp()).toBe(',"time":"2025-01-02T03:04:05.678Z"');
+    t += 1;
+    expect(stamp()).toBe(',"time":"2025-01-02T03:04:05.679Z"');
+    t -= 1_000;
+    expect(stamp()).toBe(',"time":"2025-01-02T03:04:04.679Z"');
+  });
+
+  it('the request line’s field names skip the name rule: none of them is redacted or written by pino itself', () => {
+    for (const name of REQUEST_LINE_FIELDS) {
+      expect(REDACTED_FIELDS.has(name.toLowerCase().replace(/[-_]/g, ''))).toBe(false);
+      expect(['level', 'time', 'msg']).not.toContain(name);
+    }
+    // …and a secret under another name on the same line is still redacted.
+    const { logger, parsed } = capture();
+    logger.info('request', { service: 's', status: 200, apiKey: 'k' });
+    expect(parsed()[0]).toMatchObject({ service: 's', status: 200, apiKey: '[redacted]' });
+  });
+
   it('never throws when the writer does', () => {
     const logger = createLogger({
       level: 'info',
@@ -148,6 +195,40 @@ describe('createLogger', () => {
       },
     });
     expect(() => logger.info('m')).not.toThrow();
+  });
+});
+
+describe('createLogger on standard output (buffered)', () => {
+  it('writes a quiet process’s line without waiting for more, and what is held when the process exits', async () => {
+    // A process that logs `first`, then on a line from its parent logs `last` and exits at once.
+    const script = `
+      import { createLogger } from ${JSON.stringify(new URL('./logging.ts', import.meta.url).href)};
+      const logger = createLogger({ level: 'info' });
+      logger.info('first');
+      process.stdin.once('data', () => { logger.info('last', { n: 2 }); process.exit(0); });
+    `;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    let out = '';
+    const lines = () =>
+      out
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    await new Promise<void>((resolve) => {
+      child.stdout.on('data', (c: Buffer) => {
+        out += c.toString();
+        if (lines().some((l) => l['msg'] === 'first')) resolve();
+      });
+    });
+    child.stdin.write('go\n');
+    expect(await exited).toBe(0);
+    expect(lines().map((l) => [l['msg'], l['n']])).toEqual([
+      ['first', undefined],
+      ['last', 2],
+    ]);
   });
 });
 

@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Request, RequestHandler, Response } from 'express';
-import { pino, type Logger as PinoLogger } from 'pino';
-import { routeTemplate, type RouteOf } from './route.ts';
+import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
+import { routeTemplates, type RouteOf } from './route.ts';
 import type { Clock } from '../domain.ts';
 
 export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
@@ -92,13 +92,13 @@ export function createLogger(options: LoggerOptions): Logger {
           }
         },
       }
-    : pino.destination({ fd: 1, sync: true });
+    : bufferedStdout();
   const p = pino(
     {
       level: options.level,
       base: undefined, // no pid/hostname: the platform's log shipper knows where a line came from
       messageKey: 'msg',
-      timestamp: () => `,"time":"${new Date(now()).toISOString()}"`,
+      timestamp: isoTimestamp(now),
       redact: { paths: [...REDACT_PATHS], censor: REDACTED },
       // Errors are written by `clean` below, wherever they are; pino's own `err` serializer would run first.
       serializers: { err: (value: unknown) => value },
@@ -112,12 +112,67 @@ export function createLogger(options: LoggerOptions): Logger {
   return wrap(p, withStack);
 }
 
+/** Lines are held until this many bytes are waiting, then written in one go (one write for a dozen lines). */
+export const LOG_BUFFER_BYTES = 4096;
+/** …and never longer than this (ms), so a quiet service's lines still show at once to a reader. */
+export const LOG_FLUSH_EVERY_MS = 100;
+
+/**
+ * Standard output for the lines, buffered: a request's line is no longer a write of its own (a system call per
+ * request, the largest share of the request log's time in docs/benchmarks.md "The hot path"). Writes stay
+ * synchronous, so a full pipe still holds the process rather than filling its memory; what is held is written
+ * every LOG_FLUSH_EVERY_MS and when the process exits.
+ */
+function bufferedStdout(): DestinationStream & { flushSync(): void } {
+  const out = pino.destination({ fd: 1, sync: true, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_EVERY_MS });
+  process.once('exit', () => {
+    try {
+      out.flushSync();
+    } catch {
+      // Nothing more can be done for the lines of a process that is going away.
+    }
+  });
+  return out;
+}
+
+/**
+ * pino's `timestamp`: `,"time":"<ISO 8601>"`. Lines come many to a millisecond under load, so the text of the
+ * last millisecond is kept and made again only when the clock has moved.
+ */
+export function isoTimestamp(now: Clock): () => string {
+  let lastMs = Number.NaN;
+  let last = '';
+  return () => {
+    const ms = now();
+    if (ms !== lastMs) {
+      last = `,"time":"${new Date(ms).toISOString()}"`;
+      lastMs = ms;
+    }
+    return last;
+  };
+}
+
+/** Whether `own`'s first keys are `keys`, in that order: then `{...fields, ...own}` would be `own` itself. */
+function leadsWith(own: LogFields, keys: readonly string[]): boolean {
+  let i = 0;
+  for (const key in own) {
+    if (i === keys.length) return true;
+    if (key !== keys[i] || !Object.hasOwn(own, key)) return false;
+    i++;
+  }
+  return i === keys.length;
+}
+
 /**
  * The same logger with `fields` on every line, a line's own fields winning (the `service` of an app's
  * lines). Unlike `child`, a line may carry one of these fields itself without writing it twice.
  */
 export function withFields(logger: Logger, fields: LogFields): Logger {
-  const merged = (own?: LogFields): LogFields => ({ ...fields, ...own });
+  const keys = Object.keys(fields);
+  // A line that already leads with these fields (the request line names its service first) is written as it
+  // is: the merge would copy it into an object with the same keys, in the same order, with the same values.
+  const merged = (own?: LogFields): LogFields =>
+    own !== undefined && leadsWith(own, keys) ? own : { ...fields, ...own };
   const out: Logger = {
     get level() {
       return logger.level;
@@ -178,12 +233,26 @@ function clean(fields: LogFields, withStack: boolean): LogFields {
   return isFlatAndClean(fields) ? fields : (cleanDeep(fields, withStack, new WeakSet(), true) as LogFields);
 }
 
+/** The request line's field names (`requestLog`): none is redacted or reserved, so none needs the name rule. */
+export const REQUEST_LINE_FIELDS: ReadonlySet<string> = new Set([
+  'service',
+  'requestId',
+  'method',
+  'route',
+  'status',
+  'ms',
+  'keyId',
+  'error',
+  'aborted',
+]);
+
 function isFlatAndClean(fields: LogFields): boolean {
   for (const key in fields) {
     if (!Object.hasOwn(fields, key)) continue;
     const value = fields[key];
     const t = typeof value;
     if (value !== null && t !== 'string' && t !== 'number' && t !== 'boolean' && t !== 'undefined') return false;
+    if (REQUEST_LINE_FIELDS.has(key)) continue;
     if (redacts(key) || RESERVED.has(key)) return false;
   }
   return true;
@@ -265,6 +334,7 @@ export function requestLog(options: RequestLogOptions): RequestHandler {
   const { logger, service, getKeyId, routeOf, getErrorCode } = options;
   const now = options.now ?? (() => performance.now());
   const newId = options.newId ?? randomUUID;
+  const templateOf = routeTemplates(routeOf);
   return (req, res, next) => {
     const started = now();
     if (!res.hasHeader('X-Request-ID')) assignRequestId(req, res, newId);
@@ -276,7 +346,7 @@ export function requestLog(options: RequestLogOptions): RequestHandler {
         service,
         requestId: requestIdOf(res),
         method: req.method,
-        route: routeTemplate(req, routeOf),
+        route: templateOf(req),
         status,
         ms: Math.round((now() - started) * 1000) / 1000,
       };

@@ -340,6 +340,22 @@ describe('httpMetrics and GET /metrics', () => {
     ).toBe(false);
   });
 
+  it('keeps one series per route, method and status however often each comes back', async () => {
+    const m = createMetrics({ now: steppingClock(30) });
+    const app = express();
+    app.use(httpMetrics({ metrics: m, service: 'vault-api' }));
+    app.get('/metrics', metricsHandler(m));
+    app.get('/contracts/vault/:owner', (req, res) => void res.status(req.query['fail'] ? 503 : 200).json({}));
+    served = await serve(app);
+    for (const path of ['', '?fail=1', '', '?fail=1', ''])
+      await request(served.port, { path: `/contracts/vault/${OWNER_A}${path}` });
+    const f = await scrape(served.port);
+    const route = { service: 'vault-api', route: '/contracts/vault/{owner}', method: 'GET' };
+    expect(sample(f, 'http_requests_total', 'http_requests_total', { ...route, status: '200' })).toBe(3);
+    expect(sample(f, 'http_requests_total', 'http_requests_total', { ...route, status: '503' })).toBe(2);
+    expect(sample(f, 'http_request_duration_seconds', 'http_request_duration_seconds_count', route)).toBe(5);
+  });
+
   it('counts the scrape itself once it has finished', async () => {
     const m = createMetrics();
     const port = await start(m);

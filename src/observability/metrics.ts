@@ -7,7 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Request, RequestHandler, Response } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { routeTemplate, type RouteOf } from './route.ts';
+import { routeTemplates, type RouteOf } from './route.ts';
 import type { Clock } from '../domain.ts';
 
 /** Seconds; from 5 ms (a cached resolution) to 10 s (a prepare against a slow RPC). */
@@ -297,21 +297,51 @@ export const defaultRateLimitBucket = (_req: Request, res: Response): string =>
 export function httpMetrics(options: HttpMetricsOptions): RequestHandler {
   const { metrics, service, routeOf, modeOf } = options;
   const bucketOf = options.rateLimitBucketOf ?? defaultRateLimitBucket;
+  const templateOf = routeTemplates(routeOf);
+  const labelsOf = seriesLabels(service);
   return (req, res, next) => {
     const started = metrics.now();
     res.once('close', () => {
-      const route = routeTemplate(req, routeOf);
-      const status = res.writableFinished ? String(res.statusCode) : '499';
-      const mode = modeOf?.(req);
-      const labels = mode ? { service, route, method: req.method, mode } : { service, route, method: req.method };
-      metrics.httpRequests.inc({ ...labels, status });
-      metrics.httpDuration.observe(labels, (metrics.now() - started) / 1000);
+      const status = res.writableFinished ? res.statusCode : 499;
+      const series = labelsOf(templateOf(req), req.method, modeOf?.(req), status);
+      metrics.httpRequests.inc(series.request);
+      metrics.httpDuration.observe(series.duration, (metrics.now() - started) / 1000);
       if (res.statusCode === 429) {
         const bucket = bucketOf(req, res);
         if (bucket) metrics.rateLimitRejected(service, bucket);
       }
     });
     next();
+  };
+}
+
+/** The label sets of one series of `http_requests_total` and of `http_request_duration_seconds`. */
+interface SeriesLabels {
+  request: Record<'service' | 'route' | 'method' | 'status', string> & { mode?: string };
+  duration: Record<'service' | 'route' | 'method', string> & { mode?: string };
+}
+
+/** Label sets made at most this many per middleware; beyond, it starts again (routes × methods × statuses are few). */
+const MAX_SERIES = 10_000;
+
+/**
+ * The label objects of a request's series, made once per route, method, mode and status and then reused: every
+ * request is counted, and making and spreading two objects per request was most of what counting cost here.
+ */
+function seriesLabels(
+  service: string,
+): (route: string, method: string, mode: WriteMode | undefined, status: number) => SeriesLabels {
+  const known = new Map<string, SeriesLabels>();
+  return (route, method, mode, status) => {
+    const key = `${route} ${method} ${mode ?? ''} ${status}`;
+    let series = known.get(key);
+    if (series === undefined) {
+      const duration = mode ? { service, route, method, mode } : { service, route, method };
+      series = { request: { ...duration, status: String(status) }, duration };
+      if (known.size >= MAX_SERIES) known.clear();
+      known.set(key, series);
+    }
+    return series;
   };
 }
 

@@ -21,10 +21,35 @@ export function toOpenApiPath(path: string): string {
  * route express-openapi-validator matched), else Express's own `req.baseUrl + req.route.path`, else
  * `unmatched`. Read when the response finishes, after routing ran.
  */
-export function routeTemplate(req: Request, routeOf?: RouteOf): string {
+export function routeTemplate(
+  req: Request,
+  routeOf?: RouteOf,
+  convert: (path: string) => string = toOpenApiPath,
+): string {
   const given = routeOf?.(req);
-  if (given) return toOpenApiPath(given);
+  if (given) return convert(given);
   const route = (req as Request & { route?: { path?: unknown } }).route;
-  if (route && typeof route.path === 'string') return toOpenApiPath(`${req.baseUrl ?? ''}${route.path}`) || '/';
+  if (route && typeof route.path === 'string') return convert(`${req.baseUrl ?? ''}${route.path}`) || '/';
   return UNMATCHED_ROUTE;
+}
+
+/** Paths converted at most by one `routeTemplates`; beyond, it starts again (an app has far fewer routes). */
+const MAX_REMEMBERED_PATHS = 1_000;
+
+/**
+ * `routeTemplate` for one middleware, each path converted once: the log line and the metrics of every request
+ * ask for their route's template, and an app's routes are few.
+ */
+export function routeTemplates(routeOf?: RouteOf): (req: Request) => string {
+  const known = new Map<string, string>();
+  const convert = (path: string): string => {
+    let template = known.get(path);
+    if (template === undefined) {
+      template = toOpenApiPath(path);
+      if (known.size >= MAX_REMEMBERED_PATHS) known.clear();
+      known.set(path, template);
+    }
+    return template;
+  };
+  return (req) => routeTemplate(req, routeOf, convert);
 }

@@ -281,14 +281,24 @@ describe('resolution cache', () => {
 describe('the production path (no response validation)', () => {
   it('answers the same bytes from its serialized cache as the validated path builds', async () => {
     const prod = await h.startApp({ validateResponses: false, cache: createMemoryCache({ now: h.clock.now }) });
-    for (const accept of [LD, JSON_REP, 'application/json']) {
+    const results = ['application/did-resolution', 'application/ld+json;profile="https://w3id.org/did-resolution"'];
+    for (const accept of [LD, JSON_REP, 'application/json', ...results]) {
       const want = await h.get(`/1.0/identifiers/${d.did}`, { accept });
       for (let i = 0; i < 2; i++) {
         const r = await fetch(`${prod.url}/1.0/identifiers/${d.did}`, { headers: { accept } });
         expect(r.status).toBe(200);
         expect(r.headers.get('content-type')).toBe(want.headers.get('content-type'));
         expect(r.headers.get('cache-control')).toBe('max-age=30');
-        expect(JSON.parse(await r.text())).toEqual(want.body);
+        expect(r.headers.get('vary')).toBe('Accept');
+        const text = await r.text();
+        expect(r.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+        expect(JSON.parse(text)).toEqual(want.body);
+        // HEAD: the same headers, no body.
+        const head = await fetch(`${prod.url}/1.0/identifiers/${d.did}`, { method: 'HEAD', headers: { accept } });
+        expect(head.status).toBe(200);
+        expect(head.headers.get('content-length')).toBe(r.headers.get('content-length'));
+        expect(head.headers.get('content-type')).toBe(r.headers.get('content-type'));
+        expect(await head.text()).toBe('');
       }
     }
   });

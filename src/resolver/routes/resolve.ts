@@ -22,6 +22,7 @@ import {
   type Negotiated,
   type ParsedDid,
 } from '../../did/index.ts';
+import { sendTypedText } from '../../platform/json-answer.ts';
 import { ResolverError } from '../context.ts';
 import { sendResolutionFailure } from '../middleware/errors.ts';
 import type { CachedResolution, ResolvedEntry } from './resolution-cache.ts';
@@ -44,12 +45,29 @@ function resolutionBody(parsed: ParsedDid, entry: ResolvedEntry, negotiated: Neg
   return negotiated.mediaType === LD_JSON_DID_RESOLUTION ? { '@context': DID_RESOLUTION_CONTEXT, ...result } : result;
 }
 
+/** Accept headers whose negotiation a route remembers; beyond, it starts again (clients send few distinct ones). */
+const MAX_REMEMBERED_ACCEPTS = 256;
+
+/** `negotiateRepresentation`, each Accept header negotiated once per route: clients repeat theirs on every request. */
+function rememberedNegotiation(): (accept: string | undefined) => Negotiated | undefined {
+  const known = new Map<string, Negotiated | undefined>();
+  return (accept) => {
+    if (accept === undefined) return negotiateRepresentation(accept);
+    if (known.has(accept)) return known.get(accept);
+    const negotiated = negotiateRepresentation(accept);
+    if (known.size >= MAX_REMEMBERED_ACCEPTS) known.clear();
+    known.set(accept, negotiated);
+    return negotiated;
+  };
+}
+
 export function resolveRoute(ctx: RouteContext) {
   const validateResponses = ctx.deps.validateResponses === true;
   const cacheControl = `max-age=${ctx.cache.ttlSeconds}`;
+  const negotiate = rememberedNegotiation();
   return async function resolveDid(req: Request, res: Response): Promise<void> {
     res.setHeader('Vary', 'Accept');
-    const negotiated = negotiateRepresentation(req.headers.accept);
+    const negotiated = negotiate(req.headers.accept);
     if (!negotiated) {
       return sendResolutionFailure(
         req,
@@ -107,7 +125,8 @@ export function resolveRoute(ctx: RouteContext) {
       body = JSON.stringify(resolutionBody(parsed, cached.entry, negotiated));
       cached.bodies[mediaType] = body;
     }
-    res.status(status).send(body);
+    res.status(status);
+    sendTypedText(req, res, body);
   };
 }
 

@@ -63,8 +63,10 @@ export function corsHeaders(deps: Pick<VaultAppDeps, 'limits'>): RequestHandler 
  */
 export function corsPreflight(deps: Pick<VaultAppDeps, 'limits'>): RequestHandler {
   return (req, res, next) => {
+    // The method first: every keyed request passes here, and only an OPTIONS needs its path looked at.
+    if (req.method !== 'OPTIONS') return next();
     const method = corsMethodOf(req.path);
-    if (req.method !== 'OPTIONS' || method === undefined) return next();
+    if (method === undefined) return next();
     checkOrigin(deps, req);
     res.set('Access-Control-Allow-Methods', `${method}, OPTIONS`);
     res.set('Access-Control-Allow-Headers', CORS_ALLOW_HEADERS);

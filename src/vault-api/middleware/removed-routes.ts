@@ -40,7 +40,9 @@ export const removedMessage = (method: string, r: RemovedRoute): string =>
 export function removedRoutes(routes: readonly RemovedRoute[]): RequestHandler {
   const byPath = new Map(routes.map((r) => [r.path, r]));
   return (req, _res, next) => {
-    const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
+    // req.path is a getter that parses the URL (cached, but checked on every read): read once.
+    const asked = req.path;
+    const path = asked.length > 1 && asked.endsWith('/') ? asked.slice(0, -1) : asked;
     const removed = byPath.get(path);
     if (removed === undefined) return next();
     next(VaultErrors.routeRemoved(removedMessage(req.method, removed)));

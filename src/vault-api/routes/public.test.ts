@@ -52,6 +52,25 @@ describe('GET /config', () => {
   });
 });
 
+describe('GET /config without response validation (the answer written from its text)', () => {
+  it('is the validated answer byte for byte, and follows the protocol version when it moves', async () => {
+    const chain = stubChain('testnet');
+    const fast = await startVaultTestEnv({ chain, validateResponses: false });
+    try {
+      const [a, b] = await Promise.all([fetch(`${fast.url}/config`), fetch(`${testnet.url}/config`)]);
+      const text = await a.text();
+      expect(a.status).toBe(200);
+      expect(text).toBe(await b.text());
+      for (const name of ['content-type', 'content-length']) expect(a.headers.get(name)).toBe(b.headers.get(name));
+      (chain.client as { protocolVersion?: number }).protocolVersion = 29;
+      const moved = await fetch(`${fast.url}/config`);
+      expect(await moved.text()).toBe(text.replace('"protocolVersion":28', '"protocolVersion":29'));
+    } finally {
+      await fast.close();
+    }
+  });
+});
+
 describe('GET /openapi.json', () => {
   it.each(['testnet', 'mainnet'] as const)('%s: the description, its servers naming this service', async (network) => {
     const env = network === 'testnet' ? testnet : mainnet;

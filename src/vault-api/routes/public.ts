@@ -6,6 +6,7 @@ import { docsUi } from '../../openapi/docs-ui.ts';
 import { publicUrl } from '../../config/redact.ts';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { operations } from '../../generated/vault-api.ts';
+import { sendJsonText } from '../../platform/json-answer.ts';
 import type { OperationHandler } from '../../platform/typed.ts';
 import { VaultErrors, type VaultAppDeps } from '../context.ts';
 import type { OpenApiDocument } from '../middleware/openapi.ts';
@@ -32,23 +33,36 @@ export function createPublicRoutes(deps: VaultAppDeps, doc: OpenApiDocument): Ro
   // The configured public URL, else the one in use without userinfo and query, where a password or a provider's API
   // key lives (spec Config.rpcUrl).
   const rpcUrl = p.publicRpcUrl ?? publicUrl(p.rpcUrl);
-  const config: OperationHandler<operations['getConfig']> = (_req, res) => {
+  const viaResJson = deps.validateResponses === true;
+  // The answer changes only with the protocol version: made again, and serialized once, when that moves.
+  let answer:
+    | {
+        protocolVersion: number;
+        body: operations['getConfig']['responses'][200]['content']['application/json'];
+        text: string;
+      }
+    | undefined;
+  const config: OperationHandler<operations['getConfig']> = (req, res) => {
     // Read at start (services.ts refuses to start without it) and refreshed by every readiness check: an app
     // wired without it is a fault of this process (500, logged), never a Config without the field.
     const protocolVersion = deps.chain.client.protocolVersion;
     if (protocolVersion === undefined)
       throw new Error('GET /config: the chain client has not read the protocol version');
-    res.json({
-      rpcUrl,
-      networkPassphrase: p.networkPassphrase,
-      networkType: p.network,
-      protocolVersion,
-      factoryContractId: p.factoryId,
-      vaultWasmHash: p.vaultWasmHash,
-      didStellarRegistryId: p.registryId,
-      // Back-compat alias of factoryContractId (vault-api.yaml Config.svcContractId).
-      svcContractId: p.factoryId,
-    });
+    if (answer?.protocolVersion !== protocolVersion) {
+      const body = {
+        rpcUrl,
+        networkPassphrase: p.networkPassphrase,
+        networkType: p.network,
+        protocolVersion,
+        factoryContractId: p.factoryId,
+        vaultWasmHash: p.vaultWasmHash,
+        didStellarRegistryId: p.registryId,
+        // Back-compat alias of factoryContractId (vault-api.yaml Config.svcContractId).
+        svcContractId: p.factoryId,
+      };
+      answer = { protocolVersion, body, text: JSON.stringify(body) };
+    }
+    sendJsonText(req, res, answer.body, answer.text, { viaResJson });
   };
   router.get('/config', config);
 

@@ -5,6 +5,7 @@ import { accountExists } from '../../chain/index.ts';
 import { VaultErrors, getAuth, type VaultAppDeps } from '../context.ts';
 import { decryptVcData } from '../../crypto/envelope.ts';
 import type { operations } from '../../generated/vault-api.ts';
+import { sendJsonText } from '../../platform/json-answer.ts';
 import type { OperationHandler } from '../../platform/typed.ts';
 import { DEFAULT_LIMIT, bindToWallet, intParam, onVaults, optStr, str, vaultOf, type Body } from './contract-common.ts';
 
@@ -12,6 +13,8 @@ export const FACTORY_VERSION_NOTE = "The factory has no version of its own; pass
 
 export function registerReadRoutes(router: Router, deps: VaultAppDeps): void {
   const { chain } = deps;
+  // Response validation (tests) reads answers through res.json (src/platform/json-answer.ts).
+  const viaResJson = deps.validateResponses === true;
 
   /** The vault a read names: (owner, userSalt), or the `vaultContract` that must equal it. */
   const target = (p: Body) => {
@@ -54,7 +57,7 @@ export function registerReadRoutes(router: Router, deps: VaultAppDeps): void {
     const { owner, userSalt, vaultContract, vcId } = req.body;
     const vault = vaultOf(deps, owner, userSalt, vaultContract);
     const status = await read(vault, () => chain.vault.verifyVc({ vault, vcId }));
-    res.json(status);
+    sendJsonText(req, res, status, JSON.stringify(status), { viaResJson });
   };
   router.post('/contracts/vault/verify-vc', verifyVc);
 
