@@ -6,7 +6,7 @@
 //     req.body;          // RegisterPrepareRequest | SubmitRequest
 //     res.json({ txId }); // checked against PrepareResponse | SubmitResponse
 //   };
-import type { Request, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 
 type JsonOf<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 
@@ -37,5 +37,9 @@ export type OperationRequest<Op> = Request<PathParamsOf<Op>, OkBody<Op>, Request
 /** The response of an operation: `res.json` takes its success body only. */
 export type OperationResponse<Op> = Response<OkBody<Op>>;
 
-/** A handler of one operation. */
-export type OperationHandler<Op> = (req: OperationRequest<Op>, res: OperationResponse<Op>) => Promise<void> | void;
+/** A handler of one operation (`next` passes on to the 404, or an error to the error envelope). */
+export type OperationHandler<Op> = (
+  req: OperationRequest<Op>,
+  res: OperationResponse<Op>,
+  next: NextFunction,
+) => Promise<void> | void;

@@ -1,7 +1,7 @@
 // The error envelope `{code, message, details?}` (spec "Errors") and the translation of everything that can
 // go wrong into it: request-validation failures (mapped onto the spec's codes), body-parser failures, chain
 // failures, unknown routes, and unexpected faults (500 `internal_error`, never the fault's own words).
-import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, Request, Response } from 'express';
 import { ChainError, REGISTRY_ERRORS } from '../../chain/index.ts';
 import {
   decodeDidParam,
@@ -15,7 +15,7 @@ import {
 import { FORMAT_WORDS } from '../../openapi/formats.ts';
 import { ResolverError, ResolverErrors, type ResolverErrorCode } from '../context.ts';
 import { clip, RESOLVER_FAILURES_LISTED } from '../../openapi/error-bounds.ts';
-import { errorHandler as platformErrorHandler, notFound as platformNotFound } from '../../platform/errors.ts';
+import { errorHandler as platformErrorHandler } from '../../platform/errors.ts';
 import { requestIdOf } from '../../platform/request-id.ts';
 import { isMalformedPath } from '../../platform/validator.ts';
 import { answers405, methodNotAllowedMessage, type AllowLookup } from '../../openapi/allow.ts';
@@ -264,11 +264,6 @@ function relevantErrors(errors: ValidatorError['errors'], body: unknown): Valida
 
 export function notFoundError(req: Request): ResolverError {
   return ResolverErrors.notFound(`no route ${req.method} ${clip(req.path, 200)}`);
-}
-
-/** After every route: nothing answered. */
-export function notFound(): RequestHandler {
-  return platformNotFound(notFoundError);
 }
 
 const RESOLVE_PREFIX = '/1.0/identifiers/';

@@ -1,6 +1,6 @@
 // Every failure → `{error, message}` with the spec's stable code (vault-api.yaml "Errors"). Internals never
 // reach the client: an unexpected error is 500 `internal_error`, and its details go to the log only.
-import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { ApiError, isVaultErrorCode, VaultErrors, type VaultAppDeps, type VaultErrorCode } from '../context.ts';
 import { ChainError } from '../../chain/index.ts';
@@ -8,11 +8,7 @@ import { clip } from '../../openapi/error-bounds.ts';
 import { StoreInputError, StoreUnavailableError } from '../../stores/index.ts';
 import { operationOf, type OperationInfo } from './openapi.ts';
 import { mapValidationFailure, type ValidationItem } from './validation.ts';
-import {
-  errorHandler as platformErrorHandler,
-  notFound as platformNotFound,
-  type ErrorAnswer,
-} from '../../platform/errors.ts';
+import { errorHandler as platformErrorHandler, type ErrorAnswer } from '../../platform/errors.ts';
 import { isMalformedPath } from '../../platform/validator.ts';
 import { answers405, methodNotAllowedMessage, type AllowLookup } from '../../openapi/allow.ts';
 
@@ -137,7 +133,6 @@ export function errorHandler(
   });
 }
 
-/** After every route: nothing answered. */
-export const notFound: RequestHandler = platformNotFound((req) =>
-  VaultErrors.notFound(`no route ${req.method} ${clip(req.path, 200)}`),
-);
+/** The error of a request no route answered. */
+export const notFoundError = (req: Request): ApiError =>
+  VaultErrors.notFound(`no route ${req.method} ${clip(req.path, 200)}`);

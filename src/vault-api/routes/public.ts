@@ -1,20 +1,20 @@
 // The public routes (vault-api.yaml tag Public): liveness, the network configuration, the description at
 // /openapi.json, and the interactive documentation (Swagger UI, served from this process; testnet only — on
 // mainnet every /docs route is 404).
-import express, { type Router } from 'express';
+import express, { type Request, type Response, type Router } from 'express';
 import { docsUi } from '../../openapi/docs-ui.ts';
 import { publicUrl } from '../../config/redact.ts';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { operations } from '../../generated/vault-api.ts';
+import type { RouteTable } from '../../platform/app.ts';
 import type { OperationHandler } from '../../platform/typed.ts';
 import { VaultErrors, type VaultAppDeps } from '../context.ts';
 import type { OpenApiDocument } from '../middleware/openapi.ts';
 
 export const SERVICE_NAME = 'credential-vault';
 
-/** GET /health, GET /config and GET /openapi.json. */
-export function createPublicRoutes(deps: VaultAppDeps, doc: OpenApiDocument): Router {
-  const router = express.Router();
+/** The handlers of GET /health, GET /config and GET /openapi.json, by operationId. */
+export function publicRoutes(deps: VaultAppDeps, doc: OpenApiDocument): RouteTable<operations> {
   const p = deps.profile;
   // `servers` names this service, so the UI (and a client generator) takes this origin as the base.
   const served = JSON.stringify({ ...doc, servers: [{ url: '/', description: `this service (${p.network})` }] });
@@ -27,7 +27,6 @@ export function createPublicRoutes(deps: VaultAppDeps, doc: OpenApiDocument): Ro
       node: process.versions.node,
     });
   };
-  router.get('/health', health);
 
   // The configured public URL, else the one in use without userinfo and query, where a password or a provider's API
   // key lives (spec Config.rpcUrl).
@@ -50,13 +49,13 @@ export function createPublicRoutes(deps: VaultAppDeps, doc: OpenApiDocument): Ro
       svcContractId: p.factoryId,
     });
   };
-  router.get('/config', config);
 
-  router.get('/openapi.json', (_req, res) => {
+  // The description is sent as the text it was serialised to once.
+  const getOpenApi = (_req: Request, res: Response): void => {
     res.type('application/json').send(served);
-  });
+  };
 
-  return router;
+  return { getHealth: health, getConfig: config, getOpenApi };
 }
 
 /**
