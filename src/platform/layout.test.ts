@@ -66,6 +66,11 @@ const PLATFORM_PIECES: { piece: string; pattern: RegExp; sample: string }[] = [
 const BOOTSTRAP: { what: string; pattern: RegExp; sample: string }[] = [
   { what: 'make an Express app', pattern: /\bexpress\(\s*\)/, sample: 'const app = express();' },
   {
+    what: 'import express-openapi-validator',
+    pattern: /from ['"]express-openapi-validator['"]|import\(\s*['"]express-openapi-validator['"]/,
+    sample: "import * as OpenApiValidator from 'express-openapi-validator';",
+  },
+  {
     what: 'mount the validator pieces or the route loop',
     pattern: /\boperationRoutes\(|\bfirstMatchOnly\b|\bwarmRoutes\(/,
     sample: 'for (const route of operationRoutes(doc, options)) app.all(route.expressPath, firstMatchOnly);',

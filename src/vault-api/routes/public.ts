@@ -4,7 +4,7 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { docsUi } from '../../openapi/docs-ui.ts';
 import { publicUrl } from '../../config/redact.ts';
-import * as OpenApiValidator from 'express-openapi-validator';
+import { methodNotAllowed } from '../../platform/validator.ts';
 import type { operations } from '../../generated/vault-api.ts';
 import type { RouteTable } from '../../platform/app.ts';
 import type { OperationHandler } from '../../platform/typed.ts';
@@ -73,11 +73,7 @@ export function createDocsRoutes(deps: VaultAppDeps): Router {
   router.use(ui.assets);
   // `/docs` itself is a declared GET: another method is 405 like on every declared path (docs/vault-api.md).
   router.use((req, _res, next) =>
-    next(
-      req.path === '/'
-        ? new OpenApiValidator.error.MethodNotAllowed({ path: '/docs', message: `${req.method} method not allowed` })
-        : VaultErrors.notFound('not found'),
-    ),
+    next(req.path === '/' ? methodNotAllowed('/docs', req.method) : VaultErrors.notFound('not found')),
   );
   return router;
 }
