@@ -1,12 +1,14 @@
 // express-openapi-validator, set up once for both services, through its public options only.
 //
 // Routing runs once per request, in Express's router: each path of the description is an Express route
-// (`app.all('/contracts/vault/:owner', …)`) whose chain starts with a validator instance given a copy of
-// the description that declares that one path. The validator's own route lookup then tries a single
+// (`app.route('/contracts/vault/:owner')`, src/platform/app.ts) whose chain starts with a validator instance
+// given a copy of the description that declares that one path. The validator's own route lookup then tries a single
 // template instead of compiling every template of the description, in order, on every request (its
 // `lookupRoute`); the routes are ordered as the validator orders them (a literal segment before a
 // parameter), so the same template wins. A request for an undeclared path matches no route and meets the
-// app's 404; a declared path with an undeclared method is the validator's 405, mapped by each service.
+// app's 404; a declared path with an undeclared method is the validator's 405. What the validator throws
+// reaches each service as one neutral description (describeValidatorFailure, at the end), which the service
+// answers in its own codes and envelope.
 import type { RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { type AllowLookup, answers405 } from '../openapi/allow.ts';
