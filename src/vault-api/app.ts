@@ -58,7 +58,7 @@ const VERIFIES_DOCUMENTS: ReadonlySet<string> = new Set(['verifyCredential', 've
 /** The deepest a verification request body may nest (vault-api.yaml VerifyCredentialRequest, VerifyPresentationRequest). */
 const MAX_VERIFIED_BODY_DEPTH = 64;
 /** Operations a layer answers: the docs page (mounted before the routes), the CORS preflights of /auth/*. */
-const ANSWERED_BY_LAYERS = ['getDocs', 'preflightAuthChallenge', 'preflightCreateKeyFromProof'];
+const ANSWERED_BY_LAYERS: readonly string[] = ['getDocs', 'preflightAuthChallenge', 'preflightCreateKeyFromProof'];
 
 export interface VaultAppOptions {
   /**
