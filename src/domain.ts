@@ -29,3 +29,14 @@ export const isScope = (s: string): s is Scope => (API_KEY_SCOPES as readonly st
  * have this one shape; an option's comment says which one it expects.
  */
 export type Clock = () => number;
+
+/**
+ * lru-cache's clock options for a cache with a `ttl`, from a Clock: `perf` reads the clock at each check and
+ * `ttlResolution: 0` keeps lru-cache from reusing a reading for a millisecond (by a timer per read), so an injected
+ * test clock takes effect at once. Readings are counted from 1 at creation: lru-cache takes a start time of 0 for
+ * "no TTL", and test clocks often start at 0. lru-cache calls an entry stale once its age exceeds its ttl.
+ */
+export function lruClock(clock: Clock): { perf: { now(): number }; ttlResolution: 0 } {
+  const origin = clock() - 1;
+  return { perf: { now: () => clock() - origin || Number.MIN_VALUE }, ttlResolution: 0 };
+}

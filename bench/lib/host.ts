@@ -30,6 +30,15 @@ async function startSim(): Promise<{ ready: unknown; handlers: Record<string, Ha
   const f = await import('./chain-fixtures.ts');
   const running = await startSimulator({ port: 0, host: '127.0.0.1' });
   const net = running.sim.network('testnet');
+  // JSON-RPC calls the testnet endpoint answered, by method (the services' chain traffic, for the cycle section).
+  const rpcCalls: Record<string, number> = {};
+  const answer = net.rpc;
+  Object.assign(net, {
+    rpc: (method: string, params?: unknown) => {
+      rpcCalls[method] = (rpcCalls[method] ?? 0) + 1;
+      return answer(method, params);
+    },
+  });
   const issuers = new Map<string, import('./chain-fixtures.ts').Issuer>();
   return {
     ready: { url: running.url, networks: running.networks },
@@ -46,6 +55,13 @@ async function startSim(): Promise<{ ready: unknown; handlers: Record<string, Ha
         const vault = f.deployVault(net, kp, `did:ledger:testnet:${'a'.repeat(26)}`);
         return { secret: kp.secret(), publicKey: kp.publicKey(), vault };
       },
+      /** CPU time (user + system, µs) this process has used so far. */
+      cpu: () => {
+        const u = process.cpuUsage();
+        return { us: u.user + u.system };
+      },
+      /** JSON-RPC calls answered so far on testnet, by method. */
+      rpcCalls: () => ({ ...rpcCalls }),
       fill: (a) => {
         const iss = issuers.get(String(a.issuer));
         if (!iss) throw new Error(`unknown issuer ${String(a.issuer)}: create it with the issuer command`);

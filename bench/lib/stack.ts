@@ -93,6 +93,10 @@ export interface Stack {
   ): Promise<{ url: string; key(wallet: string): Promise<string>; cpuUs(): Promise<number> }>;
   /** CPU time (µs) the services' process has used so far. */
   cpuUs(): Promise<number>;
+  /** CPU time (µs) the simulator's process has used so far. */
+  simCpuUs(): Promise<number>;
+  /** JSON-RPC calls the simulator answered so far on testnet, by method. */
+  rpcCalls(): Promise<Record<string, number>>;
   close(): Promise<void>;
 }
 
@@ -184,6 +188,8 @@ export async function startStack(log: (line: string) => void, rt: HostRuntime = 
     key,
     variant,
     cpuUs: async () => (await svc.call<{ us: number }>('cpu')).us,
+    simCpuUs: async () => (await sim.call<{ us: number }>('cpu')).us,
+    rpcCalls: () => sim.call<Record<string, number>>('rpcCalls'),
     fill: (o) =>
       sim.call('fill', { vault: o.vault, issuer: o.issuer.keypair.publicKey(), count: o.count, prefix: o.prefix }),
     async close() {

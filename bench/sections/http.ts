@@ -19,10 +19,36 @@ import {
   type IssuerIdentity,
 } from '../lib/vault-client.ts';
 
-type Server = 'bare node:http' | 'framework ceiling' | 'Prism mock' | 'real service' | 'real service, SDK assembly';
+type Server =
+  | 'bare node:http'
+  | 'framework ceiling'
+  | 'Prism mock'
+  | 'real service'
+  | 'real service, SDK assembly'
+  | 'real service, SDK transport';
 
 /** The setting that switches prepare's fast assembly off (src/chain/fast-assemble.ts), for the row beside it. */
 const SDK_ASSEMBLY_FLAGS = ['--fast-assemble', 'false'] as const;
+/** The setting that puts the SDK's own HTTP client under the RPC calls (src/chain/transport.ts off). */
+const SDK_TRANSPORT_FLAGS = ['--rpc-transport', 'sdk'] as const;
+
+/** The prepare rows of a vault API with one workaround switched off, each measured right after the real service's. */
+const WORKAROUND_ROWS = [
+  {
+    name: 'service-prepare-sdk',
+    server: 'real service, SDK assembly',
+    flags: SDK_ASSEMBLY_FLAGS,
+    vcId: 'bench-prepare-000002',
+    note: `\`${SDK_ASSEMBLY_FLAGS.join(' ')}\` (CV_FAST_ASSEMBLE=false): the SDK's TransactionBuilder and assembleTransaction`,
+  },
+  {
+    name: 'service-prepare-sdk-transport',
+    server: 'real service, SDK transport',
+    flags: SDK_TRANSPORT_FLAGS,
+    vcId: 'bench-prepare-000003',
+    note: `\`${SDK_TRANSPORT_FLAGS.join(' ')}\` (CV_RPC_TRANSPORT=sdk): the SDK's fetch-based HTTP client under every RPC call`,
+  },
+] as const;
 type Route = 'config' | 'verify' | 'resolve' | 'prepare';
 
 const ROUTE_LABEL: Record<Route, string> = {
@@ -170,7 +196,7 @@ export async function runHttpSection(ctx: SectionContext, rts: HttpRuntimes): Pr
   const active = rts.runtimes.filter(
     (rt) =>
       ROUTES.some((r) => wanted(ctx, `${rt.prefix}service-${r}`)) ||
-      (rt === current && wanted(ctx, 'service-prepare-sdk')),
+      (rt === current && WORKAROUND_ROWS.some((w) => wanted(ctx, w.name))),
   );
   const stacks = new Map<Runtime, Promise<Stack>>(
     active.map((rt) => [rt, rt === current ? ctx.stack() : startStack(ctx.log, rt.product)]),
@@ -206,19 +232,12 @@ export async function runHttpSection(ctx: SectionContext, rts: HttpRuntimes): Pr
           const cpu = route === 'prepare' && rt === current ? async () => (await stacks.get(rt)!).cpuUs() : undefined;
           await measure(name, rt, route, 'real service', c[route], route === 'config' ? configShape : undefined, cpu);
         }
-        // What the fast assembly buys: the same prepare, right after, on a vault API with it switched off.
-        if (route === 'prepare' && rt === current && wanted(ctx, 'service-prepare-sdk') && !(c instanceof Error)) {
+        // What each workaround buys: the same prepare, right after, on a vault API with it switched off.
+        for (const w of WORKAROUND_ROWS) {
+          if (route !== 'prepare' || rt !== current || !wanted(ctx, w.name) || c instanceof Error) continue;
           const st = await stacks.get(rt)!;
-          const cpu = async () => (await st.variant(SDK_ASSEMBLY_FLAGS)).cpuUs();
-          await measure(
-            'service-prepare-sdk',
-            rt,
-            'prepare',
-            'real service, SDK assembly',
-            () => sdkAssemblyCase(st),
-            undefined,
-            cpu,
-          );
+          const cpu = async () => (await st.variant(w.flags)).cpuUs();
+          await measure(w.name, rt, 'prepare', w.server, () => workaroundCase(st, w), undefined, cpu);
         }
       }
     }
@@ -314,19 +333,15 @@ function serviceCases(ctx: SectionContext, stack: Stack): Record<Route, () => Pr
   };
 }
 
-/** Prepare as in serviceCases, on a second vault API started with CV_FAST_ASSEMBLE=false (same simulator). */
-async function sdkAssemblyCase(stack: Stack): Promise<Case> {
-  const v = await stack.variant(SDK_ASSEMBLY_FLAGS);
+/** Prepare as in serviceCases, on a second vault API started with a workaround switched off (same simulator). */
+async function workaroundCase(stack: Stack, w: (typeof WORKAROUND_ROWS)[number]): Promise<Case> {
+  const v = await stack.variant(w.flags);
   const iss = await stack.issuer();
   const owner = await stack.owner();
   const key = await v.key(iss.keypair.publicKey());
   return {
-    ...postCase(
-      `${v.url}/contracts/vc/issue`,
-      key,
-      issueBody({ ...iss, key }, owner.keypair.publicKey(), 'bench-prepare-000002'),
-    ),
-    note: `\`${SDK_ASSEMBLY_FLAGS.join(' ')}\` (CV_FAST_ASSEMBLE=false): the SDK's TransactionBuilder and assembleTransaction`,
+    ...postCase(`${v.url}/contracts/vc/issue`, key, issueBody({ ...iss, key }, owner.keypair.publicKey(), w.vcId)),
+    note: w.note,
   };
 }
 
@@ -415,6 +430,12 @@ function render(ctx: SectionContext, rts: HttpRuntimes, rows: Row[]): SectionRes
       atLeast(rps('service-prepare-sdk'), prism('prepare'), 1),
       '—',
     ],
+    [
+      "the same, prepare with CV_RPC_TRANSPORT=sdk (the SDK's HTTP client)",
+      fmtRatio(ratio(rps('service-prepare-sdk-transport'), prism('prepare'))),
+      atLeast(rps('service-prepare-sdk-transport'), prism('prepare'), 1),
+      '—',
+    ],
   ];
 
   const s = ctx.settings;
@@ -434,6 +455,7 @@ function render(ctx: SectionContext, rts: HttpRuntimes, rows: Row[]): SectionRes
     `- Prism mock (${current!.label} only): \`prism mock\` of \`spec/vault-api.yaml\` / \`spec/did-resolver.yaml\` with the specs' example values.`,
     `- real service: the vault API (testnet) and the resolver started as \`serve\` / \`resolver\` do, against the chain simulator over JSON-RPC in a separate process. verify-vc uses a standard key bound to a wallet and a credential issued through the API (auth, rate limit, chain read included); the resolution is of a registered DID with the cache warmed; prepare builds and simulates an issue transaction. Both resolvers are asked for \`${DID_ACCEPT}\`.`,
     `- real service, SDK assembly (${current!.label} only): prepare, measured right after the real service's, on a second vault API against the same simulator started with \`${SDK_ASSEMBLY_FLAGS.join(' ')}\`: the SDK's TransactionBuilder and rpc.assembleTransaction instead of the XDR written once (src/chain/fast-assemble.ts). The two prepare rows side by side are what that workaround buys; their notes give the vault API process's CPU time per request over the measured run, less exposed to other work on the machine than req/s.`,
+    `- real service, SDK transport (${current!.label} only): the same, on a third vault API started with \`${SDK_TRANSPORT_FLAGS.join(' ')}\`: the SDK's own fetch-based HTTP client under every RPC call instead of src/chain/transport.ts; beside the real service's prepare row it is what that workaround buys.`,
     `- ${raisedLimitsNote()}`,
     '',
     table(

@@ -21,6 +21,13 @@ export interface ChainCaches {
   readonly recordKeys: LRUCache<string, xdr.LedgerKey>;
   /** `owner salt` → the owner's vault address (the derivation hashes twice and re-validates the StrKeys). */
   readonly vaultAddresses: LRUCache<string, string>;
+  /**
+   * `factoryId vault` of the contracts the factory answered `is_vault` true for, and vault → its `vault_owner`:
+   * answers that never change (docs/chain-abi.md: a factory does not forget a vault it deployed, and a vault's
+   * owner is its constructor's and never changes), read by every submit's safe-submit checks.
+   */
+  readonly factoryVaults: LRUCache<string, true>;
+  readonly vaultOwners: LRUCache<string, string>;
 }
 
 /** The default of CV_CHAIN_CACHE_ENTRIES (src/config/settings.ts). */
@@ -35,6 +42,8 @@ export function createChainCaches(entries: number = DEFAULT_CHAIN_CACHE_ENTRIES)
     signers: new LRUCache({ max: entries }),
     recordKeys: new LRUCache({ max: entries }),
     vaultAddresses: new LRUCache({ max: entries }),
+    factoryVaults: new LRUCache({ max: entries }),
+    vaultOwners: new LRUCache({ max: entries }),
   };
 }
 

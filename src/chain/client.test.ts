@@ -234,6 +234,36 @@ describe('prepare', () => {
     expect([e.code, e.status]).toEqual(['source_account_not_found', 400]);
   });
 
+  it('takes a sequence read beforehand (ChainClient.sequence) instead of reading the account again', async () => {
+    let seq = 41;
+    handlers = {
+      getLedgerEntries: () => accountEntry(String(seq)),
+      simulateTransaction: () => ({
+        transactionData: new SorobanDataBuilder().setResourceFee(100).build().toXdr('base64'),
+        minResourceFee: '100',
+        results: [{ auth: [], xdr: xdr.ScVal.scvVoid().toXdr('base64') }],
+        latestLedger: 10,
+        events: [],
+      }),
+    };
+    const now = () => 1_700_000_000_000;
+    const c = client({ now });
+    const req = { source: kp.publicKey(), contractId: vaultId, fn: 'revoke_vault', args: [] };
+    calls.length = 0;
+    const own = await c.prepare(req);
+    expect(calls).toEqual(['getLedgerEntries', 'simulateTransaction']);
+    calls.length = 0;
+    const sequence = c.sequence(kp.publicKey());
+    await sequence;
+    seq = 99; // what the account says after the read is not what prepare uses
+    const given = await c.prepare({ ...req, sequence });
+    expect(calls).toEqual(['getLedgerEntries', 'simulateTransaction']);
+    expect(given).toEqual(own);
+    handlers.getLedgerEntries = () => ({ entries: [], latestLedger: 10 });
+    const e = await failure(c.prepare({ ...req, sequence: c.sequence(kp.publicKey()) }));
+    expect([e.code, e.status]).toEqual(['source_account_not_found', 400]);
+  });
+
   it('an invalid source → source_account_not_found 400 without calling the RPC', async () => {
     const e = await failure(client().prepare({ source: 'GNOPE', contractId: vaultId, fn: 'revoke_vault', args: [] }));
     expect(e.code).toBe('source_account_not_found');

@@ -190,7 +190,7 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
 
   async function prepare(req: PrepareRequest): Promise<PreparedTransaction> {
     const kind = kindOf(req.contractId, req.contract);
-    const sequence = await loadSequence(req.source);
+    const sequence = await (req.sequence ?? loadSequence(req.source));
     const maxTime = Math.floor(now() / 1000) + (opts.txValiditySeconds ?? PREPARED_TX_VALIDITY_S);
     // The same bytes as the SDK's builder and assembleTransaction, written once (fast-assemble.ts, a workaround
     // switched off by CV_FAST_ASSEMBLE=false); the SDK's own path for anything it does not cover.
@@ -335,6 +335,7 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
     },
     rpcUrl: opts.rpcUrl,
     prepare,
+    sequence: loadSequence,
     read,
     submit,
     inspect,

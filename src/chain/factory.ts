@@ -1,5 +1,6 @@
 // Factory 0.1.0 (docs/chain-abi.md "Factory") as typed functions. Vault addresses are derived off-chain (derive.ts).
 import type { xdr } from '@stellar/stellar-sdk';
+import type { LRUCache } from 'lru-cache';
 import {
   address,
   bytes,
@@ -48,7 +49,11 @@ export function decodeFeeQuote(v: xdr.ScVal): FeeQuote {
   };
 }
 
-export function createFactoryApi(client: ChainClient, { factoryId }: { factoryId: string }): FactoryApi {
+/** `vaults`: where the contracts `is_vault` answered true for are remembered (a vault stays one; caches.ts). */
+export function createFactoryApi(
+  client: ChainClient,
+  { factoryId, vaults }: { factoryId: string; vaults?: LRUCache<string, true> },
+): FactoryApi {
   const prepare = (source: string, fn: string, args: xdr.ScVal[]) =>
     client.prepare({ source, contractId: factoryId, fn, args, contract: 'factory' });
   const read = (fn: string, args: xdr.ScVal[] = []) =>
@@ -63,7 +68,13 @@ export function createFactoryApi(client: ChainClient, { factoryId }: { factoryId
         str(o.didUri),
         bytes(parseUserSalt(o.userSalt)),
       ]),
-    isVault: async (vault) => toBool(await read('is_vault', [address(vault)])),
+    isVault: async (vault) => {
+      const key = `${factoryId} ${vault}`;
+      if (vaults?.get(key)) return true;
+      const is = toBool(await read('is_vault', [address(vault)]));
+      if (is) vaults?.set(key, true);
+      return is;
+    },
     quoteFee: async (issuer) => decodeFeeQuote(await read('quote_fee', [address(issuer)])),
     setFeeCustom: (o) =>
       prepare(o.source, 'set_fee_custom', [address(o.issuer), i128(o.amount), option(o.expiresAt, u64)]),

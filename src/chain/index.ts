@@ -15,7 +15,10 @@ export interface ChainConfig extends Omit<ChainClientOptions, 'contracts'> {
   registryId: string;
   /** C… of the fee token, so its failures use the token error table. */
   feeTokenId?: string;
-  /** Entries of each of the chain's caches (CV_CHAIN_CACHE_ENTRIES); ignored when `caches` is given. */
+  /**
+   * Entries of each of the chain's caches (CV_CHAIN_CACHE_ENTRIES): the read cache's, and those of `caches` unless
+   * they are given.
+   */
   cacheEntries?: number;
 }
 
@@ -37,6 +40,7 @@ export function createRegistryChain(config: Omit<ChainConfig, 'factoryId'>): Reg
   const { registryId, feeTokenId, cacheEntries, ...clientOptions } = config;
   const caches = clientOptions.caches ?? createChainCaches(cacheEntries);
   const client = createChainClient({
+    ...(cacheEntries !== undefined ? { readCacheEntries: cacheEntries } : {}),
     ...clientOptions,
     caches,
     contracts: { registryId, ...(feeTokenId ? { tokenIds: [feeTokenId] } : {}) },
@@ -48,6 +52,7 @@ export function createChain(config: ChainConfig): Chain {
   const { factoryId, registryId, feeTokenId, cacheEntries, ...clientOptions } = config;
   const caches = clientOptions.caches ?? createChainCaches(cacheEntries);
   const client = createChainClient({
+    ...(cacheEntries !== undefined ? { readCacheEntries: cacheEntries } : {}),
     ...clientOptions,
     caches,
     contracts: { factoryId, registryId, ...(feeTokenId ? { tokenIds: [feeTokenId] } : {}) },
@@ -62,8 +67,8 @@ export function createChain(config: ChainConfig): Chain {
   );
   return {
     client,
-    vault: createVaultApi(client),
-    factory: createFactoryApi(client, { factoryId }),
+    vault: createVaultApi(client, { owners: caches.vaultOwners }),
+    factory: createFactoryApi(client, { factoryId, vaults: caches.factoryVaults }),
     registry: createRegistryApi(client, { registryId, recordKeys: caches.recordKeys }),
     token: createTokenApi(client),
     vaultAddress,

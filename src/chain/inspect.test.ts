@@ -45,6 +45,7 @@ function localClient(): ChainClient {
         .build();
       return { xdr: tx.toXdr(), network: PASS };
     },
+    sequence: unsupported,
     read: unsupported,
     submit: unsupported,
     getLedgerEntries: unsupported,

@@ -77,7 +77,23 @@ describe('ReadCache', () => {
     expect((await c.read('k', async () => ({ value: val(7), ledger: 10 }))).u32).toBe(7);
   });
 
-  it('keeps at most maxEntries, dropping expired ones first, then the oldest', async () => {
+  it('keeps at most maxEntries, the least recently used going first (a hit counts as a use)', async () => {
+    let t = 0;
+    const c = new ReadCache({ ttlMs: 100, maxEntries: 3, now: () => t });
+    for (const k of ['a', 'b', 'c']) await c.read(k, loader().load);
+    t = 10;
+    const a = loader();
+    await c.read('a', a.load); // a hit: 'a' is now the most recently used, 'b' the least
+    await c.read('d', loader().load);
+    expect(c.size).toBe(3);
+    const [a2, b, cc] = [loader(), loader(), loader()];
+    await c.read('a', a2.load);
+    await c.read('c', cc.load);
+    await c.read('b', b.load);
+    expect([a.calls(), a2.calls(), cc.calls(), b.calls()]).toEqual([0, 0, 0, 1]);
+  });
+
+  it('an unused entry drifts to the end: expired ones are reloaded, never served', async () => {
     let t = 0;
     const c = new ReadCache({ ttlMs: 100, maxEntries: 3, now: () => t });
     for (const k of ['a', 'b', 'c']) await c.read(k, loader().load);
@@ -86,9 +102,9 @@ describe('ReadCache', () => {
     await c.read('d', d.load);
     expect(c.size).toBe(3);
     const a = loader();
-    await c.read('a', a.load); // 'a' was the oldest: gone (and 'b' makes room for it now)
+    await c.read('a', a.load); // 'a' was the least recently used: gone (and 'b' makes room for it now)
     expect(a.calls()).toBe(1);
-    t = 120; // 'c' (t=0) has expired and goes first; 'd' and 'a' (t=50) stay
+    t = 120; // 'c' (t=0) has expired and, unused since, is the least recently used; 'd' and 'a' (t=50) stay
     await c.read('e', loader().load);
     expect(c.size).toBe(3);
     const d2 = loader();

@@ -7,14 +7,16 @@
 //   - this client has not submitted a transaction since (a submit clears the cache when it sends and again
 //     when the transaction is final, so a read after one's own write always sees it).
 // So a write made elsewhere (another instance, another program) shows within `ttlMs` at most. Concurrent
-// identical reads share one simulation. Failures are never kept.
+// identical reads share one simulation. Failures are never kept. The entries are an lru-cache LRU with its ttl on
+// the injected clock; when full, the least recently used goes first.
 import type { xdr } from '@stellar/stellar-sdk';
-import type { Clock } from '../domain.ts';
+import { LRUCache } from 'lru-cache';
+import { lruClock, type Clock } from '../domain.ts';
 
 export interface ReadCacheOptions {
   /** How long an answer may be served; 0 turns the cache off. */
   ttlMs: number;
-  /** Entries kept at most; the oldest go first. Default 10,000. */
+  /** Entries kept at most (CV_CHAIN_CACHE_ENTRIES); the least recently used go first. Default 10,000. */
   maxEntries?: number;
   now?: Clock;
 }
@@ -27,8 +29,6 @@ export interface ReadResult<T = xdr.ScVal> {
 
 interface Entry {
   value: Promise<unknown>;
-  /** When the simulation was sent. */
-  at: number;
   /** Known once the simulation answered. */
   ledger?: number;
 }
@@ -37,16 +37,18 @@ export const DEFAULT_READ_CACHE_ENTRIES = 10_000;
 
 export class ReadCache {
   readonly ttlMs: number;
-  private readonly maxEntries: number;
-  private readonly now: Clock;
-  private readonly entries = new Map<string, Entry>();
+  /** Each entry's lifetime counts from when its simulation was sent (the `set`). */
+  private readonly entries: LRUCache<string, Entry>;
   /** The newest ledger sequence seen in any answer. */
   private latest = 0;
 
   constructor(options: ReadCacheOptions) {
     this.ttlMs = Math.max(0, options.ttlMs);
-    this.maxEntries = Math.max(1, options.maxEntries ?? DEFAULT_READ_CACHE_ENTRIES);
-    this.now = options.now ?? Date.now;
+    this.entries = new LRUCache<string, Entry>({
+      max: Math.max(1, options.maxEntries ?? DEFAULT_READ_CACHE_ENTRIES),
+      ...(this.ttlMs > 0 ? { ttl: this.ttlMs } : {}),
+      ...lruClock(options.now ?? Date.now),
+    });
   }
 
   get enabled(): boolean {
@@ -61,24 +63,23 @@ export class ReadCache {
   /** The cached answer for `key`, or `load()`'s (shared with concurrent callers, kept on success). */
   read<T = xdr.ScVal>(key: string, load: () => Promise<ReadResult<T>>): Promise<T> {
     if (!this.enabled) return load().then((r) => this.seen(r).value);
-    const t = this.now();
     const hit = this.entries.get(key);
-    if (hit && t - hit.at < this.ttlMs && (hit.ledger === undefined || hit.ledger >= this.latest))
+    // Served for less than ttlMs: lru-cache keeps an entry whose age is exactly its ttl, this cache does not.
+    if (hit && this.entries.getRemainingTTL(key) > 0 && (hit.ledger === undefined || hit.ledger >= this.latest))
       return hit.value as Promise<T>;
     if (hit) this.entries.delete(key);
-    const entry: Entry = { at: t, value: undefined as unknown as Promise<T> };
+    const entry: Entry = { value: undefined as unknown as Promise<T> };
     const value: Promise<T> = load().then(
       (r) => {
         entry.ledger = r.ledger;
         return this.seen(r).value;
       },
       (err: unknown) => {
-        if (this.entries.get(key) === entry) this.entries.delete(key);
+        if (this.entries.peek(key, { allowStale: true }) === entry) this.entries.delete(key);
         throw err;
       },
     );
     entry.value = value;
-    if (this.entries.size >= this.maxEntries) this.evict(t);
     this.entries.set(key, entry);
     return value;
   }
@@ -96,15 +97,6 @@ export class ReadCache {
   private seen<T>(r: ReadResult<T>): ReadResult<T> {
     this.observeLedger(r.ledger);
     return r;
-  }
-
-  /** Drops expired entries; if none were, the oldest one. */
-  private evict(t: number): void {
-    for (const [k, e] of this.entries) {
-      if (t - e.at >= this.ttlMs) this.entries.delete(k);
-      else break; // insertion order is time order
-    }
-    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
   }
 }
 

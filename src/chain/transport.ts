@@ -1,10 +1,23 @@
-// The HTTP client under the SDK's rpc.Server: JSON-RPC POSTs over node:http / node:https with the default
-// (keep-alive) agents. The SDK's own client (axios) costs about 0.3 ms more CPU per call, and a prepare
-// makes three calls, a submit two or more. rpc.Server only ever calls `post(url, body)` and reads `data`.
+// A workaround (docs/operations.md CV_RPC_TRANSPORT, on by default; docs/benchmarks.md "Prepare and the issue cycle:
+// profile and changes" shows what it buys): the HTTP client under the SDK's rpc.Server, JSON-RPC POSTs over
+// node:http / node:https with the default (keep-alive) agents.
 //
-// What axios does and this does not: follow redirects (a redirect is an error here, naming where to), and
-// route through HTTP(S)_PROXY — when a proxy is configured in the environment, src/config picks the SDK's
-// client instead (Config.rpcTransport).
+// The upstream defect, @stellar/stellar-sdk 17.2.0: rpc.Server posts every call through the SDK's fetch-based
+// client (lib/esm/http-client/fetch-client.js, on feaxios 0.0.23, an axios-shaped wrapper of the global fetch,
+// undici). Per call it merges its defaults into fresh `Headers` objects, makes an AbortController (and, with a
+// timeout, an AbortSignal.timeout timer), runs feaxios' own request pipeline, then fetch builds a Request and a
+// Response whose body is read through a web ReadableStream and decoded with a new TextDecoder before JSON.parse.
+// None of it is needed for a JSON POST to a fixed URL. Measured in process by scripts/rpc-transport-cost.ts (a
+// simulator in another process, 1,500 calls per round), CPU of this process per call: getLedgerEntries 630-1,180 µs
+// through the SDK's client against 240-500 µs here, simulateTransaction 520-950 against 270-560, getTransaction
+// 320-750 against 110-210 (2026-11-27, 2 shared cores, load average 6-7); a prepare makes two or three such calls,
+// a submit three or more.
+//
+// What the SDK's client does and this does not: follow redirects (a redirect is an error here, naming where to).
+// Proxies: this client ignores HTTP(S)_PROXY / ALL_PROXY. So, on Node 24, does the SDK's, unless Node's fetch is told
+// to read them (NODE_USE_ENV_PROXY): with HTTP_PROXY alone it connected directly (a proxy on 127.0.0.1 saw no
+// request, 2026-11-27). src/config still picks the SDK's client when a proxy variable is set and CV_RPC_TRANSPORT is
+// not, as it did when that client was axios. rpc.Server only ever calls `post(url, body)` and reads `data`.
 import http from 'node:http';
 import https from 'node:https';
 import zlib from 'node:zlib';

@@ -67,6 +67,11 @@ export interface ContractCall {
 export interface PrepareRequest extends ContractCall {
   /** Transaction source (G…): sequence and fee payer. */
   source: string;
+  /**
+   * The source's sequence number, asked for already (ChainClient.sequence of this same source) while the caller
+   * checked other things; prepare reads it itself when absent. Its failure is prepare's.
+   */
+  sequence?: Promise<string>;
 }
 
 export interface ReadRequest extends ContractCall {
@@ -110,13 +115,13 @@ export interface ChainClientOptions {
   readCacheMs?: number;
   /**
    * The HTTP client under the SDK's rpc.Server: `node` (default) posts with node:http(s) (less CPU per call;
-   * no redirects, no proxy), `sdk` keeps the SDK's axios client, which honours HTTP(S)_PROXY: src/config
-   * picks it when the environment configures a proxy (Config.rpcTransport).
+   * no redirects, no proxy), `sdk` keeps the SDK's own fetch-based client (CV_RPC_TRANSPORT; src/config picks it
+   * when the environment sets a proxy variable and the setting is not given: Config.rpcTransport).
    */
   rpcTransport?: 'node' | 'sdk';
   /** The network's caches of decoded keys (src/chain/caches.ts); default: the client's own, of default size. */
   caches?: ChainCaches;
-  /** Answers the read cache keeps at most (default 10,000). */
+  /** Answers the read cache keeps at most (createChain passes CV_CHAIN_CACHE_ENTRIES; default 10,000). */
   readCacheEntries?: number;
   /** Clock in ms (timebounds, polling deadline, read cache). */
   now?: Clock;
@@ -143,6 +148,8 @@ export interface ChainClient {
   readonly networkPassphrase: string;
   readonly rpcUrl: string;
   prepare(req: PrepareRequest): Promise<PreparedTransaction>;
+  /** The current sequence number of a source account (one ledger-entry read), for PrepareRequest.sequence. */
+  sequence(source: string): Promise<string>;
   read(req: ReadRequest): Promise<xdr.ScVal>;
   submit(signedXdr: string, expect?: ExpectInvocation, opts?: { contract?: ContractKind }): Promise<SubmitResult>;
   /** Decodes a signed transaction under this network's passphrase (tx_invalid when undecodable). */

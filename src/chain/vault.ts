@@ -1,6 +1,7 @@
 // Vault template 0.4.0 (docs/chain-abi.md "Vault") as typed functions: prepare builders for every write the API
 // offers, and reads through simulation. No ScVal crosses this module's surface.
 import { Contract, xdr } from '@stellar/stellar-sdk';
+import type { LRUCache } from 'lru-cache';
 import {
   address,
   fromEnum,
@@ -25,6 +26,8 @@ export interface VaultRef {
 interface Write extends VaultRef {
   /** Transaction source (G…). */
   source: string;
+  /** Its sequence number, asked for already (PrepareRequest.sequence). */
+  sequence?: Promise<string>;
 }
 interface Page extends VaultRef {
   offset: number;
@@ -85,9 +88,17 @@ export function decodeStoredVc(v: xdr.ScVal): StoredVc | undefined {
   };
 }
 
-export function createVaultApi(client: ChainClient): VaultApi {
+/** `owners`: vault → its `vault_owner`, which never changes (docs/chain-abi.md "Vault"; caches.ts). */
+export function createVaultApi(client: ChainClient, { owners }: { owners?: LRUCache<string, string> } = {}): VaultApi {
   const prepare = (o: Write, fn: string, args: xdr.ScVal[]) =>
-    client.prepare({ source: o.source, contractId: o.vault, fn, args, contract: 'vault' });
+    client.prepare({
+      source: o.source,
+      contractId: o.vault,
+      fn,
+      args,
+      contract: 'vault',
+      ...(o.sequence ? { sequence: o.sequence } : {}),
+    });
   const read = (o: VaultRef & { source?: string }, fn: string, args: xdr.ScVal[] = []) =>
     client.read({ contractId: o.vault, fn, args, contract: 'vault', ...(o.source ? { source: o.source } : {}) });
 
@@ -117,7 +128,13 @@ export function createVaultApi(client: ChainClient): VaultApi {
       toVec(await read(o, 'list_denied_issuers', [u32(o.offset), u32(o.limit)])).map(toAddress),
     deniedIssuerCount: async (o) => toU32(await read(o, 'denied_issuer_count')),
     version: async (o) => toStr(await read(o, 'version')),
-    vaultOwner: async (o) => toAddress(await read(o, 'vault_owner')),
+    vaultOwner: async (o) => {
+      const known = owners?.get(o.vault);
+      if (known !== undefined) return known;
+      const owner = toAddress(await read(o, 'vault_owner'));
+      owners?.set(o.vault, owner);
+      return owner;
+    },
     vaultDid: async (o) => fromOption(await read(o, 'vault_did'), toStr),
     exists: async (o) => (await client.getLedgerEntries([new Contract(o.vault).getFootprint()])).entries.length > 0,
   };

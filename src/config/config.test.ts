@@ -386,6 +386,16 @@ describe('RPC transport: the SDK client (which honours them) when the environmen
   ])('$env → $want', ({ env, want }) => {
     expect(loadConfig([], env).config.rpcTransport).toBe(want);
   });
+
+  it('CV_RPC_TRANSPORT / --rpc-transport choose it, over the proxy rule; anything else is refused', () => {
+    expect(loadConfig([], { CV_RPC_TRANSPORT: 'sdk' }).config.rpcTransport).toBe('sdk');
+    expect(loadConfig([], { CV_RPC_TRANSPORT: 'node', HTTPS_PROXY: 'http://proxy:3128' }).config.rpcTransport).toBe(
+      'node',
+    );
+    expect(loadConfig(['--rpc-transport', 'node'], { CV_RPC_TRANSPORT: 'sdk' }).config.rpcTransport).toBe('node');
+    expect(loadConfig(['--rpc-transport=sdk'], {}).config.rpcTransport).toBe('sdk');
+    expect(() => loadConfig([], { CV_RPC_TRANSPORT: 'axios' })).toThrow(/CV_RPC_TRANSPORT.*node, sdk.*"axios"/);
+  });
 });
 
 describe('resolver networks (CV_RESOLVER_NETWORKS / --resolver-networks)', () => {

@@ -77,8 +77,8 @@ export interface Config {
   logLevel: LogLevel;
   shutdownTimeoutMs: number;
   /**
-   * The HTTP client of the RPC calls (src/chain/transport.ts): `sdk` (axios) when the environment configures
-   * a proxy, which axios honours by itself and node:http(s) does not; else the lighter `node`.
+   * The HTTP client of the RPC calls (CV_RPC_TRANSPORT, src/chain/transport.ts): as set; unset, `sdk` (the SDK's own
+   * client) when the environment sets a proxy variable, else the lighter `node`.
    */
   rpcTransport: 'node' | 'sdk';
   networks: Record<Network, NetworkProfile>;
@@ -116,7 +116,10 @@ const SECRET_FILES: readonly [string, string][] = [
   ...NETWORKS.map((n): [string, string] => [`${n}.rpcUrl`, `${n}.rpcUrlFile`]),
 ];
 
-/** The proxy variables axios reads itself (not settings of ours: the convention every HTTP client shares). */
+/** The HTTP clients the chain client can run on (src/chain/transport.ts, or the SDK's own). */
+const RPC_TRANSPORTS = ['node', 'sdk'] as const;
+
+/** The proxy variables (not settings of ours: the convention HTTP clients share; src/chain/transport.ts on who reads them). */
 const PROXY_VARIABLES: readonly string[] = [
   'HTTP_PROXY',
   'HTTPS_PROXY',
@@ -243,6 +246,12 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
             `got ${JSON.stringify(v)}`,
     );
     return 0;
+  };
+  // Chosen when given; otherwise node, unless the environment configures a proxy, which only the SDK's client honours.
+  const rpcTransport = (key: string, e: NodeJS.ProcessEnv): 'node' | 'sdk' => {
+    const v = get(key);
+    if (v === undefined || v === '') return PROXY_VARIABLES.some((p) => (e[p] ?? '') !== '') ? 'sdk' : 'node';
+    return oneOf(key, RPC_TRANSPORTS);
   };
   // Published as it is: a URL that carries userinfo, a query or a fragment is refused rather than trimmed.
   const publicRpcUrl = (key: string): string | undefined => {
@@ -377,7 +386,7 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
     chainCacheEntries: int('chainCacheEntries', 1, 1_000_000),
     logLevel: oneOf('logLevel', LOG_LEVELS),
     shutdownTimeoutMs: int('shutdownTimeoutMs', 0, 600_000),
-    rpcTransport: PROXY_VARIABLES.some((v) => (env[v] ?? '') !== '') ? 'sdk' : 'node',
+    rpcTransport: rpcTransport('rpcTransport', env),
     networks,
     ...(fromFile.size ? { fromFile: Object.fromEntries(fromFile) } : {}),
   };

@@ -424,8 +424,8 @@ export const SETTINGS: readonly Setting[] = [
     default: '10000',
     doc:
       "entries each network keeps in each of its caches of decoded keys (source accounts, signers' public keys, " +
-      'DID record keys, vault addresses; least recently used go first): what the SDK would decode and check again ' +
-      'on every request',
+      'DID record keys, vault addresses: what the SDK would decode and check again on every request) and in its ' +
+      'cache of chain reads (CV_READ_CACHE_MS); least recently used go first',
   },
   {
     key: 'fastAssemble',
@@ -437,6 +437,18 @@ export const SETTINGS: readonly Setting[] = [
       "prepare writes its transaction's XDR itself, byte for byte what the Stellar SDK's TransactionBuilder and " +
       'assembleTransaction produce, without their repeated XDR round trips (a workaround, src/chain/fast-assemble.ts; ' +
       'docs/benchmarks.md shows what it saves); false = the SDK builds every transaction',
+  },
+  {
+    key: 'rpcTransport',
+    env: 'CV_RPC_TRANSPORT',
+    flag: '--rpc-transport',
+    kind: 'string',
+    doc:
+      "node | sdk: the HTTP client under the Stellar SDK's RPC client. node (the default) posts JSON-RPC over " +
+      "node:http itself, sparing the CPU the SDK's fetch-based client spends on every call (a workaround, " +
+      "src/chain/transport.ts; docs/benchmarks.md shows what it saves); sdk = the SDK's own client, which also " +
+      'follows redirects (the default when HTTP(S)_PROXY / ALL_PROXY is set; on Node 24 its fetch reads those only ' +
+      'with NODE_USE_ENV_PROXY=1)',
   },
   {
     key: 'logLevel',

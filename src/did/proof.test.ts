@@ -404,7 +404,7 @@ describe('MemoryNonceStore', () => {
 });
 
 describe('Ed25519KeyCache', () => {
-  it('makes each key once, keeps at most its bound (the oldest goes first), and verifies as the raw key does', () => {
+  it('makes each key once, keeps at most its bound (the least recently used goes first), and refuses a bad key', () => {
     const cache = new Ed25519KeyCache(2);
     const keys = [1, 2, 3].map((n) => new Uint8Array(32).fill(n));
     const first = cache.get(keys[0]!);
@@ -414,5 +414,16 @@ describe('Ed25519KeyCache', () => {
     expect(cache.size).toBe(2);
     expect(cache.get(keys[0]!)).not.toBe(first);
     expect(() => cache.get(new Uint8Array(31))).toThrow(RangeError);
+  });
+
+  it('a key in use stays: a hit makes it the most recently used', () => {
+    const cache = new Ed25519KeyCache(2);
+    const [a, b, c] = [1, 2, 3].map((n) => new Uint8Array(32).fill(n));
+    const first = cache.get(a!);
+    const second = cache.get(b!);
+    cache.get(a!);
+    cache.get(c!); // b is the least recently used
+    expect(cache.get(a!)).toBe(first);
+    expect(cache.get(b!)).not.toBe(second);
   });
 });

@@ -3,12 +3,13 @@
 // authentication key; the verifier checks, in order, the 5-minute window, the domain, the nonce (once), and
 // the signature against every authentication key of the resolved document. Verification never throws.
 import { createHash, createPublicKey, randomBytes, verify as cryptoVerify, type KeyObject } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { parseDid } from './did.ts';
 import { canonicalizeToBytes } from './jcs.ts';
 import { decodeMultikey } from './multikey.ts';
 import type { DidDocument, DidResolutionResult, VerificationMethod } from './types.ts';
 import type { NonceStore } from '../stores/types.ts';
-import type { Clock } from '../domain.ts';
+import { lruClock, type Clock } from '../domain.ts';
 
 /** The timestamp window, either side of the verifier's clock. */
 export const PROOF_WINDOW_MS = 5 * 60 * 1000;
@@ -44,21 +45,25 @@ export type { NonceStore };
 /** How often, at most, the embedded store looks through all its entries for expired ones. */
 const NONCE_SWEEP_INTERVAL_MS = 1000;
 
+/** Nonces the embedded store keeps at most: a bound on its memory, far above what one process issues in a window. */
+const DEFAULT_NONCE_ENTRIES = 100_000;
+
 /**
- * The embedded NonceStore: one process, bounded (oldest entries go first when full). Expired entries are
- * dropped by a sweep at most once a second (NONCE_SWEEP_INTERVAL_MS): a sweep on every issue made each issue
- * cost the whole map (100,000 issues took 91 s), and POST /challenges issues one per keyless request.
+ * The embedded NonceStore: one process, an lru-cache LRU bounded by `maxEntries` (the least recently issued go
+ * first when full; a nonce is used once), each entry living until its `expiresAt` on the injected clock. Expired
+ * entries are also dropped by a sweep at most once a second (NONCE_SWEEP_INTERVAL_MS): a sweep on every issue
+ * made each issue cost the whole store (100,000 issues took 91 s), and POST /challenges issues one per keyless
+ * request.
  */
 export class MemoryNonceStore implements NonceStore {
   readonly #now: Clock;
-  readonly #maxEntries: number;
-  readonly #entries = new Map<string, { expiresAt: number; binding: string }>();
+  readonly #entries: LRUCache<string, { expiresAt: number; binding: string }>;
   #lastSweep = Number.NEGATIVE_INFINITY;
   #sweeps = 0;
 
-  constructor({ now = Date.now, maxEntries = 100_000 }: { now?: Clock; maxEntries?: number } = {}) {
+  constructor({ now = Date.now, maxEntries = DEFAULT_NONCE_ENTRIES }: { now?: Clock; maxEntries?: number } = {}) {
     this.#now = now;
-    this.#maxEntries = maxEntries;
+    this.#entries = new LRUCache({ max: maxEntries, ...lruClock(now) });
   }
 
   get size(): number {
@@ -73,12 +78,10 @@ export class MemoryNonceStore implements NonceStore {
   async issue(nonce: string, expiresAt: Date, binding: string): Promise<void> {
     const now = this.#now();
     if (now - this.#lastSweep >= NONCE_SWEEP_INTERVAL_MS) this.#sweep(now);
-    while (this.#entries.size >= this.#maxEntries) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest === undefined) break;
-      this.#entries.delete(oldest);
-    }
-    this.#entries.set(nonce, { expiresAt: expiresAt.getTime(), binding });
+    const until = expiresAt.getTime();
+    // lru-cache's ttl needs a positive number and ends an entry once its age exceeds it, so an entry lives at
+    // least until `expiresAt`; consume() checks `expiresAt` itself.
+    this.#entries.set(nonce, { expiresAt: until, binding }, { ttl: Math.max(1, Math.ceil(until - now)) });
   }
 
   async consume(nonce: string, binding: string): Promise<boolean> {
@@ -95,7 +98,7 @@ export class MemoryNonceStore implements NonceStore {
   #sweep(now: number): void {
     this.#lastSweep = now;
     this.#sweeps++;
-    for (const [nonce, { expiresAt }] of this.#entries) if (expiresAt < now) this.#entries.delete(nonce);
+    this.#entries.purgeStale();
   }
 }
 
@@ -275,16 +278,19 @@ export function ed25519PublicKey(publicKey: Uint8Array): KeyObject {
   return createPublicKey({ key: Buffer.concat([SPKI_ED25519, publicKey]), format: 'der', type: 'spki' });
 }
 
+/** Keys an Ed25519KeyCache keeps by default: the issuers and holders one verifier meets again, not every key seen. */
+const DEFAULT_ED25519_KEYS = 1_000;
+
 /**
- * Node's keys of Ed25519 public keys, each made once: making one costs several times a verification. Bounded;
- * the oldest entry goes first. One per verifier (a request, or an app across requests).
+ * Node's keys of Ed25519 public keys, each made once: making one costs several times a verification. An
+ * lru-cache LRU (the least recently used key goes first when full). One per verifier (a request, or an app
+ * across requests).
  */
 export class Ed25519KeyCache {
-  readonly #max: number;
-  readonly #keys = new Map<string, KeyObject>();
+  readonly #keys: LRUCache<string, KeyObject>;
 
-  constructor(maxEntries = 1_000) {
-    this.#max = maxEntries;
+  constructor(maxEntries = DEFAULT_ED25519_KEYS) {
+    this.#keys = new LRUCache({ max: maxEntries });
   }
 
   get size(): number {
@@ -297,7 +303,6 @@ export class Ed25519KeyCache {
     let key = this.#keys.get(id);
     if (!key) {
       key = ed25519PublicKey(publicKey);
-      if (this.#keys.size >= this.#max) this.#keys.delete(this.#keys.keys().next().value!);
       this.#keys.set(id, key);
     }
     return key;

@@ -1242,8 +1242,12 @@ export interface operations {
                      */
                     "application/json": {
                         openapi: string;
-                        info: Record<string, never>;
-                        paths: Record<string, never>;
+                        info: {
+                            [key: string]: unknown;
+                        };
+                        paths: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };

@@ -9,8 +9,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -35,8 +37,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -61,8 +65,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -93,8 +99,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -122,8 +130,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -149,8 +159,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -176,8 +188,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -205,8 +219,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -233,8 +249,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -261,8 +279,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -288,8 +308,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -315,8 +337,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -343,8 +367,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -370,8 +396,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -398,8 +426,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -424,8 +454,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -455,8 +487,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -482,8 +516,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -509,8 +545,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -540,8 +578,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -567,8 +607,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -593,8 +635,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -620,8 +664,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -650,8 +696,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -701,8 +749,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -740,8 +790,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -769,8 +821,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -798,8 +852,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -824,8 +880,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -850,8 +908,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -877,8 +937,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -905,8 +967,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -943,8 +1007,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -986,8 +1052,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1018,8 +1086,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1044,8 +1114,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -1073,8 +1145,10 @@ export interface paths {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -2355,8 +2429,10 @@ export interface components {
     };
     parameters: {
         /**
-         * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-         *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+         * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+         *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+         *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+         *     at most 16 KiB, so no value is refused for its length.)
          */
         RequestId: string;
         /**
@@ -2483,7 +2559,8 @@ export interface components {
     };
     headers: {
         /**
-         * @description Correlation id. Echoes the request's `X-Request-ID`, or a fresh UUID when the request had none.
+         * @description Correlation id: the request's `X-Request-ID` when it is 1 to 200 visible ASCII characters, else a fresh
+         *     UUID.
          * @example 5f0c7a4e-2b1d-4c8e-9a3f-6d2e1b0c9a87
          */
         "X-Request-ID": string;
@@ -2553,8 +2630,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -2589,8 +2668,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -2630,8 +2711,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -2671,8 +2754,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -2764,8 +2849,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -2792,8 +2879,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -2821,8 +2910,12 @@ export interface operations {
                      */
                     "application/json": {
                         openapi: string;
-                        info: Record<string, never>;
-                        paths: Record<string, never>;
+                        info: {
+                            [key: string]: unknown;
+                        };
+                        paths: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };
@@ -2834,8 +2927,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
@@ -2910,8 +3005,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
@@ -2986,8 +3083,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
@@ -3053,8 +3152,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
@@ -3110,8 +3211,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
@@ -3177,8 +3280,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
@@ -3217,8 +3322,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
@@ -3284,8 +3391,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
@@ -3324,8 +3433,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
@@ -3391,8 +3502,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
@@ -3467,8 +3580,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
@@ -3534,8 +3649,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
@@ -3601,8 +3718,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
@@ -3667,8 +3786,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -3766,8 +3887,10 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -3826,8 +3949,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -3934,8 +4059,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -4001,8 +4128,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -4103,8 +4232,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -4249,8 +4380,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -4323,8 +4456,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -4403,8 +4538,10 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -4485,8 +4622,10 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -4558,8 +4697,10 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -4652,8 +4793,10 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -4713,8 +4856,10 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -4757,8 +4902,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -4793,8 +4940,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -4832,8 +4981,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -4868,8 +5019,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -4930,8 +5083,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -4971,8 +5126,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -5011,8 +5168,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
@@ -5068,8 +5227,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
             };
@@ -5119,8 +5280,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**
@@ -5182,8 +5345,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Optional correlation id (1 to 200 characters), echoed in the response and written in the service's
-                 *     log line. Without it the service makes a fresh one (a UUID) and answers it.
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
                 /**

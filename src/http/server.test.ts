@@ -7,7 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { answerClientError, clientErrorAnswer, createHttpServer, setErrorEnvelope } from './server.ts';
 
 const servers: { close(): Promise<void> }[] = [];
+const finishSlow: (() => void)[] = [];
 afterEach(async () => {
+  for (const finish of finishSlow.splice(0)) finish();
   for (const s of servers.splice(0)) await s.close();
 });
 
@@ -15,6 +17,12 @@ async function start(envelope?: 'vault' | 'resolver'): Promise<number> {
   const app = express();
   app.get('/', (_req, res) => {
     res.json({ ok: true });
+  });
+  // Starts an answer and finishes it only when the test says so (an answer under way on the connection).
+  app.get('/slow', (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.write('started\n');
+    finishSlow.push(() => res.end('done\n'));
   });
   if (envelope === 'vault') setErrorEnvelope(app, (error, message) => ({ error, message }));
   if (envelope === 'resolver') setErrorEnvelope(app, (code, message) => ({ code, message }));
@@ -90,6 +98,47 @@ describe('createHttpServer', () => {
   it('a good request on the same server is served as usual', async () => {
     const port = await start('vault');
     expect(await (await fetch(`http://127.0.0.1:${port}/`)).json()).toEqual({ ok: true });
+  });
+
+  it('a bad request while an answer is under way on the connection only closes it, as Node does', async () => {
+    const port = await start('vault');
+    const got = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n'));
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk) => {
+        text += chunk;
+        if (text.includes('started')) socket.write('HELLO THERE\r\n\r\n');
+      });
+      socket.on('error', reject);
+      socket.on('close', () => resolve(text));
+    });
+    expect(got).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(got).not.toContain('400 Bad Request');
+    expect(got).not.toContain('invalid_request');
+  });
+
+  it('a bad request once the answer before it has finished is answered in the envelope', async () => {
+    const port = await start('vault');
+    const got = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n'));
+      let text = '';
+      let sent = false;
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk) => {
+        text += chunk;
+        if (text.includes('started')) finishSlow.shift()?.();
+        if (text.includes('0\r\n\r\n') && !sent) {
+          sent = true;
+          socket.write('HELLO THERE\r\n\r\n');
+        }
+      });
+      socket.on('error', reject);
+      socket.on('close', () => resolve(text));
+    });
+    expect(got).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(got).toContain('done\n');
+    expect(got).toMatch(/HTTP\/1\.1 400 Bad Request\r\n[\s\S]*"error":"invalid_request"/);
   });
 
   it("a handler without an envelope keeps Node's own answer", async () => {

@@ -60,12 +60,16 @@ export function clientErrorAnswer(err: NodeJS.ErrnoException): ClientErrorAnswer
 
 /**
  * Answers a client error on the socket, as Node's default would (only while no answer of an earlier request
- * on this connection has started), but with the envelope as a JSON body; then closes the connection.
+ * on this connection has started: `answering`), but with the envelope as a JSON body; then closes the connection.
  */
-export function answerClientError(envelope: ErrorEnvelope, err: NodeJS.ErrnoException, socket: Duplex): void {
-  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+export function answerClientError(
+  envelope: ErrorEnvelope,
+  err: NodeJS.ErrnoException,
+  socket: Duplex,
+  answering = false,
+): void {
   const answer = clientErrorAnswer(err);
-  if (!answer || !socket.writable || inFlight?.headersSent) {
+  if (!answer || !socket.writable || answering) {
     socket.destroy();
     return;
   }
@@ -95,7 +99,33 @@ export function answerClientError(envelope: ErrorEnvelope, err: NodeJS.ErrnoExce
 export function createHttpServer(handler: http.RequestListener): http.Server {
   const server = http.createServer(handler);
   const envelope = errorEnvelopeOf(handler);
-  if (envelope)
-    server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(envelope, err, socket));
+  if (envelope) {
+    const answering = trackAnswers(server);
+    server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) =>
+      answerClientError(envelope, err, socket, answering(socket)),
+    );
+  }
   return server;
+}
+
+/**
+ * Whether an answer has started on a connection and is not finished yet: the responses of each socket are
+ * followed from the server's 'request' event until their 'close' (public events only; a response that has
+ * finished no longer counts, as Node stops counting it once it has been written out).
+ */
+function trackAnswers(server: http.Server): (socket: Duplex) => boolean {
+  const open = new WeakMap<Duplex, Set<http.ServerResponse>>();
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const socket = req.socket;
+    let responses = open.get(socket);
+    if (!responses) open.set(socket, (responses = new Set()));
+    const set = responses;
+    set.add(res);
+    res.once('close', () => set.delete(res));
+  });
+  return (socket) => {
+    const responses = open.get(socket);
+    if (responses) for (const res of responses) if (res.headersSent && !res.writableFinished) return true;
+    return false;
+  };
 }

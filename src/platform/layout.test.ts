@@ -102,6 +102,11 @@ const PRIVATE_INTERNALS: { what: string; pattern: RegExp; sample: string }[] = [
     pattern: /\.handle\(\s*req\s*,\s*res\s*,|router\.stack|app\._router/,
     sample: 'app._router.stack.splice(0, 1)',
   },
+  {
+    what: "underscore-named member of an object (Node's and libraries' private fields)",
+    pattern: /[\w)\]]\._[A-Za-z]\w*/,
+    sample: 'const inFlight = (socket as Duplex & { _httpMessage?: unknown })._httpMessage;',
+  },
 ];
 
 describe('each rule fails on a sample that breaks it', () => {

@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import { describe, expect, it } from 'vitest';
 import type { operations } from '../generated/did-resolver.ts';
 import type { operations as vaultOperations } from '../generated/vault-api.ts';
-import type { OperationHandler } from './typed.ts';
+import { jsonText, sendJsonText, type OkBody, type OperationHandler } from './typed.ts';
 import { prepareOrSubmit, signedXdrOf, writeOperation } from './write.ts';
 
 type GetRecord = operations['getDidRecord'];
@@ -100,6 +100,23 @@ describe('the converted routes, one per file', () => {
       res.json({ status: 'ok', timestamp: '', service: 'did-resolver', node: '', network: 'testnet' });
     };
     expect(typeof health).toBe('function');
+    // src/resolver/routes/service.ts: the description is sent as JSON text typed by getOpenApi's answer.
+    const openapi: OperationHandler<operations['getOpenApi']> = (_req, res) => {
+      sendJsonText(res, jsonText<OkBody<operations['getOpenApi']>>({ openapi: '3.1.0', info: {}, paths: {} }));
+      // @ts-expect-error an OpenAPI document's `openapi` is a string
+      sendJsonText(res, jsonText({ openapi: 3.1, info: {}, paths: {} }));
+      // @ts-expect-error text that is not jsonText of the answer's body
+      sendJsonText(res, '{}');
+      // @ts-expect-error nor through res.send
+      res.send('{}');
+    };
+    // src/vault-api/routes/verify.ts: an answer in application/ld+json is typed by its one media type.
+    const context: OperationHandler<vaultOperations['getLedgerVaultContext']> = (_req, res) => {
+      res.json({ '@context': { '@protected': true } });
+      // @ts-expect-error JsonLdContext is {"@context": …}
+      res.json({ context: {} });
+    };
+    expect([typeof openapi, typeof context]).toEqual(['function', 'function']);
   });
 });
 

@@ -73,7 +73,8 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
     resolveDid: resolveRoute(ctx),
     getHealth: service.health,
     getOpenApi: service.openapi,
-    getDocs: service.docs,
+    // The UI page is HTML, answered by the UI's own handler.
+    getDocs: (req, res, next) => void service.docs(req, res, next),
     getDidRecord: registry.getRecord,
     registerDid: registry.register,
     submitDidTransaction: registry.submitAny,

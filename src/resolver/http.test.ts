@@ -25,9 +25,12 @@ describe('X-Request-ID', () => {
   it.each([
     ['absent', undefined],
     ['longer than 128', 'a'.repeat(129)],
+    ['500 characters long', 'a'.repeat(500)],
+    ['not ASCII', 'trace-\u00e9t\u00e9'],
     ['with a space', 'a b'],
   ])('generates a UUID when %s', async (_n, value) => {
     const r = await h.get('/health', value === undefined ? {} : { 'x-request-id': value });
+    expect(r.status).toBe(200);
     expect(r.headers.get('x-request-id')).toMatch(UUID);
   });
 

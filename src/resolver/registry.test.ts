@@ -12,6 +12,7 @@ import {
   type Harness,
   type RegisteredDid,
 } from '../../test-support/resolver.ts';
+import { parseExposition } from '../../test-support/observability.ts';
 
 let h: Harness;
 let owner: Keypair;
@@ -412,6 +413,21 @@ describe('safe submit', () => {
       expect(r.status, path).toBe(400);
       expect(r.body.code, path).toBe('tx_operation_mismatch');
     }
+  });
+
+  it('a refused submit is counted under its code in /metrics, not as internal_error', async () => {
+    const signed = await preparedDeactivate(d);
+    const route = `/v1/dids/stellar/{did}/update`;
+    const count = async (outcome: string) => {
+      const f = parseExposition((await h.get('/metrics')).text);
+      const family = f.get('credential_vault_submits_total');
+      const sample = family?.samples.find((s) => s.labels.route === route && s.labels.outcome === outcome);
+      return sample?.value ?? 0;
+    };
+    const before = [await count('tx_operation_mismatch'), await count('internal_error')];
+    const r = await h.post(`/v1/dids/stellar/${d.did}/update`, { signedXdr: signed });
+    expect(r.body.code).toBe('tx_operation_mismatch');
+    expect([await count('tx_operation_mismatch'), await count('internal_error')]).toEqual([before[0]! + 1, before[1]]);
   });
 
   it('a route refuses a transaction for another DID than its path', async () => {

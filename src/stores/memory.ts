@@ -14,6 +14,7 @@ import {
   revokeKey,
   type IdempotencyRecord,
 } from './records.ts';
+import { LRUCache } from 'lru-cache';
 import { checkHitInput, hitResult } from './sliding-window.ts';
 import {
   IDEMPOTENCY_LEASE_MS,
@@ -33,7 +34,7 @@ import {
   type RateLimiter,
   type StoredResponse,
 } from './types.ts';
-import type { Clock, Network } from '../domain.ts';
+import { lruClock, type Clock, type Network } from '../domain.ts';
 
 export interface MemoryOptions {
   now?: Clock;
@@ -173,36 +174,40 @@ export function createMemoryRateLimiter(options: MemoryOptions = {}): RateLimite
 }
 
 export interface MemoryCacheOptions extends MemoryOptions {
-  /** Oldest entries are evicted beyond this many (default 10,000). */
+  /** Least recently used entries are evicted beyond this many (default MEMORY_CACHE_ENTRIES). */
   maxEntries?: number;
 }
 
+/**
+ * Entries of the embedded cache by default. It holds the resolver's cached resolutions when no Redis is
+ * configured, one small JSON entry per DID, each also kept for CV_RESOLVER_CACHE_TTL_MS at most: a bound on
+ * memory rather than a tuning knob (an operator with more DIDs in use than this configures Redis).
+ */
+const MEMORY_CACHE_ENTRIES = 10_000;
+
+/** The embedded Cache: an lru-cache LRU, each entry with its own ttl on the injected clock. */
 export function createMemoryCache(options: MemoryCacheOptions = {}): Cache {
-  const now = options.now ?? Date.now;
-  const maxEntries = options.maxEntries ?? 10_000;
-  const entries = new Map<string, { value: string; expiresAt: number }>();
+  const entries = new LRUCache<string, string>({
+    max: options.maxEntries ?? MEMORY_CACHE_ENTRIES,
+    ...lruClock(options.now ?? Date.now),
+  });
   return {
     async get(key: string) {
-      const entry = entries.get(key);
-      if (!entry) return undefined;
-      if (entry.expiresAt <= now()) {
+      const value = entries.get(key);
+      if (value === undefined) return undefined;
+      // Gone once ttlMs has passed: lru-cache still returns an entry whose age is exactly its ttl.
+      if (entries.getRemainingTTL(key) <= 0) {
         entries.delete(key);
         return undefined;
       }
-      return entry.value;
+      return value;
     },
     async delete(key: string) {
       entries.delete(key);
     },
     async set(key: string, value: string, ttlMs: number) {
       if (!(ttlMs > 0)) throw new RangeError('ttlMs must be positive');
-      entries.delete(key);
-      entries.set(key, { value, expiresAt: now() + ttlMs });
-      while (entries.size > maxEntries) {
-        const oldest = entries.keys().next().value;
-        if (oldest === undefined) break;
-        entries.delete(oldest);
-      }
+      entries.set(key, value, { ttl: ttlMs });
     },
     async close() {
       entries.clear();

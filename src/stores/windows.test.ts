@@ -168,7 +168,7 @@ describe.each([
 });
 
 describe('memory cache', () => {
-  it('follows the injected clock and evicts the oldest beyond maxEntries', async () => {
+  it('follows the injected clock and keeps at most maxEntries', async () => {
     const clock = manualClock();
     const cache = createMemoryCache({ now: clock.now, maxEntries: 2 });
     await cache.set('a', '1', 30_000);
@@ -180,5 +180,15 @@ describe('memory cache', () => {
     await cache.set('y', '2', 30_000);
     await cache.set('z', '3', 30_000);
     expect([await cache.get('x'), await cache.get('y'), await cache.get('z')]).toEqual([undefined, '2', '3']);
+  });
+
+  it('evicts the least recently used: a read keeps an entry', async () => {
+    const clock = manualClock();
+    const cache = createMemoryCache({ now: clock.now, maxEntries: 2 });
+    await cache.set('x', '1', 30_000);
+    await cache.set('y', '2', 30_000);
+    expect(await cache.get('x')).toBe('1');
+    await cache.set('z', '3', 30_000);
+    expect([await cache.get('x'), await cache.get('y'), await cache.get('z')]).toEqual(['1', undefined, '3']);
   });
 });

@@ -290,14 +290,6 @@ describe('request validation → the spec codes', () => {
       message: /idempotency-key/,
     },
     {
-      name: 'X-Request-ID over 200',
-      path: '/contracts/vault/verify-vc',
-      body: { owner: G, vcId: 'a' },
-      headers: { 'x-request-id': 'r'.repeat(201) },
-      status: 400,
-      error: 'invalid_request',
-    },
-    {
       name: 'text/plain body',
       path: '/contracts/vault/verify-vc',
       body: 'owner=G',
@@ -608,6 +600,18 @@ describe('X-Request-ID', () => {
   it('echoes the request id', async () => {
     const res = await env.request('/health', { headers: { 'x-request-id': 'trace-123' } });
     expect(res.headers.get('x-request-id')).toBe('trace-123');
+  });
+
+  it.each([
+    ['a 500-character', 'r'.repeat(500)],
+    ['a non-ASCII', 'trace-\u00e9t\u00e9'],
+    ['an empty', ''],
+  ])('replaces %s id with a fresh one and serves the request (it never fails one)', async (_n, id) => {
+    const res = await env.request(`/contracts/vault/vc-count?owner=${G}`, { key, headers: { 'x-request-id': id } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-request-id')).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
   });
 
   it('makes one when the request has none, also on errors', async () => {

@@ -4,7 +4,9 @@
 //
 // The cached path stays lean: the serialized bodies built from a cached value are remembered in process,
 // keyed by the value itself, so a hit costs one cache get and a string comparison, no parse and no build.
-// Expiry stays with the Cache: once it forgets the key, the memo is not consulted.
+// Expiry stays with the Cache: once it forgets the key, the memo is not consulted. The memo is an lru-cache LRU
+// of RESOLUTION_MEMO_ENTRIES.
+import { LRUCache } from 'lru-cache';
 import type { Cache } from '../../stores/index.ts';
 import type { DidRecord } from '../../did/index.ts';
 import type { Network } from '../../domain.ts';
@@ -29,22 +31,28 @@ export interface CachedResolution {
   bodies: Partial<Record<string, string>>;
 }
 
+/**
+ * DIDs whose built bodies are remembered: the most resolved ones. The memo only saves building a body again (a
+ * miss costs a parse and a build, never a ledger read), so it is a bound on memory, not an operator's choice;
+ * it matches the embedded cache's default size (src/stores/memory.ts).
+ */
+const RESOLUTION_MEMO_ENTRIES = 10_000;
+
 export class ResolutionCache {
   readonly #cache: Cache;
   readonly #ttlMs: number;
-  readonly #memo = new Map<string, Memo>();
-  readonly #maxMemo: number;
+  readonly #memo: LRUCache<string, Memo>;
   readonly #onError: (err: unknown) => void;
 
   constructor({
     cache,
     ttlMs,
-    maxMemo = 10_000,
+    maxMemo = RESOLUTION_MEMO_ENTRIES,
     onError = () => {},
   }: { cache: Cache; ttlMs: number; maxMemo?: number; onError?: (err: unknown) => void }) {
     this.#cache = cache;
     this.#ttlMs = ttlMs;
-    this.#maxMemo = maxMemo;
+    this.#memo = new LRUCache({ max: maxMemo });
     this.#onError = onError;
   }
 
@@ -104,9 +112,7 @@ export class ResolutionCache {
 
   #remember(key: string, raw: string, entry: ResolvedEntry): Memo {
     const memo: Memo = { raw, entry, bodies: {} };
-    this.#memo.delete(key);
     this.#memo.set(key, memo);
-    if (this.#memo.size > this.#maxMemo) this.#memo.delete(this.#memo.keys().next().value!);
     return memo;
   }
 }

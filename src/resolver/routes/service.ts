@@ -1,13 +1,16 @@
 // GET /health, /openapi.json and /docs (spec tag "service"). The UI (src/openapi/docs-ui.ts) reads
 // /openapi.json.
-import type { Request, RequestHandler, Response } from 'express';
+import type { RequestHandler } from 'express';
 import type { operations } from '../../generated/did-resolver.ts';
-import type { OperationHandler } from '../../platform/typed.ts';
+import type { OpenApiDocument } from '../../platform/spec.ts';
+import { jsonText, sendJsonText, type OkBody, type OperationHandler } from '../../platform/typed.ts';
 import { docsUi } from '../../openapi/docs-ui.ts';
 import type { RouteContext } from './shared.ts';
 
-export function serviceRoutes(ctx: RouteContext, spec: { info?: { title?: string } }) {
-  const specJson = JSON.stringify(spec);
+type GetOpenApi = operations['getOpenApi'];
+
+export function serviceRoutes(ctx: RouteContext, spec: OpenApiDocument) {
+  const specJson = jsonText<OkBody<GetOpenApi>>(spec);
   const networks = [...ctx.served.values()].map((n) => ({ network: n.name, registryId: n.registryId }));
   const ui = docsUi({ title: spec.info?.title ?? 'did:ledger resolver' });
   // The health answer is checked against getHealth's (src/platform/typed.ts).
@@ -20,11 +23,11 @@ export function serviceRoutes(ctx: RouteContext, spec: { info?: { title?: string
       networks,
     });
   };
+  // The description as loaded, typed by getOpenApi's answer.
+  const openapi: OperationHandler<GetOpenApi> = (_req, res) => sendJsonText(res, specJson);
   return {
     health,
-    openapi(_req: Request, res: Response): void {
-      res.type('application/json').send(specJson);
-    },
+    openapi,
     docs: ui.page,
     /** Mounted at /docs: swagger-ui-init.js and the swagger-ui-dist files. */
     docsAssets(): RequestHandler[] {

@@ -3,7 +3,7 @@
 // is in src/vault-api/verification*.ts; here: the request's parts, who may name a stored credential, and the
 // status code of an answer. A key is optional on these routes (keyless callers are limited per client IP by
 // the rate-limit middleware); naming a stored credential needs the owner's or an admin key.
-import type { Request, RequestHandler } from 'express';
+import type { Request } from 'express';
 import { Ed25519KeyCache, MemoryNonceStore } from '../../did/index.ts';
 import { duplicateMembersOf } from '../../platform/body.ts';
 import { ApiError, VaultErrors, peekAuth, type VaultAppDeps } from '../context.ts';
@@ -18,9 +18,11 @@ import { readSlot } from '../verification-status.ts';
 import { isError } from '../verification-problems.ts';
 import type { operations } from '../../generated/vault-api.ts';
 import type { RouteTable } from '../../platform/app.ts';
-import type { OperationHandler } from '../../platform/typed.ts';
+import type { OkBody, OperationHandler } from '../../platform/typed.ts';
 import { duplicateProblems, presentationStructureProblems } from '../verification-structure.ts';
 import { bodyOf, onVaults, optStr, vaultOf } from './contract-common.ts';
+
+type GetLedgerVaultContext = operations['getLedgerVaultContext'];
 
 /** The JSON-LD context that defines LedgerVaultStatusEntry (vault-api.yaml getLedgerVaultContext). */
 export const LEDGER_VAULT_CONTEXT = {
@@ -39,7 +41,7 @@ export const LEDGER_VAULT_CONTEXT = {
       },
     },
   },
-} as const;
+} as const satisfies OkBody<GetLedgerVaultContext>;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -142,8 +144,7 @@ export function verifyRoutes(deps: VaultAppDeps): RouteTable<operations> {
     res.json({ challenge: await issueChallenge(deps, challenges) });
   };
 
-  // The context document is JSON-LD, not JSON: a plain handler.
-  const getLedgerVaultContext: RequestHandler = (_req, res) => {
+  const getLedgerVaultContext: OperationHandler<GetLedgerVaultContext> = (_req, res) => {
     res.set('Cache-Control', 'public, max-age=86400');
     // Verifiers' JSON-LD processors run in web pages too (jsonld.js document loaders fetch with CORS).
     res.set('Access-Control-Allow-Origin', '*');

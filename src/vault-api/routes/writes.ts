@@ -76,6 +76,10 @@ export function writeRoutes(deps: VaultAppDeps): RouteTable<O> {
       issuerRules(auth, b.issuer, b.sourcePublicKey);
       checkLengths('', b.vcId, b.vcData);
       checkVcData('', b.vcData);
+      // The source's account is read while the issuer DID and the proof are checked (two independent chain reads
+      // at once); prepare takes its answer, and a refused request leaves it unread.
+      const sequence = chain.client.sequence(b.sourcePublicKey);
+      sequence.catch(() => {});
       await checkIssuerDid(deps, b.issuerDid, b.issuer);
       await checkVcProof(deps, '', b.vcData, b.issuerDid);
       const vault = vaultOf(deps, b.owner, b.userSalt);
@@ -85,6 +89,7 @@ export function writeRoutes(deps: VaultAppDeps): RouteTable<O> {
         chain.vault.issue({
           vault,
           source: b.sourcePublicKey,
+          sequence,
           vcId: b.vcId,
           vcData,
           issuer: b.issuer,
