@@ -109,6 +109,13 @@ const PRIVATE_INTERNALS: { what: string; pattern: RegExp; sample: string }[] = [
   },
 ];
 
+/** A cache evicted by hand: emptied or trimmed when it reaches a size, instead of an lru-cache bounded by `max`. */
+const HAND_EVICTION = {
+  what: 'a cache evicted by hand (a size check that clears or deletes): an LRUCache with `max` does it',
+  pattern: /\.size\s*>=?\s*[\w.]+\s*\)\s*(\{\s*)?\w+\.(clear|delete)\(/,
+  sample: 'if (known.size >= MAX_REMEMBERED_PATHS) known.clear();',
+};
+
 describe('each rule fails on a sample that breaks it', () => {
   for (const rule of PLATFORM_PIECES) it(rule.piece, () => expect(rule.pattern.test(rule.sample)).toBe(true));
   for (const rule of PRIVATE_INTERNALS) it(rule.what, () => expect(rule.pattern.test(rule.sample)).toBe(true));
@@ -122,6 +129,11 @@ describe('each rule fails on a sample that breaks it', () => {
     expect(rule.pattern.test("(socket as unknown as Record<string, unknown>)['_httpMessage']")).toBe(true);
     expect(rule.pattern.test('headers[`_private`]')).toBe(true);
     expect(rule.pattern.test("const key = ['_a', 'b'];")).toBe(false);
+  });
+  it(HAND_EVICTION.what, () => {
+    expect(HAND_EVICTION.pattern.test(HAND_EVICTION.sample)).toBe(true);
+    expect(HAND_EVICTION.pattern.test('if (seen.size > max) { seen.delete(seen.keys().next().value); }')).toBe(true);
+    expect(HAND_EVICTION.pattern.test('if (known.size === 0) return;')).toBe(false);
   });
   it('another app', () => {
     expect(otherApp('vault-api').test("import { ResolverError } from '../../resolver/context.ts';")).toBe(true);
@@ -163,4 +175,7 @@ describe('nothing under src/ patches a library', () => {
       expect(all.filter((f) => rule.pattern.test(f.text)).map((f) => f.file)).toEqual([]);
     });
   }
+  it(`no ${HAND_EVICTION.what}`, () => {
+    expect(all.filter((f) => HAND_EVICTION.pattern.test(f.text)).map((f) => f.file)).toEqual([]);
+  });
 });
