@@ -579,6 +579,8 @@ describe('GET /ready', () => {
   }) => {
     const dir = mkdtempSync(path.join(tmpdir(), 'cv-observability-redis-'));
     const deadRedis = `redis://127.0.0.1:${await closedPort()}`;
+    // A proxy of its own: this stack's readiness probes never reach the proxy the other tests hold or count.
+    const ownProxy = await rpcProxy(new URL(sim.url).origin);
     const { config } = loadConfig(
       [
         '--simulator',
@@ -586,7 +588,7 @@ describe('GET /ready', () => {
         '--data-dir',
         dir,
         ...portArgs,
-        ...profileArgs(sim, proxy.url),
+        ...profileArgs(sim, ownProxy.url),
         '--redis-url',
         deadRedis,
         '--log-level',
@@ -613,6 +615,7 @@ describe('GET /ready', () => {
       expect((await answeredInTime(`${other.resolverUrl}/ready`, signal)).status).toBe(200);
     } finally {
       await other.close();
+      await ownProxy.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
