@@ -3,7 +3,7 @@
 // failures) to an `ErrorAnswer`; this module does the rest the same way for both: the code kept for the
 // request log, the log line of a fault, the answer's headers, the message cut to the spec's bound, and a
 // connection cut when the answer had already started (nothing honest can be sent then).
-import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, Request, Response } from 'express';
 import { clip } from '../openapi/error-bounds.ts';
 import { requestIdOf } from './request-id.ts';
 
@@ -55,9 +55,4 @@ export function errorHandler<Code extends string>(envelope: ErrorEnvelope<Code>)
     if (answer.headers) res.set(answer.headers);
     res.status(answer.status).json(envelope.body({ ...answer, message: clip(answer.message, MESSAGE_MAX) }));
   };
-}
-
-/** After every route: nothing answered. */
-export function notFound(error: (req: Request) => Error): RequestHandler {
-  return (req, _res, next) => next(error(req));
 }

@@ -62,6 +62,26 @@ const PLATFORM_PIECES: { piece: string; pattern: RegExp; sample: string }[] = [
   },
 ];
 
+/** What only the platform's bootstrap (src/platform/app.ts) does, each with a sample that does it in an app. */
+const BOOTSTRAP: { what: string; pattern: RegExp; sample: string }[] = [
+  { what: 'make an Express app', pattern: /\bexpress\(\s*\)/, sample: 'const app = express();' },
+  {
+    what: 'import express-openapi-validator',
+    pattern: /from ['"]express-openapi-validator['"]|import\(\s*['"]express-openapi-validator['"]/,
+    sample: "import * as OpenApiValidator from 'express-openapi-validator';",
+  },
+  {
+    what: 'mount the validator pieces or the route loop',
+    pattern: /\boperationRoutes\(|\bfirstMatchOnly\b|\bwarmRoutes\(/,
+    sample: 'for (const route of operationRoutes(doc, options)) app.all(route.expressPath, firstMatchOnly);',
+  },
+  {
+    what: 'declare the envelope of a request head Node cannot parse',
+    pattern: /\bsetErrorEnvelope\(/,
+    sample: 'setErrorEnvelope(app, (error, message) => ({ error, message }));',
+  },
+];
+
 /** Reaching another app: an import path into its folder. */
 const otherApp = (app: (typeof APPS)[number]) => new RegExp(`from ['"](\\.\\./)+${APPS.find((a) => a !== app)}/`);
 
@@ -92,6 +112,7 @@ const PRIVATE_INTERNALS: { what: string; pattern: RegExp; sample: string }[] = [
 describe('each rule fails on a sample that breaks it', () => {
   for (const rule of PLATFORM_PIECES) it(rule.piece, () => expect(rule.pattern.test(rule.sample)).toBe(true));
   for (const rule of PRIVATE_INTERNALS) it(rule.what, () => expect(rule.pattern.test(rule.sample)).toBe(true));
+  for (const rule of BOOTSTRAP) it(rule.what, () => expect(rule.pattern.test(rule.sample)).toBe(true));
   it('another app', () => {
     expect(otherApp('vault-api').test("import { ResolverError } from '../../resolver/context.ts';")).toBe(true);
     expect(otherApp('resolver').test("import { ApiError } from '../vault-api/context.ts';")).toBe(true);
@@ -110,11 +131,16 @@ describe('the apps leave the platform to src/platform/', () => {
     it(`${app} does not import the other app's internals`, () => {
       expect(sources.filter((f) => otherApp(app).test(f.text)).map((f) => f.file)).toEqual([]);
     });
-    it(`${app}/app.ts is built on the platform`, () => {
+    it(`${app}/app.ts is built through the platform bootstrap`, () => {
       const text = readFileSync(path.join(SRC, app, 'app.ts'), 'utf8');
-      for (const module of ['spec', 'request-id', 'validator', 'body'])
-        expect(text).toContain(`from '../platform/${module}.ts'`);
+      expect(text).toContain(`from '../platform/app.ts'`);
+      expect(text).toMatch(/\bcreateServiceApp\(/);
     });
+    for (const rule of BOOTSTRAP) {
+      it(`${app} does not ${rule.what} itself`, () => {
+        expect(sources.filter((f) => rule.pattern.test(f.text)).map((f) => f.file)).toEqual([]);
+      });
+    }
   }
 });
 

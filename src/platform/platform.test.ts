@@ -1,5 +1,6 @@
 // The platform's pieces on their own; both apps' HTTP tests cover them in place.
 import express from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
 import { afterEach, describe, expect, it } from 'vitest';
 import { request, serve, type Served } from '../../test-support/observability.ts';
 import { StoreUnavailableError, type RateLimiter } from '../stores/index.ts';
@@ -7,7 +8,14 @@ import { errorHandler } from './errors.ts';
 import { rateLimit, windowWords } from './rate-limit.ts';
 import { requestIdMaxLength, requestIdOf, requestIds } from './request-id.ts';
 import { loadResolverSpec, loadVaultSpec } from './spec.ts';
-import { compareRoutes, isMalformedPath, operationRoutes, toExpressPath, warmRoutes } from './validator.ts';
+import {
+  compareRoutes,
+  describeValidatorFailure,
+  isMalformedPath,
+  operationRoutes,
+  toExpressPath,
+  warmRoutes,
+} from './validator.ts';
 
 let served: Served | undefined;
 afterEach(async () => {
@@ -116,6 +124,71 @@ describe('routes from the description', () => {
     expect(isMalformedPath({ status: 400, message: 'bad', errors: [{ message: "malformed uri'" }] })).toBe(true);
     expect(isMalformedPath({ status: 400, message: 'bad', errors: [{ message: 'must be string' }] })).toBe(false);
     expect(isMalformedPath(new Error('Failed to decode param'))).toBe(false);
+  });
+});
+
+describe("the validator's failures, described for any service", () => {
+  const V = OpenApiValidator.error;
+  const allowOf = (path: string) => (path === '/keys' ? 'GET, POST' : undefined);
+  const describeAt = (err: unknown, method = 'PUT', path = '/keys') =>
+    describeValidatorFailure(err, { method, path }, allowOf);
+
+  it('an undeclared method: 405 with Allow, else (OPTIONS, no declared methods) not found', () => {
+    const err = new V.MethodNotAllowed({ path: '/keys', message: 'PUT method not allowed' });
+    expect(describeAt(err)).toMatchObject({ status: 405, kind: 'method_not_allowed', allow: 'GET, POST' });
+    expect(describeAt(err, 'OPTIONS')?.kind).toBe('not_found');
+    expect(describeAt(err, 'PUT', '/other')?.kind).toBe('not_found');
+    expect(describeAt(new V.NotFound({ path: '/x', message: 'not found' }))?.kind).toBe('not_found');
+  });
+
+  it('a body of another media type, a path that does not decode', () => {
+    const media = new V.UnsupportedMediaType({ path: '/body', message: 'unsupported media type text/plain' });
+    expect(describeAt(media)?.kind).toBe('unsupported_media_type');
+    const router = Object.assign(new URIError('x'), { status: 400, message: "Failed to decode param '%'" });
+    expect(describeAt(router)).toEqual({
+      status: 400,
+      kind: 'malformed_path',
+      message: 'malformed uri',
+      items: [{ path: '/path', segments: ['path'], keyword: '', message: 'malformed uri' }],
+    });
+    const validator = new V.BadRequest({ path: '/x/%', message: 'malformed uri: /x/%' });
+    expect(describeAt(validator)?.kind).toBe('malformed_path');
+  });
+
+  it('a request that fails its schema: every location, its segments and keyword', () => {
+    const err = new V.BadRequest({
+      path: '/body/vcs/2/vcId',
+      message: 'request/body/vcs/2/vcId must NOT have more than 256 characters',
+      errors: [
+        {
+          path: '/body/vcs/2/vcId',
+          message: 'must NOT have more than 256 characters',
+          errorCode: 'maxLength.openapi.validation',
+        },
+        { path: '/query/x', message: 'Unknown query parameter' },
+      ],
+    });
+    expect(describeAt(err)).toEqual({
+      status: 400,
+      kind: 'invalid',
+      message: 'request/body/vcs/2/vcId must NOT have more than 256 characters',
+      items: [
+        {
+          path: '/body/vcs/2/vcId',
+          segments: ['body', 'vcs', '2', 'vcId'],
+          keyword: 'maxLength',
+          message: 'must NOT have more than 256 characters',
+          errorCode: 'maxLength.openapi.validation',
+        },
+        { path: '/query/x', segments: ['query', 'x'], keyword: '', message: 'Unknown query parameter' },
+      ],
+    });
+    expect(describeAt(new V.RequestEntityTooLarge({ path: '/body', message: 'too large' }))?.kind).toBe('other');
+  });
+
+  it('anything else is not the validator', () => {
+    expect(describeAt(new Error('boom'))).toBeUndefined();
+    expect(describeAt({ status: 400, message: 'no errors' })).toBeUndefined();
   });
 });
 

@@ -9,7 +9,7 @@
 //
 // A body serialized ahead (a document served as it is) is answered through `jsonText`, whose text keeps the
 // type of what it encodes, and `sendJsonText`.
-import type { Request, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 
 /** The JSON body of a response: its `application/json` content, else its one JSON media type's. */
 type JsonOf<T> = T extends { content: infer C }
@@ -45,8 +45,12 @@ export type OperationRequest<Op> = Request<PathParamsOf<Op>, OkBody<Op>, Request
 /** The response of an operation: `res.json` takes its success body only. */
 export type OperationResponse<Op> = Response<OkBody<Op>>;
 
-/** A handler of one operation. */
-export type OperationHandler<Op> = (req: OperationRequest<Op>, res: OperationResponse<Op>) => Promise<void> | void;
+/** A handler of one operation (`next` passes on to the 404, or an error to the error envelope). */
+export type OperationHandler<Op> = (
+  req: OperationRequest<Op>,
+  res: OperationResponse<Op>,
+  next: NextFunction,
+) => Promise<void> | void;
 
 declare const ENCODES: unique symbol;
 

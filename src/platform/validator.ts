@@ -1,14 +1,17 @@
 // express-openapi-validator, set up once for both services, through its public options only.
 //
 // Routing runs once per request, in Express's router: each path of the description is an Express route
-// (`app.all('/contracts/vault/:owner', …)`) whose chain starts with a validator instance given a copy of
-// the description that declares that one path. The validator's own route lookup then tries a single
+// (`app.route('/contracts/vault/:owner')`, src/platform/app.ts) whose chain starts with a validator instance
+// given a copy of the description that declares that one path. The validator's own route lookup then tries a single
 // template instead of compiling every template of the description, in order, on every request (its
 // `lookupRoute`); the routes are ordered as the validator orders them (a literal segment before a
 // parameter), so the same template wins. A request for an undeclared path matches no route and meets the
-// app's 404; a declared path with an undeclared method is the validator's 405, mapped by each service.
+// app's 404; a declared path with an undeclared method is the validator's 405. What the validator throws
+// reaches each service as one neutral description (describeValidatorFailure, at the end), which the service
+// answers in its own codes and envelope.
 import type { RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
+import { type AllowLookup, answers405 } from '../openapi/allow.ts';
 import { collectionBounds } from '../openapi/collection-bounds.ts';
 import { withCanonicalContentType } from '../openapi/content-type.ts';
 import { ADDRESS_FORMATS } from '../openapi/formats.ts';
@@ -196,3 +199,104 @@ export async function warmRoutes(routes: readonly OperationRoute[]): Promise<voi
     await route.warm();
   }
 }
+
+/** What a validator failure is about, whichever service answers it. */
+export type ValidatorFailureKind =
+  /** A method the path does not declare, which earns a 405 with `Allow` (not OPTIONS). */
+  | 'method_not_allowed'
+  /** No operation: an undeclared path, or an undeclared method that earns no 405. */
+  | 'not_found'
+  /** A body without Content-Type, or of a media type the operation does not take. */
+  | 'unsupported_media_type'
+  /** A path segment whose percent-encoding does not decode. */
+  | 'malformed_path'
+  /** A request that fails the operation's parameters, headers or body schema (400). */
+  | 'invalid'
+  /** Any other refusal of the validator (status 413, …). */
+  | 'other';
+
+/** One failing location as the validator reports it. */
+export interface ValidatorFailureItem {
+  /** `/body/vcs/2/vcId`, `/query/limit`, `/headers/x`, `/params/did`. */
+  path: string;
+  /** The path's segments (`['body', 'vcs', '2', 'vcId']`). */
+  segments: string[];
+  /** The failing schema keyword (`maxLength`, `required`); empty for the validator's own checks. */
+  keyword: string;
+  message: string;
+  /** `<keyword>.openapi.validation`, as the validator reports it. */
+  errorCode?: string;
+}
+
+/** A validator failure, described without any service's codes or envelope. */
+export interface ValidatorFailure {
+  status: number;
+  kind: ValidatorFailureKind;
+  /** The validator's own summary. */
+  message: string;
+  items: ValidatorFailureItem[];
+  /** The path's declared methods, on a `method_not_allowed`. */
+  allow?: string;
+}
+
+/** A path segment whose percent-encoding does not decode: the router's words, or the validator's. */
+const MALFORMED_URI = /^malformed uri/;
+
+interface ThrownByValidator {
+  status: number;
+  message: string;
+  errors: { path?: unknown; message?: unknown; errorCode?: unknown }[];
+}
+
+const thrownByValidator = (err: unknown): err is ThrownByValidator => {
+  const e = err as Partial<ThrownByValidator> | null;
+  return typeof e === 'object' && e !== null && typeof e.status === 'number' && Array.isArray(e.errors);
+};
+
+function item(e: ThrownByValidator['errors'][number]): ValidatorFailureItem {
+  const path = String(e?.path ?? '');
+  const errorCode = typeof e?.errorCode === 'string' ? e.errorCode : undefined;
+  return {
+    path,
+    segments: path.split('/').filter((s) => s !== ''),
+    keyword: errorCode?.replace(/\.openapi\.validation$/, '') ?? '',
+    message: String(e?.message ?? ''),
+    ...(errorCode === undefined ? {} : { errorCode }),
+  };
+}
+
+/**
+ * Describes what the validator threw (or the router, for a path it cannot decode); undefined for anything
+ * else. `allowOf` names a path's declared methods (src/openapi/allow.ts), for the `Allow` of a 405.
+ */
+export function describeValidatorFailure(
+  err: unknown,
+  req: { method: string; path: string },
+  allowOf: AllowLookup,
+): ValidatorFailure | undefined {
+  if (!thrownByValidator(err)) {
+    // The router's own words for a parameter it cannot decode, in the validator's shape.
+    if (!isMalformedPath(err)) return undefined;
+    const items = [item({ path: '/path', message: 'malformed uri' })];
+    return { status: 400, kind: 'malformed_path', message: 'malformed uri', items };
+  }
+  const items = err.errors.map(item);
+  const described = (kind: ValidatorFailureKind): ValidatorFailure => ({
+    status: err.status,
+    kind,
+    message: err.message,
+    items,
+  });
+  if (err.status === 405 && answers405(req.method)) {
+    const allow = allowOf(req.path);
+    if (allow) return { ...described('method_not_allowed'), allow };
+  }
+  if (err.status === 404 || err.status === 405) return described('not_found');
+  if (err.status === 415) return described('unsupported_media_type');
+  if (items.some((i) => MALFORMED_URI.test(i.message))) return described('malformed_path');
+  return described(err.status === 400 ? 'invalid' : 'other');
+}
+
+/** The validator's 405 for a declared path served outside the route table (the vault API's /docs). */
+export const methodNotAllowed = (path: string, method: string): Error =>
+  new OpenApiValidator.error.MethodNotAllowed({ path, message: `${method} method not allowed` });

@@ -5,25 +5,16 @@
 // routed as that GET (src/openapi/head.ts); a request head Node cannot parse is answered in the envelope by
 // the server (src/http/server.ts, which reads the envelope declared here). Stateless over the chain:
 // what it keeps (the resolution cache, rate windows, proof nonces) sits behind the injected stores.
-import express from 'express';
+import type express from 'express';
 import { MemoryNonceStore } from '../did/index.ts';
-import { setErrorEnvelope } from '../http/server.ts';
+import type { operations } from '../generated/did-resolver.ts';
 import { allowLookup } from '../openapi/allow.ts';
-import { headAsGet } from '../openapi/head.ts';
-import {
-  createMetrics,
-  httpMetrics,
-  metricsHandler,
-  readiness,
-  requestLog,
-  type WriteMode,
-} from '../observability/index.ts';
+import { createMetrics, type WriteMode } from '../observability/index.ts';
+import { createServiceApp, type RouteTable } from '../platform/app.ts';
 import { corruptBodyMessage, jsonBody, loneSurrogateMessage, unsupportedCodingMessage } from '../platform/body.ts';
-import { requestIdMaxLength, requestIds } from '../platform/request-id.ts';
 import { loadResolverSpec } from '../platform/spec.ts';
-import { firstMatchOnly, operationRoutes, warmRoutes } from '../platform/validator.ts';
 import { ResolverErrors, type ResolverAppDeps } from './context.ts';
-import { BODY_LIMIT_BYTES, errorHandler, notFound } from './middleware/errors.ts';
+import { BODY_LIMIT_BYTES, errorHandler, notFoundError } from './middleware/errors.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { proofRoutes } from './routes/proof.ts';
 import { registryRoutes } from './routes/registry.ts';
@@ -75,91 +66,72 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
   const service = serviceRoutes(ctx, spec);
   const registry = registryRoutes(ctx);
   const proof = proofRoutes(ctx, nonceStore);
-  const routes = operationRoutes(spec, { allErrors: false, validateResponses: deps.validateResponses === true });
-  // A failure here is met and reported again by the first request to that path.
-  if (deps.warmValidators) void warmRoutes(routes).catch(() => undefined);
-
   const bodyMethods = methodsWithBodies(spec.paths);
 
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.set('trust proxy', deps.trustProxy ?? false);
-  // A request head Node cannot parse (a 20 kB header) is answered in this envelope (src/http/server.ts).
-  setErrorEnvelope(app, (code, message) => ({ code, message }));
+  // The route table: each operation's handler, at the end of its path's chain.
+  const handlers: RouteTable<operations> = {
+    resolveDid: resolveRoute(ctx),
+    getHealth: service.health,
+    getOpenApi: service.openapi,
+    // The UI page is HTML, answered by the UI's own handler.
+    getDocs: (req, res, next) => void service.docs(req, res, next),
+    getDidRecord: registry.getRecord,
+    registerDid: registry.register,
+    submitDidTransaction: registry.submitAny,
+    updateDid: registry.update,
+    transferDidController: registry.transfer,
+    deactivateDid: registry.deactivate,
+    createProofChallenge: proof.challenge,
+    verifyProof: proof.verify,
+  };
 
-  // HEAD on every GET operation: answered as the GET, without the body (spec "Headers, limits and caching").
-  app.use(headAsGet(spec.paths));
-  app.use(requestIds({ maxLength: requestIdMaxLength(spec) }));
-  app.use(httpMetrics({ metrics, service: SERVICE, rateLimitBucketOf: () => 'ip', modeOf: writeModeOf }));
-  // The one request line per request; without a logger (tests of the app alone) there is none.
-  if (deps.logger) app.use(requestLog({ logger: deps.logger, service: SERVICE }));
-  app.get('/metrics', metricsHandler(metrics));
-  app.get(
-    '/ready',
-    readiness(deps.readinessChecks ?? [], {
+  return createServiceApp({
+    spec,
+    validator: {
+      allErrors: false,
+      validateResponses: deps.validateResponses === true,
+      warm: deps.warmValidators === true,
+    },
+    trustProxy: deps.trustProxy ?? false,
+    headEnvelope: (code, message) => ({ code, message }),
+    metrics: { metrics, service: SERVICE, rateLimitBucketOf: () => 'ip', modeOf: writeModeOf },
+    requestLog: deps.logger ? { logger: deps.logger, service: SERVICE } : undefined,
+    ready: {
+      checks: deps.readinessChecks ?? [],
       ...(deps.logger ? { logger: deps.logger } : {}),
       ...(deps.draining ? { draining: deps.draining } : {}),
-    }),
-  );
-  app.use(
-    rateLimit({
-      limiter: deps.rateLimiter,
-      limit: deps.limits.rateLimit,
-      windowMs: deps.limits.rateWindowMs,
-      now: deps.now,
-      ...(deps.log ? { log: deps.log } : {}),
-    }),
-  );
-  // Only the methods of the operations with a request body read one (POST): elsewhere it is ignored.
-  app.use(
-    jsonBody(
-      // Every resolver operation with a body requires one (did-resolver.yaml `requestBody.required`).
-      {
-        limit: BODY_LIMIT_BYTES,
-        takesBody: (req) => bodyMethods.has(req.method),
-        needsBody: (req) => bodyMethods.has(req.method),
-      },
-      {
-        missing: () => ResolverErrors.invalidRequest('the request needs a JSON body'),
-        unsupported: (coding) => ResolverErrors.unsupportedContentEncoding(unsupportedCodingMessage(coding)),
-        corrupt: (coding) => ResolverErrors.invalidBodyEncoding(corruptBodyMessage(coding)),
-        loneSurrogate: (at) => ResolverErrors.invalidRequest(loneSurrogateMessage(at)),
-      },
-    ),
-  );
-  // The route table: each operation's handler. It runs at the end of its path's chain (below), so a request
-  // is routed at the app's level once.
-  const handlers = express.Router();
-  handlers.get('/1.0/identifiers/:did', resolveRoute(ctx));
-  handlers.get('/health', service.health);
-  handlers.get('/openapi.json', service.openapi);
-  handlers.get('/docs', service.docs);
-  handlers.get('/v1/dids/stellar/:did', registry.getRecord);
-  handlers.post('/v1/dids/stellar', registry.register);
-  handlers.post('/v1/dids/stellar/submit', registry.submitAny);
-  handlers.post('/v1/dids/stellar/:did/update', registry.update);
-  handlers.post('/v1/dids/stellar/:did/transfer', registry.transfer);
-  handlers.post('/v1/dids/stellar/:did/deactivate', registry.deactivate);
-  handlers.post('/v1/proof/challenge', proof.challenge);
-  handlers.post('/v1/proof/verify', proof.verify);
-
-  // One Express route per path of the description (src/platform/validator.ts): route matching, oversized
-  // collections, request validation, response validation when asked, then the handler.
-  for (const route of routes) {
-    app.all(
-      route.expressPath,
-      firstMatchOnly,
-      ...route.match,
-      ...route.requests,
-      ...(route.responses ? [route.responses] : []),
-      handlers,
-    );
-  }
-  // The UI's static files are not operations of the description.
-  app.use('/docs', ...service.docsAssets());
-
-  app.use(notFound());
-  app.use(errorHandler({ ...(deps.log ? { log: deps.log } : {}), allowOf: allowLookup(spec) }));
-  return app;
+    },
+    beforeRoutes: [
+      // Probes (above) do not spend a client's budget.
+      rateLimit({
+        limiter: deps.rateLimiter,
+        limit: deps.limits.rateLimit,
+        windowMs: deps.limits.rateWindowMs,
+        now: deps.now,
+        ...(deps.log ? { log: deps.log } : {}),
+      }),
+      // Only the methods of the operations with a request body read one (POST): elsewhere it is ignored.
+      jsonBody(
+        // Every resolver operation with a body requires one (did-resolver.yaml `requestBody.required`).
+        {
+          limit: BODY_LIMIT_BYTES,
+          takesBody: (req) => bodyMethods.has(req.method),
+          needsBody: (req) => bodyMethods.has(req.method),
+        },
+        {
+          missing: () => ResolverErrors.invalidRequest('the request needs a JSON body'),
+          unsupported: (coding) => ResolverErrors.unsupportedContentEncoding(unsupportedCodingMessage(coding)),
+          corrupt: (coding) => ResolverErrors.invalidBodyEncoding(corruptBodyMessage(coding)),
+          loneSurrogate: (at) => ResolverErrors.invalidRequest(loneSurrogateMessage(at)),
+        },
+      ),
+    ],
+    // Oversized collections and request validation, then response validation when asked.
+    layers: (route) => [...route.requests, ...(route.responses ? [route.responses] : [])],
+    handlers,
+    // The UI's static files are not operations of the description.
+    afterRoutes: [{ path: '/docs', handlers: service.docsAssets() }],
+    notFound: notFoundError,
+    errorHandler: errorHandler({ ...(deps.log ? { log: deps.log } : {}), allowOf: allowLookup(spec) }),
+  });
 }

@@ -9,8 +9,10 @@
 //     chain is: route matching (an undeclared method → 405) → answer capture (idempotency) → response
 //     validation → CORS preflight of /auth/* → API key → rate limit → scopes / admin role → JSON body
 //     (512 KiB decoded; gzip, deflate, br) → request validation → Idempotency-Key
-//     → the route's handler (one router of every handler, reached at the end of the chain)
+//     → the operation's handler (the route table below, keyed by operationId)
 //   → 404 → errors as {error, message}
+//
+// The platform (src/platform/app.ts) builds that pipeline; this file gives it the pieces.
 //
 // Everything up to the scopes needs only the request line and the headers: a keyless caller learns nothing
 // about a body (401 before a 400 invalid_json or a 413; docs/vault-api.md "Authentication"), every
@@ -21,7 +23,12 @@
 // status the spec does not declare for an operation is caught. Only the wallet-proof routes speak CORS:
 // their headers are set before anything can fail, so a page reads every answer; their preflight is
 // answered from the origin allow-list alone, with no key, no rate budget, no request validation.
-import express, { type Router } from 'express';
+import type express from 'express';
+import type { Router } from 'express';
+import type { operations } from '../generated/vault-api.ts';
+import { allowLookup } from '../openapi/allow.ts';
+import { createMetrics, type WriteMode } from '../observability/index.ts';
+import { createServiceApp, type RouteTable } from '../platform/app.ts';
 import {
   corruptBodyMessage,
   jsonBody,
@@ -29,25 +36,12 @@ import {
   tooDeepMessage,
   unsupportedCodingMessage,
 } from '../platform/body.ts';
-import { setErrorEnvelope } from '../http/server.ts';
-import { allowLookup } from '../openapi/allow.ts';
-import { headAsGet } from '../openapi/head.ts';
 import { errorCodeOf } from '../platform/errors.ts';
-import { requestIdMaxLength, requestIds } from '../platform/request-id.ts';
 import { loadVaultSpec } from '../platform/spec.ts';
-import { firstMatchOnly, operationRoutes, warmRoutes } from '../platform/validator.ts';
-import {
-  createMetrics,
-  httpMetrics,
-  metricsHandler,
-  readiness,
-  requestLog,
-  type WriteMode,
-} from '../observability/index.ts';
 import { VaultErrors, peekAuth, type VaultAppDeps } from './context.ts';
 import { authenticate } from './middleware/auth.ts';
 import { corsHeaders, corsPreflight } from './middleware/cors.ts';
-import { BODY_LIMIT_BYTES, errorHandler, notFound } from './middleware/errors.ts';
+import { BODY_LIMIT_BYTES, errorHandler, notFoundError } from './middleware/errors.ts';
 import { captureAnswers, idempotency } from './middleware/idempotency.ts';
 import { legacyBasePaths, checkLegacyBasePaths, DEFAULT_LEGACY_BASE_PATHS } from './middleware/legacy-base-paths.ts';
 import { indexOperations, operationOf, routeOf } from './middleware/openapi.ts';
@@ -55,17 +49,22 @@ import { rateLimit } from './middleware/rate-limit.ts';
 import { removedRoutes, removedRoutesOf } from './middleware/removed-routes.ts';
 import { requireScopes } from './middleware/scopes.ts';
 import { strictIntegerQuery } from './middleware/strict-query.ts';
-import { createContractRoutes } from './routes/contracts.ts';
-import { createKeyRoutes } from './routes/keys.ts';
-import { createDocsRoutes, createPublicRoutes } from './routes/public.ts';
+import { contractRoutes } from './routes/contracts.ts';
+import { keyRoutes } from './routes/keys.ts';
+import { createDocsRoutes, publicRoutes } from './routes/public.ts';
 
 const keyIdOf = (req: express.Request): string | undefined => peekAuth(req)?.keyId;
 const VERIFIES_DOCUMENTS: ReadonlySet<string> = new Set(['verifyCredential', 'verifyPresentation']);
 /** The deepest a verification request body may nest (vault-api.yaml VerifyCredentialRequest, VerifyPresentationRequest). */
 const MAX_VERIFIED_BODY_DEPTH = 64;
+/** Operations a layer answers: the docs page (mounted before the routes), the CORS preflights of /auth/*. */
+const ANSWERED_BY_LAYERS: readonly string[] = ['getDocs', 'preflightAuthChallenge', 'preflightCreateKeyFromProof'];
 
 export interface VaultAppOptions {
-  /** Replaces the contract routes (tests of the platform layer mount a stub router here). */
+  /**
+   * Answers every contract operation in place of its handler (tests of the platform layer pass a stub
+   * router; an operation it does not route meets the 404).
+   */
   contractRoutes?: Router;
 }
 
@@ -78,18 +77,6 @@ export async function createVaultApp(given: VaultAppDeps, options: VaultAppOptio
   const metrics = deps.metrics!;
   const doc = loadVaultSpec();
   const index = indexOperations(doc);
-  const routes = operationRoutes(doc, { allErrors: true, validateResponses: deps.validateResponses === true });
-  // A failure here is met and reported again by the first request to that path.
-  if (deps.warmValidators) void warmRoutes(routes).catch(() => undefined);
-
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  // req.ip, the key of the /auth/* per-IP bucket: the forwarded client address only from trusted proxies.
-  app.set('trust proxy', deps.trustProxy ?? false);
-
-  // A request head Node cannot parse (a 20 kB header) is answered in this envelope (src/http/server.ts).
-  setErrorEnvelope(app, (error, message) => ({ error, message }));
 
   const removed = removedRoutesOf(doc);
   const prefixes = deps.legacyBasePaths ?? DEFAULT_LEGACY_BASE_PATHS;
@@ -104,24 +91,6 @@ export async function createVaultApp(given: VaultAppDeps, options: VaultAppOptio
     if (!operationOf(index, req)?.idempotent || typeof body !== 'object' || body === null) return undefined;
     return 'signedXdr' in body ? 'submit' : 'prepare';
   };
-  app.use(legacyBasePaths(prefixes, doc.paths));
-  app.use(headAsGet(doc.paths));
-  app.use(httpMetrics({ metrics, service, routeOf, modeOf }));
-  app.use(requestIds({ maxLength: requestIdMaxLength(doc) }));
-  // The one request line per request; without a logger (tests of the app alone) there is none.
-  if (deps.logger)
-    app.use(requestLog({ logger: deps.logger, service, getKeyId: keyIdOf, routeOf, getErrorCode: errorCodeOf }));
-  app.get('/metrics', metricsHandler(metrics));
-  app.get(
-    '/ready',
-    readiness(deps.readinessChecks ?? [], {
-      ...(deps.logger ? { logger: deps.logger } : {}),
-      ...(deps.draining ? { draining: deps.draining } : {}),
-    }),
-  );
-  app.use('/docs', createDocsRoutes(deps));
-  app.use(removedRoutes(removed));
-  app.use(corsHeaders(deps));
 
   // Made once, shared by every route's chain.
   const preflight = corsPreflight(deps);
@@ -150,16 +119,44 @@ export async function createVaultApp(given: VaultAppDeps, options: VaultAppOptio
   );
   const integers = strictIntegerQuery(index);
   const once = idempotency(deps, index);
-  // The handlers run at the end of their operation's chain, so a request is routed at the app's level once.
-  const handlers = express.Router();
-  handlers.use(createPublicRoutes(deps, doc));
-  handlers.use(createKeyRoutes(deps));
-  handlers.use(options.contractRoutes ?? createContractRoutes(deps));
-  for (const route of routes) {
-    app.all(
-      route.expressPath,
-      firstMatchOnly,
-      ...route.match,
+
+  // The route table: each operation's handler, by operationId.
+  const contracts = contractRoutes(deps);
+  const stub = options.contractRoutes;
+  const handlers: RouteTable<operations> = {
+    ...publicRoutes(deps, doc),
+    ...keyRoutes(deps),
+    ...(stub ? Object.fromEntries(Object.keys(contracts).map((id) => [id, stub])) : contracts),
+  };
+
+  return createServiceApp({
+    spec: doc,
+    validator: {
+      allErrors: true,
+      validateResponses: deps.validateResponses === true,
+      warm: deps.warmValidators === true,
+    },
+    // req.ip, the key of the /auth/* per-IP bucket: the forwarded client address only from trusted proxies.
+    trustProxy: deps.trustProxy ?? false,
+    headEnvelope: (error, message) => ({ error, message }),
+    rewrite: [legacyBasePaths(prefixes, doc.paths)],
+    metrics: { metrics, service, routeOf, modeOf },
+    requestLog: deps.logger
+      ? { logger: deps.logger, service, getKeyId: keyIdOf, routeOf, getErrorCode: errorCodeOf }
+      : undefined,
+    ready: {
+      checks: deps.readinessChecks ?? [],
+      ...(deps.logger ? { logger: deps.logger } : {}),
+      ...(deps.draining ? { draining: deps.draining } : {}),
+    },
+    beforeRoutes: [
+      // The docs assets are not operations.
+      { path: '/docs', handlers: [createDocsRoutes(deps)] },
+      // 410, before they can match a template.
+      removedRoutes(removed),
+      corsHeaders(deps),
+    ],
+    layers: (route) => [
       captureAnswers,
       ...(route.responses ? [route.responses] : []),
       preflight,
@@ -170,11 +167,10 @@ export async function createVaultApp(given: VaultAppDeps, options: VaultAppOptio
       integers,
       ...route.requests,
       once,
-      handlers,
-    );
-  }
-
-  app.use(notFound);
-  app.use(errorHandler(deps, index, allowLookup(doc as unknown as Record<string, unknown>)));
-  return app;
+    ],
+    handlers,
+    answeredByLayers: ANSWERED_BY_LAYERS,
+    notFound: notFoundError,
+    errorHandler: errorHandler(deps, index, allowLookup(doc as unknown as Record<string, unknown>)),
+  });
 }

@@ -1,7 +1,7 @@
 // The error envelope `{code, message, details?}` (spec "Errors") and the translation of everything that can
 // go wrong into it: request-validation failures (mapped onto the spec's codes), body-parser failures, chain
 // failures, unknown routes, and unexpected faults (500 `internal_error`, never the fault's own words).
-import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, Request, Response } from 'express';
 import { ChainError, REGISTRY_ERRORS } from '../../chain/index.ts';
 import {
   decodeDidParam,
@@ -15,10 +15,10 @@ import {
 import { FORMAT_WORDS } from '../../openapi/formats.ts';
 import { ResolverError, ResolverErrors, type ResolverErrorCode } from '../context.ts';
 import { clip, RESOLVER_FAILURES_LISTED } from '../../openapi/error-bounds.ts';
-import { errorHandler as platformErrorHandler, notFound as platformNotFound } from '../../platform/errors.ts';
+import { errorHandler as platformErrorHandler } from '../../platform/errors.ts';
 import { requestIdOf } from '../../platform/request-id.ts';
-import { isMalformedPath } from '../../platform/validator.ts';
-import { answers405, methodNotAllowedMessage, type AllowLookup } from '../../openapi/allow.ts';
+import { describeValidatorFailure, type ValidatorFailure } from '../../platform/validator.ts';
+import { methodNotAllowedMessage, type AllowLookup } from '../../openapi/allow.ts';
 
 /** Bodies beyond this are refused with 413 `payload_too_large`; the largest valid body is a 128 KiB signedXdr. */
 export const BODY_LIMIT_BYTES = 256 * 1024;
@@ -103,17 +103,6 @@ export function fromChainError(e: ChainError, network: string): ResolverError {
   });
 }
 
-interface ValidatorError {
-  status: number;
-  message: string;
-  errors: { path: string; message: string; errorCode?: string }[];
-}
-
-function isValidatorError(err: unknown): err is ValidatorError {
-  const e = err as Partial<ValidatorError> | null;
-  return typeof e === 'object' && e !== null && typeof e.status === 'number' && Array.isArray(e.errors);
-}
-
 /** body-parser's errors carry a `type` such as `entity.parse.failed` or `entity.too.large`. */
 interface BodyParserError {
   type: string;
@@ -166,9 +155,6 @@ export function fromBodyParserError(err: BodyParserError): ResolverError {
   ]);
 }
 
-/** The validator's words for a path whose percent-encoding does not decode (`%`, `%zz`). */
-const MALFORMED_URI = /^malformed uri/;
-
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
@@ -177,16 +163,15 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * `invalid_request` with the validator's errors. Unknown routes are `not_found`; a method the path does not
  * declare is 405 `method_not_allowed` with `Allow` (OPTIONS: `not_found`).
  */
-export function fromValidationError(err: ValidatorError, req: Request, allowOf?: AllowLookup): ResolverError {
-  if (err.status === 405 && answers405(req.method)) {
-    const allow = allowOf?.(req.path);
-    if (allow)
-      return ResolverErrors.methodNotAllowed(methodNotAllowedMessage(req.method, req.path, allow), undefined, {
-        Allow: allow,
-      });
+export function fromValidationError(err: ValidatorFailure, req: Request): ResolverError {
+  if (err.kind === 'method_not_allowed') {
+    const allow = err.allow!;
+    return ResolverErrors.methodNotAllowed(methodNotAllowedMessage(req.method, req.path, allow), undefined, {
+      Allow: allow,
+    });
   }
-  if (err.status === 404 || err.status === 405) return notFoundError(req);
-  if (err.status === 415) {
+  if (err.kind === 'not_found') return notFoundError(req);
+  if (err.kind === 'unsupported_media_type') {
     // A body without Content-Type, or of another media type: the validator says "unsupported media type X".
     const type = req.get('content-type');
     const message =
@@ -195,7 +180,7 @@ export function fromValidationError(err: ValidatorError, req: Request, allowOf?:
         : `the body must be JSON sent with Content-Type: application/json, not ${type}`;
     return invalidRequest(message, [{ path: '/headers/content-type', message: 'must be application/json' }]);
   }
-  if (err.errors.some((e) => MALFORMED_URI.test(e.message))) {
+  if (err.kind === 'malformed_path') {
     const message =
       'the path has a malformed percent-encoding: every % must be followed by two hexadecimal digits (write a literal % as %25)';
     return invalidRequest(message, [{ path: '/path', message: 'malformed percent-encoding' }]);
@@ -213,7 +198,7 @@ export function fromValidationError(err: ValidatorError, req: Request, allowOf?:
     const violations = validateRecord(body.record as unknown as DidRecordInput);
     if (violations.length > 0) return recordError(violations);
   }
-  const errors = relevantErrors(err.errors, body);
+  const errors = relevantErrors(err.items, body);
   const first = errors[0];
   const message =
     first && err.status === 400
@@ -251,7 +236,7 @@ function invalidDidIn(req: Request, body: unknown): ResolverError | undefined {
 }
 
 /** For a prepare-or-submit body, the errors of the branch the client meant (the oneOf reports both). */
-function relevantErrors(errors: ValidatorError['errors'], body: unknown): ValidatorError['errors'] {
+function relevantErrors(errors: ValidatorFailure['items'], body: unknown): ValidatorFailure['items'] {
   let kept = errors.filter((e) => e.errorCode !== 'oneOf.openapi.validation');
   if (isObject(body)) {
     kept =
@@ -266,11 +251,6 @@ export function notFoundError(req: Request): ResolverError {
   return ResolverErrors.notFound(`no route ${req.method} ${clip(req.path, 200)}`);
 }
 
-/** After every route: nothing answered. */
-export function notFound(): RequestHandler {
-  return platformNotFound(notFoundError);
-}
-
 const RESOLVE_PREFIX = '/1.0/identifiers/';
 
 export interface ErrorHandlerOptions {
@@ -279,30 +259,23 @@ export interface ErrorHandlerOptions {
   allowOf?: AllowLookup;
 }
 
-/** A path whose percent-encoding does not decode, in the validator's shape whoever found it. */
-const MALFORMED: ValidatorError = {
-  status: 400,
-  message: 'malformed uri',
-  errors: [{ path: '/path', message: 'malformed uri' }],
-};
-
 /** The resolver's envelope (did-resolver.yaml Error): `{code, message, details?}`. */
 export function errorHandler({ log, allowOf }: ErrorHandlerOptions): ErrorRequestHandler {
   return platformErrorHandler<ResolverErrorCode>({
-    toAnswer: (thrown, req, res) => {
-      const err = isMalformedPath(thrown) && !isValidatorError(thrown) ? MALFORMED : thrown;
+    toAnswer: (err, req, res) => {
+      const failure = describeValidatorFailure(err, req, allowOf ?? (() => undefined));
       let e: ResolverError | undefined;
       if (err instanceof ResolverError) e = err;
       else if (err instanceof ChainError) e = fromChainError(err, err.network ?? 'the ledger');
       else if (isBodyParserError(err)) e = fromBodyParserError(err);
-      else if (isValidatorError(err) && err.status < 500) {
+      else if (failure && failure.status < 500) {
         // The resolution route answers resolution results, not envelopes (spec: resolveDid).
-        if (res && req.path.startsWith(RESOLVE_PREFIX) && err.status === 400) {
-          const { error, message } = resolutionValidationFailure(err, req);
+        if (res && req.path.startsWith(RESOLVE_PREFIX) && failure.status === 400) {
+          const { error, message } = resolutionValidationFailure(failure, req);
           sendResolutionFailure(req, res, 400, error, message);
           return 'answered';
         }
-        e = fromValidationError(err, req, allowOf);
+        e = fromValidationError(failure, req);
       }
       if (!e) {
         return {
@@ -338,14 +311,14 @@ export function errorHandler({ log, allowOf }: ErrorHandlerOptions): ErrorReques
  * an unknown resolution option; the DID may well be valid).
  */
 export function resolutionValidationFailure(
-  err: ValidatorError,
+  err: ValidatorFailure,
   req: Request,
 ): { error: 'invalidDid' | 'invalidOptions'; message: string } {
   const openapi = (req as Request & { openapi?: { pathParams?: Record<string, unknown> } }).openapi;
   const param = openapi?.pathParams?.did ?? req.path.slice(RESOLVE_PREFIX.length);
   const parsed = parseDid(decodeDidParam(String(param)));
   if (!parsed.ok) return { error: 'invalidDid', message: parsed.message };
-  const didErrors = err.errors.filter((e) => e.path === '/params/did' || e.path.startsWith('/params/did/'));
+  const didErrors = err.items.filter((e) => e.path === '/params/did' || e.path.startsWith('/params/did/'));
   if (didErrors.length > 0) return { error: 'invalidDid', message: didErrors[0]!.message };
   return { error: 'invalidOptions', message: err.message };
 }

@@ -1,25 +1,18 @@
 // Every failure → `{error, message}` with the spec's stable code (vault-api.yaml "Errors"). Internals never
 // reach the client: an unexpected error is 500 `internal_error`, and its details go to the log only.
-import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
+import type { ErrorRequestHandler, Request } from 'express';
 import { ApiError, isVaultErrorCode, VaultErrors, type VaultAppDeps, type VaultErrorCode } from '../context.ts';
 import { ChainError } from '../../chain/index.ts';
 import { clip } from '../../openapi/error-bounds.ts';
 import { StoreInputError, StoreUnavailableError } from '../../stores/index.ts';
 import { operationOf, type OperationInfo } from './openapi.ts';
-import { mapValidationFailure, type ValidationItem } from './validation.ts';
-import {
-  errorHandler as platformErrorHandler,
-  notFound as platformNotFound,
-  type ErrorAnswer,
-} from '../../platform/errors.ts';
-import { isMalformedPath } from '../../platform/validator.ts';
-import { answers405, methodNotAllowedMessage, type AllowLookup } from '../../openapi/allow.ts';
+import { mapValidationFailure } from './validation.ts';
+import { errorHandler as platformErrorHandler, type ErrorAnswer } from '../../platform/errors.ts';
+import { describeValidatorFailure } from '../../platform/validator.ts';
+import { methodNotAllowedMessage, type AllowLookup } from '../../openapi/allow.ts';
 
 /** Longest accepted request body (vault-api.yaml "Errors": 512 KiB, else 413 `payload_too_large`). */
 export const BODY_LIMIT_BYTES = 512 * 1024;
-
-const V = OpenApiValidator.error;
 
 /** An error answer in the vault API's codes. */
 export type VaultErrorAnswer = ErrorAnswer<VaultErrorCode>;
@@ -60,35 +53,32 @@ export function toErrorAnswer(
     return { status: 503, code, message: STORE_WORDS[err.store] ?? 'a backing store is unavailable', internal: err };
   }
   if (err instanceof StoreInputError) return { status: 400, code: 'invalid_request', message: err.message };
-  if (err instanceof V.MethodNotAllowed && answers405(req.method)) {
-    // A method the path does not declare (vault-api.yaml "Routing note").
-    const allow = allowOf?.(req.path);
-    if (allow)
+  const failure = describeValidatorFailure(err, req, allowOf ?? (() => undefined));
+  switch (failure?.kind) {
+    case 'method_not_allowed':
+      // A method the path does not declare (vault-api.yaml "Routing note").
       return {
         status: 405,
         code: 'method_not_allowed',
-        message: methodNotAllowedMessage(req.method, req.path, allow),
-        headers: { Allow: allow },
+        message: methodNotAllowedMessage(req.method, req.path, failure.allow!),
+        headers: { Allow: failure.allow! },
       };
+    case 'not_found':
+      return { status: 404, code: 'not_found', message: `no route ${req.method} ${clip(req.path, 200)}` };
+    case 'malformed_path':
+      // A path segment whose percent-encoding does not decode (`/contracts/vault/%`).
+      return { status: 400, code: 'invalid_request', message: MALFORMED_PATH };
+    case 'invalid':
+      return fromApiError(mapValidationFailure(failure.items, operationOf(index, req), req.body));
+    case 'unsupported_media_type':
+      return {
+        status: 400,
+        code: 'invalid_request',
+        message: 'send the body as JSON with Content-Type: application/json',
+      };
+    case 'other':
+      if (failure.status === 413) return payloadTooLarge();
   }
-  if (err instanceof V.NotFound || err instanceof V.MethodNotAllowed) {
-    return { status: 404, code: 'not_found', message: `no route ${req.method} ${clip(req.path, 200)}` };
-  }
-  // A path segment whose percent-encoding does not decode (`/contracts/vault/%`).
-  if (isMalformedPath(err)) return { status: 400, code: 'invalid_request', message: MALFORMED_PATH };
-  if (err instanceof V.BadRequest) {
-    return fromApiError(
-      mapValidationFailure((err.errors ?? []) as ValidationItem[], operationOf(index, req), req.body),
-    );
-  }
-  if (err instanceof V.UnsupportedMediaType) {
-    return {
-      status: 400,
-      code: 'invalid_request',
-      message: 'send the body as JSON with Content-Type: application/json',
-    };
-  }
-  if (err instanceof V.RequestEntityTooLarge) return payloadTooLarge();
   if (isBodyParserError(err)) {
     if (err.type === 'entity.too.large') return payloadTooLarge();
     if (err.type === 'entity.parse.failed')
@@ -137,7 +127,6 @@ export function errorHandler(
   });
 }
 
-/** After every route: nothing answered. */
-export const notFound: RequestHandler = platformNotFound((req) =>
-  VaultErrors.notFound(`no route ${req.method} ${clip(req.path, 200)}`),
-);
+/** The error of a request no route answered. */
+export const notFoundError = (req: Request): ApiError =>
+  VaultErrors.notFound(`no route ${req.method} ${clip(req.path, 200)}`);

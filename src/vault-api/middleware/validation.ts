@@ -5,27 +5,10 @@ import { clip, VAULT_FAILURES_LISTED } from '../../openapi/error-bounds.ts';
 import { ApiError, VaultErrors, type VaultErrorCode } from '../context.ts';
 import { MAX_PAGE } from '../routes/contract-common.ts';
 import { MAX_BATCH_SIZE, MAX_VC_DATA, MAX_VC_ID } from '../routes/issue-rules.ts';
+import type { ValidatorFailureItem } from '../../platform/validator.ts';
 import type { BodyBranch, OperationInfo } from './openapi.ts';
 
-/** One failure as the validator reports it: `path` is `/body/vcs/2/vcId`, `/query/limit`, `/headers/x`. */
-export interface ValidationItem {
-  path: string;
-  message: string;
-  /** `<ajv keyword>.openapi.validation`; absent on the validator's own checks (unknown query parameter). */
-  errorCode?: string;
-}
-
-interface Failure {
-  segments: string[];
-  keyword: string;
-  message: string;
-}
-
-const keywordOf = (item: ValidationItem) => item.errorCode?.replace(/\.openapi\.validation$/, '') ?? '';
-
-function parse(item: ValidationItem): Failure {
-  return { segments: item.path.split('/').filter((s) => s !== ''), keyword: keywordOf(item), message: item.message };
-}
+type Failure = Pick<ValidatorFailureItem, 'segments' | 'keyword' | 'message'>;
 
 /**
  * The branch of a prepare | submit body the client meant: `signedXdr` present → submit, else prepare. The
@@ -112,8 +95,7 @@ function describe(f: Failure): string {
 }
 
 /** The ApiError for a request-validation failure (status 400) of `op`. */
-export function mapValidationFailure(items: ValidationItem[], op: OperationInfo | undefined, body: unknown): ApiError {
-  const all = items.map(parse);
+export function mapValidationFailure(all: readonly Failure[], op: OperationInfo | undefined, body: unknown): ApiError {
   const branch = branchFor(op, body);
   const kept = branch ? all.filter((f) => inBranch(f, branch)) : all.filter((f) => f.keyword !== 'oneOf');
   const failures = kept.length > 0 ? kept : all;

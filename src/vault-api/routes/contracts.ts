@@ -1,18 +1,14 @@
-// Every /contracts route of vault-api.yaml: writes (prepare | submit), the issuer registry, reads; and
-// POST /credentials/verify, which composes those reads.
-// Mounted by the app after authentication, scopes, rate limits and idempotency, at the root path.
-import express, { type Router } from 'express';
+// Every /contracts operation of vault-api.yaml: writes (prepare | submit), the issuer registry, reads; and
+// the verification operations, which compose those reads. Their handlers run at the end of their
+// operation's chain, after authentication, scopes, rate limits and idempotency.
+import type { operations } from '../../generated/vault-api.ts';
+import type { RouteTable } from '../../platform/app.ts';
 import type { VaultAppDeps } from '../context.ts';
-import { registerIssuerRegistryRoutes } from './issuer-registry.ts';
-import { registerReadRoutes } from './reads.ts';
-import { registerVerifyRoutes } from './verify.ts';
-import { registerWriteRoutes } from './writes.ts';
+import { issuerRegistryRoutes } from './issuer-registry.ts';
+import { readRoutes } from './reads.ts';
+import { verifyRoutes } from './verify.ts';
+import { writeRoutes } from './writes.ts';
 
-export function createContractRoutes(deps: VaultAppDeps): Router {
-  const router = express.Router();
-  registerWriteRoutes(router, deps);
-  registerIssuerRegistryRoutes(router, deps);
-  registerReadRoutes(router, deps);
-  registerVerifyRoutes(router, deps);
-  return router;
+export function contractRoutes(deps: VaultAppDeps): RouteTable<operations> {
+  return { ...writeRoutes(deps), ...issuerRegistryRoutes(deps), ...readRoutes(deps), ...verifyRoutes(deps) };
 }

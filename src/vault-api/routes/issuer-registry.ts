@@ -1,13 +1,14 @@
 // Issuer registry (vault-api.yaml "Issuer registry"): the factory's per-issuer custom fee table. Mutations
 // need an admin key (x-required-role, checked by the platform middleware) and the factory admin's signature.
-import type { Router } from 'express';
 import { VaultErrors, type VaultAppDeps } from '../context.ts';
 import { decodeRemoveFeeCustomArgs, decodeSetFeeCustomArgs, mismatch, type Invocation } from '../../chain/index.ts';
 import type { operations } from '../../generated/vault-api.ts';
+import type { RouteTable } from '../../platform/app.ts';
 import type { OperationHandler } from '../../platform/typed.ts';
 import { expectFactory, requireSame, writeHandler } from './contract-common.ts';
 
-export function registerIssuerRegistryRoutes(router: Router, deps: VaultAppDeps): void {
+/** The issuer registry's handlers, by operationId. */
+export function issuerRegistryRoutes(deps: VaultAppDeps): RouteTable<operations> {
   const { chain } = deps;
 
   /** sourcePublicKey must be the factory admin, the only signer the fee table accepts. */
@@ -39,13 +40,10 @@ export function registerIssuerRegistryRoutes(router: Router, deps: VaultAppDeps)
     }
   };
 
-  router.post(
-    '/contracts/issuer-registry',
-    writeHandler<operations['setIssuerFee']>(deps, {
-      prepare: (b) => setFee(b.issuer, b),
-      check: (inv) => checkFee(inv, 'set_fee_custom'),
-    }),
-  );
+  const setIssuerFee = writeHandler<operations['setIssuerFee']>(deps, {
+    prepare: (b) => setFee(b.issuer, b),
+    check: (inv) => checkFee(inv, 'set_fee_custom'),
+  });
 
   // The writes' bodies and this read's answer are the operations' (src/platform/typed.ts).
   const getIssuerFee: OperationHandler<operations['getIssuerFee']> = async (req, res) => {
@@ -54,24 +52,19 @@ export function registerIssuerRegistryRoutes(router: Router, deps: VaultAppDeps)
     const q = await chain.factory.quoteFee(issuer);
     res.json({ issuer, enabled: q.enabled, amount: q.amount.toString(), token: q.token ?? null, dest: q.dest ?? null });
   };
-  router.get('/contracts/issuer-registry/:issuer', getIssuerFee);
 
-  router.patch(
-    '/contracts/issuer-registry/:issuer',
-    writeHandler<operations['updateIssuerFee']>(deps, {
-      prepare: (b, _auth, req) => setFee(String(req.params['issuer']), b),
-      check: (inv, _auth, req) => checkFee(inv, 'set_fee_custom', String(req.params['issuer'])),
-    }),
-  );
+  const updateIssuerFee = writeHandler<operations['updateIssuerFee']>(deps, {
+    prepare: (b, _auth, req) => setFee(String(req.params['issuer']), b),
+    check: (inv, _auth, req) => checkFee(inv, 'set_fee_custom', String(req.params['issuer'])),
+  });
 
-  router.delete(
-    '/contracts/issuer-registry/:issuer',
-    writeHandler<operations['removeIssuerFee']>(deps, {
-      prepare: async (b, _auth, req) => {
-        await adminSource(b.sourcePublicKey);
-        return chain.factory.removeFeeCustom({ source: b.sourcePublicKey, issuer: String(req.params['issuer']) });
-      },
-      check: (inv, _auth, req) => checkFee(inv, 'remove_fee_custom', String(req.params['issuer'])),
-    }),
-  );
+  const removeIssuerFee = writeHandler<operations['removeIssuerFee']>(deps, {
+    prepare: async (b, _auth, req) => {
+      await adminSource(b.sourcePublicKey);
+      return chain.factory.removeFeeCustom({ source: b.sourcePublicKey, issuer: String(req.params['issuer']) });
+    },
+    check: (inv, _auth, req) => checkFee(inv, 'remove_fee_custom', String(req.params['issuer'])),
+  });
+
+  return { setIssuerFee, getIssuerFee, updateIssuerFee, removeIssuerFee };
 }

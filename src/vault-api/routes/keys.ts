@@ -9,13 +9,13 @@
 // the encryption key changes it; challenges in flight (at most 5 minutes old) then fail with
 // `challenge_invalid` and the wallet asks for a new one.
 import { hkdfSync } from 'node:crypto';
-import express, { type Router } from 'express';
 import { Keypair, StrKey, xdr } from '@stellar/stellar-sdk';
 import { VaultErrors, type VaultAppDeps } from '../context.ts';
 import { checkOrigin } from '../middleware/cors.ts';
 import { buildChallenge, checkSigners, ChallengeError, readChallenge, type ChallengeOptions } from './challenge.ts';
 import { KeyExistsError, type ApiKeyRecord, type CreatedKey } from '../../stores/index.ts';
 import type { operations } from '../../generated/vault-api.ts';
+import type { RouteTable } from '../../platform/app.ts';
 import type { OperationHandler } from '../../platform/typed.ts';
 
 /** Home domain and web-auth domain written into challenges (the manage_data key is `credential-vault auth`). */
@@ -116,8 +116,8 @@ function listed(record: ApiKeyRecord) {
 /** A new key as the spec answers it once (ApiKeyCreated): both routes create it for the wallet they name. */
 const created = ({ key, record }: CreatedKey, wallet: string) => ({ key, ...listed(record), wallet_address: wallet });
 
-export function createKeyRoutes(deps: VaultAppDeps): Router {
-  const router = express.Router();
+/** The key operations' handlers, by operationId. */
+export function keyRoutes(deps: VaultAppDeps): RouteTable<operations> {
   const network = deps.profile.network;
   const challenges: ChallengeOptions = {
     server: webAuthKeypair(deps),
@@ -135,7 +135,6 @@ export function createKeyRoutes(deps: VaultAppDeps): Router {
     const passphrase = deps.profile.networkPassphrase;
     res.json({ transaction, network_passphrase: passphrase, networkPassphrase: passphrase });
   };
-  router.get('/auth/challenge', getAuthChallenge);
 
   const createKeyFromProof: OperationHandler<operations['createKeyFromProof']> = async (req, res) => {
     checkOrigin(deps, req);
@@ -163,7 +162,6 @@ export function createKeyRoutes(deps: VaultAppDeps): Router {
       .catch(() => undefined);
     res.status(201).json(created(key, account));
   };
-  router.post('/auth/keys', createKeyFromProof);
 
   const listKeys: OperationHandler<operations['listKeys']> = async (_req, res) => {
     const keys = await deps.stores.keys.list({ network });
@@ -173,7 +171,6 @@ export function createKeyRoutes(deps: VaultAppDeps): Router {
       .slice(0, MAX_LISTED_KEYS);
     res.json({ keys: newest.map(listed) });
   };
-  router.get('/admin/keys', listKeys);
 
   const createKey: OperationHandler<operations['createKey']> = async (req, res) => {
     const body = req.body;
@@ -202,7 +199,6 @@ export function createKeyRoutes(deps: VaultAppDeps): Router {
     }
     res.status(201).json(created(key, body.wallet_address));
   };
-  router.post('/admin/keys', createKey);
 
   const deleteKey: OperationHandler<operations['deleteKey']> = async (req, res) => {
     const keyId = req.params.keyId;
@@ -212,7 +208,6 @@ export function createKeyRoutes(deps: VaultAppDeps): Router {
     }
     res.status(204).end();
   };
-  router.delete('/admin/keys/:keyId', deleteKey);
 
-  return router;
+  return { getAuthChallenge, createKeyFromProof, listKeys, createKey, deleteKey };
 }

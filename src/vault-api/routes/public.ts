@@ -1,21 +1,21 @@
 // The public routes (vault-api.yaml tag Public): liveness, the network configuration, the description at
 // /openapi.json, and the interactive documentation (Swagger UI, served from this process; testnet only — on
 // mainnet every /docs route is 404).
-import express, { type Router } from 'express';
+import express, { type Request, type Response, type Router } from 'express';
 import { docsUi } from '../../openapi/docs-ui.ts';
 import { publicUrl } from '../../config/redact.ts';
-import * as OpenApiValidator from 'express-openapi-validator';
+import { methodNotAllowed } from '../../platform/validator.ts';
 import type { operations } from '../../generated/vault-api.ts';
 import { sendJsonText } from '../../platform/json-answer.ts';
+import type { RouteTable } from '../../platform/app.ts';
 import type { OperationHandler } from '../../platform/typed.ts';
 import { VaultErrors, type VaultAppDeps } from '../context.ts';
 import type { OpenApiDocument } from '../middleware/openapi.ts';
 
 export const SERVICE_NAME = 'credential-vault';
 
-/** GET /health, GET /config and GET /openapi.json. */
-export function createPublicRoutes(deps: VaultAppDeps, doc: OpenApiDocument): Router {
-  const router = express.Router();
+/** The handlers of GET /health, GET /config and GET /openapi.json, by operationId. */
+export function publicRoutes(deps: VaultAppDeps, doc: OpenApiDocument): RouteTable<operations> {
   const p = deps.profile;
   // `servers` names this service, so the UI (and a client generator) takes this origin as the base.
   const served = JSON.stringify({ ...doc, servers: [{ url: '/', description: `this service (${p.network})` }] });
@@ -28,7 +28,6 @@ export function createPublicRoutes(deps: VaultAppDeps, doc: OpenApiDocument): Ro
       node: process.versions.node,
     });
   };
-  router.get('/health', health);
 
   // The configured public URL, else the one in use without userinfo and query, where a password or a provider's API
   // key lives (spec Config.rpcUrl).
@@ -64,13 +63,13 @@ export function createPublicRoutes(deps: VaultAppDeps, doc: OpenApiDocument): Ro
     }
     sendJsonText(req, res, answer.body, answer.text, { viaResJson });
   };
-  router.get('/config', config);
 
-  router.get('/openapi.json', (_req, res) => {
+  // The description is sent as the text it was serialised to once.
+  const getOpenApi = (_req: Request, res: Response): void => {
     res.type('application/json').send(served);
-  });
+  };
 
-  return router;
+  return { getHealth: health, getConfig: config, getOpenApi };
 }
 
 /**
@@ -88,11 +87,7 @@ export function createDocsRoutes(deps: VaultAppDeps): Router {
   router.use(ui.assets);
   // `/docs` itself is a declared GET: another method is 405 like on every declared path (docs/vault-api.md).
   router.use((req, _res, next) =>
-    next(
-      req.path === '/'
-        ? new OpenApiValidator.error.MethodNotAllowed({ path: '/docs', message: `${req.method} method not allowed` })
-        : VaultErrors.notFound('not found'),
-    ),
+    next(req.path === '/' ? methodNotAllowed('/docs', req.method) : VaultErrors.notFound('not found')),
   );
   return router;
 }

@@ -1,17 +1,19 @@
 // Read routes (vault-api.yaml tag Reads): everything comes from the chain through
 // simulation; get-vc decrypts. POST reads take a body, GET reads take owner and userSalt as query.
-import type { Request, Router } from 'express';
+import type { Request } from 'express';
 import { accountExists } from '../../chain/index.ts';
 import { VaultErrors, getAuth, type VaultAppDeps } from '../context.ts';
 import { decryptVcData } from '../../crypto/envelope.ts';
 import type { operations } from '../../generated/vault-api.ts';
 import { sendJsonText } from '../../platform/json-answer.ts';
+import type { RouteTable } from '../../platform/app.ts';
 import type { OperationHandler } from '../../platform/typed.ts';
 import { DEFAULT_LIMIT, bindToWallet, intParam, onVaults, optStr, str, vaultOf, type Body } from './contract-common.ts';
 
 export const FACTORY_VERSION_NOTE = "The factory has no version of its own; pass owner to read a vault's version.";
 
-export function registerReadRoutes(router: Router, deps: VaultAppDeps): void {
+/** The read operations' handlers, by operationId. */
+export function readRoutes(deps: VaultAppDeps): RouteTable<operations> {
   const { chain } = deps;
   // Response validation (tests) reads answers through res.json (src/platform/json-answer.ts).
   const viaResJson = deps.validateResponses === true;
@@ -33,13 +35,11 @@ export function registerReadRoutes(router: Router, deps: VaultAppDeps): void {
     const result = await read(vault, () => chain.vault.listVcIds({ vault, offset, limit }));
     res.json({ result, offset, limit });
   };
-  router.post('/contracts/vault/list-vc-ids', listVcIds);
 
   const getVcCount: OperationHandler<operations['getVcCount']> = async (req, res) => {
     const { vault } = target(query(req));
     res.json({ count: await read(vault, () => chain.vault.vcCount({ vault })) });
   };
-  router.get('/contracts/vault/vc-count', getVcCount);
 
   const getVc: OperationHandler<operations['getVc']> = async (req, res) => {
     const { owner, userSalt, vaultContract, vcId } = req.body;
@@ -51,7 +51,6 @@ export function registerReadRoutes(router: Router, deps: VaultAppDeps): void {
     // as vault_owner, and push only moves credentials between vaults of one owner.
     res.json({ result: openVc(deps, owner, vcId, stored.data) });
   };
-  router.post('/contracts/vault/get-vc', getVc);
 
   const verifyVc: OperationHandler<operations['verifyVc']> = async (req, res) => {
     const { owner, userSalt, vaultContract, vcId } = req.body;
@@ -59,7 +58,6 @@ export function registerReadRoutes(router: Router, deps: VaultAppDeps): void {
     const status = await read(vault, () => chain.vault.verifyVc({ vault, vcId }));
     sendJsonText(req, res, status, JSON.stringify(status), { viaResJson });
   };
-  router.post('/contracts/vault/verify-vc', verifyVc);
 
   const listDeniedIssuers: OperationHandler<operations['listDeniedIssuers']> = async (req, res) => {
     const q = query(req);
@@ -69,13 +67,11 @@ export function registerReadRoutes(router: Router, deps: VaultAppDeps): void {
     const issuers = await read(vault, () => chain.vault.listDeniedIssuers({ vault, offset, limit }));
     res.json({ issuers, offset, limit });
   };
-  router.get('/contracts/vault/issuers/denied', listDeniedIssuers);
 
   const countDeniedIssuers: OperationHandler<operations['countDeniedIssuers']> = async (req, res) => {
     const { vault } = target(query(req));
     res.json({ count: await read(vault, () => chain.vault.deniedIssuerCount({ vault })) });
   };
-  router.get('/contracts/vault/issuers/denied/count', countDeniedIssuers);
 
   const getVersion: OperationHandler<operations['getVersion']> = async (req, res) => {
     const q = query(req);
@@ -90,7 +86,6 @@ export function registerReadRoutes(router: Router, deps: VaultAppDeps): void {
     }
     res.json({ version: await read(vault, () => chain.vault.version({ vault, ...(source ? { source } : {}) })) });
   };
-  router.get('/contracts/version', getVersion);
 
   // Registered after the static GET routes beside it; the validator also constrains {owner} to G….
   const getVault: OperationHandler<operations['getVault']> = async (req, res) => {
@@ -114,7 +109,8 @@ export function registerReadRoutes(router: Router, deps: VaultAppDeps): void {
       denied_issuer_count: deniedCount,
     });
   };
-  router.get('/contracts/vault/:owner', getVault);
+
+  return { listVcIds, getVcCount, getVc, verifyVc, listDeniedIssuers, countDeniedIssuers, getVersion, getVault };
 }
 
 /**

@@ -3,7 +3,7 @@
 // is in src/vault-api/verification*.ts; here: the request's parts, who may name a stored credential, and the
 // status code of an answer. A key is optional on these routes (keyless callers are limited per client IP by
 // the rate-limit middleware); naming a stored credential needs the owner's or an admin key.
-import type { Request, Router } from 'express';
+import type { Request } from 'express';
 import { Ed25519KeyCache, MemoryNonceStore } from '../../did/index.ts';
 import { duplicateMembersOf } from '../../platform/body.ts';
 import { ApiError, VaultErrors, peekAuth, type VaultAppDeps } from '../context.ts';
@@ -17,6 +17,7 @@ import {
 import { readSlot } from '../verification-status.ts';
 import { isError } from '../verification-problems.ts';
 import type { operations } from '../../generated/vault-api.ts';
+import type { RouteTable } from '../../platform/app.ts';
 import type { OkBody, OperationHandler } from '../../platform/typed.ts';
 import { duplicateProblems, presentationStructureProblems } from '../verification-structure.ts';
 import { bodyOf, onVaults, optStr, vaultOf } from './contract-common.ts';
@@ -41,7 +42,6 @@ export const LEDGER_VAULT_CONTEXT = {
     },
   },
 } as const satisfies OkBody<GetLedgerVaultContext>;
-export const LEDGER_VAULT_CONTEXT_PATH = '/contexts/ledger-vault/v1';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -52,7 +52,8 @@ function refuseDuplicatesOutside(req: Request, member: string): void {
     throw VaultErrors.invalidRequest(`the body names the member ${JSON.stringify(outside)} twice`);
 }
 
-export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
+/** The verification operations' handlers, by operationId. */
+export function verifyRoutes(deps: VaultAppDeps): RouteTable<operations> {
   const challenges: ChallengeStore = deps.stores.nonces ?? new MemoryNonceStore({ now: deps.now });
   // Making Node's key of an Ed25519 public key costs more than verifying with it: issuers' keys are few.
   const keyCache = new Ed25519KeyCache();
@@ -122,7 +123,6 @@ export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
     // VCALM: a verification that completes with verified false is a 400 with the same body.
     res.status(result.verified ? 200 : 400).json(result);
   };
-  router.post('/credentials/verify', verifyCredentialRoute);
 
   const verifyPresentationRoute: OperationHandler<operations['verifyPresentation']> = async (req, res) => {
     const b = bodyOf(req);
@@ -139,19 +139,23 @@ export function registerVerifyRoutes(router: Router, deps: VaultAppDeps): void {
       input.parsingProblems!.length === 0 && presentationStructureProblems(input.presentation).length === 0;
     res.status(completes ? 200 : 400).json(await verifyPresentation(deps, challenges, input));
   };
-  router.post('/presentations/verify', verifyPresentationRoute);
 
   const createChallenge: OperationHandler<operations['createChallenge']> = async (_req, res) => {
     res.json({ challenge: await issueChallenge(deps, challenges) });
   };
-  router.post('/challenges', createChallenge);
 
-  const ledgerVaultContext: OperationHandler<GetLedgerVaultContext> = (_req, res) => {
+  const getLedgerVaultContext: OperationHandler<GetLedgerVaultContext> = (_req, res) => {
     res.set('Cache-Control', 'public, max-age=86400');
     // Verifiers' JSON-LD processors run in web pages too (jsonld.js document loaders fetch with CORS).
     res.set('Access-Control-Allow-Origin', '*');
     res.type('application/ld+json');
     res.json(LEDGER_VAULT_CONTEXT);
   };
-  router.get(LEDGER_VAULT_CONTEXT_PATH, ledgerVaultContext);
+
+  return {
+    verifyCredential: verifyCredentialRoute,
+    verifyPresentation: verifyPresentationRoute,
+    createChallenge,
+    getLedgerVaultContext,
+  };
 }

@@ -1,6 +1,5 @@
 // Contract write routes (docs/vault-api.md "Writes: prepare, sign, submit"): each prepares on the route and submits
 // on the same route after the safe-submit checks (the function, the contract, the key's binding).
-import type { Router } from 'express';
 import { VaultErrors, type VaultAppDeps } from '../context.ts';
 import {
   decodeAllowIssuerArgs,
@@ -18,6 +17,7 @@ import {
   type Invocation,
 } from '../../chain/index.ts';
 import type { operations as O } from '../../generated/vault-api.ts';
+import type { RouteTable } from '../../platform/app.ts';
 import type { PrepareBodyOf } from '../../platform/write.ts';
 import {
   bindAuthorizers,
@@ -43,11 +43,11 @@ import {
 import { checkVcProof } from '../verification.ts';
 import { checkStatusEntry } from '../verification-status.ts';
 
-export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
+/** The write operations' handlers, by operationId. */
+export function writeRoutes(deps: VaultAppDeps): RouteTable<O> {
   const { chain } = deps;
   // Each route's prepare body is its operation's (src/platform/write.ts PrepareBodyOf).
-  const post = <Op>(path: string, route: WriteRoute<PrepareBodyOf<Op>>) =>
-    router.post(path, writeHandler<Op>(deps, route));
+  const write = <Op>(route: WriteRoute<PrepareBodyOf<Op>>) => writeHandler<Op>(deps, route);
 
   /** Issuer binding and the route rule "sourcePublicKey must be the issuer". */
   const issuerRules = (auth: Parameters<typeof bindToWallet>[0], issuer: string, source: string) => {
@@ -71,7 +71,7 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
     return chain.vault.vaultOwner({ vault: inv.contractId });
   };
 
-  post<O['issueVc']>('/contracts/vc/issue', {
+  const issueVc = write<O['issueVc']>({
     async prepare(b, auth) {
       issuerRules(auth, b.issuer, b.sourcePublicKey);
       checkLengths('', b.vcId, b.vcData);
@@ -106,7 +106,7 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
     },
   });
 
-  post<O['batchIssueVc']>('/contracts/vc/batch-issue', {
+  const batchIssueVc = write<O['batchIssueVc']>({
     async prepare(b, auth) {
       issuerRules(auth, b.issuer, b.sourcePublicKey);
       checkBatchSize(b.vcs.length);
@@ -138,7 +138,7 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
     },
   });
 
-  post<O['revokeVc']>('/contracts/vc/revoke', {
+  const revokeVc = write<O['revokeVc']>({
     prepare(b) {
       const vault = vaultOf(deps, b.owner, b.userSalt);
       const date = b.date ?? new Date(deps.now()).toISOString();
@@ -152,7 +152,7 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
     },
   });
 
-  post<O['createVault']>('/contracts/vault/create', {
+  const createVault = write<O['createVault']>({
     prepare(b) {
       checkDidUriNetwork(deps, b.didUri);
       return chain.factory.deploy({ source: b.sourcePublicKey, owner: b.owner, didUri: b.didUri, ...salt(b.userSalt) });
@@ -163,7 +163,7 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
     },
   });
 
-  const denyIssuer: WriteRoute<PrepareBodyOf<O['denyIssuer']>> = {
+  const denyIssuerRoute: WriteRoute<PrepareBodyOf<O['denyIssuer']>> = {
     prepare(b) {
       const vault = vaultOf(deps, b.owner, b.userSalt);
       return onVaults(deps, [{ vault }], () =>
@@ -175,10 +175,10 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
       await expectFactoryVault(deps, inv);
     },
   };
-  post<O['denyIssuer']>('/contracts/vault/deny-issuer', denyIssuer);
-  post<O['revokeIssuerAlias']>('/contracts/vault/revoke-issuer', denyIssuer);
+  const denyIssuer = write<O['denyIssuer']>(denyIssuerRoute);
+  const revokeIssuerAlias = write<O['revokeIssuerAlias']>(denyIssuerRoute);
 
-  const allowIssuer: WriteRoute<PrepareBodyOf<O['allowIssuer']>> = {
+  const allowIssuerRoute: WriteRoute<PrepareBodyOf<O['allowIssuer']>> = {
     prepare(b) {
       const vault = vaultOf(deps, b.owner, b.userSalt);
       return onVaults(deps, [{ vault }], () =>
@@ -190,10 +190,10 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
       await expectFactoryVault(deps, inv);
     },
   };
-  post<O['allowIssuer']>('/contracts/vault/allow-issuer', allowIssuer);
-  post<O['authorizeIssuerAlias']>('/contracts/vault/authorize-issuer', allowIssuer);
+  const allowIssuer = write<O['allowIssuer']>(allowIssuerRoute);
+  const authorizeIssuerAlias = write<O['authorizeIssuerAlias']>(allowIssuerRoute);
 
-  post<O['setVaultDid']>('/contracts/vault/set-vault-did', {
+  const setVaultDid = write<O['setVaultDid']>({
     prepare(b) {
       checkDidUriNetwork(deps, b.didUri);
       const vault = vaultOf(deps, b.owner, b.userSalt);
@@ -209,7 +209,7 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
 
   // Decision (vault-api.yaml pushVc): the source is (fromOwner, userSalt), the destination toOwner's
   // canonical vault; the contract requires both vaults to have the same owner.
-  post<O['pushVc']>('/contracts/vault/push', {
+  const pushVc = write<O['pushVc']>({
     prepare(b, auth) {
       bindToWallet(auth, 'ownership', 'fromOwner', b.fromOwner);
       requireSame('sourcePublicKey', b.sourcePublicKey, 'fromOwner', b.fromOwner);
@@ -240,7 +240,7 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
     },
   });
 
-  post<O['revokeVault']>('/contracts/vault/revoke-vault', {
+  const revokeVault = write<O['revokeVault']>({
     prepare(b) {
       const vault = vaultOf(deps, b.owner, b.userSalt);
       return onVaults(deps, [{ vault }], () => chain.vault.revokeVault({ vault, source: b.sourcePublicKey }));
@@ -251,7 +251,7 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
     },
   });
 
-  post<O['setNewOwner']>('/contracts/vault/set-new-owner', {
+  const setNewOwner = write<O['setNewOwner']>({
     prepare(b) {
       const vault = vaultOf(deps, b.owner, b.userSalt);
       return onVaults(deps, [{ vault }], () =>
@@ -264,7 +264,7 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
     },
   });
 
-  post<O['createSponsoredVault']>('/contracts/sponsored-vault/create', {
+  const createSponsoredVault = write<O['createSponsoredVault']>({
     prepare(b, auth) {
       bindToWallet(auth, 'sponsor', 'sponsor', b.sponsor);
       bindToWallet(auth, 'sponsor', 'sourcePublicKey', b.sourcePublicKey);
@@ -286,6 +286,22 @@ export function registerWriteRoutes(router: Router, deps: VaultAppDeps): void {
       bindAuthorizers(auth, 'sponsor', inv);
     },
   });
+
+  return {
+    issueVc,
+    batchIssueVc,
+    revokeVc,
+    createVault,
+    denyIssuer,
+    revokeIssuerAlias,
+    allowIssuer,
+    authorizeIssuerAlias,
+    setVaultDid,
+    pushVc,
+    revokeVault,
+    setNewOwner,
+    createSponsoredVault,
+  };
 }
 
 const salt = (userSalt: string | undefined): { userSalt?: string } => (userSalt !== undefined ? { userSalt } : {});

@@ -1,0 +1,110 @@
+// The platform's bootstrap (app.ts): the route table must cover the description exactly, and each
+// operation's handler is reached by its path and method alone.
+import type { RequestHandler } from 'express';
+import { afterEach, describe, expect, it } from 'vitest';
+import { request, serve, type Served } from '../../test-support/observability.ts';
+import { createMetrics } from '../observability/index.ts';
+import { checkRouteTable, createServiceApp, operationsOf } from './app.ts';
+import { errorHandler } from './errors.ts';
+import { loadResolverSpec, loadVaultSpec, type OpenApiDocument } from './spec.ts';
+
+/** A description of three operations on two paths. */
+const SPEC: OpenApiDocument = {
+  openapi: '3.1.0',
+  info: { title: 'two paths', version: '1' },
+  paths: {
+    '/things': {
+      get: { operationId: 'listThings', responses: { '200': { description: 'ok' } } },
+      post: { operationId: 'addThing', responses: { '200': { description: 'ok' } } },
+    },
+    '/things/{id}': {
+      get: {
+        operationId: 'getThing',
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: { '200': { description: 'ok' } },
+      },
+    },
+  },
+  components: { headers: { 'X-Request-ID': { schema: { type: 'string', maxLength: 64 } } } },
+};
+
+const answer =
+  (name: string): RequestHandler =>
+  (req, res) =>
+    void res.json({ name, params: req.params });
+
+function app(handlers: Record<string, RequestHandler>) {
+  return createServiceApp<Record<string, unknown>>({
+    spec: SPEC,
+    validator: { allErrors: false, validateResponses: false },
+    headEnvelope: (code, message) => ({ code, message }),
+    metrics: { metrics: createMetrics({ service: 'test' }), service: 'test' },
+    ready: { checks: [] },
+    layers: () => [],
+    handlers: handlers as never,
+    notFound: (req) => Object.assign(new Error(`no route ${req.method} ${req.path}`), { status: 404 }),
+    errorHandler: errorHandler({
+      toAnswer: (err) => {
+        const e = err as { status?: number; message?: string };
+        return { status: e.status ?? 500, code: String(e.status ?? 500), message: e.message ?? '' };
+      },
+      body: ({ code, message }) => ({ code, message }),
+    }),
+  });
+}
+
+let served: Served | undefined;
+afterEach(async () => {
+  await served?.close();
+  served = undefined;
+});
+
+describe('the route table', () => {
+  it('lists the operations of a description by operationId', () => {
+    expect([...operationsOf(SPEC)]).toEqual([
+      ['listThings', { template: '/things', method: 'get' }],
+      ['addThing', { template: '/things', method: 'post' }],
+      ['getThing', { template: '/things/{id}', method: 'get' }],
+    ]);
+  });
+
+  it('refuses at start-up an operation without a handler', () => {
+    expect(() => app({ listThings: answer('list'), addThing: answer('add') })).toThrow(
+      'the route table does not match two paths: operations without a handler: getThing',
+    );
+  });
+
+  it('refuses at start-up a handler of no operation', () => {
+    const all = { listThings: answer('list'), addThing: answer('add'), getThing: answer('get') };
+    expect(() => app({ ...all, removeThing: answer('remove') })).toThrow(
+      'the route table does not match two paths: handlers of no operation in the description: removeThing',
+    );
+  });
+
+  it('refuses an operation said to be answered by a layer that the description lacks', () => {
+    expect(() => checkRouteTable(SPEC, { listThings: 1, addThing: 1, getThing: 1 }, ['preflightThings'])).toThrow(
+      'handlers of no operation in the description: preflightThings',
+    );
+  });
+
+  it('the apps leave no operation of their description unserved (the platform serves /metrics and /ready)', () => {
+    expect(() => checkRouteTable(loadResolverSpec(), {})).toThrow(/resolveDid/);
+    expect(() => checkRouteTable(loadResolverSpec(), {})).not.toThrow(/getMetrics|getReadiness/);
+    expect(() => checkRouteTable(loadVaultSpec(), {})).toThrow(/getConfig/);
+  });
+
+  it('reaches each handler by its path and method; an undeclared method is the validator 405', async () => {
+    served = await serve(app({ listThings: answer('list'), addThing: answer('add'), getThing: answer('get') }));
+    const at = async (method: string, path: string) => {
+      const r = await request(served!.port, { method, path });
+      return [r.status, r.body];
+    };
+    expect(await at('GET', '/things')).toEqual([200, '{"name":"list","params":{}}']);
+    expect(await at('POST', '/things')).toEqual([200, '{"name":"add","params":{}}']);
+    expect(await at('GET', '/things/a%20b')).toEqual([200, '{"name":"get","params":{"id":"a b"}}']);
+    expect((await at('DELETE', '/things'))[0]).toBe(405);
+    expect((await at('GET', '/nothing'))[0]).toBe(404);
+    // HEAD on a GET operation is that GET, without a body.
+    expect(await at('HEAD', '/things')).toEqual([200, '']);
+  });
+});
