@@ -73,7 +73,11 @@ beforeAll(async () => {
   // loaded host a start-up migration can miss its connect timeout and run again on first use, so the tests
   // begin once both instances say they are ready, not at the first line of their output.
   for (const api of [a, b]) {
-    const ready = await eventually(() => request(api.url, '/ready'), (r) => r.status === 200, 30_000);
+    const ready = await eventually(
+      () => request(api.url, '/ready'),
+      (r) => r.status === 200,
+      30_000,
+    );
     expect(ready.status, show(ready)).toBe(200);
   }
 }, 90_000);
