@@ -101,7 +101,8 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
       ...(deps.logger ? { logger: deps.logger } : {}),
       ...(deps.draining ? { draining: deps.draining } : {}),
     },
-    beforeRoutes: [
+    // Steps of the front, after /metrics and /ready: every path counts (an undeclared one too).
+    front: [
       // Probes (above) do not spend a client's budget.
       rateLimit({
         limiter: deps.rateLimiter,
@@ -110,7 +111,8 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
         now: deps.now,
         ...(deps.log ? { log: deps.log } : {}),
       }),
-      // Only the methods of the operations with a request body read one (POST): elsewhere it is ignored.
+      // Only the methods of the operations with a request body read one (POST): elsewhere it is ignored. In
+      // the front, not on the operations: a POST to an undeclared path has its body read as before.
       jsonBody(
         // Every resolver operation with a body requires one (did-resolver.yaml `requestBody.required`).
         {
