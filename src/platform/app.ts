@@ -142,11 +142,16 @@ export function createServiceApp<Ops>(o: ServiceAppOptions<Ops>): express.Expres
   // One layer: these steps apply to every request, and each app-level layer would be one more path match.
   app.use(
     inSequence([
+      // First: every later step, logs and metrics included, reads the canonical URL.
       ...(o.rewrite ?? []),
+      // Before the metrics and the log: its `close` listener must run before theirs, to put `HEAD` back.
       headAsGet(spec.paths),
+      // Their clocks start here and their `close` listeners see every answer, the probes' and errors' too.
       httpMetrics(o.metrics),
+      // Before anything can answer, so every answer carries it; the request log reads it.
       requestIds({ maxLength: requestIdMaxLength(spec) }),
       ...(o.requestLog ? [requestLog(o.requestLog)] : []),
+      // Probes: counted, logged and id'd, but before the app's steps (no key, no rate budget, no body).
       exactGets({
         '/metrics': metricsHandler(o.metrics.metrics),
         '/ready': readiness(o.ready.checks, {
