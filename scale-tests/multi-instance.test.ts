@@ -69,7 +69,18 @@ beforeAll(async () => {
   };
   // Both start together: the second waits on the migration lock, then finds the tables there.
   [a, b] = await Promise.all([start(), start()]);
-}, 60_000);
+  // Ready means the stores answer and the migrations ran (a store's health check runs them first): on a
+  // loaded host a start-up migration can miss its connect timeout and run again on first use, so the tests
+  // begin once both instances say they are ready, not at the first line of their output.
+  for (const api of [a, b]) {
+    const ready = await eventually(
+      () => request(api.url, '/ready'),
+      (r) => r.status === 200,
+      30_000,
+    );
+    expect(ready.status, show(ready)).toBe(200);
+  }
+}, 90_000);
 
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c().catch(() => undefined);

@@ -107,7 +107,26 @@ function mutableInit(
   }
   if (ts.isArrayLiteralExpression(e)) return readonlyDeclared ? undefined : 'a module-level array that is not readonly';
   if (ts.isObjectLiteralExpression(e) && mutated.has(name)) return 'a module-level object whose members are assigned';
+  if (ts.isObjectLiteralExpression(e)) {
+    const held = heldContainer(e);
+    if (held) return `a module-level object holding a ${held}`;
+  }
   return undefined;
+}
+
+/** A mutable container made in an object literal's members (not inside a function, which makes one per call). */
+function heldContainer(e: ts.ObjectLiteralExpression): string | undefined {
+  let found: string | undefined;
+  const visit = (n: ts.Node): void => {
+    if (found || ts.isFunctionLike(n) || ts.isClassLike(n)) return;
+    if (ts.isNewExpression(n) && ts.isIdentifier(n.expression) && MUTABLE_CONSTRUCTORS.has(n.expression.text)) {
+      found = n.expression.text;
+      return;
+    }
+    ts.forEachChild(n, visit);
+  };
+  ts.forEachChild(e, visit);
+  return found;
 }
 
 function findModuleState(file: string, text: string): Finding[] {
@@ -168,6 +187,11 @@ describe('module-level state under src/', () => {
     ['const o = { n: 0 }; function f() { o.n++; }', ['o']],
     ['const o = { a: { b: 1 } }; function f() { delete o.a; }', ['o']],
     ['const o = {}; Object.assign(o, { a: 1 });', ['o']],
+    ['const state = { seen: new Map<string, number>() };', ['state']],
+    [
+      "import { LRUCache } from 'lru-cache'; export const caches = { keys: { hot: new LRUCache({ max: 9 }) } };",
+      ['caches'],
+    ],
     // immutable, or per instance: allowed
     ['const s: ReadonlySet<string> = new Set(["a"]);', []],
     ['const m: ReadonlyMap<string, number> = new Map();', []],
@@ -175,6 +199,7 @@ describe('module-level state under src/', () => {
     ['const a = ["x", "y"] as const;', []],
     ['const a = Object.freeze([1]);', []],
     ['const o = { n: 0 };', []],
+    ['const o = { make: () => new Map(), other() { return new Set(); } };', []],
     ['const w = new WeakMap<object, string>();', []],
     ['const n = 10_000;', []],
     ['export function f() { let n = 0; const m = new Map(); return () => m.set(n++, 1); }', []],

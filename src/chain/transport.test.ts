@@ -1,6 +1,6 @@
 // The node:http JSON client under rpc.Server: what the SDK needs of it, and failures in axios' words.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJsonPostClient } from './transport.ts';
@@ -80,5 +80,49 @@ describe('createJsonPostClient', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((r) => closed.close(() => r()));
     await expect(client.post(`http://127.0.0.1:${port}/rpc`, {})).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  // Node's agent keeps an answered connection for the next call; a server may close it in the meantime (its own
+  // keep-alive timeout), and a call that went out on it just then fails though the server never read it.
+  it('sends a call again, once, on a new connection when the idle one it went out on was closed by the server', async () => {
+    const sockets: Socket[] = [];
+    let calls = 0;
+    const rpc = createServer((req, res) => {
+      calls++;
+      req.resume();
+      req.on('end', () => res.setHeader('content-type', 'application/json').end('{"result":"ok"}'));
+    });
+    rpc.on('connection', (s) => sockets.push(s));
+    await new Promise<void>((r) => rpc.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(rpc.address() as AddressInfo).port}/rpc`;
+    try {
+      expect((await client.post(url, {})).data).toEqual({ result: 'ok' });
+      await new Promise((r) => setImmediate(r)); // the connection is back in the agent's pool, idle
+      expect(sockets).toHaveLength(1);
+      sockets[0]!.destroy(); // the server closes it; the client learns of it only on a later turn
+      const again = client.post(url, { n: 2 });
+      expect((await again).data).toEqual({ result: 'ok' });
+      expect(sockets).toHaveLength(2);
+      expect(calls).toBe(2);
+    } finally {
+      rpc.closeAllConnections();
+      await new Promise<void>((r) => rpc.close(() => r()));
+    }
+  });
+
+  it('does not send again when a new connection is reset', async () => {
+    let calls = 0;
+    const rpc = createServer((req) => {
+      calls++;
+      req.socket.destroy();
+    });
+    await new Promise<void>((r) => rpc.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(rpc.address() as AddressInfo).port}/rpc`;
+    try {
+      await expect(client.post(url, {})).rejects.toThrow(/socket hang up|ECONNRESET/);
+      expect(calls).toBe(1);
+    } finally {
+      await new Promise<void>((r) => rpc.close(() => r()));
+    }
   });
 });

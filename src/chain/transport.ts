@@ -66,6 +66,7 @@ export function createJsonPostClient(options: { timeoutMs: number }): JsonPostCl
       const lib = u.protocol === 'https:' ? https : http;
       return new Promise<JsonPostResponse>((resolve, reject) => {
         let settled = false;
+        let req: http.ClientRequest;
         const finish = (err: Error | undefined, value?: JsonPostResponse) => {
           if (settled) return;
           settled = true;
@@ -73,59 +74,84 @@ export function createJsonPostClient(options: { timeoutMs: number }): JsonPostCl
           if (err) reject(err);
           else resolve(value!);
         };
-        const req = lib.request(
-          {
-            protocol: u.protocol,
-            hostname: u.hostname.startsWith('[') ? u.hostname.slice(1, -1) : u.hostname,
-            port: u.port || undefined,
-            path: `${u.pathname}${u.search}`,
-            method: 'POST',
-            ...(u.username ? { auth: `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}` } : {}),
-            headers: { 'content-type': 'application/json', accept: 'application/json', 'content-length': body.length },
-          },
-          (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (c: Buffer) => chunks.push(c));
-            res.on('error', (e) => finish(e));
-            res.on('aborted', () => finish(new TransportError('aborted', res.statusCode, 'ECONNABORTED')));
-            res.on('end', () => {
-              const status = res.statusCode ?? 0;
-              if (status >= 300 && status < 400) {
-                return finish(
-                  new TransportError(
-                    `the RPC answered a redirect (${status}) to ${res.headers.location ?? '?'}: configure that URL`,
-                    status,
-                  ),
-                );
-              }
-              if (status < 200 || status >= 300)
-                return finish(new TransportError(`Request failed with status code ${status}`, status));
-              let raw: Buffer;
-              try {
-                raw = decode(Buffer.concat(chunks), res.headers['content-encoding']);
-              } catch (e) {
-                return finish(e as Error);
-              }
-              let parsed: unknown;
-              try {
-                parsed = raw.length === 0 ? '' : JSON.parse(raw.toString('utf8'));
-              } catch {
-                return finish(new TransportError(`the RPC answered ${status} with a body that is not JSON`, status));
-              }
-              finish(undefined, { status, data: parsed });
-            });
-          },
-        );
+        const send = (fresh: boolean) => {
+          let answered = false;
+          req = lib.request(
+            {
+              protocol: u.protocol,
+              hostname: u.hostname.startsWith('[') ? u.hostname.slice(1, -1) : u.hostname,
+              port: u.port || undefined,
+              path: `${u.pathname}${u.search}`,
+              method: 'POST',
+              ...(u.username ? { auth: `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}` } : {}),
+              headers: {
+                'content-type': 'application/json',
+                accept: 'application/json',
+                'content-length': body.length,
+              },
+              ...(fresh ? { agent: false } : {}),
+            },
+            (res) => {
+              answered = true;
+              read(res, finish);
+            },
+          );
+          const sent = req;
+          sent.on('error', (e: NodeJS.ErrnoException) => {
+            // An idle keep-alive connection the server closed as this request went out on it: the server read
+            // none of it (no answer began), so it goes again, once, on a new connection. The race is wider
+            // the busier this process is (its idle timer fires late); any other failure is the caller's.
+            if (!settled && !fresh && !answered && sent.reusedSocket && STALE_SOCKET.has(e.code ?? '')) send(true);
+            else finish(e);
+          });
+          sent.end(body);
+        };
         const timer = setTimeout(() => {
           const e = new TransportError(`timeout of ${options.timeoutMs}ms exceeded`, undefined, 'ECONNABORTED');
           finish(e);
           req.destroy(e);
         }, options.timeoutMs);
-        req.on('error', (e) => finish(e));
-        req.end(body);
+        send(false);
       });
     },
   };
+}
+
+/** What a write on a connection the server already closed fails with. */
+const STALE_SOCKET: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE']);
+
+/** Reads an answer into {status, data}, or the error that says what is wrong with it. */
+function read(res: http.IncomingMessage, finish: (err: Error | undefined, value?: JsonPostResponse) => void): void {
+  const chunks: Buffer[] = [];
+  res.on('data', (c: Buffer) => chunks.push(c));
+  res.on('error', (e) => finish(e));
+  res.on('aborted', () => finish(new TransportError('aborted', res.statusCode, 'ECONNABORTED')));
+  res.on('end', () => {
+    const status = res.statusCode ?? 0;
+    if (status >= 300 && status < 400) {
+      return finish(
+        new TransportError(
+          `the RPC answered a redirect (${status}) to ${res.headers.location ?? '?'}: configure that URL`,
+          status,
+        ),
+      );
+    }
+    if (status < 200 || status >= 300)
+      return finish(new TransportError(`Request failed with status code ${status}`, status));
+    let raw: Buffer;
+    try {
+      raw = decode(Buffer.concat(chunks), res.headers['content-encoding']);
+    } catch (e) {
+      return finish(e as Error);
+    }
+    let parsed: unknown;
+    try {
+      parsed = raw.length === 0 ? '' : JSON.parse(raw.toString('utf8'));
+    } catch {
+      return finish(new TransportError(`the RPC answered ${status} with a body that is not JSON`, status));
+    }
+    finish(undefined, { status, data: parsed });
+  });
 }
 
 function decode(body: Buffer, encoding: string | undefined): Buffer {

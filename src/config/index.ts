@@ -247,7 +247,8 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
     );
     return 0;
   };
-  // Chosen when given; otherwise node, unless the environment configures a proxy, which only the SDK's client honours.
+  // Chosen when given; otherwise node, unless the environment configures a proxy: node never reads one, the SDK's
+  // client does through Node's fetch when NODE_USE_ENV_PROXY=1 (src/chain/transport.ts, docs/operations.md).
   const rpcTransport = (key: string, e: NodeJS.ProcessEnv): 'node' | 'sdk' => {
     const v = get(key);
     if (v === undefined || v === '') return PROXY_VARIABLES.some((p) => (e[p] ?? '') !== '') ? 'sdk' : 'node';

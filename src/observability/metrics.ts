@@ -6,6 +6,7 @@
 // that several services in one process (`credential-vault start`) never show one series on two ports.
 import { performance } from 'node:perf_hooks';
 import type { Request, RequestHandler, Response } from 'express';
+import { LRUCache } from 'lru-cache';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { routeTemplates, type RouteOf } from './route.ts';
 import type { Clock } from '../domain.ts';
@@ -321,7 +322,7 @@ interface SeriesLabels {
   duration: Record<'service' | 'route' | 'method', string> & { mode?: string };
 }
 
-/** Label sets made at most this many per middleware; beyond, it starts again (routes × methods × statuses are few). */
+/** Label sets one middleware remembers, the least recently used going first (routes × methods × statuses are few). */
 const MAX_SERIES = 10_000;
 
 /**
@@ -331,14 +332,13 @@ const MAX_SERIES = 10_000;
 function seriesLabels(
   service: string,
 ): (route: string, method: string, mode: WriteMode | undefined, status: number) => SeriesLabels {
-  const known = new Map<string, SeriesLabels>();
+  const known = new LRUCache<string, SeriesLabels>({ max: MAX_SERIES });
   return (route, method, mode, status) => {
     const key = `${route} ${method} ${mode ?? ''} ${status}`;
     let series = known.get(key);
     if (series === undefined) {
       const duration = mode ? { service, route, method, mode } : { service, route, method };
       series = { request: { ...duration, status: String(status) }, duration };
-      if (known.size >= MAX_SERIES) known.clear();
       known.set(key, series);
     }
     return series;

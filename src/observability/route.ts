@@ -1,6 +1,7 @@
 // The route template of a request, for log lines and metric labels. Never the raw URL: paths hold owner
 // addresses and DIDs, and a label per address would also grow the metrics without bound.
 import type { Request } from 'express';
+import { LRUCache } from 'lru-cache';
 
 /** What a request that matched no route is labelled with. */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -33,7 +34,7 @@ export function routeTemplate(
   return UNMATCHED_ROUTE;
 }
 
-/** Paths converted at most by one `routeTemplates`; beyond, it starts again (an app has far fewer routes). */
+/** Paths one `routeTemplates` remembers, the least recently used going first (an app has far fewer routes). */
 const MAX_REMEMBERED_PATHS = 1_000;
 
 /**
@@ -41,12 +42,11 @@ const MAX_REMEMBERED_PATHS = 1_000;
  * ask for their route's template, and an app's routes are few.
  */
 export function routeTemplates(routeOf?: RouteOf): (req: Request) => string {
-  const known = new Map<string, string>();
+  const known = new LRUCache<string, string>({ max: MAX_REMEMBERED_PATHS });
   const convert = (path: string): string => {
     let template = known.get(path);
     if (template === undefined) {
       template = toOpenApiPath(path);
-      if (known.size >= MAX_REMEMBERED_PATHS) known.clear();
       known.set(path, template);
     }
     return template;

@@ -39,11 +39,14 @@ function writeText(req: Request, res: Response, text: string, type: string): boo
   return true;
 }
 
-/** Answers `body`, whose JSON text is `text`, with the status already set, as `res.json(body)` would. */
-export function sendJsonText(
+/**
+ * Answers `body`, whose JSON text is `text`, with the status already set, as `res.json(body)` would. `body` is
+ * held to the response's type (an operation's success body, src/platform/typed.ts), as `res.json` holds it.
+ */
+export function sendJsonText<Body>(
   req: Request,
-  res: Response,
-  body: unknown,
+  res: Response<Body>,
+  body: NoInfer<Body>,
   text: string,
   options: JsonAnswerOptions = {},
 ): void {

@@ -29,7 +29,7 @@ function files(dir: string): { file: string; text: string }[] {
 const PLATFORM_PIECES: { piece: string; pattern: RegExp; sample: string }[] = [
   {
     piece: 'request ids',
-    pattern: /(set(Header)?|get)\(\s*['"]x-request-id['"]|headers\[\s*['"]x-request-id['"]\s*\]/i,
+    pattern: /(set(Header)?|get|header)\(\s*['"]x-request-id['"]|headers\[\s*['"]x-request-id['"]\s*\]/i,
     sample: "res.setHeader('X-Request-ID', id)",
   },
   {
@@ -104,15 +104,37 @@ const PRIVATE_INTERNALS: { what: string; pattern: RegExp; sample: string }[] = [
   },
   {
     what: "underscore-named member of an object (Node's and libraries' private fields)",
-    pattern: /[\w)\]]\._[A-Za-z]\w*/,
+    pattern: /[\w)\]]\._[A-Za-z]\w*|[\w)\]]\[\s*['"`]_[A-Za-z]\w*['"`]\s*\]/,
     sample: 'const inFlight = (socket as Duplex & { _httpMessage?: unknown })._httpMessage;',
   },
 ];
+
+/** A cache evicted by hand: emptied or trimmed when it reaches a size, instead of an lru-cache bounded by `max`. */
+const HAND_EVICTION = {
+  what: 'a cache evicted by hand (a size check that clears or deletes): an LRUCache with `max` does it',
+  pattern: /\.size\s*>=?\s*[\w.]+\s*\)\s*(\{\s*)?\w+\.(clear|delete)\(/,
+  sample: 'if (known.size >= MAX_REMEMBERED_PATHS) known.clear();',
+};
 
 describe('each rule fails on a sample that breaks it', () => {
   for (const rule of PLATFORM_PIECES) it(rule.piece, () => expect(rule.pattern.test(rule.sample)).toBe(true));
   for (const rule of PRIVATE_INTERNALS) it(rule.what, () => expect(rule.pattern.test(rule.sample)).toBe(true));
   for (const rule of BOOTSTRAP) it(rule.what, () => expect(rule.pattern.test(rule.sample)).toBe(true));
+  it('request ids, set through res.header', () => {
+    const rule = PLATFORM_PIECES.find((r) => r.piece === 'request ids')!;
+    expect(rule.pattern.test("res.header('X-Request-ID', id)")).toBe(true);
+  });
+  it('an underscore-named member read by its name in brackets', () => {
+    const rule = PRIVATE_INTERNALS.find((r) => r.what.startsWith('underscore'))!;
+    expect(rule.pattern.test("(socket as unknown as Record<string, unknown>)['_httpMessage']")).toBe(true);
+    expect(rule.pattern.test('headers[`_private`]')).toBe(true);
+    expect(rule.pattern.test("const key = ['_a', 'b'];")).toBe(false);
+  });
+  it(HAND_EVICTION.what, () => {
+    expect(HAND_EVICTION.pattern.test(HAND_EVICTION.sample)).toBe(true);
+    expect(HAND_EVICTION.pattern.test('if (seen.size > max) { seen.delete(seen.keys().next().value); }')).toBe(true);
+    expect(HAND_EVICTION.pattern.test('if (known.size === 0) return;')).toBe(false);
+  });
   it('another app', () => {
     expect(otherApp('vault-api').test("import { ResolverError } from '../../resolver/context.ts';")).toBe(true);
     expect(otherApp('resolver').test("import { ApiError } from '../vault-api/context.ts';")).toBe(true);
@@ -153,4 +175,7 @@ describe('nothing under src/ patches a library', () => {
       expect(all.filter((f) => rule.pattern.test(f.text)).map((f) => f.file)).toEqual([]);
     });
   }
+  it(`no ${HAND_EVICTION.what}`, () => {
+    expect(all.filter((f) => HAND_EVICTION.pattern.test(f.text)).map((f) => f.file)).toEqual([]);
+  });
 });

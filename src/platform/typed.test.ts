@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { operations } from '../generated/did-resolver.ts';
 import type { operations as vaultOperations } from '../generated/vault-api.ts';
 import { jsonText, sendJsonText, type OkBody, type OperationHandler } from './typed.ts';
+import { sendJsonText as sendPreSerialized } from './json-answer.ts';
 import { prepareOrSubmit, signedXdrOf, writeOperation } from './write.ts';
 
 type GetRecord = operations['getDidRecord'];
@@ -69,6 +70,15 @@ describe('the converted routes, one per file', () => {
       res.json({ nonce: 'n' });
     };
     expect(typeof createChallenge).toBe('function');
+    // src/vault-api/routes/public.ts and reads.ts: a pre-serialized answer holds its body to the operation's.
+    const verifyVc: OperationHandler<vaultOperations['verifyVc']> = (req, res) => {
+      const status = { status: 'valid' } as const;
+      // @ts-expect-error the verify-vc answer has no `extra`
+      sendPreSerialized(req, res, { ...status, extra: 1 }, JSON.stringify(status));
+      // @ts-expect-error GET /config's body is not the verify-vc answer
+      sendPreSerialized(req, res, { rpcUrl: 'u' }, '{}');
+    };
+    expect(typeof verifyVc).toBe('function');
     // src/vault-api/routes/writes.ts and issuer-registry.ts: a prepare body is its operation's (PrepareBodyOf).
     const issue = writeOperation<vaultOperations['issueVc']>(
       { routeOf: () => '/', codeOf: () => undefined },

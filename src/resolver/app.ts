@@ -39,15 +39,17 @@ function writeModeOf(req: express.Request): WriteMode | undefined {
   return 'signedXdr' in body ? 'submit' : 'prepare';
 }
 
-/** The HTTP methods (upper case) of the description's operations that take a request body. */
-function methodsWithBodies(paths: Record<string, Record<string, unknown>>): Set<string> {
-  const methods = new Set<string>();
-  for (const item of Object.values(paths)) {
+/** Per path template, the HTTP methods (upper case) of its operations that take a request body. */
+function methodsWithBodies(paths: Record<string, Record<string, unknown>>): Map<string, ReadonlySet<string>> {
+  const byPath = new Map<string, ReadonlySet<string>>();
+  for (const [template, item] of Object.entries(paths)) {
+    const methods = new Set<string>();
     for (const [method, op] of Object.entries(item)) {
       if (typeof op === 'object' && op !== null && 'requestBody' in op) methods.add(method.toUpperCase());
     }
+    if (methods.size > 0) byPath.set(template, methods);
   }
-  return methods;
+  return byPath;
 }
 
 export async function createResolverApp(given: ResolverAppDeps): Promise<express.Express> {
@@ -67,6 +69,26 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
   const registry = registryRoutes(ctx);
   const proof = proofRoutes(ctx, nonceStore);
   const bodyMethods = methodsWithBodies(spec.paths);
+  /**
+   * The body reader of a path: only the methods of its operations with a request body read one, and each
+   * requires it (did-resolver.yaml `requestBody.required`); elsewhere a body is ignored.
+   */
+  const bodyReader = (template: string): express.RequestHandler[] => {
+    const methods = bodyMethods.get(template);
+    if (!methods) return [];
+    const takes = (req: express.Request) => methods.has(req.method);
+    return [
+      jsonBody(
+        { limit: BODY_LIMIT_BYTES, takesBody: takes, needsBody: takes },
+        {
+          missing: () => ResolverErrors.invalidRequest('the request needs a JSON body'),
+          unsupported: (coding) => ResolverErrors.unsupportedContentEncoding(unsupportedCodingMessage(coding)),
+          corrupt: (coding) => ResolverErrors.invalidBodyEncoding(corruptBodyMessage(coding)),
+          loneSurrogate: (at) => ResolverErrors.invalidRequest(loneSurrogateMessage(at)),
+        },
+      ),
+    ];
+  };
 
   // The route table: each operation's handler, at the end of its path's chain.
   const handlers: RouteTable<operations> = {
@@ -111,25 +133,14 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
         now: deps.now,
         ...(deps.log ? { log: deps.log } : {}),
       }),
-      // Only the methods of the operations with a request body read one (POST): elsewhere it is ignored. In
-      // the front, not on the operations: a POST to an undeclared path has its body read as before.
-      jsonBody(
-        // Every resolver operation with a body requires one (did-resolver.yaml `requestBody.required`).
-        {
-          limit: BODY_LIMIT_BYTES,
-          takesBody: (req) => bodyMethods.has(req.method),
-          needsBody: (req) => bodyMethods.has(req.method),
-        },
-        {
-          missing: () => ResolverErrors.invalidRequest('the request needs a JSON body'),
-          unsupported: (coding) => ResolverErrors.unsupportedContentEncoding(unsupportedCodingMessage(coding)),
-          corrupt: (coding) => ResolverErrors.invalidBodyEncoding(corruptBodyMessage(coding)),
-          loneSurrogate: (at) => ResolverErrors.invalidRequest(loneSurrogateMessage(at)),
-        },
-      ),
     ],
-    // Oversized collections and request validation, then response validation when asked.
-    layers: (route) => [...route.requests, ...(route.responses ? [route.responses] : [])],
+    // The body (read after route matching, so that an unknown path is a 404 and an undeclared method a 405
+    // whatever the body), oversized collections and request validation, then response validation when asked.
+    layers: (route) => [
+      ...bodyReader(route.template),
+      ...route.requests,
+      ...(route.responses ? [route.responses] : []),
+    ],
     handlers,
     // The UI's static files are not operations of the description.
     afterRoutes: [{ path: '/docs', handlers: service.docsAssets() }],

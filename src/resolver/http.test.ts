@@ -132,6 +132,31 @@ describe('the error envelope', () => {
     expect([post.status, post.headers.get('allow'), post.body.code]).toEqual([405, 'POST', 'method_not_allowed']);
   });
 
+  it('a POST where no operation takes one is 405 or 404, whatever its body: the body is read only by a route that takes one', async () => {
+    for (const [path, body] of [
+      ['/health', undefined],
+      ['/1.0/identifiers/did:ledger:testnet:aaaaaaaaaaaaaaaaaaaaaaaaaa', undefined],
+      ['/health', '{not json'],
+    ] as const) {
+      const r = await h.request(
+        'POST',
+        path,
+        body === undefined ? {} : { rawBody: body, headers: { 'content-type': 'application/json' } },
+      );
+      expect([path, r.status, r.headers.get('allow'), r.body.code]).toEqual([
+        path,
+        405,
+        'GET, HEAD',
+        'method_not_allowed',
+      ]);
+    }
+    const nowhere = await h.request('POST', '/v2/nowhere', {
+      rawBody: '{not json',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect([nowhere.status, nowhere.body.code]).toEqual([404, 'not_found']);
+  });
+
   it('404 not_found for OPTIONS on a route (no preflight)', async () => {
     const r = await h.request('OPTIONS', '/health');
     expect([r.status, r.body.code]).toEqual([404, 'not_found']);

@@ -13,7 +13,7 @@ import {
   type PreparedTransaction,
 } from '../../chain/index.ts';
 import { bytesToDidId, didIdToBytes, validateRecord, type DidRecordInput, type ParsedDid } from '../../did/index.ts';
-import type { operations } from '../../generated/did-resolver.ts';
+import type { components, operations } from '../../generated/did-resolver.ts';
 import type { DidOperation } from '../../observability/index.ts';
 import type { OperationHandler, OperationResponse } from '../../platform/typed.ts';
 import { writeOperation, type WriteOptions } from '../../platform/write.ts';
@@ -42,8 +42,7 @@ type RegistryFn = keyof typeof MUTATIONS;
 const mismatch = (message: string) => ResolverErrors.txOperationMismatch(message);
 
 /** The record of a prepare body, field by field (the schema already refused anything else). */
-function recordInput(raw: unknown): DidRecordInput {
-  const r = raw as DidRecordInput;
+function recordInput(r: components['schemas']['DidRecordInput']): DidRecordInput {
   const keys = (ks: { publicKeyMultibase: string }[]) => ks.map((k) => ({ publicKeyMultibase: k.publicKeyMultibase }));
   return {
     controller: r.controller,

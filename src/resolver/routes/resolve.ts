@@ -6,6 +6,7 @@
 // `application/did-url-dereferencing` always answers the dereferencing result, for a DID alone its document.
 // Every answer varies with Accept (`Vary: Accept`), so a shared cache never serves one representation for another.
 import type { Request, Response } from 'express';
+import { LRUCache } from 'lru-cache';
 import {
   DID_CONTEXT,
   DID_LD_JSON,
@@ -45,18 +46,19 @@ function resolutionBody(parsed: ParsedDid, entry: ResolvedEntry, negotiated: Neg
   return negotiated.mediaType === LD_JSON_DID_RESOLUTION ? { '@context': DID_RESOLUTION_CONTEXT, ...result } : result;
 }
 
-/** Accept headers whose negotiation a route remembers; beyond, it starts again (clients send few distinct ones). */
+/** Accept headers whose negotiation a route remembers, the least recently used going first (clients send few). */
 const MAX_REMEMBERED_ACCEPTS = 256;
 
 /** `negotiateRepresentation`, each Accept header negotiated once per route: clients repeat theirs on every request. */
 function rememberedNegotiation(): (accept: string | undefined) => Negotiated | undefined {
-  const known = new Map<string, Negotiated | undefined>();
+  // Boxed: a header that negotiates nothing (undefined) is remembered too, and lru-cache keeps no undefined value.
+  const known = new LRUCache<string, { negotiated: Negotiated | undefined }>({ max: MAX_REMEMBERED_ACCEPTS });
   return (accept) => {
     if (accept === undefined) return negotiateRepresentation(accept);
-    if (known.has(accept)) return known.get(accept);
+    const hit = known.get(accept);
+    if (hit) return hit.negotiated;
     const negotiated = negotiateRepresentation(accept);
-    if (known.size >= MAX_REMEMBERED_ACCEPTS) known.clear();
-    known.set(accept, negotiated);
+    known.set(accept, { negotiated });
     return negotiated;
   };
 }

@@ -8,7 +8,7 @@ import { methodNotAllowed } from '../../platform/validator.ts';
 import type { operations } from '../../generated/vault-api.ts';
 import { sendJsonText } from '../../platform/json-answer.ts';
 import type { RouteTable } from '../../platform/app.ts';
-import type { OperationHandler } from '../../platform/typed.ts';
+import type { OkBody, OperationHandler } from '../../platform/typed.ts';
 import { VaultErrors, type VaultAppDeps } from '../context.ts';
 import type { OpenApiDocument } from '../middleware/openapi.ts';
 
@@ -34,13 +34,8 @@ export function publicRoutes(deps: VaultAppDeps, doc: OpenApiDocument): RouteTab
   const rpcUrl = p.publicRpcUrl ?? publicUrl(p.rpcUrl);
   const viaResJson = deps.validateResponses === true;
   // The answer changes only with the protocol version: made again, and serialized once, when that moves.
-  let answer:
-    | {
-        protocolVersion: number;
-        body: operations['getConfig']['responses'][200]['content']['application/json'];
-        text: string;
-      }
-    | undefined;
+  type Config = OkBody<operations['getConfig']>;
+  let answer: { protocolVersion: number; body: Config; text: string } | undefined;
   const config: OperationHandler<operations['getConfig']> = (req, res) => {
     // Read at start (services.ts refuses to start without it) and refreshed by every readiness check: an app
     // wired without it is a fault of this process (500, logged), never a Config without the field.
@@ -48,7 +43,8 @@ export function publicRoutes(deps: VaultAppDeps, doc: OpenApiDocument): RouteTab
     if (protocolVersion === undefined)
       throw new Error('GET /config: the chain client has not read the protocol version');
     if (answer?.protocolVersion !== protocolVersion) {
-      const body = {
+      // Typed here, where it is written: a field the spec's Config lacks does not compile.
+      const body: Config = {
         rpcUrl,
         networkPassphrase: p.networkPassphrase,
         networkType: p.network,
