@@ -7,6 +7,7 @@ import { createMetrics } from '../observability/index.ts';
 import { checkRouteTable, createServiceApp, operationsOf } from './app.ts';
 import { errorHandler } from './errors.ts';
 import { loadResolverSpec, loadVaultSpec, type OpenApiDocument } from './spec.ts';
+import type { OperationRoute } from './validator.ts';
 
 /** A description of three operations on two paths. */
 const SPEC: OpenApiDocument = {
@@ -33,14 +34,17 @@ const answer =
   (req, res) =>
     void res.json({ name, params: req.params });
 
-function app(handlers: Record<string, RequestHandler>) {
+function app(
+  handlers: Record<string, RequestHandler>,
+  layers: (route: OperationRoute, operation: { operationId: string; method: string }) => RequestHandler[] = () => [],
+) {
   return createServiceApp<Record<string, unknown>>({
     spec: SPEC,
     validator: { allErrors: false, validateResponses: false },
     headEnvelope: (code, message) => ({ code, message }),
     metrics: { metrics: createMetrics({ service: 'test' }), service: 'test' },
     ready: { checks: [] },
-    layers: () => [],
+    layers,
     handlers: handlers as never,
     notFound: (req) => Object.assign(new Error(`no route ${req.method} ${req.path}`), { status: 404 }),
     errorHandler: errorHandler({
@@ -106,5 +110,31 @@ describe('the route table', () => {
     expect((await at('GET', '/nothing'))[0]).toBe(404);
     // HEAD on a GET operation is that GET, without a body.
     expect(await at('HEAD', '/things')).toEqual([200, '']);
+  });
+
+  it("runs each operation's own layers, after route matching, for its method only", async () => {
+    const asked: string[] = [];
+    const tag =
+      (name: string): RequestHandler =>
+      (req, res, next) => {
+        // After route matching: the validator has put the operation on the request.
+        const matched = (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId;
+        res.setHeader('x-layers', [res.getHeader('x-layers'), `${name}@${matched}`].filter(Boolean).join(' '));
+        next();
+      };
+    served = await serve(
+      app({ listThings: answer('list'), addThing: answer('add'), getThing: answer('get') }, (route, op) => {
+        asked.push(`${op.method} ${route.template} ${op.operationId}`);
+        return op.operationId === 'getThing' ? [] : [tag(op.operationId), tag('second')];
+      }),
+    );
+    expect(asked.sort()).toEqual(['get /things listThings', 'get /things/{id} getThing', 'post /things addThing']);
+    const layersOf = async (method: string, path: string) =>
+      (await request(served!.port, { method, path })).headers['x-layers'];
+    expect(await layersOf('GET', '/things')).toBe('listThings@listThings second@listThings');
+    expect(await layersOf('HEAD', '/things')).toBe('listThings@listThings second@listThings');
+    expect(await layersOf('POST', '/things')).toBe('addThing@addThing second@addThing');
+    expect(await layersOf('GET', '/things/1')).toBeUndefined();
+    expect(await layersOf('DELETE', '/things')).toBeUndefined();
   });
 });

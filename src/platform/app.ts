@@ -1,11 +1,14 @@
 // The bootstrap of both services: one Express 5 app over one description, in this order:
 //
-//   URL rewriting the app asks for (before anything reads the URL) → HEAD as GET
-//   → metrics and the request log (their clocks cover everything, they see every answer) → request id
-//   → /metrics, /ready (no key, no rate budget, no body) → the app's layers before the routes
+//   the front, one Express layer whose steps run as plain function calls (src/platform/front.ts), in order:
+//     URL rewriting the app asks for (before anything reads the URL) → HEAD as GET (before the metrics and
+//     the log: its `close` listener puts `HEAD` back before theirs read the method) → metrics and the
+//     request log (their clocks cover everything, they see every answer) → request id → /metrics, /ready
+//     (a direct path comparison; no key, no rate budget, no body) → the app's front steps
+//   → the app's path-mounted layers before the routes
 //   → one Express route per path of the description, whose chain is: route matching (an undeclared
-//     method → the validator's 405) → the app's per-route layers → the operation's handler, attached to
-//     the route for its method (Express picks it by method: the path is matched once)
+//     method → the validator's 405), then per operation, attached for its method (Express picks it by
+//     method: the path is matched once): the app's layers for that operation → the operation's handler
 //   → the app's layers after the routes → 404 → the error envelope.
 //
 // The route table is keyed by the description's operationId: start-up fails when an operation has no
@@ -17,6 +20,7 @@ import type { ReadinessCheck } from '../observability/health.ts';
 import { httpMetrics, metricsHandler, readiness, requestLog } from '../observability/index.ts';
 import type { RequestLogOptions } from '../observability/logging.ts';
 import type { HttpMetricsOptions } from '../observability/metrics.ts';
+import { exactGets, inSequence } from './front.ts';
 import { requestIdMaxLength, requestIds } from './request-id.ts';
 import type { OpenApiDocument } from './spec.ts';
 import type { OkBody, OperationHandler } from './typed.ts';
@@ -55,10 +59,15 @@ export interface ServiceAppOptions<Ops> {
   /** The one request line per request; none without a logger (tests of an app alone). */
   requestLog?: RequestLogOptions | undefined;
   ready: { checks: readonly ReadinessCheck[]; logger?: RequestLogOptions['logger']; draining?: () => boolean };
-  /** After /metrics and /ready, before the routes. */
+  /** Steps of the front after /metrics and /ready, run on every request. */
+  front?: RequestHandler[];
+  /** After the front, before the routes (layers mounted at a path). */
   beforeRoutes?: Mount[];
-  /** Each route's layers between route matching and the handler, in order. */
-  layers: (route: OperationRoute) => RequestHandler[];
+  /**
+   * The layers of one operation of a route, between route matching and its handler, in order: only what
+   * acts on that operation (a step that would pass every request of it untouched is better left out).
+   */
+  layers: (route: OperationRoute, operation: { operationId: string; method: Method }) => RequestHandler[];
   /** The handler of each operation, by operationId. */
   handlers: RouteTable<Ops>;
   /** Operations a layer answers before their handler would run (the app's own docs pages, CORS preflights). */
@@ -71,7 +80,7 @@ export interface ServiceAppOptions<Ops> {
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-type Method = (typeof METHODS)[number];
+export type Method = (typeof METHODS)[number];
 
 /** The operations of a description: operationId → its template and method. */
 export function operationsOf(spec: OpenApiDocument): Map<string, { template: string; method: Method }> {
@@ -130,18 +139,28 @@ export function createServiceApp<Ops>(o: ServiceAppOptions<Ops>): express.Expres
   app.set('trust proxy', o.trustProxy ?? false);
   setErrorEnvelope(app, o.headEnvelope);
 
-  for (const handler of o.rewrite ?? []) app.use(handler);
-  app.use(headAsGet(spec.paths));
-  app.use(httpMetrics(o.metrics));
-  app.use(requestIds({ maxLength: requestIdMaxLength(spec) }));
-  if (o.requestLog) app.use(requestLog(o.requestLog));
-  app.get('/metrics', metricsHandler(o.metrics.metrics));
-  app.get(
-    '/ready',
-    readiness(o.ready.checks, {
-      ...(o.ready.logger ? { logger: o.ready.logger } : {}),
-      ...(o.ready.draining ? { draining: o.ready.draining } : {}),
-    }),
+  // One layer: these steps apply to every request, and each app-level layer would be one more path match.
+  app.use(
+    inSequence([
+      // First: every later step, logs and metrics included, reads the canonical URL.
+      ...(o.rewrite ?? []),
+      // Before the metrics and the log: its `close` listener must run before theirs, to put `HEAD` back.
+      headAsGet(spec.paths),
+      // Their clocks start here and their `close` listeners see every answer, the probes' and errors' too.
+      httpMetrics(o.metrics),
+      // Before anything can answer, so every answer carries it; the request log reads it.
+      requestIds({ maxLength: requestIdMaxLength(spec) }),
+      ...(o.requestLog ? [requestLog(o.requestLog)] : []),
+      // Probes: counted, logged and id'd, but before the app's steps (no key, no rate budget, no body).
+      exactGets({
+        '/metrics': metricsHandler(o.metrics.metrics),
+        '/ready': readiness(o.ready.checks, {
+          ...(o.ready.logger ? { logger: o.ready.logger } : {}),
+          ...(o.ready.draining ? { draining: o.ready.draining } : {}),
+        }),
+      }),
+      ...(o.front ?? []),
+    ]),
   );
   mount(app, o.beforeRoutes);
 
@@ -149,10 +168,12 @@ export function createServiceApp<Ops>(o: ServiceAppOptions<Ops>): express.Expres
   // The table's handlers are typed from their operations; the validator has checked what they read.
   const handlers = o.handlers as Record<string, RequestHandler | undefined>;
   for (const route of routes) {
-    const chain = app.route(route.expressPath).all(firstMatchOnly, ...route.match, ...o.layers(route));
-    for (const [id, { template, method }] of ops) {
-      const handler = handlers[id];
-      if (template === route.template && handler) chain[method](handler);
+    const chain = app.route(route.expressPath).all(firstMatchOnly, ...route.match);
+    for (const [operationId, { template, method }] of ops) {
+      if (template !== route.template) continue;
+      const handler = handlers[operationId];
+      const layers = [...o.layers(route, { operationId, method }), ...(handler ? [handler] : [])];
+      if (layers.length > 0) chain[method](...layers);
     }
   }
 

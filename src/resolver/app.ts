@@ -123,7 +123,8 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
       ...(deps.logger ? { logger: deps.logger } : {}),
       ...(deps.draining ? { draining: deps.draining } : {}),
     },
-    beforeRoutes: [
+    // Steps of the front, after /metrics and /ready: every path counts (an undeclared one too).
+    front: [
       // Probes (above) do not spend a client's budget.
       rateLimit({
         limiter: deps.rateLimiter,

@@ -13,6 +13,7 @@ import {
   type StubContractRoutes,
   type VaultTestEnv,
 } from '../../test-support/vault-api.ts';
+import { parseExposition } from '../../test-support/observability.ts';
 
 const G = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';
 const DID = 'did:ledger:testnet:b4pc2pclljuxrb4wuw2mhuxb6a';
@@ -440,6 +441,85 @@ describe('HEAD (vault-api.yaml "HEAD")', () => {
       route: '/config',
       status: 200,
     });
+  });
+});
+
+describe('the front: one layer, its steps in their order (src/platform/app.ts)', () => {
+  /** `http_requests_total` of one route, method and status, as /metrics says now. */
+  const counted = async (route: string, method: string, status: string): Promise<number> => {
+    const text = (await env.request('/metrics')).body as string;
+    const family = parseExposition(text).get('http_requests_total');
+    return (family?.samples ?? [])
+      .filter((s) => s.labels['route'] === route && s.labels['method'] === method && s.labels['status'] === status)
+      .reduce((sum, s) => sum + s.value, 0);
+  };
+  const logOf = async (requestId: string) => {
+    await new Promise((r) => setTimeout(r, 20));
+    return env.logs.find((l) => l['requestId'] === requestId && l['msg'] === 'request');
+  };
+
+  it('a HEAD of a legacy base path: rewritten, then routed as the GET, counted and logged as HEAD, id echoed', async () => {
+    const before = await counted('/config', 'HEAD', '200');
+    const res = await env.request('/api/v1/config', { method: 'HEAD', headers: { 'x-request-id': 'front-head' } });
+    expect([res.status, res.headers.get('x-request-id'), res.headers.get('deprecation')]).toEqual([
+      200,
+      'front-head',
+      '@1795305600',
+    ]);
+    expect(res.headers.get('link')).toBe('</config>; rel="successor-version"');
+    expect(await logOf('front-head')).toMatchObject({ method: 'HEAD', route: '/config', status: 200 });
+    expect(await counted('/config', 'HEAD', '200')).toBe(before + 1);
+  });
+
+  it('/metrics and /ready: answered in the front (id, counted, logged), before any key or rate budget', async () => {
+    for (const [path, route] of [
+      ['/metrics', '/metrics'],
+      ['/METRICS/', '/metrics'],
+      ['/api/ready', '/ready'],
+    ] as const) {
+      const before = await counted(route, 'GET', '200');
+      const id = `front-probe-${path}`;
+      const res = await env.request(path, { headers: { 'x-request-id': id } });
+      expect([res.status, res.headers.get('x-request-id'), res.headers.get('x-ratelimit-limit')], path).toEqual([
+        200,
+        id,
+        null,
+      ]);
+      expect(await logOf(id), path).toMatchObject({ method: 'GET', route, status: 200 });
+      // The reading above was itself a /metrics request: counted once it had answered.
+      expect(await counted(route, 'GET', '200'), path).toBe(before + (route === '/metrics' ? 2 : 1));
+    }
+  });
+
+  it('a removed route answers 410 after the rewrite, with an id and without CORS headers (it never had them)', async () => {
+    const headers = { origin: 'https://app.example.org', 'x-request-id': 'front-removed' };
+    const res = await env.request('/api/contracts/fee-tiers', { headers });
+    expect([res.status, res.body.error, res.headers.get('x-request-id'), res.headers.get('deprecation')]).toEqual([
+      410,
+      'route_removed',
+      'front-removed',
+      '@1795305600',
+    ]);
+    expect([res.headers.get('access-control-allow-origin'), res.headers.get('vary')]).toEqual([null, null]);
+    expect(await logOf('front-removed')).toMatchObject({ method: 'GET', status: 410, error: 'route_removed' });
+  });
+
+  it('a CORS route keeps its headers on an error met in the front or on its route', async () => {
+    const origin = env.deps.limits.authOrigins[0];
+    const headers = { 'content-type': 'application/json', ...(origin ? { origin } : {}) };
+    const res = await env.request('/api/auth/keys', { body: '{not json', headers });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('vary')).toBe('Origin');
+    expect(res.headers.get('deprecation')).toBe('@1795305600');
+  });
+
+  it('/docs, mounted after the front, still has its id and the legacy rewrite', async () => {
+    const res = await env.request('/api/docs', { headers: { 'x-request-id': 'front-docs' } });
+    expect([res.status, res.headers.get('x-request-id'), res.headers.get('deprecation')]).toEqual([
+      200,
+      'front-docs',
+      '@1795305600',
+    ]);
   });
 });
 

@@ -1,28 +1,21 @@
 // The vault API as an Express 5 app over spec/vault-api.yaml, on the platform layer (src/platform/). Order
 // of the pipeline, and why:
 //
-//   legacy base paths (/api/config → /config, before anything reads the URL) → HEAD as GET
-//   → metrics + request log (their clocks cover everything, they see every answer) → request id
-//   → /metrics, /ready (no key, no rate budget, no body) → /docs (assets are not operations)
-//   → removed routes (410, before they can match a template) → CORS headers of /auth/*
+//   the front, one layer of steps run in sequence (src/platform/front.ts):
+//     legacy base paths (/api/config → /config, before anything reads the URL) → HEAD as GET
+//     → metrics + request log (their clocks cover everything, they see every answer) → request id
+//     → /metrics, /ready (no key, no rate budget, no body) → removed routes (410, before they can match a
+//     template) → CORS headers of /auth/*
+//   → /docs (assets are not operations; no removed route or CORS route lies under /docs, so the two steps
+//     above pass its requests untouched)
 //   → one Express route per path of the description (an undeclared path meets the 404 at the end), whose
-//     chain is: route matching (an undeclared method → 405) → answer capture (idempotency) → response
-//     validation → CORS preflight of /auth/* → API key → rate limit → scopes / admin role → JSON body
-//     (512 KiB decoded; gzip, deflate, br) → request validation → Idempotency-Key
+//     chain is route matching (an undeclared method → 405), then for the operation matched, only the steps
+//     that act on it: answer capture (operations with an Idempotency-Key) → response validation → CORS
+//     preflight (the OPTIONS of /auth/*) → API key → rate limit → scopes / admin role → JSON body
+//     (operations with a body; 512 KiB decoded; gzip, deflate, br) → strict integer query (operations with
+//     integer query parameters) → request validation → Idempotency-Key (operations that take one)
 //     → the operation's handler (the route table below, keyed by operationId)
 //   → 404 → errors as {error, message}
-//
-// The platform (src/platform/app.ts) builds that pipeline; this file gives it the pieces.
-//
-// Everything up to the scopes needs only the request line and the headers: a keyless caller learns nothing
-// about a body (401 before a 400 invalid_json or a 413; docs/vault-api.md "Authentication"), every
-// keyed request is counted before its body is read or anything costly runs, and a key without the
-// operation's scope gets its 403 whatever it sent. The public routes (/health, /config, /auth/*) pass the
-// key and scope checks untouched (/auth/* is counted per client IP) and have their bodies parsed as
-// before. Response validation (tests) covers every answer after route matching, errors included, so a
-// status the spec does not declare for an operation is caught. Only the wallet-proof routes speak CORS:
-// their headers are set before anything can fail, so a page reads every answer; their preflight is
-// answered from the origin allow-list alone, with no key, no rate budget, no request validation.
 import type express from 'express';
 import type { Router } from 'express';
 import type { operations } from '../generated/vault-api.ts';
@@ -40,7 +33,7 @@ import { errorCodeOf } from '../platform/errors.ts';
 import { loadVaultSpec } from '../platform/spec.ts';
 import { VaultErrors, peekAuth, type VaultAppDeps } from './context.ts';
 import { authenticate } from './middleware/auth.ts';
-import { corsHeaders, corsPreflight } from './middleware/cors.ts';
+import { CORS_ROUTES, corsHeaders, corsPreflight } from './middleware/cors.ts';
 import { BODY_LIMIT_BYTES, errorHandler, notFoundError } from './middleware/errors.ts';
 import { captureAnswers, idempotency } from './middleware/idempotency.ts';
 import { legacyBasePaths, checkLegacyBasePaths, DEFAULT_LEGACY_BASE_PATHS } from './middleware/legacy-base-paths.ts';
@@ -149,25 +142,34 @@ export async function createVaultApp(given: VaultAppDeps, options: VaultAppOptio
       ...(deps.logger ? { logger: deps.logger } : {}),
       ...(deps.draining ? { draining: deps.draining } : {}),
     },
-    beforeRoutes: [
-      // The docs assets are not operations.
-      { path: '/docs', handlers: [createDocsRoutes(deps)] },
+    front: [
       // 410, before they can match a template.
       removedRoutes(removed),
       corsHeaders(deps),
     ],
-    layers: (route) => [
-      captureAnswers,
-      ...(route.responses ? [route.responses] : []),
-      preflight,
-      keys,
-      limits,
-      scopes,
-      body,
-      integers,
-      ...route.requests,
-      once,
-    ],
+    // The docs assets are not operations.
+    beforeRoutes: [{ path: '/docs', handlers: [createDocsRoutes(deps)] }],
+    // Each step is left out where it would pass every request untouched (each one checks the operation
+    // itself too): the answer capture and the Idempotency-Key where the operation takes no key, the preflight
+    // off the OPTIONS of /auth/*, the body where the operation has none, the integer check where it has no
+    // integer query parameter.
+    layers: (route, { operationId }) => {
+      const op = index.get(operationId);
+      const idempotent = op?.idempotent ?? true;
+      const preflights = op === undefined || (op.method === 'OPTIONS' && Object.hasOwn(CORS_ROUTES, op.path));
+      return [
+        ...(idempotent ? [captureAnswers] : []),
+        ...(route.responses ? [route.responses] : []),
+        ...(preflights ? [preflight] : []),
+        keys,
+        limits,
+        scopes,
+        ...((op?.bodyBranches.length ?? 1) > 0 ? [body] : []),
+        ...((op?.integerQuery.length ?? 1) > 0 ? [integers] : []),
+        ...route.requests,
+        ...(idempotent ? [once] : []),
+      ];
+    },
     handlers,
     answeredByLayers: ANSWERED_BY_LAYERS,
     notFound: notFoundError,
