@@ -4,8 +4,8 @@ import type { Request, Response } from 'express';
 import { describe, expect, it } from 'vitest';
 import type { operations } from '../generated/did-resolver.ts';
 import type { operations as vaultOperations } from '../generated/vault-api.ts';
-import { jsonText, sendJsonText, type OkBody, type OperationHandler } from './typed.ts';
-import { sendJsonText as sendPreSerialized } from './json-answer.ts';
+import type { OperationHandler } from './typed.ts';
+import { sendJsonText } from './json-answer.ts';
 import { prepareOrSubmit, signedXdrOf, writeOperation } from './write.ts';
 
 type GetRecord = operations['getDidRecord'];
@@ -74,9 +74,9 @@ describe('the converted routes, one per file', () => {
     const verifyVc: OperationHandler<vaultOperations['verifyVc']> = (req, res) => {
       const status = { status: 'valid' } as const;
       // @ts-expect-error the verify-vc answer has no `extra`
-      sendPreSerialized(req, res, { ...status, extra: 1 }, JSON.stringify(status));
+      sendJsonText(req, res, { ...status, extra: 1 }, JSON.stringify(status));
       // @ts-expect-error GET /config's body is not the verify-vc answer
-      sendPreSerialized(req, res, { rpcUrl: 'u' }, '{}');
+      sendJsonText(req, res, { rpcUrl: 'u' }, '{}');
     };
     expect(typeof verifyVc).toBe('function');
     // src/vault-api/routes/writes.ts and issuer-registry.ts: a prepare body is its operation's (PrepareBodyOf).
@@ -110,13 +110,12 @@ describe('the converted routes, one per file', () => {
       res.json({ status: 'ok', timestamp: '', service: 'did-resolver', node: '', network: 'testnet' });
     };
     expect(typeof health).toBe('function');
-    // src/resolver/routes/service.ts: the description is sent as JSON text typed by getOpenApi's answer.
-    const openapi: OperationHandler<operations['getOpenApi']> = (_req, res) => {
-      sendJsonText(res, jsonText<OkBody<operations['getOpenApi']>>({ openapi: '3.1.0', info: {}, paths: {} }));
+    // src/resolver/routes/service.ts: the description is sent as text, its body held to getOpenApi's answer.
+    const openapi: OperationHandler<operations['getOpenApi']> = (req, res) => {
+      const doc = { openapi: '3.1.0', info: {}, paths: {} };
+      sendJsonText(req, res, doc, JSON.stringify(doc));
       // @ts-expect-error an OpenAPI document's `openapi` is a string
-      sendJsonText(res, jsonText({ openapi: 3.1, info: {}, paths: {} }));
-      // @ts-expect-error text that is not jsonText of the answer's body
-      sendJsonText(res, '{}');
+      sendJsonText(req, res, { openapi: 3.1, info: {}, paths: {} }, '{}');
       // @ts-expect-error nor through res.send
       res.send('{}');
     };

@@ -7,8 +7,8 @@
 //     res.json({ txId }); // checked against PrepareResponse | SubmitResponse
 //   };
 //
-// A body serialized ahead (a document served as it is) is answered through `jsonText`, whose text keeps the
-// type of what it encodes, and `sendJsonText`.
+// A body serialized ahead (a document served as it is, an answer kept as text) is answered through
+// `sendJsonText` (src/platform/json-answer.ts), which holds the body to the same type.
 import type { NextFunction, Request, Response } from 'express';
 
 /** The JSON body of a response: its `application/json` content, else its one JSON media type's. */
@@ -51,26 +51,3 @@ export type OperationHandler<Op> = (
   res: OperationResponse<Op>,
   next: NextFunction,
 ) => Promise<void> | void;
-
-declare const ENCODES: unique symbol;
-
-/** JSON text of a value of type `T` (made by `jsonText`): what a handler may send for a body of type `T`. */
-export type JsonText<T> = string & { readonly [ENCODES]: T };
-
-/** `JSON.stringify(value)`, typed by what it encodes. */
-export function jsonText<T>(value: T): JsonText<T> {
-  return JSON.stringify(value) as JsonText<T>;
-}
-
-/**
- * Answers JSON text of the operation's success body, as `res.json` would answer the body itself but without
- * serializing it again; `type` is the Content-Type (default `application/json`).
- */
-export function sendJsonText<Op>(
-  res: OperationResponse<Op>,
-  text: JsonText<OkBody<Op>>,
-  type = 'application/json',
-): void {
-  const plain: Response = res;
-  plain.type(type).send(text);
-}

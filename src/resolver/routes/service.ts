@@ -3,14 +3,15 @@
 import type { RequestHandler } from 'express';
 import type { operations } from '../../generated/did-resolver.ts';
 import type { OpenApiDocument } from '../../platform/spec.ts';
-import { jsonText, sendJsonText, type OkBody, type OperationHandler } from '../../platform/typed.ts';
+import { sendJsonText } from '../../platform/json-answer.ts';
+import type { OperationHandler } from '../../platform/typed.ts';
 import { docsUi } from '../../openapi/docs-ui.ts';
 import type { RouteContext } from './shared.ts';
 
 type GetOpenApi = operations['getOpenApi'];
 
 export function serviceRoutes(ctx: RouteContext, spec: OpenApiDocument) {
-  const specJson = jsonText<OkBody<GetOpenApi>>(spec);
+  const specJson = JSON.stringify(spec);
   const networks = [...ctx.served.values()].map((n) => ({ network: n.name, registryId: n.registryId }));
   const ui = docsUi({ title: spec.info?.title ?? 'did:ledger resolver' });
   // The health answer is checked against getHealth's (src/platform/typed.ts).
@@ -23,8 +24,8 @@ export function serviceRoutes(ctx: RouteContext, spec: OpenApiDocument) {
       networks,
     });
   };
-  // The description as loaded, typed by getOpenApi's answer.
-  const openapi: OperationHandler<GetOpenApi> = (_req, res) => sendJsonText(res, specJson);
+  // The description as loaded, held to getOpenApi's answer, sent as the text it was serialized to once.
+  const openapi: OperationHandler<GetOpenApi> = (req, res) => sendJsonText(req, res, spec, specJson);
   return {
     health,
     openapi,

@@ -1,7 +1,7 @@
 // The public routes (vault-api.yaml tag Public): liveness, the network configuration, the description at
 // /openapi.json, and the interactive documentation (Swagger UI, served from this process; testnet only — on
 // mainnet every /docs route is 404).
-import express, { type Request, type Response, type Router } from 'express';
+import express, { type Router } from 'express';
 import { docsUi } from '../../openapi/docs-ui.ts';
 import { publicUrl } from '../../config/redact.ts';
 import { methodNotAllowed } from '../../platform/validator.ts';
@@ -18,7 +18,8 @@ export const SERVICE_NAME = 'credential-vault';
 export function publicRoutes(deps: VaultAppDeps, doc: OpenApiDocument): RouteTable<operations> {
   const p = deps.profile;
   // `servers` names this service, so the UI (and a client generator) takes this origin as the base.
-  const served = JSON.stringify({ ...doc, servers: [{ url: '/', description: `this service (${p.network})` }] });
+  const servedDoc = { ...doc, servers: [{ url: '/', description: `this service (${p.network})` }] };
+  const served = JSON.stringify(servedDoc);
 
   const health: OperationHandler<operations['getHealth']> = (_req, res) => {
     res.json({
@@ -60,10 +61,9 @@ export function publicRoutes(deps: VaultAppDeps, doc: OpenApiDocument): RouteTab
     sendJsonText(req, res, answer.body, answer.text, { viaResJson });
   };
 
-  // The description is sent as the text it was serialised to once.
-  const getOpenApi = (_req: Request, res: Response): void => {
-    res.type('application/json').send(served);
-  };
+  // The description, held to getOpenApi's answer, sent as the text it was serialized to once.
+  const getOpenApi: OperationHandler<operations['getOpenApi']> = (req, res) =>
+    sendJsonText(req, res, servedDoc, served);
 
   return { getHealth: health, getConfig: config, getOpenApi };
 }
