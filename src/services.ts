@@ -15,6 +15,7 @@ import { createStores, type ApiKeyRecord, type Stores } from './stores/index.ts'
 import { createHttpServer } from './http/server.ts';
 import { listenFailure, type ListenTarget } from './http/listen-error.ts';
 import { keyringFromConfig, loadOrCreateKeyring } from './crypto/keyfile.ts';
+import { readContextsFolder } from './did/json-ld.ts';
 import {
   createLogger,
   withFields,
@@ -228,6 +229,8 @@ export async function startServices(config: Config, options: StartOptions): Prom
         ? keyringFromConfig(config.encryptionKeys)
         : loadOrCreateKeyring({ dataDir: config.dataDir });
       const { createVaultApp } = await import('./vault-api/app.ts');
+      // Read once at start: a context folder that cannot be read stops the start, not a verification.
+      const jsonLdContexts = config.jsonLdContextsDir ? await readContextsFolder(config.jsonLdContextsDir) : undefined;
       for (const n of served) {
         const { simulationAccount: _sim, factoryId, vaultWasmHash, ...rest } = profiles[n];
         const chain = vaultChains[n];
@@ -251,6 +254,7 @@ export async function startServices(config: Config, options: StartOptions): Prom
           now,
           trustProxy: config.trustProxy,
           legacyBasePaths: config.legacyBasePaths,
+          ...(jsonLdContexts ? { jsonLdContexts } : {}),
           ...(options.validateResponses ? { validateResponses: true } : {}),
           warmValidators: true,
           log: options.log ?? appLogger.sink,

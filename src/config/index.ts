@@ -48,6 +48,8 @@ export interface Config {
   simulator: boolean;
   dataDir: string;
   stateFile?: string;
+  /** CV_JSONLD_CONTEXTS_DIR: the operator's JSON-LD contexts (src/did/json-ld.ts readContextsFolder). */
+  jsonLdContextsDir?: string;
   databaseUrl?: string;
   databaseSchema?: string;
   redisUrl?: string;
@@ -357,6 +359,7 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
     simulator: bool('simulator'),
     dataDir: get('dataDir') ?? './data',
     stateFile: optional('stateFile'),
+    jsonLdContextsDir: optional('jsonLdContextsDir'),
     databaseUrl: databaseUrl('databaseUrl'),
     redisUrl: redisUrl('redisUrl'),
     databaseSchema: optional('databaseSchema', /^[a-z_][a-z0-9_]{0,62}$/, 'a lowercase SQL identifier'),

@@ -196,6 +196,16 @@ export const SETTINGS: readonly Setting[] = [
     doc: 'data directory of the embedded stores, the encryption key file and the simulator state',
   },
   {
+    key: 'jsonLdContextsDir',
+    env: 'CV_JSONLD_CONTEXTS_DIR',
+    flag: '--jsonld-contexts-dir',
+    kind: 'string',
+    doc:
+      'folder of JSON-LD contexts the verifier reads beside its bundled ones (VC 1.1 and 2.0, Data Integrity, ' +
+      'Multikey, Ed25519 2020, DID v1, Bitstring Status List, ledger-vault): its index.json maps each context URL ' +
+      'to a file of the folder; read at start. A context found in neither is a problem of the credential, never fetched',
+  },
+  {
     key: 'stateFile',
     env: 'CV_SIMULATOR_STATE_FILE',
     flag: '--state-file',

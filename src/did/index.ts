@@ -42,4 +42,11 @@ export {
   type VerifyDataIntegrityResult,
 } from './data-integrity.ts';
 export { resolveFromRegistry } from './resolve.ts';
+export {
+  BUNDLED_CONTEXTS,
+  ContextNotBundledError,
+  readContextsFolder,
+  staticDocumentLoader,
+  type ContextSource,
+} from './json-ld.ts';
 export { DID_KEY_PREFIX, resolveDidKey } from './did-key.ts';

@@ -60,6 +60,8 @@ export interface VaultAppDeps {
   readinessChecks?: ReadinessCheck[];
   /** True once the process is shutting down: `GET /ready` answers 503 at once. */
   draining?: () => boolean;
+  /** JSON-LD contexts beside the bundled ones, by URL (config CV_JSONLD_CONTEXTS_DIR, read at start). */
+  jsonLdContexts?: ReadonlyMap<string, unknown>;
 }
 
 /** The authenticated caller, set by the auth middleware on every keyed route. */

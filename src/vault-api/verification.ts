@@ -35,6 +35,7 @@ import {
   type VaultSlot,
 } from './verification-status.ts';
 import { credentialStructureProblems } from './verification-structure.ts';
+import { contextSource } from './json-ld-contexts.ts';
 import type { Where } from './routes/issue-rules.ts';
 
 type Schemas = components['schemas'];
@@ -138,6 +139,7 @@ export async function checkVcProof(deps: VaultAppDeps, where: Where, vcData: str
     resolve: resolver.resolve,
     now: new Date(deps.now()),
     expectedController: signer,
+    contexts: contextSource(deps),
   });
   resolver.rethrow();
   if (!result.verified) {
@@ -205,7 +207,9 @@ export async function verifyCredential(
       document: credential,
       resolve: resolver.resolve,
       now,
-      expectedController: issuer,
+      // An issuer that is not a DID (a URL) binds no key: the proof is checked as made, the issuerDid check fails.
+      ...(issuer.startsWith('did:') ? { expectedController: issuer } : {}),
+      contexts: contextSource(deps),
       ...(input.canonicalCache ? { canonicalCache: input.canonicalCache } : {}),
       ...(input.keyCache ? { keyCache: input.keyCache } : {}),
       ...(options.domain !== undefined ? { domain: options.domain } : {}),
