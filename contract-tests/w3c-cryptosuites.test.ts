@@ -3,7 +3,7 @@
 // POST /credentials/verify, `{verifiableCredential, options: {checks: ['proof']}}`, 200 for a credential that
 // verifies and 400 for one that does not, with the problem type the specifications name.
 //
-// Credentials come from digitalbazaar's libraries (helpers/digitalbazaar.ts), as the suites' generators make
+// Credentials come from digitalbazaar's libraries (test-support/digitalbazaar.ts), as the suites' generators make
 // them, and from the specifications' published test vectors (fixtures/w3c-test-vectors.json). The vectors use the
 // examples/v2 context, which the product does not bundle: the service reads it from a contexts folder
 // (fixtures/jsonld-contexts) as CV_JSONLD_CONTEXTS_DIR makes an operator's service do.
@@ -16,7 +16,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readContextsFolder } from '../src/did/json-ld.ts';
 import { startVaultTestEnv, type MintedKey, type VaultTestEnv } from '../test-support/vault-api.ts';
-import { didKey, issueWith, rawProof, type Curve, type DidKey, type SuiteName } from './helpers/digitalbazaar.ts';
+import { didKey, issueWith, rawProof, type Curve, type DidKey, type SuiteName } from '../test-support/digitalbazaar.ts';
 
 type Json = Record<string, unknown>;
 const V2 = 'https://www.w3.org/ns/credentials/v2';

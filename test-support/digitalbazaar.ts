@@ -8,13 +8,16 @@ import { DataIntegrityProof } from '@digitalbazaar/data-integrity';
 import { cryptosuite as eddsaRdfc2022 } from '@digitalbazaar/eddsa-rdfc-2022-cryptosuite';
 import { cryptosuite as ecdsaRdfc2019 } from '@digitalbazaar/ecdsa-rdfc-2019-cryptosuite';
 import { createSignCryptosuite as ecdsaJcs2019 } from '@digitalbazaar/ecdsa-jcs-2019-cryptosuite';
-import { createSignCryptosuite as eddsaJcs2022 } from '@digitalbazaar/eddsa-jcs-2022-cryptosuite';
+import {
+  createSignCryptosuite as eddsaJcs2022,
+  createVerifyCryptosuite as eddsaJcs2022Verify,
+} from '@digitalbazaar/eddsa-jcs-2022-cryptosuite';
 import { Ed25519Signature2020 } from '@digitalbazaar/ed25519-signature-2020';
 import * as Ed25519Multikey from '@digitalbazaar/ed25519-multikey';
 import * as EcdsaMultikey from '@digitalbazaar/ecdsa-multikey';
 import { base58 } from '@scure/base';
 import serialize from 'canonicalize';
-import { staticDocumentLoader } from '../../src/did/json-ld.ts';
+import { staticDocumentLoader } from '../src/did/json-ld.ts';
 
 type Json = Record<string, unknown>;
 export type SuiteName =
@@ -44,7 +47,7 @@ export async function didKey(curve: Curve): Promise<DidKey> {
 }
 
 /** A loader over the product's bundled contexts, the given ones, and the key's verification method. */
-export function loaderFor(issuer: DidKey, contexts?: ReadonlyMap<string, unknown>) {
+export function loaderFor(issuer: Pick<DidKey, 'did' | 'vm' | 'document'>, contexts?: ReadonlyMap<string, unknown>) {
   return staticDocumentLoader(
     { ...(contexts ? { contexts } : {}) },
     new Map<string, unknown>([
@@ -61,6 +64,33 @@ export function loaderFor(issuer: DidKey, contexts?: ReadonlyMap<string, unknown
       ],
     ]),
   );
+}
+
+/** The did:key of an Ed25519 Multikey made elsewhere (this repository's own keys), for loaderFor. */
+export function didKeyOf(publicKeyMultibase: string): Pick<DidKey, 'did' | 'vm' | 'document'> {
+  const did = `did:key:${publicKeyMultibase}`;
+  const vm = `${did}#${publicKeyMultibase}`;
+  const document = {
+    '@context': 'https://w3id.org/security/multikey/v1',
+    id: vm,
+    type: 'Multikey',
+    controller: did,
+    publicKeyMultibase,
+  };
+  return { did, vm, document };
+}
+
+/** @digitalbazaar/vc `verifyCredential` of an eddsa-jcs-2022 credential by a did:key issuer: the peer's answer. */
+export async function digitalbazaarVerifies(
+  credential: Json,
+  issuer: Pick<DidKey, 'did' | 'vm' | 'document'>,
+): Promise<boolean> {
+  const result = await vc.verifyCredential({
+    credential,
+    suite: new DataIntegrityProof({ cryptosuite: eddsaJcs2022Verify() }),
+    documentLoader: loaderFor(issuer),
+  });
+  return result.verified;
 }
 
 function suiteFor(name: SuiteName, issuer: DidKey) {
