@@ -276,3 +276,25 @@ describe('JSON-LD without the network', () => {
     await mustNotVerify({ ...d, proof }, `${DI}PROOF_TRANSFORMATION_ERROR`, 'canonicalization_limit');
   });
 });
+
+describe('status, dispatched by type', () => {
+  it('a status entry of a type this verifier does not read (BitstringStatusListEntry, not yet) fails credentialStatus (status_type_unsupported), never a pass', async () => {
+    const issuer = await didKey('Ed25519');
+    const vc = await issueWith('eddsa-rdfc-2022', issuer, {
+      ...VALID_VC,
+      credentialStatus: {
+        id: 'https://status.example/lists/1#94567',
+        type: 'BitstringStatusListEntry',
+        statusPurpose: 'revocation',
+        statusListIndex: '94567',
+        statusListCredential: 'https://status.example/lists/1',
+      },
+    });
+    const r = await verify(vc, { checks: ['proof', 'credentialStatus'] });
+    expect(r.status, JSON.stringify(r.body)).toBe(400);
+    expect(r.body.problemDetails).toContainEqual(
+      expect.objectContaining({ level: 'error', reason: 'status_type_unsupported', check: 'credentialStatus' }),
+    );
+    expect(r.body.problemDetails.map((p: { reason: string }) => p.reason)).not.toContain('signature_invalid');
+  });
+});

@@ -715,16 +715,25 @@ export interface paths {
          *     `userSalt`/`vaultContract`), or both.
          *
          *     The checks (`options.checks`, default all):
-         *     - `proof`: every proof is a Data Integrity `eddsa-jcs-2022` proof, purpose `assertionMethod`, by a key
-         *       of the `issuer` (a `did:ledger` DID of this network, its key under `assertionMethod`; or a `did:key`).
-         *       At most 8 proofs per credential and 8 ids per `previousProof`.
+         *     - `proof`: every proof is a Data Integrity proof with the cryptosuite `eddsa-jcs-2022`,
+         *       `eddsa-rdfc-2022`, `ecdsa-rdfc-2019` or `ecdsa-jcs-2019` (P-256, P-384), or an `Ed25519Signature2020`
+         *       proof (VC 1.1), purpose `assertionMethod`, by a key of the `issuer` (a `did:ledger` DID of this
+         *       network, its key under `assertionMethod`; or a `did:key` of an Ed25519, P-256 or P-384 Multikey).
+         *       An `issuer` that is not a DID binds no key: the proof is checked as made, and `issuerDid` fails.
+         *       At most 8 proofs per credential and 8 ids per `previousProof`. The RDF suites read JSON-LD without
+         *       the network: the contexts bundled with the service (VC 1.1 and 2.0, Data Integrity, Multikey,
+         *       Ed25519 2020, DID v1, Bitstring Status List, ledger-vault) and those its operator adds
+         *       (CV_JSONLD_CONTEXTS_DIR). A context found in neither fails the proof (`context_not_bundled`), never
+         *       fetched; a term or type no context defines fails it (`undefined_term`, JSON-LD safe mode); a graph
+         *       whose canonicalization exceeds RDFC-1.0's work limit is refused (`canonicalization_limit`).
          *     - `validFrom`, `validUntil` (VC 1.1: `issuanceDate`, `expirationDate`): XML Schema dateTimeStamps
          *       (else `invalid_date`), and now lies within them.
          *     - `credentialStatus`: the status in the vault named by `owner` + `vcId`, or by the credential's
          *       `LedgerVaultStatusEntry` (context: `GET /contexts/ledger-vault/v1`), whose stored copy must be the
          *       one presented. An entry is trusted only under a verified proof: `credentialStatus` (and, without
          *       `owner` + `vcId`, `issuerAllowed`, which reads the entry's vault) runs `proof` too. Without either,
-         *       the status is not checked; a warning says so.
+         *       the status is not checked; a warning says so. A status entry of another type fails the check
+         *       (`status_type_unsupported`): it is never a pass.
          *     - `issuerDid`: the issuer DID is registered and active (not applicable to `did:key`).
          *     - `issuerAllowed`: the vault denies neither the wallet that issued the credential (recorded when it was
          *       issued through this service) nor the issuer DID's current controller.
@@ -764,7 +773,7 @@ export interface paths {
         /**
          * Verify a presentation, its holder binding and every credential in it
          * @description The W3C VC API (VCALM 0.9) `POST /presentations/verify`. The presentation carries a Data Integrity
-         *     `eddsa-jcs-2022` proof, purpose `authentication`, made with a key of its `holder` DID (a `did:ledger`
+         *     proof (a cryptosuite `POST /credentials/verify` takes), purpose `authentication`, made with a key of its `holder` DID (a `did:ledger`
          *     DID of this network, its key under `authentication`; or a `did:key`): that is the holder binding.
          *     The proof's `challenge` must equal `options.challenge`, and its `domain` `options.domain` when sent.
          *     A challenge from `POST /challenges` is accepted once, within 5 minutes of its issue; any other value is
@@ -1242,7 +1251,7 @@ export interface components {
          *     no separate holder field), else 400 `vcData_invalid`. The service encrypts it (AES-256-GCM) before
          *     storing it; when the stored ciphertext would exceed the on-chain limit of 10,000 → 400
          *     `vcData_ciphertext_too_long`. A credential may carry the issuer's proof (`proof`, a Data Integrity
-         *     `eddsa-jcs-2022` proof, one or a set): it is checked at prepare and again at submit, and must verify
+         *     proof in a cryptosuite `POST /credentials/verify` takes, one or a set): it is checked at prepare and again at submit, and must verify
          *     with an `assertionMethod` key of `issuerDid` (every proof; `issuer`, when present, must be
          *     `issuerDid`), else 400 `vc_proof_invalid`. A credential without a proof is accepted as before;
          *     `POST /credentials/verify` then reports its `proof` check as failed. Sign with `signCredential` of the

@@ -393,14 +393,16 @@ async function statusFromEntries(
   }
   for (const e of entries) {
     if (e.kind === 'other') {
+      // Status is dispatched by type (as digitalbazaar/vc does); a type this verifier cannot read is no pass.
       add(
         problem(
-          'STATUS_NOT_CHECKED',
+          'STATUS_VERIFICATION_ERROR',
           'credentialStatus',
           'status_type_unsupported',
-          `credentialStatus of type ${e.input.type ?? '?'} is not checked: this verifier reads LedgerVaultStatusEntry only`,
+          `credentialStatus of type ${clipText(e.input.type ?? '?', 100)} cannot be checked: this verifier reads LedgerVaultStatusEntry`,
         ),
       );
+      results.push({ verified: false, input: e.input });
       continue;
     }
     if (e.kind === 'invalid') {
