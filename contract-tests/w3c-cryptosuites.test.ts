@@ -14,7 +14,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readContextsFolder } from '../src/did/json-ld.ts';
+import { readContextsFolder } from '../src/did/json-ld-folder.ts';
 import { startVaultTestEnv, type MintedKey, type VaultTestEnv } from '../test-support/vault-api.ts';
 import { didKey, issueWith, rawProof, type Curve, type DidKey, type SuiteName } from '../test-support/digitalbazaar.ts';
 

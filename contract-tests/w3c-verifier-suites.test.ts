@@ -18,7 +18,7 @@ import serialize from 'canonicalize';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readContextsFolder } from '../src/did/json-ld.ts';
+import { readContextsFolder } from '../src/did/json-ld-folder.ts';
 import { startVaultTestEnv, type MintedKey, type VaultTestEnv } from '../test-support/vault-api.ts';
 
 const V2 = 'https://www.w3.org/ns/credentials/v2';

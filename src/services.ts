@@ -15,7 +15,7 @@ import { createStores, type ApiKeyRecord, type Stores } from './stores/index.ts'
 import { createHttpServer } from './http/server.ts';
 import { listenFailure, type ListenTarget } from './http/listen-error.ts';
 import { keyringFromConfig, loadOrCreateKeyring } from './crypto/keyfile.ts';
-import { readContextsFolder } from './did/json-ld.ts';
+import { readContextsFolder } from './did/json-ld-folder.ts';
 import {
   createLogger,
   withFields,

@@ -18,6 +18,8 @@ import {
 } from './eddsa-jcs-2022.ts';
 import { parseDidUrl, type VerificationRelationship } from './dereference.ts';
 import type { DataIntegrityProof } from './data-integrity.ts';
+import type { ContextSource } from './json-ld.ts';
+import { EDDSA_RDFC_2022, addRdfcProof, type RdfcProofOptions } from './sign-rdfc.ts';
 
 /** What the signer chooses about the proof (Data Integrity §2.1); `type` and `cryptosuite` are fixed. */
 export interface ProofOptions {
@@ -120,24 +122,45 @@ export interface SignCredentialOptions extends Omit<ProofOptions, 'proofPurpose'
   signer?: Signer;
   /** Adds the credential's LedgerVaultStatusEntry before signing. */
   ledgerVaultStatus?: LedgerVaultStatus;
+  /** Default `eddsa-jcs-2022`; `eddsa-rdfc-2022` signs with digitalbazaar's implementation (sign-rdfc.ts). */
+  cryptosuite?: SigningCryptosuite;
+  /** For `eddsa-rdfc-2022`: JSON-LD contexts beside the bundled ones. */
+  contexts?: ContextSource;
 }
 
+/** The cryptosuites this repository signs with. */
+export type SigningCryptosuite = typeof EDDSA_JCS_2022 | typeof EDDSA_RDFC_2022;
+
 /**
- * An issuer's proof on a credential: `eddsa-jcs-2022`, purpose `assertionMethod`, signed with the key that
- * `verificationMethod` names (one of the issuer DID's `#assert-N` keys). Pass the key itself or a `signer`
- * (a wallet, an HSM) that signs the 64 bytes it is given.
+ * An issuer's proof on a credential: `eddsa-jcs-2022` (or `eddsa-rdfc-2022`), purpose `assertionMethod`, signed
+ * with the key that `verificationMethod` names (one of the issuer DID's `#assert-N` keys). Pass the key itself or
+ * a `signer` (a wallet, an HSM) that signs the bytes it is given.
  */
 export async function signCredential({
   credential,
   secretKey,
   signer,
   ledgerVaultStatus,
+  cryptosuite,
+  contexts,
   ...options
 }: SignCredentialOptions) {
   if ((secretKey === undefined) === (signer === undefined)) {
     throw new DataIntegrityError('PROOF_GENERATION_ERROR', 'pass exactly one of secretKey and signer');
   }
   const unsigned = ledgerVaultStatus ? withStatusEntry(credential, ledgerVaultStatus) : credential;
+  if (cryptosuite === EDDSA_RDFC_2022) {
+    return addRdfcProof(
+      unsigned,
+      {
+        verificationMethod: options.verificationMethod,
+        proofPurpose: 'assertionMethod',
+        ...(options.created !== undefined ? { created: dateTimeOf(options.created, 'created') } : {}),
+        ...(contexts ? { contexts } : {}),
+      },
+      signer ?? ed25519KeyPair(secretKey!).sign,
+    );
+  }
   return addProof(unsigned, options, signer ? { signer } : { secretKey: secretKey! });
 }
 
@@ -176,15 +199,20 @@ export interface SignPresentationOptions {
   created?: Date | string;
   secretKey?: Ed25519SecretKey;
   signer?: Signer;
+  /** Default `eddsa-jcs-2022`. */
+  cryptosuite?: SigningCryptosuite;
+  contexts?: ContextSource;
 }
 
-/** A holder's proof on a presentation: `eddsa-jcs-2022`, purpose `authentication`, over the challenge. */
+/** A holder's proof on a presentation: `eddsa-jcs-2022` (or `eddsa-rdfc-2022`), purpose `authentication`. */
 export async function signPresentation({
   presentation,
   secretKey,
   signer,
   challenge,
   domain,
+  cryptosuite,
+  contexts,
   ...options
 }: SignPresentationOptions) {
   if ((secretKey === undefined) === (signer === undefined)) {
@@ -201,6 +229,11 @@ export async function signPresentation({
     challenge,
     ...(domain !== undefined ? { domain } : {}),
   };
+  if (cryptosuite === EDDSA_RDFC_2022) {
+    const rdfc = { ...proof, ...(contexts ? { contexts } : {}) };
+    if (options.created !== undefined) rdfc.created = dateTimeOf(options.created, 'created');
+    return addRdfcProof(vp, rdfc as RdfcProofOptions, signer ?? ed25519KeyPair(secretKey!).sign);
+  }
   return addProof(vp, proof, signer ? { signer } : { secretKey: secretKey! });
 }
 

@@ -128,6 +128,7 @@ export {
   type SignCredentialOptions,
   type SignPresentationOptions,
   type SigningKey,
+  type SigningCryptosuite,
 } from './data-integrity-sign.ts';
 export { verifyDataIntegrity } from './data-integrity-verify.ts';
 export { verificationKey } from './key-lookup.ts';

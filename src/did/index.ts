@@ -39,13 +39,15 @@ export {
   type LedgerVaultStatus,
   type SignCredentialOptions,
   type SignPresentationOptions,
+  type SigningCryptosuite,
   type VerifyDataIntegrityResult,
 } from './data-integrity.ts';
 export { resolveFromRegistry } from './resolve.ts';
 export {
   BUNDLED_CONTEXTS,
   ContextNotBundledError,
-  readContextsFolder,
+  LEDGER_VAULT_CONTEXT,
+  LEDGER_VAULT_CONTEXT_PATH,
   staticDocumentLoader,
   type ContextSource,
 } from './json-ld.ts';

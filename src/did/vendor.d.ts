@@ -8,7 +8,7 @@ declare module 'jsonld' {
 }
 declare module '@digitalbazaar/data-integrity' {
   export class DataIntegrityProof {
-    constructor(options: { cryptosuite: unknown; signer?: unknown });
+    constructor(options: { cryptosuite: unknown; signer?: unknown; date?: string });
     verifyProof(options: LinkedDataVerifyOptions): Promise<{ verified: boolean; error?: unknown }>;
   }
   export interface LinkedDataVerifyOptions {
@@ -58,4 +58,14 @@ declare module 'did-context' {
 }
 declare module '@digitalbazaar/vc-bitstring-status-list-context' {
   export const contexts: ReadonlyMap<string, unknown>;
+}
+declare module 'jsonld-signatures' {
+  const jsigs: {
+    sign(document: unknown, options: { suite: unknown; purpose: unknown; documentLoader: unknown }): Promise<any>;
+    purposes: {
+      AssertionProofPurpose: new () => unknown;
+      AuthenticationProofPurpose: new (options: { challenge?: string; domain?: string }) => unknown;
+    };
+  };
+  export default jsigs;
 }
