@@ -16,7 +16,15 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readContextsFolder } from '../src/did/json-ld-folder.ts';
 import { startVaultTestEnv, type MintedKey, type VaultTestEnv } from '../test-support/vault-api.ts';
-import { didKey, issueWith, rawProof, type Curve, type DidKey, type SuiteName } from '../test-support/digitalbazaar.ts';
+import {
+  didKey,
+  issueWith,
+  rawProof,
+  signPresentationWith,
+  type Curve,
+  type DidKey,
+  type SuiteName,
+} from '../test-support/digitalbazaar.ts';
 
 type Json = Record<string, unknown>;
 const V2 = 'https://www.w3.org/ns/credentials/v2';
@@ -296,5 +304,33 @@ describe('status, dispatched by type', () => {
       expect.objectContaining({ level: 'error', reason: 'status_type_unsupported', check: 'credentialStatus' }),
     );
     expect(r.body.problemDetails.map((p: { reason: string }) => p.reason)).not.toContain('signature_invalid');
+  });
+});
+
+describe('presentations in the RDF cryptosuites (the VC Data Model 2.0 suite signs its presentations with eddsa-rdfc-2022)', () => {
+  it('a presentation signed by @digitalbazaar/vc with eddsa-rdfc-2022, holding an ecdsa-rdfc-2019 credential, verifies; changed, it does not', async () => {
+    const issuer = await didKey('P-256');
+    const holder = await didKey('Ed25519');
+    const credential = await issueWith('ecdsa-rdfc-2019', issuer, {
+      ...VALID_VC,
+      credentialSubject: { id: holder.did },
+    });
+    const challenge = 'verifier-own-challenge-1';
+    const presentation = {
+      '@context': [V2],
+      type: ['VerifiablePresentation'],
+      holder: holder.did,
+      verifiableCredential: [credential],
+    };
+    const vp = await signPresentationWith('eddsa-rdfc-2022', holder, presentation, challenge);
+    const body = (p: unknown) => ({ verifiablePresentation: p, options: { challenge } });
+    const ok = await env.request('/presentations/verify', { key: key.key, body: body(vp) });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(ok.body.verified).toBe(true);
+    const changed = structuredClone(vp) as Json;
+    ((changed['verifiableCredential'] as Json[])[0]!['credentialSubject'] as Json)['id'] = issuer.did;
+    const bad = await env.request('/presentations/verify', { key: key.key, body: body(changed) });
+    expect(bad.body.verified, JSON.stringify(bad.body)).toBe(false);
+    expect(JSON.stringify(bad.body)).toContain('signature_invalid');
   });
 });

@@ -124,10 +124,8 @@ export {
   signCredential,
   signPresentation,
   type LedgerVaultStatus,
-  type ProofOptions,
   type SignCredentialOptions,
   type SignPresentationOptions,
-  type SigningKey,
   type SigningCryptosuite,
 } from './data-integrity-sign.ts';
 export { verifyDataIntegrity } from './data-integrity-verify.ts';

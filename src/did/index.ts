@@ -43,12 +43,5 @@ export {
   type VerifyDataIntegrityResult,
 } from './data-integrity.ts';
 export { resolveFromRegistry } from './resolve.ts';
-export {
-  BUNDLED_CONTEXTS,
-  ContextNotBundledError,
-  LEDGER_VAULT_CONTEXT,
-  LEDGER_VAULT_CONTEXT_PATH,
-  staticDocumentLoader,
-  type ContextSource,
-} from './json-ld.ts';
+export { LEDGER_VAULT_CONTEXT, type ContextSource } from './json-ld.ts';
 export { DID_KEY_PREFIX, resolveDidKey } from './did-key.ts';

@@ -83,9 +83,6 @@ const SIGNING_MULTICODEC: readonly { type: SigningKeyType; prefix: readonly numb
   { type: 'P-384', prefix: [0x81, 0x24], length: 49 },
 ];
 
-/** The string a signing key of each type starts with, encoded. */
-export const SIGNING_KEY_PREFIX: Record<SigningKeyType, string> = { Ed25519: 'z6Mk', 'P-256': 'zDn', 'P-384': 'z82' };
-
 export type DecodeSigningKeyResult =
   | { ok: true; type: SigningKeyType; publicKey: Uint8Array }
   | { ok: false; message: string };

@@ -46,11 +46,12 @@ export async function addRdfcProof(
         })
       : new jsigs.purposes.AssertionProofPurpose();
   try {
-    return await jsigs.sign(structuredClone(document), {
+    const signed = await jsigs.sign(structuredClone(document), {
       suite,
       purpose,
       documentLoader: staticDocumentLoader(options.contexts ?? {}),
     });
+    return signed as Record<string, unknown> & { proof: Proof | Proof[] };
   } catch (e) {
     throw new DataIntegrityError('PROOF_GENERATION_ERROR', `${EDDSA_RDFC_2022}: ${(e as Error).message}`);
   }

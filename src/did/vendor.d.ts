@@ -1,11 +1,5 @@
 // Declarations of the JSON-LD and Data Integrity libraries this code calls (they ship JavaScript only): only the
 // members used here, in the libraries' own words.
-declare module 'jsonld' {
-  const jsonld: {
-    canonize(input: unknown, options: Record<string, unknown>): Promise<string>;
-  };
-  export default jsonld;
-}
 declare module '@digitalbazaar/data-integrity' {
   export class DataIntegrityProof {
     constructor(options: { cryptosuite: unknown; signer?: unknown; date?: string });
@@ -61,7 +55,10 @@ declare module '@digitalbazaar/vc-bitstring-status-list-context' {
 }
 declare module 'jsonld-signatures' {
   const jsigs: {
-    sign(document: unknown, options: { suite: unknown; purpose: unknown; documentLoader: unknown }): Promise<any>;
+    sign(
+      document: unknown,
+      options: { suite: unknown; purpose: unknown; documentLoader: unknown },
+    ): Promise<Record<string, unknown>>;
     purposes: {
       AssertionProofPurpose: new () => unknown;
       AuthenticationProofPurpose: new (options: { challenge?: string; domain?: string }) => unknown;
