@@ -16,6 +16,7 @@ import { createHttpServer } from './http/server.ts';
 import { listenFailure, type ListenTarget } from './http/listen-error.ts';
 import { keyringFromConfig, loadOrCreateKeyring } from './crypto/keyfile.ts';
 import { readContextsFolder } from './did/json-ld-folder.ts';
+import { createWebFetch } from './http/web-fetch.ts';
 import {
   createLogger,
   withFields,
@@ -231,6 +232,9 @@ export async function startServices(config: Config, options: StartOptions): Prom
       const { createVaultApp } = await import('./vault-api/app.ts');
       // Read once at start: a context folder that cannot be read stops the start, not a verification.
       const jsonLdContexts = config.jsonLdContextsDir ? await readContextsFolder(config.jsonLdContextsDir) : undefined;
+      const fetchJson = config.webFetch
+        ? createWebFetch({ testHosts: config.webFetchTestHosts, cacheTtlMs: config.resolverCacheTtlMs })
+        : undefined;
       for (const n of served) {
         const { simulationAccount: _sim, factoryId, vaultWasmHash, ...rest } = profiles[n];
         const chain = vaultChains[n];
@@ -255,6 +259,7 @@ export async function startServices(config: Config, options: StartOptions): Prom
           trustProxy: config.trustProxy,
           legacyBasePaths: config.legacyBasePaths,
           ...(jsonLdContexts ? { jsonLdContexts } : {}),
+          ...(fetchJson ? { fetchJson } : {}),
           ...(options.validateResponses ? { validateResponses: true } : {}),
           warmValidators: true,
           log: options.log ?? appLogger.sink,

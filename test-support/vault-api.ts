@@ -78,6 +78,8 @@ export interface VaultTestOptions {
   legacyBasePaths?: string[];
   /** VaultAppDeps.jsonLdContexts: contexts beside the bundled ones, as CV_JSONLD_CONTEXTS_DIR adds them. */
   jsonLdContexts?: ReadonlyMap<string, unknown>;
+  /** VaultAppDeps.fetchJson: the web fetcher (src/http/web-fetch.ts), as CV_WEB_FETCH turns it on. */
+  fetchJson?: VaultAppDeps['fetchJson'];
 }
 
 export interface ApiResponse<T = any> {
@@ -381,6 +383,7 @@ export async function startVaultTestEnv(options: VaultTestOptions = {}): Promise
       ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
       ...(options.legacyBasePaths !== undefined ? { legacyBasePaths: options.legacyBasePaths } : {}),
       ...(options.jsonLdContexts ? { jsonLdContexts: options.jsonLdContexts } : {}),
+      ...(options.fetchJson ? { fetchJson: options.fetchJson } : {}),
       validateResponses: options.validateResponses ?? true,
       // The product's logger, writing into `logs`: request lines and event lines as production prints them.
       logger,

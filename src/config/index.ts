@@ -48,8 +48,12 @@ export interface Config {
   simulator: boolean;
   dataDir: string;
   stateFile?: string;
-  /** CV_JSONLD_CONTEXTS_DIR: the operator's JSON-LD contexts (src/did/json-ld.ts readContextsFolder). */
+  /** CV_JSONLD_CONTEXTS_DIR: the operator's JSON-LD contexts (src/did/json-ld-folder.ts). */
   jsonLdContextsDir?: string;
+  /** CV_WEB_FETCH: did:web and Bitstring Status List credentials (src/http/web-fetch.ts); off by default. */
+  webFetch: boolean;
+  /** CV_WEB_FETCH_TEST_HOSTS: host:port reachable over HTTP on any address (tests). */
+  webFetchTestHosts: string[];
   databaseUrl?: string;
   databaseSchema?: string;
   redisUrl?: string;
@@ -360,6 +364,11 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
     dataDir: get('dataDir') ?? './data',
     stateFile: optional('stateFile'),
     jsonLdContextsDir: optional('jsonLdContextsDir'),
+    webFetch: bool('webFetch'),
+    webFetchTestHosts: (get('webFetchTestHosts') ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     databaseUrl: databaseUrl('databaseUrl'),
     redisUrl: redisUrl('redisUrl'),
     databaseSchema: optional('databaseSchema', /^[a-z_][a-z0-9_]{0,62}$/, 'a lowercase SQL identifier'),

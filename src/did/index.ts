@@ -45,3 +45,4 @@ export {
 export { resolveFromRegistry } from './resolve.ts';
 export { LEDGER_VAULT_CONTEXT, type ContextSource } from './json-ld.ts';
 export { DID_KEY_PREFIX, resolveDidKey } from './did-key.ts';
+export { DID_WEB_PREFIX, resolveDidWeb } from './did-web.ts';

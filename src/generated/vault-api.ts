@@ -1558,10 +1558,10 @@ export interface components {
         StatusResult: {
             verified: boolean;
             /**
-             * @description What the vault says (`verify_vc`), when it was read.
+             * @description What the vault says (`verify_vc`), or the bit of a Bitstring Status List, when it was read.
              * @enum {string}
              */
-            status?: "valid" | "revoked" | "invalid" | "unknown";
+            status?: "valid" | "revoked" | "suspended" | "invalid" | "unknown";
             since?: string;
             /** @description The status entry (its members of `StatusInput`, strings cut to 256 characters), or a `VaultReference` for `owner` + `vcId`. */
             input: components["schemas"]["LedgerVaultStatusEntry"] | components["schemas"]["StatusInput"];
@@ -1573,6 +1573,8 @@ export interface components {
             network?: string;
             vaultContract?: string;
             vcId?: string;
+            statusListIndex?: string;
+            statusListCredential?: string;
         };
         LedgerCheckResult: {
             /**
@@ -1604,7 +1606,7 @@ export interface components {
              * @example signature_invalid
              * @enum {string}
              */
-            reason: "duplicate_member" | "context_invalid" | "type_invalid" | "issuer_invalid" | "credential_subject_invalid" | "holder_invalid" | "credentials_invalid" | "status_entry_invalid" | "no_proof" | "too_many_proofs" | "malformed_proof" | "unsupported_cryptosuite" | "context_mismatch" | "context_not_bundled" | "undefined_term" | "canonicalization_limit" | "proof_purpose_mismatch" | "domain_mismatch" | "challenge_mismatch" | "proof_expired" | "created_in_future" | "previous_proof_missing" | "verification_method_invalid" | "verification_method_not_found" | "verification_method_not_authorized" | "not_proof_signer" | "did_not_found" | "did_deactivated" | "did_unresolvable" | "did_method_not_supported" | "signature_invalid" | "not_yet_valid" | "expired" | "invalid_date" | "revoked" | "invalid" | "unknown" | "not_the_stored_credential" | "vc_not_found" | "network_mismatch" | "status_unconfirmed" | "no_status_entry" | "status_type_unsupported" | "stored_issuer_mismatch" | "issuer_denied" | "issuer_unknown" | "no_vault" | "challenge_unknown";
+            reason: "duplicate_member" | "context_invalid" | "type_invalid" | "issuer_invalid" | "credential_subject_invalid" | "holder_invalid" | "credentials_invalid" | "status_entry_invalid" | "no_proof" | "too_many_proofs" | "malformed_proof" | "unsupported_cryptosuite" | "context_mismatch" | "context_not_bundled" | "undefined_term" | "canonicalization_limit" | "proof_purpose_mismatch" | "domain_mismatch" | "challenge_mismatch" | "proof_expired" | "created_in_future" | "previous_proof_missing" | "verification_method_invalid" | "verification_method_not_found" | "verification_method_not_authorized" | "not_proof_signer" | "did_not_found" | "did_deactivated" | "did_unresolvable" | "did_method_not_supported" | "signature_invalid" | "not_yet_valid" | "expired" | "invalid_date" | "revoked" | "invalid" | "unknown" | "not_the_stored_credential" | "vc_not_found" | "network_mismatch" | "status_unconfirmed" | "no_status_entry" | "status_type_unsupported" | "suspended" | "status_list_unavailable" | "status_list_invalid" | "stored_issuer_mismatch" | "issuer_denied" | "issuer_unknown" | "no_vault" | "challenge_unknown";
         };
         /**
          * @description A presentation and the options of its verification. The body nests at most 64 levels (`[]` and

@@ -6,6 +6,8 @@
 // be read is an error (502), never a `verified: false`.
 import {
   DID_KEY_PREFIX,
+  DID_WEB_PREFIX,
+  resolveDidWeb,
   canonicalize,
   didIdToBytes,
   isDateTimeStamp,
@@ -36,6 +38,17 @@ import {
 } from './verification-status.ts';
 import { credentialStructureProblems } from './verification-structure.ts';
 import { contextSource } from './json-ld-contexts.ts';
+import { BITSTRING_STATUS_LIST_ENTRY, bitstringResult } from './verification-bitstring.ts';
+
+/** A status entry is trusted only under a verified proof: when the proof failed, its status was not read. */
+function unconfirmed(type: string): ProblemDetails {
+  return problem(
+    'STATUS_VERIFICATION_ERROR',
+    'credentialStatus',
+    'status_unconfirmed',
+    `the ${type} is trusted only under a verified proof, and the proof did not verify: the status was not read`,
+  );
+}
 import type { Where } from './routes/issue-rules.ts';
 
 type Schemas = components['schemas'];
@@ -63,12 +76,14 @@ export function requestResolver(deps: VaultAppDeps) {
   let failure: unknown;
   const resolveOnce = (did: string): Promise<DidResolutionResult> => {
     if (did.startsWith(DID_KEY_PREFIX)) return Promise.resolve(resolveDidKey(did));
+    if (did.startsWith(DID_WEB_PREFIX) && deps.fetchJson) return resolveDidWeb(did, deps.fetchJson);
     if (!did.startsWith('did:ledger:')) {
       const method = /^did:([a-z0-9]+):/.exec(did)?.[1];
+      const methods = deps.fetchJson ? 'did:ledger, did:key and did:web' : 'did:ledger and did:key';
       return Promise.resolve(
         resolutionError(
           'methodNotSupported',
-          `this verifier resolves did:ledger and did:key, not ${method ? `did:${method}` : 'this identifier'}`,
+          `this verifier resolves ${methods}, not ${method ? `did:${method}` : 'this identifier'}`,
         ),
       );
     }
@@ -231,7 +246,10 @@ export async function verifyCredential(
   }
 
   // issuerDid: the ledger state of a did:ledger issuer.
-  const method = issuer.startsWith('did:ledger:') ? 'ledger' : issuer.startsWith(DID_KEY_PREFIX) ? 'key' : 'other';
+  // did:key and (when the web is read) did:web have no ledger state: issuerDid is not applicable to them.
+  const offLedger =
+    issuer.startsWith(DID_KEY_PREFIX) || (deps.fetchJson !== undefined && issuer.startsWith(DID_WEB_PREFIX));
+  const method = issuer.startsWith('did:ledger:') ? 'ledger' : offLedger ? 'key' : 'other';
   if (wanted.has('issuerDid')) {
     const outcome = await checkIssuerDid(deps, issuer, method, reference, resolver, add);
     results.issuerDid = { outcome, input: clipText(issuer) };
@@ -266,7 +284,7 @@ export async function verifyCredential(
         results.credentialStatus.push(statusResult(reference.slot, input, add));
       }
     } else {
-      const entries = await statusFromEntries(deps, credential, proofVerified, add);
+      const entries = await statusFromEntries(deps, credential, proofVerified, add, resolver);
       results.credentialStatus.push(...entries.results);
       slots.push(...entries.slots);
     }
@@ -377,11 +395,12 @@ async function statusFromEntries(
   credential: Record<string, unknown>,
   proofVerified: boolean,
   add: (p: ProblemDetails) => void,
+  resolver?: RequestResolver,
 ): Promise<{ results: StatusResult[]; slots: VaultSlot[] }> {
   const results: StatusResult[] = [];
   const slots: VaultSlot[] = [];
   const entries = statusEntries(credential);
-  if (!entries.some((e) => e.kind === 'ledger' || e.kind === 'invalid')) {
+  if (entries.length === 0) {
     add(
       problem(
         'STATUS_NOT_CHECKED',
@@ -392,6 +411,14 @@ async function statusFromEntries(
     );
   }
   for (const e of entries) {
+    if (e.kind === 'other' && e.input.type === BITSTRING_STATUS_LIST_ENTRY && resolver) {
+      const read = proofVerified
+        ? await bitstringResult(deps, e.entry, issuerOf(credential)!, resolver, e.input)
+        : { result: { verified: false, input: e.input }, problem: unconfirmed(BITSTRING_STATUS_LIST_ENTRY) };
+      if (read.problem) add(read.problem);
+      results.push(read.result);
+      continue;
+    }
     if (e.kind === 'other') {
       // Status is dispatched by type (as digitalbazaar/vc does); a type this verifier cannot read is no pass.
       add(
@@ -399,7 +426,7 @@ async function statusFromEntries(
           'STATUS_VERIFICATION_ERROR',
           'credentialStatus',
           'status_type_unsupported',
-          `credentialStatus of type ${clipText(e.input.type ?? '?', 100)} cannot be checked: this verifier reads LedgerVaultStatusEntry`,
+          `credentialStatus of type ${clipText(e.input.type ?? '?', 100)} cannot be checked: this verifier reads LedgerVaultStatusEntry and BitstringStatusListEntry`,
         ),
       );
       results.push({ verified: false, input: e.input });
