@@ -46,6 +46,15 @@ export async function didKey(curve: Curve): Promise<DidKey> {
   return { did, vm: key.id, curve, key, document: method };
 }
 
+/** A fresh key pair of the curve as the `#key-1` of a DID hosted elsewhere (did:web). */
+export async function hostedKey(did: string, curve: Curve = 'Ed25519'): Promise<DidKey> {
+  const key = curve === 'Ed25519' ? await Ed25519Multikey.generate() : await EcdsaMultikey.generate({ curve });
+  key.id = `${did}#key-1`;
+  key.controller = did;
+  const method = await key.export({ publicKey: true, includeContext: true });
+  return { did, vm: key.id, curve, key, document: method };
+}
+
 /** A loader over the product's bundled contexts, the given ones, and the key's verification method. */
 export function loaderFor(issuer: Pick<DidKey, 'did' | 'vm' | 'document'>, contexts?: ReadonlyMap<string, unknown>) {
   return staticDocumentLoader(

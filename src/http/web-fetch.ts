@@ -2,7 +2,7 @@
 // HTTPS only; the host's addresses are checked when the socket connects (node:https `lookup`), so no name can lead
 // to a loopback, private, link-local, shared or multicast address (no server-side request forgery, and no DNS
 // rebinding between a check and the connection); no redirect; bounded size and time. A named test host (config
-// CV_WEB_FETCH_TEST_HOSTS) may be reached over plain HTTP on any address: for tests only.
+// CV_WEB_FETCH_TEST_HOSTS) is reached over plain HTTP (its https: URLs too) on any address: for tests only.
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
@@ -41,9 +41,8 @@ function blockedAddresses(): BlockList {
   ] as const)
     list.addSubnet(net, prefix, 'ipv4');
   for (const [net, prefix] of [
+    // Not ::ffff:0:0/96: a BlockList matches IPv4 addresses against IPv4-mapped rules (isPublicAddress unmaps).
     ['::', 127],
-    ['::ffff:0:0', 96],
-    ['64:ff9b::', 96],
     ['fc00::', 7],
     ['fe80::', 10],
     ['ff00::', 8],
@@ -103,6 +102,7 @@ export function createWebFetch(options: WebFetchOptions = {}): FetchJson {
       !isPublicAddress(parsed.hostname.replace(/^\[|\]$/g, ''), blocked)
     )
       return Promise.resolve({ ok: false, reason: 'the host is not a public address' });
+    if (test) parsed.protocol = 'http:';
     return request(parsed, test ? undefined : lookup, o);
   };
   return (url) => {

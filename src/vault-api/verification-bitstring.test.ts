@@ -1,4 +1,4 @@
-// BitstringStatusListEntry (Bitstring Status List v1.0) through POST /credentials/verify: a credential signed by
+// BitstringStatusListEntry (Bitstring Status List v1.0) and did:web issuers through POST /credentials/verify: a credential signed by
 // digitalbazaar's libraries for a did:key issuer, whose list credential (signed by the same issuer) a local test
 // host serves, verifies while its bit is clear and fails while it is set; a list by another issuer, a list that
 // cannot be read, and a verifier that does not read the web all fail the check, never pass it.
@@ -8,7 +8,7 @@ import { gzipSync } from 'node:zlib';
 import { base64urlnopad } from '@scure/base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebFetch } from '../http/web-fetch.ts';
-import { didKey, issueWith, type DidKey } from '../../test-support/digitalbazaar.ts';
+import { didKey, hostedKey, issueWith, type DidKey } from '../../test-support/digitalbazaar.ts';
 import { startVaultTestEnv, type MintedKey, type VaultTestEnv } from '../../test-support/vault-api.ts';
 
 type Json = Record<string, unknown>;
@@ -17,6 +17,7 @@ const INDEX = 94_567;
 
 let server: Server;
 let base: string;
+let host: string;
 const lists = new Map<string, Json>();
 let env: VaultTestEnv;
 let offline: VaultTestEnv;
@@ -83,7 +84,7 @@ beforeAll(async () => {
     res.end(JSON.stringify(list));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
   base = `http://${host}`;
   issuer = await didKey('Ed25519');
   // The cache off: a list is read again on each verification.
@@ -139,5 +140,41 @@ describe('BitstringStatusListEntry', () => {
     const r = await verify(offline, offlineKey, vc);
     expect(r.status, JSON.stringify(r.body)).toBe(400);
     expect(reasons(r.body)).toEqual(['status_list_unavailable']);
+  });
+});
+
+describe('did:web issuers (CV_WEB_FETCH)', () => {
+  it('a credential by a did:web issuer whose document the test host serves verifies; by another key it does not', async () => {
+    const did = `did:web:${encodeURIComponent(host)}`;
+    const web = await hostedKey(did, 'P-384');
+    const { '@context': _c, ...method } = web.document;
+    lists.set('/.well-known/did.json', {
+      '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/multikey/v1'],
+      id: did,
+      verificationMethod: [method],
+      assertionMethod: [web.vm],
+    });
+    const vc = await issueWith('ecdsa-rdfc-2019', web, {
+      '@context': [V2],
+      type: ['VerifiableCredential'],
+      credentialSubject: { id: 'did:example:holder' },
+    });
+    const ok = await env.request('/credentials/verify', { key: key.key, body: { verifiableCredential: vc } });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(ok.body.results.issuerDid).toMatchObject({ outcome: 'not_applicable' });
+    const impostor = await hostedKey(did, 'P-384');
+    const forged = await issueWith('ecdsa-rdfc-2019', impostor, {
+      '@context': [V2],
+      type: ['VerifiableCredential'],
+      credentialSubject: { id: 'did:example:holder' },
+    });
+    const bad = await env.request('/credentials/verify', {
+      key: key.key,
+      body: { verifiableCredential: forged, options: { checks: ['proof'] } },
+    });
+    expect(bad.status).toBe(400);
+    expect(reasons(bad.body)).toEqual(['signature_invalid']);
+    const off = await verify(offline, offlineKey, vc);
+    expect(reasons(off.body)).toContain('did_method_not_supported');
   });
 });
