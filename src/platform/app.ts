@@ -213,15 +213,18 @@ function front<Ops>(o: ServiceAppOptions<Ops>): express.Router {
   // Before anything can answer, so every answer carries it; the request log reads it.
   router.use(requestIds({ maxLength: o.model.requestIdMaxLength }));
   if (o.requestLog) router.use(requestLog(o.requestLog));
-  // Probes: counted, logged and id'd, but before the app's steps (no key, no rate budget, no body).
-  router.get('/metrics', metricsHandler(o.metrics.metrics));
-  router.get(
+  // Probes: counted, logged and id'd, but before the app's steps (no key, no rate budget, no body). Only
+  // GET and HEAD reach their router: another method goes on to the path's route (405, OPTIONS 204).
+  const probes = express.Router();
+  probes.get('/metrics', metricsHandler(o.metrics.metrics));
+  probes.get(
     '/ready',
     readiness(o.ready.checks, {
       ...(o.ready.logger ? { logger: o.ready.logger } : {}),
       ...(o.ready.draining ? { draining: o.ready.draining } : {}),
     }),
   );
+  router.use((req, res, next) => (req.method === 'GET' || req.method === 'HEAD' ? probes(req, res, next) : next()));
   for (const step of o.front ?? []) router.use(step);
   return router;
 }

@@ -78,10 +78,12 @@ export function createDocsRoutes(deps: VaultAppDeps): Router {
     return router;
   }
   const ui = docsUi({ title: 'Credential Vault API' });
+  // `/docs` itself is a declared path: a method other than GET and HEAD leaves for its route (405, OPTIONS
+  // 204), like on every declared path (docs/vault-api.md).
+  const page = (req: express.Request) => req.path === '/' && req.method !== 'GET' && req.method !== 'HEAD';
+  router.use((req, _res, next) => next(page(req) ? 'router' : undefined));
   router.get('/', ui.page);
   router.use(ui.assets);
-  // `/docs` itself is a declared path: another method goes on to its route (405, or OPTIONS answered), like
-  // on every declared path (docs/vault-api.md).
-  router.use((req, _res, next) => next(req.path === '/' ? undefined : VaultErrors.notFound('not found')));
+  router.use((_req, _res, next) => next(VaultErrors.notFound('not found')));
   return router;
 }
