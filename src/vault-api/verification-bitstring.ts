@@ -10,7 +10,7 @@ import type { VaultAppDeps } from './context.ts';
 import { contextSource } from './json-ld-contexts.ts';
 import type { RequestResolver } from './verification.ts';
 import { problem, type ProblemDetails } from './verification-problems.ts';
-import type { StatusInput } from './verification-status.ts';
+import type { EntryParse, StatusInput } from './verification-status.ts';
 import type { components } from '../generated/vault-api.ts';
 
 type StatusResult = components['schemas']['StatusResult'];
@@ -122,7 +122,7 @@ export async function bitstringStatus(
 }
 
 /** A BitstringStatusListEntry's result and its problem, for the credentialStatus check (verification.ts). */
-export async function bitstringResult(
+async function bitstringResult(
   deps: VaultAppDeps,
   raw: Record<string, unknown>,
   issuer: string,
@@ -162,4 +162,34 @@ export async function bitstringResult(
           `the issuer suspended the credential (${at})`,
         ),
       };
+}
+
+/**
+ * A status entry of another type than LedgerVaultStatusEntry: a BitstringStatusListEntry is read (only under a
+ * verified proof); any other type fails, never a pass (status is dispatched by type, as digitalbazaar/vc does).
+ */
+export async function otherStatusEntry(
+  deps: VaultAppDeps,
+  e: Extract<EntryParse, { kind: 'other' }>,
+  issuer: string,
+  proofVerified: boolean,
+  resolver: RequestResolver | undefined,
+): Promise<{ result: StatusResult; problem?: ProblemDetails }> {
+  const failed = { verified: false, input: e.input };
+  if (e.input.type !== BITSTRING_STATUS_LIST_ENTRY || !resolver) {
+    const type = (e.input.type ?? '?').slice(0, 100);
+    const why = `credentialStatus of type ${type} cannot be checked: this verifier reads LedgerVaultStatusEntry and ${BITSTRING_STATUS_LIST_ENTRY}`;
+    return {
+      result: failed,
+      problem: problem('STATUS_VERIFICATION_ERROR', 'credentialStatus', 'status_type_unsupported', why),
+    };
+  }
+  if (!proofVerified) {
+    const why = `the ${BITSTRING_STATUS_LIST_ENTRY} is trusted only under a verified proof, and the proof did not verify: the status was not read`;
+    return {
+      result: failed,
+      problem: problem('STATUS_VERIFICATION_ERROR', 'credentialStatus', 'status_unconfirmed', why),
+    };
+  }
+  return bitstringResult(deps, e.entry, issuer, resolver, e.input);
 }

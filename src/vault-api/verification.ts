@@ -38,17 +38,8 @@ import {
 } from './verification-status.ts';
 import { credentialStructureProblems } from './verification-structure.ts';
 import { contextSource } from './json-ld-contexts.ts';
-import { BITSTRING_STATUS_LIST_ENTRY, bitstringResult } from './verification-bitstring.ts';
-
-/** A status entry is trusted only under a verified proof: when the proof failed, its status was not read. */
-function unconfirmed(type: string): ProblemDetails {
-  return problem(
-    'STATUS_VERIFICATION_ERROR',
-    'credentialStatus',
-    'status_unconfirmed',
-    `the ${type} is trusted only under a verified proof, and the proof did not verify: the status was not read`,
-  );
-}
+import { otherStatusEntry } from './verification-bitstring.ts';
+import { issuerBinding, issuerMethod } from './verification-issuer.ts';
 import type { Where } from './routes/issue-rules.ts';
 
 type Schemas = components['schemas'];
@@ -222,9 +213,7 @@ export async function verifyCredential(
       document: credential,
       resolve: resolver.resolve,
       now,
-      // An issuer that is not a DID (a URL) binds no key: the proof is checked as made, the issuerDid check fails.
-      ...(issuer.startsWith('did:') ? { expectedController: issuer } : {}),
-      contexts: contextSource(deps),
+      ...issuerBinding(deps, issuer),
       ...(input.canonicalCache ? { canonicalCache: input.canonicalCache } : {}),
       ...(input.keyCache ? { keyCache: input.keyCache } : {}),
       ...(options.domain !== undefined ? { domain: options.domain } : {}),
@@ -246,10 +235,7 @@ export async function verifyCredential(
   }
 
   // issuerDid: the ledger state of a did:ledger issuer.
-  // did:key and (when the web is read) did:web have no ledger state: issuerDid is not applicable to them.
-  const offLedger =
-    issuer.startsWith(DID_KEY_PREFIX) || (deps.fetchJson !== undefined && issuer.startsWith(DID_WEB_PREFIX));
-  const method = issuer.startsWith('did:ledger:') ? 'ledger' : offLedger ? 'key' : 'other';
+  const method = issuerMethod(deps, issuer);
   if (wanted.has('issuerDid')) {
     const outcome = await checkIssuerDid(deps, issuer, method, reference, resolver, add);
     results.issuerDid = { outcome, input: clipText(issuer) };
@@ -411,25 +397,11 @@ async function statusFromEntries(
     );
   }
   for (const e of entries) {
-    if (e.kind === 'other' && e.input.type === BITSTRING_STATUS_LIST_ENTRY && resolver) {
-      const read = proofVerified
-        ? await bitstringResult(deps, e.entry, issuerOf(credential)!, resolver, e.input)
-        : { result: { verified: false, input: e.input }, problem: unconfirmed(BITSTRING_STATUS_LIST_ENTRY) };
+    if (e.kind === 'other') {
+      // Status is dispatched by type (as digitalbazaar/vc does): verification-bitstring.ts.
+      const read = await otherStatusEntry(deps, e, issuerOf(credential)!, proofVerified, resolver);
       if (read.problem) add(read.problem);
       results.push(read.result);
-      continue;
-    }
-    if (e.kind === 'other') {
-      // Status is dispatched by type (as digitalbazaar/vc does); a type this verifier cannot read is no pass.
-      add(
-        problem(
-          'STATUS_VERIFICATION_ERROR',
-          'credentialStatus',
-          'status_type_unsupported',
-          `credentialStatus of type ${clipText(e.input.type ?? '?', 100)} cannot be checked: this verifier reads LedgerVaultStatusEntry and BitstringStatusListEntry`,
-        ),
-      );
-      results.push({ verified: false, input: e.input });
       continue;
     }
     if (e.kind === 'invalid') {
