@@ -715,30 +715,18 @@ export interface paths {
          *     `userSalt`/`vaultContract`), or both.
          *
          *     The checks (`options.checks`, default all):
-         *     - `proof`: every proof is a Data Integrity proof with the cryptosuite `eddsa-jcs-2022`,
-         *       `eddsa-rdfc-2022`, `ecdsa-rdfc-2019` or `ecdsa-jcs-2019` (P-256, P-384), or an `Ed25519Signature2020`
-         *       proof (VC 1.1), purpose `assertionMethod`, by a key of the `issuer` (a `did:ledger` DID of this
-         *       network, its key under `assertionMethod`; a `did:key` of an Ed25519, P-256 or P-384 Multikey; or,
-         *       when the service reads the web (CV_WEB_FETCH, off by default), a `did:web`).
-         *       An `issuer` that is not a DID binds no key: the proof is checked as made, and `issuerDid` fails.
-         *       At most 8 proofs per credential and 8 ids per `previousProof`. The RDF suites read JSON-LD without
-         *       the network: the contexts bundled with the service (VC 1.1 and 2.0, Data Integrity, Multikey,
-         *       Ed25519 2020, DID v1, Bitstring Status List, ledger-vault) and those its operator adds
-         *       (CV_JSONLD_CONTEXTS_DIR). A context found in neither fails the proof (`context_not_bundled`), never
-         *       fetched; a term or type no context defines fails it (`undefined_term`, JSON-LD safe mode); a graph
-         *       whose canonicalization exceeds RDFC-1.0's work limit is refused (`canonicalization_limit`).
+         *     - `proof`: every proof (`eddsa-jcs-2022`, `eddsa-rdfc-2022`, `ecdsa-rdfc-2019`, `ecdsa-jcs-2019`,
+         *       `Ed25519Signature2020`), purpose `assertionMethod`, is by a key of the `issuer` (`did:ledger` of this
+         *       network, `did:key`, `did:web`). At most 8 proofs, 8 ids per `previousProof`. Contexts are never
+         *       fetched (docs/vault-api.md).
          *     - `validFrom`, `validUntil` (VC 1.1: `issuanceDate`, `expirationDate`): XML Schema dateTimeStamps
          *       (else `invalid_date`), and now lies within them.
          *     - `credentialStatus`: the status in the vault named by `owner` + `vcId`, or by the credential's
          *       `LedgerVaultStatusEntry` (context: `GET /contexts/ledger-vault/v1`), whose stored copy must be the
          *       one presented. An entry is trusted only under a verified proof: `credentialStatus` (and, without
          *       `owner` + `vcId`, `issuerAllowed`, which reads the entry's vault) runs `proof` too. Without either,
-         *       the status is not checked; a warning says so. A `BitstringStatusListEntry` (Bitstring Status List
-         *       v1.0, purposes `revocation` and `suspension`) is read from its list credential when the service
-         *       reads the web (CV_WEB_FETCH): the list's proof must verify by the credential's issuer, its purpose
-         *       be the entry's, and the entry's bit clear (else `revoked` or `suspended`); a list that cannot be
-         *       read is `status_list_unavailable`, one that is not the issuer's valid list `status_list_invalid`.
-         *       A status entry of another type fails the check (`status_type_unsupported`): it is never a pass.
+         *       the status is not checked; a warning says so. A `BitstringStatusListEntry` is read from its list;
+         *       another type fails.
          *     - `issuerDid`: the issuer DID is registered and active (not applicable to `did:key`).
          *     - `issuerAllowed`: the vault denies neither the wallet that issued the credential (recorded when it was
          *       issued through this service) nor the issuer DID's current controller.
