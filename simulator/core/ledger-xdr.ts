@@ -2,7 +2,6 @@
 // emits from Protocol 23 on (v2: a generalized transaction set with a classic phase and a parallel Soroban phase),
 // carrying the ledger's transactions, their results and their meta. Built once per ledger state and memoized.
 import { xdr } from '@stellar/stellar-sdk';
-import { entryXdr } from './entries.ts';
 import { BASE_FEE, BASE_RESERVE, TOTAL_COINS, type Ledger, type LedgerHeaderRec } from './ledger.ts';
 import { metaOf, resultOf, txXdrFields } from './meta.ts';
 import type { TxRecord } from './records.ts';
@@ -50,7 +49,7 @@ export function ledgerXdr(ledger: Ledger, h: LedgerHeaderRec, memo: LedgerXdrMem
   const ext = xdr.LedgerHeaderHistoryEntryExt.v0();
   const historyEntry = new xdr.LedgerHeaderHistoryEntry({ hash: h.hash, header, ext });
   const recs = h.txHashes.map((hash) => ledger.txs.get(hash)).filter((r): r is TxRecord => r !== undefined);
-  const envelope = (r: TxRecord) => xdr.TransactionEnvelope.fromXdr(txXdrFields(r).envelopeXdr, 'base64');
+  const envelope = (r: TxRecord) => xdr.TransactionEnvelope.fromXdr(txXdrFields(ledger.codec, r).envelopeXdr, 'base64');
   const classic = recs.filter((r) => !r.soroban).map(envelope);
   const soroban = recs.filter((r) => r.soroban).map(envelope);
   const meta = xdr.LedgerCloseMeta.v2(
@@ -75,10 +74,10 @@ export function ledgerXdr(ledger: Ledger, h: LedgerHeaderRec, memo: LedgerXdrMem
             ext: xdr.ExtensionPoint.v0(),
             result: new xdr.TransactionResultPair({ transactionHash: Buffer.from(r.hash, 'hex'), result: resultOf(r) }),
             feeProcessing: [
-              xdr.LedgerEntryChange.ledgerEntryState(entryXdr(r.feeChange.before)),
-              xdr.LedgerEntryChange.ledgerEntryUpdated(entryXdr(r.feeChange.after)),
+              xdr.LedgerEntryChange.ledgerEntryState(ledger.codec.entryXdr(r.feeChange.before)),
+              xdr.LedgerEntryChange.ledgerEntryUpdated(ledger.codec.entryXdr(r.feeChange.after)),
             ],
-            txApplyProcessing: metaOf(r),
+            txApplyProcessing: metaOf(ledger.codec, r),
             postTxApplyFeeProcessing: [],
           }),
       ),

@@ -13,9 +13,9 @@
 // ahead of the clock until the clock catches up. Hence at most one ledger a second on a clock: ledger timing takes
 // 0 or MIN_LEDGER_CLOSE_MS and up.
 import { networkId, sha256 } from './crypto.ts';
-import type { Entry } from './entries.ts';
+import { SimCodec, type Entry } from './entries.ts';
 import type { LedgerEvent, TxRecord } from './records.ts';
-import type { Clock } from '../../src/domain.ts';
+import type { Clock } from './network-names.ts';
 
 export const LEDGER_SECONDS = 5;
 /** The shortest ledger close interval: close times are whole seconds, each later than the last. */
@@ -93,6 +93,8 @@ export interface LedgerOptions {
   protocol?: number;
   /** 0 (default): each transaction is applied at once. N > 0: ledgers close only on SimNetwork.closeLedger. */
   ledgerCloseMs?: number;
+  /** Key conversions and their caches (default: the ledger's own). */
+  codec?: SimCodec;
 }
 
 /** What changed since the state journal last wrote (tracked only while a journal is attached: simulator/core/journal.ts). */
@@ -128,6 +130,8 @@ export class Ledger {
   readonly protocol: number;
   /** Ledger timing (0: off). */
   readonly ledgerCloseMs: number;
+  /** Entries and keys ↔ XDR, with the simulator's caches. */
+  readonly codec: SimCodec;
   entries = new Map<string, Entry>();
   latest: LedgerHeaderRec;
   /** The retained headers, oldest first; the last is `latest`. */
@@ -150,6 +154,7 @@ export class Ledger {
     this.historyLimit = opts.historyLimit ?? 10_000;
     this.protocol = parseProtocol(opts.protocol ?? PROTOCOL_VERSION);
     this.ledgerCloseMs = parseLedgerCloseMs(opts.ledgerCloseMs ?? 0);
+    this.codec = opts.codec ?? new SimCodec();
     const closeTime = this.nowSec();
     this.latest = this.header(1, closeTime, Buffer.alloc(32), true);
     this.headers = [this.latest];

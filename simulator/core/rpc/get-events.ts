@@ -2,9 +2,9 @@
 // segment, a trailing `**` any number), paged by startLedger or by cursor. Ids and cursors use stellar-rpc's
 // format `%019d-%010d` (TOID(ledger, tx, op) - event index).
 import { StrKey } from '@stellar/stellar-sdk';
-import type { Ledger } from './ledger.ts';
-import type { LedgerEvent } from './records.ts';
-import { RpcError } from './rpc-error.ts';
+import type { LedgerEvent } from '../records.ts';
+import type { Params, RpcContext } from './context.ts';
+import { RpcError } from './error.ts';
 
 export interface EventFilter {
   readonly type?: string;
@@ -48,15 +48,15 @@ function lowerBound(events: readonly LedgerEvent[], p: Pos, after: boolean): num
   return lo;
 }
 
-const topicCache = new WeakMap<LedgerEvent, string[]>();
-const topicsB64 = (e: LedgerEvent): string[] => {
-  let t = topicCache.get(e);
+/** An event's topics as base64, remembered in the handler's memo. */
+function topicsB64(memo: WeakMap<LedgerEvent, string[]>, e: LedgerEvent): string[] {
+  let t = memo.get(e);
   if (!t) {
     t = e.topics.map((x) => x.toXdr('base64'));
-    topicCache.set(e, t);
+    memo.set(e, t);
   }
   return t;
-};
+}
 
 function topicMatches(filter: readonly string[], topics: string[]): boolean {
   const greedy = filter.length > 0 && filter[filter.length - 1] === '**';
@@ -65,13 +65,13 @@ function topicMatches(filter: readonly string[], topics: string[]): boolean {
   return fixed.every((seg, i) => seg === '*' || seg === topics[i]);
 }
 
-function matches(e: LedgerEvent, filters: readonly EventFilter[]): boolean {
+function matches(memo: WeakMap<LedgerEvent, string[]>, e: LedgerEvent, filters: readonly EventFilter[]): boolean {
   if (filters.length === 0) return true;
   return filters.some(
     (f) =>
       (!f.type || f.type === 'contract') &&
       (!f.contractIds?.length || f.contractIds.includes(e.contractId)) &&
-      (!f.topics?.length || f.topics.some((t) => topicMatches(t, topicsB64(e)))),
+      (!f.topics?.length || f.topics.some((t) => topicMatches(t, topicsB64(memo, e)))),
   );
 }
 
@@ -110,7 +110,9 @@ export interface GetEventsParams {
   pagination?: { cursor?: string; limit?: number };
 }
 
-export function getEvents(ledger: Ledger, params: GetEventsParams) {
+export function getEvents(ctx: RpcContext, p: Params) {
+  const { ledger } = ctx;
+  const params = p as GetEventsParams;
   const latest = ledger.tick();
   const filters = validate(params.filters);
   const limit = params.pagination?.limit ?? 100;
@@ -144,7 +146,7 @@ export function getEvents(ledger: Ledger, params: GetEventsParams) {
   for (let i = lowerBound(events, from, after); i < events.length; i++) {
     const e = events[i]!;
     if (e.ledger >= end) break;
-    if (!matches(e, filters)) continue;
+    if (!matches(ctx.topics, e, filters)) continue;
     last = posOf(e);
     out.push({
       type: 'contract',
@@ -156,7 +158,7 @@ export function getEvents(ledger: Ledger, params: GetEventsParams) {
       transactionIndex: e.txIndex,
       txHash: e.txHash,
       inSuccessfulContractCall: true,
-      topic: topicsB64(e),
+      topic: topicsB64(ctx.topics, e),
       value: e.data.toXdr('base64'),
     });
     if (out.length >= limit) break;

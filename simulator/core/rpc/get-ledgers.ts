@@ -1,9 +1,9 @@
 // getLedgers: the retained ledgers from `startLedger` (or after a cursor, which is the last sequence a page
 // returned), each with its hash, close time, LedgerHeaderHistoryEntry and LedgerCloseMeta
 // (simulator/core/ledger-xdr.ts).
-import type { Ledger } from './ledger.ts';
-import { ledgerXdr, type LedgerXdrMemo } from './ledger-xdr.ts';
-import { INVALID_PARAMS, RpcError } from './rpc-error.ts';
+import { ledgerXdr } from '../ledger-xdr.ts';
+import type { Params, RpcContext } from './context.ts';
+import { INVALID_PARAMS, RpcError } from './error.ts';
 
 export interface GetLedgersParams {
   startLedger?: unknown;
@@ -15,7 +15,10 @@ export interface GetLedgersParams {
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 200;
 
-export function getLedgers(ledger: Ledger, params: GetLedgersParams, memo: LedgerXdrMemo) {
+export function getLedgers(ctx: RpcContext, raw: Params) {
+  const { ledger } = ctx;
+  const memo = ctx.ledgerXdr;
+  const params = raw as GetLedgersParams;
   const latest = ledger.tick();
   const headers = ledger.headers;
   const oldest = headers[0]!;
