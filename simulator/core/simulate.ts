@@ -116,6 +116,8 @@ export interface InvokeSpec {
   readonly authEntries?: readonly xdr.SorobanAuthorizationEntry[];
   /** The request asked for ADDRESS_V2 entries (`useUpgradedAuth`); ignored before Protocol 27. */
   readonly upgradedAuth?: boolean;
+  /** Extra instructions to budget (`resourceConfig.instructionLeeway`), added to the measured ones. */
+  readonly instructionLeeway?: number;
 }
 
 export type SimOutcome =
@@ -161,7 +163,8 @@ export function simulateInvoke(core: Core, spec: InvokeSpec): SimOutcome {
     const failure = inv.failureOf(e);
     return { ok: false, latestLedger, error: failureText(failure, inv.log), failure, log: inv.log };
   }
-  const res = measure(inv);
+  const measured = measure(inv);
+  const res = { ...measured, instructions: measured.instructions + (spec.instructionLeeway ?? 0) };
   const ro: string[] = [];
   for (const k of inv.reads) if (!inv.writes.has(k)) ro.push(k);
   const lk = (id: string): xdr.LedgerKey => core.ledger.codec.cachedLedgerKey(id, inv.keyVals.get(id));

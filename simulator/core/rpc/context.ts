@@ -7,6 +7,7 @@ import type { Ledger } from '../ledger.ts';
 import type { LedgerXdrMemo } from '../ledger-xdr.ts';
 import type { RpcNetwork } from '../network-types.ts';
 import type { LedgerEvent } from '../records.ts';
+import type { XdrJson } from './xdr-format.ts';
 
 export interface RpcContext {
   readonly net: RpcNetwork;
@@ -19,6 +20,8 @@ export interface RpcContext {
   readonly ledgerXdr: LedgerXdrMemo;
   /** Base64 topics per event (getEvents matches filters against them). */
   readonly topics: WeakMap<LedgerEvent, string[]>;
+  /** `xdrFormat: "json"`: XDR as stellar-xdr's JSON. */
+  readonly json: XdrJson;
 }
 
 /** A method's params: the JSON-RPC `params` object (by name, as stellar-rpc takes them). */

@@ -2,11 +2,15 @@
 import type { Params, RpcContext } from './context.ts';
 import { INVALID_PARAMS, RpcError } from './error.ts';
 import { requiredString } from './params.ts';
-import { transactionXdr } from './tx-xdr.ts';
+import { transactionInfo } from './tx-xdr.ts';
+import { xdrFormatOf } from './xdr-format.ts';
 
-export function getTransaction({ ledger, codec }: RpcContext, p: Params): object {
+export function getTransaction(ctx: RpcContext, p: Params): object {
+  const { ledger } = ctx;
+  const format = xdrFormatOf(p);
+  if (typeof format !== 'string') throw new RpcError(INVALID_PARAMS, format.refused);
   const hash = requiredString(p, 'hash');
-  if (!/^[0-9a-fA-F]{64}$/.test(hash)) throw new RpcError(INVALID_PARAMS, 'unexpected hash length');
+  if (!/^[0-9a-fA-F]{64}$/.test(hash)) throw new RpcError(INVALID_PARAMS, `unexpected hash length (${hash.length})`);
   const l = ledger.tick();
   const base = {
     latestLedger: l.seq,
@@ -16,22 +20,6 @@ export function getTransaction({ ledger, codec }: RpcContext, p: Params): object
   };
   const rec = ledger.txs.get(hash.toLowerCase());
   if (!rec) return { status: 'NOT_FOUND', txHash: hash, ...base };
-  const x = transactionXdr(codec, rec);
-  return {
-    status: rec.status,
-    txHash: rec.hash,
-    ...base,
-    applicationOrder: rec.applicationOrder,
-    feeBump: false,
-    envelopeXdr: x.envelopeXdr,
-    resultXdr: x.resultXdr,
-    resultMetaXdr: x.resultMetaXdr,
-    ...(x.diagnostics.length ? { diagnosticEventsXdr: x.diagnostics.slice() } : {}),
-    events: {
-      transactionEventsXdr: [],
-      contractEventsXdr: Array.from({ length: rec.opCount }, (_, i) => (i === 0 ? x.events.slice() : [])),
-    },
-    ledger: rec.ledger,
-    createdAt: String(rec.createdAt),
-  };
+  const { status, txHash, ...info } = transactionInfo(ctx, rec, format);
+  return { status, txHash, ...base, ...info, createdAt: String(rec.createdAt) };
 }

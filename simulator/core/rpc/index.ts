@@ -13,10 +13,12 @@ import { getLedgerEntries } from './get-ledger-entries.ts';
 import { getLedgers } from './get-ledgers.ts';
 import { getNetwork } from './get-network.ts';
 import { getTransaction } from './get-transaction.ts';
+import { getTransactions } from './get-transactions.ts';
 import { getVersionInfo } from './get-version-info.ts';
 import { paramsObject } from './params.ts';
 import { sendTransaction } from './send-transaction.ts';
 import { simulateTransaction } from './simulate-transaction.ts';
+import { XdrJson } from './xdr-format.ts';
 
 /** Recording-mode simulations kept for sendTransaction (a client submits what it just simulated). */
 const SIMULATIONS_KEPT = 32;
@@ -32,6 +34,7 @@ const METHODS: Readonly<Record<string, RpcMethod>> = {
   simulateTransaction,
   sendTransaction,
   getTransaction,
+  getTransactions,
   getEvents,
   sim_fund: simFund,
   sim_setTime: simSetTime,
@@ -50,6 +53,7 @@ export function createRpcHandler(net: RpcNetwork): (method: string, params?: unk
     simulations: new LRUCache({ max: SIMULATIONS_KEPT }),
     ledgerXdr: new WeakMap(),
     topics: new WeakMap(),
+    json: new XdrJson(),
   };
   return async (method, params) => {
     const fn = Object.hasOwn(METHODS, method) ? METHODS[method] : undefined;
