@@ -4,6 +4,7 @@
 // the simulator leaves out; the invalid inputs the descriptions document are refused with stellar-rpc's codes
 // (stellar/stellar-rpc internal/methods/*.go). Where the description and stellar-rpc's code disagree the code
 // wins: SCHEMA_FIXES lists each such place with its source (docs/chain-abi.md, "stellar-rpc conformance").
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Account, Contract, Keypair, Memo, TransactionBuilder, rpc, xdr } from '@stellar/stellar-sdk';
 import { Ajv } from 'ajv';
@@ -132,6 +133,13 @@ describe('the fixture', () => {
     ]);
   });
 
+  it('docs/chain-abi.md writes down each place where the simulator follows the code, not the description', () => {
+    const doc = readFileSync(new URL('../docs/chain-abi.md', import.meta.url), 'utf8');
+    const section = doc.split(/^## /m).find((x) => x.startsWith('stellar-rpc conformance'))!;
+    for (const [name] of SCHEMA_FIXES) expect(section).toContain(`\`${name}`);
+    for (const field of ['cost', 'restorePreamble', 'friendbotUrl']) expect(section).toContain(`\`${field}\``);
+  });
+
   it('its schemas catch a wrong answer (the check can fail)', () => {
     expect(validators.get('getHealth')!({ status: 'healthy', latestLedger: '7' })).toBe(false);
     expect(validators.get('getTransactions')!({ transactions: [{ ledger: 'x' }] })).toBe(false);
@@ -212,6 +220,25 @@ describe('every method answers as the description says', () => {
     const json = await sim({ xdrFormat: 'json' });
     expect(json.transactionDataJson).toBeDefined();
     expect(json.transactionData).toBeUndefined();
+  });
+});
+
+describe('ledgers are hashed as on the network', () => {
+  it("a ledger's id is the SHA-256 of its LedgerHeader XDR, and the next ledger links to it", async () => {
+    const latest = (await call('getLatestLedger')) as { id: string; headerXdr: string; sequence: number };
+    expect(createHash('sha256').update(Buffer.from(latest.headerXdr, 'base64')).digest('hex')).toBe(latest.id);
+    const page = (await call('getLedgers', { startLedger: sent.ledger - 1, pagination: { limit: 2 } })) as {
+      ledgers: { hash: string; headerXdr: string }[];
+    };
+    const [a, b] = page.ledgers.map((l) => ({
+      hash: l.hash,
+      entry: xdr.LedgerHeaderHistoryEntry.fromXDR(l.headerXdr, 'base64'),
+    }));
+    for (const l of [a!, b!]) {
+      expect(Buffer.from(l.entry.hash.value).toString('hex')).toBe(l.hash);
+      expect(createHash('sha256').update(l.entry.header.toXDR()).digest('hex')).toBe(l.hash);
+    }
+    expect(Buffer.from(b!.entry.header.previousLedgerHash.value).toString('hex')).toBe(a!.hash);
   });
 });
 

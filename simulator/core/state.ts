@@ -87,8 +87,13 @@ export function savedHeader(l: Ledger, oldest = { ledger: l.oldestLedger, closeT
 }
 
 export function loadHeader(l: Ledger, h: SavedHeader): void {
-  const hashes = { hash: Buffer.from(h.hash, 'hex'), prevHash: Buffer.from(h.prevHash, 'hex') };
-  l.resetHeaders({ seq: h.seq, closeTime: h.closeTime, ...hashes });
+  // the header's hash is taken again from its content (`hash` stays in the file for the record)
+  l.resetHeaders({
+    seq: h.seq,
+    closeTime: h.closeTime,
+    prevHash: Buffer.from(h.prevHash, 'hex'),
+    feePool: BigInt(h.feePool),
+  });
   l.timeOffsetMs = h.timeOffsetMs;
   l.feePool = BigInt(h.feePool);
   l.oldestLedger = h.oldestLedger;
