@@ -65,7 +65,7 @@ export function parseProtocol(value: string | number): number {
   }
   return n;
 }
-export { BASE_FEE, BASE_RESERVE, TOTAL_COINS } from './ledger-header.ts';
+export { BASE_FEE, BASE_RESERVE } from './ledger-header.ts';
 
 export interface LedgerHeaderRec {
   readonly seq: number;
