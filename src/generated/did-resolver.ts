@@ -925,6 +925,18 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description A query parameter the operation does not declare. */
+        QueryBadRequest: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The DID in the path is invalid. */
         DidBadRequest: {
             headers: {
@@ -1099,6 +1111,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            400: components["responses"]["QueryBadRequest"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -1257,6 +1270,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["QueryBadRequest"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
