@@ -5,8 +5,9 @@
 //
 // 1. Routing as the services route (docs/vault-api.md "HEAD and methods"): a path of the spec without
 //    parameters owns its URL (`/contracts/vault/list-vc-ids` is not `/contracts/vault/{owner}`), and a
-//    template only a URL whose parameters fit their patterns; a method the path does not declare is 405,
-//    OPTIONS 404; HEAD where the path declares GET is answered as GET without a body (RFC 9110 §9.3.2).
+//    template only a URL whose parameters fit their patterns; a method the path does not declare is 405 with
+//    `Allow`; OPTIONS there is 204 with `Allow`; HEAD where the path declares GET is answered as GET without
+//    a body (RFC 9110 §9.3.2).
 // 2. A query parameter the operation does not declare → its 400, where the operation has a 400 answer: the
 //    services' request validation refuses it (`/ready` and `/metrics` are answered before validation and
 //    declare no 400); Prism ignores undeclared parameters.
@@ -140,8 +141,15 @@ function nesting(text: string, stop: number): number {
 
 /** A decision of the front: answer with a spec example, or forward (possibly changed). */
 type Decision =
-  | { kind: 'answer'; status: number; op?: FrontOperation; preferred?: string }
+  | { kind: 'answer'; status: number; op?: FrontOperation; preferred?: string; allow?: string }
   | { kind: 'forward'; method: string; body: Buffer; headers: http.OutgoingHttpHeaders; headOnly: boolean };
+
+/** `Allow` of a path: its methods as the spec lists them, HEAD after GET, then OPTIONS. */
+function allowOf(own: readonly FrontOperation[]): string {
+  const methods = own.map((o) => o.method.toUpperCase()).filter((m) => m !== 'OPTIONS');
+  if (methods.includes('GET') && !methods.includes('HEAD')) methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
+  return [...methods, 'OPTIONS'].join(', ');
+}
 
 /** Whether `path` is the operation's path: it matches the template and every parameter fits its pattern. */
 function fits(op: FrontOperation, path: string): boolean {
@@ -183,7 +191,7 @@ function decide(ops: FrontOperation[], req: http.IncomingMessage, raw: Buffer): 
     (own.length > 0 ? own : ops.filter((o) => o.template.test(url.pathname))).some((o) => o.method === m);
   const asGet = method === 'head' && !declares('head') && declares('get');
   const op = own.find((o) => o.method === (asGet ? 'get' : method));
-  if (own.length > 0 && !op) return { kind: 'answer', status: method === 'options' ? 404 : 405 };
+  if (own.length > 0 && !op) return { kind: 'answer', status: method === 'options' ? 204 : 405, allow: allowOf(own) };
   // A URL that only looks like a template (its parameters do not fit) is no path of the spec for another method.
   const looks = ops.filter((o) => o.template.test(url.pathname));
   if (own.length === 0 && looks.length > 0 && !looks.some((o) => o.method === (asGet ? 'get' : method)))
@@ -259,10 +267,16 @@ export function createMockFront(spec: Json, upstream: string): http.Server {
       const decision = decide(ops, req, Buffer.concat(chunks));
       if (decision.kind === 'answer') {
         const method = (req.method ?? 'GET').toLowerCase();
+        const allow = decision.allow ? { allow: decision.allow } : {};
+        if (decision.status === 204) {
+          res.writeHead(204, allow);
+          res.end();
+          return;
+        }
         const ex = decision.op?.example(decision.status, decision.preferred);
         const path = new URL(req.url ?? '/', 'http://mock').pathname;
         const body = ex?.body ?? problem(decision.status, method, path);
-        res.writeHead(decision.status, { 'content-type': ex?.type ?? 'application/problem+json' });
+        res.writeHead(decision.status, { 'content-type': ex?.type ?? 'application/problem+json', ...allow });
         res.end(method === 'head' ? undefined : JSON.stringify(body));
         return;
       }
