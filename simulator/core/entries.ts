@@ -145,6 +145,8 @@ export class SimCodec extends SimKeys {
   private readonly scValKeys = new WeakMap<xdr.ScVal, string>();
   private readonly keyIds = new WeakMap<xdr.LedgerKey, string>();
   private readonly ledgerKeys: LRUCache<string, xdr.LedgerKey>;
+  /** The asset of each Stellar Asset Contract instance (sac.ts; fixed at the SAC's deployment). */
+  readonly sacAssets = lru<{ readonly code: string; readonly issuer?: string }>(10_000);
   /** Transaction hashes per transaction object, with the network id they were taken under (check.ts txHash). */
   readonly txHashes = new WeakMap<xdr.Transaction, { readonly id: Buffer; readonly hash: Buffer }>();
 
