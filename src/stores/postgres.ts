@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { PoolClient } from 'pg';
 import type { KeyChangeFeed, KeyChangeSink, OpenKeyChangeFeed } from './key-cache.ts';
-import { createSqlStores, runMigrations, type SqlDriver, type SqlExecutor } from './sql.ts';
+import { createSqlStores, runMigrations, type SqlDriver, type SqlExecutor, type SqlStores } from './sql.ts';
 import { StoreUnavailableError, type IdempotencyStore, type KeyStore, type StoreName } from './types.ts';
 import type { Clock } from '../domain.ts';
 
@@ -43,6 +43,8 @@ export interface PostgresStores {
   migrate(): Promise<void>;
   /** The changes of the keys committed by any instance (LISTEN/NOTIFY), for a key cache (./key-cache.ts). */
   keyChanges: OpenKeyChangeFeed;
+  /** One statement, migrations first, outages as StoreUnavailableError (the registrar's jobs, the DID index). */
+  query: SqlStores['query'];
   health(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -157,6 +159,7 @@ export function createPostgresStores(options: PostgresStoresOptions): PostgresSt
     keys: { ...stores.keys, close },
     idempotency: { ...stores.idempotency, close },
     keyChanges,
+    query: stores.query,
     migrate: () => migrate().catch((err: unknown) => Promise.reject(toOutage('keys', err))),
     health: stores.health,
     close,
