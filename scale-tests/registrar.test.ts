@@ -9,15 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Keypair } from '@stellar/stellar-sdk';
 import { afterAll, describe, expect, it } from 'vitest';
 import { encodeMultikey } from '../src/did/index.ts';
-import {
-  eventually,
-  request,
-  sharedBackends,
-  show,
-  startTestChain,
-  tempDataDir,
-  type Answer,
-} from './harness.ts';
+import { eventually, request, sharedBackends, show, startTestChain, tempDataDir, type Answer } from './harness.ts';
 
 const BIN = path.join(fileURLToPath(new URL('../', import.meta.url)), 'bin', 'credential-vault.js');
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -66,7 +58,11 @@ async function startProduct(args: string[], patterns: Record<string, RegExp>): P
       reject(new Error(`exited with ${code}:\n${out}`));
     });
   });
-  const health = await eventually(() => request(urls.resolver!, '/health'), (a) => a.status === 200, 30_000);
+  const health = await eventually(
+    () => request(urls.resolver!, '/health'),
+    (a) => a.status === 200,
+    30_000,
+  );
   if (health.status !== 200) throw new Error(`/health: ${show(health)}`);
   return { urls, stop };
 }
@@ -75,7 +71,9 @@ const RESOLVER = /DID resolver\s+(http:\/\/127\.0\.0\.1:\d+)/;
 const SIMULATOR = /chain simulator\s+(http:\/\/127\.0\.0\.1:\d+)/;
 
 const docOf = (auth: Keypair) => ({
-  verificationMethod: [{ id: '#auth-1', type: 'Multikey', publicKeyMultibase: encodeMultikey('Ed25519', auth.rawPublicKey()) }],
+  verificationMethod: [
+    { id: '#auth-1', type: 'Multikey', publicKeyMultibase: encodeMultikey('Ed25519', auth.rawPublicKey()) },
+  ],
   authentication: ['#auth-1'],
 });
 
@@ -108,8 +106,23 @@ describe('the registrar through `credential-vault start`', () => {
     const data = await tempDataDir();
     cleanups.push(data.remove);
     const product = await startProduct(
-      ['start', '--host', '127.0.0.1', '--ledger-close-ms', '1000', '--data-dir', data.dir, '--simulator-port', '0',
-        '--testnet-port', '0', '--mainnet-port', '0', '--resolver-port', '0'],
+      [
+        'start',
+        '--host',
+        '127.0.0.1',
+        '--ledger-close-ms',
+        '1000',
+        '--data-dir',
+        data.dir,
+        '--simulator-port',
+        '0',
+        '--testnet-port',
+        '0',
+        '--mainnet-port',
+        '0',
+        '--resolver-port',
+        '0',
+      ],
       { resolver: RESOLVER, simulator: SIMULATOR },
     );
     const base = product.urls.resolver!;
@@ -136,12 +149,16 @@ describe('the registrar through `credential-vault start`', () => {
     expect(updated.last.status, show(updated.last)).toBe(200);
     expect(updated.last.body.didDocumentMetadata.versionId).toBe('2');
 
-    const deactivateAction = await request(base, '/1.0/deactivate', { body: { did, options: { clientSecretMode: true } } });
+    const deactivateAction = await request(base, '/1.0/deactivate', {
+      body: { did, options: { clientSecretMode: true } },
+    });
     const deactivated = await signAndFinish(base, base, '/1.0/deactivate', deactivateAction, controller);
     expect(deactivated.last.status, show(deactivated.last)).toBe(200);
     expect((await request(base, `/1.0/identifiers/${did}`)).status).toBe(410);
     const mine = await request(base, `/v1/dids/stellar?controller=${controller.publicKey()}&status=all`);
-    expect(mine.body.dids.map((d: { did: string }) => [d.did, d.deactivated])).toEqual([[did, true]]);
+    expect(mine.body.dids.map((d: { did: string; deactivated: boolean }) => [d.did, d.deactivated])).toEqual([
+      [did, true],
+    ]);
     await product.stop();
   }, 120_000);
 });
@@ -156,8 +173,22 @@ describe('two resolver instances over one PostgreSQL', () => {
       const data = await tempDataDir();
       cleanups.push(data.remove);
       return startProduct(
-        ['resolver', '--host', '127.0.0.1', '--resolver-port', '0', '--resolver-networks', 'testnet', ...chain.flags(),
-          '--database-url', backends.databaseUrl(), '--redis-url', backends.redisUrl(), '--data-dir', data.dir],
+        [
+          'resolver',
+          '--host',
+          '127.0.0.1',
+          '--resolver-port',
+          '0',
+          '--resolver-networks',
+          'testnet',
+          ...chain.flags(),
+          '--database-url',
+          backends.databaseUrl(),
+          '--redis-url',
+          backends.redisUrl(),
+          '--data-dir',
+          data.dir,
+        ],
         { resolver: RESOLVER },
       );
     };
@@ -166,7 +197,10 @@ describe('two resolver instances over one PostgreSQL', () => {
     const [A, B] = [a.urls.resolver!, b.urls.resolver!];
     const controller = chain.fund();
     const dids: string[] = [];
-    for (const [start, finishAt] of [[A, B], [B, A]] as const) {
+    for (const [start, finishAt] of [
+      [A, B],
+      [B, A],
+    ] as const) {
       const action = await request(start, '/1.0/create?method=ledger', {
         body: { options: { clientSecretMode: true }, didDocument: docOf(controller) },
       });

@@ -128,7 +128,9 @@ export function sqlDidIndex(query: Query): DidIndexStore {
         [network],
       );
       const r = rows[0];
-      return r ? { fromLedger: Number(r.from_ledger), toLedger: Number(r.to_ledger), eventCursor: r.event_cursor } : undefined;
+      return r
+        ? { fromLedger: Number(r.from_ledger), toLedger: Number(r.to_ledger), eventCursor: r.event_cursor }
+        : undefined;
     },
     async advance(network, p, opts) {
       await query(

@@ -84,7 +84,10 @@ async function firstPage(net: ServedNetwork) {
   } catch (err) {
     const oldest = oldestLedgerOf(err);
     if (oldest === undefined) throw err;
-    return { start: oldest, page: await readRegistryEvents(net.chain.client, net.registryId, { ledger: oldest }, PAGE) };
+    return {
+      start: oldest,
+      page: await readRegistryEvents(net.chain.client, net.registryId, { ledger: oldest }, PAGE),
+    };
   }
 }
 

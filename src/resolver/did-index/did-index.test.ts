@@ -101,7 +101,11 @@ describe('GET /v1/dids/stellar?controller=', () => {
     // An index whose window starts after the registration: it learns of the DID only by resolution.
     const index = memoryDidIndex();
     const latest = await h.latestLedger();
-    await index.advance('testnet', { fromLedger: latest, toLedger: latest, eventCursor: `${(BigInt(latest) << 32n) | 0xfffffn}`.padStart(19, '0') + '-2147483647' });
+    await index.advance('testnet', {
+      fromLedger: latest,
+      toLedger: latest,
+      eventCursor: `${(BigInt(latest) << 32n) | 0xfffffn}`.padStart(19, '0') + '-2147483647',
+    });
     const app = await h.startApp({ didIndex: index });
     const first = await getJson(app.url, `/v1/dids/stellar?controller=${carol.publicKey()}`);
     expect(first.body.dids).toEqual([]);

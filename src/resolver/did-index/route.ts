@@ -22,7 +22,8 @@ export interface DidIndexRoutes {
 }
 
 function unavailable(err: unknown): never {
-  if (err instanceof StoreUnavailableError) throw ResolverErrors.indexUnavailable(`the DID index store is unreachable: ${err.message}`);
+  if (err instanceof StoreUnavailableError)
+    throw ResolverErrors.indexUnavailable(`the DID index store is unreachable: ${err.message}`);
   throw err;
 }
 
@@ -81,7 +82,11 @@ export function didIndexRoutes(ctx: RouteContext, store: DidIndexStore = memoryD
   const catchUpAll = async () => {
     await Promise.all(
       [...catchUps.entries()].map(([network, c]) =>
-        c.run().catch((err: unknown) => ctx.deps.log?.({ event: 'did_index_catch_up_failed', network, message: String(err) })),
+        c
+          .run()
+          .catch((err: unknown) =>
+            ctx.deps.log?.({ event: 'did_index_catch_up_failed', network, message: String(err) }),
+          ),
       ),
     );
   };

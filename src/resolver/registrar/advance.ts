@@ -50,12 +50,15 @@ function signatureOf(job: RegistrarJob, secret: Signing): Buffer | { reason: str
   const responses = secret?.signingResponse;
   if (responses === undefined || responses === null) return undefined;
   const response = (responses as Record<string, { signature?: unknown } | undefined>)[SIGNING_REQUEST_ID];
-  if (typeof response?.signature !== 'string') return { reason: `secret.signingResponse.${SIGNING_REQUEST_ID}.signature is missing` };
+  if (typeof response?.signature !== 'string')
+    return { reason: `secret.signingResponse.${SIGNING_REQUEST_ID}.signature is missing` };
   const sig = Buffer.from(response.signature, 'base64');
   if (sig.length !== 64) return { reason: 'the signature must be 64 bytes of base64 (Ed25519)' };
   const key = Keypair.fromPublicKey(job.controller);
   if (!key.verify(Buffer.from(job.hash, 'hex'), sig))
-    return { reason: `the signature is not ${job.controller}'s signature of the payload (transaction hash ${job.hash})` };
+    return {
+      reason: `the signature is not ${job.controller}'s signature of the payload (transaction hash ${job.hash})`,
+    };
   return sig;
 }
 
@@ -82,7 +85,7 @@ function submitInBackground(ctx: RouteContext, deps: AdvanceDeps, job: Registrar
   const parsed = parsedOf(job);
   const expect = (inv: Invocation) => {
     if (inv.contractId !== net.registryId || inv.fn !== FUNCTIONS[job.operation])
-      throw new ChainError('tx_invalid', 400, 'the signed transaction is not the job\'s');
+      throw new ChainError('tx_invalid', 400, "the signed transaction is not the job's");
   };
   const run = (async () => {
     let outcome: Pick<RegistrarJob, 'phase' | 'error' | 'reason'>;
@@ -106,7 +109,7 @@ function submitInBackground(ctx: RouteContext, deps: AdvanceDeps, job: Registrar
 }
 
 /** The finished answer: the DID's document and metadata as resolution answers them now. */
-async function finished(ctx: RouteContext, job: RegistrarJob, net: ServedNetwork): Promise<Answer> {
+async function finished(job: RegistrarJob, net: ServedNetwork): Promise<Answer> {
   const parsed = parsedOf(job);
   const entry = await readEntry(net, parsed);
   if (!entry) return { status: 400, state: failedState('did_not_found', `${job.did} is not on the ledger`, job) };
@@ -157,12 +160,18 @@ export async function answer(
   justSent = false,
 ): Promise<Answer> {
   const net = ctx.served.get(job.network);
-  if (!net) return { status: 400, state: failedState('invalid_request', `this registrar no longer serves ${job.network}`, job) };
+  if (!net)
+    return {
+      status: 400,
+      state: failedState('invalid_request', `this registrar no longer serves ${job.network}`, job),
+    };
   switch (job.phase) {
     case 'action': {
       if (ctx.deps.now() > job.expiresAt) {
         const reason = `job ${job.jobId} expired at ${new Date(job.expiresAt).toISOString()} before it was signed; start again`;
-        await settle(deps, job.jobId, (j) => (j.phase === 'action' ? { ...j, phase: 'failed', error: 'job_expired', reason } : undefined));
+        await settle(deps, job.jobId, (j) =>
+          j.phase === 'action' ? { ...j, phase: 'failed', error: 'job_expired', reason } : undefined,
+        );
         return { status: 400, state: failedState('job_expired', reason, job) };
       }
       return signAndSend(ctx, deps, job, secret);
@@ -180,7 +189,7 @@ export async function answer(
       return { status: 200, state: waitState(job) };
     }
     case 'finished':
-      return finished(ctx, job, net);
+      return finished(job, net);
     case 'failed':
       return { status: 400, state: failedState(job.error ?? 'internal_error', job.reason ?? 'the job failed', job) };
   }
@@ -190,14 +199,15 @@ export async function answer(
 export async function continueJob(
   ctx: RouteContext,
   deps: AdvanceDeps,
-  operation: RegistrarOperation,
-  jobId: string,
+  { operation, jobId, did }: { operation: RegistrarOperation; jobId: string; did?: unknown },
   secret: Signing,
 ): Promise<Answer> {
   const read = await deps.store.get<RegistrarJob>(jobId);
   if (!read) throw new RegistrarFailure('job_not_found', `no job ${jobId} (unknown, or purged a day after it expired)`);
   if (read.job.operation !== operation)
     throw new RegistrarFailure('invalid_request', `job ${jobId} is a ${read.job.operation}, not a ${operation}`);
+  // Later calls may repeat the DID (the Universal Registrar's UpdateRequest requires it): it must be the job's.
+  if (did !== undefined && did !== read.job.did)
+    throw new RegistrarFailure('invalid_request', `job ${jobId} is for ${read.job.did}, not ${String(did)}`);
   return answer(ctx, deps, read.job, secret);
 }
-

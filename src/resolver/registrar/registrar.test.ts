@@ -72,7 +72,11 @@ describe('create, update, deactivate', () => {
     expect((await h.get(`/1.0/identifiers/${ds.did}`)).status).toBe(200);
 
     const auth2 = Keypair.random();
-    const service = { id: '#service-inbox', type: 'DIDCommMessaging', serviceEndpoint: 'https://issuer.example.org/inbox' };
+    const service = {
+      id: '#service-inbox',
+      type: 'DIDCommMessaging',
+      serviceEndpoint: 'https://issuer.example.org/inbox',
+    };
     const updateAction = await h.post('/1.0/update', {
       did: ds.did,
       options: { clientSecretMode: true },
@@ -136,15 +140,17 @@ describe('who may advance a job', () => {
     const jobs = memoryRegistrarJobs();
     const a = await h.startApp({ registrarJobs: jobs });
     const b = await h.startApp({ registrarJobs: jobs });
-    const postTo = (base: string): Post => async (path, body) => {
-      const r = await fetch(base + path, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      const text = await r.text();
-      return { status: r.status, headers: r.headers, text, body: JSON.parse(text) };
-    };
+    const postTo =
+      (base: string): Post =>
+      async (path, body) => {
+        const r = await fetch(base + path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        const text = await r.text();
+        return { status: r.status, headers: r.headers, text, body: JSON.parse(text) };
+      };
     const controller = await h.account();
     const action = await postTo(a.url)('/1.0/create?method=ledger', {
       options: { clientSecretMode: true, controller: controller.publicKey() },
@@ -183,14 +189,20 @@ describe('refusals', () => {
     {
       name: 'alsoKnownAs',
       path: '/1.0/create?method=ledger',
-      body: (c) => ({ options: { clientSecretMode: true }, didDocument: docOf(c, { alsoKnownAs: ['https://x.example'] }) }),
+      body: (c) => ({
+        options: { clientSecretMode: true },
+        didDocument: docOf(c, { alsoKnownAs: ['https://x.example'] }),
+      }),
       error: 'did_document_unsupported',
       reason: /didDocument\.alsoKnownAs/,
     },
     {
       name: 'capabilityInvocation',
       path: '/1.0/create?method=ledger',
-      body: (c) => ({ options: { clientSecretMode: true }, didDocument: docOf(c, { capabilityInvocation: ['#auth-1'] }) }),
+      body: (c) => ({
+        options: { clientSecretMode: true },
+        didDocument: docOf(c, { capabilityInvocation: ['#auth-1'] }),
+      }),
       error: 'did_document_unsupported',
       reason: /didDocument\.capabilityInvocation/,
     },
@@ -212,7 +224,9 @@ describe('refusals', () => {
       path: '/1.0/create?method=ledger',
       body: (c) => ({
         options: { clientSecretMode: true },
-        didDocument: docOf(c, { service: [{ id: '#service-a', type: 'X', serviceEndpoint: { uri: 'https://a.example' } }] }),
+        didDocument: docOf(c, {
+          service: [{ id: '#service-a', type: 'X', serviceEndpoint: { uri: 'https://a.example' } }],
+        }),
       }),
       error: 'did_document_unsupported',
       reason: /service\[0\]\.serviceEndpoint/,
@@ -220,7 +234,10 @@ describe('refusals', () => {
     {
       name: 'a record rule',
       path: '/1.0/create?method=ledger',
-      body: (c) => ({ options: { clientSecretMode: true, controller: c.publicKey() }, didDocument: { authentication: [] } }),
+      body: (c) => ({
+        options: { clientSecretMode: true, controller: c.publicKey() },
+        didDocument: { authentication: [] },
+      }),
       error: 'key_count_invalid',
       reason: /authentication/,
     },

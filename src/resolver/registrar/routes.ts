@@ -21,7 +21,12 @@ export interface RegistrarOptions {
   leaseMs?: number;
 }
 
-type Body = RegistrarRequest & { jobId?: unknown; did?: unknown; didDocument?: unknown; didDocumentOperation?: unknown };
+type Body = RegistrarRequest & {
+  jobId?: unknown;
+  did?: unknown;
+  didDocument?: unknown;
+  didDocumentOperation?: unknown;
+};
 
 function send(res: OperationResponse<RegistrarOp>, a: Answer): void {
   res.status(a.status).json(a.state);
@@ -40,9 +45,13 @@ export function registrarRoutes(ctx: RouteContext, options: RegistrarOptions = {
     start: () => Promise<RegistrarJob>,
   ) => {
     try {
-      if (typeof body.jobId === 'string') return send(res, await continueJob(ctx, deps, operation, body.jobId, body.secret));
+      if (typeof body.jobId === 'string')
+        return send(res, await continueJob(ctx, deps, { operation, jobId: body.jobId, did: body.did }, body.secret));
       if (body.secret?.signingResponse !== undefined)
-        throw new RegistrarFailure('invalid_request', 'a signing response needs the jobId of the job that asked for it');
+        throw new RegistrarFailure(
+          'invalid_request',
+          'a signing response needs the jobId of the job that asked for it',
+        );
       send(res, await answer(ctx, deps, await start(), undefined));
     } catch (err) {
       if (!(err instanceof RegistrarFailure)) throw err;

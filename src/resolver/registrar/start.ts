@@ -52,7 +52,8 @@ export function checkSecretMode(body: RegistrarRequest): Json {
   if (options.storeSecrets === true || options.returnSecrets === true)
     throw new RegistrarFailure('secret_mode_unsupported', 'storeSecrets and returnSecrets need internal secret mode');
   for (const k of Object.keys(options))
-    if (!OPTIONS.has(k)) throw new RegistrarFailure('did_document_unsupported', `options.${k} is not an option of did:ledger`);
+    if (!OPTIONS.has(k))
+      throw new RegistrarFailure('did_document_unsupported', `options.${k} is not an option of did:ledger`);
   const secret = body.secret ?? {};
   for (const k of Object.keys(secret))
     if (k !== 'signingResponse')
@@ -112,14 +113,15 @@ async function prepared(net: ServedNetwork, build: () => Promise<PreparedTransac
       return rethrowChain(err, net);
     } catch (mapped) {
       // An answer about the request (the DID exists, a contract rule) is a failed state; an outage is not.
-      if (mapped instanceof ResolverError && mapped.status < 500) throw new RegistrarFailure(mapped.code, mapped.message);
+      if (mapped instanceof ResolverError && mapped.status < 500)
+        throw new RegistrarFailure(mapped.code, mapped.message);
       throw mapped;
     }
   }
 }
 
 /** The record's current state, for update and deactivate: registered and active. */
-async function current(ctx: RouteContext, net: ServedNetwork, parsed: ParsedDid) {
+async function current(net: ServedNetwork, parsed: ParsedDid) {
   try {
     return await currentRecord(net, parsed);
   } catch (err) {
@@ -167,13 +169,17 @@ export async function startCreate(
 ): Promise<RegistrarJob> {
   const options = checkSecretMode(body);
   const network = (optionalString(options, 'network') ?? 'testnet') as Network;
-  if (!NETWORKS.includes(network)) throw new RegistrarFailure('invalid_request', 'options.network must be testnet or mainnet');
+  if (!NETWORKS.includes(network))
+    throw new RegistrarFailure('invalid_request', 'options.network must be testnet or mainnet');
   const net = servedNetwork(ctx, network);
   if (body.didDocument === undefined) throw new RegistrarFailure('invalid_request', 'didDocument is required');
   const givenId = isObject(body.didDocument) ? body.didDocument.id : undefined;
   const parsed = givenId === undefined ? generateDid({ network }) : parsedDid(givenId);
   if (parsed.network !== network)
-    throw new RegistrarFailure('did_invalid', `didDocument.id is a ${parsed.network} DID, options.network is ${network}`);
+    throw new RegistrarFailure(
+      'did_invalid',
+      `didDocument.id is a ${parsed.network} DID, options.network is ${network}`,
+    );
   const controller = optionalString(options, 'controller') ?? accountOfFirstKey(body.didDocument);
   if (controller === undefined || !StrKey.isValidEd25519PublicKey(controller))
     throw new RegistrarFailure(
@@ -202,20 +208,27 @@ export async function startUpdate(
   const parsed = parsedDid(body.did);
   const net = servedNetwork(ctx, parsed.network);
   if (options.controller !== undefined)
-    throw new RegistrarFailure('did_document_unsupported', 'options.controller: update keeps the controller (transfer rotates it)');
+    throw new RegistrarFailure(
+      'did_document_unsupported',
+      'options.controller: update keeps the controller (transfer rotates it)',
+    );
   const ops = body.didDocumentOperation ?? ['setDidDocument'];
   if (!Array.isArray(ops) || ops.length !== 1 || ops[0] !== 'setDidDocument')
-    throw new RegistrarFailure('did_document_unsupported', 'didDocumentOperation: did:ledger updates by setDidDocument only');
+    throw new RegistrarFailure(
+      'did_document_unsupported',
+      'didDocumentOperation: did:ledger updates by setDidDocument only',
+    );
   const docs = body.didDocument;
   if (!Array.isArray(docs) || docs.length !== 1)
     throw new RegistrarFailure('invalid_request', 'didDocument must hold the one new document of setDidDocument');
-  const now = await current(ctx, net, parsed);
+  const now = await current(net, parsed);
   const record = mapDocument({
     did: parsed.did,
     controller: now.controller,
     document: docs[0],
     metadataUri: optionalString(options, 'metadataUri') ?? now.metadataUri,
-    metadataHash: optionalString(options, 'metadataHash') ?? (options.metadataUri === undefined ? now.metadataHash : undefined),
+    metadataHash:
+      optionalString(options, 'metadataHash') ?? (options.metadataUri === undefined ? now.metadataHash : undefined),
   });
   checkRules(record);
   const tx = await prepared(net, () =>
@@ -236,12 +249,17 @@ export async function startDeactivate(
 ): Promise<RegistrarJob> {
   const options = checkSecretMode(body);
   for (const k of ['controller', 'metadataUri', 'metadataHash'])
-    if (options[k] !== undefined) throw new RegistrarFailure('did_document_unsupported', `options.${k}: deactivate takes none`);
+    if (options[k] !== undefined)
+      throw new RegistrarFailure('did_document_unsupported', `options.${k}: deactivate takes none`);
   const parsed = parsedDid(body.did);
   const net = servedNetwork(ctx, parsed.network);
-  const now = await current(ctx, net, parsed);
+  const now = await current(net, parsed);
   const tx = await prepared(net, () =>
-    net.chain.registry.deactivate({ source: now.controller, didId: didIdToBytes(parsed.didId), expectedVersion: now.version }),
+    net.chain.registry.deactivate({
+      source: now.controller,
+      didId: didIdToBytes(parsed.didId),
+      expectedVersion: now.version,
+    }),
   );
   return storeJob(ctx, deps, { operation: 'deactivate', net, did: parsed.did, controller: now.controller, tx });
 }
