@@ -89,7 +89,7 @@ describe('no hand-written next loop', () => {
         };
       }`;
     expect(handWrittenNextLoops('sample.ts', sample)).toEqual([
-      'sample.ts:8 step: hands itself on as a middleware\'s next (a hand-written next loop)',
+      "sample.ts:8 step: hands itself on as a middleware's next (a hand-written next loop)",
     ]);
   });
 
