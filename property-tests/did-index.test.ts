@@ -104,7 +104,7 @@ async function apply(c: Command): Promise<void> {
     await write(`${base}/deactivate`, { expectedVersion: m.version }, owner);
     m.version++;
     m.deactivated = true;
-  } else {
+  } else if (c.kind === 'transfer') {
     await write(`${base}/transfer`, { expectedVersion: m.version, newController: wallets[c.to]!.publicKey() }, owner);
     m.version++;
     m.controller = c.to;
