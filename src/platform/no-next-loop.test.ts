@@ -42,7 +42,7 @@ function selfName(fn: ts.FunctionLikeDeclaration): string | undefined {
 }
 
 /** What breaks the rule in `text`: one line per function, `file:line name: why`. */
-export function handWrittenNextLoops(file: string, text: string): string[] {
+function handWrittenNextLoops(file: string, text: string): string[] {
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const found: string[] = [];
   const at = (n: ts.Node) => `${file}:${sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1}`;
