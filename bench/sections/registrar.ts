@@ -5,19 +5,22 @@
 // → ask again until `finished`), against the real resolver and the chain simulator over JSON-RPC.
 import { Keypair } from '@stellar/stellar-sdk';
 import { encodeMultikey } from '../../src/did/index.ts';
+import type { components } from '../../src/generated/did-resolver.ts';
 import { measureHttp, type HttpResult } from '../lib/http-load.ts';
 import { fmtInt, table } from '../lib/markdown.ts';
 import { attempt, wanted, type Outcome, type SectionContext, type SectionResult } from '../lib/section.ts';
 import { ms, sleep, timedAsync, type Rate } from '../lib/stats.ts';
 import { raisedLimitsNote } from '../lib/stack.ts';
 
-async function post(url: string, body: unknown): Promise<{ status: number; body: any }> {
+type RegistrarState = components['schemas']['RegistrarState'];
+
+async function post(url: string, body: unknown): Promise<{ status: number; body: RegistrarState }> {
   const r = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
-  return { status: r.status, body: await r.json() };
+  return { status: r.status, body: (await r.json()) as RegistrarState };
 }
 
 /** One whole create; true when it finished. */
@@ -38,9 +41,11 @@ async function createOnce(base: string, controller: Keypair): Promise<boolean> {
     didDocument,
   });
   if (action.body?.didState?.state !== 'action') return false;
-  const payload = Buffer.from(action.body.didState.signingRequest.signingRequest1.serializedPayload, 'base64');
+  const request = action.body.didState.signingRequest?.signingRequest1;
+  if (!request) return false;
+  const payload = Buffer.from(request.serializedPayload, 'base64');
   const signature = Buffer.from(controller.sign(payload)).toString('base64');
-  const jobId = action.body.jobId as string;
+  const jobId = action.body.jobId;
   let state = await post(url, { jobId, secret: { signingResponse: { signingRequest1: { signature, alg: 'EdDSA' } } } });
   while (state.body?.didState?.state === 'wait') {
     await sleep(5);
