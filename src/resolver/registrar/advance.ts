@@ -68,12 +68,12 @@ const parsedOf = (job: RegistrarJob): ParsedDid => {
   return p.value;
 };
 
-/** Writes `next` over the job unless another writer moved it first; the job as it then stands. */
-async function settle(deps: AdvanceDeps, jobId: string, next: (job: RegistrarJob) => RegistrarJob | undefined) {
+/** Writes `change`'s job over the job unless another writer moved it first; the job as it then stands. */
+async function settle(deps: AdvanceDeps, jobId: string, change: (job: RegistrarJob) => RegistrarJob | undefined) {
   for (let attempt = 0; attempt < 5; attempt++) {
     const read = await deps.store.get<RegistrarJob>(jobId);
     if (!read) return undefined;
-    const changed = next(read.job);
+    const changed = change(read.job);
     if (!changed) return read.job;
     if (await deps.store.replace(changed, read.revision)) return changed;
   }
