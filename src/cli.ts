@@ -20,8 +20,9 @@ const DID_USAGE = `did new [--network testnet|mainnet]
               [--secret-file FILE]
               creates a DID through the resolver's Universal Registrar (client-managed secret mode): the key
               in FILE or CV_SECRET_KEY controls it and signs here; prints the final state as JSON`;
-const VC_USAGE = `vc sign --verification-method DID#assert-N [--secret-file FILE] [--created ISO] [--json-string] [JSON]
-              signs a credential (argument or standard input) as its issuer, Data Integrity eddsa-jcs-2022,
+const VC_USAGE = `vc sign --verification-method DID#assert-N [--secret-file FILE] [--created ISO] [--cryptosuite eddsa-jcs-2022|eddsa-rdfc-2022] [--json-string] [JSON]
+              signs a credential (argument or standard input) as its issuer, Data Integrity eddsa-jcs-2022
+              (default) or eddsa-rdfc-2022,
               with the secret in FILE or CV_SECRET_KEY; prints it with its proof (--json-string: as a JSON
               string, as an issue request's vcData takes it)`;
 const ACCOUNT_USAGE = `account new --secret-file FILE
