@@ -398,6 +398,9 @@ async function startResolver(
     ),
     // Proof-of-control nonces shared across instances when Redis is configured (else per process).
     ...(stores.nonces ? { nonceStore: stores.nonces } : {}),
+    // Registrar jobs and the reverse lookup in the records backend: every instance sees every job.
+    registrarJobs: stores.registrarJobs,
+    didIndex: stores.didIndex,
     cache: instrumentCache(stores.cache, resolverMetrics, 'did_resolution'),
     rateLimiter: stores.rateLimiter,
     limits: {
