@@ -42,7 +42,7 @@ function selfName(fn: ts.FunctionLikeDeclaration): string | undefined {
 }
 
 /** What breaks the rule in `text`: one line per function, `file:line name: why`. */
-export function handWrittenNextLoops(file: string, text: string): string[] {
+function handWrittenNextLoops(file: string, text: string): string[] {
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const found: string[] = [];
   const at = (n: ts.Node) => `${file}:${sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1}`;
@@ -89,7 +89,7 @@ describe('no hand-written next loop', () => {
         };
       }`;
     expect(handWrittenNextLoops('sample.ts', sample)).toEqual([
-      'sample.ts:8 step: hands itself on as a middleware\'s next (a hand-written next loop)',
+      "sample.ts:8 step: hands itself on as a middleware's next (a hand-written next loop)",
     ]);
   });
 
