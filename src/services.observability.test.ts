@@ -480,7 +480,7 @@ describe('request log', () => {
 
 /**
  * `/ready` of a stack just started in this process, asked until no check ran out of its time. Such a stack
- * makes its validators in the background (src/platform/validator.ts warmRoutes) while the simulator, the proxy
+ * makes its validators in the background (the `warm` option of createServiceApp, src/platform/app.ts) while the simulator, the proxy
  * and the first stack share the same event loop: on a loaded machine its first answers can report every check
  * down with `timeout`, which says the process was busy, not which dependency is down. Every answer, those
  * included, must pass `each`. Stops asking once the test is over (timed out), so that it does not load later tests.

@@ -1027,7 +1027,7 @@ export interface components {
          *         | `signature_invalid` | 401 | proof of control: no authentication key of the DID verifies the signature (or it is not 64 bytes of base64url) |
          *         | `did_not_found` | 404 | the DID is not registered |
          *         | `not_found` | 404 | no such route |
-         *         | `method_not_allowed` | 405 | the path exists but not with this method; `Allow` names its methods (`HEAD` wherever `GET` is; `OPTIONS` is `not_found`) |
+         *         | `method_not_allowed` | 405 | the path exists but not with this method; `Allow` names its methods (`HEAD` wherever `GET` is); `OPTIONS` on any path is 204 with `Allow` |
          *         | `did_already_exists` | 409 | register: the DID is registered already |
          *         | `version_mismatch` | 409 | `expectedVersion` is not the current version (optimistic concurrency); `details` has both |
          *         | `tx_stale` | 409 | the ledger changed between prepare and submit and the signed transaction no longer covers what it touches; prepare again, sign and submit |

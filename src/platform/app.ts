@@ -21,7 +21,7 @@ import { httpMetrics, metricsHandler, readiness, requestLog } from '../observabi
 import type { RequestLogOptions } from '../observability/logging.ts';
 import type { HttpMetricsOptions } from '../observability/metrics.ts';
 import { oversizedIn } from './bounds.ts';
-import { RequestFailure } from './failures.ts';
+import { failureItem, RequestFailure } from './failures.ts';
 import type { ApiModel, Operation, PathRoute } from './operations.ts';
 import { requestIds } from './request-id.ts';
 import type { OkBody, OperationHandler } from './typed.ts';
@@ -147,18 +147,10 @@ function boundsOf(op: Operation): RequestHandler[] {
       const found = req.body === undefined ? undefined : oversizedIn(bounds, req.body);
       if (!found) return next();
       const message = `request${found[0]!.path} ${found[0]!.message}`;
-      next(new RequestFailure({ status: 400, kind: 'invalid', message, items: found.map(asItem) }));
+      next(new RequestFailure({ status: 400, kind: 'invalid', message, items: found.map(failureItem) }));
     },
   ];
 }
-
-const asItem = (f: { path: string; message: string; errorCode: string }) => ({
-  path: f.path,
-  segments: f.path.split('/').filter((s) => s !== ''),
-  keyword: f.errorCode.replace(/\.openapi\.validation$/, ''),
-  message: f.message,
-  errorCode: f.errorCode,
-});
 
 function routes<Ops>(o: ServiceAppOptions<Ops>): express.Router {
   const router = express.Router();

@@ -1,8 +1,7 @@
 // What the resolver's app, routes and tests share: its dependencies and its error type.
 import { ServiceError } from '../platform/failures.ts';
 import type { RegistryChain } from '../chain/index.ts';
-import type { components } from '../generated/did-resolver.ts';
-import { resolverErrorsOf } from '../generated/did-resolver-errors.ts';
+import { RESOLVER_ERROR_STATUS, resolverErrorsOf, type ResolverErrorCode } from '../generated/did-resolver-errors.ts';
 import type { Cache, DidIndexStore, RateLimiter, RegistrarJobStore } from '../stores/index.ts';
 import type { NonceStore } from '../did/index.ts';
 import type { Logger, Metrics, ReadinessCheck } from '../observability/index.ts';
@@ -66,17 +65,27 @@ export interface ResolverAppDeps {
   draining?: () => boolean;
 }
 
-/** The spec's stable error codes (did-resolver.yaml `ErrorCode`). */
-export type ResolverErrorCode = components['schemas']['ErrorCode'];
+/** The spec's stable error codes (did-resolver.yaml `components.x-error-codes`, generated). */
+export type { ResolverErrorCode };
 
 /** An error with the spec's stable `code`; rendered as `{code, message, details?}`. */
-export class ResolverError extends ServiceError<ResolverErrorCode> {}
+export class ResolverError extends ServiceError<ResolverErrorCode> {
+  /** The status is the catalogue's for `code` (did-resolver.yaml `components.x-error-codes`). */
+  constructor(
+    code: ResolverErrorCode,
+    message: string,
+    details?: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ) {
+    super(RESOLVER_ERROR_STATUS[code], code, message, details, headers);
+  }
+}
 
 /**
  * The error of each listed code with the status the spec gives it, and optional `details` and headers:
  * `ResolverErrors.didNotFound('…')`, `ResolverErrors.didInvalid('…', { did })`.
  */
 export const ResolverErrors = resolverErrorsOf(
-  (status, code, message, details?: Record<string, unknown>, headers?: Record<string, string>) =>
-    new ResolverError(status, code, message, details, headers),
+  (_status, code, message, details?: Record<string, unknown>, headers?: Record<string, string>) =>
+    new ResolverError(code, message, details, headers),
 );
