@@ -98,7 +98,8 @@ export async function main(argv: string[]): Promise<number> {
         // the flags win.
         const { raw } = readSettings([]);
         const defaults = { protocol: raw.simulatorProtocol, ledgerCloseMs: raw.ledgerCloseMs };
-        return await runSimulator(args, undefined, defaults);
+        const { lockStateFile } = await import('./data-dir-lock.ts');
+        return await runSimulator(args, undefined, defaults, (file) => lockStateFile(file));
       }
       case 'keys':
         return await keysCommand(args);

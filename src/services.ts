@@ -12,6 +12,7 @@ import { requireProfiles, type Config } from './config/index.ts';
 import { publicUrl } from './config/redact.ts';
 import { createChain, createRegistryChain, protocolRefusal, type Chain, type RegistryChain } from './chain/index.ts';
 import { createStores, type ApiKeyRecord, type Stores } from './stores/index.ts';
+import { lockLocalFiles, stateFileOf } from './data-dir-lock.ts';
 import { createHttpServer } from './http/server.ts';
 import { listenFailure, type ListenTarget } from './http/listen-error.ts';
 import { keyringFromConfig, loadOrCreateKeyring } from './crypto/keyfile.ts';
@@ -104,6 +105,9 @@ export async function startServices(config: Config, options: StartOptions): Prom
       throw listenFailure(e, { ...what, host, port });
     });
   try {
+    // Before anything reads or writes the data directory: a second process over it refuses here.
+    const locks = lockLocalFiles(config, options.mode);
+    closers.push(async () => locks.release());
     const profiles = {} as Record<Network, ResolvedProfile>;
     let simulatorUrl: string | undefined;
     requireProfiles(config, served, { vaultApi: options.mode !== 'resolver' });
@@ -115,7 +119,7 @@ export async function startServices(config: Config, options: StartOptions): Prom
         protocol: config.simulatorProtocol,
         ledgerCloseMs: config.ledgerCloseMs,
         host: config.host,
-        stateFile: config.stateFile ?? path.join(config.dataDir, 'simulator-state.json'),
+        stateFile: stateFileOf(config),
         // A JSON line that names its service, as every other line of the process (not a bare stderr line).
         onCloseError: (error: unknown) => simulatorLogger.error('ledger close failed', { error }),
       }).catch((e: unknown) => {
