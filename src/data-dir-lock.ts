@@ -1,8 +1,8 @@
 // Which local files a `start | serve | resolver` process owns, and their locks (src/process-lock.ts), taken before
 // anything reads or writes them: the data directory when it holds a store, the keyring or the simulator's state,
 // and the simulator's state file itself (which may lie elsewhere, and which `credential-vault simulator` locks
-// too). With PostgreSQL, Redis and CV_ENCRYPTION_KEYS and no embedded simulator nothing is local: no lock, and
-// many instances may share a directory.
+// too). With PostgreSQL and CV_ENCRYPTION_KEYS and no embedded simulator nothing is local: no lock, and many
+// instances may share a directory (Redis keeps nothing local in any case).
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config/index.ts';
@@ -27,9 +27,11 @@ export const stateFileOf = (config: Pick<Config, 'dataDir' | 'stateFile'>): stri
 /** What of the data directory a process of `mode` uses with these settings. */
 export function localFiles(config: LockConfig, mode: 'start' | 'serve' | 'resolver'): string[] {
   const inDir = (file: string) => !path.relative(path.resolve(config.dataDir), path.resolve(file)).startsWith('..');
+  // The resolver keeps no keys and no keyring: beside a `serve` over the same directory it takes no lock.
+  const keys = mode !== 'resolver';
   return [
-    ...(config.databaseUrl ? [] : ['the key and idempotency store (SQLite)']),
-    ...(mode !== 'resolver' && !config.encryptionKeys ? ['the encryption keyring'] : []),
+    ...(keys && !config.databaseUrl ? ['the key and idempotency store (SQLite)'] : []),
+    ...(keys && !config.encryptionKeys ? ['the encryption keyring'] : []),
     ...(config.simulator && inDir(stateFileOf(config)) ? ['the simulator state'] : []),
   ];
 }

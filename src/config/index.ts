@@ -58,6 +58,8 @@ export interface Config {
   legacyBasePaths: string[];
   /** Express `trust proxy`: false, a hop count, or the proxies' addresses/CIDRs/names. */
   trustProxy: false | number | string[];
+  /** Prefix length of the IPv6 network one per-client limit counts (src/platform/client-key.ts). */
+  ipv6ClientPrefix: number;
   keyTtlDays: number;
   /** Verified API keys kept in memory per process (0: none). */
   keyCacheSize: number;
@@ -368,6 +370,7 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
       .filter(Boolean),
     legacyBasePaths: legacyBasePaths('legacyBasePaths'),
     trustProxy: trustProxy('trustProxy'),
+    ipv6ClientPrefix: int('ipv6ClientPrefix', 1, 128),
     keyTtlDays: int('keyTtlDays', 1, 3650),
     keyCacheSize: int('keyCacheSize', 0, 1_000_000),
     rateLimits: {
