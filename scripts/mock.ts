@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { loadMockSpec } from './mock-spec.ts';
+import { parentMayVanish } from '../src/config/index.ts';
+import { watchParent } from '../src/cli/parent-watch.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const prismBin = path.join(root, 'node_modules', '.bin', 'prism');
@@ -70,9 +72,12 @@ export async function runMock(argv: string[], env: Record<string, string | undef
     const stop = (signal: NodeJS.Signals) => child.kill(signal);
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    // Under `npm run mock:vault` a TERM to npm stops npm and its shell only: gone, they leave Prism behind.
+    const unwatch = parentMayVanish(env) ? watchParent() : undefined;
     const code = await new Promise<number>((resolve) =>
       child.once('exit', (c, signal) => resolve(c ?? (signal ? 0 : 1))),
     );
+    unwatch?.();
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
     return code;

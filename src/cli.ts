@@ -1,6 +1,15 @@
 // `credential-vault <command>`: start | serve | resolver | simulator | keys | tx | did | vc | account | help.
 import path from 'node:path';
-import { ConfigError, loadConfig, readSettings, settingsTable, walletEnv, type Config } from './config/index.ts';
+import {
+  ConfigError,
+  loadConfig,
+  parentMayVanish,
+  readSettings,
+  settingsTable,
+  walletEnv,
+  type Config,
+} from './config/index.ts';
+import { watchParent } from './cli/parent-watch.ts';
 import { isAccountAddress } from './openapi/formats.ts';
 import { UsageError, processIo, subcommand, takeFlag } from './cli/args.ts';
 import { publicUrl } from './config/redact.ts';
@@ -60,6 +69,8 @@ const OWN_USAGE: Record<string, string> = {
 const usageOf = (command: string | undefined) =>
   command !== undefined && OWN_USAGE[command] ? `usage: credential-vault ${OWN_USAGE[command]}` : USAGE;
 
+const SERVING: ReadonlySet<string> = new Set(['start', 'serve', 'resolver', 'simulator']);
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
   // --help anywhere after a command prints its usage and does nothing else: no server, no store, no key read.
@@ -70,6 +81,8 @@ export async function main(argv: string[]): Promise<number> {
     else console.log(usageOf(command));
     return 0;
   }
+  // The long-running commands stop when npm's shell (or the re-exec wrapper) above them dies without a signal.
+  const unwatch = SERVING.has(command ?? '') && parentMayVanish() ? watchParent() : undefined;
   try {
     switch (command) {
       case 'start':
@@ -140,6 +153,8 @@ export async function main(argv: string[]): Promise<number> {
     }
     console.error(err instanceof Error ? err.message : String(err));
     return 1;
+  } finally {
+    unwatch?.();
   }
 }
 

@@ -415,6 +415,15 @@ export function walletEnv(env: NodeJS.ProcessEnv = process.env): WalletEnv {
   return { ...(secretKey ? { secretKey } : {}), ...(apiKey ? { apiKey } : {}) };
 }
 
+/**
+ * Whether this process runs under a parent that may die without passing a signal on: npm's script shell
+ * (`npm start`, `npm run …`, `npx …` set `npm_command`) or bin/credential-vault.js's re-exec wrapper. A process
+ * started otherwise (a service manager, `nohup … &`) keeps running when its parent goes.
+ */
+export function parentMayVanish(env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(env['npm_command'] || env['CREDENTIAL_VAULT_PINNED_NODE']);
+}
+
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): { config: Config; rest: string[] } {
   const { raw, problems, rest } = readSettings(argv, env);
   return { config: parseConfig(raw, problems, env), rest };

@@ -131,7 +131,7 @@ export function createServiceApp<Ops>(o: ServiceAppOptions<Ops>): express.Expres
   checkRouteTable(spec, o.handlers, o.answeredByLayers);
   const routes = operationRoutes(spec, o.validator);
   // A failure here is met and reported again by the first request to that path.
-  if (o.validator.warm) void warmRoutes(routes).catch(() => undefined);
+  if (o.validator.warm) void warmRoutes(routes, o.ready.draining).catch(() => undefined);
 
   const app = express();
   app.disable('x-powered-by');
