@@ -13,7 +13,17 @@ import { Keypair, TransactionBuilder } from '@stellar/stellar-sdk';
 import { afterAll, expect, it, vi } from 'vitest';
 import { encodeMultikey, generateDid } from '../src/did/index.ts';
 import { signingPassphrase } from '../src/client/shapes.ts';
-import { request, show, signedChallenge, redeemChallenge, tempDataDir, type Answer } from './harness.ts';
+import {
+  eventually,
+  redeemChallenge,
+  request,
+  request as send,
+  show,
+  signedChallenge,
+  tempDataDir,
+  type Answer,
+  type RequestOptions,
+} from './harness.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'credential-vault.js');
@@ -177,9 +187,13 @@ async function actor(p: Product, n: number, facts: Fact[]): Promise<void> {
   facts.push({ kind: 'stored', owner: o, key, vcId: `vc-${n}-0`, revoked: true });
 }
 
+/** A read, asked again while the answer is a passing outage (502, 503: a loaded host's RPC timeout). */
+const settled = (op: () => Promise<Answer>) => eventually(op, (a) => a.status !== 502 && a.status !== 503, 60_000);
+
 /** Checks one acknowledged write against the restarted product; undefined when it holds. */
 async function check(p: Product, f: Fact): Promise<string | undefined> {
   const fail = (a: Answer) => `${JSON.stringify(f).slice(0, 200)} → ${show(a)}`;
+  const request = (base: string, path: string, o: RequestOptions = {}) => settled(() => send(base, path, o));
   switch (f.kind) {
     case 'key': {
       const a = await request(p.vault, `/contracts/vault/${f.owner}`, { key: f.key });
