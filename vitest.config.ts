@@ -20,6 +20,9 @@ export default defineConfig({
           // Its own run (npm run test:crash, in .ci/run): twenty restarts of the whole product.
           exclude: ['scale-tests/crash.test.ts'],
           testTimeout: 30_000,
+          // A hook that starts a simulator and services can take more than vitest's 10 s on a loaded host:
+          // time a test by the machine's speed nowhere, set-up included.
+          hookTimeout: 120_000,
         },
       },
       {
@@ -37,6 +40,7 @@ export default defineConfig({
           silent,
           include: ['property-tests/**/*.test.ts'],
           testTimeout: 300_000,
+          hookTimeout: 120_000,
         },
       },
       {
