@@ -68,7 +68,7 @@ export interface LockOptions {
 
 /**
  * Takes the lock `file` for this process, or throws LockHeldError naming the holder. A stale lock (its holder is
- * gone) is taken over. The lock is released by `release()`, and at the latest when the process exits normally.
+ * gone) is taken over. The lock is released by `release()`.
  */
 export function acquireLock(file: string, options: LockOptions): HeldLock {
   const system = options.system ?? localSystem();
@@ -198,15 +198,13 @@ function removeIf(file: string, expected: LockHolder | 'absent' | 'unreadable'):
 
 function held(file: string, me: LockHolder): HeldLock {
   let released = false;
+  // A process that ends without releasing (kill -9, an uncaught error) leaves its lock, which the next start finds
+  // stale and takes over: no exit hook needed (and none to pile up when one process starts services many times).
   const release = () => {
     if (released) return;
     released = true;
-    process.off('exit', release);
     removeIf(file, me);
   };
-  // A process that exits without closing (an uncaught error) still leaves no lock behind; kill -9 does, and the
-  // next start takes it over.
-  process.once('exit', release);
   return { file, holder: me, release };
 }
 

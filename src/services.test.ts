@@ -55,6 +55,27 @@ describe('startServices against a configured network profile', () => {
     );
   });
 
+  it('an RPC URL that answers 404: the refusal names the URL and the setting, not only the library', async () => {
+    const notRpc = createServer((_req, res) => {
+      res.statusCode = 404;
+      res.end('not found');
+    });
+    await new Promise<void>((r) => notRpc.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(notRpc.address() as AddressInfo).port}/wrong`;
+    try {
+      const args = argsFor(sim.networks.testnet.passphrase).map((a) => (a === sim.networks.testnet.rpcUrl ? url : a));
+      const { config } = loadConfig([...args, ...TEST_LOG_ARGS], {});
+      await expect(startServices(config, { mode: 'serve' })).rejects.toThrow(
+        `refusing to start: the testnet RPC at ${url} did not answer getNetwork (`,
+      );
+      await expect(startServices(config, { mode: 'serve' })).rejects.toThrow(
+        /404\); check that it is a Soroban RPC endpoint, or set CV_TESTNET_RPC_URL \(--testnet-rpc-url\)$/,
+      );
+    } finally {
+      await new Promise((r) => notRpc.close(r));
+    }
+  });
+
   it('refuses to start, in one line naming both versions, when the RPC runs a protocol older than 26', async () => {
     // an RPC that answers getNetwork as a Protocol 25 node of the right network would
     const old = createServer((req, res) => {

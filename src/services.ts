@@ -7,7 +7,7 @@ import path from 'node:path';
 import type express from 'express';
 import { LRUCache } from 'lru-cache';
 import { requireProfiles, type Config } from './config/index.ts';
-import { publicUrl } from './config/redact.ts';
+import { publicUrl, redactUrls } from './config/redact.ts';
 import { createChain, createRegistryChain, protocolRefusal, type Chain, type RegistryChain } from './chain/index.ts';
 import { createStores, type ApiKeyRecord, type Stores } from './stores/index.ts';
 import { lockLocalFiles, stateFileOf } from './data-dir-lock.ts';
@@ -274,7 +274,15 @@ async function connectChains(w: Wiring, profiles: Record<Network, ResolvedProfil
 /** Refuses a network whose RPC speaks another passphrase, or a protocol src/chain does not decode. */
 async function checkNetwork(n: Network, p: ResolvedProfile, chain: RegistryChain): Promise<void> {
   // Refuse to serve a network whose RPC speaks another passphrase: every signature would be worthless.
-  const check = await chain.client.verifyNetwork();
+  const setting = `CV_${n.toUpperCase()}_RPC_URL (--${n}-rpc-url)`;
+  const check = await chain.client.verifyNetwork().catch((e: unknown) => {
+    // The library's words ("Request failed with status code 404") name neither the URL nor what sets it.
+    const why = redactUrls(e instanceof Error ? e.message : String(e));
+    throw new Error(
+      `refusing to start: the ${n} RPC at ${publicUrl(p.rpcUrl)} did not answer getNetwork (${why}); ` +
+        `check that it is a Soroban RPC endpoint, or set ${setting}`,
+    );
+  });
   if (!check.ok) {
     throw new Error(
       `refusing to start: the ${n} RPC at ${publicUrl(p.rpcUrl)} serves the network "${check.actual}", ` +
