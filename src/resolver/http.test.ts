@@ -368,6 +368,8 @@ describe('service routes', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^application\/json/);
     expect(r.body.openapi).toBe('3.1.0');
+    // Relative: "Try it out" goes to the port the page came from, whatever --resolver-port is.
+    expect(r.body.servers).toEqual([{ url: '/', description: 'this service' }]);
     expect(Object.keys(r.body.paths)).toEqual(
       expect.arrayContaining([
         '/health',
