@@ -11,6 +11,7 @@ import { publicUrl, redactUrls } from './config/redact.ts';
 import { createChain, createRegistryChain, protocolRefusal, type Chain, type RegistryChain } from './chain/index.ts';
 import { createStores, type ApiKeyRecord, type Stores } from './stores/index.ts';
 import { lockLocalFiles, stateFileOf } from './data-dir-lock.ts';
+import { storeLines, storeLocations } from './store-locations.ts';
 import { createClosers, listen, throttled, type Closers } from './services/lifecycle.ts';
 import { listenFailure, type ListenTarget } from './http/listen-error.ts';
 import { keyringFromConfig, loadOrCreateKeyring } from './crypto/keyfile.ts';
@@ -372,7 +373,10 @@ async function startVaultApis(
       metrics: appMetrics,
       // Every request needs its key, and writes need the idempotency records and rate windows: the
       // API cannot serve without any of them.
-      readinessChecks: [chains.rpcChecks[n], ...storeChecks(stores, ['keys', 'idempotency', 'rate_limit'])],
+      readinessChecks: [
+        chains.rpcChecks[n],
+        ...storeChecks(stores, ['keys', 'idempotency', 'rate_limit'], storeLocations(config)),
+      ],
       ...w.draining,
     });
     const { port, setting } = vaultPort(config, options.mode, n);
@@ -454,6 +458,7 @@ export function describeServices(
         `vault API ${n.padEnd(8)}${v.url}  (docs: ${n === 'testnet' ? `${v.url}/docs` : 'off on mainnet'}; chain Protocol ${chains[n as Network].client.protocolVersion})`,
     ),
     ...(resolverUrl ? [`DID resolver      ${resolverUrl}  (docs: ${resolverUrl}/docs)`] : []),
+    ...storeLines(config, Object.keys(vault).length > 0),
     `data directory    ${path.resolve(config.dataDir)}`,
   ];
 }

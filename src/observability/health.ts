@@ -152,6 +152,8 @@ export function rpcCheck(name: string, client: { health(): Promise<{ status: str
 export function storeChecks(
   stores: { health(): Promise<readonly { name: string; ok: boolean }[]> },
   names: readonly string[] = ['keys', 'idempotency', 'rate_limit', 'cache'],
+  /** Where each store is (`PostgreSQL postgres://db:5432/cv`, credentials removed), named when it is down. */
+  where: Readonly<Record<string, string>> = {},
 ): ReadinessCheck[] {
   let inFlight: Promise<readonly { name: string; ok: boolean }[]> | undefined;
   const probe = () => {
@@ -162,6 +164,8 @@ export function storeChecks(
   };
   return names.map((store) => ({
     name: `store:${store}`,
-    check: async () => (await probe()).find((h) => h.name === store)?.ok === true || `the ${store} store is down`,
+    check: async () =>
+      (await probe()).find((h) => h.name === store)?.ok === true ||
+      `the ${store} store is down${where[store] ? ` (${where[store]})` : ''}`,
   }));
 }
