@@ -105,15 +105,8 @@ export async function main(argv: string[]): Promise<number> {
         await running.close();
         return 0;
       }
-      case 'simulator': {
-        const { runSimulator } = await import('../simulator/cli.ts');
-        // CV_SIMULATOR_PROTOCOL and CV_SIMULATOR_LEDGER_CLOSE_MS are read here (src/config reads the environment);
-        // the flags win.
-        const { raw } = readSettings([]);
-        const defaults = { protocol: raw.simulatorProtocol, ledgerCloseMs: raw.ledgerCloseMs };
-        const { lockStateFile } = await import('./data-dir-lock.ts');
-        return await runSimulator(args, undefined, defaults, (file) => lockStateFile(file));
-      }
+      case 'simulator':
+        return await simulatorCommand(args);
       case 'keys':
         return await keysCommand(args);
       case 'tx': {
@@ -156,6 +149,17 @@ export async function main(argv: string[]): Promise<number> {
   } finally {
     unwatch?.();
   }
+}
+
+/** `credential-vault simulator`: the simulator's own command line, with one process per state file. */
+async function simulatorCommand(args: string[]): Promise<number> {
+  const { runSimulator } = await import('../simulator/cli.ts');
+  // CV_SIMULATOR_PROTOCOL and CV_SIMULATOR_LEDGER_CLOSE_MS are read here (src/config reads the environment);
+  // the flags win.
+  const { raw } = readSettings([]);
+  const defaults = { protocol: raw.simulatorProtocol, ledgerCloseMs: raw.ledgerCloseMs };
+  const { lockStateFile } = await import('./data-dir-lock.ts');
+  return await runSimulator(args, undefined, defaults, (file) => lockStateFile(file));
 }
 
 /** Resolves on the first SIGINT or SIGTERM; both handlers are then removed, so a second signal kills. */
