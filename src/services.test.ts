@@ -31,7 +31,8 @@ const argsFor = (passphrase: string) => {
     '--port',
     '0',
     '--data-dir',
-    dataDir,
+    // One directory per start: a start left running by a failed test must not lock the next test out.
+    mkdtempSync(path.join(dataDir, 'run-')),
     '--testnet-rpc-url',
     t.rpcUrl!,
     '--testnet-passphrase',
