@@ -601,7 +601,11 @@ describe('GET /ready', () => {
       const v = await answeredInTime(`${other.vault.testnet!.url}/ready`, signal, (r) => {
         expect(r.status).toBe(503);
         const rateLimit = r.json().checks.find((c: { name: string }) => c.name === 'store:rate_limit');
+        // Where it is, in the operator's words, credentials removed.
         expect(rateLimit).toMatchObject({ status: 'down' });
+        // Down or silent, the detail says where: the Redis it asked.
+        expect(rateLimit.detail).toMatch(/^(the rate_limit store is down|no answer within \d+ ms) /);
+        expect(rateLimit.detail).toContain(`(Redis ${deadRedis} (key prefix credential-vault:))`);
       });
       const checks = Object.fromEntries(
         v.json().checks.map((c: { name: string; status: string }) => [c.name, c.status]),

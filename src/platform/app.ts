@@ -155,7 +155,7 @@ function boundsOf(op: Operation): RequestHandler[] {
 function routes<Ops>(o: ServiceAppOptions<Ops>): express.Router {
   const router = express.Router();
   const validators = o.model.routes.map((route) => pathValidator(o.model, route, o.validator));
-  if (o.validator.warm) warm(validators);
+  if (o.validator.warm) warm(validators, o.ready.draining);
   // The table's handlers are typed from their operations; the validator has checked what they read.
   const handlers = o.handlers as Record<string, RequestHandler | undefined>;
   o.model.routes.forEach((route, i) => {
@@ -177,11 +177,15 @@ function routes<Ops>(o: ServiceAppOptions<Ops>): express.Router {
   return router;
 }
 
-/** Makes every path's validator in the background, one per turn of the event loop; requests in between are answered. */
-function warm(validators: readonly { make(): void }[]): void {
+/**
+ * Makes every path's validator in the background, one per turn of the event loop; requests in between are answered.
+ * Stops once the service drains: a process told to stop during start-up would otherwise wait for the warming (half
+ * a minute on a loaded host) before it exits.
+ */
+function warm(validators: readonly { make(): void }[], draining?: () => boolean): void {
   let i = 0;
   const step = () => {
-    if (i === validators.length) return;
+    if (i === validators.length || draining?.()) return;
     validators[i++]!.make();
     setImmediate(step);
   };

@@ -126,6 +126,7 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
         windowMs: deps.limits.rateWindowMs,
         now: deps.now,
         ...(deps.log ? { log: deps.log } : {}),
+        ...(deps.limits.ipv6ClientPrefix ? { ipv6Prefix: deps.limits.ipv6ClientPrefix } : {}),
       }),
     ],
     // The body (read after route matching, so that an unknown path is a 404 and an undeclared method a 405

@@ -29,6 +29,8 @@ export interface ResolverAppDeps {
     rateWindowMs: number;
     /** Resolution cache lifetime (default 30 s). */
     cacheTtlMs: number;
+    /** Prefix length of the IPv6 network one per-IP bucket counts (default 64; CV_IPV6_CLIENT_PREFIX). */
+    ipv6ClientPrefix?: number;
   };
   now: Clock;
   validateResponses?: boolean;

@@ -32,6 +32,8 @@ export interface VaultAppDeps {
     rateWindowMs: number;
     keyTtlDays: number;
     authOrigins: string[];
+    /** Prefix length of the IPv6 network one per-IP bucket counts (default 64; CV_IPV6_CLIENT_PREFIX). */
+    ipv6ClientPrefix?: number;
   };
   now: Clock;
   /**
