@@ -33,6 +33,7 @@ const STORE_WORDS: Record<string, string> = {
   idempotency: 'the idempotency store is unavailable',
   rate_limit: 'the rate-limit store is unavailable',
   cache: 'the cache is unavailable',
+  challenges: 'the challenge store is unavailable',
 };
 
 /** Maps any thrown value onto the spec's error answers. */
