@@ -2924,7 +2924,7 @@ export interface operations {
                      *       "openapi": "3.1.0",
                      *       "info": {
                      *         "title": "Credential Vault API",
-                     *         "version": "2.0.0"
+                     *         "version": "2.1.0"
                      *       },
                      *       "paths": {}
                      *     }
