@@ -36,7 +36,9 @@ function contextProblem(doc: Record<string, unknown>): ProblemDetails | undefine
   if (!Array.isArray(ctx) || ctx.length === 0) return bad(`must be a list that starts with ${VC_CONTEXT_V2}`);
   if (ctx[0] !== VC_CONTEXT_V2 && ctx[0] !== VC_CONTEXT_V1)
     return bad(`must start with ${VC_CONTEXT_V2} (or, VC 1.1, ${VC_CONTEXT_V1})`);
-  if (!ctx.every((c) => isNonEmptyString(c) || isObject(c))) return bad('items must be URLs or context objects');
+  // VC Data Model 2.0 §4.3: the items after the first are URLs and/or context objects.
+  if (!ctx.every((c) => (isNonEmptyString(c) && URL.canParse(c)) || isObject(c)))
+    return bad('items must be URLs or context objects');
   return undefined;
 }
 

@@ -73,6 +73,8 @@ describe('credentialStructureProblems (VC Data Model 2.0 §4; the VC API verifie
     ...[[], {}, null, 10, true].map(
       (v): Row => [`@context [${JSON.stringify(v)}]`, { '@context': [v] }, 'context_invalid'],
     ),
+    ['@context with an item that is not a URL', { '@context': [V2, 'https ://not-a-url/v1'] }, 'context_invalid'],
+    ['@context with a relative reference', { '@context': [V2, 'contexts/v1'] }, 'context_invalid'],
     ['no type', { type: undefined }, 'type_invalid'],
     ...['string', {}, null, 10, true].map((v): Row => [`type ${JSON.stringify(v)}`, { type: v }, 'type_invalid']),
     ...[[], {}, null, 10, true].map((v): Row => [`type [${JSON.stringify(v)}]`, { type: [v] }, 'type_invalid']),
