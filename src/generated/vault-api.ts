@@ -718,13 +718,9 @@ export interface paths {
          *     - `proof`: every proof is a Data Integrity `eddsa-jcs-2022` proof, purpose `assertionMethod`, by a key
          *       of the `issuer` (a `did:ledger` DID of this network, its key under `assertionMethod`; or a `did:key`).
          *       At most 8 proofs per credential and 8 ids per `previousProof`.
-         *     - `validFrom`, `validUntil` (VC 1.1: `issuanceDate`, `expirationDate`): XML Schema dateTimeStamps
-         *       (else `invalid_date`), and now lies within them.
-         *
-         *     Whatever `checks` names, a credential whose `validFrom` or `validUntil` is not an XML Schema
-         *     dateTimeStamp (a time zone is required: `2020-01-01` is refused; `invalid_date`), or whose `validFrom`
-         *     (`issuanceDate`) is after its `validUntil` (`expirationDate`; `valid_until_before_valid_from`), is not a
-         *     conforming credential (VC Data Model 2.0 §4.9): `MALFORMED_VALUE_ERROR`, `verified: false`, 400.
+         *     - `validFrom`, `validUntil` (VC 1.1: `issuanceDate`, `expirationDate`): now lies within them. Whatever
+         *       the checks, they must be XML Schema dateTimeStamps (time zone required) in order (VC Data Model 2.0
+         *       §4.9), else `MALFORMED_VALUE_ERROR` and 400.
          *     - `credentialStatus`: the status in the vault named by `owner` + `vcId`, or by the credential's
          *       `LedgerVaultStatusEntry` (context: `GET /contexts/ledger-vault/v1`), whose stored copy must be the
          *       one presented. An entry is trusted only under a verified proof: `credentialStatus` (and, without
@@ -738,9 +734,9 @@ export interface paths {
          *     body (the VC API's verifier tests require a 4xx). Input that cannot be verified at all is 400 with the
          *     error envelope.
          *
-         *     A key is optional for a presented credential (keyless: 30 per minute per client IP). By reference
-         *     needs the owner's key or an admin key, and comparing a presented credential with the stored one the
-         *     owner's key alone: nobody else learns anything of a stored credential (403 `forbidden`).
+         *     A key is optional for a presented credential (keyless: 30 per minute per client IP, bodies up to 128
+         *     KiB). By reference needs the owner's key or an admin key, and comparing a presented credential with the
+         *     stored one the owner's key alone: nobody else learns anything of a stored credential (403 `forbidden`).
          */
         post: operations["verifyCredential"];
         delete?: never;
@@ -2019,7 +2015,7 @@ export interface components {
          *     | `vault_revoked` | 409 | the vault is revoked; writes are blocked |
          *     | `idempotency_in_progress` | 409 | a request with the same Idempotency-Key is still running |
          *     | `key_exists` | 409 | the wallet already holds a key on this network (operator creation) |
-         *     | `payload_too_large` | 413 | body over 512 KiB (decompressed) |
+         *     | `payload_too_large` | 413 | body over 512 KiB (decompressed); without an API key on the verification routes, over 128 KiB |
          *     | `unsupported_content_encoding` | 415 | the body's `Content-Encoding` is not one of identity, gzip, deflate, br (or lists several) |
          *     | `idempotency_key_reused` | 422 | the same Idempotency-Key with a different body |
          *     | `rate_limit_exceeded` | 429 | read bucket exhausted; `Retry-After` |
@@ -2164,6 +2160,19 @@ export interface components {
         };
         /** @description Conflict with the current state. See `ErrorBody` for the 409 codes. */
         Conflict: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /**
+         * @description Request body over 512 KiB (decompressed), or, without an API key, over 128 KiB: a keyless verification
+         *     is bounded so that it costs the service at most 50 ms of CPU (docs/benchmarks.md "Hostile bodies").
+         */
+        KeylessPayloadTooLarge: {
             headers: {
                 "X-Request-ID": components["headers"]["X-Request-ID"];
                 [name: string]: unknown;
@@ -4222,7 +4231,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            413: components["responses"]["PayloadTooLarge"];
+            413: components["responses"]["KeylessPayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             429: components["responses"]["TooManyRequests"];
             /** @description Internal server error. */
@@ -4380,7 +4389,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            413: components["responses"]["PayloadTooLarge"];
+            413: components["responses"]["KeylessPayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -4466,7 +4475,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            413: components["responses"]["PayloadTooLarge"];
+            413: components["responses"]["KeylessPayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             /**
              * @description The keyless client's or the key's read bucket is exhausted (`rate_limit_exceeded`), or the client

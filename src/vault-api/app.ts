@@ -34,7 +34,7 @@ import { loadVaultSpec } from '../platform/spec.ts';
 import { VaultErrors, peekAuth, type VaultAppDeps } from './context.ts';
 import { authenticate } from './middleware/auth.ts';
 import { CORS_ROUTES, corsHeaders, corsPreflight } from './middleware/cors.ts';
-import { BODY_LIMIT_BYTES, errorHandler, notFoundError } from './middleware/errors.ts';
+import { BODY_LIMIT_BYTES, KEYLESS_BODY_LIMIT_BYTES, errorHandler, notFoundError } from './middleware/errors.ts';
 import { captureAnswers, idempotency } from './middleware/idempotency.ts';
 import { legacyBasePaths, checkLegacyBasePaths, DEFAULT_LEGACY_BASE_PATHS } from './middleware/legacy-base-paths.ts';
 import { indexOperations, operationOf, routeOf } from './middleware/openapi.ts';
@@ -95,7 +95,9 @@ export async function createVaultApp(given: VaultAppDeps, options: VaultAppOptio
   // body read one: a body elsewhere is ignored, whatever its Content-Encoding.
   const body = jsonBody(
     {
-      limit: BODY_LIMIT_BYTES,
+      // Keyless callers of the verification routes get a smaller body: its cost is bounded per request.
+      limit: (req) =>
+        operationOf(index, req)?.keyOptional && !peekAuth(req) ? KEYLESS_BODY_LIMIT_BYTES : BODY_LIMIT_BYTES,
       strict: false,
       takesBody: (req) => (operationOf(index, req)?.bodyBranches.length ?? 0) > 0,
       // A presented credential or presentation whose JSON repeats a member name fails verification.

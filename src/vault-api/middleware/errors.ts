@@ -13,6 +13,11 @@ import { methodNotAllowedMessage, type AllowLookup } from '../../openapi/allow.t
 
 /** Longest accepted request body (vault-api.yaml "Errors": 512 KiB, else 413 `payload_too_large`). */
 export const BODY_LIMIT_BYTES = 512 * 1024;
+/**
+ * The body limit of a keyless request where a key is optional (the verification routes): what keeps every
+ * keyless request within 50 ms of service CPU (vault-api.yaml "Verification limits"; docs/benchmarks.md).
+ */
+export const KEYLESS_BODY_LIMIT_BYTES = 128 * 1024;
 
 /** An error answer in the vault API's codes. */
 export type VaultErrorAnswer = ErrorAnswer<VaultErrorCode>;
@@ -81,7 +86,7 @@ export function toErrorAnswer(
       if (failure.status === 413) return payloadTooLarge();
   }
   if (isBodyParserError(err)) {
-    if (err.type === 'entity.too.large') return payloadTooLarge();
+    if (err.type === 'entity.too.large') return payloadTooLarge((err as { limit?: number }).limit);
     if (err.type === 'entity.parse.failed')
       return { status: 400, code: 'invalid_json', message: 'the body is not valid JSON' };
     if (err.status >= 400 && err.status < 500) {
@@ -99,10 +104,13 @@ export function toErrorAnswer(
 const MALFORMED_PATH =
   'the path has a malformed percent-encoding: every % must be followed by two hexadecimal digits (write a literal % as %25)';
 const fromApiError = (e: ApiError): VaultErrorAnswer => ({ status: e.status, code: e.code, message: e.message });
-const payloadTooLarge = (): VaultErrorAnswer => ({
+const payloadTooLarge = (limit = BODY_LIMIT_BYTES): VaultErrorAnswer => ({
   status: 413,
   code: 'payload_too_large',
-  message: `request body exceeds ${BODY_LIMIT_BYTES} bytes`,
+  message:
+    limit === KEYLESS_BODY_LIMIT_BYTES
+      ? `request body exceeds ${limit} bytes, the limit without an API key; with one it is ${BODY_LIMIT_BYTES}`
+      : `request body exceeds ${limit} bytes`,
 });
 
 /** The vault API's envelope (vault-api.yaml ErrorBody): `{error, message}`. */
