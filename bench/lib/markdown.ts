@@ -12,6 +12,7 @@ export const SECTION_ORDER = [
   'vault-size',
   'verify',
   'oversized',
+  'hostile',
   'simulator',
   'stores',
   'load',

@@ -734,7 +734,7 @@ export interface paths {
          *     body (the VC API's verifier tests require a 4xx). Input that cannot be verified at all is 400 with the
          *     error envelope.
          *
-         *     A key is optional for a presented credential (keyless: 30 per minute per client IP, bodies up to 128
+         *     A key is optional for a presented credential (keyless: 30 per minute per client IP, bodies up to 64
          *     KiB). By reference needs the owner's key or an admin key, and comparing a presented credential with the
          *     stored one the owner's key alone: nobody else learns anything of a stored credential (403 `forbidden`).
          */
@@ -2015,7 +2015,7 @@ export interface components {
          *     | `vault_revoked` | 409 | the vault is revoked; writes are blocked |
          *     | `idempotency_in_progress` | 409 | a request with the same Idempotency-Key is still running |
          *     | `key_exists` | 409 | the wallet already holds a key on this network (operator creation) |
-         *     | `payload_too_large` | 413 | body over 512 KiB (decompressed); without an API key on the verification routes, over 128 KiB |
+         *     | `payload_too_large` | 413 | body over 512 KiB (decompressed); without an API key on the verification routes, over 64 KiB |
          *     | `unsupported_content_encoding` | 415 | the body's `Content-Encoding` is not one of identity, gzip, deflate, br (or lists several) |
          *     | `idempotency_key_reused` | 422 | the same Idempotency-Key with a different body |
          *     | `rate_limit_exceeded` | 429 | read bucket exhausted; `Retry-After` |
@@ -2169,7 +2169,7 @@ export interface components {
             };
         };
         /**
-         * @description Request body over 512 KiB (decompressed), or, without an API key, over 128 KiB: a keyless verification
+         * @description Request body over 512 KiB (decompressed), or, without an API key, over 64 KiB: a keyless verification
          *     is bounded so that it costs the service at most 50 ms of CPU (docs/benchmarks.md "Hostile bodies").
          */
         KeylessPayloadTooLarge: {

@@ -17,7 +17,7 @@ export const BODY_LIMIT_BYTES = 512 * 1024;
  * The body limit of a keyless request where a key is optional (the verification routes): what keeps every
  * keyless request within 50 ms of service CPU (vault-api.yaml "Verification limits"; docs/benchmarks.md).
  */
-export const KEYLESS_BODY_LIMIT_BYTES = 128 * 1024;
+export const KEYLESS_BODY_LIMIT_BYTES = 64 * 1024;
 
 /** An error answer in the vault API's codes. */
 export type VaultErrorAnswer = ErrorAnswer<VaultErrorCode>;

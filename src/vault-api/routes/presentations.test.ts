@@ -423,8 +423,8 @@ describe('the challenge store never evicts a live challenge (finding 3)', () => 
 });
 
 describe('keyless bodies are bounded (vault-api.yaml KeylessPayloadTooLarge)', () => {
-  it('a keyless verification over 128 KiB is 413; the same body with a key is read', async () => {
-    const big = { ...vc1, credentialSubject: { id: t.holder.did, notes: 'x'.repeat(140 * 1024) } };
+  it('a keyless verification over 64 KiB is 413; the same body with a key is read', async () => {
+    const big = { ...vc1, credentialSubject: { id: t.holder.did, notes: 'x'.repeat(70 * 1024) } };
     for (const path of ['/credentials/verify', '/presentations/verify']) {
       const body =
         path === '/credentials/verify'
@@ -435,7 +435,7 @@ describe('keyless bodies are bounded (vault-api.yaml KeylessPayloadTooLarge)', (
             };
       const keyless = await t.env.request(path, { body });
       expect([keyless.status, keyless.body.error]).toEqual([413, 'payload_too_large']);
-      expect(keyless.body.message).toContain('131072 bytes, the limit without an API key');
+      expect(keyless.body.message).toContain('65536 bytes, the limit without an API key');
       const keyed = await t.env.request(path, { key: (await t.env.mintKey()).key, body });
       expect([keyed.status, keyed.body.verified], JSON.stringify(keyed.body).slice(0, 300)).toEqual([400, false]);
     }
