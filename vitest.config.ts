@@ -18,6 +18,9 @@ export default defineConfig({
           silent,
           include: ['src/**/*.test.ts', 'simulator/**/*.test.ts', 'scripts/**/*.test.ts', 'scale-tests/**/*.test.ts'],
           testTimeout: 30_000,
+          // A hook that starts a simulator and services can take more than vitest's 10 s on a loaded host:
+          // time a test by the machine's speed nowhere, set-up included.
+          hookTimeout: 120_000,
         },
       },
       {
@@ -26,6 +29,7 @@ export default defineConfig({
           silent,
           include: ['property-tests/**/*.test.ts'],
           testTimeout: 300_000,
+          hookTimeout: 120_000,
         },
       },
       {

@@ -9,7 +9,7 @@
 import { Account, Contract, Keypair, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
 import { startHost } from '../bench/lib/child.ts';
 import type { SimReady } from '../bench/lib/stack.ts';
-import { createRpcServer } from '../src/chain/client.ts';
+import { createRpcServer } from '../src/chain/rpc.ts';
 
 const calls = Number(process.argv[2] ?? 2000);
 const rounds = Number(process.argv[3] ?? 3);

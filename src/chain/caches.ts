@@ -30,7 +30,7 @@ export interface ChainCaches {
   readonly vaultOwners: LRUCache<string, string>;
 }
 
-/** The default of CV_CHAIN_CACHE_ENTRIES (src/config/settings.ts). */
+/** The default of CV_CHAIN_CACHE_ENTRIES (src/config/setting-table.ts). */
 export const DEFAULT_CHAIN_CACHE_ENTRIES = 10_000;
 
 /** One network's caches, each holding at most `entries` (least recently used go first). */

@@ -13,7 +13,8 @@ import {
   TransactionBuilder,
   xdr,
 } from '@stellar/stellar-sdk';
-import { createChainClient, readEvents } from './client.ts';
+import { createChainClient } from './client.ts';
+import { readEvents } from './diagnostics.ts';
 import { ChainError } from './errors.ts';
 import { buildCall } from './fast-assemble.ts';
 import { address, str, sym, toStr, toU32, u32, unit, vec } from './codec.ts';

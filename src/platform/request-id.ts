@@ -1,6 +1,6 @@
 // X-Request-ID, the same rule in both services: the client's value when it is 1 to `maxLength` visible ASCII
 // characters (each spec's `X-Request-ID` header says how many: 200 in vault-api.yaml, 128 in
-// did-resolver.yaml), else a fresh UUID. Every answer carries it; it is kept in `res.locals.requestId`,
+// did-resolver.yaml; ApiModel.requestIdMaxLength), else a fresh UUID. Every answer carries it; it is kept in `res.locals.requestId`,
 // which the request log reads too (src/observability/logging.ts).
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
@@ -29,12 +29,4 @@ export function requestIds({ maxLength, newId = randomUUID }: RequestIdOptions):
 export function requestIdOf(res: Response): string | undefined {
   const id = res.locals?.['requestId'] as unknown;
   return typeof id === 'string' ? id : undefined;
-}
-
-/** The longest client id a description accepts: `components.headers.X-Request-ID.schema.maxLength`. */
-export function requestIdMaxLength(doc: { components?: Record<string, unknown> }): number {
-  const headers = doc.components?.['headers'] as Record<string, { schema?: { maxLength?: unknown } }> | undefined;
-  const max = headers?.['X-Request-ID']?.schema?.maxLength;
-  if (typeof max !== 'number') throw new Error('the description declares no components.headers.X-Request-ID maxLength');
-  return max;
 }

@@ -2,17 +2,16 @@
 // express-openapi-validator on the spec (requests always, responses when asked), the error envelope
 // everywhere, X-Request-ID, metrics and the request log, /metrics and /ready (before the per-IP limit:
 // probes must not spend a client's budget), the per-IP limit, and the routes. HEAD on a GET operation is
-// routed as that GET (src/openapi/head.ts); a request head Node cannot parse is answered in the envelope by
+// routed as that GET (src/platform/app.ts); a request head Node cannot parse is answered in the envelope by
 // the server (src/http/server.ts, which reads the envelope declared here). Stateless over the chain:
 // what it keeps (the resolution cache, rate windows, proof nonces) sits behind the injected stores.
 import type express from 'express';
 import { MemoryNonceStore } from '../did/index.ts';
 import type { operations } from '../generated/did-resolver.ts';
-import { allowLookup } from '../openapi/allow.ts';
 import { createMetrics, type WriteMode } from '../observability/index.ts';
 import { createServiceApp, type RouteTable } from '../platform/app.ts';
 import { corruptBodyMessage, jsonBody, loneSurrogateMessage, unsupportedCodingMessage } from '../platform/body.ts';
-import { loadResolverSpec } from '../platform/spec.ts';
+import { loadResolverModel } from '../platform/spec.ts';
 import { ResolverErrors, type ResolverAppDeps } from './context.ts';
 import { BODY_LIMIT_BYTES, errorHandler, notFoundError } from './middleware/errors.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
@@ -39,56 +38,35 @@ function writeModeOf(req: express.Request): WriteMode | undefined {
   return 'signedXdr' in body ? 'submit' : 'prepare';
 }
 
-/** Per path template, the HTTP methods (upper case) of its operations that take a request body. */
-function methodsWithBodies(paths: Record<string, Record<string, unknown>>): Map<string, ReadonlySet<string>> {
-  const byPath = new Map<string, ReadonlySet<string>>();
-  for (const [template, item] of Object.entries(paths)) {
-    const methods = new Set<string>();
-    for (const [method, op] of Object.entries(item)) {
-      if (typeof op === 'object' && op !== null && 'requestBody' in op) methods.add(method.toUpperCase());
-    }
-    if (methods.size > 0) byPath.set(template, methods);
-  }
-  return byPath;
-}
-
 export async function createResolverApp(given: ResolverAppDeps): Promise<express.Express> {
-  const spec = loadResolverSpec();
+  const model = loadResolverModel();
   // Without a registry from the process (tests of the app alone) the app keeps its own, so /metrics answers.
   const own = () => createMetrics({ service: SERVICE, domainOf: 'resolver' });
   const deps: ResolverAppDeps = given.metrics ? given : { ...given, metrics: own() };
   const metrics = deps.metrics!;
   metrics.buildInfo({
-    version: String(spec.info.version),
+    version: model.version,
     protocols: () =>
       Object.fromEntries(Object.entries(deps.networks).map(([n, net]) => [n, net?.chain.client.protocolVersion])),
   });
   const ctx = createRouteContext(deps);
   const nonceStore = deps.nonceStore ?? new MemoryNonceStore({ now: deps.now });
-  const service = serviceRoutes(ctx, spec);
+  const service = serviceRoutes(ctx, model.document);
   const registry = registryRoutes(ctx);
   const proof = proofRoutes(ctx, nonceStore);
-  const bodyMethods = methodsWithBodies(spec.paths);
   /**
-   * The body reader of a path: only the methods of its operations with a request body read one, and each
-   * requires it (did-resolver.yaml `requestBody.required`); elsewhere a body is ignored.
+   * The body reader: only operations with a request body read one, and each requires it (did-resolver.yaml
+   * `requestBody.required`); elsewhere a body is ignored.
    */
-  const bodyReader = (template: string): express.RequestHandler[] => {
-    const methods = bodyMethods.get(template);
-    if (!methods) return [];
-    const takes = (req: express.Request) => methods.has(req.method);
-    return [
-      jsonBody(
-        { limit: BODY_LIMIT_BYTES, takesBody: takes, needsBody: takes },
-        {
-          missing: () => ResolverErrors.invalidRequest('the request needs a JSON body'),
-          unsupported: (coding) => ResolverErrors.unsupportedContentEncoding(unsupportedCodingMessage(coding)),
-          corrupt: (coding) => ResolverErrors.invalidBodyEncoding(corruptBodyMessage(coding)),
-          loneSurrogate: (at) => ResolverErrors.invalidRequest(loneSurrogateMessage(at)),
-        },
-      ),
-    ];
-  };
+  const body = jsonBody(
+    { limit: BODY_LIMIT_BYTES, needsBody: () => true },
+    {
+      missing: () => ResolverErrors.invalidRequest('the request needs a JSON body'),
+      unsupported: (coding) => ResolverErrors.unsupportedContentEncoding(unsupportedCodingMessage(coding)),
+      corrupt: (coding) => ResolverErrors.invalidBodyEncoding(corruptBodyMessage(coding)),
+      loneSurrogate: (at) => ResolverErrors.invalidRequest(loneSurrogateMessage(at)),
+    },
+  );
 
   // The route table: each operation's handler, at the end of its path's chain.
   const handlers: RouteTable<operations> = {
@@ -108,7 +86,7 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
   };
 
   return createServiceApp({
-    spec,
+    model,
     validator: {
       allErrors: false,
       validateResponses: deps.validateResponses === true,
@@ -136,15 +114,11 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
     ],
     // The body (read after route matching, so that an unknown path is a 404 and an undeclared method a 405
     // whatever the body), oversized collections and request validation, then response validation when asked.
-    layers: (route) => [
-      ...bodyReader(route.template),
-      ...route.requests,
-      ...(route.responses ? [route.responses] : []),
-    ],
+    layers: (op, validate) => [...(op.body ? [body] : []), ...validate],
     handlers,
     // The UI's static files are not operations of the description.
     afterRoutes: [{ path: '/docs', handlers: service.docsAssets() }],
     notFound: notFoundError,
-    errorHandler: errorHandler({ ...(deps.log ? { log: deps.log } : {}), allowOf: allowLookup(spec) }),
+    errorHandler: errorHandler({ ...(deps.log ? { log: deps.log } : {}) }),
   });
 }

@@ -1,4 +1,5 @@
 // What the resolver's app, routes and tests share: its dependencies and its error type.
+import { ServiceError } from '../platform/failures.ts';
 import type { RegistryChain } from '../chain/index.ts';
 import type { components } from '../generated/did-resolver.ts';
 import { resolverErrorsOf } from '../generated/did-resolver-errors.ts';
@@ -62,26 +63,7 @@ export interface ResolverAppDeps {
 export type ResolverErrorCode = components['schemas']['ErrorCode'];
 
 /** An error with the spec's stable `code`; rendered as `{code, message, details?}`. */
-export class ResolverError extends Error {
-  readonly status: number;
-  readonly code: ResolverErrorCode;
-  readonly details?: Record<string, unknown>;
-  /** Response headers of the answer (`Allow` of a 405). */
-  readonly headers?: Record<string, string>;
-  constructor(
-    status: number,
-    code: ResolverErrorCode,
-    message: string,
-    details?: Record<string, unknown>,
-    headers?: Record<string, string>,
-  ) {
-    super(message);
-    this.status = status;
-    this.code = code;
-    this.details = details;
-    this.headers = headers;
-  }
-}
+export class ResolverError extends ServiceError<ResolverErrorCode> {}
 
 /**
  * The error of each listed code with the status the spec gives it, and optional `details` and headers:

@@ -157,9 +157,9 @@ describe('the error envelope', () => {
     expect([nowhere.status, nowhere.body.code]).toEqual([404, 'not_found']);
   });
 
-  it('404 not_found for OPTIONS on a route (no preflight)', async () => {
+  it('OPTIONS on a route is 204 with Allow', async () => {
     const r = await h.request('OPTIONS', '/health');
-    expect([r.status, r.body.code]).toEqual([404, 'not_found']);
+    expect([r.status, r.headers.get('allow')]).toEqual([204, 'GET, HEAD, OPTIONS']);
   });
 
   it.each([

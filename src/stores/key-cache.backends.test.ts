@@ -17,7 +17,8 @@ import {
   KEY_CACHE_REFRESH_EVERY_MS,
   type OpenKeyChangeFeed,
 } from './key-cache.ts';
-import { createPostgresStores, keyChannel } from './postgres.ts';
+import { keyChannel } from './postgres-key-changes.ts';
+import { createPostgresStores } from './postgres.ts';
 import { createSqliteStores, DB_FILE } from './sqlite.ts';
 import type { ApiKeyRecord, CreateKeyInput, KeyState, KeyStore } from './types.ts';
 import {

@@ -125,51 +125,34 @@ function toOutage(store: StoreName, err: unknown): unknown {
   return new StoreUnavailableError(store, `redis: ${e?.message ?? String(err)}`, { cause: err });
 }
 
-export function createRedisStores(options: RedisStoresOptions): RedisStores {
-  const now = options.now ?? Date.now;
-  const timeoutMs = options.timeoutMs ?? 1000;
-  const redis = new Redis(options.url, {
-    keyPrefix: options.keyPrefix ?? 'credential-vault:',
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    connectTimeout: timeoutMs,
-    commandTimeout: timeoutMs,
-    retryStrategy: (times) => Math.min(50 * times, 1000),
+/** What the stores over one Redis connection share. */
+interface RedisContext {
+  redis: Redis;
+  scripted: WithScript;
+  now: Clock;
+  /** Runs one command: waits for a connection attempt under way, outages as StoreUnavailableError. */
+  run<T>(store: StoreName, op: () => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** While a connection attempt is under way, wait for it (bounded by `timeoutMs`) instead of failing at once. */
+async function settled(redis: Redis, timeoutMs: number): Promise<void> {
+  if (redis.status !== 'connecting' && redis.status !== 'connect') return;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      redis.off('close', done);
+      resolve();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    redis.once('ready', done);
+    redis.once('close', done);
   });
-  redis.on('error', (err: Error) => options.onError?.(err));
-  redis.defineCommand('cvSlidingWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW_LUA });
-  redis.defineCommand('cvChallengeIssue', { numberOfKeys: 1, lua: CHALLENGE_ISSUE_LUA });
-  redis.defineCommand('cvChallengeConsume', { numberOfKeys: 1, lua: CHALLENGE_CONSUME_LUA });
-  const scripted = redis as unknown as WithScript;
-  let closed = false;
+}
 
-  /** While a connection attempt is under way, wait for it (bounded) instead of failing at once. */
-  async function settled(): Promise<void> {
-    if (redis.status !== 'connecting' && redis.status !== 'connect') return;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        redis.off('ready', done);
-        redis.off('close', done);
-        resolve();
-      };
-      const timer = setTimeout(done, timeoutMs);
-      redis.once('ready', done);
-      redis.once('close', done);
-    });
-  }
-
-  async function run<T>(store: StoreName, op: () => Promise<T>): Promise<T> {
-    if (closed) throw new StoreUnavailableError(store, 'redis store closed');
-    try {
-      await settled();
-      return await op();
-    } catch (err) {
-      throw toOutage(store, err);
-    }
-  }
-
-  const rateLimiter: RateLimiter = {
+function redisRateLimiter({ scripted, now, run, close }: RedisContext): RateLimiter {
+  return {
     async hit({ bucket, limit, windowMs, now: at }: HitInput): Promise<HitResult> {
       checkHitInput(limit, windowMs);
       const t = Math.floor(at ?? now());
@@ -187,10 +170,12 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
         windowMs,
       );
     },
-    close: () => close(),
+    close,
   };
+}
 
-  const cache: Cache = {
+function redisCache({ redis, run, close }: RedisContext): Cache {
+  return {
     async get(key: string) {
       const value = await run('cache', () => redis.get(`cache:${key}`));
       return value ?? undefined;
@@ -202,10 +187,12 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
     async delete(key: string) {
       await run('cache', () => redis.del(`cache:${key}`));
     },
-    close: () => close(),
+    close,
   };
+}
 
-  const nonces: NonceStore = {
+function redisNonces({ redis, now, run, close }: RedisContext): NonceStore {
+  return {
     async issue(nonce: string, expiresAt: Date, binding: string) {
       const expiresMs = expiresAt.getTime();
       const ttlMs = expiresMs - now();
@@ -223,11 +210,13 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
       const colon = value.indexOf(':');
       return value.slice(colon + 1) === binding && Number(value.slice(0, colon)) >= now();
     },
-    close: () => close(),
+    close,
   };
+}
 
+function redisChallenges({ scripted, now, run, close }: RedisContext): ChallengeStore {
   // Redis's own memory bounds the shared store: only the per-client quota refuses here.
-  const challenges: ChallengeStore = {
+  return {
     async issue(client: string, challenge: string, expiresAt: Date, quota: number): Promise<ChallengeIssue> {
       const added = await run('challenges', () =>
         scripted.cvChallengeIssue(`challenges:${client}`, now(), expiresAt.getTime(), quota, challenge),
@@ -240,27 +229,56 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
       );
       return expiresAt >= 0 && expiresAt >= now();
     },
-    close: () => close(),
+    close,
   };
+}
 
-  async function close(): Promise<void> {
-    if (closed) return;
-    closed = true;
-    redis.disconnect();
-  }
-
+export function createRedisStores(options: RedisStoresOptions): RedisStores {
+  const timeoutMs = options.timeoutMs ?? 1000;
+  const redis = new Redis(options.url, {
+    keyPrefix: options.keyPrefix ?? 'credential-vault:',
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: timeoutMs,
+    commandTimeout: timeoutMs,
+    retryStrategy: (times) => Math.min(50 * times, 1000),
+  });
+  redis.on('error', (err: Error) => options.onError?.(err));
+  redis.defineCommand('cvSlidingWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW_LUA });
+  redis.defineCommand('cvChallengeIssue', { numberOfKeys: 1, lua: CHALLENGE_ISSUE_LUA });
+  redis.defineCommand('cvChallengeConsume', { numberOfKeys: 1, lua: CHALLENGE_CONSUME_LUA });
+  let closed = false;
+  const ctx: RedisContext = {
+    redis,
+    scripted: redis as unknown as WithScript,
+    now: options.now ?? Date.now,
+    async run(store, op) {
+      if (closed) throw new StoreUnavailableError(store, 'redis store closed');
+      try {
+        await settled(redis, timeoutMs);
+        return await op();
+      } catch (err) {
+        throw toOutage(store, err);
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      redis.disconnect();
+    },
+  };
   return {
-    rateLimiter,
-    cache,
-    nonces,
-    challenges,
+    rateLimiter: redisRateLimiter(ctx),
+    cache: redisCache(ctx),
+    nonces: redisNonces(ctx),
+    challenges: redisChallenges(ctx),
     async health() {
       try {
-        return (await run('rate_limit', () => redis.ping())) === 'PONG';
+        return (await ctx.run('rate_limit', () => redis.ping())) === 'PONG';
       } catch {
         return false;
       }
     },
-    close,
+    close: ctx.close,
   };
 }

@@ -3,26 +3,20 @@
 // written once here in the subset both dialects speak (`$n` parameters, `INSERT … ON CONFLICT … DO UPDATE
 // … WHERE … RETURNING`); a driver supplies connections, transactions under a named write lock, its own
 // migrations (./migrations/<dialect>/) and the mapping of its errors to outages.
-import { randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
-import { checkBeginInput, hashKey, isReplayable, judge, lookupOf, mintKey } from './records.ts';
+import { sqlIdempotencyStore } from './sql-idempotency.ts';
+import { sqlKeyStore } from './sql-keys.ts';
 import {
   IDEMPOTENCY_LEASE_MS,
-  IDEMPOTENCY_PURGE_EVERY_MS,
   IDEMPOTENCY_TTL_MS,
   KeyExistsError,
   StoreInputError,
   StoreUnavailableError,
-  type ApiKeyRecord,
-  type BeginInput,
-  type BeginResult,
   type IdempotencyStore,
-  type KeyLookup,
   type KeyStore,
   type StoreName,
-  type StoredResponse,
 } from './types.ts';
-import type { Clock, KeyRole, Network, Scope } from '../domain.ts';
+import type { Clock } from '../domain.ts';
 
 export interface SqlResult<R> {
   rows: R[];
@@ -81,36 +75,6 @@ export async function runMigrations(
   }, lockName);
 }
 
-interface KeyRow {
-  key_id: string;
-  key_hash: string;
-  wallet_address: string | null;
-  network: Network;
-  role: KeyRole;
-  /** text[] (PostgreSQL) or JSON text (SQLite). */
-  scopes: Scope[] | string;
-  /** timestamptz (PostgreSQL) or ISO-8601 text (SQLite). */
-  created_at: Date | string;
-  expires_at: Date | string | null;
-  revoked_at: Date | string | null;
-}
-
-const iso = (v: Date | string): string => (v instanceof Date ? v : new Date(v)).toISOString();
-
-function fromRow(row: KeyRow): ApiKeyRecord {
-  return {
-    keyId: row.key_id,
-    keyHash: row.key_hash,
-    walletAddress: row.wallet_address,
-    network: row.network,
-    role: row.role,
-    scopes: Array.isArray(row.scopes) ? row.scopes : (JSON.parse(row.scopes) as Scope[]),
-    createdAt: iso(row.created_at),
-    expiresAt: row.expires_at === null ? null : iso(row.expires_at),
-    revokedAt: row.revoked_at === null ? null : iso(row.revoked_at),
-  };
-}
-
 export interface SqlStoresOptions {
   now?: Clock;
   leaseMs?: number;
@@ -128,6 +92,9 @@ export interface SqlStores {
   close(): Promise<void>;
 }
 
+/** Runs one operation of a store: ready first, a closed store or an outage as StoreUnavailableError. */
+export type SqlRun = <T>(store: StoreName, op: () => Promise<T>) => Promise<T>;
+
 /**
  * The key and idempotency stores over a driver. `ready()` runs before every operation (migrations, and for
  * the embedded store the one-time import of the former files); it should be cheap once done and retry
@@ -139,14 +106,8 @@ export function createSqlStores(
   options: SqlStoresOptions = {},
 ): SqlStores {
   const now = options.now ?? Date.now;
-  const leaseMs = options.leaseMs ?? IDEMPOTENCY_LEASE_MS;
-  const ttlMs = options.ttlMs ?? IDEMPOTENCY_TTL_MS;
   let closed = false;
-  const changed = (rows: readonly { key_hash: string }[]) => {
-    if (rows.length > 0) options.onKeysChanged?.(rows.map((r) => r.key_hash));
-  };
-
-  async function run<T>(store: StoreName, op: () => Promise<T>): Promise<T> {
+  const run: SqlRun = async (store, op) => {
     if (closed) throw new StoreUnavailableError(store, `${driver.dialect} store closed`);
     try {
       await ready();
@@ -155,170 +116,30 @@ export function createSqlStores(
       if (err instanceof KeyExistsError || err instanceof StoreInputError) throw err;
       throw driver.toOutage(store, err);
     }
-  }
-
-  /** One query on the unique key_hash index; the state is judged on the store's clock. */
-  const lookup = async (key: string): Promise<KeyLookup | undefined> => {
-    const hash = hashKey(key);
-    if (hash === undefined) return undefined;
-    const { rows } = await run('keys', () =>
-      driver.query<KeyRow>('SELECT * FROM api_keys WHERE key_hash = $1', [hash]),
-    );
-    return lookupOf(rows[0] && fromRow(rows[0]), now());
   };
-
-  const keys: KeyStore = {
-    async create(input, createOptions) {
-      const created = mintKey(input, now());
-      const r = created.record;
-      // Every create of this wallet and network takes the same lock: the check and the insert are atomic.
-      const replaced = await run('keys', () =>
-        driver.transaction(
-          async (tx) => {
-            let replaced: SqlResult<{ key_hash: string }> | undefined;
-            if (r.walletAddress !== null) {
-              if (createOptions?.ifNoActiveKey) {
-                const held = await tx.query(
-                  `SELECT 1 AS held FROM api_keys WHERE wallet_address = $1 AND network = $2 AND revoked_at IS NULL
-                 AND (expires_at IS NULL OR expires_at > $3) LIMIT 1`,
-                  [r.walletAddress, r.network, r.createdAt],
-                );
-                if (held.rows.length > 0) throw new KeyExistsError(r.walletAddress, r.network);
-              }
-              replaced = await tx.query<{ key_hash: string }>(
-                `UPDATE api_keys SET revoked_at = $3 WHERE wallet_address = $1 AND network = $2 AND revoked_at IS NULL
-               RETURNING key_hash`,
-                [r.walletAddress, r.network, r.createdAt],
-              );
-            }
-            await tx.query(
-              `INSERT INTO api_keys (key_id, key_hash, wallet_address, network, role, scopes, created_at, expires_at, revoked_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL)`,
-              [r.keyId, r.keyHash, r.walletAddress, r.network, r.role, r.scopes, r.createdAt, r.expiresAt],
-            );
-            return replaced?.rows ?? [];
-          },
-          `credential-vault:key:${r.network}:${r.walletAddress ?? ''}`,
-        ),
-      );
-      changed(replaced);
-      return created;
-    },
-    async findByKey(key) {
-      const found = await lookup(key);
-      return found?.state === 'active' ? found.record : undefined;
-    },
-    lookup,
-    async list(filter = {}) {
-      const where: string[] = [];
-      const params: unknown[] = [];
-      if (filter.network !== undefined) where.push(`network = $${params.push(filter.network)}`);
-      if (!filter.includeRevoked) where.push('revoked_at IS NULL');
-      const sql = `SELECT * FROM api_keys ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, key_id`;
-      const { rows } = await run('keys', () => driver.query<KeyRow>(sql, params));
-      return rows.map(fromRow);
-    },
-    async revoke(keyId) {
-      const result = await run('keys', () =>
-        driver.query<{ key_hash: string }>(
-          'UPDATE api_keys SET revoked_at = $2 WHERE key_id = $1 AND revoked_at IS NULL RETURNING key_hash',
-          [keyId, new Date(now()).toISOString()],
-        ),
-      );
-      changed(result.rows);
-      return result.rows.length > 0;
-    },
-    close: () => close(),
-  };
-
-  let lastPurge = -Infinity;
-  let purging: Promise<unknown> = Promise.resolve();
-  const purgeExpired = (t: number) => {
-    if (t - lastPurge < IDEMPOTENCY_PURGE_EVERY_MS) return;
-    lastPurge = t;
-    purging = driver.query('DELETE FROM idempotency_records WHERE expires_at_ms <= $1', [t]).catch(() => undefined);
-  };
-
-  const idempotency: IdempotencyStore = {
-    async begin(input: BeginInput): Promise<BeginResult> {
-      checkBeginInput(input);
-      const t = input.now ?? now();
-      return run('idempotency', async () => {
-        purgeExpired(t);
-        // Atomic: a new key, or an expired record (lapsed lease, or replay older than the TTL), is
-        // claimed by exactly one caller; everyone else reads the live record.
-        for (let attempt = 0; attempt < 5; attempt++) {
-          const claimed = await driver.query<{ token: string }>(
-            `INSERT INTO idempotency_records AS r (scope, key, request_hash, token, state, response, created_at_ms, expires_at_ms)
-             VALUES ($1, $2, $3, $4, 'in_progress', NULL, $5, $6)
-             ON CONFLICT (scope, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, token = EXCLUDED.token,
-               state = 'in_progress', response = NULL, created_at_ms = EXCLUDED.created_at_ms,
-               expires_at_ms = EXCLUDED.expires_at_ms
-             WHERE r.expires_at_ms <= $5
-             RETURNING token`,
-            [input.scope, input.key, input.requestHash, randomUUID(), t, t + leaseMs],
-          );
-          const row = claimed.rows[0];
-          if (row) return { state: 'started', token: row.token };
-          const live = await driver.query<{
-            request_hash: string;
-            state: 'in_progress' | 'completed';
-            response: string | null;
-            expires_at_ms: string | number;
-          }>(
-            'SELECT request_hash, state, response, expires_at_ms FROM idempotency_records WHERE scope = $1 AND key = $2',
-            [input.scope, input.key],
-          );
-          const rec = live.rows[0];
-          // Released or expired between the two statements: claim again.
-          if (!rec || Number(rec.expires_at_ms) <= t) continue;
-          return judge(
-            { requestHash: rec.request_hash, state: rec.state, response: rec.response ?? undefined },
-            input.requestHash,
-          );
-        }
-        return { state: 'in_progress' };
-      });
-    },
-    async complete(scope: string, key: string, token: string, response: StoredResponse) {
-      const result = await run('idempotency', () =>
-        isReplayable(response)
-          ? driver.query(
-              `UPDATE idempotency_records SET state = 'completed', response = $4, expires_at_ms = $5
-               WHERE scope = $1 AND key = $2 AND token = $3 AND state = 'in_progress'`,
-              [scope, key, token, JSON.stringify(response), now() + ttlMs],
-            )
-          : driver.query(
-              `DELETE FROM idempotency_records WHERE scope = $1 AND key = $2 AND token = $3 AND state = 'in_progress'`,
-              [scope, key, token],
-            ),
-      );
-      return result.rowCount > 0;
-    },
-    async release(scope: string, key: string, token: string) {
-      await run('idempotency', () =>
-        driver.query(
-          `DELETE FROM idempotency_records WHERE scope = $1 AND key = $2 AND token = $3 AND state = 'in_progress'`,
-          [scope, key, token],
-        ),
-      );
-    },
-    close: () => close(),
-  };
-
   let closing: Promise<void> | undefined;
-  function close(): Promise<void> {
+  const close = (): Promise<void> => {
     closed = true;
     closing ??= (async () => {
-      await purging;
+      await idempotency.settled();
       await driver.close();
     })();
     return closing;
-  }
-
+  };
+  const keys = sqlKeyStore(driver, run, {
+    now,
+    close,
+    ...(options.onKeysChanged ? { onKeysChanged: options.onKeysChanged } : {}),
+  });
+  const idempotency = sqlIdempotencyStore(driver, run, {
+    now,
+    leaseMs: options.leaseMs ?? IDEMPOTENCY_LEASE_MS,
+    ttlMs: options.ttlMs ?? IDEMPOTENCY_TTL_MS,
+    close,
+  });
   return {
     keys,
-    idempotency,
+    idempotency: idempotency.store,
     query: (sql, params) => run('keys', () => driver.query(sql, params)),
     async health() {
       try {

@@ -76,16 +76,22 @@ export interface SqliteStores extends SqlStores {
   keyChanges: OpenKeyChangeFeed;
 }
 
-export function createSqliteStores(options: SqliteStoresOptions): SqliteStores {
-  const file = path.join(options.dataDir, DB_FILE);
-  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+/** The one connection to the database file, opened (WAL, synchronous) on first use, with its prepared statements. */
+interface SqliteConnection {
+  open(): DatabaseSync;
+  /** One statement now, on the connection. */
+  run<R>(sql: string, params?: readonly unknown[]): SqlResult<R>;
+  close(): void;
+}
+
+function sqliteConnection(dataDir: string, file: string, busyTimeoutMs: number): SqliteConnection {
   let db: DatabaseSync | undefined;
   /** Prepared once per SQL text; `returnsRows` is asked once too (columns() costs as much as the query). */
   const statements = new Map<string, { st: StatementSync; returnsRows: boolean }>();
 
   const open = (): DatabaseSync => {
     if (db) return db;
-    mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     // Created 0600 before SQLite opens it; SQLite gives its -wal and -shm files the same mode.
     closeSync(openSync(file, 'a', 0o600));
     const opened = new DatabaseSync(file);
@@ -102,24 +108,36 @@ export function createSqliteStores(options: SqliteStoresOptions): SqliteStores {
     return (db = opened);
   };
 
-  const run1 = <R>(sql: string, params: readonly unknown[] = []): SqlResult<R> => {
-    const conn = open();
-    let prepared = statements.get(sql);
-    if (!prepared) {
-      const st = conn.prepare(toSqlite(sql));
-      statements.set(sql, (prepared = { st, returnsRows: st.columns().length > 0 }));
-    }
-    const { st, returnsRows } = prepared;
-    const args = params.map(bind);
-    if (returnsRows) {
-      const rows = st.all(...args) as R[];
-      return { rows, rowCount: rows.length };
-    }
-    return { rows: [], rowCount: Number(st.run(...args).changes) };
+  return {
+    open,
+    run<R>(sql: string, params: readonly unknown[] = []): SqlResult<R> {
+      const conn = open();
+      let prepared = statements.get(sql);
+      if (!prepared) {
+        const st = conn.prepare(toSqlite(sql));
+        statements.set(sql, (prepared = { st, returnsRows: st.columns().length > 0 }));
+      }
+      const { st, returnsRows } = prepared;
+      const args = params.map(bind);
+      if (returnsRows) {
+        const rows = st.all(...args) as R[];
+        return { rows, rowCount: rows.length };
+      }
+      return { rows: [], rowCount: Number(st.run(...args).changes) };
+    },
+    close() {
+      statements.clear();
+      db?.close();
+      db = undefined;
+    },
   };
+}
+
+/** The driver over the connection: operations one after another, transactions under the database's write lock. */
+function sqliteDriver(conn: SqliteConnection): SqlDriver {
   const direct: SqlExecutor = {
-    query: async (sql, params) => run1(sql, params),
-    exec: async (sql) => void open().exec(sql),
+    query: async (sql, params) => conn.run(sql, params),
+    exec: async (sql) => void conn.open().exec(sql),
   };
 
   /** Operations on the one connection, one after another. */
@@ -130,32 +148,33 @@ export function createSqliteStores(options: SqliteStoresOptions): SqliteStores {
     return result;
   };
 
-  const driver: SqlDriver = {
+  return {
     dialect: 'sqlite',
-    query: (sql, params) => exclusive(() => run1(sql, params)),
-    exec: (sql) => exclusive(() => void open().exec(sql)),
+    query: (sql, params) => exclusive(() => conn.run(sql, params)),
+    exec: (sql) => exclusive(() => void conn.open().exec(sql)),
     // SQLite has one write lock per database: IMMEDIATE takes it at BEGIN, so every lock name is the same lock.
     transaction: (fn, _lock) =>
       exclusive(async () => {
-        const conn = open();
-        conn.exec('BEGIN IMMEDIATE');
+        const db = conn.open();
+        db.exec('BEGIN IMMEDIATE');
         try {
           const result = await fn(direct);
-          conn.exec('COMMIT');
+          db.exec('COMMIT');
           return result;
         } catch (err) {
-          if (conn.isTransaction) conn.exec('ROLLBACK');
+          if (db.isTransaction) db.exec('ROLLBACK');
           throw err;
         }
       }),
     toOutage,
-    close: () =>
-      exclusive(() => {
-        statements.clear();
-        db?.close();
-        db = undefined;
-      }),
+    close: () => exclusive(() => conn.close()),
   };
+}
+
+export function createSqliteStores(options: SqliteStoresOptions): SqliteStores {
+  const file = path.join(options.dataDir, DB_FILE);
+  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  const driver = sqliteDriver(sqliteConnection(options.dataDir, file, busyTimeoutMs));
 
   let readied: Promise<void> | undefined;
   const ready = (): Promise<void> =>

@@ -4,8 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from './context.ts';
 import { ChainError } from '../chain/index.ts';
-import { indexOperations } from './middleware/openapi.ts';
-import { loadVaultSpec } from '../platform/spec.ts';
+import { loadVaultModel } from '../platform/spec.ts';
 import {
   startVaultTestEnv,
   stubChain,
@@ -380,9 +379,13 @@ describe('routes', () => {
       });
   });
 
-  it('OPTIONS on a declared path stays 404 not_found (no preflight outside the wallet-proof routes)', async () => {
-    const res = await env.request('/contracts/vault/verify-vc', { method: 'OPTIONS', key });
-    expect([res.status, res.body.error]).toEqual([404, 'not_found']);
+  it('OPTIONS on a declared path is 204 with Allow, keyless (no CORS headers outside the wallet-proof routes)', async () => {
+    const res = await env.request('/contracts/vault/verify-vc', { method: 'OPTIONS' });
+    expect([res.status, res.headers.get('allow'), res.headers.get('access-control-allow-origin')]).toEqual([
+      204,
+      'POST, OPTIONS',
+      null,
+    ]);
   });
 
   it('checks the key before the body: no key and a bad body → 401', async () => {
@@ -722,18 +725,19 @@ describe('X-Request-ID', () => {
 });
 
 describe('the spec declares every status the platform layer answers', () => {
-  const doc = loadVaultSpec();
+  const model = loadVaultModel();
+  const doc = model.document;
   // Mounted before route matching, so the validator never answers for them (no 400 on a bad X-Request-ID).
-  const ops = [...indexOperations(doc).values()].filter((op) => !['/docs', '/metrics', '/ready'].includes(op.path));
-  it.each(ops.map((op) => [op.method, op.path, op] as const))('%s %s', (_m, _p, op) => {
-    const declared = Object.keys((doc.paths[op.path]![op.method.toLowerCase()] as { responses: object }).responses);
+  const ops = [...model.operations.values()].filter((op) => !['/docs', '/metrics', '/ready'].includes(op.template));
+  it.each(ops.map((op) => [op.method.toUpperCase(), op.template, op] as const))('%s %s', (method, _p, op) => {
+    const declared = Object.keys(doc.paths[op.template]![op.method]!.responses ?? {});
     // X-Request-ID is validated on every path, except on a CORS preflight: it is answered before keys, limits
     // and request validation (app.ts), and its only refusal is 403 origin_not_allowed.
-    const need = new Set(op.method === 'OPTIONS' ? ['403'] : ['400']);
+    const need = new Set(method === 'OPTIONS' ? ['403'] : ['400']);
     if (!op.public) ['401', '403', '429', '503'].forEach((s) => need.add(s)); // key, scope/role, limits, stores
     if (op.bucket === 'ip') ['403', '429', '503'].forEach((s) => need.add(s)); // origin, per-IP limit
     if (op.idempotent) ['409', '422'].forEach((s) => need.add(s));
-    if (op.bodyBranches.length > 0) ['413', '415'].forEach((s) => need.add(s)); // body size, Content-Encoding
+    if (op.body) ['413', '415'].forEach((s) => need.add(s)); // body size, Content-Encoding
     expect([...need].filter((s) => !declared.includes(s))).toEqual([]);
   });
 });

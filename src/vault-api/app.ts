@@ -1,27 +1,26 @@
 // The vault API as an Express 5 app over spec/vault-api.yaml, on the platform layer (src/platform/). Order
 // of the pipeline, and why:
 //
-//   the front, one layer of steps run in sequence (src/platform/front.ts):
-//     legacy base paths (/api/config → /config, before anything reads the URL) → HEAD as GET
+//   the front, an Express router (src/platform/app.ts):
+//     legacy base paths (/api/config → /config, before anything reads the URL)
 //     → metrics + request log (their clocks cover everything, they see every answer) → request id
 //     → /metrics, /ready (no key, no rate budget, no body) → removed routes (410, before they can match a
 //     template) → CORS headers of /auth/*
 //   → /docs (assets are not operations; no removed route or CORS route lies under /docs, so the two steps
 //     above pass its requests untouched)
 //   → one Express route per path of the description (an undeclared path meets the 404 at the end), whose
-//     chain is route matching (an undeclared method → 405), then for the operation matched, only the steps
-//     that act on it: answer capture (operations with an Idempotency-Key) → response validation → CORS
-//     preflight (the OPTIONS of /auth/*) → API key → rate limit → scopes / admin role → JSON body
+//     chain is the method gate (an undeclared method → 405, OPTIONS → 204, both with `Allow`), then for the
+//     operation matched, only the steps that act on it: answer capture (operations with an Idempotency-Key)
+//     → CORS preflight (the OPTIONS of /auth/*) → API key → rate limit → scopes / admin role → JSON body
 //     (operations with a body; 512 KiB decoded; gzip, deflate, br) → strict integer query (operations with
-//     integer query parameters) → request validation → Idempotency-Key (operations that take one)
+//     integer query parameters) → request (and response) validation → Idempotency-Key (operations that take one)
 //     → the operation's handler (the route table below, keyed by operationId)
 //   → 404 → errors as {error, message}
 import type express from 'express';
 import type { Router } from 'express';
 import type { operations } from '../generated/vault-api.ts';
-import { allowLookup } from '../openapi/allow.ts';
 import { createMetrics, type WriteMode } from '../observability/index.ts';
-import { createServiceApp, type RouteTable } from '../platform/app.ts';
+import { createServiceApp, operationOf, routeOf, type RouteTable } from '../platform/app.ts';
 import {
   corruptBodyMessage,
   jsonBody,
@@ -30,14 +29,13 @@ import {
   unsupportedCodingMessage,
 } from '../platform/body.ts';
 import { errorCodeOf } from '../platform/errors.ts';
-import { loadVaultSpec } from '../platform/spec.ts';
+import { loadVaultModel } from '../platform/spec.ts';
 import { VaultErrors, peekAuth, type VaultAppDeps } from './context.ts';
 import { authenticate } from './middleware/auth.ts';
 import { CORS_ROUTES, corsHeaders, corsPreflight } from './middleware/cors.ts';
 import { BODY_LIMIT_BYTES, KEYLESS_BODY_LIMIT_BYTES, errorHandler, notFoundError } from './middleware/errors.ts';
 import { captureAnswers, idempotency } from './middleware/idempotency.ts';
 import { legacyBasePaths, checkLegacyBasePaths, DEFAULT_LEGACY_BASE_PATHS } from './middleware/legacy-base-paths.ts';
-import { indexOperations, operationOf, routeOf } from './middleware/openapi.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { removedRoutes, removedRoutesOf } from './middleware/removed-routes.ts';
 import { requireScopes } from './middleware/scopes.ts';
@@ -46,6 +44,9 @@ import { contractRoutes } from './routes/contracts.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { createDocsRoutes, publicRoutes } from './routes/public.ts';
 
+/** Keyless callers of the verification routes get a smaller body: its cost is bounded per request. */
+const bodyLimitOf = (req: express.Request): number =>
+  operationOf(req)?.keyOptional && !peekAuth(req) ? KEYLESS_BODY_LIMIT_BYTES : BODY_LIMIT_BYTES;
 const keyIdOf = (req: express.Request): string | undefined => peekAuth(req)?.keyId;
 const VERIFIES_DOCUMENTS: ReadonlySet<string> = new Set(['verifyCredential', 'verifyPresentation']);
 /** The deepest a verification request body may nest (vault-api.yaml VerifyCredentialRequest, VerifyPresentationRequest). */
@@ -68,40 +69,40 @@ export async function createVaultApp(given: VaultAppDeps, options: VaultAppOptio
   const own = () => createMetrics({ service, domainOf: 'vault-api' });
   const deps: VaultAppDeps = given.metrics ? given : { ...given, metrics: own() };
   const metrics = deps.metrics!;
-  const doc = loadVaultSpec();
-  const index = indexOperations(doc);
+  const model = loadVaultModel();
 
-  const removed = removedRoutesOf(doc);
+  const removed = removedRoutesOf(model);
   const prefixes = deps.legacyBasePaths ?? DEFAULT_LEGACY_BASE_PATHS;
-  checkLegacyBasePaths(prefixes, Object.keys(doc.paths));
+  checkLegacyBasePaths(
+    prefixes,
+    model.routes.map((r) => r.template),
+  );
   metrics.buildInfo({
-    version: String((doc['info'] as { version?: unknown } | undefined)?.version),
+    version: model.version,
     protocols: () => ({ [deps.profile.network]: deps.chain.client.protocolVersion }),
   });
   // Prepare or submit, on the write routes (the operations that take an Idempotency-Key).
   const modeOf = (req: express.Request): WriteMode | undefined => {
     const body: unknown = req.body;
-    if (!operationOf(index, req)?.idempotent || typeof body !== 'object' || body === null) return undefined;
+    if (!operationOf(req)?.idempotent || typeof body !== 'object' || body === null) return undefined;
     return 'signedXdr' in body ? 'submit' : 'prepare';
   };
 
   // Made once, shared by every route's chain.
   const preflight = corsPreflight(deps);
-  const keys = authenticate(deps, index);
-  const limits = rateLimit(deps, index);
-  const scopes = requireScopes(index);
+  const keys = authenticate(deps);
+  const limits = rateLimit(deps);
+  const scopes = requireScopes();
   // strict: false lets a JSON scalar through to request validation ("body must be object", 400
   // invalid_request); only text that is not JSON is `invalid_json`. Only operations with a request
   // body read one: a body elsewhere is ignored, whatever its Content-Encoding.
   const body = jsonBody(
     {
-      // Keyless callers of the verification routes get a smaller body: its cost is bounded per request.
-      limit: (req) =>
-        operationOf(index, req)?.keyOptional && !peekAuth(req) ? KEYLESS_BODY_LIMIT_BYTES : BODY_LIMIT_BYTES,
+      limit: bodyLimitOf,
       strict: false,
-      takesBody: (req) => (operationOf(index, req)?.bodyBranches.length ?? 0) > 0,
+      takesBody: (req) => operationOf(req)?.body !== undefined,
       // A presented credential or presentation whose JSON repeats a member name fails verification.
-      findDuplicates: (req) => VERIFIES_DOCUMENTS.has(operationOf(index, req)?.operationId ?? ''),
+      findDuplicates: (req) => VERIFIES_DOCUMENTS.has(operationOf(req)?.operationId ?? ''),
       // …and nests at most so deep: it is canonicalized, hashed and may be answered back (returnCredential).
       maxDepth: MAX_VERIFIED_BODY_DEPTH,
     },
@@ -112,20 +113,20 @@ export async function createVaultApp(given: VaultAppDeps, options: VaultAppOptio
       tooDeep: (depth, max) => VaultErrors.invalidJson(tooDeepMessage(depth, max)),
     },
   );
-  const integers = strictIntegerQuery(index);
-  const once = idempotency(deps, index);
+  const integers = strictIntegerQuery();
+  const once = idempotency(deps);
 
   // The route table: each operation's handler, by operationId.
   const contracts = contractRoutes(deps);
   const stub = options.contractRoutes;
   const handlers: RouteTable<operations> = {
-    ...publicRoutes(deps, doc),
+    ...publicRoutes(deps, model.document),
     ...keyRoutes(deps),
     ...(stub ? Object.fromEntries(Object.keys(contracts).map((id) => [id, stub])) : contracts),
   };
 
   return createServiceApp({
-    spec: doc,
+    model,
     validator: {
       allErrors: true,
       validateResponses: deps.validateResponses === true,
@@ -134,7 +135,7 @@ export async function createVaultApp(given: VaultAppDeps, options: VaultAppOptio
     // req.ip, the key of the /auth/* per-IP bucket: the forwarded client address only from trusted proxies.
     trustProxy: deps.trustProxy ?? false,
     headEnvelope: (error, message) => ({ error, message }),
-    rewrite: [legacyBasePaths(prefixes, doc.paths)],
+    rewrite: [legacyBasePaths(prefixes, model)],
     metrics: { metrics, service, routeOf, modeOf },
     requestLog: deps.logger
       ? { logger: deps.logger, service, getKeyId: keyIdOf, routeOf, getErrorCode: errorCodeOf }
@@ -155,26 +156,20 @@ export async function createVaultApp(given: VaultAppDeps, options: VaultAppOptio
     // itself too): the answer capture and the Idempotency-Key where the operation takes no key, the preflight
     // off the OPTIONS of /auth/*, the body where the operation has none, the integer check where it has no
     // integer query parameter.
-    layers: (route, { operationId }) => {
-      const op = index.get(operationId);
-      const idempotent = op?.idempotent ?? true;
-      const preflights = op === undefined || (op.method === 'OPTIONS' && Object.hasOwn(CORS_ROUTES, op.path));
-      return [
-        ...(idempotent ? [captureAnswers] : []),
-        ...(route.responses ? [route.responses] : []),
-        ...(preflights ? [preflight] : []),
-        keys,
-        limits,
-        scopes,
-        ...((op?.bodyBranches.length ?? 1) > 0 ? [body] : []),
-        ...((op?.integerQuery.length ?? 1) > 0 ? [integers] : []),
-        ...route.requests,
-        ...(idempotent ? [once] : []),
-      ];
-    },
+    layers: (op, validate) => [
+      ...(op.idempotent ? [captureAnswers] : []),
+      ...(op.method === 'options' && Object.hasOwn(CORS_ROUTES, op.template) ? [preflight] : []),
+      keys,
+      limits,
+      scopes,
+      ...(op.body ? [body] : []),
+      ...(op.integerQuery.length > 0 ? [integers] : []),
+      ...validate,
+      ...(op.idempotent ? [once] : []),
+    ],
     handlers,
     answeredByLayers: ANSWERED_BY_LAYERS,
     notFound: notFoundError,
-    errorHandler: errorHandler(deps, index, allowLookup(doc as unknown as Record<string, unknown>)),
+    errorHandler: errorHandler(deps),
   });
 }

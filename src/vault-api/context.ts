@@ -1,5 +1,6 @@
 // What the vault API's middleware and route modules share: dependencies, the caller's key, errors.
 import type { Request } from 'express';
+import { ServiceError } from '../platform/failures.ts';
 import { VAULT_ERROR_STATUS, vaultErrorsOf, type VaultErrorCode } from '../generated/vault-api-errors.ts';
 import type { Chain } from '../chain/index.ts';
 import type { Keyring } from '../crypto/envelope.ts';
@@ -74,15 +75,7 @@ export interface AuthContext {
 export type { VaultErrorCode };
 
 /** An error with the spec's stable `error` code; the error middleware renders `{error, message}`. */
-export class ApiError extends Error {
-  readonly status: number;
-  readonly code: VaultErrorCode;
-  constructor(status: number, code: VaultErrorCode, message: string) {
-    super(message);
-    this.status = status;
-    this.code = code;
-  }
-}
+export class ApiError extends ServiceError<VaultErrorCode> {}
 
 /** Whether `code` is one the spec lists (the `[i]` families by their concrete form, `vcs[3].vcId_too_long`). */
 export function isVaultErrorCode(code: string): code is VaultErrorCode {

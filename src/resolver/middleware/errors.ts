@@ -16,9 +16,9 @@ import { FORMAT_WORDS } from '../../openapi/formats.ts';
 import { ResolverError, ResolverErrors, type ResolverErrorCode } from '../context.ts';
 import { clip, RESOLVER_FAILURES_LISTED } from '../../openapi/error-bounds.ts';
 import { errorHandler as platformErrorHandler } from '../../platform/errors.ts';
+import { type BodyReadError, type Failure, type FailureCodes, mapFailure } from '../../platform/failures.ts';
+import { operationOf } from '../../platform/app.ts';
 import { requestIdOf } from '../../platform/request-id.ts';
-import { describeValidatorFailure, type ValidatorFailure } from '../../platform/validator.ts';
-import { methodNotAllowedMessage, type AllowLookup } from '../../openapi/allow.ts';
 
 /** Bodies beyond this are refused with 413 `payload_too_large`; the largest valid body is a 128 KiB signedXdr. */
 export const BODY_LIMIT_BYTES = 256 * 1024;
@@ -103,22 +103,6 @@ export function fromChainError(e: ChainError, network: string): ResolverError {
   });
 }
 
-/** body-parser's errors carry a `type` such as `entity.parse.failed` or `entity.too.large`. */
-interface BodyParserError {
-  type: string;
-  status: number;
-  message: string;
-  /** The raw text, on a parse failure. */
-  body?: unknown;
-}
-
-function isBodyParserError(err: unknown): err is BodyParserError {
-  const e = err as { type?: unknown; status?: unknown } | null;
-  return (
-    typeof e === 'object' && e !== null && typeof e.type === 'string' && typeof e.status === 'number' && e.status < 500
-  );
-}
-
 /** What JSON text holds, in words ("null", "a number", "a string"…), or undefined when it is not JSON. */
 function jsonKind(text: unknown): string | undefined {
   if (typeof text !== 'string') return undefined;
@@ -138,7 +122,7 @@ function jsonKind(text: unknown): string | undefined {
  * that is not an object or array (`null`, `42`, `"x"`: the parser takes only those two) or text that is
  * not JSON → 400 `invalid_request`.
  */
-export function fromBodyParserError(err: BodyParserError): ResolverError {
+export function fromBodyParserError(err: BodyReadError): ResolverError {
   if (err.type === 'entity.too.large') {
     return ResolverErrors.payloadTooLarge(`the request body exceeds ${BODY_LIMIT_BYTES} bytes (256 KiB)`);
   }
@@ -160,31 +144,9 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /**
  * A request-validation failure in the spec's codes ("Errors"): an invalid DID is `did_invalid`, a record
  * breaking its rules has the record-rule code (the same check the handlers run), anything else is
- * `invalid_request` with the validator's errors. Unknown routes are `not_found`; a method the path does not
- * declare is 405 `method_not_allowed` with `Allow` (OPTIONS: `not_found`).
+ * `invalid_request` with the validator's errors.
  */
-export function fromValidationError(err: ValidatorFailure, req: Request): ResolverError {
-  if (err.kind === 'method_not_allowed') {
-    const allow = err.allow!;
-    return ResolverErrors.methodNotAllowed(methodNotAllowedMessage(req.method, req.path, allow), undefined, {
-      Allow: allow,
-    });
-  }
-  if (err.kind === 'not_found') return notFoundError(req);
-  if (err.kind === 'unsupported_media_type') {
-    // A body without Content-Type, or of another media type: the validator says "unsupported media type X".
-    const type = req.get('content-type');
-    const message =
-      type === undefined
-        ? 'the body must be JSON sent with Content-Type: application/json; the request has no Content-Type'
-        : `the body must be JSON sent with Content-Type: application/json, not ${type}`;
-    return invalidRequest(message, [{ path: '/headers/content-type', message: 'must be application/json' }]);
-  }
-  if (err.kind === 'malformed_path') {
-    const message =
-      'the path has a malformed percent-encoding: every % must be followed by two hexadecimal digits (write a literal % as %25)';
-    return invalidRequest(message, [{ path: '/path', message: 'malformed percent-encoding' }]);
-  }
+export function fromValidationError(err: Failure, req: Request): ResolverError {
   const body: unknown = req.body;
   if (isObject(body) && 'signedXdr' in body && Object.keys(body).length > 1) {
     const extra = Object.keys(body).filter((k) => k !== 'signedXdr');
@@ -236,7 +198,7 @@ function invalidDidIn(req: Request, body: unknown): ResolverError | undefined {
 }
 
 /** For a prepare-or-submit body, the errors of the branch the client meant (the oneOf reports both). */
-function relevantErrors(errors: ValidatorFailure['items'], body: unknown): ValidatorFailure['items'] {
+function relevantErrors(errors: Failure['items'], body: unknown): Failure['items'] {
   let kept = errors.filter((e) => e.errorCode !== 'oneOf.openapi.validation');
   if (isObject(body)) {
     kept =
@@ -253,46 +215,45 @@ export function notFoundError(req: Request): ResolverError {
 
 const RESOLVE_PREFIX = '/1.0/identifiers/';
 
-export interface ErrorHandlerOptions {
-  log?: (entry: Record<string, unknown>) => void;
-  /** The declared methods of a path (`Allow` of a 405). */
-  allowOf?: AllowLookup;
-}
+const MALFORMED_PATH =
+  'the path has a malformed percent-encoding: every % must be followed by two hexadecimal digits (write a literal % as %25)';
+
+/** The chain's, the body reader's and the validator's failures in the resolver's codes. */
+export const RESOLVER_FAILURE_CODES: FailureCodes<ResolverErrorCode> = {
+  translate: (err) =>
+    err instanceof ChainError ? { error: fromChainError(err, err.network ?? 'the ledger') } : undefined,
+  notFound: notFoundError,
+  methodNotAllowed: (message, allow) => ResolverErrors.methodNotAllowed(message, undefined, { Allow: allow }),
+  malformedPath: () => invalidRequest(MALFORMED_PATH, [{ path: '/path', message: 'malformed percent-encoding' }]),
+  unsupportedMediaType(req) {
+    // A body without Content-Type, or of another media type.
+    const type = req.get('content-type');
+    const message =
+      type === undefined
+        ? 'the body must be JSON sent with Content-Type: application/json; the request has no Content-Type'
+        : `the body must be JSON sent with Content-Type: application/json, not ${type}`;
+    return invalidRequest(message, [{ path: '/headers/content-type', message: 'must be application/json' }]);
+  },
+  payloadTooLarge: () => ResolverErrors.payloadTooLarge(`the request body exceeds ${BODY_LIMIT_BYTES} bytes (256 KiB)`),
+  unreadableBody: fromBodyParserError,
+  invalid: (failure, req) => fromValidationError(failure, req),
+  // The resolution route answers resolution results, not envelopes (spec: resolveDid).
+  answers(failure, req, res) {
+    if (!req.path.startsWith(RESOLVE_PREFIX)) return false;
+    const { error, message } = resolutionValidationFailure(failure, req);
+    sendResolutionFailure(req, res, 400, error, message);
+    return true;
+  },
+  internal: (req) => ({
+    code: 'internal_error',
+    message: `Internal error (request ${(req.res && requestIdOf(req.res)) ?? 'unknown'})`,
+  }),
+};
 
 /** The resolver's envelope (did-resolver.yaml Error): `{code, message, details?}`. */
-export function errorHandler({ log, allowOf }: ErrorHandlerOptions): ErrorRequestHandler {
+export function errorHandler({ log }: { log?: (entry: Record<string, unknown>) => void }): ErrorRequestHandler {
   return platformErrorHandler<ResolverErrorCode>({
-    toAnswer: (err, req, res) => {
-      const failure = describeValidatorFailure(err, req, allowOf ?? (() => undefined));
-      let e: ResolverError | undefined;
-      if (err instanceof ResolverError) e = err;
-      else if (err instanceof ChainError) e = fromChainError(err, err.network ?? 'the ledger');
-      else if (isBodyParserError(err)) e = fromBodyParserError(err);
-      else if (failure && failure.status < 500) {
-        // The resolution route answers resolution results, not envelopes (spec: resolveDid).
-        if (res && req.path.startsWith(RESOLVE_PREFIX) && failure.status === 400) {
-          const { error, message } = resolutionValidationFailure(failure, req);
-          sendResolutionFailure(req, res, 400, error, message);
-          return 'answered';
-        }
-        e = fromValidationError(failure, req);
-      }
-      if (!e) {
-        return {
-          status: 500,
-          code: 'internal_error',
-          message: `Internal error (request ${(req.res && requestIdOf(req.res)) ?? 'unknown'})`,
-          internal: err,
-        };
-      }
-      return {
-        status: e.status,
-        code: e.code,
-        message: e.message,
-        ...(e.details === undefined ? {} : { details: e.details }),
-        ...(e.headers ? { headers: e.headers } : {}),
-      };
-    },
+    toAnswer: (err, req, res) => mapFailure(RESOLVER_FAILURE_CODES, err, req, res, operationOf(req)),
     body: ({ code, message, details }) => (details === undefined ? { code, message } : { code, message, details }),
     logFault: ({ answer, req, requestId }) =>
       log?.({
@@ -311,7 +272,7 @@ export function errorHandler({ log, allowOf }: ErrorHandlerOptions): ErrorReques
  * an unknown resolution option; the DID may well be valid).
  */
 export function resolutionValidationFailure(
-  err: ValidatorFailure,
+  err: Failure,
   req: Request,
 ): { error: 'invalidDid' | 'invalidOptions'; message: string } {
   const openapi = (req as Request & { openapi?: { pathParams?: Record<string, unknown> } }).openapi;

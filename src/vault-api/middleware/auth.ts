@@ -4,7 +4,7 @@
 import type { Request, RequestHandler } from 'express';
 import { VaultErrors, setAuth, type AuthContext, type VaultAppDeps } from '../context.ts';
 import type { ApiKeyRecord } from '../../stores/index.ts';
-import { operationOf, type OperationInfo } from './openapi.ts';
+import { operationOf } from '../../platform/app.ts';
 
 /** Said of an unknown, revoked or other-network key alike (they read the same, so none is revealed). */
 export const UNKNOWN_KEY = 'unknown API key: no active key of this network matches it';
@@ -26,9 +26,9 @@ export function authContextOf(record: ApiKeyRecord): AuthContext {
 }
 
 /** Resolves the key of every keyed operation and attaches the caller (`setAuth`). */
-export function authenticate(deps: VaultAppDeps, index: Map<string, OperationInfo>): RequestHandler {
+export function authenticate(deps: VaultAppDeps): RequestHandler {
   return async (req, _res, next) => {
-    const op = operationOf(index, req);
+    const op = operationOf(req);
     if (!op || op.public) return next();
     const key = presentedKey(req);
     // A keyless call of an operation whose key is optional goes on without a caller (rate-limited per IP).

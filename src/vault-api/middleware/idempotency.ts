@@ -10,7 +10,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { VaultErrors, getAuth, type VaultAppDeps } from '../context.ts';
 import { canonicalize } from '../../did/jcs.ts';
 import { IDEMPOTENCY_KEY_MAX, type StoredResponse } from '../../stores/index.ts';
-import { operationOf, type OperationInfo } from './openapi.ts';
+import { operationOf } from '../../platform/app.ts';
 import { requestIdOf } from '../../platform/request-id.ts';
 
 type Settle = (status: number, body: unknown) => Promise<void>;
@@ -77,10 +77,10 @@ export function requestHash(req: Request): string {
     .digest('hex');
 }
 
-export function idempotency(deps: VaultAppDeps, index: Map<string, OperationInfo>): RequestHandler {
+export function idempotency(deps: VaultAppDeps): RequestHandler {
   const store = deps.stores.idempotency;
   return async (req, res, next) => {
-    const op = operationOf(index, req);
+    const op = operationOf(req);
     const key = req.get('idempotency-key');
     if (!op?.idempotent || key === undefined) return next();
     if (key.length < 1 || key.length > IDEMPOTENCY_KEY_MAX) {

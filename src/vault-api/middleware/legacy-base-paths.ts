@@ -8,7 +8,7 @@
 // also names it, `Link: </config>; rel="successor-version"`. Only then: the rest of the path is the
 // client's, and `/api//evil.example/x` must not become a link to another host.
 import type { RequestHandler } from 'express';
-import { templateMatcher } from '../../openapi/head.ts';
+import type { ApiModel } from '../../platform/operations.ts';
 
 /** The default prefixes (config CV_LEGACY_BASE_PATHS). */
 export const DEFAULT_LEGACY_BASE_PATHS: readonly string[] = ['/api', '/api/v1'];
@@ -55,21 +55,21 @@ const NOT_PATH_CHAR = /[^A-Za-z0-9\-._~!$&'()*+,;=:@%/]/g;
  * The `Link` value naming `canonical`, or undefined when `canonical` is not one of the description's paths
  * (a path template's parameters match one non-empty segment, so a match is a same-origin path: never `//…`).
  */
-export function successorLink(canonical: string, matchers: readonly RegExp[]): string | undefined {
-  if (canonical.startsWith('//') || !matchers.some((re) => re.test(canonical))) return undefined;
+export function successorLink(canonical: string, isPath: (path: string) => boolean): string | undefined {
+  if (canonical.startsWith('//') || !isPath(canonical)) return undefined;
   const target = canonical.replace(NOT_PATH_CHAR, (c) => encodeURIComponent(c));
   return `<${target}>; rel="successor-version"`;
 }
 
 /**
  * Rewrites `req.url` and `req.originalUrl` (express-openapi-validator matches routes on the latter) to the
- * canonical path, keeping the query string. `paths` are the description's paths (for the `Link`). Mount it
+ * canonical path, keeping the query string. `model` holds the description's paths (for the `Link`). Mount it
  * first.
  */
-export function legacyBasePaths(prefixes: readonly string[], paths: Record<string, unknown>): RequestHandler {
+export function legacyBasePaths(prefixes: readonly string[], model: ApiModel): RequestHandler {
   const longestFirst = [...prefixes].sort((a, b) => b.length - a.length);
   if (longestFirst.length === 0) return (_req, _res, next) => next();
-  const matchers = Object.keys(paths).map(templateMatcher);
+  const isPath = (path: string) => model.routes.some((r) => r.fits(path));
   return (req, res, next) => {
     const q = req.url.indexOf('?');
     const path = q < 0 ? req.url : req.url.slice(0, q);
@@ -79,7 +79,7 @@ export function legacyBasePaths(prefixes: readonly string[], paths: Record<strin
     req.url = url;
     req.originalUrl = url;
     res.set('Deprecation', LEGACY_DEPRECATION);
-    const link = successorLink(canonical, matchers);
+    const link = successorLink(canonical, isPath);
     if (link !== undefined) res.set('Link', link);
     next();
   };

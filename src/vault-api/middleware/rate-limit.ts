@@ -9,14 +9,15 @@
 import type { Request, RequestHandler } from 'express';
 import { clientIp, rateLimit as platformRateLimit, windowWords, type RatePlan } from '../../platform/rate-limit.ts';
 import { VaultErrors, getAuth, peekAuth, type VaultAppDeps } from '../context.ts';
-import { operationOf, type OperationInfo } from './openapi.ts';
+import { operationOf } from '../../platform/app.ts';
+import type { Operation } from '../../platform/operations.ts';
 
 /** Requests per window per client IP on /auth/* (vault-api.yaml: 60 per minute). */
 export const AUTH_IP_LIMIT = 60;
 /** Requests per window per client IP of keyless callers where a key is optional (verifyCredential: 30 per minute). */
 export const KEYLESS_IP_LIMIT = 30;
 
-function planFor(deps: VaultAppDeps, op: OperationInfo, req: Request): RatePlan | undefined {
+function planFor(deps: VaultAppDeps, op: Operation, req: Request): RatePlan | undefined {
   const net = deps.profile.network;
   const per = windowWords(deps.limits.rateWindowMs);
   const read = (bucket: string, limit: number): RatePlan => ({
@@ -50,14 +51,14 @@ function planFor(deps: VaultAppDeps, op: OperationInfo, req: Request): RatePlan 
  * Counts the request in its bucket and sets the bucket's headers: X-RateLimit-* on reads (and /auth/*),
  * X-WriteRateLimit-* on writes; over the limit → 429 with Retry-After.
  */
-export function rateLimit(deps: VaultAppDeps, index: Map<string, OperationInfo>): RequestHandler {
+export function rateLimit(deps: VaultAppDeps): RequestHandler {
   return platformRateLimit({
     limiter: deps.stores.rateLimiter,
     windowMs: deps.limits.rateWindowMs,
     now: deps.now,
     whenUnavailable: 'refuse',
     plan: (req) => {
-      const op = operationOf(index, req);
+      const op = operationOf(req);
       return op && planFor(deps, op, req);
     },
   });

@@ -4,7 +4,7 @@
 // metadata route `/contracts/vault/{owner}` and fail its pattern (400), telling a client nothing useful.
 import type { RequestHandler } from 'express';
 import { VaultErrors } from '../context.ts';
-import type { OpenApiDocument } from './openapi.ts';
+import type { ApiModel } from '../../platform/operations.ts';
 
 /** One removed route: its path (any method), what to use instead, and why, in a client's words. */
 export interface RemovedRoute {
@@ -14,8 +14,8 @@ export interface RemovedRoute {
 }
 
 /** The description's removed routes (`components.x-removed-routes`); throws when one is malformed. */
-export function removedRoutesOf(doc: OpenApiDocument): RemovedRoute[] {
-  const list = (doc.components['x-removed-routes'] ?? []) as unknown[];
+export function removedRoutesOf(model: ApiModel): RemovedRoute[] {
+  const list = (model.extension('x-removed-routes') ?? []) as unknown[];
   return list.map((entry, i) => {
     const r = entry as Partial<Record<keyof RemovedRoute, unknown>>;
     if (
@@ -26,7 +26,7 @@ export function removedRoutesOf(doc: OpenApiDocument): RemovedRoute[] {
     ) {
       throw new Error(`vault-api.yaml components.x-removed-routes[${i}] needs path, replacement and reason`);
     }
-    if (doc.paths[r.path] !== undefined)
+    if (model.routes.some((route) => route.template === r.path))
       throw new Error(`vault-api.yaml: ${r.path} is both a path and a removed route`);
     return { path: r.path, replacement: r.replacement, reason: r.reason };
   });

@@ -2,12 +2,12 @@
 // `x-required-scope` needs that scope unless the key carries none (a key with no scopes is unrestricted).
 import type { RequestHandler } from 'express';
 import { VaultErrors, getAuth, peekAuth } from '../context.ts';
-import { operationOf, type OperationInfo } from './openapi.ts';
+import { operationOf } from '../../platform/app.ts';
 
 /** `x-required-role: admin` → 403 `admin_required`; `x-required-scope` → 403 `insufficient_scope`. */
-export function requireScopes(index: Map<string, OperationInfo>): RequestHandler {
+export function requireScopes(): RequestHandler {
   return (req, _res, next) => {
-    const op = operationOf(index, req);
+    const op = operationOf(req);
     if (!op || op.public) return next();
     // Keyless where the key is optional: nothing to check; the route decides what a keyless caller may do.
     if (op.keyOptional && !peekAuth(req)) return next();

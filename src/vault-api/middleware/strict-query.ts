@@ -2,13 +2,13 @@
 // Number(), which reads `0x10`, `1e1`, `0b11`, `+5` and `1.0` as integers; the spec means digits.
 import type { RequestHandler } from 'express';
 import { VaultErrors } from '../context.ts';
-import { operationOf, type OperationInfo } from './openapi.ts';
+import { operationOf } from '../../platform/app.ts';
 
 const DECIMAL = /^[0-9]+$/;
 
-export function strictIntegerQuery(index: Map<string, OperationInfo>): RequestHandler {
+export function strictIntegerQuery(): RequestHandler {
   return (req, _res, next) => {
-    const op = operationOf(index, req);
+    const op = operationOf(req);
     if (!op || op.integerQuery.length === 0) return next();
     const q = req.originalUrl.indexOf('?');
     if (q < 0) return next();

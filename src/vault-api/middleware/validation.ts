@@ -5,17 +5,17 @@ import { clip, VAULT_FAILURES_LISTED } from '../../openapi/error-bounds.ts';
 import { ApiError, VaultErrors, type VaultErrorCode } from '../context.ts';
 import { MAX_PAGE } from '../routes/contract-common.ts';
 import { MAX_BATCH_SIZE, MAX_VC_DATA, MAX_VC_ID } from '../routes/issue-rules.ts';
-import type { ValidatorFailureItem } from '../../platform/validator.ts';
-import type { BodyBranch, OperationInfo } from './openapi.ts';
+import type { FailureItem } from '../../platform/failures.ts';
+import type { BodyBranch, Operation } from '../../platform/operations.ts';
 
-type Failure = Pick<ValidatorFailureItem, 'segments' | 'keyword' | 'message'>;
+type Failure = Pick<FailureItem, 'segments' | 'keyword' | 'message'>;
 
 /**
  * The branch of a prepare | submit body the client meant: `signedXdr` present → submit, else prepare. The
  * validator reports the failures of every `oneOf` branch; only those of this branch are worth reporting.
  */
-export function branchFor(op: OperationInfo | undefined, body: unknown): BodyBranch | undefined {
-  const branches = op?.bodyBranches ?? [];
+export function branchFor(op: Operation | undefined, body: unknown): BodyBranch | undefined {
+  const branches = op?.body?.branches ?? [];
   if (branches.length < 2) return undefined;
   const submit = typeof body === 'object' && body !== null && !Array.isArray(body) && Object.hasOwn(body, 'signedXdr');
   return branches.find((b) => b.mode === (submit ? 'submit' : 'prepare'));
@@ -36,8 +36,21 @@ const at = (f: Failure, ...want: (string | RegExp)[]) =>
   f.segments.length === want.length &&
   want.every((w, i) => (typeof w === 'string' ? f.segments[i] === w : w.test(f.segments[i]!)));
 
+/** The `maxLength` the operation's body declares for a top-level field (the branch that names it). */
+function maxLengthOf(op: Operation | undefined, field: string): number | undefined {
+  for (const branch of op?.body?.branches ?? []) {
+    const max = branch.fields.get(field)?.maxLength;
+    if (max !== undefined) return max;
+  }
+  return undefined;
+}
+
 /** A named code for a failure, or undefined (vault-api.yaml schema descriptions). */
-function namedCode(f: Failure, body: unknown): { code: VaultErrorCode; message: string; rank: number } | undefined {
+function namedCode(
+  f: Failure,
+  body: unknown,
+  op: Operation | undefined,
+): { code: VaultErrorCode; message: string; rank: number } | undefined {
   const k = f.keyword;
   if ((k === 'minItems' || k === 'maxItems') && at(f, 'body', 'vcs')) {
     const vcs = typeof body === 'object' && body !== null && 'vcs' in body ? body.vcs : undefined;
@@ -73,7 +86,7 @@ function namedCode(f: Failure, body: unknown): { code: VaultErrorCode; message: 
     const field = f.segments[1]!;
     return {
       code: 'input_too_long',
-      message: `${field} is longer than ${field === 'didUri' ? 256 : 64} characters`,
+      message: `${field} is longer than ${maxLengthOf(op, field)} characters`,
       rank: 24,
     };
   }
@@ -95,13 +108,13 @@ function describe(f: Failure): string {
 }
 
 /** The ApiError for a request-validation failure (status 400) of `op`. */
-export function mapValidationFailure(all: readonly Failure[], op: OperationInfo | undefined, body: unknown): ApiError {
+export function mapValidationFailure(all: readonly Failure[], op: Operation | undefined, body: unknown): ApiError {
   const branch = branchFor(op, body);
   const kept = branch ? all.filter((f) => inBranch(f, branch)) : all.filter((f) => f.keyword !== 'oneOf');
   const failures = kept.length > 0 ? kept : all;
 
   const named = failures
-    .map((f) => namedCode(f, body))
+    .map((f) => namedCode(f, body, op))
     .filter((n): n is NonNullable<typeof n> => n !== undefined)
     .sort((a, b) => a.rank - b.rank)[0];
   if (named) return new ApiError(400, named.code, named.message);

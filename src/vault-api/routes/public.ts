@@ -4,13 +4,12 @@
 import express, { type Router } from 'express';
 import { docsUi } from '../../openapi/docs-ui.ts';
 import { publicUrl } from '../../config/redact.ts';
-import { methodNotAllowed } from '../../platform/validator.ts';
 import type { operations } from '../../generated/vault-api.ts';
 import { sendJsonText } from '../../platform/json-answer.ts';
 import type { RouteTable } from '../../platform/app.ts';
 import type { OkBody, OperationHandler } from '../../platform/typed.ts';
 import { VaultErrors, type VaultAppDeps } from '../context.ts';
-import type { OpenApiDocument } from '../middleware/openapi.ts';
+import type { OpenApiDocument } from '../../platform/operations.ts';
 
 export const SERVICE_NAME = 'credential-vault';
 
@@ -79,11 +78,12 @@ export function createDocsRoutes(deps: VaultAppDeps): Router {
     return router;
   }
   const ui = docsUi({ title: 'Credential Vault API' });
+  // `/docs` itself is a declared path: a method other than GET and HEAD leaves for its route (405, OPTIONS
+  // 204), like on every declared path (docs/vault-api.md).
+  const page = (req: express.Request) => req.path === '/' && req.method !== 'GET' && req.method !== 'HEAD';
+  router.use((req, _res, next) => next(page(req) ? 'router' : undefined));
   router.get('/', ui.page);
   router.use(ui.assets);
-  // `/docs` itself is a declared GET: another method is 405 like on every declared path (docs/vault-api.md).
-  router.use((req, _res, next) =>
-    next(req.path === '/' ? methodNotAllowed('/docs', req.method) : VaultErrors.notFound('not found')),
-  );
+  router.use((_req, _res, next) => next(VaultErrors.notFound('not found')));
   return router;
 }

@@ -3,7 +3,19 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import YAML from 'yaml';
-import { bodyBounds, oversizedIn, UNKNOWN_KEYS_REPORTED } from './collection-bounds.ts';
+import { type Bounds, oversizedIn as oversized, UNKNOWN_KEYS_REPORTED } from './bounds.ts';
+import { buildModel, type OpenApiDocument } from './operations.ts';
+
+/** The request-body bounds of every operation of a description, by operationId (the model compiles them). */
+function bodyBounds(doc: unknown): Map<string, Bounds> {
+  const model = buildModel({ info: {}, components: {}, ...(doc as object) } as OpenApiDocument);
+  return new Map([...model.operations].flatMap(([id, op]) => (op.body ? [[id, op.body.bounds] as const] : [])));
+}
+
+const oversizedIn = (bounds: Map<string, Bounds>, id: string, body: unknown) => {
+  const b = bounds.get(id);
+  return b && oversized(b, body);
+};
 
 const doc = {
   paths: {

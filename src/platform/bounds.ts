@@ -1,16 +1,15 @@
 // A cheap check of a request body's collection sizes against the spec, run before full request validation.
 // ajv with `allErrors` checks every item of an oversized array (and `uniqueItems` compares every pair), so a
-// 500 KB body of 80,000 items froze a service for 47 s (spec-bounds.test.ts). This walk visits each value at
-// most once, descends only into collections within their bounds, and stops at the first oversized one: an
-// array over `maxItems`, an object over `maxProperties`, or a closed object (`additionalProperties: false`)
-// with more unknown keys than an error message names. It never refuses a body the schema accepts; what it
-// lets through, ajv then validates in full, over a body whose collections are small.
-import * as OpenApiValidator from 'express-openapi-validator';
-import type { RequestHandler } from 'express';
+// 500 KB body of 80,000 items froze a service for 47 s (contract-tests/spec-bounds.test.ts). This walk visits
+// each value at most once, descends only into collections within their bounds, and stops at the first
+// oversized one: an array over `maxItems`, an object over `maxProperties`, or a closed object
+// (`additionalProperties: false`) with more unknown keys than an error message names. It never refuses a
+// body the schema accepts; what it lets through, ajv then validates in full. The bounds are compiled by the
+// operation model (src/platform/operations.ts), which follows the `$ref`s.
 
 type Json = Record<string, unknown>;
 
-/** One failure in express-openapi-validator's shape, so the services' error mapping treats it as its own. */
+/** One failure in the validator's shape (path, message, keyword), so the error mapping treats it as its own. */
 export interface BoundFailure {
   path: string;
   message: string;
@@ -21,7 +20,7 @@ export interface BoundFailure {
 export const UNKNOWN_KEYS_REPORTED = 10;
 
 /** The size rules of one schema node, with $refs, oneOf/anyOf and allOf compiled in. */
-interface Bounds {
+export interface Bounds {
   maxItems?: number;
   items?: Bounds;
   prefixItems?: Bounds[];
@@ -41,38 +40,26 @@ interface Bounds {
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const pointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
-/** Follows local `$ref`s (`#/components/...`). */
-function deref(doc: Json, node: unknown): unknown {
-  let s = node;
-  for (let hops = 0; isObject(s) && typeof s['$ref'] === 'string' && hops < 20; hops++) {
-    const ref = s['$ref'] as string;
-    s = ref
-      .slice(2)
-      .split('/')
-      .reduce<unknown>((at, part) => (at as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
-  }
-  return s;
-}
-
-function compile(doc: Json, node: unknown, seen: Map<unknown, Bounds>): Bounds {
-  const s = deref(doc, node);
+export function compileBounds(deref: (node: unknown) => unknown, node: unknown, seen: Map<unknown, Bounds>): Bounds {
+  const compile = (n: unknown, m: Map<unknown, Bounds>) => compileBounds(deref, n, m);
+  const s = deref(node);
   if (!isObject(s)) return {};
   const cached = seen.get(s);
   if (cached) return cached;
   const b: Bounds = {};
   seen.set(s, b); // before descending: a recursive schema refers to itself
   if (typeof s['maxItems'] === 'number') b.maxItems = s['maxItems'];
-  if (s['items'] !== undefined && typeof s['items'] === 'object') b.items = compile(doc, s['items'], seen);
-  if (Array.isArray(s['prefixItems'])) b.prefixItems = s['prefixItems'].map((p) => compile(doc, p, seen));
+  if (s['items'] !== undefined && typeof s['items'] === 'object') b.items = compile(s['items'], seen);
+  if (Array.isArray(s['prefixItems'])) b.prefixItems = s['prefixItems'].map((p) => compile(p, seen));
   if (typeof s['maxProperties'] === 'number') b.maxProperties = s['maxProperties'];
   const props = isObject(s['properties']) ? s['properties'] : undefined;
-  if (props) b.properties = new Map(Object.entries(props).map(([k, v]) => [k, compile(doc, v, seen)]));
+  if (props) b.properties = new Map(Object.entries(props).map(([k, v]) => [k, compile(v, seen)]));
   if (s['additionalProperties'] === false) b.closed = new Set(Object.keys(props ?? {}));
-  else if (isObject(s['additionalProperties'])) b.additional = compile(doc, s['additionalProperties'], seen);
+  else if (isObject(s['additionalProperties'])) b.additional = compile(s['additionalProperties'], seen);
   if (Array.isArray(s['required'])) b.required = s['required'] as string[];
   const alternatives = [...((s['oneOf'] as unknown[]) ?? []), ...((s['anyOf'] as unknown[]) ?? [])];
-  if (alternatives.length) b.anyOf = alternatives.map((a) => compile(doc, a, seen));
-  if (Array.isArray(s['allOf'])) b.allOf = s['allOf'].map((a) => compile(doc, a, seen));
+  if (alternatives.length) b.anyOf = alternatives.map((a) => compile(a, seen));
+  if (Array.isArray(s['allOf'])) b.allOf = s['allOf'].map((a) => compile(a, seen));
   return b;
 }
 
@@ -84,7 +71,7 @@ function plausible(b: Bounds, value: unknown): boolean {
   return b.anyOf ? b.anyOf.some((a) => plausible(a, value)) : true;
 }
 
-function check(b: Bounds, value: unknown, path: string): BoundFailure[] | undefined {
+export function oversizedIn(b: Bounds, value: unknown, path = '/body'): BoundFailure[] | undefined {
   if (Array.isArray(value)) {
     if (b.maxItems !== undefined && value.length > b.maxItems) {
       return [
@@ -93,7 +80,7 @@ function check(b: Bounds, value: unknown, path: string): BoundFailure[] | undefi
     }
     for (let i = 0; i < value.length; i++) {
       const sub = b.prefixItems?.[i] ?? b.items;
-      const f = sub && check(sub, value[i], `${path}/${i}`);
+      const f = sub && oversizedIn(sub, value[i], `${path}/${i}`);
       if (f) return f;
     }
   } else if (isObject(value)) {
@@ -119,12 +106,12 @@ function check(b: Bounds, value: unknown, path: string): BoundFailure[] | undefi
     }
     for (const k of keys) {
       const sub = b.properties?.get(k) ?? b.additional;
-      const f = sub && check(sub, value[k], `${path}/${pointer(k)}`);
+      const f = sub && oversizedIn(sub, value[k], `${path}/${pointer(k)}`);
       if (f) return f;
     }
   }
   for (const part of b.allOf ?? []) {
-    const f = check(part, value, path);
+    const f = oversizedIn(part, value, path);
     if (f) return f;
   }
   if (b.anyOf) {
@@ -134,7 +121,7 @@ function check(b: Bounds, value: unknown, path: string): BoundFailure[] | undefi
     const tried = candidates.length ? candidates : b.anyOf;
     let first: BoundFailure[] | undefined;
     for (const a of tried) {
-      const f = check(a, value, path);
+      const f = oversizedIn(a, value, path);
       if (!f) {
         if (candidates.length) return undefined;
       } else first ??= f;
@@ -142,49 +129,4 @@ function check(b: Bounds, value: unknown, path: string): BoundFailure[] | undefi
     return first;
   }
   return undefined;
-}
-
-/** The request-body bounds of every operation of a spec, by operationId. */
-export function bodyBounds(doc: Json): Map<string, Bounds> {
-  const seen = new Map<unknown, Bounds>();
-  const out = new Map<string, Bounds>();
-  for (const item of Object.values((doc['paths'] ?? {}) as Record<string, Json>)) {
-    for (const op of Object.values(item)) {
-      if (!isObject(op) || typeof op['operationId'] !== 'string' || !op['requestBody']) continue;
-      const rb = deref(doc, op['requestBody']) as Json;
-      const schema = ((rb['content'] as Json | undefined)?.['application/json'] as Json | undefined)?.['schema'];
-      if (schema !== undefined) out.set(op['operationId'], compile(doc, schema, seen));
-    }
-  }
-  return out;
-}
-
-/** The first oversized collection of `body` for operation `operationId`, or undefined. */
-export function oversizedIn(
-  bounds: Map<string, Bounds>,
-  operationId: string | undefined,
-  body: unknown,
-): BoundFailure[] | undefined {
-  const b = operationId === undefined ? undefined : bounds.get(operationId);
-  return b && body !== undefined ? check(b, body, '/body') : undefined;
-}
-
-/**
- * Middleware for between route matching (which sets `req.openapi`) and request validation: an oversized
- * collection is a 400 in the validator's own error type, which each service's error handler maps.
- */
-export function collectionBounds(doc: Json): RequestHandler {
-  const bounds = bodyBounds(doc);
-  return (req, _res, next) => {
-    const id = (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId;
-    const failures = oversizedIn(bounds, id, req.body);
-    if (!failures) return next();
-    next(
-      new OpenApiValidator.error.BadRequest({
-        path: req.path,
-        message: `request${failures[0]!.path} ${failures[0]!.message}`,
-        errors: failures,
-      }),
-    );
-  };
 }

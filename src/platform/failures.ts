@@ -1,0 +1,230 @@
+// The one failure-to-answer mapper of both services. Whatever refused a request (the platform's own method
+// and bounds checks, the request validator, the router, the body reader) is first described neutrally (a
+// `Failure`), then answered from the service's table of named codes (`FailureCodes`): each service supplies
+// only that table and its envelope (src/platform/errors.ts).
+import type { Request, Response } from 'express';
+import type { ErrorAnswer } from './errors.ts';
+import type { Operation } from './operations.ts';
+
+/** An error with a code of a service's catalogue; the code's status comes from the same catalogue. */
+export class ServiceError<Code extends string = string> extends Error {
+  readonly status: number;
+  readonly code: Code;
+  readonly details?: Record<string, unknown>;
+  /** Response headers of the answer (`Allow` of a 405). */
+  readonly headers?: Record<string, string>;
+  constructor(
+    status: number,
+    code: Code,
+    message: string,
+    details?: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    if (details !== undefined) this.details = details;
+    if (headers !== undefined) this.headers = headers;
+  }
+}
+
+/** What a refusal is about, whichever service answers it. */
+export type FailureKind =
+  /** A method the path does not declare: 405 with `Allow`. */
+  | 'method_not_allowed'
+  /** No operation. */
+  | 'not_found'
+  /** A body without Content-Type, or of a media type the operation does not take. */
+  | 'unsupported_media_type'
+  /** A path segment whose percent-encoding does not decode. */
+  | 'malformed_path'
+  /** The operation's parameters, headers or body fail their schema (400). */
+  | 'invalid'
+  /** Any other refusal of the validator (status 413, …). */
+  | 'other';
+
+/** One failing location. */
+export interface FailureItem {
+  /** `/body/vcs/2/vcId`, `/query/limit`, `/headers/x`, `/params/did`. */
+  path: string;
+  /** The path's segments (`['body', 'vcs', '2', 'vcId']`). */
+  segments: string[];
+  /** The failing schema keyword (`maxLength`, `required`); empty for the validator's own checks. */
+  keyword: string;
+  message: string;
+  /** `<keyword>.openapi.validation`, as the validator reports it. */
+  errorCode?: string;
+}
+
+/** A refusal, described without any service's codes or envelope. */
+export interface Failure {
+  status: number;
+  kind: FailureKind;
+  message: string;
+  items: FailureItem[];
+  /** The path's declared methods, on a `method_not_allowed`. */
+  allow?: string;
+}
+
+/** A refusal the platform makes itself (405, an oversized collection). */
+export class RequestFailure extends Error {
+  readonly failure: Failure;
+  readonly status: number;
+  constructor(failure: Failure) {
+    super(failure.message);
+    this.failure = failure;
+    this.status = failure.status;
+  }
+}
+
+export function failureItem(e: { path?: unknown; message?: unknown; errorCode?: unknown }): FailureItem {
+  const path = String(e?.path ?? '');
+  const errorCode = typeof e?.errorCode === 'string' ? e.errorCode : undefined;
+  return {
+    path,
+    segments: path.split('/').filter((s) => s !== ''),
+    keyword: errorCode?.replace(/\.openapi\.validation$/, '') ?? '',
+    message: String(e?.message ?? ''),
+    ...(errorCode === undefined ? {} : { errorCode }),
+  };
+}
+
+const MALFORMED_URI = /^malformed uri/;
+
+/** A path segment whose percent-encoding does not decode: the router's words, or the validator's. */
+export function isMalformedPath(err: unknown): boolean {
+  const e = err as { status?: unknown; message?: unknown; errors?: { message?: unknown }[] } | null;
+  if (typeof e !== 'object' || e === null || e.status !== 400) return false;
+  if (typeof e.message === 'string' && e.message.startsWith('Failed to decode param')) return true;
+  return Array.isArray(e.errors) && e.errors.some((x) => MALFORMED_URI.test(String(x?.message)));
+}
+
+interface Thrown {
+  status: number;
+  message: string;
+  errors: { path?: unknown; message?: unknown; errorCode?: unknown }[];
+}
+const thrownByValidator = (err: unknown): err is Thrown => {
+  const e = err as Partial<Thrown> | null;
+  return typeof e === 'object' && e !== null && typeof e.status === 'number' && Array.isArray(e.errors);
+};
+
+/** Describes a refusal (the platform's, the validator's or the router's); undefined for anything else. */
+export function describeFailure(err: unknown): Failure | undefined {
+  if (err instanceof RequestFailure) return err.failure;
+  if (!thrownByValidator(err)) {
+    if (!isMalformedPath(err)) return undefined;
+    const items = [failureItem({ path: '/path', message: 'malformed uri' })];
+    return { status: 400, kind: 'malformed_path', message: 'malformed uri', items };
+  }
+  const items = err.errors.map(failureItem);
+  const kind: FailureKind =
+    err.status === 404 || err.status === 405
+      ? 'not_found'
+      : err.status === 415
+        ? 'unsupported_media_type'
+        : items.some((i) => MALFORMED_URI.test(i.message))
+          ? 'malformed_path'
+          : err.status === 400
+            ? 'invalid'
+            : 'other';
+  return { status: err.status, kind, message: err.message, items };
+}
+
+export const methodNotAllowedMessage = (method: string, path: string, allow: string): string =>
+  `${method} is not allowed on ${path}; this path accepts ${allow}`;
+
+/** Errors of the JSON body reader (body-parser's shape): `type` and `status`. */
+export interface BodyReadError {
+  type: string;
+  status: number;
+  message: string;
+  /** The raw text, on a parse failure. */
+  body?: unknown;
+}
+const isBodyReadError = (e: unknown): e is BodyReadError =>
+  typeof e === 'object' &&
+  e !== null &&
+  typeof (e as BodyReadError).type === 'string' &&
+  typeof (e as BodyReadError).status === 'number' &&
+  (e as BodyReadError).status < 500;
+
+/** A service's named codes for each kind of refusal: the one thing that differs between the services. */
+export interface FailureCodes<Code extends string> {
+  /**
+   * The service's own faults (chain, stores) as its errors, `logged` when the fault goes to the log too;
+   * undefined leaves them to `internal`.
+   */
+  translate?: (err: unknown, req: Request) => { error: ServiceError<Code>; logged?: boolean } | undefined;
+  notFound: (req: Request) => ServiceError<Code>;
+  methodNotAllowed: (message: string, allow: string) => ServiceError<Code>;
+  malformedPath: (req: Request) => ServiceError<Code>;
+  unsupportedMediaType: (req: Request, failure: Failure) => ServiceError<Code>;
+  /** `limit`: the limit the body reader applied to this request, when it says. */
+  payloadTooLarge: (limit?: number) => ServiceError<Code>;
+  /** A body the reader refused (not JSON, over the limit is `payloadTooLarge`). */
+  unreadableBody: (err: BodyReadError) => ServiceError<Code>;
+  /** A request that fails its operation's schema, in the service's named codes. */
+  invalid: (failure: Failure, req: Request, operation: Operation | undefined) => ServiceError<Code>;
+  /** A 400 the service answers itself, in another shape (the resolver's resolution results); true when it did. */
+  answers?: (failure: Failure, req: Request, res: Response) => boolean;
+  /** The code and words of an unexpected fault. */
+  internal: (req: Request) => { code: Code; message: string };
+}
+
+const answerOf = <Code extends string>(e: ServiceError<Code>): ErrorAnswer<Code> => ({
+  status: e.status,
+  code: e.code,
+  message: e.message,
+  ...(e.details === undefined ? {} : { details: e.details }),
+  ...(e.headers ? { headers: e.headers } : {}),
+});
+
+function fromFailure<Code extends string>(
+  codes: FailureCodes<Code>,
+  failure: Failure,
+  req: Request,
+  operation: Operation | undefined,
+): ServiceError<Code> | undefined {
+  switch (failure.kind) {
+    case 'method_not_allowed': {
+      const allow = failure.allow ?? '';
+      return codes.methodNotAllowed(methodNotAllowedMessage(req.method, req.path, allow), allow);
+    }
+    case 'not_found':
+      return codes.notFound(req);
+    case 'malformed_path':
+      return codes.malformedPath(req);
+    case 'unsupported_media_type':
+      return codes.unsupportedMediaType(req, failure);
+    case 'invalid':
+      return codes.invalid(failure, req, operation);
+    case 'other':
+      if (failure.status === 413) return codes.payloadTooLarge();
+      return failure.status < 500 ? codes.invalid(failure, req, operation) : undefined;
+  }
+}
+
+/** Any thrown value as an answer in the service's codes (`answered` when the service wrote it itself). */
+export function mapFailure<Code extends string>(
+  codes: FailureCodes<Code>,
+  err: unknown,
+  req: Request,
+  res: Response | undefined,
+  operation: Operation | undefined,
+): ErrorAnswer<Code> | 'answered' {
+  if (err instanceof ServiceError) return answerOf(err as ServiceError<Code>);
+  const own = codes.translate?.(err, req);
+  if (own) return { ...answerOf(own.error), ...(own.logged ? { internal: err } : {}) };
+  const failure = describeFailure(err);
+  if (failure && res && failure.status === 400 && codes.answers?.(failure, req, res)) return 'answered';
+  const mapped = failure && fromFailure(codes, failure, req, operation);
+  if (mapped) return answerOf(mapped);
+  if (isBodyReadError(err))
+    return answerOf(
+      err.type === 'entity.too.large'
+        ? codes.payloadTooLarge((err as { limit?: unknown }).limit as number | undefined)
+        : codes.unreadableBody(err),
+    );
+  return { status: 500, ...codes.internal(req), internal: err };
+}

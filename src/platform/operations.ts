@@ -1,0 +1,309 @@
+// The one reading of a description (spec/vault-api.yaml, spec/did-resolver.yaml): every operation with what
+// the platform needs to serve it, built once per description. Routing, 405/OPTIONS, request validation, body
+// reading, collection bounds, keys, scopes, rate buckets, idempotency and the error mapping read this model;
+// no other module walks `paths` or follows a `$ref`.
+import type { oas31 } from 'openapi3-ts';
+import { type Bounds, compileBounds } from './bounds.ts';
+
+/** A parsed OpenAPI 3.1 description. */
+export type OpenApiDocument = oas31.OpenAPIObject & {
+  info: oas31.InfoObject & Record<string, unknown>;
+  paths: oas31.PathsObject;
+  components: oas31.ComponentsObject;
+};
+
+export const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+export type Method = (typeof METHODS)[number];
+
+/** Which rate-limit bucket an operation draws from (vault-api.yaml "Rate limits"). */
+export type Bucket = 'read' | 'write' | 'ip' | 'none';
+
+/** One branch of a request body: prepare fields, or `{signedXdr}` alone. */
+export interface BodyBranch {
+  mode: 'prepare' | 'submit';
+  properties: ReadonlySet<string>;
+  required: ReadonlySet<string>;
+  /** Each declared field's schema, its `$ref` followed. */
+  fields: ReadonlyMap<string, oas31.SchemaObject>;
+}
+
+/** One declared parameter, its schema resolved. */
+export interface Parameter {
+  name: string;
+  required: boolean;
+  schema: oas31.SchemaObject;
+}
+
+/** One operation of the description, as the platform serves it. */
+export interface Operation {
+  operationId: string;
+  /** Lower case, as the description writes it. */
+  method: Method;
+  /** The description's template, `/contracts/vault/{owner}`. */
+  template: string;
+  tags: readonly string[];
+  /** `security: []`: no key. */
+  public: boolean;
+  /** The security requirements include `{}`: a key is optional (keyless callers are limited per client IP). */
+  keyOptional: boolean;
+  /** `x-required-scope`. */
+  scope?: string;
+  /** `x-required-role`. */
+  role?: string;
+  bucket: Bucket;
+  /** Declares the `Idempotency-Key` header. */
+  idempotent: boolean;
+  /** The JSON request body, when the operation takes one. */
+  body?: { required: boolean; branches: readonly BodyBranch[]; bounds: Bounds };
+  parameters: { path: readonly Parameter[]; query: readonly Parameter[]; header: readonly Parameter[] };
+  /** Query parameters declared as integers: they must be written as plain decimal digits. */
+  integerQuery: readonly string[];
+}
+
+/** One path of the description as one Express route. */
+export interface PathRoute {
+  template: string;
+  /** `/contracts/vault/:owner`. */
+  expressPath: string;
+  /** The declared methods (upper case, HEAD wherever GET), as `Allow` lists them. */
+  allow: string;
+  /** Whether a concrete path is this template with each parameter fitting its schema's pattern. */
+  matches(path: string): boolean;
+  /** Whether a concrete path has the template's shape (each parameter one non-empty segment). */
+  fits(path: string): boolean;
+  operations: readonly Operation[];
+}
+
+export interface ApiModel {
+  document: OpenApiDocument;
+  title: string;
+  version: string;
+  operations: ReadonlyMap<string, Operation>;
+  /** Most specific first (a literal segment before a parameter), as routes must be tried. */
+  routes: readonly PathRoute[];
+  /** `Allow` of the declared path a request path is, or undefined when it is none. */
+  allowOf(path: string): string | undefined;
+  /** `components.headers.X-Request-ID.schema.maxLength`. */
+  requestIdMaxLength: number;
+  /** A `components` extension (`x-removed-routes`, `x-error-codes`). */
+  extension(name: `x-${string}`): unknown;
+  /** A description of `route` alone for the validator: its components, and HEAD declared as its GET. */
+  validatorDocument(route: PathRoute): OpenApiDocument;
+}
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Follows local `$ref`s (`#/components/…`) to the node they name; `{}` when there is none. */
+export function resolve<T = Json>(doc: OpenApiDocument, node: unknown): T {
+  let current = node;
+  for (let hops = 0; isObject(current) && typeof current['$ref'] === 'string' && hops < 20; hops++) {
+    const ref = current['$ref'];
+    if (!ref.startsWith('#/')) throw new Error(`external $ref ${ref} is not supported`);
+    current = ref
+      .slice(2)
+      .split('/')
+      .reduce<unknown>(
+        (at, part) => (isObject(at) ? at[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined),
+        doc,
+      );
+  }
+  return (isObject(current) ? current : {}) as T;
+}
+
+/** `{owner}` → `:owner`. */
+export const toExpressPath = (template: string): string => template.replace(/\{([^}/]+)\}/g, ':$1');
+
+/**
+ * Most specific first: a parameter segment sorts after every literal (`:` read as `~`), and a route sorts
+ * before the routes it is a prefix of.
+ */
+export function compareRoutes(a: string, b: string): number {
+  const e1 = a.replace(/\/:/g, '/~');
+  const e2 = b.replace(/\/:/g, '/~');
+  if (e1.startsWith(e2)) return -1;
+  if (e2.startsWith(e1)) return 1;
+  return e1 > e2 ? 1 : -1;
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The template as an anchored expression, each parameter its schema's pattern (anchors removed) or one segment. */
+function templateMatcher(template: string, pathParams: ReadonlyMap<string, Parameter>): RegExp {
+  const source = template
+    .split(/(\{[^}/]+\})/)
+    .map((part) => {
+      const name = /^\{([^}/]+)\}$/.exec(part)?.[1];
+      if (name === undefined) return escapeRegExp(part);
+      const pattern = pathParams.get(name)?.schema.pattern;
+      return typeof pattern === 'string' ? `(?:${pattern.replace(/^\^/, '').replace(/\$$/, '')})` : '[^/]+';
+    })
+    .join('');
+  return new RegExp(`^${source}$`);
+}
+
+function parametersOf(doc: OpenApiDocument, item: oas31.PathItemObject, op: oas31.OperationObject) {
+  const all = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p) => resolve<oas31.ParameterObject>(doc, p));
+  const of = (where: string): Parameter[] =>
+    all
+      .filter((p) => p.in === where)
+      .map((p) => ({
+        name: p.name,
+        required: p.required === true,
+        schema: resolve<oas31.SchemaObject>(doc, p.schema),
+      }));
+  return { path: of('path'), query: of('query'), header: of('header') };
+}
+
+function bodyOf(doc: OpenApiDocument, op: oas31.OperationObject, seen: Map<unknown, Bounds>): Operation['body'] {
+  if (!op.requestBody) return undefined;
+  const body = resolve<oas31.RequestBodyObject>(doc, op.requestBody);
+  const media = body.content?.['application/json'];
+  if (!media) return undefined;
+  const schema = resolve<oas31.SchemaObject>(doc, media.schema);
+  const branches = (schema.oneOf ?? [schema]).map((v): BodyBranch => {
+    const s = resolve<oas31.SchemaObject>(doc, v);
+    const required = new Set(s.required ?? []);
+    return {
+      mode: required.has('signedXdr') ? 'submit' : 'prepare',
+      properties: new Set(Object.keys(s.properties ?? {})),
+      required,
+      fields: new Map(Object.entries(s.properties ?? {}).map(([k, v]) => [k, resolve<oas31.SchemaObject>(doc, v)])),
+    };
+  });
+  return { required: body.required === true, branches, bounds: compileBounds((n) => resolve(doc, n), schema, seen) };
+}
+
+/**
+ * The bucket of an operation. Reads: GET and the POST reads (tag `Reads`); writes: every other POST,
+ * PATCH and DELETE. Public operations are not limited per key; `/auth/*` is limited per client IP, its
+ * CORS preflights (OPTIONS) not at all.
+ */
+function bucketOf(method: Method, template: string, tags: readonly string[], isPublic: boolean): Bucket {
+  if (isPublic) return template.startsWith('/auth/') && method !== 'options' ? 'ip' : 'none';
+  return method === 'get' || tags.includes('Reads') ? 'read' : 'write';
+}
+
+function operationOf(
+  doc: OpenApiDocument,
+  template: string,
+  method: Method,
+  item: oas31.PathItemObject,
+  seen: Map<unknown, Bounds>,
+): Operation {
+  const op = item[method] as oas31.OperationObject & { 'x-required-scope'?: unknown; 'x-required-role'?: unknown };
+  if (typeof op.operationId !== 'string') throw new Error(`${method.toUpperCase()} ${template} has no operationId`);
+  const security = op.security ?? doc.security;
+  const isPublic = Array.isArray(security) && security.length === 0;
+  const keyOptional = !isPublic && Array.isArray(security) && security.some((r) => Object.keys(r).length === 0);
+  const tags = op.tags ?? [];
+  const parameters = parametersOf(doc, item, op);
+  const body = bodyOf(doc, op, seen);
+  return {
+    operationId: op.operationId,
+    method,
+    template,
+    tags,
+    public: isPublic,
+    keyOptional,
+    ...(typeof op['x-required-scope'] === 'string' ? { scope: op['x-required-scope'] } : {}),
+    ...(typeof op['x-required-role'] === 'string' ? { role: op['x-required-role'] } : {}),
+    bucket: bucketOf(method, template, tags, isPublic),
+    idempotent: parameters.header.some((p) => p.name.toLowerCase() === 'idempotency-key'),
+    ...(body ? { body } : {}),
+    parameters,
+    integerQuery: parameters.query.filter((p) => p.schema.type === 'integer').map((p) => p.name),
+  };
+}
+
+function routeOf(doc: OpenApiDocument, template: string, seen: Map<unknown, Bounds>): PathRoute | undefined {
+  const item = doc.paths[template] ?? {};
+  const operations = METHODS.filter((m) => item[m] !== undefined).map((m) => operationOf(doc, template, m, item, seen));
+  if (operations.length === 0) return undefined;
+  const methods = operations.map((o) => o.method.toUpperCase());
+  if (methods.includes('GET') && !methods.includes('HEAD')) methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
+  const pathParams = new Map(operations.flatMap((o) => o.parameters.path).map((p) => [p.name, p]));
+  const matcher = templateMatcher(template, pathParams);
+  const shape = templateMatcher(template, new Map());
+  return {
+    template,
+    expressPath: toExpressPath(template),
+    allow: methods.join(', '),
+    matches: (path) => matcher.test(path),
+    fits: (path) => shape.test(path),
+    operations,
+  };
+}
+
+/** The `#/components/<kind>/<name>` references reachable from `node`, followed through the components. */
+function reachableComponents(doc: OpenApiDocument, node: unknown): Map<string, Set<string>> {
+  const found = new Map<string, Set<string>>();
+  const stack: unknown[] = [node];
+  while (stack.length > 0) {
+    const at = stack.pop();
+    if (Array.isArray(at)) stack.push(...at);
+    if (!isObject(at)) continue;
+    for (const [key, value] of Object.entries(at)) {
+      const m = key === '$ref' && typeof value === 'string' ? /^#\/components\/([^/]+)\/([^/]+)$/.exec(value) : null;
+      if (!m) {
+        stack.push(value);
+        continue;
+      }
+      const [, kind, name] = m as unknown as [string, string, string];
+      const names = found.get(kind) ?? new Set<string>();
+      found.set(kind, names);
+      if (names.has(name)) continue;
+      names.add(name);
+      stack.push((doc.components as Json)[kind] && ((doc.components as Json)[kind] as Json)[name]);
+    }
+  }
+  return found;
+}
+
+function validatorDocument(doc: OpenApiDocument, route: PathRoute): OpenApiDocument {
+  const item = { ...doc.paths[route.template] };
+  if (item.get && !item.head) item.head = item.get;
+  const reached = reachableComponents(doc, item);
+  const components: Json = {};
+  for (const [kind, all] of Object.entries(doc.components)) {
+    const names = reached.get(kind);
+    if (kind === 'securitySchemes' || kind.startsWith('x-')) components[kind] = all;
+    else if (names) components[kind] = Object.fromEntries([...names].map((n) => [n, (all as Json)[n]]));
+  }
+  return structuredClone({ ...doc, components, paths: { [route.template]: item } });
+}
+
+/** Builds the model of `doc`; throws on what the platform cannot serve (an operation without an id). */
+export function buildModel(doc: OpenApiDocument): ApiModel {
+  const seen = new Map<unknown, Bounds>();
+  const routes = Object.keys(doc.paths)
+    .map((t) => routeOf(doc, t, seen))
+    .filter((r): r is PathRoute => r !== undefined)
+    .sort((a, b) => compareRoutes(a.expressPath, b.expressPath));
+  const operations = new Map(routes.flatMap((r) => r.operations).map((o) => [o.operationId, o]));
+  const requestId = resolve<oas31.HeaderObject>(doc, doc.components.headers?.['X-Request-ID']);
+  const max = resolve<oas31.SchemaObject>(doc, requestId.schema).maxLength;
+  return {
+    document: doc,
+    title: String(doc.info.title),
+    version: String(doc.info.version),
+    operations,
+    routes,
+    allowOf(path) {
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(path);
+      } catch {
+        return undefined;
+      }
+      return routes.find((r) => r.matches(path) || r.matches(decoded))?.allow;
+    },
+    get requestIdMaxLength() {
+      if (typeof max !== 'number')
+        throw new Error('the description declares no components.headers.X-Request-ID maxLength');
+      return max;
+    },
+    extension: (name) => (doc.components as Json)[name],
+    validatorDocument: (route) => validatorDocument(doc, route),
+  };
+}
