@@ -20,6 +20,7 @@ export const HOSTILE_TARGET_MS = 50;
 const KEYLESS_LIMIT = 64 * 1024;
 const KEYED_LIMIT = 512 * 1024;
 const WARMUP = 2;
+const KEYED_WARMUP = 10;
 const SAMPLES = 12;
 const V2 = 'https://www.w3.org/ns/credentials/v2';
 
@@ -200,6 +201,9 @@ export async function runHostileSection(ctx: SectionContext): Promise<SectionRes
     if (!wanted(ctx, c.name)) continue;
     const address = `127.0.0.${30 + i}`;
     const outcome = await attempt(ctx, c.name, async () => {
+      // Warm with a key (no keyless window spent; the same verification): the first case measured after the
+      // services start otherwise pays their JIT.
+      for (let w = 0; w < KEYED_WARMUP; w++) await post(url, { ...c, keyed: true }, address, key);
       for (let w = 0; w < WARMUP; w++) await post(url, c, address, key);
       const samples: number[] = [];
       let last = { ms: 0, status: 0, text: '' };
@@ -241,7 +245,7 @@ export async function runHostileSection(ctx: SectionContext): Promise<SectionRes
   const markdown = [
     '## Hostile bodies: service CPU per keyless verification',
     '',
-    `Every keyless request within the limits must cost the service at most ${HOSTILE_TARGET_MS} ms of CPU. The corpus is the worst a caller without a key may send: bodies filled to the keyless limit (${fmtInt(KEYLESS_LIMIT)} B decompressed; 512 KiB with a key) with many short members (the adversarial review's 62,000-member credential cost 97 ms, 108 ms inside a presentation, at 499 KiB keyless), the same inside a presentation, members nested 60 objects deep, a full proof set (8 proofs), one string of characters JCS must escape, and a presentation of 10 credentials. Each is a correct eddsa-jcs-2022 document by a did:key, answered 200 \`verified: true\`, so the whole verification runs: I-JSON scan, JSON parse, request validation, JCS, SHA-256, Ed25519 per proof. Each case is sent ${WARMUP} times, then ${SAMPLES} times one after another, from its own loopback address (keyless callers get 30 requests a minute per address). "service CPU" is the services' process CPU time (user + system, /proc, 10 ms resolution over ${SAMPLES} requests) per request: what an answer costs whatever else runs on the machine. The last row, with a key, is the review's body for the record; it is not held to the keyless bound.`,
+    `Every keyless request within the limits must cost the service at most ${HOSTILE_TARGET_MS} ms of CPU. The corpus is the worst a caller without a key may send: bodies filled to the keyless limit (${fmtInt(KEYLESS_LIMIT)} B decompressed; 512 KiB with a key) with many short members (the adversarial review's 62,000-member credential cost 97 ms, 108 ms inside a presentation, at 499 KiB keyless), the same inside a presentation, members nested 60 objects deep, a full proof set (8 proofs), one string of characters JCS must escape, and a presentation of 10 credentials. Each is a correct eddsa-jcs-2022 document by a did:key, answered 200 \`verified: true\`, so the whole verification runs: I-JSON scan, JSON parse, request validation, JCS, SHA-256, Ed25519 per proof. Each case is sent ${KEYED_WARMUP} times with a key and ${WARMUP} times without to warm up, then ${SAMPLES} times one after another, from its own loopback address (keyless callers get 30 requests a minute per address). "service CPU" is the services' process CPU time (user + system, /proc, 10 ms resolution over ${SAMPLES} requests) per request: what an answer costs whatever else runs on the machine. The last row, with a key, is the review's body for the record; it is not held to the keyless bound.`,
     '',
     table(
       ['case', 'route', 'caller', 'request', 'p50 ms', 'max ms', 'service CPU ms', `≤ ${HOSTILE_TARGET_MS} ms`],
