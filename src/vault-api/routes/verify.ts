@@ -62,6 +62,22 @@ function challengeClient(req: Request): ChallengeClient {
   return auth ? { keyId: auth.keyId } : { ip: clientIp(req) };
 }
 
+/** POST /challenges: one kept for the client that asks, or 429 past its quota (nothing is evicted for it). */
+function challengeRoute(
+  deps: VaultAppDeps,
+  challenges: ChallengeStore,
+): OperationHandler<operations['createChallenge']> {
+  return async (req, res) => {
+    const issued = await issueChallenge(deps, challenges, challengeClient(req));
+    if ('refused' in issued) {
+      // Every challenge the client holds has expired by then.
+      res.set('Retry-After', String(CHALLENGE_TTL_MS / 1000));
+      throw VaultErrors.challengeQuotaExceeded(issued.refused);
+    }
+    res.json({ challenge: issued.challenge });
+  };
+}
+
 /** The verification operations' handlers, by operationId. */
 export function verifyRoutes(deps: VaultAppDeps): RouteTable<operations> {
   const challenges: ChallengeStore = deps.stores.challenges ?? createMemoryChallengeStore({ now: deps.now });
@@ -150,15 +166,7 @@ export function verifyRoutes(deps: VaultAppDeps): RouteTable<operations> {
     res.status(result.verified ? 200 : 400).json(result);
   };
 
-  const createChallenge: OperationHandler<operations['createChallenge']> = async (req, res) => {
-    const issued = await issueChallenge(deps, challenges, challengeClient(req));
-    if ('refused' in issued) {
-      // Every challenge the client holds has expired by then.
-      res.set('Retry-After', String(CHALLENGE_TTL_MS / 1000));
-      throw VaultErrors.challengeQuotaExceeded(issued.refused);
-    }
-    res.json({ challenge: issued.challenge });
-  };
+  const createChallenge = challengeRoute(deps, challenges);
 
   const getLedgerVaultContext: OperationHandler<GetLedgerVaultContext> = (_req, res) => {
     res.set('Cache-Control', 'public, max-age=86400');
