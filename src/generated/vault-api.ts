@@ -1272,6 +1272,15 @@ export interface components {
          */
         TxXdr: string;
         /**
+         * @description A signed transaction envelope (`TransactionEnvelope`), base64 XDR. Its first four bytes are the
+         *     envelope type: `ENVELOPE_TYPE_TX` (2, base64 `AAAAAg`), `ENVELOPE_TYPE_TX_FEE_BUMP` (5, `AAAABQ`) or
+         *     `ENVELOPE_TYPE_TX_V0` (0, `AAAAA` and the source key's first bits); 171 characters or more, the
+         *     smallest envelope that holds one contract invocation (128 bytes). Base64 of another shape → 400
+         *     `tx_invalid`; text that is not base64 → `invalid_request`.
+         * @example AAAAAgAAAADtSSjGKNHCxurpAziQWZVhKVknOlxj+TY2wUYUrIc30QATEtAAAAGQAAAAAgAAAAEAAAAAAAAAAAAAAABqRFmsAAAAAAAAAAEAAAAAAAAAGAAAAAAAAAAB+FtdNbXUMHoU3635MF99as0Xm4zSi+Pm4+Rdg1g/dYgAAAAFaXNzdWUAAAAAAAAFAAAADgAAAAx2Yy0yMDI2LTAwMDEAAAAOAAAAH3YxLmdjbS45ZjJjNDFkMDdhYjNlNmM4YTVkMWYwZTMAAAAAEgAAAAH4W101tdQwehTfrfkwX31qzRebjNKL4+bj5F2DWD91iAAAABIAAAAAAAAAAO1JKMYo0cLG6ukDOJBZlWEpWSc6XGP5NjbBRhSshzfRAAAADgAAAC1kaWQ6bGVkZ2VyOnRlc3RuZXQ6YjRwYzJwY2xsanV4cmI0d3V3Mm1odXhiNmEAAAAAAAAAAAAAAAAAAAA=
+         */
+        SignedTxXdr: string;
+        /**
          * @description Zero-based offset, default 0. At most 4294967295 (the contract takes a u32); an offset at or past the count gives an empty page.
          * @default 0
          * @example 0
@@ -1307,7 +1316,7 @@ export interface components {
         KeyId: string;
         /** @description Submit mode. `signedXdr` alone; any other field → 400 `invalid_request`. A transaction that cannot be decoded, is not signed, or was signed for another network passphrase → `tx_invalid`; one that does not invoke this route's function on this network's factory or the right vault → `tx_operation_mismatch`. */
         SubmitRequest: {
-            signedXdr: components["schemas"]["TxXdr"];
+            signedXdr: components["schemas"]["SignedTxXdr"];
         };
         /** @description Prepare an issue. Unknown fields (for example the removed `holder` or a fee override) → 400 `invalid_request`. */
         IssuePrepare: {
@@ -1842,7 +1851,7 @@ export interface components {
              *     query or fragment), otherwise the endpoint the deployment uses (`CV_TESTNET_RPC_URL`,
              *     `CV_MAINNET_RPC_URL`) without userinfo, query or fragment: a password or an RPC provider's API key there
              *     is never published. A key that a provider carries in the URL path is, unless a public RPC URL is set.
-             * @example http://127.0.0.1:8000/rpc
+             * @example http://127.0.0.1:8000/testnet/rpc
              */
             rpcUrl: string;
             /** @example Credential Vault Simulator Testnet ; 2026 */
@@ -2719,7 +2728,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "rpcUrl": "http://127.0.0.1:8000/rpc",
+                     *       "rpcUrl": "http://127.0.0.1:8000/testnet/rpc",
                      *       "networkPassphrase": "Credential Vault Simulator Testnet ; 2026",
                      *       "networkType": "testnet",
                      *       "protocolVersion": 28,
