@@ -15,10 +15,15 @@ const TX_USAGE = `tx sign [--secret-file FILE] [--passphrase P] [--rpc-url U | -
 const DID_USAGE = `did new [--network testnet|mainnet]
               prints a fresh did:ledger DID (16 random bytes, canonical) to register
   did multikey --public G… | --secret-file FILE
-              prints the Multikey (z6Mk…) of an account's Ed25519 key; with no flag, of CV_SECRET_KEY's key`;
-const VC_USAGE = `vc sign --verification-method DID#assert-N [--secret-file FILE] [--created ISO] [--json-string] [JSON]
+              prints the Multikey (z6Mk…) of an account's Ed25519 key; with no flag, of CV_SECRET_KEY's key
+  did create --registrar URL [--network testnet|mainnet] [--auth-key z6Mk…] [--assertion-key z6Mk…]
+              [--secret-file FILE]
+              creates a DID through the resolver's Universal Registrar (client-managed secret mode): the key
+              in FILE or CV_SECRET_KEY controls it and signs here; prints the final state as JSON`;
+const VC_USAGE = `vc sign --verification-method DID#assert-N [--secret-file FILE] [--created ISO] [--cryptosuite eddsa-jcs-2022|eddsa-rdfc-2022] [--json-string] [JSON]
               [--status-owner G… --status-vc-id ID [--vault-api URL]]
-              signs a credential (argument or standard input) as its issuer, Data Integrity eddsa-jcs-2022,
+              signs a credential (argument or standard input) as its issuer, Data Integrity eddsa-jcs-2022
+              (default) or eddsa-rdfc-2022,
               with the secret in FILE or CV_SECRET_KEY; prints it with its proof (--json-string: as a JSON
               string, as an issue request's vcData takes it). With --status-owner and --status-vc-id it first
               adds the credential's LedgerVaultStatusEntry: the owner's vault on the network of the vault API
@@ -111,7 +116,7 @@ export async function main(argv: string[]): Promise<number> {
       }
       case 'did': {
         const { didCommand } = await import('./cli/did.ts');
-        return didCommand(args, processIo, walletEnv());
+        return await didCommand(args, processIo, walletEnv());
       }
       case 'vc': {
         const { vcCommand } = await import('./cli/vc.ts');

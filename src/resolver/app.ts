@@ -20,6 +20,8 @@ import { registryRoutes } from './routes/registry.ts';
 import { resolveRoute } from './routes/resolve.ts';
 import { serviceRoutes } from './routes/service.ts';
 import { createRouteContext } from './routes/shared.ts';
+import { didIndexRoutes } from './did-index/route.ts';
+import { registrarRoutes } from './registrar/routes.ts';
 
 export { BODY_LIMIT_BYTES };
 
@@ -54,6 +56,12 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
   const service = serviceRoutes(ctx, model.document);
   const registry = registryRoutes(ctx);
   const proof = proofRoutes(ctx, nonceStore);
+  const registrar = registrarRoutes(ctx, deps.registrarJobs ? { jobs: deps.registrarJobs } : {});
+  const didIndex = didIndexRoutes(ctx, deps.didIndex);
+  ctx.recordRead = didIndex.remember;
+  // With a kept index (the started services), caught up at start in the background; the first lookup waits for
+  // it (one catch-up per network at a time). Without one, the first lookup builds it.
+  if (deps.didIndex) void didIndex.catchUpAll();
   /**
    * The body reader: only operations with a request body read one, and each requires it (did-resolver.yaml
    * `requestBody.required`); elsewhere a body is ignored.
@@ -81,6 +89,10 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
     updateDid: registry.update,
     transferDidController: registry.transfer,
     deactivateDid: registry.deactivate,
+    listDidsByController: didIndex.list,
+    registrarCreate: registrar.create,
+    registrarUpdate: registrar.update,
+    registrarDeactivate: registrar.deactivate,
     createProofChallenge: proof.challenge,
     verifyProof: proof.verify,
   };

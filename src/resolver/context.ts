@@ -3,7 +3,7 @@ import { ServiceError } from '../platform/failures.ts';
 import type { RegistryChain } from '../chain/index.ts';
 import type { components } from '../generated/did-resolver.ts';
 import { resolverErrorsOf } from '../generated/did-resolver-errors.ts';
-import type { Cache, RateLimiter } from '../stores/index.ts';
+import type { Cache, DidIndexStore, RateLimiter, RegistrarJobStore } from '../stores/index.ts';
 import type { NonceStore } from '../did/index.ts';
 import type { Logger, Metrics, ReadinessCheck } from '../observability/index.ts';
 import type { Clock, Network } from '../domain.ts';
@@ -40,6 +40,13 @@ export interface ResolverAppDeps {
    * address need a shared store, or a challenge issued by one is unknown to the others.
    */
   nonceStore?: NonceStore;
+  /**
+   * The Universal Registrar's jobs. Default: in memory, per process — several instances behind one address
+   * need the shared store, or a job started on one is unknown to the others.
+   */
+  registrarJobs?: RegistrarJobStore;
+  /** The reverse lookup of DIDs by controller. Default: in memory, per process (rebuilt from events at start). */
+  didIndex?: DidIndexStore;
   /**
    * Express `trust proxy` for the per-IP limit: off by default (the socket's peer is the client). Behind a
    * reverse proxy set the hop count or the proxy's addresses, never `true` on a directly reachable port.
