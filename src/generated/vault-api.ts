@@ -719,9 +719,8 @@ export interface paths {
          *       `Ed25519Signature2020`), purpose `assertionMethod`, is by a key of the `issuer` (`did:ledger` of this
          *       network, `did:key`, `did:web`). At most 8 proofs, 8 ids per `previousProof`. Contexts are never
          *       fetched (docs/vault-api.md).
-         *     - `validFrom`, `validUntil` (VC 1.1: `issuanceDate`, `expirationDate`): now lies within them. Whatever
-         *       the checks, they must be XML Schema dateTimeStamps (time zone required) in order (VC Data Model 2.0
-         *       §4.9), else `MALFORMED_VALUE_ERROR` and 400.
+         *     - `validFrom`, `validUntil` (VC 1.1: `issuanceDate`, `expirationDate`): now lies within them. Always:
+         *       dateTimeStamps (time zone required), in order (VC DM 2.0 §4.9).
          *     - `credentialStatus`: the status in the vault named by `owner` + `vcId`, or by the credential's
          *       `LedgerVaultStatusEntry` (context: `GET /contexts/ledger-vault/v1`), whose stored copy must be the
          *       one presented. An entry is trusted only under a verified proof: `credentialStatus` (and, without
@@ -768,8 +767,7 @@ export interface paths {
          * Verify a presentation, its holder binding and every credential in it
          * @description The W3C VC API (VCALM 0.9) `POST /presentations/verify`. The presentation carries a Data Integrity
          *     proof (a cryptosuite `POST /credentials/verify` takes), purpose `authentication`, made with a key under
-         *     `authentication` of a DID (a
-         *     `did:ledger` DID of this network, or a `did:key`). The proof's `challenge` must equal
+         *     `authentication` of a DID (a `did:ledger` DID of this network, or a `did:key`). The proof's `challenge` must equal
          *     `options.challenge`, and its `domain` `options.domain` when sent. A challenge from `POST /challenges`
          *     is accepted once, within 5 minutes of its issue, and only from the client it was issued to (the same
          *     API key; for a keyless one, the same client address); any other value is the caller's own and is only
