@@ -30,10 +30,13 @@ const DID_USAGE = `did new [--network testnet|mainnet]
               creates a DID through the resolver's Universal Registrar (client-managed secret mode): the key
               in FILE or CV_SECRET_KEY controls it and signs here; prints the final state as JSON`;
 const VC_USAGE = `vc sign --verification-method DID#assert-N [--secret-file FILE] [--created ISO] [--cryptosuite eddsa-jcs-2022|eddsa-rdfc-2022] [--json-string] [JSON]
+              [--status-owner G… --status-vc-id ID [--vault-api URL]]
               signs a credential (argument or standard input) as its issuer, Data Integrity eddsa-jcs-2022
               (default) or eddsa-rdfc-2022,
               with the secret in FILE or CV_SECRET_KEY; prints it with its proof (--json-string: as a JSON
-              string, as an issue request's vcData takes it)`;
+              string, as an issue request's vcData takes it). With --status-owner and --status-vc-id it first
+              adds the credential's LedgerVaultStatusEntry: the owner's vault on the network of the vault API
+              at URL (default http://127.0.0.1:3000), so verifiers read its revocation on the chain`;
 const ACCOUNT_USAGE = `account new --secret-file FILE
               a new account key: the secret into FILE (owner-only, never overwritten), the address G… printed`;
 const KEYS_USAGE = `keys create --network N --wallet G… [--role standard|early|admin] [--scopes a,b]

@@ -13,6 +13,7 @@ export const SECTION_ORDER = [
   'vault-size',
   'verify',
   'oversized',
+  'hostile',
   'simulator',
   'stores',
   'load',

@@ -7,12 +7,13 @@
 // (./key-cache.ts).
 import { sqlDidIndex, type DidIndexStore } from './did-index.ts';
 import { cachedKeyStore, type KeyCacheLru } from './key-cache.ts';
+import { createMemoryChallengeStore } from './challenges.ts';
 import { createMemoryCache, createMemoryRateLimiter } from './memory.ts';
 import { createPostgresStores } from './postgres.ts';
 import { createRedisStores } from './redis.ts';
 import { sqlRegistrarJobs, type RegistrarJobStore } from './registrar-jobs.ts';
 import { createSqliteStores } from './sqlite.ts';
-import type { Cache, IdempotencyStore, KeyStore, NonceStore, RateLimiter, StoreName } from './types.ts';
+import type { Cache, ChallengeStore, IdempotencyStore, KeyStore, NonceStore, RateLimiter, StoreName } from './types.ts';
 import type { Clock } from '../domain.ts';
 
 export * from './types.ts';
@@ -51,6 +52,8 @@ export interface Stores {
   didIndex: DidIndexStore;
   /** Proof-of-control nonces shared by every resolver instance; only with a Redis URL. */
   nonces?: NonceStore;
+  /** The vault API's presentation challenges: in Redis when a Redis URL is given, else in memory. */
+  challenges?: ChallengeStore;
   /** Which backend serves what, and whether it answers now. */
   health(): Promise<StoreHealth[]>;
   close(): Promise<void>;
@@ -98,6 +101,7 @@ export function createStores(options: StoresOptions): Stores {
         cache: createMemoryCache(now ? { now } : {}),
         health: async () => true,
         nonces: undefined,
+        challenges: createMemoryChallengeStore(now ? { now } : {}),
         close: async () => {},
       };
 
@@ -109,6 +113,7 @@ export function createStores(options: StoresOptions): Stores {
     rateLimiter: windows.rateLimiter,
     cache: windows.cache,
     ...(windows.nonces ? { nonces: windows.nonces } : {}),
+    challenges: windows.challenges,
     async health() {
       const [keysOk, windowsOk] = await Promise.all([records.health(), windows.health()]);
       // keys and idempotency share one backend, rate limits and the cache another: one probe each.

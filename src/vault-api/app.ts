@@ -34,7 +34,7 @@ import { loadVaultModel } from '../platform/spec.ts';
 import { VaultErrors, peekAuth, type VaultAppDeps } from './context.ts';
 import { authenticate } from './middleware/auth.ts';
 import { CORS_ROUTES, corsHeaders, corsPreflight } from './middleware/cors.ts';
-import { BODY_LIMIT_BYTES, errorHandler, notFoundError } from './middleware/errors.ts';
+import { BODY_LIMIT_BYTES, KEYLESS_BODY_LIMIT_BYTES, errorHandler, notFoundError } from './middleware/errors.ts';
 import { captureAnswers, idempotency } from './middleware/idempotency.ts';
 import { legacyBasePaths, checkLegacyBasePaths, DEFAULT_LEGACY_BASE_PATHS } from './middleware/legacy-base-paths.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
@@ -45,6 +45,9 @@ import { contractRoutes } from './routes/contracts.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { createDocsRoutes, publicRoutes } from './routes/public.ts';
 
+/** Keyless callers of the verification routes get a smaller body: its cost is bounded per request. */
+const bodyLimitOf = (req: express.Request): number =>
+  operationOf(req)?.keyOptional && !peekAuth(req) ? KEYLESS_BODY_LIMIT_BYTES : BODY_LIMIT_BYTES;
 const keyIdOf = (req: express.Request): string | undefined => peekAuth(req)?.keyId;
 const VERIFIES_DOCUMENTS: ReadonlySet<string> = new Set(['verifyCredential', 'verifyPresentation']);
 /** The deepest a verification request body may nest (vault-api.yaml VerifyCredentialRequest, VerifyPresentationRequest). */
@@ -75,7 +78,7 @@ function modeOf(req: express.Request): WriteMode | undefined {
 function bodyReader(): express.RequestHandler {
   return jsonBody(
     {
-      limit: BODY_LIMIT_BYTES,
+      limit: bodyLimitOf,
       strict: false,
       // A presented credential or presentation whose JSON repeats a member name fails verification.
       findDuplicates: (req) => VERIFIES_DOCUMENTS.has(operationOf(req)?.operationId ?? ''),

@@ -4,14 +4,18 @@
 // status code of an answer. A key is optional on these routes (keyless callers are limited per client IP by
 // the rate-limit middleware); naming a stored credential needs the owner's or an admin key.
 import type { Request } from 'express';
-import { Ed25519KeyCache, MemoryNonceStore } from '../../did/index.ts';
+import { Ed25519KeyCache } from '../../did/index.ts';
 import { duplicateMembersOf } from '../../platform/body.ts';
+import { clientIp } from '../../platform/rate-limit.ts';
+import { createMemoryChallengeStore } from '../../stores/challenges.ts';
+import type { ChallengeStore } from '../../stores/index.ts';
 import { ApiError, VaultErrors, peekAuth, type VaultAppDeps } from '../context.ts';
 import { sameCredential, verifyCredential, type VaultReference, type VerifyCredentialInput } from '../verification.ts';
 import {
+  CHALLENGE_TTL_MS,
   issueChallenge,
   verifyPresentation,
-  type ChallengeStore,
+  type ChallengeClient,
   type VerifyPresentationInput,
 } from '../verification-presentation.ts';
 import { readSlot } from '../verification-status.ts';
@@ -20,7 +24,7 @@ import { isError } from '../verification-problems.ts';
 import type { operations } from '../../generated/vault-api.ts';
 import type { RouteTable } from '../../platform/app.ts';
 import type { OperationHandler } from '../../platform/typed.ts';
-import { duplicateProblems, presentationStructureProblems } from '../verification-structure.ts';
+import { duplicateProblems } from '../verification-structure.ts';
 import { bodyOf, onVaults, optStr, vaultOf } from './contract-common.ts';
 
 type GetLedgerVaultContext = operations['getLedgerVaultContext'];
@@ -34,9 +38,31 @@ function refuseDuplicatesOutside(req: Request, member: string): void {
     throw VaultErrors.invalidRequest(`the body names the member ${JSON.stringify(outside)} twice`);
 }
 
+/** Who sends the request, as a challenge is bound to it: its API key, else its address (the per-IP limit's). */
+function challengeClient(req: Request): ChallengeClient {
+  const auth = peekAuth(req);
+  return auth ? { keyId: auth.keyId } : { ip: clientIp(req) };
+}
+
+/** POST /challenges: one kept for the client that asks, or 429 past its quota (nothing is evicted for it). */
+function challengeRoute(
+  deps: VaultAppDeps,
+  challenges: ChallengeStore,
+): OperationHandler<operations['createChallenge']> {
+  return async (req, res) => {
+    const issued = await issueChallenge(deps, challenges, challengeClient(req));
+    if ('refused' in issued) {
+      // Every challenge the client holds has expired by then.
+      res.set('Retry-After', String(CHALLENGE_TTL_MS / 1000));
+      throw VaultErrors.challengeQuotaExceeded(issued.refused);
+    }
+    res.json({ challenge: issued.challenge });
+  };
+}
+
 /** The verification operations' handlers, by operationId. */
 export function verifyRoutes(deps: VaultAppDeps): RouteTable<operations> {
-  const challenges: ChallengeStore = deps.stores.nonces ?? new MemoryNonceStore({ now: deps.now });
+  const challenges: ChallengeStore = deps.stores.challenges ?? createMemoryChallengeStore({ now: deps.now });
   // Making Node's key of an Ed25519 public key costs more than verifying with it: issuers' keys are few.
   const keyCache = new Ed25519KeyCache();
 
@@ -113,17 +139,15 @@ export function verifyRoutes(deps: VaultAppDeps): RouteTable<operations> {
       options: b.options,
       parsingProblems: duplicateProblems(duplicateMembersOf(req), '/verifiablePresentation', 'presentation'),
       keyCache,
+      client: challengeClient(req),
     };
-    // VCALM for this route: 200 whenever the verification completes, valid or not; a presentation that is
-    // not I-JSON or not a presentation cannot be verified at all: 400, with the same body (its problems).
-    const completes =
-      input.parsingProblems!.length === 0 && presentationStructureProblems(input.presentation).length === 0;
-    res.status(completes ? 200 : 400).json(await verifyPresentation(deps, challenges, input));
+    const result = await verifyPresentation(deps, challenges, input);
+    // As /credentials/verify: a presentation that does not verify is a 400 with the same body (the W3C
+    // verifier tests require a 4xx), whether it was malformed or its proof, challenge or a credential failed.
+    res.status(result.verified ? 200 : 400).json(result);
   };
 
-  const createChallenge: OperationHandler<operations['createChallenge']> = async (_req, res) => {
-    res.json({ challenge: await issueChallenge(deps, challenges) });
-  };
+  const createChallenge = challengeRoute(deps, challenges);
 
   const getLedgerVaultContext: OperationHandler<GetLedgerVaultContext> = (_req, res) => {
     res.set('Cache-Control', 'public, max-age=86400');
