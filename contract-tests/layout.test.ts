@@ -1,6 +1,6 @@
 // The repository's layout, read off the import graph (docs/architecture.md): production code under src/
 // reaches the simulator only through the `start` wiring and never imports test support; src/ holds no test
-// harnesses; the simulator's modules import each other without cycles.
+// harnesses; the simulator's modules import each other without cycles, and nothing from src/.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -75,8 +75,20 @@ describe('layout', () => {
     const modules = tsFiles('simulator').filter((f) => !isTest(f));
     const known = new Set(modules);
     const graph = new Map(modules.map((f) => [f, importsOf(f).filter((t) => known.has(t))]));
-    expect(graph.get('simulator/core/network.ts')).toContain('simulator/core/rpc.ts'); // the walker sees the graph
+    expect(graph.get('simulator/core/network.ts')).toContain('simulator/core/rpc/index.ts'); // the walker sees the graph
     expect(cycles(graph)).toEqual([]);
+  });
+
+  it("the simulator's modules import nothing from src/: it encodes with the SDK alone, an oracle apart from the service", () => {
+    const modules = tsFiles('simulator').filter((f) => !isTest(f));
+    expect(importsOf('simulator/cli.ts')).toContain('simulator/listen-failure.ts'); // the walker sees the imports
+    expect(
+      modules.flatMap((f) =>
+        importsOf(f)
+          .filter((t) => t.startsWith('src/'))
+          .map((t) => `${f} → ${t}`),
+      ),
+    ).toEqual([]);
   });
 
   it('the cycle search finds a cycle', () => {

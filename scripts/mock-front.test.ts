@@ -81,11 +81,9 @@ afterAll(async () => {
 
 async function call(method: string, path: string, headers: Record<string, string> = {}, body?: string | Buffer) {
   seen = [];
-  const res = await fetch(base + path, {
-    method,
-    headers,
-    ...(body !== undefined ? { body: typeof body === 'string' ? body : new Uint8Array(body) } : {}),
-  });
+  const init: RequestInit = { method, headers };
+  if (body !== undefined) init.body = typeof body === 'string' ? body : new Uint8Array(body);
+  const res = await fetch(base + path, init);
   const text = await res.text();
   return { status: res.status, allow: res.headers.get('allow'), text, forwarded: seen[0] };
 }

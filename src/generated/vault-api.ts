@@ -715,16 +715,18 @@ export interface paths {
          *     `userSalt`/`vaultContract`), or both.
          *
          *     The checks (`options.checks`, default all):
-         *     - `proof`: every proof is a Data Integrity `eddsa-jcs-2022` proof, purpose `assertionMethod`, by a key
-         *       of the `issuer` (a `did:ledger` DID of this network, its key under `assertionMethod`; or a `did:key`).
-         *       At most 8 proofs per credential and 8 ids per `previousProof`.
+         *     - `proof`: every proof (`eddsa-jcs-2022`, `eddsa-rdfc-2022`, `ecdsa-rdfc-2019`, `ecdsa-jcs-2019`,
+         *       `Ed25519Signature2020`), purpose `assertionMethod`, is by a key of the `issuer` (`did:ledger` of this
+         *       network, `did:key`, `did:web`). At most 8 proofs, 8 ids per `previousProof`. Contexts are never
+         *       fetched (docs/vault-api.md).
          *     - `validFrom`, `validUntil` (VC 1.1: `issuanceDate`, `expirationDate`): XML Schema dateTimeStamps
          *       (else `invalid_date`), and now lies within them.
          *     - `credentialStatus`: the status in the vault named by `owner` + `vcId`, or by the credential's
          *       `LedgerVaultStatusEntry` (context: `GET /contexts/ledger-vault/v1`), whose stored copy must be the
          *       one presented. An entry is trusted only under a verified proof: `credentialStatus` (and, without
          *       `owner` + `vcId`, `issuerAllowed`, which reads the entry's vault) runs `proof` too. Without either,
-         *       the status is not checked; a warning says so.
+         *       the status is not checked; a warning says so. A `BitstringStatusListEntry` is read from its list;
+         *       another type fails.
          *     - `issuerDid`: the issuer DID is registered and active (not applicable to `did:key`).
          *     - `issuerAllowed`: the vault denies neither the wallet that issued the credential (recorded when it was
          *       issued through this service) nor the issuer DID's current controller.
@@ -764,7 +766,7 @@ export interface paths {
         /**
          * Verify a presentation, its holder binding and every credential in it
          * @description The W3C VC API (VCALM 0.9) `POST /presentations/verify`. The presentation carries a Data Integrity
-         *     `eddsa-jcs-2022` proof, purpose `authentication`, made with a key of its `holder` DID (a `did:ledger`
+         *     proof (a cryptosuite `POST /credentials/verify` takes), purpose `authentication`, made with a key of its `holder` DID (a `did:ledger`
          *     DID of this network, its key under `authentication`; or a `did:key`): that is the holder binding.
          *     The proof's `challenge` must equal `options.challenge`, and its `domain` `options.domain` when sent.
          *     A challenge from `POST /challenges` is accepted once, within 5 minutes of its issue; any other value is
@@ -1242,7 +1244,7 @@ export interface components {
          *     no separate holder field), else 400 `vcData_invalid`. The service encrypts it (AES-256-GCM) before
          *     storing it; when the stored ciphertext would exceed the on-chain limit of 10,000 → 400
          *     `vcData_ciphertext_too_long`. A credential may carry the issuer's proof (`proof`, a Data Integrity
-         *     `eddsa-jcs-2022` proof, one or a set): it is checked at prepare and again at submit, and must verify
+         *     proof in a cryptosuite `POST /credentials/verify` takes, one or a set): it is checked at prepare and again at submit, and must verify
          *     with an `assertionMethod` key of `issuerDid` (every proof; `issuer`, when present, must be
          *     `issuerDid`), else 400 `vc_proof_invalid`. A credential without a proof is accepted as before;
          *     `POST /credentials/verify` then reports its `proof` check as failed. Sign with `signCredential` of the
@@ -1558,10 +1560,10 @@ export interface components {
         StatusResult: {
             verified: boolean;
             /**
-             * @description What the vault says (`verify_vc`), when it was read.
+             * @description What the vault says (`verify_vc`), or the bit of a Bitstring Status List, when it was read.
              * @enum {string}
              */
-            status?: "valid" | "revoked" | "invalid" | "unknown";
+            status?: "valid" | "revoked" | "suspended" | "invalid" | "unknown";
             since?: string;
             /** @description The status entry (its members of `StatusInput`, strings cut to 256 characters), or a `VaultReference` for `owner` + `vcId`. */
             input: components["schemas"]["LedgerVaultStatusEntry"] | components["schemas"]["StatusInput"];
@@ -1573,6 +1575,8 @@ export interface components {
             network?: string;
             vaultContract?: string;
             vcId?: string;
+            statusListIndex?: string;
+            statusListCredential?: string;
         };
         LedgerCheckResult: {
             /**
@@ -1604,7 +1608,7 @@ export interface components {
              * @example signature_invalid
              * @enum {string}
              */
-            reason: "duplicate_member" | "context_invalid" | "type_invalid" | "issuer_invalid" | "credential_subject_invalid" | "holder_invalid" | "credentials_invalid" | "status_entry_invalid" | "no_proof" | "too_many_proofs" | "malformed_proof" | "unsupported_cryptosuite" | "context_mismatch" | "proof_purpose_mismatch" | "domain_mismatch" | "challenge_mismatch" | "proof_expired" | "created_in_future" | "previous_proof_missing" | "verification_method_invalid" | "verification_method_not_found" | "verification_method_not_authorized" | "not_proof_signer" | "did_not_found" | "did_deactivated" | "did_unresolvable" | "did_method_not_supported" | "signature_invalid" | "not_yet_valid" | "expired" | "invalid_date" | "revoked" | "invalid" | "unknown" | "not_the_stored_credential" | "vc_not_found" | "network_mismatch" | "status_unconfirmed" | "no_status_entry" | "status_type_unsupported" | "stored_issuer_mismatch" | "issuer_denied" | "issuer_unknown" | "no_vault" | "challenge_unknown";
+            reason: "duplicate_member" | "context_invalid" | "type_invalid" | "issuer_invalid" | "credential_subject_invalid" | "holder_invalid" | "credentials_invalid" | "status_entry_invalid" | "no_proof" | "too_many_proofs" | "malformed_proof" | "unsupported_cryptosuite" | "context_mismatch" | "context_not_bundled" | "undefined_term" | "canonicalization_limit" | "proof_purpose_mismatch" | "domain_mismatch" | "challenge_mismatch" | "proof_expired" | "created_in_future" | "previous_proof_missing" | "verification_method_invalid" | "verification_method_not_found" | "verification_method_not_authorized" | "not_proof_signer" | "did_not_found" | "did_deactivated" | "did_unresolvable" | "did_method_not_supported" | "signature_invalid" | "not_yet_valid" | "expired" | "invalid_date" | "revoked" | "invalid" | "unknown" | "not_the_stored_credential" | "vc_not_found" | "network_mismatch" | "status_unconfirmed" | "no_status_entry" | "status_type_unsupported" | "suspended" | "status_list_unavailable" | "status_list_invalid" | "stored_issuer_mismatch" | "issuer_denied" | "issuer_unknown" | "no_vault" | "challenge_unknown";
         };
         /**
          * @description A presentation and the options of its verification. The body nests at most 64 levels (`[]` and
