@@ -136,3 +136,12 @@ it('docs/did-resolver.md: account new, did new, did multikey and tx sign --submi
   expect(resolved.didDocument.id).toMatch(/^did:ledger:testnet:[a-z2-7]{26}$/);
   expect(resolved.didDocument.authentication).toEqual(['#auth-1']);
 }, 120_000);
+
+it('docs/did-resolver.md: did create --registrar, then update and deactivate through the registrar by hand', async () => {
+  const script = localised(example('docs/did-resolver.md', 'example:registrar'), ['me.key']);
+  const lines = (await run(script)).trim().split('\n');
+  const resolved = JSON.parse(lines.at(-2)!) as { didDocument: { id: string; service: { id: string }[] } };
+  const mine = JSON.parse(lines.at(-1)!) as { dids: { did: string; deactivated: boolean; version: number }[] };
+  expect(resolved.didDocument.service.map((s) => s.id)).toEqual([`${resolved.didDocument.id}#service-inbox`]);
+  expect(mine.dids).toEqual([expect.objectContaining({ did: resolved.didDocument.id, deactivated: true, version: 3 })]);
+}, 180_000);

@@ -1,6 +1,15 @@
 // `credential-vault <command>`: start | serve | resolver | simulator | keys | tx | did | vc | account | help.
 import path from 'node:path';
-import { ConfigError, loadConfig, readSettings, settingsTable, walletEnv, type Config } from './config/index.ts';
+import {
+  ConfigError,
+  loadConfig,
+  parentMayVanish,
+  readSettings,
+  settingsTable,
+  walletEnv,
+  type Config,
+} from './config/index.ts';
+import { watchParent } from './cli/parent-watch.ts';
 import { isAccountAddress } from './openapi/formats.ts';
 import { UsageError, processIo, subcommand, takeFlag } from './cli/args.ts';
 import { publicUrl } from './config/redact.ts';
@@ -15,7 +24,11 @@ const TX_USAGE = `tx sign [--secret-file FILE] [--passphrase P] [--rpc-url U | -
 const DID_USAGE = `did new [--network testnet|mainnet]
               prints a fresh did:ledger DID (16 random bytes, canonical) to register
   did multikey --public G… | --secret-file FILE
-              prints the Multikey (z6Mk…) of an account's Ed25519 key; with no flag, of CV_SECRET_KEY's key`;
+              prints the Multikey (z6Mk…) of an account's Ed25519 key; with no flag, of CV_SECRET_KEY's key
+  did create --registrar URL [--network testnet|mainnet] [--auth-key z6Mk…] [--assertion-key z6Mk…]
+              [--secret-file FILE]
+              creates a DID through the resolver's Universal Registrar (client-managed secret mode): the key
+              in FILE or CV_SECRET_KEY controls it and signs here; prints the final state as JSON`;
 const VC_USAGE = `vc sign --verification-method DID#assert-N [--secret-file FILE] [--created ISO] [--cryptosuite eddsa-jcs-2022|eddsa-rdfc-2022] [--json-string] [JSON]
               signs a credential (argument or standard input) as its issuer, Data Integrity eddsa-jcs-2022
               (default) or eddsa-rdfc-2022,
@@ -61,6 +74,8 @@ const OWN_USAGE: Record<string, string> = {
 const usageOf = (command: string | undefined) =>
   command !== undefined && OWN_USAGE[command] ? `usage: credential-vault ${OWN_USAGE[command]}` : USAGE;
 
+const SERVING: ReadonlySet<string> = new Set(['start', 'serve', 'resolver', 'simulator']);
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
   // --help anywhere after a command prints its usage and does nothing else: no server, no store, no key read.
@@ -71,6 +86,8 @@ export async function main(argv: string[]): Promise<number> {
     else console.log(usageOf(command));
     return 0;
   }
+  // The long-running commands stop when npm's shell (or the re-exec wrapper) above them dies without a signal.
+  const unwatch = SERVING.has(command ?? '') && parentMayVanish() ? watchParent() : undefined;
   try {
     switch (command) {
       case 'start':
@@ -93,14 +110,8 @@ export async function main(argv: string[]): Promise<number> {
         await running.close();
         return 0;
       }
-      case 'simulator': {
-        const { runSimulator } = await import('../simulator/cli.ts');
-        // CV_SIMULATOR_PROTOCOL and CV_SIMULATOR_LEDGER_CLOSE_MS are read here (src/config reads the environment);
-        // the flags win.
-        const { raw } = readSettings([]);
-        const defaults = { protocol: raw.simulatorProtocol, ledgerCloseMs: raw.ledgerCloseMs };
-        return await runSimulator(args, undefined, defaults);
-      }
+      case 'simulator':
+        return await simulatorCommand(args);
       case 'keys':
         return await keysCommand(args);
       case 'tx': {
@@ -109,7 +120,7 @@ export async function main(argv: string[]): Promise<number> {
       }
       case 'did': {
         const { didCommand } = await import('./cli/did.ts');
-        return didCommand(args, processIo, walletEnv());
+        return await didCommand(args, processIo, walletEnv());
       }
       case 'vc': {
         const { vcCommand } = await import('./cli/vc.ts');
@@ -140,7 +151,20 @@ export async function main(argv: string[]): Promise<number> {
     }
     console.error(err instanceof Error ? err.message : String(err));
     return 1;
+  } finally {
+    unwatch?.();
   }
+}
+
+/** `credential-vault simulator`: the simulator's own command line, with one process per state file. */
+async function simulatorCommand(args: string[]): Promise<number> {
+  const { runSimulator } = await import('../simulator/cli.ts');
+  // CV_SIMULATOR_PROTOCOL and CV_SIMULATOR_LEDGER_CLOSE_MS are read here (src/config reads the environment);
+  // the flags win.
+  const { raw } = readSettings([]);
+  const defaults = { protocol: raw.simulatorProtocol, ledgerCloseMs: raw.ledgerCloseMs };
+  const { lockStateFile } = await import('./data-dir-lock.ts');
+  return await runSimulator(args, undefined, defaults, (file) => lockStateFile(file));
 }
 
 /** Resolves on the first SIGINT or SIGTERM; both handlers are then removed, so a second signal kills. */

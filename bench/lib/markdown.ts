@@ -8,6 +8,7 @@ export const SECTION_ORDER = [
   'intro',
   'machine',
   'http',
+  'registrar',
   'cycle',
   'vault-size',
   'verify',

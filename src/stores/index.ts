@@ -5,15 +5,19 @@
 // fail: an unreachable backend shows up as StoreUnavailableError on use and in health(), and recovers by itself.
 // With `keyCache`, verified keys are answered from memory and kept true by the records backend's change feed
 // (./key-cache.ts).
+import { sqlDidIndex, type DidIndexStore } from './did-index.ts';
 import { cachedKeyStore, type KeyCacheLru } from './key-cache.ts';
 import { createMemoryCache, createMemoryRateLimiter } from './memory.ts';
 import { createPostgresStores } from './postgres.ts';
 import { createRedisStores } from './redis.ts';
+import { sqlRegistrarJobs, type RegistrarJobStore } from './registrar-jobs.ts';
 import { createSqliteStores } from './sqlite.ts';
 import type { Cache, IdempotencyStore, KeyStore, NonceStore, RateLimiter, StoreName } from './types.ts';
 import type { Clock } from '../domain.ts';
 
 export * from './types.ts';
+export type { DidIndexStore } from './did-index.ts';
+export type { RegistrarJobStore } from './registrar-jobs.ts';
 
 export interface StoresOptions {
   dataDir: string;
@@ -41,6 +45,10 @@ export interface Stores {
   idempotency: IdempotencyStore;
   rateLimiter: RateLimiter;
   cache: Cache;
+  /** The resolver's Universal Registrar jobs, in the records backend (shared with PostgreSQL). */
+  registrarJobs: RegistrarJobStore;
+  /** The resolver's reverse lookup of DIDs by controller, in the records backend. */
+  didIndex: DidIndexStore;
   /** Proof-of-control nonces shared by every resolver instance; only with a Redis URL. */
   nonces?: NonceStore;
   /** Which backend serves what, and whether it answers now. */
@@ -96,6 +104,8 @@ export function createStores(options: StoresOptions): Stores {
   return {
     keys,
     idempotency: records.idempotency,
+    registrarJobs: sqlRegistrarJobs(records.query, now),
+    didIndex: sqlDidIndex(records.query),
     rateLimiter: windows.rateLimiter,
     cache: windows.cache,
     ...(windows.nonces ? { nonces: windows.nonces } : {}),

@@ -28,8 +28,7 @@ const MALFORMED_PATH =
 export const VAULT_FAILURE_CODES: FailureCodes<VaultErrorCode> = {
   translate(err) {
     // The chain's codes are the spec's; one it lacks must not reach a client (a 500, logged).
-    if (err instanceof ChainError && isVaultErrorCode(err.code))
-      return { error: new ApiError(err.status, err.code, err.message) };
+    if (err instanceof ChainError && isVaultErrorCode(err.code)) return { error: new ApiError(err.code, err.message) };
     if (err instanceof StoreUnavailableError) {
       // Rate limits fail closed (vault-api.yaml "Rate limits"); keys and idempotency records cannot be
       // checked without their store, so those requests fail too.
@@ -42,7 +41,7 @@ export const VAULT_FAILURE_CODES: FailureCodes<VaultErrorCode> = {
     return undefined;
   },
   notFound: (req) => notFoundError(req),
-  methodNotAllowed: (message, allow) => new ApiError(405, 'method_not_allowed', message, undefined, { Allow: allow }),
+  methodNotAllowed: (message, allow) => VaultErrors.methodNotAllowed(message, { Allow: allow }),
   malformedPath: () => VaultErrors.invalidRequest(MALFORMED_PATH),
   unsupportedMediaType: () => VaultErrors.invalidRequest('send the body as JSON with Content-Type: application/json'),
   payloadTooLarge: () => VaultErrors.payloadTooLarge(`request body exceeds ${BODY_LIMIT_BYTES} bytes`),

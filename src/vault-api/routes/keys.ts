@@ -130,7 +130,7 @@ export function keyRoutes(deps: VaultAppDeps): RouteTable<operations> {
   // Each handler takes its body and answers through the generated operation types (src/platform/typed.ts).
   const getAuthChallenge: OperationHandler<operations['getAuthChallenge']> = (req, res) => {
     checkOrigin(deps, req);
-    const account = String(req.query['account']);
+    const { account } = req.query;
     const transaction = buildChallenge(challenges, account);
     const passphrase = deps.profile.networkPassphrase;
     res.json({ transaction, network_passphrase: passphrase, networkPassphrase: passphrase });

@@ -1,6 +1,3 @@
-// Read routes (vault-api.yaml tag Reads): everything comes from the chain through
-// simulation; get-vc decrypts. POST reads take a body, GET reads take owner and userSalt as query.
-import type { Request } from 'express';
 import { accountExists } from '../../chain/index.ts';
 import { VaultErrors, getAuth, type VaultAppDeps } from '../context.ts';
 import { decryptVcData } from '../../crypto/envelope.ts';
@@ -37,7 +34,7 @@ export function readRoutes(deps: VaultAppDeps): RouteTable<operations> {
   };
 
   const getVcCount: OperationHandler<operations['getVcCount']> = async (req, res) => {
-    const { vault } = target(query(req));
+    const { vault } = target(req.query);
     res.json({ count: await read(vault, () => chain.vault.vcCount({ vault })) });
   };
 
@@ -60,7 +57,7 @@ export function readRoutes(deps: VaultAppDeps): RouteTable<operations> {
   };
 
   const listDeniedIssuers: OperationHandler<operations['listDeniedIssuers']> = async (req, res) => {
-    const q = query(req);
+    const q = req.query;
     const offset = intParam(q['offset'], 'offset', 0);
     const limit = intParam(q['limit'], 'limit', DEFAULT_LIMIT);
     const { vault } = target(q);
@@ -69,12 +66,12 @@ export function readRoutes(deps: VaultAppDeps): RouteTable<operations> {
   };
 
   const countDeniedIssuers: OperationHandler<operations['countDeniedIssuers']> = async (req, res) => {
-    const { vault } = target(query(req));
+    const { vault } = target(req.query);
     res.json({ count: await read(vault, () => chain.vault.deniedIssuerCount({ vault })) });
   };
 
   const getVersion: OperationHandler<operations['getVersion']> = async (req, res) => {
-    const q = query(req);
+    const q = req.query;
     if (q['owner'] === undefined) {
       res.json({ factory_id: chain.factory.factoryId, note: FACTORY_VERSION_NOTE });
       return;
@@ -91,7 +88,7 @@ export function readRoutes(deps: VaultAppDeps): RouteTable<operations> {
   const getVault: OperationHandler<operations['getVault']> = async (req, res) => {
     const owner = req.params.owner;
     if (!/^G[A-Z2-7]{55}$/.test(owner)) throw VaultErrors.invalidRequest('owner must be an account address');
-    const { vault } = target({ ...query(req), owner });
+    const { vault } = target({ ...req.query, owner });
     const [didUri, version, vcCount, deniedCount] = await read(vault, () =>
       Promise.all([
         chain.vault.vaultDid({ vault }),
@@ -131,8 +128,4 @@ export function openVc(deps: VaultAppDeps, owner: string, vcId: string, data: st
     throw VaultErrors.vcDecryptionFailed(`credential ${vcId} decrypts to something other than a JSON object`);
   }
   return doc as Record<string, unknown>;
-}
-
-function query(req: Request): Body {
-  return { ...(req.query as Record<string, unknown>) };
 }

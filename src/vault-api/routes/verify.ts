@@ -79,7 +79,6 @@ export function verifyRoutes(deps: VaultAppDeps): RouteTable<operations> {
       const read = await readSlot(deps, vault, vcId, owner);
       if (!read.ok)
         throw new ApiError(
-          404,
           read.reason,
           read.reason === 'vault_not_found'
             ? 'no vault is deployed for this owner and userSalt'

@@ -18,7 +18,6 @@ import {
 } from '../../chain/index.ts';
 import type { operations as O } from '../../generated/vault-api.ts';
 import type { RouteTable } from '../../platform/app.ts';
-import type { PrepareBodyOf } from '../../platform/write.ts';
 import {
   bindAuthorizers,
   bindToWallet,
@@ -47,7 +46,7 @@ import { checkStatusEntry } from '../verification-status.ts';
 export function writeRoutes(deps: VaultAppDeps): RouteTable<O> {
   const { chain } = deps;
   // Each route's prepare body is its operation's (src/platform/write.ts PrepareBodyOf).
-  const write = <Op>(route: WriteRoute<PrepareBodyOf<Op>>) => writeHandler<Op>(deps, route);
+  const write = <Op>(route: WriteRoute<Op>) => writeHandler<Op>(deps, route);
 
   /** Issuer binding and the route rule "sourcePublicKey must be the issuer". */
   const issuerRules = (auth: Parameters<typeof bindToWallet>[0], issuer: string, source: string) => {
@@ -163,7 +162,7 @@ export function writeRoutes(deps: VaultAppDeps): RouteTable<O> {
     },
   });
 
-  const denyIssuerRoute: WriteRoute<PrepareBodyOf<O['denyIssuer']>> = {
+  const denyIssuerRoute: WriteRoute<O['denyIssuer']> = {
     prepare(b) {
       const vault = vaultOf(deps, b.owner, b.userSalt);
       return onVaults(deps, [{ vault }], () =>
@@ -178,7 +177,7 @@ export function writeRoutes(deps: VaultAppDeps): RouteTable<O> {
   const denyIssuer = write<O['denyIssuer']>(denyIssuerRoute);
   const revokeIssuerAlias = write<O['revokeIssuerAlias']>(denyIssuerRoute);
 
-  const allowIssuerRoute: WriteRoute<PrepareBodyOf<O['allowIssuer']>> = {
+  const allowIssuerRoute: WriteRoute<O['allowIssuer']> = {
     prepare(b) {
       const vault = vaultOf(deps, b.owner, b.userSalt);
       return onVaults(deps, [{ vault }], () =>
