@@ -194,8 +194,7 @@ async function runCorpus(
   const out: Outcome[] = [];
   for (const probe of probes) {
     before?.(probe);
-    const s = await serviceAnswer(service, probe);
-    const m = await send(mock, probe.req).catch(failed);
+    const [s, m] = await Promise.all([serviceAnswer(service, probe), send(mock, probe.req).catch(failed)]);
     out.push({ probe, service: s, mock: { status: m.status, text: m.text } });
   }
   return out;

@@ -260,7 +260,7 @@ function problem(status: number, method: string, path: string) {
 /** A server that applies the front's rules for `spec` and forwards the rest to Prism at `upstream`. */
 export function createMockFront(spec: Json, upstream: string): http.Server {
   const ops = operations(spec);
-  return http.createServer((req, res) => {
+  const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -282,7 +282,7 @@ export function createMockFront(spec: Json, upstream: string): http.Server {
       }
       const out = http.request(
         new URL(req.url ?? '/', upstream),
-        { method: decision.method, headers: decision.headers },
+        { method: decision.method, headers: decision.headers, agent: false },
         (answer) => {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           if (decision.headOnly) {
@@ -298,4 +298,8 @@ export function createMockFront(spec: Json, upstream: string): http.Server {
       out.end(decision.body);
     });
   });
+  // Longer than a client keeps an idle connection (undici: 4 s), so that a reused connection is never one the
+  // front is closing at that moment (Node's default is 5 s).
+  server.keepAliveTimeout = 65_000;
+  return server;
 }
