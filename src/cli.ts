@@ -74,24 +74,8 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case 'start':
       case 'serve':
-      case 'resolver': {
-        const { config, rest } = loadConfig(args);
-        // A mistyped flag must not fall back to a default silently (an embedded store instead of the database).
-        if (rest.length)
-          throw new UsageError(
-            `${command}: unknown flag or argument ${rest.join(' ')} (\`credential-vault help\` lists every setting's flag)`,
-          );
-        const { startServices } = await import('./services.ts');
-        // From the first SIGTERM/SIGINT on, /ready answers 503 so load balancers stop sending, while the
-        // servers let the requests under way finish (up to --shutdown-timeout-ms). A second signal kills.
-        let shuttingDown = false;
-        const running = await startServices(config, { mode: command, draining: () => shuttingDown });
-        for (const line of running.describe()) console.log(line);
-        await waitForSignal();
-        shuttingDown = true;
-        await running.close();
-        return 0;
-      }
+      case 'resolver':
+        return await serviceCommand(command, args);
       case 'simulator': {
         const { runSimulator } = await import('../simulator/cli.ts');
         // CV_SIMULATOR_PROTOCOL and CV_SIMULATOR_LEDGER_CLOSE_MS are read here (src/config reads the environment);
@@ -140,6 +124,26 @@ export async function main(argv: string[]): Promise<number> {
     console.error(err instanceof Error ? err.message : String(err));
     return 1;
   }
+}
+
+/** `start`, `serve`, `resolver`: runs the services until the first SIGTERM/SIGINT, then closes them gracefully. */
+async function serviceCommand(command: 'start' | 'serve' | 'resolver', args: string[]): Promise<number> {
+  const { config, rest } = loadConfig(args);
+  // A mistyped flag must not fall back to a default silently (an embedded store instead of the database).
+  if (rest.length)
+    throw new UsageError(
+      `${command}: unknown flag or argument ${rest.join(' ')} (\`credential-vault help\` lists every setting's flag)`,
+    );
+  const { startServices } = await import('./services.ts');
+  // From the first SIGTERM/SIGINT on, /ready answers 503 so load balancers stop sending, while the
+  // servers let the requests under way finish (up to --shutdown-timeout-ms). A second signal kills.
+  let shuttingDown = false;
+  const running = await startServices(config, { mode: command, draining: () => shuttingDown });
+  for (const line of running.describe()) console.log(line);
+  await waitForSignal();
+  shuttingDown = true;
+  await running.close();
+  return 0;
 }
 
 /** Resolves on the first SIGINT or SIGTERM; both handlers are then removed, so a second signal kills. */

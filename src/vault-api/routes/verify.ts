@@ -52,6 +52,51 @@ function refuseDuplicatesOutside(req: Request, member: string): void {
     throw VaultErrors.invalidRequest(`the body names the member ${JSON.stringify(outside)} twice`);
 }
 
+/**
+ * The stored credential a request names by owner and vcId: only its owner's key (or an admin key) may name it, and
+ * only the owner's may compare a presented credential with it.
+ */
+async function storedReference(
+  deps: VaultAppDeps,
+  req: Request,
+  r: { owner: string; vcId: string; presented: unknown; body: Record<string, unknown> },
+): Promise<VaultReference> {
+  const { owner, vcId, presented, body: b } = r;
+  const auth = peekAuth(req);
+  if (!auth)
+    throw VaultErrors.missingApiKey('verification by owner and vcId needs an API key; a presented credential does not');
+  if (auth.role !== 'admin' && auth.wallet !== owner) {
+    throw VaultErrors.forbidden(
+      "owner must equal the wallet bound to the API key: a stored credential is verified by its owner's key (or an admin key); others verify the credential its holder presents",
+    );
+  }
+  // Whether a presented credential equals the stored one is an answer about its content: the owner's only.
+  if (presented !== undefined && auth.wallet !== owner) {
+    throw VaultErrors.forbidden(
+      "comparing a presented credential with a stored one needs the owner's key; an admin key verifies the stored credential by owner and vcId alone",
+    );
+  }
+  const vault = vaultOf(deps, owner, optStr(b, 'userSalt'), optStr(b, 'vaultContract'));
+  const read = await readSlot(deps, vault, vcId, owner);
+  if (!read.ok)
+    throw new ApiError(
+      404,
+      read.reason,
+      read.reason === 'vault_not_found'
+        ? 'no vault is deployed for this owner and userSalt'
+        : `the vault holds no credential ${vcId}`,
+    );
+  const stored = read.slot.document;
+  if (!stored) throw VaultErrors.vcDecryptionFailed(`credential ${vcId} cannot be decrypted by this service`);
+  return {
+    owner,
+    vault,
+    vcId,
+    slot: read.slot,
+    ...(presented !== undefined && !sameCredential(presented, stored) ? { notTheStoredCredential: true } : {}),
+  };
+}
+
 /** The verification operations' handlers, by operationId. */
 export function verifyRoutes(deps: VaultAppDeps): RouteTable<operations> {
   const challenges: ChallengeStore = deps.stores.nonces ?? new MemoryNonceStore({ now: deps.now });
@@ -75,44 +120,10 @@ export function verifyRoutes(deps: VaultAppDeps): RouteTable<operations> {
     refuseDuplicatesOutside(req, 'verifiableCredential');
     const options: NonNullable<VerifyCredentialInput['options']> = isObject(b.options) ? b.options : {};
 
-    let reference: VaultReference | undefined;
-    if (owner !== undefined && vcId !== undefined) {
-      const auth = peekAuth(req);
-      if (!auth)
-        throw VaultErrors.missingApiKey(
-          'verification by owner and vcId needs an API key; a presented credential does not',
-        );
-      if (auth.role !== 'admin' && auth.wallet !== owner) {
-        throw VaultErrors.forbidden(
-          "owner must equal the wallet bound to the API key: a stored credential is verified by its owner's key (or an admin key); others verify the credential its holder presents",
-        );
-      }
-      // Whether a presented credential equals the stored one is an answer about its content: the owner's only.
-      if (presented !== undefined && auth.wallet !== owner) {
-        throw VaultErrors.forbidden(
-          "comparing a presented credential with a stored one needs the owner's key; an admin key verifies the stored credential by owner and vcId alone",
-        );
-      }
-      const vault = vaultOf(deps, owner, optStr(b, 'userSalt'), optStr(b, 'vaultContract'));
-      const read = await readSlot(deps, vault, vcId, owner);
-      if (!read.ok)
-        throw new ApiError(
-          404,
-          read.reason,
-          read.reason === 'vault_not_found'
-            ? 'no vault is deployed for this owner and userSalt'
-            : `the vault holds no credential ${vcId}`,
-        );
-      const stored = read.slot.document;
-      if (!stored) throw VaultErrors.vcDecryptionFailed(`credential ${vcId} cannot be decrypted by this service`);
-      reference = {
-        owner,
-        vault,
-        vcId,
-        slot: read.slot,
-        ...(presented !== undefined && !sameCredential(presented, stored) ? { notTheStoredCredential: true } : {}),
-      };
-    }
+    const reference =
+      owner !== undefined && vcId !== undefined
+        ? await storedReference(deps, req, { owner, vcId, presented, body: b })
+        : undefined;
     const credential = presented ?? reference!.slot.document!;
     const parsingProblems = duplicateProblems(duplicateMembersOf(req), '/verifiableCredential', 'credential');
     const result = await onVaults(deps, reference ? [{ vault: reference.vault }] : [], () =>
