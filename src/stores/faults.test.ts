@@ -2,7 +2,7 @@
 // layer turns into a 503) and recover by themselves when it returns: a TCP proxy between the store and the
 // real server is cut and restored under a live store instance.
 import { randomBytes } from 'node:crypto';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createStores } from './index.ts';
 import { createPostgresStores, type PostgresStores } from './postgres.ts';
 import { createRedisStores, type RedisStores } from './redis.ts';
@@ -43,17 +43,7 @@ async function expectUnavailable(op: Promise<unknown>, store: StoreName): Promis
 }
 
 /** Retries op until it succeeds: recovery is the store's own doing, the test only waits. */
-async function eventually<T>(op: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await op();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
+const eventually = <T>(op: () => Promise<T>): Promise<T> => vi.waitFor(op, { timeout: 10_000, interval: 100 });
 
 describe('unreachable backends', () => {
   it('PostgreSQL on a closed port: every operation throws StoreUnavailableError', async () => {
