@@ -8,6 +8,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const SRC = path.join(import.meta.dirname);
+const SIMULATOR = path.join(import.meta.dirname, '..', 'simulator');
 
 /**
  * Files that may keep module-level state, each with its reason. Keep it short: a new entry needs a reason that a
@@ -159,6 +160,38 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
+/**
+ * The simulator's files that still keep module-level state: its caches are to become injected LRUs, so this list only
+ * shrinks (state in a file not on it fails), and goes once it is empty.
+ */
+const SIMULATOR_STATE_LEFT: ReadonlySet<string> = new Set([
+  // tables filled once from literals, not yet typed ReadonlyMap/ReadonlySet
+  'contracts/index.ts',
+  'core/check.ts',
+  // state
+  'contracts/test-host.ts',
+  'core/bootstrap.ts',
+  'core/crypto.ts',
+  'core/sac.ts',
+  'core/simulate.ts',
+]);
+
+describe('module-level state under simulator/', () => {
+  it('finds none outside the files that still hold it', () => {
+    const found = sourceFiles(SIMULATOR).flatMap((p) => {
+      const rel = path.relative(SIMULATOR, p).split(path.sep).join('/');
+      return SIMULATOR_STATE_LEFT.has(rel) ? [] : findModuleState(rel, fs.readFileSync(p, 'utf8'));
+    });
+    expect(found.map((f) => `simulator/${f.file}:${f.line} ${f.name}: ${f.why}`)).toEqual([]);
+  }, 120_000);
+
+  it('sees the state of the files on the list (the walker reads simulator/)', () => {
+    const held = [...SIMULATOR_STATE_LEFT].filter((rel) => fs.existsSync(path.join(SIMULATOR, rel)));
+    const found = held.flatMap((rel) => findModuleState(rel, fs.readFileSync(path.join(SIMULATOR, rel), 'utf8')));
+    expect(held.length === 0 || found.length > 0).toBe(true);
+  });
+});
+
 describe('module-level state under src/', () => {
   it('finds none outside the allow-list', () => {
     const found = sourceFiles(SRC).flatMap((p) => {
@@ -166,7 +199,7 @@ describe('module-level state under src/', () => {
       return ALLOWED[rel] ? [] : findModuleState(rel, fs.readFileSync(p, 'utf8'));
     });
     expect(found.map((f) => `${f.file}:${f.line} ${f.name}: ${f.why}`)).toEqual([]);
-  });
+  }, 120_000);
 
   it('lists only files that exist', () => {
     for (const rel of Object.keys(ALLOWED)) expect(fs.existsSync(path.join(SRC, rel)), rel).toBe(true);

@@ -95,16 +95,24 @@ describe('unreachable backends', () => {
 });
 
 describe('recovery through a proxy that is cut and restored', () => {
-  let pgProxy: TcpProxy;
-  let redisProxy: TcpProxy;
-  let pg: PostgresStores;
-  let redis: RedisStores;
+  /** A PostgreSQL store of its own behind a proxy of its own: each test cuts only what it made. */
+  const pgThroughProxy = async (): Promise<{ pgProxy: TcpProxy; pg: PostgresStores }> => {
+    const pgProxy = await startTcpProxy({ host: PG_HOST, port: PG_PORT });
+    cleanups.push(() => pgProxy.close());
+    const pg = createPostgresStores({ connectionString: pgUrl(pgProxy.port), schema });
+    cleanups.push(() => pg.close());
+    return { pgProxy, pg };
+  };
+  const redisThroughProxy = async (): Promise<{ redisProxy: TcpProxy; redis: RedisStores }> => {
+    const redisProxy = await startTcpProxy({ host: REDIS_HOST, port: REDIS_PORT });
+    cleanups.push(() => redisProxy.close());
+    const redis = createRedisStores({ url: redisUrl(redisProxy.port), keyPrefix: prefix });
+    cleanups.push(() => redis.close());
+    return { redisProxy, redis };
+  };
 
   it('PostgreSQL: works, fails fast while cut, works again by itself', async () => {
-    pgProxy = await startTcpProxy({ host: PG_HOST, port: PG_PORT });
-    cleanups.push(() => pgProxy.close());
-    pg = createPostgresStores({ connectionString: pgUrl(pgProxy.port), schema });
-    cleanups.push(() => pg.close());
+    const { pgProxy, pg } = await pgThroughProxy();
     const { key } = await pg.keys.create({
       walletAddress: 'GPROXY',
       network: 'testnet',
@@ -129,6 +137,8 @@ describe('recovery through a proxy that is cut and restored', () => {
   });
 
   it('PostgreSQL: a silent network (black hole) fails within the timeouts, then recovers', async () => {
+    const { pgProxy, pg } = await pgThroughProxy();
+    await eventually(() => pg.keys.list()); // a pooled connection, which the cut kills
     await pgProxy.stop();
     pgProxy.setMode('blackhole');
     await pgProxy.start();
@@ -143,10 +153,8 @@ describe('recovery through a proxy that is cut and restored', () => {
   });
 
   it('Redis: works, fails fast while cut, works again by itself', async () => {
-    redisProxy = await startTcpProxy({ host: REDIS_HOST, port: REDIS_PORT });
-    cleanups.push(() => redisProxy.close());
-    redis = createRedisStores({ url: redisUrl(redisProxy.port), keyPrefix: prefix });
-    cleanups.push(() => redis.close());
+    const { redisProxy, redis } = await redisThroughProxy();
+    const bucket = { bucket: `k:read:${someKey()}`, limit: 5, windowMs: 60_000 };
     expect((await redis.rateLimiter.hit(bucket)).allowed).toBe(true);
 
     await redisProxy.stop();
@@ -162,6 +170,9 @@ describe('recovery through a proxy that is cut and restored', () => {
   });
 
   it('Redis: a silent network (black hole) fails within the command timeout, then recovers', async () => {
+    const { redisProxy, redis } = await redisThroughProxy();
+    const bucket = { bucket: `k:read:${someKey()}`, limit: 5, windowMs: 60_000 };
+    await eventually(() => redis.rateLimiter.hit(bucket)); // a live connection, which the cut kills
     await redisProxy.stop();
     redisProxy.setMode('blackhole');
     await redisProxy.start();

@@ -1,6 +1,6 @@
 // One contract for the sliding-window rate limiters (memory, Redis) and the caches (memory, Redis).
 // Time is the test's: the memory limiter takes `now`, and so does the Redis script (an argument, not TIME).
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMemoryCache, createMemoryRateLimiter } from './memory.ts';
 import { createRedisStores, type RedisStores } from './redis.ts';
 import { dropRedisPrefix, manualClock, redisUrl, uniqueName } from '../../test-support/stores/backends.ts';
@@ -165,6 +165,8 @@ describe.each([
   },
 ])('$name cache', ({ cache: make }) => {
   const { cache, expire } = make();
+  // Connected before the first test, whichever runs first.
+  beforeAll(() => vi.waitFor(() => cache.get('warm-up'), { timeout: 10_000, interval: 50 }));
 
   it('returns what was set until the TTL passes', async () => {
     await cache.set('did:ledger:testnet:a', '{"doc":1}', 150);
