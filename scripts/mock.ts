@@ -3,12 +3,15 @@
 //   node scripts/mock.ts <spec file> [--port N] [--host H]
 //
 // The port is --port, else PORT, else the spec's default (vault API 4010, resolver 4011); the host is --host,
-// else 127.0.0.1. Prism's own CORS is off: the mocks answer CORS as the specs do.
+// else 127.0.0.1. Prism's own CORS is off: the mocks answer CORS as the specs do. Prism listens on a free
+// loopback port behind the front of mock-front.ts, which listens on the mock's port once Prism answers.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createMockFront } from './mock-front.ts';
 import { loadMockSpec } from './mock-spec.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -60,24 +63,67 @@ export async function runMock(argv: string[], env: Record<string, string | undef
     return 2;
   }
   const dir = mkdtempSync(path.join(tmpdir(), 'cv-mock-'));
+  let front: Server | undefined;
   try {
     // JSON keeps every local $ref; the file's name keeps the spec's, for Prism's log lines.
     const file = path.join(dir, `${path.basename(args.spec, path.extname(args.spec))}.json`);
-    writeFileSync(file, JSON.stringify(loadMockSpec(path.resolve(args.spec))));
-    const child = spawn(prismBin, ['mock', '--cors=false', '--host', args.host, '--port', String(args.port), file], {
+    const spec = loadMockSpec(path.resolve(args.spec));
+    writeFileSync(file, JSON.stringify(spec));
+    const inner = await freePort();
+    const child = spawn(prismBin, ['mock', '--cors=false', '--host', '127.0.0.1', '--port', String(inner), file], {
       stdio: 'inherit',
     });
     const stop = (signal: NodeJS.Signals) => child.kill(signal);
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
-    const code = await new Promise<number>((resolve) =>
-      child.once('exit', (c, signal) => resolve(c ?? (signal ? 0 : 1))),
-    );
+    const exited = new Promise<number>((resolve) => child.once('exit', (c, signal) => resolve(c ?? (signal ? 0 : 1))));
+    const upstream = `http://127.0.0.1:${inner}`;
+    let gone = false;
+    void exited.then(() => {
+      gone = true;
+    });
+    const ready = await Promise.race([answers(upstream, () => gone).then(() => !gone), exited.then(() => false)]);
+    if (ready) {
+      front = createMockFront(spec, upstream);
+      front.listen(args.port, args.host, () => console.log(`mock of ${args.spec} on http://${args.host}:${args.port}`));
+      front.once('error', (err) => {
+        console.error(`the mock cannot listen on ${args.host}:${args.port}: ${err.message}`);
+        child.kill('SIGTERM');
+      });
+    }
+    const code = await exited;
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
     return code;
   } finally {
+    front?.close();
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A port the OS reports free on 127.0.0.1 right now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resolves once `url` gives any HTTP answer (Prism parses the spec before it listens), or `gone()`. */
+async function answers(url: string, gone: () => boolean): Promise<void> {
+  while (!gone()) {
+    try {
+      const response = await fetch(`${url}/__prism_ready_probe`, { signal: AbortSignal.timeout(1_000) });
+      await response.arrayBuffer();
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
   }
 }
 

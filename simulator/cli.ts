@@ -1,7 +1,6 @@
 // `credential-vault simulator [--port 8000] [--host 127.0.0.1] [--state-file F] [--protocol 28]
 // [--ledger-close-ms N]`: serves both networks until SIGINT/SIGTERM, then writes the state file. Resolves with the
 // process exit code.
-import { listenFailure } from '../src/http/listen-error.ts';
 import {
   MAX_PROTOCOL,
   MIN_PROTOCOL,
@@ -10,7 +9,8 @@ import {
   parseProtocol,
   startSimulator,
 } from './index.ts';
-import { NETWORKS } from '../src/domain.ts';
+import { NETWORKS } from './core/network-names.ts';
+import { simulatorListenFailure } from './listen-failure.ts';
 
 const USAGE = `usage: credential-vault simulator [--port 8000] [--host 127.0.0.1] [--state-file FILE]
                                    [--protocol ${PROTOCOL_VERSION}] [--ledger-close-ms N]
@@ -122,8 +122,7 @@ export async function runSimulator(
     const { port, host, stateFile, protocol, ledgerCloseMs } = opts;
     running = await startSimulator({ port, host, stateFile, protocol, ledgerCloseMs });
   } catch (e) {
-    const what = { service: 'the chain simulator', setting: '--port', hostSetting: '--host' };
-    console.error(listenFailure(e, { ...what, host: opts.host, port: opts.port }).message);
+    console.error(simulatorListenFailure(e, opts.host, opts.port));
     return 1;
   }
   const timing = opts.ledgerCloseMs ? `a ledger every ${opts.ledgerCloseMs} ms` : 'every transaction applied at once';

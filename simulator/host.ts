@@ -62,7 +62,6 @@ export interface ContractImpl {
 }
 
 // ---- Address conversions --------------------------------------------------------------------------------------
-// Contracts convert addresses on every call; the SDK's `Address` re-encodes and re-validates the StrKey each time.
-// The service's cached codecs (src/chain/codec.ts) do it once per address: the contracts and their tests use those,
-// so both sides convert identically and share one cache.
-export { address as addressToScVal, toAddress as addressFromScVal } from '../src/chain/codec.ts';
+// The simulator's own conversions (core/scval.ts), apart from the service's: a contract that stores or compares an
+// address converts it with these.
+export { address as addressToScVal, addressOfScVal as addressFromScVal } from './core/scval.ts';

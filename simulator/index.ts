@@ -6,13 +6,14 @@ import { FACTORY_WASM_HASH, REGISTRY_WASM_HASH, VAULT_WASM_HASH, contractImpls }
 import type { Profile } from './core/bootstrap.ts';
 import type { ContractRegistry } from './core/invocation.ts';
 import { txXdrFields } from './core/meta.ts';
+import { SimCodec } from './core/entries.ts';
 import { SimNetwork } from './core/network.ts';
 import type { NetworkInfo } from './core/network-types.ts';
 import { stellarAssetContract } from './core/sac.ts';
 import { StateJournal } from './core/journal.ts';
 import { createHttpServer } from './core/server.ts';
 import { STATE_FORMAT, loadNetwork, saveNetwork, type SavedState } from './core/state.ts';
-import { type Clock, type Network, NETWORKS } from '../src/domain.ts';
+import { type Clock, type Network, NETWORKS } from './core/network-names.ts';
 
 export type { InvokeResult } from './core/network.ts';
 export type { NetworkInfo } from './core/network-types.ts';
@@ -63,8 +64,10 @@ const registry: ContractRegistry = { wasm: contractImpls, sac: stellarAssetContr
 export function createSimulator(opts: SimulatorOptions = {}): Simulator {
   const now = opts.now ?? Date.now;
   if (opts.state && opts.state.format !== STATE_FORMAT) throw new Error('not a credential-vault simulator state file');
+  const codec = new SimCodec();
   const make = (name: Network): SimNetwork => {
     const net = new SimNetwork({
+      codec,
       name,
       profile: PROFILES[name],
       contracts: registry,

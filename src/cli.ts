@@ -16,8 +16,9 @@ const DID_USAGE = `did new [--network testnet|mainnet]
               prints a fresh did:ledger DID (16 random bytes, canonical) to register
   did multikey --public G… | --secret-file FILE
               prints the Multikey (z6Mk…) of an account's Ed25519 key; with no flag, of CV_SECRET_KEY's key`;
-const VC_USAGE = `vc sign --verification-method DID#assert-N [--secret-file FILE] [--created ISO] [--json-string] [JSON]
-              signs a credential (argument or standard input) as its issuer, Data Integrity eddsa-jcs-2022,
+const VC_USAGE = `vc sign --verification-method DID#assert-N [--secret-file FILE] [--created ISO] [--cryptosuite eddsa-jcs-2022|eddsa-rdfc-2022] [--json-string] [JSON]
+              signs a credential (argument or standard input) as its issuer, Data Integrity eddsa-jcs-2022
+              (default) or eddsa-rdfc-2022,
               with the secret in FILE or CV_SECRET_KEY; prints it with its proof (--json-string: as a JSON
               string, as an issue request's vcData takes it)`;
 const ACCOUNT_USAGE = `account new --secret-file FILE

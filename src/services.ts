@@ -13,6 +13,8 @@ import { createStores, type ApiKeyRecord, type Stores } from './stores/index.ts'
 import { createClosers, listen, throttled, type Closers } from './services/lifecycle.ts';
 import { listenFailure, type ListenTarget } from './http/listen-error.ts';
 import { keyringFromConfig, loadOrCreateKeyring } from './crypto/keyfile.ts';
+import { readContextsFolder } from './did/json-ld-folder.ts';
+import { createWebFetch } from './http/web-fetch.ts';
 import {
   createLogger,
   withFields,
@@ -328,6 +330,11 @@ async function startVaultApis(
     ? keyringFromConfig(config.encryptionKeys)
     : loadOrCreateKeyring({ dataDir: config.dataDir });
   const { createVaultApp } = await import('./vault-api/app.ts');
+  // Read once at start: a context folder that cannot be read stops the start, not a verification.
+  const jsonLdContexts = config.jsonLdContextsDir ? await readContextsFolder(config.jsonLdContextsDir) : undefined;
+  const fetchJson = config.webFetch
+    ? createWebFetch({ testHosts: config.webFetchTestHosts, cacheTtlMs: config.resolverCacheTtlMs })
+    : undefined;
   const vault: RunningServices['vault'] = {};
   for (const n of w.served) {
     const { simulationAccount: _sim, factoryId, vaultWasmHash, ...rest } = profiles[n];
@@ -352,6 +359,8 @@ async function startVaultApis(
       now: w.now,
       trustProxy: config.trustProxy,
       legacyBasePaths: config.legacyBasePaths,
+      ...(jsonLdContexts ? { jsonLdContexts } : {}),
+      ...(fetchJson ? { fetchJson } : {}),
       ...(options.validateResponses ? { validateResponses: true } : {}),
       warmValidators: true,
       log: options.log ?? appLogger.sink,

@@ -76,6 +76,10 @@ export interface VaultTestOptions {
   trustProxy?: VaultAppDeps['trustProxy'];
   /** VaultAppDeps.legacyBasePaths (default: the app's, `/api` and `/api/v1`). */
   legacyBasePaths?: string[];
+  /** VaultAppDeps.jsonLdContexts: contexts beside the bundled ones, as CV_JSONLD_CONTEXTS_DIR adds them. */
+  jsonLdContexts?: ReadonlyMap<string, unknown>;
+  /** VaultAppDeps.fetchJson: the web fetcher (src/http/web-fetch.ts), as CV_WEB_FETCH turns it on. */
+  fetchJson?: VaultAppDeps['fetchJson'];
 }
 
 export interface ApiResponse<T = any> {
@@ -378,6 +382,8 @@ export async function startVaultTestEnv(options: VaultTestOptions = {}): Promise
       now: clock.now,
       ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
       ...(options.legacyBasePaths !== undefined ? { legacyBasePaths: options.legacyBasePaths } : {}),
+      ...(options.jsonLdContexts ? { jsonLdContexts: options.jsonLdContexts } : {}),
+      ...(options.fetchJson ? { fetchJson: options.fetchJson } : {}),
       validateResponses: options.validateResponses ?? true,
       // The product's logger, writing into `logs`: request lines and event lines as production prints them.
       logger,

@@ -17,6 +17,7 @@ import { fmtMs, fmtRatio, fmtRate, fmtInt, table, verdict } from '../lib/markdow
 import { attempt, wanted, type Outcome, type SectionContext, type SectionResult } from '../lib/section.ts';
 import { raisedLimitsNote } from '../lib/stack.ts';
 import { KEY_HEADER, keypairSigner, vaultClient, type IssuerIdentity } from '../lib/vault-client.ts';
+import { measurePeer, rdfcCase, rdfcFixture } from './verify-rdfc.ts';
 
 /** Unmeasured requests of each case before any is measured. */
 const PRIME_REQUESTS = 300;
@@ -173,7 +174,37 @@ export async function runVerifySection(ctx: SectionContext): Promise<SectionResu
       mustVerify,
     );
   }
+  await measureRdfc(ctx, rows, measure);
   return render(ctx, rows);
+}
+
+/** eddsa-rdfc-2022: the service and @digitalbazaar/vc verify the same credential, in this run (verify-rdfc.ts). */
+async function measureRdfc(
+  ctx: SectionContext,
+  rows: Row[],
+  measure: (name: string, label: string, c: () => Promise<HttpCase>, check?: (b: unknown) => void) => Promise<void>,
+): Promise<void> {
+  if (!wanted(ctx, 'verify-rdfc')) return;
+  const fixture = rdfcFixture();
+  fixture.catch(() => {}); // reported by the cases below
+  await measure(
+    'verify-rdfc',
+    'presented eddsa-rdfc-2022 credential (did:key issuer, digitalbazaar-signed), checks proof',
+    async () => {
+      const stack = await ctx.stack();
+      const issuer = await stack.issuer();
+      return rdfcCase(`${stack.vaultUrl()}/credentials/verify`, issuer.key, KEY_HEADER, await fixture);
+    },
+    (body) => {
+      if ((body as { verified?: boolean })?.verified !== true) throw new Error(`not verified: ${JSON.stringify(body)}`);
+    },
+  );
+  const label = 'the peer: @digitalbazaar/vc verifyCredential of the same credential, in-process, one at a time';
+  rows.push({
+    name: 'verify-rdfc-peer',
+    label,
+    outcome: await attempt(ctx, 'verify-rdfc-peer', async () => measurePeer(await fixture, ctx.settings)),
+  });
 }
 
 function render(ctx: SectionContext, rows: Row[]): SectionResult {
@@ -209,7 +240,8 @@ function render(ctx: SectionContext, rows: Row[]): SectionResult {
     `\`POST /credentials/verify\` and \`POST /presentations/verify\` of the vault API (testnet) against the chain simulator, autocannon with ${s.connections} connections, ${s.warmup} s warm-up then ${s.duration} s measured per case, beside the framework ceiling (Express 5 + express-openapi-validator, one validated route) measured in this run. ` +
       "The credential carries an `eddsa-jcs-2022` proof by its issuer DID's `#assert-1` key; every answer is checked to be `verified: true` before measuring. " +
       "Presented: the credential in the body, its issuer DID resolved through the chain client's read cache. By reference: `owner` + `vcId` with the owner's key, so the credential is read from the vault and decrypted, and its on-chain status and the issuer's access are read too. " +
-      "Presentation: that credential inside a presentation signed by a did:ledger holder's `#auth-1` key over the verifier's own challenge (compared, not single-use, so the same request can be repeated), two proofs verified.",
+      "Presentation: that credential inside a presentation signed by a did:ledger holder's `#auth-1` key over the verifier's own challenge (compared, not single-use, so the same request can be repeated), two proofs verified. " +
+      "eddsa-rdfc-2022: a credential signed by digitalbazaar's libraries for a did:key issuer, verified by the service (RDF canonicalization by jsonld and rdf-canonize, contexts bundled) and by the peer, @digitalbazaar/vc `verifyCredential` of the same credential in the bench process, one verification after another for the same seconds (its req/s are verifications per second on one core, its p50/p99 per verification).",
     `- ${raisedLimitsNote()} The requests carry a standard key (keyless callers are limited to 30 per minute per IP).`,
     '',
     table(['case', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', '× framework', 'note'], body, [

@@ -6,8 +6,8 @@
 // persistent: Vault(address) → true, FeeCustom(issuer) → {amount: i128, expires_at: Option<u64>}.
 import { xdr } from '@stellar/stellar-sdk';
 import type { ContractContext } from '../host.ts';
-import { address, bool, i128, option, struct, sym, u64, unit, vec } from '../../src/chain/codec.ts';
-import { deploySalt } from '../../src/chain/derive.ts';
+import { address, bool, i128, option, struct, sym, u64, unit, vec } from '../core/scval.ts';
+import { deploySalt } from '../core/derive.ts';
 import { FactoryError, failWith } from './errors.ts';
 import { arg, defineContract } from './support.ts';
 
@@ -55,12 +55,12 @@ function checkAmount(ctx: ContractContext, amount: bigint, againstMin = true): v
 
 /** Deploys the vault template at deploySalt(owner, user_salt); the host fails on a used salt. */
 function deployVault(ctx: ContractContext, ownerV: xdr.ScVal, didUriV: xdr.ScVal, saltV: xdr.ScVal): xdr.ScVal {
-  const owner = arg.address(ownerV);
+  arg.address(ownerV); // an Address, as the host checks before the call
   arg.string(didUriV); // its length is the vault constructor's rule (#19 there)
   const userSalt = arg.bytesN(saltV, 32);
   const wasm = instance(ctx, K.wasm) ?? fail('NotInitialized');
   const id = address(
-    ctx.deployContract(arg.bytesN(wasm, 32), deploySalt(owner, userSalt), [
+    ctx.deployContract(arg.bytesN(wasm, 32), deploySalt(ownerV, userSalt), [
       ownerV,
       ownerV,
       didUriV,

@@ -5,8 +5,7 @@
 // persistent: Record(did_id: Bytes) → DidRecord — the exact key the resolver reads with getLedgerEntries.
 import { xdr } from '@stellar/stellar-sdk';
 import type { ContractContext } from '../host.ts';
-import { bool, option, struct, sym, u32, unit, vec } from '../../src/chain/codec.ts';
-import { recordKey } from '../../src/chain/registry.ts';
+import { bool, bytes, option, struct, sym, u32, unit, vec } from '../core/scval.ts';
 import { RegistryError, failWith } from './errors.ts';
 import { arg, defineContract } from './support.ts';
 
@@ -43,8 +42,8 @@ interface DidRecord {
   deactivated: boolean;
 }
 
-/** The record's storage key, built as the service reads it (src/chain/registry.ts); did_id must be BytesN<16>. */
-const keyOf = (didId: xdr.ScVal): xdr.ScVal => recordKey(arg.bytesN(didId, 16));
+/** The record's storage key, `Record(did_id)` (docs/chain-abi.md, the registry's storage); did_id must be BytesN<16>. */
+const keyOf = (didId: xdr.ScVal): xdr.ScVal => vec([sym('Record'), bytes(arg.bytesN(didId, 16))]);
 const text = (v: xdr.ScVal): Buffer => (v.type === 'scvString' ? Buffer.from(v.str.bytes) : Buffer.from(arg.string(v)));
 const isHttpsUrl = (v: xdr.ScVal): boolean => {
   const b = text(v);

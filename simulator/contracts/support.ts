@@ -2,7 +2,7 @@
 // argument type before running: HostError 'Value'), function tables, and an ordered index with O(limit) pages.
 import { scValToBigInt, xdr } from '@stellar/stellar-sdk';
 import { HostError, addressFromScVal, type ContractContext, type ContractImpl, type ContractStorage } from '../host.ts';
-import { sym, u32, vec } from '../../src/chain/codec.ts';
+import { sym, u32, vec } from '../core/scval.ts';
 
 function badArg(what: string, v: xdr.ScVal): never {
   throw new HostError(`Error(Value, UnexpectedType): expected ${what}, got ${v.type}`, 'Value');

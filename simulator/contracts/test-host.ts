@@ -1,6 +1,7 @@
 // A small in-memory ContractContext for the contracts' unit tests only. The real host — ledger, accounts,
 // signatures, auth entries, footprints, RPC — is simulator/core. This one keeps per-contract storage, an explicit
 // set of authorized addresses, cross-contract calls, deployments, events, and rolls a failed invocation back.
+import { randomBytes } from 'node:crypto';
 import { Keypair, StrKey, scValToNative, xdr } from '@stellar/stellar-sdk';
 import {
   ContractError,
@@ -10,10 +11,10 @@ import {
   type ContractStorage,
   type Durability,
 } from '../host.ts';
-import { i128, sym, unit, vec } from '../../src/chain/codec.ts';
-import { contractIdFromAddress } from '../../src/chain/derive.ts';
+import { i128, sym, unit, vec } from '../core/scval.ts';
+import { contractIdFromAddress } from '../core/derive.ts';
 import { contractImpls } from './index.ts';
-import { scValKey } from '../core/entries.ts';
+import { SimCodec } from '../core/entries.ts';
 import { arg, defineContract } from './support.ts';
 
 export interface TestEvent {
@@ -52,11 +53,9 @@ function balanceOf(ctx: ContractContext, id: xdr.ScVal): bigint {
   return v ? arg.i128(v) : 0n;
 }
 
-let nextId = 1;
-/** A fresh, distinct contract id for top-level test contracts. */
+/** A fresh contract id for top-level test contracts (random, so distinct without a counter). */
 export function testContractId(): string {
-  const b = Buffer.alloc(32);
-  b.writeUInt32BE(nextId++, 28);
+  const b = randomBytes(32);
   b[0] = 0xee;
   return StrKey.encodeContract(b);
 }
@@ -74,6 +73,7 @@ export class TestHost {
   private readonly data = new Map<string, Map<string, xdr.ScVal>>();
   private readonly undo: (() => void)[] = [];
   private depth = 0;
+  private readonly codec = new SimCodec();
   /** Storage reads so far (to check that an operation's cost does not grow with the data). */
   reads = 0;
 
@@ -155,7 +155,7 @@ export class TestHost {
     let m = this.data.get(contractId);
     if (!m) this.data.set(contractId, (m = new Map()));
     const map = m;
-    const k = (key: xdr.ScVal, d: Durability = 'persistent') => `${d}:${scValKey(key)}`;
+    const k = (key: xdr.ScVal, d: Durability = 'persistent') => `${d}:${this.codec.scValKey(key)}`;
     const write = (key: string, value: xdr.ScVal | undefined) => {
       const before = map.get(key);
       if (this.depth > 0) this.undo.push(() => (before === undefined ? map.delete(key) : map.set(key, before)));

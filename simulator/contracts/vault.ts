@@ -8,7 +8,7 @@
 //   insertion order, O(1) lookups, O(log n + limit) pages, flat at any size).
 import { xdr } from '@stellar/stellar-sdk';
 import { HostError, type ContractContext } from '../host.ts';
-import { address, bool, enumVariant, i128, str, struct, sym, u32, unit, vec } from '../../src/chain/codec.ts';
+import { address, bool, enumVariant, i128, str, struct, sym, u32, unit, vec } from '../core/scval.ts';
 import { VaultError, failWith } from './errors.ts';
 import { OrderedIndex, arg, defineContract } from './support.ts';
 

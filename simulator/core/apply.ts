@@ -5,11 +5,11 @@ import { xdr } from '@stellar/stellar-sdk';
 import { addressCredentialsOf } from './auth.ts';
 import { applyClassicOp, minBalance, opSucceeded } from './classic.ts';
 import type { CheckedTx } from './check.ts';
-import { contractHash, sha256 } from './crypto.ts';
+import { sha256 } from './crypto.ts';
 import { diag, failureText } from './diagnostics.ts';
 import type { Failure } from './failure.ts';
-import { accountKeyId, fromScAddress, keyIdOfLedgerKey, type AccountEntry } from './entries.ts';
-import { Invocation, failureOf } from './invocation.ts';
+import { accountKeyId, type AccountEntry, type SimCodec } from './entries.ts';
+import { Invocation } from './invocation.ts';
 import type { LedgerHeaderRec } from './ledger.ts';
 import { lazyEnvelope, type ContractEventRec, type EntryChange, type LedgerEvent, type TxRecord } from './records.ts';
 import type { Core } from './simulate.ts';
@@ -48,7 +48,7 @@ function sameAuth(
 
 /** Every entry the invocation touched is in the declared footprint (writes in readWrite). */
 function footprintCovers(inv: Invocation, data: xdr.SorobanTransactionData): boolean {
-  const fp = footprintOf(data);
+  const fp = footprintOf(inv.ledger.codec, data);
   for (const k of inv.writes) if (!fp.readWrite.has(k)) return false;
   for (const k of inv.reads) if (!fp.readWrite.has(k) && !fp.readOnly.has(k)) return false;
   return true;
@@ -69,7 +69,11 @@ const trapped = (): xdr.OperationResult[] => [
   ),
 ];
 
-function invokeSuccess(rv: xdr.ScVal, events: readonly ContractEventRec[]): () => xdr.OperationResult[] {
+function invokeSuccess(
+  codec: SimCodec,
+  rv: xdr.ScVal,
+  events: readonly ContractEventRec[],
+): () => xdr.OperationResult[] {
   return () => [
     xdr.OperationResult.opInner(
       xdr.OperationResultTr.invokeHostFunction(
@@ -77,7 +81,7 @@ function invokeSuccess(rv: xdr.ScVal, events: readonly ContractEventRec[]): () =
           sha256(
             new xdr.InvokeHostFunctionSuccessPreImage({
               returnValue: rv,
-              events: events.map(contractEventXdr),
+              events: events.map((e) => contractEventXdr(codec, e)),
             }).toXdr(),
           ),
         ),
@@ -104,7 +108,7 @@ function runInvoke(
     mode: 'enforce',
     source: opSource,
     authEntries: body.type === 'invokeHostFunction' ? body.invokeHostFunctionOp.auth : [],
-    footprint: footprintOf(data),
+    footprint: footprintOf(core.ledger.codec, data),
   });
   if (!hf) return { inv, ok: false, opResults: () => [xdr.OperationResult.opNotSupported()] };
   if (hf.type !== 'hostFunctionTypeInvokeContract') {
@@ -121,10 +125,14 @@ function runInvoke(
   }
   const call = hf.invokeContract;
   try {
-    const rv = inv.invoke(fromScAddress(call.contractAddress), call.functionName.toString(), call.args);
-    return { inv, ok: true, returnValue: rv, opResults: invokeSuccess(rv, inv.events) };
+    const rv = inv.invoke(
+      core.ledger.codec.fromScAddress(call.contractAddress),
+      call.functionName.toString(),
+      call.args,
+    );
+    return { inv, ok: true, returnValue: rv, opResults: invokeSuccess(inv.ledger.codec, rv, inv.events) };
   } catch (e) {
-    const failure = failureOf(e);
+    const failure = inv.failureOf(e);
     return { inv, ok: false, failure, error: failureText(failure, inv.log), opResults: trapped };
   }
 }
@@ -162,11 +170,11 @@ function reusePreexecuted(
   try {
     inv.auth.consumeCredentials(auth);
   } catch (e) {
-    const failure = failureOf(e);
+    const failure = inv.failureOf(e);
     inv.log.push(diag.error(undefined, failure, failure.detail));
     return { inv, ok: false, failure, error: failureText(failure, inv.log), opResults: trapped };
   }
-  return { inv, ok: true, returnValue: pre.retval, opResults: invokeSuccess(pre.retval, inv.events) };
+  return { inv, ok: true, returnValue: pre.retval, opResults: invokeSuccess(inv.ledger.codec, pre.retval, inv.events) };
 }
 /**
  * Applies a checked transaction in ledger `header` (the latest, open): the fee and sequence number first, then
@@ -239,12 +247,15 @@ export function applyChecked(
   return record;
 }
 
-function footprintOf(d: xdr.SorobanTransactionData): { readOnly: Set<string>; readWrite: Set<string> } {
+function footprintOf(
+  codec: SimCodec,
+  d: xdr.SorobanTransactionData,
+): { readOnly: Set<string>; readWrite: Set<string> } {
   const fp = d.resources.footprint;
   const ids = (keys: xdr.LedgerKey[]): Set<string> => {
     const s = new Set<string>();
     for (const k of keys) {
-      const id = keyIdOfLedgerKey(k);
+      const id = codec.keyIdOfLedgerKey(k);
       if (id !== undefined) s.add(id);
     }
     return s;
@@ -252,17 +263,14 @@ function footprintOf(d: xdr.SorobanTransactionData): { readOnly: Set<string>; re
   return { readOnly: ids(fp.readOnly), readWrite: ids(fp.readWrite) };
 }
 
-export function contractEventXdr(e: {
-  contractId: string;
-  topics: readonly xdr.ScVal[];
-  data: xdr.ScVal;
-}): xdr.ContractEvent {
+export function contractEventXdr(
+  codec: SimCodec,
+  e: { contractId: string; topics: readonly xdr.ScVal[]; data: xdr.ScVal },
+): xdr.ContractEvent {
   return new xdr.ContractEvent({
     ext: xdr.ExtensionPoint.v0(),
-    contractId: contractHashOf(e.contractId),
+    contractId: new xdr.ContractId(codec.contractHash(e.contractId)),
     type: xdr.ContractEventType.contract,
     body: xdr.ContractEventBody.v0(new xdr.ContractEventV0({ topics: [...e.topics], data: e.data })),
   });
 }
-
-const contractHashOf = (c: string): xdr.ContractId => new xdr.ContractId(contractHash(c));

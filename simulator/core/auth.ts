@@ -13,10 +13,10 @@
 // A contract that directly calls another is implicitly authorized for `require_auth(itself)` in the callee.
 import { xdr } from '@stellar/stellar-sdk';
 import { HostError } from '../host.ts';
-import { accountKey, randomNonce, sha256, verifyEd25519 } from './crypto.ts';
+import { randomNonce, sha256 } from './crypto.ts';
 import { ADDRESS_BOUND_AUTH_PROTOCOL } from './ledger.ts';
 import { DetailedHostError } from './diagnostics.ts';
-import { accountKeyId, fromScAddress, toScAddress } from './entries.ts';
+import { accountKeyId, type SimCodec } from './entries.ts';
 import type { AuthFrame, AuthInvocation } from './auth-host.ts';
 
 export type AuthMode = 'enforce' | 'record' | 'record_allow_nonroot' | 'genesis';
@@ -218,7 +218,7 @@ export class AuthTracker {
       new xdr.SorobanAuthorizedInvocation({
         function: xdr.SorobanAuthorizedFunction.sorobanAuthorizedFunctionTypeContractFn(
           new xdr.InvokeContractArgs({
-            contractAddress: toScAddress(n.contractId),
+            contractAddress: this.inv.ledger.codec.toScAddress(n.contractId),
             functionName: n.fn,
             args: [...n.args],
           }),
@@ -232,7 +232,7 @@ export class AuthTracker {
             ? xdr.SorobanCredentials.sorobanCredentialsSourceAccount()
             : addressCreds(
                 new xdr.SorobanAddressCredentials({
-                  address: toScAddress(e.address),
+                  address: this.inv.ledger.codec.toScAddress(e.address),
                   nonce: e.nonce,
                   signatureExpirationLedger: 0,
                   signature: xdr.ScVal.scvVoid(),
@@ -251,7 +251,7 @@ export class AuthTracker {
     for (const raw of entries) {
       const creds = addressCredentialsOf(raw.credentials);
       if (!creds) continue;
-      const address = addressOf(creds.creds.address);
+      const address = addressOf(this.inv.ledger.codec, creds.creds.address);
       if (!address)
         throw authError(`${creds.creds.address.type} credentials cannot authorize anything`, 'InvalidInput');
       this.checkAddressCredentials({ address, raw, creds, nodes: [] }, creds);
@@ -264,7 +264,7 @@ export class AuthTracker {
     const c = raw.credentials;
     const creds = addressCredentialsOf(c);
     const address = creds
-      ? addressOf(creds.creds.address)
+      ? addressOf(this.inv.ledger.codec, creds.creds.address)
       : c.type === 'sorobanCredentialsSourceAccount'
         ? (this.source ?? '')
         : '';
@@ -273,7 +273,7 @@ export class AuthTracker {
       const f = inv.function;
       const a = f.type === 'sorobanAuthorizedFunctionTypeContractFn' ? f.contractFn : undefined;
       const node: EnfNode = {
-        contractId: a ? addressOf(a.contractAddress) || undefined : undefined,
+        contractId: a ? addressOf(this.inv.ledger.codec, a.contractAddress) || undefined : undefined,
         fn: a ? a.functionName.toString() : '',
         argsXdr: a ? Buffer.from(xdr.ScVal.scvVec(a.args).toXdr()) : Buffer.alloc(0),
         parent,
@@ -308,7 +308,7 @@ export class AuthTracker {
       'Auth',
       xdr.ScVal.scvVec([
         xdr.ScVal.scvString('Unauthorized function call for address'),
-        xdr.ScVal.scvAddress(toScAddress(address)),
+        xdr.ScVal.scvAddress(this.inv.ledger.codec.toScAddress(address)),
       ]),
     );
   }
@@ -338,7 +338,7 @@ export class AuthTracker {
       throw new HostError('Error(Storage, MissingValue): account entry is missing', 'Storage');
     if (this.inv.verifySignatures) {
       const preimage = authPreimage(any.type, this.inv.ledger.networkId, creds, entry.raw.rootInvocation);
-      verifyAccountSignatures(entry.address, sha256(preimage.toXdr()), creds.signature);
+      verifyAccountSignatures(this.inv.ledger.codec, entry.address, sha256(preimage.toXdr()), creds.signature);
     }
     this.inv.put(key, {
       t: 'data',
@@ -354,8 +354,8 @@ export class AuthTracker {
 
 /** An address as the auth tracker keys it: G… or C…; any other address type (muxed, claimable balance, pool, or
  *  a newer one) can never be `require_auth`ed, so its entry never matches. */
-function addressOf(a: xdr.ScAddress): string {
-  return a.type === 'scAddressTypeAccount' || a.type === 'scAddressTypeContract' ? fromScAddress(a) : '';
+function addressOf(codec: SimCodec, a: xdr.ScAddress): string {
+  return a.type === 'scAddressTypeAccount' || a.type === 'scAddressTypeContract' ? codec.fromScAddress(a) : '';
 }
 
 /** CAP-71-01 validation of the delegate trees (every array sorted by address, no duplicates), and the protocol
@@ -378,14 +378,14 @@ function entriesProblem(entries: readonly xdr.SorobanAuthorizationEntry[], proto
 }
 
 /** The SDK's signature format: Vec<Map{public_key: Bytes(32), signature: Bytes(64)}>, by the account's master key. */
-function verifyAccountSignatures(address: string, payload: Buffer, sig: xdr.ScVal): void {
+function verifyAccountSignatures(codec: SimCodec, address: string, payload: Buffer, sig: xdr.ScVal): void {
   const bad = (msg: string): never => {
     throw new HostError(`Error(Auth, InvalidAction): ${msg}`, 'Auth');
   };
   if (sig.type !== 'scvVec') return bad('signature is missing or malformed');
   const items = sig.vec ?? [];
   if (items.length === 0) bad('signature is missing');
-  const master = accountKey(address);
+  const master = codec.accountKey(address);
   let weight = 0;
   let prev: Buffer | undefined;
   for (const item of items) {
@@ -401,7 +401,7 @@ function verifyAccountSignatures(address: string, payload: Buffer, sig: xdr.ScVa
     if (prev && Buffer.compare(prev, pk) >= 0) bad('signatures must be sorted by public key without duplicates');
     prev = pk;
     if (!pk.equals(master)) bad('signer does not belong to account');
-    if (!verifyEd25519(pk, payload, s))
+    if (!codec.verifyEd25519(pk, payload, s))
       throw new HostError('Error(Crypto, InvalidInput): failed ED25519 verification', 'Auth');
     weight += 1;
   }

@@ -4,12 +4,11 @@
 // accounts of other local chains); a transaction signed here is still worthless elsewhere (the passphrase).
 import { Keypair, xdr } from '@stellar/stellar-sdk';
 import { sha256 } from './crypto.ts';
-import { contractIdFromAddress } from '../../src/chain/derive.ts';
+import { contractIdFromAddress } from './derive.ts';
 import {
   PERSISTENT_TTL,
   TRUSTLINE_AUTHORIZED,
   accountKeyId,
-  toScAddress,
   trustlineKeyId,
   type AccountEntry,
   type TrustlineEntry,
@@ -51,20 +50,8 @@ export const roleKeypair = (passphrase: string, role: string): Keypair =>
 const FACTORY_SALT = sha256(Buffer.from('credential-vault simulator: factory'));
 const REGISTRY_SALT = sha256(Buffer.from('credential-vault simulator: registry'));
 
-const genesisCache = new Map<string, Genesis>();
-
 /** Ids and keys of a network, without touching a ledger (also what a loaded state file must agree with). */
 export function genesisIds(profile: Profile): Genesis {
-  const key = `${profile.passphrase}|${typeof profile.feeAsset === 'string' ? profile.feeAsset : profile.feeAsset.code}`;
-  let g = genesisCache.get(key);
-  if (!g) {
-    g = computeGenesisIds(profile);
-    genesisCache.set(key, g);
-  }
-  return g;
-}
-
-function computeGenesisIds(profile: Profile): Genesis {
   const operator = roleKeypair(profile.passphrase, 'operator');
   const friendbot = roleKeypair(profile.passphrase, 'friendbot');
   const issuer = roleKeypair(profile.passphrase, 'stablecoin-issuer');
@@ -99,10 +86,10 @@ export function bootstrap(
   contracts: ContractRegistry,
   templates: Templates,
   profile: Profile,
+  g: Genesis = genesisIds(profile),
 ): Genesis {
   const seq = ledger.latest.seq;
   const inv = new Invocation({ ledger, contracts, seq, closeTime: ledger.latest.closeTime, mode: 'genesis' });
-  const g = genesisIds(profile);
   const put = (a: AccountEntry): void => inv.put(accountKeyId(a.id), a);
   put(account(g.operator.publicKey(), 10_000_000n * XLM, seq));
   put(account(g.friendbot.publicKey(), 50_000_000_000n * XLM, seq));
@@ -130,13 +117,13 @@ export function bootstrap(
       t: 'instance',
       contract: sacContractId(a, profile.passphrase),
       exec: { kind: 'sac' },
-      storage: sacInstanceStorage(a),
+      storage: sacInstanceStorage(ledger.codec, a),
       lm: seq,
       liveUntil: seq + PERSISTENT_TTL,
     });
   }
   const operator = g.operator.publicKey();
-  const opAddr = xdr.ScVal.scvAddress(toScAddress(operator));
+  const opAddr = xdr.ScVal.scvAddress(ledger.codec.toScAddress(operator));
   const factoryId = inv.deploy(operator, undefined, templates.factory, FACTORY_SALT, [
     opAddr,
     xdr.ScVal.scvBytes(templates.vault),
@@ -146,7 +133,7 @@ export function bootstrap(
   const amount = xdr.ScVal.scvI128(
     new xdr.Int128Parts({ hi: xdr.Int64.fromString('0'), lo: xdr.Uint64.fromString(profile.feeAmount.toString()) }),
   );
-  inv.invoke(factoryId, 'set_fee_config', [xdr.ScVal.scvAddress(toScAddress(feeTokenId)), opAddr, amount]);
+  inv.invoke(factoryId, 'set_fee_config', [xdr.ScVal.scvAddress(ledger.codec.toScAddress(feeTokenId)), opAddr, amount]);
   inv.commit();
   return { ...g, factoryId, registryId, feeTokenId };
 }

@@ -597,13 +597,16 @@ describe('Protocol 28 XDR in requests: decoded, and refused where the simulator 
       Buffer.alloc(32, 0xc5),
       bytes.subarray(at + plain.length),
     ]);
-    for (const method of ['simulateTransaction', 'sendTransaction']) {
-      const err = await rpcError(ctx.net.rpc(method, { transaction: muxed.toString('base64') }));
-      expect(err).toMatchObject({
-        code: -32602,
-        message: 'invalid_xdr: SC_ADDRESS_TYPE_MUXED_CONTRACT (CAP-84) addresses are not supported by the simulator',
-      });
-    }
+    const err = await rpcError(ctx.net.rpc('sendTransaction', { transaction: muxed.toString('base64') }));
+    expect(err).toMatchObject({
+      code: -32602,
+      message: 'invalid_xdr: SC_ADDRESS_TYPE_MUXED_CONTRACT (CAP-84) addresses are not supported by the simulator',
+    });
+    // simulateTransaction answers a transaction it cannot decode in result.error, as stellar-rpc does
+    expect(await ctx.net.rpc('simulateTransaction', { transaction: muxed.toString('base64') })).toMatchObject({
+      error:
+        'Could not unmarshal transaction (SC_ADDRESS_TYPE_MUXED_CONTRACT (CAP-84) addresses are not supported by the simulator)',
+    });
   });
 
   it('a call to an address that is not a contract gets a simulation error', async () => {

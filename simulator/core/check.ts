@@ -5,8 +5,8 @@
 import { xdr } from '@stellar/stellar-sdk';
 import { credentialsInvalidAt } from './auth.ts';
 import { minBalance, muxedToAccount } from './classic.ts';
-import { accountKey, sha256, verifyEd25519 } from './crypto.ts';
-import { accountKeyId, type AccountEntry } from './entries.ts';
+import { sha256 } from './crypto.ts';
+import { accountKeyId, type AccountEntry, type SimCodec } from './entries.ts';
 import { BASE_FEE } from './ledger.ts';
 import { declaredResources, resourceFee, type Core } from './simulate.ts';
 
@@ -18,10 +18,10 @@ export interface Rejection {
   readonly code: string;
 }
 
-const hashes = new WeakMap<xdr.Transaction, { id: Buffer; hash: Buffer }>();
-
-/** The transaction hash: sha256(TransactionSignaturePayload{networkId, tx}); it is what every signature signs. */
-export function txHash(tx: xdr.Transaction, networkId: Buffer): Buffer {
+/** The transaction hash: sha256(TransactionSignaturePayload{networkId, tx}); it is what every signature signs.
+ *  Remembered per transaction object in the codec's memo. */
+export function txHash(codec: SimCodec, tx: xdr.Transaction, networkId: Buffer): Buffer {
+  const hashes = codec.txHashes;
   const c = hashes.get(tx);
   if (c && c.id.equals(networkId)) return c.hash;
   const payload = new xdr.TransactionSignaturePayload({
@@ -40,7 +40,12 @@ const ENVELOPE_TYPE_TX = Buffer.from([0, 0, 0, xdr.EnvelopeType.envelopeTypeTx.v
  * transaction's XDR is the envelope's, between the envelope type and the signatures (js-xdr decodes canonical XDR
  * only — padding, bools and lengths are checked — so it is what encoding the decoded transaction gives back).
  */
-export function hashFromEnvelopeXdr(env: xdr.TransactionEnvelope, raw: Buffer, networkId: Buffer): void {
+export function hashFromEnvelopeXdr(
+  codec: SimCodec,
+  env: xdr.TransactionEnvelope,
+  raw: Buffer,
+  networkId: Buffer,
+): void {
   if (env.type !== 'envelopeTypeTx') return;
   const v1 = env.v1;
   let sigBytes = 4; // DecoratedSignature<20>: count, then per signature a 4-byte hint and an opaque<64>
@@ -49,7 +54,7 @@ export function hashFromEnvelopeXdr(env: xdr.TransactionEnvelope, raw: Buffer, n
     sigBytes += 4 + 4 + n + ((4 - (n % 4)) % 4);
   }
   const txBytes = raw.subarray(ENVELOPE_TYPE_TX.length, raw.length - sigBytes);
-  hashes.set(v1.tx, { id: networkId, hash: sha256(Buffer.concat([networkId, ENVELOPE_TYPE_TX, txBytes])) });
+  codec.txHashes.set(v1.tx, { id: networkId, hash: sha256(Buffer.concat([networkId, ENVELOPE_TYPE_TX, txBytes])) });
 }
 
 export const txResult = (feeCharged: bigint, result: xdr.TransactionResultResult): xdr.TransactionResult =>
@@ -70,6 +75,7 @@ function timeBounds(cond: xdr.Preconditions): { min: bigint; max: bigint } | und
 
 /** Accounts whose master key produced a valid signature; `extra` when some signature matches no needed signer. */
 function checkSignatures(
+  codec: SimCodec,
   sigs: xdr.DecoratedSignature[],
   hash: Buffer,
   needed: Set<string>,
@@ -79,9 +85,9 @@ function checkSignatures(
   for (const s of sigs) {
     let ok = false;
     for (const g of needed) {
-      const pk = accountKey(g);
+      const pk = codec.accountKey(g);
       if (!pk.subarray(28).equals(s.hint.value)) continue;
-      if (verifyEd25519(pk, hash, s.signature.value)) {
+      if (codec.verifyEd25519(pk, hash, s.signature.value)) {
         signed.add(g);
         ok = true;
         break;
@@ -106,7 +112,8 @@ export interface CheckedTx {
 
 /** The hash of an envelope (of any type) under this network's passphrase. */
 export function envelopeHash(core: Core, env: xdr.TransactionEnvelope): string {
-  const hash = env.type === 'envelopeTypeTx' ? txHash(env.v1.tx, core.ledger.networkId) : sha256(env.toXdr());
+  const hash =
+    env.type === 'envelopeTypeTx' ? txHash(core.ledger.codec, env.v1.tx, core.ledger.networkId) : sha256(env.toXdr());
   return hash.toString('hex');
 }
 
@@ -128,7 +135,7 @@ export function checkEnvelope(
   }
   const v1 = env.v1;
   const tx = v1.tx;
-  const hashBuf = txHash(tx, ledger.networkId);
+  const hashBuf = txHash(ledger.codec, tx, ledger.networkId);
   const hash = hashBuf.toString('hex');
   const fee = BigInt(tx.fee);
   const ops = tx.operations;
@@ -159,13 +166,13 @@ export function checkEnvelope(
   if (fee - declaredFee < inclusionFee) return reject('txInsufficientFee');
   if (sorobanData && declaredFee < resourceFee(declaredResources(sorobanData))) return reject('txSorobanInvalid');
 
-  const source = muxedToAccount(tx.sourceAccount);
+  const source = muxedToAccount(ledger.codec, tx.sourceAccount);
   const acc = ledger.get(accountKeyId(source)) as AccountEntry | undefined;
   if (!acc) return reject('txNoAccount');
   if (tx.seqNum !== acc.seqNum + 1n) return reject('txBadSeq');
 
-  const opSources = ops.map((op) => (op.sourceAccount ? muxedToAccount(op.sourceAccount) : source));
-  const { signed, extra } = checkSignatures(v1.signatures, hashBuf, new Set(opSources.concat(source)));
+  const opSources = ops.map((op) => (op.sourceAccount ? muxedToAccount(ledger.codec, op.sourceAccount) : source));
+  const { signed, extra } = checkSignatures(ledger.codec, v1.signatures, hashBuf, new Set(opSources.concat(source)));
   if (!signed.has(source)) return reject('txBadAuth');
   const badOps = opSources.map((s) => !signed.has(s) || !ledger.get(accountKeyId(s)));
   if (badOps.some(Boolean)) {

@@ -2,7 +2,7 @@
 // Each works on an Invocation used as a write overlay, so a failing operation leaves nothing behind; results are
 // the real OperationResult codes (createAccountAlreadyExist, paymentNoTrust, changeTrustLowReserve, …).
 import { xdr } from '@stellar/stellar-sdk';
-import { accountIdOf } from './crypto.ts';
+import type { SimKeys } from './crypto.ts';
 import {
   TRUSTLINE_AUTHORIZED,
   accountKeyId,
@@ -17,13 +17,13 @@ const INT64_MAX = (1n << 63n) - 1n;
 const R = xdr.OperationResult;
 const Tr = xdr.OperationResultTr;
 
-export function muxedToAccount(m: xdr.MuxedAccount): string {
-  return m.type === 'keyTypeMuxedEd25519' ? accountIdOf(m.med25519.ed25519.value) : accountIdOf(m.ed25519.value);
+export function muxedToAccount(keys: SimKeys, m: xdr.MuxedAccount): string {
+  return keys.accountIdOf(m.type === 'keyTypeMuxedEd25519' ? m.med25519.ed25519.value : m.ed25519.value);
 }
 
 export const minBalance = (a: AccountEntry): bigint => (2n + BigInt(a.numSubEntries)) * BASE_RESERVE;
 
-function creditAsset(a: xdr.Asset | xdr.ChangeTrustAsset): { code: string; issuer: string } | undefined {
+function creditAsset(keys: SimKeys, a: xdr.Asset | xdr.ChangeTrustAsset): { code: string; issuer: string } | undefined {
   const arm =
     a.type === 'assetTypeCreditAlphanum4'
       ? a.alphaNum4
@@ -33,7 +33,7 @@ function creditAsset(a: xdr.Asset | xdr.ChangeTrustAsset): { code: string; issue
   if (!arm) return undefined;
   return {
     code: Buffer.from(arm.assetCode.value).toString('ascii').replace(/\0+$/, ''),
-    issuer: accountIdOf(arm.issuer.ed25519.value),
+    issuer: keys.accountIdOf(arm.issuer.ed25519.value),
   };
 }
 
@@ -57,7 +57,7 @@ const account = (inv: Invocation, g: string): AccountEntry | undefined =>
 
 function createAccount(inv: Invocation, source: string, op: xdr.CreateAccountOp): xdr.CreateAccountResult {
   const C = xdr.CreateAccountResult;
-  const dest = accountIdOf(op.destination.ed25519.value);
+  const dest = inv.ledger.codec.accountIdOf(op.destination.ed25519.value);
   const amount = op.startingBalance;
   if (amount <= 0n || dest === source) return C.createAccountMalformed();
   if (account(inv, dest)) return C.createAccountAlreadyExist();
@@ -78,12 +78,12 @@ function createAccount(inv: Invocation, source: string, op: xdr.CreateAccountOp)
 
 function payment(inv: Invocation, source: string, op: xdr.PaymentOp): xdr.PaymentResult {
   const P = xdr.PaymentResult;
-  const dest = muxedToAccount(op.destination);
+  const dest = muxedToAccount(inv.ledger.codec, op.destination);
   const amount = op.amount;
   if (amount <= 0n) return P.paymentMalformed();
   const destAcc = account(inv, dest);
   if (!destAcc) return P.paymentNoDestination();
-  const asset = creditAsset(op.asset);
+  const asset = creditAsset(inv.ledger.codec, op.asset);
   if (!asset) {
     const src = account(inv, source)!;
     if (src.balance - amount < minBalance(src)) return P.paymentUnderfunded();
@@ -127,7 +127,7 @@ function changeTrust(inv: Invocation, source: string, op: xdr.ChangeTrustOp): xd
   const T = xdr.ChangeTrustResult;
   const line = op.line;
   if (line.type === 'assetTypePoolShare') return T.changeTrustTrustLineMissing();
-  const asset = creditAsset(line);
+  const asset = creditAsset(inv.ledger.codec, line);
   const limit = op.limit;
   if (!asset || limit < 0n) return T.changeTrustMalformed();
   if (asset.issuer === source) return T.changeTrustMalformed();

@@ -4,10 +4,9 @@
 //
 //   Event log (newest first):
 //      0: [Diagnostic Event] contract:C…, topics:[error, Error(Contract, #25)], data:"escalating …"
-import { xdr } from '@stellar/stellar-sdk';
+import { StrKey, xdr } from '@stellar/stellar-sdk';
 import { ContractError, HostError } from '../host.ts';
-import { contractHash, contractIdOf } from './crypto.ts';
-import { fromScAddress } from './entries.ts';
+import { strKeyOf } from './scval.ts';
 import type { Failure } from './failure.ts';
 import type { DiagnosticRec } from './records.ts';
 
@@ -122,7 +121,7 @@ class CallRec implements DiagnosticRec {
     this.contractId = contractId;
   }
   get topics(): xdr.ScVal[] {
-    return [sym('fn_call'), xdr.ScVal.scvBytes(contractHash(this.callee)), sym(this.fn)];
+    return [sym('fn_call'), xdr.ScVal.scvBytes(StrKey.decodeContract(this.callee)), sym(this.fn)];
   }
   get data(): xdr.ScVal {
     return this.args.length === 1 ? this.args[0]! : xdr.ScVal.scvVec([...this.args]);
@@ -194,7 +193,7 @@ export function fmtScVal(v: xdr.ScVal): string {
       return `Bytes(${hex.length > MAX_TEXT ? `${hex.slice(0, MAX_TEXT)}…` : hex})`;
     }
     case 'scvAddress':
-      return fromScAddress(v.address);
+      return strKeyOf(v.address);
     case 'scvVec':
       return `[${(v.vec ?? []).map(fmtScVal).join(', ')}]`;
     case 'scvMap':
@@ -226,7 +225,7 @@ function fmtEvent(d: DiagnosticRec): string {
   const contract = d.contractId ? ` contract:${d.contractId},` : '';
   const topics = d.topics.map((t, i) =>
     // fn_call carries the callee's contract hash as bytes; the CLI shows it as an address
-    i === 1 && isFnCall(d.topics[0]!) && t.type === 'scvBytes' ? contractIdOf(t.bytes.value) : fmtScVal(t),
+    i === 1 && isFnCall(d.topics[0]!) && t.type === 'scvBytes' ? StrKey.encodeContract(t.bytes.value) : fmtScVal(t),
   );
   return `${label}${contract} topics:[${topics.join(', ')}], data:${fmtScVal(d.data)}`;
 }
@@ -238,13 +237,13 @@ export function failureText(f: Failure, log: readonly DiagnosticRec[]): string {
 }
 
 /** XDR DiagnosticEvent of a record. */
-export function diagnosticXdr(d: DiagnosticRec, contractHashOf: (c: string) => Buffer): xdr.DiagnosticEvent {
+export function diagnosticXdr(d: DiagnosticRec, keys: { contractHash(c: string): Buffer }): xdr.DiagnosticEvent {
   return new xdr.DiagnosticEvent({
     inSuccessfulContractCall: d.inSuccessfulContractCall,
     event: new xdr.ContractEvent({
       ext: xdr.ExtensionPoint.v0(),
       contractId:
-        d.contractId && d.contractId.startsWith('C') ? new xdr.ContractId(contractHashOf(d.contractId)) : null,
+        d.contractId && d.contractId.startsWith('C') ? new xdr.ContractId(keys.contractHash(d.contractId)) : null,
       type: xdr.ContractEventType.diagnostic,
       body: xdr.ContractEventBody.v0(new xdr.ContractEventV0({ topics: [...d.topics], data: d.data })),
     }),

@@ -1,7 +1,8 @@
 // Ledger entries as the simulator keeps them (plain immutable records), their canonical string keys, and their
 // real XDR forms (`LedgerKey`, `LedgerEntry`) for getLedgerEntries, footprints, metadata and the state file.
 import { xdr } from '@stellar/stellar-sdk';
-import { accountIdOf, accountKey, asBuffer, contractHash, contractIdOf } from './crypto.ts';
+import type { LRUCache } from 'lru-cache';
+import { asBuffer, DEFAULT_KEY_CACHE_SIZES, lru, SimKeys, type KeyCacheSizes } from './crypto.ts';
 
 export type DataDurability = 'persistent' | 'temporary';
 
@@ -113,167 +114,15 @@ function fingerprint(v: xdr.ScVal): string {
   }
 }
 
-const keyCache = new WeakMap<xdr.ScVal, string>();
-/** The canonical key of an ScVal used as a storage key (memoized per object: contracts reuse constant keys). */
-export function scValKey(v: xdr.ScVal): string {
-  let k = keyCache.get(v);
-  if (k === undefined) {
-    k = fingerprint(v);
-    keyCache.set(v, k);
-  }
-  return k;
-}
-
 export const accountKeyId = (g: string): string => `a|${g}`;
 export const trustlineKeyId = (g: string, code: string, issuer: string): string => `t|${g}|${code}|${issuer}`;
 export const instanceKeyId = (c: string): string => `i|${c}`;
-export const dataKeyId = (contract: string, durability: DataDurability, key: xdr.ScVal): string =>
-  `d|${contract}|${durability === 'persistent' ? 'p' : 't'}|${scValKey(key)}`;
-
-export function entryKeyId(e: Entry): string {
-  switch (e.t) {
-    case 'account':
-      return accountKeyId(e.id);
-    case 'trustline':
-      return trustlineKeyId(e.account, e.code, e.issuer);
-    case 'instance':
-      return instanceKeyId(e.contract);
-    case 'data':
-      return dataKeyId(e.contract, e.durability, e.key);
-  }
-}
-
-// ---- addresses ------------------------------------------------------------------------------------------------
-
-export function toScAddress(a: string): xdr.ScAddress {
-  return a.startsWith('C')
-    ? xdr.ScAddress.scAddressTypeContract(new xdr.ContractId(contractHash(a)))
-    : xdr.ScAddress.scAddressTypeAccount(xdr.PublicKey.publicKeyTypeEd25519(accountKey(a)));
-}
-
-export function fromScAddress(a: xdr.ScAddress): string {
-  switch (a.type) {
-    case 'scAddressTypeAccount':
-      return accountIdOf(a.accountId.ed25519.value);
-    case 'scAddressTypeContract':
-      return contractIdOf(a.contractId.value);
-    default:
-      throw new Error(`unsupported address type ${a.type}`);
-  }
-}
-
-export const accountXdrId = (g: string): xdr.AccountId => xdr.PublicKey.publicKeyTypeEd25519(accountKey(g));
-
-export function trustLineAsset(code: string, issuer: string): xdr.TrustLineAsset {
-  const padded = Buffer.alloc(code.length <= 4 ? 4 : 12);
-  padded.write(code, 'ascii');
-  return code.length <= 4
-    ? xdr.TrustLineAsset.assetTypeCreditAlphanum4(
-        new xdr.AlphaNum4({ assetCode: padded, issuer: accountXdrId(issuer) }),
-      )
-    : xdr.TrustLineAsset.assetTypeCreditAlphanum12(
-        new xdr.AlphaNum12({ assetCode: padded, issuer: accountXdrId(issuer) }),
-      );
-}
 
 function assetCodeOf(code: Uint8Array): string {
   return asBuffer(code).toString('ascii').replace(/\0+$/, '');
 }
 
-// ---- LedgerKey ↔ canonical key --------------------------------------------------------------------------------
-
-const keyIds = new WeakMap<xdr.LedgerKey, string>();
-
-/** Canonical key of an XDR LedgerKey; undefined for entry kinds the simulator does not hold. */
-export function keyIdOfLedgerKey(k: xdr.LedgerKey): string | undefined {
-  const cached = keyIds.get(k);
-  if (cached !== undefined) return cached;
-  let id: string | undefined;
-  switch (k.type) {
-    case 'account':
-      id = accountKeyId(accountIdOf(k.account.accountId.ed25519.value));
-      break;
-    case 'trustline': {
-      const tl = k.trustLine;
-      const asset = tl.asset;
-      const arm =
-        asset.type === 'assetTypeCreditAlphanum4'
-          ? asset.alphaNum4
-          : asset.type === 'assetTypeCreditAlphanum12'
-            ? asset.alphaNum12
-            : undefined;
-      if (arm)
-        id = trustlineKeyId(
-          accountIdOf(tl.accountId.ed25519.value),
-          assetCodeOf(arm.assetCode.value),
-          accountIdOf(arm.issuer.ed25519.value),
-        );
-      break;
-    }
-    case 'contractData': {
-      const cd = k.contractData;
-      // Contract data lives under contracts (and nonces under accounts); any other address type names nothing.
-      if (cd.contract.type !== 'scAddressTypeContract' && cd.contract.type !== 'scAddressTypeAccount') break;
-      const contract = fromScAddress(cd.contract);
-      if (cd.key.type === 'scvLedgerKeyContractInstance') id = instanceKeyId(contract);
-      else id = dataKeyId(contract, cd.durability.name === 'temporary' ? 'temporary' : 'persistent', cd.key);
-      break;
-    }
-    default:
-      id = undefined;
-  }
-  if (id !== undefined) keyIds.set(k, id);
-  return id;
-}
-
 const INSTANCE_KEY = xdr.ScVal.scvLedgerKeyContractInstance();
-
-/** XDR LedgerKey of a canonical key; a contract data key needs its ScVal (`keyVal`). */
-export function ledgerKeyOf(id: string, keyVal?: xdr.ScVal): xdr.LedgerKey {
-  const parts = id.split('|');
-  let k: xdr.LedgerKey;
-  switch (parts[0]) {
-    case 'a':
-      k = xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: accountXdrId(parts[1]!) }));
-      break;
-    case 't':
-      k = xdr.LedgerKey.trustline(
-        new xdr.LedgerKeyTrustLine({ accountId: accountXdrId(parts[1]!), asset: trustLineAsset(parts[2]!, parts[3]!) }),
-      );
-      break;
-    case 'i':
-      k = xdr.LedgerKey.contractData(
-        new xdr.LedgerKeyContractData({
-          contract: toScAddress(parts[1]!),
-          key: INSTANCE_KEY,
-          durability: xdr.ContractDataDurability.persistent,
-        }),
-      );
-      break;
-    case 'd':
-      if (!keyVal) throw new Error(`the ScVal of contract data key ${id} is needed`);
-      k = xdr.LedgerKey.contractData(
-        new xdr.LedgerKeyContractData({
-          contract: toScAddress(parts[1]!),
-          key: keyVal,
-          durability: parts[2] === 't' ? xdr.ContractDataDurability.temporary : xdr.ContractDataDurability.persistent,
-        }),
-      );
-      break;
-    default:
-      throw new Error(`bad key ${id}`);
-  }
-  keyIds.set(k, id);
-  return k;
-}
-
-/** XDR LedgerKey of an entry. */
-export function ledgerKeyOfEntry(e: Entry): xdr.LedgerKey {
-  return ledgerKeyOf(entryKeyId(e), e.t === 'data' ? e.key : undefined);
-}
-
-// ---- entries → XDR --------------------------------------------------------------------------------------------
-
 const THRESHOLDS = new Uint8Array([1, 0, 0, 0]);
 
 /** ScMap entries sorted by key XDR (the host keeps maps ordered). */
@@ -284,141 +133,329 @@ export function sortedMap(storage: InstanceEntry['storage']): xdr.ScMapEntry[] {
     .map(({ e }) => new xdr.ScMapEntry({ key: e.key, val: e.val }));
 }
 
-export function entryDataXdr(e: Entry): xdr.LedgerEntryData {
-  switch (e.t) {
-    case 'account':
-      return xdr.LedgerEntryData.account(
-        new xdr.AccountEntry({
-          accountId: accountXdrId(e.id),
-          balance: e.balance,
-          seqNum: e.seqNum,
-          numSubEntries: e.numSubEntries,
-          inflationDest: null,
-          flags: 0,
-          homeDomain: '',
-          thresholds: THRESHOLDS,
-          signers: [],
-          ext: xdr.AccountEntryExt.v0(),
-        }),
-      );
-    case 'trustline':
-      return xdr.LedgerEntryData.trustline(
-        new xdr.TrustLineEntry({
-          accountId: accountXdrId(e.account),
-          asset: trustLineAsset(e.code, e.issuer),
-          balance: e.balance,
-          limit: e.limit,
-          flags: e.flags,
-          ext: xdr.TrustLineEntryExt.v0(),
-        }),
-      );
-    case 'data':
-      return xdr.LedgerEntryData.contractData(
-        new xdr.ContractDataEntry({
-          ext: xdr.ExtensionPoint.v0(),
-          contract: toScAddress(e.contract),
-          key: e.key,
-          durability:
-            e.durability === 'temporary' ? xdr.ContractDataDurability.temporary : xdr.ContractDataDurability.persistent,
-          val: e.val,
-        }),
-      );
-    case 'instance':
-      return xdr.LedgerEntryData.contractData(
-        new xdr.ContractDataEntry({
-          ext: xdr.ExtensionPoint.v0(),
-          contract: toScAddress(e.contract),
-          key: INSTANCE_KEY,
-          durability: xdr.ContractDataDurability.persistent,
-          val: xdr.ScVal.scvContractInstance(
-            new xdr.ScContractInstance({
-              executable:
-                e.exec.kind === 'wasm'
-                  ? xdr.ContractExecutable.contractExecutableWasm(Buffer.from(e.exec.hash, 'hex'))
-                  : xdr.ContractExecutable.contractExecutableStellarAsset(),
-              storage: e.storage.size ? sortedMap(e.storage) : null,
-            }),
-          ),
-        }),
-      );
-  }
-}
-
-export function entryXdr(e: Entry): xdr.LedgerEntry {
-  return new xdr.LedgerEntry({ lastModifiedLedgerSeq: e.lm, data: entryDataXdr(e), ext: xdr.LedgerEntryExt.v0() });
-}
-
 export function liveUntilOf(e: Entry): number | undefined {
   return e.t === 'data' || e.t === 'instance' ? e.liveUntil : undefined;
 }
 
-// ---- XDR → entries (state file) -------------------------------------------------------------------------------
+/**
+ * Entries and keys ↔ XDR for one simulator, with its caches: the key conversions of SimKeys, canonical keys of
+ * ScVals and LedgerKeys (memoized per object: contracts reuse constant keys), and LedgerKey objects by canonical key.
+ */
+export class SimCodec extends SimKeys {
+  private readonly scValKeys = new WeakMap<xdr.ScVal, string>();
+  private readonly keyIds = new WeakMap<xdr.LedgerKey, string>();
+  private readonly ledgerKeys: LRUCache<string, xdr.LedgerKey>;
+  /** Transaction hashes per transaction object, with the network id they were taken under (check.ts txHash). */
+  readonly txHashes = new WeakMap<xdr.Transaction, { readonly id: Buffer; readonly hash: Buffer }>();
 
-export function entryFromXdr(le: xdr.LedgerEntry, liveUntil: number): Entry {
-  const lm = le.lastModifiedLedgerSeq;
-  const d = le.data;
-  switch (d.type) {
-    case 'account': {
-      const a = d.account;
-      return {
-        t: 'account',
-        id: accountIdOf(a.accountId.ed25519.value),
-        balance: a.balance,
-        seqNum: a.seqNum,
-        numSubEntries: a.numSubEntries,
-        lm,
-      };
+  constructor(
+    sizes: KeyCacheSizes & { readonly ledgerKeys: number } = { ...DEFAULT_KEY_CACHE_SIZES, ledgerKeys: 50_000 },
+  ) {
+    super(sizes);
+    this.ledgerKeys = lru(sizes.ledgerKeys);
+  }
+
+  /** The canonical key of an ScVal used as a storage key. */
+  scValKey(v: xdr.ScVal): string {
+    let k = this.scValKeys.get(v);
+    if (k === undefined) {
+      k = fingerprint(v);
+      this.scValKeys.set(v, k);
     }
-    case 'trustline': {
-      const t = d.trustLine;
-      const asset = t.asset;
-      if (asset.type !== 'assetTypeCreditAlphanum4' && asset.type !== 'assetTypeCreditAlphanum12')
-        throw new Error(`unsupported trustline asset ${asset.type}`);
-      const arm = asset.type === 'assetTypeCreditAlphanum4' ? asset.alphaNum4 : asset.alphaNum12;
-      return {
-        t: 'trustline',
-        account: accountIdOf(t.accountId.ed25519.value),
-        code: assetCodeOf(arm.assetCode.value),
-        issuer: accountIdOf(arm.issuer.ed25519.value),
-        balance: t.balance,
-        limit: t.limit,
-        flags: t.flags,
-        lm,
-      };
+    return k;
+  }
+
+  dataKeyId(contract: string, durability: DataDurability, key: xdr.ScVal): string {
+    return `d|${contract}|${durability === 'persistent' ? 'p' : 't'}|${this.scValKey(key)}`;
+  }
+
+  entryKeyId(e: Entry): string {
+    switch (e.t) {
+      case 'account':
+        return accountKeyId(e.id);
+      case 'trustline':
+        return trustlineKeyId(e.account, e.code, e.issuer);
+      case 'instance':
+        return instanceKeyId(e.contract);
+      case 'data':
+        return this.dataKeyId(e.contract, e.durability, e.key);
     }
-    case 'contractData': {
-      const c = d.contractData;
-      const contract = fromScAddress(c.contract);
-      if (c.key.type === 'scvLedgerKeyContractInstance') {
-        if (c.val.type !== 'scvContractInstance')
-          throw new Error(`contract instance entry of ${contract} holds ${c.val.type}`);
-        const inst = c.val.instance;
-        const exe = inst.executable;
-        const storage = new Map<string, { key: xdr.ScVal; val: xdr.ScVal }>();
-        for (const me of inst.storage ?? []) storage.set(scValKey(me.key), { key: me.key, val: me.val });
+  }
+
+  // ---- addresses ----------------------------------------------------------------------------------------------
+
+  toScAddress(a: string): xdr.ScAddress {
+    return a.startsWith('C')
+      ? xdr.ScAddress.scAddressTypeContract(new xdr.ContractId(this.contractHash(a)))
+      : xdr.ScAddress.scAddressTypeAccount(xdr.PublicKey.publicKeyTypeEd25519(this.accountKey(a)));
+  }
+
+  fromScAddress(a: xdr.ScAddress): string {
+    switch (a.type) {
+      case 'scAddressTypeAccount':
+        return this.accountIdOf(a.accountId.ed25519.value);
+      case 'scAddressTypeContract':
+        return this.contractIdOf(a.contractId.value);
+      default:
+        throw new Error(`unsupported address type ${a.type}`);
+    }
+  }
+
+  accountXdrId(g: string): xdr.AccountId {
+    return xdr.PublicKey.publicKeyTypeEd25519(this.accountKey(g));
+  }
+
+  trustLineAsset(code: string, issuer: string): xdr.TrustLineAsset {
+    const padded = Buffer.alloc(code.length <= 4 ? 4 : 12);
+    padded.write(code, 'ascii');
+    return code.length <= 4
+      ? xdr.TrustLineAsset.assetTypeCreditAlphanum4(
+          new xdr.AlphaNum4({ assetCode: padded, issuer: this.accountXdrId(issuer) }),
+        )
+      : xdr.TrustLineAsset.assetTypeCreditAlphanum12(
+          new xdr.AlphaNum12({ assetCode: padded, issuer: this.accountXdrId(issuer) }),
+        );
+  }
+
+  // ---- LedgerKey ↔ canonical key ------------------------------------------------------------------------------
+
+  /** Canonical key of an XDR LedgerKey; undefined for entry kinds the simulator does not hold. */
+  keyIdOfLedgerKey(k: xdr.LedgerKey): string | undefined {
+    const cached = this.keyIds.get(k);
+    if (cached !== undefined) return cached;
+    let id: string | undefined;
+    switch (k.type) {
+      case 'account':
+        id = accountKeyId(this.accountIdOf(k.account.accountId.ed25519.value));
+        break;
+      case 'trustline': {
+        const tl = k.trustLine;
+        const asset = tl.asset;
+        const arm =
+          asset.type === 'assetTypeCreditAlphanum4'
+            ? asset.alphaNum4
+            : asset.type === 'assetTypeCreditAlphanum12'
+              ? asset.alphaNum12
+              : undefined;
+        if (arm)
+          id = trustlineKeyId(
+            this.accountIdOf(tl.accountId.ed25519.value),
+            assetCodeOf(arm.assetCode.value),
+            this.accountIdOf(arm.issuer.ed25519.value),
+          );
+        break;
+      }
+      case 'contractData': {
+        const cd = k.contractData;
+        // Contract data lives under contracts (and nonces under accounts); any other address type names nothing.
+        if (cd.contract.type !== 'scAddressTypeContract' && cd.contract.type !== 'scAddressTypeAccount') break;
+        const contract = this.fromScAddress(cd.contract);
+        if (cd.key.type === 'scvLedgerKeyContractInstance') id = instanceKeyId(contract);
+        else id = this.dataKeyId(contract, cd.durability.name === 'temporary' ? 'temporary' : 'persistent', cd.key);
+        break;
+      }
+      default:
+        id = undefined;
+    }
+    if (id !== undefined) this.keyIds.set(k, id);
+    return id;
+  }
+
+  /** XDR LedgerKey of a canonical key; a contract data key needs its ScVal (`keyVal`). */
+  ledgerKeyOf(id: string, keyVal?: xdr.ScVal): xdr.LedgerKey {
+    const parts = id.split('|');
+    let k: xdr.LedgerKey;
+    switch (parts[0]) {
+      case 'a':
+        k = xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: this.accountXdrId(parts[1]!) }));
+        break;
+      case 't':
+        k = xdr.LedgerKey.trustline(
+          new xdr.LedgerKeyTrustLine({
+            accountId: this.accountXdrId(parts[1]!),
+            asset: this.trustLineAsset(parts[2]!, parts[3]!),
+          }),
+        );
+        break;
+      case 'i':
+        k = xdr.LedgerKey.contractData(
+          new xdr.LedgerKeyContractData({
+            contract: this.toScAddress(parts[1]!),
+            key: INSTANCE_KEY,
+            durability: xdr.ContractDataDurability.persistent,
+          }),
+        );
+        break;
+      case 'd':
+        if (!keyVal) throw new Error(`the ScVal of contract data key ${id} is needed`);
+        k = xdr.LedgerKey.contractData(
+          new xdr.LedgerKeyContractData({
+            contract: this.toScAddress(parts[1]!),
+            key: keyVal,
+            durability: parts[2] === 't' ? xdr.ContractDataDurability.temporary : xdr.ContractDataDurability.persistent,
+          }),
+        );
+        break;
+      default:
+        throw new Error(`bad key ${id}`);
+    }
+    this.keyIds.set(k, id);
+    return k;
+  }
+
+  /** ledgerKeyOf, through the LRU of LedgerKey objects (most keys recur call after call). Shared: do not mutate. */
+  cachedLedgerKey(id: string, keyVal: xdr.ScVal | undefined): xdr.LedgerKey {
+    let k = this.ledgerKeys.get(id);
+    if (!k) {
+      k = this.ledgerKeyOf(id, keyVal);
+      this.ledgerKeys.set(id, k);
+    }
+    return k;
+  }
+
+  /** XDR LedgerKey of an entry. */
+  ledgerKeyOfEntry(e: Entry): xdr.LedgerKey {
+    return this.ledgerKeyOf(this.entryKeyId(e), e.t === 'data' ? e.key : undefined);
+  }
+
+  entryDataXdr(e: Entry): xdr.LedgerEntryData {
+    switch (e.t) {
+      case 'account':
+        return xdr.LedgerEntryData.account(
+          new xdr.AccountEntry({
+            accountId: this.accountXdrId(e.id),
+            balance: e.balance,
+            seqNum: e.seqNum,
+            numSubEntries: e.numSubEntries,
+            inflationDest: null,
+            flags: 0,
+            homeDomain: '',
+            thresholds: THRESHOLDS,
+            signers: [],
+            ext: xdr.AccountEntryExt.v0(),
+          }),
+        );
+      case 'trustline':
+        return xdr.LedgerEntryData.trustline(
+          new xdr.TrustLineEntry({
+            accountId: this.accountXdrId(e.account),
+            asset: this.trustLineAsset(e.code, e.issuer),
+            balance: e.balance,
+            limit: e.limit,
+            flags: e.flags,
+            ext: xdr.TrustLineEntryExt.v0(),
+          }),
+        );
+      case 'data':
+        return xdr.LedgerEntryData.contractData(
+          new xdr.ContractDataEntry({
+            ext: xdr.ExtensionPoint.v0(),
+            contract: this.toScAddress(e.contract),
+            key: e.key,
+            durability:
+              e.durability === 'temporary'
+                ? xdr.ContractDataDurability.temporary
+                : xdr.ContractDataDurability.persistent,
+            val: e.val,
+          }),
+        );
+      case 'instance':
+        return xdr.LedgerEntryData.contractData(
+          new xdr.ContractDataEntry({
+            ext: xdr.ExtensionPoint.v0(),
+            contract: this.toScAddress(e.contract),
+            key: INSTANCE_KEY,
+            durability: xdr.ContractDataDurability.persistent,
+            val: xdr.ScVal.scvContractInstance(
+              new xdr.ScContractInstance({
+                executable:
+                  e.exec.kind === 'wasm'
+                    ? xdr.ContractExecutable.contractExecutableWasm(Buffer.from(e.exec.hash, 'hex'))
+                    : xdr.ContractExecutable.contractExecutableStellarAsset(),
+                storage: e.storage.size ? sortedMap(e.storage) : null,
+              }),
+            ),
+          }),
+        );
+    }
+  }
+
+  entryXdr(e: Entry): xdr.LedgerEntry {
+    return new xdr.LedgerEntry({
+      lastModifiedLedgerSeq: e.lm,
+      data: this.entryDataXdr(e),
+      ext: xdr.LedgerEntryExt.v0(),
+    });
+  }
+
+  // ---- XDR → entries (state file) -----------------------------------------------------------------------------
+
+  entryFromXdr(le: xdr.LedgerEntry, liveUntil: number): Entry {
+    const lm = le.lastModifiedLedgerSeq;
+    const d = le.data;
+    switch (d.type) {
+      case 'account': {
+        const a = d.account;
         return {
-          t: 'instance',
+          t: 'account',
+          id: this.accountIdOf(a.accountId.ed25519.value),
+          balance: a.balance,
+          seqNum: a.seqNum,
+          numSubEntries: a.numSubEntries,
+          lm,
+        };
+      }
+      case 'trustline': {
+        const t = d.trustLine;
+        const asset = t.asset;
+        if (asset.type !== 'assetTypeCreditAlphanum4' && asset.type !== 'assetTypeCreditAlphanum12')
+          throw new Error(`unsupported trustline asset ${asset.type}`);
+        const arm = asset.type === 'assetTypeCreditAlphanum4' ? asset.alphaNum4 : asset.alphaNum12;
+        return {
+          t: 'trustline',
+          account: this.accountIdOf(t.accountId.ed25519.value),
+          code: assetCodeOf(arm.assetCode.value),
+          issuer: this.accountIdOf(arm.issuer.ed25519.value),
+          balance: t.balance,
+          limit: t.limit,
+          flags: t.flags,
+          lm,
+        };
+      }
+      case 'contractData': {
+        const c = d.contractData;
+        const contract = this.fromScAddress(c.contract);
+        if (c.key.type === 'scvLedgerKeyContractInstance') {
+          if (c.val.type !== 'scvContractInstance')
+            throw new Error(`contract instance entry of ${contract} holds ${c.val.type}`);
+          const inst = c.val.instance;
+          const exe = inst.executable;
+          const storage = new Map<string, { key: xdr.ScVal; val: xdr.ScVal }>();
+          for (const me of inst.storage ?? []) storage.set(this.scValKey(me.key), { key: me.key, val: me.val });
+          return {
+            t: 'instance',
+            contract,
+            exec:
+              exe.type === 'contractExecutableWasm'
+                ? { kind: 'wasm', hash: asBuffer(exe.wasmHash.value).toString('hex') }
+                : { kind: 'sac' },
+            storage,
+            lm,
+            liveUntil,
+          };
+        }
+        return {
+          t: 'data',
           contract,
-          exec:
-            exe.type === 'contractExecutableWasm'
-              ? { kind: 'wasm', hash: asBuffer(exe.wasmHash.value).toString('hex') }
-              : { kind: 'sac' },
-          storage,
+          durability: c.durability.name === 'temporary' ? 'temporary' : 'persistent',
+          key: c.key,
+          val: c.val,
           lm,
           liveUntil,
         };
       }
-      return {
-        t: 'data',
-        contract,
-        durability: c.durability.name === 'temporary' ? 'temporary' : 'persistent',
-        key: c.key,
-        val: c.val,
-        lm,
-        liveUntil,
-      };
+      default:
+        throw new Error(`unsupported ledger entry ${d.type}`);
     }
-    default:
-      throw new Error(`unsupported ledger entry ${d.type}`);
   }
 }

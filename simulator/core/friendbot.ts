@@ -3,7 +3,7 @@
 import { StrKey, xdr } from '@stellar/stellar-sdk';
 import { BASE_FEE, type Ledger } from './ledger.ts';
 import type { Genesis } from './bootstrap.ts';
-import type { AccountEntry } from './entries.ts';
+import type { AccountEntry, SimCodec } from './entries.ts';
 import { txXdrFields } from './meta.ts';
 import type { QueueOutcome, TxQueue } from './queue.ts';
 import type { TxRecord } from './records.ts';
@@ -69,20 +69,20 @@ export function friendbotEnvelope(net: FriendbotNetwork, address: string): xdr.T
     ],
     ext: xdr.TransactionExt.v0(),
   });
-  return signEnvelope(tx, fb, net.ledger.networkId);
+  return signEnvelope(net.ledger.codec, tx, fb, net.ledger.networkId);
 }
 
-export function friendbotOutcome(outcome: QueueOutcome | undefined): FriendbotReply {
+export function friendbotOutcome(codec: SimCodec, outcome: QueueOutcome | undefined): FriendbotReply {
   if (!outcome || 'dropped' in outcome) {
     const why = outcome && 'dropped' in outcome ? outcome.dropped : 'not applied';
     const detail = `the funding transaction was dropped (${why}): try again`;
     throw new FriendbotError(503, { title: 'Service Unavailable', status: 503, detail });
   }
-  return friendbotReply(outcome.record);
+  return friendbotReply(codec, outcome.record);
 }
 
-export function friendbotReply(rec: TxRecord): FriendbotReply {
-  const x = txXdrFields(rec);
+export function friendbotReply(codec: SimCodec, rec: TxRecord): FriendbotReply {
+  const x = txXdrFields(codec, rec);
   if (rec.status !== 'SUCCESS') {
     throw new FriendbotError(400, {
       type: 'transaction_failed',

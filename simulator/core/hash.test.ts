@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { hashFromEnvelopeXdr, txHash } from './check.ts';
 import { networkId } from './crypto.ts';
+import { SimCodec } from './entries.ts';
 
 describe('hashFromEnvelopeXdr', () => {
   it('equals txHash of the decoded transaction', () => {
@@ -34,12 +35,14 @@ describe('hashFromEnvelopeXdr', () => {
           for (let i = 0; i < sigs; i++) tx.sign(Keypair.random());
           const raw = tx.toEnvelope().toXdr();
           const env = xdr.TransactionEnvelope.fromXdr(raw);
+          const codec = new SimCodec();
           const expected = txHash(
+            new SimCodec(),
             xdr.expectUnionVariant(xdr.TransactionEnvelope.fromXdr(raw), 'envelopeTypeTx').v1.tx,
             id,
           );
-          hashFromEnvelopeXdr(env, Buffer.from(raw), id);
-          expect(txHash(xdr.expectUnionVariant(env, 'envelopeTypeTx').v1.tx, id).toString('hex')).toBe(
+          hashFromEnvelopeXdr(codec, env, Buffer.from(raw), id);
+          expect(txHash(codec, xdr.expectUnionVariant(env, 'envelopeTypeTx').v1.tx, id).toString('hex')).toBe(
             expected.toString('hex'),
           );
           expect(expected.equals(tx.hash())).toBe(true);

@@ -2,7 +2,9 @@
 import { Keypair, xdr } from '@stellar/stellar-sdk';
 import { describe, expect, it } from 'vitest';
 import { addressFromScVal, addressToScVal } from '../host.ts';
-import { scValKey, toScAddress } from './entries.ts';
+import { SimCodec } from './entries.ts';
+
+const codec = new SimCodec();
 import { COUNTER_HASH, clock, funded, testNetwork } from './testing.ts';
 import { toStr, toU32 } from '../../src/chain/codec.ts';
 
@@ -84,7 +86,7 @@ describe('host', () => {
     expect(net.invoke({ source: owner, contractId: a, fn: 'temp', args: [u32(1)] }).status).toBe('SUCCESS');
     const key = xdr.LedgerKey.contractData(
       new xdr.LedgerKeyContractData({
-        contract: toScAddress(a),
+        contract: codec.toScAddress(a),
         key: xdr.ScVal.scvSymbol('Count'),
         durability: xdr.ContractDataDurability.temporary,
       }),
@@ -128,8 +130,8 @@ describe('host', () => {
       S.scvVec([S.scvSymbol('Rank'), S.scvU32(12)]),
       S.scvVec([S.scvSymbol('Rank'), S.scvU32(1), S.scvU32(2)]),
     ];
-    const keys = values.map(scValKey);
+    const keys = values.map((v) => codec.scValKey(v));
     expect(new Set(keys).size).toBe(values.length);
-    values.forEach((v, i) => expect(scValKey(xdr.ScVal.fromXdr(v.toXdr()))).toBe(keys[i]));
+    values.forEach((v, i) => expect(codec.scValKey(xdr.ScVal.fromXdr(v.toXdr()))).toBe(keys[i]));
   });
 });

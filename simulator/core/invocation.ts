@@ -3,15 +3,13 @@
 // footprint it touches or must stay within, events, diagnostics and authorization.
 import { xdr } from '@stellar/stellar-sdk';
 import { HostError, type ContractContext, type ContractImpl, type ContractStorage, type Durability } from '../host.ts';
-import { contractIdFromAddress } from '../../src/chain/derive.ts';
+import { contractIdFromAddress } from './derive.ts';
 import { AuthTracker, type AuthMode } from './auth.ts';
 import { classify, diag } from './diagnostics.ts';
 import type { Failure } from './failure.ts';
 import {
   PERSISTENT_TTL,
-  dataKeyId,
   instanceKeyId,
-  scValKey,
   type DataEntry,
   type Entry,
   type Executable,
@@ -42,12 +40,6 @@ export interface InvocationOptions {
   readonly verifySignatures?: boolean;
 }
 
-const failures = new WeakMap<object, Failure>();
-/** The classified failure of an error thrown out of an invocation (classified at the frame that raised it). */
-export function failureOf(e: unknown): Failure {
-  return (typeof e === 'object' && e !== null && failures.get(e)) || classify(e);
-}
-
 const NONE = Symbol('none');
 
 export class Invocation {
@@ -60,6 +52,8 @@ export class Invocation {
   readonly verifySignatures: boolean;
   private readonly footprint: InvocationOptions['footprint'];
   private readonly overlay = new Map<string, Entry | null>();
+  /** Failures classified at the frame that raised them, per thrown object. */
+  private readonly failures = new WeakMap<object, Failure>();
   private readonly undo: Array<[string, Entry | null | typeof NONE]> = [];
   readonly reads = new Set<string>();
   readonly writes = new Set<string>();
@@ -127,7 +121,7 @@ export class Invocation {
 
   /** Canonical key of contract data (remembering its ScVal, to build footprint LedgerKeys). */
   dataKey(contract: string, durability: 'persistent' | 'temporary', key: xdr.ScVal): string {
-    const id = dataKeyId(contract, durability, key);
+    const id = this.ledger.codec.dataKeyId(contract, durability, key);
     this.keyVals.set(id, key);
     return id;
   }
@@ -181,13 +175,18 @@ export class Invocation {
     return impl;
   }
 
+  /** The classified failure of an error thrown out of this invocation (classified at the frame that raised it). */
+  failureOf(e: unknown): Failure {
+    return (typeof e === 'object' && e !== null && this.failures.get(e)) || classify(e);
+  }
+
   /** Runs `fn` of `contractId`; `parent` is the calling frame (undefined for the transaction's own call). */
   invoke(contractId: string, fn: string, args: xdr.ScVal[], parent?: Frame): xdr.ScVal {
     if (!parent) {
       try {
         this.auth.checkEntries();
       } catch (e) {
-        const f = failureOf(e);
+        const f = this.failureOf(e);
         this.log.push(diag.error(undefined, f, f.detail));
         throw e;
       }
@@ -214,13 +213,13 @@ export class Invocation {
   }
 
   private noteFailure(e: unknown, frame: Frame): void {
-    const known = typeof e === 'object' && e !== null ? failures.get(e) : undefined;
+    const known = typeof e === 'object' && e !== null ? this.failures.get(e) : undefined;
     if (!known) {
       const f = classify(e);
-      if (typeof e === 'object' && e !== null) failures.set(e, f);
+      if (typeof e === 'object' && e !== null) this.failures.set(e, f);
       this.log.push(diag.error(frame.contractId, f, f.detail));
     }
-    const f = known ?? failureOf(e);
+    const f = known ?? this.failureOf(e);
     if (frame.parent) {
       this.log.push(
         diag.error(
@@ -335,7 +334,8 @@ class FrameStorage implements ContractStorage {
 
   get(key: xdr.ScVal, durability: Durability = 'persistent'): xdr.ScVal | undefined {
     this.inv.storageOps += 1;
-    if (durability === 'instance') return this.inv.instance(this.contractId).storage.get(scValKey(key))?.val;
+    if (durability === 'instance')
+      return this.inv.instance(this.contractId).storage.get(this.inv.ledger.codec.scValKey(key))?.val;
     const e = this.inv.get(this.inv.dataKey(this.contractId, durability, key));
     return e && e.t === 'data' ? e.val : undefined;
   }
@@ -350,7 +350,7 @@ class FrameStorage implements ContractStorage {
     if (durability === 'instance') {
       const inst = inv.instance(this.contractId);
       const storage = new Map(inst.storage);
-      storage.set(scValKey(key), { key, val });
+      storage.set(this.inv.ledger.codec.scValKey(key), { key, val });
       inv.putInstance({ ...inst, storage, lm: inv.seq });
       return;
     }
@@ -374,7 +374,7 @@ class FrameStorage implements ContractStorage {
     inv.storageOps += 1;
     if (durability === 'instance') {
       const inst = inv.instance(this.contractId);
-      const k = scValKey(key);
+      const k = this.inv.ledger.codec.scValKey(key);
       if (!inst.storage.has(k)) return;
       const storage = new Map(inst.storage);
       storage.delete(k);

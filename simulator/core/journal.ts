@@ -7,7 +7,6 @@
 // new state) and when it grows past `compactBytes`.
 import fs from 'node:fs';
 import path from 'node:path';
-import { entryKeyId } from './entries.ts';
 import { noChanges, type Ledger } from './ledger.ts';
 import type { SimNetwork } from './network.ts';
 import {
@@ -201,7 +200,7 @@ function deltaOf(net: SimNetwork, txXdr: TxXdr): NetworkDelta {
   const del: string[] = [];
   for (const key of c.keys) {
     const e = l.entries.get(key);
-    if (e) put.push(savedEntry(e));
+    if (e) put.push(savedEntry(l.codec, e));
     else del.push(key);
   }
   return {
@@ -210,7 +209,7 @@ function deltaOf(net: SimNetwork, txXdr: TxXdr): NetworkDelta {
     ledger: savedHeader(l),
     put,
     del,
-    txs: c.txs.map((t) => savedTx(t, txXdr)),
+    txs: c.txs.map((t) => savedTx(l.codec, t, txXdr)),
     events: c.events.map(savedEvent),
   };
 }
@@ -220,8 +219,8 @@ function applyDelta(net: SimNetwork, d: NetworkDelta): void {
   const l = net.ledger;
   l.version += 1;
   for (const saved of d.put) {
-    const e = entryFromSaved(saved);
-    l.entries.set(entryKeyId(e), e);
+    const e = entryFromSaved(l.codec, saved);
+    l.entries.set(l.codec.entryKeyId(e), e);
   }
   for (const key of d.del) l.entries.delete(key);
   for (const t of d.txs) l.record(txFromSaved(t), []);

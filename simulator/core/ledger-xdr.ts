@@ -2,8 +2,8 @@
 // emits from Protocol 23 on (v2: a generalized transaction set with a classic phase and a parallel Soroban phase),
 // carrying the ledger's transactions, their results and their meta. Built once per ledger state and memoized.
 import { xdr } from '@stellar/stellar-sdk';
-import { entryXdr } from './entries.ts';
-import { BASE_FEE, BASE_RESERVE, TOTAL_COINS, type Ledger, type LedgerHeaderRec } from './ledger.ts';
+import type { Ledger, LedgerHeaderRec } from './ledger.ts';
+import { ledgerHeaderXdr } from './ledger-header.ts';
 import { metaOf, resultOf, txXdrFields } from './meta.ts';
 import type { TxRecord } from './records.ts';
 
@@ -17,40 +17,17 @@ export interface LedgerXdr {
 }
 
 /** Built XDR by ledger; its owner (the RPC handler of one network) keeps it. */
-export type LedgerXdrMemo = WeakMap<LedgerHeaderRec, { txCount: number; feePool: bigint; x: LedgerXdr }>;
+export type LedgerXdrMemo = WeakMap<LedgerHeaderRec, { txCount: number; x: LedgerXdr }>;
 
-const ZERO = Buffer.alloc(32);
-
-/** The XDR of ledger `h` of `ledger` (the fee pool is the network's current one, as the simulator keeps no other). */
+/** The XDR of ledger `h` of `ledger`: its header (whose SHA-256 is `h.hash`) and its close meta. */
 export function ledgerXdr(ledger: Ledger, h: LedgerHeaderRec, memo: LedgerXdrMemo): LedgerXdr {
   const hit = memo.get(h);
-  if (hit && hit.txCount === h.txCount && (h.sealed || hit.feePool === ledger.feePool)) return hit.x;
-  const header = new xdr.LedgerHeader({
-    ledgerVersion: ledger.protocol,
-    previousLedgerHash: h.prevHash,
-    scpValue: new xdr.StellarValue({
-      txSetHash: ZERO,
-      closeTime: BigInt(h.closeTime),
-      upgrades: [],
-      ext: xdr.StellarValueExt.stellarValueBasic(),
-    }),
-    txSetResultHash: ZERO,
-    bucketListHash: ZERO,
-    ledgerSeq: h.seq,
-    totalCoins: TOTAL_COINS,
-    feePool: ledger.feePool,
-    inflationSeq: 0,
-    idPool: 0n,
-    baseFee: BASE_FEE,
-    baseReserve: Number(BASE_RESERVE),
-    maxTxSetSize: 1000,
-    skipList: [ZERO, ZERO, ZERO, ZERO],
-    ext: xdr.LedgerHeaderExt.v0(),
-  });
+  if (hit && hit.txCount === h.txCount) return hit.x;
+  const header = ledgerHeaderXdr(ledger.protocol, h);
   const ext = xdr.LedgerHeaderHistoryEntryExt.v0();
   const historyEntry = new xdr.LedgerHeaderHistoryEntry({ hash: h.hash, header, ext });
   const recs = h.txHashes.map((hash) => ledger.txs.get(hash)).filter((r): r is TxRecord => r !== undefined);
-  const envelope = (r: TxRecord) => xdr.TransactionEnvelope.fromXdr(txXdrFields(r).envelopeXdr, 'base64');
+  const envelope = (r: TxRecord) => xdr.TransactionEnvelope.fromXdr(txXdrFields(ledger.codec, r).envelopeXdr, 'base64');
   const classic = recs.filter((r) => !r.soroban).map(envelope);
   const soroban = recs.filter((r) => r.soroban).map(envelope);
   const meta = xdr.LedgerCloseMeta.v2(
@@ -75,10 +52,10 @@ export function ledgerXdr(ledger: Ledger, h: LedgerHeaderRec, memo: LedgerXdrMem
             ext: xdr.ExtensionPoint.v0(),
             result: new xdr.TransactionResultPair({ transactionHash: Buffer.from(r.hash, 'hex'), result: resultOf(r) }),
             feeProcessing: [
-              xdr.LedgerEntryChange.ledgerEntryState(entryXdr(r.feeChange.before)),
-              xdr.LedgerEntryChange.ledgerEntryUpdated(entryXdr(r.feeChange.after)),
+              xdr.LedgerEntryChange.ledgerEntryState(ledger.codec.entryXdr(r.feeChange.before)),
+              xdr.LedgerEntryChange.ledgerEntryUpdated(ledger.codec.entryXdr(r.feeChange.after)),
             ],
-            txApplyProcessing: metaOf(r),
+            txApplyProcessing: metaOf(ledger.codec, r),
             postTxApplyFeeProcessing: [],
           }),
       ),
@@ -89,7 +66,7 @@ export function ledgerXdr(ledger: Ledger, h: LedgerHeaderRec, memo: LedgerXdrMem
     }),
   );
   const x = { header: header.toXdr('base64'), historyEntry: historyEntry.toXdr('base64'), meta: meta.toXdr('base64') };
-  memo.set(h, { txCount: h.txCount, feePool: ledger.feePool, x });
+  memo.set(h, { txCount: h.txCount, x });
   return x;
 }
 

@@ -12,10 +12,11 @@
 // ledger closed within the second of the latest one (sim_closeLedger right after a close) takes the next second,
 // ahead of the clock until the clock catches up. Hence at most one ledger a second on a clock: ledger timing takes
 // 0 or MIN_LEDGER_CLOSE_MS and up.
-import { networkId, sha256 } from './crypto.ts';
-import type { Entry } from './entries.ts';
+import { networkId } from './crypto.ts';
+import { SimCodec, type Entry } from './entries.ts';
+import { ledgerHash } from './ledger-header.ts';
 import type { LedgerEvent, TxRecord } from './records.ts';
-import type { Clock } from '../../src/domain.ts';
+import type { Clock } from './network-names.ts';
 
 export const LEDGER_SECONDS = 5;
 /** The shortest ledger close interval: close times are whole seconds, each later than the last. */
@@ -64,15 +65,16 @@ export function parseProtocol(value: string | number): number {
   }
   return n;
 }
-export const BASE_FEE = 100;
-export const BASE_RESERVE = 5_000_000n;
-export const TOTAL_COINS = 1_000_000_000_000_000_000n;
+export { BASE_FEE, BASE_RESERVE } from './ledger-header.ts';
 
 export interface LedgerHeaderRec {
   readonly seq: number;
   readonly closeTime: number; // unix seconds
+  /** SHA-256 of the ledger's LedgerHeader XDR (ledger-header.ts). */
   readonly hash: Buffer;
   readonly prevHash: Buffer;
+  /** The network's fee pool when the ledger opened (its header's feePool). */
+  readonly feePool: bigint;
   /** Transactions applied in this ledger so far. */
   txCount: number;
   /** Their hashes, in application order (getLedgers builds the ledger's close meta from them). */
@@ -93,6 +95,8 @@ export interface LedgerOptions {
   protocol?: number;
   /** 0 (default): each transaction is applied at once. N > 0: ledgers close only on SimNetwork.closeLedger. */
   ledgerCloseMs?: number;
+  /** Key conversions and their caches (default: the ledger's own). */
+  codec?: SimCodec;
 }
 
 /** What changed since the state journal last wrote (tracked only while a journal is attached: simulator/core/journal.ts). */
@@ -128,6 +132,8 @@ export class Ledger {
   readonly protocol: number;
   /** Ledger timing (0: off). */
   readonly ledgerCloseMs: number;
+  /** Entries and keys ↔ XDR, with the simulator's caches. */
+  readonly codec: SimCodec;
   entries = new Map<string, Entry>();
   latest: LedgerHeaderRec;
   /** The retained headers, oldest first; the last is `latest`. */
@@ -150,6 +156,7 @@ export class Ledger {
     this.historyLimit = opts.historyLimit ?? 10_000;
     this.protocol = parseProtocol(opts.protocol ?? PROTOCOL_VERSION);
     this.ledgerCloseMs = parseLedgerCloseMs(opts.ledgerCloseMs ?? 0);
+    this.codec = opts.codec ?? new SimCodec();
     const closeTime = this.nowSec();
     this.latest = this.header(1, closeTime, Buffer.alloc(32), true);
     this.headers = [this.latest];
@@ -168,11 +175,9 @@ export class Ledger {
   }
 
   private header(seq: number, closeTime: number, prevHash: Buffer, sealed: boolean): LedgerHeaderRec {
-    const buf = Buffer.alloc(12);
-    buf.writeUInt32BE(seq, 0);
-    buf.writeBigUInt64BE(BigInt(closeTime), 4);
-    const hash = sha256(Buffer.concat([this.networkId, prevHash, buf]));
-    return { seq, closeTime, hash, prevHash, txCount: 0, txHashes: [], sealed };
+    const feePool = this.feePool;
+    const hash = ledgerHash(this.protocol, { seq, closeTime, prevHash, feePool });
+    return { seq, closeTime, hash, prevHash, feePool, txCount: 0, txHashes: [], sealed };
   }
 
   /** Makes `h` the latest ledger and keeps it for getLedgers. */
@@ -185,8 +190,8 @@ export class Ledger {
   }
 
   /** Replaces the whole header history with `h` (a state file or journal was loaded). */
-  resetHeaders(h: Omit<LedgerHeaderRec, 'txCount' | 'txHashes' | 'sealed'>): void {
-    this.latest = { ...h, txCount: 0, txHashes: [], sealed: true };
+  resetHeaders(h: Omit<LedgerHeaderRec, 'hash' | 'txCount' | 'txHashes' | 'sealed'>): void {
+    this.latest = { ...h, hash: ledgerHash(this.protocol, h), txCount: 0, txHashes: [], sealed: true };
     this.headers = [this.latest];
   }
 

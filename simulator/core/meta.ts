@@ -3,9 +3,8 @@
 import { xdr } from '@stellar/stellar-sdk';
 import { contractEventXdr } from './apply.ts';
 import { txResult } from './check.ts';
-import { contractHash } from './crypto.ts';
 import { diagnosticXdr } from './diagnostics.ts';
-import { entryXdr, ledgerKeyOfEntry, type Entry } from './entries.ts';
+import type { Entry, SimCodec } from './entries.ts';
 import type { EntryChange, TxRecord } from './records.ts';
 
 export function resultOf(rec: TxRecord): xdr.TransactionResult {
@@ -14,21 +13,21 @@ export function resultOf(rec: TxRecord): xdr.TransactionResult {
   return txResult(rec.feeCharged, rec.status === 'SUCCESS' ? R.txSuccess(ops) : R.txFailed(ops));
 }
 
-function changeXdr(c: EntryChange): xdr.LedgerEntryChange[] {
+function changeXdr(codec: SimCodec, c: EntryChange): xdr.LedgerEntryChange[] {
   const C = xdr.LedgerEntryChange;
-  if (!c.before) return c.after ? [C.ledgerEntryCreated(entryXdr(c.after))] : [];
-  const state = C.ledgerEntryState(entryXdr(c.before));
+  if (!c.before) return c.after ? [C.ledgerEntryCreated(codec.entryXdr(c.after))] : [];
+  const state = C.ledgerEntryState(codec.entryXdr(c.before));
   return c.after
-    ? [state, C.ledgerEntryUpdated(entryXdr(c.after))]
-    : [state, C.ledgerEntryRemoved(ledgerKeyOfEntry(c.before))];
+    ? [state, C.ledgerEntryUpdated(codec.entryXdr(c.after))]
+    : [state, C.ledgerEntryRemoved(codec.ledgerKeyOfEntry(c.before))];
 }
 
-const accountChange = (before: Entry, after: Entry): xdr.LedgerEntryChange[] => [
-  xdr.LedgerEntryChange.ledgerEntryState(entryXdr(before)),
-  xdr.LedgerEntryChange.ledgerEntryUpdated(entryXdr(after)),
+const accountChange = (codec: SimCodec, before: Entry, after: Entry): xdr.LedgerEntryChange[] => [
+  xdr.LedgerEntryChange.ledgerEntryState(codec.entryXdr(before)),
+  xdr.LedgerEntryChange.ledgerEntryUpdated(codec.entryXdr(after)),
 ];
 
-export function metaOf(rec: TxRecord): xdr.TransactionMeta {
+export function metaOf(codec: SimCodec, rec: TxRecord): xdr.TransactionMeta {
   const opCount = rec.opCount;
   const operations =
     rec.status === 'SUCCESS'
@@ -37,15 +36,15 @@ export function metaOf(rec: TxRecord): xdr.TransactionMeta {
           (_, i) =>
             new xdr.OperationMetaV2({
               ext: xdr.ExtensionPoint.v0(),
-              changes: i === 0 ? (rec.opChanges[0] ?? []).flatMap(changeXdr) : [],
-              events: i === 0 ? rec.events.map(contractEventXdr) : [],
+              changes: i === 0 ? (rec.opChanges[0] ?? []).flatMap((c) => changeXdr(codec, c)) : [],
+              events: i === 0 ? rec.events.map((e) => contractEventXdr(codec, e)) : [],
             }),
         )
       : [];
   return xdr.TransactionMeta.v4(
     new xdr.TransactionMetaV4({
       ext: xdr.ExtensionPoint.v0(),
-      txChangesBefore: accountChange(rec.feeChange.before, rec.feeChange.after),
+      txChangesBefore: accountChange(codec, rec.feeChange.before, rec.feeChange.after),
       operations,
       txChangesAfter: [],
       sorobanMeta: new xdr.SorobanTransactionMetaV2({
@@ -53,16 +52,19 @@ export function metaOf(rec: TxRecord): xdr.TransactionMeta {
         returnValue: rec.returnValue ?? null,
       }),
       events: [],
-      diagnosticEvents: rec.diagnostics.map((d) => diagnosticXdr(d, contractHash)),
+      diagnosticEvents: rec.diagnostics.map((d) => diagnosticXdr(d, codec)),
     }),
   );
 }
 
 /** The XDR fields of getTransaction for a record (memoized on the record). */
-export function txXdrFields(rec: TxRecord): { envelopeXdr: string; resultXdr: string; resultMetaXdr: string } {
+export function txXdrFields(
+  codec: SimCodec,
+  rec: TxRecord,
+): { envelopeXdr: string; resultXdr: string; resultMetaXdr: string } {
   const c = rec.cache;
   c.envelope ??= rec.envelope.toXdr('base64');
   c.result ??= resultOf(rec).toXdr('base64');
-  c.meta ??= metaOf(rec).toXdr('base64');
+  c.meta ??= metaOf(codec, rec).toXdr('base64');
   return { envelopeXdr: c.envelope, resultXdr: c.result, resultMetaXdr: c.meta };
 }

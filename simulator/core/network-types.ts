@@ -5,7 +5,7 @@ import type { Preexecuted } from './apply.ts';
 import type { Genesis } from './bootstrap.ts';
 import type { SendOutcome } from './sending.ts';
 import type { Core } from './simulate.ts';
-import type { Network } from '../../src/domain.ts';
+import type { Network } from './network-names.ts';
 
 /** What clients need to know about a network (also `sim_info`). */
 export interface NetworkInfo {

@@ -6,14 +6,12 @@ import type { Preexecuted } from './apply.ts';
 import { bootstrap, genesisIds, type Genesis, type Profile, type Templates } from './bootstrap.ts';
 import { addressCredentialsOf } from './auth.ts';
 import { envelopeHash } from './check.ts';
-import { publicKeyOf } from './crypto.ts';
 import {
   accountKeyId,
-  fromScAddress,
-  toScAddress,
   trustlineKeyId,
   TRUSTLINE_AUTHORIZED,
   type AccountEntry,
+  type SimCodec,
   type TrustlineEntry,
 } from './entries.ts';
 import { Invocation, type ContractRegistry } from './invocation.ts';
@@ -29,11 +27,11 @@ import {
 import type { NetworkInfo } from './network-types.ts';
 import { QUEUE_LIMIT, TxQueue, type QueueOutcome } from './queue.ts';
 import type { ContractEventRec, TxRecord } from './records.ts';
-import { createRpcHandler } from './rpc.ts';
+import { createRpcHandler } from './rpc/index.ts';
 import { closeQueued, sendAtOnce, sendQueued, type ClosedLedger, type SendOutcome } from './sending.ts';
 import { signAuthEntry, signEnvelope } from './signing.ts';
 import { readCall, simulateInvoke, type Core } from './simulate.ts';
-import type { Clock, Network } from '../../src/domain.ts';
+import type { Clock, Network } from './network-names.ts';
 
 export { FriendbotError, type FriendbotReply } from './friendbot.ts';
 
@@ -88,6 +86,8 @@ export interface NetworkOptions {
   /** 0 (default): every transaction is applied at once. N > 0: transactions queue until `closeLedger`, which the
    *  served simulator calls every N ms (startSimulator). */
   ledgerCloseMs?: number;
+  /** Key conversions and their caches (createSimulator shares one between its networks; default: the network's own). */
+  codec?: SimCodec;
 }
 
 const INT64_MAX = (1n << 63n) - 1n;
@@ -116,6 +116,7 @@ export class SimNetwork implements Core {
       historyLimit: opts.historyLimit,
       protocol: opts.protocol,
       ledgerCloseMs: opts.ledgerCloseMs,
+      ...(opts.codec ? { codec: opts.codec } : {}),
     });
     this.genesis = genesisIds(opts.profile);
     const g = this.genesis;
@@ -136,7 +137,7 @@ export class SimNetwork implements Core {
 
   /** Writes the genesis state of a fresh network. */
   bootstrap(templates: Templates): void {
-    const g = bootstrap(this.ledger, this.contracts, templates, this.profile);
+    const g = bootstrap(this.ledger, this.contracts, templates, this.profile, this.genesis);
     if (g.factoryId !== this.genesis.factoryId || g.registryId !== this.genesis.registryId)
       throw new Error('genesis ids disagree');
   }
@@ -183,7 +184,7 @@ export class SimNetwork implements Core {
 
   /** Builds, simulates, signs (envelope and auth entries) and submits a contract call, as a wallet would. */
   invoke(opts: InvokeOptions): InvokeResult {
-    const source = publicKeyOf(opts.source);
+    const source = this.ledger.codec.publicKeyOf(opts.source);
     const { contractId, fn, args } = opts;
     const sim = simulateInvoke(this, { source, contractId, fn, args, upgradedAuth: opts.upgradedAuth ?? true });
     if (!sim.ok)
@@ -196,10 +197,10 @@ export class SimNetwork implements Core {
         auth.push(entry);
         continue;
       }
-      const who = fromScAddress(c.creds.address);
-      const kp = [opts.source, ...(opts.signers ?? [])].find((k) => publicKeyOf(k) === who);
+      const who = this.ledger.codec.fromScAddress(c.creds.address);
+      const kp = [opts.source, ...(opts.signers ?? [])].find((k) => this.ledger.codec.publicKeyOf(k) === who);
       if (!kp) return { status: 'FAILED', stage: 'sign', error: `no signer for the auth entry of ${who}` };
-      auth.push(signAuthEntry(entry, kp, this.ledger.networkId, expiration));
+      auth.push(signAuthEntry(this.ledger.codec, entry, kp, this.ledger.networkId, expiration));
     }
     const acc = this.account(source);
     const validFrom = Math.max(this.ledger.nowSec(), this.ledger.latest.closeTime);
@@ -217,7 +218,7 @@ export class SimNetwork implements Core {
             new xdr.InvokeHostFunctionOp({
               hostFunction: xdr.HostFunction.hostFunctionTypeInvokeContract(
                 new xdr.InvokeContractArgs({
-                  contractAddress: toScAddress(opts.contractId),
+                  contractAddress: this.ledger.codec.toScAddress(opts.contractId),
                   functionName: opts.fn,
                   args: opts.args,
                 }),
@@ -229,7 +230,7 @@ export class SimNetwork implements Core {
       ],
       ext: xdr.TransactionExt.sorobanData(sim.transactionData),
     });
-    const env = signEnvelope(tx, opts.source, this.ledger.networkId);
+    const env = signEnvelope(this.ledger.codec, tx, opts.source, this.ledger.networkId);
     const out = this.sendAndClose(env, { inv: sim.inv, retval: sim.retval, auth: sim.auth, version: sim.version });
     if (out.status === 'ERROR') {
       return { status: 'FAILED', stage: 'submit', error: out.code, resultCode: out.code, hash: out.hash };
@@ -267,12 +268,12 @@ export class SimNetwork implements Core {
       if (out.status !== 'PENDING') {
         throw new FriendbotError(500, { title: 'Internal Server Error', status: 500, detail: out.status });
       }
-      return friendbotReply(out.record);
+      return friendbotReply(this.ledger.codec, out.record);
     }
     let outcome: QueueOutcome | undefined;
     this.queueFriendbot(env, (o) => void (outcome = o));
     this.closeLedger();
-    return friendbotOutcome(outcome);
+    return friendbotOutcome(this.ledger.codec, outcome);
   }
 
   /** The friendbot as the served simulator runs it: with ledger timing on, the answer waits for the next close, as a
@@ -284,7 +285,10 @@ export class SimNetwork implements Core {
       const detail = 'the transaction queue is full: try again after the next ledger';
       throw new FriendbotError(503, { title: 'Service Unavailable', status: 503, detail });
     }
-    return friendbotOutcome(await new Promise<QueueOutcome>((resolve) => this.queueFriendbot(env, resolve)));
+    return friendbotOutcome(
+      this.ledger.codec,
+      await new Promise<QueueOutcome>((resolve) => this.queueFriendbot(env, resolve)),
+    );
   }
 
   // Its own transactions queue past the one-per-source rule, each taking the next sequence number.

@@ -4,16 +4,13 @@
 // missing for account", `Error(Contract, #10)` "balance is not sufficient to spend").
 import { Asset, xdr } from '@stellar/stellar-sdk';
 import { HostError, type ContractContext, type ContractImpl } from '../host.ts';
-import { field, fromStruct, toBytes, toStr, toVec } from '../../src/chain/codec.ts';
-import { accountIdOf, accountKey } from './crypto.ts';
+import { field, fromStruct, toBytes, toStr, toVec } from './scval.ts';
 import { HostContractError } from './diagnostics.ts';
 import {
   PERSISTENT_TTL,
   TRUSTLINE_AUTHORIZED,
   accountKeyId,
-  fromScAddress,
-  scValKey,
-  toScAddress,
+  type SimCodec,
   trustlineKeyId,
   type AccountEntry,
   type DataEntry,
@@ -45,13 +42,16 @@ export const sacContractId = (a: AssetDesc, passphrase: string): string =>
   (a.issuer ? new Asset(a.code, a.issuer) : Asset.native()).contractId(passphrase);
 
 /** Instance storage of a SAC (AssetInfo and METADATA, as the host writes them). */
-export function sacInstanceStorage(a: AssetDesc): Map<string, { key: xdr.ScVal; val: xdr.ScVal }> {
+export function sacInstanceStorage(codec: SimCodec, a: AssetDesc): Map<string, { key: xdr.ScVal; val: xdr.ScVal }> {
   const info = a.issuer
     ? xdr.ScVal.scvVec([
         xdr.ScVal.scvSymbol(a.code.length <= 4 ? 'AlphaNum4' : 'AlphaNum12'),
         xdr.ScVal.scvMap([
           new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol('asset_code'), val: S(a.code) }),
-          new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol('issuer'), val: xdr.ScVal.scvBytes(accountKey(a.issuer)) }),
+          new xdr.ScMapEntry({
+            key: xdr.ScVal.scvSymbol('issuer'),
+            val: xdr.ScVal.scvBytes(codec.accountKey(a.issuer)),
+          }),
         ]),
       ])
     : xdr.ScVal.scvVec([xdr.ScVal.scvSymbol('Native')]);
@@ -61,30 +61,27 @@ export function sacInstanceStorage(a: AssetDesc): Map<string, { key: xdr.ScVal; 
     new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol('symbol'), val: S(a.issuer ? a.code : 'native') }),
   ]);
   return new Map([
-    [scValKey(ASSET_INFO_KEY), { key: ASSET_INFO_KEY, val: info }],
-    [scValKey(METADATA_KEY), { key: METADATA_KEY, val: meta }],
+    [codec.scValKey(ASSET_INFO_KEY), { key: ASSET_INFO_KEY, val: info }],
+    [codec.scValKey(METADATA_KEY), { key: METADATA_KEY, val: meta }],
   ]);
 }
 
-const assetCache = new Map<string, AssetDesc>();
-function assetOf(ctx: ContractContext): AssetDesc {
-  const cached = assetCache.get(ctx.contractId);
-  if (cached) return cached;
+/** The asset of a SAC instance, from its instance storage. */
+function assetOf(codec: SimCodec, ctx: ContractContext): AssetDesc {
   const info = ctx.storage.get(ASSET_INFO_KEY, 'instance');
   const items = info ? toVec(info) : [];
   let a: AssetDesc = { code: 'native' };
   if (items.length === 2) {
     const m = fromStruct(items[1]!);
-    a = { code: toStr(field(m, 'asset_code')), issuer: accountIdOf(toBytes(field(m, 'issuer'))) };
+    a = { code: toStr(field(m, 'asset_code')), issuer: codec.accountIdOf(toBytes(field(m, 'issuer'))) };
   }
-  assetCache.set(ctx.contractId, a);
   return a;
 }
 
 const fail = (code: number, text: string, ...values: xdr.ScVal[]): never => {
   throw new HostContractError(code, xdr.ScVal.scvVec([S(text), ...values]), text);
 };
-const addr = (a: string): xdr.ScVal => xdr.ScVal.scvAddress(toScAddress(a));
+const addr = (codec: SimCodec, a: string): xdr.ScVal => xdr.ScVal.scvAddress(codec.toScAddress(a));
 const i128 = (n: bigint): xdr.ScVal =>
   xdr.ScVal.scvI128(
     new xdr.Int128Parts({
@@ -97,18 +94,19 @@ function toI128(v: xdr.ScVal): bigint {
   const p = v.i128;
   return (p.hi << 64n) | BigInt.asUintN(64, p.lo);
 }
-function toAddr(v: xdr.ScVal): string {
+function toAddr(codec: SimCodec, v: xdr.ScVal): string {
   if (v.type !== 'scvAddress') throw new HostError('Error(Value, UnexpectedType): expected Address', 'Value');
-  return fromScAddress(v.address);
+  return codec.fromScAddress(v.address);
 }
 
 const minBalance = (a: AccountEntry): bigint => (2n + BigInt(a.numSubEntries)) * BASE_RESERVE;
-const balanceKey = (holder: string): xdr.ScVal => xdr.ScVal.scvVec([xdr.ScVal.scvSymbol('Balance'), addr(holder)]);
+const balanceKey = (codec: SimCodec, holder: string): xdr.ScVal =>
+  xdr.ScVal.scvVec([xdr.ScVal.scvSymbol('Balance'), addr(codec, holder)]);
 
 /** Adds `delta` (may be negative) to `holder`'s balance of the asset, with the host's checks. */
 function adjust(inv: Invocation, sac: string, a: AssetDesc, holder: string, delta: bigint): void {
   if (holder.startsWith('C')) {
-    const bk = balanceKey(holder);
+    const bk = balanceKey(inv.ledger.codec, holder);
     const id = inv.dataKey(sac, 'persistent', bk);
     const e = inv.get(id) as DataEntry | undefined;
     const bal = e ? toI128(field(fromStruct(e.val), 'amount')) : 0n;
@@ -134,7 +132,7 @@ function adjust(inv: Invocation, sac: string, a: AssetDesc, holder: string, delt
   if (!a.issuer) {
     const id = accountKeyId(holder);
     const acc = inv.get(id) as AccountEntry | undefined;
-    if (!acc) return fail(SacError.AccountMissing, 'account entry is missing', addr(holder));
+    if (!acc) return fail(SacError.AccountMissing, 'account entry is missing', addr(inv.ledger.codec, holder));
     const next = acc.balance + delta;
     if (delta < 0n && next < minBalance(acc)) {
       fail(SacError.Balance, 'balance is not sufficient to spend', i128(acc.balance - minBalance(acc)), i128(-delta));
@@ -145,13 +143,15 @@ function adjust(inv: Invocation, sac: string, a: AssetDesc, holder: string, delt
     return;
   }
   if (holder === a.issuer) {
-    if (!inv.get(accountKeyId(holder))) fail(SacError.AccountMissing, 'account entry is missing', addr(holder));
+    if (!inv.get(accountKeyId(holder)))
+      fail(SacError.AccountMissing, 'account entry is missing', addr(inv.ledger.codec, holder));
     return; // the issuer mints and burns: its own balance is unlimited
   }
   const id = trustlineKeyId(holder, a.code, a.issuer);
   const tl = inv.get(id) as TrustlineEntry | undefined;
-  if (!tl) return fail(SacError.TrustlineMissing, 'trustline entry is missing for account', addr(holder));
-  if ((tl.flags & TRUSTLINE_AUTHORIZED) === 0) fail(11, 'trustline is not authorized', addr(holder));
+  if (!tl)
+    return fail(SacError.TrustlineMissing, 'trustline entry is missing for account', addr(inv.ledger.codec, holder));
+  if ((tl.flags & TRUSTLINE_AUTHORIZED) === 0) fail(11, 'trustline is not authorized', addr(inv.ledger.codec, holder));
   const next = tl.balance + delta;
   if (next < 0n) fail(SacError.Balance, 'balance is not sufficient to spend', i128(tl.balance), i128(-delta));
   if (next > tl.limit)
@@ -161,7 +161,7 @@ function adjust(inv: Invocation, sac: string, a: AssetDesc, holder: string, delt
 
 function readBalance(inv: Invocation, sac: string, a: AssetDesc, holder: string): bigint {
   if (holder.startsWith('C')) {
-    const e = inv.get(inv.dataKey(sac, 'persistent', balanceKey(holder))) as DataEntry | undefined;
+    const e = inv.get(inv.dataKey(sac, 'persistent', balanceKey(inv.ledger.codec, holder))) as DataEntry | undefined;
     return e ? toI128(field(fromStruct(e.val), 'amount')) : 0n;
   }
   if (!a.issuer) {
@@ -180,8 +180,9 @@ function transferEvent(
   to: string | undefined,
   amount: bigint,
 ): void {
-  const topics = [xdr.ScVal.scvSymbol(kind), addr(from)];
-  if (to) topics.push(addr(to));
+  const codec = frameOf(ctx).inv.ledger.codec;
+  const topics = [xdr.ScVal.scvSymbol(kind), addr(codec, from)];
+  if (to) topics.push(addr(codec, to));
   topics.push(S(assetName(a)));
   ctx.emit(topics, i128(amount));
 }
@@ -211,11 +212,12 @@ export const stellarAssetContract: ContractImpl = {
   ]),
   invoke(ctx, fn, args) {
     const frame = frameOf(ctx);
-    const a = assetOf(ctx);
+    const codec = frame.inv.ledger.codec;
+    const a = assetOf(codec, ctx);
     switch (fn) {
       case 'transfer': {
         arity(fn, args, 3);
-        const [from, to, amount] = [toAddr(args[0]!), toAddr(args[1]!), toI128(args[2]!)];
+        const [from, to, amount] = [toAddr(codec, args[0]!), toAddr(codec, args[1]!), toI128(args[2]!)];
         ctx.requireAuth(from);
         if (amount < 0n) fail(SacError.NegativeAmount, 'negative amount is not allowed', i128(amount));
         adjust(frame.inv, ctx.contractId, a, from, -amount);
@@ -227,7 +229,7 @@ export const stellarAssetContract: ContractImpl = {
         arity(fn, args, 2);
         if (!a.issuer)
           throw new HostError('Error(Contract, #2): operation not supported on the native asset', 'Contract');
-        const [to, amount] = [toAddr(args[0]!), toI128(args[1]!)];
+        const [to, amount] = [toAddr(codec, args[0]!), toI128(args[1]!)];
         ctx.requireAuth(a.issuer);
         if (amount < 0n) fail(SacError.NegativeAmount, 'negative amount is not allowed', i128(amount));
         adjust(frame.inv, ctx.contractId, a, to, amount);
@@ -236,7 +238,7 @@ export const stellarAssetContract: ContractImpl = {
       }
       case 'balance':
         arity(fn, args, 1);
-        return i128(readBalance(frame.inv, ctx.contractId, a, toAddr(args[0]!)));
+        return i128(readBalance(frame.inv, ctx.contractId, a, toAddr(codec, args[0]!)));
       case 'decimals':
         return xdr.ScVal.scvU32(7);
       case 'name':
@@ -246,7 +248,7 @@ export const stellarAssetContract: ContractImpl = {
       case 'admin':
         if (!a.issuer)
           throw new HostError('Error(Contract, #2): operation not supported on the native asset', 'Contract');
-        return addr(a.issuer);
+        return addr(codec, a.issuer);
       default:
         throw new HostError(
           `Error(WasmVm, MissingValue): trying to invoke non-existent contract function: ${fn}`,

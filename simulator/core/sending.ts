@@ -57,7 +57,7 @@ export function sendQueued(
   if (queue.has(hash)) return { status: 'DUPLICATE', hash };
   if (banned(core.ledger, hash)) return { status: 'TRY_AGAIN_LATER', hash };
   // As stellar-core's queue: a source with a transaction waiting is told to try later, before any other check.
-  const source = env.type === 'envelopeTypeTx' ? muxedToAccount(env.v1.tx.sourceAccount) : undefined;
+  const source = env.type === 'envelopeTypeTx' ? muxedToAccount(core.ledger.codec, env.v1.tx.sourceAccount) : undefined;
   const waits = source !== undefined && queue.waiting(source) > 0;
   if (waits || queue.size >= QUEUE_LIMIT) return { status: 'TRY_AGAIN_LATER', hash };
   const checked = checkEnvelope(core, env, core.ledger.nextTxLedger());

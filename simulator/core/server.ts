@@ -2,8 +2,8 @@
 // /<network>/friendbot?addr=G…, GET / (network summary). Bodies over 1 MB are refused with 413.
 import http from 'node:http';
 import { FriendbotError, type SimNetwork } from './network.ts';
-import { INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, RpcError } from './rpc-error.ts';
-import type { Network } from '../../src/domain.ts';
+import { INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, RpcError } from './rpc/error.ts';
+import type { Network } from './network-names.ts';
 
 const MAX_BODY = 1_048_576;
 

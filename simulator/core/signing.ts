@@ -3,16 +3,22 @@
 import { type Keypair, xdr } from '@stellar/stellar-sdk';
 import { addressCredentialsOf, authPreimage } from './auth.ts';
 import { txHash } from './check.ts';
-import { sha256, signEd25519 } from './crypto.ts';
+import { sha256 } from './crypto.ts';
+import type { SimCodec } from './entries.ts';
 
 /** Signs a transaction envelope with node's crypto (the same bytes as Keypair.sign). */
-export function signEnvelope(tx: xdr.Transaction, kp: Keypair, networkId: Buffer): xdr.TransactionEnvelope {
-  const hash = txHash(tx, networkId);
+export function signEnvelope(
+  codec: SimCodec,
+  tx: xdr.Transaction,
+  kp: Keypair,
+  networkId: Buffer,
+): xdr.TransactionEnvelope {
+  const hash = txHash(codec, tx, networkId);
   return xdr.TransactionEnvelope.envelopeTypeTx(
     new xdr.TransactionV1Envelope({
       tx,
       signatures: [
-        new xdr.DecoratedSignature({ hint: kp.rawPublicKey().subarray(28), signature: signEd25519(kp, hash) }),
+        new xdr.DecoratedSignature({ hint: kp.rawPublicKey().subarray(28), signature: codec.signEd25519(kp, hash) }),
       ],
     }),
   );
@@ -22,6 +28,7 @@ export function signEnvelope(tx: xdr.Transaction, kp: Keypair, networkId: Buffer
  *  credential type, legacy or address-bound); the root invocation object is shared with `entry`. Delegates are
  *  kept as they are. */
 export function signAuthEntry(
+  codec: SimCodec,
   entry: xdr.SorobanAuthorizationEntry,
   kp: Keypair,
   networkId: Buffer,
@@ -32,7 +39,7 @@ export function signAuthEntry(
   const creds = c.creds;
   const payload = { nonce: creds.nonce, signatureExpirationLedger: expiration, address: creds.address };
   const preimage = authPreimage(c.type, networkId, payload, entry.rootInvocation);
-  const signature = signEd25519(kp, sha256(preimage.toXdr()));
+  const signature = codec.signEd25519(kp, sha256(preimage.toXdr()));
   const signed = new xdr.SorobanAddressCredentials({
     address: creds.address,
     nonce: creds.nonce,

@@ -6,8 +6,8 @@ import { xdr } from '@stellar/stellar-sdk';
 import { recordedCredentialType, type AuthMode } from './auth.ts';
 import { failureText } from './diagnostics.ts';
 import type { Failure } from './failure.ts';
-import { ledgerKeyOf, type Entry } from './entries.ts';
-import { Invocation, failureOf, type ContractRegistry } from './invocation.ts';
+import type { Entry } from './entries.ts';
+import { Invocation, type ContractRegistry } from './invocation.ts';
 import type { Ledger } from './ledger.ts';
 import type { ContractEventRec, DiagnosticRec } from './records.ts';
 
@@ -116,6 +116,8 @@ export interface InvokeSpec {
   readonly authEntries?: readonly xdr.SorobanAuthorizationEntry[];
   /** The request asked for ADDRESS_V2 entries (`useUpgradedAuth`); ignored before Protocol 27. */
   readonly upgradedAuth?: boolean;
+  /** Extra instructions to budget (`resourceConfig.instructionLeeway`), added to the measured ones. */
+  readonly instructionLeeway?: number;
 }
 
 export type SimOutcome =
@@ -141,18 +143,6 @@ export type SimOutcome =
       readonly log: readonly DiagnosticRec[];
     };
 
-const keyCache = new Map<string, xdr.LedgerKey>();
-/** LedgerKey XDR objects by canonical key (bounded cache: most keys recur call after call). */
-function cachedLedgerKey(id: string, keyVal: xdr.ScVal | undefined): xdr.LedgerKey {
-  let k = keyCache.get(id);
-  if (!k) {
-    if (keyCache.size >= 50_000) keyCache.clear();
-    k = ledgerKeyOf(id, keyVal);
-    keyCache.set(id, k);
-  }
-  return k;
-}
-
 export function simulateInvoke(core: Core, spec: InvokeSpec): SimOutcome {
   const latestLedger = core.ledger.tick().seq;
   const next = core.ledger.nextTxLedger();
@@ -170,13 +160,14 @@ export function simulateInvoke(core: Core, spec: InvokeSpec): SimOutcome {
   try {
     retval = inv.invoke(spec.contractId, spec.fn, spec.args);
   } catch (e) {
-    const failure = failureOf(e);
+    const failure = inv.failureOf(e);
     return { ok: false, latestLedger, error: failureText(failure, inv.log), failure, log: inv.log };
   }
-  const res = measure(inv);
+  const measured = measure(inv);
+  const res = { ...measured, instructions: measured.instructions + (spec.instructionLeeway ?? 0) };
   const ro: string[] = [];
   for (const k of inv.reads) if (!inv.writes.has(k)) ro.push(k);
-  const lk = (id: string): xdr.LedgerKey => cachedLedgerKey(id, inv.keyVals.get(id));
+  const lk = (id: string): xdr.LedgerKey => core.ledger.codec.cachedLedgerKey(id, inv.keyVals.get(id));
   const readOnly = ro.sort().map(lk);
   const readWrite = [...inv.writes].sort().map(lk);
   const minResourceFee = resourceFee(res);
@@ -225,7 +216,7 @@ export function readCall(
   try {
     return { ok: true, retval: inv.invoke(contractId, fn, args) };
   } catch (e) {
-    const failure = failureOf(e);
+    const failure = inv.failureOf(e);
     return { ok: false, error: failureText(failure, inv.log), failure };
   }
 }

@@ -1,7 +1,7 @@
 // The state file: every live ledger entry (as LedgerEntry XDR), the ledger header and clock offset, and the most
 // recent transactions and events, so a QA session resumes where it stopped. JSON, one object per network.
 import { xdr } from '@stellar/stellar-sdk';
-import { entryFromXdr, entryKeyId, entryXdr, liveUntilOf, type AccountEntry, type Entry } from './entries.ts';
+import { liveUntilOf, type AccountEntry, type Entry, type SimCodec } from './entries.ts';
 import type { Ledger } from './ledger.ts';
 import { lazyEnvelope, type LedgerEvent, type TxRecord } from './records.ts';
 import type { SimNetwork } from './network.ts';
@@ -64,7 +64,10 @@ export interface SavedState {
   networks: Record<string, SavedNetwork>;
 }
 
-export type TxXdr = (rec: TxRecord) => { envelopeXdr: string; resultXdr: string; resultMetaXdr: string };
+export type TxXdr = (
+  codec: SimCodec,
+  rec: TxRecord,
+) => { envelopeXdr: string; resultXdr: string; resultMetaXdr: string };
 export type SavedHeader = SavedNetwork['ledger'];
 export type SavedEvent = SavedNetwork['events'][number];
 
@@ -84,8 +87,13 @@ export function savedHeader(l: Ledger, oldest = { ledger: l.oldestLedger, closeT
 }
 
 export function loadHeader(l: Ledger, h: SavedHeader): void {
-  const hashes = { hash: Buffer.from(h.hash, 'hex'), prevHash: Buffer.from(h.prevHash, 'hex') };
-  l.resetHeaders({ seq: h.seq, closeTime: h.closeTime, ...hashes });
+  // the header's hash is taken again from its content (`hash` stays in the file for the record)
+  l.resetHeaders({
+    seq: h.seq,
+    closeTime: h.closeTime,
+    prevHash: Buffer.from(h.prevHash, 'hex'),
+    feePool: BigInt(h.feePool),
+  });
   l.timeOffsetMs = h.timeOffsetMs;
   l.feePool = BigInt(h.feePool);
   l.oldestLedger = h.oldestLedger;
@@ -93,17 +101,18 @@ export function loadHeader(l: Ledger, h: SavedHeader): void {
 }
 
 /** A live entry as saved: LedgerEntry XDR, and its live-until ledger when it has one. */
-export function savedEntry(e: Entry): [string, number?] {
+export function savedEntry(codec: SimCodec, e: Entry): [string, number?] {
   const live = liveUntilOf(e);
-  return live === undefined ? [entryXdr(e).toXDR('base64')] : [entryXdr(e).toXDR('base64'), live];
+  const b64 = codec.entryXdr(e).toXDR('base64');
+  return live === undefined ? [b64] : [b64, live];
 }
 
-export function entryFromSaved([b64, live]: [string, number?]): Entry {
-  return entryFromXdr(xdr.LedgerEntry.fromXDR(b64, 'base64'), live ?? 0);
+export function entryFromSaved(codec: SimCodec, [b64, live]: [string, number?]): Entry {
+  return codec.entryFromXdr(xdr.LedgerEntry.fromXDR(b64, 'base64'), live ?? 0);
 }
 
-export function savedTx(t: TxRecord, txXdr: TxXdr): SavedTx {
-  const x = txXdr(t);
+export function savedTx(codec: SimCodec, t: TxRecord, txXdr: TxXdr): SavedTx {
+  const x = txXdr(codec, t);
   return {
     hash: t.hash,
     ledger: t.ledger,
@@ -145,7 +154,7 @@ export function saveNetwork(net: SimNetwork, txXdr: TxXdr): SavedNetwork {
   const entries: [string, number?][] = [];
   for (const e of l.entries.values()) {
     if (e.t === 'data' && e.durability === 'temporary' && e.liveUntil < latest.seq) continue;
-    entries.push(savedEntry(e));
+    entries.push(savedEntry(net.ledger.codec, e));
   }
   const txs = [...l.txs.values()].slice(-KEEP_TXS);
   return {
@@ -153,7 +162,7 @@ export function saveNetwork(net: SimNetwork, txXdr: TxXdr): SavedNetwork {
     factoryId: net.info.factoryId,
     ledger: savedHeader(l, { ledger: txs[0]?.ledger ?? latest.seq, closeTime: txs[0]?.createdAt ?? latest.closeTime }),
     entries,
-    transactions: txs.map((t) => savedTx(t, txXdr)),
+    transactions: txs.map((t) => savedTx(net.ledger.codec, t, txXdr)),
     events: l.events.slice(-KEEP_EVENTS).map(savedEvent),
   };
 }
@@ -202,8 +211,8 @@ export function loadNetwork(net: SimNetwork, s: SavedNetwork): void {
   l.version += 1;
   l.entries = new Map();
   for (const saved of s.entries) {
-    const e = entryFromSaved(saved);
-    l.entries.set(entryKeyId(e), e);
+    const e = entryFromSaved(l.codec, saved);
+    l.entries.set(l.codec.entryKeyId(e), e);
   }
   loadHeader(l, s.ledger);
   l.txs = new Map();

@@ -3,12 +3,12 @@
 import { Account, Keypair, TransactionBuilder, type Transaction, type xdr as X, xdr } from '@stellar/stellar-sdk';
 import { createHash } from 'node:crypto';
 import { ContractError, addressFromScVal, addressToScVal, type ContractImpl } from '../host.ts';
-import { toBytes, toU32 } from '../../src/chain/codec.ts';
+import { toBytes, toU32 } from './scval.ts';
 import { FACTORY_WASM_HASH, REGISTRY_WASM_HASH, VAULT_WASM_HASH, contractImpls } from '../contracts/index.ts';
 import { PROFILES } from '../index.ts';
 import { addressCredentialsOf } from './auth.ts';
 import { SimNetwork } from './network.ts';
-import type { Clock, Network } from '../../src/domain.ts';
+import type { Clock, Network } from './network-names.ts';
 import { stellarAssetContract } from './sac.ts';
 
 export const COUNTER_HASH = createHash('sha256').update('test counter').digest();

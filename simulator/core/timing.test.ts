@@ -249,22 +249,37 @@ describe('ledger timing on', () => {
   });
 
   it.each([
-    { params: { startLedger: 1, pagination: { limit: 0 } }, want: /limit must be between 1 and 200/ },
-    { params: { startLedger: 1, pagination: { limit: 201 } }, want: /limit must be between 1 and 200/ },
+    // protocol's GetLedgersRequest.Validate → -32600; parameters that do not decode, and the cursor → -32602
+    { params: { startLedger: 1, pagination: { limit: 201 } }, code: -32600, want: /limit must not exceed 200/ },
     {
       params: { startLedger: 0 },
+      code: -32600,
       want: /start ledger must be between the oldest ledger: 1 and the latest ledger: \d+/,
     },
-    { params: { startLedger: 10_000 }, want: /start ledger must be between/ },
-    { params: { startLedger: '1' }, want: /start ledger must be between/ },
-    { params: { startLedger: 1, pagination: { cursor: '1' } }, want: /startLedger and cursor cannot both be set/ },
-    { params: { pagination: { cursor: 'x' } }, want: /invalid cursor "x"/ },
-    { params: { startLedger: 1, xdrFormat: 'json' }, want: /xdrFormat "json" is not supported by the simulator/ },
-  ])('getLedgers refuses $params with -32602', async ({ params, want }) => {
+    { params: { startLedger: 10_000 }, code: -32600, want: /start ledger must be between/ },
+    { params: { startLedger: '1' }, code: -32602, want: /startLedger must be a ledger sequence/ },
+    {
+      params: { startLedger: 1, pagination: { cursor: '1' } },
+      code: -32600,
+      want: /startLedger and cursor cannot both be set/,
+    },
+    { params: { pagination: { cursor: 'x' } }, code: -32602, want: /invalid cursor "x"/ },
+    {
+      params: { startLedger: 1, xdrFormat: 'xml' },
+      code: -32600,
+      want: /^got 'xml': expected base64, json for optional 'xdrFormat'$/,
+    },
+  ])('getLedgers refuses $params with $code', async ({ params, code, want }) => {
     const { net } = timed();
-    await expect(net.rpc('getLedgers', params)).rejects.toMatchObject({
-      code: -32602,
-      message: expect.stringMatching(want),
-    });
+    await expect(net.rpc('getLedgers', params)).rejects.toMatchObject({ code, message: expect.stringMatching(want) });
+  });
+
+  it('getLedgers takes limit 0 as the default (50) and xdrFormat json', async () => {
+    const { net } = timed();
+    const page = (await net.rpc('getLedgers', { startLedger: 1, pagination: { limit: 0 }, xdrFormat: 'json' })) as {
+      ledgers: { sequence: number; headerJson: { header: { ledger_seq: number } }; metadataXdr?: string }[];
+    };
+    expect(page.ledgers[0]!.headerJson.header.ledger_seq).toBe(page.ledgers[0]!.sequence);
+    expect(page.ledgers[0]!.metadataXdr).toBeUndefined();
   });
 });

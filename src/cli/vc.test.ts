@@ -67,6 +67,30 @@ describe('vc sign', () => {
     expect((await verify(tampered)).verified).toBe(false);
   });
 
+  it("adds an eddsa-rdfc-2022 proof with --cryptosuite eddsa-rdfc-2022 (digitalbazaar's implementation)", async () => {
+    // RDF reads every term through the contexts: VC 2.0's own has no @vocab, so `degree` needs a definition.
+    const ld = {
+      ...credential,
+      '@context': [...credential['@context'], { degree: 'https://schema.org/credentialCategory' }],
+    };
+    const run = io(JSON.stringify(ld));
+    const args = ['sign', '--secret-file', secretFile, '--verification-method', VM, '--cryptosuite', 'eddsa-rdfc-2022'];
+    expect(await vcCommand(args, run, {})).toBe(0);
+    const signed = JSON.parse(run.stdout[0]!) as Record<string, unknown>;
+    expect(signed).toMatchObject({
+      ...ld,
+      proof: { type: 'DataIntegrityProof', cryptosuite: 'eddsa-rdfc-2022', verificationMethod: VM },
+    });
+    expect((await verify(signed)).verified).toBe(true);
+    const tampered = { ...signed, credentialSubject: { ...credential.credentialSubject, degree: 'PhD' } };
+    expect((await verify(tampered)).verified).toBe(false);
+  });
+
+  it('refuses a cryptosuite it does not sign with', async () => {
+    const args = ['sign', '--secret-file', secretFile, '--verification-method', VM, '--cryptosuite', 'ecdsa-rdfc-2019'];
+    await expect(vcCommand(args, io(JSON.stringify(credential)), {})).rejects.toThrow(UsageError);
+  });
+
   it('prints a JSON string with --json-string, the credential as an argument, at the given time', async () => {
     const run = io();
     const args = ['sign', '--verification-method', VM, '--created', '2026-07-01T09:00:00Z', '--json-string'];

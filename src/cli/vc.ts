@@ -1,4 +1,5 @@
-// `credential-vault vc sign`: an issuer's Data Integrity proof (eddsa-jcs-2022, purpose assertionMethod) on a
+// `credential-vault vc sign`: an issuer's Data Integrity proof (eddsa-jcs-2022, or eddsa-rdfc-2022 with
+// `--cryptosuite eddsa-rdfc-2022`; purpose assertionMethod) on a
 // credential, made where the key lives, as a wallet or an issuer's backend does with the client's
 // signCredential. The service never sees the key: what this prints goes into an issue request's vcData.
 //
@@ -33,6 +34,9 @@ export async function vcCommand(argv: string[], io: CliIo, wallet: WalletEnv): P
   const keypair = takeSigningKey(args, wallet.secretKey, io);
   const verificationMethod = takeFlag(args, '--verification-method');
   const created = takeFlag(args, '--created');
+  const cryptosuite = takeFlag(args, '--cryptosuite') ?? 'eddsa-jcs-2022';
+  if (cryptosuite !== 'eddsa-jcs-2022' && cryptosuite !== 'eddsa-rdfc-2022')
+    throw new UsageError('vc sign: --cryptosuite must be eddsa-jcs-2022 (the default) or eddsa-rdfc-2022');
   const asString = args.includes('--json-string');
   if (asString) args.splice(args.indexOf('--json-string'), 1);
   const unknown = args.filter((a) => a.startsWith('--'));
@@ -51,6 +55,7 @@ export async function vcCommand(argv: string[], io: CliIo, wallet: WalletEnv): P
       verificationMethod,
       secretKey: keypair.rawSecretKey(),
       created: created ?? new Date(),
+      cryptosuite,
     });
   } catch (err) {
     throw new UsageError(`vc sign: ${err instanceof Error ? err.message : String(err)}`);
@@ -58,6 +63,6 @@ export async function vcCommand(argv: string[], io: CliIo, wallet: WalletEnv): P
   const json = JSON.stringify(signed);
   // --json-string: the credential as a JSON string, as an issue request's vcData takes it.
   io.out(asString ? JSON.stringify(json) : json);
-  io.err(`signed with ${verificationMethod} (the key of ${keypair.publicKey()})`);
+  io.err(`signed ${cryptosuite} with ${verificationMethod} (the key of ${keypair.publicKey()})`);
   return 0;
 }

@@ -71,8 +71,8 @@ export {
 } from './errors.ts';
 // What a client needs to name a new DID and its keys before registering them.
 export { generateDid, encodeMultikey } from '../did/index.ts';
-// What an issuer's wallet or backend needs to sign its credentials (Data Integrity, eddsa-jcs-2022), and a
-// verifier to check a proof itself: the services never sign with an issuer's key.
+// What an issuer's wallet or backend needs to sign its credentials (Data Integrity, eddsa-jcs-2022 or
+// eddsa-rdfc-2022), and a verifier to check a proof itself: the services never sign with an issuer's key.
 export {
   signCredential,
   signPresentation,
@@ -82,6 +82,7 @@ export {
   type LedgerVaultStatus,
   type SignPresentationOptions,
   type SignCredentialOptions,
+  type SigningCryptosuite,
   type Signer as ProofSigner,
   type DataIntegrityProof,
   type VerifyDataIntegrityResult,

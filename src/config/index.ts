@@ -64,6 +64,12 @@ export interface Config {
   simulator: boolean;
   dataDir: string;
   stateFile?: string;
+  /** CV_JSONLD_CONTEXTS_DIR: the operator's JSON-LD contexts (src/did/json-ld-folder.ts). */
+  jsonLdContextsDir?: string;
+  /** CV_WEB_FETCH: did:web and Bitstring Status List credentials (src/http/web-fetch.ts); off by default. */
+  webFetch: boolean;
+  /** CV_WEB_FETCH_TEST_HOSTS: host:port reachable over HTTP on any address (tests). */
+  webFetchTestHosts: string[];
   databaseUrl?: string;
   databaseSchema?: string;
   redisUrl?: string;
@@ -193,6 +199,9 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
     simulator: bool(r, 'simulator'),
     dataDir: r.get('dataDir') ?? './data',
     stateFile: optional(r, 'stateFile'),
+    jsonLdContextsDir: optional(r, 'jsonLdContextsDir'),
+    webFetch: bool(r, 'webFetch'),
+    webFetchTestHosts: commaList(r, 'webFetchTestHosts', ''),
     databaseUrl: databaseUrl(r, 'databaseUrl'),
     redisUrl: redisUrl(r, 'redisUrl'),
     databaseSchema: optional(r, 'databaseSchema', /^[a-z_][a-z0-9_]{0,62}$/, 'a lowercase SQL identifier'),

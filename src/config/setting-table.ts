@@ -196,6 +196,35 @@ export const SETTINGS: readonly Setting[] = [
     doc: 'data directory of the embedded stores, the encryption key file and the simulator state',
   },
   {
+    key: 'jsonLdContextsDir',
+    env: 'CV_JSONLD_CONTEXTS_DIR',
+    flag: '--jsonld-contexts-dir',
+    kind: 'string',
+    doc:
+      'folder of JSON-LD contexts the verifier reads beside its bundled ones (VC 1.1 and 2.0, Data Integrity, ' +
+      'Multikey, Ed25519 2020, DID v1, Bitstring Status List, ledger-vault): its index.json maps each context URL ' +
+      'to a file of the folder; read at start. A context found in neither is a problem of the credential, never fetched',
+  },
+  {
+    key: 'webFetch',
+    env: 'CV_WEB_FETCH',
+    flag: '--web-fetch',
+    kind: 'bool',
+    default: 'false',
+    doc:
+      'the verifier reads the web: did:web issuers and holders, and Bitstring Status List credentials. HTTPS ' +
+      'only, never a loopback, private, link-local or shared address, no redirect, at most 256 KiB in 3 s, each ' +
+      'answer kept as long as a resolution (CV_RESOLVER_CACHE_TTL_MS); off: did:web is methodNotSupported and ' +
+      'a BitstringStatusListEntry fails status_list_unavailable',
+  },
+  {
+    key: 'webFetchTestHosts',
+    env: 'CV_WEB_FETCH_TEST_HOSTS',
+    flag: '--web-fetch-test-hosts',
+    kind: 'list',
+    doc: 'for tests only: comma list of host:port that CV_WEB_FETCH may reach over plain HTTP, on any address',
+  },
+  {
     key: 'stateFile',
     env: 'CV_SIMULATOR_STATE_FILE',
     flag: '--state-file',

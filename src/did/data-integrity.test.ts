@@ -273,9 +273,15 @@ const CASES: Case[] = [
     want: 'malformed_proof',
   },
   {
-    name: 'another cryptosuite',
-    make: () => withProof((p) => ({ ...p, cryptosuite: 'eddsa-rdfc-2022' as never })),
+    name: 'a cryptosuite this verifier does not know',
+    make: () => withProof((p) => ({ ...p, cryptosuite: 'bbs-2023' as never })),
     want: 'unsupported_cryptosuite',
+  },
+  {
+    // Read as RDF, the test credential's terms are not defined by its contexts: JSON-LD safe mode refuses it.
+    name: 'a JCS proof relabelled eddsa-rdfc-2022',
+    make: () => withProof((p) => ({ ...p, cryptosuite: 'eddsa-rdfc-2022' as never })),
+    want: 'undefined_term',
   },
   {
     name: 'a proof without proofPurpose',

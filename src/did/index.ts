@@ -39,7 +39,10 @@ export {
   type LedgerVaultStatus,
   type SignCredentialOptions,
   type SignPresentationOptions,
+  type SigningCryptosuite,
   type VerifyDataIntegrityResult,
 } from './data-integrity.ts';
 export { resolveFromRegistry } from './resolve.ts';
+export { LEDGER_VAULT_CONTEXT, type ContextSource } from './json-ld.ts';
 export { DID_KEY_PREFIX, resolveDidKey } from './did-key.ts';
+export { DID_WEB_PREFIX, resolveDidWeb } from './did-web.ts';

@@ -71,3 +71,34 @@ export function decodeMultikey(multibase: unknown, expected?: MultikeyType): Dec
 function fail(message: string): DecodeMultikeyResult {
   return { ok: false, message };
 }
+
+/** The public keys a Data Integrity proof may be verified with (Controlled Identifiers §2.2.2, Multikey). */
+export type SigningKeyType = 'Ed25519' | 'P-256' | 'P-384';
+
+// multicodec ed25519-pub 0xed, p256-pub 0x1200, p384-pub 0x1201 as varints; P-256 and P-384 keys compressed
+// (SEC 1 §2.3.3: 0x02/0x03 then x), as the ECDSA cryptosuites' Multikeys are (`zDn…`, `z82…`).
+const SIGNING_MULTICODEC: readonly { type: SigningKeyType; prefix: readonly number[]; length: number }[] = [
+  { type: 'Ed25519', prefix: [0xed, 0x01], length: 32 },
+  { type: 'P-256', prefix: [0x80, 0x24], length: 33 },
+  { type: 'P-384', prefix: [0x81, 0x24], length: 49 },
+];
+
+export type DecodeSigningKeyResult =
+  | { ok: true; type: SigningKeyType; publicKey: Uint8Array }
+  | { ok: false; message: string };
+
+/** Decodes the Multikey of a verification key: Ed25519, or P-256 / P-384 in compressed form. */
+export function decodeSigningMultikey(multibase: unknown): DecodeSigningKeyResult {
+  if (typeof multibase !== 'string' || multibase.length === 0) return { ok: false, message: 'empty multibase' };
+  if (multibase.length > MULTIBASE_MAX_LENGTH) return { ok: false, message: 'too long for a Multikey' };
+  if (multibase[0] !== 'z') return { ok: false, message: 'multibase must be base58btc (prefix z)' };
+  const bytes = base58btcDecode(multibase.slice(1));
+  if (!bytes) return { ok: false, message: 'not base58btc' };
+  const codec = SIGNING_MULTICODEC.find((c) => c.prefix.every((b, i) => bytes[i] === b));
+  if (!codec) return { ok: false, message: 'not an Ed25519, P-256 or P-384 public key' };
+  const key = bytes.slice(codec.prefix.length);
+  const compressed = codec.type === 'Ed25519' || key[0] === 0x02 || key[0] === 0x03;
+  if (key.length !== codec.length || !compressed)
+    return { ok: false, message: `not a ${codec.length}-byte ${codec.type} public key` };
+  return { ok: true, type: codec.type, publicKey: key };
+}

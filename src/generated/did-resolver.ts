@@ -350,7 +350,7 @@ export interface components {
          */
         Did: string;
         /**
-         * @description The method-specific id (16 bytes, lowercase unpadded base32).
+         * @description The method-specific id (16 bytes, lowercase unpadded base32; the last character carries zero padding bits).
          * @example nohsyhu2pu7uaulcoocjljvxza
          */
         DidId: string;
@@ -472,6 +472,12 @@ export interface components {
         };
         /** @description A signed transaction envelope, base64 XDR, alone. */
         SubmitRequest: {
+            /**
+             * @description A `TransactionEnvelope`, base64 XDR: its first four bytes are the envelope type (`AAAAAg` for
+             *     `ENVELOPE_TYPE_TX`, `AAAABQ` for a fee bump, `AAAAA` and the source key's first bits for a V0
+             *     envelope), and it is at least 128 bytes (171 characters), the smallest envelope that holds one
+             *     contract invocation. Another shape → 400 `invalid_request`.
+             */
             signedXdr: string;
         };
         PrepareResponse: {
@@ -919,6 +925,18 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description A query parameter the operation does not declare. */
+        QueryBadRequest: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The DID in the path is invalid. */
         DidBadRequest: {
             headers: {
@@ -1093,6 +1111,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            400: components["responses"]["QueryBadRequest"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -1251,6 +1270,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["QueryBadRequest"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

@@ -715,16 +715,18 @@ export interface paths {
          *     `userSalt`/`vaultContract`), or both.
          *
          *     The checks (`options.checks`, default all):
-         *     - `proof`: every proof is a Data Integrity `eddsa-jcs-2022` proof, purpose `assertionMethod`, by a key
-         *       of the `issuer` (a `did:ledger` DID of this network, its key under `assertionMethod`; or a `did:key`).
-         *       At most 8 proofs per credential and 8 ids per `previousProof`.
+         *     - `proof`: every proof (`eddsa-jcs-2022`, `eddsa-rdfc-2022`, `ecdsa-rdfc-2019`, `ecdsa-jcs-2019`,
+         *       `Ed25519Signature2020`), purpose `assertionMethod`, is by a key of the `issuer` (`did:ledger` of this
+         *       network, `did:key`, `did:web`). At most 8 proofs, 8 ids per `previousProof`. Contexts are never
+         *       fetched (docs/vault-api.md).
          *     - `validFrom`, `validUntil` (VC 1.1: `issuanceDate`, `expirationDate`): XML Schema dateTimeStamps
          *       (else `invalid_date`), and now lies within them.
          *     - `credentialStatus`: the status in the vault named by `owner` + `vcId`, or by the credential's
          *       `LedgerVaultStatusEntry` (context: `GET /contexts/ledger-vault/v1`), whose stored copy must be the
          *       one presented. An entry is trusted only under a verified proof: `credentialStatus` (and, without
          *       `owner` + `vcId`, `issuerAllowed`, which reads the entry's vault) runs `proof` too. Without either,
-         *       the status is not checked; a warning says so.
+         *       the status is not checked; a warning says so. A `BitstringStatusListEntry` is read from its list;
+         *       another type fails.
          *     - `issuerDid`: the issuer DID is registered and active (not applicable to `did:key`).
          *     - `issuerAllowed`: the vault denies neither the wallet that issued the credential (recorded when it was
          *       issued through this service) nor the issuer DID's current controller.
@@ -764,7 +766,7 @@ export interface paths {
         /**
          * Verify a presentation, its holder binding and every credential in it
          * @description The W3C VC API (VCALM 0.9) `POST /presentations/verify`. The presentation carries a Data Integrity
-         *     `eddsa-jcs-2022` proof, purpose `authentication`, made with a key of its `holder` DID (a `did:ledger`
+         *     proof (a cryptosuite `POST /credentials/verify` takes), purpose `authentication`, made with a key of its `holder` DID (a `did:ledger`
          *     DID of this network, its key under `authentication`; or a `did:key`): that is the holder binding.
          *     The proof's `challenge` must equal `options.challenge`, and its `domain` `options.domain` when sent.
          *     A challenge from `POST /challenges` is accepted once, within 5 minutes of its issue; any other value is
@@ -1242,7 +1244,7 @@ export interface components {
          *     no separate holder field), else 400 `vcData_invalid`. The service encrypts it (AES-256-GCM) before
          *     storing it; when the stored ciphertext would exceed the on-chain limit of 10,000 → 400
          *     `vcData_ciphertext_too_long`. A credential may carry the issuer's proof (`proof`, a Data Integrity
-         *     `eddsa-jcs-2022` proof, one or a set): it is checked at prepare and again at submit, and must verify
+         *     proof in a cryptosuite `POST /credentials/verify` takes, one or a set): it is checked at prepare and again at submit, and must verify
          *     with an `assertionMethod` key of `issuerDid` (every proof; `issuer`, when present, must be
          *     `issuerDid`), else 400 `vc_proof_invalid`. A credential without a proof is accepted as before;
          *     `POST /credentials/verify` then reports its `proof` check as failed. Sign with `signCredential` of the
@@ -1255,6 +1257,15 @@ export interface components {
          * @example AAAAAgAAAADtSSjGKNHCxurpAziQWZVhKVknOlxj+TY2wUYUrIc30QATEtAAAAGQAAAAAgAAAAEAAAAAAAAAAAAAAABqRFmsAAAAAAAAAAEAAAAAAAAAGAAAAAAAAAAB+FtdNbXUMHoU3635MF99as0Xm4zSi+Pm4+Rdg1g/dYgAAAAFaXNzdWUAAAAAAAAFAAAADgAAAAx2Yy0yMDI2LTAwMDEAAAAOAAAAH3YxLmdjbS45ZjJjNDFkMDdhYjNlNmM4YTVkMWYwZTMAAAAAEgAAAAH4W101tdQwehTfrfkwX31qzRebjNKL4+bj5F2DWD91iAAAABIAAAAAAAAAAO1JKMYo0cLG6ukDOJBZlWEpWSc6XGP5NjbBRhSshzfRAAAADgAAAC1kaWQ6bGVkZ2VyOnRlc3RuZXQ6YjRwYzJwY2xsanV4cmI0d3V3Mm1odXhiNmEAAAAAAAAAAAAAAAAAAAA=
          */
         TxXdr: string;
+        /**
+         * @description A signed transaction envelope (`TransactionEnvelope`), base64 XDR. Its first four bytes are the
+         *     envelope type: `ENVELOPE_TYPE_TX` (2, base64 `AAAAAg`), `ENVELOPE_TYPE_TX_FEE_BUMP` (5, `AAAABQ`) or
+         *     `ENVELOPE_TYPE_TX_V0` (0, `AAAAA` and the source key's first bits); 171 characters or more, the
+         *     smallest envelope that holds one contract invocation (128 bytes). Base64 of another shape → 400
+         *     `tx_invalid`; text that is not base64 → `invalid_request`.
+         * @example AAAAAgAAAADtSSjGKNHCxurpAziQWZVhKVknOlxj+TY2wUYUrIc30QATEtAAAAGQAAAAAgAAAAEAAAAAAAAAAAAAAABqRFmsAAAAAAAAAAEAAAAAAAAAGAAAAAAAAAAB+FtdNbXUMHoU3635MF99as0Xm4zSi+Pm4+Rdg1g/dYgAAAAFaXNzdWUAAAAAAAAFAAAADgAAAAx2Yy0yMDI2LTAwMDEAAAAOAAAAH3YxLmdjbS45ZjJjNDFkMDdhYjNlNmM4YTVkMWYwZTMAAAAAEgAAAAH4W101tdQwehTfrfkwX31qzRebjNKL4+bj5F2DWD91iAAAABIAAAAAAAAAAO1JKMYo0cLG6ukDOJBZlWEpWSc6XGP5NjbBRhSshzfRAAAADgAAAC1kaWQ6bGVkZ2VyOnRlc3RuZXQ6YjRwYzJwY2xsanV4cmI0d3V3Mm1odXhiNmEAAAAAAAAAAAAAAAAAAAA=
+         */
+        SignedTxXdr: string;
         /**
          * @description Zero-based offset, default 0. At most 4294967295 (the contract takes a u32); an offset at or past the count gives an empty page.
          * @default 0
@@ -1291,7 +1302,7 @@ export interface components {
         KeyId: string;
         /** @description Submit mode. `signedXdr` alone; any other field → 400 `invalid_request`. A transaction that cannot be decoded, is not signed, or was signed for another network passphrase → `tx_invalid`; one that does not invoke this route's function on this network's factory or the right vault → `tx_operation_mismatch`. */
         SubmitRequest: {
-            signedXdr: components["schemas"]["TxXdr"];
+            signedXdr: components["schemas"]["SignedTxXdr"];
         };
         /** @description Prepare an issue. Unknown fields (for example the removed `holder` or a fee override) → 400 `invalid_request`. */
         IssuePrepare: {
@@ -1549,10 +1560,10 @@ export interface components {
         StatusResult: {
             verified: boolean;
             /**
-             * @description What the vault says (`verify_vc`), when it was read.
+             * @description What the vault says (`verify_vc`), or the bit of a Bitstring Status List, when it was read.
              * @enum {string}
              */
-            status?: "valid" | "revoked" | "invalid" | "unknown";
+            status?: "valid" | "revoked" | "suspended" | "invalid" | "unknown";
             since?: string;
             /** @description The status entry (its members of `StatusInput`, strings cut to 256 characters), or a `VaultReference` for `owner` + `vcId`. */
             input: components["schemas"]["LedgerVaultStatusEntry"] | components["schemas"]["StatusInput"];
@@ -1564,6 +1575,8 @@ export interface components {
             network?: string;
             vaultContract?: string;
             vcId?: string;
+            statusListIndex?: string;
+            statusListCredential?: string;
         };
         LedgerCheckResult: {
             /**
@@ -1595,7 +1608,7 @@ export interface components {
              * @example signature_invalid
              * @enum {string}
              */
-            reason: "duplicate_member" | "context_invalid" | "type_invalid" | "issuer_invalid" | "credential_subject_invalid" | "holder_invalid" | "credentials_invalid" | "status_entry_invalid" | "no_proof" | "too_many_proofs" | "malformed_proof" | "unsupported_cryptosuite" | "context_mismatch" | "proof_purpose_mismatch" | "domain_mismatch" | "challenge_mismatch" | "proof_expired" | "created_in_future" | "previous_proof_missing" | "verification_method_invalid" | "verification_method_not_found" | "verification_method_not_authorized" | "not_proof_signer" | "did_not_found" | "did_deactivated" | "did_unresolvable" | "did_method_not_supported" | "signature_invalid" | "not_yet_valid" | "expired" | "invalid_date" | "revoked" | "invalid" | "unknown" | "not_the_stored_credential" | "vc_not_found" | "network_mismatch" | "status_unconfirmed" | "no_status_entry" | "status_type_unsupported" | "stored_issuer_mismatch" | "issuer_denied" | "issuer_unknown" | "no_vault" | "challenge_unknown";
+            reason: "duplicate_member" | "context_invalid" | "type_invalid" | "issuer_invalid" | "credential_subject_invalid" | "holder_invalid" | "credentials_invalid" | "status_entry_invalid" | "no_proof" | "too_many_proofs" | "malformed_proof" | "unsupported_cryptosuite" | "context_mismatch" | "context_not_bundled" | "undefined_term" | "canonicalization_limit" | "proof_purpose_mismatch" | "domain_mismatch" | "challenge_mismatch" | "proof_expired" | "created_in_future" | "previous_proof_missing" | "verification_method_invalid" | "verification_method_not_found" | "verification_method_not_authorized" | "not_proof_signer" | "did_not_found" | "did_deactivated" | "did_unresolvable" | "did_method_not_supported" | "signature_invalid" | "not_yet_valid" | "expired" | "invalid_date" | "revoked" | "invalid" | "unknown" | "not_the_stored_credential" | "vc_not_found" | "network_mismatch" | "status_unconfirmed" | "no_status_entry" | "status_type_unsupported" | "suspended" | "status_list_unavailable" | "status_list_invalid" | "stored_issuer_mismatch" | "issuer_denied" | "issuer_unknown" | "no_vault" | "challenge_unknown";
         };
         /**
          * @description A presentation and the options of its verification. The body nests at most 64 levels (`[]` and
@@ -1826,7 +1839,7 @@ export interface components {
              *     query or fragment), otherwise the endpoint the deployment uses (`CV_TESTNET_RPC_URL`,
              *     `CV_MAINNET_RPC_URL`) without userinfo, query or fragment: a password or an RPC provider's API key there
              *     is never published. A key that a provider carries in the URL path is, unless a public RPC URL is set.
-             * @example http://127.0.0.1:8000/rpc
+             * @example http://127.0.0.1:8000/testnet/rpc
              */
             rpcUrl: string;
             /** @example Credential Vault Simulator Testnet ; 2026 */
@@ -2689,7 +2702,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "rpcUrl": "http://127.0.0.1:8000/rpc",
+                     *       "rpcUrl": "http://127.0.0.1:8000/testnet/rpc",
                      *       "networkPassphrase": "Credential Vault Simulator Testnet ; 2026",
                      *       "networkType": "testnet",
                      *       "protocolVersion": 28,

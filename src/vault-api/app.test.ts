@@ -252,7 +252,8 @@ describe('request validation → the spec codes', () => {
     {
       name: 'submit with a prepare field',
       path: '/contracts/vc/issue',
-      body: { signedXdr: 'AAAA', owner: G },
+      // A signedXdr of the envelope's shape (vault-api.yaml SignedTxXdr), so that the other field is the one failure.
+      body: { signedXdr: `AAAAAg${'A'.repeat(200)}`, owner: G },
       status: 400,
       error: 'invalid_request',
       message: /^submit takes \{signedXdr\} alone: unknown field "owner" in body$/,

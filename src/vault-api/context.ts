@@ -7,6 +7,7 @@ import type { Keyring } from '../crypto/envelope.ts';
 import type { Stores } from '../stores/index.ts';
 import type { Logger, Metrics, ReadinessCheck } from '../observability/index.ts';
 import type { Clock, KeyRole, Network } from '../domain.ts';
+import type { FetchJson } from '../http/web-fetch.ts';
 
 /** The public configuration of the network this process serves (GET /config). */
 export interface NetworkProfileInfo {
@@ -61,6 +62,10 @@ export interface VaultAppDeps {
   readinessChecks?: ReadinessCheck[];
   /** True once the process is shutting down: `GET /ready` answers 503 at once. */
   draining?: () => boolean;
+  /** JSON-LD contexts beside the bundled ones, by URL (config CV_JSONLD_CONTEXTS_DIR, read at start). */
+  jsonLdContexts?: ReadonlyMap<string, unknown>;
+  /** Reads the web for did:web and Bitstring Status List credentials (config CV_WEB_FETCH); absent: off. */
+  fetchJson?: FetchJson;
 }
 
 /** The authenticated caller, set by the auth middleware on every keyed route. */

@@ -11,6 +11,7 @@ import type { VaultAppDeps } from './context.ts';
 import { proofResults, requestResolver, verifyCredential } from './verification.ts';
 import { isError, problem, proofProblem, type CheckName, type ProblemDetails } from './verification-problems.ts';
 import { credentialsOf, holderOf, presentationStructureProblems } from './verification-structure.ts';
+import { contextSource } from './json-ld-contexts.ts';
 
 type Schemas = components['schemas'];
 export type VerifyPresentationResult = Schemas['VerifyPresentationResult'];
@@ -93,6 +94,7 @@ export async function verifyPresentation(
     expectedController: holder,
     challenge: options.challenge,
     canonicalCache,
+    contexts: contextSource(deps),
     ...(input.keyCache ? { keyCache: input.keyCache } : {}),
     ...(options.domain !== undefined ? { domain: options.domain } : {}),
   });

@@ -23,13 +23,21 @@ export interface LedgerVaultStatusEntry {
 }
 
 /** The status input a result echoes: the entry's known members, strings cut to 256 characters. */
-export type StatusInput = Partial<
-  Record<'id' | 'type' | 'statusPurpose' | 'network' | 'vaultContract' | 'vcId', string>
->;
+const STATUS_INPUT_MEMBERS = [
+  'id',
+  'type',
+  'statusPurpose',
+  'network',
+  'vaultContract',
+  'vcId',
+  'statusListIndex',
+  'statusListCredential',
+] as const;
+export type StatusInput = Partial<Record<(typeof STATUS_INPUT_MEMBERS)[number], string>>;
 
 export function statusInput(entry: Record<string, unknown>): StatusInput {
   const out: StatusInput = {};
-  for (const k of ['id', 'type', 'statusPurpose', 'network', 'vaultContract', 'vcId'] as const) {
+  for (const k of STATUS_INPUT_MEMBERS) {
     if (typeof entry[k] === 'string') out[k] = clip(entry[k], 256);
   }
   return out;
@@ -39,7 +47,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 export type EntryParse =
   | { kind: 'ledger'; entry: LedgerVaultStatusEntry }
-  | { kind: 'other'; input: StatusInput }
+  | { kind: 'other'; input: StatusInput; entry: Record<string, unknown> }
   | { kind: 'invalid'; input: StatusInput; problem: ProblemDetails };
 
 /** The credential's `credentialStatus` entries (its structure was checked: 1 to 4 objects with a type). */
@@ -49,7 +57,7 @@ export function statusEntries(credential: Record<string, unknown>): EntryParse[]
   const list = (Array.isArray(status) ? status : [status]) as Record<string, unknown>[];
   let ledger = 0;
   return list.map((e): EntryParse => {
-    if (e['type'] !== LEDGER_VAULT_STATUS_ENTRY) return { kind: 'other', input: statusInput(e) };
+    if (e['type'] !== LEDGER_VAULT_STATUS_ENTRY) return { kind: 'other', input: statusInput(e), entry: e };
     const why =
       entryProblem(e) ?? (++ledger > 1 ? `a credential carries at most one ${LEDGER_VAULT_STATUS_ENTRY}` : undefined);
     if (why)

@@ -6,6 +6,8 @@
 // be read is an error (502), never a `verified: false`.
 import {
   DID_KEY_PREFIX,
+  DID_WEB_PREFIX,
+  resolveDidWeb,
   canonicalize,
   didIdToBytes,
   isDateTimeStamp,
@@ -35,6 +37,9 @@ import {
   type VaultSlot,
 } from './verification-status.ts';
 import { credentialStructureProblems } from './verification-structure.ts';
+import { contextSource } from './json-ld-contexts.ts';
+import { otherStatusEntry } from './verification-bitstring.ts';
+import { issuerBinding, issuerMethod } from './verification-issuer.ts';
 import type { Where } from './routes/issue-rules.ts';
 
 type Schemas = components['schemas'];
@@ -62,12 +67,14 @@ export function requestResolver(deps: VaultAppDeps) {
   let failure: unknown;
   const resolveOnce = (did: string): Promise<DidResolutionResult> => {
     if (did.startsWith(DID_KEY_PREFIX)) return Promise.resolve(resolveDidKey(did));
+    if (did.startsWith(DID_WEB_PREFIX) && deps.fetchJson) return resolveDidWeb(did, deps.fetchJson);
     if (!did.startsWith('did:ledger:')) {
       const method = /^did:([a-z0-9]+):/.exec(did)?.[1];
+      const methods = deps.fetchJson ? 'did:ledger, did:key and did:web' : 'did:ledger and did:key';
       return Promise.resolve(
         resolutionError(
           'methodNotSupported',
-          `this verifier resolves did:ledger and did:key, not ${method ? `did:${method}` : 'this identifier'}`,
+          `this verifier resolves ${methods}, not ${method ? `did:${method}` : 'this identifier'}`,
         ),
       );
     }
@@ -138,6 +145,7 @@ export async function checkVcProof(deps: VaultAppDeps, where: Where, vcData: str
     resolve: resolver.resolve,
     now: new Date(deps.now()),
     expectedController: signer,
+    contexts: contextSource(deps),
   });
   resolver.rethrow();
   if (!result.verified) {
@@ -205,7 +213,7 @@ export async function verifyCredential(
       document: credential,
       resolve: resolver.resolve,
       now,
-      expectedController: issuer,
+      ...issuerBinding(deps, issuer),
       ...(input.canonicalCache ? { canonicalCache: input.canonicalCache } : {}),
       ...(input.keyCache ? { keyCache: input.keyCache } : {}),
       ...(options.domain !== undefined ? { domain: options.domain } : {}),
@@ -227,7 +235,7 @@ export async function verifyCredential(
   }
 
   // issuerDid: the ledger state of a did:ledger issuer.
-  const method = issuer.startsWith('did:ledger:') ? 'ledger' : issuer.startsWith(DID_KEY_PREFIX) ? 'key' : 'other';
+  const method = issuerMethod(deps, issuer);
   if (wanted.has('issuerDid')) {
     const outcome = await checkIssuerDid(deps, issuer, method, reference, resolver, add);
     results.issuerDid = { outcome, input: clipText(issuer) };
@@ -262,7 +270,7 @@ export async function verifyCredential(
         results.credentialStatus.push(statusResult(reference.slot, input, add));
       }
     } else {
-      const entries = await statusFromEntries(deps, credential, proofVerified, add);
+      const entries = await statusFromEntries(deps, credential, proofVerified, add, resolver);
       results.credentialStatus.push(...entries.results);
       slots.push(...entries.slots);
     }
@@ -373,11 +381,12 @@ async function statusFromEntries(
   credential: Record<string, unknown>,
   proofVerified: boolean,
   add: (p: ProblemDetails) => void,
+  resolver?: RequestResolver,
 ): Promise<{ results: StatusResult[]; slots: VaultSlot[] }> {
   const results: StatusResult[] = [];
   const slots: VaultSlot[] = [];
   const entries = statusEntries(credential);
-  if (!entries.some((e) => e.kind === 'ledger' || e.kind === 'invalid')) {
+  if (entries.length === 0) {
     add(
       problem(
         'STATUS_NOT_CHECKED',
@@ -389,14 +398,10 @@ async function statusFromEntries(
   }
   for (const e of entries) {
     if (e.kind === 'other') {
-      add(
-        problem(
-          'STATUS_NOT_CHECKED',
-          'credentialStatus',
-          'status_type_unsupported',
-          `credentialStatus of type ${e.input.type ?? '?'} is not checked: this verifier reads LedgerVaultStatusEntry only`,
-        ),
-      );
+      // Status is dispatched by type (as digitalbazaar/vc does): verification-bitstring.ts.
+      const read = await otherStatusEntry(deps, e, issuerOf(credential)!, proofVerified, resolver);
+      if (read.problem) add(read.problem);
+      results.push(read.result);
       continue;
     }
     if (e.kind === 'invalid') {

@@ -36,6 +36,15 @@ const at = (f: Failure, ...want: (string | RegExp)[]) =>
   f.segments.length === want.length &&
   want.every((w, i) => (typeof w === 'string' ? f.segments[i] === w : w.test(f.segments[i]!)));
 
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/** `{signedXdr}` alone, holding base64. */
+function isBase64Submit(body: unknown): boolean {
+  if (typeof body !== 'object' || body === null || Object.keys(body).length !== 1 || !('signedXdr' in body))
+    return false;
+  return typeof body.signedXdr === 'string' && BASE64.test(body.signedXdr);
+}
+
 /** The `maxLength` the operation's body declares for a top-level field (the branch that names it). */
 function maxLengthOf(op: Operation | undefined, field: string): number | undefined {
   for (const branch of op?.body?.branches ?? []) {
@@ -82,6 +91,14 @@ function namedCode(
       rank: 23,
     };
   }
+  // vault-api.yaml SignedTxXdr: base64 that cannot be a TransactionEnvelope is tx_invalid, as when it fails to
+  // decode; text that is not base64 stays invalid_request, and so does a submit with other members.
+  if ((k === 'pattern' || k === 'minLength') && at(f, 'body', 'signedXdr') && isBase64Submit(body))
+    return {
+      code: 'tx_invalid',
+      message: 'signedXdr is not a transaction envelope (base64 XDR of a TransactionEnvelope, at least 128 bytes)',
+      rank: 25,
+    };
   if (k === 'maxLength' && (at(f, 'body', 'didUri') || at(f, 'body', 'date'))) {
     const field = f.segments[1]!;
     return {

@@ -15,33 +15,15 @@ import {
   type VerifyPresentationInput,
 } from '../verification-presentation.ts';
 import { readSlot } from '../verification-status.ts';
+import { LEDGER_VAULT_CONTEXT } from '../json-ld-contexts.ts';
 import { isError } from '../verification-problems.ts';
 import type { operations } from '../../generated/vault-api.ts';
 import type { RouteTable } from '../../platform/app.ts';
-import type { OkBody, OperationHandler } from '../../platform/typed.ts';
+import type { OperationHandler } from '../../platform/typed.ts';
 import { duplicateProblems, presentationStructureProblems } from '../verification-structure.ts';
 import { bodyOf, onVaults, optStr, vaultOf } from './contract-common.ts';
 
 type GetLedgerVaultContext = operations['getLedgerVaultContext'];
-
-/** The JSON-LD context that defines LedgerVaultStatusEntry (vault-api.yaml getLedgerVaultContext). */
-export const LEDGER_VAULT_CONTEXT = {
-  '@context': {
-    '@protected': true,
-    LedgerVaultStatusEntry: {
-      '@id': 'urn:credential-vault:vocab#LedgerVaultStatusEntry',
-      '@context': {
-        '@protected': true,
-        id: '@id',
-        type: '@type',
-        statusPurpose: 'https://www.w3.org/ns/credentials/status#statusPurpose',
-        network: 'urn:credential-vault:vocab#network',
-        vaultContract: 'urn:credential-vault:vocab#vaultContract',
-        vcId: 'urn:credential-vault:vocab#vcId',
-      },
-    },
-  },
-} as const satisfies OkBody<GetLedgerVaultContext>;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

@@ -1,0 +1,52 @@
+// getLedgerEntries: live entries by LedgerKey (at most 200), with their last change and live-until ledger. As
+// stellar-rpc's methods/get_ledger_entries.go: a TTL key is refused (TTLs come with their entries), a bad format
+// or key is -32602, and `xdrFormat: "json"` answers keyJson and dataJson.
+import { xdr } from '@stellar/stellar-sdk';
+import { liveUntilOf, type Entry } from '../entries.ts';
+import type { Params, RpcContext } from './context.ts';
+import { INVALID_PARAMS, RpcError } from './error.ts';
+import { xdrFormatOf } from './xdr-format.ts';
+
+const MAX_KEYS = 200;
+
+function keysOf(p: Params): xdr.LedgerKey[] {
+  const keys = p.keys ?? [];
+  if (!Array.isArray(keys)) throw new RpcError(INVALID_PARAMS, 'keys must be an array of base64 LedgerKeys');
+  if (keys.length > MAX_KEYS)
+    throw new RpcError(INVALID_PARAMS, `key count (${keys.length}) exceeds maximum supported (${MAX_KEYS})`);
+  return keys.map((k, i) => {
+    let key: xdr.LedgerKey;
+    try {
+      key = xdr.LedgerKey.fromXdr(String(k), 'base64');
+    } catch {
+      throw new RpcError(INVALID_PARAMS, `cannot unmarshal key value ${String(k)} at index ${i}`);
+    }
+    if (key.type === 'ttl') throw new RpcError(INVALID_PARAMS, 'ledger ttl entries cannot be queried directly');
+    return key;
+  });
+}
+
+export function getLedgerEntries(ctx: RpcContext, p: Params): object {
+  const { ledger, codec } = ctx;
+  const format = xdrFormatOf(p);
+  if (typeof format !== 'string') throw new RpcError(INVALID_PARAMS, format.refused);
+  const keys = keysOf(p);
+  const seq = ledger.tick().seq;
+  const entries: object[] = [];
+  for (const key of keys) {
+    const id = codec.keyIdOfLedgerKey(key);
+    const e: Entry | undefined = id === undefined ? undefined : ledger.get(id);
+    if (!e || (e.t === 'data' && e.durability === 'temporary' && e.liveUntil < seq)) continue;
+    const live = liveUntilOf(e);
+    const data = codec.entryXdr(e).data.toXdr('base64');
+    const keyB64 = key.toXdr('base64');
+    entries.push({
+      ...(format === 'json'
+        ? { keyJson: ctx.json.toJson('LedgerKey', keyB64), dataJson: ctx.json.toJson('LedgerEntryData', data) }
+        : { key: keyB64, xdr: data }),
+      lastModifiedLedgerSeq: e.lm,
+      ...(live !== undefined ? { liveUntilLedgerSeq: live } : {}),
+    });
+  }
+  return { entries, latestLedger: seq };
+}

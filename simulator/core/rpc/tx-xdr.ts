@@ -1,0 +1,55 @@
+// The base64 XDR of an applied transaction as getTransaction (and sendTransaction's warm-up) answers it.
+import { contractEventXdr } from '../apply.ts';
+import { diagnosticXdr } from '../diagnostics.ts';
+import type { SimCodec } from '../entries.ts';
+import { txXdrFields } from '../meta.ts';
+import type { DiagnosticRec, TxRecord } from '../records.ts';
+import type { RpcContext } from './context.ts';
+import type { XdrFormat } from './xdr-format.ts';
+
+/** Diagnostic records as base64 DiagnosticEvents. */
+export const diagnosticsB64 = (codec: SimCodec, log: readonly DiagnosticRec[]): string[] =>
+  log.map((d) => diagnosticXdr(d, codec).toXdr('base64'));
+
+/** The base64 XDR of getTransaction for a record, memoized on it (records never change). */
+export function transactionXdr(
+  codec: SimCodec,
+  rec: TxRecord,
+): ReturnType<typeof txXdrFields> & { events: readonly string[]; diagnostics: readonly string[] } {
+  const x = txXdrFields(codec, rec);
+  const c = rec.cache;
+  c.diagnostics ??= diagnosticsB64(codec, rec.diagnostics);
+  c.events ??= rec.events.map((e) => contractEventXdr(codec, e).toXdr('base64'));
+  return { ...x, events: c.events, diagnostics: c.diagnostics };
+}
+
+/** What getTransaction and getTransactions say of an applied transaction, in the requested XDR format. */
+export function transactionInfo(ctx: RpcContext, rec: TxRecord, format: XdrFormat): Record<string, unknown> {
+  const x = transactionXdr(ctx.codec, rec);
+  const contractEvents = Array.from({ length: rec.opCount }, (_, i) => (i === 0 ? x.events.slice() : []));
+  const base = { status: rec.status, txHash: rec.hash, applicationOrder: rec.applicationOrder, feeBump: false };
+  if (format === 'base64') {
+    return {
+      ...base,
+      envelopeXdr: x.envelopeXdr,
+      resultXdr: x.resultXdr,
+      resultMetaXdr: x.resultMetaXdr,
+      ...(x.diagnostics.length ? { diagnosticEventsXdr: x.diagnostics.slice() } : {}),
+      events: { transactionEventsXdr: [], contractEventsXdr: contractEvents },
+      ledger: rec.ledger,
+    };
+  }
+  const json = (type: string) => (b64: string) => ctx.json.toJson(type, b64);
+  return {
+    ...base,
+    envelopeJson: json('TransactionEnvelope')(x.envelopeXdr),
+    resultJson: json('TransactionResult')(x.resultXdr),
+    resultMetaJson: json('TransactionMeta')(x.resultMetaXdr),
+    ...(x.diagnostics.length ? { diagnosticEventsJson: x.diagnostics.map(json('DiagnosticEvent')) } : {}),
+    events: {
+      transactionEventsJson: [],
+      contractEventsJson: contractEvents.map((op) => op.map(json('ContractEvent'))),
+    },
+    ledger: rec.ledger,
+  };
+}

@@ -1,0 +1,143 @@
+// The cryptosuites this repository does not implement, verified by digitalbazaar's maintained implementations:
+// `eddsa-rdfc-2022` (W3C "Data Integrity EdDSA Cryptosuites v1.0" §3.2), `ecdsa-rdfc-2019` and `ecdsa-jcs-2019`
+// (W3C "Data Integrity ECDSA Cryptosuites v1.0" §3.2-§3.3, P-256 and P-384) and `Ed25519Signature2020` (W3C CCG,
+// VC 1.1 credentials). Everything a verifier decides (purpose, domain, challenge, validity, which key) is checked
+// before, by data-integrity-verify.ts; here each library transforms, hashes and checks the signature, through
+// its public LinkedDataProof interface (`verifyProof`), with the key already found and a document loader that
+// never reaches a network. RDF canonicalization runs in JSON-LD safe mode and within rdf-canonize's work limits,
+// so an undefined term fails and a poison graph is refused instead of computed.
+import { DataIntegrityProof } from '@digitalbazaar/data-integrity';
+import { cryptosuite as ecdsaRdfc2019 } from '@digitalbazaar/ecdsa-rdfc-2019-cryptosuite';
+import { createVerifyCryptosuite as ecdsaJcs2019 } from '@digitalbazaar/ecdsa-jcs-2019-cryptosuite';
+import { Ed25519Signature2020 } from '@digitalbazaar/ed25519-signature-2020';
+import { cryptosuite as eddsaRdfc2022, type Cryptosuite } from '@digitalbazaar/eddsa-rdfc-2022-cryptosuite';
+import type { ProofProblem } from './data-integrity.ts';
+import { ContextNotBundledError, staticDocumentLoader, type ContextSource } from './json-ld.ts';
+import type { SigningKeyType } from './multikey.ts';
+
+export type LibrarySuiteName = 'eddsa-rdfc-2022' | 'ecdsa-rdfc-2019' | 'ecdsa-jcs-2019' | 'Ed25519Signature2020';
+
+/** The key types each suite verifies with (its `requiredAlgorithm`). */
+export const SUITE_KEY_TYPES: Record<LibrarySuiteName | 'eddsa-jcs-2022', readonly SigningKeyType[]> = {
+  'eddsa-jcs-2022': ['Ed25519'],
+  'eddsa-rdfc-2022': ['Ed25519'],
+  Ed25519Signature2020: ['Ed25519'],
+  'ecdsa-rdfc-2019': ['P-256', 'P-384'],
+  'ecdsa-jcs-2019': ['P-256', 'P-384'],
+};
+
+/**
+ * rdf-canonize's limits (RDFC-1.0 §4.4 notes "poison graphs"): at most n^1 deep iterations for n blank nodes
+ * that the first pass leaves unlabelled, and a time bound as the backstop.
+ */
+export const CANONICALIZATION_LIMITS = { maxWorkFactor: 1, timeoutMs: 1_000 } as const;
+
+const MULTIKEY_CONTEXT = 'https://w3id.org/security/multikey/v1';
+
+export interface LibraryCheck {
+  suite: LibrarySuiteName;
+  /** The unsecured document: without `proof`, or with the proofs a chained proof names (Data Integrity §4.5). */
+  document: Record<string, unknown>;
+  proof: Record<string, unknown>;
+  proofSet: readonly unknown[];
+  /** The verification method, found and authorized by key-lookup.ts. */
+  method: { id: string; controller: string; publicKeyMultibase: string };
+  contexts?: ContextSource;
+}
+
+function canonizeOptions(): Record<string, unknown> {
+  return {
+    maxWorkFactor: CANONICALIZATION_LIMITS.maxWorkFactor,
+    signal: AbortSignal.timeout(CANONICALIZATION_LIMITS.timeoutMs),
+  };
+}
+
+/** A cryptosuite whose canonicalization runs within the limits (the suite's own options, then ours). */
+function bounded(suite: Cryptosuite): Cryptosuite {
+  return { ...suite, canonize: (input, options) => suite.canonize(input, { ...options, ...canonizeOptions() }) };
+}
+
+function suiteFor(name: LibrarySuiteName): DataIntegrityProof | Ed25519Signature2020 {
+  switch (name) {
+    case 'eddsa-rdfc-2022':
+      return new DataIntegrityProof({ cryptosuite: bounded(eddsaRdfc2022) });
+    case 'ecdsa-rdfc-2019':
+      return new DataIntegrityProof({ cryptosuite: bounded(ecdsaRdfc2019) });
+    case 'ecdsa-jcs-2019':
+      return new DataIntegrityProof({ cryptosuite: ecdsaJcs2019() });
+    case 'Ed25519Signature2020':
+      return new Ed25519Signature2020({ canonizeOptions: canonizeOptions() });
+  }
+}
+
+/** Undefined when the proof verifies; else the problem, in Data Integrity's error types. */
+export async function verifyByLibrary(check: LibraryCheck): Promise<ProofProblem | undefined> {
+  const { method } = check;
+  const verificationMethod = { '@context': MULTIKEY_CONTEXT, type: 'Multikey', ...method };
+  const documentLoader = staticDocumentLoader(check.contexts ?? {}, new Map([[method.id, verificationMethod]]));
+  // As jsonld-signatures' ProofSet does: an RDF proof is read under the document's @context; a JCS proof as is.
+  const jcs = check.suite === 'ecdsa-jcs-2019';
+  const proof = jcs ? { ...check.proof } : { '@context': check.document['@context'], ...check.proof };
+  let outcome: { verified: boolean; error?: unknown };
+  try {
+    outcome = await suiteFor(check.suite).verifyProof({
+      proof,
+      proofSet: [...check.proofSet],
+      document: { ...check.document },
+      documentLoader,
+      // Purpose and key authorization were checked before, by this verifier.
+      purpose: { validate: async () => ({ valid: true }) },
+    });
+  } catch (e) {
+    outcome = { verified: false, error: e };
+  }
+  return outcome.verified ? undefined : libraryProblem(outcome.error);
+}
+
+/** The errors a library reports, in causes: jsonld wraps a loader's error in `details.cause`. */
+function causes(error: unknown): unknown[] {
+  const out: unknown[] = [];
+  let at: unknown = error;
+  for (let depth = 0; depth < 6 && at !== undefined && at !== null; depth++) {
+    out.push(at);
+    const e = at as { cause?: unknown; details?: { cause?: unknown } };
+    at = e.details?.cause ?? e.cause;
+  }
+  return out;
+}
+
+function libraryProblem(error: unknown): ProofProblem {
+  const chain = causes(Array.isArray(error) ? error[0] : error);
+  const notBundled = chain.find((e) => e instanceof ContextNotBundledError);
+  if (notBundled)
+    return { type: 'PROOF_TRANSFORMATION_ERROR', reason: 'context_not_bundled', message: notBundled.message };
+  const messages = chain.map((e) => (e instanceof Error ? e.message : String(e)));
+  const text = messages[0] ?? 'the proof does not verify';
+  if (messages.some((m) => /safe mode/i.test(m)))
+    return {
+      type: 'PROOF_TRANSFORMATION_ERROR',
+      reason: 'undefined_term',
+      message: `a term or type of the document is not defined by its contexts (JSON-LD safe mode): ${clip(text)}`,
+    };
+  if (messages.some((m) => /Maximum deep iterations exceeded|Abort signal received/.test(m)))
+    return {
+      type: 'PROOF_TRANSFORMATION_ERROR',
+      reason: 'canonicalization_limit',
+      message: 'the document is refused: its RDF canonicalization exceeds the work limit (a poison graph)',
+    };
+  if (messages.some((m) => /does not start with proof\.@context/.test(m)))
+    return {
+      type: 'PROOF_VERIFICATION_ERROR',
+      reason: 'context_mismatch',
+      message: "the document's @context does not start with the proof's @context",
+    };
+  return {
+    type: 'PROOF_VERIFICATION_ERROR',
+    reason: 'signature_invalid',
+    message: `the signature does not verify: the document or the proof was changed, or another key signed it (${clip(text)})`,
+  };
+}
+
+function clip(text: string, max = 300): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}

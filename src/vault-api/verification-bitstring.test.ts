@@ -1,0 +1,180 @@
+// BitstringStatusListEntry (Bitstring Status List v1.0) and did:web issuers through POST /credentials/verify: a credential signed by
+// digitalbazaar's libraries for a did:key issuer, whose list credential (signed by the same issuer) a local test
+// host serves, verifies while its bit is clear and fails while it is set; a list by another issuer, a list that
+// cannot be read, and a verifier that does not read the web all fail the check, never pass it.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { base64urlnopad } from '@scure/base';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWebFetch } from '../http/web-fetch.ts';
+import { didKey, hostedKey, issueWith, type DidKey } from '../../test-support/digitalbazaar.ts';
+import { startVaultTestEnv, type MintedKey, type VaultTestEnv } from '../../test-support/vault-api.ts';
+
+type Json = Record<string, unknown>;
+const V2 = 'https://www.w3.org/ns/credentials/v2';
+const INDEX = 94_567;
+
+let server: Server;
+let base: string;
+let host: string;
+const lists = new Map<string, Json>();
+let env: VaultTestEnv;
+let offline: VaultTestEnv;
+let key: MintedKey;
+let offlineKey: MintedKey;
+let issuer: DidKey;
+
+/** A list of 131,072 bits, the given ones set, as §3.1 encodes it: GZIP, then multibase base64url. */
+function encodedList(set: number[]): string {
+  const bits = Buffer.alloc(131_072 / 8);
+  for (const i of set) bits[i >> 3]! |= 0x80 >> (i & 7);
+  return `u${base64urlnopad.encode(gzipSync(bits))}`;
+}
+
+async function publishList(path: string, by: DidKey, purpose: string, set: number[]): Promise<string> {
+  const url = `${base}${path}`;
+  const list = await issueWith('eddsa-rdfc-2022', by, {
+    '@context': [V2],
+    id: url,
+    type: ['VerifiableCredential', 'BitstringStatusListCredential'],
+    credentialSubject: {
+      id: `${url}#list`,
+      type: 'BitstringStatusList',
+      statusPurpose: purpose,
+      encodedList: encodedList(set),
+    },
+  });
+  lists.set(path, list);
+  return url;
+}
+
+async function credentialOn(listUrl: string, purpose = 'revocation'): Promise<Json> {
+  return issueWith('eddsa-rdfc-2022', issuer, {
+    '@context': [V2],
+    type: ['VerifiableCredential'],
+    credentialSubject: { id: 'did:example:holder' },
+    credentialStatus: {
+      id: `${listUrl}#${INDEX}`,
+      type: 'BitstringStatusListEntry',
+      statusPurpose: purpose,
+      statusListIndex: String(INDEX),
+      statusListCredential: listUrl,
+    },
+  });
+}
+
+const verify = (e: VaultTestEnv, k: MintedKey, vc: unknown) =>
+  e.request('/credentials/verify', {
+    key: k.key,
+    body: { verifiableCredential: vc, options: { checks: ['proof', 'credentialStatus'] } },
+  });
+const reasons = (body: { problemDetails: { reason: string; level: string }[] }) =>
+  body.problemDetails.filter((p) => p.level === 'error').map((p) => p.reason);
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const list = lists.get(req.url ?? '');
+    if (!list) {
+      res.statusCode = 404;
+      res.end();
+      return;
+    }
+    res.setHeader('content-type', 'application/vc+ld+json');
+    res.end(JSON.stringify(list));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = `http://${host}`;
+  issuer = await didKey('Ed25519');
+  // The cache off: a list is read again on each verification.
+  env = await startVaultTestEnv({ fetchJson: createWebFetch({ testHosts: [host], cacheTtlMs: 1, cacheEntries: 1 }) });
+  offline = await startVaultTestEnv({ simulator: env.simulator! });
+  key = await env.mintKey({ role: 'early' });
+  offlineKey = await offline.mintKey({ role: 'early' });
+}, 120_000);
+afterAll(async () => {
+  await offline?.close();
+  await env?.close();
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+describe('BitstringStatusListEntry', () => {
+  it('verifies while its bit is clear, and fails revoked while it is set', async () => {
+    const clear = await credentialOn(await publishList('/lists/clear', issuer, 'revocation', [INDEX + 1]));
+    const ok = await verify(env, key, clear);
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(ok.body.results.credentialStatus).toEqual([expect.objectContaining({ verified: true, status: 'valid' })]);
+    const set = await credentialOn(await publishList('/lists/set', issuer, 'revocation', [INDEX]));
+    const revoked = await verify(env, key, set);
+    expect(revoked.status, JSON.stringify(revoked.body)).toBe(400);
+    expect(reasons(revoked.body)).toEqual(['revoked']);
+  });
+
+  it('honours suspension: a set bit of a suspension list fails suspended', async () => {
+    const vc = await credentialOn(await publishList('/lists/suspended', issuer, 'suspension', [INDEX]), 'suspension');
+    const r = await verify(env, key, vc);
+    expect(r.status, JSON.stringify(r.body)).toBe(400);
+    expect(reasons(r.body)).toEqual(['suspended']);
+  });
+
+  it('refuses a list by another issuer, a list for another purpose, and a list that cannot be read', async () => {
+    const other = await didKey('Ed25519');
+    const byOther = await credentialOn(await publishList('/lists/other', other, 'revocation', []));
+    expect(reasons((await verify(env, key, byOther)).body)).toEqual(['status_list_invalid']);
+    const purpose = await credentialOn(await publishList('/lists/purpose', issuer, 'suspension', []));
+    expect(reasons((await verify(env, key, purpose)).body)).toEqual(['status_list_invalid']);
+    const missing = await credentialOn(`${base}/lists/missing`);
+    expect(reasons((await verify(env, key, missing)).body)).toEqual(['status_list_unavailable']);
+  });
+
+  it('a list changed after its issuer signed it is refused', async () => {
+    const url = await publishList('/lists/tampered', issuer, 'revocation', [INDEX]);
+    const list = lists.get('/lists/tampered')!;
+    (list['credentialSubject'] as Json)['encodedList'] = encodedList([]);
+    expect(reasons((await verify(env, key, await credentialOn(url))).body)).toEqual(['status_list_invalid']);
+  });
+
+  it('a service that does not read the web fails the check (status_list_unavailable), never passes it', async () => {
+    const vc = await credentialOn(await publishList('/lists/offline', issuer, 'revocation', []));
+    const r = await verify(offline, offlineKey, vc);
+    expect(r.status, JSON.stringify(r.body)).toBe(400);
+    expect(reasons(r.body)).toEqual(['status_list_unavailable']);
+  });
+});
+
+describe('did:web issuers (CV_WEB_FETCH)', () => {
+  it('a credential by a did:web issuer whose document the test host serves verifies; by another key it does not', async () => {
+    const did = `did:web:${encodeURIComponent(host)}`;
+    const web = await hostedKey(did, 'P-384');
+    const { '@context': _c, ...method } = web.document;
+    lists.set('/.well-known/did.json', {
+      '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/multikey/v1'],
+      id: did,
+      verificationMethod: [method],
+      assertionMethod: [web.vm],
+    });
+    const vc = await issueWith('ecdsa-rdfc-2019', web, {
+      '@context': [V2],
+      type: ['VerifiableCredential'],
+      credentialSubject: { id: 'did:example:holder' },
+    });
+    const ok = await env.request('/credentials/verify', { key: key.key, body: { verifiableCredential: vc } });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(ok.body.results.issuerDid).toMatchObject({ outcome: 'not_applicable' });
+    const impostor = await hostedKey(did, 'P-384');
+    const forged = await issueWith('ecdsa-rdfc-2019', impostor, {
+      '@context': [V2],
+      type: ['VerifiableCredential'],
+      credentialSubject: { id: 'did:example:holder' },
+    });
+    const bad = await env.request('/credentials/verify', {
+      key: key.key,
+      body: { verifiableCredential: forged, options: { checks: ['proof'] } },
+    });
+    expect(bad.status).toBe(400);
+    expect(reasons(bad.body)).toEqual(['signature_invalid']);
+    const off = await verify(offline, offlineKey, vc);
+    expect(reasons(off.body)).toContain('did_method_not_supported');
+  });
+});
