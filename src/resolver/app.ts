@@ -38,6 +38,22 @@ function writeModeOf(req: express.Request): WriteMode | undefined {
   return 'signedXdr' in body ? 'submit' : 'prepare';
 }
 
+/**
+ * The body reader: only operations with a request body read one, and each requires it (did-resolver.yaml
+ * `requestBody.required`); elsewhere a body is ignored.
+ */
+function resolverBodyReader() {
+  return jsonBody(
+    { limit: BODY_LIMIT_BYTES, needsBody: () => true },
+    {
+      missing: () => ResolverErrors.invalidRequest('the request needs a JSON body'),
+      unsupported: (coding) => ResolverErrors.unsupportedContentEncoding(unsupportedCodingMessage(coding)),
+      corrupt: (coding) => ResolverErrors.invalidBodyEncoding(corruptBodyMessage(coding)),
+      loneSurrogate: (at) => ResolverErrors.invalidRequest(loneSurrogateMessage(at)),
+    },
+  );
+}
+
 export async function createResolverApp(given: ResolverAppDeps): Promise<express.Express> {
   const model = loadResolverModel();
   // Without a registry from the process (tests of the app alone) the app keeps its own, so /metrics answers.
@@ -54,19 +70,7 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
   const service = serviceRoutes(ctx, model.document);
   const registry = registryRoutes(ctx);
   const proof = proofRoutes(ctx, nonceStore);
-  /**
-   * The body reader: only operations with a request body read one, and each requires it (did-resolver.yaml
-   * `requestBody.required`); elsewhere a body is ignored.
-   */
-  const body = jsonBody(
-    { limit: BODY_LIMIT_BYTES, needsBody: () => true },
-    {
-      missing: () => ResolverErrors.invalidRequest('the request needs a JSON body'),
-      unsupported: (coding) => ResolverErrors.unsupportedContentEncoding(unsupportedCodingMessage(coding)),
-      corrupt: (coding) => ResolverErrors.invalidBodyEncoding(corruptBodyMessage(coding)),
-      loneSurrogate: (at) => ResolverErrors.invalidRequest(loneSurrogateMessage(at)),
-    },
-  );
+  const body = resolverBodyReader();
 
   // The route table: each operation's handler, at the end of its path's chain.
   const handlers: RouteTable<operations> = {
