@@ -17,10 +17,21 @@ export default defineConfig({
           name: 'unit',
           silent,
           include: ['src/**/*.test.ts', 'simulator/**/*.test.ts', 'scripts/**/*.test.ts', 'scale-tests/**/*.test.ts'],
+          // Its own run (npm run test:crash, in .ci/run): twenty restarts of the whole product.
+          exclude: ['scale-tests/crash.test.ts'],
           testTimeout: 30_000,
           // A hook that starts a simulator and services can take more than vitest's 10 s on a loaded host:
           // time a test by the machine's speed nowhere, set-up included.
           hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
+          // SIGKILL at random instants under a write load (scale-tests/crash.test.ts).
+          name: 'crash',
+          silent,
+          include: ['scale-tests/crash.test.ts'],
+          testTimeout: 1_800_000,
         },
       },
       {

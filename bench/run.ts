@@ -1,5 +1,5 @@
 // npm run bench: measures side by side, in one run on this machine, and writes docs/benchmarks.md.
-//   --only http,cycle,vault-size,verify,oversized,simulator,stores   sections to run (default all)
+//   --only http,registrar,cycle,vault-size,verify,oversized,hostile,simulator,stores   sections to run (default all)
 //   --case <part>[,<part>]                   cases whose name contains one of these (e.g. bare,service-config)
 //   --duration <s> --warmup <s> --connections <n> --out <file> --sizes 10,1000,10000
 //   --node20-tree <dir> [--node20-bin <node>]   the http section also measures the pre-migration product on Node 20
@@ -12,15 +12,27 @@ import type { SectionContext, SectionResult } from './lib/section.ts';
 import { currentRuntime, node20Runtime, type Runtime } from './lib/runtimes.ts';
 import { RAISED_LIMIT_FLAGS, startStack, type Stack } from './lib/stack.ts';
 import { runCycleSection } from './sections/cycle.ts';
+import { runHostileSection } from './sections/hostile.ts';
 import { runHttpSection } from './sections/http.ts';
 import { runOversizedSection } from './sections/oversized.ts';
+import { runRegistrarSection } from './sections/registrar.ts';
 import { runSimulatorSection } from './sections/simulator.ts';
 import { runStoresSection } from './sections/stores.ts';
 import { DEFAULT_SIZES, runVaultSizeSection } from './sections/vault-size.ts';
 import { runVerifySection } from './sections/verify.ts';
 
 // verify runs beside the services, before the in-process sections stop them.
-const SECTIONS = ['http', 'cycle', 'vault-size', 'verify', 'oversized', 'simulator', 'stores'] as const;
+const SECTIONS = [
+  'http',
+  'registrar',
+  'cycle',
+  'vault-size',
+  'verify',
+  'oversized',
+  'hostile',
+  'simulator',
+  'stores',
+] as const;
 type Section = (typeof SECTIONS)[number];
 
 const FLAGS: FlagSpec[] = [
@@ -52,7 +64,7 @@ const FLAGS: FlagSpec[] = [
 
 const INTRO = `# Benchmarks
 
-Written by \`npm run bench\` (sections \`http\`, \`cycle\`, \`vault-size\`, \`verify\`, \`oversized\`, \`simulator\`, \`stores\`; one alone with \`--only\`) and
+Written by \`npm run bench\` (sections \`http\`, \`registrar\`, \`cycle\`, \`vault-size\`, \`verify\`, \`oversized\`, \`hostile\`, \`simulator\`, \`stores\`; one alone with \`--only\`) and
 \`npm run load\` (section \`load\`). Every section says when and how it was measured; the figures are only comparable
 within one section, measured side by side in one run on the machine described below. Re-run on a quiet machine:
 other processes on the same cores lower every figure.
@@ -128,10 +140,12 @@ async function main(): Promise<number> {
   };
   const runners: Record<Section, () => Promise<SectionResult>> = {
     http: () => runHttpSection(ctx, { runtimes, ...(node20Missing ? { node20Missing } : {}) }),
+    registrar: () => runRegistrarSection(ctx),
     cycle: () => runCycleSection(ctx),
     'vault-size': () => runVaultSizeSection(ctx, sizes),
     verify: () => runVerifySection(ctx),
     oversized: () => runOversizedSection(ctx),
+    hostile: () => runHostileSection(ctx),
     simulator: () => runSimulatorSection(ctx),
     stores: () => runStoresSection(ctx),
   };

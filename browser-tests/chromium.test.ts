@@ -1,7 +1,7 @@
 // The unpacking of the Chromium that @sparticuz/chromium ships (./chromium.ts), on archives shaped as the
 // package's are: the tar's end marker followed by zero padding, which tar never reads.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { brotliCompressSync, constants } from 'node:zlib';
@@ -38,4 +38,29 @@ it('says which archive it could not unpack', async () => {
   spawnSync('mkdir', ['-p', target]);
   await expect(untarBrotli(packed, target)).rejects.toThrow(/tar -x of .*not-a-tar\.tar\.br exited/);
   expect(readdirSync(target)).toEqual([]);
+});
+
+it("gives the files to the caller, not to the archive's owner (uid 1001, which a user namespace cannot map)", async () => {
+  const source = path.join(dir, 'owned');
+  spawnSync('mkdir', ['-p', path.join(source, 'bin')]);
+  writeFileSync(path.join(source, 'bin', 'chromium'), 'binary');
+  // The package's archives name uid 1001; GNU tar run as root would chown to it.
+  const tar = spawnSync('tar', [
+    '-c',
+    '--owner=1001',
+    '--group=1001',
+    '--numeric-owner',
+    '-f',
+    '-',
+    '-C',
+    source,
+    'bin',
+  ]);
+  expect(tar.status, String(tar.stderr)).toBe(0);
+  const packed = path.join(dir, 'owned.tar.br');
+  writeFileSync(packed, brotliCompressSync(tar.stdout));
+  const target = path.join(dir, 'target-owned');
+  spawnSync('mkdir', ['-p', target]);
+  await untarBrotli(packed, target);
+  expect(statSync(path.join(target, 'bin', 'chromium')).uid).toBe(process.getuid!());
 });

@@ -78,7 +78,11 @@ export async function untarBrotli(from: string, dir: string): Promise<void> {
   const tarFile = path.join(dir, `${path.basename(from, '.br')}.unpacking`);
   try {
     await unbrotli(from, tarFile);
-    const tar = spawn('tar', ['-x', '-f', tarFile, '-C', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+    // --no-same-owner: GNU tar run as root gives files the archive's owner (uid 1001), which a user namespace
+    // cannot map ("Cannot change ownership"); the files are the caller's.
+    const tar = spawn('tar', ['-x', '--no-same-owner', '-f', tarFile, '-C', dir], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     tar.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const code = await new Promise<number | null>((resolve, reject) => {

@@ -372,6 +372,28 @@ describe(`Prism mock of ${RESOLVER_SPEC}`, () => {
     expect(response.headers.get('sl-violations')).toBeTruthy();
     expect(await response.json()).toHaveProperty('code');
   });
+  it('serves the registrar: a create answers the action example, with its signing request', async () => {
+    const create = spec.paths['/1.0/create'].post.requestBody.content['application/json'].examples.create.value;
+    const response = await fetch(`${mock.url}/1.0/create?method=ledger`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', Prefer: 'example=action' },
+      body: JSON.stringify(create),
+    });
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body).toEqual(deref(spec, spec.components.examples.RegistrarAction).value);
+    expect(body.didState.signingRequest.signingRequest1.alg).toBe('EdDSA');
+  });
+
+  it('serves the reverse lookup of a controller', async () => {
+    const response = await fetch(
+      `${mock.url}/v1/dids/stellar?controller=GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR`,
+    );
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body).toMatchObject({ network: 'testnet', index: { fromLedger: expect.any(Number) } });
+  });
+
   it('answers GET /1.0/identifiers/garbage with 400 invalidDid, not a document (x-handler-pattern)', async () => {
     const response = await fetch(`${mock.url}/1.0/identifiers/garbage`, {
       headers: { Accept: 'application/did+json' },

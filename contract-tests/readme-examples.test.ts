@@ -78,16 +78,16 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-it('README: accounts, wallet-proof keys, an issuer DID, a vault, a signed issue, verify, revoke, verify', async () => {
+it('README: accounts, wallet-proof keys, an issuer DID, a vault, a signed issue, verify, revoke, verify, present', async () => {
   const script = localised(example('README.md', 'readme-example:first-credential'), ['issuer.key', 'holder.key']);
   // Each variable holds one thing: the block's names must not be reused for another meaning.
   const assigned = [...script.matchAll(/^([A-Z_]+)=/gm)].map((m) => m[1]);
   expect(new Set(assigned).size, `assigned twice: ${assigned.join(' ')}`).toBe(assigned.length);
   const lines = (await run(script)).trim().split('\n');
-  // Four submits (DID, vault, issue, revoke) and two verifications, in order.
+  // Four submits (DID, vault, issue, revoke) and three verifications, in order.
   const answers = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
-  expect(answers).toHaveLength(6);
-  const [did, vault, issued, first, revoked, second] = answers as [
+  expect(answers).toHaveLength(7);
+  const [did, vault, issued, first, revoked, second, presented] = answers as [
     { txId: string },
     { tx_id: string; txId: string },
     { tx_id: string; txId: string },
@@ -98,6 +98,11 @@ it('README: accounts, wallet-proof keys, an issuer DID, a vault, a signed issue,
     },
     { tx_id: string; txId: string },
     { verified: boolean; problemDetails: { level: string; check?: string; reason: string }[] },
+    {
+      verified: boolean;
+      problemDetails: { level: string; check?: string; reason: string }[];
+      results: { credentialStatus: { type?: string; input: { type: string } }[] };
+    },
   ];
   expect(did.txId).toMatch(/^[0-9a-f]{64}$/);
   for (const w of [vault, issued, revoked]) expect(w.txId).toBe(w.tx_id);
@@ -108,6 +113,18 @@ it('README: accounts, wallet-proof keys, an issuer DID, a vault, a signed issue,
   expect(second.problemDetails).toContainEqual(
     expect.objectContaining({ level: 'error', check: 'credentialStatus', reason: 'revoked' }),
   );
+  // The revoked credential presented, keyless: its own LedgerVaultStatusEntry leads the verifier to the chain.
+  expect(presented.verified, JSON.stringify(presented)).toBe(false);
+  expect(presented.problemDetails.filter((p) => p.level === 'error')).toEqual([
+    expect.objectContaining({ check: 'credentialStatus', reason: 'revoked' }),
+  ]);
+  expect(presented.results.credentialStatus).toEqual([
+    expect.objectContaining({
+      verified: false,
+      status: 'revoked',
+      input: expect.objectContaining({ type: 'LedgerVaultStatusEntry' }),
+    }),
+  ]);
 }, 300_000);
 
 // A reader pastes blocks of several pages into one shell: a name that holds a key says which kind, everywhere.
@@ -136,3 +153,12 @@ it('docs/did-resolver.md: account new, did new, did multikey and tx sign --submi
   expect(resolved.didDocument.id).toMatch(/^did:ledger:testnet:[a-z2-7]{26}$/);
   expect(resolved.didDocument.authentication).toEqual(['#auth-1']);
 }, 120_000);
+
+it('docs/did-resolver.md: did create --registrar, then update and deactivate through the registrar by hand', async () => {
+  const script = localised(example('docs/did-resolver.md', 'example:registrar'), ['me.key']);
+  const lines = (await run(script)).trim().split('\n');
+  const resolved = JSON.parse(lines.at(-2)!) as { didDocument: { id: string; service: { id: string }[] } };
+  const mine = JSON.parse(lines.at(-1)!) as { dids: { did: string; deactivated: boolean; version: number }[] };
+  expect(resolved.didDocument.service.map((s) => s.id)).toEqual([`${resolved.didDocument.id}#service-inbox`]);
+  expect(mine.dids).toEqual([expect.objectContaining({ did: resolved.didDocument.id, deactivated: true, version: 3 })]);
+}, 180_000);

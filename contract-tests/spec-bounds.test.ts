@@ -1,6 +1,6 @@
 // Every collection and every string in both specs is bounded: an array has `maxItems`, an
 // object that takes unknown keys has `maxProperties`, a string has `maxLength`, `pattern`, `enum`, `const`
-// or `format`. The request validator and the pre-check in src/openapi/collection-bounds.ts read these bounds,
+// or `format`. The request validator and the pre-check in src/platform/bounds.ts read these bounds,
 // and response validation holds the services to them; a schema added without one fails here.
 import { describe, expect, it } from 'vitest';
 import { loadSpec, type Json } from './helpers/spec.ts';

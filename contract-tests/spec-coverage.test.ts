@@ -293,10 +293,11 @@ function describeExamples(file: string, spec: Json): void {
 describe(VAULT_SPEC, () => {
   const spec = loadSpec(VAULT_SPEC);
 
-  // 2.0.0: the verification answers of the W3C VC API replace those of 1.1.1 (packages/client/CHANGELOG.md).
-  it('is OpenAPI 3.1 at API version 2.0.0', () => {
+  // 2.0.0: the verification answers of the W3C VC API replace those of 1.1.1; 2.1.0: presentations without
+  // holder, a 400 for one that does not verify, challenges bound to their client (packages/client/CHANGELOG.md).
+  it('is OpenAPI 3.1 at API version 2.1.0', () => {
     expect(spec.openapi).toMatch(/^3\.1\./);
-    expect(spec.info.version).toBe('2.0.0');
+    expect(spec.info.version).toBe('2.1.0');
   });
 
   // The Prism mock served `info.version 1.1.1` from this example after the API became 2.0.0.

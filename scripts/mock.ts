@@ -13,6 +13,8 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createMockFront } from './mock-front.ts';
 import { loadMockSpec } from './mock-spec.ts';
+import { parentMayVanish } from '../src/config/index.ts';
+import { watchParent } from '../src/cli/parent-watch.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const prismBin = path.join(root, 'node_modules', '.bin', 'prism');
@@ -76,6 +78,8 @@ export async function runMock(argv: string[], env: Record<string, string | undef
     const stop = (signal: NodeJS.Signals) => child.kill(signal);
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    // Under `npm run mock:vault` a TERM to npm stops npm and its shell only: gone, they leave Prism behind.
+    const unwatch = parentMayVanish(env) ? watchParent() : undefined;
     const exited = new Promise<number>((resolve) => child.once('exit', (c, signal) => resolve(c ?? (signal ? 0 : 1))));
     const upstream = `http://127.0.0.1:${inner}`;
     let gone = false;
@@ -92,6 +96,7 @@ export async function runMock(argv: string[], env: Record<string, string | undef
       });
     }
     const code = await exited;
+    unwatch?.();
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
     return code;

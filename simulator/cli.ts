@@ -99,10 +99,15 @@ export interface CliDefaults {
   ledgerCloseMs?: string;
 }
 
+/** Taken before the state file is read, released once it is saved: one process per state file (the command's
+ *  wiring passes the product's lock; the simulator has none of its own). */
+export type StateFileLock = (file: string) => { release(): void };
+
 export async function runSimulator(
   args: string[],
   out: (line: string) => void = (l) => console.log(l),
   defaults: CliDefaults = {},
+  lockStateFile?: StateFileLock,
 ): Promise<number> {
   let parsed: CliOptions | 'help';
   try {
@@ -117,11 +122,19 @@ export async function runSimulator(
     return 0;
   }
   const opts = parsed;
+  let lock: { release(): void } | undefined;
+  try {
+    lock = opts.stateFile && lockStateFile ? lockStateFile(opts.stateFile) : undefined;
+  } catch (e) {
+    console.error((e as Error).message);
+    return 1;
+  }
   let running;
   try {
     const { port, host, stateFile, protocol, ledgerCloseMs } = opts;
     running = await startSimulator({ port, host, stateFile, protocol, ledgerCloseMs });
   } catch (e) {
+    lock?.release();
     console.error(simulatorListenFailure(e, opts.host, opts.port));
     return 1;
   }
@@ -131,13 +144,16 @@ export async function runSimulator(
       process.off('SIGINT', onInt);
       process.off('SIGTERM', onTerm);
       out(`\n${signal}: stopping${opts.stateFile ? `, saving ${opts.stateFile}` : ''}`);
-      running.close().then(
-        () => resolve(0),
-        (e: unknown) => {
-          console.error(`could not save the state: ${(e as Error).message}`);
-          resolve(1);
-        },
-      );
+      running
+        .close()
+        .then(
+          () => resolve(0),
+          (e: unknown) => {
+            console.error(`could not save the state: ${(e as Error).message}`);
+            resolve(1);
+          },
+        )
+        .finally(() => lock?.release());
     };
     const onInt = (): void => stop('SIGINT');
     const onTerm = (): void => stop('SIGTERM');

@@ -89,7 +89,7 @@ describe('a wrong command line touches nothing; --help prints the usage', () => 
     { given: ['keys'], want: /^keys: name a subcommand: create, list or revoke\n\nusage: credential-vault keys crea/ },
     { given: ['keys', '--network', 'testnet'], want: /^keys: name a subcommand: create, list or revoke\n/ },
     { given: ['account'], want: /^account: name a subcommand: new\n\nusage: credential-vault account new/ },
-    { given: ['did'], want: /^did: name a subcommand: new or multikey\n\nusage: credential-vault did new/ },
+    { given: ['did'], want: /^did: name a subcommand: new, multikey or create\n\nusage: credential-vault did new/ },
     { given: ['tx'], want: /^tx: name a subcommand: sign\n\nusage: credential-vault tx sign/ },
   ])('$given → exit 2, $want', async ({ given, want }) => {
     const r = await run([...given, '--data-dir', untouched]);

@@ -1,6 +1,15 @@
 // `credential-vault <command>`: start | serve | resolver | simulator | keys | tx | did | vc | account | help.
 import path from 'node:path';
-import { ConfigError, loadConfig, readSettings, settingsTable, walletEnv, type Config } from './config/index.ts';
+import {
+  ConfigError,
+  loadConfig,
+  parentMayVanish,
+  readSettings,
+  settingsTable,
+  walletEnv,
+  type Config,
+} from './config/index.ts';
+import { watchParent } from './cli/parent-watch.ts';
 import { isAccountAddress } from './openapi/formats.ts';
 import { UsageError, processIo, subcommand, takeFlag } from './cli/args.ts';
 import { publicUrl } from './config/redact.ts';
@@ -15,12 +24,19 @@ const TX_USAGE = `tx sign [--secret-file FILE] [--passphrase P] [--rpc-url U | -
 const DID_USAGE = `did new [--network testnet|mainnet]
               prints a fresh did:ledger DID (16 random bytes, canonical) to register
   did multikey --public G… | --secret-file FILE
-              prints the Multikey (z6Mk…) of an account's Ed25519 key; with no flag, of CV_SECRET_KEY's key`;
+              prints the Multikey (z6Mk…) of an account's Ed25519 key; with no flag, of CV_SECRET_KEY's key
+  did create --registrar URL [--network testnet|mainnet] [--auth-key z6Mk…] [--assertion-key z6Mk…]
+              [--secret-file FILE]
+              creates a DID through the resolver's Universal Registrar (client-managed secret mode): the key
+              in FILE or CV_SECRET_KEY controls it and signs here; prints the final state as JSON`;
 const VC_USAGE = `vc sign --verification-method DID#assert-N [--secret-file FILE] [--created ISO] [--cryptosuite eddsa-jcs-2022|eddsa-rdfc-2022] [--json-string] [JSON]
+              [--status-owner G… --status-vc-id ID [--vault-api URL]]
               signs a credential (argument or standard input) as its issuer, Data Integrity eddsa-jcs-2022
               (default) or eddsa-rdfc-2022,
               with the secret in FILE or CV_SECRET_KEY; prints it with its proof (--json-string: as a JSON
-              string, as an issue request's vcData takes it)`;
+              string, as an issue request's vcData takes it). With --status-owner and --status-vc-id it first
+              adds the credential's LedgerVaultStatusEntry: the owner's vault on the network of the vault API
+              at URL (default http://127.0.0.1:3000), so verifiers read its revocation on the chain`;
 const ACCOUNT_USAGE = `account new --secret-file FILE
               a new account key: the secret into FILE (owner-only, never overwritten), the address G… printed`;
 const KEYS_USAGE = `keys create --network N --wallet G… [--role standard|early|admin] [--scopes a,b]
@@ -61,6 +77,8 @@ const OWN_USAGE: Record<string, string> = {
 const usageOf = (command: string | undefined) =>
   command !== undefined && OWN_USAGE[command] ? `usage: credential-vault ${OWN_USAGE[command]}` : USAGE;
 
+const SERVING: ReadonlySet<string> = new Set(['start', 'serve', 'resolver', 'simulator']);
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
   // --help anywhere after a command prints its usage and does nothing else: no server, no store, no key read.
@@ -71,20 +89,32 @@ export async function main(argv: string[]): Promise<number> {
     else console.log(usageOf(command));
     return 0;
   }
+  // The long-running commands stop when npm's shell (or the re-exec wrapper) above them dies without a signal.
+  const unwatch = SERVING.has(command ?? '') && parentMayVanish() ? watchParent() : undefined;
   try {
     switch (command) {
       case 'start':
       case 'serve':
-      case 'resolver':
-        return await serviceCommand(command, args);
-      case 'simulator': {
-        const { runSimulator } = await import('../simulator/cli.ts');
-        // CV_SIMULATOR_PROTOCOL and CV_SIMULATOR_LEDGER_CLOSE_MS are read here (src/config reads the environment);
-        // the flags win.
-        const { raw } = readSettings([]);
-        const defaults = { protocol: raw.simulatorProtocol, ledgerCloseMs: raw.ledgerCloseMs };
-        return await runSimulator(args, undefined, defaults);
+      case 'resolver': {
+        const { config, rest } = loadConfig(args);
+        // A mistyped flag must not fall back to a default silently (an embedded store instead of the database).
+        if (rest.length)
+          throw new UsageError(
+            `${command}: unknown flag or argument ${rest.join(' ')} (\`credential-vault help\` lists every setting's flag)`,
+          );
+        const { startServices } = await import('./services.ts');
+        // From the first SIGTERM/SIGINT on, /ready answers 503 so load balancers stop sending, while the
+        // servers let the requests under way finish (up to --shutdown-timeout-ms). A second signal kills.
+        let shuttingDown = false;
+        const running = await startServices(config, { mode: command, draining: () => shuttingDown });
+        for (const line of running.describe()) console.log(line);
+        await waitForSignal();
+        shuttingDown = true;
+        await running.close();
+        return 0;
       }
+      case 'simulator':
+        return await simulatorCommand(args);
       case 'keys':
         return await keysCommand(args);
       case 'tx': {
@@ -93,7 +123,7 @@ export async function main(argv: string[]): Promise<number> {
       }
       case 'did': {
         const { didCommand } = await import('./cli/did.ts');
-        return didCommand(args, processIo, walletEnv());
+        return await didCommand(args, processIo, walletEnv());
       }
       case 'vc': {
         const { vcCommand } = await import('./cli/vc.ts');
@@ -124,27 +154,20 @@ export async function main(argv: string[]): Promise<number> {
     }
     console.error(err instanceof Error ? err.message : String(err));
     return 1;
+  } finally {
+    unwatch?.();
   }
 }
 
-/** `start`, `serve`, `resolver`: runs the services until the first SIGTERM/SIGINT, then closes them gracefully. */
-async function serviceCommand(command: 'start' | 'serve' | 'resolver', args: string[]): Promise<number> {
-  const { config, rest } = loadConfig(args);
-  // A mistyped flag must not fall back to a default silently (an embedded store instead of the database).
-  if (rest.length)
-    throw new UsageError(
-      `${command}: unknown flag or argument ${rest.join(' ')} (\`credential-vault help\` lists every setting's flag)`,
-    );
-  const { startServices } = await import('./services.ts');
-  // From the first SIGTERM/SIGINT on, /ready answers 503 so load balancers stop sending, while the
-  // servers let the requests under way finish (up to --shutdown-timeout-ms). A second signal kills.
-  let shuttingDown = false;
-  const running = await startServices(config, { mode: command, draining: () => shuttingDown });
-  for (const line of running.describe()) console.log(line);
-  await waitForSignal();
-  shuttingDown = true;
-  await running.close();
-  return 0;
+/** `credential-vault simulator`: the simulator's own command line, with one process per state file. */
+async function simulatorCommand(args: string[]): Promise<number> {
+  const { runSimulator } = await import('../simulator/cli.ts');
+  // CV_SIMULATOR_PROTOCOL and CV_SIMULATOR_LEDGER_CLOSE_MS are read here (src/config reads the environment);
+  // the flags win.
+  const { raw } = readSettings([]);
+  const defaults = { protocol: raw.simulatorProtocol, ledgerCloseMs: raw.ledgerCloseMs };
+  const { lockStateFile } = await import('./data-dir-lock.ts');
+  return await runSimulator(args, undefined, defaults, (file) => lockStateFile(file));
 }
 
 /** Resolves on the first SIGINT or SIGTERM; both handlers are then removed, so a second signal kills. */

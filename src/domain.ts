@@ -1,8 +1,9 @@
 // The domain's small shared types, declared once: the networks, the roles and scopes of an API key, and the clock.
 // Every module (config, chain, stores, did, the two apps, the simulator) imports them from here.
+import type { components } from './generated/vault-api.ts';
 
-/** The two networks the service serves; a DID, an API key and a chain client each belong to one. */
-export type Network = 'testnet' | 'mainnet';
+/** The two networks the service serves; a DID, an API key and a chain client each belong to one (vault-api.yaml `Network`). */
+export type Network = components['schemas']['Network'];
 /** Every network, testnet first (the order settings, help texts and `start` list them in). */
 export const NETWORKS: readonly Network[] = ['testnet', 'mainnet'];
 

@@ -480,7 +480,7 @@ describe('request log', () => {
 
 /**
  * `/ready` of a stack just started in this process, asked until no check ran out of its time. Such a stack
- * makes its validators in the background (src/platform/validator.ts warmRoutes) while the simulator, the proxy
+ * makes its validators in the background (the `warm` option of createServiceApp, src/platform/app.ts) while the simulator, the proxy
  * and the first stack share the same event loop: on a loaded machine its first answers can report every check
  * down with `timeout`, which says the process was busy, not which dependency is down. Every answer, those
  * included, must pass `each`. Stops asking once the test is over (timed out), so that it does not load later tests.
@@ -613,7 +613,11 @@ describe('GET /ready', () => {
       const v = await answeredInTime(`${other.vault.testnet!.url}/ready`, signal, (r) => {
         expect(r.status).toBe(503);
         const rateLimit = r.json().checks.find((c: { name: string }) => c.name === 'store:rate_limit');
+        // Where it is, in the operator's words, credentials removed.
         expect(rateLimit).toMatchObject({ status: 'down' });
+        // Down or silent, the detail says where: the Redis it asked.
+        expect(rateLimit.detail).toMatch(/^(the rate_limit store is down|no answer within \d+ ms) /);
+        expect(rateLimit.detail).toContain(`(Redis ${deadRedis} (key prefix credential-vault:))`);
       });
       const checks = Object.fromEntries(
         v.json().checks.map((c: { name: string; status: string }) => [c.name, c.status]),

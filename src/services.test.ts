@@ -31,7 +31,8 @@ const argsFor = (passphrase: string) => {
     '--port',
     '0',
     '--data-dir',
-    dataDir,
+    // One directory per start: a start left running by a failed test must not lock the next test out.
+    mkdtempSync(path.join(dataDir, 'run-')),
     '--testnet-rpc-url',
     t.rpcUrl!,
     '--testnet-passphrase',
@@ -53,6 +54,27 @@ describe('startServices against a configured network profile', () => {
     await expect(startServices(config, { mode: 'serve' })).rejects.toThrow(
       /refusing to start: the testnet RPC .* serves the network "Credential Vault Simulator Testnet ; 2026"/,
     );
+  });
+
+  it('an RPC URL that answers 404: the refusal names the URL and the setting, not only the library', async () => {
+    const notRpc = createServer((_req, res) => {
+      res.statusCode = 404;
+      res.end('not found');
+    });
+    await new Promise<void>((r) => notRpc.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(notRpc.address() as AddressInfo).port}/wrong`;
+    try {
+      const args = argsFor(sim.networks.testnet.passphrase).map((a) => (a === sim.networks.testnet.rpcUrl ? url : a));
+      const { config } = loadConfig([...args, ...TEST_LOG_ARGS], {});
+      await expect(startServices(config, { mode: 'serve' })).rejects.toThrow(
+        `refusing to start: the testnet RPC at ${url} did not answer getNetwork (`,
+      );
+      await expect(startServices(config, { mode: 'serve' })).rejects.toThrow(
+        /404\); check that it is a Soroban RPC endpoint, or set CV_TESTNET_RPC_URL \(--testnet-rpc-url\)$/,
+      );
+    } finally {
+      await new Promise((r) => notRpc.close(r));
+    }
   });
 
   it('refuses to start, in one line naming both versions, when the RPC runs a protocol older than 26', async () => {

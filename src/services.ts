@@ -7,9 +7,11 @@ import path from 'node:path';
 import type express from 'express';
 import { LRUCache } from 'lru-cache';
 import { requireProfiles, type Config } from './config/index.ts';
-import { publicUrl } from './config/redact.ts';
+import { publicUrl, redactUrls } from './config/redact.ts';
 import { createChain, createRegistryChain, protocolRefusal, type Chain, type RegistryChain } from './chain/index.ts';
 import { createStores, type ApiKeyRecord, type Stores } from './stores/index.ts';
+import { lockLocalFiles, stateFileOf } from './data-dir-lock.ts';
+import { storeLines, storeLocations } from './store-locations.ts';
 import { createClosers, listen, throttled, type Closers } from './services/lifecycle.ts';
 import { listenFailure, type ListenTarget } from './http/listen-error.ts';
 import { keyringFromConfig, loadOrCreateKeyring } from './crypto/keyfile.ts';
@@ -90,6 +92,9 @@ export function servedNetworks(config: Config, mode: Mode): Network[] {
 export async function startServices(config: Config, options: StartOptions): Promise<RunningServices> {
   const w = wiring(config, options);
   try {
+    // Before anything reads or writes the data directory: a second process over it refuses here.
+    const locks = lockLocalFiles(config, options.mode);
+    w.closers.push(async () => locks.release());
     requireProfiles(config, w.served, { vaultApi: options.mode !== 'resolver' });
     const { profiles, simulatorUrl } = config.simulator
       ? await startEmbeddedSimulator(w)
@@ -167,7 +172,7 @@ async function startEmbeddedSimulator(
     protocol: config.simulatorProtocol,
     ledgerCloseMs: config.ledgerCloseMs,
     host: config.host,
-    stateFile: config.stateFile ?? path.join(config.dataDir, 'simulator-state.json'),
+    stateFile: stateFileOf(config),
     // A JSON line that names its service, as every other line of the process (not a bare stderr line).
     onCloseError: (error: unknown) => simulatorLogger.error('ledger close failed', { error }),
   }).catch((e: unknown) => {
@@ -272,7 +277,15 @@ async function connectChains(w: Wiring, profiles: Record<Network, ResolvedProfil
 /** Refuses a network whose RPC speaks another passphrase, or a protocol src/chain does not decode. */
 async function checkNetwork(n: Network, p: ResolvedProfile, chain: RegistryChain): Promise<void> {
   // Refuse to serve a network whose RPC speaks another passphrase: every signature would be worthless.
-  const check = await chain.client.verifyNetwork();
+  const setting = `CV_${n.toUpperCase()}_RPC_URL (--${n}-rpc-url)`;
+  const check = await chain.client.verifyNetwork().catch((e: unknown) => {
+    // The library's words ("Request failed with status code 404") name neither the URL nor what sets it.
+    const why = redactUrls(e instanceof Error ? e.message : String(e));
+    throw new Error(
+      `refusing to start: the ${n} RPC at ${publicUrl(p.rpcUrl)} did not answer getNetwork (${why}); ` +
+        `check that it is a Soroban RPC endpoint, or set ${setting}`,
+    );
+  });
   if (!check.ok) {
     throw new Error(
       `refusing to start: the ${n} RPC at ${publicUrl(p.rpcUrl)} serves the network "${check.actual}", ` +
@@ -355,6 +368,7 @@ async function startVaultApis(
         rateWindowMs: config.rateWindowMs,
         keyTtlDays: config.keyTtlDays,
         authOrigins: config.authOrigins,
+        ipv6ClientPrefix: config.ipv6ClientPrefix,
       },
       now: w.now,
       trustProxy: config.trustProxy,
@@ -368,7 +382,10 @@ async function startVaultApis(
       metrics: appMetrics,
       // Every request needs its key, and writes need the idempotency records and rate windows: the
       // API cannot serve without any of them.
-      readinessChecks: [chains.rpcChecks[n], ...storeChecks(stores, ['keys', 'idempotency', 'rate_limit'])],
+      readinessChecks: [
+        chains.rpcChecks[n],
+        ...storeChecks(stores, ['keys', 'idempotency', 'rate_limit'], storeLocations(config)),
+      ],
       ...w.draining,
     });
     const { port, setting } = vaultPort(config, options.mode, n);
@@ -398,12 +415,16 @@ async function startResolver(
     ),
     // Proof-of-control nonces shared across instances when Redis is configured (else per process).
     ...(stores.nonces ? { nonceStore: stores.nonces } : {}),
+    // Registrar jobs and the reverse lookup in the records backend: every instance sees every job.
+    registrarJobs: stores.registrarJobs,
+    didIndex: stores.didIndex,
     cache: instrumentCache(stores.cache, resolverMetrics, 'did_resolution'),
     rateLimiter: stores.rateLimiter,
     limits: {
       rateLimit: config.resolverRateLimit,
       rateWindowMs: config.resolverRateWindowMs,
       cacheTtlMs: config.resolverCacheTtlMs,
+      ipv6ClientPrefix: config.ipv6ClientPrefix,
     },
     now: w.now,
     trustProxy: config.trustProxy,
@@ -449,6 +470,7 @@ export function describeServices(
         `vault API ${n.padEnd(8)}${v.url}  (docs: ${n === 'testnet' ? `${v.url}/docs` : 'off on mainnet'}; chain Protocol ${chains[n as Network].client.protocolVersion})`,
     ),
     ...(resolverUrl ? [`DID resolver      ${resolverUrl}  (docs: ${resolverUrl}/docs)`] : []),
+    ...storeLines(config, Object.keys(vault).length > 0),
     `data directory    ${path.resolve(config.dataDir)}`,
   ];
 }

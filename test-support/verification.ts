@@ -57,7 +57,8 @@ export interface VerificationEnv {
     credentials: Record<string, unknown>[];
     challenge: string;
     domain?: string;
-    holder?: string;
+    /** The presentation's `holder` (default the holder's DID); null for a presentation without one. */
+    holder?: string | null;
     vm?: string;
     key?: Keypair;
   }): Promise<Record<string, unknown>>;
@@ -158,7 +159,7 @@ export async function startVerificationEnv(options: VaultTestOptions = {}): Prom
     const vp = {
       '@context': [V2],
       type: ['VerifiablePresentation'],
-      holder: holderDid,
+      ...(o.holder === null ? {} : { holder: holderDid }),
       verifiableCredential: o.credentials,
     };
     return addProof(

@@ -1,6 +1,6 @@
 // The worst request bodies within each service's size limit: one huge collection,
 // filled right up to the limit. They froze the vault API for 33-47 s and answered up to 32 MB before the
-// pre-check (src/openapi/collection-bounds.ts); now each is a 400 of a few KB. Shared by the HTTP test
+// pre-check (src/platform/bounds.ts); now each is a 400 of a few KB. Shared by the HTTP test
 // (oversized-bodies.test.ts: status, code and size) and the benchmark (bench/sections/oversized.ts: latency).
 // The verification cases are the worst documents a keyless caller may send: as many proofs as may be
 // verified, each chained to all the others, over a document that fills the body (once 260 proofs naming each

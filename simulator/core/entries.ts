@@ -145,6 +145,10 @@ export class SimCodec extends SimKeys {
   private readonly scValKeys = new WeakMap<xdr.ScVal, string>();
   private readonly keyIds = new WeakMap<xdr.LedgerKey, string>();
   private readonly ledgerKeys: LRUCache<string, xdr.LedgerKey>;
+  /** Base64 XDR of immutable entries and shared LedgerKeys, per object (simulateTransaction's stateChanges). */
+  private readonly base64 = new WeakMap<Entry | xdr.LedgerKey, string>();
+  /** The asset of each Stellar Asset Contract instance (sac.ts; fixed at the SAC's deployment). */
+  readonly sacAssets = lru<{ readonly code: string; readonly issuer?: string }>(10_000);
   /** Transaction hashes per transaction object, with the network id they were taken under (check.ts txHash). */
   readonly txHashes = new WeakMap<xdr.Transaction, { readonly id: Buffer; readonly hash: Buffer }>();
 
@@ -301,6 +305,27 @@ export class SimCodec extends SimKeys {
     }
     this.keyIds.set(k, id);
     return k;
+  }
+
+  /** An entry's LedgerEntry XDR as base64, remembered per entry (entries are immutable records). */
+  entryBase64(e: Entry): string {
+    let b = this.base64.get(e);
+    if (b === undefined) {
+      b = this.entryXdr(e).toXdr('base64');
+      this.base64.set(e, b);
+    }
+    return b;
+  }
+
+  /** A cached LedgerKey (cachedLedgerKey) as base64, remembered per key object. */
+  keyBase64(id: string, keyVal: xdr.ScVal | undefined): string {
+    const k = this.cachedLedgerKey(id, keyVal);
+    let b = this.base64.get(k);
+    if (b === undefined) {
+      b = k.toXdr('base64');
+      this.base64.set(k, b);
+    }
+    return b;
   }
 
   /** ledgerKeyOf, through the LRU of LedgerKey objects (most keys recur call after call). Shared: do not mutate. */

@@ -66,8 +66,10 @@ export function sacInstanceStorage(codec: SimCodec, a: AssetDesc): Map<string, {
   ]);
 }
 
-/** The asset of a SAC instance, from its instance storage. */
+/** The asset of a SAC instance, from its instance storage (remembered: it never changes). */
 function assetOf(codec: SimCodec, ctx: ContractContext): AssetDesc {
+  const known = codec.sacAssets.get(ctx.contractId);
+  if (known) return known;
   const info = ctx.storage.get(ASSET_INFO_KEY, 'instance');
   const items = info ? toVec(info) : [];
   let a: AssetDesc = { code: 'native' };
@@ -75,6 +77,7 @@ function assetOf(codec: SimCodec, ctx: ContractContext): AssetDesc {
     const m = fromStruct(items[1]!);
     a = { code: toStr(field(m, 'asset_code')), issuer: codec.accountIdOf(toBytes(field(m, 'issuer'))) };
   }
+  codec.sacAssets.set(ctx.contractId, a);
   return a;
 }
 

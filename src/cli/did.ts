@@ -1,5 +1,6 @@
-// `credential-vault did new | multikey`: a fresh did:ledger DID to register, and the Multikey
-// (publicKeyMultibase) of an Ed25519 account key, as a DID record's authentication keys take it.
+// `credential-vault did new | multikey | create`: a fresh did:ledger DID to register, the Multikey
+// (publicKeyMultibase) of an Ed25519 account key, as a DID record's authentication keys take it, and (./did-create.ts)
+// a DID created through the resolver's Universal Registrar.
 import { StrKey } from '@stellar/stellar-sdk';
 import { type WalletEnv } from '../config/index.ts';
 import { encodeMultikey, generateDid } from '../did/index.ts';
@@ -7,10 +8,11 @@ import { UsageError, subcommand, takeFlag, type CliIo } from './args.ts';
 import { refuseSecretsInArgv, takeSigningKey } from './wallet-key.ts';
 import { type Network, NETWORKS } from '../domain.ts';
 
-export function didCommand(argv: string[], io: CliIo, wallet: WalletEnv): number {
+export function didCommand(argv: string[], io: CliIo, wallet: WalletEnv): number | Promise<number> {
   const [given, ...rest] = argv;
-  const sub = subcommand('did', given, ['new', 'multikey']);
+  const sub = subcommand('did', given, ['new', 'multikey', 'create']);
   const args = [...rest];
+  if (sub === 'create') return import('./did-create.ts').then((m) => m.didCreateCommand(args, io, wallet));
   if (sub === 'new') {
     // 16 random bytes, in the canonical base32 spelling the registry keys records by.
     const network = (takeFlag(args, '--network') ?? 'testnet') as Network;

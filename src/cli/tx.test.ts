@@ -61,6 +61,47 @@ async function prepareRegistration(payer: Keypair, controller: Keypair) {
 }
 
 describe('tx sign', () => {
+  it.each([
+    {
+      given: 'the vault API',
+      answer: { error: 'invalid_request', message: "Empty value found for query parameter 'account'" },
+      want: "tx sign: the service refused the prepare: invalid_request: Empty value found for query parameter 'account'",
+    },
+    {
+      given: 'the resolver',
+      answer: { code: 'did_not_found', message: 'no such DID', details: {} },
+      want: 'tx sign: the service refused the prepare: did_not_found: no such DID',
+    },
+    {
+      given: 'neither',
+      answer: { nope: 1 },
+      want: 'tx sign: the JSON has no "xdr" (not a prepare answer or a challenge): {"nope":1}',
+    },
+  ])("an error answer of $given piped in: the service's words, no usage (a plain error)", async ({ answer, want }) => {
+    const kp = Keypair.random();
+    const attempt = txCommand(['sign', '--secret-file', secretFile(kp)], io(JSON.stringify(answer)), {});
+    await expect(attempt).rejects.toThrow(want);
+    await expect(attempt).rejects.not.toBeInstanceOf(UsageError);
+  });
+
+  it('through the real command: exit 1, the error on standard error, no usage text', async () => {
+    const kp = Keypair.random();
+    const answer = JSON.stringify({ error: 'invalid_request', message: 'Empty value' });
+    const child = execFile(process.execPath, [
+      path.resolve('bin/credential-vault.js'),
+      'tx',
+      'sign',
+      '--secret-file',
+      secretFile(kp),
+    ]);
+    child.stdin!.end(answer);
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise((r) => child.once('exit', r));
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe('tx sign: the service refused the prepare: invalid_request: Empty value');
+  });
+
   it('signs the prepare answer read from standard input with --secret-file; the signed XDR registers the DID', async () => {
     const kp = await h.account();
     const { did, answer } = await prepareRegistration(kp, kp);
@@ -197,7 +238,6 @@ describe('tx sign', () => {
         env: () => ({ secretKey: kp.secret() }),
         want: /not a transaction envelope/,
       },
-      { given: () => ['sign', '{"nope": 1}'], env: () => ({ secretKey: kp.secret() }), want: /no "xdr"/ },
       {
         given: () => ['sign', '--colour', 'red'],
         env: () => ({ secretKey: kp.secret() }),

@@ -16,6 +16,9 @@ import { refuseSecretsInArgv, takeSigningKey } from './wallet-key.ts';
 /** ≈10 minutes of 5-second ledgers: longer than a prepared transaction lives (300 s), not much more. */
 export const AUTH_VALIDITY_LEDGERS = 120;
 
+/** The input is an answer of the service, not a mistake of the command line: said without the usage. */
+class ServiceAnswerError extends Error {}
+
 interface Prepared {
   xdr: string;
   passphrase?: string;
@@ -37,7 +40,14 @@ function readPrepared(text: string): Prepared {
     return { xdr: json['transaction'], passphrase: json['network_passphrase'] };
   }
   if (typeof json['xdr'] !== 'string') {
-    throw new UsageError('tx sign: the JSON has no "xdr" (is it a prepare answer or a challenge?)');
+    // A service's error envelope (vault API `{error, message}`, resolver `{code, message}`) piped in from a failed
+    // prepare: its own words are the answer, not this command's usage.
+    const code = json['error'] ?? json['code'];
+    if (typeof code === 'string' && typeof json['message'] === 'string')
+      throw new ServiceAnswerError(`tx sign: the service refused the prepare: ${code}: ${json['message']}`);
+    throw new ServiceAnswerError(
+      `tx sign: the JSON has no "xdr" (not a prepare answer or a challenge): ${trimmed.slice(0, 300)}`,
+    );
   }
   // The vault API names the passphrase `network`; the resolver has `network: testnet` and `networkPassphrase`.
   const named = [json['networkPassphrase'], json['network']].find(

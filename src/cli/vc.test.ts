@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Keypair } from '@stellar/stellar-sdk';
 import { afterAll, describe, expect, it } from 'vitest';
+import { deriveVaultAddress } from '../chain/derive.ts';
 import { encodeMultikey, verifyDataIntegrity } from '../did/index.ts';
 import { UsageError, type CliIo } from './args.ts';
 import { vcCommand } from './vc.ts';
@@ -117,5 +118,76 @@ describe('vc sign', () => {
     expect(err).toBeInstanceOf(UsageError);
     expect((err as Error).message).toMatch(want);
     expect((err as Error).message).not.toContain(issuer.secret());
+  });
+});
+
+describe('vc sign --status-owner --status-vc-id', () => {
+  const owner = Keypair.random().publicKey();
+  const config = {
+    networkType: 'testnet',
+    networkPassphrase: 'Credential Vault Simulator Testnet ; 2026',
+    factoryContractId: 'CABAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAFNSZ',
+  };
+  /** A vault API that answers GET /config with `body`, recording what was asked. */
+  const withConfig = (body: unknown, status = 200) => {
+    const asked: string[] = [];
+    const base = io(JSON.stringify(credential));
+    base.fetch = (async (url: string | URL | Request) => {
+      asked.push(String(url));
+      return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+    }) as typeof fetch;
+    return { run: base, asked };
+  };
+
+  it("adds the owner's LedgerVaultStatusEntry and its context before signing: the proof covers them", async () => {
+    const { run, asked } = withConfig(config);
+    const args = ['sign', '--secret-file', secretFile, '--verification-method', VM];
+    const flags = ['--status-owner', owner, '--status-vc-id', 'degree-1', '--vault-api', 'http://vault.test:3000/'];
+    expect(await vcCommand([...args, ...flags], run, {})).toBe(0);
+    expect(asked).toEqual(['http://vault.test:3000/config']);
+    const signed = JSON.parse(run.stdout[0]!);
+    expect(signed.credentialStatus).toEqual({
+      type: 'LedgerVaultStatusEntry',
+      statusPurpose: 'revocation',
+      network: 'testnet',
+      vaultContract: deriveVaultAddress({
+        networkPassphrase: config.networkPassphrase,
+        factoryId: config.factoryContractId,
+        owner,
+      }),
+      vcId: 'degree-1',
+    });
+    expect(signed['@context']).toEqual([
+      'https://www.w3.org/ns/credentials/v2',
+      'http://vault.test:3000/contexts/ledger-vault/v1',
+    ]);
+    expect((await verify(signed)).verified).toBe(true);
+    expect((await verify({ ...signed, credentialStatus: { ...signed.credentialStatus, vcId: 'x' } })).verified).toBe(
+      false,
+    );
+  });
+
+  it.each([
+    { flags: ['--status-owner', 'GABC'], want: /--status-owner G… --status-vc-id/ },
+    { flags: ['--status-vc-id', 'degree-1'], want: /--status-owner G… --status-vc-id/ },
+    { flags: ['--status-owner', 'nope', '--status-vc-id', 'd'], want: /account address/ },
+    { flags: ['--status-owner', owner, '--status-vc-id', 'x'.repeat(65)], want: /1 to 64/ },
+    { flags: ['--vault-api', 'http://vault.test'], want: /goes with/ },
+  ])('refuses $flags', async ({ flags, want }) => {
+    const { run } = withConfig(config);
+    const args = ['sign', '--secret-file', secretFile, '--verification-method', VM, ...flags];
+    await expect(vcCommand(args, run, {})).rejects.toThrow(want);
+  });
+
+  it.each([
+    { name: 'a service that is not a vault API', body: { hello: 'world' }, status: 200 },
+    { name: 'a failing service', body: { error: 'internal_error' }, status: 500 },
+  ])('refuses $name: no credential is printed', async ({ body, status }) => {
+    const { run } = withConfig(body, status);
+    const args = ['sign', '--secret-file', secretFile, '--verification-method', VM];
+    await expect(vcCommand([...args, '--status-owner', owner, '--status-vc-id', 'degree-1'], run, {})).rejects.toThrow(
+      /did not answer a vault API configuration/,
+    );
+    expect(run.stdout).toEqual([]);
   });
 });

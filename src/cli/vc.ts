@@ -1,13 +1,16 @@
 // `credential-vault vc sign`: an issuer's Data Integrity proof (eddsa-jcs-2022, or eddsa-rdfc-2022 with
 // `--cryptosuite eddsa-rdfc-2022`; purpose assertionMethod) on a
 // credential, made where the key lives, as a wallet or an issuer's backend does with the client's
-// signCredential. The service never sees the key: what this prints goes into an issue request's vcData.
+// signCredential. The service never sees the key: what this prints goes into an issue request's vcData. With
+// --status-owner and --status-vc-id the credential carries its LedgerVaultStatusEntry (./vc-status.ts).
 //
 //   echo '{"@context": [...], "issuer": "did:ledger:…", …}' \
-//     | credential-vault vc sign --secret-file issuer.key --verification-method 'did:ledger:…#assert-1'
+//     | credential-vault vc sign --secret-file issuer.key --verification-method 'did:ledger:…#assert-1' \
+//         [--status-owner G… --status-vc-id degree-1 [--vault-api http://127.0.0.1:3000]]
 import { signCredential } from '../did/index.ts';
 import type { WalletEnv } from '../config/index.ts';
 import { UsageError, takeFlag, type CliIo } from './args.ts';
+import { ledgerVaultStatus, takeStatusFlags } from './vc-status.ts';
 import { refuseSecretsInArgv, takeSigningKey } from './wallet-key.ts';
 
 /** The credential to sign: a JSON object, from the argument or standard input. */
@@ -34,6 +37,7 @@ export async function vcCommand(argv: string[], io: CliIo, wallet: WalletEnv): P
   const keypair = takeSigningKey(args, wallet.secretKey, io);
   const verificationMethod = takeFlag(args, '--verification-method');
   const created = takeFlag(args, '--created');
+  const status = takeStatusFlags(args);
   const cryptosuite = takeFlag(args, '--cryptosuite') ?? 'eddsa-jcs-2022';
   if (cryptosuite !== 'eddsa-jcs-2022' && cryptosuite !== 'eddsa-rdfc-2022')
     throw new UsageError('vc sign: --cryptosuite must be eddsa-jcs-2022 (the default) or eddsa-rdfc-2022');
@@ -48,6 +52,7 @@ export async function vcCommand(argv: string[], io: CliIo, wallet: WalletEnv): P
     throw new UsageError(`vc sign: --verification-method must name the issuer DID's assertion key, e.g. ${example}`);
   }
   const credential = readCredential(args[0] === undefined || args[0] === '-' ? await io.readStdin() : args[0]);
+  const ledgerStatus = status ? await ledgerVaultStatus(status, io) : undefined;
   let signed;
   try {
     signed = await signCredential({
@@ -55,6 +60,7 @@ export async function vcCommand(argv: string[], io: CliIo, wallet: WalletEnv): P
       verificationMethod,
       secretKey: keypair.rawSecretKey(),
       created: created ?? new Date(),
+      ...(ledgerStatus ? { ledgerVaultStatus: ledgerStatus } : {}),
       cryptosuite,
     });
   } catch (err) {
@@ -64,5 +70,9 @@ export async function vcCommand(argv: string[], io: CliIo, wallet: WalletEnv): P
   // --json-string: the credential as a JSON string, as an issue request's vcData takes it.
   io.out(asString ? JSON.stringify(json) : json);
   io.err(`signed ${cryptosuite} with ${verificationMethod} (the key of ${keypair.publicKey()})`);
+  if (ledgerStatus)
+    io.err(
+      `status: LedgerVaultStatusEntry of ${ledgerStatus.vcId} in ${ledgerStatus.vaultContract} (${ledgerStatus.network})`,
+    );
   return 0;
 }

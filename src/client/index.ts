@@ -53,6 +53,15 @@ export {
   type DidWriteResult,
 } from './resolver.ts';
 export {
+  createRegistrar,
+  didsOf,
+  type Registrar,
+  type RegistrarCallOptions,
+  type RegistrarState,
+  type ControlledDid,
+  type DidsOf,
+} from './registrar.ts';
+export {
   authEntries,
   authorizeEntries,
   type AuthEntryInfo,

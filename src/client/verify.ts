@@ -46,7 +46,14 @@ export async function createChallenge(client: VaultClient): Promise<string> {
   return unwrap(await client.POST('/challenges', { body: {} })).challenge;
 }
 
-/** The problems of a result that made it fail (`level` error), without the warnings. */
-export function failures(result: { problemDetails?: ProblemDetails[] }): ProblemDetails[] {
-  return (result.problemDetails ?? []).filter((p) => p.level === 'error');
+/**
+ * The problems of a result that made it fail (`level` error), without the warnings. For a presentation, its own
+ * problems and then those of each credential in it (`results.credentials[i].problemDetails`): a presentation
+ * whose credential was revoked fails with `revoked` here.
+ */
+export function failures(result: VerifyCredentialResult | VerifyPresentationResult): ProblemDetails[] {
+  const own = result.problemDetails ?? [];
+  const credentials = result.results && 'credentials' in result.results ? result.results.credentials : undefined;
+  const inside = (credentials ?? []).flatMap((c) => c.problemDetails ?? []);
+  return [...own, ...inside].filter((p) => p.level === 'error');
 }

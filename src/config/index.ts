@@ -80,6 +80,8 @@ export interface Config {
   legacyBasePaths: string[];
   /** Express `trust proxy`: false, a hop count, or the proxies' addresses/CIDRs/names. */
   trustProxy: false | number | string[];
+  /** Prefix length of the IPv6 network one per-client limit counts (src/platform/client-key.ts). */
+  ipv6ClientPrefix: number;
   keyTtlDays: number;
   /** Verified API keys kept in memory per process (0: none). */
   keyCacheSize: number;
@@ -210,6 +212,7 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
     authOrigins: commaList(r, 'authOrigins', '*'),
     legacyBasePaths: legacyBasePaths(r, 'legacyBasePaths'),
     trustProxy: trustProxy(r, 'trustProxy'),
+    ipv6ClientPrefix: int(r, 'ipv6ClientPrefix', 1, 128),
     keyTtlDays: int(r, 'keyTtlDays', 1, 3650),
     keyCacheSize: int(r, 'keyCacheSize', 0, 1_000_000),
     rateLimits: rateLimits(r),
@@ -248,6 +251,15 @@ export function walletEnv(env: NodeJS.ProcessEnv = process.env): WalletEnv {
   const secretKey = env['CV_SECRET_KEY']?.trim();
   const apiKey = env['CV_API_KEY']?.trim();
   return { ...(secretKey ? { secretKey } : {}), ...(apiKey ? { apiKey } : {}) };
+}
+
+/**
+ * Whether this process runs under a parent that may die without passing a signal on: npm's script shell
+ * (`npm start`, `npm run …`, `npx …` set `npm_command`) or bin/credential-vault.js's re-exec wrapper. A process
+ * started otherwise (a service manager, `nohup … &`) keeps running when its parent goes.
+ */
+export function parentMayVanish(env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(env['npm_command'] || env['CREDENTIAL_VAULT_PINNED_NODE']);
 }
 
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): { config: Config; rest: string[] } {

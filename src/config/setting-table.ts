@@ -315,6 +315,14 @@ export const SETTINGS: readonly Setting[] = [
     doc: "whose X-Forwarded-For names the client of the per-IP limits (vault API /auth/*, resolver): false = nobody, the TCP peer is the client; a hop count (1 = one load balancer in front); or a comma list of the proxies' addresses/CIDRs (or loopback, linklocal, uniquelocal). `true` is refused: any client could pick its bucket",
   },
   {
+    key: 'ipv6ClientPrefix',
+    env: 'CV_IPV6_CLIENT_PREFIX',
+    flag: '--ipv6-client-prefix',
+    kind: 'int',
+    default: '64',
+    doc: 'prefix length (1 to 128) of the IPv6 network that counts as one client in the per-client limits (vault API keyless verification, challenges and /auth/*, resolver): a host gets a /64, so one budget per address would give it 2^64; an IPv4-mapped address (::ffff:10.0.0.1) counts as its IPv4 address',
+  },
+  {
     key: 'keyTtlDays',
     env: 'CV_KEY_TTL_DAYS',
     flag: '--key-ttl-days',

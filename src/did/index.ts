@@ -24,7 +24,6 @@ export {
   verifyProof,
   type NonceStore,
   type ProofChallenge,
-  type ProofErrorCode,
 } from './proof.ts';
 export { dereferenceFragment } from './dereference.ts';
 export { ed25519KeyPair, isDateTimeStamp, type DataIntegrityErrorType, type Signer } from './eddsa-jcs-2022.ts';

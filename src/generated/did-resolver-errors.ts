@@ -16,6 +16,12 @@ export const RESOLVER_ERROR_CODES = [
   { code: "tx_operation_mismatch", status: 400 },
   { code: "tx_expired", status: 400 },
   { code: "tx_submission_failed", status: 400 },
+  { code: "method_not_supported", status: 400 },
+  { code: "secret_mode_unsupported", status: 400 },
+  { code: "did_document_unsupported", status: 400 },
+  { code: "job_not_found", status: 400 },
+  { code: "job_expired", status: 400 },
+  { code: "signing_response_invalid", status: 400 },
   { code: "challenge_expired", status: 401 },
   { code: "domain_mismatch", status: 401 },
   { code: "nonce_invalid", status: 401 },
@@ -34,6 +40,7 @@ export const RESOLVER_ERROR_CODES = [
   { code: "internal_error", status: 500 },
   { code: "ledger_unavailable", status: 502 },
   { code: "nonce_store_unavailable", status: 503 },
+  { code: "index_unavailable", status: 503 },
 ] as const;
 
 /** A code of the spec's error envelope. */
@@ -51,6 +58,12 @@ export type ResolverErrorCode =
   | "tx_operation_mismatch"
   | "tx_expired"
   | "tx_submission_failed"
+  | "method_not_supported"
+  | "secret_mode_unsupported"
+  | "did_document_unsupported"
+  | "job_not_found"
+  | "job_expired"
+  | "signing_response_invalid"
   | "challenge_expired"
   | "domain_mismatch"
   | "nonce_invalid"
@@ -68,7 +81,8 @@ export type ResolverErrorCode =
   | "headers_too_large"
   | "internal_error"
   | "ledger_unavailable"
-  | "nonce_store_unavailable";
+  | "nonce_store_unavailable"
+  | "index_unavailable";
 
 /** The status the spec gives each code (the families of `[i]` codes under their listed name). */
 export const RESOLVER_ERROR_STATUS: Readonly<Record<(typeof RESOLVER_ERROR_CODES)[number]['code'], number>> = Object.fromEntries(
@@ -109,6 +123,18 @@ export function resolverErrorsOf<E, A extends unknown[] = []>(
     txExpired: (message: string, ...rest: A): E => make(400, "tx_expired", message, ...rest),
     /** 400 `tx_submission_failed` */
     txSubmissionFailed: (message: string, ...rest: A): E => make(400, "tx_submission_failed", message, ...rest),
+    /** 400 `method_not_supported` */
+    methodNotSupported: (message: string, ...rest: A): E => make(400, "method_not_supported", message, ...rest),
+    /** 400 `secret_mode_unsupported` */
+    secretModeUnsupported: (message: string, ...rest: A): E => make(400, "secret_mode_unsupported", message, ...rest),
+    /** 400 `did_document_unsupported` */
+    didDocumentUnsupported: (message: string, ...rest: A): E => make(400, "did_document_unsupported", message, ...rest),
+    /** 400 `job_not_found` */
+    jobNotFound: (message: string, ...rest: A): E => make(400, "job_not_found", message, ...rest),
+    /** 400 `job_expired` */
+    jobExpired: (message: string, ...rest: A): E => make(400, "job_expired", message, ...rest),
+    /** 400 `signing_response_invalid` */
+    signingResponseInvalid: (message: string, ...rest: A): E => make(400, "signing_response_invalid", message, ...rest),
     /** 401 `challenge_expired` */
     challengeExpired: (message: string, ...rest: A): E => make(401, "challenge_expired", message, ...rest),
     /** 401 `domain_mismatch` */
@@ -145,5 +171,7 @@ export function resolverErrorsOf<E, A extends unknown[] = []>(
     ledgerUnavailable: (message: string, ...rest: A): E => make(502, "ledger_unavailable", message, ...rest),
     /** 503 `nonce_store_unavailable` */
     nonceStoreUnavailable: (message: string, ...rest: A): E => make(503, "nonce_store_unavailable", message, ...rest),
+    /** 503 `index_unavailable` */
+    indexUnavailable: (message: string, ...rest: A): E => make(503, "index_unavailable", message, ...rest),
   } as const;
 }

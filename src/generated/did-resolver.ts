@@ -158,7 +158,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The DIDs a wallet controls (reverse lookup)
+         * @description The DIDs whose record's controller is `controller` now, on `network`: registered by it or transferred
+         *     to it, not those transferred away. Built from the registry's events (`did_registered`,
+         *     `did_controller_transferred`, `did_deactivated`, read with `getEvents`), kept in the service's stores
+         *     and caught up before each answer. The RPC keeps events for a limited window: `index.fromLedger` says
+         *     how far back the index reaches. A DID registered before that ledger and never changed since is not
+         *     listed until it is resolved once (`GET /1.0/identifiers/{did}` or `GET /v1/dids/stellar/{did}`), which
+         *     adds it. Ordered by didId; `nextCursor` fetches the next page.
+         */
+        get: operations["listDidsByController"];
         put?: never;
         /**
          * Register a DID (prepare or submit)
@@ -333,6 +343,81 @@ export interface paths {
          *     unreachable nonce store is a 503, never a pass.
          */
         post: operations["verifyProof"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/1.0/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a DID (DIF Universal Registrar, client-managed secret mode)
+         * @description DIF DID Registration `create()` over its HTTPS binding. Only `method=ledger` and
+         *     `options.clientSecretMode: true`: the service never holds a key. The first call maps `didDocument` onto
+         *     a registry record (keys, services; `options.metadataUri` and `options.metadataHash`), prepares
+         *     `register` with the controller as the transaction source and answers `didState.state: action`,
+         *     `action: signPayload`, with one signing request whose `serializedPayload` is the transaction hash
+         *     (base64) the controller signs with Ed25519 (`alg: EdDSA`, `kid` its `G…` account). The second call sends
+         *     `{jobId, secret: {signingResponse: {<id>: {signature}}}}`: the signature is checked against that key
+         *     (another key is refused and the job stays open), attached and submitted; the answer is `wait` until
+         *     the ledger closes, then `finished` (201) with the DID and its document. The controller is
+         *     `options.controller`, else the account of the first authentication key. A field of the document the
+         *     record cannot hold is refused by name (`did_document_unsupported`). Jobs expire with their transaction
+         *     (5 minutes): an expired job answers `failed`. Any instance answers any job.
+         */
+        post: operations["registrarCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/1.0/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update a DID (DIF Universal Registrar, client-managed secret mode)
+         * @description DIF DID Registration `update()`. `didDocumentOperation` is `[setDidDocument]` (the default): the one
+         *     document of `didDocument` replaces the record's keys and services (the controller stays; `options`
+         *     may set `metadataUri` and `metadataHash`). The current controller signs, as for create; `finished`
+         *     answers 200.
+         */
+        post: operations["registrarUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/1.0/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deactivate a DID (DIF Universal Registrar, client-managed secret mode)
+         * @description DIF DID Registration `deactivate()`: irreversible. The current controller signs, as for create;
+         *     `finished` answers 200 with the tombstone document.
+         */
+        post: operations["registrarDeactivate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -745,6 +830,173 @@ export interface components {
             /** @description The absolute id of the key that verified, `{did}#auth-N`. */
             verificationMethod: string;
         };
+        /** @description The job of a DID operation that takes several calls (DIF DID Registration `jobId`). */
+        RegistrarJobId: string;
+        /**
+         * @description DIF DID Registration `options`. `clientSecretMode` must be `true` (internal secret mode is refused:
+         *     the service holds no keys). `network` picks the ledger of a create (`testnet` by default); update and
+         *     deactivate take it from the DID. Method options of did:ledger: `controller` (the wallet that controls
+         *     the DID and signs; create only, default the account of the first authentication key), `metadataUri`
+         *     and `metadataHash` (the record's metadata). Other options are refused by name.
+         */
+        RegistrarOptions: {
+            clientSecretMode?: boolean;
+            network?: string;
+            controller?: string;
+            metadataUri?: string;
+            metadataHash?: string;
+            storeSecrets?: boolean;
+            returnSecrets?: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A DIF signing response; `signature` is the base64 Ed25519 signature of the request's payload. */
+        RegistrarSigningResponse: {
+            signature: string;
+            kid?: string;
+            alg?: string;
+            purpose?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description DIF DID Registration `secret`. Only `signingResponse` (client-managed secret mode); private key
+         *     material (`verificationMethod` with private data, a seed, anything else) is refused.
+         */
+        RegistrarSecret: {
+            signingResponse?: {
+                [key: string]: components["schemas"]["RegistrarSigningResponse"];
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description A DID document (DID Core) to map onto the registry record: `verificationMethod` (Multikey or
+         *     Ed25519VerificationKey2020 / X25519KeyAgreementKey2020 with `publicKeyMultibase`), `authentication`,
+         *     `assertionMethod`, `keyAgreement` (references to those methods, or embedded ones) and `service` (`id`
+         *     `#service-<idSuffix>` or `#<idSuffix>`, `type`, a string `serviceEndpoint`). `@context` and `id` are
+         *     taken as given. Any other property (`controller`, `alsoKnownAs`, `capabilityInvocation`, …) cannot be
+         *     held by the record and is refused by name.
+         */
+        RegistrarDidDocument: {
+            [key: string]: unknown;
+        };
+        /** @description DIF DID Registration `create()` input. */
+        RegistrarCreateRequest: {
+            jobId?: components["schemas"]["RegistrarJobId"];
+            options?: components["schemas"]["RegistrarOptions"];
+            secret?: components["schemas"]["RegistrarSecret"];
+            didDocument?: components["schemas"]["RegistrarDidDocument"];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description DIF DID Registration `update()` input. */
+        RegistrarUpdateRequest: {
+            jobId?: components["schemas"]["RegistrarJobId"];
+            did?: string;
+            options?: components["schemas"]["RegistrarOptions"];
+            secret?: components["schemas"]["RegistrarSecret"];
+            didDocumentOperation?: string[];
+            didDocument?: components["schemas"]["RegistrarDidDocument"][];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description DIF DID Registration `deactivate()` input. */
+        RegistrarDeactivateRequest: {
+            jobId?: components["schemas"]["RegistrarJobId"];
+            did?: string;
+            options?: components["schemas"]["RegistrarOptions"];
+            secret?: components["schemas"]["RegistrarSecret"];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description A DIF signing request: `serializedPayload` is the base64 transaction hash (32 bytes) the controller
+         *     signs with Ed25519 (`alg: EdDSA`); `kid` is the controller's `G…` account; `payload` carries the
+         *     prepared transaction (`transaction`, base64 XDR), its `hash` (hex), `network` and `networkPassphrase`.
+         */
+        RegistrarSigningRequest: {
+            payload: {
+                /** @constant */
+                type: "stellarTransactionHash";
+                transaction: string;
+                hash: string;
+                network: components["schemas"]["Network"];
+                networkPassphrase: string;
+            };
+            serializedPayload: string;
+            kid: components["schemas"]["AccountId"];
+            /** @constant */
+            alg: "EdDSA";
+            /** @constant */
+            purpose: "authentication";
+        };
+        /**
+         * @description DIF DID Registration `didState`: `state` is `action` (sign: `action: signPayload` with
+         *     `signingRequest`), `wait` (the transaction waits for its ledger), `finished` (`did`, `didDocument`) or
+         *     `failed` (`error`, one of `ErrorCode`, and `reason`).
+         */
+        RegistrarDidState: {
+            /** @enum {string} */
+            state: "action" | "wait" | "finished" | "failed";
+            did?: components["schemas"]["Did"];
+            didDocument?: {
+                [key: string]: unknown;
+            };
+            /** @constant */
+            action?: "signPayload";
+            signingRequest?: {
+                signingRequest1: components["schemas"]["RegistrarSigningRequest"];
+            };
+            wait?: string;
+            waitTime?: number;
+            error?: components["schemas"]["ErrorCode"];
+            reason?: string;
+        };
+        /**
+         * @description DIF DID Registration output (`CreateState`, `UpdateState`, `DeactivateState` of the Universal
+         *     Registrar). `jobId` is null once the job is `finished` or `failed`.
+         */
+        RegistrarState: {
+            jobId: null | components["schemas"]["RegistrarJobId"];
+            didState: components["schemas"]["RegistrarDidState"];
+            /**
+             * @description `network`, the job's `operation`, and once submitted `txId`; on a refusal that leaves the job open
+             *     (a signature from another key) `error` and `reason` say why.
+             */
+            didRegistrationMetadata: {
+                [key: string]: unknown;
+            };
+            /** @description The DID's document metadata once finished (as resolution answers it); empty before. */
+            didDocumentMetadata: {
+                [key: string]: unknown;
+            };
+        };
+        ControlledDid: {
+            did: components["schemas"]["Did"];
+            didId: components["schemas"]["DidId"];
+            version: number;
+            deactivated: boolean;
+            /** @description The ledger of the last change the index saw. */
+            updatedLedger: number;
+        };
+        ControlledDids: {
+            controller: components["schemas"]["AccountId"];
+            network: components["schemas"]["Network"];
+            /** @enum {string} */
+            status: "active" | "deactivated" | "all";
+            dids: components["schemas"]["ControlledDid"][];
+            /**
+             * @description How far the index reaches: it holds every registry event from `fromLedger` to `toLedger`
+             *     (inclusive). A DID whose last change is older than `fromLedger` is listed only once it was resolved.
+             */
+            index: {
+                fromLedger: number;
+                toLedger: number;
+            };
+            /** @description The cursor of the next page; absent on the last page. */
+            nextCursor?: string;
+        };
         /**
          * @description The stable code of an error (the same list, machine-readable, is `components.x-error-codes`):
          *
@@ -763,13 +1015,19 @@ export interface components {
          *         | `tx_operation_mismatch` | 400 | the signed transaction does not invoke this route's registry function (for the path's DID, on its network) |
          *         | `tx_expired` | 400 | the signed transaction's time bounds have passed (a prepared transaction lives 5 minutes); prepare again, sign and submit |
          *         | `tx_submission_failed` | 400 | the network rejected the transaction or it failed on-chain for a reason that has no code of its own; `details` carries the chain's result (`status`, `resultCode`, `txId`, `resultXdr`) |
+         *         | `method_not_supported` | 400 | registrar: the `method` query parameter is not `ledger` |
+         *         | `secret_mode_unsupported` | 400 | registrar: `options.clientSecretMode` is not `true`, or the request carries secrets; the service holds no keys |
+         *         | `did_document_unsupported` | 400 | registrar: a field of the DID document (or an option) cannot be held by a did:ledger record; the reason names it |
+         *         | `job_not_found` | 400 | registrar: no job has this `jobId` |
+         *         | `job_expired` | 400 | registrar: the job expired with its prepared transaction (5 minutes) before it was signed |
+         *         | `signing_response_invalid` | 400 | registrar: the signing response is missing, not a 64-byte base64 signature, or not one by the key the request names; the job stays open |
          *         | `challenge_expired` | 401 | proof of control: the challenge timestamp is more than 5 minutes from the server clock |
          *         | `domain_mismatch` | 401 | proof of control: the challenge is for another domain |
          *         | `nonce_invalid` | 401 | proof of control: the nonce is unknown, expired, already used, or was issued with another DID, domain or timestamp |
          *         | `signature_invalid` | 401 | proof of control: no authentication key of the DID verifies the signature (or it is not 64 bytes of base64url) |
          *         | `did_not_found` | 404 | the DID is not registered |
          *         | `not_found` | 404 | no such route |
-         *         | `method_not_allowed` | 405 | the path exists but not with this method; `Allow` names its methods (`HEAD` wherever `GET` is; `OPTIONS` is `not_found`) |
+         *         | `method_not_allowed` | 405 | the path exists but not with this method; `Allow` names its methods (`HEAD` wherever `GET` is); `OPTIONS` on any path is 204 with `Allow` |
          *         | `did_already_exists` | 409 | register: the DID is registered already |
          *         | `version_mismatch` | 409 | `expectedVersion` is not the current version (optimistic concurrency); `details` has both |
          *         | `tx_stale` | 409 | the ledger changed between prepare and submit and the signed transaction no longer covers what it touches; prepare again, sign and submit |
@@ -781,9 +1039,10 @@ export interface components {
          *         | `internal_error` | 500 | an unexpected server fault; the message carries the request id |
          *         | `ledger_unavailable` | 502 | the network's RPC is unreachable or answered garbage |
          *         | `nonce_store_unavailable` | 503 | proof of control: the shared store of issued nonces is unreachable; nothing verifies without it, ask for a new challenge later |
+         *         | `index_unavailable` | 503 | reverse lookup: the store that keeps the DID index is unreachable |
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "invalid_body_encoding" | "did_invalid" | "invalid_record" | "key_count_invalid" | "key_invalid" | "duplicate_key" | "service_invalid" | "url_not_https" | "metadata_inconsistent" | "tx_operation_mismatch" | "tx_submission_failed" | "tx_expired" | "challenge_expired" | "domain_mismatch" | "nonce_invalid" | "signature_invalid" | "did_not_found" | "not_found" | "method_not_allowed" | "did_already_exists" | "version_mismatch" | "tx_stale" | "did_deactivated" | "payload_too_large" | "unsupported_content_encoding" | "rate_limited" | "headers_too_large" | "internal_error" | "ledger_unavailable" | "nonce_store_unavailable";
+        ErrorCode: "invalid_request" | "invalid_body_encoding" | "did_invalid" | "invalid_record" | "key_count_invalid" | "key_invalid" | "duplicate_key" | "service_invalid" | "url_not_https" | "metadata_inconsistent" | "tx_operation_mismatch" | "tx_submission_failed" | "tx_expired" | "method_not_supported" | "secret_mode_unsupported" | "did_document_unsupported" | "job_not_found" | "job_expired" | "signing_response_invalid" | "challenge_expired" | "domain_mismatch" | "nonce_invalid" | "signature_invalid" | "did_not_found" | "not_found" | "method_not_allowed" | "did_already_exists" | "version_mismatch" | "tx_stale" | "did_deactivated" | "payload_too_large" | "unsupported_content_encoding" | "rate_limited" | "headers_too_large" | "internal_error" | "ledger_unavailable" | "nonce_store_unavailable" | "index_unavailable";
         /** @description The error envelope; `code` is one of `ErrorCode` (also `components.x-error-codes`). */
         Error: {
             code: components["schemas"]["ErrorCode"];
@@ -1025,6 +1284,21 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The registrar refused the request (DIF DID Registration HTTP binding, 400): `didState.state` is
+         *     `failed` with `error` and `reason`, or, for a signature from another key, the job's `action` again with
+         *     `didRegistrationMetadata.error` (the job stays open). A body that is not JSON or not an object is the
+         *     error envelope.
+         */
+        RegistrarFailed: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RegistrarState"] | components["schemas"]["Error"];
             };
         };
     };
@@ -1421,6 +1695,106 @@ export interface operations {
                     "application/did-resolution": components["schemas"]["ResolutionFailure"];
                     "application/did-url-dereferencing": components["schemas"]["ResolutionFailure"];
                     "application/ld+json;profile=\"https://w3id.org/did-resolution\"": components["schemas"]["ResolutionFailure"];
+                };
+            };
+        };
+    };
+    listDidsByController: {
+        parameters: {
+            query: {
+                /** @description The controlling wallet. */
+                controller: components["schemas"]["AccountId"];
+                /** @description The network (default `testnet`). */
+                network?: components["schemas"]["Network"];
+                /** @description `active` (default), `deactivated`, or `all`. */
+                status?: "active" | "deactivated" | "all";
+                /** @description Page size, 1 to 200 (default 50). */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: {
+                /**
+                 * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the DIDs the wallet controls. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control-NoStore"];
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "controller": "GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR",
+                     *       "network": "testnet",
+                     *       "status": "active",
+                     *       "dids": [
+                     *         {
+                     *           "did": "did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxza",
+                     *           "didId": "nohsyhu2pu7uaulcoocjljvxza",
+                     *           "version": 2,
+                     *           "deactivated": false,
+                     *           "updatedLedger": 1206130
+                     *         }
+                     *       ],
+                     *       "index": {
+                     *         "fromLedger": 1104877,
+                     *         "toLedger": 1210044
+                     *       },
+                     *       "nextCursor": "nohsyhu2pu7uaulcoocjljvxza"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ControlledDids"];
+                };
+            };
+            /** @description A parameter is invalid (`invalid_request`). */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_request",
+                     *       "message": "controller must be a classic G… account address"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["LedgerUnavailable"];
+            /** @description The store that keeps the index is unreachable (`index_unavailable`). */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "index_unavailable",
+                     *       "message": "the DID index store is unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1833,6 +2207,169 @@ export interface operations {
             500: components["responses"]["InternalError"];
             502: components["responses"]["LedgerUnavailable"];
             503: components["responses"]["NonceStoreUnavailable"];
+        };
+    };
+    registrarCreate: {
+        parameters: {
+            query: {
+                /**
+                 * @description The DID method; only `ledger`.
+                 * @example ledger
+                 */
+                method: string;
+            };
+            header?: {
+                /**
+                 * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegistrarCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The job goes on (`action` or `wait`, with its `jobId`). */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrarState"];
+                };
+            };
+            /** @description The DID is created (`finished`). */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrarState"];
+                };
+            };
+            400: components["responses"]["RegistrarFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["LedgerUnavailable"];
+        };
+    };
+    registrarUpdate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "did": "did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxza",
+                 *       "options": {
+                 *         "clientSecretMode": true
+                 *       },
+                 *       "didDocumentOperation": [
+                 *         "setDidDocument"
+                 *       ],
+                 *       "didDocument": [
+                 *         {
+                 *           "verificationMethod": [
+                 *             {
+                 *               "id": "#auth-1",
+                 *               "type": "Multikey",
+                 *               "publicKeyMultibase": "z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp"
+                 *             }
+                 *           ],
+                 *           "authentication": [
+                 *             "#auth-1"
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["RegistrarUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The job's state (`action`, `wait` or `finished`). */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrarState"];
+                };
+            };
+            400: components["responses"]["RegistrarFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["LedgerUnavailable"];
+        };
+    };
+    registrarDeactivate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "did": "did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxza",
+                 *       "options": {
+                 *         "clientSecretMode": true
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RegistrarDeactivateRequest"];
+            };
+        };
+        responses: {
+            /** @description The job's state (`action`, `wait` or `finished`). */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrarState"];
+                };
+            };
+            400: components["responses"]["RegistrarFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["LedgerUnavailable"];
         };
     };
 }

@@ -64,6 +64,7 @@ export const VAULT_ERROR_CODES = [
   { code: "idempotency_key_reused", status: 422 },
   { code: "rate_limit_exceeded", status: 429 },
   { code: "write_rate_limit_exceeded", status: 429 },
+  { code: "challenge_quota_exceeded", status: 429 },
   { code: "headers_too_large", status: 431 },
   { code: "internal_error", status: 500 },
   { code: "vc_decryption_failed", status: 500 },
@@ -136,6 +137,7 @@ export type VaultErrorCode =
   | "idempotency_key_reused"
   | "rate_limit_exceeded"
   | "write_rate_limit_exceeded"
+  | "challenge_quota_exceeded"
   | "headers_too_large"
   | "internal_error"
   | "vc_decryption_failed"
@@ -279,6 +281,8 @@ export function vaultErrorsOf<E, A extends unknown[] = []>(
     rateLimitExceeded: (message: string, ...rest: A): E => make(429, "rate_limit_exceeded", message, ...rest),
     /** 429 `write_rate_limit_exceeded` */
     writeRateLimitExceeded: (message: string, ...rest: A): E => make(429, "write_rate_limit_exceeded", message, ...rest),
+    /** 429 `challenge_quota_exceeded` */
+    challengeQuotaExceeded: (message: string, ...rest: A): E => make(429, "challenge_quota_exceeded", message, ...rest),
     /** 431 `headers_too_large` */
     headersTooLarge: (message: string, ...rest: A): E => make(431, "headers_too_large", message, ...rest),
     /** 500 `internal_error` */

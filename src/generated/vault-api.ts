@@ -719,8 +719,8 @@ export interface paths {
          *       `Ed25519Signature2020`), purpose `assertionMethod`, is by a key of the `issuer` (`did:ledger` of this
          *       network, `did:key`, `did:web`). At most 8 proofs, 8 ids per `previousProof`. Contexts are never
          *       fetched (docs/vault-api.md).
-         *     - `validFrom`, `validUntil` (VC 1.1: `issuanceDate`, `expirationDate`): XML Schema dateTimeStamps
-         *       (else `invalid_date`), and now lies within them.
+         *     - `validFrom`, `validUntil` (VC 1.1: `issuanceDate`, `expirationDate`): now lies within them. Always:
+         *       dateTimeStamps (time zone required), in order (VC DM 2.0 §4.9).
          *     - `credentialStatus`: the status in the vault named by `owner` + `vcId`, or by the credential's
          *       `LedgerVaultStatusEntry` (context: `GET /contexts/ledger-vault/v1`), whose stored copy must be the
          *       one presented. An entry is trusted only under a verified proof: `credentialStatus` (and, without
@@ -735,9 +735,9 @@ export interface paths {
          *     body (the VC API's verifier tests require a 4xx). Input that cannot be verified at all is 400 with the
          *     error envelope.
          *
-         *     A key is optional for a presented credential (keyless: 30 per minute per client IP). By reference
-         *     needs the owner's key or an admin key, and comparing a presented credential with the stored one the
-         *     owner's key alone: nobody else learns anything of a stored credential (403 `forbidden`).
+         *     A key is optional for a presented credential (keyless: 30 per minute per client IP, bodies up to 64
+         *     KiB). By reference needs the owner's key or an admin key, and comparing a presented credential with the
+         *     stored one the owner's key alone: nobody else learns anything of a stored credential (403 `forbidden`).
          */
         post: operations["verifyCredential"];
         delete?: never;
@@ -766,19 +766,26 @@ export interface paths {
         /**
          * Verify a presentation, its holder binding and every credential in it
          * @description The W3C VC API (VCALM 0.9) `POST /presentations/verify`. The presentation carries a Data Integrity
-         *     proof (a cryptosuite `POST /credentials/verify` takes), purpose `authentication`, made with a key of its `holder` DID (a `did:ledger`
-         *     DID of this network, its key under `authentication`; or a `did:key`): that is the holder binding.
-         *     The proof's `challenge` must equal `options.challenge`, and its `domain` `options.domain` when sent.
-         *     A challenge from `POST /challenges` is accepted once, within 5 minutes of its issue; any other value is
-         *     the caller's own and is only compared. Every credential inside (at most 10) is verified as
-         *     `POST /credentials/verify` verifies a presented one; whether its subject is the holder is the
-         *     caller's business.
+         *     proof (a cryptosuite `POST /credentials/verify` takes), purpose `authentication`, made with a key under
+         *     `authentication` of a DID (a `did:ledger` DID of this network, or a `did:key`). The proof's `challenge` must equal
+         *     `options.challenge`, and its `domain` `options.domain` when sent. A challenge from `POST /challenges`
+         *     is accepted once, within 5 minutes of its issue, and only from the client it was issued to (the same
+         *     API key; for a keyless one, the same client address); any other value is the caller's own and is only
+         *     compared. Every credential inside (at most 10) is verified as `POST /credentials/verify` verifies a
+         *     presented one.
          *
-         *     200 whenever the verification completes, `verified` true or false. Input that cannot be verified at
-         *     all is 400: with the verification result (`verified: false`, its `problemDetails` saying why) for a
+         *     `holder` is optional (VC Data Model 2.0 §4.13). With it, the proof must be made with a key of the
+         *     holder's DID: that is the holder binding, and a credential none of whose subjects (`credentialSubject.id`)
+         *     is the holder is reported by a warning (`HOLDER_NOT_SUBJECT`). Without it, the proof must still verify
+         *     and answer the challenge and domain; a warning (`HOLDER_BINDING_NOT_CHECKED`) says that no holder was
+         *     bound.
+         *
+         *     200 when `verified`; a verification that completes with `verified: false` answers 400 with the same
+         *     body, as `POST /credentials/verify` does (the W3C verifier tests require a 4xx): a proof that does not
+         *     verify, a wrong challenge or domain, a spent challenge, a credential that fails. So does a
          *     presentation that is not I-JSON (`PARSING_ERROR`) or not a presentation (`MALFORMED_VALUE_ERROR`: its
-         *     `@context`, `type`, `holder`, or `verifiableCredential` not at most 10 objects), with the error envelope
-         *     for a request outside the schema. Keys and limits as for a presented credential.
+         *     `@context`, `type`, a `holder` that is not a DID, or `verifiableCredential` not at most 10 objects). A
+         *     request outside the schema is 400 with the error envelope. Keys and limits as for a presented credential.
          */
         post: operations["verifyPresentation"];
         delete?: never;
@@ -808,8 +815,16 @@ export interface paths {
          * A fresh challenge for a presentation
          * @description The VC API `POST /challenges`: a challenge for `options.challenge` of `POST /presentations/verify`,
          *     remembered by every instance of this deployment (shared through Redis when one is configured). A
-         *     presentation answering it verifies at most once, within 5 minutes. No body, or `{}`. Keys and limits
-         *     as for a presented credential.
+         *     presentation answering it verifies at most once, within 5 minutes, and only when sent by the client
+         *     that asked for the challenge: the same API key, or for a keyless caller the same client address (as the
+         *     per-IP rate limit sees it). No other client can spend it. No body, or `{}`. Keys and limits as for a
+         *     presented credential.
+         *
+         *     A live challenge is never dropped to make room for another. A client holds at most 100 live
+         *     challenges (spent or expired ones do not count); past that, and when the service's store is full
+         *     (100,000 challenges in one process without Redis), the request is refused with 429
+         *     `challenge_quota_exceeded` and `Retry-After` (the challenge lifetime, 300 s, by when all of them have
+         *     expired).
          */
         post: operations["createChallenge"];
         delete?: never;
@@ -1593,9 +1608,9 @@ export interface components {
          */
         ProblemDetails: {
             /** @enum {string} */
-            type: "https://www.w3.org/TR/vc-data-model#PARSING_ERROR" | "https://www.w3.org/TR/vc-data-model#MALFORMED_VALUE_ERROR" | "https://w3id.org/security#PROOF_VERIFICATION_ERROR" | "https://w3id.org/security#PROOF_TRANSFORMATION_ERROR" | "https://w3id.org/security#PROOF_GENERATION_ERROR" | "https://w3id.org/security#MALFORMED_PROOF_ERROR" | "https://w3id.org/security#MISMATCHED_PROOF_PURPOSE_ERROR" | "https://w3id.org/security#INVALID_DOMAIN_ERROR" | "https://w3id.org/security#INVALID_CHALLENGE_ERROR" | "urn:credential-vault:problem:UNSUPPORTED_DID_METHOD" | "urn:credential-vault:problem:ISSUER_DID_INVALID" | "urn:credential-vault:problem:CREDENTIAL_NOT_YET_VALID" | "urn:credential-vault:problem:CREDENTIAL_EXPIRED" | "urn:credential-vault:problem:CREDENTIAL_REVOKED" | "urn:credential-vault:problem:STATUS_VERIFICATION_ERROR" | "urn:credential-vault:problem:ISSUER_DENIED" | "urn:credential-vault:problem:HOLDER_BINDING_ERROR" | "urn:credential-vault:problem:STATUS_NOT_CHECKED" | "urn:credential-vault:problem:ISSUER_ACCESS_NOT_CHECKED";
+            type: "https://www.w3.org/TR/vc-data-model#PARSING_ERROR" | "https://www.w3.org/TR/vc-data-model#MALFORMED_VALUE_ERROR" | "https://w3id.org/security#PROOF_VERIFICATION_ERROR" | "https://w3id.org/security#PROOF_TRANSFORMATION_ERROR" | "https://w3id.org/security#PROOF_GENERATION_ERROR" | "https://w3id.org/security#MALFORMED_PROOF_ERROR" | "https://w3id.org/security#MISMATCHED_PROOF_PURPOSE_ERROR" | "https://w3id.org/security#INVALID_DOMAIN_ERROR" | "https://w3id.org/security#INVALID_CHALLENGE_ERROR" | "urn:credential-vault:problem:UNSUPPORTED_DID_METHOD" | "urn:credential-vault:problem:ISSUER_DID_INVALID" | "urn:credential-vault:problem:CREDENTIAL_NOT_YET_VALID" | "urn:credential-vault:problem:CREDENTIAL_EXPIRED" | "urn:credential-vault:problem:CREDENTIAL_REVOKED" | "urn:credential-vault:problem:STATUS_VERIFICATION_ERROR" | "urn:credential-vault:problem:ISSUER_DENIED" | "urn:credential-vault:problem:HOLDER_BINDING_ERROR" | "urn:credential-vault:problem:STATUS_NOT_CHECKED" | "urn:credential-vault:problem:ISSUER_ACCESS_NOT_CHECKED" | "urn:credential-vault:problem:HOLDER_BINDING_NOT_CHECKED" | "urn:credential-vault:problem:HOLDER_NOT_SUBJECT";
             /** @enum {string} */
-            title: "PARSING_ERROR" | "MALFORMED_VALUE_ERROR" | "PROOF_VERIFICATION_ERROR" | "PROOF_TRANSFORMATION_ERROR" | "PROOF_GENERATION_ERROR" | "MALFORMED_PROOF_ERROR" | "MISMATCHED_PROOF_PURPOSE_ERROR" | "INVALID_DOMAIN_ERROR" | "INVALID_CHALLENGE_ERROR" | "UNSUPPORTED_DID_METHOD" | "ISSUER_DID_INVALID" | "CREDENTIAL_NOT_YET_VALID" | "CREDENTIAL_EXPIRED" | "CREDENTIAL_REVOKED" | "STATUS_VERIFICATION_ERROR" | "ISSUER_DENIED" | "HOLDER_BINDING_ERROR" | "STATUS_NOT_CHECKED" | "ISSUER_ACCESS_NOT_CHECKED";
+            title: "PARSING_ERROR" | "MALFORMED_VALUE_ERROR" | "PROOF_VERIFICATION_ERROR" | "PROOF_TRANSFORMATION_ERROR" | "PROOF_GENERATION_ERROR" | "MALFORMED_PROOF_ERROR" | "MISMATCHED_PROOF_PURPOSE_ERROR" | "INVALID_DOMAIN_ERROR" | "INVALID_CHALLENGE_ERROR" | "UNSUPPORTED_DID_METHOD" | "ISSUER_DID_INVALID" | "CREDENTIAL_NOT_YET_VALID" | "CREDENTIAL_EXPIRED" | "CREDENTIAL_REVOKED" | "STATUS_VERIFICATION_ERROR" | "ISSUER_DENIED" | "HOLDER_BINDING_ERROR" | "STATUS_NOT_CHECKED" | "ISSUER_ACCESS_NOT_CHECKED" | "HOLDER_BINDING_NOT_CHECKED" | "HOLDER_NOT_SUBJECT";
             detail: string;
             /**
              * @description A warning does not make `verified` false.
@@ -1608,7 +1623,7 @@ export interface components {
              * @example signature_invalid
              * @enum {string}
              */
-            reason: "duplicate_member" | "context_invalid" | "type_invalid" | "issuer_invalid" | "credential_subject_invalid" | "holder_invalid" | "credentials_invalid" | "status_entry_invalid" | "no_proof" | "too_many_proofs" | "malformed_proof" | "unsupported_cryptosuite" | "context_mismatch" | "context_not_bundled" | "undefined_term" | "canonicalization_limit" | "proof_purpose_mismatch" | "domain_mismatch" | "challenge_mismatch" | "proof_expired" | "created_in_future" | "previous_proof_missing" | "verification_method_invalid" | "verification_method_not_found" | "verification_method_not_authorized" | "not_proof_signer" | "did_not_found" | "did_deactivated" | "did_unresolvable" | "did_method_not_supported" | "signature_invalid" | "not_yet_valid" | "expired" | "invalid_date" | "revoked" | "invalid" | "unknown" | "not_the_stored_credential" | "vc_not_found" | "network_mismatch" | "status_unconfirmed" | "no_status_entry" | "status_type_unsupported" | "suspended" | "status_list_unavailable" | "status_list_invalid" | "stored_issuer_mismatch" | "issuer_denied" | "issuer_unknown" | "no_vault" | "challenge_unknown";
+            reason: "duplicate_member" | "context_invalid" | "type_invalid" | "issuer_invalid" | "credential_subject_invalid" | "holder_invalid" | "credentials_invalid" | "status_entry_invalid" | "no_proof" | "too_many_proofs" | "malformed_proof" | "unsupported_cryptosuite" | "context_mismatch" | "context_not_bundled" | "undefined_term" | "canonicalization_limit" | "proof_purpose_mismatch" | "domain_mismatch" | "challenge_mismatch" | "proof_expired" | "created_in_future" | "previous_proof_missing" | "verification_method_invalid" | "verification_method_not_found" | "verification_method_not_authorized" | "not_proof_signer" | "did_not_found" | "did_deactivated" | "did_unresolvable" | "did_method_not_supported" | "signature_invalid" | "not_yet_valid" | "expired" | "invalid_date" | "valid_until_before_valid_from" | "revoked" | "invalid" | "unknown" | "not_the_stored_credential" | "vc_not_found" | "network_mismatch" | "status_unconfirmed" | "no_status_entry" | "status_type_unsupported" | "suspended" | "status_list_unavailable" | "status_list_invalid" | "stored_issuer_mismatch" | "issuer_denied" | "issuer_unknown" | "no_vault" | "challenge_unknown" | "no_holder" | "holder_not_subject";
         };
         /**
          * @description A presentation and the options of its verification. The body nests at most 64 levels (`[]` and
@@ -2012,11 +2027,12 @@ export interface components {
          *     | `vault_revoked` | 409 | the vault is revoked; writes are blocked |
          *     | `idempotency_in_progress` | 409 | a request with the same Idempotency-Key is still running |
          *     | `key_exists` | 409 | the wallet already holds a key on this network (operator creation) |
-         *     | `payload_too_large` | 413 | body over 512 KiB (decompressed) |
+         *     | `payload_too_large` | 413 | body over 512 KiB (decompressed); without an API key on the verification routes, over 64 KiB |
          *     | `unsupported_content_encoding` | 415 | the body's `Content-Encoding` is not one of identity, gzip, deflate, br (or lists several) |
          *     | `idempotency_key_reused` | 422 | the same Idempotency-Key with a different body |
          *     | `rate_limit_exceeded` | 429 | read bucket exhausted; `Retry-After` |
          *     | `write_rate_limit_exceeded` | 429 | write bucket exhausted; `Retry-After` |
+         *     | `challenge_quota_exceeded` | 429 | POST /challenges: the client holds 100 live challenges, or the store is full; `Retry-After` |
          *     | `headers_too_large` | 431 | the request line and headers together exceed the server's limit (16 KiB by default); the connection is closed |
          *     | `internal_error` | 500 | unexpected failure |
          *     | `vc_decryption_failed` | 500 | get-vc: the stored payload does not decrypt with this service's keys |
@@ -2156,6 +2172,19 @@ export interface components {
         };
         /** @description Conflict with the current state. See `ErrorBody` for the 409 codes. */
         Conflict: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /**
+         * @description Request body over 512 KiB (decompressed), or, without an API key, over 64 KiB: a keyless verification
+         *     is bounded so that it costs the service at most 50 ms of CPU (docs/benchmarks.md "Hostile bodies").
+         */
+        KeylessPayloadTooLarge: {
             headers: {
                 "X-Request-ID": components["headers"]["X-Request-ID"];
                 [name: string]: unknown;
@@ -2916,7 +2945,7 @@ export interface operations {
                      *       "openapi": "3.1.0",
                      *       "info": {
                      *         "title": "Credential Vault API",
-                     *         "version": "2.0.0"
+                     *         "version": "2.1.0"
                      *       },
                      *       "paths": {}
                      *     }
@@ -4214,7 +4243,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            413: components["responses"]["PayloadTooLarge"];
+            413: components["responses"]["KeylessPayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             429: components["responses"]["TooManyRequests"];
             /** @description Internal server error. */
@@ -4323,7 +4352,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The verification completed; `verified` says whether the presentation and every credential in it passed. */
+            /** @description The presentation and every credential in it passed (`verified: true`). */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4336,9 +4365,10 @@ export interface operations {
                 };
             };
             /**
-             * @description The presentation cannot be verified at all: not I-JSON or not a presentation (a
-             *     `VerifyPresentationResult`, `verified: false`), or a request that is invalid (malformed JSON, a
-             *     lone surrogate, a body outside the schema: an `ErrorBody`).
+             * @description The presentation does not verify (a `VerifyPresentationResult`, `verified: false`, its
+             *     `problemDetails` and each credential's saying why; also when it is not I-JSON or not a
+             *     presentation), or the request is invalid (malformed JSON, a lone surrogate, a body outside the
+             *     schema: an `ErrorBody`).
              */
             400: {
                 headers: {
@@ -4371,7 +4401,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            413: components["responses"]["PayloadTooLarge"];
+            413: components["responses"]["KeylessPayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -4457,9 +4487,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            413: components["responses"]["PayloadTooLarge"];
+            413: components["responses"]["KeylessPayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
-            429: components["responses"]["TooManyRequests"];
+            /**
+             * @description The keyless client's or the key's read bucket is exhausted (`rate_limit_exceeded`), or the client
+             *     already holds 100 live challenges, or the store is full (`challenge_quota_exceeded`); retry after
+             *     `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -29,7 +29,8 @@ export interface BodyDecodingErrors {
 }
 
 export interface JsonBodyOptions {
-  limit: number;
+  /** The most decoded bytes a body may have: one for every request, or chosen per request (keyless callers). */
+  limit: number | ((req: Request) => number);
   strict?: boolean;
   /** Whether this request may carry a body at all; others are not read (default: every request). */
   takesBody?: (req: Request) => boolean;
@@ -96,12 +97,22 @@ function inspectBody(
 }
 
 export function jsonBody(options: JsonBodyOptions, errors: BodyDecodingErrors): RequestHandler {
-  const parse = express.json({
-    limit: options.limit,
-    strict: options.strict ?? true,
-    verify: ((req: Request, _res: Response, buf: Buffer, encoding: string | null) =>
-      inspectBody(req, buf, encoding, options.findDuplicates?.(req) ?? false, options.maxDepth)) as never,
-  });
+  // One body-parser per limit (body-parser takes a fixed one); the limits are a few constants.
+  const parsers = new Map<number, RequestHandler>();
+  const parserFor = (limit: number): RequestHandler => {
+    let parser = parsers.get(limit);
+    if (!parser) {
+      parser = express.json({
+        limit,
+        strict: options.strict ?? true,
+        verify: ((req: Request, _res: Response, buf: Buffer, encoding: string | null) =>
+          inspectBody(req, buf, encoding, options.findDuplicates?.(req) ?? false, options.maxDepth)) as never,
+      });
+      parsers.set(limit, parser);
+    }
+    return parser;
+  };
+  const limitOf = typeof options.limit === 'number' ? () => options.limit as number : options.limit;
   return function readJsonBody(req: Request, res: Response, next: NextFunction): void {
     if (options.takesBody && !options.takesBody(req)) return next();
     const header = req.headers['content-encoding'];
@@ -109,7 +120,7 @@ export function jsonBody(options: JsonBodyOptions, errors: BodyDecodingErrors): 
     // An empty body is no body, whatever its coding says.
     if (!hasBody(req)) return errors.missing && options.needsBody?.(req) ? next(errors.missing()) : next();
     if (!CONTENT_CODINGS.includes(coding)) return next(errors.unsupported(header ?? ''));
-    parse(req, res, (err?: unknown) => {
+    parserFor(limitOf(req))(req, res, (err?: unknown) => {
       if (err instanceof Error && (err as { type?: unknown }).type === 'json.lone_surrogate') {
         return next(errors.loneSurrogate((err as unknown as LoneSurrogate).at ?? ''));
       }

@@ -201,8 +201,11 @@ describe('check builders', () => {
       'store:rate_limit:down',
       'store:cache:down',
     ]);
+    expect(report.checks.find((c) => c.name === 'store:cache')?.detail).toBe('the cache store is down');
+    const located = await runChecks(storeChecks(stores, ['cache'], { cache: 'Redis redis://cache:6379' }));
+    expect(located.checks[0]?.detail).toBe('the cache store is down (Redis redis://cache:6379)');
     // The next readiness request probes again: no stale answer is kept.
     await runChecks(checks);
-    expect(probes).toBe(2);
+    expect(probes).toBe(3);
   });
 });

@@ -14,6 +14,8 @@ export interface ReadinessCheck {
   check: () => Promise<boolean | string>;
   /** Overrides the handler's timeout for this check. */
   timeoutMs?: number;
+  /** Where the dependency is (`PostgreSQL postgres://db:5432/cv`, credentials removed): named when it is down. */
+  where?: string;
 }
 
 export type CheckReason = 'failed' | 'error' | 'timeout' | 'shutting_down';
@@ -59,7 +61,7 @@ export async function runChecks(
     return { status: 'not_ready', checks: [check] };
   }
   const results = await Promise.all(
-    checks.map(async ({ name, check, timeoutMs }): Promise<CheckResult> => {
+    checks.map(async ({ name, check, timeoutMs, where }): Promise<CheckResult> => {
       const started = now();
       const outcome = await withTimeout(check, timeoutMs ?? options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS);
       const ms = Math.round((now() - started) * 1000) / 1000;
@@ -70,7 +72,8 @@ export async function runChecks(
         detail: outcome.detail,
         ...(outcome.message ? { message: outcome.message } : {}),
       });
-      return { name, status: 'down', ms, reason: outcome.reason, detail: outcome.detail };
+      const detail = where ? `${outcome.detail} (${where})` : outcome.detail;
+      return { name, status: 'down', ms, reason: outcome.reason, detail };
     }),
   );
   return { status: results.every((r) => r.status === 'up') ? 'ready' : 'not_ready', checks: results };
@@ -152,6 +155,8 @@ export function rpcCheck(name: string, client: { health(): Promise<{ status: str
 export function storeChecks(
   stores: { health(): Promise<readonly { name: string; ok: boolean }[]> },
   names: readonly string[] = ['keys', 'idempotency', 'rate_limit', 'cache'],
+  /** Where each store is (`PostgreSQL postgres://db:5432/cv`, credentials removed), named when it is down. */
+  where: Readonly<Record<string, string>> = {},
 ): ReadinessCheck[] {
   let inFlight: Promise<readonly { name: string; ok: boolean }[]> | undefined;
   const probe = () => {
@@ -163,5 +168,6 @@ export function storeChecks(
   return names.map((store) => ({
     name: `store:${store}`,
     check: async () => (await probe()).find((h) => h.name === store)?.ok === true || `the ${store} store is down`,
+    ...(where[store] ? { where: where[store] } : {}),
   }));
 }

@@ -160,7 +160,8 @@ export interface FailureCodes<Code extends string> {
   methodNotAllowed: (message: string, allow: string) => ServiceError<Code>;
   malformedPath: (req: Request) => ServiceError<Code>;
   unsupportedMediaType: (req: Request, failure: Failure) => ServiceError<Code>;
-  payloadTooLarge: () => ServiceError<Code>;
+  /** `limit`: the limit the body reader applied to this request, when it says. */
+  payloadTooLarge: (limit?: number) => ServiceError<Code>;
   /** A body the reader refused (not JSON, over the limit is `payloadTooLarge`). */
   unreadableBody: (err: BodyReadError) => ServiceError<Code>;
   /** A request that fails its operation's schema, in the service's named codes. */
@@ -220,6 +221,10 @@ export function mapFailure<Code extends string>(
   const mapped = failure && fromFailure(codes, failure, req, operation);
   if (mapped) return answerOf(mapped);
   if (isBodyReadError(err))
-    return answerOf(err.type === 'entity.too.large' ? codes.payloadTooLarge() : codes.unreadableBody(err));
+    return answerOf(
+      err.type === 'entity.too.large'
+        ? codes.payloadTooLarge((err as { limit?: unknown }).limit as number | undefined)
+        : codes.unreadableBody(err),
+    );
   return { status: 500, ...codes.internal(req), internal: err };
 }

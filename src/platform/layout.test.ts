@@ -71,9 +71,9 @@ const BOOTSTRAP: { what: string; pattern: RegExp; sample: string }[] = [
     sample: "import * as OpenApiValidator from 'express-openapi-validator';",
   },
   {
-    what: 'mount the validator pieces or the route loop',
-    pattern: /\boperationRoutes\(|\bfirstMatchOnly\b|\bwarmRoutes\(/,
-    sample: 'for (const route of operationRoutes(doc, options)) app.all(route.expressPath, firstMatchOnly);',
+    what: 'mount the validator or build the operation model',
+    pattern: /\bpathValidator\(|\bbuildModel\(|\bOpenApiValidator\.middleware\(/,
+    sample: 'for (const route of model.routes) app.all(route.expressPath, pathValidator(model, route, o).validate);',
   },
   {
     what: 'declare the envelope of a request head Node cannot parse',

@@ -5,10 +5,15 @@
 // it, did-resolver.yaml "Headers, limits and caching").
 import type { Request, RequestHandler } from 'express';
 import type { Clock } from '../domain.ts';
+import { clientKey } from './client-key.ts';
 import { StoreUnavailableError, type RateLimiter } from '../stores/index.ts';
 
-/** The client address a per-IP bucket is keyed by: the socket's peer unless the app trusts a proxy. */
-export const clientIp = (req: Request): string => req.ip ?? req.socket.remoteAddress ?? 'unknown';
+/**
+ * The client a per-IP bucket is keyed by: the socket's peer unless the app trusts a proxy, an IPv6 address as its
+ * network of `ipv6Prefix` bits and an IPv4-mapped one as IPv4 (src/platform/client-key.ts).
+ */
+export const clientIp = (req: Request, ipv6Prefix?: number): string =>
+  clientKey(req.ip ?? req.socket.remoteAddress ?? 'unknown', ipv6Prefix);
 
 /** Which bucket a request draws from, and how its answer is worded. */
 export interface RatePlan {

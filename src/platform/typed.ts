@@ -39,8 +39,15 @@ export type PathParamsOf<Op> = Op extends { parameters: { path: infer P } }
     : { [K in keyof P]: string }
   : Record<string, never>;
 
-/** The request of an operation: typed path parameters and body (the validator has checked both). */
-export type OperationRequest<Op> = Request<PathParamsOf<Op>, OkBody<Op>, RequestBodyOf<Op>>;
+/** The query parameters of an operation, as request validation has checked and coerced them. */
+export type QueryOf<Op> = Op extends { parameters: { query?: infer Q } }
+  ? [NonNullable<Q>] extends [never]
+    ? Record<string, never>
+    : NonNullable<Q>
+  : Record<string, never>;
+
+/** The request of an operation: typed path parameters, query and body (request validation has checked them). */
+export type OperationRequest<Op> = Request<PathParamsOf<Op>, OkBody<Op>, RequestBodyOf<Op>, QueryOf<Op>>;
 
 /** The response of an operation: `res.json` takes its success body only. */
 export type OperationResponse<Op> = Response<OkBody<Op>>;

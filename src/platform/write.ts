@@ -6,7 +6,8 @@
 import type { Request, Response } from 'express';
 import type { OperationHandler, OperationRequest, OperationResponse, RequestBodyOf } from './typed.ts';
 
-export interface WriteRoute<B, Req extends Request = Request, Res extends Response = Response> {
+/** The two halves of a write endpoint's handler. */
+export interface WriteModes<B, Req extends Request = Request, Res extends Response = Response> {
   /** Builds the unsigned transaction from a prepare body and answers it. */
   prepare(body: B, req: Req, res: Res): Promise<void>;
   /** Checks and sends a signed transaction, and answers it. */
@@ -41,7 +42,7 @@ const prepares = <Body>(body: Body): body is PrepareOf<Body> => signedXdrOf(body
  */
 export function prepareOrSubmit<Req extends Request = Request, Res extends Response = Response>(
   options: WriteOptions,
-  route: WriteRoute<PrepareOf<Req['body']>, Req, Res>,
+  route: WriteModes<PrepareOf<Req['body']>, Req, Res>,
 ): (req: Req, res: Res) => Promise<void> {
   return async (req, res) => {
     const body: Req['body'] = req.body;
@@ -67,7 +68,7 @@ export type PrepareBodyOf<Op> = PrepareOf<RequestBodyOf<Op>>;
 /** `prepareOrSubmit` typed from one operation of a spec's generated `operations`. */
 export function writeOperation<Op>(
   options: WriteOptions,
-  route: WriteRoute<PrepareBodyOf<Op>, OperationRequest<Op>, OperationResponse<Op>>,
+  route: WriteModes<PrepareBodyOf<Op>, OperationRequest<Op>, OperationResponse<Op>>,
 ): OperationHandler<Op> {
   return prepareOrSubmit(options, route);
 }

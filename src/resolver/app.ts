@@ -20,6 +20,8 @@ import { registryRoutes } from './routes/registry.ts';
 import { resolveRoute } from './routes/resolve.ts';
 import { serviceRoutes } from './routes/service.ts';
 import { createRouteContext } from './routes/shared.ts';
+import { didIndexRoutes } from './did-index/route.ts';
+import { registrarRoutes } from './registrar/routes.ts';
 
 export { BODY_LIMIT_BYTES };
 
@@ -42,7 +44,7 @@ function writeModeOf(req: express.Request): WriteMode | undefined {
  * The body reader: only operations with a request body read one, and each requires it (did-resolver.yaml
  * `requestBody.required`); elsewhere a body is ignored.
  */
-function resolverBodyReader() {
+function bodyReader(): express.RequestHandler {
   return jsonBody(
     { limit: BODY_LIMIT_BYTES, needsBody: () => true },
     {
@@ -70,7 +72,13 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
   const service = serviceRoutes(ctx, model.document);
   const registry = registryRoutes(ctx);
   const proof = proofRoutes(ctx, nonceStore);
-  const body = resolverBodyReader();
+  const registrar = registrarRoutes(ctx, deps.registrarJobs ? { jobs: deps.registrarJobs } : {});
+  const didIndex = didIndexRoutes(ctx, deps.didIndex);
+  ctx.recordRead = didIndex.remember;
+  // With a kept index (the started services), caught up at start in the background; the first lookup waits for
+  // it (one catch-up per network at a time). Without one, the first lookup builds it.
+  if (deps.didIndex) void didIndex.catchUpAll();
+  const body = bodyReader();
 
   // The route table: each operation's handler, at the end of its path's chain.
   const handlers: RouteTable<operations> = {
@@ -85,6 +93,10 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
     updateDid: registry.update,
     transferDidController: registry.transfer,
     deactivateDid: registry.deactivate,
+    listDidsByController: didIndex.list,
+    registrarCreate: registrar.create,
+    registrarUpdate: registrar.update,
+    registrarDeactivate: registrar.deactivate,
     createProofChallenge: proof.challenge,
     verifyProof: proof.verify,
   };
@@ -114,6 +126,7 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
         windowMs: deps.limits.rateWindowMs,
         now: deps.now,
         ...(deps.log ? { log: deps.log } : {}),
+        ...(deps.limits.ipv6ClientPrefix ? { ipv6Prefix: deps.limits.ipv6ClientPrefix } : {}),
       }),
     ],
     // The body (read after route matching, so that an unknown path is a 404 and an undeclared method a 405

@@ -1,9 +1,8 @@
 // What the resolver's app, routes and tests share: its dependencies and its error type.
 import { ServiceError } from '../platform/failures.ts';
 import type { RegistryChain } from '../chain/index.ts';
-import type { components } from '../generated/did-resolver.ts';
-import { resolverErrorsOf } from '../generated/did-resolver-errors.ts';
-import type { Cache, RateLimiter } from '../stores/index.ts';
+import { RESOLVER_ERROR_STATUS, resolverErrorsOf, type ResolverErrorCode } from '../generated/did-resolver-errors.ts';
+import type { Cache, DidIndexStore, RateLimiter, RegistrarJobStore } from '../stores/index.ts';
 import type { NonceStore } from '../did/index.ts';
 import type { Logger, Metrics, ReadinessCheck } from '../observability/index.ts';
 import type { Clock, Network } from '../domain.ts';
@@ -30,6 +29,8 @@ export interface ResolverAppDeps {
     rateWindowMs: number;
     /** Resolution cache lifetime (default 30 s). */
     cacheTtlMs: number;
+    /** Prefix length of the IPv6 network one per-IP bucket counts (default 64; CV_IPV6_CLIENT_PREFIX). */
+    ipv6ClientPrefix?: number;
   };
   now: Clock;
   validateResponses?: boolean;
@@ -40,6 +41,13 @@ export interface ResolverAppDeps {
    * address need a shared store, or a challenge issued by one is unknown to the others.
    */
   nonceStore?: NonceStore;
+  /**
+   * The Universal Registrar's jobs. Default: in memory, per process — several instances behind one address
+   * need the shared store, or a job started on one is unknown to the others.
+   */
+  registrarJobs?: RegistrarJobStore;
+  /** The reverse lookup of DIDs by controller. Default: in memory, per process (rebuilt from events at start). */
+  didIndex?: DidIndexStore;
   /**
    * Express `trust proxy` for the per-IP limit: off by default (the socket's peer is the client). Behind a
    * reverse proxy set the hop count or the proxy's addresses, never `true` on a directly reachable port.
@@ -59,17 +67,27 @@ export interface ResolverAppDeps {
   draining?: () => boolean;
 }
 
-/** The spec's stable error codes (did-resolver.yaml `ErrorCode`). */
-export type ResolverErrorCode = components['schemas']['ErrorCode'];
+/** The spec's stable error codes (did-resolver.yaml `components.x-error-codes`, generated). */
+export type { ResolverErrorCode };
 
 /** An error with the spec's stable `code`; rendered as `{code, message, details?}`. */
-export class ResolverError extends ServiceError<ResolverErrorCode> {}
+export class ResolverError extends ServiceError<ResolverErrorCode> {
+  /** The status is the catalogue's for `code` (did-resolver.yaml `components.x-error-codes`). */
+  constructor(
+    code: ResolverErrorCode,
+    message: string,
+    details?: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ) {
+    super(RESOLVER_ERROR_STATUS[code], code, message, details, headers);
+  }
+}
 
 /**
  * The error of each listed code with the status the spec gives it, and optional `details` and headers:
  * `ResolverErrors.didNotFound('…')`, `ResolverErrors.didInvalid('…', { did })`.
  */
 export const ResolverErrors = resolverErrorsOf(
-  (status, code, message, details?: Record<string, unknown>, headers?: Record<string, string>) =>
-    new ResolverError(status, code, message, details, headers),
+  (_status, code, message, details?: Record<string, unknown>, headers?: Record<string, string>) =>
+    new ResolverError(code, message, details, headers),
 );

@@ -99,6 +99,45 @@ describe('per-IP rate limit', () => {
     expect((await from('203.0.113.1')).status).toBe(429);
   });
 
+  it.each([
+    {
+      given: 'two addresses of one /64',
+      first: '2001:db8:9:1::1',
+      second: '2001:db8:9:1:ffff::2',
+      prefix: undefined,
+      want: 429,
+    },
+    {
+      given: 'an IPv4 address and its IPv4-mapped form',
+      first: '198.51.100.9',
+      second: '::ffff:198.51.100.9',
+      prefix: undefined,
+      want: 429,
+    },
+    { given: 'two /64s', first: '2001:db8:9:1::1', second: '2001:db8:9:2::1', prefix: undefined, want: 200 },
+    {
+      given: 'two addresses of one /64 with the prefix at 128',
+      first: '2001:db8:9:1::1',
+      second: '2001:db8:9:1::2',
+      prefix: 128,
+      want: 200,
+    },
+  ])('behind a trusted proxy, $given: the second request → $want', async ({ first, second, prefix, want }) => {
+    const app = await h.startApp({
+      limits: {
+        rateLimit: 1,
+        rateWindowMs: 60_000,
+        cacheTtlMs: 30_000,
+        ...(prefix ? { ipv6ClientPrefix: prefix } : {}),
+      },
+      rateLimiter: createMemoryRateLimiter({ now: h.clock.now }),
+      trustProxy: 'loopback',
+    });
+    const from = (ip: string) => fetch(`${app.url}/health`, { headers: { 'x-forwarded-for': ip } });
+    expect((await from(first)).status).toBe(200);
+    expect((await from(second)).status).toBe(want);
+  });
+
   it('an unreachable shared limiter admits the request', async () => {
     const down: RateLimiter = {
       hit: async () => {
@@ -329,6 +368,8 @@ describe('service routes', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^application\/json/);
     expect(r.body.openapi).toBe('3.1.0');
+    // Relative: "Try it out" goes to the port the page came from, whatever --resolver-port is.
+    expect(r.body.servers).toEqual([{ url: '/', description: 'this service' }]);
     expect(Object.keys(r.body.paths)).toEqual(
       expect.arrayContaining([
         '/health',

@@ -5,15 +5,20 @@
 // fail: an unreachable backend shows up as StoreUnavailableError on use and in health(), and recovers by itself.
 // With `keyCache`, verified keys are answered from memory and kept true by the records backend's change feed
 // (./key-cache.ts).
+import { sqlDidIndex, type DidIndexStore } from './did-index.ts';
 import { cachedKeyStore, type KeyCacheLru } from './key-cache.ts';
+import { createMemoryChallengeStore } from './challenges.ts';
 import { createMemoryCache, createMemoryRateLimiter } from './memory.ts';
 import { createPostgresStores } from './postgres.ts';
 import { createRedisStores } from './redis.ts';
+import { sqlRegistrarJobs, type RegistrarJobStore } from './registrar-jobs.ts';
 import { createSqliteStores } from './sqlite.ts';
-import type { Cache, IdempotencyStore, KeyStore, NonceStore, RateLimiter, StoreName } from './types.ts';
+import type { Cache, ChallengeStore, IdempotencyStore, KeyStore, NonceStore, RateLimiter, StoreName } from './types.ts';
 import type { Clock } from '../domain.ts';
 
 export * from './types.ts';
+export type { DidIndexStore } from './did-index.ts';
+export type { RegistrarJobStore } from './registrar-jobs.ts';
 
 export interface StoresOptions {
   dataDir: string;
@@ -41,8 +46,14 @@ export interface Stores {
   idempotency: IdempotencyStore;
   rateLimiter: RateLimiter;
   cache: Cache;
+  /** The resolver's Universal Registrar jobs, in the records backend (shared with PostgreSQL). */
+  registrarJobs: RegistrarJobStore;
+  /** The resolver's reverse lookup of DIDs by controller, in the records backend. */
+  didIndex: DidIndexStore;
   /** Proof-of-control nonces shared by every resolver instance; only with a Redis URL. */
   nonces?: NonceStore;
+  /** The vault API's presentation challenges: in Redis when a Redis URL is given, else in memory. */
+  challenges?: ChallengeStore;
   /** Which backend serves what, and whether it answers now. */
   health(): Promise<StoreHealth[]>;
   close(): Promise<void>;
@@ -90,15 +101,19 @@ export function createStores(options: StoresOptions): Stores {
         cache: createMemoryCache(now ? { now } : {}),
         health: async () => true,
         nonces: undefined,
+        challenges: createMemoryChallengeStore(now ? { now } : {}),
         close: async () => {},
       };
 
   return {
     keys,
     idempotency: records.idempotency,
+    registrarJobs: sqlRegistrarJobs(records.query, now),
+    didIndex: sqlDidIndex(records.query),
     rateLimiter: windows.rateLimiter,
     cache: windows.cache,
     ...(windows.nonces ? { nonces: windows.nonces } : {}),
+    challenges: windows.challenges,
     async health() {
       const [keysOk, windowsOk] = await Promise.all([records.health(), windows.health()]);
       // keys and idempotency share one backend, rate limits and the cache another: one probe each.

@@ -33,7 +33,14 @@ describe('postgres migrations', () => {
       `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name`,
       [schema],
     );
-    expect(tables.map((t) => t.table_name)).toEqual(['api_keys', 'idempotency_records', 'schema_migrations']);
+    expect(tables.map((t) => t.table_name)).toEqual([
+      'api_keys',
+      'did_index',
+      'did_index_progress',
+      'idempotency_records',
+      'registrar_jobs',
+      'schema_migrations',
+    ]);
   });
 
   it('running them again changes nothing', async () => {

@@ -6,7 +6,7 @@ import pg from 'pg';
 import type { PoolClient } from 'pg';
 import type { OpenKeyChangeFeed } from './key-cache.ts';
 import { listenKeyChanges } from './postgres-key-changes.ts';
-import { createSqlStores, runMigrations, type SqlDriver, type SqlExecutor } from './sql.ts';
+import { createSqlStores, runMigrations, type SqlDriver, type SqlExecutor, type SqlStores } from './sql.ts';
 import { StoreUnavailableError, type IdempotencyStore, type KeyStore, type StoreName } from './types.ts';
 import type { Clock } from '../domain.ts';
 
@@ -43,6 +43,8 @@ export interface PostgresStores {
   migrate(): Promise<void>;
   /** The changes of the keys committed by any instance (LISTEN/NOTIFY), for a key cache (./key-cache.ts). */
   keyChanges: OpenKeyChangeFeed;
+  /** One statement, migrations first, outages as StoreUnavailableError (the registrar's jobs, the DID index). */
+  query: SqlStores['query'];
   health(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -165,6 +167,7 @@ export function createPostgresStores(options: PostgresStoresOptions): PostgresSt
     keys: { ...stores.keys, close },
     idempotency: { ...stores.idempotency, close },
     keyChanges,
+    query: stores.query,
     migrate: () => migrate().catch((err: unknown) => Promise.reject(toOutage('keys', err))),
     health: stores.health,
     close,

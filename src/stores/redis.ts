@@ -1,4 +1,5 @@
-// Rate-limit windows, the resolver's cache and its proof-of-control nonces in Redis, shared by many instances.
+// Rate-limit windows, the resolver's cache, its proof-of-control nonces and the vault API's presentation
+// challenges in Redis, shared by many instances.
 //
 // The limiter is one Lua script, so checking and recording a hit is atomic across instances: a sorted
 // set per bucket holds one member per allowed request (score = time in ms, member unique), exact to the
@@ -17,6 +18,8 @@ import { checkHitInput, hitResult } from './sliding-window.ts';
 import {
   StoreUnavailableError,
   type Cache,
+  type ChallengeIssue,
+  type ChallengeStore,
   type HitInput,
   type HitResult,
   type NonceStore,
@@ -55,6 +58,29 @@ redis.call('PEXPIRE', key, window)
 return {allowed, count, oldest, blocker}
 `;
 
+/**
+ * A client's live challenges: one sorted set, member = challenge, score = expiry (ms). KEYS[1] the set; ARGV:
+ * now, expiry, quota, challenge. Drops the expired, refuses past the quota (0), else adds (1).
+ */
+const CHALLENGE_ISSUE_LUA = `
+local key = KEYS[1]
+local now = tonumber(ARGV[1])
+local expires = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. now)
+if redis.call('ZCARD', key) >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', key, expires, ARGV[4])
+redis.call('PEXPIRE', key, math.max(1, expires - now))
+return 1
+`;
+
+/** KEYS[1] the client's set; ARGV[1] the challenge. Removes it and answers its expiry, or -1. */
+const CHALLENGE_CONSUME_LUA = `
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score then return -1 end
+redis.call('ZREM', KEYS[1], ARGV[1])
+return score
+`;
+
 export interface RedisStoresOptions {
   url: string;
   /** Prefix of every key this service writes (default `credential-vault:`). */
@@ -70,6 +96,7 @@ export interface RedisStores {
   rateLimiter: RateLimiter;
   cache: Cache;
   nonces: NonceStore;
+  challenges: ChallengeStore;
   health(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -84,6 +111,8 @@ interface WithScript {
     limit: number,
     member: string,
   ): Promise<SlidingWindowReply>;
+  cvChallengeIssue(key: string, now: number, expiresAt: number, quota: number, challenge: string): Promise<number>;
+  cvChallengeConsume(key: string, challenge: string): Promise<number | string>;
 }
 
 /** Redis errors that mean "not now" rather than a bug in the command. */
@@ -185,6 +214,25 @@ function redisNonces({ redis, now, run, close }: RedisContext): NonceStore {
   };
 }
 
+function redisChallenges({ scripted, now, run, close }: RedisContext): ChallengeStore {
+  // Redis's own memory bounds the shared store: only the per-client quota refuses here.
+  return {
+    async issue(client: string, challenge: string, expiresAt: Date, quota: number): Promise<ChallengeIssue> {
+      const added = await run('challenges', () =>
+        scripted.cvChallengeIssue(`challenges:${client}`, now(), expiresAt.getTime(), quota, challenge),
+      );
+      return added === 1 ? 'issued' : 'client_quota';
+    },
+    async consume(client: string, challenge: string): Promise<boolean> {
+      const expiresAt = Number(
+        await run('challenges', () => scripted.cvChallengeConsume(`challenges:${client}`, challenge)),
+      );
+      return expiresAt >= 0 && expiresAt >= now();
+    },
+    close,
+  };
+}
+
 export function createRedisStores(options: RedisStoresOptions): RedisStores {
   const timeoutMs = options.timeoutMs ?? 1000;
   const redis = new Redis(options.url, {
@@ -197,6 +245,8 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
   });
   redis.on('error', (err: Error) => options.onError?.(err));
   redis.defineCommand('cvSlidingWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW_LUA });
+  redis.defineCommand('cvChallengeIssue', { numberOfKeys: 1, lua: CHALLENGE_ISSUE_LUA });
+  redis.defineCommand('cvChallengeConsume', { numberOfKeys: 1, lua: CHALLENGE_CONSUME_LUA });
   let closed = false;
   const ctx: RedisContext = {
     redis,
@@ -221,6 +271,7 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
     rateLimiter: redisRateLimiter(ctx),
     cache: redisCache(ctx),
     nonces: redisNonces(ctx),
+    challenges: redisChallenges(ctx),
     async health() {
       try {
         return (await ctx.run('rate_limit', () => redis.ping())) === 'PONG';

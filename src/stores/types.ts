@@ -169,7 +169,22 @@ export interface NonceStore {
   close(): Promise<void>;
 }
 
-export type StoreName = 'keys' | 'idempotency' | 'rate_limit' | 'cache' | 'nonces';
+/** What `ChallengeStore.issue` did: kept it, or refused it without evicting anything. */
+export type ChallengeIssue = 'issued' | 'client_quota' | 'store_full';
+
+/**
+ * The vault API's presentation challenges (vault-api.yaml createChallenge): each kept for the client that asked
+ * for it (its API key, or a keyless caller's address), so no other client can spend it. A live challenge is never
+ * evicted to make room: past `quota` live challenges of one client, or a full store, the new one is refused.
+ */
+export interface ChallengeStore {
+  issue(client: string, challenge: string, expiresAt: Date, quota: number): Promise<ChallengeIssue>;
+  /** true once: issued to this client, not expired, not consumed before. Another client's attempt spends nothing. */
+  consume(client: string, challenge: string): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export type StoreName = 'keys' | 'idempotency' | 'rate_limit' | 'cache' | 'nonces' | 'challenges';
 
 /**
  * A backend could not be reached; the HTTP layer answers 503 (store_unavailable / rate_limit_unavailable;

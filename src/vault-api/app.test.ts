@@ -677,7 +677,7 @@ describe('errors thrown by routes', () => {
   });
 
   it('an ApiError → its status and code', async () => {
-    stub.failWith = new ApiError(409, 'vault_revoked', 'the vault is revoked; writes into it are blocked');
+    stub.failWith = new ApiError('vault_revoked', 'the vault is revoked; writes into it are blocked');
     const res = await revoke();
     expect([res.status, res.body.error]).toEqual([409, 'vault_revoked']);
   });

@@ -29,11 +29,12 @@ import {
   unsupportedCodingMessage,
 } from '../platform/body.ts';
 import { errorCodeOf } from '../platform/errors.ts';
+import type { Operation } from '../platform/operations.ts';
 import { loadVaultModel } from '../platform/spec.ts';
 import { VaultErrors, peekAuth, type VaultAppDeps } from './context.ts';
 import { authenticate } from './middleware/auth.ts';
 import { CORS_ROUTES, corsHeaders, corsPreflight } from './middleware/cors.ts';
-import { BODY_LIMIT_BYTES, errorHandler, notFoundError } from './middleware/errors.ts';
+import { BODY_LIMIT_BYTES, KEYLESS_BODY_LIMIT_BYTES, errorHandler, notFoundError } from './middleware/errors.ts';
 import { captureAnswers, idempotency } from './middleware/idempotency.ts';
 import { legacyBasePaths, checkLegacyBasePaths, DEFAULT_LEGACY_BASE_PATHS } from './middleware/legacy-base-paths.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
@@ -44,6 +45,9 @@ import { contractRoutes } from './routes/contracts.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { createDocsRoutes, publicRoutes } from './routes/public.ts';
 
+/** Keyless callers of the verification routes get a smaller body: its cost is bounded per request. */
+const bodyLimitOf = (req: express.Request): number =>
+  operationOf(req)?.keyOptional && !peekAuth(req) ? KEYLESS_BODY_LIMIT_BYTES : BODY_LIMIT_BYTES;
 const keyIdOf = (req: express.Request): string | undefined => peekAuth(req)?.keyId;
 const VERIFIES_DOCUMENTS: ReadonlySet<string> = new Set(['verifyCredential', 'verifyPresentation']);
 /** The deepest a verification request body may nest (vault-api.yaml VerifyCredentialRequest, VerifyPresentationRequest). */
@@ -57,6 +61,66 @@ export interface VaultAppOptions {
    * router; an operation it does not route meets the 404).
    */
   contractRoutes?: Router;
+}
+
+/** Prepare or submit, on the write routes (the operations that take an Idempotency-Key). */
+function modeOf(req: express.Request): WriteMode | undefined {
+  const body: unknown = req.body;
+  if (!operationOf(req)?.idempotent || typeof body !== 'object' || body === null) return undefined;
+  return 'signedXdr' in body ? 'submit' : 'prepare';
+}
+
+/**
+ * The JSON body reader. strict: false lets a JSON scalar through to request validation ("body must be
+ * object", 400 invalid_request); only text that is not JSON is `invalid_json`. Mounted only on operations
+ * with a request body: a body elsewhere is ignored, whatever its Content-Encoding.
+ */
+function bodyReader(): express.RequestHandler {
+  return jsonBody(
+    {
+      limit: bodyLimitOf,
+      strict: false,
+      // A presented credential or presentation whose JSON repeats a member name fails verification.
+      findDuplicates: (req) => VERIFIES_DOCUMENTS.has(operationOf(req)?.operationId ?? ''),
+      // …and nests at most so deep: it is canonicalized, hashed and may be answered back (returnCredential).
+      maxDepth: MAX_VERIFIED_BODY_DEPTH,
+    },
+    {
+      unsupported: (coding) => VaultErrors.unsupportedContentEncoding(unsupportedCodingMessage(coding)),
+      corrupt: (coding) => VaultErrors.invalidBodyEncoding(corruptBodyMessage(coding)),
+      loneSurrogate: (at) => VaultErrors.invalidJson(loneSurrogateMessage(at)),
+      tooDeep: (depth, max) => VaultErrors.invalidJson(tooDeepMessage(depth, max)),
+    },
+  );
+}
+
+type Layers = (op: Operation, validate: express.RequestHandler[]) => express.RequestHandler[];
+
+/**
+ * The layers of each operation, each made once and shared by every route's chain. A step is left out where
+ * it would pass every request untouched: the answer capture and the Idempotency-Key where the operation
+ * takes no key, the preflight off the OPTIONS of /auth/*, the body where the operation has none, the
+ * integer check where it has no integer query parameter.
+ */
+function operationLayers(deps: VaultAppDeps): Layers {
+  const preflight = corsPreflight(deps);
+  const keys = authenticate(deps);
+  const limits = rateLimit(deps);
+  const scopes = requireScopes();
+  const body = bodyReader();
+  const integers = strictIntegerQuery();
+  const once = idempotency(deps);
+  return (op, validate) => [
+    ...(op.idempotent ? [captureAnswers] : []),
+    ...(op.method === 'options' && Object.hasOwn(CORS_ROUTES, op.template) ? [preflight] : []),
+    keys,
+    limits,
+    scopes,
+    ...(op.body ? [body] : []),
+    ...(op.integerQuery.length > 0 ? [integers] : []),
+    ...validate,
+    ...(op.idempotent ? [once] : []),
+  ];
 }
 
 export async function createVaultApp(given: VaultAppDeps, options: VaultAppOptions = {}): Promise<express.Express> {
@@ -78,41 +142,6 @@ export async function createVaultApp(given: VaultAppDeps, options: VaultAppOptio
     version: model.version,
     protocols: () => ({ [deps.profile.network]: deps.chain.client.protocolVersion }),
   });
-  // Prepare or submit, on the write routes (the operations that take an Idempotency-Key).
-  const modeOf = (req: express.Request): WriteMode | undefined => {
-    const body: unknown = req.body;
-    if (!operationOf(req)?.idempotent || typeof body !== 'object' || body === null) return undefined;
-    return 'signedXdr' in body ? 'submit' : 'prepare';
-  };
-
-  // Made once, shared by every route's chain.
-  const preflight = corsPreflight(deps);
-  const keys = authenticate(deps);
-  const limits = rateLimit(deps);
-  const scopes = requireScopes();
-  // strict: false lets a JSON scalar through to request validation ("body must be object", 400
-  // invalid_request); only text that is not JSON is `invalid_json`. Only operations with a request
-  // body read one: a body elsewhere is ignored, whatever its Content-Encoding.
-  const body = jsonBody(
-    {
-      limit: BODY_LIMIT_BYTES,
-      strict: false,
-      takesBody: (req) => operationOf(req)?.body !== undefined,
-      // A presented credential or presentation whose JSON repeats a member name fails verification.
-      findDuplicates: (req) => VERIFIES_DOCUMENTS.has(operationOf(req)?.operationId ?? ''),
-      // …and nests at most so deep: it is canonicalized, hashed and may be answered back (returnCredential).
-      maxDepth: MAX_VERIFIED_BODY_DEPTH,
-    },
-    {
-      unsupported: (coding) => VaultErrors.unsupportedContentEncoding(unsupportedCodingMessage(coding)),
-      corrupt: (coding) => VaultErrors.invalidBodyEncoding(corruptBodyMessage(coding)),
-      loneSurrogate: (at) => VaultErrors.invalidJson(loneSurrogateMessage(at)),
-      tooDeep: (depth, max) => VaultErrors.invalidJson(tooDeepMessage(depth, max)),
-    },
-  );
-  const integers = strictIntegerQuery();
-  const once = idempotency(deps);
-
   // The route table: each operation's handler, by operationId.
   const contracts = contractRoutes(deps);
   const stub = options.contractRoutes;
@@ -149,21 +178,7 @@ export async function createVaultApp(given: VaultAppDeps, options: VaultAppOptio
     ],
     // The docs assets are not operations.
     beforeRoutes: [{ path: '/docs', handlers: [createDocsRoutes(deps)] }],
-    // Each step is left out where it would pass every request untouched (each one checks the operation
-    // itself too): the answer capture and the Idempotency-Key where the operation takes no key, the preflight
-    // off the OPTIONS of /auth/*, the body where the operation has none, the integer check where it has no
-    // integer query parameter.
-    layers: (op, validate) => [
-      ...(op.idempotent ? [captureAnswers] : []),
-      ...(op.method === 'options' && Object.hasOwn(CORS_ROUTES, op.template) ? [preflight] : []),
-      keys,
-      limits,
-      scopes,
-      ...(op.body ? [body] : []),
-      ...(op.integerQuery.length > 0 ? [integers] : []),
-      ...validate,
-      ...(op.idempotent ? [once] : []),
-    ],
+    layers: operationLayers(deps),
     handlers,
     answeredByLayers: ANSWERED_BY_LAYERS,
     notFound: notFoundError,

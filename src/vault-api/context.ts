@@ -32,6 +32,8 @@ export interface VaultAppDeps {
     rateWindowMs: number;
     keyTtlDays: number;
     authOrigins: string[];
+    /** Prefix length of the IPv6 network one per-IP bucket counts (default 64; CV_IPV6_CLIENT_PREFIX). */
+    ipv6ClientPrefix?: number;
   };
   now: Clock;
   /**
@@ -80,15 +82,25 @@ export interface AuthContext {
 export type { VaultErrorCode };
 
 /** An error with the spec's stable `error` code; the error middleware renders `{error, message}`. */
-export class ApiError extends ServiceError<VaultErrorCode> {}
+export class ApiError extends ServiceError<VaultErrorCode> {
+  /** The status is the catalogue's for `code` (vault-api.yaml `components.x-error-codes`). */
+  constructor(code: VaultErrorCode, message: string, headers?: Record<string, string>) {
+    super(VAULT_ERROR_STATUS[familyOf(code)], code, message, undefined, headers);
+  }
+}
+
+/** A listed code, or the family it is one of (`vcs[3].vcId_too_long` → `vcs[i].vcId_too_long`). */
+const familyOf = (code: string) => code.replace(/^vcs\[\d+\]\./, 'vcs[i].') as keyof typeof VAULT_ERROR_STATUS;
 
 /** Whether `code` is one the spec lists (the `[i]` families by their concrete form, `vcs[3].vcId_too_long`). */
 export function isVaultErrorCode(code: string): code is VaultErrorCode {
-  return Object.hasOwn(VAULT_ERROR_STATUS, code.replace(/^vcs\[\d+\]\./, 'vcs[i].'));
+  return Object.hasOwn(VAULT_ERROR_STATUS, familyOf(code));
 }
 
 /** The error of each listed code with the status the spec gives it: `VaultErrors.vaultNotFound('…')`. */
-export const VaultErrors = vaultErrorsOf((status, code, message) => new ApiError(status, code, message));
+export const VaultErrors = vaultErrorsOf(
+  (_status, code, message, headers?: Record<string, string>) => new ApiError(code, message, headers),
+);
 
 const AUTH = Symbol('auth');
 export function setAuth(req: Request, auth: AuthContext): void {

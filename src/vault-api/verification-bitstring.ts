@@ -3,8 +3,7 @@
 // web fetch rules (src/http/web-fetch.ts, config CV_WEB_FETCH); its proof must verify, by the credential's own
 // issuer; its purpose must be the entry's; its bit (§3.2, the left-most bit of the first byte is index 0) set
 // means revoked or suspended, for that purpose. Only `statusSize` 1 is read.
-import { gunzipSync } from 'node:zlib';
-import { base64urlnopad } from '@scure/base';
+import { decodeStatusList, statusBit } from '../did/bitstring.ts';
 import { verifyDataIntegrity } from '../did/index.ts';
 import type { VaultAppDeps } from './context.ts';
 import { contextSource } from './json-ld-contexts.ts';
@@ -106,19 +105,12 @@ export async function bitstringStatus(
   if (!read.ok) return read;
   const { subject } = read;
   const invalid = (detail: string) => ({ ok: false as const, reason: 'status_list_invalid' as const, detail });
-  const encoded = subject['encodedList'];
-  if (typeof encoded !== 'string' || !encoded.startsWith('u'))
-    return invalid('encodedList must be multibase base64url (u…) of the GZIP-compressed bitstring');
-  let bits: Buffer;
-  try {
-    bits = gunzipSync(base64urlnopad.decode(encoded.slice(1)), { maxOutputLength: MAX_LIST_BYTES });
-  } catch (e) {
-    return invalid(`encodedList cannot be decoded: ${(e as Error).message}`);
-  }
-  if (entry.statusListIndex >= bits.length * 8)
-    return invalid(`statusListIndex ${entry.statusListIndex} is beyond the list's ${bits.length * 8} bits`);
-  const byte = bits[entry.statusListIndex >> 3]!;
-  return { ok: true, set: ((byte >> (7 - (entry.statusListIndex & 7))) & 1) === 1 };
+  const decoded = decodeStatusList(subject['encodedList'], MAX_LIST_BYTES);
+  if ('error' in decoded) return invalid(decoded.error);
+  const set = statusBit(decoded.bits, entry.statusListIndex);
+  if (set === undefined)
+    return invalid(`statusListIndex ${entry.statusListIndex} is beyond the list's ${decoded.bits.length * 8} bits`);
+  return { ok: true, set };
 }
 
 /** A BitstringStatusListEntry's result and its problem, for the credentialStatus check (verification.ts). */

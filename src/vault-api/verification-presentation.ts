@@ -1,16 +1,18 @@
-// Presentations (vault-api.yaml verifyPresentation, createChallenge): the holder's Data Integrity proof
-// (eddsa-jcs-2022, purpose `authentication`) made with a key of the presentation's `holder` DID — the holder
-// binding — over the verifier's challenge and domain, then every credential inside as verifyCredential
-// verifies a presented one. Challenges this service issued are remembered in the nonce store (Redis when
-// configured, so every instance shares them) and accepted once, within 5 minutes.
+// Presentations (vault-api.yaml verifyPresentation, createChallenge): the presentation's Data Integrity proof
+// (eddsa-jcs-2022, purpose `authentication`) over the verifier's challenge and domain, made with a key of the
+// presentation's `holder` DID when it names one — the holder binding; `holder` is optional (VC Data Model 2.0
+// §4.13) and a warning says when nothing was bound — then every credential inside as verifyCredential verifies
+// a presented one. Challenges this service issued are kept in the challenge store (Redis when configured, so
+// every instance shares them) for the client that asked (src/stores/types.ts ChallengeStore), and accepted once,
+// from that client, within 5 minutes.
 import { randomBytes } from 'node:crypto';
 import { verifyDataIntegrity, type Ed25519KeyCache } from '../did/index.ts';
 import type { components } from '../generated/vault-api.ts';
-import type { NonceStore } from '../stores/index.ts';
+import type { ChallengeStore } from '../stores/index.ts';
 import type { VaultAppDeps } from './context.ts';
 import { proofResults, requestResolver, verifyCredential } from './verification.ts';
 import { isError, problem, proofProblem, type CheckName, type ProblemDetails } from './verification-problems.ts';
-import { credentialsOf, holderOf, presentationStructureProblems } from './verification-structure.ts';
+import { credentialsOf, holderOf, presentationStructureProblems, subjectIdsOf } from './verification-structure.ts';
 import { contextSource } from './json-ld-contexts.ts';
 
 type Schemas = components['schemas'];
@@ -22,16 +24,37 @@ export const CHALLENGE_TTL_MS = 5 * 60 * 1000;
 /** The form of this service's challenges (vault-api.yaml CreateChallengeResult). */
 export const CHALLENGE_PATTERN = /^cvc1_[A-Za-z0-9_-]{22}$/;
 
-/** Where issued challenges are kept: the deployment's shared nonce store, or one in this process. */
-export type ChallengeStore = Pick<NonceStore, 'issue' | 'consume'>;
+/** Live challenges one client may hold (vault-api.yaml createChallenge). */
+export const CHALLENGES_PER_CLIENT = 100;
 
-/** The store's binding of a challenge: one network's presentations, nothing else that uses the store. */
-const bindingOf = (deps: VaultAppDeps) => `vault-presentation-challenge:${deps.profile.network}`;
+/**
+ * Who asked for a challenge, as the store keys it: one network's presentations, then the API key or, for a
+ * keyless caller, its address as the per-IP rate limit sees it.
+ */
+export type ChallengeClient = { keyId: string } | { ip: string };
+const clientKey = (deps: VaultAppDeps, client: ChallengeClient) =>
+  `${deps.profile.network}:${'keyId' in client ? `key:${client.keyId}` : `ip:${client.ip}`}`;
 
-export async function issueChallenge(deps: VaultAppDeps, store: ChallengeStore): Promise<string> {
+/** A fresh challenge kept for `client`, or why the store refused one (nothing is evicted for it). */
+export async function issueChallenge(
+  deps: VaultAppDeps,
+  store: ChallengeStore,
+  client: ChallengeClient,
+): Promise<{ challenge: string } | { refused: string }> {
   const challenge = `cvc1_${randomBytes(16).toString('base64url')}`;
-  await store.issue(challenge, new Date(deps.now() + CHALLENGE_TTL_MS), bindingOf(deps));
-  return challenge;
+  const issued = await store.issue(
+    clientKey(deps, client),
+    challenge,
+    new Date(deps.now() + CHALLENGE_TTL_MS),
+    CHALLENGES_PER_CLIENT,
+  );
+  if (issued === 'issued') return { challenge };
+  return {
+    refused:
+      issued === 'client_quota'
+        ? `this client already holds ${CHALLENGES_PER_CLIENT} live challenges: answer or let some expire (5 minutes) before asking for more`
+        : 'the challenge store is full: retry when some challenges have expired',
+  };
 }
 
 export interface VerifyPresentationInput {
@@ -47,6 +70,8 @@ export interface VerifyPresentationInput {
   parsingProblems?: ProblemDetails[];
   /** Node's public keys, kept by the app across requests. */
   keyCache?: Ed25519KeyCache;
+  /** Who sends the presentation: only the client a challenge was issued to can spend it. */
+  client: ChallengeClient;
 }
 
 /** Where a Data Integrity problem of the holder's proof belongs among the presentation's checks. */
@@ -91,7 +116,7 @@ export async function verifyPresentation(
     resolve: resolver.resolve,
     now: new Date(deps.now()),
     expectedProofPurpose: 'authentication',
-    expectedController: holder,
+    ...(holder !== undefined ? { expectedController: holder } : {}),
     challenge: options.challenge,
     canonicalCache,
     contexts: contextSource(deps),
@@ -107,32 +132,59 @@ export async function verifyPresentation(
         : proofProblem(e, check),
     );
   }
-  // A challenge of this service's form must be one it issued and nobody answered yet: spent by the first
-  // presentation whose holder proof verifies (a failed attempt does not burn it for the holder).
+  // A challenge of this service's form must be one it issued to this client and nobody answered yet: spent by
+  // the first presentation whose proof verifies (a failed attempt, or another client's, does not burn it).
   if (
     proof.verified &&
     CHALLENGE_PATTERN.test(options.challenge) &&
-    !(await store.consume(options.challenge, bindingOf(deps)))
+    !(await store.consume(clientKey(deps, input.client), options.challenge))
   ) {
     problems.push(
       problem(
         'INVALID_CHALLENGE_ERROR',
         'challenge',
         'challenge_unknown',
-        `the challenge ${options.challenge} has the form of this service's challenges but is used, expired or unknown: ask POST /challenges for a fresh one`,
+        `the challenge ${options.challenge} has the form of this service's challenges but is used, expired, or unknown to this client (its API key or address): ask POST /challenges for a fresh one`,
       ),
     );
   }
+  problems.push(...holderWarnings(holder, credentialsOf(vp)));
   const failed = (check: CheckName) => problems.some((p) => isError(p) && p.check === check);
   const presentationResults: PresentationResults = {
     challenge: { verified: proof.verified && !failed('challenge'), input: options.challenge },
     ...(options.domain !== undefined
       ? { domain: { verified: proof.verified && !failed('domain'), input: options.domain } }
       : {}),
-    holder: { verified: proof.verified && !failed('holder'), input: clip(holder) },
+    ...(holder !== undefined ? { holder: { verified: proof.verified && !failed('holder'), input: clip(holder) } } : {}),
     proof: proofResults(proof.results),
   };
   return answer(vp, options, problems, presentationResults, credentials);
+}
+
+/** No holder: nothing was bound. A holder: each credential none of whose subjects it is (adversarial finding). */
+function holderWarnings(holder: string | undefined, credentials: Record<string, unknown>[]): ProblemDetails[] {
+  if (holder === undefined) {
+    return [
+      problem(
+        'HOLDER_BINDING_NOT_CHECKED',
+        'holder',
+        'no_holder',
+        'the presentation names no holder: its proof was verified, but whose credentials these are was not checked',
+      ),
+    ];
+  }
+  return credentials.flatMap((vc, i) =>
+    subjectIdsOf(vc).includes(holder)
+      ? []
+      : [
+          problem(
+            'HOLDER_NOT_SUBJECT',
+            'holder',
+            'holder_not_subject',
+            `no credentialSubject.id of verifiableCredential[${i}] is the holder ${clip(holder, 128)}: the holder presents a credential about someone else`,
+          ),
+        ],
+  );
 }
 
 function answer(

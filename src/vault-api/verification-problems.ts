@@ -36,10 +36,17 @@ const TYPES: Record<ProblemTitle, ProblemDetails['type']> = {
   HOLDER_BINDING_ERROR: `${OWN}HOLDER_BINDING_ERROR`,
   STATUS_NOT_CHECKED: `${OWN}STATUS_NOT_CHECKED`,
   ISSUER_ACCESS_NOT_CHECKED: `${OWN}ISSUER_ACCESS_NOT_CHECKED`,
+  HOLDER_BINDING_NOT_CHECKED: `${OWN}HOLDER_BINDING_NOT_CHECKED`,
+  HOLDER_NOT_SUBJECT: `${OWN}HOLDER_NOT_SUBJECT`,
 };
 
 /** Titles that are warnings: reported, never a reason for `verified: false`. */
-const WARNINGS: ReadonlySet<ProblemTitle> = new Set(['STATUS_NOT_CHECKED', 'ISSUER_ACCESS_NOT_CHECKED']);
+const WARNINGS: ReadonlySet<ProblemTitle> = new Set([
+  'STATUS_NOT_CHECKED',
+  'ISSUER_ACCESS_NOT_CHECKED',
+  'HOLDER_BINDING_NOT_CHECKED',
+  'HOLDER_NOT_SUBJECT',
+]);
 
 export function problem(
   title: ProblemTitle,

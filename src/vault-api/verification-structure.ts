@@ -1,7 +1,8 @@
 // The shape a credential or presentation must have before anything about it is verified (VC Data Model 2.0
-// §4: `@context`, `type`, `issuer`, `credentialSubject`; §5.12 presentations: `holder`, `verifiableCredential`)
-// and the I-JSON rule for its JSON text. A document that fails here is answered at once, with the W3C suites'
+// §4: `@context`, `type`, `issuer`, `credentialSubject`, a well-formed validity period; §4.13 presentations: an
+// optional `holder`, `verifiableCredential`) and the I-JSON rule for its JSON text. A document that fails here is answered at once, with the W3C suites'
 // MALFORMED_VALUE_ERROR or PARSING_ERROR, and nothing costly runs for it.
+import { isDateTimeStamp } from '../did/index.ts';
 import { problem, type ProblemDetails } from './verification-problems.ts';
 
 export const VC_CONTEXT_V2 = 'https://www.w3.org/ns/credentials/v2';
@@ -35,7 +36,9 @@ function contextProblem(doc: Record<string, unknown>): ProblemDetails | undefine
   if (!Array.isArray(ctx) || ctx.length === 0) return bad(`must be a list that starts with ${VC_CONTEXT_V2}`);
   if (ctx[0] !== VC_CONTEXT_V2 && ctx[0] !== VC_CONTEXT_V1)
     return bad(`must start with ${VC_CONTEXT_V2} (or, VC 1.1, ${VC_CONTEXT_V1})`);
-  if (!ctx.every((c) => isNonEmptyString(c) || isObject(c))) return bad('items must be URLs or context objects');
+  // VC Data Model 2.0 §4.3: the items after the first are URLs and/or context objects.
+  if (!ctx.every((c) => (isNonEmptyString(c) && URL.canParse(c)) || isObject(c)))
+    return bad('items must be URLs or context objects');
   return undefined;
 }
 
@@ -51,6 +54,40 @@ function typeProblem(doc: Record<string, unknown>, required: string): ProblemDet
     );
   }
   return undefined;
+}
+
+/**
+ * VC Data Model 2.0 §4.9: `validFrom` and `validUntil` are dateTimeStamps (a time zone required), and the
+ * credential is not valid until after it stops being valid. A MUST of the credential, whatever the checks asked.
+ */
+function validityPeriodProblems(vc: Record<string, unknown>): ProblemDetails[] {
+  const out: ProblemDetails[] = [];
+  for (const name of ['validFrom', 'validUntil'] as const) {
+    const v = vc[name];
+    if (v !== undefined && !isDateTimeStamp(v))
+      out.push(
+        problem(
+          'MALFORMED_VALUE_ERROR',
+          name,
+          'invalid_date',
+          `${name} is not a date-time with a time zone (XML Schema dateTimeStamp)`,
+        ),
+      );
+  }
+  if (out.length > 0) return out;
+  const from = vc['validFrom'] ?? vc['issuanceDate'];
+  const until = vc['validUntil'] ?? vc['expirationDate'];
+  if (isDateTimeStamp(from) && isDateTimeStamp(until) && Date.parse(from) > Date.parse(until)) {
+    out.push(
+      problem(
+        'MALFORMED_VALUE_ERROR',
+        'validUntil',
+        'valid_until_before_valid_from',
+        `the credential is valid from ${from}, after it stops being valid (${until})`,
+      ),
+    );
+  }
+  return out;
 }
 
 /** Structure problems of a credential (empty when well-formed). */
@@ -81,6 +118,7 @@ export function credentialStructureProblems(vc: Record<string, unknown>): Proble
       ),
     );
   }
+  out.push(...validityPeriodProblems(vc));
   const status = vc['credentialStatus'];
   if (status !== undefined) {
     const entries = Array.isArray(status) ? status : [status];
@@ -110,13 +148,13 @@ export function presentationStructureProblems(vp: Record<string, unknown>): Prob
   push(typeProblem(vp, 'VerifiablePresentation'));
   const holder = vp['holder'];
   const holderId = isObject(holder) ? holder['id'] : holder;
-  if (!isNonEmptyString(holderId) || !holderId.startsWith('did:')) {
+  if (holder !== undefined && (!isNonEmptyString(holderId) || !holderId.startsWith('did:'))) {
     push(
       problem(
         'MALFORMED_VALUE_ERROR',
         'holder',
         'holder_invalid',
-        'holder must be the DID whose key makes the presentation proof',
+        'holder, when present, must be the DID whose key makes the presentation proof',
       ),
     );
   }
@@ -135,10 +173,18 @@ export function presentationStructureProblems(vp: Record<string, unknown>): Prob
   return out;
 }
 
-/** The holder DID of a well-formed presentation. */
-export function holderOf(vp: Record<string, unknown>): string {
+/** The holder DID of a well-formed presentation, when it names one (VC Data Model 2.0: `holder` is optional). */
+export function holderOf(vp: Record<string, unknown>): string | undefined {
   const holder = vp['holder'];
+  if (holder === undefined) return undefined;
   return String(isObject(holder) ? holder['id'] : holder);
+}
+
+/** The `id`s of a well-formed credential's subjects. */
+export function subjectIdsOf(vc: Record<string, unknown>): string[] {
+  const subject = vc['credentialSubject'];
+  const subjects = Array.isArray(subject) ? subject : [subject];
+  return subjects.flatMap((s) => (isObject(s) && typeof s['id'] === 'string' ? [s['id']] : []));
 }
 
 /** The credentials of a well-formed presentation. */

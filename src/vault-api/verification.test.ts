@@ -56,6 +56,12 @@ describe('credentialStructureProblems (VC Data Model 2.0 §4; the VC API verifie
     expect(
       credentialStructureProblems({ ...VC, issuer: { id: 'did:key:z6Mk' }, credentialSubject: [{ a: 1 }, { b: 2 }] }),
     ).toEqual([]);
+    // A validity period of one instant, in two time zones; another whose order only the zones decide.
+    for (const period of [
+      { validFrom: '2030-01-01T00:00:00Z', validUntil: '2030-01-01T01:00:00+01:00' },
+      { validFrom: '2030-01-01T00:30:00+01:00', validUntil: '2030-01-01T00:00:00Z' },
+    ])
+      expect(credentialStructureProblems({ ...VC, ...period })).toEqual([]);
   });
 
   type Row = [string, Record<string, unknown>, string];
@@ -67,6 +73,8 @@ describe('credentialStructureProblems (VC Data Model 2.0 §4; the VC API verifie
     ...[[], {}, null, 10, true].map(
       (v): Row => [`@context [${JSON.stringify(v)}]`, { '@context': [v] }, 'context_invalid'],
     ),
+    ['@context with an item that is not a URL', { '@context': [V2, 'https ://not-a-url/v1'] }, 'context_invalid'],
+    ['@context with a relative reference', { '@context': [V2, 'contexts/v1'] }, 'context_invalid'],
     ['no type', { type: undefined }, 'type_invalid'],
     ...['string', {}, null, 10, true].map((v): Row => [`type ${JSON.stringify(v)}`, { type: v }, 'type_invalid']),
     ...[[], {}, null, 10, true].map((v): Row => [`type [${JSON.stringify(v)}]`, { type: [v] }, 'type_invalid']),
@@ -82,6 +90,20 @@ describe('credentialStructureProblems (VC Data Model 2.0 §4; the VC API verifie
       'status_entry_invalid',
     ],
     ['a status entry without type', { credentialStatus: { id: 'x' } }, 'status_entry_invalid'],
+    // VC Data Model 2.0 §4.9, whatever the checks: the W3C data model suite's 4.09 cases.
+    ['validFrom a date without time', { validFrom: '2020-01-01' }, 'invalid_date'],
+    ['validUntil without time zone', { validUntil: '2030-01-01T00:00:00' }, 'invalid_date'],
+    ['validFrom a number', { validFrom: 1577836800 }, 'invalid_date'],
+    [
+      'validFrom after validUntil',
+      { validFrom: '2030-01-01T00:00:00Z', validUntil: '2029-12-31T23:59:59Z' },
+      'valid_until_before_valid_from',
+    ],
+    [
+      'issuanceDate after expirationDate (VC 1.1)',
+      { issuanceDate: '2030-01-01T00:00:00Z', expirationDate: '2020-01-01T00:00:00+01:00' },
+      'valid_until_before_valid_from',
+    ],
   ])('%s → %s', (_name, change, reason) => {
     const vc: Record<string, unknown> = { ...VC, ...change };
     for (const k of Object.keys(change)) if (change[k] === undefined) delete vc[k];
@@ -96,7 +118,8 @@ describe('presentationStructureProblems', () => {
     ['well-formed', {}, []],
     ['one credential, not a list', { verifiableCredential: VC }, []],
     ['no credential', { verifiableCredential: undefined }, []],
-    ['no holder', { holder: undefined }, ['holder_invalid']],
+    ['no holder (optional, VC Data Model 2.0 §4.13)', { holder: undefined }, []],
+    ['a holder object without id', { holder: { name: 'x' } }, ['holder_invalid']],
     ['a holder that is not a DID', { holder: 'https://holder.example' }, ['holder_invalid']],
     ['eleven credentials', { verifiableCredential: Array.from({ length: 11 }, () => VC) }, ['credentials_invalid']],
     ['a credential that is a string (enveloped)', { verifiableCredential: ['eyJ…'] }, ['credentials_invalid']],

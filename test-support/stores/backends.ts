@@ -1,6 +1,7 @@
-// The real PostgreSQL and Redis the store tests run against (127.0.0.1, see the task brief). They are not
-// optional: a test fails when they are unreachable. Each test file isolates itself with its own PostgreSQL
-// schema and Redis key prefix and removes them afterwards.
+// The real PostgreSQL and Redis the store tests run against (docs/testing.md: 127.0.0.1:5432, database `test`, user
+// `postgres` with trust authentication, and 127.0.0.1:6379, unless CV_TEST_PG_* and CV_TEST_REDIS_* say otherwise).
+// They are not optional: a test fails when they are unreachable. Each test file isolates itself with its own
+// PostgreSQL schema and Redis key prefix and removes them afterwards.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,13 +9,16 @@ import path from 'node:path';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 
-export const PG_HOST = '127.0.0.1';
-export const PG_PORT = 5432;
-export const REDIS_HOST = '127.0.0.1';
-export const REDIS_PORT = 6379;
+const env = process.env;
+export const PG_HOST = env['CV_TEST_PG_HOST'] || '127.0.0.1';
+export const PG_PORT = Number(env['CV_TEST_PG_PORT'] || 5432);
+const PG_USER = env['CV_TEST_PG_USER'] || 'postgres';
+const PG_DATABASE = env['CV_TEST_PG_DATABASE'] || 'test';
+export const REDIS_HOST = env['CV_TEST_REDIS_HOST'] || '127.0.0.1';
+export const REDIS_PORT = Number(env['CV_TEST_REDIS_PORT'] || 6379);
 
 export function pgUrl(port = PG_PORT): string {
-  return `postgres://postgres@${PG_HOST}:${port}/test`;
+  return `postgres://${encodeURIComponent(PG_USER)}@${PG_HOST}:${port}/${PG_DATABASE}`;
 }
 
 export function redisUrl(port = REDIS_PORT): string {

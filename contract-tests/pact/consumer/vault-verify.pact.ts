@@ -41,13 +41,16 @@ const UNVERIFIABLE = {
   proof: { ...PROOF, verificationMethod: `${EXAMPLE.unregisteredDid}#assert-1` },
 };
 
-/** A presentation proved by a key of a DID that no deployment registered, with the verifier's challenge. */
+/**
+ * A presentation proved by a key of a DID that no deployment registered, with the verifier's challenge, of a
+ * credential that cannot verify either.
+ */
 const UNREGISTERED_HOLDER = {
   verifiablePresentation: {
     '@context': ['https://www.w3.org/ns/credentials/v2'],
     type: ['VerifiablePresentation'],
     holder: EXAMPLE.unregisteredDid,
-    verifiableCredential: [],
+    verifiableCredential: [UNVERIFIABLE],
     proof: {
       ...PROOF,
       proofPurpose: 'authentication',
@@ -164,13 +167,13 @@ describe('presentations', () => {
         expect(await createChallenge(pact.vault(mock.url))).toMatch(/^cvc1_/);
       }));
 
-  it('POST /presentations/verify: a holder proof by a DID no deployment registered; 200, verified false', () => {
+  it('POST /presentations/verify: a holder proof by a DID no deployment registered; 400, verified false', () => {
     const body = UNREGISTERED_HOLDER;
     return pact
       .interaction()
       .uponReceiving('a keyless verification of a presentation whose holder DID is not registered')
       .withRequest('POST', '/presentations/verify', (b) => b.jsonBody(body))
-      .willRespondWith(200, (b) =>
+      .willRespondWith(400, (b) =>
         b.jsonBody({
           verified: false,
           problemDetails: eachLike(
@@ -185,7 +188,18 @@ describe('presentations', () => {
                 input: like({ type: 'DataIntegrityProof', proofPurpose: 'authentication' }),
               }),
             },
-            credentials: [],
+            credentials: [
+              like({
+                verified: false,
+                problemDetails: eachLike(
+                  problem(
+                    'https://w3id.org/security#PROOF_VERIFICATION_ERROR',
+                    'PROOF_VERIFICATION_ERROR',
+                    'did_not_found',
+                  ),
+                ),
+              }),
+            ],
           },
         }),
       )
@@ -193,15 +207,21 @@ describe('presentations', () => {
         const r = await verifyPresentation(pact.vault(mock.url), body);
         expect(r.verified).toBe(false);
         expect(r.results?.presentation?.holder?.verified).toBe(false);
+        // failures() lists the presentation's errors, then those of each credential in it.
+        const reasons = failures(r).map((p) => p.reason);
+        expect(reasons[0]).toBe('did_not_found');
+        expect(reasons.length).toBeGreaterThan(1);
       });
   });
 
-  it('POST /presentations/verify: a presentation without a holder cannot be verified at all; 400 with the result', () => {
-    const { holder: _holder, ...withoutHolder } = UNREGISTERED_HOLDER.verifiablePresentation;
-    const body = { ...UNREGISTERED_HOLDER, verifiablePresentation: withoutHolder };
+  it('POST /presentations/verify: a presentation whose holder is not a DID cannot be verified at all; 400', () => {
+    const body = {
+      ...UNREGISTERED_HOLDER,
+      verifiablePresentation: { ...UNREGISTERED_HOLDER.verifiablePresentation, holder: 'https://holder.example' },
+    };
     return pact
       .interaction()
-      .uponReceiving('a keyless verification of a presentation without a holder')
+      .uponReceiving('a keyless verification of a presentation whose holder is not a DID')
       .withRequest('POST', '/presentations/verify', (b) => b.jsonBody(body))
       .willRespondWith(400, (b) =>
         b.jsonBody({

@@ -103,9 +103,9 @@ function stateChanges(ctx: RpcContext, inv: Invocation, format: XdrFormat): obje
     const after = inv.overlayEntry(id) ?? undefined;
     if (!before && !after) continue;
     const type = before ? (after ? 'updated' : 'deleted') : 'created';
-    const key = ctx.codec.cachedLedgerKey(id, inv.keyVals.get(id)).toXdr('base64');
-    const b = before ? ctx.codec.entryXdr(before).toXdr('base64') : null;
-    const a = after ? ctx.codec.entryXdr(after).toXdr('base64') : null;
+    const key = ctx.codec.keyBase64(id, inv.keyVals.get(id));
+    const b = before ? ctx.codec.entryBase64(before) : null;
+    const a = after ? ctx.codec.entryBase64(after) : null;
     if (format === 'base64') out.push({ type, key, before: b, after: a });
     else {
       const entry = (x: string | null) => (x === null ? null : ctx.json.toJson('LedgerEntry', x));

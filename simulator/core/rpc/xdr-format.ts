@@ -6,12 +6,11 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { decode, initSync } from '@stellar/stellar-xdr-json';
-import type { Params } from './context.ts';
 
 export type XdrFormat = 'base64' | 'json';
 
 /** The request's format, or the refusal's message. */
-export function xdrFormatOf(p: Params): XdrFormat | { refused: string } {
+export function xdrFormatOf(p: Readonly<Record<string, unknown>>): XdrFormat | { refused: string } {
   const f = p.xdrFormat;
   if (f === undefined || f === '' || f === 'base64') return 'base64';
   if (f === 'json') return 'json';

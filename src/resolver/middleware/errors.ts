@@ -32,7 +32,7 @@ export function recordError(violations: RecordViolation[]): ResolverError {
   const listed = violations
     .slice(0, RESOLVER_FAILURES_LISTED)
     .map((v) => ({ code: v.code, field: clip(v.field, 200), message: clip(v.message, 400) }));
-  return new ResolverError(400, first.code, clip(first.message, 400), {
+  return new ResolverError(first.code, clip(first.message, 400), {
     field: clip(first.field, 200),
     violations: listed,
     count: violations.length,
@@ -88,7 +88,7 @@ export function fromChainError(e: ChainError, network: string): ResolverError {
   const text = e.chainMessage ?? e.message;
   const n = CONTRACT_ERROR.exec(text);
   if (isContractCode(e.code)) {
-    return new ResolverError(e.status, e.code, e.message, { ...(n ? { contractError: Number(n[1]) } : {}), ...tx });
+    return new ResolverError(e.code, e.message, { ...(n ? { contractError: Number(n[1]) } : {}), ...tx });
   }
   const rejected = /transaction rejected: (\S+)/.exec(text);
   const failed = /transaction failed: (\S+)/.exec(text);

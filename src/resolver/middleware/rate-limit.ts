@@ -16,9 +16,11 @@ export interface RateLimitOptions {
   windowMs: number;
   now: Clock;
   log?: (entry: Record<string, unknown>) => void;
+  /** Prefix length of the IPv6 network one bucket counts (src/platform/client-key.ts). */
+  ipv6Prefix?: number;
 }
 
-export function rateLimit({ limiter, limit, windowMs, now, log }: RateLimitOptions): RequestHandler {
+export function rateLimit({ limiter, limit, windowMs, now, log, ipv6Prefix }: RateLimitOptions): RequestHandler {
   const seconds = windowMs % 1000 === 0 ? `${windowMs / 1000} s` : `${windowMs} ms`;
   return platformRateLimit({
     limiter,
@@ -27,7 +29,7 @@ export function rateLimit({ limiter, limit, windowMs, now, log }: RateLimitOptio
     whenUnavailable: 'admit',
     ...(log ? { log } : {}),
     plan: (req) => ({
-      bucket: `resolver:ip:${clientIp(req)}`,
+      bucket: `resolver:ip:${clientIp(req, ipv6Prefix)}`,
       limit,
       headerPrefix: 'X-RateLimit',
       refuse: (retry) =>

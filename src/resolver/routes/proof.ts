@@ -10,17 +10,12 @@ import {
   DID_LD_JSON,
   type DidResolutionResult,
   type NonceStore,
-  type ProofErrorCode,
 } from '../../did/index.ts';
 import type { operations } from '../../generated/did-resolver.ts';
-import { RESOLVER_ERROR_STATUS } from '../../generated/did-resolver-errors.ts';
 import type { OperationHandler } from '../../platform/typed.ts';
 import { ResolverError } from '../context.ts';
 import { resolutionResult } from './resolve.ts';
 import { notServedMessage, readEntry, parseDidOrThrow, type RouteContext } from './shared.ts';
-
-/** The status did-resolver.yaml gives each proof failure (x-error-codes, generated). */
-const STATUS: Readonly<Record<ProofErrorCode, number>> = RESOLVER_ERROR_STATUS;
 
 export function proofRoutes(ctx: RouteContext, nonceStore: NonceStore) {
   const now = () => new Date(ctx.deps.now());
@@ -46,12 +41,7 @@ export function proofRoutes(ctx: RouteContext, nonceStore: NonceStore) {
     const { did, domain } = req.body;
     const result = await createChallenge({ did, domain, now: now(), nonceStore });
     if (!result.ok) {
-      throw new ResolverError(
-        STATUS[result.error],
-        result.error,
-        result.message,
-        result.error === 'did_invalid' ? { did } : undefined,
-      );
+      throw new ResolverError(result.error, result.message, result.error === 'did_invalid' ? { did } : undefined);
     }
     res.setHeader('Cache-Control', 'no-store');
     res.json(result.challenge);
@@ -68,7 +58,7 @@ export function proofRoutes(ctx: RouteContext, nonceStore: NonceStore) {
       now: now(),
       nonceStore,
     });
-    if (!result.verified) throw new ResolverError(STATUS[result.error], result.error, result.message);
+    if (!result.verified) throw new ResolverError(result.error, result.message);
     res.setHeader('Cache-Control', 'no-store');
     res.json({ verified: true, did: result.did, verificationMethod: result.verificationMethod });
   };

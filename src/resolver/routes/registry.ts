@@ -215,6 +215,7 @@ export function registryRoutes(ctx: RouteContext) {
     const net = networkOf(ctx, parsed);
     const record = await readRecord(net, parsed);
     if (!record) throw ResolverErrors.didNotFound(`${parsed.did} is not registered`);
+    await ctx.recordRead?.(parsed, record);
     res.setHeader('Cache-Control', 'no-store');
     res.json({ did: parsed.did, didId: parsed.didId, record });
   };

@@ -109,6 +109,7 @@ export function resolveRoute(ctx: RouteContext) {
           return sendDereferencingFailure(res, negotiated, 404, 'notFound', `${parsed.did} is not registered`);
         return sendResolutionFailure(req, res, 404, 'notFound', `${parsed.did} is not registered`);
       }
+      await ctx.recordRead?.(parsed, entry.record);
       cached = await ctx.cache.put(parsed.network, parsed.didId, entry);
     }
     if (fragment !== undefined) return dereference(res, parsed, fragment, cached, negotiated, cacheControl);

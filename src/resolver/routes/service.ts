@@ -11,7 +11,10 @@ import type { RouteContext } from './shared.ts';
 type GetOpenApi = operations['getOpenApi'];
 
 export function serviceRoutes(ctx: RouteContext, spec: OpenApiDocument) {
-  const specJson = JSON.stringify(spec);
+  // `servers` names this service (relative), so Swagger's "Try it out" sends to the origin the page came from
+  // whatever --resolver-port says, not to the spec's documented default.
+  const served = { ...spec, servers: [{ url: '/', description: 'this service' }] };
+  const specJson = JSON.stringify(served);
   const networks = [...ctx.served.values()].map((n) => ({ network: n.name, registryId: n.registryId }));
   const ui = docsUi({ title: spec.info?.title ?? 'did:ledger resolver' });
   // The health answer is checked against getHealth's (src/platform/typed.ts).
@@ -25,7 +28,7 @@ export function serviceRoutes(ctx: RouteContext, spec: OpenApiDocument) {
     });
   };
   // The description as loaded, held to getOpenApi's answer, sent as the text it was serialized to once.
-  const openapi: OperationHandler<GetOpenApi> = (req, res) => sendJsonText(req, res, spec, specJson);
+  const openapi: OperationHandler<GetOpenApi> = (req, res) => sendJsonText(req, res, served, specJson);
   return {
     health,
     openapi,

@@ -24,6 +24,8 @@ export interface RouteContext {
   deps: ResolverAppDeps;
   served: ReadonlyMap<Network, ServedNetwork>;
   cache: ResolutionCache;
+  /** Told each record read from the ledger by resolution (the reverse lookup learns older DIDs so); never throws. */
+  recordRead?: (parsed: ParsedDid, record: DidRecord) => Promise<void>;
 }
 
 export function createRouteContext(deps: ResolverAppDeps): RouteContext {

@@ -13,12 +13,18 @@ import { type FailureCodes, mapFailure } from '../../platform/failures.ts';
 
 /** Longest accepted request body (vault-api.yaml "Errors": 512 KiB, else 413 `payload_too_large`). */
 export const BODY_LIMIT_BYTES = 512 * 1024;
+/**
+ * The body limit of a keyless request where a key is optional (the verification routes): what keeps every
+ * keyless request within 50 ms of service CPU (vault-api.yaml "Verification limits"; docs/benchmarks.md).
+ */
+export const KEYLESS_BODY_LIMIT_BYTES = 64 * 1024;
 
 const STORE_WORDS: Record<string, string> = {
   keys: 'the key store is unavailable',
   idempotency: 'the idempotency store is unavailable',
   rate_limit: 'the rate-limit store is unavailable',
   cache: 'the cache is unavailable',
+  challenges: 'the challenge store is unavailable',
 };
 
 const MALFORMED_PATH =
@@ -28,8 +34,7 @@ const MALFORMED_PATH =
 export const VAULT_FAILURE_CODES: FailureCodes<VaultErrorCode> = {
   translate(err) {
     // The chain's codes are the spec's; one it lacks must not reach a client (a 500, logged).
-    if (err instanceof ChainError && isVaultErrorCode(err.code))
-      return { error: new ApiError(err.status, err.code, err.message) };
+    if (err instanceof ChainError && isVaultErrorCode(err.code)) return { error: new ApiError(err.code, err.message) };
     if (err instanceof StoreUnavailableError) {
       // Rate limits fail closed (vault-api.yaml "Rate limits"); keys and idempotency records cannot be
       // checked without their store, so those requests fail too.
@@ -42,10 +47,15 @@ export const VAULT_FAILURE_CODES: FailureCodes<VaultErrorCode> = {
     return undefined;
   },
   notFound: (req) => notFoundError(req),
-  methodNotAllowed: (message, allow) => new ApiError(405, 'method_not_allowed', message, undefined, { Allow: allow }),
+  methodNotAllowed: (message, allow) => VaultErrors.methodNotAllowed(message, { Allow: allow }),
   malformedPath: () => VaultErrors.invalidRequest(MALFORMED_PATH),
   unsupportedMediaType: () => VaultErrors.invalidRequest('send the body as JSON with Content-Type: application/json'),
-  payloadTooLarge: () => VaultErrors.payloadTooLarge(`request body exceeds ${BODY_LIMIT_BYTES} bytes`),
+  payloadTooLarge: (limit = BODY_LIMIT_BYTES) =>
+    VaultErrors.payloadTooLarge(
+      limit === KEYLESS_BODY_LIMIT_BYTES
+        ? `request body exceeds ${limit} bytes, the limit without an API key; with one it is ${BODY_LIMIT_BYTES}`
+        : `request body exceeds ${limit} bytes`,
+    ),
   unreadableBody: (err) =>
     err.type === 'entity.parse.failed'
       ? VaultErrors.invalidJson('the body is not valid JSON')

@@ -137,7 +137,7 @@ describe('errors are not stored', () => {
   it('a 4xx answer releases the key: a corrected retry executes', async () => {
     const idem = randomUUID();
     const before = calls(REVOKE);
-    stub.failWith = new ApiError(404, 'vc_not_found', 'the vault holds no credential vc-1');
+    stub.failWith = new ApiError('vc_not_found', 'the vault holds no credential vc-1');
     const first = await post(REVOKE, { owner: G, vcId: 'vc-1', sourcePublicKey: G }, idem);
     expect([first.status, first.body.error]).toEqual([404, 'vc_not_found']);
     stub.failWith = undefined;

@@ -8,7 +8,7 @@ import {
   stubContractRoutes,
   type VaultTestEnv,
 } from '../../../test-support/vault-api.ts';
-import { AUTH_IP_LIMIT } from './rate-limit.ts';
+import { AUTH_IP_LIMIT, KEYLESS_IP_LIMIT } from './rate-limit.ts';
 
 const G = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';
 const read = (env: VaultTestEnv, key: string) => env.request(`/contracts/vault/vc-count?owner=${G}`, { key });
@@ -222,6 +222,59 @@ describe('unlimited and per-IP routes', () => {
       expect(remaining).toEqual(want);
     } finally {
       await own.close();
+    }
+  });
+});
+
+describe('per-client limits by network (CV_IPV6_CLIENT_PREFIX)', () => {
+  // The whole app over the simulator: the verification routes are mounted (the stub routes have none).
+  const withPrefix = (ipv6ClientPrefix?: number) =>
+    startVaultTestEnv({
+      trustProxy: 'loopback',
+      ...(ipv6ClientPrefix ? { limits: { ipv6ClientPrefix } } : {}),
+    });
+  // Keyless verification; an empty body is refused (400) after the request is counted.
+  const verify = (own: VaultTestEnv, ip: string) =>
+    own.request('/credentials/verify', { body: {}, headers: { 'x-forwarded-for': ip } });
+
+  it.each([
+    { given: 'one /64, a new address each time', ips: (i: number) => `2001:db8:7:1:${(i + 1).toString(16)}::${i}` },
+    {
+      given: 'an IPv4 address, then its IPv4-mapped form',
+      ips: (i: number) => (i < 15 ? '10.77.0.1' : '::ffff:10.77.0.1'),
+    },
+  ])(`${KEYLESS_IP_LIMIT + 1} keyless requests from $given: the last is refused`, async ({ ips }) => {
+    const own = await withPrefix();
+    try {
+      const statuses = [];
+      for (let i = 0; i <= KEYLESS_IP_LIMIT; i++) statuses.push((await verify(own, ips(i))).status);
+      expect(new Set(statuses.slice(0, KEYLESS_IP_LIMIT))).toEqual(new Set([400]));
+      expect(statuses[KEYLESS_IP_LIMIT]).toBe(429);
+      // Another /64 is another client.
+      expect((await verify(own, '2001:db8:7:2::1')).status).toBe(400);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('/auth/* too: two addresses of one /64 share a bucket, unless the prefix is set to /128', async () => {
+    for (const [prefix, want] of [
+      [undefined, ['59', '58']],
+      [128, ['59', '59']],
+    ] as const) {
+      const own = await withPrefix(prefix);
+      try {
+        const remaining = [];
+        for (const ip of ['2001:db8:7:1::1', '2001:db8:7:1::2'])
+          remaining.push(
+            (await own.request(`/auth/challenge?account=${G}`, { headers: { 'x-forwarded-for': ip } })).headers.get(
+              'x-ratelimit-remaining',
+            ),
+          );
+        expect(remaining, `prefix ${prefix}`).toEqual(want);
+      } finally {
+        await own.close();
+      }
     }
   });
 });

@@ -20,6 +20,7 @@ export const KEYLESS_IP_LIMIT = 30;
 function planFor(deps: VaultAppDeps, op: Operation, req: Request): RatePlan | undefined {
   const net = deps.profile.network;
   const per = windowWords(deps.limits.rateWindowMs);
+  const client = () => clientIp(req, deps.limits.ipv6ClientPrefix);
   const read = (bucket: string, limit: number): RatePlan => ({
     bucket,
     limit,
@@ -30,10 +31,10 @@ function planFor(deps: VaultAppDeps, op: Operation, req: Request): RatePlan | un
     case 'none':
       return undefined;
     case 'ip':
-      return read(`vault:${net}:auth-ip:${clientIp(req)}`, AUTH_IP_LIMIT);
+      return read(`vault:${net}:auth-ip:${client()}`, AUTH_IP_LIMIT);
     case 'read':
     case 'write': {
-      if (op.keyOptional && !peekAuth(req)) return read(`vault:${net}:keyless-ip:${clientIp(req)}`, KEYLESS_IP_LIMIT);
+      if (op.keyOptional && !peekAuth(req)) return read(`vault:${net}:keyless-ip:${client()}`, KEYLESS_IP_LIMIT);
       const auth = getAuth(req);
       const limit = deps.limits.rateLimits[auth.role][op.bucket];
       if (op.bucket === 'read') return read(`vault:${net}:read:${auth.keyId}`, limit);

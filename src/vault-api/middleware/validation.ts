@@ -134,7 +134,7 @@ export function mapValidationFailure(all: readonly Failure[], op: Operation | un
     .map((f) => namedCode(f, body, op))
     .filter((n): n is NonNullable<typeof n> => n !== undefined)
     .sort((a, b) => a.rank - b.rank)[0];
-  if (named) return new ApiError(400, named.code, named.message);
+  if (named) return new ApiError(named.code, named.message);
 
   // The first few failures and how many more (vault-api.yaml ErrorBody.message): a few KB at most.
   const lines = [...new Set(failures.map(describe))];

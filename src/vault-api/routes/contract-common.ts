@@ -1,5 +1,5 @@
 // What the contract routes share: the two write modes on one endpoint, the key bindings, vault lookup.
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import type { components } from '../../generated/vault-api.ts';
 import type { OperationRequest } from '../../platform/typed.ts';
 import { prepareOrSubmit, type PrepareBodyOf, type WriteOptions } from '../../platform/write.ts';
@@ -18,11 +18,11 @@ export type Body = Record<string, unknown>;
 type PrepareResponse = components['schemas']['PrepareResponse'];
 type SubmitResponse = components['schemas']['SubmitResponse'];
 
-/** One write route: prepare builds the unsigned transaction, check refuses a signed one (safe submit). */
-export interface WriteRoute<B> {
-  prepare(body: B, auth: AuthContext, req: Request): Promise<PreparedTransaction>;
+/** One write route of operation `Op`: prepare builds the unsigned transaction, check refuses a signed one (safe submit). */
+export interface WriteRoute<Op> {
+  prepare(body: PrepareBodyOf<Op>, auth: AuthContext, req: OperationRequest<Op>): Promise<PreparedTransaction>;
   /** Runs on the decoded signed transaction before it is sent; throws to refuse it. */
-  check(inv: Invocation, auth: AuthContext, req: Request): Promise<void> | void;
+  check(inv: Invocation, auth: AuthContext, req: OperationRequest<Op>): Promise<void> | void;
 }
 
 /**
@@ -33,7 +33,7 @@ export interface WriteRoute<B> {
  */
 export function writeHandler<Op>(
   deps: VaultAppDeps,
-  route: WriteRoute<PrepareBodyOf<Op>>,
+  route: WriteRoute<Op>,
 ): (req: OperationRequest<Op>, res: Response<PrepareResponse | SubmitResponse>) => Promise<void> {
   const options: WriteOptions = {
     routeOf: (req) => routeTemplate(req),

@@ -22,14 +22,13 @@ export function checkLengths(where: Where, vcId: string, vcData: string): void {
   // refused here with its own code, not by the chain as input_too_long.
   if (vcId.length > MAX_VC_ID || Buffer.byteLength(vcId, 'utf8') > MAX_VC_ID) {
     throw new ApiError(
-      400,
       `${where}vcId_too_long`,
       `${where}vcId is longer than ${MAX_VC_ID} bytes of UTF-8 (ASCII characters take one byte, others two to four)`,
     );
   }
   // Characters as JSON Schema counts them (code points): the spec's maxLength and this check agree.
   if (vcData.length > MAX_VC_DATA && codePoints(vcData) > MAX_VC_DATA) {
-    throw new ApiError(400, `${where}vcData_too_long`, `${where}vcData is longer than ${MAX_VC_DATA} characters`);
+    throw new ApiError(`${where}vcData_too_long`, `${where}vcData is longer than ${MAX_VC_DATA} characters`);
   }
 }
 

@@ -54,16 +54,16 @@ export function issuerRegistryRoutes(deps: VaultAppDeps): RouteTable<operations>
   };
 
   const updateIssuerFee = writeHandler<operations['updateIssuerFee']>(deps, {
-    prepare: (b, _auth, req) => setFee(String(req.params['issuer']), b),
-    check: (inv, _auth, req) => checkFee(inv, 'set_fee_custom', String(req.params['issuer'])),
+    prepare: (b, _auth, req) => setFee(req.params.issuer, b),
+    check: (inv, _auth, req) => checkFee(inv, 'set_fee_custom', req.params.issuer),
   });
 
   const removeIssuerFee = writeHandler<operations['removeIssuerFee']>(deps, {
     prepare: async (b, _auth, req) => {
       await adminSource(b.sourcePublicKey);
-      return chain.factory.removeFeeCustom({ source: b.sourcePublicKey, issuer: String(req.params['issuer']) });
+      return chain.factory.removeFeeCustom({ source: b.sourcePublicKey, issuer: req.params.issuer });
     },
-    check: (inv, _auth, req) => checkFee(inv, 'remove_fee_custom', String(req.params['issuer'])),
+    check: (inv, _auth, req) => checkFee(inv, 'remove_fee_custom', req.params.issuer),
   });
 
   return { setIssuerFee, getIssuerFee, updateIssuerFee, removeIssuerFee };

@@ -140,7 +140,7 @@ export function getAuthChallenge(
 ): OperationHandler<operations['getAuthChallenge']> {
   return (req, res) => {
     checkOrigin(deps, req);
-    const account = String(req.query['account']);
+    const { account } = req.query;
     const transaction = buildChallenge(challenges, account);
     const passphrase = deps.profile.networkPassphrase;
     res.json({ transaction, network_passphrase: passphrase, networkPassphrase: passphrase });

@@ -1,6 +1,10 @@
 // POST /presentations/verify and POST /challenges end to end over HTTP against the RPC simulator: holder
-// binding (the proof's key belongs to `holder`), challenge and domain, a challenge of this service accepted
-// once and for 5 minutes, shared by two instances through Redis, and every credential inside verified.
+// binding (the proof's key belongs to `holder`; without a holder, a warning), challenge and domain, a challenge
+// of this service accepted once, for 5 minutes, from the client it was issued to, shared by two instances
+// through Redis, and every credential inside verified. A presentation that does not verify is a 400. The
+// adversarial review's findings 2 (a challenge spent by another client), 3 (challenges evicted by a fast client)
+// and 4 (a holder presenting someone else's credential) each have a test here.
+import { request as httpRequest } from 'node:http';
 import { Keypair } from '@stellar/stellar-sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createRedisStores } from '../../stores/redis.ts';
@@ -8,6 +12,7 @@ import { dropRedisPrefix, redisUrl, uniqueName } from '../../../test-support/sto
 import { didKeyOf, startVerificationEnv, type VerificationEnv } from '../../../test-support/verification.ts';
 import { startVaultTestEnv, type VaultTestEnv } from '../../../test-support/vault-api.ts';
 import { addProof } from '../../did/index.ts';
+import { CHALLENGES_PER_CLIENT } from '../verification-presentation.ts';
 
 let t: VerificationEnv;
 let vc1: Record<string, unknown>;
@@ -64,7 +69,7 @@ describe('POST /presentations/verify', () => {
     expect(first.body.results.credentials).toEqual([expect.objectContaining({ verified: true })]);
 
     const replay = await verify(body);
-    expect(replay.status).toBe(200);
+    expect(replay.status).toBe(400);
     expect(replay.body.verified).toBe(false);
     expect(errors(replay.body)).toEqual(['challenge_unknown']);
     expect(replay.body.results.presentation.challenge.verified).toBe(false);
@@ -119,10 +124,10 @@ describe('POST /presentations/verify', () => {
       },
       ['verification_method_not_authorized'],
     ],
-  ])('%s → 200, verified false (%j)', async (_name, make, want) => {
+  ])('%s → 400, verified false (%j)', async (_name, make, want) => {
     const { vp, options } = await make(await challenge());
     const r = await verify({ verifiablePresentation: vp, options });
-    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.status, JSON.stringify(r.body)).toBe(400);
     expect(r.body.verified).toBe(false);
     expect(errors(r.body)).toEqual(want);
   });
@@ -159,14 +164,14 @@ describe('POST /presentations/verify', () => {
     expect(r.body.verified, JSON.stringify(r.body)).toBe(true);
   });
 
-  it('a presentation with a tampered credential: 200, verified false, the credential says why', async () => {
+  it('a presentation with a tampered credential: 400, verified false, the credential says why', async () => {
     const c = await challenge();
     const vp = await t.present({
       credentials: [vc1, { ...vc1, credentialSubject: { id: t.holder.did, role: 'admin' } }],
       challenge: c,
     });
     const r = await verify({ verifiablePresentation: vp, options: { challenge: c } });
-    expect(r.status).toBe(200);
+    expect(r.status).toBe(400);
     expect(r.body.verified).toBe(false);
     expect(errors(r.body)).toEqual([]);
     expect(r.body.results.credentials.map((x: { verified: boolean }) => x.verified)).toEqual([true, false]);
@@ -210,9 +215,12 @@ describe('POST /presentations/verify', () => {
     expect([r.status, r.body.error], JSON.stringify(r.body).slice(0, 300)).toEqual([400, 'invalid_json']);
   });
 
-  // VCALM: 200 whenever the verification completes; these were 200 although nothing could be verified.
   it.each([
-    ['no holder', (vp: Record<string, unknown>) => ({ ...vp, holder: undefined }), 'holder_invalid'],
+    [
+      'a holder that is not a DID',
+      (vp: Record<string, unknown>) => ({ ...vp, holder: 'https://holder.example' }),
+      'holder_invalid',
+    ],
     [
       'a wrong @context',
       (vp: Record<string, unknown>) => ({ ...vp, '@context': ['https://example.com/v1'] }),
@@ -264,7 +272,7 @@ describe('challenges shared by instances through Redis', () => {
     other = await startVaultTestEnv({
       simulator: t.env.simulator!,
       clock: t.env.clock,
-      stores: (s) => ({ ...s, nonces: redis.nonces }),
+      stores: (s) => ({ ...s, challenges: redis.challenges }),
     });
   }, 60_000);
   afterAll(async () => {
@@ -277,7 +285,7 @@ describe('challenges shared by instances through Redis', () => {
     const first = await startVaultTestEnv({
       simulator: t.env.simulator!,
       clock: t.env.clock,
-      stores: (s) => ({ ...s, nonces: redis.nonces }),
+      stores: (s) => ({ ...s, challenges: redis.challenges }),
     });
     try {
       const c = await challenge(first);
@@ -296,6 +304,140 @@ describe('challenges shared by instances through Redis', () => {
       ]);
     } finally {
       await first.close();
+    }
+  });
+});
+
+/** A keyless POST from another loopback address: to the service, another client. */
+function fromAddress(env: VaultTestEnv, address: string, path: string, body: unknown) {
+  const url = new URL(path, env.url);
+  const text = JSON.stringify(body);
+  return new Promise<{ status: number; body: any }>((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      { method: 'POST', localAddress: address, headers: { 'content-type': 'application/json' } },
+      (res) => {
+        let data = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (data += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(data) }));
+      },
+    );
+    req.on('error', reject);
+    req.end(text);
+  });
+}
+
+describe('holder (VC Data Model 2.0 §4.13: optional)', () => {
+  it('without a holder the proof still verifies over the challenge and domain, with a warning', async () => {
+    const c = await challenge();
+    const vp = await t.present({ credentials: [vc1], challenge: c, domain: 'v.example', holder: null });
+    expect(vp).not.toHaveProperty('holder');
+    const r = await verify({ verifiablePresentation: vp, options: { challenge: c, domain: 'v.example' } });
+    expect([r.status, r.body.verified], JSON.stringify(r.body)).toEqual([200, true]);
+    expect(r.body.problemDetails).toEqual([
+      expect.objectContaining({ title: 'HOLDER_BINDING_NOT_CHECKED', level: 'warning', reason: 'no_holder' }),
+    ]);
+    expect(r.body.results.presentation).not.toHaveProperty('holder');
+    expect(r.body.results.presentation.challenge).toEqual({ verified: true, input: c });
+  });
+
+  it.each([
+    ['another challenge', { challenge: 'other' }, 'challenge_mismatch'],
+    ['another domain', { domain: 'b.example' }, 'domain_mismatch'],
+  ])('without a holder, %s → 400 (%s)', async (_name, change, reason) => {
+    const vp = await t.present({ credentials: [vc1], challenge: 'own-1', domain: 'a.example', holder: null });
+    const r = await verify({
+      verifiablePresentation: vp,
+      options: { challenge: 'own-1', domain: 'a.example', ...change },
+    });
+    expect([r.status, r.body.verified, errors(r.body)]).toEqual([400, false, [reason]]);
+  });
+
+  it('without a holder, a tampered presentation → 400 signature_invalid', async () => {
+    const vp = await t.present({ credentials: [], challenge: 'own-2', holder: null });
+    const r = await verify({
+      verifiablePresentation: { ...vp, id: 'urn:uuid:changed' },
+      options: { challenge: 'own-2' },
+    });
+    expect([r.status, errors(r.body)]).toEqual([400, ['signature_invalid']]);
+  });
+
+  it('finding 4: a holder presenting a credential about someone else verifies, with a warning naming it', async () => {
+    const other = await t.sign({
+      credential: t.credential({ credentialSubject: { id: 'did:key:z6MkSomeoneElse', role: 'auditor' } }),
+    });
+    const vp = await t.present({ credentials: [vc1, other], challenge: 'own-3' });
+    const r = await verify({ verifiablePresentation: vp, options: { challenge: 'own-3' } });
+    expect([r.status, r.body.verified], JSON.stringify(r.body)).toEqual([200, true]);
+    const warnings = r.body.problemDetails.filter((p: { level: string }) => p.level === 'warning');
+    expect(warnings).toEqual([
+      expect.objectContaining({ title: 'HOLDER_NOT_SUBJECT', check: 'holder', reason: 'holder_not_subject' }),
+    ]);
+    expect(warnings[0].detail).toContain('verifiableCredential[1]');
+  });
+});
+
+describe('challenges are bound to the client that asked for them (finding 2)', () => {
+  it("another key, or a keyless caller, cannot spend a key's challenge; its own key then can", async () => {
+    const [a, b] = [await t.env.mintKey(), await t.env.mintKey()];
+    const r = await t.env.request('/challenges', { key: a.key, body: {} });
+    const c: string = r.body.challenge;
+    const vp = await t.present({ credentials: [vc1], challenge: c });
+    const body = { verifiablePresentation: vp, options: { challenge: c } };
+    const stolen = await t.env.request('/presentations/verify', { key: b.key, body });
+    expect([stolen.status, errors(stolen.body)]).toEqual([400, ['challenge_unknown']]);
+    expect(errors((await verify(body)).body)).toEqual(['challenge_unknown']);
+    const own = await t.env.request('/presentations/verify', { key: a.key, body });
+    expect([own.status, own.body.verified], JSON.stringify(own.body)).toEqual([200, true]);
+  });
+
+  it("a keyless caller at another address cannot spend a keyless caller's challenge", async () => {
+    const c = await challenge();
+    const vp = await t.present({ credentials: [], challenge: c });
+    const body = { verifiablePresentation: vp, options: { challenge: c } };
+    const stolen = await fromAddress(t.env, '127.0.0.2', '/presentations/verify', body);
+    expect([stolen.status, errors(stolen.body)]).toEqual([400, ['challenge_unknown']]);
+    const own = await verify(body);
+    expect([own.status, own.body.verified], JSON.stringify(own.body)).toEqual([200, true]);
+  });
+});
+
+describe('the challenge store never evicts a live challenge (finding 3)', () => {
+  it(`past ${CHALLENGES_PER_CLIENT} live challenges a client is refused 429; others' challenges stay`, async () => {
+    const victim = await challenge();
+    const flood = await t.env.mintKey();
+    for (let i = 0; i < CHALLENGES_PER_CLIENT; i++)
+      expect((await t.env.request('/challenges', { key: flood.key, body: {} })).status).toBe(200);
+    const refused = await t.env.request('/challenges', { key: flood.key, body: {} });
+    expect([refused.status, refused.body.error]).toEqual([429, 'challenge_quota_exceeded']);
+    expect(refused.headers.get('retry-after')).toBe('300');
+    // Others still get challenges, and the victim's challenge is still there.
+    expect((await t.env.request('/challenges', { key: (await t.env.mintKey()).key, body: {} })).status).toBe(200);
+    const vp = await t.present({ credentials: [], challenge: victim });
+    expect((await verify({ verifiablePresentation: vp, options: { challenge: victim } })).body.verified).toBe(true);
+    // Expired challenges do not count.
+    t.env.clock.advance(5 * 60 * 1000 + 1000);
+    expect((await t.env.request('/challenges', { key: flood.key, body: {} })).status).toBe(200);
+  });
+});
+
+describe('keyless bodies are bounded (vault-api.yaml KeylessPayloadTooLarge)', () => {
+  it('a keyless verification over 64 KiB is 413; the same body with a key is read', async () => {
+    const big = { ...vc1, credentialSubject: { id: t.holder.did, notes: 'x'.repeat(70 * 1024) } };
+    for (const path of ['/credentials/verify', '/presentations/verify']) {
+      const body =
+        path === '/credentials/verify'
+          ? { verifiableCredential: big }
+          : {
+              verifiablePresentation: await t.present({ credentials: [big], challenge: 'c' }),
+              options: { challenge: 'c' },
+            };
+      const keyless = await t.env.request(path, { body });
+      expect([keyless.status, keyless.body.error]).toEqual([413, 'payload_too_large']);
+      expect(keyless.body.message).toContain('65536 bytes, the limit without an API key');
+      const keyed = await t.env.request(path, { key: (await t.env.mintKey()).key, body });
+      expect([keyed.status, keyed.body.verified], JSON.stringify(keyed.body).slice(0, 300)).toEqual([400, false]);
     }
   });
 });

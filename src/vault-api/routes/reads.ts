@@ -1,6 +1,5 @@
 // Read routes (vault-api.yaml tag Reads): everything comes from the chain through
 // simulation; get-vc decrypts. POST reads take a body, GET reads take owner and userSalt as query.
-import type { Request } from 'express';
 import { accountExists } from '../../chain/index.ts';
 import { VaultErrors, getAuth, type VaultAppDeps } from '../context.ts';
 import { decryptVcData } from '../../crypto/envelope.ts';
@@ -49,7 +48,7 @@ export function listVcIds(deps: VaultAppDeps): OperationHandler<operations['list
 
 export function getVcCount(deps: VaultAppDeps): OperationHandler<operations['getVcCount']> {
   return async (req, res) => {
-    const { vault } = target(deps, query(req));
+    const { vault } = target(deps, req.query);
     res.json({ count: await read(deps, vault, () => deps.chain.vault.vcCount({ vault })) });
   };
 }
@@ -80,7 +79,7 @@ export function verifyVc(deps: VaultAppDeps): OperationHandler<operations['verif
 
 export function listDeniedIssuers(deps: VaultAppDeps): OperationHandler<operations['listDeniedIssuers']> {
   return async (req, res) => {
-    const q = query(req);
+    const q = req.query;
     const offset = intParam(q['offset'], 'offset', 0);
     const limit = intParam(q['limit'], 'limit', DEFAULT_LIMIT);
     const { vault } = target(deps, q);
@@ -91,7 +90,7 @@ export function listDeniedIssuers(deps: VaultAppDeps): OperationHandler<operatio
 
 export function countDeniedIssuers(deps: VaultAppDeps): OperationHandler<operations['countDeniedIssuers']> {
   return async (req, res) => {
-    const { vault } = target(deps, query(req));
+    const { vault } = target(deps, req.query);
     res.json({ count: await read(deps, vault, () => deps.chain.vault.deniedIssuerCount({ vault })) });
   };
 }
@@ -99,7 +98,7 @@ export function countDeniedIssuers(deps: VaultAppDeps): OperationHandler<operati
 export function getVersion(deps: VaultAppDeps): OperationHandler<operations['getVersion']> {
   const { chain } = deps;
   return async (req, res) => {
-    const q = query(req);
+    const q = req.query;
     if (q['owner'] === undefined) {
       res.json({ factory_id: chain.factory.factoryId, note: FACTORY_VERSION_NOTE });
       return;
@@ -119,7 +118,7 @@ export function getVault(deps: VaultAppDeps): OperationHandler<operations['getVa
   return async (req, res) => {
     const owner = req.params.owner;
     if (!/^G[A-Z2-7]{55}$/.test(owner)) throw VaultErrors.invalidRequest('owner must be an account address');
-    const { vault } = target(deps, { ...query(req), owner });
+    const { vault } = target(deps, { ...req.query, owner });
     const [didUri, version, vcCount, deniedCount] = await read(deps, vault, () =>
       Promise.all([
         chain.vault.vaultDid({ vault }),
@@ -157,8 +156,4 @@ export function openVc(deps: VaultAppDeps, owner: string, vcId: string, data: st
     throw VaultErrors.vcDecryptionFailed(`credential ${vcId} decrypts to something other than a JSON object`);
   }
   return doc as Record<string, unknown>;
-}
-
-function query(req: Request): Body {
-  return { ...(req.query as Record<string, unknown>) };
 }

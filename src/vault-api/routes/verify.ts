@@ -4,14 +4,18 @@
 // status code of an answer. A key is optional on these routes (keyless callers are limited per client IP by
 // the rate-limit middleware); naming a stored credential needs the owner's or an admin key.
 import type { Request } from 'express';
-import { Ed25519KeyCache, MemoryNonceStore } from '../../did/index.ts';
+import { Ed25519KeyCache } from '../../did/index.ts';
 import { duplicateMembersOf } from '../../platform/body.ts';
+import { clientIp } from '../../platform/rate-limit.ts';
+import { createMemoryChallengeStore } from '../../stores/challenges.ts';
+import type { ChallengeStore } from '../../stores/index.ts';
 import { ApiError, VaultErrors, peekAuth, type VaultAppDeps } from '../context.ts';
 import { sameCredential, verifyCredential, type VaultReference, type VerifyCredentialInput } from '../verification.ts';
 import {
+  CHALLENGE_TTL_MS,
   issueChallenge,
   verifyPresentation,
-  type ChallengeStore,
+  type ChallengeClient,
   type VerifyPresentationInput,
 } from '../verification-presentation.ts';
 import { readSlot } from '../verification-status.ts';
@@ -20,7 +24,7 @@ import { isError } from '../verification-problems.ts';
 import type { operations } from '../../generated/vault-api.ts';
 import type { RouteTable } from '../../platform/app.ts';
 import type { OperationHandler } from '../../platform/typed.ts';
-import { duplicateProblems, presentationStructureProblems } from '../verification-structure.ts';
+import { duplicateProblems } from '../verification-structure.ts';
 import { bodyOf, onVaults, optStr, vaultOf } from './contract-common.ts';
 
 type GetLedgerVaultContext = operations['getLedgerVaultContext'];
@@ -34,54 +38,31 @@ function refuseDuplicatesOutside(req: Request, member: string): void {
     throw VaultErrors.invalidRequest(`the body names the member ${JSON.stringify(outside)} twice`);
 }
 
-/**
- * The stored credential a request names by owner and vcId: only its owner's key (or an admin key) may name it, and
- * only the owner's may compare a presented credential with it.
- */
-async function storedReference(
-  deps: VaultAppDeps,
-  req: Request,
-  r: { owner: string; vcId: string; presented: unknown; body: Record<string, unknown> },
-): Promise<VaultReference> {
-  const { owner, vcId, presented, body: b } = r;
+/** Who sends the request, as a challenge is bound to it: its API key, else its address (the per-IP limit's). */
+function challengeClient(req: Request): ChallengeClient {
   const auth = peekAuth(req);
-  if (!auth)
-    throw VaultErrors.missingApiKey('verification by owner and vcId needs an API key; a presented credential does not');
-  if (auth.role !== 'admin' && auth.wallet !== owner) {
-    throw VaultErrors.forbidden(
-      "owner must equal the wallet bound to the API key: a stored credential is verified by its owner's key (or an admin key); others verify the credential its holder presents",
-    );
-  }
-  // Whether a presented credential equals the stored one is an answer about its content: the owner's only.
-  if (presented !== undefined && auth.wallet !== owner) {
-    throw VaultErrors.forbidden(
-      "comparing a presented credential with a stored one needs the owner's key; an admin key verifies the stored credential by owner and vcId alone",
-    );
-  }
-  const vault = vaultOf(deps, owner, optStr(b, 'userSalt'), optStr(b, 'vaultContract'));
-  const read = await readSlot(deps, vault, vcId, owner);
-  if (!read.ok)
-    throw new ApiError(
-      404,
-      read.reason,
-      read.reason === 'vault_not_found'
-        ? 'no vault is deployed for this owner and userSalt'
-        : `the vault holds no credential ${vcId}`,
-    );
-  const stored = read.slot.document;
-  if (!stored) throw VaultErrors.vcDecryptionFailed(`credential ${vcId} cannot be decrypted by this service`);
-  return {
-    owner,
-    vault,
-    vcId,
-    slot: read.slot,
-    ...(presented !== undefined && !sameCredential(presented, stored) ? { notTheStoredCredential: true } : {}),
+  return auth ? { keyId: auth.keyId } : { ip: clientIp(req) };
+}
+
+/** POST /challenges: one kept for the client that asks, or 429 past its quota (nothing is evicted for it). */
+function challengeRoute(
+  deps: VaultAppDeps,
+  challenges: ChallengeStore,
+): OperationHandler<operations['createChallenge']> {
+  return async (req, res) => {
+    const issued = await issueChallenge(deps, challenges, challengeClient(req));
+    if ('refused' in issued) {
+      // Every challenge the client holds has expired by then.
+      res.set('Retry-After', String(CHALLENGE_TTL_MS / 1000));
+      throw VaultErrors.challengeQuotaExceeded(issued.refused);
+    }
+    res.json({ challenge: issued.challenge });
   };
 }
 
 /** The verification operations' handlers, by operationId. */
 export function verifyRoutes(deps: VaultAppDeps): RouteTable<operations> {
-  const challenges: ChallengeStore = deps.stores.nonces ?? new MemoryNonceStore({ now: deps.now });
+  const challenges: ChallengeStore = deps.stores.challenges ?? createMemoryChallengeStore({ now: deps.now });
   // Making Node's key of an Ed25519 public key costs more than verifying with it: issuers' keys are few.
   const keyCache = new Ed25519KeyCache();
 
@@ -102,10 +83,43 @@ export function verifyRoutes(deps: VaultAppDeps): RouteTable<operations> {
     refuseDuplicatesOutside(req, 'verifiableCredential');
     const options: NonNullable<VerifyCredentialInput['options']> = isObject(b.options) ? b.options : {};
 
-    const reference =
-      owner !== undefined && vcId !== undefined
-        ? await storedReference(deps, req, { owner, vcId, presented, body: b })
-        : undefined;
+    let reference: VaultReference | undefined;
+    if (owner !== undefined && vcId !== undefined) {
+      const auth = peekAuth(req);
+      if (!auth)
+        throw VaultErrors.missingApiKey(
+          'verification by owner and vcId needs an API key; a presented credential does not',
+        );
+      if (auth.role !== 'admin' && auth.wallet !== owner) {
+        throw VaultErrors.forbidden(
+          "owner must equal the wallet bound to the API key: a stored credential is verified by its owner's key (or an admin key); others verify the credential its holder presents",
+        );
+      }
+      // Whether a presented credential equals the stored one is an answer about its content: the owner's only.
+      if (presented !== undefined && auth.wallet !== owner) {
+        throw VaultErrors.forbidden(
+          "comparing a presented credential with a stored one needs the owner's key; an admin key verifies the stored credential by owner and vcId alone",
+        );
+      }
+      const vault = vaultOf(deps, owner, optStr(b, 'userSalt'), optStr(b, 'vaultContract'));
+      const read = await readSlot(deps, vault, vcId, owner);
+      if (!read.ok)
+        throw new ApiError(
+          read.reason,
+          read.reason === 'vault_not_found'
+            ? 'no vault is deployed for this owner and userSalt'
+            : `the vault holds no credential ${vcId}`,
+        );
+      const stored = read.slot.document;
+      if (!stored) throw VaultErrors.vcDecryptionFailed(`credential ${vcId} cannot be decrypted by this service`);
+      reference = {
+        owner,
+        vault,
+        vcId,
+        slot: read.slot,
+        ...(presented !== undefined && !sameCredential(presented, stored) ? { notTheStoredCredential: true } : {}),
+      };
+    }
     const credential = presented ?? reference!.slot.document!;
     const parsingProblems = duplicateProblems(duplicateMembersOf(req), '/verifiableCredential', 'credential');
     const result = await onVaults(deps, reference ? [{ vault: reference.vault }] : [], () =>
@@ -125,17 +139,15 @@ export function verifyRoutes(deps: VaultAppDeps): RouteTable<operations> {
       options: b.options,
       parsingProblems: duplicateProblems(duplicateMembersOf(req), '/verifiablePresentation', 'presentation'),
       keyCache,
+      client: challengeClient(req),
     };
-    // VCALM for this route: 200 whenever the verification completes, valid or not; a presentation that is
-    // not I-JSON or not a presentation cannot be verified at all: 400, with the same body (its problems).
-    const completes =
-      input.parsingProblems!.length === 0 && presentationStructureProblems(input.presentation).length === 0;
-    res.status(completes ? 200 : 400).json(await verifyPresentation(deps, challenges, input));
+    const result = await verifyPresentation(deps, challenges, input);
+    // As /credentials/verify: a presentation that does not verify is a 400 with the same body (the W3C
+    // verifier tests require a 4xx), whether it was malformed or its proof, challenge or a credential failed.
+    res.status(result.verified ? 200 : 400).json(result);
   };
 
-  const createChallenge: OperationHandler<operations['createChallenge']> = async (_req, res) => {
-    res.json({ challenge: await issueChallenge(deps, challenges) });
-  };
+  const createChallenge = challengeRoute(deps, challenges);
 
   const getLedgerVaultContext: OperationHandler<GetLedgerVaultContext> = (_req, res) => {
     res.set('Cache-Control', 'public, max-age=86400');
