@@ -15,6 +15,7 @@ import pg from 'pg';
 import { Keypair, TransactionBuilder } from '@stellar/stellar-sdk';
 import { startSimulator, type RunningSimulator } from '../simulator/index.ts';
 import { dropRedisPrefix, dropSchema, pgUrl, redisUrl, uniqueName } from '../test-support/stores/backends.ts';
+import { vi } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'credential-vault.js');
@@ -329,10 +330,19 @@ export async function eventually(
   ok: (a: Answer) => boolean,
   timeoutMs = 15_000,
 ): Promise<Answer> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const a = await op();
-    if (ok(a) || Date.now() > deadline) return a;
-    await new Promise((r) => setTimeout(r, 200));
+  // The last answer, when none was ok in time: the caller's assertion then says what it was.
+  let last: Answer | undefined;
+  try {
+    return await vi.waitFor(
+      async () => {
+        last = await op();
+        if (!ok(last)) throw new Error('not yet');
+        return last;
+      },
+      { timeout: timeoutMs, interval: 200 },
+    );
+  } catch (err) {
+    if (last === undefined) throw err;
+    return last;
   }
 }

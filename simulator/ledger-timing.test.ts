@@ -200,12 +200,15 @@ describe('--ledger-close-ms 1000 on a real interval', () => {
     ];
     expect([sent.result.status, first.result.status]).toEqual(['PENDING', 'NOT_FOUND']);
     const seen: string[] = [];
-    let final: rpc.Api.GetTransactionResponse;
-    do {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      final = await server.getTransaction(hash);
-      seen.push(final.status);
-    } while (final.status === 'NOT_FOUND');
+    const final = await vi.waitFor(
+      async () => {
+        const r = await server.getTransaction(hash);
+        seen.push(r.status);
+        expect(r.status).not.toBe('NOT_FOUND');
+        return r;
+      },
+      { timeout: 30_000, interval: 100 },
+    );
     expect(seen.at(-1)).toBe('SUCCESS');
     expect(seen.slice(0, -1).every((s) => s === 'NOT_FOUND')).toBe(true);
     if (final.status === 'SUCCESS') expect(final.ledger).toBeGreaterThan(sent.result.latestLedger);

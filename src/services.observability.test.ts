@@ -490,13 +490,25 @@ async function answeredInTime(
   signal: AbortSignal,
   each: (r: Awaited<ReturnType<typeof call>>) => void = () => {},
 ) {
-  for (;;) {
-    const r = await call(url);
-    each(r);
-    const checks = (r.json().checks ?? []) as { reason?: string }[];
-    if (!checks.some((c) => c.reason === 'timeout') || signal.aborted) return r;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  // An answer that fails `each` fails the test at once; only a timed-out check is asked again.
+  let failed: { error: unknown } | undefined;
+  const r = await vi.waitFor(
+    async () => {
+      const answer = await call(url);
+      try {
+        each(answer);
+      } catch (error) {
+        failed = { error };
+        return answer;
+      }
+      const checks = (answer.json().checks ?? []) as { reason?: string }[];
+      if (checks.some((c) => c.reason === 'timeout') && !signal.aborted) throw new Error(`${url}: a check timed out`);
+      return answer;
+    },
+    { timeout: 60_000, interval: 250 },
+  );
+  if (failed) throw failed.error;
+  return r;
 }
 
 describe('GET /ready', () => {

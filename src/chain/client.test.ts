@@ -1,5 +1,5 @@
 // The client against a hand-made JSON-RPC stub: every failure path that a healthy simulator rarely produces.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -778,10 +778,14 @@ describe('read cache', () => {
     reset();
     let release = () => {};
     const gate = new Promise<void>((r) => (release = r));
+    let waiting = false;
     const c = client({
       readCacheMs: 60_000,
       timeouts: { rpcMs: 2_000, submitMs: 5_000, pollIntervalMs: 10 },
-      sleep: async () => gate,
+      sleep: async () => {
+        waiting = true;
+        return gate;
+      },
     });
     handlers = {
       ...handlers,
@@ -797,7 +801,7 @@ describe('read cache', () => {
           : final('SUCCESS', txResult(xdr.TransactionResultResult.txSuccess([])), metaV4({})),
     };
     const submitted = c.submit(signedCall()); // sent, then waits to poll again
-    await new Promise((r) => setTimeout(r, 50));
+    await vi.waitFor(() => expect(waiting).toBe(true));
     expect(toU32(await c.read(count))).toBe(1); // read between send and final
     release();
     await submitted;

@@ -14,6 +14,7 @@ import {
   rpc,
   xdr,
 } from '@stellar/stellar-sdk';
+import { fastAssembler, sdkAssembler } from './assembly.ts';
 import { assembleCall, buildCall, sdkTransaction } from './fast-assemble.ts';
 
 const PASS = Networks.TESTNET;
@@ -237,5 +238,47 @@ describe('buildCall / assembleCall = TransactionBuilder / assembleTransaction, b
     };
     expect(() => buildCall(o)).toThrow(/^Invalid contract ID: CNOPE$/);
     expect(() => new Contract('CNOPE')).toThrow(/^Invalid contract ID: CNOPE$/);
+  });
+});
+
+describe('the Assembler interface: fastAssembler = sdkAssembler, byte for byte', () => {
+  it('builds the same transaction and assembles the same envelope, whatever the call and the simulation', () => {
+    fc.assert(
+      fc.property(
+        call,
+        fc.constantFrom('100', '1', '100.5', '4294967296'),
+        fc.bigInt({ min: 0n, max: 4_294_967_295n }),
+        fc.array(fc.constantFrom(...CREDENTIALS), { maxLength: 3 }),
+        (c, baseFee, resourceFee, kinds) => {
+          const o = { ...c, source: c.kp.publicKey(), baseFee };
+          const auth = kinds.map((kind, i) => authEntry(c.kp, c.contractId, c.fn, c.args, BigInt(i), kind));
+          const sim = simulation({
+            resourceFee,
+            auth,
+            readOnly: [new Contract(c.contractId).getFootprint()],
+            instructions: 1,
+          });
+          const failure = (e: unknown) => `throws ${(e as Error).message}`;
+          /** What an assembler makes of the call: both envelopes, or the failure, in words. */
+          const run = (assembler: typeof sdkAssembler) => {
+            let a: ReturnType<typeof sdkAssembler>;
+            let tx: string;
+            try {
+              a = assembler(o, PASS);
+              tx = a.transaction.toXDR();
+            } catch (e) {
+              return failure(e);
+            }
+            try {
+              return { tx, assembled: a.assemble(sim) };
+            } catch (e) {
+              return { tx, assembled: failure(e) };
+            }
+          };
+          expect(run(fastAssembler)).toEqual(run(sdkAssembler));
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });

@@ -3,7 +3,7 @@ import { Account, Contract, Keypair, StrKey, Transaction, TransactionBuilder, rp
 import type { ChainCaches } from './caches.ts';
 import { opt, readEvents } from './diagnostics.ts';
 import { ChainError, chainUnavailable, mapChainFailure, PREPARED_TX_VALIDITY_S, type ContractKind } from './errors.ts';
-import { assembleCall, buildCall, sdkTransaction } from './fast-assemble.ts';
+import { fastAssembler, sdkAssembler } from './assembly.ts';
 import { rpcCall, type ChainContext } from './rpc.ts';
 import type { ContractCall, PreparedTransaction, PrepareRequest } from './types.ts';
 
@@ -75,17 +75,13 @@ export async function prepare(ctx: ChainContext, req: PrepareRequest): Promise<P
   const kind = ctx.kindOf(req.contractId, req.contract);
   const sequence = await (req.sequence ?? loadSequence(ctx, req.source));
   const maxTime = Math.floor(ctx.now() / 1000) + (ctx.opts.txValiditySeconds ?? PREPARED_TX_VALIDITY_S);
-  // The same bytes as the SDK's builder and assembleTransaction, written once (fast-assemble.ts, a workaround
-  // switched off by CV_FAST_ASSEMBLE=false); the SDK's own path for anything it does not cover.
-  const call = ctx.fastAssemble ? buildCall({ ...req, sequence, baseFee: ctx.baseFee, maxTime }) : undefined;
-  const tx = call
-    ? sdkTransaction(call, ctx.passphrase)
-    : buildTransaction(ctx, new Account(req.source, sequence), req, maxTime);
-  const sim = await simulate(ctx, tx, kind);
+  // The same bytes as the SDK's builder and assembleTransaction, written once (assembly.ts, a workaround switched
+  // off by CV_FAST_ASSEMBLE=false).
+  const assembler = ctx.fastAssemble ? fastAssembler : sdkAssembler;
+  const assembly = assembler({ ...req, sequence, baseFee: ctx.baseFee, maxTime }, ctx.passphrase);
+  const sim = await simulate(ctx, assembly.transaction, kind);
   if (rpc.Api.isSimulationRestore(sim)) {
     throw mapChainFailure({ contract: kind, text: 'contract state is archived and must be restored first' });
   }
-  const assembled = call && assembleCall(call, sim);
-  if (assembled) return { xdr: assembled, network: ctx.passphrase };
-  return { xdr: rpc.assembleTransaction(tx, sim).build().toXdr(), network: ctx.passphrase };
+  return { xdr: assembly.assemble(sim), network: ctx.passphrase };
 }

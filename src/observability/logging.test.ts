@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import express from 'express';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   REDACTED_FIELDS,
   REQUEST_LINE_FIELDS,
@@ -242,6 +242,9 @@ describe('requestLog', () => {
     served = undefined;
   });
 
+  /** Told when a request reaches /hang (which never answers). */
+  let onHang: () => void = () => undefined;
+
   /** An app with the request log first, a body parser, a fake auth that sets a key id, and a few routes. */
   async function start(logger: Logger, extra: Partial<Parameters<typeof requestLog>[0]> = {}) {
     let t = 1000;
@@ -266,7 +269,7 @@ describe('requestLog', () => {
     app.use('/contracts/vc', vc);
     app.get('/contracts/vault/:owner', (_req, res) => void res.json({ ok: true }));
     app.get('/boom', (_req, res) => void res.status(500).json({ error: 'internal' }));
-    app.get('/hang', () => undefined);
+    app.get('/hang', () => onHang());
     served = await serve(app);
     return served;
   }
@@ -375,17 +378,12 @@ describe('requestLog', () => {
     const { port } = await start(logger);
     const req = http.get({ host: '127.0.0.1', port, path: '/hang', agent: false });
     req.on('error', () => undefined);
-    setTimeout(() => req.destroy(), 50);
+    await new Promise<void>((r) => (onHang = r));
+    req.destroy();
     await until(() => lines.length === 1);
     expect(parsed()[0]).toMatchObject({ route: '/hang', aborted: true });
   }, 10_000);
 });
 
 /** Resolves once `cond` holds (log lines are written on the response's close event). */
-async function until(cond: () => boolean, ms = 2000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+const until = (cond: () => boolean) => vi.waitFor(() => expect(cond()).toBe(true), { timeout: 2000 });

@@ -109,6 +109,63 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   // that its service cannot move (the resolver's credentials issued, always 0).
   const shownOn = (kind: ServiceKind) => (options.domainOf === undefined || options.domainOf === kind ? registers : []);
 
+  const { httpRequests, httpDuration, chainCallDuration, chainCallErrors, rateLimitRejections, cacheRequests } =
+    requestFamilies(registers);
+  const domain = domainFamilies(registers, shownOn);
+  const buildInfo = buildInfoFamily(registers);
+  // What `/metrics` shows: these families, then the process's when this service shows them; every series
+  // labelled with the service.
+  const registry = options.processMetrics ? Registry.merge([own, options.processMetrics]) : own;
+  if (options.service !== undefined) registry.setDefaultLabels({ service: options.service });
+
+  async function trackChainCall<T>(
+    network: string,
+    call: string,
+    started: number,
+    pending: PromiseLike<T>,
+  ): Promise<T> {
+    try {
+      return await pending;
+    } catch (err) {
+      chainCallErrors.inc({ network, call });
+      throw err;
+    } finally {
+      chainCallDuration.observe({ network, call }, (now() - started) / 1000);
+    }
+  }
+
+  return {
+    registry,
+    httpRequests,
+    httpDuration,
+    chainCallDuration,
+    chainCallErrors,
+    rateLimitRejections,
+    cacheRequests,
+    now,
+    timeChainCall<T>(network: string, call: string, fn: () => Promise<T>): Promise<T> {
+      const started = now();
+      let pending: Promise<T>;
+      try {
+        pending = fn();
+      } catch (err) {
+        pending = Promise.reject(err);
+      }
+      return trackChainCall(network, call, started, pending);
+    },
+    trackChainCall,
+    rateLimitRejected: (service, bucket) => rateLimitRejections.inc({ service, bucket }),
+    cacheRequest: (cache, result) => cacheRequests.inc({ cache, result }),
+    domain,
+    buildInfo,
+    expose: () => registry.metrics(),
+  };
+}
+
+type Registers = Registry[];
+
+/** The families of requests, chain calls, rate limits and caches (registered in this order). */
+function requestFamilies(registers: Registers) {
   const httpRequests = new Counter({
     name: 'http_requests_total',
     help:
@@ -166,6 +223,11 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       for (const [cache, t] of totals) this.set({ cache }, t.all === 0 ? 0 : t.hit / t.all);
     },
   });
+  return { httpRequests, httpDuration, chainCallDuration, chainCallErrors, rateLimitRejections, cacheRequests };
+}
+
+/** The domain families; `shownOn` keeps each off the registry of the service that cannot move it. */
+function domainFamilies(registers: Registers, shownOn: (kind: ServiceKind) => Registers): DomainMetrics {
   const submits = new Counter({
     name: 'credential_vault_submits_total',
     help: 'Signed transactions submitted on a write route, by route template and outcome (success, or the error code).',
@@ -194,13 +256,17 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     labelNames: ['network', 'operation'] as const,
     registers: shownOn('resolver'),
   });
-  const domain: DomainMetrics = {
+  return {
     submitted: (route, outcome) => submits.inc({ route, outcome }),
     credentialsIssued: (count) => issued.inc(count),
     credentialsRevoked: (count) => revoked.inc(count),
     verified: (result, reason) => verifications.inc({ result, reason }),
     didWritten: (network, operation) => didWrites.inc({ network, operation }),
   };
+}
+
+/** `credential_vault_build_info`, and the function that gives it what to show. */
+function buildInfoFamily(registers: Registers): (info: BuildInfo) => void {
   // Registered now (a merged registry takes the families that exist when it is made); filled once the app
   // tells its version and how to read its networks' protocols.
   let build: BuildInfo | undefined;
@@ -222,53 +288,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       }
     },
   });
-  // What `/metrics` shows: these families, then the process's when this service shows them; every series
-  // labelled with the service.
-  const registry = options.processMetrics ? Registry.merge([own, options.processMetrics]) : own;
-  if (options.service !== undefined) registry.setDefaultLabels({ service: options.service });
-
-  async function trackChainCall<T>(
-    network: string,
-    call: string,
-    started: number,
-    pending: PromiseLike<T>,
-  ): Promise<T> {
-    try {
-      return await pending;
-    } catch (err) {
-      chainCallErrors.inc({ network, call });
-      throw err;
-    } finally {
-      chainCallDuration.observe({ network, call }, (now() - started) / 1000);
-    }
-  }
-
-  return {
-    registry,
-    httpRequests,
-    httpDuration,
-    chainCallDuration,
-    chainCallErrors,
-    rateLimitRejections,
-    cacheRequests,
-    now,
-    timeChainCall<T>(network: string, call: string, fn: () => Promise<T>): Promise<T> {
-      const started = now();
-      let pending: Promise<T>;
-      try {
-        pending = fn();
-      } catch (err) {
-        pending = Promise.reject(err);
-      }
-      return trackChainCall(network, call, started, pending);
-    },
-    trackChainCall,
-    rateLimitRejected: (service, bucket) => rateLimitRejections.inc({ service, bucket }),
-    cacheRequest: (cache, result) => cacheRequests.inc({ cache, result }),
-    domain,
-    buildInfo,
-    expose: () => registry.metrics(),
-  };
+  return buildInfo;
 }
 
 export interface HttpMetricsOptions {

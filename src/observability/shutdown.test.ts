@@ -4,18 +4,20 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { gracefulShutdown } from './shutdown.ts';
 import { request, serve, type Served } from '../../test-support/observability.ts';
 
-/** An app whose /slow answers after `ms`, and which tells when a request has arrived. */
-function slowApp(ms: number) {
+/** An app whose /slow answers once the test calls `release`, and which tells when a request has arrived. */
+function slowApp() {
   let arrived: () => void = () => undefined;
   const firstArrival = new Promise<void>((r) => (arrived = r));
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((r) => (release = r));
   const app = express();
   app.get('/slow', (_req, res) => {
     arrived();
-    setTimeout(() => res.json({ done: true }), ms);
+    void released.then(() => res.json({ done: true }));
   });
   app.get('/fast', (_req, res) => void res.json({ fast: true }));
   app.get('/never', () => arrived());
-  return { app, firstArrival };
+  return { app, firstArrival, release };
 }
 
 const refused = (port: number) =>
@@ -39,7 +41,7 @@ describe('gracefulShutdown', () => {
   };
 
   it('lets a request under way finish with 200, refuses new connections, and closes its keep-alive socket', async () => {
-    const { app, firstArrival } = slowApp(300);
+    const { app, firstArrival, release } = slowApp();
     served = await serve(app);
     const { server, port } = served;
     const agent = keepAlive();
@@ -51,6 +53,7 @@ describe('gracefulShutdown', () => {
     expect(server.listening).toBe(false);
     expect(await refused(port)).toBe('ECONNREFUSED');
 
+    release();
     const answer = await slow;
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body)).toEqual({ done: true });
@@ -61,7 +64,7 @@ describe('gracefulShutdown', () => {
   });
 
   it('closes idle keep-alive sockets at once', async () => {
-    const { app } = slowApp(0);
+    const { app } = slowApp();
     served = await serve(app);
     const agent = keepAlive();
     expect((await request(served.port, { path: '/fast', agent })).status).toBe(200);
@@ -71,7 +74,7 @@ describe('gracefulShutdown', () => {
   });
 
   it('destroys what is still open at the deadline', async () => {
-    const { app, firstArrival } = slowApp(0);
+    const { app, firstArrival } = slowApp();
     served = await serve(app);
     const hanging = request(served.port, { path: '/never' }).then(
       () => 'answered',

@@ -2,7 +2,7 @@
 // layer turns into a 503) and recover by themselves when it returns: a TCP proxy between the store and the
 // real server is cut and restored under a live store instance.
 import { randomBytes } from 'node:crypto';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createStores } from './index.ts';
 import { createPostgresStores, type PostgresStores } from './postgres.ts';
 import { createRedisStores, type RedisStores } from './redis.ts';
@@ -43,17 +43,7 @@ async function expectUnavailable(op: Promise<unknown>, store: StoreName): Promis
 }
 
 /** Retries op until it succeeds: recovery is the store's own doing, the test only waits. */
-async function eventually<T>(op: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await op();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
+const eventually = <T>(op: () => Promise<T>): Promise<T> => vi.waitFor(op, { timeout: 10_000, interval: 100 });
 
 describe('unreachable backends', () => {
   it('PostgreSQL on a closed port: every operation throws StoreUnavailableError', async () => {
@@ -105,16 +95,24 @@ describe('unreachable backends', () => {
 });
 
 describe('recovery through a proxy that is cut and restored', () => {
-  let pgProxy: TcpProxy;
-  let redisProxy: TcpProxy;
-  let pg: PostgresStores;
-  let redis: RedisStores;
+  /** A PostgreSQL store of its own behind a proxy of its own: each test cuts only what it made. */
+  const pgThroughProxy = async (): Promise<{ pgProxy: TcpProxy; pg: PostgresStores }> => {
+    const pgProxy = await startTcpProxy({ host: PG_HOST, port: PG_PORT });
+    cleanups.push(() => pgProxy.close());
+    const pg = createPostgresStores({ connectionString: pgUrl(pgProxy.port), schema });
+    cleanups.push(() => pg.close());
+    return { pgProxy, pg };
+  };
+  const redisThroughProxy = async (): Promise<{ redisProxy: TcpProxy; redis: RedisStores }> => {
+    const redisProxy = await startTcpProxy({ host: REDIS_HOST, port: REDIS_PORT });
+    cleanups.push(() => redisProxy.close());
+    const redis = createRedisStores({ url: redisUrl(redisProxy.port), keyPrefix: prefix });
+    cleanups.push(() => redis.close());
+    return { redisProxy, redis };
+  };
 
   it('PostgreSQL: works, fails fast while cut, works again by itself', async () => {
-    pgProxy = await startTcpProxy({ host: PG_HOST, port: PG_PORT });
-    cleanups.push(() => pgProxy.close());
-    pg = createPostgresStores({ connectionString: pgUrl(pgProxy.port), schema });
-    cleanups.push(() => pg.close());
+    const { pgProxy, pg } = await pgThroughProxy();
     const { key } = await pg.keys.create({
       walletAddress: 'GPROXY',
       network: 'testnet',
@@ -139,6 +137,8 @@ describe('recovery through a proxy that is cut and restored', () => {
   });
 
   it('PostgreSQL: a silent network (black hole) fails within the timeouts, then recovers', async () => {
+    const { pgProxy, pg } = await pgThroughProxy();
+    await eventually(() => pg.keys.list()); // a pooled connection, which the cut kills
     await pgProxy.stop();
     pgProxy.setMode('blackhole');
     await pgProxy.start();
@@ -153,10 +153,8 @@ describe('recovery through a proxy that is cut and restored', () => {
   });
 
   it('Redis: works, fails fast while cut, works again by itself', async () => {
-    redisProxy = await startTcpProxy({ host: REDIS_HOST, port: REDIS_PORT });
-    cleanups.push(() => redisProxy.close());
-    redis = createRedisStores({ url: redisUrl(redisProxy.port), keyPrefix: prefix });
-    cleanups.push(() => redis.close());
+    const { redisProxy, redis } = await redisThroughProxy();
+    const bucket = { bucket: `k:read:${someKey()}`, limit: 5, windowMs: 60_000 };
     expect((await redis.rateLimiter.hit(bucket)).allowed).toBe(true);
 
     await redisProxy.stop();
@@ -172,6 +170,9 @@ describe('recovery through a proxy that is cut and restored', () => {
   });
 
   it('Redis: a silent network (black hole) fails within the command timeout, then recovers', async () => {
+    const { redisProxy, redis } = await redisThroughProxy();
+    const bucket = { bucket: `k:read:${someKey()}`, limit: 5, windowMs: 60_000 };
+    await eventually(() => redis.rateLimiter.hit(bucket)); // a live connection, which the cut kills
     await redisProxy.stop();
     redisProxy.setMode('blackhole');
     await redisProxy.start();

@@ -9,7 +9,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { LRUCache } from 'lru-cache';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createStores } from './index.ts';
 import {
   cachedKeyStore,
@@ -47,18 +47,16 @@ const input = (wallet: string): CreateKeyInput => ({
   scopes: [],
   expiresAt: null,
 });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** Retries until the check passes: what the test waits for is the feed's doing, not a time. */
-async function eventually(check: () => Promise<void>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await sleep(20);
-    }
+const eventually = (check: () => Promise<void>) => vi.waitFor(check, { timeout: 15_000, interval: 20 });
+
+/** A key cache that counts the lookups it answered: whether an instance answers from memory. */
+class CountingLru extends LRUCache<string, ApiKeyRecord> {
+  hits = 0;
+  override get(key: string): ApiKeyRecord | undefined {
+    const found = super.get(key);
+    if (found) this.hits++;
+    return found;
   }
 }
 
@@ -94,10 +92,15 @@ async function untilCached(b: Instance, key: string): Promise<void> {
   await eventually(async () => {
     b.advance(KEY_CACHE_REFRESH_EVERY_MS);
     await b.keys.lookup(key);
-    await sleep(20); // the ping's or the poll's round trip
-    const before = b.reads();
-    await b.keys.lookup(key);
-    expect(b.reads()).toBe(before);
+    // The ping's or the poll's round trip: lookups at this clock reading come from memory once it is back.
+    await vi.waitFor(
+      async () => {
+        const before = b.reads();
+        await b.keys.lookup(key);
+        expect(b.reads()).toBe(before);
+      },
+      { timeout: 1000, interval: 10 },
+    );
   });
 }
 
@@ -179,8 +182,7 @@ describe('PostgreSQL: LISTEN/NOTIFY', () => {
     await untilCached(b, first.key);
     proxy.freeze(true);
     await a.keys.revoke(first.record.keyId);
-    await sleep(100);
-    // Within the bound B may still accept it (the documented staleness) ...
+    // Within the bound B may still accept it (the documented staleness): the notification cannot pass ...
     expect(await stateOf(b, first.key)).toBe('active');
     // ... and past it, never.
     b.advance(KEY_CACHE_MAX_STALENESS_MS + 1);
@@ -198,7 +200,8 @@ describe('PostgreSQL: LISTEN/NOTIFY', () => {
 describe('SQLite: the change log, polled', () => {
   const setup = async () => {
     const { dir, remove } = await tempDir();
-    const a = createStores({ dataDir: dir, keyCache: new LRUCache({ max: 100 }) });
+    const aCache = new CountingLru({ max: 100 });
+    const a = createStores({ dataDir: dir, keyCache: aCache });
     let evict: Evict = () => {};
     const stores = createSqliteStores({ dataDir: dir, onKeysChanged: (h) => evict(h) });
     cleanups.push(
@@ -207,7 +210,7 @@ describe('SQLite: the change log, polled', () => {
       () => stores.close(),
     );
     const b = instanceB(stores.keys, stores.keyChanges, (e) => (evict = e));
-    return { dir, a, b };
+    return { dir, a, aCache, b };
   };
   const byHand = (dir: string, sql: string, ...params: string[]) => {
     const db = new DatabaseSync(path.join(dir, DB_FILE));
@@ -240,11 +243,15 @@ describe('SQLite: the change log, polled', () => {
   });
 
   it('a key revoked by another process (the keys CLI) while the server runs', async () => {
-    const { dir, a } = await setup();
+    const { dir, a, aCache } = await setup();
     const { key, record } = await a.keys.create(input('GSQCLI'));
     expect((await a.keys.lookup(key))?.state).toBe('active');
-    await sleep(50); // the first poll: from here A answers from memory
-    expect((await a.keys.lookup(key))?.state).toBe('active');
+    // Once the first poll is back, A answers from memory.
+    await eventually(async () => {
+      const hits = aCache.hits;
+      expect((await a.keys.lookup(key))?.state).toBe('active');
+      expect(aCache.hits).toBe(hits + 1);
+    });
     const child = path.join(ROOT, 'test-support/stores/sqlite-child.ts');
     await promisify(execFile)(process.execPath, [child, 'revoke-key', dir, record.keyId], { cwd: ROOT });
     await eventually(async () => expect((await a.keys.lookup(key))?.state).toBe('revoked'));

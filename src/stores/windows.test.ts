@@ -1,6 +1,6 @@
 // One contract for the sliding-window rate limiters (memory, Redis) and the caches (memory, Redis).
 // Time is the test's: the memory limiter takes `now`, and so does the Redis script (an argument, not TIME).
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMemoryCache, createMemoryRateLimiter } from './memory.ts';
 import { createRedisStores, type RedisStores } from './redis.ts';
 import { dropRedisPrefix, manualClock, redisUrl, uniqueName } from '../../test-support/stores/backends.ts';
@@ -139,17 +139,40 @@ describe('memory rate limiter clock', () => {
   });
 });
 
+/** A cache and how the test lets its TTL pass: the memory cache's clock is the test's, Redis's is the server's. */
+interface CacheUnderTest {
+  cache: Cache;
+  /** Resolves once an entry set with `ttlMs` is gone. */
+  expire(key: string, ttlMs: number): Promise<void>;
+}
+
 describe.each([
-  { name: 'memory', cache: (): Cache => createMemoryCache() },
-  { name: 'redis', cache: (): Cache => redis().cache },
+  {
+    name: 'memory',
+    cache: (): CacheUnderTest => {
+      const clock = manualClock();
+      return { cache: createMemoryCache({ now: clock.now }), expire: async (_key, ttlMs) => clock.advance(ttlMs) };
+    },
+  },
+  {
+    name: 'redis',
+    cache: (): CacheUnderTest => {
+      const cache = redis().cache;
+      const expire = (key: string) =>
+        vi.waitFor(async () => expect(await cache.get(key)).toBeUndefined(), { timeout: 5000, interval: 25 });
+      return { cache, expire };
+    },
+  },
 ])('$name cache', ({ cache: make }) => {
-  const cache = make();
+  const { cache, expire } = make();
+  // Connected before the first test, whichever runs first.
+  beforeAll(() => vi.waitFor(() => cache.get('warm-up'), { timeout: 10_000, interval: 50 }));
 
   it('returns what was set until the TTL passes', async () => {
     await cache.set('did:ledger:testnet:a', '{"doc":1}', 150);
     expect(await cache.get('did:ledger:testnet:a')).toBe('{"doc":1}');
     expect(await cache.get('did:ledger:testnet:missing')).toBeUndefined();
-    await new Promise((r) => setTimeout(r, 200));
+    await expire('did:ledger:testnet:a', 150);
     expect(await cache.get('did:ledger:testnet:a')).toBeUndefined();
   });
 

@@ -1,7 +1,7 @@
 // The app's pipeline over HTTP: validator failures → the spec's codes, unknown routes, bodies that are too
 // large or not JSON, uncaught and chain errors, X-Request-ID. A stub chain and stub contract routes keep
 // the platform layer alone under test; every answer is checked against the spec (validateResponses).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiError } from './context.ts';
 import { ChainError } from '../chain/index.ts';
 import { loadVaultModel } from '../platform/spec.ts';
@@ -38,6 +38,14 @@ const batch = (vcs: unknown[], over: Record<string, unknown> = {}) => ({
 const entry = (vcId = 'vc-1', vcData = VC) => ({ vcId, vcData });
 
 let env: VaultTestEnv;
+
+/** The request line of `requestId`, once written (log lines are written when the response has finished). */
+const requestLine = (requestId: string) =>
+  vi.waitFor(() => {
+    const line = env.logs.find((l) => l['requestId'] === requestId && l['msg'] === 'request');
+    expect(line).toBeDefined();
+    return line!;
+  });
 let stub: StubContractRoutes;
 let key: string;
 
@@ -439,8 +447,7 @@ describe('HEAD (vault-api.yaml "HEAD")', () => {
 
   it('logs the request as HEAD on the GET route', async () => {
     await env.request('/config', { method: 'HEAD', headers: { 'x-request-id': 'head-log' } });
-    await new Promise((r) => setTimeout(r, 20));
-    expect(env.logs.find((l) => l['requestId'] === 'head-log' && l['msg'] === 'request')).toMatchObject({
+    expect(await requestLine('head-log')).toMatchObject({
       method: 'HEAD',
       route: '/config',
       status: 200,
@@ -457,10 +464,7 @@ describe('the front: one layer, its steps in their order (src/platform/app.ts)',
       .filter((s) => s.labels['route'] === route && s.labels['method'] === method && s.labels['status'] === status)
       .reduce((sum, s) => sum + s.value, 0);
   };
-  const logOf = async (requestId: string) => {
-    await new Promise((r) => setTimeout(r, 20));
-    return env.logs.find((l) => l['requestId'] === requestId && l['msg'] === 'request');
-  };
+  const logOf = requestLine;
 
   it('a HEAD of a legacy base path: rewritten, then routed as the GET, counted and logged as HEAD, id echoed', async () => {
     const before = await counted('/config', 'HEAD', '200');
@@ -603,8 +607,7 @@ describe('legacy base URLs (vault-api.yaml "Back-compat aliases and legacy base 
 
   it('logs and metrics report the canonical route', async () => {
     await env.request('/api/v1/config', { headers: { 'x-request-id': 'legacy-log' } });
-    await new Promise((r) => setTimeout(r, 20));
-    expect(env.logs.find((l) => l['requestId'] === 'legacy-log' && l['msg'] === 'request')).toMatchObject({
+    expect(await requestLine('legacy-log')).toMatchObject({
       route: '/config',
       status: 200,
     });
@@ -709,8 +712,7 @@ describe('X-Request-ID', () => {
       headers: { 'x-request-id': 'log-check' },
     });
     expect(res.status).toBe(200);
-    await new Promise((r) => setTimeout(r, 20));
-    const line = env.logs.find((l) => l['requestId'] === 'log-check');
+    const line = await requestLine('log-check');
     expect(line).toMatchObject({
       msg: 'request',
       service: 'vault-api-testnet',

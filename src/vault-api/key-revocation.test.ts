@@ -2,7 +2,7 @@
 // revoked, replaced or expired through one is refused by the other. The bound itself (1 s) is proven with a
 // test clock in src/stores/key-cache.backends.test.ts; here the whole request path is.
 import { Keypair } from '@stellar/stellar-sdk';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { dropSchema, pgUrl, tempDir, uniqueName } from '../../test-support/stores/backends.ts';
 import { startVaultTestEnv, stubChain, stubContractRoutes, type VaultTestEnv } from '../../test-support/vault-api.ts';
 
@@ -16,17 +16,7 @@ afterAll(async () => {
 const G = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';
 const READ = `/contracts/vault/vc-count?owner=${G}`;
 
-async function eventually(check: () => Promise<void>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-}
+const eventually = (check: () => Promise<void>) => vi.waitFor(check, { timeout: 15_000, interval: 20 });
 
 const backends = [
   { name: 'PostgreSQL (LISTEN/NOTIFY)', shared: async () => ({ databaseUrl: pgUrl(), databaseSchema: schema }) },
@@ -49,7 +39,8 @@ describe.each(backends)('$name', ({ shared }) => {
     return res.status === 200 ? 'ok' : (res.body as { error: string }).error;
   };
 
-  it('two instances start over one store', async () => {
+  // Two instances over one store, started before every test of the backend: each test makes its own keys.
+  beforeAll(async () => {
     const storesOptions = await shared();
     const start = async () => {
       const contractRoutes = stubContractRoutes().router;
@@ -59,6 +50,11 @@ describe.each(backends)('$name', ({ shared }) => {
     };
     [a, b] = [await start(), await start()];
     admin = (await a.mintKey({ wallet: null, role: 'admin' })).key;
+  });
+
+  it('a key made through A works on B', async () => {
+    const { key } = await a.mintKey();
+    expect(await errorOn(b, key)).toBe('ok');
   });
 
   it('a key revoked through A (DELETE /admin/keys) is refused by B', async () => {

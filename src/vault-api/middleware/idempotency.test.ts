@@ -1,5 +1,5 @@
 // Idempotency-Key over HTTP (vault-api.yaml "Idempotency").
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createHash, randomUUID } from 'node:crypto';
 import express from 'express';
 import { canonicalize } from '../../did/jcs.ts';
@@ -171,7 +171,7 @@ describe('concurrency', () => {
     stub.hold = new Promise<void>((r) => (open = r));
     const before = calls(PREPARE);
     const first = post(PREPARE, { owner: G, sourcePublicKey: G }, idem);
-    while (calls(PREPARE) === before) await new Promise((r) => setTimeout(r, 5));
+    await vi.waitFor(() => expect(calls(PREPARE)).toBeGreaterThan(before));
     const second = await post(PREPARE, { owner: G, sourcePublicKey: G }, idem);
     expect(second.status).toBe(409);
     expect(second.body).toEqual({ error: 'idempotency_in_progress', message: expect.any(String) });
@@ -185,8 +185,12 @@ describe('concurrency', () => {
     let open!: () => void;
     stub.hold = new Promise<void>((r) => (open = r));
     const before = calls(PREPARE);
+    let settled = 0;
     const all = Array.from({ length: 8 }, () => post(PREPARE, { owner: G, sourcePublicKey: G }, idem));
-    setTimeout(() => open(), 100);
+    for (const a of all) void a.then(() => settled++);
+    // The other seven are answered while the first is held.
+    await vi.waitFor(() => expect(settled).toBe(7), { timeout: 10_000 });
+    open();
     const answers = await Promise.all(all);
     expect(calls(PREPARE) - before).toBe(1);
     const executed = answers.filter((a) => a.status === 200 && a.headers.get('idempotency-replayed') === null);

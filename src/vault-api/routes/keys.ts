@@ -118,25 +118,42 @@ const created = ({ key, record }: CreatedKey, wallet: string) => ({ key, ...list
 
 /** The key operations' handlers, by operationId. */
 export function keyRoutes(deps: VaultAppDeps): RouteTable<operations> {
-  const network = deps.profile.network;
   const challenges: ChallengeOptions = {
     server: webAuthKeypair(deps),
     passphrase: deps.profile.networkPassphrase,
     domain: WEB_AUTH_DOMAIN,
     now: deps.now,
   };
-  const usedChallenges = `web-auth-challenge:${network}`;
+  return {
+    getAuthChallenge: getAuthChallenge(deps, challenges),
+    createKeyFromProof: createKeyFromProof(deps, challenges),
+    listKeys: listKeys(deps),
+    createKey: createKey(deps),
+    deleteKey: deleteKey(deps),
+  };
+}
 
-  // Each handler takes its body and answers through the generated operation types (src/platform/typed.ts).
-  const getAuthChallenge: OperationHandler<operations['getAuthChallenge']> = (req, res) => {
+// Each handler takes its body and answers through the generated operation types (src/platform/typed.ts).
+export function getAuthChallenge(
+  deps: VaultAppDeps,
+  challenges: ChallengeOptions,
+): OperationHandler<operations['getAuthChallenge']> {
+  return (req, res) => {
     checkOrigin(deps, req);
     const { account } = req.query;
     const transaction = buildChallenge(challenges, account);
     const passphrase = deps.profile.networkPassphrase;
     res.json({ transaction, network_passphrase: passphrase, networkPassphrase: passphrase });
   };
+}
 
-  const createKeyFromProof: OperationHandler<operations['createKeyFromProof']> = async (req, res) => {
+export function createKeyFromProof(
+  deps: VaultAppDeps,
+  challenges: ChallengeOptions,
+): OperationHandler<operations['createKeyFromProof']> {
+  const network = deps.profile.network;
+  const usedChallenges = `web-auth-challenge:${network}`;
+  return async (req, res) => {
     checkOrigin(deps, req);
     const body = req.body;
     const { account, hash } = await provenAccount(deps, challenges, body.transaction);
@@ -162,17 +179,21 @@ export function keyRoutes(deps: VaultAppDeps): RouteTable<operations> {
       .catch(() => undefined);
     res.status(201).json(created(key, account));
   };
+}
 
-  const listKeys: OperationHandler<operations['listKeys']> = async (_req, res) => {
-    const keys = await deps.stores.keys.list({ network });
+export function listKeys(deps: VaultAppDeps): OperationHandler<operations['listKeys']> {
+  return async (_req, res) => {
+    const keys = await deps.stores.keys.list({ network: deps.profile.network });
     // vault-api.yaml ApiKeyList: at most MAX_LISTED_KEYS, the newest first, so the answer stays bounded.
     const newest = [...keys]
       .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
       .slice(0, MAX_LISTED_KEYS);
     res.json({ keys: newest.map(listed) });
   };
+}
 
-  const createKey: OperationHandler<operations['createKey']> = async (req, res) => {
+export function createKey(deps: VaultAppDeps): OperationHandler<operations['createKey']> {
+  return async (req, res) => {
     const body = req.body;
     const expiresAt = body.expires_at ?? null;
     if (expiresAt !== null && Date.parse(expiresAt) <= deps.now()) {
@@ -185,7 +206,7 @@ export function keyRoutes(deps: VaultAppDeps): RouteTable<operations> {
       key = await deps.stores.keys.create(
         {
           walletAddress: body.wallet_address,
-          network,
+          network: deps.profile.network,
           role: body.role ?? 'standard',
           scopes: body.scopes ?? [],
           expiresAt,
@@ -199,15 +220,16 @@ export function keyRoutes(deps: VaultAppDeps): RouteTable<operations> {
     }
     res.status(201).json(created(key, body.wallet_address));
   };
+}
 
-  const deleteKey: OperationHandler<operations['deleteKey']> = async (req, res) => {
+export function deleteKey(deps: VaultAppDeps): OperationHandler<operations['deleteKey']> {
+  return async (req, res) => {
     const keyId = req.params.keyId;
+    const network = deps.profile.network;
     const ofThisNetwork = (await deps.stores.keys.list({ network })).some((k) => k.keyId === keyId);
     if (!ofThisNetwork || !(await deps.stores.keys.revoke(keyId))) {
       throw VaultErrors.keyNotFound('no API key with this key_id');
     }
     res.status(204).end();
   };
-
-  return { getAuthChallenge, createKeyFromProof, listKeys, createKey, deleteKey };
 }
