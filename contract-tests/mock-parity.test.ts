@@ -115,6 +115,12 @@ const RESOLVER_EXCEPTIONS: readonly Exception[] = [
     ],
   },
   {
+    rule: 'Registrar jobs',
+    why: "a registrar's answer follows from its job and the chain (the controller's account for a create, the DID's record for an update or a deactivate); the request-only rules of options.network and of did are not yet stated in the spec",
+    codes: ['invalid_request', 'did_invalid', 'did_not_found'],
+    operations: ['POST /1.0/create', 'POST /1.0/update', 'POST /1.0/deactivate'],
+  },
+  {
     rule: 'Challenges',
     why: 'a proof of control counts only over a challenge this service issued, unexpired',
     codes: ['challenge_expired', 'challenge_invalid'],
@@ -152,6 +158,9 @@ function stableCode(a: Answer): string | undefined {
   const b = a.body as Record<string, unknown> | undefined;
   if (b?.['verified'] === false) return 'verified:false';
   if (a.status === 410 && b && 'didDocumentMetadata' in b) return 'deactivated';
+  // A Universal Registrar refusal is a DID Registration state whose code is `didState.error`.
+  const state = b?.['didState'] as Record<string, unknown> | undefined;
+  if (state?.['state'] === 'failed' && typeof state['error'] === 'string') return state['error'];
   return codeOf(a);
 }
 

@@ -20,6 +20,7 @@ import {
   resolutionFailureProblems,
   resolverErrorProblems,
   send,
+  statusOfCode,
   vaultErrorProblems,
   type Answer,
   type SpecDoc,
@@ -58,8 +59,17 @@ function judge(spec: SpecDoc, op: SpecOperation, m: Mutation, a: Answer): string
   const resolution =
     spec.api === 'resolver' && op.path.startsWith('/1.0/identifiers/') && m.req.method === 'GET' && a.status !== 429;
   const body = a.body as Record<string, any> | undefined;
+  // The Universal Registrar answers a refusal as a DID Registration state (did-resolver.yaml RegistrarFailed):
+  // `didState.state: failed` with the code in `didState.error`, not the error envelope.
+  const registrarFailure = op.operationId.startsWith('registrar') && body?.['didState']?.['state'] === 'failed';
   const code: unknown =
-    spec.api === 'vault' ? body?.['error'] : resolution ? body?.['didResolutionMetadata']?.['error'] : body?.['code'];
+    spec.api === 'vault'
+      ? body?.['error']
+      : resolution
+        ? body?.['didResolutionMetadata']?.['error']
+        : registrarFailure
+          ? body?.['didState']?.['error']
+          : body?.['code'];
   const e = m.expect;
   if (e.kind === 'error') {
     if (e.status !== 0 && a.status !== e.status) problems.push(`status ${a.status}, expected ${e.status}`);
@@ -78,6 +88,12 @@ function judge(spec: SpecDoc, op: SpecOperation, m: Mutation, a: Answer): string
   ) {
     if (body['verified'] !== false || !Array.isArray(body['problemDetails']))
       problems.push('a 400 result must be verified: false with its problemDetails');
+    return problems;
+  }
+  if (registrarFailure && a.status === 400) {
+    // A failed job is 400 whatever the code (did_not_found too): the code only has to be one the spec lists.
+    if (typeof code !== 'string' || statusOfCode(spec.errorCodes, code) === undefined)
+      problems.push(`didState.error ${String(code)} is not in components.x-error-codes`);
     return problems;
   }
   if (a.status >= 400) {

@@ -49,7 +49,7 @@ describe('every address field of the description, with a bad checksum → 400 na
       expect(body).toMatchObject({ code: 'invalid_record', message: expect.stringMatching(/controller/) });
     } else {
       expect(body.code).toBe('invalid_request');
-      expect(body.message).toContain(`body.${c.field} is not an account address`);
+      expect(body.message).toContain(`${c.where}.${c.field} is not an account address`);
       expect(body.message).toMatch(/valid checksum/);
     }
   });

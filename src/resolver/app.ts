@@ -22,6 +22,7 @@ import { serviceRoutes } from './routes/service.ts';
 import { createRouteContext } from './routes/shared.ts';
 import { didIndexRoutes } from './did-index/route.ts';
 import { registrarRoutes } from './registrar/routes.ts';
+import { strictIntegerQuery } from '../platform/strict-query.ts';
 
 export { BODY_LIMIT_BYTES };
 
@@ -79,6 +80,7 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
   // it (one catch-up per network at a time). Without one, the first lookup builds it.
   if (deps.didIndex) void didIndex.catchUpAll();
   const body = bodyReader();
+  const integers = strictIntegerQuery((m) => ResolverErrors.invalidRequest(m));
 
   // The route table: each operation's handler, at the end of its path's chain.
   const handlers: RouteTable<operations> = {
@@ -131,7 +133,11 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
     ],
     // The body (read after route matching, so that an unknown path is a 404 and an undeclared method a 405
     // whatever the body), oversized collections and request validation, then response validation when asked.
-    layers: (op, validate) => [...(op.body ? [body] : []), ...validate],
+    layers: (op, validate) => [
+      ...(op.body ? [body] : []),
+      ...(op.integerQuery.length > 0 ? [integers] : []),
+      ...validate,
+    ],
     handlers,
     // The UI's static files are not operations of the description.
     afterRoutes: [{ path: '/docs', handlers: service.docsAssets() }],

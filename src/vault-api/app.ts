@@ -40,7 +40,7 @@ import { legacyBasePaths, checkLegacyBasePaths, DEFAULT_LEGACY_BASE_PATHS } from
 import { rateLimit } from './middleware/rate-limit.ts';
 import { removedRoutes, removedRoutesOf } from './middleware/removed-routes.ts';
 import { requireScopes } from './middleware/scopes.ts';
-import { strictIntegerQuery } from './middleware/strict-query.ts';
+import { strictIntegerQuery } from '../platform/strict-query.ts';
 import { contractRoutes } from './routes/contracts.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { createDocsRoutes, publicRoutes } from './routes/public.ts';
@@ -108,7 +108,7 @@ function operationLayers(deps: VaultAppDeps): Layers {
   const limits = rateLimit(deps);
   const scopes = requireScopes();
   const body = bodyReader();
-  const integers = strictIntegerQuery();
+  const integers = strictIntegerQuery((m) => VaultErrors.invalidRequest(m));
   const once = idempotency(deps);
   return (op, validate) => [
     ...(op.idempotent ? [captureAnswers] : []),

@@ -1,12 +1,12 @@
 // Integer query parameters must be plain decimal digits. The validator coerces with JavaScript's
 // Number(), which reads `0x10`, `1e1`, `0b11`, `+5` and `1.0` as integers; the spec means digits.
 import type { RequestHandler } from 'express';
-import { VaultErrors } from '../context.ts';
-import { operationOf } from '../../platform/app.ts';
+import { operationOf } from './app.ts';
 
 const DECIMAL = /^[0-9]+$/;
 
-export function strictIntegerQuery(): RequestHandler {
+/** Refuses an integer query parameter that is not decimal digits, with the app's `invalid_request` error. */
+export function strictIntegerQuery(invalid: (message: string) => Error): RequestHandler {
   return (req, _res, next) => {
     const op = operationOf(req);
     if (!op || op.integerQuery.length === 0) return next();
@@ -16,11 +16,8 @@ export function strictIntegerQuery(): RequestHandler {
     for (const name of op.integerQuery) {
       for (const value of raw.getAll(name)) {
         if (!DECIMAL.test(value)) {
-          return next(
-            VaultErrors.invalidRequest(
-              `query.${name} must be a whole number written in decimal digits, got ${JSON.stringify(value.slice(0, 40))}`,
-            ),
-          );
+          const got = JSON.stringify(value.slice(0, 40));
+          return next(invalid(`query.${name} must be a whole number written in decimal digits, got ${got}`));
         }
       }
     }
