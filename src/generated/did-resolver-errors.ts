@@ -41,6 +41,7 @@ export const RESOLVER_ERROR_CODES = [
   { code: "ledger_unavailable", status: 502 },
   { code: "nonce_store_unavailable", status: 503 },
   { code: "index_unavailable", status: 503 },
+  { code: "registrar_unavailable", status: 503 },
 ] as const;
 
 /** A code of the spec's error envelope. */
@@ -82,7 +83,8 @@ export type ResolverErrorCode =
   | "internal_error"
   | "ledger_unavailable"
   | "nonce_store_unavailable"
-  | "index_unavailable";
+  | "index_unavailable"
+  | "registrar_unavailable";
 
 /** The status the spec gives each code (the families of `[i]` codes under their listed name). */
 export const RESOLVER_ERROR_STATUS: Readonly<Record<(typeof RESOLVER_ERROR_CODES)[number]['code'], number>> = Object.fromEntries(
@@ -173,5 +175,7 @@ export function resolverErrorsOf<E, A extends unknown[] = []>(
     nonceStoreUnavailable: (message: string, ...rest: A): E => make(503, "nonce_store_unavailable", message, ...rest),
     /** 503 `index_unavailable` */
     indexUnavailable: (message: string, ...rest: A): E => make(503, "index_unavailable", message, ...rest),
+    /** 503 `registrar_unavailable` */
+    registrarUnavailable: (message: string, ...rest: A): E => make(503, "registrar_unavailable", message, ...rest),
   } as const;
 }

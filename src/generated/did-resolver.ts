@@ -1040,9 +1040,10 @@ export interface components {
          *         | `ledger_unavailable` | 502 | the network's RPC is unreachable or answered garbage |
          *         | `nonce_store_unavailable` | 503 | proof of control: the shared store of issued nonces is unreachable; nothing verifies without it, ask for a new challenge later |
          *         | `index_unavailable` | 503 | reverse lookup: the store that keeps the DID index is unreachable |
+         *         | `registrar_unavailable` | 503 | Universal Registrar: the store that keeps registrar jobs is unreachable; the job is unchanged, ask again later |
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "invalid_body_encoding" | "did_invalid" | "invalid_record" | "key_count_invalid" | "key_invalid" | "duplicate_key" | "service_invalid" | "url_not_https" | "metadata_inconsistent" | "tx_operation_mismatch" | "tx_submission_failed" | "tx_expired" | "method_not_supported" | "secret_mode_unsupported" | "did_document_unsupported" | "job_not_found" | "job_expired" | "signing_response_invalid" | "challenge_expired" | "domain_mismatch" | "nonce_invalid" | "signature_invalid" | "did_not_found" | "not_found" | "method_not_allowed" | "did_already_exists" | "version_mismatch" | "tx_stale" | "did_deactivated" | "payload_too_large" | "unsupported_content_encoding" | "rate_limited" | "headers_too_large" | "internal_error" | "ledger_unavailable" | "nonce_store_unavailable" | "index_unavailable";
+        ErrorCode: "invalid_request" | "invalid_body_encoding" | "did_invalid" | "invalid_record" | "key_count_invalid" | "key_invalid" | "duplicate_key" | "service_invalid" | "url_not_https" | "metadata_inconsistent" | "tx_operation_mismatch" | "tx_submission_failed" | "tx_expired" | "method_not_supported" | "secret_mode_unsupported" | "did_document_unsupported" | "job_not_found" | "job_expired" | "signing_response_invalid" | "challenge_expired" | "domain_mismatch" | "nonce_invalid" | "signature_invalid" | "did_not_found" | "not_found" | "method_not_allowed" | "did_already_exists" | "version_mismatch" | "tx_stale" | "did_deactivated" | "payload_too_large" | "unsupported_content_encoding" | "rate_limited" | "headers_too_large" | "internal_error" | "ledger_unavailable" | "nonce_store_unavailable" | "index_unavailable" | "registrar_unavailable";
         /** @description The error envelope; `code` is one of `ErrorCode` (also `components.x-error-codes`). */
         Error: {
             code: components["schemas"]["ErrorCode"];
@@ -1245,6 +1246,24 @@ export interface components {
                  * @example {
                  *       "code": "nonce_store_unavailable",
                  *       "message": "the nonce could not be checked: nonces store unavailable: redis: Connection is closed."
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The store that keeps registrar jobs is unreachable; no job was started or changed. Ask again later. */
+        RegistrarUnavailable: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "registrar_unavailable",
+                 *       "message": "the registrar job store is unreachable: keys store unavailable: connect ECONNREFUSED 127.0.0.1:5432"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -2261,6 +2280,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["LedgerUnavailable"];
+            503: components["responses"]["RegistrarUnavailable"];
         };
     };
     registrarUpdate: {
@@ -2324,6 +2344,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["LedgerUnavailable"];
+            503: components["responses"]["RegistrarUnavailable"];
         };
     };
     registrarDeactivate: {
@@ -2370,6 +2391,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["LedgerUnavailable"];
+            503: components["responses"]["RegistrarUnavailable"];
         };
     };
 }

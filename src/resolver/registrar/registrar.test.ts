@@ -4,7 +4,8 @@
 // answered by another instance sharing the store.
 import { Keypair } from '@stellar/stellar-sdk';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { memoryRegistrarJobs } from '../../stores/registrar-jobs.ts';
+import { memoryRegistrarJobs, type RegistrarJobStore } from '../../stores/registrar-jobs.ts';
+import { StoreUnavailableError } from '../../stores/types.ts';
 import { multikey, startHarness, type Harness, type HttpResponse } from '../../../test-support/resolver.ts';
 
 let h: Harness;
@@ -160,6 +161,39 @@ describe('who may advance a job', () => {
     const done = await finish(postTo(b.url), '/1.0/create?method=ledger', action, controller);
     expect(done.status, done.text).toBe(201);
     expect((await postTo(a.url)('/1.0/create?method=ledger', { jobId: action.body.jobId })).status).toBe(201);
+  });
+});
+
+describe('a job store that is down', () => {
+  it('answers 503 registrar_unavailable, never 500, and serves again once it is back', async () => {
+    const jobs = memoryRegistrarJobs();
+    let down = true;
+    const outage = () => Promise.reject(new StoreUnavailableError('keys', 'connect ECONNREFUSED 127.0.0.1:5432'));
+    const flaky: RegistrarJobStore = {
+      create: (job) => (down ? outage() : jobs.create(job)),
+      get: (id) => (down ? outage() : jobs.get(id)),
+      replace: (job, revision) => (down ? outage() : jobs.replace(job, revision)),
+      close: () => jobs.close(),
+    };
+    const app = await h.startApp({ registrarJobs: flaky });
+    const controller = await h.account();
+    const request = {
+      options: { network: 'testnet', clientSecretMode: true, controller: controller.publicKey() },
+      didDocument: docOf(Keypair.random()),
+    };
+    const post = (body: unknown) =>
+      fetch(`${app.url}/1.0/create?method=ledger`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const refused = await post(request);
+    expect(refused.status).toBe(503);
+    expect(await refused.json()).toMatchObject({ code: 'registrar_unavailable' });
+    down = false;
+    const action = await post(request);
+    expect(action.status).toBe(200);
+    expect((await action.json()).didState.state).toBe('action');
   });
 });
 

@@ -1,10 +1,13 @@
 // The DIF Universal Registrar's HTTPS binding on the resolver (DID Registration §HTTPS Binding): POST
 // /1.0/create?method=ledger, /1.0/update, /1.0/deactivate. A request without `jobId` starts a job; one with
 // it advances or reports that job. Refusals are `didState.state: failed` with the spec's error code (400);
-// an outage of the ledger or the store is the error envelope (502, 500), as on every other route.
+// an outage of the ledger or of the job store is the error envelope (502 `ledger_unavailable`, 503
+// `registrar_unavailable`), as on every other route: the job is unchanged and the client asks again.
 import type { operations } from '../../generated/did-resolver.ts';
 import type { OperationHandler, OperationResponse } from '../../platform/typed.ts';
 import { memoryRegistrarJobs, type RegistrarJobStore } from '../../stores/registrar-jobs.ts';
+import { StoreUnavailableError } from '../../stores/types.ts';
+import { ResolverErrors } from '../context.ts';
 import type { RouteContext } from '../routes/shared.ts';
 import { answer, continueJob, type AdvanceDeps, type Answer } from './advance.ts';
 import { startCreate, startDeactivate, startUpdate, type RegistrarRequest } from './start.ts';
@@ -54,6 +57,8 @@ export function registrarRoutes(ctx: RouteContext, options: RegistrarOptions = {
         );
       send(res, await answer(ctx, deps, await start(), undefined));
     } catch (err) {
+      if (err instanceof StoreUnavailableError)
+        throw ResolverErrors.registrarUnavailable(`the registrar job store is unreachable: ${err.message}`);
       if (!(err instanceof RegistrarFailure)) throw err;
       send(res, { status: 400, state: failedState(err.code, err.message) });
     }
