@@ -7,23 +7,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { productionSources } from '../../test-support/sources.ts';
 
 const SRC = fileURLToPath(new URL('..', import.meta.url));
 const APPS = ['vault-api', 'resolver'] as const;
 
-function files(dir: string): { file: string; text: string }[] {
-  const out: { file: string; text: string }[] = [];
-  const walk = (d: string) => {
-    for (const entry of readdirSync(d, { withFileTypes: true })) {
-      const full = path.join(d, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts'))
-        out.push({ file: path.relative(SRC, full), text: readFileSync(full, 'utf8') });
-    }
-  };
-  walk(path.join(SRC, dir));
-  return out;
-}
+const files = (dir: string) => productionSources(SRC, dir);
 
 /** What an app must leave to the platform, each with a sample that re-implements it. */
 const PLATFORM_PIECES: { piece: string; pattern: RegExp; sample: string }[] = [

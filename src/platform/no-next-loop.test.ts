@@ -4,27 +4,14 @@
 //   - hands itself on as the `next` of a middleware call from inside its own body (`handler(req, res, step)`
 //     inside `step`: the router's loop written as recursion).
 // Each form is shown to fail on a sample.
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { productionSources } from '../../test-support/sources.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-function sources(dir: string): { file: string; text: string }[] {
-  const out: { file: string; text: string }[] = [];
-  const walk = (d: string) => {
-    for (const entry of readdirSync(d, { withFileTypes: true })) {
-      const full = path.join(d, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts'))
-        out.push({ file: path.relative(ROOT, full), text: readFileSync(full, 'utf8') });
-    }
-  };
-  walk(path.join(ROOT, dir));
-  return out;
-}
+const sources = (dir: string) => productionSources(ROOT, dir);
 
 const isLoop = (n: ts.Node) =>
   ts.isForStatement(n) ||
