@@ -26,13 +26,17 @@ function example(file: string, marker: string): string {
   return m[1]!;
 }
 
-/** The block with the addresses of this run's services and its secret files in the temporary folder. */
+/**
+ * The block with the addresses of this run's services and its secret files in a temporary folder of its own:
+ * two blocks that each make `me.key` must not meet (`account new` never overwrites a key).
+ */
 function localised(script: string, files: string[]): string {
+  const own = mkdtempSync(path.join(dir, 'block-'));
   let out = script
     .replaceAll('http://127.0.0.1:8000', services.simulatorUrl!)
     .replaceAll('http://127.0.0.1:3001', services.resolverUrl!)
     .replaceAll('http://127.0.0.1:3000', services.vault.testnet!.url);
-  for (const f of files) out = out.replaceAll(f, path.join(dir, f));
+  for (const f of files) out = out.replaceAll(f, path.join(own, f));
   return out;
 }
 
