@@ -82,7 +82,8 @@ export interface paths {
         /**
          * Readiness
          * @description Whether this instance can take traffic now: each configured network's RPC answers `getHealth`
-         *     with `healthy`. Checks run in parallel, each with a 2-second timeout; while the process shuts down
+         *     with `healthy`. Checks run in parallel, each within a 2-second budget (a check that answers not
+         *     ready is asked again within it before it is reported down); while the process shuts down
          *     the answer is 503 at once. The shared stores (rate-limit windows, resolution cache) are not
          *     checked: without them the per-IP limit lets requests through and resolutions are read from the
          *     ledger, so the service degrades instead of stopping, and every instance stays in rotation. Not

@@ -113,7 +113,8 @@ export interface paths {
          * Readiness
          * @description Whether this instance can take traffic now: the network's RPC answers `getHealth` with `healthy`,
          *     and the stores it uses (API keys, idempotency records, rate-limit windows) answer. Checks run in
-         *     parallel, each with a 2-second timeout; while the process shuts down the answer is 503 at once.
+         *     parallel, each within a 2-second budget (a check that answers not ready is asked again within it
+         *     before it is reported down); while the process shuts down the answer is 503 at once.
          *     No key, not rate limited (load balancers poll it). Liveness is `/health`.
          */
         get: operations["getReadiness"];
