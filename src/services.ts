@@ -236,6 +236,8 @@ interface ServedChains {
 function chainSettings(config: Config, n: Network, p: ResolvedProfile) {
   return {
     rpcUrl: p.rpcUrl,
+    // Errors name the RPC as GET /config shows it, and the setting an operator changes.
+    rpcWhere: `${p.publicRpcUrl ?? publicUrl(p.rpcUrl)} (setting CV_${n.toUpperCase()}_RPC_URL / --${n}-rpc-url)`,
     networkPassphrase: p.networkPassphrase,
     network: n,
     simulationAccount: p.simulationAccount,
