@@ -4,31 +4,6 @@
  */
 
 export interface paths {
-    "/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Where this service's pages are
-         * @description A small index of this service: its interactive documentation (`/docs`), its description
-         *     (`/openapi.json`), liveness (`/health`), readiness (`/ready`) and metrics (`/metrics`), as paths on this
-         *     origin, and the other services this process runs (the vault APIs; none when it runs the resolver alone,
-         *     `credential-vault resolver`), each with its address: the host the request named, at the port that service
-         *     listens on. JSON by default; the same links as a small HTML page when the client prefers `text/html` to
-         *     `application/json` in `Accept` (a browser does).
-         */
-        get: operations["getIndex"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/health": {
         parameters: {
             query?: never;
@@ -444,6 +419,31 @@ export interface paths {
          *     `finished` answers 200 with the tombstone document.
          */
         post: operations["registrarDeactivate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where this service's pages are
+         * @description A small index of this service: its interactive documentation (`/docs`), its description
+         *     (`/openapi.json`), liveness (`/health`), readiness (`/ready`) and metrics (`/metrics`), as paths on this
+         *     origin, and the other services this process runs (the vault APIs; none when it runs the resolver alone,
+         *     `credential-vault resolver`), each with its address: the host the request named, at the port that service
+         *     listens on. JSON by default; the same links as a small HTML page when the client prefers `text/html` to
+         *     `application/json` in `Accept` (a browser does).
+         */
+        get: operations["getIndex"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1429,64 +1429,6 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    getIndex: {
-        parameters: {
-            query?: never;
-            header?: {
-                /**
-                 * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
-                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
-                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
-                 */
-                "X-Request-ID"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The index, as JSON or (asked for) HTML. */
-            200: {
-                headers: {
-                    "X-Request-ID": components["headers"]["X-Request-ID"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "service": "resolver",
-                     *       "title": "did:ledger Registry and Resolver API",
-                     *       "links": {
-                     *         "docs": "/docs",
-                     *         "openapi": "/openapi.json",
-                     *         "health": "/health",
-                     *         "ready": "/ready",
-                     *         "metrics": "/metrics"
-                     *       },
-                     *       "services": [
-                     *         {
-                     *           "service": "vault-api-testnet",
-                     *           "url": "http://127.0.0.1:3000/"
-                     *         },
-                     *         {
-                     *           "service": "vault-api-mainnet",
-                     *           "url": "http://127.0.0.1:3002/"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ServiceIndex"];
-                    /** @example <!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>did:ledger Registry and Resolver API (resolver)</title></head><body><h1>did:ledger Registry and Resolver API</h1><ul><li><a href="/docs">/docs</a></li><li><a href="/openapi.json">/openapi.json</a></li><li><a href="/health">/health</a></li></ul></body></html> */
-                    "text/html": string;
-                };
-            };
-            400: components["responses"]["QueryBadRequest"];
-            429: components["responses"]["RateLimited"];
-            500: components["responses"]["InternalError"];
-        };
-    };
     getHealth: {
         parameters: {
             query?: never;
@@ -2503,6 +2445,64 @@ export interface operations {
             500: components["responses"]["InternalError"];
             502: components["responses"]["LedgerUnavailable"];
             503: components["responses"]["RegistrarUnavailable"];
+        };
+    };
+    getIndex: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The index, as JSON or (asked for) HTML. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "service": "resolver",
+                     *       "title": "did:ledger Registry and Resolver API",
+                     *       "links": {
+                     *         "docs": "/docs",
+                     *         "openapi": "/openapi.json",
+                     *         "health": "/health",
+                     *         "ready": "/ready",
+                     *         "metrics": "/metrics"
+                     *       },
+                     *       "services": [
+                     *         {
+                     *           "service": "vault-api-testnet",
+                     *           "url": "http://127.0.0.1:3000/"
+                     *         },
+                     *         {
+                     *           "service": "vault-api-mainnet",
+                     *           "url": "http://127.0.0.1:3002/"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ServiceIndex"];
+                    /** @example <!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>did:ledger Registry and Resolver API (resolver)</title></head><body><h1>did:ledger Registry and Resolver API</h1><ul><li><a href="/docs">/docs</a></li><li><a href="/openapi.json">/openapi.json</a></li><li><a href="/health">/health</a></li></ul></body></html> */
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["QueryBadRequest"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
 }

@@ -4,40 +4,6 @@
  */
 
 export interface paths {
-    "/": {
-        parameters: {
-            query?: never;
-            header?: {
-                /**
-                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
-                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
-                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
-                 *     at most 16 KiB, so no value is refused for its length.)
-                 */
-                "X-Request-ID"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Where this service's pages are
-         * @description A small index of this service: its interactive documentation (`/docs`, testnet only), its description
-         *     (`/openapi.json`), liveness (`/health`), readiness (`/ready`) and metrics (`/metrics`), as paths on
-         *     this origin, and the other services this process runs (the DID resolver, the other network's vault
-         *     API; none when it runs this vault API alone, `credential-vault serve`), each with its address: the
-         *     host the request named, at the port that service listens on. JSON by default; the same links as a small
-         *     HTML page when the client prefers `text/html` to `application/json` in `Accept` (a browser does).
-         *     No key, not rate limited.
-         */
-        get: operations["getIndex"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/health": {
         parameters: {
             query?: never;
@@ -1237,6 +1203,40 @@ export interface paths {
          *     `tx_operation_mismatch`). Submit: `{signedXdr}` alone.
          */
         patch: operations["updateIssuerFee"];
+        trace?: never;
+    };
+    "/": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where this service's pages are
+         * @description A small index of this service: its interactive documentation (`/docs`, testnet only), its description
+         *     (`/openapi.json`), liveness (`/health`), readiness (`/ready`) and metrics (`/metrics`), as paths on
+         *     this origin, and the other services this process runs (the DID resolver, the other network's vault
+         *     API; none when it runs this vault API alone, `credential-vault serve`), each with its address: the
+         *     host the request named, at the port that service listens on. JSON by default; the same links as a small
+         *     HTML page when the client prefers `text/html` to `application/json` in `Accept` (a browser does).
+         *     No key, not rate limited.
+         */
+        get: operations["getIndex"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
 }
@@ -2731,61 +2731,6 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    getIndex: {
-        parameters: {
-            query?: never;
-            header?: {
-                /**
-                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
-                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
-                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
-                 *     at most 16 KiB, so no value is refused for its length.)
-                 */
-                "X-Request-ID"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The index, as JSON or (asked for) HTML. */
-            200: {
-                headers: {
-                    "X-Request-ID": components["headers"]["X-Request-ID"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "service": "vault-api-testnet",
-                     *       "title": "Credential Vault API",
-                     *       "links": {
-                     *         "docs": "/docs",
-                     *         "openapi": "/openapi.json",
-                     *         "health": "/health",
-                     *         "ready": "/ready",
-                     *         "metrics": "/metrics"
-                     *       },
-                     *       "services": [
-                     *         {
-                     *           "service": "resolver",
-                     *           "url": "http://127.0.0.1:3001/"
-                     *         },
-                     *         {
-                     *           "service": "vault-api-mainnet",
-                     *           "url": "http://127.0.0.1:3002/"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ServiceIndex"];
-                    /** @example <!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Credential Vault API (vault-api-testnet)</title></head><body><h1>Credential Vault API</h1><ul><li><a href="/docs">/docs</a></li><li><a href="/openapi.json">/openapi.json</a></li><li><a href="/health">/health</a></li></ul></body></html> */
-                    "text/html": string;
-                };
-            };
-            400: components["responses"]["BadRequest"];
-        };
-    };
     getHealth: {
         parameters: {
             query?: never;
@@ -5579,6 +5524,61 @@ export interface operations {
             502: components["responses"]["ChainUnavailable"];
             503: components["responses"]["ServiceUnavailable"];
             504: components["responses"]["TxTimeout"];
+        };
+    };
+    getIndex: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The index, as JSON or (asked for) HTML. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "service": "vault-api-testnet",
+                     *       "title": "Credential Vault API",
+                     *       "links": {
+                     *         "docs": "/docs",
+                     *         "openapi": "/openapi.json",
+                     *         "health": "/health",
+                     *         "ready": "/ready",
+                     *         "metrics": "/metrics"
+                     *       },
+                     *       "services": [
+                     *         {
+                     *           "service": "resolver",
+                     *           "url": "http://127.0.0.1:3001/"
+                     *         },
+                     *         {
+                     *           "service": "vault-api-mainnet",
+                     *           "url": "http://127.0.0.1:3002/"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ServiceIndex"];
+                    /** @example <!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Credential Vault API (vault-api-testnet)</title></head><body><h1>Credential Vault API</h1><ul><li><a href="/docs">/docs</a></li><li><a href="/openapi.json">/openapi.json</a></li><li><a href="/health">/health</a></li></ul></body></html> */
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
         };
     };
 }
