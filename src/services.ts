@@ -289,7 +289,11 @@ async function checkNetwork(n: Network, p: ResolvedProfile, chain: RegistryChain
   const setting = `CV_${n.toUpperCase()}_RPC_URL (--${n}-rpc-url)`;
   const check = await chain.client.verifyNetwork().catch((e: unknown) => {
     // The library's words ("Request failed with status code 404") name neither the URL nor what sets it.
-    const why = redactUrls(e instanceof Error ? e.message : String(e));
+    // The chain's words without their own "chain RPC unavailable at <url> (setting …)": this message names both.
+    const why = redactUrls(e instanceof Error ? e.message : String(e)).replace(
+      /^chain RPC unavailable(?: at .*? \(setting [^)]*\))?: /,
+      '',
+    );
     throw new Error(
       `refusing to start: the ${n} RPC at ${publicUrl(p.rpcUrl)} did not answer getNetwork (${why}); ` +
         `check that it is a Soroban RPC endpoint, or set ${setting}`,
