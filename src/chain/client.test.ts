@@ -826,7 +826,7 @@ describe('read cache', () => {
           : final('SUCCESS', txResult(xdr.TransactionResultResult.txSuccess([])), metaV4({})),
     };
     const submitted = c.submit(signedCall()); // sent, then waits to poll again
-    await vi.waitFor(() => expect(waiting).toBe(true));
+    await vi.waitFor(() => expect(waiting).toBe(true), { timeout: 20_000 });
     expect(toU32(await c.read(count))).toBe(1); // read between send and final
     release();
     await submitted;
