@@ -16,7 +16,7 @@ import { createClosers, listen, throttled, type Closers } from './services/lifec
 import { listenFailure, type ListenTarget } from './http/listen-error.ts';
 import { keyringFromConfig, loadOrCreateKeyring } from './crypto/keyfile.ts';
 import { readContextsFolder } from './did/json-ld-folder.ts';
-import { createWebFetch } from './http/web-fetch.ts';
+import { createWebFetch } from './vault-api/web-fetch.ts';
 import {
   createLogger,
   withFields,
