@@ -58,41 +58,26 @@ const hasBody = (req: Request): boolean =>
 const duplicates = new WeakMap<Request, readonly string[]>();
 export const duplicateMembersOf = (req: Request): readonly string[] => duplicates.get(req) ?? [];
 
-/** Thrown from body-parser's `verify` hook; body-parser passes it on with this `type`. */
-class LoneSurrogate extends Error {
-  readonly type = 'json.lone_surrogate';
-  readonly at: string;
-  constructor(at: string) {
-    super('lone surrogate');
-    this.at = at;
+/** Thrown from body-parser's `verify` hook, which passes it on: the app's own refusal of the text, inside. */
+class Refused extends Error {
+  readonly refusal: Error;
+  constructor(refusal: Error) {
+    super(refusal.message);
+    this.refusal = refusal;
   }
 }
 
-/** Thrown from the `verify` hook for a body that nests deeper than allowed. */
-class TooDeep extends Error {
-  readonly type = 'json.too_deep';
-  readonly depth: number;
-  constructor(depth: number) {
-    super('too deep');
-    this.depth = depth;
-  }
-}
-
-function inspectBody(
-  req: Request,
-  buf: Buffer,
-  encoding: string | null,
-  findDuplicates: boolean,
-  maxDepth: number | undefined,
-): void {
+function inspectBody(req: Request, buf: Buffer, encoding: string | null, o: JsonBodyOptions, e: BodyDecodingErrors) {
+  const findDuplicates = o.findDuplicates?.(req) ?? false;
   // express.json only takes UTF-8, -16 and -32; TextDecoder knows their labels.
   const text = !encoding || encoding === 'utf-8' ? buf.toString('utf8') : new TextDecoder(encoding).decode(buf);
   // Only a `\u` escape can make a lone surrogate: other texts are scanned only where names must be checked.
   if (!findDuplicates && !text.includes('\\u')) return;
   const found = inspectJsonText(text);
   if (!found) return; // not JSON: the parser says so
-  if (found.loneSurrogateAt !== undefined) throw new LoneSurrogate(found.loneSurrogateAt);
-  if (findDuplicates && maxDepth !== undefined && found.depth > maxDepth) throw new TooDeep(found.depth);
+  if (found.loneSurrogateAt !== undefined) throw new Refused(e.loneSurrogate(found.loneSurrogateAt));
+  if (findDuplicates && o.maxDepth !== undefined && found.depth > o.maxDepth)
+    throw new Refused(e.tooDeep?.(found.depth, o.maxDepth) ?? new Error(`the body nests ${found.depth} deep`));
   if (found.duplicateMembers.length > 0) duplicates.set(req, found.duplicateMembers);
 }
 
@@ -106,7 +91,7 @@ export function jsonBody(options: JsonBodyOptions, errors: BodyDecodingErrors): 
         limit,
         strict: options.strict ?? true,
         verify: ((req: Request, _res: Response, buf: Buffer, encoding: string | null) =>
-          inspectBody(req, buf, encoding, options.findDuplicates?.(req) ?? false, options.maxDepth)) as never,
+          inspectBody(req, buf, encoding, options, errors)) as never,
       });
       parsers.set(limit, parser);
     }
@@ -121,13 +106,7 @@ export function jsonBody(options: JsonBodyOptions, errors: BodyDecodingErrors): 
     if (!hasBody(req)) return errors.missing && options.needsBody?.(req) ? next(errors.missing()) : next();
     if (!CONTENT_CODINGS.includes(coding)) return next(errors.unsupported(header ?? ''));
     parserFor(limitOf(req))(req, res, (err?: unknown) => {
-      if (err instanceof Error && (err as { type?: unknown }).type === 'json.lone_surrogate') {
-        return next(errors.loneSurrogate((err as unknown as LoneSurrogate).at ?? ''));
-      }
-      if (err instanceof Error && (err as { type?: unknown }).type === 'json.too_deep') {
-        const depth = (err as unknown as TooDeep).depth;
-        return next(errors.tooDeep ? errors.tooDeep(depth, options.maxDepth ?? 0) : err);
-      }
+      if (err instanceof Refused) return next(err.refusal);
       if (err !== undefined && coding !== 'identity' && isDecoderFailure(err)) return next(errors.corrupt(coding));
       next(err as Error | undefined);
     });
