@@ -52,8 +52,6 @@ export interface FailureItem {
   /** The failing schema keyword (`maxLength`, `required`); empty for the validator's own checks. */
   keyword: string;
   message: string;
-  /** `<keyword>.openapi.validation`, as the validator reports it. */
-  errorCode?: string;
 }
 
 /** A refusal, described without any service's codes or envelope. */
@@ -79,13 +77,12 @@ export class RequestFailure extends Error {
 
 export function failureItem(e: { path?: unknown; message?: unknown; errorCode?: unknown }): FailureItem {
   const path = String(e?.path ?? '');
-  const errorCode = typeof e?.errorCode === 'string' ? e.errorCode : undefined;
+  const errorCode = typeof e?.errorCode === 'string' ? e.errorCode : undefined; // `<keyword>.openapi.validation`
   return {
     path,
     segments: path.split('/').filter((s) => s !== ''),
     keyword: errorCode?.replace(/\.openapi\.validation$/, '') ?? '',
     message: String(e?.message ?? ''),
-    ...(errorCode === undefined ? {} : { errorCode }),
   };
 }
 
