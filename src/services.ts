@@ -13,10 +13,10 @@ import { createStores, type ApiKeyRecord, type Stores } from './stores/index.ts'
 import { lockLocalFiles, stateFileOf } from './data-dir-lock.ts';
 import { storeLines, storeLocations } from './store-locations.ts';
 import { createClosers, listen, throttled, type Closers } from './services/lifecycle.ts';
-import { listenFailure, type ListenTarget } from './http/listen-error.ts';
+import { listenFailure, type ListenTarget } from './services/listen-error.ts';
 import { keyringFromConfig, loadOrCreateKeyring } from './crypto/keyfile.ts';
 import { readContextsFolder } from './did/json-ld-folder.ts';
-import { createWebFetch } from './http/web-fetch.ts';
+import { createWebFetch } from './vault-api/web-fetch.ts';
 import {
   createLogger,
   withFields,

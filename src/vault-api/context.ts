@@ -8,7 +8,7 @@ import type { Stores } from '../stores/index.ts';
 import type { Logger, Metrics, ReadinessCheck } from '../observability/index.ts';
 import type { RelatedService } from '../services/index-page.ts';
 import type { Clock, KeyRole, Network } from '../domain.ts';
-import type { FetchJson } from '../http/web-fetch.ts';
+import type { FetchJson } from './web-fetch.ts';
 
 /** The public configuration of the network this process serves (GET /config). */
 export interface NetworkProfileInfo {

@@ -1,8 +1,9 @@
 // fromChainError: the registry's coded failures keep their code and status (spec ErrorCode / x-error-codes).
 import { describe, expect, it } from 'vitest';
-import { ChainError, mapChainFailure } from '../../chain/index.ts';
-import { chainUnavailable } from '../../chain/errors.ts';
-import { errorHandler, fromChainError } from './errors.ts';
+import { ChainError, mapChainFailure } from '../chain/index.ts';
+import { chainUnavailable } from '../chain/errors.ts';
+import { errorHandler } from './error-codes.ts';
+import { fromChainError } from './routes/shared.ts';
 
 describe('fromChainError', () => {
   it('a stale footprint is 409 tx_stale, not tx_submission_failed', () => {
