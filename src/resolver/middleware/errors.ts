@@ -19,6 +19,7 @@ import { errorHandler as platformErrorHandler } from '../../platform/errors.ts';
 import { type BodyReadError, type Failure, type FailureCodes, mapFailure } from '../../platform/failures.ts';
 import { operationOf } from '../../platform/app.ts';
 import { requestIdOf } from '../../platform/request-id.ts';
+import { isRegistrarPath, registrarValidationState } from '../registrar/refusal.ts';
 
 /** Bodies beyond this are refused with 413 `payload_too_large`; the largest valid body is a 128 KiB signedXdr. */
 export const BODY_LIMIT_BYTES = 256 * 1024;
@@ -237,8 +238,13 @@ export const RESOLVER_FAILURE_CODES: FailureCodes<ResolverErrorCode> = {
   payloadTooLarge: () => ResolverErrors.payloadTooLarge(`the request body exceeds ${BODY_LIMIT_BYTES} bytes (256 KiB)`),
   unreadableBody: fromBodyParserError,
   invalid: (failure, req) => fromValidationError(failure, req),
-  // The resolution route answers resolution results, not envelopes (spec: resolveDid).
+  // The resolution route answers resolution results, not envelopes (spec: resolveDid); the registrar's
+  // operations answer a body the schema refuses with a failed state (spec: RegistrarFailed).
   answers(failure, req, res) {
+    if (failure.kind === 'invalid' && isRegistrarPath(req.path)) {
+      res.status(400).json(registrarValidationState(failure, req));
+      return true;
+    }
     if (!req.path.startsWith(RESOLVE_PREFIX)) return false;
     const { error, message } = resolutionValidationFailure(failure, req);
     sendResolutionFailure(req, res, 400, error, message);
