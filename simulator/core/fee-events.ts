@@ -23,7 +23,7 @@ const i128 = (n: bigint): xdr.ScVal =>
   xdr.ScVal.scvI128(new xdr.Int128Parts({ hi: n >> 64n, lo: BigInt.asUintN(64, n) }));
 
 /** One `fee` event: `amount` charged (positive) or refunded (negative) to `account` (G…). */
-export function feeEvent(
+function feeEvent(
   codec: SimCodec,
   nativeTokenId: string,
   account: string,
