@@ -894,8 +894,8 @@ export interface components {
          */
         RegistrarOptions: {
             clientSecretMode?: boolean;
-            network?: string;
-            controller?: string;
+            network?: components["schemas"]["Network"];
+            controller?: components["schemas"]["AccountId"];
             metadataUri?: string;
             metadataHash?: string;
             storeSecrets?: boolean;
@@ -934,35 +934,70 @@ export interface components {
         RegistrarDidDocument: {
             [key: string]: unknown;
         };
-        /** @description DIF DID Registration `create()` input. */
-        RegistrarCreateRequest: {
+        /**
+         * @description The `options` of a first call (no `jobId`): client-managed secret mode, `clientSecretMode: true`, is the
+         *     only mode (the service holds no keys).
+         */
+        RegistrarStartOptions: {
+            /** @constant */
+            clientSecretMode: true;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A first call carries no signing response (it answers the signing request of a job, by its `jobId`). */
+        RegistrarStartSecret: {
+            [key: string]: unknown;
+        };
+        /**
+         * @description DIF DID Registration `create()` input, in one of two shapes: a first call (no `jobId`) with `options`
+         *     (`clientSecretMode: true`) and `didDocument`, or a later call of a job (`jobId`; a signing response in
+         *     `secret`, or nothing to ask how the job stands).
+         */
+        RegistrarCreateRequest: ({
             jobId?: components["schemas"]["RegistrarJobId"];
             options?: components["schemas"]["RegistrarOptions"];
             secret?: components["schemas"]["RegistrarSecret"];
             didDocument?: components["schemas"]["RegistrarDidDocument"];
         } & {
             [key: string]: unknown;
-        };
-        /** @description DIF DID Registration `update()` input. */
-        RegistrarUpdateRequest: {
+        }) & ({
+            options: components["schemas"]["RegistrarStartOptions"];
+            secret?: components["schemas"]["RegistrarStartSecret"];
+        } | unknown);
+        /**
+         * @description DIF DID Registration `update()` input: a first call (no `jobId`) with `did`, `options`
+         *     (`clientSecretMode: true`) and the one new document of `setDidDocument` in `didDocument`, or a later
+         *     call of a job (`jobId`).
+         */
+        RegistrarUpdateRequest: ({
             jobId?: components["schemas"]["RegistrarJobId"];
-            did?: string;
+            did?: components["schemas"]["Did"];
             options?: components["schemas"]["RegistrarOptions"];
             secret?: components["schemas"]["RegistrarSecret"];
             didDocumentOperation?: string[];
             didDocument?: components["schemas"]["RegistrarDidDocument"][];
         } & {
             [key: string]: unknown;
-        };
-        /** @description DIF DID Registration `deactivate()` input. */
-        RegistrarDeactivateRequest: {
+        }) & ({
+            options: components["schemas"]["RegistrarStartOptions"];
+            secret?: components["schemas"]["RegistrarStartSecret"];
+            didDocument: unknown[];
+        } | unknown);
+        /**
+         * @description DIF DID Registration `deactivate()` input: a first call (no `jobId`) with `did` and `options`
+         *     (`clientSecretMode: true`), or a later call of a job (`jobId`).
+         */
+        RegistrarDeactivateRequest: ({
             jobId?: components["schemas"]["RegistrarJobId"];
-            did?: string;
+            did?: components["schemas"]["Did"];
             options?: components["schemas"]["RegistrarOptions"];
             secret?: components["schemas"]["RegistrarSecret"];
         } & {
             [key: string]: unknown;
-        };
+        }) & ({
+            options: components["schemas"]["RegistrarStartOptions"];
+            secret?: components["schemas"]["RegistrarStartSecret"];
+        } | unknown);
         /**
          * @description A DIF signing request: `serializedPayload` is the base64 transaction hash (32 bytes) the controller
          *     signs with Ed25519 (`alg: EdDSA`); `kid` is the controller's `G…` account; `payload` carries the
@@ -1361,8 +1396,10 @@ export interface components {
         /**
          * @description The registrar refused the request (DIF DID Registration HTTP binding, 400): `didState.state` is
          *     `failed` with `error` and `reason`, or, for a signature from another key, the job's `action` again with
-         *     `didRegistrationMetadata.error` (the job stays open). A body that is not JSON or not an object is the
-         *     error envelope.
+         *     `didRegistrationMetadata.error` (the job stays open). A body the request schema refuses is a `failed`
+         *     state too (`did_invalid` for a DID, `secret_mode_unsupported` without `clientSecretMode: true`, else
+         *     `invalid_request`), as the Universal Registrar's OpenAPI answers every 400 with a state. A body that is
+         *     not JSON or not an object is the error envelope.
          */
         RegistrarFailed: {
             headers: {

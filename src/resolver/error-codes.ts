@@ -26,6 +26,7 @@ import {
   type ResolverErrorCode,
   ResolverErrors,
 } from './context.ts';
+import { isRegistrarPath, registrarValidationState } from './registrar/refusal.ts';
 import { RESOLVE_PREFIX, resolutionValidationFailure, sendResolutionFailure } from './routes/resolve.ts';
 import { fromChainError, invalidDidIn } from './routes/shared.ts';
 
@@ -90,7 +91,12 @@ export const RESOLVER_FAILURE_CODES: FailureCodes<ResolverErrorCode> = {
   payloadTooLarge: tooLarge,
   unreadableBody,
   invalid,
+  // The registrar's operations answer a body the schema refuses with a failed state (spec: RegistrarFailed).
   answers(failure, req, res) {
+    if (failure.kind === 'invalid' && isRegistrarPath(req.path)) {
+      res.status(400).json(registrarValidationState(failure, req));
+      return true;
+    }
     if (!req.path.startsWith(RESOLVE_PREFIX)) return false;
     const { error, message } = resolutionValidationFailure(failure, req);
     sendResolutionFailure(req, res, 400, error, message);
