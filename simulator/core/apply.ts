@@ -9,7 +9,8 @@ import { sha256 } from './crypto.ts';
 import { diag, failureText } from './diagnostics.ts';
 import type { Failure } from './failure.ts';
 import { accountKeyId, type AccountEntry, type SimCodec } from './entries.ts';
-import { Invocation } from './invocation.ts';
+import { Invocation, isArchived } from './invocation.ts';
+import { applyTtlOp } from './ttl.ts';
 import type { LedgerHeaderRec } from './ledger.ts';
 import { lazyEnvelope, type ContractEventRec, type EntryChange, type LedgerEvent, type TxRecord } from './records.ts';
 import type { Core } from './simulate.ts';
@@ -54,7 +55,7 @@ function footprintCovers(inv: Invocation, data: xdr.SorobanTransactionData): boo
   return true;
 }
 
-interface OpRun {
+export interface OpRun {
   readonly inv: Invocation;
   readonly ok: boolean;
   readonly opResults: () => xdr.OperationResult[];
@@ -90,6 +91,25 @@ function invokeSuccess(
   ];
 }
 
+/** The read-write footprint keys a transaction's restore list names (`archivedSorobanEntries`, CAP-66). */
+export function restoreListOf(codec: SimCodec, d: xdr.SorobanTransactionData): Set<string> {
+  const out = new Set<string>();
+  if (d.ext.type !== 'resourceExt') return out;
+  const rw = d.resources.footprint.readWrite;
+  for (const i of d.ext.resourceExt.archivedSorobanEntries) {
+    const k = rw[i];
+    const id = k && codec.keyIdOfLedgerKey(k);
+    if (id !== undefined) out.add(id);
+  }
+  return out;
+}
+
+const entryArchived = (): xdr.OperationResult[] => [
+  xdr.OperationResult.opInner(
+    xdr.OperationResultTr.invokeHostFunction(xdr.InvokeHostFunctionResult.invokeHostFunctionEntryArchived()),
+  ),
+];
+
 /** Runs the InvokeHostFunction operation with enforced auth and the declared footprint. */
 function runInvoke(
   core: Core,
@@ -100,6 +120,8 @@ function runInvoke(
 ): OpRun {
   const body = op.body;
   const hf = body.type === 'invokeHostFunction' ? body.invokeHostFunctionOp.hostFunction : undefined;
+  const restoring = restoreListOf(core.ledger.codec, data);
+  const footprint = footprintOf(core.ledger.codec, data);
   const inv = new Invocation({
     ledger: core.ledger,
     contracts: core.contracts,
@@ -108,9 +130,23 @@ function runInvoke(
     mode: 'enforce',
     source: opSource,
     authEntries: body.type === 'invokeHostFunction' ? body.invokeHostFunctionOp.auth : [],
-    footprint: footprintOf(core.ledger.codec, data),
+    footprint,
+    restoring,
   });
   if (!hf) return { inv, ok: false, opResults: () => [xdr.OperationResult.opNotSupported()] };
+  // An archived entry anywhere in the footprint and not in the restore list fails the transaction before the host
+  // function runs, whether or not it would touch it (stellar-docs, state-archival.mdx; CAP-66).
+  for (const k of [...footprint.readOnly, ...footprint.readWrite]) {
+    if (!restoring.has(k) && isArchived(core.ledger.get(k), header.seq)) {
+      return {
+        inv,
+        ok: false,
+        error: 'an archived entry is in the footprint but not in its restore list (archivedSorobanEntries)',
+        opResults: entryArchived,
+      };
+    }
+  }
+  for (const k of restoring) inv.restoreListed(k);
   if (hf.type !== 'hostFunctionTypeInvokeContract') {
     return {
       inv,
@@ -152,7 +188,13 @@ function reusePreexecuted(
 ): OpRun | undefined {
   const inv = pre.inv;
   const source = afterFee.id;
-  if (inv.sourceBalanceObserved || inv.auth.mode !== 'record' || op.sourceAccount || inv.source !== source)
+  if (
+    inv.sourceBalanceObserved ||
+    inv.auth.mode !== 'record' ||
+    op.sourceAccount ||
+    inv.source !== source ||
+    inv.restored.size > 0
+  )
     return undefined;
   const body = op.body;
   if (body.type !== 'invokeHostFunction') return undefined;
@@ -203,8 +245,10 @@ export function applyChecked(
     const reuse =
       pre && pre.version === versionBefore && pre.inv.seq === header.seq && pre.inv.closeTime === header.closeTime;
     run =
-      (reuse && reusePreexecuted(pre, op, sorobanData, afterFee, feeCharged)) ||
-      runInvoke(core, header, op, opSources[0]!, sorobanData);
+      op.body.type === 'invokeHostFunction'
+        ? (reuse && reusePreexecuted(pre, op, sorobanData, afterFee, feeCharged)) ||
+          runInvoke(core, header, op, opSources[0]!, sorobanData)
+        : applyTtlOp(core, header, op, sorobanData, footprintOf(core.ledger.codec, sorobanData));
   } else {
     const at = { seq: header.seq, closeTime: header.closeTime };
     const inv = new Invocation({ ledger, contracts: core.contracts, ...at, mode: 'genesis' });
@@ -247,7 +291,7 @@ export function applyChecked(
   return record;
 }
 
-function footprintOf(
+export function footprintOf(
   codec: SimCodec,
   d: xdr.SorobanTransactionData,
 ): { readOnly: Set<string>; readWrite: Set<string> } {
