@@ -7,13 +7,7 @@ import { contractIdFromAddress } from './derive.ts';
 import { AuthTracker, type AuthMode } from './auth.ts';
 import { classify, diag } from './diagnostics.ts';
 import type { Failure } from './failure.ts';
-import {
-  instanceKeyId,
-  type DataEntry,
-  type Entry,
-  type Executable,
-  type InstanceEntry,
-} from './entries.ts';
+import { instanceKeyId, type DataEntry, type Entry, type Executable, type InstanceEntry } from './entries.ts';
 import type { Ledger } from './ledger.ts';
 import type { ContractEventRec, DiagnosticRec, EntryChange } from './records.ts';
 
@@ -125,7 +119,10 @@ export class Invocation {
    */
   private restore(key: string, e: DataEntry | InstanceEntry): Entry {
     if (this.footprint && !this.restoring?.has(key)) {
-      throw new HostError('Error(Storage, InternalError): accessing an archived entry outside the restore list', 'Storage');
+      throw new HostError(
+        'Error(Storage, InternalError): accessing an archived entry outside the restore list',
+        'Storage',
+      );
     }
     const restored = { ...e, liveUntil: this.ledger.minLiveUntil('persistent', this.seq) };
     this.restored.add(key);

@@ -113,7 +113,11 @@ export interface TtlSettings {
 
 /** Protocol 28's testnet and mainnet settings (stellar-docs, build/guides/storage/storage-strategies.mdx "Sizes &
  *  TTLs"; docs/chain-abi.md "State archival"): 120, 1 and 180 days of 5-second ledgers. */
-export const TTL_SETTINGS: TtlSettings = { minPersistentTTL: 2_073_600, minTemporaryTTL: 17_280, maxEntryTTL: 3_110_400 };
+export const TTL_SETTINGS: TtlSettings = {
+  minPersistentTTL: 2_073_600,
+  minTemporaryTTL: 17_280,
+  maxEntryTTL: 3_110_400,
+};
 
 /** Settings from options: each a whole number of ledgers ≥ 1, the minimums at most the maximum. */
 export function parseTtlSettings(given: Partial<TtlSettings> = {}): TtlSettings {

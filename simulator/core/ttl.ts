@@ -23,7 +23,9 @@ const isTemporary = (e: Entry | undefined): boolean => !!e && e.t === 'data' && 
 /** A temporary key by its canonical id (SimCodec.dataKeyId: `d|<contract>|t|…`); the contract id has no '|'. */
 const temporaryKey = (id: string): boolean => id.startsWith('d|') && id.split('|', 3)[2] === 't';
 
-const opResult = (tr: xdr.OperationResultTr): (() => xdr.OperationResult[]) => () => [xdr.OperationResult.opInner(tr)];
+const opResult =
+  (tr: xdr.OperationResultTr): (() => xdr.OperationResult[]) =>
+  () => [xdr.OperationResult.opInner(tr)];
 
 /**
  * Applies ExtendFootprintTTL (every live read-only entry lives at least `extendTo` ledgers after this one; archived
@@ -39,7 +41,13 @@ export function applyTtlOp(
   fp: Footprint,
 ): OpRun {
   const ledger = core.ledger;
-  const inv = new Invocation({ ledger, contracts: core.contracts, seq: header.seq, closeTime: header.closeTime, mode: 'genesis' });
+  const inv = new Invocation({
+    ledger,
+    contracts: core.contracts,
+    seq: header.seq,
+    closeTime: header.closeTime,
+    mode: 'genesis',
+  });
   const body = op.body;
   if (body.type === 'extendFootprintTtl') {
     const extendTo = body.extendFootprintTtlOp.extendTo;

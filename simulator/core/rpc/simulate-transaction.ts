@@ -196,7 +196,9 @@ function ttlAnswer(ctx: RpcContext, sim: TtlSimulation, format: XdrFormat): obje
   return {
     ...data(sim.transactionData),
     minResourceFee: sim.minResourceFee.toString(),
-    ...(pre ? { restorePreamble: { ...data(pre.transactionData), minResourceFee: pre.minResourceFee.toString() } } : {}),
+    ...(pre
+      ? { restorePreamble: { ...data(pre.transactionData), minResourceFee: pre.minResourceFee.toString() } }
+      : {}),
     latestLedger: ctx.ledger.tick().seq,
   };
 }
