@@ -29,7 +29,7 @@ export {
   parseProtocol,
 } from './core/ledger.ts';
 export type { SavedState } from './core/state.ts';
-export { TTL_SETTINGS, type TtlSettings } from './core/ledger.ts';
+export type { TtlSettings } from './core/ledger.ts';
 
 export const PROFILES: Record<Network, Profile> = {
   testnet: { passphrase: 'Credential Vault Simulator Testnet ; 2026', feeAsset: 'native', feeAmount: 50_000_000n },

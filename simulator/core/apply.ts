@@ -55,7 +55,7 @@ function footprintCovers(inv: Invocation, data: xdr.SorobanTransactionData): boo
   return true;
 }
 
-export interface OpRun {
+interface OpRun {
   readonly inv: Invocation;
   readonly ok: boolean;
   readonly opResults: () => xdr.OperationResult[];

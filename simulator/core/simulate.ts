@@ -10,7 +10,6 @@ import type { Entry } from './entries.ts';
 import { Invocation, type ContractRegistry } from './invocation.ts';
 import type { Ledger } from './ledger.ts';
 import type { ContractEventRec, DiagnosticRec } from './records.ts';
-import { rentFee } from './ttl.ts';
 
 /** What a network's host needs: its ledger and its contract implementations. */
 export interface Core {
@@ -33,6 +32,14 @@ export function resourceFee(r: Resources): bigint {
   const read = Math.ceil((r.diskReadBytes * 1_786) / 1_024);
   const write = Math.ceil((r.writeBytes * 11_800) / 1_024);
   return BigInt(instr + entries + read + write + 1);
+}
+
+/** Rent for keeping `bytes` live `ledgers` more ledgers: a fixed schedule like the simulator's other fees (not the
+ *  network's rent formula, which depends on the state size): 1 stroop per KiB per 1,000 ledgers (persistent;
+ *  temporary half), so a 300-byte credential restored for 2,073,600 ledgers costs about 600 stroops. */
+export function rentFee(bytes: number, ledgers: number, temporary = false): bigint {
+  if (ledgers <= 0) return 0n;
+  return BigInt(Math.ceil((bytes * ledgers) / (1024 * 1000) / (temporary ? 2 : 1)));
 }
 
 export function declaredResources(d: xdr.SorobanTransactionData): Resources {

@@ -2,20 +2,19 @@
 // does them (stellar-docs learn/fundamentals/contract-development/storage/state-archival.mdx; stellar-rpc
 // lib/preflight/src/shared.rs), and the rent the simulator charges for the ledgers an entry is kept live.
 import { xdr } from '@stellar/stellar-sdk';
-import type { OpRun } from './apply.ts';
 import type { Entry } from './entries.ts';
 import { Invocation, isArchived, isExpiredTemporary } from './invocation.ts';
-import { approxEntrySize, resourceFee, type Core } from './simulate.ts';
+import { approxEntrySize, rentFee, resourceFee, type Core } from './simulate.ts';
+
+/** An applied TTL operation (apply.ts's OpRun): its invocation's writes, whether it succeeded, its result. */
+export interface TtlRun {
+  readonly inv: Invocation;
+  readonly ok: boolean;
+  readonly opResults: () => xdr.OperationResult[];
+  readonly error?: string;
+}
 
 type Footprint = { readonly readOnly: ReadonlySet<string>; readonly readWrite: ReadonlySet<string> };
-
-/** Rent for keeping `bytes` live `ledgers` more ledgers: a fixed schedule like the simulator's other fees (not the
- *  network's rent formula, which depends on the state size): 1 stroop per KiB per 1,000 ledgers (persistent;
- *  temporary half), so a 300-byte credential restored for 2,073,600 ledgers costs about 600 stroops. */
-export function rentFee(bytes: number, ledgers: number, temporary = false): bigint {
-  if (ledgers <= 0) return 0n;
-  return BigInt(Math.ceil((bytes * ledgers) / (1024 * 1000) / (temporary ? 2 : 1)));
-}
 
 const hasTtl = (e: Entry | undefined): e is Extract<Entry, { liveUntil: number }> =>
   !!e && (e.t === 'data' || e.t === 'instance');
@@ -39,7 +38,7 @@ export function applyTtlOp(
   op: xdr.Operation,
   _data: xdr.SorobanTransactionData,
   fp: Footprint,
-): OpRun {
+): TtlRun {
   const ledger = core.ledger;
   const inv = new Invocation({
     ledger,
