@@ -48,8 +48,7 @@ function sameAuth(
 }
 
 /** Every entry the invocation touched is in the declared footprint (writes in readWrite). */
-function footprintCovers(inv: Invocation, data: xdr.SorobanTransactionData): boolean {
-  const fp = footprintOf(inv.ledger.codec, data);
+function footprintCovers(inv: Invocation, fp: { readOnly: Set<string>; readWrite: Set<string> }): boolean {
   for (const k of inv.writes) if (!fp.readWrite.has(k)) return false;
   for (const k of inv.reads) if (!fp.readWrite.has(k) && !fp.readOnly.has(k)) return false;
   return true;
@@ -110,6 +109,20 @@ const entryArchived = (): xdr.OperationResult[] => [
   ),
 ];
 
+/** An archived entry anywhere in the footprint and not in the restore list fails the transaction before the host
+ *  function runs, whether or not it would touch it (stellar-docs, state-archival.mdx; CAP-66). */
+function archivedOutsideRestoreList(
+  core: Core,
+  fp: { readOnly: ReadonlySet<string>; readWrite: ReadonlySet<string> },
+  restoring: ReadonlySet<string>,
+  seq: number,
+): boolean {
+  for (const set of [fp.readOnly, fp.readWrite]) {
+    for (const k of set) if (!restoring.has(k) && isArchived(core.ledger.get(k), seq)) return true;
+  }
+  return false;
+}
+
 /** Runs the InvokeHostFunction operation with enforced auth and the declared footprint. */
 function runInvoke(
   core: Core,
@@ -134,17 +147,13 @@ function runInvoke(
     restoring,
   });
   if (!hf) return { inv, ok: false, opResults: () => [xdr.OperationResult.opNotSupported()] };
-  // An archived entry anywhere in the footprint and not in the restore list fails the transaction before the host
-  // function runs, whether or not it would touch it (stellar-docs, state-archival.mdx; CAP-66).
-  for (const k of [...footprint.readOnly, ...footprint.readWrite]) {
-    if (!restoring.has(k) && isArchived(core.ledger.get(k), header.seq)) {
-      return {
-        inv,
-        ok: false,
-        error: 'an archived entry is in the footprint but not in its restore list (archivedSorobanEntries)',
-        opResults: entryArchived,
-      };
-    }
+  if (archivedOutsideRestoreList(core, footprint, restoring, header.seq)) {
+    return {
+      inv,
+      ok: false,
+      error: 'an archived entry is in the footprint but not in its restore list (archivedSorobanEntries)',
+      opResults: entryArchived,
+    };
   }
   for (const k of restoring) inv.restoreListed(k);
   if (hf.type !== 'hostFunctionTypeInvokeContract') {
@@ -199,7 +208,12 @@ function reusePreexecuted(
   const body = op.body;
   if (body.type !== 'invokeHostFunction') return undefined;
   const auth = body.invokeHostFunctionOp.auth;
-  if (!sameAuth(pre.auth, auth) || !footprintCovers(inv, data)) return undefined;
+  if (!sameAuth(pre.auth, auth)) return undefined;
+  const fp = footprintOf(inv.ledger.codec, data);
+  if (!footprintCovers(inv, fp)) return undefined;
+  // the run restored nothing, but the transaction may name archived entries it never touched: run it again to fail
+  if (archivedOutsideRestoreList({ ledger: inv.ledger, contracts: inv.contracts }, fp, new Set(), inv.seq))
+    return undefined;
   const key = accountKeyId(source);
   const touched = inv.overlayEntry(key);
   if (touched === null) return undefined;
