@@ -637,6 +637,63 @@ describe('GET /ready', () => {
   });
 });
 
+describe('service names (docs/glossary.md "Service names")', () => {
+  it('are one name per service in its log lines, its metric series, its /health and its GET /', async () => {
+    const ports = {
+      'vault-api-testnet': running.vault.testnet!.url,
+      'vault-api-mainnet': running.vault.mainnet!.url,
+      resolver: resolverUrl,
+    };
+    for (const [service, base] of Object.entries(ports)) {
+      const before = lines.length;
+      const health = await call(`${base}/health`);
+      const index = await call(`${base}/`);
+      const metrics = await scrape(base);
+      // The request lines these two calls wrote.
+      const logged = lines
+        .slice(before)
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((l) => l.route === '/health' || l.route === '/');
+      const labelled = new Set(
+        [...metrics.values()].flatMap((f) => f.samples.map((x) => x.labels['service'])).filter((x) => x !== undefined),
+      );
+      expect(
+        {
+          health: health.json().service,
+          index: index.json().service,
+          logs: [...new Set(logged.map((l) => l.service))],
+          metrics: [...labelled],
+        },
+        base,
+      ).toEqual({ health: service, index: service, logs: [service], metrics: [service] });
+    }
+  });
+
+  it('GET / links its own pages and the other services of the process, at the host the request named', async () => {
+    const port = (u: string) => new URL(u).port;
+    const index = await call(`${resolverUrl}/`);
+    expect(index.status).toBe(200);
+    expect(index.json()).toEqual({
+      service: 'resolver',
+      title: expect.any(String),
+      links: { docs: '/docs', openapi: '/openapi.json', health: '/health', ready: '/ready', metrics: '/metrics' },
+      services: [
+        { service: 'vault-api-testnet', url: `http://127.0.0.1:${port(vaultUrl)}/` },
+        { service: 'vault-api-mainnet', url: `http://127.0.0.1:${port(running.vault.mainnet!.url)}/` },
+      ],
+    });
+    const viaName = await rawRequest(Number(port(vaultUrl)), { headers: { host: `vault.example:${port(vaultUrl)}` } });
+    expect((JSON.parse(viaName.body) as { services: unknown }).services).toEqual([
+      { service: 'vault-api-mainnet', url: `http://vault.example:${port(running.vault.mainnet!.url)}/` },
+      { service: 'resolver', url: `http://vault.example:${port(resolverUrl)}/` },
+    ]);
+    // Every link answers.
+    for (const href of Object.values(index.json().links as Record<string, string>))
+      expect((await call(`${resolverUrl}${href}`)).status, href).toBe(200);
+    for (const s of index.json().services as { url: string }[]) expect((await call(s.url)).status, s.url).toBe(200);
+  });
+});
+
 describe('graceful shutdown', () => {
   it('lets a slow request under way finish during close(), refusing new connections', async () => {
     const owner = await fund();

@@ -107,7 +107,7 @@ describe('the converted routes, one per file', () => {
     // src/resolver/routes/service.ts
     const health: OperationHandler<operations['getHealth']> = (_req, res) => {
       // @ts-expect-error the resolver's health names its networks, not a single network
-      res.json({ status: 'ok', timestamp: '', service: 'did-resolver', node: '', network: 'testnet' });
+      res.json({ status: 'ok', timestamp: '', service: 'resolver', node: '', network: 'testnet' });
     };
     expect(typeof health).toBe('function');
     // src/resolver/routes/service.ts: the description is sent as text, its body held to getOpenApi's answer.

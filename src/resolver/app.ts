@@ -23,11 +23,12 @@ import { createRouteContext } from './routes/shared.ts';
 import { didIndexRoutes } from './did-index/route.ts';
 import { registrarRoutes } from './registrar/routes.ts';
 import { strictIntegerQuery } from '../platform/strict-query.ts';
+import { RESOLVER_SERVICE } from '../domain.ts';
 
 export { BODY_LIMIT_BYTES };
 
-/** The `service` of this app's metric series and log lines. */
-const SERVICE = 'resolver';
+/** The `service` of this app's metric series and log lines (and of its /health). */
+const SERVICE = RESOLVER_SERVICE;
 
 /**
  * Prepare or submit, on the registry's write routes (did-resolver.yaml "Writes: prepare and submit"):
@@ -85,6 +86,7 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
   // The route table: each operation's handler, at the end of its path's chain.
   const handlers: RouteTable<operations> = {
     resolveDid: resolveRoute(ctx),
+    getIndex: service.index,
     getHealth: service.health,
     getOpenApi: service.openapi,
     // The UI page is HTML, answered by the UI's own handler.

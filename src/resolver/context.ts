@@ -5,6 +5,7 @@ import { RESOLVER_ERROR_STATUS, resolverErrorsOf, type ResolverErrorCode } from 
 import type { Cache, DidIndexStore, RateLimiter, RegistrarJobStore } from '../stores/index.ts';
 import type { NonceStore } from '../did/index.ts';
 import type { Logger, Metrics, ReadinessCheck } from '../observability/index.ts';
+import type { RelatedService } from '../services/index-page.ts';
 import type { Clock, Network } from '../domain.ts';
 
 /** One ledger the resolver routes to, chosen by the network inside the DID. */
@@ -65,6 +66,8 @@ export interface ResolverAppDeps {
   readinessChecks?: ReadinessCheck[];
   /** True once the process is shutting down: `GET /ready` answers 503 at once. */
   draining?: () => boolean;
+  /** The other services of this process, each at its port, for `GET /` (read at each request). */
+  relatedServices?: () => readonly RelatedService[];
 }
 
 /** The spec's stable error codes (did-resolver.yaml `components.x-error-codes`, generated). */

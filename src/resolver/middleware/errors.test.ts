@@ -73,5 +73,14 @@ describe('an RPC failure that reaches the error handler unmapped', () => {
     sent = {};
     handle(chainUnavailable(new Error('boom')), req, res as never, () => undefined);
     expect(sent.body?.message).toBe('the ledger RPC unreachable: boom');
+    sent = {};
+    const where = 'http://rpc.example/testnet (setting CV_TESTNET_RPC_URL / --testnet-rpc-url)';
+    handle(
+      chainUnavailable(new Error('Request failed with status code 404'), 'testnet', where),
+      req,
+      res as never,
+      () => undefined,
+    );
+    expect(sent.body?.message).toBe(`testnet RPC unreachable at ${where}: HTTP 404`);
   });
 });

@@ -73,7 +73,7 @@ export function fromChainError(e: ChainError, network: string): ResolverError {
   switch (e.code) {
     case 'chain_unavailable':
       return ResolverErrors.ledgerUnavailable(
-        `${network} RPC unreachable: ${e.message.replace(/^chain RPC unavailable: /, '')}`,
+        e.message.replace(/^chain RPC unavailable(?=[ :])/, `${network} RPC unreachable`),
         e.txId ? tx : undefined,
       );
     case 'tx_timeout':
