@@ -9,7 +9,8 @@ import { sha256 } from './crypto.ts';
 import { diag, failureText } from './diagnostics.ts';
 import type { Failure } from './failure.ts';
 import { accountKeyId, type AccountEntry, type SimCodec } from './entries.ts';
-import { Invocation } from './invocation.ts';
+import { Invocation, isArchived } from './invocation.ts';
+import { applyTtlOp } from './ttl.ts';
 import type { LedgerHeaderRec } from './ledger.ts';
 import { AFTER_ALL_TXS_TX_INDEX, feeEvents } from './fee-events.ts';
 import { lazyEnvelope, type ContractEventRec, type EntryChange, type LedgerEvent, type TxRecord } from './records.ts';
@@ -49,8 +50,7 @@ function sameAuth(
 }
 
 /** Every entry the invocation touched is in the declared footprint (writes in readWrite). */
-function footprintCovers(inv: Invocation, data: xdr.SorobanTransactionData): boolean {
-  const fp = footprintOf(inv.ledger.codec, data);
+function footprintCovers(inv: Invocation, fp: { readOnly: Set<string>; readWrite: Set<string> }): boolean {
   for (const k of inv.writes) if (!fp.readWrite.has(k)) return false;
   for (const k of inv.reads) if (!fp.readWrite.has(k) && !fp.readOnly.has(k)) return false;
   return true;
@@ -92,6 +92,39 @@ function invokeSuccess(
   ];
 }
 
+/** The read-write footprint keys a transaction's restore list names (`archivedSorobanEntries`, CAP-66). */
+export function restoreListOf(codec: SimCodec, d: xdr.SorobanTransactionData): Set<string> {
+  const out = new Set<string>();
+  if (d.ext.type !== 'resourceExt') return out;
+  const rw = d.resources.footprint.readWrite;
+  for (const i of d.ext.resourceExt.archivedSorobanEntries) {
+    const k = rw[i];
+    const id = k && codec.keyIdOfLedgerKey(k);
+    if (id !== undefined) out.add(id);
+  }
+  return out;
+}
+
+const entryArchived = (): xdr.OperationResult[] => [
+  xdr.OperationResult.opInner(
+    xdr.OperationResultTr.invokeHostFunction(xdr.InvokeHostFunctionResult.invokeHostFunctionEntryArchived()),
+  ),
+];
+
+/** An archived entry anywhere in the footprint and not in the restore list fails the transaction before the host
+ *  function runs, whether or not it would touch it (stellar-docs, state-archival.mdx; CAP-66). */
+function archivedOutsideRestoreList(
+  core: Core,
+  fp: { readOnly: ReadonlySet<string>; readWrite: ReadonlySet<string> },
+  restoring: ReadonlySet<string>,
+  seq: number,
+): boolean {
+  for (const set of [fp.readOnly, fp.readWrite]) {
+    for (const k of set) if (!restoring.has(k) && isArchived(core.ledger.get(k), seq)) return true;
+  }
+  return false;
+}
+
 /** Runs the InvokeHostFunction operation with enforced auth and the declared footprint. */
 function runInvoke(
   core: Core,
@@ -102,6 +135,8 @@ function runInvoke(
 ): OpRun {
   const body = op.body;
   const hf = body.type === 'invokeHostFunction' ? body.invokeHostFunctionOp.hostFunction : undefined;
+  const restoring = restoreListOf(core.ledger.codec, data);
+  const footprint = footprintOf(core.ledger.codec, data);
   const inv = new Invocation({
     ledger: core.ledger,
     contracts: core.contracts,
@@ -110,9 +145,19 @@ function runInvoke(
     mode: 'enforce',
     source: opSource,
     authEntries: body.type === 'invokeHostFunction' ? body.invokeHostFunctionOp.auth : [],
-    footprint: footprintOf(core.ledger.codec, data),
+    footprint,
+    restoring,
   });
   if (!hf) return { inv, ok: false, opResults: () => [xdr.OperationResult.opNotSupported()] };
+  if (archivedOutsideRestoreList(core, footprint, restoring, header.seq)) {
+    return {
+      inv,
+      ok: false,
+      error: 'an archived entry is in the footprint but not in its restore list (archivedSorobanEntries)',
+      opResults: entryArchived,
+    };
+  }
+  for (const k of restoring) inv.restoreListed(k);
   if (hf.type !== 'hostFunctionTypeInvokeContract') {
     return {
       inv,
@@ -154,12 +199,23 @@ function reusePreexecuted(
 ): OpRun | undefined {
   const inv = pre.inv;
   const source = afterFee.id;
-  if (inv.sourceBalanceObserved || inv.auth.mode !== 'record' || op.sourceAccount || inv.source !== source)
+  if (
+    inv.sourceBalanceObserved ||
+    inv.auth.mode !== 'record' ||
+    op.sourceAccount ||
+    inv.source !== source ||
+    inv.restored.size > 0
+  )
     return undefined;
   const body = op.body;
   if (body.type !== 'invokeHostFunction') return undefined;
   const auth = body.invokeHostFunctionOp.auth;
-  if (!sameAuth(pre.auth, auth) || !footprintCovers(inv, data)) return undefined;
+  if (!sameAuth(pre.auth, auth)) return undefined;
+  const fp = footprintOf(inv.ledger.codec, data);
+  if (!footprintCovers(inv, fp)) return undefined;
+  // the run restored nothing, but the transaction may name archived entries it never touched: run it again to fail
+  if (archivedOutsideRestoreList({ ledger: inv.ledger, contracts: inv.contracts }, fp, new Set(), inv.seq))
+    return undefined;
   const key = accountKeyId(source);
   const touched = inv.overlayEntry(key);
   if (touched === null) return undefined;
@@ -205,8 +261,10 @@ export function applyChecked(
     const reuse =
       pre && pre.version === versionBefore && pre.inv.seq === header.seq && pre.inv.closeTime === header.closeTime;
     run =
-      (reuse && reusePreexecuted(pre, op, sorobanData, afterFee, feeCharged)) ||
-      runInvoke(core, header, op, opSources[0]!, sorobanData);
+      op.body.type === 'invokeHostFunction'
+        ? (reuse && reusePreexecuted(pre, op, sorobanData, afterFee, feeCharged)) ||
+          runInvoke(core, header, op, opSources[0]!, sorobanData)
+        : applyTtlOp(core, header, op, sorobanData, footprintOf(core.ledger.codec, sorobanData));
   } else {
     const at = { seq: header.seq, closeTime: header.closeTime };
     const inv = new Invocation({ ledger, contracts: core.contracts, ...at, mode: 'genesis' });
@@ -285,7 +343,7 @@ function creditRefund(
   return { before, after };
 }
 
-function footprintOf(
+export function footprintOf(
   codec: SimCodec,
   d: xdr.SorobanTransactionData,
 ): { readOnly: Set<string>; readWrite: Set<string> } {

@@ -220,3 +220,14 @@ export function errorText(e: unknown): string {
   else text = String(e);
   return redactUrls(text);
 }
+
+/** A credential read that met archived state (its TTL ran out): 409 with the ledger keys to restore. */
+export function stateArchived(keys: readonly string[]): ChainError {
+  return new ChainError(
+    'state_archived',
+    409,
+    'the ledger state of this credential is archived (its TTL ran out): restore it with a RestoreFootprint ' +
+      `transaction over the ledger keys ${keys.join(', ')}, or with any write prepared through this API that ` +
+      'touches them (the restore is in its fee); docs/vault-api.md, "Credential lifetime"',
+  );
+}

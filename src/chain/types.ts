@@ -77,6 +77,9 @@ export interface PrepareRequest extends ContractCall {
 export interface ReadRequest extends ContractCall {
   /** Account to simulate as; defaults to the configured simulation account. */
   source?: string;
+  /** The answer must come from live state: a simulation that had to restore archived entries (its restore list,
+   *  CAP-66) answers `state_archived` instead of the archived value. */
+  refuseArchived?: boolean;
 }
 
 export interface ChainTimeouts {

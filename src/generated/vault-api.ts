@@ -2085,6 +2085,7 @@ export interface components {
          *     | `method_not_allowed` | 405 | the path exists but not with this method; `Allow` names its methods |
          *     | `vault_not_found` | 404 | no vault is deployed at (owner, userSalt) |
          *     | `vc_not_found` | 404 | the vault holds no such credential |
+         *     | `state_archived` | 409 | a credential read (get-vc, verify-vc, credentials/verify by reference) met ledger state whose TTL ran out: the message names the ledger keys to restore (docs/vault-api.md "Credential lifetime") |
          *     | `key_not_found` | 404 | no key with this key_id |
          *     | `vc_already_exists` | 409 | the vault already holds this vcId |
          *     | `tx_stale` | 409 | the ledger changed between prepare and submit so the signed transaction no longer covers what it must touch (for example another credential landed in the same vault first); prepare again, sign and submit |
@@ -4143,6 +4144,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The credential's ledger state is archived (its TTL ran out); restore it first (docs/vault-api.md, "Credential lifetime"). */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             429: components["responses"]["TooManyRequests"];
@@ -4213,6 +4224,16 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description The vault or the credential does not exist. */
             404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential's ledger state is archived (its TTL ran out); restore it first (docs/vault-api.md, "Credential lifetime"). */
+            409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
@@ -4299,6 +4320,16 @@ export interface operations {
             };
             /** @description The vault or the credential does not exist. */
             404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential's ledger state is archived (its TTL ran out); restore it first (docs/vault-api.md, "Credential lifetime"). */
+            409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
