@@ -43,7 +43,10 @@ describe('every address field of the description, with a bad checksum → 400 na
   it.each(cases)('$name', async (c) => {
     const res = await h.request(c.method, c.url, c.body !== undefined ? { body: c.body } : {});
     expect(res.status, JSON.stringify(res.body)).toBe(400);
-    const body = res.body as { code: string; message: string };
+    // The Universal Registrar's operations answer a refusal as a failed state (its OpenAPI), not the envelope.
+    const state = (res.body as { didState?: { state: string; error: string; reason: string } }).didState;
+    const body = state ? { code: state.error, message: state.reason } : (res.body as { code: string; message: string });
+    if (state) expect(state.state).toBe('failed');
     // A record's controller breaks a record rule (spec "Record rules"); any other field is invalid_request.
     if (c.field === 'record.controller') {
       expect(body).toMatchObject({ code: 'invalid_record', message: expect.stringMatching(/controller/) });

@@ -16,6 +16,7 @@ import {
   MALFORMED_PATH_MESSAGE,
   relevantItems,
 } from '../platform/failures.ts';
+import { operationOf } from '../platform/app.ts';
 import type { Operation } from '../platform/operations.ts';
 import { requestIdOf } from '../platform/request-id.ts';
 import {
@@ -94,7 +95,8 @@ export const RESOLVER_FAILURE_CODES: FailureCodes<ResolverErrorCode> = {
   // The registrar's operations answer a body the schema refuses with a failed state (spec: RegistrarFailed).
   answers(failure, req, res) {
     if (failure.kind === 'invalid' && isRegistrarPath(req.path)) {
-      res.status(400).json(registrarValidationState(failure, req));
+      const mapped = invalid(failure, req, operationOf(req));
+      res.status(400).json(registrarValidationState(req, { error: mapped.code, reason: mapped.message }));
       return true;
     }
     if (!req.path.startsWith(RESOLVE_PREFIX)) return false;

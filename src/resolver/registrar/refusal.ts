@@ -5,7 +5,7 @@
 // refusal without `clientSecretMode: true`, else `invalid_request` naming the first failing field.
 import type { Request } from 'express';
 import { parseDid } from '../../did/index.ts';
-import type { Failure } from '../../platform/failures.ts';
+import type { ResolverErrorCode } from '../context.ts';
 import { checkSecretMode } from './start.ts';
 import { failedState, RegistrarFailure, type RegistrarState } from './state.ts';
 
@@ -19,8 +19,14 @@ export const isRegistrarPath = (path: string): boolean => REGISTRAR_PATHS.has(pa
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The failed state for a registrar body the request schema refused. */
-export function registrarValidationState(failure: Failure, req: Request): RegistrarState {
+/**
+ * The failed state for a registrar body the request schema refused; `mapped` is the code and message the
+ * resolver's mapper gives the same failure (so a field's refusal reads as it does on every other route).
+ */
+export function registrarValidationState(
+  req: Request,
+  mapped: { error: ResolverErrorCode; reason: string },
+): RegistrarState {
   const body: unknown = req.body;
   if (isObject(body)) {
     if ('did' in body) {
@@ -38,8 +44,5 @@ export function registrarValidationState(failure: Failure, req: Request): Regist
       }
     }
   }
-  const items = failure.items.filter((i) => i.keyword !== 'oneOf');
-  const first = items[0] ?? failure.items[0];
-  const where = first?.path.replace(/^\/body\/?/, '').replace(/\//g, '.') || 'body';
-  return failedState('invalid_request', first ? `${where} ${first.message}`.slice(0, 2000) : failure.message);
+  return failedState(mapped.error, mapped.reason);
 }
