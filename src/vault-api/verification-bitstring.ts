@@ -7,7 +7,7 @@ import { decodeStatusList, statusBit } from '../did/bitstring.ts';
 import { verifyDataIntegrity } from '../did/index.ts';
 import type { VaultAppDeps } from './context.ts';
 import { contextSource } from './json-ld-contexts.ts';
-import type { RequestResolver } from './verification.ts';
+import type { RequestResolver } from './verification-resolver.ts';
 import { problem, type ProblemDetails } from './verification-problems.ts';
 import type { EntryParse, StatusInput } from './verification-status.ts';
 import type { components } from '../generated/vault-api.ts';
