@@ -30,6 +30,18 @@ afterAll(async () => {
   await t?.close();
 });
 
+/** Moves the issuer's DID from the wallet `from` to `to`, at whatever version it has. */
+async function transferIssuerDid(from: Keypair, to: Keypair): Promise<void> {
+  const current = await t.env.chain.registry.get(t.issuer.didId);
+  const moved = await t.env.chain.registry.transferController({
+    source: from.publicKey(),
+    didId: t.issuer.didId,
+    expectedVersion: current!.record.version,
+    newController: to.publicKey(),
+  });
+  await t.env.chain.client.submit(t.env.sign(moved.xdr, from));
+}
+
 describe('presented credentials', () => {
   it('keyless: 200 verified, every check in results, the unchecked status and access as warnings', async () => {
     const r = await verify({ verifiableCredential: vc1 });
@@ -370,24 +382,28 @@ describe('issuer access and revocation on the chain', () => {
     expect([denied.status, reasons(denied.body)]).toEqual([400, ['issuer_denied']]);
 
     const next = await t.env.fund();
-    const moved = await t.env.chain.registry.transferController({
-      source: t.issuer.wallet.publicKey(),
-      didId: t.issuer.didId,
-      expectedVersion: 1,
-      newController: next.publicKey(),
-    });
-    await t.env.chain.client.submit(t.env.sign(moved.xdr, t.issuer.wallet));
-    const still = await verify({ verifiableCredential: vcEntry });
-    expect([still.status, reasons(still.body)]).toEqual([400, ['issuer_denied']]);
-    expect(still.body.problemDetails[0].detail).toContain(t.issuer.wallet.publicKey());
+    await transferIssuerDid(t.issuer.wallet, next);
+    try {
+      const still = await verify({ verifiableCredential: vcEntry });
+      expect([still.status, reasons(still.body)]).toEqual([400, ['issuer_denied']]);
+      expect(still.body.problemDetails[0].detail).toContain(t.issuer.wallet.publicKey());
 
-    await t.write('/contracts/vault/allow-issuer', access(t.issuer.wallet.publicKey()), t.holder.key, t.holder.wallet);
-    expect((await verify({ verifiableCredential: vcEntry })).status).toBe(200);
-    await t.write('/contracts/vault/deny-issuer', access(next.publicKey()), t.holder.key, t.holder.wallet);
-    const byController = await verify({ verifiableCredential: vcEntry });
-    expect([byController.status, reasons(byController.body)]).toEqual([400, ['issuer_denied']]);
-    expect(byController.body.problemDetails[0].detail).toContain(next.publicKey());
-    await t.write('/contracts/vault/allow-issuer', access(next.publicKey()), t.holder.key, t.holder.wallet);
+      await t.write(
+        '/contracts/vault/allow-issuer',
+        access(t.issuer.wallet.publicKey()),
+        t.holder.key,
+        t.holder.wallet,
+      );
+      expect((await verify({ verifiableCredential: vcEntry })).status).toBe(200);
+      await t.write('/contracts/vault/deny-issuer', access(next.publicKey()), t.holder.key, t.holder.wallet);
+      const byController = await verify({ verifiableCredential: vcEntry });
+      expect([byController.status, reasons(byController.body)]).toEqual([400, ['issuer_denied']]);
+      expect(byController.body.problemDetails[0].detail).toContain(next.publicKey());
+      await t.write('/contracts/vault/allow-issuer', access(next.publicKey()), t.holder.key, t.holder.wallet);
+    } finally {
+      // The other tests (in any order) issue and verify under the issuer's own wallet.
+      await transferIssuerDid(next, t.issuer.wallet);
+    }
   });
 
   // Asked alone, issuerAllowed did not read the vault the entry names: a denied issuer passed with a warning.
@@ -420,20 +436,23 @@ describe('issuer access and revocation on the chain', () => {
     }
   });
 
+  // Its own credential: the others' vcEntry stays valid whatever order the tests run in.
   it('a presented credential carrying its entry verifies, then fails with its status once the owner revokes it', async () => {
-    expect((await verify({ verifiableCredential: vcEntry })).status).toBe(200);
+    const vcRevoked = await t.sign({ statusFor: 'vc-revoked' });
+    await t.issue('vc-revoked', vcRevoked);
+    expect((await verify({ verifiableCredential: vcRevoked })).status).toBe(200);
     await t.write(
       '/contracts/vc/revoke',
       {
         owner: t.holder.wallet.publicKey(),
-        vcId: 'vc-entry',
+        vcId: 'vc-revoked',
         date: '2026-07-15T09:30:00.000Z',
         sourcePublicKey: t.holder.wallet.publicKey(),
       },
       t.holder.key,
       t.holder.wallet,
     );
-    const r = await verify({ verifiableCredential: vcEntry });
+    const r = await verify({ verifiableCredential: vcRevoked });
     expect(r.status).toBe(400);
     expect(r.body.problemDetails).toEqual([
       expect.objectContaining({
@@ -443,7 +462,7 @@ describe('issuer access and revocation on the chain', () => {
       }),
     ]);
     expect(r.body.results.credentialStatus).toEqual([
-      { verified: false, status: 'revoked', since: '2026-07-15T09:30:00.000Z', input: t.statusEntry('vc-entry') },
+      { verified: false, status: 'revoked', since: '2026-07-15T09:30:00.000Z', input: t.statusEntry('vc-revoked') },
     ]);
   });
 });
