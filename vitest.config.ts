@@ -40,6 +40,7 @@ export default defineConfig({
           sequence,
           include: ['scale-tests/crash.test.ts'],
           testTimeout: 1_800_000,
+          hookTimeout: 120_000,
         },
       },
       {
@@ -71,6 +72,7 @@ export default defineConfig({
           sequence,
           include: ['contract-tests/**/*.test.ts'],
           testTimeout: 120_000,
+          hookTimeout: 120_000,
           fileParallelism: false,
         },
       },
