@@ -113,7 +113,7 @@ export async function bitstringStatus(
   return { ok: true, set };
 }
 
-/** A BitstringStatusListEntry's result and its problem, for the credentialStatus check (verification-credential-status.ts). */
+/** A BitstringStatusListEntry's result and problem, for credentialStatus (verification-credential-status.ts). */
 async function bitstringResult(
   deps: VaultAppDeps,
   raw: Record<string, unknown>,
