@@ -5,17 +5,24 @@ import { SHOW_OUTPUT } from './test-support/log-level.ts';
 // (DEBUG=1 or LOG_LEVEL=…); a failing test's always.
 const silent = SHOW_OUTPUT ? false : ('passed-only' as const);
 
+// Every project runs its files and its tests in a random order, so an `it` that passes only after another one fails
+// on some run (CONTRIBUTING.md "Test layers"). The reporter prints the seed ("Running tests with seed …"); replay an
+// order with `--sequence.seed=<seed>`. The seed is the root config's, shared by every project.
+const sequence = { shuffle: true };
+
 // Four separate runs (npm run test:unit | test:property | test:contract | test:browser); npm test runs all of them.
 export default defineConfig({
   test: {
     // The reporter reads this one (the projects' own copies govern their workers).
     silent,
+    sequence,
     globalSetup: ['scripts/node-check.setup.ts'],
     projects: [
       {
         test: {
           name: 'unit',
           silent,
+          sequence,
           include: ['src/**/*.test.ts', 'simulator/**/*.test.ts', 'scripts/**/*.test.ts', 'scale-tests/**/*.test.ts'],
           // Its own run (npm run test:crash, in .ci/run): twenty restarts of the whole product.
           exclude: ['scale-tests/crash.test.ts'],
@@ -31,6 +38,7 @@ export default defineConfig({
           // SIGKILL at random instants under a write load (scale-tests/crash.test.ts).
           name: 'crash',
           silent,
+          sequence,
           include: ['scale-tests/crash.test.ts'],
           testTimeout: 1_800_000,
           hookTimeout: 120_000,
@@ -40,6 +48,7 @@ export default defineConfig({
         test: {
           name: 'property',
           silent,
+          sequence,
           include: ['property-tests/**/*.test.ts'],
           testTimeout: 300_000,
           hookTimeout: 120_000,
@@ -50,6 +59,7 @@ export default defineConfig({
           // playwright-core driving /usr/bin/chromium or the one @sparticuz/chromium ships (browser-tests/chromium.ts).
           name: 'browser',
           silent,
+          sequence,
           include: ['browser-tests/**/*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
@@ -60,6 +70,7 @@ export default defineConfig({
         test: {
           name: 'contract',
           silent,
+          sequence,
           include: ['contract-tests/**/*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { functionSizes, measure, overLimits, PRODUCTION_DIRS } from '../scripts/sizes.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -176,6 +177,58 @@ describe('layout', () => {
         'simulator/core/new.ts → src/domain.ts',
         'simulator/core/ledger.ts → src/domain.ts',
       ]);
+    });
+  });
+
+  // CONTRIBUTING.md "Sizes": no production function over 80 lines, no file over 500 (npm run sizes prints them).
+  describe('sizes', () => {
+    it('no production function is over 80 lines and no production file over 500, generated code aside', () => {
+      const sizes = measure();
+      expect(sizes.files.map((f) => f.file)).toContain('bin/credential-vault.js'); // the walker sees bin/ too
+      expect(new Set(sizes.files.map((f) => f.file.split('/')[0]))).toEqual(new Set(PRODUCTION_DIRS));
+      expect(sizes.files.some((f) => f.file.startsWith('src/generated/'))).toBe(false);
+      const over = overLimits(sizes);
+      expect(over).toEqual([]);
+    });
+
+    it('counts the physical lines of a body, comments and blank lines included, nested functions in their outer one', () => {
+      const text = [
+        'export function outer(a: number) {', // 1
+        '  // a comment', // 2
+        '',
+        '  const inner = (b: number) => {', // 4
+        '    return b;',
+        '  };', // 6
+        '  return inner(a);',
+        '}', // 8
+        'class C {',
+        '  m() {', // 10
+        '    return 1;',
+        '  }',
+        '}',
+        'const f = (x: number) =>',
+        '  x + 1;', // 15
+      ].join('\n');
+      expect(functionSizes('src/x.ts', text).map((f) => [f.name, f.line, f.lines])).toEqual([
+        ['outer', 1, 8],
+        ['inner', 4, 3],
+        ['m', 10, 3],
+        ['f', 14, 1],
+      ]);
+    });
+
+    it('names what is over the limits', () => {
+      const sizes = {
+        functions: [
+          { file: 'src/a.ts', line: 3, name: 'big', lines: 81 },
+          { file: 'src/a.ts', line: 90, name: 'ok', lines: 80 },
+        ],
+        files: [
+          { file: 'src/a.ts', lines: 501 },
+          { file: 'src/b.ts', lines: 500 },
+        ],
+      };
+      expect(overLimits(sizes)).toEqual(['function big (src/a.ts:3): 81 lines > 80', 'file src/a.ts: 501 lines > 500']);
     });
   });
 });

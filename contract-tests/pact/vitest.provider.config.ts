@@ -8,6 +8,8 @@ export default defineConfig({
     name: 'pact-provider',
     root: fileURLToPath(new URL('../..', import.meta.url)),
     silent: SHOW_OUTPUT ? false : 'passed-only',
+    // In a random order, as every project of vitest.config.ts (the seed is printed; --sequence.seed replays it).
+    sequence: { shuffle: true },
     include: ['contract-tests/pact/provider/**/*.pact.ts'],
     globalSetup: ['scripts/node-check.setup.ts'],
     testTimeout: 120_000,

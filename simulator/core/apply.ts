@@ -234,6 +234,24 @@ function reusePreexecuted(
   }
   return { inv, ok: true, returnValue: pre.retval, opResults: invokeSuccess(inv.ledger.codec, pre.retval, inv.events) };
 }
+/** Runs the transaction's operations: one Soroban operation (an invocation, or a TTL operation), or classic ones. */
+function runOps(core: Core, c: CheckedTx, header: LedgerHeaderRec, afterFee: AccountEntry, pre?: Preexecuted): OpRun {
+  const { env, opSources, sorobanData, feeCharged } = c;
+  const ops = env.v1.tx.operations;
+  if (sorobanData) {
+    const op = ops[0]!;
+    const reuse = pre && pre.inv.seq === header.seq && pre.inv.closeTime === header.closeTime;
+    return op.body.type === 'invokeHostFunction'
+      ? (reuse && reusePreexecuted(pre, op, sorobanData, afterFee, feeCharged)) ||
+          runInvoke(core, header, op, opSources[0]!, sorobanData)
+      : applyTtlOp(core, header, op, sorobanData, footprintOf(core.ledger.codec, sorobanData));
+  }
+  const at = { seq: header.seq, closeTime: header.closeTime };
+  const inv = new Invocation({ ledger: core.ledger, contracts: core.contracts, ...at, mode: 'genesis' });
+  const results = ops.map((op, i) => applyClassicOp(inv, op, opSources[i]!));
+  return { inv, ok: results.every(opSucceeded), opResults: () => results };
+}
+
 /**
  * Applies a checked transaction in ledger `header` (the latest, open): the fee and sequence number first, then
  * the operations. `b64`, when given, is the envelope as received (base64): the record then keeps that text rather
@@ -255,22 +273,7 @@ export function applyChecked(
   ledger.put(accountKeyId(source), afterFee);
   ledger.feePool += feeCharged;
 
-  let run: OpRun;
-  if (sorobanData) {
-    const op = ops[0]!;
-    const reuse =
-      pre && pre.version === versionBefore && pre.inv.seq === header.seq && pre.inv.closeTime === header.closeTime;
-    run =
-      op.body.type === 'invokeHostFunction'
-        ? (reuse && reusePreexecuted(pre, op, sorobanData, afterFee, feeCharged)) ||
-          runInvoke(core, header, op, opSources[0]!, sorobanData)
-        : applyTtlOp(core, header, op, sorobanData, footprintOf(core.ledger.codec, sorobanData));
-  } else {
-    const at = { seq: header.seq, closeTime: header.closeTime };
-    const inv = new Invocation({ ledger, contracts: core.contracts, ...at, mode: 'genesis' });
-    const results = ops.map((op, i) => applyClassicOp(inv, op, opSources[i]!));
-    run = { inv, ok: results.every(opSucceeded), opResults: () => results };
-  }
+  const run = runOps(core, c, header, afterFee, pre?.version === versionBefore ? pre : undefined);
   const { inv, ok, opResults, returnValue, failure, error } = run;
   const changes: EntryChange[] = ok ? inv.changes() : [];
   if (ok) inv.commit();

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { REGISTRY_ERRORS, validateRecord, type RecordViolation } from './record-rules.ts';
+import {
+  checkKeys,
+  checkMetadata,
+  checkServices,
+  REGISTRY_ERRORS,
+  type RecordViolation,
+  validateRecord,
+} from './record-rules.ts';
 import type { DidRecordInput } from './types.ts';
 
 const CONTROLLER = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';
@@ -269,6 +276,52 @@ describe('validateRecord on lists of thousands (bounded work and answers)', () =
     expect(v[0]).toMatchObject({ code: count, field: list });
     const perItem = new Set(v.slice(1).map((x) => /^\w+\[(\d+)\]/.exec(x.field)?.[1]));
     expect([...perItem].map(Number).sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, i) => i));
+  });
+});
+
+// The parts validateRecord is made of, each alone: what one of them reports is what it adds to the list.
+describe('the checks of one part of a record', () => {
+  const run = (check: (add: (code: string, field: string) => void) => void) => {
+    const got: string[] = [];
+    check((code, field) => got.push(`${code} ${field}`));
+    return got;
+  };
+
+  it('checkKeys: the type of the relationship, its count and distinct keys', () => {
+    expect(run((add) => checkKeys('authentication', [k(ED[0]!), k(ED[1]!)], add))).toEqual([]);
+    expect(run((add) => checkKeys('keyAgreement', [k(ED[0]!)], add))).toEqual([
+      'key_invalid keyAgreement[0].publicKeyMultibase',
+    ]);
+    expect(run((add) => checkKeys('authentication', [], add))).toEqual(['key_count_invalid authentication']);
+    expect(run((add) => checkKeys('assertionMethod', [k(ED[2]!), k(ED[2]!)], add))).toEqual([
+      'duplicate_key assertionMethod[1].publicKeyMultibase',
+    ]);
+    expect(run((add) => checkKeys('assertionMethod', 'z6Mk', add))).toEqual(['invalid_record assertionMethod']);
+  });
+
+  it('checkServices: each field of each service, and the suffixes distinct across services', () => {
+    expect(run((add) => checkServices([svc('a'), svc('b')], add))).toEqual([]);
+    expect(run((add) => checkServices([svc('a'), svc('a', '', 'http://x.example')], add))).toEqual([
+      'service_invalid services[1].idSuffix',
+      'service_invalid services[1].serviceType',
+      'url_not_https services[1].serviceEndpoint',
+    ]);
+    expect(run((add) => checkServices([{ idSuffix: 'A' }], add))).toEqual([
+      'service_invalid services[0].idSuffix',
+      'invalid_record services[0].serviceType',
+      'invalid_record services[0].serviceEndpoint',
+    ]);
+    expect(run((add) => checkServices({}, add))).toEqual(['invalid_record services']);
+  });
+
+  it('checkMetadata: a hash needs a URI, both optional', () => {
+    expect(run((add) => checkMetadata(undefined, undefined, add))).toEqual([]);
+    expect(run((add) => checkMetadata('https://m.example/d.json', 'a'.repeat(64), add))).toEqual([]);
+    expect(run((add) => checkMetadata(undefined, 'a'.repeat(64), add))).toEqual(['metadata_inconsistent metadataHash']);
+    expect(run((add) => checkMetadata('ftp://m.example', 'A'.repeat(64), add))).toEqual([
+      'url_not_https metadataUri',
+      'invalid_record metadataHash',
+    ]);
   });
 });
 

@@ -47,6 +47,9 @@ const KEY_TYPE: Record<'authentication' | 'assertionMethod' | 'keyAgreement', Mu
   keyAgreement: 'X25519',
 };
 
+/** Records a violation: the checks below append to one list, in field order. */
+export type AddViolation = (code: RecordRuleCode, field: string, message: string) => void;
+
 /**
  * Every violation of the record rules, in field order; an empty list means the record may be sent.
  * Lengths are counted in UTF-8 bytes, as the contract counts its Soroban strings (for the ASCII a valid
@@ -54,97 +57,94 @@ const KEY_TYPE: Record<'authentication' | 'assertionMethod' | 'keyAgreement', Mu
  */
 export function validateRecord(record: DidRecordInput): RecordViolation[] {
   const out: RecordViolation[] = [];
-  const add = (code: RecordRuleCode, field: string, message: string) => out.push({ code, field, message });
+  const add: AddViolation = (code, field, message) => out.push({ code, field, message });
   const r = record as unknown as Record<string, unknown>;
 
   if (typeof r.controller !== 'string' || !StrKey.isValidEd25519PublicKey(r.controller)) {
     add('invalid_record', 'controller', 'controller must be a classic G… account address');
   }
-
-  for (const rel of ['authentication', 'assertionMethod', 'keyAgreement'] as const) {
-    const keys = r[rel];
-    const { min, max } = RECORD_LIMITS[rel];
-    if (!Array.isArray(keys)) {
-      add('invalid_record', rel, `${rel} must be an array`);
-      continue;
-    }
-    if (keys.length < min || keys.length > max) {
-      add('key_count_invalid', rel, `${rel} holds ${min} to ${max} keys, got ${keys.length}`);
-    }
-    const seen = new Set<string>();
-    keys.slice(0, ITEMS_CHECKED).forEach((key: unknown, i) => {
-      const field = `${rel}[${i}].publicKeyMultibase`;
-      const mb = (key as { publicKeyMultibase?: unknown } | null)?.publicKeyMultibase;
-      if (typeof mb !== 'string') return add('invalid_record', field, 'publicKeyMultibase must be a string');
-      const type = KEY_TYPE[rel];
-      const decoded = decodeMultikey(mb, type);
-      if (!decoded.ok) {
-        return add(
-          'key_invalid',
-          field,
-          `${rel} keys are ${type} Multikeys (${MULTIKEY_PREFIX[type]}…): ${decoded.message}`,
-        );
-      }
-      if (seen.has(mb)) return add('duplicate_key', field, `the same key appears twice in ${rel}`);
-      seen.add(mb);
-    });
-  }
-
-  const services = r.services;
-  if (!Array.isArray(services)) {
-    add('invalid_record', 'services', 'services must be an array');
-  } else {
-    if (services.length > RECORD_LIMITS.services.max) {
-      add('service_invalid', 'services', `at most ${RECORD_LIMITS.services.max} services, got ${services.length}`);
-    }
-    const suffixes = new Set<string>();
-    services.slice(0, ITEMS_CHECKED).forEach((svc: unknown, i) => {
-      const s = (svc ?? {}) as Record<string, unknown>;
-      const at = `services[${i}]`;
-      if (typeof s.idSuffix !== 'string') {
-        add('invalid_record', `${at}.idSuffix`, 'idSuffix must be a string');
-      } else if (bytes(s.idSuffix) > RECORD_LIMITS.idSuffixLength) {
-        add('service_invalid', `${at}.idSuffix`, `idSuffix is at most ${RECORD_LIMITS.idSuffixLength} characters`);
-      } else if (!ID_SUFFIX_PATTERN.test(s.idSuffix)) {
-        add('service_invalid', `${at}.idSuffix`, 'idSuffix must match ^[a-z0-9]([a-z0-9-]*[a-z0-9])?$');
-      } else if (suffixes.has(s.idSuffix)) {
-        add('service_invalid', `${at}.idSuffix`, `idSuffix ${s.idSuffix} is used twice`);
-      } else {
-        suffixes.add(s.idSuffix);
-      }
-      if (typeof s.serviceType !== 'string') {
-        add('invalid_record', `${at}.serviceType`, 'serviceType must be a string');
-      } else if (s.serviceType.length === 0) {
-        add('service_invalid', `${at}.serviceType`, 'serviceType must not be empty');
-      } else if (bytes(s.serviceType) > RECORD_LIMITS.serviceTypeLength) {
-        add(
-          'service_invalid',
-          `${at}.serviceType`,
-          `serviceType is at most ${RECORD_LIMITS.serviceTypeLength} characters`,
-        );
-      }
-      checkUrl(s.serviceEndpoint, `${at}.serviceEndpoint`, 'service_invalid', add);
-    });
-  }
-
-  if (r.metadataUri !== undefined) checkUrl(r.metadataUri, 'metadataUri', 'invalid_record', add);
-  if (r.metadataHash !== undefined) {
-    if (typeof r.metadataHash !== 'string' || !METADATA_HASH_PATTERN.test(r.metadataHash)) {
-      add('invalid_record', 'metadataHash', 'metadataHash is a SHA-256 digest: 64 lowercase hex characters');
-    } else if (r.metadataUri === undefined) {
-      add('metadata_inconsistent', 'metadataHash', 'metadataHash requires metadataUri');
-    }
-  }
+  for (const rel of ['authentication', 'assertionMethod', 'keyAgreement'] as const) checkKeys(rel, r[rel], add);
+  checkServices(r.services, add);
+  checkMetadata(r.metadataUri, r.metadataHash, add);
   return out;
 }
 
+/** One verification relationship: an array of `min` to `max` distinct Multikeys of the relationship's type. */
+export function checkKeys(rel: keyof typeof KEY_TYPE, keys: unknown, add: AddViolation): void {
+  const { min, max } = RECORD_LIMITS[rel];
+  if (!Array.isArray(keys)) return add('invalid_record', rel, `${rel} must be an array`);
+  if (keys.length < min || keys.length > max) {
+    add('key_count_invalid', rel, `${rel} holds ${min} to ${max} keys, got ${keys.length}`);
+  }
+  const seen = new Set<string>();
+  keys.slice(0, ITEMS_CHECKED).forEach((key: unknown, i) => {
+    const field = `${rel}[${i}].publicKeyMultibase`;
+    const mb = (key as { publicKeyMultibase?: unknown } | null)?.publicKeyMultibase;
+    if (typeof mb !== 'string') return add('invalid_record', field, 'publicKeyMultibase must be a string');
+    const type = KEY_TYPE[rel];
+    const decoded = decodeMultikey(mb, type);
+    if (!decoded.ok) {
+      return add(
+        'key_invalid',
+        field,
+        `${rel} keys are ${type} Multikeys (${MULTIKEY_PREFIX[type]}…): ${decoded.message}`,
+      );
+    }
+    if (seen.has(mb)) return add('duplicate_key', field, `the same key appears twice in ${rel}`);
+    seen.add(mb);
+  });
+}
+
+/** The services: an array of at most three, each with a distinct id suffix, a type and an https endpoint. */
+export function checkServices(services: unknown, add: AddViolation): void {
+  if (!Array.isArray(services)) return add('invalid_record', 'services', 'services must be an array');
+  if (services.length > RECORD_LIMITS.services.max) {
+    add('service_invalid', 'services', `at most ${RECORD_LIMITS.services.max} services, got ${services.length}`);
+  }
+  const suffixes = new Set<string>();
+  services.slice(0, ITEMS_CHECKED).forEach((svc: unknown, i) => {
+    const s = (svc ?? {}) as Record<string, unknown>;
+    const at = `services[${i}]`;
+    checkIdSuffix(s.idSuffix, `${at}.idSuffix`, suffixes, add);
+    checkServiceType(s.serviceType, `${at}.serviceType`, add);
+    checkUrl(s.serviceEndpoint, `${at}.serviceEndpoint`, 'service_invalid', add);
+  });
+}
+
+/** A service's id suffix: a bounded DNS-label-like string not used by an earlier service (`seen`, then added). */
+function checkIdSuffix(value: unknown, field: string, seen: Set<string>, add: AddViolation): void {
+  if (typeof value !== 'string') return add('invalid_record', field, 'idSuffix must be a string');
+  if (bytes(value) > RECORD_LIMITS.idSuffixLength) {
+    return add('service_invalid', field, `idSuffix is at most ${RECORD_LIMITS.idSuffixLength} characters`);
+  }
+  if (!ID_SUFFIX_PATTERN.test(value)) {
+    return add('service_invalid', field, 'idSuffix must match ^[a-z0-9]([a-z0-9-]*[a-z0-9])?$');
+  }
+  if (seen.has(value)) return add('service_invalid', field, `idSuffix ${value} is used twice`);
+  seen.add(value);
+}
+
+function checkServiceType(value: unknown, field: string, add: AddViolation): void {
+  if (typeof value !== 'string') return add('invalid_record', field, 'serviceType must be a string');
+  if (value.length === 0) return add('service_invalid', field, 'serviceType must not be empty');
+  if (bytes(value) > RECORD_LIMITS.serviceTypeLength) {
+    add('service_invalid', field, `serviceType is at most ${RECORD_LIMITS.serviceTypeLength} characters`);
+  }
+}
+
+/** The optional metadata: an https URI, and a SHA-256 hex digest that only comes with one. */
+export function checkMetadata(uri: unknown, hash: unknown, add: AddViolation): void {
+  if (uri !== undefined) checkUrl(uri, 'metadataUri', 'invalid_record', add);
+  if (hash === undefined) return;
+  if (typeof hash !== 'string' || !METADATA_HASH_PATTERN.test(hash)) {
+    add('invalid_record', 'metadataHash', 'metadataHash is a SHA-256 digest: 64 lowercase hex characters');
+  } else if (uri === undefined) {
+    add('metadata_inconsistent', 'metadataHash', 'metadataHash requires metadataUri');
+  }
+}
+
 /** An absolute `https://` URL with a host, at most 255 bytes. */
-function checkUrl(
-  value: unknown,
-  field: string,
-  tooLongCode: RecordRuleCode,
-  add: (code: RecordRuleCode, field: string, message: string) => void,
-): void {
+function checkUrl(value: unknown, field: string, tooLongCode: RecordRuleCode, add: AddViolation): void {
   if (typeof value !== 'string') return add('invalid_record', field, `${field} must be a string`);
   if (!isHttpsUrl(value)) return add('url_not_https', field, `${field} must be an absolute https:// URL`);
   if (bytes(value) > RECORD_LIMITS.urlLength) {

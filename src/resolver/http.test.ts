@@ -1,6 +1,6 @@
 // The service around the routes (spec "Headers, limits and caching", "Errors", tag "service"): X-Request-ID,
 // the per-IP rate limit, the envelope for unknown routes, bad bodies and faults, /health, /openapi.json, /docs.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { StoreUnavailableError, type Cache, type RateLimiter } from '../stores/index.ts';
 import { createMemoryRateLimiter } from '../stores/memory.ts';
 import { startHarness, type Harness, type Server } from '../../test-support/resolver.ts';
@@ -43,7 +43,8 @@ describe('X-Request-ID', () => {
 
 describe('per-IP rate limit', () => {
   let limited: Server;
-  beforeAll(async () => {
+  // A fresh window for each test: one test's requests are not another's (the tests run in a random order).
+  beforeEach(async () => {
     limited = await h.startApp({
       limits: { rateLimit: 3, rateWindowMs: 60_000, cacheTtlMs: 30_000 },
       rateLimiter: createMemoryRateLimiter({ now: h.clock.now }),
@@ -72,6 +73,8 @@ describe('per-IP rate limit', () => {
   });
 
   it('the window slides: after 60 s requests are admitted again', async () => {
+    for (let i = 0; i < 3; i++) expect((await fetch(`${limited.url}/health`)).status).toBe(200);
+    expect((await fetch(`${limited.url}/health`)).status).toBe(429);
     h.clock.advance(60_001);
     const r = await fetch(`${limited.url}/health`);
     expect(r.status).toBe(200);

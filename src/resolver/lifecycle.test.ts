@@ -16,198 +16,210 @@ afterAll(async () => {
 });
 
 describe('DID lifecycle on testnet', () => {
-  let d: RegisteredDid;
-  let newController: Keypair;
-
-  it('register (prepare → sign by record.controller → submit) answers a txId', async () => {
+  // One story: each step needs the state the one before left, so it is one test (the tests of a file run in a
+  // random order; vitest.config.ts). A failure names its step by its line.
+  it('register → resolve → update → stale updates 409 → transfer → old controller refused → deactivate → 410', async () => {
+    let d: RegisteredDid;
+    let newController: Keypair;
     d = await h.registerDid({ assertionKeys: [Keypair.random()], keyAgreement: true });
     expect(d.txId).toMatch(/^[0-9a-f]{64}$/);
-  });
 
-  it('resolves 200 with version 1 and the controller as stellarAccount', async () => {
-    const r = await h.get(`/1.0/identifiers/${d.did}`);
-    expect(r.status).toBe(200);
-    expect(r.body.didDocument.id).toBe(d.did);
-    expect(r.body.didDocument.authentication).toEqual(['#auth-1']);
-    expect(r.body.didDocument.assertionMethod).toEqual(['#assert-1']);
-    expect(r.body.didDocument.keyAgreement).toEqual(['#keyagr-1']);
-    expect(r.body.didDocumentMetadata).toMatchObject({
-      versionId: '1',
-      deactivated: false,
-      method: { network: 'testnet', stellarAccount: d.controller.publicKey() },
-    });
-  });
-
-  it('the raw record is version 1 exactly as sent', async () => {
-    const r = await h.get(`/v1/dids/stellar/${d.did}`);
-    expect(r.status).toBe(200);
-    expect(r.headers.get('cache-control')).toBe('no-store');
-    expect(r.body).toEqual({
-      did: d.did,
-      didId: d.didId,
-      record: {
-        ...d.record,
-        version: 1,
-        createdLedger: expect.any(Number),
-        updatedLedger: expect.any(Number),
+    // resolves 200 with version 1 and the controller as stellarAccount
+    {
+      const r = await h.get(`/1.0/identifiers/${d.did}`);
+      expect(r.status).toBe(200);
+      expect(r.body.didDocument.id).toBe(d.did);
+      expect(r.body.didDocument.authentication).toEqual(['#auth-1']);
+      expect(r.body.didDocument.assertionMethod).toEqual(['#assert-1']);
+      expect(r.body.didDocument.keyAgreement).toEqual(['#keyagr-1']);
+      expect(r.body.didDocumentMetadata).toMatchObject({
+        versionId: '1',
         deactivated: false,
-      },
-    });
-    expect(r.body.record.createdLedger).toBe(r.body.record.updatedLedger);
-  });
-
-  it('update (full replacement) → version 2, and the resolver shows it at once (its own write evicts the cache)', async () => {
-    const newAuth = Keypair.random();
-    const record = {
-      ...d.record,
-      authentication: [{ publicKeyMultibase: multikey(newAuth) }, ...d.record.authentication],
-      services: [
-        { idSuffix: 'linked-domain', serviceType: 'LinkedDomains', serviceEndpoint: 'https://issuer.example.org' },
-      ],
-    };
-    const r = await h.prepareSignSubmit(
-      `/v1/dids/stellar/${d.did}/update`,
-      { expectedVersion: 1, sourcePublicKey: d.controller.publicKey(), record },
-      [d.controller],
-    );
-    expect(r.status, r.text).toBe(200);
-    expect(r.body.txId).toMatch(/^[0-9a-f]{64}$/);
-    const res = await h.get(`/1.0/identifiers/${d.did}`);
-    expect(res.body.didDocumentMetadata.versionId).toBe('2');
-    expect(res.body.didDocument.authentication).toEqual(['#auth-1', '#auth-2']);
-    expect(res.body.didDocument.service).toEqual([
-      { id: `${d.did}#service-linked-domain`, type: 'LinkedDomains', serviceEndpoint: 'https://issuer.example.org' },
-    ]);
-    d.record = record;
-  });
-
-  it('a stale expectedVersion fails with version_mismatch 409 at prepare', async () => {
-    const r = await h.post(`/v1/dids/stellar/${d.did}/update`, {
-      expectedVersion: 1,
-      sourcePublicKey: d.controller.publicKey(),
-      record: d.record,
-    });
-    expect(r.status).toBe(409);
-    expect(r.body).toMatchObject({ code: 'version_mismatch', details: { expectedVersion: 1, currentVersion: 2 } });
-  });
-
-  it('a stale transaction fails on-chain with version_mismatch 409 at submit (fee payer ≠ controller)', async () => {
-    // Prepared at version 2 with another account as source (the controller authorizes through its auth
-    // entry), then the controller moves the record to version 3: the signed transaction is stale.
-    const payer = await h.account();
-    const prep = await h.post(`/v1/dids/stellar/${d.did}/update`, {
-      expectedVersion: 2,
-      sourcePublicKey: payer.publicKey(),
-      record: d.record,
-    });
-    expect(prep.status, prep.text).toBe(200);
-    const staleXdr = await signWithAuth(
-      prep.body.xdr,
-      prep.body.networkPassphrase,
-      payer,
-      [d.controller],
-      (await h.latestLedger()) + 100,
-    );
-    const first = await h.prepareSignSubmit(
-      `/v1/dids/stellar/${d.did}/update`,
-      { expectedVersion: 2, sourcePublicKey: d.controller.publicKey(), record: d.record },
-      [d.controller],
-    );
-    expect(first.status, first.text).toBe(200);
-    const stale = await h.post(`/v1/dids/stellar/${d.did}/update`, { signedXdr: staleXdr });
-    expect(stale.status, stale.text).toBe(409);
-    expect(stale.body).toMatchObject({ code: 'version_mismatch', details: { contractError: 3, currentVersion: 3 } });
-  });
-
-  it('transfer rotates the controller; the DID string stays and version +1', async () => {
-    newController = await h.account();
-    const r = await h.prepareSignSubmit(
-      `/v1/dids/stellar/${d.did}/transfer`,
-      { expectedVersion: 3, newController: newController.publicKey(), sourcePublicKey: d.controller.publicKey() },
-      [d.controller],
-    );
-    expect(r.status, r.text).toBe(200);
-    const res = await h.get(`/1.0/identifiers/${d.did}`);
-    expect(res.body.didDocument.id).toBe(d.did);
-    expect(res.body.didDocumentMetadata).toMatchObject({
-      versionId: '4',
-      method: { stellarAccount: newController.publicKey() },
-    });
-    expect(res.body.didDocument.authentication).toEqual(['#auth-1', '#auth-2']);
-  });
-
-  it('the old controller can no longer update (its transaction fails on-chain: tx_submission_failed)', async () => {
-    const record = { ...d.record, controller: newController.publicKey() };
-    const r = await h.prepareSignSubmit(
-      `/v1/dids/stellar/${d.did}/update`,
-      { expectedVersion: 4, sourcePublicKey: d.controller.publicKey(), record },
-      [d.controller],
-    );
-    expect(r.status, r.text).toBe(400);
-    expect(r.body.code).toBe('tx_submission_failed');
-    expect(r.body.details).toMatchObject({ status: expect.any(String) });
-    const raw = await h.get(`/v1/dids/stellar/${d.did}`);
-    expect(raw.body.record.version).toBe(4);
-  });
-
-  it('an update keeping the old controller is refused before any transaction (invalid_record)', async () => {
-    const r = await h.post(`/v1/dids/stellar/${d.did}/update`, {
-      expectedVersion: 4,
-      sourcePublicKey: newController.publicKey(),
-      record: d.record,
-    });
-    expect(r.status).toBe(400);
-    expect(r.body).toMatchObject({ code: 'invalid_record', details: { field: 'controller' } });
-  });
-
-  it('the new controller updates', async () => {
-    const record = { ...d.record, controller: newController.publicKey() };
-    const r = await h.prepareSignSubmit(
-      `/v1/dids/stellar/${d.did}/update`,
-      { expectedVersion: 4, sourcePublicKey: newController.publicKey(), record },
-      [newController],
-    );
-    expect(r.status, r.text).toBe(200);
-  });
-
-  it('deactivate → resolve 410 tombstone (id only) and the raw record deactivated with empty arrays', async () => {
-    const r = await h.prepareSignSubmit(
-      `/v1/dids/stellar/${d.did}/deactivate`,
-      { expectedVersion: 5, sourcePublicKey: newController.publicKey() },
-      [newController],
-    );
-    expect(r.status, r.text).toBe(200);
-    const res = await h.get(`/1.0/identifiers/${d.did}`);
-    expect(res.status).toBe(410);
-    expect(res.body.didDocument).toEqual({
-      '@context': ['https://www.w3.org/ns/did/v1.1', 'https://w3id.org/security/multikey/v1'],
-      id: d.did,
-    });
-    expect(res.body.didDocumentMetadata).toMatchObject({ versionId: '6', deactivated: true });
-    const raw = await h.get(`/v1/dids/stellar/${d.did}`);
-    expect(raw.status).toBe(200);
-    expect(raw.body.record).toMatchObject({
-      deactivated: true,
-      version: 6,
-      authentication: [],
-      assertionMethod: [],
-      keyAgreement: [],
-      services: [],
-    });
-  });
-
-  it('every mutation of a deactivated DID is did_deactivated 409', async () => {
-    const pk = newController.publicKey();
-    for (const [path, body] of [
-      ['update', { expectedVersion: 6, sourcePublicKey: pk, record: { ...d.record, controller: pk } }],
-      ['transfer', { expectedVersion: 6, sourcePublicKey: pk, newController: pk }],
-      ['deactivate', { expectedVersion: 6, sourcePublicKey: pk }],
-    ] as const) {
-      const r = await h.post(`/v1/dids/stellar/${d.did}/${path}`, body);
-      expect(r.status, path).toBe(409);
-      expect(r.body.code).toBe('did_deactivated');
+        method: { network: 'testnet', stellarAccount: d.controller.publicKey() },
+      });
     }
-  });
+
+    // the raw record is version 1 exactly as sent
+    {
+      const r = await h.get(`/v1/dids/stellar/${d.did}`);
+      expect(r.status).toBe(200);
+      expect(r.headers.get('cache-control')).toBe('no-store');
+      expect(r.body).toEqual({
+        did: d.did,
+        didId: d.didId,
+        record: {
+          ...d.record,
+          version: 1,
+          createdLedger: expect.any(Number),
+          updatedLedger: expect.any(Number),
+          deactivated: false,
+        },
+      });
+      expect(r.body.record.createdLedger).toBe(r.body.record.updatedLedger);
+    }
+
+    // update (full replacement) → version 2, and the resolver shows it at once (its own write evicts the cache)
+    {
+      const newAuth = Keypair.random();
+      const record = {
+        ...d.record,
+        authentication: [{ publicKeyMultibase: multikey(newAuth) }, ...d.record.authentication],
+        services: [
+          { idSuffix: 'linked-domain', serviceType: 'LinkedDomains', serviceEndpoint: 'https://issuer.example.org' },
+        ],
+      };
+      const r = await h.prepareSignSubmit(
+        `/v1/dids/stellar/${d.did}/update`,
+        { expectedVersion: 1, sourcePublicKey: d.controller.publicKey(), record },
+        [d.controller],
+      );
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.txId).toMatch(/^[0-9a-f]{64}$/);
+      const res = await h.get(`/1.0/identifiers/${d.did}`);
+      expect(res.body.didDocumentMetadata.versionId).toBe('2');
+      expect(res.body.didDocument.authentication).toEqual(['#auth-1', '#auth-2']);
+      expect(res.body.didDocument.service).toEqual([
+        { id: `${d.did}#service-linked-domain`, type: 'LinkedDomains', serviceEndpoint: 'https://issuer.example.org' },
+      ]);
+      d.record = record;
+    }
+
+    // a stale expectedVersion fails with version_mismatch 409 at prepare
+    {
+      const r = await h.post(`/v1/dids/stellar/${d.did}/update`, {
+        expectedVersion: 1,
+        sourcePublicKey: d.controller.publicKey(),
+        record: d.record,
+      });
+      expect(r.status).toBe(409);
+      expect(r.body).toMatchObject({ code: 'version_mismatch', details: { expectedVersion: 1, currentVersion: 2 } });
+    }
+
+    // a stale transaction fails on-chain with version_mismatch 409 at submit (fee payer ≠ controller)
+    {
+      // Prepared at version 2 with another account as source (the controller authorizes through its auth
+      // entry), then the controller moves the record to version 3: the signed transaction is stale.
+      const payer = await h.account();
+      const prep = await h.post(`/v1/dids/stellar/${d.did}/update`, {
+        expectedVersion: 2,
+        sourcePublicKey: payer.publicKey(),
+        record: d.record,
+      });
+      expect(prep.status, prep.text).toBe(200);
+      const staleXdr = await signWithAuth(
+        prep.body.xdr,
+        prep.body.networkPassphrase,
+        payer,
+        [d.controller],
+        (await h.latestLedger()) + 100,
+      );
+      const first = await h.prepareSignSubmit(
+        `/v1/dids/stellar/${d.did}/update`,
+        { expectedVersion: 2, sourcePublicKey: d.controller.publicKey(), record: d.record },
+        [d.controller],
+      );
+      expect(first.status, first.text).toBe(200);
+      const stale = await h.post(`/v1/dids/stellar/${d.did}/update`, { signedXdr: staleXdr });
+      expect(stale.status, stale.text).toBe(409);
+      expect(stale.body).toMatchObject({ code: 'version_mismatch', details: { contractError: 3, currentVersion: 3 } });
+    }
+
+    // transfer rotates the controller; the DID string stays and version +1
+    {
+      newController = await h.account();
+      const r = await h.prepareSignSubmit(
+        `/v1/dids/stellar/${d.did}/transfer`,
+        { expectedVersion: 3, newController: newController.publicKey(), sourcePublicKey: d.controller.publicKey() },
+        [d.controller],
+      );
+      expect(r.status, r.text).toBe(200);
+      const res = await h.get(`/1.0/identifiers/${d.did}`);
+      expect(res.body.didDocument.id).toBe(d.did);
+      expect(res.body.didDocumentMetadata).toMatchObject({
+        versionId: '4',
+        method: { stellarAccount: newController.publicKey() },
+      });
+      expect(res.body.didDocument.authentication).toEqual(['#auth-1', '#auth-2']);
+    }
+
+    // the old controller can no longer update (its transaction fails on-chain: tx_submission_failed)
+    {
+      const record = { ...d.record, controller: newController.publicKey() };
+      const r = await h.prepareSignSubmit(
+        `/v1/dids/stellar/${d.did}/update`,
+        { expectedVersion: 4, sourcePublicKey: d.controller.publicKey(), record },
+        [d.controller],
+      );
+      expect(r.status, r.text).toBe(400);
+      expect(r.body.code).toBe('tx_submission_failed');
+      expect(r.body.details).toMatchObject({ status: expect.any(String) });
+      const raw = await h.get(`/v1/dids/stellar/${d.did}`);
+      expect(raw.body.record.version).toBe(4);
+    }
+
+    // an update keeping the old controller is refused before any transaction (invalid_record)
+    {
+      const r = await h.post(`/v1/dids/stellar/${d.did}/update`, {
+        expectedVersion: 4,
+        sourcePublicKey: newController.publicKey(),
+        record: d.record,
+      });
+      expect(r.status).toBe(400);
+      expect(r.body).toMatchObject({ code: 'invalid_record', details: { field: 'controller' } });
+    }
+
+    // the new controller updates
+    {
+      const record = { ...d.record, controller: newController.publicKey() };
+      const r = await h.prepareSignSubmit(
+        `/v1/dids/stellar/${d.did}/update`,
+        { expectedVersion: 4, sourcePublicKey: newController.publicKey(), record },
+        [newController],
+      );
+      expect(r.status, r.text).toBe(200);
+    }
+
+    // deactivate → resolve 410 tombstone (id only) and the raw record deactivated with empty arrays
+    {
+      const r = await h.prepareSignSubmit(
+        `/v1/dids/stellar/${d.did}/deactivate`,
+        { expectedVersion: 5, sourcePublicKey: newController.publicKey() },
+        [newController],
+      );
+      expect(r.status, r.text).toBe(200);
+      const res = await h.get(`/1.0/identifiers/${d.did}`);
+      expect(res.status).toBe(410);
+      expect(res.body.didDocument).toEqual({
+        '@context': ['https://www.w3.org/ns/did/v1.1', 'https://w3id.org/security/multikey/v1'],
+        id: d.did,
+      });
+      expect(res.body.didDocumentMetadata).toMatchObject({ versionId: '6', deactivated: true });
+      const raw = await h.get(`/v1/dids/stellar/${d.did}`);
+      expect(raw.status).toBe(200);
+      expect(raw.body.record).toMatchObject({
+        deactivated: true,
+        version: 6,
+        authentication: [],
+        assertionMethod: [],
+        keyAgreement: [],
+        services: [],
+      });
+    }
+
+    // every mutation of a deactivated DID is did_deactivated 409
+    {
+      const pk = newController.publicKey();
+      for (const [path, body] of [
+        ['update', { expectedVersion: 6, sourcePublicKey: pk, record: { ...d.record, controller: pk } }],
+        ['transfer', { expectedVersion: 6, sourcePublicKey: pk, newController: pk }],
+        ['deactivate', { expectedVersion: 6, sourcePublicKey: pk }],
+      ] as const) {
+        const r = await h.post(`/v1/dids/stellar/${d.did}/${path}`, body);
+        expect(r.status, path).toBe(409);
+        expect(r.body.code).toBe('did_deactivated');
+      }
+    }
+  }, 120_000);
 });
 
 describe('who signs (docs/did-resolver.md "Writes: prepare and submit")', () => {

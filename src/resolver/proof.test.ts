@@ -264,9 +264,12 @@ describe('nonces shared by several instances (Redis)', () => {
     await dropRedisPrefix(prefix);
   });
 
-  /** A resolver instance with its own connection to the shared nonce store. */
-  async function instance(url = redisUrl()) {
-    const redis = createRedisStores({ url, keyPrefix: prefix, now: h.clock.now });
+  /**
+   * A resolver instance with its own connection to the shared nonce store. A reachable Redis gets a generous
+   * command timeout: on a loaded machine a first command can take over the default second, which would answer 503.
+   */
+  async function instance(url = redisUrl(), timeoutMs?: number) {
+    const redis = createRedisStores({ url, keyPrefix: prefix, now: h.clock.now, ...(timeoutMs ? { timeoutMs } : {}) });
     stores.push(redis);
     const app = await h.startApp({ nonceStore: redis.nonces });
     return (path: string, body: unknown) =>
@@ -278,8 +281,10 @@ describe('nonces shared by several instances (Redis)', () => {
   }
 
   it('a challenge issued by one instance verifies on another, once across all of them', async () => {
-    const [a, b] = [await instance(), await instance()];
-    const c = (await (await a('/v1/proof/challenge', { did: d.did, domain: DOMAIN })).json()) as ProofChallenge;
+    const [a, b] = [await instance(redisUrl(), 30_000), await instance(redisUrl(), 30_000)];
+    const issued = await a('/v1/proof/challenge', { did: d.did, domain: DOMAIN });
+    expect(issued.status, await issued.clone().text()).toBe(200);
+    const c = (await issued.json()) as ProofChallenge;
     const signature = signChallenge(c, d.authKeys[0]!);
     const first = await b('/v1/proof/verify', { challenge: c, signature });
     expect(first.status, await first.clone().text()).toBe(200);

@@ -501,20 +501,22 @@ describe('safe submit', () => {
   });
 
   it('a transaction the network rejects is tx_submission_failed with the chain result', async () => {
-    // Two different updates prepared at one sequence number: the second is rejected (bad sequence).
-    const a = await h.post(`/v1/dids/stellar/${d.did}/update`, {
+    // Two different updates prepared at one sequence number: the second is rejected (bad sequence). Its own DID:
+    // the others' `d` stays at version 1, whatever order the tests run in.
+    const x = await h.registerDid({ controller: owner });
+    const a = await h.post(`/v1/dids/stellar/${x.did}/update`, {
       expectedVersion: 1,
       sourcePublicKey: owner.publicKey(),
-      record: d.record,
+      record: x.record,
     });
-    const b = await h.post(`/v1/dids/stellar/${d.did}/update`, {
+    const b = await h.post(`/v1/dids/stellar/${x.did}/update`, {
       expectedVersion: 1,
       sourcePublicKey: owner.publicKey(),
-      record: { ...d.record, services: [svc()] },
+      record: { ...x.record, services: [svc()] },
     });
     expect(a.status).toBe(200);
     expect(b.status).toBe(200);
-    const first = await h.post(`/v1/dids/stellar/${d.did}/update`, {
+    const first = await h.post(`/v1/dids/stellar/${x.did}/update`, {
       signedXdr: sign(a.body.xdr, a.body.networkPassphrase, [owner]),
     });
     expect(first.status, first.text).toBe(200);

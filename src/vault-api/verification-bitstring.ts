@@ -7,7 +7,7 @@ import { decodeStatusList, statusBit } from '../did/bitstring.ts';
 import { verifyDataIntegrity } from '../did/index.ts';
 import type { VaultAppDeps } from './context.ts';
 import { contextSource } from './json-ld-contexts.ts';
-import type { RequestResolver } from './verification.ts';
+import type { RequestResolver } from './verification-resolver.ts';
 import { problem, type ProblemDetails } from './verification-problems.ts';
 import type { EntryParse, StatusInput } from './verification-status.ts';
 import type { components } from '../generated/vault-api.ts';
@@ -113,7 +113,7 @@ export async function bitstringStatus(
   return { ok: true, set };
 }
 
-/** A BitstringStatusListEntry's result and its problem, for the credentialStatus check (verification.ts). */
+/** A BitstringStatusListEntry's result and problem, for credentialStatus (verification-credential-status.ts). */
 async function bitstringResult(
   deps: VaultAppDeps,
   raw: Record<string, unknown>,

@@ -74,3 +74,8 @@ export function proofProblem(p: ProofProblem, check: CheckName = 'proof'): Probl
   if (p.reason === 'did_method_not_supported') return problem('UNSUPPORTED_DID_METHOD', check, p.reason, p.message);
   return problem(p.type as Extract<ProblemTitle, DataIntegrityErrorType>, check, p.reason, p.message);
 }
+
+/** `text` cut to `max` characters, marked with an ellipsis when cut: an answer echoes bounded inputs. */
+export function clipText(text: string, max = 256): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}

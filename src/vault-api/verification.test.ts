@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { issuerOf, proofSummary, sameCredential, validityOf } from './verification.ts';
+import { CREDENTIAL_CHECKS, wantedChecks } from './verification.ts';
+import { referenceStatus, sameCredential, type VaultReference } from './verification-credential-status.ts';
+import { checkIssuerDid } from './verification-issuer.ts';
+import { issuerOf, type RequestResolver } from './verification-resolver.ts';
+import { proofSummary, validityOf } from './verification-results.ts';
 import { problem } from './verification-problems.ts';
-import { statusEntries } from './verification-status.ts';
+import { statusEntries, type VaultSlot } from './verification-status.ts';
 import {
   credentialStructureProblems,
   duplicateProblems,
@@ -220,5 +224,90 @@ describe('issuerOf and sameCredential', () => {
   it('compares credentials by their canonical JSON, not key order', () => {
     expect(sameCredential({ a: 1, b: [1, 2] }, { b: [1, 2], a: 1 })).toBe(true);
     expect(sameCredential({ a: 1 }, { a: 2 })).toBe(false);
+  });
+});
+
+// The steps verifyCredential is made of, each alone (the routes' HTTP tests run them together over a ledger).
+describe('wantedChecks', () => {
+  it.each([
+    { checks: undefined, byReference: false, want: [...CREDENTIAL_CHECKS].sort() },
+    { checks: ['validFrom'], byReference: false, want: ['validFrom'] },
+    { checks: ['credentialStatus'], byReference: true, want: ['credentialStatus', 'proof'] },
+    { checks: ['issuerAllowed'], byReference: false, want: ['issuerAllowed', 'proof'] },
+    { checks: ['issuerAllowed'], byReference: true, want: ['issuerAllowed'] },
+  ] as const)('$checks, by reference $byReference → $want', ({ checks, byReference, want }) => {
+    expect([...wantedChecks(checks, byReference)].sort()).toEqual(want);
+  });
+});
+
+describe('referenceStatus', () => {
+  const slot = (status: VaultSlot['status']): VaultSlot => ({
+    vault: VAULT,
+    vcId: 'vc-1',
+    issuerDid: 'did:key:z',
+    status,
+  });
+  const run = (reference: VaultReference) => {
+    const problems: string[] = [];
+    const result = referenceStatus({ profile: { network: 'testnet' } } as never, reference, (p) =>
+      problems.push(p.reason),
+    );
+    return { verified: result.verified, problems };
+  };
+  const ref = { owner: 'G', vault: VAULT, vcId: 'vc-1' };
+
+  it('the status the vault reports for the slot', () => {
+    expect(run({ ...ref, slot: slot({ status: 'valid' }) })).toEqual({ verified: true, problems: [] });
+    expect(run({ ...ref, slot: slot({ status: 'revoked', since: '2026-01-01T00:00:00Z' }) })).toEqual({
+      verified: false,
+      problems: ['revoked'],
+    });
+  });
+
+  it('a failure when the vault holds another credential under the vcId, whatever its status', () => {
+    expect(run({ ...ref, slot: slot({ status: 'valid' }), notTheStoredCredential: true })).toEqual({
+      verified: false,
+      problems: ['not_the_stored_credential'],
+    });
+  });
+});
+
+describe('checkIssuerDid', () => {
+  const DID = 'did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxza';
+  const resolver = (error?: string, deactivated = false): RequestResolver => ({
+    resolve: async () =>
+      ({
+        didResolutionMetadata: error ? { error } : {},
+        didDocument: null,
+        didDocumentMetadata: deactivated ? { deactivated } : {},
+      }) as never,
+    rethrow: () => undefined,
+  });
+  const run = async (issuer: string, method: 'ledger' | 'key' | 'other', r = resolver(), stored?: string) => {
+    const problems: string[] = [];
+    const outcome = await checkIssuerDid({ profile: { network: 'testnet' } } as never, issuer, method, stored, r, (p) =>
+      problems.push(p.reason),
+    );
+    return [outcome, ...problems];
+  };
+
+  it.each([
+    ['a registered did:ledger', () => run(DID, 'ledger'), ['passed']],
+    ['a did:key', () => run('did:key:z6Mk', 'key'), ['not_applicable']],
+    ['another method', () => run('did:example:1', 'other'), ['failed', 'did_method_not_supported']],
+    [
+      'another network',
+      () => run('did:ledger:mainnet:nohsyhu2pu7uaulcoocjljvxza', 'ledger'),
+      ['failed', 'network_mismatch'],
+    ],
+    ['not registered', () => run(DID, 'ledger', resolver('notFound')), ['failed', 'did_not_found']],
+    ['deactivated', () => run(DID, 'ledger', resolver(undefined, true)), ['failed', 'did_deactivated']],
+    [
+      'another than the vault stored',
+      () => run(DID, 'ledger', resolver(), 'did:key:z6Mk'),
+      ['failed', 'stored_issuer_mismatch'],
+    ],
+  ])('%s', async (_name, given, want) => {
+    expect(await given()).toEqual(want);
   });
 });

@@ -201,16 +201,18 @@ async function addCurrentVersion(net: ServedNetwork, didId: string, e: ResolverE
   }
 }
 
-export function registryRoutes(ctx: RouteContext) {
-  /** Prepare or submit (src/platform/write.ts); a submit's outcome is counted under `route`. */
-  const write = (route: string) =>
-    ({
-      routeOf: () => route,
-      codeOf: (err: unknown) => (err instanceof ResolverError ? err.code : undefined),
-      ...(ctx.deps.metrics ? { submitted: ctx.deps.metrics.domain.submitted.bind(ctx.deps.metrics.domain) } : {}),
-    }) satisfies WriteOptions;
+/** Prepare or submit (src/platform/write.ts); a submit's outcome is counted under `route`. */
+function writeOptions(ctx: RouteContext, route: string) {
+  return {
+    routeOf: () => route,
+    codeOf: (err: unknown) => (err instanceof ResolverError ? err.code : undefined),
+    ...(ctx.deps.metrics ? { submitted: ctx.deps.metrics.domain.submitted.bind(ctx.deps.metrics.domain) } : {}),
+  } satisfies WriteOptions;
+}
 
-  const getRecord: OperationHandler<operations['getDidRecord']> = async (req, res) => {
+/** GET /v1/dids/stellar/{did}: the registry's record of a DID. */
+export function getRecordRoute(ctx: RouteContext): OperationHandler<operations['getDidRecord']> {
+  return async (req, res) => {
     const parsed = parseDidOrThrow(req.params.did, { fromPath: true });
     const net = networkOf(ctx, parsed);
     const record = await readRecord(net, parsed);
@@ -219,9 +221,11 @@ export function registryRoutes(ctx: RouteContext) {
     res.setHeader('Cache-Control', 'no-store');
     res.json({ did: parsed.did, didId: parsed.didId, record });
   };
+}
 
-  /** POST /v1/dids/stellar: register. */
-  const register = writeOperation<operations['registerDid']>(write('/v1/dids/stellar'), {
+/** POST /v1/dids/stellar: register. */
+export function registerRoute(ctx: RouteContext) {
+  return writeOperation<operations['registerDid']>(writeOptions(ctx, '/v1/dids/stellar'), {
     submit: async (signedXdr, _req, res) => void res.json(await submit(ctx, signedXdr, { fns: ['register'] })),
     prepare: async (body, _req, res) => {
       const parsed = parseDidOrThrow(body.did);
@@ -236,9 +240,11 @@ export function registryRoutes(ctx: RouteContext) {
       );
     },
   });
+}
 
-  /** POST /v1/dids/stellar/{did}/update: a full replacement; the controller stays (transfer rotates it). */
-  const update = writeOperation<operations['updateDid']>(write('/v1/dids/stellar/{did}/update'), {
+/** POST /v1/dids/stellar/{did}/update: a full replacement; the controller stays (transfer rotates it). */
+export function updateRoute(ctx: RouteContext) {
+  return writeOperation<operations['updateDid']>(writeOptions(ctx, '/v1/dids/stellar/{did}/update'), {
     submit: async (signedXdr, req, res) => {
       const parsed = parseDidOrThrow(req.params.did, { fromPath: true });
       res.json(await submit(ctx, signedXdr, { fns: ['update'], did: parsed }));
@@ -265,9 +271,11 @@ export function registryRoutes(ctx: RouteContext) {
       );
     },
   });
+}
 
-  /** POST /v1/dids/stellar/{did}/transfer: rotate the controlling wallet. */
-  const transfer = writeOperation<operations['transferDidController']>(write('/v1/dids/stellar/{did}/transfer'), {
+/** POST /v1/dids/stellar/{did}/transfer: rotate the controlling wallet. */
+export function transferRoute(ctx: RouteContext) {
+  return writeOperation<operations['transferDidController']>(writeOptions(ctx, '/v1/dids/stellar/{did}/transfer'), {
     submit: async (signedXdr, req, res) => {
       const parsed = parseDidOrThrow(req.params.did, { fromPath: true });
       res.json(await submit(ctx, signedXdr, { fns: ['transfer_controller'], did: parsed }));
@@ -293,9 +301,11 @@ export function registryRoutes(ctx: RouteContext) {
       );
     },
   });
+}
 
-  /** POST /v1/dids/stellar/{did}/deactivate: irreversible. */
-  const deactivate = writeOperation<operations['deactivateDid']>(write('/v1/dids/stellar/{did}/deactivate'), {
+/** POST /v1/dids/stellar/{did}/deactivate: irreversible. */
+export function deactivateRoute(ctx: RouteContext) {
+  return writeOperation<operations['deactivateDid']>(writeOptions(ctx, '/v1/dids/stellar/{did}/deactivate'), {
     submit: async (signedXdr, req, res) => {
       const parsed = parseDidOrThrow(req.params.did, { fromPath: true });
       res.json(await submit(ctx, signedXdr, { fns: ['deactivate'], did: parsed }));
@@ -315,9 +325,11 @@ export function registryRoutes(ctx: RouteContext) {
       );
     },
   });
+}
 
-  /** POST /v1/dids/stellar/submit: any signed registry mutation of a served network. */
-  const submitAny = writeOperation<operations['submitDidTransaction']>(write('/v1/dids/stellar/submit'), {
+/** POST /v1/dids/stellar/submit: any signed registry mutation of a served network. */
+export function submitAnyRoute(ctx: RouteContext) {
+  return writeOperation<operations['submitDidTransaction']>(writeOptions(ctx, '/v1/dids/stellar/submit'), {
     submit: async (signedXdr, _req, res) =>
       void res.json(await submit(ctx, signedXdr, { fns: Object.keys(MUTATIONS) as RegistryFn[] })),
     // The body is `{signedXdr}` alone (SubmitRequest): request validation refuses any other.
@@ -325,6 +337,16 @@ export function registryRoutes(ctx: RouteContext) {
       throw ResolverErrors.invalidRequest('this route only submits: send {signedXdr}');
     },
   });
+}
 
-  return { getRecord, register, update, transfer, deactivate, submitAny };
+/** The registry operations' handlers. */
+export function registryRoutes(ctx: RouteContext) {
+  return {
+    getRecord: getRecordRoute(ctx),
+    register: registerRoute(ctx),
+    update: updateRoute(ctx),
+    transfer: transferRoute(ctx),
+    deactivate: deactivateRoute(ctx),
+    submitAny: submitAnyRoute(ctx),
+  };
 }

@@ -1,6 +1,6 @@
 // The contract routes on mainnet, where issuance is paid in a stablecoin: the issuer needs a trustline and
 // a balance, and the fee token's failures reach the client with the chain's words, at prepare or at submit.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Keypair } from '@stellar/stellar-sdk';
 import { startSimulator, type RunningSimulator, type SimNetwork } from '../../../simulator/index.ts';
 import { startVaultTestEnv, type MintedKey, type VaultTestEnv } from '../../../test-support/vault-api.ts';
@@ -84,6 +84,15 @@ afterAll(async () => {
   await sim?.close();
 });
 
+// Each test starts from the ledger beforeAll left (no trustline, no stablecoin), whatever ran before it.
+let start: string;
+beforeEach(() => {
+  start = net.snapshot();
+});
+afterEach(() => {
+  net.revert(start);
+});
+
 describe('mainnet fees in the stablecoin', () => {
   it('without a trustline: 400 trustline_missing with the chain words, at prepare', async () => {
     expectError(
@@ -105,6 +114,7 @@ describe('mainnet fees in the stablecoin', () => {
   });
 
   it('the same failures at submit, when the balance is gone after prepare', async () => {
+    net.fund(issuer.publicKey(), 1n, 'USDC'); // a trustline, without the balance a credential costs
     const before = net.snapshot();
     net.fund(issuer.publicKey(), UNIT, 'USDC');
     const xdr = await prepare('/contracts/vc/issue', issueBody('m2'), issuerKey);
@@ -158,6 +168,7 @@ describe('mainnet fees in the stablecoin', () => {
 
 describe('nothing carries over from testnet', () => {
   it('a testnet issuer DID → issuerDid_network_mismatch; a transaction signed for testnet → tx_invalid', async () => {
+    net.fund(issuer.publicKey(), UNIT, 'USDC');
     const testnetDid = generateDid({ network: 'testnet' }).did;
     expectError(
       await call('/contracts/vc/issue', issuerKey, { ...issueBody('t1'), issuerDid: testnetDid }),

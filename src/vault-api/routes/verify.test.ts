@@ -30,6 +30,18 @@ afterAll(async () => {
   await t?.close();
 });
 
+/** Moves the issuer's DID from the wallet `from` to `to`, at whatever version it has. */
+async function transferIssuerDid(from: Keypair, to: Keypair): Promise<void> {
+  const current = await t.env.chain.registry.get(t.issuer.didId);
+  const moved = await t.env.chain.registry.transferController({
+    source: from.publicKey(),
+    didId: t.issuer.didId,
+    expectedVersion: current!.record.version,
+    newController: to.publicKey(),
+  });
+  await t.env.chain.client.submit(t.env.sign(moved.xdr, from));
+}
+
 describe('presented credentials', () => {
   it('keyless: 200 verified, every check in results, the unchecked status and access as warnings', async () => {
     const r = await verify({ verifiableCredential: vc1 });
@@ -365,29 +377,45 @@ describe('issuer access and revocation on the chain', () => {
       issuer,
       sourcePublicKey: t.holder.wallet.publicKey(),
     });
-    await t.write('/contracts/vault/deny-issuer', access(t.issuer.wallet.publicKey()), t.holder.key, t.holder.wallet);
-    const denied = await verify({ verifiableCredential: vcEntry });
-    expect([denied.status, reasons(denied.body)]).toEqual([400, ['issuer_denied']]);
-
+    t.env.clock.advance(61_000); // a new keyless window (30 per minute): this test makes 5 keyless calls
     const next = await t.env.fund();
-    const moved = await t.env.chain.registry.transferController({
-      source: t.issuer.wallet.publicKey(),
-      didId: t.issuer.didId,
-      expectedVersion: 1,
-      newController: next.publicKey(),
-    });
-    await t.env.chain.client.submit(t.env.sign(moved.xdr, t.issuer.wallet));
-    const still = await verify({ verifiableCredential: vcEntry });
-    expect([still.status, reasons(still.body)]).toEqual([400, ['issuer_denied']]);
-    expect(still.body.problemDetails[0].detail).toContain(t.issuer.wallet.publicKey());
+    await t.write('/contracts/vault/deny-issuer', access(t.issuer.wallet.publicKey()), t.holder.key, t.holder.wallet);
+    let moved = false;
+    let denying = true;
+    try {
+      const denied = await verify({ verifiableCredential: vcEntry });
+      expect([denied.status, reasons(denied.body)]).toEqual([400, ['issuer_denied']]);
 
-    await t.write('/contracts/vault/allow-issuer', access(t.issuer.wallet.publicKey()), t.holder.key, t.holder.wallet);
-    expect((await verify({ verifiableCredential: vcEntry })).status).toBe(200);
-    await t.write('/contracts/vault/deny-issuer', access(next.publicKey()), t.holder.key, t.holder.wallet);
-    const byController = await verify({ verifiableCredential: vcEntry });
-    expect([byController.status, reasons(byController.body)]).toEqual([400, ['issuer_denied']]);
-    expect(byController.body.problemDetails[0].detail).toContain(next.publicKey());
-    await t.write('/contracts/vault/allow-issuer', access(next.publicKey()), t.holder.key, t.holder.wallet);
+      await transferIssuerDid(t.issuer.wallet, next);
+      moved = true;
+      const still = await verify({ verifiableCredential: vcEntry });
+      expect([still.status, reasons(still.body)]).toEqual([400, ['issuer_denied']]);
+      expect(still.body.problemDetails[0].detail).toContain(t.issuer.wallet.publicKey());
+
+      await t.write(
+        '/contracts/vault/allow-issuer',
+        access(t.issuer.wallet.publicKey()),
+        t.holder.key,
+        t.holder.wallet,
+      );
+      denying = false;
+      expect((await verify({ verifiableCredential: vcEntry })).status).toBe(200);
+      await t.write('/contracts/vault/deny-issuer', access(next.publicKey()), t.holder.key, t.holder.wallet);
+      const byController = await verify({ verifiableCredential: vcEntry });
+      expect([byController.status, reasons(byController.body)]).toEqual([400, ['issuer_denied']]);
+      expect(byController.body.problemDetails[0].detail).toContain(next.publicKey());
+      await t.write('/contracts/vault/allow-issuer', access(next.publicKey()), t.holder.key, t.holder.wallet);
+    } finally {
+      // The other tests (in any order) issue and verify under the issuer's own wallet, allowed by the holder.
+      if (moved) await transferIssuerDid(next, t.issuer.wallet);
+      if (denying)
+        await t.write(
+          '/contracts/vault/allow-issuer',
+          access(t.issuer.wallet.publicKey()),
+          t.holder.key,
+          t.holder.wallet,
+        );
+    }
   });
 
   // Asked alone, issuerAllowed did not read the vault the entry names: a denied issuer passed with a warning.
@@ -420,20 +448,23 @@ describe('issuer access and revocation on the chain', () => {
     }
   });
 
+  // Its own credential: the others' vcEntry stays valid whatever order the tests run in.
   it('a presented credential carrying its entry verifies, then fails with its status once the owner revokes it', async () => {
-    expect((await verify({ verifiableCredential: vcEntry })).status).toBe(200);
+    const vcRevoked = await t.sign({ statusFor: 'vc-revoked' });
+    await t.issue('vc-revoked', vcRevoked);
+    expect((await verify({ verifiableCredential: vcRevoked })).status).toBe(200);
     await t.write(
       '/contracts/vc/revoke',
       {
         owner: t.holder.wallet.publicKey(),
-        vcId: 'vc-entry',
+        vcId: 'vc-revoked',
         date: '2026-07-15T09:30:00.000Z',
         sourcePublicKey: t.holder.wallet.publicKey(),
       },
       t.holder.key,
       t.holder.wallet,
     );
-    const r = await verify({ verifiableCredential: vcEntry });
+    const r = await verify({ verifiableCredential: vcRevoked });
     expect(r.status).toBe(400);
     expect(r.body.problemDetails).toEqual([
       expect.objectContaining({
@@ -443,7 +474,7 @@ describe('issuer access and revocation on the chain', () => {
       }),
     ]);
     expect(r.body.results.credentialStatus).toEqual([
-      { verified: false, status: 'revoked', since: '2026-07-15T09:30:00.000Z', input: t.statusEntry('vc-entry') },
+      { verified: false, status: 'revoked', since: '2026-07-15T09:30:00.000Z', input: t.statusEntry('vc-revoked') },
     ]);
   });
 });
@@ -497,14 +528,19 @@ describe('requests and keys', () => {
 
   it('keyless callers share a per-IP limit of 30 per minute across the verification routes', async () => {
     await t.env.clock.advance(61_000);
-    let last = await t.call('/challenges', {});
-    for (let i = 0; i < 30 && last.status !== 429; i++)
-      last = await verify({ verifiableCredential: vc1, options: { checks: ['proof'] } });
-    expect([last.status, last.body.error]).toEqual([429, 'rate_limit_exceeded']);
-    expect((await t.call('/challenges', {})).status).toBe(429);
-    // A keyed verifier draws on its key's bucket instead.
-    expect((await verify({ verifiableCredential: vc1, options: { checks: ['proof'] } }, t.issuer.key)).status).toBe(
-      200,
-    );
+    try {
+      let last = await t.call('/challenges', {});
+      for (let i = 0; i < 30 && last.status !== 429; i++)
+        last = await verify({ verifiableCredential: vc1, options: { checks: ['proof'] } });
+      expect([last.status, last.body.error]).toEqual([429, 'rate_limit_exceeded']);
+      expect((await t.call('/challenges', {})).status).toBe(429);
+      // A keyed verifier draws on its key's bucket instead.
+      expect((await verify({ verifiableCredential: vc1, options: { checks: ['proof'] } }, t.issuer.key)).status).toBe(
+        200,
+      );
+    } finally {
+      // The tests after this one (in any order) start in a window this one did not use up.
+      t.env.clock.advance(61_000);
+    }
   });
 });

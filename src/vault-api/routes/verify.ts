@@ -9,8 +9,9 @@ import { duplicateMembersOf } from '../../platform/body.ts';
 import { clientIp } from '../../platform/rate-limit.ts';
 import { createMemoryChallengeStore } from '../../stores/challenges.ts';
 import type { ChallengeStore } from '../../stores/index.ts';
-import { ApiError, VaultErrors, peekAuth, type VaultAppDeps } from '../context.ts';
-import { sameCredential, verifyCredential, type VaultReference, type VerifyCredentialInput } from '../verification.ts';
+import { ApiError, type AuthContext, VaultErrors, peekAuth, type VaultAppDeps } from '../context.ts';
+import { verifyCredential, type VerifyCredentialInput } from '../verification.ts';
+import { sameCredential, type VaultReference } from '../verification-credential-status.ts';
 import {
   CHALLENGE_TTL_MS,
   issueChallenge,
@@ -25,7 +26,7 @@ import type { operations } from '../../generated/vault-api.ts';
 import type { RouteTable } from '../../platform/app.ts';
 import type { OperationHandler } from '../../platform/typed.ts';
 import { duplicateProblems } from '../verification-structure.ts';
-import { bodyOf, onVaults, optStr, vaultOf } from './contract-common.ts';
+import { type Body, bodyOf, onVaults, optStr, vaultOf } from './contract-common.ts';
 
 type GetLedgerVaultContext = operations['getLedgerVaultContext'];
 
@@ -60,14 +61,61 @@ function challengeRoute(
   };
 }
 
-/** The verification operations' handlers, by operationId. */
-export function verifyRoutes(deps: VaultAppDeps): RouteTable<operations> {
-  const challenges: ChallengeStore = deps.stores.challenges ?? createMemoryChallengeStore({ now: deps.now });
-  // Making Node's key of an Ed25519 public key costs more than verifying with it: issuers' keys are few.
-  const keyCache = new Ed25519KeyCache();
+/**
+ * Who may name a stored credential: a key (a presented credential needs none), the owner's wallet or an admin
+ * key; comparing a presented credential with the stored one is an answer about its content, the owner's only.
+ */
+export function checkReferenceAccess(auth: AuthContext | undefined, owner: string, presenting: boolean): void {
+  if (!auth) {
+    throw VaultErrors.missingApiKey('verification by owner and vcId needs an API key; a presented credential does not');
+  }
+  if (auth.role !== 'admin' && auth.wallet !== owner) {
+    throw VaultErrors.forbidden(
+      "owner must equal the wallet bound to the API key: a stored credential is verified by its owner's key (or an admin key); others verify the credential its holder presents",
+    );
+  }
+  if (presenting && auth.wallet !== owner) {
+    throw VaultErrors.forbidden(
+      "comparing a presented credential with a stored one needs the owner's key; an admin key verifies the stored credential by owner and vcId alone",
+    );
+  }
+}
 
+/** The stored credential that owner and vcId name, read from the owner's vault, and whether `presented` differs. */
+async function storedReference(
+  deps: VaultAppDeps,
+  b: Body,
+  owner: string,
+  vcId: string,
+  presented: unknown,
+): Promise<VaultReference> {
+  const vault = vaultOf(deps, owner, optStr(b, 'userSalt'), optStr(b, 'vaultContract'));
+  const read = await readSlot(deps, vault, vcId, owner);
+  if (!read.ok) {
+    const message =
+      read.reason === 'vault_not_found'
+        ? 'no vault is deployed for this owner and userSalt'
+        : `the vault holds no credential ${vcId}`;
+    throw new ApiError(read.reason, message);
+  }
+  const stored = read.slot.document;
+  if (!stored) throw VaultErrors.vcDecryptionFailed(`credential ${vcId} cannot be decrypted by this service`);
+  return {
+    owner,
+    vault,
+    vcId,
+    slot: read.slot,
+    ...(presented !== undefined && !sameCredential(presented, stored) ? { notTheStoredCredential: true } : {}),
+  };
+}
+
+/** POST /credentials/verify: a presented credential, a stored one named by owner and vcId, or both compared. */
+function verifyCredentialRoute(
+  deps: VaultAppDeps,
+  keyCache: Ed25519KeyCache,
+): OperationHandler<operations['verifyCredential']> {
   // The handlers take their body and answer through the generated operation types (src/platform/typed.ts).
-  const verifyCredentialRoute: OperationHandler<operations['verifyCredential']> = async (req, res) => {
+  return async (req, res) => {
     const b = bodyOf(req);
     const presented = b.verifiableCredential;
     const owner = optStr(b, 'owner');
@@ -85,40 +133,8 @@ export function verifyRoutes(deps: VaultAppDeps): RouteTable<operations> {
 
     let reference: VaultReference | undefined;
     if (owner !== undefined && vcId !== undefined) {
-      const auth = peekAuth(req);
-      if (!auth)
-        throw VaultErrors.missingApiKey(
-          'verification by owner and vcId needs an API key; a presented credential does not',
-        );
-      if (auth.role !== 'admin' && auth.wallet !== owner) {
-        throw VaultErrors.forbidden(
-          "owner must equal the wallet bound to the API key: a stored credential is verified by its owner's key (or an admin key); others verify the credential its holder presents",
-        );
-      }
-      // Whether a presented credential equals the stored one is an answer about its content: the owner's only.
-      if (presented !== undefined && auth.wallet !== owner) {
-        throw VaultErrors.forbidden(
-          "comparing a presented credential with a stored one needs the owner's key; an admin key verifies the stored credential by owner and vcId alone",
-        );
-      }
-      const vault = vaultOf(deps, owner, optStr(b, 'userSalt'), optStr(b, 'vaultContract'));
-      const read = await readSlot(deps, vault, vcId, owner);
-      if (!read.ok)
-        throw new ApiError(
-          read.reason,
-          read.reason === 'vault_not_found'
-            ? 'no vault is deployed for this owner and userSalt'
-            : `the vault holds no credential ${vcId}`,
-        );
-      const stored = read.slot.document;
-      if (!stored) throw VaultErrors.vcDecryptionFailed(`credential ${vcId} cannot be decrypted by this service`);
-      reference = {
-        owner,
-        vault,
-        vcId,
-        slot: read.slot,
-        ...(presented !== undefined && !sameCredential(presented, stored) ? { notTheStoredCredential: true } : {}),
-      };
+      checkReferenceAccess(peekAuth(req), owner, presented !== undefined);
+      reference = await storedReference(deps, b, owner, vcId, presented);
     }
     const credential = presented ?? reference!.slot.document!;
     const parsingProblems = duplicateProblems(duplicateMembersOf(req), '/verifiableCredential', 'credential');
@@ -130,8 +146,15 @@ export function verifyRoutes(deps: VaultAppDeps): RouteTable<operations> {
     // VCALM: a verification that completes with verified false is a 400 with the same body.
     res.status(result.verified ? 200 : 400).json(result);
   };
+}
 
-  const verifyPresentationRoute: OperationHandler<operations['verifyPresentation']> = async (req, res) => {
+/** POST /presentations/verify: the presentation, its challenge and each credential it holds. */
+function verifyPresentationRoute(
+  deps: VaultAppDeps,
+  challenges: ChallengeStore,
+  keyCache: Ed25519KeyCache,
+): OperationHandler<operations['verifyPresentation']> {
+  return async (req, res) => {
     const b = bodyOf(req);
     refuseDuplicatesOutside(req, 'verifiablePresentation');
     const input: VerifyPresentationInput = {
@@ -146,21 +169,26 @@ export function verifyRoutes(deps: VaultAppDeps): RouteTable<operations> {
     // verifier tests require a 4xx), whether it was malformed or its proof, challenge or a credential failed.
     res.status(result.verified ? 200 : 400).json(result);
   };
+}
 
-  const createChallenge = challengeRoute(deps, challenges);
+/** GET of the LedgerVaultStatusEntry JSON-LD context: public, cached for a day, readable across origins. */
+const getLedgerVaultContext: OperationHandler<GetLedgerVaultContext> = (_req, res) => {
+  res.set('Cache-Control', 'public, max-age=86400');
+  // Verifiers' JSON-LD processors run in web pages too (jsonld.js document loaders fetch with CORS).
+  res.set('Access-Control-Allow-Origin', '*');
+  res.type('application/ld+json');
+  res.json(LEDGER_VAULT_CONTEXT);
+};
 
-  const getLedgerVaultContext: OperationHandler<GetLedgerVaultContext> = (_req, res) => {
-    res.set('Cache-Control', 'public, max-age=86400');
-    // Verifiers' JSON-LD processors run in web pages too (jsonld.js document loaders fetch with CORS).
-    res.set('Access-Control-Allow-Origin', '*');
-    res.type('application/ld+json');
-    res.json(LEDGER_VAULT_CONTEXT);
-  };
-
+/** The verification operations' handlers, by operationId. */
+export function verifyRoutes(deps: VaultAppDeps): RouteTable<operations> {
+  const challenges: ChallengeStore = deps.stores.challenges ?? createMemoryChallengeStore({ now: deps.now });
+  // Making Node's key of an Ed25519 public key costs more than verifying with it: issuers' keys are few.
+  const keyCache = new Ed25519KeyCache();
   return {
-    verifyCredential: verifyCredentialRoute,
-    verifyPresentation: verifyPresentationRoute,
-    createChallenge,
+    verifyCredential: verifyCredentialRoute(deps, keyCache),
+    verifyPresentation: verifyPresentationRoute(deps, challenges, keyCache),
+    createChallenge: challengeRoute(deps, challenges),
     getLedgerVaultContext,
   };
 }

@@ -19,7 +19,7 @@ import {
   checkVcData,
   sealVcData,
 } from '../issue-rules.ts';
-import { checkVcProof } from '../../verification.ts';
+import { checkVcProof } from '../../verification-issuance.ts';
 import { checkStatusEntry } from '../../verification-status.ts';
 import type { WriteRouteOf } from './route.ts';
 
