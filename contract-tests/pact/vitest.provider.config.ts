@@ -9,7 +9,7 @@ export default defineConfig({
     root: fileURLToPath(new URL('../..', import.meta.url)),
     silent: SHOW_OUTPUT ? false : 'passed-only',
     // In a random order, as every project of vitest.config.ts (the seed is printed; --sequence.seed replays it).
-    sequence: { shuffle: true },
+    sequence: { shuffle: { files: true, tests: false } },
     include: ['contract-tests/pact/provider/**/*.pact.ts'],
     globalSetup: ['scripts/node-check.setup.ts'],
     testTimeout: 120_000,
