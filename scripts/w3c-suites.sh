@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# The W3C verifier suites run as written against `npm start` of this checkout (docs/testing.md "W3C suites run as
+# written"). Not part of `npm test` or CI: the install step needs the npm registry, and the suites' own code is
+# never copied into this repository.
+#
+#   scripts/w3c-suites.sh install SRC WORK   # outside any network namespace: it needs the npm registry
+#   scripts/w3c-suites.sh run WORK           # starts `npm start` on a fresh data directory, runs every suite
+#                                            # against it, stops it, prints the summary (no network needed)
+#   scripts/w3c-suites.sh summary WORK       # the summary of the last run again
+#
+# SRC holds git repositories (clones or bare mirrors, any location) named after the GitHub repositories:
+#   vc-di-eddsa-test-suite, vc-di-ecdsa-test-suite, vc-data-model-2.0-test-suite   (github.com/w3c/…)
+#   vc-api-verifier-test-suite, data-integrity-test-suite-assertion                 (github.com/w3c-ccg/…)
+#   vc-test-suite-implementations       (w3c's: the one the data-integrity and data-model suites name)
+#   ccg-vc-test-suite-implementations   (w3c-ccg's: the one vc-api-verifier-test-suite names)
+#   vc-di-ecdsa                         (w3c's spec repository: vc-di-ecdsa-test-suite's postinstall clones it
+#                                        into tests/input for its test vectors)
+# e.g. for r in w3c/vc-di-eddsa-test-suite …; do git clone https://github.com/$r SRC/${r#*/}; done
+# (and `git clone https://github.com/w3c-ccg/vc-test-suite-implementations SRC/ccg-vc-test-suite-implementations`).
+#
+# What `install` changes in the suites, and nothing else: each suite's `github:` dependencies
+# (vc-test-suite-implementations, data-integrity-test-suite-assertion) are pointed at the local clones in SRC
+# (`npm pkg set … file:…`, installed with --install-links so they sit in node_modules as npm would put them),
+# for a machine that reaches the npm registry but not GitHub; the ECDSA vectors are copied where the suite's
+# postinstall would clone them; a suite's package-lock.json loses its entries for the two github: dependencies
+# and for a version the registry no longer has. Then each suite gets the documented `localConfig.cjs` (vc-test-suite-implementations
+# README, "Testing locally") naming this verifier alone.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+SUITES=(vc-di-eddsa-test-suite vc-di-ecdsa-test-suite vc-api-verifier-test-suite vc-data-model-2.0-test-suite)
+PORT=${CV_W3C_PORT:-3000}
+BASE_URL="http://127.0.0.1:$PORT"
+ISSUER_PORT=${CV_W3C_ISSUER_PORT:-4100}
+ISSUER_URL="http://127.0.0.1:$ISSUER_PORT"
+# The operator's contexts folder the run gives the verifier: the suites' credentials use the examples context
+# (https://www.w3.org/ns/credentials/examples/v2), which the verifier does not bundle.
+CONTEXTS=$REPO/contract-tests/fixtures/jsonld-contexts
+
+die() { echo "w3c-suites: $*" >&2; exit 2; }
+
+clone() { # clone SRC/NAME into WORK/NAME at the source's HEAD, once
+  local src=$1 dst=$2
+  [ -d "$src" ] || die "$src is missing (see the header of $0)"
+  [ -d "$dst" ] || git clone -q "$src" "$dst"
+  echo "$(basename "$dst") $(git -C "$dst" rev-parse --short HEAD)"
+}
+
+local_config() { # each suite's localConfig.cjs: this verifier and the stand-in issuer, every tag the suites filter on
+  cat <<'EOF'
+// Written by credential-vault scripts/w3c-suites.sh: credential-vault's verifiers at BASE_URL, and the stand-in
+// issuer (scripts/w3c-suite-issuer.ts, digitalbazaar's libraries) at ISSUER_URL.
+const baseUrl = process.env.BASE_URL || 'http://127.0.0.1:3000';
+const issuerUrl = process.env.ISSUER_URL || 'http://127.0.0.1:4100';
+const issuer = (cryptosuite, curve, tags) => ({
+  id: `urn:w3c-suite-issuer:${cryptosuite}:${curve}`,
+  endpoint: `${issuerUrl}/issuers/${cryptosuite}/${curve}/credentials/issue`,
+  ...(curve === 'Ed25519' ? {} : {supportedEcdsaKeyTypes: [curve]}),
+  supports: {vc: ['1.1', '2.0']},
+  tags
+});
+module.exports = {
+  settings: {enableInteropTests: false, testAllImplementations: false},
+  implementations: [{
+    name: 'credential-vault',
+    implementation: 'credential-vault vault API',
+    issuers: [
+      issuer('eddsa-rdfc-2022', 'Ed25519', ['eddsa-rdfc-2022', 'vc2.0']),
+      issuer('eddsa-jcs-2022', 'Ed25519', ['eddsa-jcs-2022']),
+      issuer('ecdsa-rdfc-2019', 'P-256', ['ecdsa-rdfc-2019']),
+      issuer('ecdsa-rdfc-2019', 'P-384', ['ecdsa-rdfc-2019']),
+      issuer('ecdsa-jcs-2019', 'P-256', ['ecdsa-jcs-2019']),
+      issuer('ecdsa-jcs-2019', 'P-384', ['ecdsa-jcs-2019'])
+    ],
+    verifiers: [{
+      id: 'urn:credential-vault:verifier',
+      endpoint: `${baseUrl}/credentials/verify`,
+      supportedEcdsaKeyTypes: ['P-256', 'P-384'],
+      supports: {vc: ['1.1', '2.0']},
+      tags: ['eddsa-rdfc-2022', 'eddsa-jcs-2022', 'ecdsa-rdfc-2019', 'ecdsa-jcs-2019', 'vc-api', 'vc2.0']
+    }],
+    vpVerifiers: [{
+      id: 'urn:credential-vault:presentation-verifier',
+      endpoint: `${baseUrl}/presentations/verify`,
+      supports: {vc: ['2.0']},
+      tags: ['vc2.0']
+    }]
+  }]
+};
+EOF
+}
+
+install() {
+  local src=$1 work=$2
+  mkdir -p "$work"
+  src=$(cd "$src" && pwd)
+  work=$(cd "$work" && pwd)
+  : >"$work/versions.txt"
+  for dep in data-integrity-test-suite-assertion vc-test-suite-implementations ccg-vc-test-suite-implementations vc-di-ecdsa; do
+    clone "$src/$dep" "$work/$dep" >>"$work/versions.txt"
+  done
+  for s in "${SUITES[@]}"; do
+    clone "$src/$s" "$work/$s" >>"$work/versions.txt"
+    (
+      cd "$work/$s"
+      local impl=$work/vc-test-suite-implementations
+      [ "$s" = vc-api-verifier-test-suite ] && impl=$work/ccg-vc-test-suite-implementations
+      npm pkg set "dependencies.vc-test-suite-implementations=file:$impl"
+      if grep -q '"data-integrity-test-suite-assertion"' package.json; then
+        npm pkg set "dependencies.data-integrity-test-suite-assertion=file:$work/data-integrity-test-suite-assertion"
+      fi
+      # A lock file pins the github: dependencies to GitHub tarballs, and vc-di-ecdsa-test-suite's pins
+      # @digitalbazaar/did-io 2.2.0, which the registry no longer serves (404): those entries go, the rest stays.
+      if [ -f package-lock.json ]; then
+        node -e 'const fs = require("fs"); const lock = JSON.parse(fs.readFileSync("package-lock.json", "utf8"));
+          for (const [k, v] of Object.entries(lock.packages ?? {}))
+            if (/^(git\+|github:)|codeload\.github\.com/.test(v.resolved ?? "") ||
+              /@digitalbazaar\/did-io-2\.2\.0\.tgz$/.test(v.resolved ?? "")) delete lock.packages[k];
+          fs.writeFileSync("package-lock.json", JSON.stringify(lock, null, 2) + "\n");'
+      fi
+      if [ "$s" = vc-di-ecdsa-test-suite ] && [ ! -e tests/input/vc-di-ecdsa ]; then
+        mkdir -p tests/input && cp -r "$work/vc-di-ecdsa" tests/input/vc-di-ecdsa
+      fi
+      echo "w3c-suites: npm install in $s" >&2
+      npm install --install-links --no-audit --no-fund >"$work/$s.install.log" 2>&1 ||
+        die "npm install failed in $s: see $work/$s.install.log"
+      local_config >localConfig.cjs
+    )
+  done
+  cat "$work/versions.txt"
+}
+
+summary() { # from each suite's reports/index.json (the interop reporter prints no mocha totals)
+  local work=$1 s
+  for s in "${SUITES[@]}"; do
+    [ -f "$work/$s/reports/index.json" ] || continue
+    echo "== $s"
+    node -e '
+      const report = require(process.argv[1]);
+      const tests = [];
+      const walk = (suite, path) => {
+        for (const t of suite.tests ?? []) tests.push({ state: t.state ?? (t.pending ? "pending" : "unknown"), path: [...path, t.title].join(" > "), err: t.err?.message ?? "" });
+        for (const child of suite.suites ?? []) walk(child, [...path, child.title]);
+      };
+      for (const m of [...(report.matrices ?? []), ...(report.tables ?? [])]) walk(m, [m.title]);
+      const count = {};
+      for (const t of tests) count[t.state] = (count[t.state] ?? 0) + 1;
+      console.log(Object.entries(count).map(([k, v]) => `${k} ${v}`).join(", ") || "no tests ran");
+      for (const t of tests) if (t.state !== "passed") console.log(`  ${t.state}: ${t.path}\n      ${t.err.slice(0, 300).replace(/\n/g, " ")}`);
+    ' "$work/$s/reports/index.json"
+  done
+}
+
+run() {
+  local work
+  work=$(cd "$1" && pwd)
+  local data
+  data=$(mktemp -d)
+  # A fresh product on the simulator. The suites call the verifiers without an API key, and a keyless client
+  # gets 30 verifications per rate-limit window: a one-second window lets a suite's few hundred requests through.
+  (
+    cd "$REPO"
+    export PATH=$REPO/node_modules/.bin:$PATH
+    CV_DATA_DIR=$data CV_RATE_WINDOW_MS=1000 CV_TESTNET_PORT=$PORT CV_JSONLD_CONTEXTS_DIR=$CONTEXTS \
+      LOG_LEVEL=warn exec npm start
+  ) >"$work/product.log" 2>&1 &
+  local product=$!
+  "$REPO/node_modules/.bin/node" "$REPO/scripts/w3c-suite-issuer.ts" "$ISSUER_PORT" "$CONTEXTS" >"$work/issuer.log" 2>&1 &
+  local issuer=$!
+  trap 'kill $product $issuer 2>/dev/null; wait $product $issuer 2>/dev/null; rm -rf "$data"' EXIT
+  for _ in $(seq 1 240); do
+    curl -sf "$BASE_URL/ready" >/dev/null 2>&1 && break
+    kill -0 $product 2>/dev/null || die "npm start stopped: see $work/product.log"
+    sleep 0.5
+  done
+  curl -sf "$BASE_URL/ready" >/dev/null || die "npm start was not ready within 2 minutes: see $work/product.log"
+  for s in "${SUITES[@]}"; do
+    echo "w3c-suites: $s" >&2
+    local_config >"$work/$s/localConfig.cjs"
+    # `npm test` as the suite's README says; --ignore-scripts skips the ECDSA suite's `pretest`
+    # (`npm update vc-test-suite-implementations`, which would fetch from GitHub again).
+    (cd "$work/$s" && BASE_URL=$BASE_URL ISSUER_URL=$ISSUER_URL npm test --ignore-scripts) >"$work/$s.run.log" 2>&1 || true
+  done
+  summary "$work"
+}
+
+case "${1:-}" in
+  install) [ $# -eq 3 ] || die "usage: $0 install SRC WORK"; install "$2" "$3" ;;
+  run) [ $# -eq 2 ] || die "usage: $0 run WORK"; run "$2" ;;
+  summary) [ $# -eq 2 ] || die "usage: $0 summary WORK"; summary "$2" ;;
+  *) die "usage: $0 install SRC WORK | run WORK | summary WORK" ;;
+esac
