@@ -7,6 +7,8 @@
 //
 //   node scripts/w3c-suite-issuer.ts PORT CONTEXTS_DIR
 //   POST /issuers/{cryptosuite}/{Ed25519|P-256|P-384}/credentials/issue  {credential, options} → 201 {verifiableCredential}
+//   POST /issuers/{cryptosuite}/{curve}/bare/credentials/issue → 201 with the credential itself, as
+//        vc-data-model-2.0-test-suite reads an issuer's answer (tests/TestEndpoints.js issue)
 import { createServer } from 'node:http';
 import { readContextsFolder } from '../src/did/json-ld-folder.ts';
 import { didKey, issueWith, type Curve, type DidKey, type SuiteName } from '../test-support/digitalbazaar.ts';
@@ -28,7 +30,7 @@ const server = createServer((req, res) => {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
   };
-  const route = /^\/issuers\/([a-z0-9-]+)\/(Ed25519|P-256|P-384)\/credentials\/issue$/.exec(req.url ?? '');
+  const route = /^\/issuers\/([a-z0-9-]+)\/(Ed25519|P-256|P-384)\/(bare\/)?credentials\/issue$/.exec(req.url ?? '');
   const suite = SUITES.find((s) => s === route?.[1]);
   if (req.method !== 'POST' || !route || !suite) return answer(404, { message: 'not found' });
   let text = '';
@@ -39,7 +41,8 @@ const server = createServer((req, res) => {
       try {
         const { credential } = JSON.parse(text) as { credential: Record<string, unknown> };
         const key = await keyFor(suite, route[2] as Curve);
-        return answer(201, { verifiableCredential: await issueWith(suite, key, credential, contexts) });
+        const issued = await issueWith(suite, key, credential, contexts);
+        return answer(201, route[3] ? issued : { verifiableCredential: issued });
       } catch (e) {
         return answer(400, { message: (e as Error).message });
       }

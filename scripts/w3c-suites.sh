@@ -52,15 +52,20 @@ local_config() { # each suite's localConfig.cjs: this verifier and the stand-in 
 // issuer (scripts/w3c-suite-issuer.ts, digitalbazaar's libraries) at ISSUER_URL.
 const baseUrl = process.env.BASE_URL || 'http://127.0.0.1:3000';
 const issuerUrl = process.env.ISSUER_URL || 'http://127.0.0.1:4100';
+// vc-data-model-2.0-test-suite takes an issuer's answer as the credential itself; the others read
+// {verifiableCredential} (VC API).
+const bare = __dirname.endsWith('vc-data-model-2.0-test-suite') ? 'bare/' : '';
 const issuer = (cryptosuite, curve, tags) => ({
   id: `urn:w3c-suite-issuer:${cryptosuite}:${curve}`,
-  endpoint: `${issuerUrl}/issuers/${cryptosuite}/${curve}/credentials/issue`,
+  endpoint: `${issuerUrl}/issuers/${cryptosuite}/${curve}/${bare}credentials/issue`,
   ...(curve === 'Ed25519' ? {} : {supportedEcdsaKeyTypes: [curve]}),
   supports: {vc: ['1.1', '2.0']},
   tags
 });
 module.exports = {
-  settings: {enableInteropTests: false, testAllImplementations: false},
+  // Interop on: the Data Integrity suites' interop tests are where a verifier checks what an issuer made (the only
+  // eddsa-jcs-2022 verifier tests); testAllImplementations off: no other implementation is called.
+  settings: {enableInteropTests: true, testAllImplementations: false},
   implementations: [{
     name: 'credential-vault',
     implementation: 'credential-vault vault API',
@@ -110,12 +115,13 @@ install() {
         npm pkg set "dependencies.data-integrity-test-suite-assertion=file:$work/data-integrity-test-suite-assertion"
       fi
       # A lock file pins the github: dependencies to GitHub tarballs, and vc-di-ecdsa-test-suite's pins
-      # @digitalbazaar/did-io 2.2.0, which the registry no longer serves (404): those entries go, the rest stays.
+      # @digitalbazaar/did-io 2.2.0, which the registry no longer serves (404): those entries (and what they hold) go, the rest stays.
       if [ -f package-lock.json ]; then
         node -e 'const fs = require("fs"); const lock = JSON.parse(fs.readFileSync("package-lock.json", "utf8"));
           for (const [k, v] of Object.entries(lock.packages ?? {}))
             if (/^(git\+|github:)|codeload\.github\.com/.test(v.resolved ?? "") ||
-              /@digitalbazaar\/did-io-2\.2\.0\.tgz$/.test(v.resolved ?? "")) delete lock.packages[k];
+              /@digitalbazaar\/did-io-2\.2\.0\.tgz$/.test(v.resolved ?? ""))
+              for (const n of Object.keys(lock.packages)) if (n === k || n.startsWith(`${k}/`)) delete lock.packages[n];
           fs.writeFileSync("package-lock.json", JSON.stringify(lock, null, 2) + "\n");'
       fi
       if [ "$s" = vc-di-ecdsa-test-suite ] && [ ! -e tests/input/vc-di-ecdsa ]; then
@@ -154,8 +160,7 @@ summary() { # from each suite's reports/index.json (the interop reporter prints 
 run() {
   local work
   work=$(cd "$1" && pwd)
-  local data
-  data=$(mktemp -d)
+  data=$(mktemp -d) # global: the EXIT trap removes it
   # A fresh product on the simulator. The suites call the verifiers without an API key, and a keyless client
   # gets 30 verifications per rate-limit window: a one-second window lets a suite's few hundred requests through.
   (
@@ -164,9 +169,9 @@ run() {
     CV_DATA_DIR=$data CV_RATE_WINDOW_MS=1000 CV_TESTNET_PORT=$PORT CV_JSONLD_CONTEXTS_DIR=$CONTEXTS \
       LOG_LEVEL=warn exec npm start
   ) >"$work/product.log" 2>&1 &
-  local product=$!
+  product=$!
   "$REPO/node_modules/.bin/node" "$REPO/scripts/w3c-suite-issuer.ts" "$ISSUER_PORT" "$CONTEXTS" >"$work/issuer.log" 2>&1 &
-  local issuer=$!
+  issuer=$!
   trap 'kill $product $issuer 2>/dev/null; wait $product $issuer 2>/dev/null; rm -rf "$data"' EXIT
   for _ in $(seq 1 240); do
     curl -sf "$BASE_URL/ready" >/dev/null 2>&1 && break
@@ -177,9 +182,10 @@ run() {
   for s in "${SUITES[@]}"; do
     echo "w3c-suites: $s" >&2
     local_config >"$work/$s/localConfig.cjs"
-    # `npm test` as the suite's README says; --ignore-scripts skips the ECDSA suite's `pretest`
+    # `npm test` as the suite's README says, on this repository's pinned Node 24 (vc-di-ecdsa-test-suite wants
+    # Node >= 22); --ignore-scripts skips the ECDSA suite's `pretest`
     # (`npm update vc-test-suite-implementations`, which would fetch from GitHub again).
-    (cd "$work/$s" && BASE_URL=$BASE_URL ISSUER_URL=$ISSUER_URL npm test --ignore-scripts) >"$work/$s.run.log" 2>&1 || true
+    (cd "$work/$s" && PATH=$REPO/node_modules/.bin:$PATH BASE_URL=$BASE_URL ISSUER_URL=$ISSUER_URL npm test --ignore-scripts) >"$work/$s.run.log" 2>&1 || true
   done
   summary "$work"
 }
