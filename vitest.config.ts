@@ -32,6 +32,7 @@ export default defineConfig({
           silent,
           include: ['scale-tests/crash.test.ts'],
           testTimeout: 1_800_000,
+          hookTimeout: 120_000,
         },
       },
       {
@@ -60,6 +61,7 @@ export default defineConfig({
           silent,
           include: ['contract-tests/**/*.test.ts'],
           testTimeout: 120_000,
+          hookTimeout: 120_000,
           fileParallelism: false,
         },
       },

@@ -8,7 +8,7 @@
 // keys by wallet proof, an issuer DID, a vault, a signed credential issued and verified. Then it scrapes
 // /metrics on each port of that npm start: no series may show on two ports. Every step that fails stops
 // the run with exit code 1 and says which.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -48,20 +48,36 @@ async function step(title, fn) {
 
 /**
  * Runs a command to completion; a non-zero exit, a signal or a timeout throws with its output.
+ * Asynchronous on purpose: a blocked event loop (spawnSync) outlives the keep-alive of npm start's sockets
+ * in fetch's pool, and the next fetch on one of them meets "other side closed".
  * @param {string} command
  * @param {string[]} args
- * @param {import('node:child_process').SpawnSyncOptions & { timeout: number }} options
- * @returns {string}
+ * @param {import('node:child_process').SpawnOptions & { timeout: number }} options
+ * @returns {Promise<string>}
  */
 function run(command, args, options) {
-  // SIGKILL at the timeout: a SIGTERM did not always stop an npm install waiting on an unreachable registry.
-  const defaults = { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, killSignal: 'SIGKILL' };
-  const result = spawnSync(command, args, { ...defaults, ...options });
-  const output = `${result.stdout ?? ''}${result.stderr ?? ''}`.trim();
-  if (result.error) throw new Error(`${command} ${args.join(' ')}: ${result.error.message}\n${output}`);
-  if (result.status !== 0)
-    throw new Error(`${command} ${args.join(' ')} exited ${result.status ?? result.signal}\n${output}`);
-  return String(result.stdout ?? '');
+  const { timeout, ...rest } = options;
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { ...rest, stdio: ['ignore', 'pipe', 'pipe'] });
+    /** @type {Buffer[]} */
+    const out = [];
+    /** @type {Buffer[]} */
+    const err = [];
+    child.stdout?.on('data', (chunk) => out.push(chunk));
+    child.stderr?.on('data', (chunk) => err.push(chunk));
+    // SIGKILL at the timeout: a SIGTERM did not always stop an npm install waiting on an unreachable registry.
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeout);
+    const output = () => `${Buffer.concat(out).toString('utf8')}${Buffer.concat(err).toString('utf8')}`.trim();
+    child.once('error', (e) => {
+      clearTimeout(timer);
+      reject(new Error(`${command} ${args.join(' ')}: ${e.message}\n${output()}`));
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
+      else reject(new Error(`${command} ${args.join(' ')} exited ${code ?? signal}\n${output()}`));
+    });
+  });
 }
 
 /** @returns {Promise<number>} */
@@ -171,7 +187,11 @@ async function main() {
       // A publisher's shell: none of the npm_config_* that `npm run` exported from the repository's .npmrc
       // (its ignore-scripts would skip prepack; in packages/client that .npmrc is not read).
       const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
-      const out = run(NPM, ['pack', '--pack-destination', dest, '--json'], { cwd: PACKAGE_DIR, env, timeout: 300_000 });
+      const out = await run(NPM, ['pack', '--pack-destination', dest, '--json'], {
+        cwd: PACKAGE_DIR,
+        env,
+        timeout: 300_000,
+      });
       /** @type {{ filename: string, files: { path: string }[] }[]} */
       const [packed] = JSON.parse(out);
       if (!packed) throw new Error(`npm pack printed no package: ${out}`);
@@ -225,16 +245,19 @@ async function main() {
       ];
       const packages = [tarball, `@stellar/stellar-sdk@${sdk}`, `typescript@${typescript}`, `@types/node@${typesNode}`];
       try {
-        run(NPM, [...args, ...packages], { cwd: consumer, timeout: INSTALL_TIMEOUT_MS });
+        await run(NPM, [...args, ...packages], { cwd: consumer, timeout: INSTALL_TIMEOUT_MS });
       } catch (err) {
         const why = err instanceof Error ? err.message : String(err);
         throw new Error(`this step installs from the npm registry, which must be reachable: ${why}`);
       }
     });
 
-    await step('import the installed package with plain node: every export is there', () => {
+    await step('import the installed package with plain node: every export is there', async () => {
       const script = "const m = await import('@credential-vault/client'); console.log(Object.keys(m).sort().join(' '))";
-      const out = run(process.execPath, ['--input-type=module', '-e', script], { cwd: consumer, timeout: 60_000 });
+      const out = await run(process.execPath, ['--input-type=module', '-e', script], {
+        cwd: consumer,
+        timeout: 60_000,
+      });
       const exported = out.split(' ').map((s) => s.trim());
       const wanted = ['createVaultClient', 'createResolverClient', 'prepareAndSubmit', 'obtainApiKey', 'registerDid'];
       for (const name of [...wanted, 'signCredential', 'signingPassphrase', 'transactionId']) {
@@ -242,9 +265,9 @@ async function main() {
       }
     });
 
-    await step("type-check the example program and the package README's example with plain tsc --strict", () => {
+    await step("type-check the example program and the package README's example with plain tsc --strict", async () => {
       const tsc = path.join(consumer, 'node_modules/typescript/bin/tsc');
-      run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: consumer, timeout: 300_000 });
+      await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: consumer, timeout: 300_000 });
     });
 
     const [testnet, mainnet, resolver, simulator] = await freePorts(4);
@@ -274,9 +297,9 @@ async function main() {
       },
     );
 
-    await step('run the example as TypeScript with plain node: sign, issue and verify a credential', () => {
+    await step('run the example as TypeScript with plain node: sign, issue and verify a credential', async () => {
       const friendbot = `${urls.simulator}/testnet/friendbot`;
-      const out = run(
+      const out = await run(
         process.execPath,
         ['src/index.ts', '--vault-url', urls.vault, '--resolver-url', urls.resolver, '--friendbot-url', friendbot],
         { cwd: consumer, timeout: CONSUMER_TIMEOUT_MS },

@@ -12,6 +12,8 @@ export default defineConfig({
     include: ['contract-tests/pact/consumer/**/*.pact.ts'],
     globalSetup: ['scripts/node-check.setup.ts', 'contract-tests/pact/consumer/global-setup.ts'],
     testTimeout: 30_000,
+    // Set-up starts a conformance proxy: no limit by the machine's speed (vitest's 10 s failed on a loaded host).
+    hookTimeout: 120_000,
     // Every file of one provider writes the same pact file.
     fileParallelism: false,
   },

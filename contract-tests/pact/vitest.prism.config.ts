@@ -11,6 +11,6 @@ export default defineConfig({
     include: ['contract-tests/pact/prism/**/*.pact.ts'],
     globalSetup: ['scripts/node-check.setup.ts'],
     testTimeout: 120_000,
-    hookTimeout: 90_000,
+    hookTimeout: 120_000,
   },
 });

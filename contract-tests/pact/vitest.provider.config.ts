@@ -11,6 +11,6 @@ export default defineConfig({
     include: ['contract-tests/pact/provider/**/*.pact.ts'],
     globalSetup: ['scripts/node-check.setup.ts'],
     testTimeout: 120_000,
-    hookTimeout: 60_000,
+    hookTimeout: 120_000,
   },
 });
