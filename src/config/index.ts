@@ -85,6 +85,10 @@ export interface Config {
   keyTtlDays: number;
   /** Verified API keys kept in memory per process (0: none). */
   keyCacheSize: number;
+  /** Live presentation challenges one client may hold. */
+  challengesPerClient: number;
+  /** Live challenges the in-memory challenge store keeps, all clients together. */
+  challengeStoreEntries: number;
   rateLimits: Record<KeyRole, { read: number; write: number }>;
   rateWindowMs: number;
   resolverRateLimit: number;
@@ -215,6 +219,8 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
     ipv6ClientPrefix: int(r, 'ipv6ClientPrefix', 1, 128),
     keyTtlDays: int(r, 'keyTtlDays', 1, 3650),
     keyCacheSize: int(r, 'keyCacheSize', 0, 1_000_000),
+    challengesPerClient: int(r, 'challengesPerClient', 1, 1_000_000),
+    challengeStoreEntries: int(r, 'challengeStoreEntries', 1, 10_000_000),
     rateLimits: rateLimits(r),
     rateWindowMs: int(r, 'rateWindowMs', 1000),
     resolverRateLimit: int(r, 'resolverRateLimit', 1),

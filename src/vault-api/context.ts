@@ -34,6 +34,8 @@ export interface VaultAppDeps {
     authOrigins: string[];
     /** Prefix length of the IPv6 network one per-IP bucket counts (default 64; CV_IPV6_CLIENT_PREFIX). */
     ipv6ClientPrefix?: number;
+    /** Live presentation challenges one client may hold (default CHALLENGES_PER_CLIENT; CV_CHALLENGES_PER_CLIENT). */
+    challengesPerClient?: number;
   };
   now: Clock;
   /**
