@@ -143,16 +143,31 @@ summary() { # from each suite's reports/index.json (the interop reporter prints 
     echo "== $s"
     node -e '
       const report = require(process.argv[1]);
+      // Each matrix lists its tests as rows of cells (an interop matrix has no other listing); "At Risk"
+      // summarises tests listed elsewhere. A table keeps mocha suites.
       const tests = [];
       const walk = (suite, path) => {
-        for (const t of suite.tests ?? []) tests.push({ state: t.state ?? (t.pending ? "pending" : "unknown"), path: [...path, t.title].join(" > "), err: t.err?.message ?? "" });
+        for (const t of suite.tests ?? []) tests.push({ t, path: [...path, t.title] });
         for (const child of suite.suites ?? []) walk(child, [...path, child.title]);
       };
-      for (const m of [...(report.matrices ?? []), ...(report.tables ?? [])]) walk(m, [m.title]);
+      for (const m of report.matrices ?? []) {
+        if (m.title === "At Risk") continue;
+        for (const row of m.rows ?? []) for (const t of row.cells ?? []) if (t?.type === "test") tests.push({ t, path: [m.title, t.title], v: m.columnLabel === "Verifier" });
+      }
+      for (const table of report.tables ?? []) walk(table, [table.title]);
+      // A test "calls a verifier" when it sits in a matrix of verifiers or its code posts to one.
+      const calls = (body) => /verifyVp\(|\.verify\(|verifier\.post|verificationFail|verificationSuccess|verifySuccess|verifyError|shouldRejectEitherIssueOrVerify/.test(body ?? "");
       const count = {};
-      for (const t of tests) count[t.state] = (count[t.state] ?? 0) + 1;
-      console.log(Object.entries(count).map(([k, v]) => `${k} ${v}`).join(", ") || "no tests ran");
-      for (const t of tests) if (t.state !== "passed") console.log(`  ${t.state}: ${t.path}\n      ${t.err.slice(0, 300).replace(/\n/g, " ")}`);
+      const callsVerifier = ({ t, v }) => v || calls(t.body);
+      for (const test of tests) {
+        const { t } = test;
+        const k = `${t.state ?? (t.pending ? "pending" : "not run")} (${callsVerifier(test) ? "verifier" : "issuer only"})`;
+        count[k] = (count[k] ?? 0) + 1;
+      }
+      console.log(Object.entries(count).map(([k, v]) => `${v} ${k}`).join(", ") || "no tests ran");
+      for (const test of tests)
+        if (test.t.state !== "passed")
+          console.log(`  ${test.t.state ?? "not run"} [${callsVerifier(test) ? "verifier" : "issuer only"}]: ${test.path.join(" > ")}\n      ${(test.t.err?.message ?? "").slice(0, 300).replace(/\n/g, " ")}`);
     ' "$work/$s/reports/index.json"
   done
 }
