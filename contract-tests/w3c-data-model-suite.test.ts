@@ -274,7 +274,9 @@ describe.each(SUITES)(
 
       it('credential-validUntil-validFrom-ok.json (a year ago to a year ahead) verifies', async () => {
         await accepts(
-          verify(await issue({ ...CREDENTIAL_OK, validFrom: '2025-11-28T00:00:00Z', validUntil: '2027-11-28T00:00:00Z' })),
+          verify(
+            await issue({ ...CREDENTIAL_OK, validFrom: '2025-11-28T00:00:00Z', validUntil: '2027-11-28T00:00:00Z' }),
+          ),
         );
       });
     });

@@ -348,7 +348,7 @@ export const SETTINGS: readonly Setting[] = [
     default: '100000',
     doc:
       'live challenges the in-memory store keeps, all clients together (a bound on its memory; full: 429 until ' +
-      'some expire); with REDIS_URL, Redis\'s own memory bounds the shared store',
+      "some expire); with REDIS_URL, Redis's own memory bounds the shared store",
   },
   {
     key: 'keyCacheSize',

@@ -504,7 +504,7 @@ describe('proof sets and chains', () => {
     expect(bad.results.map((r) => r.verified)).toEqual([true, false]);
   });
 
-  it('with coSigners, a proof by another DID verifies with its key; one proof must be the controller\'s', async () => {
+  it("with coSigners, a proof by another DID verifies with its key; one proof must be the controller's", async () => {
     const set = await addProof(
       await sign({ verificationMethod: `${OTHER}#assert-1`, secretKey: OTHER_ASSERT, id: 'urn:uuid:proof-1' }),
       {
