@@ -120,7 +120,7 @@ install() {
         node -e 'const fs = require("fs"); const lock = JSON.parse(fs.readFileSync("package-lock.json", "utf8"));
           for (const [k, v] of Object.entries(lock.packages ?? {}))
             if (/^(git\+|github:)|codeload\.github\.com/.test(v.resolved ?? "") ||
-              /@digitalbazaar\/did-io-2\.2\.0\.tgz$/.test(v.resolved ?? ""))
+              /\/@digitalbazaar\/did-io\/-\/did-io-2\.2\.0\.tgz$/.test(v.resolved ?? ""))
               for (const n of Object.keys(lock.packages)) if (n === k || n.startsWith(`${k}/`)) delete lock.packages[n];
           fs.writeFileSync("package-lock.json", JSON.stringify(lock, null, 2) + "\n");'
       fi
