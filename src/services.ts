@@ -371,6 +371,7 @@ async function startVaultApis(
         authOrigins: config.authOrigins,
         ipv6ClientPrefix: config.ipv6ClientPrefix,
         challengesPerClient: config.challengesPerClient,
+        keylessRateLimit: config.keylessRateLimit,
       },
       now: w.now,
       trustProxy: config.trustProxy,

@@ -14,6 +14,7 @@ import {
 } from './index.ts';
 import { DEFAULT_TIMEOUTS } from '../chain/rpc.ts';
 import { DEFAULT_CHALLENGE_ENTRIES } from '../stores/challenges.ts';
+import { KEYLESS_IP_LIMIT } from '../vault-api/middleware/rate-limit.ts';
 import { CHALLENGES_PER_CLIENT } from '../vault-api/verification-presentation.ts';
 
 describe('config defaults are the documented values', () => {
@@ -35,6 +36,7 @@ describe('config defaults are the documented values', () => {
     ['keyTtlDays', 180],
     ['challengesPerClient', CHALLENGES_PER_CLIENT],
     ['challengeStoreEntries', DEFAULT_CHALLENGE_ENTRIES],
+    ['keylessRateLimit', KEYLESS_IP_LIMIT],
   ] as const)('%s = %s', (key, want) => {
     expect(config[key]).toBe(want);
   });
@@ -63,6 +65,7 @@ describe('flags win over environment, environment over defaults', () => {
   it('the challenge quotas are settings (CV_CHALLENGES_PER_CLIENT, --challenge-store-entries)', () => {
     const { config } = loadConfig(['--challenge-store-entries', '500'], { CV_CHALLENGES_PER_CLIENT: '3' });
     expect([config.challengesPerClient, config.challengeStoreEntries]).toEqual([3, 500]);
+    expect(loadConfig(['--keyless-rate-limit', '1000'], {}).config.keylessRateLimit).toBe(1000);
     expect(() => loadConfig([], { CV_CHALLENGES_PER_CLIENT: '0' })).toThrow(/CV_CHALLENGES_PER_CLIENT/);
   });
 });

@@ -91,6 +91,8 @@ export interface Config {
   challengeStoreEntries: number;
   rateLimits: Record<KeyRole, { read: number; write: number }>;
   rateWindowMs: number;
+  /** Keyless verifications per window per client IP. */
+  keylessRateLimit: number;
   resolverRateLimit: number;
   resolverRateWindowMs: number;
   resolverCacheTtlMs: number;
@@ -223,6 +225,7 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
     challengeStoreEntries: int(r, 'challengeStoreEntries', 1, 10_000_000),
     rateLimits: rateLimits(r),
     rateWindowMs: int(r, 'rateWindowMs', 1000),
+    keylessRateLimit: int(r, 'keylessRateLimit', 1),
     resolverRateLimit: int(r, 'resolverRateLimit', 1),
     resolverRateWindowMs: int(r, 'resolverRateWindowMs', 1000),
     resolverCacheTtlMs: int(r, 'resolverCacheTtlMs', 0),

@@ -410,6 +410,14 @@ export const SETTINGS: readonly Setting[] = [
     doc: 'writes per minute, admin keys',
   },
   {
+    key: 'keylessRateLimit',
+    env: 'CV_KEYLESS_RATE_LIMIT',
+    flag: '--keyless-rate-limit',
+    kind: 'int',
+    default: '30',
+    doc: 'verifications per window per client IP without an API key (POST /credentials/verify, /presentations/verify)',
+  },
+  {
     key: 'rateWindowMs',
     env: 'CV_RATE_WINDOW_MS',
     flag: '--rate-window-ms',

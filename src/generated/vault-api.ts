@@ -736,7 +736,8 @@ export interface paths {
          *     body (the VC API's verifier tests require a 4xx). Input that cannot be verified at all is 400 with the
          *     error envelope.
          *
-         *     A key is optional for a presented credential (keyless: 30 per minute per client IP, bodies up to 64
+         *     A key is optional for a presented credential (keyless: 30 per minute per client IP by default,
+         *     `CV_KEYLESS_RATE_LIMIT`; bodies up to 64
          *     KiB). By reference needs the owner's key or an admin key, and comparing a presented credential with the
          *     stored one the owner's key alone: nobody else learns anything of a stored credential (403 `forbidden`).
          */

@@ -36,6 +36,8 @@ export interface VaultAppDeps {
     ipv6ClientPrefix?: number;
     /** Live presentation challenges one client may hold (default CHALLENGES_PER_CLIENT; CV_CHALLENGES_PER_CLIENT). */
     challengesPerClient?: number;
+    /** Keyless verifications per window per client IP (default KEYLESS_IP_LIMIT; CV_KEYLESS_RATE_LIMIT). */
+    keylessRateLimit?: number;
   };
   now: Clock;
   /**
