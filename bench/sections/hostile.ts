@@ -12,6 +12,7 @@ import { Keypair } from '@stellar/stellar-sdk';
 import { ed25519KeyPair, signCredential, signPresentation } from '../../src/client/index.ts';
 import { addProof } from '../../src/did/index.ts';
 import { fmtInt, table, verdict } from '../lib/markdown.ts';
+import { rdfcHostileCases, type RdfcHostileCase } from './hostile-rdfc.ts';
 import { attempt, wanted, type Outcome, type SectionContext, type SectionResult } from '../lib/section.ts';
 import { ms, summarize, type Summary } from '../lib/stats.ts';
 
@@ -30,6 +31,8 @@ interface HostileCase {
   path: '/credentials/verify' | '/presentations/verify';
   keyed: boolean;
   body: string;
+  /** The answer it must get (default 200 verified): the poison graph is refused. */
+  expect?: RdfcHostileCase['expect'];
 }
 interface Measured {
   latency: Summary;
@@ -150,6 +153,11 @@ async function hostileCases(now: number): Promise<HostileCase[]> {
         return vpBody(await presentation(Array.from({ length: 10 }, () => vc)));
       }),
     },
+    ...(await rdfcHostileCases(KEYLESS_LIMIT, holder.did)).map((c) => ({
+      ...c,
+      path: '/credentials/verify' as const,
+      keyed: false,
+    })),
     {
       name: "with a key: the review's credential of short members (512 KiB)",
       path: '/credentials/verify',
@@ -220,7 +228,11 @@ export async function runHostileSection(ctx: SectionContext): Promise<SectionRes
         status: last.status,
         verified: (JSON.parse(last.text) as { verified?: unknown }).verified,
       };
-      if (m.status !== 200 || m.verified !== true) throw new Error(`answered ${m.status}: ${last.text.slice(0, 300)}`);
+      const want = c.expect ?? { verified: true };
+      const as = want.verified
+        ? m.status === 200 && m.verified === true
+        : m.status === 400 && m.verified === false && last.text.includes(`"${want.reason}"`);
+      if (!as) throw new Error(`answered ${m.status}: ${last.text.slice(0, 300)}`);
       ctx.log(`    ${m.status}, p50 ${ms(m.latency.p50)} ms, service CPU ${ms(m.cpuMs)} ms/request`);
       return m;
     });

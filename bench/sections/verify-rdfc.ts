@@ -2,9 +2,13 @@
 // issuer), verified by the service (POST /credentials/verify, checks proof) and, in the same run, by the peer:
 // @digitalbazaar/vc's own verifyCredential of the same credential in this process, back to back for the same
 // seconds (one core, as one service process). Both resolve the did:key offline and read only bundled contexts.
+// Beside them, this verifier's own verifyDataIntegrity in this process on both paths of library-fast-path.ts
+// (`fast`, the service's default, and `maintained`), so the fast path's gain is measured apart from HTTP.
 import { DataIntegrityProof } from '@digitalbazaar/data-integrity';
 import { cryptosuite as eddsaRdfc2022 } from '@digitalbazaar/eddsa-rdfc-2022-cryptosuite';
 import * as vc from '@digitalbazaar/vc';
+import { Ed25519KeyCache, resolveDidKey, verifyDataIntegrity } from '../../src/did/index.ts';
+import type { LibraryPath } from '../../src/did/library-fast-path.ts';
 import { didKey, issueWith, loaderFor, type DidKey } from '../../test-support/digitalbazaar.ts';
 import type { HttpCase, HttpResult } from '../lib/http-load.ts';
 import type { RunSettings } from '../lib/http-load.ts';
@@ -36,20 +40,51 @@ export function rdfcCase(url: string, key: string, keyHeader: string, f: RdfcFix
   };
 }
 
-/** The peer: @digitalbazaar/vc verifyCredential, one after another for the warm-up then the measured seconds. */
-export async function measurePeer(f: RdfcFixture, settings: RunSettings): Promise<HttpResult> {
-  const documentLoader = loaderFor(f.issuer);
-  const once = async () => {
-    const r = await vc.verifyCredential({
-      credential: f.credential,
-      suite: new DataIntegrityProof({ cryptosuite: eddsaRdfc2022 }),
-      documentLoader,
+/** Requests of the service's case before any is measured: its validator and JIT warm, as the other cases' do. */
+export const RDFC_PRIME_REQUESTS = 200;
+
+export type InProcessPath = 'peer' | LibraryPath;
+
+/**
+ * One verification of the credential in this process: the peer (@digitalbazaar/vc verifyCredential), or this
+ * verifier's own verifyDataIntegrity on either path of library-fast-path.ts (Node's keys kept across calls, as
+ * the service keeps them). Throws when it does not verify.
+ */
+export function inProcessVerifier(f: RdfcFixture, path: InProcessPath): () => Promise<void> {
+  if (path === 'peer') {
+    const documentLoader = loaderFor(f.issuer);
+    return async () => {
+      const r = await vc.verifyCredential({
+        credential: f.credential,
+        suite: new DataIntegrityProof({ cryptosuite: eddsaRdfc2022 }),
+        documentLoader,
+      });
+      if (!r.verified) throw new Error(`@digitalbazaar/vc does not verify it: ${String(r.error)}`);
+    };
+  }
+  const keyCache = new Ed25519KeyCache();
+  return async () => {
+    const r = await verifyDataIntegrity({
+      document: f.credential,
+      resolve: async (did) => resolveDidKey(did),
+      now: new Date(),
+      expectedController: f.issuer.did,
+      keyCache,
+      libraryPath: path,
     });
-    if (!r.verified) throw new Error(`@digitalbazaar/vc does not verify it: ${String(r.error)}`);
+    if (!r.verified) throw new Error(`verifyDataIntegrity (${path}) does not verify it: ${JSON.stringify(r.errors)}`);
   };
+}
+
+/**
+ * One verification after another for the warm-up then the measured seconds; `cpuUsPerRequest` is this
+ * process's CPU time over the measured seconds per verification (the bench process does nothing else then).
+ */
+export async function measureInProcess(once: () => Promise<void>, settings: RunSettings): Promise<HttpResult> {
   const until = (s: number) => performance.now() + s * 1000;
   for (const end = until(settings.warmup); performance.now() < end; ) await once();
   const times: number[] = [];
+  const cpu = process.cpuUsage();
   const start = performance.now();
   for (const end = until(settings.duration); performance.now() < end; ) {
     const t = performance.now();
@@ -57,6 +92,7 @@ export async function measurePeer(f: RdfcFixture, settings: RunSettings): Promis
     times.push(performance.now() - t);
   }
   const seconds = (performance.now() - start) / 1000;
+  const used = process.cpuUsage(cpu);
   times.sort((a, b) => a - b);
   const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? 0;
   return {
@@ -68,5 +104,6 @@ export async function measurePeer(f: RdfcFixture, settings: RunSettings): Promis
     errors: 0,
     statuses: {},
     seconds,
+    cpuUsPerRequest: (used.user + used.system) / Math.max(1, times.length),
   };
 }

@@ -17,7 +17,14 @@ import { fmtMs, fmtRatio, fmtRate, fmtInt, table, verdict } from '../lib/markdow
 import { attempt, wanted, type Outcome, type SectionContext, type SectionResult } from '../lib/section.ts';
 import { raisedLimitsNote } from '../lib/stack.ts';
 import { KEY_HEADER, keypairSigner, vaultClient, type IssuerIdentity } from '../lib/vault-client.ts';
-import { measurePeer, rdfcCase, rdfcFixture } from './verify-rdfc.ts';
+import {
+  type InProcessPath,
+  inProcessVerifier,
+  measureInProcess,
+  RDFC_PRIME_REQUESTS,
+  rdfcCase,
+  rdfcFixture,
+} from './verify-rdfc.ts';
 
 /** Unmeasured requests of each case before any is measured. */
 const PRIME_REQUESTS = 300;
@@ -174,37 +181,89 @@ export async function runVerifySection(ctx: SectionContext): Promise<SectionResu
       mustVerify,
     );
   }
-  await measureRdfc(ctx, rows, measure);
+  await measureRdfc(ctx, rows);
   return render(ctx, rows);
 }
 
-/** eddsa-rdfc-2022: the service and @digitalbazaar/vc verify the same credential, in this run (verify-rdfc.ts). */
-async function measureRdfc(
-  ctx: SectionContext,
-  rows: Row[],
-  measure: (name: string, label: string, c: () => Promise<HttpCase>, check?: (b: unknown) => void) => Promise<void>,
-): Promise<void> {
+/** Rounds of the eddsa-rdfc-2022 comparison: the machine is shared, so each is measured a few times, interleaved. */
+const RDFC_ROUNDS = 3;
+
+const IN_PROCESS: { path: InProcessPath; name: string; label: string }[] = [
+  {
+    path: 'peer',
+    name: 'verify-rdfc-peer',
+    label: 'the peer: @digitalbazaar/vc verifyCredential of the same credential, in-process, one at a time',
+  },
+  {
+    path: 'fast',
+    name: 'verify-rdfc-own-fast',
+    label: "this verifier's verifyDataIntegrity, in-process, fast path (the service's default)",
+  },
+  {
+    path: 'maintained',
+    name: 'verify-rdfc-own-maintained',
+    label: "this verifier's verifyDataIntegrity, in-process, maintained path (library-fast-path.ts off)",
+  },
+];
+
+/**
+ * eddsa-rdfc-2022: the service and @digitalbazaar/vc verify the same credential, in this run (verify-rdfc.ts),
+ * in RDFC_ROUNDS interleaved rounds, beside this verifier's own two paths in-process.
+ */
+async function measureRdfc(ctx: SectionContext, rows: Row[]): Promise<void> {
   if (!wanted(ctx, 'verify-rdfc')) return;
   const fixture = rdfcFixture();
   fixture.catch(() => {}); // reported by the cases below
-  await measure(
-    'verify-rdfc',
-    'presented eddsa-rdfc-2022 credential (did:key issuer, digitalbazaar-signed), checks proof',
-    async () => {
-      const stack = await ctx.stack();
-      const issuer = await stack.issuer();
-      return rdfcCase(`${stack.vaultUrl()}/credentials/verify`, issuer.key, KEY_HEADER, await fixture);
-    },
-    (body) => {
-      if ((body as { verified?: boolean })?.verified !== true) throw new Error(`not verified: ${JSON.stringify(body)}`);
-    },
-  );
-  const label = 'the peer: @digitalbazaar/vc verifyCredential of the same credential, in-process, one at a time';
-  rows.push({
-    name: 'verify-rdfc-peer',
-    label,
-    outcome: await attempt(ctx, 'verify-rdfc-peer', async () => measurePeer(await fixture, ctx.settings)),
+  const service = async (): Promise<HttpResult> => {
+    const stack = await ctx.stack();
+    const issuer = await stack.issuer();
+    const hc = rdfcCase(`${stack.vaultUrl()}/credentials/verify`, issuer.key, KEY_HEADER, await fixture);
+    for (let i = 0; i < RDFC_PRIME_REQUESTS; i++) {
+      const body = (await probe(hc)) as { verified?: boolean };
+      if (body?.verified !== true) throw new Error(`not verified: ${JSON.stringify(body)}`);
+    }
+    const r = await measureHttp(hc, ctx.settings, () => stack.cpuUs());
+    ctx.log(`    ${fmtRate(r.rps)} req/s, ${fmtInt(r.cpuUsPerRequest ?? 0)} µs CPU/request, p50 ${fmtMs(r.p50)} ms`);
+    return r;
+  };
+  for (let round = 1; round <= RDFC_ROUNDS; round++) {
+    const suffix = ` (round ${round})`;
+    rows.push({
+      name: 'verify-rdfc',
+      label: `presented eddsa-rdfc-2022 credential (did:key issuer, digitalbazaar-signed), checks proof${suffix}`,
+      outcome: await attempt(ctx, `verify-rdfc${suffix}`, service),
+    });
+    for (const p of IN_PROCESS) {
+      if (!wanted(ctx, p.name)) continue;
+      const outcome = await attempt(ctx, `${p.name}${suffix}`, async () => {
+        const r = await measureInProcess(inProcessVerifier(await fixture, p.path), ctx.settings);
+        ctx.log(`    ${fmtRate(r.rps)} /s, ${fmtInt(r.cpuUsPerRequest ?? 0)} µs CPU/verification`);
+        return r;
+      });
+      rows.push({ name: p.name, label: `${p.label}${suffix}`, outcome });
+    }
+  }
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/** Per round: the service's req/s over the peer's, and the peer's CPU per verification over the service's. */
+function rdfcRounds(rows: Row[]): { rps: number[]; cpu: number[] } {
+  const service = rows.filter((r) => r.name === 'verify-rdfc');
+  const peer = rows.filter((r) => r.name === 'verify-rdfc-peer');
+  const out = { rps: [] as number[], cpu: [] as number[] };
+  service.forEach((s, i) => {
+    const p = peer[i];
+    if (!s.outcome.ok || !p?.outcome.ok) return;
+    out.rps.push(s.outcome.value.rps / p.outcome.value.rps);
+    const [sc, pc] = [s.outcome.value.cpuUsPerRequest, p.outcome.value.cpuUsPerRequest];
+    if (sc && pc) out.cpu.push(pc / sc);
   });
+  return out;
 }
 
 function render(ctx: SectionContext, rows: Row[]): SectionResult {
@@ -215,10 +274,12 @@ function render(ctx: SectionContext, rows: Row[]): SectionResult {
   const ceiling = rps('verify-ceiling');
   const ratio = (v: number | undefined) => (v !== undefined && ceiling ? v / ceiling : undefined);
   const body = rows.map((r) => {
-    if (!r.outcome.ok) return [r.label, '—', '—', '—', '—', '—', `not measured: ${r.outcome.error}`];
+    if (!r.outcome.ok) return [r.label, '—', '—', '—', '—', '—', '—', `not measured: ${r.outcome.error}`];
     const v = r.outcome.value;
-    return [r.label, fmtRate(v.rps), fmtMs(v.p50), fmtMs(v.p99), fmtInt(v.non2xx), fmtRatio(ratio(v.rps)), ''];
+    const cpu = v.cpuUsPerRequest === undefined ? '—' : fmtInt(v.cpuUsPerRequest);
+    return [r.label, fmtRate(v.rps), cpu, fmtMs(v.p50), fmtMs(v.p99), fmtInt(v.non2xx), fmtRatio(ratio(v.rps)), ''];
   });
+  const rdfc = rdfcRounds(rows);
   const presented = rps('verify-presented');
   const presentation = rps('verify-presentation');
   const targets: [string, string, boolean | undefined][] = [
@@ -232,6 +293,16 @@ function render(ctx: SectionContext, rows: Row[]): SectionResult {
       fmtRatio(ratio(presentation)),
       presentation === undefined || !ceiling ? undefined : presentation >= 0.3 * ceiling,
     ],
+    [
+      'eddsa-rdfc-2022 through the service ahead of @digitalbazaar/vc in-process (req/s, median of the rounds)',
+      rdfc.rps.length === 0 ? '—' : `${fmtRatio(median(rdfc.rps))} (rounds: ${rdfc.rps.map(fmtRatio).join(', ')})`,
+      rdfc.rps.length === 0 ? undefined : median(rdfc.rps) > 1,
+    ],
+    [
+      "eddsa-rdfc-2022: the service's CPU per request below the peer's per verification (peer ÷ service, median)",
+      rdfc.cpu.length === 0 ? '—' : `${fmtRatio(median(rdfc.cpu))} (rounds: ${rdfc.cpu.map(fmtRatio).join(', ')})`,
+      rdfc.cpu.length === 0 ? undefined : median(rdfc.cpu) > 1,
+    ],
   ];
   const s = ctx.settings;
   const markdown = [
@@ -241,11 +312,14 @@ function render(ctx: SectionContext, rows: Row[]): SectionResult {
       "The credential carries an `eddsa-jcs-2022` proof by its issuer DID's `#assert-1` key; every answer is checked to be `verified: true` before measuring. " +
       "Presented: the credential in the body, its issuer DID resolved through the chain client's read cache. By reference: `owner` + `vcId` with the owner's key, so the credential is read from the vault and decrypted, and its on-chain status and the issuer's access are read too. " +
       "Presentation: that credential inside a presentation signed by a did:ledger holder's `#auth-1` key over the verifier's own challenge (compared, not single-use, so the same request can be repeated), two proofs verified. " +
-      "eddsa-rdfc-2022: a credential signed by digitalbazaar's libraries for a did:key issuer, verified by the service (RDF canonicalization by jsonld and rdf-canonize, contexts bundled) and by the peer, @digitalbazaar/vc `verifyCredential` of the same credential in the bench process, one verification after another for the same seconds (its req/s are verifications per second on one core, its p50/p99 per verification).",
+      "eddsa-rdfc-2022: a credential signed by digitalbazaar's libraries for a did:key issuer, verified by the service (RDF canonicalization by jsonld and rdf-canonize, contexts bundled) and by the peer, @digitalbazaar/vc `verifyCredential` of the same credential in the bench process, one verification after another for the same seconds (its req/s are verifications per second on one core, its p50/p99 per verification), and this verifier's own verifyDataIntegrity in-process on both paths of src/did/library-fast-path.ts (fast, the default; maintained: digitalbazaar's objects as they come). " +
+      `The service's case is primed with ${RDFC_PRIME_REQUESTS} requests first; the four are measured in ${RDFC_ROUNDS} interleaved rounds.` +
+      " CPU µs/req: the services' process CPU time per answered request, or the bench process's per in-process verification.",
     `- ${raisedLimitsNote()} The requests carry a standard key (keyless callers are limited to 30 per minute per IP).`,
     '',
-    table(['case', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', '× framework', 'note'], body, [
+    table(['case', 'req/s', 'CPU µs/req', 'p50 ms', 'p99 ms', 'non-2xx', '× framework', 'note'], body, [
       'l',
+      'r',
       'r',
       'r',
       'r',

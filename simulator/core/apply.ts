@@ -11,8 +11,10 @@ import type { Failure } from './failure.ts';
 import { accountKeyId, type AccountEntry, type SimCodec } from './entries.ts';
 import { Invocation } from './invocation.ts';
 import type { LedgerHeaderRec } from './ledger.ts';
+import { AFTER_ALL_TXS_TX_INDEX, feeEvents } from './fee-events.ts';
 import { lazyEnvelope, type ContractEventRec, type EntryChange, type LedgerEvent, type TxRecord } from './records.ts';
-import type { Core } from './simulate.ts';
+import { sacContractId } from './sac.ts';
+import { declaredResources, resourceFee, type Core } from './simulate.ts';
 
 /** An invocation already run in recording mode for exactly this transaction (the in-process fast path). */
 export interface Preexecuted {
@@ -214,6 +216,19 @@ export function applyChecked(
   const { inv, ok, opResults, returnValue, failure, error } = run;
   const changes: EntryChange[] = ok ? inv.changes() : [];
   if (ok) inv.commit();
+  // The refund (CAP-67: AFTER_ALL_TXS from Protocol 23): the declared resource fee beyond what the transaction used.
+  // The simulator charges no refundable resources (rent, events), so what was used is the fee of the declared
+  // resources (check.ts refused less), successful or not. Credited at once: see docs/chain-abi.md "Fee events".
+  const refund = sorobanData ? sorobanData.resourceFee - resourceFee(declaredResources(sorobanData)) : 0n;
+  const refundChange = refund > 0n ? creditRefund(core, source, refund, header.seq) : undefined;
+  const refunded = refundChange ? refund : 0n;
+  const txEvents = feeEvents(
+    ledger.codec,
+    sacContractId({ code: 'native' }, ledger.passphrase),
+    source,
+    feeCharged,
+    refunded,
+  );
   const fields = {
     hash,
     ledger: header.seq,
@@ -221,30 +236,53 @@ export function applyChecked(
     applicationOrder: order,
     status: ok ? ('SUCCESS' as const) : ('FAILED' as const),
     opCount: ops.length,
-    feeCharged,
+    feeCharged: feeCharged - refunded,
+    feeRefund: refunded,
+    txEvents,
     opResults,
     returnValue,
     soroban: !!sorobanData,
     events: ok ? inv.events : [],
     diagnostics: ok ? [] : inv.log,
     feeChange: { before: acc, after: afterFee },
+    ...(refundChange ? { refundChange } : {}),
     opChanges: ok ? [changes] : [],
     error,
     failure,
   };
   const record: TxRecord =
     b64 === undefined ? { ...fields, envelope: env, cache: {} } : lazyEnvelope({ ...fields, cache: { envelope: b64 } });
-  const ledgerEvents: LedgerEvent[] = record.events.map((e, i) => ({
-    ...e,
-    ledger: header.seq,
-    closeTime: header.closeTime,
-    txIndex: order,
-    opIndex: 0,
-    eventIndex: i,
-    txHash: hash,
-  }));
+  const at = { ledger: header.seq, closeTime: header.closeTime, txHash: hash, ...(ok ? {} : { failedTx: true }) };
+  // Ids as stellar-rpc gives them (internal/db/event.go): BEFORE_ALL_TXS events at TOID(ledger, 0, 0) numbered
+  // across the ledger (one charge a transaction, so the index is the order less one), operation events at
+  // TOID(ledger, order, op), AFTER_ALL_TXS events at TOID(ledger, TransactionMask, 0) numbered across the ledger.
+  let refunds = ledger.eventsAt(header.seq, AFTER_ALL_TXS_TX_INDEX);
+  const ledgerEvents: LedgerEvent[] = [
+    ...txEvents.map(({ stage, ...e }) =>
+      stage === 'beforeAllTxs'
+        ? { ...e, ...at, txIndex: 0, opIndex: 0, eventIndex: order - 1 }
+        : { ...e, ...at, txIndex: AFTER_ALL_TXS_TX_INDEX, opIndex: 0, eventIndex: refunds++ },
+    ),
+    ...record.events.map((e, i) => ({ ...e, ...at, txIndex: order, opIndex: 0, eventIndex: i })),
+  ];
   ledger.record(record, ledgerEvents);
   return record;
+}
+
+/** Credits a fee refund to the fee source's account (when it still exists); its before and after. */
+function creditRefund(
+  core: Core,
+  source: string,
+  refund: bigint,
+  seq: number,
+): { before: AccountEntry; after: AccountEntry } | undefined {
+  const key = accountKeyId(source);
+  const before = core.ledger.get(key) as AccountEntry | undefined;
+  if (!before) return undefined;
+  const after: AccountEntry = { ...before, balance: before.balance + refund, lm: seq };
+  core.ledger.put(key, after);
+  core.ledger.feePool -= refund;
+  return { before, after };
 }
 
 function footprintOf(

@@ -303,7 +303,7 @@ export class Ledger {
   /** Records an applied transaction and its events; drops the oldest history beyond the limit. */
   record(tx: TxRecord, events: LedgerEvent[]): void {
     this.txs.set(tx.hash, tx);
-    for (const e of events) this.events.push(e);
+    for (const e of events) this.addEvent(e);
     if (this.changes) {
       this.changes.txs.push(tx);
       for (const e of events) this.changes.events.push(e);
@@ -320,6 +320,29 @@ export class Ledger {
       const firstKept = this.events.findIndex((e) => e.ledger >= this.oldestLedger);
       if (firstKept > 0) this.events.splice(0, firstKept);
     }
+  }
+
+  /**
+   * Places an event in `events`, kept in id order (getEvents searches it): a transaction's charge (TOID tx 0) goes
+   * before the events of the ledger's earlier transactions, their refunds (TOID tx 0xfffff) after them all.
+   */
+  addEvent(e: LedgerEvent): void {
+    const ev = this.events;
+    let i = ev.length;
+    while (i > 0 && eventOrder(ev[i - 1]!, e) > 0) i--;
+    if (i === ev.length) ev.push(e);
+    else ev.splice(i, 0, e);
+  }
+
+  /** How many retained events of ledger `seq` have TOID transaction index `txIndex`. */
+  eventsAt(seq: number, txIndex: number): number {
+    let n = 0;
+    for (let i = this.events.length - 1; i >= 0; i--) {
+      const e = this.events[i]!;
+      if (e.ledger < seq) break;
+      if (e.ledger === seq && e.txIndex === txIndex) n++;
+    }
+    return n;
   }
 
   snapshot(): Snapshot {
@@ -349,4 +372,9 @@ export class Ledger {
     this.oldestCloseTime = s.oldestCloseTime;
     this.feePool = s.feePool;
   }
+}
+
+/** Events in id order: ledger, TOID transaction and operation index, event index. */
+function eventOrder(a: LedgerEvent, b: LedgerEvent): number {
+  return a.ledger - b.ledger || a.txIndex - b.txIndex || a.opIndex - b.opIndex || a.eventIndex - b.eventIndex;
 }

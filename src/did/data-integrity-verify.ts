@@ -275,6 +275,9 @@ async function verifyOne(ctx: VerifyContext, proof: unknown): Promise<ProofVerif
           proof: p,
           proofSet: ctx.allProofs,
           method: { id: key.method.id, controller: key.did, publicKeyMultibase: key.method.publicKeyMultibase },
+          key: { type: key.keyType, publicKey: key.publicKey },
+          keys: ctx.keys,
+          ...(o.libraryPath ? { path: o.libraryPath } : {}),
           ...(o.contexts ? { contexts: o.contexts } : {}),
         });
   return outcome ? fail(outcome, who) : { proof, verified: true, ...who, errors: [] };

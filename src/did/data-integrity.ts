@@ -6,6 +6,7 @@
 // digitalbazaar's maintained implementations (library-suites.ts) over a static JSON-LD loader (json-ld.ts).
 // Verification answers a result with the problems as data (like digitalbazaar/vc), the clock and the DID
 // resolver injected; it throws only on a programming error.
+import type { LibraryPath } from './library-fast-path.ts';
 import type { DataIntegrityErrorType } from './eddsa-jcs-2022.ts';
 import type { VerificationRelationship } from './dereference.ts';
 import type { ContextSource } from './json-ld.ts';
@@ -116,6 +117,8 @@ export interface VerifyDataIntegrityOptions {
   keyCache?: Ed25519KeyCache;
   /** The JSON-LD contexts beyond the bundled ones, for the RDF cryptosuites (json-ld.ts). */
   contexts?: ContextSource;
+  /** How the RDF cryptosuites are verified: library-fast-path.ts (default `fast`) or `maintained`. */
+  libraryPath?: LibraryPath;
 }
 
 export const DEFAULT_CLOCK_SKEW_MS = 5 * 60 * 1000;

@@ -14,6 +14,11 @@ export interface RemoteDocument {
   contextUrl: null;
   documentUrl: string;
   document: unknown;
+  /**
+   * `static`: the document never changes in this process, so jsonld keeps it resolved, and its processed
+   * contexts, in its shared cache (jsonld ContextResolver) instead of resolving it again for every operation.
+   */
+  tag?: 'static';
 }
 
 export type DocumentLoader = (url: string) => Promise<RemoteDocument>;
@@ -84,11 +89,22 @@ export function findContext(url: string, source: ContextSource = {}): unknown {
 }
 
 /**
+ * The context of `url` when it is the same in every process and every setting: a bundled one, or the ledger-vault
+ * context at this product's own deployment path. An operator's folder is read per setting, so its contexts are
+ * not (jsonld's shared cache is the process's, keyed by URL alone).
+ */
+function staticContext(url: string): unknown {
+  return BUNDLED_CONTEXTS.get(url) ?? (findContext(url) === LEDGER_VAULT_CONTEXT ? LEDGER_VAULT_CONTEXT : undefined);
+}
+
+/**
  * A document loader over the known contexts and the given documents (a proof's verification method, already
  * found by DID resolution). Anything else throws ContextNotBundledError: the loader never reaches a network.
  */
 export function staticDocumentLoader(source: ContextSource, documents?: ReadonlyMap<string, unknown>): DocumentLoader {
   return async (url) => {
+    const fixed = staticContext(url);
+    if (fixed !== undefined) return { contextUrl: null, documentUrl: url, document: fixed, tag: 'static' };
     const document = findContext(url, source) ?? documents?.get(url);
     if (document === undefined) throw new ContextNotBundledError(url);
     return { contextUrl: null, documentUrl: url, document };

@@ -12,6 +12,14 @@ import { createVerifyCryptosuite as ecdsaJcs2019 } from '@digitalbazaar/ecdsa-jc
 import { Ed25519Signature2020 } from '@digitalbazaar/ed25519-signature-2020';
 import { cryptosuite as eddsaRdfc2022, type Cryptosuite } from '@digitalbazaar/eddsa-rdfc-2022-cryptosuite';
 import type { ProofProblem } from './data-integrity.ts';
+import {
+  DEFAULT_LIBRARY_PATH,
+  cachedEd25519Verifier,
+  withCachedEd25519Key,
+  type FoundEd25519Key,
+  type LibraryPath,
+} from './library-fast-path.ts';
+import { Ed25519KeyCache } from './proof.ts';
 import { ContextNotBundledError, staticDocumentLoader, type ContextSource } from './json-ld.ts';
 import type { SigningKeyType } from './multikey.ts';
 
@@ -42,7 +50,13 @@ export interface LibraryCheck {
   proofSet: readonly unknown[];
   /** The verification method, found and authorized by key-lookup.ts. */
   method: { id: string; controller: string; publicKeyMultibase: string };
+  /** The method's key type and raw public key, as key-lookup.ts decoded them (for the fast path). */
+  key?: { type: SigningKeyType; publicKey: Uint8Array };
   contexts?: ContextSource;
+  /** library-fast-path.ts: `fast` (default) or digitalbazaar's objects as they come. */
+  path?: LibraryPath;
+  /** Node's Ed25519 keys for the fast path, kept by the caller across requests (default: made for this proof). */
+  keys?: Ed25519KeyCache;
 }
 
 function canonizeOptions(): Record<string, unknown> {
@@ -57,17 +71,33 @@ function bounded(suite: Cryptosuite): Cryptosuite {
   return { ...suite, canonize: (input, options) => suite.canonize(input, { ...options, ...canonizeOptions() }) };
 }
 
-function suiteFor(name: LibrarySuiteName): DataIntegrityProof | Ed25519Signature2020 {
+function suiteFor(
+  name: LibrarySuiteName,
+  fast?: FoundEd25519Key,
+  keys?: Ed25519KeyCache,
+): DataIntegrityProof | Ed25519Signature2020 {
+  const cache = keys ?? new Ed25519KeyCache(1);
   switch (name) {
-    case 'eddsa-rdfc-2022':
-      return new DataIntegrityProof({ cryptosuite: bounded(eddsaRdfc2022) });
+    case 'eddsa-rdfc-2022': {
+      const suite = bounded(eddsaRdfc2022);
+      return new DataIntegrityProof({ cryptosuite: fast ? withCachedEd25519Key(suite, fast, cache) : suite });
+    }
     case 'ecdsa-rdfc-2019':
       return new DataIntegrityProof({ cryptosuite: bounded(ecdsaRdfc2019) });
     case 'ecdsa-jcs-2019':
       return new DataIntegrityProof({ cryptosuite: ecdsaJcs2019() });
-    case 'Ed25519Signature2020':
-      return new Ed25519Signature2020({ canonizeOptions: canonizeOptions() });
+    case 'Ed25519Signature2020': {
+      // Ed25519Signature2020 takes its verifier as an option: the fast path's, from the same cached key.
+      const verifier = fast ? cachedEd25519Verifier(fast, cache) : undefined;
+      return new Ed25519Signature2020({ canonizeOptions: canonizeOptions(), ...(verifier ? { verifier } : {}) });
+    }
   }
+}
+
+/** The Ed25519 key for the fast path, when the check takes it; else undefined (the maintained path). */
+function fastKey(check: LibraryCheck): FoundEd25519Key | undefined {
+  if ((check.path ?? DEFAULT_LIBRARY_PATH) !== 'fast' || check.key?.type !== 'Ed25519') return undefined;
+  return { id: check.method.id, publicKey: check.key.publicKey };
 }
 
 /** Undefined when the proof verifies; else the problem, in Data Integrity's error types. */
@@ -80,7 +110,7 @@ export async function verifyByLibrary(check: LibraryCheck): Promise<ProofProblem
   const proof = jcs ? { ...check.proof } : { '@context': check.document['@context'], ...check.proof };
   let outcome: { verified: boolean; error?: unknown };
   try {
-    outcome = await suiteFor(check.suite).verifyProof({
+    outcome = await suiteFor(check.suite, fastKey(check), check.keys).verifyProof({
       proof,
       proofSet: [...check.proofSet],
       document: { ...check.document },

@@ -29,7 +29,7 @@ declare module '@digitalbazaar/ecdsa-jcs-2019-cryptosuite' {
 }
 declare module '@digitalbazaar/ed25519-signature-2020' {
   export class Ed25519Signature2020 {
-    constructor(options?: { canonizeOptions?: Record<string, unknown>; signer?: unknown });
+    constructor(options?: { canonizeOptions?: Record<string, unknown>; signer?: unknown; verifier?: unknown });
     verifyProof(
       options: import('@digitalbazaar/data-integrity').LinkedDataVerifyOptions,
     ): Promise<{ verified: boolean; error?: unknown }>;

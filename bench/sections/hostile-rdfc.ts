@@ -1,0 +1,80 @@
+// The hostile section's RDF cases (eddsa-rdfc-2022, the cryptosuite whose cost is canonicalization): a credential
+// signed by digitalbazaar's libraries, filled to the keyless limit with distinct values of one term (every value
+// a quad to expand, canonicalize and hash), and a poison graph (RDFC-1.0 §4.4): a ring of blank nodes all alike,
+// which only the N-degree hashing can tell apart. The poison graph's proof need not verify: the verifier refuses
+// the canonicalization before it checks any signature, so the case expects 400 `canonicalization_limit`.
+import { base58btcEncode } from '../../src/did/multikey.ts';
+import { didKey, issueWith } from '../../test-support/digitalbazaar.ts';
+
+type Json = Record<string, unknown>;
+const V2 = 'https://www.w3.org/ns/credentials/v2';
+const TERMS = {
+  claim: 'https://example.org/hostile#claim',
+  knows: { '@id': 'https://example.org/hostile#knows', '@type': '@id' },
+};
+
+export interface RdfcHostileCase {
+  name: string;
+  body: string;
+  /** What the answer must be: verified, or refused for this reason. */
+  expect: { verified: true } | { verified: false; reason: string };
+}
+
+/** The largest n whose body `make(n)` stays within `limit` bytes (a binary search). */
+async function largest(limit: number, make: (n: number) => Promise<string>, hi: number): Promise<string> {
+  let lo = 1;
+  let best = await make(lo);
+  while (lo <= hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    const body = await make(mid);
+    if (Buffer.byteLength(body) <= limit) [best, lo] = [body, mid + 1];
+    else hi = mid - 1;
+  }
+  return best;
+}
+
+export async function rdfcHostileCases(limit: number, holder: string): Promise<RdfcHostileCase[]> {
+  const issuer = await didKey('Ed25519');
+  const credential = (subject: Json): Json => ({
+    '@context': [V2, TERMS],
+    type: ['VerifiableCredential'],
+    issuer: issuer.did,
+    credentialSubject: { id: holder, ...subject },
+  });
+  const values = async (n: number) => {
+    const vc = await issueWith(
+      'eddsa-rdfc-2022',
+      issuer,
+      credential({ claim: Array.from({ length: n }, (_, i) => i.toString(36)) }),
+    );
+    return JSON.stringify({ verifiableCredential: vc });
+  };
+  const poison = async (n: number) => {
+    const ring = Array.from({ length: n }, (_, i) => ({ id: `_:b${i}`, knows: [`_:b${(i + 1) % n}`] }));
+    const vc = {
+      ...credential({ knows: ['_:b0'] }),
+      credentialSubject: [{ id: holder, knows: '_:b0' }, ...ring],
+      proof: {
+        type: 'DataIntegrityProof',
+        cryptosuite: 'eddsa-rdfc-2022',
+        created: new Date(Date.now() - 60_000).toISOString().replace(/\.\d+Z$/, 'Z'),
+        verificationMethod: issuer.vm,
+        proofPurpose: 'assertionMethod',
+        proofValue: `z${base58btcEncode(new Uint8Array(64))}`,
+      },
+    };
+    return JSON.stringify({ verifiableCredential: vc });
+  };
+  return [
+    {
+      name: 'eddsa-rdfc-2022 credential: distinct values of one term',
+      body: await largest(limit, values, 20_000),
+      expect: { verified: true },
+    },
+    {
+      name: 'eddsa-rdfc-2022 credential: a poison graph (a ring of blank nodes all alike)',
+      body: await largest(limit, poison, 5_000),
+      expect: { verified: false, reason: 'canonicalization_limit' },
+    },
+  ];
+}
