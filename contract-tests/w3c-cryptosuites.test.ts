@@ -209,6 +209,42 @@ describe.each(SUITES)('%s with %s keys', (suite, curve) => {
   });
 });
 
+// vc-di-eddsa-test-suite tests/15-di-rdfc-verify.js runs data-integrity-test-suite-assertion with
+// `optionalTests.proofChain`: a chain whose earlier proof is by another key, and a set that holds one proof twice,
+// must verify (the published suite, run as written, found both refused: docs/testing.md).
+describe('proof sets and chains (data-integrity-test-suite-assertion suites/verify.js, proofChain)', () => {
+  const config = (signer: DidKey, extra: Json = {}) => ({
+    type: 'DataIntegrityProof',
+    cryptosuite: 'eddsa-rdfc-2022',
+    created: created(),
+    verificationMethod: signer.vm,
+    proofPurpose: 'assertionMethod',
+    ...extra,
+  });
+
+  it('a string previousProof naming a proof by another did:key verifies; the co-signer alone is not the issuer', async () => {
+    const [issuer, other] = [await didKey('Ed25519'), await didKey('Ed25519')];
+    const d = { ...structuredClone(VALID_VC), id: `urn:uuid:${crypto.randomUUID()}`, issuer: issuer.did };
+    const first = await rawProof('eddsa-rdfc-2022', other, d, config(other, { id: 'urn:uuid:proof-1' }));
+    const second = await rawProof(
+      'eddsa-rdfc-2022',
+      issuer,
+      { ...d, proof: [first] },
+      config(issuer, { previousProof: 'urn:uuid:proof-1' }),
+    );
+    await mustVerify({ ...d, proof: [first, second] });
+    await mustNotVerify({ ...d, proof: first }, `${DI}PROOF_VERIFICATION_ERROR`, 'not_proof_signer');
+    const changed = { ...first, created: '2020-01-01T00:00:00Z' };
+    await mustNotVerify({ ...d, proof: [changed, second] }, `${DI}PROOF_VERIFICATION_ERROR`, 'signature_invalid');
+  });
+
+  it('a set that holds the same proof twice verifies (all referenced proofs MUST verify)', async () => {
+    const issuer = await didKey('Ed25519');
+    const vc = await issueWith('eddsa-rdfc-2022', issuer, VALID_VC);
+    await mustVerify({ ...vc, proof: [vc['proof'], structuredClone(vc['proof'])] });
+  });
+});
+
 describe("the specifications' published test vectors (vc-di-ecdsa-test-suite tests/vectors.js)", () => {
   it.each([
     ['ecdsa-rdfc-2019', 'P-256', VECTORS['ecdsaRdfcVectors']!['P-256']!],

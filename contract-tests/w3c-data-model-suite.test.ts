@@ -7,25 +7,29 @@
 // Inputs are the suite's fixtures (tests/input/*.json, the W3C test suite licence or the W3C 3-clause BSD
 // licence), inlined. The suite signs with its own key, `did:key:z6MkpJyS…` (tests/data-generator.js), and so do
 // these; its issuer tests are run here as a local issuer would, then verified, as `shouldRejectEitherIssueOrVerify`
-// does for an issuer that does not check. The suite signs with `eddsa-rdfc-2022` (digitalbazaar's vc library):
-// until this verifier takes RDF cryptosuites, the same documents are signed with `eddsa-jcs-2022` by an
-// independent signer (the `canonicalize` package and node:crypto, eddsa-jcs-2022 §3.3), never by this
-// repository's signing code. `SUITES` is where `eddsa-rdfc-2022` joins once it verifies.
+// does for an issuer that does not check. The suite signs with `eddsa-rdfc-2022` (digitalbazaar's vc library), and
+// so does the second run here (digitalbazaar's cryptosuite and Multikey signer, test-support/digitalbazaar.ts);
+// the first signs the same documents with `eddsa-jcs-2022` by an independent signer (the `canonicalize` package
+// and node:crypto, eddsa-jcs-2022 §3.3). Never this repository's signing code. The published suite itself, run as
+// written against `npm start`: scripts/w3c-suites.sh, docs/testing.md.
 import { createHash, createPrivateKey, createPublicKey, sign as edSign } from 'node:crypto';
 import { base58 } from '@scure/base';
 import serialize from 'canonicalize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as Ed25519Multikey from '@digitalbazaar/ed25519-multikey';
+import { rawProof, type DidKey } from '../test-support/digitalbazaar.ts';
 import { startVaultTestEnv, type MintedKey, type VaultTestEnv } from '../test-support/vault-api.ts';
 
 type Json = Record<string, unknown>;
 const V2 = 'https://www.w3.org/ns/credentials/v2';
 const EXAMPLES = 'https://www.w3.org/ns/credentials/examples/v2';
 
+/** tests/data-generator.js: the suite's secretKeyMultibase, without its `z`. */
+const SUITE_SECRET = 'rv1a6V2qqSGkBz7QPw4yJedKc8X9dEdug7c3MEzNUDVEmkyVcXtTWNLQLArgKXzN7LbGMTVjqE2CbdrqpnxqtxmY1M';
+
 /** tests/data-generator.js getKeys(): the suite's local issuer and holder key, from its secretKeyMultibase. */
 function suiteKey() {
-  const secret = base58.decode(
-    'rv1a6V2qqSGkBz7QPw4yJedKc8X9dEdug7c3MEzNUDVEmkyVcXtTWNLQLArgKXzN7LbGMTVjqE2CbdrqpnxqtxmY1M',
-  );
+  const secret = base58.decode(SUITE_SECRET);
   const seed = Buffer.from(secret.subarray(2, 34)); // multicodec ed25519-priv (0x8026), then the seed
   const privateKey = createPrivateKey({
     key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]),
@@ -40,10 +44,29 @@ const KEY = suiteKey();
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest();
 
 /** eddsa-jcs-2022 §3.3.1, independently: SHA-256(JCS(proofConfig)) || SHA-256(JCS(document)), Ed25519. */
-function jcsProof(doc: Json, config: Json): Json {
+async function jcsProof(doc: Json, config: Json): Promise<Json> {
   const proofConfig = { ...config, '@context': doc['@context'] };
   const data = Buffer.concat([sha256(serialize(proofConfig)!), sha256(serialize(doc)!)]);
   return { ...proofConfig, proofValue: `z${base58.encode(edSign(null, data, KEY.privateKey))}` };
+}
+
+/** The suite's key as digitalbazaar's Multikey library holds it (data-generator.js getKeys), for its signer. */
+const RDFC_KEY: Promise<DidKey> = (async () => {
+  const key = await Ed25519Multikey.from({
+    '@context': 'https://w3id.org/security/multikey/v1',
+    type: 'Multikey',
+    id: KEY.vm,
+    controller: KEY.did,
+    publicKeyMultibase: KEY.vm.split('#')[1]!,
+    secretKeyMultibase: `z${SUITE_SECRET}`,
+  });
+  const document = await key.export({ publicKey: true, includeContext: true });
+  return { did: KEY.did, vm: KEY.vm, curve: 'Ed25519', key, document };
+})();
+
+/** eddsa-rdfc-2022 §3.2, as the suite signs (its vc library): digitalbazaar's canonicalization and signer. */
+async function rdfcProof(doc: Json, config: Json): Promise<Json> {
+  return rawProof('eddsa-rdfc-2022', await RDFC_KEY, doc, config);
 }
 
 /**
@@ -59,6 +82,11 @@ const SUITES = [
     prove: jcsProof,
     appendedContexts: ['https ://not-a-url/contexts/example/v1', 123192875],
   },
+  {
+    cryptosuite: 'eddsa-rdfc-2022',
+    prove: rdfcProof,
+    appendedContexts: ['https ://not-a-url/contexts/example/v1', 123192875, 'https://example.com'],
+  },
 ];
 
 /** tests/data-generator.js: its challenge (base64url of 128 random bits, `u`-prefixed) and domain. */
@@ -73,27 +101,27 @@ const clone = <T>(v: T): T => structuredClone(v);
 describe.each(SUITES)(
   'w3c/vc-data-model-2.0-test-suite, signed with $cryptosuite',
   ({ cryptosuite, prove, appendedContexts }) => {
-    const sign = (doc: Json, purpose: Json) =>
-      ({
-        ...doc,
-        proof: prove(doc, {
-          type: 'DataIntegrityProof',
-          cryptosuite,
-          created: created(),
-          verificationMethod: KEY.vm,
-          ...purpose,
-        }),
-      }) as Json;
+    const sign = async (doc: Json, purpose: Json): Promise<Json> => ({
+      ...doc,
+      proof: await prove(doc, {
+        type: 'DataIntegrityProof',
+        cryptosuite,
+        created: created(),
+        verificationMethod: KEY.vm,
+        ...purpose,
+      }),
+    });
 
     /** A local issuer (data-generator.js _signCredentials, vc.issue): the suite's key is the issuer. */
     const issue = (credential: Json) =>
       sign({ ...clone(credential), issuer: KEY.did }, { proofPurpose: 'assertionMethod' });
 
     /** data-generator.js createLocalVp / createInvalidVp: its credentials issued, then the holder's proof. */
-    const createLocalVp = (presentation: Json) => {
+    const createLocalVp = async (presentation: Json) => {
       const vp = clone(presentation);
       const vcs = vp['verifiableCredential'];
-      if (Array.isArray(vcs)) vp['verifiableCredential'] = vcs.map((vc: Json) => (vc['proof'] ? vc : issue(vc)));
+      if (Array.isArray(vcs))
+        vp['verifiableCredential'] = await Promise.all(vcs.map((vc: Json) => (vc['proof'] ? vc : issue(vc))));
       return sign(vp, { proofPurpose: 'authentication', challenge: CHALLENGE, domain: DOMAIN });
     };
 
@@ -139,7 +167,7 @@ describe.each(SUITES)(
 
     describe('tests/1.03-conformance.js', () => {
       it('A conforming verifier implementation MUST perform verification on a conforming document', async () => {
-        await accepts(verify(issue(CREDENTIAL_OK)));
+        await accepts(verify(await issue(CREDENTIAL_OK)));
       });
 
       it('A conforming verifier implementation MUST produce errors when non-conforming documents are detected', async () => {
@@ -151,7 +179,7 @@ describe.each(SUITES)(
 
     describe('tests/4.03-contexts.js', () => {
       it('Verifiable presentations MUST include a @context property', async () => {
-        const valid = createLocalVp(PRESENTATION_OK);
+        const valid = await createLocalVp(PRESENTATION_OK);
         await accepts(verifyVp(valid));
         const { '@context': _, ...invalid } = valid;
         await rejects(verifyVp(invalid));
@@ -163,8 +191,8 @@ describe.each(SUITES)(
           '@context': [MANAGER, V2],
           type: ['VerifiablePresentation', 'CredentialManagerPresentation'],
         };
-        await rejects(verifyVp(createLocalVp(orderFail)));
-        const unordered = { ...createLocalVp(PRESENTATION_OK), '@context': [EXAMPLES, V2] };
+        await rejects(verifyVp(await createLocalVp(orderFail)));
+        const unordered = { ...(await createLocalVp(PRESENTATION_OK)), '@context': [EXAMPLES, V2] };
         await rejects(verifyVp(unordered));
         // presentation-missing-base-context-fail.json, unsigned
         await rejects(verifyVp({ '@context': [EXAMPLES], type: ['VerifiablePresentation'] }));
@@ -172,15 +200,15 @@ describe.each(SUITES)(
 
       it('Verifiable Presentation @context: subsequent items are URLs and/or objects processable as JSON-LD contexts', async () => {
         // presentation-context-combo1-ok.json and presentation-context-combo2-ok.json
-        await accepts(verifyVp(createLocalVp({ ...PRESENTATION_VC_OK, holder: KEY.did })));
+        await accepts(verifyVp(await createLocalVp({ ...PRESENTATION_VC_OK, holder: KEY.did })));
         const combo2 = {
           '@context': [V2, { ExampleVerifiablePresentation: 'https://example.org/#ExampleVerifiablePresentation' }],
           type: ['VerifiablePresentation', 'ExampleVerifiablePresentation'],
           holder: KEY.did,
           verifiableCredential: [SUBJECT_VC],
         };
-        await accepts(verifyVp(createLocalVp(combo2)));
-        const vp = createLocalVp(PRESENTATION_VC_OK);
+        await accepts(verifyVp(await createLocalVp(combo2)));
+        const vp = await createLocalVp(PRESENTATION_VC_OK);
         for (const value of appendedContexts) {
           await rejects(verifyVp({ ...vp, '@context': [V2, value] }));
         }
@@ -198,7 +226,7 @@ describe.each(SUITES)(
           '@context': [V2, MANAGER],
           type: ['VerifiablePresentation', 'CredentialManagerPresentation'],
         };
-        await accepts(verifyVp(createLocalVp(optional)));
+        await accepts(verifyVp(await createLocalVp(optional)));
         await rejects(verifyVp({ '@context': [V2, MANAGER], type: ['CredentialManagerPresentation'] }));
       });
     });
@@ -220,7 +248,7 @@ describe.each(SUITES)(
         ],
         ['a validFrom far into the future', { validFrom: '2999-01-01T00:00:00Z' }],
       ])('%s verifies', async (_name, period) => {
-        await accepts(verify(issue({ ...CREDENTIAL_OK, ...period })));
+        await accepts(verify(await issue({ ...CREDENTIAL_OK, ...period })));
       });
 
       it.each([
@@ -237,7 +265,7 @@ describe.each(SUITES)(
           'valid_until_before_valid_from',
         ],
       ])('%s is refused', async (_name, period, reason) => {
-        const r = await verify(issue({ ...CREDENTIAL_OK, ...period }));
+        const r = await verify(await issue({ ...CREDENTIAL_OK, ...period }));
         expect([r.status, r.body.verified], JSON.stringify(r.body)).toEqual([400, false]);
         expect(r.body.problemDetails).toEqual([
           expect.objectContaining({ title: 'MALFORMED_VALUE_ERROR', level: 'error', reason }),
@@ -246,7 +274,9 @@ describe.each(SUITES)(
 
       it('credential-validUntil-validFrom-ok.json (a year ago to a year ahead) verifies', async () => {
         await accepts(
-          verify(issue({ ...CREDENTIAL_OK, validFrom: '2025-11-28T00:00:00Z', validUntil: '2027-11-28T00:00:00Z' })),
+          verify(
+            await issue({ ...CREDENTIAL_OK, validFrom: '2025-11-28T00:00:00Z', validUntil: '2027-11-28T00:00:00Z' }),
+          ),
         );
       });
     });
@@ -254,29 +284,29 @@ describe.each(SUITES)(
     describe('tests/4.13-verifiable-presentations.js', () => {
       it('If [the id field is] present, the normative guidance in Section 4.4 Identifiers MUST be followed', async () => {
         await accepts(
-          verifyVp(createLocalVp({ ...PRESENTATION_OK, id: 'urn:uuid:9c9a36f8-518f-4976-a934-6649502d0008' })),
+          verifyVp(await createLocalVp({ ...PRESENTATION_OK, id: 'urn:uuid:9c9a36f8-518f-4976-a934-6649502d0008' })),
         );
       });
 
       it('The type property MUST be present; one value MUST be VerifiablePresentation', async () => {
-        await accepts(verifyVp(createLocalVp(PRESENTATION_OK)));
+        await accepts(verifyVp(await createLocalVp(PRESENTATION_OK)));
       });
 
       it('The verifiableCredential property MAY be present: one or more verifiable credentials', async () => {
         const other = { ...SUBJECT_VC, credentialSubject: { id: 'did:example:other-subject' } };
-        await accepts(verifyVp(createLocalVp({ ...PRESENTATION_OK, verifiableCredential: [SUBJECT_VC, other] })));
+        await accepts(verifyVp(await createLocalVp({ ...PRESENTATION_OK, verifiableCredential: [SUBJECT_VC, other] })));
       });
 
       it('If present (holder), the value MUST be either a URL or an object containing an id property', async () => {
-        await accepts(verifyVp(createLocalVp({ ...PRESENTATION_VC_OK, holder: KEY.did })));
-        await accepts(verifyVp(createLocalVp({ ...PRESENTATION_VC_OK, holder: { id: KEY.did } })));
+        await accepts(verifyVp(await createLocalVp({ ...PRESENTATION_VC_OK, holder: KEY.did })));
+        await accepts(verifyVp(await createLocalVp({ ...PRESENTATION_VC_OK, holder: { id: KEY.did } })));
       });
     });
 
     describe('tests/7-algorithms.js', () => {
       it('conforming verifiers MUST run the verification algorithm on a credential and a presentation', async () => {
-        await accepts(verify(issue(CREDENTIAL_OK)));
-        const vp = createLocalVp(PRESENTATION_OK);
+        await accepts(verify(await issue(CREDENTIAL_OK)));
+        const vp = await createLocalVp(PRESENTATION_OK);
         await accepts(verifyVp(vp));
         const proof = { ...(vp['proof'] as Json), proofValue: 'z5nmMBw2u9TGKd9NxxHJtyZKgjN2Eh' };
         await rejects(verifyVp({ ...vp, proof }));

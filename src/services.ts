@@ -326,6 +326,7 @@ function openStores(w: Wiring): Stores {
     ),
     // Verified keys answered from memory: one LRU per process, shared by its vault APIs (keys are per network).
     ...(config.keyCacheSize > 0 ? { keyCache: new LRUCache<string, ApiKeyRecord>({ max: config.keyCacheSize }) } : {}),
+    challengeEntries: config.challengeStoreEntries,
   });
 }
 
@@ -383,6 +384,8 @@ async function startVaultApis(
         keyTtlDays: config.keyTtlDays,
         authOrigins: config.authOrigins,
         ipv6ClientPrefix: config.ipv6ClientPrefix,
+        challengesPerClient: config.challengesPerClient,
+        keylessRateLimit: config.keylessRateLimit,
       },
       now: w.now,
       trustProxy: config.trustProxy,

@@ -118,15 +118,19 @@ function suiteFor(name: SuiteName, issuer: DidKey) {
   }
 }
 
-/** @digitalbazaar/vc `issue`: the whole credential as digitalbazaar's issuers make it. */
+/** @digitalbazaar/vc `issue`: the whole credential as digitalbazaar's issuers make it, issued by `issuer`. */
 export async function issueWith(
   name: SuiteName,
   issuer: DidKey,
   credential: Json,
   contexts?: ReadonlyMap<string, unknown>,
 ): Promise<Json> {
+  // An issuer object keeps its other members (a name, a description) and gets the key's DID as its id.
+  const named = credential['issuer'];
+  const issuerMember =
+    typeof named === 'object' && named !== null && !Array.isArray(named) ? { ...named, id: issuer.did } : issuer.did;
   return vc.issue({
-    credential: structuredClone({ ...credential, issuer: issuer.did }),
+    credential: structuredClone({ ...credential, issuer: issuerMember }),
     suite: suiteFor(name, issuer),
     documentLoader: loaderFor(issuer, contexts),
   });

@@ -18,6 +18,7 @@ declare module '@digitalbazaar/vc' {
 }
 declare module '@digitalbazaar/ed25519-multikey' {
   export function generate(options?: Record<string, unknown>): Promise<any>;
+  export function from(key: Record<string, unknown>): Promise<any>;
 }
 declare module '@digitalbazaar/ecdsa-multikey' {
   export function generate(options: { curve: string }): Promise<any>;

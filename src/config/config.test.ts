@@ -13,6 +13,9 @@ import {
   walletEnv,
 } from './index.ts';
 import { DEFAULT_TIMEOUTS } from '../chain/rpc.ts';
+import { DEFAULT_CHALLENGE_ENTRIES } from '../stores/challenges.ts';
+import { KEYLESS_IP_LIMIT } from '../vault-api/middleware/rate-limit.ts';
+import { CHALLENGES_PER_CLIENT } from '../vault-api/verification-presentation.ts';
 
 describe('config defaults are the documented values', () => {
   const { config } = loadConfig([], {});
@@ -31,6 +34,9 @@ describe('config defaults are the documented values', () => {
     ['resolverCacheTtlMs', 30_000],
     ['rateWindowMs', 60_000],
     ['keyTtlDays', 180],
+    ['challengesPerClient', CHALLENGES_PER_CLIENT],
+    ['challengeStoreEntries', DEFAULT_CHALLENGE_ENTRIES],
+    ['keylessRateLimit', KEYLESS_IP_LIMIT],
   ] as const)('%s = %s', (key, want) => {
     expect(config[key]).toBe(want);
   });
@@ -55,6 +61,12 @@ describe('flags win over environment, environment over defaults', () => {
     { given: { argv: ['--rate-standard-read=11'], env: {} }, want: 11 },
   ])('$given.argv $given.env → $want', ({ given, want }) => {
     expect(loadConfig(given.argv, given.env).config.rateLimits.standard.read).toBe(want);
+  });
+  it('the challenge quotas are settings (CV_CHALLENGES_PER_CLIENT, --challenge-store-entries)', () => {
+    const { config } = loadConfig(['--challenge-store-entries', '500'], { CV_CHALLENGES_PER_CLIENT: '3' });
+    expect([config.challengesPerClient, config.challengeStoreEntries]).toEqual([3, 500]);
+    expect(loadConfig(['--keyless-rate-limit', '1000'], {}).config.keylessRateLimit).toBe(1000);
+    expect(() => loadConfig([], { CV_CHALLENGES_PER_CLIENT: '0' })).toThrow(/CV_CHALLENGES_PER_CLIENT/);
   });
 });
 

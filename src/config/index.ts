@@ -85,8 +85,14 @@ export interface Config {
   keyTtlDays: number;
   /** Verified API keys kept in memory per process (0: none). */
   keyCacheSize: number;
+  /** Live presentation challenges one client may hold. */
+  challengesPerClient: number;
+  /** Live challenges the in-memory challenge store keeps, all clients together. */
+  challengeStoreEntries: number;
   rateLimits: Record<KeyRole, { read: number; write: number }>;
   rateWindowMs: number;
+  /** Keyless verifications per window per client IP. */
+  keylessRateLimit: number;
   resolverRateLimit: number;
   resolverRateWindowMs: number;
   resolverCacheTtlMs: number;
@@ -215,8 +221,11 @@ export function parseConfig(given: RawSettings, earlier: string[] = [], env: Nod
     ipv6ClientPrefix: int(r, 'ipv6ClientPrefix', 1, 128),
     keyTtlDays: int(r, 'keyTtlDays', 1, 3650),
     keyCacheSize: int(r, 'keyCacheSize', 0, 1_000_000),
+    challengesPerClient: int(r, 'challengesPerClient', 1, 1_000_000),
+    challengeStoreEntries: int(r, 'challengeStoreEntries', 1, 10_000_000),
     rateLimits: rateLimits(r),
     rateWindowMs: int(r, 'rateWindowMs', 1000),
+    keylessRateLimit: int(r, 'keylessRateLimit', 1),
     resolverRateLimit: int(r, 'resolverRateLimit', 1),
     resolverRateWindowMs: int(r, 'resolverRateWindowMs', 1000),
     resolverCacheTtlMs: int(r, 'resolverCacheTtlMs', 0),

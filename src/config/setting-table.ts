@@ -256,6 +256,26 @@ export const SETTINGS: readonly Setting[] = [
     doc: 'lifetime of keys obtained by wallet proof',
   },
   {
+    key: 'challengesPerClient',
+    env: 'CV_CHALLENGES_PER_CLIENT',
+    flag: '--challenges-per-client',
+    kind: 'int',
+    default: '100',
+    doc:
+      'live presentation challenges (POST /challenges) one client may hold, an API key or a keyless client IP; ' +
+      'past it, 429 until some are answered or expire (5 minutes); nothing is evicted to make room',
+  },
+  {
+    key: 'challengeStoreEntries',
+    env: 'CV_CHALLENGE_STORE_ENTRIES',
+    flag: '--challenge-store-entries',
+    kind: 'int',
+    default: '100000',
+    doc:
+      'live challenges the in-memory store keeps, all clients together (a bound on its memory; full: 429 until ' +
+      "some expire); with REDIS_URL, Redis's own memory bounds the shared store",
+  },
+  {
     key: 'keyCacheSize',
     env: 'CV_KEY_CACHE_SIZE',
     flag: '--key-cache-size',
@@ -313,6 +333,14 @@ export const SETTINGS: readonly Setting[] = [
     kind: 'int',
     default: '50',
     doc: 'writes per minute, admin keys',
+  },
+  {
+    key: 'keylessRateLimit',
+    env: 'CV_KEYLESS_RATE_LIMIT',
+    flag: '--keyless-rate-limit',
+    kind: 'int',
+    default: '30',
+    doc: 'verifications per window per client IP without an API key (POST /credentials/verify, /presentations/verify)',
   },
   {
     key: 'rateWindowMs',

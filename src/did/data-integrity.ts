@@ -103,6 +103,12 @@ export interface VerifyDataIntegrityOptions {
    */
   expectedController?: string;
   /**
+   * With `expectedController`: a proof by another DID (a co-signer, the earlier proof of a chain) is verified with
+   * that DID's key instead of being refused, and at least one proof must still be by `expectedController`
+   * (else `not_proof_signer`). A credential's proof set (the W3C Data Integrity suites' previousProof case).
+   */
+  coSigners?: boolean;
+  /**
    * Canonical (JCS) texts of documents verified before in the same request, by object: a presentation's
    * credentials are canonicalized once, for their own proofs and then inside the presentation's.
    */

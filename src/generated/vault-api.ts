@@ -717,9 +717,10 @@ export interface paths {
          *
          *     The checks (`options.checks`, default all):
          *     - `proof`: every proof (`eddsa-jcs-2022`, `eddsa-rdfc-2022`, `ecdsa-rdfc-2019`, `ecdsa-jcs-2019`,
-         *       `Ed25519Signature2020`), purpose `assertionMethod`, is by a key of the `issuer` (`did:ledger` of this
-         *       network, `did:key`, `did:web`). At most 8 proofs, 8 ids per `previousProof`. Contexts are never
-         *       fetched (docs/vault-api.md).
+         *       `Ed25519Signature2020`), purpose `assertionMethod`, verifies; one at least is by a key of the
+         *       `issuer` (`did:ledger` of this network, `did:key`, `did:web`), and another proof of the set (a
+         *       co-signer, a chain's earlier proof) by a key of its own DID. A proof the set holds twice counts once.
+         *       At most 8 proofs, 8 ids per `previousProof`. Contexts are never fetched (docs/vault-api.md).
          *     - `validFrom`, `validUntil` (VC 1.1: `issuanceDate`, `expirationDate`): now lies within them. Always:
          *       dateTimeStamps (time zone required), in order (VC DM 2.0 §4.9).
          *     - `credentialStatus`: the status in the vault named by `owner` + `vcId`, or by the credential's
@@ -736,7 +737,8 @@ export interface paths {
          *     body (the VC API's verifier tests require a 4xx). Input that cannot be verified at all is 400 with the
          *     error envelope.
          *
-         *     A key is optional for a presented credential (keyless: 30 per minute per client IP, bodies up to 64
+         *     A key is optional for a presented credential (keyless: 30 per minute per client IP by default,
+         *     `CV_KEYLESS_RATE_LIMIT`; bodies up to 64
          *     KiB). By reference needs the owner's key or an admin key, and comparing a presented credential with the
          *     stored one the owner's key alone: nobody else learns anything of a stored credential (403 `forbidden`).
          */
@@ -822,8 +824,9 @@ export interface paths {
          *     presented credential.
          *
          *     A live challenge is never dropped to make room for another. A client holds at most 100 live
-         *     challenges (spent or expired ones do not count); past that, and when the service's store is full
-         *     (100,000 challenges in one process without Redis), the request is refused with 429
+         *     challenges by default (`CV_CHALLENGES_PER_CLIENT`; spent or expired ones do not count); past that, and
+         *     when the service's store is full (100,000 challenges in one process without Redis by default,
+         *     `CV_CHALLENGE_STORE_ENTRIES`), the request is refused with 429
          *     `challenge_quota_exceeded` and `Retry-After` (the challenge lifetime, 300 s, by when all of them have
          *     expired).
          */

@@ -33,6 +33,8 @@ export interface StoresOptions {
   onError?: (err: Error) => void;
   /** An LRU for verified API keys (its `max` from CV_KEY_CACHE_SIZE); without it every lookup reads the store. */
   keyCache?: KeyCacheLru;
+  /** Live challenges the in-memory challenge store keeps (default DEFAULT_CHALLENGE_ENTRIES; not with Redis). */
+  challengeEntries?: number;
 }
 
 export interface StoreHealth {
@@ -101,7 +103,10 @@ export function createStores(options: StoresOptions): Stores {
         cache: createMemoryCache(now ? { now } : {}),
         health: async () => true,
         nonces: undefined,
-        challenges: createMemoryChallengeStore(now ? { now } : {}),
+        challenges: createMemoryChallengeStore({
+          ...(now ? { now } : {}),
+          ...(options.challengeEntries !== undefined ? { maxEntries: options.challengeEntries } : {}),
+        }),
         close: async () => {},
       };
 

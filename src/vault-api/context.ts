@@ -35,6 +35,10 @@ export interface VaultAppDeps {
     authOrigins: string[];
     /** Prefix length of the IPv6 network one per-IP bucket counts (default 64; CV_IPV6_CLIENT_PREFIX). */
     ipv6ClientPrefix?: number;
+    /** Live presentation challenges one client may hold (default CHALLENGES_PER_CLIENT; CV_CHALLENGES_PER_CLIENT). */
+    challengesPerClient?: number;
+    /** Keyless verifications per window per client IP (default KEYLESS_IP_LIMIT; CV_KEYLESS_RATE_LIMIT). */
+    keylessRateLimit?: number;
   };
   now: Clock;
   /**

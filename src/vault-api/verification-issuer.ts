@@ -9,10 +9,15 @@ import { deniedWallet, type VaultSlot } from './verification-status.ts';
 
 /**
  * The proof options every credential verification shares: an issuer that is not a DID (a URL) binds no key (the
- * proof is checked as made, and the issuerDid check fails); contexts from the service's own (json-ld-contexts.ts).
+ * proof is checked as made, and the issuerDid check fails); a DID issuer must make one proof at least, and other
+ * proofs of the set (co-signers, a chain's earlier proof) verify with their own DID's keys; contexts from the
+ * service's own (json-ld-contexts.ts).
  */
 export function issuerBinding(deps: Pick<VaultAppDeps, 'jsonLdContexts'>, issuer: string) {
-  return { ...(issuer.startsWith('did:') ? { expectedController: issuer } : {}), contexts: contextSource(deps) };
+  return {
+    ...(issuer.startsWith('did:') ? { expectedController: issuer, coSigners: true } : {}),
+    contexts: contextSource(deps),
+  };
 }
 
 /** did:key and (when the web is read) did:web have no ledger state: issuerDid is not applicable to them. */

@@ -26,7 +26,7 @@ export const CHALLENGE_TTL_MS = 5 * 60 * 1000;
 /** The form of this service's challenges (vault-api.yaml CreateChallengeResult). */
 export const CHALLENGE_PATTERN = /^cvc1_[A-Za-z0-9_-]{22}$/;
 
-/** Live challenges one client may hold (vault-api.yaml createChallenge). */
+/** Live challenges one client may hold by default (vault-api.yaml createChallenge; CV_CHALLENGES_PER_CLIENT). */
 export const CHALLENGES_PER_CLIENT = 100;
 
 /**
@@ -44,17 +44,13 @@ export async function issueChallenge(
   client: ChallengeClient,
 ): Promise<{ challenge: string } | { refused: string }> {
   const challenge = `cvc1_${randomBytes(16).toString('base64url')}`;
-  const issued = await store.issue(
-    clientKey(deps, client),
-    challenge,
-    new Date(deps.now() + CHALLENGE_TTL_MS),
-    CHALLENGES_PER_CLIENT,
-  );
+  const quota = deps.limits.challengesPerClient ?? CHALLENGES_PER_CLIENT;
+  const issued = await store.issue(clientKey(deps, client), challenge, new Date(deps.now() + CHALLENGE_TTL_MS), quota);
   if (issued === 'issued') return { challenge };
   return {
     refused:
       issued === 'client_quota'
-        ? `this client already holds ${CHALLENGES_PER_CLIENT} live challenges: answer or let some expire (5 minutes) before asking for more`
+        ? `this client already holds ${quota} live challenges: answer or let some expire (5 minutes) before asking for more`
         : 'the challenge store is full: retry when some challenges have expired',
   };
 }

@@ -14,7 +14,7 @@ import type { Operation } from '../../platform/operations.ts';
 
 /** Requests per window per client IP on /auth/* (vault-api.yaml: 60 per minute). */
 export const AUTH_IP_LIMIT = 60;
-/** Requests per window per client IP of keyless callers where a key is optional (verifyCredential: 30 per minute). */
+/** Default requests per window per client IP of keyless callers where a key is optional (CV_KEYLESS_RATE_LIMIT). */
 export const KEYLESS_IP_LIMIT = 30;
 
 function planFor(deps: VaultAppDeps, op: Operation, req: Request): RatePlan | undefined {
@@ -34,7 +34,8 @@ function planFor(deps: VaultAppDeps, op: Operation, req: Request): RatePlan | un
       return read(`vault:${net}:auth-ip:${client()}`, AUTH_IP_LIMIT);
     case 'read':
     case 'write': {
-      if (op.keyOptional && !peekAuth(req)) return read(`vault:${net}:keyless-ip:${client()}`, KEYLESS_IP_LIMIT);
+      if (op.keyOptional && !peekAuth(req))
+        return read(`vault:${net}:keyless-ip:${client()}`, deps.limits.keylessRateLimit ?? KEYLESS_IP_LIMIT);
       const auth = getAuth(req);
       const limit = deps.limits.rateLimits[auth.role][op.bucket];
       if (op.bucket === 'read') return read(`vault:${net}:read:${auth.keyId}`, limit);

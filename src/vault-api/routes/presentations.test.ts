@@ -422,6 +422,21 @@ describe('the challenge store never evicts a live challenge (finding 3)', () => 
   });
 });
 
+describe('the per-client challenge quota is a setting (CV_CHALLENGES_PER_CLIENT)', () => {
+  it('a service configured for 2 live challenges per client refuses the third', async () => {
+    const env = await startVaultTestEnv({ limits: { challengesPerClient: 2 } });
+    try {
+      const key = (await env.mintKey()).key;
+      for (let i = 0; i < 2; i++) expect((await env.request('/challenges', { key, body: {} })).status).toBe(200);
+      const refused = await env.request('/challenges', { key, body: {} });
+      expect([refused.status, refused.body.error]).toEqual([429, 'challenge_quota_exceeded']);
+      expect(refused.body.message).toContain('already holds 2 live challenges');
+    } finally {
+      await env.close();
+    }
+  });
+});
+
 describe('keyless bodies are bounded (vault-api.yaml KeylessPayloadTooLarge)', () => {
   it('a keyless verification over 64 KiB is 413; the same body with a key is read', async () => {
     const big = { ...vc1, credentialSubject: { id: t.holder.did, notes: 'x'.repeat(70 * 1024) } };
