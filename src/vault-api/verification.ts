@@ -18,6 +18,7 @@ import {
   verifyDataIntegrity,
 } from '../did/index.ts';
 import type { DidResolutionResult, Ed25519KeyCache, ProofVerification } from '../did/index.ts';
+import type { CanonicalizationLimits } from '../did/library-suites.ts';
 import { ChainError } from '../chain/index.ts';
 import type { components } from '../generated/vault-api.ts';
 import { VaultErrors, type VaultAppDeps } from './context.ts';
@@ -185,6 +186,8 @@ export interface VerifyCredentialInput {
   canonicalCache?: WeakMap<object, string>;
   /** Node's public keys, kept by the app across requests. */
   keyCache?: Ed25519KeyCache;
+  /** The RDF canonicalization's work bound: a keyless request's is smaller (library-suites.ts). */
+  canonicalization?: CanonicalizationLimits;
 }
 
 /** Verifies one credential; the answer's `verified` is true when no check failed. */
@@ -216,6 +219,7 @@ export async function verifyCredential(
       ...issuerBinding(deps, issuer),
       ...(input.canonicalCache ? { canonicalCache: input.canonicalCache } : {}),
       ...(input.keyCache ? { keyCache: input.keyCache } : {}),
+      ...(input.canonicalization ? { canonicalization: input.canonicalization } : {}),
       ...(options.domain !== undefined ? { domain: options.domain } : {}),
       ...(options.challenge !== undefined ? { challenge: options.challenge } : {}),
     });
