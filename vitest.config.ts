@@ -19,7 +19,8 @@ export default defineConfig({
           include: ['src/**/*.test.ts', 'simulator/**/*.test.ts', 'scripts/**/*.test.ts', 'scale-tests/**/*.test.ts'],
           // Its own run (npm run test:crash, in .ci/run): twenty restarts of the whole product.
           exclude: ['scale-tests/crash.test.ts'],
-          testTimeout: 30_000,
+          // A limit that only catches a hang: a test that starts services met 30 s on a host at load 20.
+          testTimeout: 120_000,
           // A hook that starts a simulator and services can take more than vitest's 10 s on a loaded host:
           // time a test by the machine's speed nowhere, set-up included.
           hookTimeout: 120_000,

@@ -103,6 +103,37 @@ function checkParity(
   });
 }
 
+/** Accept headers a client of GET / sends, each answered with one media type by mock and service alike. */
+const INDEX_ACCEPTS = [
+  undefined,
+  '*/*',
+  'application/json',
+  'application/json, text/html',
+  'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+  'text/html',
+];
+
+/** GET / on the mock and on the service: the same media type for each Accept, and the same JSON members. */
+async function indexParity(spec: Json, mockUrl: string, serviceUrl: string): Promise<void> {
+  const typeOf = (r: Response) => (r.headers.get('content-type') ?? '').split(';')[0];
+  for (const accept of INDEX_ACCEPTS) {
+    const headers: Record<string, string> = accept === undefined ? {} : { accept };
+    const [m, s] = await Promise.all([fetch(`${mockUrl}/`, { headers }), fetch(`${serviceUrl}/`, { headers })]);
+    expect([m.status, typeOf(m)], `mock, Accept ${accept}`).toEqual([200, typeOf(s)]);
+    expect(s.status, `service, Accept ${accept}`).toBe(200);
+    if (typeOf(s) === 'application/json') {
+      const [mb, sb] = (await Promise.all([m.json(), s.json()])) as Record<string, Json>[];
+      expect(mb, 'the JSON example').toEqual(responseExample(spec, '/', 'get', '200'));
+      expect(Object.keys(mb!).sort()).toEqual(Object.keys(sb!).sort());
+      expect(Object.keys(mb!['links']).sort()).toEqual(Object.keys(sb!['links']).sort());
+      expect(mb!['service']).toBe(sb!['service']);
+    } else {
+      expect(await m.text(), 'the HTML example').toBe(responseExample(spec, '/', 'get', '200', 'text/html'));
+      expect(await s.text()).toMatch(/^<!DOCTYPE html>.*<a href="\/openapi\.json">/);
+    }
+  }
+}
+
 describe(`Prism mock of ${VAULT_SPEC}`, () => {
   let mock: PrismMock;
   const spec = loadSpec(VAULT_SPEC);
@@ -226,6 +257,8 @@ describe(`Prism mock of ${VAULT_SPEC}`, () => {
     afterAll(async () => {
       await service?.close();
     });
+    it('answers GET / as the service does: JSON by default, HTML to a client that prefers it', () =>
+      indexParity(spec, mock.url, service.url));
     const issue = () => requestExample(spec, '/contracts/vc/issue', 'post', 'prepare');
     const credential = { vcId: 'vc-1', vcData: '{}' };
     checkParity(
@@ -410,6 +443,8 @@ describe(`Prism mock of ${RESOLVER_SPEC}`, () => {
     afterAll(async () => {
       await service?.close();
     });
+    it('answers GET / as the service does: JSON by default, HTML to a client that prefers it', () =>
+      indexParity(spec, mock.url, service.url));
     const resolve = (did: string, differs?: string): ParityCase => ({
       name: `resolve ${did}`,
       method: 'GET',

@@ -22,6 +22,7 @@ interface ErrorCode {
 // ---- the vault API ----------------------------------------------------------------------------
 const VAULT_ROUTES: readonly Route[] = [
   // Public
+  { method: 'get', path: '/' },
   { method: 'get', path: '/health' },
   { method: 'get', path: '/config' },
   { method: 'get', path: '/docs' },
@@ -76,7 +77,7 @@ function isVaultRead(route: Route): boolean {
   return route.method === 'get' || ['list-vc-ids', 'get-vc', 'verify-vc'].some((s) => route.path.endsWith(s));
 }
 const VAULT_ALIASES = ['/contracts/vault/revoke-issuer', '/contracts/vault/authorize-issuer'];
-const VAULT_PUBLIC = ['/health', '/config', '/docs', '/openapi.json'];
+const VAULT_PUBLIC = ['/', '/health', '/config', '/docs', '/openapi.json'];
 
 const VAULT_CODES: readonly ErrorCode[] = [
   { code: 'batch_too_large', status: 400 },
@@ -161,6 +162,7 @@ const VAULT_PREPARE_FIELDS: Readonly<Record<string, Readonly<Record<string, 'R' 
 
 // ---- the resolver ----------------------------------------------------------------------------
 const RESOLVER_ROUTES: readonly Route[] = [
+  { method: 'get', path: '/' },
   { method: 'get', path: '/health' },
   { method: 'get', path: '/docs' },
   { method: 'get', path: '/openapi.json' },
@@ -419,7 +421,7 @@ describe(VAULT_SPEC, () => {
     for (const p of VAULT_ALIASES) expect(findOperation(spec, { method: 'post', path: p }).deprecated).toBe(true);
   });
 
-  it('opens /health, /config, /docs, /openapi.json and requires a key elsewhere (X-SVC-Key, x-api-key, Bearer)', () => {
+  it('opens /, /health, /config, /docs, /openapi.json and requires a key elsewhere (X-SVC-Key, x-api-key, Bearer)', () => {
     const schemes = spec.components.securitySchemes;
     expect(Object.values(schemes)).toEqual(
       expect.arrayContaining([

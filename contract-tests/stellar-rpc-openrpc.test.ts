@@ -6,7 +6,7 @@
 // wins: SCHEMA_FIXES lists each such place with its source (docs/chain-abi.md, "stellar-rpc conformance").
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { Account, Contract, Keypair, Memo, TransactionBuilder, rpc, xdr } from '@stellar/stellar-sdk';
+import { Account, Address, Asset, Contract, Keypair, Memo, TransactionBuilder, rpc, xdr } from '@stellar/stellar-sdk';
 import { Ajv } from 'ajv';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createSimulator } from '../simulator/index.ts';
@@ -239,6 +239,71 @@ describe('ledgers are hashed as on the network', () => {
       expect(createHash('sha256').update(l.entry.header.toXDR()).digest('hex')).toBe(l.hash);
     }
     expect(Buffer.from(b!.entry.header.previousLedgerHash.value).toString('hex')).toBe(a!.hash);
+  });
+});
+
+type RpcEvent = Record<string, unknown> & { id: string; topic: string[]; value: string; contractId: string };
+
+/** A `fee` event's topics and amount, read from getEvents' base64 (CAP-67: ["fee", account], i128). */
+function feeOf(e: RpcEvent): { topics: string[]; amount: bigint } {
+  const [name, account] = e.topic.map((t) => xdr.ScVal.fromXDR(t, 'base64'));
+  const v = xdr.ScVal.fromXDR(e.value, 'base64');
+  if (name?.type !== 'scvSymbol' || v.type !== 'scvI128' || !account) throw new Error(`not a fee event: ${e.id}`);
+  return {
+    topics: [name.sym.toString(), Address.fromScVal(account).toString()],
+    amount: (BigInt(v.i128.hi) << 64n) + BigInt(v.i128.lo),
+  };
+}
+
+describe('fee events (CAP-67), as the "All Events" example shows them', () => {
+  const example = method('getEvents').examples.find((e) => e.name === 'All Events')!;
+  const exampleEvents = example.result.value.events as RpcEvent[];
+  const toid = (ledger: number, tx: number): string =>
+    ((BigInt(ledger) << 32n) | (BigInt(tx) << 12n)).toString().padStart(19, '0');
+
+  it("the example's events are the native asset's fee events, charged before every transaction", () => {
+    const testnetNative = Asset.native().contractId('Test SDF Network ; September 2015');
+    expect(exampleEvents.length).toBeGreaterThan(0);
+    for (const [i, e] of exampleEvents.entries()) {
+      expect(e).toMatchObject({ type: 'contract', contractId: testnetNative, transactionIndex: 0, operationIndex: 0 });
+      expect(e.id).toBe(`${toid(e.ledger as number, 0)}-${String(i).padStart(10, '0')}`);
+      const fee = feeOf(e);
+      expect(fee.topics[0]).toBe('fee');
+      expect(fee.topics[1]).toMatch(/^G[A-Z2-7]{55}$/);
+      expect(fee.amount).toBeGreaterThan(0n);
+    }
+  });
+
+  it("the simulator's fee events have the example's fields and form, on its own native SAC", async () => {
+    const ours = (await call('getEvents', { startLedger: sent.ledger, filters: [{ type: 'contract' }] })) as {
+      events: RpcEvent[];
+    };
+    expectValid('getEvents', ours);
+    const native = Asset.native().contractId(net.info.passphrase);
+    const fees = ours.events.filter((e) => e.txHash === sent.hash && e.contractId === native);
+    expect(fees.map((e) => feeOf(e).topics)).toEqual([['fee', owner.publicKey()]]); // no refund: minimum declared
+    const [charge] = fees;
+    expect(Object.keys(charge!).sort()).toEqual(Object.keys(exampleEvents[0]!).sort());
+    expect(charge).toMatchObject({ type: 'contract', transactionIndex: 0, operationIndex: 0 });
+    expect(charge!.inSuccessfulContractCall).toBe(true);
+    expect(charge!.id).toMatch(new RegExp(`^${toid(sent.ledger, 0)}-\\d{10}$`));
+    // the charge is the transaction's fee, and the same event is its transaction-level event
+    const tx = (await call('getTransaction', { hash: sent.hash })) as {
+      resultXdr: string;
+      events: { transactionEventsXdr: string[] };
+    };
+    const feeCharged = BigInt(xdr.TransactionResult.fromXDR(tx.resultXdr, 'base64').feeCharged);
+    expect(feeOf(charge!).amount).toBe(feeCharged);
+    const [te] = tx.events.transactionEventsXdr.map((b) => xdr.TransactionEvent.fromXDR(b, 'base64'));
+    expect(te!.stage.name).toBe('transactionEventStageBeforeAllTxs');
+    expect(te!.event.body.v0.topics.map((t) => t.toXDR('base64'))).toEqual(charge!.topic);
+  });
+
+  it('getTransaction answers them in json as TransactionEvent', async () => {
+    const tx = (await call('getTransaction', { hash: sent.hash, xdrFormat: 'json' })) as {
+      events: { transactionEventsJson: { stage: string; event: { type_: string } }[] };
+    };
+    expect(tx.events.transactionEventsJson.map((e) => e.stage)).toEqual(['before_all_txs']);
   });
 });
 

@@ -13,10 +13,14 @@ const bad = {
   },
 };
 const SPEC = {
+  openapi: '3.1.0',
+  info: { title: 'things', version: '1' },
+  components: {},
   paths: {
-    '/things/list': { post: { responses: { '200': {}, '400': bad } } },
+    '/things/list': { post: { operationId: 'listThings', responses: { '200': {}, '400': bad } } },
     '/things/{id}': {
       get: {
+        operationId: 'getThing',
         parameters: [
           { name: 'id', in: 'path', schema: { pattern: '^[0-9]+$' } },
           { name: 'limit', in: 'query', schema: {} },
@@ -26,6 +30,7 @@ const SPEC = {
     },
     '/write': {
       post: {
+        operationId: 'write',
         requestBody: {
           content: {
             'application/json': {

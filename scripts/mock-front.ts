@@ -23,10 +23,17 @@
 //    client chose one with `Prefer`. Prism alone answers every valid request with the first example.
 import http from 'node:http';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import {
+  type ApiModel,
+  buildModel,
+  type OpenApiDocument,
+  type Operation,
+  type PathRoute,
+  resolve,
+} from '../src/platform/operations.ts';
 
-type Json = Record<string, any>; // parsed YAML is walked dynamically
+type Json = Record<string, any>; // examples are read as the description writes them
 
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const DECODERS: Record<string, (b: Buffer) => Buffer> = {
   gzip: gunzipSync,
   'x-gzip': gunzipSync,
@@ -37,28 +44,11 @@ const DECODERS: Record<string, (b: Buffer) => Buffer> = {
 /** The vault API's limit for a body it verifies (vault-api.yaml VerifyCredentialRequest), the lower of the two. */
 const MAX_DEPTH = 64;
 
-/** Follows a local `$ref`. */
-function deref(spec: Json, node: Json | undefined): Json | undefined {
-  let cur = node;
-  for (let hops = 0; cur && typeof cur['$ref'] === 'string' && hops < 20; hops++) {
-    cur = (cur['$ref'] as string)
-      .slice(2)
-      .split('/')
-      .reduce<Json | undefined>((at, k) => at?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], spec);
-  }
-  return cur;
-}
-
-/** What the front knows of one operation. */
+/** What the front knows of one operation, beyond the operation model (src/platform/operations.ts). */
 interface FrontOperation {
-  /** The spec's path template, and it as a regular expression. */
-  readonly path: string;
-  readonly template: RegExp;
-  readonly params: number;
+  readonly route: PathRoute;
   readonly method: string;
   readonly takesJson: boolean;
-  /** The path parameters' patterns, in the template's order (undefined: any value). */
-  readonly patterns: readonly (RegExp | undefined)[];
   readonly query: ReadonlySet<string>;
   /** Whether the operation has a 400 answer. */
   readonly refuses: boolean;
@@ -71,55 +61,45 @@ interface FrontOperation {
 const membersKey = (value: unknown): string | undefined =>
   value && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value).sort().join(',') : undefined;
 
-function exampleOf(spec: Json, op: Json, status: number, preferred?: string) {
-  const response = deref(spec, op['responses']?.[String(status)]);
-  const [type, media] = Object.entries<Json>(response?.['content'] ?? {})[0] ?? [];
+/** The first media type of a response or request body, its `$ref`s followed by the model's resolver. */
+function mediaOf(doc: OpenApiDocument, node: unknown): [string, Json] | [] {
+  const [type, media] = Object.entries<Json>(resolve<Json>(doc, node)['content'] ?? {})[0] ?? [];
+  return type && media ? [type, media] : [];
+}
+
+function exampleOf(doc: OpenApiDocument, op: Operation, status: number, preferred?: string) {
+  const [type, media] = mediaOf(doc, op.source.responses?.[String(status)]);
   if (!type || !media) return undefined;
   if (media['example'] !== undefined) return { type, body: media['example'] };
   const examples = Object.entries<Json>(media['examples'] ?? {});
   const chosen = examples.find(([name]) => name === preferred) ?? examples[0];
-  return chosen ? { type, body: deref(spec, chosen[1])?.['value'] } : undefined;
+  return chosen ? { type, body: resolve<Json>(doc, chosen[1])['value'] } : undefined;
 }
 
-function operations(spec: Json): FrontOperation[] {
-  const out: FrontOperation[] = [];
-  for (const [path, item] of Object.entries<Json>(spec['paths'] ?? {})) {
-    const escaped = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '([^/]+)');
-    const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
-    for (const method of METHODS.filter((m) => item[m])) {
-      const op = item[method] as Json;
-      const params = [...(item['parameters'] ?? []), ...(op['parameters'] ?? [])].map((p: Json) => deref(spec, p)!);
-      const content = deref(spec, op['requestBody'])?.['content'] ?? {};
-      const success = Object.keys(op['responses'] ?? {}).find((s) => /^2\d\d$/.test(s));
-      const successExamples = new Set(
-        Object.keys(
-          Object.values<Json>(deref(spec, op['responses']?.[success ?? ''])?.['content'] ?? {})[0]?.['examples'] ?? {},
-        ),
-      );
-      const answers = new Map<string, string>();
-      for (const [name, ex] of Object.entries<Json>(content['application/json']?.['examples'] ?? {})) {
-        const members = membersKey(deref(spec, ex)?.['value']);
-        if (members !== undefined && successExamples.has(name)) answers.set(members, name);
-      }
-      out.push({
-        path,
-        template: new RegExp(`^${escaped}$`),
-        params: (path.match(/\{/g) ?? []).length,
-        method,
-        takesJson: 'application/json' in content,
-        patterns: names.map((name) => {
-          const pattern = params.find((p) => p['in'] === 'path' && p['name'] === name)?.['schema']?.['pattern'];
-          return typeof pattern === 'string' ? new RegExp(pattern, 'u') : undefined;
-        }),
-        refuses: op['responses']?.['400'] !== undefined,
-        query: new Set(params.filter((p) => p['in'] === 'query').map((p) => p['name'] as string)),
-        answers,
-        example: (status, preferred) => exampleOf(spec, op, status, preferred),
-      });
-    }
+function frontOperation(doc: OpenApiDocument, route: PathRoute, op: Operation): FrontOperation {
+  const responses = op.source.responses ?? {};
+  const success = Object.keys(responses).find((s) => /^2\d\d$/.test(s));
+  const successExamples = new Set(Object.keys(mediaOf(doc, responses[success ?? ''])[1]?.['examples'] ?? {}));
+  const requestBody = resolve<Json>(doc, op.source.requestBody)['content']?.['application/json'] as Json | undefined;
+  const answers = new Map<string, string>();
+  for (const [name, ex] of Object.entries<Json>(requestBody?.['examples'] ?? {})) {
+    const members = membersKey(resolve<Json>(doc, ex)['value']);
+    if (members !== undefined && successExamples.has(name)) answers.set(members, name);
   }
-  // A static path wins over a template (`/contracts/vault/vc-count` before `/contracts/vault/{owner}`).
-  return out.sort((a, b) => a.params - b.params);
+  return {
+    route,
+    method: op.method,
+    takesJson: requestBody !== undefined,
+    refuses: responses['400'] !== undefined,
+    query: new Set(op.parameters.query.map((p) => p.name)),
+    answers,
+    example: (status, preferred) => exampleOf(doc, op, status, preferred),
+  };
+}
+
+/** Every operation of the model, its routes most specific first (`/contracts/vault/vc-count` before `{owner}`). */
+function operations(model: ApiModel): FrontOperation[] {
+  return model.routes.flatMap((route) => route.operations.map((op) => frontOperation(model.document, route, op)));
 }
 
 /** How deep a JSON text nests (brackets outside strings); stops counting past `stop`. */
@@ -151,24 +131,20 @@ function allowOf(own: readonly FrontOperation[]): string {
   return [...methods, 'OPTIONS'].join(', ');
 }
 
-/** Whether `path` is the operation's path: it matches the template and every parameter fits its pattern. */
-function fits(op: FrontOperation, path: string): boolean {
-  const m = op.template.exec(path);
-  if (!m) return false;
-  return op.patterns.every((re, i) => {
-    if (!re) return true;
-    try {
-      return re.test(decodeURIComponent(m[i + 1]!));
-    } catch {
-      return false;
-    }
-  });
+/** Whether `path` is the route's path: it matches the template and every parameter fits its pattern. */
+function fits(route: PathRoute, path: string): boolean {
+  if (route.matches(path)) return true;
+  try {
+    return route.matches(decodeURIComponent(path));
+  } catch {
+    return false;
+  }
 }
 
-/** The operations of the path that owns `path`: the spec path it is, the one with the fewest parameters. */
+/** The operations of the path that owns `path`: the spec path it is, the most specific one. */
 function owner(ops: FrontOperation[], path: string): FrontOperation[] {
-  const first = ops.find((o) => fits(o, path));
-  return first ? ops.filter((o) => o.path === first.path) : [];
+  const first = ops.find((o) => fits(o.route, path));
+  return first ? ops.filter((o) => o.route === first.route) : [];
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -188,12 +164,12 @@ function decide(ops: FrontOperation[], req: http.IncomingMessage, raw: Buffer): 
   const own = owner(ops, url.pathname);
   const headers: http.OutgoingHttpHeaders = { ...req.headers };
   const declares = (m: string) =>
-    (own.length > 0 ? own : ops.filter((o) => o.template.test(url.pathname))).some((o) => o.method === m);
+    (own.length > 0 ? own : ops.filter((o) => o.route.fits(url.pathname))).some((o) => o.method === m);
   const asGet = method === 'head' && !declares('head') && declares('get');
   const op = own.find((o) => o.method === (asGet ? 'get' : method));
   if (own.length > 0 && !op) return { kind: 'answer', status: method === 'options' ? 204 : 405, allow: allowOf(own) };
   // A URL that only looks like a template (its parameters do not fit) is no path of the spec for another method.
-  const looks = ops.filter((o) => o.template.test(url.pathname));
+  const looks = ops.filter((o) => o.route.fits(url.pathname));
   if (own.length === 0 && looks.length > 0 && !looks.some((o) => o.method === (asGet ? 'get' : method)))
     return { kind: 'answer', status: 404 };
   const forward = (body: Buffer): Decision => ({
@@ -258,8 +234,8 @@ function problem(status: number, method: string, path: string) {
 }
 
 /** A server that applies the front's rules for `spec` and forwards the rest to Prism at `upstream`. */
-export function createMockFront(spec: Json, upstream: string): http.Server {
-  const ops = operations(spec);
+export function createMockFront(spec: object, upstream: string): http.Server {
+  const ops = operations(buildModel(spec as OpenApiDocument));
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));

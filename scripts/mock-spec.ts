@@ -12,23 +12,19 @@
 //    so Prism answers an invalid DID with the operation's 400 example (`invalidDid`) instead of a document.
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import { buildModel, type OpenApiDocument } from '../src/platform/operations.ts';
 
-type Json = Record<string, any>; // parsed YAML is walked dynamically
+type Json = Record<string, any>; // parsed YAML
 
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
-
-/** A copy of `spec` with the mock rules applied; `spec` itself is left unchanged. */
+/** A copy of `spec` with the mock rules applied, through its operation model; `spec` itself is left unchanged. */
 export function mockSpec(spec: Json): Json {
-  const copy = structuredClone(spec) as Json;
-  for (const item of Object.values<Json>(copy['paths'] ?? {})) {
-    for (const method of METHODS) {
-      const op = item[method] as Json | undefined;
-      if (!op) continue;
-      if (op['responses']?.['400'] !== undefined) delete op['responses']['422'];
-      for (const param of [...(item['parameters'] ?? []), ...(op['parameters'] ?? [])] as Json[]) {
-        if (typeof param['x-handler-pattern'] === 'string' && param['schema'])
-          param['schema'] = { ...param['schema'], pattern: param['x-handler-pattern'] };
-      }
+  const copy = structuredClone(spec) as OpenApiDocument;
+  for (const op of buildModel(copy).operations.values()) {
+    const responses = op.source.responses;
+    if (responses?.['400'] !== undefined) delete responses['422'];
+    for (const param of [...op.parameters.path, ...op.parameters.query, ...op.parameters.header]) {
+      const pattern = (param.source as Json)['x-handler-pattern'];
+      if (typeof pattern === 'string' && param.source.schema) param.source.schema = { ...param.source.schema, pattern };
     }
   }
   return copy;

@@ -14,6 +14,7 @@ import { StateJournal } from './core/journal.ts';
 import { createHttpServer } from './core/server.ts';
 import { STATE_FORMAT, loadNetwork, saveNetwork, type SavedState } from './core/state.ts';
 import { type Clock, type Network, NETWORKS } from './core/network-names.ts';
+import type { TtlSettings } from './core/ledger.ts';
 
 export type { InvokeResult } from './core/network.ts';
 export type { NetworkInfo } from './core/network-types.ts';
@@ -28,6 +29,7 @@ export {
   parseProtocol,
 } from './core/ledger.ts';
 export type { SavedState } from './core/state.ts';
+export type { TtlSettings } from './core/ledger.ts';
 
 export const PROFILES: Record<Network, Profile> = {
   testnet: { passphrase: 'Credential Vault Simulator Testnet ; 2026', feeAsset: 'native', feeAmount: 50_000_000n },
@@ -50,6 +52,10 @@ export interface SimulatorOptions {
   /** 0 (default): every transaction is applied at once. N > 0: transactions queue until a network's
    *  `closeLedger()`, which nothing calls in process (tests close by hand); startSimulator calls it every N ms. */
   ledgerCloseMs?: number;
+  /** State archival settings of both networks (default TTL_SETTINGS, Protocol 28's testnet and mainnet: minimum
+   *  persistent TTL 2,073,600 ledgers, temporary 17,280, maximum 3,110,400). Small values let a test close ledgers
+   *  past a TTL. */
+  ttl?: Partial<TtlSettings>;
 }
 
 export interface Simulator {
@@ -76,6 +82,7 @@ export function createSimulator(opts: SimulatorOptions = {}): Simulator {
       historyLimit: opts.historyLimit,
       protocol: opts.protocol,
       ledgerCloseMs: opts.ledgerCloseMs,
+      ...(opts.ttl ? { ttl: opts.ttl } : {}),
     });
     const saved = opts.state?.networks[name];
     if (saved) loadNetwork(net, saved);
@@ -120,6 +127,8 @@ export interface StartSimulatorOptions {
   ledgerCloseMs?: number;
   /** Runs `close` every `everyMs` until the returned stop is called (default: setInterval). */
   ledgerClock?: LedgerClock;
+  /** State archival settings (SimulatorOptions.ttl). */
+  ttl?: Partial<TtlSettings>;
   /** A failed close (default: written to standard error). */
   onCloseError?: (err: unknown) => void;
 }
@@ -156,7 +165,13 @@ async function readState(file: string): Promise<SavedState | undefined> {
 
 export async function startSimulator(opts: StartSimulatorOptions = {}): Promise<RunningSimulator> {
   const state = opts.stateFile ? await readState(opts.stateFile) : undefined;
-  const sim = createSimulator({ now: opts.now, state, protocol: opts.protocol, ledgerCloseMs: opts.ledgerCloseMs });
+  const sim = createSimulator({
+    now: opts.now,
+    state,
+    protocol: opts.protocol,
+    ledgerCloseMs: opts.ledgerCloseMs,
+    ...(opts.ttl ? { ttl: opts.ttl } : {}),
+  });
   const journal = opts.stateFile
     ? new StateJournal({
         stateFile: opts.stateFile,

@@ -7,6 +7,15 @@ export type Network = components['schemas']['Network'];
 /** Every network, testnet first (the order settings, help texts and `start` list them in). */
 export const NETWORKS: readonly Network[] = ['testnet', 'mainnet'];
 
+/**
+ * Service names: the `service` of a service's log lines, of its metric series and of its `/health` and `GET /`
+ * answers, one name each (docs/glossary.md, "Service names"). The process's own lines (stores, start-up) under
+ * `start` name its role, `credential-vault`.
+ */
+export const vaultServiceName = (network: Network) => `vault-api-${network}` as const;
+export const RESOLVER_SERVICE = 'resolver';
+export const PROCESS_SERVICE = 'credential-vault';
+
 /** Roles of an API key; each has its own rate limits (docs/operations.md, the CV_RATE_* settings). */
 export type KeyRole = 'standard' | 'early' | 'admin';
 export const KEY_ROLES: readonly KeyRole[] = ['standard', 'early', 'admin'];

@@ -196,48 +196,51 @@ describe('GET /metrics', () => {
     const ghost = Keypair.random().publicKey();
     expect((await call(`${vaultUrl}/contracts/vault/${ghost}`, { key })).status).toBe(404);
 
-    await vi.waitFor(async () => {
-      const f = await scrape(vaultUrl);
-      const service = 'vault-api-testnet';
-      expect(
-        value(f, 'http_requests_total', { service, route: '/contracts/vault/create', method: 'POST', status: '200' }),
-      ).toBe(1);
-      expect(
-        value(f, 'http_requests_total', { service, route: '/contracts/vault/{owner}', method: 'GET', status: '404' }),
-      ).toBe(1);
-      expect(
-        value(
-          f,
-          'http_request_duration_seconds',
-          { service, route: '/contracts/vault/create', method: 'POST' },
-          'http_request_duration_seconds_count',
-        ),
-      ).toBe(1);
-      expect(
-        value(
-          f,
-          'chain_call_duration_seconds',
-          { network: 'testnet', call: 'factory.deploy' },
-          'chain_call_duration_seconds_count',
-        ),
-      ).toBe(1);
-      expect(
-        value(
-          f,
-          'chain_call_duration_seconds',
-          { network: 'testnet', call: 'factory.deploy', le: '+Inf' },
-          'chain_call_duration_seconds_bucket',
-        ),
-      ).toBe(1);
-      // The vault that does not exist: the read failed, then the existence check answered.
-      expect(
-        value(f, 'chain_call_errors_total', { network: 'testnet', call: 'vault.vaultDid' }),
-      ).toBeGreaterThanOrEqual(1);
-      // Never a concrete address as a label.
-      expect(
-        [...f.values()].flatMap((x) => x.samples).some((s) => Object.values(s.labels).some((v) => v.includes(ghost))),
-      ).toBe(false);
-    });
+    await vi.waitFor(
+      async () => {
+        const f = await scrape(vaultUrl);
+        const service = 'vault-api-testnet';
+        expect(
+          value(f, 'http_requests_total', { service, route: '/contracts/vault/create', method: 'POST', status: '200' }),
+        ).toBe(1);
+        expect(
+          value(f, 'http_requests_total', { service, route: '/contracts/vault/{owner}', method: 'GET', status: '404' }),
+        ).toBe(1);
+        expect(
+          value(
+            f,
+            'http_request_duration_seconds',
+            { service, route: '/contracts/vault/create', method: 'POST' },
+            'http_request_duration_seconds_count',
+          ),
+        ).toBe(1);
+        expect(
+          value(
+            f,
+            'chain_call_duration_seconds',
+            { network: 'testnet', call: 'factory.deploy' },
+            'chain_call_duration_seconds_count',
+          ),
+        ).toBe(1);
+        expect(
+          value(
+            f,
+            'chain_call_duration_seconds',
+            { network: 'testnet', call: 'factory.deploy', le: '+Inf' },
+            'chain_call_duration_seconds_bucket',
+          ),
+        ).toBe(1);
+        // The vault that does not exist: the read failed, then the existence check answered.
+        expect(
+          value(f, 'chain_call_errors_total', { network: 'testnet', call: 'vault.vaultDid' }),
+        ).toBeGreaterThanOrEqual(1);
+        // Never a concrete address as a label.
+        expect(
+          [...f.values()].flatMap((x) => x.samples).some((s) => Object.values(s.labels).some((v) => v.includes(ghost))),
+        ).toBe(false);
+      },
+      { timeout: 20_000 },
+    );
   });
 
   it('counts a 429 as a rate-limit rejection of the read bucket', async () => {
@@ -249,20 +252,23 @@ describe('GET /metrics', () => {
     const statuses = [];
     for (let i = 0; i < 4; i++) statuses.push((await call(`${vaultUrl}/contracts/version`, { key })).status);
     expect(statuses).toEqual([200, 200, 200, 429]);
-    await vi.waitFor(async () => {
-      const f = await scrape(vaultUrl);
-      expect(value(f, 'rate_limit_rejections_total', { service: 'vault-api-testnet', bucket: 'read' })).toBe(
-        before + 1,
-      );
-      expect(
-        value(f, 'http_requests_total', {
-          service: 'vault-api-testnet',
-          route: '/contracts/version',
-          method: 'GET',
-          status: '429',
-        }),
-      ).toBeGreaterThanOrEqual(1);
-    });
+    await vi.waitFor(
+      async () => {
+        const f = await scrape(vaultUrl);
+        expect(value(f, 'rate_limit_rejections_total', { service: 'vault-api-testnet', bucket: 'read' })).toBe(
+          before + 1,
+        );
+        expect(
+          value(f, 'http_requests_total', {
+            service: 'vault-api-testnet',
+            route: '/contracts/version',
+            method: 'GET',
+            status: '429',
+          }),
+        ).toBeGreaterThanOrEqual(1);
+      },
+      { timeout: 20_000 },
+    );
   });
 
   it('counts resolution cache hits and misses, and derives the hit ratio', async () => {
@@ -292,27 +298,38 @@ describe('GET /metrics', () => {
     expect((await call(resolverUrl + path)).status).toBe(200); // evicted by the registration: a miss
     expect((await call(resolverUrl + path)).status).toBe(200); // cached: a hit
 
-    await vi.waitFor(async () => {
-      const f = await scrape(resolverUrl);
-      expect(value(f, 'cache_requests_total', { cache: 'did_resolution', result: 'hit' })).toBe(hits + 1);
-      expect(value(f, 'cache_requests_total', { cache: 'did_resolution', result: 'miss' })).toBe(misses + 1);
-      expect(value(f, 'cache_hit_ratio', { cache: 'did_resolution' })).toBeCloseTo((hits + 1) / (hits + misses + 2), 6);
-      expect(
-        value(f, 'http_requests_total', {
-          service: 'resolver',
-          route: '/1.0/identifiers/{did}',
-          method: 'GET',
-          status: '200',
-        }),
-      ).toBeGreaterThanOrEqual(2);
-      // The registration's chain calls, timed through the same registry.
-      for (const c of ['registry.register', 'client.submit']) {
+    await vi.waitFor(
+      async () => {
+        const f = await scrape(resolverUrl);
+        expect(value(f, 'cache_requests_total', { cache: 'did_resolution', result: 'hit' })).toBe(hits + 1);
+        expect(value(f, 'cache_requests_total', { cache: 'did_resolution', result: 'miss' })).toBe(misses + 1);
+        expect(value(f, 'cache_hit_ratio', { cache: 'did_resolution' })).toBeCloseTo(
+          (hits + 1) / (hits + misses + 2),
+          6,
+        );
         expect(
-          value(f, 'chain_call_duration_seconds', { network: 'testnet', call: c }, 'chain_call_duration_seconds_count'),
-          c,
-        ).toBeGreaterThanOrEqual(1);
-      }
-    });
+          value(f, 'http_requests_total', {
+            service: 'resolver',
+            route: '/1.0/identifiers/{did}',
+            method: 'GET',
+            status: '200',
+          }),
+        ).toBeGreaterThanOrEqual(2);
+        // The registration's chain calls, timed through the same registry.
+        for (const c of ['registry.register', 'client.submit']) {
+          expect(
+            value(
+              f,
+              'chain_call_duration_seconds',
+              { network: 'testnet', call: c },
+              'chain_call_duration_seconds_count',
+            ),
+            c,
+          ).toBeGreaterThanOrEqual(1);
+        }
+      },
+      { timeout: 20_000 },
+    );
   });
 
   // A scrape of every port counts each series once: each port shows its own service's series, and the
@@ -374,10 +391,13 @@ describe('GET /metrics', () => {
     const answer = await call(`${vaultUrl}/credentials/verify`, { body: { verifiableCredential: presented } });
     expect(answer.status).toBe(400); // VCALM: a credential that does not verify is a 400 with the result
     const reason = answer.json().problemDetails.find((p: { level: string }) => p.level === 'error').reason as string;
-    await vi.waitFor(async () => {
-      const f = await scrape(vaultUrl);
-      expect(value(f, 'credential_vault_verifications_total', { result: 'failed', reason })).toBe(1);
-    });
+    await vi.waitFor(
+      async () => {
+        const f = await scrape(vaultUrl);
+        expect(value(f, 'credential_vault_verifications_total', { result: 'failed', reason })).toBe(1);
+      },
+      { timeout: 20_000 },
+    );
   });
 
   it('needs no key and spends no rate budget', async () => {
@@ -425,31 +445,34 @@ describe('request log', () => {
       ).status,
     ).toBe(404);
 
-    await vi.waitFor(() => {
-      const mine = requestLines().filter((l) => l.requestId === 'obs-log-1');
-      expect(mine).toHaveLength(1);
-      expect(mine[0]).toMatchObject({
-        msg: 'request',
-        level: 'info',
-        service: 'vault-api-testnet',
-        requestId: 'obs-log-1',
-        method: 'POST',
-        route: '/contracts/vc/issue',
-        status: 400,
-        keyId: record.keyId,
-        error: 'issuerDid_not_found',
-      });
-      expect(typeof mine[0]!.ms).toBe('number');
-      expect(typeof mine[0]!.time).toBe('string');
-      const other = requestLines().filter((l) => l.requestId === 'obs-log-2');
-      expect(other).toHaveLength(1);
-      expect(other[0]).toMatchObject({
-        route: '/contracts/vault/{owner}',
-        status: 404,
-        keyId: record.keyId,
-        error: 'vault_not_found',
-      });
-    });
+    await vi.waitFor(
+      () => {
+        const mine = requestLines().filter((l) => l.requestId === 'obs-log-1');
+        expect(mine).toHaveLength(1);
+        expect(mine[0]).toMatchObject({
+          msg: 'request',
+          level: 'info',
+          service: 'vault-api-testnet',
+          requestId: 'obs-log-1',
+          method: 'POST',
+          route: '/contracts/vc/issue',
+          status: 400,
+          keyId: record.keyId,
+          error: 'issuerDid_not_found',
+        });
+        expect(typeof mine[0]!.ms).toBe('number');
+        expect(typeof mine[0]!.time).toBe('string');
+        const other = requestLines().filter((l) => l.requestId === 'obs-log-2');
+        expect(other).toHaveLength(1);
+        expect(other[0]).toMatchObject({
+          route: '/contracts/vault/{owner}',
+          status: 404,
+          keyId: record.keyId,
+          error: 'vault_not_found',
+        });
+      },
+      { timeout: 20_000 },
+    );
     const everything = lines.join('\n');
     expect(everything).not.toContain(key);
     expect(everything).not.toContain(marker);
@@ -464,16 +487,19 @@ describe('request log', () => {
       headers: { 'x-request-id': 'obs-res-1' },
     });
     expect(r.status).toBe(404);
-    await vi.waitFor(() => {
-      const mine = requestLines().filter((l) => l.requestId === 'obs-res-1');
-      expect(mine).toHaveLength(1);
-      expect(mine[0]).toMatchObject({
-        service: 'resolver',
-        method: 'GET',
-        route: '/1.0/identifiers/{did}',
-        status: 404,
-      });
-    });
+    await vi.waitFor(
+      () => {
+        const mine = requestLines().filter((l) => l.requestId === 'obs-res-1');
+        expect(mine).toHaveLength(1);
+        expect(mine[0]).toMatchObject({
+          service: 'resolver',
+          method: 'GET',
+          route: '/1.0/identifiers/{did}',
+          status: 404,
+        });
+      },
+      { timeout: 20_000 },
+    );
     expect(lines.join('\n')).not.toContain(did.split(':').pop()!);
   });
 });
@@ -634,6 +660,63 @@ describe('GET /ready', () => {
       await ownProxy.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('service names (docs/glossary.md "Service names")', () => {
+  it('are one name per service in its log lines, its metric series, its /health and its GET /', async () => {
+    const ports = {
+      'vault-api-testnet': running.vault.testnet!.url,
+      'vault-api-mainnet': running.vault.mainnet!.url,
+      resolver: resolverUrl,
+    };
+    for (const [service, base] of Object.entries(ports)) {
+      const before = lines.length;
+      const health = await call(`${base}/health`);
+      const index = await call(`${base}/`);
+      const metrics = await scrape(base);
+      // The request lines these two calls wrote.
+      const logged = lines
+        .slice(before)
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((l) => l.route === '/health' || l.route === '/');
+      const labelled = new Set(
+        [...metrics.values()].flatMap((f) => f.samples.map((x) => x.labels['service'])).filter((x) => x !== undefined),
+      );
+      expect(
+        {
+          health: health.json().service,
+          index: index.json().service,
+          logs: [...new Set(logged.map((l) => l.service))],
+          metrics: [...labelled],
+        },
+        base,
+      ).toEqual({ health: service, index: service, logs: [service], metrics: [service] });
+    }
+  });
+
+  it('GET / links its own pages and the other services of the process, at the host the request named', async () => {
+    const port = (u: string) => new URL(u).port;
+    const index = await call(`${resolverUrl}/`);
+    expect(index.status).toBe(200);
+    expect(index.json()).toEqual({
+      service: 'resolver',
+      title: expect.any(String),
+      links: { docs: '/docs', openapi: '/openapi.json', health: '/health', ready: '/ready', metrics: '/metrics' },
+      services: [
+        { service: 'vault-api-testnet', url: `http://127.0.0.1:${port(vaultUrl)}/` },
+        { service: 'vault-api-mainnet', url: `http://127.0.0.1:${port(running.vault.mainnet!.url)}/` },
+      ],
+    });
+    const viaName = await rawRequest(Number(port(vaultUrl)), { headers: { host: `vault.example:${port(vaultUrl)}` } });
+    expect((JSON.parse(viaName.body) as { services: unknown }).services).toEqual([
+      { service: 'vault-api-mainnet', url: `http://vault.example:${port(running.vault.mainnet!.url)}/` },
+      { service: 'resolver', url: `http://vault.example:${port(resolverUrl)}/` },
+    ]);
+    // Every link answers.
+    for (const href of Object.values(index.json().links as Record<string, string>))
+      expect((await call(`${resolverUrl}${href}`)).status, href).toBe(200);
+    for (const s of index.json().services as { url: string }[]) expect((await call(s.url)).status, s.url).toBe(200);
   });
 });
 

@@ -69,8 +69,12 @@ describe('startServices against a configured network profile', () => {
       await expect(startServices(config, { mode: 'serve' })).rejects.toThrow(
         `refusing to start: the testnet RPC at ${url} did not answer getNetwork (`,
       );
+      // The URL and the setting once each, and the status in words (issue 26).
       await expect(startServices(config, { mode: 'serve' })).rejects.toThrow(
-        /404\); check that it is a Soroban RPC endpoint, or set CV_TESTNET_RPC_URL \(--testnet-rpc-url\)$/,
+        new Error(
+          `refusing to start: the testnet RPC at ${url} did not answer getNetwork (HTTP 404); ` +
+            'check that it is a Soroban RPC endpoint, or set CV_TESTNET_RPC_URL (--testnet-rpc-url)',
+        ),
       );
     } finally {
       await new Promise((r) => notRpc.close(r));

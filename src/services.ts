@@ -13,10 +13,10 @@ import { createStores, type ApiKeyRecord, type Stores } from './stores/index.ts'
 import { lockLocalFiles, stateFileOf } from './data-dir-lock.ts';
 import { storeLines, storeLocations } from './store-locations.ts';
 import { createClosers, listen, throttled, type Closers } from './services/lifecycle.ts';
-import { listenFailure, type ListenTarget } from './http/listen-error.ts';
+import { listenFailure, type ListenTarget } from './services/listen-error.ts';
 import { keyringFromConfig, loadOrCreateKeyring } from './crypto/keyfile.ts';
 import { readContextsFolder } from './did/json-ld-folder.ts';
-import { createWebFetch } from './http/web-fetch.ts';
+import { createWebFetch } from './vault-api/web-fetch.ts';
 import {
   createLogger,
   withFields,
@@ -33,7 +33,8 @@ import {
   type ReadinessCheck,
 } from './observability/index.ts';
 import type { NetworkProfileInfo } from './vault-api/context.ts';
-import { type Clock, type Network, NETWORKS } from './domain.ts';
+import { type Clock, type Network, NETWORKS, PROCESS_SERVICE, RESOLVER_SERVICE, vaultServiceName } from './domain.ts';
+import type { RelatedService } from './services/index-page.ts';
 
 export type Mode = 'start' | 'serve' | 'resolver';
 
@@ -82,7 +83,12 @@ interface Wiring {
   draining: { draining?: () => boolean };
   /** Closes the servers first and together, then the rest in the reverse order of creation. */
   closers: Closers;
+  /** The services of this process listening so far, each at its port: the other services of each `GET /`. */
+  listening: RelatedService[];
 }
+
+/** The services of this process other than `self`, for its `GET /`. */
+const othersThan = (w: Wiring, self: string) => () => w.listening.filter((s) => s.service !== self);
 
 /** The networks a mode serves: `serve` its one, `resolver` the resolver's, `start` all. */
 export function servedNetworks(config: Config, mode: Mode): Network[] {
@@ -129,6 +135,7 @@ function wiring(config: Config, options: StartOptions): Wiring {
     options,
     now: options.now ?? Date.now,
     served: servedNetworks(config, options.mode),
+    listening: [],
     logger,
     metrics,
     metricsFor: (service, domainOf) =>
@@ -229,6 +236,8 @@ interface ServedChains {
 function chainSettings(config: Config, n: Network, p: ResolvedProfile) {
   return {
     rpcUrl: p.rpcUrl,
+    // Errors name the RPC as GET /config shows it, and the setting an operator changes.
+    rpcWhere: `${p.publicRpcUrl ?? publicUrl(p.rpcUrl)} (setting CV_${n.toUpperCase()}_RPC_URL / --${n}-rpc-url)`,
     networkPassphrase: p.networkPassphrase,
     network: n,
     simulationAccount: p.simulationAccount,
@@ -280,7 +289,11 @@ async function checkNetwork(n: Network, p: ResolvedProfile, chain: RegistryChain
   const setting = `CV_${n.toUpperCase()}_RPC_URL (--${n}-rpc-url)`;
   const check = await chain.client.verifyNetwork().catch((e: unknown) => {
     // The library's words ("Request failed with status code 404") name neither the URL nor what sets it.
-    const why = redactUrls(e instanceof Error ? e.message : String(e));
+    // The chain's words without their own "chain RPC unavailable at <url> (setting …)": this message names both.
+    const why = redactUrls(e instanceof Error ? e.message : String(e)).replace(
+      /^chain RPC unavailable(?: at .*? \(setting [^)]*\))?: /,
+      '',
+    );
     throw new Error(
       `refusing to start: the ${n} RPC at ${publicUrl(p.rpcUrl)} did not answer getNetwork (${why}); ` +
         `check that it is a Soroban RPC endpoint, or set ${setting}`,
@@ -318,9 +331,9 @@ function openStores(w: Wiring): Stores {
 
 /** Every line names its service: an app's lines its own, the process's (stores, start-up) the process's role. */
 const PROCESS_SERVICES: Record<Mode, (config: Config) => string> = {
-  serve: (config) => `vault-api-${config.network}`,
-  resolver: () => 'resolver',
-  start: () => 'credential-vault',
+  serve: (config) => vaultServiceName(config.network),
+  resolver: () => RESOLVER_SERVICE,
+  start: () => PROCESS_SERVICE,
 };
 
 /** The port of a network's vault API and the setting that names it. */
@@ -356,8 +369,9 @@ async function startVaultApis(
     if (factoryId === undefined || vaultWasmHash === undefined || chain === undefined)
       throw new Error(`${n}: the vault API needs the factory id and the vault template hash`);
     const profile = { ...rest, factoryId, vaultWasmHash };
-    const appMetrics = w.metricsFor(`vault-api-${n}`, 'vault-api');
-    const appLogger = withFields(w.logger, { service: `vault-api-${n}` });
+    const service = vaultServiceName(n);
+    const appMetrics = w.metricsFor(service, 'vault-api');
+    const appLogger = withFields(w.logger, { service });
     const app = await createVaultApp({
       profile,
       chain: instrumentChain(chain, appMetrics),
@@ -387,9 +401,11 @@ async function startVaultApis(
         ...storeChecks(stores, ['keys', 'idempotency', 'rate_limit'], storeLocations(config)),
       ],
       ...w.draining,
+      relatedServices: othersThan(w, service),
     });
     const { port, setting } = vaultPort(config, options.mode, n);
     const url = await serve(w, app, port, appLogger, { service: `the ${n} vault API`, setting });
+    w.listening.push({ service, port: Number(new URL(url).port || 80) });
     vault[n] = { url, profile };
   }
   return vault;
@@ -404,8 +420,8 @@ async function startResolver(
 ): Promise<string> {
   const { config, options } = w;
   const { createResolverApp } = await import('./resolver/app.ts');
-  const resolverMetrics = w.metricsFor('resolver', 'resolver');
-  const resolverLogger = withFields(w.logger, { service: 'resolver' });
+  const resolverMetrics = w.metricsFor(RESOLVER_SERVICE, 'resolver');
+  const resolverLogger = withFields(w.logger, { service: RESOLVER_SERVICE });
   const app = await createResolverApp({
     networks: Object.fromEntries(
       w.served.map((n) => {
@@ -440,9 +456,12 @@ async function startResolver(
     // rate_limit_unavailable) and in the /ready of the vault APIs, which cannot work without that store.
     readinessChecks: w.served.map((n) => chains.rpcChecks[n]),
     ...w.draining,
+    relatedServices: othersThan(w, RESOLVER_SERVICE),
   });
   const what = { service: 'the DID resolver', setting: 'CV_RESOLVER_PORT (--resolver-port)' };
-  return serve(w, app, config.resolverPort, resolverLogger, what);
+  const url = await serve(w, app, config.resolverPort, resolverLogger, what);
+  w.listening.push({ service: RESOLVER_SERVICE, port: Number(new URL(url).port || 80) });
+  return url;
 }
 
 /** The start banner: one line per running part. */

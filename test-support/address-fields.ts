@@ -2,7 +2,9 @@
 // nested body fields), as a request built from the spec's own examples with that one field replaced.
 // Found by the schema (`format: stellar-account|stellar-contract`, or the bare `^G…`/`^C…` pattern), so a
 // field added later is covered without a new row.
-type Json = any; // parsed YAML is walked dynamically
+import { buildModel, resolve } from '../src/platform/operations.ts';
+
+type Json = any; // parsed YAML, read where the operation model does not carry it (examples, nested schemas)
 
 export type AddressKind = 'account' | 'contract';
 
@@ -19,16 +21,8 @@ export interface AddressFieldCase {
   kind: AddressKind;
 }
 
-function deref(spec: Json, node: Json): Json {
-  let current = node;
-  for (let hops = 0; current && typeof current.$ref === 'string' && hops < 20; hops++) {
-    current = current.$ref
-      .replace(/^#\//, '')
-      .split('/')
-      .reduce((at: Json, k: string) => at?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], spec);
-  }
-  return current;
-}
+/** A node with its `$ref`s followed by the operation model's resolver (src/platform/operations.ts). */
+const deref = (spec: Json, node: Json): Json => resolve(spec, node);
 
 function addressKind(spec: Json, schema: Json): AddressKind | undefined {
   const s = deref(spec, schema);
@@ -97,60 +91,56 @@ export function addressFieldCases(
   skip: (path: string) => boolean = () => false,
 ): AddressFieldCase[] {
   const cases: AddressFieldCase[] = [];
-  for (const [template, item] of Object.entries<Json>(spec.paths)) {
-    if (skip(template)) continue;
-    for (const method of ['get', 'post', 'put', 'patch', 'delete']) {
-      const op = item[method];
-      if (!op) continue;
-      const params = [...(item.parameters ?? []), ...(op.parameters ?? [])]
-        .map((p: Json) => deref(spec, p))
-        .filter((p: Json) => p.in === 'path' || p.in === 'query');
-      const build = (override?: { name: string; value: string }) => {
-        let url = template;
-        const query = new URLSearchParams();
-        for (const p of params) {
-          const mine = override !== undefined && override.name === p.name;
-          const value = mine ? override.value : exampleOf(spec, p);
-          if (p.in === 'path') url = url.replace(`{${p.name}}`, encodeURIComponent(String(value)));
-          else if (mine || p.required) query.set(p.name, String(value));
-        }
-        const q = query.toString();
-        return q ? `${url}?${q}` : url;
-      };
-      const M = method.toUpperCase();
-      const media = op.requestBody ? deref(spec, op.requestBody).content?.['application/json'] : undefined;
-      const example = media ? prepareExample(spec, media) : undefined;
+  for (const operation of buildModel(spec).operations.values()) {
+    const { template, method } = operation;
+    if (skip(template) || !['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
+    const op: Json = operation.source;
+    const params: Json[] = [...operation.parameters.path, ...operation.parameters.query].map((p) => p.source);
+    const build = (override?: { name: string; value: string }) => {
+      let url = template;
+      const query = new URLSearchParams();
       for (const p of params) {
-        const kind = addressKind(spec, p.schema);
-        if (!kind) continue;
-        cases.push({
-          name: `${M} ${template} ${p.in} ${p.name}`,
-          method: M,
-          url: build({ name: p.name, value: bad[kind] }),
-          ...(media ? { body: example } : {}),
-          where: p.in,
-          field: p.name,
-          kind,
-        });
+        const mine = override !== undefined && override.name === p.name;
+        const value = mine ? override.value : exampleOf(spec, p);
+        if (p.in === 'path') url = url.replace(`{${p.name}}`, encodeURIComponent(String(value)));
+        else if (mine || p.required) query.set(p.name, String(value));
       }
-      if (!media) continue;
-      const fields: { path: string[]; kind: AddressKind }[] = [];
-      bodyFields(spec, media.schema, [], fields);
-      const seen = new Set<string>();
-      for (const f of fields) {
-        const field = f.path.join('.');
-        if (seen.has(field)) continue;
-        seen.add(field);
-        cases.push({
-          name: `${M} ${template} body ${field}`,
-          method: M,
-          url: build(),
-          body: setAt(example, f.path, bad[f.kind]),
-          where: 'body',
-          field,
-          kind: f.kind,
-        });
-      }
+      const q = query.toString();
+      return q ? `${url}?${q}` : url;
+    };
+    const M = method.toUpperCase();
+    const media = op.requestBody ? deref(spec, op.requestBody).content?.['application/json'] : undefined;
+    const example = media ? prepareExample(spec, media) : undefined;
+    for (const p of params) {
+      const kind = addressKind(spec, p.schema);
+      if (!kind) continue;
+      cases.push({
+        name: `${M} ${template} ${p.in} ${p.name}`,
+        method: M,
+        url: build({ name: p.name, value: bad[kind] }),
+        ...(media ? { body: example } : {}),
+        where: p.in,
+        field: p.name,
+        kind,
+      });
+    }
+    if (!media) continue;
+    const fields: { path: string[]; kind: AddressKind }[] = [];
+    bodyFields(spec, media.schema, [], fields);
+    const seen = new Set<string>();
+    for (const f of fields) {
+      const field = f.path.join('.');
+      if (seen.has(field)) continue;
+      seen.add(field);
+      cases.push({
+        name: `${M} ${template} body ${field}`,
+        method: M,
+        url: build(),
+        body: setAt(example, f.path, bad[f.kind]),
+        where: 'body',
+        field,
+        kind: f.kind,
+      });
     }
   }
   return cases;

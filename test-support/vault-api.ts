@@ -78,7 +78,7 @@ export interface VaultTestOptions {
   legacyBasePaths?: string[];
   /** VaultAppDeps.jsonLdContexts: contexts beside the bundled ones, as CV_JSONLD_CONTEXTS_DIR adds them. */
   jsonLdContexts?: ReadonlyMap<string, unknown>;
-  /** VaultAppDeps.fetchJson: the web fetcher (src/http/web-fetch.ts), as CV_WEB_FETCH turns it on. */
+  /** VaultAppDeps.fetchJson: the web fetcher (src/vault-api/web-fetch.ts), as CV_WEB_FETCH turns it on. */
   fetchJson?: VaultAppDeps['fetchJson'];
 }
 

@@ -9,10 +9,13 @@ import { sha256 } from './crypto.ts';
 import { diag, failureText } from './diagnostics.ts';
 import type { Failure } from './failure.ts';
 import { accountKeyId, type AccountEntry, type SimCodec } from './entries.ts';
-import { Invocation } from './invocation.ts';
+import { Invocation, isArchived } from './invocation.ts';
+import { applyTtlOp } from './ttl.ts';
 import type { LedgerHeaderRec } from './ledger.ts';
+import { AFTER_ALL_TXS_TX_INDEX, feeEvents } from './fee-events.ts';
 import { lazyEnvelope, type ContractEventRec, type EntryChange, type LedgerEvent, type TxRecord } from './records.ts';
-import type { Core } from './simulate.ts';
+import { sacContractId } from './sac.ts';
+import { declaredResources, resourceFee, type Core } from './simulate.ts';
 
 /** An invocation already run in recording mode for exactly this transaction (the in-process fast path). */
 export interface Preexecuted {
@@ -47,8 +50,7 @@ function sameAuth(
 }
 
 /** Every entry the invocation touched is in the declared footprint (writes in readWrite). */
-function footprintCovers(inv: Invocation, data: xdr.SorobanTransactionData): boolean {
-  const fp = footprintOf(inv.ledger.codec, data);
+function footprintCovers(inv: Invocation, fp: { readOnly: Set<string>; readWrite: Set<string> }): boolean {
   for (const k of inv.writes) if (!fp.readWrite.has(k)) return false;
   for (const k of inv.reads) if (!fp.readWrite.has(k) && !fp.readOnly.has(k)) return false;
   return true;
@@ -90,6 +92,39 @@ function invokeSuccess(
   ];
 }
 
+/** The read-write footprint keys a transaction's restore list names (`archivedSorobanEntries`, CAP-66). */
+export function restoreListOf(codec: SimCodec, d: xdr.SorobanTransactionData): Set<string> {
+  const out = new Set<string>();
+  if (d.ext.type !== 'resourceExt') return out;
+  const rw = d.resources.footprint.readWrite;
+  for (const i of d.ext.resourceExt.archivedSorobanEntries) {
+    const k = rw[i];
+    const id = k && codec.keyIdOfLedgerKey(k);
+    if (id !== undefined) out.add(id);
+  }
+  return out;
+}
+
+const entryArchived = (): xdr.OperationResult[] => [
+  xdr.OperationResult.opInner(
+    xdr.OperationResultTr.invokeHostFunction(xdr.InvokeHostFunctionResult.invokeHostFunctionEntryArchived()),
+  ),
+];
+
+/** An archived entry anywhere in the footprint and not in the restore list fails the transaction before the host
+ *  function runs, whether or not it would touch it (stellar-docs, state-archival.mdx; CAP-66). */
+function archivedOutsideRestoreList(
+  core: Core,
+  fp: { readOnly: ReadonlySet<string>; readWrite: ReadonlySet<string> },
+  restoring: ReadonlySet<string>,
+  seq: number,
+): boolean {
+  for (const set of [fp.readOnly, fp.readWrite]) {
+    for (const k of set) if (!restoring.has(k) && isArchived(core.ledger.get(k), seq)) return true;
+  }
+  return false;
+}
+
 /** Runs the InvokeHostFunction operation with enforced auth and the declared footprint. */
 function runInvoke(
   core: Core,
@@ -100,6 +135,8 @@ function runInvoke(
 ): OpRun {
   const body = op.body;
   const hf = body.type === 'invokeHostFunction' ? body.invokeHostFunctionOp.hostFunction : undefined;
+  const restoring = restoreListOf(core.ledger.codec, data);
+  const footprint = footprintOf(core.ledger.codec, data);
   const inv = new Invocation({
     ledger: core.ledger,
     contracts: core.contracts,
@@ -108,9 +145,19 @@ function runInvoke(
     mode: 'enforce',
     source: opSource,
     authEntries: body.type === 'invokeHostFunction' ? body.invokeHostFunctionOp.auth : [],
-    footprint: footprintOf(core.ledger.codec, data),
+    footprint,
+    restoring,
   });
   if (!hf) return { inv, ok: false, opResults: () => [xdr.OperationResult.opNotSupported()] };
+  if (archivedOutsideRestoreList(core, footprint, restoring, header.seq)) {
+    return {
+      inv,
+      ok: false,
+      error: 'an archived entry is in the footprint but not in its restore list (archivedSorobanEntries)',
+      opResults: entryArchived,
+    };
+  }
+  for (const k of restoring) inv.restoreListed(k);
   if (hf.type !== 'hostFunctionTypeInvokeContract') {
     return {
       inv,
@@ -152,12 +199,23 @@ function reusePreexecuted(
 ): OpRun | undefined {
   const inv = pre.inv;
   const source = afterFee.id;
-  if (inv.sourceBalanceObserved || inv.auth.mode !== 'record' || op.sourceAccount || inv.source !== source)
+  if (
+    inv.sourceBalanceObserved ||
+    inv.auth.mode !== 'record' ||
+    op.sourceAccount ||
+    inv.source !== source ||
+    inv.restored.size > 0
+  )
     return undefined;
   const body = op.body;
   if (body.type !== 'invokeHostFunction') return undefined;
   const auth = body.invokeHostFunctionOp.auth;
-  if (!sameAuth(pre.auth, auth) || !footprintCovers(inv, data)) return undefined;
+  if (!sameAuth(pre.auth, auth)) return undefined;
+  const fp = footprintOf(inv.ledger.codec, data);
+  if (!footprintCovers(inv, fp)) return undefined;
+  // the run restored nothing, but the transaction may name archived entries it never touched: run it again to fail
+  if (archivedOutsideRestoreList({ ledger: inv.ledger, contracts: inv.contracts }, fp, new Set(), inv.seq))
+    return undefined;
   const key = accountKeyId(source);
   const touched = inv.overlayEntry(key);
   if (touched === null) return undefined;
@@ -203,8 +261,10 @@ export function applyChecked(
     const reuse =
       pre && pre.version === versionBefore && pre.inv.seq === header.seq && pre.inv.closeTime === header.closeTime;
     run =
-      (reuse && reusePreexecuted(pre, op, sorobanData, afterFee, feeCharged)) ||
-      runInvoke(core, header, op, opSources[0]!, sorobanData);
+      op.body.type === 'invokeHostFunction'
+        ? (reuse && reusePreexecuted(pre, op, sorobanData, afterFee, feeCharged)) ||
+          runInvoke(core, header, op, opSources[0]!, sorobanData)
+        : applyTtlOp(core, header, op, sorobanData, footprintOf(core.ledger.codec, sorobanData));
   } else {
     const at = { seq: header.seq, closeTime: header.closeTime };
     const inv = new Invocation({ ledger, contracts: core.contracts, ...at, mode: 'genesis' });
@@ -214,6 +274,19 @@ export function applyChecked(
   const { inv, ok, opResults, returnValue, failure, error } = run;
   const changes: EntryChange[] = ok ? inv.changes() : [];
   if (ok) inv.commit();
+  // The refund (CAP-67: AFTER_ALL_TXS from Protocol 23): the declared resource fee beyond what the transaction used.
+  // The simulator charges no refundable resources (rent, events), so what was used is the fee of the declared
+  // resources (check.ts refused less), successful or not. Credited at once: see docs/chain-abi.md "Fee events".
+  const refund = sorobanData ? sorobanData.resourceFee - resourceFee(declaredResources(sorobanData)) : 0n;
+  const refundChange = refund > 0n ? creditRefund(core, source, refund, header.seq) : undefined;
+  const refunded = refundChange ? refund : 0n;
+  const txEvents = feeEvents(
+    ledger.codec,
+    sacContractId({ code: 'native' }, ledger.passphrase),
+    source,
+    feeCharged,
+    refunded,
+  );
   const fields = {
     hash,
     ledger: header.seq,
@@ -221,33 +294,56 @@ export function applyChecked(
     applicationOrder: order,
     status: ok ? ('SUCCESS' as const) : ('FAILED' as const),
     opCount: ops.length,
-    feeCharged,
+    feeCharged: feeCharged - refunded,
+    feeRefund: refunded,
+    txEvents,
     opResults,
     returnValue,
     soroban: !!sorobanData,
     events: ok ? inv.events : [],
     diagnostics: ok ? [] : inv.log,
     feeChange: { before: acc, after: afterFee },
+    ...(refundChange ? { refundChange } : {}),
     opChanges: ok ? [changes] : [],
     error,
     failure,
   };
   const record: TxRecord =
     b64 === undefined ? { ...fields, envelope: env, cache: {} } : lazyEnvelope({ ...fields, cache: { envelope: b64 } });
-  const ledgerEvents: LedgerEvent[] = record.events.map((e, i) => ({
-    ...e,
-    ledger: header.seq,
-    closeTime: header.closeTime,
-    txIndex: order,
-    opIndex: 0,
-    eventIndex: i,
-    txHash: hash,
-  }));
+  const at = { ledger: header.seq, closeTime: header.closeTime, txHash: hash, ...(ok ? {} : { failedTx: true }) };
+  // Ids as stellar-rpc gives them (internal/db/event.go): BEFORE_ALL_TXS events at TOID(ledger, 0, 0) numbered
+  // across the ledger (one charge a transaction, so the index is the order less one), operation events at
+  // TOID(ledger, order, op), AFTER_ALL_TXS events at TOID(ledger, TransactionMask, 0) numbered across the ledger.
+  let refunds = ledger.eventsAt(header.seq, AFTER_ALL_TXS_TX_INDEX);
+  const ledgerEvents: LedgerEvent[] = [
+    ...txEvents.map(({ stage, ...e }) =>
+      stage === 'beforeAllTxs'
+        ? { ...e, ...at, txIndex: 0, opIndex: 0, eventIndex: order - 1 }
+        : { ...e, ...at, txIndex: AFTER_ALL_TXS_TX_INDEX, opIndex: 0, eventIndex: refunds++ },
+    ),
+    ...record.events.map((e, i) => ({ ...e, ...at, txIndex: order, opIndex: 0, eventIndex: i })),
+  ];
   ledger.record(record, ledgerEvents);
   return record;
 }
 
-function footprintOf(
+/** Credits a fee refund to the fee source's account (when it still exists); its before and after. */
+function creditRefund(
+  core: Core,
+  source: string,
+  refund: bigint,
+  seq: number,
+): { before: AccountEntry; after: AccountEntry } | undefined {
+  const key = accountKeyId(source);
+  const before = core.ledger.get(key) as AccountEntry | undefined;
+  if (!before) return undefined;
+  const after: AccountEntry = { ...before, balance: before.balance + refund, lm: seq };
+  core.ledger.put(key, after);
+  core.ledger.feePool -= refund;
+  return { before, after };
+}
+
+export function footprintOf(
   codec: SimCodec,
   d: xdr.SorobanTransactionData,
 ): { readOnly: Set<string>; readWrite: Set<string> } {

@@ -6,7 +6,6 @@ import { Keypair, xdr } from '@stellar/stellar-sdk';
 import { sha256 } from './crypto.ts';
 import { contractIdFromAddress } from './derive.ts';
 import {
-  PERSISTENT_TTL,
   TRUSTLINE_AUTHORIZED,
   accountKeyId,
   trustlineKeyId,
@@ -119,7 +118,7 @@ export function bootstrap(
       exec: { kind: 'sac' },
       storage: sacInstanceStorage(ledger.codec, a),
       lm: seq,
-      liveUntil: seq + PERSISTENT_TTL,
+      liveUntil: ledger.minLiveUntil('persistent', seq),
     });
   }
   const operator = g.operator.publicKey();

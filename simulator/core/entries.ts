@@ -50,8 +50,6 @@ export interface InstanceEntry {
 
 export type Entry = AccountEntry | TrustlineEntry | DataEntry | InstanceEntry;
 
-/** Persistent entries get this TTL at each write (~6 months of 5 s ledgers); the simulator never archives them. */
-export const PERSISTENT_TTL = 3_110_400;
 export const TRUSTLINE_AUTHORIZED = 1;
 
 // ---- canonical keys -------------------------------------------------------------------------------------------

@@ -7,18 +7,9 @@ import { contractIdFromAddress } from './derive.ts';
 import { AuthTracker, type AuthMode } from './auth.ts';
 import { classify, diag } from './diagnostics.ts';
 import type { Failure } from './failure.ts';
-import {
-  PERSISTENT_TTL,
-  instanceKeyId,
-  type DataEntry,
-  type Entry,
-  type Executable,
-  type InstanceEntry,
-} from './entries.ts';
+import { instanceKeyId, type DataEntry, type Entry, type Executable, type InstanceEntry } from './entries.ts';
 import type { Ledger } from './ledger.ts';
 import type { ContractEventRec, DiagnosticRec, EntryChange } from './records.ts';
-
-export const TEMPORARY_TTL = 17_280;
 
 /** The contract implementations a network runs: templates by hex hash, and the Stellar Asset Contract. */
 export interface ContractRegistry {
@@ -38,6 +29,18 @@ export interface InvocationOptions {
   /** When given, every access must stay within it (an applied transaction's declared footprint). */
   readonly footprint?: { readonly readOnly: ReadonlySet<string>; readonly readWrite: ReadonlySet<string> };
   readonly verifySignatures?: boolean;
+  /** Archived entries the transaction restores before it runs (its `archivedSorobanEntries`, CAP-66). */
+  readonly restoring?: ReadonlySet<string>;
+}
+
+/** A persistent or instance entry whose TTL ran out before ledger `seq`: archived, until restored (CAP-66). */
+export function isArchived(e: Entry | undefined, seq: number): boolean {
+  return !!e && (e.t === 'instance' || (e.t === 'data' && e.durability === 'persistent')) && e.liveUntil < seq;
+}
+
+/** A temporary entry whose TTL ran out before ledger `seq`: gone, as if it never was. */
+export function isExpiredTemporary(e: Entry | undefined, seq: number): boolean {
+  return !!e && e.t === 'data' && e.durability === 'temporary' && e.liveUntil < seq;
 }
 
 const NONE = Symbol('none');
@@ -67,6 +70,9 @@ export class Invocation {
   readonly source: string | undefined;
   /** Set when a contract read the source's native balance (its value depends on whether the fee was charged). */
   sourceBalanceObserved = false;
+  /** Archived entries this invocation restored (simulation: every one it touched; applied: its restore list). */
+  readonly restored = new Set<string>();
+  private readonly restoring: ReadonlySet<string> | undefined;
 
   constructor(opts: InvocationOptions) {
     this.ledger = opts.ledger;
@@ -77,6 +83,7 @@ export class Invocation {
     this.footprint = opts.footprint;
     this.verifySignatures = opts.verifySignatures ?? true;
     this.source = opts.source;
+    this.restoring = opts.restoring;
     this.auth = new AuthTracker(this, opts.mode, opts.source, opts.authEntries);
   }
 
@@ -99,8 +106,34 @@ export class Invocation {
     const o = this.overlay.get(key);
     if (o !== undefined) return o ?? undefined;
     const e = this.ledger.get(key);
-    if (e && e.t === 'data' && e.durability === 'temporary' && e.liveUntil < this.seq) return undefined;
+    if (isExpiredTemporary(e, this.seq)) return undefined;
+    if (e && isArchived(e, this.seq)) return this.restore(key, e as DataEntry | InstanceEntry);
     return e;
+  }
+
+  /**
+   * An archived entry met on the way: simulation restores it (stellar-rpc's simulation puts it in the read-write
+   * footprint and the restore list, soroban-simulation's auto-restoring snapshot); an applied transaction restores
+   * the ones its restore list names before it runs (runInvoke), any other archived footprint entry fails it
+   * before this point.
+   */
+  private restore(key: string, e: DataEntry | InstanceEntry): Entry {
+    if (this.footprint && !this.restoring?.has(key)) {
+      throw new HostError(
+        'Error(Storage, InternalError): accessing an archived entry outside the restore list',
+        'Storage',
+      );
+    }
+    const restored = { ...e, liveUntil: this.ledger.minLiveUntil('persistent', this.seq) };
+    this.restored.add(key);
+    this.put(key, restored);
+    return restored;
+  }
+
+  /** Restores an archived entry of the restore list before the host function runs (CAP-66). */
+  restoreListed(key: string): void {
+    const e = this.ledger.get(key);
+    if (e && isArchived(e, this.seq)) this.restore(key, e as DataEntry | InstanceEntry);
   }
 
   put(key: string, entry: Entry | undefined): void {
@@ -249,7 +282,7 @@ export class Invocation {
       exec: { kind: 'wasm', hash },
       storage: new Map(),
       lm: this.seq,
-      liveUntil: this.seq + PERSISTENT_TTL,
+      liveUntil: this.ledger.minLiveUntil('persistent', this.seq),
     });
     if (impl.construct) {
       this.calls += 1;
@@ -356,7 +389,7 @@ class FrameStorage implements ContractStorage {
     }
     const id = inv.dataKey(this.contractId, durability, key);
     const prev = inv.get(id) as DataEntry | undefined;
-    const ttl = durability === 'temporary' ? TEMPORARY_TTL : PERSISTENT_TTL;
+    // a write keeps the entry's TTL; a new entry gets the network's minimum (contracts here never extend_ttl)
     const entry: DataEntry = {
       t: 'data',
       contract: this.contractId,
@@ -364,7 +397,7 @@ class FrameStorage implements ContractStorage {
       key,
       val,
       lm: inv.seq,
-      liveUntil: Math.max(prev?.liveUntil ?? 0, inv.seq + ttl),
+      liveUntil: prev?.liveUntil ?? inv.ledger.minLiveUntil(durability, inv.seq),
     };
     inv.put(id, entry);
   }

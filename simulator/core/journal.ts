@@ -224,7 +224,7 @@ function applyDelta(net: SimNetwork, d: NetworkDelta): void {
   }
   for (const key of d.del) l.entries.delete(key);
   for (const t of d.txs) l.record(txFromSaved(t), []);
-  for (const e of d.events) l.events.push(eventFromSaved(e));
+  for (const e of d.events) l.addEvent(eventFromSaved(e));
   loadHeader(l, d.ledger);
 }
 

@@ -56,7 +56,13 @@ export function ledgerXdr(ledger: Ledger, h: LedgerHeaderRec, memo: LedgerXdrMem
               xdr.LedgerEntryChange.ledgerEntryUpdated(ledger.codec.entryXdr(r.feeChange.after)),
             ],
             txApplyProcessing: metaOf(ledger.codec, r),
-            postTxApplyFeeProcessing: [],
+            // the refund (CAP-67: after all transactions from Protocol 23)
+            postTxApplyFeeProcessing: r.refundChange
+              ? [
+                  xdr.LedgerEntryChange.ledgerEntryState(ledger.codec.entryXdr(r.refundChange.before)),
+                  xdr.LedgerEntryChange.ledgerEntryUpdated(ledger.codec.entryXdr(r.refundChange.after)),
+                ]
+              : [],
           }),
       ),
       upgradesProcessing: [],

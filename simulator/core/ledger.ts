@@ -97,6 +97,38 @@ export interface LedgerOptions {
   ledgerCloseMs?: number;
   /** Key conversions and their caches (default: the ledger's own). */
   codec?: SimCodec;
+  /** State archival settings (default the public networks', TTL_SETTINGS). */
+  ttl?: Partial<TtlSettings>;
+}
+
+/** The network's state archival settings (ConfigSettingID STATE_ARCHIVAL: StateArchivalSettings), in ledgers. */
+export interface TtlSettings {
+  /** Persistent and instance entries live at least this long when created or restored. */
+  readonly minPersistentTTL: number;
+  /** Temporary entries live at least this long when created. */
+  readonly minTemporaryTTL: number;
+  /** No entry's TTL goes beyond this many ledgers from the current one. */
+  readonly maxEntryTTL: number;
+}
+
+/** Protocol 28's testnet and mainnet settings (stellar-docs, build/guides/storage/storage-strategies.mdx "Sizes &
+ *  TTLs"; docs/chain-abi.md "State archival"): 120, 1 and 180 days of 5-second ledgers. */
+export const TTL_SETTINGS: TtlSettings = {
+  minPersistentTTL: 2_073_600,
+  minTemporaryTTL: 17_280,
+  maxEntryTTL: 3_110_400,
+};
+
+/** Settings from options: each a whole number of ledgers ≥ 1, the minimums at most the maximum. */
+export function parseTtlSettings(given: Partial<TtlSettings> = {}): TtlSettings {
+  const s = { ...TTL_SETTINGS, ...given };
+  for (const [name, v] of Object.entries(s)) {
+    if (!Number.isSafeInteger(v) || v < 1 || v > 0xffff_ffff)
+      throw new RangeError(`ttl.${name} must be a whole number of ledgers from 1, got ${JSON.stringify(v)}`);
+  }
+  if (s.minPersistentTTL > s.maxEntryTTL || s.minTemporaryTTL > s.maxEntryTTL)
+    throw new RangeError('ttl: minPersistentTTL and minTemporaryTTL must not exceed maxEntryTTL');
+  return s;
 }
 
 /** What changed since the state journal last wrote (tracked only while a journal is attached: simulator/core/journal.ts). */
@@ -134,6 +166,8 @@ export class Ledger {
   readonly ledgerCloseMs: number;
   /** Entries and keys ↔ XDR, with the simulator's caches. */
   readonly codec: SimCodec;
+  /** State archival settings. */
+  readonly ttl: TtlSettings;
   entries = new Map<string, Entry>();
   latest: LedgerHeaderRec;
   /** The retained headers, oldest first; the last is `latest`. */
@@ -157,6 +191,7 @@ export class Ledger {
     this.protocol = parseProtocol(opts.protocol ?? PROTOCOL_VERSION);
     this.ledgerCloseMs = parseLedgerCloseMs(opts.ledgerCloseMs ?? 0);
     this.codec = opts.codec ?? new SimCodec();
+    this.ttl = parseTtlSettings(opts.ttl);
     const closeTime = this.nowSec();
     this.latest = this.header(1, closeTime, Buffer.alloc(32), true);
     this.headers = [this.latest];
@@ -167,6 +202,12 @@ export class Ledger {
   /** Ledgers close on a clock (SimNetwork.closeLedger) rather than per transaction. */
   get timed(): boolean {
     return this.ledgerCloseMs > 0;
+  }
+
+  /** The live-until ledger of an entry created (or restored) in ledger `seq`: it is live in `seq` and the
+   *  minimum TTL - 1 ledgers after (soroban-env-host LedgerInfo::min_live_until_ledger_checked). */
+  minLiveUntil(durability: 'persistent' | 'temporary', seq: number): number {
+    return seq + (durability === 'temporary' ? this.ttl.minTemporaryTTL : this.ttl.minPersistentTTL) - 1;
   }
 
   /** Ledger time: the wall clock shifted by sim_setTime. */
@@ -303,7 +344,7 @@ export class Ledger {
   /** Records an applied transaction and its events; drops the oldest history beyond the limit. */
   record(tx: TxRecord, events: LedgerEvent[]): void {
     this.txs.set(tx.hash, tx);
-    for (const e of events) this.events.push(e);
+    for (const e of events) this.addEvent(e);
     if (this.changes) {
       this.changes.txs.push(tx);
       for (const e of events) this.changes.events.push(e);
@@ -320,6 +361,29 @@ export class Ledger {
       const firstKept = this.events.findIndex((e) => e.ledger >= this.oldestLedger);
       if (firstKept > 0) this.events.splice(0, firstKept);
     }
+  }
+
+  /**
+   * Places an event in `events`, kept in id order (getEvents searches it): a transaction's charge (TOID tx 0) goes
+   * before the events of the ledger's earlier transactions, their refunds (TOID tx 0xfffff) after them all.
+   */
+  addEvent(e: LedgerEvent): void {
+    const ev = this.events;
+    let i = ev.length;
+    while (i > 0 && eventOrder(ev[i - 1]!, e) > 0) i--;
+    if (i === ev.length) ev.push(e);
+    else ev.splice(i, 0, e);
+  }
+
+  /** How many retained events of ledger `seq` have TOID transaction index `txIndex`. */
+  eventsAt(seq: number, txIndex: number): number {
+    let n = 0;
+    for (let i = this.events.length - 1; i >= 0; i--) {
+      const e = this.events[i]!;
+      if (e.ledger < seq) break;
+      if (e.ledger === seq && e.txIndex === txIndex) n++;
+    }
+    return n;
   }
 
   snapshot(): Snapshot {
@@ -349,4 +413,9 @@ export class Ledger {
     this.oldestCloseTime = s.oldestCloseTime;
     this.feePool = s.feePool;
   }
+}
+
+/** Events in id order: ledger, TOID transaction and operation index, event index. */
+function eventOrder(a: LedgerEvent, b: LedgerEvent): number {
+  return a.ledger - b.ledger || a.txIndex - b.txIndex || a.opIndex - b.opIndex || a.eventIndex - b.eventIndex;
 }

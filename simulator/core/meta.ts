@@ -1,10 +1,12 @@
 // XDR of applied transactions, built lazily (only when a client asks for them): TransactionResult and
-// TransactionMeta v4 with entry changes, contract events and `sorobanMeta` (holding the return value) always set.
+// TransactionMeta v4 with entry changes, contract events, the fee events (CAP-67, transaction-level `events`) and
+// `sorobanMeta` (holding the return value) always set.
 import { xdr } from '@stellar/stellar-sdk';
 import { contractEventXdr } from './apply.ts';
 import { txResult } from './check.ts';
 import { diagnosticXdr } from './diagnostics.ts';
 import type { Entry, SimCodec } from './entries.ts';
+import { transactionEventXdr } from './fee-events.ts';
 import type { EntryChange, TxRecord } from './records.ts';
 
 export function resultOf(rec: TxRecord): xdr.TransactionResult {
@@ -51,7 +53,7 @@ export function metaOf(codec: SimCodec, rec: TxRecord): xdr.TransactionMeta {
         ext: xdr.SorobanTransactionMetaExt.v0(),
         returnValue: rec.returnValue ?? null,
       }),
-      events: [],
+      events: rec.txEvents.map((e) => transactionEventXdr(codec, e)),
       diagnosticEvents: rec.diagnostics.map((d) => diagnosticXdr(d, codec)),
     }),
   );

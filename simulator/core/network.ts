@@ -15,7 +15,7 @@ import {
   type TrustlineEntry,
 } from './entries.ts';
 import { Invocation, type ContractRegistry } from './invocation.ts';
-import { BASE_FEE, Ledger } from './ledger.ts';
+import { BASE_FEE, Ledger, type TtlSettings } from './ledger.ts';
 import {
   FRIENDBOT_AMOUNT,
   FriendbotError,
@@ -88,6 +88,8 @@ export interface NetworkOptions {
   ledgerCloseMs?: number;
   /** Key conversions and their caches (createSimulator shares one between its networks; default: the network's own). */
   codec?: SimCodec;
+  /** State archival settings (default TTL_SETTINGS, the public networks'). */
+  ttl?: Partial<TtlSettings>;
 }
 
 const INT64_MAX = (1n << 63n) - 1n;
@@ -117,6 +119,7 @@ export class SimNetwork implements Core {
       protocol: opts.protocol,
       ledgerCloseMs: opts.ledgerCloseMs,
       ...(opts.codec ? { codec: opts.codec } : {}),
+      ...(opts.ttl ? { ttl: opts.ttl } : {}),
     });
     this.genesis = genesisIds(opts.profile);
     const g = this.genesis;

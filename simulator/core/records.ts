@@ -2,6 +2,7 @@
 import { xdr } from '@stellar/stellar-sdk';
 import type { Failure } from './failure.ts';
 import type { AccountEntry, Entry } from './entries.ts';
+import type { TxEventRec } from './fee-events.ts';
 
 /** A contract event as emitted (`#[contractevent]`: topics + data). */
 export interface ContractEventRec {
@@ -18,6 +19,8 @@ export interface LedgerEvent extends ContractEventRec {
   readonly opIndex: number;
   readonly eventIndex: number;
   readonly txHash: string;
+  /** The transaction failed (stellar-rpc's `inSuccessfulContractCall` is false for its events: its fee events). */
+  readonly failedTx?: boolean;
 }
 
 /** A diagnostic event (fn_call, fn_return, error, log). */
@@ -51,7 +54,12 @@ export interface TxRecord {
   readonly envelope: xdr.TransactionEnvelope;
   /** Operations in the envelope. */
   readonly opCount: number;
+  /** The fee that stayed charged: what was charged before apply less the refund (TransactionResult.feeCharged). */
   readonly feeCharged: bigint;
+  /** The part of the charged fee refunded after apply (Soroban: the resource fee declared beyond what was used). */
+  readonly feeRefund: bigint;
+  /** Transaction-level events (CAP-67 fee events), in TransactionMetaV4 `events`. */
+  readonly txEvents: readonly TxEventRec[];
   /** Operation results (for TransactionResult), built when first needed. */
   readonly opResults: () => xdr.OperationResult[];
   readonly returnValue?: xdr.ScVal;
@@ -59,12 +67,21 @@ export interface TxRecord {
   readonly events: readonly ContractEventRec[];
   readonly diagnostics: readonly DiagnosticRec[];
   readonly feeChange: { readonly before: AccountEntry; readonly after: AccountEntry };
+  /** The fee source's account before and after the refund (LedgerCloseMeta `postTxApplyFeeProcessing`). */
+  readonly refundChange?: { readonly before: AccountEntry; readonly after: AccountEntry };
   readonly opChanges: readonly (readonly EntryChange[])[];
   /** Failure text (host error + event log) of a failed transaction. */
   readonly error?: string;
   readonly failure?: Failure;
   /** Memoized XDR (base64), filled lazily by the RPC layer. */
-  readonly cache: { envelope?: string; result?: string; meta?: string; events?: string[]; diagnostics?: string[] };
+  readonly cache: {
+    envelope?: string;
+    result?: string;
+    meta?: string;
+    events?: string[];
+    txEvents?: string[];
+    diagnostics?: string[];
+  };
 }
 
 /** Defines `envelope` on a record as the decoding of `cache.envelope` (not kept decoded). */

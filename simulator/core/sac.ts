@@ -7,7 +7,6 @@ import { HostError, type ContractContext, type ContractImpl } from '../host.ts';
 import { field, fromStruct, toBytes, toStr, toVec } from './scval.ts';
 import { HostContractError } from './diagnostics.ts';
 import {
-  PERSISTENT_TTL,
   TRUSTLINE_AUTHORIZED,
   accountKeyId,
   type SimCodec,
@@ -128,7 +127,7 @@ function adjust(inv: Invocation, sac: string, a: AssetDesc, holder: string, delt
       key: bk,
       val,
       lm: inv.seq,
-      liveUntil: inv.seq + PERSISTENT_TTL,
+      liveUntil: e?.liveUntil ?? inv.ledger.minLiveUntil('persistent', inv.seq),
     });
     return;
   }

@@ -34,6 +34,14 @@ export function resourceFee(r: Resources): bigint {
   return BigInt(instr + entries + read + write + 1);
 }
 
+/** Rent for keeping `bytes` live `ledgers` more ledgers: a fixed schedule like the simulator's other fees (not the
+ *  network's rent formula, which depends on the state size): 1 stroop per KiB per 1,000 ledgers (persistent;
+ *  temporary half), so a 300-byte credential restored for 2,073,600 ledgers costs about 600 stroops. */
+export function rentFee(bytes: number, ledgers: number, temporary = false): bigint {
+  if (ledgers <= 0) return 0n;
+  return BigInt(Math.ceil((bytes * ledgers) / (1024 * 1000) / (temporary ? 2 : 1)));
+}
+
 export function declaredResources(d: xdr.SorobanTransactionData): Resources {
   const r = d.resources;
   return {
@@ -64,7 +72,7 @@ function approxScValSize(v: xdr.ScVal): number {
   }
 }
 
-function approxEntrySize(e: Entry | undefined): number {
+export function approxEntrySize(e: Entry | undefined): number {
   if (!e) return 0;
   switch (e.t) {
     case 'account':
@@ -169,10 +177,23 @@ export function simulateInvoke(core: Core, spec: InvokeSpec): SimOutcome {
   for (const k of inv.reads) if (!inv.writes.has(k)) ro.push(k);
   const lk = (id: string): xdr.LedgerKey => core.ledger.codec.cachedLedgerKey(id, inv.keyVals.get(id));
   const readOnly = ro.sort().map(lk);
-  const readWrite = [...inv.writes].sort().map(lk);
-  const minResourceFee = resourceFee(res);
+  const rwIds = [...inv.writes].sort();
+  const readWrite = rwIds.map(lk);
+  // Archived entries the run met were restored (soroban-simulation's auto-restoring snapshot): they go into the
+  // restore list by their index in the read-write footprint, and their restoration's rent into the fee (CAP-66).
+  const archived: number[] = [];
+  let rent = 0n;
+  rwIds.forEach((id, i) => {
+    if (!inv.restored.has(id)) return;
+    archived.push(i);
+    rent += rentFee(approxEntrySize(inv.overlayEntry(id) ?? undefined), core.ledger.ttl.minPersistentTTL);
+  });
+  const minResourceFee = resourceFee(res) + rent;
   const transactionData = new xdr.SorobanTransactionData({
-    ext: xdr.SorobanTransactionDataExt.v0(),
+    ext:
+      archived.length > 0
+        ? xdr.SorobanTransactionDataExt.resourceExt(new xdr.SorobanResourcesExtV0({ archivedSorobanEntries: archived }))
+        : xdr.SorobanTransactionDataExt.v0(),
     resources: new xdr.SorobanResources({
       footprint: new xdr.LedgerFootprint({ readOnly, readWrite }),
       instructions: res.instructions,

@@ -6,6 +6,7 @@ import type { Ledger } from './ledger.ts';
 import { lazyEnvelope, type LedgerEvent, type TxRecord } from './records.ts';
 import type { SimNetwork } from './network.ts';
 import { classify } from './diagnostics.ts';
+import { isTxEventStage, type TxEventStage } from './fee-events.ts';
 
 export const STATE_FORMAT = 'credential-vault-simulator-state';
 const KEEP_TXS = 1_000;
@@ -25,6 +26,9 @@ export interface SavedTx {
   returnValue?: string;
   error?: string;
   events: { contractId: string; topics: string[]; data: string }[];
+  /** Absent in files written before fee events (no refund, no transaction-level events). */
+  feeRefund?: string;
+  txEvents?: { stage: TxEventStage; contractId: string; topics: string[]; data: string }[];
 }
 
 export interface SavedNetwork {
@@ -49,6 +53,7 @@ export interface SavedNetwork {
     opIndex: number;
     eventIndex: number;
     txHash: string;
+    failedTx?: boolean;
     contractId: string;
     topics: string[];
     data: string;
@@ -131,6 +136,13 @@ export function savedTx(codec: SimCodec, t: TxRecord, txXdr: TxXdr): SavedTx {
       topics: e.topics.map((v) => v.toXDR('base64')),
       data: e.data.toXDR('base64'),
     })),
+    ...(t.feeRefund ? { feeRefund: t.feeRefund.toString() } : {}),
+    txEvents: t.txEvents.map((e) => ({
+      stage: e.stage,
+      contractId: e.contractId,
+      topics: e.topics.map((v) => v.toXDR('base64')),
+      data: e.data.toXDR('base64'),
+    })),
   };
 }
 
@@ -142,6 +154,7 @@ export function savedEvent(e: LedgerEvent): SavedEvent {
     opIndex: e.opIndex,
     eventIndex: e.eventIndex,
     txHash: e.txHash,
+    ...(e.failedTx ? { failedTx: true } : {}),
     contractId: e.contractId,
     topics: e.topics.map((x) => x.toXDR('base64')),
     data: e.data.toXDR('base64'),
@@ -181,6 +194,11 @@ export function txFromSaved(t: SavedTx): TxRecord {
     status: t.status,
     opCount: env.type === 'envelopeTypeTx' ? env.v1.tx.operations.length : 1,
     feeCharged: BigInt(t.feeCharged),
+    feeRefund: BigInt(t.feeRefund ?? '0'),
+    txEvents: (t.txEvents ?? []).map((e) => {
+      if (!isTxEventStage(e.stage)) throw new Error(`state file: unknown transaction event stage ${e.stage}`);
+      return { stage: e.stage, contractId: e.contractId, topics: e.topics.map(sc), data: sc(e.data) };
+    }),
     opResults: () => opResultsOf(xdr.TransactionResult.fromXdr(result, 'base64')),
     returnValue: t.returnValue ? sc(t.returnValue) : undefined,
     soroban: t.soroban,

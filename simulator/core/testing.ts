@@ -7,6 +7,7 @@ import { toBytes, toU32 } from './scval.ts';
 import { FACTORY_WASM_HASH, REGISTRY_WASM_HASH, VAULT_WASM_HASH, contractImpls } from '../contracts/index.ts';
 import { PROFILES } from '../index.ts';
 import { addressCredentialsOf } from './auth.ts';
+import type { TtlSettings } from './ledger.ts';
 import { SimNetwork } from './network.ts';
 import type { Clock, Network } from './network-names.ts';
 import { stellarAssetContract } from './sac.ts';
@@ -85,7 +86,7 @@ export function clock(startMs = Date.UTC(2026, 0, 1)): TestClock {
 
 /** A bootstrapped network with the counter template installed (the real contracts too). */
 export function testNetwork(
-  opts: { name?: Network; now?: Clock; protocol?: number; ledgerCloseMs?: number } = {},
+  opts: { name?: Network; now?: Clock; protocol?: number; ledgerCloseMs?: number; ttl?: Partial<TtlSettings> } = {},
 ): SimNetwork {
   const name = opts.name ?? 'testnet';
   const wasm = new Map(contractImpls);
@@ -98,6 +99,7 @@ export function testNetwork(
     now: opts.now ?? Date.now,
     protocol: opts.protocol,
     ledgerCloseMs: opts.ledgerCloseMs,
+    ...(opts.ttl ? { ttl: opts.ttl } : {}),
   });
   net.bootstrap({ factory: FACTORY_WASM_HASH, vault: VAULT_WASM_HASH, registry: REGISTRY_WASM_HASH });
   return net;

@@ -188,6 +188,31 @@ describe('RPC down', () => {
   });
 });
 
+describe('an RPC URL that answers 404 (issue 26: errors name the URL and the setting)', () => {
+  let notFound: Server;
+  let base: string;
+  beforeAll(async () => {
+    notFound = createServer((_req, res) => res.writeHead(404, { 'content-type': 'text/plain' }).end('not found'));
+    await new Promise<void>((r) => notFound.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(notFound.address() as AddressInfo).port}/wrong/path`;
+  });
+  afterAll(() => new Promise<void>((r) => notFound.close(() => r())));
+
+  it.each(['node', 'sdk'] as const)(
+    '%s transport: names the URL, its setting and the HTTP status',
+    async (rpcTransport) => {
+      const where = `${base} (setting CV_TESTNET_RPC_URL / --testnet-rpc-url)`;
+      const e = await failure(client({ rpcUrl: base, rpcWhere: where, rpcTransport }).health());
+      expect([e.code, e.message]).toEqual(['chain_unavailable', `chain RPC unavailable at ${where}: HTTP 404`]);
+    },
+  );
+
+  it('without rpcWhere (a client made by hand), the status still in words', async () => {
+    const e = await failure(client({ rpcUrl: base }).health());
+    expect(e.message).toBe('chain RPC unavailable: HTTP 404');
+  });
+});
+
 // Both causes and the account whose signature was expected, not the network alone (toMatch: a substring).
 const noValidSignature = `no signature on the transaction verifies for its source account ${kp.publicKey()} under this network's passphrase ("${PASS}"): it was signed for another network, or by a key other than ${kp.publicKey()}'s`;
 
@@ -801,7 +826,7 @@ describe('read cache', () => {
           : final('SUCCESS', txResult(xdr.TransactionResultResult.txSuccess([])), metaV4({})),
     };
     const submitted = c.submit(signedCall()); // sent, then waits to poll again
-    await vi.waitFor(() => expect(waiting).toBe(true));
+    await vi.waitFor(() => expect(waiting).toBe(true), { timeout: 20_000 });
     expect(toU32(await c.read(count))).toBe(1); // read between send and final
     release();
     await submitted;

@@ -197,10 +197,19 @@ function lineMatching(text: string, pattern: RegExp): string | undefined {
   return undefined;
 }
 
-/** The chain cannot be reached or answered out of protocol. */
-export function chainUnavailable(cause: unknown, network?: string): ChainError {
-  const text = `chain RPC unavailable: ${errorText(cause)}`;
+/**
+ * The chain cannot be reached or answered out of protocol. `where` names the RPC and its setting
+ * (ChainClientOptions.rpcWhere): "chain RPC unavailable at http://… (setting CV_TESTNET_RPC_URL / --testnet-rpc-url):
+ * HTTP 404".
+ */
+export function chainUnavailable(cause: unknown, network?: string, where?: string): ChainError {
+  const text = `chain RPC unavailable${where ? ` at ${where}` : ''}: ${httpWords(errorText(cause))}`;
   return new ChainError('chain_unavailable', 502, text, undefined, undefined, network);
+}
+
+/** The HTTP client's "Request failed with status code 404" as "HTTP 404". */
+function httpWords(text: string): string {
+  return text.replace(/\bRequest failed with status code (\d{3})\b/g, 'HTTP $1');
 }
 
 /** A failure's words, without the userinfo or query of any URL they quote (an RPC URL may carry a key). */
@@ -210,4 +219,15 @@ export function errorText(e: unknown): string {
   else if (e && typeof e === 'object' && 'message' in e) text = String((e as { message: unknown }).message);
   else text = String(e);
   return redactUrls(text);
+}
+
+/** A credential read that met archived state (its TTL ran out): 409 with the ledger keys to restore. */
+export function stateArchived(keys: readonly string[]): ChainError {
+  return new ChainError(
+    'state_archived',
+    409,
+    'the ledger state of this credential is archived (its TTL ran out): restore it with a RestoreFootprint ' +
+      `transaction over the ledger keys ${keys.join(', ')}, or with any write prepared through this API that ` +
+      'touches them (the restore is in its fee); docs/vault-api.md, "Credential lifetime"',
+  );
 }

@@ -1,7 +1,7 @@
 // Reads: read-only contract calls (simulated as the simulation account), ledger entries, events, and what the
 // RPC says of its network. Reads go through the client's read cache where the caller allows it.
 import { Account, type rpc, type xdr } from '@stellar/stellar-sdk';
-import { chainUnavailable } from './errors.ts';
+import { chainUnavailable, stateArchived } from './errors.ts';
 import { buildTransaction, simulate } from './prepare.ts';
 import { readKey } from './read-cache.ts';
 import { rpcCall, type ChainContext } from './rpc.ts';
@@ -15,10 +15,22 @@ export async function read(ctx: ChainContext, req: ReadRequest): Promise<xdr.ScV
     const tx = buildTransaction(ctx, new Account(source, '0'), req, 0);
     const sim = await simulate(ctx, tx, kind);
     if (!sim.result) throw chainUnavailable(`simulation of ${req.fn} returned no value`, ctx.network);
+    if (req.refuseArchived) {
+      const archived = archivedKeys(sim.transactionData.build());
+      if (archived.length > 0) throw stateArchived(archived);
+    }
     return { value: sim.result.retval, ledger: sim.latestLedger };
   };
   if (!ctx.reads.enabled) return (await load()).value;
   return ctx.reads.read(readKey(req.contractId, req.fn, source, req.args), load);
+}
+
+/** The ledger keys (base64) a simulation found archived: the read-write footprint entries its restore list names
+ *  (`SorobanResourcesExtV0.archivedSorobanEntries`; stellar-rpc simulates over archived entries as if restored). */
+function archivedKeys(data: xdr.SorobanTransactionData): string[] {
+  if (data.ext.type !== 'resourceExt') return [];
+  const rw = data.resources.footprint.readWrite;
+  return data.ext.resourceExt.archivedSorobanEntries.flatMap((i) => (rw[i] ? [rw[i].toXdr('base64')] : []));
 }
 
 /** Base64 of a LedgerKey, memoized per object (the registry's keys are cached objects, see recordLedgerKey). */

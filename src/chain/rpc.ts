@@ -101,6 +101,6 @@ export async function rpcCall<T>(ctx: ChainContext, f: () => Promise<T>): Promis
     return await f();
   } catch (e) {
     if (e instanceof ChainError) throw e;
-    throw chainUnavailable(e, ctx.network);
+    throw chainUnavailable(e, ctx.network, ctx.opts.rpcWhere);
   }
 }

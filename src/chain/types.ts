@@ -77,6 +77,9 @@ export interface PrepareRequest extends ContractCall {
 export interface ReadRequest extends ContractCall {
   /** Account to simulate as; defaults to the configured simulation account. */
   source?: string;
+  /** The answer must come from live state: a simulation that had to restore archived entries (its restore list,
+   *  CAP-66) answers `state_archived` instead of the archived value. */
+  refuseArchived?: boolean;
 }
 
 export interface ChainTimeouts {
@@ -89,6 +92,12 @@ export interface ChainTimeouts {
 
 export interface ChainClientOptions {
   rpcUrl: string;
+  /**
+   * How an error names the RPC: the URL it may show (the configured public one, else rpcUrl without userinfo and
+   * query) and the setting that sets it, e.g. `http://127.0.0.1:8000/testnet/rpc (setting CV_TESTNET_RPC_URL /
+   * --testnet-rpc-url)`. Without it, errors name neither.
+   */
+  rpcWhere?: string;
   networkPassphrase: string;
   network: Network;
   /** An existing G… account used as source for read-only simulations. */

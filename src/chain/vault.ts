@@ -99,8 +99,15 @@ export function createVaultApi(client: ChainClient, { owners }: { owners?: LRUCa
       contract: 'vault',
       ...(o.sequence ? { sequence: o.sequence } : {}),
     });
-  const read = (o: VaultRef & { source?: string }, fn: string, args: xdr.ScVal[] = []) =>
-    client.read({ contractId: o.vault, fn, args, contract: 'vault', ...(o.source ? { source: o.source } : {}) });
+  const read = (o: VaultRef & { source?: string }, fn: string, args: xdr.ScVal[] = [], live = false) =>
+    client.read({
+      contractId: o.vault,
+      fn,
+      args,
+      contract: 'vault',
+      ...(o.source ? { source: o.source } : {}),
+      ...(live ? { refuseArchived: true } : {}),
+    });
 
   return {
     issue: (o) =>
@@ -120,8 +127,9 @@ export function createVaultApi(client: ChainClient, { owners }: { owners?: LRUCa
     revokeVault: (o) => prepare(o, 'revoke_vault', []),
     push: (o) => prepare(o, 'push', [str(o.vcId), address(o.destVault)]),
 
-    verifyVc: async (o) => decodeVcStatus(await read(o, 'verify_vc', [str(o.vcId)])),
-    getVc: async (o) => decodeStoredVc(await read(o, 'get_vc', [str(o.vcId)])),
+    // a credential is read from live state only: an archived one answers state_archived (docs/vault-api.md)
+    verifyVc: async (o) => decodeVcStatus(await read(o, 'verify_vc', [str(o.vcId)], true)),
+    getVc: async (o) => decodeStoredVc(await read(o, 'get_vc', [str(o.vcId)], true)),
     listVcIds: async (o) => toVec(await read(o, 'list_vc_ids', [u32(o.offset), u32(o.limit)])).map(toStr),
     vcCount: async (o) => toU32(await read(o, 'vc_count')),
     listDeniedIssuers: async (o) =>

@@ -191,8 +191,20 @@ describe('tx sign', () => {
         () => 'answered',
         (e: Error) => e.message,
       );
-      expect(got.startsWith(`tx sign: cannot reach ${shown()}: `), got).toBe(true);
+      expect(got.startsWith(`tx sign: cannot reach ${shown()} (--submit): `), got).toBe(true);
       expect(got).not.toMatch(SECRETS);
+    });
+
+    it('--rpc-url answering 404: the URL, the flag and the status', async () => {
+      const [payer, controller] = [await h.account(), await h.account()];
+      const { answer } = await prepareRegistration(payer, controller);
+      // The resolver's own address: a server that answers 404 to an RPC path.
+      const url = `${h.url}/not-an-rpc`;
+      const got = await txCommand(['sign', '--rpc-url', url], io(answer), { secretKey: controller.secret() }).then(
+        () => 'signed',
+        (e: Error) => e.message,
+      );
+      expect(got).toBe(`tx sign: cannot reach ${url} (--rpc-url): HTTP 404`);
     });
 
     it('--rpc-url unreachable: said without its secrets', async () => {
@@ -203,7 +215,7 @@ describe('tx sign', () => {
         () => 'signed',
         (e: Error) => e.message,
       );
-      expect(got.startsWith('tx sign: cannot reach http://127.0.0.1:1/rpc: '), got).toBe(true);
+      expect(got.startsWith('tx sign: cannot reach http://127.0.0.1:1/rpc (--rpc-url): '), got).toBe(true);
       expect(got).not.toMatch(SECRETS);
     });
   });

@@ -87,7 +87,7 @@ export async function txCommand(argv: string[], io: CliIo, wallet: WalletEnv): P
     if (!Number.isSafeInteger(validUntilLedger) || validUntilLedger < 1)
       throw new UsageError('tx sign: --valid-until-ledger must be a positive integer');
   } else if (rpcUrl !== undefined && needsAuthorization(prepared.xdr, keypair.publicKey())) {
-    const latest = await reach(rpcUrl, () => latestLedgerOf(rpcUrl));
+    const latest = await reach(rpcUrl, '--rpc-url', () => latestLedgerOf(rpcUrl));
     if (latest.passphrase !== passphrase) {
       const rpcServes = `${publicUrl(rpcUrl)} serves "${latest.passphrase}"`;
       throw new UsageError(`tx sign: ${rpcServes}, the transaction is for "${passphrase}"`);
@@ -122,7 +122,7 @@ export async function txCommand(argv: string[], io: CliIo, wallet: WalletEnv): P
     io.out(signed.signedXdr);
     return 0;
   }
-  const res = await reach(submit, () =>
+  const res = await reach(submit, '--submit', () =>
     io.fetch(submit, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(wallet.apiKey ? { 'x-svc-key': wallet.apiKey } : {}) },
@@ -138,7 +138,7 @@ export async function txCommand(argv: string[], io: CliIo, wallet: WalletEnv): P
  * `call()`, a failure to reach `url` said with the URL as publicUrl shows it: a URL's userinfo and query (a password,
  * an API key) are never printed, neither ours nor in a library's words (docs/operations.md "Settings").
  */
-async function reach<T>(url: string, call: () => Promise<T>): Promise<T> {
+async function reach<T>(url: string, flag: string, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (e) {
@@ -146,6 +146,8 @@ async function reach<T>(url: string, call: () => Promise<T>): Promise<T> {
     const why = `${e instanceof Error ? e.message : String(e)}${cause}`;
     // the URL as given first (it may not even parse as one), then any other URL in the library's words
     const shown = url === '' ? why : why.replaceAll(url, publicUrl(url));
-    throw new Error(`tx sign: cannot reach ${publicUrl(url)}: ${redactUrls(shown)}`);
+    // The URL, the flag that named it, and an HTTP status as "HTTP 404" (not the HTTP client's sentence).
+    const words = redactUrls(shown).replace(/\bRequest failed with status code (\d{3})\b/g, 'HTTP $1');
+    throw new Error(`tx sign: cannot reach ${publicUrl(url)} (${flag}): ${words}`);
   }
 }

@@ -66,7 +66,7 @@ export interface Config {
   stateFile?: string;
   /** CV_JSONLD_CONTEXTS_DIR: the operator's JSON-LD contexts (src/did/json-ld-folder.ts). */
   jsonLdContextsDir?: string;
-  /** CV_WEB_FETCH: did:web and Bitstring Status List credentials (src/http/web-fetch.ts); off by default. */
+  /** CV_WEB_FETCH: did:web and Bitstring Status List credentials (src/vault-api/web-fetch.ts); off by default. */
   webFetch: boolean;
   /** CV_WEB_FETCH_TEST_HOSTS: host:port reachable over HTTP on any address (tests). */
   webFetchTestHosts: string[];

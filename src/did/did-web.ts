@@ -1,7 +1,7 @@
 // The `did:web` method (W3C CCG "did:web Method Specification" §3.2 Read): `did:web:example.com` is the document
 // at https://example.com/.well-known/did.json, `did:web:example.com:user:alice` the one at
 // https://example.com/user/alice/did.json (a port percent-encoded: `example.com%3A8443`). The fetch is injected
-// (src/http/web-fetch.ts: HTTPS only, public addresses, bounded); the document must name the DID it was read for.
+// (src/vault-api/web-fetch.ts: HTTPS only, public addresses, bounded); the document must name the DID it was read for.
 import { resolutionError } from './document.ts';
 import type { DidDocument, DidResolutionResult } from './types.ts';
 

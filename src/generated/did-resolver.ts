@@ -82,7 +82,8 @@ export interface paths {
         /**
          * Readiness
          * @description Whether this instance can take traffic now: each configured network's RPC answers `getHealth`
-         *     with `healthy`. Checks run in parallel, each with a 2-second timeout; while the process shuts down
+         *     with `healthy`. Checks run in parallel, each within a 2-second budget (a check that answers not
+         *     ready is asked again within it before it is reported down); while the process shuts down
          *     the answer is 503 at once. The shared stores (rate-limit windows, resolution cache) are not
          *     checked: without them the per-IP limit lets requests through and resolutions are read from the
          *     ledger, so the service degrades instead of stopping, and every instance stays in rotation. Not
@@ -424,6 +425,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where this service's pages are
+         * @description A small index of this service: its interactive documentation (`/docs`), its description
+         *     (`/openapi.json`), liveness (`/health`), readiness (`/ready`) and metrics (`/metrics`), as paths on this
+         *     origin, and the other services this process runs (the vault APIs; none when it runs the resolver alone,
+         *     `credential-vault resolver`), each with its address: the host the request named, at the port that service
+         *     listens on. JSON by default; the same links as a small HTML page when the client prefers `text/html` to
+         *     `application/json` in `Accept` (a browser does).
+         */
+        get: operations["getIndex"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -599,13 +625,40 @@ export interface components {
                 detail?: string;
             }[];
         };
+        /**
+         * @description Where this service's pages are (`GET /`): its own as paths on this origin, the other services of this
+         *     process as absolute URLs.
+         */
+        ServiceIndex: {
+            /** @description This service's name, as in `/health`, its log lines and its metric series. */
+            service: string;
+            /** @description The title of this description (`info.title`). */
+            title: string;
+            links: {
+                docs?: string;
+                openapi: string;
+                health: string;
+                ready: string;
+                metrics: string;
+            };
+            /** @description The other services this process runs, each at its address. */
+            services: {
+                service: string;
+                /** Format: uri */
+                url: string;
+            }[];
+        };
         Health: {
             /** @constant */
             status: "ok";
             /** Format: date-time */
             timestamp: string;
-            /** @constant */
-            service: "did-resolver";
+            /**
+             * @description This service's name, the same as the `service` of its log lines and metric series
+             *     (docs/glossary.md, "Service names").
+             * @constant
+             */
+            service: "resolver";
             /**
              * @description The Node.js version this process runs on (`process.versions.node`).
              * @example 24.21.0
@@ -841,8 +894,8 @@ export interface components {
          */
         RegistrarOptions: {
             clientSecretMode?: boolean;
-            network?: string;
-            controller?: string;
+            network?: components["schemas"]["Network"];
+            controller?: components["schemas"]["AccountId"];
             metadataUri?: string;
             metadataHash?: string;
             storeSecrets?: boolean;
@@ -881,35 +934,70 @@ export interface components {
         RegistrarDidDocument: {
             [key: string]: unknown;
         };
-        /** @description DIF DID Registration `create()` input. */
-        RegistrarCreateRequest: {
+        /**
+         * @description The `options` of a first call (no `jobId`): client-managed secret mode, `clientSecretMode: true`, is the
+         *     only mode (the service holds no keys).
+         */
+        RegistrarStartOptions: {
+            /** @constant */
+            clientSecretMode: true;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A first call carries no signing response (it answers the signing request of a job, by its `jobId`). */
+        RegistrarStartSecret: {
+            [key: string]: unknown;
+        };
+        /**
+         * @description DIF DID Registration `create()` input, in one of two shapes: a first call (no `jobId`) with `options`
+         *     (`clientSecretMode: true`) and `didDocument`, or a later call of a job (`jobId`; a signing response in
+         *     `secret`, or nothing to ask how the job stands).
+         */
+        RegistrarCreateRequest: ({
             jobId?: components["schemas"]["RegistrarJobId"];
             options?: components["schemas"]["RegistrarOptions"];
             secret?: components["schemas"]["RegistrarSecret"];
             didDocument?: components["schemas"]["RegistrarDidDocument"];
         } & {
             [key: string]: unknown;
-        };
-        /** @description DIF DID Registration `update()` input. */
-        RegistrarUpdateRequest: {
+        }) & ({
+            options: components["schemas"]["RegistrarStartOptions"];
+            secret?: components["schemas"]["RegistrarStartSecret"];
+        } | unknown);
+        /**
+         * @description DIF DID Registration `update()` input: a first call (no `jobId`) with `did`, `options`
+         *     (`clientSecretMode: true`) and the one new document of `setDidDocument` in `didDocument`, or a later
+         *     call of a job (`jobId`).
+         */
+        RegistrarUpdateRequest: ({
             jobId?: components["schemas"]["RegistrarJobId"];
-            did?: string;
+            did?: components["schemas"]["Did"];
             options?: components["schemas"]["RegistrarOptions"];
             secret?: components["schemas"]["RegistrarSecret"];
             didDocumentOperation?: string[];
             didDocument?: components["schemas"]["RegistrarDidDocument"][];
         } & {
             [key: string]: unknown;
-        };
-        /** @description DIF DID Registration `deactivate()` input. */
-        RegistrarDeactivateRequest: {
+        }) & ({
+            options: components["schemas"]["RegistrarStartOptions"];
+            secret?: components["schemas"]["RegistrarStartSecret"];
+            didDocument: unknown[];
+        } | unknown);
+        /**
+         * @description DIF DID Registration `deactivate()` input: a first call (no `jobId`) with `did` and `options`
+         *     (`clientSecretMode: true`), or a later call of a job (`jobId`).
+         */
+        RegistrarDeactivateRequest: ({
             jobId?: components["schemas"]["RegistrarJobId"];
-            did?: string;
+            did?: components["schemas"]["Did"];
             options?: components["schemas"]["RegistrarOptions"];
             secret?: components["schemas"]["RegistrarSecret"];
         } & {
             [key: string]: unknown;
-        };
+        }) & ({
+            options: components["schemas"]["RegistrarStartOptions"];
+            secret?: components["schemas"]["RegistrarStartSecret"];
+        } | unknown);
         /**
          * @description A DIF signing request: `serializedPayload` is the base64 transaction hash (32 bytes) the controller
          *     signs with Ed25519 (`alg: EdDSA`); `kid` is the controller's `G…` account; `payload` carries the
@@ -1308,8 +1396,10 @@ export interface components {
         /**
          * @description The registrar refused the request (DIF DID Registration HTTP binding, 400): `didState.state` is
          *     `failed` with `error` and `reason`, or, for a signature from another key, the job's `action` again with
-         *     `didRegistrationMetadata.error` (the job stays open). A body that is not JSON or not an object is the
-         *     error envelope.
+         *     `didRegistrationMetadata.error` (the job stays open). A body the request schema refuses is a `failed`
+         *     state too (`did_invalid` for a DID, `secret_mode_unsupported` without `clientSecretMode: true`, else
+         *     `invalid_request`), as the Universal Registrar's OpenAPI answers every 400 with a state. A body that is
+         *     not JSON or not an object is the error envelope.
          */
         RegistrarFailed: {
             headers: {
@@ -2392,6 +2482,64 @@ export interface operations {
             500: components["responses"]["InternalError"];
             502: components["responses"]["LedgerUnavailable"];
             503: components["responses"]["RegistrarUnavailable"];
+        };
+    };
+    getIndex: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id, echoed in the response's `X-Request-ID`. A value of 1 to 128 visible ASCII
+                 *     characters is kept; anything else (or none) is replaced by a generated UUID. (The schema's bound is
+                 *     Node's own: a request head is at most 16 KiB, so no value is refused for its length.)
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The index, as JSON or (asked for) HTML. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "service": "resolver",
+                     *       "title": "did:ledger Registry and Resolver API",
+                     *       "links": {
+                     *         "docs": "/docs",
+                     *         "openapi": "/openapi.json",
+                     *         "health": "/health",
+                     *         "ready": "/ready",
+                     *         "metrics": "/metrics"
+                     *       },
+                     *       "services": [
+                     *         {
+                     *           "service": "vault-api-testnet",
+                     *           "url": "http://127.0.0.1:3000/"
+                     *         },
+                     *         {
+                     *           "service": "vault-api-mainnet",
+                     *           "url": "http://127.0.0.1:3002/"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ServiceIndex"];
+                    /** @example <!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>did:ledger Registry and Resolver API (resolver)</title></head><body><h1>did:ledger Registry and Resolver API</h1><ul><li><a href="/docs">/docs</a></li><li><a href="/openapi.json">/openapi.json</a></li><li><a href="/health">/health</a></li></ul></body></html> */
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["QueryBadRequest"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
 }

@@ -53,6 +53,7 @@ export const VAULT_ERROR_CODES = [
   { code: "method_not_allowed", status: 405 },
   { code: "vault_not_found", status: 404 },
   { code: "vc_not_found", status: 404 },
+  { code: "state_archived", status: 409 },
   { code: "key_not_found", status: 404 },
   { code: "vc_already_exists", status: 409 },
   { code: "tx_stale", status: 409 },
@@ -126,6 +127,7 @@ export type VaultErrorCode =
   | "method_not_allowed"
   | "vault_not_found"
   | "vc_not_found"
+  | "state_archived"
   | "key_not_found"
   | "vc_already_exists"
   | "tx_stale"
@@ -259,6 +261,8 @@ export function vaultErrorsOf<E, A extends unknown[] = []>(
     vaultNotFound: (message: string, ...rest: A): E => make(404, "vault_not_found", message, ...rest),
     /** 404 `vc_not_found` */
     vcNotFound: (message: string, ...rest: A): E => make(404, "vc_not_found", message, ...rest),
+    /** 409 `state_archived` */
+    stateArchived: (message: string, ...rest: A): E => make(409, "state_archived", message, ...rest),
     /** 404 `key_not_found` */
     keyNotFound: (message: string, ...rest: A): E => make(404, "key_not_found", message, ...rest),
     /** 409 `vc_already_exists` */

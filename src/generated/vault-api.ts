@@ -113,7 +113,8 @@ export interface paths {
          * Readiness
          * @description Whether this instance can take traffic now: the network's RPC answers `getHealth` with `healthy`,
          *     and the stores it uses (API keys, idempotency records, rate-limit windows) answer. Checks run in
-         *     parallel, each with a 2-second timeout; while the process shuts down the answer is 503 at once.
+         *     parallel, each within a 2-second budget (a check that answers not ready is asked again within it
+         *     before it is reported down); while the process shuts down the answer is 503 at once.
          *     No key, not rate limited (load balancers poll it). Liveness is `/health`.
          */
         get: operations["getReadiness"];
@@ -1205,6 +1206,40 @@ export interface paths {
         patch: operations["updateIssuerFee"];
         trace?: never;
     };
+    "/": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where this service's pages are
+         * @description A small index of this service: its interactive documentation (`/docs`, testnet only), its description
+         *     (`/openapi.json`), liveness (`/health`), readiness (`/ready`) and metrics (`/metrics`), as paths on
+         *     this origin, and the other services this process runs (the DID resolver, the other network's vault
+         *     API; none when it runs this vault API alone, `credential-vault serve`), each with its address: the
+         *     host the request named, at the port that service listens on. JSON by default; the same links as a small
+         *     HTML page when the client prefers `text/html` to `application/json` in `Accept` (a browser does).
+         *     No key, not rate limited.
+         */
+        get: operations["getIndex"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1827,6 +1862,30 @@ export interface components {
                 detail?: string;
             }[];
         };
+        /**
+         * @description Where this service's pages are (`GET /`): its own as paths on this origin, the other services of this
+         *     process as absolute URLs.
+         */
+        ServiceIndex: {
+            /** @description This service's name, as in `/health`, its log lines and its metric series. */
+            service: string;
+            /** @description The title of this description (`info.title`). */
+            title: string;
+            links: {
+                /** @description The interactive documentation; absent on mainnet, which has none. */
+                docs?: string;
+                openapi: string;
+                health: string;
+                ready: string;
+                metrics: string;
+            };
+            /** @description The other services this process runs, each at its address. */
+            services: {
+                service: string;
+                /** Format: uri */
+                url: string;
+            }[];
+        };
         /** @description Liveness. */
         Health: {
             /**
@@ -1839,8 +1898,13 @@ export interface components {
              * @example 2026-07-01T12:00:00.000Z
              */
             timestamp: string;
-            /** @example credential-vault */
-            service: string;
+            /**
+             * @description This service's name, the same as the `service` of its log lines and metric series
+             *     (docs/glossary.md, "Service names").
+             * @example vault-api-testnet
+             * @enum {string}
+             */
+            service: "vault-api-testnet" | "vault-api-mainnet";
             /**
              * @description The Node.js version this process runs on (`process.versions.node`).
              * @example 24.21.0
@@ -2022,6 +2086,7 @@ export interface components {
          *     | `method_not_allowed` | 405 | the path exists but not with this method; `Allow` names its methods |
          *     | `vault_not_found` | 404 | no vault is deployed at (owner, userSalt) |
          *     | `vc_not_found` | 404 | the vault holds no such credential |
+         *     | `state_archived` | 409 | a credential read (get-vc, verify-vc, credentials/verify by reference) met ledger state whose TTL ran out: the message names the ledger keys to restore (docs/vault-api.md "Credential lifetime") |
          *     | `key_not_found` | 404 | no key with this key_id |
          *     | `vc_already_exists` | 409 | the vault already holds this vcId |
          *     | `tx_stale` | 409 | the ledger changed between prepare and submit so the signed transaction no longer covers what it must touch (for example another credential landed in the same vault first); prepare again, sign and submit |
@@ -2702,7 +2767,7 @@ export interface operations {
                      * @example {
                      *       "status": "ok",
                      *       "timestamp": "2026-07-01T12:00:00.000Z",
-                     *       "service": "credential-vault",
+                     *       "service": "vault-api-testnet",
                      *       "node": "24.21.0"
                      *     }
                      */
@@ -4086,6 +4151,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The credential's ledger state is archived (its TTL ran out); restore it first (docs/vault-api.md, "Credential lifetime"). */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedContentEncoding"];
             429: components["responses"]["TooManyRequests"];
@@ -4156,6 +4231,16 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description The vault or the credential does not exist. */
             404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential's ledger state is archived (its TTL ran out); restore it first (docs/vault-api.md, "Credential lifetime"). */
+            409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
@@ -4242,6 +4327,16 @@ export interface operations {
             };
             /** @description The vault or the credential does not exist. */
             404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential's ledger state is archived (its TTL ran out); restore it first (docs/vault-api.md, "Credential lifetime"). */
+            409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
@@ -5467,6 +5562,61 @@ export interface operations {
             502: components["responses"]["ChainUnavailable"];
             503: components["responses"]["ServiceUnavailable"];
             504: components["responses"]["TxTimeout"];
+        };
+    };
+    getIndex: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The index, as JSON or (asked for) HTML. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "service": "vault-api-testnet",
+                     *       "title": "Credential Vault API",
+                     *       "links": {
+                     *         "docs": "/docs",
+                     *         "openapi": "/openapi.json",
+                     *         "health": "/health",
+                     *         "ready": "/ready",
+                     *         "metrics": "/metrics"
+                     *       },
+                     *       "services": [
+                     *         {
+                     *           "service": "resolver",
+                     *           "url": "http://127.0.0.1:3001/"
+                     *         },
+                     *         {
+                     *           "service": "vault-api-mainnet",
+                     *           "url": "http://127.0.0.1:3002/"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ServiceIndex"];
+                    /** @example <!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Credential Vault API (vault-api-testnet)</title></head><body><h1>Credential Vault API</h1><ul><li><a href="/docs">/docs</a></li><li><a href="/openapi.json">/openapi.json</a></li><li><a href="/health">/health</a></li></ul></body></html> */
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
         };
     };
 }

@@ -1,5 +1,5 @@
 import express from 'express';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from './logging.ts';
 import { readiness, rpcCheck, runChecks, storeChecks, type ReadinessCheck } from './health.ts';
 import { request, serve, type Served } from '../../test-support/observability.ts';
@@ -144,7 +144,7 @@ describe('GET /ready', () => {
     let t = 0;
     const lines: string[] = [];
     const logger = createLogger({ level: 'info', write: (l) => lines.push(l), now: () => 0 });
-    const report = await runChecks([throws('store:keys')], { now: () => (t += 7), logger });
+    const report = await runChecks([throws('store:keys')], { now: () => (t += 7), logger, retryMs: 0 });
     expect(report.checks.map((c) => c.ms)).toEqual([7]);
     expect(lines.map((l) => JSON.parse(l) as unknown)).toEqual([
       {
@@ -157,6 +157,101 @@ describe('GET /ready', () => {
         message: 'ECONNREFUSED',
       },
     ]);
+  });
+
+  describe('within its budget (a clean start on a loaded host logs no error)', () => {
+    afterEach(() => vi.useRealTimers());
+    const logged = () => {
+      const lines: string[] = [];
+      const logger = createLogger({ level: 'debug', write: (l) => lines.push(l), now: () => 0 });
+      const levels = () => lines.map((l) => (JSON.parse(l) as { level: string; msg: string }).level);
+      return { logger, lines, levels };
+    };
+    /** A store that is still opening: it fails its first `failures` probes, then answers. */
+    const warming = (failures: number, how: 'false' | 'throw') => {
+      let calls = 0;
+      const check = async () => {
+        calls++;
+        if (calls > failures) return true;
+        if (how === 'throw')
+          throw Object.assign(new Error('connect ECONNREFUSED 10.0.0.7:5432'), { code: 'ECONNREFUSED' });
+        return false;
+      };
+      return { check, calls: () => calls };
+    };
+
+    it.each(['false', 'throw'] as const)(
+      'a store that answers %s at first, then up, is up; nothing at error',
+      async (how) => {
+        vi.useFakeTimers({ now: 0 });
+        const { logger, lines, levels } = logged();
+        const store = warming(3, how);
+        const pending = runChecks([{ name: 'store:keys', check: store.check }], { now: Date.now, logger });
+        await vi.advanceTimersByTimeAsync(50 + 100 + 200);
+        const report = await pending;
+        expect(report).toEqual({ status: 'ready', checks: [{ name: 'store:keys', status: 'up', ms: 350 }] });
+        expect(store.calls()).toBe(4);
+        expect(levels()).toEqual(['debug', 'debug', 'debug']);
+        expect(lines.join('\n')).toContain('readiness check retried');
+      },
+    );
+
+    it('a store that stays down is reported down once its budget is spent, with one error line', async () => {
+      vi.useFakeTimers({ now: 0 });
+      const { logger, lines, levels } = logged();
+      const store = warming(Number.POSITIVE_INFINITY, 'false');
+      const pending = runChecks([{ name: 'store:keys', check: store.check, where: 'SQLite /data/keys.db' }], {
+        now: Date.now,
+        logger,
+        timeoutMs: 2000,
+      });
+      await vi.advanceTimersByTimeAsync(2000);
+      const report = await pending;
+      expect(report.status).toBe('not_ready');
+      expect(report.checks[0]).toMatchObject({
+        status: 'down',
+        reason: 'failed',
+        detail: expect.stringContaining('SQLite /data/keys.db'),
+      });
+      expect(report.checks[0]!.ms).toBeLessThanOrEqual(2000);
+      // Pauses of 50, 100, 200, 400, 400, 400 and 400 ms: the eighth attempt, at 1,950 ms, is the last its budget has.
+      expect(store.calls()).toBe(8);
+      expect(levels().filter((l) => l === 'error')).toEqual(['error']);
+      expect(JSON.parse(lines.at(-1)!)).toMatchObject({
+        msg: 'readiness check down',
+        check: 'store:keys',
+        attempts: 8,
+      });
+    });
+
+    it('an answer due together with the timeout wins (the event loop was blocked for the whole budget)', async () => {
+      vi.useFakeTimers({ now: 0 });
+      const { logger, levels } = logged();
+      // The answer's I/O completes at the very instant the budget ends: what a host that kept the event loop busy
+      // for the whole budget looks like (both are due when the loop turns again).
+      const slow: ReadinessCheck = {
+        name: 'store:keys',
+        check: () => new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 2000)),
+      };
+      const pending = runChecks([slow], { now: Date.now, logger, timeoutMs: 2000 });
+      await vi.advanceTimersByTimeAsync(2000);
+      expect((await pending).checks[0]).toMatchObject({ status: 'up' });
+      expect(levels()).toEqual([]);
+    });
+
+    it('a check that never answers is down after its budget, not after several', async () => {
+      vi.useFakeTimers({ now: 0 });
+      const pending = runChecks([hangs('store:keys')], { now: Date.now, timeoutMs: 2000 });
+      await vi.advanceTimersByTimeAsync(2000);
+      await vi.runOnlyPendingTimersAsync();
+      expect((await pending).checks[0]).toMatchObject({
+        status: 'down',
+        reason: 'timeout',
+        detail: 'no answer within 2000 ms',
+      });
+      // (Fake immediates run a millisecond later.)
+      expect((await pending).checks[0]!.ms).toBeLessThanOrEqual(2001);
+    });
   });
 
   it('answers not ready without running checks once draining', async () => {
@@ -192,7 +287,7 @@ describe('check builders', () => {
       },
     };
     const checks = storeChecks(stores);
-    const report = await runChecks(checks);
+    const report = await runChecks(checks, { retryMs: 0 });
     expect(probes).toBe(1);
     expect(report.status).toBe('not_ready');
     expect(report.checks.map((c) => `${c.name}:${c.status}`)).toEqual([
@@ -202,10 +297,12 @@ describe('check builders', () => {
       'store:cache:down',
     ]);
     expect(report.checks.find((c) => c.name === 'store:cache')?.detail).toBe('the cache store is down');
-    const located = await runChecks(storeChecks(stores, ['cache'], { cache: 'Redis redis://cache:6379' }));
+    const located = await runChecks(storeChecks(stores, ['cache'], { cache: 'Redis redis://cache:6379' }), {
+      retryMs: 0,
+    });
     expect(located.checks[0]?.detail).toBe('the cache store is down (Redis redis://cache:6379)');
     // The next readiness request probes again: no stale answer is kept.
-    await runChecks(checks);
+    await runChecks(checks, { retryMs: 0 });
     expect(probes).toBe(3);
   });
 });

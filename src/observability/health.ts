@@ -43,11 +43,21 @@ export interface ReadinessOptions {
   now?: Clock;
   /** Told about each check that is down, with the error's message when it threw. */
   logger?: Logger;
+  /**
+   * Before a check that answered not ready or threw is reported down, it is asked again after this many
+   * milliseconds (doubling each time, up to 400) while its budget (its timeout) lasts (default 50). A dependency that is
+   * still warming up when the process has just started, or on a loaded host, is not reported down (and logged
+   * at error) for a first answer it corrects a moment later.
+   */
+  retryMs?: number;
   /** True once the process is shutting down: answer not ready at once, so traffic drains. */
   draining?: () => boolean;
 }
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 2000;
+export const DEFAULT_CHECK_RETRY_MS = 50;
+/** The longest pause between two attempts of a check. */
+const MAX_RETRY_PAUSE_MS = 400;
 
 /** Runs the checks in parallel; never rejects. */
 export async function runChecks(
@@ -63,13 +73,24 @@ export async function runChecks(
   const results = await Promise.all(
     checks.map(async ({ name, check, timeoutMs, where }): Promise<CheckResult> => {
       const started = now();
-      const outcome = await withTimeout(check, timeoutMs ?? options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS);
+      const budget = { started, ms: timeoutMs ?? options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS };
+      const outcome = await withinBudget(check, budget, now, {
+        retryMs: options.retryMs ?? DEFAULT_CHECK_RETRY_MS,
+        onRetry: (failed, attempt) =>
+          options.logger?.debug('readiness check retried', {
+            check: name,
+            attempt,
+            reason: failed.reason,
+            detail: failed.detail,
+          }),
+      });
       const ms = Math.round((now() - started) * 1000) / 1000;
       if (outcome.ok) return { name, status: 'up', ms };
       options.logger?.error('readiness check down', {
         check: name,
         reason: outcome.reason,
         detail: outcome.detail,
+        ...(outcome.attempts > 1 ? { attempts: outcome.attempts } : {}),
         ...(outcome.message ? { message: outcome.message } : {}),
       });
       const detail = where ? `${outcome.detail} (${where})` : outcome.detail;
@@ -80,6 +101,36 @@ export async function runChecks(
 }
 
 type Outcome = { ok: true } | { ok: false; reason: 'failed' | 'error' | 'timeout'; detail: string; message?: string };
+
+/**
+ * One check within its budget: asked again after a failed answer (false, a reason, a throw) while the budget
+ * lasts, each attempt under what is left of it. A timeout ends it: the budget is spent.
+ */
+async function withinBudget(
+  check: () => Promise<boolean | string>,
+  budget: { started: number; ms: number },
+  now: Clock,
+  retry: { retryMs: number; onRetry: (failed: Outcome & { ok: false }, attempt: number) => void },
+): Promise<(Outcome & { ok: true }) | (Outcome & { ok: false; attempts: number })> {
+  const budgetMs = budget.ms;
+  const deadline = budget.started + budgetMs;
+  let pause = retry.retryMs;
+  for (let attempt = 1; ; attempt++) {
+    const left = attempt === 1 ? budgetMs : deadline - now();
+    const outcome = await withTimeout(check, Math.max(1, left));
+    if (outcome.ok) return outcome;
+    // Another attempt only when the pause leaves it some time of its own.
+    if (outcome.reason === 'timeout' || retry.retryMs <= 0 || deadline - now() <= pause)
+      return {
+        ...outcome,
+        detail: outcome.reason === 'timeout' ? `no answer within ${budgetMs} ms` : outcome.detail,
+        attempts: attempt,
+      };
+    retry.onRetry(outcome, attempt);
+    await new Promise<void>((resolve) => setTimeout(resolve, pause).unref?.());
+    pause = Math.min(pause * 2, MAX_RETRY_PAUSE_MS);
+  }
+}
 
 /** What a check that answered `false` is reported as. */
 const NOT_READY = 'the check answered not ready';
@@ -97,7 +148,9 @@ function errorDetail(err: unknown): string {
 function withTimeout(check: () => Promise<boolean | string>, timeoutMs: number): Promise<Outcome> {
   return new Promise<Outcome>((resolve) => {
     const silent: Outcome = { ok: false, reason: 'timeout', detail: `no answer within ${timeoutMs} ms` };
-    const timer = setTimeout(() => resolve(silent), timeoutMs);
+    // Timed out only after the I/O that is already due has run: on a host so loaded that the event loop was
+    // blocked for the whole budget, the timer and the answer are due together, and the answer wins.
+    const timer = setTimeout(() => setImmediate(() => resolve(silent)), timeoutMs);
     timer.unref?.();
     let pending: Promise<boolean | string>;
     try {

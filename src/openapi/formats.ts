@@ -15,6 +15,12 @@ export const FORMAT_WORDS: Readonly<Record<string, string>> = {
   [STELLAR_CONTRACT]: 'a contract id (C…, 56 characters, StrKey with a valid checksum)',
 };
 
+/** A validator message in a client's words where the specs' own formats are concerned (`must match format "…"`). */
+export function inWords(message: string): string {
+  const words = FORMAT_WORDS[/^must match format "([^"]+)"$/.exec(message)?.[1] ?? ''];
+  return words ? `is not ${words}` : message;
+}
+
 /** True when `value` is a valid account address. Never throws. */
 export function isAccountAddress(value: unknown): value is string {
   return typeof value === 'string' && value.length === 56 && StrKey.isValidEd25519PublicKey(value);

@@ -6,6 +6,7 @@ import { request, serve, type Served } from '../../test-support/observability.ts
 import { createMetrics } from '../observability/index.ts';
 import { checkRouteTable, createServiceApp, operationOf } from './app.ts';
 import { errorHandler } from './errors.ts';
+import { type FailureCodes, ServiceError } from './failures.ts';
 import { buildModel, type Operation } from './operations.ts';
 import { loadResolverModel, loadVaultModel, type OpenApiDocument } from './spec.ts';
 
@@ -49,10 +50,13 @@ function app(
     handlers: handlers as never,
     notFound: (req) => Object.assign(new Error(`no route ${req.method} ${req.path}`), { status: 404 }),
     errorHandler: errorHandler({
-      toAnswer: (err) => {
-        const e = err as { status?: number; message?: string };
-        return { status: e.status ?? 500, code: String(e.status ?? 500), message: e.message ?? '' };
-      },
+      // Every failure as its status: the code is the status, the message the error's.
+      codes: {
+        translate: (err) => {
+          const e = err as { status?: number; message?: string };
+          return { error: new ServiceError(e.status ?? 500, String(e.status ?? 500), e.message ?? '') };
+        },
+      } as Partial<FailureCodes<string>> as FailureCodes<string>,
       body: ({ code, message }) => ({ code, message }),
     }),
   });

@@ -3,8 +3,10 @@
 // failures) to an `ErrorAnswer`; this module does the rest the same way for both: the code kept for the
 // request log, the log line of a fault, the answer's headers, the message cut to the spec's bound, and a
 // connection cut when the answer had already started (nothing honest can be sent then).
-import type { ErrorRequestHandler, Request, Response } from 'express';
+import type { ErrorRequestHandler, Request } from 'express';
 import { clip } from '../openapi/error-bounds.ts';
+import { operationOf } from './app.ts';
+import { type FailureCodes, mapFailure } from './failures.ts';
 import { requestIdOf } from './request-id.ts';
 
 /** An error answer in a service's words. */
@@ -21,11 +23,8 @@ export interface ErrorAnswer<Code extends string = string> {
 }
 
 export interface ErrorEnvelope<Code extends string> {
-  /**
-   * Any thrown value as an answer; `answered` when the service wrote the answer itself, which it may only
-   * do when given `res` (not when the answer has started already).
-   */
-  toAnswer: (err: unknown, req: Request, res: Response | undefined) => ErrorAnswer<Code> | 'answered';
+  /** The service's named codes, which the one mapper (src/platform/failures.ts) answers every failure in. */
+  codes: FailureCodes<Code>;
   /** The body of an answer: `{error, message}` or `{code, message, details?}`, as each spec says. */
   body: (answer: ErrorAnswer<Code>) => Record<string, unknown>;
   /** A fault's log line (answers that carry `internal`). */
@@ -44,7 +43,7 @@ export const errorCodeOf = (req: Request): string | undefined => {
 export function errorHandler<Code extends string>(envelope: ErrorEnvelope<Code>): ErrorRequestHandler {
   return function platformErrorHandler(err, req, res, _next) {
     const started = res.headersSent;
-    const answer = envelope.toAnswer(err, req, started ? undefined : res);
+    const answer = mapFailure(envelope.codes, err, req, started ? undefined : res, operationOf(req));
     if (answer === 'answered') return;
     res.locals['errorCode'] = answer.code;
     if (answer.internal !== undefined) envelope.logFault?.({ answer, req, requestId: requestIdOf(res) });

@@ -4,7 +4,7 @@
 // only that table and its envelope (src/platform/errors.ts).
 import type { Request, Response } from 'express';
 import type { ErrorAnswer } from './errors.ts';
-import type { Operation } from './operations.ts';
+import type { BodyBranch, Operation } from './operations.ts';
 
 /** An error with a code of a service's catalogue; the code's status comes from the same catalogue. */
 export class ServiceError<Code extends string = string> extends Error {
@@ -52,8 +52,6 @@ export interface FailureItem {
   /** The failing schema keyword (`maxLength`, `required`); empty for the validator's own checks. */
   keyword: string;
   message: string;
-  /** `<keyword>.openapi.validation`, as the validator reports it. */
-  errorCode?: string;
 }
 
 /** A refusal, described without any service's codes or envelope. */
@@ -79,13 +77,12 @@ export class RequestFailure extends Error {
 
 export function failureItem(e: { path?: unknown; message?: unknown; errorCode?: unknown }): FailureItem {
   const path = String(e?.path ?? '');
-  const errorCode = typeof e?.errorCode === 'string' ? e.errorCode : undefined;
+  const errorCode = typeof e?.errorCode === 'string' ? e.errorCode : undefined; // `<keyword>.openapi.validation`
   return {
     path,
     segments: path.split('/').filter((s) => s !== ''),
     keyword: errorCode?.replace(/\.openapi\.validation$/, '') ?? '',
     message: String(e?.message ?? ''),
-    ...(errorCode === undefined ? {} : { errorCode }),
   };
 }
 
@@ -130,6 +127,56 @@ export function describeFailure(err: unknown): Failure | undefined {
             : 'other';
   return { status: err.status, kind, message: err.message, items };
 }
+
+/**
+ * The branch of a prepare | submit body the client meant: `signedXdr` present → submit, else prepare
+ * (undefined when the operation's body has one branch).
+ */
+export function branchFor(op: Operation | undefined, body: unknown): BodyBranch | undefined {
+  const branches = op?.body?.branches ?? [];
+  if (branches.length < 2) return undefined;
+  const submit = typeof body === 'object' && body !== null && !Array.isArray(body) && Object.hasOwn(body, 'signedXdr');
+  return branches.find((b) => b.mode === (submit ? 'submit' : 'prepare'));
+}
+
+/** Keeps a body failure when it belongs to `branch` (the branches of a body have disjoint fields). */
+function inBranch(f: FailureItem, branch: BodyBranch): boolean {
+  if (f.segments[0] !== 'body') return true;
+  if (f.keyword === 'oneOf') return false;
+  const field = f.segments[1];
+  if (field === undefined) return true;
+  if (f.keyword === 'additionalProperties' && f.segments.length === 2) return !branch.properties.has(field);
+  if (f.keyword === 'required' && f.segments.length === 2) return branch.required.has(field);
+  return branch.properties.has(field);
+}
+
+/**
+ * The failures worth reporting: the validator reports those of every `oneOf` branch of a body, and only the
+ * branch the client meant matters (all of them when none is left).
+ */
+export function relevantItems(items: readonly FailureItem[], op: Operation | undefined, body: unknown): FailureItem[] {
+  const branch = branchFor(op, body);
+  const kept = branch ? items.filter((f) => inBranch(f, branch)) : items.filter((f) => f.keyword !== 'oneOf');
+  return kept.length > 0 ? kept : [...items];
+}
+
+/** What JSON text holds, in words ("null", "a number", "an array"…), or undefined when it is not JSON. */
+export function jsonKind(text: unknown): string | undefined {
+  if (typeof text !== 'string') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** Both services' words for a path whose percent-encoding does not decode. */
+export const MALFORMED_PATH_MESSAGE =
+  'the path has a malformed percent-encoding: every % must be followed by two hexadecimal digits (write a literal % as %25)';
 
 export const methodNotAllowedMessage = (method: string, path: string, allow: string): string =>
   `${method} is not allowed on ${path}; this path accepts ${allow}`;

@@ -44,10 +44,8 @@ const PLATFORM_PIECES: { piece: string; pattern: RegExp; sample: string }[] = [
   },
   {
     piece: 'body decoding',
-    // …nor take it past the platform, from the HTTP layer's module that implements it.
-    pattern:
-      /express\.json\(|from ['"](node:)?zlib['"]|from ['"]body-parser['"]|from ['"][./]*\/http\/json-body\.ts['"]/,
-    sample: "import { duplicateMembersOf } from '../../http/json-body.ts';",
+    pattern: /express\.json\(|from ['"](node:)?zlib['"]|from ['"]body-parser['"]/,
+    sample: "import { gunzipSync } from 'node:zlib';",
   },
 ];
 

@@ -32,6 +32,8 @@ export interface Parameter {
   name: string;
   required: boolean;
   schema: oas31.SchemaObject;
+  /** The description's parameter object. */
+  source: oas31.ParameterObject;
 }
 
 /** One operation of the description, as the platform serves it. */
@@ -58,6 +60,8 @@ export interface Operation {
   parameters: { path: readonly Parameter[]; query: readonly Parameter[]; header: readonly Parameter[] };
   /** Query parameters declared as integers: they must be written as plain decimal digits. */
   integerQuery: readonly string[];
+  /** The description's operation object, for what the model does not carry (examples: scripts/mock-front.ts). */
+  source: oas31.OperationObject;
 }
 
 /** One path of the description as one Express route. */
@@ -151,6 +155,7 @@ function parametersOf(doc: OpenApiDocument, item: oas31.PathItemObject, op: oas3
         name: p.name,
         required: p.required === true,
         schema: resolve<oas31.SchemaObject>(doc, p.schema),
+        source: p,
       }));
   return { path: of('path'), query: of('query'), header: of('header') };
 }
@@ -213,6 +218,7 @@ function operationOf(
     ...(body ? { body } : {}),
     parameters,
     integerQuery: parameters.query.filter((p) => p.schema.type === 'integer').map((p) => p.name),
+    source: op,
   };
 }
 
@@ -281,7 +287,7 @@ export function buildModel(doc: OpenApiDocument): ApiModel {
     .filter((r): r is PathRoute => r !== undefined)
     .sort((a, b) => compareRoutes(a.expressPath, b.expressPath));
   const operations = new Map(routes.flatMap((r) => r.operations).map((o) => [o.operationId, o]));
-  const requestId = resolve<oas31.HeaderObject>(doc, doc.components.headers?.['X-Request-ID']);
+  const requestId = resolve<oas31.HeaderObject>(doc, doc.components?.headers?.['X-Request-ID']);
   const max = resolve<oas31.SchemaObject>(doc, requestId.schema).maxLength;
   return {
     document: doc,

@@ -6,7 +6,7 @@ import { request, serve, type Served } from '../../test-support/observability.ts
 import { StoreUnavailableError, type RateLimiter } from '../stores/index.ts';
 import { errorHandler } from './errors.ts';
 import { rateLimit, windowWords } from './rate-limit.ts';
-import { describeFailure, isMalformedPath } from './failures.ts';
+import { describeFailure, type FailureCodes, isMalformedPath, ServiceError } from './failures.ts';
 import { compareRoutes, toExpressPath } from './operations.ts';
 import { requestIdOf, requestIds } from './request-id.ts';
 import { loadResolverModel, loadResolverSpec, loadVaultModel, loadVaultSpec } from './spec.ts';
@@ -24,12 +24,14 @@ async function start(mount: (app: express.Express) => void): Promise<Served> {
   mount(app);
   app.use(
     errorHandler({
-      toAnswer: (err) => {
-        const e = err as { status?: number; code?: string; message?: string };
-        return e.code
-          ? { status: e.status ?? 500, code: e.code, message: e.message ?? '' }
-          : { status: 500, code: 'internal_error', message: 'internal', internal: err };
-      },
+      // An error with a code is answered in it; anything else is a fault.
+      codes: {
+        translate: (err) => {
+          const e = err as { status?: number; code?: string; message?: string };
+          if (e.code) return { error: new ServiceError(e.status ?? 500, e.code, e.message ?? '') };
+          return { error: new ServiceError(500, 'internal_error', 'internal'), logged: true };
+        },
+      } as Partial<FailureCodes<string>> as FailureCodes<string>,
       body: ({ code, message }) => ({ code, message }),
     }),
   );

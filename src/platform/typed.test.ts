@@ -52,6 +52,15 @@ describe('the converted routes, one per file', () => {
       res.status(201).json({ ...answer, scopes: ['everything'], network: 'testnet', created_at: '', expires_at: null });
     };
     expect(typeof createKey).toBe('function');
+    // Header parameters, by Node's lower-case names: a write declares Idempotency-Key.
+    const revoke: OperationHandler<vaultOperations['revokeVc']> = (req) => {
+      const key: string | undefined = req.headers['idempotency-key'];
+      const id: string | undefined = req.headers['x-request-id'];
+      // @ts-expect-error a declared header is a string, never Node's string[]
+      const list: string[] | undefined = req.headers['idempotency-key'];
+      void [key, id, list];
+    };
+    expect(typeof revoke).toBe('function');
     // src/resolver/routes/proof.ts
     const verifyProof: OperationHandler<operations['verifyProof']> = (req, res) => {
       const signature: string = req.body.signature;
@@ -107,7 +116,7 @@ describe('the converted routes, one per file', () => {
     // src/resolver/routes/service.ts
     const health: OperationHandler<operations['getHealth']> = (_req, res) => {
       // @ts-expect-error the resolver's health names its networks, not a single network
-      res.json({ status: 'ok', timestamp: '', service: 'did-resolver', node: '', network: 'testnet' });
+      res.json({ status: 'ok', timestamp: '', service: 'resolver', node: '', network: 'testnet' });
     };
     expect(typeof health).toBe('function');
     // src/resolver/routes/service.ts: the description is sent as text, its body held to getOpenApi's answer.

@@ -46,8 +46,23 @@ export type QueryOf<Op> = Op extends { parameters: { query?: infer Q } }
     : NonNullable<Q>
   : Record<string, never>;
 
-/** The request of an operation: typed path parameters, query and body (request validation has checked them). */
-export type OperationRequest<Op> = Request<PathParamsOf<Op>, OkBody<Op>, RequestBodyOf<Op>, QueryOf<Op>>;
+/**
+ * The header parameters of an operation, by the lower-case names Node gives them (`idempotency-key`), as
+ * request validation has checked them; the headers the operation does not declare keep Node's type.
+ */
+export type HeadersOf<Op> = Op extends { parameters: { header?: infer H } }
+  ? [NonNullable<H>] extends [never]
+    ? Record<never, never>
+    : { [K in keyof NonNullable<H> as Lowercase<K & string>]: NonNullable<H>[K] }
+  : Record<never, never>;
+
+/**
+ * The request of an operation: typed path parameters, query, header parameters and body (request validation
+ * has checked them).
+ */
+export type OperationRequest<Op> = Request<PathParamsOf<Op>, OkBody<Op>, RequestBodyOf<Op>, QueryOf<Op>> & {
+  headers: HeadersOf<Op>;
+};
 
 /** The response of an operation: `res.json` takes its success body only. */
 export type OperationResponse<Op> = Response<OkBody<Op>>;

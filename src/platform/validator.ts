@@ -11,11 +11,14 @@
 //     `ajvFormats: {mode: 'full'}` (calendar-checked dates), `formats` (whole StrKeys, src/openapi/formats.ts),
 //     `fileUploader: false`, `ignoreUndocumented: false`, `validateApiSpec` (on the first path only: each
 //     check compiles the OpenAPI meta-schema; `npm run lint:spec` checks the whole description in CI).
-// One upstream defect is worked around here, switchable (`canonicalContentType`): the request validator keeps
-// one compiled validator per method, route and Content-Type *as sent*, for the life of the process, so
+// One upstream defect is worked around here, in this file alone (`canonicalContentType`); it uses no option
+// of the validator, because none reaches it. The request validator keeps one compiled validator per method,
+// route and Content-Type *as sent* (5.6.2 openapi.request.validator.js: its cache key is
+// `ContentType.normalize()`, every media-type parameter but `boundary`), for the life of the process, so
 // `application/json; x=1`, `; x=2`, … each compiled the route's schemas again (~50-100 ms and memory per
-// value). The body is read before validation, so the validator is shown the body's kind instead:
-// `application/json`, or one type no operation takes; the client's header is back once it has run.
+// value). The body is read before validation, so the middleware `middleware()` returned is shown the body's
+// kind as the request's Content-Type (`application/json`, or one type no operation takes, so 415); the
+// client's header is put back once it has run.
 import express, { type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { ADDRESS_FORMATS } from '../openapi/formats.ts';
@@ -26,8 +29,6 @@ export interface ValidatorOptions {
   allErrors: boolean;
   /** Validate responses too (tests and development; never in production). */
   validateResponses: boolean;
-  /** Show the validator a canonical Content-Type (the defect above); default on. */
-  canonicalContentType?: boolean;
 }
 
 /** What every non-JSON body is to the validator: a type no operation accepts (so 415). */
@@ -66,12 +67,11 @@ export interface PathValidator {
 /** The validator of one path: made on its first request (or by `make`), then run whole as an Express router. */
 export function pathValidator(model: ApiModel, route: PathRoute, options: ValidatorOptions): PathValidator {
   let router: express.Router | undefined;
-  const canonical = options.canonicalContentType !== false;
   const make = () => (router ??= instance(model, route, options));
   const validate: RequestHandler = (req, res, next) => {
     const router = make();
     const sent = req.headers['content-type'];
-    if (!canonical || sent === undefined) return router(req, res, next);
+    if (sent === undefined) return router(req, res, next);
     req.headers['content-type'] = canonicalContentType(sent);
     router(req, res, (err?: unknown) => {
       req.headers['content-type'] = sent;

@@ -11,9 +11,10 @@ import type { operations } from '../generated/did-resolver.ts';
 import { createMetrics, type WriteMode } from '../observability/index.ts';
 import { createServiceApp, type RouteTable } from '../platform/app.ts';
 import { corruptBodyMessage, jsonBody, loneSurrogateMessage, unsupportedCodingMessage } from '../platform/body.ts';
+import type { ApiModel } from '../platform/operations.ts';
 import { loadResolverModel } from '../platform/spec.ts';
-import { ResolverErrors, type ResolverAppDeps } from './context.ts';
-import { BODY_LIMIT_BYTES, errorHandler, notFoundError } from './middleware/errors.ts';
+import { BODY_LIMIT_BYTES, ResolverErrors, type ResolverAppDeps } from './context.ts';
+import { errorHandler, notFoundError } from './error-codes.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { proofRoutes } from './routes/proof.ts';
 import { registryRoutes } from './routes/registry.ts';
@@ -23,17 +24,16 @@ import { createRouteContext } from './routes/shared.ts';
 import { didIndexRoutes } from './did-index/route.ts';
 import { registrarRoutes } from './registrar/routes.ts';
 import { strictIntegerQuery } from '../platform/strict-query.ts';
+import { RESOLVER_SERVICE } from '../domain.ts';
 
-export { BODY_LIMIT_BYTES };
-
-/** The `service` of this app's metric series and log lines. */
-const SERVICE = 'resolver';
+/** The `service` of this app's metric series and log lines (and of its /health). */
+const SERVICE = RESOLVER_SERVICE;
 
 /**
  * Prepare or submit, on the registry's write routes (did-resolver.yaml "Writes: prepare and submit"):
  * `/v1/dids/stellar/submit` always submits; the others submit a body with `signedXdr`.
  */
-function writeModeOf(req: express.Request): WriteMode | undefined {
+export function writeModeOf(req: express.Request): WriteMode | undefined {
   if (req.method !== 'POST' || !req.path.startsWith('/v1/dids/stellar')) return undefined;
   if (req.path === '/v1/dids/stellar/submit') return 'submit';
   const body: unknown = req.body;
@@ -57,34 +57,40 @@ function bodyReader(): express.RequestHandler {
   );
 }
 
-export async function createResolverApp(given: ResolverAppDeps): Promise<express.Express> {
-  const model = loadResolverModel();
-  // Without a registry from the process (tests of the app alone) the app keeps its own, so /metrics answers.
-  const own = () => createMetrics({ service: SERVICE, domainOf: 'resolver' });
-  const deps: ResolverAppDeps = given.metrics ? given : { ...given, metrics: own() };
-  const metrics = deps.metrics!;
-  metrics.buildInfo({
+/** The app's dependencies with a metrics registry: the process's, else the app's own (tests of the app alone). */
+function withMetrics(given: ResolverAppDeps, model: ApiModel): ResolverAppDeps {
+  const deps: ResolverAppDeps = given.metrics
+    ? given
+    : { ...given, metrics: createMetrics({ service: SERVICE, domainOf: 'resolver' }) };
+  deps.metrics!.buildInfo({
     version: model.version,
     protocols: () =>
       Object.fromEntries(Object.entries(deps.networks).map(([n, net]) => [n, net?.chain.client.protocolVersion])),
   });
+  return deps;
+}
+
+/**
+ * The route table, each operation's handler by operationId, and the docs UI's static files (not operations
+ * of the description).
+ */
+export function resolverRoutes(
+  deps: ResolverAppDeps,
+  model: ApiModel,
+): { handlers: RouteTable<operations>; docsAssets: express.RequestHandler[] } {
   const ctx = createRouteContext(deps);
-  const nonceStore = deps.nonceStore ?? new MemoryNonceStore({ now: deps.now });
   const service = serviceRoutes(ctx, model.document);
   const registry = registryRoutes(ctx);
-  const proof = proofRoutes(ctx, nonceStore);
+  const proof = proofRoutes(ctx, deps.nonceStore ?? new MemoryNonceStore({ now: deps.now }));
   const registrar = registrarRoutes(ctx, deps.registrarJobs ? { jobs: deps.registrarJobs } : {});
   const didIndex = didIndexRoutes(ctx, deps.didIndex);
   ctx.recordRead = didIndex.remember;
   // With a kept index (the started services), caught up at start in the background; the first lookup waits for
   // it (one catch-up per network at a time). Without one, the first lookup builds it.
   if (deps.didIndex) void didIndex.catchUpAll();
-  const body = bodyReader();
-  const integers = strictIntegerQuery((m) => ResolverErrors.invalidRequest(m));
-
-  // The route table: each operation's handler, at the end of its path's chain.
   const handlers: RouteTable<operations> = {
     resolveDid: resolveRoute(ctx),
+    getIndex: service.index,
     getHealth: service.health,
     getOpenApi: service.openapi,
     // The UI page is HTML, answered by the UI's own handler.
@@ -102,7 +108,27 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
     createProofChallenge: proof.challenge,
     verifyProof: proof.verify,
   };
+  return { handlers, docsAssets: service.docsAssets() };
+}
 
+/** The per-IP limit, a step of the front after /metrics and /ready: every path counts (an undeclared one too). */
+function perIpLimit(deps: ResolverAppDeps): express.RequestHandler {
+  return rateLimit({
+    limiter: deps.rateLimiter,
+    limit: deps.limits.rateLimit,
+    windowMs: deps.limits.rateWindowMs,
+    now: deps.now,
+    ...(deps.log ? { log: deps.log } : {}),
+    ...(deps.limits.ipv6ClientPrefix ? { ipv6Prefix: deps.limits.ipv6ClientPrefix } : {}),
+  });
+}
+
+export async function createResolverApp(given: ResolverAppDeps): Promise<express.Express> {
+  const model = loadResolverModel();
+  const deps = withMetrics(given, model);
+  const { handlers, docsAssets } = resolverRoutes(deps, model);
+  const body = bodyReader();
+  const integers = strictIntegerQuery((m) => ResolverErrors.invalidRequest(m));
   return createServiceApp({
     model,
     validator: {
@@ -112,25 +138,15 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
     },
     trustProxy: deps.trustProxy ?? false,
     headEnvelope: (code, message) => ({ code, message }),
-    metrics: { metrics, service: SERVICE, rateLimitBucketOf: () => 'ip', modeOf: writeModeOf },
+    metrics: { metrics: deps.metrics!, service: SERVICE, rateLimitBucketOf: () => 'ip', modeOf: writeModeOf },
     requestLog: deps.logger ? { logger: deps.logger, service: SERVICE } : undefined,
     ready: {
       checks: deps.readinessChecks ?? [],
       ...(deps.logger ? { logger: deps.logger } : {}),
       ...(deps.draining ? { draining: deps.draining } : {}),
     },
-    // Steps of the front, after /metrics and /ready: every path counts (an undeclared one too).
-    front: [
-      // Probes (above) do not spend a client's budget.
-      rateLimit({
-        limiter: deps.rateLimiter,
-        limit: deps.limits.rateLimit,
-        windowMs: deps.limits.rateWindowMs,
-        now: deps.now,
-        ...(deps.log ? { log: deps.log } : {}),
-        ...(deps.limits.ipv6ClientPrefix ? { ipv6Prefix: deps.limits.ipv6ClientPrefix } : {}),
-      }),
-    ],
+    // Probes (above) do not spend a client's budget.
+    front: [perIpLimit(deps)],
     // The body (read after route matching, so that an unknown path is a 404 and an undeclared method a 405
     // whatever the body), oversized collections and request validation, then response validation when asked.
     layers: (op, validate) => [
@@ -139,8 +155,7 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
       ...validate,
     ],
     handlers,
-    // The UI's static files are not operations of the description.
-    afterRoutes: [{ path: '/docs', handlers: service.docsAssets() }],
+    afterRoutes: [{ path: '/docs', handlers: docsAssets }],
     notFound: notFoundError,
     errorHandler: errorHandler({ ...(deps.log ? { log: deps.log } : {}) }),
   });

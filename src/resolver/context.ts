@@ -5,7 +5,13 @@ import { RESOLVER_ERROR_STATUS, resolverErrorsOf, type ResolverErrorCode } from 
 import type { Cache, DidIndexStore, RateLimiter, RegistrarJobStore } from '../stores/index.ts';
 import type { NonceStore } from '../did/index.ts';
 import type { Logger, Metrics, ReadinessCheck } from '../observability/index.ts';
+import type { RelatedService } from '../services/index-page.ts';
 import type { Clock, Network } from '../domain.ts';
+import type { RecordViolation } from '../did/index.ts';
+import { clip, RESOLVER_FAILURES_LISTED } from '../openapi/error-bounds.ts';
+
+/** Bodies beyond this are refused with 413 `payload_too_large`; the largest valid body is a 128 KiB signedXdr. */
+export const BODY_LIMIT_BYTES = 256 * 1024;
 
 /** One ledger the resolver routes to, chosen by the network inside the DID. */
 export interface ResolverNetwork {
@@ -65,6 +71,8 @@ export interface ResolverAppDeps {
   readinessChecks?: ReadinessCheck[];
   /** True once the process is shutting down: `GET /ready` answers 503 at once. */
   draining?: () => boolean;
+  /** The other services of this process, each at its port, for `GET /` (read at each request). */
+  relatedServices?: () => readonly RelatedService[];
 }
 
 /** The spec's stable error codes (did-resolver.yaml `components.x-error-codes`, generated). */
@@ -91,3 +99,34 @@ export const ResolverErrors = resolverErrorsOf(
   (_status, code, message, details?: Record<string, unknown>, headers?: Record<string, string>) =>
     new ResolverError(code, message, details, headers),
 );
+
+/**
+ * A record-rule failure: the first violation's code, the first violations in details and how many there
+ * were (spec "Record rules", Error.details).
+ */
+export function recordError(violations: RecordViolation[]): ResolverError {
+  const first = violations[0]!;
+  const listed = violations
+    .slice(0, RESOLVER_FAILURES_LISTED)
+    .map((v) => ({ code: v.code, field: clip(v.field, 200), message: clip(v.message, 400) }));
+  return new ResolverError(first.code, clip(first.message, 400), {
+    field: clip(first.field, 200),
+    violations: listed,
+    count: violations.length,
+  });
+}
+
+export function didInvalid(did: string, message: string): ResolverError {
+  return ResolverErrors.didInvalid(clip(message, 400), { did: clip(did) });
+}
+
+/** `invalid_request` with the first failures and how many there were (spec Error.details). */
+export function invalidRequest(message: string, errors: { path: string; message: string }[]): ResolverError {
+  const listed = errors
+    .slice(0, RESOLVER_FAILURES_LISTED)
+    .map((e) => ({ path: clip(e.path, 200), message: clip(e.message, 400) }));
+  return ResolverErrors.invalidRequest(clip(message, 400), {
+    errors: listed,
+    count: Math.max(1, errors.length),
+  });
+}

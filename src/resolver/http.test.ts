@@ -354,13 +354,27 @@ describe('service routes', () => {
     expect(r.body).toEqual({
       status: 'ok',
       timestamp: expect.any(String),
-      service: 'did-resolver',
+      service: 'resolver',
       node: process.versions.node,
       networks: [
         { network: 'testnet', registryId: h.info.testnet.registryId },
         { network: 'mainnet', registryId: h.info.mainnet.registryId },
       ],
     });
+  });
+
+  it('/: an index of its pages as JSON, or as HTML to a client that prefers it', async () => {
+    const r = await h.get('/');
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({
+      service: 'resolver',
+      title: 'did:ledger Registry and Resolver API',
+      links: { docs: '/docs', openapi: '/openapi.json', health: '/health', ready: '/ready', metrics: '/metrics' },
+      services: [],
+    });
+    const page = await fetch(`${h.url}/`, { headers: { accept: 'text/html,*/*;q=0.8' } });
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await page.text()).toContain('<a href="/openapi.json">');
   });
 
   it('/openapi.json: the OpenAPI 3.1 description as JSON', async () => {

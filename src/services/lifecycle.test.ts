@@ -18,7 +18,7 @@ describe('createClosers', () => {
     });
     c.push(async () => void order.push('simulator-after-stores'));
     const closing = c.close();
-    await vi.waitFor(() => expect(order).toEqual(['http-b']));
+    await vi.waitFor(() => expect(order).toEqual(['http-b']), { timeout: 20_000 });
     releaseHttp();
     await closing;
     expect(order).toEqual(['http-b', 'http-a', 'simulator-after-stores', 'stores']);

@@ -41,11 +41,14 @@ let env: VaultTestEnv;
 
 /** The request line of `requestId`, once written (log lines are written when the response has finished). */
 const requestLine = (requestId: string) =>
-  vi.waitFor(() => {
-    const line = env.logs.find((l) => l['requestId'] === requestId && l['msg'] === 'request');
-    expect(line).toBeDefined();
-    return line!;
-  });
+  vi.waitFor(
+    () => {
+      const line = env.logs.find((l) => l['requestId'] === requestId && l['msg'] === 'request');
+      expect(line).toBeDefined();
+      return line!;
+    },
+    { timeout: 20_000 },
+  );
 let stub: StubContractRoutes;
 let key: string;
 

@@ -44,6 +44,7 @@ import { strictIntegerQuery } from '../platform/strict-query.ts';
 import { contractRoutes } from './routes/contracts.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { createDocsRoutes, publicRoutes } from './routes/public.ts';
+import { vaultServiceName } from '../domain.ts';
 
 /** Keyless callers of the verification routes get a smaller body: its cost is bounded per request. */
 const bodyLimitOf = (req: express.Request): number =>
@@ -124,7 +125,7 @@ function operationLayers(deps: VaultAppDeps): Layers {
 }
 
 export async function createVaultApp(given: VaultAppDeps, options: VaultAppOptions = {}): Promise<express.Express> {
-  const service = `vault-api-${given.profile.network}`;
+  const service = vaultServiceName(given.profile.network);
   // Without a registry from the process (tests of the app alone) the app keeps its own, so /metrics answers;
   // the handlers count into the same one.
   const own = () => createMetrics({ service, domainOf: 'vault-api' });

@@ -6,8 +6,9 @@ import type { Chain } from '../chain/index.ts';
 import type { Keyring } from '../crypto/envelope.ts';
 import type { Stores } from '../stores/index.ts';
 import type { Logger, Metrics, ReadinessCheck } from '../observability/index.ts';
+import type { RelatedService } from '../services/index-page.ts';
 import type { Clock, KeyRole, Network } from '../domain.ts';
-import type { FetchJson } from '../http/web-fetch.ts';
+import type { FetchJson } from './web-fetch.ts';
 
 /** The public configuration of the network this process serves (GET /config). */
 export interface NetworkProfileInfo {
@@ -64,6 +65,8 @@ export interface VaultAppDeps {
   readinessChecks?: ReadinessCheck[];
   /** True once the process is shutting down: `GET /ready` answers 503 at once. */
   draining?: () => boolean;
+  /** The other services of this process, each at its port, for `GET /` (read at each request). */
+  relatedServices?: () => readonly RelatedService[];
   /** JSON-LD contexts beside the bundled ones, by URL (config CV_JSONLD_CONTEXTS_DIR, read at start). */
   jsonLdContexts?: ReadonlyMap<string, unknown>;
   /** Reads the web for did:web and Bitstring Status List credentials (config CV_WEB_FETCH); absent: off. */

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { base64urlnopad } from '@scure/base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWebFetch } from '../http/web-fetch.ts';
+import { createWebFetch } from './web-fetch.ts';
 import { didKey, hostedKey, issueWith, type DidKey } from '../../test-support/digitalbazaar.ts';
 import { startVaultTestEnv, type MintedKey, type VaultTestEnv } from '../../test-support/vault-api.ts';
 

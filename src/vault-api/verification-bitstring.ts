@@ -1,6 +1,6 @@
 // Bitstring Status List v1.0 (W3C Recommendation, May 2025) for the `credentialStatus` check: a
 // BitstringStatusListEntry names a bit of a list credential that its issuer publishes. The list is read under the
-// web fetch rules (src/http/web-fetch.ts, config CV_WEB_FETCH); its proof must verify, by the credential's own
+// web fetch rules (src/vault-api/web-fetch.ts, config CV_WEB_FETCH); its proof must verify, by the credential's own
 // issuer; its purpose must be the entry's; its bit (§3.2, the left-most bit of the first byte is index 0) set
 // means revoked or suspended, for that purpose. Only `statusSize` 1 is read.
 import { decodeStatusList, statusBit } from '../did/bitstring.ts';

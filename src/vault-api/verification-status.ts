@@ -102,6 +102,7 @@ export type SlotRead =
 
 const NOT_ABOUT_THE_VAULT: ReadonlySet<string> = new Set([
   'chain_unavailable',
+  'state_archived',
   'source_account_not_found',
   'tx_timeout',
 ]);

@@ -433,7 +433,18 @@ async function statusFromEntries(
       );
       continue;
     }
-    const read = await readSlot(deps, entry.vaultContract, entry.vcId);
+    let read: Awaited<ReturnType<typeof readSlot>>;
+    try {
+      read = await readSlot(deps, entry.vaultContract, entry.vcId);
+    } catch (e) {
+      // a presented credential whose status entry is archived: its status is unknown until someone restores it
+      if (!(e instanceof ChainError && e.code === 'state_archived')) throw e;
+      fail(
+        'status_unconfirmed',
+        `the vault's ledger state for ${clipText(entry.vcId, 64)} is archived (its TTL ran out): the status cannot be read until it is restored`,
+      );
+      continue;
+    }
     if (!read.ok) {
       fail('vc_not_found', read.detail);
       continue;

@@ -53,7 +53,7 @@ describe('service routes', () => {
         b.jsonBody({
           status: 'ok',
           timestamp: like.isoDateTime(),
-          service: 'did-resolver',
+          service: 'resolver',
           node: like.nodeVersion(),
           networks: eachLike({ network: regex('^(testnet|mainnet)$', 'testnet'), registryId: like.contract() }),
         }),

@@ -39,7 +39,7 @@ describe('public routes', () => {
         b.jsonBody({
           status: 'ok',
           timestamp: like.isoDateTime(),
-          service: string('credential-vault'),
+          service: string('vault-api-testnet'),
           node: like.nodeVersion(),
         }),
       )

@@ -203,7 +203,7 @@ export function getEvents(ctx: RpcContext, p: Params) {
       operationIndex: e.opIndex,
       transactionIndex: e.txIndex,
       txHash: e.txHash,
-      inSuccessfulContractCall: true,
+      inSuccessfulContractCall: !e.failedTx,
       ...(format === 'json'
         ? {
             topicJson: topicsB64(ctx.topics, e).map((t) => ctx.json.toJson('ScVal', t)),

@@ -51,7 +51,7 @@ function sorobanInclusionFee(rec: TxRecord): bigint | undefined {
   if (!rec.soroban || rec.envelope.type !== 'envelopeTypeTx') return undefined;
   const ext = rec.envelope.v1.tx.ext;
   const resourceFee = ext.type === 'sorobanData' ? BigInt(ext.sorobanData.resourceFee) : 0n;
-  const inclusion = rec.feeCharged - resourceFee;
+  const inclusion = rec.feeCharged + rec.feeRefund - resourceFee; // charged before apply, less the resource fee
   return inclusion > 0n ? inclusion : 0n;
 }
 

@@ -3,6 +3,7 @@
 // or key is -32602, and `xdrFormat: "json"` answers keyJson and dataJson.
 import { xdr } from '@stellar/stellar-sdk';
 import { liveUntilOf, type Entry } from '../entries.ts';
+import { isArchived, isExpiredTemporary } from '../invocation.ts';
 import type { Params, RpcContext } from './context.ts';
 import { INVALID_PARAMS, RpcError } from './error.ts';
 import { xdrFormatOf } from './xdr-format.ts';
@@ -36,8 +37,10 @@ export function getLedgerEntries(ctx: RpcContext, p: Params): object {
   for (const key of keys) {
     const id = codec.keyIdOfLedgerKey(key);
     const e: Entry | undefined = id === undefined ? undefined : ledger.get(id);
-    if (!e || (e.t === 'data' && e.durability === 'temporary' && e.liveUntil < seq)) continue;
-    const live = liveUntilOf(e);
+    if (!e || isExpiredTemporary(e, seq)) continue;
+    // an archived entry is still answered, with stellar-rpc's placeholder live-until ledger 0 (stellar-core's
+    // query server does not say when it was archived: internal/ledgerentries/main.go)
+    const live = isArchived(e, seq) ? 0 : liveUntilOf(e);
     const data = codec.entryXdr(e).data.toXdr('base64');
     const keyB64 = key.toXdr('base64');
     entries.push({

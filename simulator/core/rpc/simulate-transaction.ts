@@ -9,6 +9,7 @@ import { muxedToAccount } from '../classic.ts';
 import type { SimCodec } from '../entries.ts';
 import type { Invocation } from '../invocation.ts';
 import { simulateInvoke } from '../simulate.ts';
+import { simulateTtlOp, type TtlSimulation } from '../ttl.ts';
 import type { Params, RpcContext } from './context.ts';
 import { INVALID_PARAMS, RpcError } from './error.ts';
 import { envelopeOf, requiredString } from './params.ts';
@@ -62,8 +63,11 @@ function authModeProblem(authMode: unknown, hasAuth: boolean): string | undefine
 
 type Target = { tx: xdr.Transaction; op: xdr.Operation; body: xdr.InvokeHostFunctionOp; call: xdr.InvokeContractArgs };
 
+/** An ExtendFootprintTTL or RestoreFootprint to simulate over the footprint the transaction declares. */
+type TtlTarget = { ttlOp: xdr.Operation; footprint: xdr.LedgerFootprint };
+
 /** The invocation a request asks to simulate, or the error stellar-rpc answers in `result.error`. */
-function invocationOf(ctx: RpcContext, p: Params): Target | { error: string } {
+function invocationOf(ctx: RpcContext, p: Params): Target | TtlTarget | { error: string } {
   const env = decoded(requiredString(p, 'transaction'));
   if ('error' in env) return env;
   if (env.type !== 'envelopeTypeTx') return { error: 'only v1 transaction envelopes can be simulated' };
@@ -72,6 +76,15 @@ function invocationOf(ctx: RpcContext, p: Params): Target | { error: string } {
   if (tx.memo.type !== 'memoNone')
     return { error: 'Transaction contains a memo. Soroban transactions do not support memos.' };
   const op = tx.operations[0]!;
+  if (op.body.type === 'extendFootprintTtl' || op.body.type === 'restoreFootprint') {
+    const ext = tx.ext;
+    if (ext.type !== 'sorobanData')
+      return {
+        error:
+          'To perform a SimulateTransaction for ExtendFootprintTtl or RestoreFootprint operations, SorobanTransactionData must be provided',
+      };
+    return { ttlOp: op, footprint: ext.sorobanData.resources.footprint };
+  }
   if (op.body.type !== 'invokeHostFunction')
     return { error: `Transaction contains unsupported operation type: ${op.body.type}` };
   const body = op.body.invokeHostFunctionOp;
@@ -125,6 +138,7 @@ export function simulateTransaction(ctx: RpcContext, p: Params): object {
   const instructionLeeway = leewayOf(p);
   const target = invocationOf(ctx, p);
   if ('error' in target) return { latestLedger: ledger.tick().seq, error: target.error };
+  if ('ttlOp' in target) return ttlAnswer(ctx, simulateTtlOp(ctx.net, target.ttlOp, target.footprint), format);
   const { tx, op, body, call } = target;
   const opSource = op.sourceAccount;
   const sim = simulateInvoke(ctx.net, {
@@ -168,5 +182,23 @@ export function simulateTransaction(ctx: RpcContext, p: Params): object {
     minResourceFee: sim.minResourceFee.toString(),
     stateChanges: stateChanges(ctx, sim.inv, format),
     latestLedger: sim.latestLedger,
+  };
+}
+
+/** stellar-rpc's answer for a TTL operation: no results, no state changes; a restore preamble when an extension
+ *  meets archived entries. */
+function ttlAnswer(ctx: RpcContext, sim: TtlSimulation, format: XdrFormat): object {
+  const data = (d: xdr.SorobanTransactionData) =>
+    format === 'json'
+      ? { transactionDataJson: ctx.json.toJson('SorobanTransactionData', d.toXdr('base64')) }
+      : { transactionData: d.toXdr('base64') };
+  const pre = sim.restorePreamble;
+  return {
+    ...data(sim.transactionData),
+    minResourceFee: sim.minResourceFee.toString(),
+    ...(pre
+      ? { restorePreamble: { ...data(pre.transactionData), minResourceFee: pre.minResourceFee.toString() } }
+      : {}),
+    latestLedger: ctx.ledger.tick().seq,
   };
 }

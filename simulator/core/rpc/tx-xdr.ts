@@ -2,6 +2,7 @@
 import { contractEventXdr } from '../apply.ts';
 import { diagnosticXdr } from '../diagnostics.ts';
 import type { SimCodec } from '../entries.ts';
+import { transactionEventXdr } from '../fee-events.ts';
 import { txXdrFields } from '../meta.ts';
 import type { DiagnosticRec, TxRecord } from '../records.ts';
 import type { RpcContext } from './context.ts';
@@ -15,12 +16,17 @@ export const diagnosticsB64 = (codec: SimCodec, log: readonly DiagnosticRec[]): 
 export function transactionXdr(
   codec: SimCodec,
   rec: TxRecord,
-): ReturnType<typeof txXdrFields> & { events: readonly string[]; diagnostics: readonly string[] } {
+): ReturnType<typeof txXdrFields> & {
+  events: readonly string[];
+  txEvents: readonly string[];
+  diagnostics: readonly string[];
+} {
   const x = txXdrFields(codec, rec);
   const c = rec.cache;
   c.diagnostics ??= diagnosticsB64(codec, rec.diagnostics);
   c.events ??= rec.events.map((e) => contractEventXdr(codec, e).toXdr('base64'));
-  return { ...x, events: c.events, diagnostics: c.diagnostics };
+  c.txEvents ??= rec.txEvents.map((e) => transactionEventXdr(codec, e).toXdr('base64'));
+  return { ...x, events: c.events, txEvents: c.txEvents, diagnostics: c.diagnostics };
 }
 
 /** What getTransaction and getTransactions say of an applied transaction, in the requested XDR format. */
@@ -35,7 +41,7 @@ export function transactionInfo(ctx: RpcContext, rec: TxRecord, format: XdrForma
       resultXdr: x.resultXdr,
       resultMetaXdr: x.resultMetaXdr,
       ...(x.diagnostics.length ? { diagnosticEventsXdr: x.diagnostics.slice() } : {}),
-      events: { transactionEventsXdr: [], contractEventsXdr: contractEvents },
+      events: { transactionEventsXdr: x.txEvents.slice(), contractEventsXdr: contractEvents },
       ledger: rec.ledger,
     };
   }
@@ -47,7 +53,7 @@ export function transactionInfo(ctx: RpcContext, rec: TxRecord, format: XdrForma
     resultMetaJson: json('TransactionMeta')(x.resultMetaXdr),
     ...(x.diagnostics.length ? { diagnosticEventsJson: x.diagnostics.map(json('DiagnosticEvent')) } : {}),
     events: {
-      transactionEventsJson: [],
+      transactionEventsJson: x.txEvents.map(json('TransactionEvent')),
       contractEventsJson: contractEvents.map((op) => op.map(json('ContractEvent'))),
     },
     ledger: rec.ledger,

@@ -9,8 +9,7 @@ import { ChainError, type Invocation } from '../../chain/index.ts';
 import { buildResolutionResult, parseDid, type ParsedDid } from '../../did/index.ts';
 import type { RegistrarJobStore } from '../../stores/registrar-jobs.ts';
 import { ResolverError } from '../context.ts';
-import { fromChainError } from '../middleware/errors.ts';
-import { readEntry, type RouteContext, type ServedNetwork } from '../routes/shared.ts';
+import { fromChainError, readEntry, type RouteContext, type ServedNetwork } from '../routes/shared.ts';
 import {
   actionState,
   failedState,

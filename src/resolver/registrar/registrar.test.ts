@@ -2,9 +2,12 @@
 // update and deactivate through action → sign → wait → finished; a signature by another key refused with the
 // job left open; expiry; internal secret mode and fields the record cannot hold refused by name; a job
 // answered by another instance sharing the store.
-import { Keypair } from '@stellar/stellar-sdk';
+import { Keypair, Transaction } from '@stellar/stellar-sdk';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { memoryRegistrarJobs, type RegistrarJobStore } from '../../stores/registrar-jobs.ts';
+import { memoryRegistrarJobs, sqlRegistrarJobs, type RegistrarJobStore } from '../../stores/registrar-jobs.ts';
+import { createSqliteStores } from '../../stores/sqlite.ts';
+import { tempDir } from '../../../test-support/stores/backends.ts';
+import type { RegistrarJob } from './state.ts';
 import { StoreUnavailableError } from '../../stores/types.ts';
 import { multikey, startHarness, type Harness, type HttpResponse } from '../../../test-support/resolver.ts';
 
@@ -164,6 +167,71 @@ describe('who may advance a job', () => {
   });
 });
 
+describe('a submitted job whose instance went away', () => {
+  it('is sent again by another instance once the lease ends, and never while it holds', async () => {
+    const dir = await tempDir();
+    const stores = createSqliteStores({ dataDir: dir.dir, now: h.clock.now });
+    try {
+      const jobs = sqlRegistrarJobs(stores.query, h.clock.now);
+      const b = await h.startApp({ registrarJobs: jobs });
+      const post = async (body: unknown) => {
+        const r = await fetch(`${b.url}/1.0/create?method=ledger`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        return { status: r.status, body: await r.json() };
+      };
+      const controller = await h.account();
+      const action = await post({
+        options: { clientSecretMode: true, controller: controller.publicKey() },
+        didDocument: docOf(Keypair.random()),
+      });
+      expect(action.status).toBe(200);
+      const jobId: string = action.body.jobId;
+      // Instance A signed and took the lease, then went away before its transaction was sent.
+      const read = (await jobs.get<RegistrarJob>(jobId))!;
+      const tx = new Transaction(read.job.transaction, read.job.networkPassphrase);
+      tx.sign(controller);
+      const held = {
+        ...read.job,
+        phase: 'submitted' as const,
+        signedXdr: tx.toXdr(),
+        leaseUntil: h.clock.now() + 60_000,
+      };
+      expect(await jobs.replace(held, read.revision)).toBe(true);
+
+      // While A's lease holds, B answers wait and leaves the job alone.
+      expect((await post({ jobId })).body.didState.state).toBe('wait');
+      expect(await jobs.get<RegistrarJob>(jobId)).toEqual({ job: held, revision: read.revision + 1 });
+
+      // Past the lease, B takes it (a new lease, written before it sends) and sends; the job finishes.
+      h.clock.advance(61_000);
+      try {
+        expect((await post({ jobId })).body.didState.state).toBe('wait');
+        const taken = (await jobs.get<RegistrarJob>(jobId))!;
+        expect(taken.revision).toBe(read.revision + 2);
+        expect(taken.job.leaseUntil).toBeGreaterThan(h.clock.now());
+        let last = { status: 0, body: {} as { didState?: { state: string; did?: string } } };
+        await vi.waitFor(
+          async () => {
+            last = await post({ jobId });
+            expect(last.body.didState?.state).toBe('finished');
+          },
+          { timeout: 15_000, interval: 50 },
+        );
+        expect(last.status).toBe(201);
+        expect((await h.get(`/1.0/identifiers/${last.body.didState!.did}`)).status).toBe(200);
+      } finally {
+        h.clock.advance(-61_000);
+      }
+    } finally {
+      await stores.close();
+      await dir.remove();
+    }
+  });
+});
+
 describe('a job store that is down', () => {
   it('answers 503 registrar_unavailable, never 500, and serves again once it is back', async () => {
     const jobs = memoryRegistrarJobs();
@@ -292,6 +360,74 @@ describe('refusals', () => {
       }),
       error: 'did_not_found',
       reason: /not registered/,
+    },
+    // rules of the request alone, stated in the spec (Prism refuses them too): the schema's refusal is a state
+    {
+      name: 'a network the registrar does not know',
+      path: '/1.0/create?method=ledger',
+      body: (c) => ({ options: { clientSecretMode: true, network: 'devnet' }, didDocument: docOf(c) }),
+      error: 'invalid_request',
+      reason: /options\.network/,
+    },
+    {
+      name: 'a DID of another method',
+      path: '/1.0/deactivate',
+      body: () => ({
+        did: 'did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp',
+        options: { clientSecretMode: true },
+      }),
+      error: 'did_invalid',
+      reason: /^did: /,
+    },
+    {
+      name: 'a deactivate without did',
+      path: '/1.0/deactivate',
+      body: () => ({ options: { clientSecretMode: true } }),
+      error: 'invalid_request',
+      reason: /did/,
+    },
+    {
+      name: 'an update with two documents',
+      path: '/1.0/update',
+      body: (c) => ({
+        did: 'did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxza',
+        options: { clientSecretMode: true },
+        didDocument: [docOf(c), docOf(c)],
+      }),
+      error: 'invalid_request',
+      reason: /didDocument/,
+    },
+    {
+      name: 'a signing response without its jobId',
+      path: '/1.0/create?method=ledger',
+      body: (c) => ({
+        options: { clientSecretMode: true },
+        secret: { signingResponse: { signingRequest1: { signature: 'AAAA' } } },
+        didDocument: docOf(c),
+      }),
+      error: 'invalid_request',
+      reason: /jobId/,
+    },
+    {
+      name: 'an update naming another network than its DID',
+      path: '/1.0/update',
+      body: (c) => ({
+        did: 'did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxza',
+        options: { clientSecretMode: true, network: 'mainnet' },
+        didDocument: [docOf(c)],
+      }),
+      error: 'invalid_request',
+      reason: /options\.network is mainnet, but .* is a testnet DID/,
+    },
+    {
+      name: 'a deactivate naming another network than its DID',
+      path: '/1.0/deactivate',
+      body: () => ({
+        did: 'did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxza',
+        options: { clientSecretMode: true, network: 'mainnet' },
+      }),
+      error: 'invalid_request',
+      reason: /options\.network is mainnet/,
     },
   ];
   it.each(cases)('$name: failed, $error', async ({ path, body, error, reason }) => {

@@ -10,6 +10,7 @@ import { StoreUnavailableError } from '../../stores/types.ts';
 import { ResolverErrors } from '../context.ts';
 import type { RouteContext } from '../routes/shared.ts';
 import { answer, continueJob, type AdvanceDeps, type Answer } from './advance.ts';
+import { SIGNING_RESPONSE_NEEDS_JOB } from './refusal.ts';
 import { startCreate, startDeactivate, startUpdate, type RegistrarRequest } from './start.ts';
 import { failedState, RegistrarFailure, type RegistrarJob, type RegistrarOperation } from './state.ts';
 
@@ -51,10 +52,7 @@ export function registrarRoutes(ctx: RouteContext, options: RegistrarOptions = {
       if (typeof body.jobId === 'string')
         return send(res, await continueJob(ctx, deps, { operation, jobId: body.jobId, did: body.did }, body.secret));
       if (body.secret?.signingResponse !== undefined)
-        throw new RegistrarFailure(
-          'invalid_request',
-          'a signing response needs the jobId of the job that asked for it',
-        );
+        throw new RegistrarFailure('invalid_request', SIGNING_RESPONSE_NEEDS_JOB);
       send(res, await answer(ctx, deps, await start(), undefined));
     } catch (err) {
       if (err instanceof StoreUnavailableError)

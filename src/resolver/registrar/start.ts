@@ -74,6 +74,16 @@ function servedNetwork(ctx: RouteContext, network: Network): ServedNetwork {
   return net;
 }
 
+/** update and deactivate act on the DID's own ledger: an `options.network` naming another is refused. */
+function checkNetworkOf(options: Json, parsed: ParsedDid): void {
+  const network = optionalString(options, 'network');
+  if (network !== undefined && network !== parsed.network)
+    throw new RegistrarFailure(
+      'invalid_request',
+      `options.network is ${network}, but ${parsed.did} is a ${parsed.network} DID (leave options.network out)`,
+    );
+}
+
 function parsedDid(raw: unknown): ParsedDid {
   const parsed = parseDid(raw);
   if (!parsed.ok) throw new RegistrarFailure('did_invalid', `did: ${parsed.message}`);
@@ -206,6 +216,7 @@ export async function startUpdate(
 ): Promise<RegistrarJob> {
   const options = checkSecretMode(body);
   const parsed = parsedDid(body.did);
+  checkNetworkOf(options, parsed);
   const net = servedNetwork(ctx, parsed.network);
   if (options.controller !== undefined)
     throw new RegistrarFailure(
@@ -252,6 +263,7 @@ export async function startDeactivate(
     if (options[k] !== undefined)
       throw new RegistrarFailure('did_document_unsupported', `options.${k}: deactivate takes none`);
   const parsed = parsedDid(body.did);
+  checkNetworkOf(options, parsed);
   const net = servedNetwork(ctx, parsed.network);
   const now = await current(net, parsed);
   const tx = await prepared(net, () =>

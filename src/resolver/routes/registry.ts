@@ -17,11 +17,11 @@ import type { components, operations } from '../../generated/did-resolver.ts';
 import type { DidOperation } from '../../observability/index.ts';
 import type { OperationHandler, OperationResponse } from '../../platform/typed.ts';
 import { writeOperation, type WriteOptions } from '../../platform/write.ts';
-import { ResolverError, ResolverErrors } from '../context.ts';
-import { fromChainError, invalidRequest, recordError } from '../middleware/errors.ts';
+import { invalidRequest, recordError, ResolverError, ResolverErrors } from '../context.ts';
 import {
   checkVersion,
   currentRecord,
+  fromChainError,
   networkOf,
   parseDidOrThrow,
   readRecord,

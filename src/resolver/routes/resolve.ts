@@ -6,6 +6,8 @@
 // `application/did-url-dereferencing` always answers the dereferencing result, for a DID alone its document.
 // Every answer varies with Accept (`Vary: Accept`), so a shared cache never serves one representation for another.
 import type { Request, Response } from 'express';
+import { clip } from '../../openapi/error-bounds.ts';
+import type { Failure } from '../../platform/failures.ts';
 import { LRUCache } from 'lru-cache';
 import {
   DID_CONTEXT,
@@ -19,13 +21,13 @@ import {
   dereferenceFragment,
   negotiateRepresentation,
   parseDid,
+  resolutionError,
   type DidRepresentation,
   type Negotiated,
   type ParsedDid,
 } from '../../did/index.ts';
 import { sendTypedText } from '../../platform/json-answer.ts';
 import { ResolverError } from '../context.ts';
-import { sendResolutionFailure } from '../middleware/errors.ts';
 import type { CachedResolution, ResolvedEntry } from './resolution-cache.ts';
 import { notServedMessage, readEntry, type RouteContext } from './shared.ts';
 
@@ -236,4 +238,47 @@ function sendJson(res: Response, status: number, negotiated: Negotiated, body: o
   if (negotiated.mediaType === DID_RESOLUTION || negotiated.mediaType === DID_URL_DEREFERENCING)
     res.status(status).send(JSON.stringify(body));
   else res.status(status).json(body);
+}
+
+/**
+ * A request-validation failure of the resolution route in DID Resolution's words: `invalidDid` only when the
+ * DID itself fails (its syntax, or its length limit), else `invalidOptions` (an unknown query parameter is
+ * an unknown resolution option; the DID may well be valid).
+ */
+/** The resolution route's path prefix (did-resolver.yaml resolveDid). */
+export const RESOLVE_PREFIX = '/1.0/identifiers/';
+
+export function resolutionValidationFailure(
+  err: Failure,
+  req: Request,
+): { error: 'invalidDid' | 'invalidOptions'; message: string } {
+  const openapi = (req as Request & { openapi?: { pathParams?: Record<string, unknown> } }).openapi;
+  const param = openapi?.pathParams?.did ?? req.path.slice(RESOLVE_PREFIX.length);
+  const parsed = parseDid(decodeDidParam(String(param)));
+  if (!parsed.ok) return { error: 'invalidDid', message: parsed.message };
+  const didErrors = err.items.filter((e) => e.path === '/params/did' || e.path.startsWith('/params/did/'));
+  if (didErrors.length > 0) return { error: 'invalidDid', message: didErrors[0]!.message };
+  return { error: 'invalidOptions', message: err.message };
+}
+
+/** A failed resolution as its result body, in the negotiated media type (JSON when none is acceptable). */
+export function sendResolutionFailure(
+  req: Request,
+  res: Response,
+  status: number,
+  error: 'invalidDid' | 'invalidOptions' | 'notFound' | 'representationNotSupported' | 'internalError',
+  message: string,
+): void {
+  const mediaType =
+    (error !== 'representationNotSupported' && negotiateRepresentation(req.headers.accept)?.mediaType) ||
+    'application/json';
+  res.setHeader('Cache-Control', 'no-store');
+  // The body's media type was negotiated on Accept (did-resolver.yaml resolveDid).
+  res.setHeader('Vary', 'Accept');
+  res.setHeader('Content-Type', `${mediaType}; charset=utf-8`);
+  // application/did-resolution is not a `+json` type: the response validator would hold it to another
+  // media type's schema (see routes/resolve.ts), so it is sent as text.
+  if (mediaType === 'application/did-resolution' || mediaType === 'application/did-url-dereferencing') {
+    res.status(status).send(JSON.stringify(resolutionError(error, clip(message, 1000))));
+  } else res.status(status).json(resolutionError(error, clip(message, 1000)));
 }

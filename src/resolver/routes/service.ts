@@ -1,4 +1,4 @@
-// GET /health, /openapi.json and /docs (spec tag "service"). The UI (src/openapi/docs-ui.ts) reads
+// GET /, /health, /openapi.json and /docs (spec tag "service"). The UI (src/openapi/docs-ui.ts) reads
 // /openapi.json.
 import type { RequestHandler } from 'express';
 import type { operations } from '../../generated/did-resolver.ts';
@@ -7,6 +7,8 @@ import { sendJsonText } from '../../platform/json-answer.ts';
 import type { OperationHandler } from '../../platform/typed.ts';
 import { docsUi } from '../../openapi/docs-ui.ts';
 import type { RouteContext } from './shared.ts';
+import { RESOLVER_SERVICE } from '../../domain.ts';
+import { sendIndex, type IndexOptions } from '../../services/index-page.ts';
 
 type GetOpenApi = operations['getOpenApi'];
 
@@ -22,14 +24,23 @@ export function serviceRoutes(ctx: RouteContext, spec: OpenApiDocument) {
     res.json({
       status: 'ok',
       timestamp: new Date(ctx.deps.now()).toISOString(),
-      service: 'did-resolver',
+      service: RESOLVER_SERVICE,
       node: process.versions.node,
       networks,
     });
   };
+  const index: IndexOptions = {
+    service: RESOLVER_SERVICE,
+    title: spec.info?.title ?? 'did:ledger resolver',
+    docs: true,
+    ...(ctx.deps.relatedServices ? { related: ctx.deps.relatedServices } : {}),
+  };
+  const getIndex: OperationHandler<operations['getIndex']> = (req, res) =>
+    sendIndex(req, res, index, (body) => res.json(body));
   // The description as loaded, held to getOpenApi's answer, sent as the text it was serialized to once.
   const openapi: OperationHandler<GetOpenApi> = (req, res) => sendJsonText(req, res, served, specJson);
   return {
+    index: getIndex,
     health,
     openapi,
     docs: ui.page,

@@ -1,6 +1,7 @@
 // What the route modules share: the served networks, DID parsing in the spec's codes, ledger reads with
 // their failures in the resolver's words, and the resolution cache.
-import { ChainError } from '../../chain/index.ts';
+import type { Request } from 'express';
+import { ChainError, REGISTRY_ERRORS } from '../../chain/index.ts';
 import {
   decodeDidParam,
   didIdToBytes,
@@ -9,8 +10,15 @@ import {
   type DidRecord,
   type ParsedDid,
 } from '../../did/index.ts';
-import { ResolverErrors, type ResolverAppDeps, type ResolverNetwork } from '../context.ts';
-import { didInvalid, fromChainError } from '../middleware/errors.ts';
+import {
+  didInvalid,
+  invalidRequest,
+  ResolverError,
+  ResolverErrors,
+  type ResolverAppDeps,
+  type ResolverErrorCode,
+  type ResolverNetwork,
+} from '../context.ts';
 import { eventLedgerCloseTime, type LedgerCloseTime } from '../../chain/ledger-time.ts';
 import { ResolutionCache, type ResolvedEntry } from './resolution-cache.ts';
 import type { Network } from '../../domain.ts';
@@ -123,4 +131,75 @@ export function checkVersion(parsed: ParsedDid, record: DidRecord, expectedVersi
       },
     );
   }
+}
+
+/**
+ * Codes the registry's failures keep as they are: the chain already mapped the contract's number
+ * (REGISTRY_ERRORS), or recognised a stale footprint (409 `tx_stale`: prepare again).
+ */
+const CONTRACT_CODES: ReadonlySet<string> = new Set([
+  ...Object.values(REGISTRY_ERRORS).map((r) => r.code),
+  'tx_stale',
+  'tx_expired',
+]);
+const isContractCode = (code: string): code is ResolverErrorCode => CONTRACT_CODES.has(code);
+
+const CONTRACT_ERROR = /Error\(Contract, #(\d+)\)/;
+
+/** A chain failure in the resolver's words; `network` names the ledger in messages. */
+export function fromChainError(e: ChainError, network: string): ResolverError {
+  const tx = e.txId ? { txId: e.txId } : {};
+  switch (e.code) {
+    case 'chain_unavailable':
+      return ResolverErrors.ledgerUnavailable(
+        e.message.replace(/^chain RPC unavailable(?=[ :])/, `${network} RPC unreachable`),
+        e.txId ? tx : undefined,
+      );
+    case 'tx_timeout':
+      return ResolverErrors.ledgerUnavailable(`${network}: ${e.message}`, tx);
+    case 'tx_invalid':
+      return invalidRequest(e.message, [{ path: '/body/signedXdr', message: e.message }]);
+    case 'source_account_not_found':
+      return invalidRequest(e.message, [{ path: '/body/sourcePublicKey', message: e.message }]);
+    case 'tx_operation_mismatch':
+      return ResolverErrors.txOperationMismatch(e.message);
+  }
+  const text = e.chainMessage ?? e.message;
+  const n = CONTRACT_ERROR.exec(text);
+  if (isContractCode(e.code)) {
+    return new ResolverError(e.code, e.message, { ...(n ? { contractError: Number(n[1]) } : {}), ...tx });
+  }
+  const rejected = /transaction rejected: (\S+)/.exec(text);
+  const failed = /transaction failed: (\S+)/.exec(text);
+  const status = rejected ? 'ERROR' : failed ? 'FAILED' : 'SIMULATION_FAILED';
+  const resultCode = (rejected ?? failed)?.[1];
+  return ResolverErrors.txSubmissionFailed(e.message, {
+    status,
+    ...(resultCode ? { resultCode } : {}),
+    ...tx,
+    ...(n ? { contractError: Number(n[1]) } : {}),
+    chainMessage: text,
+  });
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The DID of the path, the body or the challenge, when present and invalid. */
+export function invalidDidIn(req: Request): ResolverError | undefined {
+  const body: unknown = req.body;
+  const candidates: unknown[] = [];
+  // The validator runs before the router, so req.params is still empty here: read the path parameter
+  // the validator matched (req.openapi.pathParams).
+  const openapi = (req as Request & { openapi?: { pathParams?: Record<string, unknown> } }).openapi;
+  const param = (req.params as Record<string, unknown> | undefined)?.did ?? openapi?.pathParams?.did;
+  if (typeof param === 'string') candidates.push(decodeDidParam(param));
+  if (isObject(body) && !('signedXdr' in body)) {
+    if ('did' in body) candidates.push(body.did);
+    if (isObject(body.challenge) && 'did' in body.challenge) candidates.push(body.challenge.did);
+  }
+  for (const did of candidates) {
+    const parsed = parseDid(did);
+    if (!parsed.ok) return didInvalid(typeof did === 'string' ? did : JSON.stringify(did), parsed.message);
+  }
+  return undefined;
 }

@@ -7,9 +7,8 @@ import { ChainError } from '../../chain/index.ts';
 import { clip } from '../../openapi/error-bounds.ts';
 import { StoreInputError, StoreUnavailableError } from '../../stores/index.ts';
 import { mapValidationFailure } from './validation.ts';
-import { operationOf } from '../../platform/app.ts';
 import { errorHandler as platformErrorHandler } from '../../platform/errors.ts';
-import { type FailureCodes, mapFailure } from '../../platform/failures.ts';
+import { type FailureCodes, MALFORMED_PATH_MESSAGE } from '../../platform/failures.ts';
 
 /** Longest accepted request body (vault-api.yaml "Errors": 512 KiB, else 413 `payload_too_large`). */
 export const BODY_LIMIT_BYTES = 512 * 1024;
@@ -26,9 +25,6 @@ const STORE_WORDS: Record<string, string> = {
   cache: 'the cache is unavailable',
   challenges: 'the challenge store is unavailable',
 };
-
-const MALFORMED_PATH =
-  'the path has a malformed percent-encoding: every % must be followed by two hexadecimal digits (write a literal % as %25)';
 
 /** The chain's, the stores' and the validator's failures in the vault API's codes. */
 export const VAULT_FAILURE_CODES: FailureCodes<VaultErrorCode> = {
@@ -48,7 +44,7 @@ export const VAULT_FAILURE_CODES: FailureCodes<VaultErrorCode> = {
   },
   notFound: (req) => notFoundError(req),
   methodNotAllowed: (message, allow) => VaultErrors.methodNotAllowed(message, { Allow: allow }),
-  malformedPath: () => VaultErrors.invalidRequest(MALFORMED_PATH),
+  malformedPath: () => VaultErrors.invalidRequest(MALFORMED_PATH_MESSAGE),
   unsupportedMediaType: () => VaultErrors.invalidRequest('send the body as JSON with Content-Type: application/json'),
   payloadTooLarge: (limit = BODY_LIMIT_BYTES) =>
     VaultErrors.payloadTooLarge(
@@ -67,7 +63,7 @@ export const VAULT_FAILURE_CODES: FailureCodes<VaultErrorCode> = {
 /** The vault API's envelope (vault-api.yaml ErrorBody): `{error, message}`. */
 export function errorHandler(deps: VaultAppDeps): ErrorRequestHandler {
   return platformErrorHandler<VaultErrorCode>({
-    toAnswer: (err, req, res) => mapFailure(VAULT_FAILURE_CODES, err, req, res, operationOf(req)),
+    codes: VAULT_FAILURE_CODES,
     body: (answer) => ({ error: answer.code, message: answer.message }),
     logFault: ({ answer, requestId }) => {
       const e = answer.internal as { name?: string; message?: string; stack?: string };

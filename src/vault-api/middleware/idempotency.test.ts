@@ -171,7 +171,7 @@ describe('concurrency', () => {
     stub.hold = new Promise<void>((r) => (open = r));
     const before = calls(PREPARE);
     const first = post(PREPARE, { owner: G, sourcePublicKey: G }, idem);
-    await vi.waitFor(() => expect(calls(PREPARE)).toBeGreaterThan(before));
+    await vi.waitFor(() => expect(calls(PREPARE)).toBeGreaterThan(before), { timeout: 20_000 });
     const second = await post(PREPARE, { owner: G, sourcePublicKey: G }, idem);
     expect(second.status).toBe(409);
     expect(second.body).toEqual({ error: 'idempotency_in_progress', message: expect.any(String) });

@@ -5,32 +5,10 @@ import { clip, VAULT_FAILURES_LISTED } from '../../openapi/error-bounds.ts';
 import { ApiError, VaultErrors, type VaultErrorCode } from '../context.ts';
 import { MAX_PAGE } from '../routes/contract-common.ts';
 import { MAX_BATCH_SIZE, MAX_VC_DATA, MAX_VC_ID } from '../routes/issue-rules.ts';
-import type { FailureItem } from '../../platform/failures.ts';
-import type { BodyBranch, Operation } from '../../platform/operations.ts';
+import { branchFor, type FailureItem, relevantItems } from '../../platform/failures.ts';
+import type { Operation } from '../../platform/operations.ts';
 
 type Failure = Pick<FailureItem, 'segments' | 'keyword' | 'message'>;
-
-/**
- * The branch of a prepare | submit body the client meant: `signedXdr` present → submit, else prepare. The
- * validator reports the failures of every `oneOf` branch; only those of this branch are worth reporting.
- */
-export function branchFor(op: Operation | undefined, body: unknown): BodyBranch | undefined {
-  const branches = op?.body?.branches ?? [];
-  if (branches.length < 2) return undefined;
-  const submit = typeof body === 'object' && body !== null && !Array.isArray(body) && Object.hasOwn(body, 'signedXdr');
-  return branches.find((b) => b.mode === (submit ? 'submit' : 'prepare'));
-}
-
-/** Keeps a body failure when it belongs to `branch` (the branches of a body have disjoint fields). */
-function inBranch(f: Failure, branch: BodyBranch): boolean {
-  if (f.segments[0] !== 'body') return true;
-  if (f.keyword === 'oneOf') return false;
-  const field = f.segments[1];
-  if (field === undefined) return true;
-  if (f.keyword === 'additionalProperties' && f.segments.length === 2) return !branch.properties.has(field);
-  if (f.keyword === 'required' && f.segments.length === 2) return branch.required.has(field);
-  return branch.properties.has(field);
-}
 
 const at = (f: Failure, ...want: (string | RegExp)[]) =>
   f.segments.length === want.length &&
@@ -125,10 +103,9 @@ function describe(f: Failure): string {
 }
 
 /** The ApiError for a request-validation failure (status 400) of `op`. */
-export function mapValidationFailure(all: readonly Failure[], op: Operation | undefined, body: unknown): ApiError {
+export function mapValidationFailure(all: readonly FailureItem[], op: Operation | undefined, body: unknown): ApiError {
   const branch = branchFor(op, body);
-  const kept = branch ? all.filter((f) => inBranch(f, branch)) : all.filter((f) => f.keyword !== 'oneOf');
-  const failures = kept.length > 0 ? kept : all;
+  const failures = relevantItems(all, op, body);
 
   const named = failures
     .map((f) => namedCode(f, body, op))

@@ -1,4 +1,4 @@
-// GET /health, GET /config, /docs (testnet) and its 404 on mainnet (vault-api.yaml tag Public).
+// GET /, GET /health, GET /config, /docs (testnet) and its 404 on mainnet (vault-api.yaml tag Public).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVaultTestEnv, stubChain, type VaultTestEnv } from '../../../test-support/vault-api.ts';
 
@@ -24,13 +24,54 @@ describe('GET /health', () => {
     expect(res.body).toEqual({
       status: 'ok',
       timestamp: expect.any(String),
-      service: 'credential-vault',
+      service: 'vault-api-testnet',
       node: process.versions.node,
     });
     const t = Date.parse(res.body.timestamp);
     expect(t).toBeGreaterThanOrEqual(before);
     expect(t).toBeLessThan(Date.now() + 3_600_000 + 1000);
     expect(t).toBeGreaterThan(Date.now() + 3_500_000);
+  });
+});
+
+describe('GET /', () => {
+  it.each(['testnet', 'mainnet'] as const)(
+    '%s: JSON by default, linking its pages (no /docs on mainnet)',
+    async (network) => {
+      const env = network === 'testnet' ? testnet : mainnet;
+      const res = await fetch(`${env.url}/`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(res.headers.get('vary')).toMatch(/Accept/);
+      const body = (await res.json()) as { links: Record<string, string> };
+      expect(body).toEqual({
+        service: `vault-api-${network}`,
+        title: 'Credential Vault API',
+        links: {
+          ...(network === 'testnet' ? { docs: '/docs' } : {}),
+          openapi: '/openapi.json',
+          health: '/health',
+          ready: '/ready',
+          metrics: '/metrics',
+        },
+        // An app alone: this process runs no other service.
+        services: [],
+      });
+      for (const href of Object.values(body.links)) expect((await fetch(env.url + href)).status, href).toBe(200);
+    },
+  );
+
+  it('HTML to a client that prefers it (a browser), with the same links; JSON to */* and to both equally', async () => {
+    const browser = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+    const page = await fetch(`${testnet.url}/`, { headers: { accept: browser } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await page.text();
+    for (const href of ['/docs', '/openapi.json', '/health']) expect(html).toContain(`<a href="${href}">`);
+    for (const accept of ['*/*', 'application/json, text/html', 'application/json'])
+      expect((await fetch(`${testnet.url}/`, { headers: { accept } })).headers.get('content-type'), accept).toMatch(
+        /^application\/json/,
+      );
   });
 });
 

@@ -10,21 +10,22 @@ import type { RouteTable } from '../../platform/app.ts';
 import type { OkBody, OperationHandler } from '../../platform/typed.ts';
 import { VaultErrors, type VaultAppDeps } from '../context.ts';
 import type { OpenApiDocument } from '../../platform/operations.ts';
+import { vaultServiceName } from '../../domain.ts';
+import { sendIndex, type IndexOptions } from '../../services/index-page.ts';
 
-export const SERVICE_NAME = 'credential-vault';
-
-/** The handlers of GET /health, GET /config and GET /openapi.json, by operationId. */
+/** The handlers of GET /, GET /health, GET /config and GET /openapi.json, by operationId. */
 export function publicRoutes(deps: VaultAppDeps, doc: OpenApiDocument): RouteTable<operations> {
   const p = deps.profile;
   // `servers` names this service, so the UI (and a client generator) takes this origin as the base.
   const servedDoc = { ...doc, servers: [{ url: '/', description: `this service (${p.network})` }] };
   const served = JSON.stringify(servedDoc);
 
+  const service = vaultServiceName(p.network);
   const health: OperationHandler<operations['getHealth']> = (_req, res) => {
     res.json({
       status: 'ok',
       timestamp: new Date(deps.now()).toISOString(),
-      service: SERVICE_NAME,
+      service,
       node: process.versions.node,
     });
   };
@@ -64,7 +65,16 @@ export function publicRoutes(deps: VaultAppDeps, doc: OpenApiDocument): RouteTab
   const getOpenApi: OperationHandler<operations['getOpenApi']> = (req, res) =>
     sendJsonText(req, res, servedDoc, served);
 
-  return { getHealth: health, getConfig: config, getOpenApi };
+  const index: IndexOptions = {
+    service,
+    title: doc.info?.title ?? 'Credential Vault API',
+    docs: p.network !== 'mainnet',
+    ...(deps.relatedServices ? { related: deps.relatedServices } : {}),
+  };
+  const getIndex: OperationHandler<operations['getIndex']> = (req, res) =>
+    sendIndex(req, res, index, (body) => res.json(body));
+
+  return { getIndex, getHealth: health, getConfig: config, getOpenApi };
 }
 
 /**

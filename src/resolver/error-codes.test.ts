@@ -1,8 +1,9 @@
 // fromChainError: the registry's coded failures keep their code and status (spec ErrorCode / x-error-codes).
 import { describe, expect, it } from 'vitest';
-import { ChainError, mapChainFailure } from '../../chain/index.ts';
-import { chainUnavailable } from '../../chain/errors.ts';
-import { errorHandler, fromChainError } from './errors.ts';
+import { ChainError, mapChainFailure } from '../chain/index.ts';
+import { chainUnavailable } from '../chain/errors.ts';
+import { errorHandler } from './error-codes.ts';
+import { fromChainError } from './routes/shared.ts';
 
 describe('fromChainError', () => {
   it('a stale footprint is 409 tx_stale, not tx_submission_failed', () => {
@@ -73,5 +74,14 @@ describe('an RPC failure that reaches the error handler unmapped', () => {
     sent = {};
     handle(chainUnavailable(new Error('boom')), req, res as never, () => undefined);
     expect(sent.body?.message).toBe('the ledger RPC unreachable: boom');
+    sent = {};
+    const where = 'http://rpc.example/testnet (setting CV_TESTNET_RPC_URL / --testnet-rpc-url)';
+    handle(
+      chainUnavailable(new Error('Request failed with status code 404'), 'testnet', where),
+      req,
+      res as never,
+      () => undefined,
+    );
+    expect(sent.body?.message).toBe(`testnet RPC unreachable at ${where}: HTTP 404`);
   });
 });
