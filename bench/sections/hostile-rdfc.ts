@@ -1,8 +1,12 @@
-// The hostile section's RDF cases (eddsa-rdfc-2022, the cryptosuite whose cost is canonicalization): a credential
-// signed by digitalbazaar's libraries, filled to the keyless limit with distinct values of one term (every value
-// a quad to expand, canonicalize and hash), and a poison graph (RDFC-1.0 §4.4): a ring of blank nodes all alike,
-// which only the N-degree hashing can tell apart. The poison graph's proof need not verify: the verifier refuses
-// the canonicalization before it checks any signature, so the case expects 400 `canonicalization_limit`.
+// The hostile section's RDF cases (eddsa-rdfc-2022, the cryptosuite whose cost is canonicalization), filled to
+// the keyless RDF limit (src/vault-api/keyless-rdf.ts KEYLESS_RDF_BODY_LIMIT_BYTES, 6 KiB as compact JSON; the
+// bodies here are compact, so their bytes are what the limit counts): credentials signed by digitalbazaar's
+// libraries with distinct values of one term (every value a quad to expand, canonicalize and hash; the costliest
+// shape per byte, more than linear in their count), with many small objects (a blank node each), and with members
+// nested 50 objects deep; and a poison graph (RDFC-1.0 §4.4): a ring of blank nodes all alike, which only the
+// N-degree hashing can tell apart. The poison graph's proof need not verify: the verifier refuses the
+// canonicalization before it checks any signature, by the keyless work bound (64 deep iterations), so the case
+// expects 400 `canonicalization_limit`.
 import { base58btcEncode } from '../../src/did/multikey.ts';
 import { didKey, issueWith } from '../../test-support/digitalbazaar.ts';
 
@@ -10,6 +14,7 @@ type Json = Record<string, unknown>;
 const V2 = 'https://www.w3.org/ns/credentials/v2';
 const TERMS = {
   claim: 'https://example.org/hostile#claim',
+  part: 'https://example.org/hostile#part',
   knows: { '@id': 'https://example.org/hostile#knows', '@type': '@id' },
 };
 
@@ -41,13 +46,14 @@ export async function rdfcHostileCases(limit: number, holder: string): Promise<R
     issuer: issuer.did,
     credentialSubject: { id: holder, ...subject },
   });
-  const values = async (n: number) => {
-    const vc = await issueWith(
-      'eddsa-rdfc-2022',
-      issuer,
-      credential({ claim: Array.from({ length: n }, (_, i) => i.toString(36)) }),
-    );
-    return JSON.stringify({ verifiableCredential: vc });
+  const signed = async (subject: Json) =>
+    JSON.stringify({ verifiableCredential: await issueWith('eddsa-rdfc-2022', issuer, credential(subject)) });
+  const values = (n: number) => signed({ claim: Array.from({ length: n }, (_, i) => i.toString(36)) });
+  const objects = (n: number) => signed({ part: Array.from({ length: n }, (_, i) => ({ claim: i.toString(36) })) });
+  const nested = (n: number) => {
+    let deep: Json = { claim: 'leaf' };
+    for (let i = 0; i < 50; i++) deep = { claim: i.toString(36), part: deep };
+    return signed({ part: deep, claim: Array.from({ length: n }, (_, i) => i.toString(36)) });
   };
   const poison = async (n: number) => {
     const ring = Array.from({ length: n }, (_, i) => ({ id: `_:b${i}`, knows: [`_:b${(i + 1) % n}`] }));
@@ -68,12 +74,22 @@ export async function rdfcHostileCases(limit: number, holder: string): Promise<R
   return [
     {
       name: 'eddsa-rdfc-2022 credential: distinct values of one term',
-      body: await largest(limit, values, 20_000),
+      body: await largest(limit, values, 4_000),
+      expect: { verified: true },
+    },
+    {
+      name: 'eddsa-rdfc-2022 credential: many small objects (a blank node each)',
+      body: await largest(limit, objects, 2_000),
+      expect: { verified: true },
+    },
+    {
+      name: 'eddsa-rdfc-2022 credential: members nested 50 objects deep, then distinct values',
+      body: await largest(limit, nested, 2_000),
       expect: { verified: true },
     },
     {
       name: 'eddsa-rdfc-2022 credential: a poison graph (a ring of blank nodes all alike)',
-      body: await largest(limit, poison, 5_000),
+      body: await largest(limit, poison, 1_000),
       expect: { verified: false, reason: 'canonicalization_limit' },
     },
   ];

@@ -12,6 +12,7 @@ import { Keypair } from '@stellar/stellar-sdk';
 import { ed25519KeyPair, signCredential, signPresentation } from '../../src/client/index.ts';
 import { addProof } from '../../src/did/index.ts';
 import { fmtInt, table, verdict } from '../lib/markdown.ts';
+import { KEYLESS_RDF_BODY_LIMIT_BYTES } from '../../src/vault-api/keyless-rdf.ts';
 import { rdfcHostileCases, type RdfcHostileCase } from './hostile-rdfc.ts';
 import { attempt, wanted, type Outcome, type SectionContext, type SectionResult } from '../lib/section.ts';
 import { ms, summarize, type Summary } from '../lib/stats.ts';
@@ -153,7 +154,7 @@ async function hostileCases(now: number): Promise<HostileCase[]> {
         return vpBody(await presentation(Array.from({ length: 10 }, () => vc)));
       }),
     },
-    ...(await rdfcHostileCases(KEYLESS_LIMIT, holder.did)).map((c) => ({
+    ...(await rdfcHostileCases(KEYLESS_RDF_BODY_LIMIT_BYTES, holder.did)).map((c) => ({
       ...c,
       path: '/credentials/verify' as const,
       keyed: false,
@@ -257,7 +258,7 @@ export async function runHostileSection(ctx: SectionContext): Promise<SectionRes
   const markdown = [
     '## Hostile bodies: service CPU per keyless verification',
     '',
-    `Every keyless request within the limits must cost the service at most ${HOSTILE_TARGET_MS} ms of CPU. The corpus is the worst a caller without a key may send: bodies filled to the keyless limit (${fmtInt(KEYLESS_LIMIT)} B decompressed; 512 KiB with a key) with many short members (the adversarial review's 62,000-member credential cost 97 ms, 108 ms inside a presentation, at 499 KiB keyless), the same inside a presentation, members nested 60 objects deep, a full proof set (8 proofs), one string of characters JCS must escape, and a presentation of 10 credentials. Each is a correct eddsa-jcs-2022 document by a did:key, answered 200 \`verified: true\`, so the whole verification runs: I-JSON scan, JSON parse, request validation, JCS, SHA-256, Ed25519 per proof. Each case is sent ${KEYED_WARMUP} times with a key and ${WARMUP} times without to warm up, then ${SAMPLES} times one after another, from its own loopback address (keyless callers get 30 requests a minute per address). "service CPU" is the services' process CPU time (user + system, /proc, 10 ms resolution over ${SAMPLES} requests) per request: what an answer costs whatever else runs on the machine. The last row, with a key, is the review's body for the record; it is not held to the keyless bound.`,
+    `Every keyless request within the limits must cost the service at most ${HOSTILE_TARGET_MS} ms of CPU. The corpus is the worst a caller without a key may send: bodies filled to the keyless limit (${fmtInt(KEYLESS_LIMIT)} B decompressed; 512 KiB with a key) with many short members (the adversarial review's 62,000-member credential cost 97 ms, 108 ms inside a presentation, at 499 KiB keyless), the same inside a presentation, members nested 60 objects deep, a full proof set (8 proofs), one string of characters JCS must escape, and a presentation of 10 credentials. Each is a correct eddsa-jcs-2022 document by a did:key, answered 200 \`verified: true\`, so the whole verification runs: I-JSON scan, JSON parse, request validation, JCS, SHA-256, Ed25519 per proof. Each case is sent ${KEYED_WARMUP} times with a key and ${WARMUP} times without to warm up, then ${SAMPLES} times one after another, from its own loopback address (keyless callers get 30 requests a minute per address). "service CPU" is the services' process CPU time (user + system, /proc, 10 ms resolution over ${SAMPLES} requests) per request: what an answer costs whatever else runs on the machine. The eddsa-rdfc-2022 rows are filled to the smaller keyless limit of a body that carries an RDF proof (${fmtInt(KEYLESS_RDF_BODY_LIMIT_BYTES)} B as compact JSON; src/vault-api/keyless-rdf.ts): distinct values of one term, many small objects, nesting 50 deep, and a poison graph refused by the keyless work bound (64 deep iterations). The last row, with a key, is the review's body for the record; it is not held to the keyless bound.`,
     '',
     table(
       ['case', 'route', 'caller', 'request', 'p50 ms', 'max ms', 'service CPU ms', `≤ ${HOSTILE_TARGET_MS} ms`],

@@ -279,6 +279,7 @@ async function verifyOne(ctx: VerifyContext, proof: unknown): Promise<ProofVerif
           keys: ctx.keys,
           ...(o.libraryPath ? { path: o.libraryPath } : {}),
           ...(o.contexts ? { contexts: o.contexts } : {}),
+          ...(o.canonicalization ? { limits: o.canonicalization } : {}),
         });
   return outcome ? fail(outcome, who) : { proof, verified: true, ...who, errors: [] };
 }

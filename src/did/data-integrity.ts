@@ -7,6 +7,7 @@
 // Verification answers a result with the problems as data (like digitalbazaar/vc), the clock and the DID
 // resolver injected; it throws only on a programming error.
 import type { LibraryPath } from './library-fast-path.ts';
+import type { CanonicalizationLimits } from './library-suites.ts';
 import type { DataIntegrityErrorType } from './eddsa-jcs-2022.ts';
 import type { VerificationRelationship } from './dereference.ts';
 import type { ContextSource } from './json-ld.ts';
@@ -119,6 +120,8 @@ export interface VerifyDataIntegrityOptions {
   contexts?: ContextSource;
   /** How the RDF cryptosuites are verified: library-fast-path.ts (default `fast`) or `maintained`. */
   libraryPath?: LibraryPath;
+  /** The RDF canonicalization's work bound (library-suites.ts; default a keyed request's). */
+  canonicalization?: CanonicalizationLimits;
 }
 
 export const DEFAULT_CLOCK_SKEW_MS = 5 * 60 * 1000;

@@ -35,10 +35,28 @@ export const SUITE_KEY_TYPES: Record<LibrarySuiteName | 'eddsa-jcs-2022', readon
 };
 
 /**
- * rdf-canonize's limits (RDFC-1.0 §4.4 notes "poison graphs"): at most n^1 deep iterations for n blank nodes
- * that the first pass leaves unlabelled, and a time bound as the backstop.
+ * How much work one RDF canonicalization may do before it is refused as a poison graph (RDFC-1.0 §4.4 notes
+ * "poison graphs"): rdf-canonize counts its deep iterations (calls of Hash N-Degree Quads, §4.8) and refuses
+ * past the bound; the time bound is only the backstop.
  */
-export const CANONICALIZATION_LIMITS = { maxWorkFactor: 1, timeoutMs: 1_000 } as const;
+export interface CanonicalizationLimits {
+  /** At most n^maxWorkFactor deep iterations for n blank nodes that the first pass leaves unlabelled. */
+  maxWorkFactor?: number;
+  /** At most this many deep iterations, whatever n (overrides maxWorkFactor). */
+  maxDeepIterations?: number;
+  timeoutMs: number;
+}
+
+/** A keyed request's bound: n deep iterations for n blank nodes alike (rdf-canonize's default work factor). */
+export const CANONICALIZATION_LIMITS: CanonicalizationLimits = { maxWorkFactor: 1, timeoutMs: 1_000 };
+
+/**
+ * A keyless request's bound: a fixed count of deep iterations, so a poison graph is refused by the work limit
+ * within a few milliseconds of CPU whatever its size (a ring of n blank nodes alike costs n iterations of O(n)
+ * under the work factor: 0.9 s for the keyless body's ring). A graph with at most this many blank nodes alike
+ * canonicalizes as under the keyed bound (docs/benchmarks.md "Keyless RDF bodies").
+ */
+export const KEYLESS_CANONICALIZATION_LIMITS: CanonicalizationLimits = { maxDeepIterations: 64, timeoutMs: 1_000 };
 
 const MULTIKEY_CONTEXT = 'https://w3id.org/security/multikey/v1';
 
@@ -57,39 +75,46 @@ export interface LibraryCheck {
   path?: LibraryPath;
   /** Node's Ed25519 keys for the fast path, kept by the caller across requests (default: made for this proof). */
   keys?: Ed25519KeyCache;
+  /** The canonicalization's work bound (default CANONICALIZATION_LIMITS, a keyed request's). */
+  limits?: CanonicalizationLimits;
 }
 
-function canonizeOptions(): Record<string, unknown> {
+function canonizeOptions(limits: CanonicalizationLimits): Record<string, unknown> {
   return {
-    maxWorkFactor: CANONICALIZATION_LIMITS.maxWorkFactor,
-    signal: AbortSignal.timeout(CANONICALIZATION_LIMITS.timeoutMs),
+    ...(limits.maxWorkFactor !== undefined ? { maxWorkFactor: limits.maxWorkFactor } : {}),
+    ...(limits.maxDeepIterations !== undefined ? { maxDeepIterations: limits.maxDeepIterations } : {}),
+    signal: AbortSignal.timeout(limits.timeoutMs),
   };
 }
 
 /** A cryptosuite whose canonicalization runs within the limits (the suite's own options, then ours). */
-function bounded(suite: Cryptosuite): Cryptosuite {
-  return { ...suite, canonize: (input, options) => suite.canonize(input, { ...options, ...canonizeOptions() }) };
+function bounded(suite: Cryptosuite, limits: CanonicalizationLimits): Cryptosuite {
+  return {
+    ...suite,
+    canonize: (input, options) => suite.canonize(input, { ...options, ...canonizeOptions(limits) }),
+  };
 }
 
 function suiteFor(
   name: LibrarySuiteName,
+  limits: CanonicalizationLimits,
   fast?: FoundEd25519Key,
   keys?: Ed25519KeyCache,
 ): DataIntegrityProof | Ed25519Signature2020 {
   const cache = keys ?? new Ed25519KeyCache(1);
   switch (name) {
     case 'eddsa-rdfc-2022': {
-      const suite = bounded(eddsaRdfc2022);
+      const suite = bounded(eddsaRdfc2022, limits);
       return new DataIntegrityProof({ cryptosuite: fast ? withCachedEd25519Key(suite, fast, cache) : suite });
     }
     case 'ecdsa-rdfc-2019':
-      return new DataIntegrityProof({ cryptosuite: bounded(ecdsaRdfc2019) });
+      return new DataIntegrityProof({ cryptosuite: bounded(ecdsaRdfc2019, limits) });
     case 'ecdsa-jcs-2019':
       return new DataIntegrityProof({ cryptosuite: ecdsaJcs2019() });
     case 'Ed25519Signature2020': {
       // Ed25519Signature2020 takes its verifier as an option: the fast path's, from the same cached key.
       const verifier = fast ? cachedEd25519Verifier(fast, cache) : undefined;
-      return new Ed25519Signature2020({ canonizeOptions: canonizeOptions(), ...(verifier ? { verifier } : {}) });
+      return new Ed25519Signature2020({ canonizeOptions: canonizeOptions(limits), ...(verifier ? { verifier } : {}) });
     }
   }
 }
@@ -110,7 +135,8 @@ export async function verifyByLibrary(check: LibraryCheck): Promise<ProofProblem
   const proof = jcs ? { ...check.proof } : { '@context': check.document['@context'], ...check.proof };
   let outcome: { verified: boolean; error?: unknown };
   try {
-    outcome = await suiteFor(check.suite, fastKey(check), check.keys).verifyProof({
+    const limits = check.limits ?? CANONICALIZATION_LIMITS;
+    outcome = await suiteFor(check.suite, limits, fastKey(check), check.keys).verifyProof({
       proof,
       proofSet: [...check.proofSet],
       document: { ...check.document },
@@ -149,11 +175,18 @@ function libraryProblem(error: unknown): ProofProblem {
       reason: 'undefined_term',
       message: `a term or type of the document is not defined by its contexts (JSON-LD safe mode): ${clip(text)}`,
     };
-  if (messages.some((m) => /Maximum deep iterations exceeded|Abort signal received/.test(m)))
+  const work = messages.map((m) => /Maximum deep iterations exceeded \((\d+)\)/.exec(m)).find((m) => m !== null);
+  if (work)
     return {
       type: 'PROOF_TRANSFORMATION_ERROR',
       reason: 'canonicalization_limit',
-      message: 'the document is refused: its RDF canonicalization exceeds the work limit (a poison graph)',
+      message: `the document is refused: its RDF canonicalization exceeds the work limit of ${work[1]} deep iterations (a poison graph)`,
+    };
+  if (messages.some((m) => /Abort signal received/.test(m)))
+    return {
+      type: 'PROOF_TRANSFORMATION_ERROR',
+      reason: 'canonicalization_limit',
+      message: 'the document is refused: its RDF canonicalization exceeds the time limit (a poison graph)',
     };
   if (messages.some((m) => /does not start with proof\.@context/.test(m)))
     return {

@@ -738,8 +738,9 @@ export interface paths {
          *     error envelope.
          *
          *     A key is optional for a presented credential (keyless: 30 per minute per client IP by default,
-         *     `CV_KEYLESS_RATE_LIMIT`; bodies up to 64
-         *     KiB). By reference needs the owner's key or an admin key, and comparing a presented credential with the
+         *     `CV_KEYLESS_RATE_LIMIT`; bodies up to 64 KiB, and up to 6 KiB as compact JSON when the credential carries
+         *     an RDF-canonicalized proof: `eddsa-rdfc-2022`, `ecdsa-rdfc-2019`, `Ed25519Signature2020`; see
+         *     KeylessPayloadTooLarge). By reference needs the owner's key or an admin key, and comparing a presented credential with the
          *     stored one the owner's key alone: nobody else learns anything of a stored credential (403 `forbidden`).
          */
         post: operations["verifyCredential"];
@@ -2095,7 +2096,7 @@ export interface components {
          *     | `vault_revoked` | 409 | the vault is revoked; writes are blocked |
          *     | `idempotency_in_progress` | 409 | a request with the same Idempotency-Key is still running |
          *     | `key_exists` | 409 | the wallet already holds a key on this network (operator creation) |
-         *     | `payload_too_large` | 413 | body over 512 KiB (decompressed); without an API key on the verification routes, over 64 KiB |
+         *     | `payload_too_large` | 413 | body over 512 KiB (decompressed); without an API key on the verification routes, over 64 KiB, or over 6 KiB (compact JSON) when the document carries an RDF-canonicalized proof |
          *     | `unsupported_content_encoding` | 415 | the body's `Content-Encoding` is not one of identity, gzip, deflate, br (or lists several) |
          *     | `idempotency_key_reused` | 422 | the same Idempotency-Key with a different body |
          *     | `rate_limit_exceeded` | 429 | read bucket exhausted; `Retry-After` |
@@ -2251,6 +2252,12 @@ export interface components {
         /**
          * @description Request body over 512 KiB (decompressed), or, without an API key, over 64 KiB: a keyless verification
          *     is bounded so that it costs the service at most 50 ms of CPU (docs/benchmarks.md "Hostile bodies").
+         *     Without an API key, a body whose credential or presentation (or a credential it presents) carries an
+         *     RDF-canonicalized proof (`eddsa-rdfc-2022`, `ecdsa-rdfc-2019`, `Ed25519Signature2020`) may have at most
+         *     6 KiB (6,144 bytes), counted as compact JSON (the body re-serialized without insignificant whitespace):
+         *     RDF canonicalization costs far more CPU per byte than the JCS suites (docs/benchmarks.md "Keyless RDF
+         *     bodies"), and its work is bounded more tightly too (a poison graph is refused after 64 deep iterations,
+         *     `canonicalization_limit`). An API key lifts both limits (512 KiB).
          */
         KeylessPayloadTooLarge: {
             headers: {

@@ -7,6 +7,7 @@
 // from that client, within 5 minutes.
 import { randomBytes } from 'node:crypto';
 import { verifyDataIntegrity, type Ed25519KeyCache } from '../did/index.ts';
+import type { CanonicalizationLimits } from '../did/library-suites.ts';
 import type { components } from '../generated/vault-api.ts';
 import type { ChallengeStore } from '../stores/index.ts';
 import type { VaultAppDeps } from './context.ts';
@@ -68,6 +69,8 @@ export interface VerifyPresentationInput {
   parsingProblems?: ProblemDetails[];
   /** Node's public keys, kept by the app across requests. */
   keyCache?: Ed25519KeyCache;
+  /** The RDF canonicalization's work bound: a keyless request's is smaller (library-suites.ts). */
+  canonicalization?: CanonicalizationLimits;
   /** Who sends the presentation: only the client a challenge was issued to can spend it. */
   client: ChallengeClient;
 }
@@ -105,6 +108,7 @@ export async function verifyPresentation(
         canonicalCache,
         options: shape,
         ...(input.keyCache ? { keyCache: input.keyCache } : {}),
+        ...(input.canonicalization ? { canonicalization: input.canonicalization } : {}),
       }),
     );
   }
@@ -119,6 +123,7 @@ export async function verifyPresentation(
     canonicalCache,
     contexts: contextSource(deps),
     ...(input.keyCache ? { keyCache: input.keyCache } : {}),
+    ...(input.canonicalization ? { canonicalization: input.canonicalization } : {}),
     ...(options.domain !== undefined ? { domain: options.domain } : {}),
   });
   resolver.rethrow();

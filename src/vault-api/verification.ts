@@ -6,6 +6,7 @@
 // be read is an error (502), never a `verified: false`.
 import { verifyDataIntegrity } from '../did/index.ts';
 import type { Ed25519KeyCache } from '../did/index.ts';
+import type { CanonicalizationLimits } from '../did/library-suites.ts';
 import type { components } from '../generated/vault-api.ts';
 import type { VaultAppDeps } from './context.ts';
 import {
@@ -60,6 +61,8 @@ export interface VerifyCredentialInput {
   canonicalCache?: WeakMap<object, string>;
   /** Node's public keys, kept by the app across requests. */
   keyCache?: Ed25519KeyCache;
+  /** The RDF canonicalization's work bound: a keyless request's is smaller (library-suites.ts). */
+  canonicalization?: CanonicalizationLimits;
 }
 
 /** Verifies one credential; the answer's `verified` is true when no check failed. */
@@ -140,6 +143,7 @@ async function checkProof(
     ...issuerBinding(deps, issuer),
     ...(input.canonicalCache ? { canonicalCache: input.canonicalCache } : {}),
     ...(input.keyCache ? { keyCache: input.keyCache } : {}),
+    ...(input.canonicalization ? { canonicalization: input.canonicalization } : {}),
     ...(options.domain !== undefined ? { domain: options.domain } : {}),
     ...(options.challenge !== undefined ? { challenge: options.challenge } : {}),
   });

@@ -22,6 +22,7 @@ import {
 import { readSlot } from '../verification-status.ts';
 import { LEDGER_VAULT_CONTEXT } from '../json-ld-contexts.ts';
 import { isError } from '../verification-problems.ts';
+import { canonicalizationFor } from '../keyless-rdf.ts';
 import type { operations } from '../../generated/vault-api.ts';
 import type { RouteTable } from '../../platform/app.ts';
 import type { OperationHandler } from '../../platform/typed.ts';
@@ -129,6 +130,7 @@ function verifyCredentialRoute(
       );
     }
     refuseDuplicatesOutside(req, 'verifiableCredential');
+    const canonicalization = canonicalizationFor(req, presented);
     const options: NonNullable<VerifyCredentialInput['options']> = isObject(b.options) ? b.options : {};
 
     let reference: VaultReference | undefined;
@@ -139,7 +141,14 @@ function verifyCredentialRoute(
     const credential = presented ?? reference!.slot.document!;
     const parsingProblems = duplicateProblems(duplicateMembersOf(req), '/verifiableCredential', 'credential');
     const result = await onVaults(deps, reference ? [{ vault: reference.vault }] : [], () =>
-      verifyCredential(deps, { credential, options, parsingProblems, keyCache, ...(reference ? { reference } : {}) }),
+      verifyCredential(deps, {
+        credential,
+        options,
+        parsingProblems,
+        keyCache,
+        canonicalization,
+        ...(reference ? { reference } : {}),
+      }),
     );
     const firstError = result.verified ? undefined : result.problemDetails?.find(isError);
     deps.metrics?.domain.verified(result.verified ? 'verified' : 'failed', firstError?.reason ?? 'none');
@@ -157,11 +166,13 @@ function verifyPresentationRoute(
   return async (req, res) => {
     const b = bodyOf(req);
     refuseDuplicatesOutside(req, 'verifiablePresentation');
+    const canonicalization = canonicalizationFor(req, b.verifiablePresentation);
     const input: VerifyPresentationInput = {
       presentation: b.verifiablePresentation,
       options: b.options,
       parsingProblems: duplicateProblems(duplicateMembersOf(req), '/verifiablePresentation', 'presentation'),
       keyCache,
+      canonicalization,
       client: challengeClient(req),
     };
     const result = await verifyPresentation(deps, challenges, input);
