@@ -712,36 +712,32 @@ export interface paths {
         /**
          * Verify a credential (proof, validity period, on-chain status, issuer DID, issuer access)
          * @description The W3C VC API (VCALM 0.9) `POST /credentials/verify`: is this credential good now? Send the credential
-         *     the holder presented (`verifiableCredential`), or name one in a vault (`owner` + `vcId`, optional
-         *     `userSalt`/`vaultContract`), or both.
+         *     the holder presented (`verifiableCredential`), or name one in a vault (`owner` + `vcId`), or both.
          *
          *     The checks (`options.checks`, default all):
          *     - `proof`: every proof (`eddsa-jcs-2022`, `eddsa-rdfc-2022`, `ecdsa-rdfc-2019`, `ecdsa-jcs-2019`,
-         *       `Ed25519Signature2020`), purpose `assertionMethod`, verifies; one at least is by a key of the
-         *       `issuer` (`did:ledger` of this network, `did:key`, `did:web`), and another proof of the set (a
-         *       co-signer, a chain's earlier proof) by a key of its own DID. A proof the set holds twice counts once.
-         *       At most 8 proofs, 8 ids per `previousProof`. Contexts are never fetched (docs/vault-api.md).
+         *       `Ed25519Signature2020`), purpose `assertionMethod`, verifies; one at least by a key of the `issuer`
+         *       (`did:ledger` of this network, `did:key`, `did:web`), co-signers' by their own DID's (proof sets and
+         *       chains: docs/vault-api.md). Contexts are never fetched.
          *     - `validFrom`, `validUntil` (VC 1.1: `issuanceDate`, `expirationDate`): now lies within them. Always:
          *       dateTimeStamps (time zone required), in order (VC DM 2.0 §4.9).
          *     - `credentialStatus`: the status in the vault named by `owner` + `vcId`, or by the credential's
          *       `LedgerVaultStatusEntry` (context: `GET /contexts/ledger-vault/v1`), whose stored copy must be the
-         *       one presented. An entry is trusted only under a verified proof: `credentialStatus` (and, without
-         *       `owner` + `vcId`, `issuerAllowed`, which reads the entry's vault) runs `proof` too. Without either,
+         *       one presented. An entry is trusted only under a verified proof, so `credentialStatus` (and
+         *       `issuerAllowed`, when it reads the entry's vault) runs `proof` too. Without either,
          *       the status is not checked; a warning says so. A `BitstringStatusListEntry` is read from its list;
          *       another type fails.
          *     - `issuerDid`: the issuer DID is registered and active (not applicable to `did:key`).
-         *     - `issuerAllowed`: the vault denies neither the wallet that issued the credential (recorded when it was
-         *       issued through this service) nor the issuer DID's current controller.
+         *     - `issuerAllowed`: the vault denies neither the wallet that issued the credential (when issued here)
+         *       nor the issuer DID's current controller.
          *
          *     200 when `verified`; a verification that completes with `verified: false` answers 400 with the same
-         *     body (the VC API's verifier tests require a 4xx). Input that cannot be verified at all is 400 with the
-         *     error envelope.
+         *     body (as VC API verifiers do). Input that cannot be verified at all is 400 with the error envelope.
          *
-         *     A key is optional for a presented credential (keyless: 30 per minute per client IP by default,
-         *     `CV_KEYLESS_RATE_LIMIT`; bodies up to 64 KiB, and up to 6 KiB as compact JSON when the credential carries
-         *     an RDF-canonicalized proof: `eddsa-rdfc-2022`, `ecdsa-rdfc-2019`, `Ed25519Signature2020`; see
-         *     KeylessPayloadTooLarge). By reference needs the owner's key or an admin key, and comparing a presented credential with the
-         *     stored one the owner's key alone: nobody else learns anything of a stored credential (403 `forbidden`).
+         *     A key is optional for a presented credential (keyless: 30 per minute per client IP by default, bodies
+         *     up to 64 KiB, 6 KiB with an RDF-canonicalized proof: KeylessPayloadTooLarge). By reference needs the
+         *     owner's key or an admin key, and comparing a presented credential with the stored one the owner's key
+         *     alone: nobody else learns anything of a stored credential (403 `forbidden`).
          */
         post: operations["verifyCredential"];
         delete?: never;
