@@ -283,13 +283,7 @@ export function applyChecked(
   const refund = sorobanData ? sorobanData.resourceFee - resourceFee(declaredResources(sorobanData)) : 0n;
   const refundChange = refund > 0n ? creditRefund(core, source, refund, header.seq) : undefined;
   const refunded = refundChange ? refund : 0n;
-  const txEvents = feeEvents(
-    ledger.codec,
-    sacContractId({ code: 'native' }, ledger.passphrase),
-    source,
-    feeCharged,
-    refunded,
-  );
+  const txEvents = feeEvents(ledger.codec, ledger.nativeTokenId, source, feeCharged, refunded);
   const fields = {
     hash,
     ledger: header.seq,

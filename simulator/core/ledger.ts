@@ -12,6 +12,7 @@
 // ledger closed within the second of the latest one (sim_closeLedger right after a close) takes the next second,
 // ahead of the clock until the clock catches up. Hence at most one ledger a second on a clock: ledger timing takes
 // 0 or MIN_LEDGER_CLOSE_MS and up.
+import { Asset } from '@stellar/stellar-sdk';
 import { networkId } from './crypto.ts';
 import { SimCodec, type Entry } from './entries.ts';
 import { ledgerHash } from './ledger-header.ts';
@@ -159,6 +160,8 @@ interface Snapshot {
 export class Ledger {
   readonly passphrase: string;
   readonly networkId: Buffer;
+  /** The native asset's contract id (its SAC): the contract of every fee event, computed once. */
+  readonly nativeTokenId: string;
   readonly now: Clock;
   readonly historyLimit: number;
   readonly protocol: number;
@@ -186,6 +189,7 @@ export class Ledger {
   constructor(opts: LedgerOptions) {
     this.passphrase = opts.passphrase;
     this.networkId = networkId(opts.passphrase);
+    this.nativeTokenId = Asset.native().contractId(opts.passphrase);
     this.now = opts.now;
     this.historyLimit = opts.historyLimit ?? 10_000;
     this.protocol = parseProtocol(opts.protocol ?? PROTOCOL_VERSION);
