@@ -558,6 +558,8 @@ describe('GET /ready', () => {
   });
 
   it('is 503 while the RPC is down, and ready again when it is back; liveness stays 200', async () => {
+    // Ready once first: a check down before that is the process starting, logged at warn (health.ts wasReady).
+    for (const base of [vaultUrl, resolverUrl]) expect((await call(`${base}/ready`)).status).toBe(200);
     proxy.set({ kind: 'down' });
     try {
       for (const base of [vaultUrl, resolverUrl]) {

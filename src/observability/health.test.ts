@@ -254,6 +254,29 @@ describe('GET /ready', () => {
     });
   });
 
+  it('logs a check down at warn until the instance first answers ready, at error after (GET /ready)', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'debug', write: (l) => lines.push(l), now: () => 0 });
+    let up = false;
+    const app = express();
+    app.get('/ready', readiness([{ name: 'store:keys', check: async () => up }], { logger, retryMs: 0 }));
+    const ready = await serve(app);
+    try {
+      const status = async () => (await request(ready.port, { path: '/ready' })).status;
+      const levelsOf = () =>
+        lines.map((l) => JSON.parse(l) as { level: string; msg: string }).map((l) => `${l.level} ${l.msg}`);
+      expect(await status()).toBe(503);
+      expect(levelsOf()).toEqual(['warn readiness check not up yet']);
+      up = true;
+      expect(await status()).toBe(200);
+      up = false;
+      expect(await status()).toBe(503);
+      expect(levelsOf()).toEqual(['warn readiness check not up yet', 'error readiness check down']);
+    } finally {
+      await ready.close();
+    }
+  });
+
   it('answers not ready without running checks once draining', async () => {
     let ran = false;
     const report = await runChecks([{ name: 'x', check: async () => (ran = true) }], { draining: () => true });

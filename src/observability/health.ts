@@ -52,6 +52,12 @@ export interface ReadinessOptions {
   retryMs?: number;
   /** True once the process is shutting down: answer not ready at once, so traffic drains. */
   draining?: () => boolean;
+  /**
+   * True once this instance has answered ready: a check down before that is the process still starting (a
+   * store still opening, a host so loaded that the first probe outlives its budget) and is logged at warn as
+   * "readiness check not up yet"; after it, a check down is an outage, logged at error. Default: always true.
+   */
+  wasReady?: () => boolean;
 }
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 2000;
@@ -86,7 +92,8 @@ export async function runChecks(
       });
       const ms = Math.round((now() - started) * 1000) / 1000;
       if (outcome.ok) return { name, status: 'up', ms };
-      options.logger?.error('readiness check down', {
+      const starting = options.wasReady?.() === false;
+      options.logger?.[starting ? 'warn' : 'error'](starting ? 'readiness check not up yet' : 'readiness check down', {
         check: name,
         reason: outcome.reason,
         detail: outcome.detail,
@@ -184,8 +191,11 @@ function withTimeout(check: () => Promise<boolean | string>, timeoutMs: number):
  * `{status: "not_ready", checks}`. Never cached.
  */
 export function readiness(checks: readonly ReadinessCheck[], options: ReadinessOptions = {}): RequestHandler {
+  let wasReady = false;
+  const run = { wasReady: () => wasReady, ...options };
   return async (_req, res) => {
-    const report = await runChecks(checks, options);
+    const report = await runChecks(checks, run);
+    if (report.status === 'ready') wasReady = true;
     res
       .status(report.status === 'ready' ? 200 : 503)
       .set('Cache-Control', 'no-store')

@@ -40,10 +40,13 @@ function refuseDuplicatesOutside(req: Request, member: string): void {
     throw VaultErrors.invalidRequest(`the body names the member ${JSON.stringify(outside)} twice`);
 }
 
-/** Who sends the request, as a challenge is bound to it: its API key, else its address (the per-IP limit's). */
-function challengeClient(req: Request): ChallengeClient {
+/**
+ * Who sends the request, as a challenge is bound to it: its API key, else its address, grouped as the per-IP
+ * limit groups it (an IPv6 client by its `CV_IPV6_CLIENT_PREFIX` prefix).
+ */
+function challengeClient(deps: VaultAppDeps, req: Request): ChallengeClient {
   const auth = peekAuth(req);
-  return auth ? { keyId: auth.keyId } : { ip: clientIp(req) };
+  return auth ? { keyId: auth.keyId } : { ip: clientIp(req, deps.limits.ipv6ClientPrefix) };
 }
 
 /** POST /challenges: one kept for the client that asks, or 429 past its quota (nothing is evicted for it). */
@@ -52,7 +55,7 @@ function challengeRoute(
   challenges: ChallengeStore,
 ): OperationHandler<operations['createChallenge']> {
   return async (req, res) => {
-    const issued = await issueChallenge(deps, challenges, challengeClient(req));
+    const issued = await issueChallenge(deps, challenges, challengeClient(deps, req));
     if ('refused' in issued) {
       // Every challenge the client holds has expired by then.
       res.set('Retry-After', String(CHALLENGE_TTL_MS / 1000));
@@ -173,7 +176,7 @@ function verifyPresentationRoute(
       parsingProblems: duplicateProblems(duplicateMembersOf(req), '/verifiablePresentation', 'presentation'),
       keyCache,
       canonicalization,
-      client: challengeClient(req),
+      client: challengeClient(deps, req),
     };
     const result = await verifyPresentation(deps, challenges, input);
     // As /credentials/verify: a presentation that does not verify is a 400 with the same body (the W3C
