@@ -14,7 +14,6 @@ import { applyTtlOp } from './ttl.ts';
 import type { LedgerHeaderRec } from './ledger.ts';
 import { AFTER_ALL_TXS_TX_INDEX, feeEvents } from './fee-events.ts';
 import { lazyEnvelope, type ContractEventRec, type EntryChange, type LedgerEvent, type TxRecord } from './records.ts';
-import { sacContractId } from './sac.ts';
 import { declaredResources, resourceFee, type Core } from './simulate.ts';
 
 /** An invocation already run in recording mode for exactly this transaction (the in-process fast path). */
@@ -265,7 +264,7 @@ export function applyChecked(
   b64?: string,
 ): TxRecord {
   const ledger = core.ledger;
-  const { env, hash, source, acc, opSources, sorobanData, feeCharged } = c;
+  const { env, hash, source, acc, sorobanData, feeCharged } = c;
   const ops = env.v1.tx.operations;
   const versionBefore = ledger.version;
   const order = ledger.joinLedger(header, hash);
