@@ -50,13 +50,17 @@ describe('parseMockArgs', () => {
 });
 
 describe('mockSpec', () => {
+  // A whole description, as the operation model reads one: every operation with its operationId.
+  const doc = <P extends object>(paths: P) => ({ openapi: '3.1.0', info: { title: 't', version: '1' }, paths });
+  let ops = 0;
   const op = (codes: string[], params: object[] = []) => ({
+    operationId: `op${++ops}`,
     parameters: params,
     responses: Object.fromEntries(codes.map((c) => [c, { description: c }])),
   });
 
   it('drops a 422 beside a 400 (Prism would answer every invalid request with it), keeps a 422 alone', () => {
-    const spec = { paths: { '/a': { post: op(['200', '400', '422']) }, '/b': { post: op(['200', '422']) } } };
+    const spec = doc({ '/a': { post: op(['200', '400', '422']) }, '/b': { post: op(['200', '422']) } });
     const mock = mockSpec(spec);
     expect(Object.keys(mock.paths['/a'].post.responses)).toEqual(['200', '400']);
     expect(Object.keys(mock.paths['/b'].post.responses)).toEqual(['200', '422']);
@@ -65,7 +69,7 @@ describe('mockSpec', () => {
 
   it('makes x-handler-pattern the schema pattern', () => {
     const param = { name: 'did', in: 'path', schema: { type: 'string' }, 'x-handler-pattern': '^d$' };
-    const mock = mockSpec({ paths: { '/x/{did}': { get: op(['200', '400'], [param]) } } });
+    const mock = mockSpec(doc({ '/x/{did}': { get: op(['200', '400'], [param]) } }));
     expect(mock.paths['/x/{did}'].get.parameters[0].schema).toEqual({ type: 'string', pattern: '^d$' });
   });
 
