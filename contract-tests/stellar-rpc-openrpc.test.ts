@@ -6,7 +6,19 @@
 // wins: SCHEMA_FIXES lists each such place with its source (docs/chain-abi.md, "stellar-rpc conformance").
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { Account, Address, Asset, Contract, Keypair, Memo, TransactionBuilder, rpc, xdr } from '@stellar/stellar-sdk';
+import {
+  Account,
+  Address,
+  Asset,
+  Contract,
+  Keypair,
+  Memo,
+  Operation,
+  SorobanDataBuilder,
+  TransactionBuilder,
+  rpc,
+  xdr,
+} from '@stellar/stellar-sdk';
 import { Ajv } from 'ajv';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createSimulator } from '../simulator/index.ts';
@@ -67,33 +79,71 @@ let vault: string;
 let sent: { hash: string; ledger: number };
 let invokeTx: string;
 
-/** An unsigned `vc_count` call by `owner`, as a client builds it before simulating. */
-function vcCountTx(memo?: string): string {
-  const seq = net.account(owner.publicKey())!.seqNum.toString();
+/** An unsigned call of `fn` by `owner` (on `vault` unless told), as a client builds it before simulating. */
+function ownerTx(fn: string, args: xdr.ScVal[] = [], o: { memo?: string; on?: SimNetwork; contract?: string } = {}) {
+  const n = o.on ?? net;
+  const seq = n.account(owner.publicKey())!.seqNum.toString();
   const b = new TransactionBuilder(new Account(owner.publicKey(), seq), {
     fee: '100',
-    networkPassphrase: net.info.passphrase,
-  }).addOperation(new Contract(vault).call('vc_count'));
-  if (memo) b.addMemo(Memo.text(memo));
+    networkPassphrase: n.info.passphrase,
+  }).addOperation(new Contract(o.contract ?? vault).call(fn, ...args));
+  if (o.memo) b.addMemo(Memo.text(o.memo));
   return b.setTimeout(300).build().toXDR();
 }
+
+/** An unsigned `vc_count` call by `owner`. */
+const vcCountTx = (memo?: string): string => ownerTx('vc_count', [], { memo });
+
+/** `owner`'s vault, deployed on `on` by the factory. */
+function deployVault(on: SimNetwork, salt = 0): string {
+  const deployed = on.invoke({
+    source: owner,
+    contractId: on.info.factoryId,
+    fn: 'deploy',
+    args: [
+      address(owner.publicKey()),
+      xdr.ScVal.scvString(`did:ledger:testnet:openrpc${salt || ''}`),
+      xdr.ScVal.scvBytes(Buffer.alloc(32, salt)),
+    ],
+  });
+  if (deployed.status !== 'SUCCESS') throw new Error(`deploy failed: ${JSON.stringify(deployed)}`);
+  return addressOfScVal(deployed.returnValue);
+}
+
+/** A persistent contract data key of `contract` (the instance unless `key`), as base64. */
+const dataKey = (contract: string, key: xdr.ScVal = xdr.ScVal.scvLedgerKeyContractInstance()): string =>
+  xdr.LedgerKey.contractData(
+    new xdr.LedgerKeyContractData({
+      contract: net.ledger.codec.toScAddress(contract),
+      key,
+      durability: xdr.ContractDataDurability.persistent,
+    }),
+  ).toXDR('base64');
+
+/** An ExtendFootprintTTL of `keys` (read-only footprint) by `owner` on `on`, unsigned. */
+function extendTx(on: SimNetwork, keys: string[]): string {
+  const seq = on.account(owner.publicKey())!.seqNum.toString();
+  return new TransactionBuilder(new Account(owner.publicKey(), seq), {
+    fee: '100',
+    networkPassphrase: on.info.passphrase,
+  })
+    .addOperation(Operation.extendFootprintTtl({ extendTo: 50 }))
+    .setSorobanData(new SorobanDataBuilder().setReadOnly(keys.map((k) => xdr.LedgerKey.fromXDR(k, 'base64'))).build())
+    .setTimeout(300)
+    .build()
+    .toXDR();
+}
+
+/** A network whose persistent entries live 20 ledgers, and `owner`'s vault there, deployed and then archived. */
+let archived: SimNetwork;
+let archivedVault: string;
+const SMALL_TTL = { minPersistentTTL: 20, minTemporaryTTL: 10, maxEntryTTL: 100 };
 
 beforeAll(async () => {
   net = createSimulator().network('testnet');
   owner = Keypair.random();
   net.fund(owner.publicKey(), 10_000n * 10_000_000n);
-  const deployed = net.invoke({
-    source: owner,
-    contractId: net.info.factoryId,
-    fn: 'deploy',
-    args: [
-      address(owner.publicKey()),
-      xdr.ScVal.scvString('did:ledger:testnet:openrpc'),
-      xdr.ScVal.scvBytes(Buffer.alloc(32)),
-    ],
-  });
-  if (deployed.status !== 'SUCCESS') throw new Error(`deploy failed: ${JSON.stringify(deployed)}`);
-  vault = addressOfScVal(deployed.returnValue);
+  vault = deployVault(net);
   invokeTx = vcCountTx();
   // a transaction through the RPC: simulate, assemble, sign, send
   const sim = (await call('simulateTransaction', { transaction: invokeTx })) as rpc.Api.RawSimulateTransactionResponse;
@@ -108,9 +158,24 @@ beforeAll(async () => {
   expect(reply.status).toBe('PENDING');
   const got = (await call('getTransaction', { hash: reply.hash })) as { ledger: number };
   sent = { hash: reply.hash, ledger: got.ledger };
+  // one more transaction in a later ledger, so an endLedger has events on both sides
+  net.closeLedger();
+  const later = net.invoke({ source: owner, contractId: vault, fn: 'vc_count', args: [] });
+  if (later.status !== 'SUCCESS') throw new Error(`vc_count failed: ${JSON.stringify(later)}`);
   for (const [name, params] of CALLS) {
     const a = (await call(name, params())) as Record<string, unknown>;
     answers.set(name, [...(answers.get(name) ?? []), a]);
+  }
+  archived = createSimulator({ ttl: SMALL_TTL }).network('testnet');
+  archived.fund(owner.publicKey(), 10_000n * 10_000_000n);
+  archivedVault = deployVault(archived);
+  for (let i = 0; i <= SMALL_TTL.minPersistentTTL; i++) archived.closeLedger();
+  for (const transaction of [
+    extendTx(archived, [dataKey(archivedVault)]),
+    ownerTx('vc_count', [], { on: archived, contract: archivedVault }),
+  ]) {
+    const a = (await archived.rpc('simulateTransaction', { transaction })) as Record<string, unknown>;
+    answers.set('simulateTransaction', [...answers.get('simulateTransaction')!, a]);
   }
 });
 
@@ -163,6 +228,7 @@ const CALLS: [string, () => Record<string, unknown>][] = [
   ['getTransaction', () => ({ hash: sent.hash, xdrFormat: 'json' })],
   ['getTransaction', () => ({ hash: '0'.repeat(64) })],
   ['getEvents', () => ({ startLedger: 1, pagination: { limit: 5 } })],
+  ['getEvents', () => ({ startLedger: 1, endLedger: sent.ledger + 1, pagination: { limit: 100 } })],
   ['getEvents', () => ({ startLedger: 1, filters: [{ type: 'contract', topics: [['*', '**']] }], xdrFormat: 'json' })],
   ['simulateTransaction', () => ({ transaction: invokeTx })],
   ['simulateTransaction', () => ({ transaction: invokeTx, resourceConfig: { instructionLeeway: 1_000_000 } })],
@@ -173,6 +239,10 @@ const CALLS: [string, () => Record<string, unknown>][] = [
   ['simulateTransaction', () => ({ transaction: 'AAAA' })],
   ['sendTransaction', () => ({ transaction: invokeTx })], // unsigned: ERROR, with its TransactionResult
 ];
+
+const ZERO_ACCOUNT_KEY = xdr.LedgerKey.account(
+  new xdr.LedgerKeyAccount({ accountId: xdr.PublicKey.publicKeyTypeEd25519(Buffer.alloc(32)) }),
+).toXDR('base64');
 
 const accountKey = (): string =>
   xdr.LedgerKey.account(
@@ -186,11 +256,42 @@ describe('every method answers as the description says', () => {
     for (const a of ours) expectValid(name, a);
   });
 
-  it('getHealth has close times; getFeeStats counts the transactions of the ledgers it closed', () => {
+  it('getHealth has close times; getFeeStats counts the transactions of the ledgers it closed', async () => {
     const [health] = answers.get('getHealth')!;
     expect(Number(health!.latestLedgerCloseTime)).toBeGreaterThan(0);
     const [fees] = answers.get('getFeeStats')!;
-    expect((fees!.sorobanInclusionFee as { transactionCount: string }).transactionCount).not.toBe('0');
+    const soroban = fees!.sorobanInclusionFee as Record<string, string>;
+    expect(soroban.transactionCount).not.toBe('0');
+    // the inclusion fee the sent transaction bid (its fee less its declared resource fee), charged in full
+    const tx = (await call('getTransaction', { hash: sent.hash })) as { envelopeXdr: string };
+    const env = xdr.TransactionEnvelope.fromXDR(tx.envelopeXdr, 'base64');
+    const body = xdr.expectUnionVariant(env, 'envelopeTypeTx').v1.tx;
+    const data = xdr.expectUnionVariant(body.ext, 'sorobanData').sorobanData;
+    const inclusion = BigInt(body.fee) - BigInt(data.resourceFee);
+    expect(inclusion).toBe(100n);
+    expect(soroban.p50).toBe(inclusion.toString());
+  });
+
+  it('getEvents answers the events of [startLedger, endLedger), and its cursor goes on at endLedger', async () => {
+    type Page = { events: RpcEvent[]; cursor: string };
+    const all = (await call('getEvents', { startLedger: 1, pagination: { limit: 10_000 } })) as Page;
+    const end = sent.ledger + 1;
+    const before = all.events.filter((e) => (e.ledger as number) < end);
+    expect(before.length).toBeGreaterThan(0);
+    expect(all.events.length).toBeGreaterThan(before.length); // the bound cuts something off
+    const bounded = (await call('getEvents', { startLedger: 1, endLedger: end })) as Page;
+    expectValid('getEvents', bounded);
+    expect(bounded.events.map((e) => e.id)).toEqual(before.map((e) => e.id));
+    // a short page's cursor is the end of the scanned window, endLedger - 1 (get_events.go)
+    expect(Number(BigInt(bounded.cursor.split('-')[0]!) >> 32n)).toBe(end - 1);
+    const rest = (await call('getEvents', { pagination: { cursor: bounded.cursor, limit: 10_000 } })) as Page;
+    expect(rest.events.map((e) => e.id)).toEqual(all.events.slice(before.length).map((e) => e.id));
+    // endLedger only narrows the scan: at or before startLedger the range is empty, not refused
+    for (const endLedger of [sent.ledger, sent.ledger - 1]) {
+      const empty = (await call('getEvents', { startLedger: sent.ledger, endLedger })) as Page;
+      expectValid('getEvents', empty);
+      expect(empty.events).toEqual([]);
+    }
   });
 
   it('getTransactions pages by cursor, and answers json', async () => {
@@ -310,7 +411,6 @@ describe('fee events (CAP-67), as the "All Events" example shows them', () => {
 describe("the description's examples", () => {
   /** Top-level fields of an example the simulator may leave out, with why. */
   const OPTIONAL: Record<string, string> = {
-    restorePreamble: 'answered only when an archived entry must be restored (the simulator archives nothing)',
     diagnosticEventsXdr: 'only a failed transaction carries them',
     errorResultXdr: 'only an ERROR answer carries it',
     cost: "stellar-rpc's simulateTransaction has no cost any more (methods/simulate_transaction.go)",
@@ -340,6 +440,7 @@ describe('documented invalid inputs are refused as stellar-rpc refuses them', ()
     { name: 'getTransaction', params: { hash: '0'.repeat(64), xdrFormat: 'xml' }, code: -32602 },
     { name: 'getLedgerEntries', params: { keys: ['not xdr'] }, code: -32602 },
     { name: 'getLedgerEntries', params: { keys: Array(201).fill('AAAA') }, code: -32602 },
+    { name: 'getLedgerEntries', params: { keys: [ZERO_ACCOUNT_KEY], xdrFormat: 'xml' }, code: -32602 },
     { name: 'getLedgers', params: { startLedger: 1, pagination: { limit: 201 } }, code: -32600 },
     { name: 'getLedgers', params: { startLedger: 1, xdrFormat: 'xml' }, code: -32600 },
     { name: 'getTransactions', params: { startLedger: 999_999 }, code: -32600 },
@@ -351,6 +452,13 @@ describe('documented invalid inputs are refused as stellar-rpc refuses them', ()
     { name: 'getEvents', params: {}, code: -32602 },
     { name: 'getEvents', params: { startLedger: 1, pagination: { cursor: '1-1' } }, code: -32602 },
     { name: 'getEvents', params: { startLedger: 1, pagination: { limit: 10_001 } }, code: -32602 },
+    {
+      name: 'getEvents',
+      params: { endLedger: 2, pagination: { cursor: '0000000004294967296-0000000000' } },
+      code: -32602,
+    },
+    { name: 'getEvents', params: { startLedger: 1, endLedger: -1 }, code: -32602 },
+    { name: 'getEvents', params: { startLedger: 1, endLedger: 'x' }, code: -32602 },
     { name: 'getEvents', params: { startLedger: 1, xdrFormat: 'xml' }, code: -32602 },
     { name: 'getEvents', params: { startLedger: 1, filters: [{ type: 'diagnostic' }] }, code: -32602 },
     { name: 'getEvents', params: { startLedger: 1, filters: Array(6).fill({}) }, code: -32602 },
@@ -396,5 +504,142 @@ describe('documented invalid inputs are refused as stellar-rpc refuses them', ()
     const answer = (await call('simulateTransaction', params())) as Record<string, unknown>;
     expectValid('simulateTransaction', answer);
     expect(answer.error).toMatch(error);
+  });
+});
+
+/** A stateChange as simulateTransaction answers it (LedgerEntryDiff). */
+type StateChange = { type: string; key: string; before: string | null; after: string | null };
+
+/** The LedgerKey naming an account or contract data entry, as base64. */
+function keyOfEntry(e: xdr.LedgerEntry): string {
+  if (e.data.type === 'account')
+    return xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: e.data.account.accountId })).toXDR('base64');
+  const d = xdr.expectUnionVariant(e.data, 'contractData').contractData;
+  return xdr.LedgerKey.contractData(
+    new xdr.LedgerKeyContractData({ contract: d.contract, key: d.key, durability: d.durability }),
+  ).toXDR('base64');
+}
+const valOf = (e: string | null): xdr.ScVal =>
+  xdr.expectUnionVariant(xdr.LedgerEntry.fromXDR(e!, 'base64').data, 'contractData').contractData.val;
+
+describe('simulateTransaction answers the entries an invocation creates, updates and deletes', () => {
+  const str = (v: string) => xdr.ScVal.scvString(v);
+  const vcKey = (contract: string, id: string) =>
+    dataKey(contract, xdr.ScVal.scvVec([xdr.ScVal.scvSymbol('VC'), str(id)]));
+  const statusKey = (contract: string, id: string) =>
+    dataKey(contract, xdr.ScVal.scvVec([xdr.ScVal.scvSymbol('Status'), str(id)]));
+  const issueArgs = (id: string) => [
+    str(id),
+    str(`data of ${id}`),
+    address(vault),
+    address(owner.publicKey()),
+    str('did:ledger:testnet:x'),
+  ];
+  let other: string;
+  /** The name of an enum variant (a vec led by a symbol). */
+  const variant = (v: xdr.ScVal) =>
+    xdr.expectUnionVariant(xdr.expectUnionVariant(v, 'scvVec').vec![0]!, 'scvSymbol').sym.toString();
+
+  beforeAll(() => {
+    const issued = net.invoke({ source: owner, contractId: vault, fn: 'issue', args: issueArgs('vc-1') });
+    if (issued.status !== 'SUCCESS') throw new Error(`issue failed: ${JSON.stringify(issued)}`);
+    other = deployVault(net, 1);
+  });
+
+  /**
+   * Simulates `tx`; every stateChange validates, its key and entries decode as LedgerKey and LedgerEntry, the
+   * entries are the key's, `before` is the entry the ledger holds now (getLedgerEntries), and `type` says which of
+   * before and after there are.
+   */
+  async function changesOf(tx: string): Promise<Map<string, StateChange>> {
+    const sim = (await call('simulateTransaction', { transaction: tx })) as Record<string, unknown>;
+    expectValid('simulateTransaction', sim);
+    expect(sim.error).toBeUndefined();
+    const changes = sim.stateChanges as StateChange[];
+    const now = (await call('getLedgerEntries', { keys: changes.map((c) => c.key) })) as {
+      entries: { key: string; xdr: string; lastModifiedLedgerSeq: number }[];
+    };
+    const held = new Map(now.entries.map((e) => [e.key, e]));
+    for (const c of changes) {
+      expect(xdr.LedgerKey.fromXDR(c.key, 'base64').toXDR('base64')).toBe(c.key);
+      const [before, after] = [c.before, c.after].map((e) =>
+        e === null ? null : xdr.LedgerEntry.fromXDR(e, 'base64'),
+      );
+      expect(c.type).toBe(before ? (after ? 'updated' : 'deleted') : 'created');
+      for (const e of [before, after]) if (e) expect(keyOfEntry(e)).toBe(c.key);
+      const ledger = held.get(c.key);
+      expect(before && { xdr: before.data.toXDR('base64'), lm: before.lastModifiedLedgerSeq }).toEqual(
+        ledger ? { xdr: ledger.xdr, lm: ledger.lastModifiedLedgerSeq } : null,
+      );
+    }
+    return new Map(changes.map((c) => [c.key, c]));
+  }
+
+  it('an issue creates the credential and its status', async () => {
+    const changes = await changesOf(ownerTx('issue', issueArgs('vc-2')));
+    const vc = changes.get(vcKey(vault, 'vc-2'))!;
+    const status = changes.get(statusKey(vault, 'vc-2'))!;
+    for (const c of [vc, status]) expect(c).toMatchObject({ type: 'created', before: null });
+    expect(valOf(vc.after).type).toBe('scvMap'); // the VerifiableCredential struct
+    expect(variant(valOf(status.after))).toBe('Valid');
+  });
+
+  it('a revoke updates the status from Valid to Revoked', async () => {
+    const changes = await changesOf(ownerTx('revoke', [str('vc-1'), str('2026-11-29')]));
+    const status = changes.get(statusKey(vault, 'vc-1'))!;
+    expect(status.type).toBe('updated');
+    expect(variant(valOf(status.before))).toBe('Valid');
+    expect(variant(valOf(status.after))).toBe('Revoked');
+    expect(changes.has(vcKey(vault, 'vc-1'))).toBe(false); // read, not written
+  });
+
+  it('a push deletes the credential here and creates it in the other vault', async () => {
+    const changes = await changesOf(ownerTx('push', [str('vc-1'), address(other)]));
+    for (const key of [vcKey(vault, 'vc-1'), statusKey(vault, 'vc-1')])
+      expect(changes.get(key)).toMatchObject({ type: 'deleted', after: null });
+    const moved = changes.get(vcKey(other, 'vc-1'))!;
+    expect(moved).toMatchObject({ type: 'created', before: null });
+    expect(moved.after && valOf(moved.after).toXDR('base64')).toBe(
+      valOf(changes.get(vcKey(vault, 'vc-1'))!.before).toXDR('base64'),
+    );
+  });
+});
+
+describe('over archived state (a simulator whose entries live 20 ledgers)', () => {
+  it('an ExtendFootprintTTL over an archived entry answers the restore to send first, as restorePreamble', async () => {
+    const sim = (await archived.rpc('simulateTransaction', {
+      transaction: extendTx(archived, [dataKey(archivedVault)]),
+    })) as {
+      restorePreamble?: { transactionData: string; minResourceFee: string };
+    };
+    expectValid('simulateTransaction', sim);
+    const pre = sim.restorePreamble!;
+    expect(BigInt(pre.minResourceFee)).toBeGreaterThan(0n);
+    const data = xdr.SorobanTransactionData.fromXDR(pre.transactionData, 'base64');
+    expect(data.resources.footprint.readWrite.map((k) => k.toXDR('base64'))).toEqual([dataKey(archivedVault)]);
+    expect(data.resources.footprint.readOnly).toEqual([]);
+    // over a live entry: nothing to restore
+    const live = (await call('simulateTransaction', { transaction: extendTx(net, [dataKey(vault)]) })) as Record<
+      string,
+      unknown
+    >;
+    expectValid('simulateTransaction', live);
+    expect(live.transactionData).toBeDefined();
+    expect(live.restorePreamble).toBeUndefined();
+  });
+
+  it('an invocation over archived entries restores them through its restore list, with no restorePreamble', async () => {
+    const sim = (await archived.rpc('simulateTransaction', {
+      transaction: ownerTx('vc_count', [], { on: archived, contract: archivedVault }),
+    })) as Record<string, unknown>;
+    expectValid('simulateTransaction', sim);
+    expect(sim.error).toBeUndefined();
+    expect(sim.restorePreamble).toBeUndefined();
+    const data = xdr.SorobanTransactionData.fromXDR(sim.transactionData as string, 'base64');
+    const rw = data.resources.footprint.readWrite.map((k) => k.toXDR('base64'));
+    const restored = xdr
+      .expectUnionVariant(data.ext, 'resourceExt')
+      .resourceExt.archivedSorobanEntries.map((i) => rw[i]);
+    expect(restored).toContain(dataKey(archivedVault));
   });
 });

@@ -156,6 +156,9 @@ function rangeOf(ctx: RpcContext, params: GetEventsParams): Range {
   const limit = params.pagination?.limit || DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 1) throw new RpcError(-32602, 'limit must be a positive integer');
   if (limit > MAX_LIMIT) throw new RpcError(-32602, `limit must not exceed ${MAX_LIMIT}`);
+  const endLedger = params.endLedger ?? 0;
+  if (!Number.isInteger(endLedger) || endLedger < 0 || endLedger > 0xffffffff)
+    throw new RpcError(-32602, 'endLedger must be a ledger sequence (uint32)');
   const cursor = params.pagination?.cursor;
   if (cursor) {
     if (params.startLedger || params.endLedger)
@@ -168,12 +171,12 @@ function rangeOf(ctx: RpcContext, params: GetEventsParams): Range {
   if (start < ledger.oldestLedger || start > latest.seq) {
     throw new RpcError(-32600, `startLedger must be within the ledger range: ${ledger.oldestLedger} - ${latest.seq}`);
   }
-  if (params.endLedger !== undefined && params.endLedger <= start)
-    throw new RpcError(-32602, 'endLedger must be after startLedger');
+  // endLedger is exclusive and only narrows the scan: one at or before startLedger is an empty range, not an error
+  // (get_events.go: `endLedger = min(request.EndLedger, endLedger)`; Valid checks it only against a cursor)
   return {
     from: [start, 0, 0, 0],
     after: false,
-    end: Math.min(params.endLedger ?? latest.seq + 1, latest.seq + 1),
+    end: Math.min(params.endLedger || latest.seq + 1, latest.seq + 1),
     limit,
   };
 }
