@@ -126,12 +126,25 @@ function mutate(doc: Json, m: Mutation): Json {
 }
 
 /**
+ * The document with its proofs as a verifier counts them: a proof the set holds twice counts once (the W3C
+ * vc-di-eddsa suite's proof-set vectors), and a set of one proof is that proof.
+ */
+function withProofSet(doc: Json): Json {
+  if (!Array.isArray(doc.proof)) return doc;
+  const seen = new Map<string, unknown>();
+  for (const p of doc.proof as unknown[]) seen.set(serialize(p) ?? '', p);
+  const proofs = [...seen.values()];
+  return { ...doc, proof: proofs.length === 1 ? proofs[0] : proofs };
+}
+
+/**
  * The same document to a Data Integrity verifier: the same JSON, or the same with the document's @context
  * extended after the original one (the proof's @context stays a prefix; eddsa-jcs-2022 §3.3.2).
+ * Its proofs are counted as a set (withProofSet).
  */
 function sameToVerifier(original: Json, mutated: Json): boolean {
-  const { '@context': a, ...restA } = original;
-  const { '@context': b, ...restB } = mutated;
+  const { '@context': a, ...restA } = withProofSet(original);
+  const { '@context': b, ...restB } = withProofSet(mutated);
   if (serialize(restA) !== serialize(restB)) return false;
   if (!Array.isArray(a) || !Array.isArray(b) || b.length < a.length) return serialize(a) === serialize(b);
   return a.every((c, i) => serialize(c) === serialize(b[i]));
