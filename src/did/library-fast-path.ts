@@ -10,8 +10,17 @@
 // Canonicalization, hashing, the proof's transformation and every check stay the library's (jsonld in safe mode,
 // rdf-canonize within its limits, bundled contexts only). P-256 and P-384 keys keep the library's verifier.
 // property-tests/library-fast-path.property.test.ts checks that both paths give the same verdict and problem.
-import type { Cryptosuite } from '@digitalbazaar/eddsa-rdfc-2022-cryptosuite';
 import { verifyEd25519, type Ed25519KeyCache } from './proof.ts';
+
+/**
+ * A digitalbazaar cryptosuite object, as far as this module reads it (the package's own type is declared in
+ * vendor.d.ts, which the published client does not ship: no exported signature may name it).
+ */
+export interface Cryptosuite {
+  name: string;
+  canonize(input: unknown, options: Record<string, unknown>): Promise<string>;
+  [member: string]: unknown;
+}
 
 /** Which path verifies the RDF cryptosuites: `fast` (default) or digitalbazaar's objects as they come. */
 export type LibraryPath = 'fast' | 'maintained';
