@@ -191,7 +191,7 @@ describe('layout', () => {
       expect(over).toEqual([]);
     });
 
-    it('counts the physical lines of a body, comments and blank lines included, nested functions in their outer one', () => {
+    it('counts a function from its signature to its closing brace, comments and blank lines included, nested functions in their outer one', () => {
       const text = [
         'export function outer(a: number) {', // 1
         '  // a comment', // 2
@@ -208,12 +208,18 @@ describe('layout', () => {
         '}',
         'const f = (x: number) =>',
         '  x + 1;', // 15
+        'function long(', // 16: the signature's lines count, as the house measure counts them
+        '  a: number,',
+        ') {',
+        '  return a;',
+        '}', // 20
       ].join('\n');
       expect(functionSizes('src/x.ts', text).map((f) => [f.name, f.line, f.lines])).toEqual([
         ['outer', 1, 8],
         ['inner', 4, 3],
         ['m', 10, 3],
-        ['f', 14, 1],
+        ['f', 14, 2],
+        ['long', 16, 5],
       ]);
     });
 

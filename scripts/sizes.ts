@@ -2,8 +2,9 @@
 // generated code aside. `npm run sizes` prints what exceeds them (and, with --all, the largest of each);
 // contract-tests/layout.test.ts fails while anything does.
 //
-// The lines of a function are the physical lines of its body, from the line of its opening `{` to the line of its
-// closing `}`, blank lines and comments included (an arrow function without braces: the lines of its expression).
+// The lines of a function are its physical lines, from the line where its declaration starts (its signature,
+// parameters included) to the line of its closing `}`, blank lines and comments inside included: as the house's
+// own measure (../shared/tools/sizes.mjs) counts them.
 // A nested function's lines count in the function around it too: a closure that holds a module is one long function.
 // The lines of a file are its physical lines (what `wc -l` counts for a file ending in a newline).
 import { readdirSync, readFileSync } from 'node:fs';
@@ -86,7 +87,7 @@ export function functionSizes(file: string, text: string): FunctionSize[] {
   const found: FunctionSize[] = [];
   const visit = (n: ts.Node): void => {
     if (isFunction(n) && n.body) {
-      const start = lineOf(n.body.getStart(sf));
+      const start = lineOf(n.getStart(sf));
       const end = lineOf(n.body.getEnd());
       found.push({ file, line: lineOf(n.getStart(sf)) + 1, name: functionName(n, sf), lines: end - start + 1 });
     }

@@ -8,7 +8,14 @@ import type { VaultAppDeps } from './context.ts';
 import { otherStatusEntry } from './verification-bitstring.ts';
 import { clipText, problem, type ProblemDetails } from './verification-problems.ts';
 import { issuerOf, type RequestResolver } from './verification-resolver.ts';
-import { readSlot, statusEntries, statusInput, type StatusInput, type VaultSlot } from './verification-status.ts';
+import {
+  type LedgerVaultStatusEntry,
+  readSlot,
+  statusEntries,
+  statusInput,
+  type StatusInput,
+  type VaultSlot,
+} from './verification-status.ts';
 
 type StatusResult = components['schemas']['StatusResult'];
 
@@ -104,56 +111,63 @@ export async function statusFromEntries(
     }
     const { entry } = e;
     const input = statusInput(entry as unknown as Record<string, unknown>);
-    const fail = (reason: ProblemDetails['reason'], detail: string) => {
-      add(problem('STATUS_VERIFICATION_ERROR', 'credentialStatus', reason, detail));
+    const read = await ledgerEntrySlot(deps, entry, credential, proofVerified);
+    if ('reason' in read) {
+      add(problem('STATUS_VERIFICATION_ERROR', 'credentialStatus', read.reason, read.detail));
       results.push({ verified: false, input });
-    };
-    if (!proofVerified) {
-      fail(
-        'status_unconfirmed',
-        'the LedgerVaultStatusEntry is trusted only under a verified proof, and the proof did not verify: the status was not read',
-      );
-      continue;
-    }
-    if (entry.network !== deps.profile.network) {
-      fail(
-        'network_mismatch',
-        `the status lives on ${entry.network}; this service reads ${deps.profile.network}: verify at the ${entry.network} service`,
-      );
-      continue;
-    }
-    let read: Awaited<ReturnType<typeof readSlot>>;
-    try {
-      read = await readSlot(deps, entry.vaultContract, entry.vcId);
-    } catch (e) {
-      // a presented credential whose status entry is archived: its status is unknown until someone restores it
-      if (!(e instanceof ChainError && e.code === 'state_archived')) throw e;
-      fail(
-        'status_unconfirmed',
-        `the vault's ledger state for ${clipText(entry.vcId, 64)} is archived (its TTL ran out): the status cannot be read until it is restored`,
-      );
-      continue;
-    }
-    if (!read.ok) {
-      fail('vc_not_found', read.detail);
       continue;
     }
     const slot = read.slot;
-    if (!slot.document) {
-      fail(
-        'status_unconfirmed',
-        `the vault's copy of ${clipText(entry.vcId, 64)} cannot be opened by this service, so it cannot be matched with the credential presented`,
-      );
-      continue;
-    }
-    if (!sameCredential(slot.document, credential)) {
-      fail('not_the_stored_credential', `the vault holds a different credential under ${clipText(entry.vcId, 64)}`);
-      continue;
-    }
     slots.push(slot);
     results.push(statusResult(slot, input, add));
   }
   return { results, slots };
+}
+
+/**
+ * The vault slot a LedgerVaultStatusEntry names, when it may be trusted: under a verified proof, on this network,
+ * readable (not archived), and holding the very credential presented; else why not.
+ */
+async function ledgerEntrySlot(
+  deps: VaultAppDeps,
+  entry: LedgerVaultStatusEntry,
+  credential: Record<string, unknown>,
+  proofVerified: boolean,
+): Promise<{ slot: VaultSlot } | { reason: ProblemDetails['reason']; detail: string }> {
+  if (!proofVerified)
+    return {
+      reason: 'status_unconfirmed',
+      detail:
+        'the LedgerVaultStatusEntry is trusted only under a verified proof, and the proof did not verify: the status was not read',
+    };
+  if (entry.network !== deps.profile.network)
+    return {
+      reason: 'network_mismatch',
+      detail: `the status lives on ${entry.network}; this service reads ${deps.profile.network}: verify at the ${entry.network} service`,
+    };
+  let read: Awaited<ReturnType<typeof readSlot>>;
+  try {
+    read = await readSlot(deps, entry.vaultContract, entry.vcId);
+  } catch (e) {
+    // a presented credential whose status entry is archived: its status is unknown until someone restores it
+    if (!(e instanceof ChainError && e.code === 'state_archived')) throw e;
+    return {
+      reason: 'status_unconfirmed',
+      detail: `the vault's ledger state for ${clipText(entry.vcId, 64)} is archived (its TTL ran out): the status cannot be read until it is restored`,
+    };
+  }
+  if (!read.ok) return { reason: 'vc_not_found', detail: read.detail };
+  if (!read.slot.document)
+    return {
+      reason: 'status_unconfirmed',
+      detail: `the vault's copy of ${clipText(entry.vcId, 64)} cannot be opened by this service, so it cannot be matched with the credential presented`,
+    };
+  if (!sameCredential(read.slot.document, credential))
+    return {
+      reason: 'not_the_stored_credential',
+      detail: `the vault holds a different credential under ${clipText(entry.vcId, 64)}`,
+    };
+  return { slot: read.slot };
 }
 
 /** Whether two credentials are the same JSON (canonical forms). */

@@ -95,22 +95,18 @@ export async function verifyPresentation(
   const resolver = requestResolver(deps);
   // The credentials first: each is canonicalized once, for its proofs and then inside the presentation's.
   const canonicalCache = new WeakMap<object, string>();
+  // The caches and bounds of this request, for the credentials' proofs and the presentation's alike.
+  const bounds = {
+    ...(input.keyCache ? { keyCache: input.keyCache } : {}),
+    ...(input.canonicalization ? { canonicalization: input.canonicalization } : {}),
+  };
+  const shape = {
+    returnResults: options.returnResults !== false,
+    returnProblemDetails: options.returnProblemDetails !== false,
+  };
   const credentials = [];
   for (const credential of credentialsOf(vp)) {
-    const shape = {
-      returnResults: options.returnResults !== false,
-      returnProblemDetails: options.returnProblemDetails !== false,
-    };
-    credentials.push(
-      await verifyCredential(deps, {
-        credential,
-        resolver,
-        canonicalCache,
-        options: shape,
-        ...(input.keyCache ? { keyCache: input.keyCache } : {}),
-        ...(input.canonicalization ? { canonicalization: input.canonicalization } : {}),
-      }),
-    );
+    credentials.push(await verifyCredential(deps, { credential, resolver, canonicalCache, options: shape, ...bounds }));
   }
   const problems: ProblemDetails[] = [];
   const proof = await verifyDataIntegrity({
@@ -122,8 +118,7 @@ export async function verifyPresentation(
     challenge: options.challenge,
     canonicalCache,
     contexts: contextSource(deps),
-    ...(input.keyCache ? { keyCache: input.keyCache } : {}),
-    ...(input.canonicalization ? { canonicalization: input.canonicalization } : {}),
+    ...bounds,
     ...(options.domain !== undefined ? { domain: options.domain } : {}),
   });
   resolver.rethrow();
