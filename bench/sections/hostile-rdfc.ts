@@ -25,8 +25,11 @@ export interface RdfcHostileCase {
   expect: { verified: true } | { verified: false; reason: string };
 }
 
-/** The largest n whose body `make(n)` stays within `limit` bytes (a binary search). */
-async function largest(limit: number, make: (n: number) => Promise<string>, hi: number): Promise<string> {
+/**
+ * The body `make(n)` of the largest n up to `hi` that stays within `limit` bytes (a binary search; the hostile
+ * section's cases are filled the same way).
+ */
+export async function largest(limit: number, make: (n: number) => Promise<string>, hi = 200_000): Promise<string> {
   let lo = 1;
   let best = await make(lo);
   while (lo <= hi) {

@@ -13,7 +13,7 @@ import { ed25519KeyPair, signCredential, signPresentation } from '../../src/clie
 import { addProof } from '../../src/did/index.ts';
 import { fmtInt, table, verdict } from '../lib/markdown.ts';
 import { KEYLESS_RDF_BODY_LIMIT_BYTES } from '../../src/vault-api/keyless-rdf.ts';
-import { rdfcHostileCases, type RdfcHostileCase } from './hostile-rdfc.ts';
+import { largest, rdfcHostileCases, type RdfcHostileCase } from './hostile-rdfc.ts';
 import { attempt, wanted, type Outcome, type SectionContext, type SectionResult } from '../lib/section.ts';
 import { ms, summarize, type Summary } from '../lib/stats.ts';
 
@@ -52,19 +52,6 @@ const ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789
 /** Distinct names of three characters: `"abc":1,` is 8 bytes a member. */
 const shortName = (i: number) =>
   ALPHABET[i % 62]! + ALPHABET[Math.floor(i / 62) % 62]! + ALPHABET[Math.floor(i / 3844) % 62]!;
-
-/** As many members as `fill(n)` takes while `make(n)` stays within `limit` bytes (a binary search). */
-async function largest(limit: number, make: (n: number) => Promise<string>): Promise<string> {
-  let [lo, hi] = [1, 200_000];
-  let best = await make(lo);
-  while (lo <= hi) {
-    const mid = Math.floor((lo + hi) / 2);
-    const body = await make(mid);
-    if (Buffer.byteLength(body) <= limit) [best, lo] = [body, mid + 1];
-    else hi = mid - 1;
-  }
-  return best;
-}
 
 async function hostileCases(now: number): Promise<HostileCase[]> {
   const issuer = didKey();

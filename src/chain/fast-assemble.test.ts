@@ -14,20 +14,12 @@ import {
   rpc,
   xdr,
 } from '@stellar/stellar-sdk';
-import { fastAssembler, sdkAssembler } from './assembly.ts';
+import { type CallToAssemble, fastAssembler, sdkAssembler } from './assembly.ts';
 import { assembleCall, buildCall, sdkTransaction } from './fast-assemble.ts';
 
 const PASS = Networks.TESTNET;
 
-function sdkBuild(o: {
-  source: string;
-  sequence: string;
-  baseFee: string;
-  maxTime: number;
-  contractId: string;
-  fn: string;
-  args: xdr.ScVal[];
-}) {
+function sdkBuild(o: CallToAssemble) {
   return new TransactionBuilder(new Account(o.source, o.sequence), { fee: o.baseFee, networkPassphrase: PASS })
     .addOperation(new Contract(o.contractId).call(o.fn, ...o.args))
     .setTimebounds(0, o.maxTime)
