@@ -77,7 +77,7 @@ export function inspectJsonText(text: string, maxDuplicates = 20): JsonTextFindi
   const skipWs = () => {
     while (i < n && isWs(text.charCodeAt(i))) i++;
   };
-  /** The string at text[i], read past: its value (`''` unless asked), null for a lone surrogate, undefined if unended. */
+  /** The string at text[i], read past: its value (`''` unless asked), null: lone surrogate, undefined: unended. */
   const string = (wantValue: boolean): string | null | undefined => {
     const from = i;
     // Up to the closing quote or the first escape, whichever comes first (a search for either alone could
