@@ -65,6 +65,31 @@ export function scanEscapes(text: string, from: number): { close: number; lone: 
 }
 
 /**
+ * The string at text[from] (a quote): the index after its closing quote, and its value (`''` unless asked; null
+ * when it holds a lone surrogate); undefined when it does not end.
+ */
+function stringAt(text: string, from: number, wantValue: boolean): { end: number; value: string | null } | undefined {
+  // Up to the closing quote or the first escape, whichever comes first (a search for either alone could run to
+  // the end of the text for every string).
+  let k = from + 1;
+  for (; k < text.length; k++) {
+    const c = text.charCodeAt(k);
+    if (c === 0x22 || c === 0x5c) break;
+  }
+  if (k >= text.length) return undefined;
+  if (text.charCodeAt(k) === 0x22) return { end: k + 1, value: wantValue ? text.slice(from + 1, k) : '' };
+  const escaped = scanEscapes(text, k);
+  if (!escaped) return undefined;
+  const end = escaped.close + 1;
+  if (escaped.lone || !wantValue) return { end, value: escaped.lone ? null : '' };
+  try {
+    return { end, value: JSON.parse(text.slice(from, end)) as string };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Scans a JSON text; undefined when it is not well-formed enough to scan (JSON.parse then says why). Linear in
  * the text (each character is looked at a bounded number of times), and a loop, not a recursion: a text may
  * open or close 100,000 brackets in a row.
@@ -77,45 +102,21 @@ export function inspectJsonText(text: string, maxDuplicates = 20): JsonTextFindi
   const skipWs = () => {
     while (i < n && isWs(text.charCodeAt(i))) i++;
   };
-  /** The string at text[i], read past: its value (`''` unless asked), null: lone surrogate, undefined: unended. */
-  const string = (wantValue: boolean): string | null | undefined => {
-    const from = i;
-    // Up to the closing quote or the first escape, whichever comes first (a search for either alone could
-    // run to the end of the text for every string).
-    let k = i + 1;
-    for (; k < n; k++) {
-      const c = text.charCodeAt(k);
-      if (c === 0x22 || c === 0x5c) break;
-    }
-    if (k >= n) return undefined;
-    if (text.charCodeAt(k) === 0x22) {
-      i = k + 1;
-      return wantValue ? text.slice(from + 1, k) : '';
-    }
-    const escaped = scanEscapes(text, k);
-    if (!escaped) return undefined;
-    i = escaped.close + 1;
-    if (escaped.lone) return null;
-    if (!wantValue) return '';
-    try {
-      return JSON.parse(text.slice(from, i)) as string;
-    } catch {
-      return undefined;
-    }
-  };
   /** A member name of the object on top (noting a repeated one) and its colon; false when not well-formed. */
   const member = (): boolean => {
     skipWs();
     if (text.charCodeAt(i) !== 0x22) return false;
     const top = stack[stack.length - 1]!;
-    const name = string(true);
-    if (name === undefined) return false;
+    const str = stringAt(text, i, true);
+    if (!str) return false;
+    const name = str.value;
+    i = str.end;
     if (name === null) findings.loneSurrogateAt ??= pointer(stack, stack.length - 1);
-    else if (!(top.set ? top.set.has(name) : top.names!.includes(name))) {
-      if (top.set) top.set.add(name);
-      else if (top.names!.push(name) > 16) top.set = new Set(top.names);
-    } else if (findings.duplicateMembers.length < maxDuplicates)
-      findings.duplicateMembers.push(pointer(stack, stack.length - 1, name));
+    else if (top.set ? top.set.has(name) : top.names!.includes(name)) {
+      if (findings.duplicateMembers.length < maxDuplicates)
+        findings.duplicateMembers.push(pointer(stack, stack.length - 1, name));
+    } else if (top.set) top.set.add(name);
+    else if (top.names!.push(name) > 16) top.set = new Set(top.names);
     top.at = name ?? undefined;
     skipWs();
     return text.charCodeAt(i++) === 0x3a;
@@ -131,7 +132,7 @@ export function inspectJsonText(text: string, maxDuplicates = 20): JsonTextFindi
       skipWs();
       if (text.charCodeAt(i) === (c === 0x7b ? 0x7d : 0x5d)) i++;
       else if (c === 0x5b) {
-        stack.push({ at: 0 });
+        stack.push({ names: undefined, at: 0 });
         continue;
       } else {
         stack.push({ names: [], at: undefined });
@@ -139,9 +140,10 @@ export function inspectJsonText(text: string, maxDuplicates = 20): JsonTextFindi
         continue;
       }
     } else if (c === 0x22) {
-      const str = string(false);
-      if (str === undefined) return undefined;
-      if (str === null) findings.loneSurrogateAt ??= pointer(stack, stack.length);
+      const str = stringAt(text, i, false);
+      if (!str) return undefined;
+      if (str.value === null) findings.loneSurrogateAt ??= pointer(stack, stack.length);
+      i = str.end;
     } else {
       const start = i;
       for (let d = c; i < n && d !== 0x2c && d !== 0x5d && d !== 0x7d && !isWs(d); d = text.charCodeAt(++i));
