@@ -7,9 +7,19 @@
 //     (createPublicKey was 9 % of an eddsa-rdfc-2022 verification's CPU, more than the signature check
 //     itself). The key is the one key-lookup.ts found, decoded and authorized before; the signature check is
 //     the same `crypto.verify` over the same bytes (RFC 8032), so the verdict is the library's.
-// Canonicalization, hashing, the proof's transformation and every check stay the library's (jsonld in safe mode,
-// rdf-canonize within its limits, bundled contexts only). P-256 and P-384 keys keep the library's verifier.
-// property-tests/library-fast-path.property.test.ts checks that both paths give the same verdict and problem.
+//   - the JSON-LD contexts of a Data Integrity RDF suite's canonicalization (`eddsa-rdfc-2022`, `ecdsa-rdfc-2019`)
+//     are resolved through FastContextResolver below, which keeps type-scoped contexts processed. jsonld keeps a
+//     processed context per (context, active context object); a type-scoped context (`VerifiableCredential`,
+//     `DataIntegrityProof` in the VC 2.0 context) is applied with `@propagate: false`, so jsonld first deep-clones
+//     the active context (context.js `api.process`) and looks its cache up under that fresh clone: it never hits,
+//     and every credential paid two more deep clones of the whole VC context and the scoped context's processing
+//     (a third of an eddsa-rdfc-2022 verification's CPU, measured). Here such a result is also kept under the
+//     active context it was cloned from, when caching cannot change it (`originKeyable`).
+// Canonicalization itself, hashing, the proof's transformation and every check stay the library's (jsonld in safe
+// mode, rdf-canonize within its limits, bundled contexts only). P-256 and P-384 keys keep the library's verifier.
+// property-tests/library-fast-path-differential.test.ts checks that both paths give the same verdict and problem,
+// and that both resolvers give the same canonical N-Quads or the same refusal for generated JSON-LD documents.
+import { createRequire } from 'node:module';
 import { verifyEd25519, type Ed25519KeyCache } from './proof.ts';
 
 /**
@@ -55,4 +65,174 @@ export function cachedEd25519Verifier(key: FoundEd25519Key, keys: Ed25519KeyCach
 export function withCachedEd25519Key(suite: Cryptosuite, key: FoundEd25519Key, keys: Ed25519KeyCache): Cryptosuite {
   const verifier = cachedEd25519Verifier(key, keys);
   return { ...suite, createVerifier: async () => verifier };
+}
+
+/** jsonld's active context, as far as this module reads it (jsonld/lib/context.js). */
+interface ActiveContext {
+  previousContext?: ActiveContext;
+  mappings: Map<string, unknown>;
+  protected: Record<string, boolean>;
+}
+
+/** A processed context and the events its processing emitted (jsonld replays them on a cache hit). */
+interface Processed {
+  context: ActiveContext;
+  events: unknown[];
+}
+
+/** jsonld's ResolvedContext (jsonld/lib/ResolvedContext.js): what `api.process` reads of a resolved context. */
+interface ResolvedContext {
+  document: unknown;
+  getProcessed(activeCtx: ActiveContext): Processed | undefined;
+  setProcessed(activeCtx: ActiveContext, processed: Processed): void;
+}
+
+interface ContextResolverLike {
+  resolve(options: Record<string, unknown>): Promise<ResolvedContext[]>;
+}
+
+type ContextResolverClass = new (options: { sharedCache: SharedCache }) => ContextResolverLike;
+
+interface SharedCache {
+  get(key: string): unknown;
+  set(key: string, value: unknown): void;
+}
+
+/** Processed contexts made by FastContextResolver's contexts: every active context that is not a fresh clone. */
+const processedHere = new WeakSet<ActiveContext>();
+
+/**
+ * The active context a fresh clone was made from, for the clone `api.process` makes before applying a context
+ * with `@propagate: false` (`rval = activeCtx.clone(); rval.previousContext = activeCtx`, only when activeCtx
+ * has no previousContext). Every other active context with a previousContext is a processed one (kept in
+ * processedHere) or a clone whose previousContext is itself a fresh clone, never an active context.
+ */
+function cloneOrigin(active: ActiveContext): ActiveContext | undefined {
+  const origin = active.previousContext;
+  return origin !== undefined && origin.previousContext === undefined && !processedHere.has(active)
+    ? origin
+    : undefined;
+}
+
+/** Context keywords that define no term (JSON-LD 1.1 §9.15 context definitions). */
+const NOT_TERMS: ReadonlySet<string> = new Set([
+  '@base',
+  '@direction',
+  '@language',
+  '@propagate',
+  '@protected',
+  '@version',
+  '@vocab',
+]);
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Structural equality of two term definitions (jsonld's own `_deepCompare` for protected terms). */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => sameJson(v, b[i]));
+  if (!isPlainObject(a) || !isPlainObject(b)) return false;
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => k in b && sameJson(a[k], b[k]));
+}
+
+/**
+ * Whether the result of applying `document` to a clone of `origin` may serve every later clone of `origin`,
+ * whatever `overrideProtected` the later call has (jsonld's cache does not know it either): the context imports
+ * nothing, and every term it defines that `origin` protects, it protects too, with the same definition as
+ * before (so the strict call would not refuse it and the lax one would not unprotect it).
+ */
+function originKeyable(document: unknown, origin: ActiveContext, result: ActiveContext): boolean {
+  let ctx = document;
+  if (isPlainObject(ctx) && '@context' in ctx) ctx = ctx['@context'];
+  if (!isPlainObject(ctx) || '@import' in ctx) return false;
+  const allProtected = ctx['@protected'] === true;
+  for (const [term, definition] of Object.entries(ctx)) {
+    if (NOT_TERMS.has(term) || origin.protected[term] !== true) continue;
+    const own = isPlainObject(definition) ? definition['@protected'] : undefined;
+    if (!(own === true || (allProtected && own !== false))) return false;
+    if (result.protected[term] !== true || !sameJson(result.mappings.get(term), origin.mappings.get(term))) return false;
+  }
+  return true;
+}
+
+/** A resolved context whose processed results are also kept under the origin of a fresh clone. */
+class OriginCachedContext implements ResolvedContext {
+  readonly document: unknown;
+  readonly #byContext = new WeakMap<ActiveContext, Processed>();
+  readonly #byOrigin = new WeakMap<ActiveContext, Processed>();
+
+  constructor(inner: ResolvedContext) {
+    this.document = inner.document;
+  }
+
+  getProcessed(active: ActiveContext): Processed | undefined {
+    const origin = cloneOrigin(active);
+    return origin ? this.#byOrigin.get(origin) : this.#byContext.get(active);
+  }
+
+  setProcessed(active: ActiveContext, processed: Processed): void {
+    const origin = cloneOrigin(active);
+    processedHere.add(processed.context);
+    if (!origin) this.#byContext.set(active, processed);
+    else if (originKeyable(this.document, origin, processed.context)) this.#byOrigin.set(origin, processed);
+  }
+}
+
+/** Resolved contexts, as jsonld's shared cache keeps them: `static` ones only (bundled contexts), at most 100. */
+class BoundedCache implements SharedCache {
+  readonly #entries = new Map<string, unknown>();
+  readonly #max: number;
+  constructor(max: number) {
+    this.#max = max;
+  }
+  get(key: string): unknown {
+    const v = this.#entries.get(key);
+    if (v !== undefined) {
+      this.#entries.delete(key);
+      this.#entries.set(key, v);
+    }
+    return v;
+  }
+  set(key: string, value: unknown): void {
+    this.#entries.delete(key);
+    this.#entries.set(key, value);
+    if (this.#entries.size > this.#max) this.#entries.delete(this.#entries.keys().next().value!);
+  }
+}
+
+/** jsonld's own ContextResolver class, from the jsonld the cryptosuites import; undefined if it is not there. */
+function jsonldContextResolver(): ContextResolverClass | undefined {
+  try {
+    const loaded: unknown = createRequire(import.meta.url)('jsonld/lib/ContextResolver.js');
+    return typeof loaded === 'function' ? (loaded as ContextResolverClass) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const JsonldResolver = jsonldContextResolver();
+const sharedContexts = new BoundedCache(100);
+const wrapped = new WeakMap<object, OriginCachedContext>();
+
+/**
+ * A jsonld `contextResolver` for one jsonld operation (its per-operation cache is the operation's): jsonld's own
+ * resolver, over this module's shared cache, whose resolved contexts keep type-scoped results (above). Undefined
+ * when this jsonld has no ContextResolver module: the canonicalization then uses jsonld's own.
+ */
+export function fastContextResolver(): ContextResolverLike | undefined {
+  if (!JsonldResolver) return undefined;
+  const inner = new JsonldResolver({ sharedCache: sharedContexts });
+  return {
+    resolve: async (options) =>
+      (await inner.resolve(options)).map((resolved) => {
+        let w = wrapped.get(resolved);
+        if (!w) {
+          w = new OriginCachedContext(resolved);
+          wrapped.set(resolved, w);
+        }
+        return w;
+      }),
+  };
 }
