@@ -8,17 +8,20 @@
 //     itself). The key is the one key-lookup.ts found, decoded and authorized before; the signature check is
 //     the same `crypto.verify` over the same bytes (RFC 8032), so the verdict is the library's.
 //   - the JSON-LD contexts of a Data Integrity RDF suite's canonicalization (`eddsa-rdfc-2022`, `ecdsa-rdfc-2019`)
-//     are resolved through FastContextResolver below, which keeps type-scoped contexts processed. jsonld keeps a
+//     are resolved through fastContextResolver below, which keeps type-scoped contexts processed. jsonld keeps a
 //     processed context per (context, active context object); a type-scoped context (`VerifiableCredential`,
 //     `DataIntegrityProof` in the VC 2.0 context) is applied with `@propagate: false`, so jsonld first deep-clones
 //     the active context (context.js `api.process`) and looks its cache up under that fresh clone: it never hits,
 //     and every credential paid two more deep clones of the whole VC context and the scoped context's processing
 //     (a third of an eddsa-rdfc-2022 verification's CPU, measured). Here such a result is also kept under the
-//     active context it was cloned from, when caching cannot change it (`originKeyable`).
+//     active context it was cloned from. Unlike jsonld's, a result is kept only when it holds whether protected
+//     terms may be overridden or not (`keepable`): the fast path never skips a protected-term check. A kept
+//     context's revert to the context before its type-scoped one is also made once (`revertedOnce`).
 // Canonicalization itself, hashing, the proof's transformation and every check stay the library's (jsonld in safe
 // mode, rdf-canonize within its limits, bundled contexts only). P-256 and P-384 keys keep the library's verifier.
-// property-tests/library-fast-path-differential.test.ts checks that both paths give the same verdict and problem,
-// and that both resolvers give the same canonical N-Quads or the same refusal for generated JSON-LD documents.
+// property-tests/library-fast-path-differential.test.ts checks that both paths give the same verdict and problem;
+// property-tests/library-fast-path-contexts.test.ts that fastContextResolver gives the canonical N-Quads, or the
+// refusal, that jsonld gives processing every context anew, for generated JSON-LD documents in any order.
 import { createRequire } from 'node:module';
 import { verifyEd25519, type Ed25519KeyCache } from './proof.ts';
 
@@ -72,6 +75,8 @@ interface ActiveContext {
   previousContext?: ActiveContext;
   mappings: Map<string, unknown>;
   protected: Record<string, boolean>;
+  /** A clone of previousContext (jsonld makes one whenever it leaves a type-scoped context's node). */
+  revertToPreviousContext(this: ActiveContext): ActiveContext;
 }
 
 /** A processed context and the events its processing emitted (jsonld replays them on a cache hit). */
@@ -138,21 +143,23 @@ function sameJson(a: unknown, b: unknown): boolean {
 }
 
 /**
- * Whether the result of applying `document` to a clone of `origin` may serve every later clone of `origin`,
- * whatever `overrideProtected` the later call has (jsonld's cache does not know it either): the context imports
- * nothing, and every term it defines that `origin` protects, it protects too, with the same definition as
- * before (so the strict call would not refuse it and the lax one would not unprotect it).
+ * Whether the result of applying `document` to `base` (or to a clone of it) may serve every later application of
+ * it to `base`, whatever the later call's `overrideProtected` (which jsonld's own cache does not know: it serves a
+ * property-scoped context's result, made with protected terms overridable, to a later call that must refuse
+ * them): the context imports nothing, and every term it defines that `base` protects, it protects too, with the
+ * same definition as before (so the strict call would not refuse it and the lax one would not unprotect it).
+ * A result that fails this is not kept: that context is processed anew every time, as jsonld would.
  */
-function originKeyable(document: unknown, origin: ActiveContext, result: ActiveContext): boolean {
+function keepable(document: unknown, base: ActiveContext, result: ActiveContext): boolean {
   let ctx = document;
   if (isPlainObject(ctx) && '@context' in ctx) ctx = ctx['@context'];
   if (!isPlainObject(ctx) || '@import' in ctx) return false;
   const allProtected = ctx['@protected'] === true;
   for (const [term, definition] of Object.entries(ctx)) {
-    if (NOT_TERMS.has(term) || origin.protected[term] !== true) continue;
+    if (NOT_TERMS.has(term) || base.protected[term] !== true) continue;
     const own = isPlainObject(definition) ? definition['@protected'] : undefined;
     if (!(own === true || (allProtected && own !== false))) return false;
-    if (result.protected[term] !== true || !sameJson(result.mappings.get(term), origin.mappings.get(term))) return false;
+    if (result.protected[term] !== true || !sameJson(result.mappings.get(term), base.mappings.get(term))) return false;
   }
   return true;
 }
@@ -175,9 +182,27 @@ class OriginCachedContext implements ResolvedContext {
   setProcessed(active: ActiveContext, processed: Processed): void {
     const origin = cloneOrigin(active);
     processedHere.add(processed.context);
-    if (!origin) this.#byContext.set(active, processed);
-    else if (originKeyable(this.document, origin, processed.context)) this.#byOrigin.set(origin, processed);
+    if (!keepable(this.document, origin ?? active, processed.context)) return;
+    revertedOnce(processed.context);
+    if (origin) this.#byOrigin.set(origin, processed);
+    else this.#byContext.set(active, processed);
   }
+}
+
+/**
+ * A kept processed context's revert, made once: jsonld deep-clones the previous context for every node object it
+ * leaves a type-scoped context for (expand.js), and reads the clone only (as it reads every active context, which
+ * it shares through its own caches). The clones jsonld makes of this context (which copy the method) revert as
+ * jsonld's own method does.
+ */
+function revertedOnce(ctx: ActiveContext): void {
+  if (ctx.previousContext === undefined) return;
+  const revert = ctx.revertToPreviousContext;
+  let reverted: ActiveContext | undefined;
+  ctx.revertToPreviousContext = function (this: ActiveContext) {
+    if (this !== ctx) return revert.call(this);
+    return (reverted ??= revert.call(this));
+  };
 }
 
 /** Resolved contexts, as jsonld's shared cache keeps them: `static` ones only (bundled contexts), at most 100. */
@@ -215,6 +240,7 @@ function jsonldContextResolver(): ContextResolverClass | undefined {
 const JsonldResolver = jsonldContextResolver();
 const sharedContexts = new BoundedCache(100);
 const wrapped = new WeakMap<object, OriginCachedContext>();
+const resolvedObjects = new WeakMap<object, OriginCachedContext>();
 
 /**
  * A jsonld `contextResolver` for one jsonld operation (its per-operation cache is the operation's): jsonld's own
@@ -225,14 +251,24 @@ export function fastContextResolver(): ContextResolverLike | undefined {
   if (!JsonldResolver) return undefined;
   const inner = new JsonldResolver({ sharedCache: sharedContexts });
   return {
-    resolve: async (options) =>
-      (await inner.resolve(options)).map((resolved) => {
-        let w = wrapped.get(resolved);
+    resolve: async (options) => {
+      // A context object (a type-scoped context of a kept context, or the document's own): jsonld keys it by
+      // its JSON text, made anew on every use; the same object is the same text (neither jsonld nor this
+      // verifier changes a document or a context while verifying it).
+      const { context } = options;
+      const byObject = isPlainObject(context) && !('@context' in context);
+      const known = byObject ? resolvedObjects.get(context) : undefined;
+      if (known) return [known];
+      const resolved = (await inner.resolve(options)).map((r) => {
+        let w = wrapped.get(r);
         if (!w) {
-          w = new OriginCachedContext(resolved);
-          wrapped.set(resolved, w);
+          w = new OriginCachedContext(r);
+          wrapped.set(r, w);
         }
         return w;
-      }),
+      });
+      if (byObject && resolved.length === 1) resolvedObjects.set(context, resolved[0]!);
+      return resolved;
+    },
   };
 }
