@@ -53,7 +53,10 @@ const scopedContext = fc
 const topContext = fc
   .tuple(
     // (jsonld refuses a context-wide `@protected: false` after the terms: "cyclic IRI mapping".)
-    fc.record({ '@protected': fc.constant(true), '@vocab': fc.constant('https://ex.org/vocab#') }, { requiredKeys: [] }),
+    fc.record(
+      { '@protected': fc.constant(true), '@vocab': fc.constant('https://ex.org/vocab#') },
+      { requiredKeys: [] },
+    ),
     fc.tuple(...TERMS.map((t) => termDefinition(t))),
     fc.tuple(scopedContext, scopedContext),
     fc.tuple(...[...TYPES, ...PROPS].map(() => fc.option(fc.nat(1), { nil: undefined }))),
@@ -75,7 +78,9 @@ const node = (depth: number): fc.Arbitrary<Json> =>
       fc.option(fc.constantFrom(...TYPES), { nil: undefined }),
       fc.subarray([...TERMS]),
       fc.string({ maxLength: 3 }),
-      depth > 0 ? fc.option(fc.tuple(fc.constantFrom(...PROPS), node(depth - 1)), { nil: undefined }) : fc.constant(undefined),
+      depth > 0
+        ? fc.option(fc.tuple(fc.constantFrom(...PROPS), node(depth - 1)), { nil: undefined })
+        : fc.constant(undefined),
     )
     .map(([type, terms, value, nested]) => ({
       ...(type ? { type } : {}),
@@ -86,7 +91,9 @@ const node = (depth: number): fc.Arbitrary<Json> =>
 interface Resolved {
   document: unknown;
 }
-type ContextResolverClass = new (o: { sharedCache: Map<string, unknown> }) => {
+type ContextResolverClass = new (o: {
+  sharedCache: Map<string, unknown>;
+}) => {
   resolve(o: unknown): Promise<Resolved[]>;
 };
 const JsonldContextResolver = createRequire(import.meta.url)('jsonld/lib/ContextResolver.js') as ContextResolverClass;
