@@ -23,6 +23,7 @@ import { Ajv } from 'ajv';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createSimulator } from '../simulator/index.ts';
 import type { SimNetwork } from '../simulator/core/network.ts';
+import { XdrJson } from '../simulator/core/rpc/xdr-format.ts';
 import { address, addressOfScVal } from '../simulator/core/scval.ts';
 
 interface Method {
@@ -53,6 +54,11 @@ const SCHEMA_FIXES: [string, string, (s: Schema) => void][] = [
     'simulateTransaction',
     'results[].xdr and auth are omitempty (SimulateHostFunctionResult): with xdrFormat json they are returnValueJson and authJson',
     (s) => void (s.properties!.results!.items!.required = []),
+  ],
+  [
+    'simulateTransaction',
+    "stateChanges[].key is omitempty (LedgerEntryChange): with xdrFormat json it is keyJson, and before/after are null beside beforeJson/afterJson",
+    (s) => void (s.properties!.stateChanges!.items!.required = ['type', 'before', 'after']),
   ],
 ];
 
@@ -317,10 +323,12 @@ describe('every method answers as the description says', () => {
     const plain = await sim({});
     const more = await sim({ resourceConfig: { instructionLeeway: 1_000_000 } });
     expect(instructions(more.transactionData)).toBe(instructions(plain.transactionData) + 1_000_000);
-    expect(plain.stateChanges).toEqual([]);
+    // stateChanges is omitempty (SimulateTransactionResponse): a read writes nothing, so there is none
+    expect('stateChanges' in plain).toBe(false);
     const json = await sim({ xdrFormat: 'json' });
     expect(json.transactionDataJson).toBeDefined();
     expect(json.transactionData).toBeUndefined();
+    expect('stateChanges' in json).toBe(false);
   });
 });
 
@@ -591,6 +599,36 @@ describe('simulateTransaction answers the entries an invocation creates, updates
     expect(variant(valOf(status.before))).toBe('Valid');
     expect(variant(valOf(status.after))).toBe('Revoked');
     expect(changes.has(vcKey(vault, 'vc-1'))).toBe(false); // read, not written
+  });
+
+  it("in json each change is stellar-rpc's LedgerEntryChange: keyJson, before and after null, beforeJson/afterJson where there is an entry", async () => {
+    // methods/simulate_transaction.go LedgerEntryChangeFromXDRDiff + AddLedgerEntryChangeJSON, encoded as
+    // go-stellar-sdk's protocol.LedgerEntryChange: `key` omitempty (left out), `before`/`after` *string without
+    // omitempty (null), `keyJson`/`beforeJson`/`afterJson` omitempty; fields in the struct's order
+    const xdrJson = new XdrJson();
+    const seen = new Set<string>();
+    for (const transaction of [
+      ownerTx('issue', issueArgs('vc-2')),
+      ownerTx('revoke', [str('vc-1'), str('2026-11-29')]),
+      ownerTx('push', [str('vc-1'), address(other)]),
+    ]) {
+      const [plain, json] = (await Promise.all(
+        ['base64', 'json'].map((xdrFormat) => call('simulateTransaction', { transaction, xdrFormat })),
+      )) as [{ stateChanges: StateChange[] }, { stateChanges: Record<string, unknown>[] }];
+      expectValid('simulateTransaction', json);
+      const want = plain.stateChanges.map((c) => ({
+        type: c.type,
+        keyJson: xdrJson.toJson('LedgerKey', c.key),
+        before: null,
+        ...(c.before === null ? {} : { beforeJson: xdrJson.toJson('LedgerEntry', c.before) }),
+        after: null,
+        ...(c.after === null ? {} : { afterJson: xdrJson.toJson('LedgerEntry', c.after) }),
+      }));
+      expect(json.stateChanges).toStrictEqual(want);
+      expect(json.stateChanges.map((c) => Object.keys(c))).toEqual(want.map((c) => Object.keys(c)));
+      for (const c of plain.stateChanges) seen.add(c.type);
+    }
+    expect([...seen].sort()).toEqual(['created', 'deleted', 'updated']);
   });
 
   it('a push deletes the credential here and creates it in the other vault', async () => {

@@ -108,7 +108,12 @@ function leewayOf(p: Params): number {
   return leeway;
 }
 
-/** What the invocation changed, as stellar-rpc's `stateChanges` (LedgerEntryDiff: before and after). */
+/**
+ * What the invocation changed, as stellar-rpc's `stateChanges` (methods/simulate_transaction.go
+ * `LedgerEntryChangeFromXDRDiff`, go-stellar-sdk `protocol.LedgerEntryChange`): base64 is `{type, key, before,
+ * after}`, an absent entry `null`. In json `key` (omitempty) is left out for `keyJson`, and `before`/`after` (pointers
+ * without omitempty) are `null` beside `beforeJson`/`afterJson`, which are left out where there is no entry.
+ */
 function stateChanges(ctx: RpcContext, inv: Invocation, format: XdrFormat): object[] {
   const out: object[] = [];
   for (const id of [...inv.writes].sort()) {
@@ -121,8 +126,16 @@ function stateChanges(ctx: RpcContext, inv: Invocation, format: XdrFormat): obje
     const a = after ? ctx.codec.entryBase64(after) : null;
     if (format === 'base64') out.push({ type, key, before: b, after: a });
     else {
-      const entry = (x: string | null) => (x === null ? null : ctx.json.toJson('LedgerEntry', x));
-      out.push({ type, keyJson: ctx.json.toJson('LedgerKey', key), beforeJson: entry(b), afterJson: entry(a) });
+      const entry = (name: string, x: string | null) =>
+        x === null ? {} : { [name]: ctx.json.toJson('LedgerEntry', x) };
+      out.push({
+        type,
+        keyJson: ctx.json.toJson('LedgerKey', key),
+        before: null,
+        ...entry('beforeJson', b),
+        after: null,
+        ...entry('afterJson', a),
+      });
     }
   }
   return out;
@@ -169,6 +182,7 @@ export function simulateTransaction(ctx: RpcContext, p: Params): object {
   const retval = sim.retval.toXdr('base64');
   const data = sim.transactionData.toXdr('base64');
   const json = (type: string) => (b64: string) => ctx.json.toJson(type, b64);
+  const changes = stateChanges(ctx, sim.inv, format);
   const encoded =
     format === 'json'
       ? {
@@ -180,7 +194,8 @@ export function simulateTransaction(ctx: RpcContext, p: Params): object {
   return {
     ...encoded,
     minResourceFee: sim.minResourceFee.toString(),
-    stateChanges: stateChanges(ctx, sim.inv, format),
+    // `stateChanges` is omitempty: a simulation that writes nothing has none
+    ...(changes.length > 0 ? { stateChanges: changes } : {}),
     latestLedger: sim.latestLedger,
   };
 }
