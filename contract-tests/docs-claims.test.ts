@@ -75,7 +75,7 @@ describe('docs/testing.md "Where a mock cannot refuse" and contract-tests/mock-p
     expect(rows.map((r) => r.rule).sort()).toEqual([...inTests].sort());
   });
 
-  it.each(tables)("each rule of the %s names in the document the codes the test excuses", (service, table) => {
+  it.each(tables)('each rule of the %s names in the document the codes the test excuses', (service, table) => {
     for (const e of table) {
       if (!e.codes) continue; // a rule by mutation kind (StrKey checksums) names what the service answers
       const row = rows.find((r) => r.rule === e.rule.toLowerCase())!;
@@ -85,7 +85,7 @@ describe('docs/testing.md "Where a mock cannot refuse" and contract-tests/mock-p
     }
   });
 
-  it('tx_invalid is its own rule, not the ledger\'s: it is decoding and signatures, and reads no state', () => {
+  it("tx_invalid is its own rule, not the ledger's: it is decoding and signatures, and reads no state", () => {
     const ledger = rows.find((r) => r.rule === 'the ledger')!;
     expect(ledger.codes.vault).not.toContain('tx_invalid');
     const own = rows.filter((r) => (r.codes.vault ?? r.codes.both ?? []).includes('tx_invalid'));

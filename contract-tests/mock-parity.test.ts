@@ -7,7 +7,7 @@
 // (helpers/mock-exceptions.ts; docs/testing.md, "Where a mock cannot refuse", lists the same, which
 // docs-claims.test.ts holds): a service answer with one of their codes. The mocks' examples agree with
 // the services' answers too: GET /config, a prepare answer and a submit answer.
-import { Keypair, TransactionBuilder } from '@stellar/stellar-sdk';
+import { Account, Contract, Keypair, Networks, StrKey, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../test-support/resolver.ts';
 import { startVaultTestEnv, type VaultTestEnv } from '../test-support/vault-api.ts';
@@ -150,8 +150,27 @@ const adversarial = (name: string, req: RawRequest, operation?: string): Probe =
   ...(operation ? { operation } : {}),
 });
 
-/** A base64 string of the envelope's shape (`AAAAAg…`, 200 bytes) that is no transaction envelope. */
-const SHAPED_GARBAGE = Buffer.concat([Buffer.from([0, 0, 0, 2]), Buffer.alloc(196, 0xff)]).toString('base64');
+/**
+ * A base64 string of the envelope's shape (`AAAAAgD/…`, 200 bytes: the spec's pattern and length) that is no
+ * transaction envelope (its source account's type is 0x00ffffff). The 0x00 after the type keeps the third base64
+ * character `g`, which the pattern needs (0x02 0xff would be `Av`, which Prism refuses as the service does).
+ */
+const SHAPED_GARBAGE = Buffer.concat([Buffer.from([0, 0, 0, 2, 0]), Buffer.alloc(195, 0xff)]).toString('base64');
+
+/** A well-formed `issue` call on a vault, signed by a key that is not its source's (fixed keys): only the
+ *  service's signature check refuses it. */
+function signedByAnotherKey(): string {
+  const source = Keypair.fromRawEd25519Seed(Buffer.alloc(32, 1));
+  const tx = new TransactionBuilder(new Account(source.publicKey(), '1'), {
+    fee: '100',
+    networkPassphrase: Networks.TESTNET,
+  })
+    .addOperation(new Contract(StrKey.encodeContract(Buffer.alloc(32, 7))).call('issue', xdr.ScVal.scvString('vc-1')))
+    .setTimeout(0)
+    .build();
+  tx.sign(Keypair.fromRawEd25519Seed(Buffer.alloc(32, 2)));
+  return tx.toXDR();
+}
 
 function vaultAdversarial(key: string): Probe[] {
   const k = { 'x-svc-key': key };
@@ -199,6 +218,11 @@ function vaultAdversarial(key: string): Probe[] {
     adversarial(
       'issue: submit an envelope of the right shape that does not decode',
       json('POST', '/contracts/vc/issue', { signedXdr: SHAPED_GARBAGE }, k),
+      issue,
+    ),
+    adversarial(
+      "issue: submit a well-formed envelope signed by a key that is not its source's",
+      json('POST', '/contracts/vc/issue', { signedXdr: signedByAnotherKey() }, k),
       issue,
     ),
     adversarial(

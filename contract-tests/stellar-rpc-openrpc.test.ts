@@ -57,7 +57,7 @@ const SCHEMA_FIXES: [string, string, (s: Schema) => void][] = [
   ],
   [
     'simulateTransaction',
-    "stateChanges[].key is omitempty (LedgerEntryChange): with xdrFormat json it is keyJson, and before/after are null beside beforeJson/afterJson",
+    'stateChanges[].key is omitempty (LedgerEntryChange): with xdrFormat json it is keyJson, and before/after are null beside beforeJson/afterJson',
     (s) => void (s.properties!.stateChanges!.items!.required = ['type', 'before', 'after']),
   ],
 ];

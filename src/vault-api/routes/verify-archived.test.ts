@@ -65,7 +65,7 @@ describe('past the TTL (a simulator whose persistent entries live 40 ledgers)', 
     expect((got.body.message as string).match(/AAAA[A-Za-z0-9+/=]{20,}/g)).toEqual(keys);
   });
 
-  it("a presented credential whose LedgerVaultStatusEntry is archived: status_unconfirmed for that entry, not verified, never a 409 or a 500", async () => {
+  it('a presented credential whose LedgerVaultStatusEntry is archived: status_unconfirmed for that entry, not verified, never a 409 or a 500', async () => {
     const r = await verify(t, { verifiableCredential: vcEntry });
     expect(r.status, show(r)).toBe(400);
     expect(r.body.verified).toBe(false);
