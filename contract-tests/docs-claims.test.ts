@@ -46,7 +46,9 @@ interface ExceptionRow {
 
 /** The backticked codes of a cell part; a verification result `verified: false` is the test's `verified:false`. */
 const codesIn = (text: string): string[] =>
-  [...text.matchAll(/`([^`]+)`/g)].map((m) => (m[1] === 'verified: false' ? 'verified:false' : m[1]!));
+  [...text.matchAll(/`([^`]+)`/g)]
+    .map((m) => (m[1] === 'verified: false' ? 'verified:false' : m[1]!))
+    .filter((c) => /^[A-Za-z_]+(:false)?$/.test(c));
 
 function exceptionRows(testing: string): ExceptionRow[] {
   const section = testing.split(/^#### /m).find((s) => s.startsWith('Where a mock cannot refuse'));

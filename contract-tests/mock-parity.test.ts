@@ -270,6 +270,11 @@ function resolverAdversarial(): Probe[] {
     adversarial('register: a JSON array body', json('POST', '/v1/dids/stellar', [])),
     adversarial('register: submit {"signedXdr":"AAAA"}', json('POST', '/v1/dids/stellar', { signedXdr: 'AAAA' })),
     adversarial('submit: {"signedXdr":"AAAAAAAA"}', json('POST', '/v1/dids/stellar/submit', { signedXdr: 'AAAAAAAA' })),
+    adversarial(
+      'submit: an envelope of the right shape that does not decode',
+      json('POST', '/v1/dids/stellar/submit', { signedXdr: SHAPED_GARBAGE }),
+      'POST /v1/dids/stellar/submit',
+    ),
     adversarial('proof challenge: an empty body', json('POST', '/v1/proof/challenge', {})),
     adversarial(
       'proof challenge: a non-canonical DID',

@@ -97,6 +97,14 @@ export const RESOLVER_EXCEPTIONS: readonly Exception[] = [
     ],
   },
   {
+    rule: "An envelope's decoding and signatures",
+    why:
+      "the same as the vault API's: a pattern sees only the envelope's shape; the resolver answers an envelope that does " +
+      'not decode, or whose signatures do not verify, with invalid_request (spec/did-resolver.yaml SubmitRequest)',
+    codes: ['invalid_request'],
+    operations: ['POST /v1/dids/stellar/submit'],
+  },
+  {
     rule: 'Challenges',
     why: 'a proof of control counts only over a challenge this service issued, unexpired',
     codes: ['challenge_expired', 'challenge_invalid'],
