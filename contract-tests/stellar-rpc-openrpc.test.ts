@@ -97,6 +97,16 @@ function ownerTx(fn: string, args: xdr.ScVal[] = [], o: { memo?: string; on?: Si
   return b.setTimeout(300).build().toXDR();
 }
 
+/** An unsigned `issue` of `vcId` into `owner`'s vault, by `owner`. */
+const issueTx = (vcId: string): string =>
+  ownerTx('issue', [
+    xdr.ScVal.scvString(vcId),
+    xdr.ScVal.scvString(`data of ${vcId}`),
+    address(vault),
+    address(owner.publicKey()),
+    xdr.ScVal.scvString('did:ledger:testnet:x'),
+  ]);
+
 /** An unsigned `vc_count` call by `owner`. */
 const vcCountTx = (memo?: string): string => ownerTx('vc_count', [], { memo });
 
@@ -243,6 +253,14 @@ const CALLS: [string, () => Record<string, unknown>][] = [
   ['simulateTransaction', () => ({ transaction: invokeTx, authMode: 'record_allow_nonroot' })],
   ['simulateTransaction', () => ({ transaction: invokeTx, xdrFormat: 'json' })],
   ['simulateTransaction', () => ({ transaction: 'AAAA' })],
+  // an invocation that writes and emits events (simulated only), and one the contract fails (diagnostic events)
+  ['simulateTransaction', () => ({ transaction: issueTx('vc-calls') })],
+  ['simulateTransaction', () => ({ transaction: issueTx('vc-calls'), xdrFormat: 'json' })],
+  ['simulateTransaction', () => ({ transaction: ownerTx('get_vc', [xdr.ScVal.scvString('vc-none')]) })],
+  [
+    'simulateTransaction',
+    () => ({ transaction: ownerTx('get_vc', [xdr.ScVal.scvString('vc-none')]), xdrFormat: 'json' }),
+  ],
   ['sendTransaction', () => ({ transaction: invokeTx })], // unsigned: ERROR, with its TransactionResult
 ];
 
@@ -323,12 +341,16 @@ describe('every method answers as the description says', () => {
     const plain = await sim({});
     const more = await sim({ resourceConfig: { instructionLeeway: 1_000_000 } });
     expect(instructions(more.transactionData)).toBe(instructions(plain.transactionData) + 1_000_000);
-    // stateChanges is omitempty (SimulateTransactionResponse): a read writes nothing, so there is none
-    expect('stateChanges' in plain).toBe(false);
+    // A read writes nothing, emits no event and needs no authorization. Slices with omitempty are left out when
+    // empty (SimulateTransactionResponse stateChanges, events, eventsJson; SimulateHostFunctionResult authJson);
+    // `auth` is a pointer to a slice, sent empty.
+    expect(['stateChanges', 'events'].filter((k) => k in plain)).toEqual([]);
+    expect(plain.results).toEqual([{ auth: [], xdr: expect.any(String) }]);
     const json = await sim({ xdrFormat: 'json' });
     expect(json.transactionDataJson).toBeDefined();
     expect(json.transactionData).toBeUndefined();
-    expect('stateChanges' in json).toBe(false);
+    expect(['stateChanges', 'eventsJson', 'events'].filter((k) => k in json)).toEqual([]);
+    expect(json.results).toEqual([{ returnValueJson: expect.anything() }]);
   });
 });
 

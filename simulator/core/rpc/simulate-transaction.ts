@@ -108,6 +108,10 @@ function leewayOf(p: Params): number {
   return leeway;
 }
 
+/** `{[name]: list}`, or nothing for an empty list: a Go slice field with `omitempty`. */
+const listed = <T>(name: string, list: readonly T[]): Record<string, readonly T[]> =>
+  list.length > 0 ? { [name]: list } : {};
+
 /**
  * What the invocation changed, as stellar-rpc's `stateChanges` (methods/simulate_transaction.go
  * `LedgerEntryChangeFromXDRDiff`, go-stellar-sdk `protocol.LedgerEntryChange`): base64 is `{type, key, before,
@@ -167,7 +171,12 @@ export function simulateTransaction(ctx: RpcContext, p: Params): object {
   if (!sim.ok) {
     const events = diagnosticsB64(codec, sim.log);
     const encoded =
-      format === 'json' ? { eventsJson: events.map((e) => ctx.json.toJson('DiagnosticEvent', e)) } : { events };
+      format === 'json'
+        ? listed(
+            'eventsJson',
+            events.map((e) => ctx.json.toJson('DiagnosticEvent', e)),
+          )
+        : listed('events', events);
     return { error: sim.error, ...encoded, latestLedger: sim.latestLedger };
   }
   if (sim.inv.auth.mode === 'record' && !opSource) {
@@ -183,19 +192,25 @@ export function simulateTransaction(ctx: RpcContext, p: Params): object {
   const data = sim.transactionData.toXdr('base64');
   const json = (type: string) => (b64: string) => ctx.json.toJson(type, b64);
   const changes = stateChanges(ctx, sim.inv, format);
+  // `auth` is a pointer to a slice (an empty list is sent); `authJson`, the events and `stateChanges` are slices
+  // with omitempty (an empty one is left out): go-stellar-sdk SimulateTransactionResponse, SimulateHostFunctionResult
   const encoded =
     format === 'json'
       ? {
           transactionDataJson: json('SorobanTransactionData')(data),
-          eventsJson: events.map(json('DiagnosticEvent')),
-          results: [{ authJson: auth.map(json('SorobanAuthorizationEntry')), returnValueJson: json('ScVal')(retval) }],
+          ...listed('eventsJson', events.map(json('DiagnosticEvent'))),
+          results: [
+            {
+              ...listed('authJson', auth.map(json('SorobanAuthorizationEntry'))),
+              returnValueJson: json('ScVal')(retval),
+            },
+          ],
         }
-      : { transactionData: data, events, results: [{ auth, xdr: retval }] };
+      : { transactionData: data, ...listed('events', events), results: [{ auth, xdr: retval }] };
   return {
     ...encoded,
     minResourceFee: sim.minResourceFee.toString(),
-    // `stateChanges` is omitempty: a simulation that writes nothing has none
-    ...(changes.length > 0 ? { stateChanges: changes } : {}),
+    ...listed('stateChanges', changes),
     latestLedger: sim.latestLedger,
   };
 }
