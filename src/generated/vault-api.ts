@@ -716,12 +716,10 @@ export interface paths {
          *
          *     The checks (`options.checks`, default all):
          *     - `proof`: every proof (`eddsa-jcs-2022`, `eddsa-rdfc-2022`, `ecdsa-rdfc-2019`, `ecdsa-jcs-2019`,
-         *       `Ed25519Signature2020`), purpose `assertionMethod`, verifies; one at least by a key of the `issuer`
+         *       `Ed25519Signature2020`), purpose `assertionMethod`, verifies; one at least by a key of the issuer DID
          *       (`did:ledger` of this network, `did:key`, `did:web`), co-signers' by their own DID's (proof sets and
-         *       chains: docs/vault-api.md). Contexts are never fetched. An `issuer` that is not a DID (a URL such as
-         *       `https://vc.example/issuers/5678`) cannot be bound to a key: each proof is checked with the key it
-         *       names, and a warning (`ISSUER_BINDING_NOT_CHECKED`, reason `issuer_not_did`) says that nothing binds
-         *       that key to the issuer; whether to trust it is the verifier's decision (VC Data Model 2.0 validation).
+         *       chains: docs/vault-api.md); a URL issuer binds no key (warning `ISSUER_BINDING_NOT_CHECKED`). No
+         *       context is fetched.
          *     - `validFrom`, `validUntil` (VC 1.1: `issuanceDate`, `expirationDate`): now lies within them. Always:
          *       dateTimeStamps (time zone required), in order (VC DM 2.0 §4.9).
          *     - `credentialStatus`: the status in the vault named by `owner` + `vcId`, or by the credential's
@@ -730,13 +728,12 @@ export interface paths {
          *       `issuerAllowed`, when it reads the entry's vault) runs `proof` too. Without either,
          *       the status is not checked; a warning says so. A `BitstringStatusListEntry` is read from its list;
          *       another type fails.
-         *     - `issuerDid`: the issuer DID is registered and active (not applicable to `did:key`, nor to an issuer
-         *       that is not a DID). A DID of another method fails (`did_method_not_supported`).
+         *     - `issuerDid`: the issuer DID is registered and active (not applicable to `did:key` or a URL).
          *     - `issuerAllowed`: the vault denies neither the wallet that issued the credential (when issued here)
          *       nor the issuer DID's current controller.
          *
-         *     200 when `verified`; a verification that completes with `verified: false` answers 400 with the same
-         *     body (as VC API verifiers do). Input that cannot be verified at all is 400 with the error envelope.
+         *     200 when `verified`, else 400 with the same body (as VC API verifiers do). Input that cannot be
+         *     verified is 400 with the error envelope.
          *
          *     A key is optional for a presented credential (keyless: 30 per minute per client IP by default, bodies
          *     up to 64 KiB, 6 KiB with an RDF-canonicalized proof: KeylessPayloadTooLarge). By reference needs the
@@ -1634,7 +1631,7 @@ export interface components {
         };
         LedgerCheckResult: {
             /**
-             * @description `not_applicable`: a `did:key` (or `did:web`) issuer has no ledger state, and an issuer that is not a DID (a URL) has no DID to check; `not_checked`: no vault holds the credential as far as the request says.
+             * @description `not_applicable`: a `did:key` issuer (or `did:web`, when the service reads the web) has no ledger state, and an issuer that is not a DID (a URL) has no DID to check; `not_checked`: no vault holds the credential as far as the request says.
              * @enum {string}
              */
             outcome: "passed" | "failed" | "not_applicable" | "not_checked";

@@ -38,7 +38,7 @@ export function unboundIssuerWarning(issuer: string): ProblemDetails | undefined
     'ISSUER_BINDING_NOT_CHECKED',
     'proof',
     'issuer_not_did',
-    `the issuer ${clipText(issuer, 100)} is not a DID: each proof was verified with the key it names, but nothing binds that key to the issuer (whether to trust it is the verifier's decision)`,
+    `the issuer ${clipText(issuer, 100)} is not a DID: each proof was verified with the key it names, but nothing binds that key to the issuer (whether to trust it is up to the verifier)`,
   );
 }
 
