@@ -154,9 +154,10 @@ const normalized = (ts: string) =>
     .replace(/\bexport /g, '')
     .replace(/\s+/g, '');
 /** The text of `interface name { … }` in TypeScript source (up to its closing brace at the line's start). */
-const interfaceText = (source: string, name: string) => /^(?:export )?interface \w+ \{[\s\S]*?^\}/m.exec(
-  source.slice(source.search(new RegExp(`^(?:export )?interface ${name} \\{`, 'm'))),
-)?.[0];
+const interfaceText = (source: string, name: string) =>
+  /^(?:export )?interface \w+ \{[\s\S]*?^\}/m.exec(
+    source.slice(source.search(new RegExp(`^(?:export )?interface ${name} \\{`, 'm'))),
+  )?.[0];
 
 let served: Served;
 beforeAll(async () => {

@@ -75,7 +75,7 @@ function linesNotIn(code: string, source: string): string[] {
 
 const IDENTIFIERS = /^(?:new\s+)?([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)(?:<.*>)?(?:\(.*\))?$/;
 /** The dotted name a code token starts with (`VaultErrors.vcNotFound('…')` → `VaultErrors.vcNotFound`). */
-const codeName = (t: string): string[] | undefined => IDENTIFIERS.exec(t)?.[1]!.split('.');
+const codeName = (t: string): string[] | undefined => IDENTIFIERS.exec(t)?.[1]?.split('.');
 
 const isExported = (source: string, name: string): boolean =>
   new RegExp(
