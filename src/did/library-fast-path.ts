@@ -212,6 +212,10 @@ class BoundedCache implements SharedCache {
   constructor(max: number) {
     this.#max = max;
   }
+  /** The entry, without making it the most recent. */
+  peek(key: string): unknown {
+    return this.#entries.get(key);
+  }
   get(key: string): unknown {
     const v = this.#entries.get(key);
     if (v !== undefined) {
@@ -241,6 +245,26 @@ const JsonldResolver = jsonldContextResolver();
 const sharedContexts = new BoundedCache(100);
 const wrapped = new WeakMap<object, OriginCachedContext>();
 const resolvedObjects = new WeakMap<object, OriginCachedContext>();
+/** The objects of `static` context documents (bundled: never changed once jsonld resolved their URLs). */
+const staticObjects = new WeakSet<object>();
+
+function markStatic(value: unknown): void {
+  if (typeof value !== 'object' || value === null || staticObjects.has(value)) return;
+  staticObjects.add(value);
+  for (const v of Object.values(value)) markStatic(v);
+}
+
+/** Marks the documents of the `static` contexts that `context` names by URL (as jsonld's shared cache holds them). */
+function markStaticDocuments(context: unknown): void {
+  for (const url of Array.isArray(context) ? context : [context]) {
+    if (typeof url !== 'string') continue;
+    const tags = sharedContexts.peek(url);
+    const resolved: unknown = tags instanceof Map ? tags.get('static') : undefined;
+    for (const r of Array.isArray(resolved) ? resolved : resolved ? [resolved] : []) {
+      markStatic((r as ResolvedContext).document);
+    }
+  }
+}
 
 /**
  * A jsonld `contextResolver` for one jsonld operation (its per-operation cache is the operation's): jsonld's own
@@ -252,11 +276,11 @@ export function fastContextResolver(): ContextResolverLike | undefined {
   const inner = new JsonldResolver({ sharedCache: sharedContexts });
   return {
     resolve: async (options) => {
-      // A context object (a type-scoped context of a kept context, or the document's own): jsonld keys it by
-      // its JSON text, made anew on every use; the same object is the same text (neither jsonld nor this
-      // verifier changes a document or a context while verifying it).
+      // A context object of a bundled context document (a type-scoped context of the VC context): jsonld keys it
+      // by its JSON text, made anew on every use; such an object never changes, so it is found by identity.
+      // A document's own context objects are not: a caller may change them between two verifications.
       const { context } = options;
-      const byObject = isPlainObject(context) && !('@context' in context);
+      const byObject = isPlainObject(context) && !('@context' in context) && staticObjects.has(context);
       const known = byObject ? resolvedObjects.get(context) : undefined;
       if (known) return [known];
       const resolved = (await inner.resolve(options)).map((r) => {
@@ -268,6 +292,7 @@ export function fastContextResolver(): ContextResolverLike | undefined {
         return w;
       });
       if (byObject && resolved.length === 1) resolvedObjects.set(context, resolved[0]!);
+      markStaticDocuments(context);
       return resolved;
     },
   };
