@@ -123,14 +123,6 @@ function assetCodeOf(code: Uint8Array): string {
 const INSTANCE_KEY = xdr.ScVal.scvLedgerKeyContractInstance();
 const THRESHOLDS = new Uint8Array([1, 0, 0, 0]);
 
-/** ScMap entries sorted by key XDR (the host keeps maps ordered). */
-export function sortedMap(storage: InstanceEntry['storage']): xdr.ScMapEntry[] {
-  return [...storage.values()]
-    .map((e) => ({ e, k: e.key.toXdr() }))
-    .sort((a, b) => Buffer.compare(a.k, b.k))
-    .map(({ e }) => new xdr.ScMapEntry({ key: e.key, val: e.val }));
-}
-
 export function liveUntilOf(e: Entry): number | undefined {
   return e.t === 'data' || e.t === 'instance' ? e.liveUntil : undefined;
 }
@@ -145,6 +137,11 @@ export class SimCodec extends SimKeys {
   private readonly ledgerKeys: LRUCache<string, xdr.LedgerKey>;
   /** Base64 XDR of immutable entries and shared LedgerKeys, per object (simulateTransaction's stateChanges). */
   private readonly base64 = new WeakMap<Entry | xdr.LedgerKey, string>();
+  /** LedgerEntry XDR of immutable entries, per object: simulateTransaction's stateChanges encodes an entry, and the
+   *  metadata of the transaction that applies it (meta.ts metaXdr) reuses those bytes. */
+  private readonly entryBytesOf = new WeakMap<Entry, Uint8Array>();
+  /** XDR of instance storage keys, per ScVal object (the sort order of sortedMap; keys recur entry after entry). */
+  private readonly storageKeyXdr = new WeakMap<xdr.ScVal, Uint8Array>();
   /** The asset of each Stellar Asset Contract instance (sac.ts; fixed at the SAC's deployment). */
   readonly sacAssets = lru<{ readonly code: string; readonly issuer?: string }>(10_000);
   /** Transaction hashes per transaction object, with the network id they were taken under (check.ts txHash). */
@@ -305,14 +302,37 @@ export class SimCodec extends SimKeys {
     return k;
   }
 
+  /** An entry's LedgerEntry XDR, remembered per entry (entries are immutable records). Shared: do not mutate. */
+  entryBytes(e: Entry): Uint8Array {
+    let b = this.entryBytesOf.get(e);
+    if (b === undefined) {
+      b = this.entryXdr(e).toXdr();
+      this.entryBytesOf.set(e, b);
+    }
+    return b;
+  }
+
   /** An entry's LedgerEntry XDR as base64, remembered per entry (entries are immutable records). */
   entryBase64(e: Entry): string {
     let b = this.base64.get(e);
     if (b === undefined) {
-      b = this.entryXdr(e).toXdr('base64');
+      b = asBuffer(this.entryBytes(e)).toString('base64');
       this.base64.set(e, b);
     }
     return b;
+  }
+
+  /** Instance storage as an ScMap, sorted by key XDR (the host keeps maps ordered). */
+  sortedMap(storage: InstanceEntry['storage']): xdr.ScMapEntry[] {
+    const keyed = [...storage.values()].map((e) => {
+      let k = this.storageKeyXdr.get(e.key);
+      if (k === undefined) {
+        k = e.key.toXdr();
+        this.storageKeyXdr.set(e.key, k);
+      }
+      return { e, k };
+    });
+    return keyed.sort((a, b) => Buffer.compare(a.k, b.k)).map(({ e }) => new xdr.ScMapEntry({ key: e.key, val: e.val }));
   }
 
   /** A cached LedgerKey (cachedLedgerKey) as base64, remembered per key object. */
@@ -395,7 +415,7 @@ export class SimCodec extends SimKeys {
                   e.exec.kind === 'wasm'
                     ? xdr.ContractExecutable.contractExecutableWasm(Buffer.from(e.exec.hash, 'hex'))
                     : xdr.ContractExecutable.contractExecutableStellarAsset(),
-                storage: e.storage.size ? sortedMap(e.storage) : null,
+                storage: e.storage.size ? this.sortedMap(e.storage) : null,
               }),
             ),
           }),
