@@ -146,6 +146,9 @@ export class SimCodec extends SimKeys {
   readonly sacAssets = lru<{ readonly code: string; readonly issuer?: string }>(10_000);
   /** Transaction hashes per transaction object, with the network id they were taken under (check.ts txHash). */
   readonly txHashes = new WeakMap<xdr.Transaction, { readonly id: Buffer; readonly hash: Buffer }>();
+  /** ContractEvent XDR per emitted event object (apply.ts contractEventBytes): simulateTransaction's events, the
+   *  result's InvokeHostFunction hash, the meta and getTransaction's events all hold the same bytes. */
+  readonly eventBytes = new WeakMap<object, Uint8Array>();
 
   constructor(
     sizes: KeyCacheSizes & { readonly ledgerKeys: number } = { ...DEFAULT_KEY_CACHE_SIZES, ledgerKeys: 50_000 },

@@ -2,7 +2,7 @@
 // TransactionMeta v4 with entry changes, contract events, the fee events (CAP-67, transaction-level `events`) and
 // `sorobanMeta` (holding the return value) always set.
 import { xdr } from '@stellar/stellar-sdk';
-import { contractEventXdr } from './apply.ts';
+import { contractEventBytes, contractEventXdr } from './apply.ts';
 import { txResult } from './check.ts';
 import { diagnosticXdr } from './diagnostics.ts';
 import { asBuffer } from './crypto.ts';
@@ -72,7 +72,7 @@ export interface MetaParts {
 
 function metaParts(codec: SimCodec, rec: TxRecord): MetaParts {
   return {
-    events: rec.status === 'SUCCESS' ? rec.events.map((e) => contractEventXdr(codec, e).toXdr()) : [],
+    events: rec.status === 'SUCCESS' ? rec.events.map((e) => contractEventBytes(codec, e)) : [],
     txEvents: rec.txEvents.map((e) => transactionEventXdr(codec, e).toXdr()),
     diagnostics: rec.diagnostics.map((d) => diagnosticXdr(d, codec).toXdr()),
   };

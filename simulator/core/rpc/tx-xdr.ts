@@ -1,5 +1,5 @@
 // The base64 XDR of an applied transaction as getTransaction (and sendTransaction's warm-up) answers it.
-import { contractEventXdr } from '../apply.ts';
+import { contractEventBytes } from '../apply.ts';
 import { asBuffer } from '../crypto.ts';
 import { diagnosticXdr } from '../diagnostics.ts';
 import type { SimCodec } from '../entries.ts';
@@ -27,7 +27,7 @@ export function transactionXdr(
   if (c.meta === undefined || c.events === undefined || c.txEvents === undefined || c.diagnostics === undefined) {
     // Encoded once, for their own fields and inside the meta.
     const parts = {
-      events: rec.events.map((e) => contractEventXdr(codec, e).toXdr()),
+      events: rec.events.map((e) => contractEventBytes(codec, e)),
       txEvents: rec.txEvents.map((e) => transactionEventXdr(codec, e).toXdr()),
       diagnostics: rec.diagnostics.map((d) => diagnosticXdr(d, codec).toXdr()),
     };
