@@ -356,15 +356,10 @@ export function footprintOf(
   return { readOnly: ids(fp.readOnly), readWrite: ids(fp.readWrite) };
 }
 
-/** contractEventXdr(codec, e).toXdr(), remembered per event object (events are immutable records). */
-export function contractEventBytes(codec: SimCodec, e: ContractEventRec): Uint8Array {
-  let b = codec.eventBytes.get(e);
-  if (b === undefined) {
-    b = contractEventXdr(codec, e).toXdr();
-    codec.eventBytes.set(e, b);
-  }
-  return b;
-}
+/** contractEventXdr(codec, e).toXdr(), remembered per event object (codec.bytesOf): simulateTransaction's events,
+ *  the InvokeHostFunction success hash, the meta and getTransaction's events hold the same bytes. */
+export const contractEventBytes = (codec: SimCodec, e: ContractEventRec): Uint8Array =>
+  codec.bytesOf(e, (x) => contractEventXdr(codec, x).toXdr());
 
 export function contractEventXdr(
   codec: SimCodec,

@@ -137,18 +137,12 @@ export class SimCodec extends SimKeys {
   private readonly ledgerKeys: LRUCache<string, xdr.LedgerKey>;
   /** Base64 XDR of immutable entries and shared LedgerKeys, per object (simulateTransaction's stateChanges). */
   private readonly base64 = new WeakMap<Entry | xdr.LedgerKey, string>();
-  /** LedgerEntry XDR of immutable entries, per object: simulateTransaction's stateChanges encodes an entry, and the
-   *  metadata of the transaction that applies it (meta.ts metaXdr) reuses those bytes. */
-  private readonly entryBytesOf = new WeakMap<Entry, Uint8Array>();
-  /** XDR of instance storage keys, per ScVal object (the sort order of sortedMap; keys recur entry after entry). */
-  private readonly storageKeyXdr = new WeakMap<xdr.ScVal, Uint8Array>();
+  /** XDR per immutable object (bytesOf): entries, instance storage keys, contract events. */
+  private readonly xdrBytes = new WeakMap<object, Uint8Array>();
   /** The asset of each Stellar Asset Contract instance (sac.ts; fixed at the SAC's deployment). */
   readonly sacAssets = lru<{ readonly code: string; readonly issuer?: string }>(10_000);
   /** Transaction hashes per transaction object, with the network id they were taken under (check.ts txHash). */
   readonly txHashes = new WeakMap<xdr.Transaction, { readonly id: Buffer; readonly hash: Buffer }>();
-  /** ContractEvent XDR per emitted event object (apply.ts contractEventBytes): simulateTransaction's events, the
-   *  result's InvokeHostFunction hash, the meta and getTransaction's events all hold the same bytes. */
-  readonly eventBytes = new WeakMap<object, Uint8Array>();
 
   constructor(
     sizes: KeyCacheSizes & { readonly ledgerKeys: number } = { ...DEFAULT_KEY_CACHE_SIZES, ledgerKeys: 50_000 },
@@ -305,14 +299,17 @@ export class SimCodec extends SimKeys {
     return k;
   }
 
-  /** An entry's LedgerEntry XDR, remembered per entry (entries are immutable records). Shared: do not mutate. */
-  entryBytes(e: Entry): Uint8Array {
-    let b = this.entryBytesOf.get(e);
-    if (b === undefined) {
-      b = this.entryXdr(e).toXdr();
-      this.entryBytesOf.set(e, b);
-    }
+  /** `encode(o)`, remembered per object (`o` never changes). Shared: do not mutate. An entry that stateChanges
+   *  encoded is not encoded again for the meta of the transaction that applies it (meta.ts metaXdr). */
+  bytesOf<T extends object>(o: T, encode: (o: T) => Uint8Array): Uint8Array {
+    let b = this.xdrBytes.get(o);
+    if (b === undefined) this.xdrBytes.set(o, (b = encode(o)));
     return b;
+  }
+
+  /** An entry's LedgerEntry XDR (bytesOf). */
+  entryBytes(e: Entry): Uint8Array {
+    return this.bytesOf(e, (x) => this.entryXdr(x).toXdr());
   }
 
   /** An entry's LedgerEntry XDR as base64, remembered per entry (entries are immutable records). */
@@ -325,17 +322,12 @@ export class SimCodec extends SimKeys {
     return b;
   }
 
-  /** Instance storage as an ScMap, sorted by key XDR (the host keeps maps ordered). */
+  /** Instance storage as an ScMap, sorted by key XDR (the host keeps maps ordered; keys recur: bytesOf). */
   sortedMap(storage: InstanceEntry['storage']): xdr.ScMapEntry[] {
-    const keyed = [...storage.values()].map((e) => {
-      let k = this.storageKeyXdr.get(e.key);
-      if (k === undefined) {
-        k = e.key.toXdr();
-        this.storageKeyXdr.set(e.key, k);
-      }
-      return { e, k };
-    });
-    return keyed.sort((a, b) => Buffer.compare(a.k, b.k)).map(({ e }) => new xdr.ScMapEntry({ key: e.key, val: e.val }));
+    return [...storage.values()]
+      .map((e) => ({ e, k: this.bytesOf(e.key, (v) => v.toXdr()) }))
+      .sort((a, b) => Buffer.compare(a.k, b.k))
+      .map(({ e }) => new xdr.ScMapEntry({ key: e.key, val: e.val }));
   }
 
   /** A cached LedgerKey (cachedLedgerKey) as base64, remembered per key object. */

@@ -22,16 +22,22 @@ describe('metaXdr', () => {
     expect(call('temp', [xdr.ScVal.scvU32(9)]).status).toBe('SUCCESS');
     expect(call('spawn', [xdr.ScVal.scvBytes(Buffer.alloc(32, 2))]).status).toBe('SUCCESS');
     expect(call('fail', [xdr.ScVal.scvU32(5)]).status).toBe('FAILED');
-    const pay = (amount: string) => Operation.payment({ destination: other.publicKey(), asset: Asset.native(), amount });
+    const pay = (amount: string) =>
+      Operation.payment({ destination: other.publicKey(), asset: Asset.native(), amount });
     expect((await send(net, classicTx(net, owner, [pay('1'), pay('2')]))).status).toBe('PENDING');
     expect((await send(net, classicTx(net, owner, [pay('1000000')]))).status).toBe('PENDING'); // underfunded: FAILED
 
     const records = [...net.ledger.txs.values()];
     expect(new Set(records.map((r) => r.status))).toEqual(new Set(['SUCCESS', 'FAILED']));
     const failed = records.find((r) => r.status === 'FAILED')!;
-    const diagnostic = { topics: [xdr.ScVal.scvSymbol('log')], data: xdr.ScVal.scvU32(1), inSuccessfulContractCall: false };
+    const diagnostic = {
+      topics: [xdr.ScVal.scvSymbol('log')],
+      data: xdr.ScVal.scvU32(1),
+      inSuccessfulContractCall: false,
+    };
     records.push({ ...failed, diagnostics: [{ ...diagnostic, contractId: counterId }, diagnostic], cache: {} });
-    for (const rec of records) expect(hex(metaXdr(net.ledger.codec, rec))).toBe(hex(metaOf(net.ledger.codec, rec).toXdr()));
+    for (const rec of records)
+      expect(hex(metaXdr(net.ledger.codec, rec))).toBe(hex(metaOf(net.ledger.codec, rec).toXdr()));
   });
 
   it('writes removed entries as their LedgerKey, and getTransaction serves the same meta', () => {

@@ -115,7 +115,10 @@ function changesXdr(codec: SimCodec, w: XdrPieces, changes: readonly EntryChange
   let count = 0;
   for (const c of changes) {
     if (!c.before) {
-      if (c.after) (change(CREATED, codec.entryBytes(c.after)), (count += 1));
+      if (c.after) {
+        change(CREATED, codec.entryBytes(c.after));
+        count += 1;
+      }
       continue;
     }
     change(STATE, codec.entryBytes(c.before));

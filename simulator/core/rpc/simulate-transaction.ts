@@ -187,7 +187,9 @@ export function simulateTransaction(ctx: RpcContext, p: Params): object {
     if (key) ctx.simulations.set(key, { inv: sim.inv, retval: sim.retval, auth: sim.auth, version: sim.version });
   }
   // contract events only (the fn_call / fn_return trace would re-encode every argument)
-  const events = sim.events.map((e) => Buffer.concat([IN_SUCCESSFUL_CALL, contractEventBytes(codec, e)]).toString('base64'));
+  const events = sim.events.map((e) =>
+    Buffer.concat([IN_SUCCESSFUL_CALL, contractEventBytes(codec, e)]).toString('base64'),
+  );
   const auth = sim.auth.map((a) => a.toXdr('base64'));
   const retval = sim.retval.toXdr('base64');
   const data = sim.transactionData.toXdr('base64');
