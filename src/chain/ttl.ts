@@ -28,7 +28,11 @@ import type {
 } from './types.ts';
 
 /** Protocol 28's settings on testnet and mainnet, for a network whose RPC does not answer its own. */
-export const PROTOCOL_28_TTL: TtlSettings = { minPersistentTTL: 2_073_600, minTemporaryTTL: 17_280, maxEntryTTL: 3_110_400 };
+export const PROTOCOL_28_TTL: TtlSettings = {
+  minPersistentTTL: 2_073_600,
+  minTemporaryTTL: 17_280,
+  maxEntryTTL: 3_110_400,
+};
 
 /** The LedgerKey of the network's state archival settings (CONFIG_SETTING_STATE_ARCHIVAL). */
 export const STATE_ARCHIVAL_KEY = xdr.LedgerKey.configSetting(
@@ -88,7 +92,11 @@ export async function prepareTtl(ctx: ChainContext, req: TtlPrepareRequest): Pro
   if (rpc.Api.isSimulationRestore(sim)) {
     const data = sim.restorePreamble.transactionData.build();
     const fee = (BigInt(ctx.baseFee) + BigInt(sim.restorePreamble.minResourceFee)).toString();
-    return answer(build(Operation.restoreFootprint({}), data, fee), 'restoreFootprint', data.resources.footprint.readWrite);
+    return answer(
+      build(Operation.restoreFootprint({}), data, fee),
+      'restoreFootprint',
+      data.resources.footprint.readWrite,
+    );
   }
   return answer(rpc.assembleTransaction(extend, sim).build(), 'extendFootprintTtl', []);
 }

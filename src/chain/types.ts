@@ -43,7 +43,8 @@ export interface PreparedTtl extends PreparedTransaction {
 }
 
 /** What a signed TTL transaction does, for the safe-submit checks. */
-export interface TtlInvocation extends Pick<Invocation, 'hash' | 'source' | 'operationSource' | 'feeSource' | 'signedBy'> {
+export interface TtlInvocation
+  extends Pick<Invocation, 'hash' | 'source' | 'operationSource' | 'feeSource' | 'signedBy'> {
   operation: TtlOperation;
   extendTo?: number;
   readOnly: xdr.LedgerKey[];

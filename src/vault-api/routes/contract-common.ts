@@ -66,7 +66,8 @@ export function writeOptions(deps: VaultAppDeps): WriteOptions {
 
 /** The submit body `{signedXdr}` alone (vault-api.yaml SubmitRequest). */
 export function submitAlone(req: { body: unknown }): void {
-  if (Object.keys(bodyOf(req)).length !== 1) throw VaultErrors.invalidRequest('submit takes {signedXdr} alone, a string');
+  if (Object.keys(bodyOf(req)).length !== 1)
+    throw VaultErrors.invalidRequest('submit takes {signedXdr} alone, a string');
 }
 
 /** Credentials a successful transaction issued or revoked, in the domain counters. */

@@ -5,6 +5,7 @@ import { Contract, Keypair, TransactionBuilder, xdr } from '@stellar/stellar-sdk
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index.ts';
 import { startVaultTestEnv, type MintedKey, type VaultTestEnv } from '../../../test-support/vault-api.ts';
+import { signPrepared } from '../../cli/sign.ts';
 import { didIdToBytes, encodeMultikey, generateDid } from '../../did/index.ts';
 
 const TTL = { minPersistentTTL: 40, minTemporaryTTL: 10, maxEntryTTL: 400 };
@@ -164,7 +165,18 @@ describe('POST /contracts/vault/extend-ttl', () => {
     expect(restore.body.liveUntilLedger).toBeUndefined();
     expect(restore.body.restoring).toHaveLength(5); // the instance, and each credential's data and status
     for (const k of restore.body.restoring) expect(xdr.LedgerKey.fromXdr(k, 'base64').type).toBe('contractData');
-    await submit(PATH, restore.body.xdr, owner.key, owner.kp);
+    // signed as `credential-vault tx sign` signs a prepare answer (no authorization entries: the envelope only)
+    const signed = await signPrepared({
+      xdr: restore.body.xdr,
+      passphrase: restore.body.networkPassphrase,
+      keypair: owner.kp,
+    });
+    expect({ envelopeSigned: signed.envelopeSigned, authEntriesSigned: signed.authEntriesSigned }).toEqual({
+      envelopeSigned: true,
+      authEntriesSigned: 0,
+    });
+    const restored = await call(PATH, owner.key, { signedXdr: signed.signedXdr });
+    expect(restored.status, JSON.stringify(restored.body)).toBe(200);
     expect((await getVc(owner, 'vc-a')).status).toBe(200);
 
     const extend = await call(PATH, owner.key, body);
@@ -189,7 +201,10 @@ describe('POST /contracts/vault/extend-ttl', () => {
     const many = Array.from({ length: 25 }, (_, i) => `vc-${i}`);
     expect(await refusal({ ...base, vcIds: many })).toMatchObject({ status: 400, error: 'invalid_request' });
     expect(await refusal({ ...base, vcIds: [] })).toMatchObject({ status: 400, error: 'invalid_request' });
-    expect(await refusal({ ...base, vcIds: ['vc-x', 'vc-x'] })).toMatchObject({ status: 400, error: 'invalid_request' });
+    expect(await refusal({ ...base, vcIds: ['vc-x', 'vc-x'] })).toMatchObject({
+      status: 400,
+      error: 'invalid_request',
+    });
     expect(await refusal({ ...base, ledgers: 0 })).toMatchObject({ status: 400, error: 'invalid_request' });
     expect(await refusal({ ...base, ledgers: 3_110_400 })).toMatchObject({ status: 400, error: 'invalid_request' });
     // within the spec's bound, beyond this network's maximum TTL
@@ -204,7 +219,7 @@ describe('POST /contracts/vault/extend-ttl', () => {
     expect(await refusal(base, stranger)).toMatchObject({ status: 403, error: 'forbidden' });
   });
 
-  it('submit refuses a transaction that is not this route\'s: another operation, or a vault the key does not own', async () => {
+  it("submit refuses a transaction that is not this route's: another operation, or a vault the key does not own", async () => {
     const owner = await newOwner();
     const other = await newOwner();
     await issue(owner, 'vc-s');
@@ -212,7 +227,10 @@ describe('POST /contracts/vault/extend-ttl', () => {
     const revoke = await call('/contracts/vc/revoke', owner.key, { owner: me, vcId: 'vc-s', sourcePublicKey: me });
     expect(revoke.status).toBe(200);
     const wrongOp = await call(PATH, owner.key, { signedXdr: env.sign(revoke.body.xdr, owner.kp) });
-    expect({ status: wrongOp.status, error: wrongOp.body.error }).toEqual({ status: 400, error: 'tx_operation_mismatch' });
+    expect({ status: wrongOp.status, error: wrongOp.body.error }).toEqual({
+      status: 400,
+      error: 'tx_operation_mismatch',
+    });
 
     // the other owner's extension, signed by its owner, sent with this owner's key
     const theirs = await call(PATH, other.key, { owner: other.kp.publicKey(), sourcePublicKey: other.kp.publicKey() });

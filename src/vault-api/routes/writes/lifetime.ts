@@ -44,7 +44,8 @@ async function prepareExtension(
   const vault = vaultOf(deps, b.owner, b.userSalt);
   const vcIds = b.vcIds ?? (await listedVcIds(deps, vault));
   const state = await deps.chain.vault.ttlState({ vault, vcIds });
-  if (!state.vaultExists) throw VaultErrors.vaultNotFound(`no vault is deployed for this owner and userSalt (${vault})`);
+  if (!state.vaultExists)
+    throw VaultErrors.vaultNotFound(`no vault is deployed for this owner and userSalt (${vault})`);
   if (state.missing.length > 0)
     throw VaultErrors.vcNotFound(`the vault holds no credential ${state.missing.join(', ')}`);
   const most = state.settings.maxEntryTTL - 1;
