@@ -2186,7 +2186,7 @@ export interface components {
          *     | `method_not_allowed` | 405 | the path exists but not with this method; `Allow` names its methods |
          *     | `vault_not_found` | 404 | no vault is deployed at (owner, userSalt) |
          *     | `vc_not_found` | 404 | the vault holds no such credential |
-         *     | `state_archived` | 409 | a credential read (get-vc, verify-vc, credentials/verify by reference) met ledger state whose TTL ran out: the message names the ledger keys to restore (docs/vault-api.md "Credential lifetime") |
+         *     | `state_archived` | 409 | a credential read (get-vc, verify-vc, credentials/verify by reference) met ledger state whose TTL ran out: the message names the ledger keys to restore; `POST /contracts/vault/extend-ttl` restores and extends them (docs/vault-api.md "Credential lifetime") |
          *     | `key_not_found` | 404 | no key with this key_id |
          *     | `vc_already_exists` | 409 | the vault already holds this vcId |
          *     | `tx_stale` | 409 | the ledger changed between prepare and submit so the signed transaction no longer covers what it must touch (for example another credential landed in the same vault first); prepare again, sign and submit |
