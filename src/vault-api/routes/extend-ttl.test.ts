@@ -90,7 +90,7 @@ beforeAll(async () => {
   sim = await startSimulator({ port: 0, ttl: TTL });
   env = await startVaultTestEnv({ network: 'testnet', simulator: sim });
   issuer = await env.fund();
-  issuerKey = await env.mintKey({ wallet: issuer });
+  issuerKey = await env.mintKey({ wallet: issuer, role: 'early' }); // its write bucket holds every test's issues
   const d = generateDid({ network: 'testnet' });
   const key = { publicKeyMultibase: encodeMultikey('Ed25519', issuer.rawPublicKey()) };
   const prepared = await env.chain.registry.register({
@@ -139,7 +139,15 @@ describe('POST /contracts/vault/extend-ttl', () => {
     const tx = TransactionBuilder.fromXdr(prepared.body.xdr, env.passphrase);
     expect(prepared.body.fee).toBe(tx.fee);
     expect(BigInt(prepared.body.fee)).toBeGreaterThan(100n); // the inclusion fee and the resources, rent included
-    await submit(PATH, prepared.body.xdr, owner.key, owner.kp);
+    expect(prepared.headers.get('x-writeratelimit-limit')).not.toBeNull(); // the write bucket
+    // the submit with an Idempotency-Key; its retry is answered from the store, not sent again
+    const signedXdr = env.sign(prepared.body.xdr, owner.kp);
+    const once = { key: owner.key.key, body: { signedXdr }, headers: { 'Idempotency-Key': `extend-${issuedIn}` } };
+    const sent = await env.request(PATH, once);
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+    const retry = await env.request(PATH, once);
+    expect(retry.body).toEqual(sent.body);
+    expect(retry.headers.get('idempotency-replayed')).toBe('true');
     expect(await instanceLiveUntil(owner.vault)).toBeGreaterThanOrEqual(issuedIn + 200);
 
     closeUntil(issuedIn + TTL.minPersistentTTL + 2);
@@ -217,6 +225,30 @@ describe('POST /contracts/vault/extend-ttl', () => {
     expect(await refusal(salted)).toMatchObject({ status: 404, error: 'vault_not_found' });
     const stranger = await env.mintKey({ wallet: Keypair.random() });
     expect(await refusal(base, stranger)).toMatchObject({ status: 403, error: 'forbidden' });
+  });
+
+  it('without vcIds, a vault that lists more than 24 credentials is 400 batch_too_large; naming 24 of them works', async () => {
+    const owner = await newOwner();
+    const me = owner.kp.publicKey();
+    const vcData = JSON.stringify({
+      '@context': [V2],
+      type: ['VerifiableCredential'],
+      issuer: issuerDid,
+      credentialSubject: { id: me },
+    });
+    const ids = Array.from({ length: 25 }, (_, i) => `vc-${i}`);
+    for (let i = 0; i < ids.length; i += 5) {
+      const vcs = ids.slice(i, i + 5).map((vcId) => ({ vcId, vcData }));
+      const body = { owner: me, issuer: issuer.publicKey(), issuerDid, vcs, sourcePublicKey: issuer.publicKey() };
+      await write('/contracts/vc/batch-issue', body, issuerKey, issuer);
+    }
+    const all = await call(PATH, owner.key, { owner: me, sourcePublicKey: me });
+    expect({ status: all.status, error: all.body.error }).toEqual({ status: 400, error: 'batch_too_large' });
+    expect(all.body.message).toContain('25 credentials');
+    const named = await call(PATH, owner.key, { owner: me, vcIds: ids.slice(1), sourcePublicKey: me });
+    expect(named.status, JSON.stringify(named.body)).toBe(200);
+    expect(named.body.vcIds).toHaveLength(24);
+    await submit(PATH, named.body.xdr, owner.key, owner.kp);
   });
 
   it("submit refuses a transaction that is not this route's: another operation, or a vault the key does not own", async () => {
