@@ -3,6 +3,7 @@
 import { xdr } from '@stellar/stellar-sdk';
 import type { LRUCache } from 'lru-cache';
 import { asBuffer, DEFAULT_KEY_CACHE_SIZES, lru, SimKeys, type KeyCacheSizes } from './crypto.ts';
+import { entryXdrBytes } from './xdr-write.ts';
 
 export type DataDurability = 'persistent' | 'temporary';
 
@@ -309,7 +310,7 @@ export class SimCodec extends SimKeys {
 
   /** An entry's LedgerEntry XDR (bytesOf). */
   entryBytes(e: Entry): Uint8Array {
-    return this.bytesOf(e, (x) => this.entryXdr(x).toXdr());
+    return this.bytesOf(e, (x) => entryXdrBytes(this, x));
   }
 
   /** An entry's LedgerEntry XDR as base64, remembered per entry (entries are immutable records). */
