@@ -10,6 +10,7 @@ import { FactoryError, RegistryError, VaultError, factory, registry, vault } fro
 import { TTL_SETTINGS } from '../simulator/core/ledger.ts';
 import { stellarAssetContract } from '../simulator/core/sac.ts';
 import type { ContractImpl } from '../simulator/host.ts';
+import { toStr } from '../src/chain/codec.ts';
 import { FACTORY_ERRORS, REGISTRY_ERRORS, VAULT_ERRORS } from '../src/chain/errors.ts';
 import { createFactoryApi } from '../src/chain/factory.ts';
 import { createRegistryApi, recordKey } from '../src/chain/registry.ts';
@@ -227,7 +228,7 @@ describe("a vault's state, as a TTL extension names it", () => {
     const client = {
       readFootprint: async (req: ReadRequest) => {
         simulated.push({ fn: req.fn, args: req.args.length });
-        const id = String(req.args[0]!.str);
+        const id = toStr(req.args[0]!);
         const keys =
           req.fn === 'get_vc'
             ? [instance, odd('data', id), dataKey(OTHER, xdr.ScVal.scvString(id))]
