@@ -219,7 +219,8 @@ describe("a vault's state, as a TTL extension names it", () => {
       }),
     );
   // a layout no copy of the simulator's would build
-  const odd = (tag: string, id: string) => dataKey(C, xdr.ScVal.scvVec([xdr.ScVal.scvU32(7), xdr.ScVal.scvString(`${tag}:${id}`)]));
+  const odd = (tag: string, id: string) =>
+    dataKey(C, xdr.ScVal.scvVec([xdr.ScVal.scvU32(7), xdr.ScVal.scvString(`${tag}:${id}`)]));
   const instance = new Contract(C).getFootprint();
 
   it('is the instance and the vault contract data the simulations of documented reads name, nothing built', async () => {
@@ -232,7 +233,11 @@ describe("a vault's state, as a TTL extension names it", () => {
         const keys =
           req.fn === 'get_vc'
             ? [instance, odd('data', id), dataKey(OTHER, xdr.ScVal.scvString(id))]
-            : [odd('state', id), instance, xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: Keypair.random().xdrAccountId() }))];
+            : [
+                odd('state', id),
+                instance,
+                xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: Keypair.random().xdrAccountId() })),
+              ];
         return { value: xdr.ScVal.scvString(id), keys };
       },
       getLedgerEntries: async (keys: xdr.LedgerKey[]) => {
@@ -255,7 +260,7 @@ describe("a vault's state, as a TTL extension names it", () => {
     expect(state.missing).toEqual([]);
   });
 
-  it('docs/chain-abi.md says the service takes the keys from simulation, and calls the VC/Status layout the simulator\'s', () => {
+  it("docs/chain-abi.md says the service takes the keys from simulation, and calls the VC/Status layout the simulator's", () => {
     const vaultSection = section('vault');
     expect(vaultSection).toContain('footprints of simulated `get_vc` and `verify_vc` calls');
     expect(vaultSection).toContain("The simulator's vault stores");

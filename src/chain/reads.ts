@@ -37,7 +37,8 @@ export async function readFootprint(ctx: ChainContext, req: ContractCall): Promi
   const fp = sim.transactionData.build().resources.footprint;
   const keys = [...fp.readOnly, ...fp.readWrite];
   // an RPC that does not restore in simulation (before CAP-66) names the archived keys in a restore preamble
-  if (rpc.Api.isSimulationRestore(sim)) keys.push(...sim.restorePreamble.transactionData.build().resources.footprint.readWrite);
+  if (rpc.Api.isSimulationRestore(sim))
+    keys.push(...sim.restorePreamble.transactionData.build().resources.footprint.readWrite);
   return { value: sim.result.retval, keys };
 }
 

@@ -10,7 +10,6 @@ import {
   field,
   isVoid,
   str,
-  sym,
   toAddress,
   toStr,
   toU32,
@@ -134,6 +133,34 @@ export function decodeStoredVc(v: xdr.ScVal): StoredVc | undefined {
   };
 }
 
+/**
+ * VaultApi.ttlState: the settings and the instance first (no vault, nothing to simulate), then each credential's
+ * reads simulated, then which of the keys they name exist.
+ */
+async function ttlState(client: ChainClient, o: VaultRef & { vcIds: readonly string[] }): Promise<VaultTtlState> {
+  const instance = new Contract(o.vault).getFootprint();
+  const head = await client.getLedgerEntries([STATE_ARCHIVAL_KEY, instance]);
+  const settings = ttlSettingsOf(head.entries) ?? PROTOCOL_28_TTL;
+  if (!head.entries.some((e) => e.key.type === 'contractData'))
+    return { settings, vaultExists: false, missing: [], keys: [] };
+  const simulated = (vcId: string, fn: string) =>
+    client.readFootprint({ contractId: o.vault, fn, args: [str(vcId)], contract: 'vault' });
+  const reads = await mapBounded(o.vcIds, FOOTPRINT_CONCURRENCY, (id) =>
+    Promise.all([simulated(id, 'get_vc'), simulated(id, 'verify_vc')]),
+  );
+  const contract = new Address(o.vault).toScAddress().toXdr('base64');
+  const keys = new Map<string, xdr.LedgerKey>([[instance.toXdr('base64'), instance]]);
+  for (const k of reads.flat().flatMap((r) => r.keys)) if (dataOf(k, contract)) keys.set(k.toXdr('base64'), k);
+  const found = await client.getLedgerEntries([...keys.values()]);
+  const exists = new Set(found.entries.map((e) => e.key.toXdr('base64')));
+  return {
+    settings,
+    vaultExists: true,
+    missing: o.vcIds.filter((_, i) => isVoid(reads[i]![0].value)),
+    keys: [...keys].flatMap(([text, k]) => (exists.has(text) ? [k] : [])),
+  };
+}
+
 /** `owners`: vault → its `vault_owner`, which never changes (docs/chain-abi.md "Vault"; caches.ts). */
 export function createVaultApi(client: ChainClient, { owners }: { owners?: LRUCache<string, string> } = {}): VaultApi {
   const prepare = (o: Write, fn: string, args: xdr.ScVal[]) =>
@@ -191,28 +218,6 @@ export function createVaultApi(client: ChainClient, { owners }: { owners?: LRUCa
     },
     vaultDid: async (o) => fromOption(await read(o, 'vault_did'), toStr),
     exists: async (o) => (await client.getLedgerEntries([new Contract(o.vault).getFootprint()])).entries.length > 0,
-    ttlState: async (o) => {
-      const instance = new Contract(o.vault).getFootprint();
-      const head = await client.getLedgerEntries([STATE_ARCHIVAL_KEY, instance]);
-      const settings = ttlSettingsOf(head.entries) ?? PROTOCOL_28_TTL;
-      if (!head.entries.some((e) => e.key.type === 'contractData'))
-        return { settings, vaultExists: false, missing: [], keys: [] };
-      const simulated = (vcId: string, fn: string) =>
-        client.readFootprint({ contractId: o.vault, fn, args: [str(vcId)], contract: 'vault' });
-      const reads = await mapBounded(o.vcIds, FOOTPRINT_CONCURRENCY, (id) =>
-        Promise.all([simulated(id, 'get_vc'), simulated(id, 'verify_vc')]),
-      );
-      const contract = new Address(o.vault).toScAddress().toXdr('base64');
-      const keys = new Map<string, xdr.LedgerKey>([[instance.toXdr('base64'), instance]]);
-      for (const k of reads.flat().flatMap((r) => r.keys)) if (dataOf(k, contract)) keys.set(k.toXdr('base64'), k);
-      const found = await client.getLedgerEntries([...keys.values()]);
-      const exists = new Set(found.entries.map((e) => e.key.toXdr('base64')));
-      return {
-        settings,
-        vaultExists: true,
-        missing: o.vcIds.filter((_, i) => isVoid(reads[i]![0].value)),
-        keys: [...keys].flatMap(([text, k]) => (exists.has(text) ? [k] : [])),
-      };
-    },
+    ttlState: (o) => ttlState(client, o),
   };
 }
