@@ -262,7 +262,13 @@ function refused(port: number): Promise<boolean> {
 }
 
 /** Signals the form with a request in flight and checks that it drains: refuses new work, answers the held one. */
-async function signalWhileHeld(child: ChildProcess, port: number, held: Held, signal: NodeJS.Signals, log: () => string) {
+async function signalWhileHeld(
+  child: ChildProcess,
+  port: number,
+  held: Held,
+  signal: NodeJS.Signals,
+  log: () => string,
+) {
   const request = holdPost(port, held);
   try {
     await vi.waitFor(() => expect(request.underWay(), `no 100 Continue: ${request.answer()?.error}`).toBe(true), {

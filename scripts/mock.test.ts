@@ -7,7 +7,11 @@ import { parseMockArgs } from './mock.ts';
 
 describe('parseMockArgs', () => {
   it.each([
-    { given: ['spec/vault-api.yaml'], env: {}, want: { spec: 'spec/vault-api.yaml', host: '127.0.0.1', port: 4010, drainMs: 10_000 } },
+    {
+      given: ['spec/vault-api.yaml'],
+      env: {},
+      want: { spec: 'spec/vault-api.yaml', host: '127.0.0.1', port: 4010, drainMs: 10_000 },
+    },
     {
       given: ['spec/did-resolver.yaml'],
       env: {},

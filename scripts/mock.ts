@@ -63,7 +63,9 @@ export function parseMockArgs(argv: string[], env: Record<string, string | undef
     throw new Error(`the port must be an integer from 0 to 65535, got ${JSON.stringify(chosen)}\n${usage}`);
   }
   if (!/^\d+$/.test(drain) || Number(drain) > 600_000) {
-    throw new Error(`--shutdown-timeout-ms must be an integer from 0 to 600000, got ${JSON.stringify(drain)}\n${usage}`);
+    throw new Error(
+      `--shutdown-timeout-ms must be an integer from 0 to 600000, got ${JSON.stringify(drain)}\n${usage}`,
+    );
   }
   return { spec, host, port: Number(chosen), drainMs: Number(drain) };
 }
