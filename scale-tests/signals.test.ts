@@ -1,11 +1,12 @@
 // A TERM or an INT reaches the server whichever way an operator or a process manager started it: npm start,
 // npx credential-vault start|serve, node bin/credential-vault.js, the Prism mock scripts (npm run mock:vault|
 // mock:resolver, node scripts/mock.ts). Each form runs in a process group of its own; the signal goes to the top
-// process alone (what a process manager signals). The stop must drain, not just end: a POST is held in flight
-// across the signal (its head is sent and parsed, its body sent half before and half after), new connections
-// must then be refused, the held request must get its whole answer, and the drain must not hit its
-// deadline (--shutdown-timeout-ms). Every process of the group must then be gone, having closed gracefully: the
-// data directory's lock released and the simulator's state saved (a killed process leaves the one and not the other).
+// process alone (what a process manager signals); a SIGKILL to npm, which passes nothing on, must lead to the
+// same stop. The stop must drain, not just end: a POST is held in flight across the signal (its head is sent and
+// parsed, its body sent half before and half after), new connections must then be refused, the held request must
+// get its whole answer, and the drain must not reach its deadline (--shutdown-timeout-ms). Every process of the
+// group must then be gone, having closed gracefully: the data directory's lock released and the simulator's state
+// saved (a killed process leaves the one and not the other).
 //
 // The npx forms get an INT too since .npmrc sets npm's script-shell to bash: npm passes a signal to the shell it
 // runs a command under, and bash -c execs a single command (the server is npm's own child), where sh (dash) held
@@ -126,7 +127,7 @@ interface Form {
 const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 const RESOLVER = /DID resolver\s+http:\/\/127\.0\.0\.1:(\d+)/;
 const MOCK = /mock of \S+ on http:\/\/127\.0\.0\.1:(\d+)/;
-const FORMS: Form[] = SIGNALS.flatMap((signal): Form[] => [
+const SIGNALLED: Form[] = SIGNALS.flatMap((signal): Form[] => [
   {
     form: 'npm start --',
     signal,
@@ -184,6 +185,13 @@ const FORMS: Form[] = SIGNALS.flatMap((signal): Form[] => [
     product: false,
   },
 ]);
+// npm killed outright passes nothing on: the server (or the mock) notices that its parent is gone and drains all
+// the same (src/cli/parent-watch.ts), which is what any npm that ends without passing a signal on leads to.
+const ORPHANED: Form[] = SIGNALLED.filter((f) => f.signal === 'SIGTERM' && f.form.startsWith('npm ')).map((f) => ({
+  ...f,
+  signal: 'SIGKILL',
+}));
+const FORMS = [...SIGNALLED, ...ORPHANED];
 
 function groupAlive(pgid: number): boolean {
   try {
