@@ -7,6 +7,7 @@ import path from 'node:path';
 import { xdr } from '@stellar/stellar-sdk';
 import { describe, expect, it } from 'vitest';
 import { FactoryError, RegistryError, VaultError, factory, registry, vault } from '../simulator/contracts/index.ts';
+import { TTL_SETTINGS } from '../simulator/core/ledger.ts';
 import { stellarAssetContract } from '../simulator/core/sac.ts';
 import type { ContractImpl } from '../simulator/host.ts';
 import { FACTORY_ERRORS, REGISTRY_ERRORS, VAULT_ERRORS } from '../src/chain/errors.ts';
@@ -203,7 +204,8 @@ describe('src/chain calls only documented functions, with the documented argumen
   });
 });
 
-// docs/chain-abi.md is the repository's record of the interface (no copy outside it is compared).
+// docs/chain-abi.md is the repository's record of the interface (no copy outside it is compared), except the state
+// archival figures, which the user docs repeat.
 describe('docs/chain-abi.md', () => {
   it('names the release line the simulator implements', () => {
     expect(DOC).toContain('vault template 0.4.0, factory 0.1.0');
@@ -213,5 +215,30 @@ describe('docs/chain-abi.md', () => {
       'vc-vault 0.4.0',
       'did-registry 0.2.0',
     ]);
+  });
+
+  it("names the simulator's default state archival settings (TTL_SETTINGS), as do the simulator's README and docs/vault-api.md", () => {
+    const figure = (text: string, pattern: RegExp, where: string): number => {
+      const m = pattern.exec(text);
+      if (!m) throw new Error(`${where}: no match for ${pattern.source}`);
+      return Number(m[1]!.replaceAll(',', ''));
+    };
+    const archival = DOC.split(/^## /m).find((s) => s.startsWith('State archival'))!;
+    expect({
+      minPersistentTTL: figure(archival, /`minPersistentTTL` ([\d,]+) ledgers/, 'chain-abi.md'),
+      minTemporaryTTL: figure(archival, /`minTemporaryTTL` ([\d,]+)/, 'chain-abi.md'),
+      maxEntryTTL: figure(archival, /`maxEntryTTL` ([\d,]+)/, 'chain-abi.md'),
+    }).toEqual(TTL_SETTINGS);
+    const readme = readFileSync(path.join(ROOT, 'simulator/README.md'), 'utf8');
+    expect({
+      minPersistentTTL: figure(readme, /minimum persistent TTL ([\d,]+) ledgers/, 'simulator/README.md'),
+      minTemporaryTTL: figure(readme, /temporary ([\d,]+), maximum/, 'simulator/README.md'),
+      maxEntryTTL: figure(readme, /maximum ([\d,]+);/, 'simulator/README.md'),
+    }).toEqual(TTL_SETTINGS);
+    const vaultApi = readFileSync(path.join(ROOT, 'docs/vault-api.md'), 'utf8');
+    expect({
+      minPersistentTTL: figure(vaultApi, /minimum persistent TTL from its issue:\s+([\d,]+) ledgers/, 'vault-api.md'),
+      maxEntryTTL: figure(vaultApi, /at most ([\d,]+) ledgers/, 'vault-api.md'),
+    }).toEqual({ minPersistentTTL: TTL_SETTINGS.minPersistentTTL, maxEntryTTL: TTL_SETTINGS.maxEntryTTL });
   });
 });

@@ -3,15 +3,17 @@
 // goes to the real service (the test-support harness over the simulator) and to its mock as
 // `npm run mock:vault` / `mock:resolver` run it (Prism behind scripts/mock-front.ts). Both answers must be
 // of one class (2xx, 4xx) and, where Prism can know it, of one status. A Pact negative's service answer is
-// the one the provider run holds the service to. The only exceptions are the listed rules (docs/testing.md,
-// "Where a mock cannot refuse"): a service answer with one of their codes. The mocks' examples agree with
+// the one the provider run holds the service to. The only exceptions are the listed rules
+// (helpers/mock-exceptions.ts; docs/testing.md, "Where a mock cannot refuse", lists the same, which
+// docs-claims.test.ts holds): a service answer with one of their codes. The mocks' examples agree with
 // the services' answers too: GET /config, a prepare answer and a submit answer.
-import { Keypair, TransactionBuilder } from '@stellar/stellar-sdk';
+import { Account, Contract, Keypair, Networks, StrKey, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../test-support/resolver.ts';
 import { startVaultTestEnv, type VaultTestEnv } from '../test-support/vault-api.ts';
 import type { RawRequest } from '../property-tests/http/mutations.ts';
 import { codeOf, fuzzProbes, pactProbes, send, type Answer, type Probe } from './helpers/negative-corpus.ts';
+import { RESOLVER_EXCEPTIONS, VAULT_EXCEPTIONS, type Exception } from './helpers/mock-exceptions.ts';
 import { startPrismMock, type PrismMock } from './helpers/prism.ts';
 
 const UNLIMITED = { read: 1e9, write: 1e9 };
@@ -29,101 +31,6 @@ const REGISTRAR_EXAMPLE_CONTROLLER = 'GA5WUJ54Z23KILLCUOUNAKTPBVZWKMQVO4O6EQ5GHL
 
 /** Statuses Prism gives by its own rules (validation, security, routing, negotiation): these must be equal. */
 const PRISM_KNOWS = new Set([400, 401, 404, 405, 406, 415]);
-
-/** A rule a mock cannot check, the codes the service answers it with, and why (docs/testing.md lists the same). */
-interface Exception {
-  readonly rule: string;
-  readonly why: string;
-  /** The service's codes (`verified:false` for a verification result that does not verify). */
-  readonly codes?: readonly string[];
-  /** Or the corpus's mutation kinds. */
-  readonly kinds?: readonly string[];
-  /** Limited to these operations (`METHOD /template`), when given. */
-  readonly operations?: readonly string[];
-}
-
-const SHARED: readonly Exception[] = [
-  {
-    rule: 'StrKey checksums',
-    why: 'format stellar-account / stellar-contract checks a CRC16, which no pattern can state; Prism ignores formats it does not know',
-    kinds: ['badChecksumStrKey'],
-  },
-];
-
-const VAULT_EXCEPTIONS: readonly Exception[] = [
-  {
-    rule: 'API keys',
-    why: 'whether a key exists, its wallet, role, scopes and expiry are in the key store; Prism checks that a key header is present',
-    codes: [
-      'invalid_api_key',
-      'api_key_expired',
-      'forbidden',
-      'wallet_not_linked',
-      'insufficient_scope',
-      'admin_required',
-      'key_exists',
-      'key_not_found',
-    ],
-  },
-  {
-    rule: 'The ledger',
-    why: "vaults, credentials, DIDs, accounts, balances, the deployment's contracts and a transaction's outcome are on the chain",
-    codes: [
-      'vault_not_found',
-      'vc_not_found',
-      'vault_revoked',
-      'vc_already_exists',
-      'vc_already_revoked',
-      'vault_already_deployed',
-      'issuerDid_not_found',
-      'issuerDid_deactivated',
-      'issuerDid_controller_mismatch',
-      'issuer_denied',
-      'source_account_not_found',
-      'trustline_missing',
-      'insufficient_balance',
-      'tx_failed',
-      'tx_operation_mismatch',
-      'tx_invalid',
-      'verified:false',
-    ],
-  },
-  {
-    rule: 'Challenges',
-    why: 'a challenge counts only if this service issued it, unused and unexpired',
-    codes: ['challenge_invalid', 'challenge_expired'],
-  },
-  {
-    rule: 'A key for a verification by reference',
-    why: 'OpenAPI security is per operation: POST /credentials/verify takes a presented credential without a key, and needs one for a credential named by owner and vcId',
-    codes: ['missing_api_key'],
-    operations: ['POST /credentials/verify'],
-  },
-  ...SHARED,
-];
-
-const RESOLVER_EXCEPTIONS: readonly Exception[] = [
-  {
-    rule: 'The ledger',
-    why: "DIDs, their versions and controllers, accounts, the deployment's registry and a transaction's outcome are on the chain",
-    codes: [
-      'did_not_found',
-      'notFound',
-      'deactivated',
-      'did_already_exists',
-      'did_deactivated',
-      'version_mismatch',
-      'tx_operation_mismatch',
-      'tx_failed',
-    ],
-  },
-  {
-    rule: 'Challenges',
-    why: 'a proof of control counts only over a challenge this service issued, unexpired',
-    codes: ['challenge_expired', 'challenge_invalid'],
-  },
-  ...SHARED,
-];
 
 const klass = (status: number) => `${Math.floor(status / 100)}xx`;
 
@@ -243,8 +150,27 @@ const adversarial = (name: string, req: RawRequest, operation?: string): Probe =
   ...(operation ? { operation } : {}),
 });
 
-/** A base64 string of the envelope's shape (`AAAAAg…`, 200 bytes) that is no transaction envelope. */
-const SHAPED_GARBAGE = Buffer.concat([Buffer.from([0, 0, 0, 2]), Buffer.alloc(196, 0xff)]).toString('base64');
+/**
+ * A base64 string of the envelope's shape (`AAAAAgD/…`, 200 bytes: the spec's pattern and length) that is no
+ * transaction envelope (its source account's type is 0x00ffffff). The 0x00 after the type keeps the third base64
+ * character `g`, which the pattern needs (0x02 0xff would be `Av`, which Prism refuses as the service does).
+ */
+const SHAPED_GARBAGE = Buffer.concat([Buffer.from([0, 0, 0, 2, 0]), Buffer.alloc(195, 0xff)]).toString('base64');
+
+/** A well-formed `issue` call on a vault, signed by a key that is not its source's (fixed keys): only the
+ *  service's signature check refuses it. */
+function signedByAnotherKey(): string {
+  const source = Keypair.fromRawEd25519Seed(Buffer.alloc(32, 1));
+  const tx = new TransactionBuilder(new Account(source.publicKey(), '1'), {
+    fee: '100',
+    networkPassphrase: Networks.TESTNET,
+  })
+    .addOperation(new Contract(StrKey.encodeContract(Buffer.alloc(32, 7))).call('issue', xdr.ScVal.scvString('vc-1')))
+    .setTimeout(0)
+    .build();
+  tx.sign(Keypair.fromRawEd25519Seed(Buffer.alloc(32, 2)));
+  return tx.toXDR();
+}
 
 function vaultAdversarial(key: string): Probe[] {
   const k = { 'x-svc-key': key };
@@ -295,6 +221,11 @@ function vaultAdversarial(key: string): Probe[] {
       issue,
     ),
     adversarial(
+      "issue: submit a well-formed envelope signed by a key that is not its source's",
+      json('POST', '/contracts/vc/issue', { signedXdr: signedByAnotherKey() }, k),
+      issue,
+    ),
+    adversarial(
       'issue: submit with another field',
       json('POST', '/contracts/vc/issue', { signedXdr: SHAPED_GARBAGE, owner: OWNER }, k),
       issue,
@@ -339,6 +270,11 @@ function resolverAdversarial(): Probe[] {
     adversarial('register: a JSON array body', json('POST', '/v1/dids/stellar', [])),
     adversarial('register: submit {"signedXdr":"AAAA"}', json('POST', '/v1/dids/stellar', { signedXdr: 'AAAA' })),
     adversarial('submit: {"signedXdr":"AAAAAAAA"}', json('POST', '/v1/dids/stellar/submit', { signedXdr: 'AAAAAAAA' })),
+    adversarial(
+      'submit: an envelope of the right shape that does not decode',
+      json('POST', '/v1/dids/stellar/submit', { signedXdr: SHAPED_GARBAGE }),
+      'POST /v1/dids/stellar/submit',
+    ),
     adversarial('proof challenge: an empty body', json('POST', '/v1/proof/challenge', {})),
     adversarial(
       'proof challenge: a non-canonical DID',

@@ -23,6 +23,7 @@ import { Ajv } from 'ajv';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createSimulator } from '../simulator/index.ts';
 import type { SimNetwork } from '../simulator/core/network.ts';
+import { XdrJson } from '../simulator/core/rpc/xdr-format.ts';
 import { address, addressOfScVal } from '../simulator/core/scval.ts';
 
 interface Method {
@@ -53,6 +54,11 @@ const SCHEMA_FIXES: [string, string, (s: Schema) => void][] = [
     'simulateTransaction',
     'results[].xdr and auth are omitempty (SimulateHostFunctionResult): with xdrFormat json they are returnValueJson and authJson',
     (s) => void (s.properties!.results!.items!.required = []),
+  ],
+  [
+    'simulateTransaction',
+    'stateChanges[].key is omitempty (LedgerEntryChange): with xdrFormat json it is keyJson, and before/after are null beside beforeJson/afterJson',
+    (s) => void (s.properties!.stateChanges!.items!.required = ['type', 'before', 'after']),
   ],
 ];
 
@@ -90,6 +96,16 @@ function ownerTx(fn: string, args: xdr.ScVal[] = [], o: { memo?: string; on?: Si
   if (o.memo) b.addMemo(Memo.text(o.memo));
   return b.setTimeout(300).build().toXDR();
 }
+
+/** An unsigned `issue` of `vcId` into `owner`'s vault, by `owner`. */
+const issueTx = (vcId: string): string =>
+  ownerTx('issue', [
+    xdr.ScVal.scvString(vcId),
+    xdr.ScVal.scvString(`data of ${vcId}`),
+    address(vault),
+    address(owner.publicKey()),
+    xdr.ScVal.scvString('did:ledger:testnet:x'),
+  ]);
 
 /** An unsigned `vc_count` call by `owner`. */
 const vcCountTx = (memo?: string): string => ownerTx('vc_count', [], { memo });
@@ -237,6 +253,14 @@ const CALLS: [string, () => Record<string, unknown>][] = [
   ['simulateTransaction', () => ({ transaction: invokeTx, authMode: 'record_allow_nonroot' })],
   ['simulateTransaction', () => ({ transaction: invokeTx, xdrFormat: 'json' })],
   ['simulateTransaction', () => ({ transaction: 'AAAA' })],
+  // an invocation that writes and emits events (simulated only), and one the contract fails (diagnostic events)
+  ['simulateTransaction', () => ({ transaction: issueTx('vc-calls') })],
+  ['simulateTransaction', () => ({ transaction: issueTx('vc-calls'), xdrFormat: 'json' })],
+  ['simulateTransaction', () => ({ transaction: ownerTx('get_vc', [xdr.ScVal.scvString('vc-none')]) })],
+  [
+    'simulateTransaction',
+    () => ({ transaction: ownerTx('get_vc', [xdr.ScVal.scvString('vc-none')]), xdrFormat: 'json' }),
+  ],
   ['sendTransaction', () => ({ transaction: invokeTx })], // unsigned: ERROR, with its TransactionResult
 ];
 
@@ -317,10 +341,16 @@ describe('every method answers as the description says', () => {
     const plain = await sim({});
     const more = await sim({ resourceConfig: { instructionLeeway: 1_000_000 } });
     expect(instructions(more.transactionData)).toBe(instructions(plain.transactionData) + 1_000_000);
-    expect(plain.stateChanges).toEqual([]);
+    // A read writes nothing, emits no event and needs no authorization. Slices with omitempty are left out when
+    // empty (SimulateTransactionResponse stateChanges, events, eventsJson; SimulateHostFunctionResult authJson);
+    // `auth` is a pointer to a slice, sent empty.
+    expect(['stateChanges', 'events'].filter((k) => k in plain)).toEqual([]);
+    expect(plain.results).toEqual([{ auth: [], xdr: expect.any(String) }]);
     const json = await sim({ xdrFormat: 'json' });
     expect(json.transactionDataJson).toBeDefined();
     expect(json.transactionData).toBeUndefined();
+    expect(['stateChanges', 'eventsJson', 'events'].filter((k) => k in json)).toEqual([]);
+    expect(json.results).toEqual([{ returnValueJson: expect.anything() }]);
   });
 });
 
@@ -591,6 +621,36 @@ describe('simulateTransaction answers the entries an invocation creates, updates
     expect(variant(valOf(status.before))).toBe('Valid');
     expect(variant(valOf(status.after))).toBe('Revoked');
     expect(changes.has(vcKey(vault, 'vc-1'))).toBe(false); // read, not written
+  });
+
+  it("in json each change is stellar-rpc's LedgerEntryChange: keyJson, before and after null, beforeJson/afterJson where there is an entry", async () => {
+    // methods/simulate_transaction.go LedgerEntryChangeFromXDRDiff + AddLedgerEntryChangeJSON, encoded as
+    // go-stellar-sdk's protocol.LedgerEntryChange: `key` omitempty (left out), `before`/`after` *string without
+    // omitempty (null), `keyJson`/`beforeJson`/`afterJson` omitempty; fields in the struct's order
+    const xdrJson = new XdrJson();
+    const seen = new Set<string>();
+    for (const transaction of [
+      ownerTx('issue', issueArgs('vc-2')),
+      ownerTx('revoke', [str('vc-1'), str('2026-11-29')]),
+      ownerTx('push', [str('vc-1'), address(other)]),
+    ]) {
+      const [plain, json] = (await Promise.all(
+        ['base64', 'json'].map((xdrFormat) => call('simulateTransaction', { transaction, xdrFormat })),
+      )) as [{ stateChanges: StateChange[] }, { stateChanges: Record<string, unknown>[] }];
+      expectValid('simulateTransaction', json);
+      const want = plain.stateChanges.map((c) => ({
+        type: c.type,
+        keyJson: xdrJson.toJson('LedgerKey', c.key),
+        before: null,
+        ...(c.before === null ? {} : { beforeJson: xdrJson.toJson('LedgerEntry', c.before) }),
+        after: null,
+        ...(c.after === null ? {} : { afterJson: xdrJson.toJson('LedgerEntry', c.after) }),
+      }));
+      expect(json.stateChanges).toStrictEqual(want);
+      expect(json.stateChanges.map((c) => Object.keys(c))).toEqual(want.map((c) => Object.keys(c)));
+      for (const c of plain.stateChanges) seen.add(c.type);
+    }
+    expect([...seen].sort()).toEqual(['created', 'deleted', 'updated']);
   });
 
   it('a push deletes the credential here and creates it in the other vault', async () => {

@@ -1,7 +1,8 @@
 // The W3C Data Integrity suites for the cryptosuites this verifier checks through digitalbazaar's implementations,
 // ported: their requests and assertions sent to the real vault API (on the chain simulator, offline) at
 // POST /credentials/verify, `{verifiableCredential, options: {checks: ['proof']}}`, 200 for a credential that
-// verifies and 400 for one that does not, with the problem type the specifications name.
+// verifies and 400 for one that does not, with the problem type the specifications name. The published vectors
+// are sent with no `options`, as vc-di-ecdsa-test-suite's "Algorithms - Verify Proof" sends them: every check runs.
 //
 // Credentials come from digitalbazaar's libraries (test-support/digitalbazaar.ts), as the suites' generators make
 // them, and from the specifications' published test vectors (fixtures/w3c-test-vectors.json). The vectors use the
@@ -245,19 +246,133 @@ describe('proof sets and chains (data-integrity-test-suite-assertion suites/veri
   });
 });
 
-describe("the specifications' published test vectors (vc-di-ecdsa-test-suite tests/vectors.js)", () => {
-  it.each([
+describe("the specifications' published test vectors (vc-di-ecdsa-test-suite tests/vectors.js), with no options", () => {
+  const URL_ISSUER = 'https://vc.example/issuers/5678';
+  const VECTOR_CASES = [
     ['ecdsa-rdfc-2019', 'P-256', VECTORS['ecdsaRdfcVectors']!['P-256']!],
     ['ecdsa-rdfc-2019', 'P-384', VECTORS['ecdsaRdfcVectors']!['P-384']!],
     ['ecdsa-jcs-2019', 'P-256', VECTORS['ecdsaJcsVectors']!['P-256']!],
     ['ecdsa-jcs-2019', 'P-384', VECTORS['ecdsaJcsVectors']!['P-384']!],
-  ])('90-algorithms: %s %s verifies, and fails with its proofValue sliced', async (_suite, _curve, vector) => {
-    await mustVerify(vector);
-    const sliced = structuredClone(vector);
-    const proof = sliced['proof'] as Json;
-    proof['proofValue'] = String(proof['proofValue']).slice(0, -1);
-    const r = await verify(sliced);
-    expect(r.status, JSON.stringify(r.body)).toBe(400);
+  ] as const;
+  /** The request the suite sends: the credential alone, so every check runs. */
+  const verifyAsSent = (credential: unknown) =>
+    env.request('/credentials/verify', { key: key.key, body: { verifiableCredential: credential } });
+  const unbound = expect.objectContaining({
+    type: 'urn:credential-vault:problem:ISSUER_BINDING_NOT_CHECKED',
+    level: 'warning',
+    check: 'proof',
+    reason: 'issuer_not_did',
+  });
+
+  it.each(VECTOR_CASES)(
+    '90-algorithms: %s %s verifies, and fails with its proofValue sliced',
+    async (_s, _c, vector) => {
+      expect(vector['issuer']).toBe(URL_ISSUER);
+      const r = await verifyAsSent(vector);
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body.verified).toBe(true);
+      // The issuer is a URL: the proof's did:key verifies, nothing binds it to the issuer, and a warning says so.
+      expect(r.body.problemDetails.filter((p: { level: string }) => p.level === 'error')).toEqual([]);
+      expect(r.body.problemDetails).toContainEqual(unbound);
+      expect(r.body.results.proof).toEqual([expect.objectContaining({ verified: true })]);
+      expect(r.body.results.issuerDid).toEqual({ outcome: 'not_applicable', input: URL_ISSUER });
+      const sliced = structuredClone(vector) as Json;
+      const proof = sliced['proof'] as Json;
+      proof['proofValue'] = String(proof['proofValue']).slice(0, -1);
+      const bad = await verifyAsSent(sliced);
+      expect(bad.status, JSON.stringify(bad.body)).toBe(400);
+      expect(bad.body.verified).toBe(false);
+    },
+  );
+
+  it('an issuer object whose id is the URL is the same case', async () => {
+    const vector = VECTORS['ecdsaJcsVectors']!['P-256']!;
+    const issuer = await didKey('P-256');
+    const doc = structuredClone(vector) as Json;
+    delete doc['proof'];
+    doc['issuer'] = { id: URL_ISSUER, name: 'Example' };
+    const config = {
+      type: 'DataIntegrityProof',
+      cryptosuite: 'ecdsa-jcs-2019',
+      created: created(),
+      verificationMethod: issuer.vm,
+      proofPurpose: 'assertionMethod',
+    };
+    const r = await verifyAsSent({ ...doc, proof: await rawProof('ecdsa-jcs-2019', issuer, doc, config) });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.problemDetails).toContainEqual(unbound);
+  });
+
+  describe.each(['ecdsa-rdfc-2019', 'ecdsa-jcs-2019'] as const)('an issuer that IS a DID still binds (%s)', (suite) => {
+    let signer: DidKey;
+    let other: DidKey;
+    beforeAll(async () => {
+      [signer, other] = await Promise.all([didKey('P-256'), didKey('P-256')]);
+    });
+    /** VALID_VC naming `issuer`, signed by `signer`'s key whatever the issuer says. */
+    const signedAs = async (issuer: string) => {
+      const doc = { ...structuredClone(VALID_VC), id: `urn:uuid:${crypto.randomUUID()}`, issuer };
+      const config = {
+        type: 'DataIntegrityProof',
+        cryptosuite: suite,
+        created: created(),
+        verificationMethod: signer.vm,
+        proofPurpose: 'assertionMethod',
+      };
+      return { ...doc, proof: await rawProof(suite, signer, doc, config) };
+    };
+    const errors = (body: { problemDetails: { level: string; reason: string; check?: string }[] }) =>
+      body.problemDetails.filter((p) => p.level === 'error').map((p) => `${p.check}:${p.reason}`);
+
+    it("the signer's own did:key verifies, with no binding warning", async () => {
+      const r = await verifyAsSent(await signedAs(signer.did));
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body.problemDetails).not.toContainEqual(unbound);
+    });
+
+    it('a did:key the key does not belong to fails not_proof_signer', async () => {
+      const r = await verifyAsSent(await signedAs(other.did));
+      expect(r.status, JSON.stringify(r.body)).toBe(400);
+      expect(errors(r.body)).toEqual(['proof:not_proof_signer']);
+      expect(r.body.problemDetails).not.toContainEqual(unbound);
+    });
+
+    it('a DID of a method this verifier does not support fails, as before', async () => {
+      const r = await verifyAsSent(await signedAs('did:example:5678'));
+      expect(r.status, JSON.stringify(r.body)).toBe(400);
+      expect(errors(r.body)).toEqual(['proof:not_proof_signer', 'issuerDid:did_method_not_supported']);
+      expect(r.body.problemDetails).not.toContainEqual(unbound);
+    });
+
+    it("the signer's DID with its scheme in capitals (DID:key:…) is a DID, not a URL that binds nothing", async () => {
+      const r = await verifyAsSent(await signedAs(signer.did.replace(/^did:/, 'DID:')));
+      expect(r.status, JSON.stringify(r.body)).toBe(400);
+      expect(r.body.verified).toBe(false);
+      expect(r.body.problemDetails).not.toContainEqual(unbound);
+    });
+  });
+
+  it('a presentation holding a vector verifies as the credential does: the warning is in its credential result', async () => {
+    const holder = await didKey('Ed25519');
+    const challenge = 'verifier-own-challenge-vectors';
+    const presentation = {
+      '@context': [V2],
+      type: ['VerifiablePresentation'],
+      holder: holder.did,
+      verifiableCredential: [VECTORS['ecdsaRdfcVectors']!['P-256']!],
+    };
+    // JCS: the holder's signer has no examples/v2 context to canonicalize the vector's RDF with.
+    const vp = await signPresentationWith('eddsa-jcs-2022', holder, presentation, challenge);
+    const r = await env.request('/presentations/verify', {
+      key: key.key,
+      body: { verifiablePresentation: vp, options: { challenge } },
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.verified).toBe(true);
+    const [credential] = r.body.results.credentials;
+    expect(credential.verified).toBe(true);
+    expect(credential.problemDetails).toContainEqual(unbound);
+    expect(credential.results.issuerDid).toEqual({ outcome: 'not_applicable', input: URL_ISSUER });
   });
 });
 

@@ -716,9 +716,10 @@ export interface paths {
          *
          *     The checks (`options.checks`, default all):
          *     - `proof`: every proof (`eddsa-jcs-2022`, `eddsa-rdfc-2022`, `ecdsa-rdfc-2019`, `ecdsa-jcs-2019`,
-         *       `Ed25519Signature2020`), purpose `assertionMethod`, verifies; one at least by a key of the `issuer`
+         *       `Ed25519Signature2020`), purpose `assertionMethod`, verifies; one at least by a key of the issuer DID
          *       (`did:ledger` of this network, `did:key`, `did:web`), co-signers' by their own DID's (proof sets and
-         *       chains: docs/vault-api.md). Contexts are never fetched.
+         *       chains: docs/vault-api.md); a URL issuer binds no key (warning `ISSUER_BINDING_NOT_CHECKED`). No
+         *       context is fetched.
          *     - `validFrom`, `validUntil` (VC 1.1: `issuanceDate`, `expirationDate`): now lies within them. Always:
          *       dateTimeStamps (time zone required), in order (VC DM 2.0 §4.9).
          *     - `credentialStatus`: the status in the vault named by `owner` + `vcId`, or by the credential's
@@ -727,12 +728,12 @@ export interface paths {
          *       `issuerAllowed`, when it reads the entry's vault) runs `proof` too. Without either,
          *       the status is not checked; a warning says so. A `BitstringStatusListEntry` is read from its list;
          *       another type fails.
-         *     - `issuerDid`: the issuer DID is registered and active (not applicable to `did:key`).
+         *     - `issuerDid`: the issuer DID is registered and active (not applicable to `did:key` or a URL).
          *     - `issuerAllowed`: the vault denies neither the wallet that issued the credential (when issued here)
          *       nor the issuer DID's current controller.
          *
-         *     200 when `verified`; a verification that completes with `verified: false` answers 400 with the same
-         *     body (as VC API verifiers do). Input that cannot be verified at all is 400 with the error envelope.
+         *     200 when `verified`, else 400 with the same body (as VC API verifiers do). Input that cannot be
+         *     verified is 400 with the error envelope.
          *
          *     A key is optional for a presented credential (keyless: 30 per minute per client IP by default, bodies
          *     up to 64 KiB, 6 KiB with an RDF-canonicalized proof: KeylessPayloadTooLarge). By reference needs the
@@ -1630,7 +1631,7 @@ export interface components {
         };
         LedgerCheckResult: {
             /**
-             * @description `not_applicable`: a `did:key` issuer has no ledger state; `not_checked`: no vault holds the credential as far as the request says.
+             * @description `not_applicable`: a `did:key` issuer (or `did:web`, when the service reads the web) has no ledger state, and an issuer that is not a DID (a URL) has no DID to check; `not_checked`: no vault holds the credential as far as the request says.
              * @enum {string}
              */
             outcome: "passed" | "failed" | "not_applicable" | "not_checked";
@@ -1643,9 +1644,9 @@ export interface components {
          */
         ProblemDetails: {
             /** @enum {string} */
-            type: "https://www.w3.org/TR/vc-data-model#PARSING_ERROR" | "https://www.w3.org/TR/vc-data-model#MALFORMED_VALUE_ERROR" | "https://w3id.org/security#PROOF_VERIFICATION_ERROR" | "https://w3id.org/security#PROOF_TRANSFORMATION_ERROR" | "https://w3id.org/security#PROOF_GENERATION_ERROR" | "https://w3id.org/security#MALFORMED_PROOF_ERROR" | "https://w3id.org/security#MISMATCHED_PROOF_PURPOSE_ERROR" | "https://w3id.org/security#INVALID_DOMAIN_ERROR" | "https://w3id.org/security#INVALID_CHALLENGE_ERROR" | "urn:credential-vault:problem:UNSUPPORTED_DID_METHOD" | "urn:credential-vault:problem:ISSUER_DID_INVALID" | "urn:credential-vault:problem:CREDENTIAL_NOT_YET_VALID" | "urn:credential-vault:problem:CREDENTIAL_EXPIRED" | "urn:credential-vault:problem:CREDENTIAL_REVOKED" | "urn:credential-vault:problem:STATUS_VERIFICATION_ERROR" | "urn:credential-vault:problem:ISSUER_DENIED" | "urn:credential-vault:problem:HOLDER_BINDING_ERROR" | "urn:credential-vault:problem:STATUS_NOT_CHECKED" | "urn:credential-vault:problem:ISSUER_ACCESS_NOT_CHECKED" | "urn:credential-vault:problem:HOLDER_BINDING_NOT_CHECKED" | "urn:credential-vault:problem:HOLDER_NOT_SUBJECT";
+            type: "https://www.w3.org/TR/vc-data-model#PARSING_ERROR" | "https://www.w3.org/TR/vc-data-model#MALFORMED_VALUE_ERROR" | "https://w3id.org/security#PROOF_VERIFICATION_ERROR" | "https://w3id.org/security#PROOF_TRANSFORMATION_ERROR" | "https://w3id.org/security#PROOF_GENERATION_ERROR" | "https://w3id.org/security#MALFORMED_PROOF_ERROR" | "https://w3id.org/security#MISMATCHED_PROOF_PURPOSE_ERROR" | "https://w3id.org/security#INVALID_DOMAIN_ERROR" | "https://w3id.org/security#INVALID_CHALLENGE_ERROR" | "urn:credential-vault:problem:UNSUPPORTED_DID_METHOD" | "urn:credential-vault:problem:ISSUER_DID_INVALID" | "urn:credential-vault:problem:CREDENTIAL_NOT_YET_VALID" | "urn:credential-vault:problem:CREDENTIAL_EXPIRED" | "urn:credential-vault:problem:CREDENTIAL_REVOKED" | "urn:credential-vault:problem:STATUS_VERIFICATION_ERROR" | "urn:credential-vault:problem:ISSUER_DENIED" | "urn:credential-vault:problem:HOLDER_BINDING_ERROR" | "urn:credential-vault:problem:STATUS_NOT_CHECKED" | "urn:credential-vault:problem:ISSUER_ACCESS_NOT_CHECKED" | "urn:credential-vault:problem:HOLDER_BINDING_NOT_CHECKED" | "urn:credential-vault:problem:HOLDER_NOT_SUBJECT" | "urn:credential-vault:problem:ISSUER_BINDING_NOT_CHECKED";
             /** @enum {string} */
-            title: "PARSING_ERROR" | "MALFORMED_VALUE_ERROR" | "PROOF_VERIFICATION_ERROR" | "PROOF_TRANSFORMATION_ERROR" | "PROOF_GENERATION_ERROR" | "MALFORMED_PROOF_ERROR" | "MISMATCHED_PROOF_PURPOSE_ERROR" | "INVALID_DOMAIN_ERROR" | "INVALID_CHALLENGE_ERROR" | "UNSUPPORTED_DID_METHOD" | "ISSUER_DID_INVALID" | "CREDENTIAL_NOT_YET_VALID" | "CREDENTIAL_EXPIRED" | "CREDENTIAL_REVOKED" | "STATUS_VERIFICATION_ERROR" | "ISSUER_DENIED" | "HOLDER_BINDING_ERROR" | "STATUS_NOT_CHECKED" | "ISSUER_ACCESS_NOT_CHECKED" | "HOLDER_BINDING_NOT_CHECKED" | "HOLDER_NOT_SUBJECT";
+            title: "PARSING_ERROR" | "MALFORMED_VALUE_ERROR" | "PROOF_VERIFICATION_ERROR" | "PROOF_TRANSFORMATION_ERROR" | "PROOF_GENERATION_ERROR" | "MALFORMED_PROOF_ERROR" | "MISMATCHED_PROOF_PURPOSE_ERROR" | "INVALID_DOMAIN_ERROR" | "INVALID_CHALLENGE_ERROR" | "UNSUPPORTED_DID_METHOD" | "ISSUER_DID_INVALID" | "CREDENTIAL_NOT_YET_VALID" | "CREDENTIAL_EXPIRED" | "CREDENTIAL_REVOKED" | "STATUS_VERIFICATION_ERROR" | "ISSUER_DENIED" | "HOLDER_BINDING_ERROR" | "STATUS_NOT_CHECKED" | "ISSUER_ACCESS_NOT_CHECKED" | "HOLDER_BINDING_NOT_CHECKED" | "HOLDER_NOT_SUBJECT" | "ISSUER_BINDING_NOT_CHECKED";
             detail: string;
             /**
              * @description A warning does not make `verified` false.
@@ -1658,7 +1659,7 @@ export interface components {
              * @example signature_invalid
              * @enum {string}
              */
-            reason: "duplicate_member" | "context_invalid" | "type_invalid" | "issuer_invalid" | "credential_subject_invalid" | "holder_invalid" | "credentials_invalid" | "status_entry_invalid" | "no_proof" | "too_many_proofs" | "malformed_proof" | "unsupported_cryptosuite" | "context_mismatch" | "context_not_bundled" | "undefined_term" | "canonicalization_limit" | "proof_purpose_mismatch" | "domain_mismatch" | "challenge_mismatch" | "proof_expired" | "created_in_future" | "previous_proof_missing" | "verification_method_invalid" | "verification_method_not_found" | "verification_method_not_authorized" | "not_proof_signer" | "did_not_found" | "did_deactivated" | "did_unresolvable" | "did_method_not_supported" | "signature_invalid" | "not_yet_valid" | "expired" | "invalid_date" | "valid_until_before_valid_from" | "revoked" | "invalid" | "unknown" | "not_the_stored_credential" | "vc_not_found" | "network_mismatch" | "status_unconfirmed" | "no_status_entry" | "status_type_unsupported" | "suspended" | "status_list_unavailable" | "status_list_invalid" | "stored_issuer_mismatch" | "issuer_denied" | "issuer_unknown" | "no_vault" | "challenge_unknown" | "no_holder" | "holder_not_subject";
+            reason: "duplicate_member" | "context_invalid" | "type_invalid" | "issuer_invalid" | "credential_subject_invalid" | "holder_invalid" | "credentials_invalid" | "status_entry_invalid" | "no_proof" | "too_many_proofs" | "malformed_proof" | "unsupported_cryptosuite" | "context_mismatch" | "context_not_bundled" | "undefined_term" | "canonicalization_limit" | "proof_purpose_mismatch" | "domain_mismatch" | "challenge_mismatch" | "proof_expired" | "created_in_future" | "previous_proof_missing" | "verification_method_invalid" | "verification_method_not_found" | "verification_method_not_authorized" | "not_proof_signer" | "did_not_found" | "did_deactivated" | "did_unresolvable" | "did_method_not_supported" | "signature_invalid" | "not_yet_valid" | "expired" | "invalid_date" | "valid_until_before_valid_from" | "revoked" | "invalid" | "unknown" | "not_the_stored_credential" | "vc_not_found" | "network_mismatch" | "status_unconfirmed" | "no_status_entry" | "status_type_unsupported" | "suspended" | "status_list_unavailable" | "status_list_invalid" | "stored_issuer_mismatch" | "issuer_denied" | "issuer_unknown" | "no_vault" | "issuer_not_did" | "challenge_unknown" | "no_holder" | "holder_not_subject";
         };
         /**
          * @description A presentation and the options of its verification. The body nests at most 64 levels (`[]` and

@@ -1,7 +1,8 @@
 // BitstringStatusListEntry (Bitstring Status List v1.0) and did:web issuers through POST /credentials/verify: a credential signed by
 // digitalbazaar's libraries for a did:key issuer, whose list credential (signed by the same issuer) a local test
 // host serves, verifies while its bit is clear and fails while it is set; a list by another issuer, a list that
-// cannot be read, and a verifier that does not read the web all fail the check, never pass it.
+// cannot be read, and a verifier that does not read the web all fail the check, never pass it; under a proof that
+// does not verify the list is not read (status_unconfirmed).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
@@ -19,6 +20,8 @@ let server: Server;
 let base: string;
 let host: string;
 const lists = new Map<string, Json>();
+/** Requests the test host answered, by path. */
+const reads = new Map<string, number>();
 let env: VaultTestEnv;
 let offline: VaultTestEnv;
 let key: MintedKey;
@@ -74,6 +77,7 @@ const reasons = (body: { problemDetails: { reason: string; level: string }[] }) 
 
 beforeAll(async () => {
   server = createServer((req, res) => {
+    reads.set(req.url ?? '', (reads.get(req.url ?? '') ?? 0) + 1);
     const list = lists.get(req.url ?? '');
     if (!list) {
       res.statusCode = 404;
@@ -126,6 +130,16 @@ describe('BitstringStatusListEntry', () => {
     expect(reasons((await verify(env, key, purpose)).body)).toEqual(['status_list_invalid']);
     const missing = await credentialOn(`${base}/lists/missing`);
     expect(reasons((await verify(env, key, missing)).body)).toEqual(['status_list_unavailable']);
+  });
+
+  it('is trusted only under a verified proof: a tampered credential gets status_unconfirmed, its list unread', async () => {
+    const vc = await credentialOn(await publishList('/lists/unconfirmed', issuer, 'revocation', [INDEX]));
+    const tampered = { ...vc, credentialSubject: { id: 'did:example:someone-else' } };
+    const r = await verify(env, key, tampered);
+    expect(r.status, JSON.stringify(r.body)).toBe(400);
+    expect(reasons(r.body)).toEqual(['signature_invalid', 'status_unconfirmed']);
+    expect(r.body.results.credentialStatus).toEqual([expect.objectContaining({ verified: false })]);
+    expect(reads.get('/lists/unconfirmed') ?? 0).toBe(0);
   });
 
   it('a list changed after its issuer signed it is refused', async () => {

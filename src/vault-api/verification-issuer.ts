@@ -1,5 +1,6 @@
-// How a credential's issuer enters its verification: which key may make the proof, which DID methods have a
-// ledger state, the issuerDid check (that state) and the issuerAllowed check (the vault owner's denials).
+// How a credential's issuer enters its verification: which key may make the proof (an issuer that is not a DID
+// binds none, and a warning says so), which DID methods have a ledger state, the issuerDid check (that state) and
+// the issuerAllowed check (the vault owner's denials).
 import { DID_KEY_PREFIX, DID_WEB_PREFIX, parseDid } from '../did/index.ts';
 import type { VaultAppDeps } from './context.ts';
 import { contextSource } from './json-ld-contexts.ts';
@@ -8,20 +9,48 @@ import type { RequestResolver } from './verification-resolver.ts';
 import { deniedWallet, type VaultSlot } from './verification-status.ts';
 
 /**
- * The proof options every credential verification shares: an issuer that is not a DID (a URL) binds no key (the
- * proof is checked as made, and the issuerDid check fails); a DID issuer must make one proof at least, and other
- * proofs of the set (co-signers, a chain's earlier proof) verify with their own DID's keys; contexts from the
- * service's own (json-ld-contexts.ts).
+ * Whether the issuer is a DID, and so must make the proof. A URI's scheme is case-insensitive (RFC 3986 §3.1):
+ * `DID:…` is a DID too, which then fails as one, never a URL that binds nothing.
+ */
+export const isDid = (issuer: string): boolean => /^did:/i.test(issuer);
+
+/**
+ * The proof options every credential verification shares: an issuer that is not a DID (a URL) binds no key (each
+ * proof is checked with the key it names, and `unboundIssuerWarning` says so); a DID issuer must make one proof at
+ * least, and other proofs of the set (co-signers, a chain's earlier proof) verify with their own DID's keys;
+ * contexts from the service's own (json-ld-contexts.ts).
  */
 export function issuerBinding(deps: Pick<VaultAppDeps, 'jsonLdContexts'>, issuer: string) {
   return {
-    ...(issuer.startsWith('did:') ? { expectedController: issuer, coSigners: true } : {}),
+    ...(isDid(issuer) ? { expectedController: issuer, coSigners: true } : {}),
     contexts: contextSource(deps),
   };
 }
 
-/** did:key and (when the web is read) did:web have no ledger state: issuerDid is not applicable to them. */
-export function issuerMethod(deps: Pick<VaultAppDeps, 'fetchJson'>, issuer: string): 'ledger' | 'key' | 'other' {
+/**
+ * The warning of a proof check whose issuer is not a DID. VC Data Model 2.0 and Data Integrity leave "the issuer
+ * controls the proof's key" to validation, the verifier's trust decision, when the issuer is a URL: the W3C
+ * suites expect such a credential to verify (docs/testing.md "W3C suites run as written").
+ */
+export function unboundIssuerWarning(issuer: string): ProblemDetails | undefined {
+  if (isDid(issuer)) return undefined;
+  return problem(
+    'ISSUER_BINDING_NOT_CHECKED',
+    'proof',
+    'issuer_not_did',
+    `the issuer ${clipText(issuer, 100)} is not a DID: each proof was verified with the key it names, but nothing binds that key to the issuer (whether to trust it is up to the verifier)`,
+  );
+}
+
+/**
+ * did:key and (when the web is read) did:web have no ledger state, and an issuer that is not a DID has no DID:
+ * issuerDid is not applicable to them. Any other DID method fails it.
+ */
+export function issuerMethod(
+  deps: Pick<VaultAppDeps, 'fetchJson'>,
+  issuer: string,
+): 'ledger' | 'key' | 'url' | 'other' {
+  if (!isDid(issuer)) return 'url';
   if (issuer.startsWith('did:ledger:')) return 'ledger';
   const web = deps.fetchJson !== undefined && issuer.startsWith(DID_WEB_PREFIX);
   return issuer.startsWith(DID_KEY_PREFIX) || web ? 'key' : 'other';
@@ -31,7 +60,7 @@ export function issuerMethod(deps: Pick<VaultAppDeps, 'fetchJson'>, issuer: stri
 export async function checkIssuerDid(
   deps: VaultAppDeps,
   issuer: string,
-  method: 'ledger' | 'key' | 'other',
+  method: 'ledger' | 'key' | 'url' | 'other',
   storedIssuerDid: string | undefined,
   resolver: RequestResolver,
   add: (p: ProblemDetails) => void,
@@ -44,7 +73,7 @@ export async function checkIssuerDid(
     add(problem(title, 'issuerDid', reason, detail));
     return 'failed' as const;
   };
-  if (method === 'key') return 'not_applicable';
+  if (method === 'key' || method === 'url') return 'not_applicable';
   if (method === 'other')
     return fail(
       'UNSUPPORTED_DID_METHOD',

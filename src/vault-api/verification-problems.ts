@@ -38,6 +38,7 @@ const TYPES: Record<ProblemTitle, ProblemDetails['type']> = {
   ISSUER_ACCESS_NOT_CHECKED: `${OWN}ISSUER_ACCESS_NOT_CHECKED`,
   HOLDER_BINDING_NOT_CHECKED: `${OWN}HOLDER_BINDING_NOT_CHECKED`,
   HOLDER_NOT_SUBJECT: `${OWN}HOLDER_NOT_SUBJECT`,
+  ISSUER_BINDING_NOT_CHECKED: `${OWN}ISSUER_BINDING_NOT_CHECKED`,
 };
 
 /** Titles that are warnings: reported, never a reason for `verified: false`. */
@@ -46,6 +47,7 @@ const WARNINGS: ReadonlySet<ProblemTitle> = new Set([
   'ISSUER_ACCESS_NOT_CHECKED',
   'HOLDER_BINDING_NOT_CHECKED',
   'HOLDER_NOT_SUBJECT',
+  'ISSUER_BINDING_NOT_CHECKED',
 ]);
 
 export function problem(

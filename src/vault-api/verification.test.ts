@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CREDENTIAL_CHECKS, wantedChecks } from './verification.ts';
 import { referenceStatus, sameCredential, type VaultReference } from './verification-credential-status.ts';
-import { checkIssuerDid } from './verification-issuer.ts';
+import { checkIssuerDid, issuerBinding, issuerMethod, unboundIssuerWarning } from './verification-issuer.ts';
 import { issuerOf, type RequestResolver } from './verification-resolver.ts';
 import { proofSummary, validityOf } from './verification-results.ts';
 import { problem } from './verification-problems.ts';
@@ -283,7 +283,7 @@ describe('checkIssuerDid', () => {
       }) as never,
     rethrow: () => undefined,
   });
-  const run = async (issuer: string, method: 'ledger' | 'key' | 'other', r = resolver(), stored?: string) => {
+  const run = async (issuer: string, method: 'ledger' | 'key' | 'url' | 'other', r = resolver(), stored?: string) => {
     const problems: string[] = [];
     const outcome = await checkIssuerDid({ profile: { network: 'testnet' } } as never, issuer, method, stored, r, (p) =>
       problems.push(p.reason),
@@ -294,6 +294,7 @@ describe('checkIssuerDid', () => {
   it.each([
     ['a registered did:ledger', () => run(DID, 'ledger'), ['passed']],
     ['a did:key', () => run('did:key:z6Mk', 'key'), ['not_applicable']],
+    ['an issuer that is not a DID', () => run('https://vc.example/issuers/5678', 'url'), ['not_applicable']],
     ['another method', () => run('did:example:1', 'other'), ['failed', 'did_method_not_supported']],
     [
       'another network',
@@ -309,5 +310,44 @@ describe('checkIssuerDid', () => {
     ],
   ])('%s', async (_name, given, want) => {
     expect(await given()).toEqual(want);
+  });
+});
+
+describe('an issuer that is not a DID (the W3C vectors: issuer https://vc.example/issuers/5678, proof by a did:key)', () => {
+  const URL_ISSUER = 'https://vc.example/issuers/5678';
+  const deps = { jsonLdContexts: undefined, fetchJson: undefined } as never;
+
+  it.each([
+    [URL_ISSUER, 'url'],
+    ['urn:uuid:58172aac-d8ba-11ed-83dd-0b3aef56cc33', 'url'],
+    ['did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxza', 'ledger'],
+    ['did:key:z6Mk', 'key'],
+    // No web reads: did:web has no resolver, so it is a method this verifier does not support.
+    ['did:web:issuer.example', 'other'],
+    ['did:example:5678', 'other'],
+    // A URI scheme is case-insensitive: DID:… is a DID, refused as one, never a URL that binds nothing.
+    ['DID:key:z6Mk', 'other'],
+  ] as const)('%s → issuerDid method %s', (issuer, method) => {
+    expect(issuerMethod(deps, issuer)).toBe(method);
+  });
+
+  it('binds no key: no expected controller, no co-signers; a DID issuer (any case) binds its own', () => {
+    expect(issuerBinding(deps, URL_ISSUER)).not.toHaveProperty('expectedController');
+    expect(issuerBinding(deps, URL_ISSUER)).not.toHaveProperty('coSigners');
+    expect(issuerBinding(deps, 'did:key:z6Mk')).toMatchObject({ expectedController: 'did:key:z6Mk', coSigners: true });
+    expect(issuerBinding(deps, 'DID:key:z6Mk')).toMatchObject({ expectedController: 'DID:key:z6Mk', coSigners: true });
+  });
+
+  it('a warning of the proof check says nothing binds the key; none for a DID issuer', () => {
+    expect(unboundIssuerWarning(URL_ISSUER)).toEqual({
+      type: 'urn:credential-vault:problem:ISSUER_BINDING_NOT_CHECKED',
+      title: 'ISSUER_BINDING_NOT_CHECKED',
+      detail: expect.stringContaining(`the issuer ${URL_ISSUER} is not a DID`),
+      level: 'warning',
+      check: 'proof',
+      reason: 'issuer_not_did',
+    });
+    expect(unboundIssuerWarning('did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxza')).toBeUndefined();
+    expect(unboundIssuerWarning('DID:key:z6Mk')).toBeUndefined();
   });
 });

@@ -19,7 +19,13 @@ import {
 import type { VaultSlot } from './verification-status.ts';
 import { credentialStructureProblems } from './verification-structure.ts';
 import { referenceStatus, statusFromEntries, type VaultReference } from './verification-credential-status.ts';
-import { checkIssuerAllowed, checkIssuerDid, issuerBinding, issuerMethod } from './verification-issuer.ts';
+import {
+  checkIssuerAllowed,
+  checkIssuerDid,
+  issuerBinding,
+  issuerMethod,
+  unboundIssuerWarning,
+} from './verification-issuer.ts';
 import { issuerOf, requestResolver, type RequestResolver } from './verification-resolver.ts';
 import { proofResults, validityOf } from './verification-results.ts';
 
@@ -97,7 +103,7 @@ export async function verifyCredential(
     results[check] = { verified: v.problem === undefined, input: clipText(v.input) };
     if (v.problem) add(v.problem);
   }
-  // issuerDid: the ledger state of a did:ledger issuer.
+  // issuerDid: the ledger state of a did:ledger issuer (not applicable to did:key, did:web, or a URL).
   if (wanted.has('issuerDid')) {
     const method = issuerMethod(deps, issuer);
     const outcome = await checkIssuerDid(deps, issuer, method, reference?.slot.issuerDid, resolver, add);
@@ -126,7 +132,10 @@ export function wantedChecks(
   return wanted;
 }
 
-/** proof: every Data Integrity proof of the credential, made by a key of its issuer. */
+/**
+ * proof: every Data Integrity proof of the credential, one at least made by a key of its issuer DID; an issuer that
+ * is not a DID binds no key, and a warning says so.
+ */
 async function checkProof(
   deps: VaultAppDeps,
   input: VerifyCredentialInput,
@@ -149,6 +158,8 @@ async function checkProof(
   });
   resolver.rethrow();
   for (const e of proof.errors) add(proofProblem(e));
+  const unbound = unboundIssuerWarning(issuer);
+  if (unbound) add(unbound);
   return { verified: proof.verified, results: proofResults(proof.results) };
 }
 

@@ -108,7 +108,16 @@ function leewayOf(p: Params): number {
   return leeway;
 }
 
-/** What the invocation changed, as stellar-rpc's `stateChanges` (LedgerEntryDiff: before and after). */
+/** `{[name]: list}`, or nothing for an empty list: a Go slice field with `omitempty`. */
+const listed = <T>(name: string, list: readonly T[]): Record<string, readonly T[]> =>
+  list.length > 0 ? { [name]: list } : {};
+
+/**
+ * What the invocation changed, as stellar-rpc's `stateChanges` (methods/simulate_transaction.go
+ * `LedgerEntryChangeFromXDRDiff`, go-stellar-sdk `protocol.LedgerEntryChange`): base64 is `{type, key, before,
+ * after}`, an absent entry `null`. In json `key` (omitempty) is left out for `keyJson`, and `before`/`after` (pointers
+ * without omitempty) are `null` beside `beforeJson`/`afterJson`, which are left out where there is no entry.
+ */
 function stateChanges(ctx: RpcContext, inv: Invocation, format: XdrFormat): object[] {
   const out: object[] = [];
   for (const id of [...inv.writes].sort()) {
@@ -121,8 +130,16 @@ function stateChanges(ctx: RpcContext, inv: Invocation, format: XdrFormat): obje
     const a = after ? ctx.codec.entryBase64(after) : null;
     if (format === 'base64') out.push({ type, key, before: b, after: a });
     else {
-      const entry = (x: string | null) => (x === null ? null : ctx.json.toJson('LedgerEntry', x));
-      out.push({ type, keyJson: ctx.json.toJson('LedgerKey', key), beforeJson: entry(b), afterJson: entry(a) });
+      const entry = (name: string, x: string | null) =>
+        x === null ? {} : { [name]: ctx.json.toJson('LedgerEntry', x) };
+      out.push({
+        type,
+        keyJson: ctx.json.toJson('LedgerKey', key),
+        before: null,
+        ...entry('beforeJson', b),
+        after: null,
+        ...entry('afterJson', a),
+      });
     }
   }
   return out;
@@ -154,7 +171,12 @@ export function simulateTransaction(ctx: RpcContext, p: Params): object {
   if (!sim.ok) {
     const events = diagnosticsB64(codec, sim.log);
     const encoded =
-      format === 'json' ? { eventsJson: events.map((e) => ctx.json.toJson('DiagnosticEvent', e)) } : { events };
+      format === 'json'
+        ? listed(
+            'eventsJson',
+            events.map((e) => ctx.json.toJson('DiagnosticEvent', e)),
+          )
+        : listed('events', events);
     return { error: sim.error, ...encoded, latestLedger: sim.latestLedger };
   }
   if (sim.inv.auth.mode === 'record' && !opSource) {
@@ -169,18 +191,26 @@ export function simulateTransaction(ctx: RpcContext, p: Params): object {
   const retval = sim.retval.toXdr('base64');
   const data = sim.transactionData.toXdr('base64');
   const json = (type: string) => (b64: string) => ctx.json.toJson(type, b64);
+  const changes = stateChanges(ctx, sim.inv, format);
+  // `auth` is a pointer to a slice (an empty list is sent); `authJson`, the events and `stateChanges` are slices
+  // with omitempty (an empty one is left out): go-stellar-sdk SimulateTransactionResponse, SimulateHostFunctionResult
   const encoded =
     format === 'json'
       ? {
           transactionDataJson: json('SorobanTransactionData')(data),
-          eventsJson: events.map(json('DiagnosticEvent')),
-          results: [{ authJson: auth.map(json('SorobanAuthorizationEntry')), returnValueJson: json('ScVal')(retval) }],
+          ...listed('eventsJson', events.map(json('DiagnosticEvent'))),
+          results: [
+            {
+              ...listed('authJson', auth.map(json('SorobanAuthorizationEntry'))),
+              returnValueJson: json('ScVal')(retval),
+            },
+          ],
         }
-      : { transactionData: data, events, results: [{ auth, xdr: retval }] };
+      : { transactionData: data, ...listed('events', events), results: [{ auth, xdr: retval }] };
   return {
     ...encoded,
     minResourceFee: sim.minResourceFee.toString(),
-    stateChanges: stateChanges(ctx, sim.inv, format),
+    ...listed('stateChanges', changes),
     latestLedger: sim.latestLedger,
   };
 }
