@@ -6,6 +6,8 @@ export interface HttpCase {
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string;
+  /** Bodies sent in turn instead of `body` (each connection cycles through them): distinct requests. */
+  bodies?: readonly string[];
 }
 
 export interface RunSettings {
@@ -58,6 +60,7 @@ export async function measureHttp(
     timeout: 10,
     ...(c.headers ? { headers: c.headers } : {}),
     ...(c.body !== undefined ? { body: c.body } : {}),
+    ...(c.bodies ? { requests: c.bodies.map((body) => ({ body })) } : {}),
   };
   if (s.warmup > 0) await once({ ...base, duration: s.warmup });
   const cpuBefore = await serverCpuUs?.();

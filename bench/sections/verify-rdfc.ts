@@ -1,7 +1,9 @@
-// The verify section's eddsa-rdfc-2022 cases: one credential signed by digitalbazaar's libraries (a did:key
-// issuer), verified by the service (POST /credentials/verify, checks proof) and, in the same run, by the peer:
-// @digitalbazaar/vc's own verifyCredential of the same credential in this process, back to back for the same
-// seconds (one core, as one service process). Both resolve the did:key offline and read only bundled contexts.
+// The verify section's eddsa-rdfc-2022 cases: RDFC_CREDENTIALS distinct credentials signed by digitalbazaar's
+// libraries (one did:key issuer; each its own id, subject, claim and signature, the same contexts, as one issuer's
+// credentials are), verified in turn by the service (POST /credentials/verify, checks proof) and, in the same
+// run, by the peer: @digitalbazaar/vc's own verifyCredential of the same credentials in this process, back to back
+// for the same seconds (one core, as one service process). Distinct, so that no cache of a request's content
+// could make the service's figure (there is none). Both resolve the did:key offline and read only bundled contexts.
 // Beside them, this verifier's own verifyDataIntegrity in this process on both paths of library-fast-path.ts
 // (`fast`, the service's default, and `maintained`), so the fast path's gain is measured apart from HTTP.
 import { DataIntegrityProof } from '@digitalbazaar/data-integrity';
@@ -15,28 +17,41 @@ import type { RunSettings } from '../lib/http-load.ts';
 
 export interface RdfcFixture {
   issuer: DidKey;
-  credential: Record<string, unknown>;
+  credentials: Record<string, unknown>[];
 }
 
-export async function rdfcFixture(): Promise<RdfcFixture> {
+/** Distinct credentials of the rdfc cases, verified in turn. */
+export const RDFC_CREDENTIALS = 64;
+
+export async function rdfcFixture(count = RDFC_CREDENTIALS): Promise<RdfcFixture> {
   const issuer = await didKey('Ed25519');
-  const credential = await issueWith('eddsa-rdfc-2022', issuer, {
-    '@context': ['https://www.w3.org/ns/credentials/v2', { degree: 'https://schema.org/credentialCategory' }],
-    id: 'urn:uuid:4b1f0c2e-8a7d-4e3b-9c6f-1d2e3f4a5b6c',
-    type: ['VerifiableCredential'],
-    validFrom: '2026-01-01T00:00:00Z',
-    credentialSubject: { id: 'did:example:holder', degree: 'Bachelor of Science in Mathematics' },
-  });
-  return { issuer, credential };
+  const subjects = ['Mathematics', 'Physics', 'Chemistry', 'Biology', 'History', 'Economics', 'Law', 'Music'];
+  const credentials: Record<string, unknown>[] = [];
+  for (let i = 0; i < count; i++) {
+    const n = i.toString(16).padStart(12, '0');
+    credentials.push(
+      await issueWith('eddsa-rdfc-2022', issuer, {
+        '@context': ['https://www.w3.org/ns/credentials/v2', { degree: 'https://schema.org/credentialCategory' }],
+        id: `urn:uuid:4b1f0c2e-8a7d-4e3b-9c6f-${n}`,
+        type: ['VerifiableCredential'],
+        validFrom: '2026-01-01T00:00:00Z',
+        credentialSubject: {
+          id: `did:example:holder-${i}`,
+          degree: `Bachelor of Science in ${subjects[i % subjects.length]} (${i})`,
+        },
+      }),
+    );
+  }
+  return { issuer, credentials };
 }
 
-/** The service's case: the credential presented, its proof checked. */
+/** The service's case: each credential presented in turn, its proof checked. */
 export function rdfcCase(url: string, key: string, keyHeader: string, f: RdfcFixture): HttpCase {
   return {
     url,
     method: 'POST',
     headers: { 'content-type': 'application/json', [keyHeader]: key },
-    body: JSON.stringify({ verifiableCredential: f.credential, options: { checks: ['proof'] } }),
+    bodies: f.credentials.map((vc) => JSON.stringify({ verifiableCredential: vc, options: { checks: ['proof'] } })),
   };
 }
 
@@ -46,16 +61,18 @@ export const RDFC_PRIME_REQUESTS = 200;
 export type InProcessPath = 'peer' | LibraryPath;
 
 /**
- * One verification of the credential in this process: the peer (@digitalbazaar/vc verifyCredential), or this
- * verifier's own verifyDataIntegrity on either path of library-fast-path.ts (Node's keys kept across calls, as
- * the service keeps them). Throws when it does not verify.
+ * One verification in this process, of the next credential in turn: the peer (@digitalbazaar/vc
+ * verifyCredential), or this verifier's own verifyDataIntegrity on either path of library-fast-path.ts (Node's
+ * keys kept across calls, as the service keeps them). Throws when it does not verify.
  */
 export function inProcessVerifier(f: RdfcFixture, path: InProcessPath): () => Promise<void> {
+  let turn = 0;
+  const next = () => f.credentials[turn++ % f.credentials.length]!;
   if (path === 'peer') {
     const documentLoader = loaderFor(f.issuer);
     return async () => {
       const r = await vc.verifyCredential({
-        credential: f.credential,
+        credential: next(),
         suite: new DataIntegrityProof({ cryptosuite: eddsaRdfc2022 }),
         documentLoader,
       });
@@ -65,7 +82,7 @@ export function inProcessVerifier(f: RdfcFixture, path: InProcessPath): () => Pr
   const keyCache = new Ed25519KeyCache();
   return async () => {
     const r = await verifyDataIntegrity({
-      document: f.credential,
+      document: next(),
       resolve: async (did) => resolveDidKey(did),
       now: new Date(),
       expectedController: f.issuer.did,
