@@ -69,7 +69,7 @@ afterAll(() => {
 });
 
 // V8's code cache of the product's modules, shared by its restarts: a start then compiles next to nothing (on a
-// loaded host, a third of a restart's time). Node writes it when a process exits normally, which no SIGKILLed
+// loaded host, a quarter of a restart's time). Node writes it when a process exits normally, which no SIGKILLed
 // product does: the run's first start is stopped gracefully to fill it (startWarm). It changes no byte on disk
 // that the product reads or writes.
 const COMPILE_CACHE = mkdtempSync(path.join(tmpdir(), 'cv-crash-compile-cache-'));
