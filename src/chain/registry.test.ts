@@ -81,7 +81,7 @@ describe('registry.get', () => {
     const b = (await registry.get(Buffer.alloc(16, 1)))!.record;
     expect(a).toEqual(record);
     expect(b).toBe(a);
-    expect(Object.isFrozen(a) && Object.isFrozen(a.assertionMethod) && Object.isFrozen(a.assertionMethod[0])).toBe(true);
+    expect([a, a.assertionMethod, a.assertionMethod[0]].every((o) => Object.isFrozen(o))).toBe(true);
   });
 
   it('decodes a fresh entry anew, whatever its content', async () => {
