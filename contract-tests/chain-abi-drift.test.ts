@@ -170,8 +170,9 @@ describe('src/chain calls only documented functions, with the documented argumen
   };
   // Methods that take something other than the options object, and methods that are not contract calls.
   const argsOf: Record<string, unknown[]> = { isVault: [C], quoteFee: [G], getAdmin: [], balance: [C, G] };
-  // Ledger-entry reads, not contract calls: the registry's record (its key is checked below) and a vault's instance.
-  const notCalls = new Set(['get', 'exists']);
+  // Ledger-entry reads, not contract calls: the registry's record (its key is checked below), a vault's instance, and
+  // the vault's keys a TTL extension names (checked below).
+  const notCalls = new Set(['get', 'exists', 'ttlState']);
   const apis = {
     vault: createVaultApi(client),
     factory: createFactoryApi(client, { factoryId: C }),
@@ -201,6 +202,33 @@ describe('src/chain calls only documented functions, with the documented argumen
     expect(section('registry')).toContain('Storage key: `ScVec[Symbol("Record"), Bytes(did_id)]`');
     const want = xdr.ScVal.scvVec([xdr.ScVal.scvSymbol('Record'), xdr.ScVal.scvBytes(Buffer.from(didId))]);
     expect(recordKey(didId).toXdr('base64')).toBe(want.toXdr('base64'));
+  });
+});
+
+describe("a vault's state, as a TTL extension names it", () => {
+  it('is the instance and the documented keys ScVec[Symbol("VC"), String(vc_id)], ScVec[Symbol("Status"), String(vc_id)]', async () => {
+    expect(section('vault')).toContain(
+      'Storage keys (persistent): `ScVec[Symbol("VC"), String(vc_id)]`, `ScVec[Symbol("Status"), String(vc_id)]`',
+    );
+    let asked: xdr.LedgerKey[] = [];
+    const client = {
+      getLedgerEntries: async (keys: xdr.LedgerKey[]) => {
+        asked = keys;
+        return { entries: [], latestLedger: 1 };
+      },
+    } as unknown as ChainClient;
+    const C = 'CABAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAFNSZ';
+    await createVaultApi(client).ttlState({ vault: C, vcIds: ['vc-1'] });
+    const data = asked.flatMap((k) => (k.type === 'contractData' ? [k.contractData] : []));
+    const id = xdr.ScVal.scvString('vc-1');
+    expect(data.map((d) => d.key.toXdr('base64'))).toEqual(
+      [
+        xdr.ScVal.scvLedgerKeyContractInstance(),
+        xdr.ScVal.scvVec([xdr.ScVal.scvSymbol('VC'), id]),
+        xdr.ScVal.scvVec([xdr.ScVal.scvSymbol('Status'), id]),
+      ].map((v) => v.toXdr('base64')),
+    );
+    for (const d of data) expect(d.durability).toBe(xdr.ContractDataDurability.persistent);
   });
 });
 

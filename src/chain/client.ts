@@ -6,6 +6,7 @@ import { loadSequence, prepare } from './prepare.ts';
 import { getEvents, getLedgerEntries, health, read, verifyNetwork } from './reads.ts';
 import { createChainContext } from './rpc.ts';
 import { submit } from './submit.ts';
+import { prepareTtl, submitTtl } from './ttl.ts';
 import type { ChainClient, ChainClientOptions } from './types.ts';
 
 export function createChainClient(opts: ChainClientOptions): ChainClient {
@@ -21,6 +22,8 @@ export function createChainClient(opts: ChainClientOptions): ChainClient {
     sequence: (source) => loadSequence(ctx, source),
     read: (req) => read(ctx, req),
     submit: (signedXdr, expect, o) => submit(ctx, signedXdr, expect, o),
+    prepareTtl: (req) => prepareTtl(ctx, req),
+    submitTtl: (signedXdr, expect) => submitTtl(ctx, signedXdr, expect),
     inspect: (signedXdr) => inspectTransaction(signedXdr, ctx.passphrase, ctx.caches.signers),
     getLedgerEntries: (keys, o) => getLedgerEntries(ctx, keys, o),
     getEvents: (request) => getEvents(ctx, request),

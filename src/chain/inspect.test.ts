@@ -48,6 +48,8 @@ function localClient(): ChainClient {
     sequence: unsupported,
     read: unsupported,
     submit: unsupported,
+    prepareTtl: unsupported,
+    submitTtl: unsupported,
     getLedgerEntries: unsupported,
     getEvents: unsupported,
     health: unsupported,

@@ -13,6 +13,44 @@ export interface PreparedTransaction {
   network: string;
 }
 
+/** The network's state archival TTLs, in ledgers (docs/chain-abi.md "State archival"). */
+export interface TtlSettings {
+  minPersistentTTL: number;
+  minTemporaryTTL: number;
+  maxEntryTTL: number;
+}
+
+/** The two operations of state archival. */
+export type TtlOperation = 'extendFootprintTtl' | 'restoreFootprint';
+
+/** An ExtendFootprintTTL to prepare: `keys` live at least `extendTo` ledgers past the one it lands in. */
+export interface TtlPrepareRequest {
+  /** Transaction source (G…): sequence and fee payer. */
+  source: string;
+  keys: xdr.LedgerKey[];
+  extendTo: number;
+  sequence?: Promise<string>;
+}
+
+/** A prepared TTL transaction: the extension, or the RestoreFootprint of `restoring` (base64 keys) to send first. */
+export interface PreparedTtl extends PreparedTransaction {
+  operation: TtlOperation;
+  restoring: string[];
+  /** The transaction's fee in stroops (inclusion and resources, the rent included), a decimal string. */
+  fee: string;
+  /** The latest ledger the simulation saw. */
+  latestLedger: number;
+}
+
+/** What a signed TTL transaction does, for the safe-submit checks. */
+export interface TtlInvocation
+  extends Pick<Invocation, 'hash' | 'source' | 'operationSource' | 'feeSource' | 'signedBy'> {
+  operation: TtlOperation;
+  extendTo?: number;
+  readOnly: xdr.LedgerKey[];
+  readWrite: xdr.LedgerKey[];
+}
+
 /** A SorobanCredentials type: legacy `address`, CAP-71's address-bound `addressV2` and `addressWithDelegates`. */
 export type CredentialKind = 'sourceAccount' | 'address' | 'addressV2' | 'addressWithDelegates';
 
@@ -161,6 +199,10 @@ export interface ChainClient {
   sequence(source: string): Promise<string>;
   read(req: ReadRequest): Promise<xdr.ScVal>;
   submit(signedXdr: string, expect?: ExpectInvocation, opts?: { contract?: ContractKind }): Promise<SubmitResult>;
+  /** An ExtendFootprintTTL, or the RestoreFootprint its keys need first (src/chain/ttl.ts). */
+  prepareTtl(req: TtlPrepareRequest): Promise<PreparedTtl>;
+  /** Checks (`expect`) and sends a signed ExtendFootprintTTL or RestoreFootprint. */
+  submitTtl(signedXdr: string, expect: (inv: TtlInvocation) => void | Promise<void>): Promise<SubmitResult>;
   /** Decodes a signed transaction under this network's passphrase (tx_invalid when undecodable). */
   inspect(signedXdr: string): Invocation;
   /**

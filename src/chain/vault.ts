@@ -10,6 +10,7 @@ import {
   field,
   isVoid,
   str,
+  sym,
   toAddress,
   toStr,
   toU32,
@@ -17,7 +18,8 @@ import {
   u32,
   vec,
 } from './codec.ts';
-import type { ChainClient, PreparedTransaction, StoredVc, VcStatus } from './types.ts';
+import { PROTOCOL_28_TTL, STATE_ARCHIVAL_KEY, persistentKey, ttlSettingsOf } from './ttl.ts';
+import type { ChainClient, PreparedTransaction, StoredVc, TtlSettings, VcStatus } from './types.ts';
 
 export interface VaultRef {
   /** C… address of the vault. */
@@ -29,6 +31,32 @@ interface Write extends VaultRef {
   /** Its sequence number, asked for already (PrepareRequest.sequence). */
   sequence?: Promise<string>;
 }
+/** What a TTL extension of a vault needs (VaultApi.ttlState). */
+export interface VaultTtlState {
+  /** The network's TTL settings (Protocol 28's when its RPC does not answer them). */
+  settings: TtlSettings;
+  /** Whether the vault's contract instance exists (live or archived). */
+  vaultExists: boolean;
+  /** The asked credentials the vault does not hold. */
+  missing: string[];
+  /** The ledger keys that exist, live or archived: the instance first, then each credential's. */
+  keys: xdr.LedgerKey[];
+}
+
+/**
+ * The ledger keys of a vault's own state that keep it readable (docs/chain-abi.md "Vault", storage): its contract
+ * instance, and each credential's `VC(id)` and `Status(id)` entries.
+ */
+function vaultKeys(vault: string, vcIds: readonly string[]): { instance: xdr.LedgerKey; vcs: xdr.LedgerKey[][] } {
+  return {
+    instance: new Contract(vault).getFootprint(),
+    vcs: vcIds.map((id) => [
+      persistentKey(vault, vec([sym('VC'), str(id)])),
+      persistentKey(vault, vec([sym('Status'), str(id)])),
+    ]),
+  };
+}
+
 interface Page extends VaultRef {
   offset: number;
   limit: number;
@@ -59,6 +87,8 @@ export interface VaultApi {
   vaultDid(o: VaultRef): Promise<string | undefined>;
   /** Whether a contract instance exists at the address (one ledger-entry read). */
   exists(o: VaultRef): Promise<boolean>;
+  /** The vault's and the credentials' ledger keys and the network's TTL settings, in one ledger-entry read. */
+  ttlState(o: VaultRef & { vcIds: readonly string[] }): Promise<VaultTtlState>;
 }
 
 /**
@@ -145,5 +175,18 @@ export function createVaultApi(client: ChainClient, { owners }: { owners?: LRUCa
     },
     vaultDid: async (o) => fromOption(await read(o, 'vault_did'), toStr),
     exists: async (o) => (await client.getLedgerEntries([new Contract(o.vault).getFootprint()])).entries.length > 0,
+    ttlState: async (o) => {
+      const { instance, vcs } = vaultKeys(o.vault, o.vcIds);
+      const all = [instance, ...vcs.flat()];
+      const res = await client.getLedgerEntries([STATE_ARCHIVAL_KEY, ...all]);
+      const found = new Set(res.entries.map((e) => e.key.toXdr('base64')));
+      const has = (k: xdr.LedgerKey) => found.has(k.toXdr('base64'));
+      return {
+        settings: ttlSettingsOf(res.entries) ?? PROTOCOL_28_TTL,
+        vaultExists: has(instance),
+        missing: o.vcIds.filter((_, i) => !has(vcs[i]![0]!)),
+        keys: all.filter(has),
+      };
+    },
   };
 }
