@@ -47,6 +47,7 @@ function localClient(): ChainClient {
     },
     sequence: unsupported,
     read: unsupported,
+    readFootprint: unsupported,
     submit: unsupported,
     prepareTtl: unsupported,
     submitTtl: unsupported,

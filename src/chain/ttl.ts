@@ -3,7 +3,6 @@
 // land first), and such a signed transaction decoded for the safe-submit checks and sent.
 import {
   Account,
-  Address,
   FeeBumpTransaction,
   Operation,
   SorobanDataBuilder,
@@ -47,17 +46,6 @@ export function ttlSettingsOf(entries: readonly rpc.Api.LedgerEntryResult[]): Tt
     return { minPersistentTTL: s.minPersistentTtl, minTemporaryTTL: s.minTemporaryTtl, maxEntryTTL: s.maxEntryTtl };
   }
   return undefined;
-}
-
-/** A persistent contract-data key of `contractId`. */
-export function persistentKey(contractId: string, key: xdr.ScVal): xdr.LedgerKey {
-  return xdr.LedgerKey.contractData(
-    new xdr.LedgerKeyContractData({
-      contract: new Address(contractId).toScAddress(),
-      key,
-      durability: xdr.ContractDataDurability.persistent,
-    }),
-  );
 }
 
 /**

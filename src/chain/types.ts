@@ -120,6 +120,17 @@ export interface ReadRequest extends ContractCall {
   refuseArchived?: boolean;
 }
 
+/** What a simulated read touches (ChainClient.readFootprint). */
+export interface ReadFootprint {
+  value: xdr.ScVal;
+  /**
+   * Every ledger key the simulation names, in its order: the footprint's read-only then read-write keys (archived
+   * entries included: a simulation restores them through its restore list, CAP-66), then the read-write keys of a
+   * `restorePreamble` when the RPC answers one instead. Duplicates are possible.
+   */
+  keys: xdr.LedgerKey[];
+}
+
 export interface ChainTimeouts {
   /** Per RPC request. */
   rpcMs: number;
@@ -198,6 +209,8 @@ export interface ChainClient {
   /** The current sequence number of a source account (one ledger-entry read), for PrepareRequest.sequence. */
   sequence(source: string): Promise<string>;
   read(req: ReadRequest): Promise<xdr.ScVal>;
+  /** A read-only call simulated afresh (never the read cache): its value and the ledger keys it touches. */
+  readFootprint(req: ContractCall): Promise<ReadFootprint>;
   submit(signedXdr: string, expect?: ExpectInvocation, opts?: { contract?: ContractKind }): Promise<SubmitResult>;
   /** An ExtendFootprintTTL, or the RestoreFootprint its keys need first (src/chain/ttl.ts). */
   prepareTtl(req: TtlPrepareRequest): Promise<PreparedTtl>;

@@ -1,8 +1,11 @@
 // POST /contracts/vault/extend-ttl against the simulator with small TTL settings (docs/vault-api.md "Credential
 // lifetime"): prepare, sign and submit an extension; an archived credential restored (restoreFootprint, then the
-// extension) reads again; the refusals the spec lists. Each `it` sets up the vault and credentials it needs.
-import { Contract, Keypair, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
+// extension) reads again; the refusals the spec lists; a vault whose storage layout is not the simulator's kept
+// live over the keys its reads' simulations name. Each `it` sets up the vault and credentials it needs.
+import { Contract, Keypair, type Transaction, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VAULT_WASM_HASH, contractImpls } from '../../../simulator/contracts/index.ts';
+import type { ContractContext, ContractImpl, ContractStorage, Durability } from '../../../simulator/host.ts';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index.ts';
 import { startVaultTestEnv, type MintedKey, type VaultTestEnv } from '../../../test-support/vault-api.ts';
 import { signPrepared } from '../../cli/sign.ts';
@@ -306,5 +309,102 @@ describe('a credential issued late in its vault life', () => {
     expect(after).toEqual({ status: 409, error: 'state_archived' });
     const v = await call('/contracts/vault/verify-vc', owner.key, { owner: owner.kp.publicKey(), vcId: 'vc-late' });
     expect({ status: v.status, error: v.body.error }).toEqual({ status: 409, error: 'state_archived' });
+  });
+});
+
+/** The simulator's vault with every persistent key moved under `ScVec[U32(7), key]`: a storage layout the service
+ *  cannot have copied, behind the same functions. */
+function relaid(impl: ContractImpl): ContractImpl {
+  const moved = (k: xdr.ScVal, d?: Durability) =>
+    d === undefined || d === 'persistent' ? xdr.ScVal.scvVec([xdr.ScVal.scvU32(7), k]) : k;
+  const inner = (ctx: ContractContext): ContractContext => {
+    const s = ctx.storage;
+    const storage: ContractStorage = {
+      get: (k, d) => s.get(moved(k, d), d),
+      set: (k, v, d) => s.set(moved(k, d), v, d),
+      has: (k, d) => s.has(moved(k, d), d),
+      remove: (k, d) => s.remove(moved(k, d), d),
+    };
+    return new Proxy(ctx, {
+      get: (t, p) => {
+        if (p === 'storage') return storage;
+        const v: unknown = Reflect.get(t, p, t);
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
+      },
+    });
+  };
+  return {
+    name: impl.name,
+    ...(impl.functions ? { functions: impl.functions } : {}),
+    ...(impl.construct ? { construct: (ctx, args) => impl.construct!(inner(ctx), args) } : {}),
+    invoke: (ctx, fn, args) => impl.invoke(inner(ctx), fn, args),
+  };
+}
+
+describe('a vault whose storage layout is not the simulator’s', () => {
+  const hash = VAULT_WASM_HASH.toString('hex');
+  const original = contractImpls.get(hash)!;
+  beforeAll(() => void contractImpls.set(hash, relaid(original)));
+  afterAll(() => void contractImpls.set(hash, original));
+
+  const fp = (x: string): string[] => {
+    const inner = (TransactionBuilder.fromXdr(x, env.passphrase) as Transaction).tx;
+    const ext = 'ext' in inner ? inner.ext : undefined;
+    if (ext?.type !== 'sorobanData') throw new Error('no footprint');
+    const f = ext.sorobanData.resources.footprint;
+    return [...f.readOnly, ...f.readWrite].map((k) => k.toXdr('base64')).sort();
+  };
+  /** The vault's contract data that simulating its reads of `vcId` names (the instance included). */
+  const simulated = async (vault: string, vcId: string): Promise<string[]> => {
+    const contract = new Contract(vault).address().toScAddress().toXdr('base64');
+    const keys = new Set<string>();
+    for (const fn of ['get_vc', 'verify_vc']) {
+      const r = await env.chain.client.readFootprint({ contractId: vault, fn, args: [xdr.ScVal.scvString(vcId)] });
+      for (const k of r.keys)
+        if (k.type === 'contractData' && k.contractData.contract.toXdr('base64') === contract)
+          keys.add(k.toXdr('base64'));
+    }
+    return [...keys];
+  };
+  const vcKey = (vault: string, vcId: string) =>
+    xdr.LedgerKey.contractData(
+      new xdr.LedgerKeyContractData({
+        contract: new Contract(vault).address().toScAddress(),
+        key: xdr.ScVal.scvVec([xdr.ScVal.scvSymbol('VC'), xdr.ScVal.scvString(vcId)]),
+        durability: xdr.ContractDataDurability.persistent,
+      }),
+    );
+
+  it('is restored and extended over the keys the simulations of its reads name', async () => {
+    const owner = await newOwner();
+    await issue(owner, 'vc-x');
+    await issue(owner, 'vc-y');
+    expect((await getVc(owner, 'vc-x')).status).toBe(200);
+    // the simulator's own layout holds nothing here: keys built from it would name no entry
+    expect((await env.chain.client.getLedgerEntries([vcKey(owner.vault, 'vc-x')])).entries).toEqual([]);
+    const want = [...new Set([...(await simulated(owner.vault, 'vc-x')), ...(await simulated(owner.vault, 'vc-y'))])];
+    expect(want).toHaveLength(5); // the instance, and each credential's two entries, wherever they are
+    closeUntil(latest() + TTL.minPersistentTTL + 2);
+    expect((await getVc(owner, 'vc-x')).body.error).toBe('state_archived');
+
+    const body = { owner: owner.kp.publicKey(), vcIds: ['vc-x', 'vc-y'], sourcePublicKey: owner.kp.publicKey() };
+    const restore = await call(PATH, owner.key, body);
+    expect(restore.status, JSON.stringify(restore.body)).toBe(200);
+    expect(restore.body.operation).toBe('restoreFootprint');
+    expect([...restore.body.restoring].sort()).toEqual([...want].sort());
+    expect(fp(restore.body.xdr)).toEqual([...want].sort());
+    await submit(PATH, restore.body.xdr, owner.key, owner.kp);
+
+    const extend = await call(PATH, owner.key, { ...body, ledgers: 300 });
+    expect(extend.status, JSON.stringify(extend.body)).toBe(200);
+    expect(extend.body).toMatchObject({ operation: 'extendFootprintTtl', restoring: [] });
+    expect(fp(extend.body.xdr)).toEqual([...want].sort());
+    await submit(PATH, extend.body.xdr, owner.key, owner.kp);
+    const extendedIn = latest();
+    const entries = await env.chain.client.getLedgerEntries(want.map((k) => xdr.LedgerKey.fromXdr(k, 'base64')));
+    expect(entries.entries).toHaveLength(5);
+    for (const e of entries.entries) expect(e.liveUntilLedgerSeq!).toBeGreaterThanOrEqual(extendedIn + 299);
+    closeUntil(extendedIn + TTL.minPersistentTTL + 5);
+    for (const vcId of ['vc-x', 'vc-y']) expect((await getVc(owner, vcId)).status).toBe(200);
   });
 });
