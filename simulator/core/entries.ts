@@ -3,7 +3,6 @@
 import { xdr } from '@stellar/stellar-sdk';
 import type { LRUCache } from 'lru-cache';
 import { asBuffer, DEFAULT_KEY_CACHE_SIZES, lru, SimKeys, type KeyCacheSizes } from './crypto.ts';
-import { entryXdrBytes } from './xdr-write.ts';
 
 export type DataDurability = 'persistent' | 'temporary';
 
@@ -310,7 +309,7 @@ export class SimCodec extends SimKeys {
 
   /** An entry's LedgerEntry XDR (bytesOf). */
   entryBytes(e: Entry): Uint8Array {
-    return this.bytesOf(e, (x) => entryXdrBytes(this, x));
+    return this.bytesOf(e, (x) => this.entryXdr(x).toXdr());
   }
 
   /** An entry's LedgerEntry XDR as base64, remembered per entry (entries are immutable records). */

@@ -9,7 +9,6 @@ import { asBuffer } from './crypto.ts';
 import type { Entry, SimCodec } from './entries.ts';
 import { transactionEventXdr } from './fee-events.ts';
 import type { EntryChange, TxRecord } from './records.ts';
-import { XdrPieces } from './xdr-write.ts';
 
 export function resultOf(rec: TxRecord): xdr.TransactionResult {
   const ops = rec.opResults();
@@ -79,6 +78,27 @@ function metaParts(codec: SimCodec, rec: TxRecord): MetaParts {
   };
 }
 
+/** XDR written piece by piece: 4-byte big-endian words and already-encoded values. */
+class XdrPieces {
+  readonly pieces: Uint8Array[] = [];
+  word(n: number): this {
+    const b = Buffer.allocUnsafe(4);
+    b.writeUInt32BE(n);
+    this.pieces.push(b);
+    return this;
+  }
+  bytes(b: Uint8Array): this {
+    this.pieces.push(b);
+    return this;
+  }
+  /** A variable-length array of encoded values. */
+  array(items: readonly Uint8Array[]): this {
+    this.word(items.length);
+    for (const i of items) this.pieces.push(i);
+    return this;
+  }
+}
+
 /** LedgerEntryChangeType. */
 const CREATED = 0;
 const UPDATED = 1;
@@ -131,7 +151,7 @@ export function metaXdr(codec: SimCodec, rec: TxRecord, parts: MetaParts = metaP
   if (rec.returnValue) w.word(1).bytes(rec.returnValue.toXdr());
   else w.word(0);
   w.array(parts.txEvents).array(parts.diagnostics);
-  return w.concat();
+  return Buffer.concat(w.pieces);
 }
 
 /** The XDR fields of getTransaction for a record (memoized on the record); `parts` when the caller encoded them. */
