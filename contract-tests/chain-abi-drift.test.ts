@@ -4,12 +4,13 @@
 // renumbered on either side without the document fails here.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { xdr } from '@stellar/stellar-sdk';
+import { Address, Contract, Keypair, StrKey, xdr } from '@stellar/stellar-sdk';
 import { describe, expect, it } from 'vitest';
 import { FactoryError, RegistryError, VaultError, factory, registry, vault } from '../simulator/contracts/index.ts';
 import { TTL_SETTINGS } from '../simulator/core/ledger.ts';
 import { stellarAssetContract } from '../simulator/core/sac.ts';
 import type { ContractImpl } from '../simulator/host.ts';
+import { toStr } from '../src/chain/codec.ts';
 import { FACTORY_ERRORS, REGISTRY_ERRORS, VAULT_ERRORS } from '../src/chain/errors.ts';
 import { createFactoryApi } from '../src/chain/factory.ts';
 import { createRegistryApi, recordKey } from '../src/chain/registry.ts';
@@ -170,8 +171,9 @@ describe('src/chain calls only documented functions, with the documented argumen
   };
   // Methods that take something other than the options object, and methods that are not contract calls.
   const argsOf: Record<string, unknown[]> = { isVault: [C], quoteFee: [G], getAdmin: [], balance: [C, G] };
-  // Ledger-entry reads, not contract calls: the registry's record (its key is checked below) and a vault's instance.
-  const notCalls = new Set(['get', 'exists']);
+  // Ledger-entry reads, not contract calls: the registry's record (its key is checked below), a vault's instance, and
+  // the vault's keys a TTL extension names (checked below).
+  const notCalls = new Set(['get', 'exists', 'ttlState']);
   const apis = {
     vault: createVaultApi(client),
     factory: createFactoryApi(client, { factoryId: C }),
@@ -201,6 +203,67 @@ describe('src/chain calls only documented functions, with the documented argumen
     expect(section('registry')).toContain('Storage key: `ScVec[Symbol("Record"), Bytes(did_id)]`');
     const want = xdr.ScVal.scvVec([xdr.ScVal.scvSymbol('Record'), xdr.ScVal.scvBytes(Buffer.from(didId))]);
     expect(recordKey(didId).toXdr('base64')).toBe(want.toXdr('base64'));
+  });
+});
+
+describe("a vault's state, as a TTL extension names it", () => {
+  // The interface documents functions, not storage: the keys come from the simulations of documented reads.
+  const C = 'CABAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAEAQCAIBAFNSZ';
+  const OTHER = StrKey.encodeContract(Buffer.alloc(32, 3));
+  const dataKey = (contract: string, key: xdr.ScVal) =>
+    xdr.LedgerKey.contractData(
+      new xdr.LedgerKeyContractData({
+        contract: new Address(contract).toScAddress(),
+        key,
+        durability: xdr.ContractDataDurability.persistent,
+      }),
+    );
+  // a layout no copy of the simulator's would build
+  const odd = (tag: string, id: string) =>
+    dataKey(C, xdr.ScVal.scvVec([xdr.ScVal.scvU32(7), xdr.ScVal.scvString(`${tag}:${id}`)]));
+  const instance = new Contract(C).getFootprint();
+
+  it('is the instance and the vault contract data the simulations of documented reads name, nothing built', async () => {
+    const simulated: { fn: string; args: number }[] = [];
+    const asked: string[] = [];
+    const client = {
+      readFootprint: async (req: ReadRequest) => {
+        simulated.push({ fn: req.fn, args: req.args.length });
+        const id = toStr(req.args[0]!);
+        const keys =
+          req.fn === 'get_vc'
+            ? [instance, odd('data', id), dataKey(OTHER, xdr.ScVal.scvString(id))]
+            : [
+                odd('state', id),
+                instance,
+                xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: Keypair.random().xdrAccountId() })),
+              ];
+        return { value: xdr.ScVal.scvString(id), keys };
+      },
+      getLedgerEntries: async (keys: xdr.LedgerKey[]) => {
+        asked.push(...keys.filter((k) => k.type === 'contractData').map((k) => k.toXdr('base64')));
+        const entries = keys
+          .filter((k) => k.type === 'contractData')
+          .map((key) => ({ key, val: { type: 'contractData' }, liveUntilLedgerSeq: 10 }));
+        return { entries, latestLedger: 1 };
+      },
+    } as unknown as ChainClient;
+    const state = await createVaultApi(client).ttlState({ vault: C, vcIds: ['vc-1', 'vc-2'] });
+    const documented = documentedFunctions('vault');
+    for (const s of simulated) expect(documented.get(s.fn), `${s.fn} is not a documented function`).toBe(s.args);
+    expect(new Set(simulated.map((s) => s.fn))).toEqual(new Set(['get_vc', 'verify_vc']));
+    const want = [instance, odd('data', 'vc-1'), odd('state', 'vc-1'), odd('data', 'vc-2'), odd('state', 'vc-2')].map(
+      (k) => k.toXdr('base64'),
+    );
+    expect(state.keys.map((k) => k.toXdr('base64'))).toEqual(want);
+    expect(new Set(asked)).toEqual(new Set(want));
+    expect(state.missing).toEqual([]);
+  });
+
+  it("docs/chain-abi.md says the service takes the keys from simulation, and calls the VC/Status layout the simulator's", () => {
+    const vaultSection = section('vault');
+    expect(vaultSection).toContain('footprints of simulated `get_vc` and `verify_vc` calls');
+    expect(vaultSection).toContain("The simulator's vault stores");
   });
 });
 

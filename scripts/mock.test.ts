@@ -7,31 +7,40 @@ import { parseMockArgs } from './mock.ts';
 
 describe('parseMockArgs', () => {
   it.each([
-    { given: ['spec/vault-api.yaml'], env: {}, want: { spec: 'spec/vault-api.yaml', host: '127.0.0.1', port: 4010 } },
+    {
+      given: ['spec/vault-api.yaml'],
+      env: {},
+      want: { spec: 'spec/vault-api.yaml', host: '127.0.0.1', port: 4010, drainMs: 10_000 },
+    },
     {
       given: ['spec/did-resolver.yaml'],
       env: {},
-      want: { spec: 'spec/did-resolver.yaml', host: '127.0.0.1', port: 4011 },
+      want: { spec: 'spec/did-resolver.yaml', host: '127.0.0.1', port: 4011, drainMs: 10_000 },
     },
     {
       given: ['spec/vault-api.yaml', '--port', '5000'],
       env: {},
-      want: { spec: 'spec/vault-api.yaml', host: '127.0.0.1', port: 5000 },
+      want: { spec: 'spec/vault-api.yaml', host: '127.0.0.1', port: 5000, drainMs: 10_000 },
     },
     {
       given: ['spec/vault-api.yaml', '--port=5001', '--host', '0.0.0.0'],
       env: {},
-      want: { spec: 'spec/vault-api.yaml', host: '0.0.0.0', port: 5001 },
+      want: { spec: 'spec/vault-api.yaml', host: '0.0.0.0', port: 5001, drainMs: 10_000 },
     },
     {
       given: ['spec/vault-api.yaml'],
       env: { PORT: '5002' },
-      want: { spec: 'spec/vault-api.yaml', host: '127.0.0.1', port: 5002 },
+      want: { spec: 'spec/vault-api.yaml', host: '127.0.0.1', port: 5002, drainMs: 10_000 },
     },
     {
       given: ['spec/vault-api.yaml', '-p', '5003'],
       env: { PORT: '5002' },
-      want: { spec: 'spec/vault-api.yaml', host: '127.0.0.1', port: 5003 },
+      want: { spec: 'spec/vault-api.yaml', host: '127.0.0.1', port: 5003, drainMs: 10_000 },
+    },
+    {
+      given: ['spec/did-resolver.yaml', '--shutdown-timeout-ms', '2000'],
+      env: {},
+      want: { spec: 'spec/did-resolver.yaml', host: '127.0.0.1', port: 4011, drainMs: 2000 },
     },
   ])('$given with $env → port $want.port', ({ given, env, want }) => {
     expect(parseMockArgs(given, env)).toEqual(want);
@@ -44,6 +53,7 @@ describe('parseMockArgs', () => {
     { given: ['spec/vault-api.yaml'], env: { PORT: '70000' }, want: /integer from 0 to 65535, got "70000"/ },
     { given: ['other.yaml'], env: {}, want: /integer from 0 to 65535, got undefined/ },
     { given: ['spec/vault-api.yaml', '--cors'], env: {}, want: /unknown argument "--cors"/ },
+    { given: ['spec/vault-api.yaml', '--shutdown-timeout-ms', '-1'], env: {}, want: /integer from 0 to 600000/ },
   ])('$given with $env → $want', ({ given, env, want }) => {
     expect(() => parseMockArgs(given, env)).toThrow(want);
   });

@@ -1,13 +1,16 @@
 // `npm run mock:vault` / `npm run mock:resolver`: a Prism mock of one spec, with the rules of mock-spec.ts.
 //
-//   node scripts/mock.ts <spec file> [--port N] [--host H]
+//   node scripts/mock.ts <spec file> [--port N] [--host H] [--shutdown-timeout-ms N]
 //
 // The port is --port, else PORT, else the spec's default (vault API 4010, resolver 4011); the host is --host,
 // else 127.0.0.1. Prism's own CORS is off: the mocks answer CORS as the specs do. Prism listens on a free
 // loopback port behind the front of mock-front.ts, which listens on the mock's port once Prism answers.
+// A TERM or an INT stops as the product does: the front stops listening, the requests under way finish (up to
+// --shutdown-timeout-ms, 10 s), then Prism is stopped; a second signal stops Prism at once.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import type http from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -15,22 +18,28 @@ import { createMockFront } from './mock-front.ts';
 import { loadMockSpec } from './mock-spec.ts';
 import { parentMayVanish } from '../src/config/index.ts';
 import { watchParent } from '../src/cli/parent-watch.ts';
+import { gracefulShutdown } from '../src/observability/shutdown.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const prismBin = path.join(root, 'node_modules', '.bin', 'prism');
 const DEFAULT_PORTS: Record<string, number> = { 'vault-api.yaml': 4010, 'did-resolver.yaml': 4011 };
+/** The product's default `--shutdown-timeout-ms`. */
+const DEFAULT_DRAIN_MS = 10_000;
 
 export interface MockArgs {
   spec: string;
   host: string;
   port: number;
+  /** How long requests under way get to finish after a TERM or an INT. */
+  drainMs: number;
 }
 
 /** Reads the command line and `PORT`; throws with a usage line on anything it cannot use. */
 export function parseMockArgs(argv: string[], env: Record<string, string | undefined>): MockArgs {
-  const usage = 'usage: mock.ts <spec file> [--port N] [--host H]   (PORT=N works too)';
+  const usage = 'usage: mock.ts <spec file> [--port N] [--host H] [--shutdown-timeout-ms N]   (PORT=N works too)';
   let spec: string | undefined;
   let port: string | undefined;
+  let drain = String(DEFAULT_DRAIN_MS);
   let host = '127.0.0.1';
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -44,6 +53,7 @@ export function parseMockArgs(argv: string[], env: Record<string, string | undef
     };
     if (name === '--port' || name === '-p') port = value();
     else if (name === '--host' || name === '-h') host = value();
+    else if (name === '--shutdown-timeout-ms') drain = value();
     else if (!name.startsWith('-') && spec === undefined) spec = name;
     else throw new Error(`unknown argument ${JSON.stringify(arg)}\n${usage}`);
   }
@@ -52,7 +62,12 @@ export function parseMockArgs(argv: string[], env: Record<string, string | undef
   if (chosen === undefined || !/^\d+$/.test(chosen) || Number(chosen) > 65535) {
     throw new Error(`the port must be an integer from 0 to 65535, got ${JSON.stringify(chosen)}\n${usage}`);
   }
-  return { spec, host, port: Number(chosen) };
+  if (!/^\d+$/.test(drain) || Number(drain) > 600_000) {
+    throw new Error(
+      `--shutdown-timeout-ms must be an integer from 0 to 600000, got ${JSON.stringify(drain)}\n${usage}`,
+    );
+  }
+  return { spec, host, port: Number(chosen), drainMs: Number(drain) };
 }
 
 /** Runs Prism until it exits or this process is told to stop; resolves to Prism's exit code. */
@@ -65,7 +80,7 @@ export async function runMock(argv: string[], env: Record<string, string | undef
     return 2;
   }
   const dir = mkdtempSync(path.join(tmpdir(), 'cv-mock-'));
-  let front: Server | undefined;
+  let front: http.Server | undefined;
   try {
     // JSON keeps every local $ref; the file's name keeps the spec's, for Prism's log lines.
     const file = path.join(dir, `${path.basename(args.spec, path.extname(args.spec))}.json`);
@@ -75,7 +90,20 @@ export async function runMock(argv: string[], env: Record<string, string | undef
     const child = spawn(prismBin, ['mock', '--cors=false', '--host', '127.0.0.1', '--port', String(inner), file], {
       stdio: 'inherit',
     });
-    const stop = (signal: NodeJS.Signals) => child.kill(signal);
+    // The first signal drains the front, then stops Prism; a second one stops Prism now.
+    let draining = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (draining || !front) {
+        front?.closeAllConnections();
+        child.kill(signal);
+        return;
+      }
+      draining = true;
+      void gracefulShutdown(front, { timeoutMs: args.drainMs }).then(({ forced }) => {
+        if (forced) console.error(`the mock's drain deadline passed (${args.drainMs} ms): open connections destroyed`);
+        child.kill(signal);
+      });
+    };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
     // Under `npm run mock:vault` a TERM to npm stops npm and its shell only: gone, they leave Prism behind.
@@ -89,7 +117,11 @@ export async function runMock(argv: string[], env: Record<string, string | undef
     const ready = await Promise.race([answers(upstream, () => gone).then(() => !gone), exited.then(() => false)]);
     if (ready) {
       front = createMockFront(spec, upstream);
-      front.listen(args.port, args.host, () => console.log(`mock of ${args.spec} on http://${args.host}:${args.port}`));
+      const server = front;
+      server.listen(args.port, args.host, () => {
+        const { port } = server.address() as AddressInfo;
+        console.log(`mock of ${args.spec} on http://${args.host}:${port}`);
+      });
       front.once('error', (err) => {
         console.error(`the mock cannot listen on ${args.host}:${args.port}: ${err.message}`);
         child.kill('SIGTERM');

@@ -188,7 +188,7 @@ run() {
   product=$!
   "$REPO/node_modules/.bin/node" "$REPO/scripts/w3c-suite-issuer.ts" "$ISSUER_PORT" "$CONTEXTS" >"$work/issuer.log" 2>&1 &
   issuer=$!
-  trap 'kill $product $issuer 2>/dev/null; wait $product $issuer 2>/dev/null; rm -rf "$data"' EXIT
+  trap 'kill $product $issuer 2>/dev/null; wait $product $issuer 2>/dev/null || true; rm -rf "$data"' EXIT
   # Ready once is enough: on a loaded machine a later /ready may miss its 2-second check timeout (503).
   local ready=''
   for _ in $(seq 1 240); do

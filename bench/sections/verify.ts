@@ -59,15 +59,16 @@ export async function runVerifySection(ctx: SectionContext): Promise<SectionResu
     label: string,
     c: () => Promise<HttpCase> | HttpCase,
     check?: (body: unknown) => void,
+    serverCpuUs?: () => Promise<number>,
   ) => {
     if (!wanted(ctx, name)) return;
     const outcome = await attempt(ctx, name, async () => {
       const hc = await c();
       const body = await probe(hc);
       check?.(body);
-      const r = await measureHttp(hc, ctx.settings);
+      const r = await measureHttp(hc, ctx.settings, serverCpuUs);
       ctx.log(
-        `    ${fmtRate(r.rps)} req/s, p50 ${fmtMs(r.p50)} ms, p99 ${fmtMs(r.p99)} ms, non-2xx ${r.non2xx}, errors ${r.errors}`,
+        `    ${fmtRate(r.rps)} req/s, ${fmtInt(r.cpuUsPerRequest ?? 0)} µs CPU/request, p50 ${fmtMs(r.p50)} ms, p99 ${fmtMs(r.p99)} ms, non-2xx ${r.non2xx}, errors ${r.errors}`,
       );
       return r;
     });
@@ -88,7 +89,13 @@ export async function runVerifySection(ctx: SectionContext): Promise<SectionResu
       });
     else {
       try {
-        await measure('verify-ceiling', 'framework ceiling (GET /config)', () => ({ url: `${host.ready.url}/config` }));
+        await measure(
+          'verify-ceiling',
+          'framework ceiling (GET /config)',
+          () => ({ url: `${host.ready.url}/config` }),
+          undefined,
+          async () => (await host.call<{ us: number }>('cpu')).us,
+        );
       } finally {
         await host.stop();
       }
@@ -136,6 +143,7 @@ export async function runVerifySection(ctx: SectionContext): Promise<SectionResu
         mustVerify(await verifyPresentation(client, { verifiablePresentation: vp, options: { challenge } }));
       }
       return {
+        cpuUs: () => stack.cpuUs(),
         url: `${stack.vaultUrl()}/credentials/verify`,
         vpUrl: `${stack.vaultUrl()}/presentations/verify`,
         key: issuer.key,
@@ -162,6 +170,7 @@ export async function runVerifySection(ctx: SectionContext): Promise<SectionResu
         return { ...post(f.key, { verifiableCredential: f.vc }), url: f.url };
       },
       mustVerify,
+      async () => (await fixture).cpuUs(),
     );
     await measure(
       'verify-reference',
@@ -171,6 +180,7 @@ export async function runVerifySection(ctx: SectionContext): Promise<SectionResu
         return { ...post(f.ownerKey, { owner: f.holder, vcId: f.vcId }), url: f.url };
       },
       mustVerify,
+      async () => (await fixture).cpuUs(),
     );
     await measure(
       'verify-presentation',
@@ -180,6 +190,7 @@ export async function runVerifySection(ctx: SectionContext): Promise<SectionResu
         return { ...post(f.key, { verifiablePresentation: f.vp, options: { challenge: f.challenge } }), url: f.vpUrl };
       },
       mustVerify,
+      async () => (await fixture).cpuUs(),
     );
   }
   await measureRdfc(ctx, rows);

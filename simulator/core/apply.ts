@@ -78,17 +78,18 @@ function invokeSuccess(
   return () => [
     xdr.OperationResult.opInner(
       xdr.OperationResultTr.invokeHostFunction(
-        xdr.InvokeHostFunctionResult.invokeHostFunctionSuccess(
-          sha256(
-            new xdr.InvokeHostFunctionSuccessPreImage({
-              returnValue: rv,
-              events: events.map((e) => contractEventXdr(codec, e)),
-            }).toXdr(),
-          ),
-        ),
+        xdr.InvokeHostFunctionResult.invokeHostFunctionSuccess(successHash(codec, rv, events)),
       ),
     ),
   ];
+}
+
+/** SHA-256 of the InvokeHostFunctionSuccessPreImage XDR (returnValue, then the ContractEvent array), written from
+ *  the events' remembered encoding. */
+export function successHash(codec: SimCodec, rv: xdr.ScVal, events: readonly ContractEventRec[]): Buffer {
+  const count = Buffer.allocUnsafe(4);
+  count.writeUInt32BE(events.length);
+  return sha256(Buffer.concat([rv.toXdr(), count, ...events.map((e) => contractEventBytes(codec, e))]));
 }
 
 /** The read-write footprint keys a transaction's restore list names (`archivedSorobanEntries`, CAP-66). */
@@ -354,6 +355,11 @@ export function footprintOf(
   };
   return { readOnly: ids(fp.readOnly), readWrite: ids(fp.readWrite) };
 }
+
+/** contractEventXdr(codec, e).toXdr(), remembered per event object (codec.bytesOf): simulateTransaction's events,
+ *  the InvokeHostFunction success hash, the meta and getTransaction's events hold the same bytes. */
+export const contractEventBytes = (codec: SimCodec, e: ContractEventRec): Uint8Array =>
+  codec.bytesOf(e, (x) => contractEventXdr(codec, x).toXdr());
 
 export function contractEventXdr(
   codec: SimCodec,

@@ -123,14 +123,6 @@ function assetCodeOf(code: Uint8Array): string {
 const INSTANCE_KEY = xdr.ScVal.scvLedgerKeyContractInstance();
 const THRESHOLDS = new Uint8Array([1, 0, 0, 0]);
 
-/** ScMap entries sorted by key XDR (the host keeps maps ordered). */
-export function sortedMap(storage: InstanceEntry['storage']): xdr.ScMapEntry[] {
-  return [...storage.values()]
-    .map((e) => ({ e, k: e.key.toXdr() }))
-    .sort((a, b) => Buffer.compare(a.k, b.k))
-    .map(({ e }) => new xdr.ScMapEntry({ key: e.key, val: e.val }));
-}
-
 export function liveUntilOf(e: Entry): number | undefined {
   return e.t === 'data' || e.t === 'instance' ? e.liveUntil : undefined;
 }
@@ -145,6 +137,8 @@ export class SimCodec extends SimKeys {
   private readonly ledgerKeys: LRUCache<string, xdr.LedgerKey>;
   /** Base64 XDR of immutable entries and shared LedgerKeys, per object (simulateTransaction's stateChanges). */
   private readonly base64 = new WeakMap<Entry | xdr.LedgerKey, string>();
+  /** XDR per immutable object (bytesOf): entries, instance storage keys, contract events. */
+  private readonly xdrBytes = new WeakMap<object, Uint8Array>();
   /** The asset of each Stellar Asset Contract instance (sac.ts; fixed at the SAC's deployment). */
   readonly sacAssets = lru<{ readonly code: string; readonly issuer?: string }>(10_000);
   /** Transaction hashes per transaction object, with the network id they were taken under (check.ts txHash). */
@@ -305,14 +299,35 @@ export class SimCodec extends SimKeys {
     return k;
   }
 
+  /** `encode(o)`, remembered per object (`o` never changes). Shared: do not mutate. An entry that stateChanges
+   *  encoded is not encoded again for the meta of the transaction that applies it (meta.ts metaXdr). */
+  bytesOf<T extends object>(o: T, encode: (o: T) => Uint8Array): Uint8Array {
+    let b = this.xdrBytes.get(o);
+    if (b === undefined) this.xdrBytes.set(o, (b = encode(o)));
+    return b;
+  }
+
+  /** An entry's LedgerEntry XDR (bytesOf). */
+  entryBytes(e: Entry): Uint8Array {
+    return this.bytesOf(e, (x) => this.entryXdr(x).toXdr());
+  }
+
   /** An entry's LedgerEntry XDR as base64, remembered per entry (entries are immutable records). */
   entryBase64(e: Entry): string {
     let b = this.base64.get(e);
     if (b === undefined) {
-      b = this.entryXdr(e).toXdr('base64');
+      b = asBuffer(this.entryBytes(e)).toString('base64');
       this.base64.set(e, b);
     }
     return b;
+  }
+
+  /** Instance storage as an ScMap, sorted by key XDR (the host keeps maps ordered; keys recur: bytesOf). */
+  sortedMap(storage: InstanceEntry['storage']): xdr.ScMapEntry[] {
+    return [...storage.values()]
+      .map((e) => ({ e, k: this.bytesOf(e.key, (v) => v.toXdr()) }))
+      .sort((a, b) => Buffer.compare(a.k, b.k))
+      .map(({ e }) => new xdr.ScMapEntry({ key: e.key, val: e.val }));
   }
 
   /** A cached LedgerKey (cachedLedgerKey) as base64, remembered per key object. */
@@ -395,7 +410,7 @@ export class SimCodec extends SimKeys {
                   e.exec.kind === 'wasm'
                     ? xdr.ContractExecutable.contractExecutableWasm(Buffer.from(e.exec.hash, 'hex'))
                     : xdr.ContractExecutable.contractExecutableStellarAsset(),
-                storage: e.storage.size ? sortedMap(e.storage) : null,
+                storage: e.storage.size ? this.sortedMap(e.storage) : null,
               }),
             ),
           }),

@@ -920,3 +920,53 @@ describe('submit polling', () => {
     expect(waits).toEqual([50, 80, 80]);
   });
 });
+
+describe('readFootprint', () => {
+  const key = (n: number) =>
+    xdr.LedgerKey.contractData(
+      new xdr.LedgerKeyContractData({
+        contract: new Address(vaultId).toScAddress(),
+        key: u32(n),
+        durability: xdr.ContractDataDurability.persistent,
+      }),
+    );
+  const data = (readOnly: xdr.LedgerKey[], readWrite: xdr.LedgerKey[]) =>
+    new SorobanDataBuilder().setReadOnly(readOnly).setReadWrite(readWrite).setResourceFee(1).build().toXdr('base64');
+  const get = { contractId: vaultId, fn: 'get_vc', args: [str('vc-1')] };
+  const b64 = (ks: xdr.LedgerKey[]) => ks.map((k) => k.toXdr('base64'));
+
+  it("answers the value and the footprint's read-only then read-write keys, never from the read cache", async () => {
+    let sims = 0;
+    handlers = {
+      simulateTransaction: () => {
+        sims++;
+        return {
+          transactionData: data([key(1), key(2)], [key(3)]),
+          minResourceFee: '1',
+          results: [{ auth: [], xdr: str('v').toXdr('base64') }],
+          latestLedger: 10,
+        };
+      },
+    };
+    const c = client({ readCacheMs: 60_000 });
+    const r = await c.readFootprint(get);
+    expect(toStr(r.value)).toBe('v');
+    expect(b64(r.keys)).toEqual(b64([key(1), key(2), key(3)]));
+    await c.readFootprint(get);
+    expect(sims).toBe(2);
+  });
+
+  it('adds the read-write keys of a restore preamble (an RPC that does not restore in simulation)', async () => {
+    handlers = {
+      simulateTransaction: () => ({
+        transactionData: data([key(1)], []),
+        minResourceFee: '1',
+        results: [{ auth: [], xdr: str('v').toXdr('base64') }],
+        restorePreamble: { transactionData: data([], [key(4), key(5)]), minResourceFee: '7' },
+        latestLedger: 10,
+      }),
+    };
+    const r = await client().readFootprint(get);
+    expect(b64(r.keys)).toEqual(b64([key(1), key(4), key(5)]));
+  });
+});

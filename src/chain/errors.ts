@@ -226,8 +226,9 @@ export function stateArchived(keys: readonly string[]): ChainError {
   return new ChainError(
     'state_archived',
     409,
-    'the ledger state of this credential is archived (its TTL ran out): restore it with a RestoreFootprint ' +
-      `transaction over the ledger keys ${keys.join(', ')}, or with any write prepared through this API that ` +
-      'touches them (the restore is in its fee); docs/vault-api.md, "Credential lifetime"',
+    'the ledger state of this credential is archived (its TTL ran out): restore it with POST ' +
+      '/contracts/vault/extend-ttl (which then extends it), with a RestoreFootprint transaction over the ledger ' +
+      `keys ${keys.join(', ')}, or with any write prepared through this API that touches them (the restore is in ` +
+      'its fee); docs/vault-api.md, "Credential lifetime"',
   );
 }

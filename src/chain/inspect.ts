@@ -50,7 +50,7 @@ export function inspectTransaction(envelopeXdr: string, passphrase: string, sign
  * A signature does not say which network it was made for, so the message names both causes and the
  * account whose signature was expected.
  */
-export function noValidSignature(inv: Invocation, passphrase: string): ChainError {
+export function noValidSignature(inv: Pick<Invocation, 'source'>, passphrase: string): ChainError {
   return invalid(
     `no signature on the transaction verifies for its source account ${inv.source} under this network's passphrase ` +
       `("${passphrase}"): it was signed for another network, or by a key other than ${inv.source}'s`,
@@ -59,8 +59,7 @@ export function noValidSignature(inv: Invocation, passphrase: string): ChainErro
 
 /** `signerCache`: the chain's cache of accounts' keys (src/chain/caches.ts); without one, each key is made anew. */
 export function inspectParsed(parsed: Transaction | FeeBumpTransaction, signerCache?: SignerCache): Invocation {
-  const outer = parsed instanceof FeeBumpTransaction ? parsed : undefined;
-  const tx = outer ? outer.innerTransaction : (parsed as Transaction);
+  const tx = parsed instanceof FeeBumpTransaction ? parsed.innerTransaction : parsed;
   if (tx.operations.length !== 1) throw mismatch(`expected one operation, found ${tx.operations.length}`);
   const op = tx.operations[0]!;
   if (op.type !== 'invokeHostFunction') throw mismatch(`expected a contract invocation, found ${op.type}`);
@@ -68,13 +67,40 @@ export function inspectParsed(parsed: Transaction | FeeBumpTransaction, signerCa
   if (func.type !== 'hostFunctionTypeInvokeContract')
     throw mismatch(`expected a contract invocation, found ${func.type}`);
   const call = func.invokeContract;
-  const source = baseAccount(tx.source);
-  const operationSource = op.source ? baseAccount(op.source) : source;
+  const operationSource = baseAccount(op.source ?? tx.source);
   const auth = (op.auth ?? []).map((a) => summarize(a.credentials, operationSource));
   const authAddresses = unique(auth.map((a) => a.address));
+  const signed = inspectSigners(
+    parsed,
+    signerCache,
+    authAddresses.filter((a) => a.startsWith('G')),
+  );
+  return {
+    ...signed,
+    contractId: Address.fromScAddress(call.contractAddress).toString(),
+    fn: call.functionName.toString(),
+    args: call.args,
+    authAddresses,
+    auth,
+  };
+}
+
+/**
+ * Who a transaction of one operation is from and who signed it: its hash, source, operation source, fee-bump payer,
+ * and those of them (and of `others`) whose signature verifies under the transaction's passphrase.
+ */
+export function inspectSigners(
+  parsed: Transaction | FeeBumpTransaction,
+  signerCache?: SignerCache,
+  others: readonly string[] = [],
+): Pick<Invocation, 'hash' | 'source' | 'operationSource' | 'feeSource' | 'signedBy'> {
+  const outer = parsed instanceof FeeBumpTransaction ? parsed : undefined;
+  const tx = outer ? outer.innerTransaction : (parsed as Transaction);
+  const op = tx.operations[0];
+  const source = baseAccount(tx.source);
+  const operationSource = op?.source ? baseAccount(op.source) : source;
   const feeSource = outer ? baseAccount(outer.feeSource) : undefined;
-  const candidates = unique([source, operationSource, ...authAddresses.filter((a) => a.startsWith('G'))]);
-  const signedBy = signers(tx, candidates, signerCache);
+  const signedBy = signers(tx, unique([source, operationSource, ...others]), signerCache);
   if (outer && feeSource)
     for (const s of signers(outer, [feeSource], signerCache)) if (!signedBy.includes(s)) signedBy.push(s);
   return {
@@ -82,11 +108,6 @@ export function inspectParsed(parsed: Transaction | FeeBumpTransaction, signerCa
     source,
     operationSource,
     ...(feeSource ? { feeSource } : {}),
-    contractId: Address.fromScAddress(call.contractAddress).toString(),
-    fn: call.functionName.toString(),
-    args: call.args,
-    authAddresses,
-    auth,
     signedBy,
   };
 }

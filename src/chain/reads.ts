@@ -1,11 +1,11 @@
 // Reads: read-only contract calls (simulated as the simulation account), ledger entries, events, and what the
 // RPC says of its network. Reads go through the client's read cache where the caller allows it.
-import { Account, type rpc, type xdr } from '@stellar/stellar-sdk';
+import { Account, rpc, type xdr } from '@stellar/stellar-sdk';
 import { chainUnavailable, stateArchived } from './errors.ts';
 import { buildTransaction, simulate } from './prepare.ts';
 import { readKey } from './read-cache.ts';
 import { rpcCall, type ChainContext } from './rpc.ts';
-import type { ChainHealth, NetworkCheck, ReadRequest } from './types.ts';
+import type { ChainHealth, ContractCall, NetworkCheck, ReadFootprint, ReadRequest } from './types.ts';
 
 /** A read-only contract call: its return value, from the read cache when it holds a fresh one. */
 export async function read(ctx: ChainContext, req: ReadRequest): Promise<xdr.ScVal> {
@@ -23,6 +23,23 @@ export async function read(ctx: ChainContext, req: ReadRequest): Promise<xdr.ScV
   };
   if (!ctx.reads.enabled) return (await load()).value;
   return ctx.reads.read(readKey(req.contractId, req.fn, source, req.args), load);
+}
+
+/**
+ * A read-only contract call simulated afresh, as the simulation account: its value and the ledger keys the
+ * simulation names, so a caller learns what a read touches from the contract itself, whatever its storage layout.
+ */
+export async function readFootprint(ctx: ChainContext, req: ContractCall): Promise<ReadFootprint> {
+  const kind = ctx.kindOf(req.contractId, req.contract);
+  const tx = buildTransaction(ctx, new Account(ctx.opts.simulationAccount, '0'), req, 0);
+  const sim = await simulate(ctx, tx, kind);
+  if (!sim.result) throw chainUnavailable(`simulation of ${req.fn} returned no value`, ctx.network);
+  const fp = sim.transactionData.build().resources.footprint;
+  const keys = [...fp.readOnly, ...fp.readWrite];
+  // an RPC that does not restore in simulation (before CAP-66) names the archived keys in a restore preamble
+  if (rpc.Api.isSimulationRestore(sim))
+    keys.push(...sim.restorePreamble.transactionData.build().resources.footprint.readWrite);
+  return { value: sim.result.retval, keys };
 }
 
 /** The ledger keys (base64) a simulation found archived: the read-write footprint entries its restore list names

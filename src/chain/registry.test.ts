@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Address, Keypair, StrKey, xdr } from '@stellar/stellar-sdk';
 import { fromStruct, sym, vec } from './codec.ts';
-import { decodeDidRecord, encodeDidRecord, recordKey, recordLedgerKey } from './registry.ts';
+import { createRegistryApi, decodeDidRecord, encodeDidRecord, recordKey, recordLedgerKey } from './registry.ts';
+import type { ChainClient } from './types.ts';
 import type { DidRecord } from '../did/types.ts';
 
 const G = Keypair.fromRawEd25519Seed(Buffer.alloc(32, 1)).publicKey();
@@ -49,5 +50,44 @@ describe('DidRecord codec', () => {
     const k = xdr.expectUnionVariant(recordLedgerKey(C, id), 'contractData').contractData;
     expect(Address.fromScAddress(k.contract).toString()).toBe(C);
     expect(k.durability).toBe(xdr.ContractDataDurability.persistent);
+  });
+});
+
+describe('registry.get', () => {
+  const record: DidRecord = {
+    controller: G,
+    authentication: [{ publicKeyMultibase: 'z6MkA' }],
+    assertionMethod: [{ publicKeyMultibase: 'z6MkB' }],
+    keyAgreement: [],
+    services: [],
+    version: 1,
+    createdLedger: 5,
+    updatedLedger: 5,
+    deactivated: false,
+  };
+  const entryOf = (r: DidRecord) => ({ val: { type: 'contractData', contractData: { val: encodeDidRecord(r) } } });
+  const registryAnswering = (answers: unknown[]) => {
+    let i = 0;
+    const client = {
+      getLedgerEntries: async () => ({ entries: [answers[Math.min(i++, answers.length - 1)]] }),
+    } as unknown as ChainClient;
+    return createRegistryApi(client, { registryId: C });
+  };
+
+  it('decodes a cached entry once and shares the record, frozen', async () => {
+    const entry = entryOf(record);
+    const registry = registryAnswering([entry, entry]);
+    const a = (await registry.get(Buffer.alloc(16, 1)))!.record;
+    const b = (await registry.get(Buffer.alloc(16, 1)))!.record;
+    expect(a).toEqual(record);
+    expect(b).toBe(a);
+    expect([a, a.assertionMethod, a.assertionMethod[0]].every((o) => Object.isFrozen(o))).toBe(true);
+  });
+
+  it('decodes a fresh entry anew, whatever its content', async () => {
+    const updated = { ...record, version: 2, assertionMethod: [{ publicKeyMultibase: 'z6MkZ' }] };
+    const registry = registryAnswering([entryOf(record), entryOf(updated)]);
+    expect((await registry.get(Buffer.alloc(16, 1)))!.record).toEqual(record);
+    expect((await registry.get(Buffer.alloc(16, 1)))!.record).toEqual(updated);
   });
 });

@@ -168,13 +168,36 @@ export function createRegistryApi(
       const entry = res.entries[0];
       if (!entry) return undefined;
       if (entry.val.type !== 'contractData') return undefined;
-      const record = decodeDidRecord(entry.val.contractData.val);
+      const record = decodedRecord(entry, entry.val.contractData.val);
       return {
         record,
         ...(entry.lastModifiedLedgerSeq !== undefined ? { lastModifiedLedgerSeq: entry.lastModifiedLedgerSeq } : {}),
       };
     },
   };
+}
+
+/**
+ * The record of a ledger entry, decoded once per entry object: a cached read (readCacheMs) answers the same entry
+ * object to every request until it expires, and decoding its XDR was a twentieth of a verification's CPU. Keyed by
+ * the entry object, not by content, so a fresh read is decoded anew; frozen, since every reader shares it.
+ */
+const decodedRecords = new WeakMap<object, DidRecord>();
+function decodedRecord(entry: object, val: xdr.ScVal): DidRecord {
+  let record = decodedRecords.get(entry);
+  if (record === undefined) {
+    record = freezeRecord(decodeDidRecord(val));
+    decodedRecords.set(entry, record);
+  }
+  return record;
+}
+
+function freezeRecord(r: DidRecord): DidRecord {
+  for (const list of [r.authentication, r.assertionMethod, r.keyAgreement, r.services]) {
+    for (const item of list) Object.freeze(item);
+    Object.freeze(list);
+  }
+  return Object.freeze(r);
 }
 
 function didIdBytes(d: DidIdBytes): Buffer {

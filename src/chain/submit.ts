@@ -41,7 +41,7 @@ export async function submit(
 export async function send(
   ctx: ChainContext,
   parsed: Transaction | FeeBumpTransaction,
-  inv: Invocation,
+  inv: Pick<Invocation, 'hash'>,
   kind: ContractKind,
 ): Promise<SubmitResult> {
   const deadline = ctx.now() + ctx.timeouts.submitMs;

@@ -13,6 +13,44 @@ export interface PreparedTransaction {
   network: string;
 }
 
+/** The network's state archival TTLs, in ledgers (docs/chain-abi.md "State archival"). */
+export interface TtlSettings {
+  minPersistentTTL: number;
+  minTemporaryTTL: number;
+  maxEntryTTL: number;
+}
+
+/** The two operations of state archival. */
+export type TtlOperation = 'extendFootprintTtl' | 'restoreFootprint';
+
+/** An ExtendFootprintTTL to prepare: `keys` live at least `extendTo` ledgers past the one it lands in. */
+export interface TtlPrepareRequest {
+  /** Transaction source (G…): sequence and fee payer. */
+  source: string;
+  keys: xdr.LedgerKey[];
+  extendTo: number;
+  sequence?: Promise<string>;
+}
+
+/** A prepared TTL transaction: the extension, or the RestoreFootprint of `restoring` (base64 keys) to send first. */
+export interface PreparedTtl extends PreparedTransaction {
+  operation: TtlOperation;
+  restoring: string[];
+  /** The transaction's fee in stroops (inclusion and resources, the rent included), a decimal string. */
+  fee: string;
+  /** The latest ledger the simulation saw. */
+  latestLedger: number;
+}
+
+/** What a signed TTL transaction does, for the safe-submit checks. */
+export interface TtlInvocation
+  extends Pick<Invocation, 'hash' | 'source' | 'operationSource' | 'feeSource' | 'signedBy'> {
+  operation: TtlOperation;
+  extendTo?: number;
+  readOnly: xdr.LedgerKey[];
+  readWrite: xdr.LedgerKey[];
+}
+
 /** A SorobanCredentials type: legacy `address`, CAP-71's address-bound `addressV2` and `addressWithDelegates`. */
 export type CredentialKind = 'sourceAccount' | 'address' | 'addressV2' | 'addressWithDelegates';
 
@@ -80,6 +118,17 @@ export interface ReadRequest extends ContractCall {
   /** The answer must come from live state: a simulation that had to restore archived entries (its restore list,
    *  CAP-66) answers `state_archived` instead of the archived value. */
   refuseArchived?: boolean;
+}
+
+/** What a simulated read touches (ChainClient.readFootprint). */
+export interface ReadFootprint {
+  value: xdr.ScVal;
+  /**
+   * Every ledger key the simulation names, in its order: the footprint's read-only then read-write keys (archived
+   * entries included: a simulation restores them through its restore list, CAP-66), then the read-write keys of a
+   * `restorePreamble` when the RPC answers one instead. Duplicates are possible.
+   */
+  keys: xdr.LedgerKey[];
 }
 
 export interface ChainTimeouts {
@@ -160,7 +209,13 @@ export interface ChainClient {
   /** The current sequence number of a source account (one ledger-entry read), for PrepareRequest.sequence. */
   sequence(source: string): Promise<string>;
   read(req: ReadRequest): Promise<xdr.ScVal>;
+  /** A read-only call simulated afresh (never the read cache): its value and the ledger keys it touches. */
+  readFootprint(req: ContractCall): Promise<ReadFootprint>;
   submit(signedXdr: string, expect?: ExpectInvocation, opts?: { contract?: ContractKind }): Promise<SubmitResult>;
+  /** An ExtendFootprintTTL, or the RestoreFootprint its keys need first (src/chain/ttl.ts). */
+  prepareTtl(req: TtlPrepareRequest): Promise<PreparedTtl>;
+  /** Checks (`expect`) and sends a signed ExtendFootprintTTL or RestoreFootprint. */
+  submitTtl(signedXdr: string, expect: (inv: TtlInvocation) => void | Promise<void>): Promise<SubmitResult>;
   /** Decodes a signed transaction under this network's passphrase (tx_invalid when undecodable). */
   inspect(signedXdr: string): Invocation;
   /**

@@ -1,6 +1,6 @@
 // Vault template 0.4.0 (docs/chain-abi.md "Vault") as typed functions: prepare builders for every write the API
 // offers, and reads through simulation. No ScVal crosses this module's surface.
-import { Contract, xdr } from '@stellar/stellar-sdk';
+import { Address, Contract, xdr } from '@stellar/stellar-sdk';
 import type { LRUCache } from 'lru-cache';
 import {
   address,
@@ -17,7 +17,8 @@ import {
   u32,
   vec,
 } from './codec.ts';
-import type { ChainClient, PreparedTransaction, StoredVc, VcStatus } from './types.ts';
+import { PROTOCOL_28_TTL, STATE_ARCHIVAL_KEY, ttlSettingsOf } from './ttl.ts';
+import type { ChainClient, PreparedTransaction, StoredVc, TtlSettings, VcStatus } from './types.ts';
 
 export interface VaultRef {
   /** C… address of the vault. */
@@ -29,6 +30,44 @@ interface Write extends VaultRef {
   /** Its sequence number, asked for already (PrepareRequest.sequence). */
   sequence?: Promise<string>;
 }
+/** What a TTL extension of a vault needs (VaultApi.ttlState). */
+export interface VaultTtlState {
+  /** The network's TTL settings (Protocol 28's when its RPC does not answer them). */
+  settings: TtlSettings;
+  /** Whether the vault's contract instance exists (live or archived). */
+  vaultExists: boolean;
+  /** The asked credentials the vault does not hold. */
+  missing: string[];
+  /**
+   * The ledger keys that exist, live or archived: the instance first, then each credential's, as the simulations of
+   * its reads (`get_vc`, `verify_vc`) name them: the vault's contract data in their footprints and restore
+   * preambles, whatever the contract's storage layout.
+   */
+  keys: xdr.LedgerKey[];
+}
+
+/** Credentials whose reads are simulated at once (VaultApi.ttlState): two simulations each. */
+const FOOTPRINT_CONCURRENCY = 4;
+
+/** `fn` over `items`, at most `bound` at a time, the answers in the items' order. */
+async function mapBounded<T, R>(items: readonly T[], bound: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(bound, items.length) }, worker));
+  return out;
+}
+
+/** Whether a ledger key is contract data (the instance included) of `contract` (its ScAddress, base64). */
+function dataOf(k: xdr.LedgerKey, contract: string): boolean {
+  return k.type === 'contractData' && k.contractData.contract.toXdr('base64') === contract;
+}
+
 interface Page extends VaultRef {
   offset: number;
   limit: number;
@@ -59,6 +98,12 @@ export interface VaultApi {
   vaultDid(o: VaultRef): Promise<string | undefined>;
   /** Whether a contract instance exists at the address (one ledger-entry read). */
   exists(o: VaultRef): Promise<boolean>;
+  /**
+   * The vault's and the credentials' ledger keys and the network's TTL settings: a ledger-entry read of the settings
+   * and the instance, two simulated reads a credential (four credentials at a time), and a ledger-entry read of what
+   * they name.
+   */
+  ttlState(o: VaultRef & { vcIds: readonly string[] }): Promise<VaultTtlState>;
 }
 
 /**
@@ -85,6 +130,34 @@ export function decodeStoredVc(v: xdr.ScVal): StoredVc | undefined {
     data: toStr(field(s, 'data')),
     issuanceContract: toAddress(field(s, 'issuance_contract')),
     issuerDid: toStr(field(s, 'issuer_did')),
+  };
+}
+
+/**
+ * VaultApi.ttlState: the settings and the instance first (no vault, nothing to simulate), then each credential's
+ * reads simulated, then which of the keys they name exist.
+ */
+async function ttlState(client: ChainClient, o: VaultRef & { vcIds: readonly string[] }): Promise<VaultTtlState> {
+  const instance = new Contract(o.vault).getFootprint();
+  const head = await client.getLedgerEntries([STATE_ARCHIVAL_KEY, instance]);
+  const settings = ttlSettingsOf(head.entries) ?? PROTOCOL_28_TTL;
+  if (!head.entries.some((e) => e.key.type === 'contractData'))
+    return { settings, vaultExists: false, missing: [], keys: [] };
+  const simulated = (vcId: string, fn: string) =>
+    client.readFootprint({ contractId: o.vault, fn, args: [str(vcId)], contract: 'vault' });
+  const reads = await mapBounded(o.vcIds, FOOTPRINT_CONCURRENCY, (id) =>
+    Promise.all([simulated(id, 'get_vc'), simulated(id, 'verify_vc')]),
+  );
+  const contract = new Address(o.vault).toScAddress().toXdr('base64');
+  const keys = new Map<string, xdr.LedgerKey>([[instance.toXdr('base64'), instance]]);
+  for (const k of reads.flat().flatMap((r) => r.keys)) if (dataOf(k, contract)) keys.set(k.toXdr('base64'), k);
+  const found = await client.getLedgerEntries([...keys.values()]);
+  const exists = new Set(found.entries.map((e) => e.key.toXdr('base64')));
+  return {
+    settings,
+    vaultExists: true,
+    missing: o.vcIds.filter((_, i) => isVoid(reads[i]![0].value)),
+    keys: [...keys].flatMap(([text, k]) => (exists.has(text) ? [k] : [])),
   };
 }
 
@@ -145,5 +218,6 @@ export function createVaultApi(client: ChainClient, { owners }: { owners?: LRUCa
     },
     vaultDid: async (o) => fromOption(await read(o, 'vault_did'), toStr),
     exists: async (o) => (await client.getLedgerEntries([new Contract(o.vault).getFootprint()])).entries.length > 0,
+    ttlState: (o) => ttlState(client, o),
   };
 }

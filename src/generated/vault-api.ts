@@ -541,6 +541,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/contracts/vault/extend-ttl": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Keep a vault and its credentials live (extend their TTL; restore what is archived first)
+         * @description Ledger state is rented and a credential is readable until the earlier of its own TTL and its vault's
+         *     (docs/vault-api.md "Credential lifetime"). This prepares the network's own transaction that keeps the
+         *     vault's contract instance and the credentials named in `vcIds` (without it, every credential the vault
+         *     lists, at most 24) live for at least `ledgers` ledgers after the one it lands in; the default is the
+         *     network's maximum, `maxEntryTTL − 1` (3,110,399 ledgers, about 180 days, at Protocol 28). An entry that
+         *     already lives longer is left alone. Any account may pay (`sourcePublicKey`); the transaction's fee, the rent
+         *     included, is `fee` in the answer.
+         *
+         *     When any of these entries is archived, the answer is instead the `restoreFootprint` that brings them back
+         *     (`operation`, and their ledger keys in `restoring`): an extension skips archived entries. Submit it, then
+         *     prepare again for the extension. Ownership binding: `owner` must equal the key's wallet (admin keys exempt;
+         *     403 `forbidden`). Submit: `{signedXdr}` alone, an ExtendFootprintTTL or a RestoreFootprint whose footprint
+         *     holds only this owner's vault's entries (else 400 `tx_operation_mismatch`).
+         */
+        post: operations["extendVaultTtl"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/contracts/sponsored-vault/create": {
         parameters: {
             query?: never;
@@ -1487,6 +1527,67 @@ export interface components {
              */
             networkPassphrase: string;
         };
+        /** @description Prepare a TTL extension of a vault and its credentials (or the restore it needs first). */
+        ExtendTtlPrepare: {
+            owner: components["schemas"]["Account"];
+            /**
+             * @description The credentials to keep live, 1 to 24, each once; revoked ones may be named. Without it, every credential
+             *     the vault lists (`list-vc-ids`: revoked ones are not listed), when it lists at most 24, else 400
+             *     `batch_too_large`. 24 because a RestoreFootprint writes each entry it restores, at most 50 per
+             *     transaction on testnet and mainnet, and a credential is two entries (its data and its status) beside
+             *     the vault's instance.
+             */
+            vcIds?: components["schemas"]["VcId"][];
+            /**
+             * @description How many ledgers after the one it lands in the entries live at least (ExtendFootprintTTL's `extendTo`).
+             *     Default and most: the network's `maxEntryTTL − 1` (3,110,399 at Protocol 28); more than the network
+             *     allows → 400 `invalid_request` naming its maximum.
+             * @example 518400
+             */
+            ledgers?: number;
+            userSalt?: components["schemas"]["UserSalt"];
+            sourcePublicKey: components["schemas"]["Account"];
+        };
+        /**
+         * @description The unsigned transaction (`xdr`, `network`, `networkPassphrase` as every prepare answers them) and what it
+         *     does: the extension, or the restore to submit before it.
+         */
+        ExtendTtlPrepareResponse: {
+            xdr: components["schemas"]["TxXdr"];
+            /**
+             * @description Network passphrase to sign with (the same value as `networkPassphrase`).
+             * @example Credential Vault Simulator Testnet ; 2026
+             */
+            network: string;
+            /**
+             * @description Network passphrase to sign with (the same value as `network`).
+             * @example Credential Vault Simulator Testnet ; 2026
+             */
+            networkPassphrase: string;
+            /**
+             * @description `extendFootprintTtl`: the extension itself. `restoreFootprint`: some entries are archived; this restores
+             *     them (they live the network's minimum persistent TTL again); submit it, then prepare again.
+             * @enum {string}
+             */
+            operation: "extendFootprintTtl" | "restoreFootprint";
+            vault: components["schemas"]["ContractId"];
+            /** @description The credentials the transaction covers. */
+            vcIds: components["schemas"]["VcId"][];
+            /** @description The archived ledger keys (base64 `LedgerKey`s) a `restoreFootprint` restores; empty for an extension. */
+            restoring: string[];
+            /** @description The extension's `extendTo`, in ledgers. */
+            ledgers: number;
+            /**
+             * @description An extension: the ledger its entries live until at least, when it lands in the ledger after the latest
+             *     one now (later if it lands later). Absent for a restore.
+             */
+            liveUntilLedger?: number;
+            /**
+             * @description The transaction's fee in stroops, a decimal string (inclusion fee and resource fee, the rent included); the most it charges.
+             * @example 12480
+             */
+            fee: string;
+        };
         /**
          * @description The hash of the final, successful transaction. `tx_id` and `txId` hold the same hash: `txId` is the
          *     name the resolver's submit answers with.
@@ -2039,7 +2140,7 @@ export interface components {
          *     | `invalid_request` | 400 | the request does not match the schema and no more specific code applies (unknown or missing field, bad pattern, both prepare fields and `signedXdr`) |
          *     | `invalid_json` | 400 | the body is not valid JSON |
          *     | `invalid_body_encoding` | 400 | the body does not decompress as its `Content-Encoding` (gzip, deflate, br) says |
-         *     | `batch_too_large` | 400 | batch-issue with more than 5 or fewer than 1 credentials |
+         *     | `batch_too_large` | 400 | batch-issue with more than 5 or fewer than 1 credentials; extend-ttl without `vcIds` on a vault that lists more than 24 |
          *     | `vcs[i].vcId_too_long` | 400 | batch entry `i` has a vcId over 64 characters (`i` is the index, e.g. `vcs[2].vcId_too_long`) |
          *     | `vcs[i].vcData_too_long` | 400 | batch entry `i` has a vcData over 10,000 characters |
          *     | `vcId_too_long` | 400 | vcId over 64 characters |
@@ -2086,7 +2187,7 @@ export interface components {
          *     | `method_not_allowed` | 405 | the path exists but not with this method; `Allow` names its methods |
          *     | `vault_not_found` | 404 | no vault is deployed at (owner, userSalt) |
          *     | `vc_not_found` | 404 | the vault holds no such credential |
-         *     | `state_archived` | 409 | a credential read (get-vc, verify-vc, credentials/verify by reference) met ledger state whose TTL ran out: the message names the ledger keys to restore (docs/vault-api.md "Credential lifetime") |
+         *     | `state_archived` | 409 | a credential read (get-vc, verify-vc, credentials/verify by reference) met ledger state whose TTL ran out: the message names the ledger keys to restore; `POST /contracts/vault/extend-ttl` restores and extends them (docs/vault-api.md "Credential lifetime") |
          *     | `key_not_found` | 404 | no key with this key_id |
          *     | `vc_already_exists` | 409 | the vault already holds this vcId |
          *     | `tx_stale` | 409 | the ledger changed between prepare and submit so the signed transaction no longer covers what it must touch (for example another credential landed in the same vault first); prepare again, sign and submit |
@@ -2139,6 +2240,22 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["WriteResponse"];
+            };
+        };
+        /**
+         * @description Prepare → the unsigned transaction and what it does (`ExtendTtlPrepareResponse`): an extension, or the
+         *     restore to submit first. Submit → `{tx_id, txId}` (the same hash) once the transaction is final.
+         */
+        ExtendTtlResult: {
+            headers: {
+                "X-WriteRateLimit-Limit": components["headers"]["X-WriteRateLimit-Limit"];
+                "X-WriteRateLimit-Remaining": components["headers"]["X-WriteRateLimit-Remaining"];
+                "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ExtendTtlPrepareResponse"] | components["schemas"]["SubmitResponse"];
             };
         };
         /** @description The new key. `key` is shown only here; store it now. */
@@ -2638,6 +2755,12 @@ export interface components {
         RevokeVaultBody: {
             content: {
                 "application/json": components["schemas"]["RevokeVaultPrepare"] | components["schemas"]["SubmitRequest"];
+            };
+        };
+        /** @description Prepare (`ExtendTtlPrepare`) or submit (`SubmitRequest`). */
+        ExtendTtlBody: {
+            content: {
+                "application/json": components["schemas"]["ExtendTtlPrepare"] | components["schemas"]["SubmitRequest"];
             };
         };
         /** @description Prepare (`SetNewOwnerPrepare`) or submit (`SubmitRequest`). */
@@ -3798,6 +3921,75 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The vault or the credential does not exist. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request conflicts with the ledger's current state. */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["ChainUnavailable"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["TxTimeout"];
+        };
+    };
+    extendVaultTtl: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional correlation id, echoed in the response's `X-Request-ID` and written in the service's log
+                 *     line. A value of 1 to 200 visible ASCII characters is kept; anything else (or none) is replaced by a
+                 *     fresh UUID, so this header never fails a request. (The schema's bound is Node's own: a request head is
+                 *     at most 16 KiB, so no value is refused for its length.)
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+                /**
+                 * @description Send it on **submit** (the `{signedXdr}` request), the one that changes the ledger; a prepare has no
+                 *     side effect and is safe to repeat without one. Use a fresh value per transaction, for example a UUID.
+                 *     1 to 200 characters, scoped to the API key and kept 24 hours. A retry with the same key and body gets
+                 *     the stored 2xx answer with `Idempotency-Replayed: true`; the same key with another body (a prepare and
+                 *     then its submit, for example) is 422 `idempotency_key_reused`; a retry while the first request still
+                 *     runs is 409 `idempotency_in_progress`. Error answers are not stored.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["ExtendTtlBody"];
+        responses: {
+            200: components["responses"]["ExtendTtlResult"];
+            /** @description The request is invalid, or the transaction cannot be built or was refused. */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description The vault or a credential does not exist. */
             404: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];

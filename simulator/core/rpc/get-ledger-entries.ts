@@ -1,6 +1,8 @@
 // getLedgerEntries: live entries by LedgerKey (at most 200), with their last change and live-until ledger. As
 // stellar-rpc's methods/get_ledger_entries.go: a TTL key is refused (TTLs come with their entries), a bad format
-// or key is -32602, and `xdrFormat: "json"` answers keyJson and dataJson.
+// or key is -32602, and `xdrFormat: "json"` answers keyJson and dataJson. Of the network's configuration entries,
+// the state archival settings are answered (the TTLs a client needs to extend entries: docs/chain-abi.md "State
+// archival"); the simulator models no other.
 import { xdr } from '@stellar/stellar-sdk';
 import { liveUntilOf, type Entry } from '../entries.ts';
 import { isArchived, isExpiredTemporary } from '../invocation.ts';
@@ -35,21 +37,64 @@ export function getLedgerEntries(ctx: RpcContext, p: Params): object {
   const seq = ledger.tick().seq;
   const entries: object[] = [];
   for (const key of keys) {
+    if (key.type === 'configSetting') {
+      const entry = configSettingEntry(ctx, key);
+      if (entry) entries.push(answer(ctx, format, key, entry, 1));
+      continue;
+    }
     const id = codec.keyIdOfLedgerKey(key);
     const e: Entry | undefined = id === undefined ? undefined : ledger.get(id);
     if (!e || isExpiredTemporary(e, seq)) continue;
     // an archived entry is still answered, with stellar-rpc's placeholder live-until ledger 0 (stellar-core's
     // query server does not say when it was archived: internal/ledgerentries/main.go)
     const live = isArchived(e, seq) ? 0 : liveUntilOf(e);
-    const data = codec.entryXdr(e).data.toXdr('base64');
-    const keyB64 = key.toXdr('base64');
-    entries.push({
-      ...(format === 'json'
-        ? { keyJson: ctx.json.toJson('LedgerKey', keyB64), dataJson: ctx.json.toJson('LedgerEntryData', data) }
-        : { key: keyB64, xdr: data }),
-      lastModifiedLedgerSeq: e.lm,
-      ...(live !== undefined ? { liveUntilLedgerSeq: live } : {}),
-    });
+    entries.push(answer(ctx, format, key, codec.entryXdr(e).data, e.lm, live));
   }
   return { entries, latestLedger: seq };
+}
+
+function answer(
+  ctx: RpcContext,
+  format: string,
+  key: xdr.LedgerKey,
+  entryData: xdr.LedgerEntryData,
+  lastModified: number,
+  live?: number,
+): object {
+  const data = entryData.toXdr('base64');
+  const keyB64 = key.toXdr('base64');
+  return {
+    ...(format === 'json'
+      ? { keyJson: ctx.json.toJson('LedgerKey', keyB64), dataJson: ctx.json.toJson('LedgerEntryData', data) }
+      : { key: keyB64, xdr: data }),
+    lastModifiedLedgerSeq: lastModified,
+    ...(live !== undefined ? { liveUntilLedgerSeq: live } : {}),
+  };
+}
+
+/**
+ * CONFIG_SETTING_STATE_ARCHIVAL: the network's TTLs (maxEntryTTL, minTemporaryTTL, minPersistentTTL, the
+ * simulator's settings); the fields of rent and eviction, which the simulator does not model, are 0. Any other
+ * configuration entry is not answered.
+ */
+function configSettingEntry(ctx: RpcContext, key: xdr.LedgerKey): xdr.LedgerEntryData | undefined {
+  if (key.type !== 'configSetting' || key.configSetting.configSettingId.name !== 'configSettingStateArchival')
+    return undefined;
+  const ttl = ctx.ledger.ttl;
+  return xdr.LedgerEntryData.configSetting(
+    xdr.ConfigSettingEntry.configSettingStateArchival(
+      new xdr.StateArchivalSettings({
+        maxEntryTtl: ttl.maxEntryTTL,
+        minTemporaryTtl: ttl.minTemporaryTTL,
+        minPersistentTtl: ttl.minPersistentTTL,
+        persistentRentRateDenominator: 0n,
+        tempRentRateDenominator: 0n,
+        maxEntriesToArchive: 0,
+        liveSorobanStateSizeWindowSampleSize: 0,
+        liveSorobanStateSizeWindowSamplePeriod: 0,
+        evictionScanSize: 0,
+        startingEvictionScanLevel: 0,
+      }),
+    ),
+  );
 }

@@ -3,7 +3,7 @@
 // methods/simulate_transaction.go does: whatever is wrong with the transaction itself (it does not decode, more
 // than one operation, a memo, a bad authMode or xdrFormat) is `result.error`, not a JSON-RPC error.
 import { xdr } from '@stellar/stellar-sdk';
-import { contractEventXdr } from '../apply.ts';
+import { contractEventBytes } from '../apply.ts';
 import { credentialsInvalidAt, type AuthMode } from '../auth.ts';
 import { muxedToAccount } from '../classic.ts';
 import type { SimCodec } from '../entries.ts';
@@ -17,6 +17,9 @@ import { diagnosticsB64 } from './tx-xdr.ts';
 import { xdrFormatOf, type XdrFormat } from './xdr-format.ts';
 
 const AUTH_MODES: readonly string[] = ['enforce', 'record', 'record_allow_nonroot'];
+
+/** DiagnosticEvent XDR before its ContractEvent: inSuccessfulContractCall = true. */
+const IN_SUCCESSFUL_CALL = Buffer.from([0, 0, 0, 1]);
 
 /** Key of an invocation for the simulation cache: its source and host function. */
 export function invocationKey(codec: SimCodec, tx: xdr.Transaction): string | undefined {
@@ -185,7 +188,7 @@ export function simulateTransaction(ctx: RpcContext, p: Params): object {
   }
   // contract events only (the fn_call / fn_return trace would re-encode every argument)
   const events = sim.events.map((e) =>
-    new xdr.DiagnosticEvent({ inSuccessfulContractCall: true, event: contractEventXdr(codec, e) }).toXdr('base64'),
+    Buffer.concat([IN_SUCCESSFUL_CALL, contractEventBytes(codec, e)]).toString('base64'),
   );
   const auth = sim.auth.map((a) => a.toXdr('base64'));
   const retval = sim.retval.toXdr('base64');

@@ -1,5 +1,6 @@
 // The base64 XDR of an applied transaction as getTransaction (and sendTransaction's warm-up) answers it.
-import { contractEventXdr } from '../apply.ts';
+import { contractEventBytes } from '../apply.ts';
+import { asBuffer } from '../crypto.ts';
 import { diagnosticXdr } from '../diagnostics.ts';
 import type { SimCodec } from '../entries.ts';
 import { transactionEventXdr } from '../fee-events.ts';
@@ -21,11 +22,21 @@ export function transactionXdr(
   txEvents: readonly string[];
   diagnostics: readonly string[];
 } {
-  const x = txXdrFields(codec, rec);
   const c = rec.cache;
-  c.diagnostics ??= diagnosticsB64(codec, rec.diagnostics);
-  c.events ??= rec.events.map((e) => contractEventXdr(codec, e).toXdr('base64'));
-  c.txEvents ??= rec.txEvents.map((e) => transactionEventXdr(codec, e).toXdr('base64'));
+  let x: ReturnType<typeof txXdrFields>;
+  if (c.meta === undefined || c.events === undefined || c.txEvents === undefined || c.diagnostics === undefined) {
+    // Encoded once, for their own fields and inside the meta.
+    const parts = {
+      events: rec.events.map((e) => contractEventBytes(codec, e)),
+      txEvents: rec.txEvents.map((e) => transactionEventXdr(codec, e).toXdr()),
+      diagnostics: rec.diagnostics.map((d) => diagnosticXdr(d, codec).toXdr()),
+    };
+    x = txXdrFields(codec, rec, parts);
+    const b64 = (b: Uint8Array) => asBuffer(b).toString('base64');
+    c.events ??= parts.events.map(b64);
+    c.txEvents ??= parts.txEvents.map(b64);
+    c.diagnostics ??= parts.diagnostics.map(b64);
+  } else x = txXdrFields(codec, rec);
   return { ...x, events: c.events, txEvents: c.txEvents, diagnostics: c.diagnostics };
 }
 

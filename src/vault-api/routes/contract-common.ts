@@ -35,15 +35,9 @@ export function writeHandler<Op>(
   deps: VaultAppDeps,
   route: WriteRoute<Op>,
 ): (req: OperationRequest<Op>, res: Response<PrepareResponse | SubmitResponse>) => Promise<void> {
-  const options: WriteOptions = {
-    routeOf: (req) => routeTemplate(req),
-    codeOf: (err) => (err instanceof ApiError || err instanceof ChainError ? err.code : undefined),
-    ...(deps.metrics ? { submitted: deps.metrics.domain.submitted.bind(deps.metrics.domain) } : {}),
-  };
-  return prepareOrSubmit<OperationRequest<Op>, Response<PrepareResponse | SubmitResponse>>(options, {
+  return prepareOrSubmit<OperationRequest<Op>, Response<PrepareResponse | SubmitResponse>>(writeOptions(deps), {
     submit: async (signedXdr, req, res) => {
-      const body = bodyOf(req);
-      if (Object.keys(body).length !== 1) throw VaultErrors.invalidRequest('submit takes {signedXdr} alone, a string');
+      submitAlone(req);
       const auth = getAuth(req);
       let invoked: Invocation | undefined;
       const sent = await deps.chain.client.submit(signedXdr, (inv) => {
@@ -59,6 +53,21 @@ export function writeHandler<Op>(
       res.json({ xdr: prepared.xdr, network: prepared.network, networkPassphrase: prepared.network });
     },
   });
+}
+
+/** How the vault API's writes count their submits and name their failures (src/platform/write.ts WriteOptions). */
+export function writeOptions(deps: VaultAppDeps): WriteOptions {
+  return {
+    routeOf: (req) => routeTemplate(req),
+    codeOf: (err) => (err instanceof ApiError || err instanceof ChainError ? err.code : undefined),
+    ...(deps.metrics ? { submitted: deps.metrics.domain.submitted.bind(deps.metrics.domain) } : {}),
+  };
+}
+
+/** The submit body `{signedXdr}` alone (vault-api.yaml SubmitRequest). */
+export function submitAlone(req: { body: unknown }): void {
+  if (Object.keys(bodyOf(req)).length !== 1)
+    throw VaultErrors.invalidRequest('submit takes {signedXdr} alone, a string');
 }
 
 /** Credentials a successful transaction issued or revoked, in the domain counters. */

@@ -7,6 +7,7 @@ import type { RouteTable } from '../../platform/app.ts';
 import { writeHandler } from './contract-common.ts';
 import { createSponsoredVaultRoute, createVaultRoute } from './writes/factory.ts';
 import { batchIssueVcRoute, issueVcRoute } from './writes/issue.ts';
+import { extendVaultTtlHandler } from './writes/lifetime.ts';
 import {
   allowIssuerRoute,
   denyIssuerRoute,
@@ -35,5 +36,6 @@ export function writeRoutes(deps: VaultAppDeps): RouteTable<O> {
     revokeVault: writeHandler<O['revokeVault']>(deps, revokeVaultRoute(deps)),
     setNewOwner: writeHandler<O['setNewOwner']>(deps, setNewOwnerRoute(deps)),
     createSponsoredVault: writeHandler<O['createSponsoredVault']>(deps, createSponsoredVaultRoute(deps)),
+    extendVaultTtl: extendVaultTtlHandler(deps),
   };
 }
