@@ -131,19 +131,9 @@ function allowOf(own: readonly FrontOperation[]): string {
   return [...methods, 'OPTIONS'].join(', ');
 }
 
-/** Whether `path` is the route's path: it matches the template and every parameter fits its pattern. */
-function fits(route: PathRoute, path: string): boolean {
-  if (route.matches(path)) return true;
-  try {
-    return route.matches(decodeURIComponent(path));
-  } catch {
-    return false;
-  }
-}
-
 /** The operations of the path that owns `path`: the spec path it is, the most specific one. */
 function owner(ops: FrontOperation[], path: string): FrontOperation[] {
-  const first = ops.find((o) => fits(o.route, path));
+  const first = ops.find((o) => o.route.matches(path));
   return first ? ops.filter((o) => o.route === first.route) : [];
 }
 

@@ -12,18 +12,11 @@ import type { Duplex } from 'node:stream';
 /** The error body of an app, in its own envelope. */
 export type ErrorEnvelope = (code: string, message: string) => Record<string, unknown>;
 
-/** The code of a request head over the server's limit (both specs' x-error-codes). */
-export const HEADERS_TOO_LARGE = 'headers_too_large';
-
 const ENVELOPE = Symbol.for('credential-vault.errorEnvelope');
 
 /** Declares the error envelope of an app, so a server made by `createHttpServer` answers client errors in it. */
 export function setErrorEnvelope(app: object, envelope: ErrorEnvelope): void {
   (app as Record<symbol, ErrorEnvelope>)[ENVELOPE] = envelope;
-}
-
-export function errorEnvelopeOf(handler: unknown): ErrorEnvelope | undefined {
-  return (handler as Record<symbol, ErrorEnvelope | undefined> | undefined)?.[ENVELOPE];
 }
 
 /** What a client error is answered with: an envelope (`code`), Node's bare status line, or nothing (cut). */
@@ -38,7 +31,7 @@ export function clientErrorAnswer(err: NodeJS.ErrnoException): ClientErrorAnswer
     case 'HPE_HEADER_OVERFLOW':
       return {
         status: 431,
-        code: HEADERS_TOO_LARGE,
+        code: 'headers_too_large',
         message: `the request line and headers exceed ${http.maxHeaderSize} bytes; send a shorter URL or fewer or shorter headers`,
       };
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
@@ -98,7 +91,7 @@ export function answerClientError(
  */
 export function createHttpServer(handler: http.RequestListener): http.Server {
   const server = http.createServer(handler);
-  const envelope = errorEnvelopeOf(handler);
+  const envelope = (handler as unknown as Record<symbol, ErrorEnvelope | undefined>)[ENVELOPE];
   if (envelope) {
     const answering = trackAnswers(server);
     server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) =>

@@ -1,19 +1,9 @@
-// The bootstrap of both services: one Express 5 app over one operation model (src/platform/operations.ts),
-// in this order:
-//
-//   the front, an Express router of plain middleware, in order: URL rewriting the app asks for (before
-//     anything reads the URL) → metrics and the request log (their clocks cover everything, they see every
-//     answer) → request id → GET /metrics, GET /ready (no key, no rate budget, no body) → the app's front steps
-//   → the app's path-mounted layers before the routes
-//   → the routes, an Express router with one route per path of the model, most specific first, whose chain
-//     is: the method gate (an undeclared method → 405 with `Allow`; OPTIONS → 204 with `Allow`), then per
-//     operation, attached for its method (HEAD runs the GET's): the app's layers for that operation (request
-//     validation among them) → the operation's handler. A handler that passes the request on leaves the
-//     routes (`next('router')`): no less specific route runs for a request a route matched.
-//   → the app's layers after the routes → 404 → the error envelope.
-//
-// The route table is keyed by the description's operationId: start-up fails when an operation has no
-// handler (and is not answered by a layer the app names) or a handler names no operation.
+// The bootstrap of both services: one Express 5 app over one operation model (src/platform/operations.ts): the
+// front (`front`), the app's layers before the routes, one Express route per path of the model, most specific
+// first (`methodGate`, then per operation the app's layers and its handler; a handler that passes the request on
+// leaves the routes with `next('router')`, so no less specific route runs), the layers after, 404, the error
+// envelope. The route table is keyed by operationId: start-up fails when an operation has no handler (and is not
+// answered by a layer the app names) or a handler names no operation.
 import express, { type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
 import { setErrorEnvelope, type ErrorEnvelope as HeadEnvelope } from '../http/server.ts';
 import type { ReadinessCheck } from '../observability/health.ts';
@@ -115,18 +105,12 @@ export const routeOf = (req: Request): string | undefined => operationOf(req)?.t
  * routes after it, and so to the 404.
  */
 function methodGate(route: PathRoute): RequestHandler {
-  const declared = new Set(route.operations.map((o) => o.method.toUpperCase()));
-  if (declared.has('GET')) declared.add('HEAD');
+  const declared = new Set(route.allow.split(', '));
   const optionsAllow = declared.has('OPTIONS') ? route.allow : `${route.allow}, OPTIONS`;
+  const hasParameters = route.template.includes('{');
   return function methodGate(req, res, next) {
     if (req.method !== 'OPTIONS' && declared.has(req.method)) return next();
-    if (route.operations.some((o) => o.parameters.path.length > 0) && !route.matches(req.path)) {
-      let decoded: string | undefined;
-      try {
-        decoded = decodeURIComponent(req.path);
-      } catch {}
-      if (decoded === undefined || !route.matches(decoded)) return next('route');
-    }
+    if (hasParameters && !route.matches(req.path)) return next('route');
     if (req.method === 'OPTIONS') {
       res.set('Allow', optionsAllow);
       if (declared.has('OPTIONS')) return next();

@@ -160,26 +160,9 @@ export function relevantItems(items: readonly FailureItem[], op: Operation | und
   return kept.length > 0 ? kept : [...items];
 }
 
-/** What JSON text holds, in words ("null", "a number", "an array"…), or undefined when it is not JSON. */
-export function jsonKind(text: unknown): string | undefined {
-  if (typeof text !== 'string') return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
-}
-
 /** Both services' words for a path whose percent-encoding does not decode. */
 export const MALFORMED_PATH_MESSAGE =
   'the path has a malformed percent-encoding: every % must be followed by two hexadecimal digits (write a literal % as %25)';
-
-export const methodNotAllowedMessage = (method: string, path: string, allow: string): string =>
-  `${method} is not allowed on ${path}; this path accepts ${allow}`;
 
 /** Errors of the JSON body reader (body-parser's shape): `type` and `status`. */
 export interface BodyReadError {
@@ -236,7 +219,7 @@ function fromFailure<Code extends string>(
   switch (failure.kind) {
     case 'method_not_allowed': {
       const allow = failure.allow ?? '';
-      return codes.methodNotAllowed(methodNotAllowedMessage(req.method, req.path, allow), allow);
+      return codes.methodNotAllowed(`${req.method} is not allowed on ${req.path}; this path accepts ${allow}`, allow);
     }
     case 'not_found':
       return codes.notFound(req);

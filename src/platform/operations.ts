@@ -43,7 +43,6 @@ export interface Operation {
   method: Method;
   /** The description's template, `/contracts/vault/{owner}`. */
   template: string;
-  tags: readonly string[];
   /** `security: []`: no key. */
   public: boolean;
   /** The security requirements include `{}`: a key is optional (keyless callers are limited per client IP). */
@@ -71,7 +70,7 @@ export interface PathRoute {
   expressPath: string;
   /** The declared methods (upper case, HEAD wherever GET), as `Allow` lists them. */
   allow: string;
-  /** Whether a concrete path is this template with each parameter fitting its schema's pattern. */
+  /** Whether a concrete path, as sent or percent-decoded, is this template with each parameter fitting its pattern. */
   matches(path: string): boolean;
   /** Whether a concrete path has the template's shape (each parameter one non-empty segment). */
   fits(path: string): boolean;
@@ -128,6 +127,15 @@ export function compareRoutes(a: string, b: string): number {
   if (e1.startsWith(e2)) return -1;
   if (e2.startsWith(e1)) return 1;
   return e1 > e2 ? 1 : -1;
+}
+
+/** A path percent-decoded; `''` (no path) when its encoding is malformed. */
+function decoded(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return '';
+  }
 }
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -201,19 +209,17 @@ function operationOf(
   const security = op.security ?? doc.security;
   const isPublic = Array.isArray(security) && security.length === 0;
   const keyOptional = !isPublic && Array.isArray(security) && security.some((r) => Object.keys(r).length === 0);
-  const tags = op.tags ?? [];
   const parameters = parametersOf(doc, item, op);
   const body = bodyOf(doc, op, seen);
   return {
     operationId: op.operationId,
     method,
     template,
-    tags,
     public: isPublic,
     keyOptional,
     ...(typeof op['x-required-scope'] === 'string' ? { scope: op['x-required-scope'] } : {}),
     ...(typeof op['x-required-role'] === 'string' ? { role: op['x-required-role'] } : {}),
-    bucket: bucketOf(method, template, tags, isPublic),
+    bucket: bucketOf(method, template, op.tags ?? [], isPublic),
     idempotent: parameters.header.some((p) => p.name.toLowerCase() === 'idempotency-key'),
     ...(body ? { body } : {}),
     parameters,
@@ -235,7 +241,7 @@ function routeOf(doc: OpenApiDocument, template: string, seen: Map<unknown, Boun
     template,
     expressPath: toExpressPath(template),
     allow: methods.join(', '),
-    matches: (path) => matcher.test(path),
+    matches: (path) => matcher.test(path) || matcher.test(decoded(path)),
     fits: (path) => shape.test(path),
     operations,
   };
@@ -295,15 +301,7 @@ export function buildModel(doc: OpenApiDocument): ApiModel {
     version: String(doc.info.version),
     operations,
     routes,
-    allowOf(path) {
-      let decoded: string;
-      try {
-        decoded = decodeURIComponent(path);
-      } catch {
-        return undefined;
-      }
-      return routes.find((r) => r.matches(path) || r.matches(decoded))?.allow;
-    },
+    allowOf: (path) => routes.find((r) => r.matches(path))?.allow,
     get requestIdMaxLength() {
       if (typeof max !== 'number')
         throw new Error('the description declares no components.headers.X-Request-ID maxLength');

@@ -33,9 +33,6 @@ export function signedXdrOf(body: unknown): string | undefined {
 /** The prepare branch of a write body: the members of its union without a string `signedXdr`. */
 export type PrepareOf<Body> = Exclude<Body, { signedXdr: string }>;
 
-/** Whether a body prepares: it has no string `signedXdr`, which is what the submit branch is. */
-const prepares = <Body>(body: Body): body is PrepareOf<Body> => signedXdrOf(body) === undefined;
-
 /**
  * The handler of a write route: a body with a string `signedXdr` → `submit`, anything else → `prepare`, which
  * takes the prepare branch of the request's body type (request validation has held the body to it).
@@ -45,13 +42,9 @@ export function prepareOrSubmit<Req extends Request = Request, Res extends Respo
   route: WriteModes<PrepareOf<Req['body']>, Req, Res>,
 ): (req: Req, res: Res) => Promise<void> {
   return async (req, res) => {
-    const body: Req['body'] = req.body;
-    const signedXdr = signedXdrOf(body);
-    if (prepares(body)) {
-      await route.prepare(body, req, res);
-      return;
-    }
-    if (signedXdr === undefined) return; // not reached: `prepares` is this same test and took such a body
+    const signedXdr = signedXdrOf(req.body);
+    // Without a string `signedXdr` the body is the prepare branch (PrepareOf is that same test, as a type).
+    if (signedXdr === undefined) return route.prepare(req.body as PrepareOf<Req['body']>, req, res);
     try {
       await route.submit(signedXdr, req, res);
     } catch (err) {

@@ -12,7 +12,6 @@ import {
   type BodyReadError,
   type Failure,
   type FailureCodes,
-  jsonKind,
   MALFORMED_PATH_MESSAGE,
   relevantItems,
 } from '../platform/failures.ts';
@@ -32,6 +31,20 @@ import { RESOLVE_PREFIX, resolutionValidationFailure, sendResolutionFailure } fr
 import { fromChainError, invalidDidIn } from './routes/shared.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** What JSON text holds, in words ("null", "a number", "an array"…), or undefined when it is not JSON. */
+function jsonKind(text: unknown): string | undefined {
+  if (typeof text !== 'string') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
 
 /** A body the JSON reader refused: valid JSON that is no object or array (`null`, `42`), or text that is no JSON. */
 function unreadableBody(err: BodyReadError): ResolverError {

@@ -324,8 +324,22 @@ describe.each(backends)('$name store', (backend) => {
     });
 
     it('lists by network in creation order', async () => {
+      // Keys of its own on both networks (other tests may or may not have made some before).
+      const made: string[] = [];
+      for (const [i, network] of (['mainnet', 'testnet', 'mainnet'] as const).entries()) {
+        const input: CreateKeyInput = {
+          walletAddress: `GLIST${i}`,
+          network,
+          role: 'standard',
+          scopes: [],
+          expiresAt: null,
+        };
+        made.push((await store.keys.create(input)).record.keyId);
+      }
       const mainnet = await store.keys.list({ network: 'mainnet' });
-      expect(mainnet.length).toBeGreaterThan(0);
+      const ids = mainnet.map((k) => k.keyId);
+      expect(ids).toEqual(expect.arrayContaining([made[0], made[2]]));
+      expect(ids).not.toContain(made[1]);
       expect(mainnet.every((k) => k.network === 'mainnet')).toBe(true);
       const created = mainnet.map((k) => k.createdAt);
       expect(created).toEqual([...created].sort());

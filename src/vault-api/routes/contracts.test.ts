@@ -1,6 +1,7 @@
 // The contract routes over HTTP on testnet, against the RPC simulator, with real signing: every write
 // route (prepare → sign → submit → read back), every read, the bindings, safe submit, encryption, fees.
-// One environment for the whole file; accounts and vaults are reused across the ordered tests.
+// One environment for the whole file. Its accounts and the owner's vault are only read or prepared against (they stay
+// empty); a test that writes to a vault deploys its own (freshVault), so each test passes alone and in any order.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -92,15 +93,65 @@ async function registerDid(
 
 const feeBalance = () => env.chain.token.balance(env.info!.feeTokenId, env.info!.admin.publicKey);
 
-const issueBody = (vcId: string, o: Record<string, unknown> = {}) => ({
-  owner: owner.publicKey(),
+/** A vc/issue body from the shared issuer, to the shared owner's vault unless `to` names another owner. */
+const issueBody = (vcId: string, o: Record<string, unknown> = {}, to = owner.publicKey()) => ({
+  owner: to,
   vcId,
-  vcData: vcData(owner.publicKey()),
+  vcData: vcData(to),
   issuer: issuer.publicKey(),
   issuerDid,
   sourcePublicKey: issuer.publicKey(),
   ...o,
 });
+
+/** A funded account with an API key bound to it. */
+interface Party {
+  kp: Keypair;
+  key: MintedKey;
+  pk: string;
+}
+
+async function party(): Promise<Party> {
+  const kp = await env.fund();
+  return { kp, key: await env.mintKey({ wallet: kp }), pk: kp.publicKey() };
+}
+
+/** A party with its own vault (the canonical one, or the salted one too): what a test writes there, no other test sees. */
+async function freshVault(salt?: string): Promise<Party> {
+  const v = await party();
+  await createVault(v);
+  if (salt) await createVault(v, salt);
+  return v;
+}
+
+const createVault = (v: Party, userSalt?: string) =>
+  write(
+    '/contracts/vault/create',
+    {
+      owner: v.pk,
+      didUri: `did:ledger:testnet:${v.pk.slice(0, 8)}`,
+      sourcePublicKey: v.pk,
+      ...(userSalt ? { userSalt } : {}),
+    },
+    v.key,
+    v.kp,
+  );
+
+/** Issues the credentials (at most five) into a party's vault in one batch from the shared issuer. */
+const issueAll = (v: Party, vcIds: string[], userSalt?: string) =>
+  write(
+    '/contracts/vc/batch-issue',
+    {
+      owner: v.pk,
+      issuer: issuer.publicKey(),
+      issuerDid,
+      vcs: vcIds.map((vcId) => ({ vcId, vcData: vcData(v.pk, { n: vcId }) })),
+      sourcePublicKey: issuer.publicKey(),
+      ...(userSalt ? { userSalt } : {}),
+    },
+    issuerKey,
+    issuer,
+  );
 
 beforeAll(async () => {
   const many = { read: 10_000, write: 10_000 };
@@ -132,20 +183,27 @@ afterAll(async () => {
 
 describe('vault create and metadata', () => {
   it('deploys the canonical vault; metadata reads it back; a second deploy fails with the chain words', async () => {
-    const meta = await call(`/contracts/vault/${owner.publicKey()}`, otherKey);
+    const v = await party();
+    await write(
+      '/contracts/vault/create',
+      { owner: v.pk, didUri: 'did:ledger:testnet:owner', sourcePublicKey: v.pk },
+      v.key,
+      v.kp,
+    );
+    const meta = await call(`/contracts/vault/${v.pk}`, otherKey);
     expect(meta.status).toBe(200);
     expect(meta.body).toEqual({
-      owner: owner.publicKey(),
-      vault_address: env.chain.vaultAddress(owner.publicKey()),
+      owner: v.pk,
+      vault_address: env.chain.vaultAddress(v.pk),
       did_uri: 'did:ledger:testnet:owner',
       version: '0.4.0',
       vc_count: 0,
       denied_issuer_count: 0,
     });
-    const again = await call('/contracts/vault/create', ownerKey, {
-      owner: owner.publicKey(),
+    const again = await call('/contracts/vault/create', v.key, {
+      owner: v.pk,
       didUri: 'did:ledger:testnet:x',
-      sourcePublicKey: owner.publicKey(),
+      sourcePublicKey: v.pk,
     });
     expectError(again, 409, 'vault_already_deployed', /already (exists|deployed)/);
   });
@@ -224,6 +282,7 @@ describe('vault create and metadata', () => {
   });
 
   it('refuses an unknown source account and a vaultContract that is not the derived vault', async () => {
+    const v = await freshVault();
     const ghost = Keypair.random().publicKey();
     expectError(
       await call('/contracts/vault/create', otherKey, {
@@ -234,46 +293,48 @@ describe('vault create and metadata', () => {
       400,
       'source_account_not_found',
     );
-    const wrong = env.chain.vaultAddress(owner.publicKey(), SALT_A);
+    const wrong = env.chain.vaultAddress(v.pk, SALT_A);
     expectError(
-      await call(`/contracts/vault/vc-count?owner=${owner.publicKey()}&vaultContract=${wrong}`, otherKey),
+      await call(`/contracts/vault/vc-count?owner=${v.pk}&vaultContract=${wrong}`, otherKey),
       400,
       'vaultContract_mismatch',
     );
-    const right = env.chain.vaultAddress(owner.publicKey());
-    expect(
-      (await call(`/contracts/vault/vc-count?owner=${owner.publicKey()}&vaultContract=${right}`, otherKey)).body,
-    ).toEqual({ count: 0 });
+    const right = env.chain.vaultAddress(v.pk);
+    expect((await call(`/contracts/vault/vc-count?owner=${v.pk}&vaultContract=${right}`, otherKey)).body).toEqual({
+      count: 0,
+    });
   });
 });
 
 describe('issue, read back, fees, encryption', () => {
   it('issues a credential: fee of 5 units, ciphertext on chain, plaintext from get-vc, status valid', async () => {
+    const v = await freshVault();
     const before = await feeBalance();
-    const data = vcData(owner.publicKey(), { name: 'Ada' });
-    await write('/contracts/vc/issue', issueBody('vc-1', { vcData: data }), issuerKey, issuer);
+    const data = vcData(v.pk, { name: 'Ada' });
+    await write('/contracts/vc/issue', issueBody('vc-1', { vcData: data }, v.pk), issuerKey, issuer);
     expect((await feeBalance()) - before).toBe(5n * UNIT);
 
-    const stored = await env.chain.vault.getVc({ vault: env.chain.vaultAddress(owner.publicKey()), vcId: 'vc-1' });
+    const stored = await env.chain.vault.getVc({ vault: env.chain.vaultAddress(v.pk), vcId: 'vc-1' });
     // cv2: the envelope records the issuing wallet (issuer access is judged by it at verification).
     expect(stored?.data.startsWith(`cv2.test.${issuer.publicKey()}.`)).toBe(true);
     expect(stored?.data).not.toContain('Ada');
     expect(stored?.issuerDid).toBe(issuerDid);
 
-    const got = await call('/contracts/vault/get-vc', ownerKey, { owner: owner.publicKey(), vcId: 'vc-1' });
+    const got = await call('/contracts/vault/get-vc', v.key, { owner: v.pk, vcId: 'vc-1' });
     expect(got.status).toBe(200);
     expect(got.body).toEqual({ result: JSON.parse(data) });
-    expect(
-      (await call('/contracts/vault/verify-vc', otherKey, { owner: owner.publicKey(), vcId: 'vc-1' })).body,
-    ).toEqual({ status: 'valid' });
-    expectError(await call('/contracts/vc/issue', issuerKey, issueBody('vc-1')), 409, 'vc_already_exists');
+    expect((await call('/contracts/vault/verify-vc', otherKey, { owner: v.pk, vcId: 'vc-1' })).body).toEqual({
+      status: 'valid',
+    });
+    expectError(await call('/contracts/vc/issue', issuerKey, issueBody('vc-1', {}, v.pk)), 409, 'vc_already_exists');
   });
 
   it('batch-issues n credentials in one transaction for n × the unit fee', async () => {
+    const v = await freshVault();
     const before = await feeBalance();
-    const vcs = ['vc-2', 'vc-3', 'vc-4'].map((vcId) => ({ vcId, vcData: vcData(owner.publicKey(), { n: vcId }) }));
+    const vcs = ['vc-2', 'vc-3', 'vc-4'].map((vcId) => ({ vcId, vcData: vcData(v.pk, { n: vcId }) }));
     const body = {
-      owner: owner.publicKey(),
+      owner: v.pk,
       issuer: issuer.publicKey(),
       issuerDid,
       vcs,
@@ -281,54 +342,47 @@ describe('issue, read back, fees, encryption', () => {
     };
     await write('/contracts/vc/batch-issue', body, issuerKey, issuer);
     expect((await feeBalance()) - before).toBe(15n * UNIT);
-    const got = await call('/contracts/vault/get-vc', adminKey, { owner: owner.publicKey(), vcId: 'vc-3' });
+    const got = await call('/contracts/vault/get-vc', adminKey, { owner: v.pk, vcId: 'vc-3' });
     expect(got.body.result.n).toBe('vc-3');
   });
 
   it('lists and counts with pagination defaults and limits', async () => {
-    const all = await call('/contracts/vault/list-vc-ids', ownerKey, { owner: owner.publicKey() });
+    const v = await freshVault();
+    await issueAll(v, ['vc-1', 'vc-2', 'vc-3', 'vc-4']);
+    const all = await call('/contracts/vault/list-vc-ids', v.key, { owner: v.pk });
     expect(all.body).toEqual({ result: ['vc-1', 'vc-2', 'vc-3', 'vc-4'], offset: 0, limit: 50 });
-    const page = await call('/contracts/vault/list-vc-ids', ownerKey, {
-      owner: owner.publicKey(),
+    const page = await call('/contracts/vault/list-vc-ids', v.key, {
+      owner: v.pk,
       offset: 1,
       limit: 2,
     });
     expect(page.body).toEqual({ result: ['vc-2', 'vc-3'], offset: 1, limit: 2 });
-    expectError(
-      await call('/contracts/vault/list-vc-ids', ownerKey, { owner: owner.publicKey(), limit: 201 }),
-      400,
-      'limit_too_large',
-    );
-    expect((await call(`/contracts/vault/vc-count?owner=${owner.publicKey()}`, otherKey)).body).toEqual({ count: 4 });
+    expectError(await call('/contracts/vault/list-vc-ids', v.key, { owner: v.pk, limit: 201 }), 400, 'limit_too_large');
+    expect((await call(`/contracts/vault/vc-count?owner=${v.pk}`, otherKey)).body).toEqual({ count: 4 });
   });
 
   it('revokes with the default date; verify-vc says revoked since then; get-vc still reads it', async () => {
+    const v = await freshVault();
+    await issueAll(v, ['vc-1', 'vc-2']);
     const t0 = Date.now();
-    await write(
-      '/contracts/vc/revoke',
-      { owner: owner.publicKey(), vcId: 'vc-2', sourcePublicKey: owner.publicKey() },
-      ownerKey,
-      owner,
-    );
-    const v = await call('/contracts/vault/verify-vc', otherKey, { owner: owner.publicKey(), vcId: 'vc-2' });
-    expect(v.body.status).toBe('revoked');
-    expect(Date.parse(v.body.since)).toBeGreaterThanOrEqual(t0 - 1000);
-    expect((await call(`/contracts/vault/vc-count?owner=${owner.publicKey()}`, otherKey)).body).toEqual({ count: 3 });
-    expect((await call('/contracts/vault/get-vc', ownerKey, { owner: owner.publicKey(), vcId: 'vc-2' })).status).toBe(
-      200,
-    );
-    const again = await call('/contracts/vc/revoke', ownerKey, {
-      owner: owner.publicKey(),
+    await write('/contracts/vc/revoke', { owner: v.pk, vcId: 'vc-2', sourcePublicKey: v.pk }, v.key, v.kp);
+    const st = await call('/contracts/vault/verify-vc', otherKey, { owner: v.pk, vcId: 'vc-2' });
+    expect(st.body.status).toBe('revoked');
+    expect(Date.parse(st.body.since)).toBeGreaterThanOrEqual(t0 - 1000);
+    expect((await call(`/contracts/vault/vc-count?owner=${v.pk}`, otherKey)).body).toEqual({ count: 1 });
+    expect((await call('/contracts/vault/get-vc', v.key, { owner: v.pk, vcId: 'vc-2' })).status).toBe(200);
+    const again = await call('/contracts/vc/revoke', v.key, {
+      owner: v.pk,
       vcId: 'vc-2',
       date: '2026-07-15T09:30:00.000Z',
-      sourcePublicKey: owner.publicKey(),
+      sourcePublicKey: v.pk,
     });
     expect(again.body.error).toBe('vc_already_revoked');
     expectError(
-      await call('/contracts/vc/revoke', ownerKey, {
-        owner: owner.publicKey(),
+      await call('/contracts/vc/revoke', v.key, {
+        owner: v.pk,
         vcId: 'nope',
-        sourcePublicKey: owner.publicKey(),
+        sourcePublicKey: v.pk,
       }),
       404,
       'vc_not_found',
@@ -361,12 +415,14 @@ describe('issue, read back, fees, encryption', () => {
   });
 
   it('answers 500 vc_decryption_failed when the service cannot open the stored payload (another key)', async () => {
+    const v = await freshVault();
+    await issueAll(v, ['vc-1']);
     const second = await startVaultTestEnv({ network: 'testnet', simulator: env.simulator! });
     try {
       const admin2 = await second.mintKey({ wallet: null, role: 'admin' });
       const r = await second.request('/contracts/vault/get-vc', {
         key: admin2.key,
-        body: { owner: owner.publicKey(), vcId: 'vc-1' },
+        body: { owner: v.pk, vcId: 'vc-1' },
       });
       expectError(r, 500, 'vc_decryption_failed');
     } finally {
@@ -593,13 +649,11 @@ describe('bindings', () => {
 
 describe('safe submit', () => {
   it('a signed revoke posted to vc/issue → 400 tx_operation_mismatch', async () => {
-    const xdr = await prepare(
-      '/contracts/vc/revoke',
-      { owner: owner.publicKey(), vcId: 'vc-3', sourcePublicKey: owner.publicKey() },
-      ownerKey,
-    );
-    expectError(await submit('/contracts/vc/issue', xdr, owner, issuerKey), 400, 'tx_operation_mismatch');
-    expectError(await submit('/contracts/vault/deny-issuer', xdr, owner, ownerKey), 400, 'tx_operation_mismatch');
+    const v = await freshVault();
+    await issueAll(v, ['vc-3']);
+    const xdr = await prepare('/contracts/vc/revoke', { owner: v.pk, vcId: 'vc-3', sourcePublicKey: v.pk }, v.key);
+    expectError(await submit('/contracts/vc/issue', xdr, v.kp, issuerKey), 400, 'tx_operation_mismatch');
+    expectError(await submit('/contracts/vault/deny-issuer', xdr, v.kp, v.key), 400, 'tx_operation_mismatch');
   });
 
   it("an issue whose issuer is not the key's wallet → 403 forbidden", async () => {
@@ -788,56 +842,59 @@ describe('safe submit', () => {
 });
 
 describe('issuer access', () => {
-  const o = () => owner.publicKey();
   it('deny-issuer blocks issuance (403 issuer_denied); lists and counts; allow-issuer lifts it; aliases behave the same', async () => {
+    const v = await freshVault();
     await write(
       '/contracts/vault/deny-issuer',
-      { owner: o(), issuer: issuer.publicKey(), sourcePublicKey: o() },
-      ownerKey,
-      owner,
+      { owner: v.pk, issuer: issuer.publicKey(), sourcePublicKey: v.pk },
+      v.key,
+      v.kp,
     );
     await write(
       '/contracts/vault/revoke-issuer',
-      { owner: o(), issuer: other.publicKey(), sourcePublicKey: o() },
-      ownerKey,
-      owner,
+      { owner: v.pk, issuer: other.publicKey(), sourcePublicKey: v.pk },
+      v.key,
+      v.kp,
     );
-    expectError(await call('/contracts/vc/issue', issuerKey, issueBody('d1')), 403, 'issuer_denied');
-    const list = await call(`/contracts/vault/issuers/denied?owner=${o()}`, otherKey);
+    expectError(await call('/contracts/vc/issue', issuerKey, issueBody('d1', {}, v.pk)), 403, 'issuer_denied');
+    const list = await call(`/contracts/vault/issuers/denied?owner=${v.pk}`, otherKey);
     expect(list.body.offset).toBe(0);
     expect(list.body.limit).toBe(50);
     expect([...list.body.issuers].sort()).toEqual([issuer.publicKey(), other.publicKey()].sort());
-    expect((await call(`/contracts/vault/issuers/denied/count?owner=${o()}`, otherKey)).body).toEqual({ count: 2 });
-    expectError(await call(`/contracts/vault/issuers/denied?owner=${o()}&limit=500`, otherKey), 400, 'limit_too_large');
+    expect((await call(`/contracts/vault/issuers/denied/count?owner=${v.pk}`, otherKey)).body).toEqual({ count: 2 });
+    expectError(
+      await call(`/contracts/vault/issuers/denied?owner=${v.pk}&limit=500`, otherKey),
+      400,
+      'limit_too_large',
+    );
 
     await write(
       '/contracts/vault/allow-issuer',
-      { owner: o(), issuer: issuer.publicKey(), sourcePublicKey: o() },
-      ownerKey,
-      owner,
+      { owner: v.pk, issuer: issuer.publicKey(), sourcePublicKey: v.pk },
+      v.key,
+      v.kp,
     );
     await write(
       '/contracts/vault/authorize-issuer',
-      { owner: o(), issuer: other.publicKey(), sourcePublicKey: o() },
-      ownerKey,
-      owner,
+      { owner: v.pk, issuer: other.publicKey(), sourcePublicKey: v.pk },
+      v.key,
+      v.kp,
     );
-    expect((await call(`/contracts/vault/issuers/denied/count?owner=${o()}`, otherKey)).body).toEqual({ count: 0 });
-    expect((await call('/contracts/vc/issue', issuerKey, issueBody('d1'))).status).toBe(200);
+    expect((await call(`/contracts/vault/issuers/denied/count?owner=${v.pk}`, otherKey)).body).toEqual({ count: 0 });
+    expect((await call('/contracts/vc/issue', issuerKey, issueBody('d1', {}, v.pk))).status).toBe(200);
   });
 });
 
 describe('vault administration', () => {
   it('set-vault-did replaces did_uri', async () => {
+    const v = await freshVault();
     await write(
       '/contracts/vault/set-vault-did',
-      { owner: owner.publicKey(), didUri: 'did:ledger:testnet:renamed', sourcePublicKey: owner.publicKey() },
-      ownerKey,
-      owner,
+      { owner: v.pk, didUri: 'did:ledger:testnet:renamed', sourcePublicKey: v.pk },
+      v.key,
+      v.kp,
     );
-    expect((await call(`/contracts/vault/${owner.publicKey()}`, otherKey)).body.did_uri).toBe(
-      'did:ledger:testnet:renamed',
-    );
+    expect((await call(`/contracts/vault/${v.pk}`, otherKey)).body.did_uri).toBe('did:ledger:testnet:renamed');
   });
 
   it('version with owner (and a simulation source), without owner, and with an unknown source', async () => {
@@ -888,35 +945,26 @@ describe('vault administration', () => {
 
 describe('push', () => {
   it('moves a credential from a salted vault to the canonical one; it stays readable; the source says invalid', async () => {
-    const o = owner.publicKey();
-    await write(
-      '/contracts/vault/create',
-      { owner: o, didUri: 'did:ledger:testnet:a', userSalt: SALT_A, sourcePublicKey: o },
-      ownerKey,
-      owner,
-    );
+    const v = await freshVault(SALT_A);
+    const o = v.pk;
     const data = vcData(o, { pushed: true });
-    await write('/contracts/vc/issue', issueBody('p1', { vcData: data, userSalt: SALT_A }), issuerKey, issuer);
+    await write('/contracts/vc/issue', issueBody('p1', { vcData: data, userSalt: SALT_A }, o), issuerKey, issuer);
 
     const body = { fromOwner: o, toOwner: o, vcId: 'p1', userSalt: SALT_A, sourcePublicKey: o };
     expectError(await call('/contracts/vault/push', otherKey, body), 403, 'forbidden', /^fromOwner/);
     expectError(
-      await call('/contracts/vault/push', ownerKey, { ...body, sourcePublicKey: other.publicKey() }),
+      await call('/contracts/vault/push', v.key, { ...body, sourcePublicKey: other.publicKey() }),
       403,
       'forbidden',
       /^sourcePublicKey/,
     );
-    expectError(
-      await call('/contracts/vault/push', ownerKey, { ...body, userSalt: undefined }),
-      400,
-      'invalid_request',
-    );
-    const xdr = await prepare('/contracts/vault/push', body, ownerKey);
-    expectError(await submit('/contracts/vault/push', xdr, owner, otherKey), 403, 'forbidden');
-    const r = await submit('/contracts/vault/push', xdr, owner, ownerKey);
+    expectError(await call('/contracts/vault/push', v.key, { ...body, userSalt: undefined }), 400, 'invalid_request');
+    const xdr = await prepare('/contracts/vault/push', body, v.key);
+    expectError(await submit('/contracts/vault/push', xdr, v.kp, otherKey), 403, 'forbidden');
+    const r = await submit('/contracts/vault/push', xdr, v.kp, v.key);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
 
-    expect((await call('/contracts/vault/get-vc', ownerKey, { owner: o, vcId: 'p1' })).body).toEqual({
+    expect((await call('/contracts/vault/get-vc', v.key, { owner: o, vcId: 'p1' })).body).toEqual({
       result: JSON.parse(data),
     });
     expect(
@@ -928,25 +976,22 @@ describe('push', () => {
   });
 
   it("a push to another owner's vault fails with push_owner_mismatch; a missing destination is vault_not_found", async () => {
-    const o = owner.publicKey();
-    await write('/contracts/vc/issue', issueBody('p2', { userSalt: SALT_A }), issuerKey, issuer);
-    const toSponsor = await call('/contracts/vault/push', ownerKey, {
+    const v = await freshVault(SALT_A);
+    const o = v.pk;
+    await issueAll(v, ['p2'], SALT_A);
+    const w = await party();
+    const missing = await call('/contracts/vault/push', v.key, {
       fromOwner: o,
-      toOwner: other.publicKey(),
+      toOwner: w.pk,
       vcId: 'p2',
       userSalt: SALT_A,
       sourcePublicKey: o,
     });
-    expectError(toSponsor, 404, 'vault_not_found', /toOwner/);
-    await write(
-      '/contracts/vault/create',
-      { owner: other.publicKey(), didUri: 'did:ledger:testnet:o', sourcePublicKey: other.publicKey() },
-      otherKey,
-      other,
-    );
-    const toOther = await call('/contracts/vault/push', ownerKey, {
+    expectError(missing, 404, 'vault_not_found', /toOwner/);
+    await createVault(w);
+    const toOther = await call('/contracts/vault/push', v.key, {
       fromOwner: o,
-      toOwner: other.publicKey(),
+      toOwner: w.pk,
       vcId: 'p2',
       userSalt: SALT_A,
       sourcePublicKey: o,
@@ -994,6 +1039,7 @@ describe('sponsored vaults', () => {
 describe('issuer registry (factory custom fees)', () => {
   const admin = () => Keypair.fromSecret(env.info!.admin.secret);
   it('sets, changes and removes a custom fee that issuance then charges', async () => {
+    const v = await freshVault();
     const i = issuer.publicKey();
     const quote = async () => (await call(`/contracts/issuer-registry/${i}`, otherKey)).body;
     expect(await quote()).toMatchObject({
@@ -1033,7 +1079,7 @@ describe('issuer registry (factory custom fees)', () => {
     );
     expect((await quote()).amount).toBe(String(2n * UNIT));
     const before = await feeBalance();
-    await write('/contracts/vc/issue', issueBody('f1'), issuerKey, issuer);
+    await write('/contracts/vc/issue', issueBody('f1', {}, v.pk), issuerKey, issuer);
     expect((await feeBalance()) - before).toBe(2n * UNIT);
 
     const path = `/contracts/issuer-registry/${i}`;

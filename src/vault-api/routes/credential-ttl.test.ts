@@ -2,9 +2,10 @@
 // small TTL settings so the test closes ledgers past them: a credential is readable for the minimum persistent TTL
 // from its issue; past it get-vc and verify-vc answer 409 state_archived naming the ledger keys to restore; a
 // RestoreFootprint over those keys brings it back; a write prepared through the API restores what it touches.
+// Each test starts from the ledger as the set-up left it (a snapshot reverted before each) and closes its own ledgers.
 import { Operation, TransactionBuilder, rpc, xdr } from '@stellar/stellar-sdk';
 import type { Keypair } from '@stellar/stellar-sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index.ts';
 import { startVaultTestEnv, type MintedKey, type VaultTestEnv } from '../../../test-support/vault-api.ts';
 import { didIdToBytes, encodeMultikey, generateDid } from '../../did/index.ts';
@@ -18,6 +19,7 @@ let owner: Keypair, issuer: Keypair;
 let ownerKey: MintedKey, issuerKey: MintedKey;
 let issuerDid: string;
 let issuedIn: number;
+let issued: string;
 
 const call = (path: string, key: MintedKey, body?: unknown) =>
   env.request(path, { key: key.key, ...(body !== undefined ? { body } : {}) });
@@ -82,7 +84,12 @@ beforeAll(async () => {
   await issue('vc-1');
   await issue('vc-2');
   issuedIn = net().ledger.latest.seq;
+  issued = net().snapshot();
 }, 60_000);
+
+beforeEach(() => {
+  expect(net().revert(issued)).toBe(true);
+});
 
 afterAll(async () => {
   await env?.close();
@@ -98,12 +105,16 @@ describe('credential lifetime (state archival)', () => {
     expect(got.body.result.credentialSubject.id).toBe(owner.publicKey());
   });
 
-  let keys: string[] = [];
-  it('past it, get-vc and verify-vc answer 409 state_archived with the ledger keys to restore', async () => {
+  /** Closes ledgers past the TTL; returns the ledger keys get-vc names for vc-1, as base64 XDR. */
+  async function archived(): Promise<string[]> {
     closeUntil(issuedIn + TTL.minPersistentTTL + 2);
     const got = await call('/contracts/vault/get-vc', ownerKey, { owner: owner.publicKey(), vcId: 'vc-1' });
     expect({ status: got.status, error: got.body.error }).toEqual({ status: 409, error: 'state_archived' });
-    keys = (got.body.message as string).match(/AAAA[A-Za-z0-9+/=]{20,}/g) ?? [];
+    return (got.body.message as string).match(/AAAA[A-Za-z0-9+/=]{20,}/g) ?? [];
+  }
+
+  it('past it, get-vc and verify-vc answer 409 state_archived with the ledger keys to restore', async () => {
+    const keys = await archived();
     expect(keys.length).toBeGreaterThanOrEqual(1);
     for (const k of keys) expect(xdr.LedgerKey.fromXdr(k, 'base64').type).toBe('contractData');
     const v = await call('/contracts/vault/verify-vc', ownerKey, { owner: owner.publicKey(), vcId: 'vc-1' });
@@ -111,6 +122,7 @@ describe('credential lifetime (state archival)', () => {
   });
 
   it('a RestoreFootprint over those keys, paid by anyone, makes it readable again', async () => {
+    const keys = await archived();
     const server = new rpc.Server(env.info!.rpcUrl!, { allowHttp: true });
     const account = await server.getAccount(owner.publicKey());
     const footprint = new xdr.LedgerFootprint({
@@ -138,7 +150,7 @@ describe('credential lifetime (state archival)', () => {
   });
 
   it("a write prepared through the API restores the archived entries it touches (the restore is in the write's fee)", async () => {
-    // vc-2's own entry is still archived (the restore above named vc-1's keys and the vault's)
+    closeUntil(issuedIn + TTL.minPersistentTTL + 2);
     const before = await call('/contracts/vault/get-vc', ownerKey, { owner: owner.publicKey(), vcId: 'vc-2' });
     expect(before.body.error).toBe('state_archived');
     await write(
