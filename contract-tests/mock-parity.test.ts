@@ -275,6 +275,21 @@ function resolverAdversarial(): Probe[] {
       json('POST', '/v1/dids/stellar/submit', { signedXdr: SHAPED_GARBAGE }),
       'POST /v1/dids/stellar/submit',
     ),
+    // Every route that takes `{signedXdr}` alone as its submit mode: the same envelope that does not decode.
+    adversarial(
+      'register: submit an envelope of the right shape that does not decode',
+      json('POST', '/v1/dids/stellar', { signedXdr: SHAPED_GARBAGE }),
+      'POST /v1/dids/stellar',
+    ),
+    ...(['update', 'transfer', 'deactivate'] as const).map((action) =>
+      adversarial(
+        `${action}: submit an envelope of the right shape that does not decode`,
+        json('POST', `/v1/dids/stellar/did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxza/${action}`, {
+          signedXdr: SHAPED_GARBAGE,
+        }),
+        `POST /v1/dids/stellar/{did}/${action}`,
+      ),
+    ),
     adversarial('proof challenge: an empty body', json('POST', '/v1/proof/challenge', {})),
     adversarial(
       'proof challenge: a non-canonical DID',

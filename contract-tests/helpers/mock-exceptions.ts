@@ -102,7 +102,13 @@ export const RESOLVER_EXCEPTIONS: readonly Exception[] = [
       "the same as the vault API's: a pattern sees only the envelope's shape; the resolver answers an envelope that does " +
       'not decode, or whose signatures do not verify, with invalid_request (spec/did-resolver.yaml SubmitRequest)',
     codes: ['invalid_request'],
-    operations: ['POST /v1/dids/stellar/submit'],
+    operations: [
+      'POST /v1/dids/stellar',
+      'POST /v1/dids/stellar/submit',
+      'POST /v1/dids/stellar/{did}/update',
+      'POST /v1/dids/stellar/{did}/transfer',
+      'POST /v1/dids/stellar/{did}/deactivate',
+    ],
   },
   {
     rule: 'Challenges',
