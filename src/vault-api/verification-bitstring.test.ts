@@ -35,12 +35,19 @@ function encodedList(set: number[]): string {
   return `u${base64urlnopad.encode(gzipSync(bits))}`;
 }
 
-async function publishList(path: string, by: DidKey, purpose: string, set: number[]): Promise<string> {
+async function publishList(
+  path: string,
+  by: DidKey,
+  purpose: string,
+  set: number[],
+  extra: Json = {},
+): Promise<string> {
   const url = `${base}${path}`;
   const list = await issueWith('eddsa-rdfc-2022', by, {
     '@context': [V2],
     id: url,
     type: ['VerifiableCredential', 'BitstringStatusListCredential'],
+    ...extra,
     credentialSubject: {
       id: `${url}#list`,
       type: 'BitstringStatusList',
@@ -147,6 +154,48 @@ describe('BitstringStatusListEntry', () => {
     const list = lists.get('/lists/tampered')!;
     (list['credentialSubject'] as Json)['encodedList'] = encodedList([]);
     expect(reasons((await verify(env, key, await credentialOn(url))).body)).toEqual(['status_list_invalid']);
+  });
+
+  it('a keyless request gets the keyless RDF bounds for the list it makes the service read; a key lifts them', async () => {
+    // 7,000 bytes of description: over the 6 KiB a keyless request may have verified with an RDF proof.
+    const vc = await credentialOn(
+      await publishList('/lists/large', issuer, 'revocation', [], { description: 'x'.repeat(7_000) }),
+    );
+    const keyless = await env.request('/credentials/verify', { body: { verifiableCredential: vc } });
+    expect(keyless.status, JSON.stringify(keyless.body)).toBe(400);
+    expect(reasons(keyless.body)).toEqual(['status_list_unavailable']);
+    expect(JSON.stringify(keyless.body)).toContain('an API key lifts the limit');
+    const keyed = await verify(env, key, vc);
+    expect(keyed.status, JSON.stringify(keyed.body)).toBe(200);
+    // A list of the usual size is read for a keyless request as for any other.
+    const small = await credentialOn(await publishList('/lists/small', issuer, 'revocation', [INDEX]));
+    const revoked = await env.request('/credentials/verify', { body: { verifiableCredential: small } });
+    expect(revoked.status, JSON.stringify(revoked.body)).toBe(400);
+    expect(reasons(revoked.body)).toEqual(['revoked']);
+  });
+
+  it('a keyless request has one status list read; a second fails status_list_unavailable, a key reads both', async () => {
+    const first = await publishList('/lists/first', issuer, 'revocation', []);
+    const second = await publishList('/lists/second', issuer, 'suspension', []);
+    const entry = (url: string, purpose: string) => ({
+      id: `${url}#${INDEX}`,
+      type: 'BitstringStatusListEntry',
+      statusPurpose: purpose,
+      statusListIndex: String(INDEX),
+      statusListCredential: url,
+    });
+    const vc = await issueWith('eddsa-rdfc-2022', issuer, {
+      '@context': [V2],
+      type: ['VerifiableCredential'],
+      credentialSubject: { id: 'did:example:holder' },
+      credentialStatus: [entry(first, 'revocation'), entry(second, 'suspension')],
+    });
+    const keyless = await env.request('/credentials/verify', { body: { verifiableCredential: vc } });
+    expect(keyless.status, JSON.stringify(keyless.body)).toBe(400);
+    expect(reasons(keyless.body)).toEqual(['status_list_unavailable']);
+    expect(JSON.stringify(keyless.body)).toContain('may have one status list read');
+    const keyed = await verify(env, key, vc);
+    expect(keyed.status, JSON.stringify(keyed.body)).toBe(200);
   });
 
   it('a service that does not read the web fails the check (status_list_unavailable), never passes it', async () => {

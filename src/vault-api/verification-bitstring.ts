@@ -7,6 +7,8 @@ import { decodeStatusList, statusBit } from '../did/bitstring.ts';
 import { verifyDataIntegrity } from '../did/index.ts';
 import type { VaultAppDeps } from './context.ts';
 import { contextSource } from './json-ld-contexts.ts';
+import { KEYLESS_CANONICALIZATION_LIMITS } from '../did/library-suites.ts';
+import { carriesRdfProof, KEYLESS_RDF_BODY_LIMIT_BYTES } from './keyless-rdf.ts';
 import type { RequestResolver } from './verification-resolver.ts';
 import { problem, type ProblemDetails } from './verification-problems.ts';
 import type { EntryParse, StatusInput } from './verification-status.ts';
@@ -62,6 +64,12 @@ async function readList(
       reason: 'status_list_unavailable',
       detail: 'this service does not read status lists from the web (CV_WEB_FETCH is off)',
     };
+  if (!resolver.takeStatusList())
+    return {
+      ok: false,
+      reason: 'status_list_unavailable',
+      detail: 'a request without an API key may have one status list read; an API key lifts the limit',
+    };
   const got = await deps.fetchJson(entry.statusListCredential);
   if (!got.ok)
     return { ok: false, reason: 'status_list_unavailable', detail: `the status list could not be read: ${got.reason}` };
@@ -70,12 +78,21 @@ async function readList(
     return invalid('the status list is not a BitstringStatusListCredential');
   const listIssuer = typeof list['issuer'] === 'string' ? list['issuer'] : (list['issuer'] as { id?: unknown })?.id;
   if (listIssuer !== issuer) return invalid("the status list's issuer is not the credential's issuer");
+  const keyless = resolver.keyless && carriesRdfProof(list);
+  // A keyless request gets the keyless RDF bounds for the list it makes this service read, as for its own body.
+  if (keyless && Buffer.byteLength(JSON.stringify(list)) > KEYLESS_RDF_BODY_LIMIT_BYTES)
+    return {
+      ok: false,
+      reason: 'status_list_unavailable',
+      detail: `the status list carries an RDF-canonicalized proof and is over ${KEYLESS_RDF_BODY_LIMIT_BYTES} bytes as compact JSON, the most a request without an API key may have verified; an API key lifts the limit`,
+    };
   const proof = await verifyDataIntegrity({
     document: list,
     resolve: resolver.resolve,
     now,
     expectedController: issuer,
     contexts: contextSource(deps),
+    ...(keyless ? { canonicalization: KEYLESS_CANONICALIZATION_LIMITS } : {}),
   });
   resolver.rethrow();
   if (!proof.verified)

@@ -71,6 +71,8 @@ export interface VerifyPresentationInput {
   keyCache?: Ed25519KeyCache;
   /** The RDF canonicalization's work bound: a keyless request's is smaller (library-suites.ts). */
   canonicalization?: CanonicalizationLimits;
+  /** The request came without an API key (a status list it makes the service fetch gets the keyless bounds). */
+  keyless?: boolean;
   /** Who sends the presentation: only the client a challenge was issued to can spend it. */
   client: ChallengeClient;
 }
@@ -92,7 +94,7 @@ export async function verifyPresentation(
   if (early.length > 0) return answer(vp, options, early, {}, []);
 
   const holder = holderOf(vp);
-  const resolver = requestResolver(deps);
+  const resolver = requestResolver(deps, { keyless: input.keyless === true });
   // The credentials first: each is canonicalized once, for its proofs and then inside the presentation's.
   const canonicalCache = new WeakMap<object, string>();
   // The caches and bounds of this request, for the credentials' proofs and the presentation's alike.

@@ -18,9 +18,16 @@ import type { VaultAppDeps } from './context.ts';
  * client's read cache), `did:key` offline, any other method `methodNotSupported`. A registry read that fails
  * is kept and rethrown by `rethrow()` once the verification is done (502).
  */
-export function requestResolver(deps: VaultAppDeps) {
+/**
+ * The status lists a keyless request may make the service read and verify: one, so that with its own body each
+ * within the keyless RDF limit it stays within the keyless CPU bound (docs/vault-api.md "Rate limits").
+ */
+export const KEYLESS_STATUS_LISTS = 1;
+
+export function requestResolver(deps: VaultAppDeps, request: { keyless?: boolean } = {}) {
   const seen = new Map<string, Promise<DidResolutionResult>>();
   let failure: unknown;
+  let listsRead = 0;
   const resolveOnce = (did: string): Promise<DidResolutionResult> => {
     if (did.startsWith(DID_KEY_PREFIX)) return Promise.resolve(resolveDidKey(did));
     if (did.startsWith(DID_WEB_PREFIX) && deps.fetchJson) return resolveDidWeb(did, deps.fetchJson);
@@ -59,6 +66,14 @@ export function requestResolver(deps: VaultAppDeps) {
   };
   return {
     resolve,
+    /** The request came without an API key: what it makes this service fetch and verify gets the keyless bounds. */
+    keyless: request.keyless === true,
+    /** Whether the request may have one more status list read: a keyless one reads at most KEYLESS_STATUS_LISTS. */
+    takeStatusList(): boolean {
+      if (request.keyless !== true) return true;
+      listsRead += 1;
+      return listsRead <= KEYLESS_STATUS_LISTS;
+    },
     rethrow(): void {
       if (failure !== undefined) throw failure;
     },

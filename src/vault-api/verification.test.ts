@@ -281,6 +281,8 @@ describe('checkIssuerDid', () => {
         didDocument: null,
         didDocumentMetadata: deactivated ? { deactivated } : {},
       }) as never,
+    keyless: false,
+    takeStatusList: () => true,
     rethrow: () => undefined,
   });
   const run = async (issuer: string, method: 'ledger' | 'key' | 'url' | 'other', r = resolver(), stored?: string) => {

@@ -69,6 +69,8 @@ export interface VerifyCredentialInput {
   keyCache?: Ed25519KeyCache;
   /** The RDF canonicalization's work bound: a keyless request's is smaller (library-suites.ts). */
   canonicalization?: CanonicalizationLimits;
+  /** The request came without an API key (a status list it makes the service fetch gets the keyless bounds). */
+  keyless?: boolean;
 }
 
 /** Verifies one credential; the answer's `verified` is true when no check failed. */
@@ -83,7 +85,7 @@ export async function verifyCredential(
 
   const wanted = wantedChecks(options.checks, reference !== undefined);
   const now = new Date(deps.now());
-  const resolver = input.resolver ?? requestResolver(deps);
+  const resolver = input.resolver ?? requestResolver(deps, { keyless: input.keyless === true });
   const issuer = issuerOf(credential)!;
   const results: Results = {};
   const add: AddProblem = (p) => {

@@ -150,6 +150,7 @@ function verifyCredentialRoute(
         parsingProblems,
         keyCache,
         canonicalization,
+        keyless: !peekAuth(req),
         ...(reference ? { reference } : {}),
       }),
     );
@@ -176,6 +177,7 @@ function verifyPresentationRoute(
       parsingProblems: duplicateProblems(duplicateMembersOf(req), '/verifiablePresentation', 'presentation'),
       keyCache,
       canonicalization,
+      keyless: !peekAuth(req),
       client: challengeClient(deps, req),
     };
     const result = await verifyPresentation(deps, challenges, input);
