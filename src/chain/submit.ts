@@ -21,14 +21,33 @@ export async function submit(
 ): Promise<SubmitResult> {
   const parsed = parseEnvelope(signedXdr, ctx.passphrase);
   const inv = inspectParsed(parsed, ctx.caches.signers);
+  requireSigned(ctx, parsed, inv);
+  checkAuthSignatures(parsed, ctx.passphrase, ctx.caches.signers);
+  if (expect) await expect(inv);
+  return sendFresh(ctx, parsed, inv, ctx.kindOf(inv.contractId, o?.contract));
+}
+
+/** A signed transaction's first checks: it carries a signature, and one of its accounts' verifies (tx_invalid). */
+export function requireSigned(
+  ctx: ChainContext,
+  parsed: Transaction | FeeBumpTransaction,
+  inv: Pick<Invocation, 'source' | 'signedBy'>,
+): void {
   const inner = parsed instanceof FeeBumpTransaction ? parsed.innerTransaction : parsed;
   if (inner.signatures.length === 0) throw new ChainError('tx_invalid', 400, 'transaction is not signed');
   if (inv.signedBy.length === 0) throw noValidSignature(inv, ctx.passphrase);
-  checkAuthSignatures(parsed, ctx.passphrase, ctx.caches.signers);
-  if (expect) await expect(inv);
-  const kind = ctx.kindOf(inv.contractId, o?.contract);
-  // Read-your-writes: nothing read before this transaction is served once it may have landed, and
-  // again once it is final (reads sent meanwhile may predate it).
+}
+
+/**
+ * Sends a checked transaction and waits for it. Read-your-writes: nothing read before it is served once it may
+ * have landed, and again once it is final (reads sent meanwhile may predate it).
+ */
+export async function sendFresh(
+  ctx: ChainContext,
+  parsed: Transaction | FeeBumpTransaction,
+  inv: Pick<Invocation, 'hash'>,
+  kind: ContractKind,
+): Promise<SubmitResult> {
   ctx.reads.clear();
   try {
     return await send(ctx, parsed, inv, kind);

@@ -12,11 +12,10 @@ import {
   xdr,
 } from '@stellar/stellar-sdk';
 import { PREPARED_TX_VALIDITY_S } from './errors.ts';
-import { inspectSigners, mismatch, parseEnvelope, noValidSignature } from './inspect.ts';
+import { inspectSigners, mismatch, parseEnvelope } from './inspect.ts';
 import { loadSequence, simulate } from './prepare.ts';
 import type { ChainContext } from './rpc.ts';
-import { send } from './submit.ts';
-import { ChainError } from './errors.ts';
+import { requireSigned, sendFresh } from './submit.ts';
 import type {
   PreparedTtl,
   SubmitResult,
@@ -123,14 +122,7 @@ export async function submitTtl(
 ): Promise<SubmitResult> {
   const parsed = parseEnvelope(signedXdr, ctx.passphrase);
   const inv = inspectTtl(ctx, parsed);
-  const inner = parsed instanceof FeeBumpTransaction ? parsed.innerTransaction : parsed;
-  if (inner.signatures.length === 0) throw new ChainError('tx_invalid', 400, 'transaction is not signed');
-  if (inv.signedBy.length === 0) throw noValidSignature(inv, ctx.passphrase);
+  requireSigned(ctx, parsed, inv);
   await expect(inv);
-  ctx.reads.clear();
-  try {
-    return await send(ctx, parsed, inv, 'vault');
-  } finally {
-    ctx.reads.clear();
-  }
+  return sendFresh(ctx, parsed, inv, 'vault');
 }
