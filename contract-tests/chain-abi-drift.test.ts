@@ -8,6 +8,7 @@ import { Address, Contract, Keypair, StrKey, xdr } from '@stellar/stellar-sdk';
 import { describe, expect, it } from 'vitest';
 import { FactoryError, RegistryError, VaultError, factory, registry, vault } from '../simulator/contracts/index.ts';
 import { TTL_SETTINGS } from '../simulator/core/ledger.ts';
+import { PROTOCOL_28_TTL } from '../src/chain/ttl.ts';
 import { stellarAssetContract } from '../simulator/core/sac.ts';
 import type { ContractImpl } from '../simulator/host.ts';
 import { toStr } from '../src/chain/codec.ts';
@@ -303,5 +304,7 @@ describe('docs/chain-abi.md', () => {
       minPersistentTTL: figure(vaultApi, /minimum persistent TTL from its issue:\s+([\d,]+) ledgers/, 'vault-api.md'),
       maxEntryTTL: figure(vaultApi, /at most ([\d,]+) ledgers/, 'vault-api.md'),
     }).toEqual({ minPersistentTTL: TTL_SETTINGS.minPersistentTTL, maxEntryTTL: TTL_SETTINGS.maxEntryTTL });
+    // The service's own fallback, for an RPC that does not answer the network's settings: the same Protocol 28 figures.
+    expect(PROTOCOL_28_TTL).toEqual(TTL_SETTINGS);
   });
 });
