@@ -72,6 +72,23 @@ describe('per-IP rate limit', () => {
     expect(await r.json()).toEqual({ code: 'rate_limited', message: expect.stringContaining('3 requests per 60 s') });
   });
 
+  it('OPTIONS is not counted: after more OPTIONS than the limit, a GET is still admitted with the full budget', async () => {
+    for (const path of [
+      '/health',
+      '/1.0/identifiers/did:ledger:testnet:x',
+      '/v1/dids/stellar',
+      '/health',
+      '/nowhere',
+    ]) {
+      const r = await fetch(limited.url + path, { method: 'OPTIONS' });
+      expect(r.status, `OPTIONS ${path}`).not.toBe(429);
+      expect(r.headers.get('x-ratelimit-remaining'), `OPTIONS ${path}`).toBeNull();
+    }
+    const r = await fetch(`${limited.url}/health`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('x-ratelimit-remaining')).toBe('2');
+  });
+
   it('the window slides: after 60 s requests are admitted again', async () => {
     for (let i = 0; i < 3; i++) expect((await fetch(`${limited.url}/health`)).status).toBe(200);
     expect((await fetch(`${limited.url}/health`)).status).toBe(429);
