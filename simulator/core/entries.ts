@@ -55,13 +55,26 @@ export const TRUSTLINE_AUTHORIZED = 1;
 // ---- canonical keys -------------------------------------------------------------------------------------------
 
 const bytesKey = (b: Uint8Array | string): string => {
-  const buf = typeof b === 'string' ? Buffer.from(b, 'utf8') : asBuffer(b);
-  return `${buf.length}:${buf.toString('latin1')}`;
+  const bytes = typeof b === 'string' ? Buffer.from(b, 'utf8') : b;
+  return `${bytes.length}:${latin1(bytes)}`;
 };
 
+/** Bytes as a latin1 string (one char a byte): short ones (symbols) by a loop, cheaper than a Buffer view's
+ *  toString, which costs about the same from 1 to 45 bytes. */
+function latin1(b: Uint8Array): string {
+  const n = b.length;
+  if (n > 24) return asBuffer(b).toString('latin1');
+  let s = '';
+  let i = 0;
+  for (; i + 4 <= n; i += 4) s += String.fromCharCode(b[i]!, b[i + 1]!, b[i + 2]!, b[i + 3]!);
+  for (; i < n; i++) s += String.fromCharCode(b[i]!);
+  return s;
+}
+
 /** An injective string for an ScVal (a prefix code: every part is tagged and length- or ';'-delimited), equal for
- *  equal values whether built in JS or parsed from XDR. Much cheaper than encoding XDR for every storage access. */
-function fingerprint(v: xdr.ScVal): string {
+ *  equal values whether built in JS or parsed from XDR. Much cheaper than encoding XDR for every storage access;
+ *  the kinds it does encode take their XDR's key from `xdrKey`. */
+function fingerprint(v: xdr.ScVal, xdrKey: (v: xdr.ScVal) => string): string {
   switch (v.type) {
     case 'scvBool':
       return v.b ? 'T' : 'F';
@@ -89,26 +102,26 @@ function fingerprint(v: xdr.ScVal): string {
       const items = v.vec;
       if (!items) return 'n';
       let out = `[${items.length};`;
-      for (const x of items) out += fingerprint(x);
+      for (const x of items) out += fingerprint(x, xdrKey);
       return out;
     }
     case 'scvMap': {
       const m = v.map;
       if (!m) return 'N';
       let out = `{${m.length};`;
-      for (const e of m) out += fingerprint(e.key) + fingerprint(e.val);
+      for (const e of m) out += fingerprint(e.key, xdrKey) + fingerprint(e.val, xdrKey);
       return out;
     }
     case 'scvAddress': {
       const a = v.address;
       if (a.type === 'scAddressTypeAccount') return `g${bytesKey(a.accountId.ed25519.value)}`;
       if (a.type === 'scAddressTypeContract') return `c${bytesKey(a.contractId.value)}`;
-      return `x${bytesKey(v.toXdr())}`;
+      return xdrKey(v);
     }
     case 'scvLedgerKeyNonce':
       return `o${v.nonceKey.nonce.toString()};`;
     default:
-      return `x${bytesKey(v.toXdr())}`;
+      return xdrKey(v);
   }
 }
 
@@ -151,15 +164,25 @@ export class SimCodec extends SimKeys {
     this.ledgerKeys = lru(sizes.ledgerKeys);
   }
 
-  /** The canonical key of an ScVal used as a storage key. */
+  /**
+   * The canonical key of an ScVal used as a storage key. Built each time: most keys are made fresh for one access
+   * (`statusKey(vcId)`, decoded arguments), and remembering each in a WeakMap cost more than building it (about
+   * half of a verify_vc read's CPU went to the WeakMap's inserts and their collection). Only the kinds keyed by
+   * their XDR encoding (the instance key, errors, 256-bit numbers, …) are remembered per object.
+   */
   scValKey(v: xdr.ScVal): string {
+    return fingerprint(v, this.xdrKey);
+  }
+
+  /** `x` and the XDR of an ScVal the fingerprint does not spell out, remembered per object. */
+  private readonly xdrKey = (v: xdr.ScVal): string => {
     let k = this.scValKeys.get(v);
     if (k === undefined) {
-      k = fingerprint(v);
+      k = `x${bytesKey(v.toXdr())}`;
       this.scValKeys.set(v, k);
     }
     return k;
-  }
+  };
 
   dataKeyId(contract: string, durability: DataDurability, key: xdr.ScVal): string {
     return `d|${contract}|${durability === 'persistent' ? 'p' : 't'}|${this.scValKey(key)}`;
