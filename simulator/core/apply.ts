@@ -204,7 +204,7 @@ function reusePreexecuted(
     inv.auth.mode !== 'record' ||
     op.sourceAccount ||
     inv.source !== source ||
-    inv.restored.size > 0
+    inv.restoredCount > 0
   )
     return undefined;
   const body = op.body;

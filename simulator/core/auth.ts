@@ -138,7 +138,8 @@ const authError = (msg: string, code = 'InvalidAction'): HostError =>
 
 export class AuthTracker {
   private readonly recorded: RecEntry[] = [];
-  private readonly recordedAt = new WeakMap<AuthFrame, Map<string, RecNode>>();
+  /** Recorded nodes per frame and address (made on the first recording: most read calls record nothing). */
+  private recordedAt: WeakMap<AuthFrame, Map<string, RecNode>> | undefined;
   private readonly entries: EnfEntry[] = [];
   /** Why the entries are malformed (unsorted or duplicate delegates): the host fails before entering the contract. */
   private entriesError: HostError | undefined;
@@ -181,11 +182,12 @@ export class AuthTracker {
   // ---- recording ----------------------------------------------------------------------------------------------
 
   private record(frame: AuthFrame, address: string): void {
-    const here = this.recordedAt.get(frame);
+    const recordedAt = (this.recordedAt ??= new WeakMap());
+    const here = recordedAt.get(frame);
     if (here?.has(address)) return;
     const node: RecNode = { contractId: frame.contractId, fn: frame.fn, args: frame.args, children: [] };
     let parentNode: RecNode | undefined;
-    for (let f = frame.parent; f && !parentNode; f = f.parent) parentNode = this.recordedAt.get(f)?.get(address);
+    for (let f = frame.parent; f && !parentNode; f = f.parent) parentNode = recordedAt.get(f)?.get(address);
     if (parentNode) parentNode.children.push(node);
     else {
       if (frame.parent && this.mode === 'record') {
@@ -203,7 +205,7 @@ export class AuthTracker {
     }
     const map = here ?? new Map<string, RecNode>();
     map.set(address, node);
-    if (!here) this.recordedAt.set(frame, map);
+    if (!here) recordedAt.set(frame, map);
   }
 
   /** The recorded entries as a client receives them from simulation (address credentials unsigned, of `type`). */

@@ -3,6 +3,7 @@
 import { xdr } from '@stellar/stellar-sdk';
 import type { LRUCache } from 'lru-cache';
 import { asBuffer, DEFAULT_KEY_CACHE_SIZES, lru, SimKeys, type KeyCacheSizes } from './crypto.ts';
+import { bytesKey, fingerprint } from './fingerprint.ts';
 
 export type DataDurability = 'persistent' | 'temporary';
 
@@ -54,64 +55,6 @@ export const TRUSTLINE_AUTHORIZED = 1;
 
 // ---- canonical keys -------------------------------------------------------------------------------------------
 
-const bytesKey = (b: Uint8Array | string): string => {
-  const buf = typeof b === 'string' ? Buffer.from(b, 'utf8') : asBuffer(b);
-  return `${buf.length}:${buf.toString('latin1')}`;
-};
-
-/** An injective string for an ScVal (a prefix code: every part is tagged and length- or ';'-delimited), equal for
- *  equal values whether built in JS or parsed from XDR. Much cheaper than encoding XDR for every storage access. */
-function fingerprint(v: xdr.ScVal): string {
-  switch (v.type) {
-    case 'scvBool':
-      return v.b ? 'T' : 'F';
-    case 'scvVoid':
-      return 'V';
-    case 'scvU32':
-      return `u${v.u32};`;
-    case 'scvI32':
-      return `i${v.i32};`;
-    case 'scvU64':
-      return `U${v.u64.toString()};`;
-    case 'scvI64':
-      return `L${v.i64.toString()};`;
-    case 'scvU128':
-      return `q${v.u128.hi.toString()},${v.u128.lo.toString()};`;
-    case 'scvI128':
-      return `Q${v.i128.hi.toString()},${v.i128.lo.toString()};`;
-    case 'scvSymbol':
-      return `y${bytesKey(v.sym.bytes)}`;
-    case 'scvString':
-      return `s${bytesKey(v.str.bytes)}`;
-    case 'scvBytes':
-      return `b${bytesKey(v.bytes.value)}`;
-    case 'scvVec': {
-      const items = v.vec;
-      if (!items) return 'n';
-      let out = `[${items.length};`;
-      for (const x of items) out += fingerprint(x);
-      return out;
-    }
-    case 'scvMap': {
-      const m = v.map;
-      if (!m) return 'N';
-      let out = `{${m.length};`;
-      for (const e of m) out += fingerprint(e.key) + fingerprint(e.val);
-      return out;
-    }
-    case 'scvAddress': {
-      const a = v.address;
-      if (a.type === 'scAddressTypeAccount') return `g${bytesKey(a.accountId.ed25519.value)}`;
-      if (a.type === 'scAddressTypeContract') return `c${bytesKey(a.contractId.value)}`;
-      return `x${bytesKey(v.toXdr())}`;
-    }
-    case 'scvLedgerKeyNonce':
-      return `o${v.nonceKey.nonce.toString()};`;
-    default:
-      return `x${bytesKey(v.toXdr())}`;
-  }
-}
-
 export const accountKeyId = (g: string): string => `a|${g}`;
 export const trustlineKeyId = (g: string, code: string, issuer: string): string => `t|${g}|${code}|${issuer}`;
 export const instanceKeyId = (c: string): string => `i|${c}`;
@@ -151,15 +94,25 @@ export class SimCodec extends SimKeys {
     this.ledgerKeys = lru(sizes.ledgerKeys);
   }
 
-  /** The canonical key of an ScVal used as a storage key. */
+  /**
+   * The canonical key of an ScVal used as a storage key. Built each time: most keys are made fresh for one access
+   * (`statusKey(vcId)`, decoded arguments), and remembering each in a WeakMap cost more than building it (about
+   * half of a verify_vc read's CPU went to the WeakMap's inserts and their collection). Only the kinds keyed by
+   * their XDR encoding (the instance key, errors, 256-bit numbers, …) are remembered per object.
+   */
   scValKey(v: xdr.ScVal): string {
+    return fingerprint(v, this.xdrKey);
+  }
+
+  /** `x` and the XDR of an ScVal the fingerprint does not spell out, remembered per object. */
+  private readonly xdrKey = (v: xdr.ScVal): string => {
     let k = this.scValKeys.get(v);
     if (k === undefined) {
-      k = fingerprint(v);
+      k = `x${bytesKey(v.toXdr())}`;
       this.scValKeys.set(v, k);
     }
     return k;
-  }
+  };
 
   dataKeyId(contract: string, durability: DataDurability, key: xdr.ScVal): string {
     return `d|${contract}|${durability === 'persistent' ? 'p' : 't'}|${this.scValKey(key)}`;

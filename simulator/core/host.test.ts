@@ -134,4 +134,30 @@ describe('host', () => {
     expect(new Set(keys).size).toBe(values.length);
     values.forEach((v, i) => expect(codec.scValKey(xdr.ScVal.fromXdr(v.toXdr()))).toBe(keys[i]));
   });
+
+  it('spells bytes one char a byte at every length, and keys XDR-keyed kinds alike when remembered', () => {
+    const S = xdr.ScVal;
+    for (let n = 0; n <= 40; n++) {
+      const bytes = Buffer.from(Array.from({ length: n }, (_, i) => (i * 37 + 200) % 256));
+      expect(codec.scValKey(S.scvBytes(bytes))).toBe(`b${n}:${bytes.toString('latin1')}`);
+      const ascii = 'abcdefghijklmnopqrstuvwxyz0123456789_ABCD'.slice(0, n);
+      expect(codec.scValKey(S.scvSymbol(ascii))).toBe(`y${n}:${ascii}`);
+    }
+    // kinds keyed by their XDR: remembered per object, the same key for the same object, a copy, and each time
+    const xdrKeyed = [
+      S.scvLedgerKeyContractInstance(),
+      S.scvError(xdr.ScError.sceContract(7)),
+      S.scvTimepoint(xdr.Uint64.fromString('5')),
+      S.scvVec([S.scvSymbol('At'), S.scvLedgerKeyContractInstance()]),
+    ];
+    for (const v of xdrKeyed) {
+      const first = codec.scValKey(v);
+      expect(first).toMatch(/x/);
+      expect(codec.scValKey(v)).toBe(first);
+      expect(codec.scValKey(S.fromXdr(v.toXdr()))).toBe(first);
+      expect(new SimCodec().scValKey(S.fromXdr(v.toXdr()))).toBe(first);
+    }
+    const direct = S.scvLedgerKeyContractInstance();
+    expect(codec.scValKey(direct)).toBe(`x${direct.toXdr().length}:${Buffer.from(direct.toXdr()).toString('latin1')}`);
+  });
 });

@@ -55,8 +55,8 @@ export class Invocation {
   readonly verifySignatures: boolean;
   private readonly footprint: InvocationOptions['footprint'];
   private readonly overlay = new Map<string, Entry | null>();
-  /** Failures classified at the frame that raised them, per thrown object. */
-  private readonly failures = new WeakMap<object, Failure>();
+  /** Failures classified at the frame that raised them, per thrown object (made on the first failure). */
+  private failures: WeakMap<object, Failure> | undefined;
   private readonly undo: Array<[string, Entry | null | typeof NONE]> = [];
   readonly reads = new Set<string>();
   readonly writes = new Set<string>();
@@ -70,8 +70,9 @@ export class Invocation {
   readonly source: string | undefined;
   /** Set when a contract read the source's native balance (its value depends on whether the fee was charged). */
   sourceBalanceObserved = false;
-  /** Archived entries this invocation restored (simulation: every one it touched; applied: its restore list). */
-  readonly restored = new Set<string>();
+  /** Archived entries this invocation restored (simulation: every one it touched; applied: its restore list);
+   *  made on the first restore, as most invocations restore nothing. */
+  private restoredKeys: Set<string> | undefined;
   private readonly restoring: ReadonlySet<string> | undefined;
 
   constructor(opts: InvocationOptions) {
@@ -125,7 +126,7 @@ export class Invocation {
       );
     }
     const restored = { ...e, liveUntil: this.ledger.minLiveUntil('persistent', this.seq) };
-    this.restored.add(key);
+    (this.restoredKeys ??= new Set()).add(key);
     this.put(key, restored);
     return restored;
   }
@@ -134,6 +135,16 @@ export class Invocation {
   restoreListed(key: string): void {
     const e = this.ledger.get(key);
     if (e && isArchived(e, this.seq)) this.restore(key, e as DataEntry | InstanceEntry);
+  }
+
+  /** Whether this invocation restored the archived entry `key`. */
+  hasRestored(key: string): boolean {
+    return this.restoredKeys?.has(key) ?? false;
+  }
+
+  /** How many archived entries this invocation restored. */
+  get restoredCount(): number {
+    return this.restoredKeys?.size ?? 0;
   }
 
   put(key: string, entry: Entry | undefined): void {
@@ -210,7 +221,7 @@ export class Invocation {
 
   /** The classified failure of an error thrown out of this invocation (classified at the frame that raised it). */
   failureOf(e: unknown): Failure {
-    return (typeof e === 'object' && e !== null && this.failures.get(e)) || classify(e);
+    return (typeof e === 'object' && e !== null && this.failures?.get(e)) || classify(e);
   }
 
   /** Runs `fn` of `contractId`; `parent` is the calling frame (undefined for the transaction's own call). */
@@ -246,10 +257,10 @@ export class Invocation {
   }
 
   private noteFailure(e: unknown, frame: Frame): void {
-    const known = typeof e === 'object' && e !== null ? this.failures.get(e) : undefined;
+    const known = typeof e === 'object' && e !== null ? this.failures?.get(e) : undefined;
     if (!known) {
       const f = classify(e);
-      if (typeof e === 'object' && e !== null) this.failures.set(e, f);
+      if (typeof e === 'object' && e !== null) (this.failures ??= new WeakMap()).set(e, f);
       this.log.push(diag.error(frame.contractId, f, f.detail));
     }
     const f = known ?? this.failureOf(e);

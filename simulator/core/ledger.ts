@@ -369,25 +369,29 @@ export class Ledger {
 
   /**
    * Places an event in `events`, kept in id order (getEvents searches it): a transaction's charge (TOID tx 0) goes
-   * before the events of the ledger's earlier transactions, their refunds (TOID tx 0xfffff) after them all.
+   * before the events of the ledger's earlier transactions, their refunds (TOID tx 0xfffff) after them all. The
+   * place is found by binary search: a ledger of a wall-clock second may hold thousands of events.
    */
   addEvent(e: LedgerEvent): void {
     const ev = this.events;
-    let i = ev.length;
-    while (i > 0 && eventOrder(ev[i - 1]!, e) > 0) i--;
-    if (i === ev.length) ev.push(e);
-    else ev.splice(i, 0, e);
+    const last = ev[ev.length - 1];
+    if (last === undefined || eventOrder(last, e) <= 0) {
+      ev.push(e);
+      return;
+    }
+    ev.splice(
+      upperBound(ev, (x) => eventOrder(x, e) <= 0),
+      0,
+      e,
+    );
   }
 
   /** How many retained events of ledger `seq` have TOID transaction index `txIndex`. */
   eventsAt(seq: number, txIndex: number): number {
-    let n = 0;
-    for (let i = this.events.length - 1; i >= 0; i--) {
-      const e = this.events[i]!;
-      if (e.ledger < seq) break;
-      if (e.ledger === seq && e.txIndex === txIndex) n++;
-    }
-    return n;
+    const ev = this.events;
+    const before = (x: LedgerEvent) => x.ledger < seq || (x.ledger === seq && x.txIndex < txIndex);
+    const upTo = (x: LedgerEvent) => x.ledger < seq || (x.ledger === seq && x.txIndex <= txIndex);
+    return upperBound(ev, upTo) - upperBound(ev, before);
   }
 
   snapshot(): Snapshot {
@@ -417,6 +421,18 @@ export class Ledger {
     this.oldestCloseTime = s.oldestCloseTime;
     this.feePool = s.feePool;
   }
+}
+
+/** The first index of `a` whose element fails `isBefore`, for a predicate true on a prefix of `a` only. */
+function upperBound<T>(a: readonly T[], isBefore: (x: T) => boolean): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (isBefore(a[mid]!)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** Events in id order: ledger, TOID transaction and operation index, event index. */

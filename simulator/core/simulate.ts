@@ -184,7 +184,7 @@ export function simulateInvoke(core: Core, spec: InvokeSpec): SimOutcome {
   const archived: number[] = [];
   let rent = 0n;
   rwIds.forEach((id, i) => {
-    if (!inv.restored.has(id)) return;
+    if (!inv.hasRestored(id)) return;
     archived.push(i);
     rent += rentFee(approxEntrySize(inv.overlayEntry(id) ?? undefined), core.ledger.ttl.minPersistentTTL);
   });
