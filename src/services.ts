@@ -357,6 +357,9 @@ async function startVaultApis(
     ? keyringFromConfig(config.encryptionKeys)
     : loadOrCreateKeyring({ dataDir: config.dataDir });
   const { createVaultApp } = await import('./vault-api/app.ts');
+  // One validator per path for both networks: their descriptions and options are the same, and each instance
+  // costs a compile of the OpenAPI meta-schema and of its route's schemas (docs/benchmarks.md, demo start).
+  const validators = (await import('./platform/validator.ts')).validatorPool();
   // Read once at start: a context folder that cannot be read stops the start, not a verification.
   const jsonLdContexts = config.jsonLdContextsDir ? await readContextsFolder(config.jsonLdContextsDir) : undefined;
   const fetchJson = config.webFetch
@@ -394,6 +397,7 @@ async function startVaultApis(
       ...(fetchJson ? { fetchJson } : {}),
       ...(options.validateResponses ? { validateResponses: true } : {}),
       warmValidators: true,
+      validators,
       log: options.log ?? appLogger.sink,
       logger: appLogger,
       metrics: appMetrics,

@@ -80,3 +80,28 @@ export function pathValidator(model: ApiModel, route: PathRoute, options: Valida
   };
   return { validate, make };
 }
+
+/**
+ * The path validators of the apps that serve one description with the same options (the testnet and mainnet
+ * vault APIs of one process): each instance compiles the OpenAPI meta-schema when made and its route's schemas
+ * on first use, so two apps with their own instances do all of that twice. An app given no pool has its own.
+ */
+export interface ValidatorPool {
+  /** The validator of `route` (one of `model.routes`) under `options`: made on the first call, the same one after. */
+  of(model: ApiModel, route: PathRoute, options: ValidatorOptions): PathValidator;
+}
+
+export function validatorPool(): ValidatorPool {
+  // Keyed by the model's own route objects: a model is built once per description (src/platform/spec.ts).
+  const made = new WeakMap<PathRoute, Map<string, PathValidator>>();
+  return {
+    of(model, route, { allErrors, validateResponses }) {
+      const key = `${allErrors}/${validateResponses}`;
+      const byOptions = made.get(route) ?? new Map<string, PathValidator>();
+      made.set(route, byOptions);
+      const found = byOptions.get(key) ?? pathValidator(model, route, { allErrors, validateResponses });
+      byOptions.set(key, found);
+      return found;
+    },
+  };
+}
