@@ -169,6 +169,7 @@ function routes<Ops>(o: ServiceAppOptions<Ops>): express.Router {
 
 /**
  * Makes every path's validator in the background, one per turn of the event loop; requests in between are answered.
+ * One that a request, or another app of its pool, has already made costs nothing.
  * Stops once the service drains: a process told to stop during start-up would otherwise wait for the warming (half
  * a minute on a loaded host) before it exits.
  */
