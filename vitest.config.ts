@@ -5,13 +5,12 @@ import { SHOW_OUTPUT } from './test-support/log-level.ts';
 // (DEBUG=1 or LOG_LEVEL=…); a failing test's always.
 const silent = SHOW_OUTPUT ? false : ('passed-only' as const);
 
-// Every project runs its files in a random order. The unit, property and crash projects shuffle the tests inside
-// each file too: each `it` runs alone, setting up what it needs itself (CONTRIBUTING.md "Test layers"). The
-// browser and contract projects keep each file's tests in order: they have not been checked shuffled yet. The
+// Every project runs its files in a random order and shuffles the tests inside each file too: each `it` runs
+// alone, setting up what it needs itself or in a beforeAll/beforeEach (CONTRIBUTING.md "Test layers"). The
 // reporter prints the seed ("Running tests with seed …"); replay an order with `--sequence.seed=<seed>`. The seed
-// is the root config's, shared by every project.
+// is the root config's, shared by every project. The pact runs have their own configs and keep the pact file's
+// order.
 const sequence = { shuffle: { files: true, tests: true } };
-const inFileOrder = { shuffle: { files: true, tests: false } };
 
 // Four separate runs (npm run test:unit | test:property | test:contract | test:browser); npm test runs all of them.
 export default defineConfig({
@@ -62,7 +61,7 @@ export default defineConfig({
           // playwright-core driving /usr/bin/chromium or the one @sparticuz/chromium ships (browser-tests/chromium.ts).
           name: 'browser',
           silent,
-          sequence: inFileOrder,
+          sequence,
           include: ['browser-tests/**/*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
@@ -73,7 +72,7 @@ export default defineConfig({
         test: {
           name: 'contract',
           silent,
-          sequence: inFileOrder,
+          sequence,
           include: ['contract-tests/**/*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,

@@ -150,7 +150,9 @@ describe.each(SUITES)('%s with %s keys', (suite, curve) => {
     delete (missing.proof as Json)['proofValue'];
     await mustNotVerify(missing, `${DI}MALFORMED_PROOF_ERROR`);
     const headless = await issue();
-    (headless.proof as Json)['proofValue'] = String((headless.proof as Json)['proofValue']).slice(1);
+    // Every leading 'z', not the first alone: a signature whose base58btc starts with 'z' (about one P-384 proof in 90) would
+    // otherwise keep a header, and the rest decode to a signature of the right length that does not verify.
+    (headless.proof as Json)['proofValue'] = String((headless.proof as Json)['proofValue']).replace(/^z+/, '');
     await mustNotVerify(headless, `${DI}MALFORMED_PROOF_ERROR`);
   });
 

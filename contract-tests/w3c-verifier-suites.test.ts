@@ -226,7 +226,9 @@ describe('w3c/vc-di-eddsa-test-suite tests/45-di-jcs-verify.js → data-integrit
     (nulled['proof'] as Json)['proofValue'] = null;
     await mustNotVerify(nulled, `${DI}MALFORMED_PROOF_ERROR`);
     const headless = issue(VALID_VC);
-    (headless['proof'] as Json)['proofValue'] = String((headless['proof'] as Json)['proofValue']).slice(1);
+    // Every leading 'z', not the first alone: a signature whose base58btc starts with 'z' would otherwise keep a
+    // header, and the rest could decode to 64 bytes that do not verify (the time in `created` varies the proof).
+    (headless['proof'] as Json)['proofValue'] = String((headless['proof'] as Json)['proofValue']).replace(/^z+/, '');
     await mustNotVerify(headless, `${DI}MALFORMED_PROOF_ERROR`);
   });
 

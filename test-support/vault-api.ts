@@ -12,6 +12,7 @@ import express, { type Router } from 'express';
 import { Keypair, StrKey, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
 import { createChain, type Chain } from '../src/chain/index.ts';
 import { createKeyring, type Keyring } from '../src/crypto/envelope.ts';
+import { didIdToBytes, encodeMultikey, generateDid } from '../src/did/index.ts';
 import { LRUCache } from 'lru-cache';
 import {
   createStores,
@@ -462,4 +463,27 @@ export async function startVaultTestEnv(options: VaultTestOptions = {}): Promise
     await close();
     throw err;
   }
+}
+
+/**
+ * Registers a fresh did:ledger DID on `env`'s network, controlled by `controller`, whose key is both its
+ * authentication and its assertionMethod key: an issuer's DID (docs/did-resolver.md "Record rules"). Needs the
+ * simulator. Answers the DID.
+ */
+export async function registerIssuerDid(env: VaultTestEnv, controller: Keypair): Promise<string> {
+  const d = generateDid({ network: env.network });
+  const key = { publicKeyMultibase: encodeMultikey('Ed25519', controller.rawPublicKey()) };
+  const prepared = await env.chain.registry.register({
+    source: controller.publicKey(),
+    didId: didIdToBytes(d.didId),
+    record: {
+      controller: controller.publicKey(),
+      authentication: [key],
+      assertionMethod: [key],
+      keyAgreement: [],
+      services: [],
+    },
+  });
+  await env.chain.client.submit(env.sign(prepared.xdr, controller));
+  return d.did;
 }

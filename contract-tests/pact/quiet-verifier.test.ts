@@ -5,13 +5,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { verifyQuietly } from './quiet-verifier.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'cv-quiet-verifier-'));
 const pactPath = path.join(dir, 'consumer-provider.json');
 let server: Server;
 let url: string;
+/** What the provider answers GET /thing/1 with: 200 (the pact's) unless a test says otherwise. */
 let status = 200;
 const target = () => ({ provider: 'provider', providerBaseUrl: url, pactUrls: [pactPath], logLevel: 'error' as const });
 
@@ -36,6 +37,10 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+// The tests run in a random order: the failing run's 500 must not reach the passing one.
+beforeEach(() => {
+  status = 200;
 });
 afterAll(() => {
   server?.close();

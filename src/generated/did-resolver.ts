@@ -1200,7 +1200,11 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description More than 120 requests from this IP in the current 60-second window. */
+        /**
+         * @description More than 120 requests from this IP in the current 60-second window. Every route counts, every method
+         *     but `OPTIONS`: an `OPTIONS` (204 with `Allow`, a browser's CORS preflight) is never counted and never
+         *     refused, and carries no `X-RateLimit-*` headers. The probes `/ready` and `/metrics` are not counted either.
+         */
         RateLimited: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
@@ -1432,7 +1436,7 @@ export interface components {
          */
         "X-Request-ID": string;
         /**
-         * @description Requests allowed per client IP in one 60-second window.
+         * @description Requests allowed per client IP in one 60-second window (`OPTIONS` requests are not counted).
          * @example 120
          */
         "X-RateLimit-Limit": number;

@@ -111,7 +111,10 @@ export function resolverRoutes(
   return { handlers, docsAssets: service.docsAssets() };
 }
 
-/** The per-IP limit, a step of the front after /metrics and /ready: every path counts (an undeclared one too). */
+/**
+ * The per-IP limit, a step of the front after /metrics and /ready: every path counts (an undeclared one too), every
+ * method but OPTIONS.
+ */
 function perIpLimit(deps: ResolverAppDeps): express.RequestHandler {
   return rateLimit({
     limiter: deps.rateLimiter,

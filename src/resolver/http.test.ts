@@ -72,6 +72,26 @@ describe('per-IP rate limit', () => {
     expect(await r.json()).toEqual({ code: 'rate_limited', message: expect.stringContaining('3 requests per 60 s') });
   });
 
+  it('OPTIONS is not counted: after more OPTIONS than the limit (preflights too), a GET still has its whole budget', async () => {
+    // A browser's CORS preflight: an OPTIONS with Origin and Access-Control-Request-Method.
+    const preflight = { origin: 'https://wallet.example', 'access-control-request-method': 'GET' };
+    const asked: [string, Record<string, string>][] = [
+      ['/health', {}],
+      ['/1.0/identifiers/did:ledger:testnet:nohsyhu2pu7uaulcoocjljvxza', preflight],
+      ['/v1/dids/stellar', {}],
+      ['/health', preflight],
+      ['/nowhere', {}],
+    ];
+    for (const [path, headers] of asked) {
+      const r = await fetch(limited.url + path, { method: 'OPTIONS', headers });
+      expect(r.status, `OPTIONS ${path}`).toBe(path === '/nowhere' ? 404 : 204);
+      expect(r.headers.get('x-ratelimit-remaining'), `OPTIONS ${path}`).toBeNull();
+    }
+    const r = await fetch(`${limited.url}/health`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('x-ratelimit-remaining')).toBe('2');
+  });
+
   it('the window slides: after 60 s requests are admitted again', async () => {
     for (let i = 0; i < 3; i++) expect((await fetch(`${limited.url}/health`)).status).toBe(200);
     expect((await fetch(`${limited.url}/health`)).status).toBe(429);

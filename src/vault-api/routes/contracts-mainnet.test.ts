@@ -3,8 +3,13 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Keypair } from '@stellar/stellar-sdk';
 import { startSimulator, type RunningSimulator, type SimNetwork } from '../../../simulator/index.ts';
-import { startVaultTestEnv, type MintedKey, type VaultTestEnv } from '../../../test-support/vault-api.ts';
-import { didIdToBytes, encodeMultikey, generateDid } from '../../did/index.ts';
+import {
+  registerIssuerDid,
+  startVaultTestEnv,
+  type MintedKey,
+  type VaultTestEnv,
+} from '../../../test-support/vault-api.ts';
+import { generateDid } from '../../did/index.ts';
 
 const V2 = 'https://www.w3.org/ns/credentials/v2';
 const UNIT = 10_000_000n;
@@ -31,24 +36,6 @@ async function prepare(path: string, body: unknown, key: MintedKey): Promise<str
   return r.body.xdr as string;
 }
 
-async function registerDid(kp: Keypair): Promise<string> {
-  const d = generateDid({ network: 'mainnet' });
-  const prepared = await env.chain.registry.register({
-    source: kp.publicKey(),
-    didId: didIdToBytes(d.didId),
-    // An issuer's DID: an authentication key plus an assertionMethod key (docs/did-resolver.md "Record rules").
-    record: {
-      controller: kp.publicKey(),
-      authentication: [{ publicKeyMultibase: encodeMultikey('Ed25519', kp.rawPublicKey()) }],
-      assertionMethod: [{ publicKeyMultibase: encodeMultikey('Ed25519', kp.rawPublicKey()) }],
-      keyAgreement: [],
-      services: [],
-    },
-  });
-  await env.chain.client.submit(env.sign(prepared.xdr, kp));
-  return d.did;
-}
-
 const issueBody = (vcId: string, from = issuer) => ({
   owner: owner.publicKey(),
   vcId,
@@ -70,7 +57,7 @@ beforeAll(async () => {
   env = await startVaultTestEnv({ network: 'mainnet', simulator: sim });
   [owner, issuer] = await Promise.all([env.fund(), env.fund()]);
   [ownerKey, issuerKey] = await Promise.all([env.mintKey({ wallet: owner }), env.mintKey({ wallet: issuer })]);
-  issuerDid = await registerDid(issuer);
+  issuerDid = await registerIssuerDid(env, issuer);
   const xdr = await prepare(
     '/contracts/vault/create',
     { owner: owner.publicKey(), didUri: 'did:ledger:mainnet:owner', sourcePublicKey: owner.publicKey() },
@@ -124,7 +111,7 @@ describe('mainnet fees in the stablecoin', () => {
 
     const fresh = await env.fund();
     const freshKey = await env.mintKey({ wallet: fresh });
-    const did = await registerDid(fresh);
+    const did = await registerIssuerDid(env, fresh);
     const noLine = net.snapshot();
     net.fund(fresh.publicKey(), UNIT, 'USDC');
     const x2 = await prepare('/contracts/vc/issue', { ...issueBody('m3', fresh), issuerDid: did }, freshKey);

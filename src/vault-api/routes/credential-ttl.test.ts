@@ -7,8 +7,12 @@ import { Operation, TransactionBuilder, rpc, xdr } from '@stellar/stellar-sdk';
 import type { Keypair } from '@stellar/stellar-sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index.ts';
-import { startVaultTestEnv, type MintedKey, type VaultTestEnv } from '../../../test-support/vault-api.ts';
-import { didIdToBytes, encodeMultikey, generateDid } from '../../did/index.ts';
+import {
+  registerIssuerDid,
+  startVaultTestEnv,
+  type MintedKey,
+  type VaultTestEnv,
+} from '../../../test-support/vault-api.ts';
 
 const TTL = { minPersistentTTL: 40, minTemporaryTTL: 10, maxEntryTTL: 400 };
 const V2 = 'https://www.w3.org/ns/credentials/v2';
@@ -60,21 +64,7 @@ beforeAll(async () => {
   env = await startVaultTestEnv({ network: 'testnet', simulator: sim });
   [owner, issuer] = await Promise.all([env.fund(), env.fund()]);
   [ownerKey, issuerKey] = await Promise.all([env.mintKey({ wallet: owner }), env.mintKey({ wallet: issuer })]);
-  const d = generateDid({ network: 'testnet' });
-  const key = { publicKeyMultibase: encodeMultikey('Ed25519', issuer.rawPublicKey()) };
-  const prepared = await env.chain.registry.register({
-    source: issuer.publicKey(),
-    didId: didIdToBytes(d.didId),
-    record: {
-      controller: issuer.publicKey(),
-      authentication: [key],
-      assertionMethod: [key],
-      keyAgreement: [],
-      services: [],
-    },
-  });
-  await env.chain.client.submit(env.sign(prepared.xdr, issuer));
-  issuerDid = d.did;
+  issuerDid = await registerIssuerDid(env, issuer);
   await write(
     '/contracts/vault/create',
     { owner: owner.publicKey(), didUri: 'did:ledger:testnet:owner', sourcePublicKey: owner.publicKey() },

@@ -7,9 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VAULT_WASM_HASH, contractImpls } from '../../../simulator/contracts/index.ts';
 import type { ContractContext, ContractImpl, ContractStorage, Durability } from '../../../simulator/host.ts';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index.ts';
-import { startVaultTestEnv, type MintedKey, type VaultTestEnv } from '../../../test-support/vault-api.ts';
+import {
+  registerIssuerDid,
+  startVaultTestEnv,
+  type MintedKey,
+  type VaultTestEnv,
+} from '../../../test-support/vault-api.ts';
 import { signPrepared } from '../../cli/sign.ts';
-import { didIdToBytes, encodeMultikey, generateDid } from '../../did/index.ts';
 
 const TTL = { minPersistentTTL: 40, minTemporaryTTL: 10, maxEntryTTL: 400 };
 const V2 = 'https://www.w3.org/ns/credentials/v2';
@@ -94,21 +98,7 @@ beforeAll(async () => {
   env = await startVaultTestEnv({ network: 'testnet', simulator: sim });
   issuer = await env.fund();
   issuerKey = await env.mintKey({ wallet: issuer, role: 'early' }); // its write bucket holds every test's issues
-  const d = generateDid({ network: 'testnet' });
-  const key = { publicKeyMultibase: encodeMultikey('Ed25519', issuer.rawPublicKey()) };
-  const prepared = await env.chain.registry.register({
-    source: issuer.publicKey(),
-    didId: didIdToBytes(d.didId),
-    record: {
-      controller: issuer.publicKey(),
-      authentication: [key],
-      assertionMethod: [key],
-      keyAgreement: [],
-      services: [],
-    },
-  });
-  await env.chain.client.submit(env.sign(prepared.xdr, issuer));
-  issuerDid = d.did;
+  issuerDid = await registerIssuerDid(env, issuer);
 }, 60_000);
 
 afterAll(async () => {
