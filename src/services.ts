@@ -357,6 +357,7 @@ async function startVaultApis(
     ? keyringFromConfig(config.encryptionKeys)
     : loadOrCreateKeyring({ dataDir: config.dataDir });
   const { createVaultApp } = await import('./vault-api/app.ts');
+  const validators = (await import('./platform/validator.ts')).validatorPool();
   // Read once at start: a context folder that cannot be read stops the start, not a verification.
   const jsonLdContexts = config.jsonLdContextsDir ? await readContextsFolder(config.jsonLdContextsDir) : undefined;
   const fetchJson = config.webFetch
@@ -394,11 +395,11 @@ async function startVaultApis(
       ...(fetchJson ? { fetchJson } : {}),
       ...(options.validateResponses ? { validateResponses: true } : {}),
       warmValidators: true,
+      validators, // One instance per path for both networks (docs/benchmarks.md "Demo start, before and after").
       log: options.log ?? appLogger.sink,
       logger: appLogger,
       metrics: appMetrics,
-      // Every request needs its key, and writes need the idempotency records and rate windows: the
-      // API cannot serve without any of them.
+      // Every request needs its key, and writes the idempotency records and rate windows: none can be missing.
       readinessChecks: [
         chains.rpcChecks[n],
         ...storeChecks(stores, ['keys', 'idempotency', 'rate_limit'], storeLocations(config)),

@@ -15,7 +15,7 @@ import { failureItem, RequestFailure } from './failures.ts';
 import type { ApiModel, Operation, PathRoute } from './operations.ts';
 import { requestIds } from './request-id.ts';
 import type { OkBody, OperationHandler } from './typed.ts';
-import { pathValidator, type ValidatorOptions } from './validator.ts';
+import { type ValidatorOptions, type ValidatorPool, validatorPool } from './validator.ts';
 
 /**
  * Handlers by operationId, each typed from its operation (`operations` of src/generated/*.ts); an operation
@@ -33,6 +33,11 @@ export interface ServiceAppOptions<Ops> {
   validator: ValidatorOptions & {
     /** Make every path's validator instance in the background now (started services; tests make them lazily). */
     warm?: boolean;
+    /**
+     * The path validators this app shares with the process's other apps of its description and options (the
+     * started services' two vault APIs share one); without it, the app makes its own.
+     */
+    pool?: ValidatorPool;
   };
   /** Express's `trust proxy` (req.ip from forwarded addresses of trusted proxies only). */
   trustProxy?: boolean | string | number | string[];
@@ -138,7 +143,8 @@ function boundsOf(op: Operation): RequestHandler[] {
 
 function routes<Ops>(o: ServiceAppOptions<Ops>): express.Router {
   const router = express.Router();
-  const validators = o.model.routes.map((route) => pathValidator(o.model, route, o.validator));
+  const pool = o.validator.pool ?? validatorPool();
+  const validators = o.model.routes.map((route) => pool.of(o.model, route, o.validator));
   if (o.validator.warm) warm(validators, o.ready.draining);
   // The table's handlers are typed from their operations; the validator has checked what they read.
   const handlers = o.handlers as Record<string, RequestHandler | undefined>;
@@ -163,6 +169,7 @@ function routes<Ops>(o: ServiceAppOptions<Ops>): express.Router {
 
 /**
  * Makes every path's validator in the background, one per turn of the event loop; requests in between are answered.
+ * One that a request, or another app of its pool, has already made costs nothing.
  * Stops once the service drains: a process told to stop during start-up would otherwise wait for the warming (half
  * a minute on a loaded host) before it exits.
  */

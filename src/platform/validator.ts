@@ -5,12 +5,19 @@
 //     the path's first request. Given the whole description, the validator's route lookup compiles every
 //     path template of it, in order, on every request (its `lookupRoute`); Express has already matched the
 //     path by then (src/platform/app.ts), so one template is all the instance needs. The document also
-//     declares HEAD as its GET, so that a HEAD is validated as the GET it is routed to.
+//     declares HEAD as its GET, so that a HEAD is validated as the GET it is routed to. Each instance, as it
+//     loads, compiles the OpenAPI 3.1 meta-schema whatever `validateApiSpec` says (5.6.2 framework/index.js
+//     `initialize` makes an `OpenAPISchemaValidator` every time: about 0.1 s of CPU, most of an instance's
+//     cost), and on a route's first request its schemas: apps of one description and options (the testnet
+//     and mainnet vault APIs) therefore share their instances through one `ValidatorPool`. An instance keeps
+//     nothing of an app: the request's state is on the request, and the `app.param` hooks it adds to the
+//     first app that runs it do not reach the routes, which are on a router of their own.
 //   - `validateRequests` (`allErrors` where the service reports every failure, no unknown query parameters),
 //     `validateResponses` (tests and development), `validateSecurity: false` (keys are the service's),
 //     `ajvFormats: {mode: 'full'}` (calendar-checked dates), `formats` (whole StrKeys, src/openapi/formats.ts),
-//     `fileUploader: false`, `ignoreUndocumented: false`, `validateApiSpec` (on the first path only: each
-//     check compiles the OpenAPI meta-schema; `npm run lint:spec` checks the whole description in CI).
+//     `fileUploader: false`, `ignoreUndocumented: false`, `validateApiSpec` (on the first path only: the
+//     check validates the meta-schema and then the document against it, on top of the compile every instance
+//     does; `npm run lint:spec` checks the whole description in CI).
 // One upstream defect is worked around here, in this file alone (`canonicalContentType`); it uses no option
 // of the validator, because none reaches it. The request validator keeps one compiled validator per method,
 // route and Content-Type *as sent* (5.6.2 openapi.request.validator.js: its cache key is
@@ -79,4 +86,29 @@ export function pathValidator(model: ApiModel, route: PathRoute, options: Valida
     });
   };
   return { validate, make };
+}
+
+/**
+ * The path validators of the apps that serve one description with the same options (the testnet and mainnet
+ * vault APIs of one process): each instance compiles the OpenAPI meta-schema when made and its route's schemas
+ * on first use, so two apps with their own instances do all of that twice. An app given no pool has its own.
+ */
+export interface ValidatorPool {
+  /** The validator of `route` (one of `model.routes`) under `options`: made on the first call, the same one after. */
+  of(model: ApiModel, route: PathRoute, options: ValidatorOptions): PathValidator;
+}
+
+export function validatorPool(): ValidatorPool {
+  // Keyed by the model's own route objects: a model is built once per description (src/platform/spec.ts).
+  const made = new WeakMap<PathRoute, Map<string, PathValidator>>();
+  return {
+    of(model, route, { allErrors, validateResponses }) {
+      const key = `${allErrors}/${validateResponses}`;
+      const byOptions = made.get(route) ?? new Map<string, PathValidator>();
+      made.set(route, byOptions);
+      const found = byOptions.get(key) ?? pathValidator(model, route, { allErrors, validateResponses });
+      byOptions.set(key, found);
+      return found;
+    },
+  };
 }

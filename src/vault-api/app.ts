@@ -158,6 +158,7 @@ export async function createVaultApp(given: VaultAppDeps, options: VaultAppOptio
       allErrors: true,
       validateResponses: deps.validateResponses === true,
       warm: deps.warmValidators === true,
+      ...(deps.validators ? { pool: deps.validators } : {}),
     },
     // req.ip, the key of the /auth/* per-IP bucket: the forwarded client address only from trusted proxies.
     trustProxy: deps.trustProxy ?? false,

@@ -1,6 +1,7 @@
 // What the vault API's middleware and route modules share: dependencies, the caller's key, errors.
 import type { Request } from 'express';
 import { ServiceError } from '../platform/failures.ts';
+import type { ValidatorPool } from '../platform/validator.ts';
 import { VAULT_ERROR_STATUS, vaultErrorsOf, type VaultErrorCode } from '../generated/vault-api-errors.ts';
 import type { Chain } from '../chain/index.ts';
 import type { Keyring } from '../crypto/envelope.ts';
@@ -56,6 +57,11 @@ export interface VaultAppDeps {
   validateResponses?: boolean;
   /** Make every route's validator in the background at start (the started services do; tests need not). */
   warmValidators?: boolean;
+  /**
+   * Path validators shared with the process's other vault API (the started services give both networks one:
+   * their descriptions and options are the same); without it, the app makes its own.
+   */
+  validators?: ValidatorPool;
   /**
    * Event lines (idempotency release failures, 5xx details); request lines are `logger`'s alone.
    * Never the key or a payload.

@@ -1,0 +1,133 @@
+// Apps of one description given one validator pool (the started services' testnet and mainnet vault APIs) share
+// one express-openapi-validator instance per path and options: each instance compiles the OpenAPI meta-schema
+// when made and its route's schemas on first use, work that two apps would otherwise do twice. An app given no
+// pool keeps its own instances.
+import type { RequestHandler } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { request, serve, type Served } from '../../test-support/observability.ts';
+import { createMetrics } from '../observability/index.ts';
+import { createServiceApp } from './app.ts';
+import { errorHandler } from './errors.ts';
+import { type FailureCodes, ServiceError } from './failures.ts';
+import { buildModel } from './operations.ts';
+import type { OpenApiDocument } from './spec.ts';
+import { type ValidatorOptions, type ValidatorPool, validatorPool } from './validator.ts';
+
+// Counts the instances made: every call of the validator's one entry point.
+vi.mock('express-openapi-validator', async (importOriginal) => {
+  const real = await importOriginal<typeof import('express-openapi-validator')>();
+  return { ...real, middleware: vi.fn(real.middleware) };
+});
+const made = () => vi.mocked(OpenApiValidator.middleware).mock.calls.length;
+
+const SPEC: OpenApiDocument = {
+  openapi: '3.1.0',
+  info: { title: 'two paths', version: '1' },
+  paths: {
+    '/things': { get: { operationId: 'listThings', responses: { '200': { description: 'ok' } } } },
+    '/things/{id}': {
+      get: {
+        operationId: 'getThing',
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', maxLength: 8 } }],
+        responses: { '200': { description: 'ok' } },
+      },
+    },
+  },
+  components: { headers: { 'X-Request-ID': { schema: { type: 'string', maxLength: 64 } } } },
+};
+const MODEL = buildModel(SPEC);
+
+const answer: RequestHandler = (req, res) => void res.json({ params: req.params });
+
+function app(validator: ValidatorOptions & { warm?: boolean; pool?: ValidatorPool }) {
+  return createServiceApp<Record<string, unknown>>({
+    model: MODEL,
+    validator,
+    headEnvelope: (code, message) => ({ code, message }),
+    metrics: { metrics: createMetrics({ service: 'test' }), service: 'test' },
+    ready: { checks: [] },
+    layers: (_op, validate) => validate,
+    handlers: { listThings: answer, getThing: answer } as never,
+    notFound: (req) => Object.assign(new Error(`no route ${req.method} ${req.path}`), { status: 404 }),
+    errorHandler: errorHandler({
+      codes: {
+        translate: (err) => {
+          const e = err as { status?: number; message?: string };
+          return { error: new ServiceError(e.status ?? 500, String(e.status ?? 500), e.message ?? '') };
+        },
+      } as Partial<FailureCodes<string>> as FailureCodes<string>,
+      body: ({ code, message }) => ({ code, message }),
+    }),
+  });
+}
+
+const OPTIONS: ValidatorOptions = { allErrors: true, validateResponses: false };
+let served: Served[] = [];
+const start = async (...apps: ReturnType<typeof app>[]) => {
+  const s = await Promise.all(apps.map((a) => serve(a)));
+  served.push(...s);
+  return s;
+};
+const answers = async (s: Served, path: string) => {
+  const r = await request(s.port, { method: 'GET', path });
+  return [r.status, r.status === 200 ? r.body : ''];
+};
+
+// A block: a function returned from a hook is run as its cleanup.
+beforeEach(() => {
+  vi.mocked(OpenApiValidator.middleware).mockClear();
+});
+afterEach(async () => {
+  await Promise.all(served.map((s) => s.close()));
+  served = [];
+});
+
+describe('validatorPool', () => {
+  it('gives one validator per route and options, the same one on every later call', () => {
+    const pool = validatorPool();
+    const [a, b] = MODEL.routes as [(typeof MODEL.routes)[0], (typeof MODEL.routes)[0]];
+    const first = pool.of(MODEL, a, OPTIONS);
+    expect(pool.of(MODEL, a, { ...OPTIONS })).toBe(first);
+    expect(pool.of(MODEL, b, OPTIONS)).not.toBe(first);
+    expect(pool.of(MODEL, a, { ...OPTIONS, allErrors: false })).not.toBe(first);
+    expect(pool.of(MODEL, a, { ...OPTIONS, validateResponses: true })).not.toBe(first);
+    // Nothing is made before a request or `make`.
+    expect(made()).toBe(0);
+  });
+
+  it('two apps given one pool make one instance per path, and each app still validates and routes', async () => {
+    const pool = validatorPool();
+    const [testnet, mainnet] = await start(app({ ...OPTIONS, pool }), app({ ...OPTIONS, pool }));
+    for (const s of [testnet!, mainnet!]) {
+      expect(await answers(s, '/things/a%20b')).toEqual([200, '{"params":{"id":"a b"}}']);
+      expect(await answers(s, '/things/123456789')).toEqual([400, '']);
+      expect(await answers(s, '/things?unknown=1')).toEqual([400, '']);
+    }
+    expect(made()).toBe(2);
+  });
+
+  it('apps without a pool, or with other options, make their own instances', async () => {
+    const pool = validatorPool();
+    const apps = await start(
+      app(OPTIONS),
+      app(OPTIONS),
+      app({ ...OPTIONS, pool }),
+      app({ allErrors: false, validateResponses: false, pool }),
+    );
+    for (const s of apps) expect(await answers(s, '/things/x')).toEqual([200, '{"params":{"id":"x"}}']);
+    expect(made()).toBe(4);
+  });
+
+  it('two warmed apps given one pool make each path once', async () => {
+    const pool = validatorPool();
+    const [testnet, mainnet] = await start(
+      app({ ...OPTIONS, pool, warm: true }),
+      app({ ...OPTIONS, pool, warm: true }),
+    );
+    await vi.waitFor(() => expect(made()).toBe(MODEL.routes.length));
+    for (const s of [testnet!, mainnet!])
+      for (const path of ['/things', '/things/x']) expect((await answers(s, path))[0]).toBe(200);
+    expect(made()).toBe(MODEL.routes.length);
+  });
+});
