@@ -35,6 +35,7 @@ import {
 import type { NetworkProfileInfo } from './vault-api/context.ts';
 import { type Clock, type Network, NETWORKS, PROCESS_SERVICE, RESOLVER_SERVICE, vaultServiceName } from './domain.ts';
 import type { RelatedService } from './services/index-page.ts';
+import { idleness, type Idleness } from './platform/idle.ts';
 
 export type Mode = 'start' | 'serve' | 'resolver';
 
@@ -81,6 +82,8 @@ interface Wiring {
   /** A new registry for `service`; the process's families go with the first one made (one port shows them). */
   metricsFor(service: string, domainOf: ServiceKind): Metrics;
   draining: { draining?: () => boolean };
+  /** The process's requests in flight: its apps warm their validators only while none is (src/platform/idle.ts). */
+  idle: Idleness;
   /** Closes the servers first and together, then the rest in the reverse order of creation. */
   closers: Closers;
   /** The services of this process listening so far, each at its port: the other services of each `GET /`. */
@@ -145,6 +148,7 @@ function wiring(config: Config, options: StartOptions): Wiring {
         ...(Object.keys(metrics).length === 0 ? { processMetrics } : {}),
       })),
     draining: options.draining ? { draining: options.draining } : {},
+    idle: idleness(),
     closers: createClosers(),
   };
 }
@@ -394,7 +398,7 @@ async function startVaultApis(
       ...(jsonLdContexts ? { jsonLdContexts } : {}),
       ...(fetchJson ? { fetchJson } : {}),
       ...(options.validateResponses ? { validateResponses: true } : {}),
-      warmValidators: true,
+      warmValidators: w.idle,
       validators, // One instance per path for both networks (docs/benchmarks.md "Demo start, before and after").
       log: options.log ?? appLogger.sink,
       logger: appLogger,
@@ -449,7 +453,7 @@ async function startResolver(
     now: w.now,
     trustProxy: config.trustProxy,
     ...(options.validateResponses ? { validateResponses: true } : {}),
-    warmValidators: true,
+    warmValidators: w.idle,
     log: options.log ?? resolverLogger.sink,
     logger: resolverLogger,
     metrics: resolverMetrics,

@@ -1,0 +1,66 @@
+// When a process is idle, for background work that must not delay requests (the validators' warm-up,
+// src/platform/app.ts): the requests in flight, counted from the app's first step to their response's 'close'
+// (public Node and Express events), and the last time one started or ended. Idle is none in flight and none
+// for `quietMs`: a client's sequence of requests (the demo's walk-through, a load test's start) leaves gaps of
+// a few milliseconds between them, and the work must not slip into those gaps.
+import type { ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { Clock } from '../domain.ts';
+
+/**
+ * How long a process must have had no request in flight before background work runs. Longer than the gaps a
+ * sequential client leaves between its requests (its own work between answers, on a loaded host), so a burst
+ * is not interleaved with compiles; short beside the warm-up itself (seconds of CPU), which an idle process
+ * then starts almost at once. A request that arrives during a step still waits for that one step (~0.1 s).
+ */
+export const QUIET_MS = 200;
+
+export interface IdleClock {
+  /** Milliseconds on a clock that only moves forward (default `performance.now`): not the service's `now`. */
+  now: Clock;
+  /** Calls `fn` once, `ms` from now, without keeping the process alive (default an unref'd `setTimeout`). */
+  after(ms: number, fn: () => void): void;
+}
+
+export interface Idleness {
+  /** Counts a request as in flight until its response closes (answered, or the connection gone). */
+  track(res: ServerResponse): void;
+  /**
+   * Runs `step` once the process is idle, then again one turn of the event loop later while it stays idle,
+   * until `step` returns false. A request in between puts the next step off until the process is quiet again.
+   */
+  whenIdle(step: () => boolean): void;
+}
+
+const realClock: IdleClock = {
+  now: () => performance.now(),
+  after: (ms, fn) => void setTimeout(fn, ms).unref(),
+};
+
+/** The idleness of the requests `track` is given: one per process, shared by its apps. Its start counts as activity. */
+export function idleness(o: { clock?: IdleClock; quietMs?: number } = {}): Idleness {
+  const clock = o.clock ?? realClock;
+  const quietMs = o.quietMs ?? QUIET_MS;
+  let inFlight = 0;
+  let last = clock.now();
+  const ended = () => {
+    inFlight -= 1;
+    last = clock.now();
+  };
+  return {
+    track(res) {
+      inFlight += 1;
+      last = clock.now();
+      res.once('close', ended);
+    },
+    whenIdle(step) {
+      const turn = (): void => {
+        // In flight: look again a quiet interval later (the last one's close restarts the interval).
+        const wait = inFlight > 0 ? quietMs : last + quietMs - clock.now();
+        if (wait > 0) return clock.after(wait, turn);
+        if (step()) setImmediate(turn);
+      };
+      setImmediate(turn);
+    },
+  };
+}
