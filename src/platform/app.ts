@@ -35,7 +35,7 @@ export interface ServiceAppOptions<Ops> {
     /**
      * Make every path's validator instance in the background while `warm` says the process is idle (started
      * services, which give all their apps the process's one; tests make them lazily, on first request). The
-     * app counts its requests there, all but the probes'.
+     * app counts its requests there (a probe only while in flight).
      */
     warm?: Idleness;
     /**
@@ -217,14 +217,15 @@ function front<Ops>(o: ServiceAppOptions<Ops>): express.Router {
       ...(o.ready.draining ? { draining: o.ready.draining } : {}),
     }),
   );
-  router.use((req, res, next) => (req.method === 'GET' || req.method === 'HEAD' ? probes(req, res, next) : next()));
-  // Every request past the probes holds the validators' warm-up off (a prober polling often would starve it).
+  // Every request holds the validators' warm-up off while in flight and, but for the probes', for the quiet
+  // interval after it (src/platform/idle.ts): a prober polling that often would otherwise hold it off for good.
   const idle = o.validator.warm;
   if (idle)
-    router.use((_req, res, next) => {
-      idle.track(res);
+    router.use((req, res, next) => {
+      idle.track(res, !((req.method === 'GET' || req.method === 'HEAD') && PLATFORM_PATHS.has(req.path)));
       next();
     });
+  router.use((req, res, next) => (req.method === 'GET' || req.method === 'HEAD' ? probes(req, res, next) : next()));
   for (const step of o.front ?? []) router.use(step);
   return router;
 }

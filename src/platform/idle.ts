@@ -1,7 +1,7 @@
 // When a process is idle, for background work that must not delay requests (the validators' warm-up,
 // src/platform/app.ts): the requests in flight, counted from the app's first step to their response's 'close'
 // (public Node and Express events), and the last time one started or ended. Idle is none in flight and none
-// for `quietMs`: a client's sequence of requests (the demo's walk-through, a load test's start) leaves gaps of
+// started or ended for `quietMs`: a client's sequence of requests (the demo's walk-through, a load test's start) leaves gaps of
 // a few milliseconds between them, and the work must not slip into those gaps.
 import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -23,8 +23,12 @@ export interface IdleClock {
 }
 
 export interface Idleness {
-  /** Counts a request as in flight until its response closes (answered, or the connection gone). */
-  track(res: ServerResponse): void;
+  /**
+   * Counts a request as in flight until its response closes (answered, or the connection gone). A probe's
+   * (`quiet: false`) holds the work off only while in flight: it does not start the quiet interval, so a
+   * prober polling more often than that interval does not hold the work off for good.
+   */
+  track(res: ServerResponse, quiet?: boolean): void;
   /**
    * Runs `step` once the process is idle, then again one turn of the event loop later while it stays idle,
    * until `step` returns false. A request in between puts the next step off until the process is quiet again.
@@ -43,20 +47,25 @@ export function idleness(o: { clock?: IdleClock; quietMs?: number } = {}): Idlen
   const quietMs = o.quietMs ?? QUIET_MS;
   let inFlight = 0;
   let last = clock.now();
-  const ended = () => {
+  // The turns put off while requests are in flight, run again once the last one closes.
+  let parked: (() => void)[] = [];
+  const ended = (quiet: boolean) => {
     inFlight -= 1;
-    last = clock.now();
+    if (quiet) last = clock.now();
+    if (inFlight > 0) return;
+    for (const turn of parked) setImmediate(turn);
+    parked = [];
   };
   return {
-    track(res) {
+    track(res, quiet = true) {
       inFlight += 1;
-      last = clock.now();
-      res.once('close', ended);
+      if (quiet) last = clock.now();
+      res.once('close', () => ended(quiet));
     },
     whenIdle(step) {
       const turn = (): void => {
-        // In flight: look again a quiet interval later (the last one's close restarts the interval).
-        const wait = inFlight > 0 ? quietMs : last + quietMs - clock.now();
+        if (inFlight > 0) return void parked.push(turn);
+        const wait = last + quietMs - clock.now();
         if (wait > 0) return clock.after(wait, turn);
         if (step()) setImmediate(turn);
       };

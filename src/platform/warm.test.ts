@@ -71,16 +71,28 @@ const held: RequestHandler = (_req, res) => {
     res.json({});
   };
 };
+/** A readiness check that answers when released, as `held` does. */
+const heldCheck = {
+  name: 'held',
+  check: () =>
+    new Promise<boolean>((resolve) => {
+      holding = true;
+      release = () => {
+        release = () => undefined;
+        resolve(true);
+      };
+    }),
+};
 
 let served: Served[] = [];
-async function start(draining: () => boolean = () => false) {
+async function start(draining: () => boolean = () => false, checks: (typeof heldCheck)[] = []) {
   const { clock, advance, pending } = manualClock();
   const app = createServiceApp<Record<string, unknown>>({
     model: MODEL,
     validator: { allErrors: true, validateResponses: false, warm: idleness({ clock, quietMs: QUIET }) },
     headEnvelope: (code, message) => ({ code, message }),
     metrics: { metrics: createMetrics({ service: 'test' }), service: 'test' },
-    ready: { checks: [], draining },
+    ready: { checks, draining },
     layers: (_op, validate) => validate,
     handlers: { listThings: answer, getThing: answer, held } as never,
     notFound: (req) => Object.assign(new Error(`no route ${req.method} ${req.path}`), { status: 404 }),
@@ -146,11 +158,17 @@ describe('the validators warm-up', () => {
     expect([made(), pending()]).toEqual([PATHS, 0]);
   });
 
-  it('probes do not hold it off', async () => {
-    const { advance, get } = await start();
+  it('a probe holds it off while in flight, but does not start the quiet interval', async () => {
+    const { advance, get } = await start(undefined, [heldCheck]);
     advance(QUIET / 2);
-    expect(await get('/ready')).toBe(200);
-    advance(QUIET / 2);
+    const probe = get('/ready');
+    await vi.waitFor(() => expect(holding).toBe(true));
+    advance(QUIET); // Quiet since the start, but the probe is in flight.
+    await turns(10);
+    expect(made()).toBe(0);
+    release();
+    expect(await probe).toBe(200);
+    // No quiet interval after a probe: the warm-up goes on as soon as it has closed.
     await vi.waitFor(() => expect(made()).toBe(PATHS));
   });
 
