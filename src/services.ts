@@ -81,7 +81,7 @@ interface Wiring {
   metrics: Record<string, Metrics>;
   /** A new registry for `service`; the process's families go with the first one made (one port shows them). */
   metricsFor(service: string, domainOf: ServiceKind): Metrics;
-  /** What every app is given: whether the process drains; its idleness, when apps warm validators (platform/idle.ts). */
+  /** Given to every app: whether the process drains; its idleness, when apps warm validators (platform/idle.ts). */
   shared: { draining?: () => boolean; warmValidators: Idleness };
   /** Closes the servers first and together, then the rest in the reverse order of creation. */
   closers: Closers;

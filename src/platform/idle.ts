@@ -1,17 +1,18 @@
 // When a process is idle, for background work that must not delay requests (the validators' warm-up,
-// src/platform/app.ts): the requests in flight, counted from the app's first step to their response's 'close'
-// (public Node and Express events), and the last time one started or ended. Idle is none in flight and none
-// started or ended for `quietMs`: a client's sequence of requests (the demo's walk-through, a load test's start) leaves gaps of
-// a few milliseconds between them, and the work must not slip into those gaps.
+// src/platform/app.ts): the requests in flight, counted from the app's front (before the probes and the routes)
+// to their response's 'close' (public Node and Express events), and the last time one started or ended. Idle is
+// none in flight and none started or ended for `quietMs`: a client's sequence of requests (the demo's walk-through,
+// a load test's start) leaves gaps of a few milliseconds between them, and the work must not slip into those gaps.
 import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Clock } from '../domain.ts';
 
 /**
- * How long a process must have had no request in flight before background work runs. Longer than the gaps a
- * sequential client leaves between its requests (its own work between answers, on a loaded host), so a burst
- * is not interleaved with compiles; short beside the warm-up itself (seconds of CPU), which an idle process
- * then starts almost at once. A request that arrives during a step still waits for that one step (~0.1 s).
+ * How long a process must have had no request start or end before background work runs. Longer than the gaps a
+ * sequential client leaves between its requests (its own work between answers, on a loaded host: the demo's are
+ * at most ~0.12 s, docs/benchmarks.md), so a burst is not interleaved with compiles; short beside the warm-up
+ * itself (seconds of CPU), which an idle process then starts almost at once. A request that arrives during a
+ * step still waits for that one step (~0.1 s).
  */
 export const QUIET_MS = 200;
 
