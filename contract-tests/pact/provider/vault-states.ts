@@ -4,8 +4,8 @@
 // mocked. Each handler returns the values its pact interactions inject (`fromProviderState`).
 import { randomBytes } from 'node:crypto';
 import { Keypair } from '@stellar/stellar-sdk';
-import { didIdToBytes, encodeMultikey, generateDid, signCredential } from '../../../src/did/index.ts';
-import type { VaultTestEnv } from '../../../test-support/vault-api.ts';
+import { signCredential } from '../../../src/did/index.ts';
+import { registerIssuerDid, type VaultTestEnv } from '../../../test-support/vault-api.ts';
 import { EXAMPLE, VAULT_STATES as S } from '../shared.ts';
 import { sharedStates, type JsonMap, type StateHandlerMap } from './states.ts';
 
@@ -65,23 +65,7 @@ export function vaultStateHandlers(env: VaultTestEnv): StateHandlerMap {
   }
 
   /** Registers a did:ledger DID controlled by `kp` directly in the registry contract. */
-  async function registerDid(kp: Keypair): Promise<string> {
-    const d = generateDid({ network: env.network });
-    const key = { publicKeyMultibase: encodeMultikey('Ed25519', kp.rawPublicKey()) };
-    const prepared = await env.chain.registry.register({
-      source: kp.publicKey(),
-      didId: didIdToBytes(d.didId),
-      record: {
-        controller: kp.publicKey(),
-        authentication: [key],
-        assertionMethod: [key],
-        keyAgreement: [],
-        services: [],
-      },
-    });
-    await env.chain.client.submit(env.sign(prepared.xdr, kp));
-    return d.did;
-  }
+  const registerDid = (kp: Keypair): Promise<string> => registerIssuerDid(env, kp);
 
   const key = async (wallet: Keypair, scopes: string[] = []) => (await env.mintKey({ wallet, scopes })).key;
 
