@@ -35,6 +35,7 @@ import {
 import type { NetworkProfileInfo } from './vault-api/context.ts';
 import { type Clock, type Network, NETWORKS, PROCESS_SERVICE, RESOLVER_SERVICE, vaultServiceName } from './domain.ts';
 import type { RelatedService } from './services/index-page.ts';
+import { idleness, type Idleness } from './platform/idle.ts';
 
 export type Mode = 'start' | 'serve' | 'resolver';
 
@@ -80,7 +81,8 @@ interface Wiring {
   metrics: Record<string, Metrics>;
   /** A new registry for `service`; the process's families go with the first one made (one port shows them). */
   metricsFor(service: string, domainOf: ServiceKind): Metrics;
-  draining: { draining?: () => boolean };
+  /** Given to every app: whether the process drains; its idleness, when apps warm validators (platform/idle.ts). */
+  shared: { draining?: () => boolean; warmValidators: Idleness };
   /** Closes the servers first and together, then the rest in the reverse order of creation. */
   closers: Closers;
   /** The services of this process listening so far, each at its port: the other services of each `GET /`. */
@@ -144,7 +146,7 @@ function wiring(config: Config, options: StartOptions): Wiring {
         domainOf,
         ...(Object.keys(metrics).length === 0 ? { processMetrics } : {}),
       })),
-    draining: options.draining ? { draining: options.draining } : {},
+    shared: { ...(options.draining ? { draining: options.draining } : {}), warmValidators: idleness() },
     closers: createClosers(),
   };
 }
@@ -394,7 +396,6 @@ async function startVaultApis(
       ...(jsonLdContexts ? { jsonLdContexts } : {}),
       ...(fetchJson ? { fetchJson } : {}),
       ...(options.validateResponses ? { validateResponses: true } : {}),
-      warmValidators: true,
       validators, // One instance per path for both networks (docs/benchmarks.md "Demo start, before and after").
       log: options.log ?? appLogger.sink,
       logger: appLogger,
@@ -404,7 +405,7 @@ async function startVaultApis(
         chains.rpcChecks[n],
         ...storeChecks(stores, ['keys', 'idempotency', 'rate_limit'], storeLocations(config)),
       ],
-      ...w.draining,
+      ...w.shared,
       relatedServices: othersThan(w, service),
     });
     const { port, setting } = vaultPort(config, options.mode, n);
@@ -449,7 +450,6 @@ async function startResolver(
     now: w.now,
     trustProxy: config.trustProxy,
     ...(options.validateResponses ? { validateResponses: true } : {}),
-    warmValidators: true,
     log: options.log ?? resolverLogger.sink,
     logger: resolverLogger,
     metrics: resolverMetrics,
@@ -459,7 +459,7 @@ async function startResolver(
     // a degradation into an outage. The outage still shows: in the log (cache_unavailable,
     // rate_limit_unavailable) and in the /ready of the vault APIs, which cannot work without that store.
     readinessChecks: w.served.map((n) => chains.rpcChecks[n]),
-    ...w.draining,
+    ...w.shared,
     relatedServices: othersThan(w, RESOLVER_SERVICE),
   });
   const what = { service: 'the DID resolver', setting: 'CV_RESOLVER_PORT (--resolver-port)' };

@@ -12,6 +12,7 @@ import type { RequestLogOptions } from '../observability/logging.ts';
 import type { HttpMetricsOptions } from '../observability/metrics.ts';
 import { oversizedIn } from './bounds.ts';
 import { failureItem, RequestFailure } from './failures.ts';
+import type { Idleness } from './idle.ts';
 import type { ApiModel, Operation, PathRoute } from './operations.ts';
 import { requestIds } from './request-id.ts';
 import type { OkBody, OperationHandler } from './typed.ts';
@@ -31,8 +32,12 @@ export type Mount = RequestHandler | { path: string; handlers: RequestHandler[] 
 export interface ServiceAppOptions<Ops> {
   model: ApiModel;
   validator: ValidatorOptions & {
-    /** Make every path's validator instance in the background now (started services; tests make them lazily). */
-    warm?: boolean;
+    /**
+     * Make every path's validator instance in the background while `warm` says the process is idle (started
+     * services, which give all their apps the process's one; tests make them lazily, on first request). The
+     * app counts its requests there (a probe only while in flight).
+     */
+    warm?: Idleness;
     /**
      * The path validators this app shares with the process's other apps of its description and options (the
      * started services' two vault APIs share one); without it, the app makes its own.
@@ -145,7 +150,7 @@ function routes<Ops>(o: ServiceAppOptions<Ops>): express.Router {
   const router = express.Router();
   const pool = o.validator.pool ?? validatorPool();
   const validators = o.model.routes.map((route) => pool.of(o.model, route, o.validator));
-  if (o.validator.warm) warm(validators, o.ready.draining);
+  if (o.validator.warm) warm(validators, o.validator.warm, o.ready.draining);
   // The table's handlers are typed from their operations; the validator has checked what they read.
   const handlers = o.handlers as Record<string, RequestHandler | undefined>;
   o.model.routes.forEach((route, i) => {
@@ -168,19 +173,20 @@ function routes<Ops>(o: ServiceAppOptions<Ops>): express.Router {
 }
 
 /**
- * Makes every path's validator in the background, one per turn of the event loop; requests in between are answered.
- * One that a request, or another app of its pool, has already made costs nothing.
+ * Makes every path's validator in the background, one per turn of the event loop, while the process is idle: no
+ * request in flight and none for a quiet interval (src/platform/idle.ts), so a burst of requests never waits
+ * behind these compiles (~0.1 s of CPU each), only behind the one running when it arrives. A request for a path
+ * not made yet makes it then; one that a request, or another app of its pool, has already made costs nothing.
  * Stops once the service drains: a process told to stop during start-up would otherwise wait for the warming (half
  * a minute on a loaded host) before it exits.
  */
-function warm(validators: readonly { make(): void }[], draining?: () => boolean): void {
+function warm(validators: readonly { make(): void }[], idle: Idleness, draining?: () => boolean): void {
   let i = 0;
-  const step = () => {
-    if (i === validators.length || draining?.()) return;
+  idle.whenIdle(() => {
+    if (i === validators.length || draining?.()) return false;
     validators[i++]!.make();
-    setImmediate(step);
-  };
-  setImmediate(step);
+    return true;
+  });
 }
 
 function mount(app: express.Express, mounts: readonly Mount[] | undefined): void {
@@ -211,6 +217,14 @@ function front<Ops>(o: ServiceAppOptions<Ops>): express.Router {
       ...(o.ready.draining ? { draining: o.ready.draining } : {}),
     }),
   );
+  // Every request holds the validators' warm-up off while in flight and, but for the probes', for the quiet
+  // interval after it (src/platform/idle.ts): a prober polling that often would otherwise hold it off for good.
+  const idle = o.validator.warm;
+  if (idle)
+    router.use((req, res, next) => {
+      idle.track(res, !((req.method === 'GET' || req.method === 'HEAD') && PLATFORM_PATHS.has(req.path)));
+      next();
+    });
   router.use((req, res, next) => (req.method === 'GET' || req.method === 'HEAD' ? probes(req, res, next) : next()));
   for (const step of o.front ?? []) router.use(step);
   return router;

@@ -10,6 +10,7 @@ import { createMetrics } from '../observability/index.ts';
 import { createServiceApp } from './app.ts';
 import { errorHandler } from './errors.ts';
 import { type FailureCodes, ServiceError } from './failures.ts';
+import { type Idleness, idleness } from './idle.ts';
 import { buildModel } from './operations.ts';
 import type { OpenApiDocument } from './spec.ts';
 import { type ValidatorOptions, type ValidatorPool, validatorPool } from './validator.ts';
@@ -40,7 +41,7 @@ const MODEL = buildModel(SPEC);
 
 const answer: RequestHandler = (req, res) => void res.json({ params: req.params });
 
-function app(validator: ValidatorOptions & { warm?: boolean; pool?: ValidatorPool }) {
+function app(validator: ValidatorOptions & { warm?: Idleness; pool?: ValidatorPool }) {
   return createServiceApp<Record<string, unknown>>({
     model: MODEL,
     validator,
@@ -121,9 +122,10 @@ describe('validatorPool', () => {
 
   it('two warmed apps given one pool make each path once', async () => {
     const pool = validatorPool();
+    const idle = idleness({ quietMs: 0 });
     const [testnet, mainnet] = await start(
-      app({ ...OPTIONS, pool, warm: true }),
-      app({ ...OPTIONS, pool, warm: true }),
+      app({ ...OPTIONS, pool, warm: idle }),
+      app({ ...OPTIONS, pool, warm: idle }),
     );
     await vi.waitFor(() => expect(made()).toBe(MODEL.routes.length));
     for (const s of [testnet!, mainnet!])

@@ -2,7 +2,8 @@
 // the array of middleware that call returns, mounted whole, as its documentation shows. The public options
 // it is given, and why:
 //   - `apiSpec`: the description of ONE path (ApiModel.validatorDocument), one instance per path, made on
-//     the path's first request. Given the whole description, the validator's route lookup compiles every
+//     the path's first request or, in the started services, before it while the process is idle (the warm-up
+//     of src/platform/app.ts, src/platform/idle.ts). Given the whole description, the validator's route lookup compiles every
 //     path template of it, in order, on every request (its `lookupRoute`); Express has already matched the
 //     path by then (src/platform/app.ts), so one template is all the instance needs. The document also
 //     declares HEAD as its GET, so that a HEAD is validated as the GET it is routed to. Each instance, as it

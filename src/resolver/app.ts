@@ -137,7 +137,7 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
     validator: {
       allErrors: false,
       validateResponses: deps.validateResponses === true,
-      warm: deps.warmValidators === true,
+      ...(deps.warmValidators ? { warm: deps.warmValidators } : {}),
     },
     trustProxy: deps.trustProxy ?? false,
     headEnvelope: (code, message) => ({ code, message }),

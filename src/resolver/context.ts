@@ -1,5 +1,6 @@
 // What the resolver's app, routes and tests share: its dependencies and its error type.
 import { ServiceError } from '../platform/failures.ts';
+import type { Idleness } from '../platform/idle.ts';
 import type { RegistryChain } from '../chain/index.ts';
 import { RESOLVER_ERROR_STATUS, resolverErrorsOf, type ResolverErrorCode } from '../generated/did-resolver-errors.ts';
 import type { Cache, DidIndexStore, RateLimiter, RegistrarJobStore } from '../stores/index.ts';
@@ -40,8 +41,11 @@ export interface ResolverAppDeps {
   };
   now: Clock;
   validateResponses?: boolean;
-  /** Make every route's validator in the background at start (the started services do; tests need not). */
-  warmValidators?: boolean;
+  /**
+   * Make every route's validator in the background while the process is idle (the started services give all
+   * their apps the process's one; tests need not).
+   */
+  warmValidators?: Idleness;
   /**
    * Issued proof-of-control nonces. Default: in memory, per process — several instances behind one
    * address need a shared store, or a challenge issued by one is unknown to the others.

@@ -157,7 +157,7 @@ export async function createVaultApp(given: VaultAppDeps, options: VaultAppOptio
     validator: {
       allErrors: true,
       validateResponses: deps.validateResponses === true,
-      warm: deps.warmValidators === true,
+      ...(deps.warmValidators ? { warm: deps.warmValidators } : {}),
       ...(deps.validators ? { pool: deps.validators } : {}),
     },
     // req.ip, the key of the /auth/* per-IP bucket: the forwarded client address only from trusted proxies.

@@ -1,6 +1,7 @@
 // What the vault API's middleware and route modules share: dependencies, the caller's key, errors.
 import type { Request } from 'express';
 import { ServiceError } from '../platform/failures.ts';
+import type { Idleness } from '../platform/idle.ts';
 import type { ValidatorPool } from '../platform/validator.ts';
 import { VAULT_ERROR_STATUS, vaultErrorsOf, type VaultErrorCode } from '../generated/vault-api-errors.ts';
 import type { Chain } from '../chain/index.ts';
@@ -55,8 +56,11 @@ export interface VaultAppDeps {
   legacyBasePaths?: readonly string[];
   /** Validate every response against the spec (tests turn this on). */
   validateResponses?: boolean;
-  /** Make every route's validator in the background at start (the started services do; tests need not). */
-  warmValidators?: boolean;
+  /**
+   * Make every route's validator in the background while the process is idle (the started services give all
+   * their apps the process's one; tests need not).
+   */
+  warmValidators?: Idleness;
   /**
    * Path validators shared with the process's other vault API (the started services give both networks one:
    * their descriptions and options are the same); without it, the app makes its own.
