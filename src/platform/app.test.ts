@@ -3,10 +3,8 @@
 import type { RequestHandler } from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { request, serve, type Served } from '../../test-support/observability.ts';
-import { createMetrics } from '../observability/index.ts';
-import { checkRouteTable, createServiceApp, operationOf } from './app.ts';
-import { errorHandler } from './errors.ts';
-import { type FailureCodes, ServiceError } from './failures.ts';
+import { testServiceApp } from '../../test-support/platform-app.ts';
+import { checkRouteTable, operationOf } from './app.ts';
 import { buildModel, type Operation } from './operations.ts';
 import { loadResolverModel, loadVaultModel, type OpenApiDocument } from './spec.ts';
 
@@ -40,26 +38,7 @@ function app(
   handlers: Record<string, RequestHandler>,
   layers: (operation: Operation, validate: RequestHandler[]) => RequestHandler[] = (_op, validate) => validate,
 ) {
-  return createServiceApp<Record<string, unknown>>({
-    model: MODEL,
-    validator: { allErrors: false, validateResponses: false },
-    headEnvelope: (code, message) => ({ code, message }),
-    metrics: { metrics: createMetrics({ service: 'test' }), service: 'test' },
-    ready: { checks: [] },
-    layers,
-    handlers: handlers as never,
-    notFound: (req) => Object.assign(new Error(`no route ${req.method} ${req.path}`), { status: 404 }),
-    errorHandler: errorHandler({
-      // Every failure as its status: the code is the status, the message the error's.
-      codes: {
-        translate: (err) => {
-          const e = err as { status?: number; message?: string };
-          return { error: new ServiceError(e.status ?? 500, String(e.status ?? 500), e.message ?? '') };
-        },
-      } as Partial<FailureCodes<string>> as FailureCodes<string>,
-      body: ({ code, message }) => ({ code, message }),
-    }),
-  });
+  return testServiceApp({ model: MODEL, handlers, layers, validator: { allErrors: false, validateResponses: false } });
 }
 
 let served: Served | undefined;

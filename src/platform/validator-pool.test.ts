@@ -6,10 +6,7 @@ import type { RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { request, serve, type Served } from '../../test-support/observability.ts';
-import { createMetrics } from '../observability/index.ts';
-import { createServiceApp } from './app.ts';
-import { errorHandler } from './errors.ts';
-import { type FailureCodes, ServiceError } from './failures.ts';
+import { testServiceApp } from '../../test-support/platform-app.ts';
 import { type Idleness, idleness } from './idle.ts';
 import { buildModel } from './operations.ts';
 import type { OpenApiDocument } from './spec.ts';
@@ -42,25 +39,7 @@ const MODEL = buildModel(SPEC);
 const answer: RequestHandler = (req, res) => void res.json({ params: req.params });
 
 function app(validator: ValidatorOptions & { warm?: Idleness; pool?: ValidatorPool }) {
-  return createServiceApp<Record<string, unknown>>({
-    model: MODEL,
-    validator,
-    headEnvelope: (code, message) => ({ code, message }),
-    metrics: { metrics: createMetrics({ service: 'test' }), service: 'test' },
-    ready: { checks: [] },
-    layers: (_op, validate) => validate,
-    handlers: { listThings: answer, getThing: answer } as never,
-    notFound: (req) => Object.assign(new Error(`no route ${req.method} ${req.path}`), { status: 404 }),
-    errorHandler: errorHandler({
-      codes: {
-        translate: (err) => {
-          const e = err as { status?: number; message?: string };
-          return { error: new ServiceError(e.status ?? 500, String(e.status ?? 500), e.message ?? '') };
-        },
-      } as Partial<FailureCodes<string>> as FailureCodes<string>,
-      body: ({ code, message }) => ({ code, message }),
-    }),
-  });
+  return testServiceApp({ model: MODEL, validator, handlers: { listThings: answer, getThing: answer } });
 }
 
 const OPTIONS: ValidatorOptions = { allErrors: true, validateResponses: false };

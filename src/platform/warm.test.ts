@@ -6,10 +6,7 @@ import type { RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { request, serve, type Served } from '../../test-support/observability.ts';
-import { createMetrics } from '../observability/index.ts';
-import { createServiceApp } from './app.ts';
-import { errorHandler } from './errors.ts';
-import { type FailureCodes, ServiceError } from './failures.ts';
+import { testServiceApp } from '../../test-support/platform-app.ts';
 import { type IdleClock, idleness } from './idle.ts';
 import { buildModel } from './operations.ts';
 import type { OpenApiDocument } from './spec.ts';
@@ -87,24 +84,11 @@ const heldCheck = {
 let served: Served[] = [];
 async function start(draining: () => boolean = () => false, checks: (typeof heldCheck)[] = []) {
   const { clock, advance, pending } = manualClock();
-  const app = createServiceApp<Record<string, unknown>>({
+  const app = testServiceApp({
     model: MODEL,
     validator: { allErrors: true, validateResponses: false, warm: idleness({ clock, quietMs: QUIET }) },
-    headEnvelope: (code, message) => ({ code, message }),
-    metrics: { metrics: createMetrics({ service: 'test' }), service: 'test' },
     ready: { checks, draining },
-    layers: (_op, validate) => validate,
-    handlers: { listThings: answer, getThing: answer, held } as never,
-    notFound: (req) => Object.assign(new Error(`no route ${req.method} ${req.path}`), { status: 404 }),
-    errorHandler: errorHandler({
-      codes: {
-        translate: (err) => {
-          const e = err as { status?: number; message?: string };
-          return { error: new ServiceError(e.status ?? 500, String(e.status ?? 500), e.message ?? '') };
-        },
-      } as Partial<FailureCodes<string>> as FailureCodes<string>,
-      body: ({ code, message }) => ({ code, message }),
-    }),
+    handlers: { listThings: answer, getThing: answer, held },
   });
   const s = await serve(app);
   served.push(s);
