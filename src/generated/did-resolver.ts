@@ -1202,7 +1202,7 @@ export interface components {
         };
         /**
          * @description More than 120 requests from this IP in the current 60-second window. Every route counts, every method
-         *     but `OPTIONS`: an `OPTIONS` (204 with `Allow`, a browser's CORS preflight) is never counted and never
+         *     but `OPTIONS`: an `OPTIONS` (204 with `Allow`; it reads nothing) is never counted and never
          *     refused, and carries no `X-RateLimit-*` headers. The probes `/ready` and `/metrics` are not counted either.
          */
         RateLimited: {

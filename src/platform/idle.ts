@@ -12,7 +12,7 @@ import type { Clock } from '../domain.ts';
  * sequential client leaves between its requests (its own work between answers, on a loaded host: the demo's are
  * at most ~0.12 s, docs/benchmarks.md), so a burst is not interleaved with compiles; short beside the warm-up
  * itself (seconds of CPU), which an idle process then starts almost at once. A request that arrives during a
- * step still waits for that one step (~0.1 s).
+ * turn still waits for the steps of that turn: one for each caller of `whenIdle` (each app warms on its own).
  */
 export const QUIET_MS = 200;
 

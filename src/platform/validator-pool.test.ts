@@ -54,7 +54,6 @@ const answers = async (s: Served, path: string) => {
   return [r.status, r.status === 200 ? r.body : ''];
 };
 
-// A block: a function returned from a hook is run as its cleanup.
 beforeEach(() => {
   vi.mocked(OpenApiValidator.middleware).mockClear();
 });

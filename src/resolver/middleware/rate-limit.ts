@@ -1,8 +1,8 @@
 // Per-IP rate limit (spec "Headers, limits and caching"): every route counts, every method but OPTIONS; every
 // counted response carries X-RateLimit-Limit and X-RateLimit-Remaining, a 429 also Retry-After and
-// `{code: rate_limited, message}`. An OPTIONS (204 with Allow, read from the description; a browser's CORS
-// preflight) reads nothing and does not spend the client's budget, as the vault API's OPTIONS /auth/* do not
-// (src/platform/operations.ts `bucketOf`).
+// `{code: rate_limited, message}`. An OPTIONS (204 with Allow, read from the description) reads nothing, no body,
+// chain or store, and costs less than the 429 counting it would answer: it does not spend the client's budget, as
+// the vault API's OPTIONS /auth/* do not (src/platform/operations.ts `bucketOf`).
 // The client IP is `req.ip`: the socket's peer unless the app is told to trust a proxy (`trustProxy`).
 // When the shared limiter (Redis) is unreachable the request is admitted: the resolver is a public read
 // service and the limit protects it, it is not an authorization. The counting is the platform's
