@@ -12,7 +12,7 @@ import type { Clock } from '../domain.ts';
  * sequential client leaves between its requests (its own work between answers, on a loaded host: the demo's are
  * at most ~0.12 s, docs/benchmarks.md), so a burst is not interleaved with compiles; short beside the warm-up
  * itself (seconds of CPU), which an idle process then starts almost at once. A request that arrives during a
- * turn still waits for the steps of that turn: one for each caller of `whenIdle` (each app warms on its own).
+ * step still waits for that one step (~0.1 s): the callers share one queue, one step a turn.
  */
 export const QUIET_MS = 200;
 
@@ -31,8 +31,9 @@ export interface Idleness {
    */
   track(res: ServerResponse, quiet?: boolean): void;
   /**
-   * Runs `step` once the process is idle, then again one turn of the event loop later while it stays idle,
-   * until `step` returns false. A request in between puts the next step off until the process is quiet again.
+   * Runs `step` once the process is idle, then again later while it stays idle, until `step` returns false. The
+   * steps of every caller share one queue: one step a turn of the event loop, the callers in turn. A request in
+   * between puts the next step off until the process is quiet again.
    */
   whenIdle(step: () => boolean): void;
 }
@@ -48,14 +49,36 @@ export function idleness(o: { clock?: IdleClock; quietMs?: number } = {}): Idlen
   const quietMs = o.quietMs ?? QUIET_MS;
   let inFlight = 0;
   let last = clock.now();
-  // The turns put off while requests are in flight, run again once the last one closes.
-  let parked: (() => void)[] = [];
+  // Every caller's work in one queue, one step a turn of the event loop whichever caller it is (each app warms its
+  // own paths: with a loop each, one turn would run a compile of each app before a waiting request is read).
+  const steps: (() => boolean)[] = [];
+  let scheduled = false;
+  // A turn put off while requests are in flight, run once the last one closes.
+  let parked = false;
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(turn);
+  };
+  function turn(): void {
+    scheduled = false;
+    if (steps.length === 0) return;
+    if (inFlight > 0) return void (parked = true);
+    const wait = last + quietMs - clock.now();
+    if (wait > 0) {
+      scheduled = true;
+      return clock.after(wait, turn);
+    }
+    const step = steps.shift() as () => boolean;
+    if (step()) steps.push(step);
+    schedule();
+  }
   const ended = (quiet: boolean) => {
     inFlight -= 1;
     if (quiet) last = clock.now();
-    if (inFlight > 0) return;
-    for (const turn of parked) setImmediate(turn);
-    parked = [];
+    if (inFlight > 0 || !parked) return;
+    parked = false;
+    schedule();
   };
   return {
     track(res, quiet = true) {
@@ -64,13 +87,8 @@ export function idleness(o: { clock?: IdleClock; quietMs?: number } = {}): Idlen
       res.once('close', () => ended(quiet));
     },
     whenIdle(step) {
-      const turn = (): void => {
-        if (inFlight > 0) return void parked.push(turn);
-        const wait = last + quietMs - clock.now();
-        if (wait > 0) return clock.after(wait, turn);
-        if (step()) setImmediate(turn);
-      };
-      setImmediate(turn);
+      steps.push(step);
+      schedule();
     },
   };
 }
