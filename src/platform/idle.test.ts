@@ -4,23 +4,10 @@
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { type IdleClock, idleness } from './idle.ts';
+import { manualClock, turns } from '../../test-support/idle-clock.ts';
+import { idleness } from './idle.ts';
 
-const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-function manualClock() {
-  let now = 0;
-  const timers: { at: number; fn: () => void }[] = [];
-  const clock: IdleClock = { now: () => now, after: (ms, fn) => void timers.push({ at: now + ms, fn }) };
-  const advance = (ms: number) => {
-    now += ms;
-    for (const t of timers.filter((x) => x.at <= now)) {
-      timers.splice(timers.indexOf(t), 1);
-      t.fn();
-    }
-  };
-  return { clock, advance };
-}
+const turn = () => turns(1);
 
 /** A caller's steps: each records its name, `n` of them. */
 function worker(name: string, n: number, ran: string[]) {

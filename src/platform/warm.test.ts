@@ -5,9 +5,10 @@
 import type { RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { manualClock, turns } from '../../test-support/idle-clock.ts';
 import { request, serve, type Served } from '../../test-support/observability.ts';
 import { testServiceApp } from '../../test-support/platform-app.ts';
-import { type IdleClock, idleness } from './idle.ts';
+import { idleness } from './idle.ts';
 import { buildModel } from './operations.ts';
 import type { OpenApiDocument } from './spec.ts';
 
@@ -38,25 +39,6 @@ const SPEC: OpenApiDocument = {
 const MODEL = buildModel(SPEC);
 const PATHS = MODEL.routes.length;
 const QUIET = 200;
-
-/** A clock that moves only when told; `advance` runs the timers then due, in order. */
-function manualClock() {
-  let t = 0;
-  let timers: { at: number; fn: () => void }[] = [];
-  const clock: IdleClock = { now: () => t, after: (ms, fn) => void timers.push({ at: t + ms, fn }) };
-  const advance = (ms: number) => {
-    t += ms;
-    const due = timers.filter((x) => x.at <= t).sort((a, b) => a.at - b.at);
-    timers = timers.filter((x) => x.at > t);
-    for (const x of due) x.fn();
-  };
-  return { clock, advance, pending: () => timers.length };
-}
-
-/** Lets the event loop turn `n` times (the warm-up takes one step per turn once it runs). */
-async function turns(n: number): Promise<void> {
-  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
-}
 
 let release: () => void = () => undefined;
 let holding = false;
