@@ -36,6 +36,7 @@ import type { NetworkProfileInfo } from './vault-api/context.ts';
 import { type Clock, type Network, NETWORKS, PROCESS_SERVICE, RESOLVER_SERVICE, vaultServiceName } from './domain.ts';
 import type { RelatedService } from './services/index-page.ts';
 import { idleness, type Idleness } from './platform/idle.ts';
+import { validatorPool } from './platform/validator.ts';
 
 export type Mode = 'start' | 'serve' | 'resolver';
 
@@ -359,7 +360,7 @@ async function startVaultApis(
     ? keyringFromConfig(config.encryptionKeys)
     : loadOrCreateKeyring({ dataDir: config.dataDir });
   const { createVaultApp } = await import('./vault-api/app.ts');
-  const validators = (await import('./platform/validator.ts')).validatorPool();
+  const validators = validatorPool();
   // Read once at start: a context folder that cannot be read stops the start, not a verification.
   const jsonLdContexts = config.jsonLdContextsDir ? await readContextsFolder(config.jsonLdContextsDir) : undefined;
   const fetchJson = config.webFetch

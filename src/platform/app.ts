@@ -176,8 +176,8 @@ function routes<Ops>(o: ServiceAppOptions<Ops>): express.Router {
  * Makes every path's validator in the background, one per turn of the event loop, while the process is idle: no
  * request in flight and none for a quiet interval (src/platform/idle.ts), so a burst of requests does not queue
  * behind these compiles (~0.1 s of CPU each), only behind the one running when it arrives (the apps of a process
- * share one queue of steps, one step a turn of the event loop). A request for a path
- * not made yet makes it then; one that a request, or another app of its pool, has already made costs nothing.
+ * share one queue of steps, one step a turn of the event loop). A request for a path not made yet makes it then;
+ * one that a request, or another app of its pool, has already made costs nothing.
  * Stops once the service drains: a process told to stop during start-up would otherwise wait for the warming (half
  * a minute on a loaded host) before it exits.
  */

@@ -1,18 +1,18 @@
 // express-openapi-validator, the one adapter: it is used through `OpenApiValidator.middleware(options)` and
 // the array of middleware that call returns, mounted whole, as its documentation shows. The public options
 // it is given, and why:
-//   - `apiSpec`: the description of ONE path (ApiModel.validatorDocument), one instance per path, made on
-//     the path's first request or, in the started services, before it while the process is idle (the warm-up
-//     of src/platform/app.ts, src/platform/idle.ts). Given the whole description, the validator's route lookup compiles every
-//     path template of it, in order, on every request (its `lookupRoute`); Express has already matched the
-//     path by then (src/platform/app.ts), so one template is all the instance needs. The document also
-//     declares HEAD as its GET, so that a HEAD is validated as the GET it is routed to. Each instance, as it
-//     loads, compiles the OpenAPI 3.1 meta-schema whatever `validateApiSpec` says (5.6.2 framework/index.js
-//     `initialize` makes an `OpenAPISchemaValidator` every time: about 0.1 s of CPU, most of an instance's
-//     cost), and on a route's first request its schemas: apps of one description and options (the testnet
-//     and mainnet vault APIs) therefore share their instances through one `ValidatorPool`. An instance keeps
-//     nothing of an app: the request's state is on the request, and the `app.param` hooks it adds to the
-//     first app that runs it do not reach the routes, which are on a router of their own.
+//   - `apiSpec`: the description of ONE path (ApiModel.validatorDocument), one instance per path, made on the path's
+//     first request or, in the started services, before it while the process is idle (the warm-up of
+//     src/platform/app.ts, src/platform/idle.ts). Given the whole description, the validator's route lookup compiles
+//     every path template of it, in order, on every request (its `lookupRoute`); Express has already matched the
+//     path by then (src/platform/app.ts), so one template is all the instance needs. The document also declares HEAD
+//     as its GET, so that a HEAD is validated as the GET it is routed to. Each instance, as it loads, compiles the
+//     OpenAPI 3.1 meta-schema whatever `validateApiSpec` says (5.6.2 framework/index.js `initialize` makes an
+//     `OpenAPISchemaValidator` every time: about 0.1 s of CPU, most of an instance's cost), and on a route's first
+//     request its schemas: apps of one description and options (the testnet and mainnet vault APIs) therefore share
+//     their instances through one `ValidatorPool`. An instance keeps nothing of an app: the request's state is on
+//     the request, and the `app.param` hooks it adds to the first app that runs it do not reach the routes, which
+//     are on a router of their own.
 //   - `validateRequests` (`allErrors` where the service reports every failure, no unknown query parameters),
 //     `validateResponses` (tests and development), `validateSecurity: false` (keys are the service's),
 //     `ajvFormats: {mode: 'full'}` (calendar-checked dates), `formats` (whole StrKeys, src/openapi/formats.ts),
