@@ -8,7 +8,7 @@ import { verifyDataIntegrity } from '../did/index.ts';
 import type { VaultAppDeps } from './context.ts';
 import { contextSource } from './json-ld-contexts.ts';
 import { KEYLESS_CANONICALIZATION_LIMITS } from '../did/library-suites.ts';
-import { carriesRdfProof, KEYLESS_RDF_BODY_LIMIT_BYTES } from './keyless-rdf.ts';
+import { carriesRdfProof, KEYLESS_RDF_BODY_LIMIT_BYTES, overKeylessRdfLimit } from './keyless-rdf.ts';
 import type { RequestResolver } from './verification-resolver.ts';
 import { problem, type ProblemDetails } from './verification-problems.ts';
 import type { EntryParse, StatusInput } from './verification-status.ts';
@@ -80,7 +80,7 @@ async function readList(
   if (listIssuer !== issuer) return invalid("the status list's issuer is not the credential's issuer");
   const keyless = resolver.keyless && carriesRdfProof(list);
   // A keyless request gets the keyless RDF bounds for the list it makes this service read, as for its own body.
-  if (keyless && Buffer.byteLength(JSON.stringify(list)) > KEYLESS_RDF_BODY_LIMIT_BYTES)
+  if (keyless && overKeylessRdfLimit(list) !== undefined)
     return {
       ok: false,
       reason: 'status_list_unavailable',
