@@ -194,6 +194,12 @@ describe('one sliding window across both instances', () => {
   });
 
   it("the windows are in Redis under this file's prefix, one per key and bucket", async () => {
+    // Its own read on A and prepare on B, so that it holds whichever test ran before it.
+    const owner = chain.fund();
+    const key = await cliKey(['--database-url', backends.databaseUrl()], owner.publicKey());
+    expect((await read(a, key)).status).toBe(200);
+    const prepared = await request(b.url, '/contracts/vault/create', { key, body: createVaultBody(owner) });
+    expect(prepared.status, show(prepared)).toBe(200);
     const { Redis } = await import('ioredis');
     const redis = new Redis(backends.redisUrl().split('?')[0]!, { maxRetriesPerRequest: 1 });
     try {
