@@ -1,9 +1,7 @@
-// The one reading of a description (spec/vault-api.yaml, spec/did-resolver.yaml): every operation with what
-// the platform needs to serve it, built once per description. Routing, 405/OPTIONS, request validation, body
-// reading, collection bounds, keys, scopes, rate buckets, idempotency and the error mapping read this model;
-// no other module walks `paths` or follows a `$ref`.
+// The one reading of a description: every operation with what the platform needs to serve it. No other module
+// walks `paths` or follows a `$ref`.
 import type { oas31 } from 'openapi3-ts';
-import { type Bounds, compileBounds } from './bounds.ts';
+import { type Bounds, compileBounds, isObject, type Json } from './bounds.ts';
 
 /** A parsed OpenAPI 3.1 description. */
 export type OpenApiDocument = oas31.OpenAPIObject & {
@@ -23,7 +21,6 @@ export interface BodyBranch {
   mode: 'prepare' | 'submit';
   properties: ReadonlySet<string>;
   required: ReadonlySet<string>;
-  /** Each declared field's schema, its `$ref` followed. */
   fields: ReadonlyMap<string, oas31.SchemaObject>;
 }
 
@@ -32,34 +29,30 @@ export interface Parameter {
   name: string;
   required: boolean;
   schema: oas31.SchemaObject;
-  /** The description's parameter object. */
   source: oas31.ParameterObject;
 }
 
 /** One operation of the description, as the platform serves it. */
 export interface Operation {
   operationId: string;
-  /** Lower case, as the description writes it. */
   method: Method;
-  /** The description's template, `/contracts/vault/{owner}`. */
+  /** `/contracts/vault/{owner}`. */
   template: string;
   /** `security: []`: no key. */
   public: boolean;
-  /** The security requirements include `{}`: a key is optional (keyless callers are limited per client IP). */
+  /** The security requirements include `{}` (keyless callers are limited per client IP). */
   keyOptional: boolean;
-  /** `x-required-scope`. */
+  /** `x-required-scope`, `x-required-role`. */
   scope?: string;
-  /** `x-required-role`. */
   role?: string;
   bucket: Bucket;
   /** Declares the `Idempotency-Key` header. */
   idempotent: boolean;
-  /** The JSON request body, when the operation takes one. */
   body?: { required: boolean; branches: readonly BodyBranch[]; bounds: Bounds };
   parameters: { path: readonly Parameter[]; query: readonly Parameter[]; header: readonly Parameter[] };
-  /** Query parameters declared as integers: they must be written as plain decimal digits. */
+  /** Query parameters declared as integers (plain decimal digits only). */
   integerQuery: readonly string[];
-  /** The description's operation object, for what the model does not carry (examples: scripts/mock-front.ts). */
+  /** For what the model does not carry (examples: scripts/mock-front.ts). */
   source: oas31.OperationObject;
 }
 
@@ -68,11 +61,11 @@ export interface PathRoute {
   template: string;
   /** `/contracts/vault/:owner`. */
   expressPath: string;
-  /** The declared methods (upper case, HEAD wherever GET), as `Allow` lists them. */
+  /** The declared methods (HEAD wherever GET), as `Allow` lists them. */
   allow: string;
-  /** Whether a concrete path, as sent or percent-decoded, is this template with each parameter fitting its pattern. */
+  /** A path, as sent or percent-decoded, is the template with each parameter fitting its pattern. */
   matches(path: string): boolean;
-  /** Whether a concrete path has the template's shape (each parameter one non-empty segment). */
+  /** A path has the template's shape (each parameter one non-empty segment). */
   fits(path: string): boolean;
   operations: readonly Operation[];
 }
@@ -82,20 +75,16 @@ export interface ApiModel {
   title: string;
   version: string;
   operations: ReadonlyMap<string, Operation>;
-  /** Most specific first (a literal segment before a parameter), as routes must be tried. */
+  /** Most specific first (a literal segment before a parameter). */
   routes: readonly PathRoute[];
-  /** `Allow` of the declared path a request path is, or undefined when it is none. */
   allowOf(path: string): string | undefined;
   /** `components.headers.X-Request-ID.schema.maxLength`. */
   requestIdMaxLength: number;
   /** A `components` extension (`x-removed-routes`, `x-error-codes`). */
   extension(name: `x-${string}`): unknown;
-  /** A description of `route` alone for the validator: its components, and HEAD declared as its GET. */
+  /** `route` alone for the validator: its components, and HEAD declared as its GET. */
   validatorDocument(route: PathRoute): OpenApiDocument;
 }
-
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Follows local `$ref`s (`#/components/…`) to the node they name; `{}` when there is none. */
 export function resolve<T = Json>(doc: OpenApiDocument, node: unknown): T {
@@ -117,10 +106,7 @@ export function resolve<T = Json>(doc: OpenApiDocument, node: unknown): T {
 /** `{owner}` → `:owner`. */
 export const toExpressPath = (template: string): string => template.replace(/\{([^}/]+)\}/g, ':$1');
 
-/**
- * Most specific first: a parameter segment sorts after every literal (`:` read as `~`), and a route sorts
- * before the routes it is a prefix of.
- */
+/** Most specific first: a parameter after every literal (`:` read as `~`), a route before those it prefixes. */
 export function compareRoutes(a: string, b: string): number {
   const e1 = a.replace(/\/:/g, '/~');
   const e2 = b.replace(/\/:/g, '/~');
@@ -187,11 +173,7 @@ function bodyOf(doc: OpenApiDocument, op: oas31.OperationObject, seen: Map<unkno
   return { required: body.required === true, branches, bounds: compileBounds((n) => resolve(doc, n), schema, seen) };
 }
 
-/**
- * The bucket of an operation. Reads: GET and the POST reads (tag `Reads`); writes: every other POST,
- * PATCH and DELETE. Public operations are not limited per key; `/auth/*` is limited per client IP, its
- * CORS preflights (OPTIONS) not at all.
- */
+/** vault-api.yaml "Rate limits": reads are GET and tag `Reads`; `/auth/*` is per client IP, its preflights free. */
 function bucketOf(method: Method, template: string, tags: readonly string[], isPublic: boolean): Bucket {
   if (isPublic) return template.startsWith('/auth/') && method !== 'options' ? 'ip' : 'none';
   return method === 'get' || tags.includes('Reads') ? 'read' : 'write';

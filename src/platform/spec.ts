@@ -1,6 +1,4 @@
-// The two descriptions (spec/vault-api.yaml, spec/did-resolver.yaml) at run time: each read, parsed and
-// modelled once per process (src/platform/operations.ts), whichever app or test asks first. Callers must
-// not mutate what they get: the validator is given its own copies.
+// The two descriptions, each modelled once per process. Callers must not mutate what they get.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
@@ -13,7 +11,6 @@ export const RESOLVER_SPEC_URL = new URL('../../spec/did-resolver.yaml', import.
 
 const parsed = new Map<string, ApiModel>();
 
-/** The model of the description at `url`, read once per process. */
 export function loadModel(url: URL): ApiModel {
   let model = parsed.get(url.href);
   if (model === undefined) {
