@@ -51,27 +51,13 @@ export function answerClientError(
   answering = false,
 ): void {
   const answer = clientErrorAnswer(err);
-  if (!answer || !socket.writable || answering) {
-    socket.destroy();
-    return;
-  }
-  const status = `HTTP/1.1 ${answer.status} ${http.STATUS_CODES[answer.status]}`;
-  let text: string;
-  if (answer.code === undefined) {
-    text = `${status}\r\nConnection: close\r\n\r\n`;
-  } else {
-    const body = JSON.stringify(envelope(answer.code, answer.message));
-    const head = [
-      status,
-      'Content-Type: application/json; charset=utf-8',
-      `Content-Length: ${Buffer.byteLength(body)}`,
-      'Cache-Control: no-store',
-      'Connection: close',
-    ].join('\r\n');
-    text = `${head}\r\n\r\n${body}`;
-  }
+  if (!answer || !socket.writable || answering) return void socket.destroy();
+  const body = answer.code === undefined ? '' : JSON.stringify(envelope(answer.code, answer.message));
+  const head = [`HTTP/1.1 ${answer.status} ${http.STATUS_CODES[answer.status]}`];
+  const json = 'Content-Type: application/json; charset=utf-8';
+  if (body) head.push(json, `Content-Length: ${Buffer.byteLength(body)}`, 'Cache-Control: no-store');
   // The server allows half-open sockets.
-  socket.end(text, () => socket.destroy());
+  socket.end(`${[...head, 'Connection: close'].join('\r\n')}\r\n\r\n${body}`, () => socket.destroy());
 }
 
 /** `http.createServer(handler)`, answering client errors in the envelope `setErrorEnvelope` gave `handler`. */
@@ -91,16 +77,9 @@ export function createHttpServer(handler: http.RequestListener): http.Server {
 function trackAnswers(server: http.Server): (socket: Duplex) => boolean {
   const open = new WeakMap<Duplex, Set<http.ServerResponse>>();
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const socket = req.socket;
-    let responses = open.get(socket);
-    if (!responses) open.set(socket, (responses = new Set()));
-    const set = responses;
-    set.add(res);
+    const set = open.get(req.socket) ?? new Set();
+    open.set(req.socket, set.add(res));
     res.once('close', () => set.delete(res));
   });
-  return (socket) => {
-    const responses = open.get(socket);
-    if (responses) for (const res of responses) if (res.headersSent && !res.writableFinished) return true;
-    return false;
-  };
+  return (socket) => [...(open.get(socket) ?? [])].some((res) => res.headersSent && !res.writableFinished);
 }

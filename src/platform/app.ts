@@ -177,13 +177,7 @@ function front<Ops>(o: ServiceAppOptions<Ops>): express.Router {
   // GET and HEAD goes on to the path's route (405, OPTIONS 204).
   const probes = express.Router();
   probes.get('/metrics', metricsHandler(o.metrics.metrics));
-  probes.get(
-    '/ready',
-    readiness(o.ready.checks, {
-      ...(o.ready.logger ? { logger: o.ready.logger } : {}),
-      ...(o.ready.draining ? { draining: o.ready.draining } : {}),
-    }),
-  );
+  probes.get('/ready', readiness(o.ready.checks, o.ready));
   // A probe holds the warm-up off only while in flight: a prober polling often would otherwise hold it off for good.
   const idle = o.validator.warm;
   if (idle)

@@ -156,12 +156,10 @@ export interface BodyReadError {
   /** The raw text, on a parse failure. */
   body?: unknown;
 }
-const isBodyReadError = (e: unknown): e is BodyReadError =>
-  typeof e === 'object' &&
-  e !== null &&
-  typeof (e as BodyReadError).type === 'string' &&
-  typeof (e as BodyReadError).status === 'number' &&
-  (e as BodyReadError).status < 500;
+const isBodyReadError = (e: unknown): e is BodyReadError => {
+  const { type, status } = (e ?? {}) as Partial<BodyReadError>;
+  return typeof type === 'string' && typeof status === 'number' && status < 500;
+};
 
 /** A service's named codes for each kind of refusal: the one thing that differs between the services. */
 export interface FailureCodes<Code extends string> {

@@ -92,13 +92,11 @@ export function resolve<T = Json>(doc: OpenApiDocument, node: unknown): T {
   for (let hops = 0; isObject(current) && typeof current['$ref'] === 'string' && hops < 20; hops++) {
     const ref = current['$ref'];
     if (!ref.startsWith('#/')) throw new Error(`external $ref ${ref} is not supported`);
-    current = ref
+    const parts = ref
       .slice(2)
       .split('/')
-      .reduce<unknown>(
-        (at, part) => (isObject(at) ? at[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined),
-        doc,
-      );
+      .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+    current = parts.reduce<unknown>((at, part) => (isObject(at) ? at[part] : undefined), doc);
   }
   return (isObject(current) ? current : {}) as T;
 }
@@ -229,41 +227,28 @@ function routeOf(doc: OpenApiDocument, template: string, seen: Map<unknown, Boun
   };
 }
 
-/** The `#/components/<kind>/<name>` references reachable from `node`, followed through the components. */
-function reachableComponents(doc: OpenApiDocument, node: unknown): Map<string, Set<string>> {
-  const found = new Map<string, Set<string>>();
+/** The components (`#/components/<kind>/<name>`) reachable from `node`, followed through the components. */
+function reachableComponents(doc: OpenApiDocument, node: unknown): Record<string, Json> {
+  const picked: Record<string, Json> = {};
   const stack: unknown[] = [node];
   while (stack.length > 0) {
     const at = stack.pop();
-    if (Array.isArray(at)) stack.push(...at);
-    if (!isObject(at)) continue;
-    for (const [key, value] of Object.entries(at)) {
-      const m = key === '$ref' && typeof value === 'string' ? /^#\/components\/([^/]+)\/([^/]+)$/.exec(value) : null;
-      if (!m) {
-        stack.push(value);
-        continue;
-      }
-      const [, kind, name] = m as unknown as [string, string, string];
-      const names = found.get(kind) ?? new Set<string>();
-      found.set(kind, names);
-      if (names.has(name)) continue;
-      names.add(name);
-      stack.push((doc.components as Json)[kind] && ((doc.components as Json)[kind] as Json)[name]);
-    }
+    if (typeof at !== 'object' || at === null) continue;
+    stack.push(...Object.values(at));
+    const [, kind, name] = /^#\/components\/([^/]+)\/([^/]+)$/.exec(String((at as Json)['$ref'])) ?? [];
+    if (kind === undefined || name === undefined || Object.hasOwn(picked[kind] ?? {}, name)) continue;
+    const target = ((doc.components as Json)[kind] as Json | undefined)?.[name];
+    (picked[kind] ??= {})[name] = target;
+    stack.push(target);
   }
-  return found;
+  return picked;
 }
 
 function validatorDocument(doc: OpenApiDocument, route: PathRoute): OpenApiDocument {
   const item = { ...doc.paths[route.template] };
   if (item.get && !item.head) item.head = item.get;
-  const reached = reachableComponents(doc, item);
-  const components: Json = {};
-  for (const [kind, all] of Object.entries(doc.components)) {
-    const names = reached.get(kind);
-    if (kind === 'securitySchemes' || kind.startsWith('x-')) components[kind] = all;
-    else if (names) components[kind] = Object.fromEntries([...names].map((n) => [n, (all as Json)[n]]));
-  }
+  const whole = Object.entries(doc.components).filter(([kind]) => kind === 'securitySchemes' || kind.startsWith('x-'));
+  const components = { ...reachableComponents(doc, item), ...Object.fromEntries(whole) };
   return structuredClone({ ...doc, components, paths: { [route.template]: item } });
 }
 
