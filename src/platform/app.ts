@@ -95,9 +95,7 @@ function methodGate(route: PathRoute): RequestHandler {
     if (hasParameters && !route.matches(req.path)) return next('route');
     if (req.method === 'OPTIONS') {
       res.set('Allow', optionsAllow);
-      if (declared.has('OPTIONS')) return next();
-      res.status(204).end();
-      return;
+      return declared.has('OPTIONS') ? next() : void res.status(204).end();
     }
     const message = `${req.method} method not allowed`;
     next(new RequestFailure({ status: 405, kind: 'method_not_allowed', message, items: [], allow: route.allow }));
@@ -173,11 +171,6 @@ function front<Ops>(o: ServiceAppOptions<Ops>): express.Router {
   // Before anything can answer, so every answer carries it; the request log reads it.
   router.use(requestIds({ maxLength: o.model.requestIdMaxLength }));
   if (o.requestLog) router.use(requestLog(o.requestLog));
-  // Probes: counted, logged and id'd, but before the app's steps (no key, no rate budget). Another method than
-  // GET and HEAD goes on to the path's route (405, OPTIONS 204).
-  const probes = express.Router();
-  probes.get('/metrics', metricsHandler(o.metrics.metrics));
-  probes.get('/ready', readiness(o.ready.checks, o.ready));
   // A probe holds the warm-up off only while in flight: a prober polling often would otherwise hold it off for good.
   const idle = o.validator.warm;
   if (idle)
@@ -185,6 +178,10 @@ function front<Ops>(o: ServiceAppOptions<Ops>): express.Router {
       idle.track(res, !((req.method === 'GET' || req.method === 'HEAD') && PLATFORM_PATHS.has(req.path)));
       next();
     });
+  // Probes: counted, logged and id'd, but before the app's steps (no key, no rate budget). Only GET and HEAD
+  // reach their router: another method goes on to the path's route (405, OPTIONS 204), not Express's OPTIONS.
+  const probes = express.Router().get('/metrics', metricsHandler(o.metrics.metrics));
+  probes.get('/ready', readiness(o.ready.checks, o.ready));
   router.use((req, res, next) => (req.method === 'GET' || req.method === 'HEAD' ? probes(req, res, next) : next()));
   for (const step of o.front ?? []) router.use(step);
   return router;

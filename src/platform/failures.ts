@@ -2,22 +2,17 @@
 // `Failure`), then answered from the service's table of named codes (`FailureCodes`).
 import type { Request, Response } from 'express';
 import type { ErrorAnswer } from './errors.ts';
+import type { Json } from './bounds.ts';
 import type { BodyBranch, Operation } from './operations.ts';
 
 /** An error with a code of a service's catalogue; the code's status comes from the same catalogue. */
 export class ServiceError<Code extends string = string> extends Error {
   readonly status: number;
   readonly code: Code;
-  readonly details?: Record<string, unknown>;
+  readonly details?: Json;
   /** `Allow` of a 405. */
   readonly headers?: Record<string, string>;
-  constructor(
-    status: number,
-    code: Code,
-    message: string,
-    details?: Record<string, unknown>,
-    headers?: Record<string, string>,
-  ) {
+  constructor(status: number, code: Code, message: string, details?: Json, headers?: Record<string, string>) {
     super(message);
     this.status = status;
     this.code = code;
@@ -86,15 +81,9 @@ export function isMalformedPath(err: unknown): boolean {
   return Array.isArray(e.errors) && e.errors.some((x) => MALFORMED_URI.test(String(x?.message)));
 }
 
-interface Thrown {
-  status: number;
-  message: string;
-  errors: { path?: unknown; message?: unknown; errorCode?: unknown }[];
-}
-const thrownByValidator = (err: unknown): err is Thrown => {
-  const e = err as Partial<Thrown> | null;
-  return typeof e === 'object' && e !== null && typeof e.status === 'number' && Array.isArray(e.errors);
-};
+type Thrown = { status: number; message: string; errors: { path?: unknown; message?: unknown; errorCode?: unknown }[] };
+const thrownByValidator = (err: unknown): err is Thrown =>
+  typeof (err as Thrown | null)?.status === 'number' && Array.isArray((err as Thrown).errors);
 
 /** Undefined for anything but a refusal of the platform, the validator or the router. */
 export function describeFailure(err: unknown): Failure | undefined {
@@ -155,6 +144,7 @@ export interface BodyReadError {
   message: string;
   /** The raw text, on a parse failure. */
   body?: unknown;
+  limit?: number;
 }
 const isBodyReadError = (e: unknown): e is BodyReadError => {
   const { type, status } = (e ?? {}) as Partial<BodyReadError>;
@@ -227,10 +217,6 @@ export function mapFailure<Code extends string>(
   const mapped = failure && fromFailure(codes, failure, req, operation);
   if (mapped) return answerOf(mapped);
   if (isBodyReadError(err))
-    return answerOf(
-      err.type === 'entity.too.large'
-        ? codes.payloadTooLarge((err as { limit?: unknown }).limit as number | undefined)
-        : codes.unreadableBody(err),
-    );
+    return answerOf(err.type === 'entity.too.large' ? codes.payloadTooLarge(err.limit) : codes.unreadableBody(err));
   return { status: 500, ...codes.internal(req), internal: err };
 }
