@@ -77,7 +77,6 @@ export interface ApiModel {
   operations: ReadonlyMap<string, Operation>;
   /** Most specific first (a literal segment before a parameter). */
   routes: readonly PathRoute[];
-  allowOf(path: string): string | undefined;
   /** `components.headers.X-Request-ID.schema.maxLength`. */
   requestIdMaxLength: number;
   /** A `components` extension (`x-removed-routes`, `x-error-codes`). */
@@ -268,7 +267,6 @@ export function buildModel(doc: OpenApiDocument): ApiModel {
     version: String(doc.info.version),
     operations,
     routes,
-    allowOf: (path) => routes.find((r) => r.matches(path))?.allow,
     get requestIdMaxLength() {
       if (typeof max !== 'number')
         throw new Error('the description declares no components.headers.X-Request-ID maxLength');

@@ -9,8 +9,6 @@ export interface RequestIdOptions {
 }
 
 export function requestIds({ maxLength, newId = randomUUID }: RequestIdOptions): RequestHandler {
-  if (!Number.isInteger(maxLength) || maxLength < 1)
-    throw new RangeError('requestIds: maxLength must be a positive integer');
   const acceptable = new RegExp(`^[\\x21-\\x7e]{1,${maxLength}}$`);
   return function requestId(req, res, next) {
     const sent = req.headers['x-request-id'];

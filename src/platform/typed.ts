@@ -23,26 +23,22 @@ export type RequestBodyOf<Op> = Op extends { requestBody: { content: { 'applicat
     ? B | undefined
     : undefined;
 
+/** The parameters `in` one place, as request validation has checked and coerced them; `None` when there are none. */
+type ParamsOf<Op, In extends string, None> = Op extends { parameters: { [K in In]?: infer P } }
+  ? [NonNullable<P>] extends [never]
+    ? None
+    : NonNullable<P>
+  : None;
+
 /** As strings (Express decodes them). */
-export type PathParamsOf<Op> = Op extends { parameters: { path: infer P } }
-  ? [P] extends [never]
-    ? Record<string, never>
-    : { [K in keyof P]: string }
-  : Record<string, never>;
-
-/** As request validation has checked and coerced them. */
-export type QueryOf<Op> = Op extends { parameters: { query?: infer Q } }
-  ? [NonNullable<Q>] extends [never]
-    ? Record<string, never>
-    : NonNullable<Q>
-  : Record<string, never>;
-
+export type PathParamsOf<Op, P = ParamsOf<Op, 'path', never>> = [P] extends [never]
+  ? Record<string, never>
+  : { [K in keyof P]: string };
+export type QueryOf<Op> = ParamsOf<Op, 'query', Record<string, never>>;
 /** By the lower-case names Node gives them; undeclared headers keep Node's type. */
-export type HeadersOf<Op> = Op extends { parameters: { header?: infer H } }
-  ? [NonNullable<H>] extends [never]
-    ? Record<never, never>
-    : { [K in keyof NonNullable<H> as Lowercase<K & string>]: NonNullable<H>[K] }
-  : Record<never, never>;
+export type HeadersOf<Op, H = ParamsOf<Op, 'header', Record<never, never>>> = {
+  [K in keyof H as Lowercase<K & string>]: H[K];
+};
 
 export type OperationRequest<Op> = Request<PathParamsOf<Op>, OkBody<Op>, RequestBodyOf<Op>, QueryOf<Op>> & {
   headers: HeadersOf<Op>;
