@@ -77,10 +77,7 @@ function stringAt(text: string, from: number, wantValue: boolean): { end: number
   }
 }
 
-/**
- * Undefined when the text is not well-formed enough to scan (JSON.parse then says why). A loop, not a recursion:
- * a text may open 100,000 brackets in a row.
- */
+/** Undefined when not well-formed enough to scan. A loop, not a recursion: a text may open 100,000 brackets. */
 export function inspectJsonText(text: string, maxDuplicates = 20): JsonTextFindings | undefined {
   const findings: JsonTextFindings = { duplicateMembers: [], depth: 0 };
   const stack: Frame[] = [];

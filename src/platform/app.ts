@@ -20,8 +20,7 @@ export type RouteTable<Ops> = {
   [Id in keyof Ops]?: OperationHandler<Ops[Id]> | ([OkBody<Ops[Id]>] extends [never] ? RequestHandler : never);
 };
 
-/** Middleware mounted on the app, at a path or everywhere. */
-export type Mount = RequestHandler | { path: string; handlers: RequestHandler[] };
+type Mount = { path: string; handlers: RequestHandler[] };
 
 export interface ServiceAppOptions<Ops> {
   model: ApiModel;
@@ -82,10 +81,7 @@ export function operationOf(req: Request): Operation | undefined {
 /** For logs and metrics (never the concrete path). */
 export const routeOf = (req: Request): string | undefined => operationOf(req)?.template;
 
-/**
- * 405 or OPTIONS 204 with `Allow` (a declared OPTIONS, a CORS preflight, goes on). A path whose parameter fails
- * its pattern is left to the routes after it, and so to the 404.
- */
+/** 405 or OPTIONS 204 with `Allow` (a declared OPTIONS goes on); a parameter that fails its pattern is a 404. */
 function methodGate(route: PathRoute): RequestHandler {
   const declared = new Set(route.allow.split(', '));
   const optionsAllow = declared.has('OPTIONS') ? route.allow : `${route.allow}, OPTIONS`;
@@ -141,10 +137,7 @@ function routes<Ops>(o: ServiceAppOptions<Ops>): express.Router {
   return router;
 }
 
-/**
- * One validator a step while idle, so a burst of requests does not queue behind the compiles (~0.1 s of CPU
- * each). Stops on drain: a process told to stop during start-up would otherwise wait for all of them.
- */
+/** One validator (~0.1 s of CPU) a step while idle; none once draining, or a stop in start-up waits for all. */
 function warm(validators: readonly { make(): void }[], idle: Idleness, draining?: () => boolean): void {
   let i = 0;
   idle.whenIdle(() => {
@@ -152,13 +145,6 @@ function warm(validators: readonly { make(): void }[], idle: Idleness, draining?
     validators[i++]!.make();
     return true;
   });
-}
-
-function mount(app: express.Express, mounts: readonly Mount[] | undefined): void {
-  for (const m of mounts ?? []) {
-    if (typeof m === 'function') app.use(m);
-    else app.use(m.path, ...m.handlers);
-  }
 }
 
 /** Every request's steps before the routes. */
@@ -195,9 +181,9 @@ export function createServiceApp<Ops>(o: ServiceAppOptions<Ops>): express.Expres
   app.set('trust proxy', o.trustProxy ?? false);
   setErrorEnvelope(app, o.headEnvelope);
   app.use(front(o));
-  mount(app, o.beforeRoutes);
+  for (const m of o.beforeRoutes ?? []) app.use(m.path, ...m.handlers);
   app.use(routes(o));
-  mount(app, o.afterRoutes);
+  for (const m of o.afterRoutes ?? []) app.use(m.path, ...m.handlers);
   app.use((req, _res, next) => next(o.notFound(req)));
   app.use(o.errorHandler);
   return app;

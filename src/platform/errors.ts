@@ -9,7 +9,6 @@ export interface ErrorAnswer<Code extends string = string> {
   status: number;
   code: Code;
   message: string;
-  /** The resolver's `details`. */
   details?: Record<string, unknown>;
   /** `Allow` of a 405. */
   headers?: Record<string, string>;

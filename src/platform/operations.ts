@@ -3,7 +3,6 @@
 import type { oas31 } from 'openapi3-ts';
 import { type Bounds, compileBounds, isObject, type Json } from './bounds.ts';
 
-/** A parsed OpenAPI 3.1 description. */
 export type OpenApiDocument = oas31.OpenAPIObject & {
   info: oas31.InfoObject & Record<string, unknown>;
   paths: oas31.PathsObject;
@@ -24,7 +23,6 @@ export interface BodyBranch {
   fields: ReadonlyMap<string, oas31.SchemaObject>;
 }
 
-/** One declared parameter, its schema resolved. */
 export interface Parameter {
   name: string;
   required: boolean;
@@ -32,7 +30,6 @@ export interface Parameter {
   source: oas31.ParameterObject;
 }
 
-/** One operation of the description, as the platform serves it. */
 export interface Operation {
   operationId: string;
   method: Method;
