@@ -78,8 +78,9 @@ function trackAnswers(server: http.Server): (socket: Duplex) => boolean {
   const open = new WeakMap<Duplex, Set<http.ServerResponse>>();
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     const set = open.get(req.socket) ?? new Set();
-    open.set(req.socket, set.add(res));
+    if (set.size === 0) open.set(req.socket, set);
     res.once('close', () => set.delete(res));
+    set.add(res);
   });
   return (socket) => [...(open.get(socket) ?? [])].some((res) => res.headersSent && !res.writableFinished);
 }

@@ -67,15 +67,12 @@ function inspectBody(req: Request, buf: Buffer, encoding: string | null, o: Json
 export function jsonBody(options: JsonBodyOptions, errors: BodyDecodingErrors): RequestHandler {
   // body-parser takes a fixed limit; the limits are a few constants.
   const parsers = new Map<number, RequestHandler>();
+  const verify = (req: Request, _res: Response, buf: Buffer, encoding: string | null) =>
+    inspectBody(req, buf, encoding, options, errors);
   const parserFor = (limit: number): RequestHandler => {
-    const parser =
-      parsers.get(limit) ??
-      express.json({
-        limit,
-        strict: options.strict ?? true,
-        verify: ((req: Request, _res: Response, buf: Buffer, encoding: string | null) =>
-          inspectBody(req, buf, encoding, options, errors)) as never,
-      });
+    const made = parsers.get(limit);
+    if (made) return made;
+    const parser = express.json({ limit, strict: options.strict ?? true, verify: verify as never });
     parsers.set(limit, parser);
     return parser;
   };
