@@ -2,7 +2,7 @@
 // real XDR forms (`LedgerKey`, `LedgerEntry`) for getLedgerEntries, footprints, metadata and the state file.
 import { xdr } from '@stellar/stellar-sdk';
 import type { LRUCache } from 'lru-cache';
-import { asBuffer, DEFAULT_KEY_CACHE_SIZES, lru, SimKeys, type KeyCacheSizes } from './crypto.ts';
+import { asBuffer, DEFAULT_KEY_CACHE_SIZES, lru, SimKeys, xdrBase64, type KeyCacheSizes } from './crypto.ts';
 import { bytesKey, fingerprint } from './fingerprint.ts';
 
 export type DataDurability = 'persistent' | 'temporary';
@@ -288,7 +288,7 @@ export class SimCodec extends SimKeys {
     const k = this.cachedLedgerKey(id, keyVal);
     let b = this.base64.get(k);
     if (b === undefined) {
-      b = k.toXdr('base64');
+      b = xdrBase64(k);
       this.base64.set(k, b);
     }
     return b;
