@@ -260,6 +260,12 @@ export class SimCodec extends SimKeys {
     return b;
   }
 
+  /** The XDR of a value that never changes, remembered per object (bytesOf): a return value is encoded for
+   *  simulateTransaction, the success hash and the meta. */
+  xdrOf(v: { toXdr(): Uint8Array }): Uint8Array {
+    return this.bytesOf(v, (x) => x.toXdr());
+  }
+
   /** An entry's LedgerEntry XDR (bytesOf). */
   entryBytes(e: Entry): Uint8Array {
     return this.bytesOf(e, (x) => this.entryXdr(x).toXdr());
@@ -278,7 +284,7 @@ export class SimCodec extends SimKeys {
   /** Instance storage as an ScMap, sorted by key XDR (the host keeps maps ordered; keys recur: bytesOf). */
   sortedMap(storage: InstanceEntry['storage']): xdr.ScMapEntry[] {
     return [...storage.values()]
-      .map((e) => ({ e, k: this.bytesOf(e.key, (v) => v.toXdr()) }))
+      .map((e) => ({ e, k: this.xdrOf(e.key) }))
       .sort((a, b) => Buffer.compare(a.k, b.k))
       .map(({ e }) => new xdr.ScMapEntry({ key: e.key, val: e.val }));
   }

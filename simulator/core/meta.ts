@@ -148,7 +148,7 @@ export function metaXdr(codec: SimCodec, rec: TxRecord, parts: MetaParts = metaP
   }
   w.word(0); // txChangesAfter
   w.word(1).word(0); // sorobanMeta present, SorobanTransactionMetaExt v0
-  if (rec.returnValue) w.word(1).bytes(rec.returnValue.toXdr());
+  if (rec.returnValue) w.word(1).bytes(codec.xdrOf(rec.returnValue));
   else w.word(0);
   w.array(parts.txEvents).array(parts.diagnostics);
   return Buffer.concat(w.pieces);

@@ -6,7 +6,7 @@ import { xdr } from '@stellar/stellar-sdk';
 import { contractEventBytes } from '../apply.ts';
 import { credentialsInvalidAt, type AuthMode } from '../auth.ts';
 import { muxedToAccount } from '../classic.ts';
-import { xdrBase64 } from '../crypto.ts';
+import { asBuffer, xdrBase64 } from '../crypto.ts';
 import type { SimCodec } from '../entries.ts';
 import type { Invocation } from '../invocation.ts';
 import { simulateInvoke } from '../simulate.ts';
@@ -192,7 +192,7 @@ export function simulateTransaction(ctx: RpcContext, p: Params): object {
     Buffer.concat([IN_SUCCESSFUL_CALL, contractEventBytes(codec, e)]).toString('base64'),
   );
   const auth = sim.auth.map(xdrBase64);
-  const retval = xdrBase64(sim.retval);
+  const retval = asBuffer(codec.xdrOf(sim.retval)).toString('base64');
   const data = xdrBase64(sim.transactionData);
   const json = (type: string) => (b64: string) => ctx.json.toJson(type, b64);
   const changes = stateChanges(ctx, sim.inv, format);
