@@ -18,12 +18,11 @@ export function requiredString(p: Params, name: string): string {
   return v;
 }
 
-/** A base64 TransactionEnvelope (or its bytes); -32602 `invalid_xdr` when it does not decode. */
-export function envelopeOf(b64: string | Buffer): xdr.TransactionEnvelope {
+/** A TransactionEnvelope from its bytes (the request's base64 through `Buffer.from`: Node's decoder, several times
+ *  faster than the SDK's atob loop); -32602 `invalid_xdr` when it does not decode. */
+export function envelopeOf(raw: Uint8Array): xdr.TransactionEnvelope {
   try {
-    return typeof b64 === 'string'
-      ? xdr.TransactionEnvelope.fromXdr(b64, 'base64')
-      : xdr.TransactionEnvelope.fromXdr(b64);
+    return xdr.TransactionEnvelope.fromXdr(raw);
   } catch (e) {
     // @stellar/stellar-sdk 17 compiles the XDR without CAP-84 (SC_ADDRESS_TYPE_MUXED_CONTRACT = 5), so neither the
     // simulator nor the service can decode a muxed contract address: named, so a client knows what was refused.

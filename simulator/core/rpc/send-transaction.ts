@@ -2,6 +2,7 @@
 // ERROR with its TransactionResult, DUPLICATE or TRY_AGAIN_LATER.
 import type { Preexecuted } from '../apply.ts';
 import { hashFromEnvelopeXdr } from '../check.ts';
+import { xdrBase64 } from '../crypto.ts';
 import type { Params, RpcContext } from './context.ts';
 import { envelopeOf, requiredString } from './params.ts';
 import { invocationKey } from './simulate-transaction.ts';
@@ -40,6 +41,6 @@ export function sendTransaction(ctx: RpcContext, p: Params): object {
   const l = ledger.tick();
   const latest = { latestLedger: l.seq, latestLedgerCloseTime: String(l.closeTime) };
   if (out.status === 'ERROR')
-    return { status: 'ERROR', hash: out.hash, errorResultXdr: out.result.toXdr('base64'), ...latest };
+    return { status: 'ERROR', hash: out.hash, errorResultXdr: xdrBase64(out.result), ...latest };
   return { status: out.status, hash: out.hash, ...latest };
 }
