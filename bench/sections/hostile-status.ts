@@ -1,10 +1,11 @@
 // The hostile section's combined keyless case: a credential whose eddsa-rdfc-2022 proof makes the service
 // canonicalize it, and whose BitstringStatusListEntry makes it read and verify a list credential that carries an
-// eddsa-rdfc-2022 proof too. The keyless RDF limit bounds each (src/vault-api/keyless-rdf.ts: the body at
-// KEYLESS_RDF_BODY_LIMIT_BYTES, and the list it reads at the same size, src/vault-api/verification-bitstring.ts),
-// so one keyless request costs two canonicalizations at the limit; both are filled to it with distinct values of one
-// term, the costliest shape per byte. A local host serves the list: the vault API that measures it is a second one
-// with `--web-fetch true` and this host as its test host (plain HTTP on loopback, for tests only).
+// eddsa-rdfc-2022 proof too. Body and list share the keyless RDF limit (src/vault-api/keyless-rdf.ts
+// KEYLESS_RDF_BODY_LIMIT_BYTES; src/vault-api/verification-bitstring.ts gives the list what the body left). The
+// cost grows faster than the size, so the worst split is the smallest body and a list filling the rest with
+// distinct values of one term, the costliest shape per byte. A local host serves the list: the vault API that
+// measures it is a second one with `--web-fetch true` and this host as its test host (plain HTTP on loopback, for
+// tests only).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
@@ -17,7 +18,7 @@ const INDEX = 94_567;
 const LIST_PATH = '/lists/hostile';
 
 export const STATUS_CASE_NAME =
-  'eddsa-rdfc-2022 credential whose BitstringStatusListEntry names an eddsa-rdfc-2022 list, both at the limit';
+  'eddsa-rdfc-2022 credential whose BitstringStatusListEntry names an eddsa-rdfc-2022 list filling the limit with it';
 
 export interface StatusListCase {
   case: RdfcHostileCase;
@@ -60,13 +61,11 @@ export async function rdfcStatusListCase(limit: number, holder: string): Promise
           claim: values(n),
         },
       });
-    const listText = await largest(limit, async (n) => JSON.stringify(await list(n)), 4_000);
-    served.set(LIST_PATH, listText);
-    const credential = async (n: number) => {
+    const credential = async () => {
       const vc = await issueWith('eddsa-rdfc-2022', issuer, {
         '@context': [V2, TERMS],
         type: ['VerifiableCredential'],
-        credentialSubject: { id: holder, claim: values(n) },
+        credentialSubject: { id: holder },
         credentialStatus: {
           id: `${url}#${INDEX}`,
           type: 'BitstringStatusListEntry',
@@ -77,7 +76,11 @@ export async function rdfcStatusListCase(limit: number, holder: string): Promise
       });
       return JSON.stringify({ verifiableCredential: vc });
     };
-    const body = await largest(limit, credential, 4_000);
+    const body = await credential();
+    // The service counts the body as compact JSON, as JSON.stringify writes it.
+    const left = limit - Buffer.byteLength(body);
+    const listText = await largest(left, async (n) => JSON.stringify(await list(n)), 4_000);
+    served.set(LIST_PATH, listText);
     const listBytes = Buffer.byteLength(listText);
     return { case: { name: STATUS_CASE_NAME, body, expect: { verified: true } }, host, listBytes, close };
   } catch (e) {
