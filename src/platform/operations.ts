@@ -47,8 +47,6 @@ export interface Operation {
   idempotent: boolean;
   body?: { required: boolean; branches: readonly BodyBranch[]; bounds: Bounds };
   parameters: { path: readonly Parameter[]; query: readonly Parameter[]; header: readonly Parameter[] };
-  /** Query parameters declared as integers (plain decimal digits only). */
-  integerQuery: readonly string[];
   /** For what the model does not carry (examples: scripts/mock-front.ts). */
   source: oas31.OperationObject;
 }
@@ -199,7 +197,6 @@ function operationOf(
     idempotent: parameters.header.some((p) => p.name.toLowerCase() === 'idempotency-key'),
     ...(body ? { body } : {}),
     parameters,
-    integerQuery: parameters.query.filter((p) => p.schema.type === 'integer').map((p) => p.name),
     source: op,
   };
 }

@@ -40,7 +40,6 @@ import { legacyBasePaths, checkLegacyBasePaths, DEFAULT_LEGACY_BASE_PATHS } from
 import { rateLimit } from './middleware/rate-limit.ts';
 import { removedRoutes, removedRoutesOf } from './middleware/removed-routes.ts';
 import { requireScopes } from './middleware/scopes.ts';
-import { strictIntegerQuery } from '../platform/strict-query.ts';
 import { contractRoutes } from './routes/contracts.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { createDocsRoutes, publicRoutes } from './routes/public.ts';
@@ -100,8 +99,7 @@ type Layers = (op: Operation, validate: express.RequestHandler[]) => express.Req
 /**
  * The layers of each operation, each made once and shared by every route's chain. A step is left out where
  * it would pass every request untouched: the answer capture and the Idempotency-Key where the operation
- * takes no key, the preflight off the OPTIONS of /auth/*, the body where the operation has none, the
- * integer check where it has no integer query parameter.
+ * takes no key, the preflight off the OPTIONS of /auth/*, and the body where the operation has none.
  */
 function operationLayers(deps: VaultAppDeps): Layers {
   const preflight = corsPreflight(deps);
@@ -109,7 +107,6 @@ function operationLayers(deps: VaultAppDeps): Layers {
   const limits = rateLimit(deps);
   const scopes = requireScopes();
   const body = bodyReader();
-  const integers = strictIntegerQuery((m) => VaultErrors.invalidRequest(m));
   const once = idempotency(deps);
   return (op, validate) => [
     ...(op.idempotent ? [captureAnswers] : []),
@@ -118,7 +115,6 @@ function operationLayers(deps: VaultAppDeps): Layers {
     limits,
     scopes,
     ...(op.body ? [body] : []),
-    ...(op.integerQuery.length > 0 ? [integers] : []),
     ...validate,
     ...(op.idempotent ? [once] : []),
   ];
