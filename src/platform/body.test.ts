@@ -8,7 +8,8 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startHarness, type Harness } from '../../test-support/resolver.ts';
-import { loadResolverModel, loadVaultModel } from './spec.ts';
+import { resolverModel } from './resolver-model.ts';
+import { vaultModel } from './vault-model.ts';
 import { startVaultTestEnv, stubChain, stubContractRoutes, type VaultTestEnv } from '../../test-support/vault-api.ts';
 
 const G = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';
@@ -55,8 +56,8 @@ const fill = (template: string) =>
     .replace('{did}', DID);
 const withBodies = (ops: Iterable<{ body?: unknown; method: string; template: string }>) =>
   [...ops].filter((op) => op.body !== undefined).map((op) => ({ method: op.method.toUpperCase(), path: op.template }));
-const vaultOps = withBodies(loadVaultModel().operations.values());
-const resolverOps = withBodies(loadResolverModel().operations.values());
+const vaultOps = withBodies(vaultModel.operations.values());
+const resolverOps = withBodies(resolverModel.operations.values());
 
 const apps = [
   {

@@ -130,9 +130,9 @@ function inBranch(f: FailureItem, branch: BodyBranch): boolean {
   if (f.keyword === 'oneOf') return false;
   const field = f.segments[1];
   if (field === undefined) return true;
-  if (f.keyword === 'additionalProperties' && f.segments.length === 2) return !branch.properties.has(field);
+  if (f.keyword === 'additionalProperties' && f.segments.length === 2) return !branch.fields.has(field);
   if (f.keyword === 'required' && f.segments.length === 2) return branch.required.has(field);
-  return branch.properties.has(field);
+  return branch.fields.has(field);
 }
 
 /** The validator reports the failures of every `oneOf` branch; only the branch the client meant matters. */

@@ -12,7 +12,7 @@ import { createMetrics, type WriteMode } from '../observability/index.ts';
 import { createServiceApp, type RouteTable } from '../platform/app.ts';
 import { corruptBodyMessage, jsonBody, loneSurrogateMessage, unsupportedCodingMessage } from '../platform/body.ts';
 import type { ApiModel } from '../platform/operations.ts';
-import { loadResolverModel } from '../platform/spec.ts';
+import { resolverModel } from '../platform/resolver-model.ts';
 import { BODY_LIMIT_BYTES, ResolverErrors, type ResolverAppDeps } from './context.ts';
 import { errorHandler, notFoundError } from './error-codes.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
@@ -126,7 +126,7 @@ function perIpLimit(deps: ResolverAppDeps): express.RequestHandler {
 }
 
 export async function createResolverApp(given: ResolverAppDeps): Promise<express.Express> {
-  const model = loadResolverModel();
+  const model = resolverModel;
   const deps = withMetrics(given, model);
   const { handlers, docsAssets } = resolverRoutes(deps, model);
   const body = bodyReader();

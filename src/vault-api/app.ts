@@ -30,7 +30,7 @@ import {
 } from '../platform/body.ts';
 import { errorCodeOf } from '../platform/errors.ts';
 import type { Operation } from '../platform/operations.ts';
-import { loadVaultModel } from '../platform/spec.ts';
+import { vaultModel } from '../platform/vault-model.ts';
 import { VaultErrors, peekAuth, type VaultAppDeps } from './context.ts';
 import { authenticate } from './middleware/auth.ts';
 import { CORS_ROUTES, corsHeaders, corsPreflight } from './middleware/cors.ts';
@@ -127,7 +127,7 @@ export async function createVaultApp(given: VaultAppDeps, options: VaultAppOptio
   const own = () => createMetrics({ service, domainOf: 'vault-api' });
   const deps: VaultAppDeps = given.metrics ? given : { ...given, metrics: own() };
   const metrics = deps.metrics!;
-  const model = loadVaultModel();
+  const model = vaultModel;
 
   const removed = removedRoutesOf(model);
   const prefixes = deps.legacyBasePaths ?? DEFAULT_LEGACY_BASE_PATHS;
