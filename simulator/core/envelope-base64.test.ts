@@ -1,7 +1,8 @@
 // Base64 through Node's Buffer, held to the SDK's own codec: encoding gives the SDK's text for every length (its
-// btoa works in 65,535-byte chunks), and simulateTransaction accepts exactly the envelope texts the SDK's decoder
-// accepts (Node's decoder alone also takes characters outside the alphabet and text after the padding).
-import { Account, Contract, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
+// btoa works in 65,535-byte chunks), and simulateTransaction and sendTransaction accept exactly the envelope texts
+// the SDK's decoder accepts (Node's decoder alone also takes characters outside the alphabet and text after the
+// padding), and what the simulator answers back is the envelope's own base64, never the text as sent.
+import { Account, Asset, Contract, Operation, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
 import { describe, expect, it } from 'vitest';
 import { addressToScVal } from '../host.ts';
 import { xdrBase64 } from './crypto.ts';
@@ -52,5 +53,45 @@ describe('simulateTransaction: the envelope texts the SDK decodes', () => {
     const answer = (await net.rpc('simulateTransaction', { transaction: text })) as { error?: string };
     if (decodes) expect(answer.error).toBeUndefined();
     else expect(answer.error).toBe('Could not unmarshal transaction');
+  });
+});
+
+describe('sendTransaction: the envelope texts the SDK decodes', () => {
+  /** A signed payment to self, as base64 text. */
+  function payment() {
+    const net = testNetwork({ now: clock().now });
+    const a = funded(net);
+    const acc = new Account(a.publicKey(), net.account(a.publicKey())!.seqNum.toString());
+    const tx = new TransactionBuilder(acc, { fee: '100', networkPassphrase: net.info.passphrase })
+      .addOperation(Operation.payment({ destination: a.publicKey(), asset: Asset.native(), amount: '1' }))
+      .setTimebounds(0, net.ledger.nowSec() + 300)
+      .build();
+    tx.sign(a);
+    return { net, b64: tx.toXDR() };
+  }
+
+  it.each([
+    { given: '!!! after the text', mangle: (b: string) => `${b}!!!` },
+    { given: '=AA after the text', mangle: (b: string) => `${b}=AA` },
+  ])('$given: -32602 invalid_xdr, as the SDK refuses it', async ({ mangle }) => {
+    const { net, b64 } = payment();
+    await expect(net.rpc('sendTransaction', { transaction: mangle(b64) })).rejects.toMatchObject({
+      code: -32602,
+      message: 'invalid_xdr',
+    });
+  });
+
+  it('a space inside: applied, and answered back as the envelope’s own base64', async () => {
+    const { net, b64 } = payment();
+    const sent = (await net.rpc('sendTransaction', { transaction: `${b64.slice(0, 8)} ${b64.slice(8)}` })) as {
+      hash: string;
+      latestLedger: number;
+    };
+    const got = (await net.rpc('getTransaction', { hash: sent.hash })) as { status: string; envelopeXdr: string };
+    expect([got.status, got.envelopeXdr]).toEqual(['SUCCESS', b64]);
+    const ledgers = (await net.rpc('getLedgers', { startLedger: sent.latestLedger - 1, pagination: { limit: 2 } })) as {
+      ledgers: unknown[];
+    };
+    expect(ledgers.ledgers.length).toBeGreaterThan(0);
   });
 });
