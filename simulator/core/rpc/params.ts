@@ -18,11 +18,13 @@ export function requiredString(p: Params, name: string): string {
   return v;
 }
 
-/** A TransactionEnvelope from its bytes (the request's base64 through `Buffer.from`: Node's decoder, several times
- *  faster than the SDK's atob loop); -32602 `invalid_xdr` when it does not decode. */
-export function envelopeOf(raw: Uint8Array): xdr.TransactionEnvelope {
+/** A TransactionEnvelope from its bytes, or from base64 text the SDK decodes; -32602 `invalid_xdr` when it does not
+ *  decode. */
+export function envelopeOf(input: Uint8Array | string): xdr.TransactionEnvelope {
   try {
-    return xdr.TransactionEnvelope.fromXdr(raw);
+    return typeof input === 'string'
+      ? xdr.TransactionEnvelope.fromXdr(input, 'base64')
+      : xdr.TransactionEnvelope.fromXdr(input);
   } catch (e) {
     // @stellar/stellar-sdk 17 compiles the XDR without CAP-84 (SC_ADDRESS_TYPE_MUXED_CONTRACT = 5), so neither the
     // simulator nor the service can decode a muxed contract address: named, so a client knows what was refused.

@@ -49,7 +49,10 @@ function unsupportedHostFunction(hf: xdr.HostFunction): string | undefined {
 /** The envelope, or stellar-rpc's `error` for one that does not decode. */
 function decoded(b64: string): xdr.TransactionEnvelope | { error: string } {
   try {
-    return envelopeOf(Buffer.from(b64, 'base64'));
+    // Node's decoder is several times faster than the SDK's atob loop, but skips what atob refuses (a character
+    // outside the alphabet, text after the padding): only text it gives back unchanged is decoded there.
+    const raw = Buffer.from(b64, 'base64');
+    return envelopeOf(raw.toString('base64') === b64 ? raw : b64);
   } catch (e) {
     const detail = (e as Error).message.replace(/^invalid_xdr:? ?/, '');
     return { error: `Could not unmarshal transaction${detail ? ` (${detail})` : ''}` };
