@@ -1,30 +1,25 @@
-// What JSON.parse does not say about a JSON text: whether it is I-JSON (RFC 7493). JSON.parse keeps the last
-// of two members with one name and turns `"\ud800"` into a string no UTF-8 encoder, JCS (RFC 8785) or SHA-256
-// input can hold. One linear pass over the text finds both, with where they are (JSON Pointers, RFC 6901), so
-// the body reader can refuse lone surrogates on every route and a verifier can refuse a credential whose
-// reader could see another document than the one checked.
+// What JSON.parse does not say: whether a text is I-JSON (RFC 7493 §2.3 repeated names, §2.1 lone surrogates, which
+// no UTF-8 encoder or JCS (RFC 8785) can hold). One linear pass finds both, as JSON Pointers (RFC 6901).
 
 export interface JsonTextFindings {
-  /** JSON Pointer of the first string (member name or value) that holds a lone surrogate. */
   loneSurrogateAt?: string;
-  /** JSON Pointers of the repeated members (at most `maxDuplicates`, in text order). */
+  /** At most `maxDuplicates`, in text order. */
   duplicateMembers: string[];
-  /** How deep the text nests: 0 for a scalar, 1 for `[]` or `{"a":1}`, 2 for `[[]]`. */
+  /** 0 for a scalar, 1 for `[]` or `{"a":1}`, 2 for `[[]]`. */
   depth: number;
 }
 
 /** An open container: an object's names and member (undefined after a lone surrogate), or an array's index. */
 interface Frame {
-  /** A list while the object is small (a Set for each small object made a credential's scan 15-50 % slower). */
+  /** A list while small (a Set for each small object made a credential's scan 15-50 % slower), then `set`. */
   names?: string[];
-  /** The names once there are more than 16. */
   set?: Set<string>;
   at: string | number | undefined;
 }
 
 const isWs = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
-/** The JSON Pointer (RFC 6901: `~` → `~0`, `/` → `~1`) of the first `depth` open containers' members, then `last`. */
+/** The JSON Pointer of the first `depth` open containers' members, then `last`. */
 function pointer(stack: readonly Frame[], depth: number, last?: string): string {
   const parts = stack.slice(0, depth).map((f) => f.at);
   if (last !== undefined) parts.push(last);
@@ -34,10 +29,7 @@ function pointer(stack: readonly Frame[], depth: number, last?: string): string 
     .join('');
 }
 
-/**
- * From the first escape at `from` of a string, to its real closing quote, pairing \uD8xx with \uDCxx: that
- * quote's index and whether a surrogate stands alone; undefined when the string does not end.
- */
+/** From a string's first escape at `from` to its closing quote, pairing \uD8xx with \uDCxx. */
 export function scanEscapes(text: string, from: number): { close: number; lone: boolean } | undefined {
   const n = text.length;
   let j = from;
@@ -64,13 +56,9 @@ export function scanEscapes(text: string, from: number): { close: number; lone: 
   return { close: j, lone: lone || pendingHigh };
 }
 
-/**
- * The string at text[from] (a quote): the index after its closing quote, and its value (`''` unless asked; null
- * when it holds a lone surrogate); undefined when it does not end.
- */
+/** The string at text[from]: the index after it, and its value (`''` unless asked; null with a lone surrogate). */
 function stringAt(text: string, from: number, wantValue: boolean): { end: number; value: string | null } | undefined {
-  // Up to the closing quote or the first escape, whichever comes first (a search for either alone could run to
-  // the end of the text for every string).
+  // Both at once: a search for either alone could run to the end of the text for every string.
   let k = from + 1;
   for (; k < text.length; k++) {
     const c = text.charCodeAt(k);
@@ -89,11 +77,7 @@ function stringAt(text: string, from: number, wantValue: boolean): { end: number
   }
 }
 
-/**
- * Scans a JSON text; undefined when it is not well-formed enough to scan (JSON.parse then says why). Linear in
- * the text (each character is looked at a bounded number of times), and a loop, not a recursion: a text may
- * open or close 100,000 brackets in a row.
- */
+/** Undefined when not well-formed enough to scan. A loop, not a recursion: a text may open 100,000 brackets. */
 export function inspectJsonText(text: string, maxDuplicates = 20): JsonTextFindings | undefined {
   const findings: JsonTextFindings = { duplicateMembers: [], depth: 0 };
   const stack: Frame[] = [];
@@ -102,7 +86,7 @@ export function inspectJsonText(text: string, maxDuplicates = 20): JsonTextFindi
   const skipWs = () => {
     while (i < n && isWs(text.charCodeAt(i))) i++;
   };
-  /** A member name of the object on top (noting a repeated one) and its colon; false when not well-formed. */
+  /** A member name of the object on top and its colon; false when not well-formed. */
   const member = (): boolean => {
     skipWs();
     if (text.charCodeAt(i) !== 0x22) return false;
@@ -122,8 +106,7 @@ export function inspectJsonText(text: string, maxDuplicates = 20): JsonTextFindi
     return text.charCodeAt(i++) === 0x3a;
   };
   for (;;) {
-    // A value: an empty container whole, the opening of another (and an object's first member name), a
-    // string, or a number or literal up to the next delimiter (JSON.parse judges its spelling).
+    // A value; JSON.parse judges a number's or literal's spelling.
     skipWs();
     const c = text.charCodeAt(i);
     if (c === 0x7b || c === 0x5b) {
@@ -149,7 +132,7 @@ export function inspectJsonText(text: string, maxDuplicates = 20): JsonTextFindi
       for (let d = c; i < n && d !== 0x2c && d !== 0x5d && d !== 0x7d && !isWs(d); d = text.charCodeAt(++i));
       if (i === start) return undefined;
     }
-    // After a value: closing brackets, then a comma (and in an object the next member name) or the end.
+    // After a value: closing brackets, then a comma or the end.
     for (;;) {
       skipWs();
       const top = stack[stack.length - 1];

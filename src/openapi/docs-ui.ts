@@ -1,14 +1,13 @@
-// The /docs page of both services: swagger-ui-express's page and assets (swagger-ui-dist, served from this
-// process, never a CDN), loading the description by URL from the service's /openapi.json. The description is
-// never inlined: swagger-ui-express inlines it with String.replace, where the `$\`` of a pattern such as
-// `^G[A-Z2-7]{55}$` is a replacement pattern and breaks the script (a blank page).
+// The /docs page: swagger-ui-express's, its assets served from this process. The description is loaded by URL,
+// never inlined: swagger-ui-express inlines with String.replace, where the `$\`` of `^G[A-Z2-7]{55}$` is a
+// replacement pattern and breaks the script.
 import type { RequestHandler } from 'express';
 import swaggerUi from 'swagger-ui-express';
 
 export interface DocsUi {
-  /** GET /docs: the page. `/docs/` redirects to `/docs`, so every relative link has one base. */
+  /** `/docs/` redirects to `/docs`, so every relative link has one base. */
   page: RequestHandler;
-  /** Mounted at /docs: swagger-ui-init.js and the swagger-ui-dist files. */
+  /** Mounted at /docs. */
   assets: RequestHandler[];
 }
 

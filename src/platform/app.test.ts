@@ -6,7 +6,8 @@ import { request, serve, type Served } from '../../test-support/observability.ts
 import { testServiceApp } from '../../test-support/platform-app.ts';
 import { checkRouteTable, operationOf } from './app.ts';
 import { buildModel, type Operation } from './operations.ts';
-import { loadResolverModel, loadVaultModel, type OpenApiDocument } from './spec.ts';
+import type { OpenApiDocument } from './operations.ts';
+import { loadResolverModel, loadVaultModel } from './spec.ts';
 
 /** A description of three operations on two paths. */
 const SPEC: OpenApiDocument = {

@@ -1,11 +1,8 @@
-// The bootstrap of both services: one Express 5 app over one operation model (src/platform/operations.ts): the
-// front (`front`), the app's layers before the routes, one Express route per path of the model, most specific
-// first (`methodGate`, then per operation the app's layers and its handler; a handler that passes the request on
-// leaves the routes with `next('router')`, so no less specific route runs), the layers after, 404, the error
-// envelope. The route table is keyed by operationId: start-up fails when an operation has no handler (and is not
-// answered by a layer the app names) or a handler names no operation.
+// The bootstrap of both services: one Express app over one operation model, one Express route per path, most
+// specific first. A handler that passes a request on leaves the routes (`next('router')`), so no less specific
+// route runs it.
 import express, { type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
-import { setErrorEnvelope, type ErrorEnvelope as HeadEnvelope } from '../http/server.ts';
+import { type HeadEnvelope, setErrorEnvelope } from '../http/server.ts';
 import type { ReadinessCheck } from '../observability/health.ts';
 import { httpMetrics, metricsHandler, readiness, requestLog } from '../observability/index.ts';
 import type { RequestLogOptions } from '../observability/logging.ts';
@@ -18,69 +15,45 @@ import { requestIds } from './request-id.ts';
 import type { OkBody, OperationHandler } from './typed.ts';
 import { type ValidatorOptions, type ValidatorPool, validatorPool } from './validator.ts';
 
-/**
- * Handlers by operationId, each typed from its operation (`operations` of src/generated/*.ts); an operation
- * whose success is not JSON (an HTML page, a 204) may take a plain Express handler.
- */
+/** Handlers by operationId; an operation whose success is not JSON (a page, a 204) may take a plain handler. */
 export type RouteTable<Ops> = {
   [Id in keyof Ops]?: OperationHandler<Ops[Id]> | ([OkBody<Ops[Id]>] extends [never] ? RequestHandler : never);
 };
 
-/** Middleware mounted on the app, at a path or everywhere. */
-export type Mount = RequestHandler | { path: string; handlers: RequestHandler[] };
+type Mount = { path: string; handlers: RequestHandler[] };
 
 export interface ServiceAppOptions<Ops> {
   model: ApiModel;
   validator: ValidatorOptions & {
-    /**
-     * Make every path's validator instance in the background while `warm` says the process is idle (started
-     * services, which give all their apps the process's one; tests make them lazily, on first request). The
-     * app counts its requests there (a probe only while in flight).
-     */
+    /** Make every path's validator in the background while idle (started services; tests make them on use). */
     warm?: Idleness;
-    /**
-     * The path validators this app shares with the process's other apps of its description and options (the
-     * started services' two vault APIs share one); without it, the app makes its own.
-     */
+    /** Validators shared with the process's other apps of this description (the two vault APIs). */
     pool?: ValidatorPool;
   };
-  /** Express's `trust proxy` (req.ip from forwarded addresses of trusted proxies only). */
   trustProxy?: boolean | string | number | string[];
-  /** The service's error body, for a request head Node cannot parse (src/http/server.ts). */
   headEnvelope: HeadEnvelope;
   /** Before anything reads the URL (the vault API's legacy base paths). */
   rewrite?: RequestHandler[];
   metrics: HttpMetricsOptions;
-  /** The one request line per request; none without a logger (tests of an app alone). */
   requestLog?: RequestLogOptions | undefined;
   ready: { checks: readonly ReadinessCheck[]; logger?: RequestLogOptions['logger']; draining?: () => boolean };
-  /** Steps of the front after /metrics and /ready, run on every request. */
+  /** Steps after /metrics and /ready, on every request. */
   front?: RequestHandler[];
-  /** After the front, before the routes (layers mounted at a path). */
   beforeRoutes?: Mount[];
-  /**
-   * The layers of one operation, between the method gate and its handler, in order; `validate` is its
-   * request validation (oversized collections first, then the validator). Only what acts on that operation.
-   */
+  /** An operation's layers before its handler; `validate` is its request validation. */
   layers: (operation: Operation, validate: RequestHandler[]) => RequestHandler[];
-  /** The handler of each operation, by operationId. */
   handlers: RouteTable<Ops>;
-  /** Operations a layer answers before their handler would run (the app's own docs pages, CORS preflights). */
+  /** Operations a layer answers before their handler would run (docs pages, CORS preflights). */
   answeredByLayers?: readonly string[];
-  /** After the routes, before the 404. */
   afterRoutes?: Mount[];
-  /** The error of a request no route answered. */
   notFound: (req: Request) => Error;
   errorHandler: ErrorRequestHandler;
 }
 
-/** The operations the platform answers itself (GET /metrics, GET /ready). */
+/** Answered by the platform itself. */
 const PLATFORM_PATHS: ReadonlySet<string> = new Set(['/metrics', '/ready']);
 
-/**
- * Refuses a route table that does not cover the model exactly: an operation without a handler, or a
- * handler (or an operation said to be answered by a layer) that names no operation.
- */
+/** Refuses a route table that does not cover the model exactly. */
 export function checkRouteTable(
   model: ApiModel,
   handlers: Record<string, unknown>,
@@ -100,20 +73,15 @@ export function checkRouteTable(
 
 const OPERATION = Symbol('operation');
 
-/** The operation a request was routed to (undefined before the routes, or when none matched). */
+/** Undefined before the routes, or when none matched. */
 export function operationOf(req: Request): Operation | undefined {
   return (req as unknown as Record<symbol, Operation | undefined>)[OPERATION];
 }
 
-/** The model's route template of a request, for logs and metrics (never the concrete path). */
+/** For logs and metrics (never the concrete path). */
 export const routeOf = (req: Request): string | undefined => operationOf(req)?.template;
 
-/**
- * First on each path's route: a declared method goes on; OPTIONS is answered 204 with `Allow` (a declared
- * OPTIONS, a CORS preflight, goes on to its operation with `Allow` set); any other method is 405 with
- * `Allow`. A path that only looks like the template (a parameter that fails its pattern) is left to the
- * routes after it, and so to the 404.
- */
+/** 405 or OPTIONS 204 with `Allow` (a declared OPTIONS goes on); a parameter that fails its pattern is a 404. */
 function methodGate(route: PathRoute): RequestHandler {
   const declared = new Set(route.allow.split(', '));
   const optionsAllow = declared.has('OPTIONS') ? route.allow : `${route.allow}, OPTIONS`;
@@ -123,16 +91,14 @@ function methodGate(route: PathRoute): RequestHandler {
     if (hasParameters && !route.matches(req.path)) return next('route');
     if (req.method === 'OPTIONS') {
       res.set('Allow', optionsAllow);
-      if (declared.has('OPTIONS')) return next();
-      res.status(204).end();
-      return;
+      return declared.has('OPTIONS') ? next() : void res.status(204).end();
     }
     const message = `${req.method} method not allowed`;
     next(new RequestFailure({ status: 405, kind: 'method_not_allowed', message, items: [], allow: route.allow }));
   };
 }
 
-/** Oversized collections of the body, before the validator checks every item (src/platform/bounds.ts). */
+/** Before the validator checks every item (src/platform/bounds.ts). */
 function boundsOf(op: Operation): RequestHandler[] {
   const bounds = op.body?.bounds;
   if (!bounds) return [];
@@ -151,7 +117,6 @@ function routes<Ops>(o: ServiceAppOptions<Ops>): express.Router {
   const pool = o.validator.pool ?? validatorPool();
   const validators = o.model.routes.map((route) => pool.of(o.model, route, o.validator));
   if (o.validator.warm) warm(validators, o.validator.warm, o.ready.draining);
-  // The table's handlers are typed from their operations; the validator has checked what they read.
   const handlers = o.handlers as Record<string, RequestHandler | undefined>;
   o.model.routes.forEach((route, i) => {
     const chain = router.route(route.expressPath).all(methodGate(route));
@@ -172,15 +137,7 @@ function routes<Ops>(o: ServiceAppOptions<Ops>): express.Router {
   return router;
 }
 
-/**
- * Makes every path's validator in the background, one per turn of the event loop, while the process is idle: no
- * request in flight and none for a quiet interval (src/platform/idle.ts), so a burst of requests does not queue
- * behind these compiles (~0.1 s of CPU each), only behind the one running when it arrives (the apps of a process
- * share one queue of steps, one step a turn of the event loop). A request for a path not made yet makes it then;
- * one that a request, or another app of its pool, has already made costs nothing.
- * Stops once the service drains: a process told to stop during start-up would otherwise wait for the warming (half
- * a minute on a loaded host) before it exits.
- */
+/** One validator (~0.1 s of CPU) a step while idle; none once draining, or a stop in start-up waits for all. */
 function warm(validators: readonly { make(): void }[], idle: Idleness, draining?: () => boolean): void {
   let i = 0;
   idle.whenIdle(() => {
@@ -190,14 +147,7 @@ function warm(validators: readonly { make(): void }[], idle: Idleness, draining?
   });
 }
 
-function mount(app: express.Express, mounts: readonly Mount[] | undefined): void {
-  for (const m of mounts ?? []) {
-    if (typeof m === 'function') app.use(m);
-    else app.use(m.path, ...m.handlers);
-  }
-}
-
-/** Every request's steps before the routes, as one Express router. */
+/** Every request's steps before the routes. */
 function front<Ops>(o: ServiceAppOptions<Ops>): express.Router {
   const router = express.Router();
   // First: every later step, logs and metrics included, reads the canonical URL.
@@ -207,25 +157,17 @@ function front<Ops>(o: ServiceAppOptions<Ops>): express.Router {
   // Before anything can answer, so every answer carries it; the request log reads it.
   router.use(requestIds({ maxLength: o.model.requestIdMaxLength }));
   if (o.requestLog) router.use(requestLog(o.requestLog));
-  // Probes: counted, logged and id'd, but before the app's steps (no key, no rate budget, no body). Only
-  // GET and HEAD reach their router: another method goes on to the path's route (405, OPTIONS 204).
-  const probes = express.Router();
-  probes.get('/metrics', metricsHandler(o.metrics.metrics));
-  probes.get(
-    '/ready',
-    readiness(o.ready.checks, {
-      ...(o.ready.logger ? { logger: o.ready.logger } : {}),
-      ...(o.ready.draining ? { draining: o.ready.draining } : {}),
-    }),
-  );
-  // Every request holds the validators' warm-up off while in flight and, but for the probes', for the quiet
-  // interval after it (src/platform/idle.ts): a prober polling that often would otherwise hold it off for good.
+  // A probe holds the warm-up off only while in flight: a prober polling often would otherwise hold it off for good.
   const idle = o.validator.warm;
   if (idle)
     router.use((req, res, next) => {
       idle.track(res, !((req.method === 'GET' || req.method === 'HEAD') && PLATFORM_PATHS.has(req.path)));
       next();
     });
+  // Probes: counted, logged and id'd, but before the app's steps (no key, no rate budget). Only GET and HEAD
+  // reach their router: another method goes on to the path's route (405, OPTIONS 204), not Express's OPTIONS.
+  const probes = express.Router().get('/metrics', metricsHandler(o.metrics.metrics));
+  probes.get('/ready', readiness(o.ready.checks, o.ready));
   router.use((req, res, next) => (req.method === 'GET' || req.method === 'HEAD' ? probes(req, res, next) : next()));
   for (const step of o.front ?? []) router.use(step);
   return router;
@@ -239,9 +181,9 @@ export function createServiceApp<Ops>(o: ServiceAppOptions<Ops>): express.Expres
   app.set('trust proxy', o.trustProxy ?? false);
   setErrorEnvelope(app, o.headEnvelope);
   app.use(front(o));
-  mount(app, o.beforeRoutes);
+  for (const m of o.beforeRoutes ?? []) app.use(m.path, ...m.handlers);
   app.use(routes(o));
-  mount(app, o.afterRoutes);
+  for (const m of o.afterRoutes ?? []) app.use(m.path, ...m.handlers);
   app.use((req, _res, next) => next(o.notFound(req)));
   app.use(o.errorHandler);
   return app;

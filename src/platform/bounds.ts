@@ -1,22 +1,18 @@
-// A cheap check of a request body's collection sizes against the spec, run before full request validation.
-// ajv with `allErrors` checks every item of an oversized array (and `uniqueItems` compares every pair), so a
-// 500 KB body of 80,000 items froze a service for 47 s (contract-tests/spec-bounds.test.ts). This walk visits
-// each value at most once, descends only into collections within their bounds, and stops at the first
-// oversized one: an array over `maxItems`, an object over `maxProperties`, or a closed object
-// (`additionalProperties: false`) with more unknown keys than an error message names. It never refuses a
-// body the schema accepts; what it lets through, ajv then validates in full. The bounds are compiled by the
-// operation model (src/platform/operations.ts), which follows the `$ref`s.
+// Collection sizes checked before the validator: ajv with `allErrors` checks every item of an oversized array
+// (`uniqueItems` every pair), so a 500 KB body of 80,000 items froze a service for 47 s. This walk stops at the
+// first oversized collection, and never refuses a body the schema accepts.
 
-type Json = Record<string, unknown>;
+export type Json = Record<string, unknown>;
+export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** One failure in the validator's shape (path, message, keyword), so the error mapping treats it as its own. */
+/** In the validator's shape, so the error mapping treats it as its own. */
 export interface BoundFailure {
   path: string;
   message: string;
   errorCode: string;
 }
 
-/** Unknown keys of a closed object that ajv may report one by one; beyond this the walk answers instead. */
+/** Unknown keys of a closed object ajv may report one by one; beyond this the walk answers. */
 export const UNKNOWN_KEYS_REPORTED = 10;
 
 /** The size rules of one schema node, with $refs, oneOf/anyOf and allOf compiled in. */
@@ -25,19 +21,16 @@ export interface Bounds {
   items?: Bounds;
   prefixItems?: Bounds[];
   maxProperties?: number;
-  /** The declared properties of a closed object; undefined when unknown keys are allowed. */
+  /** The declared properties of a closed object (`additionalProperties: false`). */
   closed?: ReadonlySet<string>;
   required?: readonly string[];
   properties?: Map<string, Bounds>;
-  /** The schema of unknown keys when it is a schema (not `true`/`false`). */
   additional?: Bounds;
-  /** Alternatives (oneOf/anyOf): the value must pass one of them. */
+  /** oneOf and anyOf. */
   anyOf?: Bounds[];
-  /** Conjuncts (allOf): the value must pass each. */
   allOf?: Bounds[];
 }
 
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const pointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
 export function compileBounds(deref: (node: unknown) => unknown, node: unknown, seen: Map<unknown, Bounds>): Bounds {
@@ -63,7 +56,7 @@ export function compileBounds(deref: (node: unknown) => unknown, node: unknown, 
   return b;
 }
 
-/** Whether an alternative can match `value` at all: its required keys are there, and it knows every key. */
+/** An alternative can match `value` at all: its required keys are there, and it knows every key. */
 function plausible(b: Bounds, value: unknown): boolean {
   if (!isObject(value)) return true;
   if (b.required?.some((k) => !Object.hasOwn(value, k))) return false;
@@ -71,13 +64,16 @@ function plausible(b: Bounds, value: unknown): boolean {
   return b.anyOf ? b.anyOf.some((a) => plausible(a, value)) : true;
 }
 
+const failure = (path: string, keyword: string, message: string): BoundFailure => ({
+  path,
+  message,
+  errorCode: `${keyword}.openapi.validation`,
+});
+
 export function oversizedIn(b: Bounds, value: unknown, path = '/body'): BoundFailure[] | undefined {
   if (Array.isArray(value)) {
-    if (b.maxItems !== undefined && value.length > b.maxItems) {
-      return [
-        { path, message: `must NOT have more than ${b.maxItems} items`, errorCode: 'maxItems.openapi.validation' },
-      ];
-    }
+    if (b.maxItems !== undefined && value.length > b.maxItems)
+      return [failure(path, 'maxItems', `must NOT have more than ${b.maxItems} items`)];
     for (let i = 0; i < value.length; i++) {
       const sub = b.prefixItems?.[i] ?? b.items;
       const f = sub && oversizedIn(sub, value[i], `${path}/${i}`);
@@ -85,25 +81,14 @@ export function oversizedIn(b: Bounds, value: unknown, path = '/body'): BoundFai
     }
   } else if (isObject(value)) {
     const keys = Object.keys(value);
-    if (b.maxProperties !== undefined && keys.length > b.maxProperties) {
-      return [
-        {
-          path,
-          message: `must NOT have more than ${b.maxProperties} properties`,
-          errorCode: 'maxProperties.openapi.validation',
-        },
-      ];
-    }
-    if (b.closed && keys.length > b.closed.size + UNKNOWN_KEYS_REPORTED) {
-      const unknown = keys.filter((k) => !b.closed!.has(k));
-      if (unknown.length > UNKNOWN_KEYS_REPORTED) {
-        return unknown.slice(0, UNKNOWN_KEYS_REPORTED).map((k) => ({
-          path: `${path}/${k}`,
-          message: 'must NOT have additional properties',
-          errorCode: 'additionalProperties.openapi.validation',
-        }));
-      }
-    }
+    if (b.maxProperties !== undefined && keys.length > b.maxProperties)
+      return [failure(path, 'maxProperties', `must NOT have more than ${b.maxProperties} properties`)];
+    const unknown =
+      b.closed && keys.length > b.closed.size + UNKNOWN_KEYS_REPORTED && keys.filter((k) => !b.closed!.has(k));
+    if (unknown && unknown.length > UNKNOWN_KEYS_REPORTED)
+      return unknown
+        .slice(0, UNKNOWN_KEYS_REPORTED)
+        .map((k) => failure(`${path}/${k}`, 'additionalProperties', 'must NOT have additional properties'));
     for (const k of keys) {
       const sub = b.properties?.get(k) ?? b.additional;
       const f = sub && oversizedIn(sub, value[k], `${path}/${pointer(k)}`);
@@ -115,8 +100,7 @@ export function oversizedIn(b: Bounds, value: unknown, path = '/body'): BoundFai
     if (f) return f;
   }
   if (b.anyOf) {
-    // The alternatives the value could be meant for (prepare fields, or {signedXdr} alone); when none
-    // could, every alternative fails anyway, so any oversized collection is worth reporting.
+    // The alternatives the value could be meant for; when none could, any oversized collection is worth reporting.
     const candidates = b.anyOf.filter((a) => plausible(a, value));
     const tried = candidates.length ? candidates : b.anyOf;
     let first: BoundFailure[] | undefined;

@@ -1,40 +1,33 @@
-// The error envelope of both services: every failure, whatever threw it, becomes one answer of the spec's
-// shape. Each service maps what it knows (its own error type, chain and store faults, the validator's
-// failures) to an `ErrorAnswer`; this module does the rest the same way for both: the code kept for the
-// request log, the log line of a fault, the answer's headers, the message cut to the spec's bound, and a
-// connection cut when the answer had already started (nothing honest can be sent then).
+// The error envelope of both services: every failure, whatever threw it, becomes one answer of the spec's shape.
 import type { ErrorRequestHandler, Request } from 'express';
 import { clip } from '../openapi/error-bounds.ts';
 import { operationOf } from './app.ts';
 import { type FailureCodes, mapFailure } from './failures.ts';
 import { requestIdOf } from './request-id.ts';
 
-/** An error answer in a service's words. */
 export interface ErrorAnswer<Code extends string = string> {
   status: number;
   code: Code;
   message: string;
-  /** The resolver's `details`. */
   details?: Record<string, unknown>;
-  /** Response headers of the answer (`Allow` of a 405). */
+  /** `Allow` of a 405. */
   headers?: Record<string, string>;
-  /** The fault behind the answer, for the log only (never sent). */
+  /** For the log only (never sent). */
   internal?: unknown;
 }
 
 export interface ErrorEnvelope<Code extends string> {
-  /** The service's named codes, which the one mapper (src/platform/failures.ts) answers every failure in. */
   codes: FailureCodes<Code>;
-  /** The body of an answer: `{error, message}` or `{code, message, details?}`, as each spec says. */
+  /** `{error, message}` or `{code, message, details?}`, as each spec says. */
   body: (answer: ErrorAnswer<Code>) => Record<string, unknown>;
-  /** A fault's log line (answers that carry `internal`). */
+  /** For answers that carry `internal`. */
   logFault?: (fault: { answer: ErrorAnswer<Code>; req: Request; requestId: string | undefined }) => void;
 }
 
 /** Longest message sent (both specs bound the envelope's `message`). */
 export const MESSAGE_MAX = 1000;
 
-/** The error code a request was answered with, for the request log. */
+/** For the request log. */
 export const errorCodeOf = (req: Request): string | undefined => {
   const code = req.res?.locals['errorCode'] as unknown;
   return typeof code === 'string' ? code : undefined;
@@ -48,7 +41,7 @@ export function errorHandler<Code extends string>(envelope: ErrorEnvelope<Code>)
     res.locals['errorCode'] = answer.code;
     if (answer.internal !== undefined) envelope.logFault?.({ answer, req, requestId: requestIdOf(res) });
     if (started) {
-      res.destroy();
+      res.destroy(); // nothing honest can be sent now
       return;
     }
     if (answer.headers) res.set(answer.headers);

@@ -1,25 +1,18 @@
-// The one failure-to-answer mapper of both services. Whatever refused a request (the platform's own method
-// and bounds checks, the request validator, the router, the body reader) is first described neutrally (a
-// `Failure`), then answered from the service's table of named codes (`FailureCodes`): each service supplies
-// only that table and its envelope (src/platform/errors.ts).
+// The one failure-to-answer mapper of both services: a refusal, whoever made it, is described neutrally (a
+// `Failure`), then answered from the service's table of named codes (`FailureCodes`).
 import type { Request, Response } from 'express';
 import type { ErrorAnswer } from './errors.ts';
+import type { Json } from './bounds.ts';
 import type { BodyBranch, Operation } from './operations.ts';
 
 /** An error with a code of a service's catalogue; the code's status comes from the same catalogue. */
 export class ServiceError<Code extends string = string> extends Error {
   readonly status: number;
   readonly code: Code;
-  readonly details?: Record<string, unknown>;
-  /** Response headers of the answer (`Allow` of a 405). */
+  readonly details?: Json;
+  /** `Allow` of a 405. */
   readonly headers?: Record<string, string>;
-  constructor(
-    status: number,
-    code: Code,
-    message: string,
-    details?: Record<string, unknown>,
-    headers?: Record<string, string>,
-  ) {
+  constructor(status: number, code: Code, message: string, details?: Json, headers?: Record<string, string>) {
     super(message);
     this.status = status;
     this.code = code;
@@ -28,28 +21,20 @@ export class ServiceError<Code extends string = string> extends Error {
   }
 }
 
-/** What a refusal is about, whichever service answers it. */
+/** `invalid`: parameters, headers or body fail their schema; `other`: any other refusal of the validator (413). */
 export type FailureKind =
-  /** A method the path does not declare: 405 with `Allow`. */
   | 'method_not_allowed'
-  /** No operation. */
   | 'not_found'
-  /** A body without Content-Type, or of a media type the operation does not take. */
   | 'unsupported_media_type'
-  /** A path segment whose percent-encoding does not decode. */
   | 'malformed_path'
-  /** The operation's parameters, headers or body fail their schema (400). */
   | 'invalid'
-  /** Any other refusal of the validator (status 413, …). */
   | 'other';
 
-/** One failing location. */
 export interface FailureItem {
   /** `/body/vcs/2/vcId`, `/query/limit`, `/headers/x`, `/params/did`. */
   path: string;
-  /** The path's segments (`['body', 'vcs', '2', 'vcId']`). */
   segments: string[];
-  /** The failing schema keyword (`maxLength`, `required`); empty for the validator's own checks. */
+  /** `maxLength`, `required`; empty for the validator's own checks. */
   keyword: string;
   message: string;
 }
@@ -60,11 +45,11 @@ export interface Failure {
   kind: FailureKind;
   message: string;
   items: FailureItem[];
-  /** The path's declared methods, on a `method_not_allowed`. */
+  /** On a `method_not_allowed`. */
   allow?: string;
 }
 
-/** A refusal the platform makes itself (405, an oversized collection). */
+/** The platform's own refusal (405, an oversized collection). */
 export class RequestFailure extends Error {
   readonly failure: Failure;
   readonly status: number;
@@ -88,7 +73,7 @@ export function failureItem(e: { path?: unknown; message?: unknown; errorCode?: 
 
 const MALFORMED_URI = /^malformed uri/;
 
-/** A path segment whose percent-encoding does not decode: the router's words, or the validator's. */
+/** The router's or the validator's words for a percent-encoding that does not decode. */
 export function isMalformedPath(err: unknown): boolean {
   const e = err as { status?: unknown; message?: unknown; errors?: { message?: unknown }[] } | null;
   if (typeof e !== 'object' || e === null || e.status !== 400) return false;
@@ -96,17 +81,11 @@ export function isMalformedPath(err: unknown): boolean {
   return Array.isArray(e.errors) && e.errors.some((x) => MALFORMED_URI.test(String(x?.message)));
 }
 
-interface Thrown {
-  status: number;
-  message: string;
-  errors: { path?: unknown; message?: unknown; errorCode?: unknown }[];
-}
-const thrownByValidator = (err: unknown): err is Thrown => {
-  const e = err as Partial<Thrown> | null;
-  return typeof e === 'object' && e !== null && typeof e.status === 'number' && Array.isArray(e.errors);
-};
+type Thrown = { status: number; message: string; errors: { path?: unknown; message?: unknown; errorCode?: unknown }[] };
+const thrownByValidator = (err: unknown): err is Thrown =>
+  typeof (err as Thrown | null)?.status === 'number' && Array.isArray((err as Thrown).errors);
 
-/** Describes a refusal (the platform's, the validator's or the router's); undefined for anything else. */
+/** Undefined for anything but a refusal of the platform, the validator or the router. */
 export function describeFailure(err: unknown): Failure | undefined {
   if (err instanceof RequestFailure) return err.failure;
   if (!thrownByValidator(err)) {
@@ -128,10 +107,7 @@ export function describeFailure(err: unknown): Failure | undefined {
   return { status: err.status, kind, message: err.message, items };
 }
 
-/**
- * The branch of a prepare | submit body the client meant: `signedXdr` present → submit, else prepare
- * (undefined when the operation's body has one branch).
- */
+/** The branch of a prepare | submit body the client meant: `signedXdr` present → submit. */
 export function branchFor(op: Operation | undefined, body: unknown): BodyBranch | undefined {
   const branches = op?.body?.branches ?? [];
   if (branches.length < 2) return undefined;
@@ -139,7 +115,7 @@ export function branchFor(op: Operation | undefined, body: unknown): BodyBranch 
   return branches.find((b) => b.mode === (submit ? 'submit' : 'prepare'));
 }
 
-/** Keeps a body failure when it belongs to `branch` (the branches of a body have disjoint fields). */
+/** A body failure belongs to `branch` (the branches of a body have disjoint fields). */
 function inBranch(f: FailureItem, branch: BodyBranch): boolean {
   if (f.segments[0] !== 'body') return true;
   if (f.keyword === 'oneOf') return false;
@@ -150,10 +126,7 @@ function inBranch(f: FailureItem, branch: BodyBranch): boolean {
   return branch.properties.has(field);
 }
 
-/**
- * The failures worth reporting: the validator reports those of every `oneOf` branch of a body, and only the
- * branch the client meant matters (all of them when none is left).
- */
+/** The validator reports the failures of every `oneOf` branch; only the branch the client meant matters. */
 export function relevantItems(items: readonly FailureItem[], op: Operation | undefined, body: unknown): FailureItem[] {
   const branch = branchFor(op, body);
   const kept = branch ? items.filter((f) => inBranch(f, branch)) : items.filter((f) => f.keyword !== 'oneOf');
@@ -164,41 +137,34 @@ export function relevantItems(items: readonly FailureItem[], op: Operation | und
 export const MALFORMED_PATH_MESSAGE =
   'the path has a malformed percent-encoding: every % must be followed by two hexadecimal digits (write a literal % as %25)';
 
-/** Errors of the JSON body reader (body-parser's shape): `type` and `status`. */
+/** body-parser's errors. */
 export interface BodyReadError {
   type: string;
   status: number;
   message: string;
   /** The raw text, on a parse failure. */
   body?: unknown;
+  limit?: number;
 }
-const isBodyReadError = (e: unknown): e is BodyReadError =>
-  typeof e === 'object' &&
-  e !== null &&
-  typeof (e as BodyReadError).type === 'string' &&
-  typeof (e as BodyReadError).status === 'number' &&
-  (e as BodyReadError).status < 500;
+const isBodyReadError = (e: unknown): e is BodyReadError => {
+  const { type, status } = (e ?? {}) as Partial<BodyReadError>;
+  return typeof type === 'string' && typeof status === 'number' && status < 500;
+};
 
 /** A service's named codes for each kind of refusal: the one thing that differs between the services. */
 export interface FailureCodes<Code extends string> {
-  /**
-   * The service's own faults (chain, stores) as its errors, `logged` when the fault goes to the log too;
-   * undefined leaves them to `internal`.
-   */
+  /** The service's own faults (chain, stores), `logged` when the fault goes to the log too. */
   translate?: (err: unknown, req: Request) => { error: ServiceError<Code>; logged?: boolean } | undefined;
   notFound: (req: Request) => ServiceError<Code>;
   methodNotAllowed: (message: string, allow: string) => ServiceError<Code>;
   malformedPath: (req: Request) => ServiceError<Code>;
   unsupportedMediaType: (req: Request, failure: Failure) => ServiceError<Code>;
-  /** `limit`: the limit the body reader applied to this request, when it says. */
+  /** `limit`: the body reader's limit for this request, when it says. */
   payloadTooLarge: (limit?: number) => ServiceError<Code>;
-  /** A body the reader refused (not JSON, over the limit is `payloadTooLarge`). */
   unreadableBody: (err: BodyReadError) => ServiceError<Code>;
-  /** A request that fails its operation's schema, in the service's named codes. */
   invalid: (failure: Failure, req: Request, operation: Operation | undefined) => ServiceError<Code>;
-  /** A 400 the service answers itself, in another shape (the resolver's resolution results); true when it did. */
+  /** A 400 the service answers itself in another shape (the resolver's resolution results); true when it did. */
   answers?: (failure: Failure, req: Request, res: Response) => boolean;
-  /** The code and words of an unexpected fault. */
   internal: (req: Request) => { code: Code; message: string };
 }
 
@@ -235,7 +201,7 @@ function fromFailure<Code extends string>(
   }
 }
 
-/** Any thrown value as an answer in the service's codes (`answered` when the service wrote it itself). */
+/** Any thrown value in the service's codes (`answered` when the service wrote it itself). */
 export function mapFailure<Code extends string>(
   codes: FailureCodes<Code>,
   err: unknown,
@@ -251,10 +217,6 @@ export function mapFailure<Code extends string>(
   const mapped = failure && fromFailure(codes, failure, req, operation);
   if (mapped) return answerOf(mapped);
   if (isBodyReadError(err))
-    return answerOf(
-      err.type === 'entity.too.large'
-        ? codes.payloadTooLarge((err as { limit?: unknown }).limit as number | undefined)
-        : codes.unreadableBody(err),
-    );
+    return answerOf(err.type === 'entity.too.large' ? codes.payloadTooLarge(err.limit) : codes.unreadableBody(err));
   return { status: 500, ...codes.internal(req), internal: err };
 }

@@ -1,11 +1,8 @@
-// The one reading of a description (spec/vault-api.yaml, spec/did-resolver.yaml): every operation with what
-// the platform needs to serve it, built once per description. Routing, 405/OPTIONS, request validation, body
-// reading, collection bounds, keys, scopes, rate buckets, idempotency and the error mapping read this model;
-// no other module walks `paths` or follows a `$ref`.
+// The one reading of a description: every operation with what the platform needs to serve it. No other module
+// walks `paths` or follows a `$ref`.
 import type { oas31 } from 'openapi3-ts';
-import { type Bounds, compileBounds } from './bounds.ts';
+import { type Bounds, compileBounds, isObject, type Json } from './bounds.ts';
 
-/** A parsed OpenAPI 3.1 description. */
 export type OpenApiDocument = oas31.OpenAPIObject & {
   info: oas31.InfoObject & Record<string, unknown>;
   paths: oas31.PathsObject;
@@ -23,43 +20,36 @@ export interface BodyBranch {
   mode: 'prepare' | 'submit';
   properties: ReadonlySet<string>;
   required: ReadonlySet<string>;
-  /** Each declared field's schema, its `$ref` followed. */
   fields: ReadonlyMap<string, oas31.SchemaObject>;
 }
 
-/** One declared parameter, its schema resolved. */
 export interface Parameter {
   name: string;
   required: boolean;
   schema: oas31.SchemaObject;
-  /** The description's parameter object. */
   source: oas31.ParameterObject;
 }
 
-/** One operation of the description, as the platform serves it. */
 export interface Operation {
   operationId: string;
-  /** Lower case, as the description writes it. */
   method: Method;
-  /** The description's template, `/contracts/vault/{owner}`. */
+  /** `/contracts/vault/{owner}`. */
   template: string;
   /** `security: []`: no key. */
   public: boolean;
-  /** The security requirements include `{}`: a key is optional (keyless callers are limited per client IP). */
+  /** The security requirements include `{}` (keyless callers are limited per client IP). */
   keyOptional: boolean;
-  /** `x-required-scope`. */
+  /** `x-required-scope`, `x-required-role`. */
   scope?: string;
-  /** `x-required-role`. */
   role?: string;
   bucket: Bucket;
   /** Declares the `Idempotency-Key` header. */
   idempotent: boolean;
-  /** The JSON request body, when the operation takes one. */
   body?: { required: boolean; branches: readonly BodyBranch[]; bounds: Bounds };
   parameters: { path: readonly Parameter[]; query: readonly Parameter[]; header: readonly Parameter[] };
-  /** Query parameters declared as integers: they must be written as plain decimal digits. */
+  /** Query parameters declared as integers (plain decimal digits only). */
   integerQuery: readonly string[];
-  /** The description's operation object, for what the model does not carry (examples: scripts/mock-front.ts). */
+  /** For what the model does not carry (examples: scripts/mock-front.ts). */
   source: oas31.OperationObject;
 }
 
@@ -68,11 +58,11 @@ export interface PathRoute {
   template: string;
   /** `/contracts/vault/:owner`. */
   expressPath: string;
-  /** The declared methods (upper case, HEAD wherever GET), as `Allow` lists them. */
+  /** The declared methods (HEAD wherever GET), as `Allow` lists them. */
   allow: string;
-  /** Whether a concrete path, as sent or percent-decoded, is this template with each parameter fitting its pattern. */
+  /** A path, as sent or percent-decoded, is the template with each parameter fitting its pattern. */
   matches(path: string): boolean;
-  /** Whether a concrete path has the template's shape (each parameter one non-empty segment). */
+  /** A path has the template's shape (each parameter one non-empty segment). */
   fits(path: string): boolean;
   operations: readonly Operation[];
 }
@@ -82,20 +72,15 @@ export interface ApiModel {
   title: string;
   version: string;
   operations: ReadonlyMap<string, Operation>;
-  /** Most specific first (a literal segment before a parameter), as routes must be tried. */
+  /** Most specific first (a literal segment before a parameter). */
   routes: readonly PathRoute[];
-  /** `Allow` of the declared path a request path is, or undefined when it is none. */
-  allowOf(path: string): string | undefined;
   /** `components.headers.X-Request-ID.schema.maxLength`. */
   requestIdMaxLength: number;
   /** A `components` extension (`x-removed-routes`, `x-error-codes`). */
   extension(name: `x-${string}`): unknown;
-  /** A description of `route` alone for the validator: its components, and HEAD declared as its GET. */
+  /** `route` alone for the validator: its components, and HEAD declared as its GET. */
   validatorDocument(route: PathRoute): OpenApiDocument;
 }
-
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Follows local `$ref`s (`#/components/…`) to the node they name; `{}` when there is none. */
 export function resolve<T = Json>(doc: OpenApiDocument, node: unknown): T {
@@ -103,13 +88,11 @@ export function resolve<T = Json>(doc: OpenApiDocument, node: unknown): T {
   for (let hops = 0; isObject(current) && typeof current['$ref'] === 'string' && hops < 20; hops++) {
     const ref = current['$ref'];
     if (!ref.startsWith('#/')) throw new Error(`external $ref ${ref} is not supported`);
-    current = ref
+    const parts = ref
       .slice(2)
       .split('/')
-      .reduce<unknown>(
-        (at, part) => (isObject(at) ? at[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined),
-        doc,
-      );
+      .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+    current = parts.reduce<unknown>((at, part) => (isObject(at) ? at[part] : undefined), doc);
   }
   return (isObject(current) ? current : {}) as T;
 }
@@ -117,10 +100,7 @@ export function resolve<T = Json>(doc: OpenApiDocument, node: unknown): T {
 /** `{owner}` → `:owner`. */
 export const toExpressPath = (template: string): string => template.replace(/\{([^}/]+)\}/g, ':$1');
 
-/**
- * Most specific first: a parameter segment sorts after every literal (`:` read as `~`), and a route sorts
- * before the routes it is a prefix of.
- */
+/** Most specific first: a parameter after every literal (`:` read as `~`), a route before those it prefixes. */
 export function compareRoutes(a: string, b: string): number {
   const e1 = a.replace(/\/:/g, '/~');
   const e2 = b.replace(/\/:/g, '/~');
@@ -187,11 +167,7 @@ function bodyOf(doc: OpenApiDocument, op: oas31.OperationObject, seen: Map<unkno
   return { required: body.required === true, branches, bounds: compileBounds((n) => resolve(doc, n), schema, seen) };
 }
 
-/**
- * The bucket of an operation. Reads: GET and the POST reads (tag `Reads`); writes: every other POST,
- * PATCH and DELETE. Public operations are not limited per key; `/auth/*` is limited per client IP, its
- * CORS preflights (OPTIONS) not at all.
- */
+/** vault-api.yaml "Rate limits": reads are GET and tag `Reads`; `/auth/*` is per client IP, its preflights free. */
 function bucketOf(method: Method, template: string, tags: readonly string[], isPublic: boolean): Bucket {
   if (isPublic) return template.startsWith('/auth/') && method !== 'options' ? 'ip' : 'none';
   return method === 'get' || tags.includes('Reads') ? 'read' : 'write';
@@ -247,41 +223,28 @@ function routeOf(doc: OpenApiDocument, template: string, seen: Map<unknown, Boun
   };
 }
 
-/** The `#/components/<kind>/<name>` references reachable from `node`, followed through the components. */
-function reachableComponents(doc: OpenApiDocument, node: unknown): Map<string, Set<string>> {
-  const found = new Map<string, Set<string>>();
+/** The components (`#/components/<kind>/<name>`) reachable from `node`, followed through the components. */
+function reachableComponents(doc: OpenApiDocument, node: unknown): Record<string, Json> {
+  const picked: Record<string, Json> = {};
   const stack: unknown[] = [node];
   while (stack.length > 0) {
     const at = stack.pop();
-    if (Array.isArray(at)) stack.push(...at);
-    if (!isObject(at)) continue;
-    for (const [key, value] of Object.entries(at)) {
-      const m = key === '$ref' && typeof value === 'string' ? /^#\/components\/([^/]+)\/([^/]+)$/.exec(value) : null;
-      if (!m) {
-        stack.push(value);
-        continue;
-      }
-      const [, kind, name] = m as unknown as [string, string, string];
-      const names = found.get(kind) ?? new Set<string>();
-      found.set(kind, names);
-      if (names.has(name)) continue;
-      names.add(name);
-      stack.push((doc.components as Json)[kind] && ((doc.components as Json)[kind] as Json)[name]);
-    }
+    if (typeof at !== 'object' || at === null) continue;
+    stack.push(...Object.values(at));
+    const [, kind, name] = /^#\/components\/([^/]+)\/([^/]+)$/.exec(String((at as Json)['$ref'])) ?? [];
+    if (kind === undefined || name === undefined || Object.hasOwn(picked[kind] ?? {}, name)) continue;
+    const target = ((doc.components as Json)[kind] as Json | undefined)?.[name];
+    (picked[kind] ??= {})[name] = target;
+    stack.push(target);
   }
-  return found;
+  return picked;
 }
 
 function validatorDocument(doc: OpenApiDocument, route: PathRoute): OpenApiDocument {
   const item = { ...doc.paths[route.template] };
   if (item.get && !item.head) item.head = item.get;
-  const reached = reachableComponents(doc, item);
-  const components: Json = {};
-  for (const [kind, all] of Object.entries(doc.components)) {
-    const names = reached.get(kind);
-    if (kind === 'securitySchemes' || kind.startsWith('x-')) components[kind] = all;
-    else if (names) components[kind] = Object.fromEntries([...names].map((n) => [n, (all as Json)[n]]));
-  }
+  const whole = Object.entries(doc.components).filter(([kind]) => kind === 'securitySchemes' || kind.startsWith('x-'));
+  const components = { ...reachableComponents(doc, item), ...Object.fromEntries(whole) };
   return structuredClone({ ...doc, components, paths: { [route.template]: item } });
 }
 
@@ -301,7 +264,6 @@ export function buildModel(doc: OpenApiDocument): ApiModel {
     version: String(doc.info.version),
     operations,
     routes,
-    allowOf: (path) => routes.find((r) => r.matches(path))?.allow,
     get requestIdMaxLength() {
       if (typeof max !== 'number')
         throw new Error('the description declares no components.headers.X-Request-ID maxLength');

@@ -9,7 +9,7 @@ import { rateLimit, windowWords } from './rate-limit.ts';
 import { describeFailure, type FailureCodes, isMalformedPath, ServiceError } from './failures.ts';
 import { compareRoutes, toExpressPath } from './operations.ts';
 import { requestIdOf, requestIds } from './request-id.ts';
-import { loadResolverModel, loadResolverSpec, loadVaultModel, loadVaultSpec } from './spec.ts';
+import { loadResolverModel, loadVaultModel } from './spec.ts';
 import { pathValidator } from './validator.ts';
 
 let served: Served | undefined;
@@ -68,8 +68,8 @@ describe('request ids', () => {
 
 describe('spec loading', () => {
   it('parses each description once per process', () => {
-    expect(loadVaultSpec()).toBe(loadVaultSpec());
-    expect(loadResolverSpec()).not.toBe(loadVaultSpec());
+    expect(loadVaultModel().document).toBe(loadVaultModel().document);
+    expect(loadResolverModel().document).not.toBe(loadVaultModel().document);
   });
 });
 
@@ -82,7 +82,7 @@ describe('routes from the description', () => {
 
   it('one route per declared path, most specific first', () => {
     const { routes } = loadResolverModel();
-    expect(routes.map((r) => r.template).sort()).toEqual(Object.keys(loadResolverSpec().paths).sort());
+    expect(routes.map((r) => r.template).sort()).toEqual(Object.keys(loadResolverModel().document.paths).sort());
     const register = routes.findIndex((r) => r.template === '/v1/dids/stellar/submit');
     expect(register).toBeLessThan(routes.findIndex((r) => r.template === '/v1/dids/stellar/{did}'));
   });

@@ -1,29 +1,16 @@
-// The two descriptions (spec/vault-api.yaml, spec/did-resolver.yaml) at run time: each read, parsed and
-// modelled once per process (src/platform/operations.ts), whichever app or test asks first. Callers must
-// not mutate what they get: the validator is given its own copies.
+// The two descriptions, each modelled once per process. Callers must not mutate what they get.
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import { type ApiModel, buildModel, type OpenApiDocument } from './operations.ts';
 
-export type { OpenApiDocument };
-
-export const VAULT_SPEC_URL = new URL('../../spec/vault-api.yaml', import.meta.url);
-export const RESOLVER_SPEC_URL = new URL('../../spec/did-resolver.yaml', import.meta.url);
-
 const parsed = new Map<string, ApiModel>();
 
-/** The model of the description at `url`, read once per process. */
-export function loadModel(url: URL): ApiModel {
-  let model = parsed.get(url.href);
-  if (model === undefined) {
-    model = buildModel(YAML.parse(readFileSync(fileURLToPath(url), 'utf8')) as OpenApiDocument);
-    parsed.set(url.href, model);
-  }
+function loadModel(name: 'vault-api' | 'did-resolver'): ApiModel {
+  const text = () => readFileSync(new URL(`../../spec/${name}.yaml`, import.meta.url), 'utf8');
+  const model = parsed.get(name) ?? buildModel(YAML.parse(text()) as OpenApiDocument);
+  parsed.set(name, model);
   return model;
 }
 
-export const loadVaultModel = (): ApiModel => loadModel(VAULT_SPEC_URL);
-export const loadResolverModel = (): ApiModel => loadModel(RESOLVER_SPEC_URL);
-export const loadVaultSpec = (): OpenApiDocument => loadVaultModel().document;
-export const loadResolverSpec = (): OpenApiDocument => loadResolverModel().document;
+export const loadVaultModel = (): ApiModel => loadModel('vault-api');
+export const loadResolverModel = (): ApiModel => loadModel('did-resolver');

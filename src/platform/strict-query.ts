@@ -5,7 +5,6 @@ import { operationOf } from './app.ts';
 
 const DECIMAL = /^[0-9]+$/;
 
-/** Refuses an integer query parameter that is not decimal digits, with the app's `invalid_request` error. */
 export function strictIntegerQuery(invalid: (message: string) => Error): RequestHandler {
   return (req, _res, next) => {
     const op = operationOf(req);

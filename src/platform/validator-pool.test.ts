@@ -9,7 +9,7 @@ import { request, serve, type Served } from '../../test-support/observability.ts
 import { testServiceApp } from '../../test-support/platform-app.ts';
 import { type Idleness, idleness } from './idle.ts';
 import { buildModel } from './operations.ts';
-import type { OpenApiDocument } from './spec.ts';
+import type { OpenApiDocument } from './operations.ts';
 import { type ValidatorOptions, type ValidatorPool, validatorPool } from './validator.ts';
 
 // Counts the instances made: every call of the validator's one entry point.

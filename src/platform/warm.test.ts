@@ -10,7 +10,7 @@ import { request, serve, type Served } from '../../test-support/observability.ts
 import { testServiceApp } from '../../test-support/platform-app.ts';
 import { idleness } from './idle.ts';
 import { buildModel } from './operations.ts';
-import type { OpenApiDocument } from './spec.ts';
+import type { OpenApiDocument } from './operations.ts';
 
 // Counts the instances made: every call of the validator's one entry point.
 vi.mock('express-openapi-validator', async (importOriginal) => {

@@ -47,7 +47,7 @@ export function writeModeOf(req: express.Request): WriteMode | undefined {
  */
 function bodyReader(): express.RequestHandler {
   return jsonBody(
-    { limit: BODY_LIMIT_BYTES, needsBody: () => true },
+    { limit: BODY_LIMIT_BYTES },
     {
       missing: () => ResolverErrors.invalidRequest('the request needs a JSON body'),
       unsupported: (coding) => ResolverErrors.unsupportedContentEncoding(unsupportedCodingMessage(coding)),

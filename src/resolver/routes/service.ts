@@ -2,7 +2,7 @@
 // /openapi.json.
 import type { RequestHandler } from 'express';
 import type { operations } from '../../generated/did-resolver.ts';
-import type { OpenApiDocument } from '../../platform/spec.ts';
+import type { OpenApiDocument } from '../../platform/operations.ts';
 import { sendJsonText } from '../../platform/json-answer.ts';
 import type { OperationHandler } from '../../platform/typed.ts';
 import { docsUi } from '../../openapi/docs-ui.ts';
