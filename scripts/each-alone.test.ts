@@ -1,6 +1,6 @@
 // scripts/each-alone.ts: which lines it runs alone, read from `vitest list --json`, and when a run counts as passed.
 import { describe, expect, it } from 'vitest';
-import { listedTests, ranSome, testLines } from './each-alone.ts';
+import { listedTests, noTestAtLine, ranSome, testLines } from './each-alone.ts';
 
 const FILE = '/repo/src/a.test.ts';
 
@@ -55,5 +55,14 @@ describe('ranSome', () => {
     { given: 'No test files found, exiting with code 1', want: false },
   ])('$given → $want', ({ given, want }) => {
     expect(ranSome(given)).toBe(want);
+  });
+});
+
+describe('noTestAtLine', () => {
+  it.each([
+    { given: 'Error: No test found in src/vault-api/routes/public.test.ts in line 20', want: true },
+    { given: 'AssertionError: expected 2 to be +0', want: false },
+  ])('$given → $want', ({ given, want }) => {
+    expect(noTestAtLine(given)).toBe(want);
   });
 });

@@ -52,6 +52,14 @@ export function ranSome(output: string): boolean {
   return /^\s*Tests\s+.*\b[1-9]\d* passed/m.test(output);
 }
 
+/**
+ * Whether vitest found no test at the line it listed: `vitest list` reads the file's syntax, and takes a call such
+ * as `env.request('/health')` inside a test for a test of its own.
+ */
+export function noTestAtLine(output: string): boolean {
+  return /No test found in \S+ in line \d+/.test(output);
+}
+
 function vitest(args: string[]): { ok: boolean; output: string } {
   const env = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' };
   const r = spawnSync(process.execPath, [VITEST, ...args], { cwd: ROOT, env, encoding: 'utf8', maxBuffer: 1 << 26 });
@@ -64,6 +72,7 @@ function runFile(project: string, file: string): boolean {
   let passed = true;
   for (const { line, names } of testLines(listedTests(list.output))) {
     const run = vitest(['run', '--project', project, '--reporter=dot', `${file}:${line}`]);
+    if (!run.ok && noTestAtLine(run.output)) continue;
     const ok = run.ok && ranSome(run.output);
     console.log(`${ok ? 'ok  ' : 'FAIL'} ${file}:${line} ${names.join(' | ')}`);
     if (!ok) {
