@@ -194,18 +194,29 @@ describe('one sliding window across both instances', () => {
   });
 
   it("the windows are in Redis under this file's prefix, one per key and bucket", async () => {
-    // Its own read on A and prepare on B, so that it holds whichever test ran before it.
-    const owner = chain.fund();
-    const key = await cliKey(['--database-url', backends.databaseUrl()], owner.publicKey());
-    expect((await read(a, key)).status).toBe(200);
-    const prepared = await request(b.url, '/contracts/vault/create', { key, body: createVaultBody(owner) });
-    expect(prepared.status, show(prepared)).toBe(200);
     const { Redis } = await import('ioredis');
     const redis = new Redis(backends.redisUrl().split('?')[0]!, { maxRetriesPerRequest: 1 });
     try {
-      const keys = await redis.keys(`${backends.redisPrefix}rl:vault:testnet:*`);
-      expect(keys.some((k) => k.includes(':read:'))).toBe(true);
-      expect(keys.some((k) => k.includes(':write:'))).toBe(true);
+      const pattern = `${backends.redisPrefix}rl:vault:testnet:*`;
+      const before = new Set(await redis.keys(pattern));
+      // A new key's read on A and prepare on B, then another read on B: its own windows, whatever ran before.
+      const owner = chain.fund();
+      const key = await cliKey(['--database-url', backends.databaseUrl()], owner.publicKey());
+      expect((await read(a, key)).status).toBe(200);
+      const prepared = await request(b.url, '/contracts/vault/create', { key, body: createVaultBody(owner) });
+      expect(prepared.status, show(prepared)).toBe(200);
+      expect((await read(b, key)).status).toBe(200);
+      const added = (await redis.keys(pattern)).filter((k) => !before.has(k)).sort();
+      // One window a bucket, shared by both instances, both of this key (the same key id after the bucket).
+      expect(added.map((k) => k.slice(pattern.length - 1).split(':')[0])).toEqual(['read', 'write']);
+      const ids = added.map((k) =>
+        k
+          .slice(pattern.length - 1)
+          .split(':')
+          .slice(1)
+          .join(':'),
+      );
+      expect(ids[0]).toBe(ids[1]);
     } finally {
       redis.disconnect();
     }

@@ -12,7 +12,8 @@ import { didKey, issueWith } from '../../test-support/digitalbazaar.ts';
 
 type Json = Record<string, unknown>;
 const V2 = 'https://www.w3.org/ns/credentials/v2';
-const TERMS = {
+/** The terms of the hostile RDF documents (an inline context). */
+export const TERMS = {
   claim: 'https://example.org/hostile#claim',
   part: 'https://example.org/hostile#part',
   knows: { '@id': 'https://example.org/hostile#knows', '@type': '@id' },

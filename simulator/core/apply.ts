@@ -89,7 +89,7 @@ function invokeSuccess(
 export function successHash(codec: SimCodec, rv: xdr.ScVal, events: readonly ContractEventRec[]): Buffer {
   const count = Buffer.allocUnsafe(4);
   count.writeUInt32BE(events.length);
-  return sha256(Buffer.concat([rv.toXdr(), count, ...events.map((e) => contractEventBytes(codec, e))]));
+  return sha256(Buffer.concat([codec.xdrOf(rv), count, ...events.map((e) => contractEventBytes(codec, e))]));
 }
 
 /** The read-write footprint keys a transaction's restore list names (`archivedSorobanEntries`, CAP-66). */

@@ -2,7 +2,7 @@
 // real XDR forms (`LedgerKey`, `LedgerEntry`) for getLedgerEntries, footprints, metadata and the state file.
 import { xdr } from '@stellar/stellar-sdk';
 import type { LRUCache } from 'lru-cache';
-import { asBuffer, DEFAULT_KEY_CACHE_SIZES, lru, SimKeys, type KeyCacheSizes } from './crypto.ts';
+import { asBuffer, DEFAULT_KEY_CACHE_SIZES, lru, SimKeys, xdrBase64, type KeyCacheSizes } from './crypto.ts';
 import { bytesKey, fingerprint } from './fingerprint.ts';
 
 export type DataDurability = 'persistent' | 'temporary';
@@ -260,6 +260,12 @@ export class SimCodec extends SimKeys {
     return b;
   }
 
+  /** The XDR of a value that never changes, remembered per object (bytesOf): a return value is encoded for
+   *  simulateTransaction, the success hash and the meta. */
+  xdrOf(v: { toXdr(): Uint8Array }): Uint8Array {
+    return this.bytesOf(v, (x) => x.toXdr());
+  }
+
   /** An entry's LedgerEntry XDR (bytesOf). */
   entryBytes(e: Entry): Uint8Array {
     return this.bytesOf(e, (x) => this.entryXdr(x).toXdr());
@@ -278,7 +284,7 @@ export class SimCodec extends SimKeys {
   /** Instance storage as an ScMap, sorted by key XDR (the host keeps maps ordered; keys recur: bytesOf). */
   sortedMap(storage: InstanceEntry['storage']): xdr.ScMapEntry[] {
     return [...storage.values()]
-      .map((e) => ({ e, k: this.bytesOf(e.key, (v) => v.toXdr()) }))
+      .map((e) => ({ e, k: this.xdrOf(e.key) }))
       .sort((a, b) => Buffer.compare(a.k, b.k))
       .map(({ e }) => new xdr.ScMapEntry({ key: e.key, val: e.val }));
   }
@@ -288,7 +294,7 @@ export class SimCodec extends SimKeys {
     const k = this.cachedLedgerKey(id, keyVal);
     let b = this.base64.get(k);
     if (b === undefined) {
-      b = k.toXdr('base64');
+      b = xdrBase64(k);
       this.base64.set(k, b);
     }
     return b;

@@ -2,6 +2,7 @@
 // emits from Protocol 23 on (v2: a generalized transaction set with a classic phase and a parallel Soroban phase),
 // carrying the ledger's transactions, their results and their meta. Built once per ledger state and memoized.
 import { xdr } from '@stellar/stellar-sdk';
+import { xdrBase64 } from './crypto.ts';
 import type { Ledger, LedgerHeaderRec } from './ledger.ts';
 import { ledgerHeaderXdr } from './ledger-header.ts';
 import { metaOf, resultOf, txXdrFields } from './meta.ts';
@@ -71,7 +72,7 @@ export function ledgerXdr(ledger: Ledger, h: LedgerHeaderRec, memo: LedgerXdrMem
       evictedKeys: [],
     }),
   );
-  const x = { header: header.toXdr('base64'), historyEntry: historyEntry.toXdr('base64'), meta: meta.toXdr('base64') };
+  const x = { header: xdrBase64(header), historyEntry: xdrBase64(historyEntry), meta: xdrBase64(meta) };
   memo.set(h, { txCount: h.txCount, x });
   return x;
 }

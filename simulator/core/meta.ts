@@ -5,7 +5,7 @@ import { xdr } from '@stellar/stellar-sdk';
 import { contractEventBytes, contractEventXdr } from './apply.ts';
 import { txResult } from './check.ts';
 import { diagnosticXdr } from './diagnostics.ts';
-import { asBuffer } from './crypto.ts';
+import { asBuffer, xdrBase64 } from './crypto.ts';
 import type { Entry, SimCodec } from './entries.ts';
 import { transactionEventXdr } from './fee-events.ts';
 import type { EntryChange, TxRecord } from './records.ts';
@@ -148,7 +148,7 @@ export function metaXdr(codec: SimCodec, rec: TxRecord, parts: MetaParts = metaP
   }
   w.word(0); // txChangesAfter
   w.word(1).word(0); // sorobanMeta present, SorobanTransactionMetaExt v0
-  if (rec.returnValue) w.word(1).bytes(rec.returnValue.toXdr());
+  if (rec.returnValue) w.word(1).bytes(codec.xdrOf(rec.returnValue));
   else w.word(0);
   w.array(parts.txEvents).array(parts.diagnostics);
   return Buffer.concat(w.pieces);
@@ -161,7 +161,7 @@ export function txXdrFields(
   parts?: MetaParts,
 ): { envelopeXdr: string; resultXdr: string; resultMetaXdr: string } {
   const c = rec.cache;
-  c.envelope ??= rec.envelope.toXdr('base64');
+  c.envelope ??= xdrBase64(rec.envelope);
   c.result ??= asBuffer(resultOf(rec).toXdr()).toString('base64');
   c.meta ??= asBuffer(metaXdr(codec, rec, parts)).toString('base64');
   return { envelopeXdr: c.envelope, resultXdr: c.result, resultMetaXdr: c.meta };

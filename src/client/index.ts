@@ -11,6 +11,7 @@ export {
   type VaultSchemas,
   type VaultWritePath,
   type PrepareBody,
+  type PrepareAnswer,
   type WriteOptions,
   type WriteResult,
   type ObtainKeyOptions,

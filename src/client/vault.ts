@@ -67,11 +67,20 @@ export interface WriteOptions {
   idempotencyKey?: string;
 }
 
-export interface WriteResult {
+/**
+ * What the prepare of a write route answers: its 200 without the submit form. `PrepareResponse` on most routes;
+ * `ExtendTtlPrepareResponse` on extend-ttl, whose `operation` says whether the transaction was the restore.
+ */
+export type PrepareAnswer<P extends VaultWritePath> = Exclude<
+  VaultPaths[P]['post']['responses'][200]['content']['application/json'],
+  VaultSchemas['SubmitResponse']
+>;
+
+export interface WriteResult<P extends VaultWritePath = VaultWritePath> {
   /** Hash of the final, successful transaction. */
   txId: string;
-  /** What prepare answered: the unsigned XDR and the passphrase it was signed with. */
-  prepared: VaultSchemas['PrepareResponse'];
+  /** What prepare answered: the unsigned XDR, the passphrase it was signed with, and what the route adds. */
+  prepared: PrepareAnswer<P>;
 }
 
 // openapi-fetch cannot infer one body type across a union of paths; the public signature carries the types.
@@ -92,7 +101,7 @@ export async function prepareAndSubmit<P extends VaultWritePath>(
   body: PrepareBody<P>,
   sign: Wallet,
   options: WriteOptions = {},
-): Promise<WriteResult> {
+): Promise<WriteResult<P>> {
   const post = client.POST as unknown as UntypedPost;
   const answer = unwrap(await post(path, { body }));
   const prepared = preparedOf(answer);
@@ -101,7 +110,7 @@ export async function prepareAndSubmit<P extends VaultWritePath>(
   const headers = options.idempotencyKey !== undefined ? { 'Idempotency-Key': options.idempotencyKey } : undefined;
   const txId = transactionId(unwrap(await post(path, { body: { signedXdr }, ...(headers ? { headers } : {}) })));
   if (txId === undefined) throw new TypeError(`${path}: submit answered without a transaction id`);
-  return { txId, prepared: answer as VaultSchemas['PrepareResponse'] };
+  return { txId, prepared: answer as PrepareAnswer<P> };
 }
 
 export interface ObtainKeyOptions {

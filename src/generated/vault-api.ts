@@ -767,7 +767,8 @@ export interface paths {
          *       one presented. An entry is trusted only under a verified proof, so `credentialStatus` (and
          *       `issuerAllowed`, when it reads the entry's vault) runs `proof` too. Without either,
          *       the status is not checked; a warning says so. A `BitstringStatusListEntry` is read from its list;
-         *       another type fails.
+         *       another type fails. Without a key, one list is read, and an RDF-proved list shares the 6 KiB keyless
+         *       RDF limit with the body (`status_list_unavailable` beyond it).
          *     - `issuerDid`: the issuer DID is registered and active (not applicable to `did:key` or a URL).
          *     - `issuerAllowed`: the vault denies neither the wallet that issued the credential (when issued here)
          *       nor the issuer DID's current controller.

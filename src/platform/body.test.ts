@@ -8,6 +8,10 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startHarness, type Harness } from '../../test-support/resolver.ts';
+import { serve } from '../../test-support/observability.ts';
+import { testServiceApp } from '../../test-support/platform-app.ts';
+import { jsonBody } from './body.ts';
+import { buildModel, type OpenApiDocument } from './operations.ts';
 import { loadResolverModel, loadVaultModel } from './spec.ts';
 import { startVaultTestEnv, stubChain, stubContractRoutes, type VaultTestEnv } from '../../test-support/vault-api.ts';
 
@@ -188,6 +192,62 @@ describe('a body where the operation takes none is not read', () => {
           'notgzip',
         ),
       ).toBe(200);
+    },
+  );
+});
+
+/** Two operations with a JSON body, one required (`requestBody.required: true`), one optional. */
+const BODIES: OpenApiDocument = {
+  openapi: '3.1.0',
+  info: { title: 'bodies', version: '1' },
+  paths: Object.fromEntries(
+    (['required', 'optional'] as const).map((kind) => [
+      `/${kind}`,
+      {
+        post: {
+          operationId: kind,
+          requestBody: {
+            required: kind === 'required',
+            content: { 'application/json': { schema: { type: 'object' } } },
+          },
+          responses: { '200': { description: 'ok' } },
+        },
+      },
+    ]),
+  ),
+  components: { headers: { 'X-Request-ID': { schema: { type: 'string', maxLength: 64 } } } },
+};
+
+describe('a request without a body', () => {
+  it.each([
+    { given: '/required', want: 400 },
+    { given: '/optional', want: 200 },
+  ])(
+    'POST $given → $want (the reader refuses it only where the operation requires a body)',
+    async ({ given, want }) => {
+      const reader = jsonBody(
+        { limit: 1000 },
+        {
+          missing: () => Object.assign(new Error('the request needs a JSON body'), { status: 400 }),
+          unsupported: () => new Error('unsupported'),
+          corrupt: () => new Error('corrupt'),
+          loneSurrogate: () => new Error('lone surrogate'),
+        },
+      );
+      const ok = (_req: unknown, res: { json(b: unknown): void }) => res.json({ ok: true });
+      const served = await serve(
+        testServiceApp({
+          model: buildModel(BODIES),
+          handlers: { required: ok as never, optional: ok as never },
+          layers: (_op, validate) => [reader, ...validate],
+        }),
+      );
+      try {
+        const res = await fetch(`http://127.0.0.1:${served.port}${given}`, { method: 'POST' });
+        expect(res.status).toBe(want);
+      } finally {
+        await served.close();
+      }
     },
   );
 });

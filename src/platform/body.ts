@@ -3,6 +3,7 @@
 // (RFC 7493, src/http/json-text.ts).
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { inspectJsonText } from '../http/json-text.ts';
+import { operationOf } from './app.ts';
 
 /** The content codings a request body may have (both specs, "Errors"). */
 export const CONTENT_CODINGS: readonly string[] = ['identity', 'gzip', 'deflate', 'br'];
@@ -11,7 +12,7 @@ export const CONTENT_CODINGS: readonly string[] = ['identity', 'gzip', 'deflate'
 export interface BodyDecodingErrors {
   unsupported(coding: string): Error;
   corrupt(coding: string): Error;
-  /** A body is required: this request came without one. */
+  /** The request's operation requires a body (`requestBody.required`) and it came without one. */
   missing?(): Error;
   /** `at` is a JSON Pointer. */
   loneSurrogate(at: string): Error;
@@ -80,8 +81,8 @@ export function jsonBody(options: JsonBodyOptions, errors: BodyDecodingErrors): 
   return function readJsonBody(req: Request, res: Response, next: NextFunction): void {
     const header = req.headers['content-encoding'];
     const coding = header === undefined ? 'identity' : header.trim().toLowerCase();
-    // An empty body is no body, whatever its coding says.
-    if (!hasBody(req)) return next(errors.missing?.());
+    // An empty body is no body, whatever its coding says; only an operation that requires one refuses it.
+    if (!hasBody(req)) return next(operationOf(req)?.body?.required ? errors.missing?.() : undefined);
     if (!CONTENT_CODINGS.includes(coding)) return next(errors.unsupported(header ?? ''));
     parserFor(limitOf(req))(req, res, (err?: unknown) => {
       if (err instanceof Refused) return next(err.refusal);

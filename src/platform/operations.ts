@@ -265,8 +265,9 @@ export function buildModel(doc: OpenApiDocument): ApiModel {
     operations,
     routes,
     get requestIdMaxLength() {
-      if (typeof max !== 'number')
-        throw new Error('the description declares no components.headers.X-Request-ID maxLength');
+      // A bound that is not a positive integer would make requestIds' pattern a literal that refuses every id.
+      if (max === undefined || !Number.isInteger(max) || max < 1)
+        throw new Error('the description declares no components.headers.X-Request-ID maxLength of 1 or more');
       return max;
     },
     extension: (name) => (doc.components as Json)[name],

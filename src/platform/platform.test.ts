@@ -7,7 +7,7 @@ import { StoreUnavailableError, type RateLimiter } from '../stores/index.ts';
 import { errorHandler } from './errors.ts';
 import { rateLimit, windowWords } from './rate-limit.ts';
 import { describeFailure, type FailureCodes, isMalformedPath, ServiceError } from './failures.ts';
-import { compareRoutes, toExpressPath } from './operations.ts';
+import { buildModel, compareRoutes, toExpressPath } from './operations.ts';
 import { requestIdOf, requestIds } from './request-id.ts';
 import { loadResolverModel, loadVaultModel } from './spec.ts';
 import { pathValidator } from './validator.ts';
@@ -44,6 +44,19 @@ describe('request ids', () => {
     expect(loadVaultModel().requestIdMaxLength).toBe(200);
     expect(loadResolverModel().requestIdMaxLength).toBe(128);
   });
+
+  it.each([0, -1, 1.5, Number.POSITIVE_INFINITY, undefined])(
+    'a maxLength of %s is refused, not made a pattern',
+    (max) => {
+      const model = buildModel({
+        openapi: '3.1.0',
+        info: { title: 'ids', version: '1' },
+        paths: {},
+        components: { headers: { 'X-Request-ID': { schema: { type: 'string', maxLength: max } } } },
+      } as never);
+      expect(() => model.requestIdMaxLength).toThrow('X-Request-ID maxLength of 1 or more');
+    },
+  );
 
   it('echoes an acceptable id, replaces anything else, and keeps it for the handlers', async () => {
     const s = await start((app) => {

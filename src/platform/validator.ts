@@ -3,7 +3,8 @@
 //   - `apiSpec`: ONE path's description (ApiModel.validatorDocument), one instance per path, made on first use or
 //     while idle. Given the whole description, its `lookupRoute` compiles every path template on every request.
 //     Each instance compiles the OpenAPI 3.1 meta-schema (5.6.2 framework/index.js `initialize`, ~0.1 s of CPU),
-//     so apps of one description share instances through a `ValidatorPool`.
+//     so apps of one description share instances through a `ValidatorPool`. An instance keeps nothing of an app:
+//     the request's state is on the request, and the `app.param` hooks it adds do not reach the routes.
 //   - `validateRequests` (`allErrors` where the service reports every failure), `validateResponses` (tests and
 //     development), `validateSecurity: false` (keys are the service's), `ajvFormats: {mode: 'full'}`
 //     (calendar-checked dates), `formats` (whole StrKeys), `fileUploader: false`, `ignoreUndocumented: false`,

@@ -43,22 +43,26 @@ export function carriesRdfProof(document: unknown): boolean {
   return listOf(document.verifiableCredential).some((vc) => isObject(vc) && listOf(vc.proof).some(isRdfProof));
 }
 
-/** The size of `document` as compact JSON when it is over the keyless RDF limit; undefined within it. */
-export function overKeylessRdfLimit(document: unknown): number | undefined {
-  const size = Buffer.byteLength(JSON.stringify(document));
-  return size > KEYLESS_RDF_BODY_LIMIT_BYTES ? size : undefined;
+/** The size of `document` as compact JSON. */
+export const compactSize = (document: unknown): number => Buffer.byteLength(JSON.stringify(document));
+
+/** What the keyless RDF limit allows a request: its canonicalization bound, and the bytes its body spent of the
+ *  limit (a status list it makes the service read gets what is left: body and list share one 6 KiB). */
+export interface RdfAllowance {
+  canonicalization: CanonicalizationLimits;
+  rdfBytes: number;
 }
 
 /**
  * The canonicalization bound of a verification request: a keyless one whose document carries an RDF proof is
  * refused (413 `payload_too_large`) past KEYLESS_RDF_BODY_LIMIT_BYTES and gets the keyless work bound.
  */
-export function canonicalizationFor(req: Request, document: unknown): CanonicalizationLimits {
-  if (peekAuth(req) || !carriesRdfProof(document)) return CANONICALIZATION_LIMITS;
-  const size = overKeylessRdfLimit(req.body);
-  if (size !== undefined)
+export function canonicalizationFor(req: Request, document: unknown): RdfAllowance {
+  if (peekAuth(req) || !carriesRdfProof(document)) return { canonicalization: CANONICALIZATION_LIMITS, rdfBytes: 0 };
+  const size = compactSize(req.body);
+  if (size > KEYLESS_RDF_BODY_LIMIT_BYTES)
     throw VaultErrors.payloadTooLarge(
       `request body is ${size} bytes as compact JSON: without an API key, a body whose credential or presentation carries an RDF-canonicalized proof (eddsa-rdfc-2022, ecdsa-rdfc-2019, Ed25519Signature2020) may have ${KEYLESS_RDF_BODY_LIMIT_BYTES}; an API key lifts the limit to ${BODY_LIMIT_BYTES}`,
     );
-  return KEYLESS_CANONICALIZATION_LIMITS;
+  return { canonicalization: KEYLESS_CANONICALIZATION_LIMITS, rdfBytes: size };
 }

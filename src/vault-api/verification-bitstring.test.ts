@@ -179,6 +179,34 @@ describe('BitstringStatusListEntry', () => {
     expect(reasons(revoked.body)).toEqual(['revoked']);
   });
 
+  it('a keyless RDF body and the RDF list it makes the service read share one keyless RDF limit', async () => {
+    // Each within 6 KiB alone, over it together: two canonicalizations at the limit would cost twice the bound.
+    const url = await publishList('/lists/shared', issuer, 'revocation', [], { description: 'x'.repeat(3_000) });
+    const onList = (suite: 'eddsa-rdfc-2022' | 'eddsa-jcs-2022') =>
+      issueWith(suite, issuer, {
+        '@context': [V2],
+        type: ['VerifiableCredential'],
+        description: 'y'.repeat(3_000),
+        credentialSubject: { id: 'did:example:holder' },
+        credentialStatus: {
+          id: `${url}#${INDEX}`,
+          type: 'BitstringStatusListEntry',
+          statusPurpose: 'revocation',
+          statusListIndex: String(INDEX),
+          statusListCredential: url,
+        },
+      });
+    const rdf = await onList('eddsa-rdfc-2022');
+    await expectKeylessUnavailable(rdf, "of the request's own that is over 6144");
+    const keyed = await verify(env, key, rdf);
+    expect(keyed.status, JSON.stringify(keyed.body)).toBe(200);
+    // A JCS body spends nothing of the RDF limit: the same list is read for it without a key.
+    const jcs = await env.request('/credentials/verify', {
+      body: { verifiableCredential: await onList('eddsa-jcs-2022') },
+    });
+    expect(jcs.status, JSON.stringify(jcs.body)).toBe(200);
+  });
+
   it('a keyless request has one status list read; a second fails status_list_unavailable, a key reads both', async () => {
     const first = await publishList('/lists/first', issuer, 'revocation', []);
     const second = await publishList('/lists/second', issuer, 'suspension', []);

@@ -8,7 +8,7 @@ import { verifyDataIntegrity } from '../did/index.ts';
 import type { VaultAppDeps } from './context.ts';
 import { contextSource } from './json-ld-contexts.ts';
 import { KEYLESS_CANONICALIZATION_LIMITS } from '../did/library-suites.ts';
-import { carriesRdfProof, KEYLESS_RDF_BODY_LIMIT_BYTES, overKeylessRdfLimit } from './keyless-rdf.ts';
+import { carriesRdfProof, compactSize, KEYLESS_RDF_BODY_LIMIT_BYTES } from './keyless-rdf.ts';
 import type { RequestResolver } from './verification-resolver.ts';
 import { problem, type ProblemDetails } from './verification-problems.ts';
 import type { EntryParse, StatusInput } from './verification-status.ts';
@@ -79,12 +79,14 @@ async function readList(
   const listIssuer = typeof list['issuer'] === 'string' ? list['issuer'] : (list['issuer'] as { id?: unknown })?.id;
   if (listIssuer !== issuer) return invalid("the status list's issuer is not the credential's issuer");
   const keyless = resolver.keyless && carriesRdfProof(list);
-  // A keyless request gets the keyless RDF bounds for the list it makes this service read, as for its own body.
-  if (keyless && overKeylessRdfLimit(list) !== undefined)
+  // A keyless request gets the keyless RDF bounds for the list it makes this service read: the list has what the
+  // request's own RDF-proved body left of the limit (two canonicalizations at the limit would cost twice the bound).
+  const size = keyless ? compactSize(list) : 0;
+  if (keyless && size + resolver.rdfBytes > KEYLESS_RDF_BODY_LIMIT_BYTES)
     return {
       ok: false,
       reason: 'status_list_unavailable',
-      detail: `the status list carries an RDF-canonicalized proof and is over ${KEYLESS_RDF_BODY_LIMIT_BYTES} bytes as compact JSON, the most a request without an API key may have verified; an API key lifts the limit`,
+      detail: `the status list carries an RDF-canonicalized proof and is ${size} bytes as compact JSON; with the ${resolver.rdfBytes} of the request's own that is over ${KEYLESS_RDF_BODY_LIMIT_BYTES}, the most a request without an API key may have verified; an API key lifts the limit`,
     };
   const proof = await verifyDataIntegrity({
     document: list,

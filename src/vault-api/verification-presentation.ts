@@ -73,6 +73,8 @@ export interface VerifyPresentationInput {
   canonicalization?: CanonicalizationLimits;
   /** The request came without an API key (a status list it makes the service fetch gets the keyless bounds). */
   keyless?: boolean;
+  /** The bytes its keyless body spent of the keyless RDF limit: a status list it makes the service read has the rest. */
+  rdfBytes?: number;
   /** Who sends the presentation: only the client a challenge was issued to can spend it. */
   client: ChallengeClient;
 }
@@ -94,7 +96,7 @@ export async function verifyPresentation(
   if (early.length > 0) return answer(vp, options, early, {}, []);
 
   const holder = holderOf(vp);
-  const resolver = requestResolver(deps, { keyless: input.keyless === true });
+  const resolver = requestResolver(deps, { keyless: input.keyless === true, rdfBytes: input.rdfBytes ?? 0 });
   // The credentials first: each is canonicalized once, for its proofs and then inside the presentation's.
   const canonicalCache = new WeakMap<object, string>();
   // The caches and bounds of this request, for the credentials' proofs and the presentation's alike.

@@ -19,12 +19,12 @@ import type { VaultAppDeps } from './context.ts';
  * is kept and rethrown by `rethrow()` once the verification is done (502).
  */
 /**
- * The status lists a keyless request may make the service read and verify: one, so that with its own body each
- * within the keyless RDF limit it stays within the keyless CPU bound (docs/vault-api.md "Rate limits").
+ * The status lists a keyless request may make the service read and verify: one, so that it and the request's own
+ * body share the keyless RDF limit and stay within the keyless CPU bound (docs/vault-api.md "Rate limits").
  */
 export const KEYLESS_STATUS_LISTS = 1;
 
-export function requestResolver(deps: VaultAppDeps, request: { keyless?: boolean } = {}) {
+export function requestResolver(deps: VaultAppDeps, request: { keyless?: boolean; rdfBytes?: number } = {}) {
   const seen = new Map<string, Promise<DidResolutionResult>>();
   let failure: unknown;
   let listsRead = 0;
@@ -68,6 +68,8 @@ export function requestResolver(deps: VaultAppDeps, request: { keyless?: boolean
     resolve,
     /** The request came without an API key: what it makes this service fetch and verify gets the keyless bounds. */
     keyless: request.keyless === true,
+    /** The bytes the keyless body spent of the keyless RDF limit (keyless-rdf.ts); a status list has the rest. */
+    rdfBytes: request.rdfBytes ?? 0,
     /** Whether the request may have one more status list read: a keyless one reads at most KEYLESS_STATUS_LISTS. */
     takeStatusList(): boolean {
       if (request.keyless !== true) return true;

@@ -282,6 +282,7 @@ describe('checkIssuerDid', () => {
         didDocumentMetadata: deactivated ? { deactivated } : {},
       }) as never,
     keyless: false,
+    rdfBytes: 0,
     takeStatusList: () => true,
     rethrow: () => undefined,
   });

@@ -71,6 +71,8 @@ export interface VerifyCredentialInput {
   canonicalization?: CanonicalizationLimits;
   /** The request came without an API key (a status list it makes the service fetch gets the keyless bounds). */
   keyless?: boolean;
+  /** The bytes its keyless body spent of the keyless RDF limit: a status list it makes the service read has the rest. */
+  rdfBytes?: number;
 }
 
 /** Verifies one credential; the answer's `verified` is true when no check failed. */
@@ -85,7 +87,8 @@ export async function verifyCredential(
 
   const wanted = wantedChecks(options.checks, reference !== undefined);
   const now = new Date(deps.now());
-  const resolver = input.resolver ?? requestResolver(deps, { keyless: input.keyless === true });
+  const resolver =
+    input.resolver ?? requestResolver(deps, { keyless: input.keyless === true, rdfBytes: input.rdfBytes ?? 0 });
   const issuer = issuerOf(credential)!;
   const results: Results = {};
   const add: AddProblem = (p) => {

@@ -2,6 +2,7 @@
 // segment, a trailing `**` any number), paged by startLedger or by cursor. Ids and cursors use stellar-rpc's
 // format `%019d-%010d` (TOID(ledger, tx, op) - event index).
 import { StrKey, xdr } from '@stellar/stellar-sdk';
+import { xdrBase64 } from '../crypto.ts';
 import type { LedgerEvent } from '../records.ts';
 import type { Params, RpcContext } from './context.ts';
 import { RpcError } from './error.ts';
@@ -59,7 +60,7 @@ function lowerBound(events: readonly LedgerEvent[], p: Pos, after: boolean): num
 function topicsB64(memo: WeakMap<LedgerEvent, string[]>, e: LedgerEvent): string[] {
   let t = memo.get(e);
   if (!t) {
-    t = e.topics.map((x) => x.toXdr('base64'));
+    t = e.topics.map(xdrBase64);
     memo.set(e, t);
   }
   return t;
@@ -210,9 +211,9 @@ export function getEvents(ctx: RpcContext, p: Params) {
       ...(format === 'json'
         ? {
             topicJson: topicsB64(ctx.topics, e).map((t) => ctx.json.toJson('ScVal', t)),
-            valueJson: ctx.json.toJson('ScVal', e.data.toXdr('base64')),
+            valueJson: ctx.json.toJson('ScVal', xdrBase64(e.data)),
           }
-        : { topic: topicsB64(ctx.topics, e), value: e.data.toXdr('base64') }),
+        : { topic: topicsB64(ctx.topics, e), value: xdrBase64(e.data) }),
     });
     if (out.length >= limit) break;
   }

@@ -4,6 +4,7 @@
 // the state archival settings are answered (the TTLs a client needs to extend entries: docs/chain-abi.md "State
 // archival"); the simulator models no other.
 import { xdr } from '@stellar/stellar-sdk';
+import { xdrBase64 } from '../crypto.ts';
 import { liveUntilOf, type Entry } from '../entries.ts';
 import { isArchived, isExpiredTemporary } from '../invocation.ts';
 import type { Params, RpcContext } from './context.ts';
@@ -61,8 +62,8 @@ function answer(
   lastModified: number,
   live?: number,
 ): object {
-  const data = entryData.toXdr('base64');
-  const keyB64 = key.toXdr('base64');
+  const data = xdrBase64(entryData);
+  const keyB64 = xdrBase64(key);
   return {
     ...(format === 'json'
       ? { keyJson: ctx.json.toJson('LedgerKey', keyB64), dataJson: ctx.json.toJson('LedgerEntryData', data) }

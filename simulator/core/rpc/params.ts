@@ -18,12 +18,13 @@ export function requiredString(p: Params, name: string): string {
   return v;
 }
 
-/** A base64 TransactionEnvelope (or its bytes); -32602 `invalid_xdr` when it does not decode. */
-export function envelopeOf(b64: string | Buffer): xdr.TransactionEnvelope {
+/** A TransactionEnvelope from its bytes, or from base64 text the SDK decodes; -32602 `invalid_xdr` when it does not
+ *  decode. */
+export function envelopeOf(input: Uint8Array | string): xdr.TransactionEnvelope {
   try {
-    return typeof b64 === 'string'
-      ? xdr.TransactionEnvelope.fromXdr(b64, 'base64')
-      : xdr.TransactionEnvelope.fromXdr(b64);
+    return typeof input === 'string'
+      ? xdr.TransactionEnvelope.fromXdr(input, 'base64')
+      : xdr.TransactionEnvelope.fromXdr(input);
   } catch (e) {
     // @stellar/stellar-sdk 17 compiles the XDR without CAP-84 (SC_ADDRESS_TYPE_MUXED_CONTRACT = 5), so neither the
     // simulator nor the service can decode a muxed contract address: named, so a client knows what was refused.

@@ -2,6 +2,7 @@
 // ERROR with its TransactionResult, DUPLICATE or TRY_AGAIN_LATER.
 import type { Preexecuted } from '../apply.ts';
 import { hashFromEnvelopeXdr } from '../check.ts';
+import { xdrBase64 } from '../crypto.ts';
 import type { Params, RpcContext } from './context.ts';
 import { envelopeOf, requiredString } from './params.ts';
 import { invocationKey } from './simulate-transaction.ts';
@@ -20,11 +21,14 @@ function preexecuted(ctx: RpcContext, env: ReturnType<typeof envelopeOf>): Preex
 export function sendTransaction(ctx: RpcContext, p: Params): object {
   const { ledger, codec } = ctx;
   const b64 = requiredString(p, 'transaction');
-  const raw = Buffer.from(b64, 'base64'); // what fromXdr(b64, 'base64') decodes
-  const env = envelopeOf(raw);
+  // Node's decoder skips what the SDK's refuses (a character outside the alphabet, text after the padding): a text
+  // it does not give back unchanged is decoded by the SDK, and not kept as the record's envelope text.
+  const raw = Buffer.from(b64, 'base64');
+  const canonical = raw.toString('base64') === b64;
+  const env = envelopeOf(canonical ? raw : b64);
   hashFromEnvelopeXdr(codec, env, raw, ledger.networkId);
   const pre = preexecuted(ctx, env);
-  const out = ctx.net.send(env, { ...(pre ? { pre } : {}), b64 });
+  const out = ctx.net.send(env, { ...(pre ? { pre } : {}), ...(canonical ? { b64 } : {}) });
   if (out.status === 'PENDING' && out.record) {
     // What getTransaction answers for it, built once the reply is on its way (clients poll for it next). A
     // failure here is left to getTransaction, which builds it again and answers the error as before.
@@ -40,6 +44,6 @@ export function sendTransaction(ctx: RpcContext, p: Params): object {
   const l = ledger.tick();
   const latest = { latestLedger: l.seq, latestLedgerCloseTime: String(l.closeTime) };
   if (out.status === 'ERROR')
-    return { status: 'ERROR', hash: out.hash, errorResultXdr: out.result.toXdr('base64'), ...latest };
+    return { status: 'ERROR', hash: out.hash, errorResultXdr: xdrBase64(out.result), ...latest };
   return { status: out.status, hash: out.hash, ...latest };
 }

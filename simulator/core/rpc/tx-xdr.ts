@@ -1,6 +1,6 @@
 // The base64 XDR of an applied transaction as getTransaction (and sendTransaction's warm-up) answers it.
 import { contractEventBytes } from '../apply.ts';
-import { asBuffer } from '../crypto.ts';
+import { asBuffer, xdrBase64 } from '../crypto.ts';
 import { diagnosticXdr } from '../diagnostics.ts';
 import type { SimCodec } from '../entries.ts';
 import { transactionEventXdr } from '../fee-events.ts';
@@ -11,7 +11,7 @@ import type { XdrFormat } from './xdr-format.ts';
 
 /** Diagnostic records as base64 DiagnosticEvents. */
 export const diagnosticsB64 = (codec: SimCodec, log: readonly DiagnosticRec[]): string[] =>
-  log.map((d) => diagnosticXdr(d, codec).toXdr('base64'));
+  log.map((d) => xdrBase64(diagnosticXdr(d, codec)));
 
 /** The base64 XDR of getTransaction for a record, memoized on it (records never change). */
 export function transactionXdr(

@@ -133,7 +133,7 @@ function verifyCredentialRoute(
       );
     }
     refuseDuplicatesOutside(req, 'verifiableCredential');
-    const canonicalization = canonicalizationFor(req, presented);
+    const { canonicalization, rdfBytes } = canonicalizationFor(req, presented);
     const options: NonNullable<VerifyCredentialInput['options']> = isObject(b.options) ? b.options : {};
 
     let reference: VaultReference | undefined;
@@ -151,6 +151,7 @@ function verifyCredentialRoute(
         keyCache,
         canonicalization,
         keyless: !peekAuth(req),
+        rdfBytes,
         ...(reference ? { reference } : {}),
       }),
     );
@@ -170,7 +171,7 @@ function verifyPresentationRoute(
   return async (req, res) => {
     const b = bodyOf(req);
     refuseDuplicatesOutside(req, 'verifiablePresentation');
-    const canonicalization = canonicalizationFor(req, b.verifiablePresentation);
+    const { canonicalization, rdfBytes } = canonicalizationFor(req, b.verifiablePresentation);
     const input: VerifyPresentationInput = {
       presentation: b.verifiablePresentation,
       options: b.options,
@@ -178,6 +179,7 @@ function verifyPresentationRoute(
       keyCache,
       canonicalization,
       keyless: !peekAuth(req),
+      rdfBytes,
       client: challengeClient(deps, req),
     };
     const result = await verifyPresentation(deps, challenges, input);
