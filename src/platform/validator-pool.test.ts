@@ -105,7 +105,8 @@ describe('validatorPool', () => {
       app({ ...OPTIONS, pool, warm: idle }),
       app({ ...OPTIONS, pool, warm: idle }),
     );
-    await vi.waitFor(() => expect(made()).toBe(MODEL.routes.length));
+    // Two compiles of ~0.1 s of CPU each, seconds on a loaded host: not vitest's 1 s.
+    await vi.waitFor(() => expect(made()).toBe(MODEL.routes.length), { timeout: 20_000 });
     for (const s of [testnet!, mainnet!])
       for (const path of ['/things', '/things/x']) expect((await answers(s, path))[0]).toBe(200);
     expect(made()).toBe(MODEL.routes.length);

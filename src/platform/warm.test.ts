@@ -63,13 +63,21 @@ const heldCheck = {
     }),
 };
 
+// A compile takes ~0.1 s of CPU, seconds on a loaded host: the waits are bounded by that, not by vitest's 1 s.
+const WAIT = { timeout: 20_000 };
+
 let served: Served[] = [];
+// Each app is told it drains after its test: a warm-up left unfinished (its test failed or ended early) stops at
+// its next step instead of making validators that the next test would count as its own.
+let stops: (() => void)[] = [];
 async function start(draining: () => boolean = () => false, checks: (typeof heldCheck)[] = []) {
+  let stopped = false;
+  stops.push(() => void (stopped = true));
   const { clock, advance, pending } = manualClock();
   const app = testServiceApp({
     model: MODEL,
     validator: { allErrors: true, validateResponses: false, warm: idleness({ clock, quietMs: QUIET }) },
-    ready: { checks, draining },
+    ready: { checks, draining: () => stopped || draining() },
     handlers: { listThings: answer, getThing: answer, held },
   });
   const s = await serve(app);
@@ -84,6 +92,8 @@ beforeEach(() => {
   holding = false;
 });
 afterEach(async () => {
+  for (const stop of stops) stop();
+  stops = [];
   release();
   await Promise.all(served.map((s) => s.close()));
   served = [];
@@ -95,7 +105,7 @@ describe('the validators warm-up', () => {
     await turns(10);
     expect(made()).toBe(0); // The app's start counts as activity.
     const slow = get('/held');
-    await vi.waitFor(() => expect(holding).toBe(true));
+    await vi.waitFor(() => expect(holding).toBe(true), WAIT);
     expect(made()).toBe(1); // /held, made by its request.
     advance(10 * QUIET); // Long past the quiet interval, but a request is in flight.
     await turns(10);
@@ -112,14 +122,14 @@ describe('the validators warm-up', () => {
     await vi.waitFor(() => {
       advance(QUIET);
       expect(made()).toBe(PATHS);
-    });
+    }, WAIT);
   });
 
   it('once quiet, makes every path, one per turn of the event loop', async () => {
     const { advance, pending } = await start();
     advance(QUIET);
     expect(made()).toBe(1); // The first step runs as the quiet interval ends; the next ones on later turns.
-    await vi.waitFor(() => expect(made()).toBe(PATHS));
+    await vi.waitFor(() => expect(made()).toBe(PATHS), WAIT);
     await turns(10);
     expect([made(), pending()]).toEqual([PATHS, 0]);
   });
@@ -128,14 +138,14 @@ describe('the validators warm-up', () => {
     const { advance, get } = await start(undefined, [heldCheck]);
     advance(QUIET / 2);
     const probe = get('/ready');
-    await vi.waitFor(() => expect(holding).toBe(true));
+    await vi.waitFor(() => expect(holding).toBe(true), WAIT);
     advance(QUIET); // Quiet since the start, but the probe is in flight.
     await turns(10);
     expect(made()).toBe(0);
     release();
     expect(await probe).toBe(200);
     // No quiet interval after a probe: the warm-up goes on as soon as it has closed.
-    await vi.waitFor(() => expect(made()).toBe(PATHS));
+    await vi.waitFor(() => expect(made()).toBe(PATHS), WAIT);
   });
 
   it('stops once the service drains, before or between steps', async () => {
