@@ -110,7 +110,7 @@ function checksBeforeValidator(op: Operation): RequestHandler[] {
   if (bounds)
     checks.push(function collectionBounds(req, _res, next) {
       const found = req.body === undefined ? undefined : oversizedIn(bounds, req.body);
-      next(found && invalid(`request${found[0]!.path} ${found[0]!.message}`, found.map(failureItem)));
+      next(found && invalid(`request${found[0]!.path} ${found[0]!.message}`, found));
     });
   if (integers.length > 0)
     checks.push(function decimalQuery(req, _res, next) {
