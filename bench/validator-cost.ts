@@ -6,7 +6,7 @@ import express, { type RequestHandler } from 'express';
 import autocannon, { type Options, type Result } from 'autocannon';
 import type { AddressInfo } from 'node:net';
 import { parseFlags } from './lib/args.ts';
-import { loadVaultModel } from '../src/platform/spec.ts';
+import { vaultModel } from '../src/platform/vault-model.ts';
 import { pathValidator } from '../src/platform/validator.ts';
 
 const flags = parseFlags(process.argv.slice(2), [
@@ -14,7 +14,7 @@ const flags = parseFlags(process.argv.slice(2), [
   { name: 'duration', kind: 'number', default: 3, doc: 'seconds per measurement' },
 ]);
 const G = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';
-const model = loadVaultModel();
+const model = vaultModel;
 
 /** The spec's own prepare example of issueVc. */
 function issueExample(): unknown {

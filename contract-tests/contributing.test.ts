@@ -8,7 +8,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { loadResolverModel, loadVaultModel } from '../src/platform/spec.ts';
+import { resolverModel } from '../src/platform/resolver-model.ts';
+import { vaultModel } from '../src/platform/vault-model.ts';
 import { CREDENTIAL_CHECKS } from '../src/vault-api/verification.ts';
 import { deref, loadSpec } from './helpers/spec.ts';
 
@@ -144,7 +145,7 @@ function codeProblem(names: string[], file: string | undefined): string | undefi
 }
 
 const ROUTE = /^(GET|POST|PUT|PATCH|DELETE) (\/\S*)$/;
-const OPERATIONS = [...loadVaultModel().operations.values(), ...loadResolverModel().operations.values()];
+const OPERATIONS = [...vaultModel.operations.values(), ...resolverModel.operations.values()];
 const SCRIPTS = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
 
 /** Why a backticked token of a recipe does not hold, or undefined when it does (or is not checked). */

@@ -7,7 +7,8 @@ import path from 'node:path';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { afterAll, expect, it, vi } from 'vitest';
 import { loadConfig } from './config/index.ts';
-import { loadResolverModel, loadVaultModel } from './platform/spec.ts';
+import { resolverModel } from './platform/resolver-model.ts';
+import { vaultModel } from './platform/vault-model.ts';
 import { startServices } from './services.ts';
 
 // Counts the instances made: every call of the validator's one entry point.
@@ -35,7 +36,7 @@ it('makes one validator instance per path of each description, shared by the two
   const { config } = loadConfig([...args, '--data-dir', dir, '--log-level', 'error'], {});
   const running = await startServices(config, { mode: 'start', logWrite: () => undefined });
   try {
-    const paths = loadVaultModel().routes.length + loadResolverModel().routes.length;
+    const paths = vaultModel.routes.length + resolverModel.routes.length;
     await vi.waitFor(() => expect(made()).toBeGreaterThanOrEqual(paths), { timeout: 60_000 });
     expect(await settled(20)).toBe(paths);
     // Both vault APIs answer through the shared instances.

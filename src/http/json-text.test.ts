@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { inspectJsonText, scanEscapes } from './json-text.ts';
+import { inspectJsonText } from './json-text.ts';
 
 describe('inspectJsonText', () => {
   it.each([
@@ -72,22 +72,25 @@ describe('inspectJsonText', () => {
   });
 });
 
-describe('scanEscapes', () => {
-  // From the first backslash of a string's body to its closing quote.
+describe('a string with escapes', () => {
   it.each([
-    { given: '\\ud83d\\ude00"', want: { close: 12, lone: false } },
-    { given: '\\ud83d"', want: { close: 6, lone: true } },
-    { given: '\\ude00x"', want: { close: 7, lone: true } },
-    { given: '\\ud83dx\\ude00"', want: { close: 13, lone: true } },
-    { given: '\\ud83d\\n"', want: { close: 8, lone: true } },
-    { given: '\\"\\\\a"', want: { close: 5, lone: false } },
-    { given: '\\u00e9"', want: { close: 6, lone: false } },
-  ])('$given → $want', ({ given, want }) => {
-    expect(scanEscapes(given, 0)).toEqual(want);
+    { given: '"\\ud83d\\ude00"', lone: false },
+    { given: '"\\ud83d"', lone: true },
+    { given: '"\\ude00x"', lone: true },
+    { given: '"\\ud83dx\\ude00"', lone: true },
+    { given: '"\\ud83d\\n"', lone: true },
+    { given: '"\\"\\\\a"', lone: false },
+    { given: '"\\u00e9"', lone: false },
+  ])('$given → lone surrogate: $lone', ({ given, lone }) => {
+    expect(inspectJsonText(given)).toEqual({
+      depth: 0,
+      duplicateMembers: [],
+      ...(lone ? { loneSurrogateAt: '' } : {}),
+    });
   });
 
   it('answers undefined for a string that does not end or a \\u escape that is not hexadecimal', () => {
-    expect(scanEscapes('\\n abc', 0)).toBeUndefined();
-    expect(scanEscapes('\\uzzzz"', 0)).toBeUndefined();
+    expect(inspectJsonText('"\\n abc')).toBeUndefined();
+    expect(inspectJsonText('"\\uzzzz"')).toBeUndefined();
   });
 });

@@ -17,6 +17,9 @@ interface Frame {
   at: string | number | undefined;
 }
 
+/** With `u`, a pair is one code point: only a lone surrogate is of category Cs. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
 const isWs = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 /** The JSON Pointer of the first `depth` open containers' members, then `last`. */
@@ -29,49 +32,25 @@ function pointer(stack: readonly Frame[], depth: number, last?: string): string 
     .join('');
 }
 
-/** From a string's first escape at `from` to its closing quote, pairing \uD8xx with \uDCxx. */
-export function scanEscapes(text: string, from: number): { close: number; lone: boolean } | undefined {
-  const n = text.length;
-  let j = from;
-  let lone = false;
-  let pendingHigh = false;
-  for (;;) {
-    if (j >= n) return undefined;
-    const c = text.charCodeAt(j);
-    if (c === 0x22) break;
-    if (c === 0x5c && text.charCodeAt(j + 1) === 0x75) {
-      const code = Number.parseInt(text.slice(j + 2, j + 6), 16);
-      if (Number.isNaN(code)) return undefined;
-      const high = code >= 0xd800 && code <= 0xdbff;
-      const low = code >= 0xdc00 && code <= 0xdfff;
-      if ((high && pendingHigh) || (low && !pendingHigh) || (!high && !low && pendingHigh)) lone = true;
-      pendingHigh = high;
-      j += 6;
-      continue;
-    }
-    if (pendingHigh) lone = true;
-    pendingHigh = false;
-    j += c === 0x5c ? 2 : 1;
-  }
-  return { close: j, lone: lone || pendingHigh };
-}
-
-/** The string at text[from]: the index after it, and its value (`''` unless asked; null with a lone surrogate). */
+/** The string at text[from]: the index after it, and its value (`''` for an escaped value not asked for; null with a lone surrogate). */
 function stringAt(text: string, from: number, wantValue: boolean): { end: number; value: string | null } | undefined {
-  // Both at once: a search for either alone could run to the end of the text for every string.
   let k = from + 1;
+  let escaped = false;
+  let unicode = false; // only a `\u` escape can make a lone surrogate
   for (; k < text.length; k++) {
     const c = text.charCodeAt(k);
-    if (c === 0x22 || c === 0x5c) break;
+    if (c === 0x22) break;
+    if (c === 0x5c) {
+      escaped = true;
+      unicode ||= text.charCodeAt(++k) === 0x75;
+    }
   }
   if (k >= text.length) return undefined;
-  if (text.charCodeAt(k) === 0x22) return { end: k + 1, value: wantValue ? text.slice(from + 1, k) : '' };
-  const escaped = scanEscapes(text, k);
-  if (!escaped) return undefined;
-  const end = escaped.close + 1;
-  if (escaped.lone || !wantValue) return { end, value: escaped.lone ? null : '' };
+  if (!escaped) return { end: k + 1, value: text.slice(from + 1, k) };
+  if (!unicode && !wantValue) return { end: k + 1, value: '' };
   try {
-    return { end, value: JSON.parse(text.slice(from, end)) as string };
+    const value = JSON.parse(text.slice(from, k + 1)) as string;
+    return { end: k + 1, value: LONE_SURROGATE.test(value) ? null : value };
   } catch {
     return undefined;
   }

@@ -14,12 +14,7 @@ export function setErrorEnvelope(app: object, envelope: HeadEnvelope): void {
 }
 
 /** An envelope (`code`), Node's bare status line, or nothing (cut). */
-export type ClientErrorAnswer =
-  | { status: number; code: string; message: string }
-  | { status: number; code?: undefined }
-  | undefined;
-
-export function clientErrorAnswer(err: NodeJS.ErrnoException): ClientErrorAnswer {
+export function clientErrorAnswer(err: NodeJS.ErrnoException) {
   switch (err.code) {
     case 'HPE_HEADER_OVERFLOW':
       return {

@@ -8,7 +8,7 @@ import { httpMetrics, metricsHandler, readiness, requestLog } from '../observabi
 import type { RequestLogOptions } from '../observability/logging.ts';
 import type { HttpMetricsOptions } from '../observability/metrics.ts';
 import { oversizedIn } from './bounds.ts';
-import { failureItem, RequestFailure } from './failures.ts';
+import { type FailureItem, failureItem, RequestFailure } from './failures.ts';
 import type { Idleness } from './idle.ts';
 import type { ApiModel, Operation, PathRoute } from './operations.ts';
 import { requestIds } from './request-id.ts';
@@ -93,23 +93,39 @@ function methodGate(route: PathRoute): RequestHandler {
       res.set('Allow', optionsAllow);
       return declared.has('OPTIONS') ? next() : void res.status(204).end();
     }
-    const message = `${req.method} method not allowed`;
+    const message = `${req.method} is not allowed on ${req.path}; this path accepts ${route.allow}`;
     next(new RequestFailure({ status: 405, kind: 'method_not_allowed', message, items: [], allow: route.allow }));
   };
 }
 
-/** Before the validator checks every item (src/platform/bounds.ts). */
-function boundsOf(op: Operation): RequestHandler[] {
+const invalid = (message: string, items: FailureItem[]) =>
+  new RequestFailure({ status: 400, kind: 'invalid', message, items });
+
+/** Before the validator: oversized collections (src/platform/bounds.ts), and integer query parameters not written
+ * in decimal digits (the validator coerces with Number(), which reads `0x10`, `1e1`, `+5` and `1.0` as integers). */
+function checksBeforeValidator(op: Operation): RequestHandler[] {
   const bounds = op.body?.bounds;
-  if (!bounds) return [];
-  return [
-    function collectionBounds(req, _res, next) {
+  const integers = op.parameters.query.filter((p) => p.schema.type === 'integer').map((p) => p.name);
+  const checks: RequestHandler[] = [];
+  if (bounds)
+    checks.push(function collectionBounds(req, _res, next) {
       const found = req.body === undefined ? undefined : oversizedIn(bounds, req.body);
-      if (!found) return next();
-      const message = `request${found[0]!.path} ${found[0]!.message}`;
-      next(new RequestFailure({ status: 400, kind: 'invalid', message, items: found.map(failureItem) }));
-    },
-  ];
+      next(found && invalid(`request${found[0]!.path} ${found[0]!.message}`, found));
+    });
+  if (integers.length > 0)
+    checks.push(function decimalQuery(req, _res, next) {
+      const q = req.originalUrl.indexOf('?');
+      const query = new URLSearchParams(q < 0 ? '' : req.originalUrl.slice(q + 1));
+      for (const name of integers)
+        for (const value of query.getAll(name))
+          if (!/^[0-9]+$/.test(value)) {
+            const message = `must be a whole number written in decimal digits, got ${JSON.stringify(value.slice(0, 40))}`;
+            const item = failureItem({ path: `/query/${name}`, message, errorCode: 'type.openapi.validation' });
+            return next(invalid(`query.${name} ${message}`, [item]));
+          }
+      next();
+    });
+  return checks;
 }
 
 function routes<Ops>(o: ServiceAppOptions<Ops>): express.Router {
@@ -122,7 +138,7 @@ function routes<Ops>(o: ServiceAppOptions<Ops>): express.Router {
     const chain = router.route(route.expressPath).all(methodGate(route));
     for (const op of route.operations) {
       const handler = handlers[op.operationId];
-      const layers = o.layers(op, [...boundsOf(op), validators[i]!.validate]);
+      const layers = o.layers(op, [...checksBeforeValidator(op), validators[i]!.validate]);
       chain[op.method](
         (req, _res, next) => {
           (req as unknown as Record<symbol, Operation>)[OPERATION] = op;

@@ -12,7 +12,8 @@ import { serve } from '../../test-support/observability.ts';
 import { testServiceApp } from '../../test-support/platform-app.ts';
 import { jsonBody } from './body.ts';
 import { buildModel, type OpenApiDocument } from './operations.ts';
-import { loadResolverModel, loadVaultModel } from './spec.ts';
+import { resolverModel } from './resolver-model.ts';
+import { vaultModel } from './vault-model.ts';
 import { startVaultTestEnv, stubChain, stubContractRoutes, type VaultTestEnv } from '../../test-support/vault-api.ts';
 
 const G = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';
@@ -59,8 +60,8 @@ const fill = (template: string) =>
     .replace('{did}', DID);
 const withBodies = (ops: Iterable<{ body?: unknown; method: string; template: string }>) =>
   [...ops].filter((op) => op.body !== undefined).map((op) => ({ method: op.method.toUpperCase(), path: op.template }));
-const vaultOps = withBodies(loadVaultModel().operations.values());
-const resolverOps = withBodies(loadResolverModel().operations.values());
+const vaultOps = withBodies(vaultModel.operations.values());
+const resolverOps = withBodies(resolverModel.operations.values());
 
 const apps = [
   {

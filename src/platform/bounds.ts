@@ -1,16 +1,10 @@
 // Collection sizes checked before the validator: ajv with `allErrors` checks every item of an oversized array
 // (`uniqueItems` every pair), so a 500 KB body of 80,000 items froze a service for 47 s. This walk stops at the
 // first oversized collection, and never refuses a body the schema accepts.
+import { type FailureItem, failureItem } from './failures.ts';
 
 export type Json = Record<string, unknown>;
 export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** In the validator's shape, so the error mapping treats it as its own. */
-export interface BoundFailure {
-  path: string;
-  message: string;
-  errorCode: string;
-}
 
 /** Unknown keys of a closed object ajv may report one by one; beyond this the walk answers. */
 export const UNKNOWN_KEYS_REPORTED = 10;
@@ -64,13 +58,11 @@ function plausible(b: Bounds, value: unknown): boolean {
   return b.anyOf ? b.anyOf.some((a) => plausible(a, value)) : true;
 }
 
-const failure = (path: string, keyword: string, message: string): BoundFailure => ({
-  path,
-  message,
-  errorCode: `${keyword}.openapi.validation`,
-});
+/** In the validator's words, so the services map it as theirs. */
+const failure = (path: string, keyword: string, message: string): FailureItem =>
+  failureItem({ path, message, errorCode: `${keyword}.openapi.validation` });
 
-export function oversizedIn(b: Bounds, value: unknown, path = '/body'): BoundFailure[] | undefined {
+export function oversizedIn(b: Bounds, value: unknown, path = '/body'): FailureItem[] | undefined {
   if (Array.isArray(value)) {
     if (b.maxItems !== undefined && value.length > b.maxItems)
       return [failure(path, 'maxItems', `must NOT have more than ${b.maxItems} items`)];
@@ -103,7 +95,7 @@ export function oversizedIn(b: Bounds, value: unknown, path = '/body'): BoundFai
     // The alternatives the value could be meant for; when none could, any oversized collection is worth reporting.
     const candidates = b.anyOf.filter((a) => plausible(a, value));
     const tried = candidates.length ? candidates : b.anyOf;
-    let first: BoundFailure[] | undefined;
+    let first: FailureItem[] | undefined;
     for (const a of tried) {
       const f = oversizedIn(a, value, path);
       if (!f) {

@@ -21,14 +21,16 @@ export class ServiceError<Code extends string = string> extends Error {
   }
 }
 
-/** `invalid`: parameters, headers or body fail their schema; `other`: any other refusal of the validator (413). */
+/** `invalid`: parameters, headers or body fail their schema (or another refusal of the validator below 500);
+ * `too_large` and `unreadable`: the body's size or text. */
 export type FailureKind =
   | 'method_not_allowed'
   | 'not_found'
   | 'unsupported_media_type'
   | 'malformed_path'
   | 'invalid'
-  | 'other';
+  | 'too_large'
+  | 'unreadable';
 
 export interface FailureItem {
   /** `/body/vcs/2/vcId`, `/query/limit`, `/headers/x`, `/params/did`. */
@@ -47,9 +49,11 @@ export interface Failure {
   items: FailureItem[];
   /** On a `method_not_allowed`. */
   allow?: string;
+  /** The body reader's error, on its `too_large` or `unreadable`. */
+  read?: BodyReadError;
 }
 
-/** The platform's own refusal (405, an oversized collection). */
+/** The platform's own refusal (405, an oversized collection, a query integer not in digits). */
 export class RequestFailure extends Error {
   readonly failure: Failure;
   readonly status: number;
@@ -85,26 +89,31 @@ type Thrown = { status: number; message: string; errors: { path?: unknown; messa
 const thrownByValidator = (err: unknown): err is Thrown =>
   typeof (err as Thrown | null)?.status === 'number' && Array.isArray((err as Thrown).errors);
 
-/** Undefined for anything but a refusal of the platform, the validator or the router. */
+/** Undefined for anything but a refusal of the platform, the validator, the router or the body reader. */
 export function describeFailure(err: unknown): Failure | undefined {
   if (err instanceof RequestFailure) return err.failure;
-  if (!thrownByValidator(err)) {
-    if (!isMalformedPath(err)) return undefined;
+  if (thrownByValidator(err)) {
+    if (err.status >= 500) return undefined;
+    const items = err.errors.map(failureItem);
+    const kind: FailureKind =
+      err.status === 404 || err.status === 405
+        ? 'not_found'
+        : err.status === 415
+          ? 'unsupported_media_type'
+          : err.status === 413
+            ? 'too_large'
+            : items.some((i) => MALFORMED_URI.test(i.message))
+              ? 'malformed_path'
+              : 'invalid';
+    return { status: err.status, kind, message: err.message, items };
+  }
+  if (isMalformedPath(err)) {
     const items = [failureItem({ path: '/path', message: 'malformed uri' })];
     return { status: 400, kind: 'malformed_path', message: 'malformed uri', items };
   }
-  const items = err.errors.map(failureItem);
-  const kind: FailureKind =
-    err.status === 404 || err.status === 405
-      ? 'not_found'
-      : err.status === 415
-        ? 'unsupported_media_type'
-        : items.some((i) => MALFORMED_URI.test(i.message))
-          ? 'malformed_path'
-          : err.status === 400
-            ? 'invalid'
-            : 'other';
-  return { status: err.status, kind, message: err.message, items };
+  if (!isBodyReadError(err)) return undefined;
+  const kind = err.type === 'entity.too.large' ? 'too_large' : 'unreadable';
+  return { status: err.status, kind, message: err.message, items: [], read: err };
 }
 
 /** The branch of a prepare | submit body the client meant: `signedXdr` present → submit. */
@@ -121,9 +130,9 @@ function inBranch(f: FailureItem, branch: BodyBranch): boolean {
   if (f.keyword === 'oneOf') return false;
   const field = f.segments[1];
   if (field === undefined) return true;
-  if (f.keyword === 'additionalProperties' && f.segments.length === 2) return !branch.properties.has(field);
+  if (f.keyword === 'additionalProperties' && f.segments.length === 2) return !branch.fields.has(field);
   if (f.keyword === 'required' && f.segments.length === 2) return branch.required.has(field);
-  return branch.properties.has(field);
+  return branch.fields.has(field);
 }
 
 /** The validator reports the failures of every `oneOf` branch; only the branch the client meant matters. */
@@ -151,18 +160,14 @@ const isBodyReadError = (e: unknown): e is BodyReadError => {
   return typeof type === 'string' && typeof status === 'number' && status < 500;
 };
 
-/** A service's named codes for each kind of refusal: the one thing that differs between the services. */
+/** A service's named codes, one per kind of refusal: the one thing that differs between the services. */
 export interface FailureCodes<Code extends string> {
   /** The service's own faults (chain, stores), `logged` when the fault goes to the log too. */
   translate?: (err: unknown, req: Request) => { error: ServiceError<Code>; logged?: boolean } | undefined;
-  notFound: (req: Request) => ServiceError<Code>;
-  methodNotAllowed: (message: string, allow: string) => ServiceError<Code>;
-  malformedPath: (req: Request) => ServiceError<Code>;
-  unsupportedMediaType: (req: Request, failure: Failure) => ServiceError<Code>;
-  /** `limit`: the body reader's limit for this request, when it says. */
-  payloadTooLarge: (limit?: number) => ServiceError<Code>;
-  unreadableBody: (err: BodyReadError) => ServiceError<Code>;
-  invalid: (failure: Failure, req: Request, operation: Operation | undefined) => ServiceError<Code>;
+  refusals: Record<
+    FailureKind,
+    (failure: Failure, req: Request, operation: Operation | undefined) => ServiceError<Code>
+  >;
   /** A 400 the service answers itself in another shape (the resolver's resolution results); true when it did. */
   answers?: (failure: Failure, req: Request, res: Response) => boolean;
   internal: (req: Request) => { code: Code; message: string };
@@ -176,31 +181,6 @@ const answerOf = <Code extends string>(e: ServiceError<Code>): ErrorAnswer<Code>
   ...(e.headers ? { headers: e.headers } : {}),
 });
 
-function fromFailure<Code extends string>(
-  codes: FailureCodes<Code>,
-  failure: Failure,
-  req: Request,
-  operation: Operation | undefined,
-): ServiceError<Code> | undefined {
-  switch (failure.kind) {
-    case 'method_not_allowed': {
-      const allow = failure.allow ?? '';
-      return codes.methodNotAllowed(`${req.method} is not allowed on ${req.path}; this path accepts ${allow}`, allow);
-    }
-    case 'not_found':
-      return codes.notFound(req);
-    case 'malformed_path':
-      return codes.malformedPath(req);
-    case 'unsupported_media_type':
-      return codes.unsupportedMediaType(req, failure);
-    case 'invalid':
-      return codes.invalid(failure, req, operation);
-    case 'other':
-      if (failure.status === 413) return codes.payloadTooLarge();
-      return failure.status < 500 ? codes.invalid(failure, req, operation) : undefined;
-  }
-}
-
 /** Any thrown value in the service's codes (`answered` when the service wrote it itself). */
 export function mapFailure<Code extends string>(
   codes: FailureCodes<Code>,
@@ -213,10 +193,7 @@ export function mapFailure<Code extends string>(
   const own = codes.translate?.(err, req);
   if (own) return { ...answerOf(own.error), ...(own.logged ? { internal: err } : {}) };
   const failure = describeFailure(err);
-  if (failure && res && failure.status === 400 && codes.answers?.(failure, req, res)) return 'answered';
-  const mapped = failure && fromFailure(codes, failure, req, operation);
-  if (mapped) return answerOf(mapped);
-  if (isBodyReadError(err))
-    return answerOf(err.type === 'entity.too.large' ? codes.payloadTooLarge(err.limit) : codes.unreadableBody(err));
-  return { status: 500, ...codes.internal(req), internal: err };
+  if (!failure) return { status: 500, ...codes.internal(req), internal: err };
+  if (res && failure.status === 400 && !failure.read && codes.answers?.(failure, req, res)) return 'answered';
+  return answerOf(codes.refusals[failure.kind](failure, req, operation));
 }

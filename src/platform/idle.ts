@@ -35,8 +35,6 @@ export function idleness(o: { clock?: IdleClock; quietMs?: number } = {}): Idlen
   // One queue for every caller: with a loop each, one turn would run a compile of each app before a request.
   const steps: (() => boolean)[] = [];
   let scheduled = false;
-  // A turn put off while requests are in flight, run once the last one closes.
-  let parked = false;
   const schedule = () => {
     if (scheduled) return;
     scheduled = true;
@@ -44,8 +42,8 @@ export function idleness(o: { clock?: IdleClock; quietMs?: number } = {}): Idlen
   };
   function turn(): void {
     scheduled = false;
-    if (steps.length === 0) return;
-    if (inFlight > 0) return void (parked = true);
+    // With requests in flight, the last one to close schedules the next turn.
+    if (steps.length === 0 || inFlight > 0) return;
     const wait = last + quietMs - clock.now();
     if (wait > 0) {
       scheduled = true;
@@ -58,9 +56,7 @@ export function idleness(o: { clock?: IdleClock; quietMs?: number } = {}): Idlen
   const ended = (quiet: boolean) => {
     inFlight -= 1;
     if (quiet) last = clock.now();
-    if (inFlight > 0 || !parked) return;
-    parked = false;
-    schedule();
+    if (inFlight === 0 && steps.length > 0) schedule();
   };
   return {
     track(res, quiet = true) {

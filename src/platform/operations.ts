@@ -1,6 +1,8 @@
 // The one reading of a description: every operation with what the platform needs to serve it. No other module
 // walks `paths` or follows a `$ref`.
+import { readFileSync } from 'node:fs';
 import type { oas31 } from 'openapi3-ts';
+import YAML from 'yaml';
 import { type Bounds, compileBounds, isObject, type Json } from './bounds.ts';
 
 export type OpenApiDocument = oas31.OpenAPIObject & {
@@ -18,8 +20,8 @@ export type Bucket = 'read' | 'write' | 'ip' | 'none';
 /** One branch of a request body: prepare fields, or `{signedXdr}` alone. */
 export interface BodyBranch {
   mode: 'prepare' | 'submit';
-  properties: ReadonlySet<string>;
   required: ReadonlySet<string>;
+  /** Its properties. */
   fields: ReadonlyMap<string, oas31.SchemaObject>;
 }
 
@@ -47,8 +49,6 @@ export interface Operation {
   idempotent: boolean;
   body?: { required: boolean; branches: readonly BodyBranch[]; bounds: Bounds };
   parameters: { path: readonly Parameter[]; query: readonly Parameter[]; header: readonly Parameter[] };
-  /** Query parameters declared as integers (plain decimal digits only). */
-  integerQuery: readonly string[];
   /** For what the model does not carry (examples: scripts/mock-front.ts). */
   source: oas31.OperationObject;
 }
@@ -159,7 +159,6 @@ function bodyOf(doc: OpenApiDocument, op: oas31.OperationObject, seen: Map<unkno
     const required = new Set(s.required ?? []);
     return {
       mode: required.has('signedXdr') ? 'submit' : 'prepare',
-      properties: new Set(Object.keys(s.properties ?? {})),
       required,
       fields: new Map(Object.entries(s.properties ?? {}).map(([k, v]) => [k, resolve<oas31.SchemaObject>(doc, v)])),
     };
@@ -199,7 +198,6 @@ function operationOf(
     idempotent: parameters.header.some((p) => p.name.toLowerCase() === 'idempotency-key'),
     ...(body ? { body } : {}),
     parameters,
-    integerQuery: parameters.query.filter((p) => p.schema.type === 'integer').map((p) => p.name),
     source: op,
   };
 }
@@ -273,4 +271,9 @@ export function buildModel(doc: OpenApiDocument): ApiModel {
     extension: (name) => (doc.components as Json)[name],
     validatorDocument: (route) => validatorDocument(doc, route),
   };
+}
+
+/** The model of `spec/<name>.yaml`; each description's module (vault-model.ts, resolver-model.ts) holds its one. */
+export function loadModel(name: 'vault-api' | 'did-resolver'): ApiModel {
+  return buildModel(YAML.parse(readFileSync(new URL(`../../spec/${name}.yaml`, import.meta.url), 'utf8')));
 }

@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../../test-support/resolver.ts';
 import { startVaultTestEnv, stubChain, stubContractRoutes, type VaultTestEnv } from '../../test-support/vault-api.ts';
-import { loadResolverModel, loadVaultModel } from './spec.ts';
+import { resolverModel } from './resolver-model.ts';
+import { vaultModel } from './vault-model.ts';
 
 const G = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';
 const DID = 'did:ledger:testnet:b4pc2pclljuxrb4wuw2mhuxb6a';
@@ -39,8 +40,8 @@ function allowOf(route: { operations: readonly { method: string }[] }): string {
 }
 
 const services = [
-  { service: 'vault API', model: loadVaultModel(), base: () => vault.url },
-  { service: 'resolver', model: loadResolverModel(), base: () => resolver.url },
+  { service: 'vault API', model: vaultModel, base: () => vault.url },
+  { service: 'resolver', model: resolverModel, base: () => resolver.url },
 ];
 
 describe.each(services)('$service', ({ model, base }) => {

@@ -79,13 +79,10 @@ export function validatorPool(): ValidatorPool {
   // A model, and so its routes, is built once per description.
   const made = new WeakMap<PathRoute, Record<string, PathValidator>>();
   return {
-    of(model, route, { allErrors, validateResponses }) {
+    of(model, route, options) {
       const byOptions = made.get(route) ?? {};
       made.set(route, byOptions);
-      return (byOptions[`${allErrors}/${validateResponses}`] ??= pathValidator(model, route, {
-        allErrors,
-        validateResponses,
-      }));
+      return (byOptions[`${options.allErrors}/${options.validateResponses}`] ??= pathValidator(model, route, options));
     },
   };
 }

@@ -3,7 +3,7 @@
 // checksum to the real app over the simulator: 400 in the envelope, naming the field, never a 500.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addressFieldCases, BAD_CHECKSUMS } from '../../test-support/address-fields.ts';
-import { loadResolverModel } from '../platform/spec.ts';
+import { resolverModel } from '../platform/resolver-model.ts';
 import { startHarness, type Harness } from '../../test-support/resolver.ts';
 
 let h: Harness;
@@ -14,7 +14,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-const spec = loadResolverModel().document;
+const spec = resolverModel.document;
 const cases = BAD_CHECKSUMS.flatMap((bad, i) =>
   addressFieldCases(spec, bad).map((c) => ({ ...c, name: `${c.name} (bad checksum ${i + 1})` })),
 );

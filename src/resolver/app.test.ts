@@ -3,7 +3,7 @@
 import type { Request } from 'express';
 import { describe, expect, it } from 'vitest';
 import { checkRouteTable } from '../platform/app.ts';
-import { loadResolverModel } from '../platform/spec.ts';
+import { resolverModel } from '../platform/resolver-model.ts';
 import { createMemoryCache, createMemoryRateLimiter } from '../stores/memory.ts';
 import { resolverRoutes, writeModeOf } from './app.ts';
 import type { ResolverAppDeps } from './context.ts';
@@ -19,7 +19,7 @@ const deps: ResolverAppDeps = {
 
 describe('resolverRoutes', () => {
   it('has a handler for every operation of the description and none besides', () => {
-    const model = loadResolverModel();
+    const model = resolverModel;
     const { handlers, docsAssets } = resolverRoutes(deps, model);
     expect(() => checkRouteTable(model, handlers)).not.toThrow();
     expect(docsAssets.length).toBeGreaterThan(0);

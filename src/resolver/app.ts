@@ -12,7 +12,7 @@ import { createMetrics, type WriteMode } from '../observability/index.ts';
 import { createServiceApp, type RouteTable } from '../platform/app.ts';
 import { corruptBodyMessage, jsonBody, loneSurrogateMessage, unsupportedCodingMessage } from '../platform/body.ts';
 import type { ApiModel } from '../platform/operations.ts';
-import { loadResolverModel } from '../platform/spec.ts';
+import { resolverModel } from '../platform/resolver-model.ts';
 import { BODY_LIMIT_BYTES, ResolverErrors, type ResolverAppDeps } from './context.ts';
 import { errorHandler, notFoundError } from './error-codes.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
@@ -23,7 +23,6 @@ import { serviceRoutes } from './routes/service.ts';
 import { createRouteContext } from './routes/shared.ts';
 import { didIndexRoutes } from './did-index/route.ts';
 import { registrarRoutes } from './registrar/routes.ts';
-import { strictIntegerQuery } from '../platform/strict-query.ts';
 import { RESOLVER_SERVICE } from '../domain.ts';
 
 /** The `service` of this app's metric series and log lines (and of its /health). */
@@ -127,11 +126,10 @@ function perIpLimit(deps: ResolverAppDeps): express.RequestHandler {
 }
 
 export async function createResolverApp(given: ResolverAppDeps): Promise<express.Express> {
-  const model = loadResolverModel();
+  const model = resolverModel;
   const deps = withMetrics(given, model);
   const { handlers, docsAssets } = resolverRoutes(deps, model);
   const body = bodyReader();
-  const integers = strictIntegerQuery((m) => ResolverErrors.invalidRequest(m));
   return createServiceApp({
     model,
     validator: {
@@ -152,11 +150,7 @@ export async function createResolverApp(given: ResolverAppDeps): Promise<express
     front: [perIpLimit(deps)],
     // The body (read after route matching, so that an unknown path is a 404 and an undeclared method a 405
     // whatever the body), oversized collections and request validation, then response validation when asked.
-    layers: (op, validate) => [
-      ...(op.body ? [body] : []),
-      ...(op.integerQuery.length > 0 ? [integers] : []),
-      ...validate,
-    ],
+    layers: (op, validate) => [...(op.body ? [body] : []), ...validate],
     handlers,
     afterRoutes: [{ path: '/docs', handlers: docsAssets }],
     notFound: notFoundError,

@@ -93,18 +93,21 @@ const tooLarge = () => ResolverErrors.payloadTooLarge(`the request body exceeds 
 export const RESOLVER_FAILURE_CODES: FailureCodes<ResolverErrorCode> = {
   translate: (err) =>
     err instanceof ChainError ? { error: fromChainError(err, err.network ?? 'the ledger') } : undefined,
-  notFound: notFoundError,
-  methodNotAllowed: (message, allow) => ResolverErrors.methodNotAllowed(message, undefined, { Allow: allow }),
-  malformedPath: () =>
-    invalidRequest(MALFORMED_PATH_MESSAGE, [{ path: '/path', message: 'malformed percent-encoding' }]),
-  unsupportedMediaType: (req) =>
-    invalidRequest(
-      `the body must be JSON sent with Content-Type: application/json${req.get('content-type') === undefined ? '; the request has no Content-Type' : `, not ${req.get('content-type')}`}`,
-      [{ path: '/headers/content-type', message: 'must be application/json' }],
-    ),
-  payloadTooLarge: tooLarge,
-  unreadableBody,
-  invalid,
+  refusals: {
+    not_found: (_failure, req) => notFoundError(req),
+    method_not_allowed: ({ message, allow }) =>
+      ResolverErrors.methodNotAllowed(message, undefined, { Allow: allow ?? '' }),
+    malformed_path: () =>
+      invalidRequest(MALFORMED_PATH_MESSAGE, [{ path: '/path', message: 'malformed percent-encoding' }]),
+    unsupported_media_type: (_failure, req) =>
+      invalidRequest(
+        `the body must be JSON sent with Content-Type: application/json${req.get('content-type') === undefined ? '; the request has no Content-Type' : `, not ${req.get('content-type')}`}`,
+        [{ path: '/headers/content-type', message: 'must be application/json' }],
+      ),
+    too_large: tooLarge,
+    unreadable: ({ read }) => unreadableBody(read!),
+    invalid,
+  },
   // The registrar's operations answer a body the schema refuses with a failed state (spec: RegistrarFailed).
   answers(failure, req, res) {
     if (failure.kind === 'invalid' && isRegistrarPath(req.path)) {

@@ -4,7 +4,7 @@
 // naming the field. Response validation is on, so the answer is also checked against the spec.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addressFieldCases, BAD_CHECKSUMS } from '../../test-support/address-fields.ts';
-import { loadVaultModel } from '../platform/spec.ts';
+import { vaultModel } from '../platform/vault-model.ts';
 import { startVaultTestEnv, type VaultTestEnv } from '../../test-support/vault-api.ts';
 
 const many = { read: 10_000, write: 10_000 };
@@ -19,7 +19,7 @@ afterAll(async () => {
   await env?.close();
 });
 
-const spec = loadVaultModel().document;
+const spec = vaultModel.document;
 const cases = BAD_CHECKSUMS.flatMap((bad, i) =>
   addressFieldCases(spec, bad).map((c) => ({ ...c, name: `${c.name} (bad checksum ${i + 1})` })),
 );

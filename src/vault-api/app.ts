@@ -30,7 +30,7 @@ import {
 } from '../platform/body.ts';
 import { errorCodeOf } from '../platform/errors.ts';
 import type { Operation } from '../platform/operations.ts';
-import { loadVaultModel } from '../platform/spec.ts';
+import { vaultModel } from '../platform/vault-model.ts';
 import { VaultErrors, peekAuth, type VaultAppDeps } from './context.ts';
 import { authenticate } from './middleware/auth.ts';
 import { CORS_ROUTES, corsHeaders, corsPreflight } from './middleware/cors.ts';
@@ -40,7 +40,6 @@ import { legacyBasePaths, checkLegacyBasePaths, DEFAULT_LEGACY_BASE_PATHS } from
 import { rateLimit } from './middleware/rate-limit.ts';
 import { removedRoutes, removedRoutesOf } from './middleware/removed-routes.ts';
 import { requireScopes } from './middleware/scopes.ts';
-import { strictIntegerQuery } from '../platform/strict-query.ts';
 import { contractRoutes } from './routes/contracts.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { createDocsRoutes, publicRoutes } from './routes/public.ts';
@@ -100,8 +99,7 @@ type Layers = (op: Operation, validate: express.RequestHandler[]) => express.Req
 /**
  * The layers of each operation, each made once and shared by every route's chain. A step is left out where
  * it would pass every request untouched: the answer capture and the Idempotency-Key where the operation
- * takes no key, the preflight off the OPTIONS of /auth/*, the body where the operation has none, the
- * integer check where it has no integer query parameter.
+ * takes no key, the preflight off the OPTIONS of /auth/*, and the body where the operation has none.
  */
 function operationLayers(deps: VaultAppDeps): Layers {
   const preflight = corsPreflight(deps);
@@ -109,7 +107,6 @@ function operationLayers(deps: VaultAppDeps): Layers {
   const limits = rateLimit(deps);
   const scopes = requireScopes();
   const body = bodyReader();
-  const integers = strictIntegerQuery((m) => VaultErrors.invalidRequest(m));
   const once = idempotency(deps);
   return (op, validate) => [
     ...(op.idempotent ? [captureAnswers] : []),
@@ -118,7 +115,6 @@ function operationLayers(deps: VaultAppDeps): Layers {
     limits,
     scopes,
     ...(op.body ? [body] : []),
-    ...(op.integerQuery.length > 0 ? [integers] : []),
     ...validate,
     ...(op.idempotent ? [once] : []),
   ];
@@ -131,7 +127,7 @@ export async function createVaultApp(given: VaultAppDeps, options: VaultAppOptio
   const own = () => createMetrics({ service, domainOf: 'vault-api' });
   const deps: VaultAppDeps = given.metrics ? given : { ...given, metrics: own() };
   const metrics = deps.metrics!;
-  const model = loadVaultModel();
+  const model = vaultModel;
 
   const removed = removedRoutesOf(model);
   const prefixes = deps.legacyBasePaths ?? DEFAULT_LEGACY_BASE_PATHS;

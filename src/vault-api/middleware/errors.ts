@@ -42,21 +42,26 @@ export const VAULT_FAILURE_CODES: FailureCodes<VaultErrorCode> = {
     if (err instanceof StoreInputError) return { error: VaultErrors.invalidRequest(err.message) };
     return undefined;
   },
-  notFound: (req) => notFoundError(req),
-  methodNotAllowed: (message, allow) => VaultErrors.methodNotAllowed(message, { Allow: allow }),
-  malformedPath: () => VaultErrors.invalidRequest(MALFORMED_PATH_MESSAGE),
-  unsupportedMediaType: () => VaultErrors.invalidRequest('send the body as JSON with Content-Type: application/json'),
-  payloadTooLarge: (limit = BODY_LIMIT_BYTES) =>
-    VaultErrors.payloadTooLarge(
-      limit === KEYLESS_BODY_LIMIT_BYTES
-        ? `request body exceeds ${limit} bytes, the limit without an API key; with one it is ${BODY_LIMIT_BYTES}`
-        : `request body exceeds ${limit} bytes`,
-    ),
-  unreadableBody: (err) =>
-    err.type === 'entity.parse.failed'
-      ? VaultErrors.invalidJson('the body is not valid JSON')
-      : VaultErrors.invalidRequest(`the body cannot be read (${err.type})`),
-  invalid: (failure, req, op) => mapValidationFailure(failure.items, op, req.body),
+  refusals: {
+    not_found: (_failure, req) => notFoundError(req),
+    method_not_allowed: ({ message, allow }) => VaultErrors.methodNotAllowed(message, { Allow: allow ?? '' }),
+    malformed_path: () => VaultErrors.invalidRequest(MALFORMED_PATH_MESSAGE),
+    unsupported_media_type: () =>
+      VaultErrors.invalidRequest('send the body as JSON with Content-Type: application/json'),
+    too_large: ({ read }) => {
+      const limit = read?.limit ?? BODY_LIMIT_BYTES;
+      return VaultErrors.payloadTooLarge(
+        limit === KEYLESS_BODY_LIMIT_BYTES
+          ? `request body exceeds ${limit} bytes, the limit without an API key; with one it is ${BODY_LIMIT_BYTES}`
+          : `request body exceeds ${limit} bytes`,
+      );
+    },
+    unreadable: ({ read }) =>
+      read?.type === 'entity.parse.failed'
+        ? VaultErrors.invalidJson('the body is not valid JSON')
+        : VaultErrors.invalidRequest(`the body cannot be read (${read?.type})`),
+    invalid: (failure, req, op) => mapValidationFailure(failure.items, op, req.body),
+  },
   internal: () => ({ code: 'internal_error', message: 'internal error; quote the X-Request-ID when reporting it' }),
 };
 

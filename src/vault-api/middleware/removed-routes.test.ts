@@ -9,7 +9,7 @@ import {
   stubContractRoutes,
   type VaultTestEnv,
 } from '../../../test-support/vault-api.ts';
-import { loadVaultModel } from '../../platform/spec.ts';
+import { vaultModel } from '../../platform/vault-model.ts';
 import { removedRoutesOf } from './removed-routes.ts';
 
 let env: VaultTestEnv;
@@ -97,7 +97,7 @@ const DOCUMENT: { kind: string; method: string; path: string; replacement: RegEx
 describe('the removed routes of the document', () => {
   it("are exactly the description's x-removed-routes", () => {
     expect(
-      removedRoutesOf(loadVaultModel())
+      removedRoutesOf(vaultModel)
         .map((r) => r.path)
         .sort(),
     ).toEqual(DOCUMENT.map((d) => d.path).sort());

@@ -2,10 +2,10 @@
 // of `results` when asked alone and when none is named, and a name the spec lacks is refused before anything is
 // verified. A new check that is in the spec but not run fails here; one run but not in the spec cannot be asked.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadVaultModel } from '../../platform/spec.ts';
+import { vaultModel } from '../../platform/vault-model.ts';
 import { startVerificationEnv, type VerificationEnv } from '../../../test-support/verification.ts';
 
-const CHECKS = (loadVaultModel().document.components.schemas!['CredentialCheckName'] as { enum: string[] }).enum;
+const CHECKS = (vaultModel.document.components.schemas!['CredentialCheckName'] as { enum: string[] }).enum;
 
 let t: VerificationEnv;
 let vc: Record<string, unknown>;

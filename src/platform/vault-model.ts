@@ -1,0 +1,4 @@
+// The vault API's operation model, built once, when first imported; nothing changes it after.
+import { type ApiModel, loadModel } from './operations.ts';
+
+export const vaultModel: ApiModel = loadModel('vault-api');
