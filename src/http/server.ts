@@ -1,5 +1,6 @@
 // The http.Server of both apps. A request head Node cannot parse reaches no app, and Node answers a bare status
-// line; here that answer carries the app's error envelope, as both specs promise.
+// line; here an answer Node would send (400, 413, 431) carries the app's error envelope, as both specs promise. A
+// 408 stays a bare status line and a reset connection is closed.
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 

@@ -81,7 +81,8 @@ export function operationOf(req: Request): Operation | undefined {
 /** For logs and metrics (never the concrete path). */
 export const routeOf = (req: Request): string | undefined => operationOf(req)?.template;
 
-/** 405 or OPTIONS 204 with `Allow` (a declared OPTIONS goes on); a parameter that fails its pattern is a 404. */
+/** 405 or OPTIONS 204 with `Allow` (a declared OPTIONS goes on); a parameter that fails its pattern goes on to the
+ *  routes after it, a 404 when none matches. */
 function methodGate(route: PathRoute): RequestHandler {
   const declared = new Set(route.allow.split(', '));
   const optionsAllow = declared.has('OPTIONS') ? route.allow : `${route.allow}, OPTIONS`;

@@ -40,7 +40,8 @@ const hasBody = (req: Request): boolean =>
 const DUPLICATES = Symbol('duplicateMembers');
 type WithDuplicates = Request & { [DUPLICATES]?: readonly string[] };
 
-/** Members named twice in the body, as JSON Pointers; empty when none or not looked for. */
+/** Members named twice in the body, as JSON Pointers: looked for where `findDuplicates` says, and in any text with a
+ *  `\u` escape; empty when none or not looked for. */
 export const duplicateMembersOf = (req: Request): readonly string[] => (req as WithDuplicates)[DUPLICATES] ?? [];
 
 /** Thrown from body-parser's `verify` hook, which passes it on. */

@@ -31,14 +31,12 @@ type ParamsOf<Op, In extends string, None> = Op extends { parameters: { [K in In
   : None;
 
 /** As strings (Express decodes them). */
-export type PathParamsOf<Op, P = ParamsOf<Op, 'path', never>> = [P] extends [never]
-  ? Record<string, never>
-  : { [K in keyof P]: string };
+type PathParams<P> = [P] extends [never] ? Record<string, never> : { [K in keyof P]: string };
+export type PathParamsOf<Op> = PathParams<ParamsOf<Op, 'path', never>>;
 export type QueryOf<Op> = ParamsOf<Op, 'query', Record<string, never>>;
 /** By the lower-case names Node gives them; undeclared headers keep Node's type. */
-export type HeadersOf<Op, H = ParamsOf<Op, 'header', Record<never, never>>> = {
-  [K in keyof H as Lowercase<K & string>]: H[K];
-};
+type LowerCased<H> = { [K in keyof H as Lowercase<K & string>]: H[K] };
+export type HeadersOf<Op> = LowerCased<ParamsOf<Op, 'header', Record<never, never>>>;
 
 export type OperationRequest<Op> = Request<PathParamsOf<Op>, OkBody<Op>, RequestBodyOf<Op>, QueryOf<Op>> & {
   headers: HeadersOf<Op>;
