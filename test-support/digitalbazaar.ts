@@ -187,3 +187,12 @@ export async function rawProof(
   const signature = await issuer.key.signer().sign({ data });
   return { ...proofConfig, proofValue: `z${base58.encode(signature)}` };
 }
+
+/** A `BitstringStatusListEntry` (Bitstring Status List §2.1) at `index` of the list credential at `listUrl`. */
+export const bitstringEntry = (listUrl: string, index: number, statusPurpose = 'revocation') => ({
+  id: `${listUrl}#${index}`,
+  type: 'BitstringStatusListEntry',
+  statusPurpose,
+  statusListIndex: String(index),
+  statusListCredential: listUrl,
+});

@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { base64urlnopad } from '@scure/base';
-import { didKey, issueWith } from '../../test-support/digitalbazaar.ts';
+import { bitstringEntry, didKey, issueWith } from '../../test-support/digitalbazaar.ts';
 import { largest, TERMS, type RdfcHostileCase } from './hostile-rdfc.ts';
 
 const V2 = 'https://www.w3.org/ns/credentials/v2';
@@ -66,13 +66,7 @@ export async function rdfcStatusListCase(limit: number, holder: string): Promise
         '@context': [V2, TERMS],
         type: ['VerifiableCredential'],
         credentialSubject: { id: holder },
-        credentialStatus: {
-          id: `${url}#${INDEX}`,
-          type: 'BitstringStatusListEntry',
-          statusPurpose: 'revocation',
-          statusListIndex: String(INDEX),
-          statusListCredential: url,
-        },
+        credentialStatus: bitstringEntry(url, INDEX),
       });
       return JSON.stringify({ verifiableCredential: vc });
     };

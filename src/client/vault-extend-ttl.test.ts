@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
 import { startSimulator, type RunningSimulator } from '../../simulator/index.ts';
 import { registerIssuerDid, startVaultTestEnv, type VaultTestEnv } from '../../test-support/vault-api.ts';
 import { createVaultClient, isApiError, prepareAndSubmit, unwrap, type VaultClient } from './index.ts';
+import { closeLedgersUntil, SMALL_TTL } from '../../test-support/ttl.ts';
 
-const TTL = { minPersistentTTL: 40, minTemporaryTTL: 10, maxEntryTTL: 400 };
 const V2 = 'https://www.w3.org/ns/credentials/v2';
 const PATH = '/contracts/vault/extend-ttl';
 
@@ -20,9 +20,7 @@ let issuerDid: string;
 
 const net = () => sim.sim.network('testnet');
 const latest = () => net().ledger.latest.seq;
-const closeUntil = (seq: number): void => {
-  while (latest() < seq) net().closeLedger();
-};
+const closeUntil = (seq: number): void => closeLedgersUntil(sim, seq);
 
 interface Owner {
   kp: Keypair;
@@ -70,7 +68,7 @@ const signedHash = (xdr: string, kp: Keypair): string =>
   Buffer.from(TransactionBuilder.fromXDR(env.sign(xdr, kp), env.passphrase).hash()).toString('hex');
 
 beforeAll(async () => {
-  sim = await startSimulator({ port: 0, ttl: TTL });
+  sim = await startSimulator({ port: 0, ttl: SMALL_TTL });
   env = await startVaultTestEnv({ network: 'testnet', simulator: sim });
   issuer = await env.fund();
   asIssuer = createVaultClient({
@@ -110,14 +108,14 @@ describe('prepareAndSubmit on POST /contracts/vault/extend-ttl', () => {
     expect(result.txId).toBe(signedHash(result.prepared.xdr, o.kp));
     expect(await instanceLiveUntil(o.owner)).toBeGreaterThanOrEqual(issuedIn + 200);
 
-    closeUntil(issuedIn + TTL.minPersistentTTL + 2);
+    closeUntil(issuedIn + SMALL_TTL.minPersistentTTL + 2);
     const got = await getVc(o, 'vc-live');
     expect(got.response.status, JSON.stringify(got.error)).toBe(200);
   });
 
   it('over archived state submits the restore; a second call extends, and the credential reads again', async () => {
     const o = await ownerWithCredential('vc-old');
-    closeUntil(latest() + TTL.minPersistentTTL + 2);
+    closeUntil(latest() + SMALL_TTL.minPersistentTTL + 2);
     let archived: unknown;
     try {
       unwrap(await getVc(o, 'vc-old'));
@@ -139,7 +137,7 @@ describe('prepareAndSubmit on POST /contracts/vault/extend-ttl', () => {
     expect(extend.prepared).toMatchObject({ operation: 'extendFootprintTtl', restoring: [], ledgers: 399 });
     const extendedIn = latest();
     expect(await instanceLiveUntil(o.owner)).toBeGreaterThanOrEqual(extendedIn + 398);
-    closeUntil(extendedIn + TTL.minPersistentTTL + 5);
+    closeUntil(extendedIn + SMALL_TTL.minPersistentTTL + 5);
     const got = await getVc(o, 'vc-old');
     expect(got.response.status, JSON.stringify(got.error)).toBe(200);
   });

@@ -9,7 +9,7 @@ import { gzipSync } from 'node:zlib';
 import { base64urlnopad } from '@scure/base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebFetch } from './web-fetch.ts';
-import { didKey, hostedKey, issueWith, type DidKey } from '../../test-support/digitalbazaar.ts';
+import { bitstringEntry, didKey, hostedKey, issueWith, type DidKey } from '../../test-support/digitalbazaar.ts';
 import { startVaultTestEnv, type MintedKey, type VaultTestEnv } from '../../test-support/vault-api.ts';
 
 type Json = Record<string, unknown>;
@@ -64,13 +64,7 @@ async function credentialOn(listUrl: string, purpose = 'revocation'): Promise<Js
     '@context': [V2],
     type: ['VerifiableCredential'],
     credentialSubject: { id: 'did:example:holder' },
-    credentialStatus: {
-      id: `${listUrl}#${INDEX}`,
-      type: 'BitstringStatusListEntry',
-      statusPurpose: purpose,
-      statusListIndex: String(INDEX),
-      statusListCredential: listUrl,
-    },
+    credentialStatus: bitstringEntry(listUrl, INDEX, purpose),
   });
 }
 
@@ -188,13 +182,7 @@ describe('BitstringStatusListEntry', () => {
         type: ['VerifiableCredential'],
         description: 'y'.repeat(3_000),
         credentialSubject: { id: 'did:example:holder' },
-        credentialStatus: {
-          id: `${url}#${INDEX}`,
-          type: 'BitstringStatusListEntry',
-          statusPurpose: 'revocation',
-          statusListIndex: String(INDEX),
-          statusListCredential: url,
-        },
+        credentialStatus: bitstringEntry(url, INDEX),
       });
     const rdf = await onList('eddsa-rdfc-2022');
     await expectKeylessUnavailable(rdf, "of the request's own that is over 6144");
@@ -210,18 +198,11 @@ describe('BitstringStatusListEntry', () => {
   it('a keyless request has one status list read; a second fails status_list_unavailable, a key reads both', async () => {
     const first = await publishList('/lists/first', issuer, 'revocation', []);
     const second = await publishList('/lists/second', issuer, 'suspension', []);
-    const entry = (url: string, purpose: string) => ({
-      id: `${url}#${INDEX}`,
-      type: 'BitstringStatusListEntry',
-      statusPurpose: purpose,
-      statusListIndex: String(INDEX),
-      statusListCredential: url,
-    });
     const vc = await issueWith('eddsa-rdfc-2022', issuer, {
       '@context': [V2],
       type: ['VerifiableCredential'],
       credentialSubject: { id: 'did:example:holder' },
-      credentialStatus: [entry(first, 'revocation'), entry(second, 'suspension')],
+      credentialStatus: [bitstringEntry(first, INDEX, 'revocation'), bitstringEntry(second, INDEX, 'suspension')],
     });
     await expectKeylessUnavailable(vc, 'may have one status list read');
     const keyed = await verify(env, key, vc);

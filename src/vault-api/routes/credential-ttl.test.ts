@@ -13,8 +13,8 @@ import {
   type MintedKey,
   type VaultTestEnv,
 } from '../../../test-support/vault-api.ts';
+import { closeLedgersUntil, SMALL_TTL } from '../../../test-support/ttl.ts';
 
-const TTL = { minPersistentTTL: 40, minTemporaryTTL: 10, maxEntryTTL: 400 };
 const V2 = 'https://www.w3.org/ns/credentials/v2';
 
 let sim: RunningSimulator;
@@ -36,9 +36,7 @@ async function write(path: string, body: unknown, key: MintedKey, signer: Keypai
 }
 
 const net = () => sim.sim.network('testnet');
-const closeUntil = (seq: number): void => {
-  while (net().ledger.latest.seq < seq) net().closeLedger();
-};
+const closeUntil = (seq: number): void => closeLedgersUntil(sim, seq);
 const issue = (vcId: string) =>
   write(
     '/contracts/vc/issue',
@@ -60,7 +58,7 @@ const issue = (vcId: string) =>
   );
 
 beforeAll(async () => {
-  sim = await startSimulator({ port: 0, ttl: TTL });
+  sim = await startSimulator({ port: 0, ttl: SMALL_TTL });
   env = await startVaultTestEnv({ network: 'testnet', simulator: sim });
   [owner, issuer] = await Promise.all([env.fund(), env.fund()]);
   [ownerKey, issuerKey] = await Promise.all([env.mintKey({ wallet: owner }), env.mintKey({ wallet: issuer })]);
@@ -89,7 +87,7 @@ afterAll(async () => {
 describe('credential lifetime (state archival)', () => {
   it('stays readable for the minimum persistent TTL after its issue', async () => {
     // the vault was deployed a few ledgers before the credentials: stay within the vault's TTL too
-    closeUntil(issuedIn + TTL.minPersistentTTL - 10);
+    closeUntil(issuedIn + SMALL_TTL.minPersistentTTL - 10);
     const got = await call('/contracts/vault/get-vc', ownerKey, { owner: owner.publicKey(), vcId: 'vc-1' });
     expect(got.status, JSON.stringify(got.body)).toBe(200);
     expect(got.body.result.credentialSubject.id).toBe(owner.publicKey());
@@ -97,7 +95,7 @@ describe('credential lifetime (state archival)', () => {
 
   /** Closes ledgers past the TTL; returns the ledger keys get-vc names for vc-1, as base64 XDR. */
   async function archived(): Promise<string[]> {
-    closeUntil(issuedIn + TTL.minPersistentTTL + 2);
+    closeUntil(issuedIn + SMALL_TTL.minPersistentTTL + 2);
     const got = await call('/contracts/vault/get-vc', ownerKey, { owner: owner.publicKey(), vcId: 'vc-1' });
     expect({ status: got.status, error: got.body.error }).toEqual({ status: 409, error: 'state_archived' });
     return (got.body.message as string).match(/AAAA[A-Za-z0-9+/=]{20,}/g) ?? [];
@@ -140,7 +138,7 @@ describe('credential lifetime (state archival)', () => {
   });
 
   it("a write prepared through the API restores the archived entries it touches (the restore is in the write's fee)", async () => {
-    closeUntil(issuedIn + TTL.minPersistentTTL + 2);
+    closeUntil(issuedIn + SMALL_TTL.minPersistentTTL + 2);
     const before = await call('/contracts/vault/get-vc', ownerKey, { owner: owner.publicKey(), vcId: 'vc-2' });
     expect(before.body.error).toBe('state_archived');
     await write(

@@ -14,8 +14,8 @@ import {
   type VaultTestEnv,
 } from '../../../test-support/vault-api.ts';
 import { signPrepared } from '../../cli/sign.ts';
+import { closeLedgersUntil, SMALL_TTL } from '../../../test-support/ttl.ts';
 
-const TTL = { minPersistentTTL: 40, minTemporaryTTL: 10, maxEntryTTL: 400 };
 const V2 = 'https://www.w3.org/ns/credentials/v2';
 const PATH = '/contracts/vault/extend-ttl';
 
@@ -27,9 +27,7 @@ let issuerDid: string;
 
 const net = () => sim.sim.network('testnet');
 const latest = () => net().ledger.latest.seq;
-const closeUntil = (seq: number): void => {
-  while (latest() < seq) net().closeLedger();
-};
+const closeUntil = (seq: number): void => closeLedgersUntil(sim, seq);
 const call = (path: string, key: MintedKey, body?: unknown) =>
   env.request(path, { key: key.key, ...(body !== undefined ? { body } : {}) });
 
@@ -94,7 +92,7 @@ async function instanceLiveUntil(vault: string): Promise<number> {
 }
 
 beforeAll(async () => {
-  sim = await startSimulator({ port: 0, ttl: TTL });
+  sim = await startSimulator({ port: 0, ttl: SMALL_TTL });
   env = await startVaultTestEnv({ network: 'testnet', simulator: sim });
   issuer = await env.fund();
   issuerKey = await env.mintKey({ wallet: issuer, role: 'early' }); // its write bucket holds every test's issues
@@ -143,7 +141,7 @@ describe('POST /contracts/vault/extend-ttl', () => {
     expect(retry.headers.get('idempotency-replayed')).toBe('true');
     expect(await instanceLiveUntil(owner.vault)).toBeGreaterThanOrEqual(issuedIn + 200);
 
-    closeUntil(issuedIn + TTL.minPersistentTTL + 2);
+    closeUntil(issuedIn + SMALL_TTL.minPersistentTTL + 2);
     const got = await getVc(owner, 'vc-1');
     expect(got.status, JSON.stringify(got.body)).toBe(200);
     // vc-2 was not named: its own entries ran out, however live its vault is
@@ -155,7 +153,7 @@ describe('POST /contracts/vault/extend-ttl', () => {
     const owner = await newOwner();
     await issue(owner, 'vc-a');
     await issue(owner, 'vc-b');
-    closeUntil(latest() + TTL.minPersistentTTL + 2);
+    closeUntil(latest() + SMALL_TTL.minPersistentTTL + 2);
     expect((await getVc(owner, 'vc-a')).body.error).toBe('state_archived');
 
     // no vcIds: every credential the vault lists; no ledgers: the network's maximum
@@ -186,7 +184,7 @@ describe('POST /contracts/vault/extend-ttl', () => {
     await submit(PATH, extend.body.xdr, owner.key, owner.kp);
     const extendedIn = latest();
     expect(await instanceLiveUntil(owner.vault)).toBeGreaterThanOrEqual(extendedIn + 398);
-    closeUntil(extendedIn + TTL.minPersistentTTL + 5);
+    closeUntil(extendedIn + SMALL_TTL.minPersistentTTL + 5);
     for (const vcId of ['vc-a', 'vc-b']) expect((await getVc(owner, vcId)).status).toBe(200);
   });
 
@@ -374,7 +372,7 @@ describe('a vault whose storage layout is not the simulator’s', () => {
     expect((await env.chain.client.getLedgerEntries([vcKey(owner.vault, 'vc-x')])).entries).toEqual([]);
     const want = [...new Set([...(await simulated(owner.vault, 'vc-x')), ...(await simulated(owner.vault, 'vc-y'))])];
     expect(want).toHaveLength(5); // the instance, and each credential's two entries, wherever they are
-    closeUntil(latest() + TTL.minPersistentTTL + 2);
+    closeUntil(latest() + SMALL_TTL.minPersistentTTL + 2);
     expect((await getVc(owner, 'vc-x')).body.error).toBe('state_archived');
 
     const body = { owner: owner.kp.publicKey(), vcIds: ['vc-x', 'vc-y'], sourcePublicKey: owner.kp.publicKey() };
@@ -394,7 +392,7 @@ describe('a vault whose storage layout is not the simulator’s', () => {
     const entries = await env.chain.client.getLedgerEntries(want.map((k) => xdr.LedgerKey.fromXdr(k, 'base64')));
     expect(entries.entries).toHaveLength(5);
     for (const e of entries.entries) expect(e.liveUntilLedgerSeq!).toBeGreaterThanOrEqual(extendedIn + 299);
-    closeUntil(extendedIn + TTL.minPersistentTTL + 5);
+    closeUntil(extendedIn + SMALL_TTL.minPersistentTTL + 5);
     for (const vcId of ['vc-x', 'vc-y']) expect((await getVc(owner, vcId)).status).toBe(200);
   });
 });

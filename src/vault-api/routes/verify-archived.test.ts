@@ -8,8 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index.ts';
 import type { ApiResponse, MintedKey } from '../../../test-support/vault-api.ts';
 import { startVerificationEnv, type VerificationEnv } from '../../../test-support/verification.ts';
-
-const TTL = { minPersistentTTL: 40, minTemporaryTTL: 10, maxEntryTTL: 400 };
+import { SMALL_TTL } from '../../../test-support/ttl.ts';
 
 type Problem = { reason: string; level: string };
 const reasons = (body: { problemDetails?: Problem[] }, level = 'error') =>
@@ -24,7 +23,7 @@ describe('past the TTL (a simulator whose persistent entries live 40 ledgers)', 
   const byReference = () => verify(t, { owner: t.holder.wallet.publicKey(), vcId: 'vc-1' }, t.holder.key);
 
   beforeAll(async () => {
-    sim = await startSimulator({ port: 0, ttl: TTL });
+    sim = await startSimulator({ port: 0, ttl: SMALL_TTL });
     t = await startVerificationEnv({ simulator: sim });
     await t.issue('vc-1', await t.sign());
     vcEntry = await t.sign({ statusFor: 'vc-entry' });
@@ -39,7 +38,7 @@ describe('past the TTL (a simulator whose persistent entries live 40 ledgers)', 
     ]);
     // Every entry of the vault (its instance, the credentials) was written at most now: past now + TTL all are archived.
     const net = sim.sim.network('testnet');
-    const past = net.ledger.latest.seq + TTL.minPersistentTTL;
+    const past = net.ledger.latest.seq + SMALL_TTL.minPersistentTTL;
     while (net.ledger.latest.seq <= past) net.closeLedger();
   }, 120_000);
 
