@@ -20,6 +20,10 @@ describe('inspectJsonText', () => {
     { given: '{"a":"\\ud800\\u0041"}', want: { loneSurrogateAt: '/a', depth: 1, duplicateMembers: [] } },
     { given: '{"a":"\\ud800\\ud800\\udc00"}', want: { loneSurrogateAt: '/a', depth: 1, duplicateMembers: [] } },
     { given: '{"a":"\\\\ud800"}', want: { depth: 1, duplicateMembers: [] } },
+    // An escaped quote after a \u escape is inside the string, not its end.
+    { given: '{"a":"\\u0041\\"\\ud800"}', want: { loneSurrogateAt: '/a', depth: 1, duplicateMembers: [] } },
+    { given: '{"a":"\\u00e9\\"","a":1}', want: { depth: 1, duplicateMembers: ['/a'] } },
+    { given: '{"\\u0061\\"":1,"a\\"":2}', want: { depth: 1, duplicateMembers: ['/a"'] } },
   ])('$given', ({ given, want }) => {
     expect(inspectJsonText(given)).toEqual(want);
   });
@@ -51,6 +55,27 @@ describe('inspectJsonText', () => {
         expect(inspectJsonText(text)?.loneSurrogateAt).toBe(lone ? '/k' : undefined);
       }),
       { numRuns: 500 },
+    );
+  });
+
+  // Strings dense in what JSON.stringify escapes (\u for a control character or a lone surrogate, \" and \\).
+  const escapable = fc.string({ unit: fc.constantFrom('a', '"', '\\', '\u0001', '\ud800', '\udc00', '\ud83d\ude00') });
+  const hasLone = (s: string) => /\p{Cs}/u.test(s);
+
+  it('finds a lone surrogate, and a member named twice, in strings of escapes of every kind', () => {
+    fc.assert(
+      fc.property(escapable, escapable, (s, t) => {
+        const [ks, kt] = [JSON.stringify(`k${s}`), JSON.stringify(t)];
+        const text = `{"v":${JSON.stringify([t, s])},${ks}:1,${ks}:${kt}}`;
+        const found = inspectJsonText(text);
+        const loneAt = hasLone(t) ? '/v/0' : hasLone(s) ? '/v/1' : undefined;
+        expect(found).toEqual({
+          depth: 2,
+          duplicateMembers: hasLone(s) ? [] : [`/k${s.replace(/~/g, '~0').replace(/\//g, '~1')}`],
+          ...(loneAt === undefined ? {} : { loneSurrogateAt: loneAt }),
+        });
+      }),
+      { numRuns: 1000 },
     );
   });
 

@@ -42,7 +42,8 @@ function stringAt(text: string, from: number, wantValue: boolean): { end: number
     if (c === 0x22) break;
     if (c === 0x5c) {
       escaped = true;
-      unicode ||= text.charCodeAt(++k) === 0x75;
+      // Past the escaped character whatever came before: `||=` would not step over the `"` of a later `\"`.
+      if (text.charCodeAt(++k) === 0x75) unicode = true;
     }
   }
   if (k >= text.length) return undefined;

@@ -52,6 +52,16 @@ describe('checkVcData', () => {
       `{"@context":["${V2}"],"credentialSubject":{"id":"did:a:1","role":"\\ud800"}}`,
       /"\/credentialSubject\/role" holds a lone surrogate/,
     ],
+    [
+      'a repeated name after a string with a \\u escape and then \\"',
+      `{"@context":["${V2}"],"name":"caf\\u00e9 \\"x\\"","validUntil":"2001-01-01T00:00:00Z","validUntil":"2099-01-01T00:00:00Z","credentialSubject":{"id":"did:a:1"}}`,
+      /member "\/validUntil" appears twice/,
+    ],
+    [
+      'a lone surrogate after a \\u escape and then \\"',
+      `{"@context":["${V2}"],"credentialSubject":{"id":"did:a:1","role":"\\u0041\\"\\ud800"}}`,
+      /"\/credentialSubject\/role" holds a lone surrogate/,
+    ],
   ])('refuses vcData that is not I-JSON: %s', (_name, given, message) => {
     expect(codeOf(() => checkVcData('vcs[1].', given))).toBe('400 vcData_invalid');
     expect(() => checkVcData('vcs[1].', given)).toThrow(message);

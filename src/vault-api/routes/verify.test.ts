@@ -175,6 +175,26 @@ describe('presented credentials', () => {
     expect([outside.status, outside.body.error]).toEqual([400, 'invalid_request']);
   });
 
+  // The I-JSON scan read the quote of a \" after a \u escape as the string's end, gave the text up as not JSON,
+  // and so found no repeated member in it at all.
+  it('finds a repeated member in a body whose strings hold a \\u escape and then \\"', async () => {
+    t.env.clock.advance(61_000); // a new keyless window (30 per minute)
+    const credential = JSON.stringify({ ...vc1, description: 'caf\u00e9 "quoted"' }).replace('caf\u00e9', 'caf\\u00e9');
+    expect(credential).toContain('caf\\u00e9 \\"quoted');
+    const repeated = credential.replace(
+      '"validFrom":"2026-01-01T00:00:00Z"',
+      '"validUntil":"2099-01-01T00:00:00Z","validUntil":"2035-01-01T00:00:00Z","validFrom":"2026-01-01T00:00:00Z"',
+    );
+    const r = await verify(`{"verifiableCredential":${repeated}}`);
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({
+      verified: false,
+      problemDetails: [expect.objectContaining({ title: 'PARSING_ERROR', reason: 'duplicate_member' })],
+    });
+    const outside = await verify(`{"verifiableCredential":${credential},"options":{"checks":["proof"]},"options":{}}`);
+    expect([outside.status, outside.body.error]).toEqual([400, 'invalid_request']);
+  });
+
   // A credential nested 5,000 levels deep (10 KB) asked back with returnCredential was a 500 (JSON.stringify
   // ran out of stack); 20,000 levels overflowed the body reader's I-JSON scan (400 "cannot be read").
   it.each([5_000, 20_000, 200_000])(
