@@ -767,8 +767,7 @@ export interface paths {
          *       one presented. An entry is trusted only under a verified proof, so `credentialStatus` (and
          *       `issuerAllowed`, when it reads the entry's vault) runs `proof` too. Without either,
          *       the status is not checked; a warning says so. A `BitstringStatusListEntry` is read from its list;
-         *       another type fails. Without a key, one list is read, and an RDF-proved list shares the 6 KiB keyless
-         *       RDF limit with the body (`status_list_unavailable` beyond it).
+         *       another type fails.
          *     - `issuerDid`: the issuer DID is registered and active (not applicable to `did:key` or a URL).
          *     - `issuerAllowed`: the vault denies neither the wallet that issued the credential (when issued here)
          *       nor the issuer DID's current controller.
@@ -2372,7 +2371,9 @@ export interface components {
          *     6 KiB (6,144 bytes), counted as compact JSON (the body re-serialized without insignificant whitespace):
          *     RDF canonicalization costs far more CPU per byte than the JCS suites (docs/benchmarks.md "Keyless RDF
          *     bodies"), and its work is bounded more tightly too (a poison graph is refused after 64 deep iterations,
-         *     `canonicalization_limit`). An API key lifts both limits (512 KiB).
+         *     `canonicalization_limit`). A status list such a request makes the service read shares the 6 KiB with the
+         *     body: an RDF-proved list over what the body left fails the status check with `status_list_unavailable`
+         *     (one list per keyless request). An API key lifts both limits (512 KiB).
          */
         KeylessPayloadTooLarge: {
             headers: {
