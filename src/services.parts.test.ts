@@ -1,7 +1,7 @@
-// The pure steps of startServices: which networks a mode serves, the profiles the settings give, the banner.
+// The pure steps of startServices: which networks a mode serves, the banner.
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from './config/index.ts';
-import { configuredProfiles, describeServices, servedNetworks } from './services.ts';
+import { describeServices, servedNetworks } from './services.ts';
 import type { RegistryChain } from './chain/index.ts';
 
 const { config } = loadConfig(['--resolver-networks=mainnet', '--network=mainnet'], {});
@@ -12,28 +12,6 @@ describe('servedNetworks', () => {
     { mode: 'resolver', want: ['mainnet'] },
     { mode: 'start', want: ['testnet', 'mainnet'] },
   ] as const)('$mode → $want', ({ mode, want }) => expect(servedNetworks(config, mode)).toEqual(want));
-});
-
-describe('configuredProfiles', () => {
-  it('takes each served network from the settings, leaving out what is not set', () => {
-    const c = structuredClone(config);
-    c.networks.testnet = {
-      network: 'testnet',
-      rpcUrl: 'https://rpc.test/',
-      passphrase: 'Test SDF Network ; September 2015',
-      registryId: 'CREG',
-      simulationAccount: 'GSIM',
-    };
-    expect(configuredProfiles(c, ['testnet'])).toEqual({
-      testnet: {
-        network: 'testnet',
-        rpcUrl: 'https://rpc.test/',
-        networkPassphrase: 'Test SDF Network ; September 2015',
-        registryId: 'CREG',
-        simulationAccount: 'GSIM',
-      },
-    });
-  });
 });
 
 describe('describeServices', () => {

@@ -10,7 +10,7 @@ import { requireProfiles, type Config } from './config/index.ts';
 import { publicUrl, redactUrls } from './config/redact.ts';
 import { createChain, createRegistryChain, protocolRefusal, type Chain, type RegistryChain } from './chain/index.ts';
 import { createStores, type ApiKeyRecord, type Stores } from './stores/index.ts';
-import { lockLocalFiles, stateFileOf } from './data-dir-lock.ts';
+import { lockLocalFiles } from './data-dir-lock.ts';
 import { storeLines, storeLocations } from './store-locations.ts';
 import { createClosers, listen, throttled, type Closers } from './services/lifecycle.ts';
 import { listenFailure, type ListenTarget } from './services/listen-error.ts';
@@ -35,6 +35,7 @@ import {
 import type { NetworkProfileInfo } from './vault-api/context.ts';
 import { type Clock, type Network, NETWORKS, PROCESS_SERVICE, RESOLVER_SERVICE, vaultServiceName } from './domain.ts';
 import type { RelatedService } from './services/index-page.ts';
+import { configuredProfiles, startEmbeddedSimulator, type ResolvedProfile } from './services/profiles.ts';
 import { idleness, type Idleness } from './platform/idle.ts';
 import { validatorPool } from './platform/validator.ts';
 
@@ -51,13 +52,6 @@ export interface RunningServices {
   describe(): string[];
   /** Closes the HTTP servers gracefully (in parallel), then the stores and the simulator. */
   close(): Promise<void>;
-}
-
-/** A served network's settings; factoryId and vaultWasmHash only where a vault API runs (requireProfiles). */
-interface ResolvedProfile extends Omit<NetworkProfileInfo, 'factoryId' | 'vaultWasmHash'> {
-  factoryId?: string;
-  vaultWasmHash?: string;
-  simulationAccount: string;
 }
 
 export interface StartOptions {
@@ -106,7 +100,7 @@ export async function startServices(config: Config, options: StartOptions): Prom
     w.closers.push(async () => locks.release());
     requireProfiles(config, w.served, { vaultApi: options.mode !== 'resolver' });
     const { profiles, simulatorUrl } = config.simulator
-      ? await startEmbeddedSimulator(w)
+      ? await startEmbeddedSimulator(config, w.logger, w.closers)
       : { profiles: configuredProfiles(config, w.served), simulatorUrl: undefined };
     const chains = await connectChains(w, profiles);
     const stores = openStores(w);
@@ -168,63 +162,6 @@ function serve(
   ).catch((e: unknown) => {
     throw listenFailure(e, { ...what, host, port });
   });
-}
-
-/** The embedded simulator, started, and the profiles of its networks. */
-async function startEmbeddedSimulator(
-  w: Wiring,
-): Promise<{ profiles: Record<Network, ResolvedProfile>; simulatorUrl: string }> {
-  const { config } = w;
-  const { startSimulator } = await import('../simulator/index.ts');
-  const simulatorLogger = withFields(w.logger, { service: 'simulator' });
-  const sim = await startSimulator({
-    port: config.simulatorPort,
-    protocol: config.simulatorProtocol,
-    ledgerCloseMs: config.ledgerCloseMs,
-    host: config.host,
-    stateFile: stateFileOf(config),
-    // A JSON line that names its service, as every other line of the process (not a bare stderr line).
-    onCloseError: (error: unknown) => simulatorLogger.error('ledger close failed', { error }),
-  }).catch((e: unknown) => {
-    const what = { service: 'the chain simulator', setting: 'CV_SIMULATOR_PORT (--simulator-port)' };
-    throw listenFailure(e, { ...what, host: config.host, port: config.simulatorPort });
-  });
-  w.closers.push(() => sim.close());
-  const profiles = {} as Record<Network, ResolvedProfile>;
-  for (const n of NETWORKS) {
-    const info = sim.networks[n];
-    profiles[n] = {
-      network: n,
-      rpcUrl: info.rpcUrl!,
-      networkPassphrase: info.passphrase,
-      factoryId: info.factoryId,
-      vaultWasmHash: info.vaultWasmHash,
-      registryId: info.registryId,
-      feeTokenId: info.feeTokenId,
-      simulationAccount: info.admin.publicKey,
-    };
-  }
-  return { profiles, simulatorUrl: sim.url };
-}
-
-/** The profiles of the served networks from the settings (requireProfiles checked they are complete). */
-export function configuredProfiles(config: Config, served: Network[]): Record<Network, ResolvedProfile> {
-  const profiles = {} as Record<Network, ResolvedProfile>;
-  for (const n of served) {
-    const p = config.networks[n];
-    profiles[n] = {
-      network: n,
-      rpcUrl: p.rpcUrl!,
-      ...(p.publicRpcUrl ? { publicRpcUrl: p.publicRpcUrl } : {}),
-      networkPassphrase: p.passphrase!,
-      ...(p.factoryId ? { factoryId: p.factoryId } : {}),
-      ...(p.vaultWasmHash ? { vaultWasmHash: p.vaultWasmHash } : {}),
-      registryId: p.registryId!,
-      ...(p.feeTokenId ? { feeTokenId: p.feeTokenId } : {}),
-      simulationAccount: p.simulationAccount!,
-    };
-  }
-  return profiles;
 }
 
 interface ServedChains {
