@@ -80,7 +80,7 @@ function cycles(graph: ReadonlyMap<string, readonly string[]>): string[] {
 }
 
 // The only production paths to the simulator: `credential-vault start` embeds it, `credential-vault simulator` runs it.
-const WIRING = ['src/cli.ts → simulator/cli.ts', 'src/services.ts → simulator/index.ts'];
+const WIRING = ['src/cli.ts → simulator/cli.ts', 'src/services/profiles.ts → simulator/index.ts'];
 const TEST_ONLY = /^(simulator|test-support|scale-tests|property-tests|contract-tests|browser-tests|bench)\//;
 
 /** `file → target` for each import of `files` (given as [file, source text]) into a folder of TEST_ONLY. */
