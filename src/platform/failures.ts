@@ -23,14 +23,7 @@ export class ServiceError<Code extends string = string> extends Error {
 
 /** `invalid`: parameters, headers or body fail their schema (or another refusal of the validator below 500);
  * `too_large` and `unreadable`: the body's size or text. */
-export type FailureKind =
-  | 'method_not_allowed'
-  | 'not_found'
-  | 'unsupported_media_type'
-  | 'malformed_path'
-  | 'invalid'
-  | 'too_large'
-  | 'unreadable';
+export type FailureKind = Failure['kind'];
 
 export interface FailureItem {
   /** `/body/vcs/2/vcId`, `/query/limit`, `/headers/x`, `/params/did`. */
@@ -41,17 +34,17 @@ export interface FailureItem {
   message: string;
 }
 
-/** A refusal, described without any service's codes or envelope. */
-export interface Failure {
-  status: number;
-  kind: FailureKind;
-  message: string;
-  items: FailureItem[];
-  /** On a `method_not_allowed`. */
-  allow?: string;
-  /** The body reader's error, on its `too_large` or `unreadable`. */
-  read?: BodyReadError;
-}
+/** One per kind of a union (distributes). */
+type Refusal<K> = K extends string ? { status: number; kind: K; message: string; items: FailureItem[] } : never;
+/** A refusal, described without any service's codes or envelope: `allow` is the 405's `Allow`, `read` the body
+ * reader's error (the validator's own 413 has none). */
+export type Failure =
+  | Refusal<'not_found' | 'unsupported_media_type' | 'malformed_path' | 'invalid'>
+  | (Refusal<'method_not_allowed'> & { allow: string })
+  | (Refusal<'too_large'> & { read?: BodyReadError })
+  | (Refusal<'unreadable'> & { read: BodyReadError });
+/** The variant of one kind. */
+export type FailureOf<K> = Extract<Failure, { kind: K }>;
 
 /** The platform's own refusal (405, an oversized collection, a query integer not in digits). */
 export class RequestFailure extends Error {
@@ -95,7 +88,7 @@ export function describeFailure(err: unknown): Failure | undefined {
   if (thrownByValidator(err)) {
     if (err.status >= 500) return undefined;
     const items = err.errors.map(failureItem);
-    const kind: FailureKind =
+    const kind: Exclude<FailureKind, 'method_not_allowed' | 'unreadable'> =
       err.status === 404 || err.status === 405
         ? 'not_found'
         : err.status === 415
@@ -160,14 +153,16 @@ const isBodyReadError = (e: unknown): e is BodyReadError => {
   return typeof type === 'string' && typeof status === 'number' && status < 500;
 };
 
+type Refuse<C extends string, K> = (failure: FailureOf<K>, req: Request, op: Operation | undefined) => ServiceError<C>;
+
+/** The entry of each kind is given that kind's failure. */
+type Refusals<C extends string> = { [K in FailureKind]: Refuse<C, K> };
+
 /** A service's named codes, one per kind of refusal: the one thing that differs between the services. */
 export interface FailureCodes<Code extends string> {
   /** The service's own faults (chain, stores), `logged` when the fault goes to the log too. */
   translate?: (err: unknown, req: Request) => { error: ServiceError<Code>; logged?: boolean } | undefined;
-  refusals: Record<
-    FailureKind,
-    (failure: Failure, req: Request, operation: Operation | undefined) => ServiceError<Code>
-  >;
+  refusals: Refusals<Code>;
   /** A 400 the service answers itself in another shape (the resolver's resolution results); true when it did. */
   answers?: (failure: Failure, req: Request, res: Response) => boolean;
   internal: (req: Request) => { code: Code; message: string };
@@ -194,6 +189,10 @@ export function mapFailure<Code extends string>(
   if (own) return { ...answerOf(own.error), ...(own.logged ? { internal: err } : {}) };
   const failure = describeFailure(err);
   if (!failure) return { status: 500, ...codes.internal(req), internal: err };
-  if (res && failure.status === 400 && !failure.read && codes.answers?.(failure, req, res)) return 'answered';
-  return answerOf(codes.refusals[failure.kind](failure, req, operation));
+  if (res && failure.status === 400 && !('read' in failure) && codes.answers?.(failure, req, res)) return 'answered';
+  return answerOf(refuse(codes.refusals, failure.kind, failure, req, operation));
 }
+
+/** The kind apart from its failure, so that TypeScript pairs entry and variant (`refusals[failure.kind]` is a union). */
+const refuse = <C extends string, K extends FailureKind>(r: Refusals<C>, kind: K, ...args: Parameters<Refuse<C, K>>) =>
+  r[kind](...args);

@@ -1,12 +1,19 @@
 // The platform's pieces on their own; both apps' HTTP tests cover them in place.
 import express from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { request, serve, type Served } from '../../test-support/observability.ts';
 import { StoreUnavailableError, type RateLimiter } from '../stores/index.ts';
 import { errorHandler } from './errors.ts';
 import { rateLimit, windowWords } from './rate-limit.ts';
-import { describeFailure, type FailureCodes, isMalformedPath, ServiceError } from './failures.ts';
+import {
+  type BodyReadError,
+  describeFailure,
+  type FailureCodes,
+  type FailureKind,
+  isMalformedPath,
+  ServiceError,
+} from './failures.ts';
 import { buildModel, compareRoutes, toExpressPath } from './operations.ts';
 import { requestIdOf, requestIds } from './request-id.ts';
 import { resolverModel } from './resolver-model.ts';
@@ -156,6 +163,17 @@ describe('failures, described for any service', () => {
     });
     expect(describeFailure(new Error('x'))).toBeUndefined();
     expect([windowWords(60_000), windowWords(30_000), windowWords(1500)]).toEqual(['minute', '30 seconds', '1500 ms']);
+  });
+
+  it("a kind's own fields: the body reader's error on its 413, none on the validator's (and the types say so)", () => {
+    expect(describeFailure(new V.RequestEntityTooLarge({ path: '/x', message: 'big' }))).not.toHaveProperty('read');
+    const read = { type: 'entity.too.large', status: 413, message: 'big', limit: 10 };
+    expect(describeFailure(read)).toMatchObject({ kind: 'too_large', read });
+    type Given<K extends FailureKind> = Parameters<FailureCodes<string>['refusals'][K]>[0];
+    expectTypeOf<Given<'method_not_allowed'>['allow']>().toEqualTypeOf<string>();
+    expectTypeOf<Given<'unreadable'>['read']>().toEqualTypeOf<BodyReadError>();
+    expectTypeOf<Given<'too_large'>['read']>().toEqualTypeOf<BodyReadError | undefined>();
+    expectTypeOf<Given<'invalid'>>().not.toHaveProperty('allow');
   });
 });
 

@@ -10,8 +10,8 @@ import { inWords } from '../openapi/formats.ts';
 import { errorHandler as platformErrorHandler } from '../platform/errors.ts';
 import {
   type BodyReadError,
-  type Failure,
   type FailureCodes,
+  type FailureOf,
   MALFORMED_PATH_MESSAGE,
   relevantItems,
 } from '../platform/failures.ts';
@@ -58,7 +58,7 @@ function unreadableBody(err: BodyReadError): ResolverError {
 }
 
 /** A request that fails its schema: `did_invalid`, a record rule's code, else `invalid_request` with the failures. */
-function invalid(failure: Failure, req: Request, op: Operation | undefined): ResolverError {
+function invalid(failure: FailureOf<'invalid'>, req: Request, op: Operation | undefined): ResolverError {
   const body: unknown = req.body;
   if (isObject(body) && 'signedXdr' in body && Object.keys(body).length > 1) {
     const extra = Object.keys(body).filter((k) => k !== 'signedXdr');
@@ -95,8 +95,7 @@ export const RESOLVER_FAILURE_CODES: FailureCodes<ResolverErrorCode> = {
     err instanceof ChainError ? { error: fromChainError(err, err.network ?? 'the ledger') } : undefined,
   refusals: {
     not_found: (_failure, req) => notFoundError(req),
-    method_not_allowed: ({ message, allow }) =>
-      ResolverErrors.methodNotAllowed(message, undefined, { Allow: allow ?? '' }),
+    method_not_allowed: ({ message, allow }) => ResolverErrors.methodNotAllowed(message, undefined, { Allow: allow }),
     malformed_path: () =>
       invalidRequest(MALFORMED_PATH_MESSAGE, [{ path: '/path', message: 'malformed percent-encoding' }]),
     unsupported_media_type: (_failure, req) =>
@@ -105,7 +104,7 @@ export const RESOLVER_FAILURE_CODES: FailureCodes<ResolverErrorCode> = {
         [{ path: '/headers/content-type', message: 'must be application/json' }],
       ),
     too_large: tooLarge,
-    unreadable: ({ read }) => unreadableBody(read!),
+    unreadable: ({ read }) => unreadableBody(read),
     invalid,
   },
   // The registrar's operations answer a body the schema refuses with a failed state (spec: RegistrarFailed).

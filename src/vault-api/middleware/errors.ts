@@ -44,7 +44,7 @@ export const VAULT_FAILURE_CODES: FailureCodes<VaultErrorCode> = {
   },
   refusals: {
     not_found: (_failure, req) => notFoundError(req),
-    method_not_allowed: ({ message, allow }) => VaultErrors.methodNotAllowed(message, { Allow: allow ?? '' }),
+    method_not_allowed: ({ message, allow }) => VaultErrors.methodNotAllowed(message, { Allow: allow }),
     malformed_path: () => VaultErrors.invalidRequest(MALFORMED_PATH_MESSAGE),
     unsupported_media_type: () =>
       VaultErrors.invalidRequest('send the body as JSON with Content-Type: application/json'),
@@ -57,9 +57,9 @@ export const VAULT_FAILURE_CODES: FailureCodes<VaultErrorCode> = {
       );
     },
     unreadable: ({ read }) =>
-      read?.type === 'entity.parse.failed'
+      read.type === 'entity.parse.failed'
         ? VaultErrors.invalidJson('the body is not valid JSON')
-        : VaultErrors.invalidRequest(`the body cannot be read (${read?.type})`),
+        : VaultErrors.invalidRequest(`the body cannot be read (${read.type})`),
     invalid: (failure, req, op) => mapValidationFailure(failure.items, op, req.body),
   },
   internal: () => ({ code: 'internal_error', message: 'internal error; quote the X-Request-ID when reporting it' }),
