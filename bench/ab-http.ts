@@ -1,49 +1,52 @@
-// Before/after in one process: the vault API and the resolver of this tree and of another checkout (`--before
-// <dir>`, npm ci done or its node_modules linked), each route measured on both, alternately, for `--rounds`
-// rounds, so that the machine's load falls on both alike. Reports requests per second and this process's
-// CPU time per request (both apps run in it; the load generator too, equally for both).
-//   node bench/ab-http.ts --before /path/to/checkout [--rounds 4] [--duration 3]
-import { pathToFileURL } from 'node:url';
+// Before/after in one run: the vault API and the resolver of this tree and of another checkout (`--before
+// <dir>`, npm ci done or its node_modules linked). Each tree's apps run in a process of their own (in one process
+// the app started second was the slower, whichever it was), a fresh pair each round, started and measured in
+// alternating order, so that the machine's load falls on both alike. Reports, per route, the median and range of
+// the rounds' after/before ratios of requests per second and of the tree's CPU time per request (the load
+// generator runs here, equally for both). `--before .` measures the method's own noise (A/A).
+//   node bench/ab-http.ts --before /path/to/checkout [--rounds 4] [--duration 3] [--only <route name part>]
+import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import autocannon, { type Options, type Result } from 'autocannon';
 import { parseFlags } from './lib/args.ts';
 
 const flags = parseFlags(process.argv.slice(2), [
   { name: 'before', kind: 'string', doc: 'checkout of the tree to compare with' },
-  { name: 'rounds', kind: 'number', default: 4, doc: 'alternating rounds per route' },
+  { name: 'rounds', kind: 'number', default: 6, doc: 'rounds, each a fresh pair of processes' },
   { name: 'duration', kind: 'number', default: 3, doc: 'seconds per measurement' },
+  { name: 'only', kind: 'string', default: '', doc: 'measure only the routes whose name contains this' },
 ]);
 const HERE = path.resolve(import.meta.dirname, '..');
 
 const G = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';
-const many = { read: 1e9, write: 1e9 };
 
 interface Target {
   vault: string;
   resolver: string;
   key: string;
-  close(): Promise<void>;
+  /** The process's CPU time so far, in microseconds. */
+  cpu(): Promise<number>;
+  close(): void;
 }
 
+/** Its stdout is dropped (request logs would cost this process); stderr passes through. */
 async function start(root: string): Promise<Target> {
-  const v = await import(pathToFileURL(path.join(root, 'test-support/vault-api.ts')).href);
-  const r = await import(pathToFileURL(path.join(root, 'test-support/resolver.ts')).href);
-  const vault = await v.startVaultTestEnv({
-    chain: v.stubChain(),
-    contractRoutes: v.stubContractRoutes().router,
-    limits: { rateLimits: { standard: many, early: many, admin: many } },
-    validateResponses: false,
+  const child: ChildProcess = fork(path.join(HERE, 'bench/lib/ab-target.ts'), [root], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
-  const key = (await vault.mintKey({ wallet: null, role: 'admin' })).key;
-  const resolver = await r.startHarness({ validateResponses: false, limits: { rateLimit: 1e9 } });
+  const ready = await new Promise<{ vault: string; resolver: string; key: string }>((resolve, reject) => {
+    child.once('message', resolve as (m: unknown) => void);
+    child.once('exit', (code) => reject(new Error(`${root}: the apps' process exited (${code}) before it was ready`)));
+  });
   return {
-    vault: vault.url,
-    resolver: resolver.url,
-    key,
-    close: async () => {
-      await vault.close();
-      await resolver.close();
-    },
+    ...ready,
+    cpu: () =>
+      new Promise((resolve) => {
+        child.once('message', (m) => resolve((m as { cpu: number }).cpu));
+        child.send('cpu');
+      }),
+    close: () => child.disconnect(),
   };
 }
 
@@ -87,48 +90,75 @@ const run = (o: Options) =>
     ),
   );
 
-/** One measurement: requests per second, this process's CPU per request, and the one status every answer had. */
-async function measure(o: Options) {
-  const cpu = process.cpuUsage();
+/** One measurement: requests per second, the tree's CPU per request, and the one status every answer had. */
+async function measure(t: Target, o: Options) {
+  const cpu = await t.cpu();
   const r = await run(o);
-  const used = process.cpuUsage(cpu);
+  const used = (await t.cpu()) - cpu;
   const statuses = Object.keys(r.statusCodeStats);
   if (r.errors > 0 || statuses.length !== 1) throw new Error(`${o.url}: errors ${r.errors}, statuses ${statuses}`);
-  return { rps: r.requests.average, cpuUs: (used.user + used.system) / r.requests.total, status: statuses[0] ?? '' };
+  return { rps: r.requests.average, cpuUs: used / r.requests.total, status: statuses[0] ?? '' };
 }
 
-const before = await start(path.resolve(String(flags.before)));
-const after = await start(HERE);
-const rows: string[] = [];
-for (const route of ROUTES) {
-  // Warm-up, not counted: a validator compiles a route's schemas on its first request.
-  for (const t of [before, after]) await run({ ...route.req(t), duration: 1 });
-  const sums = { before: { rps: 0, cpu: 0, status: '' }, after: { rps: 0, cpu: 0, status: '' } };
-  for (let i = 0; i < Number(flags.rounds); i++) {
-    for (const [label, t] of (i % 2 === 0
-      ? [
-          ['before', before],
-          ['after', after],
-        ]
-      : [
-          ['after', after],
-          ['before', before],
-        ]) as ['before' | 'after', Target][]) {
-      const m = await measure(route.req(t));
-      sums[label].status = m.status;
-      sums[label].rps += m.rps;
-      sums[label].cpu += m.cpuUs;
-    }
+/** Both, `before` first or `after` first; answered as [before, after]. */
+async function inOrder<T>(beforeFirst: boolean, before: () => Promise<T>, after: () => Promise<T>): Promise<[T, T]> {
+  if (beforeFirst) {
+    const b = await before();
+    return [b, await after()];
   }
-  if (sums.before.status !== sums.after.status)
-    throw new Error(`${route.name}: ${sums.before.status} ≠ ${sums.after.status}`);
-  const n = Number(flags.rounds);
-  const [b, a] = [sums.before, sums.after].map((s) => ({ rps: s.rps / n, cpu: s.cpu / n }));
-  const row = `| ${route.name} → ${sums.after.status} | ${b!.rps.toFixed(0)} req/s, ${b!.cpu.toFixed(0)} µs | ${a!.rps.toFixed(0)} req/s, ${a!.cpu.toFixed(0)} µs | ${(a!.rps / b!.rps).toFixed(2)}× |`;
-  console.log(row);
-  rows.push(row);
+  const a = await after();
+  return [await before(), a];
 }
-await before.close();
-await after.close();
-console.log(['| route | before | after | after/before req/s |', '|---|---|---|---|', ...rows].join('\n'));
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+const routes = ROUTES.filter((r) => r.name.includes(String(flags.only)));
+/** Per route, each round's after/before ratios of requests per second and of CPU per request. */
+const ratios = routes.map(() => ({ rps: [] as number[], cpu: [] as number[], status: '', cpuUs: [0, 0] }));
+for (let round = 0; round < Number(flags.rounds); round++) {
+  // A fresh pair of processes each round: one process's JIT and heap differ from another's by up to ~20 % on a
+  // route, so the rounds sample processes, not only time. Started and measured in alternating order.
+  const first = round % 2 === 0;
+  const pair = await inOrder(
+    first,
+    () => start(path.resolve(String(flags.before))),
+    () => start(HERE),
+  );
+  const [before, after] = pair;
+  for (const [i, route] of routes.entries()) {
+    // Warm-up, not counted: a validator compiles a route's schemas on its first request.
+    for (const t of pair) await run({ ...route.req(t), duration: 1 });
+    const [bm, a] = await inOrder(
+      first,
+      () => measure(before, route.req(before)),
+      () => measure(after, route.req(after)),
+    );
+    if (bm.status !== a.status) throw new Error(`${route.name}: ${bm.status} ≠ ${a.status}`);
+    const r = ratios[i]!;
+    r.status = a.status;
+    r.rps.push(a.rps / bm.rps);
+    r.cpu.push(a.cpuUs / bm.cpuUs);
+    r.cpuUs = [r.cpuUs[0]! + bm.cpuUs, r.cpuUs[1]! + a.cpuUs];
+  }
+  before.close();
+  after.close();
+}
+const n = Number(flags.rounds);
+const range = (xs: number[]) => `${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)}`;
+const rows = routes.map((route, i) => {
+  const r = ratios[i]!;
+  const [b, a] = r.cpuUs.map((c) => (c / n).toFixed(0));
+  return `| ${route.name} → ${r.status} | ${median(r.rps).toFixed(2)}× (${range(r.rps)}) | ${b} → ${a} µs, ${median(r.cpu).toFixed(2)}× (${range(r.cpu)}) |`;
+});
+console.log(
+  [
+    `${n} rounds, each a fresh pair of processes; after/before, median of the rounds (range):`,
+    '| route → status | requests per second | CPU per request (mean before → after) |',
+    '|---|---|---|',
+    ...rows,
+  ].join('\n'),
+);
 process.exit(0);
