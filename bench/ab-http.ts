@@ -1,9 +1,10 @@
 // Before/after in one run: the vault API and the resolver of this tree and of another checkout (`--before
 // <dir>`, npm ci done or its node_modules linked). Each tree's apps run in a process of their own (in one process
 // the app started second was the slower, whichever it was), a fresh pair each round, started and measured in
-// alternating order, so that the machine's load falls on both alike. Reports, per route, the median and range of
-// the rounds' after/before ratios of requests per second and of the tree's CPU time per request (the load
-// generator runs here, equally for both). `--before .` measures the method's own noise (A/A).
+// alternating order (each route's warm-up too, so neither tree is measured fresher off its warm-up), so that the
+// machine's load falls on both alike. Reports, per route, the median and range of the rounds' after/before ratios
+// of requests per second and of the tree's CPU time per request (the load generator runs here, equally for both).
+// `--before .` measures the method's own noise (A/A).
 //   node bench/ab-http.ts --before /path/to/checkout [--rounds 4] [--duration 3] [--only <route name part>]
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -83,11 +84,9 @@ function post(url: string, body: unknown, headers: Record<string, string> = {}):
   };
 }
 
-const run = (o: Options) =>
+const run = (o: Options, seconds = Number(flags.duration)) =>
   new Promise<Result>((resolve, reject) =>
-    autocannon({ ...o, connections: 10, duration: Number(flags.duration) }, (err, r) =>
-      err ? reject(err) : resolve(r),
-    ),
+    autocannon({ ...o, connections: 10, duration: seconds }, (err, r) => (err ? reject(err) : resolve(r))),
   );
 
 /** One measurement: requests per second, the tree's CPU per request, and the one status every answer had. */
@@ -122,15 +121,19 @@ for (let round = 0; round < Number(flags.rounds); round++) {
   // A fresh pair of processes each round: one process's JIT and heap differ from another's by up to ~20 % on a
   // route, so the rounds sample processes, not only time. Started and measured in alternating order.
   const first = round % 2 === 0;
-  const pair = await inOrder(
+  const [before, after] = await inOrder(
     first,
     () => start(path.resolve(String(flags.before))),
     () => start(HERE),
   );
-  const [before, after] = pair;
   for (const [i, route] of routes.entries()) {
-    // Warm-up, not counted: a validator compiles a route's schemas on its first request.
-    for (const t of pair) await run({ ...route.req(t), duration: 1 });
+    // Warm-up, not counted: a validator compiles a route's schemas on its first request. In the order of the
+    // measurements, so that each tree waits as long between its warm-up and its measurement over the rounds.
+    await inOrder(
+      first,
+      () => run(route.req(before), 1),
+      () => run(route.req(after), 1),
+    );
     const [bm, a] = await inOrder(
       first,
       () => measure(before, route.req(before)),
