@@ -2,10 +2,10 @@
 // <dir>`, npm ci done or its node_modules linked). Each tree's apps run in a process of their own (in one process
 // the app started second was the slower, whichever it was), a fresh pair each round, started and measured in
 // alternating order (each route's warm-up too, so neither tree is measured fresher off its warm-up), so that the
-// machine's load falls on both alike. Reports, per route, the median and range of the rounds' after/before ratios
-// of requests per second and of the tree's CPU time per request (the load generator runs here, equally for both).
-// `--before .` measures the method's own noise (A/A).
-//   node bench/ab-http.ts --before /path/to/checkout [--rounds 4] [--duration 3] [--only <route name part>]
+// machine's load falls on both alike; an even number of rounds, so each order counts as often. Reports, per route,
+// the median and range of the rounds' after/before ratios of requests per second and of the tree's CPU time per
+// request (the load generator runs here, equally for both). `--before .` measures the method's own noise (A/A).
+//   node bench/ab-http.ts --before /path/to/checkout [--rounds 6] [--duration 3] [--only <route name part>]
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import autocannon, { type Options, type Result } from 'autocannon';
@@ -13,11 +13,14 @@ import { parseFlags } from './lib/args.ts';
 
 const flags = parseFlags(process.argv.slice(2), [
   { name: 'before', kind: 'string', doc: 'checkout of the tree to compare with' },
-  { name: 'rounds', kind: 'number', default: 6, doc: 'rounds, each a fresh pair of processes' },
+  { name: 'rounds', kind: 'number', default: 6, doc: 'rounds, each a fresh pair of processes (even)' },
   { name: 'duration', kind: 'number', default: 3, doc: 'seconds per measurement' },
   { name: 'only', kind: 'string', default: '', doc: 'measure only the routes whose name contains this' },
 ]);
 const HERE = path.resolve(import.meta.dirname, '..');
+const n = Number(flags.rounds);
+// Half the rounds measure `before` first, half `after` first: an odd count would give one order one more round.
+if (!(n > 0 && n % 2 === 0)) throw new Error(`--rounds must be an even number above 0, not ${flags.rounds}`);
 
 const G = 'GCFIRY65OQE7DFP5KLNS2PF2LVZMUZYJX4OZIEQ36N2IQANUB5XVYOJR';
 
@@ -117,7 +120,7 @@ function median(xs: number[]): number {
 const routes = ROUTES.filter((r) => r.name.includes(String(flags.only)));
 /** Per route, each round's after/before ratios of requests per second and of CPU per request. */
 const ratios = routes.map(() => ({ rps: [] as number[], cpu: [] as number[], status: '', cpuUs: [0, 0] }));
-for (let round = 0; round < Number(flags.rounds); round++) {
+for (let round = 0; round < n; round++) {
   // A fresh pair of processes each round: one process's JIT and heap differ from another's by up to ~20 % on a
   // route, so the rounds sample processes, not only time. Started and measured in alternating order.
   const first = round % 2 === 0;
@@ -149,7 +152,6 @@ for (let round = 0; round < Number(flags.rounds); round++) {
   before.close();
   after.close();
 }
-const n = Number(flags.rounds);
 const range = (xs: number[]) => `${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)}`;
 const rows = routes.map((route, i) => {
   const r = ratios[i]!;
