@@ -4,6 +4,10 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
+// First, before the apps start listening: a parent that dies while they start must not leave them running.
+process.on('disconnect', () => process.exit(0));
+if (!process.connected) process.exit(0);
+
 const root = path.resolve(process.argv[2] ?? '.');
 const many = { read: 1e9, write: 1e9 };
 const v = await import(pathToFileURL(path.join(root, 'test-support/vault-api.ts')).href);
@@ -20,5 +24,4 @@ process.on('message', (msg: string) => {
   const used = process.cpuUsage();
   if (msg === 'cpu') process.send?.({ cpu: used.user + used.system });
 });
-process.on('disconnect', () => process.exit(0));
 process.send?.({ vault: vault.url, resolver: resolver.url, key });
