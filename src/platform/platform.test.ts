@@ -12,6 +12,8 @@ import {
   type FailureCodes,
   type FailureKind,
   isMalformedPath,
+  mapFailure,
+  RequestFailure,
   ServiceError,
 } from './failures.ts';
 import { buildModel, compareRoutes, toExpressPath } from './operations.ts';
@@ -174,6 +176,41 @@ describe('failures, described for any service', () => {
     expectTypeOf<Given<'unreadable'>['read']>().toEqualTypeOf<BodyReadError>();
     expectTypeOf<Given<'too_large'>['read']>().toEqualTypeOf<BodyReadError | undefined>();
     expectTypeOf<Given<'invalid'>>().not.toHaveProperty('allow');
+  });
+
+  it("each kind's entry is called with that kind's failure (at the call, the types leave the pairing to the code)", () => {
+    const given: unknown[] = [];
+    const entry = (failure: { kind: string; status: number }) => {
+      given.push(failure);
+      return new ServiceError(failure.status, failure.kind, 'x');
+    };
+    const kinds: FailureKind[] = [
+      'not_found',
+      'method_not_allowed',
+      'malformed_path',
+      'unsupported_media_type',
+      'too_large',
+      'unreadable',
+      'invalid',
+    ];
+    const refusals = Object.fromEntries(kinds.map((k) => [k, entry])) as FailureCodes<string>['refusals'];
+    const codes: FailureCodes<string> = { refusals, internal: () => ({ code: 'internal_error', message: 'x' }) };
+    const thrown: [unknown, FailureKind][] = [
+      [new V.NotFound({ path: '/x', message: 'x' }), 'not_found'],
+      [new RequestFailure({ status: 405, kind: 'method_not_allowed', message: 'no', items: [], allow: 'GET' }), 'method_not_allowed'],
+      [Object.assign(new Error('Failed to decode param'), { status: 400 }), 'malformed_path'],
+      [new V.UnsupportedMediaType({ path: '/x', message: 'x' }), 'unsupported_media_type'],
+      [{ type: 'entity.too.large', status: 413, message: 'big', limit: 10 }, 'too_large'],
+      [{ type: 'entity.parse.failed', status: 400, message: 'bad', body: '{' }, 'unreadable'],
+      [new RequestFailure({ status: 400, kind: 'invalid', message: 'bad', items: [] }), 'invalid'],
+    ];
+    expect(thrown.map(([, kind]) => kind).sort()).toEqual([...kinds].sort());
+    for (const [err, kind] of thrown) {
+      given.length = 0;
+      expect(mapFailure(codes, err, {} as express.Request, undefined, undefined)).toMatchObject({ code: kind });
+      expect(given).toEqual([describeFailure(err)]);
+    }
+    expect(describeFailure(thrown[5]![0])).toMatchObject({ kind: 'unreadable', read: { type: 'entity.parse.failed' } });
   });
 });
 
