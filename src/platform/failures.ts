@@ -190,9 +190,14 @@ export function mapFailure<Code extends string>(
   const failure = describeFailure(err);
   if (!failure) return { status: 500, ...codes.internal(req), internal: err };
   if (res && failure.status === 400 && !('read' in failure) && codes.answers?.(failure, req, res)) return 'answered';
-  return answerOf(refuse(codes.refusals, failure.kind, failure, req, operation));
+  return answerOf(refuse(codes.refusals, failure, req, operation));
 }
 
-/** The kind apart from its failure, so that TypeScript pairs entry and variant (`refusals[failure.kind]` is a union). */
-const refuse = <C extends string, K extends FailureKind>(r: Refusals<C>, kind: K, ...args: Parameters<Refuse<C, K>>) =>
-  r[kind](...args);
+/** The failure's own entry. The kind is read from the failure, so entry and failure cannot be paired wrongly: here
+ * K is one generic kind, but at the call it is the whole union, where TypeScript checks no pairing. */
+const refuse = <C extends string, K extends FailureKind>(
+  r: Refusals<C>,
+  failure: FailureOf<K> & { kind: K },
+  req: Request,
+  op: Operation | undefined,
+) => r[failure.kind](failure, req, op);

@@ -180,24 +180,28 @@ describe('failures, described for any service', () => {
 
   it("each kind's entry is called with that kind's failure (at the call, the types leave the pairing to the code)", () => {
     const given: unknown[] = [];
-    const entry = (failure: { kind: string; status: number }) => {
+    // Each entry answers in its own kind's name, whatever it is given.
+    const entry = (kind: FailureKind) => (failure: { status: number }) => {
       given.push(failure);
-      return new ServiceError(failure.status, failure.kind, 'x');
+      return new ServiceError(failure.status, kind, 'x');
     };
-    const kinds: FailureKind[] = [
-      'not_found',
-      'method_not_allowed',
-      'malformed_path',
-      'unsupported_media_type',
-      'too_large',
-      'unreadable',
-      'invalid',
-    ];
-    const refusals = Object.fromEntries(kinds.map((k) => [k, entry])) as FailureCodes<string>['refusals'];
+    const refusals: FailureCodes<string>['refusals'] = {
+      not_found: entry('not_found'),
+      method_not_allowed: entry('method_not_allowed'),
+      malformed_path: entry('malformed_path'),
+      unsupported_media_type: entry('unsupported_media_type'),
+      too_large: entry('too_large'),
+      unreadable: entry('unreadable'),
+      invalid: entry('invalid'),
+    };
+    const kinds = Object.keys(refusals);
     const codes: FailureCodes<string> = { refusals, internal: () => ({ code: 'internal_error', message: 'x' }) };
     const thrown: [unknown, FailureKind][] = [
       [new V.NotFound({ path: '/x', message: 'x' }), 'not_found'],
-      [new RequestFailure({ status: 405, kind: 'method_not_allowed', message: 'no', items: [], allow: 'GET' }), 'method_not_allowed'],
+      [
+        new RequestFailure({ status: 405, kind: 'method_not_allowed', message: 'no', items: [], allow: 'GET' }),
+        'method_not_allowed',
+      ],
       [Object.assign(new Error('Failed to decode param'), { status: 400 }), 'malformed_path'],
       [new V.UnsupportedMediaType({ path: '/x', message: 'x' }), 'unsupported_media_type'],
       [{ type: 'entity.too.large', status: 413, message: 'big', limit: 10 }, 'too_large'],
@@ -209,6 +213,7 @@ describe('failures, described for any service', () => {
       given.length = 0;
       expect(mapFailure(codes, err, {} as express.Request, undefined, undefined)).toMatchObject({ code: kind });
       expect(given).toEqual([describeFailure(err)]);
+      expect(describeFailure(err)?.kind).toBe(kind);
     }
     expect(describeFailure(thrown[5]![0])).toMatchObject({ kind: 'unreadable', read: { type: 'entity.parse.failed' } });
   });
