@@ -12,6 +12,7 @@ import {
   type FailureCodes,
   type FailureKind,
   isMalformedPath,
+  RequestFailure,
   ServiceError,
 } from './failures.ts';
 import { buildModel, compareRoutes, toExpressPath } from './operations.ts';
@@ -174,6 +175,17 @@ describe('failures, described for any service', () => {
     expectTypeOf<Given<'unreadable'>['read']>().toEqualTypeOf<BodyReadError>();
     expectTypeOf<Given<'too_large'>['read']>().toEqualTypeOf<BodyReadError | undefined>();
     expectTypeOf<Given<'invalid'>>().not.toHaveProperty('allow');
+  });
+
+  it('a refusal carries no stack (it is an answer); a fault keeps its frames, and the limit is put back', () => {
+    const frames = (e: Error) => (e.stack ?? '').split('\n').filter((l) => /^\s+at /.test(l)).length;
+    const limit = Error.stackTraceLimit;
+    expect(frames(new ServiceError(404, 'not_found', 'none'))).toBe(0);
+    const allow = 'GET, HEAD';
+    const refused = new RequestFailure({ status: 405, kind: 'method_not_allowed', message: 'no', items: [], allow });
+    expect([frames(refused), refused.message, refused.status]).toEqual([0, 'no', 405]);
+    expect(frames(new ServiceError(503, 'chain_unavailable', 'down'))).toBeGreaterThan(0);
+    expect(Error.stackTraceLimit).toBe(limit);
   });
 });
 
