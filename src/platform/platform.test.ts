@@ -217,6 +217,17 @@ describe('failures, described for any service', () => {
     }
     expect(describeFailure(thrown[5]![0])).toMatchObject({ kind: 'unreadable', read: { type: 'entity.parse.failed' } });
   });
+
+  it('a refusal carries no stack (it is an answer); a fault keeps its frames, and the limit is put back', () => {
+    const frames = (e: Error) => (e.stack ?? '').split('\n').filter((l) => /^\s+at /.test(l)).length;
+    const limit = Error.stackTraceLimit;
+    expect(frames(new ServiceError(404, 'not_found', 'none'))).toBe(0);
+    const allow = 'GET, HEAD';
+    const refused = new RequestFailure({ status: 405, kind: 'method_not_allowed', message: 'no', items: [], allow });
+    expect([frames(refused), refused.message, refused.status]).toEqual([0, 'no', 405]);
+    expect(frames(new ServiceError(503, 'chain_unavailable', 'down'))).toBeGreaterThan(0);
+    expect(Error.stackTraceLimit).toBe(limit);
+  });
 });
 
 describe('rate limits', () => {
