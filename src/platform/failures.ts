@@ -5,23 +5,27 @@ import type { ErrorAnswer } from './errors.ts';
 import type { Json } from './bounds.ts';
 import type { BodyBranch, Operation } from './operations.ts';
 
-/** A refusal (below 500) is an answer, not a fault: its stack, dozens of Express frames, is never read, and taking
- * it was ~15 % of a 405's CPU. `Error.stackTraceLimit` is read when the error is made. */
-const STACK_FRAMES = (status: number) => (status < 500 ? 0 : Error.stackTraceLimit);
+/** An error with a status. Below 500 it is an answer, not a fault: its stack, dozens of Express frames, is never
+ * read, and taking it was ~15 % of a 405's CPU, so it is made without one (the limit is read when it is made). */
+class StatusError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    const limit = Error.stackTraceLimit;
+    if (status < 500) Error.stackTraceLimit = 0;
+    super(message);
+    Error.stackTraceLimit = limit;
+    this.status = status;
+  }
+}
 
 /** An error with a code of a service's catalogue; the code's status comes from the same catalogue. */
-export class ServiceError<Code extends string = string> extends Error {
-  readonly status: number;
+export class ServiceError<Code extends string = string> extends StatusError {
   readonly code: Code;
   readonly details?: Json;
   /** `Allow` of a 405. */
   readonly headers?: Record<string, string>;
   constructor(status: number, code: Code, message: string, details?: Json, headers?: Record<string, string>) {
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = STACK_FRAMES(status);
-    super(message);
-    Error.stackTraceLimit = limit;
-    this.status = status;
+    super(status, message);
     this.code = code;
     if (details !== undefined) this.details = details;
     if (headers !== undefined) this.headers = headers;
@@ -54,16 +58,11 @@ export type Failure =
 export type FailureOf<K> = Extract<Failure, { kind: K }>;
 
 /** The platform's own refusal (405, an oversized collection, a query integer not in digits). */
-export class RequestFailure extends Error {
+export class RequestFailure extends StatusError {
   readonly failure: Failure;
-  readonly status: number;
   constructor(failure: Failure) {
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = STACK_FRAMES(failure.status);
-    super(failure.message);
-    Error.stackTraceLimit = limit;
+    super(failure.status, failure.message);
     this.failure = failure;
-    this.status = failure.status;
   }
 }
 
@@ -199,7 +198,8 @@ export function mapFailure<Code extends string>(
   if (own) return { ...answerOf(own.error), ...(own.logged ? { internal: err } : {}) };
   const failure = describeFailure(err);
   if (!failure) return { status: 500, ...codes.internal(req), internal: err };
-  if (res && failure.status === 400 && !('read' in failure) && codes.answers?.(failure, req, res)) return 'answered';
+  if (res && failure.status === 400 && failure.kind !== 'unreadable' && codes.answers?.(failure, req, res))
+    return 'answered';
   return answerOf(refuse(codes.refusals, failure, req, operation));
 }
 
