@@ -3,6 +3,7 @@
 // keyring, an adjustable clock, and helpers to fund accounts, mint keys and sign transactions.
 // Response validation is on: every answer is checked against spec/vault-api.yaml.
 import { startSimulator, type NetworkInfo, type RunningSimulator } from '../simulator/index.ts';
+import { simulatorProfile } from '../src/services/profiles.ts';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -336,15 +337,7 @@ export async function startVaultTestEnv(options: VaultTestOptions = {}): Promise
         feeTokenId: info.feeTokenId,
       });
       await chain.client.verifyNetwork(); // as services.ts does at start: /config shows the protocol it read
-      profile = {
-        network,
-        rpcUrl: info.rpcUrl!,
-        networkPassphrase: info.passphrase,
-        factoryId: info.factoryId,
-        vaultWasmHash: info.vaultWasmHash,
-        registryId: info.registryId,
-        feeTokenId: info.feeTokenId,
-      };
+      profile = simulatorProfile(info);
     }
 
     const dataDir = await mkdtemp(path.join(tmpdir(), 'cv-vault-api-'));

@@ -35,21 +35,35 @@ export async function startEmbeddedSimulator(
     throw listenFailure(e, { ...what, host: config.host, port: config.simulatorPort });
   });
   closers.push(() => sim.close());
-  const profiles = {} as Record<Network, ResolvedProfile>;
-  for (const n of NETWORKS) {
-    const info = sim.networks[n];
-    profiles[n] = {
-      network: n,
-      rpcUrl: info.rpcUrl!,
-      networkPassphrase: info.passphrase,
-      factoryId: info.factoryId,
-      vaultWasmHash: info.vaultWasmHash,
-      registryId: info.registryId,
-      feeTokenId: info.feeTokenId,
-      simulationAccount: info.admin.publicKey,
-    };
-  }
-  return { profiles, simulatorUrl: sim.url };
+  const profiles = Object.fromEntries(NETWORKS.map((n) => [n, simulatorProfile(sim.networks[n])]));
+  return { profiles: profiles as Record<Network, ResolvedProfile>, simulatorUrl: sim.url };
+}
+
+/** What a profile takes of a simulator's network (simulator/index.ts `NetworkInfo`, which it matches by shape:
+ * only the start wiring imports the simulator). */
+interface SimulatorNetwork {
+  network: Network;
+  passphrase: string;
+  rpcUrl?: string;
+  factoryId: string;
+  vaultWasmHash: string;
+  registryId: string;
+  feeTokenId: string;
+  admin: { publicKey: string };
+}
+
+/** A simulator network's profile: its contracts, and its factory admin as the account simulations run from. */
+export function simulatorProfile(info: SimulatorNetwork): ResolvedProfile & NetworkProfileInfo {
+  return {
+    network: info.network,
+    rpcUrl: info.rpcUrl!,
+    networkPassphrase: info.passphrase,
+    factoryId: info.factoryId,
+    vaultWasmHash: info.vaultWasmHash,
+    registryId: info.registryId,
+    feeTokenId: info.feeTokenId,
+    simulationAccount: info.admin.publicKey,
+  };
 }
 
 /** The profiles of the served networks from the settings (requireProfiles checked they are complete). */
