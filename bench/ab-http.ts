@@ -10,6 +10,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import autocannon, { type Options, type Result } from 'autocannon';
 import { parseFlags } from './lib/args.ts';
+import { median } from './lib/stats.ts';
 
 const flags = parseFlags(process.argv.slice(2), [
   { name: 'before', kind: 'string', doc: 'checkout of the tree to compare with' },
@@ -112,11 +113,6 @@ async function inOrder<T>(beforeFirst: boolean, before: () => Promise<T>, after:
   return [await before(), a];
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
 const routes = ROUTES.filter((r) => r.name.includes(String(flags.only)));
 /** Per route, each round's after/before ratios of requests per second and of CPU per request. */
 const ratios = routes.map(() => ({ rps: [] as number[], cpu: [] as number[], status: '', cpuUs: [0, 0] }));

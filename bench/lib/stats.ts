@@ -23,6 +23,13 @@ export function summarize(samplesMs: readonly number[]): Summary {
   };
 }
 
+/** The middle value; for an even count, the mean of the two middle values. */
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
 /** Milliseconds: three decimals under 0.1 ms, two under 10 ms, whole above. */
 export function ms(n: number): string {
   if (!Number.isFinite(n)) return '—';

@@ -12,6 +12,7 @@ import {
   verifyPresentation,
 } from '../../src/client/index.ts';
 import { startHost } from '../lib/child.ts';
+import { median } from '../lib/stats.ts';
 import { measureHttp, probe, type HttpCase, type HttpResult } from '../lib/http-load.ts';
 import { fmtMs, fmtRatio, fmtRate, fmtInt, table, verdict } from '../lib/markdown.ts';
 import { attempt, wanted, type Outcome, type SectionContext, type SectionResult } from '../lib/section.ts';
@@ -256,12 +257,6 @@ async function measureRdfc(ctx: SectionContext, rows: Row[]): Promise<void> {
       rows.push({ name: p.name, label: `${p.label}${suffix}`, outcome });
     }
   }
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
 /** Per round: the service's req/s over the peer's, and the peer's CPU per verification over the service's. */
